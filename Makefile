@@ -1,0 +1,113 @@
+# qdc — ahead-of-time compiler for Quadrants GPU kernels.
+#   make            build build/qdc and build/libqdrt.a
+#   make test       install missing Debian packages, build, run the suite (plain and ASan+UBSan)
+#   make demo       compile every example and run it on the CPU
+#   make install    PREFIX=/usr/local DESTDIR=
+.SUFFIXES:
+SHELL := /bin/bash
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+LLVM     := /usr/lib/llvm-19
+VERSION  := 0.1.0
+
+WARN     := -std=c17 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wvla
+DEFS     := -D_GNU_SOURCE -DQDC_VERSION='"$(VERSION)"'
+INCS     := -I$(LLVM)/include -I. -I/usr/include/spirv_cross
+OPT      ?= -O2 -g
+CFLAGS_Q  = $(WARN) $(DEFS) $(INCS) $(OPT) $(EXTRA_CFLAGS)
+LIBS     := -L$(LLVM)/lib -Wl,-rpath,$(LLVM)/lib -lLLVM-19 -lyaml -lspirv-cross-c-shared \
+            -lSPIRV-Tools -lstdc++ -lm -lpthread
+SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
+# Debian 12 packages the build, the tests and the tools qdc spawns need.
+DEB_PKGS := llvm-19-dev lld-19 libyaml-dev libcriterion-dev spirv-tools libspirv-cross-c-shared-dev \
+            spirv-headers clang-19 libclang-rt-19-dev cmake ninja-build valgrind glslang-tools time
+
+SRC_DIRS := cli frontend lowering targets targets/llvm targets/spirv support
+LIB_SRCS := $(filter-out cli/main.c,$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
+HDRS     := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.h $(d)/*.def)) $(wildcard runtime/*.h)
+RT_SRCS  := $(wildcard runtime/*.c)
+TEST_SRCS:= $(wildcard tests/unit/*.c)
+
+B        ?= build
+OBJS      = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRCS))
+AOBJS     = $(patsubst %.c,$(B)/asan/obj/%.o,$(LIB_SRCS))
+
+all: $(B)/qdc $(B)/libqdrt.a
+.PHONY: all deps test check unit test-asan demo clean install
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$missing"; \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
+	    || { echo "make deps: apt-get failed" >&2; exit 1; }; \
+	fi
+
+$(B)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_Q) -c $< -o $@
+$(B)/asan/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_Q) -O1 $(SAN) -c $< -o $@
+
+$(B)/libqdc.a: $(OBJS)
+	@rm -f $@; ar rcs $@ $^
+$(B)/asan/libqdc.a: $(AOBJS)
+	@rm -f $@; ar rcs $@ $^
+$(B)/qdc: $(B)/obj/cli/main.o $(B)/libqdc.a
+	$(CC) $(OPT) -o $@ $^ $(LIBS)
+$(B)/asan/qdc: $(B)/asan/obj/cli/main.o $(B)/asan/libqdc.a
+	$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS)
+
+# The CPU runtime (libqdrt): plain C and pthreads, no LLVM.
+$(B)/libqdrt.a: $(patsubst %.c,$(B)/obj/%.o,$(RT_SRCS))
+	@rm -f $@; ar rcs $@ $^
+$(B)/asan/libqdrt.a: $(patsubst %.c,$(B)/asan/obj/%.o,$(RT_SRCS))
+	@rm -f $@; ar rcs $@ $^
+
+$(B)/qdc-tests: $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRCS)) $(B)/libqdc.a $(B)/libqdrt.a
+	$(CC) $(OPT) -o $@ $^ $(LIBS) -lcriterion
+$(B)/asan/qdc-tests: $(patsubst %.c,$(B)/asan/obj/%.o,$(TEST_SRCS)) $(B)/asan/libqdc.a $(B)/asan/libqdrt.a
+	$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS) -lcriterion
+
+export ASAN_OPTIONS := detect_leaks=1:abort_on_error=0:$(ASAN_OPTIONS)
+export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
+
+# Criterion's own closing line ("Synthesis: Tested: N | Passing: ...") ends each run.
+unit: $(B)/qdc $(B)/qdc-tests $(B)/libqdrt.a
+	QDC_BIN=$(CURDIR)/$(B)/qdc QDC_RT=$(CURDIR)/$(B)/libqdrt.a QDC_ROOT=$(CURDIR) \
+	  $(B)/qdc-tests --jobs 2 $(CRITERION_ARGS)
+test-asan: $(B)/asan/qdc $(B)/asan/qdc-tests $(B)/asan/libqdrt.a
+	QDC_BIN=$(CURDIR)/$(B)/asan/qdc QDC_RT=$(CURDIR)/$(B)/asan/libqdrt.a QDC_ROOT=$(CURDIR) QDC_ASAN=1 \
+	  $(B)/asan/qdc-tests --jobs 2 $(CRITERION_ARGS)
+
+test: deps
+	$(MAKE) unit
+	$(MAKE) test-asan
+check: test
+
+demo: deps
+	$(MAKE) all
+	@bash examples/demo.sh $(B)/qdc
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/qdc/capability-db \
+	  $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/qdc $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(B)/qdc $(DESTDIR)$(PREFIX)/bin/qdc
+	install -m 644 capability-db/*.yaml $(DESTDIR)$(PREFIX)/share/qdc/capability-db/
+	install -m 644 $(B)/libqdrt.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 runtime/qdrt.h $(DESTDIR)$(PREFIX)/include/qdc/
+	install -m 644 man/qdc.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/qdc-capdb.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+
+clean:
+	rm -rf $(B)

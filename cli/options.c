@@ -1,0 +1,178 @@
+/* Command-line parsing: GNU-style long options, `--opt=value` and `--opt value` both accepted. */
+#include "options.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const struct { const char *name; EmitKind kind; } emit_names[] = {
+    {"ast", EMIT_AST},         {"ir", EMIT_IR},         {"obj", EMIT_OBJ},
+    {"asm", EMIT_ASM},         {"llvm-ir", EMIT_LLVM_IR}, {"header", EMIT_HEADER},
+    {"metadata", EMIT_METADATA}, {"ptx", EMIT_PTX},     {"hsaco", EMIT_HSACO},
+    {"spirv", EMIT_SPIRV},     {"spirv-asm", EMIT_SPIRV_ASM}, {"msl", EMIT_MSL},
+};
+
+static bool usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "qdc: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nqdc: run 'qdc --help' for usage\n");
+    return false;
+}
+
+/* Matches "--name=value" or "--name value"; advances *i for the second form. */
+static bool take_value(const char *name, int argc, char **argv, int *i, const char **val) {
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0) return false;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return true;
+    }
+    if (a[n] != 0) return false;
+    if (*i + 1 >= argc) {
+        *val = NULL;
+        return true;
+    }
+    *val = argv[++*i];
+    return true;
+}
+
+static void push(const char ***list, int *n, const char *s) {
+    *list = xrealloc(*list, sizeof(char *) * (size_t)(*n + 1));
+    (*list)[(*n)++] = s;
+}
+
+static bool parse_int(const char *s, int lo, int hi, int *out) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi) return false;
+    *out = (int)v;
+    return true;
+}
+
+static bool parse_one(int argc, char **argv, int *i, Options *o) {
+    const char *a = argv[*i], *v;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return (o->help = true);
+    if (!strcmp(a, "--version")) return (o->version = true);
+    if (!strcmp(a, "--check")) return (o->check_only = true);
+    if (!strcmp(a, "--list-targets")) return (o->list_targets = true);
+    if (!strcmp(a, "--list-warnings")) return (o->list_warnings = true);
+    if (!strcmp(a, "--list-diagnostics")) return (o->list_codes = true);
+    if (!strcmp(a, "--support-matrix")) return (o->support_matrix = true);
+    if (!strcmp(a, "-Werror")) return (o->diag.warnings_are_errors = true);
+    if (!strcmp(a, "--report-lowering") || !strcmp(a, "--report-lowering=text")) return (o->report_lowering = 1) != 0;
+    if (!strcmp(a, "--report-lowering=json")) return (o->report_lowering = 2) != 0;
+    if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) return o->opt_level = a[2] - '0', true;
+    if (!strncmp(a, "-Werror=", 8)) {
+        if (!diag_set_warning(a + 8, true, true)) return usage_error("unknown warning '%s' (see --list-warnings)", a + 8);
+        return true;
+    }
+    if (!strncmp(a, "-Wno-", 5)) {
+        if (!diag_set_warning(a + 5, false, false)) return usage_error("unknown warning '%s' (see --list-warnings)", a + 5);
+        return true;
+    }
+    if (!strncmp(a, "-W", 2) && a[2]) {
+        if (!diag_set_warning(a + 2, true, false)) return usage_error("unknown warning '%s' (see --list-warnings)", a + 2);
+        return true;
+    }
+    if (!strcmp(a, "-o")) {
+        if (*i + 1 >= argc) return usage_error("%s needs a file name", a);
+        o->output = argv[++*i];
+        return true;
+    }
+    if (!strncmp(a, "-o", 2) && a[2]) return o->output = a + 2, true;
+    if (take_value("--target", argc, argv, i, &v)) {
+        if (!v || !*v) return usage_error("%s needs a target name (see --list-targets)", "--target");
+        return o->target = v, true;
+    }
+    if (take_value("--emit", argc, argv, i, &v)) {
+        for (size_t k = 0; v && k < ARRAY_LEN(emit_names); k++)
+            if (!strcmp(v, emit_names[k].name)) return o->emit = emit_names[k].kind, true;
+        return usage_error("unknown --emit kind '%s' (ast, ir, obj, asm, llvm-ir, header, metadata, ptx, "
+                           "hsaco, spirv, spirv-asm, msl)", v ? v : "");
+    }
+    if (take_value("--cap", argc, argv, i, &v)) {
+        if (!v || (v[0] != '+' && v[0] != '-') || !v[1])
+            return usage_error("--cap needs +NAME or -NAME, got '%s'", v ? v : "");
+        return push(&o->caps, &o->ncaps, v), true;
+    }
+    if (take_value("--capdb-dir", argc, argv, i, &v)) {
+        if (!v || !*v) return usage_error("%s needs a directory", "--capdb-dir");
+        return push(&o->capdb_dirs, &o->ncapdb_dirs, v), true;
+    }
+    if (take_value("--print-caps", argc, argv, i, &v)) {
+        if (!v || !*v) return usage_error("%s needs a target name", "--print-caps");
+        return o->print_caps = v, true;
+    }
+    if (take_value("--format", argc, argv, i, &v)) {
+        if (!v || (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "md")))
+            return usage_error("--format must be text, json or md, got '%s'", v ? v : "");
+        return o->format = v, true;
+    }
+    if (take_value("--targets", argc, argv, i, &v)) {
+        if (!v || !*v) return usage_error("%s needs a comma-separated list", "--targets");
+        return o->targets_csv = v, true;
+    }
+    if (take_value("--error-limit", argc, argv, i, &v)) {
+        if (!v || !parse_int(v, 0, 1000000, &o->diag.error_limit))
+            return usage_error("--error-limit needs a number >= 0, got '%s'", v ? v : "");
+        return true;
+    }
+    if (take_value("--diagnostics-format", argc, argv, i, &v)) {
+        if (v && !strcmp(v, "text")) return o->diag.format = DIAG_TEXT, true;
+        if (v && !strcmp(v, "json")) return o->diag.format = DIAG_JSON, true;
+        if (v && !strcmp(v, "sarif")) return o->diag.format = DIAG_SARIF, true;
+        return usage_error("--diagnostics-format must be text, json or sarif, got '%s'", v ? v : "");
+    }
+    if (take_value("--color", argc, argv, i, &v)) {
+        if (v && !strcmp(v, "auto")) return o->diag.color = DIAG_COLOR_AUTO, true;
+        if (v && !strcmp(v, "always")) return o->diag.color = DIAG_COLOR_ALWAYS, true;
+        if (v && !strcmp(v, "never")) return o->diag.color = DIAG_COLOR_NEVER, true;
+        return usage_error("--color must be auto, always or never, got '%s'", v ? v : "");
+    }
+    if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
+    if (o->input) return usage_error("more than one input file given ('%s')", a);
+    o->input = a;
+    return true;
+}
+
+bool options_parse(int argc, char **argv, Options *o) {
+    memset(o, 0, sizeof *o);
+    o->opt_level = 2;
+    o->diag.error_limit = 20;
+    o->diag.out = stderr;
+    for (int i = 1; i < argc; i++)
+        if (!parse_one(argc, argv, &i, o)) return false;
+    return true;
+}
+
+void options_free(Options *o) {
+    free(o->caps);
+    free(o->capdb_dirs);
+}
+
+void print_usage(FILE *out) {
+    fputs("usage: qdc [options] FILE        (FILE may be - for standard input)\n"
+          "\n"
+          "Compile a Quadrants kernel file (.qd) for a GPU family or the CPU.\n"
+          "\n"
+          "  -o FILE                 write the output to FILE (- for standard output)\n"
+          "  --target=NAME           family to compile for (default x86_64; see --list-targets)\n"
+          "  --emit=KIND             ast, ir, obj, asm, llvm-ir, header, metadata, ptx, hsaco,\n"
+          "                          spirv, spirv-asm, msl (default: the target's natural output)\n"
+          "  --check                 parse and check only; write nothing\n"
+          "  -O0 -O1 -O2 -O3         optimization level (default -O2)\n"
+          "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"
+          "  --capdb-dir DIR         also search DIR for capability files\n"
+          "  --report-lowering[=text|json]  print one record per memory operation to stdout\n"
+          "  --list-targets          list the families, their backends and aliases\n"
+          "  --print-caps TARGET [--format=text|json]  print a family after inheritance\n"
+          "  --support-matrix --targets=LIST [--format=md]  regenerate the support matrix\n"
+          "  --error-limit=N         stop after N errors (default 20, 0 = no limit)\n"
+          "  --diagnostics-format=text|json|sarif\n"
+          "  --color=auto|always|never\n"
+          "  -Werror, -W<name>, -Wno-<name>, -Werror=<name>, --list-warnings, --list-diagnostics\n"
+          "  --version, --help\n"
+          "\n"
+          "Exit status: 0 success, 1 the input has errors, 2 usage error, 3 internal error.\n"
+          "See qdc(1) for the full manual.\n",
+          out);
+}

@@ -1,0 +1,31 @@
+/* Command-line options of qdc (documented in man/qdc.1). */
+#ifndef QDC_OPTIONS_H
+#define QDC_OPTIONS_H
+#include "../support/diag.h"
+#include "../targets/target.h"
+
+typedef struct Options {
+    const char *input;    /* path or "-" */
+    const char *output;   /* -o; NULL = derived */
+    const char *target;   /* --target; NULL = x86_64 */
+    EmitKind emit;
+    bool check_only;
+    int opt_level;
+    const char **caps;
+    int ncaps;
+    const char **capdb_dirs; /* --capdb-dir, in order */
+    int ncapdb_dirs;
+    DiagConfig diag;
+    /* informational modes */
+    bool help, version, list_targets, list_warnings, list_codes, support_matrix;
+    const char *print_caps;  /* target name */
+    const char *format;      /* --format=text|json|md */
+    const char *targets_csv; /* --targets=LIST */
+    int report_lowering;     /* 0 no, 1 text, 2 json */
+} Options;
+
+/* Parses argv; on a usage error prints it and returns false. */
+bool options_parse(int argc, char **argv, Options *o);
+void options_free(Options *o);
+void print_usage(FILE *out);
+#endif

@@ -1,0 +1,18 @@
+/* The frontend's hand-off: parse a source into an AST, check it and build the IR.
+ * Errors are reported through diag; callers look at diag_error_count(). */
+#ifndef QDC_FRONTEND_H
+#define QDC_FRONTEND_H
+#include "../lowering/ir.h"
+#include "../support/diag.h"
+#include "../support/util.h"
+
+typedef struct AstModule AstModule;
+
+/* Lexes and parses src (validating UTF-8, NUL bytes, nesting and size limits). Returns the
+ * module (possibly partial) or NULL when nothing usable was parsed. */
+AstModule *frontend_parse(const Source *src, Arena *arena);
+/* --emit=ast: stable textual dump, documented in man/qdc.1. */
+void ast_dump(const AstModule *m, StrBuf *out);
+/* Semantic analysis and IR construction; NULL if errors were reported. */
+IrModule *frontend_check(const AstModule *m, Arena *arena);
+#endif

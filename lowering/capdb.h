@@ -1,0 +1,40 @@
+/* The capability database: one YAML file per GPU family under capability-db/, loaded with
+ * libyaml, inheritance resolved. Lowering asks it per (op, dtype, space, order, scope);
+ * targets read a few per-family strings and numbers (LLVM triple, PTX ISA, SPIR-V version...).
+ * The schema is documented in man/qdc-capdb.5. */
+#ifndef QDC_CAPDB_H
+#define QDC_CAPDB_H
+#include "../support/types.h"
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct CapDb CapDb;
+typedef struct CapTarget CapTarget;
+
+/* Loads every family file found in dirs (searched in order; first file of a given name wins).
+ * Returns NULL after reporting diagnostics (file:line:col) if any file is malformed. */
+CapDb *capdb_open(const char *const *dirs, int ndirs);
+void capdb_close(CapDb *db);
+
+/* A family by name or alias ("h100" -> sm_90); NULL if unknown. */
+const CapTarget *capdb_target(const CapDb *db, const char *name);
+/* All family names in database order, comma separated, for usage errors. */
+const char *capdb_target_names(const CapDb *db);
+void capdb_list_targets(const CapDb *db, FILE *out); /* --list-targets */
+/* Every file that contributed to a target (itself and its parents), for depfiles. */
+int capdb_target_files(const CapTarget *t, const char ***paths_out);
+
+const char *cap_name(const CapTarget *t);    /* canonical family name: "sm_90" */
+/* Backend kind: "ptx", "amdgpu", "spirv", "msl", "x86_64". */
+const char *cap_backend(const CapTarget *t);
+/* Per-family strings by dotted key, NULL if absent. Keys targets use:
+ *   llvm.triple, llvm.cpu, llvm.features      (ptx, amdgpu, x86_64)
+ *   ptx.isa ("8.0"), ptx.sm ("sm_90a")        (ptx)
+ *   amdgpu.code_object ("5")                  (amdgpu)
+ *   spirv.version ("1.5"), spirv.env ("vulkan1.2")   (spirv, msl)
+ *   msl.version ("2.3.0")                     (msl)
+ *   output.extension (".ptx", ".hsaco", ".spv", ".metal", ".o") */
+const char *cap_str(const CapTarget *t, const char *key);
+/* Per-family integers: subgroup_width, default_block_dim, max_block_dim, max_shared_bytes. */
+long cap_int(const CapTarget *t, const char *key, long dflt);
+#endif

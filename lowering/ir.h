@@ -1,0 +1,248 @@
+/* The checked, target-independent program: the only thing targets see of the source.
+ * The frontend (sema) builds it with names resolved, types explicit, qd.func calls inlined,
+ * qd.static loops unrolled and module constants folded. The lowering engine then fills in
+ * one IrLowering decision per memory operation (IR_MEMOP, IR_FENCE); targets obey it exactly.
+ * All nodes live in the compilation arena. */
+#ifndef QDC_IR_H
+#define QDC_IR_H
+#include "../support/diag.h"
+#include "../support/types.h"
+#include "../support/util.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct IrExpr IrExpr;
+typedef struct IrStmt IrStmt;
+
+/* ---- lowering decisions (filled by lowering/lower.c) ---- */
+typedef enum {
+    LOW_UNDECIDED = 0,
+    LOW_NATIVE,      /* one native atomic instruction of `op` (after any rewrite) */
+    LOW_CAS_LOOP,    /* load; compute op(old, val); compare-and-swap; retry */
+    LOW_PLAIN,       /* demoted: thread-private target, plain load/compute/store */
+    LOW_UNSUPPORTED, /* a diagnostic was reported; no backend runs */
+} IrLowKind;
+
+typedef struct IrLowering {
+    IrLowKind kind;
+    QdOp op;              /* the operation to emit (QOP_SUB rewritten to QOP_ADD + negate) */
+    bool negate;          /* the operand is negated first (atomic_sub -> atomic_add) */
+    bool via_int;         /* operate on the same-width unsigned integer (float exchange/cas/
+                             load/store, and every CAS loop on a float: compare bits) */
+    QdOrder order;        /* order the instruction itself carries (may be stronger than asked) */
+    QdScope scope;        /* scope the instruction carries (may be wider than asked) */
+    bool fence_before;    /* emit a fence of fence_scope before the instruction */
+    bool fence_after;     /* ... and/or after it (e.g. seq_cst -> fence + acq_rel; sm_60 membar) */
+    QdScope fence_scope;
+    bool no_return;       /* result unused and the target has a non-returning form (red, lock add) */
+    unsigned flags;       /* LOWF_* below: target facts from the database that change emission */
+    const char *reason_file; /* database file and line that decided (for reports and errors) */
+    int reason_line;
+    const char *detail;   /* one line for --report-lowering, e.g. "seq_cst as fence.sc + acq_rel" */
+    const char *spelling; /* the instruction the database names, if any, e.g. "atom.add.f32" */
+} IrLowering;
+
+enum {
+    LOWF_UNSAFE_FP_ATOMICS = 1u << 0, /* AMDGPU: function needs "amdgpu-unsafe-fp-atomics" */
+    LOWF_MEMBAR_ORDERS = 1u << 1,     /* PTX sm_60: orders come from membar + relaxed atom */
+    LOWF_VOLATILE_DECORATION = 1u << 2, /* SPIR-V for MSL: volatile as a variable decoration */
+};
+
+/* ---- memory references ---- */
+typedef enum {
+    IR_REF_FIELD,   /* module-level qd.field: index into IrModule.fields */
+    IR_REF_NDARRAY, /* kernel ndarray parameter: index into IrKernel.params */
+    IR_REF_SHARED,  /* qd.simt.block.SharedArray: index into IrKernel.shared */
+    IR_REF_LOCAL,   /* a kernel-local scalar: index into IrKernel.locals (no idx) */
+} IrRefKind;
+
+typedef struct IrRef {
+    IrRefKind kind;
+    int index;
+    IrExpr **idx;  /* one i32 index per dimension, row-major; 0-d field: nidx == 0 */
+    int nidx;
+    QdType type;   /* element type */
+    QdSpace space; /* global for fields/ndarrays, shared for SharedArray (locals: global) */
+    Span span;
+} IrRef;
+
+/* ---- expressions ---- */
+typedef enum {
+    IR_CONST,      /* c.i / c.u / c.f by type */
+    IR_LOCAL,      /* value of locals[local] */
+    IR_PARAM,      /* value of a scalar parameter: params[param] */
+    IR_SHAPE,      /* i32 extent of ndarray params[param], axis `axis` */
+    IR_LOAD,       /* plain (non-atomic, non-volatile) load of *ref */
+    IR_UNARY,
+    IR_BINARY,
+    IR_SELECT,     /* cond (u1) ? a : b, both evaluated */
+    IR_CAST,       /* value conversion to e->type (float->int truncates toward zero) */
+    IR_BITCAST,    /* same width reinterpretation */
+    IR_MATH,       /* builtin call: math op over args */
+    IR_MEMOP,      /* atomic RMW/cas/inc/dec/load/store or volatile load; see IrMemOp */
+    IR_THREAD_IDX,        /* i32 lane index within the block (qd.simt.block.thread_idx) */
+    IR_GLOBAL_THREAD_IDX, /* i32 global linear thread index (block.global_thread_idx) */
+} IrExprKind;
+
+typedef enum { IR_NEG, IR_BITNOT, IR_LNOT } IrUnOp; /* LNOT: u1 -> u1 */
+
+/* Binary ops. Operands already have e->type's operand type (comparisons: a and b share a type,
+ * result u1). Integer ADD/SUB/MUL/SHL wrap. DIV on ints truncates toward zero (qd.raw_div);
+ * FLOORDIV floors (Python //); MOD takes the divisor's sign (Python %); REM is C's % (raw_mod).
+ * SHR is arithmetic on signed and logical on unsigned. MIN/MAX on floats are minNum/maxNum:
+ * a NaN operand loses. LAND/LOR are on u1 and evaluate both sides. */
+typedef enum {
+    IR_ADD, IR_SUB, IR_MUL, IR_DIV, IR_FLOORDIV, IR_MOD, IR_REM, IR_POW,
+    IR_AND, IR_OR, IR_XOR, IR_SHL, IR_SHR,
+    IR_EQ, IR_NE, IR_LT, IR_LE, IR_GT, IR_GE,
+    IR_MIN, IR_MAX, IR_LAND, IR_LOR,
+} IrBinOp;
+
+typedef enum { IR_SQRT, IR_FLOOR, IR_ABS, IR_POPCNT, IR_CLZ } IrMathOp;
+
+typedef struct IrMemOp {
+    QdOp op;          /* as written (QOP_SUB stays SUB here; the decision says how) */
+    bool is_volatile; /* qd.volatile_load: op == QOP_LOAD, never atomic */
+    IrRef *ref;
+    IrExpr *val;      /* operand; cas: expected; inc/dec: bound; store: value */
+    IrExpr *val2;     /* cas: desired */
+    QdOrder order;    /* as requested (default relaxed) */
+    QdScope scope;    /* as requested (default device) */
+    bool result_used; /* false for expression statements and atomic augmented assignment */
+    bool from_augassign;
+    IrLowering low;
+} IrMemOp;
+
+struct IrExpr {
+    IrExprKind kind;
+    QdType type; /* result type; QT_VOID for atomic_store */
+    Span span;
+    union {
+        union { int64_t i; uint64_t u; double f; } c; /* IR_CONST (u1: u = 0/1; f16/bf16: f) */
+        int local;                                     /* IR_LOCAL */
+        int param;                                     /* IR_PARAM */
+        struct { int param, axis; } shape;             /* IR_SHAPE */
+        IrRef *ref;                                    /* IR_LOAD */
+        struct { IrUnOp op; IrExpr *a; } un;
+        struct { IrBinOp op; IrExpr *a, *b; } bin;
+        struct { IrExpr *cond, *a, *b; } sel;
+        IrExpr *arg;                                   /* IR_CAST, IR_BITCAST */
+        struct { IrMathOp op; IrExpr *a; } math;
+        IrMemOp mem;                                   /* IR_MEMOP */
+    };
+};
+
+/* ---- statements ---- */
+typedef struct IrBlock {
+    IrStmt **stmts;
+    int n;
+} IrBlock;
+
+typedef enum {
+    IR_ASSIGN,   /* locals[local] = value */
+    IR_STORE,    /* *ref = value (plain store) */
+    IR_EVAL,     /* evaluate value for its effect (an IR_MEMOP) */
+    IR_IF,
+    IR_WHILE,    /* while (cond) body; cond re-evaluated every iteration */
+    IR_FOR,      /* serial: counter = begin; while (step>0 ? counter<end : counter>end)
+                    { body; counter += step }  -- end evaluated once, before the loop; the
+                    frontend starts body with `var = counter`, so body writes cannot steer it */
+    IR_BREAK,
+    IR_CONTINUE,
+    IR_BARRIER,  /* qd.simt.block.sync(): execution barrier + block-scope memory fence */
+    IR_FENCE,    /* memory fence; lowering fills low */
+} IrStmtKind;
+
+struct IrStmt {
+    IrStmtKind kind;
+    Span span;
+    union {
+        struct { int local; IrExpr *value; } assign;
+        struct { IrRef *ref; IrExpr *value; } store;
+        IrExpr *eval;
+        struct { IrExpr *cond; IrBlock then, els; } if_;
+        struct { IrExpr *cond; IrBlock body; } while_;
+        struct { int counter; IrExpr *begin, *end; int64_t step; IrBlock body; } for_;
+        struct { QdScope scope; QdOrder order; IrLowering low; } fence;
+    };
+};
+
+/* ---- kernels and module ---- */
+typedef struct IrLocal {
+    const char *name; /* source name, or "$..." for compiler temporaries */
+    QdType type;
+} IrLocal;
+
+typedef enum { IR_PARAM_SCALAR, IR_PARAM_NDARRAY } IrParamKind;
+typedef struct IrParam {
+    const char *name;
+    IrParamKind kind;
+    QdType type; /* scalar type, or ndarray element type */
+    int ndim;    /* ndarray only */
+    Span span;
+} IrParam;
+
+#define IR_MAX_DIMS 8
+typedef struct IrShared {
+    const char *name;
+    QdType type;
+    int ndim;
+    int64_t shape[IR_MAX_DIMS];
+    int64_t elems; /* product of shape */
+    int task;      /* the task that declares it */
+    Span span;
+} IrShared;
+
+typedef enum { IR_TASK_PARALLEL, IR_TASK_SERIAL } IrTaskKind;
+typedef struct IrTask {
+    IrTaskKind kind;
+    const char *name; /* "<kernel>_t<k>", unique in the module: entry point names derive from it */
+    IrExpr *extent;   /* parallel: i32 number of iterations; uses only consts, params, shapes */
+    int index_local;  /* parallel: local that receives the linear iteration index (i32) */
+    int block_dim;    /* from qd.loop_config(block_dim=...); 0 = the target's default */
+    bool uses_block;  /* contains IR_BARRIER, IR_THREAD_IDX or shared arrays */
+    IrBlock body;     /* parallel: starts by computing the loop variables from index_local */
+    Span span;
+} IrTask;
+
+typedef struct IrKernel {
+    const char *name;
+    IrParam *params;
+    int nparams;
+    IrLocal *locals;
+    int nlocals;
+    IrShared *shared;
+    int nshared;
+    IrTask *tasks; /* top-level statements in order: each top-level for is a parallel task,
+                      runs of other top-level statements are serial tasks (one thread) */
+    int ntasks;
+    Span span;
+} IrKernel;
+
+typedef struct IrField {
+    const char *name;
+    QdType type;
+    int ndim; /* 0 for shape=() */
+    int64_t shape[IR_MAX_DIMS];
+    int64_t elems;
+    Span span;
+} IrField;
+
+typedef struct IrModule {
+    const Source *src;
+    IrField *fields;
+    int nfields;
+    IrKernel *kernels;
+    int nkernels;
+    /* filled by lowering: optional device capabilities the decisions rely on (e.g.
+     * "int64-atomics", "float-atomic-add"), sorted, for metadata and SPIR-V capabilities */
+    const char **caps_used;
+    int ncaps_used;
+} IrModule;
+
+/* Stable textual dump (--emit=ir) for golden tests; includes decisions once lowered. */
+void ir_dump(const IrModule *m, StrBuf *out);
+/* Calls fn on every IR_MEMOP expression and IR_FENCE statement, in source order. */
+typedef void (*IrMemVisitor)(void *ctx, IrKernel *k, IrTask *t, IrExpr *memop, IrStmt *fence);
+void ir_visit_memory_ops(IrModule *m, IrMemVisitor fn, void *ctx);
+#endif

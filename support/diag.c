@@ -1,0 +1,303 @@
+/* The diagnostics engine: text with source line and caret, JSON lines, or SARIF 2.1.0. */
+#include "diag.h"
+#include "util.h"
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    const char *code;
+    char kind;
+    const char *wname;
+    const char *summary;
+} CodeInfo;
+
+static const CodeInfo codes[] = {
+#define X(c, k, w, s) {#c, #k[0], w, s},
+#include "codes.def"
+#undef X
+};
+
+static struct {
+    DiagConfig cfg;
+    bool color;
+    int errors, warnings;
+    bool last_shown; /* whether the previous error/warning was printed (for notes) */
+    bool wdisabled[ARRAY_LEN(codes)], werror[ARRAY_LEN(codes)];
+    StrBuf sarif;    /* results accumulated for SARIF */
+    int sarif_results;
+    StrBuf *json_related; /* notes for the pending JSON record */
+} D = {.cfg = {DIAG_TEXT, DIAG_COLOR_AUTO, 20, false, NULL}};
+
+Source *source_new(const char *name, const char *text, size_t len) {
+    Source *s = xcalloc(1, sizeof *s);
+    s->name = xstrdup(name);
+    char *t = xmalloc(len + 1);
+    if (len) memcpy(t, text, len);
+    t[len] = 0;
+    s->text = t;
+    s->len = len;
+    return s;
+}
+
+void source_free(Source *s) {
+    if (!s) return;
+    free((char *)s->name), free((char *)s->text), free(s->line_starts), free(s);
+}
+
+static void index_lines(Source *s) {
+    uint32_t n = 1;
+    for (size_t i = 0; i < s->len; i++) n += s->text[i] == '\n';
+    s->line_starts = xmalloc(sizeof(uint32_t) * n);
+    s->line_starts[0] = 0;
+    uint32_t k = 1;
+    for (size_t i = 0; i < s->len; i++)
+        if (s->text[i] == '\n') s->line_starts[k++] = (uint32_t)i + 1;
+    s->nlines = n;
+}
+
+void source_line_col(const Source *src, uint32_t off, uint32_t *line, uint32_t *col) {
+    Source *s = (Source *)src; /* the line index is a cache */
+    if (!s->line_starts) index_lines(s);
+    if (off > s->len) off = (uint32_t)s->len;
+    uint32_t lo = 0, hi = s->nlines - 1;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi + 1) / 2;
+        if (s->line_starts[mid] <= off) lo = mid;
+        else hi = mid - 1;
+    }
+    *line = lo + 1;
+    *col = off - s->line_starts[lo] + 1;
+}
+
+Span span_join(Span a, Span b) {
+    if (!a.src) return b;
+    if (!b.src) return a;
+    uint32_t end = b.off + b.len > a.off + a.len ? b.off + b.len : a.off + a.len;
+    uint32_t start = a.off < b.off ? a.off : b.off;
+    return span_make(a.src, start, end - start);
+}
+
+void diag_init(const DiagConfig *cfg) {
+    D.cfg = *cfg;
+    if (!D.cfg.out) D.cfg.out = stderr;
+    const char *term = getenv("TERM");
+    switch (cfg->color) {
+    case DIAG_COLOR_ALWAYS: D.color = true; break;
+    case DIAG_COLOR_NEVER: D.color = false; break;
+    default:
+        D.color = isatty(fileno(D.cfg.out)) && !getenv("NO_COLOR") && term && strcmp(term, "dumb");
+    }
+    if (D.cfg.format != DIAG_TEXT) D.color = false;
+}
+
+static int find_code(const char *code) {
+    for (size_t i = 0; i < ARRAY_LEN(codes); i++)
+        if (strcmp(codes[i].code, code) == 0) return (int)i;
+    die("unknown diagnostic code %s", code);
+}
+
+bool diag_set_warning(const char *name, bool enabled, bool as_error) {
+    bool found = false;
+    for (size_t i = 0; i < ARRAY_LEN(codes); i++) {
+        if (codes[i].kind != 'W' || strcmp(codes[i].wname, name)) continue;
+        found = true;
+        D.wdisabled[i] = !enabled;
+        if (as_error) D.werror[i] = true;
+    }
+    return found;
+}
+
+void diag_list_warnings(FILE *out) {
+    for (size_t i = 0; i < ARRAY_LEN(codes); i++)
+        if (codes[i].kind == 'W') fprintf(out, "-W%-24s %s  %s\n", codes[i].wname, codes[i].code, codes[i].summary);
+}
+
+void diag_list_codes(FILE *out) {
+    for (size_t i = 0; i < ARRAY_LEN(codes); i++)
+        fprintf(out, "%s  %-7s  %s\n", codes[i].code, codes[i].kind == 'W' ? "warning" : "error", codes[i].summary);
+}
+
+#define C_BOLD "\033[1m"
+#define C_RED "\033[1;31m"
+#define C_MAG "\033[1;35m"
+#define C_CYAN "\033[1;36m"
+#define C_GREEN "\033[1;32m"
+#define C_OFF "\033[0m"
+
+/* Prints the source line of sp and a caret/underline under it. Tabs in the prefix are copied so
+ * the caret lines up; UTF-8 continuation bytes take no column; long lines are windowed. */
+static void print_snippet(FILE *o, Span sp) {
+    uint32_t line, col;
+    source_line_col(sp.src, sp.off, &line, &col);
+    const char *text = sp.src->text;
+    uint32_t ls = sp.src->line_starts[line - 1], le = ls;
+    while (le < sp.src->len && text[le] != '\n' && text[le] != '\r') le++;
+    uint32_t from = ls, to = le;
+    if (sp.off - ls > 120) from = sp.off - 60;
+    if (to - from > 240) to = from + 240;
+    uint32_t uend = sp.off + (sp.len ? sp.len : 1);
+    if (uend > to) uend = to > sp.off ? to : sp.off + 1;
+    char num[16];
+    int w = snprintf(num, sizeof num, "%u", line);
+    fprintf(o, " %s |%s", num, from > ls ? " ..." : " ");
+    for (uint32_t i = from; i < to; i++) {
+        unsigned char c = (unsigned char)text[i];
+        fputc(c == '\t' || c >= 0x20 ? c : '?', o);
+    }
+    fprintf(o, "%s\n %*s |%s", to < le ? " ..." : "", w, "", from > ls ? "    " : " ");
+    for (uint32_t i = from; i < sp.off && i < to; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if ((c & 0xC0) != 0x80) fputc(c == '\t' ? '\t' : ' ', o);
+    }
+    if (D.color) fputs(C_GREEN, o);
+    fputc('^', o);
+    for (uint32_t i = sp.off + 1; i < uend; i++)
+        if (((unsigned char)text[i] & 0xC0) != 0x80) fputc('~', o);
+    if (D.color) fputs(C_OFF, o);
+    fputc('\n', o);
+}
+
+static void json_location(StrBuf *b, Span sp) {
+    uint32_t line = 0, col = 0, eline = 0, ecol = 0;
+    if (sp.src) {
+        source_line_col(sp.src, sp.off, &line, &col);
+        source_line_col(sp.src, sp.off + sp.len, &eline, &ecol);
+    }
+    sb_puts(b, "\"file\":");
+    sb_json_string(b, sp.src ? sp.src->name : "");
+    sb_printf(b, ",\"line\":%u,\"column\":%u,\"end_line\":%u,\"end_column\":%u,\"byte_offset\":%u,\"byte_length\":%u",
+              line, col, eline, ecol, sp.src ? sp.off : 0, sp.src ? sp.len : 0);
+}
+
+static void sarif_result(const char *level, const char *code, Span sp, const char *msg) {
+    if (D.sarif_results++) sb_putc(&D.sarif, ',');
+    sb_printf(&D.sarif, "{\"ruleId\":\"%s\",\"level\":\"%s\",\"message\":{\"text\":", code, level);
+    sb_json_string(&D.sarif, msg);
+    sb_puts(&D.sarif, "}");
+    if (sp.src) {
+        uint32_t line, col, eline, ecol;
+        source_line_col(sp.src, sp.off, &line, &col);
+        source_line_col(sp.src, sp.off + sp.len, &eline, &ecol);
+        sb_puts(&D.sarif, ",\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
+        sb_json_string(&D.sarif, sp.src->name);
+        sb_printf(&D.sarif, "},\"region\":{\"startLine\":%u,\"startColumn\":%u,\"endLine\":%u,\"endColumn\":%u,"
+                            "\"byteOffset\":%u,\"byteLength\":%u}}}]", line, col, eline, ecol, sp.off, sp.len);
+    }
+    sb_puts(&D.sarif, "}");
+}
+
+static void emit(const char *level, const char *code, Span sp, const char *fmt, va_list ap) {
+    StrBuf m;
+    sb_init(&m);
+    sb_vprintf(&m, fmt, ap);
+    FILE *o = D.cfg.out;
+    if (D.cfg.format == DIAG_JSON) {
+        StrBuf b;
+        sb_init(&b);
+        sb_printf(&b, "{\"schema\":\"qdc-diagnostic/1\",\"severity\":\"%s\",\"code\":", level);
+        if (code) sb_json_string(&b, code);
+        else sb_puts(&b, "null");
+        sb_puts(&b, ",");
+        json_location(&b, sp);
+        sb_puts(&b, ",\"message\":");
+        sb_json_string(&b, m.data);
+        sb_puts(&b, "}\n");
+        fputs(b.data, o);
+        sb_free(&b);
+    } else if (D.cfg.format == DIAG_SARIF) {
+        sarif_result(strcmp(level, "note") == 0 ? "note" : level, code ? code : "note", sp, m.data);
+    } else {
+        const char *lc = strcmp(level, "error") == 0 ? C_RED : strcmp(level, "warning") == 0 ? C_MAG : C_CYAN;
+        if (D.color) fputs(C_BOLD, o);
+        if (sp.src) {
+            uint32_t line, col;
+            source_line_col(sp.src, sp.off, &line, &col);
+            fprintf(o, "%s:%u:%u: ", sp.src->name, line, col);
+        } else {
+            fputs("qdc: ", o);
+        }
+        if (D.color) fputs(lc, o);
+        fputs(level, o);
+        if (code) fprintf(o, "[%s]", code);
+        fprintf(o, ":%s %s%s\n", D.color ? C_OFF C_BOLD : "", m.data, D.color ? C_OFF : "");
+        if (sp.src) print_snippet(o, sp);
+    }
+    fflush(o);
+    sb_free(&m);
+}
+
+static void check_limit(void) {
+    if (D.cfg.error_limit > 0 && D.errors >= D.cfg.error_limit) {
+        Span none = {0};
+        va_list ap;
+        (void)ap;
+        D.errors++;
+        if (D.cfg.format == DIAG_TEXT)
+            fprintf(D.cfg.out, "qdc: fatal error: too many errors emitted (%d), stopping now "
+                               "[--error-limit=%d]\n", D.cfg.error_limit, D.cfg.error_limit);
+        (void)none;
+        diag_finish();
+        exit(QDC_EXIT_INPUT);
+    }
+}
+
+void diag_error(Span sp, const char *code, const char *fmt, ...) {
+    find_code(code);
+    va_list ap;
+    va_start(ap, fmt);
+    emit("error", code, sp, fmt, ap);
+    va_end(ap);
+    D.errors++;
+    D.last_shown = true;
+    check_limit();
+}
+
+void diag_warning(Span sp, const char *code, const char *fmt, ...) {
+    int i = find_code(code);
+    D.last_shown = false;
+    if (D.wdisabled[i]) return;
+    bool as_error = D.werror[i] || D.cfg.warnings_are_errors;
+    va_list ap;
+    va_start(ap, fmt);
+    emit(as_error ? "error" : "warning", code, sp, fmt, ap);
+    va_end(ap);
+    D.last_shown = true;
+    if (as_error) {
+        D.errors++;
+        check_limit();
+    } else {
+        D.warnings++;
+    }
+}
+
+void diag_note(Span sp, const char *fmt, ...) {
+    if (!D.last_shown) return;
+    va_list ap;
+    va_start(ap, fmt);
+    emit("note", NULL, sp, fmt, ap);
+    va_end(ap);
+}
+
+int diag_error_count(void) { return D.errors; }
+int diag_warning_count(void) { return D.warnings; }
+
+void diag_finish(void) {
+    if (D.cfg.format != DIAG_SARIF) return;
+    FILE *o = D.cfg.out ? D.cfg.out : stderr;
+    fputs("{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\","
+          "\"runs\":[{\"tool\":{\"driver\":{\"name\":\"qdc\",\"rules\":[",
+          o);
+    for (size_t i = 0; i < ARRAY_LEN(codes); i++) {
+        StrBuf b;
+        sb_init(&b);
+        sb_json_string(&b, codes[i].summary);
+        fprintf(o, "%s{\"id\":\"%s\",\"shortDescription\":{\"text\":%s}}", i ? "," : "", codes[i].code, b.data);
+        sb_free(&b);
+    }
+    fprintf(o, "]}},\"results\":[%s]}]}\n", D.sarif.data ? D.sarif.data : "");
+    fflush(o);
+    sb_free(&D.sarif);
+    D.sarif_results = 0;
+}

@@ -1,0 +1,63 @@
+/* The one diagnostics path: every user-facing error, warning and note goes through here and
+ * comes out as `file:line:col: error[QDnnnn]: message` plus the source line and a caret
+ * (or as JSON lines / SARIF 2.1.0 for machines). Codes are stable and listed in codes.def. */
+#ifndef QDC_DIAG_H
+#define QDC_DIAG_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* A source text (a .qd file, stdin, or a capability YAML file). Owned by the caller. */
+typedef struct Source {
+    const char *name; /* as shown in diagnostics: the path given, or "<stdin>" */
+    const char *text; /* not necessarily NUL-free; text[len] == 0 */
+    size_t len;
+    uint32_t *line_starts; /* computed lazily */
+    uint32_t nlines;
+} Source;
+
+Source *source_new(const char *name, const char *text, size_t len); /* copies name and text */
+void source_free(Source *s);
+
+/* A byte range in a source. A span with src == NULL has no location. */
+typedef struct Span {
+    const Source *src;
+    uint32_t off, len;
+} Span;
+
+static inline Span span_make(const Source *src, uint32_t off, uint32_t len) {
+    Span s = {src, off, len};
+    return s;
+}
+Span span_join(Span a, Span b); /* from the start of a to the end of b */
+void source_line_col(const Source *src, uint32_t off, uint32_t *line, uint32_t *col); /* 1-based */
+
+typedef enum { DIAG_TEXT, DIAG_JSON, DIAG_SARIF } DiagFormat;
+typedef enum { DIAG_COLOR_AUTO, DIAG_COLOR_ALWAYS, DIAG_COLOR_NEVER } DiagColor;
+
+typedef struct {
+    DiagFormat format;
+    DiagColor color;
+    int error_limit;          /* 0 = unlimited; default 20 */
+    bool warnings_are_errors; /* -Werror */
+    FILE *out;                /* default stderr */
+} DiagConfig;
+
+void diag_init(const DiagConfig *cfg);
+/* -W<name> / -Wno-<name> / -Werror=<name>: false if the name is unknown. */
+bool diag_set_warning(const char *name, bool enabled, bool as_error);
+void diag_list_warnings(FILE *out);
+void diag_list_codes(FILE *out);
+
+/* code is "QDnnnn" from codes.def; an unknown code is an internal error. */
+void diag_error(Span sp, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_warning(Span sp, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A note attached to the previous error or warning (dropped if that one was suppressed). */
+void diag_note(Span sp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int diag_error_count(void);
+int diag_warning_count(void);
+/* Writes anything buffered (SARIF is one JSON document written at the end). */
+void diag_finish(void);
+#endif

@@ -1,0 +1,137 @@
+/* Checked allocation, internal-error exits, StrBuf and the bump arena. */
+#include "util.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Noreturn void qdc_die_at(const char *file, int line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "qdc: internal error: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " [%s:%d]\nqdc: this is a bug in qdc; please report it with the input that "
+                    "triggered it\n", file, line);
+    va_end(ap);
+    exit(QDC_EXIT_INTERNAL);
+}
+
+static void *check(void *p) {
+    if (!p) {
+        fputs("qdc: error: out of memory\n", stderr);
+        exit(QDC_EXIT_INTERNAL);
+    }
+    return p;
+}
+void *xmalloc(size_t n) { return check(malloc(n ? n : 1)); }
+void *xcalloc(size_t n, size_t size) { return check(calloc(n ? n : 1, size ? size : 1)); }
+void *xrealloc(void *p, size_t n) { return check(realloc(p, n ? n : 1)); }
+char *xstrdup(const char *s) { return check(strdup(s)); }
+char *xstrndup(const char *s, size_t n) { return check(strndup(s, n)); }
+char *xasprintf(const char *fmt, ...) {
+    StrBuf b;
+    sb_init(&b);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&b, fmt, ap);
+    va_end(ap);
+    return sb_take(&b);
+}
+
+void sb_init(StrBuf *b) { b->data = NULL, b->len = b->cap = 0; }
+void sb_free(StrBuf *b) { free(b->data), sb_init(b); }
+void sb_reserve(StrBuf *b, size_t extra) {
+    if (b->len + extra + 1 <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1) cap *= 2;
+    b->data = xrealloc(b->data, cap);
+    b->cap = cap;
+}
+void sb_append(StrBuf *b, const void *data, size_t n) {
+    sb_reserve(b, n);
+    if (n) memcpy(b->data + b->len, data, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+void sb_puts(StrBuf *b, const char *s) { sb_append(b, s, strlen(s)); }
+void sb_putc(StrBuf *b, char c) { sb_append(b, &c, 1); }
+void sb_vprintf(StrBuf *b, const char *fmt, va_list ap) {
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) die("vsnprintf failed");
+    sb_reserve(b, (size_t)n);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+void sb_printf(StrBuf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+void sb_json_string(StrBuf *b, const char *s) {
+    sb_putc(b, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': sb_puts(b, "\\\""); break;
+        case '\\': sb_puts(b, "\\\\"); break;
+        case '\n': sb_puts(b, "\\n"); break;
+        case '\r': sb_puts(b, "\\r"); break;
+        case '\t': sb_puts(b, "\\t"); break;
+        default:
+            if (*p < 0x20) sb_printf(b, "\\u%04x", *p);
+            else sb_putc(b, (char)*p);
+        }
+    }
+    sb_putc(b, '"');
+}
+char *sb_take(StrBuf *b) {
+    if (!b->data) sb_reserve(b, 0), b->data[0] = 0;
+    char *s = b->data;
+    sb_init(b);
+    return s;
+}
+
+struct ArenaBlock {
+    ArenaBlock *next;
+    size_t used, cap;
+    _Alignas(16) unsigned char data[];
+};
+void *arena_alloc(Arena *a, size_t n) {
+    n = (n + 15) & ~(size_t)15;
+    ArenaBlock *b = a->head;
+    if (!b || b->used + n > b->cap) {
+        size_t cap = n > 65536 ? n : 65536;
+        b = xmalloc(sizeof(ArenaBlock) + cap);
+        b->next = a->head, b->used = 0, b->cap = cap;
+        a->head = b;
+    }
+    void *p = b->data + b->used;
+    b->used += n;
+    a->total += n;
+    memset(p, 0, n);
+    return p;
+}
+char *arena_strndup(Arena *a, const char *s, size_t n) {
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+char *arena_strdup(Arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
+char *arena_printf(Arena *a, const char *fmt, ...) {
+    StrBuf b;
+    sb_init(&b);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&b, fmt, ap);
+    va_end(ap);
+    char *s = arena_strndup(a, b.data ? b.data : "", b.len);
+    sb_free(&b);
+    return s;
+}
+void arena_free(Arena *a) {
+    for (ArenaBlock *b = a->head, *next; b; b = next) next = b->next, free(b);
+    a->head = NULL, a->total = 0;
+}

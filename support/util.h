@@ -1,0 +1,70 @@
+/* Small helpers every layer uses: checked allocation, internal-error exits, growable buffers
+ * and a bump arena. Internal errors name __FILE__:__LINE__ and exit with status 3. */
+#ifndef QDC_UTIL_H
+#define QDC_UTIL_H
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define QDC_EXIT_OK 0
+#define QDC_EXIT_INPUT 1    /* the input has errors */
+#define QDC_EXIT_USAGE 2    /* bad command line */
+#define QDC_EXIT_INTERNAL 3 /* a bug in qdc, or a tool qdc runs failed unexpectedly */
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+_Noreturn void qdc_die_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define die(...) qdc_die_at(__FILE__, __LINE__, __VA_ARGS__)
+#define unreachable() die("unreachable")
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Growable byte buffer; always NUL-terminated after any append. */
+typedef struct {
+    char *data;
+    size_t len, cap;
+} StrBuf;
+void sb_init(StrBuf *b);
+void sb_free(StrBuf *b);
+void sb_reserve(StrBuf *b, size_t extra);
+void sb_append(StrBuf *b, const void *data, size_t n);
+void sb_puts(StrBuf *b, const char *s);
+void sb_putc(StrBuf *b, char c);
+void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
+void sb_json_string(StrBuf *b, const char *s); /* appends a quoted, escaped JSON string */
+char *sb_take(StrBuf *b);                      /* hands the buffer over; b is reset */
+
+/* Growable array of pointer-sized or struct elements: VEC(T) v = {0}; vec_push(&v, x); */
+#define VEC(T) struct { T *items; int len, cap; }
+#define vec_push(v, x)                                                                   \
+    do {                                                                                 \
+        if ((v)->len == (v)->cap) {                                                      \
+            (v)->cap = (v)->cap ? (v)->cap * 2 : 8;                                      \
+            (v)->items = xrealloc((v)->items, (size_t)(v)->cap * sizeof(*(v)->items));   \
+        }                                                                                \
+        (v)->items[(v)->len++] = (x);                                                    \
+    } while (0)
+#define vec_free(v) (free((v)->items), (v)->items = NULL, (v)->len = (v)->cap = 0)
+
+/* Bump arena: one per compilation (AST, IR, strings); freed all at once. */
+typedef struct ArenaBlock ArenaBlock;
+typedef struct {
+    ArenaBlock *head;
+    size_t total;
+} Arena;
+void *arena_alloc(Arena *a, size_t n); /* zeroed, 16-byte aligned */
+char *arena_strdup(Arena *a, const char *s);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void arena_free(Arena *a);
+#define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+#define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+#endif

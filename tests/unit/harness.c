@@ -1,0 +1,180 @@
+/* Test helpers: subprocesses with posix_spawn (no shell), captured output, temp dirs. */
+#include "harness.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static void append(char **buf, size_t *len, size_t *cap, const char *data, size_t n) {
+    if (*len + n + 1 > *cap) {
+        *cap = (*len + n + 1) * 2;
+        *buf = realloc(*buf, *cap);
+    }
+    memcpy(*buf + *len, data, n);
+    *len += n;
+    (*buf)[*len] = 0;
+}
+
+RunResult run_argv(const char *const *argv, const char *stdin_data, const char *cwd) {
+    RunResult r = {0};
+    int in[2], out[2], err[2];
+    if (pipe(in) || pipe(out) || pipe(err)) abort();
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    int fds[] = {in[0], in[1], out[0], out[1], err[0], err[1]};
+    for (int i = 0; i < 6; i++) posix_spawn_file_actions_addclose(&fa, fds[i]);
+    if (cwd) posix_spawn_file_actions_addchdir_np(&fa, cwd);
+    pid_t pid;
+    int rc = strchr(argv[0], '/') ? posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ)
+                                  : posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(in[0]), close(out[1]), close(err[1]);
+    size_t ocap = 0, ecap = 0;
+    append(&r.out, &r.out_len, &ocap, "", 0);
+    append(&r.err, &r.err_len, &ecap, "", 0);
+    if (rc != 0) {
+        close(in[1]), close(out[0]), close(err[0]);
+        r.status = 127;
+        return r;
+    }
+    size_t in_len = stdin_data ? strlen(stdin_data) : 0, in_off = 0;
+    if (!in_len) close(in[1]), in[1] = -1;
+    else fcntl(in[1], F_SETFL, O_NONBLOCK);
+    struct pollfd p[3] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}, {in[1], POLLOUT, 0}};
+    int open_fds = 2;
+    char buf[65536];
+    while (open_fds > 0 || in[1] >= 0) {
+        p[2].fd = in[1];
+        if (poll(p, 3, -1) < 0 && errno != EINTR) break;
+        for (int k = 0; k < 2; k++) {
+            if (p[k].fd < 0 || !(p[k].revents & (POLLIN | POLLHUP))) continue;
+            ssize_t n = read(p[k].fd, buf, sizeof buf);
+            if (n <= 0) {
+                close(p[k].fd), p[k].fd = -1, open_fds--;
+                continue;
+            }
+            if (k == 0) append(&r.out, &r.out_len, &ocap, buf, (size_t)n);
+            else append(&r.err, &r.err_len, &ecap, buf, (size_t)n);
+        }
+        if (in[1] >= 0 && (p[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+            ssize_t n = write(in[1], stdin_data + in_off, in_len - in_off);
+            if (n > 0) in_off += (size_t)n;
+            if (n < 0 && errno != EAGAIN) in_off = in_len;
+            if (in_off >= in_len) close(in[1]), in[1] = -1;
+        }
+        if (open_fds == 0 && in[1] >= 0) close(in[1]), in[1] = -1;
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return r;
+}
+
+const char *qdc_bin(void) {
+    const char *b = getenv("QDC_BIN");
+    return b ? b : "build/qdc";
+}
+const char *qdc_root(void) {
+    const char *r = getenv("QDC_ROOT");
+    return r ? r : ".";
+}
+char *root_path(const char *rel) {
+    size_t n = strlen(qdc_root()) + strlen(rel) + 2;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/%s", qdc_root(), rel);
+    return p;
+}
+
+RunResult run_qdc_argv(const char *const *args, const char *stdin_data, const char *cwd) {
+    int n = 0;
+    while (args[n]) n++;
+    const char **argv = calloc((size_t)n + 2, sizeof *argv);
+    argv[0] = qdc_bin();
+    for (int i = 0; i < n; i++) argv[i + 1] = args[i];
+    RunResult r = run_argv(argv, stdin_data, cwd);
+    free(argv);
+    return r;
+}
+
+RunResult run_qdc(const char *first, ...) {
+    const char *args[64];
+    int n = 0;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && n < 63; a = va_arg(ap, const char *)) args[n++] = a;
+    va_end(ap);
+    args[n] = NULL;
+    return run_qdc_argv(args, NULL, NULL);
+}
+
+void run_free(RunResult *r) {
+    free(r->out), free(r->err);
+    r->out = r->err = NULL;
+}
+
+char *make_temp_dir(void) {
+    const char *t = getenv("TMPDIR");
+    char tmpl[4096];
+    snprintf(tmpl, sizeof tmpl, "%s/qdc-test-XXXXXX", t && *t ? t : "/tmp");
+    char *d = mkdtemp(tmpl);
+    return d ? strdup(d) : NULL;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+void remove_tree(const char *dir) {
+    if (dir) nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *read_text(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    char tmp[65536];
+    size_t k;
+    append(&buf, &n, &cap, "", 0);
+    while ((k = fread(tmp, 1, sizeof tmp, f)) > 0) append(&buf, &n, &cap, tmp, k);
+    fclose(f);
+    if (len) *len = n;
+    return buf;
+}
+
+bool write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(text, 1, strlen(text), f) == strlen(text);
+    return fclose(f) == 0 && ok;
+}
+
+bool file_exists(const char *path) { return access(path, F_OK) == 0; }
+
+bool tool_available(const char *name) {
+    if (strchr(name, '/')) return access(name, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path) return false;
+    char *copy = strdup(path), *save = NULL;
+    bool found = false;
+    for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+        char full[4096];
+        snprintf(full, sizeof full, "%s/%s", d, name);
+        found = access(full, X_OK) == 0;
+    }
+    free(copy);
+    return found;
+}

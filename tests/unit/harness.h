@@ -1,0 +1,34 @@
+/* Shared helpers for the Criterion suite: run the qdc binary (or any tool) with an argv and
+ * capture its exit status, stdout and stderr; temporary directories; file reading.
+ * Environment: QDC_BIN (the qdc under test), QDC_ROOT (the checkout), QDC_RT (libqdrt.a),
+ * QDC_ASAN=1 when the suite runs under sanitizers. */
+#ifndef QDC_TEST_HARNESS_H
+#define QDC_TEST_HARNESS_H
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    int status;   /* exit status, or 128+signal if killed */
+    char *out;    /* captured stdout (NUL-terminated) */
+    char *err;    /* captured stderr */
+    size_t out_len, err_len;
+} RunResult;
+
+/* Runs argv[0] (searched in PATH if it has no '/') with argv, feeding stdin_data (may be NULL)
+ * and an optional working directory; never through a shell. */
+RunResult run_argv(const char *const *argv, const char *stdin_data, const char *cwd);
+/* Runs $QDC_BIN with the given arguments (NULL-terminated list). */
+RunResult run_qdc(const char *first, ...);
+RunResult run_qdc_argv(const char *const *args, const char *stdin_data, const char *cwd);
+void run_free(RunResult *r);
+
+const char *qdc_bin(void);
+const char *qdc_root(void);             /* repository root */
+char *root_path(const char *rel);       /* malloc'd QDC_ROOT/rel */
+char *make_temp_dir(void);              /* malloc'd, under $TMPDIR or /tmp */
+void remove_tree(const char *dir);
+char *read_text(const char *path, size_t *len); /* NULL if unreadable */
+bool write_text(const char *path, const char *text);
+bool file_exists(const char *path);
+bool tool_available(const char *name);  /* an executable found in PATH or given by path */
+#endif
