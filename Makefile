@@ -36,7 +36,7 @@ OBJS      = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRCS))
 AOBJS     = $(patsubst %.c,$(B)/asan/obj/%.o,$(LIB_SRCS))
 
 all: $(B)/qdc $(B)/libqdrt.a
-.PHONY: all deps test check unit test-asan demo clean install
+.PHONY: all deps test check unit test-asan demo clean install install-files
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -99,15 +99,18 @@ demo: deps
 	@bash examples/demo.sh $(B)/qdc
 
 install: all
+	@$(MAKE) --no-print-directory B=$(B) install-files
+# Copies what `all` built; the test suite calls it directly (no rebuild). Installed qdc finds
+# its database at <bindir>/../share/qdc/capability-db.
+install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/qdc/capability-db \
-	  $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/qdc $(DESTDIR)$(PREFIX)/share/man/man1 \
-	  $(DESTDIR)$(PREFIX)/share/man/man5
+	  $(DESTDIR)$(PREFIX)/lib/cmake/qdc $(DESTDIR)$(PREFIX)/include/qdc
 	install -m 755 $(B)/qdc $(DESTDIR)$(PREFIX)/bin/qdc
-	install -m 644 capability-db/*.yaml $(DESTDIR)$(PREFIX)/share/qdc/capability-db/
+	$(foreach f,$(wildcard capability-db/*.yaml),install -m 644 $(f) $(DESTDIR)$(PREFIX)/share/qdc/capability-db/ &&) true
 	install -m 644 $(B)/libqdrt.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 runtime/qdrt.h $(DESTDIR)$(PREFIX)/include/qdc/
-	install -m 644 man/qdc.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 644 man/qdc-capdb.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	$(foreach f,$(wildcard runtime/*.h),install -m 644 $(f) $(DESTDIR)$(PREFIX)/include/qdc/ &&) true
+	$(foreach s,1 5 7,$(foreach f,$(wildcard man/*.$(s)),install -D -m 644 $(f) $(DESTDIR)$(PREFIX)/share/man/man$(s)/$(notdir $(f)) &&)) true
+	install -m 644 cmake/qdcConfig.cmake cmake/qdcConfigVersion.cmake $(DESTDIR)$(PREFIX)/lib/cmake/qdc/
 
 clean:
 	rm -rf $(B)

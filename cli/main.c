@@ -4,12 +4,15 @@
 #include "../lowering/lower.h"
 #include "../support/fileio.h"
 #include "../targets/target.h"
+#include "depfile.h"
 #include "options.h"
+#include "stats.h"
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef QDC_VERSION
@@ -99,8 +102,20 @@ static int usage(const char *fmt, const char *a, const char *b) {
     return QDC_EXIT_USAGE;
 }
 
+/* Creates the missing parent directories of path (for -o out/%t/k.%e). */
+static void make_parents(const char *path) {
+    char *dir = xstrdup(path);
+    for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+        *p = 0;
+        mkdir(dir, 0777);
+        *p = '/';
+    }
+    free(dir);
+}
+
 static int write_output(const char *path, const StrBuf *data) {
     int err = 0;
+    if (strcmp(path, "-")) make_parents(path);
     if (write_file_atomic(path, data->data ? data->data : "", data->len, &err)) return QDC_EXIT_OK;
     Span none = {0};
     diag_error(none, "QD0003", "cannot write '%s': %s", path, strerror(err));
@@ -126,69 +141,169 @@ static Source *read_source(const char *path) {
     return s;
 }
 
-/* Parses, checks, lowers and emits one input. Returns the exit status. */
-static int compile(const Options *o, const CapTarget *t, EmitKind emit) {
+/* One target of a run: the family, what to emit, where, and the bytes produced. */
+typedef struct Job {
+    const CapTarget *t;
+    EmitKind emit;
+    char *path;
+    StrBuf out;
+} Job;
+
+/* Lowers and emits the checked module for one job; false after diagnostics. */
+static bool lower_and_emit(const Options *o, IrModule *ir, Job *j, const char *modname, Arena *arena, int *rc) {
+    LowerOptions lo = {o->caps, o->ncaps};
+    if (!lower_check_caps(j->t, &lo)) return *rc = QDC_EXIT_USAGE, false;
+    if (!lower_module(ir, j->t, &lo, arena) || diag_error_count()) return false;
+    if (o->report_lowering) {
+        StrBuf rep;
+        sb_init(&rep);
+        lower_report(ir, j->t, o->report_lowering == 2, &rep);
+        fwrite(rep.data ? rep.data : "", 1, rep.len, stdout);
+        fflush(stdout);
+        sb_free(&rep);
+    }
+    if (!j->path) return true;
+    if (j->emit == EMIT_IR) return ir_dump(ir, &j->out), true;
+    const Backend *be = backend_find(cap_backend(j->t));
+    if (!be) die("no backend for '%s'", cap_backend(j->t));
+    TargetOptions to = {j->emit, o->opt_level, modname};
+    return be->emit(ir, j->t, &to, &j->out) && !diag_error_count();
+}
+
+/* The depfile: the input (unless stdin) and every capability file the targets read. */
+static int write_depfile(const Options *o, const Job *jobs, int njobs) {
+    VEC(const char *) deps = {0};
+    if (strcmp(o->input, "-")) vec_push(&deps, o->input);
+    for (int j = 0; j < njobs; j++) {
+        const char **files;
+        int n = capdb_target_files(jobs[j].t, &files);
+        for (int k = 0; k < n; k++) {
+            bool seen = false;
+            for (int d = 0; d < deps.len && !seen; d++) seen = !strcmp(deps.items[d], files[k]);
+            if (!seen) vec_push(&deps, files[k]);
+        }
+    }
+    DepTarget *tg = o->dep_targets;
+    int ntg = o->ndep_targets;
+    DepTarget fallback[64];
+    if (!ntg) {
+        for (int j = 0; j < njobs; j++) fallback[ntg++] = (DepTarget){jobs[j].path, true};
+        tg = fallback;
+    }
+    StrBuf b;
+    sb_init(&b);
+    dep_render(&b, tg, ntg, deps.items, deps.len, o->dep_phony);
+    char *path = o->dep_path ? xstrdup(o->dep_path) : dep_default_path(jobs[0].path);
+    int rc = write_output(path, &b);
+    free(path), sb_free(&b), free(deps.items);
+    return rc;
+}
+
+/* Parses and checks the input once, then lowers and emits it for every job. Outputs are
+ * written only when every job succeeded, then the depfile. Returns the exit status. */
+static int compile(const Options *o, Job *jobs, int njobs) {
     Source *src = read_source(o->input);
     if (!src) return QDC_EXIT_INPUT;
     Arena arena = {0};
     int rc = QDC_EXIT_INPUT;
     char *modname = module_name(o->input);
-    StrBuf out;
-    sb_init(&out);
-    bool want_output = !o->check_only && !(o->report_lowering && !o->output && o->emit == EMIT_DEFAULT);
-    const char *path = o->output;
-    char *derived = NULL;
-    if (!path) {
-        bool to_stdout = !strcmp(o->input, "-") || emit == EMIT_AST || emit == EMIT_IR;
-        path = to_stdout ? "-" : (derived = xasprintf("%s%s", modname, emit_extension(emit)));
-    }
-
     AstModule *ast = frontend_parse(src, &arena);
     if (!ast || diag_error_count()) goto done;
-    if (emit == EMIT_AST && !o->check_only) {
-        ast_dump(ast, &out);
-        rc = write_output(path, &out);
-        goto done;
-    }
-    IrModule *ir = frontend_check(ast, &arena);
-    if (!ir || diag_error_count()) goto done;
-    if (o->check_only && !o->report_lowering) {
-        rc = QDC_EXIT_OK;
-        goto done;
-    }
-    LowerOptions lo = {o->caps, o->ncaps};
-    if (!lower_check_caps(t, &lo)) {
-        rc = QDC_EXIT_USAGE;
-        goto done;
-    }
-    if (!lower_module(ir, t, &lo, &arena) || diag_error_count()) goto done;
-    if (o->report_lowering) {
-        StrBuf rep;
-        sb_init(&rep);
-        lower_report(ir, t, o->report_lowering == 2, &rep);
-        fwrite(rep.data ? rep.data : "", 1, rep.len, stdout);
-        fflush(stdout);
-        sb_free(&rep);
-    }
-    if (!want_output) {
-        rc = QDC_EXIT_OK;
-        goto done;
-    }
-    if (emit == EMIT_IR) {
-        ir_dump(ir, &out);
+    if (jobs[0].emit == EMIT_AST) {
+        if (jobs[0].path) ast_dump(ast, &jobs[0].out);
     } else {
-        const Backend *be = backend_find(cap_backend(t));
-        if (!be) die("no backend for '%s'", cap_backend(t));
-        TargetOptions to = {emit, o->opt_level, modname};
-        if (!be->emit(ir, t, &to, &out) || diag_error_count()) goto done;
+        IrModule *ir = frontend_check(ast, &arena);
+        if (!ir || diag_error_count()) goto done;
+        if (o->stats) print_stats(ir, modname, stdout);
+        bool lower = !o->check_only || o->report_lowering;
+        for (int j = 0; lower && j < njobs; j++)
+            if (!lower_and_emit(o, ir, &jobs[j], modname, &arena, &rc)) goto done;
     }
-    rc = write_output(path, &out);
+    rc = QDC_EXIT_OK;
+    for (int j = 0; j < njobs && rc == QDC_EXIT_OK; j++)
+        if (jobs[j].path) rc = write_output(jobs[j].path, &jobs[j].out);
+    if (rc == QDC_EXIT_OK && o->dep_file) rc = write_depfile(o, jobs, njobs);
 done:
-    sb_free(&out);
-    free(derived);
     free(modname);
     arena_free(&arena);
     source_free(src);
+    return rc;
+}
+
+/* Expands -o's %t (family), %e (extension without the dot), %m (module) and %%. */
+static char *expand_output(const char *tmpl, const CapTarget *t, EmitKind emit, const char *mod, bool *bad) {
+    StrBuf b;
+    sb_init(&b);
+    for (const char *p = tmpl; *p; p++) {
+        if (*p != '%') { sb_putc(&b, *p); continue; }
+        switch (*++p) {
+        case 't': sb_puts(&b, cap_name(t)); break;
+        case 'e': sb_puts(&b, emit_extension(emit) + 1); break;
+        case 'm': sb_puts(&b, mod); break;
+        case '%': sb_putc(&b, '%'); break;
+        default: *bad = true; p -= !*p; break;
+        }
+    }
+    sb_putc(&b, 0);
+    return sb_take(&b);
+}
+
+/* Resolves one family name into a job (emit kind checked against its backend). */
+static int make_job(const Options *o, const CapDb *db, const char *name, Job *j) {
+    memset(j, 0, sizeof *j);
+    j->t = capdb_target(db, name);
+    if (!j->t) return usage("unknown target '%s'; known targets: %s", name, capdb_target_names(db));
+    j->emit = o->emit;
+    unsigned allowed = 0;
+    for (size_t k = 0; k < ARRAY_LEN(backend_emits); k++)
+        if (!strcmp(backend_emits[k].backend, cap_backend(j->t))) {
+            if (j->emit == EMIT_DEFAULT) j->emit = backend_emits[k].def;
+            allowed = backend_emits[k].allowed | (1u << EMIT_AST) | (1u << EMIT_IR);
+        }
+    if (!(allowed & (1u << j->emit)))
+        return usage("--emit kind not available for target '%s' (backend %s)", cap_name(j->t), cap_backend(j->t));
+    return QDC_EXIT_OK;
+}
+
+/* Where each job writes: -o (expanded), stdout, or "<module>[.<family>].<ext>"; NULL = nothing. */
+static int plan_outputs(const Options *o, Job *jobs, int njobs) {
+    bool many = njobs > 1, to_stdout = !strcmp(o->input, "-") || jobs[0].emit == EMIT_AST || jobs[0].emit == EMIT_IR;
+    bool want = !o->check_only && !(o->report_lowering && !o->output && o->emit == EMIT_DEFAULT);
+    if (many && (jobs[0].emit == EMIT_AST || jobs[0].emit == EMIT_IR))
+        return usage("%s%s", "--emit=ast and --emit=ir take a single --target", "");
+    if (many && o->output && (!strcmp(o->output, "-") || !strstr(o->output, "%t")))
+        return usage("several targets need -o with %%t in it (for example -o out/%%t/%s.%%e), got '%s'", "k", o->output);
+    char *mod = module_name(o->input);
+    bool bad = false;
+    for (int j = 0; want && j < njobs; j++) {
+        const char *tmpl = o->output ? o->output : !many && to_stdout ? "-" : many ? "%m.%t.%e" : "%m.%e";
+        jobs[j].path = expand_output(tmpl, jobs[j].t, jobs[j].emit, mod, &bad);
+    }
+    free(mod);
+    if (bad) return usage("bad %%-sequence in -o '%s' (use %%t, %%e, %%m or %%%%)%s", o->output, "");
+    if (o->dep_file && !o->dep_path && (!jobs[0].path || !strcmp(jobs[0].path, "-")))
+        return usage("%s%s", "-MD without an output file needs -MF FILE", "");
+    if (o->dep_file && !o->ndep_targets && (!jobs[0].path || !strcmp(jobs[0].path, "-")))
+        return usage("%s%s", "a depfile without an output file needs -MT TARGET", "");
+    return QDC_EXIT_OK;
+}
+
+/* Splits --target's comma list into jobs, plans their outputs and compiles. */
+static int compile_targets(const Options *o, const CapDb *db) {
+    char *list = xstrdup(o->target ? o->target : "x86_64");
+    Job jobs[64];
+    int njobs = 0, rc = QDC_EXIT_OK;
+    for (char *save = NULL, *n = strtok_r(list, ",", &save); n && rc == QDC_EXIT_OK; n = strtok_r(NULL, ",", &save)) {
+        if (njobs == 64) rc = usage("%s%s", "more than 64 targets in --target", "");
+        else rc = make_job(o, db, n, &jobs[njobs++]);
+    }
+    if (rc == QDC_EXIT_OK && !njobs) rc = usage("%s%s", "--target needs a target name (see --list-targets)", "");
+    if (rc == QDC_EXIT_OK) rc = plan_outputs(o, jobs, njobs);
+    if (rc == QDC_EXIT_OK && o->print_outputs)
+        for (int j = 0; j < njobs; j++) printf("%s\n", jobs[j].path ? jobs[j].path : "");
+    else if (rc == QDC_EXIT_OK) rc = compile(o, jobs, njobs);
+    for (int j = 0; j < njobs; j++) free(jobs[j].path), sb_free(&jobs[j].out);
+    free(list);
     return rc;
 }
 
@@ -225,19 +340,7 @@ static int run(const Options *o) {
     } else if (!o->input) {
         rc = usage("%s%s", "no input file (run 'qdc --help' for usage)", "");
     } else {
-        const char *tname = o->target ? o->target : "x86_64";
-        const CapTarget *t = capdb_target(db, tname);
-        EmitKind emit = o->emit;
-        unsigned allowed = 0;
-        for (size_t k = 0; t && k < ARRAY_LEN(backend_emits); k++)
-            if (!strcmp(backend_emits[k].backend, cap_backend(t))) {
-                if (emit == EMIT_DEFAULT) emit = backend_emits[k].def;
-                allowed = backend_emits[k].allowed | (1u << EMIT_AST) | (1u << EMIT_IR);
-            }
-        if (!t) rc = usage("unknown target '%s'; known targets: %s", tname, capdb_target_names(db));
-        else if (!(allowed & (1u << emit)))
-            rc = usage("--emit kind not available for target '%s' (backend %s)", cap_name(t), cap_backend(t));
-        else rc = compile(o, t, emit);
+        rc = compile_targets(o, db);
     }
     capdb_close(db);
     free(owned);

@@ -53,6 +53,8 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return (o->help = true);
     if (!strcmp(a, "--version")) return (o->version = true);
     if (!strcmp(a, "--check")) return (o->check_only = true);
+    if (!strcmp(a, "--stats")) return (o->stats = true);
+    if (!strcmp(a, "--print-output-names")) return (o->print_outputs = true);
     if (!strcmp(a, "--list-targets")) return (o->list_targets = true);
     if (!strcmp(a, "--list-warnings")) return (o->list_warnings = true);
     if (!strcmp(a, "--list-diagnostics")) return (o->list_codes = true);
@@ -71,6 +73,16 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     }
     if (!strncmp(a, "-W", 2) && a[2]) {
         if (!diag_set_warning(a + 2, true, false)) return usage_error("unknown warning '%s' (see --list-warnings)", a + 2);
+        return true;
+    }
+    if (!strcmp(a, "-MD") || !strcmp(a, "-MMD")) return (o->dep_file = true);
+    if (!strcmp(a, "-MP")) return (o->dep_phony = true);
+    if (!strncmp(a, "-MF", 3) || !strncmp(a, "-MT", 3) || !strncmp(a, "-MQ", 3)) {
+        if (!a[3] && *i + 1 >= argc) return usage_error("%s needs an argument", a);
+        v = a[3] ? a + 3 : argv[++*i];
+        if (a[2] == 'F') return o->dep_file = true, o->dep_path = v, true;
+        o->dep_targets = xrealloc(o->dep_targets, sizeof(DepTarget) * (size_t)(o->ndep_targets + 1));
+        o->dep_targets[o->ndep_targets++] = (DepTarget){v, a[2] == 'Q'};
         return true;
     }
     if (!strcmp(a, "-o")) {
@@ -147,6 +159,7 @@ bool options_parse(int argc, char **argv, Options *o) {
 void options_free(Options *o) {
     free(o->caps);
     free(o->capdb_dirs);
+    free(o->dep_targets);
 }
 
 void print_usage(FILE *out) {
@@ -155,10 +168,15 @@ void print_usage(FILE *out) {
           "Compile a Quadrants kernel file (.qd) for a GPU family or the CPU.\n"
           "\n"
           "  -o FILE                 write the output to FILE (- for standard output)\n"
-          "  --target=NAME           family to compile for (default x86_64; see --list-targets)\n"
+          "  --target=NAME[,NAME...] families to compile for (default x86_64; see --list-targets);\n"
+          "                          several need -o with %t (family) and %e (extension)\n"
           "  --emit=KIND             ast, ir, obj, asm, llvm-ir, header, metadata, ptx, hsaco,\n"
           "                          spirv, spirv-asm, msl (default: the target's natural output)\n"
           "  --check                 parse and check only; write nothing\n"
+          "  -MD, -MMD               also write a make dependency file (default: output with .d)\n"
+          "  -MF FILE, -MT TARGET, -MQ TARGET, -MP  depfile name, rule target (quoted), phony rules\n"
+          "  --stats                 print kernels, tasks and memory operations (stdout)\n"
+          "  --print-output-names    print the files a run would write, one a line; compile nothing\n"
           "  -O0 -O1 -O2 -O3         optimization level (default -O2)\n"
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"
           "  --capdb-dir DIR         also search DIR for capability files\n"

@@ -3,13 +3,16 @@
 #define QDC_OPTIONS_H
 #include "../support/diag.h"
 #include "../targets/target.h"
+#include "depfile.h"
 
 typedef struct Options {
     const char *input;    /* path or "-" */
     const char *output;   /* -o; NULL = derived */
-    const char *target;   /* --target; NULL = x86_64 */
+    const char *target;   /* --target; NULL = x86_64; a comma list fans out (-o with %t) */
     EmitKind emit;
     bool check_only;
+    bool print_outputs;   /* --print-output-names: print the planned output paths, compile nothing */
+    bool stats;           /* --stats: one summary line on stdout after checking */
     int opt_level;
     const char **caps;
     int ncaps;
@@ -22,6 +25,11 @@ typedef struct Options {
     const char *format;      /* --format=text|json|md */
     const char *targets_csv; /* --targets=LIST */
     int report_lowering;     /* 0 no, 1 text, 2 json */
+    /* dependency file: -MD/-MMD (dep_file), -MF, -MT/-MQ, -MP */
+    bool dep_file, dep_phony;
+    const char *dep_path;
+    DepTarget *dep_targets;
+    int ndep_targets;
 } Options;
 
 /* Parses argv; on a usage error prints it and returns false. */

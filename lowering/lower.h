@@ -13,6 +13,8 @@ typedef struct LowerOptions {
 bool lower_check_caps(const CapTarget *t, const LowerOptions *o);
 /* Fills every IrLowering; reports unsupported operations (QD4xxx). False if any error. */
 bool lower_module(IrModule *m, const CapTarget *t, const LowerOptions *o, Arena *arena);
+/* Decides one IR_MEMOP expression alone (tests, tools); false after a QD4xxx diagnostic. */
+bool lower_memop(IrExpr *memop, const CapTarget *t, const LowerOptions *o, Arena *arena);
 /* --report-lowering: one record per memory operation (text or JSON lines). */
 void lower_report(const IrModule *m, const CapTarget *t, bool json, StrBuf *out);
 /* --print-caps and --support-matrix. */

@@ -60,6 +60,8 @@ static bool write_all(int fd, const void *data, size_t len, int *err) {
 }
 
 bool write_file_atomic(const char *path, const void *data, size_t len, int *err) {
+    /* a file-size limit (ulimit -f) must be EFBIG and a removed temp file, not a SIGXFSZ death */
+    signal(SIGXFSZ, SIG_IGN);
     if (strcmp(path, "-") == 0) {
         /* a closed pipe must be an error, not a silent SIGPIPE death */
         signal(SIGPIPE, SIG_IGN);

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# `make bench` (issue 9): one table of medians and ratios from one run, also written to
+# bench/results.md. Sections: 1 compile latency per target kind (qdc vs llc-19 -O2 on qdc's own
+# LLVM IR, nvcc -ptx on bench/cuda/, glslangValidator -V on bench/glsl/); 2 PTX quality vs nvcc
+# (atomics, instructions, registers, spills from ptxas -v) on sm_80 and sm_90; 3 x86 run time vs
+# bench/c/ (1 and 2 threads); 4 compile time and peak memory for 10^2..10^5 statements.
+# Public tools only: date, /usr/bin/time, repeated runs, medians. nvcc/ptxas columns are
+# skipped with a note when /usr/local/cuda/bin is absent.
+# usage: bash bench/bench.sh BUILD_DIR     env: BENCH_RUNS (5), BENCH_N (10^8), BENCH_SECTIONS (1234)
+set -u
+B=${1:-build}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+QDC=$(cd "$B" && pwd)/qdc
+W=$(cd "$B" && pwd)/bench
+RUNS=${BENCH_RUNS:-5}
+N=${BENCH_N:-100000000}
+SECTIONS=${BENCH_SECTIONS:-1234}
+CUDA=/usr/local/cuda/bin
+OUT=$ROOT/bench/results.md
+mkdir -p "$W"
+have_cuda=0; [ -x "$CUDA/nvcc" ] && [ -x "$CUDA/ptxas" ] && have_cuda=1
+have_glslang=0; command -v glslangValidator >/dev/null && have_glslang=1
+REPORT=$W/results.md
+: >"$REPORT"
+say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
+
+# median_ms CMD...: runs CMD $RUNS times (output discarded) and prints the median wall time in
+# ms; prints "fail" if any run exits non-zero.
+median_ms() {
+    local t=() i s e
+    for ((i = 0; i < RUNS; i++)); do
+        s=$(date +%s%N)
+        "$@" >/dev/null 2>&1 || { echo fail; return 1; }
+        e=$(date +%s%N)
+        t+=($(((e - s) / 1000)))
+    done
+    printf '%s\n' "${t[@]}" | sort -n | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.1f\n", m/1000}'
+}
+# peak_kib CMD...: peak resident memory of one run, from /usr/bin/time.
+peak_kib() { /usr/bin/time -f '%M' -o "$W/time.out" "$@" >/dev/null 2>&1 && cat "$W/time.out" || echo fail; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.2f", a/b; else printf "n/a" }'; }
+
+# One family per target kind (override with BENCH_TARGETS="x86_64 sm_80 ...").
+pick_targets() {
+    local list t out=""
+    list=$("$QDC" --list-targets 2>/dev/null)
+    for t in ${BENCH_TARGETS:-x86_64 sm_80 gfx942 vulkan1.2 apple8}; do grep -qw -- "$t" <<<"$list" && out+="$t "; done
+    echo "$out"
+}
+backend_of() { "$QDC" --list-targets 2>/dev/null | awk -v t="$1" '$1 == t {for (i = 2; i <= NF; i++) if ($i ~ /^(x86_64|ptx|amdgpu|spirv|msl)$/) {print $i; exit}}'; }
+
+examples=()
+for f in "$ROOT"/examples/*.qd; do examples+=("$(basename "$f" .qd)"); done
+
+section1() {
+    say "## 1. Compile latency (median of $RUNS runs, ms)"
+    say ""
+    say "| example | target | qdc | llc-19 -O2 floor | qdc/llc | nvcc -ptx | qdc/nvcc | glslang -V | qdc/glslang |"
+    say "|---|---|---|---|---|---|---|---|---|"
+    local ex t kind q l n g worst=0
+    for t in $(pick_targets); do
+        kind=$(backend_of "$t"); [ -n "$kind" ] || kind=$t
+        for ex in "${examples[@]}"; do
+            local src=$ROOT/examples/$ex.qd o=$W/$ex.$t.out
+            q=$(median_ms "$QDC" "$src" --target="$t" -o "$o")
+            l=n/a n=n/a g=n/a
+            if [[ $kind == x86_64 || $kind == ptx || $kind == amdgpu ]] &&
+                "$QDC" "$src" --target="$t" --emit=llvm-ir -o "$W/$ex.$t.ll" 2>/dev/null; then
+                l=$(median_ms llc-19 -O2 "$W/$ex.$t.ll" -o "$W/$ex.$t.llc")
+                [[ $kind == amdgpu ]] && l=$(median_ms llc-19 -O2 -filetype=obj "$W/$ex.$t.ll" -o "$W/$ex.$t.llc")
+                [[ $kind == x86_64 ]] && l=$(median_ms llc-19 -O2 -filetype=obj "$W/$ex.$t.ll" -o "$W/$ex.$t.llc")
+            fi
+            if [[ $kind == ptx && $have_cuda == 1 && -f $ROOT/bench/cuda/$ex.cu ]]; then
+                n=$(median_ms "$CUDA/nvcc" -ptx -arch="${t%a}" "$ROOT/bench/cuda/$ex.cu" -o "$W/$ex.nvcc.ptx")
+            fi
+            if [[ ($kind == spirv || $kind == msl) && $have_glslang == 1 && -f $ROOT/bench/glsl/$ex.comp ]]; then
+                g=$(median_ms glslangValidator -V --target-env vulkan1.2 "$ROOT/bench/glsl/$ex.comp" -o "$W/$ex.glsl.spv")
+            fi
+            say "| $ex | $t | $q | $l | $(ratio "$q" "$l") | $n | $(ratio "$q" "$n") | $g | $(ratio "$q" "$g") |"
+        done
+    done
+    [[ $have_cuda == 1 ]] || say "(nvcc columns skipped: $CUDA/nvcc not found)"
+    say ""
+}
+
+# PTX body statistics: atomics (atom/red), instructions (statements ending in ';' that are not
+# directives or declarations), then ptxas -v registers and spill bytes.
+ptx_stats() {
+    local ptx=$1 arch=$2
+    local atom instr regs spill
+    atom=$(grep -cE '^\s*(@%p[0-9]+\s+)?(atom|red)\.' "$ptx")
+    instr=$(grep -E '^\s*(@!?%p[0-9]+\s+)?[a-z][a-z0-9_.]*(\s|;)' "$ptx" | grep -vcE '^\s*\.|^\s*(ret|//)')
+    "$CUDA/ptxas" -v -arch="$arch" "$ptx" -o "$W/ptxas.cubin" 2>"$W/ptxas.log" || { echo "fail fail fail fail"; return; }
+    regs=$(sed -n 's/.*Used \([0-9]*\) registers.*/\1/p' "$W/ptxas.log" | sort -n | tail -1)
+    spill=$(sed -n 's/.*\([0-9][0-9]*\) bytes spill stores, \([0-9][0-9]*\) bytes spill loads.*/\1+\2/p' "$W/ptxas.log" |
+        awk -F+ '{s += $1 + $2} END {print s + 0}')
+    echo "$atom $instr ${regs:-0} $spill"
+}
+
+section2() {
+    say "## 2. Generated PTX vs nvcc (atomics / instructions / max registers / spill bytes)"
+    say ""
+    if [[ $have_cuda == 0 ]]; then say "(skipped: $CUDA/ptxas not found)"; say ""; return; fi
+    say "| example | arch | qdc atom | nvcc atom | qdc instr | nvcc instr | instr ratio | qdc regs | nvcc regs | qdc spill | nvcc spill |"
+    say "|---|---|---|---|---|---|---|---|---|---|---|"
+    local ex arch
+    for arch in sm_80 sm_90; do
+        for ex in "${examples[@]}"; do
+            [[ -f $ROOT/bench/cuda/$ex.cu ]] || continue
+            local qp=$W/$ex.$arch.qdc.ptx np=$W/$ex.$arch.nvcc.ptx
+            "$QDC" "$ROOT/examples/$ex.qd" --target=$arch -o "$qp" 2>/dev/null || { say "| $ex | $arch | qdc failed |"; continue; }
+            "$CUDA/nvcc" -ptx -O3 -arch=$arch "$ROOT/bench/cuda/$ex.cu" -o "$np" 2>/dev/null || { say "| $ex | $arch | nvcc failed |"; continue; }
+            read -r qa qi qr qs < <(ptx_stats "$qp" $arch)
+            read -r na ni nr ns < <(ptx_stats "$np" $arch)
+            say "| $ex | $arch | $qa | $na | $qi | $ni | $(ratio "$qi" "$ni") | $qr | $nr | $qs | $ns |"
+        done
+    done
+    say ""
+}
+
+section3() {
+    say "## 3. x86 run time (N = $N, median of $RUNS runs, ms; ratio = C / qdc, target >= 1.0)"
+    say ""
+    local hdr=$W/x86 ex
+    mkdir -p "$hdr"
+    for ex in histogram float_sum compaction cas_max; do
+        "$QDC" "$ROOT/examples/$ex.qd" --target=x86_64 -o "$hdr/$ex.o" 2>"$hdr/err" &&
+            "$QDC" "$ROOT/examples/$ex.qd" --target=x86_64 --emit=header -o "$hdr/$ex.h" 2>>"$hdr/err" ||
+            { say "(skipped: qdc cannot compile $ex.qd for x86_64: $(head -1 "$hdr/err"))"; say ""; return; }
+    done
+    clang-19 -O2 -I"$hdr" -I"$ROOT/runtime" -I"$ROOT/bench/c" "$ROOT/bench/c/x86bench.c" "$ROOT/bench/c/ref.c" \
+        "$hdr"/*.o "$B/libqdrt.a" -lpthread -lm -o "$hdr/x86bench" 2>"$hdr/err" ||
+        { say "(skipped: the benchmark driver does not build: $(head -3 "$hdr/err"))"; say ""; return; }
+    say "| kernel | threads | qdc | C (__atomic, clang -O2) | C/qdc | result |"
+    say "|---|---|---|---|---|---|"
+    "$hdr/x86bench" "$N" "$RUNS" | while read -r name th q c ok; do
+        say "| $name | $th | $q | $c | $(ratio "$c" "$q") | $ok |"
+    done
+    say ""
+}
+
+# A kernel of $1 statements: atomics on an ndarray mixed with local arithmetic.
+gen_kernel() {
+    local n=$1 k
+    printf 'import quadrants as qd\n\n@qd.kernel\ndef big(a: qd.types.NDArray[qd.i32, 1], s: qd.i32):\n    for i in range(64):\n        t = s\n'
+    for ((k = 1; k < n; k++)); do
+        if ((k % 3)); then printf '        t = t * 3 + %d\n' "$k"; else printf '        a[(i + %d) %% 64] += t\n' "$k"; fi
+    done
+}
+
+section4() {
+    say "## 4. Scaling (x86_64 object; median of $RUNS runs; peak RSS of one run)"
+    say ""
+    say "| statements | --check ms | compile ms | peak MiB | ms per 1k stmts |"
+    say "|---|---|---|---|---|"
+    local n c t m
+    for n in 100 1000 10000 100000; do
+        gen_kernel $n >"$W/scale$n.qd"
+        c=$(median_ms "$QDC" --check "$W/scale$n.qd")
+        t=$(median_ms "$QDC" "$W/scale$n.qd" --target=x86_64 -o "$W/scale$n.o")
+        m=$(peak_kib "$QDC" "$W/scale$n.qd" --target=x86_64 -o "$W/scale$n.o")
+        say "| $n | $c | $t | $(awk -v m="$m" 'BEGIN { if (m+0 > 0) printf "%.1f", m/1024; else print m }') | $(awk -v t="$t" -v n=$n 'BEGIN { if (t+0 > 0) printf "%.2f", t*1000/n; else print "n/a" }') |"
+    done
+    say ""
+}
+
+say "# qdc benchmarks"
+say ""
+say "Host: $(nproc) CPUs, $(uname -m); qdc $("$QDC" --version 2>/dev/null | head -1); $(llc-19 --version | grep -m1 'LLVM version' | sed 's/^ *//')"
+say ""
+[[ $SECTIONS == *1* ]] && section1
+[[ $SECTIONS == *2* ]] && section2
+[[ $SECTIONS == *3* ]] && section3
+[[ $SECTIONS == *4* ]] && section4
+cp "$REPORT" "$OUT"
+echo "written: bench/results.md"

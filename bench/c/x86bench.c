@@ -1,0 +1,102 @@
+/* `make bench` section 3: x86 run time of four examples compiled by qdc (through their
+ * generated headers and libqdrt) against ref.c, on 1 and 2 threads. Prints one line per case:
+ *   <name> <threads> <qdc median ms> <C median ms> <ok|MISMATCH>
+ * usage: x86bench N REPS */
+#include "cas_max.h"
+#include "compaction.h"
+#include "float_sum.h"
+#include "histogram.h"
+#include "ref.h"
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int32_t *ibuf, *dval, *didx;
+static float *fbuf;
+static int32_t N, T;
+static int32_t bins_q[256], bins_c[256], nout_q[1], nout_c[1], best_q[1], best_c[1];
+static float sum_q[2], sum_c[2];
+
+static void q_hist(void) {
+    histogram_args a = {.data = ibuf, .data_shape = {N}, .bins = bins_q, .bins_shape = {256}};
+    histogram(&a, T);
+}
+static void c_hist(void) { ref_histogram(ibuf, N, bins_c, T); }
+static void q_fsum(void) {
+    float_sum_args a = {.x = fbuf, .x_shape = {N}, .out = sum_q, .out_shape = {2}};
+    float_sum(&a, T);
+}
+static void c_fsum(void) { ref_float_sum(fbuf, N, sum_c, T); }
+static void q_compact(void) {
+    compact_args a = {.src = ibuf, .src_shape = {N}, .dst_val = dval, .dst_val_shape = {N}, .dst_idx = didx,
+                      .dst_idx_shape = {N}, .n_out = nout_q, .n_out_shape = {1}, .threshold = 0};
+    compact(&a, T);
+}
+static void c_compact(void) { ref_compact(ibuf, N, dval, didx, nout_c, 0, T); }
+static void q_casmax(void) {
+    cas_max_args a = {.cand = ibuf, .cand_shape = {N}, .best = best_q, .best_shape = {1}};
+    cas_max(&a, T);
+}
+static void c_casmax(void) { ref_cas_max(ibuf, N, best_c, T); }
+
+static double time_it(void (*fn)(void), int reps) {
+    double t[64];
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_ms();
+        fn();
+        t[r] = now_ms() - t0;
+    }
+    return median(t, reps);
+}
+
+static bool same_sum(void) {
+    for (int k = 0; k < 2; k++)
+        if (!(fabsf(sum_q[k] - sum_c[k]) <= 0.05f * fabsf(sum_c[k]) + 1.0f)) return false;
+    return true;
+}
+
+int main(int argc, char **argv) {
+    N = argc > 1 ? atoi(argv[1]) : 100000000;
+    int reps = argc > 2 ? atoi(argv[2]) : 5;
+    if (reps < 1 || reps > 64 || N < 1) return fprintf(stderr, "usage: x86bench N REPS (REPS <= 64)\n"), 2;
+    ibuf = malloc(sizeof *ibuf * (size_t)N), dval = malloc(sizeof *dval * (size_t)N);
+    didx = malloc(sizeof *didx * (size_t)N), fbuf = malloc(sizeof *fbuf * (size_t)N);
+    if (!ibuf || !dval || !didx || !fbuf) return fprintf(stderr, "x86bench: out of memory\n"), 1;
+    uint64_t s = 88172645463325252ull;
+    for (int32_t i = 0; i < N; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        ibuf[i] = (int32_t)(s >> 33) - (1 << 30);
+        fbuf[i] = (float)(s >> 40) / (float)(1 << 24);
+    }
+    for (T = 1; T <= 2; T++) {
+        double q = time_it(q_hist, reps), c = time_it(c_hist, reps);
+        printf("histogram %d %.2f %.2f %s\n", T, q, c, memcmp(bins_q, bins_c, sizeof bins_q) ? "MISMATCH" : "ok");
+        q = time_it(q_fsum, reps), c = time_it(c_fsum, reps);
+        printf("float_sum %d %.2f %.2f %s\n", T, q, c, same_sum() ? "ok" : "MISMATCH");
+        q = time_it(q_compact, reps), c = time_it(c_compact, reps);
+        printf("compaction %d %.2f %.2f %s\n", T, q, c, nout_q[0] == nout_c[0] ? "ok" : "MISMATCH");
+        q = time_it(q_casmax, reps), c = time_it(c_casmax, reps);
+        printf("cas_max %d %.2f %.2f %s\n", T, q, c, best_q[0] == best_c[0] ? "ok" : "MISMATCH");
+        fflush(stdout);
+    }
+    return 0;
+}

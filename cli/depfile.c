@@ -1,0 +1,39 @@
+/* Dependency-file rendering: gcc-compatible syntax that make, Ninja and CMake's DEPFILE accept. */
+#include "depfile.h"
+#include <string.h>
+
+void dep_escape(StrBuf *out, const char *path) {
+    for (const char *p = path; *p; p++) {
+        if (*p == ' ' || *p == '#' || *p == '\t') sb_putc(out, '\\');
+        if (*p == '$') sb_putc(out, '$');
+        sb_putc(out, *p);
+    }
+}
+
+void dep_render(StrBuf *out, const DepTarget *targets, int ntargets, const char *const *deps, int ndeps,
+                bool phony) {
+    for (int i = 0; i < ntargets; i++) {
+        if (i) sb_putc(out, ' ');
+        if (targets[i].quote) dep_escape(out, targets[i].name);
+        else sb_puts(out, targets[i].name);
+    }
+    sb_putc(out, ':');
+    for (int i = 0; i < ndeps; i++) {
+        sb_puts(out, " \\\n  ");
+        dep_escape(out, deps[i]);
+    }
+    sb_putc(out, '\n');
+    for (int i = 1; phony && i < ndeps; i++) {
+        sb_putc(out, '\n');
+        dep_escape(out, deps[i]);
+        sb_puts(out, ":\n");
+    }
+}
+
+char *dep_default_path(const char *output) {
+    const char *slash = strrchr(output, '/');
+    const char *base = slash ? slash + 1 : output;
+    const char *dot = strrchr(base, '.');
+    size_t keep = dot && dot != base ? (size_t)(dot - output) : strlen(output);
+    return xasprintf("%.*s.d", (int)keep, output);
+}

@@ -1,0 +1,21 @@
+/* Make-style dependency files (-MD, -MMD, -MF, -MT, -MQ, -MP), written in the same run as the
+ * outputs. Dependencies: the input (unless stdin) and every capability file a target read. */
+#ifndef QDC_DEPFILE_H
+#define QDC_DEPFILE_H
+#include "../support/util.h"
+#include <stdbool.h>
+
+typedef struct DepTarget {
+    const char *name;
+    bool quote; /* -MQ: escape for make; -MT: verbatim */
+} DepTarget;
+
+/* Appends `path` escaped for a make rule (spaces, '#', '$'). */
+void dep_escape(StrBuf *out, const char *path);
+/* Renders the rule "targets: deps" (one dependency per line) and, with phony, an empty rule for
+ * every dependency but the first (the input), so deleting one does not break make. */
+void dep_render(StrBuf *out, const DepTarget *targets, int ntargets, const char *const *deps, int ndeps,
+                bool phony);
+/* The default depfile path for an output: its extension replaced by ".d" ("out/k.ptx" -> "out/k.d"). */
+char *dep_default_path(const char *output);
+#endif

@@ -1,0 +1,103 @@
+/* The syntax tree (frontend-internal): what the parser builds and sema reads. Every node
+ * carries the span of its source text. Nodes live in the compilation arena. */
+#ifndef QDC_AST_H
+#define QDC_AST_H
+#include "../support/diag.h"
+#include "../support/util.h"
+#include <stdint.h>
+
+typedef struct Expr Expr;
+typedef struct Stmt Stmt;
+
+typedef enum {
+    E_NAME, E_INT, E_FLOAT, E_STR, E_BOOL, E_NONE,
+    E_ATTR,     /* obj.name */
+    E_CALL,     /* fn(args, name=kwarg) */
+    E_SUBSCRIPT,/* obj[index]; index is an E_TUPLE for a[i, j] */
+    E_TUPLE, E_LIST,
+    E_UNARY,    /* op: T_MINUS, T_PLUS, T_TILDE, T_KW_NOT */
+    E_BINARY,   /* op: the operator's token kind */
+    E_BOOLOP,   /* op: T_KW_AND / T_KW_OR over items */
+    E_COMPARE,  /* items[0] ops[0] items[1] ops[1] ... (chained) */
+    E_IFEXP,    /* a if cond else b */
+    E_ERROR,    /* placeholder after a reported syntax error */
+} ExprKind;
+
+typedef struct {
+    Expr **items;
+    int n;
+} ExprList;
+
+typedef struct Keyword {
+    const char *name;
+    Expr *value;
+    Span span;
+} Keyword;
+
+struct Expr {
+    ExprKind kind;
+    Span span;
+    int op; /* TokKind of the operator (E_UNARY, E_BINARY, E_BOOLOP) */
+    union {
+        const char *name; /* E_NAME */
+        uint64_t i;       /* E_INT */
+        double f;         /* E_FLOAT */
+        const char *str;  /* E_STR */
+        bool b;           /* E_BOOL */
+        struct { Expr *obj; const char *name; } attr;
+        struct { Expr *fn; ExprList args; Keyword *kw; int nkw; } call;
+        struct { Expr *obj, *index; } sub;
+        ExprList list;    /* E_TUPLE, E_LIST, E_BOOLOP */
+        struct { Expr *a; } un;
+        struct { Expr *a, *b; } bin;
+        struct { ExprList items; int *ops; } cmp;
+        struct { Expr *cond, *a, *b; } ifexp;
+    };
+};
+
+typedef struct {
+    Stmt **stmts;
+    int n;
+} StmtList;
+
+typedef struct Param {
+    const char *name;
+    Expr *annotation; /* may be NULL */
+    Expr *dflt;       /* may be NULL */
+    Span span;
+} Param;
+
+typedef enum {
+    S_EXPR, S_ASSIGN, S_ANNASSIGN, S_AUGASSIGN, S_IF, S_WHILE, S_FOR,
+    S_BREAK, S_CONTINUE, S_PASS, S_RETURN, S_DEF, S_IMPORT,
+} StmtKind;
+
+struct Stmt {
+    StmtKind kind;
+    Span span;
+    union {
+        Expr *expr;                                           /* S_EXPR; S_RETURN (may be NULL) */
+        struct { ExprList targets; Expr *value; } assign;     /* a = b = value */
+        struct { Expr *target, *annotation, *value; } ann;    /* value may be NULL */
+        struct { Expr *target; int op; Expr *value; } aug;    /* op: the binary operator token */
+        struct { Expr *cond; StmtList then, els; } if_;       /* elif is a nested S_IF in els */
+        struct { Expr *cond; StmtList body; } while_;
+        struct { Expr *target; Expr *iter; StmtList body; } for_;
+        struct {
+            const char *name;
+            ExprList decorators;
+            Param *params;
+            int nparams;
+            Expr *returns; /* may be NULL */
+            StmtList body;
+            Span name_span;
+        } def;
+        struct { const char *module, *alias; } import; /* alias NULL without 'as' */
+    };
+};
+
+struct AstModule {
+    const Source *src;
+    StmtList body;
+};
+#endif

@@ -1,0 +1,705 @@
+/* The parser: recursive descent over the token array, producing the AST (ast.h) for the
+ * Python subset of the kernel language (research/quadrants.md §3). Python syntax outside the
+ * subset is parsed far enough to give a located QD1012 error; after a syntax error the parser
+ * skips to the next statement (and its indented block) and goes on, so one run reports several
+ * errors. Expression nesting is limited to QDL_MAX_NESTING levels (no stack overflow). */
+#include "ast.h"
+#include "frontend.h"
+#include "lex.h"
+#include <string.h>
+
+typedef struct {
+    const Source *src;
+    Arena *arena;
+    Token *toks;
+    int pos, ntoks;
+    int depth;
+    bool quiet; /* an error was reported in this statement: stay quiet until resynchronised */
+    bool fatal; /* nesting limit hit: unwind without further work */
+} Parser;
+
+/* ---- token helpers ---- */
+
+static Token *peek(Parser *P) { return &P->toks[P->pos]; }
+static Token *peek2(Parser *P) { return &P->toks[P->pos + 1 < P->ntoks ? P->pos + 1 : P->pos]; }
+static bool at(Parser *P, TokKind k) { return peek(P)->kind == k; }
+static Token *next(Parser *P) {
+    Token *t = peek(P);
+    if (t->kind != T_EOF) P->pos++;
+    return t;
+}
+static bool accept(Parser *P, TokKind k) { return at(P, k) ? (next(P), true) : false; }
+static Span tspan(Parser *P, Token *t) { return span_make(P->src, t->off, t->len); }
+static Span prev_span(Parser *P) { return tspan(P, &P->toks[P->pos > 0 ? P->pos - 1 : 0]); }
+
+static void syntax_error(Parser *P, Token *t, const char *code, const char *msg) {
+    if (P->quiet || P->fatal) return;
+    P->quiet = true;
+    Span sp = tspan(P, t);
+    if (t->kind == T_NEWLINE || t->kind == T_EOF || t->kind == T_DEDENT || t->kind == T_INDENT) sp.len = 0;
+    diag_error(sp, code, "%s", msg);
+}
+
+static void expected(Parser *P, const char *what) {
+    Token *t = peek(P);
+    if (P->quiet || P->fatal) return;
+    const char *got = t->kind == T_NAME ? t->s : tok_spelling(t->kind);
+    char msg[256];
+    snprintf(msg, sizeof msg, "expected %s, got '%s'", what, got);
+    syntax_error(P, t, "QD1011", msg);
+}
+
+static bool expect(Parser *P, TokKind k) {
+    if (accept(P, k)) return true;
+    char what[64];
+    snprintf(what, sizeof what, "'%s'", tok_spelling(k));
+    expected(P, what);
+    return false;
+}
+
+static Expr *new_expr(Parser *P, ExprKind k, Span sp) {
+    Expr *e = ARENA_NEW(P->arena, Expr);
+    e->kind = k;
+    e->span = sp;
+    return e;
+}
+static Expr *error_expr(Parser *P) { return new_expr(P, E_ERROR, tspan(P, peek(P))); }
+
+typedef VEC(Expr *) ExprVec;
+static ExprList freeze_exprs(Parser *P, ExprVec *v) {
+    ExprList l = {ARENA_ARRAY(P->arena, Expr *, v->len), v->len};
+    if (v->len) memcpy(l.items, v->items, sizeof(Expr *) * (size_t)v->len);
+    vec_free(v);
+    return l;
+}
+
+/* ---- expressions ---- */
+
+static Expr *parse_test(Parser *P);
+static Expr *parse_factor(Parser *P);
+
+static bool enter(Parser *P) {
+    if (P->fatal) return false;
+    if (++P->depth > QDL_MAX_NESTING) {
+        diag_error(tspan(P, peek(P)), "QD1007", "expression nested too deeply (limit %d)", QDL_MAX_NESTING);
+        P->fatal = true;
+        return false;
+    }
+    return true;
+}
+static Expr *leave(Parser *P, Expr *e) {
+    P->depth--;
+    return e;
+}
+
+/* Parenthesised, list or tuple contents up to `close`: returns a tuple/list, or the single
+ * expression for `(x)`. */
+static Expr *parse_sequence(Parser *P, Token *open, TokKind close, ExprKind kind) {
+    ExprVec v = {0};
+    bool comma = false;
+    while (!at(P, close) && !at(P, T_EOF) && !P->quiet) {
+        vec_push(&v, parse_test(P));
+        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), "QD1012", "comprehensions are not supported in kernels");
+        if (at(P, T_WALRUS)) syntax_error(P, peek(P), "QD1012", "assignment expressions (:=) are not supported in kernels");
+        if (!accept(P, T_COMMA)) break;
+        comma = true;
+    }
+    expect(P, close);
+    Span sp = span_join(tspan(P, open), prev_span(P));
+    if (kind == E_TUPLE && v.len == 1 && !comma) {
+        Expr *e = v.items[0];
+        vec_free(&v);
+        return e;
+    }
+    Expr *e = new_expr(P, kind, sp);
+    e->list = freeze_exprs(P, &v);
+    return e;
+}
+
+static Expr *parse_atom(Parser *P) {
+    Token *t = peek(P);
+    Expr *e;
+    switch (t->kind) {
+    case T_NAME: next(P), e = new_expr(P, E_NAME, tspan(P, t)), e->name = t->s; return e;
+    case T_INT: next(P), e = new_expr(P, E_INT, tspan(P, t)), e->i = t->i; return e;
+    case T_FLOAT: next(P), e = new_expr(P, E_FLOAT, tspan(P, t)), e->f = t->f; return e;
+    case T_KW_TRUE: case T_KW_FALSE: next(P), e = new_expr(P, E_BOOL, tspan(P, t)), e->b = t->kind == T_KW_TRUE; return e;
+    case T_KW_NONE: next(P); return new_expr(P, E_NONE, tspan(P, t));
+    case T_STRING: {
+        next(P);
+        StrBuf b;
+        sb_init(&b);
+        sb_puts(&b, t->s);
+        Token *last = t;
+        while (at(P, T_STRING)) last = next(P), sb_puts(&b, last->s); /* implicit concatenation */
+        e = new_expr(P, E_STR, span_join(tspan(P, t), tspan(P, last)));
+        e->str = arena_strdup(P->arena, b.data ? b.data : "");
+        sb_free(&b);
+        return e;
+    }
+    case T_LPAREN: next(P); return parse_sequence(P, t, T_RPAREN, E_TUPLE);
+    case T_LBRACKET: next(P); return parse_sequence(P, t, T_RBRACKET, E_LIST);
+    case T_LBRACE: syntax_error(P, t, "QD1012", "sets and dicts are not supported in kernels"); return error_expr(P);
+    case T_KW_LAMBDA: syntax_error(P, t, "QD1012", "'lambda' is not supported in kernels"); return error_expr(P);
+    case T_KW_YIELD: syntax_error(P, t, "QD1012", "'yield' is not supported in kernels"); return error_expr(P);
+    case T_KW_AWAIT: syntax_error(P, t, "QD1012", "'await' is not supported in kernels"); return error_expr(P);
+    default: expected(P, "an expression"); return error_expr(P);
+    }
+}
+
+static void parse_call_args(Parser *P, Expr *call) {
+    ExprVec args = {0};
+    VEC(Keyword) kws = {0};
+    while (!at(P, T_RPAREN) && !at(P, T_EOF) && !P->quiet) {
+        if (at(P, T_STAR) || at(P, T_POW)) {
+            syntax_error(P, peek(P), "QD1012", "argument unpacking (* and **) is not supported in kernels");
+            break;
+        }
+        if (at(P, T_NAME) && peek2(P)->kind == T_ASSIGN) {
+            Token *n = next(P);
+            next(P);
+            Keyword k = {n->s, parse_test(P), tspan(P, n)};
+            vec_push(&kws, k);
+        } else {
+            if (kws.len) syntax_error(P, peek(P), "QD1011", "positional argument follows keyword argument");
+            vec_push(&args, parse_test(P));
+        }
+        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), "QD1012", "generator expressions are not supported in kernels");
+        if (!accept(P, T_COMMA)) break;
+    }
+    expect(P, T_RPAREN);
+    call->call.args = freeze_exprs(P, &args);
+    call->call.nkw = kws.len;
+    call->call.kw = ARENA_ARRAY(P->arena, Keyword, kws.len);
+    if (kws.len) memcpy(call->call.kw, kws.items, sizeof(Keyword) * (size_t)kws.len);
+    vec_free(&kws);
+}
+
+static Expr *parse_subscript_index(Parser *P, Token *open) {
+    ExprVec v = {0};
+    bool comma = false;
+    while (!at(P, T_RBRACKET) && !at(P, T_EOF) && !P->quiet) {
+        if (at(P, T_COLON)) syntax_error(P, peek(P), "QD1012", "slices are not supported in kernels");
+        Expr *e = parse_test(P);
+        if (at(P, T_COLON)) syntax_error(P, peek(P), "QD1012", "slices are not supported in kernels");
+        vec_push(&v, e);
+        if (!accept(P, T_COMMA)) break;
+        comma = true;
+    }
+    if (!v.len) expected(P, "an index");
+    expect(P, T_RBRACKET);
+    if (v.len == 1 && !comma) {
+        Expr *e = v.items[0];
+        vec_free(&v);
+        return e;
+    }
+    Expr *t = new_expr(P, E_TUPLE, span_join(tspan(P, open), prev_span(P)));
+    t->list = freeze_exprs(P, &v);
+    return t;
+}
+
+static Expr *parse_trailers(Parser *P, Expr *e) {
+    for (;;) {
+        Token *t = peek(P);
+        if (P->quiet || P->fatal) return e;
+        if (accept(P, T_LPAREN)) {
+            Expr *c = new_expr(P, E_CALL, e->span);
+            c->call.fn = e;
+            parse_call_args(P, c);
+            c->span = span_join(e->span, prev_span(P));
+            e = c;
+        } else if (accept(P, T_LBRACKET)) {
+            Expr *s = new_expr(P, E_SUBSCRIPT, e->span);
+            s->sub.obj = e;
+            s->sub.index = parse_subscript_index(P, t);
+            s->span = span_join(e->span, prev_span(P));
+            e = s;
+        } else if (accept(P, T_DOT)) {
+            Token *n = peek(P);
+            if (!expect(P, T_NAME)) return e;
+            Expr *a = new_expr(P, E_ATTR, span_join(e->span, tspan(P, n)));
+            a->attr.obj = e;
+            a->attr.name = n->s;
+            e = a;
+        } else {
+            return e;
+        }
+    }
+}
+
+static Expr *make_binary(Parser *P, int op, Expr *a, Expr *b) {
+    Expr *e = new_expr(P, E_BINARY, span_join(a->span, b->span));
+    e->op = op;
+    e->bin.a = a, e->bin.b = b;
+    return e;
+}
+
+static Expr *parse_power(Parser *P) {
+    Expr *e = parse_trailers(P, parse_atom(P));
+    if (accept(P, T_POW)) e = make_binary(P, T_POW, e, parse_factor(P));
+    return e;
+}
+
+static Expr *parse_factor(Parser *P) {
+    if (!enter(P)) return error_expr(P);
+    Token *t = peek(P);
+    if (t->kind == T_MINUS || t->kind == T_PLUS || t->kind == T_TILDE) {
+        next(P);
+        Expr *a = parse_factor(P);
+        Expr *e = new_expr(P, E_UNARY, span_join(tspan(P, t), a->span));
+        e->op = t->kind;
+        e->un.a = a;
+        return leave(P, e);
+    }
+    return leave(P, parse_power(P));
+}
+
+/* Binary precedence levels, loosest first (Python's order from | down to * / // % @). */
+static const TokKind levels[][6] = {
+    {T_PIPE}, {T_CARET}, {T_AMP}, {T_SHL, T_SHR}, {T_PLUS, T_MINUS},
+    {T_STAR, T_SLASH, T_FDIV, T_PERCENT, T_AT},
+};
+
+static Expr *parse_binary(Parser *P, int level) {
+    if (level == (int)ARRAY_LEN(levels)) return parse_factor(P);
+    Expr *e = parse_binary(P, level + 1);
+    for (;;) {
+        TokKind k = peek(P)->kind;
+        bool match = false;
+        for (int j = 0; j < 6 && levels[level][j]; j++) match |= levels[level][j] == k;
+        if (!match || P->quiet || P->fatal) return e;
+        if (k == T_AT) syntax_error(P, peek(P), "QD1012", "matrix multiplication (@) is not supported in v1 (no matrix types)");
+        next(P);
+        e = make_binary(P, k, e, parse_binary(P, level + 1));
+    }
+}
+
+static bool comparison_op(Parser *P, int *op) {
+    TokKind k = peek(P)->kind;
+    if (k == T_LT || k == T_GT || k == T_EQ || k == T_NE || k == T_LE || k == T_GE) {
+        next(P);
+        return *op = k, true;
+    }
+    if (k == T_KW_IN || k == T_KW_IS || (k == T_KW_NOT && peek2(P)->kind == T_KW_IN)) {
+        syntax_error(P, peek(P), "QD1012", k == T_KW_IS ? "'is' is not supported in kernels (only inside qd.static in Quadrants)"
+                                                       : "'in' is not supported in kernels");
+        return false;
+    }
+    return false;
+}
+
+static Expr *parse_comparison(Parser *P) {
+    Expr *a = parse_binary(P, 0);
+    int op;
+    if (P->quiet || !comparison_op(P, &op)) return a;
+    ExprVec items = {0};
+    VEC(int) ops = {0};
+    vec_push(&items, a);
+    do {
+        vec_push(&ops, op);
+        vec_push(&items, parse_binary(P, 0));
+    } while (!P->quiet && comparison_op(P, &op));
+    Expr *e = new_expr(P, E_COMPARE, span_join(a->span, items.items[items.len - 1]->span));
+    e->cmp.ops = ARENA_ARRAY(P->arena, int, ops.len);
+    memcpy(e->cmp.ops, ops.items, sizeof(int) * (size_t)ops.len);
+    vec_free(&ops);
+    e->cmp.items = freeze_exprs(P, &items);
+    return e;
+}
+
+static Expr *parse_not(Parser *P) {
+    if (!enter(P)) return error_expr(P);
+    Token *t = peek(P);
+    if (accept(P, T_KW_NOT)) {
+        Expr *a = parse_not(P);
+        Expr *e = new_expr(P, E_UNARY, span_join(tspan(P, t), a->span));
+        e->op = T_KW_NOT;
+        e->un.a = a;
+        return leave(P, e);
+    }
+    return leave(P, parse_comparison(P));
+}
+
+static Expr *parse_boolop(Parser *P, TokKind op) {
+    Expr *a = op == T_KW_OR ? parse_boolop(P, T_KW_AND) : parse_not(P);
+    if (!at(P, op) || P->quiet) return a;
+    ExprVec items = {0};
+    vec_push(&items, a);
+    while (!P->quiet && accept(P, op)) vec_push(&items, op == T_KW_OR ? parse_boolop(P, T_KW_AND) : parse_not(P));
+    Expr *e = new_expr(P, E_BOOLOP, span_join(a->span, items.items[items.len - 1]->span));
+    e->op = op;
+    e->list = freeze_exprs(P, &items);
+    return e;
+}
+
+static Expr *parse_test(Parser *P) {
+    if (!enter(P)) return error_expr(P);
+    if (at(P, T_KW_LAMBDA)) return leave(P, parse_atom(P));
+    Expr *a = parse_boolop(P, T_KW_OR);
+    if (!P->quiet && accept(P, T_KW_IF)) {
+        Expr *c = parse_boolop(P, T_KW_OR);
+        expect(P, T_KW_ELSE);
+        Expr *b = parse_test(P);
+        Expr *e = new_expr(P, E_IFEXP, span_join(a->span, b->span));
+        e->ifexp.cond = c, e->ifexp.a = a, e->ifexp.b = b;
+        a = e;
+    }
+    if (at(P, T_WALRUS)) syntax_error(P, peek(P), "QD1012", "assignment expressions (:=) are not supported in kernels");
+    return leave(P, a);
+}
+
+/* test (',' test)* [','] -- a tuple when there is a comma. */
+static Expr *parse_testlist(Parser *P) {
+    Expr *a = parse_test(P);
+    if (!at(P, T_COMMA)) return a;
+    ExprVec v = {0};
+    vec_push(&v, a);
+    while (accept(P, T_COMMA)) {
+        TokKind k = peek(P)->kind;
+        if (k == T_NEWLINE || k == T_ASSIGN || k == T_SEMI || k == T_COLON || k == T_RPAREN || k == T_KW_IN) break;
+        vec_push(&v, parse_test(P));
+    }
+    Expr *t = new_expr(P, E_TUPLE, span_join(a->span, v.items[v.len - 1]->span));
+    t->list = freeze_exprs(P, &v);
+    return t;
+}
+
+/* ---- statements ---- */
+
+static Stmt *new_stmt(Parser *P, StmtKind k, Span sp) {
+    Stmt *s = ARENA_NEW(P->arena, Stmt);
+    s->kind = k;
+    s->span = sp;
+    return s;
+}
+
+typedef VEC(Stmt *) StmtVec;
+static void parse_stmt(Parser *P, StmtVec *out);
+
+/* Skips the rest of a broken statement and any indented block that belongs to it. */
+static void resync(Parser *P) {
+    while (!at(P, T_NEWLINE) && !at(P, T_EOF)) next(P);
+    accept(P, T_NEWLINE);
+    if (at(P, T_INDENT)) {
+        int depth = 0;
+        do {
+            if (at(P, T_INDENT)) depth++;
+            else if (at(P, T_DEDENT)) depth--;
+            next(P);
+        } while (depth > 0 && !at(P, T_EOF));
+    }
+    P->quiet = false;
+}
+
+/* ':' then a simple statement list on the same line, or NEWLINE INDENT stmt+ DEDENT. */
+static StmtList parse_block(Parser *P) {
+    StmtVec v = {0};
+    StmtList l = {0};
+    if (!expect(P, T_COLON)) return l;
+    if (!accept(P, T_NEWLINE)) {
+        parse_stmt(P, &v);
+    } else if (!at(P, T_INDENT)) {
+        syntax_error(P, peek(P), "QD1005", "expected an indented block");
+    } else {
+        next(P);
+        while (!at(P, T_DEDENT) && !at(P, T_EOF) && !P->fatal) parse_stmt(P, &v);
+        accept(P, T_DEDENT);
+    }
+    l.stmts = ARENA_ARRAY(P->arena, Stmt *, v.len);
+    if (v.len) memcpy(l.stmts, v.items, sizeof(Stmt *) * (size_t)v.len);
+    l.n = v.len;
+    vec_free(&v);
+    return l;
+}
+
+/* A clause Python allows here that the kernel language rejects: report and skip it. */
+static void reject_clause(Parser *P, const char *msg) {
+    syntax_error(P, peek(P), "QD1012", msg);
+    P->quiet = false;
+    next(P);
+    while (!at(P, T_COLON) && !at(P, T_NEWLINE) && !at(P, T_EOF)) next(P);
+    bool q = P->quiet;
+    P->quiet = true; /* nothing inside a rejected clause is worth reporting */
+    parse_block(P);
+    P->quiet = q;
+}
+
+static Stmt *parse_if(Parser *P, Token *kw) {
+    Stmt *s = new_stmt(P, S_IF, tspan(P, kw));
+    s->if_.cond = parse_test(P);
+    s->if_.then = parse_block(P);
+    Token *t = peek(P);
+    if (accept(P, T_KW_ELIF)) {
+        Stmt *e = parse_if(P, t);
+        s->if_.els.stmts = ARENA_ARRAY(P->arena, Stmt *, 1);
+        s->if_.els.stmts[0] = e;
+        s->if_.els.n = 1;
+    } else if (accept(P, T_KW_ELSE)) {
+        s->if_.els = parse_block(P);
+    }
+    return s;
+}
+
+static Stmt *parse_loop(Parser *P, Token *kw) {
+    Stmt *s;
+    if (kw->kind == T_KW_WHILE) {
+        s = new_stmt(P, S_WHILE, tspan(P, kw));
+        s->while_.cond = parse_test(P);
+        s->while_.body = parse_block(P);
+    } else {
+        s = new_stmt(P, S_FOR, tspan(P, kw));
+        Expr *t = parse_binary(P, 0);
+        if (at(P, T_COMMA)) {
+            ExprVec v = {0};
+            vec_push(&v, t);
+            while (accept(P, T_COMMA) && !at(P, T_KW_IN)) vec_push(&v, parse_binary(P, 0));
+            Expr *tu = new_expr(P, E_TUPLE, span_join(t->span, v.items[v.len - 1]->span));
+            tu->list = freeze_exprs(P, &v);
+            t = tu;
+        }
+        s->for_.target = t;
+        expect(P, T_KW_IN);
+        s->for_.iter = parse_testlist(P);
+        s->for_.body = parse_block(P);
+    }
+    if (at(P, T_KW_ELSE)) reject_clause(P, kw->kind == T_KW_WHILE ? "'while ... else' is not supported in kernels"
+                                                                  : "'for ... else' is not supported in kernels");
+    return s;
+}
+
+static void parse_params(Parser *P, Stmt *s) {
+    VEC(Param) v = {0};
+    expect(P, T_LPAREN);
+    while (!at(P, T_RPAREN) && !at(P, T_EOF) && !P->quiet) {
+        if (at(P, T_STAR) || at(P, T_POW) || at(P, T_SLASH)) {
+            syntax_error(P, peek(P), "QD1012", "'*', '**' and '/' parameters are not supported in kernels");
+            break;
+        }
+        Token *n = peek(P);
+        if (!expect(P, T_NAME)) break;
+        Param p = {n->s, NULL, NULL, tspan(P, n)};
+        if (accept(P, T_COLON)) p.annotation = parse_test(P);
+        if (accept(P, T_ASSIGN)) p.dflt = parse_test(P);
+        vec_push(&v, p);
+        if (!accept(P, T_COMMA)) break;
+    }
+    expect(P, T_RPAREN);
+    s->def.params = ARENA_ARRAY(P->arena, Param, v.len);
+    if (v.len) memcpy(s->def.params, v.items, sizeof(Param) * (size_t)v.len);
+    s->def.nparams = v.len;
+    vec_free(&v);
+}
+
+static Stmt *parse_def(Parser *P, Token *kw, ExprList decorators) {
+    Stmt *s = new_stmt(P, S_DEF, tspan(P, kw));
+    s->def.decorators = decorators;
+    Token *n = peek(P);
+    if (!expect(P, T_NAME)) return s;
+    s->def.name = n->s;
+    s->def.name_span = tspan(P, n);
+    parse_params(P, s);
+    if (accept(P, T_ARROW)) s->def.returns = parse_test(P);
+    s->def.body = parse_block(P);
+    return s;
+}
+
+static Stmt *parse_decorated(Parser *P) {
+    ExprVec v = {0};
+    while (at(P, T_AT) && !P->quiet) {
+        next(P);
+        vec_push(&v, parse_test(P));
+        expect(P, T_NEWLINE);
+    }
+    ExprList decos = freeze_exprs(P, &v);
+    Token *kw = peek(P);
+    if (P->quiet) return NULL;
+    if (accept(P, T_KW_DEF)) return parse_def(P, kw, decos);
+    if (at(P, T_KW_CLASS)) syntax_error(P, kw, "QD1012", "classes (including @qd.data_oriented) are not supported in v1");
+    else expected(P, "'def' after a decorator");
+    return NULL;
+}
+
+static Stmt *parse_import(Parser *P, Token *kw) {
+    Stmt *s = new_stmt(P, S_IMPORT, tspan(P, kw));
+    Token *n = peek(P);
+    if (!expect(P, T_NAME)) return s;
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, n->s);
+    while (accept(P, T_DOT)) {
+        Token *m = peek(P);
+        if (!expect(P, T_NAME)) break;
+        sb_printf(&b, ".%s", m->s);
+    }
+    s->import.module = arena_strdup(P->arena, b.data);
+    sb_free(&b);
+    if (accept(P, T_KW_AS)) {
+        Token *a = peek(P);
+        if (expect(P, T_NAME)) s->import.alias = a->s;
+    }
+    if (at(P, T_COMMA)) syntax_error(P, peek(P), "QD2003", "import one module per statement");
+    s->span = span_join(s->span, prev_span(P));
+    return s;
+}
+
+static int aug_binop(TokKind k) {
+    switch (k) {
+    case T_POWASSIGN: return T_POW;
+    case T_FDIVASSIGN: return T_FDIV;
+    case T_SHLASSIGN: return T_SHL;
+    case T_SHRASSIGN: return T_SHR;
+    case T_ADDASSIGN: return T_PLUS;
+    case T_SUBASSIGN: return T_MINUS;
+    case T_MULASSIGN: return T_STAR;
+    case T_DIVASSIGN: return T_SLASH;
+    case T_MODASSIGN: return T_PERCENT;
+    case T_ANDASSIGN: return T_AMP;
+    case T_ORASSIGN: return T_PIPE;
+    case T_XORASSIGN: return T_CARET;
+    default: return T_AT;
+    }
+}
+static bool is_augassign(TokKind k) { return aug_binop(k) != T_AT || k == T_MATMULASSIGN; }
+
+static bool valid_target(Expr *e) {
+    if (e->kind == E_TUPLE || e->kind == E_LIST) {
+        for (int k = 0; k < e->list.n; k++)
+            if (!valid_target(e->list.items[k]) || e->list.items[k]->kind == E_TUPLE) return false;
+        return e->list.n > 0;
+    }
+    return e->kind == E_NAME || e->kind == E_SUBSCRIPT || e->kind == E_ATTR || e->kind == E_ERROR;
+}
+
+static Stmt *parse_expr_stmt(Parser *P) {
+    Token *first = peek(P);
+    Expr *e = parse_testlist(P);
+    TokKind k = peek(P)->kind;
+    if (P->quiet) return NULL;
+    if (k == T_ASSIGN) {
+        ExprVec targets = {0};
+        Expr *value = e;
+        while (accept(P, T_ASSIGN)) {
+            if (!valid_target(value)) {
+                diag_error(value->span, "QD1013", "cannot assign to this expression");
+                P->quiet = true;
+            }
+            vec_push(&targets, value);
+            value = parse_testlist(P);
+        }
+        Stmt *s = new_stmt(P, S_ASSIGN, span_join(tspan(P, first), value->span));
+        s->assign.targets = freeze_exprs(P, &targets);
+        s->assign.value = value;
+        return s;
+    }
+    if (k == T_COLON) {
+        next(P);
+        if (e->kind != E_NAME && e->kind != E_SUBSCRIPT) syntax_error(P, first, "QD1013", "only a name can be annotated");
+        Stmt *s = new_stmt(P, S_ANNASSIGN, e->span);
+        s->ann.target = e;
+        s->ann.annotation = parse_test(P);
+        if (accept(P, T_ASSIGN)) s->ann.value = parse_testlist(P);
+        s->span = span_join(s->span, prev_span(P));
+        return s;
+    }
+    if (is_augassign(k)) {
+        Token *op = next(P);
+        if (k == T_MATMULASSIGN) syntax_error(P, op, "QD1012", "'@=' is not supported in v1 (no matrix types)");
+        if (e->kind != E_NAME && e->kind != E_SUBSCRIPT && e->kind != E_ATTR)
+            syntax_error(P, first, "QD1013", "invalid target for augmented assignment");
+        Stmt *s = new_stmt(P, S_AUGASSIGN, tspan(P, op));
+        s->aug.target = e;
+        s->aug.op = aug_binop(k);
+        s->aug.value = parse_testlist(P);
+        return s;
+    }
+    Stmt *s = new_stmt(P, S_EXPR, e->span);
+    s->expr = e;
+    return s;
+}
+
+static const struct { TokKind kw; const char *msg; } rejected[] = {
+    {T_KW_TRY, "'try' statements are not supported in kernels"},
+    {T_KW_WITH, "'with' statements are not supported in kernels"},
+    {T_KW_CLASS, "classes are not supported in kernels"},
+    {T_KW_RAISE, "'raise' is not supported in kernels"},
+    {T_KW_DEL, "'del' is not supported in kernels"},
+    {T_KW_GLOBAL, "'global' is not supported in kernels"},
+    {T_KW_NONLOCAL, "'nonlocal' is not supported in kernels"},
+    {T_KW_ASSERT, "'assert' is not supported in v1 kernels"},
+    {T_KW_ASYNC, "'async' is not supported in kernels"},
+    {T_KW_FROM, "'from ... import' is not supported; write 'import quadrants as qd'"},
+    {T_KW_EXCEPT, "'except' without 'try'"},
+    {T_KW_FINALLY, "'finally' without 'try'"},
+};
+
+static Stmt *parse_small(Parser *P) {
+    Token *t = peek(P);
+    for (size_t k = 0; k < ARRAY_LEN(rejected); k++)
+        if (t->kind == rejected[k].kw) {
+            syntax_error(P, t, rejected[k].kw == T_KW_FROM ? "QD2003" : "QD1012", rejected[k].msg);
+            return NULL;
+        }
+    switch (t->kind) {
+    case T_KW_PASS: next(P); return new_stmt(P, S_PASS, tspan(P, t));
+    case T_KW_BREAK: next(P); return new_stmt(P, S_BREAK, tspan(P, t));
+    case T_KW_CONTINUE: next(P); return new_stmt(P, S_CONTINUE, tspan(P, t));
+    case T_KW_RETURN: {
+        next(P);
+        Stmt *s = new_stmt(P, S_RETURN, tspan(P, t));
+        if (!at(P, T_NEWLINE) && !at(P, T_SEMI)) s->expr = parse_testlist(P);
+        return s;
+    }
+    case T_KW_IMPORT: next(P); return parse_import(P, t);
+    default: return parse_expr_stmt(P);
+    }
+}
+
+static void parse_stmt(Parser *P, StmtVec *out) {
+    Token *t = peek(P);
+    Stmt *s = NULL;
+    if (P->fatal) {
+        next(P);
+        return;
+    }
+    switch (t->kind) {
+    case T_INDENT: syntax_error(P, t, "QD1005", "unexpected indent"); break;
+    case T_KW_IF: next(P); s = parse_if(P, t); break;
+    case T_KW_WHILE: case T_KW_FOR: next(P); s = parse_loop(P, t); break;
+    case T_KW_DEF: next(P); s = parse_def(P, t, (ExprList){0}); break;
+    case T_AT: s = parse_decorated(P); break;
+    case T_KW_ELSE: case T_KW_ELIF: syntax_error(P, t, "QD1011", "'else' or 'elif' without a matching 'if'"); break;
+    default:
+        for (;;) {
+            Stmt *one = parse_small(P);
+            if (one && !P->quiet) vec_push(out, one);
+            if (P->quiet || !accept(P, T_SEMI) || at(P, T_NEWLINE)) break;
+        }
+        if (!P->quiet && !at(P, T_EOF)) expect(P, T_NEWLINE);
+        if (P->quiet) resync(P);
+        while (t->kind == T_KW_TRY && (at(P, T_KW_EXCEPT) || at(P, T_KW_FINALLY) || at(P, T_KW_ELSE)))
+            resync(P); /* the rest of a rejected try statement */
+        return;
+    }
+    if (s && !P->quiet) vec_push(out, s);
+    if (P->quiet) resync(P);
+}
+
+AstModule *frontend_parse(const Source *src, Arena *arena) {
+    TokenList tl;
+    int errors = diag_error_count();
+    /* after a lexical error the parser would mostly report its consequences: stop here */
+    if (!lex_source(src, arena, &tl) || diag_error_count() > errors) return NULL;
+    Parser P = {.src = src, .arena = arena, .toks = tl.toks, .ntoks = tl.n};
+    StmtVec v = {0};
+    while (!at(&P, T_EOF) && !P.fatal) {
+        if (accept(&P, T_NEWLINE) || accept(&P, T_DEDENT)) continue;
+        parse_stmt(&P, &v);
+    }
+    AstModule *m = ARENA_NEW(arena, AstModule);
+    m->src = src;
+    m->body.stmts = ARENA_ARRAY(arena, Stmt *, v.len);
+    if (v.len) memcpy(m->body.stmts, v.items, sizeof(Stmt *) * (size_t)v.len);
+    m->body.n = v.len;
+    vec_free(&v);
+    return P.fatal ? NULL : m;
+}

@@ -1,0 +1,525 @@
+/* Semantic analysis, module level: imports, compile-time constants, qd.field declarations,
+ * kernel and qd.func definitions, parameter annotations, and the split of each kernel body
+ * into tasks (each top-level for is a parallel task; runs of other statements are serial). */
+#include "sema.h"
+#include <string.h>
+
+/* ---- scopes, locals, statements ---- */
+
+Binding *scope_find(Scope *s, const char *name) {
+    if (!s) return NULL;
+    for (int k = s->b.len - 1; k >= 0; k--)
+        if (!strcmp(s->b.items[k].name, name)) return &s->b.items[k];
+    return NULL;
+}
+
+Binding *scope_bind(Sema *S, Scope *s, const char *name, Val v, Span decl) {
+    (void)S;
+    Binding *b = scope_find(s, name);
+    if (!b) {
+        Binding nb = {name, v, false, decl};
+        vec_push(&s->b, nb);
+        return &s->b.items[s->b.len - 1];
+    }
+    b->v = v, b->decl = decl;
+    return b;
+}
+
+int sema_new_local(Sema *S, const char *name, QdType t) {
+    IrLocal l = {name, t};
+    vec_push(&S->locals, l);
+    return S->locals.len - 1;
+}
+
+IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp) {
+    IrStmt *st = ARENA_NEW(S->arena, IrStmt);
+    st->kind = k;
+    st->span = sp;
+    return st;
+}
+
+void sema_emit(Sema *S, IrStmt *st) {
+    if (!S->cur) die("statement emitted outside a block");
+    vec_push(S->cur, st);
+}
+
+/* "qd.types.ndarray" for a dotted chain rooted at the quadrants alias; NULL otherwise. */
+const char *sema_path(Sema *S, const Expr *e) {
+    if (e->kind == E_NAME) return S->qd_alias && !strcmp(e->name, S->qd_alias) ? "qd" : NULL;
+    if (e->kind != E_ATTR) return NULL;
+    const char *base = sema_path(S, e->attr.obj);
+    return base ? arena_printf(S->arena, "%s.%s", base, e->attr.name) : NULL;
+}
+
+bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out) {
+    Scope *saved = S->scope;
+    S->scope = NULL; /* annotations name module-level things only */
+    IrStmtVec *cur = S->cur;
+    S->cur = NULL;
+    Val v = sema_eval(S, ann);
+    S->scope = saved, S->cur = cur;
+    if (v.kind == V_TYPE) return *out = v.type, true;
+    if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float")))
+        return *out = v.path[0] == 'i' ? QT_I32 : QT_F32, true;
+    if (v.kind == V_NS && !strncmp(v.path, "qd.", 3))
+        diag_error(ann->span, "QD2005", "'%s' is not a scalar type of the kernel language (qd.i8 ... qd.f64)", v.path);
+    else if (v.kind != V_ERR)
+        diag_error(ann->span, "QD2005", "expected a scalar type such as qd.i32 or qd.f32, got %s", val_describe(v));
+    return false;
+}
+
+/* ---- module level ---- */
+
+static bool keyword(const Expr *call, const char *name, const Expr **out) {
+    for (int k = 0; k < call->call.nkw; k++)
+        if (!strcmp(call->call.kw[k].name, name)) return *out = call->call.kw[k].value, true;
+    return false;
+}
+
+static bool field_shape(Sema *S, const Expr *shape, IrField *f) {
+    const Expr *const *dims = (const Expr *const *)&shape;
+    int n = 1;
+    if (shape->kind == E_TUPLE || shape->kind == E_LIST) dims = (const Expr *const *)shape->list.items, n = shape->list.n;
+    if (n > IR_MAX_DIMS) return diag_error(shape->span, "QD2004", "a field has at most %d dimensions", IR_MAX_DIMS), false;
+    f->ndim = n, f->elems = 1;
+    for (int k = 0; k < n; k++) {
+        if (!sema_const_int(S, dims[k], &f->shape[k], "a field extent")) return false;
+        if (f->shape[k] <= 0 || f->shape[k] > INT32_MAX || f->elems * f->shape[k] > INT32_MAX) {
+            diag_error(dims[k]->span, "QD2004", "field extent %lld is out of range (1 to 2^31-1 elements in all)", (long long)f->shape[k]);
+            return false;
+        }
+        f->elems *= f->shape[k];
+    }
+    return true;
+}
+
+static void declare_field(Sema *S, const Stmt *s, const Expr *call) {
+    IrField f = {.name = s->assign.targets.items[0]->name, .span = s->span};
+    const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL, *shape = call->call.args.n > 1 ? call->call.args.items[1] : NULL;
+    keyword(call, "dtype", &dt), keyword(call, "shape", &shape);
+    for (int k = 0; k < call->call.nkw; k++)
+        if (strcmp(call->call.kw[k].name, "dtype") && strcmp(call->call.kw[k].name, "shape") && strcmp(call->call.kw[k].name, "name"))
+            return (void)diag_error(call->call.kw[k].span, "QD2004", "qd.field argument '%s' is not supported in v1", call->call.kw[k].name);
+    if (call->call.args.n > 2) return (void)diag_error(call->span, "QD2004", "qd.field takes (dtype, shape)");
+    if (!dt) return (void)diag_error(call->span, "QD2004", "qd.field needs a dtype, e.g. qd.field(qd.f32, shape=(N,))");
+    if (!shape) return (void)diag_error(call->span, "QD2004", "qd.field needs shape= in v1 (use shape=() for a scalar)");
+    if (!sema_annotation_type(S, dt, &f.type)) return;
+    if (shape->kind == E_TUPLE && shape->list.n == 0) f.ndim = 0, f.elems = 1;
+    else if (!field_shape(S, shape, &f)) return;
+    vec_push(&S->fields, f);
+    scope_bind(S, &S->module, f.name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, s->span);
+}
+
+static void module_assign(Sema *S, const Stmt *s) {
+    const Expr *t = s->assign.targets.items[0], *v = s->assign.value;
+    if (s->assign.targets.n != 1 || t->kind != E_NAME)
+        return (void)diag_error(s->span, "QD2002", "module-level assignments must be 'NAME = constant' or 'NAME = qd.field(...)'");
+    if (v->kind == E_CALL) {
+        const char *p = sema_path(S, v->call.fn);
+        if (p && !strcmp(p, "qd.field")) return declare_field(S, s, v);
+        if (p && (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")))
+            return (void)diag_error(v->span, "QD2004", "vector and matrix fields are not supported in v1");
+    }
+    Val c = sema_eval(S, v);
+    if (c.kind == V_ERR) return;
+    if (c.kind == V_TYPE || (c.kind == V_EXPR && ir_is_const(c.e))) {
+        scope_bind(S, &S->module, t->name, c, s->span);
+        return;
+    }
+    diag_error(v->span, "QD2009", "module-level value '%s' must be a compile-time constant or a qd.field", t->name);
+}
+
+static void module_import(Sema *S, const Stmt *s) {
+    if (strcmp(s->import.module, "quadrants"))
+        return (void)diag_error(s->span, "QD2003", "only 'import quadrants as qd' is supported, not '%s'", s->import.module);
+    S->qd_alias = s->import.alias ? s->import.alias : "quadrants";
+}
+
+/* 'K' for @qd.kernel, 'F' for @qd.func, 0 after an error. */
+static char decorator_kind(Sema *S, const Stmt *s) {
+    if (s->def.decorators.n != 1) {
+        diag_error(s->def.name_span, "QD2020", "'%s' needs exactly one decorator, @qd.kernel or @qd.func", s->def.name);
+        return 0;
+    }
+    const Expr *d = s->def.decorators.items[0];
+    const char *p = sema_path(S, d->kind == E_CALL ? d->call.fn : d);
+    if (p && !strcmp(p, "qd.kernel")) return 'K';
+    if (p && (!strcmp(p, "qd.func") || !strcmp(p, "qd.real_func") || !strcmp(p, "qd.pyfunc"))) return 'F';
+    diag_error(d->span, "QD2020", "unsupported decorator; expected @qd.kernel or @qd.func");
+    return 0;
+}
+
+static void module_def(Sema *S, const Stmt *s) {
+    char kind = decorator_kind(S, s);
+    if (!kind || !s->def.name) return;
+    Binding *prev = scope_find(&S->module, s->def.name);
+    if (prev) {
+        diag_error(s->def.name_span, "QD2020", "redefinition of '%s'", s->def.name);
+        diag_note(prev->decl, "'%s' was first defined here", s->def.name);
+        return;
+    }
+    scope_bind(S, &S->module, s->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = s}, s->def.name_span);
+}
+
+/* ---- loop spaces ---- */
+
+static bool range_args(Sema *S, const Expr *call, LoopSpace *ls, int d) {
+    int n = call->call.args.n;
+    if (n < 1 || n > 3 || call->call.nkw)
+        return diag_error(call->span, "QD2012", "range takes 1 to 3 positional arguments, got %d", n), false;
+    IrExpr *a[3];
+    for (int k = 0; k < n; k++) {
+        a[k] = sema_expr(S, call->call.args.items[k]);
+        if (!a[k]) return false;
+        if (!qt_is_integral(a[k]->type))
+            return diag_error(call->call.args.items[k]->span, "QD2012", "range bounds must be integers, got %s", qt_name(a[k]->type)), false;
+        a[k] = ir_cast(S, a[k], QT_I32);
+    }
+    ls->begin[d] = n == 1 ? ir_const_int(S, QT_I32, 0, call->span) : a[0];
+    ls->end[d] = n == 1 ? a[0] : a[1];
+    ls->step[d] = 1;
+    if (n == 3) {
+        if (!ir_is_const(a[2])) return diag_error(call->call.args.items[2]->span, "QD2012", "the step of a range must be a compile-time constant"), false;
+        if (a[2]->c.i == 0) return diag_error(call->call.args.items[2]->span, "QD2012", "the step of a range must not be zero"), false;
+        ls->step[d] = a[2]->c.i;
+    }
+    return true;
+}
+
+static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
+    if (call->call.nkw) return diag_error(call->call.kw[0].span, "QD2012", "qd.ndrange keyword arguments are not supported in v1"), false;
+    int n = call->call.args.n;
+    if (n < 1 || n > IR_MAX_DIMS) return diag_error(call->span, "QD2012", "qd.ndrange takes 1 to %d dimensions", IR_MAX_DIMS), false;
+    ls->ndims = n;
+    for (int d = 0; d < n; d++) {
+        const Expr *a = call->call.args.items[d];
+        Expr fake = {.kind = E_CALL, .span = a->span};
+        if (a->kind == E_TUPLE || a->kind == E_LIST) {
+            if (a->list.n != 2) return diag_error(a->span, "QD2012", "an ndrange dimension is N or (begin, end)"), false;
+            fake.call.args = a->list;
+        } else {
+            fake.call.args.items = (Expr **)&call->call.args.items[d], fake.call.args.n = 1;
+        }
+        if (!range_args(S, &fake, ls, d)) return false;
+    }
+    return true;
+}
+
+bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
+    memset(ls, 0, sizeof *ls);
+    Val f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
+    if (f.kind == V_NS && !strcmp(f.path, "qd.static")) {
+        if (iter->call.args.n != 1) return diag_error(iter->span, "QD2012", "qd.static takes one argument"), false;
+        ls->is_static = true;
+        iter = iter->call.args.items[0];
+        f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
+    }
+    bool ok;
+    if (f.kind == V_NS && !strcmp(f.path, "range")) ok = (ls->ndims = 1, range_args(S, iter, ls, 0));
+    else if (f.kind == V_NS && !strcmp(f.path, "qd.ndrange")) ok = ndrange_args(S, iter, ls);
+    else {
+        if (iter->kind != E_CALL || f.kind != V_ERR)
+            diag_error(iter->span, "QD2012", "unsupported loop: iterate over range(...), qd.ndrange(...) or qd.static(range(...))");
+        return false;
+    }
+    for (int d = 0; ok && ls->is_static && d < ls->ndims; d++)
+        if (!ir_is_const(ls->begin[d]) || !ir_is_const(ls->end[d]))
+            return diag_error(iter->span, "QD2009", "the bounds of a qd.static loop must be compile-time constants"), false;
+    return ok;
+}
+
+/* max(ceil((end - begin) / step), 0) as an i32 expression (folded when constant). */
+IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp) {
+    int64_t st = ls->step[d];
+    IrExpr *span = st > 0 ? ir_binary(S, IR_SUB, ls->end[d], ls->begin[d], sp) : ir_binary(S, IR_SUB, ls->begin[d], ls->end[d], sp);
+    int64_t mag = st > 0 ? st : -st;
+    if (mag != 1) span = ir_binary(S, IR_DIV, ir_binary(S, IR_ADD, span, ir_const_int(S, QT_I32, mag - 1, sp), sp),
+                                   ir_const_int(S, QT_I32, mag, sp), sp);
+    return ir_binary(S, IR_MAX, span, ir_const_int(S, QT_I32, 0, sp), sp);
+}
+
+/* ---- tasks ---- */
+
+static void close_task(Sema *S, IrStmtVec *body) {
+    if (S->task < 0) return;
+    IrTask *t = &S->tasks.items[S->task];
+    t->body = sema_freeze(S, body);
+    t->uses_block = S->uses_block;
+    S->task = -1, S->cur = NULL, S->uses_block = false;
+}
+
+static void open_task(Sema *S, IrTaskKind kind, Span sp, IrStmtVec *body) {
+    IrTask t = {.kind = kind, .span = sp, .index_local = -1};
+    t.name = arena_printf(S->arena, "%s_t%d", S->k->name, S->tasks.len);
+    vec_push(&S->tasks, t);
+    S->task = S->tasks.len - 1;
+    S->cur = body;
+    S->uses_block = false;
+}
+
+/* The body of a parallel task: loop variables from the linear index, then the loop body.
+ * A `continue` leaves the body: the body is wrapped in `while True: ...; break`. */
+void sema_for_body(Sema *S, const Stmt *loop) {
+    IrTask *t = &S->tasks.items[S->task];
+    LoopSpace ls;
+    const Expr *iter = loop->for_.iter;
+    if (!sema_loop_space(S, iter, &ls)) return;
+    const Expr *t0 = loop->for_.target;
+    int nvars = t0->kind == E_TUPLE ? t0->list.n : 1;
+    if (nvars != ls.ndims) {
+        diag_error(t0->span, "QD2012", "the loop has %d dimension%s but %d loop variable%s", ls.ndims, ls.ndims == 1 ? "" : "s",
+                   nvars, nvars == 1 ? "" : "s");
+        return;
+    }
+    IrExpr *count[IR_MAX_DIMS], *extent = NULL;
+    for (int d = 0; d < ls.ndims; d++) {
+        if (!ir_is_uniform(ls.begin[d]) || !ir_is_uniform(ls.end[d])) {
+            diag_error(iter->span, "QD2013", "the bounds of a parallel (top-level) loop may only use constants, scalar "
+                                             "kernel arguments and ndarray shapes");
+            return;
+        }
+        count[d] = sema_trip_count(S, &ls, d, iter->span);
+        extent = extent ? ir_binary(S, IR_MUL, extent, count[d], iter->span) : count[d];
+    }
+    t->extent = extent;
+    t->index_local = sema_new_local(S, "$index", QT_I32);
+    IrExpr *rest = ir_local(S, t->index_local, iter->span);
+    for (int d = ls.ndims - 1; d >= 0; d--) {
+        const Expr *v = t0->kind == E_TUPLE ? t0->list.items[d] : t0;
+        if (v->kind != E_NAME) return (void)diag_error(v->span, "QD2012", "a loop variable must be a name");
+        Binding *pb = scope_find(S->scope, v->name);
+        if (pb && pb->is_param) return (void)diag_error(v->span, "QD2038", "cannot use kernel argument '%s' as a loop variable", v->name);
+        IrExpr *pos = d > 0 ? ir_binary(S, IR_REM, rest, count[d], v->span) : rest;
+        IrExpr *val = ir_binary(S, IR_ADD, ls.begin[d], ir_binary(S, IR_MUL, pos, ir_const_int(S, QT_I32, ls.step[d], v->span), v->span), v->span);
+        int l = sema_new_local(S, v->name, QT_I32);
+        scope_bind(S, S->scope, v->name, (Val){.kind = V_LOCAL, .index = l}, v->span);
+        IrStmt *as = sema_stmt_new(S, IR_ASSIGN, v->span);
+        as->assign.local = l, as->assign.value = val;
+        sema_emit(S, as);
+        if (d > 0) rest = ir_binary(S, IR_DIV, rest, count[d], v->span);
+    }
+    IrStmtVec body = {0}, *outer = S->cur;
+    S->cur = &body;
+    S->loop = LOOP_PARALLEL, S->parallel_continue = false;
+    sema_block(S, &loop->for_.body);
+    S->loop = LOOP_NONE, S->cur = outer;
+    if (!S->parallel_continue) {
+        for (int k = 0; k < body.len; k++) sema_emit(S, body.items[k]);
+        vec_free(&body);
+        return;
+    }
+    vec_push(&body, sema_stmt_new(S, IR_BREAK, loop->span));
+    IrStmt *w = sema_stmt_new(S, IR_WHILE, loop->span);
+    w->while_.cond = ir_const_int(S, QT_U1, 1, loop->span);
+    w->while_.body = sema_freeze(S, &body);
+    sema_emit(S, w);
+}
+
+static bool is_loop_config(Sema *S, const Stmt *s) {
+    if (s->kind != S_EXPR || s->expr->kind != E_CALL) return false;
+    const char *p = sema_path(S, s->expr->call.fn);
+    return p && !strcmp(p, "qd.loop_config");
+}
+
+static void loop_config(Sema *S, const Expr *call) {
+    if (call->call.args.n) diag_error(call->span, "QD2007", "qd.loop_config takes keyword arguments only");
+    for (int k = 0; k < call->call.nkw; k++) {
+        const Keyword *kw = &call->call.kw[k];
+        int64_t v;
+        if (!strcmp(kw->name, "block_dim")) {
+            if (!sema_const_int(S, kw->value, &v, "block_dim")) continue;
+            if (v < 1 || v > 1024) diag_error(kw->value->span, "QD2017", "block_dim must be between 1 and 1024, got %lld", (long long)v);
+            else S->block_dim = (int)v, S->block_dim_span = call->span;
+        } else if (strcmp(kw->name, "serialize") && strcmp(kw->name, "parallelize") && strcmp(kw->name, "block_dim_adaptive") &&
+                   strcmp(kw->name, "name")) {
+            diag_error(kw->span, "QD2007", "qd.loop_config has no argument '%s'", kw->name);
+        }
+    }
+    if (!S->block_dim) S->block_dim = -1, S->block_dim_span = call->span; /* pending, default size */
+}
+
+static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
+    if (s->kind != S_EXPR || s->expr->kind != E_CALL || s->expr->call.fn->kind != E_NAME) return false;
+    Binding *b = scope_find(&S->module, s->expr->call.fn->name);
+    if (!b || b->v.kind != V_FUNC || (S->scope && scope_find(S->scope, s->expr->call.fn->name))) return false;
+    for (int k = 0; k < b->v.def->def.body.n; k++) {
+        const Stmt *x = b->v.def->def.body.stmts[k];
+        if ((x->kind == S_FOR && !(x->for_.iter->kind == E_CALL && sema_path(S, x->for_.iter->call.fn) &&
+                                   !strcmp(sema_path(S, x->for_.iter->call.fn), "qd.static"))) || is_loop_config(S, x))
+            return *def = b->v.def, true;
+    }
+    return false;
+}
+
+static bool is_static_for(Sema *S, const Stmt *s) {
+    if (s->kind != S_FOR || s->for_.iter->kind != E_CALL) return false;
+    const char *p = sema_path(S, s->for_.iter->call.fn);
+    return p && !strcmp(p, "qd.static");
+}
+
+static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial);
+
+/* A qd.func whose body holds top-level loops, called as a kernel statement: its loops stay
+ * parallel (Quadrants inlines it at the kernel's top level). Arguments are evaluated in a
+ * serial task; uniform ones (constants, arguments, shapes) are substituted, so they may bound
+ * the parallel loops. */
+static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *serial) {
+    for (int k = 0; k < S->ninline; k++)
+        if (S->inline_stack[k] == def)
+            return (void)diag_error(s->span, "QD2016", "recursive call of qd.func '%s' (qd.func calls are inlined)", def->def.name);
+    if (S->ninline == (int)ARRAY_LEN(S->inline_stack))
+        return (void)diag_error(s->span, "QD2016", "qd.func calls nested too deeply");
+    if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
+    Scope *sc = sema_bind_args(S, s->expr, def);
+    if (!sc) return;
+    const StmtList *b = &def->def.body;
+    StmtList body = {b->stmts, b->n && b->stmts[b->n - 1]->kind == S_RETURN && !b->stmts[b->n - 1]->expr ? b->n - 1 : b->n};
+    Scope *saved = S->scope;
+    S->scope = sc;
+    S->inline_stack[S->ninline++] = def;
+    split_tasks(S, &body, serial);
+    S->ninline--;
+    S->scope = saved;
+}
+
+static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k], *def;
+        if (is_loop_config(S, s)) {
+            loop_config(S, s->expr);
+        } else if (s->kind == S_FOR && !is_static_for(S, s)) {
+            close_task(S, serial);
+            IrStmtVec body = {0};
+            open_task(S, IR_TASK_PARALLEL, s->span, &body);
+            S->tasks.items[S->task].block_dim = S->block_dim > 0 ? S->block_dim : 0;
+            S->block_dim = 0;
+            sema_for_body(S, s);
+            close_task(S, &body);
+        } else if (func_has_toplevel_for(S, s, &def)) {
+            inline_toplevel(S, s, def, serial);
+        } else {
+            if (S->block_dim) {
+                diag_error(S->block_dim_span, "QD2017", "qd.loop_config must directly precede a top-level for loop");
+                S->block_dim = 0;
+            }
+            if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
+            sema_stmt(S, s);
+        }
+    }
+}
+
+/* ---- kernels ---- */
+
+static bool ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
+    const Expr *dt = NULL, *nd = NULL;
+    if (ann->kind == E_CALL) {
+        if (ann->call.args.n > 0) dt = ann->call.args.items[0];
+        if (ann->call.args.n > 1) nd = ann->call.args.items[1];
+        keyword(ann, "dtype", &dt), keyword(ann, "ndim", &nd);
+    } else {
+        const Expr *ix = ann->sub.index;
+        if (ix->kind == E_TUPLE && ix->list.n == 2) dt = ix->list.items[0], nd = ix->list.items[1];
+        else dt = ix;
+    }
+    if (!dt || !nd) {
+        diag_error(ann->span, "QD2005", "ndarray parameters need an element type and ndim, e.g. qd.types.ndarray(dtype=qd.f32, ndim=1)");
+        return false;
+    }
+    int64_t ndim;
+    if (!sema_annotation_type(S, dt, &p->type) || !sema_const_int(S, nd, &ndim, "ndim")) return false;
+    if (ndim < 0 || ndim > IR_MAX_DIMS) return diag_error(nd->span, "QD2005", "ndim must be between 0 and %d", IR_MAX_DIMS), false;
+    p->kind = IR_PARAM_NDARRAY, p->ndim = (int)ndim;
+    return true;
+}
+
+static bool kernel_param(Sema *S, const Param *ap, IrParam *p) {
+    p->name = ap->name, p->span = ap->span, p->kind = IR_PARAM_SCALAR;
+    const Expr *ann = ap->annotation;
+    if (!ann) return diag_error(ap->span, "QD2005", "kernel parameter '%s' needs a type annotation", ap->name), false;
+    if (ap->dflt) return diag_error(ap->dflt->span, "QD2005", "kernel parameters cannot have default values in v1"), false;
+    const char *path = sema_path(S, ann->kind == E_CALL ? ann->call.fn : ann->kind == E_SUBSCRIPT ? ann->sub.obj : ann);
+    if (path && ((ann->kind == E_CALL && !strcmp(path, "qd.types.ndarray")) || (ann->kind == E_SUBSCRIPT && !strcmp(path, "qd.types.NDArray"))))
+        return ndarray_annotation(S, ann, p);
+    if (path && (!strcmp(path, "qd.template") || !strcmp(path, "qd.Template")))
+        return diag_error(ann->span, "QD2005", "qd.template() kernel parameters are not supported in v1"), false;
+    return sema_annotation_type(S, ann, &p->type);
+}
+
+static void kernel_params(Sema *S, const Stmt *def) {
+    for (int k = 0; k < def->def.nparams; k++) {
+        const Param *ap = &def->def.params[k];
+        for (int j = 0; j < k; j++)
+            if (!strcmp(def->def.params[j].name, ap->name))
+                diag_error(ap->span, "QD2005", "duplicate parameter '%s'", ap->name);
+        IrParam p = {0};
+        if (!kernel_param(S, ap, &p)) continue;
+        vec_push(&S->params, p);
+        int idx = S->params.len - 1;
+        Val v = {.kind = V_NDARRAY, .index = idx};
+        if (p.kind == IR_PARAM_SCALAR) {
+            IrExpr *e = ir_new(S, IR_PARAM, p.type, ap->span);
+            e->param = idx;
+            v = val_expr(e);
+        }
+        scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
+    }
+}
+
+static void check_kernel(Sema *S, const Stmt *def) {
+    IrKernel k = {.name = def->def.name, .span = def->def.name_span};
+    S->k = &k;
+    S->params.len = S->locals.len = S->shared.len = S->tasks.len = 0;
+    Scope scope = {.parent = &S->module};
+    S->scope = &scope;
+    S->task = -1, S->block_dim = 0, S->loop = LOOP_NONE, S->ninline = 0;
+    if (def->def.returns && def->def.returns->kind != E_NONE)
+        diag_error(def->def.returns->span, "QD2005", "kernels cannot return values in v1");
+    kernel_params(S, def);
+    Arena *arena_ = S->arena;
+    IrStmtVec serial = {0};
+    split_tasks(S, &def->def.body, &serial);
+    close_task(S, &serial);
+    if (S->block_dim) diag_error(S->block_dim_span, "QD2017", "qd.loop_config is not followed by a top-level for loop");
+#define TAKE(dst, n, v)                                                                   \
+    do {                                                                                  \
+        dst = ARENA_ARRAY(arena_, __typeof__(*(v).items), (v).len ? (v).len : 1);       \
+        if ((v).len) memcpy(dst, (v).items, sizeof(*(v).items) * (size_t)(v).len);      \
+        n = (v).len;                                                                      \
+    } while (0)
+    TAKE(k.params, k.nparams, S->params);
+    TAKE(k.locals, k.nlocals, S->locals);
+    TAKE(k.shared, k.nshared, S->shared);
+    TAKE(k.tasks, k.ntasks, S->tasks);
+    vec_free(&scope.b);
+    S->scope = NULL, S->k = NULL;
+    vec_push(&S->kernels, k);
+}
+
+IrModule *frontend_check(const AstModule *ast, Arena *arena) {
+    Sema S = {.arena = arena, .src = ast->src, .task = -1};
+    Arena *arena_ = arena;
+    for (int k = 0; k < ast->body.n; k++) {
+        const Stmt *s = ast->body.stmts[k];
+        switch (s->kind) {
+        case S_IMPORT: module_import(&S, s); break;
+        case S_ASSIGN: module_assign(&S, s); break;
+        case S_DEF: module_def(&S, s); break;
+        case S_EXPR:
+            if (s->expr->kind == E_STR) break; /* module docstring */
+            if (s->expr->kind == E_CALL && sema_path(&S, s->expr->call.fn) && !strcmp(sema_path(&S, s->expr->call.fn), "qd.init")) break;
+            /* fall through */
+        default: diag_error(s->span, "QD2002", "only imports, constants, qd.field declarations and kernel/func definitions may appear at module level"); break;
+        }
+    }
+    for (int k = 0; k < S.module.b.len; k++)
+        if (S.module.b.items[k].v.kind == V_KERNEL) check_kernel(&S, S.module.b.items[k].v.def);
+    if (!S.kernels.len && !diag_error_count())
+        diag_warning(span_make(ast->src, 0, 0), "QD2102", "the module defines no kernels");
+    IrModule *m = ARENA_NEW(arena, IrModule);
+    m->src = ast->src;
+    TAKE(m->fields, m->nfields, S.fields);
+    TAKE(m->kernels, m->nkernels, S.kernels);
+    vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b);
+    vec_free(&S.params), vec_free(&S.locals), vec_free(&S.shared), vec_free(&S.tasks);
+    return diag_error_count() ? NULL : m;
+}

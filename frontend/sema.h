@@ -1,0 +1,141 @@
+/* Semantic analysis internals (frontend-only): the checker's state, compile-time values and
+ * scopes shared by sema.c (module, kernels, tasks), sema_expr.c (expressions, builtins),
+ * sema_mem.c (atomics, volatile loads, fences, shared arrays) and sema_stmt.c (statements,
+ * loops, qd.func inlining). Everything sema builds is IR in the compilation arena. */
+#ifndef QDC_SEMA_H
+#define QDC_SEMA_H
+#include "ast.h"
+#include "frontend.h"
+#include "lex.h"
+
+/* What a name or expression denotes while checking. Only V_EXPR/V_LOCAL/V_REF are run-time
+ * scalar values; the rest exist at compile time only. */
+typedef enum {
+    V_ERR,     /* an error was already reported: propagate silently */
+    V_EXPR,    /* a scalar rvalue (IR_CONST when compile-time constant) */
+    V_LOCAL,   /* a kernel-local scalar variable (an lvalue) */
+    V_REF,     /* an element of a field, ndarray or SharedArray (an lvalue) */
+    V_FIELD,   /* a module-level qd.field, unsubscripted */
+    V_NDARRAY, /* an ndarray parameter, unsubscripted */
+    V_SHARED,  /* a SharedArray, unsubscripted */
+    V_SHAPE,   /* a.shape of an ndarray parameter */
+    V_TYPE,    /* a scalar type such as qd.f32 */
+    V_NS,      /* a namespace path under qd ("qd.simt.block") or a Python builtin ("range") */
+    V_FUNC,    /* a @qd.func definition */
+    V_KERNEL,  /* a @qd.kernel definition (not callable from kernels) */
+    V_TUPLE,   /* a tuple or list of compile-time values */
+    V_NONE,
+    V_STR,
+} ValKind;
+
+typedef struct Val Val;
+struct Val {
+    ValKind kind;
+    union {
+        IrExpr *e;        /* V_EXPR */
+        int index;        /* V_LOCAL, V_FIELD, V_NDARRAY (param), V_SHARED, V_SHAPE (param) */
+        IrRef *ref;       /* V_REF */
+        QdType type;      /* V_TYPE */
+        const char *path; /* V_NS ("qd.simt", or "range" for builtins); V_STR contents */
+        const Stmt *def;  /* V_FUNC, V_KERNEL */
+        struct { Val *items; int n; } tuple;
+    };
+};
+
+typedef struct Binding {
+    const char *name;
+    Val v;
+    bool is_param; /* a kernel argument: read-only */
+    Span decl;     /* where it was declared (for notes) */
+} Binding;
+
+typedef struct Scope Scope;
+struct Scope {
+    Scope *parent;
+    VEC(Binding) b;
+};
+
+typedef VEC(IrStmt *) IrStmtVec;
+
+typedef enum { LOOP_NONE, LOOP_PARALLEL, LOOP_SERIAL, LOOP_STATIC } LoopKind;
+
+typedef struct Sema {
+    Arena *arena;
+    const Source *src;
+    IrModule *m;
+    Scope module;
+    const char *qd_alias; /* the name quadrants is imported as */
+    VEC(IrField) fields;
+    VEC(IrKernel) kernels;
+    /* the kernel being checked */
+    IrKernel *k;
+    VEC(IrParam) params;
+    VEC(IrLocal) locals;
+    VEC(IrShared) shared;
+    VEC(IrTask) tasks;
+    Scope *scope;     /* innermost function scope (kernel, or an inlined qd.func) */
+    IrStmtVec *cur;   /* the block statements are appended to (NULL: no run-time code here) */
+    int task;         /* index of the open task, -1 if none */
+    bool uses_block;  /* the open task uses barriers, thread_idx or shared arrays */
+    LoopKind loop;    /* innermost loop kind, for break/continue */
+    bool parallel_continue; /* a continue left the parallel loop body */
+    const Stmt *inline_stack[32];
+    int ninline;
+    int block_dim;    /* pending qd.loop_config(block_dim=...) */
+    Span block_dim_span;
+} Sema;
+
+/* sema.c */
+Binding *scope_find(Scope *s, const char *name);
+Binding *scope_bind(Sema *S, Scope *s, const char *name, Val v, Span decl);
+int sema_new_local(Sema *S, const char *name, QdType t);
+void sema_emit(Sema *S, IrStmt *st);
+IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp);
+const char *sema_path(Sema *S, const Expr *e); /* "qd.types.ndarray" for a dotted name under qd */
+bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out);
+
+/* sema_expr.c */
+Val sema_eval(Sema *S, const Expr *e);
+IrExpr *sema_rvalue(Sema *S, Val v, Span sp);   /* NULL (after an error) for non-scalars */
+IrExpr *sema_expr(Sema *S, const Expr *e);      /* sema_rvalue(sema_eval(e)) */
+bool sema_const_int(Sema *S, const Expr *e, int64_t *out, const char *what);
+IrExpr *ir_const_int(Sema *S, QdType t, int64_t v, Span sp);
+IrExpr *ir_const_float(Sema *S, QdType t, double v, Span sp);
+IrExpr *ir_cast(Sema *S, IrExpr *e, QdType t);
+IrExpr *ir_binary(Sema *S, IrBinOp op, IrExpr *a, IrExpr *b, Span sp); /* casts to a common type */
+IrExpr *ir_local(Sema *S, int local, Span sp);
+IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp); /* a Python operator */
+IrExpr *ir_to_bool(Sema *S, IrExpr *e);
+IrExpr *ir_new(Sema *S, IrExprKind k, QdType t, Span sp);
+bool ir_has_effects(const IrExpr *e);
+bool ir_is_const(const IrExpr *e);
+bool ir_is_uniform(const IrExpr *e); /* only constants, scalar arguments and shapes */
+Val val_expr(IrExpr *e);
+Val val_err(void);
+const char *val_describe(Val v);
+Val sema_call(Sema *S, const Expr *call, Val callee);
+
+/* sema_mem.c: qd.* builtins that touch memory or the block */
+bool sema_is_mem_builtin(const char *path);
+Val sema_mem_call(Sema *S, const Expr *call, const char *path);
+void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref);
+
+/* sema_stmt.c */
+void sema_block(Sema *S, const StmtList *l);
+void sema_stmt(Sema *S, const Stmt *s);
+void sema_assign(Sema *S, const Expr *target, Val v, Span sp);
+Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def);
+Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def); /* NULL after an error */
+IrBlock sema_freeze(Sema *S, IrStmtVec *v);
+/* The iteration space of range(a, b, s) (one dimension) or qd.ndrange(...) (one per argument);
+ * qd.static(...) around either sets is_static (and then every bound is a constant). */
+typedef struct LoopSpace {
+    int ndims;
+    IrExpr *begin[IR_MAX_DIMS], *end[IR_MAX_DIMS];
+    int64_t step[IR_MAX_DIMS];
+    bool is_static;
+} LoopSpace;
+bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *out);
+IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp); /* i32, >= 0 */
+void sema_for_body(Sema *S, const Stmt *loop);
+#endif

@@ -1,0 +1,662 @@
+/* Expressions: names, attributes, subscripts, operators with Quadrants typing (literals i32/f32,
+ * qt_promote, `/` true division, explicit IR_CAST so operands share a type), constant folding,
+ * and the value builtins (casts, select, min/max, math). Memory builtins are in sema_mem.c. */
+#include "sema.h"
+#include <math.h>
+#include <string.h>
+
+Val val_err(void) { return (Val){.kind = V_ERR}; }
+Val val_expr(IrExpr *e) { return e ? (Val){.kind = V_EXPR, .e = e} : val_err(); }
+
+const char *val_describe(Val v) {
+    switch (v.kind) {
+    case V_FIELD: return "a field";
+    case V_NDARRAY: return "an ndarray";
+    case V_SHARED: return "a SharedArray";
+    case V_SHAPE: return "an ndarray shape";
+    case V_TYPE: return "a type";
+    case V_NS: return "a module or builtin";
+    case V_FUNC: return "a qd.func";
+    case V_KERNEL: return "a kernel";
+    case V_TUPLE: return "a tuple";
+    case V_NONE: return "None";
+    case V_STR: return "a string";
+    default: return "a value";
+    }
+}
+
+/* ---- IR constructors with folding ---- */
+
+IrExpr *ir_new(Sema *S, IrExprKind k, QdType t, Span sp) {
+    IrExpr *e = ARENA_NEW(S->arena, IrExpr);
+    e->kind = k;
+    e->type = t;
+    e->span = sp;
+    return e;
+}
+
+bool ir_is_const(const IrExpr *e) { return e && e->kind == IR_CONST; }
+
+/* Wraps v to the width and signedness of integer type t (u1: nonzero -> 1). */
+static void set_int_const(IrExpr *e, QdType t, uint64_t v) {
+    int bits = qt_bits(t);
+    if (t == QT_U1) e->c.u = v != 0;
+    else if (bits == 64) e->c.u = v;
+    else if (qt_is_signed(t)) e->c.i = (int64_t)(v << (64 - bits)) >> (64 - bits);
+    else e->c.u = v & ((UINT64_C(1) << bits) - 1);
+}
+
+IrExpr *ir_const_int(Sema *S, QdType t, int64_t v, Span sp) {
+    IrExpr *e = ir_new(S, IR_CONST, t, sp);
+    if (qt_is_float(t)) e->c.f = t == QT_F64 ? (double)v : (double)(float)v;
+    else set_int_const(e, t, (uint64_t)v);
+    return e;
+}
+
+IrExpr *ir_const_float(Sema *S, QdType t, double v, Span sp) {
+    IrExpr *e = ir_new(S, IR_CONST, t, sp);
+    e->c.f = t == QT_F64 ? v : (double)(float)v;
+    return e;
+}
+
+static double const_as_double(const IrExpr *e) {
+    if (qt_is_float(e->type)) return e->c.f;
+    return qt_is_signed(e->type) ? (double)e->c.i : (double)e->c.u;
+}
+
+static IrExpr *fold_cast(Sema *S, IrExpr *e, QdType t) {
+    if (qt_is_float(t)) return ir_const_float(S, t, const_as_double(e), e->span);
+    IrExpr *r = ir_new(S, IR_CONST, t, e->span);
+    if (!qt_is_float(e->type)) {
+        set_int_const(r, t, e->c.u);
+        return r;
+    }
+    double f = trunc(e->c.f);
+    if (t == QT_U1) r->c.u = e->c.f != 0;
+    else if (!(f > -9.3e18 && f < 1.8e19)) set_int_const(r, t, 0); /* out of range: unspecified */
+    else set_int_const(r, t, f < 0 ? (uint64_t)(int64_t)f : (uint64_t)f);
+    return r;
+}
+
+IrExpr *ir_cast(Sema *S, IrExpr *e, QdType t) {
+    if (!e || e->type == t) return e;
+    if (e->kind == IR_CONST) return fold_cast(S, e, t);
+    IrExpr *c = ir_new(S, IR_CAST, t, e->span);
+    c->arg = e;
+    return c;
+}
+
+IrExpr *ir_local(Sema *S, int local, Span sp) {
+    IrExpr *e = ir_new(S, IR_LOCAL, S->locals.items[local].type, sp);
+    e->local = local;
+    return e;
+}
+
+IrExpr *ir_to_bool(Sema *S, IrExpr *e) {
+    if (!e || e->type == QT_U1) return e;
+    return ir_binary(S, IR_NE, e, ir_const_int(S, e->type, 0, e->span), e->span);
+}
+
+bool ir_has_effects(const IrExpr *e) {
+    if (!e) return false;
+    switch (e->kind) {
+    case IR_MEMOP: return true;
+    case IR_LOAD:
+        for (int k = 0; k < e->ref->nidx; k++)
+            if (ir_has_effects(e->ref->idx[k])) return true;
+        return false;
+    case IR_UNARY: return ir_has_effects(e->un.a);
+    case IR_BINARY: return ir_has_effects(e->bin.a) || ir_has_effects(e->bin.b);
+    case IR_SELECT: return ir_has_effects(e->sel.cond) || ir_has_effects(e->sel.a) || ir_has_effects(e->sel.b);
+    case IR_CAST: case IR_BITCAST: return ir_has_effects(e->arg);
+    case IR_MATH: return ir_has_effects(e->math.a);
+    default: return false;
+    }
+}
+
+bool ir_is_uniform(const IrExpr *e) {
+    switch (e->kind) {
+    case IR_CONST: case IR_PARAM: case IR_SHAPE: return true;
+    case IR_UNARY: return ir_is_uniform(e->un.a);
+    case IR_BINARY: return ir_is_uniform(e->bin.a) && ir_is_uniform(e->bin.b);
+    case IR_SELECT: return ir_is_uniform(e->sel.cond) && ir_is_uniform(e->sel.a) && ir_is_uniform(e->sel.b);
+    case IR_CAST: case IR_BITCAST: return ir_is_uniform(e->arg);
+    case IR_MATH: return ir_is_uniform(e->math.a);
+    default: return false;
+    }
+}
+
+static bool is_cmp(IrBinOp op) { return op >= IR_EQ && op <= IR_GE; }
+
+/* Integer folding on the common type t; false (after an error) on division by zero. */
+static bool fold_int(Sema *S, IrBinOp op, QdType t, IrExpr *a, IrExpr *b, uint64_t *out, Span sp) {
+    bool sg = qt_is_signed(t);
+    int64_t x = a->c.i, y = b->c.i;
+    uint64_t ux = a->c.u, uy = b->c.u;
+    if ((op == IR_DIV || op == IR_FLOORDIV || op == IR_MOD || op == IR_REM) && uy == 0) {
+        diag_error(sp, "QD2023", "integer division by zero in a constant expression");
+        return false;
+    }
+    bool min_div = sg && y == -1 && x == INT64_MIN;
+    switch (op) {
+    case IR_ADD: *out = ux + uy; return true;
+    case IR_SUB: *out = ux - uy; return true;
+    case IR_MUL: *out = ux * uy; return true;
+    case IR_DIV: *out = sg ? (min_div ? ux : (uint64_t)(x / y)) : ux / uy; return true;
+    case IR_REM: *out = sg ? (min_div ? 0 : (uint64_t)(x % y)) : ux % uy; return true;
+    case IR_FLOORDIV:
+        if (!sg) return *out = ux / uy, true;
+        if (min_div) return *out = ux, true;
+        *out = (uint64_t)(x / y - ((x % y != 0) && ((x < 0) != (y < 0))));
+        return true;
+    case IR_MOD:
+        if (!sg) return *out = ux % uy, true;
+        if (min_div) return *out = 0, true;
+        *out = (uint64_t)(x % y + ((x % y != 0 && ((x % y < 0) != (y < 0))) ? y : 0));
+        return true;
+    case IR_AND: *out = ux & uy; return true;
+    case IR_OR: *out = ux | uy; return true;
+    case IR_XOR: *out = ux ^ uy; return true;
+    case IR_SHL: *out = uy >= 64 ? 0 : ux << uy; return true;
+    case IR_SHR: *out = uy >= 64 ? (sg && x < 0 ? ~UINT64_C(0) : 0) : sg ? (uint64_t)(x >> uy) : ux >> uy; return true;
+    case IR_MIN: *out = sg ? (uint64_t)(x < y ? x : y) : ux < uy ? ux : uy; return true;
+    case IR_MAX: *out = sg ? (uint64_t)(x > y ? x : y) : ux > uy ? ux : uy; return true;
+    case IR_LAND: *out = ux && uy; return true;
+    case IR_LOR: *out = ux || uy; return true;
+    case IR_EQ: *out = ux == uy; return true;
+    case IR_NE: *out = ux != uy; return true;
+    case IR_LT: *out = sg ? x < y : ux < uy; return true;
+    case IR_LE: *out = sg ? x <= y : ux <= uy; return true;
+    case IR_GT: *out = sg ? x > y : ux > uy; return true;
+    case IR_GE: *out = sg ? x >= y : ux >= uy; return true;
+    default: return false; /* POW: not folded */
+    }
+}
+
+static bool fold_float(IrBinOp op, double x, double y, double *out) {
+    switch (op) {
+    case IR_ADD: *out = x + y; return true;
+    case IR_SUB: *out = x - y; return true;
+    case IR_MUL: *out = x * y; return true;
+    case IR_DIV: *out = x / y; return true;
+    case IR_MIN: *out = fmin(x, y); return true;
+    case IR_MAX: *out = fmax(x, y); return true;
+    case IR_EQ: *out = x == y; return true;
+    case IR_NE: *out = x != y; return true;
+    case IR_LT: *out = x < y; return true;
+    case IR_LE: *out = x <= y; return true;
+    case IR_GT: *out = x > y; return true;
+    case IR_GE: *out = x >= y; return true;
+    default: return false;
+    }
+}
+
+static IrExpr *try_fold(Sema *S, IrBinOp op, QdType t, IrExpr *a, IrExpr *b, Span sp) {
+    if (!ir_is_const(a) || !ir_is_const(b)) return NULL;
+    QdType rt = is_cmp(op) ? QT_U1 : t;
+    if (qt_is_float(t)) {
+        double r;
+        if (!fold_float(op, a->c.f, b->c.f, &r)) return NULL;
+        return is_cmp(op) ? ir_const_int(S, QT_U1, r != 0, sp) : ir_const_float(S, t, r, sp);
+    }
+    uint64_t r;
+    if (!fold_int(S, op, t, a, b, &r, sp)) return ir_const_int(S, rt, 0, sp);
+    IrExpr *e = ir_new(S, IR_CONST, rt, sp);
+    set_int_const(e, rt, r);
+    return e;
+}
+
+IrExpr *ir_binary(Sema *S, IrBinOp op, IrExpr *a, IrExpr *b, Span sp) {
+    if (!a || !b) return NULL;
+    QdType t = op == IR_SHL || op == IR_SHR ? a->type : qt_promote(a->type, b->type);
+    if (op == IR_LAND || op == IR_LOR) t = QT_U1, a = ir_to_bool(S, a), b = ir_to_bool(S, b);
+    a = ir_cast(S, a, t), b = ir_cast(S, b, t);
+    IrExpr *f = try_fold(S, op, t, a, b, sp);
+    if (f) return f;
+    if (qt_is_int(t)) { /* integer identities keep loop-variable arithmetic readable */
+        bool a0 = ir_is_const(a) && a->c.u == 0, b0 = ir_is_const(b) && b->c.u == 0;
+        bool a1 = ir_is_const(a) && a->c.u == 1, b1 = ir_is_const(b) && b->c.u == 1;
+        if ((op == IR_ADD && a0) || (op == IR_MUL && a1)) return b;
+        if (((op == IR_ADD || op == IR_SUB) && b0) || (op == IR_MUL && b1)) return a;
+    }
+    IrExpr *e = ir_new(S, IR_BINARY, is_cmp(op) ? QT_U1 : t, sp);
+    e->bin.op = op, e->bin.a = a, e->bin.b = b;
+    return e;
+}
+
+/* ---- values ---- */
+
+IrExpr *sema_rvalue(Sema *S, Val v, Span sp) {
+    switch (v.kind) {
+    case V_ERR: return NULL;
+    case V_EXPR: return v.e;
+    case V_LOCAL: return ir_local(S, v.index, sp);
+    case V_REF: {
+        IrExpr *e = ir_new(S, IR_LOAD, v.ref->type, sp);
+        e->ref = v.ref;
+        return e;
+    }
+    case V_FIELD: case V_NDARRAY: case V_SHARED:
+        diag_error(sp, "QD2032", "%s cannot be used directly as a value; index it (x[i], or x[None] for a 0-d field)",
+                   val_describe(v));
+        return NULL;
+    default:
+        diag_error(sp, "QD2019", "%s cannot be used as a scalar value", val_describe(v));
+        return NULL;
+    }
+}
+
+IrExpr *sema_expr(Sema *S, const Expr *e) { return sema_rvalue(S, sema_eval(S, e), e->span); }
+
+bool sema_const_int(Sema *S, const Expr *e, int64_t *out, const char *what) {
+    IrExpr *x = sema_expr(S, e);
+    if (!x) return false;
+    if (!ir_is_const(x) || !qt_is_integral(x->type)) {
+        diag_error(e->span, "QD2009", "%s must be a compile-time integer constant", what);
+        return false;
+    }
+    *out = qt_is_signed(x->type) ? x->c.i : (int64_t)x->c.u;
+    return true;
+}
+
+static Val eval_name(Sema *S, const Expr *e) {
+    static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len"};
+    for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent) {
+        Binding *b = scope_find(s, e->name);
+        if (b) return b->v;
+    }
+    if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return (Val){.kind = V_NS, .path = "qd"};
+    for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
+        if (!strcmp(builtins[k], e->name)) return (Val){.kind = V_NS, .path = builtins[k]};
+    diag_error(e->span, "QD2001", "use of undefined name '%s'", e->name);
+    return val_err();
+}
+
+static Val eval_attr(Sema *S, const Expr *e) {
+    Val o = sema_eval(S, e->attr.obj);
+    if (o.kind == V_ERR) return o;
+    if (o.kind == V_NDARRAY && !strcmp(e->attr.name, "shape")) return (Val){.kind = V_SHAPE, .index = o.index};
+    if (o.kind != V_NS || strncmp(o.path, "qd", 2) != 0) {
+        diag_error(e->span, "QD2019", "%s has no attribute '%s' in the kernel language", val_describe(o), e->attr.name);
+        return val_err();
+    }
+    if (!strcmp(o.path, "qd")) {
+        QdType t = qt_from_name(e->attr.name);
+        if (t != QT_VOID) return (Val){.kind = V_TYPE, .type = t};
+    }
+    return (Val){.kind = V_NS, .path = arena_printf(S->arena, "%s.%s", o.path, e->attr.name)};
+}
+
+/* Index expressions of a subscript: x[None] and x[()] have none; x[i, j] has two. */
+static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out) {
+    const Expr *const *items = (const Expr *const *)&ix;
+    int n = 1;
+    if (ix->kind == E_NONE) n = 0;
+    else if (ix->kind == E_TUPLE) items = (const Expr *const *)ix->list.items, n = ix->list.n;
+    *out = ARENA_ARRAY(S->arena, IrExpr *, n ? n : 1);
+    bool ok = true;
+    for (int k = 0; k < n; k++) {
+        IrExpr *x = sema_expr(S, items[k]);
+        if (x && !qt_is_integral(x->type)) {
+            diag_error(items[k]->span, "QD2011", "array index must be an integer, got %s", qt_name(x->type));
+            x = NULL;
+        }
+        ok &= x != NULL;
+        (*out)[k] = ir_cast(S, x, QT_I32);
+    }
+    return ok ? n : -1;
+}
+
+static Val eval_subscript(Sema *S, const Expr *e) {
+    Val o = sema_eval(S, e->sub.obj);
+    if (o.kind == V_ERR) return o;
+    if (o.kind == V_SHAPE || o.kind == V_TUPLE) {
+        int64_t k;
+        if (!sema_const_int(S, e->sub.index, &k, "the index of a shape or compile-time list")) return val_err();
+        int n = o.kind == V_SHAPE ? S->params.items[o.index].ndim : o.tuple.n;
+        if (k < 0 || k >= n) {
+            diag_error(e->sub.index->span, "QD2011", "index %lld is out of range for %s of length %d", (long long)k, val_describe(o), n);
+            return val_err();
+        }
+        if (o.kind == V_TUPLE) return o.tuple.items[k];
+        IrExpr *x = ir_new(S, IR_SHAPE, QT_I32, e->span);
+        x->shape.param = o.index, x->shape.axis = (int)k;
+        return val_expr(x);
+    }
+    IrRef *r = ARENA_NEW(S->arena, IrRef);
+    r->span = e->span;
+    r->index = o.index;
+    int ndim;
+    const char *name;
+    if (o.kind == V_FIELD) {
+        IrField *f = &S->fields.items[o.index];
+        r->kind = IR_REF_FIELD, r->type = f->type, ndim = f->ndim, name = f->name;
+    } else if (o.kind == V_NDARRAY) {
+        IrParam *p = &S->params.items[o.index];
+        r->kind = IR_REF_NDARRAY, r->type = p->type, ndim = p->ndim, name = p->name;
+    } else if (o.kind == V_SHARED) {
+        IrShared *sh = &S->shared.items[o.index];
+        r->kind = IR_REF_SHARED, r->type = sh->type, ndim = sh->ndim, name = sh->name, r->space = QSPACE_SHARED;
+    } else {
+        diag_error(e->span, "QD2011", "%s is not subscriptable", val_describe(o));
+        return val_err();
+    }
+    r->nidx = eval_indices(S, e->sub.index, &r->idx);
+    if (r->nidx < 0) return val_err();
+    if (r->nidx != ndim) {
+        diag_error(e->sub.index->span, "QD2011", "'%s' has %d dimension%s but %d index%s given%s", name, ndim,
+                   ndim == 1 ? "" : "s", r->nidx, r->nidx == 1 ? " was" : "es were",
+                   ndim == 0 ? "; index a 0-d field with [None]" : "");
+        return val_err();
+    }
+    return (Val){.kind = V_REF, .ref = r};
+}
+
+/* ---- operators ---- */
+
+static const struct { int tok; IrBinOp op; const char *spelling; } binops[] = {
+    {T_PLUS, IR_ADD, "+"}, {T_MINUS, IR_SUB, "-"}, {T_STAR, IR_MUL, "*"}, {T_SLASH, IR_DIV, "/"},
+    {T_FDIV, IR_FLOORDIV, "//"}, {T_PERCENT, IR_MOD, "%"}, {T_POW, IR_POW, "**"}, {T_AMP, IR_AND, "&"},
+    {T_PIPE, IR_OR, "|"}, {T_CARET, IR_XOR, "^"}, {T_SHL, IR_SHL, "<<"}, {T_SHR, IR_SHR, ">>"},
+    {T_EQ, IR_EQ, "=="}, {T_NE, IR_NE, "!="}, {T_LT, IR_LT, "<"}, {T_LE, IR_LE, "<="},
+    {T_GT, IR_GT, ">"}, {T_GE, IR_GE, ">="},
+};
+
+/* A Python binary operator with Quadrants typing; tok is the operator's token kind. */
+IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp) {
+    if (!a || !b) return NULL;
+    size_t k = 0;
+    while (k < ARRAY_LEN(binops) && binops[k].tok != tok) k++;
+    if (k == ARRAY_LEN(binops)) die("no IR operator for token %d", tok);
+    IrBinOp op = binops[k].op;
+    bool bitwise = op == IR_AND || op == IR_OR || op == IR_XOR || op == IR_SHL || op == IR_SHR;
+    if (bitwise && (!qt_is_integral(a->type) || !qt_is_integral(b->type))) {
+        diag_error(sp, "QD2006", "operator '%s' requires integer operands, got %s and %s", binops[k].spelling,
+                   qt_name(a->type), qt_name(b->type));
+        return NULL;
+    }
+    if (op == IR_DIV) { /* true division: the result is a float */
+        QdType t = qt_promote(a->type, b->type);
+        if (!qt_is_float(t)) t = QT_F32;
+        return ir_binary(S, IR_DIV, ir_cast(S, a, t), ir_cast(S, b, t), sp);
+    }
+    return ir_binary(S, op, a, b, sp);
+}
+
+/* Stores a value used twice (chained comparisons) in a temporary unless it is trivial. */
+static IrExpr *reusable(Sema *S, IrExpr *e) {
+    if (!e || e->kind == IR_CONST || e->kind == IR_LOCAL || e->kind == IR_PARAM || !S->cur) return e;
+    int l = sema_new_local(S, "$cmp", e->type);
+    IrStmt *st = sema_stmt_new(S, IR_ASSIGN, e->span);
+    st->assign.local = l, st->assign.value = e;
+    sema_emit(S, st);
+    return ir_local(S, l, e->span);
+}
+
+static IrExpr *eval_compare(Sema *S, const Expr *e) {
+    IrExpr *result = NULL, *a = sema_expr(S, e->cmp.items.items[0]);
+    for (int k = 1; k < e->cmp.items.n; k++) {
+        IrExpr *b = sema_expr(S, e->cmp.items.items[k]);
+        if (k + 1 < e->cmp.items.n) b = reusable(S, b);
+        IrExpr *c = sema_binop_tok(S, e->cmp.ops[k - 1], a, b, e->span);
+        if (!c) return NULL;
+        result = result ? ir_binary(S, IR_LAND, result, c, e->span) : c;
+        a = b;
+    }
+    return result;
+}
+
+static IrExpr *eval_unary(Sema *S, const Expr *e) {
+    IrExpr *a = sema_expr(S, e->un.a);
+    if (!a) return NULL;
+    if (e->op == T_PLUS) return a;
+    if (e->op == T_KW_NOT) return ir_binary(S, IR_EQ, ir_to_bool(S, a), ir_const_int(S, QT_U1, 0, e->span), e->span);
+    if (e->op == T_TILDE && !qt_is_integral(a->type)) {
+        diag_error(e->span, "QD2006", "operator '~' requires an integer operand, got %s", qt_name(a->type));
+        return NULL;
+    }
+    if (e->op == T_MINUS && a->type == QT_U1) a = ir_cast(S, a, QT_I32);
+    if (ir_is_const(a)) {
+        if (e->op == T_MINUS && qt_is_float(a->type)) return ir_const_float(S, a->type, -a->c.f, e->span);
+        IrExpr *c = ir_new(S, IR_CONST, a->type, e->span);
+        set_int_const(c, a->type, e->op == T_MINUS ? (uint64_t)0 - a->c.u : ~a->c.u);
+        return c;
+    }
+    IrExpr *u = ir_new(S, IR_UNARY, a->type, e->span);
+    u->un.op = e->op == T_MINUS ? IR_NEG : IR_BITNOT;
+    u->un.a = a;
+    return u;
+}
+
+static IrExpr *eval_ifexp(Sema *S, const Expr *e) {
+    IrExpr *c = ir_to_bool(S, sema_expr(S, e->ifexp.cond));
+    IrExpr *a = sema_expr(S, e->ifexp.a), *b = sema_expr(S, e->ifexp.b);
+    if (!c || !a || !b) return NULL;
+    QdType t = qt_promote(a->type, b->type);
+    a = ir_cast(S, a, t), b = ir_cast(S, b, t);
+    if (ir_is_const(c)) return c->c.u ? a : b;
+    if ((ir_has_effects(a) || ir_has_effects(b)) && S->cur) { /* evaluate only the chosen side */
+        int l = sema_new_local(S, "$ifexp", t);
+        IrStmt *st = sema_stmt_new(S, IR_IF, e->span), *sa = sema_stmt_new(S, IR_ASSIGN, e->span);
+        IrStmt *sb = sema_stmt_new(S, IR_ASSIGN, e->span);
+        sa->assign.local = sb->assign.local = l, sa->assign.value = a, sb->assign.value = b;
+        st->if_.cond = c;
+        st->if_.then.stmts = ARENA_ARRAY(S->arena, IrStmt *, 1), st->if_.then.stmts[0] = sa, st->if_.then.n = 1;
+        st->if_.els.stmts = ARENA_ARRAY(S->arena, IrStmt *, 1), st->if_.els.stmts[0] = sb, st->if_.els.n = 1;
+        sema_emit(S, st);
+        return ir_local(S, l, e->span);
+    }
+    IrExpr *s = ir_new(S, IR_SELECT, t, e->span);
+    s->sel.cond = c, s->sel.a = a, s->sel.b = b;
+    return s;
+}
+
+static Val eval_tuple(Sema *S, const Expr *e) {
+    Val t = {.kind = V_TUPLE};
+    t.tuple.n = e->list.n;
+    t.tuple.items = ARENA_ARRAY(S->arena, Val, e->list.n ? e->list.n : 1);
+    for (int k = 0; k < e->list.n; k++) {
+        t.tuple.items[k] = sema_eval(S, e->list.items[k]);
+        if (t.tuple.items[k].kind == V_ERR) return val_err();
+    }
+    return t;
+}
+
+static QdType int_literal_type(uint64_t v) {
+    if (v <= INT32_MAX) return QT_I32;
+    return v <= INT64_MAX ? QT_I64 : QT_U64;
+}
+
+Val sema_eval(Sema *S, const Expr *e) {
+    switch (e->kind) {
+    case E_ERROR: return val_err();
+    case E_NAME: return eval_name(S, e);
+    case E_INT: return val_expr(ir_const_int(S, int_literal_type(e->i), (int64_t)e->i, e->span));
+    case E_FLOAT: return val_expr(ir_const_float(S, QT_F32, e->f, e->span));
+    case E_BOOL: return val_expr(ir_const_int(S, QT_U1, e->b, e->span));
+    case E_NONE: return (Val){.kind = V_NONE};
+    case E_STR: return (Val){.kind = V_STR, .path = e->str};
+    case E_ATTR: return eval_attr(S, e);
+    case E_SUBSCRIPT: return eval_subscript(S, e);
+    case E_TUPLE: case E_LIST: return eval_tuple(S, e);
+    case E_CALL: {
+        Val f = sema_eval(S, e->call.fn);
+        return f.kind == V_ERR ? f : sema_call(S, e, f);
+    }
+    case E_UNARY: return val_expr(eval_unary(S, e));
+    case E_BINARY: return val_expr(sema_binop_tok(S, e->op, sema_expr(S, e->bin.a), sema_expr(S, e->bin.b), e->span));
+    case E_BOOLOP: {
+        IrExpr *r = sema_expr(S, e->list.items[0]);
+        for (int k = 1; k < e->list.n; k++)
+            r = ir_binary(S, e->op == T_KW_AND ? IR_LAND : IR_LOR, r, sema_expr(S, e->list.items[k]), e->span);
+        return val_expr(ir_to_bool(S, r));
+    }
+    case E_COMPARE: return val_expr(eval_compare(S, e));
+    case E_IFEXP: return val_expr(eval_ifexp(S, e));
+    }
+    unreachable();
+}
+
+/* ---- value builtins ---- */
+
+static bool check_args(Sema *S, const Expr *call, const char *name, int min, int max) {
+    int n = call->call.args.n;
+    if (call->call.nkw) {
+        diag_error(call->call.kw[0].span, "QD2007", "'%s' takes no keyword arguments", name);
+        return false;
+    }
+    if (n < min || n > max) {
+        if (min == max) diag_error(call->span, "QD2007", "'%s' takes %d argument%s, got %d", name, min, min == 1 ? "" : "s", n);
+        else diag_error(call->span, "QD2007", "'%s' takes %d to %d arguments, got %d", name, min, max, n);
+        return false;
+    }
+    return true;
+}
+
+static IrExpr *arg(Sema *S, const Expr *call, int k) { return sema_expr(S, call->call.args.items[k]); }
+
+static bool type_arg(Sema *S, const Expr *call, int k, QdType *t) {
+    Val v = sema_eval(S, call->call.args.items[k]);
+    if (v.kind == V_TYPE) return *t = v.type, true;
+    if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float")))
+        return *t = v.path[0] == 'i' ? QT_I32 : QT_F32, true;
+    if (v.kind != V_ERR) diag_error(call->call.args.items[k]->span, "QD2019", "expected a type such as qd.f32, got %s", val_describe(v));
+    return false;
+}
+
+static IrExpr *math1(Sema *S, IrMathOp op, IrExpr *a, QdType t, Span sp) {
+    if (!a) return NULL;
+    IrExpr *m = ir_new(S, IR_MATH, t, sp);
+    m->math.op = op;
+    m->math.a = ir_cast(S, a, t);
+    return m;
+}
+
+static IrExpr *min_max(Sema *S, const Expr *call, const char *name, IrBinOp op) {
+    if (call->call.args.n < 2) {
+        diag_error(call->span, "QD2007", "'%s' takes at least 2 arguments, got %d", name, call->call.args.n);
+        return NULL;
+    }
+    IrExpr *r = arg(S, call, 0);
+    for (int k = 1; k < call->call.args.n; k++) r = ir_binary(S, op, r, arg(S, call, k), call->span);
+    return r;
+}
+
+static IrExpr *bit_cast(Sema *S, const Expr *call) {
+    QdType t;
+    IrExpr *a = arg(S, call, 0);
+    if (!type_arg(S, call, 1, &t) || !a) return NULL;
+    if (qt_bits(t) != qt_bits(a->type) || t == QT_U1) {
+        diag_error(call->span, "QD2021", "qd.bit_cast needs types of the same width, got %s to %s", qt_name(a->type), qt_name(t));
+        return NULL;
+    }
+    if (t == a->type) return a;
+    IrExpr *b = ir_new(S, IR_BITCAST, t, call->span);
+    b->arg = a;
+    return b;
+}
+
+static IrExpr *int_math(Sema *S, const Expr *call, const char *name, IrMathOp op) {
+    IrExpr *a = arg(S, call, 0);
+    if (a && !qt_is_int(a->type)) {
+        diag_error(call->span, "QD2006", "'%s' requires an integer operand, got %s", name, qt_name(a->type));
+        return NULL;
+    }
+    return a ? math1(S, op, a, a->type, call->span) : NULL;
+}
+
+static IrExpr *float_math(Sema *S, const Expr *call, IrMathOp op) {
+    IrExpr *a = arg(S, call, 0);
+    return a ? math1(S, op, a, qt_is_float(a->type) ? a->type : QT_F32, call->span) : NULL;
+}
+
+/* One row per value builtin: name (qd.* spelled with "qd."), argument counts. */
+static const struct { const char *name; int min, max; } value_builtins[] = {
+    {"int", 1, 1}, {"float", 1, 1}, {"bool", 1, 1}, {"abs", 1, 1}, {"qd.abs", 1, 1}, {"pow", 2, 2},
+    {"qd.cast", 2, 2}, {"qd.bit_cast", 2, 2}, {"qd.select", 3, 3}, {"qd.sqrt", 1, 1}, {"qd.floor", 1, 1},
+    {"qd.math.popcnt", 1, 1}, {"qd.math.clz", 1, 1}, {"qd.raw_div", 2, 2}, {"qd.raw_mod", 2, 2},
+    {"qd.static", 1, 1}, {"qd.static_assert", 1, 2}, {"min", 0, 99}, {"max", 0, 99}, {"qd.min", 0, 99},
+    {"qd.max", 0, 99},
+};
+
+static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
+    Span sp = call->span;
+    if (!strcmp(p, "int")) return ir_cast(S, arg(S, call, 0), QT_I32);
+    if (!strcmp(p, "float")) return ir_cast(S, arg(S, call, 0), QT_F32);
+    if (!strcmp(p, "bool")) return ir_to_bool(S, arg(S, call, 0));
+    if (!strcmp(p, "abs") || !strcmp(p, "qd.abs")) {
+        IrExpr *a = arg(S, call, 0);
+        return a ? math1(S, IR_ABS, a, a->type, sp) : NULL;
+    }
+    if (!strcmp(p, "pow")) return sema_binop_tok(S, T_POW, arg(S, call, 0), arg(S, call, 1), sp);
+    if (!strcmp(p, "qd.cast")) {
+        QdType t;
+        IrExpr *a = arg(S, call, 0);
+        return type_arg(S, call, 1, &t) ? ir_cast(S, a, t) : NULL;
+    }
+    if (!strcmp(p, "qd.bit_cast")) return bit_cast(S, call);
+    if (!strcmp(p, "qd.select")) {
+        Expr fake = {.kind = E_IFEXP, .span = sp};
+        fake.ifexp.cond = call->call.args.items[0], fake.ifexp.a = call->call.args.items[1];
+        fake.ifexp.b = call->call.args.items[2];
+        return eval_ifexp(S, &fake);
+    }
+    if (!strcmp(p, "qd.sqrt")) return float_math(S, call, IR_SQRT);
+    if (!strcmp(p, "qd.floor")) return float_math(S, call, IR_FLOOR);
+    if (!strcmp(p, "qd.math.popcnt")) return int_math(S, call, "qd.math.popcnt", IR_POPCNT);
+    if (!strcmp(p, "qd.math.clz")) return int_math(S, call, "qd.math.clz", IR_CLZ);
+    if (!strcmp(p, "qd.raw_div") || !strcmp(p, "qd.raw_mod")) {
+        IrExpr *a = arg(S, call, 0), *b = arg(S, call, 1);
+        if (a && b && (!qt_is_integral(a->type) || !qt_is_integral(b->type)) && p[7] == 'm') {
+            diag_error(sp, "QD2006", "'qd.raw_mod' requires integer operands, got %s and %s", qt_name(a->type), qt_name(b->type));
+            return NULL;
+        }
+        return ir_binary(S, p[7] == 'd' ? IR_DIV : IR_REM, a, b, sp);
+    }
+    if (!strcmp(p, "min") || !strcmp(p, "qd.min")) return min_max(S, call, p, IR_MIN);
+    if (!strcmp(p, "max") || !strcmp(p, "qd.max")) return min_max(S, call, p, IR_MAX);
+    if (!strcmp(p, "qd.static")) {
+        IrExpr *a = arg(S, call, 0);
+        if (a && !ir_is_const(a)) diag_error(call->call.args.items[0]->span, "QD2009", "the argument of qd.static must be a compile-time constant");
+        return ir_is_const(a) ? a : NULL;
+    }
+    if (!strcmp(p, "qd.static_assert")) {
+        IrExpr *a = ir_to_bool(S, arg(S, call, 0));
+        if (a && !ir_is_const(a)) diag_error(sp, "QD2009", "the condition of qd.static_assert must be a compile-time constant");
+        else if (a && !a->c.u) diag_error(sp, "QD2022", "qd.static_assert failed%s%s", call->call.args.n > 1 ? ": " : "",
+                                           call->call.args.n > 1 && call->call.args.items[1]->kind == E_STR ? call->call.args.items[1]->str : "");
+        return NULL;
+    }
+    die("value builtin '%s' without a handler", p);
+}
+
+Val sema_call(Sema *S, const Expr *call, Val f) {
+    if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
+    if (f.kind == V_TYPE) {
+        char name[32];
+        snprintf(name, sizeof name, "qd.%s", qt_name(f.type));
+        return check_args(S, call, name, 1, 1) ? val_expr(ir_cast(S, arg(S, call, 0), f.type)) : val_err();
+    }
+    if (f.kind != V_NS) {
+        diag_error(call->call.fn->span, "QD2019", "%s is not callable%s", val_describe(f),
+                   f.kind == V_KERNEL ? " from a kernel (only qd.func can be called)" : "");
+        return val_err();
+    }
+    const char *p = f.path;
+    if (sema_is_mem_builtin(p)) return sema_mem_call(S, call, p);
+    for (size_t k = 0; k < ARRAY_LEN(value_builtins); k++) {
+        if (strcmp(value_builtins[k].name, p)) continue;
+        if (!check_args(S, call, p, value_builtins[k].min, value_builtins[k].max)) return val_err();
+        IrExpr *r = value_builtin(S, call, p);
+        return r ? val_expr(r) : !strcmp(p, "qd.static_assert") ? (Val){.kind = V_NONE} : val_err();
+    }
+    if (!strcmp(p, "range") || !strcmp(p, "qd.ndrange"))
+        diag_error(call->span, "QD2012", "'%s' can only be iterated by a for loop", p);
+    else if (!strcmp(p, "qd.loop_config"))
+        diag_error(call->span, "QD2017", "qd.loop_config must be a statement directly before a top-level for loop of a kernel");
+    else if (!strcmp(p, "qd.field"))
+        diag_error(call->span, "QD2004", "qd.field can only be declared at module level");
+    else
+        diag_error(call->call.fn->span, "QD2008", "'%s' is not supported in v1 kernels", p);
+    return val_err();
+}

@@ -1,0 +1,302 @@
+/* The memory core of the language: every qd.atomic_* op (with the qdc order=/scope= keywords),
+ * qd.volatile_load, fences, block.sync/thread_idx, SharedArray declarations, and atomic
+ * augmented assignment on global targets. Error cases follow research/quadrants.md §1.2. */
+#include "sema.h"
+#include <string.h>
+
+/* qd.atomic_<name> -> op; one row per op of ops.def the language exposes. */
+static const struct { const char *name; QdOp op; bool int_only; } atomics[] = {
+    {"qd.atomic_add", QOP_ADD, false}, {"qd.atomic_sub", QOP_SUB, false}, {"qd.atomic_mul", QOP_MUL, false},
+    {"qd.atomic_min", QOP_MIN, false}, {"qd.atomic_max", QOP_MAX, false}, {"qd.atomic_and", QOP_AND, true},
+    {"qd.atomic_or", QOP_OR, true}, {"qd.atomic_xor", QOP_XOR, true},
+    {"qd.atomic_exchange", QOP_EXCHANGE, false}, {"qd.atomic_cas", QOP_CAS, true},
+    {"qd.atomic_inc", QOP_INC, true}, {"qd.atomic_dec", QOP_DEC, true}, {"qd.atomic_load", QOP_LOAD, false},
+    {"qd.atomic_store", QOP_STORE, false},
+};
+_Static_assert(ARRAY_LEN(atomics) == QOP_COUNT, "every memory op has a qd.atomic_* spelling");
+
+static const char *const block_builtins[] = {
+    "qd.volatile_load", "qd.simt.grid.mem_fence", "qd.simt.grid.memfence", "qd.simt.block.mem_fence",
+    "qd.simt.block.mem_sync", "qd.simt.block.sync", "qd.simt.block.thread_idx",
+    "qd.simt.block.global_thread_idx", "qd.simt.block.SharedArray",
+};
+
+bool sema_is_mem_builtin(const char *path) {
+    for (size_t k = 0; k < ARRAY_LEN(atomics); k++)
+        if (!strcmp(atomics[k].name, path)) return true;
+    for (size_t k = 0; k < ARRAY_LEN(block_builtins); k++)
+        if (!strcmp(block_builtins[k], path)) return true;
+    return false;
+}
+
+static bool need_kernel(Sema *S, const Expr *call, const char *path) {
+    if (S->cur) return true;
+    diag_error(call->span, "QD2019", "'%s' can only be used inside a kernel or qd.func", path);
+    return false;
+}
+
+/* ---- targets ---- */
+
+/* The first operand of an atomic: a field/ndarray/SharedArray element or a local scalar. */
+static IrRef *atomic_target(Sema *S, const Expr *x, const char *opname) {
+    Val v = sema_eval(S, x);
+    if (v.kind == V_ERR) return NULL;
+    if (v.kind == V_REF) return v.ref;
+    if (v.kind == V_LOCAL) {
+        IrRef *r = ARENA_NEW(S->arena, IrRef);
+        r->kind = IR_REF_LOCAL, r->index = v.index, r->type = S->locals.items[v.index].type, r->span = x->span;
+        return r;
+    }
+    if (v.kind == V_FIELD || v.kind == V_NDARRAY || v.kind == V_SHARED)
+        diag_error(x->span, "QD2032", "cannot use %s directly as the first operand of '%s'; index it, e.g. x[i] or x[None]",
+                   val_describe(v), opname);
+    else if (v.kind == V_EXPR && v.e->kind == IR_PARAM)
+        diag_error(x->span, "QD2031", "cannot use a non-writable target as the first operand of '%s' (kernel arguments are read-only)", opname);
+    else
+        diag_error(x->span, "QD2031", "cannot use a non-writable target as the first operand of '%s'", opname);
+    return NULL;
+}
+
+static bool int_operand(const char *opname, QdType t, Span sp, const char *what) {
+    if (qt_is_integral(t)) return true;
+    diag_error(sp, "QD2030", "'%s' requires integer operands, got %s%s", opname, qt_name(t), what);
+    return false;
+}
+
+/* A constant whose value survives conversion to t is not narrowed, whatever its literal type. */
+static bool const_fits(Sema *S, IrExpr *v, QdType t) {
+    if (!ir_is_const(v)) return false;
+    IrExpr *back = ir_cast(S, ir_cast(S, v, t), v->type);
+    return qt_is_float(v->type) ? back->c.f == v->c.f : back->c.u == v->c.u;
+}
+
+/* The value operand cast to the target type, warning when that narrows it. */
+static IrExpr *atomic_value(Sema *S, const Expr *x, QdType t, const char *opname) {
+    IrExpr *v = sema_expr(S, x);
+    if (!v) return NULL;
+    if (qt_promote(t, v->type) != t && !const_fits(S, v, t)) {
+        diag_warning(x->span, "QD2101", "'%s' operand of type %s is narrowed to the target's type %s", opname,
+                     qt_name(v->type), qt_name(t));
+    }
+    return ir_cast(S, v, t);
+}
+
+/* ---- order= and scope= ---- */
+
+static bool order_scope(Sema *S, const Expr *call, QdOp op, const char *opname, QdOrder *ord, QdScope *scope) {
+    *ord = QORD_RELAXED, *scope = QSCOPE_DEVICE;
+    bool ok = true;
+    for (int k = 0; k < call->call.nkw; k++) {
+        const Keyword *kw = &call->call.kw[k];
+        bool is_order = !strcmp(kw->name, "order");
+        if (!is_order && strcmp(kw->name, "scope")) {
+            diag_error(kw->span, "QD2007", "'%s' has no keyword argument '%s' (only order= and scope=)", opname, kw->name);
+            ok = false;
+            continue;
+        }
+        if (kw->value->kind != E_STR) {
+            diag_error(kw->value->span, "QD2007", "%s= takes a string literal such as \"%s\"", kw->name, is_order ? "acquire" : "block");
+            ok = false;
+            continue;
+        }
+        int v = is_order ? qord_from_name(kw->value->str) : qscope_from_name(kw->value->str);
+        if (v < 0) {
+            diag_error(kw->value->span, is_order ? "QD2035" : "QD2036", "unknown memory %s \"%s\"; expected %s", kw->name,
+                       kw->value->str, is_order ? "\"relaxed\", \"acquire\", \"release\", \"acq_rel\" or \"seq_cst\""
+                                                : "\"block\", \"cluster\", \"device\" or \"system\"");
+            ok = false;
+        } else if (is_order) {
+            *ord = (QdOrder)v;
+            bool bad = (op == QOP_LOAD && (v == QORD_RELEASE || v == QORD_ACQ_REL)) ||
+                       (op == QOP_STORE && (v == QORD_ACQUIRE || v == QORD_ACQ_REL));
+            if (bad) {
+                diag_error(kw->value->span, "QD2037", "memory order \"%s\" is not valid for '%s'", kw->value->str, opname);
+                ok = false;
+            }
+        } else {
+            *scope = (QdScope)v;
+        }
+    }
+    return ok;
+}
+
+/* ---- atomics ---- */
+
+static IrExpr *memop_new(Sema *S, QdOp op, IrRef *ref, Span sp) {
+    IrExpr *e = ir_new(S, IR_MEMOP, op == QOP_STORE ? QT_VOID : ref->type, sp);
+    e->mem.op = op;
+    e->mem.ref = ref;
+    e->mem.result_used = true;
+    e->mem.order = QORD_RELAXED, e->mem.scope = QSCOPE_DEVICE;
+    return e;
+}
+
+static Val atomic_call(Sema *S, const Expr *call, int row) {
+    const char *opname = atomics[row].name + 3;
+    QdOp op = atomics[row].op;
+    int want = 1 + qop_operands(op);
+    if (call->call.args.n != want) {
+        diag_error(call->span, "QD2007", "'%s' takes %d positional argument%s, got %d", opname, want, want == 1 ? "" : "s",
+                   call->call.args.n);
+        return val_err();
+    }
+    QdOrder ord;
+    QdScope scope;
+    bool ok = order_scope(S, call, op, opname, &ord, &scope);
+    const Expr *const *a = (const Expr *const *)call->call.args.items;
+    IrRef *ref = atomic_target(S, a[0], opname);
+    if (!ref || !ok) return val_err();
+    if (atomics[row].int_only && !int_operand(opname, ref->type, a[0]->span, "")) return val_err();
+    IrExpr *e = memop_new(S, op, ref, call->span);
+    e->mem.order = ord, e->mem.scope = scope;
+    if (op == QOP_CAS) {
+        IrExpr *exp = sema_expr(S, a[1]);
+        if (!exp || !int_operand(opname, exp->type, a[1]->span, " for 'expected'")) return val_err();
+        e->mem.val = ir_cast(S, exp, ref->type); /* Quadrants: an implicit cast, no warning */
+        IrExpr *des = sema_expr(S, a[2]);
+        if (!des || !int_operand(opname, des->type, a[2]->span, " for 'desired'")) return val_err();
+        e->mem.val2 = atomic_value(S, a[2], ref->type, opname);
+    } else if (want == 2) {
+        IrExpr *probe = sema_expr(S, a[1]);
+        if (!probe) return val_err();
+        if (atomics[row].int_only && !int_operand(opname, probe->type, a[1]->span, "")) return val_err();
+        if (qt_promote(ref->type, probe->type) != ref->type && !const_fits(S, probe, ref->type))
+            diag_warning(a[1]->span, "QD2101", "'%s' operand of type %s is narrowed to the target's type %s", opname,
+                         qt_name(probe->type), qt_name(ref->type));
+        e->mem.val = ir_cast(S, probe, ref->type);
+    }
+    return val_expr(e);
+}
+
+static Val volatile_load(Sema *S, const Expr *call) {
+    if (call->call.args.n != 1 || call->call.nkw) {
+        diag_error(call->span, "QD2007", "'volatile_load' takes exactly 1 argument (no order= or scope=)");
+        return val_err();
+    }
+    const Expr *x = call->call.args.items[0];
+    Val v = sema_eval(S, x);
+    if (v.kind == V_ERR) return v;
+    if (v.kind == V_LOCAL) {
+        diag_error(x->span, "QD2034", "volatile_load requires a global lvalue (a field, ndarray or SharedArray element); "
+                                      "'%s' is a local variable", S->locals.items[v.index].name);
+        return val_err();
+    }
+    if (v.kind == V_FIELD || v.kind == V_NDARRAY || v.kind == V_SHARED) {
+        diag_error(x->span, "QD2032", "cannot pass %s directly to volatile_load; pass an element, e.g. flags[i]", val_describe(v));
+        return val_err();
+    }
+    if (v.kind != V_REF) {
+        diag_error(x->span, "QD2033", "volatile_load requires an lvalue, e.g. flags[i]");
+        return val_err();
+    }
+    IrExpr *e = memop_new(S, QOP_LOAD, v.ref, call->span);
+    e->mem.is_volatile = true;
+    return val_expr(e);
+}
+
+/* ---- block and grid ---- */
+
+static Val fence(Sema *S, const Expr *call, QdScope scope) {
+    IrStmt *st = sema_stmt_new(S, IR_FENCE, call->span);
+    st->fence.scope = scope, st->fence.order = QORD_SEQ_CST;
+    sema_emit(S, st);
+    return (Val){.kind = V_NONE};
+}
+
+static bool shared_shape(Sema *S, const Expr *e, IrShared *sh) {
+    const Expr *const *dims = (const Expr *const *)&e;
+    int n = 1;
+    if (e->kind == E_TUPLE || e->kind == E_LIST) dims = (const Expr *const *)e->list.items, n = e->list.n;
+    if (n < 1 || n > IR_MAX_DIMS) {
+        diag_error(e->span, "QD2018", "a SharedArray has 1 to %d dimensions", IR_MAX_DIMS);
+        return false;
+    }
+    sh->ndim = n, sh->elems = 1;
+    for (int k = 0; k < n; k++) {
+        if (!sema_const_int(S, dims[k], &sh->shape[k], "a SharedArray extent")) return false;
+        if (sh->shape[k] <= 0 || sh->shape[k] > (1 << 24) || sh->elems * sh->shape[k] > (1 << 24)) {
+            diag_error(dims[k]->span, "QD2018", "SharedArray extent %lld is out of range (1 to 16777216 elements)", (long long)sh->shape[k]);
+            return false;
+        }
+        sh->elems *= sh->shape[k];
+    }
+    return true;
+}
+
+static Val shared_array(Sema *S, const Expr *call) {
+    IrShared sh = {0};
+    const Expr *shape = call->call.args.n > 0 ? call->call.args.items[0] : NULL, *dt = call->call.args.n > 1 ? call->call.args.items[1] : NULL;
+    for (int k = 0; k < call->call.nkw; k++) {
+        if (!strcmp(call->call.kw[k].name, "shape")) shape = call->call.kw[k].value;
+        else if (!strcmp(call->call.kw[k].name, "dtype")) dt = call->call.kw[k].value;
+        else return diag_error(call->call.kw[k].span, "QD2007", "SharedArray takes shape and dtype"), val_err();
+    }
+    if (!shape || !dt) return diag_error(call->span, "QD2007", "SharedArray takes (shape, dtype)"), val_err();
+    if (S->task < 0 || !S->k) return diag_error(call->span, "QD2018", "a SharedArray must be declared inside a kernel"), val_err();
+    if (!sema_annotation_type(S, dt, &sh.type) || !shared_shape(S, shape, &sh)) return val_err();
+    sh.name = "$shared", sh.task = S->task, sh.span = call->span;
+    vec_push(&S->shared, sh);
+    S->uses_block = true;
+    return (Val){.kind = V_SHARED, .index = S->shared.len - 1};
+}
+
+Val sema_mem_call(Sema *S, const Expr *call, const char *p) {
+    if (!need_kernel(S, call, p)) return val_err();
+    for (size_t k = 0; k < ARRAY_LEN(atomics); k++)
+        if (!strcmp(atomics[k].name, p)) return atomic_call(S, call, (int)k);
+    if (!strcmp(p, "qd.volatile_load")) return volatile_load(S, call);
+    if (!strcmp(p, "qd.simt.block.SharedArray")) return shared_array(S, call);
+    if (call->call.args.n || call->call.nkw) return diag_error(call->span, "QD2007", "'%s' takes no arguments", p), val_err();
+    if (!strcmp(p, "qd.simt.grid.mem_fence") || !strcmp(p, "qd.simt.grid.memfence")) return fence(S, call, QSCOPE_DEVICE);
+    if (!strcmp(p, "qd.simt.block.mem_fence") || !strcmp(p, "qd.simt.block.mem_sync")) return fence(S, call, QSCOPE_BLOCK);
+    if (!strcmp(p, "qd.simt.block.sync")) {
+        sema_emit(S, sema_stmt_new(S, IR_BARRIER, call->span));
+        S->uses_block = true;
+        return (Val){.kind = V_NONE};
+    }
+    bool global = !strcmp(p, "qd.simt.block.global_thread_idx");
+    S->uses_block |= !global;
+    return val_expr(ir_new(S, global ? IR_GLOBAL_THREAD_IDX : IR_THREAD_IDX, QT_I32, call->span));
+}
+
+/* x[i] op= v on a global target: += -= &= |= ^= are atomic (result unused), the rest plain. */
+void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref) {
+    static const struct { int tok; QdOp op; const char *name; } atomic_ops[] = {
+        {T_PLUS, QOP_ADD, "atomic_add"}, {T_MINUS, QOP_SUB, "atomic_sub"}, {T_AMP, QOP_AND, "atomic_and"},
+        {T_PIPE, QOP_OR, "atomic_or"}, {T_CARET, QOP_XOR, "atomic_xor"},
+    };
+    for (size_t k = 0; k < ARRAY_LEN(atomic_ops); k++) {
+        if (atomic_ops[k].tok != st->aug.op) continue;
+        bool int_only = atomic_ops[k].op != QOP_ADD && atomic_ops[k].op != QOP_SUB;
+        if (int_only && !int_operand(atomic_ops[k].name, ref->type, st->aug.target->span, "")) return;
+        IrExpr *probe = sema_expr(S, st->aug.value);
+        if (!probe || (int_only && !int_operand(atomic_ops[k].name, probe->type, st->aug.value->span, ""))) return;
+        if (qt_promote(ref->type, probe->type) != ref->type && !const_fits(S, probe, ref->type))
+            diag_warning(st->aug.value->span, "QD2101", "'%s' operand of type %s is narrowed to the target's type %s",
+                         atomic_ops[k].name, qt_name(probe->type), qt_name(ref->type));
+        IrExpr *e = memop_new(S, atomic_ops[k].op, ref, st->span);
+        e->mem.val = ir_cast(S, probe, ref->type);
+        e->mem.result_used = false, e->mem.from_augassign = true;
+        IrStmt *ev = sema_stmt_new(S, IR_EVAL, st->span);
+        ev->eval = e;
+        sema_emit(S, ev);
+        return;
+    }
+    /* plain read-modify-write: indices with effects are evaluated once, into temporaries */
+    for (int k = 0; k < ref->nidx; k++) {
+        IrExpr *ix = ref->idx[k];
+        if (ix->kind == IR_CONST || ix->kind == IR_LOCAL || ix->kind == IR_PARAM) continue;
+        int l = sema_new_local(S, "$idx", QT_I32);
+        IrStmt *as = sema_stmt_new(S, IR_ASSIGN, ix->span);
+        as->assign.local = l, as->assign.value = ix;
+        sema_emit(S, as);
+        ref->idx[k] = ir_local(S, l, ix->span);
+    }
+    IrExpr *old = sema_rvalue(S, (Val){.kind = V_REF, .ref = ref}, st->aug.target->span);
+    IrExpr *v = sema_expr(S, st->aug.value);
+    IrExpr *r = sema_binop_tok(S, st->aug.op, old, v, st->span);
+    if (!r) return;
+    IrStmt *store = sema_stmt_new(S, IR_STORE, st->span);
+    store->store.ref = ref, store->store.value = ir_cast(S, r, ref->type);
+    sema_emit(S, store);
+}

@@ -1,0 +1,483 @@
+/* Statements inside kernels: assignments (Python function-scope locals; the first assignment
+ * fixes a local's type), augmented assignment, if/while, serial and qd.static for loops,
+ * break/continue, and qd.func inlining (return only as the last statement). */
+#include "sema.h"
+#include <string.h>
+
+#define MAX_UNROLL 65536 /* iterations one qd.static loop may unroll to */
+
+IrBlock sema_freeze(Sema *S, IrStmtVec *v) {
+    IrBlock b = {ARENA_ARRAY(S->arena, IrStmt *, v->len ? v->len : 1), v->len};
+    if (v->len) memcpy(b.stmts, v->items, sizeof(IrStmt *) * (size_t)v->len);
+    vec_free(v);
+    return b;
+}
+
+/* Checks a nested block into a fresh statement vector. */
+static IrBlock sub_block(Sema *S, const StmtList *l) {
+    IrStmtVec v = {0}, *saved = S->cur;
+    S->cur = &v;
+    sema_block(S, l);
+    S->cur = saved;
+    return sema_freeze(S, &v);
+}
+
+static void emit_assign(Sema *S, int local, IrExpr *value, Span sp) {
+    IrStmt *st = sema_stmt_new(S, IR_ASSIGN, sp);
+    st->assign.local = local;
+    st->assign.value = ir_cast(S, value, S->locals.items[local].type);
+    sema_emit(S, st);
+}
+
+/* ---- assignment ---- */
+
+static bool is_scalar(Val v) { return v.kind == V_EXPR || v.kind == V_LOCAL || v.kind == V_REF; }
+
+static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
+    Binding *b = scope_find(S->scope, target->name);
+    if (b && b->is_param) {
+        diag_error(target->span, "QD2038", "cannot assign to kernel argument '%s'", target->name);
+        diag_note(b->decl, "'%s' is declared here", target->name);
+        return;
+    }
+    if (!is_scalar(v)) { /* compile-time objects (SharedArray, field, ...) are bound by name */
+        if (v.kind == V_ERR) return;
+        if (v.kind == V_SHARED && S->shared.items[v.index].name[0] == '$')
+            S->shared.items[v.index].name = target->name;
+        if (v.kind == V_NONE || v.kind == V_STR) {
+            diag_error(sp, "QD2019", "cannot assign %s to a variable in a kernel", val_describe(v));
+            return;
+        }
+        scope_bind(S, S->scope, target->name, v, target->span);
+        return;
+    }
+    IrExpr *e = sema_rvalue(S, v, sp);
+    if (!e) return;
+    if (e->type == QT_VOID) {
+        diag_error(sp, "QD2019", "'atomic_store' has no value to assign");
+        return;
+    }
+    if (!b || b->v.kind != V_LOCAL) {
+        int l = sema_new_local(S, target->name, e->type);
+        b = scope_bind(S, S->scope, target->name, (Val){.kind = V_LOCAL, .index = l}, target->span);
+    }
+    emit_assign(S, b->v.index, e, sp);
+}
+
+void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
+    if (target->kind == E_NAME) return assign_name(S, target, v, sp);
+    if (target->kind == E_SUBSCRIPT) {
+        Val r = sema_eval(S, target);
+        IrExpr *e = sema_rvalue(S, v, sp);
+        if (r.kind == V_ERR || !e) return;
+        if (r.kind != V_REF) {
+            diag_error(target->span, "QD2010", "cannot assign to %s", val_describe(r));
+            return;
+        }
+        IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
+        st->store.ref = r.ref, st->store.value = ir_cast(S, e, r.ref->type);
+        sema_emit(S, st);
+        return;
+    }
+    if (target->kind == E_TUPLE || target->kind == E_LIST) {
+        if (v.kind != V_TUPLE || v.tuple.n != target->list.n) {
+            if (v.kind != V_ERR)
+                diag_error(sp, "QD2007", "cannot unpack %s into %d targets", val_describe(v), target->list.n);
+            return;
+        }
+        for (int k = 0; k < target->list.n; k++) sema_assign(S, target->list.items[k], v.tuple.items[k], sp);
+        return;
+    }
+    if (target->kind != E_ERROR) diag_error(target->span, "QD2010", "cannot assign to an attribute in a kernel");
+}
+
+/* Scalars of a tuple value are read into temporaries first, so `a, b = b, a` swaps. */
+static Val snapshot(Sema *S, Val v, Span sp) {
+    if (v.kind != V_TUPLE) return v;
+    Val t = v;
+    t.tuple.items = ARENA_ARRAY(S->arena, Val, v.tuple.n ? v.tuple.n : 1);
+    for (int k = 0; k < v.tuple.n; k++) {
+        t.tuple.items[k] = v.tuple.items[k];
+        if (!is_scalar(v.tuple.items[k])) continue;
+        IrExpr *e = sema_rvalue(S, v.tuple.items[k], sp);
+        if (!e || ir_is_const(e)) continue;
+        int l = sema_new_local(S, "$tmp", e->type);
+        emit_assign(S, l, e, sp);
+        t.tuple.items[k] = (Val){.kind = V_LOCAL, .index = l};
+    }
+    return t;
+}
+
+static void stmt_assign(Sema *S, const Stmt *s) {
+    Val v = snapshot(S, sema_eval(S, s->assign.value), s->assign.value->span);
+    if (s->assign.targets.n > 1 && (v.kind == V_REF || (v.kind == V_EXPR && ir_has_effects(v.e)))) {
+        IrExpr *e = sema_rvalue(S, v, s->span);
+        if (!e) return;
+        int l = sema_new_local(S, "$tmp", e->type);
+        emit_assign(S, l, e, s->span);
+        v = (Val){.kind = V_LOCAL, .index = l};
+    }
+    for (int k = 0; k < s->assign.targets.n; k++) sema_assign(S, s->assign.targets.items[k], v, s->assign.value->span);
+}
+
+static void stmt_annassign(Sema *S, const Stmt *s) {
+    QdType t;
+    if (!sema_annotation_type(S, s->ann.annotation, &t)) return;
+    if (s->ann.target->kind != E_NAME) {
+        if (s->ann.value) sema_assign(S, s->ann.target, sema_eval(S, s->ann.value), s->span);
+        return;
+    }
+    Binding *b = scope_find(S->scope, s->ann.target->name);
+    if (b && b->is_param) {
+        diag_error(s->ann.target->span, "QD2038", "cannot assign to kernel argument '%s'", s->ann.target->name);
+        return;
+    }
+    IrExpr *e = s->ann.value ? sema_expr(S, s->ann.value) : ir_const_int(S, t, 0, s->span);
+    if (!e) return;
+    int l = sema_new_local(S, s->ann.target->name, t);
+    scope_bind(S, S->scope, s->ann.target->name, (Val){.kind = V_LOCAL, .index = l}, s->ann.target->span);
+    emit_assign(S, l, e, s->span);
+}
+
+static void stmt_augassign(Sema *S, const Stmt *s) {
+    const Expr *t = s->aug.target;
+    if (t->kind == E_ATTR) return (void)diag_error(t->span, "QD2010", "cannot assign to an attribute in a kernel");
+    if (t->kind == E_NAME) {
+        Binding *b = scope_find(S->scope, t->name);
+        if (b && b->is_param) {
+            diag_error(t->span, "QD2038", "cannot reassign kernel argument '%s' with an augmented assignment", t->name);
+            diag_note(b->decl, "'%s' is declared here", t->name);
+            return;
+        }
+        if (b && b->v.kind == V_EXPR) { /* a substituted qd.func argument becomes a local */
+            int l = sema_new_local(S, t->name, b->v.e->type);
+            emit_assign(S, l, b->v.e, t->span);
+            b->v = (Val){.kind = V_LOCAL, .index = l};
+        }
+        if (!b || b->v.kind != V_LOCAL) {
+            Val v = sema_eval(S, t);
+            if (v.kind != V_ERR) diag_error(t->span, "QD2010", "cannot update '%s' in place: it is %s, not a local variable", t->name, val_describe(v));
+            return;
+        }
+        IrExpr *r = sema_binop_tok(S, s->aug.op, ir_local(S, b->v.index, t->span), sema_expr(S, s->aug.value), s->span);
+        if (r) emit_assign(S, b->v.index, r, s->span);
+        return;
+    }
+    Val r = sema_eval(S, t);
+    if (r.kind == V_ERR) return;
+    if (r.kind != V_REF) return (void)diag_error(t->span, "QD2010", "cannot update %s in place", val_describe(r));
+    sema_augassign_global(S, s, r.ref);
+}
+
+/* ---- control flow ---- */
+
+static void stmt_if(Sema *S, const Stmt *s) {
+    const Expr *c = s->if_.cond;
+    if (c->kind == E_CALL) { /* if qd.static(cond): only the chosen branch exists */
+        Val f = sema_eval(S, c->call.fn);
+        if (f.kind == V_NS && !strcmp(f.path, "qd.static")) {
+            IrExpr *v = ir_to_bool(S, sema_expr(S, c));
+            if (v) sema_block(S, v->c.u ? &s->if_.then : &s->if_.els);
+            return;
+        }
+    }
+    IrExpr *cond = ir_to_bool(S, sema_expr(S, c));
+    IrStmt *st = sema_stmt_new(S, IR_IF, s->span);
+    st->if_.cond = cond;
+    st->if_.then = sub_block(S, &s->if_.then);
+    st->if_.els = sub_block(S, &s->if_.els);
+    if (cond) sema_emit(S, st);
+}
+
+static IrBlock loop_body(Sema *S, const StmtList *body, LoopKind kind, IrStmtVec *prefix) {
+    LoopKind saved = S->loop;
+    S->loop = kind;
+    IrStmtVec *outer = S->cur;
+    S->cur = prefix;
+    sema_block(S, body);
+    S->cur = outer;
+    S->loop = saved;
+    return sema_freeze(S, prefix);
+}
+
+static void stmt_while(Sema *S, const Stmt *s) {
+    IrStmtVec pre = {0}, *outer = S->cur;
+    S->cur = &pre;
+    IrExpr *cond = ir_to_bool(S, sema_expr(S, s->while_.cond));
+    S->cur = outer;
+    if (!cond) {
+        vec_free(&pre);
+        return;
+    }
+    IrStmt *st = sema_stmt_new(S, IR_WHILE, s->span);
+    IrStmtVec body = {0};
+    if (pre.len) { /* the condition needed statements (an inlined qd.func): while True + break */
+        for (int k = 0; k < pre.len; k++) vec_push(&body, pre.items[k]);
+        IrStmt *brk = sema_stmt_new(S, IR_IF, s->span);
+        brk->if_.cond = ir_binary(S, IR_EQ, cond, ir_const_int(S, QT_U1, 0, s->span), s->span);
+        brk->if_.then.stmts = ARENA_ARRAY(S->arena, IrStmt *, 1);
+        brk->if_.then.stmts[0] = sema_stmt_new(S, IR_BREAK, s->span), brk->if_.then.n = 1;
+        vec_push(&body, brk);
+        cond = ir_const_int(S, QT_U1, 1, s->span);
+    }
+    vec_free(&pre);
+    st->while_.cond = cond;
+    st->while_.body = loop_body(S, &s->while_.body, LOOP_SERIAL, &body);
+    sema_emit(S, st);
+}
+
+static void stmt_jump(Sema *S, const Stmt *s) {
+    bool brk = s->kind == S_BREAK;
+    const char *w = brk ? "break" : "continue";
+    switch (S->loop) {
+    case LOOP_NONE: diag_error(s->span, "QD2014", "'%s' outside a loop", w); return;
+    case LOOP_STATIC: diag_error(s->span, "QD2014", "'%s' cannot leave a qd.static loop (it is unrolled)", w); return;
+    case LOOP_PARALLEL:
+        if (brk) {
+            diag_error(s->span, "QD2014", "'break' cannot leave a parallel (top-level) for loop");
+            return;
+        }
+        S->parallel_continue = true; /* leaves the body wrapper: see sema_for_body */
+        sema_emit(S, sema_stmt_new(S, IR_BREAK, s->span));
+        return;
+    case LOOP_SERIAL: sema_emit(S, sema_stmt_new(S, brk ? IR_BREAK : IR_CONTINUE, s->span)); return;
+    }
+}
+
+/* ---- for loops ---- */
+
+/* The loop variables of `for i in ...` / `for i, j in ...`. */
+static int loop_targets(Sema *S, const Stmt *s, const Expr **out, int ndims) {
+    const Expr *t = s->for_.target;
+    int n = 1;
+    if (t->kind == E_TUPLE) n = t->list.n;
+    for (int k = 0; k < n && k < IR_MAX_DIMS; k++) {
+        out[k] = t->kind == E_TUPLE ? t->list.items[k] : t;
+        if (out[k]->kind != E_NAME) return diag_error(out[k]->span, "QD2012", "a loop variable must be a name"), -1;
+    }
+    if (n != ndims) {
+        diag_error(t->span, "QD2012", "the loop has %d dimension%s but %d loop variable%s", ndims, ndims == 1 ? "" : "s", n, n == 1 ? "" : "s");
+        return -1;
+    }
+    return n;
+}
+
+static int loop_var(Sema *S, const Expr *name) {
+    Binding *b = scope_find(S->scope, name->name);
+    if (b && b->is_param) {
+        diag_error(name->span, "QD2038", "cannot use kernel argument '%s' as a loop variable", name->name);
+        return -1;
+    }
+    if (b && b->v.kind == V_LOCAL && S->locals.items[b->v.index].type == QT_I32) return b->v.index;
+    int l = sema_new_local(S, name->name, QT_I32);
+    scope_bind(S, S->scope, name->name, (Val){.kind = V_LOCAL, .index = l}, name->span);
+    return l;
+}
+
+static void static_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr **vars) {
+    int64_t total = 1, n[IR_MAX_DIMS], idx[IR_MAX_DIMS] = {0};
+    for (int d = 0; d < ls->ndims; d++) {
+        IrExpr *c = sema_trip_count(S, ls, d, s->span);
+        n[d] = c->c.i;
+        total *= n[d];
+        if (total > MAX_UNROLL) {
+            diag_error(s->for_.iter->span, "QD2022", "qd.static loop unrolls to more than %d iterations", MAX_UNROLL);
+            return;
+        }
+    }
+    LoopKind saved = S->loop;
+    S->loop = LOOP_STATIC;
+    for (int64_t it = 0, errs = diag_error_count(); it < total && diag_error_count() == errs; it++) {
+        for (int d = 0; d < ls->ndims; d++) {
+            int64_t v = ls->begin[d]->c.i + idx[d] * ls->step[d];
+            scope_bind(S, S->scope, vars[d]->name, val_expr(ir_const_int(S, QT_I32, v, vars[d]->span)), vars[d]->span);
+        }
+        sema_block(S, &s->for_.body);
+        for (int d = ls->ndims - 1; d >= 0 && ++idx[d] == n[d]; d--) idx[d] = 0;
+    }
+    S->loop = saved;
+}
+
+/* A serial loop nest: one IR_FOR per dimension, innermost holds the body. */
+static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr **vars, int d) {
+    int var = loop_var(S, vars[d]);
+    if (var < 0) return;
+    int counter = sema_new_local(S, arena_printf(S->arena, "$for_%s", vars[d]->name), QT_I32);
+    IrStmt *st = sema_stmt_new(S, IR_FOR, s->span);
+    st->for_.counter = counter;
+    st->for_.begin = ls->begin[d], st->for_.end = ls->end[d], st->for_.step = ls->step[d];
+    IrStmtVec body = {0}, *outer = S->cur;
+    S->cur = &body;
+    emit_assign(S, var, ir_local(S, counter, vars[d]->span), vars[d]->span);
+    S->cur = outer;
+    if (d + 1 < ls->ndims) {
+        LoopKind saved = S->loop;
+        S->loop = LOOP_SERIAL;
+        S->cur = &body;
+        serial_for(S, s, ls, vars, d + 1);
+        S->cur = outer;
+        S->loop = saved;
+        st->for_.body = sema_freeze(S, &body);
+    } else {
+        st->for_.body = loop_body(S, &s->for_.body, LOOP_SERIAL, &body);
+    }
+    sema_emit(S, st);
+}
+
+static void stmt_for(Sema *S, const Stmt *s) {
+    LoopSpace ls;
+    const Expr *vars[IR_MAX_DIMS];
+    if (!sema_loop_space(S, s->for_.iter, &ls) || loop_targets(S, s, vars, ls.ndims) < 0) return;
+    if (ls.is_static) static_for(S, s, &ls, vars);
+    else serial_for(S, s, &ls, vars, 0);
+}
+
+/* ---- qd.func inlining ---- */
+
+static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
+    bool template_ = p->annotation && p->annotation->kind == E_CALL && sema_path(S, p->annotation->call.fn) &&
+                     !strcmp(sema_path(S, p->annotation->call.fn), "qd.template");
+    if (v.kind == V_ERR) return false;
+    if (template_ || !is_scalar(v)) return scope_bind(S, sc, p->name, v, p->span), true;
+    IrExpr *e = sema_rvalue(S, v, sp);
+    QdType t = e ? e->type : QT_I32;
+    if (!e || (p->annotation && !sema_annotation_type(S, p->annotation, &t))) return false;
+    if (ir_is_uniform(e)) { /* substituted: keeps constants constant and loop bounds uniform */
+        scope_bind(S, sc, p->name, val_expr(ir_cast(S, e, t)), p->span);
+        return true;
+    }
+    int l = sema_new_local(S, p->name, t);
+    emit_assign(S, l, e, sp);
+    scope_bind(S, sc, p->name, (Val){.kind = V_LOCAL, .index = l}, p->span);
+    return true;
+}
+
+/* Evaluates the call's arguments (in the caller's scope) and binds them in a new scope. */
+Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
+    Scope *sc = ARENA_NEW(S->arena, Scope);
+    sc->parent = &S->module;
+    int np = def->def.nparams;
+    if (call->call.args.n > np) {
+        diag_error(call->span, "QD2007", "'%s' takes %d argument%s, got %d", def->def.name, np, np == 1 ? "" : "s", call->call.args.n);
+        return NULL;
+    }
+    Val *vals = ARENA_ARRAY(S->arena, Val, np ? np : 1);
+    bool *have = ARENA_ARRAY(S->arena, bool, np ? np : 1);
+    for (int k = 0; k < call->call.args.n; k++) vals[k] = sema_eval(S, call->call.args.items[k]), have[k] = true;
+    for (int j = 0; j < call->call.nkw; j++) {
+        int k = 0;
+        while (k < np && strcmp(def->def.params[k].name, call->call.kw[j].name)) k++;
+        if (k == np || have[k]) {
+            diag_error(call->call.kw[j].span, "QD2007", k == np ? "'%s' has no parameter '%s'" : "'%s' got parameter '%s' twice",
+                       def->def.name, call->call.kw[j].name);
+            return NULL;
+        }
+        vals[k] = sema_eval(S, call->call.kw[j].value), have[k] = true;
+    }
+    bool ok = true;
+    for (int k = 0; k < np; k++) {
+        const Param *p = &def->def.params[k];
+        if (!have[k] && p->dflt) {
+            Scope *saved = S->scope;
+            S->scope = NULL;
+            vals[k] = sema_eval(S, p->dflt), have[k] = true;
+            S->scope = saved;
+        }
+        if (!have[k]) {
+            diag_error(call->span, "QD2007", "missing argument '%s' in call to '%s'", p->name, def->def.name);
+            diag_note(p->span, "'%s' is declared here", p->name);
+            return NULL;
+        }
+        ok &= bind_param(S, sc, p, vals[k], call->span);
+    }
+    return ok ? sc : NULL;
+}
+
+static bool check_returns(const StmtList *l, bool top) {
+    bool ok = true;
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        if (s->kind == S_RETURN && (!top || k != l->n - 1)) {
+            diag_error(s->span, "QD2015", "'return' is only supported as the last statement of a qd.func");
+            ok = false;
+        }
+        if (s->kind == S_IF) ok &= check_returns(&s->if_.then, false) & check_returns(&s->if_.els, false);
+        if (s->kind == S_WHILE) ok &= check_returns(&s->while_.body, false);
+        if (s->kind == S_FOR) ok &= check_returns(&s->for_.body, false);
+    }
+    return ok;
+}
+
+Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
+    if (!S->cur) return diag_error(call->span, "QD2019", "a qd.func can only be called inside a kernel"), val_err();
+    for (int k = 0; k < S->ninline; k++)
+        if (S->inline_stack[k] == def) {
+            diag_error(call->span, "QD2016", "recursive call of qd.func '%s' (qd.func calls are inlined)", def->def.name);
+            return val_err();
+        }
+    if (S->ninline == (int)ARRAY_LEN(S->inline_stack))
+        return diag_error(call->span, "QD2016", "qd.func calls nested too deeply (limit %d)", (int)ARRAY_LEN(S->inline_stack)), val_err();
+    Scope *sc = sema_bind_args(S, call, def);
+    if (!sc || !check_returns(&def->def.body, true)) return val_err();
+    Scope *saved = S->scope;
+    LoopKind loop = S->loop;
+    S->scope = sc, S->loop = LOOP_NONE;
+    S->inline_stack[S->ninline++] = def;
+    const StmtList *body = &def->def.body;
+    const Stmt *ret = body->n && body->stmts[body->n - 1]->kind == S_RETURN ? body->stmts[body->n - 1] : NULL;
+    StmtList init = {body->stmts, ret ? body->n - 1 : body->n};
+    sema_block(S, &init);
+    Val result = {.kind = V_NONE};
+    if (ret && ret->expr) {
+        result = sema_eval(S, ret->expr);
+        QdType t;
+        if (is_scalar(result)) {
+            IrExpr *e = sema_rvalue(S, result, ret->expr->span);
+            if (e && def->def.returns && sema_annotation_type(S, def->def.returns, &t)) e = ir_cast(S, e, t);
+            int l = e ? sema_new_local(S, arena_printf(S->arena, "$%s_ret", def->def.name), e->type) : -1;
+            if (e) emit_assign(S, l, e, ret->span);
+            result = e ? val_expr(ir_local(S, l, call->span)) : val_err();
+        }
+    }
+    S->ninline--;
+    S->scope = saved, S->loop = loop;
+    return result;
+}
+
+/* ---- dispatch ---- */
+
+void sema_stmt(Sema *S, const Stmt *s) {
+    switch (s->kind) {
+    case S_EXPR: {
+        if (s->expr->kind == E_STR) return; /* a docstring */
+        Val v = sema_eval(S, s->expr);
+        if (v.kind == V_EXPR && v.e->kind == IR_MEMOP) {
+            v.e->mem.result_used = false;
+            IrStmt *st = sema_stmt_new(S, IR_EVAL, s->span);
+            st->eval = v.e;
+            sema_emit(S, st);
+        } else if (v.kind == V_EXPR && ir_has_effects(v.e)) {
+            emit_assign(S, sema_new_local(S, "$discard", v.e->type), v.e, s->span);
+        }
+        return;
+    }
+    case S_ASSIGN: stmt_assign(S, s); return;
+    case S_ANNASSIGN: stmt_annassign(S, s); return;
+    case S_AUGASSIGN: stmt_augassign(S, s); return;
+    case S_IF: stmt_if(S, s); return;
+    case S_WHILE: stmt_while(S, s); return;
+    case S_FOR: stmt_for(S, s); return;
+    case S_BREAK: case S_CONTINUE: stmt_jump(S, s); return;
+    case S_PASS: return;
+    case S_RETURN:
+        diag_error(s->span, "QD2015", S->ninline ? "'return' is only supported as the last statement of a qd.func"
+                                                 : "kernels cannot return values in v1");
+        return;
+    case S_DEF: diag_error(s->span, "QD1012", "nested function definitions are not supported in kernels"); return;
+    case S_IMPORT: diag_error(s->span, "QD2003", "'import' inside a function is not supported"); return;
+    }
+}
+
+void sema_block(Sema *S, const StmtList *l) {
+    for (int k = 0; k < l->n; k++) sema_stmt(S, l->stmts[k]);
+}

@@ -1,0 +1,18 @@
+/* Shared plumbing of the libFuzzer targets: diagnostics silenced, and one in-process run of the
+ * driver's pipeline (parse -> check -> lower -> emit) without touching the file system. */
+#ifndef QDC_FUZZ_H
+#define QDC_FUZZ_H
+#include "../lowering/capdb.h"
+#include "../support/util.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Sends diagnostics to /dev/null with no error limit (the limit would exit the process). */
+void fuzz_quiet_diagnostics(void);
+/* Opens the checked-in capability database ($QDC_ROOT/capability-db, default ./capability-db),
+ * plus extra_dir when not NULL. NULL if it does not load. */
+CapDb *fuzz_open_capdb(const char *extra_dir);
+/* Runs the pipeline on text; t == NULL stops after the checker. Returns true if it compiled. */
+bool fuzz_compile(const char *name, const uint8_t *text, size_t len, const CapTarget *t);
+#endif

@@ -1,0 +1,69 @@
+/* Shared plumbing of the libFuzzer targets (see fuzz.h). Mirrors compile() in cli/main.c. */
+#include "fuzz.h"
+#include "../frontend/frontend.h"
+#include "../lowering/lower.h"
+#include "../targets/target.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void fuzz_quiet_diagnostics(void) {
+    DiagConfig cfg = {0};
+    cfg.format = DIAG_TEXT;
+    cfg.color = DIAG_COLOR_NEVER;
+    cfg.error_limit = 0;
+    cfg.out = fopen("/dev/null", "w");
+    if (!cfg.out) die("cannot open /dev/null");
+    diag_init(&cfg);
+}
+
+CapDb *fuzz_open_capdb(const char *extra_dir) {
+    const char *root = getenv("QDC_ROOT");
+    char *dir = xasprintf("%s/capability-db", root && *root ? root : ".");
+    const char *dirs[2] = {dir, extra_dir};
+    CapDb *db = capdb_open(dirs, extra_dir ? 2 : 1);
+    free(dir);
+    return db;
+}
+
+/* The backend's natural artifact, except AMDGPU: the unlinked object (no ld.lld-19 per input). */
+static EmitKind fuzz_emit_kind(const CapTarget *t) {
+    return strcmp(cap_backend(t), "amdgpu") ? EMIT_DEFAULT : EMIT_OBJ;
+}
+
+static bool emit(IrModule *ir, const CapTarget *t, Arena *arena) {
+    LowerOptions lo = {NULL, 0};
+    int before = diag_error_count();
+    if (!lower_module(ir, t, &lo, arena) || diag_error_count() != before) return false;
+    StrBuf rep, out;
+    sb_init(&rep), sb_init(&out);
+    lower_report(ir, t, true, &rep);
+    const Backend *be = backend_find(cap_backend(t));
+    if (!be) die("no backend for '%s'", cap_backend(t));
+    TargetOptions to = {fuzz_emit_kind(t), 2, "fuzz"};
+    bool ok = be->emit(ir, t, &to, &out) && diag_error_count() == before;
+    sb_free(&rep), sb_free(&out);
+    return ok;
+}
+
+bool fuzz_compile(const char *name, const uint8_t *text, size_t len, const CapTarget *t) {
+    Source *src = source_new(name, (const char *)text, len);
+    Arena arena = {0};
+    int before = diag_error_count();
+    bool ok = false;
+    AstModule *ast = frontend_parse(src, &arena);
+    if (ast && diag_error_count() == before) {
+        StrBuf dump;
+        sb_init(&dump);
+        ast_dump(ast, &dump);
+        IrModule *ir = frontend_check(ast, &arena);
+        if (ir && diag_error_count() == before) {
+            ir_dump(ir, &dump);
+            ok = t ? emit(ir, t, &arena) : true;
+        }
+        sb_free(&dump);
+    }
+    arena_free(&arena);
+    source_free(src);
+    return ok;
+}

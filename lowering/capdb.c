@@ -1,0 +1,254 @@
+/* Capability database queries: families by name or alias, per-family facts for targets,
+ * cell lookup with conditions (--cap, scope, result use), --list-targets and --print-caps. */
+#include "capdb_int.h"
+#include "ir.h"
+#include <stdlib.h>
+#include <string.h>
+
+int capdb_ntargets(const CapDb *db) { return db->targets.len; }
+const CapTarget *capdb_target_at(const CapDb *db, int i) { return db->targets.items[i]; }
+
+const CapTarget *capdb_target(const CapDb *db, const char *name) {
+    for (int i = 0; i < db->targets.len; i++) {
+        const CapTarget *t = db->targets.items[i];
+        if (t->abstract) continue;
+        if (!strcmp(t->name, name)) return t;
+        for (int a = 0; a < t->aliases.len; a++)
+            if (!strcmp(t->aliases.items[a], name)) return t;
+    }
+    return NULL;
+}
+
+const char *capdb_target_names(const CapDb *db) {
+    StrBuf b;
+    sb_init(&b);
+    for (int i = 0; i < db->targets.len; i++)
+        if (!db->targets.items[i]->abstract) sb_printf(&b, "%s%s", b.len ? ", " : "", db->targets.items[i]->name);
+    free(((CapDb *)db)->names_csv);
+    return ((CapDb *)db)->names_csv = sb_take(&b);
+}
+
+void capdb_list_targets(const CapDb *db, FILE *out) {
+    for (int i = 0; i < db->targets.len; i++) {
+        const CapTarget *t = db->targets.items[i];
+        if (t->abstract) continue;
+        StrBuf al;
+        sb_init(&al);
+        for (int a = 0; a < t->aliases.len; a++) sb_printf(&al, "%s%s", a ? "," : "", t->aliases.items[a]);
+        fprintf(out, "%-10s %-7s %-8s", t->name, cap_backend(t), al.len ? al.data : "-");
+        sb_free(&al);
+        const char *d = t->facts[CAPK_DESCRIPTION].value;
+        fprintf(out, "%s%s\n", d ? "  " : "", d ? d : "");
+    }
+}
+
+int capdb_target_files(const CapTarget *t, const char ***paths_out) {
+    *paths_out = (const char **)t->files.items;
+    return t->files.len;
+}
+
+const char *cap_name(const CapTarget *t) { return t->name; }
+const char *cap_backend(const CapTarget *t) { return t->facts[CAPK_BACKEND].value; }
+
+const char *cap_str(const CapTarget *t, const char *key) {
+    int k = capk_find(key);
+    return k >= 0 ? t->facts[k].value : NULL;
+}
+
+long cap_int(const CapTarget *t, const char *key, long dflt) {
+    int k = capk_find(key);
+    if (k < 0) {
+        char dotted[96];
+        snprintf(dotted, sizeof dotted, "limits.%s", key);
+        k = capk_find(dotted);
+    }
+    if (k < 0 || !t->facts[k].value) return dflt;
+    return t->facts[k].num;
+}
+
+const char *cap_status_name(CapStatus s) {
+    return s == CS_NATIVE ? "native" : s == CS_CAS ? "cas" : "unsupported";
+}
+
+/* Whether capability `cap` is asserted in caps ("+name" / "-name"; the last one wins). */
+bool cap_has(const CapTarget *t, const char *cap, const char *const *caps, int ncaps) {
+    (void)t;
+    bool on = false;
+    for (int i = 0; i < ncaps; i++)
+        if (!strcmp(caps[i] + 1, cap)) on = caps[i][0] == '+';
+    return on;
+}
+
+const CapCell *cap_missing_cell(const CapTarget *t) { return t->missing; }
+
+/* Follows `else` until a cell's conditions hold. */
+CapAnswer cap_resolve_cell(const CapTarget *t, const CapCell *c, QdScope scope, bool result_used,
+                           const char *const *caps, int ncaps) {
+    CapAnswer a = {0};
+    if (!c) c = cap_missing_cell(t);
+    for (;;) {
+        const char *missing = NULL;
+        for (int i = 0; i < c->nwhen && !missing; i++)
+            if (!cap_has(t, c->when[i], caps, ncaps)) missing = c->when[i];
+        bool holds = !missing && !(c->unused_only && result_used) && !(c->max_scope >= 0 && (int)scope > c->max_scope);
+        if (holds) {
+            for (int i = 0; i < c->nwhen && a.ncaps_used < 8; i++) a.caps_used[a.ncaps_used++] = c->when[i];
+            a.cell = c, a.status = c->status;
+            return a;
+        }
+        if (missing && !a.needs_cap) a.needs_cap = missing;
+        if (!c->els) {
+            /* nothing below: the deciding cell is this conditional one, unsupported */
+            a.cell = c, a.status = CS_UNSUPPORTED;
+            return a;
+        }
+        c = c->els;
+    }
+}
+
+CapAnswer cap_lookup(const CapTarget *t, QdOp op, QdType dt, QdSpace sp, QdScope scope, bool result_used,
+                     const char *const *caps, int ncaps) {
+    if ((unsigned)op >= QOP_COUNT || (unsigned)dt >= QT_COUNT || (unsigned)sp >= QSPACE_COUNT)
+        die("cap_lookup(%d, %d, %d)", op, dt, sp);
+    return cap_resolve_cell(t, t->cells[op][dt][sp], scope, result_used, caps, ncaps);
+}
+
+/* ---- --print-caps ---- */
+static void print_cell_text(const CapCell *c, FILE *out) {
+    if (!c) {
+        fputs("unsupported", out);
+        return;
+    }
+    fputs(cap_status_name(c->status), out);
+    for (int i = 0; i < c->nwhen; i++) fprintf(out, "%s+%s", i ? "," : " if ", c->when[i]);
+    if (c->unused_only) fputs(" if result unused", out);
+    if (c->max_scope >= 0) fprintf(out, " if scope<=%s", qscope_name(c->max_scope));
+    if (c->spelling) fprintf(out, " [%s]", c->spelling);
+    if (c->flags)
+        for (unsigned b = 1; b <= LOWF_VOLATILE_DECORATION; b <<= 1)
+            if (c->flags & b) fprintf(out, " {%s}", lowf_name(b));
+    if (c->els) {
+        fputs(" else ", out);
+        print_cell_text(c->els, out);
+    }
+}
+
+static void print_cell_json(const CapCell *c, StrBuf *b) {
+    if (!c) {
+        sb_puts(b, "{\"status\":\"unsupported\"}");
+        return;
+    }
+    sb_printf(b, "{\"status\":\"%s\"", cap_status_name(c->status));
+    if (c->nwhen) {
+        sb_puts(b, ",\"when\":[");
+        for (int i = 0; i < c->nwhen; i++) sb_puts(b, i ? "," : ""), sb_json_string(b, c->when[i]);
+        sb_putc(b, ']');
+    }
+    if (c->unused_only) sb_puts(b, ",\"unused\":true");
+    if (c->max_scope >= 0) sb_printf(b, ",\"max_scope\":\"%s\"", qscope_name(c->max_scope));
+    if (c->spelling) sb_puts(b, ",\"spelling\":"), sb_json_string(b, c->spelling);
+    if (c->flags) {
+        sb_puts(b, ",\"flags\":[");
+        bool first = true;
+        for (unsigned f = 1; f <= LOWF_VOLATILE_DECORATION; f <<= 1)
+            if (c->flags & f) sb_printf(b, "%s\"%s\"", first ? "" : ",", lowf_name(f)), first = false;
+        sb_putc(b, ']');
+    }
+    sb_printf(b, ",\"source\":\"%s:%d\"", c->at.file, c->at.line);
+    if (c->els) sb_puts(b, ",\"else\":"), print_cell_json(c->els, b);
+    sb_putc(b, '}');
+}
+
+static void orders_text(const CapTarget *t, FILE *out) {
+    static const char *const kinds[ORDK_COUNT] = {"rmw", "load", "store", "fence", "noret"};
+    for (int k = 0; k < ORDK_COUNT; k++) {
+        fprintf(out, "orders.%s:", kinds[k]);
+        for (int o = 0; o < QORD_COUNT; o++)
+            if (t->orders[k] & (1u << o)) fprintf(out, " %s", qord_name(o));
+        fputc('\n', out);
+    }
+    fputs("scopes:", out);
+    for (int s = 0; s < QSCOPE_COUNT; s++)
+        if (t->scope_map[s] >= 0)
+            fprintf(out, " %s%s%s", qscope_name(s), t->scope_map[s] != s ? "->" : "",
+                    t->scope_map[s] != s ? qscope_name(t->scope_map[s]) : "");
+    fputs("\ncaps:", out);
+    for (int i = 0; i < t->caps.len; i++) fprintf(out, " %s", t->caps.items[i].name);
+    fputc('\n', out);
+}
+
+static void print_text(const CapTarget *t, FILE *out) {
+    fprintf(out, "target: %s\nfiles:", t->name);
+    for (int i = 0; i < t->files.len; i++) fprintf(out, " %s", t->files.items[i]);
+    fputc('\n', out);
+    for (int k = 0; k < CAPK_COUNT; k++)
+        if (t->facts[k].value) fprintf(out, "%s: %s\n", capk_names[k], t->facts[k].value);
+    orders_text(t, out);
+    fputs("volatile: ", out), print_cell_text(t->volatile_cell, out), fputc('\n', out);
+    fputs("fence: ", out), print_cell_text(t->fence_cell, out), fputc('\n', out);
+    for (int op = 0; op < QOP_COUNT; op++)
+        for (int dt = QT_I8; dt < QT_COUNT; dt++)
+            for (int sp = 0; sp < QSPACE_COUNT; sp++) {
+                fprintf(out, "%-8s %-4s %-6s ", qop_name(op), qt_name(dt), qspace_name(sp));
+                const CapCell *c = t->cells[op][dt][sp];
+                bool bits = qt_is_float(dt) && (op == QOP_EXCHANGE || op == QOP_CAS || op == QOP_LOAD || op == QOP_STORE);
+                if (bits) fprintf(out, "as %s: ", qt_name(qt_uint_same_width(dt))), c = t->cells[op][qt_uint_same_width(dt)][sp];
+                print_cell_text(c, out);
+                fputc('\n', out);
+            }
+}
+
+static void print_json(const CapTarget *t, FILE *out) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, "{\"schema\":1,\"target\":"), sb_json_string(&b, t->name);
+    sb_puts(&b, ",\"files\":[");
+    for (int i = 0; i < t->files.len; i++) sb_puts(&b, i ? "," : ""), sb_json_string(&b, t->files.items[i]);
+    sb_puts(&b, "],\"facts\":{");
+    bool first = true;
+    for (int k = 0; k < CAPK_COUNT; k++)
+        if (t->facts[k].value) {
+            sb_puts(&b, first ? "" : ","), sb_json_string(&b, capk_names[k]), sb_putc(&b, ':');
+            if (capk_kinds[k] == CK_INT) sb_printf(&b, "%ld", t->facts[k].num);
+            else sb_json_string(&b, t->facts[k].value);
+            first = false;
+        }
+    sb_puts(&b, "},\"scopes\":{");
+    first = true;
+    for (int s = 0; s < QSCOPE_COUNT; s++)
+        if (t->scope_map[s] >= 0)
+            sb_printf(&b, "%s\"%s\":\"%s\"", first ? "" : ",", qscope_name(s), qscope_name(t->scope_map[s])), first = false;
+    sb_puts(&b, "},\"orders\":{");
+    static const char *const kinds[ORDK_COUNT] = {"rmw", "load", "store", "fence", "noret"};
+    for (int k = 0; k < ORDK_COUNT; k++) {
+        sb_printf(&b, "%s\"%s\":[", k ? "," : "", kinds[k]);
+        first = true;
+        for (int o = 0; o < QORD_COUNT; o++)
+            if (t->orders[k] & (1u << o)) sb_printf(&b, "%s\"%s\"", first ? "" : ",", qord_name(o)), first = false;
+        sb_putc(&b, ']');
+    }
+    sb_puts(&b, "},\"caps\":[");
+    for (int i = 0; i < t->caps.len; i++) sb_puts(&b, i ? "," : ""), sb_json_string(&b, t->caps.items[i].name);
+    sb_puts(&b, "],\"volatile\":"), print_cell_json(t->volatile_cell, &b);
+    sb_puts(&b, ",\"fence\":"), print_cell_json(t->fence_cell, &b);
+    sb_puts(&b, ",\"ops\":[");
+    first = true;
+    for (int op = 0; op < QOP_COUNT; op++)
+        for (int dt = QT_I8; dt < QT_COUNT; dt++)
+            for (int sp = 0; sp < QSPACE_COUNT; sp++) {
+                sb_printf(&b, "%s{\"op\":\"%s\",\"dtype\":\"%s\",\"space\":\"%s\",\"cell\":", first ? "" : ",",
+                          qop_name(op), qt_name(dt), qspace_name(sp));
+                bool bits = qt_is_float(dt) && (op == QOP_EXCHANGE || op == QOP_CAS || op == QOP_LOAD || op == QOP_STORE);
+                print_cell_json(t->cells[op][bits ? qt_uint_same_width(dt) : (QdType)dt][sp], &b);
+                sb_puts(&b, bits ? ",\"via_int\":true}" : "}");
+                first = false;
+            }
+    sb_puts(&b, "]}\n");
+    fputs(b.data, out);
+    sb_free(&b);
+}
+
+void capdb_print_target(const CapTarget *t, bool json, FILE *out) {
+    if (json) print_json(t, out);
+    else print_text(t, out);
+}

@@ -1,0 +1,241 @@
+/* The IR's stable textual dump (--emit=ir) and the memory-operation visitor of ir.h.
+ * Dump format: one "field"/"kernel" header per item; kernels list params, locals (%N), shared
+ * arrays and tasks; statements one per line, indented; expressions as S-expressions typed by
+ * their result ("(add:i32 %3 1:i32)"). Lowering decisions print as "-> ..." after a memop. */
+#include "ir.h"
+#include <inttypes.h>
+#include <string.h>
+
+static const char *const binop_names[] = {
+    "add", "sub", "mul", "div", "floordiv", "mod", "rem", "pow", "and", "or", "xor", "shl", "shr",
+    "eq", "ne", "lt", "le", "gt", "ge", "min", "max", "land", "lor",
+};
+_Static_assert(ARRAY_LEN(binop_names) == IR_LOR + 1, "one name per IrBinOp");
+static const char *const unop_names[] = {"neg", "bitnot", "lnot"};
+static const char *const math_names[] = {"sqrt", "floor", "abs", "popcnt", "clz"};
+static const char *const low_names[] = {"undecided", "native", "cas_loop", "plain", "unsupported"};
+
+static void dump_expr(const IrKernel *k, const IrExpr *e, StrBuf *out);
+
+static void dump_const(const IrExpr *e, StrBuf *out) {
+    if (qt_is_float(e->type)) sb_printf(out, "%.17g", e->c.f);
+    else if (qt_is_signed(e->type)) sb_printf(out, "%" PRId64, e->c.i);
+    else sb_printf(out, "%" PRIu64, e->c.u);
+    sb_printf(out, ":%s", qt_name(e->type));
+}
+
+static void dump_ref(const IrKernel *k, const IrRef *r, const IrModule *m, StrBuf *out) {
+    switch (r->kind) {
+    case IR_REF_FIELD: sb_printf(out, "field %s", m && r->index < m->nfields ? m->fields[r->index].name : "?"); break;
+    case IR_REF_NDARRAY: sb_printf(out, "ndarray %s", k && r->index < k->nparams ? k->params[r->index].name : "?"); break;
+    case IR_REF_SHARED: sb_printf(out, "shared %s", k && r->index < k->nshared ? k->shared[r->index].name : "?"); break;
+    case IR_REF_LOCAL: sb_printf(out, "local %%%d", r->index); break;
+    }
+    sb_putc(out, '[');
+    for (int i = 0; i < r->nidx; i++) {
+        if (i) sb_puts(out, ", ");
+        dump_expr(k, r->idx[i], out);
+    }
+    sb_printf(out, "]:%s", qt_name(r->type));
+}
+
+static const IrModule *cur_module; /* for field names inside refs; set by ir_dump */
+
+static void dump_lowering(const IrLowering *l, StrBuf *out) {
+    if (l->kind == LOW_UNDECIDED) return;
+    sb_printf(out, " -> %s %s %s %s", low_names[l->kind], qop_name(l->op), qord_name(l->order), qscope_name(l->scope));
+    if (l->negate) sb_puts(out, " negate");
+    if (l->via_int) sb_puts(out, " via_int");
+    if (l->fence_before) sb_printf(out, " fence_before(%s)", qscope_name(l->fence_scope));
+    if (l->fence_after) sb_printf(out, " fence_after(%s)", qscope_name(l->fence_scope));
+    if (l->no_return) sb_puts(out, " no_return");
+    if (l->flags) sb_printf(out, " flags=%u", l->flags);
+    if (l->spelling) sb_printf(out, " \"%s\"", l->spelling);
+}
+
+static void dump_memop(const IrKernel *k, const IrExpr *e, StrBuf *out) {
+    const IrMemOp *mo = &e->mem;
+    sb_printf(out, "(%s%s:%s %s %s ", mo->is_volatile ? "volatile_" : "atomic_", qop_name(mo->op), qt_name(e->type),
+              qord_name(mo->order), qscope_name(mo->scope));
+    dump_ref(k, mo->ref, cur_module, out);
+    if (mo->val) sb_putc(out, ' '), dump_expr(k, mo->val, out);
+    if (mo->val2) sb_putc(out, ' '), dump_expr(k, mo->val2, out);
+    if (!mo->result_used) sb_puts(out, " unused");
+    if (mo->from_augassign) sb_puts(out, " augassign");
+    dump_lowering(&mo->low, out);
+    sb_putc(out, ')');
+}
+
+static void dump_expr(const IrKernel *k, const IrExpr *e, StrBuf *out) {
+    if (!e) return sb_puts(out, "(null)");
+    switch (e->kind) {
+    case IR_CONST: dump_const(e, out); return;
+    case IR_LOCAL: sb_printf(out, "%%%d", e->local); return;
+    case IR_PARAM: sb_printf(out, "$%s", k && e->param < k->nparams ? k->params[e->param].name : "?"); return;
+    case IR_SHAPE: sb_printf(out, "(shape %s %d)", k && e->shape.param < k->nparams ? k->params[e->shape.param].name : "?", e->shape.axis); return;
+    case IR_LOAD: sb_puts(out, "(load "), dump_ref(k, e->ref, cur_module, out), sb_putc(out, ')'); return;
+    case IR_UNARY: sb_printf(out, "(%s:%s ", unop_names[e->un.op], qt_name(e->type)), dump_expr(k, e->un.a, out); break;
+    case IR_BINARY:
+        sb_printf(out, "(%s:%s ", binop_names[e->bin.op], qt_name(e->type));
+        dump_expr(k, e->bin.a, out), sb_putc(out, ' '), dump_expr(k, e->bin.b, out);
+        break;
+    case IR_SELECT:
+        sb_printf(out, "(select:%s ", qt_name(e->type)), dump_expr(k, e->sel.cond, out);
+        sb_putc(out, ' '), dump_expr(k, e->sel.a, out), sb_putc(out, ' '), dump_expr(k, e->sel.b, out);
+        break;
+    case IR_CAST: sb_printf(out, "(cast:%s ", qt_name(e->type)), dump_expr(k, e->arg, out); break;
+    case IR_BITCAST: sb_printf(out, "(bitcast:%s ", qt_name(e->type)), dump_expr(k, e->arg, out); break;
+    case IR_MATH: sb_printf(out, "(%s:%s ", math_names[e->math.op], qt_name(e->type)), dump_expr(k, e->math.a, out); break;
+    case IR_MEMOP: dump_memop(k, e, out); return;
+    case IR_THREAD_IDX: sb_puts(out, "(thread_idx)"); return;
+    case IR_GLOBAL_THREAD_IDX: sb_puts(out, "(global_thread_idx)"); return;
+    }
+    sb_putc(out, ')');
+}
+
+static void dump_block(const IrKernel *k, const IrBlock *b, int depth, StrBuf *out);
+
+static void dump_stmt(const IrKernel *k, const IrStmt *s, int depth, StrBuf *out) {
+    for (int i = 0; i < depth; i++) sb_puts(out, "  ");
+    switch (s->kind) {
+    case IR_ASSIGN: sb_printf(out, "%%%d = ", s->assign.local), dump_expr(k, s->assign.value, out); break;
+    case IR_STORE: sb_puts(out, "store "), dump_ref(k, s->store.ref, cur_module, out), sb_puts(out, " = "), dump_expr(k, s->store.value, out); break;
+    case IR_EVAL: sb_puts(out, "eval "), dump_expr(k, s->eval, out); break;
+    case IR_IF:
+        sb_puts(out, "if "), dump_expr(k, s->if_.cond, out), sb_putc(out, '\n');
+        dump_block(k, &s->if_.then, depth + 1, out);
+        if (s->if_.els.n) {
+            for (int i = 0; i < depth; i++) sb_puts(out, "  ");
+            sb_puts(out, "else\n");
+            dump_block(k, &s->if_.els, depth + 1, out);
+        }
+        return;
+    case IR_WHILE:
+        sb_puts(out, "while "), dump_expr(k, s->while_.cond, out), sb_putc(out, '\n');
+        dump_block(k, &s->while_.body, depth + 1, out);
+        return;
+    case IR_FOR:
+        sb_printf(out, "for %%%d = ", s->for_.counter), dump_expr(k, s->for_.begin, out);
+        sb_puts(out, " to "), dump_expr(k, s->for_.end, out), sb_printf(out, " step %" PRId64 "\n", s->for_.step);
+        dump_block(k, &s->for_.body, depth + 1, out);
+        return;
+    case IR_BREAK: sb_puts(out, "break"); break;
+    case IR_CONTINUE: sb_puts(out, "continue"); break;
+    case IR_BARRIER: sb_puts(out, "barrier"); break;
+    case IR_FENCE:
+        sb_printf(out, "fence %s %s", qord_name(s->fence.order), qscope_name(s->fence.scope));
+        dump_lowering(&s->fence.low, out);
+        break;
+    }
+    sb_putc(out, '\n');
+}
+
+static void dump_block(const IrKernel *k, const IrBlock *b, int depth, StrBuf *out) {
+    for (int i = 0; i < b->n; i++) dump_stmt(k, b->stmts[i], depth, out);
+}
+
+static void dump_shape(const int64_t *shape, int ndim, StrBuf *out) {
+    sb_putc(out, '[');
+    for (int d = 0; d < ndim; d++) sb_printf(out, "%s%" PRId64, d ? ", " : "", shape[d]);
+    sb_putc(out, ']');
+}
+
+static void dump_kernel(const IrKernel *k, StrBuf *out) {
+    sb_printf(out, "kernel %s(", k->name);
+    for (int i = 0; i < k->nparams; i++) {
+        const IrParam *p = &k->params[i];
+        if (p->kind == IR_PARAM_SCALAR) sb_printf(out, "%s%s: %s", i ? ", " : "", p->name, qt_name(p->type));
+        else sb_printf(out, "%s%s: ndarray(%s, %d)", i ? ", " : "", p->name, qt_name(p->type), p->ndim);
+    }
+    sb_puts(out, ")\n");
+    for (int i = 0; i < k->nlocals; i++) sb_printf(out, "  local %%%d %s: %s\n", i, k->locals[i].name, qt_name(k->locals[i].type));
+    for (int i = 0; i < k->nshared; i++) {
+        const IrShared *s = &k->shared[i];
+        sb_printf(out, "  shared %s: %s", s->name, qt_name(s->type));
+        dump_shape(s->shape, s->ndim, out);
+        sb_printf(out, " task %d\n", s->task);
+    }
+    for (int i = 0; i < k->ntasks; i++) {
+        const IrTask *t = &k->tasks[i];
+        sb_printf(out, "  task %s %s", t->name, t->kind == IR_TASK_PARALLEL ? "parallel" : "serial");
+        if (t->kind == IR_TASK_PARALLEL) sb_puts(out, " extent="), dump_expr(k, t->extent, out), sb_printf(out, " index=%%%d", t->index_local);
+        if (t->block_dim) sb_printf(out, " block_dim=%d", t->block_dim);
+        if (t->uses_block) sb_puts(out, " uses_block");
+        sb_putc(out, '\n');
+        dump_block(k, &t->body, 2, out);
+    }
+}
+
+void ir_dump(const IrModule *m, StrBuf *out) {
+    cur_module = m;
+    sb_puts(out, "; qdc ir 1\n");
+    for (int i = 0; i < m->nfields; i++) {
+        sb_printf(out, "field %s: %s", m->fields[i].name, qt_name(m->fields[i].type));
+        dump_shape(m->fields[i].shape, m->fields[i].ndim, out);
+        sb_putc(out, '\n');
+    }
+    for (int i = 0; i < m->nkernels; i++) dump_kernel(&m->kernels[i], out);
+    if (m->ncaps_used) {
+        sb_puts(out, "caps");
+        for (int i = 0; i < m->ncaps_used; i++) sb_printf(out, " %s", m->caps_used[i]);
+        sb_putc(out, '\n');
+    }
+    cur_module = NULL;
+}
+
+/* ---- visitor: operands before the operation (evaluation order), statements in order ---- */
+
+typedef struct {
+    IrMemVisitor fn;
+    void *ctx;
+    IrKernel *k;
+    IrTask *t;
+} Visit;
+
+static void visit_expr(Visit *v, IrExpr *e);
+
+static void visit_ref(Visit *v, IrRef *r) {
+    for (int i = 0; i < r->nidx; i++) visit_expr(v, r->idx[i]);
+}
+
+static void visit_expr(Visit *v, IrExpr *e) {
+    if (!e) return;
+    switch (e->kind) {
+    case IR_LOAD: visit_ref(v, e->ref); break;
+    case IR_UNARY: visit_expr(v, e->un.a); break;
+    case IR_BINARY: visit_expr(v, e->bin.a), visit_expr(v, e->bin.b); break;
+    case IR_SELECT: visit_expr(v, e->sel.cond), visit_expr(v, e->sel.a), visit_expr(v, e->sel.b); break;
+    case IR_CAST: case IR_BITCAST: visit_expr(v, e->arg); break;
+    case IR_MATH: visit_expr(v, e->math.a); break;
+    case IR_MEMOP:
+        visit_ref(v, e->mem.ref), visit_expr(v, e->mem.val), visit_expr(v, e->mem.val2);
+        v->fn(v->ctx, v->k, v->t, e, NULL);
+        break;
+    default: break;
+    }
+}
+
+static void visit_block(Visit *v, IrBlock *b) {
+    for (int i = 0; i < b->n; i++) {
+        IrStmt *s = b->stmts[i];
+        switch (s->kind) {
+        case IR_ASSIGN: visit_expr(v, s->assign.value); break;
+        case IR_STORE: visit_ref(v, s->store.ref), visit_expr(v, s->store.value); break;
+        case IR_EVAL: visit_expr(v, s->eval); break;
+        case IR_IF: visit_expr(v, s->if_.cond), visit_block(v, &s->if_.then), visit_block(v, &s->if_.els); break;
+        case IR_WHILE: visit_expr(v, s->while_.cond), visit_block(v, &s->while_.body); break;
+        case IR_FOR: visit_expr(v, s->for_.begin), visit_expr(v, s->for_.end), visit_block(v, &s->for_.body); break;
+        case IR_FENCE: v->fn(v->ctx, v->k, v->t, NULL, s); break;
+        default: break;
+        }
+    }
+}
+
+void ir_visit_memory_ops(IrModule *m, IrMemVisitor fn, void *ctx) {
+    for (int i = 0; i < m->nkernels; i++)
+        for (int j = 0; j < m->kernels[i].ntasks; j++) {
+            Visit v = {fn, ctx, &m->kernels[i], &m->kernels[i].tasks[j]};
+            visit_expr(&v, v.t->extent);
+            visit_block(&v, &v.t->body);
+        }
+}

@@ -1,0 +1,323 @@
+/* The atomic lowering engine: for every memory operation and fence, one IrLowering decision
+ * taken only from capability-database answers (native / CAS loop / rewrite / plain / unsupported),
+ * with orders strengthened (never weakened) and unsupported operations reported as QD4xxx. */
+#include "lower.h"
+#include "capdb_int.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const CapTarget *t;
+    const LowerOptions *o;
+    Arena *arena;
+    bool ok;
+    VEC(const char *) caps_used;
+} LowerCtx;
+
+static const char *const *opt_caps(const LowerOptions *o) { return o ? (const char *const *)o->caps : NULL; }
+static int opt_ncaps(const LowerOptions *o) { return o ? o->ncaps : 0; }
+
+bool lower_check_caps(const CapTarget *t, const LowerOptions *o) {
+    bool ok = true;
+    for (int i = 0; i < opt_ncaps(o); i++) {
+        const char *c = o->caps[i];
+        bool known = false;
+        for (int k = 0; (c[0] == '+' || c[0] == '-') && k < t->caps.len; k++) known |= !strcmp(t->caps.items[k].name, c + 1);
+        if (known) continue;
+        StrBuf names;
+        sb_init(&names);
+        for (int k = 0; k < t->caps.len; k++) sb_printf(&names, "%s%s", k ? ", " : "", t->caps.items[k].name);
+        diag_error((Span){0}, "QD3010", "unknown capability '%s' for target '%s' (write --cap=+NAME or --cap=-NAME; %s%s)",
+                   c, t->name, t->caps.len ? "known: " : "this target has no optional capabilities",
+                   names.data ? names.data : "");
+        sb_free(&names);
+        ok = false;
+    }
+    return ok;
+}
+
+/* ---- hints ---- */
+static void hint_families(const CapTarget *t, QdOp op, QdType dt, QdSpace sp) {
+    StrBuf b;
+    sb_init(&b);
+    int n = 0;
+    for (int i = 0; i < capdb_ntargets(t->db); i++) {
+        const CapTarget *u = capdb_target_at(t->db, i);
+        if (u->abstract || u == t) continue;
+        CapAnswer a = cap_lookup(u, op, dt, sp, QSCOPE_DEVICE, true, NULL, 0);
+        if (a.status != CS_UNSUPPORTED && n++ < 8) sb_printf(&b, "%s%s", n > 1 ? ", " : "", u->name);
+    }
+    if (n > 8) sb_printf(&b, " and %d more", n - 8);
+    if (n) diag_note((Span){0}, "targets that support it without capabilities: %s", b.data);
+    else diag_note((Span){0}, "no target in the database supports it");
+    sb_free(&b);
+}
+
+static const char *cap_desc(const CapTarget *t, const char *cap) {
+    for (int i = 0; i < t->caps.len; i++)
+        if (!strcmp(t->caps.items[i].name, cap)) return t->caps.items[i].desc;
+    return "";
+}
+
+static void report_unsupported(LowerCtx *c, IrExpr *e, QdType dt, const CapAnswer *a) {
+    const IrMemOp *m = &e->mem;
+    diag_error(e->span, "QD4001", "atomic %s on %s in %s memory is not supported on target '%s' (%s:%d%s%s)",
+               qop_name(m->op), qt_name(m->ref->type), qspace_name(m->ref->space), c->t->name, a->cell->at.file,
+               a->cell->at.line, a->cell->note ? ": " : "", a->cell->note ? a->cell->note : "");
+    if (a->needs_cap)
+        diag_note((Span){0}, "pass --cap=+%s if the device has it: %s", a->needs_cap, cap_desc(c->t, a->needs_cap));
+    else hint_families(c->t, m->op, dt, m->ref->space);
+    c->ok = false;
+}
+
+/* ---- orders ---- */
+static bool has_acq(QdOrder o) { return o == QORD_ACQUIRE || o == QORD_ACQ_REL || o == QORD_SEQ_CST; }
+static bool has_rel(QdOrder o) { return o == QORD_RELEASE || o == QORD_ACQ_REL || o == QORD_SEQ_CST; }
+
+static void note(StrBuf *b, const char *fmt, const char *a, const char *x) {
+    if (b->len) sb_puts(b, "; ");
+    sb_printf(b, fmt, a, x);
+}
+
+/* The order the instruction carries, plus fences: exact, stronger, seq_cst policy, or emulated. */
+static bool decide_order(const CapTarget *t, CapOrderKind kind, QdOrder want, IrLowering *L, StrBuf *why) {
+    unsigned have = t->orders[kind];
+    if (have & (1u << want)) return L->order = want, true;
+    if (want == QORD_SEQ_CST) {
+        long pol = t->facts[CAPK_SEQ_CST].value ? t->facts[CAPK_SEQ_CST].num : SEQ_NONE;
+        QdOrder base = kind == ORDK_LOAD ? QORD_ACQUIRE : kind == ORDK_STORE ? QORD_RELEASE : QORD_ACQ_REL;
+        if (pol == SEQ_FENCE) {
+            L->fence_before = true;
+            note(why, "seq_cst as fence + %s%s", qord_name(base), "");
+            return decide_order(t, kind, base, L, why);
+        }
+        if (pol == SEQ_ACQ_REL) {
+            note(why, "seq_cst as %s (the memory model has no SequentiallyConsistent)%s", qord_name(base), "");
+            return decide_order(t, kind, base, L, why);
+        }
+        return false;
+    }
+    static const QdOrder up[] = {QORD_ACQ_REL, QORD_SEQ_CST};
+    for (int i = 0; i < 2; i++)
+        if ((have & (1u << up[i])) && up[i] > want && (want != QORD_ACQ_REL || up[i] == QORD_SEQ_CST)) {
+            L->order = up[i];
+            note(why, "%s strengthened to %s", qord_name(want), qord_name(up[i]));
+            return true;
+        }
+    long emu = t->facts[CAPK_EMULATE].value ? t->facts[CAPK_EMULATE].num : EMU_NONE;
+    if (emu == EMU_NONE || !(have & (1u << QORD_RELAXED)) || want == QORD_RELAXED) return false;
+    L->order = QORD_RELAXED;
+    L->fence_before |= has_rel(want);
+    L->fence_after |= has_acq(want);
+    if (emu == EMU_MEMBAR) L->flags |= LOWF_MEMBAR_ORDERS;
+    note(why, "%s as relaxed + fence%s", qord_name(want), L->fence_before && L->fence_after ? "s before and after" : L->fence_before ? " before" : " after");
+    return true;
+}
+
+static void order_error(LowerCtx *c, Span sp, const char *what, QdOrder o, CapOrderKind kind) {
+    const CapOrigin *at = &c->t->order_at[kind];
+    diag_error(sp, "QD4002", "order '%s' on %s is not supported on target '%s' and has no stronger lowering (%s:%d)",
+               qord_name(o), what, c->t->name, at->file ? at->file : c->t->disp, at->file ? at->line : 1);
+    diag_note((Span){0}, "orders this target carries for %s: see 'qdc --print-caps %s'", what, c->t->name);
+    c->ok = false;
+}
+
+static bool decide_scope(LowerCtx *c, Span sp, QdScope want, IrLowering *L, StrBuf *why) {
+    int carried = c->t->scope_map[want];
+    if (carried < 0) {
+        StrBuf b;
+        sb_init(&b);
+        for (int i = 0; i < capdb_ntargets(c->t->db); i++) {
+            const CapTarget *u = capdb_target_at(c->t->db, i);
+            if (!u->abstract && u->scope_map[want] >= 0) sb_printf(&b, "%s%s", b.len ? ", " : "", u->name);
+        }
+        diag_error(sp, "QD4003", "scope '%s' is not supported on target '%s' (%s)", qscope_name(want), c->t->name,
+                   c->t->disp);
+        diag_note((Span){0}, "targets with scope '%s': %s", qscope_name(want), b.len ? b.data : "none");
+        sb_free(&b);
+        c->ok = false;
+        return false;
+    }
+    L->scope = L->fence_scope = (QdScope)carried;
+    if (carried != (int)want) note(why, "scope %s widened to %s", qscope_name(want), qscope_name(carried));
+    return true;
+}
+
+static void use_caps(LowerCtx *c, const CapAnswer *a) {
+    for (int i = 0; i < a->ncaps_used; i++) {
+        bool seen = false;
+        for (int k = 0; k < c->caps_used.len; k++) seen |= !strcmp(c->caps_used.items[k], a->caps_used[i]);
+        if (!seen) vec_push(&c->caps_used, a->caps_used[i]);
+    }
+}
+
+/* ---- one memory operation ---- */
+static bool bit_op(QdOp op) { return op == QOP_EXCHANGE || op == QOP_CAS || op == QOP_LOAD || op == QOP_STORE; }
+
+static CapOrderKind order_kind(QdOp op) {
+    return op == QOP_LOAD ? ORDK_LOAD : op == QOP_STORE ? ORDK_STORE : ORDK_RMW;
+}
+
+/* The database answer for the op, with the target-independent rewrites: float bit operations
+ * through the same-width unsigned integer, and sub as add of the negation where add is native. */
+static CapAnswer answer_for(LowerCtx *c, const IrMemOp *m, IrLowering *L, QdType *cell_dt, StrBuf *why) {
+    QdType dt = m->ref->type;
+    const char *const *caps = opt_caps(c->o);
+    int n = opt_ncaps(c->o);
+    if (qt_is_float(dt) && bit_op(m->op)) {
+        L->via_int = true;
+        dt = qt_uint_same_width(dt);
+        note(why, "%s through %s", qt_name(dt), "");
+    }
+    *cell_dt = dt;
+    CapAnswer a = cap_lookup(c->t, m->op, dt, m->ref->space, L->scope, m->result_used, caps, n);
+    if (m->op == QOP_SUB && a.status != CS_NATIVE) {
+        CapAnswer b = cap_lookup(c->t, QOP_ADD, dt, m->ref->space, L->scope, m->result_used, caps, n);
+        if (b.status == CS_NATIVE) {
+            L->op = QOP_ADD, L->negate = true;
+            note(why, "sub as add of the negation%s%s", "", "");
+            return b;
+        }
+    }
+    return a;
+}
+
+static void set_detail(LowerCtx *c, IrLowering *L, const IrMemOp *m, const CapAnswer *a, StrBuf *why) {
+    StrBuf d;
+    sb_init(&d);
+    if (L->kind == LOW_CAS_LOOP) sb_printf(&d, "CAS loop computing %s%s", qop_name(L->op), L->via_int || qt_is_float(m->ref->type) ? " on the integer bits" : "");
+    else sb_puts(&d, a->cell->spelling ? a->cell->spelling : "native");
+    if (qt_is_float(m->ref->type) && (m->op == QOP_MIN || m->op == QOP_MAX)) sb_puts(&d, "; minNum/maxNum: a NaN operand loses");
+    for (int i = 0; i < a->ncaps_used; i++) sb_printf(&d, "; relies on +%s", a->caps_used[i]);
+    if (L->no_return) sb_puts(&d, "; result unused: no-return form");
+    if (why->len) sb_printf(&d, "; %s", why->data);
+    L->detail = arena_strdup(c->arena, d.data);
+    L->spelling = a->cell->spelling;
+    L->reason_file = a->cell->at.file, L->reason_line = a->cell->at.line;
+    sb_free(&d);
+}
+
+static void decide_volatile(LowerCtx *c, IrExpr *e, IrLowering *L) {
+    CapAnswer a = cap_resolve_cell(c->t, c->t->volatile_cell, L->scope, true, opt_caps(c->o), opt_ncaps(c->o));
+    if (a.status == CS_UNSUPPORTED) {
+        diag_error(e->span, "QD4004", "volatile_load is not supported on target '%s' (%s:%d)", c->t->name,
+                   a.cell->at.file, a.cell->at.line);
+        c->ok = false;
+        L->kind = LOW_UNSUPPORTED;
+        return;
+    }
+    L->kind = LOW_NATIVE, L->op = QOP_LOAD, L->order = QORD_RELAXED, L->flags = a.cell->flags;
+    L->via_int = false;
+    StrBuf why;
+    sb_init(&why);
+    note(&why, "volatile load: every access reaches memory, never an atomic%s%s", "", "");
+    set_detail(c, L, &e->mem, &a, &why);
+    sb_free(&why);
+}
+
+static bool decide_memop(LowerCtx *c, IrExpr *e) {
+    IrMemOp *m = &e->mem;
+    IrLowering *L = &m->low;
+    *L = (IrLowering){.op = m->op, .order = m->order, .scope = m->scope, .fence_scope = m->scope};
+    if (m->ref->kind == IR_REF_LOCAL) {
+        L->kind = LOW_PLAIN;
+        L->detail = "thread-private local: plain load/compute/store";
+        return true;
+    }
+    StrBuf why;
+    sb_init(&why);
+    bool ok = decide_scope(c, e->span, m->scope, L, &why);
+    if (ok && m->is_volatile) decide_volatile(c, e, L);
+    if (!ok || m->is_volatile) {
+        if (!ok) L->kind = LOW_UNSUPPORTED;
+        sb_free(&why);
+        return ok && L->kind != LOW_UNSUPPORTED;
+    }
+    QdType dt;
+    CapAnswer a = answer_for(c, m, L, &dt, &why);
+    if (a.status == CS_UNSUPPORTED) {
+        report_unsupported(c, e, dt, &a);
+        L->kind = LOW_UNSUPPORTED;
+        sb_free(&why);
+        return false;
+    }
+    L->kind = a.status == CS_NATIVE ? LOW_NATIVE : LOW_CAS_LOOP;
+    if (L->kind == LOW_CAS_LOOP && qt_is_float(m->ref->type)) L->via_int = true;
+    CapOrderKind kind = order_kind(m->op);
+    if (!decide_order(c->t, kind, m->order, L, &why)) {
+        order_error(c, e->span, kind == ORDK_LOAD ? "atomic_load" : kind == ORDK_STORE ? "atomic_store" : "atomic read-modify-write",
+                    m->order, kind);
+        L->kind = LOW_UNSUPPORTED;
+        sb_free(&why);
+        return false;
+    }
+    L->flags |= a.cell->flags;
+    L->no_return = !m->result_used && L->kind == LOW_NATIVE && kind == ORDK_RMW &&
+                   (c->t->orders[ORDK_NORET] & (1u << L->order));
+    use_caps(c, &a);
+    set_detail(c, L, m, &a, &why);
+    sb_free(&why);
+    return true;
+}
+
+static bool decide_fence(LowerCtx *c, IrStmt *s) {
+    IrLowering *L = &s->fence.low;
+    *L = (IrLowering){.op = QOP_COUNT, .order = s->fence.order, .scope = s->fence.scope, .fence_scope = s->fence.scope};
+    StrBuf why;
+    sb_init(&why);
+    bool ok = decide_scope(c, s->span, s->fence.scope, L, &why);
+    CapAnswer a = cap_resolve_cell(c->t, c->t->fence_cell, L->scope, true, opt_caps(c->o), opt_ncaps(c->o));
+    if (ok && a.status == CS_UNSUPPORTED) {
+        diag_error(s->span, "QD4005", "memory fence is not supported on target '%s' (%s:%d%s%s)", c->t->name,
+                   a.cell->at.file, a.cell->at.line, a.cell->note ? ": " : "", a.cell->note ? a.cell->note : "");
+        c->ok = ok = false;
+    }
+    if (ok && !decide_order(c->t, ORDK_FENCE, s->fence.order, L, &why)) {
+        order_error(c, s->span, "a fence", s->fence.order, ORDK_FENCE);
+        ok = false;
+    }
+    if (ok) {
+        L->kind = LOW_NATIVE;
+        L->flags |= a.cell->flags;
+        L->detail = arena_strdup(c->arena, why.len ? why.data : "");
+        L->detail = arena_printf(c->arena, "%s%s%s", a.cell->spelling ? a.cell->spelling : "fence", why.len ? "; " : "",
+                                 why.len ? why.data : "");
+        L->spelling = a.cell->spelling;
+        L->reason_file = a.cell->at.file, L->reason_line = a.cell->at.line;
+    } else L->kind = LOW_UNSUPPORTED;
+    sb_free(&why);
+    return ok;
+}
+
+static void visit(void *ctx, IrKernel *k, IrTask *t, IrExpr *memop, IrStmt *fence) {
+    (void)k, (void)t;
+    LowerCtx *c = ctx;
+    if (memop) decide_memop(c, memop);
+    if (fence) decide_fence(c, fence);
+}
+
+static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+bool lower_module(IrModule *m, const CapTarget *t, const LowerOptions *o, Arena *arena) {
+    LowerCtx c = {t, o, arena, true, {0}};
+    ir_visit_memory_ops(m, visit, &c);
+    for (int i = 0; i < m->ncaps_used; i++) {
+        bool seen = false;
+        for (int k = 0; k < c.caps_used.len; k++) seen |= !strcmp(c.caps_used.items[k], m->caps_used[i]);
+        if (!seen) vec_push(&c.caps_used, m->caps_used[i]);
+    }
+    if (c.caps_used.len) qsort(c.caps_used.items, (size_t)c.caps_used.len, sizeof(char *), cmp_cstr);
+    m->caps_used = ARENA_ARRAY(arena, const char *, c.caps_used.len + 1);
+    for (int i = 0; i < c.caps_used.len; i++) m->caps_used[i] = arena_strdup(arena, c.caps_used.items[i]);
+    m->ncaps_used = c.caps_used.len;
+    vec_free(&c.caps_used);
+    return c.ok;
+}
+
+bool lower_memop(IrExpr *memop, const CapTarget *t, const LowerOptions *o, Arena *arena) {
+    if (memop->kind != IR_MEMOP) die("lower_memop on a non-memop expression");
+    LowerCtx c = {t, o, arena, true, {0}};
+    bool ok = decide_memop(&c, memop) && c.ok;
+    vec_free(&c.caps_used);
+    return ok;
+}

@@ -1,0 +1,99 @@
+/* --report-lowering: one record per memory operation and fence, in source order, as aligned
+ * text or as JSON lines (schema in man/qdc-capdb.5, "LOWERING REPORT"). Stable and deterministic. */
+#include "capdb_int.h"
+#include "lower.h"
+
+static const char *kind_name(IrLowKind k) {
+    switch (k) {
+    case LOW_NATIVE: return "native";
+    case LOW_CAS_LOOP: return "cas";
+    case LOW_PLAIN: return "plain";
+    case LOW_UNSUPPORTED: return "unsupported";
+    default: return "undecided";
+    }
+}
+
+typedef struct {
+    StrBuf *out;
+    bool json;
+} Rep;
+
+static void where(Span sp, const char **file, uint32_t *line, uint32_t *col) {
+    *file = sp.src ? sp.src->name : "<unknown>";
+    *line = *col = 0;
+    if (sp.src) source_line_col(sp.src, sp.off, line, col);
+}
+
+static void flags_json(StrBuf *b, unsigned flags) {
+    sb_puts(b, "[");
+    bool first = true;
+    for (unsigned f = 1; f <= LOWF_VOLATILE_DECORATION; f <<= 1)
+        if (flags & f) sb_printf(b, "%s\"%s\"", first ? "" : ",", lowf_name(f)), first = false;
+    sb_puts(b, "]");
+}
+
+static void record_json(Rep *r, const char *kernel, Span sp, const char *op, const char *dt, const char *space,
+                        QdOrder ord, QdScope sc, const IrLowering *L) {
+    StrBuf *b = r->out;
+    const char *file;
+    uint32_t line, col;
+    where(sp, &file, &line, &col);
+    sb_puts(b, "{\"file\":"), sb_json_string(b, file);
+    sb_printf(b, ",\"line\":%u,\"col\":%u,\"kernel\":", line, col), sb_json_string(b, kernel);
+    sb_printf(b, ",\"op\":\"%s\",\"dtype\":\"%s\",\"space\":\"%s\",\"order\":\"%s\",\"scope\":\"%s\"", op, dt, space,
+              qord_name(ord), qscope_name(sc));
+    sb_printf(b, ",\"decision\":\"%s\",\"emit_op\":\"%s\",\"negate\":%s,\"via_int\":%s", kind_name(L->kind),
+              L->op < QOP_COUNT ? qop_name(L->op) : "fence", L->negate ? "true" : "false", L->via_int ? "true" : "false");
+    sb_printf(b, ",\"emit_order\":\"%s\",\"emit_scope\":\"%s\",\"fence_before\":%s,\"fence_after\":%s,\"fence_scope\":\"%s\"",
+              qord_name(L->order), qscope_name(L->scope), L->fence_before ? "true" : "false",
+              L->fence_after ? "true" : "false", qscope_name(L->fence_scope));
+    sb_printf(b, ",\"no_return\":%s,\"flags\":", L->no_return ? "true" : "false");
+    flags_json(b, L->flags);
+    sb_puts(b, ",\"spelling\":");
+    if (L->spelling) sb_json_string(b, L->spelling);
+    else sb_puts(b, "null");
+    sb_puts(b, ",\"detail\":"), sb_json_string(b, L->detail ? L->detail : "");
+    sb_puts(b, ",\"reason\":");
+    if (L->reason_file) sb_printf(b, "\"%s:%d\"", L->reason_file, L->reason_line);
+    else sb_puts(b, "null");
+    sb_puts(b, "}\n");
+}
+
+static void record_text(Rep *r, Span sp, const char *op, const char *dt, const char *space, QdOrder ord, QdScope sc,
+                        const IrLowering *L) {
+    const char *file;
+    uint32_t line, col;
+    where(sp, &file, &line, &col);
+    char loc[512];
+    snprintf(loc, sizeof loc, "%s:%u:%u", file, line, col);
+    sb_printf(r->out, "%-14s  %-8s  %-4s  %-6s  %-7s  %-6s  %-6s  %s", loc, op, dt, space, qord_name(ord),
+              qscope_name(sc), kind_name(L->kind), L->detail ? L->detail : "");
+    if (L->reason_file) sb_printf(r->out, "  (%s:%d)", L->reason_file, L->reason_line);
+    sb_putc(r->out, '\n');
+}
+
+static void visit(void *ctx, IrKernel *k, IrTask *t, IrExpr *e, IrStmt *s) {
+    (void)t;
+    Rep *r = ctx;
+    if (e) {
+        const IrMemOp *m = &e->mem;
+        const char *op = m->is_volatile ? "volatile_load" : qop_name(m->op);
+        const char *dt = qt_name(m->ref->type), *sp = qspace_name(m->ref->space);
+        if (r->json) record_json(r, k->name, e->span, op, dt, sp, m->order, m->scope, &m->low);
+        else record_text(r, e->span, op, dt, sp, m->order, m->scope, &m->low);
+    } else if (s) {
+        if (r->json) record_json(r, k->name, s->span, "fence", "-", "-", s->fence.order, s->fence.scope, &s->fence.low);
+        else record_text(r, s->span, "fence", "-", "-", s->fence.order, s->fence.scope, &s->fence.low);
+    }
+}
+
+void lower_report(const IrModule *m, const CapTarget *t, bool json, StrBuf *out) {
+    Rep r = {out, json};
+    if (!json) sb_printf(out, "# lowering for target %s (%s)\n", cap_name(t), cap_backend(t));
+    ir_visit_memory_ops((IrModule *)m, visit, &r);
+    if (!json && m->ncaps_used) {
+        sb_puts(out, "# capabilities relied on:");
+        for (int i = 0; i < m->ncaps_used; i++) sb_printf(out, " +%s", m->caps_used[i]);
+        sb_putc(out, '\n');
+    }
+}

@@ -1,0 +1,172 @@
+/* libqdrt implementation: a per-launch thread team, one pthread barrier between tasks,
+ * iterations handed out in increasing order in contiguous chunks (so a spin-wait on a lower
+ * iteration always makes progress), and ucontext coroutines for the lanes of a block. */
+#include "qdrt.h"
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define LANE_STACK (256 * 1024)
+
+typedef struct Launch {
+    const qdrt_task *tasks;
+    int ntasks, nthreads;
+    const void *args;
+    pthread_barrier_t bar;
+    atomic_int next;       /* next unit (iteration or block) to hand out */
+    int32_t extent, chunk; /* of the current task */
+} Launch;
+
+typedef struct Block {
+    ucontext_t sched;
+    qdrt_lane *lanes;
+    char *stacks;
+    void *shared;
+    int nlanes;
+    const qdrt_task *task;
+    const void *args;
+    int32_t base;
+} Block;
+
+struct qdrt_lane {
+    ucontext_t ctx;
+    Block *blk;
+    int32_t idx;
+    int done;
+};
+
+int qdrt_default_threads(void) {
+    const char *e = getenv("QDRT_THREADS");
+    int n = e ? atoi(e) : 0;
+    if (n > 0) return n;
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c > 0 ? (int)c : 1;
+}
+
+void *qdrt_lane_shared(qdrt_lane *lane) { return lane->blk->shared; }
+int32_t qdrt_lane_thread_idx(qdrt_lane *lane) { return lane->idx; }
+void qdrt_block_sync(qdrt_lane *lane) { swapcontext(&lane->ctx, &lane->blk->sched); }
+
+static void lane_main(unsigned lo, unsigned hi) {
+    qdrt_lane *l = (qdrt_lane *)(((uintptr_t)hi << 32) | (uintptr_t)lo);
+    int32_t i = l->blk->base + l->idx;
+    l->blk->task->fn(l->blk->args, i, i + 1, l);
+    l->done = 1; /* returning resumes the scheduler through uc_link */
+}
+
+/* getcontext returns twice: it lives in its own frame so no caller variable is clobbered. */
+static void lane_init(Block *b, int i) {
+    qdrt_lane *l = &b->lanes[i];
+    l->blk = b, l->idx = i, l->done = 0;
+    getcontext(&l->ctx);
+    l->ctx.uc_stack.ss_sp = b->stacks + (size_t)i * LANE_STACK;
+    l->ctx.uc_stack.ss_size = LANE_STACK;
+    l->ctx.uc_link = &b->sched;
+    uintptr_t p = (uintptr_t)l;
+    makecontext(&l->ctx, (void (*)(void))lane_main, 2, (unsigned)(p & 0xffffffffu), (unsigned)(p >> 32));
+}
+
+/* One block: every round resumes each unfinished lane once; a lane runs until its next
+ * qdrt_block_sync or its end, so a round is exactly one barrier phase. */
+static void run_block(Block *b, int32_t base, int nlanes) {
+    b->base = base;
+    b->nlanes = nlanes;
+    memset(b->shared, 0, (size_t)b->task->shared_bytes);
+    for (int i = 0; i < nlanes; i++) lane_init(b, i);
+    for (int live = nlanes; live > 0;) {
+        live = 0;
+        for (int i = 0; i < nlanes; i++) {
+            if (b->lanes[i].done) continue;
+            swapcontext(&b->sched, &b->lanes[i].ctx);
+            live += !b->lanes[i].done;
+        }
+    }
+}
+
+static void run_blocks(Launch *L, const qdrt_task *t) {
+    int bd = t->block_dim > 0 ? t->block_dim : 1;
+    Block b = {.task = t, .args = L->args};
+    b.lanes = calloc((size_t)bd, sizeof *b.lanes);
+    b.stacks = malloc((size_t)bd * LANE_STACK);
+    b.shared = malloc(t->shared_bytes > 0 ? (size_t)t->shared_bytes : 1);
+    if (!b.lanes || !b.stacks || !b.shared) abort();
+    int32_t nblocks = (int32_t)(((int64_t)L->extent + bd - 1) / bd);
+    for (int32_t k; (k = atomic_fetch_add(&L->next, 1)) < nblocks;) {
+        int64_t base = (int64_t)k * bd;
+        run_block(&b, (int32_t)base, (int)(L->extent - base < bd ? L->extent - base : bd));
+    }
+    free(b.lanes);
+    free(b.stacks);
+    free(b.shared);
+}
+
+static void run_task(Launch *L, const qdrt_task *t, int tid) {
+    if (t->kind == QDRT_SERIAL) {
+        if (tid == 0) t->fn(L->args, 0, 1, NULL);
+        return;
+    }
+    if (t->kind == QDRT_BLOCK) {
+        run_blocks(L, t);
+        return;
+    }
+    for (int32_t b; (b = atomic_fetch_add(&L->next, L->chunk)) < L->extent;) {
+        int32_t e = L->extent - b < L->chunk ? L->extent : b + L->chunk;
+        t->fn(L->args, b, e, NULL);
+    }
+}
+
+/* Small chunks keep threads balanced; chunks of ~1/16 of a thread's share amortize the counter. */
+static void prepare(Launch *L, const qdrt_task *t) {
+    L->extent = t->extent ? t->extent(L->args) : 1;
+    if (L->extent < 0) L->extent = 0;
+    int64_t c = L->extent / ((int64_t)L->nthreads * 16);
+    L->chunk = (int32_t)(c < 1 ? 1 : c > 65536 ? 65536 : c);
+    atomic_store(&L->next, 0);
+}
+
+static void team(Launch *L, int tid) {
+    for (int i = 0; i < L->ntasks; i++) {
+        if (tid == 0) prepare(L, &L->tasks[i]);
+        pthread_barrier_wait(&L->bar);
+        run_task(L, &L->tasks[i], tid);
+        pthread_barrier_wait(&L->bar);
+    }
+}
+
+typedef struct { Launch *L; int tid; pthread_mutex_t *gate; } Worker;
+static void *worker_main(void *p) {
+    Worker *w = p;
+    pthread_mutex_lock(w->gate); /* the team's size and barrier are final once this opens */
+    pthread_mutex_unlock(w->gate);
+    team(w->L, w->tid);
+    return NULL;
+}
+
+int qdrt_launch(const qdrt_task *tasks, int ntasks, const void *args, int nthreads) {
+    Launch L = {.tasks = tasks, .ntasks = ntasks, .args = args};
+    int want = nthreads > 0 ? nthreads : qdrt_default_threads();
+    pthread_t *th = calloc((size_t)want, sizeof *th);
+    Worker *w = calloc((size_t)want, sizeof *w);
+    if (!th || !w) return free(th), free(w), ENOMEM;
+    pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&gate);
+    int started = 1; /* a thread that cannot be created just makes the team smaller */
+    for (; started < want; started++) {
+        w[started] = (Worker){&L, started, &gate};
+        if (pthread_create(&th[started], NULL, worker_main, &w[started])) break;
+    }
+    L.nthreads = started;
+    int rc = pthread_barrier_init(&L.bar, NULL, (unsigned)started);
+    if (rc) abort(); /* threads are already waiting on the gate: nothing sane to return */
+    pthread_mutex_unlock(&gate);
+    team(&L, 0);
+    for (int i = 1; i < started; i++) pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&L.bar);
+    free(th);
+    free(w);
+    return 0;
+}

@@ -1,0 +1,44 @@
+/* libqdrt: the CPU runtime of qdc's C ABI (qdc-abi(7), ABI version 1). Runs the tasks of a
+ * compiled kernel in order on N threads with a barrier between tasks; block tasks run each
+ * block's lanes as coroutines on one thread, switching at qd.simt.block.sync(). */
+#ifndef QDRT_H
+#define QDRT_H
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QDRT_ABI_VERSION 1
+
+typedef struct qdrt_lane qdrt_lane; /* a block lane; NULL outside block tasks */
+/* Runs iterations [begin, end) of a parallel task (a serial task ignores the range). */
+typedef void (*qdrt_task_fn)(const void *args, int32_t begin, int32_t end, qdrt_lane *lane);
+/* The iteration count of a parallel task for these arguments. */
+typedef int32_t (*qdrt_extent_fn)(const void *args);
+
+enum { QDRT_PARALLEL = 0, QDRT_SERIAL = 1, QDRT_BLOCK = 2 };
+
+typedef struct qdrt_task {
+    qdrt_task_fn fn;
+    qdrt_extent_fn extent; /* NULL for serial tasks */
+    int32_t kind;          /* QDRT_PARALLEL, QDRT_SERIAL, QDRT_BLOCK (uses block constructs) */
+    int32_t block_dim;     /* lanes per block (QDRT_BLOCK) */
+    int32_t shared_bytes;  /* block-shared storage per block (QDRT_BLOCK) */
+} qdrt_task;
+
+/* Runs tasks[0..ntasks) in order on nthreads threads (<= 0: qdrt_default_threads()), each
+ * task finished by all threads before the next starts. Returns 0, or an errno value when
+ * threads or memory could not be had (nothing ran then). */
+int qdrt_launch(const qdrt_task *tasks, int ntasks, const void *args, int nthreads);
+/* $QDRT_THREADS if set to a positive number, else the number of online CPUs. */
+int qdrt_default_threads(void);
+
+/* Called by compiled block tasks. */
+void *qdrt_lane_shared(qdrt_lane *lane);      /* this block's shared storage (zeroed per block) */
+int32_t qdrt_lane_thread_idx(qdrt_lane *lane); /* lane index within the block */
+void qdrt_block_sync(qdrt_lane *lane);         /* barrier across the block's lanes */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,189 @@
+/* Memory operations exactly as the lowering engine decided (IrLowering): native instructions
+ * through the target hooks, CAS loops (load; op(old, val); compare-and-swap on the same-width
+ * integer when via_int; retry), plain demotion, volatile loads and fences. */
+#include "llvm_target.h"
+
+LLVMAtomicOrdering cg_ordering(QdOrder o) {
+    static const LLVMAtomicOrdering map[QORD_COUNT] = {
+        [QORD_RELAXED] = LLVMAtomicOrderingMonotonic, [QORD_ACQUIRE] = LLVMAtomicOrderingAcquire,
+        [QORD_RELEASE] = LLVMAtomicOrderingRelease, [QORD_ACQ_REL] = LLVMAtomicOrderingAcquireRelease,
+        [QORD_SEQ_CST] = LLVMAtomicOrderingSequentiallyConsistent,
+    };
+    return map[o];
+}
+
+/* A load cannot release and a store cannot acquire: keep the half that applies. */
+static LLVMAtomicOrdering load_ordering(QdOrder o) {
+    return cg_ordering(o == QORD_RELEASE ? QORD_RELAXED : o == QORD_ACQ_REL ? QORD_ACQUIRE : o);
+}
+static LLVMAtomicOrdering store_ordering(QdOrder o) {
+    return cg_ordering(o == QORD_ACQUIRE ? QORD_RELAXED : o == QORD_ACQ_REL ? QORD_RELEASE : o);
+}
+static LLVMAtomicOrdering failure_ordering(QdOrder o) { return load_ordering(o == QORD_RELEASE ? QORD_RELAXED : o); }
+
+/* ---- the generic single instructions (NULL hooks) ---- */
+LLVMValueRef cg_default_rmw(LlvmCg *cg, const CgAtomic *a) {
+    LLVMValueRef r = LLVMBuildAtomicRMW(cg->b, a->rmw, a->ptr, a->val, cg_ordering(a->low->order), 0);
+    LLVMSetAlignment(r, cg_align(a->qt));
+    return r;
+}
+
+LLVMValueRef cg_default_cmpxchg(LlvmCg *cg, const CgAtomic *a, LLVMValueRef desired) {
+    QdOrder o = a->low->order;
+    LLVMValueRef r = LLVMBuildAtomicCmpXchg(cg->b, a->ptr, a->val, desired, cg_ordering(o), failure_ordering(o), 0);
+    LLVMSetAlignment(r, cg_align(a->qt));
+    return LLVMBuildExtractValue(cg->b, r, 0, "");
+}
+
+LLVMValueRef cg_default_atomic_load(LlvmCg *cg, const CgAtomic *a) {
+    LLVMValueRef r = LLVMBuildLoad2(cg->b, a->ty, a->ptr, "");
+    LLVMSetOrdering(r, load_ordering(a->low->order));
+    LLVMSetAlignment(r, cg_align(a->qt));
+    return r;
+}
+
+void cg_default_atomic_store(LlvmCg *cg, const CgAtomic *a) {
+    LLVMValueRef r = LLVMBuildStore(cg->b, a->val, a->ptr);
+    LLVMSetOrdering(r, store_ordering(a->low->order));
+    LLVMSetAlignment(r, cg_align(a->qt));
+}
+
+LLVMValueRef cg_default_volatile_load(LlvmCg *cg, const CgAtomic *a) {
+    LLVMValueRef r = LLVMBuildLoad2(cg->b, a->ty, a->ptr, "");
+    LLVMSetVolatile(r, 1);
+    LLVMSetAlignment(r, cg_align(a->qt));
+    return r;
+}
+
+void cg_default_fence(LlvmCg *cg, QdOrder order, QdScope scope) {
+    (void)scope;
+    if (order != QORD_RELAXED) LLVMBuildFence(cg->b, cg_ordering(order), 0, "");
+}
+
+/* ---- hook dispatch ---- */
+static void fence(LlvmCg *cg, QdOrder o, QdScope s) {
+    if (cg->tgt->fence) cg->tgt->fence(cg, o, s);
+    else cg_default_fence(cg, o, s);
+}
+static LLVMValueRef cmpxchg(LlvmCg *cg, const CgAtomic *a, LLVMValueRef desired) {
+    return cg->tgt->cmpxchg ? cg->tgt->cmpxchg(cg, a, desired) : cg_default_cmpxchg(cg, a, desired);
+}
+static LLVMValueRef atomic_load(LlvmCg *cg, const CgAtomic *a) {
+    return cg->tgt->atomic_load ? cg->tgt->atomic_load(cg, a) : cg_default_atomic_load(cg, a);
+}
+
+static LLVMAtomicRMWBinOp rmw_opcode(QdOp op, QdType t) {
+    bool fl = qt_is_float(t), sg = qt_is_signed(t);
+    switch (op) {
+    case QOP_ADD: return fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
+    case QOP_SUB: return fl ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub;
+    case QOP_MIN: return fl ? LLVMAtomicRMWBinOpFMin : sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
+    case QOP_MAX: return fl ? LLVMAtomicRMWBinOpFMax : sg ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
+    case QOP_AND: return LLVMAtomicRMWBinOpAnd;
+    case QOP_OR: return LLVMAtomicRMWBinOpOr;
+    case QOP_XOR: return LLVMAtomicRMWBinOpXor;
+    case QOP_EXCHANGE: return LLVMAtomicRMWBinOpXchg;
+    case QOP_INC: return LLVMAtomicRMWBinOpUIncWrap;
+    case QOP_DEC: return LLVMAtomicRMWBinOpUDecWrap;
+    default: die("op %s has no native read-modify-write form", qop_name(op));
+    }
+}
+
+/* ---- emission per decision ---- */
+static LLVMValueRef as_int(LlvmCg *cg, const CgAtomic *a, LLVMValueRef v) {
+    return a->low->via_int && LLVMTypeOf(v) != a->ty ? LLVMBuildBitCast(cg->b, v, a->ty, "") : v;
+}
+
+/* load; new = op(old, val); cmpxchg(old, new); retry until the swap saw `old`. */
+static LLVMValueRef cas_loop(LlvmCg *cg, CgAtomic *a, LLVMTypeRef vty) {
+    IrLowering first = *a->low;
+    first.order = QORD_RELAXED;
+    CgAtomic ld = *a;
+    ld.low = &first;
+    LLVMValueRef init = atomic_load(cg, &ld), val = a->val;
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b), head = cg_block(cg, "cas.loop"), exit = cg_block(cg, "cas.done");
+    LLVMBuildBr(cg->b, head);
+    LLVMPositionBuilderAtEnd(cg->b, head);
+    LLVMValueRef old = LLVMBuildPhi(cg->b, a->ty, "old");
+    LLVMValueRef oldv = a->low->via_int ? LLVMBuildBitCast(cg->b, old, vty, "") : old;
+    LLVMValueRef desired = as_int(cg, a, cg_apply_op(cg, a->low->op, a->qt, oldv, val));
+    a->val = old;
+    LLVMValueRef seen = cmpxchg(cg, a, desired);
+    LLVMValueRef ok = LLVMBuildICmp(cg->b, LLVMIntEQ, seen, old, "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
+    LLVMBuildCondBr(cg->b, ok, exit, head);
+    LLVMAddIncoming(old, &init, &pre, 1);
+    LLVMAddIncoming(old, &seen, &latch, 1);
+    LLVMPositionBuilderAtEnd(cg->b, exit);
+    return old;
+}
+
+/* LOW_PLAIN: the target is thread-private; ordinary load, compute, store. */
+static LLVMValueRef plain(LlvmCg *cg, const IrMemOp *mem, LLVMValueRef ptr, LLVMTypeRef vty, LLVMValueRef val) {
+    QdType t = mem->ref->type;
+    LLVMValueRef old = NULL;
+    if (mem->op != QOP_STORE) {
+        old = LLVMBuildLoad2(cg->b, vty, ptr, "");
+        LLVMSetAlignment(old, cg_align(t));
+        if (mem->op == QOP_LOAD) return old;
+    }
+    LLVMValueRef nv = val;
+    if (mem->op == QOP_CAS) {
+        LLVMValueRef eq = cg_binary(cg, IR_EQ, t, old, val);
+        nv = LLVMBuildSelect(cg->b, eq, cg_expr(cg, mem->val2), old, "");
+    } else if (mem->op != QOP_STORE) {
+        nv = cg_apply_op(cg, mem->low.op, t, old, val);
+    }
+    LLVMSetAlignment(LLVMBuildStore(cg->b, nv, ptr), cg_align(t));
+    return old;
+}
+
+static LLVMValueRef native(LlvmCg *cg, const IrMemOp *mem, CgAtomic *a) {
+    switch (mem->low.op) {
+    case QOP_LOAD: return atomic_load(cg, a);
+    case QOP_STORE:
+        a->val = as_int(cg, a, a->val);
+        if (cg->tgt->atomic_store) cg->tgt->atomic_store(cg, a);
+        else cg_default_atomic_store(cg, a);
+        return NULL;
+    case QOP_CAS: {
+        LLVMValueRef desired = as_int(cg, a, cg_expr(cg, mem->val2));
+        a->val = as_int(cg, a, a->val);
+        return cmpxchg(cg, a, desired);
+    }
+    default:
+        a->val = as_int(cg, a, a->val);
+        a->rmw = rmw_opcode(mem->low.op, a->low->via_int ? qt_uint_same_width(a->qt) : a->qt);
+        return cg->tgt->native_rmw ? cg->tgt->native_rmw(cg, a) : cg_default_rmw(cg, a);
+    }
+}
+
+LLVMValueRef cg_memop(LlvmCg *cg, const IrExpr *e) {
+    const IrMemOp *mem = &e->mem;
+    const IrLowering *low = &mem->low;
+    if (low->kind == LOW_UNDECIDED || low->kind == LOW_UNSUPPORTED) die("memory operation without a decision");
+    QdType qt = mem->ref->type;
+    LLVMTypeRef vty = cg_type(cg, qt);
+    CgAtomic a = {.low = low, .mem = mem, .qt = qt, .space = mem->ref->space};
+    a.ty = low->via_int ? LLVMIntTypeInContext(cg->ctx, (unsigned)qt_bits(qt)) : vty;
+    a.ptr = cg_ref_ptr(cg, mem->ref);
+    a.val = mem->val ? cg_expr(cg, mem->val) : NULL;
+    if (low->negate) a.val = qt_is_float(qt) ? LLVMBuildFNeg(cg->b, a.val, "") : LLVMBuildNeg(cg->b, a.val, "");
+    if (low->kind == LOW_PLAIN) return plain(cg, mem, a.ptr, vty, a.val);
+    if (mem->is_volatile) {
+        a.ty = vty;
+        return cg->tgt->volatile_load ? cg->tgt->volatile_load(cg, &a) : cg_default_volatile_load(cg, &a);
+    }
+    QdOrder fo = mem->order == QORD_RELAXED ? QORD_SEQ_CST : mem->order;
+    if (low->fence_before) fence(cg, fo, low->fence_scope);
+    LLVMValueRef r = low->kind == LOW_CAS_LOOP ? cas_loop(cg, &a, vty) : native(cg, mem, &a);
+    if (low->fence_after) fence(cg, fo, low->fence_scope);
+    if (r && low->via_int && LLVMTypeOf(r) != vty) r = LLVMBuildBitCast(cg->b, r, vty, "");
+    return r;
+}
+
+void cg_fence_stmt(LlvmCg *cg, const IrStmt *s) {
+    const IrLowering *low = &s->fence.low;
+    if (low->kind == LOW_UNDECIDED || low->kind == LOW_UNSUPPORTED) die("fence without a decision");
+    fence(cg, low->order, low->scope);
+}

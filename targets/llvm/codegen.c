@@ -1,0 +1,445 @@
+/* IR -> LLVM IR: the target-independent core shared by x86, PTX and AMDGPU. Types, fields,
+ * parameters, locals (allocas, promoted by mem2reg), expressions, statements and row-major
+ * addressing. Memory operations are in atomics.c; everything target-specific is a hook. */
+#include "llvm_target.h"
+#include <string.h>
+
+/* ---- types and constants ---- */
+LLVMTypeRef cg_type(LlvmCg *cg, QdType t) {
+    switch (t) {
+    case QT_VOID: return LLVMVoidTypeInContext(cg->ctx);
+    case QT_U1: return LLVMInt1TypeInContext(cg->ctx);
+    case QT_F16: return LLVMHalfTypeInContext(cg->ctx);
+    case QT_BF16: return LLVMBFloatTypeInContext(cg->ctx);
+    case QT_F32: return LLVMFloatTypeInContext(cg->ctx);
+    case QT_F64: return LLVMDoubleTypeInContext(cg->ctx);
+    default: return LLVMIntTypeInContext(cg->ctx, (unsigned)qt_bits(t));
+    }
+}
+
+LLVMTypeRef cg_storage_type(LlvmCg *cg, QdType t) {
+    return t == QT_U1 ? LLVMInt8TypeInContext(cg->ctx) : cg_type(cg, t);
+}
+
+LLVMTypeRef cg_ptr(LlvmCg *cg, unsigned as) { return LLVMPointerTypeInContext(cg->ctx, as); }
+LLVMValueRef cg_i32(LlvmCg *cg, int64_t v) { return LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), (unsigned long long)v, 1); }
+LLVMValueRef cg_i64(LlvmCg *cg, int64_t v) { return LLVMConstInt(LLVMInt64TypeInContext(cg->ctx), (unsigned long long)v, 1); }
+unsigned cg_align(QdType t) { return t == QT_U1 ? 1 : (unsigned)qt_bits(t) / 8; }
+const char *cg_task_symbol(const IrTask *t) { return t->name; }
+
+LLVMBasicBlockRef cg_block(LlvmCg *cg, const char *name) {
+    return LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, name);
+}
+
+LLVMValueRef cg_call_intrinsic(LlvmCg *cg, const char *name, LLVMTypeRef *tys, unsigned ntys,
+                               LLVMValueRef *args, unsigned nargs) {
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    if (!id) die("unknown LLVM intrinsic %s", name);
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, tys, ntys);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(cg->ctx, id, tys, ntys);
+    return LLVMBuildCall2(cg->b, fty, fn, args, nargs, "");
+}
+
+static LLVMValueRef const_of(LlvmCg *cg, const IrExpr *e) {
+    LLVMTypeRef ty = cg_type(cg, e->type);
+    if (qt_is_float(e->type)) return LLVMConstReal(ty, e->c.f);
+    if (e->type == QT_U1) return LLVMConstInt(ty, e->c.u != 0, 0);
+    return LLVMConstInt(ty, e->c.u, qt_is_signed(e->type));
+}
+
+/* ---- functions, parameters, locals ---- */
+LLVMValueRef cg_add_function(LlvmCg *cg, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                             unsigned nparams) {
+    LLVMTypeRef fty = LLVMFunctionType(ret, params, nparams, 0);
+    LLVMValueRef fn = LLVMAddFunction(cg->mod, name, fty);
+    LLVMSetLinkage(fn, LLVMExternalLinkage);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(cg->ctx, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+    if (cg->tgt->function_attrs) cg->tgt->function_attrs(cg, fn);
+    cg->fn = fn;
+    LLVMPositionBuilderAtEnd(cg->b, LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry"));
+    return fn;
+}
+
+LLVMValueRef cg_call_extern(LlvmCg *cg, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                            unsigned nparams, LLVMValueRef *args) {
+    LLVMTypeRef fty = LLVMFunctionType(ret, params, nparams, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
+    if (!fn) fn = LLVMAddFunction(cg->mod, name, fty);
+    return LLVMBuildCall2(cg->b, fty, fn, args, nparams, "");
+}
+
+LLVMTypeRef cg_args_struct_type(LlvmCg *cg, const IrKernel *k) {
+    VEC(LLVMTypeRef) el = {0};
+    for (int i = 0; i < k->nparams; i++) {
+        const IrParam *p = &k->params[i];
+        if (p->kind == IR_PARAM_SCALAR) {
+            vec_push(&el, cg_storage_type(cg, p->type));
+            continue;
+        }
+        vec_push(&el, cg_ptr(cg, cg->tgt->as_global));
+        for (int d = 0; d < p->ndim; d++) vec_push(&el, LLVMInt32TypeInContext(cg->ctx));
+    }
+    LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, el.items, (unsigned)el.len, 0);
+    vec_free(&el);
+    return st;
+}
+
+void cg_bind_scalar(LlvmCg *cg, int param, LLVMValueRef v) { cg->param_vals[param] = v; }
+
+void cg_bind_ndarray(LlvmCg *cg, int param, LLVMValueRef data, const LLVMValueRef *extents) {
+    cg->param_vals[param] = data;
+    for (int d = 0; d < cg->kernel->params[param].ndim; d++) cg->param_shape[param][d] = extents[d];
+}
+
+static LLVMValueRef load_field_of(LlvmCg *cg, LLVMTypeRef st, LLVMValueRef p, unsigned idx, LLVMTypeRef ty) {
+    LLVMValueRef addr = LLVMBuildStructGEP2(cg->b, st, p, idx, "");
+    return LLVMBuildLoad2(cg->b, ty, addr, "");
+}
+
+void cg_bind_args_struct(LlvmCg *cg, const IrKernel *k, LLVMValueRef args_ptr) {
+    LLVMTypeRef st = cg_args_struct_type(cg, k);
+    unsigned slot = 0;
+    for (int i = 0; i < k->nparams; i++) {
+        const IrParam *p = &k->params[i];
+        if (p->kind == IR_PARAM_SCALAR) {
+            LLVMValueRef v = load_field_of(cg, st, args_ptr, slot++, cg_storage_type(cg, p->type));
+            if (p->type == QT_U1) v = LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+            cg_bind_scalar(cg, i, v);
+            continue;
+        }
+        LLVMValueRef data = load_field_of(cg, st, args_ptr, slot++, cg_ptr(cg, cg->tgt->as_global));
+        LLVMValueRef ext[IR_MAX_DIMS];
+        for (int d = 0; d < p->ndim; d++)
+            ext[d] = load_field_of(cg, st, args_ptr, slot++, LLVMInt32TypeInContext(cg->ctx));
+        cg_bind_ndarray(cg, i, data, ext);
+    }
+}
+
+void cg_task_begin(LlvmCg *cg, const IrKernel *k, int ti) {
+    cg->kernel = k;
+    cg->task = &k->tasks[ti];
+    cg->task_index = ti;
+    cg->param_vals = xcalloc((size_t)k->nparams + 1, sizeof *cg->param_vals);
+    cg->param_shape = xcalloc((size_t)k->nparams + 1, sizeof *cg->param_shape);
+    cg->locals = xcalloc((size_t)k->nlocals + 1, sizeof *cg->locals);
+    for (int i = 0; i < k->nlocals; i++)
+        cg->locals[i] = LLVMBuildAlloca(cg->b, cg_type(cg, k->locals[i].type), k->locals[i].name);
+    cg->iter_index = NULL;
+    cg->nloops = 0;
+}
+
+void cg_task_end(LlvmCg *cg) {
+    free(cg->param_vals);
+    free(cg->param_shape);
+    free(cg->locals);
+    cg->param_vals = NULL;
+    cg->param_shape = NULL;
+    cg->locals = NULL;
+}
+
+LLVMValueRef cg_task_extent(LlvmCg *cg) { return cg_expr(cg, cg->task->extent); }
+
+/* ---- addressing: row-major linear index in i64 ---- */
+static LLVMValueRef linear_index(LlvmCg *cg, const IrRef *r, LLVMValueRef *dims) {
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
+    LLVMValueRef lin = cg_i64(cg, 0);
+    for (int d = 0; d < r->nidx; d++) {
+        LLVMValueRef ix = LLVMBuildSExt(cg->b, cg_expr(cg, r->idx[d]), i64, "");
+        if (d > 0) lin = LLVMBuildMul(cg->b, lin, dims[d], "");
+        lin = d > 0 ? LLVMBuildAdd(cg->b, lin, ix, "") : ix;
+    }
+    return lin;
+}
+
+LLVMValueRef cg_ref_ptr(LlvmCg *cg, const IrRef *r) {
+    LLVMValueRef dims[IR_MAX_DIMS] = {0};
+    LLVMValueRef base;
+    switch (r->kind) {
+    case IR_REF_LOCAL: return cg->locals[r->index];
+    case IR_REF_FIELD: {
+        const IrField *f = &cg->m->fields[r->index];
+        for (int d = 0; d < f->ndim; d++) dims[d] = cg_i64(cg, f->shape[d]);
+        base = cg->field_globals[r->index];
+        break;
+    }
+    case IR_REF_NDARRAY:
+        for (int d = 0; d < cg->kernel->params[r->index].ndim; d++)
+            dims[d] = LLVMBuildSExt(cg->b, cg->param_shape[r->index][d], LLVMInt64TypeInContext(cg->ctx), "");
+        base = cg->param_vals[r->index];
+        break;
+    case IR_REF_SHARED: {
+        const IrShared *s = &cg->kernel->shared[r->index];
+        for (int d = 0; d < s->ndim; d++) dims[d] = cg_i64(cg, s->shape[d]);
+        if (!cg->tgt->shared_base) {
+            diag_error(r->span, "QD5002", "qd.simt.block.SharedArray is not supported on target '%s'", cap_name(cg->cap));
+            cg->failed = true;
+            return LLVMGetUndef(cg_ptr(cg, cg->tgt->as_shared));
+        }
+        base = cg->tgt->shared_base(cg, r->index);
+        break;
+    }
+    default: unreachable();
+    }
+    if (r->nidx == 0) return base;
+    LLVMValueRef lin = linear_index(cg, r, dims);
+    return LLVMBuildGEP2(cg->b, cg_storage_type(cg, r->type), base, &lin, 1, "");
+}
+
+static LLVMValueRef load_plain(LlvmCg *cg, const IrRef *r) {
+    LLVMValueRef v = LLVMBuildLoad2(cg->b, cg_storage_type(cg, r->type), cg_ref_ptr(cg, r), "");
+    if (r->kind != IR_REF_LOCAL) LLVMSetAlignment(v, cg_align(r->type));
+    if (r->type == QT_U1 && r->kind != IR_REF_LOCAL)
+        v = LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    return v;
+}
+
+static void store_plain(LlvmCg *cg, const IrRef *r, LLVMValueRef v) {
+    if (r->type == QT_U1 && r->kind != IR_REF_LOCAL) v = LLVMBuildZExt(cg->b, v, LLVMInt8TypeInContext(cg->ctx), "");
+    LLVMValueRef st = LLVMBuildStore(cg->b, v, cg_ref_ptr(cg, r));
+    if (r->kind != IR_REF_LOCAL) LLVMSetAlignment(st, cg_align(r->type));
+}
+
+/* ---- expressions ---- */
+static LLVMValueRef unary(LlvmCg *cg, const IrExpr *e) {
+    LLVMValueRef a = cg_expr(cg, e->un.a);
+    switch (e->un.op) {
+    case IR_NEG: return qt_is_float(e->type) ? LLVMBuildFNeg(cg->b, a, "") : LLVMBuildNeg(cg->b, a, "");
+    case IR_BITNOT:
+    case IR_LNOT: return LLVMBuildNot(cg->b, a, "");
+    }
+    unreachable();
+}
+
+static LLVMValueRef cast_value(LlvmCg *cg, LLVMValueRef v, QdType from, QdType to) {
+    LLVMTypeRef ty = cg_type(cg, to);
+    if (from == to) return v;
+    if (to == QT_U1)
+        return qt_is_float(from) ? LLVMBuildFCmp(cg->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "")
+                                 : LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    bool fs = qt_is_float(from), ft = qt_is_float(to);
+    if (fs && ft) {
+        if (qt_bits(to) == qt_bits(from)) { /* f16 <-> bf16 goes through f32 */
+            v = LLVMBuildFPExt(cg->b, v, LLVMFloatTypeInContext(cg->ctx), "");
+            from = QT_F32;
+        }
+        return qt_bits(to) > qt_bits(from) ? LLVMBuildFPExt(cg->b, v, ty, "") : LLVMBuildFPTrunc(cg->b, v, ty, "");
+    }
+    if (fs) { /* float -> int truncates toward zero; saturating so out-of-range is defined */
+        LLVMTypeRef tys[2] = {ty, LLVMTypeOf(v)};
+        return cg_call_intrinsic(cg, qt_is_signed(to) ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tys, 2, &v, 1);
+    }
+    bool sfrom = qt_is_signed(from);
+    if (ft) return sfrom ? LLVMBuildSIToFP(cg->b, v, ty, "") : LLVMBuildUIToFP(cg->b, v, ty, "");
+    return LLVMBuildIntCast2(cg->b, v, ty, sfrom, "");
+}
+
+static LLVMValueRef math(LlvmCg *cg, const IrExpr *e) {
+    LLVMValueRef a = cg_expr(cg, e->math.a);
+    LLVMTypeRef ty = LLVMTypeOf(a);
+    bool fl = qt_is_float(e->math.a->type);
+    switch (e->math.op) {
+    case IR_SQRT: return cg_call_intrinsic(cg, "llvm.sqrt", &ty, 1, &a, 1);
+    case IR_FLOOR: return fl ? cg_call_intrinsic(cg, "llvm.floor", &ty, 1, &a, 1) : a;
+    case IR_ABS: {
+        if (fl) return cg_call_intrinsic(cg, "llvm.fabs", &ty, 1, &a, 1);
+        if (!qt_is_signed(e->math.a->type)) return a;
+        LLVMValueRef args[2] = {a, LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 0, 0)};
+        return cg_call_intrinsic(cg, "llvm.abs", &ty, 1, args, 2);
+    }
+    case IR_POPCNT: return cg_call_intrinsic(cg, "llvm.ctpop", &ty, 1, &a, 1);
+    case IR_CLZ: {
+        LLVMValueRef args[2] = {a, LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 0, 0)};
+        return cg_call_intrinsic(cg, "llvm.ctlz", &ty, 1, args, 2);
+    }
+    }
+    unreachable();
+}
+
+LLVMValueRef cg_expr(LlvmCg *cg, const IrExpr *e) {
+    switch (e->kind) {
+    case IR_CONST: return const_of(cg, e);
+    case IR_LOCAL: return LLVMBuildLoad2(cg->b, cg_type(cg, cg->kernel->locals[e->local].type), cg->locals[e->local], "");
+    case IR_PARAM: return cg->param_vals[e->param];
+    case IR_SHAPE: return cg->param_shape[e->shape.param][e->shape.axis];
+    case IR_LOAD: return load_plain(cg, e->ref);
+    case IR_UNARY: return unary(cg, e);
+    case IR_BINARY: return cg_binary(cg, e->bin.op, e->bin.a->type, cg_expr(cg, e->bin.a), cg_expr(cg, e->bin.b));
+    case IR_SELECT: {
+        LLVMValueRef c = cg_expr(cg, e->sel.cond), a = cg_expr(cg, e->sel.a), b = cg_expr(cg, e->sel.b);
+        return LLVMBuildSelect(cg->b, c, a, b, "");
+    }
+    case IR_CAST: return cast_value(cg, cg_expr(cg, e->arg), e->arg->type, e->type);
+    case IR_BITCAST: return LLVMBuildBitCast(cg->b, cg_expr(cg, e->arg), cg_type(cg, e->type), "");
+    case IR_MATH: return math(cg, e);
+    case IR_MEMOP: return cg_memop(cg, e);
+    case IR_THREAD_IDX:
+        if (!cg->tgt->thread_idx) {
+            diag_error(e->span, "QD5002", "qd.simt.block.thread_idx() is not supported on target '%s'", cap_name(cg->cap));
+            cg->failed = true;
+            return cg_i32(cg, 0);
+        }
+        return cg->tgt->thread_idx(cg);
+    case IR_GLOBAL_THREAD_IDX:
+        if (cg->tgt->global_thread_idx) return cg->tgt->global_thread_idx(cg);
+        return cg->iter_index ? cg->iter_index : cg_i32(cg, 0);
+    }
+    unreachable();
+}
+
+/* ---- statements ---- */
+static void block(LlvmCg *cg, const IrBlock *b);
+
+/* After break/continue the rest of the IR block is dead: give it an unreachable home. */
+static void branch_away(LlvmCg *cg, LLVMBasicBlockRef to) {
+    LLVMBuildBr(cg->b, to);
+    LLVMPositionBuilderAtEnd(cg->b, cg_block(cg, "dead"));
+}
+
+static void stmt_if(LlvmCg *cg, const IrStmt *s) {
+    LLVMBasicBlockRef th = cg_block(cg, "then"), el = cg_block(cg, "else"), join = cg_block(cg, "endif");
+    LLVMBuildCondBr(cg->b, cg_expr(cg, s->if_.cond), th, el);
+    LLVMPositionBuilderAtEnd(cg->b, th);
+    block(cg, &s->if_.then);
+    LLVMBuildBr(cg->b, join);
+    LLVMPositionBuilderAtEnd(cg->b, el);
+    block(cg, &s->if_.els);
+    LLVMBuildBr(cg->b, join);
+    LLVMPositionBuilderAtEnd(cg->b, join);
+}
+
+static void push_loop(LlvmCg *cg, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont) {
+    if (cg->nloops == (int)ARRAY_LEN(cg->loop_break)) die("loops nested deeper than %d", cg->nloops);
+    cg->loop_break[cg->nloops] = brk;
+    cg->loop_cont[cg->nloops++] = cont;
+}
+
+static void stmt_while(LlvmCg *cg, const IrStmt *s) {
+    LLVMBasicBlockRef head = cg_block(cg, "while"), body = cg_block(cg, "body"), exit = cg_block(cg, "endwhile");
+    LLVMBuildBr(cg->b, head);
+    LLVMPositionBuilderAtEnd(cg->b, head);
+    LLVMBuildCondBr(cg->b, cg_expr(cg, s->while_.cond), body, exit);
+    LLVMPositionBuilderAtEnd(cg->b, body);
+    push_loop(cg, exit, head);
+    block(cg, &s->while_.body);
+    cg->nloops--;
+    LLVMBuildBr(cg->b, head);
+    LLVMPositionBuilderAtEnd(cg->b, exit);
+}
+
+static void stmt_for(LlvmCg *cg, const IrStmt *s) {
+    QdType ct = cg->kernel->locals[s->for_.counter].type;
+    LLVMValueRef ctr = cg->locals[s->for_.counter];
+    LLVMTypeRef ty = cg_type(cg, ct);
+    LLVMBuildStore(cg->b, cg_expr(cg, s->for_.begin), ctr);
+    LLVMValueRef end = cg_expr(cg, s->for_.end);
+    LLVMBasicBlockRef head = cg_block(cg, "for"), body = cg_block(cg, "body"), step = cg_block(cg, "step"),
+                      exit = cg_block(cg, "endfor");
+    LLVMBuildBr(cg->b, head);
+    LLVMPositionBuilderAtEnd(cg->b, head);
+    LLVMValueRef c = LLVMBuildLoad2(cg->b, ty, ctr, "");
+    bool sg = qt_is_signed(ct);
+    LLVMIntPredicate pred = s->for_.step > 0 ? (sg ? LLVMIntSLT : LLVMIntULT) : (sg ? LLVMIntSGT : LLVMIntUGT);
+    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, pred, c, end, ""), body, exit);
+    LLVMPositionBuilderAtEnd(cg->b, body);
+    push_loop(cg, exit, step);
+    block(cg, &s->for_.body);
+    cg->nloops--;
+    LLVMBuildBr(cg->b, step);
+    LLVMPositionBuilderAtEnd(cg->b, step);
+    c = LLVMBuildLoad2(cg->b, ty, ctr, "");
+    LLVMBuildStore(cg->b, LLVMBuildAdd(cg->b, c, LLVMConstInt(ty, (unsigned long long)s->for_.step, 1), ""), ctr);
+    LLVMBuildBr(cg->b, head);
+    LLVMPositionBuilderAtEnd(cg->b, exit);
+}
+
+static void stmt(LlvmCg *cg, const IrStmt *s) {
+    switch (s->kind) {
+    case IR_ASSIGN: LLVMBuildStore(cg->b, cg_expr(cg, s->assign.value), cg->locals[s->assign.local]); return;
+    case IR_STORE: {
+        LLVMValueRef v = cg_expr(cg, s->store.value);
+        store_plain(cg, s->store.ref, v);
+        return;
+    }
+    case IR_EVAL: cg_expr(cg, s->eval); return;
+    case IR_IF: stmt_if(cg, s); return;
+    case IR_WHILE: stmt_while(cg, s); return;
+    case IR_FOR: stmt_for(cg, s); return;
+    case IR_BREAK:
+        if (!cg->nloops) die("break outside a serial loop");
+        branch_away(cg, cg->loop_break[cg->nloops - 1]);
+        return;
+    case IR_CONTINUE:
+        if (!cg->nloops && !cg->iter_end) die("continue outside a loop");
+        branch_away(cg, cg->nloops ? cg->loop_cont[cg->nloops - 1] : cg->iter_end);
+        return;
+    case IR_BARRIER:
+        if (!cg->tgt->barrier) {
+            diag_error(s->span, "QD5002", "qd.simt.block.sync() is not supported on target '%s'", cap_name(cg->cap));
+            cg->failed = true;
+            return;
+        }
+        cg->tgt->barrier(cg);
+        return;
+    case IR_FENCE: cg_fence_stmt(cg, s); return;
+    }
+    unreachable();
+}
+
+static void block(LlvmCg *cg, const IrBlock *b) {
+    for (int i = 0; i < b->n; i++) stmt(cg, b->stmts[i]);
+}
+
+void cg_emit_task_body(LlvmCg *cg, LLVMValueRef index) {
+    cg->iter_index = index;
+    cg->iter_end = cg_block(cg, "iter.end");
+    if (index) LLVMBuildStore(cg->b, index, cg->locals[cg->task->index_local]);
+    block(cg, &cg->task->body);
+    LLVMBuildBr(cg->b, cg->iter_end);
+    LLVMPositionBuilderAtEnd(cg->b, cg->iter_end);
+    cg->iter_end = NULL;
+}
+
+void cg_emit_strided_loop(LlvmCg *cg, LLVMValueRef begin, LLVMValueRef end, LLVMValueRef step) {
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
+    LLVMBasicBlockRef head = cg_block(cg, "task.loop"), body = cg_block(cg, "task.body"), exit = cg_block(cg, "task.exit");
+    LLVMBuildBr(cg->b, head);
+    LLVMPositionBuilderAtEnd(cg->b, head);
+    LLVMValueRef i = LLVMBuildPhi(cg->b, LLVMInt32TypeInContext(cg->ctx), "i");
+    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, i, end, ""), body, exit);
+    LLVMPositionBuilderAtEnd(cg->b, body);
+    cg_emit_task_body(cg, i);
+    LLVMValueRef next = LLVMBuildNSWAdd(cg->b, i, step, "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
+    LLVMBuildBr(cg->b, head);
+    LLVMAddIncoming(i, &begin, &pre, 1);
+    LLVMAddIncoming(i, &next, &latch, 1);
+    LLVMPositionBuilderAtEnd(cg->b, exit);
+    cg->iter_index = NULL;
+}
+
+/* ---- module ---- */
+static void build_fields(LlvmCg *cg) {
+    cg->field_globals = xcalloc((size_t)cg->m->nfields + 1, sizeof *cg->field_globals);
+    for (int i = 0; i < cg->m->nfields; i++) {
+        const IrField *f = &cg->m->fields[i];
+        LLVMTypeRef el = cg_storage_type(cg, f->type);
+        LLVMTypeRef ty = f->ndim ? LLVMArrayType2(el, (uint64_t)f->elems) : el;
+        char *name = xasprintf("qd_field_%s", f->name);
+        LLVMValueRef g = LLVMAddGlobalInAddressSpace(cg->mod, ty, name, cg->tgt->as_global);
+        free(name);
+        LLVMSetInitializer(g, LLVMConstNull(ty));
+        LLVMSetAlignment(g, 64);
+        cg->field_globals[i] = g;
+    }
+}
+
+bool cg_build_module(LlvmCg *cg) {
+    cg->b = LLVMCreateBuilderInContext(cg->ctx);
+    if (cg->tgt->module_begin) cg->tgt->module_begin(cg);
+    build_fields(cg);
+    for (int k = 0; k < cg->m->nkernels; k++)
+        for (int t = 0; t < cg->m->kernels[k].ntasks; t++) cg->tgt->emit_task(cg, &cg->m->kernels[k], t);
+    if (cg->tgt->module_end) cg->tgt->module_end(cg);
+    return !cg->failed;
+}

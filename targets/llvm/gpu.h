@@ -1,0 +1,48 @@
+/* The GPU halves of the LLVM backend: the inline-PTX spelling of every memory operation
+ * (nvptx.c), the kernel ABI both GPU targets share (flattened parameters, shared arrays),
+ * AMDGPU syncscope names (amdgpu.c) and the ld.lld-19 link step (amdgpu_link.c). */
+#ifndef QDC_LLVM_GPU_H
+#define QDC_LLVM_GPU_H
+#include "../../lowering/ir.h"
+#include "../../support/util.h"
+#include "llvm_target.h"
+
+/* One inline-PTX instruction: asm text with $N operands and its LLVM constraint string.
+ * Operand order: [result,] address, value operands (cas: expected, desired). */
+typedef struct PtxInline {
+    StrBuf text;
+    StrBuf cons;
+    bool has_result;
+} PtxInline;
+
+/* Spells the memory instruction for op on `type` in `space` carrying order/scope.
+ * with_sem: the target has `.sem` qualifiers (sm_70+); without, no `.sem` is written and the
+ * caller brackets the instruction with membar. noret: use `red` (RMW with the result unused).
+ * Returns false if PTX has no single instruction for the combination (a CAS loop is needed). */
+bool ptx_spell_memop(QdOp op, QdType type, QdSpace space, QdOrder order, QdScope scope,
+                     bool with_sem, bool noret, PtxInline *out);
+/* A fence of `order` at `scope`: "fence.sc.gpu;" / "fence.acq_rel.cta;" (sm_70+) or
+ * "membar.gl;" (membar_only, sm_60). Appends nothing for a relaxed fence. */
+void ptx_spell_fence(QdOrder order, QdScope scope, bool membar_only, StrBuf *out);
+void ptx_inline_free(PtxInline *p);
+
+/* AMDGPU syncscope for a qdc scope: "workgroup", "agent", "" (system). */
+const char *amdgpu_syncscope(QdScope s);
+
+/* Links an AMDGPU ELF relocatable into a code object by spawning `ld.lld-19 -shared` (argv,
+ * no shell). The linker is found as $QDC_LD_LLD, else ld.lld-19 in PATH, else
+ * /usr/lib/llvm-19/bin/ld.lld. False after a diagnostic (QD5xxx) if it is missing or fails. */
+bool amdgpu_link(const StrBuf *obj, StrBuf *hsaco);
+
+/* ---- kernel ABI shared by PTX and AMDGPU entries (nvptx.c) ----
+ * Parameters are flattened in IrKernel order: a scalar as its storage type, an ndarray as a
+ * global pointer then one i32 extent per axis -- the field order of the --emit=header struct, so
+ * a host can pass that struct as the AMDGPU kernarg segment or as CUDA kernelParams. */
+unsigned gpu_param_count(const IrKernel *k);
+void gpu_param_types(LlvmCg *cg, const IrKernel *k, LLVMTypeRef *out);
+void gpu_bind_params(LlvmCg *cg, const IrKernel *k, LLVMValueRef fn);
+/* The block size a task is compiled for (abi_block_dim; dies if the database has none). */
+int gpu_block_dim(LlvmCg *cg, const IrTask *t);
+/* Shared-array storage: an internal [elems x T] global in as_shared, named <task>.<array>. */
+LLVMValueRef gpu_shared_base(LlvmCg *cg, int shared);
+#endif

@@ -1,0 +1,183 @@
+/* The interface between the LLVM codegen core (codegen.c: expressions, statements, addressing,
+ * CAS loops; machine.c: target machine, passes, emission) and the per-target hooks (x86.c,
+ * nvptx.c, amdgpu.c). The core calls a hook for everything that differs between targets. */
+#ifndef QDC_LLVM_TARGET_H
+#define QDC_LLVM_TARGET_H
+#include "../target.h"
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+#include <stdlib.h>
+
+typedef struct LlvmCg LlvmCg;
+typedef struct LlvmTarget LlvmTarget;
+
+/* One memory operation as the hooks see it. The core has already computed the address,
+ * applied the lowering (negate, via_int bitcasts, operand casts) and chooses between NATIVE,
+ * CAS_LOOP and PLAIN itself; hooks only build single instructions. */
+typedef struct CgAtomic {
+    const IrLowering *low;  /* the decision (order, scope, fences are the hook's to honour for
+                               the instruction itself; fence_before/after are emitted by the core
+                               through LlvmTarget.fence) */
+    const IrMemOp *mem;     /* the source operation (op as written, dtype, space) */
+    LLVMValueRef ptr;       /* pointer in the address space of mem->ref->space */
+    LLVMTypeRef ty;         /* LLVM type operated on: the same-width integer when low->via_int */
+    QdType qt;              /* element type as declared (f32 even when via_int) */
+    QdSpace space;
+    LLVMValueRef val;       /* operand, already of type ty (negated when low->negate); NULL for load */
+    LLVMAtomicRMWBinOp rmw; /* native_rmw: LLVM opcode for low->op and qt (Add/FAdd/Min/UMin/
+                               FMin/Xchg/UIncWrap...) */
+} CgAtomic;
+
+/* The per-target hooks. Function pointers marked "may be NULL" fall back to the core's generic
+ * LLVM instruction (cg_default_*), which carries the LLVM ordering and no syncscope. */
+struct LlvmTarget {
+    const char *backend;   /* cap_backend(): "x86_64", "ptx", "amdgpu" */
+    unsigned as_global;    /* LLVM address space of fields and ndarray data */
+    unsigned as_shared;    /* LLVM address space of SharedArray storage */
+
+    /* After the core created the module and set triple + data layout (machine.c): module flags,
+     * per-module state in cg->target_state. May be NULL. */
+    void (*module_begin)(LlvmCg *cg);
+    /* Emits everything for task `ti` of kernel `k`: the entry function(s) and the kernel ABI.
+     * It must (1) create the entry function (cg_add_function positions cg->b in it) and call
+     * cg_task_begin(), (2) bind every kernel parameter with cg_bind_scalar/cg_bind_ndarray (or
+     * cg_bind_args_struct), (3) for a parallel task emit its iteration loop with
+     * cg_emit_strided_loop() (x86: [begin,end) step 1; GPU: grid-stride), or for a serial task
+     * call cg_emit_task_body(cg, NULL) once, and (4) cg_task_end() and terminate the function. */
+    void (*emit_task)(LlvmCg *cg, const IrKernel *k, int ti);
+    /* After every kernel: descriptors (x86 qdrt_kernel tables), nvvm.annotations... May be NULL. */
+    void (*module_end)(LlvmCg *cg);
+    /* Called on every function the core or the hook creates for code (attributes such as
+     * "amdgpu-unsafe-fp-atomics" when the module uses LOWF_UNSAFE_FP_ATOMICS). May be NULL. */
+    void (*function_attrs)(LlvmCg *cg, LLVMValueRef fn);
+    /* Writes the final artifact for `kind` (EMIT_OBJ/ASM/LLVM_IR/PTX/HSACO after the core built
+     * the module). NULL: machine_emit() (object, assembly or textual IR from a clone). */
+    bool (*emit_artifact)(LlvmCg *cg, EmitKind kind, StrBuf *out);
+
+    /* Block-level constructs inside a task with uses_block. All may be NULL when the target
+     * rejects them (the core then reports QD5002 at the construct). */
+    LLVMValueRef (*shared_base)(LlvmCg *cg, int shared); /* ptr (as_shared) to the array's start */
+    LLVMValueRef (*thread_idx)(LlvmCg *cg);              /* i32 lane within the block */
+    void (*barrier)(LlvmCg *cg);                         /* execution barrier + block fence */
+    /* i32 global linear thread index. NULL: the task's current iteration index. */
+    LLVMValueRef (*global_thread_idx)(LlvmCg *cg);
+
+    /* A memory fence of (order, scope) -- from IR_FENCE and fence_before/fence_after. NULL:
+     * LLVM `fence <order>` (nothing for relaxed). */
+    void (*fence)(LlvmCg *cg, QdOrder order, QdScope scope);
+    /* LOW_NATIVE read-modify-write (op add/min/.../exchange/inc/dec); returns the old value
+     * (type a->ty). May ignore the result when a->low->no_return. NULL: `atomicrmw`. */
+    LLVMValueRef (*native_rmw)(LlvmCg *cg, const CgAtomic *a);
+    /* Compare-and-swap of a->ty values (LOW_NATIVE cas and every CAS-loop step); returns the old
+     * value. a->val is `expected`. NULL: `cmpxchg` (strong) + extractvalue 0. */
+    LLVMValueRef (*cmpxchg)(LlvmCg *cg, const CgAtomic *a, LLVMValueRef desired);
+    /* qd.atomic_load / the initial load of a CAS loop (order relaxed then). NULL: load atomic. */
+    LLVMValueRef (*atomic_load)(LlvmCg *cg, const CgAtomic *a);
+    /* qd.atomic_store of a->val. NULL: store atomic. */
+    void (*atomic_store)(LlvmCg *cg, const CgAtomic *a);
+    /* qd.volatile_load. NULL: load volatile. */
+    LLVMValueRef (*volatile_load)(LlvmCg *cg, const CgAtomic *a);
+};
+
+/* Per-target hook tables (x86.c, nvptx.c, amdgpu.c); emit.c maps cap_backend() to one of them
+ * (each target's owner adds its row to the table there). */
+extern const LlvmTarget llvm_target_x86;
+extern const LlvmTarget llvm_target_nvptx;
+extern const LlvmTarget llvm_target_amdgpu;
+
+/* The codegen state. Hooks read the handles and write only target_state and the fields their
+ * comments name. */
+struct LlvmCg {
+    const IrModule *m;
+    const CapTarget *cap;
+    const TargetOptions *opts;
+    const LlvmTarget *tgt;
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    LLVMTargetMachineRef tm;    /* machine.c */
+    LLVMValueRef *field_globals; /* one per IrModule.fields, in as_global */
+    /* current kernel / task (valid between cg_task_begin and cg_task_end) */
+    const IrKernel *kernel;
+    const IrTask *task;
+    int task_index;
+    LLVMValueRef fn;            /* the function being built: set by emit_task */
+    LLVMValueRef *param_vals;   /* scalar value or ndarray data pointer, per IrKernel.params */
+    LLVMValueRef (*param_shape)[IR_MAX_DIMS]; /* ndarray extents (i32) */
+    LLVMValueRef *locals;       /* allocas, per IrKernel.locals (entry block; mem2reg later) */
+    LLVMValueRef iter_index;    /* current iteration index (i32) of a parallel task, else NULL */
+    bool uses_unsafe_fp;        /* some decision carries LOWF_UNSAFE_FP_ATOMICS */
+    void *target_state;         /* owned by the hooks */
+    bool failed;                /* a diagnostic was reported */
+    /* core-private: break/continue targets of the enclosing serial loops */
+    LLVMBasicBlockRef loop_break[64], loop_cont[64];
+    int nloops;
+    LLVMBasicBlockRef iter_end; /* `continue` at task level: next iteration */
+};
+
+/* ---- core services for hooks (codegen.c) ---- */
+LLVMTypeRef cg_type(LlvmCg *cg, QdType t);           /* u1 -> i1, f16 -> half, bf16 -> bfloat */
+LLVMTypeRef cg_storage_type(LlvmCg *cg, QdType t);   /* in memory: u1 -> i8 */
+LLVMTypeRef cg_ptr(LlvmCg *cg, unsigned as);
+LLVMValueRef cg_i32(LlvmCg *cg, int64_t v);
+LLVMValueRef cg_i64(LlvmCg *cg, int64_t v);
+/* Entry symbol of a task: its IrTask name ("<kernel>_t<k>"); field globals are "qd_field_<name>". */
+const char *cg_task_symbol(const IrTask *t);
+/* Creates a function with external linkage, calls tgt->function_attrs, and an "entry" block
+ * with cg->b positioned in it. */
+LLVMValueRef cg_add_function(LlvmCg *cg, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                             unsigned nparams);
+/* Calls an external C function `name` (declared on first use). */
+LLVMValueRef cg_call_extern(LlvmCg *cg, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                            unsigned nparams, LLVMValueRef *args);
+/* The C argument struct of a kernel (the --emit=header layout, see man/qdc-abi.7): per param in
+ * order, a scalar as its storage type, an ndarray as `T *data` then `int32_t shape[ndim]`. */
+LLVMTypeRef cg_args_struct_type(LlvmCg *cg, const IrKernel *k);
+void cg_bind_scalar(LlvmCg *cg, int param, LLVMValueRef v);
+void cg_bind_ndarray(LlvmCg *cg, int param, LLVMValueRef data, const LLVMValueRef *extents);
+/* Loads every parameter from a pointer to cg_args_struct_type(k) (generic address space). */
+void cg_bind_args_struct(LlvmCg *cg, const IrKernel *k, LLVMValueRef args_ptr);
+void cg_task_begin(LlvmCg *cg, const IrKernel *k, int ti); /* allocas for locals */
+void cg_task_end(LlvmCg *cg);
+LLVMValueRef cg_task_extent(LlvmCg *cg);             /* i32 value of task->extent (params bound) */
+/* for (i = begin; i < end; i += step) cg_emit_task_body(cg, i);  all i32, step > 0 */
+void cg_emit_strided_loop(LlvmCg *cg, LLVMValueRef begin, LLVMValueRef end, LLVMValueRef step);
+/* One iteration (index != NULL) or the serial body (index == NULL) at cg->b's position. */
+void cg_emit_task_body(LlvmCg *cg, LLVMValueRef index);
+/* The generic single instructions (the NULL-hook fallbacks), for hooks that special-case only
+ * some operations. */
+LLVMValueRef cg_default_rmw(LlvmCg *cg, const CgAtomic *a);
+LLVMValueRef cg_default_cmpxchg(LlvmCg *cg, const CgAtomic *a, LLVMValueRef desired);
+LLVMValueRef cg_default_atomic_load(LlvmCg *cg, const CgAtomic *a);
+void cg_default_atomic_store(LlvmCg *cg, const CgAtomic *a);
+LLVMValueRef cg_default_volatile_load(LlvmCg *cg, const CgAtomic *a);
+void cg_default_fence(LlvmCg *cg, QdOrder order, QdScope scope);
+LLVMAtomicOrdering cg_ordering(QdOrder o);           /* relaxed -> monotonic ... */
+unsigned cg_align(QdType t);                         /* natural alignment in bytes */
+
+/* Builds the whole module (codegen.c). False after diagnostics. */
+bool cg_build_module(LlvmCg *cg);
+
+/* ---- core-internal, between codegen.c and atomics.c ---- */
+LLVMValueRef cg_expr(LlvmCg *cg, const IrExpr *e);
+LLVMValueRef cg_ref_ptr(LlvmCg *cg, const IrRef *r);        /* address of the element */
+LLVMValueRef cg_memop(LlvmCg *cg, const IrExpr *e);         /* IR_MEMOP */
+void cg_fence_stmt(LlvmCg *cg, const IrStmt *s);            /* IR_FENCE */
+/* op(old, val) for an RMW op in the element's own type (plain demotion and CAS loops);
+ * float min/max are minnum/maxnum (a NaN operand loses). */
+/* a <op> b for operands of type t (arith.c): the IrBinOp semantics of ir.h. */
+LLVMValueRef cg_binary(LlvmCg *cg, IrBinOp op, QdType t, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef cg_apply_op(LlvmCg *cg, QdOp op, QdType t, LLVMValueRef old, LLVMValueRef val);
+LLVMValueRef cg_call_intrinsic(LlvmCg *cg, const char *name, LLVMTypeRef *tys, unsigned ntys,
+                               LLVMValueRef *args, unsigned nargs);
+LLVMBasicBlockRef cg_block(LlvmCg *cg, const char *name); /* new block in cg->fn */
+
+/* ---- machine.c ---- */
+/* Creates cg->tm and the module with triple + data layout from the capability database
+ * (llvm.triple, llvm.cpu, llvm.features). False after a diagnostic. */
+bool machine_init(LlvmCg *cg);
+/* Verifies (die on failure: our bug), runs the new pass manager at opts->opt_level and writes
+ * the artifact for `kind` (EMIT_OBJ, EMIT_ASM, EMIT_LLVM_IR) to out; emits from a clone. */
+bool machine_emit(LlvmCg *cg, EmitKind kind, StrBuf *out);
+void machine_dispose(LlvmCg *cg);
+#endif

@@ -1,0 +1,120 @@
+/* The LLVM target machine: creation from the capability database (triple, cpu, features), the
+ * module's data layout, verification, the new pass manager at -O0..-O3, and emission of object
+ * code, assembly or textual IR from a clone (emission mutates the module it is given). */
+#include "llvm_target.h"
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <string.h>
+
+static void init_llvm_once(void) {
+    static bool done;
+    if (done) return;
+    done = true;
+    LLVMInitializeAllTargetInfos();
+    LLVMInitializeAllTargets();
+    LLVMInitializeAllTargetMCs();
+    LLVMInitializeAllAsmPrinters();
+}
+
+/* The family's LLVM strings; the x86_64 defaults apply only while a family file omits them. */
+static const char *llvm_key(const LlvmCg *cg, const char *key, const char *x86_default) {
+    const char *v = cap_str(cg->cap, key);
+    if (v) return v;
+    return !strcmp(cg->tgt->backend, "x86_64") ? x86_default : NULL;
+}
+
+bool machine_init(LlvmCg *cg) {
+    init_llvm_once();
+    const char *triple = llvm_key(cg, "llvm.triple", "x86_64-pc-linux-gnu");
+    const char *cpu = llvm_key(cg, "llvm.cpu", "x86-64");
+    const char *features = llvm_key(cg, "llvm.features", "");
+    Span none = {0};
+    if (!triple || !cpu) {
+        diag_error(none, "QD5001", "target '%s' has no llvm.triple/llvm.cpu in the capability database", cap_name(cg->cap));
+        return false;
+    }
+    LLVMTargetRef target;
+    char *err = NULL;
+    if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+        diag_error(none, "QD5001", "LLVM has no target for triple '%s': %s", triple, err);
+        LLVMDisposeMessage(err);
+        return false;
+    }
+    static const LLVMCodeGenOptLevel levels[] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
+                                                 LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive};
+    int ol = cg->opts->opt_level < 0 ? 0 : cg->opts->opt_level > 3 ? 3 : cg->opts->opt_level;
+    cg->tm = LLVMCreateTargetMachine(target, triple, cpu, features ? features : "", levels[ol], LLVMRelocPIC,
+                                     LLVMCodeModelDefault);
+    if (!cg->tm) {
+        diag_error(none, "QD5001", "cannot create an LLVM target machine for '%s' (cpu %s)", triple, cpu);
+        return false;
+    }
+    cg->ctx = LLVMContextCreate();
+    cg->mod = LLVMModuleCreateWithNameInContext(cg->opts->module_name, cg->ctx);
+    LLVMSetTarget(cg->mod, triple);
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(cg->tm);
+    LLVMSetModuleDataLayout(cg->mod, dl);
+    LLVMDisposeTargetData(dl);
+    return true;
+}
+
+static void verify(LlvmCg *cg) {
+    char *msg = NULL;
+    if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &msg)) {
+        char *ir = LLVMPrintModuleToString(cg->mod);
+        fprintf(stderr, "%s\n", ir);
+        LLVMDisposeMessage(ir);
+        die("LLVM module failed verification: %s", msg);
+    }
+    LLVMDisposeMessage(msg);
+}
+
+static void optimize(LlvmCg *cg) {
+    static const char *const pipelines[] = {"default<O0>", "default<O1>", "default<O2>", "default<O3>"};
+    int ol = cg->opts->opt_level < 0 ? 0 : cg->opts->opt_level > 3 ? 3 : cg->opts->opt_level;
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    /* at -O0 still promote the allocas so the output is readable and CAS loops stay tight */
+    LLVMErrorRef e = LLVMRunPasses(cg->mod, ol ? pipelines[ol] : "mem2reg", cg->tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (e) {
+        char *m = LLVMGetErrorMessage(e);
+        die("LLVM pass pipeline failed: %s", m);
+    }
+}
+
+bool machine_emit(LlvmCg *cg, EmitKind kind, StrBuf *out) {
+    verify(cg);
+    optimize(cg);
+    verify(cg);
+    if (kind == EMIT_LLVM_IR) {
+        char *s = LLVMPrintModuleToString(cg->mod);
+        sb_puts(out, s);
+        LLVMDisposeMessage(s);
+        return true;
+    }
+    LLVMModuleRef clone = LLVMCloneModule(cg->mod);
+    LLVMMemoryBufferRef buf = NULL;
+    char *err = NULL;
+    LLVMCodeGenFileType ft = kind == EMIT_OBJ || kind == EMIT_DEFAULT ? LLVMObjectFile : LLVMAssemblyFile;
+    LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(cg->tm, clone, ft, &err, &buf);
+    LLVMDisposeModule(clone);
+    if (failed) {
+        Span none = {0};
+        diag_error(none, "QD5003", "LLVM could not emit code for '%s': %s", cap_name(cg->cap), err ? err : "?");
+        LLVMDisposeMessage(err);
+        return false;
+    }
+    sb_append(out, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
+    LLVMDisposeMemoryBuffer(buf);
+    return true;
+}
+
+void machine_dispose(LlvmCg *cg) {
+    if (cg->b) LLVMDisposeBuilder(cg->b);
+    if (cg->mod) LLVMDisposeModule(cg->mod);
+    if (cg->ctx) LLVMContextDispose(cg->ctx);
+    if (cg->tm) LLVMDisposeTargetMachine(cg->tm);
+    free(cg->field_globals);
+    cg->b = NULL, cg->mod = NULL, cg->ctx = NULL, cg->tm = NULL, cg->field_globals = NULL;
+}

@@ -1,0 +1,462 @@
+/* The PTX target: inline-PTX spelling of atomics, atomic loads/stores and fences (LLVM 19 NVPTX
+ * drops orders and scopes and aborts on acquire/release loads, stores and fences, so qdc never
+ * hands it those), plus the NVPTX hooks of the LLVM backend (entries, thread ids, barriers). */
+#include "../abi.h"
+#include "gpu.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- spelling tables ---- */
+
+/* PTX type suffix per (op, dtype); NULL: no single PTX instruction (CAS loop or unsupported).
+ * Columns: i32 u32 i64 u64 f16 bf16 f32 f64. Floats go through their same-width integer for
+ * exchange/cas/load/store (bit patterns). */
+typedef struct { QdOp op; const char *sfx[8]; } PtxTypeRow;
+static const PtxTypeRow ptx_types[] = {
+    /* op            i32    u32    i64    u64    f16           bf16           f32    f64 */
+    {QOP_ADD,      {"u32", "u32", "u64", "u64", "noftz.f16", "noftz.bf16", "f32", "f64"}},
+    {QOP_MIN,      {"s32", "u32", "s64", "u64", NULL,        NULL,         NULL,  NULL}},
+    {QOP_MAX,      {"s32", "u32", "s64", "u64", NULL,        NULL,         NULL,  NULL}},
+    {QOP_AND,      {"b32", "b32", "b64", "b64", NULL,        NULL,         NULL,  NULL}},
+    {QOP_OR,       {"b32", "b32", "b64", "b64", NULL,        NULL,         NULL,  NULL}},
+    {QOP_XOR,      {"b32", "b32", "b64", "b64", NULL,        NULL,         NULL,  NULL}},
+    {QOP_EXCHANGE, {"b32", "b32", "b64", "b64", NULL,        NULL,         "b32", "b64"}},
+    {QOP_CAS,      {"b32", "b32", "b64", "b64", "b16",       "b16",        "b32", "b64"}},
+    {QOP_INC,      {"u32", "u32", NULL,  NULL,  NULL,        NULL,         NULL,  NULL}},
+    {QOP_DEC,      {"u32", "u32", NULL,  NULL,  NULL,        NULL,         NULL,  NULL}},
+    {QOP_LOAD,     {"b32", "b32", "b64", "b64", "b16",       "b16",        "b32", "b64"}},
+    {QOP_STORE,    {"b32", "b32", "b64", "b64", "b16",       "b16",        "b32", "b64"}},
+};
+
+/* PTX operation names, indexed by QdOp (sub and mul have none: lowering rewrites or loops). */
+static const char *const ptx_opname[QOP_COUNT] = {
+    [QOP_ADD] = "add", [QOP_MIN] = "min", [QOP_MAX] = "max", [QOP_AND] = "and",
+    [QOP_OR] = "or", [QOP_XOR] = "xor", [QOP_EXCHANGE] = "exch", [QOP_CAS] = "cas",
+    [QOP_INC] = "inc", [QOP_DEC] = "dec",
+};
+
+static const char *const ptx_scope[QSCOPE_COUNT] = {
+    [QSCOPE_BLOCK] = "cta", [QSCOPE_CLUSTER] = "cluster", [QSCOPE_DEVICE] = "gpu", [QSCOPE_SYSTEM] = "sys",
+};
+/* membar has no cluster level: the wider gl is correct. */
+static const char *const ptx_membar[QSCOPE_COUNT] = {
+    [QSCOPE_BLOCK] = "cta", [QSCOPE_CLUSTER] = "gl", [QSCOPE_DEVICE] = "gl", [QSCOPE_SYSTEM] = "sys",
+};
+/* .sem of an RMW: seq_cst is acq_rel here; the caller puts fence.sc before it. */
+static const char *const ptx_rmw_sem[QORD_COUNT] = {
+    [QORD_RELAXED] = "relaxed", [QORD_ACQUIRE] = "acquire", [QORD_RELEASE] = "release",
+    [QORD_ACQ_REL] = "acq_rel", [QORD_SEQ_CST] = "acq_rel",
+};
+
+static int ptx_type_column(QdType t) {
+    switch (t) {
+    case QT_I32: return 0;
+    case QT_U32: return 1;
+    case QT_I64: return 2;
+    case QT_U64: return 3;
+    case QT_F16: return 4;
+    case QT_BF16: return 5;
+    case QT_F32: return 6;
+    case QT_F64: return 7;
+    default: return -1;
+    }
+}
+
+static const char *ptx_type_suffix(QdOp op, QdType t) {
+    int col = ptx_type_column(t);
+    if (col < 0) return NULL;
+    for (size_t i = 0; i < ARRAY_LEN(ptx_types); i++)
+        if (ptx_types[i].op == op) return ptx_types[i].sfx[col];
+    return NULL;
+}
+
+/* Inline-asm constraint letter for a register of `bits` (operands are always integers). */
+static char ptx_reg(int bits) {
+    switch (bits) {
+    case 16: return 'h';
+    case 32: return 'r';
+    case 64: return 'l';
+    default: die("no PTX register class for %d bits", bits);
+    }
+}
+
+/* The ".sem.scope" part of a load or store; volatile form without .sem (sm_60). */
+static void ptx_ldst_qualifiers(QdOp op, QdOrder order, QdScope scope, bool with_sem, StrBuf *b) {
+    if (!with_sem) {
+        sb_puts(b, ".volatile");
+        return;
+    }
+    const char *sem;
+    if (op == QOP_LOAD) {
+        if (order == QORD_RELEASE) die("release atomic load reached the PTX backend");
+        sem = order == QORD_RELAXED ? "relaxed" : "acquire";
+    } else {
+        if (order == QORD_ACQUIRE) die("acquire atomic store reached the PTX backend");
+        sem = order == QORD_RELAXED ? "relaxed" : "release";
+    }
+    sb_printf(b, ".%s.%s", sem, ptx_scope[scope]);
+}
+
+static void ptx_spell_ldst(QdOp op, const char *sfx, QdSpace space, QdOrder order, QdScope scope,
+                           bool with_sem, int bits, PtxInline *out) {
+    sb_puts(&out->text, op == QOP_LOAD ? "ld" : "st");
+    ptx_ldst_qualifiers(op, order, scope, with_sem, &out->text);
+    sb_printf(&out->text, ".%s.%s ", qspace_name(space), sfx);
+    out->has_result = op == QOP_LOAD;
+    if (op == QOP_LOAD) {
+        sb_puts(&out->text, "$0, [$1];");
+        sb_printf(&out->cons, "=%c,l,~{memory}", ptx_reg(bits));
+    } else {
+        sb_puts(&out->text, "[$0], $1;");
+        sb_printf(&out->cons, "l,%c,~{memory}", ptx_reg(bits));
+    }
+}
+
+/* red takes only .relaxed/.release and has no cas/exch/inc-returning forms worth using. */
+static bool ptx_red_ok(QdOp op, QdOrder order) {
+    if (op == QOP_CAS || op == QOP_EXCHANGE) return false;
+    return order == QORD_RELAXED || order == QORD_RELEASE;
+}
+
+bool ptx_spell_memop(QdOp op, QdType type, QdSpace space, QdOrder order, QdScope scope,
+                     bool with_sem, bool noret, PtxInline *out) {
+    sb_init(&out->text);
+    sb_init(&out->cons);
+    out->has_result = false;
+    const char *sfx = ptx_type_suffix(op, type);
+    if (!sfx) return false;
+    int bits = qt_bits(type);
+    if (op == QOP_LOAD || op == QOP_STORE) {
+        ptx_spell_ldst(op, sfx, space, order, scope, with_sem, bits, out);
+        return true;
+    }
+    bool red = noret && ptx_red_ok(op, order);
+    sb_puts(&out->text, red ? "red" : "atom");
+    if (with_sem) sb_printf(&out->text, ".%s", ptx_rmw_sem[order]);
+    sb_printf(&out->text, ".%s.%s.%s.%s ", ptx_scope[scope], qspace_name(space), ptx_opname[op], sfx);
+    char r = ptx_reg(bits);
+    out->has_result = !red;
+    if (red) {
+        sb_puts(&out->text, "[$0], $1;");
+        sb_printf(&out->cons, "l,%c,~{memory}", r);
+    } else if (op == QOP_CAS) {
+        sb_puts(&out->text, "$0, [$1], $2, $3;");
+        sb_printf(&out->cons, "=%c,l,%c,%c,~{memory}", r, r, r);
+    } else {
+        sb_puts(&out->text, "$0, [$1], $2;");
+        sb_printf(&out->cons, "=%c,l,%c,~{memory}", r, r);
+    }
+    return true;
+}
+
+void ptx_spell_fence(QdOrder order, QdScope scope, bool membar_only, StrBuf *out) {
+    if (order == QORD_RELAXED) return;
+    if (membar_only) sb_printf(out, "membar.%s;", ptx_membar[scope]);
+    else sb_printf(out, "fence.%s.%s;", order == QORD_SEQ_CST ? "sc" : "acq_rel", ptx_scope[scope]);
+}
+
+void ptx_inline_free(PtxInline *p) {
+    sb_free(&p->text);
+    sb_free(&p->cons);
+}
+
+/* ---- kernel ABI shared by both GPU targets ---- */
+
+unsigned gpu_param_count(const IrKernel *k) {
+    unsigned n = 0;
+    for (int i = 0; i < k->nparams; i++)
+        n += k->params[i].kind == IR_PARAM_NDARRAY ? 1u + (unsigned)k->params[i].ndim : 1u;
+    return n;
+}
+
+void gpu_param_types(LlvmCg *cg, const IrKernel *k, LLVMTypeRef *out) {
+    unsigned n = 0;
+    for (int i = 0; i < k->nparams; i++) {
+        const IrParam *p = &k->params[i];
+        if (p->kind == IR_PARAM_SCALAR) {
+            out[n++] = cg_storage_type(cg, p->type);
+            continue;
+        }
+        out[n++] = cg_ptr(cg, cg->tgt->as_global);
+        for (int d = 0; d < p->ndim; d++) out[n++] = LLVMInt32TypeInContext(cg->ctx);
+    }
+}
+
+void gpu_bind_params(LlvmCg *cg, const IrKernel *k, LLVMValueRef fn) {
+    unsigned n = 0;
+    for (int i = 0; i < k->nparams; i++) {
+        const IrParam *p = &k->params[i];
+        LLVMValueRef v = LLVMGetParam(fn, n++);
+        LLVMSetValueName2(v, p->name, strlen(p->name));
+        if (p->kind == IR_PARAM_SCALAR) {
+            if (p->type == QT_U1) v = LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+            cg_bind_scalar(cg, i, v);
+            continue;
+        }
+        LLVMValueRef ext[IR_MAX_DIMS];
+        for (int d = 0; d < p->ndim; d++) ext[d] = LLVMGetParam(fn, n++);
+        cg_bind_ndarray(cg, i, v, ext);
+    }
+}
+
+int gpu_block_dim(LlvmCg *cg, const IrTask *t) {
+    int d = abi_block_dim(t, cg->cap);
+    if (d <= 0) die("no block size for task %s on %s", t->name, cap_name(cg->cap));
+    return d;
+}
+
+LLVMValueRef gpu_shared_base(LlvmCg *cg, int shared) {
+    const IrShared *s = &cg->kernel->shared[shared];
+    char *name = xasprintf("%s__%s", cg_task_symbol(&cg->kernel->tasks[s->task]), s->name);
+    LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, name);
+    if (!g) {
+        LLVMTypeRef ty = LLVMArrayType2(cg_storage_type(cg, s->type), (uint64_t)s->elems);
+        g = LLVMAddGlobalInAddressSpace(cg->mod, ty, name, cg->tgt->as_shared);
+        LLVMSetLinkage(g, LLVMInternalLinkage);
+        LLVMSetInitializer(g, LLVMGetUndef(ty));
+        LLVMSetAlignment(g, 16);
+    }
+    free(name);
+    return g;
+}
+
+/* ---- NVPTX hooks ---- */
+
+typedef struct {
+    bool membar_only; /* some decision carries LOWF_MEMBAR_ORDERS: fences are membar */
+} PtxState;
+
+static LLVMValueRef nv_call(LlvmCg *cg, const char *intrin, LLVMValueRef *args, unsigned n) {
+    unsigned id = LLVMLookupIntrinsicID(intrin, strlen(intrin));
+    if (!id) die("unknown intrinsic %s", intrin);
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(cg->mod, id, NULL, 0);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(cg->ctx, id, NULL, 0);
+    return LLVMBuildCall2(cg->b, fty, f, args, n, "");
+}
+
+static LLVMValueRef nv_sreg(LlvmCg *cg, const char *reg) {
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s", reg);
+    return nv_call(cg, name, NULL, 0);
+}
+
+static LLVMValueRef nv_inline(LlvmCg *cg, LLVMTypeRef ret, const char *text, const char *cons,
+                              LLVMValueRef *args, unsigned n) {
+    LLVMTypeRef tys[4];
+    for (unsigned i = 0; i < n; i++) tys[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(ret, tys, n, 0);
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0,
+                                       LLVMInlineAsmDialectATT, 0);
+    return LLVMBuildCall2(cg->b, fty, fn, args, n, "");
+}
+
+static void nv_decision_scan(void *ctx, IrKernel *k, IrTask *t, IrExpr *memop, IrStmt *fence) {
+    (void)k, (void)t;
+    const IrLowering *low = memop ? &memop->mem.low : &fence->fence.low;
+    if (low->flags & LOWF_MEMBAR_ORDERS) ((PtxState *)ctx)->membar_only = true;
+}
+
+static void nv_module_begin(LlvmCg *cg) {
+    PtxState *st = xcalloc(1, sizeof *st);
+    ir_visit_memory_ops((IrModule *)cg->m, nv_decision_scan, st);
+    cg->target_state = st;
+}
+
+static void nv_module_end(LlvmCg *cg) {
+    free(cg->target_state);
+    cg->target_state = NULL;
+}
+
+static void nv_annotate(LlvmCg *cg, LLVMValueRef fn, const char *key, int value) {
+    LLVMValueRef md[3] = {fn, LLVMMDStringInContext(cg->ctx, key, (unsigned)strlen(key)), cg_i32(cg, value)};
+    LLVMAddNamedMetadataOperand(cg->mod, "nvvm.annotations", LLVMMDNodeInContext(cg->ctx, md, 3));
+}
+
+/* blockIdx.x * blockDim.x + threadIdx.x */
+static LLVMValueRef nv_global_thread_idx(LlvmCg *cg) {
+    LLVMValueRef base = LLVMBuildMul(cg->b, nv_sreg(cg, "ctaid.x"), nv_sreg(cg, "ntid.x"), "");
+    return LLVMBuildAdd(cg->b, base, nv_sreg(cg, "tid.x"), "gid");
+}
+
+/* A serial task runs on global thread 0 only. */
+static void gpu_serial_body(LlvmCg *cg, LLVMValueRef gid) {
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "serial");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "done");
+    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, gid, cg_i32(cg, 0), ""), body, done);
+    LLVMPositionBuilderAtEnd(cg->b, body);
+    cg_emit_task_body(cg, NULL);
+    LLVMBuildBr(cg->b, done);
+    LLVMPositionBuilderAtEnd(cg->b, done);
+}
+
+static void nv_emit_task(LlvmCg *cg, const IrKernel *k, int ti) {
+    const IrTask *t = &k->tasks[ti];
+    unsigned n = gpu_param_count(k);
+    LLVMTypeRef *tys = xcalloc(n ? n : 1, sizeof *tys);
+    gpu_param_types(cg, k, tys);
+    cg->fn = cg_add_function(cg, cg_task_symbol(t), LLVMVoidTypeInContext(cg->ctx), tys, n);
+    free(tys);
+    nv_annotate(cg, cg->fn, "kernel", 1);
+    nv_annotate(cg, cg->fn, t->block_dim > 0 ? "reqntidx" : "maxntidx", gpu_block_dim(cg, t));
+    cg_task_begin(cg, k, ti);
+    gpu_bind_params(cg, k, cg->fn);
+    LLVMValueRef gid = nv_global_thread_idx(cg);
+    if (t->kind == IR_TASK_PARALLEL) {
+        LLVMValueRef step = LLVMBuildMul(cg->b, nv_sreg(cg, "ntid.x"), nv_sreg(cg, "nctaid.x"), "stride");
+        cg_emit_strided_loop(cg, gid, cg_task_extent(cg), step);
+    } else {
+        gpu_serial_body(cg, gid);
+    }
+    cg_task_end(cg);
+    LLVMBuildRetVoid(cg->b);
+}
+
+static LLVMValueRef nv_thread_idx(LlvmCg *cg) { return nv_sreg(cg, "tid.x"); }
+static void nv_barrier(LlvmCg *cg) { nv_call(cg, "llvm.nvvm.barrier0", NULL, 0); }
+
+static bool nv_membar_only(LlvmCg *cg) { return ((PtxState *)cg->target_state)->membar_only; }
+
+static void nv_emit_fence(LlvmCg *cg, QdOrder order, QdScope scope, bool membar) {
+    StrBuf s;
+    sb_init(&s);
+    ptx_spell_fence(order, scope, membar, &s);
+    if (s.len) nv_inline(cg, LLVMVoidTypeInContext(cg->ctx), s.data, "~{memory}", NULL, 0);
+    sb_free(&s);
+}
+
+static void nv_fence(LlvmCg *cg, QdOrder order, QdScope scope) {
+    nv_emit_fence(cg, order, scope, nv_membar_only(cg));
+}
+
+/* Orders stronger than relaxed: sm_70+ writes them into the instruction (seq_cst as fence.sc
+ * + acq_rel); sm_60 (LOWF_MEMBAR_ORDERS) brackets a relaxed instruction with membar, unless the
+ * core already emits the decision's fence_before/fence_after. */
+static bool ord_releases(QdOrder o) { return o == QORD_RELEASE || o == QORD_ACQ_REL || o == QORD_SEQ_CST; }
+static bool ord_acquires(QdOrder o) { return o == QORD_ACQUIRE || o == QORD_ACQ_REL || o == QORD_SEQ_CST; }
+
+static void nv_fence_pre(LlvmCg *cg, const IrLowering *low) {
+    if (low->fence_before) return;
+    if (low->flags & LOWF_MEMBAR_ORDERS) {
+        if (ord_releases(low->order)) nv_emit_fence(cg, QORD_SEQ_CST, low->scope, true);
+    } else if (low->order == QORD_SEQ_CST) {
+        nv_emit_fence(cg, QORD_SEQ_CST, low->scope, false);
+    }
+}
+
+static void nv_fence_post(LlvmCg *cg, const IrLowering *low) {
+    if (!low->fence_after && (low->flags & LOWF_MEMBAR_ORDERS) && ord_acquires(low->order))
+        nv_emit_fence(cg, QORD_SEQ_CST, low->scope, true);
+}
+
+/* Inline asm is needed unless the op is a plain relaxed device-scope one LLVM emits itself. */
+static bool nv_needs_inline(const CgAtomic *a, QdOp op) {
+    const IrLowering *low = a->low;
+    bool sem = !(low->flags & LOWF_MEMBAR_ORDERS);
+    if (qt_bits(a->qt) == 16 && !sem) return false; /* b16 atom needs sm_70: LLVM's masked CAS */
+    if (op == QOP_INC || op == QOP_DEC) return true; /* LLVM makes uinc_wrap a CAS loop */
+    if (low->no_return && (op != QOP_CAS && op != QOP_EXCHANGE)) return true; /* red */
+    if (low->scope != QSCOPE_DEVICE) return true;
+    if (sem && low->order != QORD_RELAXED) return true;
+    return (a->qt == QT_F16 || a->qt == QT_BF16) && op == QOP_ADD;
+}
+
+static LLVMValueRef nv_to_bits(LlvmCg *cg, LLVMValueRef v) {
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind) return v;
+    unsigned bits = (unsigned)LLVMSizeOfTypeInBits(LLVMGetModuleDataLayout(cg->mod), t);
+    return LLVMBuildBitCast(cg->b, v, LLVMIntTypeInContext(cg->ctx, bits), "");
+}
+
+/* Emits the inline PTX for `op` on a->ptr with value operands vals; returns the old value as
+ * a->ty (undef for red / store). */
+static LLVMValueRef nv_emit_inline(LlvmCg *cg, const CgAtomic *a, QdOp op, LLVMValueRef *vals, unsigned nv) {
+    const IrLowering *low = a->low;
+    bool sem = !(low->flags & LOWF_MEMBAR_ORDERS);
+    QdOrder order = sem ? low->order : QORD_RELAXED;
+    PtxInline pi;
+    if (!ptx_spell_memop(op, a->qt, a->space, order, low->scope, sem && order != QORD_RELAXED,
+                         low->no_return, &pi))
+        die("no PTX instruction for %s on %s (the database says native)", qop_name(op), qt_name(a->qt));
+    LLVMValueRef args[4] = {a->ptr};
+    for (unsigned i = 0; i < nv; i++) args[1 + i] = nv_to_bits(cg, vals[i]);
+    LLVMTypeRef ity = LLVMIntTypeInContext(cg->ctx, (unsigned)qt_bits(a->qt));
+    LLVMTypeRef ret = pi.has_result ? ity : LLVMVoidTypeInContext(cg->ctx);
+    nv_fence_pre(cg, low);
+    LLVMValueRef r = nv_inline(cg, ret, pi.text.data, pi.cons.data, args, 1 + nv);
+    nv_fence_post(cg, low);
+    ptx_inline_free(&pi);
+    if (!pi.has_result) return LLVMGetUndef(a->ty);
+    return LLVMTypeOf(r) == a->ty ? r : LLVMBuildBitCast(cg->b, r, a->ty, "");
+}
+
+/* LLVM may only see relaxed instructions: a monotonic copy of the decision, bracketed by the
+ * fences the original order needs (membar on sm_60). */
+static LLVMValueRef nv_default(LlvmCg *cg, const CgAtomic *a, QdOp op, LLVMValueRef desired) {
+    IrLowering tmp = *a->low;
+    tmp.order = QORD_RELAXED;
+    CgAtomic r = *a;
+    r.low = &tmp;
+    nv_fence_pre(cg, a->low);
+    LLVMValueRef v = NULL;
+    switch (op) {
+    case QOP_CAS: v = cg_default_cmpxchg(cg, &r, desired); break;
+    case QOP_LOAD: v = cg_default_atomic_load(cg, &r); break;
+    case QOP_STORE: cg_default_atomic_store(cg, &r); break;
+    default: v = cg_default_rmw(cg, &r); break;
+    }
+    nv_fence_post(cg, a->low);
+    return v;
+}
+
+static LLVMValueRef nv_native_rmw(LlvmCg *cg, const CgAtomic *a) {
+    QdOp op = a->low->op;
+    if (nv_needs_inline(a, op)) return nv_emit_inline(cg, a, op, (LLVMValueRef[]){a->val}, 1);
+    return nv_default(cg, a, op, NULL);
+}
+
+static LLVMValueRef nv_cmpxchg(LlvmCg *cg, const CgAtomic *a, LLVMValueRef desired) {
+    if (nv_needs_inline(a, QOP_CAS)) return nv_emit_inline(cg, a, QOP_CAS, (LLVMValueRef[]){a->val, desired}, 2);
+    return nv_default(cg, a, QOP_CAS, desired);
+}
+
+/* Relaxed loads/stores are ld/st.volatile (LLVM's monotonic form: relaxed at system scope, so
+ * never weaker than asked); acquire/release are inline ld.acquire/st.release on sm_70+. */
+static bool nv_ldst_inline(const CgAtomic *a) {
+    return !(a->low->flags & LOWF_MEMBAR_ORDERS) && a->low->order != QORD_RELAXED;
+}
+
+static LLVMValueRef nv_atomic_load(LlvmCg *cg, const CgAtomic *a) {
+    if (nv_ldst_inline(a)) return nv_emit_inline(cg, a, QOP_LOAD, NULL, 0);
+    return nv_default(cg, a, QOP_LOAD, NULL);
+}
+
+static void nv_atomic_store(LlvmCg *cg, const CgAtomic *a) {
+    if (nv_ldst_inline(a)) nv_emit_inline(cg, a, QOP_STORE, (LLVMValueRef[]){a->val}, 1);
+    else nv_default(cg, a, QOP_STORE, NULL);
+}
+
+/* PTX text is LLVM's assembly output. */
+static bool nv_emit_artifact(LlvmCg *cg, EmitKind kind, StrBuf *out) {
+    return machine_emit(cg, kind == EMIT_PTX ? EMIT_ASM : kind, out);
+}
+
+const LlvmTarget llvm_target_nvptx = {
+    .backend = "ptx",
+    .as_global = 1,
+    .as_shared = 3,
+    .module_begin = nv_module_begin,
+    .emit_task = nv_emit_task,
+    .module_end = nv_module_end,
+    .emit_artifact = nv_emit_artifact,
+    .shared_base = gpu_shared_base,
+    .thread_idx = nv_thread_idx,
+    .barrier = nv_barrier,
+    .global_thread_idx = nv_global_thread_idx,
+    .fence = nv_fence,
+    .native_rmw = nv_native_rmw,
+    .cmpxchg = nv_cmpxchg,
+    .atomic_load = nv_atomic_load,
+    .atomic_store = nv_atomic_store,
+    .volatile_load = NULL, /* load volatile -> ld.volatile.global */
+};

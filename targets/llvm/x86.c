@@ -1,0 +1,69 @@
+/* x86-64 hooks: the C ABI of qdc-abi(7). Per task `void <task>(const void *args, int32_t begin,
+ * int32_t end, qdrt_lane *lane)` running iterations [begin, end), and `int32_t
+ * <task>_extent(const void *args)`. Block constructs call into libqdrt, which runs each block's
+ * lanes as coroutines on one thread. Atomics use the core's generic LLVM instructions (x86 needs
+ * no scopes: lock-prefixed RMW, cmpxchg, mov loads, mfence for seq_cst fences). */
+#include "../abi.h"
+#include "llvm_target.h"
+
+typedef struct { LLVMValueRef lane; } X86State;
+
+static LLVMValueRef lane(LlvmCg *cg) { return ((X86State *)cg->target_state)->lane; }
+
+static void emit_extent_fn(LlvmCg *cg, const IrKernel *k, int ti) {
+    char *name = xasprintf("%s_extent", cg_task_symbol(&k->tasks[ti]));
+    LLVMTypeRef p = cg_ptr(cg, 0);
+    LLVMValueRef fn = cg_add_function(cg, name, LLVMInt32TypeInContext(cg->ctx), &p, 1);
+    free(name);
+    cg_task_begin(cg, k, ti);
+    cg_bind_args_struct(cg, k, LLVMGetParam(fn, 0));
+    LLVMBuildRet(cg->b, cg_task_extent(cg));
+    cg_task_end(cg);
+}
+
+static void x86_emit_task(LlvmCg *cg, const IrKernel *k, int ti) {
+    const IrTask *t = &k->tasks[ti];
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), p = cg_ptr(cg, 0);
+    LLVMTypeRef params[4] = {p, i32, i32, p};
+    LLVMValueRef fn = cg_add_function(cg, cg_task_symbol(t), LLVMVoidTypeInContext(cg->ctx), params, 4);
+    X86State st = {LLVMGetParam(fn, 3)};
+    cg->target_state = &st;
+    cg_task_begin(cg, k, ti);
+    cg_bind_args_struct(cg, k, LLVMGetParam(fn, 0));
+    if (t->kind == IR_TASK_PARALLEL) cg_emit_strided_loop(cg, LLVMGetParam(fn, 1), LLVMGetParam(fn, 2), cg_i32(cg, 1));
+    else cg_emit_task_body(cg, NULL);
+    cg_task_end(cg);
+    LLVMBuildRetVoid(cg->b);
+    cg->target_state = NULL;
+    if (t->kind == IR_TASK_PARALLEL) emit_extent_fn(cg, k, ti);
+}
+
+static LLVMValueRef x86_shared_base(LlvmCg *cg, int s) {
+    LLVMTypeRef p = cg_ptr(cg, 0);
+    LLVMValueRef l = lane(cg);
+    LLVMValueRef base = cg_call_extern(cg, "qdrt_lane_shared", p, &p, 1, &l);
+    LLVMValueRef off = cg_i64(cg, abi_shared_offset(cg->kernel, s));
+    return LLVMBuildGEP2(cg->b, LLVMInt8TypeInContext(cg->ctx), base, &off, 1, "");
+}
+
+static LLVMValueRef x86_thread_idx(LlvmCg *cg) {
+    LLVMTypeRef p = cg_ptr(cg, 0);
+    LLVMValueRef l = lane(cg);
+    return cg_call_extern(cg, "qdrt_lane_thread_idx", LLVMInt32TypeInContext(cg->ctx), &p, 1, &l);
+}
+
+static void x86_barrier(LlvmCg *cg) {
+    LLVMTypeRef p = cg_ptr(cg, 0);
+    LLVMValueRef l = lane(cg);
+    cg_call_extern(cg, "qdrt_block_sync", LLVMVoidTypeInContext(cg->ctx), &p, 1, &l);
+}
+
+const LlvmTarget llvm_target_x86 = {
+    .backend = "x86_64",
+    .as_global = 0,
+    .as_shared = 0,
+    .emit_task = x86_emit_task,
+    .shared_base = x86_shared_base,
+    .thread_idx = x86_thread_idx,
+    .barrier = x86_barrier,
+};

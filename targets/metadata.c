@@ -1,0 +1,72 @@
+/* --emit=metadata: one JSON document describing the compiled module for any backend: kernels,
+ * tasks, parameters, dtypes, block size, shared-memory bytes, the target and the capabilities
+ * the lowering decisions rely on. Keys are stable (documented in man/qdc-abi.7). */
+#include "abi.h"
+
+static void param_json(StrBuf *b, const IrParam *p) {
+    sb_puts(b, "{\"name\": ");
+    sb_json_string(b, p->name);
+    sb_printf(b, ", \"kind\": \"%s\", \"dtype\": \"%s\"", p->kind == IR_PARAM_SCALAR ? "scalar" : "ndarray",
+              qt_name(p->type));
+    if (p->kind == IR_PARAM_NDARRAY) sb_printf(b, ", \"ndim\": %d", p->ndim);
+    sb_puts(b, "}");
+}
+
+static void task_json(StrBuf *b, const IrKernel *k, int i, const CapTarget *t) {
+    const IrTask *task = &k->tasks[i];
+    sb_puts(b, "{\"name\": ");
+    sb_json_string(b, task->name);
+    sb_printf(b, ", \"kind\": \"%s\", \"block_dim\": %d, \"uses_block\": %s, \"shared_bytes\": %ld}",
+              task->kind == IR_TASK_SERIAL ? "serial" : "parallel", abi_block_dim(task, t),
+              task->uses_block ? "true" : "false", abi_task_shared_bytes(k, i));
+}
+
+static void kernel_json(StrBuf *b, const IrKernel *k, const CapTarget *t) {
+    sb_puts(b, "    {\"name\": ");
+    sb_json_string(b, k->name);
+    sb_puts(b, ",\n     \"params\": [");
+    for (int i = 0; i < k->nparams; i++) {
+        if (i) sb_puts(b, ", ");
+        param_json(b, &k->params[i]);
+    }
+    sb_puts(b, "],\n     \"tasks\": [");
+    for (int i = 0; i < k->ntasks; i++) {
+        if (i) sb_puts(b, ",\n               ");
+        task_json(b, k, i, t);
+    }
+    sb_puts(b, "]}");
+}
+
+static void field_json(StrBuf *b, const IrField *f) {
+    sb_puts(b, "    {\"name\": ");
+    sb_json_string(b, f->name);
+    sb_printf(b, ", \"symbol\": \"qd_field_%s\", \"dtype\": \"%s\", \"shape\": [", f->name, qt_name(f->type));
+    for (int d = 0; d < f->ndim; d++) sb_printf(b, "%s%lld", d ? ", " : "", (long long)f->shape[d]);
+    sb_puts(b, "]}");
+}
+
+bool metadata_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
+    sb_printf(out, "{\n  \"qdc_abi\": %d,\n  \"module\": ", QDC_ABI_VERSION);
+    sb_json_string(out, o->module_name);
+    sb_puts(out, ",\n  \"target\": ");
+    sb_json_string(out, cap_name(t));
+    sb_puts(out, ",\n  \"backend\": ");
+    sb_json_string(out, cap_backend(t));
+    sb_puts(out, ",\n  \"capabilities_used\": [");
+    for (int i = 0; i < m->ncaps_used; i++) {
+        if (i) sb_puts(out, ", ");
+        sb_json_string(out, m->caps_used[i]);
+    }
+    sb_puts(out, "],\n  \"fields\": [");
+    for (int i = 0; i < m->nfields; i++) {
+        sb_puts(out, i ? ",\n" : "\n");
+        field_json(out, &m->fields[i]);
+    }
+    sb_puts(out, m->nfields ? "\n  ],\n  \"kernels\": [" : "],\n  \"kernels\": [");
+    for (int i = 0; i < m->nkernels; i++) {
+        sb_puts(out, i ? ",\n" : "\n");
+        kernel_json(out, &m->kernels[i], t);
+    }
+    sb_puts(out, m->nkernels ? "\n  ]\n}\n" : "]\n}\n");
+    return true;
+}

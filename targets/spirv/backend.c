@@ -1,0 +1,113 @@
+/* backend_spirv_emit: the "spirv" and "msl" backends. Reads the family's SPIR-V environment,
+ * version, MSL version and default block size from the database, then emits SPIR-V (validated),
+ * its disassembly, MSL (one SPIRV-Cross run per entry point) or the metadata JSON. */
+#include "../target.h"
+#include "spvgen.h"
+#include "spvmeta.h"
+#include "spvtools.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int env_minor(const char *env) {
+    static const struct { const char *env; int minor; } rows[] = {
+        {"vulkan1.1", 3}, {"vulkan1.2", 5}, {"vulkan1.3", 6}};
+    for (size_t i = 0; i < ARRAY_LEN(rows); i++)
+        if (!strcmp(rows[i].env, env)) return rows[i].minor;
+    die("SPIR-V environment '%s' has no default version", env);
+}
+
+static SpvTarget target_of(const CapTarget *t) {
+    SpvTarget st = {0};
+    st.for_msl = !strcmp(cap_backend(t), "msl");
+    st.env = cap_str(t, "spirv.env");
+    if (!st.env) st.env = st.for_msl ? "vulkan1.1" : NULL;
+    if (!st.env) die("family '%s' has no spirv.env", cap_name(t));
+    const char *ver = cap_str(t, "spirv.version");
+    int major = 1;
+    if (!ver || sscanf(ver, "%d.%d", &major, &st.minor) != 2) st.minor = env_minor(st.env);
+    st.default_block_dim = (int)cap_int(t, "default_block_dim", 128);
+    return st;
+}
+
+static bool check_type(QdType ty, Span sp, const char *what) {
+    if (ty != QT_BF16) return true;
+    diag_error(sp, "QD5101", "%s has type bf16, which SPIR-V has no type for", what);
+    return false;
+}
+
+/* bf16 anywhere is a user error on these targets (no BFloat16 in this SPIR-V toolchain). */
+static bool check_types(const IrModule *m) {
+    bool ok = true;
+    for (int i = 0; i < m->nfields; i++) ok &= check_type(m->fields[i].type, m->fields[i].span, "this field");
+    for (int k = 0; k < m->nkernels; k++) {
+        const IrKernel *kn = &m->kernels[k];
+        for (int i = 0; i < kn->nparams; i++) ok &= check_type(kn->params[i].type, kn->params[i].span, "this parameter");
+        for (int i = 0; i < kn->nshared; i++) ok &= check_type(kn->shared[i].type, kn->shared[i].span, "this array");
+        for (int i = 0; i < kn->nlocals; i++) ok &= check_type(kn->locals[i].type, kn->span, "a local variable");
+    }
+    return ok;
+}
+
+bool spirv_asm(const IrModule *m, const SpvTarget *st, StrBuf *out) {
+    StrBuf bin, err;
+    sb_init(&bin), sb_init(&err);
+    bool ok = spirv_build(m, st, NULL, &bin);
+    if (ok && !spv_disassemble((const uint32_t *)bin.data, bin.len / 4, st->env, out, &err))
+        die("SPIR-V disassembly failed: %s", err.data);
+    sb_free(&bin), sb_free(&err);
+    return ok;
+}
+
+/* Keeps the first copy of the preamble lines (#include, #pragma, using) of each MSL piece. */
+static void append_msl(StrBuf *out, const char *msl, bool first) {
+    for (const char *p = msl; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
+        bool pre = !strncmp(p, "#include", 8) || !strncmp(p, "#pragma", 7) || !strncmp(p, "using namespace", 15);
+        if (first || !pre) sb_append(out, p, len);
+        p += len;
+    }
+}
+
+static bool msl_task(const IrModule *m, const IrKernel *k, const IrTask *task, const SpvTarget *st,
+                     const char *version, StrBuf *out, bool first) {
+    StrBuf bin, msl, err;
+    sb_init(&bin), sb_init(&msl), sb_init(&err);
+    bool ok = spirv_build(m, st, task, &bin);
+    SpvMslBinding *b = NULL;
+    int nb = spv_msl_bindings(m, k, &b);
+    if (ok && !spv_to_msl((const uint32_t *)bin.data, bin.len / 4, version, b, nb, &msl, &err)) {
+        diag_error(task->span, "QD5102", "SPIRV-Cross cannot translate '%s' to MSL %s: %s", task->name, version, err.data);
+        ok = false;
+    }
+    if (ok) append_msl(out, msl.data, first);
+    free(b);
+    sb_free(&bin), sb_free(&msl), sb_free(&err);
+    return ok;
+}
+
+bool spirv_msl(const IrModule *m, const SpvTarget *st, const char *version, StrBuf *out) {
+    bool ok = true, first = true;
+    for (int k = 0; k < m->nkernels; k++)
+        for (int i = 0; i < m->kernels[k].ntasks; i++) {
+            ok &= msl_task(m, &m->kernels[k], &m->kernels[k].tasks[i], st, version, out, first);
+            first = false;
+        }
+    return ok;
+}
+
+bool backend_spirv_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
+    SpvTarget st = target_of(t);
+    if (!check_types(m)) return false;
+    switch (o->emit) {
+    case EMIT_SPIRV: return spirv_build(m, &st, NULL, out);
+    case EMIT_SPIRV_ASM: return spirv_asm(m, &st, out);
+    case EMIT_MSL:
+        if (!cap_str(t, "msl.version")) die("family '%s' has no msl.version", cap_name(t));
+        return spirv_msl(m, &st, cap_str(t, "msl.version"), out);
+    case EMIT_METADATA: spv_metadata(m, t, &st, o->module_name, out); return true;
+    case EMIT_HEADER: spv_header(m, t, o->module_name, out); return true;
+    default: die("emit kind %d is not a SPIR-V/MSL output", (int)o->emit);
+    }
+}

@@ -1,0 +1,49 @@
+/* MSL through the SPIRV-Cross C API: one entry point per SPIR-V module, explicit buffer
+ * indices, the family's MSL version. SPIRV-Cross exceptions come back as messages. */
+#include "spvtools.h"
+#include <spirv_cross_c.h>
+#include <stdio.h>
+
+static void on_error(void *user, const char *msg) {
+    StrBuf *err = user;
+    if (!err->len) sb_puts(err, msg);
+}
+
+static unsigned msl_version_code(const char *v) {
+    unsigned major = 0, minor = 0, patch = 0;
+    if (sscanf(v, "%u.%u.%u", &major, &minor, &patch) < 2) die("bad msl.version '%s' in the database", v);
+    return SPVC_MAKE_MSL_VERSION(major, minor, patch);
+}
+
+static bool configure(spvc_compiler comp, const char *version, const SpvMslBinding *b, int nb) {
+    spvc_compiler_options opts;
+    if (spvc_compiler_create_compiler_options(comp, &opts) != SPVC_SUCCESS) return false;
+    spvc_compiler_options_set_uint(opts, SPVC_COMPILER_OPTION_MSL_VERSION, msl_version_code(version));
+    if (spvc_compiler_install_compiler_options(comp, opts) != SPVC_SUCCESS) return false;
+    for (int i = 0; i < nb; i++) {
+        spvc_msl_resource_binding rb;
+        spvc_msl_resource_binding_init(&rb);
+        rb.stage = SpvExecutionModelGLCompute;
+        rb.desc_set = b[i].set, rb.binding = b[i].binding, rb.msl_buffer = b[i].buffer;
+        if (spvc_compiler_msl_add_resource_binding(comp, &rb) != SPVC_SUCCESS) return false;
+    }
+    return true;
+}
+
+bool spv_to_msl(const uint32_t *words, size_t n, const char *version, const SpvMslBinding *b, int nb,
+                StrBuf *out, StrBuf *err) {
+    spvc_context ctx = NULL;
+    if (spvc_context_create(&ctx) != SPVC_SUCCESS) die("spvc_context_create failed");
+    spvc_context_set_error_callback(ctx, on_error, err);
+    spvc_parsed_ir ir = NULL;
+    spvc_compiler comp = NULL;
+    const char *msl = NULL;
+    bool ok = spvc_context_parse_spirv(ctx, words, n, &ir) == SPVC_SUCCESS &&
+              spvc_context_create_compiler(ctx, SPVC_BACKEND_MSL, ir, SPVC_CAPTURE_MODE_TAKE_OWNERSHIP, &comp) ==
+                  SPVC_SUCCESS &&
+              configure(comp, version, b, nb) && spvc_compiler_compile(comp, &msl) == SPVC_SUCCESS;
+    if (ok) sb_puts(out, msl);
+    else if (!err->len) sb_puts(err, spvc_context_get_last_error_string(ctx));
+    spvc_context_destroy(ctx);
+    return ok;
+}

@@ -1,0 +1,459 @@
+/* The IR -> SPIR-V module: types and constants, the binding layout, resource variables,
+ * built-ins, one GLCompute entry point per task, and in-process validation. */
+#include "spvgen.h"
+#include "spvtools.h"
+#include <stdarg.h>
+#include <string.h>
+
+bool g_fail(SpvGen *g, Span sp, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    StrBuf msg;
+    sb_init(&msg);
+    sb_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    if (g->ok) diag_error(sp, "QD5101", "%s", msg.data);
+    sb_free(&msg);
+    g->ok = false;
+    return false;
+}
+
+/* ---- layout ---- */
+QdType spv_push_type(QdType t) {
+    if (t == QT_F16) return QT_F32;
+    if (t == QT_U1 || t == QT_U8 || t == QT_U16) return QT_U32;
+    if (t == QT_I8 || t == QT_I16) return QT_I32;
+    return t;
+}
+
+static void push_member(SpvLayout *l, int param, int axis, QdType t) {
+    uint32_t size = (uint32_t)qt_bits(t) / 8;
+    uint32_t off = (l->push_size + size - 1) / size * size;
+    l->push[l->npush++] = (SpvPushMember){param, axis, t, off};
+    l->push_size = off + size;
+}
+
+void spv_layout_kernel(const IrKernel *k, SpvLayout *l) {
+    memset(l, 0, sizeof *l);
+    int n = 0;
+    for (int i = 0; i < k->nparams; i++) n += k->params[i].kind == IR_PARAM_SCALAR ? 1 : k->params[i].ndim;
+    l->push = xcalloc((size_t)n + 1, sizeof *l->push);
+    l->binding = xcalloc((size_t)k->nparams + 1, sizeof *l->binding);
+    for (int i = 0; i < k->nparams; i++) {
+        bool scalar = k->params[i].kind == IR_PARAM_SCALAR;
+        l->binding[i] = scalar ? -1 : l->nndarray++;
+        if (scalar) push_member(l, i, -1, spv_push_type(k->params[i].type));
+    }
+    for (int i = 0; i < k->nparams; i++)
+        for (int a = 0; k->params[i].kind == IR_PARAM_NDARRAY && a < k->params[i].ndim; a++)
+            push_member(l, i, a, QT_I32);
+}
+
+void spv_layout_free(SpvLayout *l) {
+    free(l->push);
+    free(l->binding);
+    memset(l, 0, sizeof *l);
+}
+
+/* ---- types and constants ---- */
+static void int_caps(SpvGen *g, int bits) {
+    if (bits == 8) spv_cap(&g->b, SpvCapabilityInt8);
+    if (bits == 16) spv_cap(&g->b, SpvCapabilityInt16);
+    if (bits == 64) spv_cap(&g->b, SpvCapabilityInt64);
+}
+
+uint32_t g_ty(SpvGen *g, QdType t) {
+    int bits = qt_bits(t);
+    switch (qt_kind(t)) {
+    case K_VOID: return spv_type0(&g->b, SpvOpTypeVoid);
+    case K_BOOL: return spv_type0(&g->b, SpvOpTypeBool);
+    case K_SINT:
+    case K_UINT:
+        int_caps(g, bits);
+        return SPV_TYPE(&g->b, SpvOpTypeInt, (uint32_t)bits, qt_kind(t) == K_SINT);
+    case K_FLOAT:
+        if (t == QT_BF16) die("bf16 reached the SPIR-V type mapper");
+        if (bits == 16) spv_cap(&g->b, SpvCapabilityFloat16);
+        if (bits == 64) spv_cap(&g->b, SpvCapabilityFloat64);
+        return SPV_TYPE(&g->b, SpvOpTypeFloat, (uint32_t)bits);
+    }
+    unreachable();
+}
+
+/* Element type in memory: u1 is a byte; a float in an integer view is the same-width uint. */
+uint32_t g_ty_store(SpvGen *g, QdType t, int view) {
+    if (t == QT_U1) return g_ty(g, QT_U8);
+    if (view == VIEW_INT && qt_is_float(t)) return g_ty(g, qt_uint_same_width(t));
+    return g_ty(g, t);
+}
+
+uint32_t g_ptr(SpvGen *g, SpvStorageClass sc, uint32_t ty) { return SPV_TYPE(&g->b, SpvOpTypePointer, sc, ty); }
+
+uint32_t g_const(SpvGen *g, QdType t, uint64_t bits) {
+    uint32_t ty = g_ty(g, t);
+    if (t == QT_U1) return spv_cons(&g->b, bits ? SpvOpConstantTrue : SpvOpConstantFalse, &ty, 1, NULL);
+    int w = qt_bits(t);
+    if (w < 32 && qt_kind(t) == K_SINT) bits = (uint64_t)(uint32_t)(int32_t)((int64_t)(bits << (64 - w)) >> (64 - w));
+    else if (w < 64) bits &= (1ull << w) - 1;
+    uint32_t words[3] = {ty, (uint32_t)bits, (uint32_t)(bits >> 32)};
+    return spv_cons(&g->b, SpvOpConstant, words, w == 64 ? 3 : 2, NULL);
+}
+
+static uint64_t float_bits(QdType t, double f) {
+    if (t == QT_F64) { uint64_t u; memcpy(&u, &f, 8); return u; }
+    if (t == QT_F32) { float x = (float)f; uint32_t u; memcpy(&u, &x, 4); return u; }
+    _Float16 h = (_Float16)f;
+    uint16_t u;
+    memcpy(&u, &h, 2);
+    return u;
+}
+
+/* A constant of type t holding the number (f for floats, i otherwise). */
+uint32_t g_const_num(SpvGen *g, QdType t, double f, int64_t i) {
+    if (qt_is_float(t)) return g_const(g, t, float_bits(t, f));
+    return g_const(g, t, (uint64_t)i);
+}
+
+uint32_t g_u32(SpvGen *g, uint32_t v) { return g_const(g, QT_U32, v); }
+uint32_t g_i32(SpvGen *g, int32_t v) { return g_const(g, QT_I32, (uint64_t)(uint32_t)v); }
+
+static void name(SpvGen *g, uint32_t id, const char *s) { spv_inst_str(&g->b, SPV_SEC_DEBUG, SpvOpName, &id, 1, s, NULL, 0); }
+
+/* ---- resources ---- */
+void g_use(SpvGen *g, uint32_t var) {
+    for (int i = 0; i < g->iface.len; i++)
+        if (g->iface.items[i] == var) return;
+    vec_push(&g->iface, var);
+}
+
+static void storage_caps(SpvGen *g, int bits, SpvStorageClass sc) {
+    if (sc != SpvStorageClassStorageBuffer) return;
+    if (bits == 8) {
+        spv_cap(&g->b, SpvCapabilityStorageBuffer8BitAccess);
+        if (g->t->minor < 5) spv_ext(&g->b, "SPV_KHR_8bit_storage");
+    }
+    if (bits == 16) spv_cap(&g->b, SpvCapabilityStorageBuffer16BitAccess);
+}
+
+/* struct { elem data[]; } in StorageBuffer, decorated once per element type. */
+static uint32_t buffer_type(SpvGen *g, QdType t, int view) {
+    uint32_t elem = g_ty_store(g, t, view);
+    int bits = t == QT_U1 ? 8 : qt_bits(t);
+    storage_caps(g, bits, SpvStorageClassStorageBuffer);
+    bool fresh;
+    uint32_t rta = spv_cons(&g->b, SpvOpTypeRuntimeArray, &elem, 1, &fresh);
+    if (fresh) SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, rta, SpvDecorationArrayStride, (uint32_t)bits / 8);
+    uint32_t st = spv_cons(&g->b, SpvOpTypeStruct, &rta, 1, &fresh);
+    if (fresh) {
+        SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, st, SpvDecorationBlock);
+        SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpMemberDecorate, st, 0, SpvDecorationOffset, 0);
+        uint32_t mw[2] = {st, 0};
+        spv_inst_str(&g->b, SPV_SEC_DEBUG, SpvOpMemberName, mw, 2, "data", NULL, 0);
+        char *n = xasprintf("%sbuf_%s", g->prefix, view == VIEW_INT && qt_is_float(t) ? qt_name(qt_uint_same_width(t)) : qt_name(t));
+        name(g, st, n);
+        free(n);
+    }
+    return g_ptr(g, SpvStorageClassStorageBuffer, st);
+}
+
+static uint32_t global_var(SpvGen *g, uint32_t ptr, SpvStorageClass sc, const char *nm) {
+    uint32_t v = spv_id(&g->b);
+    SPV_OP(&g->b, SPV_SEC_GLOBAL, SpvOpVariable, ptr, v, sc);
+    name(g, v, nm);
+    return v;
+}
+
+static uint32_t buffer_var(SpvGen *g, QdType t, int view, uint32_t set, uint32_t binding, const char *nm) {
+    uint32_t v = global_var(g, buffer_type(g, t, view), SpvStorageClassStorageBuffer, nm);
+    SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, v, SpvDecorationDescriptorSet, set);
+    SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, v, SpvDecorationBinding, binding);
+    return v;
+}
+
+static uint32_t shared_var(SpvGen *g, const IrShared *s, int view) {
+    uint32_t elem = g_ty_store(g, s->type, view);
+    uint32_t arr = SPV_TYPE(&g->b, SpvOpTypeArray, elem, g_u32(g, (uint32_t)s->elems));
+    return global_var(g, g_ptr(g, SpvStorageClassWorkgroup, arr), SpvStorageClassWorkgroup, s->name);
+}
+
+SpvRes *g_res(SpvGen *g, const IrRef *r) {
+    switch (r->kind) {
+    case IR_REF_FIELD: return &g->fields[r->index];
+    case IR_REF_NDARRAY: return &g->nd[r->index];
+    case IR_REF_SHARED: return &g->shared[r->index];
+    case IR_REF_LOCAL: return NULL;
+    }
+    unreachable();
+}
+
+/* The variable for a resource in a view, declared on first use. */
+uint32_t g_res_var(SpvGen *g, const IrRef *r, int view) {
+    SpvRes *res = g_res(g, r);
+    if (r->kind == IR_REF_SHARED && res->need_int && res->need_float)
+        die("shared array '%s' needs both float and integer views", g->k->shared[r->index].name);
+    if (!res->var[view]) {
+        if (r->kind == IR_REF_FIELD) {
+            const IrField *f = &g->m->fields[r->index];
+            res->var[view] = buffer_var(g, f->type, view, SPV_SET_FIELD, (uint32_t)r->index, f->name);
+        } else if (r->kind == IR_REF_NDARRAY) {
+            const IrParam *p = &g->k->params[r->index];
+            res->var[view] = buffer_var(g, p->type, view, SPV_SET_NDARRAY, (uint32_t)g->lay.binding[r->index], p->name);
+        } else {
+            res->var[view] = shared_var(g, &g->k->shared[r->index], view);
+        }
+    }
+    g_use(g, res->var[view]);
+    return res->var[view];
+}
+
+static uint32_t push_block(SpvGen *g) {
+    if (g->push_var) return g->push_var;
+    uint32_t *mt = xcalloc((size_t)g->lay.npush + 1, sizeof *mt);
+    for (int i = 0; i < g->lay.npush; i++) mt[i] = g_ty(g, g->lay.push[i].type);
+    bool fresh;
+    uint32_t st = spv_cons(&g->b, SpvOpTypeStruct, mt, g->lay.npush, &fresh);
+    free(mt);
+    if (fresh) {
+        SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, st, SpvDecorationBlock);
+        for (int i = 0; i < g->lay.npush; i++) {
+            const SpvPushMember *pm = &g->lay.push[i];
+            SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpMemberDecorate, st, (uint32_t)i, SpvDecorationOffset, pm->offset);
+            char *mn = pm->axis < 0 ? xasprintf("%s", g->k->params[pm->param].name)
+                                    : xasprintf("%s_shape%d", g->k->params[pm->param].name, pm->axis);
+            spv_inst_str(&g->b, SPV_SEC_DEBUG, SpvOpMemberName, (uint32_t[]){st, (uint32_t)i}, 2, mn, NULL, 0);
+            free(mn);
+        }
+        char *n = xasprintf("%sargs_%s", g->prefix, g->k->name);
+        name(g, st, n);
+        free(n);
+    }
+    g->push_var = global_var(g, g_ptr(g, SpvStorageClassPushConstant, st), SpvStorageClassPushConstant, "args");
+    return g->push_var;
+}
+
+/* A scalar parameter (axis -1) or an ndarray extent, converted to its IR type. */
+uint32_t g_push_load(SpvGen *g, int param, int axis) {
+    for (int i = 0; i < g->lay.npush; i++) {
+        const SpvPushMember *pm = &g->lay.push[i];
+        if (pm->param != param || pm->axis != axis) continue;
+        uint32_t var = push_block(g);
+        g_use(g, var);
+        uint32_t ty = g_ty(g, pm->type);
+        uint32_t p = G_OP(g, SpvOpAccessChain, g_ptr(g, SpvStorageClassPushConstant, ty), var, g_i32(g, i));
+        uint32_t v = G_OP(g, SpvOpLoad, ty, p);
+        QdType want = axis < 0 ? g->k->params[param].type : QT_I32;
+        return g_convert(g, v, pm->type, want);
+    }
+    die("parameter %d axis %d is not in the push-constant layout", param, axis);
+}
+
+/* x component of a uvec3 built-in, as i32. */
+uint32_t g_builtin_x(SpvGen *g, uint32_t *var, SpvBuiltIn bi, const char *nm) {
+    uint32_t u32 = g_ty(g, QT_U32), v3 = SPV_TYPE(&g->b, SpvOpTypeVector, u32, 3);
+    if (!*var) {
+        *var = global_var(g, g_ptr(g, SpvStorageClassInput, v3), SpvStorageClassInput, nm);
+        SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, *var, SpvDecorationBuiltIn, bi);
+    }
+    g_use(g, *var);
+    uint32_t v = G_OP(g, SpvOpLoad, v3, *var);
+    uint32_t x = G_OP(g, SpvOpCompositeExtract, u32, v, 0);
+    return G_OP(g, SpvOpBitcast, g_ty(g, QT_I32), x);
+}
+
+/* ---- pre-pass: which views each resource needs ---- */
+static void note_expr(SpvGen *g, const IrExpr *e);
+static void note_ref(SpvGen *g, const IrRef *r) {
+    for (int i = 0; r && i < r->nidx; i++) note_expr(g, r->idx[i]);
+}
+
+static void note_expr(SpvGen *g, const IrExpr *e) {
+    if (!e) return;
+    switch (e->kind) {
+    case IR_LOAD: note_ref(g, e->ref); break;
+    case IR_UNARY: note_expr(g, e->un.a); break;
+    case IR_BINARY: note_expr(g, e->bin.a), note_expr(g, e->bin.b); break;
+    case IR_SELECT: note_expr(g, e->sel.cond), note_expr(g, e->sel.a), note_expr(g, e->sel.b); break;
+    case IR_CAST:
+    case IR_BITCAST: note_expr(g, e->arg); break;
+    case IR_MATH: note_expr(g, e->math.a); break;
+    case IR_MEMOP:
+        note_ref(g, e->mem.ref), note_expr(g, e->mem.val), note_expr(g, e->mem.val2);
+        g_note_memop(g, &e->mem);
+        break;
+    default: break;
+    }
+}
+
+static void note_block(SpvGen *g, const IrBlock *b) {
+    for (int i = 0; i < b->n; i++) {
+        const IrStmt *s = b->stmts[i];
+        switch (s->kind) {
+        case IR_ASSIGN: note_expr(g, s->assign.value); break;
+        case IR_STORE: note_ref(g, s->store.ref), note_expr(g, s->store.value); break;
+        case IR_EVAL: note_expr(g, s->eval); break;
+        case IR_IF: note_expr(g, s->if_.cond), note_block(g, &s->if_.then), note_block(g, &s->if_.els); break;
+        case IR_WHILE: note_expr(g, s->while_.cond), note_block(g, &s->while_.body); break;
+        case IR_FOR:
+            note_expr(g, s->for_.begin), note_expr(g, s->for_.end), note_block(g, &s->for_.body);
+            break;
+        default: break;
+        }
+    }
+}
+
+/* ---- entry points ---- */
+static void declare_locals(SpvGen *g) {
+    for (int i = 0; i < g->k->nlocals; i++) {
+        uint32_t ty = g_ty(g, g->k->locals[i].type), v = spv_id(&g->b);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpVariable, g_ptr(g, SpvStorageClassFunction, ty), v, SpvStorageClassFunction);
+        g->local_var[i] = v;
+    }
+}
+
+static uint32_t local_tmp(SpvGen *g, QdType t) {
+    uint32_t v = spv_id(&g->b);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpVariable, g_ptr(g, SpvStorageClassFunction, g_ty(g, t)), v, SpvStorageClassFunction);
+    return v;
+}
+
+/* for (i = gid; i < extent; i += groups * block_dim) { index = i; body } */
+static void parallel_body(SpvGen *g, const IrTask *task, uint32_t ctr, int block_dim) {
+    uint32_t i32 = g_ty(g, QT_I32), boolt = g_ty(g, QT_U1);
+    uint32_t extent = g_expr(g, task->extent);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, ctr, g_builtin_x(g, &g->gid_var, SpvBuiltInGlobalInvocationId, "gid"));
+    uint32_t groups = g_builtin_x(g, &g->nwg_var, SpvBuiltInNumWorkgroups, "num_groups");
+    uint32_t stride = G_OP(g, SpvOpIMul, i32, groups, g_i32(g, block_dim));
+    uint32_t head = spv_id(&g->b), cond = spv_id(&g->b), body = spv_id(&g->b), cont = spv_id(&g->b), merge = spv_id(&g->b);
+    g_branch(g, head);
+    g_label(g, head);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLoopMerge, merge, cont, SpvLoopControlMaskNone);
+    g_branch(g, cond);
+    g_label(g, cond);
+    uint32_t i = G_OP(g, SpvOpLoad, i32, ctr);
+    uint32_t c = G_OP(g, SpvOpSLessThan, boolt, i, extent);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranchConditional, c, body, merge);
+    g_label(g, body);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, g->local_var[task->index_local], i);
+    vec_push(&g->loops, ((SpvLoop){merge, cont}));
+    g_block(g, &task->body);
+    g->loops.len--;
+    g_branch(g, cont);
+    g_label(g, cont);
+    uint32_t i2 = G_OP(g, SpvOpLoad, i32, ctr);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, ctr, G_OP(g, SpvOpIAdd, i32, i2, stride));
+    g_branch(g, head);
+    g_label(g, merge);
+}
+
+/* Serial tasks run on invocation 0 of a one-invocation dispatch. */
+static void serial_body(SpvGen *g, const IrTask *task) {
+    uint32_t gid = g_builtin_x(g, &g->gid_var, SpvBuiltInGlobalInvocationId, "gid");
+    uint32_t c = G_OP(g, SpvOpIEqual, g_ty(g, QT_U1), gid, g_i32(g, 0));
+    uint32_t then = spv_id(&g->b), merge = spv_id(&g->b);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranchConditional, c, then, merge);
+    g_label(g, then);
+    g_block(g, &task->body);
+    g_branch(g, merge);
+    g_label(g, merge);
+}
+
+static int task_block_dim(const SpvGen *g, const IrTask *task) {
+    if (task->kind == IR_TASK_SERIAL) return 1;
+    return task->block_dim > 0 ? task->block_dim : g->t->default_block_dim;
+}
+
+static void emit_task(SpvGen *g, const IrTask *task) {
+    uint32_t voidt = g_ty(g, QT_VOID), fnty = SPV_TYPE(&g->b, SpvOpTypeFunction, voidt);
+    uint32_t fn = spv_id(&g->b), entry = spv_id(&g->b);
+    int bd = task_block_dim(g, task);
+    g->task = task;
+    g->iface.len = 0;
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunction, voidt, fn, SpvFunctionControlMaskNone, fnty);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLabel, entry);
+    g->cur = entry;
+    declare_locals(g);
+    uint32_t ctr = local_tmp(g, QT_I32);
+    if (task->kind == IR_TASK_PARALLEL) parallel_body(g, task, ctr, bd);
+    else serial_body(g, task);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpReturn);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunctionEnd);
+    VEC(uint32_t) ifc = {0};
+    vec_push(&ifc, (uint32_t)SpvExecutionModelGLCompute);
+    vec_push(&ifc, fn);
+    for (int i = 0; i < g->iface.len; i++) {
+        uint32_t v = g->iface.items[i];
+        bool input = v == g->gid_var || v == g->lid_var || v == g->nwg_var;
+        if (input || g->t->minor >= 4) vec_push(&ifc, v);
+    }
+    spv_inst_str(&g->b, SPV_SEC_ENTRY, SpvOpEntryPoint, ifc.items, 2, task->name, ifc.items + 2, ifc.len - 2);
+    vec_free(&ifc);
+    SPV_OP(&g->b, SPV_SEC_EXEC, SpvOpExecutionMode, fn, SpvExecutionModeLocalSize, (uint32_t)bd, 1, 1);
+}
+
+static void begin_kernel(SpvGen *g, const IrKernel *k) {
+    g->k = k;
+    spv_layout_kernel(k, &g->lay);
+    g->nd = xcalloc((size_t)k->nparams + 1, sizeof *g->nd);
+    g->shared = xcalloc((size_t)k->nshared + 1, sizeof *g->shared);
+    g->local_var = xcalloc((size_t)k->nlocals + 1, sizeof *g->local_var);
+    g->push_var = 0;
+    for (int i = 0; i < k->ntasks; i++) note_block(g, &k->tasks[i].body);
+}
+
+static void end_kernel(SpvGen *g) {
+    free(g->nd), free(g->shared), free(g->local_var);
+    g->nd = g->shared = NULL, g->local_var = NULL;
+    spv_layout_free(&g->lay);
+}
+
+static void emit_kernel(SpvGen *g, const IrKernel *k, const IrTask *only) {
+    begin_kernel(g, k);
+    for (int i = 0; i < k->ntasks && g->ok; i++) {
+        if (only && only != &k->tasks[i]) continue;
+        char *prefix = g->t->for_msl ? xasprintf("%s_", k->tasks[i].name) : NULL;
+        g->prefix = prefix ? prefix : "";
+        emit_task(g, &k->tasks[i]);
+        free(prefix);
+        g->prefix = "";
+    }
+    end_kernel(g);
+}
+
+static bool has_task(const IrKernel *k, const IrTask *only) {
+    for (int i = 0; i < k->ntasks; i++)
+        if (!only || only == &k->tasks[i]) return true;
+    return false;
+}
+
+/* Builds, validates and appends the binary. A validation failure is an internal error. */
+bool spirv_build(const IrModule *m, const SpvTarget *t, const IrTask *only, StrBuf *out) {
+    SpvGen g = {0};
+    spv_init(&g.b);
+    g.m = m, g.t = t, g.ok = true, g.prefix = "";
+    g.fields = xcalloc((size_t)m->nfields + 1, sizeof *g.fields);
+    spv_cap(&g.b, SpvCapabilityShader);
+    SPV_OP(&g.b, SPV_SEC_MODEL, SpvOpMemoryModel, SpvAddressingModelLogical, SpvMemoryModelGLSL450);
+    for (int i = 0; i < m->nkernels; i++) { /* fields are shared: decide their views first */
+        begin_kernel(&g, &m->kernels[i]);
+        end_kernel(&g);
+    }
+    for (int i = 0; i < m->nkernels && g.ok; i++)
+        if (has_task(&m->kernels[i], only)) emit_kernel(&g, &m->kernels[i], only);
+    StrBuf bin;
+    sb_init(&bin);
+    if (g.ok) spv_finish(&g.b, t->minor, &bin);
+    spv_free(&g.b);
+    free(g.fields);
+    vec_free(&g.iface);
+    vec_free(&g.loops);
+    if (!g.ok) return sb_free(&bin), false;
+    StrBuf err;
+    sb_init(&err);
+    if (!spv_validate((const uint32_t *)bin.data, bin.len / 4, t->env, &err))
+        die("generated SPIR-V fails validation for %s: %s", t->env, err.data);
+    sb_free(&err);
+    sb_append(out, bin.data, bin.len);
+    sb_free(&bin);
+    return true;
+}

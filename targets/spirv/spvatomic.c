@@ -1,0 +1,255 @@
+/* Memory operations as the lowering engine decided them: native OpAtomic*, CAS loops on
+ * integer-typed storage, plain (demoted) accesses, volatile loads, fences and barriers.
+ * Scopes and semantics follow the Vulkan rules (GLSL450 memory model). */
+#include "spvgen.h"
+
+/* Which view a decided memory operation needs: floats go through integers unless native. */
+int g_memop_view(const IrMemOp *mo) {
+    if (mo->low.via_int) return VIEW_INT;
+    if (mo->low.kind == LOW_CAS_LOOP && qt_is_float(mo->ref->type)) return VIEW_INT;
+    return VIEW_NATURAL;
+}
+
+void g_note_memop(SpvGen *g, const IrMemOp *mo) {
+    SpvRes *res = g_res(g, mo->ref);
+    if (!res || !qt_is_float(mo->ref->type) || mo->is_volatile || mo->low.kind == LOW_PLAIN) return;
+    if (g_memop_view(mo) == VIEW_INT) res->need_int = true;
+    else res->need_float = true;
+}
+
+static bool scope_id(SpvGen *g, QdScope s, Span sp, uint32_t *out) {
+    switch (s) {
+    case QSCOPE_BLOCK: *out = g_u32(g, SpvScopeWorkgroup); return true;
+    case QSCOPE_CLUSTER: /* no cluster scope in Vulkan: device is the next wider one */
+    case QSCOPE_DEVICE: *out = g_u32(g, SpvScopeDevice); return true;
+    default: *out = 0; return g_fail(g, sp, "scope '%s' cannot be expressed in Vulkan SPIR-V", qscope_name(s));
+    }
+}
+
+static uint32_t order_bits(QdOrder o) {
+    switch (o) {
+    case QORD_RELAXED: return 0;
+    case QORD_ACQUIRE: return SpvMemorySemanticsAcquireMask;
+    case QORD_RELEASE: return SpvMemorySemanticsReleaseMask;
+    case QORD_ACQ_REL: return SpvMemorySemanticsAcquireReleaseMask;
+    default: return SpvMemorySemanticsSequentiallyConsistentMask;
+    }
+}
+
+static uint32_t sem(SpvGen *g, QdOrder o, SpvStorageClass sc) {
+    uint32_t bits = order_bits(o);
+    if (bits) bits |= sc == SpvStorageClassWorkgroup ? SpvMemorySemanticsWorkgroupMemoryMask : SpvMemorySemanticsUniformMemoryMask;
+    return g_u32(g, bits);
+}
+
+/* CAS failure ordering: the load half of the success ordering. */
+static QdOrder fail_order(QdOrder o) {
+    if (o == QORD_RELEASE) return QORD_RELAXED;
+    if (o == QORD_ACQ_REL) return QORD_ACQUIRE;
+    return o;
+}
+
+void g_fence(SpvGen *g, QdScope scope, QdOrder order) {
+    uint32_t sid;
+    if (!scope_id(g, scope, (Span){0}, &sid)) return;
+    uint32_t bits = order == QORD_RELAXED ? SpvMemorySemanticsAcquireReleaseMask : order_bits(order);
+    bits |= SpvMemorySemanticsUniformMemoryMask | SpvMemorySemanticsWorkgroupMemoryMask;
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpMemoryBarrier, sid, g_u32(g, bits));
+}
+
+void g_barrier(SpvGen *g) {
+    uint32_t wg = g_u32(g, SpvScopeWorkgroup);
+    uint32_t bits = SpvMemorySemanticsAcquireReleaseMask | SpvMemorySemanticsWorkgroupMemoryMask |
+                    SpvMemorySemanticsUniformMemoryMask;
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpControlBarrier, wg, wg, g_u32(g, bits));
+}
+
+/* The operand in the operation's value type, negated when the decision says so. */
+static uint32_t operand(SpvGen *g, const IrMemOp *mo) {
+    QdType t = mo->ref->type;
+    uint32_t v = g_expr(g, mo->val);
+    if (mo->low.negate) v = G_OP(g, qt_is_float(t) ? SpvOpFNegate : SpvOpSNegate, g_ty(g, t), v);
+    return v;
+}
+
+/* new = op(old, v) for CAS loops and plain demotion; inc/dec wrap like PTX atom.inc/dec. */
+static uint32_t combine(SpvGen *g, QdOp op, QdType t, uint32_t old, uint32_t v) {
+    uint32_t ty = g_ty(g, t), bt = g_ty(g, QT_U1), zero = 0, one = 0;
+    if (op == QOP_INC || op == QOP_DEC) zero = g_const_num(g, t, 0, 0), one = g_const_num(g, t, 1, 1);
+    switch (op) {
+    case QOP_ADD: return g_binop(g, IR_ADD, t, old, v);
+    case QOP_SUB: return g_binop(g, IR_SUB, t, old, v);
+    case QOP_MUL: return g_binop(g, IR_MUL, t, old, v);
+    case QOP_MIN: return g_binop(g, IR_MIN, t, old, v);
+    case QOP_MAX: return g_binop(g, IR_MAX, t, old, v);
+    case QOP_AND: return g_binop(g, IR_AND, t, old, v);
+    case QOP_OR: return g_binop(g, IR_OR, t, old, v);
+    case QOP_XOR: return g_binop(g, IR_XOR, t, old, v);
+    case QOP_EXCHANGE: return v;
+    case QOP_INC: {
+        uint32_t wrap = G_OP(g, SpvOpUGreaterThanEqual, bt, old, v);
+        return G_OP(g, SpvOpSelect, ty, wrap, zero, G_OP(g, SpvOpIAdd, ty, old, one));
+    }
+    case QOP_DEC: {
+        uint32_t z = G_OP(g, SpvOpIEqual, bt, old, zero), over = G_OP(g, SpvOpUGreaterThan, bt, old, v);
+        uint32_t wrap = G_OP(g, SpvOpLogicalOr, bt, z, over);
+        return G_OP(g, SpvOpSelect, ty, wrap, v, G_OP(g, SpvOpISub, ty, old, one));
+    }
+    default: die("operation '%s' has no combine step", qop_name(op));
+    }
+}
+
+static void atomic_caps(SpvGen *g, QdType st) {
+    if (qt_bits(st) == 64) spv_cap(&g->b, SpvCapabilityInt64Atomics);
+}
+
+/* Demoted: plain load / compute / store on a thread-private target. */
+static uint32_t plain(SpvGen *g, const IrMemOp *mo, int view) {
+    QdType t = mo->ref->type;
+    SpvStorageClass sc;
+    uint32_t v = mo->low.op == QOP_LOAD ? 0 : operand(g, mo);
+    uint32_t v2 = mo->low.op == QOP_CAS ? g_expr(g, mo->val2) : 0;
+    uint32_t p = g_ref_ptr(g, mo->ref, view, &sc);
+    uint32_t stty = sc == SpvStorageClassFunction ? g_ty(g, t) : g_ty_store(g, t, view);
+    uint32_t raw = G_OP(g, SpvOpLoad, stty, p);
+    uint32_t old = sc == SpvStorageClassFunction ? raw : g_from_store(g, raw, t, view);
+    uint32_t nv;
+    if (mo->low.op == QOP_LOAD) return old;
+    if (mo->low.op == QOP_STORE) nv = v;
+    else if (mo->low.op == QOP_CAS) {
+        uint32_t eq = qt_is_float(t) ? g_binop(g, IR_EQ, qt_uint_same_width(t), G_OP(g, SpvOpBitcast, g_ty(g, qt_uint_same_width(t)), old),
+                                               G_OP(g, SpvOpBitcast, g_ty(g, qt_uint_same_width(t)), v))
+                                     : g_binop(g, IR_EQ, t, old, v);
+        nv = G_OP(g, SpvOpSelect, g_ty(g, t), eq, v2, old);
+    } else nv = combine(g, mo->low.op, t, old, v);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, p, sc == SpvStorageClassFunction ? nv : g_to_store(g, nv, t, view));
+    return old;
+}
+
+static SpvOp float_atomic(SpvGen *g, QdOp op, QdType t) {
+    int bits = qt_bits(t);
+    if (op == QOP_ADD || op == QOP_SUB) {
+        spv_cap(&g->b, bits == 16 ? SpvCapabilityAtomicFloat16AddEXT : bits == 32 ? SpvCapabilityAtomicFloat32AddEXT
+                                                                                 : SpvCapabilityAtomicFloat64AddEXT);
+        spv_ext(&g->b, bits == 16 ? "SPV_EXT_shader_atomic_float16_add" : "SPV_EXT_shader_atomic_float_add");
+        return SpvOpAtomicFAddEXT;
+    }
+    if (op == QOP_MIN || op == QOP_MAX) {
+        spv_cap(&g->b, bits == 16 ? SpvCapabilityAtomicFloat16MinMaxEXT : bits == 32 ? SpvCapabilityAtomicFloat32MinMaxEXT
+                                                                                    : SpvCapabilityAtomicFloat64MinMaxEXT);
+        spv_ext(&g->b, "SPV_EXT_shader_atomic_float_min_max");
+        return op == QOP_MIN ? SpvOpAtomicFMinEXT : SpvOpAtomicFMaxEXT;
+    }
+    die("no native float atomic for '%s'", qop_name(op));
+}
+
+static SpvOp int_atomic(QdOp op, QdType t) {
+    bool s = qt_is_signed(t);
+    switch (op) {
+    case QOP_ADD: return SpvOpAtomicIAdd;
+    case QOP_SUB: return SpvOpAtomicISub;
+    case QOP_MIN: return s ? SpvOpAtomicSMin : SpvOpAtomicUMin;
+    case QOP_MAX: return s ? SpvOpAtomicSMax : SpvOpAtomicUMax;
+    case QOP_AND: return SpvOpAtomicAnd;
+    case QOP_OR: return SpvOpAtomicOr;
+    case QOP_XOR: return SpvOpAtomicXor;
+    case QOP_EXCHANGE: return SpvOpAtomicExchange;
+    default: die("no single SPIR-V atomic for '%s' (a CAS loop was expected)", qop_name(op));
+    }
+}
+
+/* One OpAtomic* instruction. Returns the old value in the IR type (0 for stores). */
+static uint32_t native(SpvGen *g, const IrMemOp *mo, int view) {
+    QdType t = mo->ref->type, st = view == VIEW_INT && qt_is_float(t) ? qt_uint_same_width(t) : t;
+    QdOp op = mo->low.op;
+    uint32_t v = op == QOP_LOAD ? 0 : operand(g, mo), v2 = op == QOP_CAS ? g_expr(g, mo->val2) : 0;
+    SpvStorageClass sc;
+    uint32_t p = g_ref_ptr(g, mo->ref, view, &sc), scope, stty = g_ty(g, st), r;
+    if (!scope_id(g, mo->low.scope, mo->ref->span, &scope)) return 0;
+    uint32_t s = sem(g, mo->low.order, sc);
+    atomic_caps(g, st);
+    if (op != QOP_LOAD) v = g_to_store(g, v, t, view);
+    switch (op) {
+    case QOP_LOAD: r = G_OP(g, SpvOpAtomicLoad, stty, p, scope, s); break;
+    case QOP_STORE: SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpAtomicStore, p, scope, s, v); return 0;
+    case QOP_CAS:
+        r = G_OP(g, SpvOpAtomicCompareExchange, stty, p, scope, s, sem(g, fail_order(mo->low.order), sc),
+                 g_to_store(g, v2, t, view), v);
+        break;
+    default:
+        if (qt_is_float(st) && op != QOP_EXCHANGE) {
+            if (op == QOP_SUB) v = G_OP(g, SpvOpFNegate, stty, v);
+            r = G_OP(g, float_atomic(g, op, st), stty, p, scope, s, v);
+        } else {
+            r = G_OP(g, int_atomic(op, st), stty, p, scope, s, v);
+        }
+    }
+    return g_from_store(g, r, t, view);
+}
+
+/* old = atomic load; loop { new = op(old, v); r = cas(p, old -> new); if r == old break; old = r } */
+static uint32_t cas_loop(SpvGen *g, const IrMemOp *mo, int view) {
+    QdType t = mo->ref->type, st = view == VIEW_INT && qt_is_float(t) ? qt_uint_same_width(t) : t;
+    uint32_t v = operand(g, mo);
+    SpvStorageClass sc;
+    uint32_t p = g_ref_ptr(g, mo->ref, view, &sc), scope, stty = g_ty(g, st);
+    if (!scope_id(g, mo->low.scope, mo->ref->span, &scope)) return 0;
+    atomic_caps(g, st);
+    uint32_t init = G_OP(g, SpvOpAtomicLoad, stty, p, scope, g_u32(g, 0)), pre = g->cur;
+    uint32_t head = spv_id(&g->b), body = spv_id(&g->b), cont = spv_id(&g->b), merge = spv_id(&g->b);
+    uint32_t old = spv_id(&g->b), r = spv_id(&g->b);
+    g_branch(g, head);
+    g_label(g, head);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpPhi, stty, old, init, pre, r, cont);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLoopMerge, merge, cont, SpvLoopControlMaskNone);
+    g_branch(g, body);
+    g_label(g, body);
+    uint32_t nv = g_to_store(g, combine(g, mo->low.op, t, g_from_store(g, old, t, view), v), t, view);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpAtomicCompareExchange, stty, r, p, scope, sem(g, mo->low.order, sc),
+           sem(g, fail_order(mo->low.order), sc), nv, old);
+    uint32_t done = G_OP(g, SpvOpIEqual, g_ty(g, QT_U1), r, old);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranchConditional, done, merge, cont);
+    g_label(g, cont);
+    g_branch(g, head);
+    g_label(g, merge);
+    return g_from_store(g, old, t, view);
+}
+
+/* qd.volatile_load: an OpLoad with the Volatile access on a Coherent variable (so the spin
+ * sees other workgroups' writes under the GLSL450 model); for MSL the variable is also
+ * decorated Volatile, which SPIRV-Cross turns into `volatile device`. */
+static void decorate_once(SpvGen *g, uint32_t var, bool *done, SpvDecoration d) {
+    if (*done) return;
+    SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, var, d);
+    *done = true;
+}
+
+static uint32_t volatile_load(SpvGen *g, const IrMemOp *mo) {
+    SpvRes *res = g_res(g, mo->ref);
+    int view = res && res->need_int ? VIEW_INT : VIEW_NATURAL;
+    SpvStorageClass sc;
+    uint32_t p = g_ref_ptr(g, mo->ref, view, &sc);
+    if (res && sc == SpvStorageClassStorageBuffer) {
+        uint32_t var = g_res_var(g, mo->ref, view);
+        decorate_once(g, var, &res->coherent[view], SpvDecorationCoherent);
+        if (mo->low.flags & LOWF_VOLATILE_DECORATION) decorate_once(g, var, &res->volatile_[view], SpvDecorationVolatile);
+    }
+    uint32_t ty = sc == SpvStorageClassFunction ? g_ty(g, mo->ref->type) : g_ty_store(g, mo->ref->type, view);
+    uint32_t raw = G_OP(g, SpvOpLoad, ty, p, SpvMemoryAccessVolatileMask);
+    return sc == SpvStorageClassFunction ? raw : g_from_store(g, raw, mo->ref->type, view);
+}
+
+uint32_t g_memop(SpvGen *g, const IrExpr *e) {
+    const IrMemOp *mo = &e->mem;
+    const IrLowering *l = &mo->low;
+    if (mo->is_volatile) return volatile_load(g, mo);
+    int view = g_memop_view(mo);
+    if (l->kind == LOW_PLAIN) return plain(g, mo, g_res(g, mo->ref) && g_res(g, mo->ref)->need_int ? VIEW_INT : VIEW_NATURAL);
+    if (l->fence_before) g_fence(g, l->fence_scope, QORD_SEQ_CST);
+    uint32_t r;
+    if (l->kind == LOW_NATIVE) r = native(g, mo, view);
+    else if (l->kind == LOW_CAS_LOOP) r = cas_loop(g, mo, view);
+    else die("memory operation reached the SPIR-V backend undecided (kind %d)", (int)l->kind);
+    if (l->fence_after) g_fence(g, l->fence_scope, QORD_SEQ_CST);
+    return e->type == QT_VOID ? 0 : r;
+}

@@ -1,0 +1,380 @@
+/* Statements and expressions: structured control flow (selection and loop merges), arithmetic
+ * with the IR's exact semantics (Python // and %, minNum/maxNum), conversions, addressing. */
+#include "spvgen.h"
+#include <string.h>
+
+enum { GLSL_FABS = 4, GLSL_SABS = 5, GLSL_FLOOR = 8, GLSL_POW = 26, GLSL_SQRT = 31, GLSL_UMIN = 38,
+       GLSL_SMIN = 39, GLSL_UMAX = 41, GLSL_SMAX = 42, GLSL_FINDUMSB = 75, GLSL_NMIN = 79, GLSL_NMAX = 80 };
+
+uint32_t g_op(SpvGen *g, SpvOp op, uint32_t type, int n, const uint32_t *w) {
+    uint32_t id = spv_id(&g->b);
+    uint32_t buf[16];
+    if (n > 14) die("too many operands");
+    buf[0] = type, buf[1] = id;
+    memcpy(buf + 2, w, sizeof(uint32_t) * (size_t)n);
+    spv_inst(&g->b, SPV_SEC_FUNC, op, buf, n + 2);
+    return id;
+}
+
+uint32_t g_ext(SpvGen *g, uint32_t type, uint32_t inst, int n, const uint32_t *args) {
+    uint32_t w[8] = {spv_glsl_std(&g->b), inst};
+    memcpy(w + 2, args, sizeof(uint32_t) * (size_t)n);
+    return g_op(g, SpvOpExtInst, type, n + 2, w);
+}
+static uint32_t ext1(SpvGen *g, uint32_t ty, uint32_t inst, uint32_t a) { return g_ext(g, ty, inst, 1, &a); }
+static uint32_t ext2(SpvGen *g, uint32_t ty, uint32_t inst, uint32_t a, uint32_t b) {
+    return g_ext(g, ty, inst, 2, (uint32_t[]){a, b});
+}
+
+void g_label(SpvGen *g, uint32_t id) {
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLabel, id);
+    g->cur = id;
+}
+void g_branch(SpvGen *g, uint32_t target) { SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranch, target); }
+
+/* ---- conversions ---- */
+static uint32_t from_bool(SpvGen *g, uint32_t v, QdType to) {
+    return G_OP(g, SpvOpSelect, g_ty(g, to), v, g_const_num(g, to, 1.0, 1), g_const_num(g, to, 0.0, 0));
+}
+
+static uint32_t to_bool(SpvGen *g, uint32_t v, QdType from) {
+    SpvOp op = qt_is_float(from) ? SpvOpFUnordNotEqual : SpvOpINotEqual;
+    return G_OP(g, op, g_ty(g, QT_U1), v, g_const_num(g, from, 0.0, 0));
+}
+
+static SpvOp convert_op(QdType from, QdType to) {
+    bool ff = qt_is_float(from), tf = qt_is_float(to);
+    if (ff && tf) return SpvOpFConvert;
+    if (ff) return qt_is_signed(to) ? SpvOpConvertFToS : SpvOpConvertFToU;
+    if (tf) return qt_is_signed(from) ? SpvOpConvertSToF : SpvOpConvertUToF;
+    if (qt_bits(from) == qt_bits(to)) return SpvOpBitcast;
+    if (qt_bits(from) > qt_bits(to)) return SpvOpUConvert; /* truncation: sign is irrelevant */
+    return qt_is_signed(from) ? SpvOpSConvert : SpvOpUConvert;
+}
+
+uint32_t g_convert(SpvGen *g, uint32_t v, QdType from, QdType to) {
+    if (from == to) return v;
+    if (from == QT_U1) return from_bool(g, v, to);
+    if (to == QT_U1) return to_bool(g, v, from);
+    SpvOp op = convert_op(from, to);
+    /* SConvert/UConvert keep the signedness of the source: convert then reinterpret */
+    if (op == SpvOpUConvert || op == SpvOpSConvert) {
+        QdType mid = qt_int_of_width(qt_bits(to), qt_is_signed(from));
+        uint32_t r = G_OP(g, op, g_ty(g, mid), v);
+        return mid == to ? r : G_OP(g, SpvOpBitcast, g_ty(g, to), r);
+    }
+    return G_OP(g, op, g_ty(g, to), v);
+}
+
+/* Memory <-> value: u1 is stored as a byte, floats in an integer view as their bits. */
+uint32_t g_to_store(SpvGen *g, uint32_t v, QdType t, int view) {
+    if (t == QT_U1) return from_bool(g, v, QT_U8);
+    if (view == VIEW_INT && qt_is_float(t)) return G_OP(g, SpvOpBitcast, g_ty_store(g, t, view), v);
+    return v;
+}
+uint32_t g_from_store(SpvGen *g, uint32_t v, QdType t, int view) {
+    if (t == QT_U1) return to_bool(g, v, QT_U8);
+    if (view == VIEW_INT && qt_is_float(t)) return G_OP(g, SpvOpBitcast, g_ty(g, t), v);
+    return v;
+}
+
+/* ---- addressing ---- */
+static uint32_t extent_of(SpvGen *g, const IrRef *r, int axis) {
+    if (r->kind == IR_REF_NDARRAY) return g_push_load(g, r->index, axis);
+    const int64_t *shape = r->kind == IR_REF_FIELD ? g->m->fields[r->index].shape : g->k->shared[r->index].shape;
+    return g_i32(g, (int32_t)shape[axis]);
+}
+
+/* Row-major linear index: ((i0 * s1) + i1) * s2 + i2 ... */
+static uint32_t linear_index(SpvGen *g, const IrRef *r) {
+    uint32_t i32 = g_ty(g, QT_I32);
+    if (r->nidx == 0) return g_i32(g, 0);
+    uint32_t lin = g_expr(g, r->idx[0]);
+    for (int a = 1; a < r->nidx; a++) {
+        lin = G_OP(g, SpvOpIMul, i32, lin, extent_of(g, r, a));
+        lin = G_OP(g, SpvOpIAdd, i32, lin, g_expr(g, r->idx[a]));
+    }
+    return lin;
+}
+
+uint32_t g_ref_ptr(SpvGen *g, const IrRef *r, int view, SpvStorageClass *sc) {
+    if (r->kind == IR_REF_LOCAL) {
+        *sc = SpvStorageClassFunction;
+        return g->local_var[r->index];
+    }
+    uint32_t lin = linear_index(g, r), var = g_res_var(g, r, view);
+    uint32_t elem = g_ty_store(g, r->type, view);
+    if (r->kind == IR_REF_SHARED) {
+        *sc = SpvStorageClassWorkgroup;
+        return G_OP(g, SpvOpAccessChain, g_ptr(g, *sc, elem), var, lin);
+    }
+    *sc = SpvStorageClassStorageBuffer;
+    return G_OP(g, SpvOpAccessChain, g_ptr(g, *sc, elem), var, g_i32(g, 0), lin);
+}
+
+/* The view plain accesses use: integer storage when any memory operation needs it. */
+static int plain_view(SpvGen *g, const IrRef *r) {
+    SpvRes *res = g_res(g, r);
+    return res && res->need_int ? VIEW_INT : VIEW_NATURAL;
+}
+
+static uint32_t load_ref(SpvGen *g, const IrRef *r) {
+    if (r->kind == IR_REF_LOCAL) return G_OP(g, SpvOpLoad, g_ty(g, r->type), g->local_var[r->index]);
+    int view = plain_view(g, r);
+    SpvStorageClass sc;
+    uint32_t p = g_ref_ptr(g, r, view, &sc);
+    return g_from_store(g, G_OP(g, SpvOpLoad, g_ty_store(g, r->type, view), p), r->type, view);
+}
+
+static void store_ref(SpvGen *g, const IrRef *r, uint32_t v) {
+    if (r->kind == IR_REF_LOCAL) {
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, g->local_var[r->index], v);
+        return;
+    }
+    int view = plain_view(g, r);
+    SpvStorageClass sc;
+    uint32_t p = g_ref_ptr(g, r, view, &sc);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, p, g_to_store(g, v, r->type, view));
+}
+
+/* ---- arithmetic ---- */
+typedef struct { SpvOp s, u, f, b; } OpRow; /* signed, unsigned, float, bool forms (0: none) */
+static const OpRow simple_ops[] = {
+    [IR_ADD] = {SpvOpIAdd, SpvOpIAdd, SpvOpFAdd, 0},
+    [IR_SUB] = {SpvOpISub, SpvOpISub, SpvOpFSub, 0},
+    [IR_MUL] = {SpvOpIMul, SpvOpIMul, SpvOpFMul, 0},
+    [IR_DIV] = {SpvOpSDiv, SpvOpUDiv, SpvOpFDiv, 0},
+    [IR_MOD] = {SpvOpSMod, SpvOpUMod, SpvOpFMod, 0},
+    [IR_REM] = {SpvOpSRem, SpvOpUMod, SpvOpFRem, 0},
+    [IR_AND] = {SpvOpBitwiseAnd, SpvOpBitwiseAnd, 0, SpvOpLogicalAnd},
+    [IR_OR] = {SpvOpBitwiseOr, SpvOpBitwiseOr, 0, SpvOpLogicalOr},
+    [IR_XOR] = {SpvOpBitwiseXor, SpvOpBitwiseXor, 0, SpvOpLogicalNotEqual},
+    [IR_SHL] = {SpvOpShiftLeftLogical, SpvOpShiftLeftLogical, 0, 0},
+    [IR_SHR] = {SpvOpShiftRightArithmetic, SpvOpShiftRightLogical, 0, 0},
+    [IR_EQ] = {SpvOpIEqual, SpvOpIEqual, SpvOpFOrdEqual, SpvOpLogicalEqual},
+    [IR_NE] = {SpvOpINotEqual, SpvOpINotEqual, SpvOpFUnordNotEqual, SpvOpLogicalNotEqual},
+    [IR_LT] = {SpvOpSLessThan, SpvOpULessThan, SpvOpFOrdLessThan, 0},
+    [IR_LE] = {SpvOpSLessThanEqual, SpvOpULessThanEqual, SpvOpFOrdLessThanEqual, 0},
+    [IR_GT] = {SpvOpSGreaterThan, SpvOpUGreaterThan, SpvOpFOrdGreaterThan, 0},
+    [IR_GE] = {SpvOpSGreaterThanEqual, SpvOpUGreaterThanEqual, SpvOpFOrdGreaterThanEqual, 0},
+    [IR_LAND] = {0, 0, 0, SpvOpLogicalAnd},
+    [IR_LOR] = {0, 0, 0, SpvOpLogicalOr},
+};
+
+static SpvOp pick(const OpRow *r, QdType t) {
+    switch (qt_kind(t)) {
+    case K_BOOL: return r->b;
+    case K_SINT: return r->s;
+    case K_UINT: return r->u;
+    case K_FLOAT: return r->f;
+    default: return 0;
+    }
+}
+
+/* Python floor division on signed ints: q - ((r != 0) & ((r ^ b) < 0)). */
+static uint32_t floordiv_int(SpvGen *g, QdType t, uint32_t a, uint32_t b) {
+    uint32_t ty = g_ty(g, t), bt = g_ty(g, QT_U1), zero = g_const_num(g, t, 0, 0);
+    uint32_t q = G_OP(g, SpvOpSDiv, ty, a, b), r = G_OP(g, SpvOpSRem, ty, a, b);
+    uint32_t nz = G_OP(g, SpvOpINotEqual, bt, r, zero);
+    uint32_t neg = G_OP(g, SpvOpSLessThan, bt, G_OP(g, SpvOpBitwiseXor, ty, r, b), zero);
+    uint32_t adj = G_OP(g, SpvOpLogicalAnd, bt, nz, neg);
+    return G_OP(g, SpvOpISub, ty, q, from_bool(g, adj, t));
+}
+
+static bool is_compare(IrBinOp op) { return op >= IR_EQ && op <= IR_GE; }
+
+/* a op b where both operands have type t (the result is u1 for comparisons). */
+uint32_t g_binop(SpvGen *g, IrBinOp op, QdType t, uint32_t a, uint32_t b) {
+    uint32_t rty = g_ty(g, is_compare(op) ? QT_U1 : t), ty = g_ty(g, t);
+    bool f = qt_is_float(t), s = qt_is_signed(t);
+    switch (op) {
+    case IR_MIN: return ext2(g, ty, f ? GLSL_NMIN : s ? GLSL_SMIN : GLSL_UMIN, a, b);
+    case IR_MAX: return ext2(g, ty, f ? GLSL_NMAX : s ? GLSL_SMAX : GLSL_UMAX, a, b);
+    case IR_POW:
+        if (!f) return g_fail(g, (Span){0}, "integer '**' is not supported by the SPIR-V backend"), a;
+        return ext2(g, ty, GLSL_POW, a, b);
+    case IR_FLOORDIV:
+        if (f) return ext1(g, ty, GLSL_FLOOR, G_OP(g, SpvOpFDiv, ty, a, b));
+        return s ? floordiv_int(g, t, a, b) : G_OP(g, SpvOpUDiv, ty, a, b);
+    default: break;
+    }
+    SpvOp sop = pick(&simple_ops[op], t);
+    if (!sop) die("binary op %d has no form for %s", (int)op, qt_name(t));
+    return G_OP(g, sop, rty, a, b);
+}
+
+static uint32_t unop(SpvGen *g, const IrExpr *e) {
+    uint32_t a = g_expr(g, e->un.a), ty = g_ty(g, e->type);
+    switch (e->un.op) {
+    case IR_NEG: return G_OP(g, qt_is_float(e->type) ? SpvOpFNegate : SpvOpSNegate, ty, a);
+    case IR_BITNOT: return G_OP(g, SpvOpNot, ty, a);
+    case IR_LNOT: return G_OP(g, SpvOpLogicalNot, ty, a);
+    }
+    unreachable();
+}
+
+/* clz of a 32-bit value: 31 - FindUMsb(x) (FindUMsb(0) = -1 gives 32). */
+static uint32_t clz32(SpvGen *g, uint32_t x) {
+    uint32_t i32 = g_ty(g, QT_I32);
+    return G_OP(g, SpvOpISub, i32, g_i32(g, 31), ext1(g, i32, GLSL_FINDUMSB, x));
+}
+
+static uint32_t math_bits(SpvGen *g, IrMathOp op, QdType at, uint32_t a, QdType rt) {
+    int bits = qt_bits(at);
+    uint32_t u32 = g_ty(g, QT_U32), i32 = g_ty(g, QT_I32), r;
+    if (bits == 64) {
+        uint32_t u64 = g_ty(g, QT_U64), au = G_OP(g, SpvOpBitcast, u64, a);
+        uint32_t lo = G_OP(g, SpvOpUConvert, u32, au);
+        uint32_t hi = G_OP(g, SpvOpUConvert, u32, G_OP(g, SpvOpShiftRightLogical, u64, au, g_const(g, QT_U64, 32)));
+        if (op == IR_POPCNT) r = G_OP(g, SpvOpIAdd, i32, G_OP(g, SpvOpBitCount, i32, lo), G_OP(g, SpvOpBitCount, i32, hi));
+        else {
+            uint32_t hz = G_OP(g, SpvOpIEqual, g_ty(g, QT_U1), hi, g_u32(g, 0));
+            uint32_t low = G_OP(g, SpvOpIAdd, i32, g_i32(g, 32), clz32(g, lo));
+            r = G_OP(g, SpvOpSelect, i32, hz, low, clz32(g, hi));
+        }
+    } else {
+        uint32_t x = g_convert(g, a, at, bits == 32 ? QT_U32 : qt_int_of_width(bits, false));
+        if (bits < 32) x = g_convert(g, x, qt_int_of_width(bits, false), QT_U32);
+        if (op == IR_POPCNT) r = G_OP(g, SpvOpBitCount, i32, x);
+        else r = G_OP(g, SpvOpISub, i32, clz32(g, x), g_i32(g, 32 - bits));
+    }
+    return g_convert(g, r, QT_I32, rt);
+}
+
+static uint32_t math(SpvGen *g, const IrExpr *e) {
+    QdType at = e->math.a->type;
+    uint32_t a = g_expr(g, e->math.a), ty = g_ty(g, e->type);
+    switch (e->math.op) {
+    case IR_SQRT: return ext1(g, ty, GLSL_SQRT, a);
+    case IR_FLOOR: return ext1(g, ty, GLSL_FLOOR, a);
+    case IR_ABS:
+        if (qt_is_float(at)) return ext1(g, ty, GLSL_FABS, a);
+        return qt_is_signed(at) ? ext1(g, ty, GLSL_SABS, a) : a;
+    case IR_POPCNT:
+    case IR_CLZ: return math_bits(g, e->math.op, at, a, e->type);
+    }
+    unreachable();
+}
+
+static uint32_t constant(SpvGen *g, const IrExpr *e) {
+    if (qt_is_float(e->type)) return g_const_num(g, e->type, e->c.f, 0);
+    return g_const(g, e->type, e->c.u);
+}
+
+uint32_t g_expr(SpvGen *g, const IrExpr *e) {
+    switch (e->kind) {
+    case IR_CONST: return constant(g, e);
+    case IR_LOCAL: return G_OP(g, SpvOpLoad, g_ty(g, e->type), g->local_var[e->local]);
+    case IR_PARAM: return g_push_load(g, e->param, -1);
+    case IR_SHAPE: return g_push_load(g, e->shape.param, e->shape.axis);
+    case IR_LOAD: return load_ref(g, e->ref);
+    case IR_UNARY: return unop(g, e);
+    case IR_BINARY: {
+        uint32_t a = g_expr(g, e->bin.a), b = g_expr(g, e->bin.b);
+        return g_binop(g, e->bin.op, e->bin.a->type, a, b);
+    }
+    case IR_SELECT: {
+        uint32_t c = g_expr(g, e->sel.cond), a = g_expr(g, e->sel.a), b = g_expr(g, e->sel.b);
+        return G_OP(g, SpvOpSelect, g_ty(g, e->type), c, a, b);
+    }
+    case IR_CAST: return g_convert(g, g_expr(g, e->arg), e->arg->type, e->type);
+    case IR_BITCAST: return G_OP(g, SpvOpBitcast, g_ty(g, e->type), g_expr(g, e->arg));
+    case IR_MATH: return math(g, e);
+    case IR_MEMOP: return g_memop(g, e);
+    case IR_THREAD_IDX: return g_builtin_x(g, &g->lid_var, SpvBuiltInLocalInvocationId, "tid");
+    case IR_GLOBAL_THREAD_IDX: return g_builtin_x(g, &g->gid_var, SpvBuiltInGlobalInvocationId, "gid");
+    }
+    unreachable();
+}
+
+/* ---- statements ---- */
+static void stmt(SpvGen *g, const IrStmt *s);
+
+static void if_stmt(SpvGen *g, const IrStmt *s) {
+    uint32_t c = g_expr(g, s->if_.cond);
+    uint32_t then = spv_id(&g->b), els = spv_id(&g->b), merge = spv_id(&g->b);
+    bool has_else = s->if_.els.n > 0;
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranchConditional, c, then, has_else ? els : merge);
+    g_label(g, then);
+    g_block(g, &s->if_.then);
+    g_branch(g, merge);
+    if (has_else) {
+        g_label(g, els);
+        g_block(g, &s->if_.els);
+        g_branch(g, merge);
+    }
+    g_label(g, merge);
+}
+
+/* header: LoopMerge; cond block: test; body; continue block: step; back to header. */
+static void loop(SpvGen *g, const IrExpr *cond, const IrStmt *for_, const IrBlock *body) {
+    uint32_t head = spv_id(&g->b), test = spv_id(&g->b), bodyl = spv_id(&g->b);
+    uint32_t cont = spv_id(&g->b), merge = spv_id(&g->b), end = 0;
+    if (for_) {
+        uint32_t begin = g_expr(g, for_->for_.begin);
+        end = g_expr(g, for_->for_.end);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, g->local_var[for_->for_.counter], begin);
+    }
+    g_branch(g, head);
+    g_label(g, head);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLoopMerge, merge, cont, SpvLoopControlMaskNone);
+    g_branch(g, test);
+    g_label(g, test);
+    uint32_t c;
+    if (for_) {
+        QdType ct = g->k->locals[for_->for_.counter].type;
+        uint32_t i = G_OP(g, SpvOpLoad, g_ty(g, ct), g->local_var[for_->for_.counter]);
+        c = g_binop(g, for_->for_.step > 0 ? IR_LT : IR_GT, ct, i, end);
+    } else {
+        c = g_expr(g, cond);
+    }
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranchConditional, c, bodyl, merge);
+    g_label(g, bodyl);
+    vec_push(&g->loops, ((SpvLoop){merge, cont}));
+    g_block(g, body);
+    g->loops.len--;
+    g_branch(g, cont);
+    g_label(g, cont);
+    if (for_) {
+        QdType ct = g->k->locals[for_->for_.counter].type;
+        uint32_t var = g->local_var[for_->for_.counter];
+        uint32_t i = G_OP(g, SpvOpLoad, g_ty(g, ct), var);
+        uint32_t step = g_const(g, ct, (uint64_t)for_->for_.step);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, var, G_OP(g, SpvOpIAdd, g_ty(g, ct), i, step));
+    }
+    g_branch(g, head);
+    g_label(g, merge);
+}
+
+static void stmt(SpvGen *g, const IrStmt *s) {
+    switch (s->kind) {
+    case IR_ASSIGN:
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, g->local_var[s->assign.local], g_expr(g, s->assign.value));
+        break;
+    case IR_STORE: store_ref(g, s->store.ref, g_expr(g, s->store.value)); break;
+    case IR_EVAL: g_expr(g, s->eval); break;
+    case IR_IF: if_stmt(g, s); break;
+    case IR_WHILE: loop(g, s->while_.cond, NULL, &s->while_.body); break;
+    case IR_FOR: loop(g, NULL, s, &s->for_.body); break;
+    case IR_BREAK:
+    case IR_CONTINUE:
+        if (!g->loops.len) die("break/continue outside a loop");
+        SpvLoop l = g->loops.items[g->loops.len - 1];
+        g_branch(g, s->kind == IR_BREAK ? l.merge : l.cont);
+        break;
+    case IR_BARRIER: g_barrier(g); break;
+    case IR_FENCE: g_fence(g, s->fence.low.scope, s->fence.low.order); break;
+    }
+}
+
+/* Statements after a break/continue are unreachable and not emitted. */
+void g_block(SpvGen *g, const IrBlock *blk) {
+    for (int i = 0; i < blk->n && g->ok; i++) {
+        stmt(g, blk->stmts[i]);
+        if (blk->stmts[i]->kind == IR_BREAK || blk->stmts[i]->kind == IR_CONTINUE) {
+            g_label(g, spv_id(&g->b)); /* unreachable: holds the enclosing construct's branch */
+            return;
+        }
+    }
+}

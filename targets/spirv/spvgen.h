@@ -1,0 +1,122 @@
+/* Internal interface of the SPIR-V backend: the target description, the documented binding
+ * layout (man/qdc-spirv.7, layout version SPV_LAYOUT_VERSION) and the generator state shared by
+ * spirv.c (module, resources, entry points), spvcode.c (statements, expressions) and
+ * spvatomic.c (memory operations). */
+#ifndef QDC_SPVGEN_H
+#define QDC_SPVGEN_H
+#include "../../lowering/ir.h"
+#include "spvbuild.h"
+
+typedef struct SpvTarget {
+    const char *env;       /* SPIRV-Tools environment: "vulkan1.2" */
+    int minor;             /* SPIR-V 1.<minor> */
+    bool for_msl;          /* shape the module for SPIRV-Cross (one entry point per module) */
+    int default_block_dim; /* LocalSize when loop_config gives none */
+} SpvTarget;
+
+/* ---- binding layout (version 1) ----
+ * set 0, binding b: the b-th ndarray parameter of the kernel, in parameter order;
+ * set 1, binding f: module field f, in module order;
+ * one push-constant block per kernel: every scalar parameter in order, then the extents (i32)
+ * of each ndarray parameter, axis by axis. Scalars narrower than 32 bits are widened to 32
+ * (u1 -> u32, f16 -> f32); members are aligned to their own size.
+ * MSL: [[buffer(b)]] for ndarray b, [[buffer(nndarray + f)]] for field f, push constants at
+ * [[buffer(nndarray + nfields)]]. */
+#define SPV_LAYOUT_VERSION 1
+#define SPV_SET_NDARRAY 0
+#define SPV_SET_FIELD 1
+
+typedef struct SpvPushMember {
+    int param;       /* kernel parameter index */
+    int axis;        /* -1: the scalar itself; else the extent of that ndarray axis */
+    QdType type;     /* as stored in the block (widened) */
+    uint32_t offset;
+} SpvPushMember;
+
+typedef struct SpvLayout {
+    SpvPushMember *push;
+    int npush;
+    uint32_t push_size;
+    int *binding; /* per parameter: ndarray binding, -1 for scalars */
+    int nndarray;
+} SpvLayout;
+
+void spv_layout_kernel(const IrKernel *k, SpvLayout *l);
+void spv_layout_free(SpvLayout *l);
+QdType spv_push_type(QdType t);
+
+/* ---- generator state ---- */
+enum { VIEW_NATURAL, VIEW_INT }; /* how a resource's elements are declared (floats as uint) */
+
+typedef struct SpvRes {
+    uint32_t var[2];   /* per view, 0 until declared */
+    bool need_int;     /* some memory operation needs integer-typed storage */
+    bool need_float;   /* some native float atomic needs float-typed storage */
+    bool coherent[2], volatile_[2]; /* decorations added, per view */
+} SpvRes;
+
+typedef struct SpvLoop { uint32_t merge, cont; } SpvLoop;
+
+typedef struct SpvGen {
+    SpvBuilder b;
+    const IrModule *m;
+    const SpvTarget *t;
+    const IrKernel *k;
+    const IrTask *task;
+    const char *prefix;  /* type-name prefix ("" or "<task>_" for MSL) */
+    SpvLayout lay;
+    SpvRes *fields;      /* per module field */
+    SpvRes *nd;          /* per kernel parameter */
+    SpvRes *shared;      /* per kernel shared array */
+    uint32_t push_var, gid_var, lid_var, nwg_var;
+    uint32_t *local_var; /* per kernel local */
+    VEC(uint32_t) iface; /* globals the current entry point uses */
+    VEC(SpvLoop) loops;
+    uint32_t cur;        /* current block label */
+    bool ok;             /* false after a diagnostic */
+} SpvGen;
+
+/* spirv.c */
+uint32_t g_ty(SpvGen *g, QdType t);                  /* value type (u1 -> bool) */
+uint32_t g_ty_store(SpvGen *g, QdType t, int view);  /* element type in memory */
+uint32_t g_ptr(SpvGen *g, SpvStorageClass sc, uint32_t ty);
+uint32_t g_u32(SpvGen *g, uint32_t v);
+uint32_t g_i32(SpvGen *g, int32_t v);
+uint32_t g_const(SpvGen *g, QdType t, uint64_t bits); /* raw bits of a value of type t */
+uint32_t g_const_num(SpvGen *g, QdType t, double f, int64_t i); /* 0/1-style constants */
+uint32_t g_res_var(SpvGen *g, const IrRef *r, int view);
+SpvRes *g_res(SpvGen *g, const IrRef *r);
+void g_use(SpvGen *g, uint32_t var);
+uint32_t g_push_load(SpvGen *g, int param, int axis);
+uint32_t g_builtin_x(SpvGen *g, uint32_t *var, SpvBuiltIn bi, const char *name);
+bool g_fail(SpvGen *g, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* spvcode.c */
+uint32_t g_op(SpvGen *g, SpvOp op, uint32_t type, int n, const uint32_t *w); /* fresh result id */
+#define G_OP(g, op, ty, ...)                                                                \
+    g_op((g), (op), (ty), (int)(sizeof((uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t)),     \
+         (const uint32_t[]){__VA_ARGS__})
+uint32_t g_ext(SpvGen *g, uint32_t type, uint32_t inst, int n, const uint32_t *args);
+void g_label(SpvGen *g, uint32_t id);
+void g_branch(SpvGen *g, uint32_t target);
+uint32_t g_expr(SpvGen *g, const IrExpr *e);
+uint32_t g_convert(SpvGen *g, uint32_t v, QdType from, QdType to);
+uint32_t g_binop(SpvGen *g, IrBinOp op, QdType t, uint32_t a, uint32_t b);
+uint32_t g_ref_ptr(SpvGen *g, const IrRef *r, int view, SpvStorageClass *sc);
+uint32_t g_to_store(SpvGen *g, uint32_t v, QdType t, int view);
+uint32_t g_from_store(SpvGen *g, uint32_t v, QdType t, int view);
+void g_block(SpvGen *g, const IrBlock *blk);
+
+/* spvatomic.c */
+int g_memop_view(const IrMemOp *mo);
+void g_note_memop(SpvGen *g, const IrMemOp *mo);
+uint32_t g_memop(SpvGen *g, const IrExpr *e);
+void g_fence(SpvGen *g, QdScope scope, QdOrder order);
+void g_barrier(SpvGen *g);
+
+/* spirv.c: the whole module (or one task of it, for MSL), validated. */
+bool spirv_build(const IrModule *m, const SpvTarget *t, const IrTask *only, StrBuf *out);
+/* backend.c: the disassembly of the whole module; MSL of every task, concatenated. */
+bool spirv_asm(const IrModule *m, const SpvTarget *t, StrBuf *out);
+bool spirv_msl(const IrModule *m, const SpvTarget *t, const char *msl_version, StrBuf *out);
+#endif

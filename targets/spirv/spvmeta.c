@@ -1,0 +1,149 @@
+/* Binding-layout data for hosts: metadata JSON, C header, Metal buffer indices. */
+#include "spvmeta.h"
+#include <string.h>
+
+int spv_msl_bindings(const IrModule *m, const IrKernel *k, SpvMslBinding **out) {
+    SpvLayout l;
+    spv_layout_kernel(k, &l);
+    SpvMslBinding *b = xcalloc((size_t)(l.nndarray + m->nfields + 1), sizeof *b);
+    int n = 0;
+    for (int i = 0; i < k->nparams; i++)
+        if (l.binding[i] >= 0) b[n++] = (SpvMslBinding){SPV_SET_NDARRAY, (unsigned)l.binding[i], (unsigned)l.binding[i]};
+    for (int f = 0; f < m->nfields; f++)
+        b[n++] = (SpvMslBinding){SPV_SET_FIELD, (unsigned)f, (unsigned)(l.nndarray + f)};
+    b[n++] = (SpvMslBinding){~0u, 0, (unsigned)(l.nndarray + m->nfields)};
+    spv_layout_free(&l);
+    *out = b;
+    return n;
+}
+
+static void kv_str(StrBuf *o, const char *k, const char *v) {
+    sb_printf(o, "\"%s\": ", k);
+    sb_json_string(o, v);
+}
+
+static void json_params(StrBuf *o, const IrKernel *k, const SpvLayout *l, bool msl) {
+    sb_puts(o, "      \"params\": [");
+    for (int i = 0; i < k->nparams; i++) {
+        const IrParam *p = &k->params[i];
+        sb_puts(o, i ? ",\n        {" : "\n        {");
+        kv_str(o, "name", p->name), sb_puts(o, ", ");
+        kv_str(o, "dtype", qt_name(p->type));
+        if (p->kind == IR_PARAM_NDARRAY) {
+            sb_printf(o, ", \"kind\": \"ndarray\", \"ndim\": %d, \"set\": %d, \"binding\": %d", p->ndim,
+                      SPV_SET_NDARRAY, l->binding[i]);
+            if (msl) sb_printf(o, ", \"msl_buffer\": %d", l->binding[i]);
+        } else {
+            sb_puts(o, ", \"kind\": \"scalar\"");
+        }
+        sb_puts(o, "}");
+    }
+    sb_puts(o, k->nparams ? "\n      ],\n" : "],\n");
+}
+
+static void json_push(StrBuf *o, const IrKernel *k, const SpvLayout *l, int msl_buffer) {
+    sb_printf(o, "      \"push_constants\": {\"size\": %u", l->push_size);
+    if (msl_buffer >= 0) sb_printf(o, ", \"msl_buffer\": %d", msl_buffer);
+    sb_puts(o, ", \"members\": [");
+    for (int i = 0; i < l->npush; i++) {
+        const SpvPushMember *pm = &l->push[i];
+        sb_puts(o, i ? ",\n        {" : "\n        {");
+        kv_str(o, "param", k->params[pm->param].name);
+        if (pm->axis < 0) sb_puts(o, ", \"what\": \"value\"");
+        else sb_printf(o, ", \"what\": \"extent\", \"axis\": %d", pm->axis);
+        sb_printf(o, ", \"offset\": %u, ", pm->offset);
+        kv_str(o, "dtype", qt_name(pm->type));
+        sb_puts(o, "}");
+    }
+    sb_puts(o, l->npush ? "\n      ]},\n" : "]},\n");
+}
+
+static void json_tasks(StrBuf *o, const IrKernel *k, const SpvTarget *st) {
+    sb_puts(o, "      \"tasks\": [");
+    for (int i = 0; i < k->ntasks; i++) {
+        const IrTask *t = &k->tasks[i];
+        bool par = t->kind == IR_TASK_PARALLEL;
+        int bd = !par ? 1 : t->block_dim > 0 ? t->block_dim : st->default_block_dim;
+        sb_puts(o, i ? ",\n        {" : "\n        {");
+        kv_str(o, "entry", t->name);
+        sb_printf(o, ", \"kind\": \"%s\", \"block_dim\": %d", par ? "parallel" : "serial", bd);
+        if (!par) sb_puts(o, ", \"groups\": 1");
+        else if (t->extent && t->extent->kind == IR_CONST)
+            sb_printf(o, ", \"groups\": %lld", (long long)((t->extent->c.i + bd - 1) / bd));
+        else sb_puts(o, ", \"groups\": null");
+        sb_puts(o, "}");
+    }
+    sb_puts(o, "\n      ]");
+}
+
+static void json_fields(StrBuf *o, const IrModule *m) {
+    sb_puts(o, "  \"fields\": [");
+    for (int f = 0; f < m->nfields; f++) {
+        const IrField *fd = &m->fields[f];
+        sb_puts(o, f ? ",\n    {" : "\n    {");
+        kv_str(o, "name", fd->name), sb_puts(o, ", ");
+        kv_str(o, "dtype", qt_name(fd->type));
+        sb_puts(o, ", \"shape\": [");
+        for (int a = 0; a < fd->ndim; a++) sb_printf(o, "%s%lld", a ? ", " : "", (long long)fd->shape[a]);
+        sb_printf(o, "], \"set\": %d, \"binding\": %d}", SPV_SET_FIELD, f);
+    }
+    sb_puts(o, m->nfields ? "\n  ],\n" : "],\n");
+}
+
+void spv_metadata(const IrModule *m, const CapTarget *t, const SpvTarget *st, const char *module, StrBuf *o) {
+    sb_puts(o, "{\n  ");
+    kv_str(o, "module", module), sb_puts(o, ",\n  ");
+    kv_str(o, "target", cap_name(t)), sb_puts(o, ",\n  ");
+    kv_str(o, "backend", cap_backend(t)), sb_puts(o, ",\n  ");
+    kv_str(o, "spirv_env", st->env);
+    sb_printf(o, ",\n  \"spirv_version\": \"1.%d\",\n  \"layout_version\": %d,\n", st->minor, SPV_LAYOUT_VERSION);
+    sb_puts(o, "  \"capabilities_used\": [");
+    for (int i = 0; i < m->ncaps_used; i++) sb_puts(o, i ? ", " : ""), sb_json_string(o, m->caps_used[i]);
+    sb_puts(o, "],\n");
+    json_fields(o, m);
+    sb_puts(o, "  \"kernels\": [");
+    for (int k = 0; k < m->nkernels; k++) {
+        const IrKernel *kn = &m->kernels[k];
+        SpvLayout l;
+        spv_layout_kernel(kn, &l);
+        sb_puts(o, k ? ",\n    {\n      " : "\n    {\n      ");
+        kv_str(o, "name", kn->name);
+        sb_printf(o, ",\n      \"msl_field_buffer_base\": %d,\n", st->for_msl ? l.nndarray : -1);
+        json_params(o, kn, &l, st->for_msl);
+        json_push(o, kn, &l, st->for_msl ? l.nndarray + m->nfields : -1);
+        json_tasks(o, kn, st);
+        sb_puts(o, "\n    }");
+        spv_layout_free(&l);
+    }
+    sb_puts(o, m->nkernels ? "\n  ]\n}\n" : "]\n}\n");
+}
+
+static const char *c_type(QdType t) {
+    static const char *names[QT_COUNT] = {[QT_I32] = "int32_t", [QT_U32] = "uint32_t", [QT_I64] = "int64_t",
+                                          [QT_U64] = "uint64_t", [QT_F32] = "float", [QT_F64] = "double"};
+    return names[t] ? names[t] : "uint32_t";
+}
+
+/* One struct per kernel mirroring its push-constant block (explicit padding). */
+void spv_header(const IrModule *m, const CapTarget *t, const char *module, StrBuf *o) {
+    sb_printf(o, "/* Generated by qdc for %s: push-constant blocks (layout version %d). */\n", cap_name(t), SPV_LAYOUT_VERSION);
+    sb_printf(o, "#ifndef QDC_%s_SPV_H\n#define QDC_%s_SPV_H\n#include <stdint.h>\n", module, module);
+    for (int k = 0; k < m->nkernels; k++) {
+        const IrKernel *kn = &m->kernels[k];
+        SpvLayout l;
+        spv_layout_kernel(kn, &l);
+        sb_printf(o, "\ntypedef struct %s_args {\n", kn->name);
+        uint32_t at = 0;
+        for (int i = 0; i < l.npush; i++) {
+            const SpvPushMember *pm = &l.push[i];
+            if (pm->offset > at) sb_printf(o, "    uint8_t pad%u[%u];\n", at, pm->offset - at);
+            if (pm->axis < 0) sb_printf(o, "    %s %s;\n", c_type(pm->type), kn->params[pm->param].name);
+            else sb_printf(o, "    int32_t %s_shape%d;\n", kn->params[pm->param].name, pm->axis);
+            at = pm->offset + (uint32_t)qt_bits(pm->type) / 8;
+        }
+        if (!l.npush) sb_puts(o, "    uint8_t unused;\n");
+        sb_printf(o, "} %s_args; /* %u bytes */\n", kn->name, l.push_size);
+        spv_layout_free(&l);
+    }
+    sb_puts(o, "#endif\n");
+}

@@ -1,0 +1,16 @@
+/* Helpers of the x86 tests: compile a C host program against a qdc object and header, link it
+ * with libqdrt ($QDC_RT) and run it (all through harness.h, never a shell). */
+#ifndef QDC_TEST_X86_H
+#define QDC_TEST_X86_H
+#include "harness.h"
+
+/* Writes dir/host.c, compiles it with `cc -std=c11 -Wall -Werror` against dir/<objs...> (a
+ * NULL-terminated list of file names in dir) and the runtime, to dir/host. False + message on
+ * stderr when compilation fails. Under QDC_ASAN=1 the host is built with ASan/UBSan too. */
+bool x86_build_host(const char *dir, const char *host_src, const char *const *objs);
+/* The same for a host program in a file (compiled in place, with -I examples/host). */
+bool x86_build_host_file(const char *dir, const char *src_path, const char *const *objs);
+/* Runs dir/host with up to 4 arguments (NULL-terminated). */
+RunResult x86_run_host(const char *dir, const char *a1, const char *a2, const char *a3);
+bool x86_have_runtime(void); /* QDC_RT set and cc available; prints a skip notice if not */
+#endif

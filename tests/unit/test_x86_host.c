@@ -1,0 +1,69 @@
+/* Host-program plumbing for the x86 tests (see test_x86.h). */
+#include "test_x86.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool x86_have_runtime(void) {
+    const char *rt = getenv("QDC_RT");
+    if (rt && *rt && tool_available("cc")) return true;
+    fprintf(stderr, "test_x86: QDC_RT or cc missing; skipping host-program tests\n");
+    return false;
+}
+
+bool x86_build_host(const char *dir, const char *host_src, const char *const *objs) {
+    char *src = NULL;
+    if (asprintf(&src, "%s/host.c", dir) < 0) abort();
+    write_text(src, host_src);
+    bool ok = x86_build_host_file(dir, src, objs);
+    free(src);
+    return ok;
+}
+
+bool x86_build_host_file(const char *dir, const char *src, const char *const *objs) {
+    char *exe = NULL, *inc = NULL, *rtinc = NULL, *exinc = NULL;
+    if (asprintf(&exe, "%s/host", dir) < 0 || asprintf(&inc, "-I%s", dir) < 0 ||
+        asprintf(&rtinc, "-I%s/runtime", qdc_root()) < 0 || asprintf(&exinc, "-I%s/examples/host", qdc_root()) < 0)
+        abort();
+    const char *argv[48];
+    int n = 0;
+    argv[n++] = "cc";
+    argv[n++] = "-std=c11";
+    argv[n++] = "-Wall";
+    argv[n++] = "-Werror";
+    argv[n++] = "-O1";
+    bool asan = getenv("QDC_ASAN") && !strcmp(getenv("QDC_ASAN"), "1");
+    if (asan) argv[n++] = "-fsanitize=address,undefined";
+    argv[n++] = inc;
+    argv[n++] = rtinc;
+    argv[n++] = exinc;
+    argv[n++] = src;
+    char *paths[32];
+    int np = 0;
+    for (int i = 0; objs[i] && np < 32; i++) {
+        if (asprintf(&paths[np], "%s/%s", dir, objs[i]) < 0) abort();
+        argv[n++] = paths[np++];
+    }
+    argv[n++] = getenv("QDC_RT");
+    argv[n++] = "-lpthread";
+    argv[n++] = "-lm";
+    argv[n++] = "-o";
+    argv[n++] = exe;
+    argv[n] = NULL;
+    RunResult r = run_argv(argv, NULL, NULL);
+    bool ok = r.status == 0;
+    if (!ok) fprintf(stderr, "host build failed (%d):\n%s%s\n", r.status, r.out, r.err);
+    run_free(&r);
+    for (int i = 0; i < np; i++) free(paths[i]);
+    free(exe), free(inc), free(rtinc), free(exinc);
+    return ok;
+}
+
+RunResult x86_run_host(const char *dir, const char *a1, const char *a2, const char *a3) {
+    char *exe = NULL;
+    if (asprintf(&exe, "%s/host", dir) < 0) abort();
+    const char *argv[] = {exe, a1, a2, a3, NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    free(exe);
+    return r;
+}

@@ -1,0 +1,61 @@
+/* Kernels from .qd source on the CPU: each example (and test-only kernel) is compiled by
+ * $QDC_BIN to an x86-64 object and a header, linked with its host program and libqdrt, and
+ * run on 1, 2, 4 and 8 threads. The host checks exact results (>= 10^6 contended atomics for
+ * the stress kernels) and prints a line that must not depend on the thread count. */
+#include "test_x86.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* qdc still stops at a stub (frontend or lowering not there yet). */
+static bool pending(const RunResult *r) { return r->status == 3 && strstr(r->err, "not implemented"); }
+
+static void run_kernel(const char *qd_rel, const char *host_rel, const char *name, const char *n) {
+    if (!x86_have_runtime()) return;
+    char *dir = make_temp_dir(), *qd = root_path(qd_rel), *host = root_path(host_rel), *obj = NULL, *hdr = NULL;
+    cr_assert(asprintf(&obj, "%s/%s.o", dir, name) > 0 && asprintf(&hdr, "%s/%s.h", dir, name) > 0);
+    RunResult r = run_qdc("--target=x86_64", qd, "-o", obj, NULL);
+    if (pending(&r)) {
+        fprintf(stderr, "test_x86_kernels: %s: qdc pipeline not implemented yet; skipping\n", name);
+    } else {
+        cr_assert_eq(r.status, 0, "qdc %s -o %s.o: %s", qd_rel, name, r.err);
+        RunResult h = run_qdc("--target=x86_64", "--emit=header", qd, "-o", hdr, NULL);
+        cr_assert_eq(h.status, 0, "qdc --emit=header %s: %s", qd_rel, h.err);
+        run_free(&h);
+        char *objname = strrchr(obj, '/') + 1;
+        const char *objs[] = {objname, NULL};
+        cr_assert(x86_build_host_file(dir, host, objs), "host program for %s does not build", name);
+        const char *threads[] = {"1", "2", "4", "8"};
+        char *first = NULL;
+        for (int i = 0; i < 4; i++) {
+            RunResult x = x86_run_host(dir, threads[i], n, NULL);
+            cr_expect_eq(x.status, 0, "%s on %s threads: exit %d\n%s%s", name, threads[i], x.status, x.out, x.err);
+            if (!first) first = strdup(x.out);
+            else cr_expect_str_eq(x.out, first, "%s: output differs on %s threads", name, threads[i]);
+            run_free(&x);
+        }
+        free(first);
+    }
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(qd), free(host), free(obj), free(hdr);
+}
+
+#define EXAMPLE(name, n)                                                                         \
+    Test(x86_kernels, name) { run_kernel("examples/" #name ".qd", "examples/host/" #name ".c", #name, n); }
+
+EXAMPLE(histogram, "1048576")
+EXAMPLE(float_sum, "1048576")
+EXAMPLE(cas_max, "1048576")
+EXAMPLE(compaction, "1048576")
+EXAMPLE(exchange_handoff, "1048576")
+EXAMPLE(minmax, "524288")
+EXAMPLE(bitflags, "1048576")
+EXAMPLE(spin_chain, "16384")
+EXAMPLE(shared_histogram, "1048653")
+EXAMPLE(last_block, "65536")
+
+Test(x86_kernels, accumulate) {
+    run_kernel("tests/kernels/accumulate.qd", "tests/kernels/accumulate.c", "accumulate", "1048576");
+}
