@@ -23,7 +23,8 @@ SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 
 # Debian 12 packages the build, the tests and the tools qdc spawns need.
 DEB_PKGS := llvm-19-dev lld-19 libyaml-dev libcriterion-dev spirv-tools libspirv-cross-c-shared-dev \
-            spirv-headers clang-19 libclang-rt-19-dev cmake ninja-build valgrind glslang-tools time
+            spirv-headers clang-19 libclang-rt-19-dev cmake ninja-build valgrind glslang-tools time \
+            libvulkan-dev
 
 SRC_DIRS := cli frontend lowering targets targets/llvm targets/spirv support
 LIB_SRCS := $(filter-out cli/main.c,$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))

@@ -73,13 +73,15 @@ static int capdb_dirs(const Options *o, const char ***out, char **owned) {
         sb_putc(&all, 0);
         sb_printf(&all, "%s/../capability-db", dir); /* running from the build tree */
         sb_putc(&all, 0);
+        sb_printf(&all, "%s/../../capability-db", dir); /* build/asan/qdc */
+        sb_putc(&all, 0);
     }
     const char *env = getenv("QDC_CAPDB_PATH");
     if (env) sb_puts(&all, env);
     sb_putc(&all, 0);
     *owned = all.data;
     size_t off = 0;
-    for (int k = 0; k < 2 && len > 0; k++) {
+    for (int k = 0; k < 3 && len > 0; k++) {
         if (access(all.data + off, R_OK | X_OK) == 0) dirs[n++] = all.data + off;
         off += strlen(all.data + off) + 1;
     }
@@ -170,17 +172,47 @@ static bool lower_and_emit(const Options *o, IrModule *ir, Job *j, const char *m
     return be->emit(ir, j->t, &to, &j->out) && !diag_error_count();
 }
 
+/* The capability search path, kept for depfiles. */
+typedef struct SearchPath {
+    const char **dirs;
+    int n;
+} SearchPath;
+
+/* capdb_target_files() names files "<dir basename>/<file>"; the depfile needs a path that
+ * opens: the first search directory with that basename holding the file (first file wins). */
+static char *capdb_file_path(const SearchPath *sp, const char *disp) {
+    const char *slash = strchr(disp, '/');
+    for (int i = 0; slash && i < sp->n; i++) {
+        size_t n = strlen(sp->dirs[i]);
+        while (n > 1 && sp->dirs[i][n - 1] == '/') n--;
+        size_t b = n;
+        while (b > 0 && sp->dirs[i][b - 1] != '/') b--;
+        if (n - b != (size_t)(slash - disp) || strncmp(sp->dirs[i] + b, disp, n - b)) continue;
+        char *path = xasprintf("%.*s%s", (int)n, sp->dirs[i], slash);
+        if (access(path, F_OK) == 0) return path;
+        free(path);
+    }
+    return xstrdup(disp);
+}
+
 /* The depfile: the input (unless stdin) and every capability file the targets read. */
-static int write_depfile(const Options *o, const Job *jobs, int njobs) {
+static int write_depfile(const Options *o, const Job *jobs, int njobs, const SearchPath *sp) {
     VEC(const char *) deps = {0};
+    VEC(char *) owned = {0};
     if (strcmp(o->input, "-")) vec_push(&deps, o->input);
     for (int j = 0; j < njobs; j++) {
         const char **files;
         int n = capdb_target_files(jobs[j].t, &files);
         for (int k = 0; k < n; k++) {
+            char *path = capdb_file_path(sp, files[k]);
             bool seen = false;
-            for (int d = 0; d < deps.len && !seen; d++) seen = !strcmp(deps.items[d], files[k]);
-            if (!seen) vec_push(&deps, files[k]);
+            for (int d = 0; d < deps.len && !seen; d++) seen = !strcmp(deps.items[d], path);
+            if (seen) {
+                free(path);
+                continue;
+            }
+            vec_push(&deps, path);
+            vec_push(&owned, path);
         }
     }
     DepTarget *tg = o->dep_targets;
@@ -195,13 +227,14 @@ static int write_depfile(const Options *o, const Job *jobs, int njobs) {
     dep_render(&b, tg, ntg, deps.items, deps.len, o->dep_phony);
     char *path = o->dep_path ? xstrdup(o->dep_path) : dep_default_path(jobs[0].path);
     int rc = write_output(path, &b);
-    free(path), sb_free(&b), free(deps.items);
+    for (int i = 0; i < owned.len; i++) free(owned.items[i]);
+    free(path), sb_free(&b), free(deps.items), free(owned.items);
     return rc;
 }
 
 /* Parses and checks the input once, then lowers and emits it for every job. Outputs are
  * written only when every job succeeded, then the depfile. Returns the exit status. */
-static int compile(const Options *o, Job *jobs, int njobs) {
+static int compile(const Options *o, Job *jobs, int njobs, const SearchPath *sp) {
     Source *src = read_source(o->input);
     if (!src) return QDC_EXIT_INPUT;
     Arena arena = {0};
@@ -222,7 +255,7 @@ static int compile(const Options *o, Job *jobs, int njobs) {
     rc = QDC_EXIT_OK;
     for (int j = 0; j < njobs && rc == QDC_EXIT_OK; j++)
         if (jobs[j].path) rc = write_output(jobs[j].path, &jobs[j].out);
-    if (rc == QDC_EXIT_OK && o->dep_file) rc = write_depfile(o, jobs, njobs);
+    if (rc == QDC_EXIT_OK && o->dep_file) rc = write_depfile(o, jobs, njobs, sp);
 done:
     free(modname);
     arena_free(&arena);
@@ -248,6 +281,17 @@ static char *expand_output(const char *tmpl, const CapTarget *t, EmitKind emit, 
     return sb_take(&b);
 }
 
+/* Without --emit, an -o extension naming another kind the backend produces picks it
+ * (k.s -> asm, k.ll -> llvm-ir, k.h -> header, k.json -> metadata); else the default. */
+static EmitKind output_kind(const char *out, unsigned allowed, EmitKind def) {
+    const char *base = out ? strrchr(out, '/') : NULL, *ext;
+    base = base ? base + 1 : out;
+    if (!base || strchr(base, '%') || !(ext = strrchr(base, '.')) || !strcmp(ext, emit_extension(def))) return def;
+    for (int k = EMIT_OBJ; k <= EMIT_MSL; k++)
+        if ((allowed & (1u << k)) && !strcmp(ext, emit_extension((EmitKind)k))) return (EmitKind)k;
+    return def;
+}
+
 /* Resolves one family name into a job (emit kind checked against its backend). */
 static int make_job(const Options *o, const CapDb *db, const char *name, Job *j) {
     memset(j, 0, sizeof *j);
@@ -257,7 +301,7 @@ static int make_job(const Options *o, const CapDb *db, const char *name, Job *j)
     unsigned allowed = 0;
     for (size_t k = 0; k < ARRAY_LEN(backend_emits); k++)
         if (!strcmp(backend_emits[k].backend, cap_backend(j->t))) {
-            if (j->emit == EMIT_DEFAULT) j->emit = backend_emits[k].def;
+            if (j->emit == EMIT_DEFAULT) j->emit = output_kind(o->output, backend_emits[k].allowed, backend_emits[k].def);
             allowed = backend_emits[k].allowed | (1u << EMIT_AST) | (1u << EMIT_IR);
         }
     if (!(allowed & (1u << j->emit)))
@@ -289,7 +333,7 @@ static int plan_outputs(const Options *o, Job *jobs, int njobs) {
 }
 
 /* Splits --target's comma list into jobs, plans their outputs and compiles. */
-static int compile_targets(const Options *o, const CapDb *db) {
+static int compile_targets(const Options *o, const CapDb *db, const SearchPath *sp) {
     char *list = xstrdup(o->target ? o->target : "x86_64");
     Job jobs[64];
     int njobs = 0, rc = QDC_EXIT_OK;
@@ -301,7 +345,7 @@ static int compile_targets(const Options *o, const CapDb *db) {
     if (rc == QDC_EXIT_OK) rc = plan_outputs(o, jobs, njobs);
     if (rc == QDC_EXIT_OK && o->print_outputs)
         for (int j = 0; j < njobs; j++) printf("%s\n", jobs[j].path ? jobs[j].path : "");
-    else if (rc == QDC_EXIT_OK) rc = compile(o, jobs, njobs);
+    else if (rc == QDC_EXIT_OK) rc = compile(o, jobs, njobs, sp);
     for (int j = 0; j < njobs; j++) free(jobs[j].path), sb_free(&jobs[j].out);
     free(list);
     return rc;
@@ -320,10 +364,9 @@ static int run(const Options *o) {
     char *owned;
     int ndirs = capdb_dirs(o, &dirs, &owned);
     CapDb *db = capdb_open(dirs, ndirs);
-    free(dirs);
     int rc = QDC_EXIT_OK;
     if (!db) {
-        free(owned);
+        free(dirs), free(owned);
         return diag_error_count() ? QDC_EXIT_INPUT : QDC_EXIT_INTERNAL;
     }
     bool json = o->format && !strcmp(o->format, "json");
@@ -340,10 +383,11 @@ static int run(const Options *o) {
     } else if (!o->input) {
         rc = usage("%s%s", "no input file (run 'qdc --help' for usage)", "");
     } else {
-        rc = compile_targets(o, db);
+        SearchPath sp = {dirs, ndirs};
+        rc = compile_targets(o, db, &sp);
     }
     capdb_close(db);
-    free(owned);
+    free(dirs), free(owned);
     return rc;
 }
 

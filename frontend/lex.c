@@ -190,6 +190,7 @@ static void lex_number(Lexer *L) {
     L->p = p;
     char buf[512];
     const char *digits = base == 10 ? s : s + 2;
+    if (base != 10 && digits < end && *digits == '_') digits++; /* Python allows 0x_FF */
     bool ok = end == p && end > digits && strip_underscores(digits, end, buf, sizeof buf);
     if (ok && base != 10)
         for (char *q = buf; *q; q++) ok &= is_digit_of(*q, base);

@@ -8,6 +8,8 @@
 
 #define QDL_MAX_NESTING 200 /* open brackets at once, and expression nesting in the parser */
 #define QDL_MAX_INDENT 100  /* indentation levels (Python's own limit) */
+#define QDL_MAX_EXPR_DEPTH 1000 /* depth of one expression tree, operator chains included */
+#define QDL_MAX_ARGS 255    /* arguments of one call */
 
 typedef enum {
     T_EOF, T_NEWLINE, T_INDENT, T_DEDENT, T_NAME, T_INT, T_FLOAT, T_STRING,

@@ -80,8 +80,8 @@ static Expr *parse_factor(Parser *P);
 
 static bool enter(Parser *P) {
     if (P->fatal) return false;
-    if (++P->depth > QDL_MAX_NESTING) {
-        diag_error(tspan(P, peek(P)), "QD1007", "expression nested too deeply (limit %d)", QDL_MAX_NESTING);
+    if (++P->depth > QDL_MAX_EXPR_DEPTH) {
+        diag_error(tspan(P, peek(P)), "QD1007", "expression nested too deeply (limit %d levels)", QDL_MAX_EXPR_DEPTH);
         P->fatal = true;
         return false;
     }
@@ -165,6 +165,10 @@ static void parse_call_args(Parser *P, Expr *call) {
             vec_push(&args, parse_test(P));
         }
         if (at(P, T_KW_FOR)) syntax_error(P, peek(P), "QD1012", "generator expressions are not supported in kernels");
+        if (args.len + kws.len > QDL_MAX_ARGS) {
+            syntax_error(P, peek(P), "QD1007", "too many arguments in one call (limit 255)");
+            break;
+        }
         if (!accept(P, T_COMMA)) break;
     }
     expect(P, T_RPAREN);
@@ -263,15 +267,18 @@ static const TokKind levels[][6] = {
 static Expr *parse_binary(Parser *P, int level) {
     if (level == (int)ARRAY_LEN(levels)) return parse_factor(P);
     Expr *e = parse_binary(P, level + 1);
+    int saved = P->depth; /* each operator of a chain deepens the (left-leaning) tree */
     for (;;) {
         TokKind k = peek(P)->kind;
         bool match = false;
         for (int j = 0; j < 6 && levels[level][j]; j++) match |= levels[level][j] == k;
-        if (!match || P->quiet || P->fatal) return e;
+        if (!match || P->quiet || P->fatal || !enter(P)) break;
         if (k == T_AT) syntax_error(P, peek(P), "QD1012", "matrix multiplication (@) is not supported in v1 (no matrix types)");
         next(P);
         e = make_binary(P, k, e, parse_binary(P, level + 1));
     }
+    P->depth = saved;
+    return e;
 }
 
 static bool comparison_op(Parser *P, int *op) {
@@ -295,10 +302,12 @@ static Expr *parse_comparison(Parser *P) {
     ExprVec items = {0};
     VEC(int) ops = {0};
     vec_push(&items, a);
+    int saved = P->depth;
     do {
         vec_push(&ops, op);
         vec_push(&items, parse_binary(P, 0));
-    } while (!P->quiet && comparison_op(P, &op));
+    } while (!P->quiet && enter(P) && comparison_op(P, &op));
+    P->depth = saved;
     Expr *e = new_expr(P, E_COMPARE, span_join(a->span, items.items[items.len - 1]->span));
     e->cmp.ops = ARENA_ARRAY(P->arena, int, ops.len);
     memcpy(e->cmp.ops, ops.items, sizeof(int) * (size_t)ops.len);
@@ -325,7 +334,9 @@ static Expr *parse_boolop(Parser *P, TokKind op) {
     if (!at(P, op) || P->quiet) return a;
     ExprVec items = {0};
     vec_push(&items, a);
-    while (!P->quiet && accept(P, op)) vec_push(&items, op == T_KW_OR ? parse_boolop(P, T_KW_AND) : parse_not(P));
+    int saved = P->depth;
+    while (!P->quiet && enter(P) && accept(P, op)) vec_push(&items, op == T_KW_OR ? parse_boolop(P, T_KW_AND) : parse_not(P));
+    P->depth = saved;
     Expr *e = new_expr(P, E_BOOLOP, span_join(a->span, items.items[items.len - 1]->span));
     e->op = op;
     e->list = freeze_exprs(P, &items);

@@ -380,6 +380,7 @@ static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *
     split_tasks(S, &body, serial);
     S->ninline--;
     S->scope = saved;
+    vec_free(&sc->b);
 }
 
 static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {

@@ -370,6 +370,7 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
         if (k == np || have[k]) {
             diag_error(call->call.kw[j].span, "QD2007", k == np ? "'%s' has no parameter '%s'" : "'%s' got parameter '%s' twice",
                        def->def.name, call->call.kw[j].name);
+            vec_free(&sc->b);
             return NULL;
         }
         vals[k] = sema_eval(S, call->call.kw[j].value), have[k] = true;
@@ -386,10 +387,12 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
         if (!have[k]) {
             diag_error(call->span, "QD2007", "missing argument '%s' in call to '%s'", p->name, def->def.name);
             diag_note(p->span, "'%s' is declared here", p->name);
+            vec_free(&sc->b);
             return NULL;
         }
         ok &= bind_param(S, sc, p, vals[k], call->span);
     }
+    if (!ok) vec_free(&sc->b);
     return ok ? sc : NULL;
 }
 
@@ -418,7 +421,8 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     if (S->ninline == (int)ARRAY_LEN(S->inline_stack))
         return diag_error(call->span, "QD2016", "qd.func calls nested too deeply (limit %d)", (int)ARRAY_LEN(S->inline_stack)), val_err();
     Scope *sc = sema_bind_args(S, call, def);
-    if (!sc || !check_returns(&def->def.body, true)) return val_err();
+    if (sc && !check_returns(&def->def.body, true)) vec_free(&sc->b), sc = NULL;
+    if (!sc) return val_err();
     Scope *saved = S->scope;
     LoopKind loop = S->loop;
     S->scope = sc, S->loop = LOOP_NONE;
@@ -441,6 +445,7 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     }
     S->ninline--;
     S->scope = saved, S->loop = loop;
+    vec_free(&sc->b);
     return result;
 }
 

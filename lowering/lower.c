@@ -167,7 +167,7 @@ static CapAnswer answer_for(LowerCtx *c, const IrMemOp *m, IrLowering *L, QdType
     if (qt_is_float(dt) && bit_op(m->op)) {
         L->via_int = true;
         dt = qt_uint_same_width(dt);
-        note(why, "%s through %s", qt_name(dt), "");
+        note(why, "through %s%s", qt_name(dt), " (same-width integer)");
     }
     *cell_dt = dt;
     CapAnswer a = cap_lookup(c->t, m->op, dt, m->ref->space, L->scope, m->result_used, caps, n);

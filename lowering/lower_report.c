@@ -66,7 +66,7 @@ static void record_text(Rep *r, Span sp, const char *op, const char *dt, const c
     where(sp, &file, &line, &col);
     char loc[512];
     snprintf(loc, sizeof loc, "%s:%u:%u", file, line, col);
-    sb_printf(r->out, "%-14s  %-8s  %-4s  %-6s  %-7s  %-6s  %-6s  %s", loc, op, dt, space, qord_name(ord),
+    sb_printf(r->out, "%-36s  %-13s  %-4s  %-6s  %-7s  %-7s  %-11s  %s", loc, op, dt, space, qord_name(ord),
               qscope_name(sc), kind_name(L->kind), L->detail ? L->detail : "");
     if (L->reason_file) sb_printf(r->out, "  (%s:%d)", L->reason_file, L->reason_line);
     sb_putc(r->out, '\n');

@@ -1,6 +1,6 @@
 /* libqdrt implementation: a per-launch thread team, one pthread barrier between tasks,
  * iterations handed out in increasing order in contiguous chunks (so a spin-wait on a lower
- * iteration always makes progress), and ucontext coroutines for the lanes of a block. */
+ * iteration always makes progress), and coroutines for the lanes of a block. */
 #include "qdrt.h"
 #include <errno.h>
 #include <pthread.h>
@@ -10,7 +10,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#define LANE_STACK (256 * 1024)
+#define LANE_STACK (64 * 1024) /* kernels do not recurse; frames are small */
 
 typedef struct Launch {
     const qdrt_task *tasks;
@@ -21,8 +21,21 @@ typedef struct Launch {
     int32_t extent, chunk; /* of the current task */
 } Launch;
 
+/* Lane switching: a six-register stack switch on x86-64 (ucontext's swapcontext makes a
+ * signal-mask system call per switch, which dominated block tasks); ucontext elsewhere and
+ * under AddressSanitizer, which understands only swapcontext. */
+#if defined(__SANITIZE_ADDRESS__)
+#define QDRT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define QDRT_ASAN 1
+#endif
+#endif
+#if defined(__x86_64__) && !defined(QDRT_ASAN)
+#define QDRT_FAST_SWITCH 1
+#endif
+
 typedef struct Block {
-    ucontext_t sched;
     qdrt_lane *lanes;
     char *stacks;
     void *shared;
@@ -30,13 +43,22 @@ typedef struct Block {
     const qdrt_task *task;
     const void *args;
     int32_t base;
+#ifdef QDRT_FAST_SWITCH
+    void *sched_sp;
+#else
+    ucontext_t sched;
+#endif
 } Block;
 
 struct qdrt_lane {
-    ucontext_t ctx;
     Block *blk;
     int32_t idx;
     int done;
+#ifdef QDRT_FAST_SWITCH
+    void *sp;
+#else
+    ucontext_t ctx;
+#endif
 };
 
 int qdrt_default_threads(void) {
@@ -49,13 +71,53 @@ int qdrt_default_threads(void) {
 
 void *qdrt_lane_shared(qdrt_lane *lane) { return lane->blk->shared; }
 int32_t qdrt_lane_thread_idx(qdrt_lane *lane) { return lane->idx; }
-void qdrt_block_sync(qdrt_lane *lane) { swapcontext(&lane->ctx, &lane->blk->sched); }
 
-static void lane_main(unsigned lo, unsigned hi) {
-    qdrt_lane *l = (qdrt_lane *)(((uintptr_t)hi << 32) | (uintptr_t)lo);
+static void lane_run(qdrt_lane *l) {
     int32_t i = l->blk->base + l->idx;
     l->blk->task->fn(l->blk->args, i, i + 1, l);
-    l->done = 1; /* returning resumes the scheduler through uc_link */
+    l->done = 1;
+}
+
+#ifdef QDRT_FAST_SWITCH
+/* qdrt_switch_(save, to): push the callee-saved registers, *save = rsp, rsp = to, pop, ret. */
+void qdrt_switch_(void **save, void *to);
+__asm__(".text\n.p2align 4\n.globl qdrt_switch_\n.hidden qdrt_switch_\n.type qdrt_switch_,@function\n"
+        "qdrt_switch_:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n.size qdrt_switch_, .-qdrt_switch_\n");
+
+static _Thread_local qdrt_lane *starting; /* the lane a first switch enters */
+
+static void lane_entry(void) {
+    qdrt_lane *l = starting;
+    lane_run(l);
+    void *dead;
+    qdrt_switch_(&dead, l->blk->sched_sp); /* never resumed */
+    abort();
+}
+
+static void lane_init(Block *b, int i) {
+    qdrt_lane *l = &b->lanes[i];
+    l->blk = b, l->idx = i, l->done = 0;
+    uintptr_t top = ((uintptr_t)(b->stacks + (size_t)(i + 1) * LANE_STACK)) & ~(uintptr_t)15;
+    void **sp = (void **)(top - 16); /* return slot 16-aligned: entry sees rsp % 16 == 8 */
+    sp[0] = (void *)(uintptr_t)lane_entry;
+    sp[1] = NULL;
+    sp -= 6; /* r15 r14 r13 r12 rbx rbp */
+    memset(sp, 0, 6 * sizeof *sp);
+    l->sp = sp;
+}
+
+static void lane_resume(Block *b, qdrt_lane *l) {
+    starting = l;
+    qdrt_switch_(&b->sched_sp, l->sp);
+}
+void qdrt_block_sync(qdrt_lane *lane) { qdrt_switch_(&lane->sp, lane->blk->sched_sp); }
+#else
+static void lane_main(unsigned lo, unsigned hi) {
+    lane_run((qdrt_lane *)(((uintptr_t)hi << 32) | (uintptr_t)lo)); /* returning resumes uc_link */
 }
 
 /* getcontext returns twice: it lives in its own frame so no caller variable is clobbered. */
@@ -70,6 +132,10 @@ static void lane_init(Block *b, int i) {
     makecontext(&l->ctx, (void (*)(void))lane_main, 2, (unsigned)(p & 0xffffffffu), (unsigned)(p >> 32));
 }
 
+static void lane_resume(Block *b, qdrt_lane *l) { swapcontext(&b->sched, &l->ctx); }
+void qdrt_block_sync(qdrt_lane *lane) { swapcontext(&lane->ctx, &lane->blk->sched); }
+#endif
+
 /* One block: every round resumes each unfinished lane once; a lane runs until its next
  * qdrt_block_sync or its end, so a round is exactly one barrier phase. */
 static void run_block(Block *b, int32_t base, int nlanes) {
@@ -81,7 +147,7 @@ static void run_block(Block *b, int32_t base, int nlanes) {
         live = 0;
         for (int i = 0; i < nlanes; i++) {
             if (b->lanes[i].done) continue;
-            swapcontext(&b->sched, &b->lanes[i].ctx);
+            lane_resume(b, &b->lanes[i]);
             live += !b->lanes[i].done;
         }
     }

@@ -1,4 +1,4 @@
-/* Host for float_sum.qd: integer-valued f32 inputs (0..3), so every partial sum is exact in f32
+/* Host for float_sum.qd: integer-valued f32 inputs (0..3) and n <= 2^21, so every partial sum is exact in f32
  * whatever the order: sum and sum of squares must match exactly. */
 #include "float_sum.h"
 #include "common.h"

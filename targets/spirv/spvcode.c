@@ -191,7 +191,7 @@ uint32_t g_binop(SpvGen *g, IrBinOp op, QdType t, uint32_t a, uint32_t b) {
     case IR_MIN: return ext2(g, ty, f ? GLSL_NMIN : s ? GLSL_SMIN : GLSL_UMIN, a, b);
     case IR_MAX: return ext2(g, ty, f ? GLSL_NMAX : s ? GLSL_SMAX : GLSL_UMAX, a, b);
     case IR_POW:
-        if (!f) return g_fail(g, (Span){0}, "integer '**' is not supported by the SPIR-V backend"), a;
+        if (!f) die("integer '**' reached g_binop"); /* g_expr reports it with a location */
         return ext2(g, ty, GLSL_POW, a, b);
     case IR_FLOORDIV:
         if (f) return ext1(g, ty, GLSL_FLOOR, G_OP(g, SpvOpFDiv, ty, a, b));
@@ -270,6 +270,8 @@ uint32_t g_expr(SpvGen *g, const IrExpr *e) {
     case IR_LOAD: return load_ref(g, e->ref);
     case IR_UNARY: return unop(g, e);
     case IR_BINARY: {
+        if (e->bin.op == IR_POW && !qt_is_float(e->bin.a->type))
+            return g_fail(g, e->span, "integer '**' is not supported by the SPIR-V backend"), g_const(g, e->type, 0);
         uint32_t a = g_expr(g, e->bin.a), b = g_expr(g, e->bin.b);
         return g_binop(g, e->bin.op, e->bin.a->type, a, b);
     }

@@ -115,9 +115,11 @@ Test(capdb, first_match_wins) {
     write_text(f, "this: is: not: loaded\n"); /* shadowed by the build-tree capability-db/sm_80.yaml */
     RunResult r = run_qdc("--capdb-dir", tmp, "--print-caps", "sm_80", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
+    free(f);
+    cr_assert_not_null(strstr(r.out, "\nfiles: capability-db/sm_60.yaml"), "%s", r.out);
     run_free(&r);
     remove_tree(tmp);
-    free(f), free(tmp);
+    free(tmp);
 }
 
 /* Every testdata/capdb/<case>/ is a malformed database: exit 1 and the `expect` text on stderr. */

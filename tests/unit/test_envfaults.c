@@ -222,3 +222,84 @@ Test(envfaults, stdout_into_closed_pipe) {
     free(fifo);
     scratch_free(&s);
 }
+
+/* Runs qdc under `env NAME=VALUE`, compiling s->input for target into out. */
+static RunResult run_with_env(const char *assign, const Scratch *s, const char *target, const char *out) {
+    char *t = xasprintf("--target=%s", target);
+    const char *argv[] = {"env", assign, qdc_bin(), s->input, t, "-o", out, NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    free(t);
+    return r;
+}
+
+Test(envfaults, ld_lld_missing) {
+    Scratch s = scratch_new();
+    need_pipeline(&s, "gfx942");
+    char *out = path_in(s.dir, "k.hsaco");
+    RunResult r = run_with_env("QDC_LD_LLD=/nonexistent/ld.lld-19", &s, "gfx942", out);
+    expect_diag(&r, 1, "error[QD5005]", "ld.lld-19 not found");
+    cr_expect_eq(entries(s.dir), 1);
+    run_free(&r);
+    r = run_with_env("QDC_LD_LLD=/bin/false", &s, "gfx942", out); /* the linker fails */
+    expect_diag(&r, 1, "error[QD5005]", "failed");
+    cr_expect_eq(entries(s.dir), 1);
+    run_free(&r);
+    free(out);
+    scratch_free(&s);
+}
+
+/* The AMDGPU link step needs a scratch directory: a TMPDIR that does not exist is an
+ * environment fault (QD5005, exit 1), not an internal error. */
+Test(envfaults, tmpdir_missing_for_link) {
+    Scratch s = scratch_new();
+    need_pipeline(&s, "gfx942");
+    char *out = path_in(s.dir, "k.hsaco");
+    RunResult r = run_with_env("TMPDIR=/nonexistent/qdc-tmp", &s, "gfx942", out);
+    expect_diag(&r, 1, "error[QD5005]", "/nonexistent/qdc-tmp");
+    cr_expect_eq(entries(s.dir), 1);
+    run_free(&r);
+    free(out);
+    scratch_free(&s);
+}
+
+/* A qdc copied away from its share/ and build-tree databases, with no QDC_CAPDB_PATH. */
+Test(envfaults, capdb_missing) {
+    Scratch s = scratch_new();
+    char *bin = path_in(s.dir, "bin"), *exe = path_in(bin, "qdc"), *out = path_in(s.dir, "k.o");
+    mkdir(bin, 0755);
+    const char *cp[] = {"cp", qdc_bin(), exe, NULL};
+    RunResult r = run_argv(cp, NULL, NULL);
+    cr_assert_eq(r.status, 0);
+    run_free(&r);
+    const char *argv[] = {"env", "-u", "QDC_CAPDB_PATH", exe, s.input, "-o", out, NULL};
+    r = run_argv(argv, NULL, NULL);
+    expect_diag(&r, 1, "error[QD3007]", "no capability files");
+    cr_expect(!file_exists(out));
+    run_free(&r);
+    free(bin), free(exe), free(out);
+    scratch_free(&s);
+}
+
+static void corrupted_db(const char *bytes, size_t len, const char *code, const char *where) {
+    Scratch s = scratch_new();
+    char *db = path_in(s.dir, "db"), *bad = path_in(db, "broken.yaml"), *out = path_in(s.dir, "k.o");
+    mkdir(db, 0755);
+    FILE *f = fopen(bad, "wb");
+    cr_assert(f && fwrite(bytes, 1, len, f) == len && fclose(f) == 0);
+    RunResult r = run_qdc(s.input, "--capdb-dir", db, "-o", out, NULL);
+    expect_diag(&r, 1, code, where);
+    cr_expect(!file_exists(out));
+    run_free(&r);
+    free(db), free(bad), free(out);
+    scratch_free(&s);
+}
+
+Test(envfaults, capdb_corrupted_yaml) {
+    const char text[] = "schema: 1\nname: broken\nbackend: [x86_64\n";
+    corrupted_db(text, sizeof text - 1, "error[QD3001]", "broken.yaml:4:1: error[QD3001]");
+}
+
+Test(envfaults, capdb_binary_garbage) {
+    const char bytes[] = "\x7f" "ELF\x02\x01\x01\x00\xff\xfe\x00\x00\x01";
+    corrupted_db(bytes, sizeof bytes - 1, "error[QD3001]", "broken.yaml:1:");
+}

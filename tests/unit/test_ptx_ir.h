@@ -22,21 +22,21 @@ typedef struct ProbeSpec {
     int block_dim;    /* loop_config(block_dim=) */
 } ProbeSpec;
 
-static IrExpr *pir_expr(Arena *a, IrExprKind k, QdType t) {
+static inline IrExpr *pir_expr(Arena *a, IrExprKind k, QdType t) {
     IrExpr *e = ARENA_NEW(a, IrExpr);
     e->kind = k;
     e->type = t;
     return e;
 }
 
-static IrExpr *pir_const(Arena *a, QdType t, double v) {
+static inline IrExpr *pir_const(Arena *a, QdType t, double v) {
     IrExpr *e = pir_expr(a, IR_CONST, t);
     if (qt_is_float(t)) e->c.f = v;
     else e->c.i = (int64_t)v;
     return e;
 }
 
-static IrRef *pir_ref(Arena *a, IrRefKind kind, int index, QdType t, QdSpace sp) {
+static inline IrRef *pir_ref(Arena *a, IrRefKind kind, int index, QdType t, QdSpace sp) {
     IrRef *r = ARENA_NEW(a, IrRef);
     r->kind = kind;
     r->index = index;
@@ -49,13 +49,13 @@ static IrRef *pir_ref(Arena *a, IrRefKind kind, int index, QdType t, QdSpace sp)
     return r;
 }
 
-static IrStmt *pir_stmt(Arena *a, IrStmtKind k) {
+static inline IrStmt *pir_stmt(Arena *a, IrStmtKind k) {
     IrStmt *s = ARENA_NEW(a, IrStmt);
     s->kind = k;
     return s;
 }
 
-static IrExpr *pir_memop(Arena *a, const ProbeSpec *p) {
+static inline IrExpr *pir_memop(Arena *a, const ProbeSpec *p) {
     IrExpr *e = pir_expr(a, IR_MEMOP, p->op == QOP_STORE ? QT_VOID : p->type);
     IrMemOp *m = &e->mem;
     m->op = p->op;
@@ -73,7 +73,7 @@ static IrExpr *pir_memop(Arena *a, const ProbeSpec *p) {
 }
 
 /* A native decision carrying (order, scope) for op on type in space. */
-static ProbeSpec probe_spec(QdOp op, QdType t, QdSpace sp, QdOrder o, QdScope s) {
+static inline ProbeSpec probe_spec(QdOp op, QdType t, QdSpace sp, QdOrder o, QdScope s) {
     ProbeSpec p = {.op = op, .type = t, .space = sp};
     p.low.kind = LOW_NATIVE;
     p.low.op = op;
@@ -85,7 +85,7 @@ static ProbeSpec probe_spec(QdOp op, QdType t, QdSpace sp, QdOrder o, QdScope s)
 }
 
 /* The module for one probe; everything lives in arena a. */
-static IrModule *probe_module(Arena *a, const ProbeSpec *p) {
+static inline IrModule *probe_module(Arena *a, const ProbeSpec *p) {
     IrModule *m = ARENA_NEW(a, IrModule);
     IrKernel *k = ARENA_NEW(a, IrKernel);
     m->kernels = k, m->nkernels = 1;
@@ -127,25 +127,32 @@ static IrModule *probe_module(Arena *a, const ProbeSpec *p) {
     return m;
 }
 
-/* The capability database of the checkout, opened once per test process. */
-static const CapTarget *probe_target(const char *name) {
-    static CapDb *db;
-    if (!db) {
+/* The capability database of the checkout, opened once per test process, closed at exit. */
+static CapDb *probe_db;
+static char *probe_db_dir;
+static inline void probe_db_close(void) {
+    if (probe_db) capdb_close(probe_db);
+    free(probe_db_dir);
+    probe_db = NULL, probe_db_dir = NULL;
+}
+
+static inline const CapTarget *probe_target(const char *name) {
+    if (!probe_db) {
         DiagConfig dc = {DIAG_TEXT, DIAG_COLOR_NEVER, 20, false, stderr};
         diag_init(&dc);
-        char *dir = root_path("capability-db");
-        const char *dirs[] = {dir};
-        db = capdb_open(dirs, 1);
-        /* dir stays alive with db */
+        probe_db_dir = root_path("capability-db");
+        const char *dirs[] = {probe_db_dir};
+        probe_db = capdb_open(dirs, 1);
+        atexit(probe_db_close);
     }
-    cr_assert_not_null(db, "capability database does not load");
-    const CapTarget *t = capdb_target(db, name);
+    cr_assert_not_null(probe_db, "capability database does not load");
+    const CapTarget *t = capdb_target(probe_db, name);
     cr_assert_not_null(t, "no family %s in capability-db/", name);
     return t;
 }
 
 /* Runs the LLVM backend on the probe; returns the artifact text (malloc'd). */
-static char *probe_emit(const ProbeSpec *p, const char *family, EmitKind emit, size_t *len) {
+static inline char *probe_emit(const ProbeSpec *p, const char *family, EmitKind emit, size_t *len) {
     Arena a = {0};
     IrModule *m = probe_module(&a, p);
     TargetOptions o = {emit, 2, "probe"};
@@ -158,3 +165,47 @@ static char *probe_emit(const ProbeSpec *p, const char *family, EmitKind emit, s
     return sb_take(&out);
 }
 #endif
+
+/* ---- golden assembly for the examples/ kernels (QDC_UPDATE_GOLDEN=1 rewrites them) ---- */
+#include <dirent.h>
+
+/* Compiles every examples/NAME.qd for family with --emit=asm and compares with
+ * testdata/<area>/<example>.<family><ext>; returns how many matched (or were written). */
+static inline int golden_examples(const char *area, const char *family, const char *ext,
+                           void (*also)(const char *path, const char *family)) {
+    bool update = getenv("QDC_UPDATE_GOLDEN") && !strcmp(getenv("QDC_UPDATE_GOLDEN"), "1");
+    char *exdir = root_path("examples");
+    DIR *d = opendir(exdir);
+    cr_assert_not_null(d, "no examples/ directory");
+    char *tmp = make_temp_dir();
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".qd")) continue;
+        char *name = xstrndup(e->d_name, len - 3);
+        char *src = xasprintf("%s/%s", exdir, e->d_name);
+        char *out = xasprintf("%s/%s%s", tmp, name, ext);
+        char *tgt = xasprintf("--target=%s", family);
+        RunResult r = run_qdc(src, tgt, "--emit=asm", "-o", out, NULL);
+        cr_expect_eq(r.status, 0, "%s for %s: %s", e->d_name, family, r.err);
+        char *got = read_text(out, NULL);
+        char *rel = xasprintf("testdata/%s/%s.%s%s", area, name, family, ext);
+        char *gpath = root_path(rel);
+        if (got && update) {
+            cr_expect(write_text(gpath, got), "cannot write %s", rel);
+        } else if (got) {
+            char *want = read_text(gpath, NULL);
+            cr_expect_not_null(want, "missing golden %s (run the suite with QDC_UPDATE_GOLDEN=1)", rel);
+            if (want) cr_expect_str_eq(got, want, "%s differs from the compiler output (QDC_UPDATE_GOLDEN=1 updates it)", rel);
+            free(want);
+        }
+        if (got && also) also(out, family);
+        n += got != NULL;
+        run_free(&r);
+        free(got), free(rel), free(gpath), free(name), free(src), free(out), free(tgt);
+    }
+    closedir(d);
+    remove_tree(tmp);
+    free(tmp), free(exdir);
+    return n;
+}

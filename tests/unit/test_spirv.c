@@ -241,3 +241,17 @@ Test(spirv_emit, python_division_and_minnum) {
     cr_expect(s && strstr(s, "OpFMod %float"));
     free(s);
 }
+
+/* A decision that breaks a Vulkan rule (release on OpAtomicLoad) is caught by the in-process
+ * validator: an internal error (exit 3) naming the VUID, before anything is written. */
+Test(spirv_emit, validation_failure_is_an_internal_error, .exit_code = 3) {
+    Kit t;
+    kit_init(&t, QT_U32);
+    IrLowering l = klow(LOW_NATIVE, QOP_LOAD, false);
+    l.order = QORD_RELEASE;
+    kit_add(&t, kstore(kref(IR_REF_NDARRAY, 0, QT_U32, kit_i()), kmem(QOP_LOAD, kref(IR_REF_NDARRAY, 0, QT_U32, kit_i()), NULL, NULL, l)));
+    StrBuf out;
+    sb_init(&out);
+    spirv_build(&t.m, &kit_vk12, NULL, &out);
+    cr_assert_fail("spirv_build accepted a module the validator rejects");
+}

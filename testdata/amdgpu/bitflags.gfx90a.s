@@ -1,0 +1,345 @@
+	.text
+	.amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
+	.amdhsa_code_object_version 5
+	.globl	bitflags_t0
+	.p2align	8
+	.type	bitflags_t0,@function
+bitflags_t0:
+	s_load_dword s0, s[4:5], 0x4
+	s_load_dword s1, s[6:7], 0x18
+	s_waitcnt lgkmcnt(0)
+	s_and_b32 s0, s0, 0xffff
+	s_mul_i32 s8, s8, s0
+	v_add_u32_e32 v0, s8, v0
+	s_max_i32 s10, s1, 0
+	v_cmp_gt_i32_e32 vcc, s10, v0
+	s_and_saveexec_b64 s[0:1], vcc
+	s_cbranch_execz .LBB0_5
+	s_load_dword s0, s[4:5], 0xc
+	s_load_dwordx2 s[8:9], s[6:7], 0x10
+	s_load_dwordx2 s[2:3], s[6:7], 0x20
+	v_ashrrev_i32_e32 v1, 31, v0
+	v_lshlrev_b64 v[2:3], 2, v[0:1]
+	s_waitcnt lgkmcnt(0)
+	s_ashr_i32 s1, s0, 31
+	v_mov_b32_e32 v1, s9
+	v_add_co_u32_e32 v2, vcc, s8, v2
+	s_lshl_b64 s[4:5], s[0:1], 2
+	v_addc_co_u32_e32 v3, vcc, v1, v3, vcc
+	s_mov_b64 s[6:7], 0
+	v_mov_b32_e32 v4, 0
+	v_mov_b32_e32 v1, s5
+	v_mov_b32_e32 v5, -1
+	s_branch .LBB0_3
+.LBB0_2:
+	s_or_b64 exec, exec, s[8:9]
+	v_add_u32_e32 v0, s0, v0
+	v_cmp_le_i32_e32 vcc, s10, v0
+	s_or_b64 s[6:7], vcc, s[6:7]
+	v_add_co_u32_e32 v2, vcc, s4, v2
+	v_addc_co_u32_e32 v3, vcc, v3, v1, vcc
+	s_andn2_b64 exec, exec, s[6:7]
+	s_cbranch_execz .LBB0_5
+.LBB0_3:
+	v_cmp_eq_u32_e32 vcc, 0, v0
+	global_store_dword v[2:3], v4, off
+	s_and_saveexec_b64 s[8:9], vcc
+	s_cbranch_execz .LBB0_2
+	global_store_dwordx2 v4, v[4:5], s[2:3]
+	s_branch .LBB0_2
+.LBB0_5:
+	s_endpgm
+	.section	.rodata,"a",@progbits
+	.p2align	6, 0x0
+	.amdhsa_kernel bitflags_t0
+		.amdhsa_group_segment_fixed_size 0
+		.amdhsa_private_segment_fixed_size 0
+		.amdhsa_kernarg_size 44
+		.amdhsa_user_sgpr_count 8
+		.amdhsa_user_sgpr_private_segment_buffer 1
+		.amdhsa_user_sgpr_dispatch_ptr 1
+		.amdhsa_user_sgpr_queue_ptr 0
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_user_sgpr_dispatch_id 0
+		.amdhsa_user_sgpr_flat_scratch_init 0
+		.amdhsa_user_sgpr_kernarg_preload_length 0
+		.amdhsa_user_sgpr_kernarg_preload_offset 0
+		.amdhsa_user_sgpr_private_segment_size 0
+		.amdhsa_uses_dynamic_stack 0
+		.amdhsa_system_sgpr_private_segment_wavefront_offset 0
+		.amdhsa_system_sgpr_workgroup_id_x 1
+		.amdhsa_system_sgpr_workgroup_id_y 0
+		.amdhsa_system_sgpr_workgroup_id_z 0
+		.amdhsa_system_sgpr_workgroup_info 0
+		.amdhsa_system_vgpr_workitem_id 0
+		.amdhsa_next_free_vgpr 6
+		.amdhsa_next_free_sgpr 11
+		.amdhsa_accum_offset 8
+		.amdhsa_reserve_vcc 1
+		.amdhsa_reserve_flat_scratch 0
+		.amdhsa_reserve_xnack_mask 1
+		.amdhsa_float_round_mode_32 0
+		.amdhsa_float_round_mode_16_64 0
+		.amdhsa_float_denorm_mode_32 3
+		.amdhsa_float_denorm_mode_16_64 3
+		.amdhsa_dx10_clamp 1
+		.amdhsa_ieee_mode 1
+		.amdhsa_fp16_overflow 0
+		.amdhsa_tg_split 0
+		.amdhsa_exception_fp_ieee_invalid_op 0
+		.amdhsa_exception_fp_denorm_src 0
+		.amdhsa_exception_fp_ieee_div_zero 0
+		.amdhsa_exception_fp_ieee_overflow 0
+		.amdhsa_exception_fp_ieee_underflow 0
+		.amdhsa_exception_fp_ieee_inexact 0
+		.amdhsa_exception_int_div_zero 0
+	.end_amdhsa_kernel
+	.text
+.Lfunc_end0:
+	.size	bitflags_t0, .Lfunc_end0-bitflags_t0
+
+	.globl	bitflags_t1
+	.p2align	8
+	.type	bitflags_t1,@function
+bitflags_t1:
+	s_load_dword s0, s[4:5], 0x4
+	s_load_dword s1, s[6:7], 0x8
+	s_waitcnt lgkmcnt(0)
+	s_and_b32 s0, s0, 0xffff
+	s_mul_i32 s8, s8, s0
+	v_add_u32_e32 v0, s8, v0
+	s_max_i32 s10, s1, 0
+	v_cmp_gt_i32_e32 vcc, s10, v0
+	s_and_saveexec_b64 s[0:1], vcc
+	s_cbranch_execz .LBB1_11
+	s_load_dword s2, s[6:7], 0x18
+	s_load_dwordx2 s[0:1], s[6:7], 0x20
+	v_mov_b32_e32 v3, 0
+	s_waitcnt lgkmcnt(0)
+	s_max_u32 s11, s2, 1
+	v_cvt_f32_u32_e32 v1, s11
+	s_load_dwordx2 s[2:3], s[6:7], 0x0
+	s_load_dwordx2 s[8:9], s[6:7], 0x10
+	s_load_dword s12, s[4:5], 0xc
+	s_mov_b64 s[4:5], 0
+	s_waitcnt lgkmcnt(0)
+	v_mov_b32_e32 v4, s3
+	v_rcp_iflag_f32_e32 v1, v1
+	s_sub_i32 s3, 0, s11
+	v_mov_b32_e32 v6, s9
+	v_mul_f32_e32 v1, 0x4f7ffffe, v1
+	v_cvt_u32_f32_e32 v1, v1
+	v_mul_lo_u32 v2, s3, v1
+	v_mul_hi_u32 v2, v1, v2
+	v_add_u32_e32 v5, v1, v2
+	s_branch .LBB1_3
+.LBB1_2:
+	s_or_b64 exec, exec, s[6:7]
+	v_add_u32_e32 v0, s12, v0
+	v_cmp_le_i32_e32 vcc, s10, v0
+	s_or_b64 s[4:5], vcc, s[4:5]
+	s_andn2_b64 exec, exec, s[4:5]
+	s_cbranch_execz .LBB1_11
+.LBB1_3:
+	v_ashrrev_i32_e32 v1, 31, v0
+	v_lshlrev_b64 v[8:9], 2, v[0:1]
+	v_add_co_u32_e32 v8, vcc, s2, v8
+	v_addc_co_u32_e32 v9, vcc, v4, v9, vcc
+	global_load_dword v1, v[8:9], off
+	s_mov_b64 s[6:7], exec
+	s_mov_b32 s3, 0
+	s_waitcnt vmcnt(0)
+	v_lshrrev_b32_e32 v2, 5, v1
+	v_mul_hi_u32 v7, v2, v5
+	v_mul_lo_u32 v7, v7, s11
+	v_sub_u32_e32 v2, v2, v7
+	v_subrev_u32_e32 v7, s11, v2
+	v_cmp_le_u32_e32 vcc, s11, v2
+	v_cndmask_b32_e32 v2, v2, v7, vcc
+	v_subrev_u32_e32 v7, s11, v2
+	v_cmp_le_u32_e32 vcc, s11, v2
+	v_cndmask_b32_e32 v2, v2, v7, vcc
+	v_lshlrev_b64 v[8:9], 2, v[2:3]
+	v_add_co_u32_e32 v8, vcc, s8, v8
+	v_addc_co_u32_e32 v9, vcc, v6, v9, vcc
+	v_lshlrev_b32_e64 v2, v1, 1
+	global_atomic_or v[8:9], v2, off
+.LBB1_4:
+	s_ff1_i32_b64 s9, s[6:7]
+	v_readlane_b32 s13, v1, s9
+	s_lshl_b64 s[14:15], 1, s9
+	s_xor_b32 s3, s3, s13
+	s_andn2_b64 s[6:7], s[6:7], s[14:15]
+	s_cmp_lg_u64 s[6:7], 0
+	s_cbranch_scc1 .LBB1_4
+	v_mbcnt_lo_u32_b32 v2, exec_lo, 0
+	v_mbcnt_hi_u32_b32 v2, exec_hi, v2
+	v_cmp_eq_u32_e32 vcc, 0, v2
+	s_and_saveexec_b64 s[6:7], vcc
+	s_xor_b64 s[6:7], exec, s[6:7]
+	s_cbranch_execz .LBB1_7
+	v_mov_b32_e32 v2, s3
+	global_atomic_xor v3, v2, s[0:1]
+.LBB1_7:
+	s_or_b64 exec, exec, s[6:7]
+	s_mov_b64 s[6:7], exec
+	s_mov_b32 s3, -1
+.LBB1_8:
+	s_ff1_i32_b64 s9, s[6:7]
+	v_readlane_b32 s13, v1, s9
+	s_lshl_b64 s[14:15], 1, s9
+	s_and_b32 s3, s3, s13
+	s_andn2_b64 s[6:7], s[6:7], s[14:15]
+	s_cmp_lg_u64 s[6:7], 0
+	s_cbranch_scc1 .LBB1_8
+	v_mbcnt_lo_u32_b32 v1, exec_lo, 0
+	v_mbcnt_hi_u32_b32 v1, exec_hi, v1
+	v_cmp_eq_u32_e32 vcc, 0, v1
+	s_and_saveexec_b64 s[6:7], vcc
+	s_xor_b64 s[6:7], exec, s[6:7]
+	s_cbranch_execz .LBB1_2
+	v_mov_b32_e32 v1, s3
+	global_atomic_and v3, v1, s[0:1] offset:4
+	s_branch .LBB1_2
+.LBB1_11:
+	s_endpgm
+	.section	.rodata,"a",@progbits
+	.p2align	6, 0x0
+	.amdhsa_kernel bitflags_t1
+		.amdhsa_group_segment_fixed_size 0
+		.amdhsa_private_segment_fixed_size 0
+		.amdhsa_kernarg_size 44
+		.amdhsa_user_sgpr_count 8
+		.amdhsa_user_sgpr_private_segment_buffer 1
+		.amdhsa_user_sgpr_dispatch_ptr 1
+		.amdhsa_user_sgpr_queue_ptr 0
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_user_sgpr_dispatch_id 0
+		.amdhsa_user_sgpr_flat_scratch_init 0
+		.amdhsa_user_sgpr_kernarg_preload_length 0
+		.amdhsa_user_sgpr_kernarg_preload_offset 0
+		.amdhsa_user_sgpr_private_segment_size 0
+		.amdhsa_uses_dynamic_stack 0
+		.amdhsa_system_sgpr_private_segment_wavefront_offset 0
+		.amdhsa_system_sgpr_workgroup_id_x 1
+		.amdhsa_system_sgpr_workgroup_id_y 0
+		.amdhsa_system_sgpr_workgroup_id_z 0
+		.amdhsa_system_sgpr_workgroup_info 0
+		.amdhsa_system_vgpr_workitem_id 0
+		.amdhsa_next_free_vgpr 10
+		.amdhsa_next_free_sgpr 16
+		.amdhsa_accum_offset 12
+		.amdhsa_reserve_vcc 1
+		.amdhsa_reserve_flat_scratch 0
+		.amdhsa_reserve_xnack_mask 1
+		.amdhsa_float_round_mode_32 0
+		.amdhsa_float_round_mode_16_64 0
+		.amdhsa_float_denorm_mode_32 3
+		.amdhsa_float_denorm_mode_16_64 3
+		.amdhsa_dx10_clamp 1
+		.amdhsa_ieee_mode 1
+		.amdhsa_fp16_overflow 0
+		.amdhsa_tg_split 0
+		.amdhsa_exception_fp_ieee_invalid_op 0
+		.amdhsa_exception_fp_denorm_src 0
+		.amdhsa_exception_fp_ieee_div_zero 0
+		.amdhsa_exception_fp_ieee_overflow 0
+		.amdhsa_exception_fp_ieee_underflow 0
+		.amdhsa_exception_fp_ieee_inexact 0
+		.amdhsa_exception_int_div_zero 0
+	.end_amdhsa_kernel
+	.text
+.Lfunc_end1:
+	.size	bitflags_t1, .Lfunc_end1-bitflags_t1
+
+	.p2alignl 6, 3212836864
+	.fill 256, 4, 3212836864
+	.section	".note.GNU-stack","",@progbits
+	.amdgpu_metadata
+---
+amdhsa.kernels:
+  - .agpr_count:     0
+    .args:
+      - .address_space:  global
+        .name:           keys
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         8
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           present
+        .offset:         16
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         24
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           acc
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         40
+        .size:           4
+        .value_kind:     by_value
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 44
+    .max_flat_workgroup_size: 256
+    .name:           bitflags_t0
+    .private_segment_fixed_size: 0
+    .sgpr_count:     15
+    .sgpr_spill_count: 0
+    .symbol:         bitflags_t0.kd
+    .uses_dynamic_stack: false
+    .vgpr_count:     6
+    .vgpr_spill_count: 0
+    .wavefront_size: 64
+  - .agpr_count:     0
+    .args:
+      - .address_space:  global
+        .name:           keys
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         8
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           present
+        .offset:         16
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         24
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           acc
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         40
+        .size:           4
+        .value_kind:     by_value
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 44
+    .max_flat_workgroup_size: 256
+    .name:           bitflags_t1
+    .private_segment_fixed_size: 0
+    .sgpr_count:     20
+    .sgpr_spill_count: 0
+    .symbol:         bitflags_t1.kd
+    .uses_dynamic_stack: false
+    .vgpr_count:     10
+    .vgpr_spill_count: 0
+    .wavefront_size: 64
+amdhsa.target:   amdgcn-amd-amdhsa--gfx90a
+amdhsa.version:
+  - 1
+  - 2
+...
+
+	.end_amdgpu_metadata

@@ -1,0 +1,478 @@
+	.text
+	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+	.amdhsa_code_object_version 5
+	.globl	exchange_handoff_t0
+	.p2align	8
+	.type	exchange_handoff_t0,@function
+exchange_handoff_t0:
+	s_load_dword s5, s[0:1], 0x4
+	s_load_dword s6, s[2:3], 0x8
+	s_waitcnt lgkmcnt(0)
+	s_and_b32 s5, s5, 0xffff
+	s_mul_i32 s4, s4, s5
+	v_add_u32_e32 v0, s4, v0
+	s_max_i32 s10, s6, 0
+	v_cmp_gt_i32_e32 vcc, s10, v0
+	s_and_saveexec_b64 s[4:5], vcc
+	s_cbranch_execz .LBB0_5
+	s_load_dword s4, s[0:1], 0xc
+	s_load_dwordx2 s[8:9], s[2:3], 0x30
+	s_load_dwordx2 s[6:7], s[2:3], 0x10
+	v_ashrrev_i32_e32 v1, 31, v0
+	s_mov_b64 s[2:3], 0
+	s_waitcnt lgkmcnt(0)
+	s_ashr_i32 s5, s4, 31
+	v_lshl_add_u64 v[2:3], v[0:1], 2, s[8:9]
+	s_lshl_b64 s[0:1], s[4:5], 2
+	v_mov_b32_e32 v1, 0
+	v_mov_b32_e32 v4, -1
+	s_branch .LBB0_3
+.LBB0_2:
+	s_or_b64 exec, exec, s[8:9]
+	v_add_u32_e32 v0, s4, v0
+	v_cmp_le_i32_e32 vcc, s10, v0
+	s_or_b64 s[2:3], vcc, s[2:3]
+	v_lshl_add_u64 v[2:3], v[2:3], 0, s[0:1]
+	s_andn2_b64 exec, exec, s[2:3]
+	s_cbranch_execz .LBB0_5
+.LBB0_3:
+	v_cmp_eq_u32_e32 vcc, 0, v0
+	global_store_dword v[2:3], v1, off
+	s_and_saveexec_b64 s[8:9], vcc
+	s_cbranch_execz .LBB0_2
+	global_store_dword v1, v4, s[6:7]
+	s_branch .LBB0_2
+.LBB0_5:
+	s_endpgm
+	.section	.rodata,"a",@progbits
+	.p2align	6, 0x0
+	.amdhsa_kernel exchange_handoff_t0
+		.amdhsa_group_segment_fixed_size 0
+		.amdhsa_private_segment_fixed_size 0
+		.amdhsa_kernarg_size 76
+		.amdhsa_user_sgpr_count 4
+		.amdhsa_user_sgpr_dispatch_ptr 1
+		.amdhsa_user_sgpr_queue_ptr 0
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_user_sgpr_dispatch_id 0
+		.amdhsa_user_sgpr_kernarg_preload_length 0
+		.amdhsa_user_sgpr_kernarg_preload_offset 0
+		.amdhsa_user_sgpr_private_segment_size 0
+		.amdhsa_uses_dynamic_stack 0
+		.amdhsa_enable_private_segment 0
+		.amdhsa_system_sgpr_workgroup_id_x 1
+		.amdhsa_system_sgpr_workgroup_id_y 0
+		.amdhsa_system_sgpr_workgroup_id_z 0
+		.amdhsa_system_sgpr_workgroup_info 0
+		.amdhsa_system_vgpr_workitem_id 0
+		.amdhsa_next_free_vgpr 5
+		.amdhsa_next_free_sgpr 11
+		.amdhsa_accum_offset 8
+		.amdhsa_reserve_vcc 1
+		.amdhsa_reserve_xnack_mask 1
+		.amdhsa_float_round_mode_32 0
+		.amdhsa_float_round_mode_16_64 0
+		.amdhsa_float_denorm_mode_32 3
+		.amdhsa_float_denorm_mode_16_64 3
+		.amdhsa_dx10_clamp 1
+		.amdhsa_ieee_mode 1
+		.amdhsa_fp16_overflow 0
+		.amdhsa_tg_split 0
+		.amdhsa_exception_fp_ieee_invalid_op 0
+		.amdhsa_exception_fp_denorm_src 0
+		.amdhsa_exception_fp_ieee_div_zero 0
+		.amdhsa_exception_fp_ieee_overflow 0
+		.amdhsa_exception_fp_ieee_underflow 0
+		.amdhsa_exception_fp_ieee_inexact 0
+		.amdhsa_exception_int_div_zero 0
+	.end_amdhsa_kernel
+	.text
+.Lfunc_end0:
+	.size	exchange_handoff_t0, .Lfunc_end0-exchange_handoff_t0
+
+	.globl	exchange_handoff_t1
+	.p2align	8
+	.type	exchange_handoff_t1,@function
+exchange_handoff_t1:
+	s_load_dword s5, s[0:1], 0x4
+	s_load_dword s6, s[2:3], 0x8
+	s_waitcnt lgkmcnt(0)
+	s_and_b32 s5, s5, 0xffff
+	s_mul_i32 s4, s4, s5
+	v_add_u32_e32 v0, s4, v0
+	s_max_i32 s14, s6, 0
+	v_cmp_gt_i32_e32 vcc, s14, v0
+	s_and_saveexec_b64 s[4:5], vcc
+	s_cbranch_execz .LBB1_3
+	s_load_dword s4, s[0:1], 0xc
+	s_load_dwordx2 s[6:7], s[2:3], 0x0
+	s_load_dwordx2 s[8:9], s[2:3], 0x10
+	s_load_dwordx2 s[10:11], s[2:3], 0x20
+	s_load_dwordx2 s[12:13], s[2:3], 0x30
+	s_waitcnt lgkmcnt(0)
+	s_ashr_i32 s5, s4, 31
+	v_ashrrev_i32_e32 v1, 31, v0
+	v_lshlrev_b64 v[2:3], 2, v[0:1]
+	s_lshl_b64 s[0:1], s[4:5], 2
+	s_mov_b64 s[2:3], 0
+	v_mov_b32_e32 v1, 0
+.LBB1_2:
+	global_atomic_swap v8, v1, v0, s[8:9] sc0
+	v_lshl_add_u64 v[4:5], s[6:7], 0, v[2:3]
+	v_lshl_add_u64 v[6:7], s[10:11], 0, v[2:3]
+	v_add_u32_e32 v0, s4, v0
+	v_cmp_le_i32_e32 vcc, s14, v0
+	s_or_b64 s[2:3], vcc, s[2:3]
+	s_waitcnt vmcnt(0)
+	global_store_dword v[4:5], v8, off
+	global_load_dword v6, v[6:7], off
+	v_lshl_add_u64 v[4:5], s[12:13], 0, v[2:3]
+	v_lshl_add_u64 v[2:3], v[2:3], 0, s[0:1]
+	s_waitcnt vmcnt(0)
+	global_atomic_swap v[4:5], v6, off
+	s_andn2_b64 exec, exec, s[2:3]
+	s_cbranch_execnz .LBB1_2
+.LBB1_3:
+	s_endpgm
+	.section	.rodata,"a",@progbits
+	.p2align	6, 0x0
+	.amdhsa_kernel exchange_handoff_t1
+		.amdhsa_group_segment_fixed_size 0
+		.amdhsa_private_segment_fixed_size 0
+		.amdhsa_kernarg_size 76
+		.amdhsa_user_sgpr_count 4
+		.amdhsa_user_sgpr_dispatch_ptr 1
+		.amdhsa_user_sgpr_queue_ptr 0
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_user_sgpr_dispatch_id 0
+		.amdhsa_user_sgpr_kernarg_preload_length 0
+		.amdhsa_user_sgpr_kernarg_preload_offset 0
+		.amdhsa_user_sgpr_private_segment_size 0
+		.amdhsa_uses_dynamic_stack 0
+		.amdhsa_enable_private_segment 0
+		.amdhsa_system_sgpr_workgroup_id_x 1
+		.amdhsa_system_sgpr_workgroup_id_y 0
+		.amdhsa_system_sgpr_workgroup_id_z 0
+		.amdhsa_system_sgpr_workgroup_info 0
+		.amdhsa_system_vgpr_workitem_id 0
+		.amdhsa_next_free_vgpr 9
+		.amdhsa_next_free_sgpr 15
+		.amdhsa_accum_offset 12
+		.amdhsa_reserve_vcc 1
+		.amdhsa_reserve_xnack_mask 1
+		.amdhsa_float_round_mode_32 0
+		.amdhsa_float_round_mode_16_64 0
+		.amdhsa_float_denorm_mode_32 3
+		.amdhsa_float_denorm_mode_16_64 3
+		.amdhsa_dx10_clamp 1
+		.amdhsa_ieee_mode 1
+		.amdhsa_fp16_overflow 0
+		.amdhsa_tg_split 0
+		.amdhsa_exception_fp_ieee_invalid_op 0
+		.amdhsa_exception_fp_denorm_src 0
+		.amdhsa_exception_fp_ieee_div_zero 0
+		.amdhsa_exception_fp_ieee_overflow 0
+		.amdhsa_exception_fp_ieee_underflow 0
+		.amdhsa_exception_fp_ieee_inexact 0
+		.amdhsa_exception_int_div_zero 0
+	.end_amdhsa_kernel
+	.text
+.Lfunc_end1:
+	.size	exchange_handoff_t1, .Lfunc_end1-exchange_handoff_t1
+
+	.globl	exchange_handoff_t2
+	.p2align	8
+	.type	exchange_handoff_t2,@function
+exchange_handoff_t2:
+	s_load_dword s6, s[0:1], 0x4
+	s_load_dword s5, s[2:3], 0x8
+	s_waitcnt lgkmcnt(0)
+	s_and_b32 s6, s6, 0xffff
+	s_mul_i32 s4, s4, s6
+	v_add_u32_e32 v0, s4, v0
+	s_max_i32 s10, s5, 0
+	v_cmp_gt_i32_e32 vcc, s10, v0
+	s_and_saveexec_b64 s[6:7], vcc
+	s_cbranch_execz .LBB2_3
+	s_max_u32 s11, s5, 1
+	s_abs_i32 s12, s11
+	v_cvt_f32_u32_e32 v1, s12
+	s_load_dwordx2 s[4:5], s[2:3], 0x30
+	s_load_dwordx2 s[8:9], s[2:3], 0x40
+	s_load_dword s6, s[0:1], 0xc
+	s_sub_i32 s0, 0, s12
+	v_mov_b32_e32 v2, 0
+	v_rcp_iflag_f32_e32 v4, v1
+	v_ashrrev_i32_e32 v1, 31, v0
+	s_waitcnt lgkmcnt(0)
+	s_ashr_i32 s7, s6, 31
+	v_add_u32_e32 v3, 1, v0
+	v_mul_f32_e32 v4, 0x4f7ffffe, v4
+	v_cvt_u32_f32_e32 v4, v4
+	v_lshl_add_u64 v[0:1], v[0:1], 2, s[8:9]
+	s_lshl_b64 s[2:3], s[6:7], 2
+	s_mov_b64 s[8:9], 0
+	v_mul_lo_u32 v5, s0, v4
+	v_mul_hi_u32 v5, v4, v5
+	v_add_u32_e32 v4, v4, v5
+	v_mov_b32_e32 v5, s11
+.LBB2_2:
+	v_sub_u32_e32 v7, 0, v3
+	v_max_i32_e32 v7, v3, v7
+	v_mul_hi_u32 v8, v7, v4
+	v_mul_lo_u32 v8, v8, s12
+	v_sub_u32_e32 v7, v7, v8
+	v_subrev_u32_e32 v8, s12, v7
+	v_cmp_le_u32_e32 vcc, s12, v7
+	v_ashrrev_i32_e32 v6, 31, v3
+	v_add_u32_e32 v3, s6, v3
+	v_cndmask_b32_e32 v7, v7, v8, vcc
+	v_subrev_u32_e32 v8, s12, v7
+	v_cmp_le_u32_e32 vcc, s12, v7
+	s_nop 1
+	v_cndmask_b32_e32 v7, v7, v8, vcc
+	v_xor_b32_e32 v7, v7, v6
+	v_sub_u32_e32 v6, v7, v6
+	v_xor_b32_e32 v7, s11, v6
+	v_cmp_ne_u32_e32 vcc, 0, v6
+	v_cmp_gt_i32_e64 s[0:1], 0, v7
+	s_and_b64 vcc, vcc, s[0:1]
+	v_cndmask_b32_e32 v7, 0, v5, vcc
+	v_add_u32_e32 v6, v7, v6
+	v_ashrrev_i32_e32 v7, 31, v6
+	v_lshl_add_u64 v[6:7], v[6:7], 2, s[4:5]
+	global_atomic_swap v6, v[6:7], v2, off sc0
+	v_add_u32_e32 v7, -1, v3
+	v_cmp_le_i32_e32 vcc, s10, v7
+	s_or_b64 s[8:9], vcc, s[8:9]
+	s_waitcnt vmcnt(0)
+	global_store_dword v[0:1], v6, off
+	v_lshl_add_u64 v[0:1], v[0:1], 0, s[2:3]
+	s_andn2_b64 exec, exec, s[8:9]
+	s_cbranch_execnz .LBB2_2
+.LBB2_3:
+	s_endpgm
+	.section	.rodata,"a",@progbits
+	.p2align	6, 0x0
+	.amdhsa_kernel exchange_handoff_t2
+		.amdhsa_group_segment_fixed_size 0
+		.amdhsa_private_segment_fixed_size 0
+		.amdhsa_kernarg_size 76
+		.amdhsa_user_sgpr_count 4
+		.amdhsa_user_sgpr_dispatch_ptr 1
+		.amdhsa_user_sgpr_queue_ptr 0
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_user_sgpr_dispatch_id 0
+		.amdhsa_user_sgpr_kernarg_preload_length 0
+		.amdhsa_user_sgpr_kernarg_preload_offset 0
+		.amdhsa_user_sgpr_private_segment_size 0
+		.amdhsa_uses_dynamic_stack 0
+		.amdhsa_enable_private_segment 0
+		.amdhsa_system_sgpr_workgroup_id_x 1
+		.amdhsa_system_sgpr_workgroup_id_y 0
+		.amdhsa_system_sgpr_workgroup_id_z 0
+		.amdhsa_system_sgpr_workgroup_info 0
+		.amdhsa_system_vgpr_workitem_id 0
+		.amdhsa_next_free_vgpr 9
+		.amdhsa_next_free_sgpr 13
+		.amdhsa_accum_offset 12
+		.amdhsa_reserve_vcc 1
+		.amdhsa_reserve_xnack_mask 1
+		.amdhsa_float_round_mode_32 0
+		.amdhsa_float_round_mode_16_64 0
+		.amdhsa_float_denorm_mode_32 3
+		.amdhsa_float_denorm_mode_16_64 3
+		.amdhsa_dx10_clamp 1
+		.amdhsa_ieee_mode 1
+		.amdhsa_fp16_overflow 0
+		.amdhsa_tg_split 0
+		.amdhsa_exception_fp_ieee_invalid_op 0
+		.amdhsa_exception_fp_denorm_src 0
+		.amdhsa_exception_fp_ieee_div_zero 0
+		.amdhsa_exception_fp_ieee_overflow 0
+		.amdhsa_exception_fp_ieee_underflow 0
+		.amdhsa_exception_fp_ieee_inexact 0
+		.amdhsa_exception_int_div_zero 0
+	.end_amdhsa_kernel
+	.text
+.Lfunc_end2:
+	.size	exchange_handoff_t2, .Lfunc_end2-exchange_handoff_t2
+
+	.p2alignl 6, 3212836864
+	.fill 256, 4, 3212836864
+	.section	".note.GNU-stack","",@progbits
+	.amdgpu_metadata
+---
+amdhsa.kernels:
+  - .agpr_count:     0
+    .args:
+      - .address_space:  global
+        .name:           link
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         8
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           head
+        .offset:         16
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         24
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           w
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         40
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           box
+        .offset:         48
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         56
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           got
+        .offset:         64
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         72
+        .size:           4
+        .value_kind:     by_value
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 76
+    .max_flat_workgroup_size: 256
+    .name:           exchange_handoff_t0
+    .private_segment_fixed_size: 0
+    .sgpr_count:     17
+    .sgpr_spill_count: 0
+    .symbol:         exchange_handoff_t0.kd
+    .uses_dynamic_stack: false
+    .vgpr_count:     5
+    .vgpr_spill_count: 0
+    .wavefront_size: 64
+  - .agpr_count:     0
+    .args:
+      - .address_space:  global
+        .name:           link
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         8
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           head
+        .offset:         16
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         24
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           w
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         40
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           box
+        .offset:         48
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         56
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           got
+        .offset:         64
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         72
+        .size:           4
+        .value_kind:     by_value
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 76
+    .max_flat_workgroup_size: 256
+    .name:           exchange_handoff_t1
+    .private_segment_fixed_size: 0
+    .sgpr_count:     21
+    .sgpr_spill_count: 0
+    .symbol:         exchange_handoff_t1.kd
+    .uses_dynamic_stack: false
+    .vgpr_count:     9
+    .vgpr_spill_count: 0
+    .wavefront_size: 64
+  - .agpr_count:     0
+    .args:
+      - .address_space:  global
+        .name:           link
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         8
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           head
+        .offset:         16
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         24
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           w
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         40
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           box
+        .offset:         48
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         56
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           got
+        .offset:         64
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         72
+        .size:           4
+        .value_kind:     by_value
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 76
+    .max_flat_workgroup_size: 256
+    .name:           exchange_handoff_t2
+    .private_segment_fixed_size: 0
+    .sgpr_count:     19
+    .sgpr_spill_count: 0
+    .symbol:         exchange_handoff_t2.kd
+    .uses_dynamic_stack: false
+    .vgpr_count:     9
+    .vgpr_spill_count: 0
+    .wavefront_size: 64
+amdhsa.target:   amdgcn-amd-amdhsa--gfx942
+amdhsa.version:
+  - 1
+  - 2
+...
+
+	.end_amdgpu_metadata
