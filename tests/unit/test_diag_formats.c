@@ -1,0 +1,99 @@
+/* Diagnostics for people and machines: text with caret, JSON lines, SARIF 2.1.0, colour,
+ * -Werror / -W<name> / -Wno-<name>, --error-limit. Inputs live in testdata/diag/. */
+#include "harness.h"
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+static RunResult check(const char *file, const char *a, const char *b) {
+    char *path = root_path(file);
+    const char *args[] = {"--check", path, a, b, NULL};
+    RunResult r = run_qdc_argv(args, NULL, NULL);
+    free(path);
+    return r;
+}
+
+static int count(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+Test(diag_formats, text_has_location_caret_and_both_errors) {
+    RunResult r = check("testdata/diag/two-errors.qd", "--color=never", NULL);
+    cr_assert_eq(r.status, 1);
+    cr_assert(strstr(r.err, "two-errors.qd:6:23: error[QD2030]: 'atomic_and' requires integer operands, got f32\n"
+                            " 6 |         qd.atomic_and(f[i], 1.0)\n"
+                            "   |                       ^~~~\n"), "%s", r.err);
+    cr_assert(strstr(r.err, "two-errors.qd:7:22: error[QD2030]: 'atomic_or'"), "%s", r.err);
+    cr_assert_eq(r.out_len, 0);
+    run_free(&r);
+}
+
+Test(diag_formats, json_lines_one_record_per_diagnostic) {
+    RunResult r = check("testdata/diag/two-errors.qd", "--diagnostics-format=json", NULL);
+    cr_assert_eq(r.status, 1);
+    cr_assert_eq(count(r.err, "\n"), 2, "%s", r.err);
+    cr_assert(strstr(r.err, "{\"schema\":\"qdc-diagnostic/1\",\"severity\":\"error\",\"code\":\"QD2030\","), "%s", r.err);
+    cr_assert(strstr(r.err, "\"line\":6,\"column\":23,\"end_line\":6,\"end_column\":27,\"byte_offset\":139,"
+                            "\"byte_length\":4,\"message\":\"'atomic_and' requires integer operands, got f32\"}"),
+              "%s", r.err);
+    cr_assert_null(strstr(r.err, " | "), "no source snippets in JSON mode");
+    run_free(&r);
+}
+
+Test(diag_formats, sarif_is_one_document_with_rules_and_results) {
+    RunResult r = check("testdata/diag/two-errors.qd", "--diagnostics-format=sarif", NULL);
+    cr_assert_eq(r.status, 1);
+    cr_assert(strncmp(r.err, "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\"", 74) == 0,
+              "%s", r.err);
+    cr_assert_eq(count(r.err, "\"ruleId\":\"QD2030\""), 2);
+    cr_assert(strstr(r.err, "\"region\":{\"startLine\":7,\"startColumn\":22,"), "%s", r.err);
+    cr_assert_eq(count(r.err, "\n"), 1, "exactly one line: the SARIF log");
+    run_free(&r);
+}
+
+Test(diag_formats, colour_always_and_never) {
+    RunResult c = check("testdata/diag/two-errors.qd", "--color=always", NULL);
+    cr_assert(strstr(c.err, "\033[1;31merror[QD2030]"), "%s", c.err);
+    RunResult n = check("testdata/diag/two-errors.qd", "--color=never", NULL);
+    cr_assert_null(strchr(n.err, '\033'));
+    run_free(&c), run_free(&n);
+}
+
+Test(diag_formats, warning_switches) {
+    RunResult w = check("testdata/diag/narrowing.qd", NULL, NULL);
+    cr_assert_eq(w.status, 0);
+    cr_assert(strstr(w.err, "narrowing.qd:6:29: warning[QD2101]: 'atomic_add' operand of type f32 is narrowed"), "%s", w.err);
+    RunResult e = check("testdata/diag/narrowing.qd", "-Werror", NULL);
+    cr_assert_eq(e.status, 1);
+    cr_assert(strstr(e.err, "error[QD2101]"), "%s", e.err);
+    RunResult en = check("testdata/diag/narrowing.qd", "-Werror=atomic-narrowing", NULL);
+    cr_assert_eq(en.status, 1);
+    RunResult off = check("testdata/diag/narrowing.qd", "-Wno-atomic-narrowing", "-Werror");
+    cr_assert_eq(off.status, 0);
+    cr_assert_eq(off.err_len, 0, "%s", off.err);
+    RunResult bad = check("testdata/diag/narrowing.qd", "-Wno-such-warning", NULL);
+    cr_assert_eq(bad.status, 2);
+    cr_assert(strstr(bad.err, "unknown warning 'such-warning'"), "%s", bad.err);
+    run_free(&w), run_free(&e), run_free(&en), run_free(&off), run_free(&bad);
+}
+
+Test(diag_formats, list_warnings_names_each_switch) {
+    RunResult r = run_qdc("--list-warnings", NULL);
+    cr_assert_eq(r.status, 0);
+    cr_assert(strstr(r.out, "-Watomic-narrowing"), "%s", r.out);
+    run_free(&r);
+}
+
+Test(diag_formats, error_limit_stops_after_n) {
+    RunResult r = check("testdata/diag/two-errors.qd", "--error-limit=1", NULL);
+    cr_assert_eq(r.status, 1);
+    cr_assert_eq(count(r.err, "error[QD2030]"), 1, "%s", r.err);
+    cr_assert(strstr(r.err, "qdc: fatal error: too many errors emitted (1), stopping now [--error-limit=1]\n"), "%s", r.err);
+    RunResult u = check("testdata/diag/two-errors.qd", "--error-limit=0", NULL);
+    cr_assert_eq(count(u.err, "error[QD2030]"), 2, "0 means no limit");
+    RunResult bad = check("testdata/diag/two-errors.qd", "--error-limit=x", NULL);
+    cr_assert_eq(bad.status, 2);
+    run_free(&r), run_free(&u), run_free(&bad);
+}
