@@ -113,5 +113,34 @@ install-files:
 	$(foreach s,1 5 7,$(foreach f,$(wildcard man/*.$(s)),install -D -m 644 $(f) $(DESTDIR)$(PREFIX)/share/man/man$(s)/$(notdir $(f)) &&)) true
 	install -m 644 cmake/qdcConfig.cmake cmake/qdcConfigVersion.cmake $(DESTDIR)$(PREFIX)/lib/cmake/qdc/
 
+# ---- Hardening (issue 8) and benchmarks (issue 9) ----
+#   make fuzz FUZZ_SECONDS=N   replay testdata/regress/, then run each libFuzzer target N s
+#   make fuzz-smoke            the same with FUZZ_SMOKE_SECONDS (10) each and a fixed seed (for make test)
+#   make memcheck              valgrind: no definite leaks compiling each example for each backend kind
+#   make bench                 compile latency, PTX quality, x86 run time, scaling -> bench/results.md
+FUZZ_B       ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_NAMES   := frontend capdb pipeline
+FUZZ_BINS    := $(patsubst %,$(FUZZ_B)/fuzz_%,$(FUZZ_NAMES))
+FUZZ_CFLAGS   = $(WARN) -Wno-error $(DEFS) $(INCS) -O1 -g $(SAN) -fsanitize=fuzzer-no-link
+FUZZ_OBJS     = $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(LIB_SRCS) fuzz/fuzz_common.c)
+.PHONY: fuzz fuzz-smoke fuzz-build memcheck bench
+
+$(FUZZ_B)/obj/%.o: %.c $(HDRS) fuzz/fuzz.h
+	@mkdir -p $(dir $@)
+	clang-19 $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_BINS): $(FUZZ_B)/fuzz_%: $(FUZZ_B)/obj/fuzz/fuzz_%.o $(FUZZ_OBJS)
+	clang-19 -g $(SAN) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+fuzz-build: $(FUZZ_BINS)
+fuzz: fuzz-build
+	@for n in $(FUZZ_NAMES); do bash fuzz/run.sh $(FUZZ_B) $$n $(FUZZ_SECONDS) random || exit 1; done
+fuzz-smoke: fuzz-build
+	@for n in $(FUZZ_NAMES); do bash fuzz/run.sh $(FUZZ_B) $$n $(FUZZ_SMOKE_SECONDS) 1 || exit 1; done
+memcheck: all
+	@bash fuzz/memcheck.sh $(B)/qdc
+bench: all
+	@bash bench/bench.sh $(B)
+
 clean:
 	rm -rf $(B)

@@ -129,13 +129,13 @@ static bool begin_line(Lexer *L) {
             L->indent[L->nindent] = col, L->alt[L->nindent] = alt;
             push(L, T_INDENT, p, p);
         }
-        while (col < L->indent[L->nindent]) {
+        while (L->nindent > 0 && col < L->indent[L->nindent]) {
             L->nindent--;
             push(L, T_DEDENT, p, p);
         }
         if (col != L->indent[L->nindent]) {
             diag_error(span_at(L, p, 1), "QD1005", "unindent does not match any outer indentation level");
-            L->indent[L->nindent] = col, L->alt[L->nindent] = alt;
+            if (L->nindent > 0) L->indent[L->nindent] = col, L->alt[L->nindent] = alt;
         }
         return true;
     }
@@ -260,6 +260,8 @@ static void lex_name(Lexer *L) {
     const char *s = L->p;
     while (L->p < L->end && is_ident_char(*L->p)) L->p++;
     size_t n = (size_t)(L->p - s);
+    if (n > QDL_MAX_IDENT)
+        diag_error(span_at(L, s, 1), "QD1014", "identifier of %zu characters is longer than the limit of %d", n, QDL_MAX_IDENT);
     if (n <= 2 && L->p < L->end && (*L->p == '"' || *L->p == '\'')) { /* string prefix */
         bool raw = false, ok = true;
         for (const char *q = s; q < L->p; q++) {

@@ -10,6 +10,7 @@
 #define QDL_MAX_INDENT 100  /* indentation levels (Python's own limit) */
 #define QDL_MAX_EXPR_DEPTH 1000 /* depth of one expression tree, operator chains included */
 #define QDL_MAX_ARGS 255    /* arguments of one call */
+#define QDL_MAX_IDENT 1024  /* characters in one identifier */
 
 typedef enum {
     T_EOF, T_NEWLINE, T_INDENT, T_DEDENT, T_NAME, T_INT, T_FLOAT, T_STRING,

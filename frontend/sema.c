@@ -28,7 +28,20 @@ Binding *scope_bind(Sema *S, Scope *s, const char *name, Val v, Span decl) {
 int sema_new_local(Sema *S, const char *name, QdType t) {
     IrLocal l = {name, t};
     vec_push(&S->locals, l);
+    vec_push(&S->local_task, S->task);
     return S->locals.len - 1;
+}
+
+/* Each task runs as its own launch with thread-private locals: a value set by one task does
+ * not reach another (Quadrants would promote it to a global temporary; v1 does not). */
+bool sema_local_visible(Sema *S, int local, Span use) {
+    int owner = S->local_task.items[local];
+    if (owner == S->task || owner < 0 || S->task < 0) return true;
+    const IrTask *t = &S->tasks.items[owner];
+    diag_error(use, "QD2025", "'%s' is set in %s code outside this parallel loop and cannot be used inside it in v1; "
+                              "use a 0-d field (x = qd.field(qd.i32, shape=()))", S->locals.items[local].name,
+               t->kind == IR_TASK_SERIAL ? "serial" : "another loop's");
+    return false;
 }
 
 IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp) {
@@ -149,7 +162,12 @@ static char decorator_kind(Sema *S, const Stmt *s) {
     return 0;
 }
 
+#define MAX_DEFS 10000 /* kernels and qd.funcs in one file: documented limit (QD2024) */
+
 static void module_def(Sema *S, const Stmt *s) {
+    if (S->ndefs++ == MAX_DEFS)
+        diag_error(s->def.name_span, "QD2024", "more than %d kernels and functions in one file", MAX_DEFS);
+    if (S->ndefs > MAX_DEFS) return;
     char kind = decorator_kind(S, s);
     if (!kind || !s->def.name) return;
     Binding *prev = scope_find(&S->module, s->def.name);
@@ -263,7 +281,11 @@ void sema_for_body(Sema *S, const Stmt *loop) {
     IrTask *t = &S->tasks.items[S->task];
     LoopSpace ls;
     const Expr *iter = loop->for_.iter;
-    if (!sema_loop_space(S, iter, &ls)) return;
+    int task = S->task;
+    S->task = -1; /* bounds are checked for uniformity below, not for task visibility */
+    bool ok = sema_loop_space(S, iter, &ls);
+    S->task = task;
+    if (!ok) return;
     const Expr *t0 = loop->for_.target;
     int nvars = t0->kind == E_TUPLE ? t0->list.n : 1;
     if (nvars != ls.ndims) {
@@ -383,10 +405,26 @@ static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *
     vec_free(&sc->b);
 }
 
+/* `if qd.static(c):` at the top level: the chosen branch stays top level (its loops parallel). */
+static const StmtList *static_branch(Sema *S, const Stmt *s) {
+    if (s->kind != S_IF || s->if_.cond->kind != E_CALL) return NULL;
+    const char *p = sema_path(S, s->if_.cond->call.fn);
+    if (!p || strcmp(p, "qd.static")) return NULL;
+    IrStmtVec *cur = S->cur;
+    S->cur = NULL; /* a compile-time condition emits no code */
+    IrExpr *c = ir_to_bool(S, sema_expr(S, s->if_.cond));
+    S->cur = cur;
+    static const StmtList none = {0};
+    return c ? (c->c.u ? &s->if_.then : &s->if_.els) : &none;
+}
+
 static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
     for (int k = 0; k < l->n; k++) {
         const Stmt *s = l->stmts[k], *def;
-        if (is_loop_config(S, s)) {
+        const StmtList *branch = static_branch(S, s);
+        if (branch) {
+            split_tasks(S, branch, serial);
+        } else if (is_loop_config(S, s)) {
             loop_config(S, s->expr);
         } else if (s->kind == S_FOR && !is_static_for(S, s)) {
             close_task(S, serial);
@@ -469,7 +507,7 @@ static void kernel_params(Sema *S, const Stmt *def) {
 static void check_kernel(Sema *S, const Stmt *def) {
     IrKernel k = {.name = def->def.name, .span = def->def.name_span};
     S->k = &k;
-    S->params.len = S->locals.len = S->shared.len = S->tasks.len = 0;
+    S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = 0;
     Scope scope = {.parent = &S->module};
     S->scope = &scope;
     S->task = -1, S->block_dim = 0, S->loop = LOOP_NONE, S->ninline = 0;
@@ -521,6 +559,6 @@ IrModule *frontend_check(const AstModule *ast, Arena *arena) {
     TAKE(m->fields, m->nfields, S.fields);
     TAKE(m->kernels, m->nkernels, S.kernels);
     vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b);
-    vec_free(&S.params), vec_free(&S.locals), vec_free(&S.shared), vec_free(&S.tasks);
+    vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
     return diag_error_count() ? NULL : m;
 }

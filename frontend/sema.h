@@ -71,6 +71,7 @@ typedef struct Sema {
     IrKernel *k;
     VEC(IrParam) params;
     VEC(IrLocal) locals;
+    VEC(int) local_task; /* the task that created each local */
     VEC(IrShared) shared;
     VEC(IrTask) tasks;
     Scope *scope;     /* innermost function scope (kernel, or an inlined qd.func) */
@@ -82,6 +83,7 @@ typedef struct Sema {
     const Stmt *inline_stack[32];
     int ninline;
     int block_dim;    /* pending qd.loop_config(block_dim=...) */
+    int ndefs;        /* kernels and funcs defined so far */
     Span block_dim_span;
 } Sema;
 
@@ -89,6 +91,7 @@ typedef struct Sema {
 Binding *scope_find(Scope *s, const char *name);
 Binding *scope_bind(Sema *S, Scope *s, const char *name, Val v, Span decl);
 int sema_new_local(Sema *S, const char *name, QdType t);
+bool sema_local_visible(Sema *S, int local, Span use); /* false (after an error) across tasks */
 void sema_emit(Sema *S, IrStmt *st);
 IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp);
 const char *sema_path(Sema *S, const Expr *e); /* "qd.types.ndarray" for a dotted name under qd */

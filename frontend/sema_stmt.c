@@ -41,7 +41,10 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
         return;
     }
     if (!is_scalar(v)) { /* compile-time objects (SharedArray, field, ...) are bound by name */
-        if (v.kind == V_ERR) return;
+        if (v.kind == V_ERR) { /* later uses of the name stay quiet */
+            scope_bind(S, S->scope, target->name, v, target->span);
+            return;
+        }
         if (v.kind == V_SHARED && S->shared.items[v.index].name[0] == '$')
             S->shared.items[v.index].name = target->name;
         if (v.kind == V_NONE || v.kind == V_STR) {
@@ -52,12 +55,15 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
         return;
     }
     IrExpr *e = sema_rvalue(S, v, sp);
-    if (!e) return;
+    if (!e) {
+        scope_bind(S, S->scope, target->name, val_err(), target->span);
+        return;
+    }
     if (e->type == QT_VOID) {
         diag_error(sp, "QD2019", "'atomic_store' has no value to assign");
         return;
     }
-    if (!b || b->v.kind != V_LOCAL) {
+    if (!b || b->v.kind != V_LOCAL || S->local_task.items[b->v.index] != S->task) { /* a new variable */
         int l = sema_new_local(S, target->name, e->type);
         b = scope_bind(S, S->scope, target->name, (Val){.kind = V_LOCAL, .index = l}, target->span);
     }
@@ -154,6 +160,7 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
             emit_assign(S, l, b->v.e, t->span);
             b->v = (Val){.kind = V_LOCAL, .index = l};
         }
+        if (b && b->v.kind == V_LOCAL && !sema_local_visible(S, b->v.index, t->span)) return;
         if (!b || b->v.kind != V_LOCAL) {
             Val v = sema_eval(S, t);
             if (v.kind != V_ERR) diag_error(t->span, "QD2010", "cannot update '%s' in place: it is %s, not a local variable", t->name, val_describe(v));
@@ -268,7 +275,8 @@ static int loop_var(Sema *S, const Expr *name) {
         diag_error(name->span, "QD2038", "cannot use kernel argument '%s' as a loop variable", name->name);
         return -1;
     }
-    if (b && b->v.kind == V_LOCAL && S->locals.items[b->v.index].type == QT_I32) return b->v.index;
+    if (b && b->v.kind == V_LOCAL && S->locals.items[b->v.index].type == QT_I32 && S->local_task.items[b->v.index] == S->task)
+        return b->v.index;
     int l = sema_new_local(S, name->name, QT_I32);
     scope_bind(S, S->scope, name->name, (Val){.kind = V_LOCAL, .index = l}, name->span);
     return l;

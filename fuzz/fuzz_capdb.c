@@ -37,6 +37,7 @@ static void query(const CapTarget *t) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    diag_reset_counts();
     FILE *f = fopen(file, "wb");
     if (!f) die("cannot write %s", file);
     fwrite(data, 1, size, f);

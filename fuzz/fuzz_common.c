@@ -26,9 +26,15 @@ CapDb *fuzz_open_capdb(const char *extra_dir) {
     return db;
 }
 
-/* The backend's natural artifact, except AMDGPU: the unlinked object (no ld.lld-19 per input). */
+/* The backend's natural artifact (as the driver resolves EMIT_DEFAULT), except AMDGPU: the
+ * unlinked object, so that no ld.lld-19 process is spawned per input. */
 static EmitKind fuzz_emit_kind(const CapTarget *t) {
-    return strcmp(cap_backend(t), "amdgpu") ? EMIT_DEFAULT : EMIT_OBJ;
+    static const struct { const char *backend; EmitKind kind; } kinds[] = {
+        {"x86_64", EMIT_OBJ}, {"ptx", EMIT_PTX}, {"amdgpu", EMIT_OBJ}, {"spirv", EMIT_SPIRV}, {"msl", EMIT_MSL},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
+        if (!strcmp(kinds[i].backend, cap_backend(t))) return kinds[i].kind;
+    die("fuzz: no output kind for backend '%s'", cap_backend(t));
 }
 
 static bool emit(IrModule *ir, const CapTarget *t, Arena *arena) {
@@ -47,6 +53,7 @@ static bool emit(IrModule *ir, const CapTarget *t, Arena *arena) {
 }
 
 bool fuzz_compile(const char *name, const uint8_t *text, size_t len, const CapTarget *t) {
+    diag_reset_counts();
     Source *src = source_new(name, (const char *)text, len);
     Arena arena = {0};
     int before = diag_error_count();

@@ -282,6 +282,7 @@ void diag_note(Span sp, const char *fmt, ...) {
 
 int diag_error_count(void) { return D.errors; }
 int diag_warning_count(void) { return D.warnings; }
+void diag_reset_counts(void) { D.errors = D.warnings = 0, D.last_shown = false; }
 
 void diag_finish(void) {
     if (D.cfg.format != DIAG_SARIF) return;

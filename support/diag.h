@@ -58,6 +58,8 @@ void diag_note(Span sp, const char *fmt, ...) __attribute__((format(printf, 2, 3
 
 int diag_error_count(void);
 int diag_warning_count(void);
+/* For in-process drivers that compile many inputs (the fuzzers): forget the counts so far. */
+void diag_reset_counts(void);
 /* Writes anything buffered (SARIF is one JSON document written at the end). */
 void diag_finish(void);
 #endif

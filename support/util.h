@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <stdlib.h> /* free() in vec_free */
 
 #define QDC_EXIT_OK 0

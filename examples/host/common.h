@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <stdbool.h>
 
 static inline int host_threads(int argc, char **argv) { return argc > 1 ? atoi(argv[1]) : 0; }
 static inline int host_n(int argc, char **argv, int dflt) { return argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : dflt; }

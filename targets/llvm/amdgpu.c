@@ -59,8 +59,11 @@ static LLVMValueRef tmpl_get(LlvmCg *cg, TmplKind kind, LLVMTypeRef ty, unsigned
     char *text = tmpl_text(kind, tyname ? tyname : "", as, amd_scope[scope]);
     if (tyname) LLVMDisposeMessage(tyname);
     AmdState *st = amd_state(cg);
-    for (int i = 0; i < st->tmpls.len; i++)
-        if (!strcmp(st->tmpls.items[i].key, text)) return free(text), st->tmpls.items[i].inst;
+    for (int i = 0; i < st->tmpls.len; i++) {
+        if (strcmp(st->tmpls.items[i].key, text)) continue;
+        free(text);
+        return st->tmpls.items[i].inst;
+    }
     LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, strlen(text), "qdc-amdgpu-template");
     Tmpl t = {text, NULL, NULL};
     char *msg = NULL;
@@ -200,12 +203,7 @@ static void amd_emit_task(LlvmCg *cg, const IrKernel *k, int ti) {
     if (t->kind == IR_TASK_PARALLEL) {
         cg_emit_strided_loop(cg, gid, cg_task_extent(cg), amd_dispatch_field(cg, 12, 32));
     } else {
-        LLVMBasicBlockRef body = cg_block(cg, "serial"), done = cg_block(cg, "done");
-        LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, gid, cg_i32(cg, 0), ""), body, done);
-        LLVMPositionBuilderAtEnd(cg->b, body);
-        cg_emit_task_body(cg, NULL);
-        LLVMBuildBr(cg->b, done);
-        LLVMPositionBuilderAtEnd(cg->b, done);
+        gpu_serial_body(cg, gid);
     }
     cg_task_end(cg);
     LLVMBuildRetVoid(cg->b);

@@ -37,12 +37,17 @@ bool amdgpu_link(const StrBuf *obj, StrBuf *hsaco);
 /* ---- kernel ABI shared by PTX and AMDGPU entries (nvptx.c) ----
  * Parameters are flattened in IrKernel order: a scalar as its storage type, an ndarray as a
  * global pointer then one i32 extent per axis -- the field order of the --emit=header struct, so
- * a host can pass that struct as the AMDGPU kernarg segment or as CUDA kernelParams. */
+ * a host can pass that struct as the AMDGPU kernarg segment or as CUDA kernelParams.
+ * Parallel tasks are grid-stride loops, so any launch size is correct; a task with block.sync()
+ * gives every thread of a block the same trip count only when its extent is a multiple of the
+ * block size and the grid covers it, so such kernels pad (examples/shared_histogram.qd). */
 unsigned gpu_param_count(const IrKernel *k);
 void gpu_param_types(LlvmCg *cg, const IrKernel *k, LLVMTypeRef *out);
 void gpu_bind_params(LlvmCg *cg, const IrKernel *k, LLVMValueRef fn);
 /* The block size a task is compiled for (abi_block_dim; dies if the database has none). */
 int gpu_block_dim(LlvmCg *cg, const IrTask *t);
+/* A serial task: the body once, on global thread gid == 0. */
+void gpu_serial_body(LlvmCg *cg, LLVMValueRef gid);
 /* Shared-array storage: an internal [elems x T] global in as_shared, named <task>.<array>. */
 LLVMValueRef gpu_shared_base(LlvmCg *cg, int shared);
 #endif

@@ -17,18 +17,22 @@ static void init_llvm_once(void) {
     LLVMInitializeAllAsmPrinters();
 }
 
-/* The family's LLVM strings; the x86_64 defaults apply only while a family file omits them. */
-static const char *llvm_key(const LlvmCg *cg, const char *key, const char *x86_default) {
-    const char *v = cap_str(cg->cap, key);
-    if (v) return v;
-    return !strcmp(cg->tgt->backend, "x86_64") ? x86_default : NULL;
+/* LLVM errors raised while optimizing or emitting (unsupported constructs, inline asm the
+ * backend rejects) become QD5003 diagnostics instead of aborting qdc. */
+static void on_llvm_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
+    LlvmCg *cg = ctx;
+    if (LLVMGetDiagInfoSeverity(di) != LLVMDSError) return;
+    char *msg = LLVMGetDiagInfoDescription(di);
+    Span none = {0};
+    diag_error(none, "QD5003", "LLVM (%s): %s", cap_name(cg->cap), msg);
+    LLVMDisposeMessage(msg);
+    cg->failed = true;
 }
 
 bool machine_init(LlvmCg *cg) {
     init_llvm_once();
-    const char *triple = llvm_key(cg, "llvm.triple", "x86_64-pc-linux-gnu");
-    const char *cpu = llvm_key(cg, "llvm.cpu", "x86-64");
-    const char *features = llvm_key(cg, "llvm.features", "");
+    const char *triple = cap_str(cg->cap, "llvm.triple"), *cpu = cap_str(cg->cap, "llvm.cpu");
+    const char *features = cap_str(cg->cap, "llvm.features");
     Span none = {0};
     if (!triple || !cpu) {
         diag_error(none, "QD5001", "target '%s' has no llvm.triple/llvm.cpu in the capability database", cap_name(cg->cap));
@@ -51,6 +55,7 @@ bool machine_init(LlvmCg *cg) {
         return false;
     }
     cg->ctx = LLVMContextCreate();
+    LLVMContextSetDiagnosticHandler(cg->ctx, on_llvm_diagnostic, cg);
     cg->mod = LLVMModuleCreateWithNameInContext(cg->opts->module_name, cg->ctx);
     LLVMSetTarget(cg->mod, triple);
     LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(cg->tm);
@@ -99,6 +104,11 @@ bool machine_emit(LlvmCg *cg, EmitKind kind, StrBuf *out) {
     LLVMCodeGenFileType ft = kind == EMIT_OBJ || kind == EMIT_DEFAULT ? LLVMObjectFile : LLVMAssemblyFile;
     LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(cg->tm, clone, ft, &err, &buf);
     LLVMDisposeModule(clone);
+    if (cg->failed) {
+        if (buf) LLVMDisposeMemoryBuffer(buf);
+        LLVMDisposeMessage(err);
+        return false;
+    }
     if (failed) {
         Span none = {0};
         diag_error(none, "QD5003", "LLVM could not emit code for '%s': %s", cap_name(cg->cap), err ? err : "?");

@@ -1,6 +1,8 @@
 /* The PTX target: inline-PTX spelling of atomics, atomic loads/stores and fences (LLVM 19 NVPTX
  * drops orders and scopes and aborts on acquire/release loads, stores and fences, so qdc never
- * hands it those), plus the NVPTX hooks of the LLVM backend (entries, thread ids, barriers). */
+ * hands it those), the kernel ABI both GPU targets share, and the NVPTX hooks (entries with
+ * grid-stride loops, launch bounds, thread ids, barriers). LLVM's own atomicrmw/cmpxchg/load
+ * atomic is used only for relaxed device-scope operations. */
 #include "../abi.h"
 #include "gpu.h"
 #include <stdio.h>
@@ -221,24 +223,27 @@ LLVMValueRef gpu_shared_base(LlvmCg *cg, int shared) {
     return g;
 }
 
+/* A serial task runs on global thread 0 only. */
+void gpu_serial_body(LlvmCg *cg, LLVMValueRef gid) {
+    LLVMBasicBlockRef body = cg_block(cg, "serial");
+    LLVMBasicBlockRef done = cg_block(cg, "done");
+    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, gid, cg_i32(cg, 0), ""), body, done);
+    LLVMPositionBuilderAtEnd(cg->b, body);
+    cg_emit_task_body(cg, NULL);
+    LLVMBuildBr(cg->b, done);
+    LLVMPositionBuilderAtEnd(cg->b, done);
+}
+
 /* ---- NVPTX hooks ---- */
 
 typedef struct {
     bool membar_only; /* some decision carries LOWF_MEMBAR_ORDERS: fences are membar */
 } PtxState;
 
-static LLVMValueRef nv_call(LlvmCg *cg, const char *intrin, LLVMValueRef *args, unsigned n) {
-    unsigned id = LLVMLookupIntrinsicID(intrin, strlen(intrin));
-    if (!id) die("unknown intrinsic %s", intrin);
-    LLVMValueRef f = LLVMGetIntrinsicDeclaration(cg->mod, id, NULL, 0);
-    LLVMTypeRef fty = LLVMIntrinsicGetType(cg->ctx, id, NULL, 0);
-    return LLVMBuildCall2(cg->b, fty, f, args, n, "");
-}
-
 static LLVMValueRef nv_sreg(LlvmCg *cg, const char *reg) {
     char name[64];
     snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s", reg);
-    return nv_call(cg, name, NULL, 0);
+    return cg_call_intrinsic(cg, name, NULL, 0, NULL, 0);
 }
 
 static LLVMValueRef nv_inline(LlvmCg *cg, LLVMTypeRef ret, const char *text, const char *cons,
@@ -279,17 +284,6 @@ static LLVMValueRef nv_global_thread_idx(LlvmCg *cg) {
     return LLVMBuildAdd(cg->b, base, nv_sreg(cg, "tid.x"), "gid");
 }
 
-/* A serial task runs on global thread 0 only. */
-static void gpu_serial_body(LlvmCg *cg, LLVMValueRef gid) {
-    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "serial");
-    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "done");
-    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, gid, cg_i32(cg, 0), ""), body, done);
-    LLVMPositionBuilderAtEnd(cg->b, body);
-    cg_emit_task_body(cg, NULL);
-    LLVMBuildBr(cg->b, done);
-    LLVMPositionBuilderAtEnd(cg->b, done);
-}
-
 static void nv_emit_task(LlvmCg *cg, const IrKernel *k, int ti) {
     const IrTask *t = &k->tasks[ti];
     unsigned n = gpu_param_count(k);
@@ -313,7 +307,7 @@ static void nv_emit_task(LlvmCg *cg, const IrKernel *k, int ti) {
 }
 
 static LLVMValueRef nv_thread_idx(LlvmCg *cg) { return nv_sreg(cg, "tid.x"); }
-static void nv_barrier(LlvmCg *cg) { nv_call(cg, "llvm.nvvm.barrier0", NULL, 0); }
+static void nv_barrier(LlvmCg *cg) { cg_call_intrinsic(cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0); }
 
 static bool nv_membar_only(LlvmCg *cg) { return ((PtxState *)cg->target_state)->membar_only; }
 

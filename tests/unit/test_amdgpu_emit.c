@@ -4,6 +4,7 @@
 #include "test_ptx_ir.h"
 #include "targets/llvm/gpu.h"
 #include <stdio.h>
+#include <unistd.h>
 
 #define READELF "/usr/lib/llvm-19/bin/llvm-readelf"
 #define OBJDUMP "/usr/lib/llvm-19/bin/llvm-objdump"
@@ -114,4 +115,56 @@ Test(amdgpu_emit, missing_linker_is_a_clear_error) {
     unsetenv("QDC_LD_LLD");
     cr_expect(!amdgpu_link(&obj, &out), "ld.lld-19 must reject garbage input");
     sb_free(&obj), sb_free(&out);
+}
+
+/* The command line: default output is the linked code object; a missing linker is exit 1
+ * with QD5005; metadata and header name every task entry. */
+Test(amdgpu_emit, cli_hsaco_and_missing_linker) {
+    char *src = root_path("examples/histogram.qd");
+    char *dir = make_temp_dir();
+    char *out = xasprintf("%s/h.hsaco", dir);
+    RunResult r = run_qdc(src, "--target=gfx942", "-o", out, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    size_t len = 0;
+    char *co = read_text(out, &len);
+    cr_expect(co && len > 64 && !memcmp(co, "\177ELF", 4), "not an ELF code object");
+    free(co);
+    run_free(&r);
+    unlink(out);
+    setenv("QDC_LD_LLD", "/nonexistent/ld.lld-19", 1);
+    r = run_qdc(src, "--target=gfx942", "-o", out, NULL);
+    unsetenv("QDC_LD_LLD");
+    cr_expect_eq(r.status, 1);
+    cr_expect(!file_exists(out), "a failed link must leave no output file");
+    cr_expect(strstr(r.err, "error[QD5005]: cannot link the AMDGPU code object: ld.lld-19 not found"), "%s", r.err);
+    run_free(&r);
+    r = run_qdc(src, "--target=gfx90a", "--emit=metadata", "-o", "-", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    expect_all(r.out, W("\"backend\": \"amdgpu\"", "\"histogram_t0\"", "\"histogram_t1\"", "\"block_dim\": 256"), NULL,
+               "metadata");
+    run_free(&r);
+    r = run_qdc(src, "--target=gfx90a", "--emit=header", "-o", "-", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "histogram"), "%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(src), free(dir), free(out);
+}
+
+/* "amdgpu-unsafe-fp-atomics" appears only when the database allows it, which on gfx90a needs
+ * the user's --cap=+coarse-grained-memory; then f32 add is native instead of a CAS loop. */
+Test(amdgpu_emit, cli_unsafe_fp_atomics_follow_the_cap) {
+    char *src = root_path("examples/float_sum.qd");
+    RunResult r = run_qdc(src, "--target=gfx90a", "--emit=asm", "-o", "-", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    expect_all(r.out, W("global_atomic_cmpswap"), W("global_atomic_add_f32"), "gfx90a default");
+    run_free(&r);
+    r = run_qdc(src, "--target=gfx90a", "--cap=+coarse-grained-memory", "--emit=asm", "-o", "-", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    expect_all(r.out, W("global_atomic_add_f32"), W("cmpswap"), "gfx90a +coarse-grained-memory");
+    run_free(&r);
+    r = run_qdc(src, "--target=gfx90a", "--emit=llvm-ir", "-o", "-", NULL);
+    expect_all(r.out, NULL, W("amdgpu-unsafe-fp-atomics"), "gfx90a default IR");
+    run_free(&r);
+    free(src);
 }

@@ -22,7 +22,7 @@ static const QdType mx_types[] = {QT_I32, QT_U32, QT_I64, QT_U64, QT_F16, QT_BF1
 typedef struct {
     const char *family;
     bool amd;
-    int native, cas, unsupported, not_cells, disagreements;
+    int native, cas, unsupported, not_cells, disagreements, ptxas_ok;
     StrBuf why;
 } Tally;
 
@@ -194,6 +194,20 @@ static bool read_diagnostics(Tally *t, const char *err, bool *skip, const int *l
     return any;
 }
 
+/* Every probe PTX must assemble (sm_60/sm_70 as sm_75: ptxas 13 still checks .target). */
+static void ptxas_probe(Tally *t, QdType ty, const char *ptx) {
+    static const char *const ptxas = "/usr/local/cuda/bin/ptxas";
+    if (t->amd || !tool_available(ptxas)) return;
+    bool old = !strcmp(t->family, "sm_60") || !strcmp(t->family, "sm_70");
+    char *arch = xasprintf("-arch=%s", old ? "sm_75" : t->family);
+    char *cubin = xasprintf("%s.cubin", ptx);
+    RunResult r = run_argv((const char *[]){ptxas, arch, ptx, "-o", cubin, NULL}, NULL, NULL);
+    if (r.status != 0) disagree(t, ty, -1, "ptxas rejected the probe"), sb_printf(&t->why, "%s\n", r.err);
+    else t->ptxas_ok++;
+    run_free(&r);
+    free(arch), free(cubin);
+}
+
 static void verify_probe(Tally *t, const char *dir, QdType ty) {
     bool skip[NCELLS] = {0};
     int line_of[NCELLS];
@@ -212,6 +226,7 @@ static void verify_probe(Tally *t, const char *dir, QdType ty) {
         if (r.status == 0) {
             char *asm_text = read_text(out, NULL);
             verify_outputs(t, ty, skip, r.out, asm_text ? asm_text : "");
+            ptxas_probe(t, ty, out);
             free(asm_text);
         } else if (r.status == 1 && read_diagnostics(t, r.err, skip, line_of)) {
             retry = true;
@@ -245,8 +260,9 @@ static void verify_family(const char *family, bool amd) {
         verify_probe(&t, dir, mx_types[i]);
     remove_tree(dir);
     free(dir);
-    printf("matrix: %-8s verified %3d cells (native %d, cas %d, unsupported %d)\n", family,
-           t.native + t.cas + t.unsupported, t.native, t.cas, t.unsupported);
+    printf("matrix: %-8s verified %3d cells (native %d, cas %d, unsupported %d)%s\n", family,
+           t.native + t.cas + t.unsupported, t.native, t.cas, t.unsupported,
+           amd ? "" : t.ptxas_ok ? "; ptxas accepted every probe" : "; ptxas not present: not assembled");
     cr_expect_eq(t.not_cells, 0, "the frontend rejected %d probe operations", t.not_cells);
     cr_expect_eq(t.disagreements, 0, "%d cells disagree with the database:\n%s", t.disagreements, t.why.data);
     cr_expect_gt(t.native, 0);

@@ -106,3 +106,46 @@ Test(ptx_emit, shared_arrays_and_barrier) {
     free(check(p, "sm_90", W(".shared .align 16 .b8 probe_t0__sh[1024];", "atom.cta.shared.add.u32", "bar.sync \t0;"),
                NULL));
 }
+
+/* The command line: `qdc k.qd --target=sm_90 -o k.ptx` writes PTX with one .entry per task;
+ * metadata names the entries with their block sizes. */
+Test(ptx_emit, cli_ptx_and_metadata) {
+    char *src = root_path("examples/last_block.qd");
+    char *dir = make_temp_dir();
+    char *out = xasprintf("%s/k.ptx", dir);
+    RunResult r = run_qdc(src, "--target=sm_90", "-o", out, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *ptx = read_text(out, NULL);
+    cr_assert_not_null(ptx);
+    cr_expect(strstr(ptx, ".visible .entry last_block_t0(") && strstr(ptx, ".visible .entry last_block_t1("), "%s", ptx);
+    cr_expect(strstr(ptx, ".reqntid 1, 1, 1"), "loop_config(block_dim=1) must give .reqntid 1:\n%s", ptx);
+    cr_expect(strstr(ptx, "fence.sc.gpu;"), "grid.mem_fence() must be fence.sc.gpu on sm_90:\n%s", ptx);
+    free(ptx);
+    run_free(&r);
+    r = run_qdc(src, "--target=sm_60", "--emit=asm", "-o", "-", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "membar.gl;") && !strstr(r.out, "fence."), "sm_60 fences must be membar:\n%s", r.out);
+    run_free(&r);
+    r = run_qdc(src, "--target=sm_90", "--emit=metadata", "-o", "-", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"last_block_t1\", \"kind\": \"parallel\", \"block_dim\": 1"), "%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(src), free(dir), free(out);
+}
+
+/* .version and .target come from the database (ptx.isa, ptx.sm) for every NVIDIA family. */
+Test(ptx_emit, version_and_target_from_database) {
+    static const char *const fams[] = {"sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+    for (size_t i = 0; i < ARRAY_LEN(fams); i++) {
+        const CapTarget *t = probe_target(fams[i]);
+        const char *isa = cap_str(t, "ptx.isa"), *sm = cap_str(t, "ptx.sm");
+        cr_assert(isa && sm, "%s has no ptx.isa/ptx.sm", fams[i]);
+        char *want_v = xasprintf(".version %s\n", isa), *want_t = xasprintf(".target %s\n", sm);
+        ProbeSpec p = probe_spec(QOP_ADD, QT_U32, QSPACE_GLOBAL, QORD_RELAXED, QSCOPE_DEVICE);
+        char *ptx = probe_emit(&p, fams[i], EMIT_PTX, NULL);
+        cr_expect(strstr(ptx, want_v), "%s: expected '%s' from ptx.isa in\n%s", fams[i], isa, ptx);
+        cr_expect(strstr(ptx, want_t), "%s: expected '.target %s' from ptx.sm", fams[i], sm);
+        free(ptx), free(want_v), free(want_t);
+    }
+}

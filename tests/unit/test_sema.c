@@ -116,3 +116,12 @@ Test(sema, serial_for_and_func_inlining) {
     expect_has(ir, "local %6 $sq_ret: f32");
     free(ir);
 }
+
+Test(sema, static_if_at_top_level_keeps_loops_parallel) {
+    char *ir = ir_of("USE = False\n", "a: qd.types.ndarray(dtype=qd.i32, ndim=1)",
+                     "    if qd.static(USE):\n        for i in range(4):\n            a[i] = 1\n"
+                     "    else:\n        for i in range(8):\n            a[i] = 2\n");
+    expect_has(ir, "task k_t0 parallel extent=8:i32");
+    cr_expect(!strstr(ir, "k_t1"), "one task only:\n%s", ir);
+    free(ir);
+}

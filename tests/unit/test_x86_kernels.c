@@ -11,11 +11,11 @@
 /* qdc still stops at a stub (frontend or lowering not there yet). */
 static bool pending(const RunResult *r) { return r->status == 3 && strstr(r->err, "not implemented"); }
 
-static void run_kernel(const char *qd_rel, const char *host_rel, const char *name, const char *n) {
+static void run_kernel_opt(const char *qd_rel, const char *host_rel, const char *name, const char *n, const char *opt) {
     if (!x86_have_runtime()) return;
     char *dir = make_temp_dir(), *qd = root_path(qd_rel), *host = root_path(host_rel), *obj = NULL, *hdr = NULL;
     cr_assert(asprintf(&obj, "%s/%s.o", dir, name) > 0 && asprintf(&hdr, "%s/%s.h", dir, name) > 0);
-    RunResult r = run_qdc("--target=x86_64", qd, "-o", obj, NULL);
+    RunResult r = run_qdc("--target=x86_64", opt, qd, "-o", obj, NULL);
     if (pending(&r)) {
         fprintf(stderr, "test_x86_kernels: %s: qdc pipeline not implemented yet; skipping\n", name);
     } else {
@@ -42,6 +42,10 @@ static void run_kernel(const char *qd_rel, const char *host_rel, const char *nam
     free(dir), free(qd), free(host), free(obj), free(hdr);
 }
 
+static void run_kernel(const char *qd_rel, const char *host_rel, const char *name, const char *n) {
+    run_kernel_opt(qd_rel, host_rel, name, n, "-O2");
+}
+
 #define EXAMPLE(name, n)                                                                         \
     Test(x86_kernels, name) { run_kernel("examples/" #name ".qd", "examples/host/" #name ".c", #name, n); }
 
@@ -64,4 +68,13 @@ EXAMPLE(last_block, "65536")
 
 Test(x86_kernels, accumulate) {
     run_kernel("tests/kernels/accumulate.qd", "tests/kernels/accumulate.c", "accumulate", "1048576");
+}
+
+Test(x86_kernels, semantics) {
+    run_kernel("tests/kernels/semantics.qd", "tests/kernels/semantics.c", "semantics", "4096");
+}
+
+/* Unoptimized code must compute the same (IR building errors hide behind the optimizer). */
+Test(x86_kernels, semantics_O0) {
+    run_kernel_opt("tests/kernels/semantics.qd", "tests/kernels/semantics.c", "semantics", "4096", "-O0");
 }
