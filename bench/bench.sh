@@ -62,6 +62,10 @@ section1() {
         kind=$(backend_of "$t"); [ -n "$kind" ] || kind=$t
         for ex in "${examples[@]}"; do
             local src=$ROOT/examples/$ex.qd o=$W/$ex.$t.out
+            if ! "$QDC" "$src" --target="$t" -o "$o" 2>"$W/err"; then
+                say "| $ex | $t | $(grep -m1 -o 'error\[QD[0-9]*\]' "$W/err" || echo fail) (target cannot compile it) | | | | | | |"
+                continue
+            fi
             q=$(median_ms "$QDC" "$src" --target="$t" -o "$o")
             l=n/a n=n/a g=n/a
             if [[ $kind == x86_64 || $kind == ptx || $kind == amdgpu ]] &&
@@ -148,21 +152,29 @@ gen_kernel() {
     done
 }
 
+# Section 4 commands run under `timeout $BENCH_TIMEOUT` (default 300 s): "timeout" in a cell
+# means the compile did not finish in that time.
 section4() {
-    say "## 4. Scaling (x86_64 object; median of $RUNS runs; peak RSS of one run)"
+    local lim=${BENCH_TIMEOUT:-300}
+    say "## 4. Scaling (x86_64 object; median of $RUNS runs, one run past 1000 statements; peak RSS of one run; limit ${lim} s)"
     say ""
-    say "| statements | --check ms | compile ms | peak MiB | ms per 1k stmts |"
-    say "|---|---|---|---|---|"
-    local n c t m
+    say "| statements | --check ms | --check peak MiB | compile ms | compile peak MiB | compile ms per stmt |"
+    say "|---|---|---|---|---|---|"
+    local n c cm t m runs=$RUNS
     for n in 100 1000 10000 100000; do
         gen_kernel $n >"$W/scale$n.qd"
-        c=$(median_ms "$QDC" --check "$W/scale$n.qd")
-        t=$(median_ms "$QDC" "$W/scale$n.qd" --target=x86_64 -o "$W/scale$n.o")
-        m=$(peak_kib "$QDC" "$W/scale$n.qd" --target=x86_64 -o "$W/scale$n.o")
-        say "| $n | $c | $t | $(awk -v m="$m" 'BEGIN { if (m+0 > 0) printf "%.1f", m/1024; else print m }') | $(awk -v t="$t" -v n=$n 'BEGIN { if (t+0 > 0) printf "%.2f", t*1000/n; else print "n/a" }') |"
+        ((n > 1000)) && RUNS=1
+        c=$(median_ms timeout "$lim" "$QDC" --check "$W/scale$n.qd")
+        cm=$(peak_kib timeout "$lim" "$QDC" --check "$W/scale$n.qd")
+        t=$(median_ms timeout "$lim" "$QDC" "$W/scale$n.qd" --target=x86_64 -o "$W/scale$n.o")
+        [[ $t == fail ]] && t=timeout m=n/a || m=$(peak_kib timeout "$lim" "$QDC" "$W/scale$n.qd" --target=x86_64 -o "$W/scale$n.o")
+        RUNS=$runs
+        say "| $n | $c | $(mib "$cm") | $t | $(mib "$m") | $(awk -v t="$t" -v n=$n 'BEGIN { if (t+0 > 0) printf "%.2f", t/n; else print "n/a" }') |"
+        [[ $t == timeout ]] && break
     done
     say ""
 }
+mib() { awk -v m="$1" 'BEGIN { if (m+0 > 0) printf "%.1f", m/1024; else print m }'; }
 
 say "# qdc benchmarks"
 say ""

@@ -11,7 +11,7 @@ typedef struct AstModule AstModule;
 /* Lexes and parses src (validating UTF-8, NUL bytes, nesting and size limits). Returns the
  * module (possibly partial) or NULL when nothing usable was parsed. */
 AstModule *frontend_parse(const Source *src, Arena *arena);
-/* --emit=ast: stable textual dump, documented in man/qdc.1. */
+/* --emit=ast: stable textual dump; the format is documented at the top of frontend/ast_dump.c. */
 void ast_dump(const AstModule *m, StrBuf *out);
 /* Semantic analysis and IR construction; NULL if errors were reported. */
 IrModule *frontend_check(const AstModule *m, Arena *arena);

@@ -116,9 +116,10 @@ static void declare_field(Sema *S, const Stmt *s, const Expr *call) {
     if (call->call.args.n > 2) return (void)diag_error(call->span, "QD2004", "qd.field takes (dtype, shape)");
     if (!dt) return (void)diag_error(call->span, "QD2004", "qd.field needs a dtype, e.g. qd.field(qd.f32, shape=(N,))");
     if (!shape) return (void)diag_error(call->span, "QD2004", "qd.field needs shape= in v1 (use shape=() for a scalar)");
-    if (!sema_annotation_type(S, dt, &f.type)) return;
-    if (shape->kind == E_TUPLE && shape->list.n == 0) f.ndim = 0, f.elems = 1;
-    else if (!field_shape(S, shape, &f)) return;
+    bool ok = sema_annotation_type(S, dt, &f.type);
+    if (ok && shape->kind == E_TUPLE && shape->list.n == 0) f.ndim = 0, f.elems = 1;
+    else if (ok) ok = field_shape(S, shape, &f);
+    if (!ok) return (void)scope_bind(S, &S->module, f.name, val_err(), s->span);
     vec_push(&S->fields, f);
     scope_bind(S, &S->module, f.name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, s->span);
 }
@@ -134,12 +135,14 @@ static void module_assign(Sema *S, const Stmt *s) {
             return (void)diag_error(v->span, "QD2004", "vector and matrix fields are not supported in v1");
     }
     Val c = sema_eval(S, v);
-    if (c.kind == V_ERR) return;
-    if (c.kind == V_TYPE || (c.kind == V_EXPR && ir_is_const(c.e))) {
-        scope_bind(S, &S->module, t->name, c, s->span);
-        return;
+    if (c.kind != V_ERR && c.kind != V_TYPE && !(c.kind == V_EXPR && ir_is_const(c.e))) {
+        diag_error(v->span, "QD2009", "module-level value '%s' must be a compile-time constant or a qd.field", t->name);
+        c = val_err();
     }
-    diag_error(v->span, "QD2009", "module-level value '%s' must be a compile-time constant or a qd.field", t->name);
+    if (c.kind == V_EXPR && qt_is_float(c.e->type)) c.e = ir_cast(S, c.e, QT_F32); /* a Python float literal */
+    else if (c.kind == V_EXPR && qt_is_int(c.e->type) && qt_is_signed(c.e->type) && c.e->c.i >= INT32_MIN && c.e->c.i <= INT32_MAX)
+        c.e = ir_cast(S, c.e, QT_I32); /* a Python int literal */
+    scope_bind(S, &S->module, t->name, c, s->span); /* after an error: later uses stay quiet */
 }
 
 static void module_import(Sema *S, const Stmt *s) {
@@ -510,7 +513,7 @@ static void check_kernel(Sema *S, const Stmt *def) {
     S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = 0;
     Scope scope = {.parent = &S->module};
     S->scope = &scope;
-    S->task = -1, S->block_dim = 0, S->loop = LOOP_NONE, S->ninline = 0;
+    S->task = -1, S->block_dim = 0, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
     if (def->def.returns && def->def.returns->kind != E_NONE)
         diag_error(def->def.returns->span, "QD2005", "kernels cannot return values in v1");
     kernel_params(S, def);
@@ -537,10 +540,17 @@ static void check_kernel(Sema *S, const Stmt *def) {
 IrModule *frontend_check(const AstModule *ast, Arena *arena) {
     Sema S = {.arena = arena, .src = ast->src, .task = -1};
     Arena *arena_ = arena;
+    for (int k = 0; k < ast->body.n && !S.qd_alias; k++)
+        if (ast->body.stmts[k]->kind == S_IMPORT && !strcmp(ast->body.stmts[k]->import.module, "quadrants"))
+            module_import(&S, ast->body.stmts[k]);
+    if (!S.qd_alias && ast->body.n) {
+        diag_error(ast->body.stmts[0]->span, "QD2003", "missing 'import quadrants as qd' (the qd namespace is undefined)");
+        return NULL;
+    }
     for (int k = 0; k < ast->body.n; k++) {
         const Stmt *s = ast->body.stmts[k];
         switch (s->kind) {
-        case S_IMPORT: module_import(&S, s); break;
+        case S_IMPORT: if (strcmp(s->import.module, "quadrants")) module_import(&S, s); break;
         case S_ASSIGN: module_assign(&S, s); break;
         case S_DEF: module_def(&S, s); break;
         case S_EXPR:

@@ -84,6 +84,7 @@ typedef struct Sema {
     int ninline;
     int block_dim;    /* pending qd.loop_config(block_dim=...) */
     int ndefs;        /* kernels and funcs defined so far */
+    int64_t unrolled; /* qd.static iterations unrolled in this kernel, nested ones included */
     Span block_dim_span;
 } Sema;
 

@@ -128,48 +128,57 @@ bool ir_is_uniform(const IrExpr *e) {
 
 static bool is_cmp(IrBinOp op) { return op >= IR_EQ && op <= IR_GE; }
 
-/* Integer folding on the common type t; false (after an error) on division by zero. */
-static bool fold_int(Sema *S, IrBinOp op, QdType t, IrExpr *a, IrExpr *b, uint64_t *out, Span sp) {
+/* Integer folding on the common type t: 1 folded into *out, 0 not foldable (left to run time),
+ * -1 after an error (division by zero). */
+static int fold_int(Sema *S, IrBinOp op, QdType t, IrExpr *a, IrExpr *b, uint64_t *out, Span sp) {
     bool sg = qt_is_signed(t);
     int64_t x = a->c.i, y = b->c.i;
     uint64_t ux = a->c.u, uy = b->c.u;
     if ((op == IR_DIV || op == IR_FLOORDIV || op == IR_MOD || op == IR_REM) && uy == 0) {
         diag_error(sp, "QD2023", "integer division by zero in a constant expression");
-        return false;
+        return -1;
     }
     bool min_div = sg && y == -1 && x == INT64_MIN;
     switch (op) {
-    case IR_ADD: *out = ux + uy; return true;
-    case IR_SUB: *out = ux - uy; return true;
-    case IR_MUL: *out = ux * uy; return true;
-    case IR_DIV: *out = sg ? (min_div ? ux : (uint64_t)(x / y)) : ux / uy; return true;
-    case IR_REM: *out = sg ? (min_div ? 0 : (uint64_t)(x % y)) : ux % uy; return true;
+    case IR_ADD: *out = ux + uy; return 1;
+    case IR_SUB: *out = ux - uy; return 1;
+    case IR_MUL: *out = ux * uy; return 1;
+    case IR_DIV: *out = sg ? (min_div ? ux : (uint64_t)(x / y)) : ux / uy; return 1;
+    case IR_REM: *out = sg ? (min_div ? 0 : (uint64_t)(x % y)) : ux % uy; return 1;
     case IR_FLOORDIV:
-        if (!sg) return *out = ux / uy, true;
-        if (min_div) return *out = ux, true;
+        if (!sg) return *out = ux / uy, 1;
+        if (min_div) return *out = ux, 1;
         *out = (uint64_t)(x / y - ((x % y != 0) && ((x < 0) != (y < 0))));
-        return true;
+        return 1;
     case IR_MOD:
-        if (!sg) return *out = ux % uy, true;
-        if (min_div) return *out = 0, true;
+        if (!sg) return *out = ux % uy, 1;
+        if (min_div) return *out = 0, 1;
         *out = (uint64_t)(x % y + ((x % y != 0 && ((x % y < 0) != (y < 0))) ? y : 0));
-        return true;
-    case IR_AND: *out = ux & uy; return true;
-    case IR_OR: *out = ux | uy; return true;
-    case IR_XOR: *out = ux ^ uy; return true;
-    case IR_SHL: *out = uy >= 64 ? 0 : ux << uy; return true;
-    case IR_SHR: *out = uy >= 64 ? (sg && x < 0 ? ~UINT64_C(0) : 0) : sg ? (uint64_t)(x >> uy) : ux >> uy; return true;
-    case IR_MIN: *out = sg ? (uint64_t)(x < y ? x : y) : ux < uy ? ux : uy; return true;
-    case IR_MAX: *out = sg ? (uint64_t)(x > y ? x : y) : ux > uy ? ux : uy; return true;
-    case IR_LAND: *out = ux && uy; return true;
-    case IR_LOR: *out = ux || uy; return true;
-    case IR_EQ: *out = ux == uy; return true;
-    case IR_NE: *out = ux != uy; return true;
-    case IR_LT: *out = sg ? x < y : ux < uy; return true;
-    case IR_LE: *out = sg ? x <= y : ux <= uy; return true;
-    case IR_GT: *out = sg ? x > y : ux > uy; return true;
-    case IR_GE: *out = sg ? x >= y : ux >= uy; return true;
-    default: return false; /* POW: not folded */
+        return 1;
+    case IR_AND: *out = ux & uy; return 1;
+    case IR_OR: *out = ux | uy; return 1;
+    case IR_XOR: *out = ux ^ uy; return 1;
+    case IR_SHL: *out = uy >= 64 ? 0 : ux << uy; return 1;
+    case IR_SHR: *out = uy >= 64 ? (sg && x < 0 ? ~UINT64_C(0) : 0) : sg ? (uint64_t)(x >> uy) : ux >> uy; return 1;
+    case IR_MIN: *out = sg ? (uint64_t)(x < y ? x : y) : ux < uy ? ux : uy; return 1;
+    case IR_MAX: *out = sg ? (uint64_t)(x > y ? x : y) : ux > uy ? ux : uy; return 1;
+    case IR_LAND: *out = ux && uy; return 1;
+    case IR_LOR: *out = ux || uy; return 1;
+    case IR_EQ: *out = ux == uy; return 1;
+    case IR_NE: *out = ux != uy; return 1;
+    case IR_LT: *out = sg ? x < y : ux < uy; return 1;
+    case IR_LE: *out = sg ? x <= y : ux <= uy; return 1;
+    case IR_GT: *out = sg ? x > y : ux > uy; return 1;
+    case IR_GE: *out = sg ? x >= y : ux >= uy; return 1;
+    case IR_POW: {
+        if (sg && y < 0) return 0; /* a fraction: left to the target's pow */
+        uint64_t r = 1;
+        for (uint64_t e = uy, base = ux; e; e >>= 1, base *= base)
+            if (e & 1) r *= base;
+        *out = r;
+        return 1;
+    }
+    default: return 0;
     }
 }
 
@@ -187,6 +196,7 @@ static bool fold_float(IrBinOp op, double x, double y, double *out) {
     case IR_LE: *out = x <= y; return true;
     case IR_GT: *out = x > y; return true;
     case IR_GE: *out = x >= y; return true;
+    case IR_POW: *out = pow(x, y); return true;
     default: return false;
     }
 }
@@ -200,7 +210,9 @@ static IrExpr *try_fold(Sema *S, IrBinOp op, QdType t, IrExpr *a, IrExpr *b, Spa
         return is_cmp(op) ? ir_const_int(S, QT_U1, r != 0, sp) : ir_const_float(S, t, r, sp);
     }
     uint64_t r;
-    if (!fold_int(S, op, t, a, b, &r, sp)) return ir_const_int(S, rt, 0, sp);
+    int folded = fold_int(S, op, t, a, b, &r, sp);
+    if (folded == 0) return NULL;
+    if (folded < 0) return ir_const_int(S, rt, 0, sp); /* the error is reported */
     IrExpr *e = ir_new(S, IR_CONST, rt, sp);
     set_int_const(e, rt, r);
     return e;
@@ -472,8 +484,10 @@ Val sema_eval(Sema *S, const Expr *e) {
     switch (e->kind) {
     case E_ERROR: return val_err();
     case E_NAME: return eval_name(S, e);
-    case E_INT: return val_expr(ir_const_int(S, int_literal_type(e->i), (int64_t)e->i, e->span));
-    case E_FLOAT: return val_expr(ir_const_float(S, QT_F32, e->f, e->span));
+    /* module level approximates Python's numbers (i64 / f64); the constant is narrowed to a
+     * literal's type (i32 or i64 / f32) when it is bound, see sema.c module_assign */
+    case E_INT: return val_expr(ir_const_int(S, S->k ? int_literal_type(e->i) : e->i > INT64_MAX ? QT_U64 : QT_I64, (int64_t)e->i, e->span));
+    case E_FLOAT: return val_expr(ir_const_float(S, S->k ? QT_F32 : QT_F64, e->f, e->span));
     case E_BOOL: return val_expr(ir_const_int(S, QT_U1, e->b, e->span));
     case E_NONE: return (Val){.kind = V_NONE};
     case E_STR: return (Val){.kind = V_STR, .path = e->str};

@@ -70,14 +70,10 @@ static bool const_fits(Sema *S, IrExpr *v, QdType t) {
     return qt_is_float(v->type) ? back->c.f == v->c.f : back->c.u == v->c.u;
 }
 
-/* The value operand cast to the target type, warning when that narrows it. */
-static IrExpr *atomic_value(Sema *S, const Expr *x, QdType t, const char *opname) {
-    IrExpr *v = sema_expr(S, x);
-    if (!v) return NULL;
-    if (qt_promote(t, v->type) != t && !const_fits(S, v, t)) {
-        diag_warning(x->span, "QD2101", "'%s' operand of type %s is narrowed to the target's type %s", opname,
-                     qt_name(v->type), qt_name(t));
-    }
+/* The value operand v cast to the target type t, warning when that narrows it. */
+static IrExpr *atomic_value(Sema *S, IrExpr *v, Span sp, QdType t, const char *opname) {
+    if (qt_promote(t, v->type) != t && !const_fits(S, v, t))
+        diag_warning(sp, "QD2101", "'%s' operand of type %s is narrowed to the target's type %s", opname, qt_name(v->type), qt_name(t));
     return ir_cast(S, v, t);
 }
 
@@ -155,15 +151,12 @@ static Val atomic_call(Sema *S, const Expr *call, int row) {
         e->mem.val = ir_cast(S, exp, ref->type); /* Quadrants: an implicit cast, no warning */
         IrExpr *des = sema_expr(S, a[2]);
         if (!des || !int_operand(opname, des->type, a[2]->span, " for 'desired'")) return val_err();
-        e->mem.val2 = atomic_value(S, a[2], ref->type, opname);
+        e->mem.val2 = atomic_value(S, des, a[2]->span, ref->type, opname);
     } else if (want == 2) {
         IrExpr *probe = sema_expr(S, a[1]);
         if (!probe) return val_err();
         if (atomics[row].int_only && !int_operand(opname, probe->type, a[1]->span, "")) return val_err();
-        if (qt_promote(ref->type, probe->type) != ref->type && !const_fits(S, probe, ref->type))
-            diag_warning(a[1]->span, "QD2101", "'%s' operand of type %s is narrowed to the target's type %s", opname,
-                         qt_name(probe->type), qt_name(ref->type));
-        e->mem.val = ir_cast(S, probe, ref->type);
+        e->mem.val = atomic_value(S, probe, a[1]->span, ref->type, opname);
     }
     return val_expr(e);
 }
@@ -271,11 +264,8 @@ void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref) {
         if (int_only && !int_operand(atomic_ops[k].name, ref->type, st->aug.target->span, "")) return;
         IrExpr *probe = sema_expr(S, st->aug.value);
         if (!probe || (int_only && !int_operand(atomic_ops[k].name, probe->type, st->aug.value->span, ""))) return;
-        if (qt_promote(ref->type, probe->type) != ref->type && !const_fits(S, probe, ref->type))
-            diag_warning(st->aug.value->span, "QD2101", "'%s' operand of type %s is narrowed to the target's type %s",
-                         atomic_ops[k].name, qt_name(probe->type), qt_name(ref->type));
         IrExpr *e = memop_new(S, atomic_ops[k].op, ref, st->span);
-        e->mem.val = ir_cast(S, probe, ref->type);
+        e->mem.val = atomic_value(S, probe, st->aug.value->span, ref->type, atomic_ops[k].name);
         e->mem.result_used = false, e->mem.from_augassign = true;
         IrStmt *ev = sema_stmt_new(S, IR_EVAL, st->span);
         ev->eval = e;

@@ -4,7 +4,7 @@
 #include "sema.h"
 #include <string.h>
 
-#define MAX_UNROLL 65536 /* iterations one qd.static loop may unroll to */
+#define MAX_UNROLL 65536 /* qd.static iterations one kernel may unroll, nested ones included */
 
 IrBlock sema_freeze(Sema *S, IrStmtVec *v) {
     IrBlock b = {ARENA_ARRAY(S->arena, IrStmt *, v->len ? v->len : 1), v->len};
@@ -45,8 +45,12 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
             scope_bind(S, S->scope, target->name, v, target->span);
             return;
         }
-        if (v.kind == V_SHARED && S->shared.items[v.index].name[0] == '$')
-            S->shared.items[v.index].name = target->name;
+        if (v.kind == V_SHARED && S->shared.items[v.index].name[0] == '$') { /* unique per kernel */
+            const char *name = target->name;
+            for (int k = 0, n = 1; k < S->shared.len; k++)
+                if (!strcmp(S->shared.items[k].name, name)) name = arena_printf(S->arena, "%s_%d", target->name, n++), k = -1;
+            S->shared.items[v.index].name = name;
+        }
         if (v.kind == V_NONE || v.kind == V_STR) {
             diag_error(sp, "QD2019", "cannot assign %s to a variable in a kernel", val_describe(v));
             return;
@@ -296,6 +300,10 @@ static void static_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
     LoopKind saved = S->loop;
     S->loop = LOOP_STATIC;
     for (int64_t it = 0, errs = diag_error_count(); it < total && diag_error_count() == errs; it++) {
+        if (++S->unrolled > MAX_UNROLL) {
+            diag_error(s->for_.iter->span, "QD2022", "qd.static loops unroll to more than %d iterations in this kernel", MAX_UNROLL);
+            break;
+        }
         for (int d = 0; d < ls->ndims; d++) {
             int64_t v = ls->begin[d]->c.i + idx[d] * ls->step[d];
             scope_bind(S, S->scope, vars[d]->name, val_expr(ir_const_int(S, QT_I32, v, vars[d]->span)), vars[d]->span);

@@ -15,7 +15,13 @@ static const char *const unop_names[] = {"neg", "bitnot", "lnot"};
 static const char *const math_names[] = {"sqrt", "floor", "abs", "popcnt", "clz"};
 static const char *const low_names[] = {"undecided", "native", "cas_loop", "plain", "unsupported"};
 
-static void dump_expr(const IrKernel *k, const IrExpr *e, StrBuf *out);
+/* What names in a dump resolve against: the module (fields) and the kernel (params, shared). */
+typedef struct {
+    const IrModule *m;
+    const IrKernel *k;
+} Dump;
+
+static void dump_expr(const Dump *d, const IrExpr *e, StrBuf *out);
 
 static void dump_const(const IrExpr *e, StrBuf *out) {
     if (qt_is_float(e->type)) sb_printf(out, "%.17g", e->c.f);
@@ -24,22 +30,20 @@ static void dump_const(const IrExpr *e, StrBuf *out) {
     sb_printf(out, ":%s", qt_name(e->type));
 }
 
-static void dump_ref(const IrKernel *k, const IrRef *r, const IrModule *m, StrBuf *out) {
+static void dump_ref(const Dump *d, const IrRef *r, StrBuf *out) {
     switch (r->kind) {
-    case IR_REF_FIELD: sb_printf(out, "field %s", m && r->index < m->nfields ? m->fields[r->index].name : "?"); break;
-    case IR_REF_NDARRAY: sb_printf(out, "ndarray %s", k && r->index < k->nparams ? k->params[r->index].name : "?"); break;
-    case IR_REF_SHARED: sb_printf(out, "shared %s", k && r->index < k->nshared ? k->shared[r->index].name : "?"); break;
+    case IR_REF_FIELD: sb_printf(out, "field %s", r->index < d->m->nfields ? d->m->fields[r->index].name : "?"); break;
+    case IR_REF_NDARRAY: sb_printf(out, "ndarray %s", d->k && r->index < d->k->nparams ? d->k->params[r->index].name : "?"); break;
+    case IR_REF_SHARED: sb_printf(out, "shared %s", d->k && r->index < d->k->nshared ? d->k->shared[r->index].name : "?"); break;
     case IR_REF_LOCAL: sb_printf(out, "local %%%d", r->index); break;
     }
     sb_putc(out, '[');
     for (int i = 0; i < r->nidx; i++) {
         if (i) sb_puts(out, ", ");
-        dump_expr(k, r->idx[i], out);
+        dump_expr(d, r->idx[i], out);
     }
     sb_printf(out, "]:%s", qt_name(r->type));
 }
-
-static const IrModule *cur_module; /* for field names inside refs; set by ir_dump */
 
 static void dump_lowering(const IrLowering *l, StrBuf *out) {
     if (l->kind == LOW_UNDECIDED) return;
@@ -53,71 +57,71 @@ static void dump_lowering(const IrLowering *l, StrBuf *out) {
     if (l->spelling) sb_printf(out, " \"%s\"", l->spelling);
 }
 
-static void dump_memop(const IrKernel *k, const IrExpr *e, StrBuf *out) {
+static void dump_memop(const Dump *d, const IrExpr *e, StrBuf *out) {
     const IrMemOp *mo = &e->mem;
     sb_printf(out, "(%s%s:%s %s %s ", mo->is_volatile ? "volatile_" : "atomic_", qop_name(mo->op), qt_name(e->type),
               qord_name(mo->order), qscope_name(mo->scope));
-    dump_ref(k, mo->ref, cur_module, out);
-    if (mo->val) sb_putc(out, ' '), dump_expr(k, mo->val, out);
-    if (mo->val2) sb_putc(out, ' '), dump_expr(k, mo->val2, out);
+    dump_ref(d, mo->ref, out);
+    if (mo->val) sb_putc(out, ' '), dump_expr(d, mo->val, out);
+    if (mo->val2) sb_putc(out, ' '), dump_expr(d, mo->val2, out);
     if (!mo->result_used) sb_puts(out, " unused");
     if (mo->from_augassign) sb_puts(out, " augassign");
     dump_lowering(&mo->low, out);
     sb_putc(out, ')');
 }
 
-static void dump_expr(const IrKernel *k, const IrExpr *e, StrBuf *out) {
+static void dump_expr(const Dump *d, const IrExpr *e, StrBuf *out) {
     if (!e) return sb_puts(out, "(null)");
     switch (e->kind) {
     case IR_CONST: dump_const(e, out); return;
     case IR_LOCAL: sb_printf(out, "%%%d", e->local); return;
-    case IR_PARAM: sb_printf(out, "$%s", k && e->param < k->nparams ? k->params[e->param].name : "?"); return;
-    case IR_SHAPE: sb_printf(out, "(shape %s %d)", k && e->shape.param < k->nparams ? k->params[e->shape.param].name : "?", e->shape.axis); return;
-    case IR_LOAD: sb_puts(out, "(load "), dump_ref(k, e->ref, cur_module, out), sb_putc(out, ')'); return;
-    case IR_UNARY: sb_printf(out, "(%s:%s ", unop_names[e->un.op], qt_name(e->type)), dump_expr(k, e->un.a, out); break;
+    case IR_PARAM: sb_printf(out, "$%s", d->k && e->param < d->k->nparams ? d->k->params[e->param].name : "?"); return;
+    case IR_SHAPE: sb_printf(out, "(shape %s %d)", d->k && e->shape.param < d->k->nparams ? d->k->params[e->shape.param].name : "?", e->shape.axis); return;
+    case IR_LOAD: sb_puts(out, "(load "), dump_ref(d, e->ref, out), sb_putc(out, ')'); return;
+    case IR_UNARY: sb_printf(out, "(%s:%s ", unop_names[e->un.op], qt_name(e->type)), dump_expr(d, e->un.a, out); break;
     case IR_BINARY:
         sb_printf(out, "(%s:%s ", binop_names[e->bin.op], qt_name(e->type));
-        dump_expr(k, e->bin.a, out), sb_putc(out, ' '), dump_expr(k, e->bin.b, out);
+        dump_expr(d, e->bin.a, out), sb_putc(out, ' '), dump_expr(d, e->bin.b, out);
         break;
     case IR_SELECT:
-        sb_printf(out, "(select:%s ", qt_name(e->type)), dump_expr(k, e->sel.cond, out);
-        sb_putc(out, ' '), dump_expr(k, e->sel.a, out), sb_putc(out, ' '), dump_expr(k, e->sel.b, out);
+        sb_printf(out, "(select:%s ", qt_name(e->type)), dump_expr(d, e->sel.cond, out);
+        sb_putc(out, ' '), dump_expr(d, e->sel.a, out), sb_putc(out, ' '), dump_expr(d, e->sel.b, out);
         break;
-    case IR_CAST: sb_printf(out, "(cast:%s ", qt_name(e->type)), dump_expr(k, e->arg, out); break;
-    case IR_BITCAST: sb_printf(out, "(bitcast:%s ", qt_name(e->type)), dump_expr(k, e->arg, out); break;
-    case IR_MATH: sb_printf(out, "(%s:%s ", math_names[e->math.op], qt_name(e->type)), dump_expr(k, e->math.a, out); break;
-    case IR_MEMOP: dump_memop(k, e, out); return;
+    case IR_CAST: sb_printf(out, "(cast:%s ", qt_name(e->type)), dump_expr(d, e->arg, out); break;
+    case IR_BITCAST: sb_printf(out, "(bitcast:%s ", qt_name(e->type)), dump_expr(d, e->arg, out); break;
+    case IR_MATH: sb_printf(out, "(%s:%s ", math_names[e->math.op], qt_name(e->type)), dump_expr(d, e->math.a, out); break;
+    case IR_MEMOP: dump_memop(d, e, out); return;
     case IR_THREAD_IDX: sb_puts(out, "(thread_idx)"); return;
     case IR_GLOBAL_THREAD_IDX: sb_puts(out, "(global_thread_idx)"); return;
     }
     sb_putc(out, ')');
 }
 
-static void dump_block(const IrKernel *k, const IrBlock *b, int depth, StrBuf *out);
+static void dump_block(const Dump *d, const IrBlock *b, int depth, StrBuf *out);
 
-static void dump_stmt(const IrKernel *k, const IrStmt *s, int depth, StrBuf *out) {
+static void dump_stmt(const Dump *d, const IrStmt *s, int depth, StrBuf *out) {
     for (int i = 0; i < depth; i++) sb_puts(out, "  ");
     switch (s->kind) {
-    case IR_ASSIGN: sb_printf(out, "%%%d = ", s->assign.local), dump_expr(k, s->assign.value, out); break;
-    case IR_STORE: sb_puts(out, "store "), dump_ref(k, s->store.ref, cur_module, out), sb_puts(out, " = "), dump_expr(k, s->store.value, out); break;
-    case IR_EVAL: sb_puts(out, "eval "), dump_expr(k, s->eval, out); break;
+    case IR_ASSIGN: sb_printf(out, "%%%d = ", s->assign.local), dump_expr(d, s->assign.value, out); break;
+    case IR_STORE: sb_puts(out, "store "), dump_ref(d, s->store.ref, out), sb_puts(out, " = "), dump_expr(d, s->store.value, out); break;
+    case IR_EVAL: sb_puts(out, "eval "), dump_expr(d, s->eval, out); break;
     case IR_IF:
-        sb_puts(out, "if "), dump_expr(k, s->if_.cond, out), sb_putc(out, '\n');
-        dump_block(k, &s->if_.then, depth + 1, out);
+        sb_puts(out, "if "), dump_expr(d, s->if_.cond, out), sb_putc(out, '\n');
+        dump_block(d, &s->if_.then, depth + 1, out);
         if (s->if_.els.n) {
             for (int i = 0; i < depth; i++) sb_puts(out, "  ");
             sb_puts(out, "else\n");
-            dump_block(k, &s->if_.els, depth + 1, out);
+            dump_block(d, &s->if_.els, depth + 1, out);
         }
         return;
     case IR_WHILE:
-        sb_puts(out, "while "), dump_expr(k, s->while_.cond, out), sb_putc(out, '\n');
-        dump_block(k, &s->while_.body, depth + 1, out);
+        sb_puts(out, "while "), dump_expr(d, s->while_.cond, out), sb_putc(out, '\n');
+        dump_block(d, &s->while_.body, depth + 1, out);
         return;
     case IR_FOR:
-        sb_printf(out, "for %%%d = ", s->for_.counter), dump_expr(k, s->for_.begin, out);
-        sb_puts(out, " to "), dump_expr(k, s->for_.end, out), sb_printf(out, " step %" PRId64 "\n", s->for_.step);
-        dump_block(k, &s->for_.body, depth + 1, out);
+        sb_printf(out, "for %%%d = ", s->for_.counter), dump_expr(d, s->for_.begin, out);
+        sb_puts(out, " to "), dump_expr(d, s->for_.end, out), sb_printf(out, " step %" PRId64 "\n", s->for_.step);
+        dump_block(d, &s->for_.body, depth + 1, out);
         return;
     case IR_BREAK: sb_puts(out, "break"); break;
     case IR_CONTINUE: sb_puts(out, "continue"); break;
@@ -130,8 +134,8 @@ static void dump_stmt(const IrKernel *k, const IrStmt *s, int depth, StrBuf *out
     sb_putc(out, '\n');
 }
 
-static void dump_block(const IrKernel *k, const IrBlock *b, int depth, StrBuf *out) {
-    for (int i = 0; i < b->n; i++) dump_stmt(k, b->stmts[i], depth, out);
+static void dump_block(const Dump *d, const IrBlock *b, int depth, StrBuf *out) {
+    for (int i = 0; i < b->n; i++) dump_stmt(d, b->stmts[i], depth, out);
 }
 
 static void dump_shape(const int64_t *shape, int ndim, StrBuf *out) {
@@ -140,7 +144,8 @@ static void dump_shape(const int64_t *shape, int ndim, StrBuf *out) {
     sb_putc(out, ']');
 }
 
-static void dump_kernel(const IrKernel *k, StrBuf *out) {
+static void dump_kernel(const IrModule *m, const IrKernel *k, StrBuf *out) {
+    const Dump dd = {m, k}, *d = &dd;
     sb_printf(out, "kernel %s(", k->name);
     for (int i = 0; i < k->nparams; i++) {
         const IrParam *p = &k->params[i];
@@ -158,29 +163,27 @@ static void dump_kernel(const IrKernel *k, StrBuf *out) {
     for (int i = 0; i < k->ntasks; i++) {
         const IrTask *t = &k->tasks[i];
         sb_printf(out, "  task %s %s", t->name, t->kind == IR_TASK_PARALLEL ? "parallel" : "serial");
-        if (t->kind == IR_TASK_PARALLEL) sb_puts(out, " extent="), dump_expr(k, t->extent, out), sb_printf(out, " index=%%%d", t->index_local);
+        if (t->kind == IR_TASK_PARALLEL) sb_puts(out, " extent="), dump_expr(d, t->extent, out), sb_printf(out, " index=%%%d", t->index_local);
         if (t->block_dim) sb_printf(out, " block_dim=%d", t->block_dim);
         if (t->uses_block) sb_puts(out, " uses_block");
         sb_putc(out, '\n');
-        dump_block(k, &t->body, 2, out);
+        dump_block(d, &t->body, 2, out);
     }
 }
 
 void ir_dump(const IrModule *m, StrBuf *out) {
-    cur_module = m;
     sb_puts(out, "; qdc ir 1\n");
     for (int i = 0; i < m->nfields; i++) {
         sb_printf(out, "field %s: %s", m->fields[i].name, qt_name(m->fields[i].type));
         dump_shape(m->fields[i].shape, m->fields[i].ndim, out);
         sb_putc(out, '\n');
     }
-    for (int i = 0; i < m->nkernels; i++) dump_kernel(&m->kernels[i], out);
+    for (int i = 0; i < m->nkernels; i++) dump_kernel(m, &m->kernels[i], out);
     if (m->ncaps_used) {
         sb_puts(out, "caps");
         for (int i = 0; i < m->ncaps_used; i++) sb_printf(out, " %s", m->caps_used[i]);
         sb_putc(out, '\n');
     }
-    cur_module = NULL;
 }
 
 /* ---- visitor: operands before the operation (evaluation order), statements in order ---- */

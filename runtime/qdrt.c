@@ -4,6 +4,7 @@
 #include "qdrt.h"
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,14 @@ int qdrt_default_threads(void) {
     if (n > 0) return n;
     long c = sysconf(_SC_NPROCESSORS_ONLN);
     return c > 0 ? (int)c : 1;
+}
+
+void qdrt_spin_pause(void) {
+    static _Thread_local unsigned spins;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (++spins % 64 == 0) sched_yield();
 }
 
 void *qdrt_lane_shared(qdrt_lane *lane) { return lane->blk->shared; }

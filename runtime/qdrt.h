@@ -37,6 +37,9 @@ int qdrt_default_threads(void);
 void *qdrt_lane_shared(qdrt_lane *lane);      /* this block's shared storage (zeroed per block) */
 int32_t qdrt_lane_thread_idx(qdrt_lane *lane); /* lane index within the block */
 void qdrt_block_sync(qdrt_lane *lane);         /* barrier across the block's lanes */
+/* Called by every iteration of a loop that waits on memory: a pause instruction, and every
+ * 64th call a sched_yield(), so a waiter gives its core to the thread it waits for. */
+void qdrt_spin_pause(void);
 
 #ifdef __cplusplus
 }

@@ -136,6 +136,7 @@ static void print_snippet(FILE *o, Span sp) {
     while (le < sp.src->len && text[le] != '\n' && text[le] != '\r') le++;
     uint32_t from = ls, to = le;
     if (sp.off - ls > 120) from = sp.off - 60;
+    if (from > to) from = ls; /* the span lies past a lone '\r' that ends the shown line */
     if (to - from > 240) to = from + 240;
     uint32_t uend = sp.off + (sp.len ? sp.len : 1);
     if (uend > to) uend = to > sp.off ? to : sp.off + 1;

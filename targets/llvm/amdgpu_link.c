@@ -106,9 +106,19 @@ bool amdgpu_link(const StrBuf *obj, StrBuf *hsaco) {
     const char *tmp = getenv("TMPDIR");
     char *dir = xasprintf("%s/qdc-lld-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     bool ok = false;
-    if (!mkdtemp(dir)) die("cannot create a temporary directory: %s", strerror(errno));
+    if (!mkdtemp(dir)) {
+        diag_error(none, "QD5005", "cannot link the AMDGPU code object: cannot create a temporary "
+                                   "directory '%s': %s (check TMPDIR)", dir, strerror(errno));
+        free(dir), free(lld);
+        return false;
+    }
     char *in = xasprintf("%s/k.o", dir), *out = xasprintf("%s/k.hsaco", dir), *log = xasprintf("%s/lld.log", dir);
-    if (!write_all(in, obj)) die("cannot write %s: %s", in, strerror(errno));
+    if (!write_all(in, obj)) {
+        diag_error(none, "QD5005", "cannot link the AMDGPU code object: cannot write '%s': %s", in, strerror(errno));
+        unlink(in), rmdir(dir);
+        free(in), free(out), free(log), free(dir), free(lld);
+        return false;
+    }
     char *argv[] = {lld, "-shared", "--no-undefined", in, "-o", out, NULL};
     int rc = spawn_wait(argv, log);
     if (rc == 0) ok = read_all(out, hsaco);

@@ -94,19 +94,29 @@ static LLVMValueRef as_int(LlvmCg *cg, const CgAtomic *a, LLVMValueRef v) {
     return a->low->via_int && LLVMTypeOf(v) != a->ty ? LLVMBuildBitCast(cg->b, v, a->ty, "") : v;
 }
 
-/* load; new = op(old, val); cmpxchg(old, new); retry until the swap saw `old`. */
+/* load; new = op(old, val); cmpxchg(old, new); retry until the swap saw `old`. A cas done
+ * as a loop (e.g. a width the hardware cannot swap) leaves as soon as old != expected. */
 static LLVMValueRef cas_loop(LlvmCg *cg, CgAtomic *a, LLVMTypeRef vty) {
     IrLowering first = *a->low;
     first.order = QORD_RELAXED;
     CgAtomic ld = *a;
     ld.low = &first;
-    LLVMValueRef init = atomic_load(cg, &ld), val = a->val;
+    bool is_cas = a->low->op == QOP_CAS;
+    LLVMValueRef val = a->val, desired = is_cas ? as_int(cg, a, cg_expr(cg, a->mem->val2)) : NULL;
+    if (is_cas) val = as_int(cg, a, val);
+    LLVMValueRef init = atomic_load(cg, &ld);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b), head = cg_block(cg, "cas.loop"), exit = cg_block(cg, "cas.done");
     LLVMBuildBr(cg->b, head);
     LLVMPositionBuilderAtEnd(cg->b, head);
     LLVMValueRef old = LLVMBuildPhi(cg->b, a->ty, "old");
-    LLVMValueRef oldv = a->low->via_int ? LLVMBuildBitCast(cg->b, old, vty, "") : old;
-    LLVMValueRef desired = as_int(cg, a, cg_apply_op(cg, a->low->op, a->qt, oldv, val));
+    if (is_cas) {
+        LLVMBasicBlockRef swap = cg_block(cg, "cas.swap");
+        LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, old, val, ""), swap, exit);
+        LLVMPositionBuilderAtEnd(cg->b, swap);
+    } else {
+        LLVMValueRef oldv = a->low->via_int ? LLVMBuildBitCast(cg->b, old, vty, "") : old;
+        desired = as_int(cg, a, cg_apply_op(cg, a->low->op, a->qt, oldv, val));
+    }
     a->val = old;
     LLVMValueRef seen = cmpxchg(cg, a, desired);
     LLVMValueRef ok = LLVMBuildICmp(cg->b, LLVMIntEQ, seen, old, "");

@@ -45,7 +45,7 @@ struct LlvmTarget {
      * cg_emit_strided_loop() (x86: [begin,end) step 1; GPU: grid-stride), or for a serial task
      * call cg_emit_task_body(cg, NULL) once, and (4) cg_task_end() and terminate the function. */
     void (*emit_task)(LlvmCg *cg, const IrKernel *k, int ti);
-    /* After every kernel: descriptors (x86 qdrt_kernel tables), nvvm.annotations... May be NULL. */
+    /* After every kernel: module-level metadata (e.g. nvvm.annotations). May be NULL. */
     void (*module_end)(LlvmCg *cg);
     /* Called on every function the core or the hook creates for code (attributes such as
      * "amdgpu-unsafe-fp-atomics" when the module uses LOWF_UNSAFE_FP_ATOMICS). May be NULL. */
@@ -62,6 +62,11 @@ struct LlvmTarget {
     /* i32 global linear thread index. NULL: the task's current iteration index. */
     LLVMValueRef (*global_thread_idx)(LlvmCg *cg);
 
+    /* Called at the top of every iteration of a serial `while` that waits on memory (its
+     * condition or body reads through qd.volatile_load or qd.atomic_load). x86 pauses and now
+     * and then yields the thread, so spin-waits progress with more threads than cores.
+     * May be NULL (GPU targets: nothing to do). */
+    void (*spin_hint)(LlvmCg *cg);
     /* A memory fence of (order, scope) -- from IR_FENCE and fence_before/fence_after. NULL:
      * LLVM `fence <order>` (nothing for relaxed). */
     void (*fence)(LlvmCg *cg, QdOrder order, QdScope scope);

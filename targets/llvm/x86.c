@@ -1,7 +1,7 @@
 /* x86-64 hooks: the C ABI of qdc-abi(7). Per task `void <task>(const void *args, int32_t begin,
  * int32_t end, qdrt_lane *lane)` running iterations [begin, end), and `int32_t
  * <task>_extent(const void *args)`. Block constructs call into libqdrt, which runs each block's
- * lanes as coroutines on one thread. Atomics use the core's generic LLVM instructions (x86 needs
+ * lanes as coroutines on one thread; spin-wait loops call qdrt_spin_pause. Atomics use the core's generic LLVM instructions (x86 needs
  * no scopes: lock-prefixed RMW, cmpxchg, mov loads, mfence for seq_cst fences). */
 #include "../abi.h"
 #include "llvm_target.h"
@@ -58,6 +58,10 @@ static void x86_barrier(LlvmCg *cg) {
     cg_call_extern(cg, "qdrt_block_sync", LLVMVoidTypeInContext(cg->ctx), &p, 1, &l);
 }
 
+static void x86_spin_hint(LlvmCg *cg) {
+    cg_call_extern(cg, "qdrt_spin_pause", LLVMVoidTypeInContext(cg->ctx), NULL, 0, NULL);
+}
+
 const LlvmTarget llvm_target_x86 = {
     .backend = "x86_64",
     .as_global = 0,
@@ -66,4 +70,5 @@ const LlvmTarget llvm_target_x86 = {
     .shared_base = x86_shared_base,
     .thread_idx = x86_thread_idx,
     .barrier = x86_barrier,
+    .spin_hint = x86_spin_hint,
 };

@@ -154,3 +154,26 @@ Test(bad, fuzz_regressions_frontend, .timeout = 120) {
     }
     free(names), free(dir);
 }
+
+/* Minimized pipeline crashes (the .qd files in testdata/regress/compile/): compiled for every family named on
+ * their `# targets:` line, each must succeed or give a diagnostic, never an internal error. */
+Test(bad, fuzz_regressions_compile, .timeout = 120) {
+    if (!frontend_ready()) cr_skip_test("frontend not available yet");
+    char *dir = root_path("testdata/regress/compile"), *tmp = make_temp_dir(), *out = xasprintf("%s/out", tmp);
+    int n;
+    char **names = list_inputs(dir, &n);
+    for (int i = 0; i < n; i++) {
+        char *path = xasprintf("%s/%s", dir, names[i]), *text = read_text(path, NULL), line[512] = "";
+        cr_assert(text && sscanf(text, "# targets: %511[^\n]", line) == 1, "%s: no '# targets:' line", names[i]);
+        for (char *save, *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+            char *target = xasprintf("--target=%s", t);
+            RunResult r = run_qdc_argv((const char *const[]){names[i], target, "-o", out, NULL}, NULL, dir);
+            cr_expect(r.status == 0 || r.status == 1, "%s for %s: exit status %d:\n%s", names[i], t, r.status, r.err);
+            run_free(&r);
+            free(target);
+        }
+        free(path), free(text), free(names[i]);
+    }
+    free(names), free(dir), free(out);
+    remove_tree(tmp), free(tmp);
+}

@@ -105,7 +105,7 @@ Test(limits, kernels_per_file, .timeout = 60) {
     StrBuf b;
     sb_init(&b);
     sb_puts(&b, PRELUDE);
-    for (int k = 0; k < 100000; k++) sb_printf(&b, "@qd.kernel\ndef k%d(a: qd.types.NDArray[qd.i32, 1]):\n    a[0] = %d\n", k, k);
+    for (int k = 0; k < 20000; k++) sb_printf(&b, "@qd.kernel\ndef k%d(a: qd.types.NDArray[qd.i32, 1]):\n    a[0] = %d\n", k, k);
     Measured m = run_on(b.data, "--check", NULL, NULL);
     expect_limit(&m, NULL, 1024);
     run_free(&m.r);
@@ -119,6 +119,32 @@ Test(limits, static_unroll_count, .timeout = 30) {
     expect_limit(&m, NULL, 512);
     cr_expect(strstr(m.r.err, "big.qd:6:"), "the error points at the unrolled loop:\n%.2000s", m.r.err);
     run_free(&m.r);
+}
+
+/* The unroll limit (65536, QD2022) bounds the statements one loop nest unrolls to, not each
+ * qd.static loop alone: 1000 x 1000 would be 10^6 statements. */
+Test(limits, nested_static_unroll_count, .timeout = 30) {
+    need_frontend();
+    Measured m = run_on(PRELUDE KERNEL_HEAD "        for j in qd.static(range(1000)):\n"
+                                           "            for l in qd.static(range(1000)):\n"
+                                           "                a[(j + l) % 64] += 1\n",
+                        "--check", NULL, NULL);
+    expect_limit(&m, "error[QD2022]", 256);
+    run_free(&m.r);
+}
+
+/* A SharedArray within the language limit but over the family's max_shared_bytes (apple7:
+ * 32 KiB; 20000 f32 = 80000 bytes) is a located error, not a kernel that cannot launch. */
+Test(limits, shared_array_over_target_limit, .timeout = 30) {
+    need_frontend();
+    char *dir;
+    Measured m = run_on(PRELUDE KERNEL_HEAD "        sh = qd.simt.block.SharedArray((20000,), qd.f32)\n"
+                                           "        sh[i] = 1.0\n",
+                        "--target=apple7", "--emit=msl", &dir);
+    expect_limit(&m, NULL, 512);
+    cr_expect(strstr(m.r.err, "big.qd:6:"), "the error points at the SharedArray:\n%.2000s", m.r.err);
+    run_free(&m.r);
+    remove_tree(dir), free(dir);
 }
 
 Test(limits, shared_array_size, .timeout = 30) {

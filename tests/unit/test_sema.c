@@ -59,6 +59,13 @@ Test(sema, constant_folding_of_module_constants) {
     expect_has(ir, "extent=23:i32");
     expect_has(ir, "= 2.0100002288818359:f32\n"); /* 0.001f * 10 + 4 - 2 in f32 */
     free(ir);
+    ir = ir_of("P = 2 ** 10 + 3 ** 0\nQ = 1 << 40\n", "a: qd.types.ndarray(dtype=qd.i64, ndim=1)",
+               "    a[0] = P\n    a[1] = Q\n    a[2] = 0xFFFFFFFF\n    a[3] = qd.i8(300)\n");
+    expect_has(ir, "a[0:i32]:i64 = 1025:i64\n");
+    expect_has(ir, "a[1:i32]:i64 = 1099511627776:i64\n"); /* module level computes like Python */
+    expect_has(ir, "a[2:i32]:i64 = 4294967295:i64\n"); /* a literal beyond i32 is i64 */
+    expect_has(ir, "a[3:i32]:i64 = 44:i64\n");         /* qd.i8(300) wraps */
+    free(ir);
 }
 
 Test(sema, atomic_memops_carry_result_use_order_scope_and_casts) {

@@ -153,6 +153,38 @@ static IrModule *block_module(void) {
     return m;
 }
 
+/* kernel claim(data): for i: t = atomic_cas(claim, 0, i + 1) as a CAS loop (how a target
+ * without a native swap of that width does it); if t == 0: winners += 1. Exactly one wins. */
+static IrModule *claim_module(void) {
+    IrModule *m = ARENA_NEW(&A, IrModule);
+    m->fields = ARENA_ARRAY(&A, IrField, 2);
+    m->nfields = 2;
+    field(&m->fields[0], "claim", QT_I32, 0);
+    field(&m->fields[1], "winners", QT_I32, 0);
+    IrKernel *k = m->kernels = ARENA_NEW(&A, IrKernel);
+    m->nkernels = 1;
+    k->name = "claim";
+    k->params = ARENA_NEW(&A, IrParam);
+    k->nparams = 1;
+    k->params[0] = (IrParam){.name = "data", .kind = IR_PARAM_NDARRAY, .type = QT_I32, .ndim = 1};
+    k->locals = ARENA_ARRAY(&A, IrLocal, 2);
+    k->nlocals = 2;
+    k->locals[0] = (IrLocal){"i", QT_I32};
+    k->locals[1] = (IrLocal){"t", QT_I32};
+    IrExpr *cas = memop(QOP_CAS, ref(IR_REF_FIELD, 0, QT_I32, NULL), ci32(0), LOW_CAS_LOOP, true);
+    cas->mem.val2 = bin(IR_ADD, QT_I32, loc(0, QT_I32), ci32(1));
+    IrStmt *win[] = {eval(memop(QOP_ADD, ref(IR_REF_FIELD, 1, QT_I32, NULL), ci32(1), LOW_NATIVE, false))};
+    IrStmt *cond = st(IR_IF);
+    cond->if_.cond = bin(IR_EQ, QT_U1, loc(1, QT_I32), ci32(0));
+    cond->if_.then = blk(1, win);
+    IrStmt *body[] = {assign(1, cas), cond};
+    k->tasks = ARENA_NEW(&A, IrTask);
+    k->ntasks = 1;
+    k->tasks[0] = (IrTask){.kind = IR_TASK_PARALLEL, .name = "claim_t0", .extent = shape(0), .index_local = 0,
+                           .body = blk(2, body)};
+    return m;
+}
+
 static const CapTarget *x86_target(CapDb **db, char **tmp) {
     DiagConfig dc = {.format = DIAG_TEXT, .color = DIAG_COLOR_NEVER, .out = stderr};
     diag_init(&dc);
@@ -291,6 +323,38 @@ Test(x86_ir, block_lanes_meet_at_sync_with_shared_memory) {
         RunResult r = x86_run_host(dir, threads[i], NULL, NULL);
         cr_expect_eq(r.status, 0, "threads=%s: %s", threads[i], r.err);
         cr_expect_str_eq(r.out, "bad=0\n", "threads=%s", threads[i]);
+        run_free(&r);
+    }
+    free(obj), free(hdr);
+    remove_tree(dir);
+    free(dir);
+}
+
+static const char *const claim_host =
+    "#include \"claim.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = argc > 1 ? atoi(argv[1]) : 1, n = 1 << 20;\n"
+    "    int32_t *data = calloc(n, sizeof(int32_t));\n"
+    "    claim_args a = {data, {n}};\n"
+    "    if (claim(&a, nt)) return 2;\n"
+    "    printf(\"winners=%d claimed=%d\\n\", qd_field_winners, qd_field_claim >= 1 && qd_field_claim <= n);\n"
+    "    free(data);\n"
+    "    return 0;\n}\n";
+
+Test(x86_ir, cas_as_a_loop_has_exactly_one_winner) {
+    if (!x86_have_runtime()) return;
+    char *dir = make_temp_dir();
+    size_t olen;
+    char *obj = emit_module(claim_module(), "claim", EMIT_OBJ, &olen), *hdr = emit_module(claim_module(), "claim", EMIT_HEADER, NULL);
+    write_bytes(dir, "claim.o", obj, olen);
+    write_bytes(dir, "claim.h", hdr, strlen(hdr));
+    const char *objs[] = {"claim.o", NULL};
+    cr_assert(x86_build_host(dir, claim_host, objs));
+    const char *threads[] = {"1", "2", "4", "8"};
+    for (int i = 0; i < 4; i++) {
+        RunResult r = x86_run_host(dir, threads[i], NULL, NULL);
+        cr_expect_eq(r.status, 0, "threads=%s: %s", threads[i], r.err);
+        cr_expect_str_eq(r.out, "winners=1 claimed=1\n", "threads=%s", threads[i]);
         run_free(&r);
     }
     free(obj), free(hdr);
