@@ -241,7 +241,10 @@ IrExpr *ir_binary(Sema *S, IrBinOp op, IrExpr *a, IrExpr *b, Span sp) {
 IrExpr *sema_rvalue(Sema *S, Val v, Span sp) {
     switch (v.kind) {
     case V_ERR: return NULL;
-    case V_EXPR: return v.e;
+    case V_EXPR:
+        if (v.e->type != QT_VOID) return v.e;
+        diag_error(sp, "QD2019", "'atomic_store' has no value; use it as a statement");
+        return NULL;
     case V_LOCAL: return ir_local(S, v.index, sp);
     case V_REF: {
         IrExpr *e = ir_new(S, IR_LOAD, v.ref->type, sp);

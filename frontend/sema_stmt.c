@@ -63,10 +63,6 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
         scope_bind(S, S->scope, target->name, val_err(), target->span);
         return;
     }
-    if (e->type == QT_VOID) {
-        diag_error(sp, "QD2019", "'atomic_store' has no value to assign");
-        return;
-    }
     if (!b || b->v.kind != V_LOCAL || S->local_task.items[b->v.index] != S->task) { /* a new variable */
         int l = sema_new_local(S, target->name, e->type);
         b = scope_bind(S, S->scope, target->name, (Val){.kind = V_LOCAL, .index = l}, target->span);

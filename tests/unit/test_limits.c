@@ -92,10 +92,15 @@ Test(limits, indentation_nesting, .timeout = 30) {
 
 Test(limits, identifier_length, .timeout = 30) {
     need_frontend();
-    char *name = repeat("x", 1 << 20, PRELUDE, " = 1\n"); /* a 1 MiB identifier */
+    char *name = repeat("x", 1 << 20, PRELUDE, " = 1\n"); /* a 1 MiB identifier; the limit is 1024 */
     Measured m = run_on(name, "--check", NULL, NULL);
-    expect_limit(&m, NULL, 512);
-    cr_expect(strstr(m.r.err, "big.qd:3:1: error[QD"), "the error points at the identifier:\n%.2000s", m.r.err);
+    expect_limit(&m, "error[QD1014]", 512);
+    cr_expect(strstr(m.r.err, "big.qd:3:1: error[QD1014]"), "the error points at the identifier:\n%.2000s", m.r.err);
+    run_free(&m.r);
+    free(name);
+    name = repeat("x", 1024, PRELUDE, " = 1\n");
+    m = run_on(name, "--check", NULL, NULL);
+    cr_expect(!strstr(m.r.err, "QD1014"), "1024 characters are within the limit:\n%.300s", m.r.err);
     run_free(&m.r);
     free(name);
 }
@@ -106,8 +111,9 @@ Test(limits, kernels_per_file, .timeout = 60) {
     sb_init(&b);
     sb_puts(&b, PRELUDE);
     for (int k = 0; k < 20000; k++) sb_printf(&b, "@qd.kernel\ndef k%d(a: qd.types.NDArray[qd.i32, 1]):\n    a[0] = %d\n", k, k);
-    Measured m = run_on(b.data, "--check", NULL, NULL);
-    expect_limit(&m, NULL, 1024);
+    Measured m = run_on(b.data, "--check", NULL, NULL); /* limit: 10000 kernels and funcs */
+    expect_limit(&m, "error[QD2024]", 1024);
+    cr_expect(strstr(m.r.err, "big.qd:30004:5: error[QD2024]"), "the error points at kernel 10001:\n%.2000s", m.r.err);
     run_free(&m.r);
     sb_free(&b);
 }
