@@ -391,6 +391,10 @@ static LLVMValueRef nv_default(LlvmCg *cg, const CgAtomic *a, QdOp op, LLVMValue
     tmp.order = QORD_RELAXED;
     CgAtomic r = *a;
     r.low = &tmp;
+    /* ops with no .sem spelling (8/16-bit cas): keep the order with fences around the relaxed op */
+    bool fenced = !(a->low->flags & LOWF_MEMBAR_ORDERS) && a->low->order != QORD_RELAXED;
+    if (fenced && ord_releases(a->low->order) && !a->low->fence_before)
+        nv_emit_fence(cg, QORD_ACQ_REL, a->low->scope, false);
     nv_fence_pre(cg, a->low);
     LLVMValueRef v = NULL;
     switch (op) {
@@ -400,7 +404,19 @@ static LLVMValueRef nv_default(LlvmCg *cg, const CgAtomic *a, QdOp op, LLVMValue
     default: v = cg_default_rmw(cg, &r); break;
     }
     nv_fence_post(cg, a->low);
+    if (fenced && ord_acquires(a->low->order)) nv_emit_fence(cg, QORD_ACQ_REL, a->low->scope, false);
     return v;
+}
+
+/* Whether PTX has an instruction for op as decided (e.g. no 8-bit atom, no ordered b16 cas). */
+static bool nv_spellable(const CgAtomic *a, QdOp op) {
+    const IrLowering *low = a->low;
+    bool sem = !(low->flags & LOWF_MEMBAR_ORDERS);
+    QdOrder order = sem ? low->order : QORD_RELAXED;
+    PtxInline pi;
+    bool ok = ptx_spell_memop(op, a->qt, a->space, order, low->scope, sem && order != QORD_RELAXED, low->no_return, &pi);
+    if (ok) ptx_inline_free(&pi);
+    return ok;
 }
 
 static LLVMValueRef nv_native_rmw(LlvmCg *cg, const CgAtomic *a) {
@@ -410,7 +426,8 @@ static LLVMValueRef nv_native_rmw(LlvmCg *cg, const CgAtomic *a) {
 }
 
 static LLVMValueRef nv_cmpxchg(LlvmCg *cg, const CgAtomic *a, LLVMValueRef desired) {
-    if (nv_needs_inline(a, QOP_CAS)) return nv_emit_inline(cg, a, QOP_CAS, (LLVMValueRef[]){a->val, desired}, 2);
+    if (nv_needs_inline(a, QOP_CAS) && (a->low->kind == LOW_NATIVE || nv_spellable(a, QOP_CAS)))
+        return nv_emit_inline(cg, a, QOP_CAS, (LLVMValueRef[]){a->val, desired}, 2);
     return nv_default(cg, a, QOP_CAS, desired);
 }
 

@@ -30,7 +30,12 @@ void g_label(SpvGen *g, uint32_t id) {
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLabel, id);
     g->cur = id;
 }
-void g_branch(SpvGen *g, uint32_t target) { SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranch, target); }
+/* Ends the current block; nothing when the code point is already dead (cur == 0). */
+void g_branch(SpvGen *g, uint32_t target) {
+    if (!g->cur) return;
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranch, target);
+    g->cur = 0;
+}
 
 /* ---- conversions ---- */
 static uint32_t from_bool(SpvGen *g, uint32_t v, QdType to) {
@@ -52,17 +57,20 @@ static SpvOp convert_op(QdType from, QdType to) {
     return qt_is_signed(from) ? SpvOpSConvert : SpvOpUConvert;
 }
 
+/* int -> int of another width. UConvert's result must be unsigned (spirv-val), SConvert's is
+ * taken unsigned too for uniformity; the value is then reinterpreted as the destination type. */
+static uint32_t int_resize(SpvGen *g, uint32_t v, SpvOp op, QdType to) {
+    QdType mid = qt_int_of_width(qt_bits(to), false);
+    uint32_t r = G_OP(g, op, g_ty(g, mid), v);
+    return mid == to ? r : G_OP(g, SpvOpBitcast, g_ty(g, to), r);
+}
+
 uint32_t g_convert(SpvGen *g, uint32_t v, QdType from, QdType to) {
     if (from == to) return v;
     if (from == QT_U1) return from_bool(g, v, to);
     if (to == QT_U1) return to_bool(g, v, from);
     SpvOp op = convert_op(from, to);
-    /* SConvert/UConvert keep the signedness of the source: convert then reinterpret */
-    if (op == SpvOpUConvert || op == SpvOpSConvert) {
-        QdType mid = qt_int_of_width(qt_bits(to), qt_is_signed(from));
-        uint32_t r = G_OP(g, op, g_ty(g, mid), v);
-        return mid == to ? r : G_OP(g, SpvOpBitcast, g_ty(g, to), r);
-    }
+    if (op == SpvOpUConvert || op == SpvOpSConvert) return int_resize(g, v, op, to);
     return G_OP(g, op, g_ty(g, to), v);
 }
 
@@ -181,6 +189,33 @@ static uint32_t floordiv_int(SpvGen *g, QdType t, uint32_t a, uint32_t b) {
     return G_OP(g, SpvOpISub, ty, q, from_bool(g, adj, t));
 }
 
+/* Integer power by squaring, as the LLVM backends: a negative exponent gives 1.
+ * head: phis, LoopMerge, test e; body: res *= base if e odd, base *= base, e >>= 1. */
+static uint32_t ipow(SpvGen *g, QdType t, uint32_t a, uint32_t b) {
+    uint32_t ty = g_ty(g, t), bt = g_ty(g, QT_U1), one = g_const_num(g, t, 1, 1), zero = g_const_num(g, t, 0, 0);
+    uint32_t pre = g->cur, head = spv_id(&g->b), body = spv_id(&g->b), cont = spv_id(&g->b), merge = spv_id(&g->b);
+    uint32_t res = spv_id(&g->b), base = spv_id(&g->b), e = spv_id(&g->b);
+    uint32_t res2 = spv_id(&g->b), base2 = spv_id(&g->b), e2 = spv_id(&g->b);
+    g_branch(g, head);
+    g_label(g, head);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpPhi, ty, res, one, pre, res2, cont);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpPhi, ty, base, a, pre, base2, cont);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpPhi, ty, e, b, pre, e2, cont);
+    uint32_t more = G_OP(g, qt_is_signed(t) ? SpvOpSGreaterThan : SpvOpINotEqual, bt, e, zero);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLoopMerge, merge, cont, SpvLoopControlMaskNone);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranchConditional, more, body, merge);
+    g_label(g, body);
+    uint32_t odd = G_OP(g, SpvOpINotEqual, bt, G_OP(g, SpvOpBitwiseAnd, ty, e, one), zero);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpSelect, ty, res2, odd, G_OP(g, SpvOpIMul, ty, res, base), res);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpIMul, ty, base2, base, base);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpShiftRightLogical, ty, e2, e, one);
+    g_branch(g, cont);
+    g_label(g, cont);
+    g_branch(g, head);
+    g_label(g, merge);
+    return res;
+}
+
 static bool is_compare(IrBinOp op) { return op >= IR_EQ && op <= IR_GE; }
 
 /* a op b where both operands have type t (the result is u1 for comparisons). */
@@ -191,8 +226,7 @@ uint32_t g_binop(SpvGen *g, IrBinOp op, QdType t, uint32_t a, uint32_t b) {
     case IR_MIN: return ext2(g, ty, f ? GLSL_NMIN : s ? GLSL_SMIN : GLSL_UMIN, a, b);
     case IR_MAX: return ext2(g, ty, f ? GLSL_NMAX : s ? GLSL_SMAX : GLSL_UMAX, a, b);
     case IR_POW:
-        if (!f) die("integer '**' reached g_binop"); /* g_expr reports it with a location */
-        return ext2(g, ty, GLSL_POW, a, b);
+        return f ? ext2(g, ty, GLSL_POW, a, b) : ipow(g, t, a, b);
     case IR_FLOORDIV:
         if (f) return ext1(g, ty, GLSL_FLOOR, G_OP(g, SpvOpFDiv, ty, a, b));
         return s ? floordiv_int(g, t, a, b) : G_OP(g, SpvOpUDiv, ty, a, b);
@@ -270,8 +304,6 @@ uint32_t g_expr(SpvGen *g, const IrExpr *e) {
     case IR_LOAD: return load_ref(g, e->ref);
     case IR_UNARY: return unop(g, e);
     case IR_BINARY: {
-        if (e->bin.op == IR_POW && !qt_is_float(e->bin.a->type))
-            return g_fail(g, e->span, "integer '**' is not supported by the SPIR-V backend"), g_const(g, e->type, 0);
         uint32_t a = g_expr(g, e->bin.a), b = g_expr(g, e->bin.b);
         return g_binop(g, e->bin.op, e->bin.a->type, a, b);
     }
@@ -300,16 +332,23 @@ static void if_stmt(SpvGen *g, const IrStmt *s) {
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranchConditional, c, then, has_else ? els : merge);
     g_label(g, then);
     g_block(g, &s->if_.then);
+    bool reached = !has_else || g->cur; /* does any path arrive at the merge block? */
     g_branch(g, merge);
     if (has_else) {
         g_label(g, els);
         g_block(g, &s->if_.els);
+        reached = reached || g->cur;
         g_branch(g, merge);
     }
     g_label(g, merge);
+    if (!reached) { /* both arms end in break/continue: the merge block is dead */
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpUnreachable);
+        g->cur = 0;
+    }
 }
 
-/* header: LoopMerge; cond block: test; body; continue block: step; back to header. */
+/* header: LoopMerge; cond block: test; body; continue block: step; back to header. The
+ * continue block is emitted even when no path reaches it (body ends in break). */
 static void loop(SpvGen *g, const IrExpr *cond, const IrStmt *for_, const IrBlock *body) {
     uint32_t head = spv_id(&g->b), test = spv_id(&g->b), bodyl = spv_id(&g->b);
     uint32_t cont = spv_id(&g->b), merge = spv_id(&g->b), end = 0;
@@ -370,13 +409,8 @@ static void stmt(SpvGen *g, const IrStmt *s) {
     }
 }
 
-/* Statements after a break/continue are unreachable and not emitted. */
+/* Statements after a break/continue (g->cur == 0: no open block) are unreachable and not
+ * emitted, so no dead block ever branches into a construct it is not part of. */
 void g_block(SpvGen *g, const IrBlock *blk) {
-    for (int i = 0; i < blk->n && g->ok; i++) {
-        stmt(g, blk->stmts[i]);
-        if (blk->stmts[i]->kind == IR_BREAK || blk->stmts[i]->kind == IR_CONTINUE) {
-            g_label(g, spv_id(&g->b)); /* unreachable: holds the enclosing construct's branch */
-            return;
-        }
-    }
+    for (int i = 0; i < blk->n && g->ok && g->cur; i++) stmt(g, blk->stmts[i]);
 }

@@ -72,7 +72,7 @@ typedef struct SpvGen {
     uint32_t *local_var; /* per kernel local */
     VEC(uint32_t) iface; /* globals the current entry point uses */
     VEC(SpvLoop) loops;
-    uint32_t cur;        /* current block label */
+    uint32_t cur;        /* current block label; 0: dead code point (after a branch) */
     bool ok;             /* false after a diagnostic */
 } SpvGen;
 
