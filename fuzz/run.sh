@@ -13,6 +13,7 @@ export QDC_ROOT=${QDC_ROOT:-$PWD}
 case $name in frontend) max_len=8192 ;; capdb) max_len=16384 ;; *) max_len=1024 ;; esac
 opts=(-max_len=$max_len -timeout=20 -rss_limit_mb=3072 -print_final_stats=1)
 [ "$seed" = random ] || opts+=(-seed="$seed")
+extra=(); [ "$name" = frontend ] && extra=(testdata/bad)   # the bad-input corpus seeds the frontend too
 
 shopt -s nullglob
 replay=("$regress"/*)
@@ -23,7 +24,7 @@ if [ ${#replay[@]} -gt 0 ]; then
     fi
 fi
 log=$b/fuzz-$name.log
-"$bin" "${opts[@]}" -max_total_time="$secs" -artifact_prefix="$crashes/" "$corpus" "$seeds" >"$log" 2>&1
+"$bin" "${opts[@]}" -max_total_time="$secs" -artifact_prefix="$crashes/" "$corpus" "$seeds" "${extra[@]}" >"$log" 2>&1
 rc=$?
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 found=("$crashes"/crash-* "$crashes"/leak-* "$crashes"/timeout-* "$crashes"/oom-*)

@@ -432,18 +432,19 @@ static LLVMValueRef nv_cmpxchg(LlvmCg *cg, const CgAtomic *a, LLVMValueRef desir
 }
 
 /* Relaxed loads/stores are ld/st.volatile (LLVM's monotonic form: relaxed at system scope, so
- * never weaker than asked); acquire/release are inline ld.acquire/st.release on sm_70+. */
+ * never weaker than asked); acquire/release are inline ld.acquire/st.release on sm_70+, or,
+ * where the table has no spelling (8-bit), the relaxed form between acq_rel fences. */
 static bool nv_ldst_inline(const CgAtomic *a) {
     return !(a->low->flags & LOWF_MEMBAR_ORDERS) && a->low->order != QORD_RELAXED;
 }
 
 static LLVMValueRef nv_atomic_load(LlvmCg *cg, const CgAtomic *a) {
-    if (nv_ldst_inline(a)) return nv_emit_inline(cg, a, QOP_LOAD, NULL, 0);
+    if (nv_ldst_inline(a) && nv_spellable(a, QOP_LOAD)) return nv_emit_inline(cg, a, QOP_LOAD, NULL, 0);
     return nv_default(cg, a, QOP_LOAD, NULL);
 }
 
 static void nv_atomic_store(LlvmCg *cg, const CgAtomic *a) {
-    if (nv_ldst_inline(a)) nv_emit_inline(cg, a, QOP_STORE, (LLVMValueRef[]){a->val}, 1);
+    if (nv_ldst_inline(a) && nv_spellable(a, QOP_STORE)) nv_emit_inline(cg, a, QOP_STORE, (LLVMValueRef[]){a->val}, 1);
     else nv_default(cg, a, QOP_STORE, NULL);
 }
 
