@@ -90,12 +90,12 @@ test-asan: $(B)/asan/qdc $(B)/asan/qdc-tests $(B)/asan/libqdrt.a
 	QDC_BIN=$(CURDIR)/$(B)/asan/qdc QDC_RT=$(CURDIR)/$(B)/asan/libqdrt.a QDC_ROOT=$(CURDIR) QDC_ASAN=1 \
 	  $(B)/asan/qdc-tests --jobs 2 $(CRITERION_ARGS)
 
-# The suite plain, then under ASan+UBSan, then each libFuzzer target for a short fixed-seed
-# smoke run (replaying every saved regression input first).
+# The suite plain, each libFuzzer target for a short fixed-seed smoke run (replaying every saved
+# regression input first), then the suite again under ASan+UBSan.
 test: deps
 	$(MAKE) unit
-	$(MAKE) test-asan
 	$(MAKE) fuzz-smoke
+	$(MAKE) test-asan
 check: test
 
 demo: deps
