@@ -130,11 +130,12 @@ FUZZ_CFLAGS   = $(WARN) -Wno-error $(DEFS) $(INCS) -O1 -g $(SAN) -fsanitize=fuzz
 FUZZ_OBJS     = $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(LIB_SRCS) fuzz/fuzz_common.c)
 .PHONY: fuzz fuzz-smoke fuzz-build memcheck bench
 
-$(FUZZ_B)/obj/%.o: %.c $(HDRS) fuzz/fuzz.h
+$(FUZZ_B)/obj/%.o: %.c $(HDRS) fuzz/fuzz.h fuzz/yaml_mutator.h
 	@mkdir -p $(dir $@)
 	clang-19 $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_BINS): $(FUZZ_B)/fuzz_%: $(FUZZ_B)/obj/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	clang-19 -g $(SAN) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+$(FUZZ_B)/fuzz_capdb: $(FUZZ_B)/obj/fuzz/yaml_mutator.o
 fuzz-build: $(FUZZ_BINS)
 fuzz: fuzz-build
 	@for n in $(FUZZ_NAMES); do bash fuzz/run.sh $(FUZZ_B) $$n $(FUZZ_SECONDS) random || exit 1; done

@@ -52,12 +52,39 @@ backend_of() { "$QDC" --list-targets 2>/dev/null | awk -v t="$1" '$1 == t {for (
 examples=()
 for f in "$ROOT"/examples/*.qd; do examples+=("$(basename "$f" .qd)"); done
 
+# interleaved ARRAY...: runs the commands held in the named arrays in turn, $RUNS rounds
+# (A B C A B C ..., so load from elsewhere hits them alike); MED[i] is then the median wall time
+# in ms of command i, or "fail" if one of its runs exited non-zero.
+interleaved() {
+    local names=("$@") i r s e ref
+    local -a t=()
+    MED=()
+    for ((r = 0; r < RUNS; r++)); do
+        for i in "${!names[@]}"; do
+            ref="${names[i]}[@]"
+            s=$(date +%s%N)
+            "${!ref}" >/dev/null 2>&1 || MED[i]=fail
+            e=$(date +%s%N)
+            t[i]+="$(((e - s) / 1000)) "
+        done
+    done
+    for i in "${!names[@]}"; do
+        [[ ${MED[i]:-} == fail ]] && continue
+        MED[i]=$(printf '%s\n' ${t[i]} | sort -n | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.1f\n", m/1000}')
+    done
+}
+
+# Section 1: qdc end to end against `llc-19 -O2` on the LLVM IR qdc itself emits (an object for
+# x86_64 and AMDGPU, PTX text for NVIDIA), nvcc -ptx and glslangValidator -V, each row's
+# commands interleaved. AMDGPU also gets a second table splitting qdc's time into the unlinked
+# object (`--emit=obj`, a documented output) and ld.lld-19 run alone on that object.
 section1() {
-    say "## 1. Compile latency (median of $RUNS runs, ms)"
+    say "## 1. Compile latency (median of $RUNS interleaved runs, ms)"
     say ""
     say "| example | target | qdc | llc-19 -O2 floor | qdc/llc | nvcc -ptx | qdc/nvcc | glslang -V | qdc/glslang |"
     say "|---|---|---|---|---|---|---|---|---|"
-    local ex t kind q l n g worst=0
+    local ex t kind q l n g i amd=""
+    local -a cq cl cn cg co ck names
     for t in $(pick_targets); do
         kind=$(backend_of "$t"); [ -n "$kind" ] || kind=$t
         for ex in "${examples[@]}"; do
@@ -66,24 +93,41 @@ section1() {
                 say "| $ex | $t | $(grep -m1 -o 'error\[QD[0-9]*\]' "$W/err" || echo fail) (target cannot compile it) | | | | | | |"
                 continue
             fi
-            q=$(median_ms "$QDC" "$src" --target="$t" -o "$o")
+            cq=("$QDC" "$src" --target="$t" -o "$o") names=(cq)
             l=n/a n=n/a g=n/a
             if [[ $kind == x86_64 || $kind == ptx || $kind == amdgpu ]] &&
                 "$QDC" "$src" --target="$t" --emit=llvm-ir -o "$W/$ex.$t.ll" 2>/dev/null; then
-                l=$(median_ms llc-19 -O2 "$W/$ex.$t.ll" -o "$W/$ex.$t.llc")
-                [[ $kind == amdgpu ]] && l=$(median_ms llc-19 -O2 -filetype=obj "$W/$ex.$t.ll" -o "$W/$ex.$t.llc")
-                [[ $kind == x86_64 ]] && l=$(median_ms llc-19 -O2 -filetype=obj "$W/$ex.$t.ll" -o "$W/$ex.$t.llc")
+                cl=(llc-19 -O2 "$W/$ex.$t.ll" -o "$W/$ex.$t.llc") names+=(cl) l=
+                [[ $kind == ptx ]] || cl=(llc-19 -O2 -filetype=obj "$W/$ex.$t.ll" -o "$W/$ex.$t.llc")
+            fi
+            if [[ $kind == amdgpu ]] && "$QDC" "$src" --target="$t" --emit=obj -o "$W/$ex.$t.o" 2>/dev/null; then
+                co=("$QDC" "$src" --target="$t" --emit=obj -o "$W/$ex.$t.o")
+                ck=(ld.lld-19 -shared --no-undefined "$W/$ex.$t.o" -o "$W/$ex.$t.lld.hsaco") names+=(co ck)
             fi
             if [[ $kind == ptx && $have_cuda == 1 && -f $ROOT/bench/cuda/$ex.cu ]]; then
-                n=$(median_ms "$CUDA/nvcc" -ptx -arch="${t%a}" "$ROOT/bench/cuda/$ex.cu" -o "$W/$ex.nvcc.ptx")
+                cn=("$CUDA/nvcc" -ptx -arch="${t%a}" "$ROOT/bench/cuda/$ex.cu" -o "$W/$ex.nvcc.ptx") names+=(cn) n=
             fi
             if [[ ($kind == spirv || $kind == msl) && $have_glslang == 1 && -f $ROOT/bench/glsl/$ex.comp ]]; then
-                g=$(median_ms glslangValidator -V --target-env vulkan1.2 "$ROOT/bench/glsl/$ex.comp" -o "$W/$ex.glsl.spv")
+                cg=(glslangValidator -V --target-env vulkan1.2 "$ROOT/bench/glsl/$ex.comp" -o "$W/$ex.glsl.spv") names+=(cg) g=
             fi
+            interleaved "${names[@]}"
+            local -A m=()
+            for i in "${!names[@]}"; do m[${names[i]}]=${MED[i]}; done
+            q=${m[cq]} l=${m[cl]:-$l} n=${m[cn]:-$n} g=${m[cg]:-$g}
             say "| $ex | $t | $q | $l | $(ratio "$q" "$l") | $n | $(ratio "$q" "$n") | $g | $(ratio "$q" "$g") |"
+            [[ -n ${m[co]:-} ]] && amd+="| $ex | $t | $q | ${m[co]} | ${m[ck]} | $l | $(ratio "$q" "$l") | $(ratio "${m[co]}" "$l") |"$'\n'
+            unset m
         done
     done
     [[ $have_cuda == 1 ]] || say "(nvcc columns skipped: $CUDA/nvcc not found)"
+    say ""
+    [[ -n $amd ]] || return 0
+    say "AMDGPU: qdc's code object (linked by ld.lld-19, which qdc starts before code generation so"
+    say "that its start-up overlaps qdc's) against the unlinked object (--emit=obj) and ld.lld-19 alone."
+    say ""
+    say "| example | target | qdc | qdc --emit=obj | ld.lld-19 alone | llc-19 -O2 floor | qdc/llc | obj/llc |"
+    say "|---|---|---|---|---|---|---|---|"
+    say "${amd%$'\n'}"
     say ""
 }
 
@@ -120,10 +164,15 @@ section2() {
         done
     done
     say ""
+    say "Registers are the maximum over a module's entries; bench/cuda/ are the same grid-stride algorithms."
+    say "Per-entry numbers and an explanation of every difference: bench/ptx-quality.md."
+    say ""
 }
 
+# Section 3 takes at least 7 runs of each side, qdc and C interleaved (x86bench alternates them).
 section3() {
-    say "## 3. x86 run time (N = $N, median of $RUNS runs, ms; ratio = C / qdc, target >= 1.0)"
+    local runs=$((RUNS < 7 ? 7 : RUNS))
+    say "## 3. x86 run time (N = $N, median of $runs runs, qdc and C interleaved, ms; ratio = C / qdc, target >= 1.0)"
     say ""
     local hdr=$W/x86 ex
     mkdir -p "$hdr"
@@ -137,7 +186,7 @@ section3() {
         { say "(skipped: the benchmark driver does not build: $(head -3 "$hdr/err"))"; say ""; return; }
     say "| kernel | threads | qdc | C (__atomic, clang -O2) | C/qdc | result |"
     say "|---|---|---|---|---|---|"
-    "$hdr/x86bench" "$N" "$RUNS" | while read -r name th q c ok; do
+    "$hdr/x86bench" "$N" "$runs" | while read -r name th q c ok; do
         say "| $name | $th | $q | $c | $(ratio "$c" "$q") | $ok |"
     done
     say ""

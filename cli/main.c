@@ -58,6 +58,17 @@ static char *module_name(const char *input) {
     return dot && dot != base ? xstrndup(base, (size_t)(dot - base)) : xstrdup(base);
 }
 
+/* A directory the user named (--capdb-dir, $QDC_CAPDB_PATH) that cannot be searched: warned
+ * about (QD0006) and skipped, never silently ignored. */
+static bool capdb_dir_ok(const char *dir, const char *from) {
+    struct stat st;
+    int err = stat(dir, &st) ? errno : 0;
+    if (!err && S_ISDIR(st.st_mode)) return true;
+    Span none = {0};
+    diag_warning(none, "QD0006", "%s directory '%s' is ignored: %s", from, dir, err ? strerror(err) : "not a directory");
+    return false;
+}
+
 /* Capability directories in search order: installed, $QDC_CAPDB_PATH, --capdb-dir. */
 static int capdb_dirs(const Options *o, const char ***out, char **owned) {
     const char **dirs = xcalloc((size_t)o->ncapdb_dirs + 64, sizeof *dirs);
@@ -88,11 +99,12 @@ static int capdb_dirs(const Options *o, const char ***out, char **owned) {
     for (char *p = all.data + off; *p && n < 60;) {
         char *colon = strchr(p, ':');
         if (colon) *colon = 0;
-        if (*p) dirs[n++] = p;
+        if (*p && capdb_dir_ok(p, "QDC_CAPDB_PATH")) dirs[n++] = p;
         if (!colon) break;
         p = colon + 1;
     }
-    for (int i = 0; i < o->ncapdb_dirs; i++) dirs[n++] = o->capdb_dirs[i];
+    for (int i = 0; i < o->ncapdb_dirs; i++)
+        if (capdb_dir_ok(o->capdb_dirs[i], "--capdb-dir")) dirs[n++] = o->capdb_dirs[i];
     *out = dirs;
     return n;
 }
@@ -395,6 +407,7 @@ int main(int argc, char **argv) {
     Options o;
     if (!options_parse(argc, argv, &o)) return options_free(&o), QDC_EXIT_USAGE;
     diag_init(&o.diag);
+    diag_set_input(!o.input || strcmp(o.input, "-") ? o.input : "<stdin>");
     int rc = run(&o);
     if (rc == QDC_EXIT_OK && diag_error_count()) rc = QDC_EXIT_INPUT;
     diag_finish();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target: replays testdata/regress/<name>/ (every past crash), then fuzzes
-# for SECONDS from testdata/fuzz-seeds/<name>/ plus a working corpus under the build tree.
+# for SECONDS from testdata/fuzz-seeds/<name>/ plus a working corpus under the build tree, with
+# fuzz/<name>.dict as -dict= when there is one (capdb: regenerate seeds and dict with fuzz/capdb-seeds.sh).
 # A new crash is copied into testdata/regress/<name>/ so that later runs replay it.
 # usage: fuzz/run.sh BUILD_DIR NAME SECONDS SEED|random
 set -u
@@ -13,6 +14,7 @@ export QDC_ROOT=${QDC_ROOT:-$PWD}
 case $name in frontend) max_len=8192 ;; capdb) max_len=16384 ;; *) max_len=1024 ;; esac
 opts=(-max_len=$max_len -timeout=20 -rss_limit_mb=3072 -print_final_stats=1)
 [ "$seed" = random ] || opts+=(-seed="$seed")
+[ -f "fuzz/$name.dict" ] && opts+=(-dict="fuzz/$name.dict")
 extra=(); [ "$name" = frontend ] && extra=(testdata/bad)   # the bad-input corpus seeds the frontend too
 
 shopt -s nullglob

@@ -59,6 +59,7 @@ typedef struct {
     CapDb *db;
     CapTarget *t;
     yaml_document_t *doc;
+    int depth; /* of nested 'else' cells: a YAML alias can make them cyclic */
 } Ld;
 
 typedef struct {
@@ -224,12 +225,21 @@ static bool cell_key(Ld *L, CapCell *c, const char *k, yaml_node_t *kn, yaml_nod
         if (s) diag_error(node_span(L, v), "QD3003", "unknown scope '%s'", s);
         return false;
     }
-    if (!strcmp(k, "else")) return (c->els = (CapCell *)parse_cell(L, v)) != NULL;
+    if (!strcmp(k, "else")) {
+        L->depth++;
+        c->els = (CapCell *)parse_cell(L, v);
+        L->depth--;
+        return c->els != NULL;
+    }
     diag_error(node_span(L, kn), "QD3002", "unknown cell key '%s' (status, spelling, when, unused, max_scope, flags, else, note)", k);
     return false;
 }
 
 static const CapCell *parse_cell(Ld *L, yaml_node_t *n) {
+    if (L->depth > 16) {
+        diag_error(node_span(L, n), "QD3003", "'else' cells nest more than 16 deep (an alias to itself?)");
+        return NULL;
+    }
     CapCell *c = ARENA_NEW(&L->db->arena, CapCell);
     c->max_scope = -1;
     c->at = origin(L, n);
@@ -620,7 +630,7 @@ static bool resolve(CapDb *db, int idx, const Ld *from, yaml_node_t *ref) {
         return t->state == 2;
     }
     t->state = 1;
-    Ld L = {db, t, &docs[idx].doc};
+    Ld L = {db, t, &docs[idx].doc, 0};
     bool ok = docs[idx].loaded && apply_file(&L);
     t->state = ok ? 2 : 3;
     return ok;

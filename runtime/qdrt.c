@@ -1,26 +1,43 @@
-/* libqdrt implementation: a per-launch thread team, one pthread barrier between tasks,
- * iterations handed out in increasing order in contiguous chunks (so a spin-wait on a lower
- * iteration always makes progress), and coroutines for the lanes of a block. */
+/* libqdrt implementation: a persistent pool of worker threads (a per-launch team when the pool
+ * is busy), one barrier between tasks, each thread's contiguous share of the iterations handed
+ * out front to back in chunks (so a spin-wait on a lower iteration always makes progress), and
+ * coroutines for the lanes of a block. */
 #include "qdrt.h"
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #define LANE_STACK (64 * 1024) /* kernels do not recurse; frames are small */
 
-typedef struct Launch {
+/* One thread's share [next, end) of a parallel task; others take chunks of it once theirs is
+ * done. On its own cache line: the owner's claims do not contend with anyone else's. */
+typedef struct Range {
+    _Alignas(64) atomic_llong next;
+    int64_t end;
+} Range;
+
+/* The launch a team is running. mu guards the barrier and the workers' wake-ups. */
+typedef struct Team {
+    pthread_mutex_t mu;
+    pthread_cond_t bar_cv;
+    int joined;          /* threads that have joined this launch */
+    int waiting;         /* of them, threads at the barrier */
+    atomic_uint bar_gen; /* barrier phase; changed under mu */
     const qdrt_task *tasks;
-    int ntasks, nthreads;
+    int ntasks, nthreads, task;
     const void *args;
-    pthread_barrier_t bar;
-    atomic_int next;       /* next unit (iteration or block) to hand out */
-    int32_t extent, chunk; /* of the current task */
-} Launch;
+    int32_t extent, chunk;  /* of the current task */
+    atomic_int next_block;  /* next block to hand out (QDRT_BLOCK) */
+    Range *ranges;          /* nthreads shares (QDRT_PARALLEL) */
+    int nranges;            /* allocated */
+} Team;
 
 /* Lane switching: a six-register stack switch on x86-64 (ucontext's swapcontext makes a
  * signal-mask system call per switch, which dominated block tasks); ucontext elsewhere and
@@ -162,86 +179,264 @@ static void run_block(Block *b, int32_t base, int nlanes) {
     }
 }
 
-static void run_blocks(Launch *L, const qdrt_task *t) {
+static void run_blocks(Team *T, const qdrt_task *t) {
     int bd = t->block_dim > 0 ? t->block_dim : 1;
-    Block b = {.task = t, .args = L->args};
+    Block b = {.task = t, .args = T->args};
     b.lanes = calloc((size_t)bd, sizeof *b.lanes);
     b.stacks = malloc((size_t)bd * LANE_STACK);
     b.shared = malloc(t->shared_bytes > 0 ? (size_t)t->shared_bytes : 1);
     if (!b.lanes || !b.stacks || !b.shared) abort();
-    int32_t nblocks = (int32_t)(((int64_t)L->extent + bd - 1) / bd);
-    for (int32_t k; (k = atomic_fetch_add(&L->next, 1)) < nblocks;) {
+    int32_t nblocks = (int32_t)(((int64_t)T->extent + bd - 1) / bd);
+    for (int32_t k; (k = atomic_fetch_add(&T->next_block, 1)) < nblocks;) {
         int64_t base = (int64_t)k * bd;
-        run_block(&b, (int32_t)base, (int)(L->extent - base < bd ? L->extent - base : bd));
+        run_block(&b, (int32_t)base, (int)(T->extent - base < bd ? T->extent - base : bd));
     }
     free(b.lanes);
     free(b.stacks);
     free(b.shared);
 }
 
-static void run_task(Launch *L, const qdrt_task *t, int tid) {
+/* Runs the chunks of one share, front to back, until it is used up. */
+static void run_range(Team *T, const qdrt_task *t, Range *r) {
+    for (int64_t b; (b = atomic_fetch_add(&r->next, T->chunk)) < r->end;) {
+        int64_t e = r->end - b < T->chunk ? r->end : b + T->chunk;
+        t->fn(T->args, (int32_t)b, (int32_t)e, NULL);
+    }
+}
+
+/* A thread runs its own share, then helps with the others' (the next thread's first). Every
+ * share is handed out in increasing order, and a share's owner stays on it until it is all
+ * handed out, so the lowest unfinished iteration is always running or about to run: an
+ * iteration that spins until a lower one has published cannot deadlock. */
+static void run_task(Team *T, const qdrt_task *t, int tid) {
     if (t->kind == QDRT_SERIAL) {
-        if (tid == 0) t->fn(L->args, 0, 1, NULL);
+        if (tid == 0) t->fn(T->args, 0, 1, NULL);
+    } else if (t->kind == QDRT_BLOCK) {
+        run_blocks(T, t);
+    } else {
+        for (int k = 0; k < T->nthreads; k++) run_range(T, t, &T->ranges[(tid + k) % T->nthreads]);
+    }
+}
+
+/* Contiguous equal shares, like a static schedule; chunks of ~1/16 of a share keep stealing
+ * balanced and cost one uncontended atomic per chunk. */
+static void prepare(Team *T) {
+    const qdrt_task *t = &T->tasks[T->task];
+    T->extent = t->extent ? t->extent(T->args) : 1;
+    if (T->extent < 0) T->extent = 0;
+    int n = T->nthreads;
+    int64_t c = T->extent / ((int64_t)n * 16);
+    T->chunk = (int32_t)(c < 1 ? 1 : c > 65536 ? 65536 : c);
+    atomic_store(&T->next_block, 0);
+    for (int i = 0; i < n; i++) {
+        atomic_store(&T->ranges[i].next, (int64_t)T->extent * i / n);
+        T->ranges[i].end = (int64_t)T->extent * (i + 1) / n;
+    }
+}
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Spins up to ns nanoseconds for *g to leave old: a wake-up through the kernel costs tens of
+ * microseconds, more than a short task. Returns whether it changed. */
+static bool spin_while(atomic_uint *g, unsigned old, int64_t ns) {
+    int64_t t0 = now_ns();
+    for (unsigned i = 1;; i++) {
+        if (atomic_load_explicit(g, memory_order_acquire) != old) return true;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (i % 64 == 0 && now_ns() - t0 > ns) return false;
+    }
+}
+
+#define BARRIER_SPIN_NS 20000
+#define IDLE_SPIN_NS 50000
+
+/* The barrier after task T->task; the last thread to arrive prepares the next task. Only the
+ * threads that have joined the launch count: a worker still waking up has claimed nothing (its
+ * share is taken by the others), so the task can be over without it and it joins later. */
+static void barrier(Team *T) {
+    pthread_mutex_lock(&T->mu);
+    unsigned gen = atomic_load(&T->bar_gen);
+    if (++T->waiting == T->joined) {
+        T->waiting = 0;
+        if (++T->task < T->ntasks) prepare(T);
+        atomic_store_explicit(&T->bar_gen, gen + 1, memory_order_release);
+        pthread_cond_broadcast(&T->bar_cv);
+        pthread_mutex_unlock(&T->mu);
         return;
     }
-    if (t->kind == QDRT_BLOCK) {
-        run_blocks(L, t);
-        return;
-    }
-    for (int32_t b; (b = atomic_fetch_add(&L->next, L->chunk)) < L->extent;) {
-        int32_t e = L->extent - b < L->chunk ? L->extent : b + L->chunk;
-        t->fn(L->args, b, e, NULL);
-    }
+    pthread_mutex_unlock(&T->mu);
+    if (spin_while(&T->bar_gen, gen, BARRIER_SPIN_NS)) return;
+    pthread_mutex_lock(&T->mu);
+    while (atomic_load(&T->bar_gen) == gen) pthread_cond_wait(&T->bar_cv, &T->mu);
+    pthread_mutex_unlock(&T->mu);
 }
 
-/* Small chunks keep threads balanced; chunks of ~1/16 of a thread's share amortize the counter. */
-static void prepare(Launch *L, const qdrt_task *t) {
-    L->extent = t->extent ? t->extent(L->args) : 1;
-    if (L->extent < 0) L->extent = 0;
-    int64_t c = L->extent / ((int64_t)L->nthreads * 16);
-    L->chunk = (int32_t)(c < 1 ? 1 : c > 65536 ? 65536 : c);
-    atomic_store(&L->next, 0);
-}
-
-static void team(Launch *L, int tid) {
-    for (int i = 0; i < L->ntasks; i++) {
-        if (tid == 0) prepare(L, &L->tasks[i]);
-        pthread_barrier_wait(&L->bar);
-        run_task(L, &L->tasks[i], tid);
-        pthread_barrier_wait(&L->bar);
+/* Runs tasks [first, ntasks). ntasks is the caller's copy: once past the last barrier a thread
+ * must not read T, which the next launch may already be filling in. */
+static void team_run(Team *T, int tid, int first, int ntasks) {
+    for (int i = first; i < ntasks; i++) {
+        run_task(T, &T->tasks[i], tid);
+        barrier(T);
     }
 }
 
-typedef struct { Launch *L; int tid; pthread_mutex_t *gate; } Worker;
-static void *worker_main(void *p) {
-    Worker *w = p;
-    pthread_mutex_lock(w->gate); /* the team's size and barrier are final once this opens */
-    pthread_mutex_unlock(w->gate);
-    team(w->L, w->tid);
-    return NULL;
+/* ---- the thread pool: worker k (1-based) is thread k of every team of more than k ---- */
+
+typedef struct Pool Pool;
+typedef struct Worker {
+    Pool *pool;
+    pthread_t th;
+    pthread_cond_t wake;
+    int tid;
+    unsigned seen; /* the last launch it joined */
+} Worker;
+
+struct Pool {
+    Team team;
+    pthread_mutex_t busy;   /* held for a whole launch */
+    Worker **w;             /* w[1..nworkers] */
+    int nworkers;
+    atomic_uint launch_gen; /* changed under team.mu, like quit */
+    int quit;
+};
+
+static void *worker_main(void *arg) {
+    Worker *w = arg;
+    Team *T = &w->pool->team;
+    for (;;) {
+        spin_while(&w->pool->launch_gen, w->seen, IDLE_SPIN_NS); /* back-to-back launches */
+        pthread_mutex_lock(&T->mu);
+        while (w->seen == w->pool->launch_gen && !w->pool->quit) pthread_cond_wait(&w->wake, &T->mu);
+        /* a wake-up for a smaller team, or after the launch ended without it, runs nothing */
+        int quit = w->pool->quit, first = T->task, ntasks = !quit && w->tid < T->nthreads ? T->ntasks : 0;
+        w->seen = w->pool->launch_gen;
+        T->joined += first < ntasks;
+        pthread_mutex_unlock(&T->mu);
+        if (quit) return NULL;
+        team_run(T, w->tid, first, ntasks);
+    }
+}
+
+/* Grows the pool to want - 1 workers, or as many as can be had; called with team.mu held. */
+static void pool_grow(Pool *p, int want) {
+    if (want - 1 <= p->nworkers) return;
+    Worker **nw = realloc(p->w, sizeof *nw * (size_t)want);
+    if (!nw) return;
+    p->w = nw;
+    while (p->nworkers < want - 1) {
+        Worker *w = calloc(1, sizeof *w);
+        if (!w) return;
+        *w = (Worker){.pool = p, .tid = p->nworkers + 1, .seen = p->launch_gen};
+        pthread_cond_init(&w->wake, NULL);
+        if (pthread_create(&w->th, NULL, worker_main, w)) {
+            pthread_cond_destroy(&w->wake);
+            free(w);
+            return;
+        }
+        p->w[++p->nworkers] = w;
+    }
+}
+
+static void pool_init(Pool *p) {
+    memset(p, 0, sizeof *p);
+    pthread_mutex_init(&p->team.mu, NULL);
+    pthread_cond_init(&p->team.bar_cv, NULL);
+    pthread_mutex_init(&p->busy, NULL);
+}
+
+/* Stops and joins the workers and frees everything; p is empty and usable afterwards. */
+static void pool_stop(Pool *p) {
+    pthread_mutex_lock(&p->team.mu);
+    p->quit = 1;
+    for (int i = 1; i <= p->nworkers; i++) pthread_cond_signal(&p->w[i]->wake);
+    pthread_mutex_unlock(&p->team.mu);
+    for (int i = 1; i <= p->nworkers; i++) {
+        pthread_join(p->w[i]->th, NULL);
+        pthread_cond_destroy(&p->w[i]->wake);
+        free(p->w[i]);
+    }
+    free(p->w);
+    free(p->team.ranges);
+    p->w = NULL, p->team.ranges = NULL;
+    p->nworkers = p->team.nranges = p->quit = 0;
+}
+
+static void pool_destroy(Pool *p) {
+    pool_stop(p);
+    pthread_mutex_destroy(&p->team.mu);
+    pthread_cond_destroy(&p->team.bar_cv);
+    pthread_mutex_destroy(&p->busy);
+}
+
+/* Runs one launch on p (whose busy lock the caller holds); ENOMEM when nothing could run. */
+static int pool_launch(Pool *p, const qdrt_task *tasks, int ntasks, const void *args, int want) {
+    Team *T = &p->team;
+    pthread_mutex_lock(&T->mu);
+    pool_grow(p, want);
+    int n = want - 1 < p->nworkers ? want : p->nworkers + 1;
+    if (T->nranges < n) {
+        Range *r = aligned_alloc(64, sizeof *r * (size_t)n);
+        if (!r) return pthread_mutex_unlock(&T->mu), ENOMEM;
+        free(T->ranges);
+        T->ranges = r, T->nranges = n;
+    }
+    T->tasks = tasks, T->ntasks = ntasks, T->args = args, T->nthreads = n, T->task = 0;
+    T->joined = 1, T->waiting = 0;
+    prepare(T);
+    p->launch_gen++;
+    for (int i = 1; i < n; i++) pthread_cond_signal(&p->w[i]->wake);
+    pthread_mutex_unlock(&T->mu);
+    team_run(T, 0, 0, ntasks);
+    return 0;
+}
+
+/* The shared pool; a launch that finds it busy (another host thread is launching) runs on a
+ * team of its own, started and joined for that launch. */
+static Pool g_pool;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+/* A forked child has none of the workers: it forgets them and starts an empty pool. */
+static void after_fork_child(void) {
+    for (int i = 1; i <= g_pool.nworkers; i++) free(g_pool.w[i]);
+    free(g_pool.w);
+    free(g_pool.team.ranges);
+    pool_init(&g_pool);
+}
+static void g_init(void) {
+    pool_init(&g_pool);
+    pthread_atfork(NULL, NULL, after_fork_child);
 }
 
 int qdrt_launch(const qdrt_task *tasks, int ntasks, const void *args, int nthreads) {
-    Launch L = {.tasks = tasks, .ntasks = ntasks, .args = args};
     int want = nthreads > 0 ? nthreads : qdrt_default_threads();
-    pthread_t *th = calloc((size_t)want, sizeof *th);
-    Worker *w = calloc((size_t)want, sizeof *w);
-    if (!th || !w) return free(th), free(w), ENOMEM;
-    pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&gate);
-    int started = 1; /* a thread that cannot be created just makes the team smaller */
-    for (; started < want; started++) {
-        w[started] = (Worker){&L, started, &gate};
-        if (pthread_create(&th[started], NULL, worker_main, &w[started])) break;
+    if (ntasks <= 0) return 0;
+    pthread_once(&g_once, g_init);
+    if (pthread_mutex_trylock(&g_pool.busy) == 0) {
+        int rc = pool_launch(&g_pool, tasks, ntasks, args, want);
+        pthread_mutex_unlock(&g_pool.busy);
+        return rc;
     }
-    L.nthreads = started;
-    int rc = pthread_barrier_init(&L.bar, NULL, (unsigned)started);
-    if (rc) abort(); /* threads are already waiting on the gate: nothing sane to return */
-    pthread_mutex_unlock(&gate);
-    team(&L, 0);
-    for (int i = 1; i < started; i++) pthread_join(th[i], NULL);
-    pthread_barrier_destroy(&L.bar);
-    free(th);
-    free(w);
-    return 0;
+    Pool *own = malloc(sizeof *own);
+    if (!own) return ENOMEM;
+    pool_init(own);
+    int rc = pool_launch(own, tasks, ntasks, args, want);
+    pool_destroy(own);
+    free(own);
+    return rc;
 }
+
+void qdrt_shutdown(void) {
+    pthread_once(&g_once, g_init);
+    if (pthread_mutex_trylock(&g_pool.busy)) return; /* a launch is running: leave it be */
+    pool_stop(&g_pool);
+    pthread_mutex_unlock(&g_pool.busy);
+}
+
+/* At exit the workers are joined, so leak checkers see no live threads or blocks. */
+__attribute__((destructor)) static void qdrt_fini(void) { qdrt_shutdown(); }

@@ -40,6 +40,9 @@ void qdrt_block_sync(qdrt_lane *lane);         /* barrier across the block's lan
 /* Called by every iteration of a loop that waits on memory: a pause instruction, and every
  * 64th call a sched_yield(), so a waiter gives its core to the thread it waits for. */
 void qdrt_spin_pause(void);
+/* Joins libqdrt's worker threads and frees the pool (also done at exit); a later launch
+ * starts a new one. Does nothing while a launch is running. */
+void qdrt_shutdown(void);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,7 @@ static struct {
     StrBuf sarif;    /* results accumulated for SARIF */
     int sarif_results;
     StrBuf *json_related; /* notes for the pending JSON record */
+    const char *input;    /* names location-less diagnostics in JSON and SARIF */
 } D = {.cfg = {DIAG_TEXT, DIAG_COLOR_AUTO, 20, false, NULL}};
 
 Source *source_new(const char *name, const char *text, size_t len) {
@@ -91,6 +92,8 @@ void diag_init(const DiagConfig *cfg) {
     }
     if (D.cfg.format != DIAG_TEXT) D.color = false;
 }
+
+void diag_set_input(const char *name) { D.input = name; }
 
 static int find_code(const char *code) {
     for (size_t i = 0; i < ARRAY_LEN(codes); i++)
@@ -166,8 +169,10 @@ static void json_location(StrBuf *b, Span sp) {
         source_line_col(sp.src, sp.off, &line, &col);
         source_line_col(sp.src, sp.off + sp.len, &eline, &ecol);
     }
+    const char *file = sp.src ? sp.src->name : D.input;
     sb_puts(b, "\"file\":");
-    sb_json_string(b, sp.src ? sp.src->name : "");
+    if (file) sb_json_string(b, file);
+    else sb_puts(b, "null");
     sb_printf(b, ",\"line\":%u,\"column\":%u,\"end_line\":%u,\"end_column\":%u,\"byte_offset\":%u,\"byte_length\":%u",
               line, col, eline, ecol, sp.src ? sp.off : 0, sp.src ? sp.len : 0);
 }
@@ -185,6 +190,10 @@ static void sarif_result(const char *level, const char *code, Span sp, const cha
         sb_json_string(&D.sarif, sp.src->name);
         sb_printf(&D.sarif, "},\"region\":{\"startLine\":%u,\"startColumn\":%u,\"endLine\":%u,\"endColumn\":%u,"
                             "\"byteOffset\":%u,\"byteLength\":%u}}}]", line, col, eline, ecol, sp.off, sp.len);
+    } else if (D.input) { /* no region: the location is the whole input (SARIF 2.1.0 §3.29.4) */
+        sb_puts(&D.sarif, ",\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
+        sb_json_string(&D.sarif, D.input);
+        sb_puts(&D.sarif, "}}}]");
     }
     sb_puts(&D.sarif, "}");
 }

@@ -45,6 +45,8 @@ typedef struct {
 } DiagConfig;
 
 void diag_init(const DiagConfig *cfg);
+/* The input file (NULL: none): JSON and SARIF name it for diagnostics that have no location. */
+void diag_set_input(const char *name);
 /* -W<name> / -Wno-<name> / -Werror=<name>: false if the name is unknown. */
 bool diag_set_warning(const char *name, bool enabled, bool as_error);
 void diag_list_warnings(FILE *out);

@@ -1,5 +1,6 @@
 /* `make bench` section 3: x86 run time of four examples compiled by qdc (through their
- * generated headers and libqdrt) against ref.c, on 1 and 2 threads. Prints one line per case:
+ * generated headers and libqdrt) against ref.c, on 1 and 2 threads, the qdc and C runs of a case
+ * interleaved. Prints one line per case:
  *   <name> <threads> <qdc median ms> <C median ms> <ok|MISMATCH>
  * usage: x86bench N REPS */
 #include "cas_max.h"
@@ -33,8 +34,16 @@ static double median(double *v, int n) {
 static int32_t *ibuf, *dval, *didx;
 static float *fbuf;
 static int32_t N, T;
-static int32_t bins_q[256], bins_c[256], nout_q[1], nout_c[1], best_q[1], best_c[1];
-static float sum_q[2], sum_c[2];
+/* Each result on its own cache lines, so neither side's atomics share a line with anything. */
+#define LINE _Alignas(64)
+static LINE int32_t bins_q[256];
+static LINE int32_t bins_c[256];
+static LINE int32_t nout_q[1];
+static LINE int32_t nout_c[1];
+static LINE int32_t best_q[1];
+static LINE int32_t best_c[1];
+static LINE float sum_q[2];
+static LINE float sum_c[2];
 
 static void q_hist(void) {
     histogram_args a = {.data = ibuf, .data_shape = {N}, .bins = bins_q, .bins_shape = {256}};
@@ -58,14 +67,21 @@ static void q_casmax(void) {
 }
 static void c_casmax(void) { ref_cas_max(ibuf, N, best_c, T); }
 
-static double time_it(void (*fn)(void), int reps) {
-    double t[64];
+static double time_one(void (*fn)(void)) {
+    double t0 = now_ms();
+    fn();
+    return now_ms() - t0;
+}
+
+/* Interleaves the qdc and C runs (alternating which goes first) so that a change in machine
+ * load hits both alike; *q and *c get the medians. */
+static void time_pair(void (*qfn)(void), void (*cfn)(void), int reps, double *q, double *c) {
+    double tq[64], tc[64];
     for (int r = 0; r < reps; r++) {
-        double t0 = now_ms();
-        fn();
-        t[r] = now_ms() - t0;
+        if (r % 2) tc[r] = time_one(cfn), tq[r] = time_one(qfn);
+        else tq[r] = time_one(qfn), tc[r] = time_one(cfn);
     }
-    return median(t, reps);
+    *q = median(tq, reps), *c = median(tc, reps);
 }
 
 static bool same_sum(void) {
@@ -87,14 +103,15 @@ int main(int argc, char **argv) {
         ibuf[i] = (int32_t)(s >> 33) - (1 << 30);
         fbuf[i] = (float)(s >> 40) / (float)(1 << 24);
     }
+    double q, c;
     for (T = 1; T <= 2; T++) {
-        double q = time_it(q_hist, reps), c = time_it(c_hist, reps);
+        time_pair(q_hist, c_hist, reps, &q, &c);
         printf("histogram %d %.2f %.2f %s\n", T, q, c, memcmp(bins_q, bins_c, sizeof bins_q) ? "MISMATCH" : "ok");
-        q = time_it(q_fsum, reps), c = time_it(c_fsum, reps);
+        time_pair(q_fsum, c_fsum, reps, &q, &c);
         printf("float_sum %d %.2f %.2f %s\n", T, q, c, same_sum() ? "ok" : "MISMATCH");
-        q = time_it(q_compact, reps), c = time_it(c_compact, reps);
+        time_pair(q_compact, c_compact, reps, &q, &c);
         printf("compaction %d %.2f %.2f %s\n", T, q, c, nout_q[0] == nout_c[0] ? "ok" : "MISMATCH");
-        q = time_it(q_casmax, reps), c = time_it(c_casmax, reps);
+        time_pair(q_casmax, c_casmax, reps, &q, &c);
         printf("cas_max %d %.2f %.2f %s\n", T, q, c, best_q[0] == best_c[0] ? "ok" : "MISMATCH");
         fflush(stdout);
     }

@@ -233,12 +233,16 @@ static void amd_module_end(LlvmCg *cg) {
     cg->target_state = NULL;
 }
 
-/* .hsaco: the object linked by ld.lld-19; --emit=obj is the unlinked object. */
+/* .hsaco: the object linked by ld.lld-19, started first so that its start-up overlaps LLVM's
+ * optimisation and codegen; --emit=obj is the unlinked object. */
 static bool amd_emit_artifact(LlvmCg *cg, EmitKind kind, StrBuf *out) {
     if (kind != EMIT_HSACO) return machine_emit(cg, kind, out);
+    AmdLink *link = amdgpu_link_start();
     StrBuf obj;
     sb_init(&obj);
-    bool ok = machine_emit(cg, EMIT_OBJ, &obj) && amdgpu_link(&obj, out);
+    bool ok = machine_emit(cg, EMIT_OBJ, &obj);
+    if (ok) ok = amdgpu_link_finish(link, &obj, out);
+    else amdgpu_link_abort(link);
     sb_free(&obj);
     return ok;
 }

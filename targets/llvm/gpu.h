@@ -33,6 +33,14 @@ const char *amdgpu_syncscope(QdScope s);
  * no shell). The linker is found as $QDC_LD_LLD, else ld.lld-19 in PATH, else
  * /usr/lib/llvm-19/bin/ld.lld. False after a diagnostic (QD5xxx) if it is missing or fails. */
 bool amdgpu_link(const StrBuf *obj, StrBuf *hsaco);
+/* amdgpu_link() in two halves, so the linker's start-up runs while LLVM still works: start
+ * spawns ld.lld-19 waiting on a pipe for the object (a missing linker or a failed spawn is
+ * reported by finish); finish feeds it the object, waits, and yields the code object (false
+ * after a QD5005 diagnostic); abort kills and reaps it. finish and abort free the handle. */
+typedef struct AmdLink AmdLink;
+AmdLink *amdgpu_link_start(void);
+bool amdgpu_link_finish(AmdLink *l, const StrBuf *obj, StrBuf *hsaco);
+void amdgpu_link_abort(AmdLink *l);
 
 /* ---- kernel ABI shared by PTX and AMDGPU entries (nvptx.c) ----
  * Parameters are flattened in IrKernel order: a scalar as its storage type, an ndarray as a
@@ -40,7 +48,9 @@ bool amdgpu_link(const StrBuf *obj, StrBuf *hsaco);
  * a host can pass that struct as the AMDGPU kernarg segment or as CUDA kernelParams.
  * Parallel tasks are grid-stride loops, so any launch size is correct; a task with block.sync()
  * gives every thread of a block the same trip count only when its extent is a multiple of the
- * block size and the grid covers it, so such kernels pad (examples/shared_histogram.qd). */
+ * block size and the grid covers it, so such kernels pad (examples/shared_histogram.qd).
+ * A launch has fewer than 2^31 threads in all (iteration indices are i32); the PTX entries tell
+ * LLVM so (nuw/nsw grid stride), see nv_grid_loop in nvptx.c. */
 unsigned gpu_param_count(const IrKernel *k);
 void gpu_param_types(LlvmCg *cg, const IrKernel *k, LLVMTypeRef *out);
 void gpu_bind_params(LlvmCg *cg, const IrKernel *k, LLVMValueRef fn);

@@ -1,20 +1,29 @@
 /* The LLVM target machine: creation from the capability database (triple, cpu, features), the
  * module's data layout, verification, the new pass manager at -O0..-O3, and emission of object
  * code, assembly or textual IR from a clone (emission mutates the module it is given). */
+#include "blocksplit.h"
 #include "llvm_target.h"
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <string.h>
 
-static void init_llvm_once(void) {
-    static bool done;
-    if (done) return;
-    done = true;
-    LLVMInitializeAllTargetInfos();
-    LLVMInitializeAllTargets();
-    LLVMInitializeAllTargetMCs();
-    LLVMInitializeAllAsmPrinters();
+/* The LLVM target each LLVM backend kind (cap_backend()) emits through. Only the one a family
+ * needs is registered: registering all of LLVM's targets cost about a millisecond per run. */
+#define LLVM_TARGETS(X) X("x86_64", X86) X("ptx", NVPTX) X("amdgpu", AMDGPU)
+
+static void init_llvm_target(const char *backend) {
+#define INIT(kind, T)                                                                                                  \
+    if (!strcmp(backend, kind)) {                                                                                      \
+        static bool done;                                                                                              \
+        if (!done) LLVMInitialize##T##TargetInfo(), LLVMInitialize##T##Target(), LLVMInitialize##T##TargetMC(),        \
+                   LLVMInitialize##T##AsmPrinter();                                                                    \
+        done = true;                                                                                                   \
+        return;                                                                                                        \
+    }
+    LLVM_TARGETS(INIT)
+#undef INIT
+    die("no LLVM target for backend '%s'", backend);
 }
 
 /* LLVM errors raised while optimizing or emitting (unsupported constructs, inline asm the
@@ -30,7 +39,7 @@ static void on_llvm_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
 }
 
 bool machine_init(LlvmCg *cg) {
-    init_llvm_once();
+    init_llvm_target(cap_backend(cg->cap));
     const char *triple = cap_str(cg->cap, "llvm.triple"), *cpu = cap_str(cg->cap, "llvm.cpu");
     const char *features = cap_str(cg->cap, "llvm.features");
     Span none = {0};
@@ -91,6 +100,7 @@ static void optimize(LlvmCg *cg) {
 bool machine_emit(LlvmCg *cg, EmitKind kind, StrBuf *out) {
     verify(cg);
     optimize(cg);
+    cg_split_long_blocks(cg->mod);
     verify(cg);
     if (kind == EMIT_LLVM_IR) {
         char *s = LLVMPrintModuleToString(cg->mod);

@@ -97,9 +97,20 @@ bool spirv_msl(const IrModule *m, const SpvTarget *st, const char *version, StrB
     return ok;
 }
 
+/* A Vulkan SPIR-V module must have an entry point (without the Linkage capability), and
+ * neither SPIR-V nor MSL has anything to say for a module without tasks. */
+static bool check_has_tasks(const IrModule *m, const CapTarget *t) {
+    for (int k = 0; k < m->nkernels; k++)
+        if (m->kernels[k].ntasks > 0) return true;
+    diag_error(span_make(m->src, 0, 0), "QD5103", "the module defines no kernels, and a %s module for '%s' needs at least one entry point",
+               strcmp(cap_backend(t), "msl") ? "SPIR-V" : "Metal", cap_name(t));
+    return false;
+}
+
 bool backend_spirv_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
     SpvTarget st = target_of(t);
     if (!check_types(m)) return false;
+    if (o->emit != EMIT_METADATA && o->emit != EMIT_HEADER && !check_has_tasks(m, t)) return false;
     switch (o->emit) {
     case EMIT_SPIRV: return spirv_build(m, &st, NULL, out);
     case EMIT_SPIRV_ASM: return spirv_asm(m, &st, out);

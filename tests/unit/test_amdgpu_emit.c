@@ -4,6 +4,8 @@
 #include "test_ptx_ir.h"
 #include "targets/llvm/gpu.h"
 #include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define READELF "/usr/lib/llvm-19/bin/llvm-readelf"
@@ -167,4 +169,59 @@ Test(amdgpu_emit, cli_unsafe_fp_atomics_follow_the_cap) {
     expect_all(r.out, NULL, W("amdgpu-unsafe-fp-atomics"), "gfx90a default IR");
     run_free(&r);
     free(src);
+}
+
+/* The pipelined link (ld.lld-19 started before the object exists, fed through a pipe) gives
+ * byte for byte the code object that linking `--emit=obj` by hand gives. */
+Test(amdgpu_emit, pipelined_link_matches_lld_on_the_object) {
+    char *src = root_path("examples/last_block.qd");
+    char *dir = make_temp_dir();
+    char *obj = xasprintf("%s/k.o", dir), *co = xasprintf("%s/k.hsaco", dir), *ref = xasprintf("%s/ref.hsaco", dir);
+    RunResult r = run_qdc(src, "--target=gfx942", "--emit=obj", "-o", obj, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_qdc(src, "--target=gfx942", "-o", co, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    const char *argv[] = {"/usr/lib/llvm-19/bin/ld.lld", "-shared", "--no-undefined", obj, "-o", ref, NULL};
+    r = run_argv(argv, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    size_t n1 = 0, n2 = 0;
+    char *a = read_text(co, &n1), *b = read_text(ref, &n2);
+    cr_expect(a && b && n1 > 64 && n1 == n2 && !memcmp(a, b, n1), "qdc's code object differs from ld.lld-19's");
+    free(a), free(b);
+    remove_tree(dir);
+    free(obj), free(co), free(ref), free(dir), free(src);
+}
+
+/* A linker that cannot be started (an executable that is not a program) is QD5005 naming the
+ * reason; an aborted link kills and reaps the linker (no child is left). */
+Test(amdgpu_emit, link_start_failure_and_abort) {
+    probe_target("gfx942"); /* diagnostics initialised */
+    char *dir = make_temp_dir();
+    char *fake = xasprintf("%s/ld.lld-19", dir);
+    cr_assert(write_text(fake, "not a program\n") && chmod(fake, 0755) == 0);
+    setenv("QDC_LD_LLD", fake, 1);
+    StrBuf obj, out;
+    sb_init(&obj), sb_init(&out);
+    int before = diag_error_count();
+    cr_expect(!amdgpu_link_finish(amdgpu_link_start(), &obj, &out));
+    cr_expect_eq(diag_error_count(), before + 1);
+    cr_expect_eq(out.len, 0);
+    unsetenv("QDC_LD_LLD");
+    char *src = root_path("examples/histogram.qd"), *co = xasprintf("%s/k.hsaco", dir);
+    char *env = xasprintf("QDC_LD_LLD=%s", fake);
+    const char *argv[] = {"env", env, qdc_bin(), src, "--target=gfx942", "-o", co, NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "error[QD5005]: cannot link the AMDGPU code object: cannot start '") &&
+                  strstr(r.err, "': Exec format error"), "%s", r.err);
+    cr_expect(!file_exists(co));
+    run_free(&r);
+    free(src), free(co), free(env);
+    amdgpu_link_abort(amdgpu_link_start());
+    cr_expect_eq(waitpid(-1, NULL, WNOHANG), -1, "the aborted linker was not reaped");
+    remove_tree(dir);
+    free(fake), free(dir);
 }

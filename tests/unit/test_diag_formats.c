@@ -2,6 +2,7 @@
  * -Werror / -W<name> / -Wno-<name>, --error-limit. Inputs live in testdata/diag/. */
 #include "harness.h"
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,4 +97,39 @@ Test(diag_formats, error_limit_stops_after_n) {
     RunResult bad = check("testdata/diag/two-errors.qd", "--error-limit=x", NULL);
     cr_assert_eq(bad.status, 2);
     run_free(&r), run_free(&u), run_free(&bad);
+}
+
+/* A diagnostic with no source location (QD0001: the input cannot be opened) names the input. */
+Test(diag_formats, json_without_location_names_the_input) {
+    RunResult r = check("testdata/diag/no-such-file.qd", "--diagnostics-format=json", NULL);
+    cr_assert_eq(r.status, 1);
+    char *path = root_path("testdata/diag/no-such-file.qd");
+    char want[1024];
+    snprintf(want, sizeof want, "{\"schema\":\"qdc-diagnostic/1\",\"severity\":\"error\",\"code\":\"QD0001\",\"file\":\"%s\","
+             "\"line\":0,\"column\":0,\"end_line\":0,\"end_column\":0,\"byte_offset\":0,\"byte_length\":0,"
+             "\"message\":\"cannot open '%s': no such file\"}\n", path, path);
+    cr_assert_str_eq(r.err, want);
+    free(path);
+    run_free(&r);
+}
+
+/* SARIF 2.1.0: a physicalLocation with an artifactLocation and no region means the whole file. */
+Test(diag_formats, sarif_without_location_points_at_the_whole_input) {
+    RunResult r = check("testdata/diag/no-such-file.qd", "--diagnostics-format=sarif", NULL);
+    cr_assert_eq(r.status, 1);
+    char *path = root_path("testdata/diag/no-such-file.qd");
+    char want[1024];
+    snprintf(want, sizeof want, "{\"ruleId\":\"QD0001\",\"level\":\"error\",\"message\":{\"text\":\"cannot open '%s': no such "
+             "file\"},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":\"%s\"}}}]}]}]}\n", path, path);
+    cr_assert(strstr(r.err, want), "%s", r.err);
+    cr_assert_null(strstr(r.err, "\"region\""));
+    free(path);
+    run_free(&r);
+}
+
+Test(diag_formats, stdin_is_named_like_in_text) {
+    const char *args[] = {"--check", "-", "--diagnostics-format=json", "--capdb-dir", "/nonexistent/db", NULL};
+    RunResult r = run_qdc_argv(args, "@qd.kernel\ndef k():\n    pass\n", NULL);
+    cr_assert(strstr(r.err, "\"code\":\"QD0006\",\"file\":\"<stdin>\",\"line\":0,"), "%s", r.err);
+    run_free(&r);
 }

@@ -231,3 +231,24 @@ Test(spirv_cli, integer_power_is_a_validated_loop) {
     remove_tree(dir);
     free(dir), free(src), free(out);
 }
+
+/* A module without kernels is a warning on the LLVM targets (an empty object is valid) but an
+ * error for SPIR-V and MSL, which need an entry point: located, exit 1, no output file (it
+ * used to be an internal error from the validator). */
+Test(spirv_cli, module_without_kernels_is_a_located_error) {
+    char *inp = root_path("testdata/bad/no-kernels.qd"), *dir = make_temp_dir(), *out = xasprintf("%s/m.out", dir);
+    const char *targets[] = {"--target=vulkan1.1", "--target=vulkan1.3", "--target=apple8"};
+    for (int i = 0; i < 3; i++) {
+        RunResult r = run_qdc(inp, targets[i], "-o", out, NULL);
+        cr_expect_eq(r.status, 1, "%s: %s", targets[i], r.err);
+        cr_expect(strstr(r.err, "no-kernels.qd:1:1: error[QD5103]: the module defines no kernels, and a "), "%s", r.err);
+        cr_expect(!strstr(r.err, "internal error"), "%s", r.err);
+        cr_expect(!file_exists(out), "%s: output written", targets[i]);
+        run_free(&r);
+    }
+    RunResult ok = run_qdc(inp, "--target=x86_64", "-o", out, NULL);
+    cr_expect_eq(ok.status, 0, "%s", ok.err);
+    run_free(&ok);
+    remove_tree(dir);
+    free(inp), free(dir), free(out);
+}

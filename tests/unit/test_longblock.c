@@ -1,0 +1,129 @@
+/* Very long straight-line task bodies (issue 8: compile time must stay bounded). The LLVM
+ * backends cut blocks longer than 384 instructions into pieces before instruction selection
+ * (targets/llvm/blocksplit.c). These tests generate a kernel whose loop body is thousands of
+ * instructions long and check that the emitted IR really is cut (every block <= 384
+ * instructions, the cuts present), that ordinary kernels are not cut at all, and that the cut
+ * x86 code computes exactly what a C reference computes, at -O2 and -O0, on 1 and 4 threads. */
+#include "test_x86.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { STEPS = 1200, MAX_BLOCK = 384 };
+
+/* t = s + i; then STEPS times: t = t * 3 + k, and every third step a[(i + k) % 64] += t. */
+static char *long_kernel(void) {
+    size_t cap = 64 + STEPS * 48;
+    char *src = malloc(cap), *p = src;
+    p += sprintf(p, "import quadrants as qd\n\n@qd.kernel\n"
+                    "def longblock(a: qd.types.NDArray[qd.i32, 1], s: qd.i32):\n"
+                    "    for i in range(a.shape[0]):\n        t = s + i\n");
+    for (int k = 1; k <= STEPS; k++) {
+        p += sprintf(p, "        t = t * 3 + %d\n", k);
+        if (k % 3 == 0) p += sprintf(p, "        a[(i + %d) %% 64] += t\n", k);
+    }
+    cr_assert((size_t)(p - src) < cap);
+    return src;
+}
+
+static const char host_src[] =
+    "#include \"longblock.h\"\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]), n = 4096;\n"
+    "    int32_t *a = calloc(64, 4); uint32_t want[64]; memset(want, 0, sizeof want);\n"
+    "    for (int i = 0; i < n; i++) {\n"
+    "        uint32_t t = 7u + (uint32_t)i;\n"
+    "        for (int k = 1; k <= 1200; k++) {\n"
+    "            t = t * 3u + (uint32_t)k;\n"
+    "            if (k % 3 == 0) want[(i + k) % 64] += t;\n"
+    "        }\n"
+    "    }\n"
+    "    longblock_args args = {a, {n}, 7};\n"
+    "    if (longblock(&args, nt) != 0) return 2;\n"
+    "    int bad = 0;\n"
+    "    for (int j = 0; j < 64; j++) bad += (uint32_t)a[j] != want[j];\n"
+    "    printf(\"%d of 64 bins wrong\\n\", bad);\n"
+    "    free(a);\n"
+    "    return bad != 0;\n"
+    "}\n";
+
+/* Longest block of every function in textual LLVM IR, and the number of cuts. */
+static void block_stats(const char *ir, int *longest, int *cuts) {
+    int cur = 0;
+    *longest = 0, *cuts = 0;
+    for (const char *line = ir; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (!strncmp(line, "  ", 2)) {
+            if (++cur > *longest) *longest = cur;
+            if (!strncmp(line, "  %split.any", 12)) ++*cuts;
+        } else {
+            cur = 0;
+        }
+    }
+}
+
+static char *write_kernel(const char *dir) {
+    char *qd = NULL, *src = long_kernel();
+    cr_assert(asprintf(&qd, "%s/longblock.qd", dir) > 0);
+    cr_assert(write_text(qd, src));
+    free(src);
+    return qd;
+}
+
+static void check_ir(const char *qd, const char *target, const char *opt) {
+    RunResult r = run_qdc(qd, target, opt, "--emit=llvm-ir", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s %s: %s", target, opt, r.err);
+    int longest, cuts;
+    block_stats(r.out, &longest, &cuts);
+    cr_expect_leq(longest, MAX_BLOCK, "%s %s: a block of %d instructions was left", target, opt, longest);
+    cr_expect_geq(cuts, 4, "%s %s: only %d cuts in a body of thousands of instructions", target, opt, cuts);
+    run_free(&r);
+}
+
+Test(longblock, every_llvm_target_cuts_long_blocks) {
+    char *dir = make_temp_dir(), *qd = write_kernel(dir);
+    const char *targets[] = {"--target=x86_64", "--target=sm_80", "--target=gfx942"};
+    for (int i = 0; i < 3; i++) {
+        check_ir(qd, targets[i], "-O2");
+        check_ir(qd, targets[i], "-O0");
+    }
+    remove_tree(dir);
+    free(dir), free(qd);
+}
+
+Test(longblock, ordinary_kernels_are_not_cut) {
+    char *qd = root_path("examples/histogram.qd");
+    const char *targets[] = {"--target=x86_64", "--target=sm_80", "--target=gfx942"};
+    for (int i = 0; i < 3; i++) {
+        RunResult r = run_qdc(qd, targets[i], "--emit=llvm-ir", "-o", "-", NULL);
+        cr_assert_eq(r.status, 0, "%s: %s", targets[i], r.err);
+        cr_expect_null(strstr(r.out, "split.any"), "%s: histogram was cut", targets[i]);
+        run_free(&r);
+    }
+    free(qd);
+}
+
+static void run_cut_kernel(const char *opt) {
+    if (!x86_have_runtime()) return;
+    char *dir = make_temp_dir(), *qd = write_kernel(dir), *obj = NULL, *hdr = NULL;
+    cr_assert(asprintf(&obj, "%s/longblock.o", dir) > 0 && asprintf(&hdr, "%s/longblock.h", dir) > 0);
+    RunResult r = run_qdc("--target=x86_64", opt, qd, "-o", obj, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    RunResult h = run_qdc("--target=x86_64", "--emit=header", qd, "-o", hdr, NULL);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    const char *objs[] = {"longblock.o", NULL};
+    cr_assert(x86_build_host(dir, host_src, objs));
+    const char *threads[] = {"1", "4"};
+    for (int i = 0; i < 2; i++) {
+        RunResult x = x86_run_host(dir, threads[i], NULL, NULL);
+        cr_expect_eq(x.status, 0, "%s, %s threads: exit %d\n%s%s", opt, threads[i], x.status, x.out, x.err);
+        cr_expect_str_eq(x.out, "0 of 64 bins wrong\n");
+        run_free(&x);
+    }
+    run_free(&r), run_free(&h);
+    remove_tree(dir);
+    free(dir), free(qd), free(obj), free(hdr);
+}
+
+Test(longblock, cut_code_is_exact_O2) { run_cut_kernel("-O2"); }
+Test(longblock, cut_code_is_exact_O0) { run_cut_kernel("-O0"); }
