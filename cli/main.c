@@ -1,7 +1,7 @@
 /* qdc's driver: the whole pipeline in one place, top to bottom.
  * read -> parse -> check -> lower -> emit -> write. Only this file decides exit statuses. */
 #include "../frontend/frontend.h"
-#include "../lowering/lower.h"
+#include "../lower/lower.h"
 #include "../support/fileio.h"
 #include "../targets/target.h"
 #include "depfile.h"

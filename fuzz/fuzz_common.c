@@ -1,7 +1,7 @@
 /* Shared plumbing of the libFuzzer targets (see fuzz.h). Mirrors compile() in cli/main.c. */
 #include "fuzz.h"
 #include "../frontend/frontend.h"
-#include "../lowering/lower.h"
+#include "../lower/lower.h"
 #include "../targets/target.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,8 +4,8 @@
  * Backends return false after reporting diagnostics; an internal failure uses die(). */
 #ifndef QDC_TARGET_H
 #define QDC_TARGET_H
-#include "../lowering/capdb.h"
-#include "../lowering/ir.h"
+#include "../capdb/capdb.h"
+#include "../ir/ir.h"
 #include "../support/util.h"
 
 typedef enum {

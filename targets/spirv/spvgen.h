@@ -4,7 +4,7 @@
  * spvatomic.c (memory operations). */
 #ifndef QDC_SPVGEN_H
 #define QDC_SPVGEN_H
-#include "../../lowering/ir.h"
+#include "../../ir/ir.h"
 #include "spvbuild.h"
 
 typedef struct SpvTarget {

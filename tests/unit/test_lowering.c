@@ -1,8 +1,8 @@
 /* Lowering-engine decisions on hand-built IR, one assertion per database fact the backends rely on:
  * native / CAS / rewrite / plain / unsupported, orders strengthened, scopes widened, --cap gates. */
 #include "harness.h"
-#include "lowering/capdb_int.h"
-#include "lowering/lower.h"
+#include "capdb/capdb_int.h"
+#include "lower/lower.h"
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>

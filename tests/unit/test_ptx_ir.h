@@ -5,7 +5,7 @@
 #ifndef QDC_TEST_PTX_IR_H
 #define QDC_TEST_PTX_IR_H
 #include "harness.h"
-#include "lowering/lower.h"
+#include "lower/lower.h"
 #include "targets/target.h"
 #include <criterion/criterion.h>
 #include <stdlib.h>

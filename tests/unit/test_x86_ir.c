@@ -2,7 +2,7 @@
  * lowering engine): the object links with libqdrt and a C host and gives exact results on
  * 1/2/4/8 threads; the assembly has the instructions the decisions ask for; header and
  * metadata are what qdc-abi(7) says. */
-#include "../../lowering/lower.h"
+#include "../../lower/lower.h"
 #include "../../targets/target.h"
 #include "test_x86.h"
 #include <criterion/criterion.h>

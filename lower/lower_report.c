@@ -1,6 +1,6 @@
 /* --report-lowering: one record per memory operation and fence, in source order, as aligned
  * text or as JSON lines (schema in man/qdc-capdb.5, "LOWERING REPORT"). Stable and deterministic. */
-#include "capdb_int.h"
+#include "../capdb/capdb_int.h"
 #include "lower.h"
 
 static const char *kind_name(IrLowKind k) {

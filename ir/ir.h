@@ -14,7 +14,7 @@
 typedef struct IrExpr IrExpr;
 typedef struct IrStmt IrStmt;
 
-/* ---- lowering decisions (filled by lowering/lower.c) ---- */
+/* ---- lowering decisions (filled by lower/lower.c) ---- */
 typedef enum {
     LOW_UNDECIDED = 0,
     LOW_NATIVE,      /* one native atomic instruction of `op` (after any rewrite) */

@@ -2,7 +2,7 @@
  * taken only from capability-database answers (native / CAS loop / rewrite / plain / unsupported),
  * with orders strengthened (never weakened) and unsupported operations reported as QD4xxx. */
 #include "lower.h"
-#include "capdb_int.h"
+#include "../capdb/capdb_int.h"
 #include <stdlib.h>
 #include <string.h>
 

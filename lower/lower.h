@@ -1,8 +1,8 @@
 /* The atomic lowering engine: one decision per memory operation, from database answers only. */
 #ifndef QDC_LOWER_H
 #define QDC_LOWER_H
-#include "capdb.h"
-#include "ir.h"
+#include "../capdb/capdb.h"
+#include "../ir/ir.h"
 
 typedef struct LowerOptions {
     const char **caps; /* user-asserted capabilities: "+int64-atomics", "-float-atomic-add", ... */
