@@ -1,8 +1,9 @@
 # qdc — ahead-of-time compiler for Quadrants GPU kernels.
 #   make            build build/qdc and build/libqdrt.a
-#   make test       install missing Debian packages, build, run the suite (plain and ASan+UBSan)
-#   make demo       compile every example and run it on the CPU
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make test       install missing Debian packages, build, run the suite (plain, fuzz smoke,
+#                   ASan+UBSan) and print one summary; V=1 shows full command lines
+#   make demo       compile every example for every family into build/demo and run it on the CPU
+#   make install    PREFIX=/usr/local DESTDIR=      (make uninstall removes the same files)
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -10,10 +11,10 @@ CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 LLVM     := /usr/lib/llvm-19
-VERSION  := 0.1.0
+VERSION  := $(shell cat VERSION)
 
 WARN     := -std=c17 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wvla
-DEFS     := -D_GNU_SOURCE -DQDC_VERSION='"$(VERSION)"'
+DEFS     := -D_GNU_SOURCE
 INCS     := -I$(LLVM)/include -I. -I/usr/include/spirv_cross
 OPT      ?= -O2 -g
 CFLAGS_Q  = $(WARN) $(DEFS) $(INCS) $(OPT) $(EXTRA_CFLAGS)
@@ -33,18 +34,29 @@ RT_SRCS  := $(wildcard runtime/*.c)
 TEST_SRCS:= $(wildcard tests/unit/*.c)
 
 B        ?= build
+
+# Quiet build lines: one short line per file; V=1 prints the full commands.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-5s %s\n' '$(1)' '$(2)'
+endif
 OBJS      = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRCS))
 AOBJS     = $(patsubst %.c,$(B)/asan/obj/%.o,$(LIB_SRCS))
 
 all: $(B)/qdc $(B)/libqdrt.a
-.PHONY: all deps test check unit test-asan demo clean install install-files
+.PHONY: all deps test check unit test-asan demo clean install install-files uninstall FORCE
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
-	  echo "make deps: installing$$missing"; \
+	  echo "make deps: installing Debian packages that building and testing qdc need:$$missing"; \
+	  echo "make deps: (apt-get via sudo; install them yourself and re-run to skip this)"; \
 	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 	  $$sudo apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
@@ -53,30 +65,53 @@ deps:
 
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_Q) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS_Q) -c $< -o $@
 $(B)/asan/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_Q) -O1 $(SAN) -c $< -o $@
+	$(call say,CC,$< (asan))
+	$(Q)$(CC) $(CFLAGS_Q) -O1 $(SAN) -c $< -o $@
+
+# build/version.h: --version's facts from the one version source (VERSION), git and the
+# packages built against; rewritten only when its text changes, so nothing rebuilds needlessly.
+$(B)/version.h: FORCE
+	@mkdir -p $(B); v() { dpkg-query -W -f='$${Version}' "$$1" 2>/dev/null | sed 's/[-+~].*//' | grep . || echo unknown; }; \
+	{ echo '#define QDC_VERSION "$(VERSION)"'; \
+	  echo "#define QDC_GIT_REV \"$$(git -C '$(CURDIR)' describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)\""; \
+	  echo "#define QDC_LLVM_VERSION \"$$($(LLVM)/bin/llvm-config --version 2>/dev/null || echo 19)\""; \
+	  echo "#define QDC_SPIRV_TOOLS_VERSION \"$$(v spirv-tools)\""; \
+	  echo "#define QDC_SPIRV_CROSS_VERSION \"$$(v libspirv-cross-c-shared0)\""; } > $@.tmp; \
+	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(B)/obj/cli/main.o $(B)/asan/obj/cli/main.o: $(B)/version.h
+$(B)/obj/cli/main.o $(B)/asan/obj/cli/main.o: CFLAGS_Q += -I$(B)
 
 $(B)/libqdc.a: $(OBJS)
+	$(call say,AR,$@)
 	@rm -f $@; ar rcs $@ $^
 $(B)/asan/libqdc.a: $(AOBJS)
+	$(call say,AR,$@)
 	@rm -f $@; ar rcs $@ $^
 $(B)/qdc: $(B)/obj/cli/main.o $(B)/libqdc.a
-	$(CC) $(OPT) -o $@ $^ $(LIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(OPT) -o $@ $^ $(LIBS)
 $(B)/asan/qdc: $(B)/asan/obj/cli/main.o $(B)/asan/libqdc.a
-	$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS)
 
 # The CPU runtime (libqdrt): plain C and pthreads, no LLVM.
 $(B)/libqdrt.a: $(patsubst %.c,$(B)/obj/%.o,$(RT_SRCS))
+	$(call say,AR,$@)
 	@rm -f $@; ar rcs $@ $^
 $(B)/asan/libqdrt.a: $(patsubst %.c,$(B)/asan/obj/%.o,$(RT_SRCS))
+	$(call say,AR,$@)
 	@rm -f $@; ar rcs $@ $^
 
 $(B)/qdc-tests: $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRCS)) $(B)/libqdc.a $(B)/libqdrt.a
-	$(CC) $(OPT) -o $@ $^ $(LIBS) -lcriterion
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(OPT) -o $@ $^ $(LIBS) -lcriterion
 $(B)/asan/qdc-tests: $(patsubst %.c,$(B)/asan/obj/%.o,$(TEST_SRCS)) $(B)/asan/libqdc.a $(B)/asan/libqdrt.a
-	$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS) -lcriterion
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS) -lcriterion
 
 export ASAN_OPTIONS := detect_leaks=1:abort_on_error=0:$(ASAN_OPTIONS)
 export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
@@ -91,30 +126,64 @@ test-asan: $(B)/asan/qdc $(B)/asan/qdc-tests $(B)/asan/libqdrt.a
 	  $(B)/asan/qdc-tests --jobs 2 $(CRITERION_ARGS)
 
 # The suite plain, each libFuzzer target for a short fixed-seed smoke run (replaying every saved
-# regression input first), then the suite again under ASan+UBSan.
+# regression input first), then the suite again under ASan+UBSan; every stage runs even when
+# an earlier one failed, each log is kept in $(B)/test-<stage>.log, and one summary ends it.
+TEST_STAGES := unit fuzz-smoke test-asan
 test: deps
-	$(MAKE) unit
-	$(MAKE) fuzz-smoke
-	$(MAKE) test-asan
+	@set -o pipefail; mkdir -p $(B); fail=0; sum=""; \
+	for st in $(TEST_STAGES); do \
+	  echo "== make $$st"; \
+	  if $(MAKE) --no-print-directory $$st 2>&1 | tee $(B)/test-$$st.log; then r=passed; else r=FAILED; fail=1; fi; \
+	  d=$$(grep -ao 'Tested: [0-9]* | Passing: [0-9]* | Failing: [0-9]* | Crashing: [0-9]*' $(B)/test-$$st.log | tail -1); \
+	  [ -n "$$d" ] || d=$$(grep -ac '^fuzz: .* ok' $(B)/test-$$st.log | sed 's/$$/ fuzz targets ok/'); \
+	  sum="$$sum$$(printf '  %-10s %-7s %s' "$$st" "$$r" "$$d")\n"; \
+	done; \
+	printf '\n== make test summary\n%b' "$$sum"; \
+	[ $$fail = 0 ] && echo "make test: all stages passed" || { echo "make test: FAILED (logs: $(B)/test-<stage>.log)"; exit 1; }
 check: test
 
+# Compiles every example for every family into $(DEMO_DIR) (kept for inspection) and runs them
+# on the CPU.
+DEMO_DIR ?= $(B)/demo
 demo: deps
-	$(MAKE) all
-	@bash examples/demo.sh $(B)/qdc
+	@$(MAKE) --no-print-directory all
+	@bash examples/demo.sh $(B)/qdc $(DEMO_DIR)
 
 install: all
 	@$(MAKE) --no-print-directory B=$(B) install-files
 # Copies what `all` built; the test suite calls it directly (no rebuild). Installed qdc finds
-# its database at <bindir>/../share/qdc/capability-db.
+# its database at <bindir>/../share/qdc/capability-db; qdrt.pc and the CMake package locate
+# the prefix relative to themselves, so the tree stays relocatable.
+P := $(DESTDIR)$(PREFIX)
+INSTALLED_FILES = bin/qdc lib/libqdrt.a lib/pkgconfig/qdrt.pc \
+  $(patsubst capability-db/%,share/qdc/capability-db/%,$(wildcard capability-db/*.yaml)) \
+  $(patsubst runtime/%,include/qdc/%,$(wildcard runtime/*.h)) \
+  $(foreach s,1 5 7,$(patsubst man/%,share/man/man$(s)/%,$(wildcard man/*.$(s)))) \
+  lib/cmake/qdc/qdcConfig.cmake lib/cmake/qdc/qdcConfigVersion.cmake lib/cmake/qdc/qdc-version.txt \
+  $(patsubst %,share/doc/qdc/examples/%,$(notdir $(wildcard examples/*.qd))) \
+  share/doc/qdc/examples/cuda-launcher/launch.c share/doc/qdc/examples/cuda-launcher/Makefile
+INSTALLED_DIRS := share/doc/qdc/examples/cuda-launcher share/doc/qdc/examples share/doc/qdc share/qdc/capability-db \
+  share/qdc include/qdc lib/cmake/qdc lib/cmake lib/pkgconfig
 install-files:
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/qdc/capability-db \
-	  $(DESTDIR)$(PREFIX)/lib/cmake/qdc $(DESTDIR)$(PREFIX)/include/qdc
-	install -m 755 $(B)/qdc $(DESTDIR)$(PREFIX)/bin/qdc
-	$(foreach f,$(wildcard capability-db/*.yaml),install -m 644 $(f) $(DESTDIR)$(PREFIX)/share/qdc/capability-db/ &&) true
-	install -m 644 $(B)/libqdrt.a $(DESTDIR)$(PREFIX)/lib/
-	$(foreach f,$(wildcard runtime/*.h),install -m 644 $(f) $(DESTDIR)$(PREFIX)/include/qdc/ &&) true
-	$(foreach s,1 5 7,$(foreach f,$(wildcard man/*.$(s)),install -D -m 644 $(f) $(DESTDIR)$(PREFIX)/share/man/man$(s)/$(notdir $(f)) &&)) true
-	install -m 644 cmake/qdcConfig.cmake cmake/qdcConfigVersion.cmake $(DESTDIR)$(PREFIX)/lib/cmake/qdc/
+	install -d $(P)/bin $(P)/share/qdc/capability-db $(P)/lib/cmake/qdc $(P)/lib/pkgconfig $(P)/include/qdc \
+	  $(P)/share/doc/qdc/examples/cuda-launcher
+	install -m 755 $(B)/qdc $(P)/bin/qdc
+	$(foreach f,$(wildcard capability-db/*.yaml),install -m 644 $(f) $(P)/share/qdc/capability-db/ &&) true
+	install -m 644 $(B)/libqdrt.a $(P)/lib/
+	$(foreach f,$(wildcard runtime/*.h),install -m 644 $(f) $(P)/include/qdc/ &&) true
+	$(foreach s,1 5 7,$(foreach f,$(wildcard man/*.$(s)),install -d $(P)/share/man/man$(s) && \
+	  sed '1,5s/"qdc [0-9][0-9.]*"/"qdc $(VERSION)"/' $(f) > $(P)/share/man/man$(s)/$(notdir $(f)) &&)) true
+	install -m 644 cmake/qdcConfig.cmake cmake/qdcConfigVersion.cmake $(P)/lib/cmake/qdc/
+	install -m 644 VERSION $(P)/lib/cmake/qdc/qdc-version.txt
+	printf '%s\n' 'prefix=$${pcfiledir}/../..' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include/qdc' '' \
+	  'Name: qdrt' 'Description: qdc CPU runtime: launches x86_64 kernels compiled by qdc (qdc-abi(7))' \
+	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lqdrt -lpthread -lm' > $(P)/lib/pkgconfig/qdrt.pc
+	$(foreach f,$(wildcard examples/*.qd),install -m 644 $(f) $(P)/share/doc/qdc/examples/ &&) true
+	install -m 644 tools/cuda-launcher/launch.c tools/cuda-launcher/Makefile $(P)/share/doc/qdc/examples/cuda-launcher/
+# Removes exactly what install-files wrote, then the directories it made if they are empty.
+uninstall:
+	rm -f $(addprefix $(P)/,$(INSTALLED_FILES))
+	-rmdir $(addprefix $(P)/,$(INSTALLED_DIRS)) 2>/dev/null; true
 
 # ---- Hardening (issue 8) and benchmarks (issue 9) ----
 #   make fuzz FUZZ_SECONDS=N   replay testdata/regress/, then run each libFuzzer target N s

@@ -42,6 +42,42 @@ void capdb_list_targets(const CapDb *db, FILE *out) {
     }
 }
 
+/* --list-targets --format=json: one document, families in listing order. */
+void capdb_list_targets_json(const CapDb *db, FILE *out) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, "{\"schema\":1,\"targets\":[");
+    bool first = true;
+    for (int i = 0; i < db->targets.len; i++) {
+        const CapTarget *t = db->targets.items[i];
+        if (t->abstract) continue;
+        sb_puts(&b, first ? "\n{\"name\":" : ",\n{\"name\":"), sb_json_string(&b, t->name);
+        sb_puts(&b, ",\"backend\":"), sb_json_string(&b, cap_backend(t));
+        sb_puts(&b, ",\"aliases\":[");
+        for (int a = 0; a < t->aliases.len; a++) sb_puts(&b, a ? "," : ""), sb_json_string(&b, t->aliases.items[a]);
+        const char *d = t->facts[CAPK_DESCRIPTION].value;
+        sb_puts(&b, "],\"description\":"), sb_json_string(&b, d ? d : "");
+        sb_puts(&b, ",\"file\":"), sb_json_string(&b, t->disp);
+        sb_puts(&b, "}");
+        first = false;
+    }
+    sb_puts(&b, "\n]}\n");
+    fwrite(b.data, 1, b.len, out);
+    sb_free(&b);
+}
+
+/* Up to max family names and aliases (for "did you mean"); returns how many. */
+int capdb_names(const CapDb *db, const char **names, int max) {
+    int n = 0;
+    for (int i = 0; i < db->targets.len; i++) {
+        const CapTarget *t = db->targets.items[i];
+        if (t->abstract) continue;
+        if (n < max) names[n++] = t->name;
+        for (int a = 0; a < t->aliases.len && n < max; a++) names[n++] = t->aliases.items[a];
+    }
+    return n;
+}
+
 int capdb_target_files(const CapTarget *t, const char ***paths_out) {
     *paths_out = (const char **)t->files.items;
     return t->files.len;

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#define CAPDB_SCHEMA 1 /* the schema version this qdc reads (qdc-capdb(5)) */
+
 typedef struct CapDb CapDb;
 typedef struct CapTarget CapTarget;
 
@@ -21,6 +23,9 @@ const CapTarget *capdb_target(const CapDb *db, const char *name);
 /* All family names in database order, comma separated, for usage errors. */
 const char *capdb_target_names(const CapDb *db);
 void capdb_list_targets(const CapDb *db, FILE *out); /* --list-targets */
+void capdb_list_targets_json(const CapDb *db, FILE *out);
+/* Family names and aliases, for suggestions; returns how many were stored (at most max). */
+int capdb_names(const CapDb *db, const char **names, int max);
 /* Every file that contributed to a target (itself and its parents), for depfiles. */
 int capdb_target_files(const CapTarget *t, const char ***paths_out);
 

@@ -6,8 +6,6 @@
 #include "../support/util.h"
 #include "capdb.h"
 
-#define CAPDB_SCHEMA 1
-
 typedef enum { CK_STR, CK_INT, CK_ENUM } CapKeyKind;
 typedef enum {
 #define K(e, n, k) CAPK_##e,

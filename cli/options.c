@@ -1,5 +1,8 @@
-/* Command-line parsing: GNU-style long options, `--opt=value` and `--opt value` both accepted. */
+/* Command-line parsing: GNU-style long options, `--opt=value` and `--opt value` both accepted,
+ * `@file` response files expanded first, `--` ending the options. Unknown names get a
+ * "did you mean" from closest_name(). */
 #include "options.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +11,22 @@ static const struct { const char *name; EmitKind kind; } emit_names[] = {
     {"asm", EMIT_ASM},         {"llvm-ir", EMIT_LLVM_IR}, {"header", EMIT_HEADER},
     {"metadata", EMIT_METADATA}, {"ptx", EMIT_PTX},     {"hsaco", EMIT_HSACO},
     {"spirv", EMIT_SPIRV},     {"spirv-asm", EMIT_SPIRV_ASM}, {"msl", EMIT_MSL},
+    {"c-array", EMIT_C_ARRAY},
+};
+
+const char *emit_kind_name(EmitKind k) {
+    for (size_t i = 0; i < ARRAY_LEN(emit_names); i++)
+        if (emit_names[i].kind == k) return emit_names[i].name;
+    return "default";
+}
+
+/* Every option spelling, for suggestions (values after '=' are not part of the name). */
+static const char *const option_names[] = {
+    "--help", "--version", "--check", "--stats", "--print-output-names", "--list-targets", "--list-warnings",
+    "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
+    "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
+    "--emit-all", "--golden-check", "--time-report", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
+    "-O0", "-O1", "-O2", "-O3",
 };
 
 static bool usage_error(const char *fmt, const char *arg) {
@@ -15,6 +34,31 @@ static bool usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\nqdc: run 'qdc --help' for usage\n");
     return false;
+}
+
+/* "unknown X 'word'" plus "; did you mean 'pfx<best>'?" when one of names is close. */
+static bool unknown_name(const char *what, const char *word, const char *pfx, const char *const *names, size_t n) {
+    const char *best = closest_name(word, names, n);
+    fprintf(stderr, "qdc: error: unknown %s '%s%s'", what, pfx, word);
+    if (best) fprintf(stderr, "; did you mean '%s%s'?", pfx, best);
+    fprintf(stderr, "\nqdc: run 'qdc --help' for usage\n");
+    return false;
+}
+
+static bool set_warning(const char *name, bool enabled, bool as_error) {
+    if (diag_set_warning(name, enabled, as_error)) return true;
+    const char *names[64];
+    const char *best = closest_name(name, names, (size_t)diag_warning_names(names, 64));
+    fprintf(stderr, "qdc: error: unknown warning '%s' (see --list-warnings)", name);
+    if (best) fprintf(stderr, "; did you mean '%s%s'?", as_error ? "-Werror=" : enabled ? "-W" : "-Wno-", best);
+    fprintf(stderr, "\nqdc: run 'qdc --help' for usage\n");
+    return false;
+}
+
+static bool unknown_option(const char *a) {
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
+    return unknown_name("option", name, "", option_names, ARRAY_LEN(option_names));
 }
 
 /* Matches "--name=value" or "--name value"; advances *i for the second form. */
@@ -48,6 +92,20 @@ static bool parse_int(const char *s, int lo, int hi, int *out) {
     return true;
 }
 
+static bool add_input(Options *o, const char *a) {
+    if (o->input) return usage_error("more than one input file given ('%s')", a);
+    o->input = a;
+    return true;
+}
+
+/* A prefix for exported symbols: a C identifier (it starts every field and task symbol). */
+static bool symbol_prefix_ok(const char *p) {
+    if (!*p || (*p >= '0' && *p <= '9')) return false;
+    for (; *p; p++)
+        if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) return false;
+    return true;
+}
+
 static bool parse_one(int argc, char **argv, int *i, Options *o) {
     const char *a = argv[*i], *v;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return (o->help = true);
@@ -63,18 +121,11 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (!strcmp(a, "--report-lowering") || !strcmp(a, "--report-lowering=text")) return (o->report_lowering = 1) != 0;
     if (!strcmp(a, "--report-lowering=json")) return (o->report_lowering = 2) != 0;
     if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) return o->opt_level = a[2] - '0', true;
-    if (!strncmp(a, "-Werror=", 8)) {
-        if (!diag_set_warning(a + 8, true, true)) return usage_error("unknown warning '%s' (see --list-warnings)", a + 8);
-        return true;
-    }
-    if (!strncmp(a, "-Wno-", 5)) {
-        if (!diag_set_warning(a + 5, false, false)) return usage_error("unknown warning '%s' (see --list-warnings)", a + 5);
-        return true;
-    }
-    if (!strncmp(a, "-W", 2) && a[2]) {
-        if (!diag_set_warning(a + 2, true, false)) return usage_error("unknown warning '%s' (see --list-warnings)", a + 2);
-        return true;
-    }
+    if (!strcmp(a, "--golden-check")) return (o->golden_check = true);
+    if (!strcmp(a, "--time-report")) return (o->time_report = true);
+    if (!strncmp(a, "-Werror=", 8)) return set_warning(a + 8, true, true);
+    if (!strncmp(a, "-Wno-", 5)) return set_warning(a + 5, false, false);
+    if (!strncmp(a, "-W", 2) && a[2]) return set_warning(a + 2, true, false);
     if (!strcmp(a, "-MD") || !strcmp(a, "-MMD")) return (o->dep_file = true);
     if (!strcmp(a, "-MP")) return (o->dep_phony = true);
     if (!strncmp(a, "-MF", 3) || !strncmp(a, "-MT", 3) || !strncmp(a, "-MQ", 3)) {
@@ -96,10 +147,25 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         return o->target = v, true;
     }
     if (take_value("--emit", argc, argv, i, &v)) {
-        for (size_t k = 0; v && k < ARRAY_LEN(emit_names); k++)
-            if (!strcmp(v, emit_names[k].name)) return o->emit = emit_names[k].kind, true;
-        return usage_error("unknown --emit kind '%s' (ast, ir, obj, asm, llvm-ir, header, metadata, ptx, "
-                           "hsaco, spirv, spirv-asm, msl)", v ? v : "");
+        const char *names[ARRAY_LEN(emit_names)];
+        for (size_t k = 0; k < ARRAY_LEN(emit_names); k++) {
+            names[k] = emit_names[k].name;
+            if (v && !strcmp(v, emit_names[k].name)) return o->emit = emit_names[k].kind, true;
+        }
+        const char *best = v ? closest_name(v, names, ARRAY_LEN(names)) : NULL;
+        fprintf(stderr, "qdc: error: unknown --emit kind '%s' (ast, ir, obj, asm, llvm-ir, header, metadata, ptx, "
+                        "hsaco, spirv, spirv-asm, msl, c-array)%s%s%s\nqdc: run 'qdc --help' for usage\n",
+                v ? v : "", best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+        return false;
+    }
+    if (take_value("--symbol-prefix", argc, argv, i, &v)) {
+        if (!v || !symbol_prefix_ok(v))
+            return usage_error("--symbol-prefix needs a C identifier prefix (letters, digits, _), got '%s'", v ? v : "");
+        return o->symbol_prefix = v, true;
+    }
+    if (take_value("--emit-all", argc, argv, i, &v)) {
+        if (!v || !*v) return usage_error("%s needs a directory", "--emit-all");
+        return o->emit_all = v, true;
     }
     if (take_value("--cap", argc, argv, i, &v)) {
         if (!v || (v[0] != '+' && v[0] != '-') || !v[1])
@@ -140,10 +206,63 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         if (v && !strcmp(v, "never")) return o->diag.color = DIAG_COLOR_NEVER, true;
         return usage_error("--color must be auto, always or never, got '%s'", v ? v : "");
     }
-    if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
-    if (o->input) return usage_error("more than one input file given ('%s')", a);
-    o->input = a;
-    return true;
+    if (a[0] == '-' && a[1]) return unknown_option(a);
+    return add_input(o, a);
+}
+
+/* Splits a response file the way GCC does: blanks separate arguments, '...' and "..." quote,
+ * a backslash escapes the next character. Each argument is appended to args (owned). */
+static void split_response(const char *text, ArgVec *args) {
+    StrBuf cur;
+    sb_init(&cur);
+    bool any = false;
+    char quote = 0;
+    for (const char *p = text;; p++) {
+        char c = *p;
+        if (!c || (!quote && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))) {
+            if (any) {
+                sb_putc(&cur, 0);
+                vec_push(args, sb_take(&cur));
+            }
+            any = false;
+            if (!c) break;
+        } else if (quote && c == quote) quote = 0;
+        else if (!quote && (c == '\'' || c == '"')) quote = c, any = true;
+        else {
+            if (c == '\\' && p[1]) c = *++p;
+            sb_putc(&cur, c), any = true;
+        }
+    }
+    sb_free(&cur);
+}
+
+/* Appends arg, or the arguments of the response file it names (@file, nested up to 8 deep). */
+static bool expand_arg(const char *arg, int depth, Options *o) {
+    if (arg[0] != '@' || !arg[1]) {
+        vec_push(&o->args, xstrdup(arg));
+        return true;
+    }
+    if (depth > 8) return usage_error("response files nest more than 8 deep at '%s'", arg);
+    FILE *f = fopen(arg + 1, "r");
+    if (!f) {
+        fprintf(stderr, "qdc: error: cannot read response file '%s': %s\n", arg + 1, strerror(errno));
+        return false;
+    }
+    StrBuf text;
+    sb_init(&text);
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) sb_append(&text, buf, n);
+    fclose(f);
+    ArgVec inner = {0};
+    split_response(text.data ? text.data : "", &inner);
+    sb_free(&text);
+    bool ok = true;
+    for (int i = 0; i < inner.len; i++) {
+        if (ok) ok = expand_arg(inner.items[i], depth + 1, o);
+        free(inner.items[i]);
+    }
+    vec_free(&inner);
+    return ok;
 }
 
 bool options_parse(int argc, char **argv, Options *o) {
@@ -151,8 +270,18 @@ bool options_parse(int argc, char **argv, Options *o) {
     o->opt_level = 2;
     o->diag.error_limit = 20;
     o->diag.out = stderr;
-    for (int i = 1; i < argc; i++)
-        if (!parse_one(argc, argv, &i, o)) return false;
+    int i = 1;
+    for (; i < argc && strcmp(argv[i], "--"); i++)
+        if (!expand_arg(argv[i], 0, o)) return false;
+    int nopts = o->args.len;
+    for (int k = 0; k < nopts; k++)
+        if (!strcmp(o->args.items[k], "--")) nopts = k; /* a "--" inside a response file */
+    for (int k = nopts + 1; k < o->args.len; k++)
+        if (!add_input(o, o->args.items[k])) return false;
+    for (i++; i < argc; i++)
+        if (!add_input(o, argv[i])) return false;
+    for (int k = 0; k < nopts; k++)
+        if (!parse_one(nopts, o->args.items, &k, o)) return false;
     return true;
 }
 
@@ -160,6 +289,8 @@ void options_free(Options *o) {
     free(o->caps);
     free(o->capdb_dirs);
     free(o->dep_targets);
+    for (int i = 0; i < o->args.len; i++) free(o->args.items[i]);
+    vec_free(&o->args);
 }
 
 void print_usage(FILE *out) {

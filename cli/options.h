@@ -5,6 +5,8 @@
 #include "../targets/target.h"
 #include "depfile.h"
 
+typedef VEC(char *) ArgVec;
+
 typedef struct Options {
     const char *input;    /* path or "-" */
     const char *output;   /* -o; NULL = derived */
@@ -30,10 +32,16 @@ typedef struct Options {
     const char *dep_path;
     DepTarget *dep_targets;
     int ndep_targets;
+    const char *symbol_prefix; /* --symbol-prefix: prepended to every exported symbol */
+    const char *emit_all;      /* --emit-all=DIR: every text artifact per target (golden files) */
+    bool golden_check;         /* --golden-check: compare with --emit-all's DIR, write nothing */
+    bool time_report;          /* --time-report: time per phase on stderr */
+    ArgVec args;               /* the arguments after @file expansion (owned) */
 } Options;
 
 /* Parses argv; on a usage error prints it and returns false. */
 bool options_parse(int argc, char **argv, Options *o);
 void options_free(Options *o);
 void print_usage(FILE *out);
+const char *emit_kind_name(EmitKind k); /* "ptx", "c-array", ... */
 #endif

@@ -1,6 +1,9 @@
 # qdcConfig.cmake — the qdc CMake package: the imported executable qdc::qdc, the CPU runtime
-# qdc::qdrt (when installed) and qdc_add_kernels(). Works installed (<prefix>/lib/cmake/qdc)
-# and from a source checkout (cmake/, using build/qdc). Set QDC_EXECUTABLE to override.
+# qdc::qdrt, qdc_add_kernels() and qdc_add_library(). Works installed (<prefix>/lib/cmake/qdc)
+# and from a source checkout (cmake/, using build/qdc and build/libqdrt.a). Set QDC_EXECUTABLE
+# to override. qdc leaves an output untouched when its bytes did not change and CMake's Ninja
+# generator gives custom commands `restat = 1`, so an edit that does not change a header does
+# not recompile the host code that includes it.
 cmake_policy(PUSH)
 cmake_policy(VERSION 3.20)
 if(POLICY CMP0116)
@@ -27,23 +30,70 @@ if(NOT TARGET qdc::qdc)
   add_executable(qdc::qdc IMPORTED)
   set_target_properties(qdc::qdc PROPERTIES IMPORTED_LOCATION "${QDC_EXECUTABLE}")
 endif()
-if(NOT TARGET qdc::qdrt AND EXISTS "${_qdc_prefix}/lib/libqdrt.a")
+if(EXISTS "${_qdc_prefix}/lib/libqdrt.a")
+  set(_qdc_rt "${_qdc_prefix}/lib/libqdrt.a")
+  set(_qdc_rt_inc "${_qdc_prefix}/include/qdc")
+elseif(EXISTS "${CMAKE_CURRENT_LIST_DIR}/../build/libqdrt.a")
+  get_filename_component(_qdc_rt "${CMAKE_CURRENT_LIST_DIR}/../build/libqdrt.a" ABSOLUTE)
+  get_filename_component(_qdc_rt_inc "${CMAKE_CURRENT_LIST_DIR}/../runtime" ABSOLUTE)
+endif()
+if(NOT TARGET qdc::qdrt AND _qdc_rt)
   add_library(qdc::qdrt STATIC IMPORTED)
   set_target_properties(qdc::qdrt PROPERTIES
-    IMPORTED_LOCATION "${_qdc_prefix}/lib/libqdrt.a"
-    INTERFACE_INCLUDE_DIRECTORIES "${_qdc_prefix}/include/qdc"
+    IMPORTED_LOCATION "${_qdc_rt}"
+    INTERFACE_INCLUDE_DIRECTORIES "${_qdc_rt_inc}"
     INTERFACE_LINK_LIBRARIES "pthread;m")
 endif()
 
+# _qdc_compile(<out var> <src> <family> <file template> <options...>): one custom command
+# compiling src for one family; the file name comes from qdc --print-output-names. The depfile
+# is the output name plus ".d" (k.o.d, k.h.d): two outputs of one source never share one.
+function(_qdc_compile outvar src tgt tmpl)
+  execute_process(
+    COMMAND "${QDC_EXECUTABLE}" --print-output-names "--target=${tgt}" ${ARGN} -o "${tmpl}" "${src}"
+    OUTPUT_VARIABLE out OUTPUT_STRIP_TRAILING_WHITESPACE
+    ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "qdc: ${err}")
+  endif()
+  add_custom_command(
+    OUTPUT "${out}"
+    COMMAND qdc::qdc "--target=${tgt}" ${ARGN} -o "${out}" -MD -MF "${out}.d" "${src}"
+    DEPENDS "${src}" qdc::qdc
+    DEPFILE "${out}.d"
+    WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"
+    COMMENT "qdc ${tgt} ${src} -> ${out}"
+    VERBATIM)
+  set(${outvar} "${out}" PARENT_SCOPE)
+endfunction()
+
+# The --symbol-prefix for one source: SYMBOL_PREFIX if given (empty: none), else "<module>_".
+function(_qdc_prefix_opts outvar src have_prefix prefix)
+  get_filename_component(mod "${src}" NAME_WE)
+  if(NOT have_prefix)
+    set(prefix "${mod}_")
+  endif()
+  if(prefix STREQUAL "")
+    set(${outvar} "" PARENT_SCOPE)
+  else()
+    set(${outvar} "--symbol-prefix=${prefix}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 # qdc_add_kernels(<name> SOURCES <file.qd>... TARGETS <family>...
-#                 [OUTPUT_DIR <dir>] [OPTIONS <qdc option>...])
+#                 [OUTPUT_DIR <dir>] [OPTIONS <qdc option>...] [SYMBOL_PREFIX <p>])
 # Adds the custom target <name> (built by ALL) that compiles every source for every family into
 # <OUTPUT_DIR>/<family>/<source name>.<ext> (default OUTPUT_DIR: ${CMAKE_CURRENT_BINARY_DIR}/qdc).
-# Each (source, family) pair is its own command with a DEPFILE listing the source and the
-# family's capability files, so editing one family's YAML rebuilds only that family's outputs.
-# The outputs are in the variable <name>_OUTPUTS and the target property QDC_OUTPUTS.
+# Each (source, family) pair is its own command with a DEPFILE (<output>.d) listing the source
+# and the family's capability files, so editing one family's YAML rebuilds only that family's
+# outputs. Symbols get --symbol-prefix=<source name>_ unless SYMBOL_PREFIX says otherwise
+# (SYMBOL_PREFIX "" for none). The outputs are in <name>_OUTPUTS and the property QDC_OUTPUTS.
 function(qdc_add_kernels name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "OUTPUT_DIR" "SOURCES;TARGETS;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "OUTPUT_DIR;SYMBOL_PREFIX" "SOURCES;TARGETS;OPTIONS")
+  set(have_prefix FALSE)
+  if("SYMBOL_PREFIX" IN_LIST ARGN)
+    set(have_prefix TRUE)
+  endif()
   if(NOT ARG_SOURCES OR NOT ARG_TARGETS)
     message(FATAL_ERROR "qdc_add_kernels(${name}): SOURCES and TARGETS are required")
   endif()
@@ -56,31 +106,84 @@ function(qdc_add_kernels name)
   set(outputs "")
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(src "${src}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    _qdc_prefix_opts(pfx "${src}" ${have_prefix} "${ARG_SYMBOL_PREFIX}")
     foreach(tgt IN LISTS ARG_TARGETS)
-      # Ask qdc for the file name (extension per family and --emit) instead of guessing it.
-      execute_process(
-        COMMAND "${QDC_EXECUTABLE}" --print-output-names "--target=${tgt}" ${ARG_OPTIONS}
-                -o "${ARG_OUTPUT_DIR}/%t/%m.%e" "${src}"
-        OUTPUT_VARIABLE out OUTPUT_STRIP_TRAILING_WHITESPACE
-        ERROR_VARIABLE err RESULT_VARIABLE rc)
-      if(NOT rc EQUAL 0)
-        message(FATAL_ERROR "qdc_add_kernels(${name}): ${err}")
-      endif()
-      string(REGEX REPLACE "\\.[^./]*$" ".d" dep "${out}")
-      add_custom_command(
-        OUTPUT "${out}"
-        COMMAND qdc::qdc "--target=${tgt}" ${ARG_OPTIONS} -o "${out}" -MD -MF "${dep}" "${src}"
-        DEPENDS "${src}" qdc::qdc
-        DEPFILE "${dep}"
-        WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"
-        COMMENT "qdc ${tgt} ${src}"
-        VERBATIM)
+      _qdc_compile(out "${src}" "${tgt}" "${ARG_OUTPUT_DIR}/%t/%m.%e" ${pfx} ${ARG_OPTIONS})
       list(APPEND outputs "${out}")
     endforeach()
   endforeach()
   add_custom_target(${name} ALL DEPENDS ${outputs})
   set_target_properties(${name} PROPERTIES QDC_OUTPUTS "${outputs}")
   set(${name}_OUTPUTS "${outputs}" PARENT_SCOPE)
+endfunction()
+
+# qdc_add_library(<name> SOURCES <file.qd>... TARGETS <family>... [EMBED]
+#                 [OUTPUT_DIR <dir>] [OPTIONS <qdc option>...] [SYMBOL_PREFIX <p>])
+# A STATIC library, in the manner of CMake's ISPC support: for the CPU family in TARGETS
+# (x86_64 or x86_64-v3, at most one) every source becomes an object in the library and a C
+# header <OUTPUT_DIR>/<family>/<source name>.h on its PUBLIC include path; qdc::qdrt is linked
+# PUBLIC. GPU families are compiled to their natural outputs, listed in <name>_GPU_OUTPUTS and
+# the property QDC_GPU_OUTPUTS; with EMBED each is also compiled with --emit=c-array into the
+# library, as `const unsigned char <prefix>qdc_<source>_<family>[]` and `..._size` (see
+# qdc(1)). Symbols get --symbol-prefix=<source name>_ unless SYMBOL_PREFIX says otherwise, so
+# two sources may both declare a field `counter`. The project must enable C.
+function(qdc_add_library name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "EMBED" "OUTPUT_DIR;SYMBOL_PREFIX" "SOURCES;TARGETS;OPTIONS")
+  if(NOT ARG_SOURCES OR NOT ARG_TARGETS)
+    message(FATAL_ERROR "qdc_add_library(${name}): SOURCES and TARGETS are required")
+  endif()
+  set(have_prefix FALSE)
+  if("SYMBOL_PREFIX" IN_LIST ARGN)
+    set(have_prefix TRUE)
+  endif()
+  if(NOT ARG_OUTPUT_DIR)
+    set(ARG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/qdc/${name}")
+  endif()
+  set(cpu "")
+  foreach(tgt IN LISTS ARG_TARGETS)
+    if(tgt MATCHES "^x86_64")
+      if(cpu)
+        message(FATAL_ERROR "qdc_add_library(${name}): one CPU family per library (${cpu} and ${tgt}); "
+                            "their symbols would clash")
+      endif()
+      set(cpu "${tgt}")
+    endif()
+  endforeach()
+  set(objs "")
+  set(headers "")
+  set(gpu "")
+  set(embedded "")
+  foreach(src IN LISTS ARG_SOURCES)
+    get_filename_component(src "${src}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    _qdc_prefix_opts(pfx "${src}" ${have_prefix} "${ARG_SYMBOL_PREFIX}")
+    foreach(tgt IN LISTS ARG_TARGETS)
+      if(tgt STREQUAL cpu)
+        _qdc_compile(obj "${src}" "${tgt}" "${ARG_OUTPUT_DIR}/%t/%m.o" ${pfx} ${ARG_OPTIONS})
+        _qdc_compile(hdr "${src}" "${tgt}" "${ARG_OUTPUT_DIR}/%t/%m.h" ${pfx} ${ARG_OPTIONS})
+        list(APPEND objs "${obj}")
+        list(APPEND headers "${hdr}")
+      else()
+        _qdc_compile(out "${src}" "${tgt}" "${ARG_OUTPUT_DIR}/%t/%m.%e" ${pfx} ${ARG_OPTIONS})
+        list(APPEND gpu "${out}")
+        if(ARG_EMBED)
+          _qdc_compile(arr "${src}" "${tgt}" "${ARG_OUTPUT_DIR}/%t/%m.c" ${pfx} ${ARG_OPTIONS})
+          list(APPEND embedded "${arr}")
+        endif()
+      endif()
+    endforeach()
+  endforeach()
+  set_source_files_properties(${objs} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+  add_custom_target(${name}_qdc_outputs DEPENDS ${headers} ${gpu})
+  add_library(${name} STATIC ${objs} ${headers} ${embedded})
+  set_target_properties(${name} PROPERTIES LINKER_LANGUAGE C QDC_GPU_OUTPUTS "${gpu}")
+  add_dependencies(${name} ${name}_qdc_outputs)
+  if(cpu)
+    target_include_directories(${name} PUBLIC "${ARG_OUTPUT_DIR}/${cpu}")
+  endif()
+  if(TARGET qdc::qdrt)
+    target_link_libraries(${name} PUBLIC qdc::qdrt)
+  endif()
+  set(${name}_GPU_OUTPUTS "${gpu}" PARENT_SCOPE)
 endfunction()
 
 set(qdc_FOUND TRUE)

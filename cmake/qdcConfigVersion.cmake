@@ -1,11 +1,21 @@
 # qdcConfigVersion.cmake — find_package(qdc <version>) compatibility: same major version, and
-# not older than requested (0.x releases: same minor as well).
-set(PACKAGE_VERSION "0.1.0")
-if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
+# not older than requested (0.x releases: same minor as well). The version comes from the one
+# source, the VERSION file (installed beside this file as qdc-version.txt).
+if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/qdc-version.txt")
+  file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/qdc-version.txt" PACKAGE_VERSION LIMIT_COUNT 1)
+else()
+  file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/../VERSION" PACKAGE_VERSION LIMIT_COUNT 1)
+endif()
+string(REGEX MATCH "^([0-9]+)\\.([0-9]+)" _qdc_mm "${PACKAGE_VERSION}")
+set(_qdc_major "${CMAKE_MATCH_1}")
+set(_qdc_minor "${CMAKE_MATCH_2}")
+if(NOT PACKAGE_FIND_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+elseif(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
   set(PACKAGE_VERSION_COMPATIBLE FALSE)
-elseif(PACKAGE_FIND_VERSION_MAJOR STREQUAL "0" AND NOT PACKAGE_FIND_VERSION_MINOR STREQUAL "1")
+elseif(NOT PACKAGE_FIND_VERSION_MAJOR STREQUAL _qdc_major)
   set(PACKAGE_VERSION_COMPATIBLE FALSE)
-elseif(NOT PACKAGE_FIND_VERSION_MAJOR STREQUAL "0")
+elseif(_qdc_major STREQUAL "0" AND NOT PACKAGE_FIND_VERSION_MINOR STREQUAL _qdc_minor)
   set(PACKAGE_VERSION_COMPATIBLE FALSE)
 else()
   set(PACKAGE_VERSION_COMPATIBLE TRUE)

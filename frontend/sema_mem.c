@@ -100,6 +100,11 @@ static bool order_scope(Sema *S, const Expr *call, QdOp op, const char *opname, 
             diag_error(kw->value->span, is_order ? "QD2035" : "QD2036", "unknown memory %s \"%s\"; expected %s", kw->name,
                        kw->value->str, is_order ? "\"relaxed\", \"acquire\", \"release\", \"acq_rel\" or \"seq_cst\""
                                                 : "\"block\", \"cluster\", \"device\" or \"system\"");
+            static const char *const orders[] = {"relaxed", "acquire", "release", "acq_rel", "seq_cst"};
+            static const char *const scopes[] = {"block", "cluster", "device", "system"};
+            const char *best = is_order ? closest_name(kw->value->str, orders, ARRAY_LEN(orders))
+                                        : closest_name(kw->value->str, scopes, ARRAY_LEN(scopes));
+            if (best) diag_note(kw->value->span, "did you mean \"%s\"?", best);
             ok = false;
         } else if (is_order) {
             *ord = (QdOrder)v;

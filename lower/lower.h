@@ -20,4 +20,5 @@ void lower_report(const IrModule *m, const CapTarget *t, bool json, StrBuf *out)
 /* --print-caps and --support-matrix. */
 void capdb_print_target(const CapTarget *t, bool json, FILE *out);
 bool capdb_support_matrix(const CapDb *db, const char *targets_csv, bool markdown, FILE *out);
+bool capdb_support_matrix_json(const CapDb *db, const char *targets_csv, FILE *out);
 #endif

@@ -106,3 +106,35 @@ bool capdb_support_matrix(const CapDb *db, const char *targets_csv, bool markdow
     free(ts);
     return true;
 }
+
+/* --support-matrix --format=json: {"schema":1,"targets":[...],"rows":[{"space","op","dtype","cells":[...]}]}
+ * with one cell text per target, in --targets order. */
+bool capdb_support_matrix_json(const CapDb *db, const char *targets_csv, FILE *out) {
+    const CapTarget **ts;
+    int n;
+    if (!parse_targets(db, targets_csv, &ts, &n)) return free(ts), false;
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, "{\"schema\":1,\"targets\":[");
+    for (int i = 0; i < n; i++) sb_puts(&b, i ? "," : ""), sb_json_string(&b, cap_name(ts[i]));
+    sb_puts(&b, "],\"rows\":[");
+    bool first = true;
+    for (int sp = 0; sp < QSPACE_COUNT; sp++)
+        for (int op = 0; op < QOP_COUNT; op++)
+            for (int dt = QT_I8; dt < QT_COUNT; dt++) {
+                if (!row_exists(op, dt)) continue;
+                sb_printf(&b, "%s\n{\"space\":\"%s\",\"op\":\"%s\",\"dtype\":\"%s\",\"cells\":[", first ? "" : ",",
+                          qspace_name(sp), qop_name(op), qt_name(dt));
+                for (int i = 0; i < n; i++) {
+                    char *c = cell_text(ts[i], op, dt, sp);
+                    sb_puts(&b, i ? "," : ""), sb_json_string(&b, c);
+                    free(c);
+                }
+                sb_puts(&b, "]}");
+                first = false;
+            }
+    sb_puts(&b, "\n]}\n");
+    fwrite(b.data, 1, b.len, out);
+    sb_free(&b), free(ts);
+    return true;
+}

@@ -112,6 +112,13 @@ bool diag_set_warning(const char *name, bool enabled, bool as_error) {
     return found;
 }
 
+int diag_warning_names(const char **names, int max) {
+    int n = 0;
+    for (size_t i = 0; i < ARRAY_LEN(codes) && n < max; i++)
+        if (codes[i].kind == 'W') names[n++] = codes[i].wname;
+    return n;
+}
+
 void diag_list_warnings(FILE *out) {
     for (size_t i = 0; i < ARRAY_LEN(codes); i++)
         if (codes[i].kind == 'W') fprintf(out, "-W%-24s %s  %s\n", codes[i].wname, codes[i].code, codes[i].summary);

@@ -50,6 +50,8 @@ void diag_set_input(const char *name);
 /* -W<name> / -Wno-<name> / -Werror=<name>: false if the name is unknown. */
 bool diag_set_warning(const char *name, bool enabled, bool as_error);
 void diag_list_warnings(FILE *out);
+/* The warning names (for -W suggestions); returns how many were stored, at most max. */
+int diag_warning_names(const char **names, int max);
 void diag_list_codes(FILE *out);
 
 /* code is "QDnnnn" from codes.def; an unknown code is an internal error. */

@@ -1,8 +1,10 @@
 /* Checked allocation, internal-error exits, StrBuf and the bump arena. */
 #include "util.h"
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 _Noreturn void qdc_die_at(const char *file, int line, const char *fmt, ...) {
     va_list ap;
@@ -134,4 +136,54 @@ char *arena_printf(Arena *a, const char *fmt, ...) {
 void arena_free(Arena *a) {
     for (ArenaBlock *b = a->head, *next; b; b = next) next = b->next, free(b);
     a->head = NULL, a->total = 0;
+}
+
+/* Optimal-string-alignment distance (Levenshtein plus adjacent transpositions), with a case
+ * difference costing nothing so that "SM_90" finds "sm_90". Stops early past `limit`. */
+static size_t edit_distance(const char *a, const char *b, size_t limit) {
+    size_t n = strlen(a), m = strlen(b);
+    if ((n > m ? n - m : m - n) > limit || n > 255 || m > 255) return limit + 1;
+    size_t d[3][256], *pp = d[0], *prev = d[1], *cur = d[2];
+    for (size_t j = 0; j <= m; j++) prev[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        cur[0] = i;
+        size_t best = cur[0];
+        for (size_t j = 1; j <= m; j++) {
+            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            size_t v = prev[j - 1] + cost;
+            if (prev[j] + 1 < v) v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v) v = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v) v = pp[j - 2] + 1;
+            cur[j] = v;
+            if (v < best) best = v;
+        }
+        if (best > limit) return limit + 1;
+        size_t *t = pp;
+        pp = prev, prev = cur, cur = t;
+    }
+    return prev[m];
+}
+
+/* True when name abbreviates word part by part: "acq_rel" for "acquire_release". */
+static bool abbreviates(const char *name, const char *word) {
+    if (!strchr(name, '_')) return false;
+    for (;;) {
+        size_t a = strcspn(name, "_"), b = strcspn(word, "_");
+        if (!a || a > b || strncasecmp(name, word, a)) return false;
+        if (!name[a] || !word[b]) return !name[a] && !word[b];
+        name += a + 1, word += b + 1;
+    }
+}
+
+const char *closest_name(const char *word, const char *const *names, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (names[i] && strcmp(word, names[i]) && abbreviates(names[i], word)) return names[i];
+    size_t len = strlen(word), limit = len < 3 ? 1 : len / 3 + 1, best = limit + 1;
+    const char *pick = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!names[i] || !strcmp(word, names[i])) continue;
+        size_t d = edit_distance(word, names[i], limit);
+        if (d < best) best = d, pick = names[i];
+    }
+    return pick;
 }

@@ -27,6 +27,11 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The name in names[0..n) nearest to word by edit distance (case ignored, transpositions count
+ * one), or the one abbreviating it part by part ("acq_rel" for "acquire_release"); NULL when
+ * none is close. Every "did you mean" suggestion comes from here. */
+const char *closest_name(const char *word, const char *const *names, size_t n);
+
 /* Growable byte buffer; always NUL-terminated after any append. */
 typedef struct {
     char *data;

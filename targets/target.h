@@ -22,6 +22,7 @@ typedef enum {
     EMIT_SPIRV,
     EMIT_SPIRV_ASM,
     EMIT_MSL,
+    EMIT_C_ARRAY,   /* the default output as a C array (driver only) */
 } EmitKind;
 
 typedef struct TargetOptions {

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <ftw.h>
 #include <sys/stat.h>
 
 typedef struct {
@@ -64,15 +66,39 @@ static char *family_yaml(Env *e) {
     return p;
 }
 
-/* How many of the 2 x n outputs have a depfile <out_dir>/<family>/<kernel>.d naming yaml. */
+/* The depfile of <family>/<kernel>: <kernel>.d (the make example) or <kernel>.<ext>.d (the CMake
+ * helper appends ".d" to the output name); NULL if neither exists. */
+static char *depfile_of(const char *out_dir, const char *family, const char *kernel) {
+    char rel[200];
+    snprintf(rel, sizeof rel, "%s/%s.d", family, kernel);
+    char *p = path_join(out_dir, rel);
+    if (file_exists(p)) return p;
+    free(p);
+    snprintf(rel, sizeof rel, "%s", family);
+    char *dir = path_join(out_dir, rel);
+    DIR *d = opendir(dir);
+    p = NULL;
+    size_t kl = strlen(kernel);
+    for (struct dirent *de; d && !p && (de = readdir(d));) {
+        size_t l = strlen(de->d_name);
+        if (l > kl + 3 && !strncmp(de->d_name, kernel, kl) && de->d_name[kl] == '.' && !strcmp(de->d_name + l - 2, ".d"))
+            p = path_join(dir, de->d_name);
+    }
+    if (d) closedir(d);
+    free(dir);
+    return p;
+}
+
+/* How many of the 2 x n outputs have a depfile (depfile_of) naming yaml. */
 static int expected_rebuilds(Env *e, const char *out_dir, const char *yaml) {
     const char *base = strrchr(yaml, '/'), *kernels[] = {"histogram", "float_sum"};
     int n = 0;
     for (int t = 0; t < e->n; t++)
         for (int k = 0; k < 2; k++) {
-            char rel[200], *p, *d;
-            snprintf(rel, sizeof rel, "%s/%s.d", e->names[t], kernels[k]);
-            p = path_join(out_dir, rel), d = read_text(p, NULL);
+            char *p, *d;
+            p = depfile_of(out_dir, e->names[t], kernels[k]);
+            cr_assert(p, "no depfile for %s/%s under %s", e->names[t], kernels[k], out_dir);
+            d = read_text(p, NULL);
             cr_assert(d, "missing depfile %s", p);
             n += strstr(d, base) != NULL;
             free(p), free(d);
@@ -163,4 +189,116 @@ Test(build_tools, cmake_package_with_depfiles) {
         run_free(&r);
     }
     free(yaml), free(out), free(hist), free(cmdir), free(b), env_free(&e);
+}
+
+/* The depfile of each output is <output>.d: an object and a header of one kernel never share
+ * one, so Ninja settles (`ninja -n` idle) with both rules in one directory. */
+Test(build_tools, cmake_object_and_header_rules_settle) {
+    Env e = env_new("cmake");
+    if (!tool_available("ninja")) cr_skip_test();
+    char *cmdir = root_path("examples/cmake"), *b = path_join(e.dir, "b"), qdir[4200], srcs[4200];
+    snprintf(qdir, sizeof qdir, "-Dqdc_DIR=%s/usr/lib/cmake/qdc", e.dest);
+    snprintf(srcs, sizeof srcs, "-DQDC_EXAMPLE_SOURCES=%s/histogram.qd;%s/float_sum.qd", e.src, e.src);
+    const char *argv[] = {"cmake", "-G", "Ninja", "-S", cmdir, "-B", b, qdir, "-DQDC_EXAMPLE_TARGETS=x86_64", srcs,
+                          "-DQDC_EXAMPLE_HEADERS=ON", NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    r = ninja(&e, "-j2");
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    char *o = path_join(b, "qdc/x86_64/histogram.o.d"), *h = path_join(b, "qdc/x86_64/histogram.h.d");
+    cr_expect(file_exists(o) && file_exists(h), "depfiles are named <output>.d");
+    r = ninja(&e, "-n");
+    cr_expect(strstr(r.out, "ninja: no work to do."), "%s", r.out);
+    run_free(&r);
+    free(o), free(h), free(cmdir), free(b), env_free(&e);
+}
+
+/* qdc_add_library(): a host program links the CPU kernels (header on the include path, qdrt
+ * linked) and carries an embedded GPU output; an edit that leaves the header unchanged
+ * recompiles no host code (outputs are not rewritten, Ninja restats). */
+Test(build_tools, cmake_library_links_host_and_settles) {
+    Env e = env_new("cmake");
+    if (!tool_available("ninja")) cr_skip_test();
+    char *cmdir = root_path("examples/cmake-library"), *b = path_join(e.dir, "b"), qdir[4200], srcdir[4200];
+    snprintf(qdir, sizeof qdir, "-Dqdc_DIR=%s/usr/lib/cmake/qdc", e.dest);
+    snprintf(srcdir, sizeof srcdir, "-DQDC_EXAMPLE_DIR=%s", e.src);
+    const char *gpu = "-DQDC_EXAMPLE_GPU_TARGETS=";
+    for (int i = 0; i < e.n; i++)
+        if (!strcmp(e.names[i], "sm_90")) gpu = "-DQDC_EXAMPLE_GPU_TARGETS=sm_90";
+    const char *argv[] = {"cmake", "-G", "Ninja", "-S", cmdir, "-B", b, qdir, srcdir, gpu, NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    r = ninja(&e, "-j2");
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    char *host = path_join(b, "host");
+    const char *run[] = {host, NULL};
+    r = run_argv(run, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(!strncmp(r.out, "histogram: 1000 values counted, bins[7]=4\n", 42), "%s", r.out);
+    if (strcmp(gpu + strlen("-DQDC_EXAMPLE_GPU_TARGETS="), ""))
+        cr_expect(strstr(r.out, "embedded sm_90 PTX: "), "%s", r.out);
+    run_free(&r);
+    r = ninja(&e, "-n");
+    cr_expect(strstr(r.out, "ninja: no work to do."), "%s", r.out);
+    run_free(&r);
+    char *hist = path_join(e.src, "histogram.qd"), *text = read_text(hist, NULL);
+    cr_assert(text);
+    size_t n = strlen(text);
+    char *more = malloc(n + 32);
+    snprintf(more, n + 32, "%s# a comment only\n", text);
+    cr_assert(write_text(hist, more));
+    set_mtime(hist, 5);
+    r = ninja(&e, "-v");
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "histogram.qd"), "the kernel is recompiled: %s", r.out);
+    cr_expect(!strstr(r.out, "host.c"), "an unchanged header recompiles no host code: %s", r.out);
+    run_free(&r);
+    r = ninja(&e, "-n");
+    cr_expect(strstr(r.out, "ninja: no work to do."), "%s", r.out);
+    run_free(&r);
+    free(text), free(more), free(hist), free(host), free(cmdir), free(b), env_free(&e);
+}
+
+static int files_left;
+static int count_files(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+    (void)path, (void)sb, (void)ftw;
+    if (flag == FTW_F || flag == FTW_SL) files_left++;
+    return 0;
+}
+
+/* The installed qdrt.pc builds a host program against the installed runtime, wherever the tree
+ * was moved (its prefix is relative to the .pc file); `make uninstall` removes every file. */
+Test(build_tools, pkg_config_and_uninstall) {
+    if (!tool_available("pkg-config")) cr_skip_test();
+    char *dest = install_to_temp();
+    cr_assert(dest, "install failed");
+    char *pcdir = path_join(dest, "usr/lib/pkgconfig"), env[4200];
+    snprintf(env, sizeof env, "PKG_CONFIG_PATH=%s", pcdir);
+    const char *argv[] = {"env", env, "pkg-config", "--cflags", "--libs", "qdrt", NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char want[4400];
+    snprintf(want, sizeof want, "-I%s/usr/lib/pkgconfig/../../include/qdc -L%s/usr/lib/pkgconfig/../../lib -lqdrt -lpthread -lm \n",
+             dest, dest);
+    cr_expect_str_eq(r.out, want);
+    run_free(&r);
+    const char *ver[] = {"env", env, "pkg-config", "--modversion", "qdrt", NULL};
+    r = run_argv(ver, NULL, NULL);
+    char *vf = root_path("VERSION"), *v = read_text(vf, NULL);
+    cr_expect_str_eq(r.out, v);
+    run_free(&r), free(vf), free(v);
+    char dvar[4200];
+    snprintf(dvar, sizeof dvar, "DESTDIR=%s", dest);
+    const char *un[] = {"make", "-s", "-C", qdc_root(), "uninstall", dvar, "PREFIX=/usr", NULL};
+    r = run_argv(un, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    files_left = 0;
+    nftw(dest, count_files, 16, FTW_PHYS);
+    cr_expect_eq(files_left, 0, "make uninstall leaves files under %s", dest);
+    remove_tree(dest), free(dest), free(pcdir);
 }
