@@ -60,3 +60,36 @@ Test(sem_edges, constant_index_into_shared_array) {
                     "    for i in range(64):\n        t = qd.simt.block.SharedArray((32,), qd.i32)\n        t[32] = i\n",
                     "--target=x86_64", NEEDLES("in.qd:8:11: error[QD2011]: index 32 is out of bounds for axis 0 of 't' with size 32\n"));
 }
+
+/* ---- item 20: Trojan Source and terminal escapes ---- */
+
+Test(sem_edges, bidi_controls_warn) {
+    const char *text = PRELUDE "# access \xe2\x80\xae check \xe2\x81\xa6 x\n@qd.kernel\ndef k(x: qd.types.NDArray[qd.i32, 1]):\n"
+                       "    x[0] = 1  # \xe2\x81\xa9\n";
+    Compiled c = compile_text(text, "--target=x86_64", NULL);
+    cr_expect_eq(c.r.status, 0, "a warning only:\n%s", c.r.err);
+    cr_expect(c.out_exists);
+    cr_expect(strstr(c.r.err, "in.qd:3:10: warning[QD2190]: Unicode bidirectional control U+202E: the source may display "
+                              "differently from how it is compiled (Trojan Source, CVE-2021-42574)\n"
+                              " 3 | # access ? check ? x\n   |          ^\n"), "%s", c.r.err);
+    cr_expect(strstr(c.r.err, "in.qd:3:20: warning[QD2190]: Unicode bidirectional control U+2066"), "%s", c.r.err);
+    cr_expect(strstr(c.r.err, "in.qd:6:17: warning[QD2190]: Unicode bidirectional control U+2069"), "%s", c.r.err);
+    cr_expect(!strstr(c.r.err, "\xe2\x80\xae") && !strstr(c.r.err, "\xe2\x81"), "bidi bytes echoed raw:\n%s", c.r.err);
+    run_free(&c.r);
+    c = compile_text(text, "--target=x86_64", "-Werror=bidi-chars");
+    cr_expect_eq(c.r.status, 1, "-Werror=bidi-chars makes it an error:\n%s", c.r.err);
+    cr_expect(!c.out_exists);
+    run_free(&c.r);
+}
+
+Test(sem_edges, string_bytes_are_escaped_in_messages) {
+    const char *text = PRELUDE "c = qd.field(qd.i32, shape=())\n\n@qd.kernel\ndef k():\n"
+                       "    qd.atomic_add(c[None], 1, order=\"\x1b]0;TITLE\x07\x1b[31mX\xc2\x9b\x7f\")\n";
+    Compiled c = compile_text(text, "--target=x86_64", NULL);
+    cr_expect_eq(c.r.status, 1);
+    cr_expect(strstr(c.r.err, "in.qd:7:37: error[QD2035]: unknown memory order \"\\x1b]0;TITLE\\x07\\x1b[31mX\\x9b\\x7f\"; "
+                              "expected \"relaxed\", \"acquire\", \"release\", \"acq_rel\" or \"seq_cst\"\n"), "%s", c.r.err);
+    for (const char *p = c.r.err; *p; p++)
+        cr_expect((unsigned char)*p >= 0x20 || *p == '\n', "raw control byte 0x%02x in:\n%s", (unsigned char)*p, c.r.err);
+    run_free(&c.r);
+}
