@@ -274,6 +274,35 @@ bool sema_const_int(Sema *S, const Expr *e, int64_t *out, const char *what) {
     return true;
 }
 
+/* Where dimension k of a shape is written: the item of a tuple literal, else the whole shape. */
+Span sema_shape_span(const Expr *e, int k) {
+    return (e->kind == E_TUPLE || e->kind == E_LIST) && k < e->list.n ? e->list.items[k]->span : e->span;
+}
+
+/* A compile-time shape: an integer, or a tuple or list of integers, written in place or named
+ * by a module constant (SHAPE = (4, 8)). Returns the number of dimensions, or -1 after an error. */
+int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const char *what) {
+    IrStmtVec *cur = S->cur;
+    S->cur = NULL; /* a shape emits no code */
+    Val v = sema_eval(S, e);
+    S->cur = cur;
+    if (v.kind == V_ERR) return -1;
+    Val *items = &v;
+    int n = 1;
+    if (v.kind == V_TUPLE) items = v.tuple.items, n = v.tuple.n;
+    if (n > maxdims) return diag_error(e->span, "QD2009", "%s has at most %d dimensions, got %d", what, maxdims, n), -1;
+    for (int k = 0; k < n; k++) {
+        IrExpr *x = items[k].kind == V_EXPR ? items[k].e : NULL;
+        if (!ir_is_const(x) || !qt_is_integral(x->type)) {
+            diag_error(sema_shape_span(e, k), "QD2009", "%s must be a compile-time integer or a tuple of them, got %s", what,
+                       x ? "a run-time value" : val_describe(items[k]));
+            return -1;
+        }
+        shape[k] = qt_is_signed(x->type) ? x->c.i : (int64_t)x->c.u;
+    }
+    return n;
+}
+
 static Val eval_name(Sema *S, const Expr *e) {
     static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len"};
     for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent) {
@@ -349,6 +378,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         int64_t k;
         if (!sema_const_int(S, e->sub.index, &k, "the index of a shape or compile-time list")) return val_err();
         int n = o.kind == V_SHAPE ? S->params.items[o.index].ndim : o.tuple.n;
+        if (k < 0 && k >= -n) k += n; /* Python: a.shape[-1] is the last axis */
         if (k < 0 || k >= n) {
             diag_error(e->sub.index->span, "QD2011", "index %lld is out of range for %s of length %d", (long long)k, val_describe(o), n);
             return val_err();
