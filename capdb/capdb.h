@@ -16,6 +16,9 @@ typedef struct CapTarget CapTarget;
 /* Loads every family file found in dirs (searched in order; first file of a given name wins).
  * Returns NULL after reporting diagnostics (file:line:col) if any file is malformed. */
 CapDb *capdb_open(const char *const *dirs, int ndirs);
+/* The same with the first nuser dirs named by the user (--capdb-dir, QDC_CAPDB_PATH): a file
+ * there that shadows a later one of the same name is reported (warning QD0007). */
+CapDb *capdb_open_search(const char *const *dirs, int ndirs, int nuser);
 void capdb_close(CapDb *db);
 
 /* A family by name or alias ("h100" -> sm_90); NULL if unknown. */

@@ -19,8 +19,10 @@ typedef enum { ORDK_RMW, ORDK_LOAD, ORDK_STORE, ORDK_FENCE, ORDK_NORET, ORDK_COU
 
 typedef enum { CS_UNSUPPORTED, CS_NATIVE, CS_CAS } CapStatus;
 
-/* Where a fact was written: the file's display name ("capability-db/sm_80.yaml") and line. */
-typedef struct { const char *file; int line; } CapOrigin;
+/* Where a fact was written: the file's display name ("capability-db/sm_80.yaml"), line, and
+ * key path ("ops.add.f32.global", "fence"): reports name the key, which an unrelated edit
+ * of the file does not move. */
+typedef struct { const char *file; int line; const char *key; } CapOrigin;
 
 /* One database cell: status when all conditions hold, else the `els` cell. */
 typedef struct CapCell {
@@ -44,6 +46,7 @@ struct CapTarget {
     const char *name;
     const char *path;        /* as opened, for diagnostics */
     const char *disp;        /* display name for reports: "<dir>/<name>.yaml" */
+    int from_dir;            /* index of its directory on the search path */
     Source *src;
     int state;               /* 0 unresolved, 1 resolving, 2 resolved, 3 failed */
     bool abstract;

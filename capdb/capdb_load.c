@@ -60,7 +60,15 @@ typedef struct {
     CapTarget *t;
     yaml_document_t *doc;
     int depth; /* of nested 'else' cells: a YAML alias can make them cyclic */
+    char key[160]; /* key path of the node being read ("ops.add.f32"), for CapOrigin */
 } Ld;
+
+/* Sets (at 0) or extends (at strlen) the key path; returns the old length to restore. */
+static size_t key_put(Ld *L, size_t at, const char *sep, const char *name) {
+    size_t old = strlen(L->key);
+    snprintf(L->key + at, sizeof L->key - at, "%s%s", at ? sep : "", name);
+    return old;
+}
 
 typedef struct {
     yaml_document_t doc;
@@ -75,8 +83,30 @@ static Span node_span(const Ld *L, const yaml_node_t *n) {
     return span_make(L->t->src, (uint32_t)a, (uint32_t)(b > a ? b - a : 1));
 }
 static int node_line(const yaml_node_t *n) { return (int)n->start_mark.line + 1; }
-static CapOrigin origin(const Ld *L, const yaml_node_t *n) { return (CapOrigin){L->t->disp, node_line(n)}; }
+static CapOrigin origin(const Ld *L, const yaml_node_t *n) {
+    return (CapOrigin){L->t->disp, node_line(n), L->key[0] ? arena_strdup(&L->db->arena, L->key) : NULL};
+}
 static yaml_node_t *node(const Ld *L, int id) { return yaml_document_get_node(L->doc, id); }
+
+/* Text shown to users (cell notes, capability descriptions) without the maintainers' source
+ * references: "[M5]", "[L4]", "[N1 hasClusters]" cite research notes users do not have. */
+static char *user_text(const Ld *L, const char *s) {
+    StrBuf b;
+    sb_init(&b);
+    for (const char *p = s; *p; p++) {
+        const char *close = *p == '[' ? strchr(p, ']') : NULL;
+        if (close && p[1] >= 'A' && p[1] <= 'Z' && p[2] >= '0' && p[2] <= '9') {
+            while (b.len && b.data[b.len - 1] == ' ' && close[1] != '[') b.data[--b.len] = 0;
+            p = close;
+            continue;
+        }
+        sb_putc(&b, *p);
+    }
+    sb_putc(&b, 0);
+    char *t = arena_strdup(&L->db->arena, b.data);
+    sb_free(&b);
+    return t;
+}
 
 static const char *scalar(const Ld *L, yaml_node_t *n, const char *what) {
     if (n->type == YAML_SCALAR_NODE) return (const char *)n->data.scalar.value;
@@ -213,7 +243,7 @@ static bool cell_key(Ld *L, CapCell *c, const char *k, yaml_node_t *kn, yaml_nod
     if (!strcmp(k, "status")) return cell_status(L, v, c);
     if (!strcmp(k, "spelling") || !strcmp(k, "note")) {
         const char *s = scalar(L, v, k);
-        if (s) *(k[0] == 's' ? &c->spelling : &c->note) = arena_strdup(&L->db->arena, s);
+        if (s) *(k[0] == 's' ? &c->spelling : &c->note) = k[0] == 's' ? arena_strdup(&L->db->arena, s) : user_text(L, s);
         return s != NULL;
     }
     if (!strcmp(k, "when")) return cell_when(L, c, v);
@@ -227,7 +257,9 @@ static bool cell_key(Ld *L, CapCell *c, const char *k, yaml_node_t *kn, yaml_nod
     }
     if (!strcmp(k, "else")) {
         L->depth++;
+        size_t len = key_put(L, strlen(L->key), ".", "else");
         c->els = (CapCell *)parse_cell(L, v);
+        L->key[len] = 0;
         L->depth--;
         return c->els != NULL;
     }
@@ -297,17 +329,20 @@ static bool ops_dtype(Ld *L, QdOp op, const char *k, yaml_node_t *kn, yaml_node_
         if (!map_keys_ok(L, v)) return false;
         FOR_PAIRS(L, v, sk, skn, sv) spaced |= qspace_from_name(sk) >= 0 && sv;
     }
+    key_put(L, 0, "", "ops"), key_put(L, strlen(L->key), ".", qop_name(op)), key_put(L, strlen(L->key), ".", k);
     if (!spaced) {
         const CapCell *c = parse_cell(L, v);
         if (c) set_cells(L->t, op, ts, n, -1, c, n > 1);
         return c != NULL;
     }
+    size_t base = strlen(L->key);
     FOR_PAIRS(L, v, sk, skn, sv) {
         int sp = qspace_from_name(sk);
         if (sp < 0) {
             diag_error(node_span(L, skn), "QD3002", "unknown space '%s' (global, shared)", sk);
             return false;
         }
+        key_put(L, base, ".", sk);
         const CapCell *c = parse_cell(L, sv);
         if (!c) return false;
         set_cells(L->t, op, ts, n, sp, c, n > 1);
@@ -334,6 +369,7 @@ static bool apply_fact(Ld *L, int key, yaml_node_t *v) {
     CapFact *f = &L->t->facts[key];
     const char *s = scalar(L, v, capk_names[key]);
     if (!s) return false;
+    key_put(L, 0, "", capk_names[key]);
     f->at = origin(L, v);
     f->value = arena_strdup(&L->db->arena, s);
     if (capk_kinds[key] == CK_INT) return parse_long(L, v, &f->num);
@@ -391,6 +427,7 @@ static bool apply_orders(Ld *L, yaml_node_t *m) {
             mask |= 1u << o;
         }
         L->t->orders[kind] = mask;
+        key_put(L, 0, "", "orders"), key_put(L, strlen(L->key), ".", k);
         L->t->order_at[kind] = origin(L, v);
     }
     return true;
@@ -415,6 +452,7 @@ static bool apply_scopes(Ld *L, yaml_node_t *m) {
             return false;
         }
         L->t->scope_map[from] = to;
+        key_put(L, 0, "", "scopes"), key_put(L, strlen(L->key), ".", k);
         L->t->scope_at[from] = origin(L, v);
     }
     return true;
@@ -426,7 +464,7 @@ static bool apply_caps(Ld *L, yaml_node_t *m) {
         const char *d = scalar(L, v, "a capability description");
         if (!d) return false;
         if (cap_declared(L->t, k)) continue; /* redeclared by a child: keep the first */
-        CapCap c = {arena_strdup(&L->db->arena, k), arena_strdup(&L->db->arena, d), origin(L, kn)};
+        CapCap c = {arena_strdup(&L->db->arena, k), user_text(L, d), origin(L, kn)};
         vec_push(&L->t->caps, c);
     }
     return true;
@@ -564,6 +602,7 @@ static bool apply_key(Ld *L, int k, yaml_node_t *v) {
     static const char *const secs[] = {[TK_LLVM] = "llvm", [TK_PTX] = "ptx", [TK_AMDGPU] = "amdgpu",
                                        [TK_SPIRV] = "spirv", [TK_MSL] = "msl", [TK_OUTPUT] = "output",
                                        [TK_LIMITS] = "limits"};
+    key_put(L, 0, "", top_keys[k]);
     switch (k) {
     case TK_SCHEMA: case TK_NAME: case TK_EXTENDS: return true;
     case TK_ABSTRACT: return parse_bool(L, v, &L->t->abstract);
@@ -617,7 +656,7 @@ static bool apply_file(Ld *L) {
     }
     CapCell *m = L->t->missing = ARENA_NEW(&L->db->arena, CapCell);
     *m = (CapCell){.status = CS_UNSUPPORTED, .max_scope = -1, .at = L->t->ops_at, .note = "no entry in the database"};
-    if (!m->at.file) m->at = (CapOrigin){L->t->disp, 1};
+    if (!m->at.file) m->at = (CapOrigin){L->t->disp, 1, NULL};
     return true;
 }
 
@@ -630,7 +669,7 @@ static bool resolve(CapDb *db, int idx, const Ld *from, yaml_node_t *ref) {
         return t->state == 2;
     }
     t->state = 1;
-    Ld L = {db, t, &docs[idx].doc, 0};
+    Ld L = {db, t, &docs[idx].doc, 0, ""};
     bool ok = docs[idx].loaded && apply_file(&L);
     t->state = ok ? 2 : 3;
     return ok;
@@ -721,7 +760,9 @@ static bool check_names(CapDb *db) {
                 CapTarget *u = db->targets.items[j];
                 bool clash = !strcmp(u->name, al);
                 for (int b = 0; b < u->aliases.len && !clash; b++) clash = u != t && !strcmp(u->aliases.items[b], al);
-                if (clash && (j < i || !strcmp(u->name, al))) {
+                /* blame the file from the earlier (user) directory, or the later-loaded one */
+                bool blame = u->from_dir != t->from_dir ? u->from_dir > t->from_dir : j < i;
+                if (clash && (blame || !strcmp(u->name, al))) {
                     diag_error(span_make(t->src, 0, 1), "QD3009", "alias '%s' of '%s' is already used by '%s'", al,
                                t->name, u->name);
                     ok = false;
@@ -732,7 +773,9 @@ static bool check_names(CapDb *db) {
     return ok;
 }
 
-CapDb *capdb_open(const char *const *dirs, int ndirs) {
+CapDb *capdb_open(const char *const *dirs, int ndirs) { return capdb_open_search(dirs, ndirs, 0); }
+
+CapDb *capdb_open_search(const char *const *dirs, int ndirs, int nuser) {
     CapDb *db = xcalloc(1, sizeof *db);
     bool ok = true;
     for (int d = 0; d < ndirs; d++) {
@@ -740,7 +783,17 @@ CapDb *capdb_open(const char *const *dirs, int ndirs) {
         int n = list_yaml(dirs[d], &names);
         for (int i = 0; i < n; i++) {
             char *base = xstrndup(names[i], strlen(names[i]) - 5);
-            if (find_file(db, base) < 0) ok &= add_file(db, dirs[d], names[i]);
+            int first = find_file(db, base);
+            if (first < 0) {
+                int before = db->targets.len;
+                ok &= add_file(db, dirs[d], names[i]);
+                if (db->targets.len > before) db->targets.items[before]->from_dir = d;
+            } else if (db->targets.items[first]->from_dir < nuser) {
+                char *path = xasprintf("%s/%s", dirs[d], names[i]);
+                diag_warning((Span){0}, "QD0007", "capability file '%s' shadows '%s' (user directories come first)",
+                             db->targets.items[first]->path, path);
+                free(path);
+            }
             free(base);
             free(names[i]);
         }

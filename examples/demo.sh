@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # examples/demo.sh — `make demo`: check every example (one summary line each), run each on the
 # CPU through the x86_64 backend and examples/host/<name>.c, then compile every example for
-# every target family and print a table. Stages whose part of qdc is not implemented yet are
-# reported as pending; a failure of anything that exists makes the script exit non-zero.
-# Usage: bash examples/demo.sh path/to/qdc
+# every target family (into OUTDIR/<family>/, kept for you to look at) and print a table with,
+# for each kernel a family refuses, the diagnostic that says why. Stages whose part of qdc is
+# not implemented yet are reported as pending; a failure of anything that exists makes the
+# script exit non-zero.
+# Usage: bash examples/demo.sh path/to/qdc [OUTDIR]     (default OUTDIR: <qdc's dir>/demo)
 set -u
 QDC=${1:?usage: demo.sh path/to/qdc}
 [[ $QDC == */* ]] || QDC=./$QDC
@@ -12,8 +14,11 @@ EX=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$EX")
 BUILD=$(dirname "$QDC")
 CC=${CC:-cc}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/qdc-demo.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+OUT=${2:-$BUILD/demo}
+rm -rf "$OUT" && mkdir -p "$OUT" || { echo "demo: cannot create $OUT" >&2; exit 1; }
+OUT=$(cd "$OUT" && pwd)
+WORK=$OUT/work
+mkdir -p "$WORK"
 failed=0
 
 # run LOG CMD...: runs CMD with stderr in LOG; returns its exit status.
@@ -51,26 +56,35 @@ for n in "${checked[@]}"; do
     else fail "running $n (exit $?)" "$WORK/err"; fi
 done
 
-# Family names are the first word of each --list-targets line (lower-case identifiers).
+# Every family --list-targets prints (the first word of each line), x86_64-v3 included.
 targets=()
 if "$QDC" --list-targets >"$WORK/targets" 2>"$WORK/err"; then
-    while read -r t _; do [[ $t =~ ^[a-z][a-z0-9_.]*$ ]] && targets+=("$t"); done <"$WORK/targets"
+    while read -r t _; do [[ -n $t ]] && targets+=("$t"); done <"$WORK/targets"
 else fail "qdc --list-targets" "$WORK/err"; fi
 
-echo "== compile for every target family (${#targets[@]} families x ${#checked[@]} examples)"
-printf '%-12s %6s  %s\n' TARGET OK "NOT SUPPORTED BY THE TARGET (QD4xxx) / PENDING / FAILED"
+echo "== compile for every target family (${#targets[@]} families x ${#checked[@]} examples) into $OUT"
+printf '%-12s %6s  %s\n' TARGET OK "NOT SUPPORTED BY THE TARGET (QD4xxx, reasons below) / PENDING / FAILED"
+reasons=()
 for t in "${targets[@]}"; do
     ok=0 notes=""
     for n in "${checked[@]}"; do
-        run "$WORK/err" "$QDC" --target="$t" "$EX/$n.qd" -o "$WORK/$t-$n.out" >/dev/null; rc=$?
+        run "$WORK/err" "$QDC" --target="$t" --color=never "$EX/$n.qd" -o "$OUT/%t/%m.%e" >/dev/null; rc=$?
         if [[ $rc == 0 ]]; then ok=$((ok + 1))
         elif pending $rc "$WORK/err"; then notes+=" $n:pending"
         elif [[ $rc == 1 ]] && only_qd4 "$WORK/err"; then
             notes+=" $n:n/a"
+            # the first error line, without the file name: "error[QD4005]: memory fence is not ..."
+            reasons+=("$t $n: $(grep -m1 -o 'error\[QD4[0-9]*\]: .*' "$WORK/err")")
         else notes+=" $n:FAILED"; fail "qdc --target=$t $n.qd (exit $rc)" "$WORK/err"; fi
     done
     printf '%-12s %3d/%-2d %s\n' "$t" "$ok" "${#checked[@]}" "${notes# }"
 done
+if ((${#reasons[@]})); then
+    echo "== why a family refused a kernel"
+    printf '  %s\n' "${reasons[@]}"
+fi
+rm -rf "$WORK"
+echo "== outputs: $OUT/<family>/<example>.<ext>"
 
 if [[ $failed != 0 ]]; then echo "demo: FAILED (see above)"; exit 1; fi
 echo "demo: ok"

@@ -16,7 +16,16 @@ static const char *kind_name(IrLowKind k) {
 typedef struct {
     StrBuf *out;
     bool json;
+    const IrLowered *low;
+    const char *target;
 } Rep;
+
+/* The database fact that decided: "<file>:<key path>" ("capability-db/sm_80.yaml:ops.add.f32"),
+ * stable across edits elsewhere in the file; "<file>:<line>" only for a fact without a key. */
+static void reason(StrBuf *b, const IrLowering *L) {
+    if (L->reason_key) sb_printf(b, "%s:%s", L->reason_file, L->reason_key);
+    else sb_printf(b, "%s:%d", L->reason_file, L->reason_line);
+}
 
 static void where(Span sp, const char **file, uint32_t *line, uint32_t *col) {
     *file = sp.src ? sp.src->name : "<unknown>";
@@ -40,6 +49,7 @@ static void record_json(Rep *r, const char *kernel, Span sp, const char *op, con
     where(sp, &file, &line, &col);
     sb_puts(b, "{\"file\":"), sb_json_string(b, file);
     sb_printf(b, ",\"line\":%u,\"col\":%u,\"kernel\":", line, col), sb_json_string(b, kernel);
+    sb_puts(b, ",\"target\":"), sb_json_string(b, r->target);
     sb_printf(b, ",\"op\":\"%s\",\"dtype\":\"%s\",\"space\":\"%s\",\"order\":\"%s\",\"scope\":\"%s\"", op, dt, space,
               qord_name(ord), qscope_name(sc));
     sb_printf(b, ",\"decision\":\"%s\",\"emit_op\":\"%s\",\"negate\":%s,\"via_int\":%s", kind_name(L->kind),
@@ -54,8 +64,15 @@ static void record_json(Rep *r, const char *kernel, Span sp, const char *op, con
     else sb_puts(b, "null");
     sb_puts(b, ",\"detail\":"), sb_json_string(b, L->detail ? L->detail : "");
     sb_puts(b, ",\"reason\":");
-    if (L->reason_file) sb_printf(b, "\"%s:%d\"", L->reason_file, L->reason_line);
-    else sb_puts(b, "null");
+    if (L->reason_file) {
+        StrBuf why;
+        sb_init(&why);
+        reason(&why, L);
+        sb_json_string(b, why.data);
+        sb_free(&why);
+    } else sb_puts(b, "null");
+    if (L->fence_before || L->fence_after) sb_printf(b, ",\"fence_order\":\"%s\"", qord_name(L->fence_order));
+    else sb_puts(b, ",\"fence_order\":null");
     sb_puts(b, "}\n");
 }
 
@@ -68,32 +85,32 @@ static void record_text(Rep *r, Span sp, const char *op, const char *dt, const c
     snprintf(loc, sizeof loc, "%s:%u:%u", file, line, col);
     sb_printf(r->out, "%-36s  %-13s  %-4s  %-6s  %-7s  %-7s  %-11s  %s", loc, op, dt, space, qord_name(ord),
               qscope_name(sc), kind_name(L->kind), L->detail ? L->detail : "");
-    if (L->reason_file) sb_printf(r->out, "  (%s:%d)", L->reason_file, L->reason_line);
+    if (L->reason_file) sb_puts(r->out, "  ("), reason(r->out, L), sb_putc(r->out, ')');
     sb_putc(r->out, '\n');
 }
 
-static void visit(void *ctx, IrKernel *k, IrTask *t, IrExpr *e, IrStmt *s) {
+static void visit(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *e, const IrStmt *s) {
     (void)t;
     Rep *r = ctx;
     if (e) {
         const IrMemOp *m = &e->mem;
         const char *op = m->is_volatile ? "volatile_load" : qop_name(m->op);
         const char *dt = qt_name(m->ref->type), *sp = qspace_name(m->ref->space);
-        if (r->json) record_json(r, k->name, e->span, op, dt, sp, m->order, m->scope, &m->low);
-        else record_text(r, e->span, op, dt, sp, m->order, m->scope, &m->low);
+        if (r->json) record_json(r, k->name, e->span, op, dt, sp, m->order, m->scope, ir_low_memop(r->low, e));
+        else record_text(r, e->span, op, dt, sp, m->order, m->scope, ir_low_memop(r->low, e));
     } else if (s) {
-        if (r->json) record_json(r, k->name, s->span, "fence", "-", "-", s->fence.order, s->fence.scope, &s->fence.low);
-        else record_text(r, s->span, "fence", "-", "-", s->fence.order, s->fence.scope, &s->fence.low);
+        if (r->json) record_json(r, k->name, s->span, "fence", "-", "-", s->fence.order, s->fence.scope, ir_low_fence(r->low, s));
+        else record_text(r, s->span, "fence", "-", "-", s->fence.order, s->fence.scope, ir_low_fence(r->low, s));
     }
 }
 
-void lower_report(const IrModule *m, const CapTarget *t, bool json, StrBuf *out) {
-    Rep r = {out, json};
+void lower_report(const IrModule *m, const IrLowered *low, const CapTarget *t, bool json, StrBuf *out) {
+    Rep r = {out, json, low, cap_name(t)};
     if (!json) sb_printf(out, "# lowering for target %s (%s)\n", cap_name(t), cap_backend(t));
-    ir_visit_memory_ops((IrModule *)m, visit, &r);
-    if (!json && m->ncaps_used) {
+    ir_visit_memory_ops(m, visit, &r);
+    if (!json && low->ncaps_used) {
         sb_puts(out, "# capabilities relied on:");
-        for (int i = 0; i < m->ncaps_used; i++) sb_printf(out, " +%s", m->caps_used[i]);
+        for (int i = 0; i < low->ncaps_used; i++) sb_printf(out, " +%s", low->caps_used[i]);
         sb_putc(out, '\n');
     }
 }

@@ -136,6 +136,40 @@ void diag_list_codes(FILE *out) {
 #define C_GREEN "\033[1;32m"
 #define C_OFF "\033[0m"
 
+/* A bidirectional control (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069) at p, as its
+ * code point, or 0. Printed raw they reorder what the terminal shows (Trojan Source). */
+static unsigned bidi_at(const unsigned char *p, size_t left) {
+    if (left >= 2 && p[0] == 0xD8 && p[1] == 0x9C) return 0x061C;
+    if (left < 3 || p[0] != 0xE2) return 0;
+    unsigned cp = 0x2000u | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+    if (p[1] != 0x80 && p[1] != 0x81) return 0;
+    return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ? cp : 0;
+}
+
+/* Writes text for a terminal: control characters (except newline and tab), DEL, C1 controls
+ * and bidirectional controls are escaped Python-style (\x1b, \u202e), so bytes that come from
+ * the input (string literals, file names) cannot drive the terminal. */
+static void put_escaped(FILE *o, const char *text) {
+    const unsigned char *p = (const unsigned char *)text;
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i], cp = bidi_at(p + i, n - i);
+        if (cp) {
+            fprintf(o, "\\u%04x", cp);
+            i += cp == 0x061C ? 2 : 3;
+        } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
+            fprintf(o, "\\x%02x", c);
+            i++;
+        } else if (c == 0xC2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] <= 0x9F) {
+            fprintf(o, "\\x%02x", p[i + 1]);
+            i += 2;
+        } else {
+            fputc((int)c, o);
+            i++;
+        }
+    }
+}
+
 /* Prints the source line of sp and a caret/underline under it. Tabs in the prefix are copied so
  * the caret lines up; UTF-8 continuation bytes take no column; long lines are windowed. */
 static void print_snippet(FILE *o, Span sp) {
@@ -155,7 +189,13 @@ static void print_snippet(FILE *o, Span sp) {
     fprintf(o, " %s |%s", num, from > ls ? " ..." : " ");
     for (uint32_t i = from; i < to; i++) {
         unsigned char c = (unsigned char)text[i];
-        fputc(c == '\t' || c >= 0x20 ? c : '?', o);
+        unsigned bidi = bidi_at((const unsigned char *)text + i, to - i);
+        if (bidi) { /* one column, as the caret line counts it */
+            fputc('?', o);
+            i += bidi == 0x061C ? 1 : 2;
+            continue;
+        }
+        fputc(c == '\t' || (c >= 0x20 && c != 0x7F) ? c : '?', o);
     }
     fprintf(o, "%s\n %*s |%s", to < le ? " ..." : "", w, "", from > ls ? "    " : " ");
     for (uint32_t i = from; i < sp.off && i < to; i++) {
@@ -205,7 +245,9 @@ static void sarif_result(const char *level, const char *code, Span sp, const cha
     sb_puts(&D.sarif, "}");
 }
 
-static void emit(const char *level, const char *code, Span sp, const char *fmt, va_list ap) {
+/* flag: the switch that controls a warning ("-Watomic-narrowing", "-Werror=..."), printed
+ * after the message in text, as compilers do; NULL for errors and notes. */
+static void emit(const char *level, const char *code, const char *flag, Span sp, const char *fmt, va_list ap) {
     StrBuf m;
     sb_init(&m);
     sb_vprintf(&m, fmt, ap);
@@ -231,14 +273,18 @@ static void emit(const char *level, const char *code, Span sp, const char *fmt, 
         if (sp.src) {
             uint32_t line, col;
             source_line_col(sp.src, sp.off, &line, &col);
-            fprintf(o, "%s:%u:%u: ", sp.src->name, line, col);
+            put_escaped(o, sp.src->name);
+            fprintf(o, ":%u:%u: ", line, col);
         } else {
             fputs("qdc: ", o);
         }
         if (D.color) fputs(lc, o);
         fputs(level, o);
         if (code) fprintf(o, "[%s]", code);
-        fprintf(o, ":%s %s%s\n", D.color ? C_OFF C_BOLD : "", m.data, D.color ? C_OFF : "");
+        fprintf(o, ":%s ", D.color ? C_OFF C_BOLD : "");
+        put_escaped(o, m.data);
+        if (flag) fprintf(o, " [%s]", flag);
+        fprintf(o, "%s\n", D.color ? C_OFF : "");
         if (sp.src) print_snippet(o, sp);
     }
     fflush(o);
@@ -264,7 +310,7 @@ void diag_error(Span sp, const char *code, const char *fmt, ...) {
     find_code(code);
     va_list ap;
     va_start(ap, fmt);
-    emit("error", code, sp, fmt, ap);
+    emit("error", code, NULL, sp, fmt, ap);
     va_end(ap);
     D.errors++;
     D.last_shown = true;
@@ -278,7 +324,9 @@ void diag_warning(Span sp, const char *code, const char *fmt, ...) {
     bool as_error = D.werror[i] || D.cfg.warnings_are_errors;
     va_list ap;
     va_start(ap, fmt);
-    emit(as_error ? "error" : "warning", code, sp, fmt, ap);
+    char flag[80];
+    snprintf(flag, sizeof flag, "-W%s%s", D.werror[i] ? "error=" : "", codes[i].wname ? codes[i].wname : "");
+    emit(as_error ? "error" : "warning", code, codes[i].wname ? flag : NULL, sp, fmt, ap);
     va_end(ap);
     D.last_shown = true;
     if (as_error) {
@@ -293,7 +341,7 @@ void diag_note(Span sp, const char *fmt, ...) {
     if (!D.last_shown) return;
     va_list ap;
     va_start(ap, fmt);
-    emit("note", NULL, sp, fmt, ap);
+    emit("note", NULL, NULL, sp, fmt, ap);
     va_end(ap);
 }
 

@@ -302,3 +302,21 @@ Test(build_tools, pkg_config_and_uninstall) {
     cr_expect_eq(files_left, 0, "make uninstall leaves files under %s", dest);
     remove_tree(dest), free(dest), free(pcdir);
 }
+
+/* examples/lit: LLVM's lit runs the .qd files' RUN lines and FileCheck matches their CHECK
+ * lines (Debian llvm-19-tools); the three tests pass against the qdc under test. */
+Test(build_tools, lit_examples_pass) {
+    const char *lit = "/usr/lib/llvm-19/build/utils/lit/lit.py";
+    if (!file_exists(lit) || !tool_available("/usr/lib/llvm-19/bin/FileCheck")) {
+        fprintf(stderr, "test_build_tools: llvm-19-tools not installed; skipping\n");
+        cr_skip_test();
+    }
+    char *dir = root_path("examples/lit"), *tmp = make_temp_dir(), qdc[4200], td[4200];
+    snprintf(qdc, sizeof qdc, "QDC=%s", qdc_bin());
+    snprintf(td, sizeof td, "TMPDIR=%s", tmp);
+    const char *argv[] = {"env", qdc, td, "python3", lit, "-v", dir, NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "Passed: 3"), "%s", r.out);
+    run_free(&r), remove_tree(tmp), free(tmp), free(dir);
+}

@@ -29,7 +29,7 @@ Test(capdb_inputs, missing_capdb_dir_is_warned_and_skipped) {
     RunResult r = run_qdc("--capdb-dir", gone, "--list-targets", NULL);
     cr_expect_eq(r.status, 0, "%s", r.err);
     char want[512];
-    snprintf(want, sizeof want, "qdc: warning[QD0006]: --capdb-dir directory '%s' is ignored: No such file or directory\n",
+    snprintf(want, sizeof want, "qdc: warning[QD0006]: --capdb-dir directory '%s' is ignored: No such file or directory [-Wmissing-capdb-dir]\n",
              gone);
     cr_expect_str_eq(r.err, want);
     cr_expect(strstr(r.out, "sm_80"), "the checked-in families still load: %s", r.out);
@@ -44,7 +44,7 @@ Test(capdb_inputs, capdb_dir_that_is_a_file) {
     RunResult r = run_qdc("--capdb-dir", file, "--list-targets", NULL);
     cr_expect_eq(r.status, 0);
     char want[512];
-    snprintf(want, sizeof want, "qdc: warning[QD0006]: --capdb-dir directory '%s' is ignored: not a directory\n", file);
+    snprintf(want, sizeof want, "qdc: warning[QD0006]: --capdb-dir directory '%s' is ignored: not a directory [-Wmissing-capdb-dir]\n", file);
     cr_expect_str_eq(r.err, want);
     run_free(&r);
     remove_tree(tmp);
@@ -59,7 +59,7 @@ Test(capdb_inputs, warning_switches_and_werror) {
     RunResult e = run_qdc("-Werror=missing-capdb-dir", "--capdb-dir", gone, "--list-targets", NULL);
     cr_expect_eq(e.status, 1, "%s", e.err);
     cr_expect_str_eq(e.err, "qdc: error[QD0006]: --capdb-dir directory '/nonexistent/qdc-capdb' is ignored: "
-                            "No such file or directory\n");
+                            "No such file or directory [-Werror=missing-capdb-dir]\n");
     RunResult ok = run_qdc("--capdb-dir", qdc_root(), "--list-targets", NULL);
     cr_expect_eq(ok.status, 0);
     cr_expect_str_empty(ok.err, "an existing directory without family files is fine");
@@ -70,8 +70,8 @@ Test(capdb_inputs, missing_qdc_capdb_path_entry_is_warned) {
     const char *argv[] = {"env", "QDC_CAPDB_PATH=/nonexistent/a::/nonexistent/b", qdc_bin(), "--list-targets", NULL};
     RunResult r = run_argv(argv, NULL, NULL);
     cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect_str_eq(r.err, "qdc: warning[QD0006]: QDC_CAPDB_PATH directory '/nonexistent/a' is ignored: No such file or directory\n"
-                            "qdc: warning[QD0006]: QDC_CAPDB_PATH directory '/nonexistent/b' is ignored: No such file or directory\n");
+    cr_expect_str_eq(r.err, "qdc: warning[QD0006]: QDC_CAPDB_PATH directory '/nonexistent/a' is ignored: No such file or directory [-Wmissing-capdb-dir]\n"
+                            "qdc: warning[QD0006]: QDC_CAPDB_PATH directory '/nonexistent/b' is ignored: No such file or directory [-Wmissing-capdb-dir]\n");
     run_free(&r);
 }
 

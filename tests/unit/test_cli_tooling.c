@@ -302,3 +302,36 @@ Test(cli_tooling, multi_target_run_reports_every_failing_family) {
     run_free(&r);
     remove_tree(dir), free(dir), free(k), free(out);
 }
+
+/* User messages carry no research-note tags ([M5], [V1]); warnings name their switch. */
+Test(cli_tooling, messages_without_internal_tags_and_warnings_with_switch) {
+    char *bad = root_path("testdata/bad/lower-msl-grid-fence.qd"), *dir = make_temp_dir(), *out = path_join(dir, "k.metal");
+    RunResult r = run_qdc("--target=apple7", "-o", out, bad, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "error[QD4005]: memory fence is not supported on target 'apple7' (capability-db/apple7.yaml:42: "
+                            "SPIRV-Cross 2021 has no standalone memory fence for MSL before 3.2)\n"), "%s", r.err);
+    run_free(&r);
+    const char *src = "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(qd.f64, ndim=1)):\n"
+                      "    for i in range(a.shape[0]):\n        qd.atomic_add(a[0], a[i])\n";
+    char *k = path_join(dir, "k.qd"), *spv = path_join(dir, "k.spv");
+    cr_assert(write_text(k, src));
+    r = run_qdc("--target=vulkan1.3", "-o", spv, k, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "(VK_EXT_shader_atomic_float)\n"), "%s", r.err);
+    for (const char *p = r.err; (p = strchr(p, '[')); p++)
+        cr_expect(!(p[1] >= 'A' && p[1] <= 'Z' && p[2] >= '0' && p[2] <= '9'), "internal tag in: %s", r.err);
+    run_free(&r);
+    r = run_qdc("--print-caps", "vulkan1.3", NULL);
+    cr_expect(!strstr(r.out, "[V1]"), "%s", r.out);
+    run_free(&r);
+    char *narrow = root_path("testdata/diag/narrowing.qd");
+    r = run_qdc("--check", narrow, NULL);
+    cr_expect(strstr(r.err, "warning[QD2101]: 'atomic_add' operand of type f32 is narrowed to the target's type i32 "
+                            "[-Watomic-narrowing]\n"), "%s", r.err);
+    run_free(&r);
+    r = run_qdc("--check", "-Werror=atomic-narrowing", narrow, NULL);
+    cr_expect(strstr(r.err, "error[QD2101]: 'atomic_add' operand of type f32 is narrowed to the target's type i32 "
+                            "[-Werror=atomic-narrowing]\n"), "%s", r.err);
+    run_free(&r);
+    remove_tree(dir), free(dir), free(out), free(bad), free(k), free(spv), free(narrow);
+}

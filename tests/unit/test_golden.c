@@ -1,0 +1,137 @@
+/* The golden-output workflow (issue 20 items 7-8): --emit-all writes every text artifact per
+ * family, --golden-check compares and prints a unified diff (exit 1) when a lowering changes,
+ * lowering reports carry their target and name database facts by key path; --time-report. */
+#include "cli/golden.h"
+#include "test_build_util.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char *diff_of(const char *a, const char *b) {
+    StrBuf d;
+    sb_init(&d);
+    unified_diff(&d, "a", a, strlen(a), "b", b, strlen(b));
+    sb_putc(&d, 0);
+    return sb_take(&d);
+}
+
+Test(golden, unified_diff_hunks_like_diff_u) {
+    char *same = diff_of("x\ny\n", "x\ny\n");
+    cr_expect_str_eq(same, "");
+    char *d = diff_of("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n", "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\nsixteen\n");
+    cr_expect_str_eq(d, "--- a\n+++ b\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n@@ -13,3 +13,4 @@\n 13\n 14\n 15\n+sixteen\n");
+    char *nl = diff_of("a\nb", "a\nc\n");
+    cr_expect_str_eq(nl, "--- a\n+++ b\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n");
+    char *empty = diff_of("", "new\n");
+    cr_expect_str_eq(empty, "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+new\n");
+    free(same), free(d), free(nl), free(empty);
+}
+
+Test(golden, emit_all_then_check_catches_a_changed_lowering) {
+    char *dir = make_temp_dir(), *ex = root_path("examples/float_sum.qd"), *g = path_join(dir, "golden"), flag[4200];
+    snprintf(flag, sizeof flag, "--emit-all=%s", g);
+    RunResult r = run_qdc(flag, "--target=vulkan1.2,sm_90,x86_64", ex, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_empty(r.out);
+    run_free(&r);
+    const char *files[] = {"vulkan1.2/float_sum.spvasm", "vulkan1.2/float_sum.lowering.txt", "sm_90/float_sum.ptx",
+                           "sm_90/float_sum.lowering.txt", "x86_64/float_sum.s", "x86_64/float_sum.lowering.txt"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *p = path_join(g, files[i]);
+        cr_expect(file_exists(p), "missing %s", files[i]);
+        free(p);
+    }
+    char *rep = path_join(g, "vulkan1.2/float_sum.lowering.txt"), *before = read_text(rep, NULL);
+    cr_assert(before);
+    cr_expect(strstr(before, "# lowering for target vulkan1.2 (spirv)\n"), "%s", before);
+    cr_expect(strstr(before, "cas          CAS loop computing add on the integer bits  (capability-db/vulkan1.1.yaml:ops.add.f32.else)\n"),
+              "%s", before);
+    r = run_qdc(flag, "--golden-check", "--target=vulkan1.2,sm_90,x86_64", ex, NULL);
+    cr_expect_eq(r.status, 0, "unchanged: %s%s", r.out, r.err);
+    cr_expect_str_empty(r.out);
+    cr_expect_str_empty(r.err);
+    run_free(&r);
+    /* the device gains float atomics: the lowering changes, the check fails and shows how */
+    r = run_qdc(flag, "--golden-check", "--target=vulkan1.2", "--cap=+float-atomic-add", ex, NULL);
+    cr_expect_eq(r.status, 1);
+    char hdr[8400];
+    snprintf(hdr, sizeof hdr, "--- %s\n+++ %s (now)\n@@ -1,3 +1,4 @@\n # lowering for target vulkan1.2 (spirv)\n-", rep, rep);
+    cr_expect(strstr(r.out, hdr), "%s", r.out);
+    cr_expect(strstr(r.out, "+++ "), "%s", r.out);
+    cr_expect(strstr(r.out, "native       OpAtomicFAddEXT; relies on +float-atomic-add  (capability-db/vulkan1.1.yaml:ops.add.f32)\n"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "+               OpCapability AtomicFloat32AddEXT\n"), "%s", r.out);
+    char want[4400];
+    snprintf(want, sizeof want, "qdc: 2 of 2 golden files under '%s' differ\n", g);
+    cr_expect_str_eq(r.err, want);
+    run_free(&r);
+    char *after = read_text(rep, NULL);
+    cr_expect_str_eq(after, before, "--golden-check writes nothing");
+    /* the update mode is the plain run; a missing file is reported */
+    char *ptx = path_join(g, "sm_90/float_sum.ptx");
+    cr_assert(!remove(ptx));
+    r = run_qdc(flag, "--golden-check", "--target=sm_90", ex, NULL);
+    cr_expect_eq(r.status, 1);
+    snprintf(want, sizeof want, "qdc: golden file '%s' is missing (run without --golden-check to write it)\n", ptx);
+    cr_expect_str_eq(r.out, want);
+    run_free(&r);
+    const char *bad[] = {flag, "-o", "k.ptx", "k.qd", NULL};
+    r = run_qdc_argv(bad, NULL, NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "qdc: error: --emit-all names its own files: drop -o, --emit, --check and -MD, and give a file, not -\n");
+    run_free(&r);
+    free(after), free(before), free(rep), free(ptx), remove_tree(dir), free(dir), free(ex), free(g);
+}
+
+Test(golden, report_records_carry_target_and_key_path) {
+    char *ex = root_path("examples/histogram.qd");
+    RunResult r = run_qdc("--report-lowering=json", "--check", "--target=sm_80,gfx942", ex, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strncmp(r.out, "{\"file\":", 8), "%s", r.out);
+    cr_expect(strstr(r.out, ",\"kernel\":\"histogram\",\"target\":\"sm_80\",\"op\":\"add\","), "%s", r.out);
+    cr_expect(strstr(r.out, ",\"kernel\":\"histogram\",\"target\":\"gfx942\",\"op\":\"add\","), "%s", r.out);
+    cr_expect(strstr(r.out, "\"reason\":\"capability-db/sm_60.yaml:ops.add.int32\""), "%s", r.out);
+    run_free(&r), free(ex);
+}
+
+/* A user directory's family file shadows the shipped one, with warning QD0007 naming both; a
+ * comment added to it moves its lines but changes no report. */
+Test(golden, user_family_file_shadows_and_edits_elsewhere_change_no_report) {
+    char *dir = make_temp_dir(), *db = path_join(dir, "db"), *ex = root_path("examples/histogram.qd");
+    cr_assert(!mkdir(db, 0777));
+    char *shipped = root_path("capability-db/sm_60.yaml"), *mine = path_join(db, "sm_60.yaml"), dflag[4200];
+    cr_assert(copy_file(shipped, mine));
+    snprintf(dflag, sizeof dflag, "--capdb-dir=%s", db);
+    RunResult a = run_qdc(dflag, "--report-lowering", "--check", "--target=sm_60", ex, NULL);
+    cr_expect_eq(a.status, 0, "%s", a.err);
+    cr_expect(strstr(a.out, "  (db/sm_60.yaml:ops.add.int32)\n"), "the user's file decides: %s", a.out);
+    char want[9000];
+    snprintf(want, sizeof want, "qdc: warning[QD0007]: capability file '%s' shadows '", mine);
+    cr_expect(!strncmp(a.err, want, strlen(want)), "%s", a.err);
+    cr_expect(strstr(a.err, "/capability-db/sm_60.yaml' (user directories come first) [-Wcapdb-shadow]\n"), "%s", a.err);
+    char *t = read_text(mine, NULL), *more = malloc(strlen(t) + 64);
+    sprintf(more, "# an added comment\n# and another\n%s", t);
+    cr_assert(write_text(mine, more));
+    RunResult b = run_qdc(dflag, "-Wno-capdb-shadow", "--report-lowering", "--check", "--target=sm_60", ex, NULL);
+    cr_expect_eq(b.status, 0, "%s", b.err);
+    cr_expect_str_empty(b.err);
+    cr_expect_str_eq(b.out, a.out, "a comment elsewhere in the file changes no report");
+    run_free(&a), run_free(&b), free(t), free(more), free(shipped), free(mine), remove_tree(dir), free(dir), free(db), free(ex);
+}
+
+Test(golden, time_report_names_each_phase) {
+    char *dir = make_temp_dir(), *ex = root_path("examples/histogram.qd"), *out = path_join(dir, "%t.%e");
+    RunResult r = run_qdc("--time-report", "--target=sm_90,x86_64", "-o", out, ex, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    const char *phases[] = {"qdc: time report (wall clock, ms)\n  read ", "\n  parse ", "\n  check ", "\n  lower+emit sm_90 ",
+                            "\n  lower+emit x86_64 ", "\n  write ", "\n  total "};
+    const char *at = r.err;
+    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
+        const char *p = strstr(at, phases[i]);
+        cr_expect(p, "no '%s' in order in:\n%s", phases[i], r.err);
+        if (p) at = p;
+    }
+    run_free(&r), remove_tree(dir), free(dir), free(ex), free(out);
+}
