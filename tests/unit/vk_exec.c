@@ -201,6 +201,13 @@ static void vk_env(bool on) {
     }
 }
 
+RunResult vk_spawn(const char *const *argv) {
+    vk_env(true);
+    RunResult r = run_argv(argv, NULL, NULL);
+    vk_env(false);
+    return r;
+}
+
 int vk_run(const char *dir, const char *spv, const char *meta, const char *const *kernels, int nkernels, VkArray *arrays,
            int narrays, const int32_t *scalar, int items, VkGrid grid, bool validate, char **err) {
     *err = NULL;
@@ -269,9 +276,7 @@ int vk_run(const char *dir, const char *spv, const char *meta, const char *const
     argv[na] = NULL;
     int result = -1;
     if (ok) {
-        vk_env(true);
-        RunResult r = run_argv(argv, NULL, NULL);
-        vk_env(false);
+        RunResult r = vk_spawn(argv);
         if (r.status == 77) {
             char *why = xasprintf("%s", r.out);
             why[strcspn(why, "\n")] = 0;
