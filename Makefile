@@ -148,7 +148,7 @@ FUZZ_NAMES   := frontend capdb pipeline
 FUZZ_BINS    := $(patsubst %,$(FUZZ_B)/fuzz_%,$(FUZZ_NAMES))
 FUZZ_CFLAGS   = $(WARN) -Wno-error $(DEFS) $(INCS) -O1 -g $(SAN) -fsanitize=fuzzer-no-link
 FUZZ_OBJS     = $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(LIB_SRCS) fuzz/fuzz_common.c)
-.PHONY: fuzz fuzz-smoke fuzz-build memcheck bench
+.PHONY: fuzz fuzz-smoke fuzz-build memcheck bench gpu-check
 
 $(FUZZ_B)/obj/%.o: %.c $(HDRS) fuzz/fuzz.h fuzz/yaml_mutator.h
 	@mkdir -p $(dir $@)
@@ -165,6 +165,10 @@ memcheck: all
 	@bash fuzz/memcheck.sh $(B)/qdc
 bench: all
 	@bash bench/bench.sh $(B)
+# Examples + the atomics matrix from the PTX on this machine's NVIDIA GPU (CUDA driver only; never
+# in CI) -> bench/gpu-results.md. Exit 77 without a GPU.
+gpu-check: all
+	@bash tools/cuda-launcher/gpu-check.sh $(B)
 
 clean:
 	rm -rf $(B)
