@@ -140,7 +140,7 @@ static void matrix(int dt, int space, const char *family, bool caps) {
     char *dir = make_temp_dir(), *qd = xasprintf("%s/x.qd", dir), *text = xfile_source(&f), *meta = NULL;
     cr_assert(write_text(qd, text));
     char *spv = compile(dir, qd, "x", family, caps, &meta);
-    const char *kernels[XO_COUNT * XORDERS];
+    const char *kernels[XMAXK];
     for (int k = 0; k < f.nkernels; k++) kernels[k] = xkernel_name(&f, k);
     int n = space == XS_SHARED ? 1024 : 1000; /* global: not a multiple of the block size */
     for (int g = 0; spv && g < (space == XS_SHARED ? 1 : 2); g++) {

@@ -27,7 +27,7 @@
 #include <vulkan/vulkan.h>
 
 #define MAXB 32
-#define MAXE 64
+#define MAXE 256
 #define SKIP 77
 #define CHECK(x)                                                                                   \
     do {                                                                                           \
