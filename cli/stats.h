@@ -1,7 +1,7 @@
 /* --stats: a one-line summary of a checked module, used by `make demo`. */
 #ifndef QDC_STATS_H
 #define QDC_STATS_H
-#include "../lowering/ir.h"
+#include "../ir/ir.h"
 #include <stdio.h>
 
 /* "NAME: K kernels (a, b), T tasks, A atomics, V volatile loads, F fences" */

@@ -2,7 +2,7 @@
  * Errors are reported through diag; callers look at diag_error_count(). */
 #ifndef QDC_FRONTEND_H
 #define QDC_FRONTEND_H
-#include "../lowering/ir.h"
+#include "../ir/ir.h"
 #include "../support/diag.h"
 #include "../support/util.h"
 

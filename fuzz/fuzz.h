@@ -2,7 +2,7 @@
  * driver's pipeline (parse -> check -> lower -> emit) without touching the file system. */
 #ifndef QDC_FUZZ_H
 #define QDC_FUZZ_H
-#include "../lowering/capdb.h"
+#include "../capdb/capdb.h"
 #include "../support/util.h"
 #include <stdbool.h>
 #include <stddef.h>

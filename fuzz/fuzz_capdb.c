@@ -3,7 +3,7 @@
  * Mutation is structure-aware (yaml_mutator.c); inputs that are not YAML get libFuzzer's own. */
 #include "fuzz.h"
 #include "yaml_mutator.h"
-#include "../lowering/lower.h"
+#include "../lower/lower.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

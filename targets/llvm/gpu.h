@@ -3,7 +3,7 @@
  * AMDGPU syncscope names (amdgpu.c) and the ld.lld-19 link step (amdgpu_link.c). */
 #ifndef QDC_LLVM_GPU_H
 #define QDC_LLVM_GPU_H
-#include "../../lowering/ir.h"
+#include "../../ir/ir.h"
 #include "../../support/util.h"
 #include "llvm_target.h"
 

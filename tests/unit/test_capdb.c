@@ -2,8 +2,8 @@
  * removal, each schema error (testdata/capdb/<case>/ with an `expect` line), --list-targets,
  * --print-caps, and a support matrix that matches research/capabilities.md. */
 #include "harness.h"
-#include "lowering/capdb_int.h"
-#include "lowering/lower.h"
+#include "capdb/capdb_int.h"
+#include "lower/lower.h"
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdlib.h>

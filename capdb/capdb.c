@@ -1,7 +1,7 @@
 /* Capability database queries: families by name or alias, per-family facts for targets,
  * cell lookup with conditions (--cap, scope, result use), --list-targets and --print-caps. */
 #include "capdb_int.h"
-#include "ir.h"
+#include "../ir/ir.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* --support-matrix: op x dtype rows, one column per target, regenerated from the database with
  * the same rewrites the lowering engine applies (float bit ops through integers, sub as add).
  * Cells: native / CAS / unsupported, plus what changes the answer (--cap, unused result, scope). */
-#include "capdb_int.h"
+#include "../capdb/capdb_int.h"
 #include "lower.h"
 #include <stdlib.h>
 #include <string.h>

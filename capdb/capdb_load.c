@@ -3,7 +3,7 @@
  * `unset:`. Every problem is a located QD3xxx diagnostic; nothing is silently ignored. */
 #include "capdb_int.h"
 #include "../support/fileio.h"
-#include "ir.h"
+#include "../ir/ir.h"
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
