@@ -638,5 +638,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     sema_free_instances(&S);
     vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b);
     vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
-    return diag_error_count() ? NULL : m;
+    if (diag_error_count()) return NULL;
+    ir_seal(m);
+    return m;
 }
