@@ -259,7 +259,8 @@ static int compile(const Options *o, Job *jobs, int njobs, const SearchPath *sp)
     if (jobs[0].emit == EMIT_AST) {
         if (jobs[0].path) ast_dump(ast, &jobs[0].out);
     } else {
-        IrModule *ir = frontend_check(ast, &arena);
+        FrontendOptions fo = {o->instantiate, o->ninstantiate};
+        IrModule *ir = frontend_check_with(ast, &arena, &fo);
         if (!ir || diag_error_count()) goto done;
         if (o->stats) print_stats(ir, modname, stdout);
         bool lower = !o->check_only || o->report_lowering;
