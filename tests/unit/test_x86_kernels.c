@@ -74,6 +74,11 @@ Test(x86_kernels, semantics) {
     run_kernel("tests/kernels/semantics.qd", "tests/kernels/semantics.c", "semantics", "4096");
 }
 
+/* Every float math builtin and qd.math constant equals libm bit for bit (x86 calls libm). */
+Test(x86_kernels, mathfns) {
+    run_kernel("tests/kernels/mathfns.qd", "tests/kernels/mathfns.c", "mathfns", "4096");
+}
+
 /* Unoptimized code must compute the same (IR building errors hide behind the optimizer). */
 Test(x86_kernels, semantics_O0) {
     run_kernel_opt("tests/kernels/semantics.qd", "tests/kernels/semantics.c", "semantics", "4096", "-O0");
