@@ -313,7 +313,15 @@ static Val eval_name(Sema *S, const Expr *e) {
     if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return (Val){.kind = V_NS, .path = "qd"};
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
         if (!strcmp(builtins[k], e->name)) return (Val){.kind = V_NS, .path = builtins[k]};
-    diag_error(e->span, "QD2001", "use of undefined name '%s'", e->name);
+    VEC(const char *) cands = {0};
+    for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent)
+        for (int k = 0; k < s->b.len; k++) vec_push(&cands, s->b.items[k].name);
+    for (size_t k = 0; k < ARRAY_LEN(builtins); k++) vec_push(&cands, builtins[k]);
+    if (S->qd_alias) vec_push(&cands, S->qd_alias);
+    const char *near = closest_name(e->name, cands.items, cands.len);
+    diag_error(e->span, "QD2001", "use of undefined name '%s'%s%s%s", e->name, near ? "; did you mean '" : "", near ? near : "",
+               near ? "'?" : "");
+    vec_free(&cands);
     return val_err();
 }
 
@@ -768,6 +776,22 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     die("value builtin '%s' without a handler", p);
 }
 
+/* The qd.* builtin nearest to an unknown path (same namespace depth or not), for QD2008. */
+static const char *closest_builtin(const char *p) {
+    static const char *const others[] = {"qd.ndrange", "qd.static", "qd.loop_config", "qd.field", "qd.cast", "range"};
+    static char spelled[2 * ARRAY_LEN(float_builtins)][24];
+    const char *cands[256];
+    int n = sema_mem_builtin_names(cands, 128);
+    for (size_t k = 0; k < ARRAY_LEN(value_builtins); k++) cands[n++] = value_builtins[k].name;
+    for (size_t k = 0; k < ARRAY_LEN(others); k++) cands[n++] = others[k];
+    for (size_t k = 0; k < ARRAY_LEN(float_builtins); k++) {
+        snprintf(spelled[2 * k], sizeof spelled[0], "qd.%s", float_builtins[k].name);
+        snprintf(spelled[2 * k + 1], sizeof spelled[0], "qd.math.%s", float_builtins[k].name);
+        cands[n++] = spelled[2 * k], cands[n++] = spelled[2 * k + 1];
+    }
+    return closest_name(p, cands, n);
+}
+
 Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
     if (f.kind == V_TYPE) {
@@ -796,7 +820,10 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         diag_error(call->span, "QD2017", "qd.loop_config must be a statement directly before a top-level for loop of a kernel");
     else if (!strcmp(p, "qd.field"))
         diag_error(call->span, "QD2004", "qd.field can only be declared at module level");
-    else
-        diag_error(call->call.fn->span, "QD2008", "'%s' is not supported in v1 kernels", p);
+    else {
+        const char *near = closest_builtin(p);
+        diag_error(call->call.fn->span, "QD2008", "'%s' is not supported in v1 kernels%s%s%s", p, near ? "; did you mean '" : "",
+                   near ? near : "", near ? "'?" : "");
+    }
     return val_err();
 }
