@@ -17,7 +17,7 @@ typedef struct CapTarget CapTarget;
  * Returns NULL after reporting diagnostics (file:line:col) if any file is malformed. */
 CapDb *capdb_open(const char *const *dirs, int ndirs);
 /* The same with the first nuser dirs named by the user (--capdb-dir, QDC_CAPDB_PATH): a file
- * there that shadows a later one of the same name is reported (warning QD0007). */
+ * there that shadows a later one of the same name is reported (warning QD0008). */
 CapDb *capdb_open_search(const char *const *dirs, int ndirs, int nuser);
 void capdb_close(CapDb *db);
 

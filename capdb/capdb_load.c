@@ -790,7 +790,7 @@ CapDb *capdb_open_search(const char *const *dirs, int ndirs, int nuser) {
                 if (db->targets.len > before) db->targets.items[before]->from_dir = d;
             } else if (db->targets.items[first]->from_dir < nuser) {
                 char *path = xasprintf("%s/%s", dirs[d], names[i]);
-                diag_warning((Span){0}, "QD0007", "capability file '%s' shadows '%s' (user directories come first)",
+                diag_warning((Span){0}, "QD0008", "capability file '%s' shadows '%s' (user directories come first)",
                              db->targets.items[first]->path, path);
                 free(path);
             }

@@ -73,7 +73,7 @@ static bool capdb_dir_ok(const char *dir, const char *from) {
 
 /* Capability directories in search order, as -I comes before the system headers: --capdb-dir
  * (in order), then $QDC_CAPDB_PATH, then the installed or build-tree database. The first file of
- * a name wins; *nuser counts the user's directories (their shadowing is reported, QD0007). */
+ * a name wins; *nuser counts the user's directories (their shadowing is reported, QD0008). */
 static int capdb_dirs(const Options *o, const char ***out, char **owned, int *nuser) {
     const char **dirs = xcalloc((size_t)o->ncapdb_dirs + 64, sizeof *dirs);
     int n = 0;
@@ -123,39 +123,28 @@ static int usage(const char *fmt, const char *a, const char *b) {
     return QDC_EXIT_USAGE;
 }
 
-/* Creates the missing parent directories of path (for -o out/%t/k.%e). */
-static void make_parents(const char *path) {
-    char *dir = xstrdup(path);
-    for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
-        *p = 0;
-        mkdir(dir, 0777);
-        *p = '/';
-    }
-    free(dir);
-}
-
 /* True when path is a regular file holding exactly these bytes: it is then left alone, so its
  * time stamp stays and Ninja (restat) or make does not rebuild what depends on it. */
-static bool unchanged(const char *path, const StrBuf *data) {
+static bool unchanged(const char *path, const void *data, size_t n) {
     struct stat st;
-    if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size != data->len) return false;
+    if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size != n) return false;
     char *old = NULL;
     size_t len = 0;
     int err = 0;
-    bool same = read_file(path, data->len + 1, &old, &len, &err) == READ_OK && len == data->len &&
-                (!len || !memcmp(old, data->data, len));
+    bool same = read_file(path, n + 1, &old, &len, &err) == READ_OK && len == n && (!len || !memcmp(old, data, len));
     free(old);
     return same;
 }
 
-static int write_output(const char *path, const StrBuf *data) {
-    int err = 0;
-    if (unchanged(path, data)) return QDC_EXIT_OK;
-    if (strcmp(path, "-")) make_parents(path);
-    if (write_file_atomic(path, data->data ? data->data : "", data->len, &err)) return QDC_EXIT_OK;
-    Span none = {0};
-    diag_error(none, "QD0003", "cannot write '%s': %s", path, strerror(err));
-    return QDC_EXIT_INPUT;
+/* Standard output after everything was printed to it: a full disk or a closed pipe is exit 1,
+ * reported once (QD0003), never a silent success with truncated output. */
+static bool stdout_ok(void) {
+    static bool reported;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return true;
+    int err = errno;
+    if (!reported) diag_error((Span){0}, "QD0003", "cannot write standard output: %s", strerror(err ? err : EIO));
+    reported = true;
+    return false;
 }
 
 static Source *read_source(const char *path) {
@@ -242,7 +231,7 @@ static char *capdb_file_path(const SearchPath *sp, const char *disp) {
 }
 
 /* The depfile: the input (unless stdin) and every capability file the targets read. */
-static int write_depfile(const Options *o, const Job *jobs, int njobs, const SearchPath *sp) {
+static void render_depfile(const Options *o, const Job *jobs, int njobs, const SearchPath *sp, StrBuf *b) {
     VEC(const char *) deps = {0};
     VEC(char *) owned = {0};
     if (strcmp(o->input, "-")) vec_push(&deps, o->input);
@@ -268,13 +257,31 @@ static int write_depfile(const Options *o, const Job *jobs, int njobs, const Sea
         for (int j = 0; j < njobs; j++) fallback[ntg++] = (DepTarget){jobs[j].path, true};
         tg = fallback;
     }
-    StrBuf b;
-    sb_init(&b);
-    dep_render(&b, tg, ntg, deps.items, deps.len, o->dep_phony);
-    char *path = o->dep_path ? xstrdup(o->dep_path) : dep_default_path(jobs[0].path);
-    int rc = write_output(path, &b);
+    dep_render(b, tg, ntg, deps.items, deps.len, strcmp(o->input, "-") ? 1 : 0, o->dep_phony);
     for (int i = 0; i < owned.len; i++) free(owned.items[i]);
-    free(path), sb_free(&b), free(deps.items), free(owned.items);
+    free(deps.items), free(owned.items);
+}
+
+/* Writes every output of the run and the depfile together: all of them, or none (QD0003). A file
+ * that already holds the same bytes is left untouched (its time stamp too: see unchanged()). */
+static int write_outputs(const Options *o, Job *jobs, int njobs, const char *dep_path, const SearchPath *sp) {
+    OutputSet *set = outputs_new();
+    StrBuf dep;
+    sb_init(&dep);
+    for (int j = 0; j < njobs; j++)
+        if (jobs[j].path && !unchanged(jobs[j].path, jobs[j].out.data, jobs[j].out.len))
+            outputs_add(set, jobs[j].path, jobs[j].out.data, jobs[j].out.len);
+    if (dep_path) {
+        render_depfile(o, jobs, njobs, sp, &dep);
+        if (!unchanged(dep_path, dep.data, dep.len)) outputs_add(set, dep_path, dep.data, dep.len);
+    }
+    const char *failed = NULL;
+    int err = 0, rc = QDC_EXIT_OK;
+    if (!outputs_commit(set, &failed, &err)) {
+        diag_error((Span){0}, "QD0003", "cannot write '%s': %s", failed, strerror(err));
+        rc = QDC_EXIT_INPUT;
+    }
+    outputs_free(set), sb_free(&dep);
     return rc;
 }
 
@@ -295,13 +302,23 @@ static int write_golden(const Options *o, Job *jobs, int njobs) {
         if (differ) fprintf(stderr, "qdc: %d of %d golden files under '%s' differ\n", differ, n, o->emit_all);
         rc = differ ? QDC_EXIT_INPUT : QDC_EXIT_OK;
     }
-    for (int i = 0; i < n && !o->golden_check && rc == QDC_EXIT_OK; i++) rc = write_output(files[i].path, files[i].data);
+    if (!o->golden_check) {
+        OutputSet *set = outputs_new();
+        for (int i = 0; i < n; i++)
+            if (!unchanged(files[i].path, files[i].data->data, files[i].data->len))
+                outputs_add(set, files[i].path, files[i].data->data, files[i].data->len);
+        const char *failed = NULL;
+        int err = 0;
+        if (!outputs_commit(set, &failed, &err)) {
+            diag_error((Span){0}, "QD0003", "cannot write '%s': %s", failed, strerror(err));
+            rc = QDC_EXIT_INPUT;
+        }
+        outputs_free(set);
+    }
     for (int j = 0; j < njobs; j++) free(reports[j]);
     return rc;
 }
 
-/* Parses and checks the input once, then lowers and emits it for every job. Outputs are
- * written only when every job succeeded, then the depfile. Returns the exit status. */
 /* --time-report: wall-clock milliseconds since an arbitrary start. */
 static double now_ms(void) {
     struct timespec ts;
@@ -326,7 +343,9 @@ static void print_times(const Timing *tm, const Job *jobs, int njobs, double end
     fprintf(stderr, "  %-22s %9.3f\n  %-22s %9.3f\n", "write", tm->write, "total", end - tm->start);
 }
 
-static int compile(const Options *o, Job *jobs, int njobs, const SearchPath *sp) {
+/* Parses and checks the input once, then lowers and emits it for every job. Outputs are
+ * written only when every job succeeded and standard output took the reports. */
+static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path, const SearchPath *sp) {
     Timing tm = {now_ms(), 0, 0, 0, 0};
     double t = tm.start;
 #define LAP(field) (tm.field = now_ms() - t, t += tm.field)
@@ -342,11 +361,14 @@ static int compile(const Options *o, Job *jobs, int njobs, const SearchPath *sp)
     if (jobs[0].emit == EMIT_AST) {
         if (jobs[0].path) ast_dump(ast, &jobs[0].out);
     } else {
-        IrModule *ir = frontend_check(ast, &arena);
+        FrontendOptions fo = {o->instantiate, o->ninstantiate};
+        IrModule *ir = frontend_check_with(ast, &arena, &fo);
         LAP(check);
         if (!ir || diag_error_count()) goto done;
         if (o->symbol_prefix) ir_prefix_symbols(ir, o->symbol_prefix, &arena);
-        if (o->stats) print_stats(ir, modname, stdout);
+        bool binary_on_stdout = false; /* --stats must not land inside `-o -` */
+        for (int j = 0; j < njobs; j++) binary_on_stdout |= jobs[j].path && !strcmp(jobs[j].path, "-");
+        if (o->stats) print_stats(ir, modname, binary_on_stdout ? stderr : stdout);
         bool lower = !o->check_only || o->report_lowering, failed = false;
         /* every family is tried, so one run reports all that reject the kernel */
         for (int j = 0; lower && j < njobs && rc != QDC_EXIT_USAGE; j++) {
@@ -355,14 +377,8 @@ static int compile(const Options *o, Job *jobs, int njobs, const SearchPath *sp)
         }
         if (failed) goto done;
     }
-    rc = QDC_EXIT_OK;
-    if (o->emit_all) {
-        rc = write_golden(o, jobs, njobs);
-        goto done;
-    }
-    for (int j = 0; j < njobs && rc == QDC_EXIT_OK; j++)
-        if (jobs[j].path) rc = write_output(jobs[j].path, &jobs[j].out);
-    if (rc == QDC_EXIT_OK && o->dep_file) rc = write_depfile(o, jobs, njobs, sp);
+    if (o->emit_all) rc = stdout_ok() ? write_golden(o, jobs, njobs) : QDC_EXIT_INPUT;
+    else rc = stdout_ok() ? write_outputs(o, jobs, njobs, dep_path, sp) : QDC_EXIT_INPUT;
 done:
     LAP(write);
 #undef LAP
@@ -391,6 +407,14 @@ static char *expand_output(const char *tmpl, const CapTarget *t, EmitKind emit, 
     return sb_take(&b);
 }
 
+/* -o is a template when it holds %t, %e or %m; otherwise it is a file name taken as it is
+ * ("my%file.o", "50%.o"), like gcc's. */
+static bool is_template(const char *out) {
+    for (const char *p = out; *p; p++)
+        if (*p == '%' && *++p && strchr("tem", *p)) return true;
+    return false;
+}
+
 /* Without --emit, an -o extension naming another kind the backend produces picks it
  * (k.s -> asm, k.ll -> llvm-ir, k.h -> header, k.json -> metadata, k.c -> c-array); an
  * extension of a kind only other backends produce (k.ptx for x86_64) is EMIT_DEFAULT, an
@@ -398,7 +422,7 @@ static char *expand_output(const char *tmpl, const CapTarget *t, EmitKind emit, 
 static EmitKind output_kind(const char *out, unsigned allowed, EmitKind def) {
     const char *base = out ? strrchr(out, '/') : NULL, *ext;
     base = base ? base + 1 : out;
-    if (!base || strchr(base, '%') || !(ext = strrchr(base, '.')) || !strcmp(ext, emit_extension(def))) return def;
+    if (!base || is_template(base) || !(ext = strrchr(base, '.')) || !strcmp(ext, emit_extension(def))) return def;
     for (int k = EMIT_OBJ; k <= EMIT_C_ARRAY; k++)
         if (!strcmp(ext, emit_extension((EmitKind)k))) return allowed & (1u << k) ? (EmitKind)k : EMIT_DEFAULT;
     return def;
@@ -415,7 +439,7 @@ static char *kind_list(unsigned allowed) {
 
 static int unknown_target(const CapDb *db, const char *name) {
     const char *names[256];
-    const char *best = closest_name(name, names, (size_t)capdb_names(db, names, 256));
+    const char *best = closest_name(name, names, capdb_names(db, names, 256));
     fprintf(stderr, "qdc: error: unknown target '%s'; known targets: %s\n", name, capdb_target_names(db));
     if (best) fprintf(stderr, "qdc: note: did you mean '%s'?\n", best);
     return QDC_EXIT_USAGE;
@@ -464,7 +488,7 @@ static int make_job(const Options *o, const CapDb *db, const char *name, Job *j)
 }
 
 /* Where each job writes: -o (expanded), stdout, or "<module>[.<family>].<ext>"; NULL = nothing. */
-static int plan_outputs(const Options *o, Job *jobs, int njobs) {
+static int plan_outputs(const Options *o, Job *jobs, int njobs, char **dep_path) {
     bool many = njobs > 1, to_stdout = !strcmp(o->input, "-") || jobs[0].emit == EMIT_AST || jobs[0].emit == EMIT_IR;
     bool want = !o->check_only && !(o->report_lowering && !o->output && o->emit == EMIT_DEFAULT);
     char *golden = NULL;
@@ -482,7 +506,9 @@ static int plan_outputs(const Options *o, Job *jobs, int njobs) {
     bool bad = false;
     for (int j = 0; want && j < njobs; j++) {
         const char *tmpl = golden ? golden : o->output ? o->output : !many && to_stdout ? "-" : many ? "%m.%t.%e" : "%m.%e";
-        jobs[j].path = expand_output(tmpl, jobs[j].t, jobs[j].emit, mod, &bad);
+        jobs[j].path = !golden && o->output && !is_template(o->output)
+                           ? xstrdup(o->output)
+                           : expand_output(tmpl, jobs[j].t, jobs[j].emit, mod, &bad);
     }
     free(mod), free(golden);
     if (bad) return usage("bad %%-sequence in -o '%s' (use %%t, %%e, %%m or %%%%)%s", o->output, "");
@@ -490,6 +516,28 @@ static int plan_outputs(const Options *o, Job *jobs, int njobs) {
         return usage("%s%s", "-MD without an output file needs -MF FILE", "");
     if (o->dep_file && !o->ndep_targets && (!jobs[0].path || !strcmp(jobs[0].path, "-")))
         return usage("%s%s", "a depfile without an output file needs -MT TARGET", "");
+    if (o->dep_file) *dep_path = o->dep_path ? xstrdup(o->dep_path) : dep_default_path(jobs[0].path);
+    return QDC_EXIT_OK;
+}
+
+/* Refuses (QD0007, exit 1) an output or depfile that is the input, and a depfile that is an
+ * output: same device and inode, or the same name in the same directory, never a string match. */
+static int check_collisions(const Options *o, const Job *jobs, int njobs, const char *dep_path) {
+    Span none = {0};
+    for (int j = 0; j < njobs; j++)
+        if (jobs[j].path && same_file(jobs[j].path, o->input)) {
+            diag_error(none, "QD0007", "the output file '%s' is the input file", jobs[j].path);
+            return QDC_EXIT_INPUT;
+        }
+    if (dep_path && same_file(dep_path, o->input)) {
+        diag_error(none, "QD0007", "the depfile '%s' is the input file", dep_path);
+        return QDC_EXIT_INPUT;
+    }
+    for (int j = 0; dep_path && j < njobs; j++)
+        if (jobs[j].path && same_file(dep_path, jobs[j].path)) {
+            diag_error(none, "QD0007", "the depfile '%s' is also the output file '%s'", dep_path, jobs[j].path);
+            return QDC_EXIT_INPUT;
+        }
     return QDC_EXIT_OK;
 }
 
@@ -503,12 +551,14 @@ static int compile_targets(const Options *o, const CapDb *db, const SearchPath *
         else rc = make_job(o, db, n, &jobs[njobs++]);
     }
     if (rc == QDC_EXIT_OK && !njobs) rc = usage("%s%s", "--target needs a target name (see --list-targets)", "");
-    if (rc == QDC_EXIT_OK) rc = plan_outputs(o, jobs, njobs);
+    char *dep_path = NULL;
+    if (rc == QDC_EXIT_OK) rc = plan_outputs(o, jobs, njobs, &dep_path);
     if (rc == QDC_EXIT_OK && o->print_outputs)
         for (int j = 0; j < njobs; j++) printf("%s\n", jobs[j].path ? jobs[j].path : "");
-    else if (rc == QDC_EXIT_OK) rc = compile(o, jobs, njobs, sp);
+    else if (rc == QDC_EXIT_OK && (rc = check_collisions(o, jobs, njobs, dep_path)) == QDC_EXIT_OK)
+        rc = compile(o, jobs, njobs, dep_path, sp);
     for (int j = 0; j < njobs; j++) free(jobs[j].path), sb_free(&jobs[j].out), sb_free(&jobs[j].report);
-    free(list);
+    free(list), free(dep_path);
     return rc;
 }
 
@@ -582,6 +632,7 @@ int main(int argc, char **argv) {
     diag_init(&o.diag);
     diag_set_input(!o.input || strcmp(o.input, "-") ? o.input : "<stdin>");
     int rc = run(&o);
+    if (!stdout_ok() && rc == QDC_EXIT_OK) rc = QDC_EXIT_INPUT;
     if (rc == QDC_EXIT_OK && diag_error_count()) rc = QDC_EXIT_INPUT;
     diag_finish();
     options_free(&o);

@@ -38,7 +38,7 @@ static bool usage_error(const char *fmt, const char *arg) {
 
 /* "unknown X 'word'" plus "; did you mean 'pfx<best>'?" when one of names is close. */
 static bool unknown_name(const char *what, const char *word, const char *pfx, const char *const *names, size_t n) {
-    const char *best = closest_name(word, names, n);
+    const char *best = closest_name(word, names, (int)n);
     fprintf(stderr, "qdc: error: unknown %s '%s%s'", what, pfx, word);
     if (best) fprintf(stderr, "; did you mean '%s%s'?", pfx, best);
     fprintf(stderr, "\nqdc: run 'qdc --help' for usage\n");
@@ -48,7 +48,7 @@ static bool unknown_name(const char *what, const char *word, const char *pfx, co
 static bool set_warning(const char *name, bool enabled, bool as_error) {
     if (diag_set_warning(name, enabled, as_error)) return true;
     const char *names[64];
-    const char *best = closest_name(name, names, (size_t)diag_warning_names(names, 64));
+    const char *best = closest_name(name, names, diag_warning_names(names, 64));
     fprintf(stderr, "qdc: error: unknown warning '%s' (see --list-warnings)", name);
     if (best) fprintf(stderr, "; did you mean '%s%s'?", as_error ? "-Werror=" : enabled ? "-W" : "-Wno-", best);
     fprintf(stderr, "\nqdc: run 'qdc --help' for usage\n");
@@ -152,7 +152,7 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
             names[k] = emit_names[k].name;
             if (v && !strcmp(v, emit_names[k].name)) return o->emit = emit_names[k].kind, true;
         }
-        const char *best = v ? closest_name(v, names, ARRAY_LEN(names)) : NULL;
+        const char *best = v ? closest_name(v, names, (int)ARRAY_LEN(names)) : NULL;
         fprintf(stderr, "qdc: error: unknown --emit kind '%s' (ast, ir, obj, asm, llvm-ir, header, metadata, ptx, "
                         "hsaco, spirv, spirv-asm, msl, c-array)%s%s%s\nqdc: run 'qdc --help' for usage\n",
                 v ? v : "", best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
@@ -175,6 +175,10 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (take_value("--capdb-dir", argc, argv, i, &v)) {
         if (!v || !*v) return usage_error("%s needs a directory", "--capdb-dir");
         return push(&o->capdb_dirs, &o->ncapdb_dirs, v), true;
+    }
+    if (take_value("--instantiate", argc, argv, i, &v)) {
+        if (!v || !*v) return usage_error("%s needs a spec such as 'k(a=f32[1], n=4)'", "--instantiate");
+        return push(&o->instantiate, &o->ninstantiate, v), true;
     }
     if (take_value("--print-caps", argc, argv, i, &v)) {
         if (!v || !*v) return usage_error("%s needs a target name", "--print-caps");
@@ -288,6 +292,7 @@ bool options_parse(int argc, char **argv, Options *o) {
 void options_free(Options *o) {
     free(o->caps);
     free(o->capdb_dirs);
+    free(o->instantiate);
     free(o->dep_targets);
     for (int i = 0; i < o->args.len; i++) free(o->args.items[i]);
     vec_free(&o->args);
@@ -308,6 +313,8 @@ void print_usage(FILE *out) {
           "  --golden-check          with --emit-all: compare with DIR, print a diff, exit 1 on change\n"
           "  --time-report           print the time of each phase (stderr)\n"
           "  --check                 parse and check only; write nothing\n"
+          "  --instantiate=[ENTRY=]KERNEL(P=VALUE, ...)  compile a generic kernel for these arguments\n"
+          "                          (VALUE: f32[2] for an ndarray, 4 for an integer, a field's name)\n"
           "  -MD, -MMD               also write a make dependency file (default: output with .d)\n"
           "  -MF FILE, -MT TARGET, -MQ TARGET, -MP  depfile name, rule target (quoted), phony rules\n"
           "  --stats                 print kernels, tasks and memory operations (stdout)\n"

@@ -81,15 +81,21 @@ function(_qdc_prefix_opts outvar src have_prefix prefix)
 endfunction()
 
 # qdc_add_kernels(<name> SOURCES <file.qd>... TARGETS <family>...
-#                 [OUTPUT_DIR <dir>] [OPTIONS <qdc option>...] [SYMBOL_PREFIX <p>])
+#                 [OUTPUT_DIR <dir>] [OPTIONS <qdc option>...] [SYMBOL_PREFIX <p>]
+#                 [INSTANTIATE <spec>...])
 # Adds the custom target <name> (built by ALL) that compiles every source for every family into
 # <OUTPUT_DIR>/<family>/<source name>.<ext> (default OUTPUT_DIR: ${CMAKE_CURRENT_BINARY_DIR}/qdc).
 # Each (source, family) pair is its own command with a DEPFILE (<output>.d) listing the source
 # and the family's capability files, so editing one family's YAML rebuilds only that family's
 # outputs. Symbols get --symbol-prefix=<source name>_ unless SYMBOL_PREFIX says otherwise
 # (SYMBOL_PREFIX "" for none). The outputs are in <name>_OUTPUTS and the property QDC_OUTPUTS.
+# INSTANTIATE names instantiations of generic kernels, each "[ENTRY=]KERNEL(PARAM=VALUE, ...)"
+# (passed as --instantiate=<spec>, see qdc(1)); every source gets every spec.
 function(qdc_add_kernels name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "OUTPUT_DIR;SYMBOL_PREFIX" "SOURCES;TARGETS;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "OUTPUT_DIR;SYMBOL_PREFIX" "SOURCES;TARGETS;OPTIONS;INSTANTIATE")
+  foreach(spec IN LISTS ARG_INSTANTIATE)
+    list(APPEND ARG_OPTIONS "--instantiate=${spec}")
+  endforeach()
   set(have_prefix FALSE)
   if("SYMBOL_PREFIX" IN_LIST ARGN)
     set(have_prefix TRUE)

@@ -29,6 +29,14 @@ bool sema_is_mem_builtin(const char *path) {
     return false;
 }
 
+/* Every memory builtin's path, for "did you mean" (sema_expr.c). */
+int sema_mem_builtin_names(const char **out, int max) {
+    int n = 0;
+    for (size_t k = 0; k < ARRAY_LEN(atomics) && n < max; k++) out[n++] = atomics[k].name;
+    for (size_t k = 0; k < ARRAY_LEN(block_builtins) && n < max; k++) out[n++] = block_builtins[k];
+    return n;
+}
+
 static bool need_kernel(Sema *S, const Expr *call, const char *path) {
     if (S->cur) return true;
     diag_error(call->span, "QD2019", "'%s' can only be used inside a kernel or qd.func", path);
@@ -102,8 +110,8 @@ static bool order_scope(Sema *S, const Expr *call, QdOp op, const char *opname, 
                                                 : "\"block\", \"cluster\", \"device\" or \"system\"");
             static const char *const orders[] = {"relaxed", "acquire", "release", "acq_rel", "seq_cst"};
             static const char *const scopes[] = {"block", "cluster", "device", "system"};
-            const char *best = is_order ? closest_name(kw->value->str, orders, ARRAY_LEN(orders))
-                                        : closest_name(kw->value->str, scopes, ARRAY_LEN(scopes));
+            const char *best = is_order ? closest_name(kw->value->str, orders, (int)ARRAY_LEN(orders))
+                                        : closest_name(kw->value->str, scopes, (int)ARRAY_LEN(scopes));
             if (best) diag_note(kw->value->span, "did you mean \"%s\"?", best);
             ok = false;
         } else if (is_order) {

@@ -36,7 +36,7 @@ bool lower_check_caps(const CapTarget *t, const LowerOptions *o) {
         const char *cand[64];
         int nc = 0;
         for (int k = 0; k < t->caps.len && nc < 64; k++) cand[nc++] = t->caps.items[k].name;
-        const char *best = (c[0] == '+' || c[0] == '-') ? closest_name(c + 1, cand, (size_t)nc) : NULL;
+        const char *best = (c[0] == '+' || c[0] == '-') ? closest_name(c + 1, cand, nc) : NULL;
         if (best) diag_note((Span){0}, "did you mean '--cap=%c%s'?", c[0], best);
         ok = false;
     }

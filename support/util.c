@@ -138,30 +138,30 @@ void arena_free(Arena *a) {
     a->head = NULL, a->total = 0;
 }
 
-/* Optimal-string-alignment distance (Levenshtein plus adjacent transpositions), with a case
- * difference costing nothing so that "SM_90" finds "sm_90". Stops early past `limit`. */
-static size_t edit_distance(const char *a, const char *b, size_t limit) {
-    size_t n = strlen(a), m = strlen(b);
-    if ((n > m ? n - m : m - n) > limit || n > 255 || m > 255) return limit + 1;
-    size_t d[3][256], *pp = d[0], *prev = d[1], *cur = d[2];
-    for (size_t j = 0; j <= m; j++) prev[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        cur[0] = i;
-        size_t best = cur[0];
-        for (size_t j = 1; j <= m; j++) {
-            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            size_t v = prev[j - 1] + cost;
+/* Optimal-string-alignment distance: Levenshtein (insert, delete, substitute) plus adjacent
+ * transpositions, each cost 1; letters differing only in case cost nothing, so "SM_90" finds
+ * "sm_90". Capped at cap + 1 (stops early). */
+int edit_distance(const char *a, const char *b, int cap) {
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return cap + 1;
+    if ((la > lb ? la - lb : lb - la) > (size_t)cap) return cap + 1;
+    int rows[3][65], *pp = rows[0], *prev = rows[1], *cur = rows[2];
+    for (size_t j = 0; j <= lb; j++) prev[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int best = cur[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int v = prev[j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
             if (prev[j] + 1 < v) v = prev[j] + 1;
             if (cur[j - 1] + 1 < v) v = cur[j - 1] + 1;
             if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v) v = pp[j - 2] + 1;
             cur[j] = v;
             if (v < best) best = v;
         }
-        if (best > limit) return limit + 1;
-        size_t *t = pp;
+        if (best > cap) return cap + 1;
+        int *t = pp;
         pp = prev, prev = cur, cur = t;
     }
-    return prev[m];
+    return prev[lb] > cap ? cap + 1 : prev[lb];
 }
 
 /* True when name abbreviates word part by part: "acq_rel" for "acquire_release". */
@@ -175,15 +175,15 @@ static bool abbreviates(const char *name, const char *word) {
     }
 }
 
-const char *closest_name(const char *word, const char *const *names, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (names[i] && strcmp(word, names[i]) && abbreviates(names[i], word)) return names[i];
-    size_t len = strlen(word), limit = len < 3 ? 1 : len / 3 + 1, best = limit + 1;
+const char *closest_name(const char *name, const char *const *cands, int n) {
+    for (int k = 0; k < n; k++)
+        if (cands[k] && strcmp(name, cands[k]) && abbreviates(cands[k], name)) return cands[k];
+    int len = (int)strlen(name), cap = len <= 4 ? 1 : 2, best = cap + 1;
     const char *pick = NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (!names[i] || !strcmp(word, names[i])) continue;
-        size_t d = edit_distance(word, names[i], limit);
-        if (d < best) best = d, pick = names[i];
+    for (int k = 0; k < n; k++) {
+        if (!cands[k] || !strcmp(name, cands[k])) continue;
+        int d = edit_distance(name, cands[k], cap);
+        if (d < best && d < len) best = d, pick = cands[k];
     }
     return pick;
 }

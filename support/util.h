@@ -27,11 +27,6 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The name in names[0..n) nearest to word by edit distance (case ignored, transpositions count
- * one), or the one abbreviating it part by part ("acq_rel" for "acquire_release"); NULL when
- * none is close. Every "did you mean" suggestion comes from here. */
-const char *closest_name(const char *word, const char *const *names, size_t n);
-
 /* Growable byte buffer; always NUL-terminated after any append. */
 typedef struct {
     char *data;
@@ -73,4 +68,12 @@ char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf,
 void arena_free(Arena *a);
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+/* Edit distance for "did you mean": Levenshtein (insert, delete, substitute: cost 1) plus adjacent
+ * transpositions (cost 1); a difference of case only costs 0. Capped at cap + 1. */
+int edit_distance(const char *a, const char *b, int cap);
+/* The candidate nearest to name for a "did you mean" hint: one that abbreviates it part by part
+ * ("acq_rel" for "acquire_release"), else distance <= 1 for names of up to 4 characters, else
+ * <= 2 (and less than the name's length); ties go to the first. NULL if none. Every suggestion
+ * (options, targets, warnings, capabilities, builtins, names, memory orders) comes from here. */
+const char *closest_name(const char *name, const char *const *cands, int n);
 #endif

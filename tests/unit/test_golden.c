@@ -96,7 +96,7 @@ Test(golden, report_records_carry_target_and_key_path) {
     run_free(&r), free(ex);
 }
 
-/* A user directory's family file shadows the shipped one, with warning QD0007 naming both; a
+/* A user directory's family file shadows the shipped one, with warning QD0008 naming both; a
  * comment added to it moves its lines but changes no report. */
 Test(golden, user_family_file_shadows_and_edits_elsewhere_change_no_report) {
     char *dir = make_temp_dir(), *db = path_join(dir, "db"), *ex = root_path("examples/histogram.qd");
@@ -108,7 +108,7 @@ Test(golden, user_family_file_shadows_and_edits_elsewhere_change_no_report) {
     cr_expect_eq(a.status, 0, "%s", a.err);
     cr_expect(strstr(a.out, "  (db/sm_60.yaml:ops.add.int32)\n"), "the user's file decides: %s", a.out);
     char want[9000];
-    snprintf(want, sizeof want, "qdc: warning[QD0007]: capability file '%s' shadows '", mine);
+    snprintf(want, sizeof want, "qdc: warning[QD0008]: capability file '%s' shadows '", mine);
     cr_expect(!strncmp(a.err, want, strlen(want)), "%s", a.err);
     cr_expect(strstr(a.err, "/capability-db/sm_60.yaml' (user directories come first) [-Wcapdb-shadow]\n"), "%s", a.err);
     char *t = read_text(mine, NULL), *more = malloc(strlen(t) + 64);
