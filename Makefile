@@ -139,10 +139,12 @@ export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
 # Criterion's own closing line ("Synthesis: Tested: N | Passing: ...") ends each run; before it
 # the suite prints "Vulkan runs: N executed, M skipped" (skips are never passes).
 unit: vulkan-deps $(B)/qdc $(B)/qdc-tests $(B)/libqdrt.a
-	$(VK_ENV) QDC_BIN=$(CURDIR)/$(B)/qdc QDC_RT=$(CURDIR)/$(B)/libqdrt.a QDC_ROOT=$(CURDIR) \
+	$(call say,TEST,$(B)/qdc-tests $(CRITERION_ARGS))
+	$(Q)$(VK_ENV) QDC_BIN=$(CURDIR)/$(B)/qdc QDC_RT=$(CURDIR)/$(B)/libqdrt.a QDC_ROOT=$(CURDIR) \
 	  $(B)/qdc-tests --jobs 2 $(CRITERION_ARGS)
 test-asan: vulkan-deps $(B)/asan/qdc $(B)/asan/qdc-tests $(B)/asan/libqdrt.a
-	$(VK_ENV) QDC_BIN=$(CURDIR)/$(B)/asan/qdc QDC_RT=$(CURDIR)/$(B)/asan/libqdrt.a QDC_ROOT=$(CURDIR) QDC_ASAN=1 \
+	$(call say,TEST,$(B)/asan/qdc-tests $(CRITERION_ARGS))
+	$(Q)$(VK_ENV) QDC_BIN=$(CURDIR)/$(B)/asan/qdc QDC_RT=$(CURDIR)/$(B)/asan/libqdrt.a QDC_ROOT=$(CURDIR) QDC_ASAN=1 \
 	  $(B)/asan/qdc-tests --jobs 2 $(CRITERION_ARGS)
 
 # The suite plain, each libFuzzer target for a short fixed-seed smoke run (replaying every saved
@@ -155,7 +157,7 @@ test: deps
 	  echo "== make $$st"; \
 	  if $(MAKE) --no-print-directory $$st 2>&1 | tee $(B)/test-$$st.log; then r=passed; else r=FAILED; fail=1; fi; \
 	  d=$$(grep -ao 'Tested: [0-9]* | Passing: [0-9]* | Failing: [0-9]* | Crashing: [0-9]*' $(B)/test-$$st.log | tail -1); \
-	  [ -n "$$d" ] || d=$$(grep -ac '^fuzz: .* ok' $(B)/test-$$st.log | sed 's/$$/ fuzz targets ok/'); \
+	  [ -n "$$d" ] || d=$$(grep -ac '^fuzz_[a-z]*: [0-9]* executions.* 0 new crash' $(B)/test-$$st.log | sed 's/$$/ fuzz targets without a new crash/'); \
 	  sum="$$sum$$(printf '  %-10s %-7s %s' "$$st" "$$r" "$$d")\n"; \
 	done; \
 	printf '\n== make test summary\n%b' "$$sum"; \

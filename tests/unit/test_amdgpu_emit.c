@@ -3,6 +3,7 @@
  * llvm-readelf-19 --notes / -h and llvm-objdump-19 -d. */
 #include "test_ptx_ir.h"
 #include "targets/llvm/gpu.h"
+#include <criterion/redirect.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -106,7 +107,7 @@ Test(amdgpu_emit, hsaco_code_object_v5) {
     free(path), free(dir), free(co);
 }
 
-Test(amdgpu_emit, missing_linker_is_a_clear_error) {
+Test(amdgpu_emit, missing_linker_is_a_clear_error, .init = cr_redirect_stderr) {
     probe_target("gfx942"); /* diagnostics initialised */
     setenv("QDC_LD_LLD", "/nonexistent/ld.lld-19", 1);
     StrBuf obj, out;
@@ -197,7 +198,7 @@ Test(amdgpu_emit, pipelined_link_matches_lld_on_the_object) {
 
 /* A linker that cannot be started (an executable that is not a program) is QD5005 naming the
  * reason; an aborted link kills and reaps the linker (no child is left). */
-Test(amdgpu_emit, link_start_failure_and_abort) {
+Test(amdgpu_emit, link_start_failure_and_abort, .init = cr_redirect_stderr) {
     probe_target("gfx942"); /* diagnostics initialised */
     char *dir = make_temp_dir();
     char *fake = xasprintf("%s/ld.lld-19", dir);

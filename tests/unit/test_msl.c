@@ -2,6 +2,7 @@
 #include "harness.h"
 #include "test_spirv_kit.h"
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 
 Test(msl, float_add_through_an_integer_cas_loop) {
     Kit t;
@@ -34,7 +35,7 @@ Test(msl, volatile_load_becomes_a_volatile_buffer) {
     free(a);
 }
 
-Test(msl, int64_atomics_are_rejected_with_spirv_cross_reason) {
+Test(msl, int64_atomics_are_rejected_with_spirv_cross_reason, .init = cr_redirect_stderr) {
     Kit t;
     kit_init(&t, QT_I64);
     IrRef *r = kref(IR_REF_NDARRAY, 0, QT_I64, kit_i());

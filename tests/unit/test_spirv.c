@@ -3,6 +3,7 @@
 #include "harness.h"
 #include "test_spirv_kit.h"
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 
 Test(spirv_build, types_and_constants_are_hash_consed) {
     SpvBuilder b;
@@ -161,7 +162,7 @@ Test(spirv_emit, orders_scopes_and_fences) {
     free(s);
 }
 
-Test(spirv_emit, system_scope_is_a_diagnostic) {
+Test(spirv_emit, system_scope_is_a_diagnostic, .init = cr_redirect_stderr) {
     Kit t;
     kit_init(&t, QT_U32);
     IrLowering l = klow(LOW_NATIVE, QOP_ADD, false);
@@ -248,7 +249,7 @@ Test(spirv_emit, python_division_and_minnum) {
 
 /* A decision that breaks a Vulkan rule (release on OpAtomicLoad) is caught by the in-process
  * validator: an internal error (exit 3) naming the VUID, before anything is written. */
-Test(spirv_emit, validation_failure_is_an_internal_error, .exit_code = 3) {
+Test(spirv_emit, validation_failure_is_an_internal_error, .exit_code = 3, .init = cr_redirect_stderr) {
     Kit t;
     kit_init(&t, QT_U32);
     IrLowering l = klow(LOW_NATIVE, QOP_LOAD, false);
