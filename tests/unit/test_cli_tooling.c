@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static bool starts_with(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
 
@@ -334,4 +335,37 @@ Test(cli_tooling, messages_without_internal_tags_and_warnings_with_switch) {
                             "[-Werror=atomic-narrowing]\n"), "%s", r.err);
     run_free(&r);
     remove_tree(dir), free(dir), free(out), free(bad), free(k), free(spv), free(narrow);
+}
+
+/* Every `qdc ...` line of the README's sh blocks works when pasted in a checkout (here: a
+ * directory whose examples/ is the checkout's), in order, so the golden check follows the
+ * golden write. */
+Test(cli_tooling, readme_qdc_commands_work) {
+    char *readme = root_path("README.md"), *text = read_text(readme, NULL), *dir = make_temp_dir();
+    char *examples = root_path("examples"), *link = path_join(dir, "examples");
+    cr_assert(text);
+    cr_assert(!symlink(examples, link));
+    int ran = 0;
+    bool in_sh = false;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strncmp(line, "```", 3)) {
+            in_sh = !in_sh && !strcmp(line, "```sh");
+            continue;
+        }
+        if (!in_sh || strncmp(line, "qdc ", 4)) continue;
+        char *hash = strstr(line, "  #");
+        if (hash) *hash = 0;
+        const char *args[32];
+        int n = 0;
+        for (char *save = NULL, *w = strtok_r(line + 4, " ", &save); w && n < 31; w = strtok_r(NULL, " ", &save)) args[n++] = w;
+        args[n] = NULL;
+        RunResult r = run_qdc_argv(args, NULL, dir);
+        cr_expect_eq(r.status, 0, "README: qdc %s ...: exit %d\n%s", args[0], r.status, r.err);
+        run_free(&r);
+        ran++;
+    }
+    cr_expect_geq(ran, 6, "the README's qdc commands were found");
+    char *golden = path_join(dir, "out/golden/sm_90/float_sum.ptx");
+    cr_expect(file_exists(golden), "the golden example wrote %s", golden);
+    remove_tree(dir), free(dir), free(readme), free(text), free(examples), free(link), free(golden);
 }
