@@ -256,7 +256,13 @@ static bool expand_arg(const char *arg, int depth, Options *o) {
     sb_init(&text);
     char buf[4096];
     for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) sb_append(&text, buf, n);
+    int err = ferror(f) ? errno : 0;
     fclose(f);
+    if (err) {
+        sb_free(&text);
+        fprintf(stderr, "qdc: error: cannot read response file '%s': %s\n", arg + 1, strerror(err));
+        return false;
+    }
     ArgVec inner = {0};
     split_response(text.data ? text.data : "", &inner);
     sb_free(&text);

@@ -118,6 +118,12 @@ Test(cli_tooling, response_files_quote_nest_and_fail_cleanly) {
     run_free(&r);
     const char *missing[] = {"@/nonexistent/args.rsp", NULL};
     expect_usage(missing, "qdc: error: cannot read response file '/nonexistent/args.rsp': No such file or directory\n");
+    char dir_at[4200];
+    snprintf(dir_at, sizeof dir_at, "@%s", dir);
+    const char *is_dir[] = {dir_at, NULL};
+    char want_dir[4400];
+    snprintf(want_dir, sizeof want_dir, "qdc: error: cannot read response file '%s': Is a directory\n", dir);
+    expect_usage(is_dir, want_dir);
     snprintf(text, sizeof text, "@%s\n", outer);
     cr_assert(write_text(inner, text)); /* inner -> outer -> inner ... */
     r = run_qdc_argv(args, NULL, NULL);
