@@ -355,6 +355,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     Arena arena = {0};
     int rc = QDC_EXIT_INPUT;
     char *modname = module_name(o->input);
+    diag_hold(true); /* the frontend's diagnostics are printed sorted by position */
     AstModule *ast = frontend_parse(src, &arena);
     LAP(parse);
     if (!ast || diag_error_count()) goto done;
@@ -363,6 +364,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     } else {
         FrontendOptions fo = {o->instantiate, o->ninstantiate};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
+        diag_hold(false);
         LAP(check);
         if (!ir || diag_error_count()) goto done;
         if (o->symbol_prefix) ir_prefix_symbols(ir, o->symbol_prefix, &arena);
@@ -380,6 +382,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     if (o->emit_all) rc = stdout_ok() ? write_golden(o, jobs, njobs) : QDC_EXIT_INPUT;
     else rc = stdout_ok() ? write_outputs(o, jobs, njobs, dep_path, sp) : QDC_EXIT_INPUT;
 done:
+    diag_hold(false);
     LAP(write);
 #undef LAP
     if (o->time_report) print_times(&tm, jobs, njobs, now_ms());

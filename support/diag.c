@@ -245,13 +245,67 @@ static void sarif_result(const char *level, const char *code, Span sp, const cha
     sb_puts(&D.sarif, "}");
 }
 
+/* Held diagnostics (diag_hold): each error or warning and its notes are one group, rendered
+ * into memory and printed sorted by position when the hold ends, so a check that visits
+ * fields before kernels still reports top to bottom. Text and JSON lines only. */
+typedef struct {
+    uint32_t key; /* offset in the source; diagnostics without a location sort last */
+    int seq;
+    char *text;
+    size_t len;
+} Held;
+static struct {
+    bool on;
+    VEC(Held) groups;
+    FILE *cur; /* the open group's stream */
+} H;
+
+static void held_close(void) {
+    if (H.cur) fclose(H.cur), H.cur = NULL;
+}
+
+/* The stream a diagnostic of this level goes to. */
+static FILE *out_stream(const char *level, Span sp) {
+    if (!H.on) return D.cfg.out;
+    if (!strcmp(level, "note") && H.cur) return H.cur;
+    held_close();
+    Held g = {sp.src ? sp.off : UINT32_MAX, H.groups.len, NULL, 0};
+    vec_push(&H.groups, g);
+    Held *h = &H.groups.items[H.groups.len - 1];
+    H.cur = open_memstream(&h->text, &h->len);
+    if (!H.cur) die("open_memstream failed");
+    return H.cur;
+}
+
+static int held_cmp(const void *a, const void *b) {
+    const Held *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->seq - y->seq;
+}
+
+void diag_hold(bool on) {
+    if (on) {
+        H.on = D.cfg.format != DIAG_SARIF;
+        return;
+    }
+    held_close();
+    H.on = false;
+    qsort(H.groups.items, (size_t)H.groups.len, sizeof(Held), held_cmp);
+    for (int i = 0; i < H.groups.len; i++) {
+        fwrite(H.groups.items[i].text, 1, H.groups.items[i].len, D.cfg.out);
+        free(H.groups.items[i].text);
+    }
+    fflush(D.cfg.out);
+    vec_free(&H.groups);
+}
+
 /* flag: the switch that controls a warning ("-Watomic-narrowing", "-Werror=..."), printed
  * after the message in text, as compilers do; NULL for errors and notes. */
 static void emit(const char *level, const char *code, const char *flag, Span sp, const char *fmt, va_list ap) {
     StrBuf m;
     sb_init(&m);
     sb_vprintf(&m, fmt, ap);
-    FILE *o = D.cfg.out;
+    FILE *o = out_stream(level, sp);
     if (D.cfg.format == DIAG_JSON) {
         StrBuf b;
         sb_init(&b);
@@ -293,6 +347,7 @@ static void emit(const char *level, const char *code, const char *flag, Span sp,
 
 static void check_limit(void) {
     if (D.cfg.error_limit > 0 && D.errors >= D.cfg.error_limit) {
+        if (H.on) diag_hold(false); /* what was kept back comes before the fatal line */
         Span none = {0};
         va_list ap;
         (void)ap;
@@ -350,6 +405,7 @@ int diag_warning_count(void) { return D.warnings; }
 void diag_reset_counts(void) { D.errors = D.warnings = 0, D.last_shown = false; }
 
 void diag_finish(void) {
+    if (H.on) diag_hold(false);
     if (D.cfg.format != DIAG_SARIF) return;
     FILE *o = D.cfg.out ? D.cfg.out : stderr;
     fputs("{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\","

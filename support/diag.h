@@ -64,6 +64,9 @@ int diag_error_count(void);
 int diag_warning_count(void);
 /* For in-process drivers that compile many inputs (the fuzzers): forget the counts so far. */
 void diag_reset_counts(void);
+/* diag_hold(true): from now on, errors and warnings (with their notes) are kept back;
+ * diag_hold(false) prints them sorted by position in the source. diag_finish() ends a hold. */
+void diag_hold(bool on);
 /* Writes anything buffered (SARIF is one JSON document written at the end). */
 void diag_finish(void);
 #endif

@@ -375,3 +375,22 @@ Test(cli_tooling, readme_qdc_commands_work) {
     cr_expect(file_exists(golden), "the golden example wrote %s", golden);
     remove_tree(dir), free(dir), free(readme), free(text), free(examples), free(link), free(golden);
 }
+
+/* Diagnostics come out sorted by position although the checker visits fields before kernels;
+ * the error limit still prints what was kept back before its fatal line. */
+Test(cli_tooling, diagnostics_sorted_by_position) {
+    const char *src = "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(qd.i32, ndim=1)):\n"
+                      "    for i in range(a.shape[0]):\n        a[i] = undefined_name\n\nbad = qd.field(qd.nosuch, shape=())\n";
+    const char *args[] = {"--check", "--color=never", "-", NULL};
+    RunResult r = run_qdc_argv(args, src, NULL);
+    cr_expect_eq(r.status, 1);
+    const char *first = strstr(r.err, "<stdin>:6:16: error[QD2001]"), *second = strstr(r.err, "<stdin>:8:16: error[QD2005]");
+    cr_expect(first && second && first < second, "line 6 before line 8:\n%s", r.err);
+    run_free(&r);
+    const char *lim[] = {"--check", "--color=never", "--error-limit=1", "-", NULL};
+    r = run_qdc_argv(lim, src, NULL);
+    cr_expect_eq(r.status, 1);
+    const char *err = strstr(r.err, "error[QD"), *fatal = strstr(r.err, "qdc: fatal error: too many errors emitted (1)");
+    cr_expect(err && fatal && err < fatal, "the kept-back error comes first:\n%s", r.err);
+    run_free(&r);
+}
