@@ -10,7 +10,8 @@
 # Writes OUTDIR/lvp_icd.json (absolute library path; the suite sets VK_DRIVER_FILES to it) and
 # OUTDIR/libdir (the directory vkrun needs in LD_LIBRARY_PATH for the newer libdrm).
 # Exit 0 when OUTDIR/lvp_icd.json exists afterwards, 1 otherwise (the reason is printed).
-# QDC_DEBIAN_MIRROR overrides the mirror; by default the one /etc/apt uses for bookworm.
+# QDC_DEBIAN_MIRROR overrides the mirror (by default the one /etc/apt uses for bookworm);
+# QDC_DPKG_STATUS the dpkg status file apt plans against (default /var/lib/dpkg/status).
 set -u
 out=${1:?usage: fetch-lavapipe.sh OUTDIR}
 mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 1
@@ -52,7 +53,7 @@ SRC
 apt=(apt-get -q -o "Dir::Etc::SourceList=$a/sources.list" -o "Dir::Etc::SourceParts=$a/parts"
      -o "Dir::Etc::Preferences=$a/prefs/none" -o "Dir::Etc::PreferencesParts=$a/prefs"
      -o "Dir::State::Lists=$a/lists" -o "Dir::State::extended_states=$a/extended_states"
-     -o "Dir::State::status=/var/lib/dpkg/status" -o "Dir::Cache=$a/cache"
+     -o "Dir::State::status=${QDC_DPKG_STATUS:-/var/lib/dpkg/status}" -o "Dir::Cache=$a/cache"
      -o "Debug::NoLocking=true" -o "APT::Sandbox::User=$(id -un)" -o "APT::Architecture=$arch")
 
 say "fetching lavapipe 25.x from $mirror bookworm-backports (private apt state in $a)"
