@@ -171,25 +171,27 @@ typedef struct Job {
     StrBuf out;
 } Job;
 
-/* Lowers and emits the checked module for one job; false after diagnostics. */
-static bool lower_and_emit(const Options *o, IrModule *ir, Job *j, const char *modname, Arena *arena, int *rc) {
+/* Lowers the checked module for one job (its own decisions; the module is shared and never
+ * changed) and emits it; false after diagnostics. */
+static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const char *modname, Arena *arena, int *rc) {
     LowerOptions lo = {o->caps, o->ncaps};
     if (!lower_check_caps(j->t, &lo)) return *rc = QDC_EXIT_USAGE, false;
-    if (!lower_module(ir, j->t, &lo, arena) || diag_error_count()) return false;
+    const IrLowered *low = lower_module(ir, j->t, &lo, arena);
+    if (!low || diag_error_count()) return false;
     if (o->report_lowering) {
         StrBuf rep;
         sb_init(&rep);
-        lower_report(ir, j->t, o->report_lowering == 2, &rep);
+        lower_report(ir, low, j->t, o->report_lowering == 2, &rep);
         fwrite(rep.data ? rep.data : "", 1, rep.len, stdout);
         fflush(stdout);
         sb_free(&rep);
     }
     if (!j->path) return true;
-    if (j->emit == EMIT_IR) return ir_dump(ir, &j->out), true;
+    if (j->emit == EMIT_IR) return ir_dump(ir, low, &j->out), true;
     const Backend *be = backend_find(cap_backend(j->t));
     if (!be) die("no backend for '%s'", cap_backend(j->t));
     TargetOptions to = {j->emit, o->opt_level, modname};
-    return be->emit(ir, j->t, &to, &j->out) && !diag_error_count();
+    return be->emit(ir, low, j->t, &to, &j->out) && !diag_error_count();
 }
 
 /* The capability search path, kept for depfiles. */
@@ -281,7 +283,8 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     if (jobs[0].emit == EMIT_AST) {
         if (jobs[0].path) ast_dump(ast, &jobs[0].out);
     } else {
-        IrModule *ir = frontend_check(ast, &arena);
+        FrontendOptions fo = {o->instantiate, o->ninstantiate};
+        IrModule *ir = frontend_check_with(ast, &arena, &fo);
         if (!ir || diag_error_count()) goto done;
         bool binary_on_stdout = false; /* --stats must not land inside `-o -` */
         for (int j = 0; j < njobs; j++) binary_on_stdout |= jobs[j].path && !strcmp(jobs[j].path, "-");
