@@ -139,7 +139,7 @@ static bool stdout_ok(void) {
     static bool reported;
     if (fflush(stdout) == 0 && !ferror(stdout)) return true;
     int err = errno;
-    if (!reported) diag_error((Span){0}, "QD0003", "cannot write standard output: %s", strerror(err ? err : EIO));
+    if (!reported) diag_error((Span){0}, "QD0003", "cannot write standard output: %s", err ? strerror(err) : "write error");
     reported = true;
     return false;
 }

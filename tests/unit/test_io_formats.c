@@ -229,7 +229,21 @@ static void make_and_ninja_read(const char *name) {
         cr_expect(strstr(r.out, want), "ninja read the depfile of '%s' as:\n%s", name, r.out);
         free(want), run_free(&r);
     }
-    free(ninja_text), free(mk), free(nj), free(out), free(src), free(k), free(sub);
+    /* the output's own name as the rule's target (quoted like -MQ): make's default goal */
+    char *obj = xasprintf("%s/k.o", name);
+    const char *a2[] = {src, "-o", obj, "-MD", "-MF", "obj.d", NULL};
+    r = run_qdc_argv(a2, NULL, tmp);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    cr_assert(write_text(mk, "include obj.d\n%.o:\n\t@echo 'REBUILD $@'\n"));
+    char *objpath = path_join(tmp, obj);
+    set_mtime(objpath, -100);
+    free(objpath);
+    r = run_argv(m1, NULL, tmp);
+    char *want = xasprintf("REBUILD %s\n", obj);
+    cr_expect(r.status == 0 && !strcmp(r.out, want), "make with target '%s': %s%s", obj, r.out, r.err);
+    free(want), run_free(&r);
+    free(obj), free(ninja_text), free(mk), free(nj), free(out), free(src), free(k), free(sub);
     remove_tree(tmp), free(tmp);
 }
 
