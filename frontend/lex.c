@@ -278,12 +278,16 @@ static void lex_name(Lexer *L) {
     if (n > QDL_MAX_IDENT)
         diag_error(span_at(L, s, 1), "QD1014", "identifier of %zu characters is longer than the limit of %d", n, QDL_MAX_IDENT);
     if (n <= 2 && L->p < L->end && (*L->p == '"' || *L->p == '\'')) { /* string prefix */
-        bool raw = false, ok = true;
+        /* Python's prefixes (r, u, b, f and rb/br/rf/fr): a script's host code uses them all;
+         * kernels use strings only as arguments (print, assert, order=) */
+        bool raw = false, ok = true, kind = false;
         for (const char *q = s; q < L->p; q++) {
-            if (*q == 'r' || *q == 'R') raw = true;
+            char c = (char)(*q | 0x20);
+            if (c == 'r') ok &= !raw, raw = true;
+            else if (c == 'u' || c == 'b' || c == 'f') ok &= !kind && !(c == 'u' && n > 1), kind = true;
             else ok = false;
         }
-        if (!ok) diag_error(span_at(L, s, n), "QD1012", "string prefix '%.*s' is not supported (only r\"...\")", (int)n, s);
+        if (!ok) diag_error(span_at(L, s, n), "QD1010", "'%.*s' is not a Python string prefix", (int)n, s);
         lex_string(L, s, raw);
         return;
     }
