@@ -259,6 +259,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const SearchPath *sp)
     } else {
         IrModule *ir = frontend_check(ast, &arena);
         if (!ir || diag_error_count()) goto done;
+        ir_expand_module(ir, &arena); /* the operators' meaning, once, for every target */
         if (o->stats) print_stats(ir, modname, stdout);
         bool lower = !o->check_only || o->report_lowering;
         for (int j = 0; lower && j < njobs; j++)

@@ -74,6 +74,7 @@ typedef struct SpvGen {
     VEC(SpvLoop) loops;
     uint32_t cur;        /* current block label; 0: dead code point (after a branch) */
     bool ok;             /* false after a diagnostic */
+    IrMemo shared_ids;   /* IrExpr.shared nodes evaluated in the current statement */
 } SpvGen;
 
 /* spirv.c */
