@@ -29,6 +29,14 @@ bool sema_is_mem_builtin(const char *path) {
     return false;
 }
 
+/* Every memory builtin's path, for "did you mean" (sema_expr.c). */
+int sema_mem_builtin_names(const char **out, int max) {
+    int n = 0;
+    for (size_t k = 0; k < ARRAY_LEN(atomics) && n < max; k++) out[n++] = atomics[k].name;
+    for (size_t k = 0; k < ARRAY_LEN(block_builtins) && n < max; k++) out[n++] = block_builtins[k];
+    return n;
+}
+
 static bool need_kernel(Sema *S, const Expr *call, const char *path) {
     if (S->cur) return true;
     diag_error(call->span, "QD2019", "'%s' can only be used inside a kernel or qd.func", path);
@@ -197,18 +205,13 @@ static Val fence(Sema *S, const Expr *call, QdScope scope) {
 }
 
 static bool shared_shape(Sema *S, const Expr *e, IrShared *sh) {
-    const Expr *const *dims = (const Expr *const *)&e;
-    int n = 1;
-    if (e->kind == E_TUPLE || e->kind == E_LIST) dims = (const Expr *const *)e->list.items, n = e->list.n;
-    if (n < 1 || n > IR_MAX_DIMS) {
-        diag_error(e->span, "QD2018", "a SharedArray has 1 to %d dimensions", IR_MAX_DIMS);
-        return false;
-    }
+    int n = sema_const_shape(S, e, sh->shape, IR_MAX_DIMS, "a SharedArray shape");
+    if (n < 0) return false;
+    if (n < 1) return diag_error(e->span, "QD2018", "a SharedArray has 1 to %d dimensions", IR_MAX_DIMS), false;
     sh->ndim = n, sh->elems = 1;
     for (int k = 0; k < n; k++) {
-        if (!sema_const_int(S, dims[k], &sh->shape[k], "a SharedArray extent")) return false;
         if (sh->shape[k] <= 0 || sh->shape[k] > (1 << 24) || sh->elems * sh->shape[k] > (1 << 24)) {
-            diag_error(dims[k]->span, "QD2018", "SharedArray extent %lld is out of range (1 to 16777216 elements)", (long long)sh->shape[k]);
+            diag_error(sema_shape_span(e, k), "QD2018", "SharedArray extent %lld is out of range (1 to 16777216 elements)", (long long)sh->shape[k]);
             return false;
         }
         sh->elems *= sh->shape[k];

@@ -69,7 +69,7 @@ static IrExpr *walk_expr(IrWalker *w, IrExpr *e) {
         e->sel.cond = walk_expr(w, e->sel.cond), e->sel.a = walk_expr(w, e->sel.a), e->sel.b = walk_expr(w, e->sel.b);
         break;
     case IR_CAST: case IR_BITCAST: e->arg = walk_expr(w, e->arg); break;
-    case IR_MATH: e->math.a = walk_expr(w, e->math.a); break;
+    case IR_MATH: e->math.a = walk_expr(w, e->math.a), e->math.b = walk_expr(w, e->math.b); break;
     case IR_MEMOP:
         walk_ref(w, e->mem.ref);
         e->mem.val = walk_expr(w, e->mem.val), e->mem.val2 = walk_expr(w, e->mem.val2);

@@ -254,8 +254,8 @@ static LLVMValueRef math(LlvmCg *cg, const IrExpr *e) {
         LLVMValueRef args[2] = {a, LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 0, 0)};
         return cg_call_intrinsic(cg, "llvm.ctlz", &ty, 1, args, 2);
     }
+    default: return cg_math(cg, e->math.op, e->type, a, e->math.b ? cg_expr(cg, e->math.b) : NULL);
     }
-    unreachable();
 }
 
 static LLVMValueRef expr(LlvmCg *cg, const IrExpr *e) {
@@ -332,7 +332,7 @@ static bool reads_sync(const IrExpr *e) {
     case IR_BINARY: return reads_sync(e->bin.a) || reads_sync(e->bin.b);
     case IR_SELECT: return reads_sync(e->sel.cond) || reads_sync(e->sel.a) || reads_sync(e->sel.b);
     case IR_CAST: case IR_BITCAST: return reads_sync(e->arg);
-    case IR_MATH: return reads_sync(e->math.a);
+    case IR_MATH: return reads_sync(e->math.a) || reads_sync(e->math.b);
     case IR_MEMOP:
         return e->mem.op == QOP_LOAD || reads_sync(e->mem.val) || reads_sync(e->mem.val2) || ref_reads_sync(e->mem.ref);
     default: return false;

@@ -49,10 +49,10 @@ static bool check_types(const IrModule *m) {
     return ok;
 }
 
-bool spirv_asm(const IrModule *m, const SpvTarget *st, StrBuf *out) {
+bool spirv_asm(const IrModule *m, const IrLowered *low, const SpvTarget *st, StrBuf *out) {
     StrBuf bin, err;
     sb_init(&bin), sb_init(&err);
-    bool ok = spirv_build(m, st, NULL, &bin);
+    bool ok = spirv_build(m, low, st, NULL, &bin);
     if (ok && !spv_disassemble((const uint32_t *)bin.data, bin.len / 4, st->env, out, &err))
         die("SPIR-V disassembly failed: %s", err.data);
     sb_free(&bin), sb_free(&err);
@@ -70,11 +70,11 @@ static void append_msl(StrBuf *out, const char *msl, bool first) {
     }
 }
 
-static bool msl_task(const IrModule *m, const IrKernel *k, const IrTask *task, const SpvTarget *st,
+static bool msl_task(const IrModule *m, const IrLowered *low, const IrKernel *k, const IrTask *task, const SpvTarget *st,
                      const char *version, StrBuf *out, bool first) {
     StrBuf bin, msl, err;
     sb_init(&bin), sb_init(&msl), sb_init(&err);
-    bool ok = spirv_build(m, st, task, &bin);
+    bool ok = spirv_build(m, low, st, task, &bin);
     SpvMslBinding *b = NULL;
     int nb = spv_msl_bindings(m, k, &b);
     if (ok && !spv_to_msl((const uint32_t *)bin.data, bin.len / 4, version, b, nb, &msl, &err)) {
@@ -87,11 +87,11 @@ static bool msl_task(const IrModule *m, const IrKernel *k, const IrTask *task, c
     return ok;
 }
 
-bool spirv_msl(const IrModule *m, const SpvTarget *st, const char *version, StrBuf *out) {
+bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *st, const char *version, StrBuf *out) {
     bool ok = true, first = true;
     for (int k = 0; k < m->nkernels; k++)
         for (int i = 0; i < m->kernels[k].ntasks; i++) {
-            ok &= msl_task(m, &m->kernels[k], &m->kernels[k].tasks[i], st, version, out, first);
+            ok &= msl_task(m, low, &m->kernels[k], &m->kernels[k].tasks[i], st, version, out, first);
             first = false;
         }
     return ok;
@@ -107,17 +107,17 @@ static bool check_has_tasks(const IrModule *m, const CapTarget *t) {
     return false;
 }
 
-bool backend_spirv_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
+bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
     SpvTarget st = target_of(t);
     if (!check_types(m)) return false;
     if (o->emit != EMIT_METADATA && o->emit != EMIT_HEADER && !check_has_tasks(m, t)) return false;
     switch (o->emit) {
-    case EMIT_SPIRV: return spirv_build(m, &st, NULL, out);
-    case EMIT_SPIRV_ASM: return spirv_asm(m, &st, out);
+    case EMIT_SPIRV: return spirv_build(m, low, &st, NULL, out);
+    case EMIT_SPIRV_ASM: return spirv_asm(m, low, &st, out);
     case EMIT_MSL:
         if (!cap_str(t, "msl.version")) die("family '%s' has no msl.version", cap_name(t));
-        return spirv_msl(m, &st, cap_str(t, "msl.version"), out);
-    case EMIT_METADATA: spv_metadata(m, t, &st, o->module_name, out); return true;
+        return spirv_msl(m, low, &st, cap_str(t, "msl.version"), out);
+    case EMIT_METADATA: spv_metadata(m, low, t, &st, o->module_name, out); return true;
     case EMIT_HEADER: spv_header(m, t, o->module_name, out); return true;
     default: die("emit kind %d is not a SPIR-V/MSL output", (int)o->emit);
     }

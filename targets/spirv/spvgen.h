@@ -60,6 +60,7 @@ typedef struct SpvLoop { uint32_t merge, cont; } SpvLoop;
 typedef struct SpvGen {
     SpvBuilder b;
     const IrModule *m;
+    const IrLowered *low; /* this target's decisions */
     const SpvTarget *t;
     const IrKernel *k;
     const IrTask *task;
@@ -73,6 +74,7 @@ typedef struct SpvGen {
     VEC(uint32_t) iface; /* globals the current entry point uses */
     VEC(SpvLoop) loops;
     uint32_t cur;        /* current block label; 0: dead code point (after a branch) */
+    bool publishes;      /* the kernel has a fence or an ordered atomic: its buffers are Coherent */
     bool ok;             /* false after a diagnostic */
     IrMemo shared_ids;   /* IrExpr.shared nodes evaluated in the current statement */
 } SpvGen;
@@ -109,15 +111,16 @@ uint32_t g_from_store(SpvGen *g, uint32_t v, QdType t, int view);
 void g_block(SpvGen *g, const IrBlock *blk);
 
 /* spvatomic.c */
-int g_memop_view(const IrMemOp *mo);
+static inline const IrLowering *g_low(const SpvGen *g, const IrMemOp *mo) { return ir_low(g->low, mo->id); }
+int g_memop_view(const SpvGen *g, const IrMemOp *mo);
 void g_note_memop(SpvGen *g, const IrMemOp *mo);
 uint32_t g_memop(SpvGen *g, const IrExpr *e);
 void g_fence(SpvGen *g, QdScope scope, QdOrder order);
 void g_barrier(SpvGen *g);
 
 /* spirv.c: the whole module (or one task of it, for MSL), validated. */
-bool spirv_build(const IrModule *m, const SpvTarget *t, const IrTask *only, StrBuf *out);
+bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, StrBuf *out);
 /* backend.c: the disassembly of the whole module; MSL of every task, concatenated. */
-bool spirv_asm(const IrModule *m, const SpvTarget *t, StrBuf *out);
-bool spirv_msl(const IrModule *m, const SpvTarget *t, const char *msl_version, StrBuf *out);
+bool spirv_asm(const IrModule *m, const IrLowered *low, const SpvTarget *t, StrBuf *out);
+bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *t, const char *msl_version, StrBuf *out);
 #endif

@@ -1,0 +1,199 @@
+/* The language corpus (testdata/lang/): kernels in the forms of issue 14 — SNode placement,
+ * generic parameters with --instantiate, struct-for, tuple constants, whole Quadrants scripts.
+ * Every file compiles for every installed family (one qdc run with all of them), with no
+ * diagnostics and a non-empty output per family. A file NAME.qd/.py with a host NAME.c is also
+ * built for x86_64, linked with libqdrt and run on 1, 2, 4 and 8 threads: the host checks exact
+ * results and prints a line that must not depend on the thread count.
+ * Header comments of a corpus file:  # qdc: ARG...   extra qdc arguments (e.g. --instantiate=...)
+ *                                    # run: N         the host's problem size (default: its own) */
+#include "test_x86.h"
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ARGS 16
+
+typedef struct {
+    char *args[MAX_ARGS];
+    int nargs;
+    char run_n[32];
+} Header;
+
+static void parse_header(const char *text, Header *h) {
+    memset(h, 0, sizeof *h);
+    for (const char *p = text; p && *p == '#'; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (!strncmp(p, "# qdc: ", 7) && h->nargs < MAX_ARGS) h->args[h->nargs++] = strndup(p + 7, len - 7);
+        else if (!strncmp(p, "# run: ", 7)) snprintf(h->run_n, sizeof h->run_n, "%.*s", (int)(len - 7), p + 7);
+    }
+}
+
+static void free_header(Header *h) {
+    for (int i = 0; i < h->nargs; i++) free(h->args[i]);
+}
+
+/* The installed families, comma-separated, and their count. */
+static char *all_targets(int *n) {
+    RunResult r = run_qdc("--list-targets", NULL);
+    cr_assert_eq(r.status, 0, "qdc --list-targets: %s", r.err);
+    char *list = calloc(r.out_len + 1, 1);
+    *n = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        size_t w = strcspn(line, " ");
+        if (*n) strcat(list, ",");
+        strncat(list, line, w);
+        ++*n;
+    }
+    run_free(&r);
+    return list;
+}
+
+static RunResult run_with(const char *const *fixed, const Header *h, const char *src) {
+    const char *argv[40];
+    int n = 0;
+    for (; fixed[n]; n++) argv[n] = fixed[n];
+    for (int i = 0; i < h->nargs; i++) argv[n++] = h->args[i];
+    argv[n++] = src, argv[n] = NULL;
+    return run_qdc_argv(argv, NULL, NULL);
+}
+
+/* One qdc run for every family; each output must exist and be non-empty. */
+static void compile_everywhere(const char *src, const Header *h, const char *dir) {
+    int ntargets;
+    char *targets = all_targets(&ntargets), *topt = NULL, *out = NULL;
+    cr_assert(asprintf(&topt, "--target=%s", targets) > 0 && asprintf(&out, "%s/%%t.%%e", dir) > 0);
+    const char *fixed[] = {topt, "-o", out, NULL};
+    RunResult r = run_with(fixed, h, src);
+    cr_expect_eq(r.status, 0, "%s for every family: exit %d\n%s", src, r.status, r.err);
+    cr_expect_str_eq(r.err, "", "%s: unexpected diagnostics", src);
+    DIR *d = opendir(dir);
+    int files = 0;
+    for (struct dirent *e; d && (e = readdir(d));) files += e->d_name[0] != '.';
+    if (d) closedir(d);
+    cr_expect_eq(files, ntargets, "%s: %d outputs for %d families", src, files, ntargets);
+    run_free(&r);
+    free(targets), free(topt), free(out);
+}
+
+static void run_on_x86(const char *src, const char *host, const Header *h, const char *base, const char *dir) {
+    if (!x86_have_runtime()) return;
+    char *obj = NULL, *hdr = NULL;
+    cr_assert(asprintf(&obj, "%s/%s.o", dir, base) > 0 && asprintf(&hdr, "%s/%s.h", dir, base) > 0);
+    const char *fo[] = {"--target=x86_64", "-o", obj, NULL}, *fh[] = {"--target=x86_64", "--emit=header", "-o", hdr, NULL};
+    RunResult r = run_with(fo, h, src), rh = run_with(fh, h, src);
+    cr_assert_eq(r.status, 0, "%s -> x86_64: %s", src, r.err);
+    cr_assert_eq(rh.status, 0, "%s --emit=header: %s", src, rh.err);
+    run_free(&r), run_free(&rh);
+    const char *objs[] = {strrchr(obj, '/') + 1, NULL};
+    cr_assert(x86_build_host_file(dir, host, objs), "host program %s does not build", host);
+    const char *threads[] = {"1", "2", "4", "8"};
+    char *first = NULL;
+    for (int i = 0; i < 4; i++) {
+        RunResult x = x86_run_host(dir, threads[i], h->run_n[0] ? h->run_n : NULL, NULL);
+        cr_expect_eq(x.status, 0, "%s on %s threads: exit %d\n%s%s", base, threads[i], x.status, x.out, x.err);
+        if (!first) first = strdup(x.out);
+        else cr_expect_str_eq(x.out, first, "%s: output differs on %s threads", base, threads[i]);
+        run_free(&x);
+    }
+    free(first), free(obj), free(hdr);
+}
+
+static void check_one(const char *dirpath, const char *name) {
+    char *src = NULL, *host = NULL, *base = strdup(name);
+    *strrchr(base, '.') = 0;
+    cr_assert(asprintf(&src, "%s/%s", dirpath, name) > 0 && asprintf(&host, "%s/%s.c", dirpath, base) > 0);
+    char *text = read_text(src, NULL);
+    cr_assert(text, "cannot read %s", src);
+    Header h;
+    parse_header(text, &h);
+    char *out = make_temp_dir(), *xdir = make_temp_dir();
+    compile_everywhere(src, &h, out);
+    if (file_exists(host)) run_on_x86(src, host, &h, base, xdir);
+    remove_tree(out), remove_tree(xdir);
+    free_header(&h);
+    free(out), free(xdir), free(text), free(src), free(host), free(base);
+}
+
+static bool is_source(const char *name) {
+    size_t n = strlen(name);
+    return (n > 3 && !strcmp(name + n - 3, ".qd")) || (n > 3 && !strcmp(name + n - 3, ".py"));
+}
+
+Test(lang, corpus, .timeout = 600) {
+    char *dirpath = root_path("testdata/lang");
+    DIR *d = opendir(dirpath);
+    cr_assert(d, "cannot open %s", dirpath);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (is_source(e->d_name)) check_one(dirpath, e->d_name), n++;
+    closedir(d);
+    cr_assert_gt(n, 0, "no sources in %s", dirpath);
+    free(dirpath);
+}
+
+/* A generic kernel without --instantiate, and bad specs: exact diagnostics, exit 1, no output. */
+static void expect_failure(const char *spec1, const char *spec2, const char *want) {
+    char *dir = make_temp_dir(), *src = NULL, *out = NULL;
+    cr_assert(asprintf(&src, "%s/g.qd", dir) > 0 && asprintf(&out, "%s/g.o", dir) > 0);
+    cr_assert(write_text(src, "import quadrants as qd\n\ncount = qd.field(qd.i32, shape=())\n\n@qd.kernel\n"
+                              "def k(a: qd.types.ndarray(ndim=1), n: qd.template()):\n"
+                              "    for i in range(n):\n        a[i] += count[None]\n"));
+    const char *argv[8] = {"--color=never", "-o", out};
+    int n = 3;
+    if (spec1) argv[n++] = spec1;
+    if (spec2) argv[n++] = spec2;
+    argv[n++] = src, argv[n] = NULL;
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, want), "got:\n%s\nwant a diagnostic: %s", r.err, want);
+    cr_expect(!file_exists(out), "an output was written after an error");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out);
+}
+
+Test(lang, instantiate_errors) {
+    expect_failure(NULL, NULL, "error[QD2060]: kernel 'k' is generic ('a' has no fixed type); compile it with "
+                               "--instantiate 'k(a=f32[1], n=...)'");
+    expect_failure("--instantiate=k(a=f32[2], n=4)", NULL, "error[QD2061]: 'a' is declared with ndim=1, the instantiation gives 2");
+    expect_failure("--instantiate=k(a=f32, n=count)", NULL, "error[QD2032]");
+    expect_failure("--instantiate=k(a=f32)", NULL, "error[QD2061]: the instantiation of 'k' gives no value for its generic parameter 'n'");
+    expect_failure("--instantiate=k(a=f32, n=4, m=1)", NULL, "error[QD2061]: kernel 'k' has no parameter 'm'");
+    expect_failure("--instantiate=j(a=f32, n=4)", NULL, "error[QD2061]: --instantiate names 'j', which is not a kernel of this module");
+    expect_failure("--instantiate=k(f32, 4)", NULL, "error[QD2061]: invalid --instantiate spec: name each argument (PARAM=VALUE)");
+    expect_failure("--instantiate=k(a=f32, n=4)", "--instantiate=k(a=f32, n=4)",
+                   "error[QD2061]: two kernels or instantiations are both named 'k__f32__4'");
+    expect_failure("--instantiate=k(a=4, n=4)", NULL, "error[QD2061]: 'a' is an ndarray: give its element type and dimensions, e.g. a=f32[1]");
+}
+
+/* qdc_add_kernels(... INSTANTIATE <spec>...) from the checkout's CMake package: the generic
+ * kernel builds (the spec, with its parentheses and spaces, reaches qdc as one argument). */
+Test(lang, cmake_instantiate, .timeout = 120) {
+    if (!tool_available("cmake") || !tool_available("ninja")) cr_skip_test("cmake or ninja missing");
+    char *dir = make_temp_dir(), *src = NULL, *lists = NULL, *b = NULL, *qdir = NULL, *exe = NULL, *out = NULL;
+    cr_assert(asprintf(&src, "%s/g.qd", dir) > 0 && asprintf(&lists, "%s/CMakeLists.txt", dir) > 0 &&
+              asprintf(&b, "%s/b", dir) > 0 && asprintf(&qdir, "-Dqdc_DIR=%s/cmake", qdc_root()) > 0 &&
+              asprintf(&exe, "-DQDC_EXECUTABLE=%s", qdc_bin()) > 0 && asprintf(&out, "%s/qdc/x86_64/g.o", b) > 0);
+    cr_assert(write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(), n: qd.template()):\n"
+                              "    for i in range(n):\n        a[i] = i\n"));
+    cr_assert(write_text(lists, "cmake_minimum_required(VERSION 3.20)\nproject(g NONE)\nfind_package(qdc REQUIRED)\n"
+                                "qdc_add_kernels(k SOURCES g.qd TARGETS x86_64 INSTANTIATE \"k(a=i32[1], n = 4)\" \"k8=k(a=f32[1], n=8)\")\n"));
+    const char *conf[] = {"cmake", "-G", "Ninja", "-S", dir, "-B", b, qdir, exe, NULL};
+    RunResult r = run_argv(conf, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    const char *build[] = {"ninja", "-C", b, NULL};
+    r = run_argv(build, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(file_exists(out), "%s not built", out);
+    run_free(&r);
+    const char *nm[] = {"llvm-nm-19", out, NULL};
+    r = run_argv(nm, NULL, NULL);
+    cr_expect(strstr(r.out, "k__i32_1d__4_t0") && strstr(r.out, "k8_t0"), "entry points of both instantiations:\n%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(lists), free(b), free(qdir), free(exe), free(out);
+}
