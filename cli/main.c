@@ -9,6 +9,7 @@
 #include "golden.h"
 #include "options.h"
 #include "stats.h"
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -60,46 +61,63 @@ static char *module_name(const char *input) {
     return dot && dot != base ? xstrndup(base, (size_t)(dot - base)) : xstrdup(base);
 }
 
-/* A directory the user named (--capdb-dir, $QDC_CAPDB_PATH) that cannot be searched: warned
+/* A directory the user named (--capdb-dir, $QDC_CAPDB_PATH) that cannot be listed: warned
  * about (QD0006) and skipped, never silently ignored. */
 static bool capdb_dir_ok(const char *dir, const char *from) {
     struct stat st;
-    int err = stat(dir, &st) ? errno : 0;
-    if (!err && S_ISDIR(st.st_mode)) return true;
+    int err = stat(dir, &st) ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+    DIR *d = err ? NULL : opendir(dir);
+    if (d) return closedir(d), true;
+    if (!err) err = errno;
     Span none = {0};
-    diag_warning(none, "QD0006", "%s directory '%s' is ignored: %s", from, dir, err ? strerror(err) : "not a directory");
+    diag_warning(none, "QD0006", "%s directory '%s' is ignored: %s", from, dir,
+                 err == ENOTDIR ? "not a directory" : strerror(err));
     return false;
 }
 
+/* The build tree's database, when this qdc runs from a build tree: `make` writes
+ * <exe dir>/qdc-build-tree holding the database's path relative to that directory. An
+ * installed qdc has no such file and never looks outside <prefix>/share/qdc. */
+static bool build_tree_capdb(const char *exe_dir, StrBuf *out) {
+    char *marker = xasprintf("%s/qdc-build-tree", exe_dir), *text = NULL;
+    size_t len = 0;
+    int err = 0;
+    bool ok = read_file(marker, 4096, &text, &len, &err) == READ_OK;
+    free(marker);
+    while (ok && len && (text[len - 1] == '\n' || text[len - 1] == '\r')) text[--len] = 0;
+    if (ok && len) sb_printf(out, "%s/%s", exe_dir, text), sb_putc(out, 0);
+    free(text);
+    return ok && len;
+}
+
 /* Capability directories in search order, as -I comes before the system headers: --capdb-dir
- * (in order), then $QDC_CAPDB_PATH, then the installed or build-tree database. The first file of
- * a name wins; *nuser counts the user's directories (their shadowing is reported, QD0008). */
+ * (in order), $QDC_CAPDB_PATH (every entry), then the installed database and the build tree's
+ * (only when running from one). The first file of a name wins; *nuser counts the user's
+ * directories (their shadowing is reported, QD0008). */
 static int capdb_dirs(const Options *o, const char ***out, char **owned, int *nuser) {
-    const char **dirs = xcalloc((size_t)o->ncapdb_dirs + 64, sizeof *dirs);
-    int n = 0;
+    const char *env = getenv("QDC_CAPDB_PATH");
+    int cap = 2 + o->ncapdb_dirs + 1, n = 0;
+    for (const char *p = env; p && *p; p++) cap += *p == ':';
+    const char **dirs = xcalloc((size_t)cap, sizeof *dirs);
     for (int i = 0; i < o->ncapdb_dirs; i++)
         if (capdb_dir_ok(o->capdb_dirs[i], "--capdb-dir")) dirs[n++] = o->capdb_dirs[i];
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     StrBuf all;
     sb_init(&all);
-    const char *env = getenv("QDC_CAPDB_PATH");
     if (env) sb_puts(&all, env);
     sb_putc(&all, 0);
+    size_t envlen = env ? strlen(env) : 0;
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    int nfixed = 0;
     if (len > 0) {
         exe[len] = 0;
         char *dir = dirname(exe);
         sb_printf(&all, "%s/%s", dir, QDC_INSTALLED_CAPDB);
         sb_putc(&all, 0);
-        sb_printf(&all, "%s/../capability-db", dir); /* running from the build tree */
-        sb_putc(&all, 0);
-        sb_printf(&all, "%s/../../capability-db", dir); /* build/asan/qdc */
-        sb_putc(&all, 0);
+        nfixed = 1 + build_tree_capdb(dir, &all);
     }
     *owned = all.data;
-    char *p = all.data;
-    size_t envlen = strlen(p);
-    for (; *p && n < 60;) {
+    for (char *p = all.data; *p;) {
         char *colon = strchr(p, ':');
         if (colon) *colon = 0;
         if (*p && capdb_dir_ok(p, "QDC_CAPDB_PATH")) dirs[n++] = p;
@@ -108,7 +126,7 @@ static int capdb_dirs(const Options *o, const char ***out, char **owned, int *nu
     }
     *nuser = n;
     size_t off = envlen + 1;
-    for (int k = 0; k < 3 && len > 0; k++) {
+    for (int k = 0; k < nfixed; k++) {
         if (access(all.data + off, R_OK | X_OK) == 0) dirs[n++] = all.data + off;
         off += strlen(all.data + off) + 1;
     }
@@ -117,9 +135,7 @@ static int capdb_dirs(const Options *o, const char ***out, char **owned, int *nu
 }
 
 static int usage(const char *fmt, const char *a, const char *b) {
-    fprintf(stderr, "qdc: error: ");
-    fprintf(stderr, fmt, a, b);
-    fputc('\n', stderr);
+    diag_usage(fmt, a, b);
     return QDC_EXIT_USAGE;
 }
 
@@ -142,7 +158,7 @@ static bool stdout_ok(void) {
     static bool reported;
     if (fflush(stdout) == 0 && !ferror(stdout)) return true;
     int err = errno;
-    if (!reported) diag_error((Span){0}, "QD0003", "cannot write standard output: %s", strerror(err ? err : EIO));
+    if (!reported) diag_error((Span){0}, "QD0003", "cannot write standard output: %s", err ? strerror(err) : "write error");
     reported = true;
     return false;
 }
@@ -368,6 +384,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
         LAP(check);
         if (!ir || diag_error_count()) goto done;
         if (o->symbol_prefix) ir_prefix_symbols(ir, o->symbol_prefix, &arena);
+        ir_expand_module(ir, &arena); /* the operators' meaning, once, for every target */
         bool binary_on_stdout = false; /* --stats must not land inside `-o -` */
         for (int j = 0; j < njobs; j++) binary_on_stdout |= jobs[j].path && !strcmp(jobs[j].path, "-");
         if (o->stats) print_stats(ir, modname, binary_on_stdout ? stderr : stdout);
@@ -443,8 +460,10 @@ static char *kind_list(unsigned allowed) {
 static int unknown_target(const CapDb *db, const char *name) {
     const char *names[256];
     const char *best = closest_name(name, names, capdb_names(db, names, 256));
-    fprintf(stderr, "qdc: error: unknown target '%s'; known targets: %s\n", name, capdb_target_names(db));
-    if (best) fprintf(stderr, "qdc: note: did you mean '%s'?\n", best);
+    if (best && diag_machine_format())
+        diag_usage("unknown target '%s'; did you mean '%s'? known targets: %s", name, best, capdb_target_names(db));
+    else diag_usage("unknown target '%s'; known targets: %s", name, capdb_target_names(db));
+    if (best && !diag_machine_format()) fprintf(stderr, "qdc: note: did you mean '%s'?\n", best);
     return QDC_EXIT_USAGE;
 }
 
@@ -473,17 +492,17 @@ static int make_job(const Options *o, const CapDb *db, const char *name, Job *j)
             if (j->emit == EMIT_DEFAULT) j->emit = output_kind(o->output, allowed, j->def);
             if (j->emit == EMIT_DEFAULT) {
                 char *kinds = kind_list(allowed);
-                fprintf(stderr, "qdc: error: -o '%s' names a %s file, which target '%s' (backend %s) does not produce; "
-                                "pass --emit=KIND (one of: %s) or another file name\n",
-                        o->output, strrchr(o->output, '.') + 1, cap_name(j->t), cap_backend(j->t), kinds);
+                diag_usage("-o '%s' names a %s file, which target '%s' (backend %s) does not produce; pass --emit=KIND "
+                           "(one of: %s) or another file name",
+                           o->output, strrchr(o->output, '.') + 1, cap_name(j->t), cap_backend(j->t), kinds);
                 free(kinds);
                 return QDC_EXIT_USAGE;
             }
         }
     if (!(allowed & (1u << j->emit))) {
         char *kinds = kind_list(allowed);
-        fprintf(stderr, "qdc: error: --emit=%s is not available for target '%s' (backend %s); it produces: %s\n",
-                emit_kind_name(j->emit), cap_name(j->t), cap_backend(j->t), kinds);
+        diag_usage("--emit=%s is not available for target '%s' (backend %s); it produces: %s", emit_kind_name(j->emit),
+                   cap_name(j->t), cap_backend(j->t), kinds);
         free(kinds);
         return QDC_EXIT_USAGE;
     }
@@ -523,8 +542,9 @@ static int plan_outputs(const Options *o, Job *jobs, int njobs, char **dep_path)
     return QDC_EXIT_OK;
 }
 
-/* Refuses (QD0007, exit 1) an output or depfile that is the input, and a depfile that is an
- * output: same device and inode, or the same name in the same directory, never a string match. */
+/* Refuses (QD0007, exit 1) an output or depfile that is the input, two targets writing one
+ * file, and a depfile that is an output: same device and inode, or the same name in the same
+ * directory, never a string match. */
 static int check_collisions(const Options *o, const Job *jobs, int njobs, const char *dep_path) {
     Span none = {0};
     for (int j = 0; j < njobs; j++)
@@ -536,6 +556,13 @@ static int check_collisions(const Options *o, const Job *jobs, int njobs, const 
         diag_error(none, "QD0007", "the depfile '%s' is the input file", dep_path);
         return QDC_EXIT_INPUT;
     }
+    for (int j = 0; j < njobs; j++)
+        for (int k = j + 1; jobs[j].path && k < njobs; k++)
+            if (jobs[k].path && same_file(jobs[j].path, jobs[k].path)) {
+                diag_error(none, "QD0007", "the output file '%s' would be written for both %s and %s", jobs[k].path,
+                           cap_name(jobs[j].t), cap_name(jobs[k].t));
+                return QDC_EXIT_INPUT;
+            }
     for (int j = 0; dep_path && j < njobs; j++)
         if (jobs[j].path && same_file(dep_path, jobs[j].path)) {
             diag_error(none, "QD0007", "the depfile '%s' is also the output file '%s'", dep_path, jobs[j].path);
@@ -631,7 +658,9 @@ static int run(const Options *o) {
 
 int main(int argc, char **argv) {
     Options o;
-    if (!options_parse(argc, argv, &o)) return options_free(&o), QDC_EXIT_USAGE;
+    DiagConfig early = {options_diag_format(argc, argv), DIAG_COLOR_NEVER, 20, false, stderr};
+    diag_init(&early); /* errors in the command line itself come out in the requested format */
+    if (!options_parse(argc, argv, &o)) return diag_finish(), options_free(&o), QDC_EXIT_USAGE;
     diag_init(&o.diag);
     diag_set_input(!o.input || strcmp(o.input, "-") ? o.input : "<stdin>");
     int rc = run(&o);

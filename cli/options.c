@@ -30,18 +30,18 @@ static const char *const option_names[] = {
 };
 
 static bool usage_error(const char *fmt, const char *arg) {
-    fprintf(stderr, "qdc: error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nqdc: run 'qdc --help' for usage\n");
+    diag_usage(fmt, arg);
+    if (!diag_machine_format()) fputs("qdc: run 'qdc --help' for usage\n", stderr);
     return false;
 }
 
 /* "unknown X 'word'" plus "; did you mean 'pfx<best>'?" when one of names is close. */
 static bool unknown_name(const char *what, const char *word, const char *pfx, const char *const *names, size_t n) {
     const char *best = closest_name(word, names, (int)n);
-    fprintf(stderr, "qdc: error: unknown %s '%s%s'", what, pfx, word);
-    if (best) fprintf(stderr, "; did you mean '%s%s'?", pfx, best);
-    fprintf(stderr, "\nqdc: run 'qdc --help' for usage\n");
+    char *msg = best ? xasprintf("unknown %s '%s%s'; did you mean '%s%s'?", what, pfx, word, pfx, best)
+                     : xasprintf("unknown %s '%s%s'", what, pfx, word);
+    usage_error("%s", msg);
+    free(msg);
     return false;
 }
 
@@ -49,9 +49,11 @@ static bool set_warning(const char *name, bool enabled, bool as_error) {
     if (diag_set_warning(name, enabled, as_error)) return true;
     const char *names[64];
     const char *best = closest_name(name, names, diag_warning_names(names, 64));
-    fprintf(stderr, "qdc: error: unknown warning '%s' (see --list-warnings)", name);
-    if (best) fprintf(stderr, "; did you mean '%s%s'?", as_error ? "-Werror=" : enabled ? "-W" : "-Wno-", best);
-    fprintf(stderr, "\nqdc: run 'qdc --help' for usage\n");
+    char *msg = best ? xasprintf("unknown warning '%s' (see --list-warnings); did you mean '%s%s'?", name,
+                                 as_error ? "-Werror=" : enabled ? "-W" : "-Wno-", best)
+                     : xasprintf("unknown warning '%s' (see --list-warnings)", name);
+    usage_error("%s", msg);
+    free(msg);
     return false;
 }
 
@@ -153,9 +155,11 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
             if (v && !strcmp(v, emit_names[k].name)) return o->emit = emit_names[k].kind, true;
         }
         const char *best = v ? closest_name(v, names, (int)ARRAY_LEN(names)) : NULL;
-        fprintf(stderr, "qdc: error: unknown --emit kind '%s' (ast, ir, obj, asm, llvm-ir, header, metadata, ptx, "
-                        "hsaco, spirv, spirv-asm, msl, c-array)%s%s%s\nqdc: run 'qdc --help' for usage\n",
-                v ? v : "", best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+        char *msg = xasprintf("unknown --emit kind '%s' (ast, ir, obj, asm, llvm-ir, header, metadata, ptx, hsaco, spirv, "
+                              "spirv-asm, msl, c-array)%s%s%s",
+                              v ? v : "", best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+        usage_error("%s", msg);
+        free(msg);
         return false;
     }
     if (take_value("--symbol-prefix", argc, argv, i, &v)) {
@@ -249,7 +253,7 @@ static bool expand_arg(const char *arg, int depth, Options *o) {
     if (depth > 8) return usage_error("response files nest more than 8 deep at '%s'", arg);
     FILE *f = fopen(arg + 1, "r");
     if (!f) {
-        fprintf(stderr, "qdc: error: cannot read response file '%s': %s\n", arg + 1, strerror(errno));
+        diag_usage("cannot read response file '%s': %s", arg + 1, strerror(errno));
         return false;
     }
     StrBuf text;
@@ -260,7 +264,7 @@ static bool expand_arg(const char *arg, int depth, Options *o) {
     fclose(f);
     if (err) {
         sb_free(&text);
-        fprintf(stderr, "qdc: error: cannot read response file '%s': %s\n", arg + 1, strerror(err));
+        diag_usage("cannot read response file '%s': %s", arg + 1, strerror(err));
         return false;
     }
     ArgVec inner = {0};
@@ -273,6 +277,17 @@ static bool expand_arg(const char *arg, int depth, Options *o) {
     }
     vec_free(&inner);
     return ok;
+}
+
+DiagFormat options_diag_format(int argc, char **argv) {
+    DiagFormat f = DIAG_TEXT;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        if (!strncmp(argv[i], "--diagnostics-format=", 21)) v = argv[i] + 21;
+        else if (!strcmp(argv[i], "--diagnostics-format") && i + 1 < argc) v = argv[++i];
+        if (v) f = !strcmp(v, "json") ? DIAG_JSON : !strcmp(v, "sarif") ? DIAG_SARIF : DIAG_TEXT;
+    }
+    return f;
 }
 
 bool options_parse(int argc, char **argv, Options *o) {
