@@ -311,7 +311,7 @@ void diag_hold(bool on) {
     }
     held_close();
     H.on = false;
-    qsort(H.groups.items, (size_t)H.groups.len, sizeof(Held), held_cmp);
+    if (H.groups.len) qsort(H.groups.items, (size_t)H.groups.len, sizeof(Held), held_cmp);
     for (int i = 0; i < H.groups.len; i++) {
         fwrite(H.groups.items[i].text, 1, H.groups.items[i].len, D.cfg.out);
         free(H.groups.items[i].text);
