@@ -229,9 +229,11 @@ FUZZ_OBJS     = $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(LIB_SRCS) fuzz/fuzz_common.c)
 
 $(FUZZ_B)/obj/%.o: %.c $(HDRS) fuzz/fuzz.h fuzz/yaml_mutator.h fuzz/kernel_mutator.h
 	@mkdir -p $(dir $@)
-	clang-19 $(FUZZ_CFLAGS) -c $< -o $@
+	$(call say,CC,$< (fuzz))
+	$(Q)clang-19 $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_BINS): $(FUZZ_B)/fuzz_%: $(FUZZ_B)/obj/fuzz/fuzz_%.o $(FUZZ_OBJS)
-	clang-19 -g $(SAN) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+	$(call say,LINK,$@)
+	$(Q)clang-19 -g $(SAN) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 $(FUZZ_B)/fuzz_capdb: $(FUZZ_B)/obj/fuzz/yaml_mutator.o
 $(FUZZ_B)/fuzz_kernel: $(FUZZ_B)/obj/fuzz/kernel_mutator.o
 fuzz-build: $(FUZZ_BINS)
