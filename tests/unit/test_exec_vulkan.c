@@ -7,7 +7,8 @@
  *    validation layer (no message allowed);
  *  - the atomics matrix of exec_spec.c (op x dtype x order x global/shared, old values used),
  *    judged by the exact sequential-history check, on vulkan1.3 with lavapipe's capabilities
- *    and on vulkan1.1 without capabilities for the 32-bit types.
+ *    and on vulkan1.1 (32-bit types without capabilities: CAS loops for float add/min/max;
+ *    64-bit types with them, through the VK_KHR_shader_atomic_int64 extension).
  * Runs that cannot happen are skips (vk_exec.h): counted, loud, and failures when CI is set. */
 #include "../../support/util.h"
 #include "exec_spec.h"
@@ -174,7 +175,8 @@ static void matrix(int dt, int space, const char *family, bool caps) {
 #define MATRIX(dt, sp)                                                                                             \
     Test(exec_vulkan, atomics_##dt##_##sp, .timeout = 300) {                                                       \
         matrix(XD_##dt, XS_##sp, "vulkan1.3", true);                                                               \
-        if (XD_##dt == XD_I32 || XD_##dt == XD_U32 || XD_##dt == XD_F32) matrix(XD_##dt, XS_##sp, "vulkan1.1", false); \
+        bool wide_ = XD_##dt == XD_I64 || XD_##dt == XD_U64 || XD_##dt == XD_F64;                                 \
+        matrix(XD_##dt, XS_##sp, "vulkan1.1", wide_); /* 64-bit atomics through VK_KHR_shader_atomic_int64 */      \
     }
 MATRIX(I32, GLOBAL)
 MATRIX(I32, SHARED)
