@@ -42,7 +42,7 @@ for qd in "$root"/examples/*.qd; do
 done
 "$launch" --emit-matrix "$work" || exit 2
 for dt in i32 u32 i64 u64 f32 f64; do
-    for sp in global shared; do
+    for sp in global shared field; do
         f="$work/x_${dt}_${sp}"
         "$qdc" "$f.qd" --target="$target" -o "$f.ptx" || { fail=$((fail + 1)); echo "| matrix $dt $sp | COMPILE FAIL | | |" >> "$log"; continue; }
         for n in 1024 131072; do
