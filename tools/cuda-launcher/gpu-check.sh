@@ -2,7 +2,7 @@
 # gpu-check.sh BUILD_DIR — `make gpu-check`: run qdc's PTX on the NVIDIA GPU of this machine and
 # write bench/gpu-results.md. Every example (examples/*.qd) at sizes that are and are not
 # multiples of the block size, on full grids and on 3 blocks, and the whole atomics matrix
-# (tests/unit/exec_spec.c: op x dtype x order x global/shared, exact sequential-history check),
+# (tests/unit/exec_spec.c: op x dtype x order x global/shared/field, exact sequential-history check),
 # compiled for the GPU's own sm_XY (or the nearest lower family qdc knows) and JIT-loaded through
 # the CUDA driver API by tools/cuda-launcher (needs only the driver: no CUDA toolkit).
 # Never runs in CI (CI set: it refuses). Exit 0 all exact, 1 a mismatch, 77 no GPU.
