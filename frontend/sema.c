@@ -466,18 +466,50 @@ static bool is_loop_config(Sema *S, const Stmt *s) {
     return p && !strcmp(p, "qd.loop_config");
 }
 
+static bool const_bool(Sema *S, const Expr *e, bool *out, const char *what) {
+    IrExpr *x = sema_expr(S, e);
+    if (!x) return false;
+    if (!ir_is_const(x) || !qt_is_integral(x->type)) {
+        diag_error(e->span, "QD2009", "%s must be a compile-time constant True or False", what);
+        return false;
+    }
+    return *out = x->c.u != 0, true;
+}
+
+/* qd.loop_config(block_dim=, serialize=, parallelize=, block_dim_adaptive=, name=) before a
+ * top-level for. serialize=True (= parallelize=1) makes the loop a serial loop of a serial task:
+ * one thread, iterations in order, break allowed. parallelize=N > 1 is Quadrants' CPU thread
+ * count; qdc's runtime takes the thread count at launch, so it warns (QD2103). block_dim is used
+ * exactly as given, and the target's default otherwise, which is what block_dim_adaptive
+ * allows either way. bit_vectorize needs quantized arrays: rejected. */
 static void loop_config(Sema *S, const Expr *call) {
     if (call->call.args.n) diag_error(call->span, "QD2007", "qd.loop_config takes keyword arguments only");
     for (int k = 0; k < call->call.nkw; k++) {
         const Keyword *kw = &call->call.kw[k];
         int64_t v;
+        bool b;
         if (!strcmp(kw->name, "block_dim")) {
-            if (!sema_const_int(S, kw->value, &v, "block_dim")) continue;
+            if (kw->value->kind == E_NONE || !sema_const_int(S, kw->value, &v, "block_dim")) continue;
             if (v < 1 || v > 1024) diag_error(kw->value->span, "QD2017", "block_dim must be between 1 and 1024, got %lld", (long long)v);
             else S->block_dim = (int)v, S->block_dim_span = call->span;
-        } else if (strcmp(kw->name, "serialize") && strcmp(kw->name, "parallelize") && strcmp(kw->name, "block_dim_adaptive") &&
-                   strcmp(kw->name, "name")) {
-            diag_error(kw->span, "QD2007", "qd.loop_config has no argument '%s'", kw->name);
+        } else if (!strcmp(kw->name, "serialize")) {
+            if (const_bool(S, kw->value, &b, "serialize")) S->serialize |= b;
+        } else if (!strcmp(kw->name, "parallelize")) {
+            if (kw->value->kind == E_NONE || !sema_const_int(S, kw->value, &v, "parallelize")) continue;
+            if (v < 1) diag_error(kw->value->span, "QD2017", "parallelize must be at least 1, got %lld", (long long)v);
+            else if (v == 1) S->serialize = true;
+            else diag_warning(kw->span, "QD2103", "parallelize=%lld is ignored: the thread count of a CPU launch is its "
+                                                 "nthreads argument (qdc-abi(7)); GPU targets never used it", (long long)v);
+        } else if (!strcmp(kw->name, "block_dim_adaptive")) {
+            const_bool(S, kw->value, &b, "block_dim_adaptive");
+        } else if (!strcmp(kw->name, "bit_vectorize")) {
+            if (const_bool(S, kw->value, &b, "bit_vectorize") && b)
+                diag_error(kw->span, "QD2017", "bit_vectorize=True needs quantized arrays (qd.types.quant), which qdc does not support");
+        } else if (strcmp(kw->name, "name")) {
+            static const char *const known[] = {"block_dim", "serialize", "parallelize", "block_dim_adaptive", "bit_vectorize", "name"};
+            const char *near = closest_name(kw->name, known, (int)ARRAY_LEN(known));
+            diag_error(kw->span, "QD2007", "qd.loop_config has no argument '%s'%s%s%s", kw->name, near ? "; did you mean '" : "",
+                       near ? near : "", near ? "'?" : "");
         }
     }
     if (!S->block_dim) S->block_dim = -1, S->block_dim_span = call->span; /* pending, default size */
@@ -549,6 +581,10 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
             split_tasks(S, branch, serial);
         } else if (is_loop_config(S, s)) {
             loop_config(S, s->expr);
+        } else if (s->kind == S_FOR && !is_static_for(S, s) && S->serialize) {
+            S->serialize = false, S->block_dim = 0; /* one thread: the loop is an ordinary serial loop */
+            if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
+            sema_stmt(S, s);
         } else if (s->kind == S_FOR && !is_static_for(S, s)) {
             close_task(S, serial);
             IrStmtVec body = {0};
@@ -562,7 +598,7 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
         } else {
             if (S->block_dim) {
                 diag_error(S->block_dim_span, "QD2017", "qd.loop_config must directly precede a top-level for loop");
-                S->block_dim = 0;
+                S->block_dim = 0, S->serialize = false;
             }
             if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
             sema_stmt(S, s);
@@ -633,7 +669,7 @@ static void check_kernel(Sema *S, const Stmt *def) {
     S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = 0;
     Scope scope = {.parent = &S->module};
     S->scope = &scope;
-    S->task = -1, S->block_dim = 0, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
+    S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
     if (def->def.returns && def->def.returns->kind != E_NONE)
         diag_error(def->def.returns->span, "QD2005", "kernels cannot return values in v1");
     if (S->inst >= 0) sema_check_instance_args(S, def);

@@ -88,6 +88,7 @@ typedef struct Sema {
     const Stmt *inline_stack[32];
     int ninline;
     int block_dim;    /* pending qd.loop_config(block_dim=...) */
+    bool serialize;   /* pending qd.loop_config(serialize=True) / parallelize=1 */
     int ndefs;        /* kernels and funcs defined so far */
     int64_t unrolled; /* qd.static iterations unrolled in this kernel, nested ones included */
     Span block_dim_span;
@@ -133,6 +134,7 @@ Val sema_call(Sema *S, const Expr *call, Val callee);
 
 /* sema_mem.c: qd.* builtins that touch memory or the block */
 bool sema_is_mem_builtin(const char *path);
+int sema_mem_builtin_names(const char **out, int max); /* fills out with every path; returns the count */
 Val sema_mem_call(Sema *S, const Expr *call, const char *path);
 void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref);
 

@@ -120,6 +120,7 @@ void cg_task_begin(LlvmCg *cg, const IrKernel *k, int ti) {
     cg->kernel = k;
     cg->task = &k->tasks[ti];
     cg->task_index = ti;
+    ir_memo_clear(&cg->shared_vals);
     cg->param_vals = xcalloc((size_t)k->nparams + 1, sizeof *cg->param_vals);
     cg->param_shape = xcalloc((size_t)k->nparams + 1, sizeof *cg->param_shape);
     cg->locals = xcalloc((size_t)k->nlocals + 1, sizeof *cg->locals);
@@ -130,6 +131,7 @@ void cg_task_begin(LlvmCg *cg, const IrKernel *k, int ti) {
 }
 
 void cg_task_end(LlvmCg *cg) {
+    ir_memo_free(&cg->shared_vals);
     free(cg->param_vals);
     free(cg->param_shape);
     free(cg->locals);
@@ -256,11 +258,11 @@ static LLVMValueRef math(LlvmCg *cg, const IrExpr *e) {
         LLVMValueRef args[2] = {a, LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 0, 0)};
         return cg_call_intrinsic(cg, "llvm.ctlz", &ty, 1, args, 2);
     }
+    default: return cg_math(cg, e->math.op, e->type, a, e->math.b ? cg_expr(cg, e->math.b) : NULL);
     }
-    unreachable();
 }
 
-LLVMValueRef cg_expr(LlvmCg *cg, const IrExpr *e) {
+static LLVMValueRef expr(LlvmCg *cg, const IrExpr *e) {
     switch (e->kind) {
     case IR_CONST: return const_of(cg, e);
     case IR_LOCAL: return LLVMBuildLoad2(cg->b, cg_type(cg, cg->kernel->locals[e->local].type), cg->locals[e->local], "");
@@ -334,7 +336,7 @@ static bool reads_sync(const IrExpr *e) {
     case IR_BINARY: return reads_sync(e->bin.a) || reads_sync(e->bin.b);
     case IR_SELECT: return reads_sync(e->sel.cond) || reads_sync(e->sel.a) || reads_sync(e->sel.b);
     case IR_CAST: case IR_BITCAST: return reads_sync(e->arg);
-    case IR_MATH: return reads_sync(e->math.a);
+    case IR_MATH: return reads_sync(e->math.a) || reads_sync(e->math.b);
     case IR_MEMOP:
         return e->mem.op == QOP_LOAD || reads_sync(e->mem.val) || reads_sync(e->mem.val2) || ref_reads_sync(e->mem.ref);
     default: return false;
@@ -399,7 +401,17 @@ static void stmt_for(LlvmCg *cg, const IrStmt *s) {
     LLVMPositionBuilderAtEnd(cg->b, exit);
 }
 
+/* A node the expansion shares (IrExpr.shared) is evaluated once per statement: its first
+ * evaluation dominates every later use in the statement's straight-line code. */
+LLVMValueRef cg_expr(LlvmCg *cg, const IrExpr *e) {
+    if (!e->shared) return expr(cg, e);
+    LLVMValueRef v = ir_memo_get(&cg->shared_vals, e);
+    if (!v) ir_memo_put(&cg->shared_vals, e, v = expr(cg, e));
+    return v;
+}
+
 static void stmt(LlvmCg *cg, const IrStmt *s) {
+    ir_memo_clear(&cg->shared_vals);
     switch (s->kind) {
     case IR_ASSIGN: LLVMBuildStore(cg->b, cg_expr(cg, s->assign.value), cg->locals[s->assign.local]); return;
     case IR_STORE: {
@@ -446,18 +458,40 @@ void cg_emit_task_body(LlvmCg *cg, LLVMValueRef index) {
     cg->iter_end = NULL;
 }
 
+static void assume(LlvmCg *cg, LLVMValueRef cond) { cg_call_intrinsic(cg, "llvm.assume", NULL, 0, &cond, 1); }
+
+/* !prof branch_weights on a conditional branch (block placement only; no semantics). */
+static void branch_weights(LlvmCg *cg, LLVMValueRef br, unsigned taken, unsigned not_taken) {
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+    LLVMMetadataRef md[3] = {LLVMMDStringInContext2(cg->ctx, "branch_weights", 14),
+                             LLVMValueAsMetadata(LLVMConstInt(i32, taken, 0)),
+                             LLVMValueAsMetadata(LLVMConstInt(i32, not_taken, 0))};
+    LLVMValueRef node = LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, md, 3));
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4), node);
+}
+
+/* The one definition of a parallel task's loop on every LLVM backend (x86: begin/end are a
+ * worker's chunk, step 1; GPUs: the grid-stride loop, begin = global thread index, step = grid
+ * size): for (i = begin; i < end; i += step), rotated. The increment is `add nuw` with an
+ * unsigned exit test: in the loop 0 <= i < end <= INT32_MAX and 0 < step < 2^31 (a grid has
+ * fewer than 2^31 threads, the ABI in gpu.h), so i + step < 2^32 never wraps and the test is
+ * exact for every extent up to INT32_MAX (a signed `add nsw` would be poison past INT32_MAX).
+ * On NVPTX it also keeps LLVM's loop strength reduction from carrying one 64-bit pointer per
+ * indexed array across iterations: nvcc's shape, fewer registers (bench/ptx-quality.md). In the
+ * body end > 0 is known (it drops Python-% guards on it); the back edge is unlikely (launchers
+ * cover the extent), which keeps the body in source order. */
 void cg_emit_strided_loop(LlvmCg *cg, LLVMValueRef begin, LLVMValueRef end, LLVMValueRef step) {
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-    LLVMBasicBlockRef head = cg_block(cg, "task.loop"), body = cg_block(cg, "task.body"), exit = cg_block(cg, "task.exit");
-    LLVMBuildBr(cg->b, head);
-    LLVMPositionBuilderAtEnd(cg->b, head);
-    LLVMValueRef i = LLVMBuildPhi(cg->b, LLVMInt32TypeInContext(cg->ctx), "i");
-    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, i, end, ""), body, exit);
+    LLVMBasicBlockRef body = cg_block(cg, "task.body"), exit = cg_block(cg, "task.exit");
+    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, begin, end, ""), body, exit);
     LLVMPositionBuilderAtEnd(cg->b, body);
+    LLVMValueRef i = LLVMBuildPhi(cg->b, LLVMInt32TypeInContext(cg->ctx), "i");
+    assume(cg, LLVMBuildICmp(cg->b, LLVMIntSGT, end, cg_i32(cg, 0), ""));
     cg_emit_task_body(cg, i);
-    LLVMValueRef next = LLVMBuildNSWAdd(cg->b, i, step, "");
+    LLVMValueRef next = LLVMBuildNUWAdd(cg->b, i, step, "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
-    LLVMBuildBr(cg->b, head);
+    LLVMValueRef latch_br = LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntULT, next, end, ""), body, exit);
+    branch_weights(cg, latch_br, 1, 127);
     LLVMAddIncoming(i, &begin, &pre, 1);
     LLVMAddIncoming(i, &next, &latch, 1);
     LLVMPositionBuilderAtEnd(cg->b, exit);
@@ -493,6 +527,7 @@ static void build_fields(LlvmCg *cg) {
 }
 
 bool cg_build_module(LlvmCg *cg) {
+    if (!cg->m->expanded) die("the LLVM backend was given IR that ir_expand_module did not expand");
     cg->b = LLVMCreateBuilderInContext(cg->ctx);
     if (cg->tgt->module_begin) cg->tgt->module_begin(cg);
     build_fields(cg);

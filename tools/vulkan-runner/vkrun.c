@@ -1,5 +1,6 @@
 /* vkrun: runs qdc's SPIR-V through Vulkan compute on the first device with a compute queue.
  *   vkrun [--validate] MODULE.spv [--buffer SET,BINDING,FILE]... [--push FILE] ENTRY:GROUPS...
+ * (with no entry it only creates the device and says which Vulkan version it asked for)
  * Buffers start with FILE's bytes and are written back to FILE afterwards; the push-constant
  * block comes from --push (layout: man/qdc-spirv.7, --emit=metadata). Entries run in order with
  * a full barrier between them.
@@ -26,7 +27,7 @@
 #include <vulkan/vulkan.h>
 
 #define MAXB 32
-#define MAXE 64
+#define MAXE 256
 #define SKIP 77
 #define CHECK(x)                                                                                   \
     do {                                                                                           \
@@ -285,6 +286,14 @@ static uint32_t create_device(VkInstance inst, const Module *m) {
         if (!*field(query[needs[i].s], needs[i].off)) skip("the device lacks feature ", needs[i].name);
         *field(want[needs[i].s], needs[i].off) = VK_TRUE;
     }
+    /* Say exactly what is enabled (the suite checks it). */
+    printf("vkrun: features:");
+    int any = 0;
+    for (int i = 0; i < NNEED; i++)
+        if (m->need[i]) printf(" %s", needs[i].name), any = 1;
+    printf("%s; extensions:", any ? "" : " none");
+    for (uint32_t i = 0; i < nenable; i++) printf(" %s", enable[i]);
+    printf("%s\n", nenable ? "" : " none");
     float prio = 1;
     VkDeviceQueueCreateInfo qci = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, NULL, 0, qf, 1, &prio};
     VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, want[S_CORE], 0, 1, &qci, 0, NULL, nenable, enable, NULL};
@@ -369,7 +378,7 @@ static int layer_installed(const char *name) {
 int main(int argc, char **argv) {
     int validate = getenv("VKRUN_VALIDATE") && !strcmp(getenv("VKRUN_VALIDATE"), "1"), a0 = 1;
     if (argc > 1 && !strcmp(argv[1], "--validate")) validate = 1, a0 = 2;
-    if (argc < a0 + 2) { fprintf(stderr, "usage: vkrun [--validate] MODULE.spv [--buffer S,B,FILE]... [--push FILE] ENTRY:GROUPS...\n"); return 1; }
+    if (argc < a0 + 1) { fprintf(stderr, "usage: vkrun [--validate] MODULE.spv [--buffer S,B,FILE]... [--push FILE] ENTRY:GROUPS...\n"); return 1; }
     const char *push_file = NULL, *entries[MAXE];
     int nentries = 0;
     for (int i = a0 + 1; i < argc; i++) {
