@@ -3,8 +3,8 @@
  * one. The layout is Quadrants': a dense node is an array of cells, a cell holds the node's
  * children in placement order with natural alignment (a C struct), so fields placed together
  * interleave; a field's index along an axis is split over the levels that name the axis, the
- * outer level most significant. A field alone under its qd.root child with a row-major path
- * stays a plain buffer (qd_field_<name>); the others live in one storage per qd.root child
+ * outer level most significant. A field alone under its qd.root child whose levels name axes
+ * in non-decreasing order (so the layout is row-major) stays a plain buffer (qd_field_<name>); the others live in one storage per qd.root child
  * (qd_snode_<name>) and every access carries its element index (IrRef.flat). Sparse nodes
  * and autodiff placement are rejected (QD2063). */
 #include "sema.h"
@@ -200,7 +200,8 @@ static void place_field(Sema *S, int fi, int n, int top, int storage) {
         lv->child_offset = child_offset(S, path[np - 1 - l], l + 1 < np ? path[np - 2 - l] : -(fi + 1));
         for (int k = 0; k < p->naxes; k++) {
             lv->axis[k] = p->axis[k], lv->size[k] = p->size[k];
-            extent[p->axis[k]] *= p->size[k], row_major &= !used[p->axis[k]] && p->axis[k] > last;
+            /* row-major iff the axes, level by level, never decrease (a split axis stays contiguous) */
+            extent[p->axis[k]] *= p->size[k], row_major &= p->axis[k] >= last;
             used[p->axis[k]] = true, last = p->axis[k];
         }
     }
