@@ -286,6 +286,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
         FrontendOptions fo = {o->instantiate, o->ninstantiate};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         if (!ir || diag_error_count()) goto done;
+        ir_expand_module(ir, &arena); /* the operators' meaning, once, for every target */
         bool binary_on_stdout = false; /* --stats must not land inside `-o -` */
         for (int j = 0; j < njobs; j++) binary_on_stdout |= jobs[j].path && !strcmp(jobs[j].path, "-");
         if (o->stats) print_stats(ir, modname, binary_on_stdout ? stderr : stdout);
