@@ -135,3 +135,33 @@ void arena_free(Arena *a) {
     for (ArenaBlock *b = a->head, *next; b; b = next) next = b->next, free(b);
     a->head = NULL, a->total = 0;
 }
+
+int edit_distance(const char *a, const char *b, int cap) {
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return cap + 1;
+    if ((la > lb ? la - lb : lb - la) > (size_t)cap) return cap + 1;
+    int row[65];
+    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0], best = row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j], v = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < v) v = up + 1;
+            if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+            diag = up, row[j] = v;
+            if (v < best) best = v;
+        }
+        if (best > cap) return cap + 1;
+    }
+    return row[lb] > cap ? cap + 1 : row[lb];
+}
+
+const char *closest_name(const char *name, const char *const *cands, int n) {
+    int len = (int)strlen(name), cap = len <= 4 ? 1 : 2, best = cap + 1;
+    const char *pick = NULL;
+    for (int k = 0; k < n; k++) {
+        int d = edit_distance(name, cands[k], cap);
+        if (d < best && d < len) best = d, pick = cands[k];
+    }
+    return pick;
+}

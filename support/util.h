@@ -68,4 +68,9 @@ char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf,
 void arena_free(Arena *a);
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+/* Levenshtein distance (insert, delete, substitute: cost 1), capped at cap + 1. */
+int edit_distance(const char *a, const char *b, int cap);
+/* The candidate nearest to name for a "did you mean" hint: distance <= 1 for names of up to 4
+ * characters, else <= 2 (and less than the name's length); ties go to the first. NULL if none. */
+const char *closest_name(const char *name, const char *const *cands, int n);
 #endif

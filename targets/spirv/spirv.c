@@ -282,7 +282,7 @@ static void note_expr(SpvGen *g, const IrExpr *e) {
     case IR_SELECT: note_expr(g, e->sel.cond), note_expr(g, e->sel.a), note_expr(g, e->sel.b); break;
     case IR_CAST:
     case IR_BITCAST: note_expr(g, e->arg); break;
-    case IR_MATH: note_expr(g, e->math.a); break;
+    case IR_MATH: note_expr(g, e->math.a), note_expr(g, e->math.b); break;
     case IR_MEMOP:
         note_ref(g, e->mem.ref), note_expr(g, e->mem.val), note_expr(g, e->mem.val2);
         g_note_memop(g, &e->mem);
