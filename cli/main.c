@@ -3,6 +3,7 @@
 #include "../frontend/frontend.h"
 #include "../lower/lower.h"
 #include "../support/fileio.h"
+#include "../targets/abi.h"
 #include "../targets/target.h"
 #include "depfile.h"
 #include "options.h"
@@ -241,7 +242,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     } else {
         FrontendOptions fo = {o->instantiate, o->ninstantiate};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
-        if (!ir || diag_error_count()) goto done;
+        if (!ir || diag_error_count() || !abi_check_names(ir)) goto done;
         bool binary_on_stdout = false; /* --stats must not land inside `-o -` */
         for (int j = 0; j < njobs; j++) binary_on_stdout |= jobs[j].path && !strcmp(jobs[j].path, "-");
         if (o->stats) print_stats(ir, modname, binary_on_stdout ? stderr : stdout);
