@@ -695,7 +695,7 @@ static bool parse_doc(CapDb *db, CapTarget *t, DocSlot *slot) {
 static bool add_file(CapDb *db, const char *dir, const char *file) {
     char *path = xasprintf("%s/%s", dir, file);
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a FIFO would block every command */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) { /* a FIFO would block every command */
         diag_warning((Span){0}, "QD3011", "'%s' is skipped: a capability file must be a regular file", path);
         free(path);
         return true;
@@ -705,8 +705,9 @@ static bool add_file(CapDb *db, const char *dir, const char *file) {
     int err = 0;
     ReadStatus rs = read_file(path, 4u << 20, &text, &len, &err);
     bool ok = rs == READ_OK;
-    if (rs == READ_TOO_LARGE) diag_error((Span){0}, "QD0004", "capability file '%s' is larger than the 4 MiB limit", path);
-    else if (!ok) diag_error((Span){0}, "QD0001", "cannot read capability file '%s': %s", path, err ? strerror(err) : "not a regular file");
+    if (!ok) /* say what is wrong; never a made-up errno */
+        diag_error((Span){0}, "QD0001", "cannot read capability file '%s': %s", path,
+                   rs == READ_ISDIR ? "Is a directory" : rs == READ_TOO_LARGE ? "larger than the 4 MiB limit" : strerror(err));
     else {
         CapTarget *t = ARENA_NEW(&db->arena, CapTarget);
         t->db = db;

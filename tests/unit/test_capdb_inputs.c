@@ -120,23 +120,20 @@ Test(capdb_inputs, regress_inputs_load_or_fail_cleanly) {
     free(dir);
 }
 
-/* Issue 13 item 15: a FIFO (or a directory) named *.yaml in a capability directory is skipped with
- * QD3011; opening the FIFO blocked every command forever. */
-Test(capdb_inputs, fifo_and_directory_named_yaml_are_skipped, .timeout = 20) {
-    char *tmp = make_temp_dir(), *fifo = cat(tmp, "zz.yaml"), *dir = cat(tmp, "dd.yaml");
+/* Issue 13 item 15: a FIFO named *.yaml in a capability directory is skipped unopened with
+ * QD3011; opening it blocked every command forever. (A directory is QD0001: test_io_formats.c.) */
+Test(capdb_inputs, fifo_named_yaml_is_skipped, .timeout = 20) {
+    char *tmp = make_temp_dir(), *fifo = cat(tmp, "zz.yaml");
     cr_assert_eq(mkfifo(fifo, 0644), 0);
-    cr_assert_eq(mkdir(dir, 0755), 0);
     RunResult r = run_qdc("--capdb-dir", tmp, "--list-targets", NULL);
     cr_expect_eq(r.status, 0, "%s", r.err);
-    char want[2048];
-    snprintf(want, sizeof want,
-             "qdc: warning[QD3011]: '%s' is skipped: a capability file must be a regular file\n"
-             "qdc: warning[QD3011]: '%s' is skipped: a capability file must be a regular file\n", dir, fifo);
+    char want[1024];
+    snprintf(want, sizeof want, "qdc: warning[QD3011]: '%s' is skipped: a capability file must be a regular file\n", fifo);
     cr_expect_str_eq(r.err, want);
     cr_expect(strstr(r.out, "sm_80"), "the checked-in families still load: %s", r.out);
     run_free(&r);
     remove_tree(tmp);
-    free(tmp), free(fifo), free(dir);
+    free(tmp), free(fifo);
 }
 
 /* Issue 13 item 15: duplicate-key and capability-name checks are linear. 250,000 capability
@@ -168,7 +165,7 @@ Test(capdb_inputs, oversized_file_says_so) {
     RunResult r = run_qdc("--capdb-dir", tmp, "--list-targets", NULL);
     cr_expect_eq(r.status, 1);
     char want[512];
-    snprintf(want, sizeof want, "qdc: error[QD0004]: capability file '%s' is larger than the 4 MiB limit\n", file);
+    snprintf(want, sizeof want, "qdc: error[QD0001]: cannot read capability file '%s': larger than the 4 MiB limit\n", file);
     cr_expect_str_eq(r.err, want);
     run_free(&r);
     remove_tree(tmp);
