@@ -9,14 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int env_minor(const char *env) {
-    static const struct { const char *env; int minor; } rows[] = {
-        {"vulkan1.1", 3}, {"vulkan1.2", 5}, {"vulkan1.3", 6}};
-    for (size_t i = 0; i < ARRAY_LEN(rows); i++)
-        if (!strcmp(rows[i].env, env)) return rows[i].minor;
-    die("SPIR-V environment '%s' has no default version", env);
-}
-
+/* The family's SPIR-V environment and version come from the database only (spirv.env,
+ * spirv.version); a family without a version is a QD3007 at its file. */
 static SpvTarget target_of(const CapTarget *t) {
     SpvTarget st = {0};
     st.for_msl = !strcmp(cap_backend(t), "msl");
@@ -25,7 +19,7 @@ static SpvTarget target_of(const CapTarget *t) {
     if (!st.env) die("family '%s' has no spirv.env", cap_name(t));
     const char *ver = cap_str(t, "spirv.version");
     int major = 1;
-    if (!ver || sscanf(ver, "%d.%d", &major, &st.minor) != 2) st.minor = env_minor(st.env);
+    if (!ver || sscanf(ver, "%d.%d", &major, &st.minor) != 2 || major != 1) st.minor = -1;
     st.default_block_dim = (int)cap_int(t, "default_block_dim", 128);
     return st;
 }
@@ -115,6 +109,11 @@ static bool check_has_tasks(const IrModule *m, const CapTarget *t) {
 
 bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
     SpvTarget st = target_of(t);
+    if (st.minor < 0) {
+        diag_error(cap_where(t, "spirv.version"), "QD3007", "family '%s' has no valid spirv.version (\"1.N\": the SPIR-V "
+                                                           "version its environment %s takes)", cap_name(t), st.env);
+        return false;
+    }
     if (!check_types(m)) return false;
     if (o->emit != EMIT_METADATA && o->emit != EMIT_HEADER && !check_has_tasks(m, t)) return false;
     switch (o->emit) {
