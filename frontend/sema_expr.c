@@ -308,7 +308,7 @@ static Val eval_name(Sema *S, const Expr *e) {
     for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent) {
         Binding *b = scope_find(s, e->name);
         if (b && b->v.kind == V_LOCAL && !sema_local_visible(S, b->v.index, e->span)) return val_err();
-        if (b) return b->v;
+        if (b) return sema_fresh_ref(S, b->v, e->span);
     }
     if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return (Val){.kind = V_NS, .path = "qd"};
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++)

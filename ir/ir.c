@@ -160,7 +160,9 @@ static void dump_kernel(const IrModule *m, const IrLowered *low, const IrKernel 
         if (p->kind == IR_PARAM_SCALAR) sb_printf(out, "%s%s: %s", i ? ", " : "", p->name, qt_name(p->type));
         else sb_printf(out, "%s%s: ndarray(%s, %d)", i ? ", " : "", p->name, qt_name(p->type), p->ndim);
     }
-    sb_puts(out, ")\n");
+    sb_puts(out, ")");
+    if (k->ret_type != QT_VOID) sb_printf(out, " -> %s in field %s", qt_name(k->ret_type), m->fields[k->ret_field].name);
+    sb_putc(out, '\n');
     for (int i = 0; i < k->nlocals; i++) sb_printf(out, "  local %%%d %s: %s\n", i, k->locals[i].name, qt_name(k->locals[i].type));
     for (int i = 0; i < k->nshared; i++) {
         const IrShared *s = &k->shared[i];

@@ -224,11 +224,14 @@ typedef struct IrKernel {
     IrTask *tasks; /* top-level statements in order: each top-level for is a parallel task,
                       runs of other top-level statements are serial tasks (one thread) */
     int ntasks;
+    QdType ret_type; /* `-> T`: the type returned, QT_VOID for none */
+    int ret_field;   /* the 0-d field the last task stores the result in (IrModule.fields), or -1 */
     Span span;
 } IrKernel;
 
 typedef struct IrField {
-    const char *name;
+    const char *name;  /* kernel-owned temporaries (a kernel-scope local shared between tasks,
+                          a kernel's return slot) are "qdc_tmp_<kernel>_<var>", "qdc_ret_<kernel>" */
     QdType type;
     int ndim; /* 0 for shape=() */
     int64_t shape[IR_MAX_DIMS];

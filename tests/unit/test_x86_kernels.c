@@ -85,6 +85,11 @@ Test(x86_kernels, serialize) {
     run_kernel("tests/kernels/serialize.qd", "tests/kernels/serialize.c", "serialize", "1048576");
 }
 
+/* Kernel-scope locals reduced in parallel loops (was QD2025) and kernel return values. */
+Test(x86_kernels, reduce) {
+    run_kernel("tests/kernels/reduce.qd", "tests/kernels/reduce.c", "reduce", "1048576");
+}
+
 /* Unoptimized code must compute the same (IR building errors hide behind the optimizer). */
 Test(x86_kernels, semantics_O0) {
     run_kernel_opt("tests/kernels/semantics.qd", "tests/kernels/semantics.c", "semantics", "4096", "-O0");
