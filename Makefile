@@ -144,18 +144,19 @@ install-files:
 FUZZ_B       ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZ_NAMES   := frontend capdb pipeline
+FUZZ_NAMES   := frontend capdb pipeline kernel
 FUZZ_BINS    := $(patsubst %,$(FUZZ_B)/fuzz_%,$(FUZZ_NAMES))
 FUZZ_CFLAGS   = $(WARN) -Wno-error $(DEFS) $(INCS) -O1 -g $(SAN) -fsanitize=fuzzer-no-link
 FUZZ_OBJS     = $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(LIB_SRCS) fuzz/fuzz_common.c)
-.PHONY: fuzz fuzz-smoke fuzz-build memcheck bench
+.PHONY: fuzz fuzz-smoke fuzz-build memcheck bench gpu-check
 
-$(FUZZ_B)/obj/%.o: %.c $(HDRS) fuzz/fuzz.h fuzz/yaml_mutator.h
+$(FUZZ_B)/obj/%.o: %.c $(HDRS) fuzz/fuzz.h fuzz/yaml_mutator.h fuzz/kernel_mutator.h
 	@mkdir -p $(dir $@)
 	clang-19 $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_BINS): $(FUZZ_B)/fuzz_%: $(FUZZ_B)/obj/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	clang-19 -g $(SAN) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 $(FUZZ_B)/fuzz_capdb: $(FUZZ_B)/obj/fuzz/yaml_mutator.o
+$(FUZZ_B)/fuzz_kernel: $(FUZZ_B)/obj/fuzz/kernel_mutator.o
 fuzz-build: $(FUZZ_BINS)
 fuzz: fuzz-build
 	@for n in $(FUZZ_NAMES); do bash fuzz/run.sh $(FUZZ_B) $$n $(FUZZ_SECONDS) random || exit 1; done
@@ -165,6 +166,10 @@ memcheck: all
 	@bash fuzz/memcheck.sh $(B)/qdc
 bench: all
 	@bash bench/bench.sh $(B)
+# Examples + the atomics matrix from the PTX on this machine's NVIDIA GPU (CUDA driver only; never
+# in CI) -> bench/gpu-results.md. Exit 77 without a GPU.
+gpu-check: all
+	@bash tools/cuda-launcher/gpu-check.sh $(B)
 
 clean:
 	rm -rf $(B)

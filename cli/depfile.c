@@ -11,7 +11,7 @@ void dep_escape(StrBuf *out, const char *path) {
 }
 
 void dep_render(StrBuf *out, const DepTarget *targets, int ntargets, const char *const *deps, int ndeps,
-                bool phony) {
+                int ninputs, bool phony) {
     for (int i = 0; i < ntargets; i++) {
         if (i) sb_putc(out, ' ');
         if (targets[i].quote) dep_escape(out, targets[i].name);
@@ -23,7 +23,7 @@ void dep_render(StrBuf *out, const DepTarget *targets, int ntargets, const char 
         dep_escape(out, deps[i]);
     }
     sb_putc(out, '\n');
-    for (int i = 1; phony && i < ndeps; i++) {
+    for (int i = ninputs; phony && i < ndeps; i++) {
         sb_putc(out, '\n');
         dep_escape(out, deps[i]);
         sb_puts(out, ":\n");

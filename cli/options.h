@@ -18,6 +18,8 @@ typedef struct Options {
     int ncaps;
     const char **capdb_dirs; /* --capdb-dir, in order */
     int ncapdb_dirs;
+    const char **instantiate; /* --instantiate SPEC, in order (generic kernels) */
+    int ninstantiate;
     DiagConfig diag;
     /* informational modes */
     bool help, version, list_targets, list_warnings, list_codes, support_matrix;

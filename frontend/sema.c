@@ -526,20 +526,8 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
 /* ---- kernels ---- */
 
 static bool ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
-    const Expr *dt = NULL, *nd = NULL;
-    if (ann->kind == E_CALL) {
-        if (ann->call.args.n > 0) dt = ann->call.args.items[0];
-        if (ann->call.args.n > 1) nd = ann->call.args.items[1];
-        keyword(ann, "dtype", &dt), keyword(ann, "ndim", &nd);
-    } else {
-        const Expr *ix = ann->sub.index;
-        if (ix->kind == E_TUPLE && ix->list.n == 2) dt = ix->list.items[0], nd = ix->list.items[1];
-        else dt = ix;
-    }
-    if (!dt || !nd) {
-        diag_error(ann->span, "QD2005", "ndarray parameters need an element type and ndim, e.g. qd.types.ndarray(dtype=qd.f32, ndim=1)");
-        return false;
-    }
+    const Expr *dt, *nd;
+    sema_param_shape(S, ann, &dt, &nd);
     int64_t ndim;
     if (!sema_annotation_type(S, dt, &p->type) || !sema_const_int(S, nd, &ndim, "ndim")) return false;
     if (ndim < 0 || ndim > IR_MAX_DIMS) return diag_error(nd->span, "QD2005", "ndim must be between 0 and %d", IR_MAX_DIMS), false;
@@ -547,37 +535,49 @@ static bool ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
     return true;
 }
 
-static bool kernel_param(Sema *S, const Param *ap, IrParam *p) {
+/* GP_PARAM: *p is a run-time parameter; GP_BOUND: a template value to bind by name (*bound). */
+static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry) {
     p->name = ap->name, p->span = ap->span, p->kind = IR_PARAM_SCALAR;
-    const Expr *ann = ap->annotation;
-    if (!ann) return diag_error(ap->span, "QD2005", "kernel parameter '%s' needs a type annotation", ap->name), false;
-    if (ap->dflt) return diag_error(ap->dflt->span, "QD2005", "kernel parameters cannot have default values in v1"), false;
-    const char *path = sema_path(S, ann->kind == E_CALL ? ann->call.fn : ann->kind == E_SUBSCRIPT ? ann->sub.obj : ann);
-    if (path && ((ann->kind == E_CALL && !strcmp(path, "qd.types.ndarray")) || (ann->kind == E_SUBSCRIPT && !strcmp(path, "qd.types.NDArray"))))
-        return ndarray_annotation(S, ann, p);
-    if (path && (!strcmp(path, "qd.template") || !strcmp(path, "qd.Template")))
-        return diag_error(ann->span, "QD2005", "qd.template() kernel parameters are not supported in v1"), false;
-    return sema_annotation_type(S, ann, &p->type);
+    const Expr *ann = ap->annotation, *dt, *nd;
+    if (!ann) return diag_error(ap->span, "QD2005", "kernel parameter '%s' needs a type annotation", ap->name), GP_ERR;
+    if (ap->dflt) return diag_error(ap->dflt->span, "QD2005", "kernel parameters cannot have default values in v1"), GP_ERR;
+    if (sema_param_is_generic(S, ap)) return sema_generic_param(S, ap, p, bound, entry);
+    if (sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;
+    return sema_annotation_type(S, ann, &p->type) ? GP_PARAM : GP_ERR;
 }
 
-static void kernel_params(Sema *S, const Stmt *def) {
+/* Binds the parameters; for an instantiation, builds its entry name (sema_generic.c). */
+static const char *kernel_params(Sema *S, const Stmt *def) {
+    StrBuf entry;
+    sb_init(&entry);
+    sb_puts(&entry, def->def.name);
     for (int k = 0; k < def->def.nparams; k++) {
         const Param *ap = &def->def.params[k];
         for (int j = 0; j < k; j++)
             if (!strcmp(def->def.params[j].name, ap->name))
                 diag_error(ap->span, "QD2005", "duplicate parameter '%s'", ap->name);
         IrParam p = {0};
-        if (!kernel_param(S, ap, &p)) continue;
-        vec_push(&S->params, p);
-        int idx = S->params.len - 1;
-        Val v = {.kind = V_NDARRAY, .index = idx};
-        if (p.kind == IR_PARAM_SCALAR) {
-            IrExpr *e = ir_new(S, IR_PARAM, p.type, ap->span);
-            e->param = idx;
-            v = val_expr(e);
+        Val v = {0};
+        GenericResult r = kernel_param(S, ap, &p, &v, &entry);
+        if (r == GP_ERR) { /* poisoned: its uses are not reported again */
+            scope_bind(S, S->scope, ap->name, val_err(), ap->span)->is_param = true;
+            continue;
+        }
+        if (r == GP_PARAM) {
+            vec_push(&S->params, p);
+            int idx = S->params.len - 1;
+            v = (Val){.kind = V_NDARRAY, .index = idx};
+            if (p.kind == IR_PARAM_SCALAR) {
+                IrExpr *e = ir_new(S, IR_PARAM, p.type, ap->span);
+                e->param = idx;
+                v = val_expr(e);
+            }
         }
         scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
     }
+    const char *name = S->inst >= 0 && sema_instance_entry(S, S->inst) ? sema_instance_entry(S, S->inst) : arena_strdup(S->arena, entry.data);
+    sb_free(&entry);
+    return name;
 }
 
 static void check_kernel(Sema *S, const Stmt *def) {
@@ -588,7 +588,8 @@ static void check_kernel(Sema *S, const Stmt *def) {
     S->scope = &scope;
     S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
     k.ret_type = QT_VOID, k.ret_field = -1;
-    kernel_params(S, def);
+    if (S->inst >= 0) sema_check_instance_args(S, def);
+    k.name = kernel_params(S, def);
     Arena *arena_ = S->arena;
     IrStmtVec serial = {0};
     const StmtList *b = &def->def.body;
@@ -620,8 +621,36 @@ static void check_kernel(Sema *S, const Stmt *def) {
     vec_push(&S->kernels, k);
 }
 
-IrModule *frontend_check(const AstModule *ast, Arena *arena) {
-    Sema S = {.arena = arena, .src = ast->src, .task = -1};
+/* A kernel, or each of its instantiations when it is generic. */
+static void check_kernels(Sema *S, const Stmt *def) {
+    bool generic = false;
+    for (int k = 0; k < def->def.nparams; k++) generic |= sema_param_is_generic(S, &def->def.params[k]);
+    S->inst = -1;
+    if (!generic) return check_kernel(S, def);
+    if (sema_next_instance(S, def->def.name, 0) < 0) return sema_missing_instance(S, def);
+    for (int i = sema_next_instance(S, def->def.name, 0); i >= 0; i = sema_next_instance(S, def->def.name, i + 1)) {
+        S->inst = i;
+        sema_mark_instance_used(S, i);
+        check_kernel(S, def);
+    }
+    S->inst = -1;
+}
+
+/* Entry names (kernels and instantiations) must be unique: they name symbols and structs. */
+static void check_entry_names(Sema *S) {
+    for (int i = 0; i < S->kernels.len; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(S->kernels.items[i].name, S->kernels.items[j].name)) {
+                diag_error(S->kernels.items[i].span, "QD2061", "two kernels or instantiations are both named '%s'; "
+                           "name instantiations with --instantiate 'ENTRY=kernel(...)'", S->kernels.items[i].name);
+                break;
+            }
+}
+
+IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_check_with(ast, arena, NULL); }
+
+IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
+    Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1};
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)
         if (ast->body.stmts[k]->kind == S_IMPORT && !strcmp(ast->body.stmts[k]->import.module, "quadrants"))
@@ -643,14 +672,18 @@ IrModule *frontend_check(const AstModule *ast, Arena *arena) {
         default: diag_error(s->span, "QD2002", "only imports, constants, qd.field declarations and kernel/func definitions may appear at module level"); break;
         }
     }
+    sema_parse_instances(&S, fo);
     for (int k = 0; k < S.module.b.len; k++)
-        if (S.module.b.items[k].v.kind == V_KERNEL) check_kernel(&S, S.module.b.items[k].v.def);
+        if (S.module.b.items[k].v.kind == V_KERNEL) check_kernels(&S, S.module.b.items[k].v.def);
+    sema_finish_instances(&S);
+    check_entry_names(&S);
     if (!S.kernels.len && !diag_error_count())
         diag_warning(span_make(ast->src, 0, 0), "QD2102", "the module defines no kernels");
     IrModule *m = ARENA_NEW(arena, IrModule);
     m->src = ast->src;
     TAKE(m->fields, m->nfields, S.fields);
     TAKE(m->kernels, m->nkernels, S.kernels);
+    sema_free_instances(&S);
     vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b);
     vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
     if (diag_error_count()) return NULL;

@@ -174,7 +174,7 @@ void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret) {
     }
     IrExpr *e = sema_expr(S, ret->expr);
     if (!e) return;
-    int f = owned_field(S, arena_printf(S->arena, "qdc_ret_%s", def->def.name), t, ret->span);
+    int f = owned_field(S, arena_printf(S->arena, "qdc_ret_%s", S->k->name), t, ret->span);
     S->k->ret_type = t, S->k->ret_field = f;
     IrStmt *st = sema_stmt_new(S, IR_STORE, ret->span);
     st->store.ref = field_ref(S, f, ret->span).ref, st->store.value = ir_cast(S, e, t);

@@ -191,6 +191,7 @@ uint32_t g_res_var(SpvGen *g, const IrRef *r, int view) {
     SpvRes *res = g_res(g, r);
     if (r->kind == IR_REF_SHARED && res->need_int && res->need_float)
         die("shared array '%s' needs both float and integer views", g->k->shared[r->index].name);
+    bool buffer = r->kind == IR_REF_FIELD || r->kind == IR_REF_NDARRAY;
     if (!res->var[view]) {
         if (r->kind == IR_REF_FIELD) {
             const IrField *f = &g->m->fields[r->index];
@@ -201,6 +202,12 @@ uint32_t g_res_var(SpvGen *g, const IrRef *r, int view) {
         } else {
             res->var[view] = shared_var(g, &g->k->shared[r->index], view);
         }
+    }
+    /* GLSL450: a buffer that is not Coherent may be cached per invocation, so data published
+     * through a fence or an ordered atomic would not be visible to another workgroup. */
+    if (buffer && g->publishes && !res->coherent[view]) {
+        SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, res->var[view], SpvDecorationCoherent);
+        res->coherent[view] = true;
     }
     g_use(g, res->var[view]);
     return res->var[view];
@@ -296,6 +303,7 @@ static void note_block(SpvGen *g, const IrBlock *b) {
         case IR_FOR:
             note_expr(g, s->for_.begin), note_expr(g, s->for_.end), note_block(g, &s->for_.body);
             break;
+        case IR_FENCE: g->publishes = true; break;
         default: break;
         }
     }
@@ -398,6 +406,7 @@ static void begin_kernel(SpvGen *g, const IrKernel *k) {
     g->shared = xcalloc((size_t)k->nshared + 1, sizeof *g->shared);
     g->local_var = xcalloc((size_t)k->nlocals + 1, sizeof *g->local_var);
     g->push_var = 0;
+    g->publishes = false;
     for (int i = 0; i < k->ntasks; i++) note_block(g, &k->tasks[i].body);
 }
 

@@ -74,6 +74,7 @@ typedef struct SpvGen {
     VEC(uint32_t) iface; /* globals the current entry point uses */
     VEC(SpvLoop) loops;
     uint32_t cur;        /* current block label; 0: dead code point (after a branch) */
+    bool publishes;      /* the kernel has a fence or an ordered atomic: its buffers are Coherent */
     bool ok;             /* false after a diagnostic */
 } SpvGen;
 

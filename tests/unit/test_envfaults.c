@@ -183,9 +183,9 @@ Test(envfaults, existing_output_untouched_on_failure) {
 Test(envfaults, full_disk_file_size_limit) {
     Scratch s = scratch_new();
     need_pipeline(&s, "x86_64");
-    char *out = path_in(s.dir, "k.s");
+    char *out = path_in(s.dir, "k.ll"); /* LLVM IR: well over the 1 KiB limit (the asm is ~530 bytes) */
     const char *argv[] = {"bash", "-c", "ulimit -f 1 && exec \"$@\"", "bash", qdc_bin(), s.input,
-                          "--emit=asm", "-o", out, NULL};
+                          "--emit=llvm-ir", "-o", out, NULL};
     RunResult r = run_argv(argv, NULL, NULL);
     expect_diag(&r, 1, "error[QD0003]", "File too large");
     cr_expect(!file_exists(out));

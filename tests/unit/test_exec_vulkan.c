@@ -114,10 +114,11 @@ EXAMPLE(minmax)
 EXAMPLE(exchange_handoff)
 
 /* Larger sizes where the loops run long (65,536+ iterations in one invocation: lavapipe 22.3's
- * loop limiter broke these) — vulkan1.3 only, to bound the time. */
+ * loop limiter broke last_block's serial prefix and spin_chain's spins) — vulkan1.3 only, to
+ * bound the time. */
 Test(exec_vulkan, long_loops, .timeout = 300) {
     char *dir = make_temp_dir();
-    static const char *const names[] = {"last_block", "histogram", "compaction", "float_sum"};
+    static const char *const names[] = {"last_block", "spin_chain", "histogram", "compaction", "float_sum"};
     for (size_t i = 0; i < ARRAY_LEN(names); i++) {
         const Example *ex = exec_example(names[i]);
         char *rel = xasprintf("examples/%s.qd", names[i]), *src = root_path(rel), *meta = NULL;
@@ -140,7 +141,7 @@ static void matrix(int dt, int space, const char *family, bool caps) {
     char *dir = make_temp_dir(), *qd = xasprintf("%s/x.qd", dir), *text = xfile_source(&f), *meta = NULL;
     cr_assert(write_text(qd, text));
     char *spv = compile(dir, qd, "x", family, caps, &meta);
-    const char *kernels[XO_COUNT * XORDERS];
+    const char *kernels[XMAXK];
     for (int k = 0; k < f.nkernels; k++) kernels[k] = xkernel_name(&f, k);
     int n = space == XS_SHARED ? 1024 : 1000; /* global: not a multiple of the block size */
     for (int g = 0; spv && g < (space == XS_SHARED ? 1 : 2); g++) {
