@@ -474,6 +474,8 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
 
 /* ---- dispatch ---- */
 
+static void stmt_assert(Sema *S, const Stmt *s);
+
 void sema_stmt(Sema *S, const Stmt *s) {
     switch (s->kind) {
     case S_EXPR: {
@@ -497,6 +499,7 @@ void sema_stmt(Sema *S, const Stmt *s) {
     case S_FOR: stmt_for(S, s); return;
     case S_BREAK: case S_CONTINUE: stmt_jump(S, s); return;
     case S_PASS: return;
+    case S_ASSERT: stmt_assert(S, s); return;
     case S_RETURN:
         diag_error(s->span, "QD2015", S->ninline ? "'return' is only supported as the last statement of a qd.func"
                                                  : "a kernel returns only as its last top-level statement, and only when "
@@ -505,6 +508,21 @@ void sema_stmt(Sema *S, const Stmt *s) {
     case S_DEF: diag_error(s->span, "QD1012", "nested function definitions are not supported in kernels"); return;
     case S_IMPORT: diag_error(s->span, "QD2003", "'import' inside a function is not supported"); return;
     }
+}
+
+/* assert cond[, "message"]: Quadrants checks asserts only in debug mode (qd.init(debug=True)).
+ * qdc checks the condition and message like any code and compiles the assert out: it has no
+ * debug mode in which a target reports a failed assert (qdc-lang(7), "assert"). */
+static void stmt_assert(Sema *S, const Stmt *s) {
+    IrStmtVec none = {0}, *saved = S->cur;
+    S->cur = &none; /* evaluated for its diagnostics only: no code */
+    IrExpr *c = ir_to_bool(S, sema_expr(S, s->assert_.cond));
+    S->cur = saved;
+    vec_free(&none);
+    (void)c;
+    const Expr *m = s->assert_.msg;
+    if (m && m->kind != E_STR && m->kind != E_ERROR)
+        diag_error(m->span, "QD2019", "the message of an assert must be a string literal");
 }
 
 void sema_block(Sema *S, const StmtList *l) {

@@ -134,6 +134,11 @@ static void dump_stmt(const Dump *d, const IrStmt *s, int depth, StrBuf *out) {
     case IR_BREAK: sb_puts(out, "break"); break;
     case IR_CONTINUE: sb_puts(out, "continue"); break;
     case IR_BARRIER: sb_puts(out, "barrier"); break;
+    case IR_PRINT:
+        sb_puts(out, "print ");
+        sb_json_string(out, s->print.fmt);
+        for (int i = 0; i < s->print.nargs; i++) sb_putc(out, ' '), dump_expr(d, s->print.args[i], out);
+        break;
     case IR_FENCE:
         sb_printf(out, "fence %s %s", qord_name(s->fence.order), qscope_name(s->fence.scope));
         dump_lowering(d, s->fence.id, out);
@@ -239,6 +244,9 @@ static void visit_block(Visit *v, const IrBlock *b) {
         case IR_WHILE: visit_expr(v, s->while_.cond), visit_block(v, &s->while_.body); break;
         case IR_FOR: visit_expr(v, s->for_.begin), visit_expr(v, s->for_.end), visit_block(v, &s->for_.body); break;
         case IR_FENCE: v->fn(v->ctx, v->k, v->t, NULL, s); break;
+        case IR_PRINT:
+            for (int j = 0; j < s->print.nargs; j++) visit_expr(v, s->print.args[j]);
+            break;
         default: break;
         }
     }

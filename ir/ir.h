@@ -159,6 +159,7 @@ typedef enum {
     IR_CONTINUE,
     IR_BARRIER,  /* qd.simt.block.sync(): execution barrier + block-scope memory fence */
     IR_FENCE,    /* memory fence; lowering fills low */
+    IR_PRINT,    /* printf(fmt, args...): args are i32, u32, i64, u64 or f64 (sema widens) */
 } IrStmtKind;
 
 struct IrStmt {
@@ -172,6 +173,7 @@ struct IrStmt {
         struct { IrExpr *cond; IrBlock body; } while_;
         struct { int counter; IrExpr *begin, *end; int64_t step; IrBlock body; } for_;
         struct { QdScope scope; QdOrder order; int id; } fence; /* id: as IrMemOp.id */
+        struct { const char *fmt; IrExpr **args; int nargs; } print;
     };
 };
 

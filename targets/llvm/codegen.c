@@ -424,6 +424,16 @@ static void stmt(LlvmCg *cg, const IrStmt *s) {
         cg->tgt->barrier(cg);
         return;
     case IR_FENCE: cg_fence_stmt(cg, s); return;
+    case IR_PRINT: {
+        if (!cg->tgt->print) {
+            diag_warning(s->span, "QD5180", "print(...) is compiled out for target '%s' (no output channel)", cap_name(cg->cap));
+            return;
+        }
+        LLVMValueRef args[32];
+        for (int i = 0; i < s->print.nargs; i++) args[i] = cg_expr(cg, s->print.args[i]);
+        cg->tgt->print(cg, s->print.fmt, args, s->print.nargs);
+        return;
+    }
     }
     unreachable();
 }

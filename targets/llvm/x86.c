@@ -75,6 +75,18 @@ static LLVMValueRef x86_math_call(LlvmCg *cg, const char *name, QdType t, LLVMVa
     return ct == t ? r : LLVMBuildFPTrunc(cg->b, r, cg_type(cg, t), "");
 }
 
+/* printf from libc, one call per print (lines from different threads do not interleave). */
+static void x86_print(LlvmCg *cg, const char *fmt, LLVMValueRef *args, int nargs) {
+    LLVMValueRef all[33];
+    all[0] = LLVMBuildGlobalStringPtr(cg->b, fmt, "qdc.fmt");
+    for (int i = 0; i < nargs; i++) all[i + 1] = args[i];
+    LLVMTypeRef p = cg_ptr(cg, 0), i32 = LLVMInt32TypeInContext(cg->ctx);
+    LLVMTypeRef fty = LLVMFunctionType(i32, &p, 1, 1);
+    LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, "printf");
+    if (!fn) fn = LLVMAddFunction(cg->mod, "printf", fty);
+    LLVMBuildCall2(cg->b, fty, fn, all, (unsigned)nargs + 1, "");
+}
+
 const LlvmTarget llvm_target_x86 = {
     .backend = "x86_64",
     .as_global = 0,
@@ -85,4 +97,5 @@ const LlvmTarget llvm_target_x86 = {
     .barrier = x86_barrier,
     .spin_hint = x86_spin_hint,
     .math_call = x86_math_call,
+    .print = x86_print,
 };
