@@ -26,6 +26,7 @@ typedef enum {
     V_TUPLE,   /* a tuple or list of compile-time values */
     V_NONE,
     V_STR,
+    V_HOST,    /* a module-level name bound by host code: known only when the script runs (path: what) */
 } ValKind;
 
 typedef struct Val Val;

@@ -21,6 +21,7 @@ const char *val_describe(Val v) {
     case V_TUPLE: return "a tuple";
     case V_NONE: return "None";
     case V_STR: return "a string";
+    case V_HOST: return "a run-time value of the script";
     default: return "a value";
     }
 }
@@ -308,6 +309,13 @@ static Val eval_name(Sema *S, const Expr *e) {
     for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent) {
         Binding *b = scope_find(s, e->name);
         if (b && b->v.kind == V_LOCAL && !sema_local_visible(S, b->v.index, e->span)) return val_err();
+        if (b && b->v.kind == V_HOST) {
+            diag_error(e->span, "QD2062", "'%s' is %s, known only when the script runs; kernels can use module "
+                                          "constants, fields, qd.func and their own arguments", e->name, b->v.path);
+            diag_note(b->decl, "'%s' is set here", e->name);
+            b->v = val_err(); /* reported once */
+            return val_err();
+        }
         if (b) return sema_fresh_ref(S, b->v, e->span);
     }
     if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return (Val){.kind = V_NS, .path = "qd"};

@@ -49,7 +49,8 @@ static char *host_source(const XFile *f, int n, const XData *d) {
         free(prev), free(name);
     }
     char *prev = s;
-    s = xasprintf("%s    io(argv[1], \"t\", nt, 1, tgt), io(argv[1], \"o\", nv, 1, old);\n    return rc;\n}\n", prev);
+    s = xasprintf("%s    io(argv[1], \"t\", nt, 1, tgt), io(argv[1], \"o\", nv, 1, old);\n"
+                  "    free(v), free(w), free(tgt), free(old);\n    return rc;\n}\n", prev);
     free(prev);
     return s;
 }
