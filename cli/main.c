@@ -283,7 +283,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     if (jobs[0].emit == EMIT_AST) {
         if (jobs[0].path) ast_dump(ast, &jobs[0].out);
     } else {
-        FrontendOptions fo = {o->instantiate, o->ninstantiate};
+        FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         if (!ir || diag_error_count()) goto done;
         bool binary_on_stdout = false; /* --stats must not land inside `-o -` */

@@ -707,7 +707,7 @@ static void check_entry_names(Sema *S) {
 IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_check_with(ast, arena, NULL); }
 
 IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
-    Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1};
+    Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug};
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)
         if (ast->body.stmts[k]->kind == S_IMPORT && !strcmp(ast->body.stmts[k]->import.module, "quadrants"))

@@ -516,14 +516,21 @@ void sema_stmt(Sema *S, const Stmt *s) {
  * debug mode in which a target reports a failed assert (qdc-lang(7), "assert"). */
 static void stmt_assert(Sema *S, const Stmt *s) {
     IrStmtVec none = {0}, *saved = S->cur;
-    S->cur = &none; /* evaluated for its diagnostics only: no code */
+    if (!S->debug) S->cur = &none; /* evaluated for its diagnostics only: no code */
     IrExpr *c = ir_to_bool(S, sema_expr(S, s->assert_.cond));
     S->cur = saved;
     vec_free(&none);
-    (void)c;
     const Expr *m = s->assert_.msg;
     if (m && m->kind != E_STR && m->kind != E_ERROR)
-        diag_error(m->span, "QD2019", "the message of an assert must be a string literal");
+        return (void)diag_error(m->span, "QD2019", "the message of an assert must be a string literal");
+    if (!S->debug || !c) return;
+    uint32_t line, col;
+    source_line_col(S->src, s->span.off, &line, &col);
+    IrStmt *st = sema_stmt_new(S, IR_ASSERT, s->span);
+    st->assert_.cond = c;
+    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: assertion failed%s%s", S->src->name, (int)line, (int)col, m ? ": " : "",
+                                   m ? m->str : "");
+    sema_emit(S, st);
 }
 
 void sema_block(Sema *S, const StmtList *l) {

@@ -134,6 +134,10 @@ static void dump_stmt(const Dump *d, const IrStmt *s, int depth, StrBuf *out) {
     case IR_BREAK: sb_puts(out, "break"); break;
     case IR_CONTINUE: sb_puts(out, "continue"); break;
     case IR_BARRIER: sb_puts(out, "barrier"); break;
+    case IR_ASSERT:
+        sb_puts(out, "assert "), dump_expr(d, s->assert_.cond, out), sb_putc(out, ' ');
+        sb_json_string(out, s->assert_.msg);
+        break;
     case IR_PRINT:
         sb_puts(out, "print ");
         sb_json_string(out, s->print.fmt);
@@ -247,6 +251,7 @@ static void visit_block(Visit *v, const IrBlock *b) {
         case IR_PRINT:
             for (int j = 0; j < s->print.nargs; j++) visit_expr(v, s->print.args[j]);
             break;
+        case IR_ASSERT: visit_expr(v, s->assert_.cond); break;
         default: break;
         }
     }

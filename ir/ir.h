@@ -160,6 +160,7 @@ typedef enum {
     IR_BARRIER,  /* qd.simt.block.sync(): execution barrier + block-scope memory fence */
     IR_FENCE,    /* memory fence; lowering fills low */
     IR_PRINT,    /* printf(fmt, args...): args are i32, u32, i64, u64 or f64 (sema widens) */
+    IR_ASSERT,   /* --debug: if !cond (u1), report msg ("file:line:col: assertion failed: ...") and stop */
 } IrStmtKind;
 
 struct IrStmt {
@@ -174,6 +175,7 @@ struct IrStmt {
         struct { int counter; IrExpr *begin, *end; int64_t step; IrBlock body; } for_;
         struct { QdScope scope; QdOrder order; int id; } fence; /* id: as IrMemOp.id */
         struct { const char *fmt; IrExpr **args; int nargs; } print;
+        struct { IrExpr *cond; const char *msg; } assert_;
     };
 };
 

@@ -485,6 +485,18 @@ static void nv_print(LlvmCg *cg, const char *fmt, LLVMValueRef *args, int nargs)
     cg_call_extern(cg, "vprintf", i32, params, 2, call_args);
 }
 
+/* CUDA's device assert: __assertfail prints the message with the block and thread and traps;
+ * the launch then fails with CUDA_ERROR_ASSERT. */
+static void nv_assert_fail(LlvmCg *cg, const char *msg) {
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx), p = cg_ptr(cg, 0);
+    LLVMTypeRef params[5] = {p, p, i32, p, i64};
+    LLVMValueRef args[5] = {LLVMBuildGlobalStringPtr(cg->b, msg, "qdc.assert"), LLVMBuildGlobalStringPtr(cg->b, "", "qdc.file"),
+                            LLVMConstInt(i32, 0, 0), LLVMBuildGlobalStringPtr(cg->b, cg_task_symbol(cg->task), "qdc.func"),
+                            LLVMConstInt(i64, 1, 0)};
+    cg_call_extern(cg, "__assertfail", LLVMVoidTypeInContext(cg->ctx), params, 5, args);
+    cg_call_intrinsic(cg, "llvm.trap", NULL, 0, NULL, 0);
+}
+
 const LlvmTarget llvm_target_nvptx = {
     .backend = "ptx",
     .as_global = 1,
@@ -504,4 +516,5 @@ const LlvmTarget llvm_target_nvptx = {
     .atomic_store = nv_atomic_store,
     .volatile_load = NULL, /* load volatile -> ld.volatile.global */
     .print = nv_print,
+    .assert_fail = nv_assert_fail,
 };

@@ -1,6 +1,6 @@
 /* print(...) and assert per backend: x86 printf (x86_kernels/print runs it), PTX vprintf,
  * elsewhere warning QD5180 and no code; assert is checked and compiled out. */
-#include "harness.h"
+#include "test_x86.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,4 +88,60 @@ Test(print_assert, assert_is_checked_and_compiled_out) {
     run_free(&e);
     remove_tree(dir);
     free(ir), free(dir), free(src), free(out), free(bad), free(w1), free(w2);
+}
+
+/* --debug: a failed assert on x86 writes "file:line:col: assertion failed: msg" to stderr and
+ * aborts; without --debug the same kernel runs to the end. PTX calls __assertfail; AMDGPU
+ * warns QD5181. */
+static const char *const assert_host =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n    (void)argc;\n    k_args a = {atoi(argv[1])};\n"
+    "    int rc = k(&a, atoi(argv[2]));\n    printf(\"rc %d x7 %d\\n\", rc, qd_field_x[7]);\n    return 0;\n}\n";
+
+static RunResult debug_run(const char *dir, const char *src, const char *flag, const char *n) {
+    char *obj = NULL, *hdr = NULL;
+    cr_assert(asprintf(&obj, "%s/d.o", dir) > 0 && asprintf(&hdr, "%s/d.h", dir) > 0);
+    RunResult c = run_qdc(flag, src, "-o", obj, NULL), h = run_qdc("--emit=header", src, "-o", hdr, NULL);
+    cr_assert(c.status == 0 && h.status == 0, "%s%s", c.err, h.err);
+    run_free(&c), run_free(&h);
+    const char *objs[] = {"d.o", NULL};
+    cr_assert(x86_build_host(dir, assert_host, objs));
+    free(obj), free(hdr);
+    return x86_run_host(dir, n, "4", NULL);
+}
+
+Test(print_assert, debug_asserts) {
+    if (!x86_have_runtime()) return;
+    char *dir = make_temp_dir(), *src = NULL, *want = NULL;
+    cr_assert(asprintf(&src, "%s/d.qd", dir) > 0);
+    cr_assert(write_text(src, "import quadrants as qd\n\nx = qd.field(qd.i32, shape=(8,))\n\n@qd.kernel\ndef k(n: qd.i32):\n"
+                              "    for i in range(8):\n        assert i < n, \"i below n\"\n        x[i] = i\n"));
+    RunResult ok = debug_run(dir, src, "--debug", "8");
+    cr_expect_eq(ok.status, 0, "%s", ok.err);
+    cr_expect_str_eq(ok.out, "rc 0 x7 7\n");
+    run_free(&ok);
+    RunResult bad = debug_run(dir, src, "--debug", "5");
+    cr_expect_eq(bad.status, 128 + 6, "a failed assert aborts: status %d\n%s", bad.status, bad.err);
+    cr_assert(asprintf(&want, "%s:8:9: assertion failed: i below n\n", src) > 0);
+    cr_expect(strstr(bad.err, want), "stderr:\n%s", bad.err);
+    run_free(&bad);
+    RunResult off = debug_run(dir, src, "-O2", "5"); /* without --debug: compiled out */
+    cr_expect_eq(off.status, 0, "%s", off.err);
+    cr_expect_str_eq(off.out, "rc 0 x7 7\n");
+    run_free(&off);
+    char *ptx = NULL;
+    cr_assert(asprintf(&ptx, "%s/d.ptx", dir) > 0);
+    RunResult p = run_qdc("--debug", "--target=sm_80", src, "-o", ptx, NULL);
+    cr_expect_eq(p.status, 0, "%s", p.err);
+    size_t len;
+    char *text = read_text(ptx, &len);
+    cr_expect(text && strstr(text, "__assertfail") && strstr(text, "trap;"), "PTX without __assertfail/trap");
+    free(text);
+    run_free(&p);
+    RunResult g = run_qdc("--debug", "--target=gfx90a", src, "-o", ptx, NULL);
+    cr_expect_eq(g.status, 0);
+    cr_expect(strstr(g.err, "8:9: warning[QD5181]: assert is compiled out for target 'gfx90a' even with --debug (no way to report)"), "%s", g.err);
+    run_free(&g);
+    remove_tree(dir);
+    free(dir), free(src), free(want), free(ptx);
 }
