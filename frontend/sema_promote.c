@@ -106,6 +106,21 @@ static bool serial_config(Sema *S, const Stmt *prev) {
     return false;
 }
 
+/* A name a top-level loop binds as its variable is that loop's own (never shared). */
+static bool names_target(const Expr *t, const char *name) {
+    if (t->kind == E_NAME) return !strcmp(t->name, name);
+    if (t->kind != E_TUPLE && t->kind != E_LIST) return false;
+    for (int k = 0; k < t->list.n; k++)
+        if (names_target(t->list.items[k], name)) return true;
+    return false;
+}
+
+static bool is_loop_target(const StmtList *body, const char *name) {
+    for (int k = 0; k < body->n; k++)
+        if (body->stmts[k]->kind == S_FOR && names_target(body->stmts[k]->for_.target, name)) return true;
+    return false;
+}
+
 /* Mirrors split_tasks: a top-level non-static for is its own task, serial runs between. */
 void sema_find_promoted(Sema *S, const StmtList *body) {
     UseVec u = {0};
@@ -123,7 +138,8 @@ void sema_find_promoted(Sema *S, const StmtList *body) {
     }
     S->promoted.len = 0;
     for (int k = 0; k < u.len; k++)
-        if (u.items[k].set_task >= 0 && u.items[k].other) vec_push(&S->promoted, u.items[k].name);
+        if (u.items[k].set_task >= 0 && u.items[k].other && !is_loop_target(body, u.items[k].name))
+            vec_push(&S->promoted, u.items[k].name);
     vec_free(&u);
 }
 
