@@ -120,6 +120,7 @@ void cg_task_begin(LlvmCg *cg, const IrKernel *k, int ti) {
     cg->kernel = k;
     cg->task = &k->tasks[ti];
     cg->task_index = ti;
+    ir_memo_clear(&cg->shared_vals);
     cg->param_vals = xcalloc((size_t)k->nparams + 1, sizeof *cg->param_vals);
     cg->param_shape = xcalloc((size_t)k->nparams + 1, sizeof *cg->param_shape);
     cg->locals = xcalloc((size_t)k->nlocals + 1, sizeof *cg->locals);
@@ -130,6 +131,7 @@ void cg_task_begin(LlvmCg *cg, const IrKernel *k, int ti) {
 }
 
 void cg_task_end(LlvmCg *cg) {
+    ir_memo_free(&cg->shared_vals);
     free(cg->param_vals);
     free(cg->param_shape);
     free(cg->locals);
@@ -159,6 +161,10 @@ LLVMValueRef cg_ref_ptr(LlvmCg *cg, const IrRef *r) {
     case IR_REF_LOCAL: return cg->locals[r->index];
     case IR_REF_FIELD: {
         const IrField *f = &cg->m->fields[r->index];
+        if (f->storage) { /* in an SNode storage: the frontend computed the element index */
+            LLVMValueRef flat = cg_expr(cg, r->flat);
+            return LLVMBuildGEP2(cg->b, cg_storage_type(cg, r->type), cg->storage_globals[f->storage - 1], &flat, 1, "");
+        }
         for (int d = 0; d < f->ndim; d++) dims[d] = cg_i64(cg, f->shape[d]);
         base = cg->field_globals[r->index];
         break;
@@ -256,7 +262,7 @@ static LLVMValueRef math(LlvmCg *cg, const IrExpr *e) {
     }
 }
 
-LLVMValueRef cg_expr(LlvmCg *cg, const IrExpr *e) {
+static LLVMValueRef expr(LlvmCg *cg, const IrExpr *e) {
     switch (e->kind) {
     case IR_CONST: return const_of(cg, e);
     case IR_LOCAL: return LLVMBuildLoad2(cg->b, cg_type(cg, cg->kernel->locals[e->local].type), cg->locals[e->local], "");
@@ -395,7 +401,17 @@ static void stmt_for(LlvmCg *cg, const IrStmt *s) {
     LLVMPositionBuilderAtEnd(cg->b, exit);
 }
 
+/* A node the expansion shares (IrExpr.shared) is evaluated once per statement: its first
+ * evaluation dominates every later use in the statement's straight-line code. */
+LLVMValueRef cg_expr(LlvmCg *cg, const IrExpr *e) {
+    if (!e->shared) return expr(cg, e);
+    LLVMValueRef v = ir_memo_get(&cg->shared_vals, e);
+    if (!v) ir_memo_put(&cg->shared_vals, e, v = expr(cg, e));
+    return v;
+}
+
 static void stmt(LlvmCg *cg, const IrStmt *s) {
+    ir_memo_clear(&cg->shared_vals);
     switch (s->kind) {
     case IR_ASSIGN: LLVMBuildStore(cg->b, cg_expr(cg, s->assign.value), cg->locals[s->assign.local]); return;
     case IR_STORE: {
@@ -508,8 +524,20 @@ void cg_emit_strided_loop(LlvmCg *cg, LLVMValueRef begin, LLVMValueRef end, LLVM
 /* ---- module ---- */
 static void build_fields(LlvmCg *cg) {
     cg->field_globals = xcalloc((size_t)cg->m->nfields + 1, sizeof *cg->field_globals);
+    cg->storage_globals = xcalloc((size_t)cg->m->nstorages + 1, sizeof *cg->storage_globals);
+    for (int i = 0; i < cg->m->nstorages; i++) { /* SNode storages: bytes, laid out by the frontend */
+        const IrStorage *st = &cg->m->storages[i];
+        LLVMTypeRef ty = LLVMArrayType2(LLVMInt8TypeInContext(cg->ctx), (uint64_t)st->bytes);
+        char *name = xasprintf("qd_snode_%s", st->name);
+        LLVMValueRef g = LLVMAddGlobalInAddressSpace(cg->mod, ty, name, cg->tgt->as_global);
+        free(name);
+        LLVMSetInitializer(g, LLVMConstNull(ty));
+        LLVMSetAlignment(g, st->align > 64 ? (unsigned)st->align : 64);
+        cg->storage_globals[i] = g;
+    }
     for (int i = 0; i < cg->m->nfields; i++) {
         const IrField *f = &cg->m->fields[i];
+        if (f->storage) continue;
         LLVMTypeRef el = cg_storage_type(cg, f->type);
         LLVMTypeRef ty = f->ndim ? LLVMArrayType2(el, (uint64_t)f->elems) : el;
         char *name = xasprintf("qd_field_%s", f->name);
@@ -522,6 +550,7 @@ static void build_fields(LlvmCg *cg) {
 }
 
 bool cg_build_module(LlvmCg *cg) {
+    if (!cg->m->expanded) die("the LLVM backend was given IR that ir_expand_module did not expand");
     cg->b = LLVMCreateBuilderInContext(cg->ctx);
     if (cg->tgt->module_begin) cg->tgt->module_begin(cg);
     build_fields(cg);

@@ -112,7 +112,8 @@ struct LlvmCg {
     LLVMModuleRef mod;
     LLVMBuilderRef b;
     LLVMTargetMachineRef tm;    /* machine.c */
-    LLVMValueRef *field_globals; /* one per IrModule.fields, in as_global */
+    LLVMValueRef *field_globals; /* one per IrModule.fields, in as_global (NULL in a storage) */
+    LLVMValueRef *storage_globals; /* one per IrModule.storages (qd_snode_<name>) */
     /* current kernel / task (valid between cg_task_begin and cg_task_end) */
     const IrKernel *kernel;
     const IrTask *task;
@@ -122,6 +123,7 @@ struct LlvmCg {
     LLVMValueRef (*param_shape)[IR_MAX_DIMS]; /* ndarray extents (i32) */
     LLVMValueRef *locals;       /* allocas, per IrKernel.locals (entry block; mem2reg later) */
     LLVMValueRef iter_index;    /* current iteration index (i32) of a parallel task, else NULL */
+    IrMemo shared_vals;         /* IrExpr.shared nodes evaluated in the current statement */
     bool uses_unsafe_fp;        /* some decision carries LOWF_UNSAFE_FP_ATOMICS */
     void *target_state;         /* owned by the hooks */
     bool failed;                /* a diagnostic was reported */

@@ -76,6 +76,7 @@ typedef struct SpvGen {
     uint32_t cur;        /* current block label; 0: dead code point (after a branch) */
     bool publishes;      /* the kernel has a fence or an ordered atomic: its buffers are Coherent */
     bool ok;             /* false after a diagnostic */
+    IrMemo shared_ids;   /* IrExpr.shared nodes evaluated in the current statement */
 } SpvGen;
 
 /* spirv.c */
