@@ -257,7 +257,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     if (jobs[0].emit == EMIT_AST) {
         if (jobs[0].path) ast_dump(ast, &jobs[0].out);
     } else {
-        FrontendOptions fo = {o->instantiate, o->ninstantiate};
+        FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         if (!ir || diag_error_count() || !abi_check_names(ir)) goto done;
         ir_expand_module(ir, &arena); /* the operators' meaning, once, for every target */

@@ -46,6 +46,7 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (!strcmp(a, "--version")) return (o->version = true);
     if (!strcmp(a, "--check")) return (o->check_only = true);
     if (!strcmp(a, "--stats")) return (o->stats = true);
+    if (!strcmp(a, "--debug")) return (o->debug = true);
     if (!strcmp(a, "--print-output-names")) return (o->print_outputs = true);
     if (!strcmp(a, "--list-targets")) return (o->list_targets = true);
     if (!strcmp(a, "--list-warnings")) return (o->list_warnings = true);
@@ -189,6 +190,7 @@ void print_usage(FILE *out) {
           "  -MD, -MMD               also write a make dependency file (default: output with .d)\n"
           "  -MF FILE, -MT TARGET, -MQ TARGET, -MP  depfile name, rule target (quoted), phony rules\n"
           "  --stats                 print kernels, tasks and memory operations (stdout)\n"
+          "  --debug                 check asserts at run time (x86: message + abort; PTX: __assertfail)\n"
           "  --print-output-names    print the files a run would write, one a line; compile nothing\n"
           "  -O0 -O1 -O2 -O3         optimization level (default -O2)\n"
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"

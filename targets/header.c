@@ -110,13 +110,17 @@ static const char *task_kind(const IrTask *t) {
 }
 
 /* Entry points and the inline launcher `int <kernel>(const <kernel>_args *, int nthreads)`. */
-static void cpu_launcher(StrBuf *b, const IrKernel *k, const CapTarget *cap) {
+static void cpu_launcher(StrBuf *b, const IrModule *m, const IrKernel *k, const CapTarget *cap) {
     for (int i = 0; i < k->ntasks; i++) {
         const char *s = k->tasks[i].name;
         sb_printf(b, "void %s(const void *args, int32_t begin, int32_t end, qdrt_lane *lane);\n", s);
         if (k->tasks[i].kind == IR_TASK_PARALLEL) sb_printf(b, "int32_t %s_extent(const void *args);\n", s);
     }
-    sb_printf(b, "static inline int %s(const %s_args *args, int nthreads) {\n", k->name, k->name);
+    bool ret = k->ret_type != QT_VOID;
+    if (ret) sb_printf(b, "/* %s returns %s: stored in *ret when the launch succeeds (ret may be NULL) */\n", k->name, qt_name(k->ret_type));
+    sb_printf(b, "static inline int %s(const %s_args *args, int nthreads", k->name, k->name);
+    if (ret) sb_printf(b, ", %s *ret", abi_c_type(k->ret_type));
+    sb_puts(b, ") {\n");
     sb_puts(b, "    static const qdrt_task tasks[] = {\n");
     for (int i = 0; i < k->ntasks; i++) {
         const IrTask *t = &k->tasks[i];
@@ -125,7 +129,12 @@ static void cpu_launcher(StrBuf *b, const IrKernel *k, const CapTarget *cap) {
                   abi_task_shared_bytes(k, i));
         free(ext);
     }
-    sb_printf(b, "    };\n    return qdrt_launch(tasks, %d, args, nthreads);\n}\n", k->ntasks);
+    if (!ret) {
+        sb_printf(b, "    };\n    return qdrt_launch(tasks, %d, args, nthreads);\n}\n", k->ntasks);
+        return;
+    }
+    sb_printf(b, "    };\n    int rc = qdrt_launch(tasks, %d, args, nthreads);\n", k->ntasks);
+    sb_printf(b, "    if (!rc && ret) *ret = qd_field_%s;\n    return rc;\n}\n", m->fields[k->ret_field].name);
 }
 
 void abi_guard(StrBuf *out, const char *module, const char *suffix) {
@@ -158,7 +167,10 @@ bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, 
     for (int i = 0; i < m->nkernels; i++) {
         sb_printf(out, "\n/* kernel %s */\n", m->kernels[i].name);
         args_struct(out, &m->kernels[i]);
-        if (cpu) cpu_launcher(out, &m->kernels[i], t);
+        if (cpu) cpu_launcher(out, m, &m->kernels[i], t);
+        else if (m->kernels[i].ret_type != QT_VOID) /* GPU: the host reads the result slot after the launch */
+            sb_printf(out, "/* %s returns %s in the 0-d field symbol qd_field_%s (see the metadata's \"returns\") */\n",
+                      m->kernels[i].name, qt_name(m->kernels[i].ret_type), m->fields[m->kernels[i].ret_field].name);
     }
     sb_printf(out, "\n#ifdef __cplusplus\n}\n#endif\n#endif /* %s */\n", guard.data);
     sb_free(&guard);
