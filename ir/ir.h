@@ -65,8 +65,9 @@ typedef struct IrRef {
     int nidx;
     QdType type;   /* element type */
     QdSpace space; /* global for fields/ndarrays, shared for SharedArray (locals: global) */
-    IrExpr *flat;  /* a field in an SNode storage (IrField.storage > 0): i64 element index into
-                      the storage, in units of `type`, computed by the frontend from idx */
+    IrExpr *flat;  /* a field in an SNode storage (IrField.storage > 0): element index into the
+                      storage in units of `type` (i32, or i64 for a storage of more than
+                      2^31-1 elements), computed by the frontend from idx */
     Span span;
 } IrRef;
 

@@ -1,6 +1,7 @@
 /* backend_spirv_emit: the "spirv" and "msl" backends. Reads the family's SPIR-V environment,
  * version, MSL version and default block size from the database, then emits SPIR-V (validated),
  * its disassembly, MSL (one SPIRV-Cross run per entry point) or the metadata JSON. */
+#include <stdint.h>
 #include "../target.h"
 #include "spvgen.h"
 #include "spvmeta.h"
@@ -34,10 +35,12 @@ static bool check_type(QdType ty, Span sp, const char *what) {
 static bool check_types(const IrModule *m) {
     bool ok = true;
     for (int i = 0; i < m->nfields; i++) ok &= check_type(m->fields[i].type, m->fields[i].span, "this field");
-    for (int i = 0; i < m->nfields && ok; i++) /* one buffer per field here: no interleaved SNode storage yet */
-        if (m->fields[i].storage) {
-            diag_error(m->fields[i].span, "QD5101", "field '%s' shares an SNode storage with other fields (or a blocked layout); "
-                                                    "SPIR-V and MSL targets compile only fields with their own buffer", m->fields[i].name);
+    /* A field in an SNode storage keeps its own binding, typed by its dtype and indexed by the
+     * frontend's i32 element index; the host binds the storage's buffer to each (qdc-abi(7)). */
+    for (int i = 0; i < m->nfields && ok; i++)
+        if (m->fields[i].storage && m->storages[m->fields[i].storage - 1].bytes / ((qt_bits(m->fields[i].type) + 7) / 8) > INT32_MAX) {
+            diag_error(m->fields[i].span, "QD5101", "field '%s' is in an SNode storage of more than 2^31-1 elements, "
+                                                    "which SPIR-V indexes with 32 bits", m->fields[i].name);
             ok = false;
         }
     for (int k = 0; k < m->nkernels; k++) {

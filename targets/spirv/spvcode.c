@@ -98,6 +98,7 @@ static uint32_t extent_of(SpvGen *g, const IrRef *r, int axis) {
 /* Row-major linear index: ((i0 * s1) + i1) * s2 + i2 ... */
 static uint32_t linear_index(SpvGen *g, const IrRef *r) {
     uint32_t i32 = g_ty(g, QT_I32);
+    if (r->flat) return g_expr(g, r->flat); /* a field in an SNode storage: the frontend's element index */
     if (r->nidx == 0) return g_i32(g, 0);
     uint32_t lin = g_expr(g, r->idx[0]);
     for (int a = 1; a < r->nidx; a++) {

@@ -86,7 +86,11 @@ static void json_fields(StrBuf *o, const IrModule *m) {
         kv_str(o, "dtype", qt_name(fd->type));
         sb_puts(o, ", \"shape\": [");
         for (int a = 0; a < fd->ndim; a++) sb_printf(o, "%s%lld", a ? ", " : "", (long long)fd->shape[a]);
-        sb_printf(o, "], \"set\": %d, \"binding\": %d}", SPV_SET_FIELD, f);
+        sb_printf(o, "], \"set\": %d, \"binding\": %d", SPV_SET_FIELD, f);
+        if (fd->storage) /* bind this storage's buffer here (shared by its fields) */
+            sb_printf(o, ", \"storage\": \"qd_snode_%s\", \"storage_bytes\": %lld", m->storages[fd->storage - 1].name,
+                      (long long)m->storages[fd->storage - 1].bytes);
+        sb_puts(o, "}");
     }
     sb_puts(o, m->nfields ? "\n  ],\n" : "],\n");
 }
