@@ -3,6 +3,7 @@
 #include "../frontend/frontend.h"
 #include "../lower/lower.h"
 #include "../support/fileio.h"
+#include "../targets/abi.h"
 #include "../targets/target.h"
 #include "depfile.h"
 #include "embed.h"
@@ -23,34 +24,6 @@
 #ifndef QDC_INSTALLED_CAPDB
 #define QDC_INSTALLED_CAPDB "../share/qdc/capability-db" /* relative to the executable */
 #endif
-
-/* Which output kinds each backend produces besides its default. */
-static const struct { const char *backend; EmitKind def; unsigned allowed; } backend_emits[] = {
-#define B(k) (1u << (k))
-    {"x86_64", EMIT_OBJ, B(EMIT_OBJ) | B(EMIT_ASM) | B(EMIT_LLVM_IR) | B(EMIT_HEADER) | B(EMIT_METADATA)},
-    {"ptx", EMIT_PTX, B(EMIT_PTX) | B(EMIT_ASM) | B(EMIT_LLVM_IR) | B(EMIT_HEADER) | B(EMIT_METADATA)},
-    {"amdgpu", EMIT_HSACO, B(EMIT_HSACO) | B(EMIT_OBJ) | B(EMIT_ASM) | B(EMIT_LLVM_IR) | B(EMIT_HEADER) | B(EMIT_METADATA)},
-    {"spirv", EMIT_SPIRV, B(EMIT_SPIRV) | B(EMIT_SPIRV_ASM) | B(EMIT_HEADER) | B(EMIT_METADATA)},
-    {"msl", EMIT_MSL, B(EMIT_MSL) | B(EMIT_SPIRV) | B(EMIT_SPIRV_ASM) | B(EMIT_HEADER) | B(EMIT_METADATA)},
-#undef B
-};
-
-static const char *emit_extension(EmitKind k) {
-    switch (k) {
-    case EMIT_OBJ: return ".o";
-    case EMIT_ASM: return ".s";
-    case EMIT_LLVM_IR: return ".ll";
-    case EMIT_HEADER: return ".h";
-    case EMIT_METADATA: return ".json";
-    case EMIT_PTX: return ".ptx";
-    case EMIT_HSACO: return ".hsaco";
-    case EMIT_SPIRV: return ".spv";
-    case EMIT_SPIRV_ASM: return ".spvasm";
-    case EMIT_MSL: return ".metal";
-    case EMIT_C_ARRAY: return ".c";
-    default: return ".out";
-    }
-}
 
 /* The module name: input basename without its extension ("<stdin>" -> "stdin"). */
 static char *module_name(const char *input) {
@@ -378,11 +351,11 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     if (jobs[0].emit == EMIT_AST) {
         if (jobs[0].path) ast_dump(ast, &jobs[0].out);
     } else {
-        FrontendOptions fo = {o->instantiate, o->ninstantiate};
+        FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         diag_hold(false);
         LAP(check);
-        if (!ir || diag_error_count()) goto done;
+        if (!ir || diag_error_count() || !abi_check_names(ir)) goto done;
         if (o->symbol_prefix) ir_prefix_symbols(ir, o->symbol_prefix, &arena);
         ir_expand_module(ir, &arena); /* the operators' meaning, once, for every target */
         bool binary_on_stdout = false; /* --stats must not land inside `-o -` */
@@ -443,7 +416,7 @@ static EmitKind output_kind(const char *out, unsigned allowed, EmitKind def) {
     const char *base = out ? strrchr(out, '/') : NULL, *ext;
     base = base ? base + 1 : out;
     if (!base || is_template(base) || !(ext = strrchr(base, '.')) || !strcmp(ext, emit_extension(def))) return def;
-    for (int k = EMIT_OBJ; k <= EMIT_C_ARRAY; k++)
+    for (int k = EMIT_OBJ; k < EMIT_COUNT; k++)
         if (!strcmp(ext, emit_extension((EmitKind)k))) return allowed & (1u << k) ? (EmitKind)k : EMIT_DEFAULT;
     return def;
 }
@@ -452,7 +425,7 @@ static EmitKind output_kind(const char *out, unsigned allowed, EmitKind def) {
 static char *kind_list(unsigned allowed) {
     StrBuf b;
     sb_init(&b);
-    for (int k = EMIT_AST; k <= EMIT_C_ARRAY; k++)
+    for (int k = EMIT_AST; k < EMIT_COUNT; k++)
         if (allowed & (1u << k)) sb_printf(&b, "%s%s", b.len ? ", " : "", emit_kind_name((EmitKind)k));
     return sb_take(&b);
 }
@@ -477,28 +450,27 @@ static EmitKind golden_kind(const char *backend) {
     die("no golden output kind for backend '%s'", backend);
 }
 
-/* Resolves one family name into a job (emit kind checked against its backend). */
+/* Resolves one family name into a job: emit kind checked against its backend (an -o extension
+ * of another backend's kind is an error naming the allowed ones), the family's
+ * backend-specific facts checked (QD3012). */
 static int make_job(const Options *o, const CapDb *db, const char *name, Job *j) {
     memset(j, 0, sizeof *j);
     j->t = capdb_target(db, name);
     if (!j->t) return unknown_target(db, name);
-    j->emit = o->emit;
-    if (o->emit_all) j->emit = golden_kind(cap_backend(j->t));
-    unsigned allowed = 0;
-    for (size_t k = 0; k < ARRAY_LEN(backend_emits); k++)
-        if (!strcmp(backend_emits[k].backend, cap_backend(j->t))) {
-            allowed = backend_emits[k].allowed | (1u << EMIT_AST) | (1u << EMIT_IR) | (1u << EMIT_C_ARRAY);
-            j->def = backend_emits[k].def;
-            if (j->emit == EMIT_DEFAULT) j->emit = output_kind(o->output, allowed, j->def);
-            if (j->emit == EMIT_DEFAULT) {
-                char *kinds = kind_list(allowed);
-                diag_usage("-o '%s' names a %s file, which target '%s' (backend %s) does not produce; pass --emit=KIND "
-                           "(one of: %s) or another file name",
-                           o->output, strrchr(o->output, '.') + 1, cap_name(j->t), cap_backend(j->t), kinds);
-                free(kinds);
-                return QDC_EXIT_USAGE;
-            }
-        }
+    const Backend *be = backend_find(cap_backend(j->t));
+    if (!be) die("no backend for '%s'", cap_backend(j->t));
+    unsigned allowed = be->allowed | (1u << EMIT_AST) | (1u << EMIT_IR) | (1u << EMIT_C_ARRAY);
+    j->def = be->def;
+    j->emit = o->emit_all ? golden_kind(cap_backend(j->t)) : o->emit;
+    if (j->emit == EMIT_DEFAULT) j->emit = output_kind(o->output, allowed, be->def);
+    if (j->emit == EMIT_DEFAULT) {
+        char *kinds = kind_list(allowed);
+        diag_usage("-o '%s' names a %s file, which target '%s' (backend %s) does not produce; pass --emit=KIND "
+                   "(one of: %s) or another file name",
+                   o->output, strrchr(o->output, '.') + 1, cap_name(j->t), cap_backend(j->t), kinds);
+        free(kinds);
+        return QDC_EXIT_USAGE;
+    }
     if (!(allowed & (1u << j->emit))) {
         char *kinds = kind_list(allowed);
         diag_usage("--emit=%s is not available for target '%s' (backend %s); it produces: %s", emit_kind_name(j->emit),
@@ -506,6 +478,7 @@ static int make_job(const Options *o, const CapDb *db, const char *name, Job *j)
         free(kinds);
         return QDC_EXIT_USAGE;
     }
+    if (be->check && j->emit != EMIT_AST && !be->check(j->t)) return QDC_EXIT_INPUT;
     return QDC_EXIT_OK;
 }
 

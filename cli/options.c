@@ -6,19 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct { const char *name; EmitKind kind; } emit_names[] = {
-    {"ast", EMIT_AST},         {"ir", EMIT_IR},         {"obj", EMIT_OBJ},
-    {"asm", EMIT_ASM},         {"llvm-ir", EMIT_LLVM_IR}, {"header", EMIT_HEADER},
-    {"metadata", EMIT_METADATA}, {"ptx", EMIT_PTX},     {"hsaco", EMIT_HSACO},
-    {"spirv", EMIT_SPIRV},     {"spirv-asm", EMIT_SPIRV_ASM}, {"msl", EMIT_MSL},
-    {"c-array", EMIT_C_ARRAY},
-};
-
-const char *emit_kind_name(EmitKind k) {
-    for (size_t i = 0; i < ARRAY_LEN(emit_names); i++)
-        if (emit_names[i].kind == k) return emit_names[i].name;
-    return "default";
-}
+const char *emit_kind_name(EmitKind k) { return k == EMIT_DEFAULT ? "default" : emit_name(k); }
 
 /* Every option spelling, for suggestions (values after '=' are not part of the name). */
 static const char *const option_names[] = {
@@ -114,6 +102,7 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (!strcmp(a, "--version")) return (o->version = true);
     if (!strcmp(a, "--check")) return (o->check_only = true);
     if (!strcmp(a, "--stats")) return (o->stats = true);
+    if (!strcmp(a, "--debug")) return (o->debug = true);
     if (!strcmp(a, "--print-output-names")) return (o->print_outputs = true);
     if (!strcmp(a, "--list-targets")) return (o->list_targets = true);
     if (!strcmp(a, "--list-warnings")) return (o->list_warnings = true);
@@ -149,15 +138,18 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         return o->target = v, true;
     }
     if (take_value("--emit", argc, argv, i, &v)) {
-        const char *names[ARRAY_LEN(emit_names)];
-        for (size_t k = 0; k < ARRAY_LEN(emit_names); k++) {
-            names[k] = emit_names[k].name;
-            if (v && !strcmp(v, emit_names[k].name)) return o->emit = emit_names[k].kind, true;
+        int k = v ? emit_from_name(v) : -1;
+        if (k >= 0) return o->emit = (EmitKind)k, true;
+        char names[256] = "";
+        const char *cands[EMIT_COUNT];
+        int nc = 0;
+        for (int e = EMIT_DEFAULT + 1; e < EMIT_COUNT; e++) {
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", e > 1 ? ", " : "", emit_name((EmitKind)e));
+            cands[nc++] = emit_name((EmitKind)e);
         }
-        const char *best = v ? closest_name(v, names, (int)ARRAY_LEN(names)) : NULL;
-        char *msg = xasprintf("unknown --emit kind '%s' (ast, ir, obj, asm, llvm-ir, header, metadata, ptx, hsaco, spirv, "
-                              "spirv-asm, msl, c-array)%s%s%s",
-                              v ? v : "", best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+        const char *best = v ? closest_name(v, cands, nc) : NULL;
+        char *msg = xasprintf("unknown --emit kind '%s' (%s)%s%s%s", v ? v : "", names, best ? "; did you mean '" : "",
+                              best ? best : "", best ? "'?" : "");
         usage_error("%s", msg);
         free(msg);
         return false;
@@ -339,6 +331,7 @@ void print_usage(FILE *out) {
           "  -MD, -MMD               also write a make dependency file (default: output with .d)\n"
           "  -MF FILE, -MT TARGET, -MQ TARGET, -MP  depfile name, rule target (quoted), phony rules\n"
           "  --stats                 print kernels, tasks and memory operations (stdout)\n"
+          "  --debug                 check asserts at run time (x86: message + abort; PTX: __assertfail)\n"
           "  --print-output-names    print the files a run would write, one a line; compile nothing\n"
           "  -O0 -O1 -O2 -O3         optimization level (default -O2)\n"
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"

@@ -32,15 +32,17 @@ int sema_new_local(Sema *S, const char *name, QdType t) {
     return S->locals.len - 1;
 }
 
-/* Each task runs as its own launch with thread-private locals: a value set by one task does
- * not reach another (Quadrants would promote it to a global temporary; v1 does not). */
+/* Each task runs as its own launch with thread-private locals. Kernel-scope locals that another
+ * task uses are promoted to kernel-owned fields beforehand (sema_promote.c); what is left is a
+ * variable created inside one loop (it exists only in that loop's iterations, as in Quadrants)
+ * or inside a qd.func's top-level loop. */
 bool sema_local_visible(Sema *S, int local, Span use) {
     int owner = S->local_task.items[local];
     if (owner == S->task || owner < 0 || S->task < 0) return true;
     const IrTask *t = &S->tasks.items[owner];
-    diag_error(use, "QD2025", "'%s' is set in %s code outside this parallel loop and cannot be used inside it in v1; "
-                              "use a 0-d field (x = qd.field(qd.i32, shape=()))", S->locals.items[local].name,
-               t->kind == IR_TASK_SERIAL ? "serial" : "another loop's");
+    diag_error(use, "QD2025", "'%s' is created inside %s and exists only there; set it at the kernel's top level "
+                              "before the loops to share it", S->locals.items[local].name,
+               t->kind == IR_TASK_SERIAL ? "a qd.func's serial code" : "another parallel loop");
     return false;
 }
 
@@ -107,14 +109,18 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
     IrField f = {.name = target->name, .span = span};
     const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL, *shape = call->call.args.n > 1 ? call->call.args.items[1] : NULL;
     keyword(call, "dtype", &dt), keyword(call, "shape", &shape);
-    for (int k = 0; k < call->call.nkw; k++)
-        if (strcmp(call->call.kw[k].name, "dtype") && strcmp(call->call.kw[k].name, "shape") && strcmp(call->call.kw[k].name, "name"))
-            return (void)diag_error(call->call.kw[k].span, "QD2004", "qd.field argument '%s' is not supported in v1", call->call.kw[k].name);
+    for (int k = 0; k < call->call.nkw; k++) {
+        const char *kw = call->call.kw[k].name;
+        if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual"))
+            return (void)diag_error(call->call.kw[k].span, "QD2063", "qd.field(%s=...) is not supported: qdc does not compile autodiff", kw);
+        if (strcmp(kw, "dtype") && strcmp(kw, "shape") && strcmp(kw, "name"))
+            return (void)diag_error(call->call.kw[k].span, "QD2004", "qd.field argument '%s' is not supported in v1", kw);
+    }
     if (call->call.args.n > 2) return (void)diag_error(call->span, "QD2004", "qd.field takes (dtype, shape)");
     if (!dt) return (void)diag_error(call->span, "QD2004", "qd.field needs a dtype, e.g. qd.field(qd.f32, shape=(N,))");
-    if (!shape) return (void)diag_error(call->span, "QD2004", "qd.field needs shape= in v1 (use shape=() for a scalar)");
     bool ok = sema_annotation_type(S, dt, &f.type);
-    if (ok) ok = field_shape(S, shape, &f);
+    if (ok && !shape) f.ndim = -1; /* placed later: qd.root.dense(...).place(x) */
+    else if (ok) ok = field_shape(S, shape, &f);
     if (!ok) return (void)scope_bind(S, &S->module, f.name, val_err(), span);
     vec_push(&S->fields, f);
     scope_bind(S, &S->module, f.name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
@@ -123,7 +129,7 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
 /* A module-level constant: a number (narrowed to the type a literal of it has in a kernel: i32
  * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
 static bool module_constant(Sema *S, Val *c) {
-    if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE) return true;
+    if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE) return true;
     if (c->kind == V_TUPLE) {
         for (int k = 0; k < c->tuple.n; k++)
             if (!module_constant(S, &c->tuple.items[k])) return false;
@@ -174,6 +180,30 @@ static bool is_host_expr(Sema *S, const Expr *e) {
         return false;
     case E_IFEXP: return is_host_expr(S, e->ifexp.cond) || is_host_expr(S, e->ifexp.a) || is_host_expr(S, e->ifexp.b);
     default: return false;
+    }
+}
+
+/* qd.root.dense(...).place(x) or blk.place(x) with blk an SNode: evaluated at module level. */
+static bool is_snode_chain(Sema *S, const Expr *e) {
+    while (e->kind == E_CALL || (e->kind == E_ATTR && !(e->attr.obj->kind == E_NAME && !strcmp(e->attr.name, "root"))))
+        e = e->kind == E_CALL ? e->call.fn : e->attr.obj;
+    if (e->kind == E_ATTR) return S->qd_alias && !strcmp(e->attr.obj->name, S->qd_alias);
+    Binding *b = e->kind == E_NAME ? scope_find(&S->module, e->name) : NULL;
+    return b && b->v.kind == V_SNODE;
+}
+
+/* After a rejected placement statement, the fields it places are poisoned: not reported as
+ * unplaced, and their uses in kernels stay quiet. */
+static void poison_placed(Sema *S, const Expr *e) {
+    for (; e->kind == E_CALL || e->kind == E_ATTR; e = e->kind == E_CALL ? e->call.fn : e->attr.obj) {
+        if (e->kind != E_CALL || e->call.fn->kind != E_ATTR || strcmp(e->call.fn->attr.name, "place")) continue;
+        for (int k = 0; k < e->call.args.n; k++) {
+            const Expr *a = e->call.args.items[k];
+            Binding *b = a->kind == E_NAME ? scope_find(&S->module, a->name) : NULL;
+            if (!b || b->v.kind != V_FIELD) continue;
+            if (S->fields.items[b->v.index].ndim < 0) S->fields.items[b->v.index].ndim = 0;
+            b->v = val_err();
+        }
     }
 }
 
@@ -642,13 +672,23 @@ static void check_kernel(Sema *S, const Stmt *def) {
     Scope scope = {.parent = &S->module};
     S->scope = &scope;
     S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
-    if (def->def.returns && def->def.returns->kind != E_NONE)
-        diag_error(def->def.returns->span, "QD2005", "kernels cannot return values in v1");
+    k.ret_type = QT_VOID, k.ret_field = -1;
     if (S->inst >= 0) sema_check_instance_args(S, def);
     k.name = kernel_params(S, def);
     Arena *arena_ = S->arena;
     IrStmtVec serial = {0};
-    split_tasks(S, &def->def.body, &serial);
+    const StmtList *b = &def->def.body;
+    const Stmt *ret = b->n && b->stmts[b->n - 1]->kind == S_RETURN ? b->stmts[b->n - 1] : NULL;
+    bool returns = def->def.returns && def->def.returns->kind != E_NONE;
+    StmtList body = {b->stmts, ret && (returns || !ret->expr) ? b->n - 1 : b->n};
+    sema_find_promoted(S, &body);
+    split_tasks(S, &body, &serial);
+    if (S->task >= 0 && S->tasks.items[S->task].kind != IR_TASK_SERIAL) close_task(S, &serial);
+    if (returns && !ret) diag_error(def->def.returns->span, "QD2015", "kernel '%s' declares a return type but does not end with 'return value'", def->def.name);
+    if (returns && ret) {
+        if (S->task < 0) open_task(S, IR_TASK_SERIAL, ret->span, &serial);
+        sema_kernel_return(S, def, ret);
+    }
     close_task(S, &serial);
     if (S->block_dim) diag_error(S->block_dim_span, "QD2017", "qd.loop_config is not followed by a top-level for loop");
 #define TAKE(dst, n, v)                                                                   \
@@ -695,7 +735,7 @@ static void check_entry_names(Sema *S) {
 IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_check_with(ast, arena, NULL); }
 
 IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
-    Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1};
+    Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug};
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)
         if (ast->body.stmts[k]->kind == S_IMPORT && !strcmp(ast->body.stmts[k]->import.module, "quadrants"))
@@ -717,10 +757,15 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
         case S_HOST:
             for (int j = 0; j < s->host.names.n; j++) bind_host(&S, s->host.names.items[j], s->host.what);
             break;
-        case S_EXPR: case S_PASS: break; /* docstrings, qd.init(...), host calls such as main() */
+        case S_EXPR: /* SNode placement; else qd.init(...), main() ... */
+            if (is_snode_chain(&S, s->expr) && sema_eval(&S, s->expr).kind == V_ERR) poison_placed(&S, s->expr);
+            break;
+        case S_PASS: break;
+        case S_ASSERT: break; /* host code: Python checks it when the script runs */
         default: diag_error(s->span, "QD2002", "'%s' outside a function", s->kind == S_RETURN ? "return" : s->kind == S_BREAK ? "break" : "continue"); break;
         }
     }
+    sema_snode_finish(&S);
     sema_parse_instances(&S, fo);
     for (int k = 0; k < S.module.b.len; k++)
         if (S.module.b.items[k].v.kind == V_KERNEL) check_kernels(&S, S.module.b.items[k].v.def);
@@ -731,10 +776,11 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     IrModule *m = ARENA_NEW(arena, IrModule);
     m->src = ast->src;
     TAKE(m->fields, m->nfields, S.fields);
+    TAKE(m->storages, m->nstorages, S.storages);
     TAKE(m->kernels, m->nkernels, S.kernels);
     sema_free_instances(&S);
-    vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b);
-    vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
+    vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b), vec_free(&S.storages);
+    vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
     if (diag_error_count()) return NULL;
     ir_seal(m);
     return m;

@@ -27,6 +27,7 @@ typedef enum {
     V_NONE,
     V_STR,
     V_HOST,    /* a module-level name bound by host code: known only when the script runs (path: what) */
+    V_SNODE,   /* an SNode (qd.root.dense(...)), or one of its methods (snode.method) */
 } ValKind;
 
 typedef struct Val Val;
@@ -40,6 +41,7 @@ struct Val {
         const char *path; /* V_NS ("qd.simt", or "range" for builtins); V_STR contents */
         const Stmt *def;  /* V_FUNC, V_KERNEL */
         struct { Val *items; int n; } tuple;
+        struct { int node; const char *method; } snode; /* V_SNODE */
     };
 };
 
@@ -87,12 +89,16 @@ typedef struct Sema {
     int ninline;
     int block_dim;    /* pending qd.loop_config(block_dim=...) */
     bool serialize;   /* pending qd.loop_config(serialize=True) / parallelize=1 */
+    bool debug;       /* --debug: asserts are checked at run time */
+    VEC(const char *) promoted; /* kernel-scope locals shared between tasks (sema_promote) */
     int ndefs;        /* kernels and funcs defined so far */
     int64_t unrolled; /* qd.static iterations unrolled in this kernel, nested ones included */
     Span block_dim_span;
     VEC(struct Instance) instances; /* --instantiate specs that parsed */
     VEC(Source *) spec_sources;     /* specs that did not parse (freed at the end) */
     int inst;                       /* the instantiation being checked, -1 for none */
+    VEC(struct SNode) snodes;       /* module-level SNode tree; node 0 is qd.root */
+    VEC(IrStorage) storages;
 } Sema;
 
 /* sema.c */
@@ -104,6 +110,14 @@ void sema_emit(Sema *S, IrStmt *st);
 IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp);
 const char *sema_path(Sema *S, const Expr *e); /* "qd.types.ndarray" for a dotted name under qd */
 bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out);
+
+/* sema_promote.c: kernel-scope locals that more than one task uses live in a kernel-owned 0-d
+ * field (Quadrants' global temporaries); the kernel's return value too. */
+void sema_find_promoted(Sema *S, const StmtList *body);
+bool sema_is_promoted(Sema *S, const char *name);
+Val sema_promote(Sema *S, const char *name, QdType t, Span sp); /* binds name to a new field */
+Val sema_fresh_ref(Sema *S, Val v, Span use); /* a V_REF binding used at `use` */
+void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret);
 
 /* sema_expr.c */
 Val sema_eval(Sema *S, const Expr *e);
@@ -148,6 +162,12 @@ void sema_mark_instance_used(Sema *S, int inst);
 void sema_missing_instance(Sema *S, const Stmt *def);
 void sema_finish_instances(Sema *S);
 void sema_free_instances(Sema *S);
+
+/* sema_snode.c: qd.root.dense(...).place(...) */
+Val sema_snode_call(Sema *S, const Expr *call, Val callee); /* callee: V_SNODE method or qd.root.* */
+Val sema_snode_attr(Sema *S, Val obj, const char *name);
+void sema_snode_finish(Sema *S);
+IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp);
 
 /* sema_stmt.c */
 void sema_block(Sema *S, const StmtList *l);

@@ -66,6 +66,9 @@ typedef struct IrRef {
     int nidx;
     QdType type;   /* element type */
     QdSpace space; /* global for fields/ndarrays, shared for SharedArray (locals: global) */
+    IrExpr *flat;  /* a field in an SNode storage (IrField.storage > 0): element index into the
+                      storage in units of `type` (i32, or i64 for a storage of more than
+                      2^31-1 elements), computed by the frontend from idx */
     Span span;
 } IrRef;
 
@@ -168,6 +171,8 @@ typedef enum {
     IR_CONTINUE,
     IR_BARRIER,  /* qd.simt.block.sync(): execution barrier + block-scope memory fence */
     IR_FENCE,    /* memory fence; lowering fills low */
+    IR_PRINT,    /* printf(fmt, args...): args are i32, u32, i64, u64 or f64 (sema widens) */
+    IR_ASSERT,   /* --debug: if !cond (u1), report msg ("file:line:col: assertion failed: ...") and stop */
 } IrStmtKind;
 
 struct IrStmt {
@@ -181,6 +186,8 @@ struct IrStmt {
         struct { IrExpr *cond; IrBlock body; } while_;
         struct { int counter; IrExpr *begin, *end; int64_t step; IrBlock body; } for_;
         struct { QdScope scope; QdOrder order; int id; } fence; /* id: as IrMemOp.id */
+        struct { const char *fmt; IrExpr **args; int nargs; } print;
+        struct { IrExpr *cond; const char *msg; } assert_;
     };
 };
 
@@ -233,22 +240,53 @@ typedef struct IrKernel {
     IrTask *tasks; /* top-level statements in order: each top-level for is a parallel task,
                       runs of other top-level statements are serial tasks (one thread) */
     int ntasks;
+    QdType ret_type; /* `-> T`: the type returned, QT_VOID for none */
+    int ret_field;   /* the 0-d field the last task stores the result in (IrModule.fields), or -1 */
     Span span;
 } IrKernel;
 
+/* One level of an SNode path (qd.root.dense(axes, sizes)...): the axes it splits, their sizes,
+ * the bytes of one cell, and where the next level (or the field) sits inside a cell. */
+typedef struct IrSnodeLevel {
+    int naxes;
+    int axis[IR_MAX_DIMS];    /* field index positions (0 = i, 1 = j, ...), increasing */
+    int64_t size[IR_MAX_DIMS];
+    int64_t cell_bytes;
+    int64_t child_offset;     /* bytes */
+} IrSnodeLevel;
+
 typedef struct IrField {
-    const char *name;
+    const char *name;  /* kernel-owned temporaries (a kernel-scope local shared between tasks,
+                          a kernel's return slot) are "qdc_tmp_<kernel>_<var>", "qdc_ret_<kernel>" */
     QdType type;
     int ndim; /* 0 for shape=() */
     int64_t shape[IR_MAX_DIMS];
     int64_t elems;
     Span span;
+    /* 0: the field is its own row-major buffer qd_field_<name>. Otherwise it lives in
+     * IrModule.storages[storage - 1] (fields placed together interleave, qdc-abi(7)); refs
+     * carry IrRef.flat, and levels describe the path for the header and metadata. */
+    int storage;
+    int64_t offset; /* bytes from the storage's start to the field's slot in the outermost cell */
+    int nlevels;
+    IrSnodeLevel levels[IR_MAX_DIMS];
 } IrField;
+
+/* The memory of one child of qd.root that is not a plain row-major field: symbol
+ * qd_snode_<name> (the first field placed under it), `bytes` long, aligned to `align`. */
+typedef struct IrStorage {
+    const char *name;
+    int64_t bytes;
+    int align;
+    Span span;
+} IrStorage;
 
 typedef struct IrModule {
     const Source *src;
     IrField *fields;
     int nfields;
+    IrStorage *storages;
+    int nstorages;
     IrKernel *kernels;
     int nkernels;
     int nmemops; /* memory operations and fences, numbered 0..nmemops-1 by ir_seal */
