@@ -378,6 +378,7 @@ static void emit_task(SpvGen *g, const IrTask *task) {
     else serial_body(g, task);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpReturn);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunctionEnd);
+    g_msl_markers(g);
     VEC(uint32_t) ifc = {0};
     vec_push(&ifc, (uint32_t)SpvExecutionModelGLCompute);
     vec_push(&ifc, fn);

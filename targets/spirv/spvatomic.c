@@ -49,7 +49,32 @@ static QdOrder fail_order(QdOrder o) {
     return o;
 }
 
+/* MSL: SPIRV-Cross 2021 turns OpMemoryBarrier into threadgroup_barrier (an execution barrier,
+ * a deadlock in divergent code), so a fence is a call to an empty marker function that the
+ * completion step (mslfix.c) fills with atomic_thread_fence. */
+static const char *const msl_marker_names[2] = {"qdc_fence_threadgroup", "qdc_fence_device"};
+
+static void msl_fence_call(SpvGen *g, QdScope scope) {
+    int i = scope == QSCOPE_BLOCK ? 0 : 1;
+    if (!g->msl_fence[i]) g->msl_fence[i] = spv_id(&g->b);
+    G_OP(g, SpvOpFunctionCall, g_ty(g, QT_VOID), g->msl_fence[i]);
+}
+
+void g_msl_markers(SpvGen *g) {
+    uint32_t voidt = g_ty(g, QT_VOID), fnty = SPV_TYPE(&g->b, SpvOpTypeFunction, voidt);
+    for (int i = 0; i < 2; i++) {
+        if (!g->msl_fence[i]) continue;
+        spv_inst_str(&g->b, SPV_SEC_DEBUG, SpvOpName, &g->msl_fence[i], 1, msl_marker_names[i], NULL, 0);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunction, voidt, g->msl_fence[i], SpvFunctionControlDontInlineMask, fnty);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLabel, spv_id(&g->b));
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpReturn);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunctionEnd);
+        g->msl_fence[i] = 0;
+    }
+}
+
 void g_fence(SpvGen *g, QdScope scope, QdOrder order) {
+    if (g->t->for_msl) return msl_fence_call(g, scope);
     uint32_t sid;
     if (!scope_id(g, scope, (Span){0}, &sid)) return;
     uint32_t bits = order == QORD_RELAXED ? SpvMemorySemanticsAcquireReleaseMask : order_bits(order);

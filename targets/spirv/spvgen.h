@@ -6,6 +6,7 @@
 #define QDC_SPVGEN_H
 #include "../../ir/ir.h"
 #include "spvbuild.h"
+#include "spvtools.h"
 
 typedef struct SpvTarget {
     const char *env;       /* SPIRV-Tools environment: "vulkan1.2" */
@@ -73,6 +74,7 @@ typedef struct SpvGen {
     VEC(uint32_t) iface; /* globals the current entry point uses */
     VEC(SpvLoop) loops;
     uint32_t cur;        /* current block label; 0: dead code point (after a branch) */
+    uint32_t msl_fence[2]; /* MSL: marker functions qdc_fence_{threadgroup,device}, 0 until used */
     bool ok;             /* false after a diagnostic */
 } SpvGen;
 
@@ -113,10 +115,18 @@ void g_note_memop(SpvGen *g, const IrMemOp *mo);
 uint32_t g_memop(SpvGen *g, const IrExpr *e);
 void g_fence(SpvGen *g, QdScope scope, QdOrder order);
 void g_barrier(SpvGen *g);
+void g_msl_markers(SpvGen *g);
 
 /* spirv.c: the whole module (or one task of it, for MSL), validated. */
 bool spirv_build(const IrModule *m, const SpvTarget *t, const IrTask *only, StrBuf *out);
 /* backend.c: the disassembly of the whole module; MSL of every task, concatenated. */
 bool spirv_asm(const IrModule *m, const SpvTarget *t, StrBuf *out);
-bool spirv_msl(const IrModule *m, const SpvTarget *t, const char *msl_version, StrBuf *out);
+typedef struct CapTarget CapTarget;
+/* mslemit.c: the MSL version of this run and the completion step's spellings. */
+typedef struct MslTarget {
+    const char *version; /* "3.2.0" */
+    MslFacts facts;      /* all NULL unless the upgrade cap is on (MSL before 3.2 has none) */
+} MslTarget;
+MslTarget msl_target(const CapTarget *t, const char *const *caps, int ncaps);
+bool spirv_msl(const IrModule *m, const SpvTarget *t, const MslTarget *mt, StrBuf *out);
 #endif

@@ -155,7 +155,7 @@ static inline const CapTarget *probe_target(const char *name) {
 static inline char *probe_emit(const ProbeSpec *p, const char *family, EmitKind emit, size_t *len) {
     Arena a = {0};
     IrModule *m = probe_module(&a, p);
-    TargetOptions o = {emit, 2, "probe"};
+    TargetOptions o = {emit, 2, "probe", NULL, 0};
     StrBuf out;
     sb_init(&out);
     bool ok = backend_llvm_emit(m, probe_target(family), &o, &out);

@@ -95,7 +95,8 @@ static inline char *kit_asm(const Kit *t, const SpvTarget *st) {
 static inline char *kit_msl(const Kit *t, const char *version) {
     StrBuf out;
     sb_init(&out);
-    if (!spirv_msl(&t->m, &kit_msl_target, version, &out)) { sb_free(&out); return NULL; }
+    MslTarget mt = {version, {0}};
+    if (!spirv_msl(&t->m, &kit_msl_target, &mt, &out)) { sb_free(&out); return NULL; }
     return sb_take(&out);
 }
 /* Diagnostics to stderr (the driver normally configures this). */
