@@ -37,7 +37,7 @@ OBJS      = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRCS))
 AOBJS     = $(patsubst %.c,$(B)/asan/obj/%.o,$(LIB_SRCS))
 
 all: $(B)/qdc $(B)/libqdrt.a
-.PHONY: all deps test check unit test-asan demo clean install install-files
+.PHONY: all deps vulkan-deps test check unit test-asan demo clean install install-files
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -50,6 +50,25 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
 	    || { echo "make deps: apt-get failed" >&2; exit 1; }; \
 	fi
+
+# lavapipe 25.x (Mesa's CPU Vulkan driver, bookworm-backports) for the suite's Vulkan runs,
+# fetched with a private apt state into $(B)/vulkan (the machine's apt configuration is never
+# touched), and vkrun built against the system loader (libvulkan-dev). Without them the Vulkan
+# runs are counted as SKIPPED; with CI set that fails (`make unit` and the suite both check).
+VK_DIR   := $(B)/vulkan
+vulkan-deps:
+	@if [ ! -f $(VK_DIR)/lvp_icd.json ] || [ tools/vulkan-runner/fetch-lavapipe.sh -nt $(VK_DIR)/lvp_icd.json ]; then \
+	  bash tools/vulkan-runner/fetch-lavapipe.sh $(VK_DIR) || { \
+	    echo "vulkan-deps: NO lavapipe: every Vulkan run of the suite will be SKIPPED" >&2; \
+	    case "$${CI:-}" in ""|0|false) ;; *) echo "vulkan-deps: CI is set: failing" >&2; exit 1;; esac; }; \
+	fi
+	@if [ ! -x $(B)/vkrun ] || [ tools/vulkan-runner/vkrun.c -nt $(B)/vkrun ]; then \
+	  mkdir -p $(B) && $(CC) -std=c17 -O2 -Wall -Wextra -Werror -o $(B)/vkrun tools/vulkan-runner/vkrun.c -lvulkan || { \
+	    rm -f $(B)/vkrun; echo "vulkan-deps: cannot build vkrun (libvulkan-dev?): Vulkan runs will be SKIPPED" >&2; \
+	    case "$${CI:-}" in ""|0|false) ;; *) exit 1;; esac; }; \
+	fi
+VK_ENV    = QDC_VKRUN=$(CURDIR)/$(B)/vkrun QDC_VULKAN_DIR=$(CURDIR)/$(VK_DIR) \
+            VK_DRIVER_FILES=$${VK_DRIVER_FILES:-$(CURDIR)/$(VK_DIR)/lvp_icd.json}
 
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -82,12 +101,13 @@ export ASAN_OPTIONS := detect_leaks=1:abort_on_error=0:$(ASAN_OPTIONS)
 export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
 
-# Criterion's own closing line ("Synthesis: Tested: N | Passing: ...") ends each run.
-unit: $(B)/qdc $(B)/qdc-tests $(B)/libqdrt.a
-	QDC_BIN=$(CURDIR)/$(B)/qdc QDC_RT=$(CURDIR)/$(B)/libqdrt.a QDC_ROOT=$(CURDIR) \
+# Criterion's own closing line ("Synthesis: Tested: N | Passing: ...") ends each run; before it
+# the suite prints "Vulkan runs: N executed, M skipped" (skips are never passes).
+unit: vulkan-deps $(B)/qdc $(B)/qdc-tests $(B)/libqdrt.a
+	$(VK_ENV) QDC_BIN=$(CURDIR)/$(B)/qdc QDC_RT=$(CURDIR)/$(B)/libqdrt.a QDC_ROOT=$(CURDIR) \
 	  $(B)/qdc-tests --jobs 2 $(CRITERION_ARGS)
-test-asan: $(B)/asan/qdc $(B)/asan/qdc-tests $(B)/asan/libqdrt.a
-	QDC_BIN=$(CURDIR)/$(B)/asan/qdc QDC_RT=$(CURDIR)/$(B)/asan/libqdrt.a QDC_ROOT=$(CURDIR) QDC_ASAN=1 \
+test-asan: vulkan-deps $(B)/asan/qdc $(B)/asan/qdc-tests $(B)/asan/libqdrt.a
+	$(VK_ENV) QDC_BIN=$(CURDIR)/$(B)/asan/qdc QDC_RT=$(CURDIR)/$(B)/asan/libqdrt.a QDC_ROOT=$(CURDIR) QDC_ASAN=1 \
 	  $(B)/asan/qdc-tests --jobs 2 $(CRITERION_ARGS)
 
 # The suite plain, each libFuzzer target for a short fixed-seed smoke run (replaying every saved

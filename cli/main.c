@@ -163,25 +163,27 @@ typedef struct Job {
     StrBuf out;
 } Job;
 
-/* Lowers and emits the checked module for one job; false after diagnostics. */
-static bool lower_and_emit(const Options *o, IrModule *ir, Job *j, const char *modname, Arena *arena, int *rc) {
+/* Lowers the checked module for one job (its own decisions; the module is shared and never
+ * changed) and emits it; false after diagnostics. */
+static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const char *modname, Arena *arena, int *rc) {
     LowerOptions lo = {o->caps, o->ncaps};
     if (!lower_check_caps(j->t, &lo)) return *rc = QDC_EXIT_USAGE, false;
-    if (!lower_module(ir, j->t, &lo, arena) || diag_error_count()) return false;
+    const IrLowered *low = lower_module(ir, j->t, &lo, arena);
+    if (!low || diag_error_count()) return false;
     if (o->report_lowering) {
         StrBuf rep;
         sb_init(&rep);
-        lower_report(ir, j->t, o->report_lowering == 2, &rep);
+        lower_report(ir, low, j->t, o->report_lowering == 2, &rep);
         fwrite(rep.data ? rep.data : "", 1, rep.len, stdout);
         fflush(stdout);
         sb_free(&rep);
     }
     if (!j->path) return true;
-    if (j->emit == EMIT_IR) return ir_dump(ir, &j->out), true;
+    if (j->emit == EMIT_IR) return ir_dump(ir, low, &j->out), true;
     const Backend *be = backend_find(cap_backend(j->t));
     if (!be) die("no backend for '%s'", cap_backend(j->t));
     TargetOptions to = {j->emit, o->opt_level, modname, (const char *const *)o->caps, o->ncaps};
-    return be->emit(ir, j->t, &to, &j->out) && !diag_error_count();
+    return be->emit(ir, low, j->t, &to, &j->out) && !diag_error_count();
 }
 
 /* The capability search path, kept for depfiles. */

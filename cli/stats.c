@@ -5,7 +5,7 @@ typedef struct {
     int atomics, volatiles, fences;
 } Counts;
 
-static void count_op(void *ctx, IrKernel *k, IrTask *t, IrExpr *memop, IrStmt *fence) {
+static void count_op(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *memop, const IrStmt *fence) {
     Counts *c = ctx;
     (void)k, (void)t;
     if (fence) c->fences++;

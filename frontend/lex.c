@@ -59,6 +59,14 @@ static int utf8_len(const unsigned char *p, const unsigned char *end) {
     return n;
 }
 
+/* U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069 (a sequence of n bytes at p), or 0. */
+static unsigned bidi_control(const unsigned char *p, int n) {
+    if (n == 2 && p[0] == 0xD8 && p[1] == 0x9C) return 0x061C;
+    if (n != 3 || p[0] != 0xE2 || (p[1] != 0x80 && p[1] != 0x81)) return 0;
+    unsigned cp = 0x2000u | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+    return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ? cp : 0;
+}
+
 static bool validate_bytes(const Source *src) {
     const unsigned char *p = (const unsigned char *)src->text, *end = p + src->len;
     bool blank = true;
@@ -73,6 +81,11 @@ static bool validate_bytes(const Source *src) {
             return false;
         }
         if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r' && *q != '\f') blank = false;
+        unsigned bidi = bidi_control(q, n);
+        if (bidi) /* rustc's text_direction_codepoint lint and gcc's -Wbidi-chars */
+            diag_warning(span_make(src, (uint32_t)(q - p), (uint32_t)n), "QD2190",
+                         "Unicode bidirectional control U+%04X: the source may display differently from how it "
+                         "is compiled (Trojan Source, CVE-2021-42574)", bidi);
         q += n;
     }
     if (blank) {

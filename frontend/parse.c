@@ -202,10 +202,14 @@ static Expr *parse_subscript_index(Parser *P, Token *open) {
     return t;
 }
 
+/* Each trailer deepens the (left-leaning) tree, so a chain counts against the nesting limit
+ * like a chain of binary operators: later passes recurse once per link. */
 static Expr *parse_trailers(Parser *P, Expr *e) {
+    int saved = P->depth;
     for (;;) {
         Token *t = peek(P);
-        if (P->quiet || P->fatal) return e;
+        if (P->quiet || P->fatal) break;
+        if ((t->kind == T_LPAREN || t->kind == T_LBRACKET || t->kind == T_DOT) && !enter(P)) break;
         if (accept(P, T_LPAREN)) {
             Expr *c = new_expr(P, E_CALL, e->span);
             c->call.fn = e;
@@ -220,15 +224,17 @@ static Expr *parse_trailers(Parser *P, Expr *e) {
             e = s;
         } else if (accept(P, T_DOT)) {
             Token *n = peek(P);
-            if (!expect(P, T_NAME)) return e;
+            if (!expect(P, T_NAME)) break;
             Expr *a = new_expr(P, E_ATTR, span_join(e->span, tspan(P, n)));
             a->attr.obj = e;
             a->attr.name = n->s;
             e = a;
         } else {
-            return e;
+            break;
         }
     }
+    P->depth = saved;
+    return e;
 }
 
 static Expr *make_binary(Parser *P, int op, Expr *a, Expr *b) {

@@ -90,15 +90,12 @@ static bool keyword(const Expr *call, const char *name, const Expr **out) {
 }
 
 static bool field_shape(Sema *S, const Expr *shape, IrField *f) {
-    const Expr *const *dims = (const Expr *const *)&shape;
-    int n = 1;
-    if (shape->kind == E_TUPLE || shape->kind == E_LIST) dims = (const Expr *const *)shape->list.items, n = shape->list.n;
-    if (n > IR_MAX_DIMS) return diag_error(shape->span, "QD2004", "a field has at most %d dimensions", IR_MAX_DIMS), false;
+    int n = sema_const_shape(S, shape, f->shape, IR_MAX_DIMS, "a field shape");
+    if (n < 0) return false;
     f->ndim = n, f->elems = 1;
     for (int k = 0; k < n; k++) {
-        if (!sema_const_int(S, dims[k], &f->shape[k], "a field extent")) return false;
         if (f->shape[k] <= 0 || f->shape[k] > INT32_MAX || f->elems * f->shape[k] > INT32_MAX) {
-            diag_error(dims[k]->span, "QD2004", "field extent %lld is out of range (1 to 2^31-1 elements in all)", (long long)f->shape[k]);
+            diag_error(sema_shape_span(shape, k), "QD2004", "field extent %lld is out of range (1 to 2^31-1 elements in all)", (long long)f->shape[k]);
             return false;
         }
         f->elems *= f->shape[k];
@@ -117,11 +114,26 @@ static void declare_field(Sema *S, const Stmt *s, const Expr *call) {
     if (!dt) return (void)diag_error(call->span, "QD2004", "qd.field needs a dtype, e.g. qd.field(qd.f32, shape=(N,))");
     if (!shape) return (void)diag_error(call->span, "QD2004", "qd.field needs shape= in v1 (use shape=() for a scalar)");
     bool ok = sema_annotation_type(S, dt, &f.type);
-    if (ok && shape->kind == E_TUPLE && shape->list.n == 0) f.ndim = 0, f.elems = 1;
-    else if (ok) ok = field_shape(S, shape, &f);
+    if (ok) ok = field_shape(S, shape, &f);
     if (!ok) return (void)scope_bind(S, &S->module, f.name, val_err(), s->span);
     vec_push(&S->fields, f);
     scope_bind(S, &S->module, f.name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, s->span);
+}
+
+/* A module-level constant: a number (narrowed to the type a literal of it has in a kernel: i32
+ * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
+static bool module_constant(Sema *S, Val *c) {
+    if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE) return true;
+    if (c->kind == V_TUPLE) {
+        for (int k = 0; k < c->tuple.n; k++)
+            if (!module_constant(S, &c->tuple.items[k])) return false;
+        return true;
+    }
+    if (c->kind != V_EXPR || !ir_is_const(c->e)) return false;
+    if (qt_is_float(c->e->type)) c->e = ir_cast(S, c->e, QT_F32); /* a Python float literal */
+    else if (qt_is_int(c->e->type) && qt_is_signed(c->e->type) && c->e->c.i >= INT32_MIN && c->e->c.i <= INT32_MAX)
+        c->e = ir_cast(S, c->e, QT_I32); /* a Python int literal */
+    return true;
 }
 
 static void module_assign(Sema *S, const Stmt *s) {
@@ -135,13 +147,10 @@ static void module_assign(Sema *S, const Stmt *s) {
             return (void)diag_error(v->span, "QD2004", "vector and matrix fields are not supported in v1");
     }
     Val c = sema_eval(S, v);
-    if (c.kind != V_ERR && c.kind != V_TYPE && !(c.kind == V_EXPR && ir_is_const(c.e))) {
+    if (c.kind != V_ERR && !module_constant(S, &c)) {
         diag_error(v->span, "QD2009", "module-level value '%s' must be a compile-time constant or a qd.field", t->name);
         c = val_err();
     }
-    if (c.kind == V_EXPR && qt_is_float(c.e->type)) c.e = ir_cast(S, c.e, QT_F32); /* a Python float literal */
-    else if (c.kind == V_EXPR && qt_is_int(c.e->type) && qt_is_signed(c.e->type) && c.e->c.i >= INT32_MIN && c.e->c.i <= INT32_MAX)
-        c.e = ir_cast(S, c.e, QT_I32); /* a Python int literal */
     scope_bind(S, &S->module, t->name, c, s->span); /* after an error: later uses stay quiet */
 }
 
@@ -226,6 +235,30 @@ static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
     return true;
 }
 
+/* Struct-for (`for i, j in x:`): the index space of a field or an ndarray, 0 .. shape[d]. */
+static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
+    Val v = sema_eval(S, iter);
+    if (v.kind == V_ERR) return false;
+    if (v.kind != V_FIELD && v.kind != V_NDARRAY) {
+        diag_error(iter->span, "QD2012", "unsupported loop: a struct-for iterates over a field or an ndarray, not %s",
+                   v.kind == V_EXPR || v.kind == V_LOCAL ? "a scalar" : val_describe(v));
+        return false;
+    }
+    ls->ndims = v.kind == V_FIELD ? S->fields.items[v.index].ndim : S->params.items[v.index].ndim;
+    if (ls->ndims == 0) return diag_error(iter->span, "QD2012", "a struct-for needs a field or ndarray with at least one dimension"), false;
+    for (int d = 0; d < ls->ndims; d++) {
+        ls->begin[d] = ir_const_int(S, QT_I32, 0, iter->span), ls->step[d] = 1;
+        if (v.kind == V_FIELD) {
+            ls->end[d] = ir_const_int(S, QT_I32, S->fields.items[v.index].shape[d], iter->span);
+        } else {
+            IrExpr *x = ir_new(S, IR_SHAPE, QT_I32, iter->span);
+            x->shape.param = v.index, x->shape.axis = d;
+            ls->end[d] = x;
+        }
+    }
+    return true;
+}
+
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     memset(ls, 0, sizeof *ls);
     Val f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
@@ -236,11 +269,13 @@ bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
         f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
     }
     bool ok;
+    if (!ls->is_static && iter->kind != E_CALL) return struct_for_space(S, iter, ls);
     if (f.kind == V_NS && !strcmp(f.path, "range")) ok = (ls->ndims = 1, range_args(S, iter, ls, 0));
     else if (f.kind == V_NS && !strcmp(f.path, "qd.ndrange")) ok = ndrange_args(S, iter, ls);
     else {
         if (iter->kind != E_CALL || f.kind != V_ERR)
-            diag_error(iter->span, "QD2012", "unsupported loop: iterate over range(...), qd.ndrange(...) or qd.static(range(...))");
+            diag_error(iter->span, "QD2012", "unsupported loop: iterate over range(...), qd.ndrange(...), qd.static(range(...)), "
+                                             "a field or an ndarray");
         return false;
     }
     for (int d = 0; ok && ls->is_static && d < ls->ndims; d++)
@@ -570,5 +605,7 @@ IrModule *frontend_check(const AstModule *ast, Arena *arena) {
     TAKE(m->kernels, m->nkernels, S.kernels);
     vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b);
     vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
-    return diag_error_count() ? NULL : m;
+    if (diag_error_count()) return NULL;
+    ir_seal(m);
+    return m;
 }

@@ -103,6 +103,8 @@ Val sema_eval(Sema *S, const Expr *e);
 IrExpr *sema_rvalue(Sema *S, Val v, Span sp);   /* NULL (after an error) for non-scalars */
 IrExpr *sema_expr(Sema *S, const Expr *e);      /* sema_rvalue(sema_eval(e)) */
 bool sema_const_int(Sema *S, const Expr *e, int64_t *out, const char *what);
+Span sema_shape_span(const Expr *e, int k);
+int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const char *what); /* ndim or -1 */
 IrExpr *ir_const_int(Sema *S, QdType t, int64_t v, Span sp);
 IrExpr *ir_const_float(Sema *S, QdType t, double v, Span sp);
 IrExpr *ir_cast(Sema *S, IrExpr *e, QdType t);

@@ -274,6 +274,35 @@ bool sema_const_int(Sema *S, const Expr *e, int64_t *out, const char *what) {
     return true;
 }
 
+/* Where dimension k of a shape is written: the item of a tuple literal, else the whole shape. */
+Span sema_shape_span(const Expr *e, int k) {
+    return (e->kind == E_TUPLE || e->kind == E_LIST) && k < e->list.n ? e->list.items[k]->span : e->span;
+}
+
+/* A compile-time shape: an integer, or a tuple or list of integers, written in place or named
+ * by a module constant (SHAPE = (4, 8)). Returns the number of dimensions, or -1 after an error. */
+int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const char *what) {
+    IrStmtVec *cur = S->cur;
+    S->cur = NULL; /* a shape emits no code */
+    Val v = sema_eval(S, e);
+    S->cur = cur;
+    if (v.kind == V_ERR) return -1;
+    Val *items = &v;
+    int n = 1;
+    if (v.kind == V_TUPLE) items = v.tuple.items, n = v.tuple.n;
+    if (n > maxdims) return diag_error(e->span, "QD2009", "%s has at most %d dimensions, got %d", what, maxdims, n), -1;
+    for (int k = 0; k < n; k++) {
+        IrExpr *x = items[k].kind == V_EXPR ? items[k].e : NULL;
+        if (!ir_is_const(x) || !qt_is_integral(x->type)) {
+            diag_error(sema_shape_span(e, k), "QD2009", "%s must be a compile-time integer or a tuple of them, got %s", what,
+                       x ? "a run-time value" : val_describe(items[k]));
+            return -1;
+        }
+        shape[k] = qt_is_signed(x->type) ? x->c.i : (int64_t)x->c.u;
+    }
+    return n;
+}
+
 static Val eval_name(Sema *S, const Expr *e) {
     static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len"};
     for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent) {
@@ -303,8 +332,26 @@ static Val eval_attr(Sema *S, const Expr *e) {
     return (Val){.kind = V_NS, .path = arena_printf(S->arena, "%s.%s", o.path, e->attr.name)};
 }
 
-/* Index expressions of a subscript: x[None] and x[()] have none; x[i, j] has two. */
-static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out) {
+/* A constant index must lie in its axis (extent < 0: an ndarray, whose extent is known at run
+ * time only, so only the i32 index range applies): b[-1] and b[16] on a 16-element field would
+ * otherwise address the neighbouring field, and Quadrants has no negative indexing. */
+static bool check_const_index(const IrExpr *x, const Expr *src, const char *name, int axis, int64_t extent) {
+    if (!ir_is_const(x)) return true;
+    bool neg = qt_is_signed(x->type) && x->c.i < 0;
+    uint64_t v = x->c.u, lim = extent < 0 ? (uint64_t)INT32_MAX + 1 : (uint64_t)extent;
+    if (!neg && v < lim) return true;
+    if (extent < 0)
+        diag_error(src->span, "QD2011", "index %s%llu is out of bounds for axis %d of '%s' (indices are 0 to 2147483647)",
+                   neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name);
+    else
+        diag_error(src->span, "QD2011", "index %s%llu is out of bounds for axis %d of '%s' with size %lld",
+                   neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name, (long long)extent);
+    return false;
+}
+
+/* Index expressions of a subscript: x[None] and x[()] have none; x[i, j] has two.
+ * shape: the extents of a field or SharedArray, NULL for an ndarray. */
+static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name, int ndim, const int64_t *shape) {
     const Expr *const *items = (const Expr *const *)&ix;
     int n = 1;
     if (ix->kind == E_NONE) n = 0;
@@ -317,6 +364,7 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out) {
             diag_error(items[k]->span, "QD2011", "array index must be an integer, got %s", qt_name(x->type));
             x = NULL;
         }
+        if (x && k < ndim && !check_const_index(x, items[k], name, k, shape ? shape[k] : -1)) x = NULL;
         ok &= x != NULL;
         (*out)[k] = ir_cast(S, x, QT_I32);
     }
@@ -330,6 +378,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         int64_t k;
         if (!sema_const_int(S, e->sub.index, &k, "the index of a shape or compile-time list")) return val_err();
         int n = o.kind == V_SHAPE ? S->params.items[o.index].ndim : o.tuple.n;
+        if (k < 0 && k >= -n) k += n; /* Python: a.shape[-1] is the last axis */
         if (k < 0 || k >= n) {
             diag_error(e->sub.index->span, "QD2011", "index %lld is out of range for %s of length %d", (long long)k, val_describe(o), n);
             return val_err();
@@ -344,20 +393,22 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     r->index = o.index;
     int ndim;
     const char *name;
+    const int64_t *shape = NULL;
     if (o.kind == V_FIELD) {
         IrField *f = &S->fields.items[o.index];
-        r->kind = IR_REF_FIELD, r->type = f->type, ndim = f->ndim, name = f->name;
+        r->kind = IR_REF_FIELD, r->type = f->type, ndim = f->ndim, name = f->name, shape = f->shape;
     } else if (o.kind == V_NDARRAY) {
         IrParam *p = &S->params.items[o.index];
         r->kind = IR_REF_NDARRAY, r->type = p->type, ndim = p->ndim, name = p->name;
     } else if (o.kind == V_SHARED) {
         IrShared *sh = &S->shared.items[o.index];
         r->kind = IR_REF_SHARED, r->type = sh->type, ndim = sh->ndim, name = sh->name, r->space = QSPACE_SHARED;
+        shape = sh->shape;
     } else {
         diag_error(e->span, "QD2011", "%s is not subscriptable", val_describe(o));
         return val_err();
     }
-    r->nidx = eval_indices(S, e->sub.index, &r->idx);
+    r->nidx = eval_indices(S, e->sub.index, &r->idx, name, ndim, shape);
     if (r->nidx < 0) return val_err();
     if (r->nidx != ndim) {
         diag_error(e->sub.index->span, "QD2011", "'%s' has %d dimension%s but %d index%s given%s", name, ndim,

@@ -197,18 +197,13 @@ static Val fence(Sema *S, const Expr *call, QdScope scope) {
 }
 
 static bool shared_shape(Sema *S, const Expr *e, IrShared *sh) {
-    const Expr *const *dims = (const Expr *const *)&e;
-    int n = 1;
-    if (e->kind == E_TUPLE || e->kind == E_LIST) dims = (const Expr *const *)e->list.items, n = e->list.n;
-    if (n < 1 || n > IR_MAX_DIMS) {
-        diag_error(e->span, "QD2018", "a SharedArray has 1 to %d dimensions", IR_MAX_DIMS);
-        return false;
-    }
+    int n = sema_const_shape(S, e, sh->shape, IR_MAX_DIMS, "a SharedArray shape");
+    if (n < 0) return false;
+    if (n < 1) return diag_error(e->span, "QD2018", "a SharedArray has 1 to %d dimensions", IR_MAX_DIMS), false;
     sh->ndim = n, sh->elems = 1;
     for (int k = 0; k < n; k++) {
-        if (!sema_const_int(S, dims[k], &sh->shape[k], "a SharedArray extent")) return false;
         if (sh->shape[k] <= 0 || sh->shape[k] > (1 << 24) || sh->elems * sh->shape[k] > (1 << 24)) {
-            diag_error(dims[k]->span, "QD2018", "SharedArray extent %lld is out of range (1 to 16777216 elements)", (long long)sh->shape[k]);
+            diag_error(sema_shape_span(e, k), "QD2018", "SharedArray extent %lld is out of range (1 to 16777216 elements)", (long long)sh->shape[k]);
             return false;
         }
         sh->elems *= sh->shape[k];

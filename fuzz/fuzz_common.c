@@ -37,17 +37,18 @@ static EmitKind fuzz_emit_kind(const CapTarget *t) {
     die("fuzz: no output kind for backend '%s'", cap_backend(t));
 }
 
-static bool emit(IrModule *ir, const CapTarget *t, Arena *arena) {
+static bool emit(const IrModule *ir, const CapTarget *t, Arena *arena) {
     LowerOptions lo = {NULL, 0};
     int before = diag_error_count();
-    if (!lower_module(ir, t, &lo, arena) || diag_error_count() != before) return false;
+    const IrLowered *low = lower_module(ir, t, &lo, arena);
+    if (!low || diag_error_count() != before) return false;
     StrBuf rep, out;
     sb_init(&rep), sb_init(&out);
-    lower_report(ir, t, true, &rep);
+    lower_report(ir, low, t, true, &rep);
     const Backend *be = backend_find(cap_backend(t));
     if (!be) die("no backend for '%s'", cap_backend(t));
     TargetOptions to = {fuzz_emit_kind(t), 2, "fuzz", NULL, 0};
-    bool ok = be->emit(ir, t, &to, &out) && diag_error_count() == before;
+    bool ok = be->emit(ir, low, t, &to, &out) && diag_error_count() == before;
     sb_free(&rep), sb_free(&out);
     return ok;
 }
@@ -65,7 +66,7 @@ bool fuzz_compile(const char *name, const uint8_t *text, size_t len, const CapTa
         ast_dump(ast, &dump);
         IrModule *ir = frontend_check(ast, &arena);
         if (ir && diag_error_count() == before) {
-            ir_dump(ir, &dump);
+            ir_dump(ir, NULL, &dump);
             ok = t ? emit(ir, t, &arena) : true;
         }
         sb_free(&dump);

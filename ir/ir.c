@@ -19,6 +19,7 @@ static const char *const low_names[] = {"undecided", "native", "cas_loop", "plai
 typedef struct {
     const IrModule *m;
     const IrKernel *k;
+    const IrLowered *low; /* NULL: a dump before lowering */
 } Dump;
 
 static void dump_expr(const Dump *d, const IrExpr *e, StrBuf *out);
@@ -45,13 +46,15 @@ static void dump_ref(const Dump *d, const IrRef *r, StrBuf *out) {
     sb_printf(out, "]:%s", qt_name(r->type));
 }
 
-static void dump_lowering(const IrLowering *l, StrBuf *out) {
+static void dump_lowering(const Dump *d, int id, StrBuf *out) {
+    if (!d->low) return;
+    const IrLowering *l = ir_low(d->low, id);
     if (l->kind == LOW_UNDECIDED) return;
     sb_printf(out, " -> %s %s %s %s", low_names[l->kind], qop_name(l->op), qord_name(l->order), qscope_name(l->scope));
     if (l->negate) sb_puts(out, " negate");
     if (l->via_int) sb_puts(out, " via_int");
-    if (l->fence_before) sb_printf(out, " fence_before(%s)", qscope_name(l->fence_scope));
-    if (l->fence_after) sb_printf(out, " fence_after(%s)", qscope_name(l->fence_scope));
+    if (l->fence_before) sb_printf(out, " fence_before(%s %s)", qord_name(l->fence_order), qscope_name(l->fence_scope));
+    if (l->fence_after) sb_printf(out, " fence_after(%s %s)", qord_name(l->fence_order), qscope_name(l->fence_scope));
     if (l->no_return) sb_puts(out, " no_return");
     if (l->flags) sb_printf(out, " flags=%u", l->flags);
     if (l->spelling) sb_printf(out, " \"%s\"", l->spelling);
@@ -66,7 +69,7 @@ static void dump_memop(const Dump *d, const IrExpr *e, StrBuf *out) {
     if (mo->val2) sb_putc(out, ' '), dump_expr(d, mo->val2, out);
     if (!mo->result_used) sb_puts(out, " unused");
     if (mo->from_augassign) sb_puts(out, " augassign");
-    dump_lowering(&mo->low, out);
+    dump_lowering(d, mo->id, out);
     sb_putc(out, ')');
 }
 
@@ -128,7 +131,7 @@ static void dump_stmt(const Dump *d, const IrStmt *s, int depth, StrBuf *out) {
     case IR_BARRIER: sb_puts(out, "barrier"); break;
     case IR_FENCE:
         sb_printf(out, "fence %s %s", qord_name(s->fence.order), qscope_name(s->fence.scope));
-        dump_lowering(&s->fence.low, out);
+        dump_lowering(d, s->fence.id, out);
         break;
     }
     sb_putc(out, '\n');
@@ -144,8 +147,8 @@ static void dump_shape(const int64_t *shape, int ndim, StrBuf *out) {
     sb_putc(out, ']');
 }
 
-static void dump_kernel(const IrModule *m, const IrKernel *k, StrBuf *out) {
-    const Dump dd = {m, k}, *d = &dd;
+static void dump_kernel(const IrModule *m, const IrLowered *low, const IrKernel *k, StrBuf *out) {
+    const Dump dd = {m, k, low}, *d = &dd;
     sb_printf(out, "kernel %s(", k->name);
     for (int i = 0; i < k->nparams; i++) {
         const IrParam *p = &k->params[i];
@@ -171,17 +174,17 @@ static void dump_kernel(const IrModule *m, const IrKernel *k, StrBuf *out) {
     }
 }
 
-void ir_dump(const IrModule *m, StrBuf *out) {
+void ir_dump(const IrModule *m, const IrLowered *low, StrBuf *out) {
     sb_puts(out, "; qdc ir 1\n");
     for (int i = 0; i < m->nfields; i++) {
         sb_printf(out, "field %s: %s", m->fields[i].name, qt_name(m->fields[i].type));
         dump_shape(m->fields[i].shape, m->fields[i].ndim, out);
         sb_putc(out, '\n');
     }
-    for (int i = 0; i < m->nkernels; i++) dump_kernel(m, &m->kernels[i], out);
-    if (m->ncaps_used) {
+    for (int i = 0; i < m->nkernels; i++) dump_kernel(m, low, &m->kernels[i], out);
+    if (low && low->ncaps_used) {
         sb_puts(out, "caps");
-        for (int i = 0; i < m->ncaps_used; i++) sb_printf(out, " %s", m->caps_used[i]);
+        for (int i = 0; i < low->ncaps_used; i++) sb_printf(out, " %s", low->caps_used[i]);
         sb_putc(out, '\n');
     }
 }
@@ -191,17 +194,17 @@ void ir_dump(const IrModule *m, StrBuf *out) {
 typedef struct {
     IrMemVisitor fn;
     void *ctx;
-    IrKernel *k;
-    IrTask *t;
+    const IrKernel *k;
+    const IrTask *t;
 } Visit;
 
-static void visit_expr(Visit *v, IrExpr *e);
+static void visit_expr(Visit *v, const IrExpr *e);
 
-static void visit_ref(Visit *v, IrRef *r) {
+static void visit_ref(Visit *v, const IrRef *r) {
     for (int i = 0; i < r->nidx; i++) visit_expr(v, r->idx[i]);
 }
 
-static void visit_expr(Visit *v, IrExpr *e) {
+static void visit_expr(Visit *v, const IrExpr *e) {
     if (!e) return;
     switch (e->kind) {
     case IR_LOAD: visit_ref(v, e->ref); break;
@@ -218,9 +221,9 @@ static void visit_expr(Visit *v, IrExpr *e) {
     }
 }
 
-static void visit_block(Visit *v, IrBlock *b) {
+static void visit_block(Visit *v, const IrBlock *b) {
     for (int i = 0; i < b->n; i++) {
-        IrStmt *s = b->stmts[i];
+        const IrStmt *s = b->stmts[i];
         switch (s->kind) {
         case IR_ASSIGN: visit_expr(v, s->assign.value); break;
         case IR_STORE: visit_ref(v, s->store.ref), visit_expr(v, s->store.value); break;
@@ -234,11 +237,32 @@ static void visit_block(Visit *v, IrBlock *b) {
     }
 }
 
-void ir_visit_memory_ops(IrModule *m, IrMemVisitor fn, void *ctx) {
+void ir_visit_memory_ops(const IrModule *m, IrMemVisitor fn, void *ctx) {
     for (int i = 0; i < m->nkernels; i++)
         for (int j = 0; j < m->kernels[i].ntasks; j++) {
             Visit v = {fn, ctx, &m->kernels[i], &m->kernels[i].tasks[j]};
             visit_expr(&v, v.t->extent);
             visit_block(&v, &v.t->body);
         }
+}
+
+/* ---- sealing and decisions ---- */
+
+/* The one place that writes ids: the nodes are the checker's, still writable in its arena. */
+static void number(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *memop, const IrStmt *fence) {
+    (void)k, (void)t;
+    int *n = ctx;
+    if (memop) ((IrExpr *)memop)->mem.id = (*n)++;
+    if (fence) ((IrStmt *)fence)->fence.id = (*n)++;
+}
+
+void ir_seal(IrModule *m) {
+    int n = 0;
+    ir_visit_memory_ops(m, number, &n);
+    m->nmemops = n;
+}
+
+const IrLowering *ir_low(const IrLowered *l, int id) {
+    if (!l || id < 0 || id >= l->nops) die("memory operation %d has no lowering decision", id);
+    return &l->ops[id];
 }

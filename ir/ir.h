@@ -1,8 +1,9 @@
 /* The checked, target-independent program: the only thing targets see of the source.
  * The frontend (sema) builds it with names resolved, types explicit, qd.func calls inlined,
- * qd.static loops unrolled and module constants folded. The lowering engine then fills in
- * one IrLowering decision per memory operation (IR_MEMOP, IR_FENCE); targets obey it exactly.
- * All nodes live in the compilation arena. */
+ * qd.static loops unrolled and module constants folded, then seals it (ir_seal numbers the
+ * memory operations); after that it is never changed. The lowering engine produces, per target,
+ * an IrLowered: one IrLowering decision per memory operation (IR_MEMOP, IR_FENCE), indexed by
+ * the operation's id; targets obey it exactly. All nodes live in the compilation arena. */
 #ifndef QDC_IR_H
 #define QDC_IR_H
 #include "../support/diag.h"
@@ -14,7 +15,7 @@
 typedef struct IrExpr IrExpr;
 typedef struct IrStmt IrStmt;
 
-/* ---- lowering decisions (filled by lower/lower.c) ---- */
+/* ---- lowering decisions (made by lower/lower.c, one IrLowered per target) ---- */
 typedef enum {
     LOW_UNDECIDED = 0,
     LOW_NATIVE,      /* one native atomic instruction of `op` (after any rewrite) */
@@ -34,6 +35,7 @@ typedef struct IrLowering {
     bool fence_before;    /* emit a fence of fence_scope before the instruction */
     bool fence_after;     /* ... and/or after it (e.g. seq_cst -> fence + acq_rel; sm_60 membar) */
     QdScope fence_scope;
+    QdOrder fence_order;  /* the order those fences carry (backends never choose it) */
     bool no_return;       /* result unused and the target has a non-returning form (red, lock add) */
     unsigned flags;       /* LOWF_* below: target facts from the database that change emission */
     const char *reason_file; /* database file and line that decided (for reports and errors) */
@@ -110,7 +112,7 @@ typedef struct IrMemOp {
     QdScope scope;    /* as requested (default device) */
     bool result_used; /* false for expression statements and atomic augmented assignment */
     bool from_augassign;
-    IrLowering low;
+    int id;           /* dense number among the module's memory operations (ir_seal) */
 } IrMemOp;
 
 struct IrExpr {
@@ -163,7 +165,7 @@ struct IrStmt {
         struct { IrExpr *cond; IrBlock then, els; } if_;
         struct { IrExpr *cond; IrBlock body; } while_;
         struct { int counter; IrExpr *begin, *end; int64_t step; IrBlock body; } for_;
-        struct { QdScope scope; QdOrder order; IrLowering low; } fence;
+        struct { QdScope scope; QdOrder order; int id; } fence; /* id: as IrMemOp.id */
     };
 };
 
@@ -234,15 +236,30 @@ typedef struct IrModule {
     int nfields;
     IrKernel *kernels;
     int nkernels;
-    /* filled by lowering: optional device capabilities the decisions rely on (e.g.
-     * "int64-atomics", "float-atomic-add"), sorted, for metadata and SPIR-V capabilities */
-    const char **caps_used;
-    int ncaps_used;
+    int nmemops; /* memory operations and fences, numbered 0..nmemops-1 by ir_seal */
 } IrModule;
 
-/* Stable textual dump (--emit=ir) for golden tests; includes decisions once lowered. */
-void ir_dump(const IrModule *m, StrBuf *out);
+/* One target's lowering of a module: the decision for every memory operation and fence
+ * (ops[id]) and the optional device capabilities the decisions rely on (e.g. "int64-atomics"),
+ * sorted, for metadata and SPIR-V capabilities. Each job of a run has its own. */
+typedef struct IrLowered {
+    const IrLowering *ops;
+    int nops;
+    const char *const *caps_used;
+    int ncaps_used;
+} IrLowered;
+
+/* The decision for memory operation or fence `id`; dies on a missing one. */
+const IrLowering *ir_low(const IrLowered *l, int id);
+static inline const IrLowering *ir_low_memop(const IrLowered *l, const IrExpr *e) { return ir_low(l, e->mem.id); }
+static inline const IrLowering *ir_low_fence(const IrLowered *l, const IrStmt *s) { return ir_low(l, s->fence.id); }
+
+/* Ends checking: numbers the memory operations and fences in source order (IrMemOp.id,
+ * fence.id, IrModule.nmemops). The module is read-only afterwards. */
+void ir_seal(IrModule *m);
+/* Stable textual dump (--emit=ir) for golden tests; with low, each memop shows its decision. */
+void ir_dump(const IrModule *m, const IrLowered *low, StrBuf *out);
 /* Calls fn on every IR_MEMOP expression and IR_FENCE statement, in source order. */
-typedef void (*IrMemVisitor)(void *ctx, IrKernel *k, IrTask *t, IrExpr *memop, IrStmt *fence);
-void ir_visit_memory_ops(IrModule *m, IrMemVisitor fn, void *ctx);
+typedef void (*IrMemVisitor)(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *memop, const IrStmt *fence);
+void ir_visit_memory_ops(const IrModule *m, IrMemVisitor fn, void *ctx);
 #endif

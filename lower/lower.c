@@ -11,6 +11,8 @@ typedef struct {
     const LowerOptions *o;
     Arena *arena;
     bool ok;
+    IrLowering *ops; /* the result being built, indexed by memory-operation id */
+    int nops;
     VEC(const char *) caps_used;
 } LowerCtx;
 
@@ -59,7 +61,7 @@ static const char *cap_desc(const CapTarget *t, const char *cap) {
     return "";
 }
 
-static void report_unsupported(LowerCtx *c, IrExpr *e, QdType dt, const CapAnswer *a) {
+static void report_unsupported(LowerCtx *c, const IrExpr *e, QdType dt, const CapAnswer *a) {
     const IrMemOp *m = &e->mem;
     diag_error(e->span, "QD4001", "atomic %s on %s in %s memory is not supported on target '%s' (%s:%d%s%s)",
                qop_name(m->op), qt_name(m->ref->type), qspace_name(m->ref->space), c->t->name, a->cell->at.file,
@@ -88,6 +90,7 @@ static bool decide_order(const CapTarget *t, CapOrderKind kind, QdOrder want, Ir
         QdOrder base = kind == ORDK_LOAD ? QORD_ACQUIRE : kind == ORDK_STORE ? QORD_RELEASE : QORD_ACQ_REL;
         if (pol == SEQ_FENCE) {
             L->fence_before = true;
+            L->fence_order = QORD_SEQ_CST;
             note(why, "seq_cst as fence + %s%s", qord_name(base), "");
             return decide_order(t, kind, base, L, why);
         }
@@ -107,6 +110,7 @@ static bool decide_order(const CapTarget *t, CapOrderKind kind, QdOrder want, Ir
     long emu = t->facts[CAPK_EMULATE].value ? t->facts[CAPK_EMULATE].num : EMU_NONE;
     if (emu == EMU_NONE || !(have & (1u << QORD_RELAXED)) || want == QORD_RELAXED) return false;
     L->order = QORD_RELAXED;
+    if (!L->fence_before && !L->fence_after) L->fence_order = want;
     L->fence_before |= has_rel(want);
     L->fence_after |= has_acq(want);
     if (emu == EMU_MEMBAR) L->flags |= LOWF_MEMBAR_ORDERS;
@@ -213,7 +217,7 @@ static void set_detail(LowerCtx *c, IrLowering *L, const IrMemOp *m, const CapAn
     sb_free(&d);
 }
 
-static void decide_volatile(LowerCtx *c, IrExpr *e, IrLowering *L) {
+static void decide_volatile(LowerCtx *c, const IrExpr *e, IrLowering *L) {
     CapAnswer a = cap_resolve_cell(c->t, c->t->volatile_cell, L->scope, true, opt_caps(c->o), opt_ncaps(c->o));
     if (a.status == CS_UNSUPPORTED) {
         diag_error(e->span, "QD4004", "volatile_load is not supported on target '%s' (%s:%d)", c->t->name,
@@ -231,9 +235,8 @@ static void decide_volatile(LowerCtx *c, IrExpr *e, IrLowering *L) {
     sb_free(&why);
 }
 
-static bool decide_memop(LowerCtx *c, IrExpr *e) {
-    IrMemOp *m = &e->mem;
-    IrLowering *L = &m->low;
+static bool decide_memop(LowerCtx *c, const IrExpr *e, IrLowering *L) {
+    const IrMemOp *m = &e->mem;
     *L = (IrLowering){.op = m->op, .order = m->order, .scope = m->scope, .fence_scope = m->scope};
     if (m->ref->kind == IR_REF_LOCAL) {
         L->kind = LOW_PLAIN;
@@ -282,8 +285,7 @@ static bool decide_memop(LowerCtx *c, IrExpr *e) {
     return true;
 }
 
-static bool decide_fence(LowerCtx *c, IrStmt *s) {
-    IrLowering *L = &s->fence.low;
+static bool decide_fence(LowerCtx *c, const IrStmt *s, IrLowering *L) {
     *L = (IrLowering){.op = QOP_COUNT, .order = s->fence.order, .scope = s->fence.scope, .fence_scope = s->fence.scope};
     StrBuf why;
     sb_init(&why);
@@ -313,11 +315,16 @@ static bool decide_fence(LowerCtx *c, IrStmt *s) {
     return ok;
 }
 
-static void visit(void *ctx, IrKernel *k, IrTask *t, IrExpr *memop, IrStmt *fence) {
+static IrLowering *slot(LowerCtx *c, int id) {
+    if (id < 0 || id >= c->nops) die("memory operation %d outside the sealed module (%d)", id, c->nops);
+    return &c->ops[id];
+}
+
+static void visit(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *memop, const IrStmt *fence) {
     (void)k, (void)t;
     LowerCtx *c = ctx;
-    if (memop) decide_memop(c, memop);
-    if (fence) decide_fence(c, fence);
+    if (memop) decide_memop(c, memop, slot(c, memop->mem.id));
+    if (fence) decide_fence(c, fence, slot(c, fence->fence.id));
 }
 
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
@@ -346,27 +353,23 @@ static bool check_shared_limits(const IrModule *m, const CapTarget *t) {
     return ok;
 }
 
-bool lower_module(IrModule *m, const CapTarget *t, const LowerOptions *o, Arena *arena) {
-    LowerCtx c = {t, o, arena, true, {0}};
+IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOptions *o, Arena *arena) {
+    LowerCtx c = {t, o, arena, true, ARENA_ARRAY(arena, IrLowering, m->nmemops + 1), m->nmemops, {0}};
     if (!check_shared_limits(m, t)) c.ok = false;
     ir_visit_memory_ops(m, visit, &c);
-    for (int i = 0; i < m->ncaps_used; i++) {
-        bool seen = false;
-        for (int k = 0; k < c.caps_used.len; k++) seen |= !strcmp(c.caps_used.items[k], m->caps_used[i]);
-        if (!seen) vec_push(&c.caps_used, m->caps_used[i]);
-    }
     if (c.caps_used.len) qsort(c.caps_used.items, (size_t)c.caps_used.len, sizeof(char *), cmp_cstr);
-    m->caps_used = ARENA_ARRAY(arena, const char *, c.caps_used.len + 1);
-    for (int i = 0; i < c.caps_used.len; i++) m->caps_used[i] = arena_strdup(arena, c.caps_used.items[i]);
-    m->ncaps_used = c.caps_used.len;
+    const char **caps = ARENA_ARRAY(arena, const char *, c.caps_used.len + 1);
+    for (int i = 0; i < c.caps_used.len; i++) caps[i] = arena_strdup(arena, c.caps_used.items[i]);
+    IrLowered *r = ARENA_NEW(arena, IrLowered);
+    *r = (IrLowered){c.ops, c.nops, caps, c.caps_used.len};
     vec_free(&c.caps_used);
-    return c.ok;
+    return c.ok ? r : NULL;
 }
 
-bool lower_memop(IrExpr *memop, const CapTarget *t, const LowerOptions *o, Arena *arena) {
+bool lower_memop(const IrExpr *memop, const CapTarget *t, const LowerOptions *o, Arena *arena, IrLowering *out) {
     if (memop->kind != IR_MEMOP) die("lower_memop on a non-memop expression");
-    LowerCtx c = {t, o, arena, true, {0}};
-    bool ok = decide_memop(&c, memop) && c.ok;
+    LowerCtx c = {t, o, arena, true, out, 1, {0}};
+    bool ok = decide_memop(&c, memop, out) && c.ok;
     vec_free(&c.caps_used);
     return ok;
 }

@@ -11,12 +11,13 @@ typedef struct LowerOptions {
 
 /* Validates the --cap names against the target (false + diagnostic if unknown). */
 bool lower_check_caps(const CapTarget *t, const LowerOptions *o);
-/* Fills every IrLowering; reports unsupported operations (QD4xxx). False if any error. */
-bool lower_module(IrModule *m, const CapTarget *t, const LowerOptions *o, Arena *arena);
-/* Decides one IR_MEMOP expression alone (tests, tools); false after a QD4xxx diagnostic. */
-bool lower_memop(IrExpr *memop, const CapTarget *t, const LowerOptions *o, Arena *arena);
+/* This target's decision for every memory operation of the sealed module (the module is not
+ * changed); NULL after reporting unsupported operations (QD4xxx). */
+IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOptions *o, Arena *arena);
+/* Decides one IR_MEMOP expression alone into *out (tests, tools); false after a QD4xxx diagnostic. */
+bool lower_memop(const IrExpr *memop, const CapTarget *t, const LowerOptions *o, Arena *arena, IrLowering *out);
 /* --report-lowering: one record per memory operation (text or JSON lines). */
-void lower_report(const IrModule *m, const CapTarget *t, bool json, StrBuf *out);
+void lower_report(const IrModule *m, const IrLowered *low, const CapTarget *t, bool json, StrBuf *out);
 /* --print-caps and --support-matrix. */
 void capdb_print_target(const CapTarget *t, bool json, FILE *out);
 bool capdb_support_matrix(const CapDb *db, const char *targets_csv, bool markdown, FILE *out);

@@ -129,6 +129,40 @@ void diag_list_codes(FILE *out) {
 #define C_GREEN "\033[1;32m"
 #define C_OFF "\033[0m"
 
+/* A bidirectional control (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069) at p, as its
+ * code point, or 0. Printed raw they reorder what the terminal shows (Trojan Source). */
+static unsigned bidi_at(const unsigned char *p, size_t left) {
+    if (left >= 2 && p[0] == 0xD8 && p[1] == 0x9C) return 0x061C;
+    if (left < 3 || p[0] != 0xE2) return 0;
+    unsigned cp = 0x2000u | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+    if (p[1] != 0x80 && p[1] != 0x81) return 0;
+    return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ? cp : 0;
+}
+
+/* Writes text for a terminal: control characters (except newline and tab), DEL, C1 controls
+ * and bidirectional controls are escaped Python-style (\x1b, \u202e), so bytes that come from
+ * the input (string literals, file names) cannot drive the terminal. */
+static void put_escaped(FILE *o, const char *text) {
+    const unsigned char *p = (const unsigned char *)text;
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i], cp = bidi_at(p + i, n - i);
+        if (cp) {
+            fprintf(o, "\\u%04x", cp);
+            i += cp == 0x061C ? 2 : 3;
+        } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
+            fprintf(o, "\\x%02x", c);
+            i++;
+        } else if (c == 0xC2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] <= 0x9F) {
+            fprintf(o, "\\x%02x", p[i + 1]);
+            i += 2;
+        } else {
+            fputc((int)c, o);
+            i++;
+        }
+    }
+}
+
 /* Prints the source line of sp and a caret/underline under it. Tabs in the prefix are copied so
  * the caret lines up; UTF-8 continuation bytes take no column; long lines are windowed. */
 static void print_snippet(FILE *o, Span sp) {
@@ -148,7 +182,13 @@ static void print_snippet(FILE *o, Span sp) {
     fprintf(o, " %s |%s", num, from > ls ? " ..." : " ");
     for (uint32_t i = from; i < to; i++) {
         unsigned char c = (unsigned char)text[i];
-        fputc(c == '\t' || c >= 0x20 ? c : '?', o);
+        unsigned bidi = bidi_at((const unsigned char *)text + i, to - i);
+        if (bidi) { /* one column, as the caret line counts it */
+            fputc('?', o);
+            i += bidi == 0x061C ? 1 : 2;
+            continue;
+        }
+        fputc(c == '\t' || (c >= 0x20 && c != 0x7F) ? c : '?', o);
     }
     fprintf(o, "%s\n %*s |%s", to < le ? " ..." : "", w, "", from > ls ? "    " : " ");
     for (uint32_t i = from; i < sp.off && i < to; i++) {
@@ -224,14 +264,17 @@ static void emit(const char *level, const char *code, Span sp, const char *fmt, 
         if (sp.src) {
             uint32_t line, col;
             source_line_col(sp.src, sp.off, &line, &col);
-            fprintf(o, "%s:%u:%u: ", sp.src->name, line, col);
+            put_escaped(o, sp.src->name);
+            fprintf(o, ":%u:%u: ", line, col);
         } else {
             fputs("qdc: ", o);
         }
         if (D.color) fputs(lc, o);
         fputs(level, o);
         if (code) fprintf(o, "[%s]", code);
-        fprintf(o, ":%s %s%s\n", D.color ? C_OFF C_BOLD : "", m.data, D.color ? C_OFF : "");
+        fprintf(o, ":%s ", D.color ? C_OFF C_BOLD : "");
+        put_escaped(o, m.data);
+        fprintf(o, "%s\n", D.color ? C_OFF : "");
         if (sp.src) print_snippet(o, sp);
     }
     fflush(o);

@@ -17,5 +17,5 @@ int abi_block_dim(const IrTask *t, const CapTarget *cap);
 /* Writes `name` with every character outside [A-Za-z0-9_] replaced by '_'. */
 void abi_ident(StrBuf *out, const char *name);
 bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out);
-bool metadata_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out);
+bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out);
 #endif

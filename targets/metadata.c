@@ -45,7 +45,7 @@ static void field_json(StrBuf *b, const IrField *f) {
     sb_puts(b, "]}");
 }
 
-bool metadata_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
+bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
     sb_printf(out, "{\n  \"qdc_abi\": %d,\n  \"module\": ", QDC_ABI_VERSION);
     sb_json_string(out, o->module_name);
     sb_puts(out, ",\n  \"target\": ");
@@ -53,9 +53,9 @@ bool metadata_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o
     sb_puts(out, ",\n  \"backend\": ");
     sb_json_string(out, cap_backend(t));
     sb_puts(out, ",\n  \"capabilities_used\": [");
-    for (int i = 0; i < m->ncaps_used; i++) {
+    for (int i = 0; i < low->ncaps_used; i++) {
         if (i) sb_puts(out, ", ");
-        sb_json_string(out, m->caps_used[i]);
+        sb_json_string(out, low->caps_used[i]);
     }
     sb_puts(out, "],\n  \"fields\": [");
     for (int i = 0; i < m->nfields; i++) {

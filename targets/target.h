@@ -1,5 +1,5 @@
-/* The backend interface. The driver hands a lowered IrModule and the resolved family to the
- * backend named by the family's `backend:` key; the backend fills `out` with the artifact bytes
+/* The backend interface. The driver hands the sealed IrModule, this target's lowering of it
+ * (IrLowered) and the resolved family to the backend named by the family's `backend:` key; the backend fills `out` with the artifact bytes
  * and never touches the file system for the output itself (the driver writes atomically).
  * Backends return false after reporting diagnostics; an internal failure uses die(). */
 #ifndef QDC_TARGET_H
@@ -32,7 +32,8 @@ typedef struct TargetOptions {
     int ncaps;
 } TargetOptions;
 
-typedef bool (*BackendFn)(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out);
+typedef bool (*BackendFn)(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o,
+                          StrBuf *out);
 
 /* One entry per backend kind; emits[] lists the EmitKinds it accepts besides EMIT_DEFAULT. */
 typedef struct Backend {
@@ -43,6 +44,6 @@ typedef struct Backend {
 const Backend *backend_find(const char *name); /* targets/backends.c */
 
 /* Backends (each in its own directory). */
-bool backend_llvm_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out);
-bool backend_spirv_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out);
+bool backend_llvm_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out);
+bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out);
 #endif

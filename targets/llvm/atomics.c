@@ -142,14 +142,14 @@ static LLVMValueRef plain(LlvmCg *cg, const IrMemOp *mem, LLVMValueRef ptr, LLVM
         LLVMValueRef eq = cg_binary(cg, IR_EQ, t, old, val);
         nv = LLVMBuildSelect(cg->b, eq, cg_expr(cg, mem->val2), old, "");
     } else if (mem->op != QOP_STORE) {
-        nv = cg_apply_op(cg, mem->low.op, t, old, val);
+        nv = cg_apply_op(cg, mem->op, t, old, val);
     }
     LLVMSetAlignment(LLVMBuildStore(cg->b, nv, ptr), cg_align(t));
     return old;
 }
 
 static LLVMValueRef native(LlvmCg *cg, const IrMemOp *mem, CgAtomic *a) {
-    switch (mem->low.op) {
+    switch (a->low->op) {
     case QOP_LOAD: return atomic_load(cg, a);
     case QOP_STORE:
         a->val = as_int(cg, a, a->val);
@@ -163,14 +163,14 @@ static LLVMValueRef native(LlvmCg *cg, const IrMemOp *mem, CgAtomic *a) {
     }
     default:
         a->val = as_int(cg, a, a->val);
-        a->rmw = rmw_opcode(mem->low.op, a->low->via_int ? qt_uint_same_width(a->qt) : a->qt);
+        a->rmw = rmw_opcode(a->low->op, a->low->via_int ? qt_uint_same_width(a->qt) : a->qt);
         return cg->tgt->native_rmw ? cg->tgt->native_rmw(cg, a) : cg_default_rmw(cg, a);
     }
 }
 
 LLVMValueRef cg_memop(LlvmCg *cg, const IrExpr *e) {
     const IrMemOp *mem = &e->mem;
-    const IrLowering *low = &mem->low;
+    const IrLowering *low = ir_low_memop(cg->low, e);
     if (low->kind == LOW_UNDECIDED || low->kind == LOW_UNSUPPORTED) die("memory operation without a decision");
     QdType qt = mem->ref->type;
     LLVMTypeRef vty = cg_type(cg, qt);
@@ -184,16 +184,15 @@ LLVMValueRef cg_memop(LlvmCg *cg, const IrExpr *e) {
         a.ty = vty;
         return cg->tgt->volatile_load ? cg->tgt->volatile_load(cg, &a) : cg_default_volatile_load(cg, &a);
     }
-    QdOrder fo = mem->order == QORD_RELAXED ? QORD_SEQ_CST : mem->order;
-    if (low->fence_before) fence(cg, fo, low->fence_scope);
+    if (low->fence_before) fence(cg, low->fence_order, low->fence_scope);
     LLVMValueRef r = low->kind == LOW_CAS_LOOP ? cas_loop(cg, &a, vty) : native(cg, mem, &a);
-    if (low->fence_after) fence(cg, fo, low->fence_scope);
+    if (low->fence_after) fence(cg, low->fence_order, low->fence_scope);
     if (r && low->via_int && LLVMTypeOf(r) != vty) r = LLVMBuildBitCast(cg->b, r, vty, "");
     return r;
 }
 
 void cg_fence_stmt(LlvmCg *cg, const IrStmt *s) {
-    const IrLowering *low = &s->fence.low;
+    const IrLowering *low = ir_low_fence(cg->low, s);
     if (low->kind == LOW_UNDECIDED || low->kind == LOW_UNSUPPORTED) die("fence without a decision");
     fence(cg, low->order, low->scope);
 }

@@ -17,12 +17,12 @@ static const LlvmTarget *find_target(const char *backend) {
     return NULL;
 }
 
-bool backend_llvm_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
+bool backend_llvm_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
     if (o->emit == EMIT_HEADER) return header_emit(m, t, o, out);
-    if (o->emit == EMIT_METADATA) return metadata_emit(m, t, o, out);
+    if (o->emit == EMIT_METADATA) return metadata_emit(m, low, t, o, out);
     const LlvmTarget *tgt = find_target(cap_backend(t));
     if (!tgt) die("no LLVM hooks for backend '%s'", cap_backend(t));
-    LlvmCg cg = {.m = m, .cap = t, .opts = o, .tgt = tgt};
+    LlvmCg cg = {.m = m, .low = low, .cap = t, .opts = o, .tgt = tgt};
     bool ok = machine_init(&cg) && cg_build_module(&cg);
     if (ok) ok = tgt->emit_artifact ? tgt->emit_artifact(&cg, o->emit, out) : machine_emit(&cg, o->emit, out);
     machine_dispose(&cg);

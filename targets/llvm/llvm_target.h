@@ -94,6 +94,7 @@ extern const LlvmTarget llvm_target_amdgpu;
  * comments name. */
 struct LlvmCg {
     const IrModule *m;
+    const IrLowered *low; /* this target's decisions (ir_low_memop / ir_low_fence) */
     const CapTarget *cap;
     const TargetOptions *opts;
     const LlvmTarget *tgt;

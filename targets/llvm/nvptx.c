@@ -256,15 +256,11 @@ static LLVMValueRef nv_inline(LlvmCg *cg, LLVMTypeRef ret, const char *text, con
     return LLVMBuildCall2(cg->b, fty, fn, args, n, "");
 }
 
-static void nv_decision_scan(void *ctx, IrKernel *k, IrTask *t, IrExpr *memop, IrStmt *fence) {
-    (void)k, (void)t;
-    const IrLowering *low = memop ? &memop->mem.low : &fence->fence.low;
-    if (low->flags & LOWF_MEMBAR_ORDERS) ((PtxState *)ctx)->membar_only = true;
-}
-
+/* sm_60 decisions (LOWF_MEMBAR_ORDERS) make every fence of the module a membar. */
 static void nv_module_begin(LlvmCg *cg) {
     PtxState *st = xcalloc(1, sizeof *st);
-    ir_visit_memory_ops((IrModule *)cg->m, nv_decision_scan, st);
+    for (int i = 0; i < cg->low->nops; i++)
+        if (cg->low->ops[i].flags & LOWF_MEMBAR_ORDERS) st->membar_only = true;
     cg->target_state = st;
 }
 

@@ -49,10 +49,10 @@ static bool check_types(const IrModule *m) {
     return ok;
 }
 
-bool spirv_asm(const IrModule *m, const SpvTarget *st, StrBuf *out) {
+bool spirv_asm(const IrModule *m, const IrLowered *low, const SpvTarget *st, StrBuf *out) {
     StrBuf bin, err;
     sb_init(&bin), sb_init(&err);
-    bool ok = spirv_build(m, st, NULL, &bin);
+    bool ok = spirv_build(m, low, st, NULL, &bin);
     if (ok && !spv_disassemble((const uint32_t *)bin.data, bin.len / 4, st->env, out, &err))
         die("SPIR-V disassembly failed: %s", err.data);
     sb_free(&bin), sb_free(&err);
@@ -69,18 +69,18 @@ static bool check_has_tasks(const IrModule *m, const CapTarget *t) {
     return false;
 }
 
-bool backend_spirv_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
+bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
     SpvTarget st = target_of(t);
     if (!check_types(m)) return false;
     if (o->emit != EMIT_METADATA && o->emit != EMIT_HEADER && !check_has_tasks(m, t)) return false;
     switch (o->emit) {
-    case EMIT_SPIRV: return spirv_build(m, &st, NULL, out);
-    case EMIT_SPIRV_ASM: return spirv_asm(m, &st, out);
+    case EMIT_SPIRV: return spirv_build(m, low, &st, NULL, out);
+    case EMIT_SPIRV_ASM: return spirv_asm(m, low, &st, out);
     case EMIT_MSL: {
         MslTarget mt = msl_target(t, o->caps, o->ncaps);
-        return spirv_msl(m, &st, &mt, out);
+        return spirv_msl(m, low, &st, &mt, out);
     }
-    case EMIT_METADATA: spv_metadata(m, t, &st, o->module_name, out); return true;
+    case EMIT_METADATA: spv_metadata(m, low, t, &st, o->module_name, out); return true;
     case EMIT_HEADER: spv_header(m, t, o->module_name, out); return true;
     default: die("emit kind %d is not a SPIR-V/MSL output", (int)o->emit);
     }

@@ -12,6 +12,7 @@
  * plain (non-atomic) accesses when the task orders device memory (a device-scope fence, an
  * order obtained with device fences, or a volatile spin). Atomics are coherent already. */
 typedef struct {
+    const IrLowered *low;
     const SpvLayout *lay;
     bool sync;
     bool *plain; /* per Metal buffer index */
@@ -36,9 +37,10 @@ static void need_expr(Need *n, const IrExpr *e) {
     case IR_MATH: need_expr(n, e->math.a); break;
     case IR_MEMOP: {
         const IrMemOp *m = &e->mem;
-        bool dev_fence = (m->low.fence_before || m->low.fence_after) && m->low.fence_scope != QSCOPE_BLOCK;
+        const IrLowering *L = ir_low_memop(n->low, e);
+        bool dev_fence = (L->fence_before || L->fence_after) && L->fence_scope != QSCOPE_BLOCK;
         n->sync |= m->is_volatile || dev_fence;
-        need_ref(n, m->ref, m->is_volatile || m->low.kind == LOW_PLAIN);
+        need_ref(n, m->ref, m->is_volatile || L->kind == LOW_PLAIN);
         need_expr(n, m->val), need_expr(n, m->val2);
         break;
     }
@@ -56,18 +58,18 @@ static void need_block(Need *n, const IrBlock *b) {
         case IR_IF: need_expr(n, s->if_.cond), need_block(n, &s->if_.then), need_block(n, &s->if_.els); break;
         case IR_WHILE: need_expr(n, s->while_.cond), need_block(n, &s->while_.body); break;
         case IR_FOR: need_expr(n, s->for_.begin), need_expr(n, s->for_.end), need_block(n, &s->for_.body); break;
-        case IR_FENCE: n->sync |= s->fence.low.fence_scope != QSCOPE_BLOCK; break;
+        case IR_FENCE: n->sync |= ir_low_fence(n->low, s)->fence_scope != QSCOPE_BLOCK; break;
         default: break;
         }
     }
 }
 
 /* coherent[b] for every Metal buffer b of the task (nbuf entries). */
-static bool *coherent_buffers(const IrModule *m, const IrKernel *k, const IrTask *task, int *nbuf) {
+static bool *coherent_buffers(const IrModule *m, const IrLowered *low, const IrKernel *k, const IrTask *task, int *nbuf) {
     SpvLayout lay;
     spv_layout_kernel(k, &lay);
     *nbuf = lay.nndarray + m->nfields;
-    Need n = {&lay, false, xcalloc((size_t)*nbuf + 1, sizeof(bool))};
+    Need n = {low, &lay, false, xcalloc((size_t)*nbuf + 1, sizeof(bool))};
     if (task->extent) need_expr(&n, task->extent);
     need_block(&n, &task->body);
     if (!n.sync) memset(n.plain, 0, (size_t)*nbuf + 1);
@@ -75,11 +77,11 @@ static bool *coherent_buffers(const IrModule *m, const IrKernel *k, const IrTask
     return n.plain;
 }
 
-static bool msl_task(const IrModule *m, const IrKernel *k, const IrTask *task, const SpvTarget *st, const MslTarget *mt,
+static bool msl_task(const IrModule *m, const IrLowered *low, const IrKernel *k, const IrTask *task, const SpvTarget *st, const MslTarget *mt,
                      MslItems *items) {
     StrBuf bin, msl, err;
     sb_init(&bin), sb_init(&msl), sb_init(&err);
-    bool ok = spirv_build(m, st, task, &bin);
+    bool ok = spirv_build(m, low, st, task, &bin);
     SpvMslBinding *b = NULL;
     int nb = spv_msl_bindings(m, k, &b);
     if (ok && !spv_to_msl((const uint32_t *)bin.data, bin.len / 4, mt->version, b, nb, &msl, &err)) {
@@ -88,7 +90,7 @@ static bool msl_task(const IrModule *m, const IrKernel *k, const IrTask *task, c
     }
     if (ok) {
         int nbuf = 0;
-        bool *coh = mt->facts.coherent ? coherent_buffers(m, k, task, &nbuf) : xcalloc(1, sizeof(bool));
+        bool *coh = mt->facts.coherent ? coherent_buffers(m, low, k, task, &nbuf) : xcalloc(1, sizeof(bool));
         char *done = msl_complete(msl.data, &mt->facts, coh, nbuf);
         msl_merge(items, done);
         free(done), free(coh);
@@ -98,11 +100,11 @@ static bool msl_task(const IrModule *m, const IrKernel *k, const IrTask *task, c
     return ok;
 }
 
-bool spirv_msl(const IrModule *m, const SpvTarget *st, const MslTarget *mt, StrBuf *out) {
+bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *st, const MslTarget *mt, StrBuf *out) {
     bool ok = true;
     MslItems items = {0};
     for (int k = 0; k < m->nkernels; k++)
-        for (int i = 0; i < m->kernels[k].ntasks; i++) ok &= msl_task(m, &m->kernels[k], &m->kernels[k].tasks[i], st, mt, &items);
+        for (int i = 0; i < m->kernels[k].ntasks; i++) ok &= msl_task(m, low, &m->kernels[k], &m->kernels[k].tasks[i], st, mt, &items);
     msl_items_write(&items, out);
     return ok;
 }

@@ -428,10 +428,10 @@ static bool has_task(const IrKernel *k, const IrTask *only) {
 }
 
 /* Builds, validates and appends the binary. A validation failure is an internal error. */
-bool spirv_build(const IrModule *m, const SpvTarget *t, const IrTask *only, StrBuf *out) {
+bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, StrBuf *out) {
     SpvGen g = {0};
     spv_init(&g.b);
-    g.m = m, g.t = t, g.ok = true, g.prefix = "";
+    g.m = m, g.low = low, g.t = t, g.ok = true, g.prefix = "";
     g.fields = xcalloc((size_t)m->nfields + 1, sizeof *g.fields);
     spv_cap(&g.b, SpvCapabilityShader);
     SPV_OP(&g.b, SPV_SEC_MODEL, SpvOpMemoryModel, SpvAddressingModelLogical, SpvMemoryModelGLSL450);

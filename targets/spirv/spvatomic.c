@@ -4,16 +4,16 @@
 #include "spvgen.h"
 
 /* Which view a decided memory operation needs: floats go through integers unless native. */
-int g_memop_view(const IrMemOp *mo) {
-    if (mo->low.via_int) return VIEW_INT;
-    if (mo->low.kind == LOW_CAS_LOOP && qt_is_float(mo->ref->type)) return VIEW_INT;
+int g_memop_view(const SpvGen *g, const IrMemOp *mo) {
+    if (g_low(g, mo)->via_int) return VIEW_INT;
+    if (g_low(g, mo)->kind == LOW_CAS_LOOP && qt_is_float(mo->ref->type)) return VIEW_INT;
     return VIEW_NATURAL;
 }
 
 void g_note_memop(SpvGen *g, const IrMemOp *mo) {
     SpvRes *res = g_res(g, mo->ref);
-    if (!res || !qt_is_float(mo->ref->type) || mo->is_volatile || mo->low.kind == LOW_PLAIN) return;
-    if (g_memop_view(mo) == VIEW_INT) res->need_int = true;
+    if (!res || !qt_is_float(mo->ref->type) || mo->is_volatile || g_low(g, mo)->kind == LOW_PLAIN) return;
+    if (g_memop_view(g, mo) == VIEW_INT) res->need_int = true;
     else res->need_float = true;
 }
 
@@ -93,7 +93,7 @@ void g_barrier(SpvGen *g) {
 static uint32_t operand(SpvGen *g, const IrMemOp *mo) {
     QdType t = mo->ref->type;
     uint32_t v = g_expr(g, mo->val);
-    if (mo->low.negate) v = G_OP(g, qt_is_float(t) ? SpvOpFNegate : SpvOpSNegate, g_ty(g, t), v);
+    if (g_low(g, mo)->negate) v = G_OP(g, qt_is_float(t) ? SpvOpFNegate : SpvOpSNegate, g_ty(g, t), v);
     return v;
 }
 
@@ -132,21 +132,21 @@ static void atomic_caps(SpvGen *g, QdType st) {
 static uint32_t plain(SpvGen *g, const IrMemOp *mo, int view) {
     QdType t = mo->ref->type;
     SpvStorageClass sc;
-    uint32_t v = mo->low.op == QOP_LOAD ? 0 : operand(g, mo);
-    uint32_t v2 = mo->low.op == QOP_CAS ? g_expr(g, mo->val2) : 0;
+    uint32_t v = g_low(g, mo)->op == QOP_LOAD ? 0 : operand(g, mo);
+    uint32_t v2 = g_low(g, mo)->op == QOP_CAS ? g_expr(g, mo->val2) : 0;
     uint32_t p = g_ref_ptr(g, mo->ref, view, &sc);
     uint32_t stty = sc == SpvStorageClassFunction ? g_ty(g, t) : g_ty_store(g, t, view);
     uint32_t raw = G_OP(g, SpvOpLoad, stty, p);
     uint32_t old = sc == SpvStorageClassFunction ? raw : g_from_store(g, raw, t, view);
     uint32_t nv;
-    if (mo->low.op == QOP_LOAD) return old;
-    if (mo->low.op == QOP_STORE) nv = v;
-    else if (mo->low.op == QOP_CAS) {
+    if (g_low(g, mo)->op == QOP_LOAD) return old;
+    if (g_low(g, mo)->op == QOP_STORE) nv = v;
+    else if (g_low(g, mo)->op == QOP_CAS) {
         uint32_t eq = qt_is_float(t) ? g_binop(g, IR_EQ, qt_uint_same_width(t), G_OP(g, SpvOpBitcast, g_ty(g, qt_uint_same_width(t)), old),
                                                G_OP(g, SpvOpBitcast, g_ty(g, qt_uint_same_width(t)), v))
                                      : g_binop(g, IR_EQ, t, old, v);
         nv = G_OP(g, SpvOpSelect, g_ty(g, t), eq, v2, old);
-    } else nv = combine(g, mo->low.op, t, old, v);
+    } else nv = combine(g, g_low(g, mo)->op, t, old, v);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, p, sc == SpvStorageClassFunction ? nv : g_to_store(g, nv, t, view));
     return old;
 }
@@ -186,19 +186,19 @@ static SpvOp int_atomic(QdOp op, QdType t) {
 /* One OpAtomic* instruction. Returns the old value in the IR type (0 for stores). */
 static uint32_t native(SpvGen *g, const IrMemOp *mo, int view) {
     QdType t = mo->ref->type, st = view == VIEW_INT && qt_is_float(t) ? qt_uint_same_width(t) : t;
-    QdOp op = mo->low.op;
+    QdOp op = g_low(g, mo)->op;
     uint32_t v = op == QOP_LOAD ? 0 : operand(g, mo), v2 = op == QOP_CAS ? g_expr(g, mo->val2) : 0;
     SpvStorageClass sc;
     uint32_t p = g_ref_ptr(g, mo->ref, view, &sc), scope, stty = g_ty(g, st), r;
-    if (!scope_id(g, mo->low.scope, mo->ref->span, &scope)) return 0;
-    uint32_t s = sem(g, mo->low.order, sc);
+    if (!scope_id(g, g_low(g, mo)->scope, mo->ref->span, &scope)) return 0;
+    uint32_t s = sem(g, g_low(g, mo)->order, sc);
     atomic_caps(g, st);
     if (op != QOP_LOAD) v = g_to_store(g, v, t, view);
     switch (op) {
     case QOP_LOAD: r = G_OP(g, SpvOpAtomicLoad, stty, p, scope, s); break;
     case QOP_STORE: SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpAtomicStore, p, scope, s, v); return 0;
     case QOP_CAS:
-        r = G_OP(g, SpvOpAtomicCompareExchange, stty, p, scope, s, sem(g, fail_order(mo->low.order), sc),
+        r = G_OP(g, SpvOpAtomicCompareExchange, stty, p, scope, s, sem(g, fail_order(g_low(g, mo)->order), sc),
                  g_to_store(g, v2, t, view), v);
         break;
     default:
@@ -218,7 +218,7 @@ static uint32_t cas_loop(SpvGen *g, const IrMemOp *mo, int view) {
     uint32_t v = operand(g, mo);
     SpvStorageClass sc;
     uint32_t p = g_ref_ptr(g, mo->ref, view, &sc), scope, stty = g_ty(g, st);
-    if (!scope_id(g, mo->low.scope, mo->ref->span, &scope)) return 0;
+    if (!scope_id(g, g_low(g, mo)->scope, mo->ref->span, &scope)) return 0;
     atomic_caps(g, st);
     uint32_t init = G_OP(g, SpvOpAtomicLoad, stty, p, scope, g_u32(g, 0)), pre = g->cur;
     uint32_t head = spv_id(&g->b), body = spv_id(&g->b), cont = spv_id(&g->b), merge = spv_id(&g->b);
@@ -229,9 +229,9 @@ static uint32_t cas_loop(SpvGen *g, const IrMemOp *mo, int view) {
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLoopMerge, merge, cont, SpvLoopControlMaskNone);
     g_branch(g, body);
     g_label(g, body);
-    uint32_t nv = g_to_store(g, combine(g, mo->low.op, t, g_from_store(g, old, t, view), v), t, view);
-    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpAtomicCompareExchange, stty, r, p, scope, sem(g, mo->low.order, sc),
-           sem(g, fail_order(mo->low.order), sc), nv, old);
+    uint32_t nv = g_to_store(g, combine(g, g_low(g, mo)->op, t, g_from_store(g, old, t, view), v), t, view);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpAtomicCompareExchange, stty, r, p, scope, sem(g, g_low(g, mo)->order, sc),
+           sem(g, fail_order(g_low(g, mo)->order), sc), nv, old);
     uint32_t done = G_OP(g, SpvOpIEqual, g_ty(g, QT_U1), r, old);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranchConditional, done, merge, cont);
     g_label(g, cont);
@@ -257,7 +257,7 @@ static uint32_t volatile_load(SpvGen *g, const IrMemOp *mo) {
     if (res && sc == SpvStorageClassStorageBuffer) {
         uint32_t var = g_res_var(g, mo->ref, view);
         decorate_once(g, var, &res->coherent[view], SpvDecorationCoherent);
-        if (mo->low.flags & LOWF_VOLATILE_DECORATION) decorate_once(g, var, &res->volatile_[view], SpvDecorationVolatile);
+        if (g_low(g, mo)->flags & LOWF_VOLATILE_DECORATION) decorate_once(g, var, &res->volatile_[view], SpvDecorationVolatile);
     }
     uint32_t ty = sc == SpvStorageClassFunction ? g_ty(g, mo->ref->type) : g_ty_store(g, mo->ref->type, view);
     uint32_t raw = G_OP(g, SpvOpLoad, ty, p, SpvMemoryAccessVolatileMask);
@@ -266,15 +266,15 @@ static uint32_t volatile_load(SpvGen *g, const IrMemOp *mo) {
 
 uint32_t g_memop(SpvGen *g, const IrExpr *e) {
     const IrMemOp *mo = &e->mem;
-    const IrLowering *l = &mo->low;
+    const IrLowering *l = g_low(g, mo);
     if (mo->is_volatile) return volatile_load(g, mo);
-    int view = g_memop_view(mo);
+    int view = g_memop_view(g, mo);
     if (l->kind == LOW_PLAIN) return plain(g, mo, g_res(g, mo->ref) && g_res(g, mo->ref)->need_int ? VIEW_INT : VIEW_NATURAL);
-    if (l->fence_before) g_fence(g, l->fence_scope, QORD_SEQ_CST);
+    if (l->fence_before) g_fence(g, l->fence_scope, l->fence_order);
     uint32_t r;
     if (l->kind == LOW_NATIVE) r = native(g, mo, view);
     else if (l->kind == LOW_CAS_LOOP) r = cas_loop(g, mo, view);
     else die("memory operation reached the SPIR-V backend undecided (kind %d)", (int)l->kind);
-    if (l->fence_after) g_fence(g, l->fence_scope, QORD_SEQ_CST);
+    if (l->fence_after) g_fence(g, l->fence_scope, l->fence_order);
     return e->type == QT_VOID ? 0 : r;
 }

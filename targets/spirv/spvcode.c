@@ -405,7 +405,7 @@ static void stmt(SpvGen *g, const IrStmt *s) {
         g_branch(g, s->kind == IR_BREAK ? l.merge : l.cont);
         break;
     case IR_BARRIER: g_barrier(g); break;
-    case IR_FENCE: g_fence(g, s->fence.low.scope, s->fence.low.order); break;
+    case IR_FENCE: g_fence(g, ir_low_fence(g->low, s)->scope, ir_low_fence(g->low, s)->order); break;
     }
 }
 

@@ -61,6 +61,7 @@ typedef struct SpvLoop { uint32_t merge, cont; } SpvLoop;
 typedef struct SpvGen {
     SpvBuilder b;
     const IrModule *m;
+    const IrLowered *low; /* this target's decisions */
     const SpvTarget *t;
     const IrKernel *k;
     const IrTask *task;
@@ -110,7 +111,8 @@ uint32_t g_from_store(SpvGen *g, uint32_t v, QdType t, int view);
 void g_block(SpvGen *g, const IrBlock *blk);
 
 /* spvatomic.c */
-int g_memop_view(const IrMemOp *mo);
+static inline const IrLowering *g_low(const SpvGen *g, const IrMemOp *mo) { return ir_low(g->low, mo->id); }
+int g_memop_view(const SpvGen *g, const IrMemOp *mo);
 void g_note_memop(SpvGen *g, const IrMemOp *mo);
 uint32_t g_memop(SpvGen *g, const IrExpr *e);
 void g_fence(SpvGen *g, QdScope scope, QdOrder order);
@@ -118,9 +120,9 @@ void g_barrier(SpvGen *g);
 void g_msl_markers(SpvGen *g);
 
 /* spirv.c: the whole module (or one task of it, for MSL), validated. */
-bool spirv_build(const IrModule *m, const SpvTarget *t, const IrTask *only, StrBuf *out);
+bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, StrBuf *out);
 /* backend.c: the disassembly of the whole module; MSL of every task, concatenated. */
-bool spirv_asm(const IrModule *m, const SpvTarget *t, StrBuf *out);
+bool spirv_asm(const IrModule *m, const IrLowered *low, const SpvTarget *t, StrBuf *out);
 typedef struct CapTarget CapTarget;
 /* mslemit.c: the MSL version of this run and the completion step's spellings. */
 typedef struct MslTarget {
@@ -128,5 +130,5 @@ typedef struct MslTarget {
     MslFacts facts;      /* all NULL unless the upgrade cap is on (MSL before 3.2 has none) */
 } MslTarget;
 MslTarget msl_target(const CapTarget *t, const char *const *caps, int ncaps);
-bool spirv_msl(const IrModule *m, const SpvTarget *t, const MslTarget *mt, StrBuf *out);
+bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *t, const MslTarget *mt, StrBuf *out);
 #endif

@@ -90,7 +90,7 @@ static void json_fields(StrBuf *o, const IrModule *m) {
     sb_puts(o, m->nfields ? "\n  ],\n" : "],\n");
 }
 
-void spv_metadata(const IrModule *m, const CapTarget *t, const SpvTarget *st, const char *module, StrBuf *o) {
+void spv_metadata(const IrModule *m, const IrLowered *low, const CapTarget *t, const SpvTarget *st, const char *module, StrBuf *o) {
     sb_puts(o, "{\n  ");
     kv_str(o, "module", module), sb_puts(o, ",\n  ");
     kv_str(o, "target", cap_name(t)), sb_puts(o, ",\n  ");
@@ -98,7 +98,7 @@ void spv_metadata(const IrModule *m, const CapTarget *t, const SpvTarget *st, co
     kv_str(o, "spirv_env", st->env);
     sb_printf(o, ",\n  \"spirv_version\": \"1.%d\",\n  \"layout_version\": %d,\n", st->minor, SPV_LAYOUT_VERSION);
     sb_puts(o, "  \"capabilities_used\": [");
-    for (int i = 0; i < m->ncaps_used; i++) sb_puts(o, i ? ", " : ""), sb_json_string(o, m->caps_used[i]);
+    for (int i = 0; i < low->ncaps_used; i++) sb_puts(o, i ? ", " : ""), sb_json_string(o, low->caps_used[i]);
     sb_puts(o, "],\n");
     json_fields(o, m);
     sb_puts(o, "  \"kernels\": [");

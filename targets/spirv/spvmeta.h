@@ -7,6 +7,6 @@
 #include "spvtools.h"
 
 int spv_msl_bindings(const IrModule *m, const IrKernel *k, SpvMslBinding **out); /* malloc'd */
-void spv_metadata(const IrModule *m, const CapTarget *t, const SpvTarget *st, const char *module, StrBuf *out);
+void spv_metadata(const IrModule *m, const IrLowered *low, const CapTarget *t, const SpvTarget *st, const char *module, StrBuf *out);
 void spv_header(const IrModule *m, const CapTarget *t, const char *module, StrBuf *out);
 #endif

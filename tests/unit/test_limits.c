@@ -192,3 +192,26 @@ Test(limits, hundred_thousand_statements, .timeout = 120) {
     remove_tree(dir), free(dir);
     sb_free(&b);
 }
+
+/* Issue 13 item 13: attribute, subscript and call chains count as expression levels, in the
+ * kernel (sema) and at module level, and --emit=ast does not recurse past the limit either. */
+static void expect_chain_limit(const char *link, const char *head, const char *emit) {
+    char *ok = repeat(link, 990, head, "\n");
+    char *text = repeat(link, 40000, head, "\n");
+    Measured m = run_on(text, emit, NULL, NULL);
+    expect_limit(&m, "error[QD1007]", 256);
+    cr_expect(strstr(m.r.err, "expression nested too deeply (limit 1000 levels)"), "%.2000s", m.r.err);
+    run_free(&m.r);
+    m = run_on(ok, "--check", NULL, NULL);
+    cr_expect(!strstr(m.r.err, "QD1007"), "990 links are within the limit:\n%.2000s", m.r.err);
+    run_free(&m.r);
+    free(ok), free(text);
+}
+
+Test(limits, postfix_chains, .timeout = 60) {
+    need_frontend();
+    expect_chain_limit(".a", PRELUDE KERNEL_HEAD "        a[i] = qd", "--check");
+    expect_chain_limit("[0]", PRELUDE KERNEL_HEAD "        a[i] = s", "--check");
+    expect_chain_limit("(1)", PRELUDE KERNEL_HEAD "        a[i] = abs", "--check");
+    expect_chain_limit("[0]", PRELUDE "N = s", "--emit=ast");
+}

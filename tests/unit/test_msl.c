@@ -21,7 +21,7 @@ Test(msl, volatile_load_becomes_a_volatile_buffer) {
     Kit t;
     kit_init(&t, QT_I32);
     IrExpr *vl = kmem(QOP_LOAD, kref(IR_REF_NDARRAY, 0, QT_I32, kc_i32(0)), NULL, NULL, klow(LOW_NATIVE, QOP_LOAD, false));
-    vl->mem.is_volatile = true, vl->mem.low.flags = LOWF_VOLATILE_DECORATION;
+    vl->mem.is_volatile = true, hand_low(vl)->flags = LOWF_VOLATILE_DECORATION;
     kit_add(&t, kstore(kref(IR_REF_NDARRAY, 0, QT_I32, kit_i()), vl));
     char *s = kit_msl(&t, "2.3.0");
     cr_assert(s);

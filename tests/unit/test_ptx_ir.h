@@ -5,6 +5,7 @@
 #ifndef QDC_TEST_PTX_IR_H
 #define QDC_TEST_PTX_IR_H
 #include "harness.h"
+#include "hand_lowering.h"
 #include "lower/lower.h"
 #include "targets/target.h"
 #include <criterion/criterion.h>
@@ -67,8 +68,9 @@ static inline IrExpr *pir_memop(Arena *a, const ProbeSpec *p) {
     m->order = p->low.order;
     m->scope = p->low.scope;
     m->result_used = !p->unused && p->op != QOP_STORE;
-    m->low = p->low;
-    if (m->low.kind == LOW_UNDECIDED) m->low.kind = LOW_NATIVE;
+    IrLowering low = p->low;
+    if (low.kind == LOW_UNDECIDED) low.kind = LOW_NATIVE;
+    hand_decide(e, low);
     return e;
 }
 
@@ -158,7 +160,7 @@ static inline char *probe_emit(const ProbeSpec *p, const char *family, EmitKind 
     TargetOptions o = {emit, 2, "probe", NULL, 0};
     StrBuf out;
     sb_init(&out);
-    bool ok = backend_llvm_emit(m, probe_target(family), &o, &out);
+    bool ok = backend_llvm_emit(m, hand_lowered(), probe_target(family), &o, &out);
     arena_free(&a);
     cr_assert(ok, "backend failed for %s", family);
     if (len) *len = out.len;

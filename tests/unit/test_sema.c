@@ -24,7 +24,7 @@ static char *ir_of(const char *decls, const char *params, const char *body) {
     cr_assert(m, "check failed:\n%s", text);
     StrBuf b;
     sb_init(&b);
-    ir_dump(m, &b);
+    ir_dump(m, NULL, &b);
     free(text);
     return sb_take(&b); /* src is referenced by the IR spans: leaked with the test process */
 }

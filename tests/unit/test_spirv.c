@@ -100,8 +100,8 @@ Test(spirv_emit, output_is_byte_stable) {
     float_add_kit(&t, LOW_CAS_LOOP, true);
     StrBuf a, b;
     sb_init(&a), sb_init(&b);
-    cr_assert(spirv_build(&t.m, &kit_vk12, NULL, &a));
-    cr_assert(spirv_build(&t.m, &kit_vk12, NULL, &b));
+    cr_assert(spirv_build(&t.m, hand_lowered(), &kit_vk12, NULL, &a));
+    cr_assert(spirv_build(&t.m, hand_lowered(), &kit_vk12, NULL, &b));
     cr_expect_eq(a.len, b.len);
     cr_expect_eq(memcmp(a.data, b.data, a.len), 0);
     sb_free(&a), sb_free(&b);
@@ -142,7 +142,8 @@ Test(spirv_emit, orders_scopes_and_fences) {
     IrLowering ld = klow(LOW_NATIVE, QOP_LOAD, false);
     ld.order = QORD_ACQUIRE;
     IrLowering st = klow(LOW_NATIVE, QOP_STORE, false);
-    st.order = QORD_RELEASE, st.scope = QSCOPE_BLOCK, st.fence_before = true, st.fence_scope = QSCOPE_DEVICE;
+    st.order = QORD_RELEASE, st.scope = QSCOPE_BLOCK, st.fence_before = true, st.fence_scope = QSCOPE_DEVICE,
+        st.fence_order = QORD_SEQ_CST; /* the decision names the fence order */
     kit_add(&t, keval(kmem(QOP_LOAD, r, NULL, NULL, ld)));
     kit_add(&t, keval(kmem(QOP_STORE, kref(IR_REF_NDARRAY, 0, QT_U32, kit_i()), kparam(1, QT_U32), NULL, st)));
     IrLowering cas = klow(LOW_NATIVE, QOP_CAS, false);
@@ -252,6 +253,6 @@ Test(spirv_emit, validation_failure_is_an_internal_error, .exit_code = 3) {
     kit_add(&t, kstore(kref(IR_REF_NDARRAY, 0, QT_U32, kit_i()), kmem(QOP_LOAD, kref(IR_REF_NDARRAY, 0, QT_U32, kit_i()), NULL, NULL, l)));
     StrBuf out;
     sb_init(&out);
-    spirv_build(&t.m, &kit_vk12, NULL, &out);
+    spirv_build(&t.m, hand_lowered(), &kit_vk12, NULL, &out);
     cr_assert_fail("spirv_build accepted a module the validator rejects");
 }

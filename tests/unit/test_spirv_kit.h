@@ -4,6 +4,7 @@
 #define QDC_TEST_SPIRV_KIT_H
 #include "../../targets/spirv/spvgen.h"
 #include "../../targets/spirv/spvtools.h"
+#include "hand_lowering.h"
 #include <string.h>
 
 static Arena kit_arena;
@@ -43,7 +44,8 @@ static inline IrLowering klow(IrLowKind kind, QdOp op, bool via_int) {
 }
 static inline IrExpr *kmem(QdOp op, IrRef *r, IrExpr *val, IrExpr *val2, IrLowering low) {
     IrExpr *e = kx(IR_MEMOP, op == QOP_STORE ? QT_VOID : r->type);
-    e->mem.op = op, e->mem.ref = r, e->mem.val = val, e->mem.val2 = val2, e->mem.low = low;
+    e->mem.op = op, e->mem.ref = r, e->mem.val = val, e->mem.val2 = val2;
+    hand_decide(e, low);
     e->mem.result_used = true;
     return e;
 }
@@ -89,14 +91,14 @@ static const SpvTarget kit_msl_target = {"vulkan1.1", 3, true, 64};
 static inline char *kit_asm(const Kit *t, const SpvTarget *st) {
     StrBuf out;
     sb_init(&out);
-    if (!spirv_asm(&t->m, st, &out)) { sb_free(&out); return NULL; }
+    if (!spirv_asm(&t->m, hand_lowered(), st, &out)) { sb_free(&out); return NULL; }
     return sb_take(&out);
 }
 static inline char *kit_msl(const Kit *t, const char *version) {
     StrBuf out;
     sb_init(&out);
     MslTarget mt = {version, {0}};
-    if (!spirv_msl(&t->m, &kit_msl_target, &mt, &out)) { sb_free(&out); return NULL; }
+    if (!spirv_msl(&t->m, hand_lowered(), &kit_msl_target, &mt, &out)) { sb_free(&out); return NULL; }
     return sb_take(&out);
 }
 /* Diagnostics to stderr (the driver normally configures this). */

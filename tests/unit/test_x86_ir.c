@@ -2,6 +2,7 @@
  * lowering engine): the object links with libqdrt and a C host and gives exact results on
  * 1/2/4/8 threads; the assembly has the instructions the decisions ask for; header and
  * metadata are what qdc-abi(7) says. */
+#include "hand_lowering.h"
 #include "../../lower/lower.h"
 #include "../../targets/target.h"
 #include "test_x86.h"
@@ -41,9 +42,10 @@ static IrExpr *memop(QdOp op, IrRef *r, IrExpr *val, IrLowKind kind, bool used) 
     IrExpr *e = ex(IR_MEMOP, r->type);
     IrMemOp *m = &e->mem;
     m->op = op, m->ref = r, m->val = val, m->result_used = used;
-    m->low.kind = kind, m->low.op = op, m->low.order = QORD_RELAXED, m->low.scope = QSCOPE_DEVICE;
-    m->low.via_int = kind == LOW_CAS_LOOP && qt_is_float(r->type);
-    m->low.no_return = !used && kind == LOW_NATIVE;
+    IrLowering low = {.kind = kind, .op = op, .order = QORD_RELAXED, .scope = QSCOPE_DEVICE};
+    low.via_int = kind == LOW_CAS_LOOP && qt_is_float(r->type);
+    low.no_return = !used && kind == LOW_NATIVE;
+    hand_decide(e, low);
     return e;
 }
 static IrStmt *st(IrStmtKind k) { IrStmt *s = ARENA_NEW(&A, IrStmt); s->kind = k; return s; }
@@ -209,7 +211,7 @@ static char *emit_module(IrModule *m, const char *name, EmitKind kind, size_t *l
     TargetOptions o = {kind, 2, name, NULL, 0};
     StrBuf out;
     sb_init(&out);
-    cr_assert(backend_llvm_emit(m, t, &o, &out));
+    cr_assert(backend_llvm_emit(m, hand_lowered(), t, &o, &out));
     capdb_close(db);
     remove_tree(tmp);
     free(tmp);

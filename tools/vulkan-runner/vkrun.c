@@ -1,15 +1,33 @@
 /* vkrun: runs qdc's SPIR-V through Vulkan compute on the first device with a compute queue.
- *   vkrun MODULE.spv [--buffer SET,BINDING,FILE]... [--push FILE] ENTRY:GROUPS...
+ *   vkrun [--validate] MODULE.spv [--buffer SET,BINDING,FILE]... [--push FILE] ENTRY:GROUPS...
  * Buffers start with FILE's bytes and are written back to FILE afterwards; the push-constant
  * block comes from --push (layout: man/qdc-spirv.7, --emit=metadata). Entries run in order with
- * a full barrier between them. Exit 0 ok, 1 usage/file errors, 2 Vulkan errors,
- * 77 no Vulkan device (the notice is printed; callers skip). */
+ * a full barrier between them.
+ *
+ * Vulkan's rules, read from the module itself:
+ *  - the instance and device are created for the Vulkan version the module's SPIR-V version
+ *    needs (SPIR-V 1.0-1.3: Vulkan 1.1, 1.4-1.5: 1.2, 1.6: 1.3);
+ *  - exactly the device features and extensions its OpCapability/OpExtension declarations and
+ *    its atomic instructions (type and storage class of each pointer) need are enabled, and
+ *    nothing else; a capability or extension vkrun does not know is an error (exit 2), never
+ *    silently ignored;
+ *  - everything created is destroyed.
+ * --validate (or VKRUN_VALIDATE=1) enables VK_LAYER_KHRONOS_validation when it is installed and
+ * counts its messages: any warning or error makes the run fail (exit 4). Without the layer it
+ * says so on stderr and runs plainly.
+ * Exit 0 ok, 1 usage/file errors, 2 Vulkan errors, 4 validation messages, 77 no usable device:
+ * none at all, too old for the module, or lacking a feature the module needs (the notice is
+ * printed on stdout; callers count a skip). */
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vulkan/vulkan.h>
 
 #define MAXB 32
+#define MAXE 64
+#define SKIP 77
 #define CHECK(x)                                                                                   \
     do {                                                                                           \
         VkResult r_ = (x);                                                                         \
@@ -21,6 +39,7 @@ static Buf bufs[MAXB];
 static int nbufs;
 static VkDevice dev;
 static VkPhysicalDevice phys;
+static unsigned validation_messages;
 
 static void *slurp(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
@@ -29,29 +48,249 @@ static void *slurp(const char *path, size_t *len) {
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
     void *p = calloc(1, (size_t)n + 16);
-    if (fread(p, 1, (size_t)n, f) != (size_t)n) { fprintf(stderr, "vkrun: cannot read %s\n", path); exit(1); }
+    if (n < 0 || fread(p, 1, (size_t)n, f) != (size_t)n) { fprintf(stderr, "vkrun: cannot read %s\n", path); exit(1); }
     fclose(f);
     *len = (size_t)n;
     return p;
 }
 
-static uint32_t pick_device(VkInstance inst) {
+/* ---- what the module needs ---- */
+
+/* Feature structures vkrun may chain; each field a module can need is one Need below. */
+enum { S_CORE, S_16BIT, S_8BIT, S_F16I8, S_I64ATOM, S_MEMMODEL, S_FATOM, S_FATOM2, NSTRUCT };
+static const struct {
+    VkStructureType stype;
+    size_t size;
+    uint32_t core;         /* Vulkan version that has it without an extension (0: never) */
+    const char *ext;       /* the device extension otherwise */
+} structs[NSTRUCT] = {
+    [S_CORE] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, sizeof(VkPhysicalDeviceFeatures2), VK_API_VERSION_1_0, NULL},
+    [S_16BIT] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES, sizeof(VkPhysicalDevice16BitStorageFeatures),
+                 VK_API_VERSION_1_1, VK_KHR_16BIT_STORAGE_EXTENSION_NAME},
+    [S_8BIT] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES, sizeof(VkPhysicalDevice8BitStorageFeatures),
+                VK_API_VERSION_1_2, VK_KHR_8BIT_STORAGE_EXTENSION_NAME},
+    [S_F16I8] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES, sizeof(VkPhysicalDeviceShaderFloat16Int8Features),
+                 VK_API_VERSION_1_2, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME},
+    [S_I64ATOM] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES, sizeof(VkPhysicalDeviceShaderAtomicInt64Features),
+                   VK_API_VERSION_1_2, VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME},
+    [S_MEMMODEL] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES, sizeof(VkPhysicalDeviceVulkanMemoryModelFeatures),
+                    VK_API_VERSION_1_2, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME},
+    [S_FATOM] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT, sizeof(VkPhysicalDeviceShaderAtomicFloatFeaturesEXT),
+                 0, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME},
+    [S_FATOM2] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT, sizeof(VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT),
+                  0, VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME},
+};
+
+typedef struct { int s; size_t off; const char *name; } Need;
+#define CORE(f) {S_CORE, offsetof(VkPhysicalDeviceFeatures2, features.f), #f}
+#define FIELD(s, T, f) {s, offsetof(T, f), #f}
+enum {
+    N_INT64, N_INT16, N_FLOAT64, N_INT8, N_FLOAT16, N_SB8, N_SB16, N_BUF_I64ATOM, N_SH_I64ATOM, N_VMM, N_VMM_DEV,
+    N_BUF_F32, N_BUF_F32ADD, N_BUF_F64, N_BUF_F64ADD, N_SH_F32, N_SH_F32ADD, N_SH_F64, N_SH_F64ADD,
+    N_BUF_F16, N_BUF_F16ADD, N_BUF_F16MM, N_BUF_F32MM, N_BUF_F64MM, N_SH_F16, N_SH_F16ADD, N_SH_F16MM, N_SH_F32MM, N_SH_F64MM,
+    NNEED
+};
+static const Need needs[NNEED] = {
+    [N_INT64] = CORE(shaderInt64), [N_INT16] = CORE(shaderInt16), [N_FLOAT64] = CORE(shaderFloat64),
+    [N_INT8] = FIELD(S_F16I8, VkPhysicalDeviceShaderFloat16Int8Features, shaderInt8),
+    [N_FLOAT16] = FIELD(S_F16I8, VkPhysicalDeviceShaderFloat16Int8Features, shaderFloat16),
+    [N_SB8] = FIELD(S_8BIT, VkPhysicalDevice8BitStorageFeatures, storageBuffer8BitAccess),
+    [N_SB16] = FIELD(S_16BIT, VkPhysicalDevice16BitStorageFeatures, storageBuffer16BitAccess),
+    [N_BUF_I64ATOM] = FIELD(S_I64ATOM, VkPhysicalDeviceShaderAtomicInt64Features, shaderBufferInt64Atomics),
+    [N_SH_I64ATOM] = FIELD(S_I64ATOM, VkPhysicalDeviceShaderAtomicInt64Features, shaderSharedInt64Atomics),
+    [N_VMM] = FIELD(S_MEMMODEL, VkPhysicalDeviceVulkanMemoryModelFeatures, vulkanMemoryModel),
+    [N_VMM_DEV] = FIELD(S_MEMMODEL, VkPhysicalDeviceVulkanMemoryModelFeatures, vulkanMemoryModelDeviceScope),
+#define FA(n, f) [n] = FIELD(S_FATOM, VkPhysicalDeviceShaderAtomicFloatFeaturesEXT, f)
+#define FA2(n, f) [n] = FIELD(S_FATOM2, VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT, f)
+    FA(N_BUF_F32, shaderBufferFloat32Atomics), FA(N_BUF_F32ADD, shaderBufferFloat32AtomicAdd),
+    FA(N_BUF_F64, shaderBufferFloat64Atomics), FA(N_BUF_F64ADD, shaderBufferFloat64AtomicAdd),
+    FA(N_SH_F32, shaderSharedFloat32Atomics), FA(N_SH_F32ADD, shaderSharedFloat32AtomicAdd),
+    FA(N_SH_F64, shaderSharedFloat64Atomics), FA(N_SH_F64ADD, shaderSharedFloat64AtomicAdd),
+    FA2(N_BUF_F16, shaderBufferFloat16Atomics), FA2(N_BUF_F16ADD, shaderBufferFloat16AtomicAdd),
+    FA2(N_BUF_F16MM, shaderBufferFloat16AtomicMinMax), FA2(N_BUF_F32MM, shaderBufferFloat32AtomicMinMax),
+    FA2(N_BUF_F64MM, shaderBufferFloat64AtomicMinMax), FA2(N_SH_F16, shaderSharedFloat16Atomics),
+    FA2(N_SH_F16ADD, shaderSharedFloat16AtomicAdd), FA2(N_SH_F16MM, shaderSharedFloat16AtomicMinMax),
+    FA2(N_SH_F32MM, shaderSharedFloat32AtomicMinMax), FA2(N_SH_F64MM, shaderSharedFloat64AtomicMinMax),
+};
+
+typedef struct {
+    uint32_t api;             /* Vulkan version the SPIR-V version needs */
+    unsigned char need[NNEED];
+    unsigned char ext[NSTRUCT]; /* a SPIR-V extension asks for this struct's device extension */
+} Module;
+
+/* SPIR-V opcodes and enumerants vkrun reads (the SPIR-V 1.6 specification's numbers). */
+enum { OpExtension = 10, OpCapability = 17, OpTypeInt = 21, OpTypeFloat = 22, OpTypePointer = 32,
+       OpAtomicLoad = 227, OpAtomicStore = 228, OpAtomicExchange = 229, OpAtomicXor = 242,
+       OpAtomicFMinEXT = 5614, OpAtomicFMaxEXT = 5615, OpAtomicFAddEXT = 6035 };
+enum { SC_Workgroup = 4, SC_StorageBuffer = 12 };
+
+/* Result type of each id, and for type ids what they are. */
+typedef struct { uint32_t type, op, sc, pointee, width; } Id;
+
+/* Marks what one atomic instruction on a pointer needs. */
+static void atomic_needs(Module *m, const Id *ids, uint32_t bound, uint32_t op, uint32_t ptr) {
+    uint32_t pt = ptr < bound ? ids[ptr].type : 0, t = pt < bound ? ids[pt].pointee : 0;
+    if (!pt || ids[pt].op != OpTypePointer || !t || t >= bound) return;
+    int shared = ids[pt].sc == SC_Workgroup, w = (int)ids[t].width;
+    if (ids[pt].sc != SC_Workgroup && ids[pt].sc != SC_StorageBuffer) return;
+    if (ids[t].op == OpTypeInt) {
+        if (w == 64) m->need[shared ? N_SH_I64ATOM : N_BUF_I64ATOM] = 1;
+        return;
+    }
+    if (ids[t].op != OpTypeFloat) return;
+    int k = w == 16 ? 0 : w == 32 ? 1 : 2;
+    static const int plain[2][3] = {{N_BUF_F16, N_BUF_F32, N_BUF_F64}, {N_SH_F16, N_SH_F32, N_SH_F64}};
+    static const int add[2][3] = {{N_BUF_F16ADD, N_BUF_F32ADD, N_BUF_F64ADD}, {N_SH_F16ADD, N_SH_F32ADD, N_SH_F64ADD}};
+    static const int mm[2][3] = {{N_BUF_F16MM, N_BUF_F32MM, N_BUF_F64MM}, {N_SH_F16MM, N_SH_F32MM, N_SH_F64MM}};
+    if (op == OpAtomicFAddEXT) m->need[add[shared][k]] = 1;
+    else if (op == OpAtomicFMinEXT || op == OpAtomicFMaxEXT) m->need[mm[shared][k]] = 1;
+    else m->need[plain[shared][k]] = 1; /* load, store, exchange of a float */
+}
+
+static int capability(Module *m, uint32_t cap) {
+    switch (cap) {
+    case 1: /* Shader */ return 1;
+    case 9: m->need[N_FLOAT16] = 1; return 1;
+    case 10: m->need[N_FLOAT64] = 1; return 1;
+    case 11: m->need[N_INT64] = 1; return 1;
+    case 12: /* Int64Atomics: the atomic instructions say buffer or shared */ return 1;
+    case 22: m->need[N_INT16] = 1; return 1;
+    case 39: m->need[N_INT8] = 1; return 1;
+    case 4433: /* StorageBuffer16BitAccess */ m->need[N_SB16] = 1; return 1;
+    case 4448: /* StorageBuffer8BitAccess */ m->need[N_SB8] = 1; return 1;
+    case 5345: m->need[N_VMM] = 1; return 1;
+    case 5346: m->need[N_VMM_DEV] = 1; return 1;
+    case 6033: case 6034: case 6095: /* AtomicFloat32/64/16AddEXT */
+    case 5612: case 5613: case 5616: /* AtomicFloat16/32/64MinMaxEXT */ return 1;
+    case 61: /* GroupNonUniform */ case 62: case 63: case 64: case 65: case 66: case 67: case 68: return 1;
+    default: return 0;
+    }
+}
+
+static int extension(Module *m, const char *name) {
+    static const struct { const char *spv; int s; } map[] = {
+        {"SPV_KHR_storage_buffer_storage_class", -1}, {"SPV_KHR_16bit_storage", S_16BIT},
+        {"SPV_KHR_8bit_storage", S_8BIT}, {"SPV_KHR_vulkan_memory_model", S_MEMMODEL},
+        {"SPV_EXT_shader_atomic_float_add", S_FATOM}, {"SPV_EXT_shader_atomic_float_min_max", S_FATOM2},
+        {"SPV_EXT_shader_atomic_float16_add", S_FATOM2},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(map[i].spv, name)) {
+            if (map[i].s >= 0) m->ext[map[i].s] = 1;
+            return 1;
+        }
+    return 0;
+}
+
+static Module read_module(const uint32_t *w, size_t nwords) {
+    Module m = {0};
+    if (nwords < 5 || w[0] != 0x07230203u) { fprintf(stderr, "vkrun: not a SPIR-V module\n"); exit(1); }
+    uint32_t minor = (w[1] >> 8) & 0xff, bound = w[3];
+    m.api = minor <= 3 ? VK_API_VERSION_1_1 : minor <= 5 ? VK_API_VERSION_1_2 : VK_API_VERSION_1_3;
+    Id *ids = calloc(bound + 1, sizeof *ids);
+    for (size_t i = 5; i < nwords;) {
+        uint32_t op = w[i] & 0xffff, len = w[i] >> 16;
+        if (!len || i + len > nwords) { fprintf(stderr, "vkrun: malformed SPIR-V at word %zu\n", i); exit(1); }
+        const uint32_t *a = w + i + 1;
+        if (op == OpCapability && !capability(&m, a[0])) { fprintf(stderr, "vkrun: capability %u is not handled\n", a[0]); exit(2); }
+        if (op == OpExtension && !extension(&m, (const char *)a)) { fprintf(stderr, "vkrun: extension %.64s is not handled\n", (const char *)a); exit(2); }
+        if ((op == OpTypeInt || op == OpTypeFloat) && len >= 3 && a[0] < bound) ids[a[0]].op = op, ids[a[0]].width = a[1];
+        if (op == OpTypePointer && len >= 4 && a[0] < bound) ids[a[0]].op = op, ids[a[0]].sc = a[1], ids[a[0]].pointee = a[2];
+        /* Result type of instructions that have one: OpVariable, OpAccessChain and the like. */
+        if ((op == 59 /* OpVariable */ || op == 65 /* OpAccessChain */ || op == 66 || op == 67 /* PtrAccessChain */) &&
+            len >= 3 && a[1] < bound)
+            ids[a[1]].type = a[0];
+        if ((op >= OpAtomicLoad && op <= OpAtomicXor) || op == OpAtomicFMinEXT || op == OpAtomicFMaxEXT || op == OpAtomicFAddEXT)
+            atomic_needs(&m, ids, bound, op, op == OpAtomicStore ? a[0] : a[2]);
+        i += len;
+    }
+    free(ids);
+    return m;
+}
+
+/* ---- device selection and creation ---- */
+
+static int has_ext(const VkExtensionProperties *e, uint32_t n, const char *name) {
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(e[i].extensionName, name)) return 1;
+    return 0;
+}
+
+static VkBool32 *field(void *s, size_t off) { return (VkBool32 *)((char *)s + off); }
+
+static void skip(const char *why, const char *what) {
+    printf("vkrun: %s%s; skipping\n", why, what ? what : "");
+    exit(SKIP);
+}
+
+/* Picks the first device with a compute queue and creates it with exactly what m needs. */
+static uint32_t create_device(VkInstance inst, const Module *m) {
     uint32_t n = 0;
     vkEnumeratePhysicalDevices(inst, &n, NULL);
     VkPhysicalDevice devs[16];
     if (n > 16) n = 16;
     vkEnumeratePhysicalDevices(inst, &n, devs);
-    for (uint32_t d = 0; d < n; d++) {
+    uint32_t qf = UINT32_MAX;
+    for (uint32_t d = 0; d < n && qf == UINT32_MAX; d++) {
         uint32_t nq = 0;
         vkGetPhysicalDeviceQueueFamilyProperties(devs[d], &nq, NULL);
         VkQueueFamilyProperties q[16];
         if (nq > 16) nq = 16;
         vkGetPhysicalDeviceQueueFamilyProperties(devs[d], &nq, q);
-        for (uint32_t i = 0; i < nq; i++)
-            if (q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) { phys = devs[d]; return i; }
+        for (uint32_t i = 0; i < nq && qf == UINT32_MAX; i++)
+            if (q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) phys = devs[d], qf = i;
     }
-    printf("vkrun: no Vulkan device with a compute queue; skipping\n");
-    exit(77);
+    if (qf == UINT32_MAX) skip("no Vulkan device with a compute queue", NULL);
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(phys, &props);
+    if (props.apiVersion < m->api) {
+        char v[64];
+        snprintf(v, sizeof v, " (device %u.%u, module needs %u.%u)", VK_API_VERSION_MAJOR(props.apiVersion),
+                 VK_API_VERSION_MINOR(props.apiVersion), VK_API_VERSION_MAJOR(m->api), VK_API_VERSION_MINOR(m->api));
+        skip("the device's Vulkan version is too old for the module", v);
+    }
+    uint32_t next = 0;
+    vkEnumerateDeviceExtensionProperties(phys, NULL, &next, NULL);
+    VkExtensionProperties *exts = calloc(next + 1, sizeof *exts);
+    vkEnumerateDeviceExtensionProperties(phys, NULL, &next, exts);
+
+    /* Which structures the module needs, and whether each is core or an extension here. */
+    int used[NSTRUCT] = {0};
+    for (int i = 0; i < NNEED; i++) used[needs[i].s] |= m->need[i];
+    for (int s = 0; s < NSTRUCT; s++) used[s] |= m->ext[s];
+    used[S_CORE] = 1;
+    used[S_FATOM] |= used[S_FATOM2]; /* VK_EXT_shader_atomic_float2 requires VK_EXT_shader_atomic_float */
+    const char *enable[NSTRUCT];
+    uint32_t nenable = 0;
+    for (int s = 1; s < NSTRUCT; s++) {
+        if (!used[s] || (structs[s].core && m->api >= structs[s].core)) continue;
+        if (!has_ext(exts, next, structs[s].ext)) skip("the device lacks extension ", structs[s].ext);
+        enable[nenable++] = structs[s].ext;
+    }
+    free(exts);
+    /* Query the used structures, check every needed field, then enable exactly those. */
+    void *query[NSTRUCT] = {0}, *want[NSTRUCT] = {0};
+    for (int s = 0; s < NSTRUCT; s++) {
+        if (!used[s]) continue;
+        query[s] = calloc(1, structs[s].size), want[s] = calloc(1, structs[s].size);
+        ((VkBaseOutStructure *)query[s])->sType = ((VkBaseOutStructure *)want[s])->sType = structs[s].stype;
+    }
+    VkBaseOutStructure *tq = query[S_CORE], *tw = want[S_CORE];
+    for (int s = 1; s < NSTRUCT; s++)
+        if (used[s]) tq = tq->pNext = query[s], tw = tw->pNext = want[s];
+    vkGetPhysicalDeviceFeatures2(phys, query[S_CORE]);
+    for (int i = 0; i < NNEED; i++) {
+        if (!m->need[i]) continue;
+        if (!*field(query[needs[i].s], needs[i].off)) skip("the device lacks feature ", needs[i].name);
+        *field(want[needs[i].s], needs[i].off) = VK_TRUE;
+    }
+    float prio = 1;
+    VkDeviceQueueCreateInfo qci = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, NULL, 0, qf, 1, &prio};
+    VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, want[S_CORE], 0, 1, &qci, 0, NULL, nenable, enable, NULL};
+    CHECK(vkCreateDevice(phys, &dci, NULL, &dev));
+    for (int s = 0; s < NSTRUCT; s++) free(query[s]), free(want[s]);
+    return qf;
 }
 
 static uint32_t host_memory_type(uint32_t bits) {
@@ -103,39 +342,88 @@ static void write_sets(VkDescriptorSet *sets) {
     }
 }
 
-int main(int argc, char **argv) {
-    if (argc < 3) { fprintf(stderr, "usage: vkrun MODULE.spv [--buffer S,B,FILE]... [--push FILE] ENTRY:GROUPS...\n"); return 1; }
-    const char *push_file = NULL, *entries[64];
-    int nentries = 0;
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--buffer") && i + 1 < argc && nbufs < MAXB) {
-            Buf *b = &bufs[nbufs++];
-            char *s = argv[++i];
-            if (sscanf(s, "%u,%u,", &b->set, &b->binding) != 2 || b->set > 1) return fprintf(stderr, "vkrun: bad --buffer %s\n", s), 1;
-            b->file = strchr(strchr(s, ',') + 1, ',') + 1;
-        } else if (!strcmp(argv[i], "--push") && i + 1 < argc) push_file = argv[++i];
-        else if (nentries < 64) entries[nentries++] = argv[i];
+/* ---- validation layer ---- */
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT sev, VkDebugUtilsMessageTypeFlagsEXT type,
+                                                 const VkDebugUtilsMessengerCallbackDataEXT *d, void *user) {
+    (void)type, (void)user;
+    if (sev >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+        validation_messages++;
+        fprintf(stderr, "vkrun: validation %s: %s\n", sev >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error" : "warning",
+                d->pMessage);
     }
-    VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO, NULL, "vkrun", 1, "qdc", 1, VK_API_VERSION_1_1};
-    VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, NULL, 0, &app, 0, NULL, 0, NULL};
+    return VK_FALSE;
+}
+
+static int layer_installed(const char *name) {
+    uint32_t n = 0;
+    vkEnumerateInstanceLayerProperties(&n, NULL);
+    VkLayerProperties *l = calloc(n + 1, sizeof *l);
+    vkEnumerateInstanceLayerProperties(&n, l);
+    int found = 0;
+    for (uint32_t i = 0; i < n; i++) found |= !strcmp(l[i].layerName, name);
+    free(l);
+    return found;
+}
+
+int main(int argc, char **argv) {
+    int validate = getenv("VKRUN_VALIDATE") && !strcmp(getenv("VKRUN_VALIDATE"), "1"), a0 = 1;
+    if (argc > 1 && !strcmp(argv[1], "--validate")) validate = 1, a0 = 2;
+    if (argc < a0 + 2) { fprintf(stderr, "usage: vkrun [--validate] MODULE.spv [--buffer S,B,FILE]... [--push FILE] ENTRY:GROUPS...\n"); return 1; }
+    const char *push_file = NULL, *entries[MAXE];
+    int nentries = 0;
+    for (int i = a0 + 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--buffer") && i + 1 < argc) {
+            if (nbufs == MAXB) return fprintf(stderr, "vkrun: more than %d buffers\n", MAXB), 1;
+            Buf *b = &bufs[nbufs++];
+            char *s = argv[++i], *c1 = strchr(s, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+            if (!c2 || sscanf(s, "%u,%u,", &b->set, &b->binding) != 2 || b->set > 1) return fprintf(stderr, "vkrun: bad --buffer %s\n", s), 1;
+            b->file = c2 + 1;
+        } else if (!strcmp(argv[i], "--push") && i + 1 < argc) push_file = argv[++i];
+        else if (nentries < MAXE) entries[nentries++] = argv[i];
+        else return fprintf(stderr, "vkrun: more than %d entry points\n", MAXE), 1;
+    }
+    size_t code_len, push_len = 0;
+    uint32_t *code = slurp(argv[a0], &code_len);
+    Module m = read_module(code, code_len / 4);
+
+    uint32_t loader = VK_API_VERSION_1_0;
+    PFN_vkEnumerateInstanceVersion eiv = (PFN_vkEnumerateInstanceVersion)vkGetInstanceProcAddr(NULL, "vkEnumerateInstanceVersion");
+    if (eiv) eiv(&loader);
+    if (loader < m.api) skip("the Vulkan loader is too old for the module", NULL);
+    const char *layer = "VK_LAYER_KHRONOS_validation", *dbg_ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    if (validate && !layer_installed(layer)) {
+        fprintf(stderr, "vkrun: %s is not installed; running without validation\n", layer);
+        validate = 0;
+    }
+    VkDebugUtilsMessengerCreateInfoEXT mci = {VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT, NULL, 0,
+        VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+            VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT, on_message, NULL};
+    VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO, NULL, "vkrun", 1, "qdc", 1, m.api};
+    VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, validate ? &mci : NULL, 0, &app,
+                                (uint32_t)validate, &layer, (uint32_t)validate, &dbg_ext};
     VkInstance inst;
-    if (vkCreateInstance(&ici, NULL, &inst) != VK_SUCCESS) { printf("vkrun: no Vulkan instance; skipping\n"); return 77; }
-    uint32_t qf = pick_device(inst);
-    float prio = 1;
-    VkDeviceQueueCreateInfo qci = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, NULL, 0, qf, 1, &prio};
-    VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, NULL, 0, 1, &qci, 0, NULL, 0, NULL, NULL};
-    CHECK(vkCreateDevice(phys, &dci, NULL, &dev));
+    if (vkCreateInstance(&ici, NULL, &inst) != VK_SUCCESS) skip("no Vulkan instance", NULL);
+    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    if (validate) {
+        PFN_vkCreateDebugUtilsMessengerEXT cm = (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(inst, "vkCreateDebugUtilsMessengerEXT");
+        if (cm) CHECK(cm(inst, &mci, NULL, &messenger));
+    }
+    uint32_t qf = create_device(inst, &m);
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(phys, &props);
     VkQueue queue;
     vkGetDeviceQueue(dev, qf, 0, &queue);
     for (int i = 0; i < nbufs; i++) make_buffer(&bufs[i]);
-    size_t code_len, push_len = 0;
-    uint32_t *code = slurp(argv[1], &code_len);
     void *push = push_file ? slurp(push_file, &push_len) : NULL;
+    if (push_len > props.limits.maxPushConstantsSize)
+        return fprintf(stderr, "vkrun: %zu push-constant bytes, the device allows %u\n", push_len, props.limits.maxPushConstantsSize), 1;
     VkShaderModuleCreateInfo smi = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, NULL, 0, code_len, code};
     VkShaderModule mod;
     CHECK(vkCreateShaderModule(dev, &smi, NULL, &mod));
     VkDescriptorSetLayout layouts[2] = {set_layout(0), set_layout(1)};
-    VkPushConstantRange pr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, (uint32_t)((push_len + 3) & ~3u)};
+    VkPushConstantRange pr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, (uint32_t)((push_len + 3) & ~(size_t)3)};
     VkPipelineLayoutCreateInfo pli = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, NULL, 0, 2, layouts, push_len ? 1 : 0, &pr};
     VkPipelineLayout pl;
     CHECK(vkCreatePipelineLayout(dev, &pli, NULL, &pl));
@@ -157,18 +445,21 @@ int main(int argc, char **argv) {
     CHECK(vkBeginCommandBuffer(cb, &cbi));
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pl, 0, 2, sets, 0, NULL);
     if (push_len) vkCmdPushConstants(cb, pl, VK_SHADER_STAGE_COMPUTE_BIT, 0, pr.size, push);
-    VkPipeline pipes[64];
+    VkPipeline pipes[MAXE];
     for (int e = 0; e < nentries; e++) {
         char name[256];
-        unsigned groups = 1;
+        unsigned long groups = 1;
         snprintf(name, sizeof name, "%s", entries[e]);
         char *colon = strrchr(name, ':');
-        if (colon) *colon = 0, groups = (unsigned)strtoul(colon + 1, NULL, 10);
+        if (colon) *colon = 0, groups = strtoul(colon + 1, NULL, 10);
+        if (groups == 0 || groups > props.limits.maxComputeWorkGroupCount[0])
+            return fprintf(stderr, "vkrun: %s: %lu groups (the device allows 1..%u)\n", name, groups,
+                           props.limits.maxComputeWorkGroupCount[0]), 1;
         VkComputePipelineCreateInfo cpci = {VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO, NULL, 0,
             {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0, VK_SHADER_STAGE_COMPUTE_BIT, mod, name, NULL}, pl, VK_NULL_HANDLE, -1};
         CHECK(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpci, NULL, &pipes[e]));
         vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipes[e]);
-        vkCmdDispatch(cb, groups ? groups : 1, 1, 1);
+        vkCmdDispatch(cb, (uint32_t)groups, 1, 1);
         VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
                               VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_HOST_READ_BIT};
         vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
@@ -183,11 +474,32 @@ int main(int argc, char **argv) {
         if (!f || fwrite(bufs[i].map, 1, bufs[i].size, f) != bufs[i].size) return fprintf(stderr, "vkrun: cannot write %s\n", bufs[i].file), 1;
         fclose(f);
     }
-    VkPhysicalDeviceProperties props;
-    vkGetPhysicalDeviceProperties(phys, &props);
-    printf("vkrun: ran %d entry point(s) on %s\n", nentries, props.deviceName);
+    printf("vkrun: ran %d entry point(s) on %s (Vulkan %u.%u)\n", nentries, props.deviceName, VK_API_VERSION_MAJOR(m.api),
+           VK_API_VERSION_MINOR(m.api));
+
+    for (int e = 0; e < nentries; e++) vkDestroyPipeline(dev, pipes[e], NULL);
+    vkFreeCommandBuffers(dev, cpool, 1, &cb);
+    vkDestroyCommandPool(dev, cpool, NULL);
+    vkDestroyDescriptorPool(dev, pool, NULL);
+    vkDestroyPipelineLayout(dev, pl, NULL);
+    vkDestroyDescriptorSetLayout(dev, layouts[0], NULL);
+    vkDestroyDescriptorSetLayout(dev, layouts[1], NULL);
+    vkDestroyShaderModule(dev, mod, NULL);
+    for (int i = 0; i < nbufs; i++) {
+        vkUnmapMemory(dev, bufs[i].mem);
+        vkDestroyBuffer(dev, bufs[i].buf, NULL);
+        vkFreeMemory(dev, bufs[i].mem, NULL);
+    }
     vkDestroyDevice(dev, NULL);
+    if (messenger) {
+        PFN_vkDestroyDebugUtilsMessengerEXT dm = (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(inst, "vkDestroyDebugUtilsMessengerEXT");
+        if (dm) dm(inst, messenger, NULL);
+    }
     vkDestroyInstance(inst, NULL);
     free(code), free(push);
+    if (validation_messages) {
+        fprintf(stderr, "vkrun: %u validation message(s)\n", validation_messages);
+        return 4;
+    }
     return 0;
 }

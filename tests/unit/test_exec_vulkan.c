@@ -1,0 +1,182 @@
+/* Execution truth on Vulkan (issue 18): qdc's SPIR-V runs through tools/vulkan-runner/vkrun on
+ * lavapipe (make vulkan-deps) and every result is checked exactly.
+ *  - every example for vulkan1.1/1.2/1.3, without capabilities and with lavapipe's
+ *    (+int64-atomics +float-atomic-add +float-atomic-min-max; a module byte-identical to the
+ *    capability-free one is not run twice), at sizes that are and are not multiples of the block
+ *    size, on full grids and on 3 groups (grid-stride loops turn), once more under the Khronos
+ *    validation layer (no message allowed);
+ *  - the atomics matrix of exec_spec.c (op x dtype x order x global/shared, old values used),
+ *    judged by the exact sequential-history check, on vulkan1.3 with lavapipe's capabilities
+ *    and on vulkan1.1 without capabilities for the 32-bit types.
+ * Runs that cannot happen are skips (vk_exec.h): counted, loud, and failures when CI is set. */
+#include "../../support/util.h"
+#include "exec_spec.h"
+#include "harness.h"
+#include "vk_exec.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LVP_CAPS "--cap=+int64-atomics", "--cap=+float-atomic-add", "--cap=+float-atomic-min-max"
+static const char *const families[] = {"vulkan1.1", "vulkan1.2", "vulkan1.3"};
+
+/* Compiles src for family (with lavapipe's capabilities when caps) to dir/<stem>.spv and its
+ * metadata; NULL with a test failure when qdc refuses. *meta receives the metadata text. */
+static char *compile(const char *dir, const char *src, const char *stem, const char *family, bool caps, char **meta) {
+    char *spv = xasprintf("%s/%s.spv", dir, stem), *mf = xasprintf("%s/%s.json", dir, stem);
+    char *tgt = xasprintf("--target=%s", family);
+    const char *plain[] = {src, tgt, "-o", spv, NULL}, *with[] = {src, tgt, LVP_CAPS, "-o", spv, NULL};
+    RunResult r = run_qdc_argv(caps ? with : plain, NULL, NULL);
+    cr_expect_eq(r.status, 0, "qdc %s %s%s: %s", src, tgt, caps ? " +caps" : "", r.err);
+    bool ok = r.status == 0;
+    run_free(&r);
+    const char *pm[] = {src, tgt, "--emit=metadata", "-o", mf, NULL}, *wm[] = {src, tgt, LVP_CAPS, "--emit=metadata", "-o", mf, NULL};
+    if (ok) {
+        r = run_qdc_argv(caps ? wm : pm, NULL, NULL);
+        cr_expect_eq(r.status, 0, "qdc --emit=metadata: %s", r.err);
+        ok = r.status == 0;
+        run_free(&r);
+    }
+    *meta = ok ? read_text(mf, NULL) : NULL;
+    free(mf), free(tgt);
+    if (!ok || !*meta) free(spv), spv = NULL;
+    return spv;
+}
+
+static bool same_bytes(const char *a, const char *b) {
+    size_t la, lb;
+    char *x = read_text(a, &la), *y = read_text(b, &lb);
+    bool same = x && y && la == lb && !memcmp(x, y, la);
+    free(x), free(y);
+    return same;
+}
+
+/* ---- examples ---- */
+
+static const int sizes[] = {1, 127, 128, 1000, 4097};
+
+/* One example at size n on one grid: set up, run, check. */
+static void run_example(const char *dir, const Example *ex, const char *spv, const char *meta, const char *label, int n,
+                        VkGrid grid, bool validate) {
+    ExArgs a = {0};
+    ex->setup(&a, n);
+    VkArray arr[8];
+    for (int i = 0; i < a.nbufs; i++) arr[i] = (VkArray){a.bufs[i].host, a.bufs[i].elem * (a.bufs[i].n ? a.bufs[i].n : 1), a.bufs[i].extent};
+    char *err;
+    const char *kernels[] = {ex->kernel};
+    int rc = vk_run(dir, spv, meta, kernels, 1, arr, a.nbufs, a.has_scalar ? &a.scalar : NULL, a.grid_items, grid, validate, &err);
+    const char *g = grid == VK_FULL ? "full grid" : "3 groups";
+    if (rc < 0) cr_expect(false, "%s %s n=%d %s%s: %s", ex->name, label, n, g, validate ? " (validation layer)" : "", err);
+    if (rc > 0) cr_expect(ex->check(&a, n), "%s %s n=%d %s: %s", ex->name, label, n, g, a.why);
+    free(err);
+    exec_args_free(&a);
+}
+
+static void example_everywhere(const char *name) {
+    const Example *ex = exec_example(name);
+    cr_assert(ex, "no spec for %s", name);
+    char *dir = make_temp_dir(), *rel = xasprintf("examples/%s.qd", name), *src = root_path(rel);
+    for (size_t f = 0; f < ARRAY_LEN(families); f++) {
+        char *plain_spv = NULL;
+        for (int caps = 0; caps < 2; caps++) {
+            char *stem = xasprintf("%s-%s-%d", name, families[f], caps), *meta = NULL;
+            char *spv = compile(dir, src, stem, families[f], caps, &meta);
+            char *label = xasprintf("%s%s", families[f], caps ? " +caps" : "");
+            if (spv && !(caps && plain_spv && same_bytes(spv, plain_spv))) {
+                for (size_t s = 0; s < ARRAY_LEN(sizes); s++) {
+                    run_example(dir, ex, spv, meta, label, sizes[s], VK_FULL, false);
+                    if (!ex->full_grid_only) run_example(dir, ex, spv, meta, label, sizes[s], VK_FEW, false);
+                }
+                run_example(dir, ex, spv, meta, label, 1000, VK_FULL, true);
+            }
+            if (!caps) plain_spv = spv;
+            else free(spv);
+            free(stem), free(meta), free(label);
+        }
+        free(plain_spv);
+    }
+    remove_tree(dir);
+    free(dir), free(rel), free(src);
+}
+
+#define EXAMPLE(n) \
+    Test(exec_vulkan, n, .timeout = 300) { example_everywhere(#n); }
+EXAMPLE(histogram)
+EXAMPLE(shared_histogram)
+EXAMPLE(float_sum)
+EXAMPLE(bitflags)
+EXAMPLE(cas_max)
+EXAMPLE(compaction)
+EXAMPLE(last_block)
+EXAMPLE(spin_chain)
+EXAMPLE(minmax)
+EXAMPLE(exchange_handoff)
+
+/* Larger sizes where the loops run long (65,536+ iterations in one invocation: lavapipe 22.3's
+ * loop limiter broke these) — vulkan1.3 only, to bound the time. */
+Test(exec_vulkan, long_loops, .timeout = 300) {
+    char *dir = make_temp_dir();
+    static const char *const names[] = {"last_block", "histogram", "compaction", "float_sum"};
+    for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+        const Example *ex = exec_example(names[i]);
+        char *rel = xasprintf("examples/%s.qd", names[i]), *src = root_path(rel), *meta = NULL;
+        char *spv = compile(dir, src, names[i], "vulkan1.3", true, &meta);
+        if (spv) {
+            run_example(dir, ex, spv, meta, "vulkan1.3 +caps", 100003, VK_FULL, false);
+            run_example(dir, ex, spv, meta, "vulkan1.3 +caps", 100003, VK_FEW, false);
+        }
+        free(rel), free(src), free(meta), free(spv);
+    }
+    remove_tree(dir);
+    free(dir);
+}
+
+/* ---- the atomics matrix ---- */
+
+static void matrix(int dt, int space, const char *family, bool caps) {
+    XFile f;
+    xfile_init(&f, dt, space);
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/x.qd", dir), *text = xfile_source(&f), *meta = NULL;
+    cr_assert(write_text(qd, text));
+    char *spv = compile(dir, qd, "x", family, caps, &meta);
+    const char *kernels[XO_COUNT * XORDERS];
+    for (int k = 0; k < f.nkernels; k++) kernels[k] = xkernel_name(&f, k);
+    int n = space == XS_SHARED ? 1024 : 1000; /* global: not a multiple of the block size */
+    for (int g = 0; spv && g < (space == XS_SHARED ? 1 : 2); g++) {
+        XData d;
+        xdata_init(&d, &f, n, 777u + (unsigned)g);
+        VkArray arr[4] = {{d.v, xdata_bytes(&d, 'v'), n * d.nk}, {d.w, xdata_bytes(&d, 'v'), n * d.nk},
+                          {d.tgt, xdata_bytes(&d, 't'), d.ntgt * d.nk}, {d.old, xdata_bytes(&d, 'o'), n * d.nk}};
+        int32_t nn = n;
+        char *err;
+        int rc = vk_run(dir, spv, meta, kernels, f.nkernels, arr, 4, &nn, n, g ? VK_FEW : VK_FULL, false, &err);
+        cr_expect(rc >= 0, "%s %s %s: %s", family, xdtype_name[dt], xspace_name[space], err);
+        char why[512];
+        for (int k = 0; rc > 0 && k < f.nkernels; k++)
+            cr_expect(xcheck(&f, &d, k, why, sizeof why), "%s%s %s grid: %s", family, caps ? " +caps" : "", g ? "3-group" : "full", why);
+        free(err);
+        xdata_free(&d);
+    }
+    for (int k = 0; k < f.nkernels; k++) free((char *)kernels[k]);
+    remove_tree(dir);
+    free(dir), free(qd), free(text), free(meta), free(spv);
+}
+
+#define MATRIX(dt, sp)                                                                                             \
+    Test(exec_vulkan, atomics_##dt##_##sp, .timeout = 300) {                                                       \
+        matrix(XD_##dt, XS_##sp, "vulkan1.3", true);                                                               \
+        if (XD_##dt == XD_I32 || XD_##dt == XD_U32 || XD_##dt == XD_F32) matrix(XD_##dt, XS_##sp, "vulkan1.1", false); \
+    }
+MATRIX(I32, GLOBAL)
+MATRIX(I32, SHARED)
+MATRIX(U32, GLOBAL)
+MATRIX(U32, SHARED)
+MATRIX(I64, GLOBAL)
+MATRIX(I64, SHARED)
+MATRIX(U64, GLOBAL)
+MATRIX(U64, SHARED)
+MATRIX(F32, GLOBAL)
+MATRIX(F32, SHARED)
+MATRIX(F64, GLOBAL)
+MATRIX(F64, SHARED)

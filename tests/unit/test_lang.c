@@ -1,0 +1,135 @@
+/* The language corpus (testdata/lang/): kernels in the forms of issue 14 — SNode placement,
+ * generic parameters with --instantiate, struct-for, tuple constants, whole Quadrants scripts.
+ * Every file compiles for every installed family (one qdc run with all of them), with no
+ * diagnostics and a non-empty output per family. A file NAME.qd/.py with a host NAME.c is also
+ * built for x86_64, linked with libqdrt and run on 1, 2, 4 and 8 threads: the host checks exact
+ * results and prints a line that must not depend on the thread count.
+ * Header comments of a corpus file:  # qdc: ARG...   extra qdc arguments (e.g. --instantiate=...)
+ *                                    # run: N         the host's problem size (default: its own) */
+#include "test_x86.h"
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ARGS 16
+
+typedef struct {
+    char *args[MAX_ARGS];
+    int nargs;
+    char run_n[32];
+} Header;
+
+static void parse_header(const char *text, Header *h) {
+    memset(h, 0, sizeof *h);
+    for (const char *p = text; p && *p == '#'; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (!strncmp(p, "# qdc: ", 7) && h->nargs < MAX_ARGS) h->args[h->nargs++] = strndup(p + 7, len - 7);
+        else if (!strncmp(p, "# run: ", 7)) snprintf(h->run_n, sizeof h->run_n, "%.*s", (int)(len - 7), p + 7);
+    }
+}
+
+static void free_header(Header *h) {
+    for (int i = 0; i < h->nargs; i++) free(h->args[i]);
+}
+
+/* The installed families, comma-separated, and their count. */
+static char *all_targets(int *n) {
+    RunResult r = run_qdc("--list-targets", NULL);
+    cr_assert_eq(r.status, 0, "qdc --list-targets: %s", r.err);
+    char *list = calloc(r.out_len + 1, 1);
+    *n = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        size_t w = strcspn(line, " ");
+        if (*n) strcat(list, ",");
+        strncat(list, line, w);
+        ++*n;
+    }
+    run_free(&r);
+    return list;
+}
+
+static RunResult run_with(const char *const *fixed, const Header *h, const char *src) {
+    const char *argv[40];
+    int n = 0;
+    for (; fixed[n]; n++) argv[n] = fixed[n];
+    for (int i = 0; i < h->nargs; i++) argv[n++] = h->args[i];
+    argv[n++] = src, argv[n] = NULL;
+    return run_qdc_argv(argv, NULL, NULL);
+}
+
+/* One qdc run for every family; each output must exist and be non-empty. */
+static void compile_everywhere(const char *src, const Header *h, const char *dir) {
+    int ntargets;
+    char *targets = all_targets(&ntargets), *topt = NULL, *out = NULL;
+    cr_assert(asprintf(&topt, "--target=%s", targets) > 0 && asprintf(&out, "%s/%%t.%%e", dir) > 0);
+    const char *fixed[] = {topt, "-o", out, NULL};
+    RunResult r = run_with(fixed, h, src);
+    cr_expect_eq(r.status, 0, "%s for every family: exit %d\n%s", src, r.status, r.err);
+    cr_expect_str_eq(r.err, "", "%s: unexpected diagnostics", src);
+    DIR *d = opendir(dir);
+    int files = 0;
+    for (struct dirent *e; d && (e = readdir(d));) files += e->d_name[0] != '.';
+    if (d) closedir(d);
+    cr_expect_eq(files, ntargets, "%s: %d outputs for %d families", src, files, ntargets);
+    run_free(&r);
+    free(targets), free(topt), free(out);
+}
+
+static void run_on_x86(const char *src, const char *host, const Header *h, const char *base, const char *dir) {
+    if (!x86_have_runtime()) return;
+    char *obj = NULL, *hdr = NULL;
+    cr_assert(asprintf(&obj, "%s/%s.o", dir, base) > 0 && asprintf(&hdr, "%s/%s.h", dir, base) > 0);
+    const char *fo[] = {"--target=x86_64", "-o", obj, NULL}, *fh[] = {"--target=x86_64", "--emit=header", "-o", hdr, NULL};
+    RunResult r = run_with(fo, h, src), rh = run_with(fh, h, src);
+    cr_assert_eq(r.status, 0, "%s -> x86_64: %s", src, r.err);
+    cr_assert_eq(rh.status, 0, "%s --emit=header: %s", src, rh.err);
+    run_free(&r), run_free(&rh);
+    const char *objs[] = {strrchr(obj, '/') + 1, NULL};
+    cr_assert(x86_build_host_file(dir, host, objs), "host program %s does not build", host);
+    const char *threads[] = {"1", "2", "4", "8"};
+    char *first = NULL;
+    for (int i = 0; i < 4; i++) {
+        RunResult x = x86_run_host(dir, threads[i], h->run_n[0] ? h->run_n : NULL, NULL);
+        cr_expect_eq(x.status, 0, "%s on %s threads: exit %d\n%s%s", base, threads[i], x.status, x.out, x.err);
+        if (!first) first = strdup(x.out);
+        else cr_expect_str_eq(x.out, first, "%s: output differs on %s threads", base, threads[i]);
+        run_free(&x);
+    }
+    free(first), free(obj), free(hdr);
+}
+
+static void check_one(const char *dirpath, const char *name) {
+    char *src = NULL, *host = NULL, *base = strdup(name);
+    *strrchr(base, '.') = 0;
+    cr_assert(asprintf(&src, "%s/%s", dirpath, name) > 0 && asprintf(&host, "%s/%s.c", dirpath, base) > 0);
+    char *text = read_text(src, NULL);
+    cr_assert(text, "cannot read %s", src);
+    Header h;
+    parse_header(text, &h);
+    char *out = make_temp_dir(), *xdir = make_temp_dir();
+    compile_everywhere(src, &h, out);
+    if (file_exists(host)) run_on_x86(src, host, &h, base, xdir);
+    remove_tree(out), remove_tree(xdir);
+    free_header(&h);
+    free(out), free(xdir), free(text), free(src), free(host), free(base);
+}
+
+static bool is_source(const char *name) {
+    size_t n = strlen(name);
+    return (n > 3 && !strcmp(name + n - 3, ".qd")) || (n > 3 && !strcmp(name + n - 3, ".py"));
+}
+
+Test(lang, corpus, .timeout = 600) {
+    char *dirpath = root_path("testdata/lang");
+    DIR *d = opendir(dirpath);
+    cr_assert(d, "cannot open %s", dirpath);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (is_source(e->d_name)) check_one(dirpath, e->d_name), n++;
+    closedir(d);
+    cr_assert_gt(n, 0, "no sources in %s", dirpath);
+    free(dirpath);
+}

@@ -1,0 +1,95 @@
+/* Issue 13 (items 5, 7, 12, 20): compile-time checks at the edges of the language, through the
+ * qdc binary: exact diagnostic text, exit status and no output file. */
+#include "harness.h"
+#include "support/util.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PRELUDE "import quadrants as qd\n\n"
+
+typedef struct {
+    RunResult r;
+    bool out_exists;
+} Compiled;
+
+/* Compiles text (written to in.qd) with the given extra arguments and -o out. */
+static Compiled compile_text(const char *text, const char *a1, const char *a2) {
+    char *dir = make_temp_dir(), *in = xasprintf("%s/in.qd", dir), *out = xasprintf("%s/out", dir);
+    cr_assert(write_text(in, text));
+    const char *args[] = {"--color=never", in, "-o", out, a1, a2, NULL};
+    Compiled c = {.r = run_qdc_argv(args, NULL, dir)};
+    c.out_exists = file_exists(out);
+    remove_tree(dir);
+    free(dir), free(in), free(out);
+    return c;
+}
+
+/* The compile fails with exit 1, writes nothing, and stderr contains every needle. */
+static void expect_rejected(const char *text, const char *target, const char *const *needles) {
+    Compiled c = compile_text(text, target, NULL);
+    cr_expect_eq(c.r.status, 1, "exit status %d; stderr:\n%s", c.r.status, c.r.err);
+    cr_expect(!c.out_exists, "an output was written by a failing compile");
+    for (; *needles; needles++) cr_expect(strstr(c.r.err, *needles), "missing '%s' in:\n%s", *needles, c.r.err);
+    run_free(&c.r);
+}
+
+#define NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* ---- item 7: constant indexes out of bounds ---- */
+
+#define TWO_FIELDS PRELUDE "a = qd.field(qd.i32, shape=(16,))\nb = qd.field(qd.i32, shape=(16,))\n" \
+                           "s = qd.field(qd.i32, shape=(4, 8))\n\n@qd.kernel\ndef k(x: qd.types.NDArray[qd.i32, 1]):\n"
+
+Test(sem_edges, constant_index_out_of_bounds) {
+    expect_rejected(TWO_FIELDS "    b[-1] = 7\n    b[16] = 9\n    b[15] = 1\n    s[3, 8] = 2\n    s[2, 7] = 2\n", "--target=x86_64",
+                    NEEDLES("in.qd:9:7: error[QD2011]: index -1 is out of bounds for axis 0 of 'b' with size 16\n",
+                            "in.qd:10:7: error[QD2011]: index 16 is out of bounds for axis 0 of 'b' with size 16\n",
+                            "in.qd:12:10: error[QD2011]: index 8 is out of bounds for axis 1 of 's' with size 8\n"));
+    expect_rejected(TWO_FIELDS "    x[-3] = 1\n    x[2147483648] = 1\n    x[2147483647] = 1\n", "--target=x86_64",
+                    NEEDLES("in.qd:9:7: error[QD2011]: index -3 is out of bounds for axis 0 of 'x' (indices are 0 to 2147483647)\n",
+                            "in.qd:10:7: error[QD2011]: index 2147483648 is out of bounds for axis 0 of 'x' (indices are 0 to 2147483647)\n"));
+    Compiled c = compile_text(TWO_FIELDS "    b[15] = 1\n    s[3, 7] = 2\n    x[2147483647] = 1\n", "--target=x86_64", NULL);
+    cr_expect_eq(c.r.status, 0, "in-bounds constant indexes are fine:\n%s", c.r.err);
+    run_free(&c.r);
+}
+
+Test(sem_edges, constant_index_into_shared_array) {
+    expect_rejected(PRELUDE "@qd.kernel\ndef k(x: qd.types.NDArray[qd.i32, 1]):\n    qd.loop_config(block_dim=32)\n"
+                    "    for i in range(64):\n        t = qd.simt.block.SharedArray((32,), qd.i32)\n        t[32] = i\n",
+                    "--target=x86_64", NEEDLES("in.qd:8:11: error[QD2011]: index 32 is out of bounds for axis 0 of 't' with size 32\n"));
+}
+
+/* ---- item 20: Trojan Source and terminal escapes ---- */
+
+Test(sem_edges, bidi_controls_warn) {
+    const char *text = PRELUDE "# access \xe2\x80\xae check \xe2\x81\xa6 x\n@qd.kernel\ndef k(x: qd.types.NDArray[qd.i32, 1]):\n"
+                       "    x[0] = 1  # \xe2\x81\xa9\n";
+    Compiled c = compile_text(text, "--target=x86_64", NULL);
+    cr_expect_eq(c.r.status, 0, "a warning only:\n%s", c.r.err);
+    cr_expect(c.out_exists);
+    cr_expect(strstr(c.r.err, "in.qd:3:10: warning[QD2190]: Unicode bidirectional control U+202E: the source may display "
+                              "differently from how it is compiled (Trojan Source, CVE-2021-42574)\n"
+                              " 3 | # access ? check ? x\n   |          ^\n"), "%s", c.r.err);
+    cr_expect(strstr(c.r.err, "in.qd:3:20: warning[QD2190]: Unicode bidirectional control U+2066"), "%s", c.r.err);
+    cr_expect(strstr(c.r.err, "in.qd:6:17: warning[QD2190]: Unicode bidirectional control U+2069"), "%s", c.r.err);
+    cr_expect(!strstr(c.r.err, "\xe2\x80\xae") && !strstr(c.r.err, "\xe2\x81"), "bidi bytes echoed raw:\n%s", c.r.err);
+    run_free(&c.r);
+    c = compile_text(text, "--target=x86_64", "-Werror=bidi-chars");
+    cr_expect_eq(c.r.status, 1, "-Werror=bidi-chars makes it an error:\n%s", c.r.err);
+    cr_expect(!c.out_exists);
+    run_free(&c.r);
+}
+
+Test(sem_edges, string_bytes_are_escaped_in_messages) {
+    const char *text = PRELUDE "c = qd.field(qd.i32, shape=())\n\n@qd.kernel\ndef k():\n"
+                       "    qd.atomic_add(c[None], 1, order=\"\x1b]0;TITLE\x07\x1b[31mX\xc2\x9b\x7f\")\n";
+    Compiled c = compile_text(text, "--target=x86_64", NULL);
+    cr_expect_eq(c.r.status, 1);
+    cr_expect(strstr(c.r.err, "in.qd:7:37: error[QD2035]: unknown memory order \"\\x1b]0;TITLE\\x07\\x1b[31mX\\x9b\\x7f\"; "
+                              "expected \"relaxed\", \"acquire\", \"release\", \"acq_rel\" or \"seq_cst\"\n"), "%s", c.r.err);
+    for (const char *p = c.r.err; *p; p++)
+        cr_expect((unsigned char)*p >= 0x20 || *p == '\n', "raw control byte 0x%02x in:\n%s", (unsigned char)*p, c.r.err);
+    run_free(&c.r);
+}
