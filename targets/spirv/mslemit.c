@@ -77,6 +77,59 @@ static bool *coherent_buffers(const IrModule *m, const IrLowered *low, const IrK
     return n.plain;
 }
 
+/* ---- types Metal lacks ---- */
+/* MSL has no double (SPIRV-Cross would write C++ double and 0.5lf, which Metal rejects):
+ * every f64 value, variable, parameter or field is QD5104, reported once per construct. */
+static bool no_f64(QdType t, Span sp, const char *what) {
+    if (t != QT_F64) return true;
+    diag_error(sp, "QD5104", "%s has type f64, which Metal has no type for (MSL has no double)", what);
+    return false;
+}
+
+static bool f64_expr(const IrExpr *e) {
+    if (!e) return true;
+    if (e->kind != IR_MEMOP && e->kind != IR_LOAD && !no_f64(e->type, e->span, "this expression")) return false;
+    switch (e->kind) {
+    case IR_LOAD: for (int i = 0; i < e->ref->nidx; i++) if (!f64_expr(e->ref->idx[i])) return false; return true;
+    case IR_UNARY: return f64_expr(e->un.a);
+    case IR_BINARY: return f64_expr(e->bin.a) && f64_expr(e->bin.b);
+    case IR_SELECT: return f64_expr(e->sel.cond) && f64_expr(e->sel.a) && f64_expr(e->sel.b);
+    case IR_CAST: case IR_BITCAST: return f64_expr(e->arg);
+    case IR_MATH: return f64_expr(e->math.a);
+    case IR_MEMOP: return f64_expr(e->mem.val) && f64_expr(e->mem.val2);
+    default: return true;
+    }
+}
+
+static bool f64_block(const IrBlock *b) {
+    bool ok = true;
+    for (int i = 0; i < b->n; i++) {
+        const IrStmt *s = b->stmts[i];
+        switch (s->kind) {
+        case IR_ASSIGN: ok &= f64_expr(s->assign.value); break;
+        case IR_STORE: ok &= f64_expr(s->store.value); break;
+        case IR_EVAL: ok &= f64_expr(s->eval); break;
+        case IR_IF: ok &= f64_expr(s->if_.cond) & f64_block(&s->if_.then) & f64_block(&s->if_.els); break;
+        case IR_WHILE: ok &= f64_expr(s->while_.cond) & f64_block(&s->while_.body); break;
+        case IR_FOR: ok &= f64_expr(s->for_.begin) & f64_expr(s->for_.end) & f64_block(&s->for_.body); break;
+        default: break;
+        }
+    }
+    return ok;
+}
+
+static bool msl_check_types(const IrModule *m) {
+    bool ok = true;
+    for (int i = 0; i < m->nfields; i++) ok &= no_f64(m->fields[i].type, m->fields[i].span, "this field");
+    for (int k = 0; k < m->nkernels; k++) {
+        const IrKernel *kn = &m->kernels[k];
+        for (int i = 0; i < kn->nparams; i++) ok &= no_f64(kn->params[i].type, kn->params[i].span, "this parameter");
+        for (int i = 0; i < kn->nshared; i++) ok &= no_f64(kn->shared[i].type, kn->shared[i].span, "this array");
+        for (int i = 0; ok && i < kn->ntasks; i++) ok &= f64_block(&kn->tasks[i].body);
+    }
+    return ok;
+}
+
 static bool msl_task(const IrModule *m, const IrLowered *low, const IrKernel *k, const IrTask *task, const SpvTarget *st, const MslTarget *mt,
                      MslItems *items) {
     StrBuf bin, msl, err;
@@ -101,6 +154,7 @@ static bool msl_task(const IrModule *m, const IrLowered *low, const IrKernel *k,
 }
 
 bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *st, const MslTarget *mt, StrBuf *out) {
+    if (!msl_check_types(m)) return false;
     bool ok = true;
     MslItems items = {0};
     for (int k = 0; k < m->nkernels; k++)

@@ -54,7 +54,7 @@ static void param(StrBuf *b, const char *p, size_t len, const char *qual, const 
 static char *add_coherent(const char *msl, const char *qual, const bool *coherent, int nbuf) {
     StrBuf b;
     sb_init(&b);
-    const char *k = strstr(msl, "\nkernel void ");
+    const char *k = strncmp(msl, "kernel void ", 12) ? strstr(msl, "\nkernel void ") : msl;
     const char *open = k ? strchr(k, '(') : NULL;
     if (!open) die("MSL completion: no kernel function in the SPIRV-Cross output");
     sb_append(&b, msl, (size_t)(open + 1 - msl));
@@ -83,7 +83,7 @@ static bool blank(const char *line, size_t len) {
  * first line that is not an attribute or template line; "" for preamble lines. */
 static char *item_name(const char *item) {
     for (const char *l = item; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
-        if (*l == '#' || !strncmp(l, "using ", 6) || !strncmp(l, "template", 8) || !strncmp(l, "static inline", 13)) continue;
+        if (*l == '#' || !strncmp(l, "//", 2) || !strncmp(l, "using ", 6) || !strncmp(l, "template", 8) || !strncmp(l, "static inline", 13)) continue;
         const char *e = strpbrk(l, "(\n{;");
         if (!strncmp(l, "struct ", 7)) e = strpbrk(l + 7, " \n{;");
         if (!e) e = l + strlen(l);
