@@ -37,6 +37,52 @@ static char *fill_markers(const char *msl, const MslFacts *f) {
     return s;
 }
 
+/* ---- 64-bit helpers: void qdc_{u64,split64}_<op>_<n>(int idx, T v, <buffer>) { LHS = RHS; } ---- */
+static void helper_body(StrBuf *b, const char *kind, const char *op, const char *lhs, const char *rhs) {
+    if (!strcmp(kind, "u64")) { /* Apple9: one 64-bit atomic, no result */
+        sb_printf(b, "    atomic_%s_explicit((volatile device atomic_ulong*)&%s, %s, memory_order_relaxed);\n", op, lhs, rhs);
+        return;
+    }
+    /* split64: the words of a little-endian 64-bit value, each updated by one 32-bit atomic */
+    sb_printf(b, "    volatile device atomic_uint* qdc_w = (volatile device atomic_uint*)&%s;\n", lhs);
+    sb_printf(b, "    ulong qdc_x = ulong(%s);\n", rhs);
+    if (!strcmp(op, "add")) {
+        sb_puts(b, "    uint qdc_lo = atomic_fetch_add_explicit(&qdc_w[0], uint(qdc_x), memory_order_relaxed);\n");
+        sb_puts(b, "    uint qdc_hi = uint(qdc_x >> 32) + (qdc_lo + uint(qdc_x) < qdc_lo ? 1u : 0u);\n");
+        sb_puts(b, "    if (qdc_hi != 0u)\n    {\n        atomic_fetch_add_explicit(&qdc_w[1], qdc_hi, memory_order_relaxed);\n    }\n");
+        return;
+    }
+    if (strcmp(op, "and") && strcmp(op, "or") && strcmp(op, "xor")) die("MSL completion: no 64-bit split for '%s'", op);
+    sb_printf(b, "    atomic_fetch_%s_explicit(&qdc_w[0], uint(qdc_x), memory_order_relaxed);\n", op);
+    sb_printf(b, "    atomic_fetch_%s_explicit(&qdc_w[1], uint(qdc_x >> 32), memory_order_relaxed);\n", op);
+}
+
+/* Rewrites the body "{\n    LHS = RHS;\n}" of every helper; anything else there is a bug. */
+static char *fill_helpers(const char *msl) {
+    StrBuf b;
+    sb_init(&b);
+    const char *p = msl;
+    for (const char *at; (at = strstr(p, "\nvoid qdc_")) && (!strncmp(at + 10, "u64_", 4) || !strncmp(at + 10, "split64_", 8));) {
+        const char *name = at + 6, *paren = strchr(name, '(');
+        const char *open = paren ? strstr(paren, ")\n{\n    ") : NULL;
+        const char *stmt = open ? open + 8 : NULL, *eq = stmt ? strstr(stmt, " = ") : NULL;
+        const char *semi = eq ? strstr(eq, ";\n}\n") : NULL;
+        if (!semi || strchr(stmt, '\n') < semi) die("MSL completion: helper at offset %ld is not a single store", (long)(at - msl));
+        char *nm = xstrndup(name, (size_t)(paren - name)), *lhs = xstrndup(stmt, (size_t)(eq - stmt)),
+             *rhs = xstrndup(eq + 3, (size_t)(semi - eq - 3));
+        char *kind = nm + 4, *op = strchr(kind, '_') + 1;
+        op[-1] = 0;
+        *strchr(op, '_') = 0; /* qdc_<kind>_<op>_<n>_<task> */
+        sb_append(&b, p, (size_t)(stmt - 4 - p)); /* through "{\n": helper_body indents its own lines */
+        helper_body(&b, kind, op, lhs, rhs);
+        sb_puts(&b, "}\n");
+        p = semi + 4;
+        free(nm), free(lhs), free(rhs);
+    }
+    sb_puts(&b, p);
+    return b.data;
+}
+
 /* One kernel parameter (text up to its ',' or ')' at depth 0): with [[buffer(N)]] and
  * coherent[N], the qualifier goes before its address space "device". */
 static void param(StrBuf *b, const char *p, size_t len, const char *qual, const bool *coherent, int nbuf) {
@@ -152,7 +198,8 @@ void msl_items_write(MslItems *merged, StrBuf *out) {
 }
 
 char *msl_complete(const char *msl, const MslFacts *f, const bool *coherent, int nbuf) {
-    char *a = fill_markers(msl, f);
+    char *h = fill_helpers(msl), *a = fill_markers(h, f);
+    free(h);
     bool any = false;
     for (int i = 0; i < nbuf; i++) any |= coherent[i];
     if (!any) return a;

@@ -448,6 +448,7 @@ bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, co
     free(g.fields);
     vec_free(&g.iface);
     vec_free(&g.loops);
+    vec_free(&g.msl_helpers);
     if (!g.ok) return sb_free(&bin), false;
     StrBuf err;
     sb_init(&err);

@@ -57,6 +57,9 @@ typedef struct SpvRes {
 } SpvRes;
 
 typedef struct SpvLoop { uint32_t merge, cont; } SpvLoop;
+/* One call site of a 64-bit MSL helper: void NAME(int idx, T v) { buf[idx] = v; } whose body
+ * the completion step replaces (qdc-msl(7)). */
+typedef struct SpvMslHelper { uint32_t fn, var, elem_ptr, elem_ty; char name[48]; } SpvMslHelper;
 
 typedef struct SpvGen {
     SpvBuilder b;
@@ -76,6 +79,7 @@ typedef struct SpvGen {
     VEC(SpvLoop) loops;
     uint32_t cur;        /* current block label; 0: dead code point (after a branch) */
     uint32_t msl_fence[2]; /* MSL: marker functions qdc_fence_{threadgroup,device}, 0 until used */
+    VEC(SpvMslHelper) msl_helpers; /* MSL: 64-bit atomics written by the completion step */
     bool ok;             /* false after a diagnostic */
 } SpvGen;
 
@@ -106,6 +110,7 @@ uint32_t g_expr(SpvGen *g, const IrExpr *e);
 uint32_t g_convert(SpvGen *g, uint32_t v, QdType from, QdType to);
 uint32_t g_binop(SpvGen *g, IrBinOp op, QdType t, uint32_t a, uint32_t b);
 uint32_t g_ref_ptr(SpvGen *g, const IrRef *r, int view, SpvStorageClass *sc);
+uint32_t g_linear_index(SpvGen *g, const IrRef *r); /* i32 element index of a field/ndarray/shared ref */
 uint32_t g_to_store(SpvGen *g, uint32_t v, QdType t, int view);
 uint32_t g_from_store(SpvGen *g, uint32_t v, QdType t, int view);
 void g_block(SpvGen *g, const IrBlock *blk);

@@ -13,11 +13,15 @@
 #include <string.h>
 
 typedef struct {
-    const char *target, *cap; /* cap: NULL or "--cap=+msl3.2" */
+    const char *target, *cap, *cap2; /* NULL or "--cap=+msl3.2", "--cap=+int64-emulation" */
 } MslRun;
 
 static const MslRun runs[] = {
-    {"apple7", NULL}, {"apple8", NULL}, {"apple9", NULL}, {"apple7", "--cap=+msl3.2"}, {"apple9", "--cap=+msl3.2"},
+    {"apple7", NULL, NULL},
+    {"apple8", "--cap=+int64-emulation", NULL},
+    {"apple9", NULL, NULL},
+    {"apple7", "--cap=+msl3.2", NULL},
+    {"apple9", "--cap=+msl3.2", "--cap=+int64-emulation"},
 };
 
 static const char *const input_dirs[] = {"examples", "testdata/lowering", "tests/kernels", "testdata/msl"};
@@ -67,7 +71,12 @@ static int generate(const MslRun *run, const char *dir, char ***files) {
             char *in = xasprintf("%s/%s", abs, e->d_name);
             char *path = xasprintf("%s/%s.%.*s.metal", dir, input_dirs[d][0] == 'e' ? "ex" : "t", (int)(len - 3), e->d_name);
             char *tgt = xasprintf("--target=%s", run->target);
-            RunResult r = run->cap ? run_qdc(in, tgt, run->cap, "-o", path, NULL) : run_qdc(in, tgt, "-o", path, NULL);
+            const char *args[8] = {in, tgt, "-o", path};
+            int na = 4;
+            if (run->cap) args[na++] = run->cap;
+            if (run->cap2) args[na++] = run->cap2;
+            args[na] = NULL;
+            RunResult r = run_qdc_argv(args, NULL, NULL);
             cr_expect(r.status == 0 || r.status == 1, "%s %s: status %d", e->d_name, run->target, r.status);
             if (r.status == 0) {
                 vec_push(&out, path);
@@ -90,7 +99,8 @@ Test(msl_check, every_generated_metal_file_compiles_against_the_stub, .timeout =
     int total = 0;
     for (size_t i = 0; i < ARRAY_LEN(runs); i++) {
         char *dir = make_temp_dir(), **files = NULL, *err = NULL;
-        char *ver = metal_version(runs[i].target, runs[i].cap ? "msl.upgrade_version" : "msl.version");
+        bool up = runs[i].cap && strstr(runs[i].cap, "msl3.2");
+        char *ver = metal_version(runs[i].target, up ? "msl.upgrade_version" : "msl.version");
         const char *family = runs[i].target + 5;
         int n = generate(&runs[i], dir, &files);
         cr_expect_geq(n, 8, "%s %s: only %d files generated", runs[i].target, runs[i].cap ? runs[i].cap : "", n);
