@@ -81,10 +81,16 @@ $(B)/libqdc.a: $(OBJS)
 	@rm -f $@; ar rcs $@ $^
 $(B)/asan/libqdc.a: $(AOBJS)
 	@rm -f $@; ar rcs $@ $^
-$(B)/qdc: $(B)/obj/cli/main.o $(B)/libqdc.a
+$(B)/qdc: $(B)/obj/cli/main.o $(B)/libqdc.a | $(B)/qdc-build-tree
 	$(CC) $(OPT) -o $@ $^ $(LIBS)
-$(B)/asan/qdc: $(B)/asan/obj/cli/main.o $(B)/asan/libqdc.a
+$(B)/asan/qdc: $(B)/asan/obj/cli/main.o $(B)/asan/libqdc.a | $(B)/asan/qdc-build-tree
 	$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS)
+# Marks a qdc as running from this build tree: the file holds the path of the tree's
+# capability-db relative to the binary's directory. `make install` never copies it, so an
+# installed qdc reads only <prefix>/share/qdc/capability-db (and the directories it is given).
+$(B)/qdc-build-tree $(B)/asan/qdc-build-tree:
+	@mkdir -p $(dir $@)
+	realpath -m --relative-to=$(dir $@) capability-db > $@
 
 # The CPU runtime (libqdrt): plain C and pthreads, no LLVM.
 $(B)/libqdrt.a: $(patsubst %.c,$(B)/obj/%.o,$(RT_SRCS))
@@ -144,18 +150,19 @@ install-files:
 FUZZ_B       ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZ_NAMES   := frontend capdb pipeline
+FUZZ_NAMES   := frontend capdb pipeline kernel
 FUZZ_BINS    := $(patsubst %,$(FUZZ_B)/fuzz_%,$(FUZZ_NAMES))
 FUZZ_CFLAGS   = $(WARN) -Wno-error $(DEFS) $(INCS) -O1 -g $(SAN) -fsanitize=fuzzer-no-link
 FUZZ_OBJS     = $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(LIB_SRCS) fuzz/fuzz_common.c)
-.PHONY: fuzz fuzz-smoke fuzz-build memcheck bench
+.PHONY: fuzz fuzz-smoke fuzz-build memcheck bench gpu-check
 
-$(FUZZ_B)/obj/%.o: %.c $(HDRS) fuzz/fuzz.h fuzz/yaml_mutator.h
+$(FUZZ_B)/obj/%.o: %.c $(HDRS) fuzz/fuzz.h fuzz/yaml_mutator.h fuzz/kernel_mutator.h
 	@mkdir -p $(dir $@)
 	clang-19 $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_BINS): $(FUZZ_B)/fuzz_%: $(FUZZ_B)/obj/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	clang-19 -g $(SAN) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 $(FUZZ_B)/fuzz_capdb: $(FUZZ_B)/obj/fuzz/yaml_mutator.o
+$(FUZZ_B)/fuzz_kernel: $(FUZZ_B)/obj/fuzz/kernel_mutator.o
 fuzz-build: $(FUZZ_BINS)
 fuzz: fuzz-build
 	@for n in $(FUZZ_NAMES); do bash fuzz/run.sh $(FUZZ_B) $$n $(FUZZ_SECONDS) random || exit 1; done
@@ -165,6 +172,10 @@ memcheck: all
 	@bash fuzz/memcheck.sh $(B)/qdc
 bench: all
 	@bash bench/bench.sh $(B)
+# Examples + the atomics matrix from the PTX on this machine's NVIDIA GPU (CUDA driver only; never
+# in CI) -> bench/gpu-results.md. Exit 77 without a GPU.
+gpu-check: all
+	@bash tools/cuda-launcher/gpu-check.sh $(B)
 
 clean:
 	rm -rf $(B)

@@ -2,16 +2,24 @@
 #include "depfile.h"
 #include <string.h>
 
+/* GNU make reads 2N+1 backslashes before a space as N backslashes and a space, so the
+ * backslashes before a space or tab are doubled (as gcc does); '#' and ':' get a backslash and
+ * '$' doubles. Checked against real make and ninja (tests/unit/test_io_formats.c). A newline,
+ * or a backslash ending a name, cannot be written in a depfile at all. */
 void dep_escape(StrBuf *out, const char *path) {
     for (const char *p = path; *p; p++) {
-        if (*p == ' ' || *p == '#' || *p == '\t') sb_putc(out, '\\');
+        if (*p == ' ' || *p == '\t') {
+            for (const char *q = p; q > path && q[-1] == '\\'; q--) sb_putc(out, '\\');
+            sb_putc(out, '\\');
+        }
+        if (*p == '#' || *p == ':') sb_putc(out, '\\');
         if (*p == '$') sb_putc(out, '$');
         sb_putc(out, *p);
     }
 }
 
 void dep_render(StrBuf *out, const DepTarget *targets, int ntargets, const char *const *deps, int ndeps,
-                bool phony) {
+                int ninputs, bool phony) {
     for (int i = 0; i < ntargets; i++) {
         if (i) sb_putc(out, ' ');
         if (targets[i].quote) dep_escape(out, targets[i].name);
@@ -23,7 +31,7 @@ void dep_render(StrBuf *out, const DepTarget *targets, int ntargets, const char 
         dep_escape(out, deps[i]);
     }
     sb_putc(out, '\n');
-    for (int i = 1; phony && i < ndeps; i++) {
+    for (int i = ninputs; phony && i < ndeps; i++) {
         sb_putc(out, '\n');
         dep_escape(out, deps[i]);
         sb_puts(out, ":\n");

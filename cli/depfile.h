@@ -10,12 +10,13 @@ typedef struct DepTarget {
     bool quote; /* -MQ: escape for make; -MT: verbatim */
 } DepTarget;
 
-/* Appends `path` escaped for a make rule (spaces, '#', '$'). */
+/* Appends `path` escaped for a make rule and a ninja depfile (spaces, tabs, '#', ':', '$'). */
 void dep_escape(StrBuf *out, const char *path);
 /* Renders the rule "targets: deps" (one dependency per line) and, with phony, an empty rule for
- * every dependency but the first (the input), so deleting one does not break make. */
+ * every dependency after the first ninputs (the input file, absent when it is stdin), so
+ * deleting or renaming a capability file does not break make. */
 void dep_render(StrBuf *out, const DepTarget *targets, int ntargets, const char *const *deps, int ndeps,
-                bool phony);
+                int ninputs, bool phony);
 /* The default depfile path for an output: its extension replaced by ".d" ("out/k.ptx" -> "out/k.d"). */
 char *dep_default_path(const char *output);
 #endif

@@ -7,6 +7,7 @@
 #include "depfile.h"
 #include "options.h"
 #include "stats.h"
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -58,45 +59,63 @@ static char *module_name(const char *input) {
     return dot && dot != base ? xstrndup(base, (size_t)(dot - base)) : xstrdup(base);
 }
 
-/* A directory the user named (--capdb-dir, $QDC_CAPDB_PATH) that cannot be searched: warned
+/* A directory the user named (--capdb-dir, $QDC_CAPDB_PATH) that cannot be listed: warned
  * about (QD0006) and skipped, never silently ignored. */
 static bool capdb_dir_ok(const char *dir, const char *from) {
     struct stat st;
-    int err = stat(dir, &st) ? errno : 0;
-    if (!err && S_ISDIR(st.st_mode)) return true;
+    int err = stat(dir, &st) ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+    DIR *d = err ? NULL : opendir(dir);
+    if (d) return closedir(d), true;
+    if (!err) err = errno;
     Span none = {0};
-    diag_warning(none, "QD0006", "%s directory '%s' is ignored: %s", from, dir, err ? strerror(err) : "not a directory");
+    diag_warning(none, "QD0006", "%s directory '%s' is ignored: %s", from, dir,
+                 err == ENOTDIR ? "not a directory" : strerror(err));
     return false;
 }
 
-/* Capability directories in search order: installed, $QDC_CAPDB_PATH, --capdb-dir. */
+/* The build tree's database, when this qdc runs from a build tree: `make` writes
+ * <exe dir>/qdc-build-tree holding the database's path relative to that directory. An
+ * installed qdc has no such file and never looks outside <prefix>/share/qdc. */
+static bool build_tree_capdb(const char *exe_dir, StrBuf *out) {
+    char *marker = xasprintf("%s/qdc-build-tree", exe_dir), *text = NULL;
+    size_t len = 0;
+    int err = 0;
+    bool ok = read_file(marker, 4096, &text, &len, &err) == READ_OK;
+    free(marker);
+    while (ok && len && (text[len - 1] == '\n' || text[len - 1] == '\r')) text[--len] = 0;
+    if (ok && len) sb_printf(out, "%s/%s", exe_dir, text), sb_putc(out, 0);
+    free(text);
+    return ok && len;
+}
+
+/* Capability directories in search order: installed, the build tree's (only when running from
+ * one), $QDC_CAPDB_PATH (every entry), --capdb-dir. */
 static int capdb_dirs(const Options *o, const char ***out, char **owned) {
-    const char **dirs = xcalloc((size_t)o->ncapdb_dirs + 64, sizeof *dirs);
-    int n = 0;
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     StrBuf all;
     sb_init(&all);
+    int nfixed = 0;
     if (len > 0) {
         exe[len] = 0;
         char *dir = dirname(exe);
         sb_printf(&all, "%s/%s", dir, QDC_INSTALLED_CAPDB);
         sb_putc(&all, 0);
-        sb_printf(&all, "%s/../capability-db", dir); /* running from the build tree */
-        sb_putc(&all, 0);
-        sb_printf(&all, "%s/../../capability-db", dir); /* build/asan/qdc */
-        sb_putc(&all, 0);
+        nfixed = 1 + build_tree_capdb(dir, &all);
     }
     const char *env = getenv("QDC_CAPDB_PATH");
     if (env) sb_puts(&all, env);
     sb_putc(&all, 0);
     *owned = all.data;
+    int cap = nfixed + o->ncapdb_dirs + 1, n = 0;
+    for (const char *p = env; p && *p; p++) cap += *p == ':';
+    const char **dirs = xcalloc((size_t)cap, sizeof *dirs);
     size_t off = 0;
-    for (int k = 0; k < 3 && len > 0; k++) {
+    for (int k = 0; k < nfixed; k++) {
         if (access(all.data + off, R_OK | X_OK) == 0) dirs[n++] = all.data + off;
         off += strlen(all.data + off) + 1;
     }
-    for (char *p = all.data + off; *p && n < 60;) {
+    for (char *p = all.data + off; *p;) {
         char *colon = strchr(p, ':');
         if (colon) *colon = 0;
         if (*p && capdb_dir_ok(p, "QDC_CAPDB_PATH")) dirs[n++] = p;
@@ -110,30 +129,19 @@ static int capdb_dirs(const Options *o, const char ***out, char **owned) {
 }
 
 static int usage(const char *fmt, const char *a, const char *b) {
-    fprintf(stderr, "qdc: error: ");
-    fprintf(stderr, fmt, a, b);
-    fputc('\n', stderr);
+    diag_usage(fmt, a, b);
     return QDC_EXIT_USAGE;
 }
 
-/* Creates the missing parent directories of path (for -o out/%t/k.%e). */
-static void make_parents(const char *path) {
-    char *dir = xstrdup(path);
-    for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
-        *p = 0;
-        mkdir(dir, 0777);
-        *p = '/';
-    }
-    free(dir);
-}
-
-static int write_output(const char *path, const StrBuf *data) {
-    int err = 0;
-    if (strcmp(path, "-")) make_parents(path);
-    if (write_file_atomic(path, data->data ? data->data : "", data->len, &err)) return QDC_EXIT_OK;
-    Span none = {0};
-    diag_error(none, "QD0003", "cannot write '%s': %s", path, strerror(err));
-    return QDC_EXIT_INPUT;
+/* Standard output after everything was printed to it: a full disk or a closed pipe is exit 1,
+ * reported once (QD0003), never a silent success with truncated output. */
+static bool stdout_ok(void) {
+    static bool reported;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return true;
+    int err = errno;
+    if (!reported) diag_error((Span){0}, "QD0003", "cannot write standard output: %s", err ? strerror(err) : "write error");
+    reported = true;
+    return false;
 }
 
 static Source *read_source(const char *path) {
@@ -210,7 +218,7 @@ static char *capdb_file_path(const SearchPath *sp, const char *disp) {
 }
 
 /* The depfile: the input (unless stdin) and every capability file the targets read. */
-static int write_depfile(const Options *o, const Job *jobs, int njobs, const SearchPath *sp) {
+static void render_depfile(const Options *o, const Job *jobs, int njobs, const SearchPath *sp, StrBuf *b) {
     VEC(const char *) deps = {0};
     VEC(char *) owned = {0};
     if (strcmp(o->input, "-")) vec_push(&deps, o->input);
@@ -236,19 +244,35 @@ static int write_depfile(const Options *o, const Job *jobs, int njobs, const Sea
         for (int j = 0; j < njobs; j++) fallback[ntg++] = (DepTarget){jobs[j].path, true};
         tg = fallback;
     }
-    StrBuf b;
-    sb_init(&b);
-    dep_render(&b, tg, ntg, deps.items, deps.len, o->dep_phony);
-    char *path = o->dep_path ? xstrdup(o->dep_path) : dep_default_path(jobs[0].path);
-    int rc = write_output(path, &b);
+    dep_render(b, tg, ntg, deps.items, deps.len, strcmp(o->input, "-") ? 1 : 0, o->dep_phony);
     for (int i = 0; i < owned.len; i++) free(owned.items[i]);
-    free(path), sb_free(&b), free(deps.items), free(owned.items);
+    free(deps.items), free(owned.items);
+}
+
+/* Writes every output of the run and the depfile together: all of them, or none (QD0003). */
+static int write_outputs(const Options *o, Job *jobs, int njobs, const char *dep_path, const SearchPath *sp) {
+    OutputSet *set = outputs_new();
+    StrBuf dep;
+    sb_init(&dep);
+    for (int j = 0; j < njobs; j++)
+        if (jobs[j].path) outputs_add(set, jobs[j].path, jobs[j].out.data, jobs[j].out.len);
+    if (dep_path) {
+        render_depfile(o, jobs, njobs, sp, &dep);
+        outputs_add(set, dep_path, dep.data, dep.len);
+    }
+    const char *failed = NULL;
+    int err = 0, rc = QDC_EXIT_OK;
+    if (!outputs_commit(set, &failed, &err)) {
+        diag_error((Span){0}, "QD0003", "cannot write '%s': %s", failed, strerror(err));
+        rc = QDC_EXIT_INPUT;
+    }
+    outputs_free(set), sb_free(&dep);
     return rc;
 }
 
 /* Parses and checks the input once, then lowers and emits it for every job. Outputs are
- * written only when every job succeeded, then the depfile. Returns the exit status. */
-static int compile(const Options *o, Job *jobs, int njobs, const SearchPath *sp) {
+ * written only when every job succeeded and standard output took the reports. */
+static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path, const SearchPath *sp) {
     Source *src = read_source(o->input);
     if (!src) return QDC_EXIT_INPUT;
     Arena arena = {0};
@@ -259,17 +283,17 @@ static int compile(const Options *o, Job *jobs, int njobs, const SearchPath *sp)
     if (jobs[0].emit == EMIT_AST) {
         if (jobs[0].path) ast_dump(ast, &jobs[0].out);
     } else {
-        IrModule *ir = frontend_check(ast, &arena);
+        FrontendOptions fo = {o->instantiate, o->ninstantiate};
+        IrModule *ir = frontend_check_with(ast, &arena, &fo);
         if (!ir || diag_error_count()) goto done;
-        if (o->stats) print_stats(ir, modname, stdout);
+        bool binary_on_stdout = false; /* --stats must not land inside `-o -` */
+        for (int j = 0; j < njobs; j++) binary_on_stdout |= jobs[j].path && !strcmp(jobs[j].path, "-");
+        if (o->stats) print_stats(ir, modname, binary_on_stdout ? stderr : stdout);
         bool lower = !o->check_only || o->report_lowering;
         for (int j = 0; lower && j < njobs; j++)
             if (!lower_and_emit(o, ir, &jobs[j], modname, &arena, &rc)) goto done;
     }
-    rc = QDC_EXIT_OK;
-    for (int j = 0; j < njobs && rc == QDC_EXIT_OK; j++)
-        if (jobs[j].path) rc = write_output(jobs[j].path, &jobs[j].out);
-    if (rc == QDC_EXIT_OK && o->dep_file) rc = write_depfile(o, jobs, njobs, sp);
+    rc = stdout_ok() ? write_outputs(o, jobs, njobs, dep_path, sp) : QDC_EXIT_INPUT;
 done:
     free(modname);
     arena_free(&arena);
@@ -295,12 +319,20 @@ static char *expand_output(const char *tmpl, const CapTarget *t, EmitKind emit, 
     return sb_take(&b);
 }
 
+/* -o is a template when it holds %t, %e or %m; otherwise it is a file name taken as it is
+ * ("my%file.o", "50%.o"), like gcc's. */
+static bool is_template(const char *out) {
+    for (const char *p = out; *p; p++)
+        if (*p == '%' && *++p && strchr("tem", *p)) return true;
+    return false;
+}
+
 /* Without --emit, an -o extension naming another kind the backend produces picks it
  * (k.s -> asm, k.ll -> llvm-ir, k.h -> header, k.json -> metadata); else the default. */
 static EmitKind output_kind(const char *out, unsigned allowed, EmitKind def) {
     const char *base = out ? strrchr(out, '/') : NULL, *ext;
     base = base ? base + 1 : out;
-    if (!base || strchr(base, '%') || !(ext = strrchr(base, '.')) || !strcmp(ext, emit_extension(def))) return def;
+    if (!base || is_template(base) || !(ext = strrchr(base, '.')) || !strcmp(ext, emit_extension(def))) return def;
     for (int k = EMIT_OBJ; k <= EMIT_MSL; k++)
         if ((allowed & (1u << k)) && !strcmp(ext, emit_extension((EmitKind)k))) return (EmitKind)k;
     return def;
@@ -324,7 +356,7 @@ static int make_job(const Options *o, const CapDb *db, const char *name, Job *j)
 }
 
 /* Where each job writes: -o (expanded), stdout, or "<module>[.<family>].<ext>"; NULL = nothing. */
-static int plan_outputs(const Options *o, Job *jobs, int njobs) {
+static int plan_outputs(const Options *o, Job *jobs, int njobs, char **dep_path) {
     bool many = njobs > 1, to_stdout = !strcmp(o->input, "-") || jobs[0].emit == EMIT_AST || jobs[0].emit == EMIT_IR;
     bool want = !o->check_only && !(o->report_lowering && !o->output && o->emit == EMIT_DEFAULT);
     if (many && (jobs[0].emit == EMIT_AST || jobs[0].emit == EMIT_IR))
@@ -335,7 +367,8 @@ static int plan_outputs(const Options *o, Job *jobs, int njobs) {
     bool bad = false;
     for (int j = 0; want && j < njobs; j++) {
         const char *tmpl = o->output ? o->output : !many && to_stdout ? "-" : many ? "%m.%t.%e" : "%m.%e";
-        jobs[j].path = expand_output(tmpl, jobs[j].t, jobs[j].emit, mod, &bad);
+        jobs[j].path = o->output && !is_template(o->output) ? xstrdup(o->output)
+                                                             : expand_output(tmpl, jobs[j].t, jobs[j].emit, mod, &bad);
     }
     free(mod);
     if (bad) return usage("bad %%-sequence in -o '%s' (use %%t, %%e, %%m or %%%%)%s", o->output, "");
@@ -343,6 +376,28 @@ static int plan_outputs(const Options *o, Job *jobs, int njobs) {
         return usage("%s%s", "-MD without an output file needs -MF FILE", "");
     if (o->dep_file && !o->ndep_targets && (!jobs[0].path || !strcmp(jobs[0].path, "-")))
         return usage("%s%s", "a depfile without an output file needs -MT TARGET", "");
+    if (o->dep_file) *dep_path = o->dep_path ? xstrdup(o->dep_path) : dep_default_path(jobs[0].path);
+    return QDC_EXIT_OK;
+}
+
+/* Refuses (QD0007, exit 1) an output or depfile that is the input, and a depfile that is an
+ * output: same device and inode, or the same name in the same directory, never a string match. */
+static int check_collisions(const Options *o, const Job *jobs, int njobs, const char *dep_path) {
+    Span none = {0};
+    for (int j = 0; j < njobs; j++)
+        if (jobs[j].path && same_file(jobs[j].path, o->input)) {
+            diag_error(none, "QD0007", "the output file '%s' is the input file", jobs[j].path);
+            return QDC_EXIT_INPUT;
+        }
+    if (dep_path && same_file(dep_path, o->input)) {
+        diag_error(none, "QD0007", "the depfile '%s' is the input file", dep_path);
+        return QDC_EXIT_INPUT;
+    }
+    for (int j = 0; dep_path && j < njobs; j++)
+        if (jobs[j].path && same_file(dep_path, jobs[j].path)) {
+            diag_error(none, "QD0007", "the depfile '%s' is also the output file '%s'", dep_path, jobs[j].path);
+            return QDC_EXIT_INPUT;
+        }
     return QDC_EXIT_OK;
 }
 
@@ -356,12 +411,14 @@ static int compile_targets(const Options *o, const CapDb *db, const SearchPath *
         else rc = make_job(o, db, n, &jobs[njobs++]);
     }
     if (rc == QDC_EXIT_OK && !njobs) rc = usage("%s%s", "--target needs a target name (see --list-targets)", "");
-    if (rc == QDC_EXIT_OK) rc = plan_outputs(o, jobs, njobs);
+    char *dep_path = NULL;
+    if (rc == QDC_EXIT_OK) rc = plan_outputs(o, jobs, njobs, &dep_path);
     if (rc == QDC_EXIT_OK && o->print_outputs)
         for (int j = 0; j < njobs; j++) printf("%s\n", jobs[j].path ? jobs[j].path : "");
-    else if (rc == QDC_EXIT_OK) rc = compile(o, jobs, njobs, sp);
+    else if (rc == QDC_EXIT_OK && (rc = check_collisions(o, jobs, njobs, dep_path)) == QDC_EXIT_OK)
+        rc = compile(o, jobs, njobs, dep_path, sp);
     for (int j = 0; j < njobs; j++) free(jobs[j].path), sb_free(&jobs[j].out);
-    free(list);
+    free(list), free(dep_path);
     return rc;
 }
 
@@ -407,10 +464,13 @@ static int run(const Options *o) {
 
 int main(int argc, char **argv) {
     Options o;
-    if (!options_parse(argc, argv, &o)) return options_free(&o), QDC_EXIT_USAGE;
+    DiagConfig early = {options_diag_format(argc, argv), DIAG_COLOR_NEVER, 20, false, stderr};
+    diag_init(&early); /* errors in the command line itself come out in the requested format */
+    if (!options_parse(argc, argv, &o)) return diag_finish(), options_free(&o), QDC_EXIT_USAGE;
     diag_init(&o.diag);
     diag_set_input(!o.input || strcmp(o.input, "-") ? o.input : "<stdin>");
     int rc = run(&o);
+    if (!stdout_ok() && rc == QDC_EXIT_OK) rc = QDC_EXIT_INPUT;
     if (rc == QDC_EXIT_OK && diag_error_count()) rc = QDC_EXIT_INPUT;
     diag_finish();
     options_free(&o);

@@ -11,9 +11,8 @@ static const struct { const char *name; EmitKind kind; } emit_names[] = {
 };
 
 static bool usage_error(const char *fmt, const char *arg) {
-    fprintf(stderr, "qdc: error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nqdc: run 'qdc --help' for usage\n");
+    diag_usage(fmt, arg);
+    if (!diag_machine_format()) fputs("qdc: run 'qdc --help' for usage\n", stderr);
     return false;
 }
 
@@ -110,6 +109,10 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         if (!v || !*v) return usage_error("%s needs a directory", "--capdb-dir");
         return push(&o->capdb_dirs, &o->ncapdb_dirs, v), true;
     }
+    if (take_value("--instantiate", argc, argv, i, &v)) {
+        if (!v || !*v) return usage_error("%s needs a spec such as 'k(a=f32[1], n=4)'", "--instantiate");
+        return push(&o->instantiate, &o->ninstantiate, v), true;
+    }
     if (take_value("--print-caps", argc, argv, i, &v)) {
         if (!v || !*v) return usage_error("%s needs a target name", "--print-caps");
         return o->print_caps = v, true;
@@ -146,6 +149,17 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     return true;
 }
 
+DiagFormat options_diag_format(int argc, char **argv) {
+    DiagFormat f = DIAG_TEXT;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        if (!strncmp(argv[i], "--diagnostics-format=", 21)) v = argv[i] + 21;
+        else if (!strcmp(argv[i], "--diagnostics-format") && i + 1 < argc) v = argv[++i];
+        if (v) f = !strcmp(v, "json") ? DIAG_JSON : !strcmp(v, "sarif") ? DIAG_SARIF : DIAG_TEXT;
+    }
+    return f;
+}
+
 bool options_parse(int argc, char **argv, Options *o) {
     memset(o, 0, sizeof *o);
     o->opt_level = 2;
@@ -159,6 +173,7 @@ bool options_parse(int argc, char **argv, Options *o) {
 void options_free(Options *o) {
     free(o->caps);
     free(o->capdb_dirs);
+    free(o->instantiate);
     free(o->dep_targets);
 }
 
@@ -173,6 +188,8 @@ void print_usage(FILE *out) {
           "  --emit=KIND             ast, ir, obj, asm, llvm-ir, header, metadata, ptx, hsaco,\n"
           "                          spirv, spirv-asm, msl (default: the target's natural output)\n"
           "  --check                 parse and check only; write nothing\n"
+          "  --instantiate=[ENTRY=]KERNEL(P=VALUE, ...)  compile a generic kernel for these arguments\n"
+          "                          (VALUE: f32[2] for an ndarray, 4 for an integer, a field's name)\n"
           "  -MD, -MMD               also write a make dependency file (default: output with .d)\n"
           "  -MF FILE, -MT TARGET, -MQ TARGET, -MP  depfile name, rule target (quoted), phony rules\n"
           "  --stats                 print kernels, tasks and memory operations (stdout)\n"

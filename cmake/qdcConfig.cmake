@@ -36,14 +36,20 @@ if(NOT TARGET qdc::qdrt AND EXISTS "${_qdc_prefix}/lib/libqdrt.a")
 endif()
 
 # qdc_add_kernels(<name> SOURCES <file.qd>... TARGETS <family>...
-#                 [OUTPUT_DIR <dir>] [OPTIONS <qdc option>...])
+#                 [OUTPUT_DIR <dir>] [OPTIONS <qdc option>...]
+#                 [INSTANTIATE <spec>...])
 # Adds the custom target <name> (built by ALL) that compiles every source for every family into
 # <OUTPUT_DIR>/<family>/<source name>.<ext> (default OUTPUT_DIR: ${CMAKE_CURRENT_BINARY_DIR}/qdc).
 # Each (source, family) pair is its own command with a DEPFILE listing the source and the
 # family's capability files, so editing one family's YAML rebuilds only that family's outputs.
 # The outputs are in the variable <name>_OUTPUTS and the target property QDC_OUTPUTS.
+# INSTANTIATE names instantiations of generic kernels, each "[ENTRY=]KERNEL(PARAM=VALUE, ...)"
+# (passed as --instantiate=<spec>, see qdc(1)); every source gets every spec.
 function(qdc_add_kernels name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "OUTPUT_DIR" "SOURCES;TARGETS;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "OUTPUT_DIR" "SOURCES;TARGETS;OPTIONS;INSTANTIATE")
+  foreach(spec IN LISTS ARG_INSTANTIATE)
+    list(APPEND ARG_OPTIONS "--instantiate=${spec}")
+  endforeach()
   if(NOT ARG_SOURCES OR NOT ARG_TARGETS)
     message(FATAL_ERROR "qdc_add_kernels(${name}): SOURCES and TARGETS are required")
   endif()

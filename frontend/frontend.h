@@ -15,4 +15,11 @@ AstModule *frontend_parse(const Source *src, Arena *arena);
 void ast_dump(const AstModule *m, StrBuf *out);
 /* Semantic analysis and IR construction; NULL if errors were reported. */
 IrModule *frontend_check(const AstModule *m, Arena *arena);
+/* What the command line adds: the instantiations of generic kernels, each
+ * "[ENTRY=]KERNEL(PARAM=VALUE, ...)" (man/qdc.1, --instantiate). */
+typedef struct FrontendOptions {
+    const char *const *instantiate;
+    int ninstantiate;
+} FrontendOptions;
+IrModule *frontend_check_with(const AstModule *m, Arena *arena, const FrontendOptions *o);
 #endif

@@ -103,8 +103,8 @@ static bool field_shape(Sema *S, const Expr *shape, IrField *f) {
     return true;
 }
 
-static void declare_field(Sema *S, const Stmt *s, const Expr *call) {
-    IrField f = {.name = s->assign.targets.items[0]->name, .span = s->span};
+static void declare_field(Sema *S, const Expr *target, Span span, const Expr *call) {
+    IrField f = {.name = target->name, .span = span};
     const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL, *shape = call->call.args.n > 1 ? call->call.args.items[1] : NULL;
     keyword(call, "dtype", &dt), keyword(call, "shape", &shape);
     for (int k = 0; k < call->call.nkw; k++)
@@ -115,9 +115,9 @@ static void declare_field(Sema *S, const Stmt *s, const Expr *call) {
     if (!shape) return (void)diag_error(call->span, "QD2004", "qd.field needs shape= in v1 (use shape=() for a scalar)");
     bool ok = sema_annotation_type(S, dt, &f.type);
     if (ok) ok = field_shape(S, shape, &f);
-    if (!ok) return (void)scope_bind(S, &S->module, f.name, val_err(), s->span);
+    if (!ok) return (void)scope_bind(S, &S->module, f.name, val_err(), span);
     vec_push(&S->fields, f);
-    scope_bind(S, &S->module, f.name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, s->span);
+    scope_bind(S, &S->module, f.name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
 }
 
 /* A module-level constant: a number (narrowed to the type a literal of it has in a kernel: i32
@@ -136,22 +136,79 @@ static bool module_constant(Sema *S, Val *c) {
     return true;
 }
 
-static void module_assign(Sema *S, const Stmt *s) {
-    const Expr *t = s->assign.targets.items[0], *v = s->assign.value;
-    if (s->assign.targets.n != 1 || t->kind != E_NAME)
-        return (void)diag_error(s->span, "QD2002", "module-level assignments must be 'NAME = constant' or 'NAME = qd.field(...)'");
+/* True when a module-level expression can only be evaluated by running the script: it names
+ * something host code binds or Python provides at run time (np.pi, len(x), a helper's
+ * result), or allocates run-time data (qd.ndarray). Such values are bound as V_HOST. */
+static bool is_host_expr(Sema *S, const Expr *e) {
+    static const char *const builtins[] = {"int", "float", "bool", "min", "max", "abs", "pow"};
+    switch (e->kind) {
+    case E_NAME: {
+        Binding *b = scope_find(&S->module, e->name);
+        if (b) return b->v.kind == V_HOST;
+        if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return false;
+        for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
+            if (!strcmp(builtins[k], e->name)) return false;
+        return true;
+    }
+    case E_ATTR: return is_host_expr(S, e->attr.obj);
+    case E_CALL: {
+        const char *p = sema_path(S, e->call.fn);
+        if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
+        if (is_host_expr(S, e->call.fn)) return true;
+        for (int k = 0; k < e->call.args.n; k++)
+            if (is_host_expr(S, e->call.args.items[k])) return true;
+        for (int k = 0; k < e->call.nkw; k++)
+            if (is_host_expr(S, e->call.kw[k].value)) return true;
+        return false;
+    }
+    case E_SUBSCRIPT: return is_host_expr(S, e->sub.obj) || is_host_expr(S, e->sub.index);
+    case E_TUPLE: case E_LIST: case E_BOOLOP:
+        for (int k = 0; k < e->list.n; k++)
+            if (is_host_expr(S, e->list.items[k])) return true;
+        return false;
+    case E_UNARY: return is_host_expr(S, e->un.a);
+    case E_BINARY: return is_host_expr(S, e->bin.a) || is_host_expr(S, e->bin.b);
+    case E_COMPARE:
+        for (int k = 0; k < e->cmp.items.n; k++)
+            if (is_host_expr(S, e->cmp.items.items[k])) return true;
+        return false;
+    case E_IFEXP: return is_host_expr(S, e->ifexp.cond) || is_host_expr(S, e->ifexp.a) || is_host_expr(S, e->ifexp.b);
+    default: return false;
+    }
+}
+
+static void bind_host(Sema *S, const Expr *target, const char *what) {
+    if (target->kind == E_NAME) scope_bind(S, &S->module, target->name, (Val){.kind = V_HOST, .path = what}, target->span);
+    if (target->kind == E_TUPLE || target->kind == E_LIST)
+        for (int k = 0; k < target->list.n; k++) bind_host(S, target->list.items[k], what);
+}
+
+static void module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
+    if (is_host_expr(S, v)) return bind_host(S, t, "a module-level value computed by the script");
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
-        if (p && !strcmp(p, "qd.field")) return declare_field(S, s, v);
+        if (p && !strcmp(p, "qd.field") && t->kind == E_NAME) return declare_field(S, t, sp, v);
         if (p && (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")))
             return (void)diag_error(v->span, "QD2004", "vector and matrix fields are not supported in v1");
     }
     Val c = sema_eval(S, v);
-    if (c.kind != V_ERR && !module_constant(S, &c)) {
-        diag_error(v->span, "QD2009", "module-level value '%s' must be a compile-time constant or a qd.field", t->name);
-        c = val_err();
+    if (c.kind != V_ERR && !module_constant(S, &c))
+        return bind_host(S, t, "a module-level value that is not a compile-time constant");
+    if (t->kind == E_NAME) return (void)scope_bind(S, &S->module, t->name, c, sp); /* V_ERR: later uses stay quiet */
+    if (c.kind == V_TUPLE && c.tuple.n == t->list.n) { /* a, b = 1, 2 */
+        for (int k = 0; k < t->list.n; k++)
+            if (t->list.items[k]->kind == E_NAME) scope_bind(S, &S->module, t->list.items[k]->name, c.tuple.items[k], sp);
+        return;
     }
-    scope_bind(S, &S->module, t->name, c, s->span); /* after an error: later uses stay quiet */
+    bind_host(S, t, "set by an unpacking qdc cannot evaluate");
+}
+
+static void module_assign(Sema *S, const Stmt *s) {
+    for (int k = 0; k < s->assign.targets.n; k++) {
+        const Expr *t = s->assign.targets.items[k];
+        if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) module_value(S, t, s->assign.value, s->span);
+        /* x[i] = v, obj.attr = v: host code changing run-time data; kernels do not see it */
+    }
 }
 
 static void module_import(Sema *S, const Stmt *s) {
@@ -381,18 +438,50 @@ static bool is_loop_config(Sema *S, const Stmt *s) {
     return p && !strcmp(p, "qd.loop_config");
 }
 
+static bool const_bool(Sema *S, const Expr *e, bool *out, const char *what) {
+    IrExpr *x = sema_expr(S, e);
+    if (!x) return false;
+    if (!ir_is_const(x) || !qt_is_integral(x->type)) {
+        diag_error(e->span, "QD2009", "%s must be a compile-time constant True or False", what);
+        return false;
+    }
+    return *out = x->c.u != 0, true;
+}
+
+/* qd.loop_config(block_dim=, serialize=, parallelize=, block_dim_adaptive=, name=) before a
+ * top-level for. serialize=True (= parallelize=1) makes the loop a serial loop of a serial task:
+ * one thread, iterations in order, break allowed. parallelize=N > 1 is Quadrants' CPU thread
+ * count; qdc's runtime takes the thread count at launch, so it warns (QD2103). block_dim is used
+ * exactly as given, and the target's default otherwise, which is what block_dim_adaptive
+ * allows either way. bit_vectorize needs quantized arrays: rejected. */
 static void loop_config(Sema *S, const Expr *call) {
     if (call->call.args.n) diag_error(call->span, "QD2007", "qd.loop_config takes keyword arguments only");
     for (int k = 0; k < call->call.nkw; k++) {
         const Keyword *kw = &call->call.kw[k];
         int64_t v;
+        bool b;
         if (!strcmp(kw->name, "block_dim")) {
-            if (!sema_const_int(S, kw->value, &v, "block_dim")) continue;
+            if (kw->value->kind == E_NONE || !sema_const_int(S, kw->value, &v, "block_dim")) continue;
             if (v < 1 || v > 1024) diag_error(kw->value->span, "QD2017", "block_dim must be between 1 and 1024, got %lld", (long long)v);
             else S->block_dim = (int)v, S->block_dim_span = call->span;
-        } else if (strcmp(kw->name, "serialize") && strcmp(kw->name, "parallelize") && strcmp(kw->name, "block_dim_adaptive") &&
-                   strcmp(kw->name, "name")) {
-            diag_error(kw->span, "QD2007", "qd.loop_config has no argument '%s'", kw->name);
+        } else if (!strcmp(kw->name, "serialize")) {
+            if (const_bool(S, kw->value, &b, "serialize")) S->serialize |= b;
+        } else if (!strcmp(kw->name, "parallelize")) {
+            if (kw->value->kind == E_NONE || !sema_const_int(S, kw->value, &v, "parallelize")) continue;
+            if (v < 1) diag_error(kw->value->span, "QD2017", "parallelize must be at least 1, got %lld", (long long)v);
+            else if (v == 1) S->serialize = true;
+            else diag_warning(kw->span, "QD2103", "parallelize=%lld is ignored: the thread count of a CPU launch is its "
+                                                 "nthreads argument (qdc-abi(7)); GPU targets never used it", (long long)v);
+        } else if (!strcmp(kw->name, "block_dim_adaptive")) {
+            const_bool(S, kw->value, &b, "block_dim_adaptive");
+        } else if (!strcmp(kw->name, "bit_vectorize")) {
+            if (const_bool(S, kw->value, &b, "bit_vectorize") && b)
+                diag_error(kw->span, "QD2017", "bit_vectorize=True needs quantized arrays (qd.types.quant), which qdc does not support");
+        } else if (strcmp(kw->name, "name")) {
+            static const char *const known[] = {"block_dim", "serialize", "parallelize", "block_dim_adaptive", "bit_vectorize", "name"};
+            const char *near = closest_name(kw->name, known, (int)ARRAY_LEN(known));
+            diag_error(kw->span, "QD2007", "qd.loop_config has no argument '%s'%s%s%s", kw->name, near ? "; did you mean '" : "",
+                       near ? near : "", near ? "'?" : "");
         }
     }
     if (!S->block_dim) S->block_dim = -1, S->block_dim_span = call->span; /* pending, default size */
@@ -464,6 +553,10 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
             split_tasks(S, branch, serial);
         } else if (is_loop_config(S, s)) {
             loop_config(S, s->expr);
+        } else if (s->kind == S_FOR && !is_static_for(S, s) && S->serialize) {
+            S->serialize = false, S->block_dim = 0; /* one thread: the loop is an ordinary serial loop */
+            if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
+            sema_stmt(S, s);
         } else if (s->kind == S_FOR && !is_static_for(S, s)) {
             close_task(S, serial);
             IrStmtVec body = {0};
@@ -477,7 +570,7 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
         } else {
             if (S->block_dim) {
                 diag_error(S->block_dim_span, "QD2017", "qd.loop_config must directly precede a top-level for loop");
-                S->block_dim = 0;
+                S->block_dim = 0, S->serialize = false;
             }
             if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
             sema_stmt(S, s);
@@ -488,20 +581,8 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
 /* ---- kernels ---- */
 
 static bool ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
-    const Expr *dt = NULL, *nd = NULL;
-    if (ann->kind == E_CALL) {
-        if (ann->call.args.n > 0) dt = ann->call.args.items[0];
-        if (ann->call.args.n > 1) nd = ann->call.args.items[1];
-        keyword(ann, "dtype", &dt), keyword(ann, "ndim", &nd);
-    } else {
-        const Expr *ix = ann->sub.index;
-        if (ix->kind == E_TUPLE && ix->list.n == 2) dt = ix->list.items[0], nd = ix->list.items[1];
-        else dt = ix;
-    }
-    if (!dt || !nd) {
-        diag_error(ann->span, "QD2005", "ndarray parameters need an element type and ndim, e.g. qd.types.ndarray(dtype=qd.f32, ndim=1)");
-        return false;
-    }
+    const Expr *dt, *nd;
+    sema_param_shape(S, ann, &dt, &nd);
     int64_t ndim;
     if (!sema_annotation_type(S, dt, &p->type) || !sema_const_int(S, nd, &ndim, "ndim")) return false;
     if (ndim < 0 || ndim > IR_MAX_DIMS) return diag_error(nd->span, "QD2005", "ndim must be between 0 and %d", IR_MAX_DIMS), false;
@@ -509,37 +590,49 @@ static bool ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
     return true;
 }
 
-static bool kernel_param(Sema *S, const Param *ap, IrParam *p) {
+/* GP_PARAM: *p is a run-time parameter; GP_BOUND: a template value to bind by name (*bound). */
+static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry) {
     p->name = ap->name, p->span = ap->span, p->kind = IR_PARAM_SCALAR;
-    const Expr *ann = ap->annotation;
-    if (!ann) return diag_error(ap->span, "QD2005", "kernel parameter '%s' needs a type annotation", ap->name), false;
-    if (ap->dflt) return diag_error(ap->dflt->span, "QD2005", "kernel parameters cannot have default values in v1"), false;
-    const char *path = sema_path(S, ann->kind == E_CALL ? ann->call.fn : ann->kind == E_SUBSCRIPT ? ann->sub.obj : ann);
-    if (path && ((ann->kind == E_CALL && !strcmp(path, "qd.types.ndarray")) || (ann->kind == E_SUBSCRIPT && !strcmp(path, "qd.types.NDArray"))))
-        return ndarray_annotation(S, ann, p);
-    if (path && (!strcmp(path, "qd.template") || !strcmp(path, "qd.Template")))
-        return diag_error(ann->span, "QD2005", "qd.template() kernel parameters are not supported in v1"), false;
-    return sema_annotation_type(S, ann, &p->type);
+    const Expr *ann = ap->annotation, *dt, *nd;
+    if (!ann) return diag_error(ap->span, "QD2005", "kernel parameter '%s' needs a type annotation", ap->name), GP_ERR;
+    if (ap->dflt) return diag_error(ap->dflt->span, "QD2005", "kernel parameters cannot have default values in v1"), GP_ERR;
+    if (sema_param_is_generic(S, ap)) return sema_generic_param(S, ap, p, bound, entry);
+    if (sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;
+    return sema_annotation_type(S, ann, &p->type) ? GP_PARAM : GP_ERR;
 }
 
-static void kernel_params(Sema *S, const Stmt *def) {
+/* Binds the parameters; for an instantiation, builds its entry name (sema_generic.c). */
+static const char *kernel_params(Sema *S, const Stmt *def) {
+    StrBuf entry;
+    sb_init(&entry);
+    sb_puts(&entry, def->def.name);
     for (int k = 0; k < def->def.nparams; k++) {
         const Param *ap = &def->def.params[k];
         for (int j = 0; j < k; j++)
             if (!strcmp(def->def.params[j].name, ap->name))
                 diag_error(ap->span, "QD2005", "duplicate parameter '%s'", ap->name);
         IrParam p = {0};
-        if (!kernel_param(S, ap, &p)) continue;
-        vec_push(&S->params, p);
-        int idx = S->params.len - 1;
-        Val v = {.kind = V_NDARRAY, .index = idx};
-        if (p.kind == IR_PARAM_SCALAR) {
-            IrExpr *e = ir_new(S, IR_PARAM, p.type, ap->span);
-            e->param = idx;
-            v = val_expr(e);
+        Val v = {0};
+        GenericResult r = kernel_param(S, ap, &p, &v, &entry);
+        if (r == GP_ERR) { /* poisoned: its uses are not reported again */
+            scope_bind(S, S->scope, ap->name, val_err(), ap->span)->is_param = true;
+            continue;
+        }
+        if (r == GP_PARAM) {
+            vec_push(&S->params, p);
+            int idx = S->params.len - 1;
+            v = (Val){.kind = V_NDARRAY, .index = idx};
+            if (p.kind == IR_PARAM_SCALAR) {
+                IrExpr *e = ir_new(S, IR_PARAM, p.type, ap->span);
+                e->param = idx;
+                v = val_expr(e);
+            }
         }
         scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
     }
+    const char *name = S->inst >= 0 && sema_instance_entry(S, S->inst) ? sema_instance_entry(S, S->inst) : arena_strdup(S->arena, entry.data);
+    sb_free(&entry);
+    return name;
 }
 
 static void check_kernel(Sema *S, const Stmt *def) {
@@ -548,10 +641,11 @@ static void check_kernel(Sema *S, const Stmt *def) {
     S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = 0;
     Scope scope = {.parent = &S->module};
     S->scope = &scope;
-    S->task = -1, S->block_dim = 0, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
+    S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
     if (def->def.returns && def->def.returns->kind != E_NONE)
         diag_error(def->def.returns->span, "QD2005", "kernels cannot return values in v1");
-    kernel_params(S, def);
+    if (S->inst >= 0) sema_check_instance_args(S, def);
+    k.name = kernel_params(S, def);
     Arena *arena_ = S->arena;
     IrStmtVec serial = {0};
     split_tasks(S, &def->def.body, &serial);
@@ -572,8 +666,36 @@ static void check_kernel(Sema *S, const Stmt *def) {
     vec_push(&S->kernels, k);
 }
 
-IrModule *frontend_check(const AstModule *ast, Arena *arena) {
-    Sema S = {.arena = arena, .src = ast->src, .task = -1};
+/* A kernel, or each of its instantiations when it is generic. */
+static void check_kernels(Sema *S, const Stmt *def) {
+    bool generic = false;
+    for (int k = 0; k < def->def.nparams; k++) generic |= sema_param_is_generic(S, &def->def.params[k]);
+    S->inst = -1;
+    if (!generic) return check_kernel(S, def);
+    if (sema_next_instance(S, def->def.name, 0) < 0) return sema_missing_instance(S, def);
+    for (int i = sema_next_instance(S, def->def.name, 0); i >= 0; i = sema_next_instance(S, def->def.name, i + 1)) {
+        S->inst = i;
+        sema_mark_instance_used(S, i);
+        check_kernel(S, def);
+    }
+    S->inst = -1;
+}
+
+/* Entry names (kernels and instantiations) must be unique: they name symbols and structs. */
+static void check_entry_names(Sema *S) {
+    for (int i = 0; i < S->kernels.len; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(S->kernels.items[i].name, S->kernels.items[j].name)) {
+                diag_error(S->kernels.items[i].span, "QD2061", "two kernels or instantiations are both named '%s'; "
+                           "name instantiations with --instantiate 'ENTRY=kernel(...)'", S->kernels.items[i].name);
+                break;
+            }
+}
+
+IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_check_with(ast, arena, NULL); }
+
+IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
+    Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1};
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)
         if (ast->body.stmts[k]->kind == S_IMPORT && !strcmp(ast->body.stmts[k]->import.module, "quadrants"))
@@ -587,22 +709,30 @@ IrModule *frontend_check(const AstModule *ast, Arena *arena) {
         switch (s->kind) {
         case S_IMPORT: if (strcmp(s->import.module, "quadrants")) module_import(&S, s); break;
         case S_ASSIGN: module_assign(&S, s); break;
+        case S_ANNASSIGN:
+            if (s->ann.value && s->ann.target->kind == E_NAME) module_value(&S, s->ann.target, s->ann.value, s->span);
+            break;
+        case S_AUGASSIGN: bind_host(&S, s->aug.target, "updated by host code"); break;
         case S_DEF: module_def(&S, s); break;
-        case S_EXPR:
-            if (s->expr->kind == E_STR) break; /* module docstring */
-            if (s->expr->kind == E_CALL && sema_path(&S, s->expr->call.fn) && !strcmp(sema_path(&S, s->expr->call.fn), "qd.init")) break;
-            /* fall through */
-        default: diag_error(s->span, "QD2002", "only imports, constants, qd.field declarations and kernel/func definitions may appear at module level"); break;
+        case S_HOST:
+            for (int j = 0; j < s->host.names.n; j++) bind_host(&S, s->host.names.items[j], s->host.what);
+            break;
+        case S_EXPR: case S_PASS: break; /* docstrings, qd.init(...), host calls such as main() */
+        default: diag_error(s->span, "QD2002", "'%s' outside a function", s->kind == S_RETURN ? "return" : s->kind == S_BREAK ? "break" : "continue"); break;
         }
     }
+    sema_parse_instances(&S, fo);
     for (int k = 0; k < S.module.b.len; k++)
-        if (S.module.b.items[k].v.kind == V_KERNEL) check_kernel(&S, S.module.b.items[k].v.def);
+        if (S.module.b.items[k].v.kind == V_KERNEL) check_kernels(&S, S.module.b.items[k].v.def);
+    sema_finish_instances(&S);
+    check_entry_names(&S);
     if (!S.kernels.len && !diag_error_count())
         diag_warning(span_make(ast->src, 0, 0), "QD2102", "the module defines no kernels");
     IrModule *m = ARENA_NEW(arena, IrModule);
     m->src = ast->src;
     TAKE(m->fields, m->nfields, S.fields);
     TAKE(m->kernels, m->nkernels, S.kernels);
+    sema_free_instances(&S);
     vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b);
     vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
     if (diag_error_count()) return NULL;

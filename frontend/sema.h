@@ -26,6 +26,7 @@ typedef enum {
     V_TUPLE,   /* a tuple or list of compile-time values */
     V_NONE,
     V_STR,
+    V_HOST,    /* a module-level name bound by host code: known only when the script runs (path: what) */
 } ValKind;
 
 typedef struct Val Val;
@@ -59,6 +60,8 @@ typedef VEC(IrStmt *) IrStmtVec;
 
 typedef enum { LOOP_NONE, LOOP_PARALLEL, LOOP_SERIAL, LOOP_STATIC } LoopKind;
 
+typedef struct Instance Instance; /* one --instantiate spec (sema_generic.c) */
+
 typedef struct Sema {
     Arena *arena;
     const Source *src;
@@ -83,9 +86,13 @@ typedef struct Sema {
     const Stmt *inline_stack[32];
     int ninline;
     int block_dim;    /* pending qd.loop_config(block_dim=...) */
+    bool serialize;   /* pending qd.loop_config(serialize=True) / parallelize=1 */
     int ndefs;        /* kernels and funcs defined so far */
     int64_t unrolled; /* qd.static iterations unrolled in this kernel, nested ones included */
     Span block_dim_span;
+    VEC(struct Instance) instances; /* --instantiate specs that parsed */
+    VEC(Source *) spec_sources;     /* specs that did not parse (freed at the end) */
+    int inst;                       /* the instantiation being checked, -1 for none */
 } Sema;
 
 /* sema.c */
@@ -123,8 +130,24 @@ Val sema_call(Sema *S, const Expr *call, Val callee);
 
 /* sema_mem.c: qd.* builtins that touch memory or the block */
 bool sema_is_mem_builtin(const char *path);
+int sema_mem_builtin_names(const char **out, int max); /* fills out with every path; returns the count */
 Val sema_mem_call(Sema *S, const Expr *call, const char *path);
 void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref);
+
+/* sema_generic.c: generic kernels and --instantiate */
+typedef enum { PS_SCALAR, PS_ARRAY, PS_TEMPLATE, PS_TENSOR } SemaParamShape;
+typedef enum { GP_ERR, GP_PARAM, GP_BOUND } GenericResult;
+SemaParamShape sema_param_shape(Sema *S, const Expr *ann, const Expr **dt, const Expr **nd); /* dt/nd NULL: open */
+bool sema_param_is_generic(Sema *S, const Param *ap);
+void sema_parse_instances(Sema *S, const FrontendOptions *o);
+int sema_next_instance(Sema *S, const char *kernel, int from); /* index, or -1 */
+GenericResult sema_generic_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry);
+void sema_check_instance_args(Sema *S, const Stmt *def);
+const char *sema_instance_entry(Sema *S, int inst); /* ENTRY= or NULL */
+void sema_mark_instance_used(Sema *S, int inst);
+void sema_missing_instance(Sema *S, const Stmt *def);
+void sema_finish_instances(Sema *S);
+void sema_free_instances(Sema *S);
 
 /* sema_stmt.c */
 void sema_block(Sema *S, const StmtList *l);

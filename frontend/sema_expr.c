@@ -21,6 +21,7 @@ const char *val_describe(Val v) {
     case V_TUPLE: return "a tuple";
     case V_NONE: return "None";
     case V_STR: return "a string";
+    case V_HOST: return "a run-time value of the script";
     default: return "a value";
     }
 }
@@ -109,7 +110,7 @@ bool ir_has_effects(const IrExpr *e) {
     case IR_BINARY: return ir_has_effects(e->bin.a) || ir_has_effects(e->bin.b);
     case IR_SELECT: return ir_has_effects(e->sel.cond) || ir_has_effects(e->sel.a) || ir_has_effects(e->sel.b);
     case IR_CAST: case IR_BITCAST: return ir_has_effects(e->arg);
-    case IR_MATH: return ir_has_effects(e->math.a);
+    case IR_MATH: return ir_has_effects(e->math.a) || ir_has_effects(e->math.b);
     default: return false;
     }
 }
@@ -121,7 +122,7 @@ bool ir_is_uniform(const IrExpr *e) {
     case IR_BINARY: return ir_is_uniform(e->bin.a) && ir_is_uniform(e->bin.b);
     case IR_SELECT: return ir_is_uniform(e->sel.cond) && ir_is_uniform(e->sel.a) && ir_is_uniform(e->sel.b);
     case IR_CAST: case IR_BITCAST: return ir_is_uniform(e->arg);
-    case IR_MATH: return ir_is_uniform(e->math.a);
+    case IR_MATH: return ir_is_uniform(e->math.a) && (!e->math.b || ir_is_uniform(e->math.b));
     default: return false;
     }
 }
@@ -308,12 +309,27 @@ static Val eval_name(Sema *S, const Expr *e) {
     for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent) {
         Binding *b = scope_find(s, e->name);
         if (b && b->v.kind == V_LOCAL && !sema_local_visible(S, b->v.index, e->span)) return val_err();
+        if (b && b->v.kind == V_HOST) {
+            diag_error(e->span, "QD2062", "'%s' is %s, known only when the script runs; kernels can use module "
+                                          "constants, fields, qd.func and their own arguments", e->name, b->v.path);
+            diag_note(b->decl, "'%s' is set here", e->name);
+            b->v = val_err(); /* reported once */
+            return val_err();
+        }
         if (b) return b->v;
     }
     if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return (Val){.kind = V_NS, .path = "qd"};
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
         if (!strcmp(builtins[k], e->name)) return (Val){.kind = V_NS, .path = builtins[k]};
-    diag_error(e->span, "QD2001", "use of undefined name '%s'", e->name);
+    VEC(const char *) cands = {0};
+    for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent)
+        for (int k = 0; k < s->b.len; k++) vec_push(&cands, s->b.items[k].name);
+    for (size_t k = 0; k < ARRAY_LEN(builtins); k++) vec_push(&cands, builtins[k]);
+    if (S->qd_alias) vec_push(&cands, S->qd_alias);
+    const char *near = closest_name(e->name, cands.items, cands.len);
+    diag_error(e->span, "QD2001", "use of undefined name '%s'%s%s%s", e->name, near ? "; did you mean '" : "", near ? near : "",
+               near ? "'?" : "");
+    vec_free(&cands);
     return val_err();
 }
 
@@ -328,6 +344,12 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (!strcmp(o.path, "qd")) {
         QdType t = qt_from_name(e->attr.name);
         if (t != QT_VOID) return (Val){.kind = V_TYPE, .type = t};
+    }
+    if (!strcmp(o.path, "qd.math")) { /* Python floats: f32 in kernels like any float literal */
+        static const struct { const char *name; double v; } consts[] = {
+            {"pi", 3.14159265358979323846}, {"e", 2.71828182845904523536}, {"inf", INFINITY}, {"nan", NAN}};
+        for (size_t k = 0; k < ARRAY_LEN(consts); k++)
+            if (!strcmp(consts[k].name, e->attr.name)) return val_expr(ir_const_float(S, S->k ? QT_F32 : QT_F64, consts[k].v, e->span));
     }
     return (Val){.kind = V_NS, .path = arena_printf(S->arena, "%s.%s", o.path, e->attr.name)};
 }
@@ -639,11 +661,73 @@ static IrExpr *float_math(Sema *S, const Expr *call, IrMathOp op) {
     return a ? math1(S, op, a, qt_is_float(a->type) ? a->type : QT_F32, call->span) : NULL;
 }
 
+/* atan2(y, x): both operands in their promoted float type (integers promote to f32). */
+static IrExpr *atan2_math(Sema *S, const Expr *call) {
+    IrExpr *y = arg(S, call, 0), *x = arg(S, call, 1);
+    if (!y || !x) return NULL;
+    QdType t = qt_promote(y->type, x->type);
+    if (!qt_is_float(t)) t = QT_F32;
+    IrExpr *m = math1(S, IR_ATAN2, y, t, call->span);
+    m->math.b = ir_cast(S, x, t);
+    return m;
+}
+
+/* clamp(x, lo, hi) = min(max(x, lo), hi), Quadrants' definition (qd.math.clamp). */
+static IrExpr *clamp(Sema *S, const Expr *call) {
+    IrExpr *x = arg(S, call, 0), *lo = arg(S, call, 1), *hi = arg(S, call, 2);
+    return ir_binary(S, IR_MIN, ir_binary(S, IR_MAX, x, lo, call->span), hi, call->span);
+}
+
+/* The float math builtins: qd.<name> and qd.math.<name>; the argument's float type, or f32. */
+static const struct { const char *name; IrMathOp op; } float_builtins[] = {
+    {"sqrt", IR_SQRT}, {"floor", IR_FLOOR}, {"ceil", IR_CEIL}, {"round", IR_ROUND}, {"rsqrt", IR_RSQRT},
+    {"sin", IR_SIN}, {"cos", IR_COS}, {"tan", IR_TAN}, {"asin", IR_ASIN}, {"acos", IR_ACOS}, {"atan", IR_ATAN},
+    {"exp", IR_EXP}, {"log", IR_LOG}, {"tanh", IR_TANH},
+};
+
+static int float_builtin(const char *p) {
+    if (!strncmp(p, "qd.math.", 8)) p += 8;
+    else if (!strncmp(p, "qd.", 3)) p += 3;
+    else return -1;
+    for (size_t k = 0; k < ARRAY_LEN(float_builtins); k++)
+        if (!strcmp(float_builtins[k].name, p)) return (int)k;
+    return -1;
+}
+
+/* floor/ceil/round(x, dtype=None): the optional dtype casts the result (Quadrants ops.py). */
+static Val float_builtin_call(Sema *S, const Expr *call, const char *p, int k) {
+    bool has_dtype = float_builtins[k].op == IR_FLOOR || float_builtins[k].op == IR_CEIL || float_builtins[k].op == IR_ROUND;
+    const Expr *dt = call->call.args.n == 2 ? call->call.args.items[1] : NULL;
+    for (int j = 0; j < call->call.nkw; j++) {
+        if (!has_dtype || strcmp(call->call.kw[j].name, "dtype") || dt) {
+            diag_error(call->call.kw[j].span, "QD2007", "'%s' has no keyword argument '%s'", p, call->call.kw[j].name);
+            return val_err();
+        }
+        dt = call->call.kw[j].value;
+    }
+    int n = call->call.args.n;
+    if (n < 1 || n > (has_dtype ? 2 : 1) || (n == 2 && call->call.nkw)) {
+        diag_error(call->span, "QD2007", "'%s' takes %s argument%s, got %d", p, has_dtype ? "1 or 2" : "1", has_dtype ? "s" : "",
+                   n + call->call.nkw);
+        return val_err();
+    }
+    IrExpr *r = float_math(S, call, float_builtins[k].op);
+    if (r && dt && !(dt->kind == E_NONE)) {
+        QdType t;
+        Expr fake = {.kind = E_CALL, .span = call->span};
+        const Expr *items[2] = {call->call.args.items[0], dt};
+        fake.call.args.items = (Expr **)items, fake.call.args.n = 2;
+        if (!type_arg(S, &fake, 1, &t)) return val_err();
+        r = ir_cast(S, r, t);
+    }
+    return r ? val_expr(r) : val_err();
+}
+
 /* One row per value builtin: name (qd.* spelled with "qd."), argument counts. */
 static const struct { const char *name; int min, max; } value_builtins[] = {
     {"int", 1, 1}, {"float", 1, 1}, {"bool", 1, 1}, {"abs", 1, 1}, {"qd.abs", 1, 1}, {"pow", 2, 2},
-    {"qd.cast", 2, 2}, {"qd.bit_cast", 2, 2}, {"qd.select", 3, 3}, {"qd.sqrt", 1, 1}, {"qd.floor", 1, 1},
-    {"qd.math.popcnt", 1, 1}, {"qd.math.clz", 1, 1}, {"qd.raw_div", 2, 2}, {"qd.raw_mod", 2, 2},
+    {"qd.cast", 2, 2}, {"qd.bit_cast", 2, 2}, {"qd.select", 3, 3}, {"qd.atan2", 2, 2}, {"qd.math.atan2", 2, 2},
+    {"qd.pow", 2, 2}, {"qd.math.pow", 2, 2}, {"qd.math.clamp", 3, 3}, {"qd.math.popcnt", 1, 1}, {"qd.math.clz", 1, 1}, {"qd.raw_div", 2, 2}, {"qd.raw_mod", 2, 2},
     {"qd.static", 1, 1}, {"qd.static_assert", 1, 2}, {"min", 0, 99}, {"max", 0, 99}, {"qd.min", 0, 99},
     {"qd.max", 0, 99},
 };
@@ -657,7 +741,10 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
         IrExpr *a = arg(S, call, 0);
         return a ? math1(S, IR_ABS, a, a->type, sp) : NULL;
     }
-    if (!strcmp(p, "pow")) return sema_binop_tok(S, T_POW, arg(S, call, 0), arg(S, call, 1), sp);
+    if (!strcmp(p, "pow") || !strcmp(p, "qd.pow") || !strcmp(p, "qd.math.pow"))
+        return sema_binop_tok(S, T_POW, arg(S, call, 0), arg(S, call, 1), sp);
+    if (!strcmp(p, "qd.atan2") || !strcmp(p, "qd.math.atan2")) return atan2_math(S, call);
+    if (!strcmp(p, "qd.math.clamp")) return clamp(S, call);
     if (!strcmp(p, "qd.cast")) {
         QdType t;
         IrExpr *a = arg(S, call, 0);
@@ -670,8 +757,6 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
         fake.ifexp.b = call->call.args.items[2];
         return eval_ifexp(S, &fake);
     }
-    if (!strcmp(p, "qd.sqrt")) return float_math(S, call, IR_SQRT);
-    if (!strcmp(p, "qd.floor")) return float_math(S, call, IR_FLOOR);
     if (!strcmp(p, "qd.math.popcnt")) return int_math(S, call, "qd.math.popcnt", IR_POPCNT);
     if (!strcmp(p, "qd.math.clz")) return int_math(S, call, "qd.math.clz", IR_CLZ);
     if (!strcmp(p, "qd.raw_div") || !strcmp(p, "qd.raw_mod")) {
@@ -699,6 +784,22 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     die("value builtin '%s' without a handler", p);
 }
 
+/* The qd.* builtin nearest to an unknown path (same namespace depth or not), for QD2008. */
+static const char *closest_builtin(const char *p) {
+    static const char *const others[] = {"qd.ndrange", "qd.static", "qd.loop_config", "qd.field", "qd.cast", "range"};
+    static char spelled[2 * ARRAY_LEN(float_builtins)][24];
+    const char *cands[256];
+    int n = sema_mem_builtin_names(cands, 128);
+    for (size_t k = 0; k < ARRAY_LEN(value_builtins); k++) cands[n++] = value_builtins[k].name;
+    for (size_t k = 0; k < ARRAY_LEN(others); k++) cands[n++] = others[k];
+    for (size_t k = 0; k < ARRAY_LEN(float_builtins); k++) {
+        snprintf(spelled[2 * k], sizeof spelled[0], "qd.%s", float_builtins[k].name);
+        snprintf(spelled[2 * k + 1], sizeof spelled[0], "qd.math.%s", float_builtins[k].name);
+        cands[n++] = spelled[2 * k], cands[n++] = spelled[2 * k + 1];
+    }
+    return closest_name(p, cands, n);
+}
+
 Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
     if (f.kind == V_TYPE) {
@@ -713,6 +814,8 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     }
     const char *p = f.path;
     if (sema_is_mem_builtin(p)) return sema_mem_call(S, call, p);
+    int fb = float_builtin(p);
+    if (fb >= 0) return float_builtin_call(S, call, p, fb);
     for (size_t k = 0; k < ARRAY_LEN(value_builtins); k++) {
         if (strcmp(value_builtins[k].name, p)) continue;
         if (!check_args(S, call, p, value_builtins[k].min, value_builtins[k].max)) return val_err();
@@ -725,7 +828,10 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         diag_error(call->span, "QD2017", "qd.loop_config must be a statement directly before a top-level for loop of a kernel");
     else if (!strcmp(p, "qd.field"))
         diag_error(call->span, "QD2004", "qd.field can only be declared at module level");
-    else
-        diag_error(call->call.fn->span, "QD2008", "'%s' is not supported in v1 kernels", p);
+    else {
+        const char *near = closest_builtin(p);
+        diag_error(call->call.fn->span, "QD2008", "'%s' is not supported in v1 kernels%s%s%s", p, near ? "; did you mean '" : "",
+                   near ? near : "", near ? "'?" : "");
+    }
     return val_err();
 }

@@ -29,6 +29,14 @@ bool sema_is_mem_builtin(const char *path) {
     return false;
 }
 
+/* Every memory builtin's path, for "did you mean" (sema_expr.c). */
+int sema_mem_builtin_names(const char **out, int max) {
+    int n = 0;
+    for (size_t k = 0; k < ARRAY_LEN(atomics) && n < max; k++) out[n++] = atomics[k].name;
+    for (size_t k = 0; k < ARRAY_LEN(block_builtins) && n < max; k++) out[n++] = block_builtins[k];
+    return n;
+}
+
 static bool need_kernel(Sema *S, const Expr *call, const char *path) {
     if (S->cur) return true;
     diag_error(call->span, "QD2019", "'%s' can only be used inside a kernel or qd.func", path);

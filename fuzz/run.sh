@@ -11,11 +11,14 @@ seeds=testdata/fuzz-seeds/$name regress=testdata/regress/$name
 corpus=$b/corpus/$name crashes=$b/crashes/$name
 mkdir -p "$corpus" "$crashes" "$regress"
 export QDC_ROOT=${QDC_ROOT:-$PWD}
-case $name in frontend) max_len=8192 ;; capdb) max_len=16384 ;; *) max_len=1024 ;; esac
+# frontend and kernel: 256 KiB, so that 30 000-link postfix chains (60 KB) and 10^4-line
+# kernels are reachable; the pipeline input is generator bytes, 1 KiB drives a whole module.
+case $name in frontend|kernel) max_len=262144 ;; capdb) max_len=16384 ;; *) max_len=1024 ;; esac
 opts=(-max_len=$max_len -timeout=20 -rss_limit_mb=3072 -print_final_stats=1)
 [ "$seed" = random ] || opts+=(-seed="$seed")
 [ -f "fuzz/$name.dict" ] && opts+=(-dict="fuzz/$name.dict")
 extra=(); [ "$name" = frontend ] && extra=(testdata/bad)   # the bad-input corpus seeds the frontend too
+[ "$name" = kernel ] && extra=(testdata/regress/compile)  # readable pipeline crashes seed the kernel fuzzer
 
 shopt -s nullglob
 replay=("$regress"/*)

@@ -12,7 +12,9 @@ static const char *const binop_names[] = {
 };
 _Static_assert(ARRAY_LEN(binop_names) == IR_LOR + 1, "one name per IrBinOp");
 static const char *const unop_names[] = {"neg", "bitnot", "lnot"};
-static const char *const math_names[] = {"sqrt", "floor", "abs", "popcnt", "clz"};
+static const char *const math_names[] = {"sqrt", "floor", "abs", "popcnt", "clz", "ceil", "round", "rsqrt", "sin",
+                                         "cos", "tan", "asin", "acos", "atan", "exp", "log", "tanh", "atan2"};
+_Static_assert(ARRAY_LEN(math_names) == IR_ATAN2 + 1, "one name per IrMathOp");
 static const char *const low_names[] = {"undecided", "native", "cas_loop", "plain", "unsupported"};
 
 /* What names in a dump resolve against: the module (fields) and the kernel (params, shared). */
@@ -92,7 +94,10 @@ static void dump_expr(const Dump *d, const IrExpr *e, StrBuf *out) {
         break;
     case IR_CAST: sb_printf(out, "(cast:%s ", qt_name(e->type)), dump_expr(d, e->arg, out); break;
     case IR_BITCAST: sb_printf(out, "(bitcast:%s ", qt_name(e->type)), dump_expr(d, e->arg, out); break;
-    case IR_MATH: sb_printf(out, "(%s:%s ", math_names[e->math.op], qt_name(e->type)), dump_expr(d, e->math.a, out); break;
+    case IR_MATH:
+        sb_printf(out, "(%s:%s ", math_names[e->math.op], qt_name(e->type)), dump_expr(d, e->math.a, out);
+        if (e->math.b) sb_putc(out, ' '), dump_expr(d, e->math.b, out);
+        break;
     case IR_MEMOP: dump_memop(d, e, out); return;
     case IR_THREAD_IDX: sb_puts(out, "(thread_idx)"); return;
     case IR_GLOBAL_THREAD_IDX: sb_puts(out, "(global_thread_idx)"); return;
@@ -212,7 +217,7 @@ static void visit_expr(Visit *v, const IrExpr *e) {
     case IR_BINARY: visit_expr(v, e->bin.a), visit_expr(v, e->bin.b); break;
     case IR_SELECT: visit_expr(v, e->sel.cond), visit_expr(v, e->sel.a), visit_expr(v, e->sel.b); break;
     case IR_CAST: case IR_BITCAST: visit_expr(v, e->arg); break;
-    case IR_MATH: visit_expr(v, e->math.a); break;
+    case IR_MATH: visit_expr(v, e->math.a), visit_expr(v, e->math.b); break;
     case IR_MEMOP:
         visit_ref(v, e->mem.ref), visit_expr(v, e->mem.val), visit_expr(v, e->mem.val2);
         v->fn(v->ctx, v->k, v->t, e, NULL);

@@ -102,7 +102,13 @@ typedef enum {
     IR_MIN, IR_MAX, IR_LAND, IR_LOR,
 } IrBinOp;
 
-typedef enum { IR_SQRT, IR_FLOOR, IR_ABS, IR_POPCNT, IR_CLZ } IrMathOp;
+/* Builtin math. All but ABS/POPCNT/CLZ take and return a float type (sema casts integers to
+ * f32). ROUND rounds half away from zero (C round); ATAN2 is the only binary one (math.b: x).
+ * Accuracy per target is in qdc-lang(7) ("Math functions"). */
+typedef enum {
+    IR_SQRT, IR_FLOOR, IR_ABS, IR_POPCNT, IR_CLZ, IR_CEIL, IR_ROUND, IR_RSQRT,
+    IR_SIN, IR_COS, IR_TAN, IR_ASIN, IR_ACOS, IR_ATAN, IR_EXP, IR_LOG, IR_TANH, IR_ATAN2,
+} IrMathOp;
 
 typedef struct IrMemOp {
     QdOp op;          /* as written (QOP_SUB stays SUB here; the decision says how) */
@@ -131,7 +137,7 @@ struct IrExpr {
         struct { IrBinOp op; IrExpr *a, *b; } bin;
         struct { IrExpr *cond, *a, *b; } sel;
         IrExpr *arg;                                   /* IR_CAST, IR_BITCAST */
-        struct { IrMathOp op; IrExpr *a; } math;
+        struct { IrMathOp op; IrExpr *a, *b; } math; /* b: ATAN2 only */
         IrMemOp mem;                                   /* IR_MEMOP */
     };
 };

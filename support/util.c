@@ -4,14 +4,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void (*internal_reporter)(const char *message);
+
+void set_internal_error_reporter(void (*report)(const char *message)) { internal_reporter = report; }
+
 _Noreturn void qdc_die_at(const char *file, int line, const char *fmt, ...) {
+    static bool dying; /* an internal error while reporting one is reported as text */
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "qdc: internal error: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " [%s:%d]\nqdc: this is a bug in qdc; please report it with the input that "
-                    "triggered it\n", file, line);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof msg) snprintf(msg + n, sizeof msg - (size_t)n, " [%s:%d]", file, line);
+    if (internal_reporter && !dying) {
+        dying = true;
+        internal_reporter(msg);
+    } else {
+        fprintf(stderr, "qdc: internal error: %s\nqdc: this is a bug in qdc; please report it with the input that "
+                        "triggered it\n", msg);
+    }
     exit(QDC_EXIT_INTERNAL);
 }
 
@@ -70,22 +81,6 @@ void sb_printf(StrBuf *b, const char *fmt, ...) {
     sb_vprintf(b, fmt, ap);
     va_end(ap);
 }
-void sb_json_string(StrBuf *b, const char *s) {
-    sb_putc(b, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': sb_puts(b, "\\\""); break;
-        case '\\': sb_puts(b, "\\\\"); break;
-        case '\n': sb_puts(b, "\\n"); break;
-        case '\r': sb_puts(b, "\\r"); break;
-        case '\t': sb_puts(b, "\\t"); break;
-        default:
-            if (*p < 0x20) sb_printf(b, "\\u%04x", *p);
-            else sb_putc(b, (char)*p);
-        }
-    }
-    sb_putc(b, '"');
-}
 char *sb_take(StrBuf *b) {
     if (!b->data) sb_reserve(b, 0), b->data[0] = 0;
     char *s = b->data;
@@ -134,4 +129,34 @@ char *arena_printf(Arena *a, const char *fmt, ...) {
 void arena_free(Arena *a) {
     for (ArenaBlock *b = a->head, *next; b; b = next) next = b->next, free(b);
     a->head = NULL, a->total = 0;
+}
+
+int edit_distance(const char *a, const char *b, int cap) {
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return cap + 1;
+    if ((la > lb ? la - lb : lb - la) > (size_t)cap) return cap + 1;
+    int row[65];
+    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0], best = row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j], v = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < v) v = up + 1;
+            if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+            diag = up, row[j] = v;
+            if (v < best) best = v;
+        }
+        if (best > cap) return cap + 1;
+    }
+    return row[lb] > cap ? cap + 1 : row[lb];
+}
+
+const char *closest_name(const char *name, const char *const *cands, int n) {
+    int len = (int)strlen(name), cap = len <= 4 ? 1 : 2, best = cap + 1;
+    const char *pick = NULL;
+    for (int k = 0; k < n; k++) {
+        int d = edit_distance(name, cands[k], cap);
+        if (d < best && d < len) best = d, pick = cands[k];
+    }
+    return pick;
 }

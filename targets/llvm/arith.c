@@ -118,9 +118,7 @@ LLVMValueRef cg_binary(LlvmCg *cg, IrBinOp op, QdType t, LLVMValueRef a, LLVMVal
     case IR_MOD: return pymod(cg, t, a, b);
     case IR_POW: {
         if (!fl) return ipow(cg, t, a, b);
-        LLVMTypeRef ty = LLVMTypeOf(a);
-        LLVMValueRef args[2] = {a, b};
-        return cg_call_intrinsic(cg, "llvm.pow", &ty, 1, args, 2);
+        return cg_math_pow(cg, t, a, b);
     }
     case IR_AND: case IR_LAND: return LLVMBuildAnd(cg->b, a, b, "");
     case IR_OR: case IR_LOR: return LLVMBuildOr(cg->b, a, b, "");

@@ -252,8 +252,8 @@ static LLVMValueRef math(LlvmCg *cg, const IrExpr *e) {
         LLVMValueRef args[2] = {a, LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 0, 0)};
         return cg_call_intrinsic(cg, "llvm.ctlz", &ty, 1, args, 2);
     }
+    default: return cg_math(cg, e->math.op, e->type, a, e->math.b ? cg_expr(cg, e->math.b) : NULL);
     }
-    unreachable();
 }
 
 LLVMValueRef cg_expr(LlvmCg *cg, const IrExpr *e) {
@@ -330,7 +330,7 @@ static bool reads_sync(const IrExpr *e) {
     case IR_BINARY: return reads_sync(e->bin.a) || reads_sync(e->bin.b);
     case IR_SELECT: return reads_sync(e->sel.cond) || reads_sync(e->sel.a) || reads_sync(e->sel.b);
     case IR_CAST: case IR_BITCAST: return reads_sync(e->arg);
-    case IR_MATH: return reads_sync(e->math.a);
+    case IR_MATH: return reads_sync(e->math.a) || reads_sync(e->math.b);
     case IR_MEMOP:
         return e->mem.op == QOP_LOAD || reads_sync(e->mem.val) || reads_sync(e->mem.val2) || ref_reads_sync(e->mem.ref);
     default: return false;
@@ -442,18 +442,40 @@ void cg_emit_task_body(LlvmCg *cg, LLVMValueRef index) {
     cg->iter_end = NULL;
 }
 
+static void assume(LlvmCg *cg, LLVMValueRef cond) { cg_call_intrinsic(cg, "llvm.assume", NULL, 0, &cond, 1); }
+
+/* !prof branch_weights on a conditional branch (block placement only; no semantics). */
+static void branch_weights(LlvmCg *cg, LLVMValueRef br, unsigned taken, unsigned not_taken) {
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+    LLVMMetadataRef md[3] = {LLVMMDStringInContext2(cg->ctx, "branch_weights", 14),
+                             LLVMValueAsMetadata(LLVMConstInt(i32, taken, 0)),
+                             LLVMValueAsMetadata(LLVMConstInt(i32, not_taken, 0))};
+    LLVMValueRef node = LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, md, 3));
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4), node);
+}
+
+/* The one definition of a parallel task's loop on every LLVM backend (x86: begin/end are a
+ * worker's chunk, step 1; GPUs: the grid-stride loop, begin = global thread index, step = grid
+ * size): for (i = begin; i < end; i += step), rotated. The increment is `add nuw` with an
+ * unsigned exit test: in the loop 0 <= i < end <= INT32_MAX and 0 < step < 2^31 (a grid has
+ * fewer than 2^31 threads, the ABI in gpu.h), so i + step < 2^32 never wraps and the test is
+ * exact for every extent up to INT32_MAX (a signed `add nsw` would be poison past INT32_MAX).
+ * On NVPTX it also keeps LLVM's loop strength reduction from carrying one 64-bit pointer per
+ * indexed array across iterations: nvcc's shape, fewer registers (bench/ptx-quality.md). In the
+ * body end > 0 is known (it drops Python-% guards on it); the back edge is unlikely (launchers
+ * cover the extent), which keeps the body in source order. */
 void cg_emit_strided_loop(LlvmCg *cg, LLVMValueRef begin, LLVMValueRef end, LLVMValueRef step) {
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-    LLVMBasicBlockRef head = cg_block(cg, "task.loop"), body = cg_block(cg, "task.body"), exit = cg_block(cg, "task.exit");
-    LLVMBuildBr(cg->b, head);
-    LLVMPositionBuilderAtEnd(cg->b, head);
-    LLVMValueRef i = LLVMBuildPhi(cg->b, LLVMInt32TypeInContext(cg->ctx), "i");
-    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, i, end, ""), body, exit);
+    LLVMBasicBlockRef body = cg_block(cg, "task.body"), exit = cg_block(cg, "task.exit");
+    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, begin, end, ""), body, exit);
     LLVMPositionBuilderAtEnd(cg->b, body);
+    LLVMValueRef i = LLVMBuildPhi(cg->b, LLVMInt32TypeInContext(cg->ctx), "i");
+    assume(cg, LLVMBuildICmp(cg->b, LLVMIntSGT, end, cg_i32(cg, 0), ""));
     cg_emit_task_body(cg, i);
-    LLVMValueRef next = LLVMBuildNSWAdd(cg->b, i, step, "");
+    LLVMValueRef next = LLVMBuildNUWAdd(cg->b, i, step, "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
-    LLVMBuildBr(cg->b, head);
+    LLVMValueRef latch_br = LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntULT, next, end, ""), body, exit);
+    branch_weights(cg, latch_br, 1, 127);
     LLVMAddIncoming(i, &begin, &pre, 1);
     LLVMAddIncoming(i, &next, &latch, 1);
     LLVMPositionBuilderAtEnd(cg->b, exit);

@@ -82,6 +82,10 @@ struct LlvmTarget {
     void (*atomic_store)(LlvmCg *cg, const CgAtomic *a);
     /* qd.volatile_load. NULL: load volatile. */
     LLVMValueRef (*volatile_load)(LlvmCg *cg, const CgAtomic *a);
+    /* The C library's `name` (libm spelling without the f suffix: "sin", "atan2", "pow") on a
+     * of float type t (and b for two-operand functions). NULL: the target has no C library and
+     * mathlib.c expands the function inline. */
+    LLVMValueRef (*math_call)(LlvmCg *cg, const char *name, QdType t, LLVMValueRef a, LLVMValueRef b);
 };
 
 /* Per-target hook tables (x86.c, nvptx.c, amdgpu.c); emit.c maps cap_backend() to one of them
@@ -177,6 +181,10 @@ LLVMValueRef cg_apply_op(LlvmCg *cg, QdOp op, QdType t, LLVMValueRef old, LLVMVa
 LLVMValueRef cg_call_intrinsic(LlvmCg *cg, const char *name, LLVMTypeRef *tys, unsigned ntys,
                                LLVMValueRef *args, unsigned nargs);
 LLVMBasicBlockRef cg_block(LlvmCg *cg, const char *name); /* new block in cg->fn */
+/* mathlib.c: the float math builtins (IR_CEIL ... IR_ATAN2; b only for IR_ATAN2) and float
+ * x ** y, on values of float type t. */
+LLVMValueRef cg_math(LlvmCg *cg, IrMathOp op, QdType t, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef cg_math_pow(LlvmCg *cg, QdType t, LLVMValueRef a, LLVMValueRef b);
 
 /* ---- machine.c ---- */
 /* Creates cg->tm and the module with triple + data layout from the capability database

@@ -296,44 +296,6 @@ static const IrExpr *nv_unclamped_extent(const IrExpr *e) {
     return e;
 }
 
-static void nv_assume(LlvmCg *cg, LLVMValueRef cond) { cg_call_intrinsic(cg, "llvm.assume", NULL, 0, &cond, 1); }
-
-/* !prof branch_weights on a conditional branch (block placement only; no semantics). */
-static void nv_branch_weights(LlvmCg *cg, LLVMValueRef br, unsigned taken, unsigned not_taken) {
-    LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
-    LLVMMetadataRef md[3] = {LLVMMDStringInContext2(cg->ctx, "branch_weights", 14),
-                             LLVMValueAsMetadata(LLVMConstInt(i32, taken, 0)),
-                             LLVMValueAsMetadata(LLVMConstInt(i32, not_taken, 0))};
-    LLVMValueRef node = LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, md, 3));
-    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4), node);
-}
-
-/* The grid-stride loop for (i = gid; i < extent; i += stride), rotated. The increment is
- * `add nuw` with an unsigned exit test: in the loop 0 <= i < extent <= INT32_MAX and a grid has
- * fewer than 2^31 threads, so i + stride < 2^32 never wraps and the test is exact for every
- * extent (a signed `add nsw` would be poison near INT32_MAX). It also keeps LLVM's loop
- * strength reduction from carrying one 64-bit pointer per indexed array across iterations:
- * nvcc's shape, fewer registers (bench/ptx-quality.md). In the body extent > 0 is known (it
- * drops Python-% guards on it); the back edge is unlikely (launchers cover the extent), which
- * keeps the body in source order. */
-static void nv_grid_loop(LlvmCg *cg, LLVMValueRef gid, LLVMValueRef extent, LLVMValueRef stride) {
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
-    LLVMBasicBlockRef body = cg_block(cg, "task.body"), exit = cg_block(cg, "task.exit");
-    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, gid, extent, ""), body, exit);
-    LLVMPositionBuilderAtEnd(cg->b, body);
-    LLVMValueRef i = LLVMBuildPhi(cg->b, LLVMInt32TypeInContext(cg->ctx), "i");
-    nv_assume(cg, LLVMBuildICmp(cg->b, LLVMIntSGT, extent, cg_i32(cg, 0), ""));
-    cg_emit_task_body(cg, i);
-    LLVMValueRef next = LLVMBuildNUWAdd(cg->b, i, stride, "");
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
-    LLVMValueRef latch_br = LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntULT, next, extent, ""), body, exit);
-    nv_branch_weights(cg, latch_br, 1, 127);
-    LLVMAddIncoming(i, &gid, &pre, 1);
-    LLVMAddIncoming(i, &next, &latch, 1);
-    LLVMPositionBuilderAtEnd(cg->b, exit);
-    cg->iter_index = NULL;
-}
-
 static void nv_emit_task(LlvmCg *cg, const IrKernel *k, int ti) {
     const IrTask *t = &k->tasks[ti];
     unsigned n = gpu_param_count(k);
@@ -347,7 +309,7 @@ static void nv_emit_task(LlvmCg *cg, const IrKernel *k, int ti) {
     gpu_bind_params(cg, k, cg->fn);
     LLVMValueRef gid = nv_global_thread_idx(cg);
     if (t->kind == IR_TASK_PARALLEL) {
-        nv_grid_loop(cg, gid, cg_expr(cg, nv_unclamped_extent(t->extent)), nv_grid_stride(cg));
+        cg_emit_strided_loop(cg, gid, cg_expr(cg, nv_unclamped_extent(t->extent)), nv_grid_stride(cg));
     } else {
         gpu_serial_body(cg, gid);
     }

@@ -62,6 +62,19 @@ static void x86_spin_hint(LlvmCg *cg) {
     cg_call_extern(cg, "qdrt_spin_pause", LLVMVoidTypeInContext(cg->ctx), NULL, 0, NULL);
 }
 
+/* libm: sinf for f32 (f16/bf16 through f32), sin for f64. */
+static LLVMValueRef x86_math_call(LlvmCg *cg, const char *name, QdType t, LLVMValueRef a, LLVMValueRef b) {
+    QdType ct = t == QT_F64 ? QT_F64 : QT_F32;
+    LLVMTypeRef ty = cg_type(cg, ct), params[2] = {ty, ty};
+    LLVMValueRef args[2] = {a, b};
+    unsigned n = b ? 2 : 1;
+    for (unsigned i = 0; i < n && ct != t; i++) args[i] = LLVMBuildFPExt(cg->b, args[i], ty, "");
+    char *fname = xasprintf("%s%s", name, ct == QT_F32 ? "f" : "");
+    LLVMValueRef r = cg_call_extern(cg, fname, ty, params, n, args);
+    free(fname);
+    return ct == t ? r : LLVMBuildFPTrunc(cg->b, r, cg_type(cg, t), "");
+}
+
 const LlvmTarget llvm_target_x86 = {
     .backend = "x86_64",
     .as_global = 0,
@@ -71,4 +84,5 @@ const LlvmTarget llvm_target_x86 = {
     .thread_idx = x86_thread_idx,
     .barrier = x86_barrier,
     .spin_hint = x86_spin_hint,
+    .math_call = x86_math_call,
 };

@@ -191,6 +191,7 @@ uint32_t g_res_var(SpvGen *g, const IrRef *r, int view) {
     SpvRes *res = g_res(g, r);
     if (r->kind == IR_REF_SHARED && res->need_int && res->need_float)
         die("shared array '%s' needs both float and integer views", g->k->shared[r->index].name);
+    bool buffer = r->kind == IR_REF_FIELD || r->kind == IR_REF_NDARRAY;
     if (!res->var[view]) {
         if (r->kind == IR_REF_FIELD) {
             const IrField *f = &g->m->fields[r->index];
@@ -201,6 +202,14 @@ uint32_t g_res_var(SpvGen *g, const IrRef *r, int view) {
         } else {
             res->var[view] = shared_var(g, &g->k->shared[r->index], view);
         }
+    }
+    /* GLSL450: a buffer that is not Coherent may be cached per invocation, so data published
+     * through a fence or an ordered atomic would not be visible to another workgroup. Not for
+     * MSL: SPIRV-Cross 2021 spells Coherent as volatile; qdc's completion step writes MSL 3.2's
+     * coherent(device) on the buffers that need it (mslemit.c). */
+    if (buffer && g->publishes && !g->t->for_msl && !res->coherent[view]) {
+        SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, res->var[view], SpvDecorationCoherent);
+        res->coherent[view] = true;
     }
     g_use(g, res->var[view]);
     return res->var[view];
@@ -275,7 +284,7 @@ static void note_expr(SpvGen *g, const IrExpr *e) {
     case IR_SELECT: note_expr(g, e->sel.cond), note_expr(g, e->sel.a), note_expr(g, e->sel.b); break;
     case IR_CAST:
     case IR_BITCAST: note_expr(g, e->arg); break;
-    case IR_MATH: note_expr(g, e->math.a); break;
+    case IR_MATH: note_expr(g, e->math.a), note_expr(g, e->math.b); break;
     case IR_MEMOP:
         note_ref(g, e->mem.ref), note_expr(g, e->mem.val), note_expr(g, e->mem.val2);
         g_note_memop(g, &e->mem);
@@ -296,6 +305,7 @@ static void note_block(SpvGen *g, const IrBlock *b) {
         case IR_FOR:
             note_expr(g, s->for_.begin), note_expr(g, s->for_.end), note_block(g, &s->for_.body);
             break;
+        case IR_FENCE: g->publishes = true; break;
         default: break;
         }
     }
@@ -399,6 +409,7 @@ static void begin_kernel(SpvGen *g, const IrKernel *k) {
     g->shared = xcalloc((size_t)k->nshared + 1, sizeof *g->shared);
     g->local_var = xcalloc((size_t)k->nlocals + 1, sizeof *g->local_var);
     g->push_var = 0;
+    g->publishes = false;
     for (int i = 0; i < k->ntasks; i++) note_block(g, &k->tasks[i].body);
 }
 

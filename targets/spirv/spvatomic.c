@@ -1,6 +1,8 @@
 /* Memory operations as the lowering engine decided them: native OpAtomic*, CAS loops on
  * integer-typed storage, plain (demoted) accesses, volatile loads, fences and barriers.
- * Scopes and semantics follow the Vulkan rules (GLSL450 memory model). */
+ * Scopes and semantics follow the Vulkan rules (GLSL450 memory model): an ordered atomic orders
+ * both buffer and workgroup memory, as PTX and AMDGPU do, since data published through it may
+ * live in either; buffers of a kernel that publishes are Coherent (spirv.c). */
 #include "spvgen.h"
 #include <stdio.h>
 
@@ -11,7 +13,13 @@ int g_memop_view(const SpvGen *g, const IrMemOp *mo) {
     return VIEW_NATURAL;
 }
 
+/* Data published through an ordered atomic (or a fence) must reach other invocations. */
+static bool publishes(const IrLowering *l) {
+    return l->kind != LOW_PLAIN && (l->order != QORD_RELAXED || l->fence_before || l->fence_after);
+}
+
 void g_note_memop(SpvGen *g, const IrMemOp *mo) {
+    if (!mo->is_volatile && publishes(g_low(g, mo))) g->publishes = true;
     SpvRes *res = g_res(g, mo->ref);
     if (!res || !qt_is_float(mo->ref->type) || mo->is_volatile || g_low(g, mo)->kind == LOW_PLAIN) return;
     if (g_memop_view(g, mo) == VIEW_INT) res->need_int = true;
@@ -37,9 +45,9 @@ static uint32_t order_bits(QdOrder o) {
     }
 }
 
-static uint32_t sem(SpvGen *g, QdOrder o, SpvStorageClass sc) {
+static uint32_t sem(SpvGen *g, QdOrder o) {
     uint32_t bits = order_bits(o);
-    if (bits) bits |= sc == SpvStorageClassWorkgroup ? SpvMemorySemanticsWorkgroupMemoryMask : SpvMemorySemanticsUniformMemoryMask;
+    if (bits) bits |= SpvMemorySemanticsUniformMemoryMask | SpvMemorySemanticsWorkgroupMemoryMask;
     return g_u32(g, bits);
 }
 
@@ -233,14 +241,14 @@ static uint32_t native(SpvGen *g, const IrMemOp *mo, int view) {
     SpvStorageClass sc;
     uint32_t p = g_ref_ptr(g, mo->ref, view, &sc), scope, stty = g_ty(g, st), r;
     if (!scope_id(g, g_low(g, mo)->scope, mo->ref->span, &scope)) return 0;
-    uint32_t s = sem(g, g_low(g, mo)->order, sc);
+    uint32_t s = sem(g, g_low(g, mo)->order);
     atomic_caps(g, st);
     if (op != QOP_LOAD) v = g_to_store(g, v, t, view);
     switch (op) {
     case QOP_LOAD: r = G_OP(g, SpvOpAtomicLoad, stty, p, scope, s); break;
     case QOP_STORE: SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpAtomicStore, p, scope, s, v); return 0;
     case QOP_CAS:
-        r = G_OP(g, SpvOpAtomicCompareExchange, stty, p, scope, s, sem(g, fail_order(g_low(g, mo)->order), sc),
+        r = G_OP(g, SpvOpAtomicCompareExchange, stty, p, scope, s, sem(g, fail_order(g_low(g, mo)->order)),
                  g_to_store(g, v2, t, view), v);
         break;
     default:
@@ -272,8 +280,8 @@ static uint32_t cas_loop(SpvGen *g, const IrMemOp *mo, int view) {
     g_branch(g, body);
     g_label(g, body);
     uint32_t nv = g_to_store(g, combine(g, g_low(g, mo)->op, t, g_from_store(g, old, t, view), v), t, view);
-    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpAtomicCompareExchange, stty, r, p, scope, sem(g, g_low(g, mo)->order, sc),
-           sem(g, fail_order(g_low(g, mo)->order), sc), nv, old);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpAtomicCompareExchange, stty, r, p, scope, sem(g, g_low(g, mo)->order),
+           sem(g, fail_order(g_low(g, mo)->order)), nv, old);
     uint32_t done = G_OP(g, SpvOpIEqual, g_ty(g, QT_U1), r, old);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranchConditional, done, merge, cont);
     g_label(g, cont);

@@ -3,7 +3,9 @@
 #include "spvgen.h"
 #include <string.h>
 
-enum { GLSL_FABS = 4, GLSL_SABS = 5, GLSL_FLOOR = 8, GLSL_POW = 26, GLSL_SQRT = 31, GLSL_UMIN = 38,
+enum { GLSL_TRUNC = 3, GLSL_FABS = 4, GLSL_SABS = 5, GLSL_FSIGN = 6, GLSL_FLOOR = 8, GLSL_CEIL = 9, GLSL_SIN = 13,
+       GLSL_COS = 14, GLSL_TAN = 15, GLSL_ASIN = 16, GLSL_ACOS = 17, GLSL_ATAN = 18, GLSL_TANH = 21, GLSL_ATAN2 = 25,
+       GLSL_EXP = 27, GLSL_LOG = 28, GLSL_INVSQRT = 32, GLSL_POW = 26, GLSL_SQRT = 31, GLSL_UMIN = 38,
        GLSL_SMIN = 39, GLSL_UMAX = 41, GLSL_SMAX = 42, GLSL_FINDUMSB = 75, GLSL_NMIN = 79, GLSL_NMAX = 80 };
 
 uint32_t g_op(SpvGen *g, SpvOp op, uint32_t type, int n, const uint32_t *w) {
@@ -275,12 +277,44 @@ static uint32_t math_bits(SpvGen *g, IrMathOp op, QdType at, uint32_t a, QdType 
     return g_convert(g, r, QT_I32, rt);
 }
 
+/* C round (half away from zero) exactly: t = trunc(x); t + sign(x) when |x - t| >= 0.5.
+ * (GLSL Round leaves the direction of halves to the implementation.) */
+static uint32_t round_half_away(SpvGen *g, QdType t, uint32_t x) {
+    uint32_t ty = g_ty(g, t), tr = ext1(g, ty, GLSL_TRUNC, x);
+    uint32_t d = ext1(g, ty, GLSL_FABS, G_OP(g, SpvOpFSub, ty, x, tr));
+    uint32_t half = G_OP(g, SpvOpFOrdGreaterThanEqual, g_ty(g, QT_U1), d, g_const_num(g, t, 0.5, 0));
+    return G_OP(g, SpvOpSelect, ty, half, G_OP(g, SpvOpFAdd, ty, tr, ext1(g, ty, GLSL_FSIGN, x)), tr);
+}
+
+/* GLSL.std.450 transcendental instructions take 16- and 32-bit floats only. */
+static uint32_t transcendental(SpvGen *g, const IrExpr *e, int inst, uint32_t a, uint32_t b) {
+    static const char *const names[] = {[GLSL_SIN] = "sin", [GLSL_COS] = "cos", [GLSL_TAN] = "tan", [GLSL_ASIN] = "asin",
+                                        [GLSL_ACOS] = "acos", [GLSL_ATAN] = "atan", [GLSL_TANH] = "tanh",
+                                        [GLSL_ATAN2] = "atan2", [GLSL_EXP] = "exp", [GLSL_LOG] = "log", [GLSL_POW] = "pow"};
+    if (e->type == QT_F64) {
+        g_fail(g, e->span, "%s on f64 has no SPIR-V form (GLSL.std.450 %s takes 16- and 32-bit floats); cast the "
+                           "argument to qd.f32", names[inst], names[inst]);
+        return g_const_num(g, QT_F64, 0, 0);
+    }
+    uint32_t ty = g_ty(g, e->type);
+    return b ? ext2(g, ty, inst, a, b) : ext1(g, ty, inst, a);
+}
+
 static uint32_t math(SpvGen *g, const IrExpr *e) {
+    static const int glsl[] = {[IR_SIN] = GLSL_SIN, [IR_COS] = GLSL_COS, [IR_TAN] = GLSL_TAN, [IR_ASIN] = GLSL_ASIN,
+                               [IR_ACOS] = GLSL_ACOS, [IR_ATAN] = GLSL_ATAN, [IR_EXP] = GLSL_EXP, [IR_LOG] = GLSL_LOG,
+                               [IR_TANH] = GLSL_TANH, [IR_ATAN2] = GLSL_ATAN2};
     QdType at = e->math.a->type;
     uint32_t a = g_expr(g, e->math.a), ty = g_ty(g, e->type);
     switch (e->math.op) {
     case IR_SQRT: return ext1(g, ty, GLSL_SQRT, a);
     case IR_FLOOR: return ext1(g, ty, GLSL_FLOOR, a);
+    case IR_CEIL: return ext1(g, ty, GLSL_CEIL, a);
+    case IR_RSQRT: return ext1(g, ty, GLSL_INVSQRT, a);
+    case IR_ROUND: return round_half_away(g, e->type, a);
+    case IR_SIN: case IR_COS: case IR_TAN: case IR_ASIN: case IR_ACOS: case IR_ATAN: case IR_EXP: case IR_LOG:
+    case IR_TANH: case IR_ATAN2:
+        return transcendental(g, e, glsl[e->math.op], a, e->math.b ? g_expr(g, e->math.b) : 0);
     case IR_ABS:
         if (qt_is_float(at)) return ext1(g, ty, GLSL_FABS, a);
         return qt_is_signed(at) ? ext1(g, ty, GLSL_SABS, a) : a;
@@ -305,6 +339,7 @@ uint32_t g_expr(SpvGen *g, const IrExpr *e) {
     case IR_UNARY: return unop(g, e);
     case IR_BINARY: {
         uint32_t a = g_expr(g, e->bin.a), b = g_expr(g, e->bin.b);
+        if (e->bin.op == IR_POW && e->type == QT_F64) return transcendental(g, e, GLSL_POW, a, b);
         return g_binop(g, e->bin.op, e->bin.a->type, a, b);
     }
     case IR_SELECT: {

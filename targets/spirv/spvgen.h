@@ -80,6 +80,7 @@ typedef struct SpvGen {
     uint32_t cur;        /* current block label; 0: dead code point (after a branch) */
     uint32_t msl_fence[2]; /* MSL: marker functions qdc_fence_{threadgroup,device}, 0 until used */
     VEC(SpvMslHelper) msl_helpers; /* MSL: 64-bit atomics written by the completion step */
+    bool publishes;      /* the kernel has a fence or an ordered atomic: its buffers are Coherent */
     bool ok;             /* false after a diagnostic */
 } SpvGen;
 

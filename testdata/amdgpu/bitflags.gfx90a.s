@@ -11,41 +11,36 @@ bitflags_t0:
 	s_and_b32 s0, s0, 0xffff
 	s_mul_i32 s8, s8, s0
 	v_add_u32_e32 v0, s8, v0
-	s_max_i32 s10, s1, 0
-	v_cmp_gt_i32_e32 vcc, s10, v0
+	s_max_i32 s8, s1, 0
+	v_cmp_gt_i32_e32 vcc, s8, v0
 	s_and_saveexec_b64 s[0:1], vcc
 	s_cbranch_execz .LBB0_5
-	s_load_dword s0, s[4:5], 0xc
-	s_load_dwordx2 s[8:9], s[6:7], 0x10
+	s_load_dwordx2 s[0:1], s[6:7], 0x10
 	s_load_dwordx2 s[2:3], s[6:7], 0x20
-	v_ashrrev_i32_e32 v1, 31, v0
-	v_lshlrev_b64 v[2:3], 2, v[0:1]
+	s_load_dword s9, s[4:5], 0xc
+	s_mov_b64 s[4:5], 0
+	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s1, s0, 31
-	v_mov_b32_e32 v1, s9
-	v_add_co_u32_e32 v2, vcc, s8, v2
-	s_lshl_b64 s[4:5], s[0:1], 2
-	v_addc_co_u32_e32 v3, vcc, v1, v3, vcc
-	s_mov_b64 s[6:7], 0
-	v_mov_b32_e32 v4, 0
-	v_mov_b32_e32 v1, s5
-	v_mov_b32_e32 v5, -1
+	v_mov_b32_e32 v4, s1
+	v_mov_b32_e32 v3, -1
 	s_branch .LBB0_3
 .LBB0_2:
-	s_or_b64 exec, exec, s[8:9]
-	v_add_u32_e32 v0, s0, v0
-	v_cmp_le_i32_e32 vcc, s10, v0
-	s_or_b64 s[6:7], vcc, s[6:7]
-	v_add_co_u32_e32 v2, vcc, s4, v2
-	v_addc_co_u32_e32 v3, vcc, v3, v1, vcc
-	s_andn2_b64 exec, exec, s[6:7]
+	s_or_b64 exec, exec, s[6:7]
+	v_add_u32_e32 v0, s9, v0
+	v_cmp_le_u32_e32 vcc, s8, v0
+	s_or_b64 s[4:5], vcc, s[4:5]
+	s_andn2_b64 exec, exec, s[4:5]
 	s_cbranch_execz .LBB0_5
 .LBB0_3:
+	v_ashrrev_i32_e32 v1, 31, v0
+	v_lshlrev_b64 v[6:7], 2, v[0:1]
+	v_add_co_u32_e32 v6, vcc, s0, v6
+	v_addc_co_u32_e32 v7, vcc, v4, v7, vcc
 	v_cmp_eq_u32_e32 vcc, 0, v0
-	global_store_dword v[2:3], v4, off
-	s_and_saveexec_b64 s[8:9], vcc
+	global_store_dword v[6:7], v2, off
+	s_and_saveexec_b64 s[6:7], vcc
 	s_cbranch_execz .LBB0_2
-	global_store_dwordx2 v4, v[4:5], s[2:3]
+	global_store_dwordx2 v2, v[2:3], s[2:3]
 	s_branch .LBB0_2
 .LBB0_5:
 	s_endpgm
@@ -72,8 +67,8 @@ bitflags_t0:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 6
-		.amdhsa_next_free_sgpr 11
+		.amdhsa_next_free_vgpr 8
+		.amdhsa_next_free_sgpr 10
 		.amdhsa_accum_offset 8
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_flat_scratch 0
@@ -136,7 +131,7 @@ bitflags_t1:
 .LBB1_2:
 	s_or_b64 exec, exec, s[6:7]
 	v_add_u32_e32 v0, s12, v0
-	v_cmp_le_i32_e32 vcc, s10, v0
+	v_cmp_le_u32_e32 vcc, s10, v0
 	s_or_b64 s[4:5], vcc, s[4:5]
 	s_andn2_b64 exec, exec, s[4:5]
 	s_cbranch_execz .LBB1_11
@@ -290,11 +285,11 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           bitflags_t0
     .private_segment_fixed_size: 0
-    .sgpr_count:     15
+    .sgpr_count:     14
     .sgpr_spill_count: 0
     .symbol:         bitflags_t0.kd
     .uses_dynamic_stack: false
-    .vgpr_count:     6
+    .vgpr_count:     8
     .vgpr_spill_count: 0
     .wavefront_size: 64
   - .agpr_count:     0

@@ -11,36 +11,33 @@ bitflags_t0:
 	s_and_b32 s5, s5, 0xffff
 	s_mul_i32 s4, s4, s5
 	v_add_u32_e32 v0, s4, v0
-	s_max_i32 s10, s6, 0
-	v_cmp_gt_i32_e32 vcc, s10, v0
+	s_max_i32 s8, s6, 0
+	v_cmp_gt_i32_e32 vcc, s8, v0
 	s_and_saveexec_b64 s[4:5], vcc
 	s_cbranch_execz .LBB0_5
-	s_load_dword s4, s[0:1], 0xc
-	s_load_dwordx2 s[8:9], s[2:3], 0x10
+	s_load_dwordx2 s[4:5], s[2:3], 0x10
 	s_load_dwordx2 s[6:7], s[2:3], 0x20
-	v_ashrrev_i32_e32 v1, 31, v0
-	s_mov_b64 s[2:3], 0
-	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s5, s4, 31
-	v_lshl_add_u64 v[2:3], v[0:1], 2, s[8:9]
-	s_lshl_b64 s[0:1], s[4:5], 2
-	v_mov_b32_e32 v4, 0
-	v_mov_b32_e32 v5, -1
+	s_load_dword s9, s[0:1], 0xc
+	s_mov_b64 s[0:1], 0
+	v_mov_b32_e32 v2, 0
+	v_mov_b32_e32 v3, -1
 	s_branch .LBB0_3
 .LBB0_2:
-	s_or_b64 exec, exec, s[8:9]
-	v_add_u32_e32 v0, s4, v0
-	v_cmp_le_i32_e32 vcc, s10, v0
-	s_or_b64 s[2:3], vcc, s[2:3]
-	v_lshl_add_u64 v[2:3], v[2:3], 0, s[0:1]
-	s_andn2_b64 exec, exec, s[2:3]
+	s_or_b64 exec, exec, s[2:3]
+	v_add_u32_e32 v0, s9, v0
+	v_cmp_le_u32_e32 vcc, s8, v0
+	s_or_b64 s[0:1], vcc, s[0:1]
+	s_andn2_b64 exec, exec, s[0:1]
 	s_cbranch_execz .LBB0_5
 .LBB0_3:
+	v_ashrrev_i32_e32 v1, 31, v0
+	s_waitcnt lgkmcnt(0)
+	v_lshl_add_u64 v[4:5], v[0:1], 2, s[4:5]
 	v_cmp_eq_u32_e32 vcc, 0, v0
-	global_store_dword v[2:3], v4, off
-	s_and_saveexec_b64 s[8:9], vcc
+	global_store_dword v[4:5], v2, off
+	s_and_saveexec_b64 s[2:3], vcc
 	s_cbranch_execz .LBB0_2
-	global_store_dwordx2 v4, v[4:5], s[6:7]
+	global_store_dwordx2 v2, v[2:3], s[6:7]
 	s_branch .LBB0_2
 .LBB0_5:
 	s_endpgm
@@ -66,7 +63,7 @@ bitflags_t0:
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
 		.amdhsa_next_free_vgpr 6
-		.amdhsa_next_free_sgpr 11
+		.amdhsa_next_free_sgpr 10
 		.amdhsa_accum_offset 8
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_xnack_mask 1
@@ -126,7 +123,7 @@ bitflags_t1:
 .LBB1_2:
 	s_or_b64 exec, exec, s[2:3]
 	v_add_u32_e32 v0, s12, v0
-	v_cmp_le_i32_e32 vcc, s10, v0
+	v_cmp_le_u32_e32 vcc, s10, v0
 	s_or_b64 s[0:1], vcc, s[0:1]
 	s_andn2_b64 exec, exec, s[0:1]
 	s_cbranch_execz .LBB1_11
@@ -276,7 +273,7 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           bitflags_t0
     .private_segment_fixed_size: 0
-    .sgpr_count:     17
+    .sgpr_count:     16
     .sgpr_spill_count: 0
     .symbol:         bitflags_t0.kd
     .uses_dynamic_stack: false

@@ -12,20 +12,24 @@ cas_max_t0:
 	v_add_u32_e32 v0, s4, v0
 	v_cmp_gt_i32_e32 vcc, 1, v0
 	s_and_saveexec_b64 s[4:5], vcc
-	s_cbranch_execz .LBB0_3
+	s_cbranch_execz .LBB0_4
 	s_load_dwordx2 s[6:7], s[2:3], 0x10
 	s_load_dword s4, s[0:1], 0xc
 	v_mov_b32_e32 v1, 0
-	s_mov_b64 s[0:1], 0
 	s_waitcnt lgkmcnt(0)
 	global_store_dword v1, v1, s[6:7]
-.LBB0_2:
-	v_add_u32_e32 v0, s4, v0
-	v_cmp_lt_i32_e32 vcc, 0, v0
-	s_or_b64 s[0:1], vcc, s[0:1]
-	s_andn2_b64 exec, exec, s[0:1]
-	s_cbranch_execnz .LBB0_2
+	v_or_b32_e32 v0, s4, v0
+	v_cmp_eq_u32_e32 vcc, 0, v0
+	s_and_b64 exec, exec, vcc
+	s_cbranch_execz .LBB0_4
+	s_cmp_lg_u32 s4, 0
+	s_cselect_b64 s[0:1], -1, 0
+	v_cndmask_b32_e64 v0, 0, 1, s[0:1]
+	v_cmp_ne_u32_e64 s[0:1], 1, v0
 .LBB0_3:
+	s_and_b64 vcc, exec, s[0:1]
+	s_cbranch_vccnz .LBB0_3
+.LBB0_4:
 	s_endpgm
 	.section	.rodata,"a",@progbits
 	.p2align	6, 0x0
@@ -96,7 +100,7 @@ cas_max_t1:
 .LBB1_2:
 	s_or_b64 exec, exec, s[8:9]
 	v_add_u32_e32 v0, s13, v0
-	v_cmp_le_i32_e32 vcc, s12, v0
+	v_cmp_le_u32_e32 vcc, s12, v0
 	s_or_b64 s[2:3], vcc, s[2:3]
 	s_andn2_b64 exec, exec, s[2:3]
 	s_cbranch_execz .LBB1_6

@@ -12,23 +12,27 @@ compact_t0:
 	v_add_u32_e32 v0, s8, v0
 	v_cmp_gt_i32_e32 vcc, 1, v0
 	s_and_saveexec_b64 s[0:1], vcc
-	s_cbranch_execz .LBB0_3
-	s_getpc_b64 s[0:1]
-	s_add_u32 s0, s0, qd_field_count@gotpcrel32@lo+4
-	s_addc_u32 s1, s1, qd_field_count@gotpcrel32@hi+12
-	s_load_dwordx2 s[6:7], s[0:1], 0x0
-	s_load_dword s2, s[4:5], 0xc
+	s_cbranch_execz .LBB0_4
+	s_load_dword s0, s[4:5], 0xc
+	s_getpc_b64 s[2:3]
+	s_add_u32 s2, s2, qd_field_count@gotpcrel32@lo+4
+	s_addc_u32 s3, s3, qd_field_count@gotpcrel32@hi+12
+	s_load_dwordx2 s[2:3], s[2:3], 0x0
 	v_mov_b32_e32 v1, 0
-	s_mov_b64 s[0:1], 0
 	s_waitcnt lgkmcnt(0)
-	global_store_dword v1, v1, s[6:7]
-.LBB0_2:
-	v_add_u32_e32 v0, s2, v0
-	v_cmp_lt_i32_e32 vcc, 0, v0
-	s_or_b64 s[0:1], vcc, s[0:1]
-	s_andn2_b64 exec, exec, s[0:1]
-	s_cbranch_execnz .LBB0_2
+	v_or_b32_e32 v0, s0, v0
+	v_cmp_eq_u32_e32 vcc, 0, v0
+	global_store_dword v1, v1, s[2:3]
+	s_and_b64 exec, exec, vcc
+	s_cbranch_execz .LBB0_4
+	s_cmp_lg_u32 s0, 0
+	s_cselect_b64 s[0:1], -1, 0
+	v_cndmask_b32_e64 v0, 0, 1, s[0:1]
+	v_cmp_ne_u32_e64 s[0:1], 1, v0
 .LBB0_3:
+	s_and_b64 vcc, exec, s[0:1]
+	s_cbranch_vccnz .LBB0_3
+.LBB0_4:
 	s_endpgm
 	.section	.rodata,"a",@progbits
 	.p2align	6, 0x0
@@ -89,73 +93,68 @@ compact_t1:
 	s_and_b32 s0, s0, 0xffff
 	s_mul_i32 s8, s8, s0
 	v_add_u32_e32 v0, s8, v0
-	s_max_i32 s16, s1, 0
-	v_cmp_gt_i32_e32 vcc, s16, v0
+	s_max_i32 s14, s1, 0
+	v_cmp_gt_i32_e32 vcc, s14, v0
 	s_and_saveexec_b64 s[0:1], vcc
 	s_cbranch_execz .LBB1_7
-	s_load_dword s0, s[4:5], 0xc
-	s_load_dwordx2 s[10:11], s[6:7], 0x0
+	s_load_dwordx2 s[0:1], s[6:7], 0x0
 	s_load_dwordx2 s[2:3], s[6:7], 0x10
 	s_load_dwordx2 s[8:9], s[6:7], 0x20
-	s_load_dword s17, s[6:7], 0x3c
-	v_ashrrev_i32_e32 v1, 31, v0
+	s_load_dword s15, s[6:7], 0x3c
+	s_load_dword s16, s[4:5], 0xc
+	s_mov_b64 s[4:5], 0
 	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s1, s0, 31
-	v_lshlrev_b64 v[2:3], 2, v[0:1]
-	v_mov_b32_e32 v1, s11
-	v_add_co_u32_e32 v2, vcc, s10, v2
-	s_lshl_b64 s[4:5], s[0:1], 2
-	v_addc_co_u32_e32 v3, vcc, v1, v3, vcc
-	s_mov_b64 s[6:7], 0
-	v_mov_b32_e32 v1, 0
-	v_mov_b32_e32 v4, s5
+	v_mov_b32_e32 v4, s1
+	v_mov_b32_e32 v5, 0
 	s_branch .LBB1_4
 .LBB1_2:
-	s_or_b64 exec, exec, s[12:13]
-	global_load_dword v10, v[2:3], off
+	s_or_b64 exec, exec, s[10:11]
+	global_load_dword v8, v[2:3], off
 	s_waitcnt vmcnt(1)
 	v_readfirstlane_b32 s1, v6
-	v_add_u32_e32 v6, s1, v5
-	v_ashrrev_i32_e32 v7, 31, v6
-	v_lshlrev_b64 v[6:7], 2, v[6:7]
-	v_mov_b32_e32 v9, s3
-	v_add_co_u32_e32 v8, vcc, s2, v6
-	v_addc_co_u32_e32 v9, vcc, v9, v7, vcc
-	v_mov_b32_e32 v11, s9
-	v_add_co_u32_e32 v6, vcc, s8, v6
-	v_addc_co_u32_e32 v7, vcc, v11, v7, vcc
+	v_add_u32_e32 v2, s1, v1
+	v_ashrrev_i32_e32 v3, 31, v2
+	v_lshlrev_b64 v[2:3], 2, v[2:3]
+	v_mov_b32_e32 v7, s3
+	v_add_co_u32_e32 v6, vcc, s2, v2
+	v_addc_co_u32_e32 v7, vcc, v7, v3, vcc
+	v_mov_b32_e32 v9, s9
+	v_add_co_u32_e32 v2, vcc, s8, v2
+	v_addc_co_u32_e32 v3, vcc, v9, v3, vcc
 	s_waitcnt vmcnt(0)
-	global_store_dword v[8:9], v10, off
-	global_store_dword v[6:7], v0, off
+	global_store_dword v[6:7], v8, off
+	global_store_dword v[2:3], v0, off
 .LBB1_3:
-	s_or_b64 exec, exec, s[10:11]
-	v_add_u32_e32 v0, s0, v0
-	v_cmp_le_i32_e32 vcc, s16, v0
-	s_or_b64 s[6:7], vcc, s[6:7]
-	v_add_co_u32_e32 v2, vcc, s4, v2
-	v_addc_co_u32_e32 v3, vcc, v3, v4, vcc
-	s_andn2_b64 exec, exec, s[6:7]
+	s_or_b64 exec, exec, s[6:7]
+	v_add_u32_e32 v0, s16, v0
+	v_cmp_le_u32_e32 vcc, s14, v0
+	s_or_b64 s[4:5], vcc, s[4:5]
+	s_andn2_b64 exec, exec, s[4:5]
 	s_cbranch_execz .LBB1_7
 .LBB1_4:
-	global_load_dword v5, v[2:3], off
+	v_ashrrev_i32_e32 v1, 31, v0
+	v_lshlrev_b64 v[2:3], 2, v[0:1]
+	v_add_co_u32_e32 v2, vcc, s0, v2
+	v_addc_co_u32_e32 v3, vcc, v4, v3, vcc
+	global_load_dword v1, v[2:3], off
 	s_waitcnt vmcnt(0)
-	v_cmp_lt_i32_e32 vcc, s17, v5
-	s_and_saveexec_b64 s[10:11], vcc
+	v_cmp_lt_i32_e32 vcc, s15, v1
+	s_and_saveexec_b64 s[6:7], vcc
 	s_cbranch_execz .LBB1_3
-	s_mov_b64 s[14:15], exec
-	v_mbcnt_lo_u32_b32 v5, s14, 0
-	v_mbcnt_hi_u32_b32 v5, s15, v5
-	v_cmp_eq_u32_e32 vcc, 0, v5
-	s_and_saveexec_b64 s[12:13], vcc
+	s_mov_b64 s[12:13], exec
+	v_mbcnt_lo_u32_b32 v1, s12, 0
+	v_mbcnt_hi_u32_b32 v1, s13, v1
+	v_cmp_eq_u32_e32 vcc, 0, v1
+	s_and_saveexec_b64 s[10:11], vcc
 	s_cbranch_execz .LBB1_2
 	s_getpc_b64 s[18:19]
 	s_add_u32 s18, s18, qd_field_count@gotpcrel32@lo+4
 	s_addc_u32 s19, s19, qd_field_count@gotpcrel32@hi+12
 	s_load_dwordx2 s[18:19], s[18:19], 0x0
-	s_bcnt1_i32_b64 s1, s[14:15]
+	s_bcnt1_i32_b64 s1, s[12:13]
 	v_mov_b32_e32 v6, s1
 	s_waitcnt lgkmcnt(0)
-	global_atomic_add v6, v1, v6, s[18:19] glc
+	global_atomic_add v6, v5, v6, s[18:19] glc
 	s_branch .LBB1_2
 .LBB1_7:
 	s_endpgm
@@ -182,7 +181,7 @@ compact_t1:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 12
+		.amdhsa_next_free_vgpr 10
 		.amdhsa_next_free_sgpr 20
 		.amdhsa_accum_offset 12
 		.amdhsa_reserve_vcc 1
@@ -219,27 +218,33 @@ compact_t2:
 	v_add_u32_e32 v0, s8, v0
 	v_cmp_gt_i32_e32 vcc, 1, v0
 	s_and_saveexec_b64 s[0:1], vcc
-	s_cbranch_execz .LBB2_3
+	s_cbranch_execz .LBB2_4
 	s_getpc_b64 s[0:1]
 	s_add_u32 s0, s0, qd_field_count@gotpcrel32@lo+4
 	s_addc_u32 s1, s1, qd_field_count@gotpcrel32@hi+12
-	s_load_dwordx2 s[0:1], s[0:1], 0x0
+	s_load_dwordx2 s[8:9], s[0:1], 0x0
+	s_load_dword s2, s[4:5], 0xc
 	v_mov_b32_e32 v1, 0
 	s_waitcnt lgkmcnt(0)
-	s_load_dword s3, s[0:1], 0x0
-	s_load_dwordx2 s[8:9], s[6:7], 0x30
-	s_load_dword s2, s[4:5], 0xc
-	s_mov_b64 s[0:1], 0
+	s_load_dword s3, s[8:9], 0x0
+	s_load_dwordx2 s[0:1], s[6:7], 0x30
+	v_or_b32_e32 v0, s2, v0
+	v_cmp_eq_u32_e32 vcc, 0, v0
 	s_waitcnt lgkmcnt(0)
 	v_mov_b32_e32 v2, s3
-	global_store_dword v1, v2, s[8:9]
-.LBB2_2:
-	v_add_u32_e32 v0, s2, v0
-	v_cmp_lt_i32_e32 vcc, 0, v0
-	s_or_b64 s[0:1], vcc, s[0:1]
-	s_andn2_b64 exec, exec, s[0:1]
-	s_cbranch_execnz .LBB2_2
+	global_store_dword v1, v2, s[0:1]
+	s_and_b64 exec, exec, vcc
+	s_cbranch_execz .LBB2_4
+	v_mov_b32_e32 v0, s3
+	s_cmp_lg_u32 s2, 0
+	global_store_dword v1, v0, s[0:1]
+	s_cselect_b64 s[0:1], -1, 0
+	v_cndmask_b32_e64 v0, 0, 1, s[0:1]
+	v_cmp_ne_u32_e64 s[0:1], 1, v0
 .LBB2_3:
+	s_and_b64 vcc, exec, s[0:1]
+	s_cbranch_vccnz .LBB2_3
+.LBB2_4:
 	s_endpgm
 	.section	.rodata,"a",@progbits
 	.p2align	6, 0x0
@@ -403,7 +408,7 @@ amdhsa.kernels:
     .sgpr_spill_count: 0
     .symbol:         compact_t1.kd
     .uses_dynamic_stack: false
-    .vgpr_count:     12
+    .vgpr_count:     10
     .vgpr_spill_count: 0
     .wavefront_size: 64
   - .agpr_count:     0

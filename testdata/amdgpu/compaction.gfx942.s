@@ -12,23 +12,27 @@ compact_t0:
 	v_add_u32_e32 v0, s4, v0
 	v_cmp_gt_i32_e32 vcc, 1, v0
 	s_and_saveexec_b64 s[2:3], vcc
-	s_cbranch_execz .LBB0_3
-	s_getpc_b64 s[4:5]
-	s_add_u32 s4, s4, qd_field_count@gotpcrel32@lo+4
-	s_addc_u32 s5, s5, qd_field_count@gotpcrel32@hi+12
-	s_load_dwordx2 s[6:7], s[4:5], 0x0
-	s_load_dword s2, s[0:1], 0xc
+	s_cbranch_execz .LBB0_4
+	s_load_dword s0, s[0:1], 0xc
+	s_getpc_b64 s[2:3]
+	s_add_u32 s2, s2, qd_field_count@gotpcrel32@lo+4
+	s_addc_u32 s3, s3, qd_field_count@gotpcrel32@hi+12
+	s_load_dwordx2 s[2:3], s[2:3], 0x0
 	v_mov_b32_e32 v1, 0
-	s_mov_b64 s[0:1], 0
 	s_waitcnt lgkmcnt(0)
-	global_store_dword v1, v1, s[6:7]
-.LBB0_2:
-	v_add_u32_e32 v0, s2, v0
-	v_cmp_lt_i32_e32 vcc, 0, v0
-	s_or_b64 s[0:1], vcc, s[0:1]
-	s_andn2_b64 exec, exec, s[0:1]
-	s_cbranch_execnz .LBB0_2
+	v_or_b32_e32 v0, s0, v0
+	v_cmp_eq_u32_e32 vcc, 0, v0
+	global_store_dword v1, v1, s[2:3]
+	s_and_b64 exec, exec, vcc
+	s_cbranch_execz .LBB0_4
+	s_cmp_lg_u32 s0, 0
+	s_cselect_b64 s[0:1], -1, 0
+	v_cndmask_b32_e64 v0, 0, 1, s[0:1]
+	v_cmp_ne_u32_e64 s[0:1], 1, v0
 .LBB0_3:
+	s_and_b64 vcc, exec, s[0:1]
+	s_cbranch_vccnz .LBB0_3
+.LBB0_4:
 	s_endpgm
 	.section	.rodata,"a",@progbits
 	.p2align	6, 0x0
@@ -52,7 +56,7 @@ compact_t0:
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
 		.amdhsa_next_free_vgpr 2
-		.amdhsa_next_free_sgpr 8
+		.amdhsa_next_free_sgpr 5
 		.amdhsa_accum_offset 4
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_xnack_mask 1
@@ -86,65 +90,62 @@ compact_t1:
 	s_and_b32 s5, s5, 0xffff
 	s_mul_i32 s4, s4, s5
 	v_add_u32_e32 v0, s4, v0
-	s_max_i32 s16, s6, 0
-	v_cmp_gt_i32_e32 vcc, s16, v0
+	s_max_i32 s14, s6, 0
+	v_cmp_gt_i32_e32 vcc, s14, v0
 	s_and_saveexec_b64 s[4:5], vcc
 	s_cbranch_execz .LBB1_7
-	s_load_dword s4, s[0:1], 0xc
-	s_load_dwordx2 s[10:11], s[2:3], 0x0
+	s_load_dwordx2 s[4:5], s[2:3], 0x0
 	s_load_dwordx2 s[6:7], s[2:3], 0x10
 	s_load_dwordx2 s[8:9], s[2:3], 0x20
-	s_load_dword s17, s[2:3], 0x3c
-	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s5, s4, 31
-	v_ashrrev_i32_e32 v1, 31, v0
-	v_lshl_add_u64 v[2:3], v[0:1], 2, s[10:11]
-	s_lshl_b64 s[0:1], s[4:5], 2
-	s_mov_b64 s[2:3], 0
-	v_mov_b32_e32 v1, 0
+	s_load_dword s15, s[2:3], 0x3c
+	s_load_dword s16, s[0:1], 0xc
+	s_mov_b64 s[0:1], 0
+	v_mov_b32_e32 v4, 0
 	s_branch .LBB1_4
 .LBB1_2:
-	s_or_b64 exec, exec, s[12:13]
+	s_or_b64 exec, exec, s[10:11]
 	global_load_dword v8, v[2:3], off
 	s_waitcnt vmcnt(1)
-	v_readfirstlane_b32 s5, v5
+	v_readfirstlane_b32 s10, v5
 	s_nop 1
-	v_add_u32_e32 v4, s5, v4
-	v_ashrrev_i32_e32 v5, 31, v4
-	v_lshlrev_b64 v[4:5], 2, v[4:5]
-	v_lshl_add_u64 v[6:7], s[6:7], 0, v[4:5]
-	v_lshl_add_u64 v[4:5], s[8:9], 0, v[4:5]
+	v_add_u32_e32 v2, s10, v1
+	v_ashrrev_i32_e32 v3, 31, v2
+	v_lshlrev_b64 v[2:3], 2, v[2:3]
+	v_lshl_add_u64 v[6:7], s[6:7], 0, v[2:3]
+	v_lshl_add_u64 v[2:3], s[8:9], 0, v[2:3]
 	s_waitcnt vmcnt(0)
 	global_store_dword v[6:7], v8, off
-	global_store_dword v[4:5], v0, off
+	global_store_dword v[2:3], v0, off
 .LBB1_3:
-	s_or_b64 exec, exec, s[10:11]
-	v_add_u32_e32 v0, s4, v0
-	v_cmp_le_i32_e32 vcc, s16, v0
-	s_or_b64 s[2:3], vcc, s[2:3]
-	v_lshl_add_u64 v[2:3], v[2:3], 0, s[0:1]
-	s_andn2_b64 exec, exec, s[2:3]
+	s_or_b64 exec, exec, s[2:3]
+	v_add_u32_e32 v0, s16, v0
+	v_cmp_le_u32_e32 vcc, s14, v0
+	s_or_b64 s[0:1], vcc, s[0:1]
+	s_andn2_b64 exec, exec, s[0:1]
 	s_cbranch_execz .LBB1_7
 .LBB1_4:
-	global_load_dword v4, v[2:3], off
+	v_ashrrev_i32_e32 v1, 31, v0
+	s_waitcnt lgkmcnt(0)
+	v_lshl_add_u64 v[2:3], v[0:1], 2, s[4:5]
+	global_load_dword v1, v[2:3], off
 	s_waitcnt vmcnt(0)
-	v_cmp_lt_i32_e32 vcc, s17, v4
-	s_and_saveexec_b64 s[10:11], vcc
+	v_cmp_lt_i32_e32 vcc, s15, v1
+	s_and_saveexec_b64 s[2:3], vcc
 	s_cbranch_execz .LBB1_3
-	s_mov_b64 s[14:15], exec
-	v_mbcnt_lo_u32_b32 v4, s14, 0
-	v_mbcnt_hi_u32_b32 v4, s15, v4
-	v_cmp_eq_u32_e32 vcc, 0, v4
-	s_and_saveexec_b64 s[12:13], vcc
+	s_mov_b64 s[12:13], exec
+	v_mbcnt_lo_u32_b32 v1, s12, 0
+	v_mbcnt_hi_u32_b32 v1, s13, v1
+	v_cmp_eq_u32_e32 vcc, 0, v1
+	s_and_saveexec_b64 s[10:11], vcc
 	s_cbranch_execz .LBB1_2
 	s_getpc_b64 s[18:19]
 	s_add_u32 s18, s18, qd_field_count@gotpcrel32@lo+4
 	s_addc_u32 s19, s19, qd_field_count@gotpcrel32@hi+12
 	s_load_dwordx2 s[18:19], s[18:19], 0x0
-	s_bcnt1_i32_b64 s5, s[14:15]
-	v_mov_b32_e32 v5, s5
+	s_bcnt1_i32_b64 s12, s[12:13]
+	v_mov_b32_e32 v5, s12
 	s_waitcnt lgkmcnt(0)
-	global_atomic_add v5, v1, v5, s[18:19] sc0
+	global_atomic_add v5, v4, v5, s[18:19] sc0
 	s_branch .LBB1_2
 .LBB1_7:
 	s_endpgm
@@ -205,27 +206,33 @@ compact_t2:
 	v_add_u32_e32 v0, s4, v0
 	v_cmp_gt_i32_e32 vcc, 1, v0
 	s_and_saveexec_b64 s[4:5], vcc
-	s_cbranch_execz .LBB2_3
-	s_getpc_b64 s[4:5]
-	s_add_u32 s4, s4, qd_field_count@gotpcrel32@lo+4
-	s_addc_u32 s5, s5, qd_field_count@gotpcrel32@hi+12
-	s_load_dwordx2 s[6:7], s[4:5], 0x0
+	s_cbranch_execz .LBB2_4
+	s_getpc_b64 s[6:7]
+	s_add_u32 s6, s6, qd_field_count@gotpcrel32@lo+4
+	s_addc_u32 s7, s7, qd_field_count@gotpcrel32@hi+12
+	s_load_dwordx2 s[8:9], s[6:7], 0x0
+	s_load_dword s4, s[0:1], 0xc
 	v_mov_b32_e32 v1, 0
 	s_waitcnt lgkmcnt(0)
-	s_load_dword s5, s[6:7], 0x0
-	s_load_dwordx2 s[8:9], s[2:3], 0x30
-	s_load_dword s4, s[0:1], 0xc
-	s_mov_b64 s[0:1], 0
+	s_load_dword s5, s[8:9], 0x0
+	s_load_dwordx2 s[0:1], s[2:3], 0x30
+	v_or_b32_e32 v0, s4, v0
+	v_cmp_eq_u32_e32 vcc, 0, v0
 	s_waitcnt lgkmcnt(0)
 	v_mov_b32_e32 v2, s5
-	global_store_dword v1, v2, s[8:9]
-.LBB2_2:
-	v_add_u32_e32 v0, s4, v0
-	v_cmp_lt_i32_e32 vcc, 0, v0
-	s_or_b64 s[0:1], vcc, s[0:1]
-	s_andn2_b64 exec, exec, s[0:1]
-	s_cbranch_execnz .LBB2_2
+	global_store_dword v1, v2, s[0:1]
+	s_and_b64 exec, exec, vcc
+	s_cbranch_execz .LBB2_4
+	v_mov_b32_e32 v0, s5
+	s_cmp_lg_u32 s4, 0
+	global_store_dword v1, v0, s[0:1]
+	s_cselect_b64 s[0:1], -1, 0
+	v_cndmask_b32_e64 v0, 0, 1, s[0:1]
+	v_cmp_ne_u32_e64 s[0:1], 1, v0
 .LBB2_3:
+	s_and_b64 vcc, exec, s[0:1]
+	s_cbranch_vccnz .LBB2_3
+.LBB2_4:
 	s_endpgm
 	.section	.rodata,"a",@progbits
 	.p2align	6, 0x0
@@ -331,7 +338,7 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           compact_t0
     .private_segment_fixed_size: 0
-    .sgpr_count:     14
+    .sgpr_count:     11
     .sgpr_spill_count: 0
     .symbol:         compact_t0.kd
     .uses_dynamic_stack: false

@@ -11,41 +11,36 @@ exchange_handoff_t0:
 	s_and_b32 s0, s0, 0xffff
 	s_mul_i32 s8, s8, s0
 	v_add_u32_e32 v0, s8, v0
-	s_max_i32 s10, s1, 0
-	v_cmp_gt_i32_e32 vcc, s10, v0
+	s_max_i32 s8, s1, 0
+	v_cmp_gt_i32_e32 vcc, s8, v0
 	s_and_saveexec_b64 s[0:1], vcc
 	s_cbranch_execz .LBB0_5
-	s_load_dword s0, s[4:5], 0xc
-	s_load_dwordx2 s[8:9], s[6:7], 0x30
+	s_load_dwordx2 s[0:1], s[6:7], 0x30
 	s_load_dwordx2 s[2:3], s[6:7], 0x10
-	v_ashrrev_i32_e32 v1, 31, v0
-	v_lshlrev_b64 v[2:3], 2, v[0:1]
+	s_load_dword s9, s[4:5], 0xc
+	s_mov_b64 s[4:5], 0
+	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s1, s0, 31
-	v_mov_b32_e32 v1, s9
-	v_add_co_u32_e32 v2, vcc, s8, v2
-	s_lshl_b64 s[4:5], s[0:1], 2
-	v_addc_co_u32_e32 v3, vcc, v1, v3, vcc
-	s_mov_b64 s[6:7], 0
-	v_mov_b32_e32 v1, 0
+	v_mov_b32_e32 v3, s1
 	v_mov_b32_e32 v4, -1
-	v_mov_b32_e32 v5, s5
 	s_branch .LBB0_3
 .LBB0_2:
-	s_or_b64 exec, exec, s[8:9]
-	v_add_u32_e32 v0, s0, v0
-	v_cmp_le_i32_e32 vcc, s10, v0
-	s_or_b64 s[6:7], vcc, s[6:7]
-	v_add_co_u32_e32 v2, vcc, s4, v2
-	v_addc_co_u32_e32 v3, vcc, v3, v5, vcc
-	s_andn2_b64 exec, exec, s[6:7]
+	s_or_b64 exec, exec, s[6:7]
+	v_add_u32_e32 v0, s9, v0
+	v_cmp_le_u32_e32 vcc, s8, v0
+	s_or_b64 s[4:5], vcc, s[4:5]
+	s_andn2_b64 exec, exec, s[4:5]
 	s_cbranch_execz .LBB0_5
 .LBB0_3:
+	v_ashrrev_i32_e32 v1, 31, v0
+	v_lshlrev_b64 v[6:7], 2, v[0:1]
+	v_add_co_u32_e32 v6, vcc, s0, v6
+	v_addc_co_u32_e32 v7, vcc, v3, v7, vcc
 	v_cmp_eq_u32_e32 vcc, 0, v0
-	global_store_dword v[2:3], v1, off
-	s_and_saveexec_b64 s[8:9], vcc
+	global_store_dword v[6:7], v2, off
+	s_and_saveexec_b64 s[6:7], vcc
 	s_cbranch_execz .LBB0_2
-	global_store_dword v1, v4, s[2:3]
+	global_store_dword v2, v4, s[2:3]
 	s_branch .LBB0_2
 .LBB0_5:
 	s_endpgm
@@ -72,8 +67,8 @@ exchange_handoff_t0:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 6
-		.amdhsa_next_free_sgpr 11
+		.amdhsa_next_free_vgpr 8
+		.amdhsa_next_free_sgpr 10
 		.amdhsa_accum_offset 8
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_flat_scratch 0
@@ -108,45 +103,40 @@ exchange_handoff_t1:
 	s_and_b32 s0, s0, 0xffff
 	s_mul_i32 s8, s8, s0
 	v_add_u32_e32 v0, s8, v0
-	s_max_i32 s16, s1, 0
-	v_cmp_gt_i32_e32 vcc, s16, v0
+	s_max_i32 s12, s1, 0
+	v_cmp_gt_i32_e32 vcc, s12, v0
 	s_and_saveexec_b64 s[0:1], vcc
 	s_cbranch_execz .LBB1_3
-	s_load_dword s2, s[4:5], 0xc
-	s_load_dwordx2 s[8:9], s[6:7], 0x0
-	s_load_dwordx2 s[10:11], s[6:7], 0x10
-	s_load_dwordx2 s[12:13], s[6:7], 0x20
-	s_load_dwordx2 s[14:15], s[6:7], 0x30
+	s_load_dwordx2 s[0:1], s[6:7], 0x0
+	s_load_dwordx2 s[2:3], s[6:7], 0x10
+	s_load_dwordx2 s[8:9], s[6:7], 0x20
+	s_load_dwordx2 s[10:11], s[6:7], 0x30
+	s_load_dword s13, s[4:5], 0xc
+	s_mov_b64 s[4:5], 0
+	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s3, s2, 31
-	v_ashrrev_i32_e32 v1, 31, v0
-	s_lshl_b64 s[4:5], s[2:3], 2
-	v_lshlrev_b64 v[2:3], 2, v[0:1]
-	s_mov_b64 s[6:7], 0
-	v_mov_b32_e32 v1, 0
-	v_mov_b32_e32 v4, s9
-	v_mov_b32_e32 v5, s15
-	v_mov_b32_e32 v6, s13
-	v_mov_b32_e32 v7, s5
+	v_mov_b32_e32 v3, s1
+	v_mov_b32_e32 v4, s11
+	v_mov_b32_e32 v5, s9
 .LBB1_2:
-	global_atomic_swap v12, v1, v0, s[10:11] glc
-	v_add_co_u32_e32 v8, vcc, s8, v2
-	v_addc_co_u32_e32 v9, vcc, v4, v3, vcc
-	v_add_co_u32_e32 v10, vcc, s12, v2
-	v_addc_co_u32_e32 v11, vcc, v6, v3, vcc
-	v_add_u32_e32 v0, s2, v0
-	v_cmp_le_i32_e64 s[0:1], s16, v0
-	s_or_b64 s[6:7], s[0:1], s[6:7]
+	global_atomic_swap v12, v2, v0, s[2:3] glc
+	v_ashrrev_i32_e32 v1, 31, v0
+	v_lshlrev_b64 v[6:7], 2, v[0:1]
+	v_add_co_u32_e32 v8, vcc, s0, v6
+	v_addc_co_u32_e32 v9, vcc, v3, v7, vcc
+	v_add_co_u32_e32 v10, vcc, s8, v6
+	v_addc_co_u32_e32 v11, vcc, v5, v7, vcc
+	v_add_co_u32_e32 v6, vcc, s10, v6
+	v_addc_co_u32_e32 v7, vcc, v4, v7, vcc
+	v_add_u32_e32 v0, s13, v0
+	v_cmp_le_u32_e32 vcc, s12, v0
+	s_or_b64 s[4:5], vcc, s[4:5]
 	s_waitcnt vmcnt(0)
 	global_store_dword v[8:9], v12, off
-	global_load_dword v10, v[10:11], off
-	v_add_co_u32_e32 v8, vcc, s14, v2
-	v_addc_co_u32_e32 v9, vcc, v5, v3, vcc
-	v_add_co_u32_e32 v2, vcc, s4, v2
-	v_addc_co_u32_e32 v3, vcc, v3, v7, vcc
+	global_load_dword v1, v[10:11], off
 	s_waitcnt vmcnt(0)
-	global_atomic_swap v[8:9], v10, off
-	s_andn2_b64 exec, exec, s[6:7]
+	global_atomic_swap v[6:7], v1, off
+	s_andn2_b64 exec, exec, s[4:5]
 	s_cbranch_execnz .LBB1_2
 .LBB1_3:
 	s_endpgm
@@ -174,7 +164,7 @@ exchange_handoff_t1:
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
 		.amdhsa_next_free_vgpr 13
-		.amdhsa_next_free_sgpr 17
+		.amdhsa_next_free_sgpr 14
 		.amdhsa_accum_offset 16
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_flat_scratch 0
@@ -203,78 +193,69 @@ exchange_handoff_t1:
 	.p2align	8
 	.type	exchange_handoff_t2,@function
 exchange_handoff_t2:
-	s_load_dword s1, s[4:5], 0x4
-	s_load_dword s0, s[6:7], 0x8
+	s_load_dword s0, s[4:5], 0x4
+	s_load_dword s9, s[6:7], 0x8
 	s_waitcnt lgkmcnt(0)
-	s_and_b32 s1, s1, 0xffff
-	s_mul_i32 s8, s8, s1
-	v_add_u32_e32 v0, s8, v0
-	s_max_i32 s10, s0, 0
-	v_cmp_gt_i32_e32 vcc, s10, v0
-	s_and_saveexec_b64 s[2:3], vcc
+	s_and_b32 s0, s0, 0xffff
+	s_mul_i32 s8, s8, s0
+	v_add_u32_e32 v1, s8, v0
+	s_max_i32 s8, s9, 0
+	v_cmp_gt_i32_e32 vcc, s8, v1
+	s_and_saveexec_b64 s[0:1], vcc
 	s_cbranch_execz .LBB2_3
-	s_max_u32 s11, s0, 1
-	s_abs_i32 s12, s11
-	v_cvt_f32_u32_e32 v1, s12
-	s_load_dwordx2 s[2:3], s[6:7], 0x30
-	s_load_dwordx2 s[0:1], s[6:7], 0x40
-	s_load_dword s8, s[4:5], 0xc
-	s_sub_i32 s4, 0, s12
-	v_add_u32_e32 v3, 1, v0
-	v_rcp_iflag_f32_e32 v4, v1
-	v_ashrrev_i32_e32 v1, 31, v0
-	v_lshlrev_b64 v[0:1], 2, v[0:1]
+	s_abs_i32 s10, s9
+	v_cvt_f32_u32_e32 v0, s10
+	s_load_dwordx2 s[0:1], s[6:7], 0x30
+	s_load_dwordx2 s[2:3], s[6:7], 0x40
+	s_sub_i32 s7, 0, s10
+	s_load_dword s6, s[4:5], 0xc
+	v_rcp_iflag_f32_e32 v2, v0
+	v_mov_b32_e32 v0, 0
+	v_add_u32_e32 v1, 1, v1
+	s_mov_b64 s[4:5], 0
+	v_mul_f32_e32 v2, 0x4f7ffffe, v2
+	v_cvt_u32_f32_e32 v3, v2
 	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s9, s8, 31
-	v_mul_f32_e32 v4, 0x4f7ffffe, v4
-	v_cvt_u32_f32_e32 v4, v4
-	v_add_co_u32_e32 v0, vcc, s0, v0
-	v_mov_b32_e32 v2, 0
-	v_mul_lo_u32 v5, s4, v4
-	v_mul_hi_u32 v5, v4, v5
-	v_add_u32_e32 v4, v4, v5
-	v_mov_b32_e32 v5, s1
-	s_lshl_b64 s[4:5], s[8:9], 2
-	v_addc_co_u32_e32 v1, vcc, v5, v1, vcc
-	s_mov_b64 s[6:7], 0
-	v_mov_b32_e32 v5, s11
-	v_mov_b32_e32 v6, s3
-	v_mov_b32_e32 v7, s5
+	v_mov_b32_e32 v2, s1
+	v_mul_lo_u32 v4, s7, v3
+	v_mul_hi_u32 v4, v3, v4
+	v_add_u32_e32 v3, v3, v4
+	v_mov_b32_e32 v4, s3
 .LBB2_2:
-	v_sub_u32_e32 v9, 0, v3
-	v_max_i32_e32 v9, v3, v9
-	v_mul_hi_u32 v10, v9, v4
-	v_mul_lo_u32 v10, v10, s12
-	v_sub_u32_e32 v9, v9, v10
-	v_subrev_u32_e32 v10, s12, v9
-	v_cmp_le_u32_e32 vcc, s12, v9
-	v_cndmask_b32_e32 v9, v9, v10, vcc
-	v_subrev_u32_e32 v10, s12, v9
-	v_cmp_le_u32_e32 vcc, s12, v9
-	v_ashrrev_i32_e32 v8, 31, v3
-	v_cndmask_b32_e32 v9, v9, v10, vcc
-	v_xor_b32_e32 v9, v9, v8
-	v_sub_u32_e32 v8, v9, v8
-	v_xor_b32_e32 v9, s11, v8
-	v_cmp_ne_u32_e32 vcc, 0, v8
-	v_cmp_gt_i32_e64 s[0:1], 0, v9
-	s_and_b64 vcc, vcc, s[0:1]
-	v_cndmask_b32_e32 v9, 0, v5, vcc
-	v_add_u32_e32 v8, v9, v8
-	v_ashrrev_i32_e32 v9, 31, v8
-	v_lshlrev_b64 v[8:9], 2, v[8:9]
-	v_add_co_u32_e32 v8, vcc, s2, v8
-	v_addc_co_u32_e32 v9, vcc, v6, v9, vcc
-	global_atomic_swap v8, v[8:9], v2, off glc
-	v_add_u32_e32 v3, s8, v3
-	v_add_u32_e32 v9, -1, v3
-	v_cmp_le_i32_e32 vcc, s10, v9
-	s_or_b64 s[6:7], vcc, s[6:7]
+	v_sub_u32_e32 v6, 0, v1
+	v_max_i32_e32 v6, v1, v6
+	v_mul_hi_u32 v7, v6, v3
+	v_mul_lo_u32 v7, v7, s10
+	v_sub_u32_e32 v6, v6, v7
+	v_subrev_u32_e32 v7, s10, v6
+	v_cmp_le_u32_e32 vcc, s10, v6
+	v_cndmask_b32_e32 v6, v6, v7, vcc
+	v_subrev_u32_e32 v7, s10, v6
+	v_cmp_le_u32_e32 vcc, s10, v6
+	v_ashrrev_i32_e32 v5, 31, v1
+	v_cndmask_b32_e32 v6, v6, v7, vcc
+	v_xor_b32_e32 v6, v6, v5
+	v_sub_u32_e32 v5, v6, v5
+	v_ashrrev_i32_e32 v6, 31, v5
+	v_and_b32_e32 v6, s9, v6
+	v_add_u32_e32 v6, v6, v5
+	v_ashrrev_i32_e32 v7, 31, v6
+	v_lshlrev_b64 v[6:7], 2, v[6:7]
+	v_add_co_u32_e32 v6, vcc, s0, v6
+	v_addc_co_u32_e32 v7, vcc, v2, v7, vcc
+	global_atomic_swap v5, v[6:7], v0, off glc
+	v_add_u32_e32 v6, -1, v1
+	v_ashrrev_i32_e32 v7, 31, v6
+	v_lshlrev_b64 v[6:7], 2, v[6:7]
+	v_add_u32_e32 v1, s6, v1
+	v_add_co_u32_e32 v6, vcc, s2, v6
+	v_add_u32_e32 v8, -1, v1
+	v_addc_co_u32_e32 v7, vcc, v4, v7, vcc
+	v_cmp_le_u32_e32 vcc, s8, v8
+	s_or_b64 s[4:5], vcc, s[4:5]
 	s_waitcnt vmcnt(0)
-	global_store_dword v[0:1], v8, off
-	v_add_co_u32_e32 v0, vcc, s4, v0
-	v_addc_co_u32_e32 v1, vcc, v1, v7, vcc
-	s_andn2_b64 exec, exec, s[6:7]
+	global_store_dword v[6:7], v5, off
+	s_andn2_b64 exec, exec, s[4:5]
 	s_cbranch_execnz .LBB2_2
 .LBB2_3:
 	s_endpgm
@@ -301,8 +282,8 @@ exchange_handoff_t2:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 11
-		.amdhsa_next_free_sgpr 13
+		.amdhsa_next_free_vgpr 9
+		.amdhsa_next_free_sgpr 11
 		.amdhsa_accum_offset 12
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_flat_scratch 0
@@ -381,11 +362,11 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           exchange_handoff_t0
     .private_segment_fixed_size: 0
-    .sgpr_count:     15
+    .sgpr_count:     14
     .sgpr_spill_count: 0
     .symbol:         exchange_handoff_t0.kd
     .uses_dynamic_stack: false
-    .vgpr_count:     6
+    .vgpr_count:     8
     .vgpr_spill_count: 0
     .wavefront_size: 64
   - .agpr_count:     0
@@ -436,7 +417,7 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           exchange_handoff_t1
     .private_segment_fixed_size: 0
-    .sgpr_count:     21
+    .sgpr_count:     18
     .sgpr_spill_count: 0
     .symbol:         exchange_handoff_t1.kd
     .uses_dynamic_stack: false
@@ -491,11 +472,11 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           exchange_handoff_t2
     .private_segment_fixed_size: 0
-    .sgpr_count:     17
+    .sgpr_count:     15
     .sgpr_spill_count: 0
     .symbol:         exchange_handoff_t2.kd
     .uses_dynamic_stack: false
-    .vgpr_count:     11
+    .vgpr_count:     9
     .vgpr_spill_count: 0
     .wavefront_size: 64
 amdhsa.target:   amdgcn-amd-amdhsa--gfx90a

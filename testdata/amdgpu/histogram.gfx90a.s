@@ -14,28 +14,23 @@ histogram_t0:
 	v_cmp_gt_i32_e32 vcc, s0, v0
 	s_and_saveexec_b64 s[0:1], vcc
 	s_cbranch_execz .LBB0_3
-	s_load_dword s2, s[4:5], 0xc
 	s_load_dwordx2 s[0:1], s[6:7], 0x10
-	v_ashrrev_i32_e32 v1, 31, v0
-	v_lshlrev_b64 v[2:3], 2, v[0:1]
-	s_mov_b64 s[6:7], 0
+	s_load_dword s8, s[4:5], 0xc
+	s_mov_b64 s[2:3], 0
+	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s3, s2, 31
-	v_mov_b32_e32 v1, s1
-	v_add_co_u32_e32 v2, vcc, s0, v2
-	s_lshl_b64 s[4:5], s[2:3], 2
-	v_addc_co_u32_e32 v3, vcc, v1, v3, vcc
-	v_mov_b32_e32 v1, 0
-	v_mov_b32_e32 v4, s5
-	s_movk_i32 s3, 0xff
+	v_mov_b32_e32 v3, s1
+	s_movk_i32 s1, 0xff
 .LBB0_2:
-	v_add_u32_e32 v0, s2, v0
-	global_store_dword v[2:3], v1, off
-	v_add_co_u32_e32 v2, vcc, s4, v2
-	v_cmp_lt_i32_e64 s[0:1], s3, v0
-	s_or_b64 s[6:7], s[0:1], s[6:7]
-	v_addc_co_u32_e32 v3, vcc, v3, v4, vcc
-	s_andn2_b64 exec, exec, s[6:7]
+	v_ashrrev_i32_e32 v1, 31, v0
+	v_lshlrev_b64 v[4:5], 2, v[0:1]
+	v_add_co_u32_e32 v4, vcc, s0, v4
+	v_addc_co_u32_e32 v5, vcc, v3, v5, vcc
+	v_add_u32_e32 v0, s8, v0
+	v_cmp_lt_u32_e32 vcc, s1, v0
+	s_or_b64 s[2:3], vcc, s[2:3]
+	global_store_dword v[4:5], v2, off
+	s_andn2_b64 exec, exec, s[2:3]
 	s_cbranch_execnz .LBB0_2
 .LBB0_3:
 	s_endpgm
@@ -62,7 +57,7 @@ histogram_t0:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 5
+		.amdhsa_next_free_vgpr 6
 		.amdhsa_next_free_sgpr 9
 		.amdhsa_accum_offset 8
 		.amdhsa_reserve_vcc 1
@@ -98,36 +93,31 @@ histogram_t1:
 	s_and_b32 s0, s0, 0xffff
 	s_mul_i32 s8, s8, s0
 	v_add_u32_e32 v0, s8, v0
-	s_max_i32 s10, s1, 0
-	v_cmp_gt_i32_e32 vcc, s10, v0
+	s_max_i32 s8, s1, 0
+	v_cmp_gt_i32_e32 vcc, s8, v0
 	s_and_saveexec_b64 s[0:1], vcc
 	s_cbranch_execz .LBB1_3
-	s_load_dword s2, s[4:5], 0xc
 	s_load_dwordx2 s[0:1], s[6:7], 0x0
-	s_load_dwordx2 s[8:9], s[6:7], 0x10
-	v_ashrrev_i32_e32 v1, 31, v0
-	v_lshlrev_b64 v[2:3], 2, v[0:1]
+	s_load_dwordx2 s[2:3], s[6:7], 0x10
+	s_load_dword s9, s[4:5], 0xc
+	s_mov_b64 s[4:5], 0
+	v_mov_b32_e32 v2, 1
 	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s3, s2, 31
-	v_mov_b32_e32 v1, s1
-	v_add_co_u32_e32 v2, vcc, s0, v2
-	s_lshl_b64 s[4:5], s[2:3], 2
-	v_addc_co_u32_e32 v3, vcc, v1, v3, vcc
-	s_mov_b64 s[6:7], 0
-	v_mov_b32_e32 v1, 1
-	v_mov_b32_e32 v4, s5
-	v_mov_b32_e32 v5, 2
+	v_mov_b32_e32 v3, s1
+	v_mov_b32_e32 v4, 2
 .LBB1_2:
-	global_load_dword v6, v[2:3], off
-	v_add_u32_e32 v0, s2, v0
-	v_add_co_u32_e32 v2, vcc, s4, v2
-	v_cmp_le_i32_e64 s[0:1], s10, v0
-	s_or_b64 s[6:7], s[0:1], s[6:7]
-	v_addc_co_u32_e32 v3, vcc, v3, v4, vcc
+	v_ashrrev_i32_e32 v1, 31, v0
+	v_lshlrev_b64 v[6:7], 2, v[0:1]
+	v_add_co_u32_e32 v6, vcc, s0, v6
+	v_addc_co_u32_e32 v7, vcc, v3, v7, vcc
+	global_load_dword v1, v[6:7], off
+	v_add_u32_e32 v0, s9, v0
+	v_cmp_le_u32_e32 vcc, s8, v0
+	s_or_b64 s[4:5], vcc, s[4:5]
 	s_waitcnt vmcnt(0)
-	v_lshlrev_b32_sdwa v6, v5, v6 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:BYTE_0
-	global_atomic_add v6, v1, s[8:9]
-	s_andn2_b64 exec, exec, s[6:7]
+	v_lshlrev_b32_sdwa v1, v4, v1 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:BYTE_0
+	global_atomic_add v1, v2, s[2:3]
+	s_andn2_b64 exec, exec, s[4:5]
 	s_cbranch_execnz .LBB1_2
 .LBB1_3:
 	s_endpgm
@@ -154,8 +144,8 @@ histogram_t1:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 7
-		.amdhsa_next_free_sgpr 11
+		.amdhsa_next_free_vgpr 8
+		.amdhsa_next_free_sgpr 10
 		.amdhsa_accum_offset 8
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_flat_scratch 0
@@ -214,7 +204,7 @@ amdhsa.kernels:
     .sgpr_spill_count: 0
     .symbol:         histogram_t0.kd
     .uses_dynamic_stack: false
-    .vgpr_count:     5
+    .vgpr_count:     6
     .vgpr_spill_count: 0
     .wavefront_size: 64
   - .agpr_count:     0
@@ -241,11 +231,11 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           histogram_t1
     .private_segment_fixed_size: 0
-    .sgpr_count:     15
+    .sgpr_count:     14
     .sgpr_spill_count: 0
     .symbol:         histogram_t1.kd
     .uses_dynamic_stack: false
-    .vgpr_count:     7
+    .vgpr_count:     8
     .vgpr_spill_count: 0
     .wavefront_size: 64
 amdhsa.target:   amdgcn-amd-amdhsa--gfx90a

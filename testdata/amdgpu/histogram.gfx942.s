@@ -14,22 +14,19 @@ histogram_t0:
 	v_cmp_gt_i32_e32 vcc, s4, v0
 	s_and_saveexec_b64 s[4:5], vcc
 	s_cbranch_execz .LBB0_3
-	s_load_dword s4, s[0:1], 0xc
-	s_load_dwordx2 s[6:7], s[2:3], 0x10
-	v_ashrrev_i32_e32 v1, 31, v0
+	s_load_dwordx2 s[4:5], s[2:3], 0x10
+	s_load_dword s6, s[0:1], 0xc
 	s_mov_b64 s[0:1], 0
-	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s5, s4, 31
-	v_lshl_add_u64 v[2:3], v[0:1], 2, s[6:7]
-	s_lshl_b64 s[2:3], s[4:5], 2
-	v_mov_b32_e32 v1, 0
-	s_movk_i32 s5, 0xff
+	v_mov_b32_e32 v2, 0
+	s_movk_i32 s2, 0xff
 .LBB0_2:
-	v_add_u32_e32 v0, s4, v0
-	v_cmp_lt_i32_e32 vcc, s5, v0
-	global_store_dword v[2:3], v1, off
+	v_ashrrev_i32_e32 v1, 31, v0
+	s_waitcnt lgkmcnt(0)
+	v_lshl_add_u64 v[4:5], v[0:1], 2, s[4:5]
+	v_add_u32_e32 v0, s6, v0
+	v_cmp_lt_u32_e32 vcc, s2, v0
 	s_or_b64 s[0:1], vcc, s[0:1]
-	v_lshl_add_u64 v[2:3], v[2:3], 0, s[2:3]
+	global_store_dword v[4:5], v2, off
 	s_andn2_b64 exec, exec, s[0:1]
 	s_cbranch_execnz .LBB0_2
 .LBB0_3:
@@ -55,9 +52,9 @@ histogram_t0:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 4
-		.amdhsa_next_free_sgpr 8
-		.amdhsa_accum_offset 4
+		.amdhsa_next_free_vgpr 6
+		.amdhsa_next_free_sgpr 7
+		.amdhsa_accum_offset 8
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_xnack_mask 1
 		.amdhsa_float_round_mode_32 0
@@ -94,27 +91,24 @@ histogram_t1:
 	v_cmp_gt_i32_e32 vcc, s8, v0
 	s_and_saveexec_b64 s[4:5], vcc
 	s_cbranch_execz .LBB1_3
-	s_load_dword s4, s[0:1], 0xc
-	s_load_dwordx2 s[10:11], s[2:3], 0x0
+	s_load_dwordx2 s[4:5], s[2:3], 0x0
 	s_load_dwordx2 s[6:7], s[2:3], 0x10
-	v_ashrrev_i32_e32 v1, 31, v0
-	s_mov_b64 s[2:3], 0
-	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s5, s4, 31
-	v_lshl_add_u64 v[2:3], v[0:1], 2, s[10:11]
-	s_lshl_b64 s[0:1], s[4:5], 2
-	v_mov_b32_e32 v1, 1
-	v_mov_b32_e32 v4, 2
+	s_load_dword s9, s[0:1], 0xc
+	s_mov_b64 s[0:1], 0
+	v_mov_b32_e32 v2, 1
+	v_mov_b32_e32 v3, 2
 .LBB1_2:
-	global_load_dword v5, v[2:3], off
-	v_add_u32_e32 v0, s4, v0
-	v_cmp_le_i32_e32 vcc, s8, v0
-	s_or_b64 s[2:3], vcc, s[2:3]
-	v_lshl_add_u64 v[2:3], v[2:3], 0, s[0:1]
+	v_ashrrev_i32_e32 v1, 31, v0
+	s_waitcnt lgkmcnt(0)
+	v_lshl_add_u64 v[4:5], v[0:1], 2, s[4:5]
+	global_load_dword v1, v[4:5], off
+	v_add_u32_e32 v0, s9, v0
+	v_cmp_le_u32_e32 vcc, s8, v0
+	s_or_b64 s[0:1], vcc, s[0:1]
 	s_waitcnt vmcnt(0)
-	v_lshlrev_b32_sdwa v5, v4, v5 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:BYTE_0
-	global_atomic_add v5, v1, s[6:7]
-	s_andn2_b64 exec, exec, s[2:3]
+	v_lshlrev_b32_sdwa v1, v3, v1 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:BYTE_0
+	global_atomic_add v1, v2, s[6:7]
+	s_andn2_b64 exec, exec, s[0:1]
 	s_cbranch_execnz .LBB1_2
 .LBB1_3:
 	s_endpgm
@@ -140,7 +134,7 @@ histogram_t1:
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
 		.amdhsa_next_free_vgpr 6
-		.amdhsa_next_free_sgpr 12
+		.amdhsa_next_free_sgpr 10
 		.amdhsa_accum_offset 8
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_xnack_mask 1
@@ -194,11 +188,11 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           histogram_t0
     .private_segment_fixed_size: 0
-    .sgpr_count:     14
+    .sgpr_count:     13
     .sgpr_spill_count: 0
     .symbol:         histogram_t0.kd
     .uses_dynamic_stack: false
-    .vgpr_count:     4
+    .vgpr_count:     6
     .vgpr_spill_count: 0
     .wavefront_size: 64
   - .agpr_count:     0
@@ -225,7 +219,7 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           histogram_t1
     .private_segment_fixed_size: 0
-    .sgpr_count:     18
+    .sgpr_count:     16
     .sgpr_spill_count: 0
     .symbol:         histogram_t1.kd
     .uses_dynamic_stack: false

@@ -12,23 +12,27 @@ last_block_t0:
 	v_add_u32_e32 v0, s8, v0
 	v_cmp_gt_i32_e32 vcc, 1, v0
 	s_and_saveexec_b64 s[0:1], vcc
-	s_cbranch_execz .LBB0_3
-	s_getpc_b64 s[0:1]
-	s_add_u32 s0, s0, qd_field_tickets@gotpcrel32@lo+4
-	s_addc_u32 s1, s1, qd_field_tickets@gotpcrel32@hi+12
-	s_load_dwordx2 s[6:7], s[0:1], 0x0
-	s_load_dword s2, s[4:5], 0xc
+	s_cbranch_execz .LBB0_4
+	s_load_dword s0, s[4:5], 0xc
+	s_getpc_b64 s[2:3]
+	s_add_u32 s2, s2, qd_field_tickets@gotpcrel32@lo+4
+	s_addc_u32 s3, s3, qd_field_tickets@gotpcrel32@hi+12
+	s_load_dwordx2 s[2:3], s[2:3], 0x0
 	v_mov_b32_e32 v1, 0
-	s_mov_b64 s[0:1], 0
 	s_waitcnt lgkmcnt(0)
-	global_store_dword v1, v1, s[6:7]
-.LBB0_2:
-	v_add_u32_e32 v0, s2, v0
-	v_cmp_lt_i32_e32 vcc, 0, v0
-	s_or_b64 s[0:1], vcc, s[0:1]
-	s_andn2_b64 exec, exec, s[0:1]
-	s_cbranch_execnz .LBB0_2
+	v_or_b32_e32 v0, s0, v0
+	v_cmp_eq_u32_e32 vcc, 0, v0
+	global_store_dword v1, v1, s[2:3]
+	s_and_b64 exec, exec, vcc
+	s_cbranch_execz .LBB0_4
+	s_cmp_lg_u32 s0, 0
+	s_cselect_b64 s[0:1], -1, 0
+	v_cndmask_b32_e64 v0, 0, 1, s[0:1]
+	v_cmp_ne_u32_e64 s[0:1], 1, v0
 .LBB0_3:
+	s_and_b64 vcc, exec, s[0:1]
+	s_cbranch_vccnz .LBB0_3
+.LBB0_4:
 	s_endpgm
 	.section	.rodata,"a",@progbits
 	.p2align	6, 0x0
@@ -94,7 +98,7 @@ last_block_t1:
 	s_load_dwordx2 s[10:11], s[6:7], 0x0
 	s_load_dword s13, s[4:5], 0xc
 	s_add_i32 s14, s0, -1
-	s_cmp_gt_i32 s0, 1
+	s_cmp_gt_u32 s0, 1
 	s_cselect_b64 s[2:3], -1, 0
 	v_mbcnt_lo_u32_b32 v2, exec_lo, 0
 	s_waitcnt lgkmcnt(0)
@@ -110,7 +114,7 @@ last_block_t1:
 	s_branch .LBB1_3
 .LBB1_2:
 	s_add_i32 s8, s8, s13
-	s_cmp_ge_i32 s8, s12
+	s_cmp_ge_u32 s8, s12
 	s_cbranch_scc1 .LBB1_9
 .LBB1_3:
 	s_ashr_i32 s9, s8, 31

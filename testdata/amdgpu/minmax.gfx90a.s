@@ -9,39 +9,57 @@ minmax_t0:
 	s_waitcnt lgkmcnt(0)
 	s_and_b32 s0, s0, 0xffff
 	s_mul_i32 s8, s8, s0
-	v_add_u32_e32 v0, s8, v0
-	v_cmp_gt_i32_e32 vcc, 1, v0
+	v_add_u32_e32 v1, s8, v0
+	v_cmp_gt_i32_e32 vcc, 1, v1
 	s_and_saveexec_b64 s[0:1], vcc
-	s_cbranch_execz .LBB0_3
-	s_load_dwordx2 s[0:1], s[6:7], 0x0
-	s_load_dwordx2 s[2:3], s[6:7], 0x10
-	s_load_dwordx2 s[8:9], s[6:7], 0x20
-	s_load_dwordx2 s[10:11], s[6:7], 0x30
-	s_load_dwordx2 s[12:13], s[6:7], 0x40
-	s_load_dwordx2 s[14:15], s[6:7], 0x50
-	s_load_dword s16, s[4:5], 0xc
-	s_mov_b64 s[4:5], 0
-	v_mov_b32_e32 v1, 0
-.LBB0_2:
+	s_cbranch_execz .LBB0_4
+	s_load_dwordx2 s[2:3], s[6:7], 0x0
+	s_load_dwordx2 s[8:9], s[6:7], 0x10
+	s_load_dwordx2 s[10:11], s[6:7], 0x20
+	s_load_dwordx2 s[12:13], s[6:7], 0x30
+	v_mov_b32_e32 v0, 0
 	s_waitcnt lgkmcnt(0)
-	global_load_dword v2, v1, s[0:1]
-	v_add_u32_e32 v0, s16, v0
-	v_cmp_lt_i32_e32 vcc, 0, v0
-	s_or_b64 s[4:5], vcc, s[4:5]
+	s_load_dword s1, s[2:3], 0x0
+	s_load_dword s0, s[4:5], 0xc
+	s_waitcnt lgkmcnt(0)
+	v_mov_b32_e32 v2, s1
+	v_mov_b32_e32 v3, s1
+	global_store_dwordx2 v0, v[2:3], s[12:13]
+	global_load_dword v2, v0, s[8:9]
+	s_load_dwordx2 s[4:5], s[6:7], 0x40
+	s_load_dwordx2 s[14:15], s[6:7], 0x50
+	v_or_b32_e32 v1, s0, v1
+	v_cmp_eq_u32_e32 vcc, 0, v1
 	s_waitcnt vmcnt(0)
 	v_mov_b32_e32 v3, v2
-	global_store_dwordx2 v1, v[2:3], s[10:11]
-	global_load_dword v2, v1, s[2:3]
+	s_waitcnt lgkmcnt(0)
+	global_store_dwordx2 v0, v[2:3], s[4:5]
+	global_load_dword v2, v0, s[10:11]
 	s_waitcnt vmcnt(0)
 	v_mov_b32_e32 v3, v2
-	global_store_dwordx2 v1, v[2:3], s[12:13]
-	global_load_dword v2, v1, s[8:9]
-	s_waitcnt vmcnt(0)
-	v_mov_b32_e32 v3, v2
-	global_store_dwordx2 v1, v[2:3], s[14:15]
-	s_andn2_b64 exec, exec, s[4:5]
-	s_cbranch_execnz .LBB0_2
+	global_store_dwordx2 v0, v[2:3], s[14:15]
+	s_and_b64 exec, exec, vcc
+	s_cbranch_execz .LBB0_4
+	s_cmp_lg_u32 s0, 0
+	s_cselect_b64 s[0:1], -1, 0
+	v_cndmask_b32_e64 v1, 0, 1, s[0:1]
+	v_cmp_ne_u32_e64 s[0:1], 1, v1
 .LBB0_3:
+	global_load_dword v2, v0, s[2:3]
+	s_and_b64 vcc, exec, s[0:1]
+	s_waitcnt vmcnt(0)
+	v_mov_b32_e32 v3, v2
+	global_store_dwordx2 v0, v[2:3], s[12:13]
+	global_load_dword v2, v0, s[8:9]
+	s_waitcnt vmcnt(0)
+	v_mov_b32_e32 v3, v2
+	global_store_dwordx2 v0, v[2:3], s[4:5]
+	global_load_dword v2, v0, s[10:11]
+	s_waitcnt vmcnt(0)
+	v_mov_b32_e32 v3, v2
+	global_store_dwordx2 v0, v[2:3], s[14:15]
+	s_cbranch_vccnz .LBB0_3
+.LBB0_4:
 	s_endpgm
 	.section	.rodata,"a",@progbits
 	.p2align	6, 0x0
@@ -67,7 +85,7 @@ minmax_t0:
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
 		.amdhsa_next_free_vgpr 4
-		.amdhsa_next_free_sgpr 17
+		.amdhsa_next_free_sgpr 16
 		.amdhsa_accum_offset 4
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_flat_scratch 0
@@ -117,7 +135,7 @@ minmax_t1:
 .LBB1_2:
 	s_or_b64 exec, exec, s[6:7]
 	v_add_u32_e32 v0, s9, v0
-	v_cmp_le_i32_e32 vcc, s8, v0
+	v_cmp_le_u32_e32 vcc, s8, v0
 	s_or_b64 s[4:5], vcc, s[4:5]
 	s_andn2_b64 exec, exec, s[4:5]
 	s_cbranch_execz .LBB1_11
@@ -245,7 +263,7 @@ minmax_t2:
 .LBB2_2:
 	s_or_b64 exec, exec, s[6:7]
 	v_add_u32_e32 v0, s9, v0
-	v_cmp_le_i32_e32 vcc, s8, v0
+	v_cmp_le_u32_e32 vcc, s8, v0
 	s_or_b64 s[4:5], vcc, s[4:5]
 	s_andn2_b64 exec, exec, s[4:5]
 	s_cbranch_execz .LBB2_11
@@ -409,7 +427,7 @@ minmax_t3:
 	s_cbranch_execnz .LBB3_5
 	s_or_b64 exec, exec, s[6:7]
 	v_add_u32_e32 v0, s9, v0
-	v_cmp_le_i32_e32 vcc, s8, v0
+	v_cmp_le_u32_e32 vcc, s8, v0
 	s_or_b64 s[4:5], vcc, s[4:5]
 	s_andn2_b64 exec, exec, s[4:5]
 	s_cbranch_execnz .LBB3_2
@@ -526,7 +544,7 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           minmax_t0
     .private_segment_fixed_size: 0
-    .sgpr_count:     21
+    .sgpr_count:     20
     .sgpr_spill_count: 0
     .symbol:         minmax_t0.kd
     .uses_dynamic_stack: false

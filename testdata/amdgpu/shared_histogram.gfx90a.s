@@ -14,28 +14,23 @@ shared_histogram_t0:
 	v_cmp_gt_i32_e32 vcc, s0, v0
 	s_and_saveexec_b64 s[0:1], vcc
 	s_cbranch_execz .LBB0_3
-	s_load_dword s2, s[4:5], 0xc
 	s_load_dwordx2 s[0:1], s[6:7], 0x10
-	v_ashrrev_i32_e32 v1, 31, v0
-	v_lshlrev_b64 v[2:3], 2, v[0:1]
-	s_mov_b64 s[6:7], 0
+	s_load_dword s8, s[4:5], 0xc
+	s_mov_b64 s[2:3], 0
+	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s3, s2, 31
-	v_mov_b32_e32 v1, s1
-	v_add_co_u32_e32 v2, vcc, s0, v2
-	s_lshl_b64 s[4:5], s[2:3], 2
-	v_addc_co_u32_e32 v3, vcc, v1, v3, vcc
-	v_mov_b32_e32 v1, 0
-	v_mov_b32_e32 v4, s5
-	s_movk_i32 s3, 0xff
+	v_mov_b32_e32 v3, s1
+	s_movk_i32 s1, 0xff
 .LBB0_2:
-	v_add_u32_e32 v0, s2, v0
-	global_store_dword v[2:3], v1, off
-	v_add_co_u32_e32 v2, vcc, s4, v2
-	v_cmp_lt_i32_e64 s[0:1], s3, v0
-	s_or_b64 s[6:7], s[0:1], s[6:7]
-	v_addc_co_u32_e32 v3, vcc, v3, v4, vcc
-	s_andn2_b64 exec, exec, s[6:7]
+	v_ashrrev_i32_e32 v1, 31, v0
+	v_lshlrev_b64 v[4:5], 2, v[0:1]
+	v_add_co_u32_e32 v4, vcc, s0, v4
+	v_addc_co_u32_e32 v5, vcc, v3, v5, vcc
+	v_add_u32_e32 v0, s8, v0
+	v_cmp_lt_u32_e32 vcc, s1, v0
+	s_or_b64 s[2:3], vcc, s[2:3]
+	global_store_dword v[4:5], v2, off
+	s_andn2_b64 exec, exec, s[2:3]
 	s_cbranch_execnz .LBB0_2
 .LBB0_3:
 	s_endpgm
@@ -62,7 +57,7 @@ shared_histogram_t0:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 5
+		.amdhsa_next_free_vgpr 6
 		.amdhsa_next_free_sgpr 9
 		.amdhsa_accum_offset 8
 		.amdhsa_reserve_vcc 1
@@ -93,75 +88,70 @@ shared_histogram_t0:
 	.type	shared_histogram_t1,@function
 shared_histogram_t1:
 	s_load_dword s0, s[4:5], 0x4
-	s_load_dword s10, s[6:7], 0x8
+	s_load_dword s9, s[6:7], 0x8
 	s_waitcnt lgkmcnt(0)
 	s_and_b32 s0, s0, 0xffff
 	s_mul_i32 s8, s8, s0
-	s_add_i32 s0, s10, 0xff
+	s_add_i32 s0, s9, 0xff
 	s_and_b32 s0, s0, 0xffffff00
 	v_add_u32_e32 v2, s8, v0
-	s_max_i32 s11, s0, 0
-	v_cmp_gt_i32_e32 vcc, s11, v2
+	s_max_i32 s8, s0, 0
+	v_cmp_gt_i32_e32 vcc, s8, v2
 	s_and_saveexec_b64 s[0:1], vcc
 	s_cbranch_execz .LBB1_9
-	s_load_dword s2, s[4:5], 0xc
-	s_load_dwordx2 s[8:9], s[6:7], 0x0
+	s_load_dwordx2 s[2:3], s[6:7], 0x0
 	s_load_dwordx2 s[0:1], s[6:7], 0x10
-	v_lshlrev_b32_e32 v6, 2, v0
+	s_load_dword s10, s[4:5], 0xc
+	v_lshlrev_b32_e32 v4, 2, v0
 	v_cmp_eq_u32_e32 vcc, 0, v0
-	v_ashrrev_i32_e32 v3, 31, v2
+	v_mov_b32_e32 v5, 0
 	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s3, s2, 31
 	v_mov_b32_e32 v1, s1
-	v_add_co_u32_e64 v0, s[0:1], s0, v6
+	v_add_co_u32_e64 v0, s[0:1], s0, v4
 	v_addc_co_u32_e64 v1, s[0:1], 0, v1, s[0:1]
-	v_lshlrev_b64 v[4:5], 2, v[2:3]
-	v_mov_b32_e32 v3, s9
-	v_add_co_u32_e64 v4, s[0:1], s8, v4
-	s_lshl_b64 s[4:5], s[2:3], 2
-	v_mov_b32_e32 v7, 0
-	v_addc_co_u32_e64 v5, s[0:1], v3, v5, s[0:1]
-	s_mov_b64 s[6:7], 0
-	v_mov_b32_e32 v3, 1
-	v_mov_b32_e32 v8, s5
+	s_mov_b64 s[4:5], 0
+	v_mov_b32_e32 v6, 1
 	s_branch .LBB1_3
 .LBB1_2:
-	s_or_b64 exec, exec, s[8:9]
-	v_add_u32_e32 v2, s2, v2
-	v_cmp_le_i32_e64 s[0:1], s11, v2
-	s_or_b64 s[6:7], s[0:1], s[6:7]
-	v_add_co_u32_e64 v4, s[0:1], s4, v4
-	v_addc_co_u32_e64 v5, s[0:1], v5, v8, s[0:1]
-	s_andn2_b64 exec, exec, s[6:7]
+	s_or_b64 exec, exec, s[6:7]
+	v_add_u32_e32 v2, s10, v2
+	v_cmp_le_u32_e64 s[0:1], s8, v2
+	s_or_b64 s[4:5], s[0:1], s[4:5]
+	s_andn2_b64 exec, exec, s[4:5]
 	s_cbranch_execz .LBB1_9
 .LBB1_3:
-	ds_write_b32 v6, v7
+	ds_write_b32 v4, v5
 	s_and_saveexec_b64 s[0:1], vcc
 	s_cbranch_execz .LBB1_5
-	ds_write_b32 v7, v7 offset:1024
+	ds_write_b32 v5, v5 offset:1024
 .LBB1_5:
 	s_or_b64 exec, exec, s[0:1]
-	v_cmp_gt_i32_e64 s[0:1], s10, v2
-	v_mov_b32_e32 v9, 0x100
+	v_cmp_gt_i32_e64 s[0:1], s9, v2
+	v_mov_b32_e32 v3, 0x100
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[8:9], s[0:1]
+	s_and_saveexec_b64 s[6:7], s[0:1]
 	s_cbranch_execz .LBB1_7
-	global_load_dword v9, v[4:5], off
+	v_ashrrev_i32_e32 v3, 31, v2
+	v_lshlrev_b64 v[8:9], 2, v[2:3]
+	v_mov_b32_e32 v3, s3
+	v_add_co_u32_e64 v8, s[0:1], s2, v8
+	v_addc_co_u32_e64 v9, s[0:1], v3, v9, s[0:1]
+	global_load_dword v3, v[8:9], off
 	s_waitcnt vmcnt(0)
-	v_and_b32_e32 v9, 0xff, v9
+	v_and_b32_e32 v3, 0xff, v3
 .LBB1_7:
-	s_or_b64 exec, exec, s[8:9]
-	v_lshlrev_b32_e32 v9, 2, v9
-	ds_add_u32 v9, v3
+	s_or_b64 exec, exec, s[6:7]
+	v_lshlrev_b32_e32 v3, 2, v3
+	ds_add_u32 v3, v6
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	ds_read_b32 v9, v6
+	ds_read_b32 v3, v4
 	s_waitcnt lgkmcnt(0)
-	v_cmp_ne_u32_e64 s[0:1], 0, v9
-	s_and_saveexec_b64 s[8:9], s[0:1]
+	v_cmp_ne_u32_e64 s[0:1], 0, v3
+	s_and_saveexec_b64 s[6:7], s[0:1]
 	s_cbranch_execz .LBB1_2
-	global_atomic_add v[0:1], v9, off
+	global_atomic_add v[0:1], v3, off
 	s_branch .LBB1_2
 .LBB1_9:
 	s_endpgm
@@ -189,7 +179,7 @@ shared_histogram_t1:
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
 		.amdhsa_next_free_vgpr 10
-		.amdhsa_next_free_sgpr 12
+		.amdhsa_next_free_sgpr 11
 		.amdhsa_accum_offset 12
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_flat_scratch 0
@@ -248,7 +238,7 @@ amdhsa.kernels:
     .sgpr_spill_count: 0
     .symbol:         shared_histogram_t0.kd
     .uses_dynamic_stack: false
-    .vgpr_count:     5
+    .vgpr_count:     6
     .vgpr_spill_count: 0
     .wavefront_size: 64
   - .agpr_count:     0
@@ -275,7 +265,7 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           shared_histogram_t1
     .private_segment_fixed_size: 0
-    .sgpr_count:     16
+    .sgpr_count:     15
     .sgpr_spill_count: 0
     .symbol:         shared_histogram_t1.kd
     .uses_dynamic_stack: false

@@ -14,22 +14,19 @@ shared_histogram_t0:
 	v_cmp_gt_i32_e32 vcc, s4, v0
 	s_and_saveexec_b64 s[4:5], vcc
 	s_cbranch_execz .LBB0_3
-	s_load_dword s4, s[0:1], 0xc
-	s_load_dwordx2 s[6:7], s[2:3], 0x10
-	v_ashrrev_i32_e32 v1, 31, v0
+	s_load_dwordx2 s[4:5], s[2:3], 0x10
+	s_load_dword s6, s[0:1], 0xc
 	s_mov_b64 s[0:1], 0
-	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s5, s4, 31
-	v_lshl_add_u64 v[2:3], v[0:1], 2, s[6:7]
-	s_lshl_b64 s[2:3], s[4:5], 2
-	v_mov_b32_e32 v1, 0
-	s_movk_i32 s5, 0xff
+	v_mov_b32_e32 v2, 0
+	s_movk_i32 s2, 0xff
 .LBB0_2:
-	v_add_u32_e32 v0, s4, v0
-	v_cmp_lt_i32_e32 vcc, s5, v0
-	global_store_dword v[2:3], v1, off
+	v_ashrrev_i32_e32 v1, 31, v0
+	s_waitcnt lgkmcnt(0)
+	v_lshl_add_u64 v[4:5], v[0:1], 2, s[4:5]
+	v_add_u32_e32 v0, s6, v0
+	v_cmp_lt_u32_e32 vcc, s2, v0
 	s_or_b64 s[0:1], vcc, s[0:1]
-	v_lshl_add_u64 v[2:3], v[2:3], 0, s[2:3]
+	global_store_dword v[4:5], v2, off
 	s_andn2_b64 exec, exec, s[0:1]
 	s_cbranch_execnz .LBB0_2
 .LBB0_3:
@@ -55,9 +52,9 @@ shared_histogram_t0:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 4
-		.amdhsa_next_free_sgpr 8
-		.amdhsa_accum_offset 4
+		.amdhsa_next_free_vgpr 6
+		.amdhsa_next_free_sgpr 7
+		.amdhsa_accum_offset 8
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_xnack_mask 1
 		.amdhsa_float_round_mode_32 0
@@ -85,39 +82,34 @@ shared_histogram_t0:
 	.type	shared_histogram_t1,@function
 shared_histogram_t1:
 	s_load_dword s5, s[0:1], 0x4
-	s_load_dword s10, s[2:3], 0x8
+	s_load_dword s8, s[2:3], 0x8
 	s_waitcnt lgkmcnt(0)
 	s_and_b32 s5, s5, 0xffff
 	s_mul_i32 s4, s4, s5
 	v_add_u32_e32 v2, s4, v0
-	s_add_i32 s4, s10, 0xff
+	s_add_i32 s4, s8, 0xff
 	s_and_b32 s4, s4, 0xffffff00
-	s_max_i32 s11, s4, 0
-	v_cmp_gt_i32_e32 vcc, s11, v2
+	s_max_i32 s9, s4, 0
+	v_cmp_gt_i32_e32 vcc, s9, v2
 	s_and_saveexec_b64 s[4:5], vcc
 	s_cbranch_execz .LBB1_9
-	s_load_dword s4, s[0:1], 0xc
-	s_load_dwordx2 s[6:7], s[2:3], 0x0
-	s_load_dwordx2 s[8:9], s[2:3], 0x10
+	s_load_dwordx2 s[4:5], s[2:3], 0x0
+	s_load_dwordx2 s[6:7], s[2:3], 0x10
+	s_load_dword s10, s[0:1], 0xc
 	v_lshlrev_b32_e32 v4, 2, v0
 	v_mov_b32_e32 v5, 0
-	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s5, s4, 31
-	v_ashrrev_i32_e32 v3, 31, v2
 	v_cmp_eq_u32_e32 vcc, 0, v0
-	v_lshl_add_u64 v[0:1], s[8:9], 0, v[4:5]
-	v_lshl_add_u64 v[6:7], v[2:3], 2, s[6:7]
-	s_lshl_b64 s[2:3], s[4:5], 2
-	s_mov_b64 s[6:7], 0
-	v_mov_b32_e32 v3, 1
+	s_waitcnt lgkmcnt(0)
+	v_lshl_add_u64 v[0:1], s[6:7], 0, v[4:5]
+	s_mov_b64 s[2:3], 0
+	v_mov_b32_e32 v6, 1
 	s_branch .LBB1_3
 .LBB1_2:
-	s_or_b64 exec, exec, s[8:9]
-	v_add_u32_e32 v2, s4, v2
-	v_cmp_le_i32_e64 s[0:1], s11, v2
-	s_or_b64 s[6:7], s[0:1], s[6:7]
-	v_lshl_add_u64 v[6:7], v[6:7], 0, s[2:3]
-	s_andn2_b64 exec, exec, s[6:7]
+	s_or_b64 exec, exec, s[6:7]
+	v_add_u32_e32 v2, s10, v2
+	v_cmp_le_u32_e64 s[0:1], s9, v2
+	s_or_b64 s[2:3], s[0:1], s[2:3]
+	s_andn2_b64 exec, exec, s[2:3]
 	s_cbranch_execz .LBB1_9
 .LBB1_3:
 	ds_write_b32 v4, v5
@@ -126,27 +118,29 @@ shared_histogram_t1:
 	ds_write_b32 v5, v5 offset:1024
 .LBB1_5:
 	s_or_b64 exec, exec, s[0:1]
-	v_cmp_gt_i32_e64 s[0:1], s10, v2
-	v_mov_b32_e32 v8, 0x100
+	v_cmp_gt_i32_e64 s[0:1], s8, v2
+	v_mov_b32_e32 v3, 0x100
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[8:9], s[0:1]
+	s_and_saveexec_b64 s[6:7], s[0:1]
 	s_cbranch_execz .LBB1_7
-	global_load_dword v8, v[6:7], off
+	v_ashrrev_i32_e32 v3, 31, v2
+	v_lshl_add_u64 v[8:9], v[2:3], 2, s[4:5]
+	global_load_dword v3, v[8:9], off
 	s_waitcnt vmcnt(0)
-	v_and_b32_e32 v8, 0xff, v8
+	v_and_b32_e32 v3, 0xff, v3
 .LBB1_7:
-	s_or_b64 exec, exec, s[8:9]
-	v_lshlrev_b32_e32 v8, 2, v8
-	ds_add_u32 v8, v3
+	s_or_b64 exec, exec, s[6:7]
+	v_lshlrev_b32_e32 v3, 2, v3
+	ds_add_u32 v3, v6
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	ds_read_b32 v8, v4
+	ds_read_b32 v3, v4
 	s_waitcnt lgkmcnt(0)
-	v_cmp_ne_u32_e64 s[0:1], 0, v8
-	s_and_saveexec_b64 s[8:9], s[0:1]
+	v_cmp_ne_u32_e64 s[0:1], 0, v3
+	s_and_saveexec_b64 s[6:7], s[0:1]
 	s_cbranch_execz .LBB1_2
-	global_atomic_add v[0:1], v8, off
+	global_atomic_add v[0:1], v3, off
 	s_branch .LBB1_2
 .LBB1_9:
 	s_endpgm
@@ -171,8 +165,8 @@ shared_histogram_t1:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 9
-		.amdhsa_next_free_sgpr 12
+		.amdhsa_next_free_vgpr 10
+		.amdhsa_next_free_sgpr 11
 		.amdhsa_accum_offset 12
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_xnack_mask 1
@@ -226,11 +220,11 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           shared_histogram_t0
     .private_segment_fixed_size: 0
-    .sgpr_count:     14
+    .sgpr_count:     13
     .sgpr_spill_count: 0
     .symbol:         shared_histogram_t0.kd
     .uses_dynamic_stack: false
-    .vgpr_count:     4
+    .vgpr_count:     6
     .vgpr_spill_count: 0
     .wavefront_size: 64
   - .agpr_count:     0
@@ -257,11 +251,11 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           shared_histogram_t1
     .private_segment_fixed_size: 0
-    .sgpr_count:     18
+    .sgpr_count:     17
     .sgpr_spill_count: 0
     .symbol:         shared_histogram_t1.kd
     .uses_dynamic_stack: false
-    .vgpr_count:     9
+    .vgpr_count:     10
     .vgpr_spill_count: 0
     .wavefront_size: 64
 amdhsa.target:   amdgcn-amd-amdhsa--gfx942

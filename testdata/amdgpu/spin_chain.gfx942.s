@@ -11,39 +11,36 @@ spin_chain_t0:
 	s_and_b32 s5, s5, 0xffff
 	s_mul_i32 s4, s4, s5
 	v_add_u32_e32 v0, s4, v0
-	s_max_i32 s8, s6, 0
-	v_cmp_gt_i32_e32 vcc, s8, v0
+	s_max_i32 s6, s6, 0
+	v_cmp_gt_i32_e32 vcc, s6, v0
 	s_and_saveexec_b64 s[4:5], vcc
 	s_cbranch_execz .LBB0_5
-	s_load_dword s4, s[0:1], 0xc
-	s_load_dwordx2 s[6:7], s[2:3], 0x20
-	v_ashrrev_i32_e32 v1, 31, v0
+	s_load_dwordx2 s[4:5], s[2:3], 0x20
+	s_load_dword s7, s[0:1], 0xc
 	s_mov_b64 s[0:1], 0
-	s_waitcnt lgkmcnt(0)
-	s_ashr_i32 s5, s4, 31
-	v_lshl_add_u64 v[2:3], v[0:1], 2, s[6:7]
-	s_lshl_b64 s[2:3], s[4:5], 2
-	v_mov_b32_e32 v1, 0
+	v_mov_b32_e32 v2, 0
 	s_branch .LBB0_3
 .LBB0_2:
-	s_or_b64 exec, exec, s[6:7]
-	v_add_u32_e32 v0, s4, v0
-	v_cmp_le_i32_e32 vcc, s8, v0
+	s_or_b64 exec, exec, s[2:3]
+	v_add_u32_e32 v0, s7, v0
+	v_cmp_le_u32_e32 vcc, s6, v0
 	s_or_b64 s[0:1], vcc, s[0:1]
-	v_lshl_add_u64 v[2:3], v[2:3], 0, s[2:3]
 	s_andn2_b64 exec, exec, s[0:1]
 	s_cbranch_execz .LBB0_5
 .LBB0_3:
-	v_cmp_eq_u32_e32 vcc, 0, v0
-	global_store_dword v[2:3], v1, off
-	s_and_saveexec_b64 s[6:7], vcc
-	s_cbranch_execz .LBB0_2
-	s_getpc_b64 s[10:11]
-	s_add_u32 s10, s10, qd_field_ticket@gotpcrel32@lo+4
-	s_addc_u32 s11, s11, qd_field_ticket@gotpcrel32@hi+12
-	s_load_dwordx2 s[10:11], s[10:11], 0x0
+	v_ashrrev_i32_e32 v1, 31, v0
 	s_waitcnt lgkmcnt(0)
-	global_store_dword v1, v1, s[10:11]
+	v_lshl_add_u64 v[4:5], v[0:1], 2, s[4:5]
+	v_cmp_eq_u32_e32 vcc, 0, v0
+	global_store_dword v[4:5], v2, off
+	s_and_saveexec_b64 s[2:3], vcc
+	s_cbranch_execz .LBB0_2
+	s_getpc_b64 s[8:9]
+	s_add_u32 s8, s8, qd_field_ticket@gotpcrel32@lo+4
+	s_addc_u32 s9, s9, qd_field_ticket@gotpcrel32@hi+12
+	s_load_dwordx2 s[8:9], s[8:9], 0x0
+	s_waitcnt lgkmcnt(0)
+	global_store_dword v2, v2, s[8:9]
 	s_branch .LBB0_2
 .LBB0_5:
 	s_endpgm
@@ -68,9 +65,9 @@ spin_chain_t0:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 4
-		.amdhsa_next_free_sgpr 12
-		.amdhsa_accum_offset 4
+		.amdhsa_next_free_vgpr 6
+		.amdhsa_next_free_sgpr 10
+		.amdhsa_accum_offset 8
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_xnack_mask 1
 		.amdhsa_float_round_mode_32 0
@@ -129,7 +126,7 @@ spin_chain_t1:
 	buffer_inv sc1
 	global_atomic_swap v1, v2, s[2:3]
 	s_add_i32 s16, s16, s18
-	s_cmp_ge_i32 s16, s17
+	s_cmp_ge_u32 s16, s17
 	s_cbranch_scc1 .LBB1_9
 .LBB1_3:
 	s_and_b64 s[2:3], s[0:1], exec
@@ -265,11 +262,11 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 256
     .name:           spin_chain_t0
     .private_segment_fixed_size: 0
-    .sgpr_count:     18
+    .sgpr_count:     16
     .sgpr_spill_count: 0
     .symbol:         spin_chain_t0.kd
     .uses_dynamic_stack: false
-    .vgpr_count:     4
+    .vgpr_count:     6
     .vgpr_spill_count: 0
     .wavefront_size: 64
   - .agpr_count:     0

@@ -219,24 +219,28 @@ const Example *exec_example(const char *name) {
 
 const char *const xdtype_name[XD_COUNT] = {"i32", "u32", "i64", "u64", "f32", "f64"};
 const char *const xspace_name[XS_COUNT] = {"global", "shared"};
-const char *const xop_name[XO_COUNT] = {"add", "sub", "mul", "min", "max", "and", "or", "xor", "exchange", "inc", "dec", "cas"};
+const char *const xop_name[XO_COUNT] = {"add", "sub", "mul", "min", "max", "and", "or", "xor", "exchange", "inc", "dec", "cas",
+                                        "load_store"};
+static const char *const load_order[3] = {"relaxed", "acquire", "seq_cst"}, *const store_order[3] = {"relaxed", "release", "seq_cst"};
 const char *const xorder_name[XORDERS] = {"relaxed", "acquire", "release", "acq_rel", "seq_cst"};
 
 int xdtype_size(int dt) { return dt == XD_I64 || dt == XD_U64 || dt == XD_F64 ? 8 : 4; }
 static int is_float(int dt) { return dt == XD_F32 || dt == XD_F64; }
-int xop_valid(int dt, int op) { return !is_float(dt) || op <= XO_MAX || op == XO_EXCHANGE; }
+int xop_valid(int dt, int op) { return !is_float(dt) || op <= XO_MAX || op == XO_EXCHANGE || op == XO_LOADSTORE; }
 
 void xfile_init(XFile *f, int dt, int space) {
     memset(f, 0, sizeof *f);
     f->dt = dt, f->space = space;
     for (int op = 0; op < XO_COUNT; op++)
-        for (int o = 0; o < XORDERS; o++)
+        for (int o = 0; o < (op == XO_LOADSTORE ? XLS_PAIRS : XORDERS); o++)
             if (xop_valid(dt, op)) f->op[f->nkernels] = op, f->order[f->nkernels++] = o;
 }
 
 char *xkernel_name(const XFile *f, int k) {
     char *s = malloc(64);
-    snprintf(s, 64, "%c_%s_%s", f->space == XS_SHARED ? 's' : 'g', xop_name[f->op[k]], xorder_name[f->order[k]]);
+    char c = f->space == XS_SHARED ? 's' : 'g';
+    if (f->op[k] == XO_LOADSTORE) snprintf(s, 64, "%c_ls_%s_%s", c, load_order[f->order[k] / 3], store_order[f->order[k] % 3]);
+    else snprintf(s, 64, "%c_%s_%s", c, xop_name[f->op[k]], xorder_name[f->order[k]]);
     return s;
 }
 
@@ -253,12 +257,19 @@ static void put(Str *b, const char *fmt, ...) {
     }
 }
 
-/* The atomic call on `target` for element expression `e` of kernel k. */
-static void atomic_call(Str *b, const XFile *f, int k, const char *target, const char *e) {
+/* The statement(s) of kernel k on `target` for element expression `e`, at indentation ind. */
+static void atomic_call(Str *b, const XFile *f, int k, const char *target, const char *e, const char *ind) {
     int op = f->op[k];
+    const char *scope = f->space == XS_SHARED ? ", scope=\"block\"" : "";
+    if (op == XO_LOADSTORE) {
+        put(b, "%sif (i // 4) %% 2 == 0:\n%s    qd.atomic_store(%s, v[%s], order=\"%s\"%s)\n%selse:\n%s    old[%s] = qd.atomic_load(%s, order=\"%s\"%s)\n",
+            ind, ind, target, e, store_order[f->order[k] % 3], scope, ind, ind, e, target, load_order[f->order[k] / 3], scope);
+        return;
+    }
+    put(b, "%sold[%s] = ", ind, e);
     put(b, "qd.atomic_%s(%s, v[%s]", xop_name[op], target, e);
     if (op == XO_CAS) put(b, ", w[%s]", e);
-    put(b, ", order=\"%s\"%s)", xorder_name[f->order[k]], f->space == XS_SHARED ? ", scope=\"block\"" : "");
+    put(b, ", order=\"%s\"%s)\n", xorder_name[f->order[k]], scope);
 }
 
 char *xfile_source(const XFile *f) {
@@ -276,21 +287,20 @@ char *xfile_source(const XFile *f) {
         if (f->space == XS_GLOBAL) {
             char target[64];
             snprintf(target, sizeof target, "tgt[%d + i %% %d]", k * XTARGETS, XTARGETS);
-            put(&b, "    for i in range(n):\n        old[%s] = ", e);
-            atomic_call(&b, f, k, target, e);
-            put(&b, "\n");
+            put(&b, "    for i in range(n):\n");
+            atomic_call(&b, f, k, target, e, "        ");
         } else {
             put(&b, "    qd.loop_config(block_dim=%d)\n    for i in range(n):\n"
                     "        tid = qd.simt.block.thread_idx()\n"
                     "        sh = qd.simt.block.SharedArray((%d,), qd.%s)\n"
                     "        base = %d * (n // %d * %d) + i // %d * %d\n"
                     "        if tid < %d:\n            sh[tid] = tgt[base + tid]\n"
-                    "        qd.simt.block.sync()\n        old[%s] = ",
-                XSHARED_BLOCK, XSHARED_SLOTS, t, k, XSHARED_BLOCK, XSHARED_SLOTS, XSHARED_BLOCK, XSHARED_SLOTS, XSHARED_SLOTS, e);
+                    "        qd.simt.block.sync()\n",
+                XSHARED_BLOCK, XSHARED_SLOTS, t, k, XSHARED_BLOCK, XSHARED_SLOTS, XSHARED_BLOCK, XSHARED_SLOTS, XSHARED_SLOTS);
             char target[32];
             snprintf(target, sizeof target, "sh[tid %% %d]", XSHARED_SLOTS);
-            atomic_call(&b, f, k, target, e);
-            put(&b, "\n        qd.simt.block.sync()\n        if tid < %d:\n            tgt[base + tid] = sh[tid]\n", XSHARED_SLOTS);
+            atomic_call(&b, f, k, target, e, "        ");
+            put(&b, "        qd.simt.block.sync()\n        if tid < %d:\n            tgt[base + tid] = sh[tid]\n", XSHARED_SLOTS);
         }
         free(name);
     }
@@ -381,6 +391,13 @@ static uint64_t operand(int dt, int op, uint32_t *s) {
         static const double mul[] = {0.5, 2.0, -1.0, -2.0, -0.5, 1.0};
         if (op == XO_MUL) return fbits(dt, mul[r % 6]);
         if (op == XO_ADD || op == XO_SUB) return fbits(dt, (double)((int)(r % 65) - 32) * 0.25 + (dt == XD_F64 ? 1e-9 * (double)(r >> 40 & 7) : 0));
+        if ((op == XO_MIN || op == XO_MAX) && r % 16 == 0) return dt == XD_F64 ? 0x7ff8000000000000ull : 0x7fc00000u; /* NaN loses */
+        if (op == XO_LOADSTORE && r % 4 == 0) { /* copied bit for bit: NaN payloads, -0.0, infinities */
+            static const uint64_t s32[] = {0x7fc00001u, 0xffa5a5a5u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x00000001u};
+            static const uint64_t s64[] = {0x7ff8000000000123ull, 0xfff4000000000001ull, 0x8000000000000000ull,
+                                           0x7ff0000000000000ull, 0xfff0000000000000ull, 0x0000000000000001ull};
+            return dt == XD_F64 ? s64[(r >> 8) % 6] : s32[(r >> 8) % 6];
+        }
         return fbits(dt, (double)((int64_t)(r % 200001) - 100000) * 0.37);
     }
     switch (op) {
@@ -488,14 +505,50 @@ static int history_ok(const Edge *e, int ne, uint64_t init, uint64_t final, char
     return ok;
 }
 
+static int slot_of(const XFile *f, int i) {
+    return f->space == XS_SHARED ? i / XSHARED_BLOCK * XSHARED_SLOTS + i % XSHARED_BLOCK % XSHARED_SLOTS : i % XTARGETS;
+}
+
+/* Load/store: every load returns the initial value or a value stored to its target, and the
+ * final value is a stored one (the initial one when nothing was stored). */
+static int loadstore_ok(const XFile *f, const XData *d, int k, char *why, size_t whylen) {
+    uint64_t *stored = malloc(sizeof *stored * (size_t)(d->n + 1));
+    int ok = 1;
+    char *name = xkernel_name(f, k);
+    for (int t = 0; ok && t < d->ntgt; t++) {
+        size_t ti = (size_t)k * (size_t)d->ntgt + (size_t)t, base = (size_t)k * (size_t)d->n;
+        uint64_t init = get(d->tgt0, d->esize, ti), final = get(d->tgt, d->esize, ti);
+        int ns = 0;
+        for (int i = 0; i < d->n; i++)
+            if (slot_of(f, i) == t && (i / 4) % 2 == 0) stored[ns++] = get(d->v, d->esize, base + (size_t)i);
+        qsort(stored, (size_t)ns, sizeof *stored, cmp_u64);
+        if (ns ? find_id(stored, ns, final) < 0 : final != init) {
+            snprintf(why, whylen, "%s (%s, %s) target %d: final value 0x%llx was never stored", name, xdtype_name[f->dt],
+                     xspace_name[f->space], t, (unsigned long long)final);
+            ok = 0;
+        }
+        for (int i = 0; ok && i < d->n; i++) {
+            if (slot_of(f, i) != t || (i / 4) % 2 == 0) continue;
+            uint64_t got = get(d->old, d->esize, base + (size_t)i);
+            if (got != init && find_id(stored, ns, got) < 0) {
+                snprintf(why, whylen, "%s (%s, %s) target %d: element %d loaded 0x%llx, neither the initial value nor a stored one", name,
+                         xdtype_name[f->dt], xspace_name[f->space], t, i, (unsigned long long)got);
+                ok = 0;
+            }
+        }
+    }
+    free(stored), free(name);
+    return ok;
+}
+
 int xcheck(const XFile *f, const XData *d, int k, char *why, size_t whylen) {
     int op = f->op[k], ok = 1;
+    if (op == XO_LOADSTORE) return loadstore_ok(f, d, k, why, whylen);
     Edge *e = malloc(sizeof *e * (size_t)d->n);
     for (int t = 0; ok && t < d->ntgt; t++) {
         int ne = 0;
         for (int i = 0; i < d->n; i++) {
-            int slot = f->space == XS_SHARED ? i / XSHARED_BLOCK * XSHARED_SLOTS + i % XSHARED_BLOCK % XSHARED_SLOTS : i % XTARGETS;
-            if (slot != t) continue;
+            if (slot_of(f, i) != t) continue;
             size_t j = (size_t)k * (size_t)d->n + (size_t)i;
             uint64_t old = get(d->old, d->esize, j);
             e[ne].from = old, e[ne++].to = apply(f->dt, op, old, get(d->v, d->esize, j), get(d->w, d->esize, j));

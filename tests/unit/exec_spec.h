@@ -45,8 +45,13 @@ void exec_args_free(ExArgs *a);
 /* ---- the atomics matrix ---- */
 enum { XD_I32, XD_U32, XD_I64, XD_U64, XD_F32, XD_F64, XD_COUNT };
 enum { XS_GLOBAL, XS_SHARED, XS_COUNT };
-enum { XO_ADD, XO_SUB, XO_MUL, XO_MIN, XO_MAX, XO_AND, XO_OR, XO_XOR, XO_EXCHANGE, XO_INC, XO_DEC, XO_CAS, XO_COUNT };
+/* XO_LOADSTORE: half the elements atomic_store v, the other half atomic_load into old, for
+ * every (load order, store order) pair; the check: each load returns the initial value or a
+ * value stored to that target, bit for bit, and the final value is one of the stored ones. */
+enum { XO_ADD, XO_SUB, XO_MUL, XO_MIN, XO_MAX, XO_AND, XO_OR, XO_XOR, XO_EXCHANGE, XO_INC, XO_DEC, XO_CAS, XO_LOADSTORE, XO_COUNT };
 #define XORDERS 5
+#define XLS_PAIRS 9       /* load order (relaxed, acquire, seq_cst) x store order (relaxed, release, seq_cst) */
+#define XMAXK (XO_COUNT * XLS_PAIRS)
 #define XTARGETS 5       /* global kernels: targets per kernel (element i uses target i % 5) */
 #define XSHARED_BLOCK 128 /* shared kernels: block size; 4 SharedArray targets per block */
 #define XSHARED_SLOTS 4
@@ -58,10 +63,12 @@ extern const char *const xorder_name[XORDERS];   /* "relaxed", ... */
 int xdtype_size(int dt);
 int xop_valid(int dt, int op); /* and/or/xor/inc/dec/cas are integer-only */
 
-/* One (dtype, space) file: its kernels in order, named <g|s>_<op>_<order>. */
+/* One (dtype, space) file: its kernels in order, named <g|s>_<op>_<order> (load/store:
+ * <g|s>_ls_<load order>_<store order>). Float min/max operands include NaNs (minNum/maxNum: a
+ * NaN operand loses); load/store values include NaN payloads, -0.0 and infinities. */
 typedef struct {
     int dt, space, nkernels;
-    int op[XO_COUNT * XORDERS], order[XO_COUNT * XORDERS];
+    int op[XMAXK], order[XMAXK]; /* order: index into xorder_name, or the pair for XO_LOADSTORE */
 } XFile;
 void xfile_init(XFile *f, int dt, int space);
 char *xfile_source(const XFile *f); /* malloc'd .qd text; module name x_<dtype>_<space> */

@@ -11,7 +11,7 @@
 static char *render(const DepTarget *t, int nt, const char *const *deps, int nd, bool phony) {
     StrBuf b;
     sb_init(&b);
-    dep_render(&b, t, nt, deps, nd, phony);
+    dep_render(&b, t, nt, deps, nd, 1, phony);
     sb_putc(&b, 0);
     return sb_take(&b);
 }

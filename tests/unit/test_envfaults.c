@@ -183,9 +183,9 @@ Test(envfaults, existing_output_untouched_on_failure) {
 Test(envfaults, full_disk_file_size_limit) {
     Scratch s = scratch_new();
     need_pipeline(&s, "x86_64");
-    char *out = path_in(s.dir, "k.s");
+    char *out = path_in(s.dir, "k.ll"); /* LLVM IR: well over the 1 KiB limit (the asm is ~530 bytes) */
     const char *argv[] = {"bash", "-c", "ulimit -f 1 && exec \"$@\"", "bash", qdc_bin(), s.input,
-                          "--emit=asm", "-o", out, NULL};
+                          "--emit=llvm-ir", "-o", out, NULL};
     RunResult r = run_argv(argv, NULL, NULL);
     expect_diag(&r, 1, "error[QD0003]", "File too large");
     cr_expect(!file_exists(out));
@@ -237,7 +237,7 @@ Test(envfaults, ld_lld_missing) {
     need_pipeline(&s, "gfx942");
     char *out = path_in(s.dir, "k.hsaco");
     RunResult r = run_with_env("QDC_LD_LLD=/nonexistent/ld.lld-19", &s, "gfx942", out);
-    expect_diag(&r, 1, "error[QD5005]", "ld.lld-19 not found");
+    expect_diag(&r, 1, "error[QD5005]", "QDC_LD_LLD='/nonexistent/ld.lld-19' cannot be run: No such file or directory");
     cr_expect_eq(entries(s.dir), 1);
     run_free(&r);
     r = run_with_env("QDC_LD_LLD=/bin/false", &s, "gfx942", out); /* the linker fails */

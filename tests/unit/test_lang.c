@@ -133,3 +133,67 @@ Test(lang, corpus, .timeout = 600) {
     cr_assert_gt(n, 0, "no sources in %s", dirpath);
     free(dirpath);
 }
+
+/* A generic kernel without --instantiate, and bad specs: exact diagnostics, exit 1, no output. */
+static void expect_failure(const char *spec1, const char *spec2, const char *want) {
+    char *dir = make_temp_dir(), *src = NULL, *out = NULL;
+    cr_assert(asprintf(&src, "%s/g.qd", dir) > 0 && asprintf(&out, "%s/g.o", dir) > 0);
+    cr_assert(write_text(src, "import quadrants as qd\n\ncount = qd.field(qd.i32, shape=())\n\n@qd.kernel\n"
+                              "def k(a: qd.types.ndarray(ndim=1), n: qd.template()):\n"
+                              "    for i in range(n):\n        a[i] += count[None]\n"));
+    const char *argv[8] = {"--color=never", "-o", out};
+    int n = 3;
+    if (spec1) argv[n++] = spec1;
+    if (spec2) argv[n++] = spec2;
+    argv[n++] = src, argv[n] = NULL;
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, want), "got:\n%s\nwant a diagnostic: %s", r.err, want);
+    cr_expect(!file_exists(out), "an output was written after an error");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out);
+}
+
+Test(lang, instantiate_errors) {
+    expect_failure(NULL, NULL, "error[QD2060]: kernel 'k' is generic ('a' has no fixed type); compile it with "
+                               "--instantiate 'k(a=f32[1], n=...)'");
+    expect_failure("--instantiate=k(a=f32[2], n=4)", NULL, "error[QD2061]: 'a' is declared with ndim=1, the instantiation gives 2");
+    expect_failure("--instantiate=k(a=f32, n=count)", NULL, "error[QD2032]");
+    expect_failure("--instantiate=k(a=f32)", NULL, "error[QD2061]: the instantiation of 'k' gives no value for its generic parameter 'n'");
+    expect_failure("--instantiate=k(a=f32, n=4, m=1)", NULL, "error[QD2061]: kernel 'k' has no parameter 'm'");
+    expect_failure("--instantiate=j(a=f32, n=4)", NULL, "error[QD2061]: --instantiate names 'j', which is not a kernel of this module");
+    expect_failure("--instantiate=k(f32, 4)", NULL, "error[QD2061]: invalid --instantiate spec: name each argument (PARAM=VALUE)");
+    expect_failure("--instantiate=k(a=f32, n=4)", "--instantiate=k(a=f32, n=4)",
+                   "error[QD2061]: two kernels or instantiations are both named 'k__f32__4'");
+    expect_failure("--instantiate=k(a=4, n=4)", NULL, "error[QD2061]: 'a' is an ndarray: give its element type and dimensions, e.g. a=f32[1]");
+}
+
+/* qdc_add_kernels(... INSTANTIATE <spec>...) from the checkout's CMake package: the generic
+ * kernel builds (the spec, with its parentheses and spaces, reaches qdc as one argument). */
+Test(lang, cmake_instantiate, .timeout = 120) {
+    if (!tool_available("cmake") || !tool_available("ninja")) cr_skip_test("cmake or ninja missing");
+    char *dir = make_temp_dir(), *src = NULL, *lists = NULL, *b = NULL, *qdir = NULL, *exe = NULL, *out = NULL;
+    cr_assert(asprintf(&src, "%s/g.qd", dir) > 0 && asprintf(&lists, "%s/CMakeLists.txt", dir) > 0 &&
+              asprintf(&b, "%s/b", dir) > 0 && asprintf(&qdir, "-Dqdc_DIR=%s/cmake", qdc_root()) > 0 &&
+              asprintf(&exe, "-DQDC_EXECUTABLE=%s", qdc_bin()) > 0 && asprintf(&out, "%s/qdc/x86_64/g.o", b) > 0);
+    cr_assert(write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(), n: qd.template()):\n"
+                              "    for i in range(n):\n        a[i] = i\n"));
+    cr_assert(write_text(lists, "cmake_minimum_required(VERSION 3.20)\nproject(g NONE)\nfind_package(qdc REQUIRED)\n"
+                                "qdc_add_kernels(k SOURCES g.qd TARGETS x86_64 INSTANTIATE \"k(a=i32[1], n = 4)\" \"k8=k(a=f32[1], n=8)\")\n"));
+    const char *conf[] = {"cmake", "-G", "Ninja", "-S", dir, "-B", b, qdir, exe, NULL};
+    RunResult r = run_argv(conf, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    const char *build[] = {"ninja", "-C", b, NULL};
+    r = run_argv(build, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(file_exists(out), "%s not built", out);
+    run_free(&r);
+    const char *nm[] = {"llvm-nm-19", out, NULL};
+    r = run_argv(nm, NULL, NULL);
+    cr_expect(strstr(r.out, "k__i32_1d__4_t0") && strstr(r.out, "k8_t0"), "entry points of both instantiations:\n%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(lists), free(b), free(qdir), free(exe), free(out);
+}

@@ -1,24 +1,19 @@
-/* The CUDA launcher (tools/cuda-launcher): builds against the CUDA headers, then runs each
- * example's sm_70 PTX (JIT-compiled by the driver for the GPU present) and checks the results.
- * Without headers, driver or GPU it prints a skip notice (the launcher exits 77). */
+/* The CUDA launcher (tools/cuda-launcher): builds with a C compiler alone (no CUDA headers),
+ * then runs each example's sm_70 PTX (JIT-compiled by the driver for the GPU present) and checks
+ * the results. Without a driver or GPU it prints a skip notice (the launcher exits 77); the full
+ * GPU check is `make gpu-check` (never in CI). */
 #include "test_ptx_ir.h"
 #include <stdio.h>
 
-#define CUDA_H "/usr/local/cuda/include/cuda.h"
-
-static const char *const launched[] = {"histogram", "shared_histogram", "float_sum", "bitflags",
-                                       "cas_max", "compaction", "last_block", "spin_chain"};
+static const char *const launched[] = {"histogram", "shared_histogram", "float_sum", "bitflags", "cas_max",
+                                       "compaction", "last_block", "spin_chain", "minmax", "exchange_handoff"};
 
 Test(ptx_launcher, examples_on_gpu, .timeout = 120) {
-    if (!file_exists(CUDA_H)) {
-        printf("ptx_launcher: SKIP (%s not present)\n", CUDA_H);
-        return;
-    }
     char *dir = make_temp_dir();
-    char *src = root_path("tools/cuda-launcher/launch.c");
+    char *src = root_path("tools/cuda-launcher/launch.c"), *spec = root_path("tests/unit/exec_spec.c");
     char *bin = xasprintf("%s/qdc-cuda-launch", dir);
     RunResult b = run_argv((const char *[]){"cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-O1", "-D_GNU_SOURCE",
-                                            "-I/usr/local/cuda/include", "-o", bin, src, "-ldl", NULL}, NULL, NULL);
+                                            "-o", bin, src, spec, "-ldl", "-lm", NULL}, NULL, NULL);
     cr_assert_eq(b.status, 0, "the launcher does not build:\n%s", b.err);
     run_free(&b);
     RunResult u = run_argv((const char *[]){bin, NULL}, NULL, NULL);
@@ -42,5 +37,5 @@ Test(ptx_launcher, examples_on_gpu, .timeout = 120) {
         free(qd), free(qdp), free(ptx);
     }
     remove_tree(dir);
-    free(dir), free(src), free(bin);
+    free(dir), free(src), free(spec), free(bin);
 }

@@ -93,3 +93,28 @@ Test(sem_edges, string_bytes_are_escaped_in_messages) {
         cr_expect((unsigned char)*p >= 0x20 || *p == '\n', "raw control byte 0x%02x in:\n%s", (unsigned char)*p, c.r.err);
     run_free(&c.r);
 }
+
+/* ---- item 11: the parallel loop's increment never overflows into poison ---- */
+
+/* Every LLVM backend steps its task loop with one shared definition: `add nuw` and an unsigned
+ * exit test, exact for extents up to INT32_MAX (a signed `add nsw` is poison once i + stride
+ * passes INT32_MAX, which a grid-stride loop reaches for extents near the top of the range). */
+Test(sem_edges, task_loop_increment_is_nuw_on_every_llvm_backend) {
+    const char *text = PRELUDE "@qd.kernel\ndef k(a: qd.types.NDArray[qd.i32, 1]):\n    for i in range(a.shape[0]):\n"
+                       "        a[i] += 1\n";
+    const char *targets[] = {"--target=x86_64", "--target=gfx942", "--target=gfx1100", "--target=sm_90", "--target=sm_60"};
+    for (size_t k = 0; k < ARRAY_LEN(targets); k++) {
+        char *dir = make_temp_dir(), *in = xasprintf("%s/in.qd", dir);
+        cr_assert(write_text(in, text));
+        RunResult r = run_qdc(in, targets[k], "--emit=llvm-ir", "-o", "-", NULL);
+        cr_expect_eq(r.status, 0, "%s: %s", targets[k], r.err);
+        const char *body = strstr(r.out, "task.body:");
+        cr_assert(body, "%s: no task loop:\n%s", targets[k], r.out);
+        cr_expect(strstr(body, " = add nuw i32 %i"), "%s: the increment is not add nuw:\n%s", targets[k], body);
+        cr_expect(strstr(body, " = icmp ult i32 "), "%s: the exit test is not unsigned:\n%s", targets[k], body);
+        cr_expect(!strstr(body, "add nsw i32 %i"), "%s: add nsw on the index:\n%s", targets[k], body);
+        run_free(&r);
+        remove_tree(dir);
+        free(dir), free(in);
+    }
+}

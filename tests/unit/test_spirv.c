@@ -134,7 +134,8 @@ Test(spirv_emit, sub_is_negated_add_when_the_decision_says_so) {
     free(s);
 }
 
-/* Orders become semantics (Acquire 0x2 | UniformMemory 0x40 = 66), fences OpMemoryBarrier. */
+/* Orders become semantics (Acquire 0x2 | UniformMemory 0x40 | WorkgroupMemory 0x100 = 322), fences
+ * OpMemoryBarrier. */
 Test(spirv_emit, orders_scopes_and_fences) {
     Kit t;
     kit_init(&t, QT_U32);
@@ -151,10 +152,12 @@ Test(spirv_emit, orders_scopes_and_fences) {
     kit_add(&t, keval(kmem(QOP_CAS, kref(IR_REF_NDARRAY, 0, QT_U32, kit_i()), kparam(1, QT_U32), kparam(1, QT_U32), cas)));
     char *s = kit_asm(&t, &kit_vk12);
     cr_assert(s);
-    cr_expect(strstr(s, "OpAtomicLoad %uint %") && strstr(s, "%uint_1 %uint_66"), "%s", s);
-    cr_expect(strstr(s, "OpAtomicStore %") && strstr(s, "%uint_2 %uint_68"), "%s", s);
+    /* every ordered atomic orders buffer and workgroup memory: |UniformMemory 0x40|WorkgroupMemory 0x100 */
+    cr_expect(strstr(s, "OpAtomicLoad %uint %") && strstr(s, "%uint_1 %uint_322"), "%s", s);
+    cr_expect(strstr(s, "OpAtomicStore %") && strstr(s, "%uint_2 %uint_324"), "%s", s);
     cr_expect(strstr(s, "OpMemoryBarrier %uint_1 %uint_336")); /* SeqCst|Uniform|Workgroup */
-    cr_expect(strstr(s, "%uint_1 %uint_72 %uint_66"), "%s", s); /* cas: AcqRel, fail Acquire */
+    cr_expect(strstr(s, "%uint_1 %uint_328 %uint_322"), "%s", s); /* cas: AcqRel, fail Acquire */
+    cr_expect(strstr(s, "OpDecorate %a Coherent"), "%s", s); /* the kernel publishes: buffers are Coherent */
     free(s);
 }
 

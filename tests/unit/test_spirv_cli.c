@@ -252,3 +252,54 @@ Test(spirv_cli, module_without_kernels_is_a_located_error) {
     remove_tree(dir);
     free(inp), free(dir), free(out);
 }
+
+/* Issue 13 item 9 (research atomics-groundtruth 3.1-3.3): an ordered atomic orders both storage
+ * classes (Release|UniformMemory|WorkgroupMemory = 0x144, Acquire|... = 0x142) whichever memory
+ * it is on, as the PTX and AMDGPU outputs do; buffers of a kernel that publishes through a fence
+ * or an ordered atomic are Coherent; a kernel with relaxed atomics only keeps its buffers plain. */
+static char *spvasm_of(const char *src, const char *target) {
+    char *dir = make_temp_dir(), *in = xasprintf("%s/k.qd", dir), *tgt = xasprintf("--target=%s", target);
+    cr_assert(write_text(in, src));
+    RunResult r = run_qdc(in, tgt, "--emit=spirv-asm", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *out = xstrdup(r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(in), free(tgt);
+    return out;
+}
+
+Test(spirv_cli, ordered_atomics_order_both_storage_classes) {
+    const char *shared_release =
+        "import quadrants as qd\n"
+        "@qd.kernel\n"
+        "def k(a: qd.types.ndarray(dtype=qd.i32, ndim=1), flag: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+        "    qd.loop_config(block_dim=64)\n"
+        "    for i in range(64):\n"
+        "        t = qd.simt.block.thread_idx()\n"
+        "        s = qd.simt.block.SharedArray((64,), qd.i32)\n"
+        "        a[i] = 5\n"
+        "        qd.atomic_add(s[t], 1, order=\"release\", scope=\"block\")\n"
+        "        flag[i] = qd.atomic_load(flag[i ^ 1], order=\"acquire\", scope=\"block\")\n";
+    char *s = spvasm_of(shared_release, "vulkan1.3");
+    cr_expect(strstr(s, "OpAtomicIAdd %int %") && strstr(s, "%uint_2 %uint_324"), "shared release must be 0x144:\n%s", s);
+    cr_expect(strstr(s, "OpAtomicLoad %int %") && strstr(s, "%uint_2 %uint_322"), "buffer acquire must be 0x142:\n%s", s);
+    cr_expect(!strstr(s, "%uint_260") && !strstr(s, "%uint_68 ") && !strstr(s, "%uint_66\n"), "%s", s);
+    cr_expect(strstr(s, "OpDecorate %a Coherent") && strstr(s, "OpDecorate %flag Coherent"), "%s", s);
+    free(s);
+}
+
+Test(spirv_cli, published_buffers_are_coherent_and_relaxed_ones_are_not) {
+    char *src = root_path("examples/last_block.qd");
+    RunResult r = run_qdc(src, "--target=vulkan1.3", "--emit=spirv-asm", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "OpDecorate %a Coherent"), "last_block publishes a[] through grid fences:\n%s", r.out);
+    run_free(&r);
+    free(src);
+    src = root_path("examples/histogram.qd");
+    r = run_qdc(src, "--target=vulkan1.3", "--emit=spirv-asm", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.out, "Coherent"), "relaxed atomics publish nothing:\n%s", r.out);
+    run_free(&r);
+    free(src);
+}

@@ -1,98 +1,117 @@
-/* Runs examples' SPIR-V through Vulkan compute (tools/vulkan-runner/vkrun) and checks the same
- * results as the x86 tests. Skipped with a notice when libvulkan-dev, a C compiler or a Vulkan
- * device is missing (vkrun exits 77). Buffers and push constants follow man/qdc-spirv.7. */
+/* tools/vulkan-runner/vkrun itself, and two examples' SPIR-V through it (the full matrix is
+ * test_exec_vulkan.c). Runs go through vk_exec.h: a run that cannot happen is a counted SKIP
+ * (a failure when CI is set), never a pass. Buffers and push constants follow man/qdc-spirv.7. */
 #include "../../support/util.h"
 #include "harness.h"
+#include "vk_exec.h"
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char *vkrun_path(const char *dir) {
-    const char *env = getenv("QDC_VKRUN");
-    if (env) return xstrdup(env);
-    char *src = root_path("tools/vulkan-runner/vkrun.c"), *out = xasprintf("%s/vkrun", dir);
-    RunResult r = run_argv((const char *[]){"cc", "-std=c17", "-O1", "-o", out, src, "-lvulkan", NULL}, NULL, NULL);
-    bool ok = r.status == 0;
-    if (!ok) fprintf(stderr, "test_spirv_vulkan: cannot build vkrun (libvulkan-dev missing?); skipping\n");
-    run_free(&r);
-    free(src);
-    if (!ok) free(out);
-    return ok ? out : NULL;
-}
-
-static bool write_bytes(const char *path, const void *data, size_t n) {
-    FILE *f = fopen(path, "wb");
-    bool ok = f && fwrite(data, 1, n, f) == n;
-    if (f) fclose(f);
-    return ok;
-}
-
-static bool read_bytes(const char *path, void *data, size_t n) {
-    FILE *f = fopen(path, "rb");
-    bool ok = f && fread(data, 1, n, f) == n;
-    if (f) fclose(f);
-    return ok;
-}
-
-/* Compiles examples/<name>.qd for vulkan1.1; NULL (skip) when the pipeline is not ready. */
-static char *compile_example(const char *dir, const char *name) {
+/* Compiles examples/<name>.qd for family (extra: one more option or NULL); also its metadata. */
+static char *compile_example(const char *dir, const char *name, const char *family, const char *extra, char **meta) {
     char *in = xasprintf("examples/%s.qd", name), *inp = root_path(in), *out = xasprintf("%s/%s.spv", dir, name);
-    RunResult r = run_qdc(inp, "--target=vulkan1.1", "-o", out, NULL);
+    char *mf = xasprintf("%s/%s.json", dir, name), *tgt = xasprintf("--target=%s", family);
+    RunResult r = run_qdc(inp, tgt, "-o", out, extra, NULL);
     cr_expect_eq(r.status, 0, "%s: %s", name, r.err);
     bool ok = r.status == 0;
     run_free(&r);
-    free(in), free(inp);
+    r = run_qdc(inp, tgt, "--emit=metadata", "-o", mf, extra, NULL);
+    ok = ok && r.status == 0;
+    run_free(&r);
+    *meta = ok ? read_text(mf, NULL) : NULL;
+    free(in), free(inp), free(mf), free(tgt);
     if (!ok) free(out);
     return ok ? out : NULL;
 }
 
-/* Returns false (skip) on exit 77. */
-static bool run_vk(const char *const *argv) {
-    RunResult r = run_argv(argv, NULL, NULL);
-    int status = r.status;
-    if (status == 77) fprintf(stderr, "test_spirv_vulkan: %s", r.out);
-    else cr_expect_eq(status, 0, "vkrun: %s%s", r.out, r.err);
-    run_free(&r);
-    return status == 0;
-}
-
 Test(spirv_vulkan, histogram_on_a_gpu) {
-    char *dir = make_temp_dir(), *vk = vkrun_path(dir), *spv = vk ? compile_example(dir, "histogram") : NULL;
+    char *dir = make_temp_dir(), *meta = NULL, *spv = compile_example(dir, "histogram", "vulkan1.1", NULL, &meta), *err = NULL;
     enum { N = 5000 };
     static int32_t data[N], bins[256], want[256];
     for (int i = 0; i < N; i++) data[i] = i * 7 - 1234, want[data[i] & 255]++;
     memset(bins, 0xAB, sizeof bins);
-    int32_t push[2] = {N, 256};
-    char *fd = xasprintf("%s/data", dir), *fb = xasprintf("%s/bins", dir), *fp = xasprintf("%s/push", dir);
-    char *bd = xasprintf("0,0,%s", fd), *bb = xasprintf("0,1,%s", fb);
-    if (spv && write_bytes(fd, data, sizeof data) && write_bytes(fb, bins, sizeof bins) && write_bytes(fp, push, sizeof push) &&
-        run_vk((const char *[]){vk, spv, "--buffer", bd, "--buffer", bb, "--push", fp, "histogram_t0:2",
-                                "histogram_t1:40", NULL})) {
-        cr_assert(read_bytes(fb, bins, sizeof bins));
+    VkArray a[2] = {{data, sizeof data, N}, {bins, sizeof bins, 256}};
+    const char *k[] = {"histogram"};
+    if (spv && vk_run(dir, spv, meta, k, 1, a, 2, NULL, N, VK_FEW, false, &err) > 0)
         for (int b = 0; b < 256; b++) cr_expect_eq(bins[b], want[b], "bin %d", b);
-    }
+    cr_expect_null(err, "%s", err);
     remove_tree(dir);
-    free(dir), free(vk), free(spv), free(fd), free(fb), free(fp), free(bd), free(bb);
+    free(dir), free(spv), free(meta), free(err);
 }
 
 Test(spirv_vulkan, float_sum_cas_loop_on_a_gpu) {
-    char *dir = make_temp_dir(), *vk = vkrun_path(dir), *spv = vk ? compile_example(dir, "float_sum") : NULL;
+    char *dir = make_temp_dir(), *meta = NULL, *spv = compile_example(dir, "float_sum", "vulkan1.1", NULL, &meta), *err = NULL;
     enum { N = 4096 };
     static float x[N];
     float out[2] = {-1, -1}, s = 0, s2 = 0;
     for (int i = 0; i < N; i++) x[i] = (float)((i % 33) - 16) * 0.25f, s += x[i], s2 += x[i] * x[i];
-    int32_t push[2] = {N, 2};
-    char *fx = xasprintf("%s/x", dir), *fo = xasprintf("%s/out", dir), *fp = xasprintf("%s/push", dir);
-    char *bx = xasprintf("0,0,%s", fx), *bo = xasprintf("0,1,%s", fo);
-    if (spv && write_bytes(fx, x, sizeof x) && write_bytes(fo, out, sizeof out) && write_bytes(fp, push, sizeof push) &&
-        run_vk((const char *[]){vk, spv, "--buffer", bx, "--buffer", bo, "--push", fp, "float_sum_t0:1",
-                                "float_sum_t1:32", NULL})) {
-        cr_assert(read_bytes(fo, out, sizeof out));
+    VkArray a[2] = {{x, sizeof x, N}, {out, sizeof out, 2}};
+    const char *k[] = {"float_sum"};
+    if (spv && vk_run(dir, spv, meta, k, 1, a, 2, NULL, N, VK_FULL, false, &err) > 0) {
         cr_expect_eq(out[0], s);
         cr_expect_eq(out[1], s2);
     }
+    cr_expect_null(err, "%s", err);
     remove_tree(dir);
-    free(dir), free(vk), free(spv), free(fx), free(fo), free(fp), free(bx), free(bo);
+    free(dir), free(spv), free(meta), free(err);
+}
+
+/* vkrun asks for the Vulkan version the module's SPIR-V version needs (1.3 -> 1.1, 1.5 -> 1.2,
+ * 1.6 -> 1.3), and with --validate the Khronos layer finds nothing in a module that uses 64-bit
+ * and float atomics (the features are enabled exactly). */
+Test(spirv_vulkan, vkrun_api_version_and_validation) {
+    static const char *const fam[] = {"vulkan1.1", "vulkan1.2", "vulkan1.3"}, *const want[] = {"(Vulkan 1.1)", "(Vulkan 1.2)", "(Vulkan 1.3)"};
+    const char *vk = getenv("QDC_VKRUN");
+    if (!vk || !file_exists(vk)) {
+        vk_count_skip(3, "QDC_VKRUN not built (make vulkan-deps)");
+        return;
+    }
+    for (int f = 0; f < 3; f++) {
+        char *dir = make_temp_dir(), *meta = NULL, *spv = compile_example(dir, "minmax", fam[f], "--cap=+float-atomic-min-max", &meta);
+        enum { N = 300 };
+        static int32_t a[N], ires[2];
+        static uint32_t u[N / 2 + 1], ures[2];
+        static float fl[N / 3 + 1], fres[2];
+        for (int i = 0; i < N; i++) a[i] = i - 100;
+        for (int i = 0; i < N / 2 + 1; i++) u[i] = 0xfffffff0u - (uint32_t)i;
+        for (int i = 0; i < N / 3 + 1; i++) fl[i] = (float)i * 0.5f - 7;
+        VkArray arr[6] = {{a, sizeof a, N}, {u, sizeof u, N / 2 + 1}, {fl, sizeof fl, N / 3 + 1},
+                          {ires, sizeof ires, 2}, {ures, sizeof ures, 2}, {fres, sizeof fres, 2}};
+        const char *k[] = {"minmax"};
+        char *err = NULL;
+        int rc = spv ? vk_run(dir, spv, meta, k, 1, arr, 6, NULL, N, VK_FULL, true, &err) : -1;
+        cr_expect(rc >= 0, "%s: %s", fam[f], err ? err : "compile failed");
+        if (rc > 0) {
+            cr_expect(ires[0] == -100 && ires[1] == N - 101 && ures[0] == 0xfffffff0u - N / 2 && ures[1] == 0xfffffff0u);
+            cr_expect(fres[0] == -7.0f && fres[1] == (float)(N / 3) * 0.5f - 7);
+            /* The version line, from a plain run of the same module. */
+            RunResult r = vk_spawn((const char *[]){vk, spv, NULL});
+            cr_expect(r.status == 0 && strstr(r.out, want[f]), "%s: %s%s", fam[f], r.out, r.err);
+            run_free(&r);
+        }
+        remove_tree(dir);
+        free(dir), free(spv), free(meta), free(err);
+    }
+}
+
+/* No driver: vkrun says so and exits 77 (callers count a skip); it never reports success. */
+Test(spirv_vulkan, vkrun_without_a_driver_exits_77) {
+    const char *vk = getenv("QDC_VKRUN");
+    if (!vk || !file_exists(vk)) {
+        vk_count_skip(1, "QDC_VKRUN not built (make vulkan-deps)");
+        return;
+    }
+    char *dir = make_temp_dir(), *meta = NULL, *spv = compile_example(dir, "histogram", "vulkan1.1", NULL, &meta);
+    char *none = xasprintf("%s/none.json", dir);
+    setenv("VK_DRIVER_FILES", none, 1);
+    setenv("VK_ICD_FILENAMES", none, 1);
+    RunResult r = run_argv((const char *[]){vk, spv, "histogram_t0:1", NULL}, NULL, NULL);
+    cr_expect_eq(r.status, 77, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "skipping") != NULL, "%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(spv), free(meta), free(none);
 }

@@ -74,6 +74,17 @@ Test(x86_kernels, semantics) {
     run_kernel("tests/kernels/semantics.qd", "tests/kernels/semantics.c", "semantics", "4096");
 }
 
+/* Every float math builtin and qd.math constant equals libm bit for bit (x86 calls libm). */
+Test(x86_kernels, mathfns) {
+    run_kernel("tests/kernels/mathfns.qd", "tests/kernels/mathfns.c", "mathfns", "4096");
+}
+
+/* qd.loop_config(serialize=True) / parallelize=1: one thread, in order, break allowed (issue 13
+ * item 4: before, serialize was accepted and ignored and the prefix sum raced on 2+ threads). */
+Test(x86_kernels, serialize) {
+    run_kernel("tests/kernels/serialize.qd", "tests/kernels/serialize.c", "serialize", "1048576");
+}
+
 /* Unoptimized code must compute the same (IR building errors hide behind the optimizer). */
 Test(x86_kernels, semantics_O0) {
     run_kernel_opt("tests/kernels/semantics.qd", "tests/kernels/semantics.c", "semantics", "4096", "-O0");

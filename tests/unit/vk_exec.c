@@ -201,6 +201,13 @@ static void vk_env(bool on) {
     }
 }
 
+RunResult vk_spawn(const char *const *argv) {
+    vk_env(true);
+    RunResult r = run_argv(argv, NULL, NULL);
+    vk_env(false);
+    return r;
+}
+
 int vk_run(const char *dir, const char *spv, const char *meta, const char *const *kernels, int nkernels, VkArray *arrays,
            int narrays, const int32_t *scalar, int items, VkGrid grid, bool validate, char **err) {
     *err = NULL;
@@ -212,8 +219,8 @@ int vk_run(const char *dir, const char *spv, const char *meta, const char *const
         vk_count_skip(nkernels, "vkrun cannot be built (libvulkan-dev missing?)");
         return 0;
     }
-    const char *argv[200];
-    char *owned[200];
+    const char *argv[400];
+    char *owned[400];
     int na = 0, no = 0;
     argv[na++] = vk;
     if (validate) argv[na++] = "--validate";
@@ -254,7 +261,7 @@ int vk_run(const char *dir, const char *spv, const char *meta, const char *const
             break;
         }
         const VkKernel *use = kk ? &kn : &k;
-        for (int t = 0; t < use->ntasks && na < 190; t++) {
+        for (int t = 0; t < use->ntasks && na < 390; t++) {
             long g = use->tasks[t].groups;
             if (g < 0) {
                 g = (items + use->tasks[t].block_dim - 1) / use->tasks[t].block_dim;
@@ -269,9 +276,7 @@ int vk_run(const char *dir, const char *spv, const char *meta, const char *const
     argv[na] = NULL;
     int result = -1;
     if (ok) {
-        vk_env(true);
-        RunResult r = run_argv(argv, NULL, NULL);
-        vk_env(false);
+        RunResult r = vk_spawn(argv);
         if (r.status == 77) {
             char *why = xasprintf("%s", r.out);
             why[strcspn(why, "\n")] = 0;

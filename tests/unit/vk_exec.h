@@ -54,6 +54,10 @@ typedef enum { VK_FULL, VK_FEW } VkGrid;
 int vk_run(const char *dir, const char *spv, const char *metadata, const char *const *kernels, int nkernels,
            VkArray *arrays, int narrays, const int32_t *scalar, int items, VkGrid grid, bool validate, char **err);
 
+/* Runs a vkrun command line in vkrun's environment (the private lavapipe's libraries/layers). */
+#include "harness.h"
+RunResult vk_spawn(const char *const *argv);
+
 /* Counts a skipped Vulkan run that never reached vkrun (the module could not be built, ...). */
 void vk_count_skip(int runs, const char *why);
 #endif

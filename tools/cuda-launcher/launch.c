@@ -1,11 +1,18 @@
-/* qdc-cuda-launch: runs an example's PTX (qdc examples/<name>.qd --target=sm_XX) on an NVIDIA GPU
- * through the CUDA driver API and checks the results the x86 tests check.
- *   usage: qdc-cuda-launch EXAMPLE FILE.ptx [N]
+/* qdc-cuda-launch: runs qdc's PTX on an NVIDIA GPU through the CUDA driver API and checks the
+ * results exactly, with the inputs and checks the Vulkan and x86 execution tests use
+ * (tests/unit/exec_spec.c, compiled in).
+ *   qdc-cuda-launch EXAMPLE FILE.ptx [N [few]]   one example (examples/EXAMPLE.qd) at size N
+ *                                                (few: 3 blocks, so the grid-stride loops turn)
+ *   qdc-cuda-launch --matrix DTYPE SPACE FILE.ptx N   every kernel of the atomics matrix file
+ *                                                (--emit-matrix writes them), history-checked
+ *   qdc-cuda-launch --emit-matrix DIR            write the matrix files x_<dtype>_<space>.qd
+ *   qdc-cuda-launch --info                       print "NAME|sm_XY" of GPU 0
  *   exit:  0 results match, 1 mismatch, 2 usage, 3 CUDA error, 77 no driver or GPU (skip)
- * libcuda is opened with dlopen, so the launcher builds with only the CUDA headers and reports
- * a missing driver as a skip instead of failing to start. Tasks <kernel>_t0, _t1, ... are
- * launched in order; the block size is the entry's .reqntid/.maxntid. */
-#include <cuda.h>
+ * libcuda is opened with dlopen and the few driver types are declared here, so the launcher
+ * builds with a C compiler alone (no CUDA toolkit) and reports a missing driver as a skip.
+ * Tasks <kernel>_t0, _t1, ... are launched in order; the block size is the entry's
+ * .reqntid/.maxntid. Build: make -C tools/cuda-launcher, or `make gpu-check`. */
+#include "../../tests/unit/exec_spec.h"
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +23,17 @@
 #define EXIT_USAGE 2
 #define EXIT_CUDA 3
 #define EXIT_SKIP 77
+
+/* The CUDA driver API's types and constants the launcher uses (cuda.h, ABI-stable since CUDA 4). */
+typedef int CUresult, CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef unsigned long long CUdeviceptr;
+#define CUDA_SUCCESS 0
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
 
 /* ---- the driver entry points we use, resolved with dlsym ---- */
 static struct {
@@ -34,6 +52,8 @@ static struct {
                        CUstream, void **, void **);
     CUresult (*Sync)(void);
     CUresult (*ErrorString)(CUresult, const char **);
+    CUresult (*DeviceGetName)(char *, int, CUdevice);
+    CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
 } cu;
 
 static int load_driver(void) {
@@ -45,7 +65,8 @@ static int load_driver(void) {
            SYM(ModuleLoadData, "cuModuleLoadData") && SYM(ModuleGetFunction, "cuModuleGetFunction") &&
            SYM(MemAlloc, "cuMemAlloc_v2") && SYM(MemFree, "cuMemFree_v2") && SYM(HtoD, "cuMemcpyHtoD_v2") &&
            SYM(DtoH, "cuMemcpyDtoH_v2") && SYM(Launch, "cuLaunchKernel") && SYM(Sync, "cuCtxSynchronize") &&
-           SYM(ErrorString, "cuGetErrorString");
+           SYM(ErrorString, "cuGetErrorString") && SYM(DeviceGetName, "cuDeviceGetName") &&
+           SYM(DeviceGetAttribute, "cuDeviceGetAttribute");
 #undef SYM
 }
 
@@ -56,168 +77,6 @@ static void check_cu(CUresult r, const char *what) {
     fprintf(stderr, "qdc-cuda-launch: %s failed: %s (%d)\n", what, s, (int)r);
     exit(EXIT_CUDA);
 }
-
-/* ---- kernel arguments: the flattened qdc GPU ABI (ndarray -> pointer, i32 extent) ---- */
-typedef struct {
-    void *host;
-    size_t elem, n;
-    CUdeviceptr dev;
-    int32_t extent;
-} Buf;
-
-typedef struct {
-    Buf bufs[8];
-    int nbufs;
-    int32_t scalar; /* compaction's threshold (passed after the arrays when has_scalar) */
-    int has_scalar;
-    int grid_items; /* work items the widest task needs */
-} Args;
-
-static Buf *buf(Args *a, size_t elem, size_t n) {
-    Buf *b = &a->bufs[a->nbufs++];
-    b->host = calloc(n ? n : 1, elem);
-    b->elem = elem, b->n = n, b->extent = (int32_t)n;
-    return b;
-}
-
-#define I32(b) ((int32_t *)(b)->host)
-#define U32(b) ((uint32_t *)(b)->host)
-#define F32(b) ((float *)(b)->host)
-
-/* ---- examples: inputs and the checks of the x86 tests ---- */
-static uint32_t rng = 12345;
-static uint32_t next(void) { return rng = rng * 1664525u + 1013904223u; }
-
-static int fail(const char *what, long i, double got, double want) {
-    fprintf(stderr, "qdc-cuda-launch: %s[%ld] = %g, expected %g\n", what, i, got, want);
-    return 0;
-}
-
-static void histogram_setup(Args *a, int n) {
-    Buf *d = buf(a, 4, (size_t)n);
-    buf(a, 4, 256);
-    for (int i = 0; i < n; i++) I32(d)[i] = (int32_t)next();
-    a->grid_items = (n + 255) / 256 * 256;
-}
-static int histogram_check(Args *a, int n) {
-    int want[256] = {0};
-    for (int i = 0; i < n; i++) want[I32(&a->bufs[0])[i] & 255]++;
-    for (int b = 0; b < 256; b++)
-        if (I32(&a->bufs[1])[b] != want[b]) return fail("bins", b, I32(&a->bufs[1])[b], want[b]);
-    return 1;
-}
-
-static void float_sum_setup(Args *a, int n) {
-    Buf *x = buf(a, 4, (size_t)n);
-    buf(a, 4, 2);
-    for (int i = 0; i < n; i++) F32(x)[i] = (float)((int)(next() % 65) - 32) * 0.25f;
-    a->grid_items = n;
-}
-static int float_sum_check(Args *a, int n) {
-    double s = 0, q = 0;
-    for (int i = 0; i < n; i++) s += F32(&a->bufs[0])[i], q += (double)F32(&a->bufs[0])[i] * F32(&a->bufs[0])[i];
-    if (F32(&a->bufs[1])[0] != (float)s) return fail("out", 0, F32(&a->bufs[1])[0], s);
-    if (F32(&a->bufs[1])[1] != (float)q) return fail("out", 1, F32(&a->bufs[1])[1], q);
-    return 1;
-}
-
-static void bitflags_setup(Args *a, int n) {
-    Buf *k = buf(a, 4, (size_t)n);
-    buf(a, 4, 8);
-    buf(a, 4, 2);
-    for (int i = 0; i < n; i++) U32(k)[i] = next() | 0x00010001u;
-    a->grid_items = n;
-}
-static int bitflags_check(Args *a, int n) {
-    uint32_t want[8] = {0}, x = 0, y = ~0u;
-    for (int i = 0; i < n; i++) {
-        uint32_t k = U32(&a->bufs[0])[i];
-        want[(k >> 5) % 8] |= 1u << (k & 31), x ^= k, y &= k;
-    }
-    for (int w = 0; w < 8; w++)
-        if (U32(&a->bufs[1])[w] != want[w]) return fail("present", w, U32(&a->bufs[1])[w], want[w]);
-    if (U32(&a->bufs[2])[0] != x) return fail("acc", 0, U32(&a->bufs[2])[0], x);
-    if (U32(&a->bufs[2])[1] != y) return fail("acc", 1, U32(&a->bufs[2])[1], y);
-    return 1;
-}
-
-static void cas_max_setup(Args *a, int n) {
-    Buf *c = buf(a, 4, (size_t)n);
-    buf(a, 4, 1);
-    for (int i = 0; i < n; i++) I32(c)[i] = (int32_t)(next() % 2000001u) - 1000000;
-    a->grid_items = n;
-}
-static int cas_max_check(Args *a, int n) {
-    int32_t want = 0;
-    for (int i = 0; i < n; i++) {
-        int32_t v = abs(I32(&a->bufs[0])[i]);
-        if (v > want) want = v;
-    }
-    return I32(&a->bufs[1])[0] == want ? 1 : fail("best", 0, I32(&a->bufs[1])[0], want);
-}
-
-static void compaction_setup(Args *a, int n) {
-    Buf *s = buf(a, 4, (size_t)n);
-    buf(a, 4, (size_t)n), buf(a, 4, (size_t)n), buf(a, 4, 1);
-    for (int i = 0; i < n; i++) I32(s)[i] = (int32_t)(next() % 1000u);
-    a->scalar = 500, a->has_scalar = 1, a->grid_items = n;
-}
-static int compaction_check(Args *a, int n) {
-    int32_t *src = I32(&a->bufs[0]), *val = I32(&a->bufs[1]), *idx = I32(&a->bufs[2]);
-    int want = 0;
-    char *seen = calloc((size_t)n, 1);
-    for (int i = 0; i < n; i++) want += src[i] > a->scalar;
-    int ok = I32(&a->bufs[3])[0] == want || fail("n_out", 0, I32(&a->bufs[3])[0], want);
-    for (int k = 0; ok && k < want; k++) {
-        int i = idx[k];
-        if (i < 0 || i >= n || seen[i] || src[i] <= a->scalar || val[k] != src[i]) ok = fail("dst_idx", k, i, -1);
-        else seen[i] = 1;
-    }
-    free(seen);
-    return ok;
-}
-
-static void last_block_setup(Args *a, int n) {
-    buf(a, 4, (size_t)n);
-    a->grid_items = n;
-}
-static int last_block_check(Args *a, int n) {
-    for (int i = 0; i < n; i++)
-        if (I32(&a->bufs[0])[i] != i + 1) return fail("a", i, I32(&a->bufs[0])[i], i + 1);
-    return 1;
-}
-
-static void spin_chain_setup(Args *a, int n) {
-    Buf *x = buf(a, 4, (size_t)n);
-    buf(a, 4, (size_t)n), buf(a, 4, (size_t)n);
-    for (int i = 0; i < n; i++) I32(x)[i] = (int32_t)(next() % 100u);
-    a->grid_items = n;
-}
-static int spin_chain_check(Args *a, int n) {
-    int32_t acc = 0;
-    for (int t = 0; t < n; t++) {
-        acc += I32(&a->bufs[0])[t];
-        if (I32(&a->bufs[1])[t] != acc) return fail("out", t, I32(&a->bufs[1])[t], acc);
-    }
-    return 1;
-}
-
-typedef struct {
-    const char *name, *kernel;
-    void (*setup)(Args *, int);
-    int (*check)(Args *, int);
-} Example;
-
-static const Example examples[] = {
-    {"histogram", "histogram", histogram_setup, histogram_check},
-    {"shared_histogram", "shared_histogram", histogram_setup, histogram_check},
-    {"float_sum", "float_sum", float_sum_setup, float_sum_check},
-    {"bitflags", "bitflags", bitflags_setup, bitflags_check},
-    {"cas_max", "cas_max", cas_max_setup, cas_max_check},
-    {"compaction", "compact", compaction_setup, compaction_check},
-    {"last_block", "last_block", last_block_setup, last_block_check},
-    {"spin_chain", "spin_chain", spin_chain_setup, spin_chain_check},
-};
 
 /* ---- PTX reading and launching ---- */
 static char *read_file(const char *path) {
@@ -244,63 +103,169 @@ static unsigned block_size(const char *ptx, const char *entry) {
     return 128;
 }
 
-static void run_tasks(const char *ptx, const Example *ex, Args *a) {
-    CUmodule mod;
-    check_cu(cu.ModuleLoadData(&mod, ptx), "cuModuleLoadData");
+/* One argument list: device buffers (pointer + i32 extent each), an optional i32 scalar placed
+ * first (the matrix's n) or last (compaction's threshold). */
+typedef struct {
+    CUdeviceptr dev[8];
+    int32_t extent[8];
+    int nbufs, has_scalar, scalar_first;
+    int32_t scalar;
+} Launch;
+
+/* Runs <kernel>_t0, _t1, ... in order; the grid covers `items` (3 blocks when few). */
+static void run_tasks(CUmodule mod, const char *ptx, const char *kernel, Launch *l, int items, int few) {
     void *params[20];
     int np = 0;
-    for (int i = 0; i < a->nbufs; i++) params[np++] = &a->bufs[i].dev, params[np++] = &a->bufs[i].extent;
-    if (a->has_scalar) params[np++] = &a->scalar;
+    if (l->has_scalar && l->scalar_first) params[np++] = &l->scalar;
+    for (int i = 0; i < l->nbufs; i++) params[np++] = &l->dev[i], params[np++] = &l->extent[i];
+    if (l->has_scalar && !l->scalar_first) params[np++] = &l->scalar;
     for (int t = 0;; t++) {
         char name[128];
-        snprintf(name, sizeof name, "%s_t%d", ex->kernel, t);
+        snprintf(name, sizeof name, "%s_t%d", kernel, t);
         CUfunction fn;
         if (cu.ModuleGetFunction(&fn, mod, name) != CUDA_SUCCESS) {
             if (t == 0) fprintf(stderr, "qdc-cuda-launch: no entry %s in the PTX\n", name), exit(EXIT_USAGE);
             break;
         }
         unsigned bs = block_size(ptx, name);
-        unsigned grid = (unsigned)((a->grid_items + (int)bs - 1) / (int)bs);
+        unsigned grid = (unsigned)((items + (int)bs - 1) / (int)bs);
+        if (few && grid > 3) grid = 3;
         check_cu(cu.Launch(fn, grid ? grid : 1, 1, 1, bs, 1, 1, 0, NULL, params, NULL), name);
         check_cu(cu.Sync(), "cuCtxSynchronize");
     }
 }
 
+static CUdeviceptr upload(const void *host, size_t bytes) {
+    CUdeviceptr d;
+    check_cu(cu.MemAlloc(&d, bytes ? bytes : 4), "cuMemAlloc");
+    if (bytes) check_cu(cu.HtoD(d, host, bytes), "cuMemcpyHtoD");
+    return d;
+}
+
+static int run_example(const char *ptx, const Example *ex, int n, int few) {
+    CUmodule mod;
+    check_cu(cu.ModuleLoadData(&mod, ptx), "cuModuleLoadData");
+    ExArgs a = {0};
+    ex->setup(&a, n);
+    Launch l = {.nbufs = a.nbufs, .has_scalar = a.has_scalar, .scalar = a.scalar};
+    for (int i = 0; i < a.nbufs; i++) l.dev[i] = upload(a.bufs[i].host, a.bufs[i].elem * a.bufs[i].n), l.extent[i] = a.bufs[i].extent;
+    run_tasks(mod, ptx, ex->kernel, &l, a.grid_items, few && !ex->full_grid_only);
+    for (int i = 0; i < a.nbufs; i++) {
+        if (a.bufs[i].n) check_cu(cu.DtoH(a.bufs[i].host, l.dev[i], a.bufs[i].elem * a.bufs[i].n), "cuMemcpyDtoH");
+        cu.MemFree(l.dev[i]);
+    }
+    int ok = ex->check(&a, n);
+    printf("qdc-cuda-launch: %s n=%d %s: %s%s%s\n", ex->name, n, few && !ex->full_grid_only ? "3 blocks" : "full grid",
+           ok ? "PASS" : "FAIL (", ok ? "" : a.why, ok ? "" : ")");
+    exec_args_free(&a);
+    return ok;
+}
+
+static int run_matrix(const char *ptx, int dt, int space, int n) {
+    CUmodule mod;
+    check_cu(cu.ModuleLoadData(&mod, ptx), "cuModuleLoadData");
+    XFile f;
+    xfile_init(&f, dt, space);
+    int bad = 0;
+    for (int few = 0; few < (space == XS_SHARED ? 1 : 2); few++) {
+        XData d;
+        xdata_init(&d, &f, n, 777u + (unsigned)few);
+        Launch l = {.nbufs = 4, .has_scalar = 1, .scalar_first = 1, .scalar = n};
+        void *host[4] = {d.v, d.w, d.tgt, d.old};
+        char which[4] = {'v', 'v', 't', 'o'};
+        for (int i = 0; i < 4; i++)
+            l.dev[i] = upload(host[i], xdata_bytes(&d, which[i])), l.extent[i] = (int32_t)(xdata_bytes(&d, which[i]) / (size_t)d.esize);
+        for (int k = 0; k < f.nkernels; k++) {
+            char *name = xkernel_name(&f, k);
+            run_tasks(mod, ptx, name, &l, n, few);
+            free(name);
+        }
+        check_cu(cu.DtoH(d.tgt, l.dev[2], xdata_bytes(&d, 't')), "cuMemcpyDtoH");
+        check_cu(cu.DtoH(d.old, l.dev[3], xdata_bytes(&d, 'o')), "cuMemcpyDtoH");
+        for (int i = 0; i < 4; i++) cu.MemFree(l.dev[i]);
+        char why[512];
+        int fails = 0;
+        for (int k = 0; k < f.nkernels; k++)
+            if (!xcheck(&f, &d, k, why, sizeof why)) {
+                if (!fails++) printf("qdc-cuda-launch: FAIL %s\n", why);
+            }
+        printf("qdc-cuda-launch: matrix %s %s n=%d %s: %d kernels, %d %s\n", xdtype_name[dt], xspace_name[space], n,
+               few ? "3 blocks" : "full grid", f.nkernels, fails, fails ? "FAIL" : "failures, PASS");
+        bad += fails;
+        xdata_free(&d);
+    }
+    return bad == 0;
+}
+
+static int start_gpu(void) {
+    int count = 0;
+    CUdevice dev;
+    CUcontext ctx;
+    if (!load_driver() || cu.Init(0) != CUDA_SUCCESS || cu.DeviceGetCount(&count) != CUDA_SUCCESS || count < 1) {
+        printf("qdc-cuda-launch: SKIP: no CUDA driver or GPU\n");
+        exit(EXIT_SKIP);
+    }
+    check_cu(cu.DeviceGet(&dev, 0), "cuDeviceGet");
+    check_cu(cu.PrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+    check_cu(cu.CtxSetCurrent(ctx), "cuCtxSetCurrent");
+    return dev;
+}
+
+static int index_of(const char *const *names, int n, const char *s) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], s)) return i;
+    return -1;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 3 || argc > 4) {
-        fprintf(stderr, "usage: qdc-cuda-launch EXAMPLE FILE.ptx [N]\n");
+    if (argc == 3 && !strcmp(argv[1], "--emit-matrix")) {
+        for (int dt = 0; dt < XD_COUNT; dt++)
+            for (int sp = 0; sp < XS_COUNT; sp++) {
+                XFile f;
+                xfile_init(&f, dt, sp);
+                char path[4096], *src = xfile_source(&f);
+                snprintf(path, sizeof path, "%s/x_%s_%s.qd", argv[2], xdtype_name[dt], xspace_name[sp]);
+                FILE *o = fopen(path, "w");
+                if (!o || fputs(src, o) < 0 || fclose(o)) return fprintf(stderr, "qdc-cuda-launch: cannot write %s\n", path), EXIT_USAGE;
+                free(src);
+            }
+        return 0;
+    }
+    if (argc == 2 && !strcmp(argv[1], "--info")) {
+        int dev = start_gpu(), major = 0, minor = 0;
+        char name[256] = "?";
+        check_cu(cu.DeviceGetName(name, sizeof name, dev), "cuDeviceGetName");
+        check_cu(cu.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "cuDeviceGetAttribute");
+        check_cu(cu.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "cuDeviceGetAttribute");
+        printf("%s|sm_%d%d\n", name, major, minor);
+        return 0;
+    }
+    if (argc == 6 && !strcmp(argv[1], "--matrix")) {
+        int dt = index_of(xdtype_name, XD_COUNT, argv[2]), sp = index_of(xspace_name, XS_COUNT, argv[3]), n = atoi(argv[5]);
+        char *ptx = read_file(argv[4]);
+        if (dt < 0 || sp < 0 || !ptx || n < 1 || (sp == XS_SHARED && n % XSHARED_BLOCK)) {
+            fprintf(stderr, "qdc-cuda-launch: --matrix DTYPE SPACE FILE.ptx N (shared: N a multiple of %d)\n", XSHARED_BLOCK);
+            return EXIT_USAGE;
+        }
+        start_gpu();
+        int ok = run_matrix(ptx, dt, sp, n);
+        free(ptx);
+        return ok ? 0 : EXIT_MISMATCH;
+    }
+    if (argc < 3 || argc > 5) {
+        fprintf(stderr, "usage: qdc-cuda-launch EXAMPLE FILE.ptx [N [few]] | --matrix DTYPE SPACE FILE.ptx N |"
+                        " --emit-matrix DIR | --info\n");
         return EXIT_USAGE;
     }
-    const Example *ex = NULL;
-    for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++)
-        if (!strcmp(examples[i].name, argv[1])) ex = &examples[i];
-    int n = argc == 4 ? atoi(argv[3]) : 1000;
+    const Example *ex = exec_example(argv[1]);
+    int n = argc >= 4 ? atoi(argv[3]) : 1000, few = argc == 5 && !strcmp(argv[4], "few");
     char *ptx = read_file(argv[2]);
     if (!ex || !ptx || n < 1) {
         fprintf(stderr, "qdc-cuda-launch: %s\n", !ex ? "unknown example" : !ptx ? "cannot read the PTX file" : "bad N");
         return EXIT_USAGE;
     }
-    int count = 0;
-    CUdevice dev;
-    CUcontext ctx;
-    if (!load_driver() || cu.Init(0) != CUDA_SUCCESS || cu.DeviceGetCount(&count) != CUDA_SUCCESS || count < 1) {
-        printf("qdc-cuda-launch: SKIP %s: no CUDA driver or GPU\n", ex->name);
-        return EXIT_SKIP;
-    }
-    check_cu(cu.DeviceGet(&dev, 0), "cuDeviceGet");
-    check_cu(cu.PrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check_cu(cu.CtxSetCurrent(ctx), "cuCtxSetCurrent");
-    Args a = {0};
-    ex->setup(&a, n);
-    for (int i = 0; i < a.nbufs; i++) {
-        check_cu(cu.MemAlloc(&a.bufs[i].dev, a.bufs[i].elem * (a.bufs[i].n ? a.bufs[i].n : 1)), "cuMemAlloc");
-        check_cu(cu.HtoD(a.bufs[i].dev, a.bufs[i].host, a.bufs[i].elem * a.bufs[i].n), "cuMemcpyHtoD");
-    }
-    run_tasks(ptx, ex, &a);
-    for (int i = 0; i < a.nbufs; i++) check_cu(cu.DtoH(a.bufs[i].host, a.bufs[i].dev, a.bufs[i].elem * a.bufs[i].n), "cuMemcpyDtoH");
-    int ok = ex->check(&a, n);
-    printf("qdc-cuda-launch: %s n=%d %s\n", ex->name, n, ok ? "PASS" : "FAIL");
-    for (int i = 0; i < a.nbufs; i++) cu.MemFree(a.bufs[i].dev), free(a.bufs[i].host);
+    start_gpu();
+    int ok = run_example(ptx, ex, n, few);
     free(ptx);
     return ok ? 0 : EXIT_MISMATCH;
 }

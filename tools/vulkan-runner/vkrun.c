@@ -1,5 +1,6 @@
 /* vkrun: runs qdc's SPIR-V through Vulkan compute on the first device with a compute queue.
  *   vkrun [--validate] MODULE.spv [--buffer SET,BINDING,FILE]... [--push FILE] ENTRY:GROUPS...
+ * (with no entry it only creates the device and says which Vulkan version it asked for)
  * Buffers start with FILE's bytes and are written back to FILE afterwards; the push-constant
  * block comes from --push (layout: man/qdc-spirv.7, --emit=metadata). Entries run in order with
  * a full barrier between them.
@@ -26,7 +27,7 @@
 #include <vulkan/vulkan.h>
 
 #define MAXB 32
-#define MAXE 64
+#define MAXE 256
 #define SKIP 77
 #define CHECK(x)                                                                                   \
     do {                                                                                           \
@@ -369,7 +370,7 @@ static int layer_installed(const char *name) {
 int main(int argc, char **argv) {
     int validate = getenv("VKRUN_VALIDATE") && !strcmp(getenv("VKRUN_VALIDATE"), "1"), a0 = 1;
     if (argc > 1 && !strcmp(argv[1], "--validate")) validate = 1, a0 = 2;
-    if (argc < a0 + 2) { fprintf(stderr, "usage: vkrun [--validate] MODULE.spv [--buffer S,B,FILE]... [--push FILE] ENTRY:GROUPS...\n"); return 1; }
+    if (argc < a0 + 1) { fprintf(stderr, "usage: vkrun [--validate] MODULE.spv [--buffer S,B,FILE]... [--push FILE] ENTRY:GROUPS...\n"); return 1; }
     const char *push_file = NULL, *entries[MAXE];
     int nentries = 0;
     for (int i = a0 + 1; i < argc; i++) {

@@ -1,0 +1,50 @@
+/* libFuzzer target: kernel source text through the whole pipeline, for every backend kind.
+ * Mutation is token-level (kernel_mutator.c), so operators, types and numbers are recombined
+ * the way a user would write them; libFuzzer's byte mutations run one time in eight. An input
+ * that checks is compiled for one family of each backend kind (x86_64, PTX, AMDGPU, SPIR-V,
+ * MSL), all chosen by a hash of the input so that a crash replays. */
+#include "fuzz.h"
+#include "kernel_mutator.h"
+#include "../capdb/capdb.h"
+#include <stdlib.h>
+#include <string.h>
+
+static CapDb *db;
+static const CapTarget *by_kind[8][32]; /* families grouped by backend kind */
+static unsigned nkind[8], nkinds;
+static const char *kinds[8];
+
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned seed) {
+    size_t n = seed % 8 ? kmut_mutate(data, size, max_size, seed) : 0;
+    return n ? n : LLVMFuzzerMutate(data, size, max_size);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc, (void)argv;
+    fuzz_quiet_diagnostics();
+    db = fuzz_open_capdb(NULL);
+    if (!db) die("the capability database does not load (set QDC_ROOT)");
+    char *names = xstrdup(capdb_target_names(db));
+    for (char *save, *n = strtok_r(names, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+        while (*n == ' ') n++;
+        const CapTarget *t = capdb_target(db, n);
+        if (!t) continue;
+        unsigned k = 0;
+        while (k < nkinds && strcmp(kinds[k], cap_backend(t))) k++;
+        if (k == nkinds && nkinds < 8) kinds[nkinds++] = cap_backend(t);
+        if (k < 8 && nkind[k] < 32) by_kind[k][nkind[k]++] = t;
+    }
+    free(names);
+    if (!nkinds) die("no families in the capability database");
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (!fuzz_compile("fuzz.qd", data, size, NULL)) return 0; /* rejected by the checker */
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < size; i++) h = (h ^ data[i]) * 16777619u;
+    for (unsigned k = 0; k < nkinds; k++) fuzz_compile("fuzz.qd", data, size, by_kind[k][(h >> (3 * k)) % nkind[k]]);
+    return 0;
+}
