@@ -15,8 +15,15 @@
 #endif
 
 #define kernel
+#ifdef QDC_METAL_RUN
+#define device
+#define constant const
+#define QDC_BODY(...) { __VA_ARGS__ }
+#else
 #define device __attribute__((address_space(1)))
 #define constant const __attribute__((address_space(2)))
+#define QDC_BODY(...) ;
+#endif
 #define threadgroup
 #define thread
 #if __METAL_VERSION__ >= 320
@@ -89,33 +96,37 @@ typedef _atomic<float> atomic_float;
 typedef _atomic<ulong> atomic_ulong;
 #endif
 
+#define QDC_RMW1(NAME, BUILTIN, T, Q)                                                     \
+    T NAME(Q _atomic<T> *p, T v, memory_order) QDC_BODY(return BUILTIN(&p->_v, v, __ATOMIC_RELAXED);)
 #define QDC_ATOMIC_RMW(T, Q)                                                              \
-    T atomic_fetch_add_explicit(Q _atomic<T> *, T, memory_order);                         \
-    T atomic_fetch_sub_explicit(Q _atomic<T> *, T, memory_order);                         \
+    QDC_RMW1(atomic_fetch_add_explicit, __atomic_fetch_add, T, Q)                         \
+    QDC_RMW1(atomic_fetch_sub_explicit, __atomic_fetch_sub, T, Q)                         \
+    QDC_RMW1(atomic_fetch_and_explicit, __atomic_fetch_and, T, Q)                         \
+    QDC_RMW1(atomic_fetch_or_explicit, __atomic_fetch_or, T, Q)                           \
+    QDC_RMW1(atomic_fetch_xor_explicit, __atomic_fetch_xor, T, Q)                         \
     T atomic_fetch_min_explicit(Q _atomic<T> *, T, memory_order);                         \
-    T atomic_fetch_max_explicit(Q _atomic<T> *, T, memory_order);                         \
-    T atomic_fetch_and_explicit(Q _atomic<T> *, T, memory_order);                         \
-    T atomic_fetch_or_explicit(Q _atomic<T> *, T, memory_order);                          \
-    T atomic_fetch_xor_explicit(Q _atomic<T> *, T, memory_order);
+    T atomic_fetch_max_explicit(Q _atomic<T> *, T, memory_order);
 #define QDC_ATOMIC_LS(T, Q)                                                               \
-    T atomic_load_explicit(Q _atomic<T> *, memory_order);                                 \
-    void atomic_store_explicit(Q _atomic<T> *, T, memory_order);                          \
-    T atomic_exchange_explicit(Q _atomic<T> *, T, memory_order);                          \
-    bool atomic_compare_exchange_weak_explicit(Q _atomic<T> *, thread T *, T, memory_order, memory_order);
+    T atomic_load_explicit(Q _atomic<T> *p, memory_order) QDC_BODY(return __atomic_load_n(&p->_v, __ATOMIC_RELAXED);) \
+    void atomic_store_explicit(Q _atomic<T> *p, T v, memory_order) QDC_BODY(__atomic_store_n(&p->_v, v, __ATOMIC_RELAXED);) \
+    T atomic_exchange_explicit(Q _atomic<T> *p, T v, memory_order) QDC_BODY(return __atomic_exchange_n(&p->_v, v, __ATOMIC_RELAXED);) \
+    bool atomic_compare_exchange_weak_explicit(Q _atomic<T> *p, thread T *e, T d, memory_order, memory_order) \
+        QDC_BODY(return __atomic_compare_exchange_n(&p->_v, e, d, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED);)
+#ifdef QDC_METAL_RUN
+#define QDC_ATOMIC_SPACES(X, T) X(T, ) X(T, volatile)
+#else
 #define QDC_ATOMIC_SPACES(X, T) X(T, ) X(T, volatile) X(T, device) X(T, volatile device)
+#endif
 QDC_ATOMIC_SPACES(QDC_ATOMIC_RMW, int)
 QDC_ATOMIC_SPACES(QDC_ATOMIC_RMW, uint)
 QDC_ATOMIC_SPACES(QDC_ATOMIC_LS, int)
 QDC_ATOMIC_SPACES(QDC_ATOMIC_LS, uint)
 #if __METAL_VERSION__ >= 300
 QDC_ATOMIC_SPACES(QDC_ATOMIC_LS, float)
-float atomic_fetch_add_explicit(device atomic_float *, float, memory_order);
 float atomic_fetch_add_explicit(volatile device atomic_float *, float, memory_order);
 #endif
 #if __METAL_VERSION__ >= 240 && QDC_APPLE_FAMILY >= 9
 /* Apple9: 64-bit min/max on device memory, no result [capabilities.md M3/M4] */
-void atomic_min_explicit(device atomic_ulong *, ulong, memory_order);
-void atomic_max_explicit(device atomic_ulong *, ulong, memory_order);
 void atomic_min_explicit(volatile device atomic_ulong *, ulong, memory_order);
 void atomic_max_explicit(volatile device atomic_ulong *, ulong, memory_order);
 #endif
