@@ -286,6 +286,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
         FrontendOptions fo = {o->instantiate, o->ninstantiate};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         if (!ir || diag_error_count()) goto done;
+        ir_expand_module(ir, &arena); /* the operators' meaning, once, for every target */
         bool binary_on_stdout = false; /* --stats must not land inside `-o -` */
         for (int j = 0; j < njobs; j++) binary_on_stdout |= jobs[j].path && !strcmp(jobs[j].path, "-");
         if (o->stats) print_stats(ir, modname, binary_on_stdout ? stderr : stdout);
@@ -380,8 +381,9 @@ static int plan_outputs(const Options *o, Job *jobs, int njobs, char **dep_path)
     return QDC_EXIT_OK;
 }
 
-/* Refuses (QD0007, exit 1) an output or depfile that is the input, and a depfile that is an
- * output: same device and inode, or the same name in the same directory, never a string match. */
+/* Refuses (QD0007, exit 1) an output or depfile that is the input, two targets writing one
+ * file, and a depfile that is an output: same device and inode, or the same name in the same
+ * directory, never a string match. */
 static int check_collisions(const Options *o, const Job *jobs, int njobs, const char *dep_path) {
     Span none = {0};
     for (int j = 0; j < njobs; j++)
@@ -393,6 +395,13 @@ static int check_collisions(const Options *o, const Job *jobs, int njobs, const 
         diag_error(none, "QD0007", "the depfile '%s' is the input file", dep_path);
         return QDC_EXIT_INPUT;
     }
+    for (int j = 0; j < njobs; j++)
+        for (int k = j + 1; jobs[j].path && k < njobs; k++)
+            if (jobs[k].path && same_file(jobs[j].path, jobs[k].path)) {
+                diag_error(none, "QD0007", "the output file '%s' would be written for both %s and %s", jobs[k].path,
+                           cap_name(jobs[j].t), cap_name(jobs[k].t));
+                return QDC_EXIT_INPUT;
+            }
     for (int j = 0; dep_path && j < njobs; j++)
         if (jobs[j].path && same_file(dep_path, jobs[j].path)) {
             diag_error(none, "QD0007", "the depfile '%s' is also the output file '%s'", dep_path, jobs[j].path);

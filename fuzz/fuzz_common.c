@@ -66,6 +66,7 @@ bool fuzz_compile(const char *name, const uint8_t *text, size_t len, const CapTa
         ast_dump(ast, &dump);
         IrModule *ir = frontend_check(ast, &arena);
         if (ir && diag_error_count() == before) {
+            ir_expand_module(ir, &arena);
             ir_dump(ir, NULL, &dump);
             ok = t ? emit(ir, t, &arena) : true;
         }

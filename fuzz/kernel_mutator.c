@@ -44,7 +44,9 @@ static const char *const tails[] = {".a", "[0]", "(1)", "[i]", "[None]", ".shape
 
 #define PICK(r, a) (a)[rnd((r), sizeof(a) / sizeof *(a))]
 
-static bool is_name_ch(unsigned char c) { return c == '_' || c == '.' || (c | 32) >= 'a' && (c | 32) <= 'z' || c >= '0' && c <= '9' || c >= 0x80; }
+static bool is_name_ch(unsigned char c) {
+    return c == '_' || c == '.' || ((c | 32) >= 'a' && (c | 32) <= 'z') || (c >= '0' && c <= '9') || c >= 0x80;
+}
 
 static size_t tokenize(const uint8_t *d, size_t n, Tok *t) {
     size_t k = 0;

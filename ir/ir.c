@@ -194,61 +194,30 @@ void ir_dump(const IrModule *m, const IrLowered *low, StrBuf *out) {
     }
 }
 
-/* ---- visitor: operands before the operation (evaluation order), statements in order ---- */
+/* ---- memory operations, through the one walker (ir/walk.c) ---- */
 
 typedef struct {
     IrMemVisitor fn;
     void *ctx;
-    const IrKernel *k;
-    const IrTask *t;
-} Visit;
+} MemVisit;
 
-static void visit_expr(Visit *v, const IrExpr *e);
-
-static void visit_ref(Visit *v, const IrRef *r) {
-    for (int i = 0; i < r->nidx; i++) visit_expr(v, r->idx[i]);
+static IrExpr *mem_expr(IrWalker *w, IrExpr *e) {
+    MemVisit *v = w->ctx;
+    if (e->kind == IR_MEMOP) v->fn(v->ctx, w->k, w->t, e, NULL);
+    return e;
 }
 
-static void visit_expr(Visit *v, const IrExpr *e) {
-    if (!e) return;
-    switch (e->kind) {
-    case IR_LOAD: visit_ref(v, e->ref); break;
-    case IR_UNARY: visit_expr(v, e->un.a); break;
-    case IR_BINARY: visit_expr(v, e->bin.a), visit_expr(v, e->bin.b); break;
-    case IR_SELECT: visit_expr(v, e->sel.cond), visit_expr(v, e->sel.a), visit_expr(v, e->sel.b); break;
-    case IR_CAST: case IR_BITCAST: visit_expr(v, e->arg); break;
-    case IR_MATH: visit_expr(v, e->math.a), visit_expr(v, e->math.b); break;
-    case IR_MEMOP:
-        visit_ref(v, e->mem.ref), visit_expr(v, e->mem.val), visit_expr(v, e->mem.val2);
-        v->fn(v->ctx, v->k, v->t, e, NULL);
-        break;
-    default: break;
-    }
+static void mem_stmt(IrWalker *w, IrStmt *s) {
+    MemVisit *v = w->ctx;
+    if (s->kind == IR_FENCE) v->fn(v->ctx, w->k, w->t, NULL, s);
 }
 
-static void visit_block(Visit *v, const IrBlock *b) {
-    for (int i = 0; i < b->n; i++) {
-        const IrStmt *s = b->stmts[i];
-        switch (s->kind) {
-        case IR_ASSIGN: visit_expr(v, s->assign.value); break;
-        case IR_STORE: visit_ref(v, s->store.ref), visit_expr(v, s->store.value); break;
-        case IR_EVAL: visit_expr(v, s->eval); break;
-        case IR_IF: visit_expr(v, s->if_.cond), visit_block(v, &s->if_.then), visit_block(v, &s->if_.els); break;
-        case IR_WHILE: visit_expr(v, s->while_.cond), visit_block(v, &s->while_.body); break;
-        case IR_FOR: visit_expr(v, s->for_.begin), visit_expr(v, s->for_.end), visit_block(v, &s->for_.body); break;
-        case IR_FENCE: v->fn(v->ctx, v->k, v->t, NULL, s); break;
-        default: break;
-        }
-    }
-}
-
+/* A reader on the one walker: it writes an expression slot only when the callback returns
+ * another node, which mem_expr never does, so the module stays as it was. */
 void ir_visit_memory_ops(const IrModule *m, IrMemVisitor fn, void *ctx) {
-    for (int i = 0; i < m->nkernels; i++)
-        for (int j = 0; j < m->kernels[i].ntasks; j++) {
-            Visit v = {fn, ctx, &m->kernels[i], &m->kernels[i].tasks[j]};
-            visit_expr(&v, v.t->extent);
-            visit_block(&v, &v.t->body);
-        }
+    MemVisit v = {fn, ctx};
+    IrWalker w = {.expr = mem_expr, .stmt = mem_stmt, .ctx = &v};
+    ir_walk_module((IrModule *)m, &w);
 }
 
 /* ---- sealing and decisions ---- */

@@ -94,7 +94,13 @@ typedef enum { IR_NEG, IR_BITNOT, IR_LNOT } IrUnOp; /* LNOT: u1 -> u1 */
  * result u1). Integer ADD/SUB/MUL/SHL wrap. DIV on ints truncates toward zero (qd.raw_div);
  * FLOORDIV floors (Python //); MOD takes the divisor's sign (Python %); REM is C's % (raw_mod).
  * SHR is arithmetic on signed and logical on unsigned. MIN/MAX on floats are minNum/maxNum:
- * a NaN operand loses. LAND/LOR are on u1 and evaluate both sides. */
+ * a NaN operand loses. LAND/LOR are on u1 and evaluate both sides.
+ * Edge cases, defined once in ir/expand.c (qdc-semantics(7)): an integer division by zero
+ * divides by 1 (x / 0 == x // 0 == x, x % 0 == 0) and so does INT_MIN / -1 (== INT_MIN, rem 0);
+ * a shift count is taken modulo the width (x << 33 == x << 1 on 32 bits).
+ * After ir_expand_module (the IR that targets see): no FLOORDIV or MOD remain, integer DIV/REM
+ * divisors are never 0 and never -1 beside INT_MIN, and shift counts are below the width, so a
+ * target maps each remaining op to its plain instruction. */
 typedef enum {
     IR_ADD, IR_SUB, IR_MUL, IR_DIV, IR_FLOORDIV, IR_MOD, IR_REM, IR_POW,
     IR_AND, IR_OR, IR_XOR, IR_SHL, IR_SHR,
@@ -127,6 +133,8 @@ struct IrExpr {
     IrExprKind kind;
     QdType type; /* result type; QT_VOID for atomic_store */
     Span span;
+    bool shared; /* an operand the expansion uses more than once (ir/expand.c): backends evaluate
+                    it once per statement (IrMemo), so its effects and loads happen once */
     union {
         union { int64_t i; uint64_t u; double f; } c; /* IR_CONST (u1: u = 0/1; f16/bf16: f) */
         int local;                                     /* IR_LOCAL */
@@ -245,6 +253,7 @@ typedef struct IrModule {
     IrKernel *kernels;
     int nkernels;
     int nmemops; /* memory operations and fences, numbered 0..nmemops-1 by ir_seal */
+    bool expanded; /* ir_expand_module ran: only primitive operations remain */
 } IrModule;
 
 /* One target's lowering of a module: the decision for every memory operation and fence
@@ -263,8 +272,56 @@ static inline const IrLowering *ir_low_memop(const IrLowered *l, const IrExpr *e
 static inline const IrLowering *ir_low_fence(const IrLowered *l, const IrStmt *s) { return ir_low(l, s->fence.id); }
 
 /* Ends checking: numbers the memory operations and fences in source order (IrMemOp.id,
- * fence.id, IrModule.nmemops). The module is read-only afterwards. */
+ * fence.id, IrModule.nmemops). The module is read-only afterwards, but for the one
+ * target-independent rewrite the driver runs before lowering, ir_expand_module (below), which
+ * creates no memory operation and keeps every id. */
 void ir_seal(IrModule *m);
+/* ---- building (ir/build.c): arena nodes that fold constants as they are built ---- */
+IrExpr *irb_new(Arena *a, IrExprKind k, QdType t, Span sp);
+IrExpr *irb_int(Arena *a, QdType t, int64_t v, Span sp);
+IrExpr *irb_float(Arena *a, QdType t, double v, Span sp);
+IrExpr *irb_binary(Arena *a, IrBinOp op, IrExpr *x, IrExpr *y, Span sp); /* a primitive op */
+IrExpr *irb_select(Arena *a, IrExpr *c, IrExpr *x, IrExpr *y, Span sp);
+IrExpr *irb_math(Arena *a, IrMathOp op, IrExpr *x, Span sp);
+void ir_set_int_const(IrExpr *e, QdType t, uint64_t v); /* wraps v to t's width (u1: != 0) */
+/* The constant of a primitive op on two constants, or NULL (not constants, or not folded). */
+IrExpr *ir_fold_binary(Arena *a, IrBinOp op, const IrExpr *x, const IrExpr *y, Span sp);
+
+/* ---- the IR's meaning (ir/expand.c) ---- */
+/* x op y (operands of one type) with the meaning documented above, built from primitive ops;
+ * a constant when both operands are constants: this is how the constant folder evaluates. */
+IrExpr *ir_expand_binary(Arena *a, IrBinOp op, IrExpr *x, IrExpr *y, Span sp);
+/* Rewrites every non-primitive operation of the checked module (once, before lowering). */
+void ir_expand_module(IrModule *m, Arena *a);
+
+/* ---- walking (ir/walk.c): the one traversal of kernels, tasks, statements, expressions ---- */
+/* A pointer-keyed map, used to visit shared expression nodes once and by backends to evaluate
+ * a shared node once per statement. */
+typedef struct IrMemo {
+    const void **keys;
+    void **vals;
+    size_t cap, n;
+} IrMemo;
+void *ir_memo_get(const IrMemo *m, const void *key);
+void ir_memo_put(IrMemo *m, const void *key, void *val);
+void ir_memo_clear(IrMemo *m);
+void ir_memo_free(IrMemo *m);
+
+typedef struct IrWalker IrWalker;
+struct IrWalker {
+    /* Called on every expression once (shared nodes too), after its operands, in evaluation
+     * order; returns the node that replaces it (or e itself). NULL: expressions not visited. */
+    IrExpr *(*expr)(IrWalker *w, IrExpr *e);
+    /* Called on every statement before its expressions, in program order (may be NULL). */
+    void (*stmt)(IrWalker *w, IrStmt *s);
+    void *ctx;
+    IrKernel *k; /* where the walk is */
+    IrTask *t;
+    IrMemo seen; /* private: node -> replacement */
+};
+/* Walks every task of every kernel: its extent, then its body. */
+void ir_walk_module(IrModule *m, IrWalker *w);
+
 /* Stable textual dump (--emit=ir) for golden tests; with low, each memop shows its decision. */
 void ir_dump(const IrModule *m, const IrLowered *low, StrBuf *out);
 /* Calls fn on every IR_MEMOP expression and IR_FENCE statement, in source order. */

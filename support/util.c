@@ -5,11 +5,11 @@
 #include <string.h>
 
 static void (*internal_reporter)(const char *message);
+static bool dying; /* an internal error (or no memory) while reporting one is reported as text */
 
 void set_internal_error_reporter(void (*report)(const char *message)) { internal_reporter = report; }
 
 _Noreturn void qdc_die_at(const char *file, int line, const char *fmt, ...) {
-    static bool dying; /* an internal error while reporting one is reported as text */
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -28,7 +28,8 @@ _Noreturn void qdc_die_at(const char *file, int line, const char *fmt, ...) {
 
 static void *check(void *p) {
     if (!p) {
-        fputs("qdc: error: out of memory\n", stderr);
+        if (internal_reporter && !dying) dying = true, internal_reporter("out of memory");
+        else fputs("qdc: error: out of memory\n", stderr);
         exit(QDC_EXIT_INTERNAL);
     }
     return p;

@@ -1,53 +1,10 @@
-/* Arithmetic of the v1 contract in LLVM IR: binary operators with Python/Quadrants semantics
- * (floor division, modulo sign, integer power, minNum/maxNum) and op(old, val) for RMW ops
- * (shared by plain demotion and CAS loops so both compute exactly the same thing). */
+/* The primitive operations in LLVM IR (what ir/expand.c leaves: the meaning of `//`, `%`,
+ * shifts and division edge cases is decided there, once, for every backend): binary operators,
+ * integer power, minNum/maxNum, and op(old, val) for RMW ops (shared by plain demotion and CAS
+ * loops so both compute exactly the same thing). */
 #include "llvm_target.h"
 
 static LLVMValueRef iconst(LLVMValueRef like, long long v) { return LLVMConstInt(LLVMTypeOf(like), (unsigned long long)v, 1); }
-
-/* Integer division never traps: x / 0 == x, and INT_MIN / -1 wraps to INT_MIN. */
-static LLVMValueRef safe_divisor(LlvmCg *cg, QdType t, LLVMValueRef a, LLVMValueRef b) {
-    LLVMValueRef bad = LLVMBuildICmp(cg->b, LLVMIntEQ, b, iconst(b, 0), "");
-    if (qt_is_signed(t)) {
-        LLVMValueRef minv = LLVMConstInt(LLVMTypeOf(a), 1ull << (qt_bits(t) - 1), 0);
-        LLVMValueRef ovf = LLVMBuildAnd(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, a, minv, ""),
-                                        LLVMBuildICmp(cg->b, LLVMIntEQ, b, iconst(b, -1), ""), "");
-        bad = LLVMBuildOr(cg->b, bad, ovf, "");
-    }
-    return LLVMBuildSelect(cg->b, bad, iconst(b, 1), b, "");
-}
-
-/* Python //: floor toward -inf. */
-static LLVMValueRef floordiv(LlvmCg *cg, QdType t, LLVMValueRef a, LLVMValueRef b) {
-    if (qt_is_float(t)) {
-        LLVMValueRef q = LLVMBuildFDiv(cg->b, a, b, "");
-        LLVMTypeRef ty = LLVMTypeOf(q);
-        return cg_call_intrinsic(cg, "llvm.floor", &ty, 1, &q, 1);
-    }
-    b = safe_divisor(cg, t, a, b);
-    if (!qt_is_signed(t)) return LLVMBuildUDiv(cg->b, a, b, "");
-    LLVMValueRef q = LLVMBuildSDiv(cg->b, a, b, ""), r = LLVMBuildSRem(cg->b, a, b, "");
-    LLVMValueRef adj = LLVMBuildAnd(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, r, iconst(r, 0), ""),
-                                    LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMBuildXor(cg->b, r, b, ""), iconst(r, 0), ""), "");
-    return LLVMBuildSub(cg->b, q, LLVMBuildZExt(cg->b, adj, LLVMTypeOf(q), ""), "");
-}
-
-/* Python %: the result takes the divisor's sign. */
-static LLVMValueRef pymod(LlvmCg *cg, QdType t, LLVMValueRef a, LLVMValueRef b) {
-    if (qt_is_float(t)) {
-        LLVMValueRef r = LLVMBuildFRem(cg->b, a, b, ""), z = LLVMConstNull(LLVMTypeOf(r));
-        LLVMValueRef fix = LLVMBuildAnd(cg->b, LLVMBuildFCmp(cg->b, LLVMRealUNE, r, z, ""),
-                                        LLVMBuildXor(cg->b, LLVMBuildFCmp(cg->b, LLVMRealOLT, r, z, ""),
-                                                     LLVMBuildFCmp(cg->b, LLVMRealOLT, b, z, ""), ""), "");
-        return LLVMBuildSelect(cg->b, fix, LLVMBuildFAdd(cg->b, r, b, ""), r, "");
-    }
-    b = safe_divisor(cg, t, a, b);
-    if (!qt_is_signed(t)) return LLVMBuildURem(cg->b, a, b, "");
-    LLVMValueRef r = LLVMBuildSRem(cg->b, a, b, "");
-    LLVMValueRef fix = LLVMBuildAnd(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, r, iconst(r, 0), ""),
-                                    LLVMBuildICmp(cg->b, LLVMIntSLT, LLVMBuildXor(cg->b, r, b, ""), iconst(r, 0), ""), "");
-    return LLVMBuildSelect(cg->b, fix, LLVMBuildAdd(cg->b, r, b, ""), r, "");
-}
 
 /* Integer power by squaring; a negative exponent gives 1 (the loop never runs). */
 static LLVMValueRef ipow(LlvmCg *cg, QdType t, LLVMValueRef a, LLVMValueRef b) {
@@ -75,8 +32,8 @@ static LLVMValueRef ipow(LlvmCg *cg, QdType t, LLVMValueRef a, LLVMValueRef b) {
     return res;
 }
 
+/* The count is below the width (ir/expand.c masks it). */
 static LLVMValueRef shift(LlvmCg *cg, IrBinOp op, QdType t, LLVMValueRef a, LLVMValueRef b) {
-    b = LLVMBuildAnd(cg->b, b, iconst(b, qt_bits(t) - 1), ""); /* out-of-range counts wrap, as on x86 */
     if (op == IR_SHL) return LLVMBuildShl(cg->b, a, b, "");
     return qt_is_signed(t) ? LLVMBuildAShr(cg->b, a, b, "") : LLVMBuildLShr(cg->b, a, b, "");
 }
@@ -106,16 +63,13 @@ LLVMValueRef cg_binary(LlvmCg *cg, IrBinOp op, QdType t, LLVMValueRef a, LLVMVal
     case IR_ADD: return fl ? LLVMBuildFAdd(cg->b, a, b, "") : LLVMBuildAdd(cg->b, a, b, "");
     case IR_SUB: return fl ? LLVMBuildFSub(cg->b, a, b, "") : LLVMBuildSub(cg->b, a, b, "");
     case IR_MUL: return fl ? LLVMBuildFMul(cg->b, a, b, "") : LLVMBuildMul(cg->b, a, b, "");
-    case IR_DIV:
+    case IR_DIV: /* integer divisors are safe (ir/expand.c) */
         if (fl) return LLVMBuildFDiv(cg->b, a, b, "");
-        b = safe_divisor(cg, t, a, b);
         return sg ? LLVMBuildSDiv(cg->b, a, b, "") : LLVMBuildUDiv(cg->b, a, b, "");
     case IR_REM:
         if (fl) return LLVMBuildFRem(cg->b, a, b, "");
-        b = safe_divisor(cg, t, a, b);
         return sg ? LLVMBuildSRem(cg->b, a, b, "") : LLVMBuildURem(cg->b, a, b, "");
-    case IR_FLOORDIV: return floordiv(cg, t, a, b);
-    case IR_MOD: return pymod(cg, t, a, b);
+    case IR_FLOORDIV: case IR_MOD: die("'%s' reached the LLVM backend unexpanded", op == IR_MOD ? "%" : "//");
     case IR_POW: {
         if (!fl) return ipow(cg, t, a, b);
         return cg_math_pow(cg, t, a, b);

@@ -120,6 +120,7 @@ void cg_task_begin(LlvmCg *cg, const IrKernel *k, int ti) {
     cg->kernel = k;
     cg->task = &k->tasks[ti];
     cg->task_index = ti;
+    ir_memo_clear(&cg->shared_vals);
     cg->param_vals = xcalloc((size_t)k->nparams + 1, sizeof *cg->param_vals);
     cg->param_shape = xcalloc((size_t)k->nparams + 1, sizeof *cg->param_shape);
     cg->locals = xcalloc((size_t)k->nlocals + 1, sizeof *cg->locals);
@@ -130,6 +131,7 @@ void cg_task_begin(LlvmCg *cg, const IrKernel *k, int ti) {
 }
 
 void cg_task_end(LlvmCg *cg) {
+    ir_memo_free(&cg->shared_vals);
     free(cg->param_vals);
     free(cg->param_shape);
     free(cg->locals);
@@ -256,7 +258,7 @@ static LLVMValueRef math(LlvmCg *cg, const IrExpr *e) {
     }
 }
 
-LLVMValueRef cg_expr(LlvmCg *cg, const IrExpr *e) {
+static LLVMValueRef expr(LlvmCg *cg, const IrExpr *e) {
     switch (e->kind) {
     case IR_CONST: return const_of(cg, e);
     case IR_LOCAL: return LLVMBuildLoad2(cg->b, cg_type(cg, cg->kernel->locals[e->local].type), cg->locals[e->local], "");
@@ -395,7 +397,17 @@ static void stmt_for(LlvmCg *cg, const IrStmt *s) {
     LLVMPositionBuilderAtEnd(cg->b, exit);
 }
 
+/* A node the expansion shares (IrExpr.shared) is evaluated once per statement: its first
+ * evaluation dominates every later use in the statement's straight-line code. */
+LLVMValueRef cg_expr(LlvmCg *cg, const IrExpr *e) {
+    if (!e->shared) return expr(cg, e);
+    LLVMValueRef v = ir_memo_get(&cg->shared_vals, e);
+    if (!v) ir_memo_put(&cg->shared_vals, e, v = expr(cg, e));
+    return v;
+}
+
 static void stmt(LlvmCg *cg, const IrStmt *s) {
+    ir_memo_clear(&cg->shared_vals);
     switch (s->kind) {
     case IR_ASSIGN: LLVMBuildStore(cg->b, cg_expr(cg, s->assign.value), cg->locals[s->assign.local]); return;
     case IR_STORE: {
@@ -499,6 +511,7 @@ static void build_fields(LlvmCg *cg) {
 }
 
 bool cg_build_module(LlvmCg *cg) {
+    if (!cg->m->expanded) die("the LLVM backend was given IR that ir_expand_module did not expand");
     cg->b = LLVMCreateBuilderInContext(cg->ctx);
     if (cg->tgt->module_begin) cg->tgt->module_begin(cg);
     build_fields(cg);

@@ -116,6 +116,7 @@ struct LlvmCg {
     LLVMValueRef (*param_shape)[IR_MAX_DIMS]; /* ndarray extents (i32) */
     LLVMValueRef *locals;       /* allocas, per IrKernel.locals (entry block; mem2reg later) */
     LLVMValueRef iter_index;    /* current iteration index (i32) of a parallel task, else NULL */
+    IrMemo shared_vals;         /* IrExpr.shared nodes evaluated in the current statement */
     bool uses_unsafe_fp;        /* some decision carries LOWF_UNSAFE_FP_ATOMICS */
     void *target_state;         /* owned by the hooks */
     bool failed;                /* a diagnostic was reported */

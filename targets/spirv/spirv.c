@@ -414,6 +414,7 @@ static void begin_kernel(SpvGen *g, const IrKernel *k) {
 }
 
 static void end_kernel(SpvGen *g) {
+    ir_memo_free(&g->shared_ids);
     free(g->nd), free(g->shared), free(g->local_var);
     g->nd = g->shared = NULL, g->local_var = NULL;
     spv_layout_free(&g->lay);
@@ -440,6 +441,7 @@ static bool has_task(const IrKernel *k, const IrTask *only) {
 
 /* Builds, validates and appends the binary. A validation failure is an internal error. */
 bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, StrBuf *out) {
+    if (!m->expanded) die("the SPIR-V backend was given IR that ir_expand_module did not expand");
     SpvGen g = {0};
     spv_init(&g.b);
     g.m = m, g.low = low, g.t = t, g.ok = true, g.prefix = "";

@@ -154,7 +154,6 @@ static const OpRow simple_ops[] = {
     [IR_SUB] = {SpvOpISub, SpvOpISub, SpvOpFSub, 0},
     [IR_MUL] = {SpvOpIMul, SpvOpIMul, SpvOpFMul, 0},
     [IR_DIV] = {SpvOpSDiv, SpvOpUDiv, SpvOpFDiv, 0},
-    [IR_MOD] = {SpvOpSMod, SpvOpUMod, SpvOpFMod, 0},
     [IR_REM] = {SpvOpSRem, SpvOpUMod, SpvOpFRem, 0},
     [IR_AND] = {SpvOpBitwiseAnd, SpvOpBitwiseAnd, 0, SpvOpLogicalAnd},
     [IR_OR] = {SpvOpBitwiseOr, SpvOpBitwiseOr, 0, SpvOpLogicalOr},
@@ -179,16 +178,6 @@ static SpvOp pick(const OpRow *r, QdType t) {
     case K_FLOAT: return r->f;
     default: return 0;
     }
-}
-
-/* Python floor division on signed ints: q - ((r != 0) & ((r ^ b) < 0)). */
-static uint32_t floordiv_int(SpvGen *g, QdType t, uint32_t a, uint32_t b) {
-    uint32_t ty = g_ty(g, t), bt = g_ty(g, QT_U1), zero = g_const_num(g, t, 0, 0);
-    uint32_t q = G_OP(g, SpvOpSDiv, ty, a, b), r = G_OP(g, SpvOpSRem, ty, a, b);
-    uint32_t nz = G_OP(g, SpvOpINotEqual, bt, r, zero);
-    uint32_t neg = G_OP(g, SpvOpSLessThan, bt, G_OP(g, SpvOpBitwiseXor, ty, r, b), zero);
-    uint32_t adj = G_OP(g, SpvOpLogicalAnd, bt, nz, neg);
-    return G_OP(g, SpvOpISub, ty, q, from_bool(g, adj, t));
 }
 
 /* Integer power by squaring, as the LLVM backends: a negative exponent gives 1.
@@ -229,9 +218,7 @@ uint32_t g_binop(SpvGen *g, IrBinOp op, QdType t, uint32_t a, uint32_t b) {
     case IR_MAX: return ext2(g, ty, f ? GLSL_NMAX : s ? GLSL_SMAX : GLSL_UMAX, a, b);
     case IR_POW:
         return f ? ext2(g, ty, GLSL_POW, a, b) : ipow(g, t, a, b);
-    case IR_FLOORDIV:
-        if (f) return ext1(g, ty, GLSL_FLOOR, G_OP(g, SpvOpFDiv, ty, a, b));
-        return s ? floordiv_int(g, t, a, b) : G_OP(g, SpvOpUDiv, ty, a, b);
+    case IR_FLOORDIV: case IR_MOD: die("'%s' reached the SPIR-V backend unexpanded", op == IR_MOD ? "%" : "//");
     default: break;
     }
     SpvOp sop = pick(&simple_ops[op], t);
@@ -329,7 +316,7 @@ static uint32_t constant(SpvGen *g, const IrExpr *e) {
     return g_const(g, e->type, e->c.u);
 }
 
-uint32_t g_expr(SpvGen *g, const IrExpr *e) {
+static uint32_t expr(SpvGen *g, const IrExpr *e) {
     switch (e->kind) {
     case IR_CONST: return constant(g, e);
     case IR_LOCAL: return G_OP(g, SpvOpLoad, g_ty(g, e->type), g->local_var[e->local]);
@@ -354,6 +341,15 @@ uint32_t g_expr(SpvGen *g, const IrExpr *e) {
     case IR_GLOBAL_THREAD_IDX: return g_builtin_x(g, &g->gid_var, SpvBuiltInGlobalInvocationId, "gid");
     }
     unreachable();
+}
+
+/* A node the expansion shares (IrExpr.shared) is evaluated once per statement: its first
+ * evaluation dominates every later use in the statement's straight-line code. */
+uint32_t g_expr(SpvGen *g, const IrExpr *e) {
+    if (!e->shared) return expr(g, e);
+    uint32_t id = (uint32_t)(uintptr_t)ir_memo_get(&g->shared_ids, e);
+    if (!id) ir_memo_put(&g->shared_ids, e, (void *)(uintptr_t)(id = expr(g, e)));
+    return id;
 }
 
 /* ---- statements ---- */
@@ -424,6 +420,7 @@ static void loop(SpvGen *g, const IrExpr *cond, const IrStmt *for_, const IrBloc
 }
 
 static void stmt(SpvGen *g, const IrStmt *s) {
+    ir_memo_clear(&g->shared_ids);
     switch (s->kind) {
     case IR_ASSIGN:
         SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, g->local_var[s->assign.local], g_expr(g, s->assign.value));

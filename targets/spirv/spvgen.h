@@ -82,6 +82,7 @@ typedef struct SpvGen {
     VEC(SpvMslHelper) msl_helpers; /* MSL: 64-bit atomics written by the completion step */
     bool publishes;      /* the kernel has a fence or an ordered atomic: its buffers are Coherent */
     bool ok;             /* false after a diagnostic */
+    IrMemo shared_ids;   /* IrExpr.shared nodes evaluated in the current statement */
 } SpvGen;
 
 /* spirv.c */

@@ -135,8 +135,11 @@ kernel void exchange_handoff_t2(device exchange_handoff_t2_buf_u32& box [[buffer
         {
             int _11 = _42;
             int _12 = _11;
-            uint _62 = atomic_exchange_explicit((device atomic_uint*)&box.data[(_12 + 1) % args.link_shape0], as_type<uint>(0.0), memory_order_relaxed);
-            got.data[_12] = as_type<float>(_62);
+            int _49 = _12 + 1;
+            int _63 = ((args.link_shape0 == 0) || ((_49 == int(0x80000000)) && (args.link_shape0 == (-1)))) ? 1 : args.link_shape0;
+            int _64 = _49 - _63 * (_49 / _63);
+            uint _80 = atomic_exchange_explicit((device atomic_uint*)&box.data[((_64 != 0) && ((_64 ^ _63) < 0)) ? (_64 + _63) : _64], as_type<uint>(0.0), memory_order_relaxed);
+            got.data[_12] = as_type<float>(_80);
             _13 += _36;
             continue;
         }

@@ -141,6 +141,28 @@ Test(json_writer, internal_errors_are_records, .exit_code = 3) {
     qdc_die_at("test_io_formats.c", 1, "bad \"%s\" %d", "state", 7);
 }
 
+static void check_oom_record(void) {
+    char *got = read_text(internal_path, NULL);
+    unlink(internal_path);
+    bool ok = got && strstr(got, "\"severity\":\"internal-error\"") && strstr(got, "\"message\":\"out of memory\"}\n");
+    if (!ok) fprintf(stderr, "out-of-memory record: %s\n", got ? got : "(none)");
+    free(got);
+    if (!ok) _exit(99);
+}
+
+/* Running out of memory (exit 3) in JSON mode is a record too. */
+Test(json_writer, out_of_memory_is_a_record, .exit_code = 3) {
+    if (getenv("QDC_ASAN")) exit(3); /* ASan's allocator aborts on an impossible size instead */
+    snprintf(internal_path, sizeof internal_path, "/tmp/qdc-oom-%d.json", (int)getpid());
+    FILE *f = fopen(internal_path, "w");
+    cr_assert(f);
+    DiagConfig cfg = {DIAG_JSON, DIAG_COLOR_NEVER, 20, false, f};
+    diag_init(&cfg);
+    atexit(check_oom_record);
+    void *volatile p = xmalloc(SIZE_MAX / 2);
+    (void)p;
+}
+
 static char *copy_family(const char *dir, const char *name) {
     char *src = root_path("capability-db/x86_64.yaml"), *text = read_text(src, NULL);
     cr_assert(text);

@@ -157,6 +157,7 @@ static inline const CapTarget *probe_target(const char *name) {
 static inline char *probe_emit(const ProbeSpec *p, const char *family, EmitKind emit, size_t *len) {
     Arena a = {0};
     IrModule *m = probe_module(&a, p);
+    ir_expand_module(m, &a); /* what the driver runs before every backend */
     TargetOptions o = {emit, 2, "probe", NULL, 0};
     StrBuf out;
     sb_init(&out);

@@ -87,14 +87,17 @@ static const SpvTarget kit_vk11 = {"vulkan1.1", 3, false, 64};
 static const SpvTarget kit_vk13 = {"vulkan1.3", 6, false, 64};
 static const SpvTarget kit_msl_target = {"vulkan1.1", 3, true, 64};
 
-/* Disassembly of the module (spirv_build dies if the validator rejects it). */
-static inline char *kit_asm(const Kit *t, const SpvTarget *st) {
+/* Disassembly of the module (spirv_build dies if the validator rejects it). The kit is a
+ * frontend: it runs the expansion pass the driver runs (ir/expand.c) before the backend. */
+static inline char *kit_asm(Kit *t, const SpvTarget *st) {
+    ir_expand_module(&t->m, &kit_arena);
     StrBuf out;
     sb_init(&out);
     if (!spirv_asm(&t->m, hand_lowered(), st, &out)) { sb_free(&out); return NULL; }
     return sb_take(&out);
 }
-static inline char *kit_msl(const Kit *t, const char *version) {
+static inline char *kit_msl(Kit *t, const char *version) {
+    ir_expand_module(&t->m, &kit_arena);
     StrBuf out;
     sb_init(&out);
     MslTarget mt = {version, {0}};

@@ -211,6 +211,7 @@ static char *emit_module(IrModule *m, const char *name, EmitKind kind, size_t *l
     TargetOptions o = {kind, 2, name, NULL, 0};
     StrBuf out;
     sb_init(&out);
+    ir_expand_module(m, &A); /* what the driver runs before every backend */
     cr_assert(backend_llvm_emit(m, hand_lowered(), t, &o, &out));
     capdb_close(db);
     remove_tree(tmp);

@@ -1,0 +1,116 @@
+/* The one traversal of the IR (ir.h, IrWalker): tasks in order, each task's extent and then its
+ * statements in program order, each expression's operands before the expression (evaluation
+ * order). Every expression slot is visited and may be replaced, so the same walk serves readers
+ * (the memory-operation visitor) and rewriters (the expansion pass). A node reachable twice
+ * (the IR is a DAG once operands are shared) is visited once and replaced the same way at
+ * every use. Also the pointer map IrMemo. */
+#include "ir.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- IrMemo: open addressing on the pointer's bits ---- */
+
+static size_t slot(const IrMemo *m, const void *key) {
+    uint64_t h = (uint64_t)(uintptr_t)key * UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(h >> 17) & (m->cap - 1);
+}
+
+void *ir_memo_get(const IrMemo *m, const void *key) {
+    if (!m->n) return NULL;
+    for (size_t i = slot(m, key);; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == key) return m->vals[i];
+        if (!m->keys[i]) return NULL;
+    }
+}
+
+void ir_memo_put(IrMemo *m, const void *key, void *val) {
+    if (2 * (m->n + 1) > m->cap) {
+        IrMemo bigger = {xcalloc(m->cap ? 2 * m->cap : 64, sizeof(void *)), xcalloc(m->cap ? 2 * m->cap : 64, sizeof(void *)),
+                         m->cap ? 2 * m->cap : 64, 0};
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i]) ir_memo_put(&bigger, m->keys[i], m->vals[i]);
+        ir_memo_free(m);
+        *m = bigger;
+    }
+    size_t i = slot(m, key);
+    while (m->keys[i] && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
+    if (!m->keys[i]) m->n++;
+    m->keys[i] = key, m->vals[i] = val;
+}
+
+void ir_memo_clear(IrMemo *m) {
+    if (!m->n) return;
+    memset(m->keys, 0, m->cap * sizeof *m->keys);
+    m->n = 0;
+}
+
+void ir_memo_free(IrMemo *m) {
+    free(m->keys), free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- the walk ---- */
+
+static IrExpr *walk_expr(IrWalker *w, IrExpr *e);
+
+static void walk_ref(IrWalker *w, IrRef *r) {
+    for (int i = 0; i < r->nidx; i++) r->idx[i] = walk_expr(w, r->idx[i]);
+}
+
+static IrExpr *walk_expr(IrWalker *w, IrExpr *e) {
+    if (!e || !w->expr) return e;
+    IrExpr *done = ir_memo_get(&w->seen, e);
+    if (done) return done;
+    switch (e->kind) {
+    case IR_LOAD: walk_ref(w, e->ref); break;
+    case IR_UNARY: e->un.a = walk_expr(w, e->un.a); break;
+    case IR_BINARY: e->bin.a = walk_expr(w, e->bin.a), e->bin.b = walk_expr(w, e->bin.b); break;
+    case IR_SELECT:
+        e->sel.cond = walk_expr(w, e->sel.cond), e->sel.a = walk_expr(w, e->sel.a), e->sel.b = walk_expr(w, e->sel.b);
+        break;
+    case IR_CAST: case IR_BITCAST: e->arg = walk_expr(w, e->arg); break;
+    case IR_MATH: e->math.a = walk_expr(w, e->math.a), e->math.b = walk_expr(w, e->math.b); break;
+    case IR_MEMOP:
+        walk_ref(w, e->mem.ref);
+        e->mem.val = walk_expr(w, e->mem.val), e->mem.val2 = walk_expr(w, e->mem.val2);
+        break;
+    case IR_CONST: case IR_LOCAL: case IR_PARAM: case IR_SHAPE: case IR_THREAD_IDX: case IR_GLOBAL_THREAD_IDX: break;
+    }
+    IrExpr *r = w->expr(w, e);
+    ir_memo_put(&w->seen, e, r);
+    if (r != e) ir_memo_put(&w->seen, r, r); /* a replacement is not walked again */
+    return r;
+}
+
+static void walk_block(IrWalker *w, IrBlock *b) {
+    for (int i = 0; i < b->n; i++) {
+        IrStmt *s = b->stmts[i];
+        if (w->stmt) w->stmt(w, s);
+        switch (s->kind) {
+        case IR_ASSIGN: s->assign.value = walk_expr(w, s->assign.value); break;
+        case IR_STORE: walk_ref(w, s->store.ref), s->store.value = walk_expr(w, s->store.value); break;
+        case IR_EVAL: s->eval = walk_expr(w, s->eval); break;
+        case IR_IF:
+            s->if_.cond = walk_expr(w, s->if_.cond);
+            walk_block(w, &s->if_.then), walk_block(w, &s->if_.els);
+            break;
+        case IR_WHILE: s->while_.cond = walk_expr(w, s->while_.cond), walk_block(w, &s->while_.body); break;
+        case IR_FOR:
+            s->for_.begin = walk_expr(w, s->for_.begin), s->for_.end = walk_expr(w, s->for_.end);
+            walk_block(w, &s->for_.body);
+            break;
+        case IR_BREAK: case IR_CONTINUE: case IR_BARRIER: case IR_FENCE: break;
+        }
+    }
+}
+
+void ir_walk_module(IrModule *m, IrWalker *w) {
+    for (int i = 0; i < m->nkernels; i++)
+        for (int j = 0; j < m->kernels[i].ntasks; j++) {
+            w->k = &m->kernels[i], w->t = &m->kernels[i].tasks[j];
+            w->t->extent = walk_expr(w, w->t->extent);
+            walk_block(w, &w->t->body);
+        }
+    ir_memo_free(&w->seen);
+    w->k = NULL, w->t = NULL;
+}
