@@ -107,14 +107,18 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
     IrField f = {.name = target->name, .span = span};
     const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL, *shape = call->call.args.n > 1 ? call->call.args.items[1] : NULL;
     keyword(call, "dtype", &dt), keyword(call, "shape", &shape);
-    for (int k = 0; k < call->call.nkw; k++)
-        if (strcmp(call->call.kw[k].name, "dtype") && strcmp(call->call.kw[k].name, "shape") && strcmp(call->call.kw[k].name, "name"))
-            return (void)diag_error(call->call.kw[k].span, "QD2004", "qd.field argument '%s' is not supported in v1", call->call.kw[k].name);
+    for (int k = 0; k < call->call.nkw; k++) {
+        const char *kw = call->call.kw[k].name;
+        if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual"))
+            return (void)diag_error(call->call.kw[k].span, "QD2063", "qd.field(%s=...) is not supported: qdc does not compile autodiff", kw);
+        if (strcmp(kw, "dtype") && strcmp(kw, "shape") && strcmp(kw, "name"))
+            return (void)diag_error(call->call.kw[k].span, "QD2004", "qd.field argument '%s' is not supported in v1", kw);
+    }
     if (call->call.args.n > 2) return (void)diag_error(call->span, "QD2004", "qd.field takes (dtype, shape)");
     if (!dt) return (void)diag_error(call->span, "QD2004", "qd.field needs a dtype, e.g. qd.field(qd.f32, shape=(N,))");
-    if (!shape) return (void)diag_error(call->span, "QD2004", "qd.field needs shape= in v1 (use shape=() for a scalar)");
     bool ok = sema_annotation_type(S, dt, &f.type);
-    if (ok) ok = field_shape(S, shape, &f);
+    if (ok && !shape) f.ndim = -1; /* placed later: qd.root.dense(...).place(x) */
+    else if (ok) ok = field_shape(S, shape, &f);
     if (!ok) return (void)scope_bind(S, &S->module, f.name, val_err(), span);
     vec_push(&S->fields, f);
     scope_bind(S, &S->module, f.name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
@@ -123,7 +127,7 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
 /* A module-level constant: a number (narrowed to the type a literal of it has in a kernel: i32
  * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
 static bool module_constant(Sema *S, Val *c) {
-    if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE) return true;
+    if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE) return true;
     if (c->kind == V_TUPLE) {
         for (int k = 0; k < c->tuple.n; k++)
             if (!module_constant(S, &c->tuple.items[k])) return false;
@@ -174,6 +178,30 @@ static bool is_host_expr(Sema *S, const Expr *e) {
         return false;
     case E_IFEXP: return is_host_expr(S, e->ifexp.cond) || is_host_expr(S, e->ifexp.a) || is_host_expr(S, e->ifexp.b);
     default: return false;
+    }
+}
+
+/* qd.root.dense(...).place(x) or blk.place(x) with blk an SNode: evaluated at module level. */
+static bool is_snode_chain(Sema *S, const Expr *e) {
+    while (e->kind == E_CALL || (e->kind == E_ATTR && !(e->attr.obj->kind == E_NAME && !strcmp(e->attr.name, "root"))))
+        e = e->kind == E_CALL ? e->call.fn : e->attr.obj;
+    if (e->kind == E_ATTR) return S->qd_alias && !strcmp(e->attr.obj->name, S->qd_alias);
+    Binding *b = e->kind == E_NAME ? scope_find(&S->module, e->name) : NULL;
+    return b && b->v.kind == V_SNODE;
+}
+
+/* After a rejected placement statement, the fields it places are poisoned: not reported as
+ * unplaced, and their uses in kernels stay quiet. */
+static void poison_placed(Sema *S, const Expr *e) {
+    for (; e->kind == E_CALL || e->kind == E_ATTR; e = e->kind == E_CALL ? e->call.fn : e->attr.obj) {
+        if (e->kind != E_CALL || e->call.fn->kind != E_ATTR || strcmp(e->call.fn->attr.name, "place")) continue;
+        for (int k = 0; k < e->call.args.n; k++) {
+            const Expr *a = e->call.args.items[k];
+            Binding *b = a->kind == E_NAME ? scope_find(&S->module, a->name) : NULL;
+            if (!b || b->v.kind != V_FIELD) continue;
+            if (S->fields.items[b->v.index].ndim < 0) S->fields.items[b->v.index].ndim = 0;
+            b->v = val_err();
+        }
     }
 }
 
@@ -717,10 +745,14 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
         case S_HOST:
             for (int j = 0; j < s->host.names.n; j++) bind_host(&S, s->host.names.items[j], s->host.what);
             break;
-        case S_EXPR: case S_PASS: break; /* docstrings, qd.init(...), host calls such as main() */
+        case S_EXPR: /* SNode placement; else qd.init(...), main() ... */
+            if (is_snode_chain(&S, s->expr) && sema_eval(&S, s->expr).kind == V_ERR) poison_placed(&S, s->expr);
+            break;
+        case S_PASS: break;
         default: diag_error(s->span, "QD2002", "'%s' outside a function", s->kind == S_RETURN ? "return" : s->kind == S_BREAK ? "break" : "continue"); break;
         }
     }
+    sema_snode_finish(&S);
     sema_parse_instances(&S, fo);
     for (int k = 0; k < S.module.b.len; k++)
         if (S.module.b.items[k].v.kind == V_KERNEL) check_kernels(&S, S.module.b.items[k].v.def);
@@ -731,9 +763,10 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     IrModule *m = ARENA_NEW(arena, IrModule);
     m->src = ast->src;
     TAKE(m->fields, m->nfields, S.fields);
+    TAKE(m->storages, m->nstorages, S.storages);
     TAKE(m->kernels, m->nkernels, S.kernels);
     sema_free_instances(&S);
-    vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b);
+    vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b), vec_free(&S.storages);
     vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
     if (diag_error_count()) return NULL;
     ir_seal(m);
