@@ -164,7 +164,7 @@ static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const c
     if (j->emit == EMIT_IR) return ir_dump(ir, low, &j->out), true;
     const Backend *be = backend_find(cap_backend(j->t));
     if (!be) die("no backend for '%s'", cap_backend(j->t));
-    TargetOptions to = {j->emit, o->opt_level, modname};
+    TargetOptions to = {j->emit, o->opt_level, modname, (const char *const *)o->caps, o->ncaps};
     return be->emit(ir, low, j->t, &to, &j->out) && !diag_error_count();
 }
 
