@@ -187,7 +187,7 @@ static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const c
     const Backend *be = backend_find(cap_backend(j->t));
     if (!be) die("no backend for '%s'", cap_backend(j->t));
     bool embed = j->emit == EMIT_C_ARRAY;
-    TargetOptions to = {embed ? j->def : j->emit, o->opt_level, modname};
+    TargetOptions to = {embed ? j->def : j->emit, o->opt_level, modname, (const char *const *)o->caps, o->ncaps};
     StrBuf raw;
     sb_init(&raw);
     bool ok = be->emit(ir, low, j->t, &to, embed ? &raw : &j->out) && diag_error_count() == errors_before;

@@ -760,6 +760,7 @@ static void host_names(Parser *P, int from, int to, ExprVec *out) {
             int j = i + 1;
             while (j + 2 < to && P->toks[j + 1].kind == T_DOT) j += 2;
             t = j + 2 < to && P->toks[j + 1].kind == T_KW_AS ? &P->toks[j + 2] : n;
+            if (t->kind != T_NAME) continue; /* 'import m as <not a name>': nothing bound */
         } else if (t->kind != T_NAME || (n->kind != T_ASSIGN && n->kind != T_COMMA && n->kind != T_COLON)) {
             continue;
         }

@@ -49,6 +49,8 @@ enum {
     LOWF_UNSAFE_FP_ATOMICS = 1u << 0, /* AMDGPU: function needs "amdgpu-unsafe-fp-atomics" */
     LOWF_MEMBAR_ORDERS = 1u << 1,     /* PTX sm_60: orders come from membar + relaxed atom */
     LOWF_VOLATILE_DECORATION = 1u << 2, /* SPIR-V for MSL: volatile as a variable decoration */
+    LOWF_MSL_HELPER = 1u << 3,        /* MSL: a 64-bit atomic written by a qdc helper (Apple9 ulong min/max) */
+    LOWF_SPLIT64 = 1u << 4,           /* MSL: a 64-bit op emulated as two 32-bit atomics (opt-in) */
 };
 
 /* ---- memory references ---- */

@@ -160,6 +160,22 @@ static void use_caps(LowerCtx *c, const CapAnswer *a) {
     }
 }
 
+/* An order obtained with fences needs the family's fence (e.g. MSL 3.2's atomic_thread_fence). */
+static bool fences_for_order(LowerCtx *c, Span sp, QdOrder o, CapOrderKind kind, StrBuf *why) {
+    CapAnswer a = cap_resolve_cell(c->t, c->t->fence_cell, QSCOPE_DEVICE, true, opt_caps(c->o), opt_ncaps(c->o));
+    if (a.status != CS_UNSUPPORTED) {
+        if (a.cell->spelling && c->t->orders[ORDK_FENCE] == 1u << QORD_SEQ_CST) note(why, "each fence is %s (%s)", a.cell->spelling, "seq_cst");
+        return use_caps(c, &a), true;
+    }
+    const char *what = kind == ORDK_LOAD ? "atomic_load" : kind == ORDK_STORE ? "atomic_store" : "atomic read-modify-write";
+    diag_error(sp, "QD4002", "order '%s' on %s is not supported on target '%s': it needs a relaxed operation and "
+               "memory fences, and the target has no fence (%s:%d%s%s)", qord_name(o), what, c->t->name,
+               a.cell->at.file, a.cell->at.line, a.cell->note ? ": " : "", a.cell->note ? a.cell->note : "");
+    if (a.needs_cap) diag_note((Span){0}, "pass --cap=+%s if the device has it: %s", a.needs_cap, cap_desc(c->t, a.needs_cap));
+    c->ok = false;
+    return false;
+}
+
 /* ---- one memory operation ---- */
 static bool bit_op(QdOp op) { return op == QOP_EXCHANGE || op == QOP_CAS || op == QOP_LOAD || op == QOP_STORE; }
 
@@ -252,7 +268,13 @@ static bool decide_memop(LowerCtx *c, const IrExpr *e, IrLowering *L) {
     L->kind = a.status == CS_NATIVE ? LOW_NATIVE : LOW_CAS_LOOP;
     if (L->kind == LOW_CAS_LOOP && qt_is_float(m->ref->type)) L->via_int = true;
     CapOrderKind kind = order_kind(m->op);
-    if (!decide_order(c->t, kind, m->order, L, &why)) {
+    bool ordered = decide_order(c->t, kind, m->order, L, &why);
+    if (ordered && (L->fence_before || L->fence_after) && !fences_for_order(c, e->span, m->order, kind, &why)) {
+        L->kind = LOW_UNSUPPORTED;
+        sb_free(&why);
+        return false;
+    }
+    if (!ordered) {
         order_error(c, e->span, kind == ORDK_LOAD ? "atomic_load" : kind == ORDK_STORE ? "atomic_store" : "atomic read-modify-write",
                     m->order, kind);
         L->kind = LOW_UNSUPPORTED;
@@ -277,8 +299,10 @@ static bool decide_fence(LowerCtx *c, const IrStmt *s, IrLowering *L) {
     if (ok && a.status == CS_UNSUPPORTED) {
         diag_error(s->span, "QD4005", "memory fence is not supported on target '%s' (%s:%d%s%s)", c->t->name,
                    a.cell->at.file, a.cell->at.line, a.cell->note ? ": " : "", a.cell->note ? a.cell->note : "");
+        if (a.needs_cap) diag_note((Span){0}, "pass --cap=+%s if the device has it: %s", a.needs_cap, cap_desc(c->t, a.needs_cap));
         c->ok = ok = false;
     }
+    if (ok) use_caps(c, &a);
     if (ok && !decide_order(c->t, ORDK_FENCE, s->fence.order, L, &why)) {
         order_error(c, s->span, "a fence", s->fence.order, ORDK_FENCE);
         ok = false;

@@ -25,6 +25,8 @@ typedef struct TargetOptions {
     EmitKind emit;
     int opt_level;            /* 0..3, default 2 */
     const char *module_name;  /* basename of the input without extension, e.g. "histogram" */
+    const char *const *caps;  /* --cap=+NAME / -NAME as given (msl: +msl3.2 chooses MSL 3.2) */
+    int ncaps;
 } TargetOptions;
 
 typedef bool (*BackendFn)(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o,

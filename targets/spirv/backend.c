@@ -1,6 +1,6 @@
 /* backend_spirv_emit: the "spirv" and "msl" backends. Reads the family's SPIR-V environment,
  * version, MSL version and default block size from the database, then emits SPIR-V (validated),
- * its disassembly, MSL (one SPIRV-Cross run per entry point) or the metadata JSON. */
+ * its disassembly, MSL (mslemit.c) or the metadata JSON. */
 #include <stdint.h>
 #include "../target.h"
 #include "spvgen.h"
@@ -62,44 +62,6 @@ bool spirv_asm(const IrModule *m, const IrLowered *low, const SpvTarget *st, Str
     return ok;
 }
 
-/* Keeps the first copy of the preamble lines (#include, #pragma, using) of each MSL piece. */
-static void append_msl(StrBuf *out, const char *msl, bool first) {
-    for (const char *p = msl; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
-        bool pre = !strncmp(p, "#include", 8) || !strncmp(p, "#pragma", 7) || !strncmp(p, "using namespace", 15);
-        if (first || !pre) sb_append(out, p, len);
-        p += len;
-    }
-}
-
-static bool msl_task(const IrModule *m, const IrLowered *low, const IrKernel *k, const IrTask *task, const SpvTarget *st,
-                     const char *version, StrBuf *out, bool first) {
-    StrBuf bin, msl, err;
-    sb_init(&bin), sb_init(&msl), sb_init(&err);
-    bool ok = spirv_build(m, low, st, task, &bin);
-    SpvMslBinding *b = NULL;
-    int nb = spv_msl_bindings(m, k, &b);
-    if (ok && !spv_to_msl((const uint32_t *)bin.data, bin.len / 4, version, b, nb, &msl, &err)) {
-        diag_error(task->span, "QD5102", "SPIRV-Cross cannot translate '%s' to MSL %s: %s", task->name, version, err.data);
-        ok = false;
-    }
-    if (ok) append_msl(out, msl.data, first);
-    free(b);
-    sb_free(&bin), sb_free(&msl), sb_free(&err);
-    return ok;
-}
-
-bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *st, const char *version, StrBuf *out) {
-    bool ok = true, first = true;
-    for (int k = 0; k < m->nkernels; k++)
-        for (int i = 0; i < m->kernels[k].ntasks; i++) {
-            ok &= msl_task(m, low, &m->kernels[k], &m->kernels[k].tasks[i], st, version, out, first);
-            first = false;
-        }
-    return ok;
-}
-
 /* A Vulkan SPIR-V module must have an entry point (without the Linkage capability), and
  * neither SPIR-V nor MSL has anything to say for a module without tasks. */
 static bool check_has_tasks(const IrModule *m, const CapTarget *t) {
@@ -122,9 +84,10 @@ bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget
     switch (o->emit) {
     case EMIT_SPIRV: return spirv_build(m, low, &st, NULL, out);
     case EMIT_SPIRV_ASM: return spirv_asm(m, low, &st, out);
-    case EMIT_MSL:
-        if (!cap_str(t, "msl.version")) die("family '%s' has no msl.version", cap_name(t));
-        return spirv_msl(m, low, &st, cap_str(t, "msl.version"), out);
+    case EMIT_MSL: {
+        MslTarget mt = msl_target(t, o->caps, o->ncaps);
+        return spirv_msl(m, low, &st, &mt, out);
+    }
     case EMIT_METADATA: spv_metadata(m, low, t, &st, o->module_name, out); return true;
     case EMIT_HEADER: spv_header(m, t, o->module_name, out); return true;
     default: die("emit kind %d is not a SPIR-V/MSL output", (int)o->emit);

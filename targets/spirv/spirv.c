@@ -204,8 +204,10 @@ uint32_t g_res_var(SpvGen *g, const IrRef *r, int view) {
         }
     }
     /* GLSL450: a buffer that is not Coherent may be cached per invocation, so data published
-     * through a fence or an ordered atomic would not be visible to another workgroup. */
-    if (buffer && g->publishes && !res->coherent[view]) {
+     * through a fence or an ordered atomic would not be visible to another workgroup. Not for
+     * MSL: SPIRV-Cross 2021 spells Coherent as volatile; qdc's completion step writes MSL 3.2's
+     * coherent(device) on the buffers that need it (mslemit.c). */
+    if (buffer && g->publishes && !g->t->for_msl && !res->coherent[view]) {
         SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, res->var[view], SpvDecorationCoherent);
         res->coherent[view] = true;
     }
@@ -386,6 +388,7 @@ static void emit_task(SpvGen *g, const IrTask *task) {
     else serial_body(g, task);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpReturn);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunctionEnd);
+    g_msl_markers(g);
     VEC(uint32_t) ifc = {0};
     vec_push(&ifc, (uint32_t)SpvExecutionModelGLCompute);
     vec_push(&ifc, fn);
@@ -458,6 +461,7 @@ bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, co
     free(g.fields);
     vec_free(&g.iface);
     vec_free(&g.loops);
+    vec_free(&g.msl_helpers);
     if (!g.ok) return sb_free(&bin), false;
     StrBuf err;
     sb_init(&err);

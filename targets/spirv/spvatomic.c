@@ -4,6 +4,7 @@
  * both buffer and workgroup memory, as PTX and AMDGPU do, since data published through it may
  * live in either; buffers of a kernel that publishes are Coherent (spirv.c). */
 #include "spvgen.h"
+#include <stdio.h>
 
 /* Which view a decided memory operation needs: floats go through integers unless native. */
 int g_memop_view(const SpvGen *g, const IrMemOp *mo) {
@@ -57,7 +58,73 @@ static QdOrder fail_order(QdOrder o) {
     return o;
 }
 
+/* MSL: SPIRV-Cross 2021 turns OpMemoryBarrier into threadgroup_barrier (an execution barrier,
+ * a deadlock in divergent code), so a fence is a call to an empty marker function that the
+ * completion step (mslfix.c) fills with atomic_thread_fence. */
+static const char *const msl_marker_names[2] = {"qdc_fence_threadgroup", "qdc_fence_device"};
+
+static void msl_fence_call(SpvGen *g, QdScope scope) {
+    int i = scope == QSCOPE_BLOCK ? 0 : 1;
+    if (!g->msl_fence[i]) g->msl_fence[i] = spv_id(&g->b);
+    G_OP(g, SpvOpFunctionCall, g_ty(g, QT_VOID), g->msl_fence[i]);
+}
+
+/* A 64-bit atomic SPIRV-Cross 2021 refuses ("MSL currently does not support 64-bit atomics"):
+ * a call to a helper whose SPIR-V body is a plain store, rewritten by the completion step into
+ * Apple9's atomic_{min,max}_explicit or the opt-in split into two 32-bit atomics. Result unused
+ * only (the database cells say so), so the call returns nothing. */
+static uint32_t operand(SpvGen *g, const IrMemOp *mo);
+
+static uint32_t msl_helper_call(SpvGen *g, const IrMemOp *mo, const IrLowering *L) {
+    QdType t = mo->ref->type;
+    SpvMslHelper h = {0};
+    snprintf(h.name, sizeof h.name, "qdc_%s_%s_%d_%.20s", L->flags & LOWF_SPLIT64 ? "split64" : "u64", qop_name(L->op),
+             g->msl_helpers.len, g->task->name); /* unique in the merged file */
+    h.fn = spv_id(&g->b), h.var = g_res_var(g, mo->ref, VIEW_NATURAL), h.elem_ty = g_ty_store(g, t, VIEW_NATURAL);
+    h.elem_ptr = g_ptr(g, SpvStorageClassStorageBuffer, h.elem_ty);
+    uint32_t idx = g_linear_index(g, mo->ref), v = operand(g, mo);
+    vec_push(&g->msl_helpers, h);
+    G_OP(g, SpvOpFunctionCall, g_ty(g, QT_VOID), h.fn, idx, v);
+    return 0;
+}
+
+static void msl_helper_defs(SpvGen *g) {
+    uint32_t voidt = g_ty(g, QT_VOID), i32 = g_ty(g, QT_I32);
+    for (int i = 0; i < g->msl_helpers.len; i++) {
+        SpvMslHelper *h = &g->msl_helpers.items[i];
+        uint32_t fnty = SPV_TYPE(&g->b, SpvOpTypeFunction, voidt, i32, h->elem_ty), idx = spv_id(&g->b), v = spv_id(&g->b);
+        spv_inst_str(&g->b, SPV_SEC_DEBUG, SpvOpName, &h->fn, 1, h->name, NULL, 0);
+        spv_inst_str(&g->b, SPV_SEC_DEBUG, SpvOpName, &idx, 1, "idx", NULL, 0);
+        spv_inst_str(&g->b, SPV_SEC_DEBUG, SpvOpName, &v, 1, "v", NULL, 0);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunction, voidt, h->fn, SpvFunctionControlDontInlineMask, fnty);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunctionParameter, i32, idx);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunctionParameter, h->elem_ty, v);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLabel, spv_id(&g->b));
+        uint32_t p = spv_id(&g->b);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpAccessChain, h->elem_ptr, p, h->var, g_i32(g, 0), idx);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, p, v);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpReturn);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunctionEnd);
+    }
+    g->msl_helpers.len = 0;
+}
+
+void g_msl_markers(SpvGen *g) {
+    msl_helper_defs(g);
+    uint32_t voidt = g_ty(g, QT_VOID), fnty = SPV_TYPE(&g->b, SpvOpTypeFunction, voidt);
+    for (int i = 0; i < 2; i++) {
+        if (!g->msl_fence[i]) continue;
+        spv_inst_str(&g->b, SPV_SEC_DEBUG, SpvOpName, &g->msl_fence[i], 1, msl_marker_names[i], NULL, 0);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunction, voidt, g->msl_fence[i], SpvFunctionControlDontInlineMask, fnty);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLabel, spv_id(&g->b));
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpReturn);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunctionEnd);
+        g->msl_fence[i] = 0;
+    }
+}
+
 void g_fence(SpvGen *g, QdScope scope, QdOrder order) {
+    if (g->t->for_msl) return msl_fence_call(g, scope);
     uint32_t sid;
     if (!scope_id(g, scope, (Span){0}, &sid)) return;
     uint32_t bits = order == QORD_RELAXED ? SpvMemorySemanticsAcquireReleaseMask : order_bits(order);
@@ -255,7 +322,8 @@ uint32_t g_memop(SpvGen *g, const IrExpr *e) {
     if (l->kind == LOW_PLAIN) return plain(g, mo, g_res(g, mo->ref) && g_res(g, mo->ref)->need_int ? VIEW_INT : VIEW_NATURAL);
     if (l->fence_before) g_fence(g, l->fence_scope, l->fence_order);
     uint32_t r;
-    if (l->kind == LOW_NATIVE) r = native(g, mo, view);
+    if (l->kind == LOW_NATIVE && g->t->for_msl && (l->flags & (LOWF_MSL_HELPER | LOWF_SPLIT64))) r = msl_helper_call(g, mo, l);
+    else if (l->kind == LOW_NATIVE) r = native(g, mo, view);
     else if (l->kind == LOW_CAS_LOOP) r = cas_loop(g, mo, view);
     else die("memory operation reached the SPIR-V backend undecided (kind %d)", (int)l->kind);
     if (l->fence_after) g_fence(g, l->fence_scope, l->fence_order);

@@ -96,7 +96,7 @@ static uint32_t extent_of(SpvGen *g, const IrRef *r, int axis) {
 }
 
 /* Row-major linear index: ((i0 * s1) + i1) * s2 + i2 ... */
-static uint32_t linear_index(SpvGen *g, const IrRef *r) {
+uint32_t g_linear_index(SpvGen *g, const IrRef *r) {
     uint32_t i32 = g_ty(g, QT_I32);
     if (r->flat) return g_expr(g, r->flat); /* a field in an SNode storage: the frontend's element index */
     if (r->nidx == 0) return g_i32(g, 0);
@@ -113,7 +113,7 @@ uint32_t g_ref_ptr(SpvGen *g, const IrRef *r, int view, SpvStorageClass *sc) {
         *sc = SpvStorageClassFunction;
         return g->local_var[r->index];
     }
-    uint32_t lin = linear_index(g, r), var = g_res_var(g, r, view);
+    uint32_t lin = g_linear_index(g, r), var = g_res_var(g, r, view);
     uint32_t elem = g_ty_store(g, r->type, view);
     if (r->kind == IR_REF_SHARED) {
         *sc = SpvStorageClassWorkgroup;

@@ -6,6 +6,7 @@
 #define QDC_SPVGEN_H
 #include "../../ir/ir.h"
 #include "spvbuild.h"
+#include "spvtools.h"
 
 typedef struct SpvTarget {
     const char *env;       /* SPIRV-Tools environment: "vulkan1.2" */
@@ -56,6 +57,9 @@ typedef struct SpvRes {
 } SpvRes;
 
 typedef struct SpvLoop { uint32_t merge, cont; } SpvLoop;
+/* One call site of a 64-bit MSL helper: void NAME(int idx, T v) { buf[idx] = v; } whose body
+ * the completion step replaces (qdc-msl(7)). */
+typedef struct SpvMslHelper { uint32_t fn, var, elem_ptr, elem_ty; char name[48]; } SpvMslHelper;
 
 typedef struct SpvGen {
     SpvBuilder b;
@@ -74,6 +78,8 @@ typedef struct SpvGen {
     VEC(uint32_t) iface; /* globals the current entry point uses */
     VEC(SpvLoop) loops;
     uint32_t cur;        /* current block label; 0: dead code point (after a branch) */
+    uint32_t msl_fence[2]; /* MSL: marker functions qdc_fence_{threadgroup,device}, 0 until used */
+    VEC(SpvMslHelper) msl_helpers; /* MSL: 64-bit atomics written by the completion step */
     bool publishes;      /* the kernel has a fence or an ordered atomic: its buffers are Coherent */
     bool ok;             /* false after a diagnostic */
     IrMemo shared_ids;   /* IrExpr.shared nodes evaluated in the current statement */
@@ -106,6 +112,7 @@ uint32_t g_expr(SpvGen *g, const IrExpr *e);
 uint32_t g_convert(SpvGen *g, uint32_t v, QdType from, QdType to);
 uint32_t g_binop(SpvGen *g, IrBinOp op, QdType t, uint32_t a, uint32_t b);
 uint32_t g_ref_ptr(SpvGen *g, const IrRef *r, int view, SpvStorageClass *sc);
+uint32_t g_linear_index(SpvGen *g, const IrRef *r); /* i32 element index of a field/ndarray/shared ref */
 uint32_t g_to_store(SpvGen *g, uint32_t v, QdType t, int view);
 uint32_t g_from_store(SpvGen *g, uint32_t v, QdType t, int view);
 void g_block(SpvGen *g, const IrBlock *blk);
@@ -117,10 +124,18 @@ void g_note_memop(SpvGen *g, const IrMemOp *mo);
 uint32_t g_memop(SpvGen *g, const IrExpr *e);
 void g_fence(SpvGen *g, QdScope scope, QdOrder order);
 void g_barrier(SpvGen *g);
+void g_msl_markers(SpvGen *g);
 
 /* spirv.c: the whole module (or one task of it, for MSL), validated. */
 bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, StrBuf *out);
 /* backend.c: the disassembly of the whole module; MSL of every task, concatenated. */
 bool spirv_asm(const IrModule *m, const IrLowered *low, const SpvTarget *t, StrBuf *out);
-bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *t, const char *msl_version, StrBuf *out);
+typedef struct CapTarget CapTarget;
+/* mslemit.c: the MSL version of this run and the completion step's spellings. */
+typedef struct MslTarget {
+    const char *version; /* "3.2.0" */
+    MslFacts facts;      /* all NULL unless the upgrade cap is on (MSL before 3.2 has none) */
+} MslTarget;
+MslTarget msl_target(const CapTarget *t, const char *const *caps, int ncaps);
+bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *t, const MslTarget *mt, StrBuf *out);
 #endif

@@ -16,4 +16,18 @@ typedef struct SpvMslBinding { unsigned set, binding, buffer; } SpvMslBinding;
  * Buffer indices are the layout's (targets/spirv/spvgen.h), given explicitly. */
 bool spv_to_msl(const uint32_t *words, size_t n, const char *msl_version, const SpvMslBinding *b, int nb,
                 StrBuf *out, StrBuf *err);
+
+/* mslfix.c: the completion step (qdc-msl(7)). Spellings come from the family's msl.* keys;
+ * NULL where the family's MSL has no such construct. */
+typedef struct MslFacts {
+    const char *fence, *fence_order, *fence_flags, *scope_block, *scope_device, *coherent;
+} MslFacts;
+/* Fills the fence markers and adds `coherent` to the parameters [[buffer(n)]] with coherent[n]. */
+char *msl_complete(const char *msl, const MslFacts *f, const bool *coherent, int nbuf);
+typedef struct MslItem { char *text, *name; } MslItem;
+typedef VEC(MslItem) MslItems;
+/* Adds the top-level items of one SPIRV-Cross output, each distinct item once. */
+void msl_merge(MslItems *merged, const char *msl);
+/* Writes the merged items separated by one blank line and frees them. */
+void msl_items_write(MslItems *merged, StrBuf *out);
 #endif

@@ -1,5 +1,8 @@
+#pragma clang diagnostic ignored "-Wunused-variable"
+
 #include <metal_stdlib>
 #include <simd/simd.h>
+#include <metal_atomic>
 
 using namespace metal;
 
@@ -49,9 +52,6 @@ kernel void exchange_handoff_t0(device exchange_handoff_t0_buf_i32& head [[buffe
         }
     }
 }
-
-
-
 
 struct exchange_handoff_t1_args_exchange_handoff
 {
@@ -103,9 +103,6 @@ kernel void exchange_handoff_t1(device exchange_handoff_t1_buf_i32& link [[buffe
     }
 }
 
-
-
-
 struct exchange_handoff_t2_args_exchange_handoff
 {
     int link_shape0;
@@ -152,4 +149,3 @@ kernel void exchange_handoff_t2(device exchange_handoff_t2_buf_u32& box [[buffer
         }
     }
 }
-

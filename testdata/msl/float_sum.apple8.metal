@@ -1,5 +1,8 @@
+#pragma clang diagnostic ignored "-Wunused-variable"
+
 #include <metal_stdlib>
 #include <simd/simd.h>
+#include <metal_atomic>
 
 using namespace metal;
 
@@ -31,9 +34,6 @@ kernel void float_sum_t0(device float_sum_t0_buf_u32& _out [[buffer(1)]], uint3 
         }
     }
 }
-
-
-
 
 struct float_sum_t1_args_float_sum
 {
@@ -123,4 +123,3 @@ kernel void float_sum_t1(device float_sum_t1_buf_f32& x [[buffer(0)]], device fl
         }
     }
 }
-

@@ -1,5 +1,8 @@
+#pragma clang diagnostic ignored "-Wunused-variable"
+
 #include <metal_stdlib>
 #include <simd/simd.h>
+#include <metal_atomic>
 
 using namespace metal;
 
@@ -30,9 +33,6 @@ kernel void histogram_t0(device histogram_t0_buf_i32& bins [[buffer(1)]], uint3 
         }
     }
 }
-
-
-
 
 struct histogram_t1_args_histogram
 {
@@ -68,4 +68,3 @@ kernel void histogram_t1(device histogram_t1_buf_i32& data [[buffer(0)]], device
         }
     }
 }
-

@@ -18,6 +18,7 @@ static const char *const configs[][3] = {
     {"--target=vulkan1.2", "--cap=+int64-atomics", "--cap=+float-atomic-add"},
     {"--target=apple7", NULL, NULL},
     {"--target=apple9", NULL, NULL},
+    {"--target=apple9", "--cap=+msl3.2", NULL},
     {"--target=x86_64", NULL, NULL},
 };
 

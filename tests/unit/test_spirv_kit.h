@@ -100,7 +100,8 @@ static inline char *kit_msl(Kit *t, const char *version) {
     ir_expand_module(&t->m, &kit_arena);
     StrBuf out;
     sb_init(&out);
-    if (!spirv_msl(&t->m, hand_lowered(), &kit_msl_target, version, &out)) { sb_free(&out); return NULL; }
+    MslTarget mt = {version, {0}};
+    if (!spirv_msl(&t->m, hand_lowered(), &kit_msl_target, &mt, &out)) { sb_free(&out); return NULL; }
     return sb_take(&out);
 }
 /* Diagnostics to stderr (the driver normally configures this). */
