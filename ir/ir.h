@@ -133,6 +133,8 @@ struct IrExpr {
     Span span;
     bool shared; /* an operand the expansion uses more than once (ir/expand.c): backends evaluate
                     it once per statement (IrMemo), so its effects and loads happen once */
+    bool literal; /* IR_CONST, frontend only: the exact value of a Python int expression (literals
+                     and operators on them), typed by its value; checked where it meets a type */
     union {
         union { int64_t i; uint64_t u; double f; } c; /* IR_CONST (u1: u = 0/1; f16/bf16: f) */
         int local;                                     /* IR_LOCAL */
