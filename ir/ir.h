@@ -319,12 +319,14 @@ struct IrWalker {
     IrTask *t;
     IrMemo seen; /* private: node -> replacement */
 };
-/* Walks every task of every kernel: its extent, then its body. */
+/* Walks every task of every kernel (of one kernel): its extent, then its body. */
 void ir_walk_module(IrModule *m, IrWalker *w);
+void ir_walk_kernel(IrKernel *k, IrWalker *w);
 
 /* Stable textual dump (--emit=ir) for golden tests; with low, each memop shows its decision. */
 void ir_dump(const IrModule *m, const IrLowered *low, StrBuf *out);
 /* Calls fn on every IR_MEMOP expression and IR_FENCE statement, in source order. */
 typedef void (*IrMemVisitor)(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *memop, const IrStmt *fence);
 void ir_visit_memory_ops(const IrModule *m, IrMemVisitor fn, void *ctx);
+void ir_visit_kernel_memory_ops(const IrKernel *k, IrMemVisitor fn, void *ctx); /* one kernel's */
 #endif
