@@ -81,10 +81,16 @@ $(B)/libqdc.a: $(OBJS)
 	@rm -f $@; ar rcs $@ $^
 $(B)/asan/libqdc.a: $(AOBJS)
 	@rm -f $@; ar rcs $@ $^
-$(B)/qdc: $(B)/obj/cli/main.o $(B)/libqdc.a
+$(B)/qdc: $(B)/obj/cli/main.o $(B)/libqdc.a | $(B)/qdc-build-tree
 	$(CC) $(OPT) -o $@ $^ $(LIBS)
-$(B)/asan/qdc: $(B)/asan/obj/cli/main.o $(B)/asan/libqdc.a
+$(B)/asan/qdc: $(B)/asan/obj/cli/main.o $(B)/asan/libqdc.a | $(B)/asan/qdc-build-tree
 	$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS)
+# Marks a qdc as running from this build tree: the file holds the path of the tree's
+# capability-db relative to the binary's directory. `make install` never copies it, so an
+# installed qdc reads only <prefix>/share/qdc/capability-db (and the directories it is given).
+$(B)/qdc-build-tree $(B)/asan/qdc-build-tree:
+	@mkdir -p $(dir $@)
+	realpath -m --relative-to=$(dir $@) capability-db > $@
 
 # The CPU runtime (libqdrt): plain C and pthreads, no LLVM.
 $(B)/libqdrt.a: $(patsubst %.c,$(B)/obj/%.o,$(RT_SRCS))

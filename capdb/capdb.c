@@ -2,6 +2,7 @@
  * cell lookup with conditions (--cap, scope, result use), --list-targets and --print-caps. */
 #include "capdb_int.h"
 #include "../ir/ir.h"
+#include "../support/json.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,12 +142,12 @@ static void print_cell_json(const CapCell *c, StrBuf *b) {
     sb_printf(b, "{\"status\":\"%s\"", cap_status_name(c->status));
     if (c->nwhen) {
         sb_puts(b, ",\"when\":[");
-        for (int i = 0; i < c->nwhen; i++) sb_puts(b, i ? "," : ""), sb_json_string(b, c->when[i]);
+        for (int i = 0; i < c->nwhen; i++) sb_puts(b, i ? "," : ""), json_str(b, c->when[i]);
         sb_putc(b, ']');
     }
     if (c->unused_only) sb_puts(b, ",\"unused\":true");
     if (c->max_scope >= 0) sb_printf(b, ",\"max_scope\":\"%s\"", qscope_name(c->max_scope));
-    if (c->spelling) sb_puts(b, ",\"spelling\":"), sb_json_string(b, c->spelling);
+    if (c->spelling) sb_puts(b, ",\"spelling\":"), json_str(b, c->spelling);
     if (c->flags) {
         sb_puts(b, ",\"flags\":[");
         bool first = true;
@@ -154,7 +155,7 @@ static void print_cell_json(const CapCell *c, StrBuf *b) {
             if (c->flags & f) sb_printf(b, "%s\"%s\"", first ? "" : ",", lowf_name(f)), first = false;
         sb_putc(b, ']');
     }
-    sb_printf(b, ",\"source\":\"%s:%d\"", c->at.file, c->at.line);
+    sb_puts(b, ",\"source\":"), json_strf(b, "%s:%d", c->at.file, c->at.line);
     if (c->els) sb_puts(b, ",\"else\":"), print_cell_json(c->els, b);
     sb_putc(b, '}');
 }
@@ -201,16 +202,16 @@ static void print_text(const CapTarget *t, FILE *out) {
 static void print_json(const CapTarget *t, FILE *out) {
     StrBuf b;
     sb_init(&b);
-    sb_puts(&b, "{\"schema\":1,\"target\":"), sb_json_string(&b, t->name);
+    sb_puts(&b, "{\"schema\":1,\"target\":"), json_str(&b, t->name);
     sb_puts(&b, ",\"files\":[");
-    for (int i = 0; i < t->files.len; i++) sb_puts(&b, i ? "," : ""), sb_json_string(&b, t->files.items[i]);
+    for (int i = 0; i < t->files.len; i++) sb_puts(&b, i ? "," : ""), json_str(&b, t->files.items[i]);
     sb_puts(&b, "],\"facts\":{");
     bool first = true;
     for (int k = 0; k < CAPK_COUNT; k++)
         if (t->facts[k].value) {
-            sb_puts(&b, first ? "" : ","), sb_json_string(&b, capk_names[k]), sb_putc(&b, ':');
+            sb_puts(&b, first ? "" : ","), json_str(&b, capk_names[k]), sb_putc(&b, ':');
             if (capk_kinds[k] == CK_INT) sb_printf(&b, "%ld", t->facts[k].num);
-            else sb_json_string(&b, t->facts[k].value);
+            else json_str(&b, t->facts[k].value);
             first = false;
         }
     sb_puts(&b, "},\"scopes\":{");
@@ -228,7 +229,7 @@ static void print_json(const CapTarget *t, FILE *out) {
         sb_putc(&b, ']');
     }
     sb_puts(&b, "},\"caps\":[");
-    for (int i = 0; i < t->caps.len; i++) sb_puts(&b, i ? "," : ""), sb_json_string(&b, t->caps.items[i].name);
+    for (int i = 0; i < t->caps.len; i++) sb_puts(&b, i ? "," : ""), json_str(&b, t->caps.items[i].name);
     sb_puts(&b, "],\"volatile\":"), print_cell_json(t->volatile_cell, &b);
     sb_puts(&b, ",\"fence\":"), print_cell_json(t->fence_cell, &b);
     sb_puts(&b, ",\"ops\":[");

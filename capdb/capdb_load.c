@@ -685,7 +685,9 @@ static bool add_file(CapDb *db, const char *dir, const char *file) {
     int err = 0;
     ReadStatus rs = read_file(path, 4u << 20, &text, &len, &err);
     bool ok = rs == READ_OK;
-    if (!ok) diag_error((Span){0}, "QD0001", "cannot read capability file '%s': %s", path, strerror(err ? err : EIO));
+    if (!ok) /* say what is wrong; never a made-up errno */
+        diag_error((Span){0}, "QD0001", "cannot read capability file '%s': %s", path,
+                   rs == READ_ISDIR ? "Is a directory" : rs == READ_TOO_LARGE ? "larger than the 4 MiB limit" : strerror(err));
     else {
         CapTarget *t = ARENA_NEW(&db->arena, CapTarget);
         t->db = db;

@@ -2,9 +2,17 @@
 #include "depfile.h"
 #include <string.h>
 
+/* GNU make reads 2N+1 backslashes before a space as N backslashes and a space, so the
+ * backslashes before a space or tab are doubled (as gcc does); '#' and ':' get a backslash and
+ * '$' doubles. Checked against real make and ninja (tests/unit/test_io_formats.c). A newline,
+ * or a backslash ending a name, cannot be written in a depfile at all. */
 void dep_escape(StrBuf *out, const char *path) {
     for (const char *p = path; *p; p++) {
-        if (*p == ' ' || *p == '#' || *p == '\t') sb_putc(out, '\\');
+        if (*p == ' ' || *p == '\t') {
+            for (const char *q = p; q > path && q[-1] == '\\'; q--) sb_putc(out, '\\');
+            sb_putc(out, '\\');
+        }
+        if (*p == '#' || *p == ':') sb_putc(out, '\\');
         if (*p == '$') sb_putc(out, '$');
         sb_putc(out, *p);
     }

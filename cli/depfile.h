@@ -10,7 +10,7 @@ typedef struct DepTarget {
     bool quote; /* -MQ: escape for make; -MT: verbatim */
 } DepTarget;
 
-/* Appends `path` escaped for a make rule (spaces, '#', '$'). */
+/* Appends `path` escaped for a make rule and a ninja depfile (spaces, tabs, '#', ':', '$'). */
 void dep_escape(StrBuf *out, const char *path);
 /* Renders the rule "targets: deps" (one dependency per line) and, with phony, an empty rule for
  * every dependency after the first ninputs (the input file, absent when it is stdin), so

@@ -7,6 +7,7 @@
 #include "depfile.h"
 #include "options.h"
 #include "stats.h"
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -58,45 +59,63 @@ static char *module_name(const char *input) {
     return dot && dot != base ? xstrndup(base, (size_t)(dot - base)) : xstrdup(base);
 }
 
-/* A directory the user named (--capdb-dir, $QDC_CAPDB_PATH) that cannot be searched: warned
+/* A directory the user named (--capdb-dir, $QDC_CAPDB_PATH) that cannot be listed: warned
  * about (QD0006) and skipped, never silently ignored. */
 static bool capdb_dir_ok(const char *dir, const char *from) {
     struct stat st;
-    int err = stat(dir, &st) ? errno : 0;
-    if (!err && S_ISDIR(st.st_mode)) return true;
+    int err = stat(dir, &st) ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+    DIR *d = err ? NULL : opendir(dir);
+    if (d) return closedir(d), true;
+    if (!err) err = errno;
     Span none = {0};
-    diag_warning(none, "QD0006", "%s directory '%s' is ignored: %s", from, dir, err ? strerror(err) : "not a directory");
+    diag_warning(none, "QD0006", "%s directory '%s' is ignored: %s", from, dir,
+                 err == ENOTDIR ? "not a directory" : strerror(err));
     return false;
 }
 
-/* Capability directories in search order: installed, $QDC_CAPDB_PATH, --capdb-dir. */
+/* The build tree's database, when this qdc runs from a build tree: `make` writes
+ * <exe dir>/qdc-build-tree holding the database's path relative to that directory. An
+ * installed qdc has no such file and never looks outside <prefix>/share/qdc. */
+static bool build_tree_capdb(const char *exe_dir, StrBuf *out) {
+    char *marker = xasprintf("%s/qdc-build-tree", exe_dir), *text = NULL;
+    size_t len = 0;
+    int err = 0;
+    bool ok = read_file(marker, 4096, &text, &len, &err) == READ_OK;
+    free(marker);
+    while (ok && len && (text[len - 1] == '\n' || text[len - 1] == '\r')) text[--len] = 0;
+    if (ok && len) sb_printf(out, "%s/%s", exe_dir, text), sb_putc(out, 0);
+    free(text);
+    return ok && len;
+}
+
+/* Capability directories in search order: installed, the build tree's (only when running from
+ * one), $QDC_CAPDB_PATH (every entry), --capdb-dir. */
 static int capdb_dirs(const Options *o, const char ***out, char **owned) {
-    const char **dirs = xcalloc((size_t)o->ncapdb_dirs + 64, sizeof *dirs);
-    int n = 0;
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     StrBuf all;
     sb_init(&all);
+    int nfixed = 0;
     if (len > 0) {
         exe[len] = 0;
         char *dir = dirname(exe);
         sb_printf(&all, "%s/%s", dir, QDC_INSTALLED_CAPDB);
         sb_putc(&all, 0);
-        sb_printf(&all, "%s/../capability-db", dir); /* running from the build tree */
-        sb_putc(&all, 0);
-        sb_printf(&all, "%s/../../capability-db", dir); /* build/asan/qdc */
-        sb_putc(&all, 0);
+        nfixed = 1 + build_tree_capdb(dir, &all);
     }
     const char *env = getenv("QDC_CAPDB_PATH");
     if (env) sb_puts(&all, env);
     sb_putc(&all, 0);
     *owned = all.data;
+    int cap = nfixed + o->ncapdb_dirs + 1, n = 0;
+    for (const char *p = env; p && *p; p++) cap += *p == ':';
+    const char **dirs = xcalloc((size_t)cap, sizeof *dirs);
     size_t off = 0;
-    for (int k = 0; k < 3 && len > 0; k++) {
+    for (int k = 0; k < nfixed; k++) {
         if (access(all.data + off, R_OK | X_OK) == 0) dirs[n++] = all.data + off;
         off += strlen(all.data + off) + 1;
     }
-    for (char *p = all.data + off; *p && n < 60;) {
+    for (char *p = all.data + off; *p;) {
         char *colon = strchr(p, ':');
         if (colon) *colon = 0;
         if (*p && capdb_dir_ok(p, "QDC_CAPDB_PATH")) dirs[n++] = p;
@@ -110,9 +129,7 @@ static int capdb_dirs(const Options *o, const char ***out, char **owned) {
 }
 
 static int usage(const char *fmt, const char *a, const char *b) {
-    fprintf(stderr, "qdc: error: ");
-    fprintf(stderr, fmt, a, b);
-    fputc('\n', stderr);
+    diag_usage(fmt, a, b);
     return QDC_EXIT_USAGE;
 }
 
@@ -122,7 +139,7 @@ static bool stdout_ok(void) {
     static bool reported;
     if (fflush(stdout) == 0 && !ferror(stdout)) return true;
     int err = errno;
-    if (!reported) diag_error((Span){0}, "QD0003", "cannot write standard output: %s", strerror(err ? err : EIO));
+    if (!reported) diag_error((Span){0}, "QD0003", "cannot write standard output: %s", err ? strerror(err) : "write error");
     reported = true;
     return false;
 }
@@ -364,8 +381,9 @@ static int plan_outputs(const Options *o, Job *jobs, int njobs, char **dep_path)
     return QDC_EXIT_OK;
 }
 
-/* Refuses (QD0007, exit 1) an output or depfile that is the input, and a depfile that is an
- * output: same device and inode, or the same name in the same directory, never a string match. */
+/* Refuses (QD0007, exit 1) an output or depfile that is the input, two targets writing one
+ * file, and a depfile that is an output: same device and inode, or the same name in the same
+ * directory, never a string match. */
 static int check_collisions(const Options *o, const Job *jobs, int njobs, const char *dep_path) {
     Span none = {0};
     for (int j = 0; j < njobs; j++)
@@ -377,6 +395,13 @@ static int check_collisions(const Options *o, const Job *jobs, int njobs, const 
         diag_error(none, "QD0007", "the depfile '%s' is the input file", dep_path);
         return QDC_EXIT_INPUT;
     }
+    for (int j = 0; j < njobs; j++)
+        for (int k = j + 1; jobs[j].path && k < njobs; k++)
+            if (jobs[k].path && same_file(jobs[j].path, jobs[k].path)) {
+                diag_error(none, "QD0007", "the output file '%s' would be written for both %s and %s", jobs[k].path,
+                           cap_name(jobs[j].t), cap_name(jobs[k].t));
+                return QDC_EXIT_INPUT;
+            }
     for (int j = 0; dep_path && j < njobs; j++)
         if (jobs[j].path && same_file(dep_path, jobs[j].path)) {
             diag_error(none, "QD0007", "the depfile '%s' is also the output file '%s'", dep_path, jobs[j].path);
@@ -448,7 +473,9 @@ static int run(const Options *o) {
 
 int main(int argc, char **argv) {
     Options o;
-    if (!options_parse(argc, argv, &o)) return options_free(&o), QDC_EXIT_USAGE;
+    DiagConfig early = {options_diag_format(argc, argv), DIAG_COLOR_NEVER, 20, false, stderr};
+    diag_init(&early); /* errors in the command line itself come out in the requested format */
+    if (!options_parse(argc, argv, &o)) return diag_finish(), options_free(&o), QDC_EXIT_USAGE;
     diag_init(&o.diag);
     diag_set_input(!o.input || strcmp(o.input, "-") ? o.input : "<stdin>");
     int rc = run(&o);

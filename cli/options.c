@@ -11,9 +11,8 @@ static const struct { const char *name; EmitKind kind; } emit_names[] = {
 };
 
 static bool usage_error(const char *fmt, const char *arg) {
-    fprintf(stderr, "qdc: error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nqdc: run 'qdc --help' for usage\n");
+    diag_usage(fmt, arg);
+    if (!diag_machine_format()) fputs("qdc: run 'qdc --help' for usage\n", stderr);
     return false;
 }
 
@@ -148,6 +147,17 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (o->input) return usage_error("more than one input file given ('%s')", a);
     o->input = a;
     return true;
+}
+
+DiagFormat options_diag_format(int argc, char **argv) {
+    DiagFormat f = DIAG_TEXT;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        if (!strncmp(argv[i], "--diagnostics-format=", 21)) v = argv[i] + 21;
+        else if (!strcmp(argv[i], "--diagnostics-format") && i + 1 < argc) v = argv[++i];
+        if (v) f = !strcmp(v, "json") ? DIAG_JSON : !strcmp(v, "sarif") ? DIAG_SARIF : DIAG_TEXT;
+    }
+    return f;
 }
 
 bool options_parse(int argc, char **argv, Options *o) {

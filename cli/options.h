@@ -35,6 +35,8 @@ typedef struct Options {
 } Options;
 
 /* Parses argv; on a usage error prints it and returns false. */
+/* --diagnostics-format as given anywhere on the command line (for errors found while parsing). */
+DiagFormat options_diag_format(int argc, char **argv);
 bool options_parse(int argc, char **argv, Options *o);
 void options_free(Options *o);
 void print_usage(FILE *out);

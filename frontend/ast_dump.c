@@ -135,6 +135,10 @@ static void dump_stmt(const Stmt *s, int depth, StrBuf *out) {
         if (s->import.alias) sb_printf(out, " as %s", s->import.alias);
         break;
     case S_DEF: break;
+    case S_HOST:
+        sb_printf(out, "(host %s", s->host.what);
+        for (int k = 0; k < s->host.names.n; k++) sb_printf(out, " %s", s->host.names.items[k]->name);
+        break;
     }
     pos(&s->span, out);
     sb_putc(out, '\n');

@@ -201,10 +201,10 @@ static void lex_number(Lexer *L) {
     const char *end = p;
     while (p < L->end && is_ident_char(*p)) p++; /* a glued suffix (1j, 12abc) is an error */
     L->p = p;
-    char buf[512];
     const char *digits = base == 10 ? s : s + 2;
     if (base != 10 && digits < end && *digits == '_') digits++; /* Python allows 0x_FF */
-    bool ok = end == p && end > digits && strip_underscores(digits, end, buf, sizeof buf);
+    char *buf = xmalloc((size_t)(end - s) + 1); /* no length limit: a 600-digit float is valid */
+    bool ok = end == p && end > digits && strip_underscores(digits, end, buf, (size_t)(end - s) + 1);
     if (ok && base != 10)
         for (char *q = buf; *q; q++) ok &= is_digit_of(*q, base);
     if (ok && base == 10 && !is_float && buf[0] == '0')
@@ -216,11 +216,13 @@ static void lex_number(Lexer *L) {
     Token *t = push(L, is_float ? T_FLOAT : T_INT, s, p);
     if (!ok) {
         diag_error(span_at(L, s, (size_t)(p - s)), "QD1009", "malformed numeric literal '%.*s'", (int)(p - s), s);
+        free(buf);
         return;
     }
     errno = 0;
     if (is_float) t->f = strtod(buf, NULL);
     else t->i = strtoull(buf, NULL, base);
+    free(buf);
     if (errno == ERANGE || (is_float && isinf(t->f)))
         diag_error(span_at(L, s, (size_t)(p - s)), "QD1009", "numeric literal '%.*s' is out of range", (int)(p - s), s);
 }
@@ -276,12 +278,16 @@ static void lex_name(Lexer *L) {
     if (n > QDL_MAX_IDENT)
         diag_error(span_at(L, s, 1), "QD1014", "identifier of %zu characters is longer than the limit of %d", n, QDL_MAX_IDENT);
     if (n <= 2 && L->p < L->end && (*L->p == '"' || *L->p == '\'')) { /* string prefix */
-        bool raw = false, ok = true;
+        /* Python's prefixes (r, u, b, f and rb/br/rf/fr): a script's host code uses them all;
+         * kernels use strings only as arguments (print, assert, order=) */
+        bool raw = false, ok = true, kind = false;
         for (const char *q = s; q < L->p; q++) {
-            if (*q == 'r' || *q == 'R') raw = true;
+            char c = (char)(*q | 0x20);
+            if (c == 'r') ok &= !raw, raw = true;
+            else if (c == 'u' || c == 'b' || c == 'f') ok &= !kind && !(c == 'u' && n > 1), kind = true;
             else ok = false;
         }
-        if (!ok) diag_error(span_at(L, s, n), "QD1012", "string prefix '%.*s' is not supported (only r\"...\")", (int)n, s);
+        if (!ok) diag_error(span_at(L, s, n), "QD1010", "'%.*s' is not a Python string prefix", (int)n, s);
         lex_string(L, s, raw);
         return;
     }

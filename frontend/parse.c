@@ -16,6 +16,9 @@ typedef struct {
     int depth;
     bool quiet; /* an error was reported in this statement: stay quiet until resynchronised */
     bool fatal; /* nesting limit hit: unwind without further work */
+    bool speculative; /* module level: a statement that does not parse is host code, not an error */
+    bool failed;      /* ... and this one did not parse */
+    const char *qd_alias; /* the name quadrants was imported as (decorators rooted at it are ours) */
 } Parser;
 
 /* ---- token helpers ---- */
@@ -33,6 +36,7 @@ static Span tspan(Parser *P, Token *t) { return span_make(P->src, t->off, t->len
 static Span prev_span(Parser *P) { return tspan(P, &P->toks[P->pos > 0 ? P->pos - 1 : 0]); }
 
 static void syntax_error(Parser *P, Token *t, const char *code, const char *msg) {
+    if (P->speculative) P->failed = P->quiet = true;
     if (P->quiet || P->fatal) return;
     P->quiet = true;
     Span sp = tspan(P, t);
@@ -42,6 +46,7 @@ static void syntax_error(Parser *P, Token *t, const char *code, const char *msg)
 
 static void expected(Parser *P, const char *what) {
     Token *t = peek(P);
+    if (P->speculative) P->failed = P->quiet = true;
     if (P->quiet || P->fatal) return;
     const char *got = t->kind == T_NAME ? t->s : tok_spelling(t->kind);
     char msg[256];
@@ -554,6 +559,7 @@ static Stmt *parse_import(Parser *P, Token *kw) {
         Token *a = peek(P);
         if (expect(P, T_NAME)) s->import.alias = a->s;
     }
+    if (!strcmp(s->import.module, "quadrants")) P->qd_alias = s->import.alias ? s->import.alias : "quadrants";
     if (at(P, T_COMMA)) syntax_error(P, peek(P), "QD2003", "import one module per statement");
     s->span = span_join(s->span, prev_span(P));
     return s;
@@ -597,8 +603,8 @@ static Stmt *parse_expr_stmt(Parser *P) {
         Expr *value = e;
         while (accept(P, T_ASSIGN)) {
             if (!valid_target(value)) {
-                diag_error(value->span, "QD1013", "cannot assign to this expression");
-                P->quiet = true;
+                if (!P->speculative) diag_error(value->span, "QD1013", "cannot assign to this expression");
+                P->quiet = true, P->failed = P->speculative;
             }
             vec_push(&targets, value);
             value = parse_testlist(P);
@@ -701,6 +707,112 @@ static void parse_stmt(Parser *P, StmtVec *out) {
     if (P->quiet) resync(P);
 }
 
+/* ---- module level of a whole Quadrants script ----
+ * A script mixes kernel code with host code (imports of other modules, helper functions,
+ * classes, `if __name__ == "__main__":`, calls). Each top-level statement is classified by
+ * its first tokens: definitions decorated from the quadrants namespace, `import quadrants`
+ * and simple statements that parse in the kernel grammar are kept (sema evaluates only the
+ * values kernels use); everything else is host code: skipped, its bound names recorded so a
+ * kernel that uses one gets a located error (QD2062) instead of "undefined name". */
+
+/* Skips one logical line and the indented block that follows it. */
+static void skip_line_and_block(Parser *P) {
+    while (!at(P, T_NEWLINE) && !at(P, T_EOF)) next(P);
+    accept(P, T_NEWLINE);
+    if (!at(P, T_INDENT)) return;
+    int depth = 0;
+    do {
+        if (at(P, T_INDENT)) depth++;
+        else if (at(P, T_DEDENT)) depth--;
+        next(P);
+    } while (depth > 0 && !at(P, T_EOF));
+}
+
+static bool continues_compound(Parser *P) {
+    TokKind k = peek(P)->kind;
+    return k == T_KW_ELIF || k == T_KW_ELSE || k == T_KW_EXCEPT || k == T_KW_FINALLY;
+}
+
+/* Names host code binds at module scope: at statement starts, NAME = / NAME, / NAME:, def NAME,
+ * class NAME, import X [as Y], for NAME in; inside if/for/while/try/with blocks too (they are
+ * module scope in Python), not inside def or class bodies. */
+static void host_names(Parser *P, int from, int to, ExprVec *out) {
+    int depth = 0, body = -1; /* body: depth of the def/class whose body is being skipped */
+    bool start = true;
+    for (int i = from; i < to; i++) {
+        Token *t = &P->toks[i], *n = &P->toks[i + 1 < P->ntoks ? i + 1 : i];
+        if (t->kind == T_INDENT) depth++;
+        if (t->kind == T_DEDENT && --depth <= body) body = -1;
+        bool here = start && (body < 0 || depth <= body);
+        start = t->kind == T_NEWLINE || t->kind == T_INDENT || t->kind == T_DEDENT || t->kind == T_SEMI;
+        if (!here || t->kind == T_INDENT || t->kind == T_DEDENT) continue;
+        if ((t->kind == T_KW_DEF || t->kind == T_KW_CLASS) && n->kind == T_NAME) {
+            t = n, body = depth;
+        } else if (t->kind == T_KW_FOR && n->kind == T_NAME) {
+            t = n;
+        } else if (t->kind == T_KW_IMPORT && n->kind == T_NAME) {
+            int j = i + 1;
+            while (j + 2 < to && P->toks[j + 1].kind == T_DOT) j += 2;
+            t = j + 2 < to && P->toks[j + 1].kind == T_KW_AS ? &P->toks[j + 2] : n;
+        } else if (t->kind != T_NAME || (n->kind != T_ASSIGN && n->kind != T_COMMA && n->kind != T_COLON)) {
+            continue;
+        }
+        Expr *e = new_expr(P, E_NAME, tspan(P, t));
+        e->name = t->s;
+        vec_push(out, e);
+    }
+}
+
+static void host_stmt(Parser *P, int from, const char *what, StmtVec *out) {
+    while (continues_compound(P)) skip_line_and_block(P); /* elif/else/except/finally clauses */
+    ExprVec names = {0};
+    host_names(P, from, P->pos, &names);
+    Stmt *s = new_stmt(P, S_HOST, span_join(tspan(P, &P->toks[from]), tspan(P, &P->toks[from])));
+    s->host.names = freeze_exprs(P, &names);
+    s->host.what = what;
+    vec_push(out, s);
+}
+
+/* Decorators rooted at the quadrants alias (@qd.kernel, @qd.func(...), @qd.data_oriented). */
+static bool qd_decorated(Parser *P) {
+    for (int i = P->pos; i + 1 < P->ntoks && P->toks[i].kind == T_AT; ) {
+        Token *n = &P->toks[i + 1];
+        if (n->kind == T_NAME && P->qd_alias && !strcmp(n->s, P->qd_alias)) return true;
+        while (i < P->ntoks && P->toks[i].kind != T_NEWLINE && P->toks[i].kind != T_EOF) i++;
+        i++;
+    }
+    return false;
+}
+
+/* A top-level statement: parsed as kernel-language code, or recorded as host code. */
+static void module_stmt(Parser *P, StmtVec *out) {
+    int from = P->pos;
+    TokKind k = peek(P)->kind;
+    const char *what = NULL;
+    if (k == T_AT && !qd_decorated(P)) what = "a decorated Python definition";
+    else if (k == T_KW_DEF) what = "a Python function (not a qd.func)";
+    else if (k == T_KW_CLASS) what = "a Python class";
+    else if (k == T_KW_IF || k == T_KW_WHILE || k == T_KW_FOR || k == T_KW_TRY || k == T_KW_WITH || k == T_KW_ASYNC)
+        what = "set by host code";
+    else if (k == T_KW_FROM || (k == T_KW_IMPORT && !(peek2(P)->kind == T_NAME && !strcmp(peek2(P)->s, "quadrants"))))
+        what = "a module the script imports";
+    if (what) {
+        if (k == T_AT) while (at(P, T_AT)) skip_line_and_block(P);
+        skip_line_and_block(P);
+        return host_stmt(P, from, what, out);
+    }
+    if (k == T_AT || k == T_KW_IMPORT) return parse_stmt(P, out);
+    int before = out->len;
+    P->speculative = true, P->failed = false;
+    parse_stmt(P, out);
+    P->speculative = false;
+    if (!P->failed) return;
+    out->len = before; /* a simple statement outside the kernel grammar (lambda, dict, f(*a) ...) */
+    P->pos = from, P->quiet = false;
+    skip_line_and_block(P);
+    host_stmt(P, from, "set by host code", out);
+}
+
 AstModule *frontend_parse(const Source *src, Arena *arena) {
     TokenList tl;
     int errors = diag_error_count();
@@ -710,7 +822,7 @@ AstModule *frontend_parse(const Source *src, Arena *arena) {
     StmtVec v = {0};
     while (!at(&P, T_EOF) && !P.fatal) {
         if (accept(&P, T_NEWLINE) || accept(&P, T_DEDENT)) continue;
-        parse_stmt(&P, &v);
+        module_stmt(&P, &v);
     }
     AstModule *m = ARENA_NEW(arena, AstModule);
     m->src = src;

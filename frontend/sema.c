@@ -103,27 +103,31 @@ static bool field_shape(Sema *S, const Expr *shape, IrField *f) {
     return true;
 }
 
-static void declare_field(Sema *S, const Stmt *s, const Expr *call) {
-    IrField f = {.name = s->assign.targets.items[0]->name, .span = s->span};
+static void declare_field(Sema *S, const Expr *target, Span span, const Expr *call) {
+    IrField f = {.name = target->name, .span = span};
     const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL, *shape = call->call.args.n > 1 ? call->call.args.items[1] : NULL;
     keyword(call, "dtype", &dt), keyword(call, "shape", &shape);
-    for (int k = 0; k < call->call.nkw; k++)
-        if (strcmp(call->call.kw[k].name, "dtype") && strcmp(call->call.kw[k].name, "shape") && strcmp(call->call.kw[k].name, "name"))
-            return (void)diag_error(call->call.kw[k].span, "QD2004", "qd.field argument '%s' is not supported in v1", call->call.kw[k].name);
+    for (int k = 0; k < call->call.nkw; k++) {
+        const char *kw = call->call.kw[k].name;
+        if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual"))
+            return (void)diag_error(call->call.kw[k].span, "QD2063", "qd.field(%s=...) is not supported: qdc does not compile autodiff", kw);
+        if (strcmp(kw, "dtype") && strcmp(kw, "shape") && strcmp(kw, "name"))
+            return (void)diag_error(call->call.kw[k].span, "QD2004", "qd.field argument '%s' is not supported in v1", kw);
+    }
     if (call->call.args.n > 2) return (void)diag_error(call->span, "QD2004", "qd.field takes (dtype, shape)");
     if (!dt) return (void)diag_error(call->span, "QD2004", "qd.field needs a dtype, e.g. qd.field(qd.f32, shape=(N,))");
-    if (!shape) return (void)diag_error(call->span, "QD2004", "qd.field needs shape= in v1 (use shape=() for a scalar)");
     bool ok = sema_annotation_type(S, dt, &f.type);
-    if (ok) ok = field_shape(S, shape, &f);
-    if (!ok) return (void)scope_bind(S, &S->module, f.name, val_err(), s->span);
+    if (ok && !shape) f.ndim = -1; /* placed later: qd.root.dense(...).place(x) */
+    else if (ok) ok = field_shape(S, shape, &f);
+    if (!ok) return (void)scope_bind(S, &S->module, f.name, val_err(), span);
     vec_push(&S->fields, f);
-    scope_bind(S, &S->module, f.name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, s->span);
+    scope_bind(S, &S->module, f.name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
 }
 
 /* A module-level constant: a number (narrowed to the type a literal of it has in a kernel: i32
  * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
 static bool module_constant(Sema *S, Val *c) {
-    if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE) return true;
+    if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE) return true;
     if (c->kind == V_TUPLE) {
         for (int k = 0; k < c->tuple.n; k++)
             if (!module_constant(S, &c->tuple.items[k])) return false;
@@ -136,22 +140,103 @@ static bool module_constant(Sema *S, Val *c) {
     return true;
 }
 
-static void module_assign(Sema *S, const Stmt *s) {
-    const Expr *t = s->assign.targets.items[0], *v = s->assign.value;
-    if (s->assign.targets.n != 1 || t->kind != E_NAME)
-        return (void)diag_error(s->span, "QD2002", "module-level assignments must be 'NAME = constant' or 'NAME = qd.field(...)'");
+/* True when a module-level expression can only be evaluated by running the script: it names
+ * something host code binds or Python provides at run time (np.pi, len(x), a helper's
+ * result), or allocates run-time data (qd.ndarray). Such values are bound as V_HOST. */
+static bool is_host_expr(Sema *S, const Expr *e) {
+    static const char *const builtins[] = {"int", "float", "bool", "min", "max", "abs", "pow"};
+    switch (e->kind) {
+    case E_NAME: {
+        Binding *b = scope_find(&S->module, e->name);
+        if (b) return b->v.kind == V_HOST;
+        if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return false;
+        for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
+            if (!strcmp(builtins[k], e->name)) return false;
+        return true;
+    }
+    case E_ATTR: return is_host_expr(S, e->attr.obj);
+    case E_CALL: {
+        const char *p = sema_path(S, e->call.fn);
+        if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
+        if (is_host_expr(S, e->call.fn)) return true;
+        for (int k = 0; k < e->call.args.n; k++)
+            if (is_host_expr(S, e->call.args.items[k])) return true;
+        for (int k = 0; k < e->call.nkw; k++)
+            if (is_host_expr(S, e->call.kw[k].value)) return true;
+        return false;
+    }
+    case E_SUBSCRIPT: return is_host_expr(S, e->sub.obj) || is_host_expr(S, e->sub.index);
+    case E_TUPLE: case E_LIST: case E_BOOLOP:
+        for (int k = 0; k < e->list.n; k++)
+            if (is_host_expr(S, e->list.items[k])) return true;
+        return false;
+    case E_UNARY: return is_host_expr(S, e->un.a);
+    case E_BINARY: return is_host_expr(S, e->bin.a) || is_host_expr(S, e->bin.b);
+    case E_COMPARE:
+        for (int k = 0; k < e->cmp.items.n; k++)
+            if (is_host_expr(S, e->cmp.items.items[k])) return true;
+        return false;
+    case E_IFEXP: return is_host_expr(S, e->ifexp.cond) || is_host_expr(S, e->ifexp.a) || is_host_expr(S, e->ifexp.b);
+    default: return false;
+    }
+}
+
+/* qd.root.dense(...).place(x) or blk.place(x) with blk an SNode: evaluated at module level. */
+static bool is_snode_chain(Sema *S, const Expr *e) {
+    while (e->kind == E_CALL || (e->kind == E_ATTR && !(e->attr.obj->kind == E_NAME && !strcmp(e->attr.name, "root"))))
+        e = e->kind == E_CALL ? e->call.fn : e->attr.obj;
+    if (e->kind == E_ATTR) return S->qd_alias && !strcmp(e->attr.obj->name, S->qd_alias);
+    Binding *b = e->kind == E_NAME ? scope_find(&S->module, e->name) : NULL;
+    return b && b->v.kind == V_SNODE;
+}
+
+/* After a rejected placement statement, the fields it places are poisoned: not reported as
+ * unplaced, and their uses in kernels stay quiet. */
+static void poison_placed(Sema *S, const Expr *e) {
+    for (; e->kind == E_CALL || e->kind == E_ATTR; e = e->kind == E_CALL ? e->call.fn : e->attr.obj) {
+        if (e->kind != E_CALL || e->call.fn->kind != E_ATTR || strcmp(e->call.fn->attr.name, "place")) continue;
+        for (int k = 0; k < e->call.args.n; k++) {
+            const Expr *a = e->call.args.items[k];
+            Binding *b = a->kind == E_NAME ? scope_find(&S->module, a->name) : NULL;
+            if (!b || b->v.kind != V_FIELD) continue;
+            if (S->fields.items[b->v.index].ndim < 0) S->fields.items[b->v.index].ndim = 0;
+            b->v = val_err();
+        }
+    }
+}
+
+static void bind_host(Sema *S, const Expr *target, const char *what) {
+    if (target->kind == E_NAME) scope_bind(S, &S->module, target->name, (Val){.kind = V_HOST, .path = what}, target->span);
+    if (target->kind == E_TUPLE || target->kind == E_LIST)
+        for (int k = 0; k < target->list.n; k++) bind_host(S, target->list.items[k], what);
+}
+
+static void module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
+    if (is_host_expr(S, v)) return bind_host(S, t, "a module-level value computed by the script");
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
-        if (p && !strcmp(p, "qd.field")) return declare_field(S, s, v);
+        if (p && !strcmp(p, "qd.field") && t->kind == E_NAME) return declare_field(S, t, sp, v);
         if (p && (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")))
             return (void)diag_error(v->span, "QD2004", "vector and matrix fields are not supported in v1");
     }
     Val c = sema_eval(S, v);
-    if (c.kind != V_ERR && !module_constant(S, &c)) {
-        diag_error(v->span, "QD2009", "module-level value '%s' must be a compile-time constant or a qd.field", t->name);
-        c = val_err();
+    if (c.kind != V_ERR && !module_constant(S, &c))
+        return bind_host(S, t, "a module-level value that is not a compile-time constant");
+    if (t->kind == E_NAME) return (void)scope_bind(S, &S->module, t->name, c, sp); /* V_ERR: later uses stay quiet */
+    if (c.kind == V_TUPLE && c.tuple.n == t->list.n) { /* a, b = 1, 2 */
+        for (int k = 0; k < t->list.n; k++)
+            if (t->list.items[k]->kind == E_NAME) scope_bind(S, &S->module, t->list.items[k]->name, c.tuple.items[k], sp);
+        return;
     }
-    scope_bind(S, &S->module, t->name, c, s->span); /* after an error: later uses stay quiet */
+    bind_host(S, t, "set by an unpacking qdc cannot evaluate");
+}
+
+static void module_assign(Sema *S, const Stmt *s) {
+    for (int k = 0; k < s->assign.targets.n; k++) {
+        const Expr *t = s->assign.targets.items[k];
+        if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) module_value(S, t, s->assign.value, s->span);
+        /* x[i] = v, obj.attr = v: host code changing run-time data; kernels do not see it */
+    }
 }
 
 static void module_import(Sema *S, const Stmt *s) {
@@ -659,14 +744,22 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
         switch (s->kind) {
         case S_IMPORT: if (strcmp(s->import.module, "quadrants")) module_import(&S, s); break;
         case S_ASSIGN: module_assign(&S, s); break;
+        case S_ANNASSIGN:
+            if (s->ann.value && s->ann.target->kind == E_NAME) module_value(&S, s->ann.target, s->ann.value, s->span);
+            break;
+        case S_AUGASSIGN: bind_host(&S, s->aug.target, "updated by host code"); break;
         case S_DEF: module_def(&S, s); break;
-        case S_EXPR:
-            if (s->expr->kind == E_STR) break; /* module docstring */
-            if (s->expr->kind == E_CALL && sema_path(&S, s->expr->call.fn) && !strcmp(sema_path(&S, s->expr->call.fn), "qd.init")) break;
-            /* fall through */
-        default: diag_error(s->span, "QD2002", "only imports, constants, qd.field declarations and kernel/func definitions may appear at module level"); break;
+        case S_HOST:
+            for (int j = 0; j < s->host.names.n; j++) bind_host(&S, s->host.names.items[j], s->host.what);
+            break;
+        case S_EXPR: /* SNode placement; else qd.init(...), main() ... */
+            if (is_snode_chain(&S, s->expr) && sema_eval(&S, s->expr).kind == V_ERR) poison_placed(&S, s->expr);
+            break;
+        case S_PASS: break;
+        default: diag_error(s->span, "QD2002", "'%s' outside a function", s->kind == S_RETURN ? "return" : s->kind == S_BREAK ? "break" : "continue"); break;
         }
     }
+    sema_snode_finish(&S);
     sema_parse_instances(&S, fo);
     for (int k = 0; k < S.module.b.len; k++)
         if (S.module.b.items[k].v.kind == V_KERNEL) check_kernels(&S, S.module.b.items[k].v.def);
@@ -677,9 +770,10 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     IrModule *m = ARENA_NEW(arena, IrModule);
     m->src = ast->src;
     TAKE(m->fields, m->nfields, S.fields);
+    TAKE(m->storages, m->nstorages, S.storages);
     TAKE(m->kernels, m->nkernels, S.kernels);
     sema_free_instances(&S);
-    vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b);
+    vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b), vec_free(&S.storages);
     vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
     if (diag_error_count()) return NULL;
     ir_seal(m);

@@ -26,6 +26,8 @@ typedef enum {
     V_TUPLE,   /* a tuple or list of compile-time values */
     V_NONE,
     V_STR,
+    V_HOST,    /* a module-level name bound by host code: known only when the script runs (path: what) */
+    V_SNODE,   /* an SNode (qd.root.dense(...)), or one of its methods (snode.method) */
 } ValKind;
 
 typedef struct Val Val;
@@ -39,6 +41,7 @@ struct Val {
         const char *path; /* V_NS ("qd.simt", or "range" for builtins); V_STR contents */
         const Stmt *def;  /* V_FUNC, V_KERNEL */
         struct { Val *items; int n; } tuple;
+        struct { int node; const char *method; } snode; /* V_SNODE */
     };
 };
 
@@ -92,6 +95,8 @@ typedef struct Sema {
     VEC(struct Instance) instances; /* --instantiate specs that parsed */
     VEC(Source *) spec_sources;     /* specs that did not parse (freed at the end) */
     int inst;                       /* the instantiation being checked, -1 for none */
+    VEC(struct SNode) snodes;       /* module-level SNode tree; node 0 is qd.root */
+    VEC(IrStorage) storages;
 } Sema;
 
 /* sema.c */
@@ -148,6 +153,12 @@ void sema_mark_instance_used(Sema *S, int inst);
 void sema_missing_instance(Sema *S, const Stmt *def);
 void sema_finish_instances(Sema *S);
 void sema_free_instances(Sema *S);
+
+/* sema_snode.c: qd.root.dense(...).place(...) */
+Val sema_snode_call(Sema *S, const Expr *call, Val callee); /* callee: V_SNODE method or qd.root.* */
+Val sema_snode_attr(Sema *S, Val obj, const char *name);
+void sema_snode_finish(Sema *S);
+IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp);
 
 /* sema_stmt.c */
 void sema_block(Sema *S, const StmtList *l);

@@ -21,6 +21,8 @@ const char *val_describe(Val v) {
     case V_TUPLE: return "a tuple";
     case V_NONE: return "None";
     case V_STR: return "a string";
+    case V_HOST: return "a run-time value of the script";
+    case V_SNODE: return "an SNode";
     default: return "a value";
     }
 }
@@ -334,6 +336,13 @@ static Val eval_name(Sema *S, const Expr *e) {
     for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent) {
         Binding *b = scope_find(s, e->name);
         if (b && b->v.kind == V_LOCAL && !sema_local_visible(S, b->v.index, e->span)) return val_err();
+        if (b && b->v.kind == V_HOST) {
+            diag_error(e->span, "QD2062", "'%s' is %s, known only when the script runs; kernels can use module "
+                                          "constants, fields, qd.func and their own arguments", e->name, b->v.path);
+            diag_note(b->decl, "'%s' is set here", e->name);
+            b->v = val_err(); /* reported once */
+            return val_err();
+        }
         if (b) return b->v;
     }
     if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return (Val){.kind = V_NS, .path = "qd"};
@@ -355,6 +364,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
     Val o = sema_eval(S, e->attr.obj);
     if (o.kind == V_ERR) return o;
     if (o.kind == V_NDARRAY && !strcmp(e->attr.name, "shape")) return (Val){.kind = V_SHAPE, .index = o.index};
+    if (o.kind == V_SNODE) return sema_snode_attr(S, o, e->attr.name);
     if (o.kind != V_NS || strncmp(o.path, "qd", 2) != 0) {
         diag_error(e->span, "QD2019", "%s has no attribute '%s' in the kernel language", val_describe(o), e->attr.name);
         return val_err();
@@ -437,6 +447,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     if (o.kind == V_FIELD) {
         IrField *f = &S->fields.items[o.index];
         r->kind = IR_REF_FIELD, r->type = f->type, ndim = f->ndim, name = f->name, shape = f->shape;
+        if (ndim < 0) return val_err(); /* never placed: reported at its declaration */
     } else if (o.kind == V_NDARRAY) {
         IrParam *p = &S->params.items[o.index];
         r->kind = IR_REF_NDARRAY, r->type = p->type, ndim = p->ndim, name = p->name;
@@ -450,6 +461,8 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     }
     r->nidx = eval_indices(S, e->sub.index, &r->idx, name, ndim, shape);
     if (r->nidx < 0) return val_err();
+    if (o.kind == V_FIELD && S->fields.items[o.index].storage && r->nidx == ndim)
+        r->flat = sema_snode_flat(S, &S->fields.items[o.index], r->idx, e->span);
     if (r->nidx != ndim) {
         diag_error(e->sub.index->span, "QD2011", "'%s' has %d dimension%s but %d index%s given%s", name, ndim,
                    ndim == 1 ? "" : "s", r->nidx, r->nidx == 1 ? " was" : "es were",
@@ -587,6 +600,7 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_TUPLE: case E_LIST: return eval_tuple(S, e);
     case E_CALL: {
         Val f = sema_eval(S, e->call.fn);
+        if (f.kind == V_SNODE || (f.kind == V_NS && !strncmp(f.path, "qd.root.", 8))) return sema_snode_call(S, e, f);
         return f.kind == V_ERR ? f : sema_call(S, e, f);
     }
     case E_UNARY: return val_expr(eval_unary(S, e));

@@ -492,6 +492,7 @@ void sema_stmt(Sema *S, const Stmt *s) {
         return;
     case S_DEF: diag_error(s->span, "QD1012", "nested function definitions are not supported in kernels"); return;
     case S_IMPORT: diag_error(s->span, "QD2003", "'import' inside a function is not supported"); return;
+    case S_HOST: die("host code inside a function");
     }
 }
 

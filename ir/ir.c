@@ -46,6 +46,7 @@ static void dump_ref(const Dump *d, const IrRef *r, StrBuf *out) {
         dump_expr(d, r->idx[i], out);
     }
     sb_printf(out, "]:%s", qt_name(r->type));
+    if (r->flat) sb_puts(out, " @"), dump_expr(d, r->flat, out);
 }
 
 static void dump_lowering(const Dump *d, int id, StrBuf *out) {
@@ -184,8 +185,11 @@ void ir_dump(const IrModule *m, const IrLowered *low, StrBuf *out) {
     for (int i = 0; i < m->nfields; i++) {
         sb_printf(out, "field %s: %s", m->fields[i].name, qt_name(m->fields[i].type));
         dump_shape(m->fields[i].shape, m->fields[i].ndim, out);
+        if (m->fields[i].storage) sb_printf(out, " in qd_snode_%s", m->storages[m->fields[i].storage - 1].name);
         sb_putc(out, '\n');
     }
+    for (int i = 0; i < m->nstorages; i++)
+        sb_printf(out, "storage qd_snode_%s: %" PRId64 " bytes, align %d\n", m->storages[i].name, m->storages[i].bytes, m->storages[i].align);
     for (int i = 0; i < m->nkernels; i++) dump_kernel(m, low, &m->kernels[i], out);
     if (low && low->ncaps_used) {
         sb_puts(out, "caps");

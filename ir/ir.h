@@ -65,6 +65,8 @@ typedef struct IrRef {
     int nidx;
     QdType type;   /* element type */
     QdSpace space; /* global for fields/ndarrays, shared for SharedArray (locals: global) */
+    IrExpr *flat;  /* a field in an SNode storage (IrField.storage > 0): i64 element index into
+                      the storage, in units of `type`, computed by the frontend from idx */
     Span span;
 } IrRef;
 
@@ -237,6 +239,16 @@ typedef struct IrKernel {
     Span span;
 } IrKernel;
 
+/* One level of an SNode path (qd.root.dense(axes, sizes)...): the axes it splits, their sizes,
+ * the bytes of one cell, and where the next level (or the field) sits inside a cell. */
+typedef struct IrSnodeLevel {
+    int naxes;
+    int axis[IR_MAX_DIMS];    /* field index positions (0 = i, 1 = j, ...), increasing */
+    int64_t size[IR_MAX_DIMS];
+    int64_t cell_bytes;
+    int64_t child_offset;     /* bytes */
+} IrSnodeLevel;
+
 typedef struct IrField {
     const char *name;
     QdType type;
@@ -244,12 +256,30 @@ typedef struct IrField {
     int64_t shape[IR_MAX_DIMS];
     int64_t elems;
     Span span;
+    /* 0: the field is its own row-major buffer qd_field_<name>. Otherwise it lives in
+     * IrModule.storages[storage - 1] (fields placed together interleave, qdc-abi(7)); refs
+     * carry IrRef.flat, and levels describe the path for the header and metadata. */
+    int storage;
+    int64_t offset; /* bytes from the storage's start to the field's slot in the outermost cell */
+    int nlevels;
+    IrSnodeLevel levels[IR_MAX_DIMS];
 } IrField;
+
+/* The memory of one child of qd.root that is not a plain row-major field: symbol
+ * qd_snode_<name> (the first field placed under it), `bytes` long, aligned to `align`. */
+typedef struct IrStorage {
+    const char *name;
+    int64_t bytes;
+    int align;
+    Span span;
+} IrStorage;
 
 typedef struct IrModule {
     const Source *src;
     IrField *fields;
     int nfields;
+    IrStorage *storages;
+    int nstorages;
     IrKernel *kernels;
     int nkernels;
     int nmemops; /* memory operations and fences, numbered 0..nmemops-1 by ir_seal */

@@ -1,6 +1,7 @@
 /* --report-lowering: one record per memory operation and fence, in source order, as aligned
  * text or as JSON lines (schema in man/qdc-capdb.5, "LOWERING REPORT"). Stable and deterministic. */
 #include "../capdb/capdb_int.h"
+#include "../support/json.h"
 #include "lower.h"
 
 static const char *kind_name(IrLowKind k) {
@@ -39,8 +40,8 @@ static void record_json(Rep *r, const char *kernel, Span sp, const char *op, con
     const char *file;
     uint32_t line, col;
     where(sp, &file, &line, &col);
-    sb_puts(b, "{\"file\":"), sb_json_string(b, file);
-    sb_printf(b, ",\"line\":%u,\"col\":%u,\"kernel\":", line, col), sb_json_string(b, kernel);
+    sb_puts(b, "{\"file\":"), json_str(b, file);
+    sb_printf(b, ",\"line\":%u,\"col\":%u,\"kernel\":", line, col), json_str(b, kernel);
     sb_printf(b, ",\"op\":\"%s\",\"dtype\":\"%s\",\"space\":\"%s\",\"order\":\"%s\",\"scope\":\"%s\"", op, dt, space,
               qord_name(ord), qscope_name(sc));
     sb_printf(b, ",\"decision\":\"%s\",\"emit_op\":\"%s\",\"negate\":%s,\"via_int\":%s", kind_name(L->kind),
@@ -51,11 +52,11 @@ static void record_json(Rep *r, const char *kernel, Span sp, const char *op, con
     sb_printf(b, ",\"no_return\":%s,\"flags\":", L->no_return ? "true" : "false");
     flags_json(b, L->flags);
     sb_puts(b, ",\"spelling\":");
-    if (L->spelling) sb_json_string(b, L->spelling);
+    if (L->spelling) json_str(b, L->spelling);
     else sb_puts(b, "null");
-    sb_puts(b, ",\"detail\":"), sb_json_string(b, L->detail ? L->detail : "");
+    sb_puts(b, ",\"detail\":"), json_str(b, L->detail ? L->detail : "");
     sb_puts(b, ",\"reason\":");
-    if (L->reason_file) sb_printf(b, "\"%s:%d\"", L->reason_file, L->reason_line);
+    if (L->reason_file) json_strf(b, "%s:%d", L->reason_file, L->reason_line);
     else sb_puts(b, "null");
     if (L->fence_before || L->fence_after) sb_printf(b, ",\"fence_order\":\"%s\"", qord_name(L->fence_order));
     else sb_puts(b, ",\"fence_order\":null");

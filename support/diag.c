@@ -1,5 +1,6 @@
 /* The diagnostics engine: text with source line and caret, JSON lines, or SARIF 2.1.0. */
 #include "diag.h"
+#include "json.h"
 #include "util.h"
 #include <stdarg.h>
 #include <stdlib.h>
@@ -80,6 +81,22 @@ Span span_join(Span a, Span b) {
     return span_make(a.src, start, end - start);
 }
 
+static void emit(const char *level, const char *code, Span sp, const char *fmt, va_list ap);
+
+static void emit_plain(const char *level, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    emit(level, NULL, (Span){0}, fmt, ap);
+    va_end(ap);
+}
+
+/* Internal errors (exit 3) in JSON or SARIF mode: a record like any other, and the SARIF
+ * document is still completed. */
+static void report_internal(const char *message) {
+    emit_plain("internal-error", "%s", message);
+    diag_finish();
+}
+
 void diag_init(const DiagConfig *cfg) {
     D.cfg = *cfg;
     if (!D.cfg.out) D.cfg.out = stderr;
@@ -91,6 +108,7 @@ void diag_init(const DiagConfig *cfg) {
         D.color = isatty(fileno(D.cfg.out)) && !getenv("NO_COLOR") && term && strcmp(term, "dumb");
     }
     if (D.cfg.format != DIAG_TEXT) D.color = false;
+    set_internal_error_reporter(D.cfg.format != DIAG_TEXT ? report_internal : NULL);
 }
 
 void diag_set_input(const char *name) { D.input = name; }
@@ -211,7 +229,7 @@ static void json_location(StrBuf *b, Span sp) {
     }
     const char *file = sp.src ? sp.src->name : D.input;
     sb_puts(b, "\"file\":");
-    if (file) sb_json_string(b, file);
+    if (file) json_str(b, file);
     else sb_puts(b, "null");
     sb_printf(b, ",\"line\":%u,\"column\":%u,\"end_line\":%u,\"end_column\":%u,\"byte_offset\":%u,\"byte_length\":%u",
               line, col, eline, ecol, sp.src ? sp.off : 0, sp.src ? sp.len : 0);
@@ -219,20 +237,23 @@ static void json_location(StrBuf *b, Span sp) {
 
 static void sarif_result(const char *level, const char *code, Span sp, const char *msg) {
     if (D.sarif_results++) sb_putc(&D.sarif, ',');
-    sb_printf(&D.sarif, "{\"ruleId\":\"%s\",\"level\":\"%s\",\"message\":{\"text\":", code, level);
-    sb_json_string(&D.sarif, msg);
+    sb_putc(&D.sarif, '{');
+    if (code) sb_puts(&D.sarif, "\"ruleId\":"), json_str(&D.sarif, code), sb_putc(&D.sarif, ',');
+    sb_puts(&D.sarif, "\"level\":"), json_str(&D.sarif, level);
+    sb_puts(&D.sarif, ",\"message\":{\"text\":");
+    json_str(&D.sarif, msg);
     sb_puts(&D.sarif, "}");
     if (sp.src) {
         uint32_t line, col, eline, ecol;
         source_line_col(sp.src, sp.off, &line, &col);
         source_line_col(sp.src, sp.off + sp.len, &eline, &ecol);
         sb_puts(&D.sarif, ",\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
-        sb_json_string(&D.sarif, sp.src->name);
+        json_uri(&D.sarif, sp.src->name);
         sb_printf(&D.sarif, "},\"region\":{\"startLine\":%u,\"startColumn\":%u,\"endLine\":%u,\"endColumn\":%u,"
                             "\"byteOffset\":%u,\"byteLength\":%u}}}]", line, col, eline, ecol, sp.off, sp.len);
     } else if (D.input) { /* no region: the location is the whole input (SARIF 2.1.0 §3.29.4) */
         sb_puts(&D.sarif, ",\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
-        sb_json_string(&D.sarif, D.input);
+        json_uri(&D.sarif, D.input);
         sb_puts(&D.sarif, "}}}]");
     }
     sb_puts(&D.sarif, "}");
@@ -247,17 +268,18 @@ static void emit(const char *level, const char *code, Span sp, const char *fmt, 
         StrBuf b;
         sb_init(&b);
         sb_printf(&b, "{\"schema\":\"qdc-diagnostic/1\",\"severity\":\"%s\",\"code\":", level);
-        if (code) sb_json_string(&b, code);
+        if (code) json_str(&b, code);
         else sb_puts(&b, "null");
         sb_puts(&b, ",");
         json_location(&b, sp);
         sb_puts(&b, ",\"message\":");
-        sb_json_string(&b, m.data);
+        json_str(&b, m.data);
         sb_puts(&b, "}\n");
         fputs(b.data, o);
         sb_free(&b);
     } else if (D.cfg.format == DIAG_SARIF) {
-        sarif_result(strcmp(level, "note") == 0 ? "note" : level, code ? code : "note", sp, m.data);
+        bool note = !strcmp(level, "note"); /* SARIF levels: note, warning, error */
+        sarif_result(!strcmp(level, "internal-error") ? "error" : level, note ? "note" : code, sp, m.data);
     } else {
         const char *lc = strcmp(level, "error") == 0 ? C_RED : strcmp(level, "warning") == 0 ? C_MAG : C_CYAN;
         if (D.color) fputs(C_BOLD, o);
@@ -325,6 +347,15 @@ void diag_warning(Span sp, const char *code, const char *fmt, ...) {
     }
 }
 
+void diag_usage(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    emit("error", NULL, (Span){0}, fmt, ap);
+    va_end(ap);
+}
+
+bool diag_machine_format(void) { return D.cfg.format != DIAG_TEXT; }
+
 void diag_note(Span sp, const char *fmt, ...) {
     if (!D.last_shown) return;
     va_list ap;
@@ -346,7 +377,7 @@ void diag_finish(void) {
     for (size_t i = 0; i < ARRAY_LEN(codes); i++) {
         StrBuf b;
         sb_init(&b);
-        sb_json_string(&b, codes[i].summary);
+        json_str(&b, codes[i].summary);
         fprintf(o, "%s{\"id\":\"%s\",\"shortDescription\":{\"text\":%s}}", i ? "," : "", codes[i].code, b.data);
         sb_free(&b);
     }

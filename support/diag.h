@@ -55,6 +55,11 @@ void diag_list_codes(FILE *out);
 /* code is "QDnnnn" from codes.def; an unknown code is an internal error. */
 void diag_error(Span sp, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_warning(Span sp, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A command-line (usage) error, exit 2: "qdc: error: message" as text, a record without a code
+ * in JSON and SARIF. Not counted as an input error. */
+void diag_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* True for --diagnostics-format=json or sarif (nothing but records goes to stderr). */
+bool diag_machine_format(void);
 /* A note attached to the previous error or warning (dropped if that one was suppressed). */
 void diag_note(Span sp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -107,6 +107,8 @@ typedef struct {
     char *dest;       /* OUT_RENAME: the file the temporary replaces (a symlink's target) */
     char *tmp;        /* OUT_RENAME: the staged temporary, while it exists */
     int slot;         /* its live_temps slot */
+    bool existed;     /* OUT_RENAME: dest existed before this run */
+    enum { NOT_PLACED, SWAPPED, RENAMED } placed; /* SWAPPED: tmp now holds the old file */
 } Output;
 
 struct OutputSet {
@@ -117,7 +119,7 @@ struct OutputSet {
 OutputSet *outputs_new(void) { return xcalloc(1, sizeof(OutputSet)); }
 
 void outputs_add(OutputSet *s, const char *path, const void *data, size_t len) {
-    Output o = {path, data ? data : "", len, OUT_STDOUT, NULL, NULL, -1};
+    Output o = {path, data ? data : "", len, OUT_STDOUT, NULL, NULL, -1, false, NOT_PLACED};
     vec_push(&s->outs, o);
 }
 
@@ -147,7 +149,7 @@ static bool classify(OutputSet *s, Output *o, int *err) {
     }
     if (S_ISDIR(st.st_mode)) return *err = EISDIR, false;
     if (!S_ISREG(st.st_mode)) return o->kind = OUT_IN_PLACE, true;
-    o->kind = OUT_RENAME;
+    o->kind = OUT_RENAME, o->existed = true;
     struct stat lst;
     if (lstat(o->path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
         o->dest = realpath(o->path, NULL);
@@ -198,6 +200,25 @@ static bool write_in_place(const Output *o, int *err) {
     return ok;
 }
 
+/* Moves o's temporary into place. An existing file is exchanged with it (renameat2), so the old
+ * contents stay under the temporary's name until every output is in place and can be put back
+ * if a later one fails; where the file system cannot exchange, a plain rename. */
+static bool place(Output *o, int *err) {
+    if (o->existed && renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->dest, RENAME_EXCHANGE) == 0)
+        return o->placed = SWAPPED, true;
+    if (rename(o->tmp, o->dest) != 0) return *err = errno, false;
+    live_temps[o->slot] = NULL;
+    free(o->tmp), o->tmp = NULL;
+    return o->placed = RENAMED, true;
+}
+
+/* Undoes place(): the old file back (or the new one removed when there was none). */
+static void unplace(Output *o) {
+    if (o->placed == SWAPPED) renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->dest, RENAME_EXCHANGE);
+    else if (o->placed == RENAMED && !o->existed) unlink(o->dest);
+    o->placed = NOT_PLACED;
+}
+
 static void drop_temp(Output *o) {
     if (!o->tmp) return;
     unlink(o->tmp);
@@ -219,18 +240,13 @@ bool outputs_commit(OutputSet *s, const char **failed, int *err) {
         if (o[i].kind == OUT_RENAME && !stage(&o[i], err)) bad = i;
     for (int i = 0; bad < 0 && i < n; i++)
         if (o[i].kind != OUT_RENAME && !write_in_place(&o[i], err)) bad = i;
-    for (int i = 0; bad < 0 && i < n; i++) {
-        if (o[i].kind != OUT_RENAME) continue;
-        if (rename(o[i].tmp, o[i].dest) != 0) {
-            *err = errno, bad = i;
-            break;
-        }
-        live_temps[o[i].slot] = NULL;
-        free(o[i].tmp), o[i].tmp = NULL;
-    }
+    for (int i = 0; bad < 0 && i < n; i++)
+        if (o[i].kind == OUT_RENAME && !place(&o[i], err)) bad = i;
+    if (bad >= 0)
+        for (int k = 0; k < n; k++) unplace(&o[k]);
+    for (int k = 0; k < n; k++) drop_temp(&o[k]); /* failed: the new files; else: the old ones */
     if (bad < 0) return true;
     *failed = o[bad].path;
-    for (int k = 0; k < n; k++) drop_temp(&o[k]);
     for (int k = s->made_dirs.len - 1; k >= 0; k--) rmdir(s->made_dirs.items[k]);
     return false;
 }

@@ -19,7 +19,8 @@ OutputSet *outputs_new(void);
 void outputs_add(OutputSet *s, const char *path, const void *data, size_t len);
 /* Writes every output; missing parent directories are created. On failure returns false with
  * *failed naming the output and *err the errno, and leaves every regular output as it was (no
- * temporary, no new directory). Order: temporaries, then in-place outputs, then the renames. */
+ * temporary, no new directory; a file already replaced is exchanged back). Order: temporaries,
+ * then in-place outputs, then the renames. */
 bool outputs_commit(OutputSet *s, const char **failed, int *err);
 void outputs_free(OutputSet *s);
 

@@ -4,20 +4,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void (*internal_reporter)(const char *message);
+static bool dying; /* an internal error (or no memory) while reporting one is reported as text */
+
+void set_internal_error_reporter(void (*report)(const char *message)) { internal_reporter = report; }
+
 _Noreturn void qdc_die_at(const char *file, int line, const char *fmt, ...) {
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "qdc: internal error: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " [%s:%d]\nqdc: this is a bug in qdc; please report it with the input that "
-                    "triggered it\n", file, line);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof msg) snprintf(msg + n, sizeof msg - (size_t)n, " [%s:%d]", file, line);
+    if (internal_reporter && !dying) {
+        dying = true;
+        internal_reporter(msg);
+    } else {
+        fprintf(stderr, "qdc: internal error: %s\nqdc: this is a bug in qdc; please report it with the input that "
+                        "triggered it\n", msg);
+    }
     exit(QDC_EXIT_INTERNAL);
 }
 
 static void *check(void *p) {
     if (!p) {
-        fputs("qdc: error: out of memory\n", stderr);
+        if (internal_reporter && !dying) dying = true, internal_reporter("out of memory");
+        else fputs("qdc: error: out of memory\n", stderr);
         exit(QDC_EXIT_INTERNAL);
     }
     return p;
@@ -69,22 +81,6 @@ void sb_printf(StrBuf *b, const char *fmt, ...) {
     va_start(ap, fmt);
     sb_vprintf(b, fmt, ap);
     va_end(ap);
-}
-void sb_json_string(StrBuf *b, const char *s) {
-    sb_putc(b, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': sb_puts(b, "\\\""); break;
-        case '\\': sb_puts(b, "\\\\"); break;
-        case '\n': sb_puts(b, "\\n"); break;
-        case '\r': sb_puts(b, "\\r"); break;
-        case '\t': sb_puts(b, "\\t"); break;
-        default:
-            if (*p < 0x20) sb_printf(b, "\\u%04x", *p);
-            else sb_putc(b, (char)*p);
-        }
-    }
-    sb_putc(b, '"');
 }
 char *sb_take(StrBuf *b) {
     if (!b->data) sb_reserve(b, 0), b->data[0] = 0;

@@ -19,6 +19,8 @@ _Noreturn void qdc_die_at(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define die(...) qdc_die_at(__FILE__, __LINE__, __VA_ARGS__)
 #define unreachable() die("unreachable")
+/* Where internal errors go instead of plain text (the diagnostics engine in JSON/SARIF mode). */
+void set_internal_error_reporter(void (*report)(const char *message));
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
@@ -40,7 +42,7 @@ void sb_puts(StrBuf *b, const char *s);
 void sb_putc(StrBuf *b, char c);
 void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
-void sb_json_string(StrBuf *b, const char *s); /* appends a quoted, escaped JSON string */
+void sb_json_string(StrBuf *b, const char *s); /* = json_str() of support/json.h, the one JSON writer */
 char *sb_take(StrBuf *b);                      /* hands the buffer over; b is reset */
 
 /* Growable array of pointer-sized or struct elements: VEC(T) v = {0}; vec_push(&v, x); */

@@ -63,6 +63,42 @@ static void args_struct(StrBuf *b, const IrKernel *k) {
     sb_printf(b, "} %s_args;\n", k->name);
 }
 
+/* The element index of a field in its SNode storage, as C text over i0, i1, ... (the same
+ * formula the frontend emits: man/qdc-abi.7, "SNode storages"). */
+static void snode_index(StrBuf *b, const IrField *f) {
+    long long esz = (qt_bits(f->type) + 7) / 8;
+    sb_printf(b, "%lldLL", (long long)f->offset / esz);
+    for (int l = 0; l < f->nlevels; l++) {
+        const IrSnodeLevel *lv = &f->levels[l];
+        sb_puts(b, " + (");
+        for (int k = 0; k < lv->naxes; k++) {
+            long long inner = 1;
+            bool outer = true;
+            for (int m = l + 1; m < f->nlevels; m++)
+                for (int j = 0; j < f->levels[m].naxes; j++)
+                    if (f->levels[m].axis[j] == lv->axis[k]) inner *= f->levels[m].size[j];
+            for (int m = 0; m < l; m++)
+                for (int j = 0; j < f->levels[m].naxes; j++) outer &= f->levels[m].axis[j] != lv->axis[k];
+            if (k) sb_printf(b, " * %lldLL + ", (long long)lv->size[k]);
+            sb_printf(b, "(int64_t)i%d", lv->axis[k]);
+            if (inner > 1) sb_printf(b, " / %lld", inner);
+            if (!outer) sb_printf(b, " %% %lld", (long long)lv->size[k]);
+        }
+        sb_printf(b, ") * %lldLL + %lldLL", (long long)(lv->cell_bytes / esz), (long long)(lv->child_offset / esz));
+    }
+}
+
+/* A field in an SNode storage: a pointer to element (i0, i1, ...). */
+static void snode_field_decl(StrBuf *b, const IrModule *m, const IrField *f) {
+    const IrStorage *st = &m->storages[f->storage - 1];
+    sb_printf(b, "static inline %s *qd_field_%s_at(", abi_c_type(f->type), f->name);
+    for (int d = 0; d < f->ndim; d++) sb_printf(b, "%sint32_t i%d", d ? ", " : "", d);
+    if (!f->ndim) sb_puts(b, "void");
+    sb_printf(b, ") {\n    return (%s *)(void *)qd_snode_%s + (", abi_c_type(f->type), st->name);
+    snode_index(b, f);
+    sb_puts(b, ");\n}\n");
+}
+
 static void field_decl(StrBuf *b, const IrField *f) {
     sb_printf(b, "extern %s qd_field_%s", abi_c_type(f->type), f->name);
     for (int d = 0; d < f->ndim; d++) sb_printf(b, "[%lld]", (long long)f->shape[d]);
@@ -105,7 +141,14 @@ bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, 
     if (cpu) sb_puts(out, "#include \"qdrt.h\"\n");
     sb_puts(out, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
     if (cpu && m->nfields) sb_puts(out, "\n/* fields: zero-initialized, row-major */\n");
-    for (int i = 0; cpu && i < m->nfields; i++) field_decl(out, &m->fields[i]);
+    for (int i = 0; cpu && i < m->nfields; i++)
+        if (!m->fields[i].storage) field_decl(out, &m->fields[i]);
+    if (cpu && m->nstorages) sb_puts(out, "\n/* SNode storages (qd.root.dense(...).place(...)): fields placed together interleave;\n"
+                                         "   qd_field_<name>_at(i0, ...) points at an element (qdc-abi(7)) */\n");
+    for (int i = 0; cpu && i < m->nstorages; i++)
+        sb_printf(out, "extern uint8_t qd_snode_%s[%lld];\n", m->storages[i].name, (long long)m->storages[i].bytes);
+    for (int i = 0; cpu && i < m->nfields; i++)
+        if (m->fields[i].storage) snode_field_decl(out, m, &m->fields[i]);
     for (int i = 0; i < m->nkernels; i++) {
         sb_printf(out, "\n/* kernel %s */\n", m->kernels[i].name);
         args_struct(out, &m->kernels[i]);

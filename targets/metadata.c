@@ -37,12 +37,31 @@ static void kernel_json(StrBuf *b, const IrKernel *k, const CapTarget *t) {
     sb_puts(b, "]}");
 }
 
-static void field_json(StrBuf *b, const IrField *f) {
+/* A field in an SNode storage: its levels, outermost first (qdc-abi(7), "SNode storages"). */
+static void levels_json(StrBuf *b, const IrField *f) {
+    sb_puts(b, ", \"offset\": ");
+    sb_printf(b, "%lld, \"levels\": [", (long long)f->offset);
+    for (int l = 0; l < f->nlevels; l++) {
+        const IrSnodeLevel *lv = &f->levels[l];
+        sb_puts(b, l ? ", {\"axes\": [" : "{\"axes\": [");
+        for (int k = 0; k < lv->naxes; k++) sb_printf(b, "%s%d", k ? ", " : "", lv->axis[k]);
+        sb_puts(b, "], \"sizes\": [");
+        for (int k = 0; k < lv->naxes; k++) sb_printf(b, "%s%lld", k ? ", " : "", (long long)lv->size[k]);
+        sb_printf(b, "], \"cell_bytes\": %lld, \"child_offset\": %lld}", (long long)lv->cell_bytes, (long long)lv->child_offset);
+    }
+    sb_puts(b, "]");
+}
+
+static void field_json(StrBuf *b, const IrModule *m, const IrField *f) {
     sb_puts(b, "    {\"name\": ");
     sb_json_string(b, f->name);
-    sb_printf(b, ", \"symbol\": \"qd_field_%s\", \"dtype\": \"%s\", \"shape\": [", f->name, qt_name(f->type));
+    if (f->storage) sb_printf(b, ", \"symbol\": \"qd_snode_%s\"", m->storages[f->storage - 1].name);
+    else sb_printf(b, ", \"symbol\": \"qd_field_%s\"", f->name);
+    sb_printf(b, ", \"dtype\": \"%s\", \"shape\": [", qt_name(f->type));
     for (int d = 0; d < f->ndim; d++) sb_printf(b, "%s%lld", d ? ", " : "", (long long)f->shape[d]);
-    sb_puts(b, "]}");
+    sb_puts(b, "]");
+    if (f->storage) levels_json(b, f);
+    sb_puts(b, "}");
 }
 
 bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
@@ -60,9 +79,17 @@ bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, 
     sb_puts(out, "],\n  \"fields\": [");
     for (int i = 0; i < m->nfields; i++) {
         sb_puts(out, i ? ",\n" : "\n");
-        field_json(out, &m->fields[i]);
+        field_json(out, m, &m->fields[i]);
     }
-    sb_puts(out, m->nfields ? "\n  ],\n  \"kernels\": [" : "],\n  \"kernels\": [");
+    sb_puts(out, m->nfields ? "\n  ],\n" : "],\n");
+    if (m->nstorages) { /* only when fields are placed together (keeps older documents unchanged) */
+        sb_puts(out, "  \"storages\": [");
+        for (int i = 0; i < m->nstorages; i++)
+            sb_printf(out, "%s{\"symbol\": \"qd_snode_%s\", \"bytes\": %lld, \"align\": %d}", i ? ", " : "",
+                      m->storages[i].name, (long long)m->storages[i].bytes, m->storages[i].align);
+        sb_puts(out, "],\n");
+    }
+    sb_puts(out, "  \"kernels\": [");
     for (int i = 0; i < m->nkernels; i++) {
         sb_puts(out, i ? ",\n" : "\n");
         kernel_json(out, &m->kernels[i], t);

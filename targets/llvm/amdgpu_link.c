@@ -28,19 +28,34 @@ struct AmdLink {
 
 static bool is_executable(const char *path) { return access(path, X_OK) == 0; }
 
-/* $QDC_LD_LLD, else ld.lld-19 in PATH, else the LLVM 19 install path. NULL if none exists. */
-static char *find_lld(void) {
-    const char *env = getenv("QDC_LD_LLD");
-    if (env && *env) return is_executable(env) ? xstrdup(env) : NULL;
+/* name searched in $PATH (a name with a '/' is taken as it is). NULL if not found. */
+static char *search_path(const char *name) {
+    if (strchr(name, '/')) return is_executable(name) ? xstrdup(name) : NULL;
     const char *path = getenv("PATH");
     char *copy = xstrdup(path ? path : "/usr/bin:/bin");
     char *found = NULL;
     for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-        char *cand = xasprintf("%s/ld.lld-19", *dir ? dir : ".");
+        char *cand = xasprintf("%s/%s", *dir ? dir : ".", name);
         if (is_executable(cand)) found = cand;
         else free(cand);
     }
     free(copy);
+    return found;
+}
+
+/* $QDC_LD_LLD (a path, or a name looked up in PATH), else ld.lld-19 in PATH, else the LLVM 19
+ * install path. NULL if none: *why then says what was wrong with $QDC_LD_LLD (NULL if unset). */
+static char *find_lld(char **why) {
+    const char *env = getenv("QDC_LD_LLD");
+    *why = NULL;
+    if (env && *env) {
+        char *found = search_path(env);
+        if (!found)
+            *why = xasprintf("QDC_LD_LLD='%s' cannot be run: %s", env,
+                             strchr(env, '/') ? strerror(errno) : "not found in PATH");
+        return found;
+    }
+    char *found = search_path("ld.lld-19");
     if (!found && is_executable("/usr/lib/llvm-19/bin/ld.lld")) found = xstrdup("/usr/lib/llvm-19/bin/ld.lld");
     return found;
 }
@@ -148,7 +163,7 @@ static bool spawn_lld(AmdLink *l) {
 AmdLink *amdgpu_link_start(void) {
     AmdLink *l = xcalloc(1, sizeof *l);
     l->pid = -1, l->in = l->out = l->log = -1;
-    l->lld = find_lld();
+    l->lld = find_lld(&l->start_err);
     if (l->lld) spawn_lld(l);
     return l;
 }
@@ -156,7 +171,9 @@ AmdLink *amdgpu_link_start(void) {
 bool amdgpu_link_finish(AmdLink *l, const StrBuf *obj, StrBuf *hsaco) {
     Span none = {0};
     bool ok = false;
-    if (!l->lld) {
+    if (!l->lld && l->start_err) {
+        diag_error(none, "QD5005", "cannot link the AMDGPU code object: %s", l->start_err);
+    } else if (!l->lld) {
         diag_error(none, "QD5005", "cannot link the AMDGPU code object: ld.lld-19 not found "
                                    "(install lld-19, or set QDC_LD_LLD)");
     } else if (l->pid < 0) {

@@ -161,6 +161,10 @@ LLVMValueRef cg_ref_ptr(LlvmCg *cg, const IrRef *r) {
     case IR_REF_LOCAL: return cg->locals[r->index];
     case IR_REF_FIELD: {
         const IrField *f = &cg->m->fields[r->index];
+        if (f->storage) { /* in an SNode storage: the frontend computed the element index */
+            LLVMValueRef flat = cg_expr(cg, r->flat);
+            return LLVMBuildGEP2(cg->b, cg_storage_type(cg, r->type), cg->storage_globals[f->storage - 1], &flat, 1, "");
+        }
         for (int d = 0; d < f->ndim; d++) dims[d] = cg_i64(cg, f->shape[d]);
         base = cg->field_globals[r->index];
         break;
@@ -497,8 +501,20 @@ void cg_emit_strided_loop(LlvmCg *cg, LLVMValueRef begin, LLVMValueRef end, LLVM
 /* ---- module ---- */
 static void build_fields(LlvmCg *cg) {
     cg->field_globals = xcalloc((size_t)cg->m->nfields + 1, sizeof *cg->field_globals);
+    cg->storage_globals = xcalloc((size_t)cg->m->nstorages + 1, sizeof *cg->storage_globals);
+    for (int i = 0; i < cg->m->nstorages; i++) { /* SNode storages: bytes, laid out by the frontend */
+        const IrStorage *st = &cg->m->storages[i];
+        LLVMTypeRef ty = LLVMArrayType2(LLVMInt8TypeInContext(cg->ctx), (uint64_t)st->bytes);
+        char *name = xasprintf("qd_snode_%s", st->name);
+        LLVMValueRef g = LLVMAddGlobalInAddressSpace(cg->mod, ty, name, cg->tgt->as_global);
+        free(name);
+        LLVMSetInitializer(g, LLVMConstNull(ty));
+        LLVMSetAlignment(g, st->align > 64 ? (unsigned)st->align : 64);
+        cg->storage_globals[i] = g;
+    }
     for (int i = 0; i < cg->m->nfields; i++) {
         const IrField *f = &cg->m->fields[i];
+        if (f->storage) continue;
         LLVMTypeRef el = cg_storage_type(cg, f->type);
         LLVMTypeRef ty = f->ndim ? LLVMArrayType2(el, (uint64_t)f->elems) : el;
         char *name = xasprintf("qd_field_%s", f->name);

@@ -106,7 +106,8 @@ struct LlvmCg {
     LLVMModuleRef mod;
     LLVMBuilderRef b;
     LLVMTargetMachineRef tm;    /* machine.c */
-    LLVMValueRef *field_globals; /* one per IrModule.fields, in as_global */
+    LLVMValueRef *field_globals; /* one per IrModule.fields, in as_global (NULL in a storage) */
+    LLVMValueRef *storage_globals; /* one per IrModule.storages (qd_snode_<name>) */
     /* current kernel / task (valid between cg_task_begin and cg_task_end) */
     const IrKernel *kernel;
     const IrTask *task;

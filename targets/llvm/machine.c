@@ -135,6 +135,6 @@ void machine_dispose(LlvmCg *cg) {
     if (cg->mod) LLVMDisposeModule(cg->mod);
     if (cg->ctx) LLVMContextDispose(cg->ctx);
     if (cg->tm) LLVMDisposeTargetMachine(cg->tm);
-    free(cg->field_globals);
-    cg->b = NULL, cg->mod = NULL, cg->ctx = NULL, cg->tm = NULL, cg->field_globals = NULL;
+    free(cg->field_globals), free(cg->storage_globals);
+    cg->b = NULL, cg->mod = NULL, cg->ctx = NULL, cg->tm = NULL, cg->field_globals = NULL, cg->storage_globals = NULL;
 }

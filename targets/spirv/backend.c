@@ -40,6 +40,12 @@ static bool check_type(QdType ty, Span sp, const char *what) {
 static bool check_types(const IrModule *m) {
     bool ok = true;
     for (int i = 0; i < m->nfields; i++) ok &= check_type(m->fields[i].type, m->fields[i].span, "this field");
+    for (int i = 0; i < m->nfields && ok; i++) /* one buffer per field here: no interleaved SNode storage yet */
+        if (m->fields[i].storage) {
+            diag_error(m->fields[i].span, "QD5101", "field '%s' shares an SNode storage with other fields (or a blocked layout); "
+                                                    "SPIR-V and MSL targets compile only fields with their own buffer", m->fields[i].name);
+            ok = false;
+        }
     for (int k = 0; k < m->nkernels; k++) {
         const IrKernel *kn = &m->kernels[k];
         for (int i = 0; i < kn->nparams; i++) ok &= check_type(kn->params[i].type, kn->params[i].span, "this parameter");

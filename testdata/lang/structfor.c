@@ -12,6 +12,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 6; i++)
         for (int j = 0; j < 5; j++) bad += qd_field_grid[i][j] != i * 10 + j;
     for (int k = 0; k < 5; k++) bad += qd_field_line[k] != k * 0.5f;
+    for (int k = 0; k < 32; k++) bad += qd_field_nest[k] != k * 3;
     for (int i = 0; i < 7; i++)
         for (int j = 0; j < 3; j++) bad += a[i][j] != 3000 + 700 + i * 10 + j;
     bad += qd_field_total != (int32_t)sum;

@@ -5,7 +5,8 @@
  *  - Examples: for each examples/<name>.qd, the host buffers (one per ndarray parameter, in
  *    order), their inputs for a size n, and the exact check of the results.
  *  - The atomics matrix: every atomic op x dtype x memory order x memory space (global ndarray
- *    element, block SharedArray element), each kernel using the returned old value. One .qd file
+ *    element, block SharedArray element, module field element: copied in from tgt by a first
+ *    task and back by a last one), each kernel using the returned old value. One .qd file
  *    per (dtype, space) holds one kernel per (op, order); the check is the exact sequential-history
  *    test: for every target, the old values returned and the final value must form one valid
  *    serial history starting from the initial value (an Eulerian trail over the values). */
@@ -44,7 +45,7 @@ void exec_args_free(ExArgs *a);
 
 /* ---- the atomics matrix ---- */
 enum { XD_I32, XD_U32, XD_I64, XD_U64, XD_F32, XD_F64, XD_COUNT };
-enum { XS_GLOBAL, XS_SHARED, XS_COUNT };
+enum { XS_GLOBAL, XS_SHARED, XS_FIELD, XS_COUNT };
 /* XO_LOADSTORE: half the elements atomic_store v, the other half atomic_load into old, for
  * every (load order, store order) pair; the check: each load returns the initial value or a
  * value stored to that target, bit for bit, and the final value is one of the stored ones. */
@@ -57,7 +58,7 @@ enum { XO_ADD, XO_SUB, XO_MUL, XO_MIN, XO_MAX, XO_AND, XO_OR, XO_XOR, XO_EXCHANG
 #define XSHARED_SLOTS 4
 
 extern const char *const xdtype_name[XD_COUNT]; /* "i32", ... */
-extern const char *const xspace_name[XS_COUNT]; /* "global", "shared" */
+extern const char *const xspace_name[XS_COUNT]; /* "global", "shared", "field" */
 extern const char *const xop_name[XO_COUNT];     /* "add", ... */
 extern const char *const xorder_name[XORDERS];   /* "relaxed", ... */
 int xdtype_size(int dt);

@@ -138,7 +138,8 @@ Test(amdgpu_emit, cli_hsaco_and_missing_linker) {
     unsetenv("QDC_LD_LLD");
     cr_expect_eq(r.status, 1);
     cr_expect(!file_exists(out), "a failed link must leave no output file");
-    cr_expect(strstr(r.err, "error[QD5005]: cannot link the AMDGPU code object: ld.lld-19 not found"), "%s", r.err);
+    cr_expect(strstr(r.err, "error[QD5005]: cannot link the AMDGPU code object: QDC_LD_LLD='/nonexistent/ld.lld-19' "
+                            "cannot be run: No such file or directory"), "%s", r.err);
     run_free(&r);
     r = run_qdc(src, "--target=gfx90a", "--emit=metadata", "-o", "-", NULL);
     cr_expect_eq(r.status, 0, "%s", r.err);

@@ -237,7 +237,7 @@ Test(envfaults, ld_lld_missing) {
     need_pipeline(&s, "gfx942");
     char *out = path_in(s.dir, "k.hsaco");
     RunResult r = run_with_env("QDC_LD_LLD=/nonexistent/ld.lld-19", &s, "gfx942", out);
-    expect_diag(&r, 1, "error[QD5005]", "ld.lld-19 not found");
+    expect_diag(&r, 1, "error[QD5005]", "QDC_LD_LLD='/nonexistent/ld.lld-19' cannot be run: No such file or directory");
     cr_expect_eq(entries(s.dir), 1);
     run_free(&r);
     r = run_with_env("QDC_LD_LLD=/bin/false", &s, "gfx942", out); /* the linker fails */

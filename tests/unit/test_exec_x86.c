@@ -49,7 +49,8 @@ static char *host_source(const XFile *f, int n, const XData *d) {
         free(prev), free(name);
     }
     char *prev = s;
-    s = xasprintf("%s    io(argv[1], \"t\", nt, 1, tgt), io(argv[1], \"o\", nv, 1, old);\n    return rc;\n}\n", prev);
+    s = xasprintf("%s    io(argv[1], \"t\", nt, 1, tgt), io(argv[1], \"o\", nv, 1, old);\n"
+                  "    free(v), free(w), free(tgt), free(old);\n    return rc;\n}\n", prev);
     free(prev);
     return s;
 }
@@ -99,3 +100,9 @@ MATRIX(F32, GLOBAL)
 MATRIX(F32, SHARED)
 MATRIX(F64, GLOBAL)
 MATRIX(F64, SHARED)
+MATRIX(I32, FIELD)
+MATRIX(U32, FIELD)
+MATRIX(I64, FIELD)
+MATRIX(U64, FIELD)
+MATRIX(F32, FIELD)
+MATRIX(F64, FIELD)

@@ -195,6 +195,13 @@ Test(io, depfile_equal_to_an_output_is_refused) {
     remove_tree(dir), free(dir);
 }
 
+Test(io, two_targets_writing_one_file_are_refused) {
+    char *dir = scratch();
+    const char *a1[] = {"k.qd", "--target=x86_64,x86_64", "-o", "%t.o", NULL};
+    refused(dir, a1, "qdc: error[QD0007]: the output file 'x86_64.o' would be written for both x86_64 and x86_64\n");
+    remove_tree(dir), free(dir);
+}
+
 /* ---- item 3: all outputs of a run, or none ---- */
 
 Test(io, failed_second_target_leaves_no_first_output) {
@@ -217,6 +224,38 @@ Test(io, failed_second_target_leaves_no_first_output) {
     cr_expect_str_eq(kept, "old");
     expect_listing(x86, "k.o");
     run_free(&r), free(kept), free(x86), free(old), free(out), free(blocker), remove_tree(dir), free(dir);
+}
+
+/* The last step, putting the temporaries in place, fails for the second output (an immutable
+ * file: rename gives EPERM): the first output, already in place, is put back as it was. */
+static bool chattr(const char *flag, const char *path) {
+    const char *argv[] = {"chattr", flag, path, NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    bool ok = r.status == 0;
+    run_free(&r);
+    return ok;
+}
+
+Test(io, failed_rename_puts_earlier_outputs_back) {
+    char *dir = scratch(), *x86 = in_dir(dir, "out/x86_64"), *ptx = in_dir(dir, "out/sm_90"), *old = in_dir(x86, "k.o"),
+         *locked = in_dir(ptx, "k.ptx"), *out = in_dir(dir, "out");
+    mkdir(out, 0755), mkdir(x86, 0755), mkdir(ptx, 0755);
+    cr_assert(write_text(old, "old object"));
+    cr_assert(write_text(locked, "locked"));
+    if (!tool_available("chattr") || !chattr("+i", locked)) {
+        remove_tree(dir);
+        cr_skip_test("cannot make a file immutable here (chattr +i needs root and ext2/3/4, xfs or btrfs)");
+    }
+    const char *args[] = {"k.qd", "--target=x86_64,sm_90", "-o", "out/%t/k.%e", NULL};
+    RunResult r = run_qdc_argv(args, NULL, dir);
+    chattr("-i", locked);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect_str_eq(r.err, "qdc: error[QD0003]: cannot write 'out/sm_90/k.ptx': Operation not permitted\n");
+    char *kept = read_text(old, NULL);
+    cr_expect_str_eq(kept, "old object");
+    expect_listing(x86, "k.o");
+    expect_listing(ptx, "k.ptx");
+    run_free(&r), free(kept), free(x86), free(ptx), free(old), free(locked), free(out), remove_tree(dir), free(dir);
 }
 
 Test(io, failed_depfile_leaves_no_output) {

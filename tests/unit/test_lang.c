@@ -5,7 +5,8 @@
  * built for x86_64, linked with libqdrt and run on 1, 2, 4 and 8 threads: the host checks exact
  * results and prints a line that must not depend on the thread count.
  * Header comments of a corpus file:  # qdc: ARG...   extra qdc arguments (e.g. --instantiate=...)
- *                                    # run: N         the host's problem size (default: its own) */
+ *                                    # run: N         the host's problem size (default: its own)
+ *                                    # backends: B... only the families of these backends */
 #include "test_x86.h"
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -19,6 +20,7 @@ typedef struct {
     char *args[MAX_ARGS];
     int nargs;
     char run_n[32];
+    char backends[128]; /* " ptx amdgpu " or empty for all */
 } Header;
 
 static void parse_header(const char *text, Header *h) {
@@ -28,6 +30,7 @@ static void parse_header(const char *text, Header *h) {
         size_t len = end ? (size_t)(end - p) : strlen(p);
         if (!strncmp(p, "# qdc: ", 7) && h->nargs < MAX_ARGS) h->args[h->nargs++] = strndup(p + 7, len - 7);
         else if (!strncmp(p, "# run: ", 7)) snprintf(h->run_n, sizeof h->run_n, "%.*s", (int)(len - 7), p + 7);
+        else if (!strncmp(p, "# backends: ", 12)) snprintf(h->backends, sizeof h->backends, " %.*s ", (int)(len - 12), p + 12);
     }
 }
 
@@ -35,14 +38,17 @@ static void free_header(Header *h) {
     for (int i = 0; i < h->nargs; i++) free(h->args[i]);
 }
 
-/* The installed families, comma-separated, and their count. */
-static char *all_targets(int *n) {
+/* The installed families (of the given backends, " ptx x86_64 ", or all), comma-separated. */
+static char *all_targets(const char *backends, int *n) {
     RunResult r = run_qdc("--list-targets", NULL);
     cr_assert_eq(r.status, 0, "qdc --list-targets: %s", r.err);
     char *list = calloc(r.out_len + 1, 1);
     *n = 0;
     for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
-        size_t w = strcspn(line, " ");
+        size_t w = strcspn(line, " "), b0 = w + strspn(line + w, " "), bw = strcspn(line + b0, " ");
+        char be[64];
+        snprintf(be, sizeof be, " %.*s ", (int)bw, line + b0);
+        if (*backends && !strstr(backends, be)) continue;
         if (*n) strcat(list, ",");
         strncat(list, line, w);
         ++*n;
@@ -63,7 +69,7 @@ static RunResult run_with(const char *const *fixed, const Header *h, const char 
 /* One qdc run for every family; each output must exist and be non-empty. */
 static void compile_everywhere(const char *src, const Header *h, const char *dir) {
     int ntargets;
-    char *targets = all_targets(&ntargets), *topt = NULL, *out = NULL;
+    char *targets = all_targets(h->backends, &ntargets), *topt = NULL, *out = NULL;
     cr_assert(asprintf(&topt, "--target=%s", targets) > 0 && asprintf(&out, "%s/%%t.%%e", dir) > 0);
     const char *fixed[] = {topt, "-o", out, NULL};
     RunResult r = run_with(fixed, h, src);

@@ -2,8 +2,10 @@
  * then runs each example's sm_70 PTX (JIT-compiled by the driver for the GPU present) and checks
  * the results. Without a driver or GPU it prints a skip notice (the launcher exits 77); the full
  * GPU check is `make gpu-check` (never in CI). */
+#include "exec_spec.h"
 #include "test_ptx_ir.h"
 #include <stdio.h>
+#include <string.h>
 
 static const char *const launched[] = {"histogram", "shared_histogram", "float_sum", "bitflags", "cas_max",
                                        "compaction", "last_block", "spin_chain", "minmax", "exchange_handoff"};
@@ -36,6 +38,28 @@ Test(ptx_launcher, examples_on_gpu, .timeout = 120) {
         run_free(&r);
         free(qd), free(qdp), free(ptx);
     }
+    /* The atomics matrix of make gpu-check: the launcher writes the files, each compiles for
+     * sm_70 and has one entry per kernel of exec_spec.c; without a GPU the run is a skip. */
+    RunResult e = run_argv((const char *[]){bin, "--emit-matrix", dir, NULL}, NULL, NULL);
+    cr_assert_eq(e.status, 0, "%s", e.err);
+    run_free(&e);
+    for (int dt = 0; dt < XD_COUNT; dt++)
+        for (int sp = 0; sp < XS_COUNT; sp++) {
+            char *qd = xasprintf("%s/x_%s_%s.qd", dir, xdtype_name[dt], xspace_name[sp]), *ptx = xasprintf("%s.ptx", qd);
+            RunResult c = run_qdc(qd, "--target=sm_70", "-o", ptx, NULL);
+            cr_expect_eq(c.status, 0, "%s: %s", qd, c.err);
+            run_free(&c);
+            char *text = read_text(ptx, NULL);
+            XFile f;
+            xfile_init(&f, dt, sp);
+            int entries = 0;
+            for (const char *p = text; p && (p = strstr(p, ".entry ")); p++) entries++;
+            cr_expect_eq(entries, f.nkernels, "%s: %d entries, %d kernels", ptx, entries, f.nkernels);
+            RunResult r = run_argv((const char *[]){bin, "--matrix", xdtype_name[dt], xspace_name[sp], ptx, "1024", NULL}, NULL, NULL);
+            cr_expect(r.status == 0 || r.status == 77, "matrix %s %s on the GPU: %s%s", xdtype_name[dt], xspace_name[sp], r.out, r.err);
+            run_free(&r);
+            free(qd), free(ptx), free(text);
+        }
     remove_tree(dir);
     free(dir), free(src), free(spec), free(bin);
 }

@@ -115,3 +115,43 @@ Test(spirv_vulkan, vkrun_without_a_driver_exits_77) {
     remove_tree(dir);
     free(dir), free(spv), free(meta), free(none);
 }
+
+/* vkrun enables exactly what the module uses: nothing for a plain i32 module, the float-add
+ * feature and its extension for float_sum with +float-atomic-add, and 64-bit buffer (not
+ * shared) atomics plus shaderInt64 for a global i64 atomic; vulkan1.1 needs the int64-atomics
+ * extension, vulkan1.3 has it in core. */
+static void expect_features(const char *vk, const char *dir, const char *src_text, const char *family, const char *cap,
+                            const char *want) {
+    char *qd = xasprintf("%s/f.qd", dir), *spv = xasprintf("%s/f.spv", dir), *tgt = xasprintf("--target=%s", family);
+    cr_assert(write_text(qd, src_text));
+    RunResult c = run_qdc(qd, tgt, "-o", spv, cap, NULL);
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    run_free(&c);
+    RunResult r = vk_spawn((const char *[]){vk, spv, NULL});
+    if (r.status == 77) vk_count_skip(1, r.out);
+    else cr_expect(r.status == 0 && strstr(r.out, want), "%s %s: want '%s' in:\n%s%s", family, cap ? cap : "", want, r.out, r.err);
+    run_free(&r);
+    free(qd), free(spv), free(tgt);
+}
+
+Test(spirv_vulkan, vkrun_enables_exactly_what_the_module_uses) {
+    const char *vk = getenv("QDC_VKRUN");
+    if (!vk || !file_exists(vk)) {
+        vk_count_skip(5, "QDC_VKRUN not built (make vulkan-deps)");
+        return;
+    }
+    char *dir = make_temp_dir(), *hist = root_path("examples/histogram.qd"), *fsum = root_path("examples/float_sum.qd");
+    char *h = read_text(hist, NULL), *fs = read_text(fsum, NULL);
+    static const char i64[] = "import quadrants as qd\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i64, ndim=1), "
+                              "o: qd.types.ndarray(dtype=qd.i64, ndim=1)):\n    for i in range(a.shape[0]):\n"
+                              "        o[i] = qd.atomic_add(a[0], 1)\n";
+    expect_features(vk, dir, h, "vulkan1.1", NULL, "vkrun: features: none; extensions: none\n");
+    expect_features(vk, dir, fs, "vulkan1.1", "--cap=+float-atomic-add",
+                    "vkrun: features: shaderBufferFloat32AtomicAdd; extensions: VK_EXT_shader_atomic_float\n");
+    expect_features(vk, dir, i64, "vulkan1.1", "--cap=+int64-atomics",
+                    "vkrun: features: shaderInt64 shaderBufferInt64Atomics; extensions: VK_KHR_shader_atomic_int64\n");
+    expect_features(vk, dir, i64, "vulkan1.3", "--cap=+int64-atomics",
+                    "vkrun: features: shaderInt64 shaderBufferInt64Atomics; extensions: none\n");
+    remove_tree(dir);
+    free(dir), free(hist), free(fsum), free(h), free(fs);
+}

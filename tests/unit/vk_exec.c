@@ -33,21 +33,19 @@ static void tally(char kind, int runs, const char *why) {
 void vk_count_skip(int runs, const char *why) {
     tally('S', runs, why);
     if (in_ci()) cr_expect(false, "CI is set and a Vulkan run was skipped: %s", why);
-    else fprintf(stderr, "SKIPPED Vulkan run(s): %s\n", why);
+    else {
+        static bool said; /* once per test: the closing summary counts them all */
+        if (!said) fprintf(stderr, "SKIPPED Vulkan run(s): %s\n", why);
+        said = true;
+    }
 }
 
 static char tally_path[256];
+static pid_t runner_pid;
 
-ReportHook(PRE_ALL)(struct criterion_test_set *set) {
-    (void)set;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(tally_path, sizeof tally_path, "%s/qdc-vk-tally-%ld", tmp && *tmp ? tmp : "/tmp", (long)getpid());
-    unlink(tally_path);
-    setenv("QDC_VK_TALLY", tally_path, 1);
-}
-
-ReportHook(POST_ALL)(struct criterion_global_stats *stats) {
-    (void)stats;
+/* After Criterion's "Synthesis:" line (so it is the suite's last line): the Vulkan runs. */
+static void report_vulkan_runs(void) {
+    if (getpid() != runner_pid) return; /* a forked test process inherits the handler */
     long ran = 0, skipped = 0;
     char first[320] = "";
     FILE *f = fopen(tally_path, "r");
@@ -57,17 +55,28 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats) {
         if (line[0] == 'R') ran += runs;
         else {
             skipped += runs;
-            if (!*first) snprintf(first, sizeof first, "%s", strchr(line + 2, ' ') ? strchr(line + 2, ' ') + 1 : "");
+            const char *why = strchr(line + 2, ' ');
+            if (!*first && why) snprintf(first, sizeof first, "%.*s", (int)strcspn(why + 1, "\n"), why + 1);
         }
     }
     if (f) fclose(f);
     unlink(tally_path);
     if (!ran && !skipped) return; /* a filtered run without Vulkan tests */
     if (skipped)
-        fprintf(stderr, "[====] Vulkan runs: %ld executed, %ld SKIPPED -- skipped runs are NOT passes%s (first: %s",
-                ran, skipped, in_ci() ? "; CI is set, so the suite fails" : "", *first ? first : "?\n");
+        fprintf(stderr, "[====] Vulkan runs: %ld executed, %ld SKIPPED -- a skipped run is NOT a pass%s (first: %s)\n", ran,
+                skipped, in_ci() ? "; CI is set, so the suite fails" : "", first);
     else
         fprintf(stderr, "[====] Vulkan runs: %ld executed, 0 skipped\n", ran);
+}
+
+ReportHook(PRE_ALL)(struct criterion_test_set *set) {
+    (void)set;
+    const char *tmp = getenv("TMPDIR");
+    runner_pid = getpid();
+    snprintf(tally_path, sizeof tally_path, "%s/qdc-vk-tally-%ld", tmp && *tmp ? tmp : "/tmp", (long)runner_pid);
+    unlink(tally_path);
+    setenv("QDC_VK_TALLY", tally_path, 1);
+    atexit(report_vulkan_runs);
 }
 
 /* ---- metadata ---- */

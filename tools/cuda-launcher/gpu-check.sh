@@ -2,7 +2,7 @@
 # gpu-check.sh BUILD_DIR — `make gpu-check`: run qdc's PTX on the NVIDIA GPU of this machine and
 # write bench/gpu-results.md. Every example (examples/*.qd) at sizes that are and are not
 # multiples of the block size, on full grids and on 3 blocks, and the whole atomics matrix
-# (tests/unit/exec_spec.c: op x dtype x order x global/shared, exact sequential-history check),
+# (tests/unit/exec_spec.c: op x dtype x order x global/shared/field, exact sequential-history check),
 # compiled for the GPU's own sm_XY (or the nearest lower family qdc knows) and JIT-loaded through
 # the CUDA driver API by tools/cuda-launcher (needs only the driver: no CUDA toolkit).
 # Never runs in CI (CI set: it refuses). Exit 0 all exact, 1 a mismatch, 77 no GPU.
@@ -42,7 +42,7 @@ for qd in "$root"/examples/*.qd; do
 done
 "$launch" --emit-matrix "$work" || exit 2
 for dt in i32 u32 i64 u64 f32 f64; do
-    for sp in global shared; do
+    for sp in global shared field; do
         f="$work/x_${dt}_${sp}"
         "$qdc" "$f.qd" --target="$target" -o "$f.ptx" || { fail=$((fail + 1)); echo "| matrix $dt $sp | COMPILE FAIL | | |" >> "$log"; continue; }
         for n in 1024 131072; do

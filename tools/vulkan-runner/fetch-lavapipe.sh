@@ -10,7 +10,8 @@
 # Writes OUTDIR/lvp_icd.json (absolute library path; the suite sets VK_DRIVER_FILES to it) and
 # OUTDIR/libdir (the directory vkrun needs in LD_LIBRARY_PATH for the newer libdrm).
 # Exit 0 when OUTDIR/lvp_icd.json exists afterwards, 1 otherwise (the reason is printed).
-# QDC_DEBIAN_MIRROR overrides the mirror; by default the one /etc/apt uses for bookworm.
+# QDC_DEBIAN_MIRROR overrides the mirror (by default the one /etc/apt uses for bookworm);
+# QDC_DPKG_STATUS the dpkg status file apt plans against (default /var/lib/dpkg/status).
 set -u
 out=${1:?usage: fetch-lavapipe.sh OUTDIR}
 mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 1
@@ -21,7 +22,8 @@ if ! command -v apt-get >/dev/null || ! command -v dpkg >/dev/null; then
     exit 1
 fi
 arch=$(dpkg --print-architecture)
-multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || ${CC:-cc} -print-multiarch 2>/dev/null)
+multiarch=${multiarch:-x86_64-linux-gnu}
 
 # The mirror the machine already uses for Debian's main archive (sources.list or deb822 .sources).
 mirror=${QDC_DEBIAN_MIRROR:-}
@@ -51,16 +53,19 @@ SRC
 apt=(apt-get -q -o "Dir::Etc::SourceList=$a/sources.list" -o "Dir::Etc::SourceParts=$a/parts"
      -o "Dir::Etc::Preferences=$a/prefs/none" -o "Dir::Etc::PreferencesParts=$a/prefs"
      -o "Dir::State::Lists=$a/lists" -o "Dir::State::extended_states=$a/extended_states"
-     -o "Dir::State::status=/var/lib/dpkg/status" -o "Dir::Cache=$a/cache"
+     -o "Dir::State::status=${QDC_DPKG_STATUS:-/var/lib/dpkg/status}" -o "Dir::Cache=$a/cache"
      -o "Debug::NoLocking=true" -o "APT::Sandbox::User=$(id -un)" -o "APT::Architecture=$arch")
 
 say "fetching lavapipe 25.x from $mirror bookworm-backports (private apt state in $a)"
-"${apt[@]}" update >"$a/update.log" 2>&1 || { say "apt-get update failed:"; tail -5 "$a/update.log" >&2; exit 1; }
+"${apt[@]}" --error-on=any update >"$a/update.log" 2>&1 || { say "apt-get update failed:"; tail -5 "$a/update.log" >&2; exit 1; }
 # What installing mesa-vulkan-drivers from backports (and the Khronos validation layer, for
 # vkrun --validate) would install or upgrade here.
 "${apt[@]}" -s install -t bookworm-backports mesa-vulkan-drivers vulkan-validationlayers >"$a/plan.log" 2>&1 ||
     { say "apt-get cannot plan mesa-vulkan-drivers:"; tail -5 "$a/plan.log" >&2; exit 1; }
-pkgs=$(sed -n 's/^Inst \([^ ]*\) .*(\([^ ]*\) .*/\1=\2/p' "$a/plan.log")
+# The C library and the compiler runtime are never taken from here (they are installed, and a
+# second copy in LD_LIBRARY_PATH would not mix with the system's dynamic loader).
+pkgs=$(sed -n 's/^Inst \([^ ]*\) .*(\([^ ]*\) .*/\1=\2/p' "$a/plan.log" |
+       grep -Ev '^(libc6|libc-bin|libgcc-s1|libstdc\+\+6|libc6-dev|linux-libc-dev)=')
 case " $pkgs " in *" mesa-vulkan-drivers="*) ;; *)
     pkgs="$pkgs mesa-vulkan-drivers/bookworm-backports" ;; esac
 (cd "$out/debs" && "${apt[@]}" download $pkgs) >"$a/download.log" 2>&1 ||

@@ -286,6 +286,14 @@ static uint32_t create_device(VkInstance inst, const Module *m) {
         if (!*field(query[needs[i].s], needs[i].off)) skip("the device lacks feature ", needs[i].name);
         *field(want[needs[i].s], needs[i].off) = VK_TRUE;
     }
+    /* Say exactly what is enabled (the suite checks it). */
+    printf("vkrun: features:");
+    int any = 0;
+    for (int i = 0; i < NNEED; i++)
+        if (m->need[i]) printf(" %s", needs[i].name), any = 1;
+    printf("%s; extensions:", any ? "" : " none");
+    for (uint32_t i = 0; i < nenable; i++) printf(" %s", enable[i]);
+    printf("%s\n", nenable ? "" : " none");
     float prio = 1;
     VkDeviceQueueCreateInfo qci = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, NULL, 0, qf, 1, &prio};
     VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, want[S_CORE], 0, 1, &qci, 0, NULL, nenable, enable, NULL};

@@ -1,0 +1,297 @@
+/* SNode placement at module level: x = qd.field(qd.f32) declares a field without a shape;
+ * qd.root.dense(qd.ij, (n, m)).place(a, b) (nested dense, qd.root.place(x) for 0-d) gives it
+ * one. The layout is Quadrants': a dense node is an array of cells, a cell holds the node's
+ * children in placement order with natural alignment (a C struct), so fields placed together
+ * interleave; a field's index along an axis is split over the levels that name the axis, the
+ * outer level most significant. A field alone under its qd.root child whose levels name axes
+ * in non-decreasing order (so the layout is row-major) stays a plain buffer (qd_field_<name>); the others live in one storage per qd.root child
+ * (qd_snode_<name>) and every access carries its element index (IrRef.flat). Sparse nodes
+ * and autodiff placement are rejected (QD2063). */
+#include "sema.h"
+#include <string.h>
+
+typedef struct SNode {
+    int parent;
+    int naxes;
+    int axis[IR_MAX_DIMS];
+    int64_t size[IR_MAX_DIMS];
+    VEC(int) ch; /* >= 0: a node; < 0: field -(k + 1) */
+    int64_t cell_bytes, ncells;
+    int align;
+    Span span;
+} SNode;
+
+static int new_node(Sema *S, int parent, Span sp) {
+    SNode n = {.parent = parent, .span = sp, .ncells = 1};
+    vec_push(&S->snodes, n);
+    if (parent >= 0) vec_push(&S->snodes.items[parent].ch, S->snodes.len - 1);
+    return S->snodes.len - 1;
+}
+
+static int root(Sema *S, Span sp) {
+    if (!S->snodes.len) new_node(S, -1, sp);
+    return 0;
+}
+
+/* qd.i, qd.ij, qd.ijk, qd.ijkl (and qd.axes(0, 1)): the axes a node splits. */
+static int axes_of(Sema *S, const Expr *e, int *axis) {
+    if (e->kind == E_CALL) {
+        const char *p = sema_path(S, e->call.fn);
+        if (p && !strcmp(p, "qd.axes") && e->call.args.n >= 1 && e->call.args.n <= IR_MAX_DIMS) {
+            for (int k = 0; k < e->call.args.n; k++) {
+                int64_t v;
+                if (!sema_const_int(S, e->call.args.items[k], &v, "an axis")) return -1;
+                if (v < 0 || v >= IR_MAX_DIMS) return diag_error(e->call.args.items[k]->span, "QD2063", "axis %lld is out of range", (long long)v), -1;
+                axis[k] = (int)v;
+            }
+            return e->call.args.n;
+        }
+    }
+    const char *p = sema_path(S, e);
+    if (p && !strncmp(p, "qd.", 3) && strlen(p) > 3 && strlen(p + 3) <= 4 && strspn(p + 3, "ijkl") == strlen(p + 3)) {
+        int n = 0;
+        for (const char *c = p + 3; *c; c++) axis[n++] = *c - 'i';
+        return n;
+    }
+    diag_error(e->span, "QD2063", "expected axes such as qd.i, qd.ij or qd.ijk");
+    return -1;
+}
+
+static Val dense(Sema *S, const Expr *call, int parent) {
+    if (call->call.args.n != 2 || call->call.nkw)
+        return diag_error(call->span, "QD2063", "dense takes (axes, shape), e.g. qd.root.dense(qd.ij, (4, 8))"), val_err();
+    SNode n = {0};
+    int64_t sizes[IR_MAX_DIMS];
+    n.naxes = axes_of(S, call->call.args.items[0], n.axis);
+    int ns = n.naxes < 0 ? -1 : sema_const_shape(S, call->call.args.items[1], sizes, IR_MAX_DIMS, "a dense shape");
+    if (n.naxes < 0 || ns < 0) return val_err();
+    if (ns != 1 && ns != n.naxes)
+        return diag_error(call->call.args.items[1]->span, "QD2063", "%d axes but %d sizes", n.naxes, ns), val_err();
+    for (int k = 0; k < n.naxes; k++) {
+        n.size[k] = sizes[ns == 1 ? 0 : k];
+        for (int j = 0; j < k; j++)
+            if (n.axis[j] == n.axis[k]) return diag_error(call->call.args.items[0]->span, "QD2063", "an axis is named twice"), val_err();
+        if (n.size[k] <= 0 || n.size[k] > INT32_MAX)
+            return diag_error(sema_shape_span(call->call.args.items[1], k), "QD2063", "dense size %lld is out of range", (long long)n.size[k]), val_err();
+    }
+    for (int k = 1; k < n.naxes; k++) /* sort by axis: the lower axis is the more significant */
+        for (int j = k; j > 0 && n.axis[j - 1] > n.axis[j]; j--) {
+            int a = n.axis[j]; n.axis[j] = n.axis[j - 1], n.axis[j - 1] = a;
+            int64_t z = n.size[j]; n.size[j] = n.size[j - 1], n.size[j - 1] = z;
+        }
+    int id = new_node(S, parent, call->span);
+    SNode *p = &S->snodes.items[id];
+    p->naxes = n.naxes;
+    memcpy(p->axis, n.axis, sizeof n.axis), memcpy(p->size, n.size, sizeof n.size);
+    for (int k = 0; k < n.naxes; k++) p->ncells *= p->size[k];
+    return (Val){.kind = V_SNODE, .snode = {id, NULL}};
+}
+
+static Val place(Sema *S, const Expr *call, int node) {
+    for (int k = 0; k < call->call.nkw; k++)
+        return diag_error(call->call.kw[k].span, "QD2063", "place(..., %s=) is not supported: field offsets are not implemented", call->call.kw[k].name), val_err();
+    for (int k = 0; k < call->call.args.n; k++) {
+        const Expr *a = call->call.args.items[k];
+        Val v = sema_eval(S, a);
+        if (v.kind == V_ERR) continue;
+        if (v.kind != V_FIELD) {
+            diag_error(a->span, "QD2063", "place() takes fields declared with qd.field(dtype), not %s", val_describe(v));
+            continue;
+        }
+        IrField *f = &S->fields.items[v.index];
+        if (f->ndim >= 0) {
+            diag_error(a->span, "QD2063", "field '%s' already has a place (declared with shape= or placed before)", f->name);
+            continue;
+        }
+        f->ndim = 0; /* placed: the shape is computed by sema_snode_finish */
+        vec_push(&S->snodes.items[node].ch, -(v.index + 1));
+    }
+    return (Val){.kind = V_SNODE, .snode = {node, NULL}};
+}
+
+Val sema_snode_call(Sema *S, const Expr *call, Val callee) {
+    int node;
+    const char *m;
+    if (callee.kind == V_SNODE) node = callee.snode.node, m = callee.snode.method;
+    else node = root(S, call->span), m = callee.path + strlen("qd.root.");
+    if (S->k) return diag_error(call->span, "QD2063", "SNodes are declared at module level, not in a kernel"), val_err();
+    if (!m) return diag_error(call->span, "QD2063", "an SNode is not callable"), val_err();
+    if (!strcmp(m, "dense")) return dense(S, call, node);
+    if (!strcmp(m, "place")) return place(S, call, node);
+    if (!strcmp(m, "pointer") || !strcmp(m, "bitmasked") || !strcmp(m, "dynamic") || !strcmp(m, "hash") ||
+        !strcmp(m, "bit_struct") || !strcmp(m, "quant_array"))
+        return diag_error(call->call.fn->span, "QD2063", "sparse and quantized SNodes ('%s') are not supported: qdc compiles dense layouts only", m), val_err();
+    if (!strcmp(m, "lazy_grad") || !strcmp(m, "lazy_dual") || !strcmp(m, "_allocate_adjoint_checkbit"))
+        return diag_error(call->call.fn->span, "QD2063", "'%s' is not supported: qdc does not compile autodiff (no gradient fields)", m), val_err();
+    return diag_error(call->call.fn->span, "QD2063", "SNode method '%s' is not supported (dense and place are)", m), val_err();
+}
+
+Val sema_snode_attr(Sema *S, Val obj, const char *name) {
+    (void)S;
+    return (Val){.kind = V_SNODE, .snode = {obj.snode.node, name}};
+}
+
+/* ---- layout ---- */
+
+static int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+static int elem_bytes(QdType t) { return (qt_bits(t) + 7) / 8; }
+
+/* Cell size and alignment of node n: its children in order, naturally aligned (a C struct). */
+static void layout(Sema *S, int n) {
+    SNode *p = &S->snodes.items[n];
+    int64_t cur = 0;
+    int align = 1;
+    for (int k = 0; k < p->ch.len; k++) {
+        int c = p->ch.items[k];
+        int64_t size, a;
+        if (c >= 0) {
+            layout(S, c);
+            SNode *q = &S->snodes.items[c];
+            size = q->ncells * q->cell_bytes, a = q->align;
+        } else {
+            size = a = elem_bytes(S->fields.items[-c - 1].type);
+        }
+        cur = align_up(cur, a) + size;
+        if (a > align) align = (int)a;
+    }
+    p = &S->snodes.items[n];
+    p->align = align, p->cell_bytes = align_up(cur, align);
+}
+
+static int64_t child_offset(Sema *S, int n, int child) {
+    SNode *p = &S->snodes.items[n];
+    int64_t cur = 0;
+    for (int k = 0; k < p->ch.len; k++) {
+        int c = p->ch.items[k];
+        int64_t size, a;
+        if (c >= 0) size = S->snodes.items[c].ncells * S->snodes.items[c].cell_bytes, a = S->snodes.items[c].align;
+        else size = a = elem_bytes(S->fields.items[-c - 1].type);
+        cur = align_up(cur, a);
+        if (c == child) return cur;
+        cur += size;
+    }
+    die("child %d not under SNode %d", child, n);
+}
+
+static int count_fields(Sema *S, int n) {
+    int c = 0;
+    for (int k = 0; k < S->snodes.items[n].ch.len; k++) {
+        int x = S->snodes.items[n].ch.items[k];
+        c += x >= 0 ? count_fields(S, x) : 1;
+    }
+    return c;
+}
+
+/* Fills field f's shape and levels from the path root child -> ... -> n. */
+static void place_field(Sema *S, int fi, int n, int top, int storage) {
+    IrField *f = &S->fields.items[fi];
+    int path[64], np = 0;
+    for (int x = n; x > 0 && np < 64; x = S->snodes.items[x].parent) path[np++] = x;
+    f->nlevels = np > IR_MAX_DIMS ? IR_MAX_DIMS : np;
+    int64_t extent[IR_MAX_DIMS];
+    bool used[IR_MAX_DIMS] = {0}, row_major = true;
+    int last = -1;
+    for (int a = 0; a < IR_MAX_DIMS; a++) extent[a] = 1;
+    for (int l = 0; l < f->nlevels; l++) {
+        SNode *p = &S->snodes.items[path[np - 1 - l]];
+        IrSnodeLevel *lv = &f->levels[l];
+        lv->naxes = p->naxes, lv->cell_bytes = p->cell_bytes;
+        lv->child_offset = child_offset(S, path[np - 1 - l], l + 1 < np ? path[np - 2 - l] : -(fi + 1));
+        for (int k = 0; k < p->naxes; k++) {
+            lv->axis[k] = p->axis[k], lv->size[k] = p->size[k];
+            /* row-major iff the axes, level by level, never decrease (a split axis stays contiguous) */
+            extent[p->axis[k]] *= p->size[k], row_major &= p->axis[k] >= last;
+            used[p->axis[k]] = true, last = p->axis[k];
+        }
+    }
+    f->ndim = 0, f->elems = 1;
+    for (int a = 0; a < IR_MAX_DIMS; a++)
+        if (used[a]) f->shape[f->ndim++] = extent[a], f->elems *= extent[a];
+    /* physical positions: the field's k-th index is its k-th smallest axis */
+    for (int l = 0; l < f->nlevels; l++)
+        for (int k = 0; k < f->levels[l].naxes; k++) {
+            int pos = 0;
+            for (int a = 0; a < f->levels[l].axis[k]; a++) pos += used[a];
+            f->levels[l].axis[k] = pos;
+        }
+    if (f->elems > INT32_MAX) diag_error(f->span, "QD2063", "field '%s' has more than 2^31-1 elements", f->name);
+    bool plain = row_major && count_fields(S, top) == 1;
+    f->storage = plain ? 0 : storage;
+    f->offset = 0;
+    if (plain) f->nlevels = 0;
+}
+
+static void place_under(Sema *S, int n, int top, int storage) {
+    SNode *p = &S->snodes.items[n];
+    for (int k = 0; k < p->ch.len; k++) {
+        int c = p->ch.items[k];
+        if (c >= 0) place_under(S, c, top, storage);
+        else place_field(S, -c - 1, n, top, storage);
+    }
+}
+
+static const char *first_field(Sema *S, int n) {
+    for (int k = 0; k < S->snodes.items[n].ch.len; k++) {
+        int c = S->snodes.items[n].ch.items[k];
+        const char *f = c >= 0 ? first_field(S, c) : S->fields.items[-c - 1].name;
+        if (f) return f;
+    }
+    return NULL;
+}
+
+/* After the module level: shapes and storages of placed fields; unplaced fields are errors. */
+void sema_snode_finish(Sema *S) {
+    for (int r = 0; S->snodes.len && r < S->snodes.items[0].ch.len; r++) {
+        int c = S->snodes.items[0].ch.items[r];
+        if (c < 0) { /* qd.root.place(x): a 0-d field of its own */
+            IrField *f = &S->fields.items[-c - 1];
+            f->ndim = 0, f->elems = 1, f->storage = 0;
+            continue;
+        }
+        layout(S, c);
+        const char *name = first_field(S, c);
+        if (!name) continue;
+        IrStorage st = {name, S->snodes.items[c].ncells * S->snodes.items[c].cell_bytes, S->snodes.items[c].align,
+                        S->snodes.items[c].span};
+        if (st.align < 16) st.align = 16;
+        vec_push(&S->storages, st);
+        place_under(S, c, c, S->storages.len);
+        bool used = false;
+        for (int i = 0; i < S->fields.len; i++) used |= S->fields.items[i].storage == S->storages.len;
+        if (!used) S->storages.len--;
+    }
+    for (int i = 0; i < S->fields.len; i++)
+        if (S->fields.items[i].ndim < 0)
+            diag_error(S->fields.items[i].span, "QD2004", "field '%s' has no shape and is never placed; give it shape= "
+                                                         "or place it: qd.root.dense(qd.i, N).place(%s)", S->fields.items[i].name, S->fields.items[i].name);
+    for (int n = 0; n < S->snodes.len; n++) vec_free(&S->snodes.items[n].ch);
+    vec_free(&S->snodes);
+}
+
+/* The element index of x[idx...] in its storage, in units of the field's type (i64). */
+IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp) {
+    int64_t esz = elem_bytes(f->type);
+    IrExpr *flat = ir_const_int(S, QT_I64, f->offset / esz, sp);
+    for (int l = 0; l < f->nlevels; l++) {
+        const IrSnodeLevel *lv = &f->levels[l];
+        IrExpr *cell = ir_const_int(S, QT_I64, 0, sp);
+        for (int k = 0; k < lv->naxes; k++) {
+            int pos = lv->axis[k];
+            int64_t inner = 1;
+            for (int m = l + 1; m < f->nlevels; m++)
+                for (int j = 0; j < f->levels[m].naxes; j++)
+                    if (f->levels[m].axis[j] == pos) inner *= f->levels[m].size[j];
+            bool outer = true; /* the first level of this axis needs no wrap */
+            for (int m = 0; m < l; m++)
+                for (int j = 0; j < f->levels[m].naxes; j++) outer &= f->levels[m].axis[j] != pos;
+            IrExpr *i = ir_cast(S, idx[pos], QT_I64);
+            if (inner > 1) i = ir_binary(S, IR_DIV, i, ir_const_int(S, QT_I64, inner, sp), sp);
+            if (!outer) i = ir_binary(S, IR_REM, i, ir_const_int(S, QT_I64, lv->size[k], sp), sp);
+            cell = ir_binary(S, IR_ADD, ir_binary(S, IR_MUL, cell, ir_const_int(S, QT_I64, lv->size[k], sp), sp), i, sp);
+        }
+        IrExpr *term = ir_binary(S, IR_MUL, cell, ir_const_int(S, QT_I64, lv->cell_bytes / esz, sp), sp);
+        flat = ir_binary(S, IR_ADD, flat, ir_binary(S, IR_ADD, term, ir_const_int(S, QT_I64, lv->child_offset / esz, sp), sp), sp);
+    }
+    return flat;
+}
