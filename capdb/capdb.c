@@ -51,6 +51,22 @@ int capdb_target_files(const CapTarget *t, const char ***paths_out) {
 const char *cap_name(const CapTarget *t) { return t->name; }
 const char *cap_backend(const CapTarget *t) { return t->facts[CAPK_BACKEND].value; }
 
+Span cap_where(const CapTarget *t, const char *key) {
+    int k = capk_find(key);
+    const CapOrigin *at = k >= 0 ? &t->facts[k].at : NULL;
+    for (int i = 0; at && at->file && i < capdb_ntargets(t->db); i++) {
+        const CapTarget *u = capdb_target_at(t->db, i);
+        if (strcmp(u->disp, at->file)) continue;
+        const char *p = u->src->text, *end = p + u->src->len;
+        for (int line = 1; line < at->line && p < end; p++)
+            if (*p == '\n') line++;
+        while (p < end && (*p == ' ' || *p == '\t')) p++;
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        return span_make(u->src, (uint32_t)(p - u->src->text), (uint32_t)((nl ? nl : end) - p));
+    }
+    return span_make(t->src, 0, 0);
+}
+
 const char *cap_str(const CapTarget *t, const char *key) {
     int k = capk_find(key);
     return k >= 0 ? t->facts[k].value : NULL;

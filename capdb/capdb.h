@@ -4,6 +4,7 @@
  * The schema is documented in man/qdc-capdb.5. */
 #ifndef QDC_CAPDB_H
 #define QDC_CAPDB_H
+#include "../support/diag.h"
 #include "../support/types.h"
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,6 +36,9 @@ const char *cap_backend(const CapTarget *t);
  *   msl.version ("2.3.0")                     (msl)
  *   output.extension (".ptx", ".hsaco", ".spv", ".metal", ".o") */
 const char *cap_str(const CapTarget *t, const char *key);
+/* The line of the family's file (or of the parent it inherits the key from) that sets key, for
+ * located diagnostics about a value (the start of the family's file if unknown). */
+Span cap_where(const CapTarget *t, const char *key);
 /* Per-family integers: subgroup_width, default_block_dim, max_block_dim, max_shared_bytes. */
 long cap_int(const CapTarget *t, const char *key, long dflt);
 #endif

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 const char *const capk_names[CAPK_COUNT] = {
@@ -96,9 +97,19 @@ static bool is_seq(const Ld *L, yaml_node_t *n, const char *what) {
     return false;
 }
 
-/* Checks a mapping for duplicate keys and non-scalar keys. */
+static uint64_t key_hash(const char *s) { /* FNV-1a */
+    uint64_t h = 14695981039346656037u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* Checks a mapping for duplicate keys and non-scalar keys in one pass over a hash set of the
+ * keys seen (linear: a map of a million keys must not take quadratic time). */
 static bool map_keys_ok(const Ld *L, yaml_node_t *m) {
     bool ok = true;
+    size_t n = (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start), cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    yaml_node_t **seen = xcalloc(cap, sizeof *seen);
     for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
         yaml_node_t *k = node(L, p->key);
         if (k->type != YAML_SCALAR_NODE) {
@@ -106,15 +117,15 @@ static bool map_keys_ok(const Ld *L, yaml_node_t *m) {
             ok = false;
             continue;
         }
-        for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; q++) {
-            yaml_node_t *k2 = node(L, q->key);
-            if (k2->type == YAML_SCALAR_NODE && !strcmp((char *)k2->data.scalar.value, (char *)k->data.scalar.value)) {
-                diag_error(node_span(L, k), "QD3004", "duplicate key '%s' (first at line %d)",
-                           (char *)k->data.scalar.value, node_line(k2));
-                ok = false;
-            }
-        }
+        const char *name = (const char *)k->data.scalar.value;
+        size_t h = (size_t)key_hash(name) & (cap - 1);
+        while (seen[h] && strcmp((const char *)seen[h]->data.scalar.value, name)) h = (h + 1) & (cap - 1);
+        if (seen[h]) {
+            diag_error(node_span(L, k), "QD3004", "duplicate key '%s' (first at line %d)", name, node_line(seen[h]));
+            ok = false;
+        } else seen[h] = k;
     }
+    free(seen);
     return ok;
 }
 #define CAT2_(a, b) a##b
@@ -422,10 +433,13 @@ static bool apply_scopes(Ld *L, yaml_node_t *m) {
 
 static bool apply_caps(Ld *L, yaml_node_t *m) {
     if (!is_map(L, m, "'caps'") || !map_keys_ok(L, m)) return false;
+    int before = L->t->caps.len; /* this map's keys are distinct (map_keys_ok): check the earlier ones only */
     FOR_PAIRS(L, m, k, kn, v) {
         const char *d = scalar(L, v, "a capability description");
         if (!d) return false;
-        if (cap_declared(L->t, k)) continue; /* redeclared by a child: keep the first */
+        bool seen = false;
+        for (int i = 0; i < before && !seen; i++) seen = !strcmp(L->t->caps.items[i].name, k);
+        if (seen) continue; /* redeclared by a child: keep the first */
         CapCap c = {arena_strdup(&L->db->arena, k), arena_strdup(&L->db->arena, d), origin(L, kn)};
         vec_push(&L->t->caps, c);
     }
@@ -680,6 +694,12 @@ static bool parse_doc(CapDb *db, CapTarget *t, DocSlot *slot) {
 
 static bool add_file(CapDb *db, const char *dir, const char *file) {
     char *path = xasprintf("%s/%s", dir, file);
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) { /* a FIFO would block every command */
+        diag_warning((Span){0}, "QD3011", "'%s' is skipped: a capability file must be a regular file", path);
+        free(path);
+        return true;
+    }
     char *text = NULL;
     size_t len = 0;
     int err = 0;

@@ -3,6 +3,7 @@
 #include "../frontend/frontend.h"
 #include "../lower/lower.h"
 #include "../support/fileio.h"
+#include "../targets/abi.h"
 #include "../targets/target.h"
 #include "depfile.h"
 #include "options.h"
@@ -22,33 +23,6 @@
 #ifndef QDC_INSTALLED_CAPDB
 #define QDC_INSTALLED_CAPDB "../share/qdc/capability-db" /* relative to the executable */
 #endif
-
-/* Which output kinds each backend produces besides its default. */
-static const struct { const char *backend; EmitKind def; unsigned allowed; } backend_emits[] = {
-#define B(k) (1u << (k))
-    {"x86_64", EMIT_OBJ, B(EMIT_OBJ) | B(EMIT_ASM) | B(EMIT_LLVM_IR) | B(EMIT_HEADER) | B(EMIT_METADATA)},
-    {"ptx", EMIT_PTX, B(EMIT_PTX) | B(EMIT_ASM) | B(EMIT_LLVM_IR) | B(EMIT_HEADER) | B(EMIT_METADATA)},
-    {"amdgpu", EMIT_HSACO, B(EMIT_HSACO) | B(EMIT_OBJ) | B(EMIT_ASM) | B(EMIT_LLVM_IR) | B(EMIT_HEADER) | B(EMIT_METADATA)},
-    {"spirv", EMIT_SPIRV, B(EMIT_SPIRV) | B(EMIT_SPIRV_ASM) | B(EMIT_HEADER) | B(EMIT_METADATA)},
-    {"msl", EMIT_MSL, B(EMIT_MSL) | B(EMIT_SPIRV) | B(EMIT_SPIRV_ASM) | B(EMIT_HEADER) | B(EMIT_METADATA)},
-#undef B
-};
-
-static const char *emit_extension(EmitKind k) {
-    switch (k) {
-    case EMIT_OBJ: return ".o";
-    case EMIT_ASM: return ".s";
-    case EMIT_LLVM_IR: return ".ll";
-    case EMIT_HEADER: return ".h";
-    case EMIT_METADATA: return ".json";
-    case EMIT_PTX: return ".ptx";
-    case EMIT_HSACO: return ".hsaco";
-    case EMIT_SPIRV: return ".spv";
-    case EMIT_SPIRV_ASM: return ".spvasm";
-    case EMIT_MSL: return ".metal";
-    default: return ".out";
-    }
-}
 
 /* The module name: input basename without its extension ("<stdin>" -> "stdin"). */
 static char *module_name(const char *input) {
@@ -283,9 +257,9 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     if (jobs[0].emit == EMIT_AST) {
         if (jobs[0].path) ast_dump(ast, &jobs[0].out);
     } else {
-        FrontendOptions fo = {o->instantiate, o->ninstantiate};
+        FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
-        if (!ir || diag_error_count()) goto done;
+        if (!ir || diag_error_count() || !abi_check_names(ir)) goto done;
         ir_expand_module(ir, &arena); /* the operators' meaning, once, for every target */
         bool binary_on_stdout = false; /* --stats must not land inside `-o -` */
         for (int j = 0; j < njobs; j++) binary_on_stdout |= jobs[j].path && !strcmp(jobs[j].path, "-");
@@ -334,25 +308,24 @@ static EmitKind output_kind(const char *out, unsigned allowed, EmitKind def) {
     const char *base = out ? strrchr(out, '/') : NULL, *ext;
     base = base ? base + 1 : out;
     if (!base || is_template(base) || !(ext = strrchr(base, '.')) || !strcmp(ext, emit_extension(def))) return def;
-    for (int k = EMIT_OBJ; k <= EMIT_MSL; k++)
+    for (int k = EMIT_OBJ; k < EMIT_COUNT; k++)
         if ((allowed & (1u << k)) && !strcmp(ext, emit_extension((EmitKind)k))) return (EmitKind)k;
     return def;
 }
 
-/* Resolves one family name into a job (emit kind checked against its backend). */
+/* Resolves one family name into a job: emit kind checked against its backend, the family's
+ * backend-specific facts checked (QD3012). */
 static int make_job(const Options *o, const CapDb *db, const char *name, Job *j) {
     memset(j, 0, sizeof *j);
     j->t = capdb_target(db, name);
     if (!j->t) return usage("unknown target '%s'; known targets: %s", name, capdb_target_names(db));
-    j->emit = o->emit;
-    unsigned allowed = 0;
-    for (size_t k = 0; k < ARRAY_LEN(backend_emits); k++)
-        if (!strcmp(backend_emits[k].backend, cap_backend(j->t))) {
-            if (j->emit == EMIT_DEFAULT) j->emit = output_kind(o->output, backend_emits[k].allowed, backend_emits[k].def);
-            allowed = backend_emits[k].allowed | (1u << EMIT_AST) | (1u << EMIT_IR);
-        }
+    const Backend *be = backend_find(cap_backend(j->t));
+    if (!be) die("no backend for '%s'", cap_backend(j->t));
+    j->emit = o->emit == EMIT_DEFAULT ? output_kind(o->output, be->allowed, be->def) : o->emit;
+    unsigned allowed = be->allowed | (1u << EMIT_AST) | (1u << EMIT_IR);
     if (!(allowed & (1u << j->emit)))
         return usage("--emit kind not available for target '%s' (backend %s)", cap_name(j->t), cap_backend(j->t));
+    if (be->check && j->emit != EMIT_AST && !be->check(j->t)) return QDC_EXIT_INPUT;
     return QDC_EXIT_OK;
 }
 

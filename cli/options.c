@@ -3,13 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct { const char *name; EmitKind kind; } emit_names[] = {
-    {"ast", EMIT_AST},         {"ir", EMIT_IR},         {"obj", EMIT_OBJ},
-    {"asm", EMIT_ASM},         {"llvm-ir", EMIT_LLVM_IR}, {"header", EMIT_HEADER},
-    {"metadata", EMIT_METADATA}, {"ptx", EMIT_PTX},     {"hsaco", EMIT_HSACO},
-    {"spirv", EMIT_SPIRV},     {"spirv-asm", EMIT_SPIRV_ASM}, {"msl", EMIT_MSL},
-};
-
 static bool usage_error(const char *fmt, const char *arg) {
     diag_usage(fmt, arg);
     if (!diag_machine_format()) fputs("qdc: run 'qdc --help' for usage\n", stderr);
@@ -53,6 +46,7 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (!strcmp(a, "--version")) return (o->version = true);
     if (!strcmp(a, "--check")) return (o->check_only = true);
     if (!strcmp(a, "--stats")) return (o->stats = true);
+    if (!strcmp(a, "--debug")) return (o->debug = true);
     if (!strcmp(a, "--print-output-names")) return (o->print_outputs = true);
     if (!strcmp(a, "--list-targets")) return (o->list_targets = true);
     if (!strcmp(a, "--list-warnings")) return (o->list_warnings = true);
@@ -95,10 +89,13 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         return o->target = v, true;
     }
     if (take_value("--emit", argc, argv, i, &v)) {
-        for (size_t k = 0; v && k < ARRAY_LEN(emit_names); k++)
-            if (!strcmp(v, emit_names[k].name)) return o->emit = emit_names[k].kind, true;
-        return usage_error("unknown --emit kind '%s' (ast, ir, obj, asm, llvm-ir, header, metadata, ptx, "
-                           "hsaco, spirv, spirv-asm, msl)", v ? v : "");
+        int k = v ? emit_from_name(v) : -1;
+        if (k >= 0) return o->emit = (EmitKind)k, true;
+        char names[256] = "", fmt[320];
+        for (int e = EMIT_DEFAULT + 1; e < EMIT_COUNT; e++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", e > 1 ? ", " : "", emit_name((EmitKind)e));
+        snprintf(fmt, sizeof fmt, "unknown --emit kind '%%s' (%s)", names);
+        return usage_error(fmt, v ? v : "");
     }
     if (take_value("--cap", argc, argv, i, &v)) {
         if (!v || (v[0] != '+' && v[0] != '-') || !v[1])
@@ -193,6 +190,7 @@ void print_usage(FILE *out) {
           "  -MD, -MMD               also write a make dependency file (default: output with .d)\n"
           "  -MF FILE, -MT TARGET, -MQ TARGET, -MP  depfile name, rule target (quoted), phony rules\n"
           "  --stats                 print kernels, tasks and memory operations (stdout)\n"
+          "  --debug                 check asserts at run time (x86: message + abort; PTX: __assertfail)\n"
           "  --print-output-names    print the files a run would write, one a line; compile nothing\n"
           "  -O0 -O1 -O2 -O3         optimization level (default -O2)\n"
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"

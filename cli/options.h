@@ -13,6 +13,7 @@ typedef struct Options {
     bool check_only;
     bool print_outputs;   /* --print-output-names: print the planned output paths, compile nothing */
     bool stats;           /* --stats: one summary line on stdout after checking */
+    bool debug;           /* --debug: compile asserts in where the target can report (qdc-lang(7)) */
     int opt_level;
     const char **caps;
     int ncaps;

@@ -69,7 +69,7 @@ typedef struct Param {
 
 typedef enum {
     S_EXPR, S_ASSIGN, S_ANNASSIGN, S_AUGASSIGN, S_IF, S_WHILE, S_FOR,
-    S_BREAK, S_CONTINUE, S_PASS, S_RETURN, S_DEF, S_IMPORT,
+    S_BREAK, S_CONTINUE, S_PASS, S_RETURN, S_DEF, S_IMPORT, S_ASSERT,
     S_HOST, /* module level: host code of a Quadrants script, not compiled (names it binds) */
 } StmtKind;
 
@@ -94,6 +94,7 @@ struct Stmt {
             Span name_span;
         } def;
         struct { const char *module, *alias; } import; /* alias NULL without 'as' */
+        struct { Expr *cond, *msg; } assert_;             /* msg may be NULL */
         struct { ExprList names; const char *what; } host; /* E_NAMEs the host code assigns */
     };
 };

@@ -129,6 +129,10 @@ static void dump_stmt(const Stmt *s, int depth, StrBuf *out) {
     case S_BREAK: sb_puts(out, "(break"); break;
     case S_CONTINUE: sb_puts(out, "(continue"); break;
     case S_PASS: sb_puts(out, "(pass"); break;
+    case S_ASSERT:
+        sb_puts(out, "(assert "), dump_expr(s->assert_.cond, out);
+        if (s->assert_.msg) sb_putc(out, ' '), dump_expr(s->assert_.msg, out);
+        break;
     case S_RETURN: sb_puts(out, "(return"); if (s->expr) sb_putc(out, ' '), dump_expr(s->expr, out); break;
     case S_IMPORT:
         sb_printf(out, "(import %s", s->import.module ? s->import.module : "?");

@@ -20,6 +20,7 @@ IrModule *frontend_check(const AstModule *m, Arena *arena);
 typedef struct FrontendOptions {
     const char *const *instantiate;
     int ninstantiate;
+    bool debug; /* --debug: asserts become IR_ASSERT checks instead of being compiled out */
 } FrontendOptions;
 IrModule *frontend_check_with(const AstModule *m, Arena *arena, const FrontendOptions *o);
 #endif

@@ -648,7 +648,6 @@ static const struct { TokKind kw; const char *msg; } rejected[] = {
     {T_KW_DEL, "'del' is not supported in kernels"},
     {T_KW_GLOBAL, "'global' is not supported in kernels"},
     {T_KW_NONLOCAL, "'nonlocal' is not supported in kernels"},
-    {T_KW_ASSERT, "'assert' is not supported in v1 kernels"},
     {T_KW_ASYNC, "'async' is not supported in kernels"},
     {T_KW_FROM, "'from ... import' is not supported; write 'import quadrants as qd'"},
     {T_KW_EXCEPT, "'except' without 'try'"},
@@ -673,6 +672,13 @@ static Stmt *parse_small(Parser *P) {
         return s;
     }
     case T_KW_IMPORT: next(P); return parse_import(P, t);
+    case T_KW_ASSERT: { /* assert_stmt: 'assert' test [',' test] */
+        next(P);
+        Stmt *s = new_stmt(P, S_ASSERT, tspan(P, t));
+        s->assert_.cond = parse_test(P);
+        if (accept(P, T_COMMA)) s->assert_.msg = parse_test(P);
+        return s;
+    }
     default: return parse_expr_stmt(P);
     }
 }

@@ -32,15 +32,17 @@ int sema_new_local(Sema *S, const char *name, QdType t) {
     return S->locals.len - 1;
 }
 
-/* Each task runs as its own launch with thread-private locals: a value set by one task does
- * not reach another (Quadrants would promote it to a global temporary; v1 does not). */
+/* Each task runs as its own launch with thread-private locals. Kernel-scope locals that another
+ * task uses are promoted to kernel-owned fields beforehand (sema_promote.c); what is left is a
+ * variable created inside one loop (it exists only in that loop's iterations, as in Quadrants)
+ * or inside a qd.func's top-level loop. */
 bool sema_local_visible(Sema *S, int local, Span use) {
     int owner = S->local_task.items[local];
     if (owner == S->task || owner < 0 || S->task < 0) return true;
     const IrTask *t = &S->tasks.items[owner];
-    diag_error(use, "QD2025", "'%s' is set in %s code outside this parallel loop and cannot be used inside it in v1; "
-                              "use a 0-d field (x = qd.field(qd.i32, shape=()))", S->locals.items[local].name,
-               t->kind == IR_TASK_SERIAL ? "serial" : "another loop's");
+    diag_error(use, "QD2025", "'%s' is created inside %s and exists only there; set it at the kernel's top level "
+                              "before the loops to share it", S->locals.items[local].name,
+               t->kind == IR_TASK_SERIAL ? "a qd.func's serial code" : "another parallel loop");
     return false;
 }
 
@@ -677,13 +679,23 @@ static void check_kernel(Sema *S, const Stmt *def) {
     Scope scope = {.parent = &S->module};
     S->scope = &scope;
     S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
-    if (def->def.returns && def->def.returns->kind != E_NONE)
-        diag_error(def->def.returns->span, "QD2005", "kernels cannot return values in v1");
+    k.ret_type = QT_VOID, k.ret_field = -1;
     if (S->inst >= 0) sema_check_instance_args(S, def);
     k.name = kernel_params(S, def);
     Arena *arena_ = S->arena;
     IrStmtVec serial = {0};
-    split_tasks(S, &def->def.body, &serial);
+    const StmtList *b = &def->def.body;
+    const Stmt *ret = b->n && b->stmts[b->n - 1]->kind == S_RETURN ? b->stmts[b->n - 1] : NULL;
+    bool returns = def->def.returns && def->def.returns->kind != E_NONE;
+    StmtList body = {b->stmts, ret && (returns || !ret->expr) ? b->n - 1 : b->n};
+    sema_find_promoted(S, &body);
+    split_tasks(S, &body, &serial);
+    if (S->task >= 0 && S->tasks.items[S->task].kind != IR_TASK_SERIAL) close_task(S, &serial);
+    if (returns && !ret) diag_error(def->def.returns->span, "QD2015", "kernel '%s' declares a return type but does not end with 'return value'", def->def.name);
+    if (returns && ret) {
+        if (S->task < 0) open_task(S, IR_TASK_SERIAL, ret->span, &serial);
+        sema_kernel_return(S, def, ret);
+    }
     close_task(S, &serial);
     if (S->block_dim) diag_error(S->block_dim_span, "QD2017", "qd.loop_config is not followed by a top-level for loop");
 #define TAKE(dst, n, v)                                                                   \
@@ -730,7 +742,7 @@ static void check_entry_names(Sema *S) {
 IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_check_with(ast, arena, NULL); }
 
 IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
-    Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1};
+    Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug};
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)
         if (ast->body.stmts[k]->kind == S_IMPORT && !strcmp(ast->body.stmts[k]->import.module, "quadrants"))
@@ -756,6 +768,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
             if (is_snode_chain(&S, s->expr) && sema_eval(&S, s->expr).kind == V_ERR) poison_placed(&S, s->expr);
             break;
         case S_PASS: break;
+        case S_ASSERT: break; /* host code: Python checks it when the script runs */
         default: diag_error(s->span, "QD2002", "'%s' outside a function", s->kind == S_RETURN ? "return" : s->kind == S_BREAK ? "break" : "continue"); break;
         }
     }
@@ -774,7 +787,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     TAKE(m->kernels, m->nkernels, S.kernels);
     sema_free_instances(&S);
     vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b), vec_free(&S.storages);
-    vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
+    vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
     if (diag_error_count()) return NULL;
     ir_seal(m);
     return m;

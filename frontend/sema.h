@@ -89,6 +89,8 @@ typedef struct Sema {
     int ninline;
     int block_dim;    /* pending qd.loop_config(block_dim=...) */
     bool serialize;   /* pending qd.loop_config(serialize=True) / parallelize=1 */
+    bool debug;       /* --debug: asserts are checked at run time */
+    VEC(const char *) promoted; /* kernel-scope locals shared between tasks (sema_promote) */
     int ndefs;        /* kernels and funcs defined so far */
     int64_t unrolled; /* qd.static iterations unrolled in this kernel, nested ones included */
     Span block_dim_span;
@@ -108,6 +110,14 @@ void sema_emit(Sema *S, IrStmt *st);
 IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp);
 const char *sema_path(Sema *S, const Expr *e); /* "qd.types.ndarray" for a dotted name under qd */
 bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out);
+
+/* sema_promote.c: kernel-scope locals that more than one task uses live in a kernel-owned 0-d
+ * field (Quadrants' global temporaries); the kernel's return value too. */
+void sema_find_promoted(Sema *S, const StmtList *body);
+bool sema_is_promoted(Sema *S, const char *name);
+Val sema_promote(Sema *S, const char *name, QdType t, Span sp); /* binds name to a new field */
+Val sema_fresh_ref(Sema *S, Val v, Span use); /* a V_REF binding used at `use` */
+void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret);
 
 /* sema_expr.c */
 Val sema_eval(Sema *S, const Expr *e);

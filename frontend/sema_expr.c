@@ -343,7 +343,7 @@ static Val eval_name(Sema *S, const Expr *e) {
             b->v = val_err(); /* reported once */
             return val_err();
         }
-        if (b) return b->v;
+        if (b) return sema_fresh_ref(S, b->v, e->span);
     }
     if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return (Val){.kind = V_NS, .path = "qd"};
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
@@ -813,6 +813,65 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     die("value builtin '%s' without a handler", p);
 }
 
+static void fmt_text(StrBuf *b, const char *s) { /* literal text in a printf format */
+    for (; *s; s++) {
+        if (*s == '%') sb_putc(b, '%');
+        sb_putc(b, *s);
+    }
+}
+
+/* print(a, "text", b, sep=" ", end="\n"): one printf per call with Quadrants' conversions
+ * (integers at least 32 bits wide; f16/f32 as "%f" of a double, f64 as "%.12f"). Where the
+ * target has no output channel the backend warns (QD5180) and drops it. */
+static Val print_call(Sema *S, const Expr *call) {
+    const char *sep = " ", *end = "\n";
+    for (int k = 0; k < call->call.nkw; k++) {
+        const Keyword *kw = &call->call.kw[k];
+        bool s = !strcmp(kw->name, "sep");
+        if ((!s && strcmp(kw->name, "end")) || kw->value->kind != E_STR) {
+            diag_error(kw->span, "QD2007", "print takes only sep= and end= keyword arguments, as string literals");
+            return val_err();
+        }
+        *(s ? &sep : &end) = kw->value->str;
+    }
+    if (!S->cur) return diag_error(call->span, "QD2019", "'print' can only be used inside a kernel or qd.func"), val_err();
+    if (call->call.args.n > 32) return diag_error(call->span, "QD2007", "print takes at most 32 arguments"), val_err();
+    StrBuf fmt;
+    sb_init(&fmt);
+    IrExpr **args = ARENA_ARRAY(S->arena, IrExpr *, call->call.args.n ? call->call.args.n : 1);
+    int n = 0;
+    bool ok = true;
+    for (int k = 0; k < call->call.args.n; k++) {
+        const Expr *a = call->call.args.items[k];
+        if (k) fmt_text(&fmt, sep);
+        if (a->kind == E_STR) {
+            fmt_text(&fmt, a->str);
+            continue;
+        }
+        IrExpr *e = sema_expr(S, a);
+        if (!e) {
+            ok = false;
+            continue;
+        }
+        QdType t = e->type, w;
+        const char *spec;
+        if (qt_is_float(t)) w = QT_F64, spec = t == QT_F64 ? "%.12f" : "%f";
+        else if (t == QT_I64 || t == QT_U64) w = t, spec = t == QT_I64 ? "%lld" : "%llu";
+        else if (t == QT_U32 || t == QT_U16 || t == QT_U8) w = QT_U32, spec = "%u";
+        else w = QT_I32, spec = "%d";
+        sb_puts(&fmt, spec);
+        args[n++] = ir_cast(S, e, w);
+    }
+    fmt_text(&fmt, end);
+    if (ok) {
+        IrStmt *st = sema_stmt_new(S, IR_PRINT, call->span);
+        st->print.fmt = arena_strdup(S->arena, fmt.data), st->print.args = args, st->print.nargs = n;
+        sema_emit(S, st);
+    }
+    sb_free(&fmt);
+    return ok ? (Val){.kind = V_NONE} : val_err();
+}
+
 /* The qd.* builtin nearest to an unknown path (same namespace depth or not), for QD2008. */
 static const char *closest_builtin(const char *p) {
     static const char *const others[] = {"qd.ndrange", "qd.static", "qd.loop_config", "qd.field", "qd.cast", "range"};
@@ -843,6 +902,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     }
     const char *p = f.path;
     if (sema_is_mem_builtin(p)) return sema_mem_call(S, call, p);
+    if (!strcmp(p, "print")) return print_call(S, call);
     int fb = float_builtin(p);
     if (fb >= 0) return float_builtin_call(S, call, p, fb);
     for (size_t k = 0; k < ARRAY_LEN(value_builtins); k++) {

@@ -269,13 +269,15 @@ void sema_snode_finish(Sema *S) {
     vec_free(&S->snodes);
 }
 
-/* The element index of x[idx...] in its storage, in units of the field's type (i64). */
+/* The element index of x[idx...] in its storage, in units of the field's type (i32 when the
+ * storage has at most 2^31-1 such elements, else i64). */
 IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp) {
     int64_t esz = elem_bytes(f->type);
-    IrExpr *flat = ir_const_int(S, QT_I64, f->offset / esz, sp);
+    const QdType ix = S->storages.items[f->storage - 1].bytes / esz <= INT32_MAX ? QT_I32 : QT_I64;
+    IrExpr *flat = ir_const_int(S, ix, f->offset / esz, sp);
     for (int l = 0; l < f->nlevels; l++) {
         const IrSnodeLevel *lv = &f->levels[l];
-        IrExpr *cell = ir_const_int(S, QT_I64, 0, sp);
+        IrExpr *cell = ir_const_int(S, ix, 0, sp);
         for (int k = 0; k < lv->naxes; k++) {
             int pos = lv->axis[k];
             int64_t inner = 1;
@@ -285,13 +287,13 @@ IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp) {
             bool outer = true; /* the first level of this axis needs no wrap */
             for (int m = 0; m < l; m++)
                 for (int j = 0; j < f->levels[m].naxes; j++) outer &= f->levels[m].axis[j] != pos;
-            IrExpr *i = ir_cast(S, idx[pos], QT_I64);
-            if (inner > 1) i = ir_binary(S, IR_DIV, i, ir_const_int(S, QT_I64, inner, sp), sp);
-            if (!outer) i = ir_binary(S, IR_REM, i, ir_const_int(S, QT_I64, lv->size[k], sp), sp);
-            cell = ir_binary(S, IR_ADD, ir_binary(S, IR_MUL, cell, ir_const_int(S, QT_I64, lv->size[k], sp), sp), i, sp);
+            IrExpr *i = ir_cast(S, idx[pos], ix);
+            if (inner > 1) i = ir_binary(S, IR_DIV, i, ir_const_int(S, ix, inner, sp), sp);
+            if (!outer) i = ir_binary(S, IR_REM, i, ir_const_int(S, ix, lv->size[k], sp), sp);
+            cell = ir_binary(S, IR_ADD, ir_binary(S, IR_MUL, cell, ir_const_int(S, ix, lv->size[k], sp), sp), i, sp);
         }
-        IrExpr *term = ir_binary(S, IR_MUL, cell, ir_const_int(S, QT_I64, lv->cell_bytes / esz, sp), sp);
-        flat = ir_binary(S, IR_ADD, flat, ir_binary(S, IR_ADD, term, ir_const_int(S, QT_I64, lv->child_offset / esz, sp), sp), sp);
+        IrExpr *term = ir_binary(S, IR_MUL, cell, ir_const_int(S, ix, lv->cell_bytes / esz, sp), sp);
+        flat = ir_binary(S, IR_ADD, flat, ir_binary(S, IR_ADD, term, ir_const_int(S, ix, lv->child_offset / esz, sp), sp), sp);
     }
     return flat;
 }

@@ -33,6 +33,12 @@ static void emit_assign(Sema *S, int local, IrExpr *value, Span sp) {
 
 static bool is_scalar(Val v) { return v.kind == V_EXPR || v.kind == V_LOCAL || v.kind == V_REF; }
 
+static void store_ref(Sema *S, Val r, IrExpr *e, Span sp) {
+    IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
+    st->store.ref = r.ref, st->store.value = ir_cast(S, e, r.ref->type);
+    sema_emit(S, st);
+}
+
 static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
     Binding *b = scope_find(S->scope, target->name);
     if (b && b->is_param) {
@@ -63,6 +69,8 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
         scope_bind(S, S->scope, target->name, val_err(), target->span);
         return;
     }
+    if (b && b->v.kind == V_REF && sema_is_promoted(S, target->name)) return store_ref(S, sema_fresh_ref(S, b->v, target->span), e, sp);
+    if (!b && sema_is_promoted(S, target->name)) return store_ref(S, sema_promote(S, target->name, e->type, target->span), e, sp);
     if (!b || b->v.kind != V_LOCAL || S->local_task.items[b->v.index] != S->task) { /* a new variable */
         int l = sema_new_local(S, target->name, e->type);
         b = scope_bind(S, S->scope, target->name, (Val){.kind = V_LOCAL, .index = l}, target->span);
@@ -140,6 +148,8 @@ static void stmt_annassign(Sema *S, const Stmt *s) {
     }
     IrExpr *e = s->ann.value ? sema_expr(S, s->ann.value) : ir_const_int(S, t, 0, s->span);
     if (!e) return;
+    if (!b && sema_is_promoted(S, s->ann.target->name))
+        return store_ref(S, sema_promote(S, s->ann.target->name, t, s->ann.target->span), e, s->span);
     int l = sema_new_local(S, s->ann.target->name, t);
     scope_bind(S, S->scope, s->ann.target->name, (Val){.kind = V_LOCAL, .index = l}, s->ann.target->span);
     emit_assign(S, l, e, s->span);
@@ -160,6 +170,7 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
             emit_assign(S, l, b->v.e, t->span);
             b->v = (Val){.kind = V_LOCAL, .index = l};
         }
+        if (b && b->v.kind == V_REF && sema_is_promoted(S, t->name)) return sema_augassign_global(S, s, sema_fresh_ref(S, b->v, t->span).ref);
         if (b && b->v.kind == V_LOCAL && !sema_local_visible(S, b->v.index, t->span)) return;
         if (!b || b->v.kind != V_LOCAL) {
             Val v = sema_eval(S, t);
@@ -463,6 +474,8 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
 
 /* ---- dispatch ---- */
 
+static void stmt_assert(Sema *S, const Stmt *s);
+
 void sema_stmt(Sema *S, const Stmt *s) {
     switch (s->kind) {
     case S_EXPR: {
@@ -486,14 +499,38 @@ void sema_stmt(Sema *S, const Stmt *s) {
     case S_FOR: stmt_for(S, s); return;
     case S_BREAK: case S_CONTINUE: stmt_jump(S, s); return;
     case S_PASS: return;
+    case S_ASSERT: stmt_assert(S, s); return;
     case S_RETURN:
         diag_error(s->span, "QD2015", S->ninline ? "'return' is only supported as the last statement of a qd.func"
-                                                 : "kernels cannot return values in v1");
+                                                 : "a kernel returns only as its last top-level statement, and only when "
+                                                   "declared with a return type (def k() -> qd.i32:)");
         return;
     case S_DEF: diag_error(s->span, "QD1012", "nested function definitions are not supported in kernels"); return;
     case S_IMPORT: diag_error(s->span, "QD2003", "'import' inside a function is not supported"); return;
     case S_HOST: die("host code inside a function");
     }
+}
+
+/* assert cond[, "message"]: Quadrants checks asserts only in debug mode (qd.init(debug=True)).
+ * qdc checks the condition and message like any code and compiles the assert out: it has no
+ * debug mode in which a target reports a failed assert (qdc-lang(7), "assert"). */
+static void stmt_assert(Sema *S, const Stmt *s) {
+    IrStmtVec none = {0}, *saved = S->cur;
+    if (!S->debug) S->cur = &none; /* evaluated for its diagnostics only: no code */
+    IrExpr *c = ir_to_bool(S, sema_expr(S, s->assert_.cond));
+    S->cur = saved;
+    vec_free(&none);
+    const Expr *m = s->assert_.msg;
+    if (m && m->kind != E_STR && m->kind != E_ERROR)
+        return (void)diag_error(m->span, "QD2019", "the message of an assert must be a string literal");
+    if (!S->debug || !c) return;
+    uint32_t line, col;
+    source_line_col(S->src, s->span.off, &line, &col);
+    IrStmt *st = sema_stmt_new(S, IR_ASSERT, s->span);
+    st->assert_.cond = c;
+    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: assertion failed%s%s", S->src->name, (int)line, (int)col, m ? ": " : "",
+                                   m ? m->str : "");
+    sema_emit(S, st);
 }
 
 void sema_block(Sema *S, const StmtList *l) {

@@ -29,12 +29,9 @@ CapDb *fuzz_open_capdb(const char *extra_dir) {
 /* The backend's natural artifact (as the driver resolves EMIT_DEFAULT), except AMDGPU: the
  * unlinked object, so that no ld.lld-19 process is spawned per input. */
 static EmitKind fuzz_emit_kind(const CapTarget *t) {
-    static const struct { const char *backend; EmitKind kind; } kinds[] = {
-        {"x86_64", EMIT_OBJ}, {"ptx", EMIT_PTX}, {"amdgpu", EMIT_OBJ}, {"spirv", EMIT_SPIRV}, {"msl", EMIT_MSL},
-    };
-    for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
-        if (!strcmp(kinds[i].backend, cap_backend(t))) return kinds[i].kind;
-    die("fuzz: no output kind for backend '%s'", cap_backend(t));
+    const Backend *be = backend_find(cap_backend(t));
+    if (!be) die("fuzz: no backend '%s'", cap_backend(t));
+    return be->in_process;
 }
 
 static bool emit(const IrModule *ir, const CapTarget *t, Arena *arena) {

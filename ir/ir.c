@@ -135,6 +135,15 @@ static void dump_stmt(const Dump *d, const IrStmt *s, int depth, StrBuf *out) {
     case IR_BREAK: sb_puts(out, "break"); break;
     case IR_CONTINUE: sb_puts(out, "continue"); break;
     case IR_BARRIER: sb_puts(out, "barrier"); break;
+    case IR_ASSERT:
+        sb_puts(out, "assert "), dump_expr(d, s->assert_.cond, out), sb_putc(out, ' ');
+        sb_json_string(out, s->assert_.msg);
+        break;
+    case IR_PRINT:
+        sb_puts(out, "print ");
+        sb_json_string(out, s->print.fmt);
+        for (int i = 0; i < s->print.nargs; i++) sb_putc(out, ' '), dump_expr(d, s->print.args[i], out);
+        break;
     case IR_FENCE:
         sb_printf(out, "fence %s %s", qord_name(s->fence.order), qscope_name(s->fence.scope));
         dump_lowering(d, s->fence.id, out);
@@ -161,7 +170,9 @@ static void dump_kernel(const IrModule *m, const IrLowered *low, const IrKernel 
         if (p->kind == IR_PARAM_SCALAR) sb_printf(out, "%s%s: %s", i ? ", " : "", p->name, qt_name(p->type));
         else sb_printf(out, "%s%s: ndarray(%s, %d)", i ? ", " : "", p->name, qt_name(p->type), p->ndim);
     }
-    sb_puts(out, ")\n");
+    sb_puts(out, ")");
+    if (k->ret_type != QT_VOID) sb_printf(out, " -> %s in field %s", qt_name(k->ret_type), m->fields[k->ret_field].name);
+    sb_putc(out, '\n');
     for (int i = 0; i < k->nlocals; i++) sb_printf(out, "  local %%%d %s: %s\n", i, k->locals[i].name, qt_name(k->locals[i].type));
     for (int i = 0; i < k->nshared; i++) {
         const IrShared *s = &k->shared[i];

@@ -65,8 +65,9 @@ typedef struct IrRef {
     int nidx;
     QdType type;   /* element type */
     QdSpace space; /* global for fields/ndarrays, shared for SharedArray (locals: global) */
-    IrExpr *flat;  /* a field in an SNode storage (IrField.storage > 0): i64 element index into
-                      the storage, in units of `type`, computed by the frontend from idx */
+    IrExpr *flat;  /* a field in an SNode storage (IrField.storage > 0): element index into the
+                      storage in units of `type` (i32, or i64 for a storage of more than
+                      2^31-1 elements), computed by the frontend from idx */
     Span span;
 } IrRef;
 
@@ -171,6 +172,8 @@ typedef enum {
     IR_CONTINUE,
     IR_BARRIER,  /* qd.simt.block.sync(): execution barrier + block-scope memory fence */
     IR_FENCE,    /* memory fence; lowering fills low */
+    IR_PRINT,    /* printf(fmt, args...): args are i32, u32, i64, u64 or f64 (sema widens) */
+    IR_ASSERT,   /* --debug: if !cond (u1), report msg ("file:line:col: assertion failed: ...") and stop */
 } IrStmtKind;
 
 struct IrStmt {
@@ -184,6 +187,8 @@ struct IrStmt {
         struct { IrExpr *cond; IrBlock body; } while_;
         struct { int counter; IrExpr *begin, *end; int64_t step; IrBlock body; } for_;
         struct { QdScope scope; QdOrder order; int id; } fence; /* id: as IrMemOp.id */
+        struct { const char *fmt; IrExpr **args; int nargs; } print;
+        struct { IrExpr *cond; const char *msg; } assert_;
     };
 };
 
@@ -236,6 +241,8 @@ typedef struct IrKernel {
     IrTask *tasks; /* top-level statements in order: each top-level for is a parallel task,
                       runs of other top-level statements are serial tasks (one thread) */
     int ntasks;
+    QdType ret_type; /* `-> T`: the type returned, QT_VOID for none */
+    int ret_field;   /* the 0-d field the last task stores the result in (IrModule.fields), or -1 */
     Span span;
 } IrKernel;
 
@@ -250,7 +257,8 @@ typedef struct IrSnodeLevel {
 } IrSnodeLevel;
 
 typedef struct IrField {
-    const char *name;
+    const char *name;  /* kernel-owned temporaries (a kernel-scope local shared between tasks,
+                          a kernel's return slot) are "qdc_tmp_<kernel>_<var>", "qdc_ret_<kernel>" */
     QdType type;
     int ndim; /* 0 for shape=() */
     int64_t shape[IR_MAX_DIMS];

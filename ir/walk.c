@@ -99,6 +99,10 @@ static void walk_block(IrWalker *w, IrBlock *b) {
             s->for_.begin = walk_expr(w, s->for_.begin), s->for_.end = walk_expr(w, s->for_.end);
             walk_block(w, &s->for_.body);
             break;
+        case IR_PRINT:
+            for (int j = 0; j < s->print.nargs; j++) s->print.args[j] = walk_expr(w, s->print.args[j]);
+            break;
+        case IR_ASSERT: s->assert_.cond = walk_expr(w, s->assert_.cond); break;
         case IR_BREAK: case IR_CONTINUE: case IR_BARRIER: case IR_FENCE: break;
         }
     }

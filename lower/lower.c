@@ -329,9 +329,25 @@ static bool check_shared_limits(const IrModule *m, const CapTarget *t) {
     return ok;
 }
 
+/* A task's qd.loop_config(block_dim=N) must fit the family's max_block_dim (from the database). */
+static bool check_block_dims(const IrModule *m, const CapTarget *t) {
+    long limit = cap_int(t, "max_block_dim", 0);
+    bool ok = true;
+    for (int k = 0; limit > 0 && k < m->nkernels; k++)
+        for (int i = 0; i < m->kernels[k].ntasks; i++) {
+            const IrTask *task = &m->kernels[k].tasks[i];
+            if (task->block_dim <= limit) continue;
+            diag_error(task->span, "QD4007", "task '%s' asks for block_dim=%d; %s allows %ld (max_block_dim)", task->name,
+                       task->block_dim, cap_name(t), limit);
+            ok = false;
+        }
+    return ok;
+}
+
 IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOptions *o, Arena *arena) {
     LowerCtx c = {t, o, arena, true, ARENA_ARRAY(arena, IrLowering, m->nmemops + 1), m->nmemops, {0}};
     if (!check_shared_limits(m, t)) c.ok = false;
+    if (!check_block_dims(m, t)) c.ok = false;
     ir_visit_memory_ops(m, visit, &c);
     if (c.caps_used.len) qsort(c.caps_used.items, (size_t)c.caps_used.len, sizeof(char *), cmp_cstr);
     const char **caps = ARENA_ARRAY(arena, const char *, c.caps_used.len + 1);

@@ -16,6 +16,10 @@ long abi_task_shared_bytes(const IrKernel *k, int task);
 int abi_block_dim(const IrTask *t, const CapTarget *cap);
 /* Writes `name` with every character outside [A-Za-z0-9_] replaced by '_'. */
 void abi_ident(StrBuf *out, const char *name);
+/* The include guard of a module's header: "QDC_<MODULE>_<SUFFIX>" as a valid macro name. */
+void abi_guard(StrBuf *out, const char *module, const char *suffix);
+/* False after a located QD5006 for every C-visible name that clashes or is reserved (names.c). */
+bool abi_check_names(const IrModule *m);
 bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out);
 bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out);
 #endif

@@ -1,13 +1,29 @@
-/* The backend table: backend kind (a family's `backend:` key) -> emitter. */
+/* The backend and output-kind tables (backends.def, emits.def) and their lookups. */
 #include "target.h"
 #include <string.h>
 
+static const struct { const char *name, *ext; } emits[] = {
+#define E(e, name, ext, what) {name, ext},
+#include "emits.def"
+#undef E
+};
+_Static_assert(ARRAY_LEN(emits) == EMIT_COUNT - 1, "one row per EmitKind after EMIT_DEFAULT");
+
+const char *emit_name(EmitKind k) { return k > EMIT_DEFAULT && k < EMIT_COUNT ? emits[k - 1].name : "default"; }
+const char *emit_extension(EmitKind k) { return k > EMIT_DEFAULT && k < EMIT_COUNT ? emits[k - 1].ext : ".out"; }
+
+int emit_from_name(const char *name) {
+    for (int k = EMIT_DEFAULT + 1; k < EMIT_COUNT; k++)
+        if (!strcmp(emits[k - 1].name, name)) return k;
+    return -1;
+}
+
 static const Backend backends[] = {
-    {"x86_64", backend_llvm_emit},
-    {"ptx", backend_llvm_emit},
-    {"amdgpu", backend_llvm_emit},
-    {"spirv", backend_spirv_emit},
-    {"msl", backend_spirv_emit},
+#define K(e) (1u << EMIT_##e)
+#define B(kind, emit, check, def, others, inproc) {kind, emit, check, EMIT_##def, K(def) | (others), EMIT_##inproc},
+#include "backends.def"
+#undef B
+#undef K
 };
 
 const Backend *backend_find(const char *name) {

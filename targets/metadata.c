@@ -21,9 +21,14 @@ static void task_json(StrBuf *b, const IrKernel *k, int i, const CapTarget *t) {
               task->uses_block ? "true" : "false", abi_task_shared_bytes(k, i));
 }
 
-static void kernel_json(StrBuf *b, const IrKernel *k, const CapTarget *t) {
+static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const CapTarget *t) {
     sb_puts(b, "    {\"name\": ");
     sb_json_string(b, k->name);
+    if (k->ret_type != QT_VOID) { /* the result slot: a 0-d field the last task stores into */
+        const char *f = m->fields[k->ret_field].name;
+        sb_printf(b, ",\n     \"returns\": {\"dtype\": \"%s\", \"field\": \"%s\", \"symbol\": \"qd_field_%s\"}",
+                  qt_name(k->ret_type), f, f);
+    }
     sb_puts(b, ",\n     \"params\": [");
     for (int i = 0; i < k->nparams; i++) {
         if (i) sb_puts(b, ", ");
@@ -92,7 +97,7 @@ bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, 
     sb_puts(out, "  \"kernels\": [");
     for (int i = 0; i < m->nkernels; i++) {
         sb_puts(out, i ? ",\n" : "\n");
-        kernel_json(out, &m->kernels[i], t);
+        kernel_json(out, m, &m->kernels[i], t);
     }
     sb_puts(out, m->nkernels ? "\n  ]\n}\n" : "]\n}\n");
     return true;

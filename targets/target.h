@@ -9,20 +9,17 @@
 #include "../support/util.h"
 
 typedef enum {
-    EMIT_DEFAULT,   /* the family's natural output: obj (x86), ptx, hsaco, spirv, msl */
-    EMIT_AST,       /* frontend dump (driver only) */
-    EMIT_IR,        /* IR dump with decisions (driver only) */
-    EMIT_OBJ,       /* x86_64 ELF relocatable; amdgpu: the unlinked ELF object */
-    EMIT_ASM,       /* x86/amdgpu assembly; ptx text for ptx */
-    EMIT_LLVM_IR,   /* textual LLVM IR after optimization */
-    EMIT_HEADER,    /* C header: kernels and argument structs */
-    EMIT_METADATA,  /* JSON: kernels, tasks, parameters, layout, capabilities used */
-    EMIT_PTX,
-    EMIT_HSACO,
-    EMIT_SPIRV,
-    EMIT_SPIRV_ASM,
-    EMIT_MSL,
+    EMIT_DEFAULT, /* the family's natural output (the backend's default column) */
+#define E(e, name, ext, what) EMIT_##e,
+#include "emits.def"
+#undef E
+    EMIT_COUNT
 } EmitKind;
+
+/* --emit's name and the file extension (with the dot) of an output kind; emit_from_name: -1 if none. */
+const char *emit_name(EmitKind k);
+const char *emit_extension(EmitKind k);
+int emit_from_name(const char *name);
 
 typedef struct TargetOptions {
     EmitKind emit;
@@ -33,15 +30,23 @@ typedef struct TargetOptions {
 typedef bool (*BackendFn)(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o,
                           StrBuf *out);
 
-/* One entry per backend kind; emits[] lists the EmitKinds it accepts besides EMIT_DEFAULT. */
+/* Checks a family's backend-specific facts once it is chosen (false after located diagnostics). */
+typedef bool (*BackendCheckFn)(const CapTarget *t);
+
+/* One entry per backend kind (targets/backends.def). */
 typedef struct Backend {
-    const char *name; /* matches cap_backend() */
+    const char *name;      /* matches cap_backend() */
     BackendFn emit;
+    BackendCheckFn check;  /* NULL: nothing to check */
+    EmitKind def;          /* what EMIT_DEFAULT means */
+    unsigned allowed;      /* bit per EmitKind it produces (def included) */
+    EmitKind in_process;   /* an output made without external tools (the fuzzer's) */
 } Backend;
 
-const Backend *backend_find(const char *name); /* targets/backends.c */
+const Backend *backend_find(const char *name); /* targets/backends.c; NULL if unknown */
 
 /* Backends (each in its own directory). */
 bool backend_llvm_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out);
 bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out);
+bool backend_llvm_check(const CapTarget *t); /* llvm.cpu / llvm.features against LLVM's target */
 #endif

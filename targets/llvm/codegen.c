@@ -440,6 +440,29 @@ static void stmt(LlvmCg *cg, const IrStmt *s) {
         cg->tgt->barrier(cg);
         return;
     case IR_FENCE: cg_fence_stmt(cg, s); return;
+    case IR_ASSERT: {
+        if (!cg->tgt->assert_fail) {
+            diag_warning(s->span, "QD5181", "assert is compiled out for target '%s' even with --debug (no way to report)", cap_name(cg->cap));
+            return;
+        }
+        LLVMBasicBlockRef fail = cg_block(cg, "assert.fail"), ok = cg_block(cg, "assert.ok");
+        LLVMBuildCondBr(cg->b, cg_expr(cg, s->assert_.cond), ok, fail);
+        LLVMPositionBuilderAtEnd(cg->b, fail);
+        cg->tgt->assert_fail(cg, s->assert_.msg);
+        LLVMBuildUnreachable(cg->b);
+        LLVMPositionBuilderAtEnd(cg->b, ok);
+        return;
+    }
+    case IR_PRINT: {
+        if (!cg->tgt->print) {
+            diag_warning(s->span, "QD5180", "print(...) is compiled out for target '%s' (no output channel)", cap_name(cg->cap));
+            return;
+        }
+        LLVMValueRef args[32];
+        for (int i = 0; i < s->print.nargs; i++) args[i] = cg_expr(cg, s->print.args[i]);
+        cg->tgt->print(cg, s->print.fmt, args, s->print.nargs);
+        return;
+    }
     }
     unreachable();
 }

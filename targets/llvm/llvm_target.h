@@ -86,6 +86,12 @@ struct LlvmTarget {
      * of float type t (and b for two-operand functions). NULL: the target has no C library and
      * mathlib.c expands the function inline. */
     LLVMValueRef (*math_call)(LlvmCg *cg, const char *name, QdType t, LLVMValueRef a, LLVMValueRef b);
+    /* print(...): C printf semantics of fmt over args (i32, i64 or double values, at most 32).
+     * NULL: the target has no output channel; the core warns (QD5180) and drops the call. */
+    void (*print)(LlvmCg *cg, const char *fmt, LLVMValueRef *args, int nargs);
+    /* A failed assert under --debug: report msg and stop (the core then builds unreachable).
+     * NULL: the target cannot report; the core warns (QD5181) and drops the check. */
+    void (*assert_fail)(LlvmCg *cg, const char *msg);
 };
 
 /* Per-target hook tables (x86.c, nvptx.c, amdgpu.c); emit.c maps cap_backend() to one of them

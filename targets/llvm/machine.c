@@ -3,10 +3,18 @@
  * code, assembly or textual IR from a clone (emission mutates the module it is given). */
 #include "blocksplit.h"
 #include "llvm_target.h"
+#include <errno.h>
 #include <llvm-c/Analysis.h>
+#include <llvm-c/ErrorHandling.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Any LLVM fatal error ("Cannot select", an impossible subtarget) is qdc's internal error:
+ * exit status 3, never an abort. */
+static void on_llvm_fatal(const char *reason) { die("LLVM: %s", reason); }
 
 /* The LLVM target each LLVM backend kind (cap_backend()) emits through. Only the one a family
  * needs is registered: registering all of LLVM's targets cost about a millisecond per run. */
@@ -21,9 +29,99 @@ static void init_llvm_target(const char *backend) {
         done = true;                                                                                                   \
         return;                                                                                                        \
     }
+    static bool handler;
+    if (!handler) LLVMInstallFatalErrorHandler(on_llvm_fatal), handler = true;
     LLVM_TARGETS(INIT)
 #undef INIT
     die("no LLVM target for backend '%s'", backend);
+}
+
+/* ---- the family check: llvm.cpu and llvm.features against LLVM's target ---- */
+
+/* In the child: a target machine for the family and one empty function compiled with it. LLVM
+ * warns on stderr about an unknown processor or feature and aborts on an impossible subtarget. */
+static _Noreturn void probe_child(LLVMTargetRef target, const char *triple, const char *cpu, const char *features) {
+    LLVMResetFatalErrorHandler();
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelNone, LLVMRelocPIC,
+                                                      LLVMCodeModelDefault);
+    if (!tm) _exit(1);
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("probe", ctx);
+    LLVMSetTarget(mod, triple);
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(mod, dl);
+    LLVMValueRef fn = LLVMAddFunction(mod, "probe", LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0));
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, fn, "entry"));
+    LLVMBuildRetVoid(b);
+    LLVMMemoryBufferRef buf = NULL;
+    char *err = NULL;
+    _exit(LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMAssemblyFile, &err, &buf) ? 1 : 0);
+}
+
+/* What a child that probes the family says on stderr, and whether it succeeded. */
+static bool probe(LLVMTargetRef target, const char *triple, const char *cpu, const char *features, StrBuf *said) {
+    int fds[2];
+    if (pipe(fds)) die("pipe: %s", strerror(errno));
+    fflush(stdout), fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) die("fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]), close(fds[1]);
+        probe_child(target, triple, cpu, features);
+    }
+    close(fds[1]);
+    char chunk[4096];
+    for (ssize_t n; (n = read(fds[0], chunk, sizeof chunk)) != 0;)
+        if (n > 0) sb_append(said, chunk, (size_t)n);
+        else if (errno != EINTR) break;
+    close(fds[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* LLVM only warns about an unknown llvm.cpu or llvm.features and aborts later, so the family is
+ * first compiled for in a child process: what LLVM says there becomes QD3012 at the line of the
+ * capability file that sets the value. */
+bool backend_llvm_check(const CapTarget *t) {
+    init_llvm_target(cap_backend(t));
+    const char *triple = cap_str(t, "llvm.triple"), *cpu = cap_str(t, "llvm.cpu"), *features = cap_str(t, "llvm.features");
+    LLVMTargetRef target;
+    char *err = NULL;
+    if (!triple || !cpu) return true; /* machine_init reports QD5001 */
+    if (LLVMGetTargetFromTriple(triple, &target, &err)) return LLVMDisposeMessage(err), true;
+    StrBuf said;
+    sb_init(&said);
+    bool ran = probe(target, triple, cpu, features ? features : "", &said), bad_cpu = false;
+    const char *reported = NULL; /* LLVM repeats its warnings once per subtarget it builds */
+    int errors = 0;
+    for (char *line = said.data; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = 0;
+        if (strstr(line, "is not a recognized processor")) {
+            if (!bad_cpu)
+                diag_error(cap_where(t, "llvm.cpu"), "QD3012", "LLVM's target for '%s' has no processor '%s' (llvm.cpu of '%s')",
+                           triple, cpu, cap_name(t)), errors++;
+            bad_cpu = true;
+        } else if (strstr(line, "is not a recognized feature")) {
+            if (!reported || strcmp(reported, line))
+                diag_error(cap_where(t, "llvm.features"), "QD3012", "llvm.features of '%s': %s", cap_name(t), line), errors++;
+            reported = line;
+        } else if (!ran && !errors && *line) {
+            diag_error(cap_where(t, features && *features ? "llvm.features" : "llvm.cpu"), "QD3012",
+                       "LLVM cannot compile for '%s' (llvm.cpu '%s', llvm.features '%s'): %s", cap_name(t), cpu,
+                       features ? features : "", line), errors++;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (!ran && !errors)
+        diag_error(cap_where(t, "llvm.cpu"), "QD3012", "LLVM cannot compile for '%s' (llvm.cpu '%s', llvm.features '%s')",
+                   cap_name(t), cpu, features ? features : ""), errors++;
+    bool ok = !errors;
+    sb_free(&said);
+    return ok;
 }
 
 /* LLVM errors raised while optimizing or emitting (unsupported constructs, inline asm the

@@ -464,6 +464,39 @@ static bool nv_emit_artifact(LlvmCg *cg, EmitKind kind, StrBuf *out) {
     return machine_emit(cg, kind == EMIT_PTX ? EMIT_ASM : kind, out);
 }
 
+/* CUDA's device printf: vprintf(fmt, buffer of the arguments at their natural alignment). */
+static void nv_print(LlvmCg *cg, const char *fmt, LLVMValueRef *args, int nargs) {
+    LLVMTypeRef tys[32], p = cg_ptr(cg, 0), i32 = LLVMInt32TypeInContext(cg->ctx);
+    for (int i = 0; i < nargs; i++) tys[i] = LLVMTypeOf(args[i]);
+    LLVMValueRef buf = LLVMConstNull(p);
+    if (nargs) {
+        LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, tys, (unsigned)nargs, 0);
+        LLVMBuilderRef eb = LLVMCreateBuilderInContext(cg->ctx); /* a static alloca: in the entry block */
+        LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(cg->fn);
+        LLVMValueRef first = LLVMGetFirstInstruction(entry);
+        if (first) LLVMPositionBuilderBefore(eb, first);
+        else LLVMPositionBuilderAtEnd(eb, entry);
+        buf = LLVMBuildAlloca(eb, st, "qdc.printf.args");
+        LLVMDisposeBuilder(eb);
+        for (int i = 0; i < nargs; i++) LLVMBuildStore(cg->b, args[i], LLVMBuildStructGEP2(cg->b, st, buf, (unsigned)i, ""));
+    }
+    LLVMValueRef call_args[2] = {LLVMBuildGlobalStringPtr(cg->b, fmt, "qdc.fmt"), buf};
+    LLVMTypeRef params[2] = {p, p};
+    cg_call_extern(cg, "vprintf", i32, params, 2, call_args);
+}
+
+/* CUDA's device assert: __assertfail prints the message with the block and thread and traps;
+ * the launch then fails with CUDA_ERROR_ASSERT. */
+static void nv_assert_fail(LlvmCg *cg, const char *msg) {
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx), p = cg_ptr(cg, 0);
+    LLVMTypeRef params[5] = {p, p, i32, p, i64};
+    LLVMValueRef args[5] = {LLVMBuildGlobalStringPtr(cg->b, msg, "qdc.assert"), LLVMBuildGlobalStringPtr(cg->b, "", "qdc.file"),
+                            LLVMConstInt(i32, 0, 0), LLVMBuildGlobalStringPtr(cg->b, cg_task_symbol(cg->task), "qdc.func"),
+                            LLVMConstInt(i64, 1, 0)};
+    cg_call_extern(cg, "__assertfail", LLVMVoidTypeInContext(cg->ctx), params, 5, args);
+    cg_call_intrinsic(cg, "llvm.trap", NULL, 0, NULL, 0);
+}
+
 const LlvmTarget llvm_target_nvptx = {
     .backend = "ptx",
     .as_global = 1,
@@ -482,4 +515,6 @@ const LlvmTarget llvm_target_nvptx = {
     .atomic_load = nv_atomic_load,
     .atomic_store = nv_atomic_store,
     .volatile_load = NULL, /* load volatile -> ld.volatile.global */
+    .print = nv_print,
+    .assert_fail = nv_assert_fail,
 };

@@ -5,6 +5,7 @@
  * no scopes: lock-prefixed RMW, cmpxchg, mov loads, mfence for seq_cst fences). */
 #include "../abi.h"
 #include "llvm_target.h"
+#include <string.h>
 
 typedef struct { LLVMValueRef lane; } X86State;
 
@@ -75,6 +76,30 @@ static LLVMValueRef x86_math_call(LlvmCg *cg, const char *name, QdType t, LLVMVa
     return ct == t ? r : LLVMBuildFPTrunc(cg->b, r, cg_type(cg, t), "");
 }
 
+/* printf from libc, one call per print (lines from different threads do not interleave). */
+static void x86_print(LlvmCg *cg, const char *fmt, LLVMValueRef *args, int nargs) {
+    LLVMValueRef all[33];
+    all[0] = LLVMBuildGlobalStringPtr(cg->b, fmt, "qdc.fmt");
+    for (int i = 0; i < nargs; i++) all[i + 1] = args[i];
+    LLVMTypeRef p = cg_ptr(cg, 0), i32 = LLVMInt32TypeInContext(cg->ctx);
+    LLVMTypeRef fty = LLVMFunctionType(i32, &p, 1, 1);
+    LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, "printf");
+    if (!fn) fn = LLVMAddFunction(cg->mod, "printf", fty);
+    LLVMBuildCall2(cg->b, fty, fn, all, (unsigned)nargs + 1, "");
+}
+
+/* write(2, "msg\n") then abort(): the host process stops with SIGABRT, as a failed C assert. */
+static void x86_assert_fail(LlvmCg *cg, const char *msg) {
+    char *line = xasprintf("%s\n", msg);
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx), p = cg_ptr(cg, 0);
+    LLVMTypeRef params[3] = {i32, p, i64};
+    LLVMValueRef args[3] = {LLVMConstInt(i32, 2, 0), LLVMBuildGlobalStringPtr(cg->b, line, "qdc.assert"),
+                            LLVMConstInt(i64, strlen(line), 0)};
+    cg_call_extern(cg, "write", i64, params, 3, args);
+    cg_call_extern(cg, "abort", LLVMVoidTypeInContext(cg->ctx), NULL, 0, NULL);
+    free(line);
+}
+
 const LlvmTarget llvm_target_x86 = {
     .backend = "x86_64",
     .as_global = 0,
@@ -85,4 +110,6 @@ const LlvmTarget llvm_target_x86 = {
     .barrier = x86_barrier,
     .spin_hint = x86_spin_hint,
     .math_call = x86_math_call,
+    .print = x86_print,
+    .assert_fail = x86_assert_fail,
 };

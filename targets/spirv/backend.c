@@ -1,6 +1,7 @@
 /* backend_spirv_emit: the "spirv" and "msl" backends. Reads the family's SPIR-V environment,
  * version, MSL version and default block size from the database, then emits SPIR-V (validated),
  * its disassembly, MSL (one SPIRV-Cross run per entry point) or the metadata JSON. */
+#include <stdint.h>
 #include "../target.h"
 #include "spvgen.h"
 #include "spvmeta.h"
@@ -9,14 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int env_minor(const char *env) {
-    static const struct { const char *env; int minor; } rows[] = {
-        {"vulkan1.1", 3}, {"vulkan1.2", 5}, {"vulkan1.3", 6}};
-    for (size_t i = 0; i < ARRAY_LEN(rows); i++)
-        if (!strcmp(rows[i].env, env)) return rows[i].minor;
-    die("SPIR-V environment '%s' has no default version", env);
-}
-
+/* The family's SPIR-V environment and version come from the database only (spirv.env,
+ * spirv.version); a family without a version is a QD3007 at its file. */
 static SpvTarget target_of(const CapTarget *t) {
     SpvTarget st = {0};
     st.for_msl = !strcmp(cap_backend(t), "msl");
@@ -25,7 +20,7 @@ static SpvTarget target_of(const CapTarget *t) {
     if (!st.env) die("family '%s' has no spirv.env", cap_name(t));
     const char *ver = cap_str(t, "spirv.version");
     int major = 1;
-    if (!ver || sscanf(ver, "%d.%d", &major, &st.minor) != 2) st.minor = env_minor(st.env);
+    if (!ver || sscanf(ver, "%d.%d", &major, &st.minor) != 2 || major != 1) st.minor = -1;
     st.default_block_dim = (int)cap_int(t, "default_block_dim", 128);
     return st;
 }
@@ -40,10 +35,12 @@ static bool check_type(QdType ty, Span sp, const char *what) {
 static bool check_types(const IrModule *m) {
     bool ok = true;
     for (int i = 0; i < m->nfields; i++) ok &= check_type(m->fields[i].type, m->fields[i].span, "this field");
-    for (int i = 0; i < m->nfields && ok; i++) /* one buffer per field here: no interleaved SNode storage yet */
-        if (m->fields[i].storage) {
-            diag_error(m->fields[i].span, "QD5101", "field '%s' shares an SNode storage with other fields (or a blocked layout); "
-                                                    "SPIR-V and MSL targets compile only fields with their own buffer", m->fields[i].name);
+    /* A field in an SNode storage keeps its own binding, typed by its dtype and indexed by the
+     * frontend's i32 element index; the host binds the storage's buffer to each (qdc-abi(7)). */
+    for (int i = 0; i < m->nfields && ok; i++)
+        if (m->fields[i].storage && m->storages[m->fields[i].storage - 1].bytes / ((qt_bits(m->fields[i].type) + 7) / 8) > INT32_MAX) {
+            diag_error(m->fields[i].span, "QD5101", "field '%s' is in an SNode storage of more than 2^31-1 elements, "
+                                                    "which SPIR-V indexes with 32 bits", m->fields[i].name);
             ok = false;
         }
     for (int k = 0; k < m->nkernels; k++) {
@@ -115,6 +112,11 @@ static bool check_has_tasks(const IrModule *m, const CapTarget *t) {
 
 bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
     SpvTarget st = target_of(t);
+    if (st.minor < 0) {
+        diag_error(cap_where(t, "spirv.version"), "QD3007", "family '%s' has no valid spirv.version (\"1.N\": the SPIR-V "
+                                                           "version its environment %s takes)", cap_name(t), st.env);
+        return false;
+    }
     if (!check_types(m)) return false;
     if (o->emit != EMIT_METADATA && o->emit != EMIT_HEADER && !check_has_tasks(m, t)) return false;
     switch (o->emit) {

@@ -98,6 +98,7 @@ static uint32_t extent_of(SpvGen *g, const IrRef *r, int axis) {
 /* Row-major linear index: ((i0 * s1) + i1) * s2 + i2 ... */
 static uint32_t linear_index(SpvGen *g, const IrRef *r) {
     uint32_t i32 = g_ty(g, QT_I32);
+    if (r->flat) return g_expr(g, r->flat); /* a field in an SNode storage: the frontend's element index */
     if (r->nidx == 0) return g_i32(g, 0);
     uint32_t lin = g_expr(g, r->idx[0]);
     for (int a = 1; a < r->nidx; a++) {
@@ -438,6 +439,12 @@ static void stmt(SpvGen *g, const IrStmt *s) {
         break;
     case IR_BARRIER: g_barrier(g); break;
     case IR_FENCE: g_fence(g, ir_low_fence(g->low, s)->scope, ir_low_fence(g->low, s)->order); break;
+    case IR_ASSERT:
+        diag_warning(s->span, "QD5181", "assert is compiled out for SPIR-V and MSL targets even with --debug (no way to report)");
+        break;
+    case IR_PRINT: /* debug printf needs validation layers on the device: not emitted */
+        diag_warning(s->span, "QD5180", "print(...) is compiled out for SPIR-V and MSL targets (no output channel)");
+        break;
     }
 }
 

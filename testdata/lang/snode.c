@@ -15,10 +15,10 @@ int main(int argc, char **argv) {
             bad += *qd_field_a_at(i, j) != fa || *qd_field_b_at(i, j) != ib;
         }
     for (int i = 0; i < 6; i++) {
-        double dc;
+        float fc;
         int16_t ie;
-        memcpy(&dc, qd_snode_c + i * 16, 8), memcpy(&ie, qd_snode_c + i * 16 + 8, 2);
-        bad += dc != i * 1.5 || ie != i - 3 || *qd_field_c_at(i) != dc || *qd_field_e_at(i) != ie;
+        memcpy(&fc, qd_snode_c + i * 8, 4), memcpy(&ie, qd_snode_c + i * 8 + 4, 2);
+        bad += fc != i * 1.5f || ie != i - 3 || *qd_field_c_at(i) != fc || *qd_field_e_at(i) != ie;
     }
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++) {

@@ -3,6 +3,7 @@
 #include "harness.h"
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,4 +118,56 @@ Test(capdb_inputs, regress_inputs_load_or_fail_cleanly) {
     closedir(d);
     cr_expect_geq(n, 1);
     free(dir);
+}
+
+/* Issue 13 item 15: a FIFO named *.yaml in a capability directory is skipped unopened with
+ * QD3011; opening it blocked every command forever. (A directory is QD0001: test_io_formats.c.) */
+Test(capdb_inputs, fifo_named_yaml_is_skipped, .timeout = 20) {
+    char *tmp = make_temp_dir(), *fifo = cat(tmp, "zz.yaml");
+    cr_assert_eq(mkfifo(fifo, 0644), 0);
+    RunResult r = run_qdc("--capdb-dir", tmp, "--list-targets", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char want[1024];
+    snprintf(want, sizeof want, "qdc: warning[QD3011]: '%s' is skipped: a capability file must be a regular file\n", fifo);
+    cr_expect_str_eq(r.err, want);
+    cr_expect(strstr(r.out, "sm_80"), "the checked-in families still load: %s", r.out);
+    run_free(&r);
+    remove_tree(tmp);
+    free(tmp), free(fifo);
+}
+
+/* Issue 13 item 15: duplicate-key and capability-name checks are linear. 250,000 capability
+ * names (3.6 MB, under the 4 MiB limit) took over 120 s; now well under a second. */
+Test(capdb_inputs, huge_caps_map_loads_in_linear_time, .timeout = 30) {
+    char *tmp = make_temp_dir(), *file = cat(tmp, "big.yaml");
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fputs("schema: 1\nname: big\nextends: x86_64\ncaps:\n", f);
+    for (int i = 0; i < 250000; i++) fprintf(f, "  c%d: \"d\"\n", i);
+    fputs("  c17: \"again\"\n", f);
+    fclose(f);
+    RunResult r = run_qdc("--capdb-dir", tmp, "--list-targets", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    char want[512];
+    snprintf(want, sizeof want, "%s:250005:3: error[QD3004]: duplicate key 'c17' (first at line 22)", file);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "%s", r.err);
+    run_free(&r);
+    remove_tree(tmp);
+    free(tmp), free(file);
+}
+
+Test(capdb_inputs, oversized_file_says_so) {
+    char *tmp = make_temp_dir(), *file = cat(tmp, "big.yaml");
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    for (int i = 0; i < 300000; i++) fprintf(f, "# padding line %d\n", i);
+    fclose(f);
+    RunResult r = run_qdc("--capdb-dir", tmp, "--list-targets", NULL);
+    cr_expect_eq(r.status, 1);
+    char want[512];
+    snprintf(want, sizeof want, "qdc: error[QD0001]: cannot read capability file '%s': larger than the 4 MiB limit\n", file);
+    cr_expect_str_eq(r.err, want);
+    run_free(&r);
+    remove_tree(tmp);
+    free(tmp), free(file);
 }

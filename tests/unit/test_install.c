@@ -21,7 +21,7 @@ static int count_suffix(const char *dir, const char *suffix) {
 Test(install, installs_everything_and_runs_from_destdir) {
     char *dest = install_to_temp();
     cr_assert(dest, "make install-files failed");
-    const char *files[] = {"usr/bin/qdc", "usr/lib/libqdrt.a", "usr/share/man/man1/qdc.1",
+    const char *files[] = {"usr/bin/qdc", "usr/lib/libqdrt.a", "usr/share/man/man1/qdc.1", "usr/share/man/man7/qdc-lang.7",
                            "usr/lib/cmake/qdc/qdcConfig.cmake", "usr/lib/cmake/qdc/qdcConfigVersion.cmake"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *p = path_join(dest, files[i]);

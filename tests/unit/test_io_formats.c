@@ -363,6 +363,20 @@ Test(messages, capability_file_that_is_a_directory) {
     free(want), run_free(&r), free(x), free(db), remove_tree(tmp), free(tmp);
 }
 
+Test(messages, capability_file_over_the_size_limit) {
+    char *tmp = make_temp_dir(), *db = path_join(tmp, "db"), *x = path_join(db, "big.yaml");
+    mkdir(db, 0755);
+    FILE *f = fopen(x, "w");
+    cr_assert(f);
+    for (int i = 0; i < (5 << 20) / 64; i++) fputs("# padding padding padding padding padding padding padding pad\n", f);
+    cr_assert(fclose(f) == 0);
+    RunResult r = run_qdc("--list-targets", "--capdb-dir", db, NULL);
+    char *want = xasprintf("qdc: error[QD0001]: cannot read capability file '%s': larger than the 4 MiB limit\n", x);
+    cr_expect_str_eq(r.err, want);
+    cr_expect_eq(r.status, 1);
+    free(want), run_free(&r), free(x), free(db), remove_tree(tmp), free(tmp);
+}
+
 Test(messages, long_numeric_literals) {
     StrBuf src;
     sb_init(&src);

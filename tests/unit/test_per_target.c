@@ -59,3 +59,47 @@ Test(per_target, decisions_are_per_target) {
     free(cat), free(src);
     run_free(&both), run_free(&one), run_free(&two);
 }
+
+/* Issue 21 item 3: the block-size limit is the database's max_block_dim, per target (QD4007),
+ * not a number in the checker; a family that allows 256 rejects block_dim=512 and writes nothing
+ * for any target of the run. */
+Test(per_target, block_dim_is_checked_against_max_block_dim) {
+    char *dir = make_temp_dir(), *yaml = xasprintf("%s/small.yaml", dir), *src = xasprintf("%s/k.qd", dir);
+    cr_assert(write_text(yaml, "schema: 1\nname: small\nextends: sm_80\nlimits:\n  max_block_dim: 256\n"));
+    cr_assert(write_text(src, "import quadrants as qd\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                              "    qd.loop_config(block_dim=512)\n    for i in range(a.shape[0]):\n        a[i] = i\n"));
+    char *out = xasprintf("%s/o/%%t.%%e", dir), *o80 = xasprintf("%s/o/sm_80.ptx", dir);
+    RunResult r = run_qdc("--capdb-dir", dir, "--target=sm_80,small", "-o", out, src, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    char *want = xasprintf("%s:5:5: error[QD4007]: task 'k_t0' asks for block_dim=512; small allows 256 (max_block_dim)\n", src);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "%s", r.err);
+    cr_expect(!file_exists(o80), "no output of the run is written");
+    run_free(&r);
+    RunResult ok = run_qdc("--capdb-dir", dir, "--target=sm_80", "-o", out, src, NULL);
+    cr_expect_eq(ok.status, 0, "%s", ok.err);
+    run_free(&ok);
+    remove_tree(dir);
+    free(dir), free(yaml), free(src), free(out), free(o80), free(want);
+}
+
+/* Issue 21 item 3: the SPIR-V version is the database's spirv.version (no second table in the
+ * backend); an invalid one is a located QD3007 and nothing is written. */
+Test(per_target, spirv_version_comes_from_the_database) {
+    char *dir = make_temp_dir(), *yaml = xasprintf("%s/vk.yaml", dir), *out = xasprintf("%s/k.spv", dir);
+    cr_assert(write_text(yaml, "schema: 1\nname: vk\nextends: vulkan1.2\nspirv:\n  version: \"2.0\"\n"));
+    char *src = root_path("examples/histogram.qd");
+    RunResult r = run_qdc("--capdb-dir", dir, "--target=vk", src, "-o", out, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    char *want = xasprintf("%s:5:3: error[QD3007]: family 'vk' has no valid spirv.version (\"1.N\": the SPIR-V version "
+                           "its environment vulkan1.2 takes)\n", yaml);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "%s", r.err);
+    cr_expect(!file_exists(out));
+    run_free(&r);
+    cr_assert(write_text(yaml, "schema: 1\nname: vk\nextends: vulkan1.2\nspirv:\n  version: \"1.4\"\n"));
+    RunResult ok = run_qdc("--capdb-dir", dir, "--target=vk", "--emit=spirv-asm", src, "-o", "-", NULL);
+    cr_expect_eq(ok.status, 0, "%s", ok.err);
+    cr_expect(strstr(ok.out, "; Version: 1.4"), "%s", ok.out);
+    run_free(&ok);
+    remove_tree(dir);
+    free(dir), free(yaml), free(out), free(src), free(want);
+}

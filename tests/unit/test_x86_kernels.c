@@ -85,6 +85,35 @@ Test(x86_kernels, serialize) {
     run_kernel("tests/kernels/serialize.qd", "tests/kernels/serialize.c", "serialize", "1048576");
 }
 
+/* Kernel-scope locals reduced in parallel loops (was QD2025) and kernel return values. */
+Test(x86_kernels, reduce) {
+    run_kernel("tests/kernels/reduce.qd", "tests/kernels/reduce.c", "reduce", "1048576");
+}
+
+/* print(...) writes exactly Quadrants' format through libc printf, in program order. */
+Test(x86_kernels, print) {
+    if (!x86_have_runtime()) return;
+    char *dir = make_temp_dir(), *qd = root_path("tests/kernels/print.qd"), *host = root_path("tests/kernels/print.c");
+    char *obj = NULL, *hdr = NULL;
+    cr_assert(asprintf(&obj, "%s/print.o", dir) > 0 && asprintf(&hdr, "%s/print.h", dir) > 0);
+    RunResult r = run_qdc("--target=x86_64", qd, "-o", obj, NULL), h = run_qdc("--target=x86_64", "--emit=header", qd, "-o", hdr, NULL);
+    cr_assert(r.status == 0 && h.status == 0, "%s%s", r.err, h.err);
+    const char *objs[] = {"print.o", NULL};
+    cr_assert(x86_build_host_file(dir, host, objs));
+    static const char want[] = "n = -7 big: -5000000000 h 0.250000000000 100%!\n"
+                               "i,0,0.000000,200,0\ni,1,0.500000,200,1\ni,2,1.000000,200,1\nhost done\n";
+    const char *threads[] = {"1", "4", "8"};
+    for (int i = 0; i < 3; i++) {
+        RunResult x = x86_run_host(dir, threads[i], NULL, NULL);
+        cr_expect_eq(x.status, 0, "%s", x.err);
+        cr_expect_str_eq(x.out, want, "on %s threads", threads[i]);
+        run_free(&x);
+    }
+    run_free(&r), run_free(&h);
+    remove_tree(dir);
+    free(dir), free(qd), free(host), free(obj), free(hdr);
+}
+
 /* Unoptimized code must compute the same (IR building errors hide behind the optimizer). */
 Test(x86_kernels, semantics_O0) {
     run_kernel_opt("tests/kernels/semantics.qd", "tests/kernels/semantics.c", "semantics", "4096", "-O0");

@@ -1,0 +1,198 @@
+/* Kernel-scope locals shared between tasks, and kernel return values. Each top-level for of a
+ * kernel is its own launch with thread-private locals, so a local set in serial code and used
+ * inside a parallel loop (or after one) cannot stay a register. Quadrants promotes it to a
+ * global temporary; qdc does the same with a kernel-owned 0-d field "qdc_tmp_<kernel>_<name>"
+ * (zero-initialized, listed with the fields in the header and metadata). The name then behaves
+ * as a field element: reads load it, `=` stores (a plain, racy store inside a parallel loop,
+ * as in Quadrants), `+= -= &= |= ^=` are atomic and `*= /= //= %= <<= >>= **=` are plain
+ * read-modify-writes (Quadrants' common_ops.py), and qd.atomic_* accept it.
+ * A kernel `-> T` stores its final `return value` in the 0-d field "qdc_ret_<kernel>". */
+#include "sema.h"
+#include <string.h>
+
+/* ---- which names: assigned in serial top-level code and used by another task ---- */
+
+typedef struct {
+    const char *name;
+    int set_task;   /* the serial task that first assigns it, -1 if none */
+    bool other;     /* used by a task other than set_task */
+} Use;
+typedef VEC(Use) UseVec;
+
+static Use *use_of(UseVec *u, const char *name) {
+    for (int k = 0; k < u->len; k++)
+        if (!strcmp(u->items[k].name, name)) return &u->items[k];
+    Use n = {name, -1, false};
+    vec_push(u, n);
+    return &u->items[u->len - 1];
+}
+
+static void note_ref(UseVec *u, const char *name, int task) {
+    Use *x = use_of(u, name);
+    if (x->set_task >= 0 && x->set_task != task) x->other = true;
+}
+
+static void refs_expr(UseVec *u, const Expr *e, int task);
+static void refs_list(UseVec *u, const ExprList *l, int task) {
+    for (int k = 0; k < l->n; k++) refs_expr(u, l->items[k], task);
+}
+
+static void refs_expr(UseVec *u, const Expr *e, int task) {
+    if (!e) return;
+    switch (e->kind) {
+    case E_NAME: note_ref(u, e->name, task); break;
+    case E_ATTR: refs_expr(u, e->attr.obj, task); break;
+    case E_CALL:
+        refs_expr(u, e->call.fn, task), refs_list(u, &e->call.args, task);
+        for (int k = 0; k < e->call.nkw; k++) refs_expr(u, e->call.kw[k].value, task);
+        break;
+    case E_SUBSCRIPT: refs_expr(u, e->sub.obj, task), refs_expr(u, e->sub.index, task); break;
+    case E_TUPLE: case E_LIST: case E_BOOLOP: refs_list(u, &e->list, task); break;
+    case E_UNARY: refs_expr(u, e->un.a, task); break;
+    case E_BINARY: refs_expr(u, e->bin.a, task), refs_expr(u, e->bin.b, task); break;
+    case E_COMPARE: refs_list(u, &e->cmp.items, task); break;
+    case E_IFEXP: refs_expr(u, e->ifexp.cond, task), refs_expr(u, e->ifexp.a, task), refs_expr(u, e->ifexp.b, task); break;
+    default: break;
+    }
+}
+
+static void set_name(UseVec *u, const Expr *t, int task, bool serial) {
+    if (t->kind == E_TUPLE || t->kind == E_LIST) {
+        for (int k = 0; k < t->list.n; k++) set_name(u, t->list.items[k], task, serial);
+        return;
+    }
+    if (t->kind != E_NAME) return refs_expr(u, t, task);
+    Use *x = use_of(u, t->name);
+    if (x->set_task < 0 && serial) x->set_task = task;
+    else note_ref(u, t->name, task);
+}
+
+/* serial: the statement runs in serial code (assignments there create kernel-scope locals) */
+static void refs_stmts(UseVec *u, const StmtList *l, int task, bool serial);
+static void refs_stmt(UseVec *u, const Stmt *s, int task, bool serial) {
+    switch (s->kind) {
+    case S_EXPR: case S_RETURN: refs_expr(u, s->expr, task); break;
+    case S_ASSIGN:
+        refs_expr(u, s->assign.value, task);
+        for (int k = 0; k < s->assign.targets.n; k++) set_name(u, s->assign.targets.items[k], task, serial);
+        break;
+    case S_ANNASSIGN: refs_expr(u, s->ann.value, task), set_name(u, s->ann.target, task, serial); break;
+    case S_AUGASSIGN: refs_expr(u, s->aug.value, task), refs_expr(u, s->aug.target, task); break;
+    case S_IF: refs_expr(u, s->if_.cond, task), refs_stmts(u, &s->if_.then, task, serial), refs_stmts(u, &s->if_.els, task, serial); break;
+    case S_WHILE: refs_expr(u, s->while_.cond, task), refs_stmts(u, &s->while_.body, task, serial); break;
+    case S_FOR: refs_expr(u, s->for_.iter, task), refs_stmts(u, &s->for_.body, task, serial); break;
+    default: break;
+    }
+}
+
+static void refs_stmts(UseVec *u, const StmtList *l, int task, bool serial) {
+    for (int k = 0; k < l->n; k++) refs_stmt(u, l->stmts[k], task, serial);
+}
+
+static bool call_named(Sema *S, const Stmt *s, const char *path) {
+    if (!s || s->kind != S_EXPR || s->expr->kind != E_CALL) return false;
+    const char *p = sema_path(S, s->expr->call.fn);
+    return p && !strcmp(p, path);
+}
+
+/* qd.loop_config(serialize=True) or parallelize=1 written as literals before a loop. */
+static bool serial_config(Sema *S, const Stmt *prev) {
+    if (!call_named(S, prev, "qd.loop_config")) return false;
+    for (int k = 0; k < prev->expr->call.nkw; k++) {
+        const Keyword *kw = &prev->expr->call.kw[k];
+        if (!strcmp(kw->name, "serialize") && kw->value->kind == E_BOOL && kw->value->b) return true;
+        if (!strcmp(kw->name, "parallelize") && kw->value->kind == E_INT && kw->value->i == 1) return true;
+    }
+    return false;
+}
+
+/* A name a top-level loop binds as its variable is that loop's own (never shared). */
+static bool names_target(const Expr *t, const char *name) {
+    if (t->kind == E_NAME) return !strcmp(t->name, name);
+    if (t->kind != E_TUPLE && t->kind != E_LIST) return false;
+    for (int k = 0; k < t->list.n; k++)
+        if (names_target(t->list.items[k], name)) return true;
+    return false;
+}
+
+static bool is_loop_target(const StmtList *body, const char *name) {
+    for (int k = 0; k < body->n; k++)
+        if (body->stmts[k]->kind == S_FOR && names_target(body->stmts[k]->for_.target, name)) return true;
+    return false;
+}
+
+/* Mirrors split_tasks: a top-level non-static for is its own task, serial runs between. */
+void sema_find_promoted(Sema *S, const StmtList *body) {
+    UseVec u = {0};
+    int task = 0;
+    for (int k = 0; k < body->n; k++) {
+        const Stmt *s = body->stmts[k];
+        bool parallel = s->kind == S_FOR && !(s->for_.iter->kind == E_CALL && call_named(S, &(Stmt){.kind = S_EXPR, .expr = s->for_.iter}, "qd.static")) &&
+                        !serial_config(S, k ? body->stmts[k - 1] : NULL);
+        if (!parallel) {
+            refs_stmt(&u, s, task, true);
+            continue;
+        }
+        refs_stmt(&u, s, task + 1, false);
+        task += 2;
+    }
+    S->promoted.len = 0;
+    for (int k = 0; k < u.len; k++)
+        if (u.items[k].set_task >= 0 && u.items[k].other && !is_loop_target(body, u.items[k].name))
+            vec_push(&S->promoted, u.items[k].name);
+    vec_free(&u);
+}
+
+bool sema_is_promoted(Sema *S, const char *name) {
+    if (S->ninline) return false; /* qd.func locals are the function's own */
+    for (int k = 0; k < S->promoted.len; k++)
+        if (!strcmp(S->promoted.items[k], name)) return true;
+    return false;
+}
+
+/* ---- the kernel-owned fields ---- */
+
+static int owned_field(Sema *S, const char *name, QdType t, Span sp) {
+    for (int k = 0; k < S->fields.len; k++) /* a user field of that name: keep both */
+        if (!strcmp(S->fields.items[k].name, name)) name = arena_printf(S->arena, "%s_", name), k = -1;
+    IrField f = {.name = name, .type = t, .ndim = 0, .elems = 1, .span = sp};
+    vec_push(&S->fields, f);
+    return S->fields.len - 1;
+}
+
+static Val field_ref(Sema *S, int field, Span sp) {
+    IrRef *r = ARENA_NEW(S->arena, IrRef);
+    r->kind = IR_REF_FIELD, r->index = field, r->type = S->fields.items[field].type, r->span = sp;
+    r->idx = ARENA_ARRAY(S->arena, IrExpr *, 1);
+    return (Val){.kind = V_REF, .ref = r};
+}
+
+Val sema_promote(Sema *S, const char *name, QdType t, Span sp) {
+    if (t == QT_U1) t = QT_I32; /* no atomics on booleans: a shared flag is an i32 */
+    int f = owned_field(S, arena_printf(S->arena, "qdc_tmp_%s_%s", S->k->name, name), t, sp);
+    Val v = field_ref(S, f, sp);
+    scope_bind(S, S->scope, name, v, sp);
+    return v;
+}
+
+Val sema_fresh_ref(Sema *S, Val v, Span use) {
+    if (v.kind != V_REF || v.ref->kind != IR_REF_FIELD || v.ref->nidx) return v;
+    return field_ref(S, v.ref->index, use);
+}
+
+/* `return value` as the last top-level statement of a kernel declared `-> T`. */
+void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret) {
+    QdType t;
+    if (!sema_annotation_type(S, def->def.returns, &t)) return;
+    if (!ret->expr) {
+        diag_error(ret->span, "QD2015", "kernel '%s' is declared to return %s but returns no value", def->def.name, qt_name(t));
+        return;
+    }
+    IrExpr *e = sema_expr(S, ret->expr);
+    if (!e) return;
+    int f = owned_field(S, arena_printf(S->arena, "qdc_ret_%s", S->k->name), t, ret->span);
+    S->k->ret_type = t, S->k->ret_field = f;
+    IrStmt *st = sema_stmt_new(S, IR_STORE, ret->span);
+    st->store.ref = field_ref(S, f, ret->span).ref, st->store.value = ir_cast(S, e, t);
+    sema_emit(S, st);
+}

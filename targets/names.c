@@ -1,0 +1,114 @@
+/* The C-visible names of a module (man/qdc-abi.7): task entry points "<kernel>_t<k>" and their
+ * "<task>_extent", field symbols "qd_field_<field>", the launcher "<kernel>" and its
+ * "<kernel>_args" struct with members "<param>" and "<param>_shape[...]". Mangling is only
+ * injective if no two of these are equal and none is reserved in C, C++ or the headers the
+ * generated header includes; otherwise the object renames a symbol behind the metadata's back or
+ * the header does not compile. Each clash is a located QD5006. */
+#include "abi.h"
+#include <string.h>
+
+/* Keywords of C17 and C++, main, and the names stdint.h and common C libraries define (a header
+ * declaring a function `memcpy` breaks every file that also includes <string.h>). */
+static const char *const reserved[] = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+    "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+    "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
+    "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch", "char8_t", "char16_t",
+    "char32_t", "class", "compl", "concept", "consteval", "constexpr", "constinit", "const_cast", "co_await",
+    "co_return", "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export", "false", "friend",
+    "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
+    "protected", "public", "reinterpret_cast", "requires", "static_assert", "static_cast", "template", "this",
+    "thread_local", "throw", "true", "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq",
+    "NULL", "errno", "assert", "offsetof", "stdin", "stdout", "stderr",
+    "intptr_t", "uintptr_t", "intmax_t", "uintmax_t", "ptrdiff_t", "size_t",
+};
+
+/* Functions a global name must not shadow (members may use these names). */
+static const char *const library[] = {
+    "main", "abort", "exit", "malloc", "calloc", "realloc", "free", "memcpy", "memmove", "memset", "memcmp", "strlen",
+    "strcpy", "strncpy", "strcmp", "strncmp", "strcat", "printf", "fprintf", "sprintf", "snprintf", "puts",
+    "putchar", "abs", "labs", "fabs", "sqrt", "sqrtf", "floor", "ceil", "pow", "exp", "log", "sin", "cos",
+};
+
+static bool is_reserved(const char *s, bool global) {
+    for (size_t i = 0; i < ARRAY_LEN(reserved); i++)
+        if (!strcmp(reserved[i], s)) return true;
+    for (size_t i = 0; global && i < ARRAY_LEN(library); i++)
+        if (!strcmp(library[i], s)) return true;
+    size_t n = strlen(s);
+    if (s[0] == '_' && (s[1] == '_' || (s[1] >= 'A' && s[1] <= 'Z'))) return true; /* reserved identifiers */
+    if (!strncmp(s, "qdrt_", 5) || !strncmp(s, "QDRT_", 5) || !strncmp(s, "qdc_", 4) || !strncmp(s, "QDC_", 4)) return true;
+    if ((!strncmp(s, "int", 3) || !strncmp(s, "uint", 4)) && n > 2 && !strcmp(s + n - 2, "_t")) return true; /* int32_t... */
+    if (!strncmp(s, "INT", 3) || !strncmp(s, "UINT", 4)) /* INT32_MAX, UINT64_C, INTPTR_MIN... */
+        return n > 4 && (!strcmp(s + n - 4, "_MAX") || !strcmp(s + n - 4, "_MIN") || !strcmp(s + n - 2, "_C"));
+    return false;
+}
+
+typedef struct {
+    const char *name; /* the C-visible name */
+    const char *what; /* "the entry point of task 'k_t0'" */
+    Span span;
+} Sym;
+
+typedef struct {
+    VEC(Sym) syms;
+    bool ok;
+    bool global; /* file scope (symbols, functions, types), else struct members */
+} Names;
+
+/* Adds one name to a namespace; reports a clash with an earlier one or with a reserved name. */
+static void add(Names *ns, size_t from, char *name, char *what, Span sp) {
+    for (size_t i = from; i < (size_t)ns->syms.len; i++)
+        if (!strcmp(ns->syms.items[i].name, name)) {
+            diag_error(sp, "QD5006", "%s is named '%s', which is already %s; rename one of them", what, name,
+                       ns->syms.items[i].what);
+            ns->ok = false;
+            free(name), free(what);
+            return;
+        }
+    if (is_reserved(name, ns->global)) {
+        diag_error(sp, "QD5006", "%s is named '%s', which is reserved in C or C++ or by the qdc headers; rename it", what, name);
+        ns->ok = false;
+    }
+    vec_push(&ns->syms, ((Sym){name, what, sp}));
+}
+
+static void members(Names *ns, const IrKernel *k) {
+    size_t from = (size_t)ns->syms.len;
+    for (int i = 0; i < k->nparams; i++) {
+        const IrParam *p = &k->params[i];
+        add(ns, from, xstrdup(p->name), xasprintf("parameter '%s' of kernel '%s'", p->name, k->name), p->span);
+        if (p->kind != IR_PARAM_NDARRAY) continue;
+        add(ns, from, xasprintf("%s_shape", p->name),
+            xasprintf("the shape member of parameter '%s' of kernel '%s'", p->name, k->name), p->span);
+        for (int d = 0; d < p->ndim; d++) /* the SPIR-V push-constant struct spells each axis */
+            add(ns, from, xasprintf("%s_shape%d", p->name, d),
+                xasprintf("the shape member %d of parameter '%s' of kernel '%s'", d, p->name, k->name), p->span);
+    }
+}
+
+bool abi_check_names(const IrModule *m) {
+    Names g = {{0}, true, true}, mem = {{0}, true, false};
+    for (int i = 0; i < m->nfields; i++) {
+        const IrField *f = &m->fields[i];
+        add(&g, 0, xasprintf("qd_field_%s", f->name), xasprintf("the symbol of field '%s'", f->name), f->span);
+    }
+    for (int k = 0; k < m->nkernels; k++) {
+        const IrKernel *kn = &m->kernels[k];
+        add(&g, 0, xstrdup(kn->name), xasprintf("the launcher of kernel '%s'", kn->name), kn->span);
+        add(&g, 0, xasprintf("%s_args", kn->name), xasprintf("the argument struct of kernel '%s'", kn->name), kn->span);
+        for (int t = 0; t < kn->ntasks; t++) {
+            const IrTask *task = &kn->tasks[t];
+            add(&g, 0, xstrdup(task->name), xasprintf("the entry point of task %d of kernel '%s'", t, kn->name),
+                task->span);
+            add(&g, 0, xasprintf("%s_extent", task->name), xasprintf("the extent function of task '%s'", task->name),
+                task->span);
+        }
+        members(&mem, kn);
+    }
+    bool ok = g.ok && mem.ok;
+    for (int i = 0; i < g.syms.len; i++) free((char *)g.syms.items[i].name), free((char *)g.syms.items[i].what);
+    for (int i = 0; i < mem.syms.len; i++) free((char *)mem.syms.items[i].name), free((char *)mem.syms.items[i].what);
+    vec_free(&g.syms), vec_free(&mem.syms);
+    return ok;
+}

@@ -1,0 +1,91 @@
+/* Issue 13 item 14: a family's llvm.cpu / llvm.features are checked against LLVM's target when
+ * the family is chosen (QD3012 at the capability file's line, exit 1, no output), and any LLVM
+ * fatal error is qdc's internal error (exit 3), never an abort (134). */
+#include "frontend/frontend.h"
+#include "harness.h"
+#include "lower/lower.h"
+#include "support/util.h"
+#include "targets/target.h"
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int count_lines_with(const char *text, const char *needle) {
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+/* A capability directory holding one family `name` that extends `parent` with `llvm` lines. */
+static char *family_dir(const char *name, const char *parent, const char *llvm_lines) {
+    char *dir = make_temp_dir(), *path = xasprintf("%s/%s.yaml", dir, name);
+    char *text = xasprintf("schema: 1\nname: %s\nextends: %s\nllvm:\n%s", name, parent, llvm_lines);
+    cr_assert(write_text(path, text));
+    free(path), free(text);
+    return dir;
+}
+
+static void expect_qd3012(const char *name, const char *parent, const char *llvm_lines, const char *want_fmt) {
+    char *dir = family_dir(name, parent, llvm_lines), *src = root_path("examples/histogram.qd");
+    char *out = xasprintf("%s/k.out", dir), *tgt = xasprintf("--target=%s", name);
+    RunResult r = run_qdc("--capdb-dir", dir, tgt, src, "-o", out, NULL);
+    cr_expect_eq(r.status, 1, "%s: status %d: %s", name, r.status, r.err);
+    char *want = xasprintf(want_fmt, dir);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "%s: got\n%s\nwant\n%s", name, r.err, want);
+    cr_expect_eq(count_lines_with(r.err, "error["), 1, "one error for %s:\n%s", name, r.err);
+    cr_expect(!file_exists(out), "no output after an error");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out), free(tgt), free(want);
+}
+
+Test(llvm_family, unknown_cpu_is_located) {
+    expect_qd3012("myx", "x86_64", "  cpu: not-a-cpu\n",
+                  "%s/myx.yaml:5:3: error[QD3012]: LLVM's target for 'x86_64-unknown-linux-gnu' has no processor "
+                  "'not-a-cpu' (llvm.cpu of 'myx')\n 5 |   cpu: not-a-cpu\n");
+    expect_qd3012("myamd", "gfx942", "  cpu: gfx9999\n",
+                  "%s/myamd.yaml:5:3: error[QD3012]: LLVM's target for 'amdgcn-amd-amdhsa' has no processor "
+                  "'gfx9999' (llvm.cpu of 'myamd')\n");
+}
+
+Test(llvm_family, impossible_or_unknown_features_are_located) {
+    expect_qd3012("my32", "x86_64", "  features: \"-64bit\"\n",
+                  "%s/my32.yaml:5:3: error[QD3012]: LLVM cannot compile for 'my32' (llvm.cpu 'x86-64', llvm.features "
+                  "'-64bit'): LLVM ERROR: 64-bit code requested on a subtarget that doesn't support it!\n");
+    expect_qd3012("myf", "x86_64", "  features: \"+nosuchfeature\"\n",
+                  "%s/myf.yaml:5:3: error[QD3012]: llvm.features of 'myf': '+nosuchfeature' is not a recognized "
+                  "feature for this target (ignoring feature)\n");
+}
+
+Test(llvm_family, checked_in_families_pass) {
+    char *src = root_path("examples/histogram.qd");
+    RunResult r = run_qdc("--target=x86_64,sm_60,sm_90,gfx90a,gfx1100", "--check", src, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_empty(r.err);
+    run_free(&r);
+    free(src);
+}
+
+/* In process, past the check: LLVM's fatal error goes through qdc's handler (exit 3). */
+Test(llvm_family, llvm_fatal_error_is_internal_error, .exit_code = 3) {
+    char *dir = family_dir("my32", "x86_64", "  features: \"-64bit\"\n");
+    char *root = root_path("capability-db");
+    const char *both[] = {root, dir};
+    CapDb *db = capdb_open(both, 2);
+    cr_assert_not_null(db);
+    const CapTarget *t = capdb_target(db, "my32");
+    cr_assert_not_null(t);
+    const char *text = "import quadrants as qd\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                       "    for i in range(a.shape[0]):\n        a[i] = i\n";
+    Arena arena = {0};
+    Source *src = source_new("k.qd", text, strlen(text));
+    IrModule *m = frontend_check(frontend_parse(src, &arena), &arena);
+    cr_assert_not_null(m);
+    const IrLowered *low = lower_module(m, t, NULL, &arena);
+    cr_assert_not_null(low);
+    TargetOptions o = {EMIT_OBJ, 2, "k"};
+    StrBuf out;
+    sb_init(&out);
+    backend_llvm_emit(m, low, t, &o, &out); /* exits 3 */
+    cr_assert_fail("LLVM accepted an x86_64 subtarget without 64-bit code");
+}

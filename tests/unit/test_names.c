@@ -1,0 +1,138 @@
+/* Issue 13 item 8: mangling is injective or the clash is a located QD5006 (exit 1, no output),
+ * and every header qdc writes compiles, as C17 and as C++, for every valid module in examples/
+ * and testdata/frontend/valid-*.qd, for each header writer (CPU, GPU, SPIR-V/MSL). */
+#include "harness.h"
+#include "support/util.h"
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Compiles `src` (written to a temp dir) for x86_64; expects exit 1, `want` as the first error
+ * and no output file. */
+static void expect_clash(const char *src, const char *want_fmt) {
+    char *dir = make_temp_dir(), *in = xasprintf("%s/k.qd", dir), *out = xasprintf("%s/k.o", dir);
+    cr_assert(write_text(in, src));
+    RunResult r = run_qdc(in, "-o", out, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    char *want = xasprintf(want_fmt, in);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "got\n%s\nwant\n%s", r.err, want);
+    cr_expect(!file_exists(out));
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(in), free(out), free(want);
+}
+
+Test(names, task_symbol_equal_to_field_symbol) {
+    expect_clash("import quadrants as qd\nt0 = qd.field(qd.i32, shape=(4,))\n@qd.kernel\ndef qd_field():\n"
+                 "    for i in range(4):\n        t0[i] = 1\n",
+                 "%s:5:5: error[QD5006]: the entry point of task 0 of kernel 'qd_field' is named 'qd_field_t0', which "
+                 "is already the symbol of field 't0'; rename one of them\n");
+}
+
+Test(names, kernel_equal_to_another_kernels_task) {
+    expect_clash("import quadrants as qd\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                 "    for i in range(a.shape[0]):\n        a[i] = 1\n@qd.kernel\ndef k_t0():\n    for i in range(4):\n        pass\n",
+                 "%s:7:5: error[QD5006]: the launcher of kernel 'k_t0' is named 'k_t0', which is already the entry "
+                 "point of task 0 of kernel 'k'; rename one of them\n");
+}
+
+Test(names, parameter_equal_to_shape_member) {
+    expect_clash("import quadrants as qd\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1), a_shape: qd.i32):\n"
+                 "    for i in range(a.shape[0]):\n        a[i] = a_shape\n",
+                 "%s:3:50: error[QD5006]: parameter 'a_shape' of kernel 'k' is named 'a_shape', which is already the "
+                 "shape member of parameter 'a' of kernel 'k'; rename one of them\n");
+}
+
+Test(names, reserved_names) {
+    static const char *const kernels[] = {"main", "memcpy", "printf", "int", "struct", "switch", "namespace", "qdrt_launch",
+                                          "int32_t", "INT32_MAX"};
+    for (size_t i = 0; i < ARRAY_LEN(kernels); i++) {
+        char *src = xasprintf("import quadrants as qd\n@qd.kernel\ndef %s():\n    for i in range(4):\n        pass\n", kernels[i]);
+        char *want = xasprintf("%%s:3:5: error[QD5006]: the launcher of kernel '%s' is named '%s', which is reserved in C "
+                               "or C++ or by the qdc headers; rename it\n", kernels[i], kernels[i]);
+        expect_clash(src, want);
+        free(src), free(want);
+    }
+    expect_clash("import quadrants as qd\n@qd.kernel\ndef k(int: qd.i32):\n    for i in range(4):\n        pass\n",
+                 "%s:3:7: error[QD5006]: parameter 'int' of kernel 'k' is named 'int', which is reserved in C or C++ "
+                 "or by the qdc headers; rename it\n");
+}
+
+/* A parameter may be named like a C library function: only file-scope names must avoid them. */
+Test(names, members_may_use_library_names) {
+    char *dir = make_temp_dir(), *in = xasprintf("%s/k.qd", dir), *out = xasprintf("%s/k.h", dir);
+    cr_assert(write_text(in, "import quadrants as qd\n@qd.kernel\ndef k(free: qd.i32, log: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                             "    for i in range(log.shape[0]):\n        log[i] = free\n"));
+    RunResult r = run_qdc(in, "-o", out, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(in), free(out);
+}
+
+/* Every header compiles with -Wall -Werror as C17 and as C++17 (the header is extern "C"). */
+static void compile_header(const char *h, const char *lang, const char *what) {
+    char *inc = root_path("runtime");
+    char *incflag = xasprintf("-I%s", inc);
+    const char *cc = !strcmp(lang, "c") ? "cc" : "c++";
+    const char *std = !strcmp(lang, "c") ? "-std=c17" : "-std=c++17";
+    const char *argv[] = {cc, std, "-Wall", "-Wextra", "-Werror", "-fsyntax-only", incflag, "-x", lang, h, NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s as %s: %s", what, lang, r.err);
+    run_free(&r);
+    free(inc), free(incflag);
+}
+
+/* One family per header writer: the CPU header (launchers), the GPU one, the SPIR-V/MSL one. */
+static int headers_for(const char *rel, const char *prefix, const char *tmp, bool cxx) {
+    static const char *const targets[] = {"x86_64", "gfx942", "vulkan1.3"};
+    char *dir = root_path(rel);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s", dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".qd") || strncmp(e->d_name, prefix, strlen(prefix))) continue;
+        char *src = xasprintf("%s/%s", dir, e->d_name);
+        for (size_t t = 0; t < ARRAY_LEN(targets); t++) {
+            char *tgt = xasprintf("--target=%s", targets[t]), *h = xasprintf("%s/%s.%s.h", tmp, e->d_name, targets[t]);
+            RunResult r = run_qdc(src, tgt, "--emit=header", "-o", h, NULL);
+            if (r.status == 0) {
+                compile_header(h, "c", h);
+                if (cxx) compile_header(h, "c++", h);
+                n++;
+            }
+            run_free(&r);
+            free(tgt), free(h);
+        }
+        free(src);
+    }
+    closedir(d);
+    free(dir);
+    return n;
+}
+
+Test(names, every_header_compiles, .timeout = 240) {
+    if (!tool_available("cc") || !tool_available("c++")) cr_skip_test("no C/C++ compiler");
+    char *tmp = make_temp_dir();
+    int n = headers_for("examples", "", tmp, true) + headers_for("testdata/frontend", "valid-", tmp, false);
+    cr_expect_gt(n, 60, "only %d headers were produced", n);
+    remove_tree(tmp);
+    free(tmp);
+}
+
+/* The SPIR-V header's guard is a valid macro for any module name (it was QDC_my-hist_SPV_H). */
+Test(names, header_guard_of_any_module_name) {
+    char *dir = make_temp_dir(), *in = xasprintf("%s/my-hist.qd", dir), *h = xasprintf("%s/my-hist.h", dir);
+    char *ex = root_path("examples/histogram.qd"), *text = read_text(ex, NULL);
+    cr_assert(write_text(in, text));
+    RunResult r = run_qdc(in, "--target=vulkan1.3", "--emit=header", "-o", h, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *got = read_text(h, NULL);
+    cr_expect(strstr(got, "#ifndef QDC_MY_HIST_SPV_H\n#define QDC_MY_HIST_SPV_H\n"), "%s", got);
+    compile_header(h, "c", "my-hist.h");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(in), free(h), free(ex), free(text), free(got);
+}
