@@ -290,6 +290,13 @@ static bool range_args(Sema *S, const Expr *call, LoopSpace *ls, int d) {
         if (!a[k]) return false;
         if (!qt_is_integral(a[k]->type))
             return diag_error(call->call.args.items[k]->span, "QD2012", "range bounds must be integers, got %s", qt_name(a[k]->type)), false;
+        const IrExpr *c = a[k];
+        bool big = c->kind == IR_CONST && (c->type == QT_U64 ? c->c.u > INT32_MAX
+                                           : qt_is_signed(c->type) && (c->c.i < INT32_MIN || c->c.i > INT32_MAX));
+        if (big || (c->kind == IR_CONST && c->type == QT_U32 && c->c.u > INT32_MAX))
+            return diag_error(call->call.args.items[k]->span, "QD2012", "range bound %s%llu does not fit i32 (loop indices are i32)",
+                              qt_is_signed(c->type) && c->c.i < 0 ? "-" : "",
+                              qt_is_signed(c->type) && c->c.i < 0 ? 0ull - (unsigned long long)c->c.u : (unsigned long long)c->c.u), false;
         a[k] = ir_cast(S, a[k], QT_I32);
     }
     ls->begin[d] = n == 1 ? ir_const_int(S, QT_I32, 0, call->span) : a[0];

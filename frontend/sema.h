@@ -129,6 +129,7 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
 IrExpr *ir_const_int(Sema *S, QdType t, int64_t v, Span sp);
 IrExpr *ir_const_float(Sema *S, QdType t, double v, Span sp);
 IrExpr *ir_cast(Sema *S, IrExpr *e, QdType t);
+IrExpr *sema_convert(Sema *S, IrExpr *e, QdType t); /* implicit conversion: warns when a Python int changes */
 IrExpr *ir_binary(Sema *S, IrBinOp op, IrExpr *a, IrExpr *b, Span sp); /* casts to a common type */
 IrExpr *ir_local(Sema *S, int local, Span sp);
 IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp); /* a Python operator */

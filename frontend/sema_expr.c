@@ -141,8 +141,113 @@ static IrExpr *try_fold(Sema *S, IrBinOp op, QdType t, IrExpr *a, IrExpr *b, Spa
     return c;
 }
 
+/* ---- Python int constants ----
+ * Quadrants evaluates operators on Python ints in Python, exactly, and types the result only
+ * where it meets a typed value (make_constant_expr: "Integer literal ... exceeded the range"). So
+ * do we: a literal, and an operator on literals, is an exact value (up to 64 bits, QD2050 past
+ * that) typed by its value (i32 when it fits, else i64, else u64; module level: i64), never a
+ * value wrapped to 32 bits. Where it meets a type, range() bounds must fit (QD2012) and an
+ * implicit conversion that changes it warns (QD2150, sema_convert). */
+typedef __int128 PyInt;
+
+static PyInt lit_value(const IrExpr *e) { return e->type == QT_U64 ? (PyInt)e->c.u : (PyInt)e->c.i; }
+
+static bool is_literal(const IrExpr *e) { return e && e->kind == IR_CONST && e->literal && qt_is_int(e->type); }
+
+static IrExpr *lit_const(Sema *S, PyInt v, Span sp) {
+    if (v < INT64_MIN || v > (PyInt)UINT64_MAX) {
+        diag_error(sp, "QD2050", "integer constant expression does not fit in 64 bits");
+        v = 0;
+    }
+    QdType t = !S->k ? (v > INT64_MAX ? QT_U64 : QT_I64)
+               : v >= INT32_MIN && v <= INT32_MAX ? QT_I32 : v <= INT64_MAX ? QT_I64 : QT_U64;
+    IrExpr *e = ir_const_int(S, t, (int64_t)(uint64_t)v, sp);
+    e->literal = true;
+    return e;
+}
+
+#define PYINT_TOO_BIG (((PyInt)1) << 120) /* any value past 64 bits: lit_const reports it */
+
+static PyInt lit_pow(PyInt x, PyInt y) {
+    if (x == 0 || x == 1) return y == 0 ? 1 : x;
+    if (x == -1) return y % 2 ? -1 : 1;
+    if (y > 128) return PYINT_TOO_BIG;
+    PyInt r = 1;
+    for (PyInt k = 0; k < y; k++)
+        if (__builtin_mul_overflow(r, x, &r) || r > (PyInt)UINT64_MAX || r < INT64_MIN) return PYINT_TOO_BIG;
+    return r;
+}
+
+/* op on two Python int constants, exactly; NULL where Python's answer is not an int (true
+ * division, a negative power) or the operator is not arithmetic (left to ir_binary). */
+static IrExpr *fold_literal(Sema *S, IrBinOp op, const IrExpr *a, const IrExpr *b, Span sp) {
+    PyInt x = lit_value(a), y = lit_value(b), r;
+    switch (op) {
+    case IR_ADD: r = x + y; break;
+    case IR_SUB: r = x - y; break;
+    case IR_MUL: if (__builtin_mul_overflow(x, y, &r)) r = PYINT_TOO_BIG; break;
+    case IR_FLOORDIV: case IR_MOD:
+        if (y == 0) {
+            diag_error(sp, "QD2023", "integer division by zero in a constant expression");
+            return lit_const(S, 0, sp);
+        }
+        r = op == IR_FLOORDIV ? x / y - ((x % y != 0) && ((x < 0) != (y < 0)))
+                              : x % y + ((x % y != 0 && ((x % y < 0) != (y < 0))) ? y : 0);
+        break;
+    case IR_POW:
+        if (y < 0) return NULL;
+        r = lit_pow(x, y);
+        break;
+    case IR_SHL: case IR_SHR:
+        if (y < 0) {
+            diag_error(sp, "QD2050", "negative shift count %lld in a constant expression", (long long)y);
+            return lit_const(S, 0, sp);
+        }
+        if (op == IR_SHR) r = y >= 127 ? (x < 0 ? -1 : 0) : x >> (int)y;
+        else if (x == 0) r = 0;
+        else if (y >= 120 || __builtin_mul_overflow(x, (PyInt)1 << (int)y, &r)) r = PYINT_TOO_BIG;
+        break;
+    case IR_AND: r = x & y; break;
+    case IR_OR: r = x | y; break;
+    case IR_XOR: r = x ^ y; break;
+    default: return NULL;
+    }
+    return lit_const(S, r, sp);
+}
+
+/* An implicit conversion of e to t (assignment, store): ir_cast, with a warning when e is a
+ * Python int constant whose value t cannot hold (x[0] = 4294967301 stores 5 in an i32). */
+IrExpr *sema_convert(Sema *S, IrExpr *e, QdType t) {
+    if (is_literal(e) && qt_is_integral(t) && e->type != t) {
+        IrExpr *c = ir_cast(S, e, t);
+        if (lit_value(c) != lit_value(e)) {
+            char was[32], now[32];
+            snprintf(was, sizeof was, e->type == QT_U64 ? "%llu" : "%lld", e->type == QT_U64 ? (unsigned long long)e->c.u : (unsigned long long)e->c.i);
+            snprintf(now, sizeof now, qt_is_signed(t) ? "%lld" : "%llu", (long long)c->c.i);
+            diag_warning(e->span, "QD2150", "integer constant %s does not fit %s; it becomes %s", was, qt_name(t), now);
+        }
+        return c;
+    }
+    return ir_cast(S, e, t);
+}
+
+/* An explicit conversion (qd.i32(x), qd.cast, int()): a Python int becomes a typed value that
+ * wraps like any other (Quadrants' cast), so it stops being exact. */
+static IrExpr *explicit_cast(Sema *S, IrExpr *e, QdType t) {
+    if (is_literal(e)) {
+        IrExpr *c = ir_new(S, IR_CONST, e->type, e->span);
+        c->c = e->c;
+        e = c;
+    }
+    return ir_cast(S, e, t);
+}
+
 IrExpr *ir_binary(Sema *S, IrBinOp op, IrExpr *a, IrExpr *b, Span sp) {
     if (!a || !b) return NULL;
+    if (is_literal(a) && is_literal(b)) {
+        IrExpr *r = fold_literal(S, op, a, b, sp);
+        if (r) return r;
+    }
     QdType t = op == IR_SHL || op == IR_SHR ? a->type : qt_promote(a->type, b->type);
     if (op == IR_LAND || op == IR_LOR) t = QT_U1, a = ir_to_bool(S, a), b = ir_to_bool(S, b);
     a = ir_cast(S, a, t), b = ir_cast(S, b, t);
@@ -431,6 +536,7 @@ static IrExpr *eval_unary(Sema *S, const Expr *e) {
         return NULL;
     }
     if (e->op == T_MINUS && a->type == QT_U1) a = ir_cast(S, a, QT_I32);
+    if (is_literal(a)) return lit_const(S, e->op == T_MINUS ? -lit_value(a) : ~lit_value(a), e->span);
     if (ir_is_const(a)) {
         if (e->op == T_MINUS && qt_is_float(a->type)) return ir_const_float(S, a->type, -a->c.f, e->span);
         IrExpr *c = ir_new(S, IR_CONST, a->type, e->span);
@@ -477,10 +583,6 @@ static Val eval_tuple(Sema *S, const Expr *e) {
     return t;
 }
 
-static QdType int_literal_type(uint64_t v) {
-    if (v <= INT32_MAX) return QT_I32;
-    return v <= INT64_MAX ? QT_I64 : QT_U64;
-}
 
 Val sema_eval(Sema *S, const Expr *e) {
     switch (e->kind) {
@@ -488,7 +590,7 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_NAME: return eval_name(S, e);
     /* module level approximates Python's numbers (i64 / f64); the constant is narrowed to a
      * literal's type (i32 or i64 / f32) when it is bound, see sema.c module_assign */
-    case E_INT: return val_expr(ir_const_int(S, S->k ? int_literal_type(e->i) : e->i > INT64_MAX ? QT_U64 : QT_I64, (int64_t)e->i, e->span));
+    case E_INT: return val_expr(lit_const(S, (PyInt)e->i, e->span));
     case E_FLOAT: return val_expr(ir_const_float(S, S->k ? QT_F32 : QT_F64, e->f, e->span));
     case E_BOOL: return val_expr(ir_const_int(S, QT_U1, e->b, e->span));
     case E_NONE: return (Val){.kind = V_NONE};
@@ -661,8 +763,8 @@ static const struct { const char *name; int min, max; } value_builtins[] = {
 
 static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     Span sp = call->span;
-    if (!strcmp(p, "int")) return ir_cast(S, arg(S, call, 0), QT_I32);
-    if (!strcmp(p, "float")) return ir_cast(S, arg(S, call, 0), QT_F32);
+    if (!strcmp(p, "int")) return explicit_cast(S, arg(S, call, 0), QT_I32);
+    if (!strcmp(p, "float")) return explicit_cast(S, arg(S, call, 0), QT_F32);
     if (!strcmp(p, "bool")) return ir_to_bool(S, arg(S, call, 0));
     if (!strcmp(p, "abs") || !strcmp(p, "qd.abs")) {
         IrExpr *a = arg(S, call, 0);
@@ -675,7 +777,7 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     if (!strcmp(p, "qd.cast")) {
         QdType t;
         IrExpr *a = arg(S, call, 0);
-        return type_arg(S, call, 1, &t) ? ir_cast(S, a, t) : NULL;
+        return type_arg(S, call, 1, &t) ? explicit_cast(S, a, t) : NULL;
     }
     if (!strcmp(p, "qd.bit_cast")) return bit_cast(S, call);
     if (!strcmp(p, "qd.select")) {
@@ -791,7 +893,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_TYPE) {
         char name[32];
         snprintf(name, sizeof name, "qd.%s", qt_name(f.type));
-        return check_args(S, call, name, 1, 1) ? val_expr(ir_cast(S, arg(S, call, 0), f.type)) : val_err();
+        return check_args(S, call, name, 1, 1) ? val_expr(explicit_cast(S, arg(S, call, 0), f.type)) : val_err();
     }
     if (f.kind != V_NS) {
         diag_error(call->call.fn->span, "QD2019", "%s is not callable%s", val_describe(f),

@@ -295,6 +295,6 @@ void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref) {
     IrExpr *r = sema_binop_tok(S, st->aug.op, old, v, st->span);
     if (!r) return;
     IrStmt *store = sema_stmt_new(S, IR_STORE, st->span);
-    store->store.ref = ref, store->store.value = ir_cast(S, r, ref->type);
+    store->store.ref = ref, store->store.value = sema_convert(S, r, ref->type);
     sema_emit(S, store);
 }

@@ -25,7 +25,7 @@ static IrBlock sub_block(Sema *S, const StmtList *l) {
 static void emit_assign(Sema *S, int local, IrExpr *value, Span sp) {
     IrStmt *st = sema_stmt_new(S, IR_ASSIGN, sp);
     st->assign.local = local;
-    st->assign.value = ir_cast(S, value, S->locals.items[local].type);
+    st->assign.value = sema_convert(S, value, S->locals.items[local].type);
     sema_emit(S, st);
 }
 
@@ -89,7 +89,7 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
             return;
         }
         IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
-        st->store.ref = r.ref, st->store.value = ir_cast(S, e, r.ref->type);
+        st->store.ref = r.ref, st->store.value = sema_convert(S, e, r.ref->type);
         sema_emit(S, st);
         return;
     }

@@ -235,6 +235,12 @@ void ir_visit_memory_ops(const IrModule *m, IrMemVisitor fn, void *ctx) {
     ir_walk_module((IrModule *)m, &w);
 }
 
+void ir_visit_kernel_memory_ops(const IrKernel *k, IrMemVisitor fn, void *ctx) {
+    MemVisit v = {fn, ctx};
+    IrWalker w = {.expr = mem_expr, .stmt = mem_stmt, .ctx = &v};
+    ir_walk_kernel((IrKernel *)k, &w);
+}
+
 /* ---- sealing and decisions ---- */
 
 /* The one place that writes ids: the nodes are the checker's, still writable in its arena. */

@@ -139,6 +139,8 @@ struct IrExpr {
     Span span;
     bool shared; /* an operand the expansion uses more than once (ir/expand.c): backends evaluate
                     it once per statement (IrMemo), so its effects and loads happen once */
+    bool literal; /* IR_CONST, frontend only: the exact value of a Python int expression (literals
+                     and operators on them), typed by its value; checked where it meets a type */
     union {
         union { int64_t i; uint64_t u; double f; } c; /* IR_CONST (u1: u = 0/1; f16/bf16: f) */
         int local;                                     /* IR_LOCAL */
@@ -358,12 +360,14 @@ struct IrWalker {
     IrTask *t;
     IrMemo seen; /* private: node -> replacement */
 };
-/* Walks every task of every kernel: its extent, then its body. */
+/* Walks every task of every kernel (of one kernel): its extent, then its body. */
 void ir_walk_module(IrModule *m, IrWalker *w);
+void ir_walk_kernel(IrKernel *k, IrWalker *w);
 
 /* Stable textual dump (--emit=ir) for golden tests; with low, each memop shows its decision. */
 void ir_dump(const IrModule *m, const IrLowered *low, StrBuf *out);
 /* Calls fn on every IR_MEMOP expression and IR_FENCE statement, in source order. */
 typedef void (*IrMemVisitor)(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *memop, const IrStmt *fence);
 void ir_visit_memory_ops(const IrModule *m, IrMemVisitor fn, void *ctx);
+void ir_visit_kernel_memory_ops(const IrKernel *k, IrMemVisitor fn, void *ctx); /* one kernel's */
 #endif

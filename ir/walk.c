@@ -108,13 +108,22 @@ static void walk_block(IrWalker *w, IrBlock *b) {
     }
 }
 
+static void walk_tasks(IrKernel *k, IrWalker *w) {
+    for (int j = 0; j < k->ntasks; j++) {
+        w->k = k, w->t = &k->tasks[j];
+        w->t->extent = walk_expr(w, w->t->extent);
+        walk_block(w, &w->t->body);
+    }
+}
+
+void ir_walk_kernel(IrKernel *k, IrWalker *w) {
+    walk_tasks(k, w);
+    ir_memo_free(&w->seen);
+    w->k = NULL, w->t = NULL;
+}
+
 void ir_walk_module(IrModule *m, IrWalker *w) {
-    for (int i = 0; i < m->nkernels; i++)
-        for (int j = 0; j < m->kernels[i].ntasks; j++) {
-            w->k = &m->kernels[i], w->t = &m->kernels[i].tasks[j];
-            w->t->extent = walk_expr(w, w->t->extent);
-            walk_block(w, &w->t->body);
-        }
+    for (int i = 0; i < m->nkernels; i++) walk_tasks(&m->kernels[i], w);
     ir_memo_free(&w->seen);
     w->k = NULL, w->t = NULL;
 }

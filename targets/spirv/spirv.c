@@ -270,45 +270,13 @@ uint32_t g_builtin_x(SpvGen *g, uint32_t *var, SpvBuiltIn bi, const char *nm) {
 }
 
 /* ---- pre-pass: which views each resource needs ---- */
-static void note_expr(SpvGen *g, const IrExpr *e);
-static void note_ref(SpvGen *g, const IrRef *r) {
-    for (int i = 0; r && i < r->nidx; i++) note_expr(g, r->idx[i]);
-}
-
-static void note_expr(SpvGen *g, const IrExpr *e) {
-    if (!e) return;
-    switch (e->kind) {
-    case IR_LOAD: note_ref(g, e->ref); break;
-    case IR_UNARY: note_expr(g, e->un.a); break;
-    case IR_BINARY: note_expr(g, e->bin.a), note_expr(g, e->bin.b); break;
-    case IR_SELECT: note_expr(g, e->sel.cond), note_expr(g, e->sel.a), note_expr(g, e->sel.b); break;
-    case IR_CAST:
-    case IR_BITCAST: note_expr(g, e->arg); break;
-    case IR_MATH: note_expr(g, e->math.a), note_expr(g, e->math.b); break;
-    case IR_MEMOP:
-        note_ref(g, e->mem.ref), note_expr(g, e->mem.val), note_expr(g, e->mem.val2);
-        g_note_memop(g, &e->mem);
-        break;
-    default: break;
-    }
-}
-
-static void note_block(SpvGen *g, const IrBlock *b) {
-    for (int i = 0; i < b->n; i++) {
-        const IrStmt *s = b->stmts[i];
-        switch (s->kind) {
-        case IR_ASSIGN: note_expr(g, s->assign.value); break;
-        case IR_STORE: note_ref(g, s->store.ref), note_expr(g, s->store.value); break;
-        case IR_EVAL: note_expr(g, s->eval); break;
-        case IR_IF: note_expr(g, s->if_.cond), note_block(g, &s->if_.then), note_block(g, &s->if_.els); break;
-        case IR_WHILE: note_expr(g, s->while_.cond), note_block(g, &s->while_.body); break;
-        case IR_FOR:
-            note_expr(g, s->for_.begin), note_expr(g, s->for_.end), note_block(g, &s->for_.body);
-            break;
-        case IR_FENCE: g->publishes = true; break;
-        default: break;
-        }
-    }
+/* What a kernel's memory operations need (resources viewed as integers, publication through
+ * fences), found through the one IR walker. */
+static void note(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *memop, const IrStmt *fence) {
+    (void)k, (void)t;
+    SpvGen *g = ctx;
+    if (memop) g_note_memop(g, &memop->mem);
+    if (fence) g->publishes = true;
 }
 
 /* ---- entry points ---- */
@@ -410,7 +378,7 @@ static void begin_kernel(SpvGen *g, const IrKernel *k) {
     g->local_var = xcalloc((size_t)k->nlocals + 1, sizeof *g->local_var);
     g->push_var = 0;
     g->publishes = false;
-    for (int i = 0; i < k->ntasks; i++) note_block(g, &k->tasks[i].body);
+    ir_visit_kernel_memory_ops(k, note, g);
 }
 
 static void end_kernel(SpvGen *g) {

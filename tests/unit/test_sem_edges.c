@@ -118,3 +118,57 @@ Test(sem_edges, task_loop_increment_is_nuw_on_every_llvm_backend) {
         free(dir), free(in);
     }
 }
+
+/* ---- item 5: Python int constants are exact and checked where they meet a type ---- */
+
+Test(sem_edges, constants_do_not_wrap_to_32_bits) {
+    const char *head = PRELUDE "x = qd.field(qd.i32, shape=(4,))\ng = qd.field(qd.i64, shape=(4,))\n\n@qd.kernel\ndef k(s: qd.i32):\n";
+    char *text = xasprintf("%s    for i in range(2**32 + 5):\n        x[0] = s\n", head);
+    expect_rejected(text, "--target=x86_64", NEEDLES("in.qd:8:20: error[QD2012]: range bound 4294967301 does not fit i32 (loop indices are i32)\n"));
+    free(text);
+    text = xasprintf("%s    for j in qd.static(range(2**40)):\n        x[1] = j\n", head);
+    expect_rejected(text, "--target=x86_64", NEEDLES("in.qd:8:30: error[QD2012]: range bound 1099511627776 does not fit i32 (loop indices are i32)\n"));
+    free(text);
+    text = xasprintf("%s    for i in range(4, 0, -2**62):\n        x[0] = s\n", head);
+    expect_rejected(text, "--target=x86_64", NEEDLES("in.qd:8:26: error[QD2012]: range bound -4611686018427387904 does not fit i32 (loop indices are i32)\n"));
+    free(text);
+    text = xasprintf("%s    g[0] = 2**64\n    g[1] = 1 << -1\n", head);
+    expect_rejected(text, "--target=x86_64", NEEDLES("in.qd:8:12: error[QD2050]: integer constant expression does not fit in 64 bits\n",
+                                                     "in.qd:9:12: error[QD2050]: negative shift count -1 in a constant expression\n"));
+    free(text);
+    /* exact values at full width, as Python computes them */
+    text = xasprintf("%s    g[0] = 1 << 40\n    g[1] = 2**32 + 5\n    g[2] = -2**63\n    g[3] = qd.i32(2147483647) + 1\n"
+                     "    x[0] = -2147483648\n    x[1] = (2**40 + 7) %% 2**32\n", head);
+    char *dir = make_temp_dir(), *in = xasprintf("%s/in.qd", dir);
+    cr_assert(write_text(in, text));
+    RunResult r = run_qdc(in, "--target=x86_64", "--emit=ir", "-o", "-", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect(strstr(r.out, "store field g[0:i32]:i64 = 1099511627776:i64\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "store field g[1:i32]:i64 = 4294967301:i64\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "store field g[2:i32]:i64 = -9223372036854775808:i64\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "store field g[3:i32]:i64 = -2147483648:i64\n"), "a typed i32 wraps:\n%s", r.out);
+    cr_expect(strstr(r.out, "store field x[0:i32]:i32 = -2147483648:i32\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "store field x[1:i32]:i32 = 7:i32\n"), "%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(in), free(text);
+}
+
+Test(sem_edges, constant_conversion_warns) {
+    const char *text = PRELUDE "x = qd.field(qd.i32, shape=(4,))\nu = qd.field(qd.u32, shape=(4,))\n\n@qd.kernel\ndef k():\n"
+                       "    x[0] = 4294967301\n    v: qd.i8 = 300\n    x[1] = v\n    u[0] = qd.u32(-1)\n    u[1] = 0xFFFFFFFF\n"
+                       "    u[2] = -1\n";
+    Compiled c = compile_text(text, "--target=x86_64", NULL);
+    cr_expect_eq(c.r.status, 0, "%s", c.r.err);
+    cr_expect(strstr(c.r.err, "in.qd:8:12: warning[QD2150]: integer constant 4294967301 does not fit i32; it becomes 5\n"), "%s", c.r.err);
+    cr_expect(strstr(c.r.err, "in.qd:9:16: warning[QD2150]: integer constant 300 does not fit i8; it becomes 44\n"), "%s", c.r.err);
+    cr_expect(strstr(c.r.err, "in.qd:13:12: warning[QD2150]: integer constant -1 does not fit u32; it becomes 4294967295\n"), "%s", c.r.err);
+    cr_expect(!strstr(c.r.err, "in.qd:11:"), "an explicit cast does not warn:\n%s", c.r.err);
+    cr_expect(!strstr(c.r.err, "in.qd:12:"), "0xFFFFFFFF fits u32:\n%s", c.r.err);
+    run_free(&c.r);
+    c = compile_text(text, "--target=x86_64", "-Werror=constant-conversion");
+    cr_expect_eq(c.r.status, 1);
+    cr_expect(!c.out_exists);
+    run_free(&c.r);
+}

@@ -60,7 +60,7 @@ static char *kernel_source(void) {
 
 /* The C model of qdc-semantics(7), and a host that compares the kernel with it. */
 static const char *host_model =
-    "#include \"edges.h\"\n#include \"common.h\"\n#include <stdint.h>\n#include <stdio.h>\n"
+    "#include \"edges.h\"\n#include \"common.h\"\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
     "typedef struct { int bits; int sg; } T;\n"
     "static int64_t wrap(T t, uint64_t v) {\n"
     "    if (t.bits == 64) return (int64_t)v;\n"
@@ -101,6 +101,7 @@ static const char *host_main =
     "            }\n"
     "        }\n"
     "    printf(\"%d mismatches\\n\", bad);\n"
+    "    free(x), free(y), free(rt), free(cf);\n"
     "    return bad != 0;\n}\n";
 
 static char *host_source(void) {
