@@ -161,9 +161,9 @@ Test(sem_edges, constant_conversion_warns) {
                        "    u[2] = -1\n";
     Compiled c = compile_text(text, "--target=x86_64", NULL);
     cr_expect_eq(c.r.status, 0, "%s", c.r.err);
-    cr_expect(strstr(c.r.err, "in.qd:8:12: warning[QD2150]: integer constant 4294967301 does not fit i32; it becomes 5\n"), "%s", c.r.err);
-    cr_expect(strstr(c.r.err, "in.qd:9:16: warning[QD2150]: integer constant 300 does not fit i8; it becomes 44\n"), "%s", c.r.err);
-    cr_expect(strstr(c.r.err, "in.qd:13:12: warning[QD2150]: integer constant -1 does not fit u32; it becomes 4294967295\n"), "%s", c.r.err);
+    cr_expect(strstr(c.r.err, "in.qd:8:12: warning[QD2150]: integer constant 4294967301 does not fit i32; it becomes 5 [-Wconstant-conversion]\n"), "%s", c.r.err);
+    cr_expect(strstr(c.r.err, "in.qd:9:16: warning[QD2150]: integer constant 300 does not fit i8; it becomes 44 [-Wconstant-conversion]\n"), "%s", c.r.err);
+    cr_expect(strstr(c.r.err, "in.qd:13:12: warning[QD2150]: integer constant -1 does not fit u32; it becomes 4294967295 [-Wconstant-conversion]\n"), "%s", c.r.err);
     cr_expect(!strstr(c.r.err, "in.qd:11:"), "an explicit cast does not warn:\n%s", c.r.err);
     cr_expect(!strstr(c.r.err, "in.qd:12:"), "0xFFFFFFFF fits u32:\n%s", c.r.err);
     run_free(&c.r);
