@@ -83,7 +83,7 @@ Test(llvm_family, llvm_fatal_error_is_internal_error, .exit_code = 3) {
     cr_assert_not_null(m);
     const IrLowered *low = lower_module(m, t, NULL, &arena);
     cr_assert_not_null(low);
-    TargetOptions o = {EMIT_OBJ, 2, "k", NULL, 0};
+    TargetOptions o = {.emit = EMIT_OBJ, .opt_level = 2, .module_name = "k"};
     StrBuf out;
     sb_init(&out);
     backend_llvm_emit(m, low, t, &o, &out); /* exits 3 */
