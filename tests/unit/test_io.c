@@ -111,7 +111,7 @@ Test(io, output_into_a_device_node_keeps_the_node) {
     int probe = open(node, O_WRONLY);
     if (probe < 0) {
         free(node), remove_tree(dir), free(dir);
-        cr_skip_test("device nodes cannot be opened on this file system (nodev?)");
+        cr_skip_test("device nodes cannot be opened on this mount (nodev?)");
     }
     close(probe);
     const char *args[] = {"k.qd", "-o", "null", "-MD", "-MF", "null", NULL};
