@@ -158,16 +158,19 @@ test-asan: vulkan-deps $(B)/asan/qdc $(B)/asan/qdc-tests $(B)/asan/libqdrt.a
 # an earlier one failed, each log is kept in $(B)/test-<stage>.log, and one summary ends it.
 TEST_STAGES := unit fuzz-smoke test-asan
 test: deps
-	@set -o pipefail; mkdir -p $(B); fail=0; sum=""; \
+	@set -o pipefail; mkdir -p $(B); fail=0; sum=""; np=0; nf=0; \
 	for st in $(TEST_STAGES); do \
 	  echo "== make $$st"; \
 	  if $(MAKE) --no-print-directory $$st 2>&1 | tee $(B)/test-$$st.log; then r=passed; else r=FAILED; fail=1; fi; \
 	  d=$$(grep -ao 'Tested: [0-9]* | Passing: [0-9]* | Failing: [0-9]* | Crashing: [0-9]*' $(B)/test-$$st.log | tail -1); \
 	  [ -n "$$d" ] || d=$$(grep -ac '^fuzz_[a-z]*: [0-9]* executions.* 0 new crash' $(B)/test-$$st.log | sed 's/$$/ fuzz targets without a new crash/'); \
 	  sum="$$sum$$(printf '  %-10s %-7s %s' "$$st" "$$r" "$$d")\n"; \
+	  set -- $$(echo "$$d" | sed -n 's/.*Passing: \([0-9]*\) | Failing: \([0-9]*\) | Crashing: \([0-9]*\).*/\1 \2 \3/p'); \
+	  np=$$(( np + $${1:-0} )); nf=$$(( nf + $${2:-0} + $${3:-0} )); \
 	done; \
 	printf '\n== make test summary\n%b' "$$sum"; \
-	[ $$fail = 0 ] && echo "make test: all stages passed" || { echo "make test: FAILED (logs: $(B)/test-<stage>.log)"; exit 1; }
+	[ $$fail = 0 ] && echo "make test: all stages passed" || echo "make test: FAILED (logs: $(B)/test-<stage>.log)"; \
+	echo "tests: $$np passed, $$nf failed"; [ $$fail = 0 ]
 check: test
 
 # Compiles every example for every family into $(DEMO_DIR) (kept for inspection) and runs them
