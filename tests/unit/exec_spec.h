@@ -87,4 +87,26 @@ void xdata_free(XData *d);
 size_t xdata_bytes(const XData *d, char which); /* 'v', 'w', 't' (tgt), 'o' (old) */
 /* The sequential-history check of kernel k; 1 when valid, else 0 with why filled in. */
 int xcheck(const XFile *f, const XData *d, int k, char *why, size_t whylen);
+/* Every (dtype, memory space) cell of the atomics matrix, once: X(DT, SP) names XD_DT, XS_SP.
+ * The Vulkan and x86 execution tests each expand it into one Test per cell. */
+#define EXEC_MATRIX_CELLS(X) \
+    X(I32, GLOBAL) \
+    X(I32, SHARED) \
+    X(U32, GLOBAL) \
+    X(U32, SHARED) \
+    X(I64, GLOBAL) \
+    X(I64, SHARED) \
+    X(U64, GLOBAL) \
+    X(U64, SHARED) \
+    X(F32, GLOBAL) \
+    X(F32, SHARED) \
+    X(F64, GLOBAL) \
+    X(F64, SHARED) \
+    X(I32, FIELD) \
+    X(U32, FIELD) \
+    X(I64, FIELD) \
+    X(U64, FIELD) \
+    X(F32, FIELD) \
+    X(F64, FIELD)
+
 #endif

@@ -180,21 +180,4 @@ static void matrix(int dt, int space, const char *family, bool caps) {
         if (XS_##sp != XS_FIELD) /* fields: vulkan1.3 only (three tasks a kernel) */                               \
             matrix(XD_##dt, XS_##sp, "vulkan1.1", wide_); /* 64-bit atomics through VK_KHR_shader_atomic_int64 */  \
     }
-MATRIX(I32, GLOBAL)
-MATRIX(I32, SHARED)
-MATRIX(U32, GLOBAL)
-MATRIX(U32, SHARED)
-MATRIX(I64, GLOBAL)
-MATRIX(I64, SHARED)
-MATRIX(U64, GLOBAL)
-MATRIX(U64, SHARED)
-MATRIX(F32, GLOBAL)
-MATRIX(F32, SHARED)
-MATRIX(F64, GLOBAL)
-MATRIX(F64, SHARED)
-MATRIX(I32, FIELD)
-MATRIX(U32, FIELD)
-MATRIX(I64, FIELD)
-MATRIX(U64, FIELD)
-MATRIX(F32, FIELD)
-MATRIX(F64, FIELD)
+EXEC_MATRIX_CELLS(MATRIX)
