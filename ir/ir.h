@@ -206,7 +206,9 @@ typedef struct IrParam {
     const char *name;
     IrParamKind kind;
     QdType type; /* scalar type, or ndarray element type */
-    int ndim;    /* ndarray only */
+    int ndim;    /* ndarray only; the component axes of a vector/matrix dtype included */
+    int elem_ndim; /* ndarray of vectors (1) or matrices (2): its last axes are the components */
+    int elem_shape[2];
     Span span;
 } IrParam;
 
@@ -263,7 +265,9 @@ typedef struct IrField {
     const char *name;  /* kernel-owned temporaries (a kernel-scope local shared between tasks,
                           a kernel's return slot) are "qdc_tmp_<kernel>_<var>", "qdc_ret_<kernel>" */
     QdType type;
-    int ndim; /* 0 for shape=() */
+    int ndim; /* 0 for shape=(); a vector/matrix field's component axes included */
+    int elem_ndim; /* a field of vectors (1) or matrices (2): its last axes are the components,
+                      so one element's components are contiguous (AOS, qdc-abi(7)) */
     int64_t shape[IR_MAX_DIMS];
     int64_t elems;
     Span span;

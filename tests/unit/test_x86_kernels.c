@@ -118,3 +118,6 @@ Test(x86_kernels, print) {
 Test(x86_kernels, semantics_O0) {
     run_kernel_opt("tests/kernels/semantics.qd", "tests/kernels/semantics.c", "semantics", "4096", "-O0");
 }
+/* Vectors and matrices: per-component fan-out of vector atomics under contention (sums, max,
+ * and the old values of each component), vector ndarray/parameters, matrix arithmetic. */
+Test(x86_kernels, vectors) { run_kernel("tests/kernels/vectors.qd", "tests/kernels/vectors.c", "vectors", "1048576"); }
