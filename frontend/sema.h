@@ -158,6 +158,10 @@ Val sema_mem_call(Sema *S, const Expr *call, const char *path);
 void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref);
 void sema_augassign_vec(Sema *S, const Stmt *st, Val target); /* component-wise (atomic on storage) */
 
+/* sema_simt.c: qd.simt.subgroup.* and qd.simt.warp.* (IR_SUBGROUP and expansions of it) */
+bool sema_is_simt_builtin(const char *path);
+Val sema_simt_call(Sema *S, const Expr *call, const char *path);
+
 /* sema_generic.c: generic kernels and --instantiate */
 typedef enum { PS_SCALAR, PS_ARRAY, PS_TEMPLATE, PS_TENSOR } SemaParamShape;
 typedef enum { GP_ERR, GP_PARAM, GP_BOUND } GenericResult;

@@ -96,7 +96,7 @@ IrExpr *ir_to_bool(Sema *S, IrExpr *e) {
 bool ir_has_effects(const IrExpr *e) {
     if (!e) return false;
     switch (e->kind) {
-    case IR_MEMOP: return true;
+    case IR_MEMOP: case IR_SUBGROUP: return true; /* a collective: every lane must reach it */
     case IR_LOAD:
         for (int k = 0; k < e->ref->nidx; k++)
             if (ir_has_effects(e->ref->idx[k])) return true;
@@ -964,6 +964,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     }
     const char *p = f.path;
     if (sema_is_mem_builtin(p)) return sema_mem_call(S, call, p);
+    if (sema_is_simt_builtin(p)) return sema_simt_call(S, call, p);
     if (!strcmp(p, "print")) return print_call(S, call);
     int fb = float_builtin(p);
     if (fb >= 0) return float_builtin_call(S, call, p, fb);
