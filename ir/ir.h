@@ -24,8 +24,18 @@ typedef enum {
     LOW_UNSUPPORTED, /* a diagnostic was reported; no backend runs */
 } IrLowKind;
 
+/* The compiler's rewrite of a memory operation across iterations (lower/reduce.c, the rules in
+ * qdc-lang(7) "Atomic reductions"): none, or a reduction whose iterations accumulate into a
+ * private partial that one atomic of the decided kind adds to memory at the end of each call of
+ * the task body (x86: a chunk of a worker's share). */
+typedef enum {
+    LOW_REDUCE_NONE = 0,
+    LOW_REDUCE_WORKER, /* per worker (x86: per chunk of a worker's share; GPU: per thread) */
+} IrReduceLevel;
+
 typedef struct IrLowering {
     IrLowKind kind;
+    IrReduceLevel reduce; /* LOW_REDUCE_NONE: one atomic per execution, as decided below */
     QdOp op;              /* the operation to emit (QOP_SUB rewritten to QOP_ADD + negate) */
     bool negate;          /* the operand is negated first (atomic_sub -> atomic_add) */
     bool via_int;         /* operate on the same-width unsigned integer (float exchange/cas/

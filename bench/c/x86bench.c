@@ -1,5 +1,5 @@
-/* `make bench` section 3: x86 run time of four examples compiled by qdc (through their
- * generated headers and libqdrt) against ref.c, on 1 and 2 threads, the qdc and C runs of a case
+/* `make bench` section 3: x86 run time of four examples and bench/x86/reductions.qd compiled by
+ * qdc (through their generated headers and libqdrt) against ref.c, on 1 and 2 threads, the qdc and C runs of a case
  * interleaved. Prints one line per case:
  *   <name> <threads> <qdc median ms> <C median ms> <ok|MISMATCH>
  * usage: x86bench N REPS */
@@ -7,6 +7,7 @@
 #include "compaction.h"
 #include "float_sum.h"
 #include "histogram.h"
+#include "reductions.h"
 #include "ref.h"
 #include <math.h>
 #include <stdbool.h>
@@ -43,6 +44,12 @@ static LINE int32_t nout_c[1];
 static LINE int32_t best_q[1];
 static LINE int32_t best_c[1];
 static LINE float sum_q[2];
+static LINE int32_t isum_q[1];
+static LINE int32_t isum_c[1];
+static LINE int32_t imax_q[1];
+static LINE int32_t imax_c[1];
+static LINE int32_t hist4_q[4];
+static LINE int32_t hist4_c[4];
 static LINE float sum_c[2];
 
 static void q_hist(void) {
@@ -66,6 +73,22 @@ static void q_casmax(void) {
     cas_max(&a, T);
 }
 static void c_casmax(void) { ref_cas_max(ibuf, N, best_c, T); }
+
+static void q_isum(void) {
+    isum_args a = {.x = ibuf, .x_shape = {N}, .out = isum_q, .out_shape = {1}};
+    isum(&a, T);
+}
+static void c_isum(void) { ref_isum(ibuf, N, isum_c, T); }
+static void q_imax(void) {
+    imax_args a = {.x = ibuf, .x_shape = {N}, .out = imax_q, .out_shape = {1}};
+    imax(&a, T);
+}
+static void c_imax(void) { ref_imax(ibuf, N, imax_c, T); }
+static void q_hist4(void) {
+    hist4_args a = {.x = ibuf, .x_shape = {N}, .bins = hist4_q, .bins_shape = {4}};
+    hist4(&a, T);
+}
+static void c_hist4(void) { ref_hist4(ibuf, N, hist4_c, T); }
 
 static double time_one(void (*fn)(void)) {
     double t0 = now_ms();
@@ -113,6 +136,12 @@ int main(int argc, char **argv) {
         printf("compaction %d %.2f %.2f %s\n", T, q, c, nout_q[0] == nout_c[0] ? "ok" : "MISMATCH");
         time_pair(q_casmax, c_casmax, reps, &q, &c);
         printf("cas_max %d %.2f %.2f %s\n", T, q, c, best_q[0] == best_c[0] ? "ok" : "MISMATCH");
+        time_pair(q_isum, c_isum, reps, &q, &c);
+        printf("i32_sum %d %.2f %.2f %s\n", T, q, c, isum_q[0] == isum_c[0] ? "ok" : "MISMATCH");
+        time_pair(q_imax, c_imax, reps, &q, &c);
+        printf("i32_max %d %.2f %.2f %s\n", T, q, c, imax_q[0] == imax_c[0] ? "ok" : "MISMATCH");
+        time_pair(q_hist4, c_hist4, reps, &q, &c);
+        printf("hist4 %d %.2f %.2f %s\n", T, q, c, memcmp(hist4_q, hist4_c, sizeof hist4_q) ? "MISMATCH" : "ok");
         fflush(stdout);
     }
     return 0;

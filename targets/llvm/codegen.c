@@ -505,6 +505,7 @@ static void branch_weights(LlvmCg *cg, LLVMValueRef br, unsigned taken, unsigned
  * body end > 0 is known (it drops Python-% guards on it); the back edge is unlikely (launchers
  * cover the extent), which keeps the body in source order. */
 void cg_emit_strided_loop(LlvmCg *cg, LLVMValueRef begin, LLVMValueRef end, LLVMValueRef step) {
+    cg_reduce_begin(cg);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
     LLVMBasicBlockRef body = cg_block(cg, "task.body"), exit = cg_block(cg, "task.exit");
     LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, begin, end, ""), body, exit);
@@ -520,6 +521,7 @@ void cg_emit_strided_loop(LlvmCg *cg, LLVMValueRef begin, LLVMValueRef end, LLVM
     LLVMAddIncoming(i, &next, &latch, 1);
     LLVMPositionBuilderAtEnd(cg->b, exit);
     cg->iter_index = NULL;
+    cg_reduce_end(cg);
 }
 
 /* ---- module ---- */

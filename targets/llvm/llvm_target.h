@@ -142,6 +142,11 @@ struct LlvmCg {
     LLVMBasicBlockRef loop_break[64], loop_cont[64];
     int nloops;
     LLVMBasicBlockRef iter_end; /* `continue` at task level: next iteration */
+    /* core-private (atomics.c): the task's reduced atomics (IrLowering.reduce) and their
+     * partials (allocas in the entry block), in source order */
+    const IrExpr **reduced;
+    LLVMValueRef *partials;
+    int nreduced;
 };
 
 /* ---- core services for hooks (codegen.c) ---- */
@@ -192,6 +197,10 @@ LLVMValueRef cg_expr(LlvmCg *cg, const IrExpr *e);
 LLVMValueRef cg_ref_ptr(LlvmCg *cg, const IrRef *r);        /* address of the element */
 LLVMValueRef cg_memop(LlvmCg *cg, const IrExpr *e);         /* IR_MEMOP */
 void cg_fence_stmt(LlvmCg *cg, const IrStmt *s);            /* IR_FENCE */
+/* Around a parallel task's loop (cg_emit_strided_loop): a partial per reduced atomic of the
+ * task, set to its identity; after the loop, one atomic per partial. */
+void cg_reduce_begin(LlvmCg *cg);
+void cg_reduce_end(LlvmCg *cg);
 /* op(old, val) for an RMW op in the element's own type (plain demotion and CAS loops);
  * float min/max are minnum/maxnum (a NaN operand loses). */
 /* a <op> b for operands of type t (arith.c): the IrBinOp semantics of ir.h. */

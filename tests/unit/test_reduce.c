@@ -1,0 +1,86 @@
+/* Atomic reductions (issue 17, lower/reduce.c): the code qdc emits for testdata/lowering/reduce.qd
+ * (whose --report-lowering golden names every rule). A reduced atomic gets a partial (an
+ * alloca "partial" promoted to a phi in the task loop, -O0 runs mem2reg) and its one atomic
+ * after the loop; a kept one gets none. Exec results: x86_kernels/rewrite_*. */
+#include "harness.h"
+#include "support/util.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How many partials each task function of the module's LLVM IR carries ("%partialN.0 = phi"
+ * in the loop header), written as "fn=count ..." for the functions that have one. */
+static char *partials(const char *target, const char *extra) {
+    RunResult r = run_qdc(target, "--emit=llvm-ir", "-O0", "testdata/lowering/reduce.qd", "-o", "-", extra, NULL);
+    cr_assert_eq(r.status, 0, "qdc %s: %s", target, r.err);
+    StrBuf b;
+    sb_init(&b);
+    char fn[128] = "";
+    int n = 0;
+    for (char *line = r.out, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (!strncmp(line, "define ", 7)) {
+            if (n) sb_printf(&b, "%s=%d ", fn, n);
+            n = 0;
+            const char *at = strchr(line, '@'), *par = at ? strchr(at, '(') : NULL;
+            snprintf(fn, sizeof fn, "%.*s", at && par ? (int)(par - at - 1) : 0, at ? at + 1 : "");
+            continue;
+        }
+        const char *p = strstr(line, "%partial");
+        if (!p || (nl && p > nl)) continue;
+        p += 8;
+        while (*p >= '0' && *p <= '9') p++;
+        if (!strncmp(p, ".0 = phi", 8)) n++;
+    }
+    if (n) sb_printf(&b, "%s=%d ", fn, n);
+    run_free(&r);
+    char *s = sb_take(&b);
+    return s ? s : strdup("");
+}
+
+/* reduced_t1: all eight reductions of the first kernel (f32 add, max, min, sub, the promoted
+ * local under a branch, or/and/xor); kept_t0: rd[1], pk[k] and pk[3] only; the other loops
+ * of `kept` (seq_cst, fence, volatile load, barrier) none. */
+Test(reduce, x86_partials_where_the_rules_allow) {
+    char *got = partials("--target=x86_64", NULL);
+    cr_expect_str_eq(got, "reduced_t1=8 kept_t0=3 ");
+    free(got);
+}
+
+Test(reduce, none_with_atomic_rewrite_none) {
+    char *got = partials("--target=x86_64", "--atomic-rewrite=none");
+    cr_expect_str_eq(got, "");
+    free(got);
+}
+
+/* GPU families have no rewrite.reduce level yet: one atomic per execution. */
+Test(reduce, none_on_gpu_families) {
+    char *got = partials("--target=sm_90", NULL);
+    cr_expect_str_eq(got, "");
+    free(got);
+    got = partials("--target=gfx942", NULL);
+    cr_expect_str_eq(got, "");
+    free(got);
+}
+
+Test(reduce, bad_atomic_rewrite_value) {
+    RunResult r = run_qdc("--atomic-rewrite=all", "testdata/lowering/reduce.qd", "--check", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "qdc: error: --atomic-rewrite must be none or reduce, got 'all'") != NULL, "%s", r.err);
+    run_free(&r);
+}
+
+/* The JSON report ends each record with "reduce": "worker" on a reduced atomic, else null. */
+Test(reduce, json_report_names_the_level) {
+    RunResult r = run_qdc("--target=x86_64", "--report-lowering=json", "--check", "testdata/lowering/reduce.qd", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    int worker = 0, none = 0;
+    for (const char *p = r.out; (p = strstr(p, ",\"reduce\":")); p++) {
+        if (!strncmp(p, ",\"reduce\":\"worker\"}\n", 20)) worker++;
+        else if (!strncmp(p, ",\"reduce\":null}\n", 16)) none++;
+    }
+    cr_expect_eq(worker, 11, "reduced records: %d\n%s", worker, r.out);
+    cr_expect_eq(none, 16, "other records: %d", none);
+    run_free(&r);
+}
