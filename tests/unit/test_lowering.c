@@ -139,8 +139,10 @@ Test(lowering, cluster_scope_only_on_sm90) {
     cr_assert_eq(decide("sm_89", r, NULL).kind, LOW_UNSUPPORTED);
     cr_assert_eq(decide("gfx942", r, NULL).kind, LOW_UNSUPPORTED);
     cr_assert_eq(decide("x86_64", r, NULL).kind, LOW_UNSUPPORTED);
+    cr_assert_eq(decide("vulkan1.3", r, NULL).kind, LOW_UNSUPPORTED); /* qdc-spirv(7): never widened */
     char *d = diag_text();
     cr_assert_not_null(strstr(d, "error[QD4003]: scope 'cluster' is not supported on target 'sm_89'"), "%s", d);
+    cr_assert_not_null(strstr(d, "error[QD4003]: scope 'cluster' is not supported on target 'vulkan1.3'"), "%s", d);
     cr_assert_not_null(strstr(d, "targets with scope 'cluster': sm_90, sm_90a"), "%s", d);
     free(d);
 }
