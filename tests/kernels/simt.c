@@ -139,6 +139,29 @@ static int check_wide(const int32_t *a, const float *f, const int64_t *d, int n)
     return bad;
 }
 
+/* qd.simt.block.* over blocks of 96 lanes (3 subgroups), every block full. */
+enum { NB = 9, BD = 96 };
+static int check_blocks(const int32_t *a, const int32_t *out, int n) {
+    int bad = 0;
+    for (int b0 = 0; b0 < n; b0 += BD) {
+        int32_t sum = 0, mx = INT32_MIN, all = 1, any = 0, cnt = 0, inc = 0, exmin = INT32_MAX, incmax = INT32_MIN, exadd = 0;
+        for (int l = 0; l < BD; l++) {
+            int32_t v = a[b0 + l];
+            sum += v, mx = v > mx ? v : mx, all &= v > -990, any |= v > 995, cnt += v > 0;
+        }
+        for (int l = 0; l < BD; l++) {
+            int32_t v = a[b0 + l];
+            inc += v, incmax = v > incmax ? v : incmax;
+            int32_t want[NB] = {sum, mx, inc, exmin, all, any, cnt, incmax, exadd};
+            for (int k = 0; k < NB; k++)
+                if (out[(size_t)(b0 + l) * NB + k] != want[k] && bad++ < 5)
+                    fprintf(stderr, "block lane %d column %d: got %d, want %d\n", b0 + l, k, out[(size_t)(b0 + l) * NB + k], want[k]);
+            exmin = v < exmin ? v : exmin, exadd += v;
+        }
+    }
+    return bad;
+}
+
 int main(int argc, char **argv) {
     int nt = host_threads(argc, argv), n = host_n(argc, argv, 4099);
     int32_t *a = host_alloc((size_t)n, 4), *out = host_alloc((size_t)n * NI, 4);
@@ -155,6 +178,14 @@ int main(int argc, char **argv) {
         bad += b;                                                            \
     }
     RUN(ints8, 8) RUN(ints32, 32) RUN(ints64, 64) RUN(ints96, 96)
+    int nb = n / BD * BD;
+    int32_t *bo = host_alloc((size_t)n * NB, 4);
+    blocks_args ba = {a, {n}, bo, {n, NB}, nb};
+    if (!host_launch_ok(blocks(&ba, nt))) return 2;
+    int bb = check_blocks(a, bo, nb);
+    printf("block collectives: %s\n", bb ? "WRONG" : "exact");
+    bad += bb;
+    free(bo);
     wide_args wa = {a, {n}, f, {n, 4}, d, {n, 4}};
     if (!host_launch_ok(wide(&wa, nt))) return 2;
     int b = check_wide(a, f, d, n);

@@ -184,6 +184,22 @@ static bool check_lane(const int32_t *a, const int32_t *out, int i, char *why, s
     return true;
 }
 
+static bool check_block(const int32_t *a, const int32_t *out, int i, char *why, size_t wn) {
+    int b0 = i / 64 * 64;
+    int32_t sum = 0, mn = INT32_MAX, inc = 0, exmax = INT32_MIN, all = 1, any = 0, cnt = 0;
+    for (int l = 0; l < 64; l++) {
+        int32_t v = a[b0 + l];
+        sum += v, mn = v < mn ? v : mn, all &= v > -990, any |= v > 995, cnt += v > 0;
+        if (b0 + l <= i) inc += v;
+        if (b0 + l < i) exmax = v > exmax ? v : exmax;
+    }
+    int32_t want[7] = {sum, mn, inc, exmax, all, any, cnt};
+    for (int k = 0; k < 7; k++)
+        if (out[(size_t)i * NC + k] != want[k])
+            return snprintf(why, wn, "block lane %d, column %d: got %d, want %d", i, k, out[(size_t)i * NC + k], want[k]), false;
+    return true;
+}
+
 Test(simt, runs_on_vulkan, .timeout = 300) {
     char *dir = make_temp_dir(), *src = root_path("tests/kernels/simt_vk.qd");
     char *spv = compile_to(dir, src, "vulkan1.2", NULL, ".spv"), *mf = xasprintf("%s/k.json", dir);
@@ -207,6 +223,17 @@ Test(simt, runs_on_vulkan, .timeout = 300) {
         for (int i = 0; i < N && !bad; i++) bad += !check_lane(a, out, i, why, sizeof why);
         cr_expect(!bad, "%s", why);
         printf("simt: Vulkan subgroup size %d: every collective exact\n", out[1]);
+    }
+    const char *blk[] = {"blk"};
+    memset(out, 0, (size_t)N * NC * sizeof *out);
+    free(err), err = NULL;
+    rc = vk_run(dir, spv, meta, blk, 1, arr, 2, NULL, N, VK_FULL, true, &err);
+    cr_expect(rc >= 0, "vkrun: %s", err);
+    if (rc > 0) {
+        char why[256] = "";
+        int bad = 0;
+        for (int i = 0; i < N && !bad; i++) bad += !check_block(a, out, i, why, sizeof why);
+        cr_expect(!bad, "qd.simt.block.*: %s", why);
     }
     free(err), free(a), free(out), free(meta), free(mf), free(spv), free(src);
     remove_tree(dir);
