@@ -9,9 +9,9 @@
 #include <math.h>
 #include <string.h>
 
-typedef enum { F_PRIM, F_SIZE, F_SYNC, F_FENCE, F_ELECT, F_BALLOT, F_BALLOT_N, F_VOTE, F_ALL_EQUAL,
+typedef enum { F_PRIM, F_SIZE, F_LOG2_SIZE, F_SYNC, F_FENCE, F_ELECT, F_BALLOT, F_BALLOT_N, F_VOTE, F_ALL_EQUAL,
                F_BCAST_FIRST, F_SHUFFLE_XOR, F_LANEMASK, F_REDUCE, F_SCAN, F_REDUCE_TILED, F_REDUCE_ALL_TILED,
-               F_VOTE_TILED, F_ALL_EQUAL_TILED, F_SCAN_TILED, F_EXSCAN_TILED,
+               F_VOTE_TILED, F_ALL_EQUAL_TILED, F_SCAN_TILED, F_EXSCAN_TILED, F_SEGMENTED, F_SEGMENTED_TILED,
                W_VOTE, W_UNIQUE, W_BALLOT, W_SHFL, W_SHFL_XOR, W_MATCH_ANY, W_MATCH_ALL, W_ACTIVE, W_SYNC,
                B_REDUCE, B_SCAN, B_SYNC_NONZERO } SimtForm;
 
@@ -27,6 +27,7 @@ typedef struct { const char *name; SimtForm form; int op; IrBinOp combine; int n
     SUB("inclusive_" sfx "_tiled", F_SCAN_TILED, 0, c, 2), SUB("exclusive_" sfx "_tiled", F_EXSCAN_TILED, 0, c, 2)
 static const SimtFn fns[] = {
     SUB("invocation_id", F_PRIM, SG_INVOCATION_ID, IR_ADD, 0), SUB("group_size", F_SIZE, SG_SIZE, IR_ADD, 0),
+    SUB("log2_group_size", F_LOG2_SIZE, 0, IR_ADD, 0),
     SUB("sync", F_SYNC, 0, IR_ADD, 0), SUB("barrier", F_SYNC, 0, IR_ADD, 0),
     SUB("mem_fence", F_FENCE, 0, IR_ADD, 0), SUB("memory_barrier", F_FENCE, 0, IR_ADD, 0),
     SUB("elect", F_ELECT, 0, IR_ADD, 0), SUB("ballot", F_BALLOT, 0, IR_ADD, 1),
@@ -41,6 +42,9 @@ static const SimtFn fns[] = {
     SUB("lanemask_eq", F_LANEMASK, 2, IR_ADD, 1), SUB("lanemask_gt", F_LANEMASK, 3, IR_ADD, 1),
     SUB("lanemask_ge", F_LANEMASK, 4, IR_ADD, 1),
     RED3("add", IR_ADD), RED3("min", IR_MIN), RED3("max", IR_MAX),
+    SUB("segmented_reduce_add", F_SEGMENTED, 0, IR_ADD, 2), SUB("segmented_reduce_min", F_SEGMENTED, 0, IR_MIN, 2),
+    SUB("segmented_reduce_max", F_SEGMENTED, 0, IR_MAX, 2), SUB("segmented_reduce_add_tiled", F_SEGMENTED_TILED, 0, IR_ADD, 3),
+    SUB("segmented_reduce_min_tiled", F_SEGMENTED_TILED, 0, IR_MIN, 3), SUB("segmented_reduce_max_tiled", F_SEGMENTED_TILED, 0, IR_MAX, 3),
     SCAN("add", IR_ADD), SCAN("mul", IR_MUL), SCAN("min", IR_MIN), SCAN("max", IR_MAX),
     SCAN("and", IR_AND), SCAN("or", IR_OR), SCAN("xor", IR_XOR),
     WARP("all_nonzero", W_VOTE, SG_ALL, IR_ADD, 2), WARP("any_nonzero", W_VOTE, SG_ANY, IR_ADD, 2),
@@ -196,6 +200,29 @@ static IrExpr *all_equal_tiled(Ctx *c, IrExpr *v, int log2) {
     v = once(c, v);
     IrExpr *base = sg(c, SG_SHUFFLE, IR_ADD, v, bin(c, IR_AND, lane(c), i32c(c, ~((1 << log2) - 1))));
     return vote_tiled(c, IR_AND, bin(c, IR_EQ, v, base), log2);
+}
+
+/* Quadrants' segmented reduce: lane - (the nearest head at or below the lane in its group of
+ * 2**log2 lanes, the group's first lane if none), from one u64 ballot and a clz; then a
+ * Hillis-Steele scan that never reaches past that head. */
+static IrExpr *segmented(Ctx *c, IrBinOp op, IrExpr *v, IrExpr *head, int log2) {
+    IrExpr *l = lane(c), *all = ir_const_int(c->S, QT_U64, -1, c->sp);
+    IrExpr *full = once(c, sg(c, SG_BALLOT, IR_ADD, nonzero(c, head), NULL));
+    IrExpr *base = once(c, ir_cast(c->S, bin(c, IR_AND, l, i32c(c, ~((1 << log2) - 1))), QT_U64));
+    IrExpr *bits = ir_const_int(c->S, QT_U64, log2 == 6 ? -1 : (int64_t)((UINT64_C(1) << (1 << log2)) - 1), c->sp);
+    IrExpr *eff = bin(c, IR_OR, bin(c, IR_AND, full, bin(c, IR_SHL, bits, base)), bin(c, IR_SHL, ir_const_int(c->S, QT_U64, 1, c->sp), base));
+    IrExpr *upto = bin(c, IR_SHR, all, ir_cast(c->S, bin(c, IR_SUB, i32c(c, 63), l), QT_U64));
+    IrExpr *clz = ir_new(c->S, IR_MATH, QT_U64, c->sp);
+    clz->math.op = IR_CLZ, clz->math.a = bin(c, IR_AND, eff, upto);
+    IrExpr *dist = once(c, bin(c, IR_SUB, l, bin(c, IR_SUB, i32c(c, 63), ir_cast(c->S, clz, QT_I32))));
+    for (int i = 0; i < log2; i++) {
+        v = once(c, v);
+        IrExpr *sel = ir_new(c->S, IR_SELECT, v->type, c->sp);
+        sel->sel.cond = bin(c, IR_GE, dist, i32c(c, 1 << i));
+        sel->sel.a = bin(c, op, v, sg(c, SG_SHUFFLE_UP, IR_ADD, v, i32c(c, 1 << i))), sel->sel.b = v;
+        v = sel;
+    }
+    return v;
 }
 
 static IrExpr *lanemask(Ctx *c, int kind, IrExpr *l) {
@@ -425,7 +452,8 @@ Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
                           call->call.args.n), val_err();
     if (f->form >= B_REDUCE) return block_call(&c, f, call);
     bool tiled = f->form == F_REDUCE_TILED || f->form == F_REDUCE_ALL_TILED || f->form == F_VOTE_TILED ||
-                 f->form == F_ALL_EQUAL_TILED || f->form == F_SCAN_TILED || f->form == F_EXSCAN_TILED;
+                 f->form == F_ALL_EQUAL_TILED || f->form == F_SCAN_TILED || f->form == F_EXSCAN_TILED ||
+                 f->form == F_SEGMENTED_TILED;
     int log2 = 0;
     IrExpr *a[3] = {0};
     if (f->form >= W_VOTE && f->form != W_BALLOT && f->form != W_ACTIVE && !full_mask(&c, call->call.args.items[0])) return val_err();
@@ -436,7 +464,17 @@ Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
     IrExpr *r = NULL;
     switch (f->form) {
     case F_PRIM: r = sg(&c, f->op, IR_ADD, a[0], f->nargs > 1 ? lane_arg(&c, a[1]) : NULL); break;
-    case F_SIZE: r = sg(&c, SG_SIZE, IR_ADD, NULL, NULL); break;
+    case F_SIZE: /* a compile-time int in Quadrants: a constant when the compile's width is known */
+        r = S->subgroup_width ? i32c(&c, S->subgroup_width) : sg(&c, SG_SIZE, IR_ADD, NULL, NULL);
+        break;
+    case F_LOG2_SIZE: {
+        int w = S->subgroup_width, l = 0;
+        if (!w) return diag_error(call->span, "QD2073", "'%s' needs the subgroup width at compile time; the target's is the "
+                                  "device's or the targets of this compile differ (Vulkan: assert it with --cap=+subgroup32)", p), val_err();
+        while ((1 << l) < w) l++;
+        r = i32c(&c, l);
+        break;
+    }
     case F_SYNC: case W_SYNC: return subgroup_sync(&c);
     case F_FENCE: return subgroup_fence(&c);
     case F_ELECT: r = ir_cast(S, bin(&c, IR_EQ, sg(&c, SG_INVOCATION_ID, IR_ADD, NULL, NULL), i32c(&c, 0)), QT_I32); break;
@@ -465,6 +503,15 @@ Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
     case F_ALL_EQUAL_TILED: r = all_equal_tiled(&c, a[0], log2); break;
     case F_SCAN_TILED: r = scan_tiled(&c, f->combine, a[0], log2); break;
     case F_EXSCAN_TILED: r = exscan_tiled(&c, f->combine, a[0], log2); break;
+    case F_SEGMENTED_TILED: r = segmented(&c, f->combine, a[0], a[1], log2); break;
+    case F_SEGMENTED: {
+        int w = S->subgroup_width, l = 0;
+        if (!w) return diag_error(call->span, "QD2073", "'%s' needs the subgroup width at compile time; the target's is the "
+                                  "device's or the targets of this compile differ (Vulkan: assert it with --cap=+subgroup32)", p), val_err();
+        while ((1 << l) < w) l++;
+        r = segmented(&c, f->combine, a[0], a[1], l);
+        break;
+    }
     default: r = warp_form(&c, f, a); break;
     }
     S->uses_block = true;

@@ -5,7 +5,7 @@
 #include "common.h" /* examples/host/common.h */
 #include <math.h>
 
-enum { W = 32, NI = 19 };
+enum { W = 32, NI = 22 };
 
 /* The model's subgroup: values v[0..n), this lane me. */
 typedef struct { const int32_t *v; int n, me; } Sg;
@@ -42,6 +42,19 @@ static int32_t scan_tiled(const int32_t *in, int n, int me, int log2, int op) {
     return cur[me];
 }
 
+/* op over lanes [h, me], h the nearest lane at or below me in its group of g lanes whose head
+ * predicate holds (the group's first lane if none). */
+static int32_t segmented(Sg s, int g, int (*head)(int32_t), int max) {
+    int gb = s.me & ~(g - 1), h = gb;
+    for (int l = gb; l <= s.me; l++)
+        if (head(s.v[l])) h = l;
+    int32_t acc = s.v[h];
+    for (int l = h + 1; l <= s.me; l++) acc = max ? (s.v[l] > acc ? s.v[l] : acc) : (int32_t)((uint32_t)acc + (uint32_t)s.v[l]);
+    return acc;
+}
+static int head8(int32_t v) { return (v & 7) == 0; }
+static int head4(int32_t v) { return (v & 3) == 0; }
+
 static void expect_ints(Sg s, const int32_t *got, int *bad) {
     int32_t sum = 0, inc = 0, exmax = INT32_MIN, exxor = 0, mn = INT32_MAX, allp = 1, anyp = 0, mul = 1;
     uint32_t ballot = 0, match = 0;
@@ -74,13 +87,25 @@ static void expect_ints(Sg s, const int32_t *got, int *bad) {
         }
         bfly = cur[s.me];
     }
+    int32_t allsum = s.v[s.me]; /* reduce_all_add_tiled(v, 5): the xor butterfly over 32 lanes */
+    {
+        int32_t cur[W];
+        for (int l = 0; l < s.n; l++) cur[l] = s.v[l];
+        for (int m = 1; m < W; m <<= 1) {
+            int32_t nxt[W];
+            for (int l = 0; l < s.n; l++) nxt[l] = (int32_t)((uint32_t)cur[l] + (uint32_t)((l ^ m) < s.n ? cur[l ^ m] : cur[l]));
+            for (int l = 0; l < s.n; l++) cur[l] = nxt[l];
+        }
+        allsum = cur[s.me];
+    }
     int32_t shifted[W]; /* exclusive_add_tiled(v, 3): shift up by one, identity at each group's lane 0 */
     for (int l = 0; l < s.n; l++) shifted[l] = (l & 7) == 0 ? 0 : (l - 1 >= 0 ? s.v[l - 1] : s.v[l]);
     int32_t want[NI] = {
         s.me, sum, inc, exmax, at(s, s.me ^ 1), at(s, s.me + 3), reduce_tiled(s, 3), (int32_t)ballot,
         scan_tiled(s.v, s.n, s.me, 2, 1), W, at(s, s.me - 5), allp * 2 + anyp, exxor, bfly,
         scan_tiled(shifted, s.n, s.me, 3, 0), at(s, 2) + (s.me == 0) * 1000000, at(s, (s.me ^ 2) & 31),
-        (int32_t)match, (int32_t)((uint32_t)mul + (uint32_t)mn * 7u),
+        (int32_t)match, (int32_t)((uint32_t)mul + (uint32_t)mn * 7u), segmented(s, 8, head8, 0), segmented(s, W, head4, 1),
+        allsum,
     };
     for (int k = 0; k < NI; k++)
         if (got[k] != want[k]) {
