@@ -34,6 +34,9 @@ struct LlvmTarget {
     const char *backend;   /* cap_backend(): "x86_64", "ptx", "amdgpu" */
     unsigned as_global;    /* LLVM address space of fields and ndarray data */
     unsigned as_shared;    /* LLVM address space of SharedArray storage */
+    /* A call of a parallel task runs many iterations (x86: a chunk of a worker's share): the
+     * loop's back edge is not marked unlikely, so LLVM may vectorize it. */
+    bool long_loops;
 
     /* After the core created the module and set triple + data layout (machine.c): module flags,
      * per-module state in cg->target_state. May be NULL. */

@@ -84,3 +84,30 @@ Test(reduce, json_report_names_the_level) {
     cr_expect_eq(none, 16, "other records: %d", none);
     run_free(&r);
 }
+
+/* How often `needle` occurs in function `fn` of an AMDGPU assembly listing. */
+static int count_in(const char *as, const char *fn, const char *needle) {
+    char *label = xasprintf("\n%s:\n", fn);
+    const char *p = strstr(as, label), *end = p ? strstr(p, "s_endpgm") : NULL;
+    free(label);
+    int n = 0;
+    for (const char *q = p; q && end && (q = strstr(q, needle)) && q < end; q++) n++;
+    return n;
+}
+
+/* AMDGPU: LLVM 19's atomic optimizer (amdgpu-atomic-optimizer-strategy, default Iterative)
+ * already runs in qdc's pipeline: an atomic on a uniform address becomes one atomic per
+ * wavefront (a lane loop with s_ff1/v_readlane summing the active lanes, then one
+ * global_atomic). Measured here so a pipeline change that loses it fails. The 4-bin histogram's
+ * address differs per lane: one atomic per lane, no lane loop. */
+Test(reduce, amdgpu_atomic_optimizer_applies) {
+    RunResult r = run_qdc("--target=gfx942", "--emit=asm", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count_in(r.out, "isum_t1", "global_atomic_add "), 1);
+    cr_expect_eq(count_in(r.out, "isum_t1", "s_ff1_i32_b64"), 1);
+    cr_expect_eq(count_in(r.out, "imax_t1", "global_atomic_smax "), 1);
+    cr_expect_eq(count_in(r.out, "imax_t1", "s_ff1_i32_b64"), 1);
+    cr_expect_eq(count_in(r.out, "hist4_t1", "global_atomic_add "), 1);
+    cr_expect_eq(count_in(r.out, "hist4_t1", "s_ff1_i32_b64"), 0);
+    run_free(&r);
+}
