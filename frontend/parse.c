@@ -284,7 +284,6 @@ static Expr *parse_binary(Parser *P, int level) {
         bool match = false;
         for (int j = 0; j < 6 && levels[level][j]; j++) match |= levels[level][j] == k;
         if (!match || P->quiet || P->fatal || !enter(P)) break;
-        if (k == T_AT) syntax_error(P, peek(P), "QD1012", "matrix multiplication (@) is not supported in v1 (no matrix types)");
         next(P);
         e = make_binary(P, k, e, parse_binary(P, level + 1));
     }

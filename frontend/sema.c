@@ -118,18 +118,56 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
     }
     if (call->call.args.n > 2) return (void)diag_error(call->span, "QD2004", "qd.field takes (dtype, shape)");
     if (!dt) return (void)diag_error(call->span, "QD2004", "qd.field needs a dtype, e.g. qd.field(qd.f32, shape=(N,))");
-    bool ok = sema_annotation_type(S, dt, &f.type);
+    int n = 0, m = 0;
+    bool ok = sema_vec_type_of(S, dt, &f.type, &n, &m) ? n > 0 : sema_annotation_type(S, dt, &f.type);
+    if (ok && !shape && n) ok = (diag_error(call->span, "QD2043", "placing a vector or matrix field under an SNode is not supported; give it a shape"), false);
     if (ok && !shape) f.ndim = -1; /* placed later: qd.root.dense(...).place(x) */
-    else if (ok) ok = field_shape(S, shape, &f);
+    else if (ok) ok = field_shape(S, shape, &f) && sema_vec_field_elem(S, &f, n, m, call->span);
     if (!ok) return (void)scope_bind(S, &S->module, f.name, val_err(), span);
     vec_push(&S->fields, f);
     scope_bind(S, &S->module, f.name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
 }
 
+/* qd.Vector.field(n, dtype, shape) / qd.Matrix.field(n, m, dtype, shape): a field of the
+ * vector type (qd.field(qd.types.vector(n, dtype), shape)). */
+static void vector_field(Sema *S, const Expr *target, Span span, const Expr *call, bool matrix) {
+    int want = matrix ? 3 : 2, na = call->call.args.n;
+    Expr tcall = *call, fcall = *call, *targs[3], *fargs[2];
+    Keyword tkw[3], fkw[8];
+    tcall.call.args.items = targs, tcall.call.args.n = 0, tcall.call.kw = tkw, tcall.call.nkw = 0;
+    fcall.call.args.items = fargs, fcall.call.args.n = 0, fcall.call.kw = fkw, fcall.call.nkw = 0;
+    for (int k = 0; k < na && k < want; k++) targs[tcall.call.args.n++] = call->call.args.items[k];
+    if (na > want) fargs[1] = call->call.args.items[want], fcall.call.args.n = 2;
+    for (int k = 0; k < call->call.nkw; k++) {
+        const Keyword *kw = &call->call.kw[k];
+        if (!strcmp(kw->name, "n") || !strcmp(kw->name, "m") || !strcmp(kw->name, "dtype") || !strcmp(kw->name, "dt")) {
+            if (tcall.call.nkw < 3) tkw[tcall.call.nkw++] = *kw;
+        } else if (!strcmp(kw->name, "layout") || !strcmp(kw->name, "offset")) {
+            return (void)diag_error(kw->span, "QD2043", "'%s=' of a vector or matrix field is not supported; fields are AOS "
+                                                        "(one element's components contiguous)", kw->name);
+        } else if (fcall.call.nkw < 8) {
+            fkw[fcall.call.nkw++] = *kw;
+        }
+    }
+    Expr fn = {.kind = E_NAME, .span = call->span, .name = "$vectype"};
+    tcall.call.fn = &fn;
+    Val ty = sema_vec_type_call(S, &tcall, matrix);
+    if (ty.kind != V_VECTYPE) return (void)scope_bind(S, &S->module, target->name, val_err(), span);
+    S->val_slots[5] = ty;
+    fargs[0] = (Expr *)sema_val_node(S, ty, 5, call->span);
+    if (fcall.call.args.n == 0) fcall.call.args.n = 1;
+    declare_field(S, target, span, &fcall);
+}
+
 /* A module-level constant: a number (narrowed to the type a literal of it has in a kernel: i32
  * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
 static bool module_constant(Sema *S, Val *c) {
-    if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE) return true;
+    if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE) return true;
+    if (c->kind == V_VEC) { /* a constant vector or matrix */
+        for (int k = 0; k < vec_len(*c); k++)
+            if (!module_constant(S, &c->vec.c[k])) return false;
+        return true;
+    }
     if (c->kind == V_TUPLE) {
         for (int k = 0; k < c->tuple.n; k++)
             if (!module_constant(S, &c->tuple.items[k])) return false;
@@ -218,8 +256,8 @@ static void module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
         if (p && !strcmp(p, "qd.field") && t->kind == E_NAME) return declare_field(S, t, sp, v);
-        if (p && (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")))
-            return (void)diag_error(v->span, "QD2004", "vector and matrix fields are not supported in v1");
+        if (p && (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")) && t->kind == E_NAME)
+            return vector_field(S, t, sp, v, p[3] == 'M');
     }
     Val c = sema_eval(S, v);
     if (c.kind != V_ERR && !module_constant(S, &c))
@@ -338,7 +376,8 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
                    v.kind == V_EXPR || v.kind == V_LOCAL ? "a scalar" : val_describe(v));
         return false;
     }
-    ls->ndims = v.kind == V_FIELD ? S->fields.items[v.index].ndim : S->params.items[v.index].ndim;
+    ls->ndims = v.kind == V_FIELD ? S->fields.items[v.index].ndim - S->fields.items[v.index].elem_ndim
+                                  : S->params.items[v.index].ndim - S->params.items[v.index].elem_ndim;
     if (ls->ndims == 0) return diag_error(iter->span, "QD2012", "a struct-for needs a field or ndarray with at least one dimension"), false;
     for (int d = 0; d < ls->ndims; d++) {
         ls->begin[d] = ir_const_int(S, QT_I32, 0, iter->span), ls->step[d] = 1;
@@ -363,6 +402,13 @@ bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
         f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
     }
     bool ok;
+    if (f.kind == V_NS && !strcmp(f.path, "qd.grouped")) { /* for I in qd.grouped(x): I is a vector index */
+        if (iter->call.args.n != 1) return diag_error(iter->span, "QD2012", "qd.grouped takes one argument"), false;
+        if (ls->is_static) return diag_error(iter->span, "QD2012", "qd.static(qd.grouped(...)) is not supported"), false;
+        ls->grouped = true;
+        iter = iter->call.args.items[0];
+        f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
+    }
     if (!ls->is_static && iter->kind != E_CALL) return struct_for_space(S, iter, ls);
     if (f.kind == V_NS && !strcmp(f.path, "range")) ok = (ls->ndims = 1, range_args(S, iter, ls, 0));
     else if (f.kind == V_NS && !strcmp(f.path, "qd.ndrange")) ok = ndrange_args(S, iter, ls);
@@ -420,6 +466,7 @@ void sema_for_body(Sema *S, const Stmt *loop) {
     if (!ok) return;
     const Expr *t0 = loop->for_.target;
     int nvars = t0->kind == E_TUPLE ? t0->list.n : 1;
+    if (ls.grouped && nvars == 1) nvars = ls.ndims;
     if (nvars != ls.ndims) {
         diag_error(t0->span, "QD2012", "the loop has %d dimension%s but %d loop variable%s", ls.ndims, ls.ndims == 1 ? "" : "s",
                    nvars, nvars == 1 ? "" : "s");
@@ -438,8 +485,11 @@ void sema_for_body(Sema *S, const Stmt *loop) {
     t->extent = extent;
     t->index_local = sema_new_local(S, "$index", QT_I32);
     IrExpr *rest = ir_local(S, t->index_local, iter->span);
+    Val group = ls.grouped ? vec_make(S, ls.ndims, 0) : val_err();
     for (int d = ls.ndims - 1; d >= 0; d--) {
         const Expr *v = t0->kind == E_TUPLE ? t0->list.items[d] : t0;
+        Expr named = *v;
+        if (ls.grouped && v->kind == E_NAME) named.name = arena_printf(S->arena, "%s_%d", v->name, d), v = &named;
         if (v->kind != E_NAME) return (void)diag_error(v->span, "QD2012", "a loop variable must be a name");
         Binding *pb = scope_find(S->scope, v->name);
         if (pb && pb->is_param) return (void)diag_error(v->span, "QD2038", "cannot use kernel argument '%s' as a loop variable", v->name);
@@ -450,8 +500,10 @@ void sema_for_body(Sema *S, const Stmt *loop) {
         IrStmt *as = sema_stmt_new(S, IR_ASSIGN, v->span);
         as->assign.local = l, as->assign.value = val;
         sema_emit(S, as);
+        if (ls.grouped) group.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
         if (d > 0) rest = ir_binary(S, IR_DIV, rest, count[d], v->span);
     }
+    if (ls.grouped) scope_bind(S, S->scope, t0->name, group, t0->span);
     IrStmtVec body = {0}, *outer = S->cur;
     S->cur = &body;
     S->loop = LOOP_PARALLEL, S->parallel_continue = false;
@@ -621,9 +673,12 @@ static bool ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
     const Expr *dt, *nd;
     sema_param_shape(S, ann, &dt, &nd);
     int64_t ndim;
-    if (!sema_annotation_type(S, dt, &p->type) || !sema_const_int(S, nd, &ndim, "ndim")) return false;
-    if (ndim < 0 || ndim > IR_MAX_DIMS) return diag_error(nd->span, "QD2005", "ndim must be between 0 and %d", IR_MAX_DIMS), false;
-    p->kind = IR_PARAM_NDARRAY, p->ndim = (int)ndim;
+    int n = 0, m = 0;
+    bool vec = sema_vec_type_of(S, dt, &p->type, &n, &m);
+    if ((vec && !n) || (!vec && !sema_annotation_type(S, dt, &p->type)) || !sema_const_int(S, nd, &ndim, "ndim")) return false;
+    int edim = n ? (m ? 2 : 1) : 0;
+    if (ndim < 0 || ndim + edim > IR_MAX_DIMS) return diag_error(nd->span, "QD2005", "ndim must be between 0 and %d", IR_MAX_DIMS - edim), false;
+    p->kind = IR_PARAM_NDARRAY, p->ndim = (int)ndim + edim, p->elem_ndim = edim, p->elem_shape[0] = n, p->elem_shape[1] = m;
     return true;
 }
 
@@ -638,6 +693,25 @@ static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bou
     return sema_annotation_type(S, ann, &p->type) ? GP_PARAM : GP_ERR;
 }
 
+/* A parameter of a vector or matrix type (v: qd.types.vector(3, qd.f32)): one scalar parameter
+ * per component, named <v>_<k> (row-major), in the argument struct (qdc-abi(7)). */
+static bool vector_param(Sema *S, const Param *ap) {
+    QdType t;
+    int n = 0, m = 0;
+    if (!ap->annotation || ap->dflt || !sema_vec_type_of(S, ap->annotation, &t, &n, &m)) return false;
+    if (!n) return scope_bind(S, S->scope, ap->name, val_err(), ap->span)->is_param = true, true;
+    Val v = vec_make(S, n, m);
+    for (int k = 0; k < vec_len(v); k++) {
+        IrParam p = {.name = arena_printf(S->arena, "%s_%d", ap->name, k), .kind = IR_PARAM_SCALAR, .type = t, .span = ap->span};
+        vec_push(&S->params, p);
+        IrExpr *e = ir_new(S, IR_PARAM, t, ap->span);
+        e->param = S->params.len - 1;
+        v.vec.c[k] = val_expr(e);
+    }
+    scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
+    return true;
+}
+
 /* Binds the parameters; for an instantiation, builds its entry name (sema_generic.c). */
 static const char *kernel_params(Sema *S, const Stmt *def) {
     StrBuf entry;
@@ -650,6 +724,7 @@ static const char *kernel_params(Sema *S, const Stmt *def) {
                 diag_error(ap->span, "QD2005", "duplicate parameter '%s'", ap->name);
         IrParam p = {0};
         Val v = {0};
+        if (vector_param(S, ap)) continue;
         GenericResult r = kernel_param(S, ap, &p, &v, &entry);
         if (r == GP_ERR) { /* poisoned: its uses are not reported again */
             scope_bind(S, S->scope, ap->name, val_err(), ap->span)->is_param = true;

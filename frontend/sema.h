@@ -28,6 +28,10 @@ typedef enum {
     V_STR,
     V_HOST,    /* a module-level name bound by host code: known only when the script runs (path: what) */
     V_SNODE,   /* an SNode (qd.root.dense(...)), or one of its methods (snode.method) */
+    V_VEC,     /* a vector (m == 0) or matrix (n rows, m columns) value: n (or n*m) scalar
+                  components, row-major, each V_EXPR/V_LOCAL/V_REF (sema_vec.c) */
+    V_VECTYPE, /* qd.types.vector(n, dt) / qd.types.matrix(n, m, dt) (m == 0: vector) */
+    V_METHOD,  /* v.dot and the other methods of a vector value, not yet called */
 } ValKind;
 
 typedef struct Val Val;
@@ -42,6 +46,9 @@ struct Val {
         const Stmt *def;  /* V_FUNC, V_KERNEL */
         struct { Val *items; int n; } tuple;
         struct { int node; const char *method; } snode; /* V_SNODE */
+        struct { Val *c; int n, m; } vec;                 /* V_VEC */
+        struct { int n, m; QdType dt; } vt;               /* V_VECTYPE (dt QT_VOID: inferred) */
+        struct { Val *self; const char *name; } method;  /* V_METHOD */
     };
 };
 
@@ -99,6 +106,7 @@ typedef struct Sema {
     int inst;                       /* the instantiation being checked, -1 for none */
     VEC(struct SNode) snodes;       /* module-level SNode tree; node 0 is qd.root */
     VEC(IrStorage) storages;
+    Val val_slots[8]; /* what the names "$val0".."$val7" denote (sema_val_node) */
 } Sema;
 
 /* sema.c */
@@ -148,6 +156,11 @@ bool sema_is_mem_builtin(const char *path);
 int sema_mem_builtin_names(const char **out, int max); /* fills out with every path; returns the count */
 Val sema_mem_call(Sema *S, const Expr *call, const char *path);
 void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref);
+void sema_augassign_vec(Sema *S, const Stmt *st, Val target); /* component-wise (atomic on storage) */
+
+/* sema_simt.c: qd.simt.subgroup.* and qd.simt.warp.* (IR_SUBGROUP and expansions of it) */
+bool sema_is_simt_builtin(const char *path);
+Val sema_simt_call(Sema *S, const Expr *call, const char *path);
 
 /* sema_generic.c: generic kernels and --instantiate */
 typedef enum { PS_SCALAR, PS_ARRAY, PS_TEMPLATE, PS_TENSOR } SemaParamShape;
@@ -170,6 +183,28 @@ Val sema_snode_attr(Sema *S, Val obj, const char *name);
 void sema_snode_finish(Sema *S);
 IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp);
 
+/* sema_vec.c: vectors and matrices, scalarized: a V_VEC is its components, so the IR, the
+ * lowering and every backend see scalars only (atomics fan out per component). */
+static inline int vec_len(Val v) { return v.vec.m ? v.vec.n * v.vec.m : v.vec.n; }
+Val vec_make(Sema *S, int n, int m);                      /* components uninitialized */
+Val sema_vec_attr(Sema *S, Val o, const char *name, Span sp);
+Val sema_vec_call(Sema *S, const Expr *call, Val f);      /* V_METHOD, V_VECTYPE or a qd.* path; */
+bool sema_vec_path(const char *path);                     /* ... the paths it takes */
+bool sema_vec_alias(const char *path, Val *type);         /* qd.math.vec3 ... mat4 */
+Val sema_vec_subscript(Sema *S, Val o, const Expr *ix, Span sp);
+Val sema_vec_binary(Sema *S, int tok, Val a, Val b, Span sp); /* either side a V_VEC */
+Val sema_vec_unary(Sema *S, const Expr *e, Val a);
+bool sema_vec_elementwise(Sema *S, const Expr *call, Val f, Val *out); /* a scalar builtin over vectors */
+bool sema_vec_type_of(Sema *S, const Expr *ann, QdType *dt, int *n, int *m); /* a V_VECTYPE annotation */
+Val sema_vec_ref(Sema *S, IrRef *r, int n, int m);
+bool sema_vec_field_elem(Sema *S, IrField *f, int n, int m, Span sp); /* component axes last */
+Val sema_vec_type_call(Sema *S, const Expr *call, bool matrix);  /* qd.types.vector/matrix(...) */        /* the components of a vector element */
+Val sema_vec_materialize(Sema *S, Val v, const char *name, Span sp); /* into new locals */
+void sema_vec_assign(Sema *S, Val target, Val v, Span sp); /* component-wise store/assign */
+bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, Span sp); /* v[i] = x, run-time i */
+const Expr *sema_val_node(Sema *S, Val v, int slot, Span sp); /* an E_NAME bound to v */
+extern const Expr *sema_discarded; /* the expression statement being checked (result unused) */
+
 /* sema_stmt.c */
 void sema_block(Sema *S, const StmtList *l);
 void sema_stmt(Sema *S, const Stmt *s);
@@ -184,6 +219,7 @@ typedef struct LoopSpace {
     IrExpr *begin[IR_MAX_DIMS], *end[IR_MAX_DIMS];
     int64_t step[IR_MAX_DIMS];
     bool is_static;
+    bool grouped; /* qd.grouped(...): one loop variable, a vector of the indices */
 } LoopSpace;
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *out);
 IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp); /* i32, >= 0 */

@@ -100,7 +100,19 @@ typedef enum {
     IR_MEMOP,      /* atomic RMW/cas/inc/dec/load/store or volatile load; see IrMemOp */
     IR_THREAD_IDX,        /* i32 lane index within the block (qd.simt.block.thread_idx) */
     IR_GLOBAL_THREAD_IDX, /* i32 global linear thread index (block.global_thread_idx) */
+    IR_SUBGROUP,   /* a subgroup collective: IrExpr.sg, ops in ir/simt.def */
 } IrExprKind;
+
+typedef enum {
+#define SG(e, name, nargs, result) e,
+#include "simt.def"
+#undef SG
+    SG_COUNT
+} IrSgOp;
+typedef enum { SGR_VOID, SGR_I32, SGR_U64, SGR_ARG } IrSgResult;
+const char *ir_sg_name(IrSgOp op);     /* "shuffle_up" */
+int ir_sg_nargs(IrSgOp op);
+IrSgResult ir_sg_result(IrSgOp op);
 
 typedef enum { IR_NEG, IR_BITNOT, IR_LNOT } IrUnOp; /* LNOT: u1 -> u1 */
 
@@ -163,6 +175,8 @@ struct IrExpr {
         IrExpr *arg;                                   /* IR_CAST, IR_BITCAST */
         struct { IrMathOp op; IrExpr *a, *b; } math; /* b: ATAN2 only */
         IrMemOp mem;                                   /* IR_MEMOP */
+        struct { IrSgOp op; IrBinOp combine; IrExpr *a, *b; bool warp; } sg; /* IR_SUBGROUP (warp:
+                          from qd.simt.warp.*, valid only on 32-lane subgroups) */
     };
 };
 
@@ -216,7 +230,9 @@ typedef struct IrParam {
     const char *name;
     IrParamKind kind;
     QdType type; /* scalar type, or ndarray element type */
-    int ndim;    /* ndarray only */
+    int ndim;    /* ndarray only; the component axes of a vector/matrix dtype included */
+    int elem_ndim; /* ndarray of vectors (1) or matrices (2): its last axes are the components */
+    int elem_shape[2];
     Span span;
 } IrParam;
 
@@ -238,7 +254,7 @@ typedef struct IrTask {
     IrExpr *extent;   /* parallel: i32 number of iterations; uses only consts, params, shapes */
     int index_local;  /* parallel: local that receives the linear iteration index (i32) */
     int block_dim;    /* from qd.loop_config(block_dim=...); 0 = the target's default */
-    bool uses_block;  /* contains IR_BARRIER, IR_THREAD_IDX or shared arrays */
+    bool uses_block;  /* contains IR_BARRIER, IR_THREAD_IDX, IR_SUBGROUP or shared arrays */
     IrBlock body;     /* parallel: starts by computing the loop variables from index_local */
     Span span;
 } IrTask;
@@ -273,7 +289,9 @@ typedef struct IrField {
     const char *name;  /* kernel-owned temporaries (a kernel-scope local shared between tasks,
                           a kernel's return slot) are "qdc_tmp_<kernel>_<var>", "qdc_ret_<kernel>" */
     QdType type;
-    int ndim; /* 0 for shape=() */
+    int ndim; /* 0 for shape=(); a vector/matrix field's component axes included */
+    int elem_ndim; /* a field of vectors (1) or matrices (2): its last axes are the components,
+                      so one element's components are contiguous (AOS, qdc-abi(7)) */
     int64_t shape[IR_MAX_DIMS];
     int64_t elems;
     Span span;

@@ -21,6 +21,10 @@ IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOption
 void lower_reductions(const IrModule *m, const CapTarget *t, const LowerOptions *o, IrLowering *ops, Arena *arena);
 /* Decides one IR_MEMOP expression alone into *out (tests, tools); false after a QD4xxx diagnostic. */
 bool lower_memop(const IrExpr *memop, const CapTarget *t, const LowerOptions *o, Arena *arena, IrLowering *out);
+/* simt.c: qd.simt.warp.* only on 32-lane families, every collective on a family with a simt
+ * section (false after QD4010/QD4011); and the --report-lowering records of the collectives. */
+bool lower_check_simt(const IrModule *m, const CapTarget *t, const LowerOptions *o);
+void lower_report_simt(const IrModule *m, const CapTarget *t, bool json, StrBuf *out);
 /* --report-lowering: one record per memory operation (text or JSON lines). */
 void lower_report(const IrModule *m, const IrLowered *low, const CapTarget *t, bool json, StrBuf *out);
 /* --print-caps and --support-matrix. */

@@ -106,6 +106,7 @@ void lower_report(const IrModule *m, const IrLowered *low, const CapTarget *t, b
     Rep r = {out, json, low, cap_name(t)};
     if (!json) sb_printf(out, "# lowering for target %s (%s)\n", cap_name(t), cap_backend(t));
     ir_visit_memory_ops(m, visit, &r);
+    lower_report_simt(m, t, json, out);
     if (!json && low->ncaps_used) {
         sb_puts(out, "# capabilities relied on:");
         for (int i = 0; i < low->ncaps_used; i++) sb_printf(out, " +%s", low->caps_used[i]);

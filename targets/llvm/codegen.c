@@ -289,6 +289,7 @@ static LLVMValueRef expr(LlvmCg *cg, const IrExpr *e) {
     case IR_GLOBAL_THREAD_IDX:
         if (cg->tgt->global_thread_idx) return cg->tgt->global_thread_idx(cg);
         return cg->iter_index ? cg->iter_index : cg_i32(cg, 0);
+    case IR_SUBGROUP: return cg_subgroup(cg, e);
     }
     unreachable();
 }

@@ -65,6 +65,17 @@ struct LlvmTarget {
     /* i32 global linear thread index. NULL: the task's current iteration index. */
     LLVMValueRef (*global_thread_idx)(LlvmCg *cg);
 
+    /* SIMT collectives (simt.c builds IR_SUBGROUP from these). All NULL: the target rejects
+     * them (QD5010). sg_lane: i32 lane in the subgroup; sg_shuffle: i32 value of lane src;
+     * sg_ballot: i64 mask of the lanes whose i1 is true; sg_sync: the subgroup barrier.
+     * sg_native (may be NULL): one operation in a single native form from the family's simt.*
+     * keys, or NULL to let simt.c expand it (never called for SG_SYNC). */
+    LLVMValueRef (*sg_lane)(LlvmCg *cg);
+    LLVMValueRef (*sg_shuffle)(LlvmCg *cg, LLVMValueRef v, LLVMValueRef src);
+    LLVMValueRef (*sg_ballot)(LlvmCg *cg, LLVMValueRef pred);
+    void (*sg_sync)(LlvmCg *cg);
+    LLVMValueRef (*sg_native)(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, LLVMValueRef b);
+
     /* Called at the top of every iteration of a serial `while` that waits on memory (its
      * condition or body reads through qd.volatile_load or qd.atomic_load). x86 pauses and now
      * and then yields the thread, so spin-waits progress with more threads than cores.
@@ -205,6 +216,10 @@ LLVMBasicBlockRef cg_block(LlvmCg *cg, const char *name); /* new block in cg->fn
  * x ** y, on values of float type t. */
 LLVMValueRef cg_math(LlvmCg *cg, IrMathOp op, QdType t, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef cg_math_pow(LlvmCg *cg, QdType t, LLVMValueRef a, LLVMValueRef b);
+
+/* simt.c: IR_SUBGROUP (NULL for SG_SYNC); the family's subgroup width */
+LLVMValueRef cg_subgroup(LlvmCg *cg, const IrExpr *e);
+int cg_sg_width(LlvmCg *cg);
 
 /* ---- machine.c ---- */
 /* Creates cg->tm and the module with triple + data layout from the capability database
