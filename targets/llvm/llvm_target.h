@@ -75,6 +75,10 @@ struct LlvmTarget {
     LLVMValueRef (*sg_ballot)(LlvmCg *cg, LLVMValueRef pred);
     void (*sg_sync)(LlvmCg *cg);
     LLVMValueRef (*sg_native)(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, LLVMValueRef b);
+    /* A reduced atomic's flush at the subgroup level (IrLowering.reduce == LOW_REDUCE_SUBGROUP,
+     * lower/reduce.c): op (add/min/max/and/or/xor) of v over the lanes active here, and in
+     * *leader an i1 that is true on exactly one of them. NULL: the family never decides it. */
+    LLVMValueRef (*reduce_subgroup)(LlvmCg *cg, QdOp op, QdType t, LLVMValueRef v, LLVMValueRef *leader);
 
     /* Called at the top of every iteration of a serial `while` that waits on memory (its
      * condition or body reads through qd.volatile_load or qd.atomic_load). x86 pauses and now
