@@ -341,9 +341,10 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
 static Val eval_name(Sema *S, const Expr *e) {
     static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len"};
     if (!strncmp(e->name, "$val", 4)) return S->val_slots[e->name[4] - '0']; /* sema_val_node */
-    for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent) {
+    for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent) {
         Binding *b = scope_find(s, e->name);
         if (b && b->v.kind == V_LOCAL && !sema_local_visible(S, b->v.index, e->span)) return val_err();
+        if (b && b->v.kind == V_HOSTARRAY) b->v = (Val){.kind = V_HOST, .path = "an array the script allocates"};
         if (b && b->v.kind == V_HOST) {
             diag_error(e->span, "QD2062", "'%s' is %s, known only when the script runs; kernels can use module "
                                           "constants, fields, qd.func and their own arguments", e->name, b->v.path);
@@ -362,7 +363,7 @@ static Val eval_name(Sema *S, const Expr *e) {
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
         if (!strcmp(builtins[k], e->name)) return (Val){.kind = V_NS, .path = builtins[k]};
     VEC(const char *) cands = {0};
-    for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent)
+    for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent)
         for (int k = 0; k < s->b.len; k++) vec_push(&cands, s->b.items[k].name);
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++) vec_push(&cands, builtins[k]);
     if (S->qd_alias) vec_push(&cands, S->qd_alias);
@@ -378,6 +379,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (o.kind == V_ERR) return o;
     if (o.kind == V_NDARRAY && !strcmp(e->attr.name, "shape")) return (Val){.kind = V_SHAPE, .index = o.index};
     if (o.kind == V_SNODE) return sema_snode_attr(S, o, e->attr.name);
+    if (o.kind == V_OBJECT) return sema_object_attr(S, o, e);
     if (o.kind == V_VEC) return sema_vec_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_FIELD && !strcmp(e->attr.name, "grad")) {
         diag_error(e->span, "QD2044", "'.grad' is not supported: qdc does not compile autodiff");
