@@ -27,10 +27,14 @@ typedef enum {
 /* The compiler's rewrite of a memory operation across iterations (lower/reduce.c, the rules in
  * qdc-lang(7) "Atomic reductions"): none, or a reduction whose iterations accumulate into a
  * private partial that one atomic of the decided kind adds to memory at the end of each call of
- * the task body (x86: a chunk of a worker's share). */
+ * the task body (x86: a chunk of a worker's share; PTX: a thread's grid-stride loop, after a
+ * subgroup reduction). */
 typedef enum {
     LOW_REDUCE_NONE = 0,
-    LOW_REDUCE_WORKER, /* per worker (x86: per chunk of a worker's share; GPU: per thread) */
+    LOW_REDUCE_WORKER,   /* per worker (x86: per chunk of a worker's share) */
+    LOW_REDUCE_SUBGROUP, /* GPU: per thread over its grid-stride iterations, then reduced over
+                            the subgroup's active lanes (LlvmTarget.reduce_subgroup) and one
+                            atomic by the lowest of them */
 } IrReduceLevel;
 
 typedef struct IrLowering {

@@ -35,6 +35,7 @@ static void scan_expr(TaskScan *s, const IrExpr *e) {
     case IR_SELECT: scan_expr(s, e->sel.cond), scan_expr(s, e->sel.a), scan_expr(s, e->sel.b); return;
     case IR_CAST: case IR_BITCAST: scan_expr(s, e->arg); return;
     case IR_MATH: scan_expr(s, e->math.a), scan_expr(s, e->math.b); return;
+    case IR_SUBGROUP: scan_expr(s, e->sg.a), scan_expr(s, e->sg.b); return;
     case IR_MEMOP:
         scan_expr(s, e->mem.val), scan_expr(s, e->mem.val2);
         scan_ref(s, e->mem.ref, e);
@@ -141,7 +142,10 @@ static void mark(const IrModule *m, const IrTask *t, const TaskScan *s, const Ir
 
 void lower_reductions(const IrModule *m, const CapTarget *t, const LowerOptions *o, IrLowering *ops, Arena *arena) {
     const char *lv = cap_str(t, "rewrite.reduce");
-    IrReduceLevel level = lv && !strcmp(lv, "worker") && !(o && o->no_reduce) ? LOW_REDUCE_WORKER : LOW_REDUCE_NONE;
+    IrReduceLevel level = !lv || (o && o->no_reduce) ? LOW_REDUCE_NONE
+                          : !strcmp(lv, "worker")     ? LOW_REDUCE_WORKER
+                          : !strcmp(lv, "subgroup")   ? LOW_REDUCE_SUBGROUP
+                                                      : LOW_REDUCE_NONE;
     if (level == LOW_REDUCE_NONE) return;
     IrLowered low = {ops, m->nmemops, NULL, 0};
     for (int k = 0; k < m->nkernels; k++)
@@ -171,6 +175,9 @@ static void mark(const IrModule *m, const IrTask *t, const TaskScan *s, const Ir
             r->space != QSPACE_GLOBAL || !ref_invariant(r))
             continue;
         const char *why = reducible(e, L);
+        /* Rule 6 (subgroup level): redux.sync reduces 32-bit integers only. */
+        if (!why && level == LOW_REDUCE_SUBGROUP && (qt_is_float(r->type) || qt_bits(r->type) != 32))
+            why = "the family's subgroup reduction (redux.sync) takes 32-bit integers only";
         if (!why) why = s->blocker;
         if (!why) why = conflict(s, e, low);
         if (why) {
@@ -179,7 +186,11 @@ static void mark(const IrModule *m, const IrTask *t, const TaskScan *s, const Ir
         }
         L->reduce = level;
         bool fadd = qt_is_float(e->mem.ref->type) && op_class(e->mem.op) == QOP_ADD;
-        L->detail = arena_printf(arena, "reduced per worker: a private partial, then this once per chunk%s; %s",
+        L->detail = arena_printf(arena, "%s%s; %s",
+                                 level == LOW_REDUCE_WORKER
+                                     ? "reduced per worker: a private partial, then this once per chunk"
+                                     : "reduced per subgroup: a partial per thread, redux.sync over the active lanes, "
+                                       "then this once by the lowest",
                                  fadd ? " (float add reassociated)" : "", L->detail ? L->detail : "");
     }
 }

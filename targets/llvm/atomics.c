@@ -208,7 +208,7 @@ static void add_partial(void *ctx, const IrKernel *k, const IrTask *t, const IrE
 
 void cg_reduce_begin(LlvmCg *cg) {
     const char *level = cap_str(cg->cap, "rewrite.reduce");
-    if (!level || strcmp(level, "worker")) return; /* no decision of this family reduces */
+    if (!level || !strcmp(level, "none")) return; /* no decision of this family reduces */
     LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(cg->fn);
     LLVMValueRef first = LLVMGetFirstInstruction(entry);
     PartialScan p = {cg, LLVMCreateBuilderInContext(cg->ctx)};
@@ -245,9 +245,24 @@ static LLVMValueRef emit_memop(LlvmCg *cg, const IrExpr *e, LLVMValueRef given);
 void cg_reduce_end(LlvmCg *cg) {
     for (int i = 0; i < cg->nreduced; i++) {
         const IrExpr *e = cg->reduced[i];
-        LLVMValueRef v = LLVMBuildLoad2(cg->b, cg_type(cg, e->mem.ref->type), cg->partials[i], "");
+        const IrLowering *low = ir_low_memop(cg->low, e);
+        QdType qt = e->mem.ref->type;
+        LLVMValueRef v = LLVMBuildLoad2(cg->b, cg_type(cg, qt), cg->partials[i], ""), leader = NULL;
         ir_memo_clear(&cg->shared_vals);
+        if (low->reduce == LOW_REDUCE_SUBGROUP) {
+            if (!cg->tgt->reduce_subgroup) die("a subgroup reduction on a target without reduce_subgroup");
+            v = cg->tgt->reduce_subgroup(cg, partial_op(low), qt, v, &leader);
+        }
+        if (!leader) {
+            emit_memop(cg, e, v);
+            continue;
+        }
+        LLVMBasicBlockRef one = cg_block(cg, "reduce.flush"), join = cg_block(cg, "reduce.done");
+        LLVMBuildCondBr(cg->b, leader, one, join);
+        LLVMPositionBuilderAtEnd(cg->b, one);
         emit_memop(cg, e, v);
+        LLVMBuildBr(cg->b, join);
+        LLVMPositionBuilderAtEnd(cg->b, join);
     }
     free(cg->reduced), free(cg->partials);
     cg->reduced = NULL, cg->partials = NULL, cg->nreduced = 0;

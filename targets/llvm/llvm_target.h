@@ -34,6 +34,9 @@ struct LlvmTarget {
     const char *backend;   /* cap_backend(): "x86_64", "ptx", "amdgpu" */
     unsigned as_global;    /* LLVM address space of fields and ndarray data */
     unsigned as_shared;    /* LLVM address space of SharedArray storage */
+    /* A call of a parallel task runs many iterations (x86: a chunk of a worker's share): the
+     * loop's back edge is not marked unlikely, so LLVM may vectorize it. */
+    bool long_loops;
 
     /* After the core created the module and set triple + data layout (machine.c): module flags,
      * per-module state in cg->target_state. May be NULL. */
@@ -72,6 +75,10 @@ struct LlvmTarget {
     LLVMValueRef (*sg_ballot)(LlvmCg *cg, LLVMValueRef pred);
     void (*sg_sync)(LlvmCg *cg);
     LLVMValueRef (*sg_native)(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, LLVMValueRef b);
+    /* A reduced atomic's flush at the subgroup level (IrLowering.reduce == LOW_REDUCE_SUBGROUP,
+     * lower/reduce.c): op (add/min/max/and/or/xor) of v over the lanes active here, and in
+     * *leader an i1 that is true on exactly one of them. NULL: the family never decides it. */
+    LLVMValueRef (*reduce_subgroup)(LlvmCg *cg, QdOp op, QdType t, LLVMValueRef v, LLVMValueRef *leader);
 
     /* Called at the top of every iteration of a serial `while` that waits on memory (its
      * condition or body reads through qd.volatile_load or qd.atomic_load). x86 pauses and now

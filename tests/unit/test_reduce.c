@@ -54,14 +54,55 @@ Test(reduce, none_with_atomic_rewrite_none) {
     free(got);
 }
 
-/* GPU families have no rewrite.reduce level yet: one atomic per execution. */
-Test(reduce, none_on_gpu_families) {
+/* PTX sm_80+ (rewrite.reduce: subgroup): the 32-bit integer reductions only (reduced_t1 loses
+ * the f32 add); sm_70 has no redux.sync and AMDGPU no level (LLVM's atomic optimizer, below). */
+Test(reduce, gpu_levels_from_the_database) {
     char *got = partials("--target=sm_90", NULL);
+    cr_expect_str_eq(got, "reduced_t1=7 kept_t0=3 ");
+    free(got);
+    got = partials("--target=sm_80", "--atomic-rewrite=none");
+    cr_expect_str_eq(got, "");
+    free(got);
+    got = partials("--target=sm_70", NULL);
     cr_expect_str_eq(got, "");
     free(got);
     got = partials("--target=gfx942", NULL);
     cr_expect_str_eq(got, "");
     free(got);
+}
+
+/* The text between ".entry NAME(" and the entry's closing "}" line. */
+static char *ptx_entry(const char *ptx, const char *name) {
+    char *head = xasprintf(".entry %s(", name);
+    const char *p = strstr(ptx, head), *end = p ? strstr(p, "\n}\n") : NULL;
+    free(head);
+    cr_assert(p && end, "no entry %s", name);
+    return xasprintf("%.*s", (int)(end - p), p);
+}
+
+static int count(const char *s, const char *needle) {
+    int n = 0;
+    for (const char *q = s; (q = strstr(q, needle)); q++) n++;
+    return n;
+}
+
+/* PTX atomics per warp, counted statically: the reduced sum and max issue redux.sync over the
+ * active lanes and one atom, by the lowest active lane (a branch around it); the 4-bin
+ * histogram keeps one atom per lane. ptxas accepts the module where it is installed. */
+Test(reduce, ptx_one_atomic_per_warp) {
+    RunResult r = run_qdc("--target=sm_80", "--emit=ptx", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *isum = ptx_entry(r.out, "isum_t1"), *imax = ptx_entry(r.out, "imax_t1"), *h4 = ptx_entry(r.out, "hist4_t1");
+    cr_expect_eq(count(isum, "activemask.b32"), 1);
+    cr_expect_eq(count(isum, "redux.sync.add.s32"), 1);
+    cr_expect_eq(count(isum, "atom.global.add.u32"), 1);
+    cr_expect_eq(count(isum, "%laneid"), 1);
+    cr_expect_eq(count(imax, "redux.sync.max.s32"), 1);
+    cr_expect_eq(count(imax, "atom.global.max.s32"), 1);
+    cr_expect_eq(count(h4, "redux.sync"), 0);
+    cr_expect_eq(count(h4, "atom.global.add.u32"), 1);
+    free(isum), free(imax), free(h4);
+    run_free(&r);
 }
 
 Test(reduce, bad_atomic_rewrite_value) {
@@ -82,5 +123,32 @@ Test(reduce, json_report_names_the_level) {
     }
     cr_expect_eq(worker, 11, "reduced records: %d\n%s", worker, r.out);
     cr_expect_eq(none, 16, "other records: %d", none);
+    run_free(&r);
+}
+
+/* How often `needle` occurs in function `fn` of an AMDGPU assembly listing. */
+static int count_in(const char *as, const char *fn, const char *needle) {
+    char *label = xasprintf("\n%s:\n", fn);
+    const char *p = strstr(as, label), *end = p ? strstr(p, "s_endpgm") : NULL;
+    free(label);
+    int n = 0;
+    for (const char *q = p; q && end && (q = strstr(q, needle)) && q < end; q++) n++;
+    return n;
+}
+
+/* AMDGPU: LLVM 19's atomic optimizer (amdgpu-atomic-optimizer-strategy, default Iterative)
+ * already runs in qdc's pipeline: an atomic on a uniform address becomes one atomic per
+ * wavefront (a lane loop with s_ff1/v_readlane summing the active lanes, then one
+ * global_atomic). Measured here so a pipeline change that loses it fails. The 4-bin histogram's
+ * address differs per lane: one atomic per lane, no lane loop. */
+Test(reduce, amdgpu_atomic_optimizer_applies) {
+    RunResult r = run_qdc("--target=gfx942", "--emit=asm", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count_in(r.out, "isum_t1", "global_atomic_add "), 1);
+    cr_expect_eq(count_in(r.out, "isum_t1", "s_ff1_i32_b64"), 1);
+    cr_expect_eq(count_in(r.out, "imax_t1", "global_atomic_smax "), 1);
+    cr_expect_eq(count_in(r.out, "imax_t1", "s_ff1_i32_b64"), 1);
+    cr_expect_eq(count_in(r.out, "hist4_t1", "global_atomic_add "), 1);
+    cr_expect_eq(count_in(r.out, "hist4_t1", "s_ff1_i32_b64"), 0);
     run_free(&r);
 }
