@@ -98,7 +98,7 @@ IrExpr *ir_to_bool(Sema *S, IrExpr *e) {
 bool ir_has_effects(const IrExpr *e) {
     if (!e) return false;
     switch (e->kind) {
-    case IR_MEMOP: return true;
+    case IR_MEMOP: case IR_SUBGROUP: return true; /* a collective: every lane must reach it */
     case IR_LOAD:
         for (int k = 0; k < e->ref->nidx; k++)
             if (ir_has_effects(e->ref->idx[k])) return true;
@@ -343,9 +343,10 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
 static Val eval_name(Sema *S, const Expr *e) {
     static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len"};
     if (!strncmp(e->name, "$val", 4)) return S->val_slots[e->name[4] - '0']; /* sema_val_node */
-    for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent) {
+    for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent) {
         Binding *b = scope_find(s, e->name);
         if (b && b->v.kind == V_LOCAL && !sema_local_visible(S, b->v.index, e->span)) return val_err();
+        if (b && b->v.kind == V_HOSTARRAY) b->v = (Val){.kind = V_HOST, .path = "an array the script allocates"};
         if (b && b->v.kind == V_HOST) {
             diag_error(e->span, "QD2062", "'%s' is %s, known only when the script runs; kernels can use module "
                                           "constants, fields, qd.func and their own arguments", e->name, b->v.path);
@@ -364,7 +365,7 @@ static Val eval_name(Sema *S, const Expr *e) {
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
         if (!strcmp(builtins[k], e->name)) return (Val){.kind = V_NS, .path = builtins[k]};
     VEC(const char *) cands = {0};
-    for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent)
+    for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent)
         for (int k = 0; k < s->b.len; k++) vec_push(&cands, s->b.items[k].name);
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++) vec_push(&cands, builtins[k]);
     if (S->qd_alias) vec_push(&cands, S->qd_alias);
@@ -380,6 +381,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (o.kind == V_ERR) return o;
     if (o.kind == V_NDARRAY && !strcmp(e->attr.name, "shape")) return (Val){.kind = V_SHAPE, .index = o.index};
     if (o.kind == V_SNODE) return sema_snode_attr(S, o, e->attr.name);
+    if (o.kind == V_OBJECT) return sema_object_attr(S, o, e);
     if (o.kind == V_VEC) return sema_vec_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_STRUCT) return sema_struct_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_FIELD && !strcmp(e->attr.name, "grad")) {
@@ -969,6 +971,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     }
     const char *p = f.path;
     if (sema_is_mem_builtin(p)) return sema_mem_call(S, call, p);
+    if (sema_is_simt_builtin(p)) return sema_simt_call(S, call, p);
     if (!strcmp(p, "print")) return print_call(S, call);
     int fb = float_builtin(p);
     if (fb >= 0) return float_builtin_call(S, call, p, fb);

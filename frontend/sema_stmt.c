@@ -494,15 +494,18 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
 /* Evaluates the call's arguments (in the caller's scope) and binds them in a new scope. */
 Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
     Scope *sc = ARENA_NEW(S->arena, Scope);
-    sc->parent = &S->module;
+    sc->parent = sema_def_scope(S, def);
     int np = def->def.nparams;
-    if (call->call.args.n > np) {
-        diag_error(call->span, "QD2007", "'%s' takes %d argument%s, got %d", def->def.name, np, np == 1 ? "" : "s", call->call.args.n);
+    Val obj;
+    int self = np && sema_method_object(S, def, &obj) ? 1 : 0; /* a method of a data-oriented instance: self is bound */
+    if (call->call.args.n > np - self) {
+        diag_error(call->span, "QD2007", "'%s' takes %d argument%s, got %d", def->def.name, np - self, np - self == 1 ? "" : "s", call->call.args.n);
         return NULL;
     }
     Val *vals = ARENA_ARRAY(S->arena, Val, np ? np : 1);
     bool *have = ARENA_ARRAY(S->arena, bool, np ? np : 1);
-    for (int k = 0; k < call->call.args.n; k++) vals[k] = sema_eval(S, call->call.args.items[k]), have[k] = true;
+    if (self) vals[0] = obj, have[0] = true;
+    for (int k = 0; k < call->call.args.n; k++) vals[k + self] = sema_eval(S, call->call.args.items[k]), have[k + self] = true;
     for (int j = 0; j < call->call.nkw; j++) {
         int k = 0;
         while (k < np && strcmp(def->def.params[k].name, call->call.kw[j].name)) k++;
@@ -519,7 +522,7 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
         const Param *p = &def->def.params[k];
         if (!have[k] && p->dflt) {
             Scope *saved = S->scope;
-            S->scope = NULL;
+            S->scope = sc->parent; /* a default is evaluated where the qd.func is defined */
             vals[k] = sema_eval(S, p->dflt), have[k] = true;
             S->scope = saved;
         }
@@ -639,7 +642,7 @@ void sema_stmt(Sema *S, const Stmt *s) {
         return;
     case S_DEF: diag_error(s->span, "QD1012", "nested function definitions are not supported in kernels"); return;
     case S_IMPORT: diag_error(s->span, "QD2003", "'import' inside a function is not supported"); return;
-    case S_HOST: die("host code inside a function");
+    case S_HOST: case S_CLASS: die("host code inside a function");
     }
 }
 

@@ -457,7 +457,7 @@ bool sema_vec_type_of(Sema *S, const Expr *ann, QdType *dt, int *n, int *m) {
         v = S->val_slots[ann->name[4] - '0'];
         if (v.kind != V_VECTYPE) return false;
     } else if (ann->kind == E_NAME) {
-        Binding *b = scope_find(&S->module, ann->name);
+        Binding *b = sema_lookup(S, ann->name); /* module level or the host function defining the kernel */
         if (!b || b->v.kind != V_VECTYPE) return false;
         v = b->v;
     } else {
