@@ -878,11 +878,12 @@ static bool host_def(Parser *P, StmtVec *out) {
 /* @qd.data_oriented class NAME[(bases)]: its body is parsed like a host function's. */
 static bool data_oriented_class(Parser *P, StmtVec *out) {
     int from = P->pos, cls = after_decorators(P);
-    bool marked = false;
+    bool marked = false, dataclass = false;
     for (int i = from; i + 3 < cls; i++)
         if (P->toks[i].kind == T_AT && P->toks[i + 1].kind == T_NAME && P->qd_alias && !strcmp(P->toks[i + 1].s, P->qd_alias) &&
-            P->toks[i + 2].kind == T_DOT && P->toks[i + 3].kind == T_NAME && !strcmp(P->toks[i + 3].s, "data_oriented"))
-            marked = true;
+            P->toks[i + 2].kind == T_DOT && P->toks[i + 3].kind == T_NAME &&
+            (!strcmp(P->toks[i + 3].s, "data_oriented") || !strcmp(P->toks[i + 3].s, "dataclass")))
+            marked = true, dataclass = !strcmp(P->toks[i + 3].s, "dataclass");
     if (!marked || P->toks[cls].kind != T_KW_CLASS || P->toks[cls + 1].kind != T_NAME) return false;
     P->pos = cls + 2;
     if (accept(P, T_LPAREN)) {
@@ -892,6 +893,7 @@ static bool data_oriented_class(Parser *P, StmtVec *out) {
     if (!accept(P, T_COLON) || !accept(P, T_NEWLINE) || !at(P, T_INDENT)) return P->pos = from, false;
     Stmt *s = new_stmt(P, S_CLASS, tspan(P, &P->toks[cls]));
     s->class_.name = P->toks[cls + 1].s, s->class_.name_span = tspan(P, &P->toks[cls + 1]);
+    s->class_.dataclass = dataclass;
     s->class_.body = host_block(P);
     vec_push(out, s);
     return true;

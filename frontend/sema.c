@@ -481,7 +481,7 @@ void sema_module_body(Sema *S, const StmtList *l) {
             break;
         case S_AUGASSIGN: bind_host(S, s->aug.target, "updated by host code"); break;
         case S_DEF: s->def.host ? host_function(S, s) : module_def(S, s); break;
-        case S_CLASS: sema_class(S, s); break;
+        case S_CLASS: s->class_.dataclass ? sema_struct_dataclass(S, s) : sema_class(S, s); break;
         case S_HOST:
             for (int j = 0; j < s->host.names.n; j++) bind_host(S, s->host.names.items[j], s->host.what);
             break;

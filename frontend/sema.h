@@ -45,6 +45,8 @@ typedef struct QdStruct { /* a struct type: members in declaration order */
     const char **names;
     QdType *dt;
     int *vn, *vm; /* a vector (vn > 0, vm == 0) or matrix member; 0: a scalar */
+    const Stmt **methods; /* @qd.dataclass: its @qd.func methods (self first) */
+    int nmethods;
 } QdStruct;
 
 typedef struct Val Val;
@@ -286,6 +288,8 @@ extern const Expr *sema_discarded; /* the expression statement being checked (re
 /* sema_struct.c: structs, scalarized like vectors: a struct value is its members; a struct
  * field is one field per scalar component, placed together (AOS, as Quadrants). */
 bool sema_struct_path(const char *path);
+void sema_struct_dataclass(Sema *S, const Stmt *cls); /* @qd.dataclass class P: members and methods */
+Val sema_struct_method_call(Sema *S, const Expr *call, Val self, const Stmt *def);
 Val sema_struct_call(Sema *S, const Expr *call, Val f); /* qd.types.struct, qd.Struct, a type call */
 bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call, const char *path); /* module level */
 bool sema_struct_type_of(Sema *S, const Expr *ann, const QdStruct **st);

@@ -923,6 +923,11 @@ static Val math_fn(Sema *S, const Expr *call, const char *p) {
 }
 
 Val sema_vec_call(Sema *S, const Expr *call, Val f) {
+    if (f.kind == V_METHOD && f.method.self->kind == V_STRUCT) {
+        const QdStruct *st = f.method.self->strct.st;
+        for (int j = 0; j < st->nmethods; j++)
+            if (!strcmp(st->methods[j]->def.name, f.method.name)) return sema_struct_method_call(S, call, *f.method.self, st->methods[j]);
+    }
     if (f.kind == V_METHOD) return method(S, call, *f.method.self, f.method.name);
     if (f.kind == V_VECTYPE) return construct(S, call, f.vt.n, f.vt.m, f.vt.dt);
     const char *p = f.path;
