@@ -162,7 +162,16 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
     if (!field_args(S, call)) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
     int n = 0, m = 0;
     bool ok = sema_vec_type_of(S, dt, &f.type, &n, &m) ? n > 0 : sema_annotation_type(S, dt, &f.type);
-    if (ok && !shape && n) ok = (diag_error(call->span, "QD2043", "placing a vector or matrix field under an SNode is not supported; give it a shape"), false);
+    if (ok && !shape && n) { /* placed later, as Quadrants does: one scalar field per component, placed together */
+        Val v = vec_make(S, n, m);
+        for (int k = 0; k < vec_len(v); k++) {
+            IrField c = f;
+            c.name = arena_printf(S->arena, "%s_%d", f.name, k), c.ndim = -1;
+            vec_push(&S->fields, c);
+            v.vec.c[k] = (Val){.kind = V_FIELD, .index = S->fields.len - 1};
+        }
+        return (void)scope_bind(S, BIND_SCOPE(S), target->name, v, span);
+    }
     if (ok && !shape) f.ndim = -1; /* placed later: qd.root.dense(...).place(x) */
     else if (ok) ok = field_shape(S, shape, &f) && sema_vec_field_elem(S, &f, n, m, call->span);
     if (!ok) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
@@ -552,6 +561,7 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     Val v = sema_eval(S, iter);
     if (v.kind == V_ERR) return false;
     if (v.kind == V_STRUCT && v.strct.st && v.strct.m[0].kind != V_LOCAL) v = (Val){.kind = V_FIELD, .index = sema_struct_first_field(v)};
+    if (v.kind == V_VEC && v.vec.c[0].kind == V_FIELD) v = v.vec.c[0]; /* a vector field placed under an SNode */
     if (v.kind != V_FIELD && v.kind != V_NDARRAY) {
         diag_error(iter->span, "QD2012", "unsupported loop: a struct-for iterates over a field or an ndarray, not %s",
                    v.kind == V_EXPR || v.kind == V_LOCAL ? "a scalar" : val_describe(v));

@@ -255,9 +255,8 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
             return diag_error(call->call.kw[k].span, "QD2045", "struct field argument '%s' is not supported", kw), true;
     }
     if (!st) return scope_bind(S, &S->module, target->name, val_err(), span), true;
-    if (!shape) return diag_error(call->span, "QD2045", "a struct field needs shape= (placing it under an SNode is not supported)"), true;
     int64_t sh[IR_MAX_DIMS];
-    int nd = sema_const_shape(S, shape, sh, IR_MAX_DIMS, "a field shape");
+    int nd = shape ? sema_const_shape(S, shape, sh, IR_MAX_DIMS, "a field shape") : 0; /* no shape: placed later */
     if (nd < 0) return scope_bind(S, &S->module, target->name, val_err(), span), true;
     for (int k = 0; k < nd; k++)
         if (sh[k] <= 0 || sh[k] > INT32_MAX)
@@ -277,7 +276,7 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
             v.strct.m[k].vec.c[c] = (Val){.kind = V_FIELD, .index = idx[n++]};
         }
     }
-    sema_snode_place_together(S, idx, n, sh, nd, span);
+    if (shape) sema_snode_place_together(S, idx, n, sh, nd, span);
     scope_bind(S, &S->module, target->name, v, span);
     return true;
 }

@@ -186,6 +186,17 @@ static Val dynamic_comp(Sema *S, Val v, const int *sel, int nsel, IrExpr *ix, in
 }
 
 Val sema_vec_subscript(Sema *S, Val o, const Expr *ix, Span sp) {
+    if (o.vec.c[0].kind == V_FIELD) { /* x[i] on a vector field placed under an SNode: each component field */
+        Val r = vec_make(S, o.vec.n, o.vec.m);
+        Expr fake = {.kind = E_SUBSCRIPT, .span = sp};
+        fake.sub.index = (Expr *)ix;
+        for (int k = 0; k < vec_len(o); k++) {
+            fake.sub.obj = (Expr *)sema_val_node(S, o.vec.c[k], 4, sp);
+            r.vec.c[k] = sema_eval(S, &fake);
+            if (r.vec.c[k].kind == V_ERR) return val_err();
+        }
+        return r;
+    }
     const Expr *items[2] = {ix, NULL};
     int n = 1;
     if (ix->kind == E_TUPLE) {
