@@ -309,6 +309,7 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     }
     Binding *hb = v->kind == E_NAME ? host_find(S, v->name) : NULL;
     if (hb && hb->v.kind == V_HOST) return bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
+    if (hb && hb->v.kind == V_HOSTARRAY && t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
     if (is_host_expr(S, v))
         return bind_host(S, t, S->hscope == &S->module ? "a module-level value computed by the script" : "a value computed by the host function");
     if (v->kind == E_CALL) {
