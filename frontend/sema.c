@@ -267,6 +267,44 @@ static bool is_host_expr(Sema *S, const Expr *e) {
     }
 }
 
+/* The first name in e bound to a run-time value, for the reason given with it; NULL if none. */
+static const Expr *host_name_in(Sema *S, const Expr *e) {
+    const Expr *r = NULL;
+    switch (e->kind) {
+    case E_NAME: {
+        Binding *b = host_find(S, e->name);
+        return b && b->v.kind == V_HOST ? e : NULL;
+    }
+    case E_ATTR: return host_name_in(S, e->attr.obj);
+    case E_CALL:
+        for (int k = 0; !r && k < e->call.args.n; k++) r = host_name_in(S, e->call.args.items[k]);
+        for (int k = 0; !r && k < e->call.nkw; k++) r = host_name_in(S, e->call.kw[k].value);
+        return r;
+    case E_SUBSCRIPT: return (r = host_name_in(S, e->sub.obj)) ? r : host_name_in(S, e->sub.index);
+    case E_TUPLE: case E_LIST: case E_BOOLOP:
+        for (int k = 0; !r && k < e->list.n; k++) r = host_name_in(S, e->list.items[k]);
+        return r;
+    case E_UNARY: return host_name_in(S, e->un.a);
+    case E_BINARY: return (r = host_name_in(S, e->bin.a)) ? r : host_name_in(S, e->bin.b);
+    case E_COMPARE:
+        for (int k = 0; !r && k < e->cmp.items.n; k++) r = host_name_in(S, e->cmp.items.items[k]);
+        return r;
+    case E_IFEXP: return (r = host_name_in(S, e->ifexp.cond)) ? r : (r = host_name_in(S, e->ifexp.a)) ? r : host_name_in(S, e->ifexp.b);
+    default: return NULL;
+    }
+}
+
+/* What a run-time value computed in a host function is, naming the run-time name it comes
+ * from when there is one ("a field declared from 'dtype' (a parameter of ...)"). */
+static const char *host_value_what(Sema *S, const Expr *v) {
+    const char *p = v->kind == E_CALL ? sema_path(S, v->call.fn) : NULL;
+    const Expr *n = host_name_in(S, v);
+    if (S->hscope == &S->module && !n) return "a module-level value computed by the script";
+    if (!n) return "a value computed by the host function";
+    return arena_printf(S->arena, "%s from '%s' (%s)", p && !strcmp(p, "qd.field") ? "a field declared" : "a value computed", n->name,
+                        host_find(S, n->name)->v.path);
+}
+
 /* qd.root.dense(...).place(x) or blk.place(x) with blk an SNode: evaluated at module level. */
 static bool is_snode_chain(Sema *S, const Expr *e) {
     while (e->kind == E_CALL || (e->kind == E_ATTR && !(e->attr.obj->kind == E_NAME && !strcmp(e->attr.name, "root"))))
@@ -310,8 +348,7 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     Binding *hb = v->kind == E_NAME ? host_find(S, v->name) : NULL;
     if (hb && hb->v.kind == V_HOST) return bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
     if (hb && hb->v.kind == V_HOSTARRAY && t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
-    if (is_host_expr(S, v))
-        return bind_host(S, t, S->hscope == &S->module ? "a module-level value computed by the script" : "a value computed by the host function");
+    if (is_host_expr(S, v)) return bind_host(S, t, host_value_what(S, v));
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
         if (p && !strcmp(p, "qd.field") && t->kind == E_NAME) return declare_field(S, t, sp, v);
