@@ -34,6 +34,10 @@ struct LlvmTarget {
     const char *backend;   /* cap_backend(): "x86_64", "ptx", "amdgpu" */
     unsigned as_global;    /* LLVM address space of fields and ndarray data */
     unsigned as_shared;    /* LLVM address space of SharedArray storage */
+    /* Inline-asm register constraint ("v") that pins values to the block piece defining them
+     * when long blocks are cut, for codegen pipelines that sink them back together
+     * (blocksplit.c). NULL: the pieces survive without it. */
+    const char *pin_constraint;
 
     /* After the core created the module and set triple + data layout (machine.c): module flags,
      * per-module state in cg->target_state. May be NULL. */
