@@ -869,12 +869,45 @@ static bool data_oriented_class(Parser *P, StmtVec *out) {
     return true;
 }
 
+
+/* `from quadrants[.sub...] import NAME [as ALIAS], ...` (module level): one S_IMPORT per name,
+ * module "quadrants.sub.NAME" bound to ALIAS (or NAME); sema maps it into the qd namespace
+ * (`from quadrants.lang.simt import subgroup` binds subgroup to qd.simt.subgroup). */
+static void parse_from_quadrants(Parser *P, StmtVec *out) {
+    Token *kw = next(P);
+    StrBuf mod;
+    sb_init(&mod);
+    do {
+        Token *m = peek(P);
+        if (!expect(P, T_NAME)) break;
+        sb_printf(&mod, "%s%s", mod.len ? "." : "", m->s);
+    } while (accept(P, T_DOT));
+    bool paren = expect(P, T_KW_IMPORT) && accept(P, T_LPAREN);
+    do {
+        Token *n = peek(P);
+        if (paren && at(P, T_RPAREN)) break;
+        if (!expect(P, T_NAME)) break;
+        Stmt *s = new_stmt(P, S_IMPORT, tspan(P, kw));
+        s->import.module = arena_printf(P->arena, "%s.%s", mod.data, n->s);
+        s->import.alias = n->s;
+        if (accept(P, T_KW_AS)) {
+            Token *a = peek(P);
+            if (expect(P, T_NAME)) s->import.alias = a->s;
+        }
+        vec_push(out, s);
+    } while (accept(P, T_COMMA));
+    if (paren) expect(P, T_RPAREN);
+    sb_free(&mod);
+    accept(P, T_NEWLINE);
+}
+
 /* A top-level statement (or one in a host function's body): parsed as kernel-language code, a
  * host function or data-oriented class, or recorded as host code. */
 static void module_stmt(Parser *P, StmtVec *out) {
     int from = P->pos;
     TokKind k = peek(P)->kind;
     const char *what = NULL;
+    if (k == T_KW_FROM && peek2(P)->kind == T_NAME && !strcmp(peek2(P)->s, "quadrants")) return parse_from_quadrants(P, out);
     if (k == T_AT && data_oriented_class(P, out)) return;
     if ((k == T_KW_DEF || (k == T_AT && !qd_decorated(P))) && host_def(P, out)) return;
     if (k == T_AT && !qd_decorated(P)) what = "a decorated Python definition";

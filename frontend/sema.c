@@ -212,6 +212,7 @@ static bool module_constant(Sema *S, Val *c) {
             if (!module_constant(S, &c->vec.c[k])) return false;
         return true;
     }
+    if (c->kind == V_NS && !strncmp(c->path, "qd.", 3)) return true; /* sg = qd.simt.subgroup */
     if (c->kind == V_TUPLE) {
         for (int k = 0; k < c->tuple.n; k++)
             if (!module_constant(S, &c->tuple.items[k])) return false;
@@ -375,7 +376,17 @@ static void module_assign(Sema *S, const Stmt *s) {
     }
 }
 
+/* import quadrants.lang.simt.subgroup as sg / from quadrants.lang.simt import subgroup: the
+ * alias names the qd namespace path, without Python's "lang" package level (qd.simt.subgroup). */
+static void import_submodule(Sema *S, const Stmt *s) {
+    const char *rest = s->import.module + strlen("quadrants");
+    if (!strncmp(rest, ".lang.", 6)) rest += 5;
+    Val v = {.kind = V_NS, .path = arena_printf(S->arena, "qd%s", rest)};
+    if (s->import.alias) scope_bind(S, &S->module, s->import.alias, v, s->span);
+}
+
 static void module_import(Sema *S, const Stmt *s) {
+    if (!strncmp(s->import.module, "quadrants.", 10)) return import_submodule(S, s);
     if (strcmp(s->import.module, "quadrants"))
         return (void)diag_error(s->span, "QD2003", "only 'import quadrants as qd' is supported, not '%s'", s->import.module);
     S->qd_alias = s->import.alias ? s->import.alias : "quadrants";
@@ -1045,7 +1056,8 @@ static void check_entry_names(Sema *S) {
 IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_check_with(ast, arena, NULL); }
 
 IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
-    Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .prefix = ""};
+    Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .prefix = "",
+              .subgroup_width = fo ? fo->subgroup_width : 0};
     S.hscope = &S.module;
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)

@@ -137,6 +137,7 @@ typedef struct Sema {
     int block_dim;    /* pending qd.loop_config(block_dim=...) */
     bool serialize;   /* pending qd.loop_config(serialize=True) / parallelize=1 */
     bool debug;       /* --debug: asserts are checked at run time */
+    int subgroup_width; /* FrontendOptions.subgroup_width: 0 when not known at compile time */
     VEC(const char *) promoted; /* kernel-scope locals shared between tasks (sema_promote) */
     int ndefs;        /* kernels and funcs defined so far */
     int64_t unrolled; /* qd.static iterations unrolled in this kernel, nested ones included */

@@ -24,8 +24,22 @@ typedef enum {
     LOW_UNSUPPORTED, /* a diagnostic was reported; no backend runs */
 } IrLowKind;
 
+/* The compiler's rewrite of a memory operation across iterations (lower/reduce.c, the rules in
+ * qdc-lang(7) "Atomic reductions"): none, or a reduction whose iterations accumulate into a
+ * private partial that one atomic of the decided kind adds to memory at the end of each call of
+ * the task body (x86: a chunk of a worker's share; PTX: a thread's grid-stride loop, after a
+ * subgroup reduction). */
+typedef enum {
+    LOW_REDUCE_NONE = 0,
+    LOW_REDUCE_WORKER,   /* per worker (x86: per chunk of a worker's share) */
+    LOW_REDUCE_SUBGROUP, /* GPU: per thread over its grid-stride iterations, then reduced over
+                            the subgroup's active lanes (LlvmTarget.reduce_subgroup) and one
+                            atomic by the lowest of them */
+} IrReduceLevel;
+
 typedef struct IrLowering {
     IrLowKind kind;
+    IrReduceLevel reduce; /* LOW_REDUCE_NONE: one atomic per execution, as decided below */
     QdOp op;              /* the operation to emit (QOP_SUB rewritten to QOP_ADD + negate) */
     bool negate;          /* the operand is negated first (atomic_sub -> atomic_add) */
     bool via_int;         /* operate on the same-width unsigned integer (float exchange/cas/
