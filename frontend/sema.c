@@ -243,6 +243,12 @@ static bool is_host_expr(Sema *S, const Expr *e) {
     case E_CALL: {
         const char *p = sema_path(S, e->call.fn);
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
+        if (e->call.fn->kind == E_ATTR && !p) { /* x.to_numpy(), sim.run(): a method of a run-time object (not an SNode's) */
+            const Expr *r = e->call.fn;
+            while (r->kind == E_ATTR || r->kind == E_CALL) r = r->kind == E_ATTR ? r->attr.obj : r->call.fn;
+            Binding *rb = r->kind == E_NAME ? host_find(S, r->name) : NULL;
+            if (!rb || (rb->v.kind != V_SNODE && rb->v.kind != V_ERR)) return true;
+        }
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
         if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
         if (is_host_expr(S, e->call.fn)) return true;
