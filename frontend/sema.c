@@ -205,7 +205,7 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
  * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
 static bool module_constant(Sema *S, Val *c) {
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
-        c->kind == V_FIELD)
+        c->kind == V_FIELD || c->kind == V_STRUCTTYPE)
         return true;
     if (c->kind == V_VEC) { /* a constant vector or matrix */
         for (int k = 0; k < vec_len(*c); k++)
@@ -251,7 +251,8 @@ static bool is_host_expr(Sema *S, const Expr *e) {
         }
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
         if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
-        if (is_host_expr(S, e->call.fn)) return true;
+        bool dict = e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); /* {"a": qd.f32} */
+        if (!dict && is_host_expr(S, e->call.fn)) return true;
         for (int k = 0; k < e->call.args.n; k++)
             if (is_host_expr(S, e->call.args.items[k])) return true;
         for (int k = 0; k < e->call.nkw; k++)
@@ -358,6 +359,7 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     if (is_host_expr(S, v)) return bind_host(S, t, host_value_what(S, v));
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
+        if (t->kind == E_NAME && sema_struct_field(S, t, sp, v, p)) return;
         if (p && !strcmp(p, "qd.field") && t->kind == E_NAME) return declare_field(S, t, sp, v);
         if (p && (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")) && t->kind == E_NAME)
             return vector_field(S, t, sp, v, p[3] == 'M');
@@ -593,6 +595,7 @@ static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
 static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     Val v = sema_eval(S, iter);
     if (v.kind == V_ERR) return false;
+    if (v.kind == V_STRUCT && v.strct.st && v.strct.m[0].kind != V_LOCAL) v = (Val){.kind = V_FIELD, .index = sema_struct_first_field(v)};
     if (v.kind != V_FIELD && v.kind != V_NDARRAY) {
         diag_error(iter->span, "QD2012", "unsupported loop: a struct-for iterates over a field or an ndarray, not %s",
                    v.kind == V_EXPR || v.kind == V_LOCAL ? "a scalar" : val_describe(v));
