@@ -168,7 +168,7 @@ typedef struct Job {
 /* Lowers the checked module for one job (its own decisions; the module is shared and never
  * changed) and emits it; false after diagnostics. */
 static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const char *modname, Arena *arena, int *rc) {
-    LowerOptions lo = {o->caps, o->ncaps};
+    LowerOptions lo = {o->caps, o->ncaps, o->no_atomic_reduce};
     int errors_before = diag_error_count();
     if (!lower_check_caps(j->t, &lo)) return *rc = QDC_EXIT_USAGE, false;
     const IrLowered *low = lower_module(ir, j->t, &lo, arena);
@@ -334,7 +334,7 @@ static void print_times(const Timing *tm, const Job *jobs, int njobs, double end
 
 /* The subgroup width every job's family has at compile time, or 0 (unknown or different). */
 static int common_subgroup_width(const Options *o, const Job *jobs, int njobs) {
-    LowerOptions lo = {o->caps, o->ncaps};
+    LowerOptions lo = {o->caps, o->ncaps, o->no_atomic_reduce};
     int w = njobs ? lower_simt_width(jobs[0].t, &lo) : 0;
     for (int j = 1; j < njobs; j++)
         if (lower_simt_width(jobs[j].t, &lo) != w) return 0;

@@ -24,8 +24,22 @@ typedef enum {
     LOW_UNSUPPORTED, /* a diagnostic was reported; no backend runs */
 } IrLowKind;
 
+/* The compiler's rewrite of a memory operation across iterations (lower/reduce.c, the rules in
+ * qdc-lang(7) "Atomic reductions"): none, or a reduction whose iterations accumulate into a
+ * private partial that one atomic of the decided kind adds to memory at the end of each call of
+ * the task body (x86: a chunk of a worker's share; PTX: a thread's grid-stride loop, after a
+ * subgroup reduction). */
+typedef enum {
+    LOW_REDUCE_NONE = 0,
+    LOW_REDUCE_WORKER,   /* per worker (x86: per chunk of a worker's share) */
+    LOW_REDUCE_SUBGROUP, /* GPU: per thread over its grid-stride iterations, then reduced over
+                            the subgroup's active lanes (LlvmTarget.reduce_subgroup) and one
+                            atomic by the lowest of them */
+} IrReduceLevel;
+
 typedef struct IrLowering {
     IrLowKind kind;
+    IrReduceLevel reduce; /* LOW_REDUCE_NONE: one atomic per execution, as decided below */
     QdOp op;              /* the operation to emit (QOP_SUB rewritten to QOP_ADD + negate) */
     bool negate;          /* the operand is negated first (atomic_sub -> atomic_add) */
     bool via_int;         /* operate on the same-width unsigned integer (float exchange/cas/
@@ -220,7 +234,9 @@ typedef struct IrParam {
     const char *name;
     IrParamKind kind;
     QdType type; /* scalar type, or ndarray element type */
-    int ndim;    /* ndarray only */
+    int ndim;    /* ndarray only; the component axes of a vector/matrix dtype included */
+    int elem_ndim; /* ndarray of vectors (1) or matrices (2): its last axes are the components */
+    int elem_shape[2];
     Span span;
 } IrParam;
 
@@ -277,7 +293,9 @@ typedef struct IrField {
     const char *name;  /* kernel-owned temporaries (a kernel-scope local shared between tasks,
                           a kernel's return slot) are "qdc_tmp_<kernel>_<var>", "qdc_ret_<kernel>" */
     QdType type;
-    int ndim; /* 0 for shape=() */
+    int ndim; /* 0 for shape=(); a vector/matrix field's component axes included */
+    int elem_ndim; /* a field of vectors (1) or matrices (2): its last axes are the components,
+                      so one element's components are contiguous (AOS, qdc-abi(7)) */
     int64_t shape[IR_MAX_DIMS];
     int64_t elems;
     Span span;

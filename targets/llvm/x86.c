@@ -163,6 +163,7 @@ const LlvmTarget llvm_target_x86 = {
     .backend = "x86_64",
     .as_global = 0,
     .as_shared = 0,
+    .long_loops = true,
     .emit_task = x86_emit_task,
     .shared_base = x86_shared_base,
     .thread_idx = x86_thread_idx,
