@@ -74,6 +74,7 @@ typedef struct SpvGen {
     SpvRes *nd;          /* per kernel parameter */
     SpvRes *shared;      /* per kernel shared array */
     uint32_t push_var, gid_var, lid_var, nwg_var;
+    int entry_points;           /* emitted so far (built-in variables are per group of them) */
     uint32_t *local_var; /* per kernel local */
     VEC(uint32_t) iface; /* globals the current entry point uses */
     VEC(SpvLoop) loops;
