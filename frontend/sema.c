@@ -252,6 +252,14 @@ static bool is_host_expr(Sema *S, const Expr *e) {
     case E_CALL: {
         const char *p = sema_path(S, e->call.fn);
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
+        if (e->call.fn->kind == E_ATTR && !p) { /* x.to_numpy(), sim.run(): a method of a run-time object */
+            const Expr *r = e->call.fn;
+            while (r->kind == E_ATTR || r->kind == E_CALL) r = r->kind == E_ATTR ? r->attr.obj : r->call.fn;
+            Binding *rb = r->kind == E_NAME ? host_find(S, r->name) : NULL;
+            bool compile_time = rb && (rb->v.kind == V_SNODE || rb->v.kind == V_ERR || rb->v.kind == V_VECTYPE ||
+                                       rb->v.kind == V_STRUCTTYPE); /* ... or a type's: vec3.field(...) */
+            if (!compile_time) return true;
+        }
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
         if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
         bool dict = e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); /* {"a": qd.f32} */
@@ -276,6 +284,44 @@ static bool is_host_expr(Sema *S, const Expr *e) {
     case E_IFEXP: return is_host_expr(S, e->ifexp.cond) || is_host_expr(S, e->ifexp.a) || is_host_expr(S, e->ifexp.b);
     default: return false;
     }
+}
+
+/* The first name in e bound to a run-time value, for the reason given with it; NULL if none. */
+static const Expr *host_name_in(Sema *S, const Expr *e) {
+    const Expr *r = NULL;
+    switch (e->kind) {
+    case E_NAME: {
+        Binding *b = host_find(S, e->name);
+        return b && b->v.kind == V_HOST ? e : NULL;
+    }
+    case E_ATTR: return host_name_in(S, e->attr.obj);
+    case E_CALL:
+        for (int k = 0; !r && k < e->call.args.n; k++) r = host_name_in(S, e->call.args.items[k]);
+        for (int k = 0; !r && k < e->call.nkw; k++) r = host_name_in(S, e->call.kw[k].value);
+        return r;
+    case E_SUBSCRIPT: return (r = host_name_in(S, e->sub.obj)) ? r : host_name_in(S, e->sub.index);
+    case E_TUPLE: case E_LIST: case E_BOOLOP:
+        for (int k = 0; !r && k < e->list.n; k++) r = host_name_in(S, e->list.items[k]);
+        return r;
+    case E_UNARY: return host_name_in(S, e->un.a);
+    case E_BINARY: return (r = host_name_in(S, e->bin.a)) ? r : host_name_in(S, e->bin.b);
+    case E_COMPARE:
+        for (int k = 0; !r && k < e->cmp.items.n; k++) r = host_name_in(S, e->cmp.items.items[k]);
+        return r;
+    case E_IFEXP: return (r = host_name_in(S, e->ifexp.cond)) ? r : (r = host_name_in(S, e->ifexp.a)) ? r : host_name_in(S, e->ifexp.b);
+    default: return NULL;
+    }
+}
+
+/* What a run-time value computed in a host function is, naming the run-time name it comes
+ * from when there is one ("a field declared from 'dtype' (a parameter of ...)"). */
+static const char *host_value_what(Sema *S, const Expr *v) {
+    const char *p = v->kind == E_CALL ? sema_path(S, v->call.fn) : NULL;
+    const Expr *n = host_name_in(S, v);
+    if (S->hscope == &S->module && !n) return "a module-level value computed by the script";
+    if (!n) return "a value computed by the host function";
+    return arena_printf(S->arena, "%s from '%s' (%s)", p && !strcmp(p, "qd.field") ? "a field declared" : "a value computed", n->name,
+                        host_find(S, n->name)->v.path);
 }
 
 /* qd.root.dense(...).place(x) or blk.place(x) with blk an SNode: evaluated at module level. */
@@ -320,8 +366,8 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     }
     Binding *hb = v->kind == E_NAME ? host_find(S, v->name) : NULL;
     if (hb && hb->v.kind == V_HOST) return bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
-    if (is_host_expr(S, v))
-        return bind_host(S, t, S->hscope == &S->module ? "a module-level value computed by the script" : "a value computed by the host function");
+    if (hb && hb->v.kind == V_HOSTARRAY && t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
+    if (is_host_expr(S, v)) return bind_host(S, t, host_value_what(S, v));
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
         if (t->kind == E_NAME && sema_struct_field(S, t, sp, v, p)) return;
@@ -742,7 +788,8 @@ static void loop_config(Sema *S, const Expr *call) {
         bool b;
         if (!strcmp(kw->name, "block_dim")) {
             if (kw->value->kind == E_NONE || !sema_const_int(S, kw->value, &v, "block_dim")) continue;
-            if (v < 1 || v > 1024) diag_error(kw->value->span, "QD2017", "block_dim must be between 1 and 1024, got %lld", (long long)v);
+            /* the upper bound is each target's max_block_dim in the database (QD4007, lower.c) */
+            if (v < 1 || v > INT32_MAX) diag_error(kw->value->span, "QD2017", "block_dim must be a positive 32-bit integer, got %lld", (long long)v);
             else S->block_dim = (int)v, S->block_dim_span = call->span;
         } else if (!strcmp(kw->name, "serialize")) {
             if (const_bool(S, kw->value, &b, "serialize")) S->serialize |= b;
