@@ -55,6 +55,7 @@ static IrExpr *walk_expr(IrWalker *w, IrExpr *e);
 
 static void walk_ref(IrWalker *w, IrRef *r) {
     for (int i = 0; i < r->nidx; i++) r->idx[i] = walk_expr(w, r->idx[i]);
+    if (r->flat) r->flat = walk_expr(w, r->flat); /* an SNode element index: the same expressions */
 }
 
 static IrExpr *walk_expr(IrWalker *w, IrExpr *e) {

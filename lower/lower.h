@@ -25,6 +25,9 @@ bool lower_memop(const IrExpr *memop, const CapTarget *t, const LowerOptions *o,
 /* simt.c: qd.simt.warp.* only on 32-lane families, every collective on a family with a simt
  * section (false after QD4010/QD4011); and the --report-lowering records of the collectives. */
 bool lower_check_simt(const IrModule *m, const CapTarget *t, const LowerOptions *o);
+/* The subgroup width known at compile time: the family's when simt.width is fixed, 32 on a
+ * "device" family with --cap=+subgroup32, else 0. */
+int lower_simt_width(const CapTarget *t, const LowerOptions *o);
 void lower_report_simt(const IrModule *m, const CapTarget *t, bool json, StrBuf *out);
 /* --report-lowering: one record per memory operation (text or JSON lines). */
 void lower_report(const IrModule *m, const IrLowered *low, const CapTarget *t, bool json, StrBuf *out);

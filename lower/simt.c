@@ -20,13 +20,15 @@ static const char *op_key(IrSgOp op) {
     }
 }
 
-static bool warp_ok(const CapTarget *t, const LowerOptions *o) {
+int lower_simt_width(const CapTarget *t, const LowerOptions *o) {
     const char *w = cap_str(t, "simt.width");
-    if (w && !strcmp(w, "fixed")) return cap_int(t, "subgroup_width", 0) == 32;
-    for (int i = 0; o && i < o->ncaps; i++)
-        if (!strcmp(o->caps[i], "+subgroup32")) return true;
-    return false;
+    if (w && !strcmp(w, "fixed")) return (int)cap_int(t, "subgroup_width", 0);
+    for (int i = 0; w && o && i < o->ncaps; i++)
+        if (!strcmp(o->caps[i], "+subgroup32")) return 32;
+    return 0;
 }
+
+static bool warp_ok(const CapTarget *t, const LowerOptions *o) { return lower_simt_width(t, o) == 32; }
 
 typedef struct {
     const CapTarget *t;

@@ -251,6 +251,7 @@ const LlvmTarget llvm_target_amdgpu = {
     .backend = "amdgpu",
     .as_global = 1,
     .as_shared = 3,
+    .pin_constraint = "v", /* the IR Sink pass runs before AMDGPU isel */
     .module_begin = amd_module_begin,
     .emit_task = amd_emit_task,
     .module_end = amd_module_end,

@@ -7,11 +7,24 @@
  * equivalent, so whichever value the freeze takes is correct, and the shape keeps CodeGenPrepare
  * from merging the pieces back (the next piece has two predecessors). Cost at run time: one
  * test-and-branch per SPLIT_CHUNK instructions, only in blocks that long; ordinary kernels are
- * untouched. */
+ * untouched.
+ *
+ * The pieces must survive LLVM's own IR passes before instruction selection. AMDGPU's codegen
+ * pipeline runs the IR Sink pass, which moves a value down to the nearest common dominator of
+ * its uses: a loop-invariant chain that LICM hoisted into a preheader is used only inside the
+ * loop, so every value of it sank, piece by piece, into the last preheader piece and rebuilt one
+ * block of thousands of instructions (2,000 statements 27 s, 8,000 statements 323 s on gfx942).
+ * With a `pin` constraint, the side block of each cut also hands every value that is defined
+ * before the cut and used after it to its empty asm statement (one statement per value, so only
+ * one register is demanded at a time): that use is dominated only by the defining piece, which
+ * stays the nearest common dominator, and Sink leaves the value where it is. The side path
+ * costs register copies only when the branch takes it. */
 #include "blocksplit.h"
 #include "../../support/util.h"
+#include <stdio.h>
+#include <string.h>
 
-enum { SPLIT_TRIGGER = 384, SPLIT_CHUNK = 256 };
+enum { SPLIT_TRIGGER = 384, SPLIT_CHUNK = 256, ATOMIC_BUDGET = 256 };
 
 /* The instruction that starts the next piece: SPLIT_CHUNK non-PHI instructions past the first
  * non-PHI one, or NULL when fewer than SPLIT_TRIGGER instructions follow. */
@@ -57,9 +70,48 @@ static void retarget_phis(LLVMBuilderRef b, LLVMBasicBlockRef succ, LLVMBasicBlo
     }
 }
 
+/* Whether a value of type `t` fits an inline-asm register operand of the pin constraint: scalar
+ * integers of 16..64 bits, half/float/double and pointers (an i1 has no register class there). */
+static bool pinnable(LLVMTypeRef t) {
+    switch (LLVMGetTypeKind(t)) {
+    case LLVMIntegerTypeKind: {
+        unsigned w = LLVMGetIntTypeWidth(t);
+        return w == 16 || w == 32 || w == 64;
+    }
+    case LLVMHalfTypeKind:
+    case LLVMBFloatTypeKind:
+    case LLVMFloatTypeKind:
+    case LLVMDoubleTypeKind:
+    case LLVMPointerTypeKind: return true;
+    default: return false;
+    }
+}
+
+/* Whether some use of `v` lies outside block `bb`. */
+static bool used_outside(LLVMValueRef v, LLVMBasicBlockRef bb) {
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
+        if (LLVMGetInstructionParent(LLVMGetUser(u)) != bb) return true;
+    return false;
+}
+
+/* In `side` (the builder is positioned in it): one empty asm statement taking `v` for every
+ * value of `bb` that is used outside it (see the head comment). Returns the number pinned. */
+static unsigned pin_values(LLVMBuilderRef b, LLVMContextRef ctx, LLVMBasicBlockRef bb, const char *pin) {
+    unsigned n = 0;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+        LLVMTypeRef t = LLVMTypeOf(i);
+        if (LLVMIsAPHINode(i) || !pinnable(t) || !used_outside(i, bb)) continue;
+        LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(ctx), &t, 1, 0);
+        LLVMValueRef use = LLVMGetInlineAsm(ft, "", 0, (char *)pin, strlen(pin), 1, 0, LLVMInlineAsmDialectATT, 0);
+        LLVMBuildCall2(b, ft, use, &i, 1, "");
+        n++;
+    }
+    return n;
+}
+
 /* Moves `cut` and everything after it in its block into a new block placed right after, and
  * joins the two with the freeze/side-block shape described above. Returns the new block. */
-static LLVMBasicBlockRef split_at(LLVMBuilderRef b, LLVMValueRef cut) {
+static LLVMBasicBlockRef split_at(LLVMBuilderRef b, LLVMValueRef cut, const char *pin) {
     LLVMBasicBlockRef bb = LLVMGetInstructionParent(cut);
     LLVMValueRef fn = LLVMGetBasicBlockParent(bb);
     LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(fn));
@@ -87,18 +139,53 @@ static LLVMBasicBlockRef split_at(LLVMBuilderRef b, LLVMValueRef cut) {
     LLVMTypeRef vt = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0);
     LLVMValueRef nop = LLVMGetInlineAsm(vt, "", 0, "", 0, 1, 0, LLVMInlineAsmDialectATT, 0);
     LLVMBuildCall2(b, vt, nop, NULL, 0, "");
+    if (pin) pin_values(b, ctx, bb, pin);
     LLVMBuildBr(b, rest);
     return rest;
 }
 
-unsigned cg_split_long_blocks(LLVMModuleRef mod) {
+static bool is_atomic(LLVMValueRef i) { return LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i); }
+
+/* In a function that was cut and holds more than ATOMIC_BUDGET atomics: the address of every
+ * atomic read-modify-write or compare-exchange passes through an empty side-effecting asm
+ * statement whose result is the address itself in a `pin`-class register. The target then
+ * treats it as possibly different per lane; without it AMDGPU's atomic optimizer turns each
+ * atomic on a lane-uniform address into its own small loop over the active lanes, and
+ * thousands of such loops inside one task loop made the codegen passes after it super-linear
+ * (8,000 statements 5.4 s, 16,000 35 s). The price, only in such kernels: one atomic per lane
+ * instead of one per wave on a uniform address, and the addresses held in vector registers. */
+static void opaque_atomic_addresses(LLVMBuilderRef b, LLVMValueRef fn, const char *pin) {
+    unsigned atomics = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) atomics += is_atomic(i);
+    if (atomics <= ATOMIC_BUDGET) return;
+    char cons[16];
+    snprintf(cons, sizeof cons, "=%s,0", pin);
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+            if (!is_atomic(i)) continue;
+            LLVMValueRef ptr = LLVMGetOperand(i, 0);
+            LLVMTypeRef pt = LLVMTypeOf(ptr);
+            LLVMTypeRef ft = LLVMFunctionType(pt, &pt, 1, 0);
+            LLVMValueRef id = LLVMGetInlineAsm(ft, "", 0, cons, strlen(cons), 1, 0, LLVMInlineAsmDialectATT, 0);
+            LLVMPositionBuilderBefore(b, i);
+            LLVMSetOperand(i, 0, LLVMBuildCall2(b, ft, id, &ptr, 1, ""));
+        }
+}
+
+unsigned cg_split_long_blocks(LLVMModuleRef mod, const char *pin) {
     unsigned cuts = 0;
     LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
     for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+        bool long_block = false;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !long_block; bb = LLVMGetNextBasicBlock(bb))
+            long_block = cut_point(bb) != NULL;
+        if (!long_block) continue;
+        if (pin) opaque_atomic_addresses(b, fn, pin); /* first: its statements count in the pieces */
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
             LLVMValueRef cut;
             while ((cut = cut_point(bb))) {
-                bb = split_at(b, cut);
+                bb = split_at(b, cut, pin);
                 cuts++;
             }
         }

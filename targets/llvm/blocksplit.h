@@ -4,7 +4,9 @@
 #include <llvm-c/Core.h>
 
 /* Splits every block of `mod` longer than the trigger into bounded pieces; returns the number of
- * cuts made (0 for ordinary kernels, whose output is then unchanged). */
-unsigned cg_split_long_blocks(LLVMModuleRef mod);
+ * cuts made (0 for ordinary kernels, whose output is then unchanged). `pin`, when not NULL, is
+ * the inline-asm register constraint that keeps each value in the piece defining it through the
+ * target's codegen IR passes (LlvmTarget.pin_constraint). */
+unsigned cg_split_long_blocks(LLVMModuleRef mod, const char *pin);
 
 #endif

@@ -37,6 +37,10 @@ struct LlvmTarget {
     /* A call of a parallel task runs many iterations (x86: a chunk of a worker's share): the
      * loop's back edge is not marked unlikely, so LLVM may vectorize it. */
     bool long_loops;
+    /* Inline-asm register constraint ("v") that pins values to the block piece defining them
+     * when long blocks are cut, for codegen pipelines that sink them back together
+     * (blocksplit.c). NULL: the pieces survive without it. */
+    const char *pin_constraint;
 
     /* After the core created the module and set triple + data layout (machine.c): module flags,
      * per-module state in cg->target_state. May be NULL. */

@@ -198,7 +198,7 @@ static void optimize(LlvmCg *cg) {
 bool machine_emit(LlvmCg *cg, EmitKind kind, StrBuf *out) {
     verify(cg);
     optimize(cg);
-    cg_split_long_blocks(cg->mod);
+    cg_split_long_blocks(cg->mod, cg->tgt->pin_constraint);
     verify(cg);
     if (kind == EMIT_LLVM_IR) {
         char *s = LLVMPrintModuleToString(cg->mod);

@@ -5,7 +5,7 @@
 #include "common.h" /* examples/host/common.h */
 #include <math.h>
 
-enum { W = 32, NI = 19 };
+enum { W = 32, NI = 22 };
 
 /* The model's subgroup: values v[0..n), this lane me. */
 typedef struct { const int32_t *v; int n, me; } Sg;
@@ -42,6 +42,19 @@ static int32_t scan_tiled(const int32_t *in, int n, int me, int log2, int op) {
     return cur[me];
 }
 
+/* op over lanes [h, me], h the nearest lane at or below me in its group of g lanes whose head
+ * predicate holds (the group's first lane if none). */
+static int32_t segmented(Sg s, int g, int (*head)(int32_t), int max) {
+    int gb = s.me & ~(g - 1), h = gb;
+    for (int l = gb; l <= s.me; l++)
+        if (head(s.v[l])) h = l;
+    int32_t acc = s.v[h];
+    for (int l = h + 1; l <= s.me; l++) acc = max ? (s.v[l] > acc ? s.v[l] : acc) : (int32_t)((uint32_t)acc + (uint32_t)s.v[l]);
+    return acc;
+}
+static int head8(int32_t v) { return (v & 7) == 0; }
+static int head4(int32_t v) { return (v & 3) == 0; }
+
 static void expect_ints(Sg s, const int32_t *got, int *bad) {
     int32_t sum = 0, inc = 0, exmax = INT32_MIN, exxor = 0, mn = INT32_MAX, allp = 1, anyp = 0, mul = 1;
     uint32_t ballot = 0, match = 0;
@@ -74,13 +87,25 @@ static void expect_ints(Sg s, const int32_t *got, int *bad) {
         }
         bfly = cur[s.me];
     }
+    int32_t allsum = s.v[s.me]; /* reduce_all_add_tiled(v, 5): the xor butterfly over 32 lanes */
+    {
+        int32_t cur[W];
+        for (int l = 0; l < s.n; l++) cur[l] = s.v[l];
+        for (int m = 1; m < W; m <<= 1) {
+            int32_t nxt[W];
+            for (int l = 0; l < s.n; l++) nxt[l] = (int32_t)((uint32_t)cur[l] + (uint32_t)((l ^ m) < s.n ? cur[l ^ m] : cur[l]));
+            for (int l = 0; l < s.n; l++) cur[l] = nxt[l];
+        }
+        allsum = cur[s.me];
+    }
     int32_t shifted[W]; /* exclusive_add_tiled(v, 3): shift up by one, identity at each group's lane 0 */
     for (int l = 0; l < s.n; l++) shifted[l] = (l & 7) == 0 ? 0 : (l - 1 >= 0 ? s.v[l - 1] : s.v[l]);
     int32_t want[NI] = {
         s.me, sum, inc, exmax, at(s, s.me ^ 1), at(s, s.me + 3), reduce_tiled(s, 3), (int32_t)ballot,
         scan_tiled(s.v, s.n, s.me, 2, 1), W, at(s, s.me - 5), allp * 2 + anyp, exxor, bfly,
         scan_tiled(shifted, s.n, s.me, 3, 0), at(s, 2) + (s.me == 0) * 1000000, at(s, (s.me ^ 2) & 31),
-        (int32_t)match, (int32_t)((uint32_t)mul + (uint32_t)mn * 7u),
+        (int32_t)match, (int32_t)((uint32_t)mul + (uint32_t)mn * 7u), segmented(s, 8, head8, 0), segmented(s, W, head4, 1),
+        allsum,
     };
     for (int k = 0; k < NI; k++)
         if (got[k] != want[k]) {
@@ -139,6 +164,52 @@ static int check_wide(const int32_t *a, const float *f, const int64_t *d, int n)
     return bad;
 }
 
+/* qd.simt.block.* over blocks of 96 lanes (3 subgroups), every block full. */
+enum { NB = 9, BD = 96 };
+static int check_blocks(const int32_t *a, const int32_t *out, int n) {
+    int bad = 0;
+    for (int b0 = 0; b0 < n; b0 += BD) {
+        int32_t sum = 0, mx = INT32_MIN, all = 1, any = 0, cnt = 0, inc = 0, exmin = INT32_MAX, incmax = INT32_MIN, exadd = 0;
+        for (int l = 0; l < BD; l++) {
+            int32_t v = a[b0 + l];
+            sum += v, mx = v > mx ? v : mx, all &= v > -990, any |= v > 995, cnt += v > 0;
+        }
+        for (int l = 0; l < BD; l++) {
+            int32_t v = a[b0 + l];
+            inc += v, incmax = v > incmax ? v : incmax;
+            int32_t want[NB] = {sum, mx, inc, exmin, all, any, cnt, incmax, exadd};
+            for (int k = 0; k < NB; k++)
+                if (out[(size_t)(b0 + l) * NB + k] != want[k] && bad++ < 5)
+                    fprintf(stderr, "block lane %d column %d: got %d, want %d\n", b0 + l, k, out[(size_t)(b0 + l) * NB + k], want[k]);
+            exmin = v < exmin ? v : exmin, exadd += v;
+        }
+    }
+    return bad;
+}
+
+/* bitonic_sort_kv over two 32-lane subgroups (the first 20 lanes real, the rest +1e30 sentinels)
+ * and bitonic_sort_kv_tiled over groups of 8 with repeated keys (ties break on the value). */
+static int check_sort(void) {
+    float keys[128];
+    int32_t idxs[128], in[64];
+    for (int t = 0; t < 64; t++) keys[t] = (float)(host_rand() % 1000) * 0.5f, idxs[t] = in[t] = (int32_t)(host_rand() % 97);
+    sort_pairs_args sa = {keys, {128}, idxs, {128}, 20};
+    if (!host_launch_ok(sort_pairs(&sa, 1))) return 1;
+    int bad = 0;
+    for (int g = 0; g < 2; g++)
+        for (int t = 1; t < 20; t++) {
+            int i = g * 32 + t;
+            if (keys[i - 1] > keys[i] || (keys[i - 1] == keys[i] && idxs[i - 1] > idxs[i])) bad++;
+        }
+    for (int b = 0; b < 64; b += 8) /* keys in % 5, values the lane: lex order of (in % 5, lane) */
+        for (int t = b; t < b + 8; t++) {
+            int rank = 0, me = t;
+            for (int u = b; u < b + 8; u++) rank += in[u] % 5 < in[me] % 5 || (in[u] % 5 == in[me] % 5 && u < me);
+            if (keys[64 + b + rank] != (float)(in[me] % 5) || idxs[64 + b + rank] != me) bad++;
+        }
+    return bad;
+}
+
 int main(int argc, char **argv) {
     int nt = host_threads(argc, argv), n = host_n(argc, argv, 4099);
     int32_t *a = host_alloc((size_t)n, 4), *out = host_alloc((size_t)n * NI, 4);
@@ -155,11 +226,22 @@ int main(int argc, char **argv) {
         bad += b;                                                            \
     }
     RUN(ints8, 8) RUN(ints32, 32) RUN(ints64, 64) RUN(ints96, 96)
+    int nb = n / BD * BD;
+    int32_t *bo = host_alloc((size_t)n * NB, 4);
+    blocks_args ba = {a, {n}, bo, {n, NB}, nb};
+    if (!host_launch_ok(blocks(&ba, nt))) return 2;
+    int bb = check_blocks(a, bo, nb);
+    printf("block collectives: %s\n", bb ? "WRONG" : "exact");
+    bad += bb;
+    free(bo);
     wide_args wa = {a, {n}, f, {n, 4}, d, {n, 4}};
     if (!host_launch_ok(wide(&wa, nt))) return 2;
     int b = check_wide(a, f, d, n);
     printf("f32 and i64 collectives: %s\n", b ? "WRONG" : "exact");
     bad += b;
+    int sb = check_sort();
+    printf("bitonic sorts: %s\n", sb ? "WRONG" : "exact");
+    bad += sb;
     free(a), free(out), free(f), free(d);
     return bad != 0;
 }

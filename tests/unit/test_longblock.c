@@ -127,3 +127,88 @@ static void run_cut_kernel(const char *opt) {
 
 Test(longblock, cut_code_is_exact_O2) { run_cut_kernel("-O2"); }
 Test(longblock, cut_code_is_exact_O0) { run_cut_kernel("-O0"); }
+
+/* ---- AMDGPU: the pieces must survive LLVM's codegen IR passes (issue 13 item 16) ----
+ * AMDGPU's codegen pipeline runs the IR Sink pass and the atomic optimizer after qdc cut the
+ * blocks. Before the fix, a loop-invariant chain hoisted into the task loop's preheader sank,
+ * piece by piece, into one block of thousands of instructions (2,000 statements 27 s, 8,000
+ * 323 s), and atomics on lane-uniform addresses each became a loop of their own. These tests
+ * count work, not time: they run llc-19 up to the last IR pass before instruction selection on
+ * the IR qdc emits and measure what instruction selection would get. */
+#define LLC "/usr/lib/llvm-19/bin/llc"
+
+/* `for i in range(64)`: t = s (loop-invariant), `statements` times t = t * 3 + k, and every
+ * third statement an atomic add of t into a[(i + k) % 64] (`uniform`: a[k % 64]). */
+static char *amd_kernel(int statements, bool uniform) {
+    size_t cap = 256 + (size_t)statements * 40;
+    char *src = malloc(cap), *p = src;
+    p += sprintf(p, "import quadrants as qd\n\n@qd.kernel\n"
+                    "def big(a: qd.types.NDArray[qd.i32, 1], s: qd.i32):\n"
+                    "    for i in range(64):\n        t = s%s\n", uniform ? " + i" : "");
+    for (int k = 1; k < statements; k++) {
+        if (k % 3) p += sprintf(p, "        t = t * 3 + %d\n", k);
+        else if (uniform) p += sprintf(p, "        a[%d] += t\n", k % 64);
+        else p += sprintf(p, "        a[(i + %d) %% 64] += t\n", k);
+    }
+    cr_assert((size_t)(p - src) < cap);
+    return src;
+}
+
+/* The IR the AMDGPU instruction selector would get for `src` (llc-19 -stop-before=amdgpu-isel
+ * on qdc's --emit=llvm-ir): the number of blocks and the longest block, in instructions. */
+static void amd_isel_input(const char *src, int *blocks, int *longest) {
+    cr_assert(tool_available(LLC), LLC " is missing (Debian package llvm-19, a dependency of llvm-19-dev)");
+    char *dir = make_temp_dir(), *qd = NULL, *ll = NULL, *mir = NULL;
+    cr_assert(asprintf(&qd, "%s/big.qd", dir) > 0 && asprintf(&ll, "%s/big.ll", dir) > 0 &&
+              asprintf(&mir, "%s/big.mir", dir) > 0);
+    cr_assert(write_text(qd, src));
+    RunResult r = run_qdc(qd, "--target=gfx942", "--emit=llvm-ir", "-o", ll, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *argv[] = {LLC, "-O2", "-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-stop-before=amdgpu-isel",
+                          ll, "-o", mir, NULL};
+    RunResult l = run_argv(argv, NULL, NULL);
+    cr_assert_eq(l.status, 0, "llc: %s", l.err);
+    char *text = read_text(mir, NULL);
+    cr_assert_not_null(text);
+    /* The IR section of the MIR file: blocks are "  name:" lines, instructions "    ..." lines. */
+    int cur = 0;
+    *blocks = 0, *longest = 0;
+    for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (!strncmp(line, "---", 3) && line != text) break; /* the machine function part */
+        if (!strncmp(line, "    ", 4)) {
+            if (++cur > *longest) *longest = cur;
+        } else {
+            cur = 0;
+            if (line[0] == ' ' && line[1] == ' ' && line[2] != ' ' && strchr(line, ':') &&
+                strchr(line, ':') < (strchr(line, '\n') ? strchr(line, '\n') : line + strlen(line)))
+                ++*blocks;
+        }
+    }
+    free(text);
+    run_free(&r), run_free(&l);
+    remove_tree(dir);
+    free(dir), free(qd), free(ll), free(mir);
+}
+
+/* Sink must not rebuild one long block out of the loop-invariant chain in the preheader: before
+ * the fix the longest block here was over 1,300 instructions. */
+Test(longblock, amdgpu_pieces_survive_codegen_sinking, .timeout = 300) {
+    char *src = amd_kernel(2000, false);
+    int blocks, longest;
+    amd_isel_input(src, &blocks, &longest);
+    /* a piece: SPLIT_CHUNK instructions (at most SPLIT_TRIGGER) plus the cut and its PHIs */
+    cr_expect_leq(longest, MAX_BLOCK + 8, "a block of %d instructions reaches AMDGPU instruction selection", longest);
+    free(src);
+}
+
+/* Atomics on lane-uniform addresses must not each become a loop of the atomic optimizer in a cut
+ * kernel: before the fix this kernel reached instruction selection as about 2,700 blocks (four
+ * per atomic); now the task loop's pieces and their side blocks, a few dozen. */
+Test(longblock, amdgpu_uniform_atomics_in_long_kernels_stay_straight, .timeout = 300) {
+    char *src = amd_kernel(2000, true);
+    int blocks, longest;
+    amd_isel_input(src, &blocks, &longest);
+    cr_expect_leq(blocks, 64, "%d blocks reach AMDGPU instruction selection for 666 atomics", blocks);
+    cr_expect_leq(longest, MAX_BLOCK + 8, "a block of %d instructions reaches AMDGPU instruction selection", longest);
+    free(src);
+}

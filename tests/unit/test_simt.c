@@ -140,7 +140,7 @@ Test(simt, spirv_and_msl_forms, .timeout = 120) {
 
 /* ---- the Vulkan run ---- */
 
-enum { NC = 16 };
+enum { NC = 18 };
 
 static int32_t at(const int32_t *v, int n, int me, int src) { return src >= 0 && src < n ? v[src] : v[me]; }
 
@@ -175,12 +175,37 @@ static bool check_lane(const int32_t *a, const int32_t *out, int i, char *why, s
         }
         memcpy(t8, nx, sizeof(int32_t) * (size_t)w);
     }
+    int32_t seg[2]; /* segmented_reduce_add_tiled(v, v&7==0, 3), segmented_reduce_min_tiled(v, v&3==0, 2) */
+    for (int s = 0; s < 2; s++) {
+        int g = s ? 4 : 8, h = me & ~(g - 1);
+        for (int l = h; l <= me; l++)
+            if ((v[l] & (s ? 3 : 7)) == 0) h = l;
+        seg[s] = v[h];
+        for (int l = h + 1; l <= me; l++) seg[s] = s ? (v[l] < seg[s] ? v[l] : seg[s]) : seg[s] + v[l];
+    }
     int32_t want[NC] = {me, w, sum, inc, exmax, at(v, w, me, me ^ 1), at(v, w, me, me + 1), at(v, w, me, me - 2),
-                        (int32_t)ballot, allp * 2 + anyp, at(v, w, me, 2) + (me == 0) * 1000000, mn, exxor, mul, t4[me], t8[me]};
+                        (int32_t)ballot, allp * 2 + anyp, at(v, w, me, 2) + (me == 0) * 1000000, mn, exxor, mul, t4[me], t8[me],
+                        seg[0], seg[1]};
     for (int k = 2; k < NC; k++) {
-        if (k == 10 && w <= 2) continue; /* broadcast from lane 2 needs 3 lanes */
+        if ((k == 10 && w <= 2) || (k == 16 && w < 8) || (k == 15 && w < 8)) continue; /* groups wider than the subgroup */
         if (o[k] != want[k]) return snprintf(why, wn, "lane %d (id %d of %d), column %d: got %d, want %d", i, me, w, k, o[k], want[k]), false;
     }
+    return true;
+}
+
+static bool check_block(const int32_t *a, const int32_t *out, int i, char *why, size_t wn) {
+    int b0 = i / 64 * 64;
+    int32_t sum = 0, mn = INT32_MAX, inc = 0, exmax = INT32_MIN, all = 1, any = 0, cnt = 0;
+    for (int l = 0; l < 64; l++) {
+        int32_t v = a[b0 + l];
+        sum += v, mn = v < mn ? v : mn, all &= v > -990, any |= v > 995, cnt += v > 0;
+        if (b0 + l <= i) inc += v;
+        if (b0 + l < i) exmax = v > exmax ? v : exmax;
+    }
+    int32_t want[7] = {sum, mn, inc, exmax, all, any, cnt};
+    for (int k = 0; k < 7; k++)
+        if (out[(size_t)i * NC + k] != want[k])
+            return snprintf(why, wn, "block lane %d, column %d: got %d, want %d", i, k, out[(size_t)i * NC + k], want[k]), false;
     return true;
 }
 
@@ -207,6 +232,17 @@ Test(simt, runs_on_vulkan, .timeout = 300) {
         for (int i = 0; i < N && !bad; i++) bad += !check_lane(a, out, i, why, sizeof why);
         cr_expect(!bad, "%s", why);
         printf("simt: Vulkan subgroup size %d: every collective exact\n", out[1]);
+    }
+    const char *blk[] = {"blk"};
+    memset(out, 0, (size_t)N * NC * sizeof *out);
+    free(err), err = NULL;
+    rc = vk_run(dir, spv, meta, blk, 1, arr, 2, NULL, N, VK_FULL, true, &err);
+    cr_expect(rc >= 0, "vkrun: %s", err);
+    if (rc > 0) {
+        char why[256] = "";
+        int bad = 0;
+        for (int i = 0; i < N && !bad; i++) bad += !check_block(a, out, i, why, sizeof why);
+        cr_expect(!bad, "qd.simt.block.*: %s", why);
     }
     free(err), free(a), free(out), free(meta), free(mf), free(spv), free(src);
     remove_tree(dir);
@@ -294,6 +330,40 @@ Test(simt, reports_and_caps) {
     r = run_qdc("--support-matrix", "--targets=sm_70,sm_80,gfx942,vulkan1.2", NULL);
     cr_expect(strstr(r.out, "| width | - | 32 | 32 | 64 | device; 32 with +subgroup32 |\n"), "%s", r.out);
     cr_expect(strstr(r.out, "| reduce | - | butterfly | redux.sync | butterfly | OpGroupNonUniformArithmetic |\n"), "%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out), free(want);
+}
+
+/* Quadrants' spellings of the namespaces: from-imports, submodule imports and module aliases;
+ * group_size()/log2_group_size() are compile-time ints where the width is known. */
+Test(simt, imports_and_compile_time_width) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/i.qd", dir), *out = xasprintf("%s/i.o", dir);
+    cr_assert(write_text(src, "import quadrants as qd\nfrom quadrants.lang.simt import subgroup\n"
+                              "from quadrants.lang.simt import (block as blk, warp)\nimport quadrants.lang.simt.subgroup as sg2\n"
+                              "sg3 = qd.simt.subgroup\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                              "    qd.loop_config(block_dim=64)\n    for i in range(a.shape[0]):\n"
+                              "        a[i] = (subgroup.reduce_add_tiled(a[i], subgroup.log2_group_size()) + sg2.elect()\n"
+                              "                + sg3.group_size() + blk.reduce_add(a[i], 64, qd.i32) + warp.ballot(a[i]))\n"));
+    static const char *const ok[][3] = {{"x86_64", NULL, "o"}, {"sm_80", NULL, "ptx"}, {"gfx1100", NULL, "hsaco"},
+                                        {"vulkan1.2", "--cap=+subgroup32", "spv"}};
+    for (size_t i = 0; i < ARRAY_LEN(ok); i++) {
+        char *tgt = xasprintf("--target=%s", ok[i][0]), *o = xasprintf("%s/i.%s", dir, ok[i][2]);
+        RunResult r = run_qdc(tgt, ok[i][1] ? ok[i][1] : "-O2", src, "-o", o, NULL);
+        free(o);
+        cr_expect_eq(r.status, 0, "%s: %s", ok[i][0], r.err);
+        run_free(&r);
+        free(tgt);
+    }
+    char *spv = xasprintf("%s/e.spv", dir);
+    RunResult r = run_qdc("--target=vulkan1.2", src, "-o", spv, NULL);
+    cr_expect(!file_exists(spv));
+    free(spv);
+    char *want = xasprintf("%s:11:49: error[QD2073]: 'qd.simt.subgroup.log2_group_size' needs the subgroup width at compile "
+                           "time; the target's is the device's or the targets of this compile differ (Vulkan: assert it "
+                           "with --cap=+subgroup32)\n", src);
+    cr_expect_eq(r.status, 1);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "want\n%sgot\n%s", want, r.err);
     run_free(&r);
     remove_tree(dir);
     free(dir), free(src), free(out), free(want);
