@@ -776,7 +776,8 @@ static void loop_config(Sema *S, const Expr *call) {
         bool b;
         if (!strcmp(kw->name, "block_dim")) {
             if (kw->value->kind == E_NONE || !sema_const_int(S, kw->value, &v, "block_dim")) continue;
-            if (v < 1 || v > 1024) diag_error(kw->value->span, "QD2017", "block_dim must be between 1 and 1024, got %lld", (long long)v);
+            /* the upper bound is each target's max_block_dim in the database (QD4007, lower.c) */
+            if (v < 1 || v > INT32_MAX) diag_error(kw->value->span, "QD2017", "block_dim must be a positive 32-bit integer, got %lld", (long long)v);
             else S->block_dim = (int)v, S->block_dim_span = call->span;
         } else if (!strcmp(kw->name, "serialize")) {
             if (const_bool(S, kw->value, &b, "serialize")) S->serialize |= b;

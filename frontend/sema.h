@@ -212,9 +212,7 @@ IrExpr *ir_local(Sema *S, int local, Span sp);
 IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp); /* a Python operator */
 IrExpr *ir_to_bool(Sema *S, IrExpr *e);
 IrExpr *ir_new(Sema *S, IrExprKind k, QdType t, Span sp);
-bool ir_has_effects(const IrExpr *e);
 bool ir_is_const(const IrExpr *e);
-bool ir_is_uniform(const IrExpr *e); /* only constants, scalar arguments and shapes */
 Val val_expr(IrExpr *e);
 Val val_err(void);
 const char *val_describe(Val v);

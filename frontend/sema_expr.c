@@ -95,35 +95,6 @@ IrExpr *ir_to_bool(Sema *S, IrExpr *e) {
     return ir_binary(S, IR_NE, e, ir_const_int(S, e->type, 0, e->span), e->span);
 }
 
-bool ir_has_effects(const IrExpr *e) {
-    if (!e) return false;
-    switch (e->kind) {
-    case IR_MEMOP: case IR_SUBGROUP: return true; /* a collective: every lane must reach it */
-    case IR_LOAD:
-        for (int k = 0; k < e->ref->nidx; k++)
-            if (ir_has_effects(e->ref->idx[k])) return true;
-        return false;
-    case IR_UNARY: return ir_has_effects(e->un.a);
-    case IR_BINARY: return ir_has_effects(e->bin.a) || ir_has_effects(e->bin.b);
-    case IR_SELECT: return ir_has_effects(e->sel.cond) || ir_has_effects(e->sel.a) || ir_has_effects(e->sel.b);
-    case IR_CAST: case IR_BITCAST: return ir_has_effects(e->arg);
-    case IR_MATH: return ir_has_effects(e->math.a) || ir_has_effects(e->math.b);
-    default: return false;
-    }
-}
-
-bool ir_is_uniform(const IrExpr *e) {
-    switch (e->kind) {
-    case IR_CONST: case IR_PARAM: case IR_SHAPE: return true;
-    case IR_UNARY: return ir_is_uniform(e->un.a);
-    case IR_BINARY: return ir_is_uniform(e->bin.a) && ir_is_uniform(e->bin.b);
-    case IR_SELECT: return ir_is_uniform(e->sel.cond) && ir_is_uniform(e->sel.a) && ir_is_uniform(e->sel.b);
-    case IR_CAST: case IR_BITCAST: return ir_is_uniform(e->arg);
-    case IR_MATH: return ir_is_uniform(e->math.a) && (!e->math.b || ir_is_uniform(e->math.b));
-    default: return false;
-    }
-}
-
 static bool is_cmp(IrBinOp op) { return op >= IR_EQ && op <= IR_GE; }
 
 /* Constant operands fold through the IR's own definition of the operator (ir/expand.c), so a
