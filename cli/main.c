@@ -168,7 +168,7 @@ typedef struct Job {
 /* Lowers the checked module for one job (its own decisions; the module is shared and never
  * changed) and emits it; false after diagnostics. */
 static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const char *modname, Arena *arena, int *rc) {
-    LowerOptions lo = {o->caps, o->ncaps, o->no_atomic_reduce};
+    LowerOptions lo = {o->caps, o->ncaps, o->no_atomic_reduce, o->no_atomic_aggregate};
     int errors_before = diag_error_count();
     if (!lower_check_caps(j->t, &lo)) return *rc = QDC_EXIT_USAGE, false;
     const IrLowered *low = lower_module(ir, j->t, &lo, arena);
