@@ -181,6 +181,9 @@ section3() {
             "$QDC" "$ROOT/examples/$ex.qd" --target=x86_64 --emit=header -o "$hdr/$ex.h" 2>>"$hdr/err" ||
             { say "(skipped: qdc cannot compile $ex.qd for x86_64: $(head -1 "$hdr/err"))"; say ""; return; }
     done
+    "$QDC" "$ROOT/bench/x86/reductions.qd" --target=x86_64 -o "$hdr/reductions.o" 2>"$hdr/err" &&
+        "$QDC" "$ROOT/bench/x86/reductions.qd" --target=x86_64 --emit=header -o "$hdr/reductions.h" 2>>"$hdr/err" ||
+        { say "(skipped: qdc cannot compile bench/x86/reductions.qd: $(head -1 "$hdr/err"))"; say ""; return; }
     clang-19 -O2 -I"$hdr" -I"$ROOT/runtime" -I"$ROOT/bench/c" "$ROOT/bench/c/x86bench.c" "$ROOT/bench/c/ref.c" \
         "$hdr"/*.o "$B/libqdrt.a" -lpthread -lm -o "$hdr/x86bench" 2>"$hdr/err" ||
         { say "(skipped: the benchmark driver does not build: $(head -3 "$hdr/err"))"; say ""; return; }

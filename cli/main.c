@@ -168,7 +168,7 @@ typedef struct Job {
 /* Lowers the checked module for one job (its own decisions; the module is shared and never
  * changed) and emits it; false after diagnostics. */
 static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const char *modname, Arena *arena, int *rc) {
-    LowerOptions lo = {o->caps, o->ncaps};
+    LowerOptions lo = {o->caps, o->ncaps, o->no_atomic_reduce};
     int errors_before = diag_error_count();
     if (!lower_check_caps(j->t, &lo)) return *rc = QDC_EXIT_USAGE, false;
     const IrLowered *low = lower_module(ir, j->t, &lo, arena);
@@ -332,6 +332,15 @@ static void print_times(const Timing *tm, const Job *jobs, int njobs, double end
     fprintf(stderr, "  %-22s %9.3f\n  %-22s %9.3f\n", "write", tm->write, "total", end - tm->start);
 }
 
+/* The subgroup width every job's family has at compile time, or 0 (unknown or different). */
+static int common_subgroup_width(const Options *o, const Job *jobs, int njobs) {
+    LowerOptions lo = {o->caps, o->ncaps, o->no_atomic_reduce};
+    int w = njobs ? lower_simt_width(jobs[0].t, &lo) : 0;
+    for (int j = 1; j < njobs; j++)
+        if (lower_simt_width(jobs[j].t, &lo) != w) return 0;
+    return w;
+}
+
 /* Parses and checks the input once, then lowers and emits it for every job. Outputs are
  * written only when every job succeeded and standard output took the reports. */
 static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path, const SearchPath *sp) {
@@ -351,7 +360,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     if (jobs[0].emit == EMIT_AST) {
         if (jobs[0].path) ast_dump(ast, &jobs[0].out);
     } else {
-        FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug};
+        FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug, common_subgroup_width(o, jobs, njobs)};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         diag_hold(false);
         LAP(check);

@@ -13,7 +13,7 @@ static const char *const option_names[] = {
     "--help", "--version", "--check", "--stats", "--print-output-names", "--list-targets", "--list-warnings",
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
-    "--emit-all", "--golden-check", "--time-report", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
+    "--emit-all", "--golden-check", "--time-report", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
     "-O0", "-O1", "-O2", "-O3",
 };
 
@@ -180,6 +180,11 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         if (!v || !*v) return usage_error("%s needs a target name", "--print-caps");
         return o->print_caps = v, true;
     }
+    if (take_value("--atomic-rewrite", argc, argv, i, &v)) {
+        if (!v || (strcmp(v, "none") && strcmp(v, "reduce")))
+            return usage_error("--atomic-rewrite must be none or reduce, got '%s'", v ? v : "");
+        return o->no_atomic_reduce = !strcmp(v, "none"), true;
+    }
     if (take_value("--format", argc, argv, i, &v)) {
         if (!v || (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "md")))
             return usage_error("--format must be text, json or md, got '%s'", v ? v : "");
@@ -337,6 +342,8 @@ void print_usage(FILE *out) {
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"
           "  --capdb-dir DIR         also search DIR for capability files\n"
           "  --report-lowering[=text|json]  print one record per memory operation to stdout\n"
+          "  --atomic-rewrite=reduce|none  reduce loop-invariant atomics per worker (default) or\n"
+          "                          keep one atomic per execution\n"
           "  --list-targets [--format=json]  list the families, their backends and aliases\n"
           "  --print-caps TARGET [--format=text|json]  print a family after inheritance\n"
           "  --support-matrix --targets=LIST|all [--format=md|text|json]  the support matrix\n"

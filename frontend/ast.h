@@ -71,6 +71,7 @@ typedef enum {
     S_EXPR, S_ASSIGN, S_ANNASSIGN, S_AUGASSIGN, S_IF, S_WHILE, S_FOR,
     S_BREAK, S_CONTINUE, S_PASS, S_RETURN, S_DEF, S_IMPORT, S_ASSERT,
     S_HOST, /* module level: host code of a Quadrants script, not compiled (names it binds) */
+    S_CLASS, /* module level: a @qd.data_oriented class (body: its methods and class statements) */
 } StmtKind;
 
 struct Stmt {
@@ -92,7 +93,9 @@ struct Stmt {
             Expr *returns; /* may be NULL */
             StmtList body;
             Span name_span;
+            bool host; /* an undecorated (or not qd-decorated) host function: body parsed like module level */
         } def;
+        struct { const char *name; Span name_span; StmtList body; } class_;
         struct { const char *module, *alias; } import; /* alias NULL without 'as' */
         struct { Expr *cond, *msg; } assert_;             /* msg may be NULL */
         struct { ExprList names; const char *what; } host; /* E_NAMEs the host code assigns */

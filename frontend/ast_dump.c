@@ -88,7 +88,7 @@ static void dump_def(const Stmt *s, int depth, StrBuf *out) {
         sb_puts(out, ")\n");
     }
     indent(depth, out);
-    sb_printf(out, "(def %s", s->def.name ? s->def.name : "?");
+    sb_printf(out, "(%s %s", s->def.host ? "hostdef" : "def", s->def.name ? s->def.name : "?");
     for (int k = 0; k < s->def.nparams; k++) {
         const Param *p = &s->def.params[k];
         sb_printf(out, " (param %s", p->name);
@@ -139,6 +139,7 @@ static void dump_stmt(const Stmt *s, int depth, StrBuf *out) {
         if (s->import.alias) sb_printf(out, " as %s", s->import.alias);
         break;
     case S_DEF: break;
+    case S_CLASS: sb_printf(out, "(class %s", s->class_.name); break;
     case S_HOST:
         sb_printf(out, "(host %s", s->host.what);
         for (int k = 0; k < s->host.names.n; k++) sb_printf(out, " %s", s->host.names.items[k]->name);
@@ -153,6 +154,8 @@ static void dump_stmt(const Stmt *s, int depth, StrBuf *out) {
         dump_block(&s->while_.body, depth + 1, out);
     } else if (s->kind == S_FOR) {
         dump_block(&s->for_.body, depth + 1, out);
+    } else if (s->kind == S_CLASS) {
+        dump_block(&s->class_.body, depth + 1, out);
     }
 }
 

@@ -21,6 +21,8 @@ typedef struct FrontendOptions {
     const char *const *instantiate;
     int ninstantiate;
     bool debug; /* --debug: asserts become IR_ASSERT checks instead of being compiled out */
+    int subgroup_width; /* the compile's subgroup width when every target agrees on one, else 0:
+                           qd.simt.subgroup.group_size()/log2_group_size() fold to it */
 } FrontendOptions;
 IrModule *frontend_check_with(const AstModule *m, Arena *arena, const FrontendOptions *o);
 #endif

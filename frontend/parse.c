@@ -284,7 +284,6 @@ static Expr *parse_binary(Parser *P, int level) {
         bool match = false;
         for (int j = 0; j < 6 && levels[level][j]; j++) match |= levels[level][j] == k;
         if (!match || P->quiet || P->fatal || !enter(P)) break;
-        if (k == T_AT) syntax_error(P, peek(P), "QD1012", "matrix multiplication (@) is not supported in v1 (no matrix types)");
         next(P);
         e = make_binary(P, k, e, parse_binary(P, level + 1));
     }
@@ -791,11 +790,126 @@ static bool qd_decorated(Parser *P) {
     return false;
 }
 
-/* A top-level statement: parsed as kernel-language code, or recorded as host code. */
+static void module_stmt(Parser *P, StmtVec *out);
+
+/* The token after the decorator lines that start at P->pos. */
+static int after_decorators(Parser *P) {
+    int i = P->pos;
+    while (i < P->ntoks && P->toks[i].kind == T_AT) {
+        while (i < P->ntoks && P->toks[i].kind != T_NEWLINE && P->toks[i].kind != T_EOF) i++;
+        i++;
+    }
+    return i < P->ntoks ? i : P->ntoks - 1;
+}
+
+/* NEWLINE INDENT stmt+ DEDENT, each statement classified as at module level. */
+static StmtList host_block(Parser *P) {
+    StmtVec v = {0};
+    next(P); /* INDENT */
+    while (!at(P, T_DEDENT) && !at(P, T_EOF) && !P->fatal) {
+        if (accept(P, T_NEWLINE)) continue;
+        module_stmt(P, &v);
+    }
+    accept(P, T_DEDENT);
+    StmtList l = {ARENA_ARRAY(P->arena, Stmt *, v.len), v.len};
+    if (v.len) memcpy(l.stmts, v.items, sizeof(Stmt *) * (size_t)v.len);
+    vec_free(&v);
+    return l;
+}
+
+/* A host function (a def not decorated from the quadrants namespace; other decorators are
+ * skipped): its header parsed speculatively, its body like module level (sema evaluates it in a
+ * nested scope and compiles the kernels it defines). False, with nothing consumed, when the
+ * header is outside the grammar (*args, a one-line body ...): the caller skips it as host code. */
+static bool host_def(Parser *P, StmtVec *out) {
+    int from = P->pos;
+    P->pos = after_decorators(P);
+    Token *kw = peek(P);
+    if (!accept(P, T_KW_DEF)) return P->pos = from, false;
+    P->speculative = true, P->failed = false;
+    Stmt *s = new_stmt(P, S_DEF, tspan(P, kw));
+    Token *n = peek(P);
+    if (expect(P, T_NAME)) {
+        s->def.name = n->s, s->def.name_span = tspan(P, n);
+        parse_params(P, s);
+        if (!P->failed && accept(P, T_ARROW)) s->def.returns = parse_test(P);
+        if (!P->failed) expect(P, T_COLON);
+        if (!P->failed) expect(P, T_NEWLINE);
+        if (!P->failed) expect(P, T_INDENT), P->pos--;
+    }
+    P->speculative = false;
+    bool ok = !P->failed;
+    P->failed = P->quiet = false;
+    if (!ok) return P->pos = from, false;
+    s->def.host = true;
+    s->def.body = host_block(P);
+    vec_push(out, s);
+    return true;
+}
+
+/* @qd.data_oriented class NAME[(bases)]: its body is parsed like a host function's. */
+static bool data_oriented_class(Parser *P, StmtVec *out) {
+    int from = P->pos, cls = after_decorators(P);
+    bool marked = false;
+    for (int i = from; i + 3 < cls; i++)
+        if (P->toks[i].kind == T_AT && P->toks[i + 1].kind == T_NAME && P->qd_alias && !strcmp(P->toks[i + 1].s, P->qd_alias) &&
+            P->toks[i + 2].kind == T_DOT && P->toks[i + 3].kind == T_NAME && !strcmp(P->toks[i + 3].s, "data_oriented"))
+            marked = true;
+    if (!marked || P->toks[cls].kind != T_KW_CLASS || P->toks[cls + 1].kind != T_NAME) return false;
+    P->pos = cls + 2;
+    if (accept(P, T_LPAREN)) {
+        for (int depth = 1; depth > 0 && !at(P, T_EOF) && !at(P, T_NEWLINE); next(P))
+            depth += at(P, T_LPAREN) ? 1 : at(P, T_RPAREN) ? -1 : 0;
+    }
+    if (!accept(P, T_COLON) || !accept(P, T_NEWLINE) || !at(P, T_INDENT)) return P->pos = from, false;
+    Stmt *s = new_stmt(P, S_CLASS, tspan(P, &P->toks[cls]));
+    s->class_.name = P->toks[cls + 1].s, s->class_.name_span = tspan(P, &P->toks[cls + 1]);
+    s->class_.body = host_block(P);
+    vec_push(out, s);
+    return true;
+}
+
+
+/* `from quadrants[.sub...] import NAME [as ALIAS], ...` (module level): one S_IMPORT per name,
+ * module "quadrants.sub.NAME" bound to ALIAS (or NAME); sema maps it into the qd namespace
+ * (`from quadrants.lang.simt import subgroup` binds subgroup to qd.simt.subgroup). */
+static void parse_from_quadrants(Parser *P, StmtVec *out) {
+    Token *kw = next(P);
+    StrBuf mod;
+    sb_init(&mod);
+    do {
+        Token *m = peek(P);
+        if (!expect(P, T_NAME)) break;
+        sb_printf(&mod, "%s%s", mod.len ? "." : "", m->s);
+    } while (accept(P, T_DOT));
+    bool paren = expect(P, T_KW_IMPORT) && accept(P, T_LPAREN);
+    do {
+        Token *n = peek(P);
+        if (paren && at(P, T_RPAREN)) break;
+        if (!expect(P, T_NAME)) break;
+        Stmt *s = new_stmt(P, S_IMPORT, tspan(P, kw));
+        s->import.module = arena_printf(P->arena, "%s.%s", mod.data, n->s);
+        s->import.alias = n->s;
+        if (accept(P, T_KW_AS)) {
+            Token *a = peek(P);
+            if (expect(P, T_NAME)) s->import.alias = a->s;
+        }
+        vec_push(out, s);
+    } while (accept(P, T_COMMA));
+    if (paren) expect(P, T_RPAREN);
+    sb_free(&mod);
+    accept(P, T_NEWLINE);
+}
+
+/* A top-level statement (or one in a host function's body): parsed as kernel-language code, a
+ * host function or data-oriented class, or recorded as host code. */
 static void module_stmt(Parser *P, StmtVec *out) {
     int from = P->pos;
     TokKind k = peek(P)->kind;
     const char *what = NULL;
+    if (k == T_KW_FROM && peek2(P)->kind == T_NAME && !strcmp(peek2(P)->s, "quadrants")) return parse_from_quadrants(P, out);
+    if (k == T_AT && data_oriented_class(P, out)) return;
+    if ((k == T_KW_DEF || (k == T_AT && !qd_decorated(P))) && host_def(P, out)) return;
     if (k == T_AT && !qd_decorated(P)) what = "a decorated Python definition";
     else if (k == T_KW_DEF) what = "a Python function (not a qd.func)";
     else if (k == T_KW_CLASS) what = "a Python class";

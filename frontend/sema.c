@@ -68,7 +68,7 @@ const char *sema_path(Sema *S, const Expr *e) {
 
 bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out) {
     Scope *saved = S->scope;
-    S->scope = NULL; /* annotations name module-level things only */
+    S->scope = S->hscope; /* annotations name things of the scope the definition is in */
     IrStmtVec *cur = S->cur;
     S->cur = NULL;
     Val v = sema_eval(S, ann);
@@ -83,7 +83,41 @@ bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out) {
     return false;
 }
 
-/* ---- module level ---- */
+/* ---- module level and host functions ---- */
+
+#define BIND_SCOPE(S) ((S)->bind_to ? (S)->bind_to : (S)->hscope)
+
+Binding *sema_lookup(Sema *S, const char *name) {
+    for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent) {
+        Binding *b = scope_find(s, name);
+        if (b) return b;
+    }
+    return NULL;
+}
+
+static Binding *host_find(Sema *S, const char *name) {
+    for (Scope *s = S->hscope; s; s = s->parent) {
+        Binding *b = scope_find(s, name);
+        if (b) return b;
+    }
+    return NULL;
+}
+
+Scope *sema_def_scope(Sema *S, const Stmt *def) {
+    for (int k = S->defs.len - 1; k >= 0; k--)
+        if (S->defs.items[k].def == def) return S->defs.items[k].scope;
+    return &S->module;
+}
+
+/* base, or base__def2, base__def3 ... when base was given already (a name redefined in a host
+ * function, two host functions of one name). */
+const char *sema_unique_name(Sema *S, const char *base) {
+    const char *name = base;
+    for (int n = 2, k = 0; k < S->used_names.len; k++)
+        if (!strcmp(S->used_names.items[k], name)) name = arena_printf(S->arena, "%s__def%d", base, n++), k = -1;
+    vec_push(&S->used_names, name);
+    return name;
+}
 
 static bool keyword(const Expr *call, const char *name, const Expr **out) {
     for (int k = 0; k < call->call.nkw; k++)
@@ -105,31 +139,80 @@ static bool field_shape(Sema *S, const Expr *shape, IrField *f) {
     return true;
 }
 
-static void declare_field(Sema *S, const Expr *target, Span span, const Expr *call) {
-    IrField f = {.name = target->name, .span = span};
-    const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL, *shape = call->call.args.n > 1 ? call->call.args.items[1] : NULL;
-    keyword(call, "dtype", &dt), keyword(call, "shape", &shape);
+static bool field_args(Sema *S, const Expr *call) {
+    const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL;
+    keyword(call, "dtype", &dt);
     for (int k = 0; k < call->call.nkw; k++) {
         const char *kw = call->call.kw[k].name;
         if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual"))
-            return (void)diag_error(call->call.kw[k].span, "QD2063", "qd.field(%s=...) is not supported: qdc does not compile autodiff", kw);
+            return diag_error(call->call.kw[k].span, "QD2063", "qd.field(%s=...) is not supported: qdc does not compile autodiff", kw), false;
         if (strcmp(kw, "dtype") && strcmp(kw, "shape") && strcmp(kw, "name"))
-            return (void)diag_error(call->call.kw[k].span, "QD2004", "qd.field argument '%s' is not supported in v1", kw);
+            return diag_error(call->call.kw[k].span, "QD2004", "qd.field argument '%s' is not supported in v1", kw), false;
     }
-    if (call->call.args.n > 2) return (void)diag_error(call->span, "QD2004", "qd.field takes (dtype, shape)");
-    if (!dt) return (void)diag_error(call->span, "QD2004", "qd.field needs a dtype, e.g. qd.field(qd.f32, shape=(N,))");
-    bool ok = sema_annotation_type(S, dt, &f.type);
+    if (call->call.args.n > 2) return diag_error(call->span, "QD2004", "qd.field takes (dtype, shape)"), false;
+    if (!dt) return diag_error(call->span, "QD2004", "qd.field needs a dtype, e.g. qd.field(qd.f32, shape=(N,))"), false;
+    return true;
+}
+
+/* A rejected declaration poisons its name: later uses are not reported again. */
+static void declare_field(Sema *S, const Expr *target, Span span, const Expr *call) {
+    IrField f = {.name = *S->prefix ? arena_printf(S->arena, "%s%s", S->prefix, target->name) : target->name, .span = span};
+    const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL, *shape = call->call.args.n > 1 ? call->call.args.items[1] : NULL;
+    keyword(call, "dtype", &dt), keyword(call, "shape", &shape);
+    if (!field_args(S, call)) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
+    int n = 0, m = 0;
+    bool ok = sema_vec_type_of(S, dt, &f.type, &n, &m) ? n > 0 : sema_annotation_type(S, dt, &f.type);
+    if (ok && !shape && n) ok = (diag_error(call->span, "QD2043", "placing a vector or matrix field under an SNode is not supported; give it a shape"), false);
     if (ok && !shape) f.ndim = -1; /* placed later: qd.root.dense(...).place(x) */
-    else if (ok) ok = field_shape(S, shape, &f);
-    if (!ok) return (void)scope_bind(S, &S->module, f.name, val_err(), span);
+    else if (ok) ok = field_shape(S, shape, &f) && sema_vec_field_elem(S, &f, n, m, call->span);
+    if (!ok) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
     vec_push(&S->fields, f);
-    scope_bind(S, &S->module, f.name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
+    scope_bind(S, BIND_SCOPE(S), target->name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
+}
+
+/* qd.Vector.field(n, dtype, shape) / qd.Matrix.field(n, m, dtype, shape): a field of the
+ * vector type (qd.field(qd.types.vector(n, dtype), shape)). */
+static void vector_field(Sema *S, const Expr *target, Span span, const Expr *call, bool matrix) {
+    int want = matrix ? 3 : 2, na = call->call.args.n;
+    Expr tcall = *call, fcall = *call, *targs[3], *fargs[2];
+    Keyword tkw[3], fkw[8];
+    tcall.call.args.items = targs, tcall.call.args.n = 0, tcall.call.kw = tkw, tcall.call.nkw = 0;
+    fcall.call.args.items = fargs, fcall.call.args.n = 0, fcall.call.kw = fkw, fcall.call.nkw = 0;
+    for (int k = 0; k < na && k < want; k++) targs[tcall.call.args.n++] = call->call.args.items[k];
+    if (na > want) fargs[1] = call->call.args.items[want], fcall.call.args.n = 2;
+    for (int k = 0; k < call->call.nkw; k++) {
+        const Keyword *kw = &call->call.kw[k];
+        if (!strcmp(kw->name, "n") || !strcmp(kw->name, "m") || !strcmp(kw->name, "dtype") || !strcmp(kw->name, "dt")) {
+            if (tcall.call.nkw < 3) tkw[tcall.call.nkw++] = *kw;
+        } else if (!strcmp(kw->name, "layout") || !strcmp(kw->name, "offset")) {
+            return (void)diag_error(kw->span, "QD2043", "'%s=' of a vector or matrix field is not supported; fields are AOS "
+                                                        "(one element's components contiguous)", kw->name);
+        } else if (fcall.call.nkw < 8) {
+            fkw[fcall.call.nkw++] = *kw;
+        }
+    }
+    Expr fn = {.kind = E_NAME, .span = call->span, .name = "$vectype"};
+    tcall.call.fn = &fn;
+    Val ty = sema_vec_type_call(S, &tcall, matrix);
+    if (ty.kind != V_VECTYPE) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
+    S->val_slots[5] = ty;
+    fargs[0] = (Expr *)sema_val_node(S, ty, 5, call->span);
+    if (fcall.call.args.n == 0) fcall.call.args.n = 1;
+    declare_field(S, target, span, &fcall);
 }
 
 /* A module-level constant: a number (narrowed to the type a literal of it has in a kernel: i32
  * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
 static bool module_constant(Sema *S, Val *c) {
-    if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE) return true;
+    if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
+        c->kind == V_FIELD)
+        return true;
+    if (c->kind == V_VEC) { /* a constant vector or matrix */
+        for (int k = 0; k < vec_len(*c); k++)
+            if (!module_constant(S, &c->vec.c[k])) return false;
+        return true;
+    }
+    if (c->kind == V_NS && !strncmp(c->path, "qd.", 3)) return true; /* sg = qd.simt.subgroup */
     if (c->kind == V_TUPLE) {
         for (int k = 0; k < c->tuple.n; k++)
             if (!module_constant(S, &c->tuple.items[k])) return false;
@@ -149,8 +232,8 @@ static bool is_host_expr(Sema *S, const Expr *e) {
     static const char *const builtins[] = {"int", "float", "bool", "min", "max", "abs", "pow"};
     switch (e->kind) {
     case E_NAME: {
-        Binding *b = scope_find(&S->module, e->name);
-        if (b) return b->v.kind == V_HOST;
+        Binding *b = host_find(S, e->name);
+        if (b) return b->v.kind == V_HOST || b->v.kind == V_HOSTARRAY;
         if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return false;
         for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
             if (!strcmp(builtins[k], e->name)) return false;
@@ -160,6 +243,8 @@ static bool is_host_expr(Sema *S, const Expr *e) {
     case E_CALL: {
         const char *p = sema_path(S, e->call.fn);
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
+        Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
+        if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
         if (is_host_expr(S, e->call.fn)) return true;
         for (int k = 0; k < e->call.args.n; k++)
             if (is_host_expr(S, e->call.args.items[k])) return true;
@@ -188,8 +273,8 @@ static bool is_snode_chain(Sema *S, const Expr *e) {
     while (e->kind == E_CALL || (e->kind == E_ATTR && !(e->attr.obj->kind == E_NAME && !strcmp(e->attr.name, "root"))))
         e = e->kind == E_CALL ? e->call.fn : e->attr.obj;
     if (e->kind == E_ATTR) return S->qd_alias && !strcmp(e->attr.obj->name, S->qd_alias);
-    Binding *b = e->kind == E_NAME ? scope_find(&S->module, e->name) : NULL;
-    return b && b->v.kind == V_SNODE;
+    Binding *b = e->kind == E_NAME ? host_find(S, e->name) : NULL;
+    return b && (b->v.kind == V_SNODE || b->v.kind == V_ERR); /* after a rejected node: poison what it places */
 }
 
 /* After a rejected placement statement, the fields it places are poisoned: not reported as
@@ -199,7 +284,7 @@ static void poison_placed(Sema *S, const Expr *e) {
         if (e->kind != E_CALL || e->call.fn->kind != E_ATTR || strcmp(e->call.fn->attr.name, "place")) continue;
         for (int k = 0; k < e->call.args.n; k++) {
             const Expr *a = e->call.args.items[k];
-            Binding *b = a->kind == E_NAME ? scope_find(&S->module, a->name) : NULL;
+            Binding *b = a->kind == E_NAME ? host_find(S, a->name) : NULL;
             if (!b || b->v.kind != V_FIELD) continue;
             if (S->fields.items[b->v.index].ndim < 0) S->fields.items[b->v.index].ndim = 0;
             b->v = val_err();
@@ -208,26 +293,38 @@ static void poison_placed(Sema *S, const Expr *e) {
 }
 
 static void bind_host(Sema *S, const Expr *target, const char *what) {
-    if (target->kind == E_NAME) scope_bind(S, &S->module, target->name, (Val){.kind = V_HOST, .path = what}, target->span);
+    if (target->kind == E_NAME) scope_bind(S, BIND_SCOPE(S), target->name, (Val){.kind = V_HOST, .path = what}, target->span);
     if (target->kind == E_TUPLE || target->kind == E_LIST)
         for (int k = 0; k < target->list.n; k++) bind_host(S, target->list.items[k], what);
 }
 
-static void module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
-    if (is_host_expr(S, v)) return bind_host(S, t, "a module-level value computed by the script");
+void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
+    Val arr;
+    if (t->kind == E_NAME && sema_new_object(S, t, v, sp)) return;
+    if (t->kind == E_NAME && sema_host_array(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
+    bool calls = (v->kind == E_TUPLE || v->kind == E_LIST) && v->list.n;
+    for (int k = 0; calls && k < v->list.n; k++) calls = v->list.items[k]->kind == E_CALL;
+    if (calls && (t->kind == E_TUPLE || t->kind == E_LIST) && t->list.n == v->list.n) {
+        for (int k = 0; k < t->list.n; k++) sema_module_value(S, t->list.items[k], v->list.items[k], sp); /* x, y = qd.field(...), ... */
+        return;
+    }
+    Binding *hb = v->kind == E_NAME ? host_find(S, v->name) : NULL;
+    if (hb && hb->v.kind == V_HOST) return bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
+    if (is_host_expr(S, v))
+        return bind_host(S, t, S->hscope == &S->module ? "a module-level value computed by the script" : "a value computed by the host function");
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
         if (p && !strcmp(p, "qd.field") && t->kind == E_NAME) return declare_field(S, t, sp, v);
-        if (p && (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")))
-            return (void)diag_error(v->span, "QD2004", "vector and matrix fields are not supported in v1");
+        if (p && (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")) && t->kind == E_NAME)
+            return vector_field(S, t, sp, v, p[3] == 'M');
     }
     Val c = sema_eval(S, v);
     if (c.kind != V_ERR && !module_constant(S, &c))
         return bind_host(S, t, "a module-level value that is not a compile-time constant");
-    if (t->kind == E_NAME) return (void)scope_bind(S, &S->module, t->name, c, sp); /* V_ERR: later uses stay quiet */
+    if (t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, c, sp); /* V_ERR: later uses stay quiet */
     if (c.kind == V_TUPLE && c.tuple.n == t->list.n) { /* a, b = 1, 2 */
         for (int k = 0; k < t->list.n; k++)
-            if (t->list.items[k]->kind == E_NAME) scope_bind(S, &S->module, t->list.items[k]->name, c.tuple.items[k], sp);
+            if (t->list.items[k]->kind == E_NAME) scope_bind(S, BIND_SCOPE(S), t->list.items[k]->name, c.tuple.items[k], sp);
         return;
     }
     bind_host(S, t, "set by an unpacking qdc cannot evaluate");
@@ -236,12 +333,22 @@ static void module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
 static void module_assign(Sema *S, const Stmt *s) {
     for (int k = 0; k < s->assign.targets.n; k++) {
         const Expr *t = s->assign.targets.items[k];
-        if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) module_value(S, t, s->assign.value, s->span);
+        if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) sema_module_value(S, t, s->assign.value, s->span);
         /* x[i] = v, obj.attr = v: host code changing run-time data; kernels do not see it */
     }
 }
 
+/* import quadrants.lang.simt.subgroup as sg / from quadrants.lang.simt import subgroup: the
+ * alias names the qd namespace path, without Python's "lang" package level (qd.simt.subgroup). */
+static void import_submodule(Sema *S, const Stmt *s) {
+    const char *rest = s->import.module + strlen("quadrants");
+    if (!strncmp(rest, ".lang.", 6)) rest += 5;
+    Val v = {.kind = V_NS, .path = arena_printf(S->arena, "qd%s", rest)};
+    if (s->import.alias) scope_bind(S, &S->module, s->import.alias, v, s->span);
+}
+
 static void module_import(Sema *S, const Stmt *s) {
+    if (!strncmp(s->import.module, "quadrants.", 10)) return import_submodule(S, s);
     if (strcmp(s->import.module, "quadrants"))
         return (void)diag_error(s->span, "QD2003", "only 'import quadrants as qd' is supported, not '%s'", s->import.module);
     S->qd_alias = s->import.alias ? s->import.alias : "quadrants";
@@ -269,13 +376,122 @@ static void module_def(Sema *S, const Stmt *s) {
     if (S->ndefs > MAX_DEFS) return;
     char kind = decorator_kind(S, s);
     if (!kind || !s->def.name) return;
-    Binding *prev = scope_find(&S->module, s->def.name);
-    if (prev) {
+    Binding *prev = scope_find(S->hscope, s->def.name);
+    if (prev && S->hscope == &S->module) {
         diag_error(s->def.name_span, "QD2020", "redefinition of '%s'", s->def.name);
         diag_note(prev->decl, "'%s' was first defined here", s->def.name);
         return;
     }
-    scope_bind(S, &S->module, s->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = s}, s->def.name_span);
+    /* in a host function a name may be bound again (Python rebinds it); each kernel keeps its own entry */
+    SemaDef d = {.def = s, .scope = S->hscope, .kernel = kind == 'K'};
+    if (d.kernel) d.entry = *S->prefix ? sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, s->def.name)) : s->def.name;
+    vec_push(&S->defs, d);
+    scope_bind(S, S->hscope, s->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = s}, s->def.name_span);
+}
+
+/* The kernel calls in a host statement's expressions, in evaluation order: the first call of a
+ * kernel defined in this host function freezes the scope it sees (Quadrants compiles a kernel at
+ * its first call, reading the enclosing function's variables then); a call of a generic kernel
+ * adds an instantiation (sema_generic.c). */
+static void host_calls(Sema *S, const Expr *e) {
+    if (!e) return;
+    switch (e->kind) {
+    case E_ATTR: return host_calls(S, e->attr.obj);
+    case E_CALL: {
+        host_calls(S, e->call.fn);
+        for (int k = 0; k < e->call.args.n; k++) host_calls(S, e->call.args.items[k]);
+        for (int k = 0; k < e->call.nkw; k++) host_calls(S, e->call.kw[k].value);
+        Binding *b = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
+        const Expr *fn = e->call.fn;
+        if (fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME) { /* instance.kernel(...) */
+            Binding *ob = host_find(S, fn->attr.obj->name);
+            b = ob && ob->v.kind == V_OBJECT ? scope_find(&ob->v.obj->attrs, fn->attr.name) : NULL;
+        }
+        if (!b || b->v.kind != V_KERNEL) return;
+        int d = S->defs.len - 1;
+        while (d >= 0 && S->defs.items[d].def != b->v.def) d--;
+        if (d < 0) return;
+        SemaDef *sd = &S->defs.items[d];
+        if (!sd->frozen && sd->scope == S->hscope && sd->scope != &S->module) {
+            Scope *snap = xcalloc(1, sizeof *snap);
+            snap->parent = sd->scope->parent;
+            for (int k = 0; k < sd->scope->b.len; k++) vec_push(&snap->b, sd->scope->b.items[k]);
+            vec_push(&S->host_scopes, snap);
+            sd->scope = snap;
+        }
+        sd->frozen = true;
+        sema_call_site(S, e, d);
+        return;
+    }
+    case E_SUBSCRIPT: return host_calls(S, e->sub.obj), host_calls(S, e->sub.index);
+    case E_TUPLE: case E_LIST: case E_BOOLOP:
+        for (int k = 0; k < e->list.n; k++) host_calls(S, e->list.items[k]);
+        return;
+    case E_UNARY: return host_calls(S, e->un.a);
+    case E_BINARY: return host_calls(S, e->bin.a), host_calls(S, e->bin.b);
+    case E_COMPARE:
+        for (int k = 0; k < e->cmp.items.n; k++) host_calls(S, e->cmp.items.items[k]);
+        return;
+    case E_IFEXP: return host_calls(S, e->ifexp.cond), host_calls(S, e->ifexp.a), host_calls(S, e->ifexp.b);
+    default: return;
+    }
+}
+
+
+/* An undecorated function (or one whose decorators are not from the qd namespace, such as
+ * @pytest.mark...): its body is evaluated like module level in a nested scope that sees the
+ * enclosing ones. Its parameters are run-time values, defaults or not (a caller may pass
+ * anything). Its name is host code for kernels. */
+static void host_function(Sema *S, const Stmt *s) {
+    scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
+    Scope *sc = xcalloc(1, sizeof *sc);
+    sc->parent = S->hscope;
+    vec_push(&S->host_scopes, sc);
+    const char *what = arena_printf(S->arena, "a parameter of the host function '%s'", s->def.name);
+    for (int k = 0; k < s->def.nparams; k++)
+        scope_bind(S, sc, s->def.params[k].name, (Val){.kind = V_HOST, .path = what}, s->def.params[k].span);
+    Scope *saved = S->hscope;
+    const char *prefix = S->prefix;
+    S->hscope = sc;
+    S->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, arena_printf(S->arena, "%s%s", prefix, s->def.name)));
+    sema_module_body(S, &s->def.body);
+    S->hscope = saved, S->prefix = prefix;
+}
+
+void sema_module_body(Sema *S, const StmtList *l) {
+    bool host = S->hscope != &S->module;
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        switch (s->kind) {
+        case S_EXPR: host_calls(S, s->expr); break;
+        case S_ASSIGN: host_calls(S, s->assign.value); break;
+        case S_ANNASSIGN: host_calls(S, s->ann.value); break;
+        case S_AUGASSIGN: host_calls(S, s->aug.value); break;
+        case S_ASSERT: host_calls(S, s->assert_.cond), host_calls(S, s->assert_.msg); break;
+        case S_RETURN: if (host) host_calls(S, s->expr); break;
+        default: break;
+        }
+        switch (s->kind) {
+        case S_IMPORT: if (strcmp(s->import.module, "quadrants")) module_import(S, s); break;
+        case S_ASSIGN: module_assign(S, s); break;
+        case S_ANNASSIGN:
+            if (s->ann.value && s->ann.target->kind == E_NAME) sema_module_value(S, s->ann.target, s->ann.value, s->span);
+            break;
+        case S_AUGASSIGN: bind_host(S, s->aug.target, "updated by host code"); break;
+        case S_DEF: s->def.host ? host_function(S, s) : module_def(S, s); break;
+        case S_CLASS: sema_class(S, s); break;
+        case S_HOST:
+            for (int j = 0; j < s->host.names.n; j++) bind_host(S, s->host.names.items[j], s->host.what);
+            break;
+        case S_EXPR: /* SNode placement; else qd.init(...), main() ... */
+            if (is_snode_chain(S, s->expr) && sema_eval(S, s->expr).kind == V_ERR) poison_placed(S, s->expr);
+            break;
+        case S_PASS: break;
+        case S_ASSERT: break; /* host code: Python checks it when the script runs */
+        case S_RETURN: if (host) break; /* fall through */
+        default: diag_error(s->span, "QD2002", "'%s' outside a function", s->kind == S_RETURN ? "return" : s->kind == S_BREAK ? "break" : "continue"); break;
+        }
+    }
 }
 
 /* ---- loop spaces ---- */
@@ -338,7 +554,8 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
                    v.kind == V_EXPR || v.kind == V_LOCAL ? "a scalar" : val_describe(v));
         return false;
     }
-    ls->ndims = v.kind == V_FIELD ? S->fields.items[v.index].ndim : S->params.items[v.index].ndim;
+    ls->ndims = v.kind == V_FIELD ? S->fields.items[v.index].ndim - S->fields.items[v.index].elem_ndim
+                                  : S->params.items[v.index].ndim - S->params.items[v.index].elem_ndim;
     if (ls->ndims == 0) return diag_error(iter->span, "QD2012", "a struct-for needs a field or ndarray with at least one dimension"), false;
     for (int d = 0; d < ls->ndims; d++) {
         ls->begin[d] = ir_const_int(S, QT_I32, 0, iter->span), ls->step[d] = 1;
@@ -363,6 +580,13 @@ bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
         f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
     }
     bool ok;
+    if (f.kind == V_NS && !strcmp(f.path, "qd.grouped")) { /* for I in qd.grouped(x): I is a vector index */
+        if (iter->call.args.n != 1) return diag_error(iter->span, "QD2012", "qd.grouped takes one argument"), false;
+        if (ls->is_static) return diag_error(iter->span, "QD2012", "qd.static(qd.grouped(...)) is not supported"), false;
+        ls->grouped = true;
+        iter = iter->call.args.items[0];
+        f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
+    }
     if (!ls->is_static && iter->kind != E_CALL) return struct_for_space(S, iter, ls);
     if (f.kind == V_NS && !strcmp(f.path, "range")) ok = (ls->ndims = 1, range_args(S, iter, ls, 0));
     else if (f.kind == V_NS && !strcmp(f.path, "qd.ndrange")) ok = ndrange_args(S, iter, ls);
@@ -420,6 +644,7 @@ void sema_for_body(Sema *S, const Stmt *loop) {
     if (!ok) return;
     const Expr *t0 = loop->for_.target;
     int nvars = t0->kind == E_TUPLE ? t0->list.n : 1;
+    if (ls.grouped && nvars == 1) nvars = ls.ndims;
     if (nvars != ls.ndims) {
         diag_error(t0->span, "QD2012", "the loop has %d dimension%s but %d loop variable%s", ls.ndims, ls.ndims == 1 ? "" : "s",
                    nvars, nvars == 1 ? "" : "s");
@@ -438,8 +663,11 @@ void sema_for_body(Sema *S, const Stmt *loop) {
     t->extent = extent;
     t->index_local = sema_new_local(S, "$index", QT_I32);
     IrExpr *rest = ir_local(S, t->index_local, iter->span);
+    Val group = ls.grouped ? vec_make(S, ls.ndims, 0) : val_err();
     for (int d = ls.ndims - 1; d >= 0; d--) {
         const Expr *v = t0->kind == E_TUPLE ? t0->list.items[d] : t0;
+        Expr named = *v;
+        if (ls.grouped && v->kind == E_NAME) named.name = arena_printf(S->arena, "%s_%d", v->name, d), v = &named;
         if (v->kind != E_NAME) return (void)diag_error(v->span, "QD2012", "a loop variable must be a name");
         Binding *pb = scope_find(S->scope, v->name);
         if (pb && pb->is_param) return (void)diag_error(v->span, "QD2038", "cannot use kernel argument '%s' as a loop variable", v->name);
@@ -450,8 +678,10 @@ void sema_for_body(Sema *S, const Stmt *loop) {
         IrStmt *as = sema_stmt_new(S, IR_ASSIGN, v->span);
         as->assign.local = l, as->assign.value = val;
         sema_emit(S, as);
+        if (ls.grouped) group.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
         if (d > 0) rest = ir_binary(S, IR_DIV, rest, count[d], v->span);
     }
+    if (ls.grouped) scope_bind(S, S->scope, t0->name, group, t0->span);
     IrStmtVec body = {0}, *outer = S->cur;
     S->cur = &body;
     S->loop = LOOP_PARALLEL, S->parallel_continue = false;
@@ -527,8 +757,8 @@ static void loop_config(Sema *S, const Expr *call) {
 
 static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
     if (s->kind != S_EXPR || s->expr->kind != E_CALL || s->expr->call.fn->kind != E_NAME) return false;
-    Binding *b = scope_find(&S->module, s->expr->call.fn->name);
-    if (!b || b->v.kind != V_FUNC || (S->scope && scope_find(S->scope, s->expr->call.fn->name))) return false;
+    Binding *b = sema_lookup(S, s->expr->call.fn->name);
+    if (!b || b->v.kind != V_FUNC) return false;
     for (int k = 0; k < b->v.def->def.body.n; k++) {
         const Stmt *x = b->v.def->def.body.stmts[k];
         if ((x->kind == S_FOR && !(x->for_.iter->kind == E_CALL && sema_path(S, x->for_.iter->call.fn) &&
@@ -622,9 +852,12 @@ static bool ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
     const Expr *dt, *nd;
     sema_param_shape(S, ann, &dt, &nd);
     int64_t ndim;
-    if (!sema_annotation_type(S, dt, &p->type) || !sema_const_int(S, nd, &ndim, "ndim")) return false;
-    if (ndim < 0 || ndim > IR_MAX_DIMS) return diag_error(nd->span, "QD2005", "ndim must be between 0 and %d", IR_MAX_DIMS), false;
-    p->kind = IR_PARAM_NDARRAY, p->ndim = (int)ndim;
+    int n = 0, m = 0;
+    bool vec = sema_vec_type_of(S, dt, &p->type, &n, &m);
+    if ((vec && !n) || (!vec && !sema_annotation_type(S, dt, &p->type)) || !sema_const_int(S, nd, &ndim, "ndim")) return false;
+    int edim = n ? (m ? 2 : 1) : 0;
+    if (ndim < 0 || ndim + edim > IR_MAX_DIMS) return diag_error(nd->span, "QD2005", "ndim must be between 0 and %d", IR_MAX_DIMS - edim), false;
+    p->kind = IR_PARAM_NDARRAY, p->ndim = (int)ndim + edim, p->elem_ndim = edim, p->elem_shape[0] = n, p->elem_shape[1] = m;
     return true;
 }
 
@@ -634,23 +867,44 @@ static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bou
     const Expr *ann = ap->annotation, *dt, *nd;
     if (!ann) return diag_error(ap->span, "QD2005", "kernel parameter '%s' needs a type annotation", ap->name), GP_ERR;
     if (ap->dflt) return diag_error(ap->dflt->span, "QD2005", "kernel parameters cannot have default values in v1"), GP_ERR;
-    if (sema_param_is_generic(S, ap)) return sema_generic_param(S, ap, p, bound, entry);
+    if (sema_param_is_generic(S, ap))
+        return S->callinst ? sema_callsite_param(S, ap, p, bound, entry) : sema_generic_param(S, ap, p, bound, entry);
     if (sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;
     return sema_annotation_type(S, ann, &p->type) ? GP_PARAM : GP_ERR;
 }
 
+/* A parameter of a vector or matrix type (v: qd.types.vector(3, qd.f32)): one scalar parameter
+ * per component, named <v>_<k> (row-major), in the argument struct (qdc-abi(7)). */
+static bool vector_param(Sema *S, const Param *ap) {
+    QdType t;
+    int n = 0, m = 0;
+    if (!ap->annotation || ap->dflt || !sema_vec_type_of(S, ap->annotation, &t, &n, &m)) return false;
+    if (!n) return scope_bind(S, S->scope, ap->name, val_err(), ap->span)->is_param = true, true;
+    Val v = vec_make(S, n, m);
+    for (int k = 0; k < vec_len(v); k++) {
+        IrParam p = {.name = arena_printf(S->arena, "%s_%d", ap->name, k), .kind = IR_PARAM_SCALAR, .type = t, .span = ap->span};
+        vec_push(&S->params, p);
+        IrExpr *e = ir_new(S, IR_PARAM, t, ap->span);
+        e->param = S->params.len - 1;
+        v.vec.c[k] = val_expr(e);
+    }
+    scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
+    return true;
+}
+
 /* Binds the parameters; for an instantiation, builds its entry name (sema_generic.c). */
-static const char *kernel_params(Sema *S, const Stmt *def) {
+static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
     StrBuf entry;
     sb_init(&entry);
-    sb_puts(&entry, def->def.name);
-    for (int k = 0; k < def->def.nparams; k++) {
+    sb_puts(&entry, base);
+    for (int k = S->method ? 1 : 0; k < def->def.nparams; k++) {
         const Param *ap = &def->def.params[k];
         for (int j = 0; j < k; j++)
             if (!strcmp(def->def.params[j].name, ap->name))
                 diag_error(ap->span, "QD2005", "duplicate parameter '%s'", ap->name);
         IrParam p = {0};
         Val v = {0};
+        if (vector_param(S, ap)) continue;
         GenericResult r = kernel_param(S, ap, &p, &v, &entry);
         if (r == GP_ERR) { /* poisoned: its uses are not reported again */
             scope_bind(S, S->scope, ap->name, val_err(), ap->span)->is_param = true;
@@ -673,16 +927,19 @@ static const char *kernel_params(Sema *S, const Stmt *def) {
     return name;
 }
 
-static void check_kernel(Sema *S, const Stmt *def) {
-    IrKernel k = {.name = def->def.name, .span = def->def.name_span};
+static void check_kernel(Sema *S, const SemaDef *sd) {
+    const Stmt *def = sd->def;
+    IrKernel k = {.name = sd->entry, .span = def->def.name_span};
     S->k = &k;
     S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = 0;
-    Scope scope = {.parent = &S->module};
+    Scope scope = {.parent = sd->scope};
+    S->hscope = sd->scope, S->method = sd->method;
     S->scope = &scope;
     S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
     k.ret_type = QT_VOID, k.ret_field = -1;
     if (S->inst >= 0) sema_check_instance_args(S, def);
-    k.name = kernel_params(S, def);
+    k.name = kernel_params(S, def, sd->entry);
+    if (S->callinst) k.name = S->callinst->entry;
     Arena *arena_ = S->arena;
     IrStmtVec serial = {0};
     const StmtList *b = &def->def.body;
@@ -710,21 +967,40 @@ static void check_kernel(Sema *S, const Stmt *def) {
     TAKE(k.shared, k.nshared, S->shared);
     TAKE(k.tasks, k.ntasks, S->tasks);
     vec_free(&scope.b);
-    S->scope = NULL, S->k = NULL;
+    S->scope = NULL, S->k = NULL, S->hscope = &S->module;
     vec_push(&S->kernels, k);
 }
 
 /* A kernel, or each of its instantiations when it is generic. */
-static void check_kernels(Sema *S, const Stmt *def) {
+/* A generic kernel is instantiated by the --instantiate specs that name its entry name, else by
+ * the calls in host code that qdc can evaluate (sema_generic.c). */
+static void check_kernels(Sema *S, int d) {
+    const SemaDef *sd = &S->defs.items[d];
+    const Stmt *def = sd->def;
     bool generic = false;
     for (int k = 0; k < def->def.nparams; k++) generic |= sema_param_is_generic(S, &def->def.params[k]);
-    S->inst = -1;
-    if (!generic) return check_kernel(S, def);
-    if (sema_next_instance(S, def->def.name, 0) < 0) return sema_missing_instance(S, def);
-    for (int i = sema_next_instance(S, def->def.name, 0); i >= 0; i = sema_next_instance(S, def->def.name, i + 1)) {
+    S->inst = -1, S->callinst = NULL;
+    if (!generic) return check_kernel(S, sd);
+    if (sema_next_instance(S, sd->entry, 0) < 0) {
+        bool any = false;
+        for (int c = 0; c < S->callinsts.len; c++) {
+            if (S->callinsts.items[c].def != d) continue;
+            any = true;
+            if (!S->callinsts.items[c].args) {
+                sema_bad_call_site(S, &S->callinsts.items[c]);
+                continue;
+            }
+            S->callinst = &S->callinsts.items[c];
+            check_kernel(S, &S->defs.items[d]);
+        }
+        S->callinst = NULL;
+        if (!any) sema_missing_instance(S, def, sd->entry);
+        return;
+    }
+    for (int i = sema_next_instance(S, sd->entry, 0); i >= 0; i = sema_next_instance(S, sd->entry, i + 1)) {
         S->inst = i;
         sema_mark_instance_used(S, i);
-        check_kernel(S, def);
+        check_kernel(S, sd);
     }
     S->inst = -1;
 }
@@ -743,7 +1019,9 @@ static void check_entry_names(Sema *S) {
 IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_check_with(ast, arena, NULL); }
 
 IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
-    Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug};
+    Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .prefix = "",
+              .subgroup_width = fo ? fo->subgroup_width : 0};
+    S.hscope = &S.module;
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)
         if (ast->body.stmts[k]->kind == S_IMPORT && !strcmp(ast->body.stmts[k]->import.module, "quadrants"))
@@ -752,32 +1030,13 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
         diag_error(ast->body.stmts[0]->span, "QD2003", "missing 'import quadrants as qd' (the qd namespace is undefined)");
         return NULL;
     }
-    for (int k = 0; k < ast->body.n; k++) {
-        const Stmt *s = ast->body.stmts[k];
-        switch (s->kind) {
-        case S_IMPORT: if (strcmp(s->import.module, "quadrants")) module_import(&S, s); break;
-        case S_ASSIGN: module_assign(&S, s); break;
-        case S_ANNASSIGN:
-            if (s->ann.value && s->ann.target->kind == E_NAME) module_value(&S, s->ann.target, s->ann.value, s->span);
-            break;
-        case S_AUGASSIGN: bind_host(&S, s->aug.target, "updated by host code"); break;
-        case S_DEF: module_def(&S, s); break;
-        case S_HOST:
-            for (int j = 0; j < s->host.names.n; j++) bind_host(&S, s->host.names.items[j], s->host.what);
-            break;
-        case S_EXPR: /* SNode placement; else qd.init(...), main() ... */
-            if (is_snode_chain(&S, s->expr) && sema_eval(&S, s->expr).kind == V_ERR) poison_placed(&S, s->expr);
-            break;
-        case S_PASS: break;
-        case S_ASSERT: break; /* host code: Python checks it when the script runs */
-        default: diag_error(s->span, "QD2002", "'%s' outside a function", s->kind == S_RETURN ? "return" : s->kind == S_BREAK ? "break" : "continue"); break;
-        }
-    }
+    sema_module_body(&S, &ast->body);
     sema_snode_finish(&S);
     sema_parse_instances(&S, fo);
-    for (int k = 0; k < S.module.b.len; k++)
-        if (S.module.b.items[k].v.kind == V_KERNEL) check_kernels(&S, S.module.b.items[k].v.def);
+    for (int d = 0; d < S.defs.len; d++)
+        if (S.defs.items[d].kernel) check_kernels(&S, d);
     sema_finish_instances(&S);
+    sema_finish_classes(&S);
     check_entry_names(&S);
     if (!S.kernels.len && !diag_error_count())
         diag_warning(span_make(ast->src, 0, 0), "QD2102", "the module defines no kernels");
@@ -788,6 +1047,10 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     TAKE(m->kernels, m->nkernels, S.kernels);
     sema_free_instances(&S);
     vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b), vec_free(&S.storages);
+    for (int k = 0; k < S.host_scopes.len; k++) vec_free(&S.host_scopes.items[k]->b), free(S.host_scopes.items[k]);
+    for (int k = 0; k < S.objects.len; k++) vec_free(&S.objects.items[k]->attrs.b), free(S.objects.items[k]);
+    vec_free(&S.objects), vec_free(&S.classes);
+    vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.used_names), vec_free(&S.callinsts);
     vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
     if (diag_error_count()) return NULL;
     ir_seal(m);

@@ -28,6 +28,13 @@ typedef enum {
     V_STR,
     V_HOST,    /* a module-level name bound by host code: known only when the script runs (path: what) */
     V_SNODE,   /* an SNode (qd.root.dense(...)), or one of its methods (snode.method) */
+    V_HOSTARRAY, /* host code: qd.ndarray(...) / a numpy array of known dtype and ndim (a call-site argument) */
+    V_CLASS,   /* a @qd.data_oriented class (index: in Sema.classes) */
+    V_OBJECT,  /* an instance of one (obj) */
+    V_VEC,     /* a vector (m == 0) or matrix (n rows, m columns) value: n (or n*m) scalar
+                  components, row-major, each V_EXPR/V_LOCAL/V_REF (sema_vec.c) */
+    V_VECTYPE, /* qd.types.vector(n, dt) / qd.types.matrix(n, m, dt) (m == 0: vector) */
+    V_METHOD,  /* v.dot and the other methods of a vector value, not yet called */
 } ValKind;
 
 typedef struct Val Val;
@@ -42,6 +49,11 @@ struct Val {
         const Stmt *def;  /* V_FUNC, V_KERNEL */
         struct { Val *items; int n; } tuple;
         struct { int node; const char *method; } snode; /* V_SNODE */
+        struct { QdType type; int ndim; } harr;         /* V_HOSTARRAY */
+        struct SemaObject *obj;                         /* V_OBJECT */
+        struct { Val *c; int n, m; } vec;                 /* V_VEC */
+        struct { int n, m; QdType dt; } vt;               /* V_VECTYPE (dt QT_VOID: inferred) */
+        struct { Val *self; const char *name; } method;  /* V_METHOD */
     };
 };
 
@@ -63,6 +75,41 @@ typedef VEC(IrStmt *) IrStmtVec;
 typedef enum { LOOP_NONE, LOOP_PARALLEL, LOOP_SERIAL, LOOP_STATIC } LoopKind;
 
 typedef struct Instance Instance; /* one --instantiate spec (sema_generic.c) */
+
+/* A kernel or qd.func definition and the scope its body sees besides its own names: the module,
+ * or the host function it is defined in (for a kernel, that scope as it was at the kernel's
+ * first call in the function body, when there is one). */
+typedef struct SemaDef {
+    const Stmt *def;
+    Scope *scope;
+    const char *entry; /* kernels: entry name (generic ones: before the instantiation's suffix) */
+    bool kernel, frozen;
+    bool method; /* of a data-oriented instance: its first parameter (self) is bound in scope */
+} SemaDef;
+
+/* @qd.data_oriented (sema_class.c): a class, and each instance created in host code. */
+typedef struct SemaClass {
+    const Stmt *cls;
+    Scope *scope;      /* where the class is defined */
+    bool instantiated;
+} SemaClass;
+
+typedef struct SemaObject {
+    int cls;
+    const char *name;   /* the variable it was bound to */
+    Span at;            /* the call that creates it */
+    const char *prefix; /* entry-name prefix of its kernels and fields: "sim__" */
+    Scope attrs;        /* self.NAME as __init__ set them, and the kernel and func methods */
+} SemaObject;
+
+/* A generic kernel's instantiation inferred from a call in host code: one value per parameter
+ * (V_ERR for the non-generic ones). */
+typedef struct CallInst {
+    int def;           /* index in Sema.defs */
+    Val *args;
+    const char *entry;
+    Span span;
+} CallInst;
 
 typedef struct Sema {
     Arena *arena;
@@ -90,6 +137,7 @@ typedef struct Sema {
     int block_dim;    /* pending qd.loop_config(block_dim=...) */
     bool serialize;   /* pending qd.loop_config(serialize=True) / parallelize=1 */
     bool debug;       /* --debug: asserts are checked at run time */
+    int subgroup_width; /* FrontendOptions.subgroup_width: 0 when not known at compile time */
     VEC(const char *) promoted; /* kernel-scope locals shared between tasks (sema_promote) */
     int ndefs;        /* kernels and funcs defined so far */
     int64_t unrolled; /* qd.static iterations unrolled in this kernel, nested ones included */
@@ -99,6 +147,19 @@ typedef struct Sema {
     int inst;                       /* the instantiation being checked, -1 for none */
     VEC(struct SNode) snodes;       /* module-level SNode tree; node 0 is qd.root */
     VEC(IrStorage) storages;
+    /* host functions (sema.c): the scope module-level statements bind in and its entry-name prefix */
+    Scope *hscope;
+    const char *prefix;           /* "" at module level, "f__" in host function f, "f__g__" in g inside f */
+    VEC(SemaDef) defs;
+    VEC(Scope *) host_scopes;     /* owned: freed at the end */
+    VEC(const char *) used_names; /* entry names and prefixes given so far */
+    VEC(CallInst) callinsts;
+    const CallInst *callinst;     /* the call-site instantiation being checked, or NULL */
+    Scope *bind_to;               /* where module-level statements bind (NULL: hscope) */
+    bool method;                  /* the kernel being checked is a method: its first parameter is self */
+    VEC(SemaClass) classes;
+    VEC(SemaObject *) objects;    /* owned */
+    Val val_slots[8]; /* what the names "$val0".."$val7" denote (sema_val_node) */
 } Sema;
 
 /* sema.c */
@@ -110,6 +171,11 @@ void sema_emit(Sema *S, IrStmt *st);
 IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp);
 const char *sema_path(Sema *S, const Expr *e); /* "qd.types.ndarray" for a dotted name under qd */
 bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out);
+Scope *sema_def_scope(Sema *S, const Stmt *def); /* the scope a kernel's or qd.func's body sees */
+Binding *sema_lookup(Sema *S, const char *name); /* from the innermost scope outwards */
+const char *sema_unique_name(Sema *S, const char *base); /* base, or base__defN when given already */
+void sema_module_value(Sema *S, const Expr *target, const Expr *value, Span sp); /* NAME = value at module level or in a host function */
+void sema_module_body(Sema *S, const StmtList *l); /* module-level statements, in S->hscope */
 
 /* sema_promote.c: kernel-scope locals that more than one task uses live in a kernel-owned 0-d
  * field (Quadrants' global temporaries); the kernel's return value too. */
@@ -146,6 +212,11 @@ bool sema_is_mem_builtin(const char *path);
 int sema_mem_builtin_names(const char **out, int max); /* fills out with every path; returns the count */
 Val sema_mem_call(Sema *S, const Expr *call, const char *path);
 void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref);
+void sema_augassign_vec(Sema *S, const Stmt *st, Val target); /* component-wise (atomic on storage) */
+
+/* sema_simt.c: qd.simt.subgroup.* and qd.simt.warp.* (IR_SUBGROUP and expansions of it) */
+bool sema_is_simt_builtin(const char *path);
+Val sema_simt_call(Sema *S, const Expr *call, const char *path);
 
 /* sema_generic.c: generic kernels and --instantiate */
 typedef enum { PS_SCALAR, PS_ARRAY, PS_TEMPLATE, PS_TENSOR } SemaParamShape;
@@ -158,15 +229,46 @@ GenericResult sema_generic_param(Sema *S, const Param *ap, IrParam *p, Val *boun
 void sema_check_instance_args(Sema *S, const Stmt *def);
 const char *sema_instance_entry(Sema *S, int inst); /* ENTRY= or NULL */
 void sema_mark_instance_used(Sema *S, int inst);
-void sema_missing_instance(Sema *S, const Stmt *def);
+void sema_missing_instance(Sema *S, const Stmt *def, const char *entry);
 void sema_finish_instances(Sema *S);
 void sema_free_instances(Sema *S);
+void sema_call_site(Sema *S, const Expr *call, int def); /* a host call of a generic kernel */
+bool sema_host_array(Sema *S, const Expr *e, Val *out); /* qd.ndarray(...) / np.zeros(..., dtype=...) in host code */
+void sema_class(Sema *S, const Stmt *cls);               /* @qd.data_oriented (sema_class.c) */
+bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp); /* NAME = Class(...) */
+Val sema_object_attr(Sema *S, Val obj, const Expr *attr);  /* obj.name in a kernel or host code */
+bool sema_method_object(Sema *S, const Stmt *def, Val *obj); /* def: a method of an instance */
+void sema_finish_classes(Sema *S);
+void sema_bad_call_site(Sema *S, const CallInst *ci);
+GenericResult sema_callsite_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry);
 
 /* sema_snode.c: qd.root.dense(...).place(...) */
 Val sema_snode_call(Sema *S, const Expr *call, Val callee); /* callee: V_SNODE method or qd.root.* */
 Val sema_snode_attr(Sema *S, Val obj, const char *name);
 void sema_snode_finish(Sema *S);
 IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp);
+
+/* sema_vec.c: vectors and matrices, scalarized: a V_VEC is its components, so the IR, the
+ * lowering and every backend see scalars only (atomics fan out per component). */
+static inline int vec_len(Val v) { return v.vec.m ? v.vec.n * v.vec.m : v.vec.n; }
+Val vec_make(Sema *S, int n, int m);                      /* components uninitialized */
+Val sema_vec_attr(Sema *S, Val o, const char *name, Span sp);
+Val sema_vec_call(Sema *S, const Expr *call, Val f);      /* V_METHOD, V_VECTYPE or a qd.* path; */
+bool sema_vec_path(const char *path);                     /* ... the paths it takes */
+bool sema_vec_alias(const char *path, Val *type);         /* qd.math.vec3 ... mat4 */
+Val sema_vec_subscript(Sema *S, Val o, const Expr *ix, Span sp);
+Val sema_vec_binary(Sema *S, int tok, Val a, Val b, Span sp); /* either side a V_VEC */
+Val sema_vec_unary(Sema *S, const Expr *e, Val a);
+bool sema_vec_elementwise(Sema *S, const Expr *call, Val f, Val *out); /* a scalar builtin over vectors */
+bool sema_vec_type_of(Sema *S, const Expr *ann, QdType *dt, int *n, int *m); /* a V_VECTYPE annotation */
+Val sema_vec_ref(Sema *S, IrRef *r, int n, int m);
+bool sema_vec_field_elem(Sema *S, IrField *f, int n, int m, Span sp); /* component axes last */
+Val sema_vec_type_call(Sema *S, const Expr *call, bool matrix);  /* qd.types.vector/matrix(...) */        /* the components of a vector element */
+Val sema_vec_materialize(Sema *S, Val v, const char *name, Span sp); /* into new locals */
+void sema_vec_assign(Sema *S, Val target, Val v, Span sp); /* component-wise store/assign */
+bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, Span sp); /* v[i] = x, run-time i */
+const Expr *sema_val_node(Sema *S, Val v, int slot, Span sp); /* an E_NAME bound to v */
+extern const Expr *sema_discarded; /* the expression statement being checked (result unused) */
 
 /* sema_stmt.c */
 void sema_block(Sema *S, const StmtList *l);
@@ -182,6 +284,7 @@ typedef struct LoopSpace {
     IrExpr *begin[IR_MAX_DIMS], *end[IR_MAX_DIMS];
     int64_t step[IR_MAX_DIMS];
     bool is_static;
+    bool grouped; /* qd.grouped(...): one loop variable, a vector of the indices */
 } LoopSpace;
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *out);
 IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp); /* i32, >= 0 */

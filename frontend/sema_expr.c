@@ -23,6 +23,9 @@ const char *val_describe(Val v) {
     case V_STR: return "a string";
     case V_HOST: return "a run-time value of the script";
     case V_SNODE: return "an SNode";
+    case V_VEC: return v.vec.m ? "a matrix" : "a vector";
+    case V_VECTYPE: return "a vector or matrix type";
+    case V_METHOD: return "a method of a vector";
     default: return "a value";
     }
 }
@@ -254,6 +257,10 @@ IrExpr *sema_rvalue(Sema *S, Val v, Span sp) {
         diag_error(sp, "QD2032", "%s cannot be used directly as a value; index it (x[i], or x[None] for a 0-d field)",
                    val_describe(v));
         return NULL;
+    case V_VEC:
+        diag_error(sp, "QD2040", "%s cannot be used where a scalar is needed; index it (v[0], v.x) or reduce it (v.sum(), v.norm())",
+                   val_describe(v));
+        return NULL;
     default:
         diag_error(sp, "QD2019", "%s cannot be used as a scalar value", val_describe(v));
         return NULL;
@@ -304,9 +311,11 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
 
 static Val eval_name(Sema *S, const Expr *e) {
     static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len"};
-    for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent) {
+    if (!strncmp(e->name, "$val", 4)) return S->val_slots[e->name[4] - '0']; /* sema_val_node */
+    for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent) {
         Binding *b = scope_find(s, e->name);
         if (b && b->v.kind == V_LOCAL && !sema_local_visible(S, b->v.index, e->span)) return val_err();
+        if (b && b->v.kind == V_HOSTARRAY) b->v = (Val){.kind = V_HOST, .path = "an array the script allocates"};
         if (b && b->v.kind == V_HOST) {
             diag_error(e->span, "QD2062", "'%s' is %s, known only when the script runs; kernels can use module "
                                           "constants, fields, qd.func and their own arguments", e->name, b->v.path);
@@ -314,13 +323,18 @@ static Val eval_name(Sema *S, const Expr *e) {
             b->v = val_err(); /* reported once */
             return val_err();
         }
+        if (b && b->v.kind == V_VEC) { /* a promoted vector: each component a kernel-owned field */
+            Val v = vec_make(S, b->v.vec.n, b->v.vec.m);
+            for (int k = 0; k < vec_len(v); k++) v.vec.c[k] = sema_fresh_ref(S, b->v.vec.c[k], e->span);
+            return v;
+        }
         if (b) return sema_fresh_ref(S, b->v, e->span);
     }
     if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return (Val){.kind = V_NS, .path = "qd"};
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
         if (!strcmp(builtins[k], e->name)) return (Val){.kind = V_NS, .path = builtins[k]};
     VEC(const char *) cands = {0};
-    for (Scope *s = S->scope ? S->scope : &S->module; s; s = s->parent)
+    for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent)
         for (int k = 0; k < s->b.len; k++) vec_push(&cands, s->b.items[k].name);
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++) vec_push(&cands, builtins[k]);
     if (S->qd_alias) vec_push(&cands, S->qd_alias);
@@ -336,6 +350,12 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (o.kind == V_ERR) return o;
     if (o.kind == V_NDARRAY && !strcmp(e->attr.name, "shape")) return (Val){.kind = V_SHAPE, .index = o.index};
     if (o.kind == V_SNODE) return sema_snode_attr(S, o, e->attr.name);
+    if (o.kind == V_OBJECT) return sema_object_attr(S, o, e);
+    if (o.kind == V_VEC) return sema_vec_attr(S, o, e->attr.name, e->span);
+    if (o.kind == V_FIELD && !strcmp(e->attr.name, "grad")) {
+        diag_error(e->span, "QD2044", "'.grad' is not supported: qdc does not compile autodiff");
+        return val_err();
+    }
     if (o.kind != V_NS || strncmp(o.path, "qd", 2) != 0) {
         diag_error(e->span, "QD2019", "%s has no attribute '%s' in the kernel language", val_describe(o), e->attr.name);
         return val_err();
@@ -350,7 +370,8 @@ static Val eval_attr(Sema *S, const Expr *e) {
         for (size_t k = 0; k < ARRAY_LEN(consts); k++)
             if (!strcmp(consts[k].name, e->attr.name)) return val_expr(ir_const_float(S, S->k ? QT_F32 : QT_F64, consts[k].v, e->span));
     }
-    return (Val){.kind = V_NS, .path = arena_printf(S->arena, "%s.%s", o.path, e->attr.name)};
+    Val r = {.kind = V_NS, .path = arena_printf(S->arena, "%s.%s", o.path, e->attr.name)}, t;
+    return sema_vec_alias(r.path, &t) ? t : r;
 }
 
 /* A constant index must lie in its axis (extent < 0: an ndarray, whose extent is known at run
@@ -377,19 +398,28 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
     int n = 1;
     if (ix->kind == E_NONE) n = 0;
     else if (ix->kind == E_TUPLE) items = (const Expr *const *)ix->list.items, n = ix->list.n;
-    *out = ARENA_ARRAY(S->arena, IrExpr *, n ? n : 1);
+    *out = ARENA_ARRAY(S->arena, IrExpr *, IR_MAX_DIMS + 2);
     bool ok = true;
+    int m = 0;
     for (int k = 0; k < n; k++) {
-        IrExpr *x = sema_expr(S, items[k]);
-        if (x && !qt_is_integral(x->type)) {
-            diag_error(items[k]->span, "QD2011", "array index must be an integer, got %s", qt_name(x->type));
-            x = NULL;
+        Val v = sema_eval(S, items[k]);
+        int nv = v.kind == V_VEC ? vec_len(v) : 1; /* x[I] with I from qd.grouped: one index per component */
+        if (m + nv > IR_MAX_DIMS + 2) {
+            diag_error(items[k]->span, "QD2011", "too many indices for '%s'", name);
+            return -1;
         }
-        if (x && k < ndim && !check_const_index(x, items[k], name, k, shape ? shape[k] : -1)) x = NULL;
-        ok &= x != NULL;
-        (*out)[k] = ir_cast(S, x, QT_I32);
+        for (int c = 0; c < nv; c++, m++) {
+            IrExpr *x = sema_rvalue(S, v.kind == V_VEC ? v.vec.c[c] : v, items[k]->span);
+            if (x && !qt_is_integral(x->type)) {
+                diag_error(items[k]->span, "QD2011", "array index must be an integer, got %s", qt_name(x->type));
+                x = NULL;
+            }
+            if (x && m < ndim && !check_const_index(x, items[k], name, m, shape ? shape[m] : -1)) x = NULL;
+            ok &= x != NULL;
+            (*out)[m] = ir_cast(S, x, QT_I32);
+        }
     }
-    return ok ? n : -1;
+    return ok ? m : -1;
 }
 
 static Val eval_subscript(Sema *S, const Expr *e) {
@@ -409,19 +439,23 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         x->shape.param = o.index, x->shape.axis = (int)k;
         return val_expr(x);
     }
+    if (o.kind == V_VEC) return sema_vec_subscript(S, o, e->sub.index, e->span);
     IrRef *r = ARENA_NEW(S->arena, IrRef);
     r->span = e->span;
     r->index = o.index;
-    int ndim;
+    int ndim, edim = 0, en = 0, em = 0;
     const char *name;
     const int64_t *shape = NULL;
     if (o.kind == V_FIELD) {
         IrField *f = &S->fields.items[o.index];
         r->kind = IR_REF_FIELD, r->type = f->type, ndim = f->ndim, name = f->name, shape = f->shape;
         if (ndim < 0) return val_err(); /* never placed: reported at its declaration */
+        edim = f->elem_ndim;
+        if (edim) en = (int)f->shape[ndim - edim], em = edim == 2 ? (int)f->shape[ndim - 1] : 0;
     } else if (o.kind == V_NDARRAY) {
         IrParam *p = &S->params.items[o.index];
         r->kind = IR_REF_NDARRAY, r->type = p->type, ndim = p->ndim, name = p->name;
+        edim = p->elem_ndim, en = p->elem_shape[0], em = p->elem_shape[1];
     } else if (o.kind == V_SHARED) {
         IrShared *sh = &S->shared.items[o.index];
         r->kind = IR_REF_SHARED, r->type = sh->type, ndim = sh->ndim, name = sh->name, r->space = QSPACE_SHARED;
@@ -430,8 +464,10 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         diag_error(e->span, "QD2011", "%s is not subscriptable", val_describe(o));
         return val_err();
     }
-    r->nidx = eval_indices(S, e->sub.index, &r->idx, name, ndim, shape);
+    r->nidx = eval_indices(S, e->sub.index, &r->idx, name, ndim - edim, shape);
     if (r->nidx < 0) return val_err();
+    if (edim && r->nidx == ndim - edim) return sema_vec_ref(S, r, en, em); /* before any SNode flattening */
+    ndim -= edim;
     if (o.kind == V_FIELD && S->fields.items[o.index].storage && r->nidx == ndim)
         r->flat = sema_snode_flat(S, &S->fields.items[o.index], r->idx, e->span);
     if (r->nidx != ndim) {
@@ -574,15 +610,32 @@ Val sema_eval(Sema *S, const Expr *e) {
         if (f.kind == V_SNODE || (f.kind == V_NS && !strncmp(f.path, "qd.root.", 8))) return sema_snode_call(S, e, f);
         return f.kind == V_ERR ? f : sema_call(S, e, f);
     }
-    case E_UNARY: return val_expr(eval_unary(S, e));
-    case E_BINARY: return val_expr(sema_binop_tok(S, e->op, sema_expr(S, e->bin.a), sema_expr(S, e->bin.b), e->span));
+    case E_UNARY: {
+        Val a = sema_eval(S, e->un.a);
+        if (a.kind == V_ERR) return a;
+        if (a.kind == V_VEC && e->op != T_KW_NOT) return sema_vec_unary(S, e, a);
+        Expr fake = *e;
+        fake.un.a = (Expr *)sema_val_node(S, a, 0, e->un.a->span);
+        return val_expr(eval_unary(S, &fake));
+    }
+    case E_BINARY: {
+        Val a = sema_eval(S, e->bin.a), b = sema_eval(S, e->bin.b);
+        if (a.kind == V_VEC || b.kind == V_VEC || e->op == T_AT) return sema_vec_binary(S, e->op, a, b, e->span);
+        return val_expr(sema_binop_tok(S, e->op, sema_rvalue(S, a, e->bin.a->span), sema_rvalue(S, b, e->bin.b->span), e->span));
+    }
     case E_BOOLOP: {
         IrExpr *r = sema_expr(S, e->list.items[0]);
         for (int k = 1; k < e->list.n; k++)
             r = ir_binary(S, e->op == T_KW_AND ? IR_LAND : IR_LOR, r, sema_expr(S, e->list.items[k]), e->span);
         return val_expr(ir_to_bool(S, r));
     }
-    case E_COMPARE: return val_expr(eval_compare(S, e));
+    case E_COMPARE: {
+        if (e->cmp.items.n != 2) return val_expr(eval_compare(S, e));
+        Val a = sema_eval(S, e->cmp.items.items[0]), b = sema_eval(S, e->cmp.items.items[1]);
+        if (a.kind == V_VEC || b.kind == V_VEC) return sema_vec_binary(S, e->cmp.ops[0], a, b, e->span);
+        return val_expr(sema_binop_tok(S, e->cmp.ops[0], sema_rvalue(S, a, e->cmp.items.items[0]->span),
+                                       sema_rvalue(S, b, e->cmp.items.items[1]->span), e->span));
+    }
     case E_IFEXP: return val_expr(eval_ifexp(S, e));
     }
     unreachable();
@@ -809,7 +862,7 @@ static Val print_call(Sema *S, const Expr *call) {
     if (call->call.args.n > 32) return diag_error(call->span, "QD2007", "print takes at most 32 arguments"), val_err();
     StrBuf fmt;
     sb_init(&fmt);
-    IrExpr **args = ARENA_ARRAY(S->arena, IrExpr *, call->call.args.n ? call->call.args.n : 1);
+    IrExpr **args = ARENA_ARRAY(S->arena, IrExpr *, 96);
     int n = 0;
     bool ok = true;
     for (int k = 0; k < call->call.args.n; k++) {
@@ -819,19 +872,27 @@ static Val print_call(Sema *S, const Expr *call) {
             fmt_text(&fmt, a->str);
             continue;
         }
-        IrExpr *e = sema_expr(S, a);
-        if (!e) {
-            ok = false;
-            continue;
+        Val v = sema_eval(S, a);
+        int nc = v.kind == V_VEC ? vec_len(v) : 1;
+        if (v.kind == V_VEC && n + nc > 64) return sb_free(&fmt), diag_error(a->span, "QD2007", "print takes at most 64 values"), val_err();
+        if (v.kind == V_VEC) sb_puts(&fmt, v.vec.m ? "[[" : "["); /* Quadrants prints [1, 2] and [[1, 2], [3, 4]] */
+        for (int c = 0; c < nc; c++) {
+            if (c) sb_puts(&fmt, v.vec.m && c % v.vec.m == 0 ? "], [" : ", ");
+            IrExpr *e = sema_rvalue(S, v.kind == V_VEC ? v.vec.c[c] : v, a->span);
+            if (!e) {
+                ok = false;
+                break;
+            }
+            QdType t = e->type, w;
+            const char *spec;
+            if (qt_is_float(t)) w = QT_F64, spec = t == QT_F64 ? "%.12f" : "%f";
+            else if (t == QT_I64 || t == QT_U64) w = t, spec = t == QT_I64 ? "%lld" : "%llu";
+            else if (t == QT_U32 || t == QT_U16 || t == QT_U8) w = QT_U32, spec = "%u";
+            else w = QT_I32, spec = "%d";
+            sb_puts(&fmt, spec);
+            args[n++] = ir_cast(S, e, w);
         }
-        QdType t = e->type, w;
-        const char *spec;
-        if (qt_is_float(t)) w = QT_F64, spec = t == QT_F64 ? "%.12f" : "%f";
-        else if (t == QT_I64 || t == QT_U64) w = t, spec = t == QT_I64 ? "%lld" : "%llu";
-        else if (t == QT_U32 || t == QT_U16 || t == QT_U8) w = QT_U32, spec = "%u";
-        else w = QT_I32, spec = "%d";
-        sb_puts(&fmt, spec);
-        args[n++] = ir_cast(S, e, w);
+        if (v.kind == V_VEC) sb_puts(&fmt, v.vec.m ? "]]" : "]");
     }
     fmt_text(&fmt, end);
     if (ok) {
@@ -861,6 +922,9 @@ static const char *closest_builtin(const char *p) {
 
 Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
+    if (f.kind == V_METHOD || f.kind == V_VECTYPE || (f.kind == V_NS && sema_vec_path(f.path))) return sema_vec_call(S, call, f);
+    Val ew;
+    if (sema_vec_elementwise(S, call, f, &ew)) return ew;
     if (f.kind == V_TYPE) {
         char name[32];
         snprintf(name, sizeof name, "qd.%s", qt_name(f.type));
@@ -873,6 +937,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     }
     const char *p = f.path;
     if (sema_is_mem_builtin(p)) return sema_mem_call(S, call, p);
+    if (sema_is_simt_builtin(p)) return sema_simt_call(S, call, p);
     if (!strcmp(p, "print")) return print_call(S, call);
     int fb = float_builtin(p);
     if (fb >= 0) return float_builtin_call(S, call, p, fb);

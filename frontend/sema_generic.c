@@ -155,6 +155,28 @@ static void mangle(StrBuf *b, const Instance *in, const Expr *v) {
     }
 }
 
+/* An array argument of element type vt and vnd dimensions (-1: unknown) for parameter ap whose
+ * annotation fixes dt/nd (NULL: open). */
+static GenericResult array_param(Sema *S, const Param *ap, const Expr *dt, const Expr *nd, QdType vt, int64_t vnd, Span at, IrParam *p) {
+    QdType t = QT_VOID;
+    int64_t and = -1;
+    if (dt && !sema_annotation_type(S, dt, &t)) return GP_ERR;
+    if (nd && !sema_const_int(S, nd, &and, "ndim")) return GP_ERR;
+    if (t != QT_VOID && t != vt) {
+        diag_error(at, "QD2061", "'%s' is declared with dtype %s, the instantiation gives %s", ap->name, qt_name(t), qt_name(vt));
+        return GP_ERR;
+    }
+    if (vnd < 0) vnd = and;
+    if (vnd < 0) return diag_error(at, "QD2061", "give the number of dimensions of '%s', e.g. %s=%s[1]", ap->name, ap->name, qt_name(vt)), GP_ERR;
+    if (and >= 0 && and != vnd) {
+        diag_error(at, "QD2061", "'%s' is declared with ndim=%lld, the instantiation gives %lld", ap->name, (long long)and, (long long)vnd);
+        return GP_ERR;
+    }
+    if (vnd > IR_MAX_DIMS) return diag_error(at, "QD2061", "ndim must be between 0 and %d", IR_MAX_DIMS), GP_ERR;
+    p->kind = IR_PARAM_NDARRAY, p->type = vt, p->ndim = (int)vnd;
+    return GP_PARAM;
+}
+
 /* Resolves generic parameter ap of the kernel under the current instantiation: an array
  * becomes an ndarray parameter (*p, returns GP_PARAM), a template value is bound by name
  * (*bound, returns GP_BOUND). */
@@ -177,26 +199,10 @@ GenericResult sema_generic_param(Sema *S, const Param *ap, IrParam *p, Val *boun
             diag_error(kw->value->span, "QD2061", "'%s' is an ndarray: give its element type and dimensions, e.g. %s=f32[1]", ap->name, ap->name);
             return GP_ERR;
         }
-        QdType at = QT_VOID;
-        int64_t and = -1;
-        if (dt && !sema_annotation_type(S, dt, &at)) return GP_ERR;
-        if (nd && !sema_const_int(S, nd, &and, "ndim")) return GP_ERR;
-        if (at != QT_VOID && at != vt) {
-            diag_error(kw->value->span, "QD2061", "'%s' is declared with dtype %s, the instantiation gives %s", ap->name, qt_name(at), qt_name(vt));
-            return GP_ERR;
-        }
-        if (vnd < 0) vnd = and;
-        if (vnd < 0) return diag_error(kw->value->span, "QD2061", "give the number of dimensions of '%s', e.g. %s=%s[1]", ap->name, ap->name, qt_name(vt)), GP_ERR;
-        if (and >= 0 && and != vnd) {
-            diag_error(kw->value->span, "QD2061", "'%s' is declared with ndim=%lld, the instantiation gives %lld", ap->name, (long long)and, (long long)vnd);
-            return GP_ERR;
-        }
-        if (vnd > IR_MAX_DIMS) return diag_error(kw->value->span, "QD2061", "ndim must be between 0 and %d", IR_MAX_DIMS), GP_ERR;
-        p->kind = IR_PARAM_NDARRAY, p->type = vt, p->ndim = (int)vnd;
-        return GP_PARAM;
+        return array_param(S, ap, dt, nd, vt, vnd, kw->value->span, p);
     }
     Scope *saved = S->scope;
-    S->scope = NULL; /* template values name module-level things only */
+    S->scope = S->hscope; /* template values name things of the scope the kernel is defined in */
     *bound = sema_eval(S, kw->value);
     S->scope = saved;
     if (bound->kind == V_ERR) return GP_ERR;
@@ -236,7 +242,7 @@ const char *sema_instance_entry(Sema *S, int inst) { return S->instances.items[i
 void sema_mark_instance_used(Sema *S, int inst) { S->instances.items[inst].used = true; }
 
 /* A generic kernel without an instantiation: name the option and show a spec to start from. */
-void sema_missing_instance(Sema *S, const Stmt *def) {
+void sema_missing_instance(Sema *S, const Stmt *def, const char *entry) {
     StrBuf ex;
     sb_init(&ex);
     const Param *first = NULL;
@@ -248,8 +254,8 @@ void sema_missing_instance(Sema *S, const Stmt *def) {
         if (!first) first = ap;
         sb_printf(&ex, "%s%s=%s", ex.len ? ", " : "", ap->name, shape == PS_TEMPLATE ? "..." : "f32[1]");
     }
-    diag_error(first->annotation->span, "QD2060", "kernel '%s' is generic ('%s' has no fixed type); compile it with --instantiate '%s(%s)'",
-               def->def.name, first->name, def->def.name, ex.data);
+    diag_error(first->annotation->span, "QD2060", "kernel '%s' is generic ('%s' has no fixed type) and no call qdc can evaluate "
+               "instantiates it; compile it with --instantiate '%s(%s)'", def->def.name, first->name, entry, ex.data);
     sb_free(&ex);
 }
 
@@ -258,9 +264,11 @@ void sema_finish_instances(Sema *S) {
     for (int i = 0; i < S->instances.len; i++) {
         Instance *in = &S->instances.items[i];
         if (in->used) continue;
-        Binding *b = scope_find(&S->module, in->kernel);
         const Span sp = in->call->call.fn->span;
-        if (!b || b->v.kind != V_KERNEL) diag_error(sp, "QD2061", "--instantiate names '%s', which is not a kernel of this module", in->kernel);
+        bool kernel = false;
+        for (int d = 0; d < S->defs.len; d++)
+            kernel |= S->defs.items[d].kernel && !strcmp(S->defs.items[d].entry, in->kernel);
+        if (!kernel) diag_error(sp, "QD2061", "--instantiate names '%s', which is not a kernel of this module", in->kernel);
         else diag_error(sp, "QD2061", "kernel '%s' is not generic; it needs no --instantiate", in->kernel);
     }
 }
@@ -269,4 +277,166 @@ void sema_free_instances(Sema *S) {
     for (int i = 0; i < S->instances.len; i++) source_free(S->instances.items[i].src);
     for (int i = 0; i < S->spec_sources.len; i++) source_free(S->spec_sources.items[i]);
     vec_free(&S->instances), vec_free(&S->spec_sources);
+}
+
+/* ---- instantiations from calls in host code ----
+ * `k(x)` in host code (module level or a host function), k a generic kernel: each argument of a
+ * generic parameter is evaluated where the call is: a field, a compile-time number or bool, a
+ * qd.ndarray(dtype, shape) or numpy array constructor with a dtype (its dtype and ndim; see
+ * sema_host_array), or a name bound to one of them. Each distinct list of values is an
+ * instantiation, entry named as --instantiate would (k__f32_1d__4; a field by its name). */
+
+static const struct { const char *np, *qd; } np_types[] = {
+    {"int8", "i8"}, {"int16", "i16"}, {"int32", "i32"}, {"int64", "i64"}, {"uint8", "u8"}, {"uint16", "u16"},
+    {"uint32", "u32"}, {"uint64", "u64"}, {"float16", "f16"}, {"float32", "f32"}, {"float64", "f64"},
+};
+
+/* np.float32 / numpy.int32 / "float32" as a QdType; QT_VOID if it is none. */
+static QdType numpy_type(const Expr *e) {
+    const char *n = e->kind == E_ATTR && e->attr.obj->kind == E_NAME ? e->attr.name : e->kind == E_STR ? e->str : NULL;
+    for (size_t k = 0; n && k < ARRAY_LEN(np_types); k++)
+        if (!strcmp(np_types[k].np, n)) return qt_from_name(np_types[k].qd);
+    return QT_VOID;
+}
+
+static int list_depth(const Expr *e) {
+    if (e->kind != E_LIST && e->kind != E_TUPLE) return 0;
+    return 1 + (e->list.n ? list_depth(e->list.items[0]) : 0);
+}
+
+/* The number of dimensions of a shape argument: a tuple's length, 1 for a number; -1 unknown. */
+static int shape_ndim(Sema *S, const Expr *e) {
+    if (e->kind == E_TUPLE || e->kind == E_LIST) return e->list.n;
+    if (e->kind == E_INT) return 1;
+    Binding *b = e->kind == E_NAME ? sema_lookup(S, e->name) : NULL;
+    if (b && b->v.kind == V_TUPLE) return b->v.tuple.n;
+    if (b && b->v.kind == V_EXPR) return 1;
+    if (b && b->v.kind == V_HOST) return -1;
+    if (e->kind == E_NAME || e->kind == E_BINARY || e->kind == E_CALL) return -1;
+    return -1;
+}
+
+bool sema_host_array(Sema *S, const Expr *e, Val *out) {
+    if (e->kind != E_CALL || e->call.fn->kind != E_ATTR) return false;
+    const Expr *fn = e->call.fn, *dt = NULL, *shape = e->call.args.n ? e->call.args.items[0] : NULL;
+    keyword_of(e, "dtype", &dt);
+    keyword_of(e, "shape", &shape);
+    QdType t = QT_VOID;
+    int nd = -1;
+    const char *p = sema_path(S, fn);
+    if (p && !strcmp(p, "qd.ndarray")) {
+        if (!dt && e->call.args.n) dt = e->call.args.items[0];
+        if (!keyword_of(e, "shape", &shape)) shape = e->call.args.n > 1 ? e->call.args.items[1] : NULL;
+        Binding *b = dt && dt->kind == E_NAME ? sema_lookup(S, dt->name) : NULL;
+        if (b && b->v.kind == V_TYPE) t = b->v.type;
+        else if (dt && sema_path(S, dt)) {
+            Scope *saved = S->scope;
+            S->scope = S->hscope;
+            Val v = sema_eval(S, dt);
+            S->scope = saved;
+            if (v.kind == V_TYPE) t = v.type;
+        }
+        nd = shape ? shape_ndim(S, shape) : -1;
+    } else if (fn->attr.obj->kind == E_NAME && (!strcmp(fn->attr.obj->name, "np") || !strcmp(fn->attr.obj->name, "numpy"))) {
+        const char *f = fn->attr.name;
+        if (!dt) return false;
+        t = numpy_type(dt);
+        if (!strcmp(f, "array") || !strcmp(f, "asarray")) nd = shape ? list_depth(shape) : -1;
+        else if (!strcmp(f, "arange")) nd = 1;
+        else if (!strcmp(f, "zeros") || !strcmp(f, "ones") || !strcmp(f, "empty") || !strcmp(f, "full")) nd = shape ? shape_ndim(S, shape) : -1;
+        if (nd == 0) nd = -1; /* np.array(3): a scalar, not an array argument */
+    } else {
+        return false;
+    }
+    if (t == QT_VOID || nd < 0 || nd > IR_MAX_DIMS) return false;
+    *out = (Val){.kind = V_HOSTARRAY, .harr = {t, nd}};
+    return true;
+}
+
+/* The value of a call's argument for a generic parameter, and its spelling in entry names;
+ * false if qdc cannot evaluate it. */
+static bool call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell) {
+    if (a->kind == E_NAME) {
+        Binding *b = sema_lookup(S, a->name);
+        if (!b) return false;
+        *v = b->v;
+        if (v->kind == V_FIELD || v->kind == V_OBJECT) return sb_puts(spell, a->name), true;
+    } else if (sema_host_array(S, a, v)) {
+    } else if (a->kind == E_INT || a->kind == E_FLOAT || a->kind == E_BOOL || (a->kind == E_UNARY && a->un.a->kind != E_NAME)) {
+        *v = sema_eval(S, a);
+    } else {
+        return false;
+    }
+    if (v->kind == V_HOSTARRAY) return sb_printf(spell, "%s_%dd", qt_name(v->harr.type), v->harr.ndim), true;
+    if (v->kind != V_EXPR || !ir_is_const(v->e)) return false;
+    const IrExpr *c = v->e;
+    if (c->type == QT_U1) sb_puts(spell, c->c.u ? "True" : "False");
+    else if (qt_is_float(c->type)) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%g", c->c.f);
+        for (char *q = buf; *q; q++) sb_putc(spell, *q == '-' ? 'm' : *q == '.' ? 'p' : *q == '+' ? '_' : *q);
+    } else if (qt_is_signed(c->type) && c->c.i < 0) sb_printf(spell, "m%llu", 0ull - (unsigned long long)c->c.u);
+    else sb_printf(spell, "%llu", (unsigned long long)c->c.u);
+    return true;
+}
+
+void sema_call_site(Sema *S, const Expr *call, int d) {
+    const Stmt *def = S->defs.items[d].def;
+    bool generic = false;
+    for (int k = 0; k < def->def.nparams; k++) generic |= sema_param_is_generic(S, &def->def.params[k]);
+    if (!generic) return;
+    int np = def->def.nparams;
+    const Expr **given = ARENA_ARRAY(S->arena, const Expr *, np ? np : 1);
+    int self = S->defs.items[d].method ? 1 : 0;
+    for (int k = 0; k + self < np && k < call->call.args.n; k++) given[k + self] = call->call.args.items[k];
+    for (int j = 0; j < call->call.nkw; j++)
+        for (int k = 0; k < np; k++)
+            if (!strcmp(def->def.params[k].name, call->call.kw[j].name)) given[k] = call->call.kw[j].value;
+    CallInst ci = {.def = d, .args = ARENA_ARRAY(S->arena, Val, np ? np : 1), .span = call->span};
+    StrBuf entry;
+    sb_init(&entry);
+    sb_puts(&entry, S->defs.items[d].entry);
+    for (int k = 0; k < np; k++) {
+        ci.args[k] = val_err();
+        if (!sema_param_is_generic(S, &def->def.params[k])) continue;
+        sb_puts(&entry, "__");
+        if (!given[k] || !call_value(S, given[k], &ci.args[k], &entry)) { /* reported if no --instantiate names the kernel */
+            ci.args = NULL, ci.span = given[k] ? given[k]->span : call->span, ci.entry = def->def.params[k].name;
+            break;
+        }
+    }
+    if (ci.args) ci.entry = arena_strdup(S->arena, entry.data);
+    sb_free(&entry);
+    for (int c = 0; c < S->callinsts.len; c++)
+        if (S->callinsts.items[c].def == d && ci.args && S->callinsts.items[c].args && !strcmp(S->callinsts.items[c].entry, ci.entry)) return;
+    vec_push(&S->callinsts, ci);
+}
+
+/* A call site qdc could not evaluate (args NULL; entry: the parameter's name). */
+void sema_bad_call_site(Sema *S, const CallInst *ci) {
+    const Stmt *def = S->defs.items[ci->def].def;
+    diag_error(ci->span, "QD2060", "kernel '%s' is generic and qdc cannot evaluate this call's argument for '%s' (only fields, "
+               "compile-time numbers and arrays made by qd.ndarray or numpy with a dtype are known); compile it with "
+               "--instantiate '%s(...)'", def->def.name, ci->entry, S->defs.items[ci->def].entry);
+}
+
+GenericResult sema_callsite_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry) {
+    (void)entry;
+    const Stmt *def = S->defs.items[S->callinst->def].def;
+    Val v = S->callinst->args[ap - def->def.params];
+    const Expr *dt, *nd;
+    SemaParamShape shape = sema_param_shape(S, ap->annotation, &dt, &nd);
+    if (v.kind == V_HOSTARRAY) {
+        if (shape == PS_TEMPLATE) {
+            diag_error(S->callinst->span, "QD2061", "'%s' is a qd.template(): pass a field or a compile-time value, not an ndarray", ap->name);
+            return GP_ERR;
+        }
+        return array_param(S, ap, dt, nd, v.harr.type, v.harr.ndim, S->callinst->span, p);
+    }
+    if (shape == PS_ARRAY || (shape == PS_TENSOR && v.kind != V_FIELD)) {
+        diag_error(S->callinst->span, "QD2061", "'%s' is an ndarray parameter; this call passes %s", ap->name, val_describe(v));
+        return GP_ERR;
+    }
+    *bound = v;
+    return GP_BOUND;
 }

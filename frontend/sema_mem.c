@@ -46,8 +46,7 @@ static bool need_kernel(Sema *S, const Expr *call, const char *path) {
 /* ---- targets ---- */
 
 /* The first operand of an atomic: a field/ndarray/SharedArray element or a local scalar. */
-static IrRef *atomic_target(Sema *S, const Expr *x, const char *opname) {
-    Val v = sema_eval(S, x);
+static IrRef *target_ref(Sema *S, Val v, const Expr *x, const char *opname) {
     if (v.kind == V_ERR) return NULL;
     if (v.kind == V_REF) return v.ref;
     if (v.kind == V_LOCAL) {
@@ -55,7 +54,10 @@ static IrRef *atomic_target(Sema *S, const Expr *x, const char *opname) {
         r->kind = IR_REF_LOCAL, r->index = v.index, r->type = S->locals.items[v.index].type, r->span = x->span;
         return r;
     }
-    if (v.kind == V_FIELD || v.kind == V_NDARRAY || v.kind == V_SHARED)
+    if (v.kind == V_VEC)
+        diag_error(x->span, "QD2041", "unsupported operand type(s) for '%s': a scalar operand with a vector target is "
+                                      "broadcast, but not a vector operand with a scalar target", opname);
+    else if (v.kind == V_FIELD || v.kind == V_NDARRAY || v.kind == V_SHARED)
         diag_error(x->span, "QD2032", "cannot use %s directly as the first operand of '%s'; index it, e.g. x[i] or x[None]",
                    val_describe(v), opname);
     else if (v.kind == V_EXPR && v.e->kind == IR_PARAM)
@@ -140,6 +142,68 @@ static IrExpr *memop_new(Sema *S, QdOp op, IrRef *ref, Span sp) {
     return e;
 }
 
+static Val atomic_scalar(Sema *S, const Expr *call, int row, Val tv, QdOrder ord, QdScope scope);
+
+/* qd.atomic_<op>(v[i], w) on a vector or matrix target: one independent scalar atomic per
+ * component (reference 000: no all-or-nothing guarantee); a scalar operand is broadcast. The
+ * result is the vector of old values; as an expression statement the atomics' results are
+ * unused (so a target may pick a non-returning form). CAS on a vector is a type error, as in
+ * Quadrants. */
+static Val vec_atomic(Sema *S, const Expr *call, int row, Val tv, QdOrder ord, QdScope scope) {
+    const char *opname = atomics[row].name + 3;
+    QdOp op = atomics[row].op;
+    const Expr *const *a = (const Expr *const *)call->call.args.items;
+    if (op == QOP_CAS || op == QOP_INC || op == QOP_DEC) {
+        diag_error(a[0]->span, "QD2041", "'%s' on a vector or matrix is not supported; apply it to one component, e.g. v[i][0]", opname);
+        return val_err();
+    }
+    bool discarded = call == sema_discarded;
+    Val val = {.kind = V_NONE};
+    if (qop_operands(op) == 1) {
+        val = sema_eval(S, a[1]);
+        if (val.kind == V_ERR) return val;
+        if (val.kind == V_VEC && (val.vec.n != tv.vec.n || val.vec.m != tv.vec.m)) {
+            diag_error(a[1]->span, "QD2040", "'%s' operand is %s but the target is %s", opname, val_describe(val), val_describe(tv));
+            return val_err();
+        }
+        if (val.kind != V_VEC) { /* broadcast: evaluated once */
+            IrExpr *e = sema_rvalue(S, val, a[1]->span);
+            if (!e) return val_err();
+            if (e->kind != IR_CONST && e->kind != IR_LOCAL && e->kind != IR_PARAM) {
+                int l = sema_new_local(S, "$operand", e->type);
+                IrStmt *st = sema_stmt_new(S, IR_ASSIGN, a[1]->span);
+                st->assign.local = l, st->assign.value = e;
+                sema_emit(S, st);
+                e = ir_local(S, l, a[1]->span);
+            }
+            val = val_expr(e);
+        }
+    }
+    Val r = vec_make(S, tv.vec.n, tv.vec.m);
+    for (int k = 0; k < vec_len(tv); k++) {
+        Expr fake = *call;
+        fake.call.args.items = ARENA_ARRAY(S->arena, Expr *, 2);
+        fake.call.args.items[0] = call->call.args.items[0];
+        if (qop_operands(op) == 1)
+            fake.call.args.items[1] = (Expr *)sema_val_node(S, val.kind == V_VEC ? val.vec.c[k] : val, 7, a[1]->span);
+        Val old = atomic_scalar(S, &fake, row, tv.vec.c[k], ord, scope);
+        if (old.kind == V_ERR) return old;
+        IrStmt *st;
+        if (discarded || op == QOP_STORE) {
+            old.e->mem.result_used = false;
+            st = sema_stmt_new(S, IR_EVAL, call->span);
+            st->eval = old.e;
+        } else { /* the old value, in order: each atomic runs once, where the call is */
+            int l = sema_new_local(S, "$old", old.e->type);
+            st = sema_stmt_new(S, IR_ASSIGN, call->span);
+            st->assign.local = l, st->assign.value = old.e;
+            r.vec.c[k] = (Val){.kind = V_LOCAL, .index = l};
+        }
+        sema_emit(S, st);
+    }
+    return discarded || op == QOP_STORE ? (Val){.kind = V_NONE} : r;
+}
+
 static Val atomic_call(Sema *S, const Expr *call, int row) {
     const char *opname = atomics[row].name + 3;
     QdOp op = atomics[row].op;
@@ -153,8 +217,31 @@ static Val atomic_call(Sema *S, const Expr *call, int row) {
     QdScope scope;
     bool ok = order_scope(S, call, op, opname, &ord, &scope);
     const Expr *const *a = (const Expr *const *)call->call.args.items;
-    IrRef *ref = atomic_target(S, a[0], opname);
+    Val tv = sema_eval(S, a[0]);
+    if (tv.kind == V_VEC) return ok ? vec_atomic(S, call, row, tv, ord, scope) : val_err();
+    IrRef *ref = target_ref(S, tv, a[0], opname);
     if (!ref || !ok) return val_err();
+    if (atomics[row].int_only && !int_operand(opname, ref->type, a[0]->span, "")) return val_err();
+    if (want != 2) return atomic_scalar(S, call, row, tv, ord, scope);
+    Val probe = sema_eval(S, a[1]); /* a vector operand needs a vector target */
+    if (probe.kind == V_VEC) {
+        diag_error(a[1]->span, "QD2041", "unsupported operand type(s) for '%s': a vector operand needs a vector or matrix target", opname);
+        return val_err();
+    }
+    Expr fake = *call;
+    fake.call.args.items = ARENA_ARRAY(S->arena, Expr *, 2);
+    fake.call.args.items[0] = call->call.args.items[0];
+    fake.call.args.items[1] = (Expr *)sema_val_node(S, probe, 7, a[1]->span);
+    return atomic_scalar(S, &fake, row, tv, ord, scope);
+}
+
+static Val atomic_scalar(Sema *S, const Expr *call, int row, Val tv, QdOrder ord, QdScope scope) {
+    const char *opname = atomics[row].name + 3;
+    QdOp op = atomics[row].op;
+    int want = 1 + qop_operands(op);
+    const Expr *const *a = (const Expr *const *)call->call.args.items;
+    IrRef *ref = target_ref(S, tv, a[0], opname);
+    if (!ref) return val_err();
     if (atomics[row].int_only && !int_operand(opname, ref->type, a[0]->span, "")) return val_err();
     IrExpr *e = memop_new(S, op, ref, call->span);
     e->mem.order = ord, e->mem.scope = scope;
@@ -182,6 +269,24 @@ static Val volatile_load(Sema *S, const Expr *call) {
     const Expr *x = call->call.args.items[0];
     Val v = sema_eval(S, x);
     if (v.kind == V_ERR) return v;
+    if (v.kind == V_VEC) {
+        Val r = vec_make(S, v.vec.n, v.vec.m);
+        for (int k = 0; k < vec_len(v); k++) {
+            if (v.vec.c[k].kind != V_REF) {
+                diag_error(x->span, "QD2034", "volatile_load requires a global lvalue (a field, ndarray or SharedArray element); "
+                                              "function-scope local vectors and matrices cannot be loaded volatile");
+                return val_err();
+            }
+            IrExpr *e = memop_new(S, QOP_LOAD, v.vec.c[k].ref, call->span);
+            e->mem.is_volatile = true;
+            int l = sema_new_local(S, "$vload", e->type);
+            IrStmt *st = sema_stmt_new(S, IR_ASSIGN, call->span);
+            st->assign.local = l, st->assign.value = e;
+            sema_emit(S, st);
+            r.vec.c[k] = (Val){.kind = V_LOCAL, .index = l};
+        }
+        return r;
+    }
     if (v.kind == V_LOCAL) {
         diag_error(x->span, "QD2034", "volatile_load requires a global lvalue (a field, ndarray or SharedArray element); "
                                       "'%s' is a local variable", S->locals.items[v.index].name);
@@ -297,4 +402,37 @@ void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref) {
     IrStmt *store = sema_stmt_new(S, IR_STORE, st->span);
     store->store.ref = ref, store->store.value = sema_convert(S, r, ref->type);
     sema_emit(S, store);
+}
+
+/* v op= w on a vector or matrix: per component; on storage, += -= &= |= ^= are one atomic per
+ * component (fan-out), the rest plain read-modify-writes; a scalar w is broadcast. */
+void sema_augassign_vec(Sema *S, const Stmt *st, Val target) {
+    if (target.kind == V_ERR) return;
+    Val w = sema_eval(S, st->aug.value);
+    if (w.kind == V_ERR) return;
+    if (w.kind == V_VEC && (w.vec.n != target.vec.n || w.vec.m != target.vec.m)) {
+        diag_error(st->aug.value->span, "QD2040", "cannot update %s with %s of another shape", val_describe(target), val_describe(w));
+        return;
+    }
+    if (w.kind != V_VEC) w = sema_vec_materialize(S, (Val){.kind = V_VEC, .vec = {&w, 1, 0}}, "$operand", st->span).vec.c[0];
+    else w = sema_vec_materialize(S, w, "$operand", st->span);
+    if (w.kind == V_ERR) return;
+    for (int k = 0; k < vec_len(target); k++) {
+        Val c = target.vec.c[k];
+        Expr *node = (Expr *)sema_val_node(S, w.kind == V_VEC ? w.vec.c[k] : w, 6, st->aug.value->span);
+        Stmt fake = *st;
+        fake.aug.value = node;
+        if (c.kind == V_REF) {
+            sema_augassign_global(S, &fake, c.ref);
+        } else if (c.kind == V_LOCAL) {
+            IrExpr *x = sema_binop_tok(S, st->aug.op, ir_local(S, c.index, st->span), sema_expr(S, node), st->span);
+            if (!x) return;
+            IrStmt *as = sema_stmt_new(S, IR_ASSIGN, st->span);
+            as->assign.local = c.index, as->assign.value = sema_convert(S, x, S->locals.items[c.index].type);
+            sema_emit(S, as);
+        } else {
+            diag_error(st->aug.target->span, "QD2010", "cannot update %s in place", val_describe(target));
+            return;
+        }
+    }
 }

@@ -261,10 +261,13 @@ void sema_snode_finish(Sema *S) {
         for (int i = 0; i < S->fields.len; i++) used |= S->fields.items[i].storage == S->storages.len;
         if (!used) S->storages.len--;
     }
-    for (int i = 0; i < S->fields.len; i++)
+    for (int i = 0; i < S->fields.len; i++) {
+        const char *name = S->fields.items[i].name, *tail = name; /* as written: without a host function's prefix */
+        for (const char *p = strstr(name, "__"); p; p = strstr(p + 2, "__")) tail = p + 2;
         if (S->fields.items[i].ndim < 0)
             diag_error(S->fields.items[i].span, "QD2004", "field '%s' has no shape and is never placed; give it shape= "
-                                                         "or place it: qd.root.dense(qd.i, N).place(%s)", S->fields.items[i].name, S->fields.items[i].name);
+                                                         "or place it: qd.root.dense(qd.i, N).place(%s)", tail, tail);
+    }
     for (int n = 0; n < S->snodes.len; n++) vec_free(&S->snodes.items[n].ch);
     vec_free(&S->snodes);
 }

@@ -33,10 +33,40 @@ static void emit_assign(Sema *S, int local, IrExpr *value, Span sp) {
 
 static bool is_scalar(Val v) { return v.kind == V_EXPR || v.kind == V_LOCAL || v.kind == V_REF; }
 
+static Val eval_target(Sema *S, const Expr *t) { return sema_eval(S, t); }
+
 static void store_ref(Sema *S, Val r, IrExpr *e, Span sp) {
     IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
     st->store.ref = r.ref, st->store.value = ir_cast(S, e, r.ref->type);
     sema_emit(S, st);
+}
+
+/* A vector variable: one local per component (a kernel-scope one shared between tasks: one
+ * kernel-owned field per component). Reassignment keeps the shape. */
+static void assign_vec_name(Sema *S, const Expr *target, Binding *b, Val v, Span sp) {
+    bool same = b && b->v.kind == V_VEC && b->v.vec.n == v.vec.n && b->v.vec.m == v.vec.m;
+    for (int k = 0; same && k < vec_len(b->v); k++) {
+        Val c = b->v.vec.c[k];
+        same = (c.kind == V_LOCAL && S->local_task.items[c.index] == S->task) || c.kind == V_REF;
+    }
+    if (same) return sema_vec_assign(S, eval_target(S, target), v, sp);
+    if (b && b->v.kind == V_VEC && b->v.vec.c[0].kind == V_LOCAL && S->local_task.items[b->v.vec.c[0].index] == S->task) {
+        diag_error(sp, "QD2040", "cannot assign %s to '%s', which holds %s", val_describe(v), target->name, val_describe(b->v));
+        return;
+    }
+    if (sema_is_promoted(S, target->name)) {
+        Val r = vec_make(S, v.vec.n, v.vec.m);
+        for (int k = 0; k < vec_len(v); k++) {
+            IrExpr *e = sema_rvalue(S, v.vec.c[k], sp);
+            if (!e) return;
+            r.vec.c[k] = sema_promote(S, arena_printf(S->arena, "%s_%d", target->name, k), e->type, target->span);
+            store_ref(S, r.vec.c[k], e, sp);
+        }
+        scope_bind(S, S->scope, target->name, r, target->span);
+        return;
+    }
+    Val r = sema_vec_materialize(S, v, target->name, sp);
+    scope_bind(S, S->scope, target->name, r, target->span);
 }
 
 static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
@@ -46,6 +76,7 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
         diag_note(b->decl, "'%s' is declared here", target->name);
         return;
     }
+    if (v.kind == V_VEC) return assign_vec_name(S, target, b, v, sp);
     if (!is_scalar(v)) { /* compile-time objects (SharedArray, field, ...) are bound by name */
         if (v.kind == V_ERR) { /* later uses of the name stay quiet */
             scope_bind(S, S->scope, target->name, v, target->span);
@@ -80,12 +111,20 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
 
 void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
     if (target->kind == E_NAME) return assign_name(S, target, v, sp);
-    if (target->kind == E_SUBSCRIPT) {
+    if (target->kind == E_SUBSCRIPT || target->kind == E_ATTR) { /* x[i], v[0], v.x, v.xy, m[i, j] */
+        if (sema_vec_dynamic_store(S, target, v, sp)) return;
         Val r = sema_eval(S, target);
+        if (r.kind == V_VEC) return sema_vec_assign(S, r, v, sp);
+        if (v.kind == V_VEC) {
+            if (r.kind != V_ERR) diag_error(sp, "QD2040", "cannot assign a vector to a scalar element");
+            return;
+        }
         IrExpr *e = sema_rvalue(S, v, sp);
         if (r.kind == V_ERR || !e) return;
+        if (r.kind == V_LOCAL) return emit_assign(S, r.index, e, sp);
         if (r.kind != V_REF) {
-            diag_error(target->span, "QD2010", "cannot assign to %s", val_describe(r));
+            diag_error(target->span, "QD2010", target->kind == E_ATTR ? "cannot assign to an attribute in a kernel" : "cannot assign to %s",
+                       val_describe(r));
             return;
         }
         IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
@@ -112,6 +151,7 @@ static Val snapshot(Sema *S, Val v, Span sp) {
     t.tuple.items = ARENA_ARRAY(S->arena, Val, v.tuple.n ? v.tuple.n : 1);
     for (int k = 0; k < v.tuple.n; k++) {
         t.tuple.items[k] = v.tuple.items[k];
+        if (v.tuple.items[k].kind == V_VEC) t.tuple.items[k] = sema_vec_materialize(S, v.tuple.items[k], "$tmp", sp);
         if (!is_scalar(v.tuple.items[k])) continue;
         IrExpr *e = sema_rvalue(S, v.tuple.items[k], sp);
         if (!e || ir_is_const(e)) continue;
@@ -136,6 +176,20 @@ static void stmt_assign(Sema *S, const Stmt *s) {
 
 static void stmt_annassign(Sema *S, const Stmt *s) {
     QdType t;
+    int n = 0, m = 0;
+    if (sema_vec_type_of(S, s->ann.annotation, &t, &n, &m)) { /* v: vec3 = ... */
+        if (!n || !s->ann.value) {
+            if (n) diag_error(s->span, "QD2042", "a vector variable needs a value");
+            return;
+        }
+        Val v = sema_eval(S, s->ann.value);
+        if (v.kind == V_VEC) {
+            Val c = vec_make(S, v.vec.n, v.vec.m);
+            for (int k = 0; k < vec_len(v); k++) c.vec.c[k] = val_expr(ir_cast(S, sema_rvalue(S, v.vec.c[k], s->span), t));
+            v = c;
+        }
+        return sema_assign(S, s->ann.target, v, s->span);
+    }
     if (!sema_annotation_type(S, s->ann.annotation, &t)) return;
     if (s->ann.target->kind != E_NAME) {
         if (s->ann.value) sema_assign(S, s->ann.target, sema_eval(S, s->ann.value), s->span);
@@ -157,7 +211,6 @@ static void stmt_annassign(Sema *S, const Stmt *s) {
 
 static void stmt_augassign(Sema *S, const Stmt *s) {
     const Expr *t = s->aug.target;
-    if (t->kind == E_ATTR) return (void)diag_error(t->span, "QD2010", "cannot assign to an attribute in a kernel");
     if (t->kind == E_NAME) {
         Binding *b = scope_find(S->scope, t->name);
         if (b && b->is_param) {
@@ -172,6 +225,7 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
         }
         if (b && b->v.kind == V_REF && sema_is_promoted(S, t->name)) return sema_augassign_global(S, s, sema_fresh_ref(S, b->v, t->span).ref);
         if (b && b->v.kind == V_LOCAL && !sema_local_visible(S, b->v.index, t->span)) return;
+        if (b && b->v.kind == V_VEC) return sema_augassign_vec(S, s, sema_eval(S, t));
         if (!b || b->v.kind != V_LOCAL) {
             Val v = sema_eval(S, t);
             if (v.kind != V_ERR) diag_error(t->span, "QD2010", "cannot update '%s' in place: it is %s, not a local variable", t->name, val_describe(v));
@@ -183,6 +237,16 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
     }
     Val r = sema_eval(S, t);
     if (r.kind == V_ERR) return;
+    if (r.kind == V_VEC) return sema_augassign_vec(S, s, r);
+    if (r.kind == V_EXPR && t->kind == E_SUBSCRIPT) { /* v[i] op= x with a run-time i on a vector variable */
+        IrExpr *x = sema_binop_tok(S, s->aug.op, r.e, sema_expr(S, s->aug.value), s->span);
+        if (x && sema_vec_dynamic_store(S, t, val_expr(x), s->span)) return;
+    }
+    if (r.kind == V_LOCAL) { /* v[0] += 1 on a vector variable */
+        IrExpr *x = sema_binop_tok(S, s->aug.op, ir_local(S, r.index, t->span), sema_expr(S, s->aug.value), s->span);
+        if (x) emit_assign(S, r.index, x, s->span);
+        return;
+    }
     if (r.kind != V_REF) return (void)diag_error(t->span, "QD2010", "cannot update %s in place", val_describe(r));
     sema_augassign_global(S, s, r.ref);
 }
@@ -350,7 +414,22 @@ static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
 static void stmt_for(Sema *S, const Stmt *s) {
     LoopSpace ls;
     const Expr *vars[IR_MAX_DIMS];
-    if (!sema_loop_space(S, s->for_.iter, &ls) || loop_targets(S, s, vars, ls.ndims) < 0) return;
+    if (!sema_loop_space(S, s->for_.iter, &ls)) return;
+    if (ls.grouped && s->for_.target->kind == E_NAME) { /* one name: a vector of per-dimension variables */
+        const Expr *t = s->for_.target;
+        Val g = vec_make(S, ls.ndims, 0);
+        for (int d = 0; d < ls.ndims; d++) {
+            Expr *v = ARENA_NEW(S->arena, Expr);
+            *v = *t, v->name = arena_printf(S->arena, "%s_%d", t->name, d);
+            vars[d] = v;
+            int l = loop_var(S, v);
+            if (l < 0) return;
+            g.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
+        }
+        scope_bind(S, S->scope, t->name, g, t->span);
+        return serial_for(S, s, &ls, vars, 0);
+    }
+    if (loop_targets(S, s, vars, ls.ndims) < 0) return;
     if (ls.is_static) static_for(S, s, &ls, vars);
     else serial_for(S, s, &ls, vars, 0);
 }
@@ -361,6 +440,22 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
     bool template_ = p->annotation && p->annotation->kind == E_CALL && sema_path(S, p->annotation->call.fn) &&
                      !strcmp(sema_path(S, p->annotation->call.fn), "qd.template");
     if (v.kind == V_ERR) return false;
+    if (v.kind == V_VEC && !template_) { /* passed by value */
+        QdType t;
+        int n = 0, m = 0;
+        if (p->annotation && sema_vec_type_of(S, p->annotation, &t, &n, &m)) {
+            if (!n) return false;
+            if (n != v.vec.n || m != v.vec.m) {
+                diag_error(sp, "QD2040", "argument '%s' is a %s, not of the declared shape", p->name, val_describe(v));
+                return false;
+            }
+            Val c = vec_make(S, v.vec.n, v.vec.m);
+            for (int k = 0; k < vec_len(v); k++) c.vec.c[k] = val_expr(ir_cast(S, sema_rvalue(S, v.vec.c[k], sp), t));
+            v = c;
+        }
+        Val r = sema_vec_materialize(S, v, p->name, sp);
+        return r.kind == V_VEC && (scope_bind(S, sc, p->name, r, p->span), true);
+    }
     if (template_ || !is_scalar(v)) return scope_bind(S, sc, p->name, v, p->span), true;
     IrExpr *e = sema_rvalue(S, v, sp);
     QdType t = e ? e->type : QT_I32;
@@ -378,15 +473,18 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
 /* Evaluates the call's arguments (in the caller's scope) and binds them in a new scope. */
 Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
     Scope *sc = ARENA_NEW(S->arena, Scope);
-    sc->parent = &S->module;
+    sc->parent = sema_def_scope(S, def);
     int np = def->def.nparams;
-    if (call->call.args.n > np) {
-        diag_error(call->span, "QD2007", "'%s' takes %d argument%s, got %d", def->def.name, np, np == 1 ? "" : "s", call->call.args.n);
+    Val obj;
+    int self = np && sema_method_object(S, def, &obj) ? 1 : 0; /* a method of a data-oriented instance: self is bound */
+    if (call->call.args.n > np - self) {
+        diag_error(call->span, "QD2007", "'%s' takes %d argument%s, got %d", def->def.name, np - self, np - self == 1 ? "" : "s", call->call.args.n);
         return NULL;
     }
     Val *vals = ARENA_ARRAY(S->arena, Val, np ? np : 1);
     bool *have = ARENA_ARRAY(S->arena, bool, np ? np : 1);
-    for (int k = 0; k < call->call.args.n; k++) vals[k] = sema_eval(S, call->call.args.items[k]), have[k] = true;
+    if (self) vals[0] = obj, have[0] = true;
+    for (int k = 0; k < call->call.args.n; k++) vals[k + self] = sema_eval(S, call->call.args.items[k]), have[k + self] = true;
     for (int j = 0; j < call->call.nkw; j++) {
         int k = 0;
         while (k < np && strcmp(def->def.params[k].name, call->call.kw[j].name)) k++;
@@ -403,7 +501,7 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
         const Param *p = &def->def.params[k];
         if (!have[k] && p->dflt) {
             Scope *saved = S->scope;
-            S->scope = NULL;
+            S->scope = sc->parent; /* a default is evaluated where the qd.func is defined */
             vals[k] = sema_eval(S, p->dflt), have[k] = true;
             S->scope = saved;
         }
@@ -458,6 +556,18 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     if (ret && ret->expr) {
         result = sema_eval(S, ret->expr);
         QdType t;
+        int rn = 0, rm = 0;
+        if (result.kind == V_VEC && def->def.returns && sema_vec_type_of(S, def->def.returns, &t, &rn, &rm) && rn) {
+            if (rn != result.vec.n || rm != result.vec.m) {
+                diag_error(ret->expr->span, "QD2040", "'%s' returns %s, not the declared shape", def->def.name, val_describe(result));
+                result = val_err();
+            } else {
+                Val c = vec_make(S, rn, rm);
+                for (int k = 0; k < vec_len(c); k++) c.vec.c[k] = val_expr(ir_cast(S, sema_rvalue(S, result.vec.c[k], ret->span), t));
+                result = c;
+            }
+        }
+        if (result.kind == V_VEC) result = sema_vec_materialize(S, result, arena_printf(S->arena, "$%s_ret", def->def.name), ret->span);
         if (is_scalar(result)) {
             IrExpr *e = sema_rvalue(S, result, ret->expr->span);
             if (e && def->def.returns && sema_annotation_type(S, def->def.returns, &t)) e = ir_cast(S, e, t);
@@ -480,7 +590,10 @@ void sema_stmt(Sema *S, const Stmt *s) {
     switch (s->kind) {
     case S_EXPR: {
         if (s->expr->kind == E_STR) return; /* a docstring */
+        const Expr *saved = sema_discarded;
+        sema_discarded = s->expr;
         Val v = sema_eval(S, s->expr);
+        sema_discarded = saved;
         if (v.kind == V_EXPR && v.e->kind == IR_MEMOP) {
             v.e->mem.result_used = false;
             IrStmt *st = sema_stmt_new(S, IR_EVAL, s->span);
@@ -507,7 +620,7 @@ void sema_stmt(Sema *S, const Stmt *s) {
         return;
     case S_DEF: diag_error(s->span, "QD1012", "nested function definitions are not supported in kernels"); return;
     case S_IMPORT: diag_error(s->span, "QD2003", "'import' inside a function is not supported"); return;
-    case S_HOST: die("host code inside a function");
+    case S_HOST: case S_CLASS: die("host code inside a function");
     }
 }
 

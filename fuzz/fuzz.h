@@ -13,6 +13,8 @@ void fuzz_quiet_diagnostics(void);
 /* Opens the checked-in capability database ($QDC_ROOT/capability-db, default ./capability-db),
  * plus extra_dir when not NULL. NULL if it does not load. */
 CapDb *fuzz_open_capdb(const char *extra_dir);
+/* Every family of db, in the database's order (malloc'ed; *n set). Dies when there is none. */
+const CapTarget **fuzz_all_targets(CapDb *db, unsigned *n);
 /* Runs the pipeline on text; t == NULL stops after the checker. Returns true if it compiled. */
 bool fuzz_compile(const char *name, const uint8_t *text, size_t len, const CapTarget *t);
 #endif

@@ -26,6 +26,22 @@ CapDb *fuzz_open_capdb(const char *extra_dir) {
     return db;
 }
 
+const CapTarget **fuzz_all_targets(CapDb *db, unsigned *n) {
+    const CapTarget **ts = NULL;
+    *n = 0;
+    char *names = xstrdup(capdb_target_names(db));
+    for (char *save, *name = strtok_r(names, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        while (*name == ' ') name++;
+        const CapTarget *t = capdb_target(db, name);
+        if (!t) continue;
+        ts = xrealloc(ts, sizeof *ts * (*n + 1));
+        ts[(*n)++] = t;
+    }
+    free(names);
+    if (!*n) die("no families in the capability database");
+    return ts;
+}
+
 /* The backend's natural artifact (as the driver resolves EMIT_DEFAULT), except AMDGPU: the
  * unlinked object, so that no ld.lld-19 process is spawned per input. */
 static EmitKind fuzz_emit_kind(const CapTarget *t) {
@@ -35,7 +51,7 @@ static EmitKind fuzz_emit_kind(const CapTarget *t) {
 }
 
 static bool emit(const IrModule *ir, const CapTarget *t, Arena *arena) {
-    LowerOptions lo = {NULL, 0};
+    LowerOptions lo = {NULL, 0, false};
     int before = diag_error_count();
     const IrLowered *low = lower_module(ir, t, &lo, arena);
     if (!low || diag_error_count() != before) return false;

@@ -147,16 +147,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     fuzz_quiet_diagnostics();
     db = fuzz_open_capdb(NULL);
     if (!db) die("the capability database does not load (set QDC_ROOT)");
-    char *names = xstrdup(capdb_target_names(db));
-    for (char *save, *n = strtok_r(names, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
-        while (*n == ' ') n++;
-        const CapTarget *t = capdb_target(db, n);
-        if (!t) continue;
-        targets = xrealloc(targets, sizeof *targets * (ntargets + 1));
-        targets[ntargets++] = t;
-    }
-    free(names);
-    if (!ntargets) die("no families in the capability database");
+    targets = fuzz_all_targets(db, &ntargets);
     return 0;
 }
 

@@ -11,6 +11,16 @@ static const char *const binop_names[] = {
     "eq", "ne", "lt", "le", "gt", "ge", "min", "max", "land", "lor",
 };
 _Static_assert(ARRAY_LEN(binop_names) == IR_LOR + 1, "one name per IrBinOp");
+
+static const struct { const char *name; int nargs; IrSgResult result; } sg_ops[] = {
+#define SG(e, name, nargs, result) {name, nargs, result},
+#include "simt.def"
+#undef SG
+};
+_Static_assert(ARRAY_LEN(sg_ops) == SG_COUNT, "one row per IrSgOp");
+const char *ir_sg_name(IrSgOp op) { return sg_ops[op].name; }
+int ir_sg_nargs(IrSgOp op) { return sg_ops[op].nargs; }
+IrSgResult ir_sg_result(IrSgOp op) { return sg_ops[op].result; }
 static const char *const unop_names[] = {"neg", "bitnot", "lnot"};
 static const char *const math_names[] = {"sqrt", "floor", "abs", "popcnt", "clz", "ceil", "round", "rsqrt", "sin",
                                          "cos", "tan", "asin", "acos", "atan", "exp", "log", "tanh", "atan2"};
@@ -102,6 +112,14 @@ static void dump_expr(const Dump *d, const IrExpr *e, StrBuf *out) {
     case IR_MEMOP: dump_memop(d, e, out); return;
     case IR_THREAD_IDX: sb_puts(out, "(thread_idx)"); return;
     case IR_GLOBAL_THREAD_IDX: sb_puts(out, "(global_thread_idx)"); return;
+    case IR_SUBGROUP:
+        sb_printf(out, "(subgroup.%s", ir_sg_name(e->sg.op));
+        if (e->sg.op == SG_REDUCE || e->sg.op == SG_INCLUSIVE || e->sg.op == SG_EXCLUSIVE)
+            sb_printf(out, "_%s", binop_names[e->sg.combine]);
+        sb_printf(out, ":%s", qt_name(e->type));
+        if (e->sg.a) sb_putc(out, ' '), dump_expr(d, e->sg.a, out);
+        if (e->sg.b) sb_putc(out, ' '), dump_expr(d, e->sg.b, out);
+        break;
     }
     sb_putc(out, ')');
 }

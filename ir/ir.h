@@ -24,8 +24,22 @@ typedef enum {
     LOW_UNSUPPORTED, /* a diagnostic was reported; no backend runs */
 } IrLowKind;
 
+/* The compiler's rewrite of a memory operation across iterations (lower/reduce.c, the rules in
+ * qdc-lang(7) "Atomic reductions"): none, or a reduction whose iterations accumulate into a
+ * private partial that one atomic of the decided kind adds to memory at the end of each call of
+ * the task body (x86: a chunk of a worker's share; PTX: a thread's grid-stride loop, after a
+ * subgroup reduction). */
+typedef enum {
+    LOW_REDUCE_NONE = 0,
+    LOW_REDUCE_WORKER,   /* per worker (x86: per chunk of a worker's share) */
+    LOW_REDUCE_SUBGROUP, /* GPU: per thread over its grid-stride iterations, then reduced over
+                            the subgroup's active lanes (LlvmTarget.reduce_subgroup) and one
+                            atomic by the lowest of them */
+} IrReduceLevel;
+
 typedef struct IrLowering {
     IrLowKind kind;
+    IrReduceLevel reduce; /* LOW_REDUCE_NONE: one atomic per execution, as decided below */
     QdOp op;              /* the operation to emit (QOP_SUB rewritten to QOP_ADD + negate) */
     bool negate;          /* the operand is negated first (atomic_sub -> atomic_add) */
     bool via_int;         /* operate on the same-width unsigned integer (float exchange/cas/
@@ -90,7 +104,19 @@ typedef enum {
     IR_MEMOP,      /* atomic RMW/cas/inc/dec/load/store or volatile load; see IrMemOp */
     IR_THREAD_IDX,        /* i32 lane index within the block (qd.simt.block.thread_idx) */
     IR_GLOBAL_THREAD_IDX, /* i32 global linear thread index (block.global_thread_idx) */
+    IR_SUBGROUP,   /* a subgroup collective: IrExpr.sg, ops in ir/simt.def */
 } IrExprKind;
+
+typedef enum {
+#define SG(e, name, nargs, result) e,
+#include "simt.def"
+#undef SG
+    SG_COUNT
+} IrSgOp;
+typedef enum { SGR_VOID, SGR_I32, SGR_U64, SGR_ARG } IrSgResult;
+const char *ir_sg_name(IrSgOp op);     /* "shuffle_up" */
+int ir_sg_nargs(IrSgOp op);
+IrSgResult ir_sg_result(IrSgOp op);
 
 typedef enum { IR_NEG, IR_BITNOT, IR_LNOT } IrUnOp; /* LNOT: u1 -> u1 */
 
@@ -153,6 +179,8 @@ struct IrExpr {
         IrExpr *arg;                                   /* IR_CAST, IR_BITCAST */
         struct { IrMathOp op; IrExpr *a, *b; } math; /* b: ATAN2 only */
         IrMemOp mem;                                   /* IR_MEMOP */
+        struct { IrSgOp op; IrBinOp combine; IrExpr *a, *b; bool warp; } sg; /* IR_SUBGROUP (warp:
+                          from qd.simt.warp.*, valid only on 32-lane subgroups) */
     };
 };
 
@@ -206,7 +234,9 @@ typedef struct IrParam {
     const char *name;
     IrParamKind kind;
     QdType type; /* scalar type, or ndarray element type */
-    int ndim;    /* ndarray only */
+    int ndim;    /* ndarray only; the component axes of a vector/matrix dtype included */
+    int elem_ndim; /* ndarray of vectors (1) or matrices (2): its last axes are the components */
+    int elem_shape[2];
     Span span;
 } IrParam;
 
@@ -228,7 +258,7 @@ typedef struct IrTask {
     IrExpr *extent;   /* parallel: i32 number of iterations; uses only consts, params, shapes */
     int index_local;  /* parallel: local that receives the linear iteration index (i32) */
     int block_dim;    /* from qd.loop_config(block_dim=...); 0 = the target's default */
-    bool uses_block;  /* contains IR_BARRIER, IR_THREAD_IDX or shared arrays */
+    bool uses_block;  /* contains IR_BARRIER, IR_THREAD_IDX, IR_SUBGROUP or shared arrays */
     IrBlock body;     /* parallel: starts by computing the loop variables from index_local */
     Span span;
 } IrTask;
@@ -263,7 +293,9 @@ typedef struct IrField {
     const char *name;  /* kernel-owned temporaries (a kernel-scope local shared between tasks,
                           a kernel's return slot) are "qdc_tmp_<kernel>_<var>", "qdc_ret_<kernel>" */
     QdType type;
-    int ndim; /* 0 for shape=() */
+    int ndim; /* 0 for shape=(); a vector/matrix field's component axes included */
+    int elem_ndim; /* a field of vectors (1) or matrices (2): its last axes are the components,
+                      so one element's components are contiguous (AOS, qdc-abi(7)) */
     int64_t shape[IR_MAX_DIMS];
     int64_t elems;
     Span span;
@@ -368,7 +400,7 @@ void ir_walk_kernel(IrKernel *k, IrWalker *w);
  * nested blocks included) satisfies pred; both walk with the walker above. */
 bool ir_expr_any(const IrExpr *e, bool (*pred)(const IrExpr *e, void *ctx), void *ctx);
 bool ir_block_any(const IrBlock *b, bool (*pred)(const IrExpr *e, void *ctx), void *ctx);
-bool ir_has_effects(const IrExpr *e); /* contains a memory operation */
+bool ir_has_effects(const IrExpr *e); /* contains a memory operation or a collective */
 bool ir_is_uniform(const IrExpr *e);  /* only constants, scalar arguments and shapes */
 
 /* Stable textual dump (--emit=ir) for golden tests; with low, each memop shows its decision. */

@@ -74,6 +74,7 @@ static IrExpr *walk_expr(IrWalker *w, IrExpr *e) {
         walk_ref(w, e->mem.ref);
         e->mem.val = walk_expr(w, e->mem.val), e->mem.val2 = walk_expr(w, e->mem.val2);
         break;
+    case IR_SUBGROUP: e->sg.a = walk_expr(w, e->sg.a), e->sg.b = walk_expr(w, e->sg.b); break;
     case IR_CONST: case IR_LOCAL: case IR_PARAM: case IR_SHAPE: case IR_THREAD_IDX: case IR_GLOBAL_THREAD_IDX: break;
     }
     IrExpr *r = w->expr(w, e);
@@ -156,12 +157,13 @@ static bool any_in(const IrExpr *e, const IrBlock *b, bool (*pred)(const IrExpr 
 bool ir_expr_any(const IrExpr *e, bool (*pred)(const IrExpr *e, void *ctx), void *ctx) { return any_in(e, NULL, pred, ctx); }
 bool ir_block_any(const IrBlock *b, bool (*pred)(const IrExpr *e, void *ctx), void *ctx) { return any_in(NULL, b, pred, ctx); }
 
-static bool is_memop(const IrExpr *e, void *ctx) {
+/* A memory operation, or a collective: every lane must reach it. */
+static bool is_effect(const IrExpr *e, void *ctx) {
     (void)ctx;
-    return e->kind == IR_MEMOP;
+    return e->kind == IR_MEMOP || e->kind == IR_SUBGROUP;
 }
 
-bool ir_has_effects(const IrExpr *e) { return ir_expr_any(e, is_memop, NULL); }
+bool ir_has_effects(const IrExpr *e) { return ir_expr_any(e, is_effect, NULL); }
 
 /* Uniform: built only from constants, scalar parameters and shapes by operators, selects,
  * casts and math functions. */

@@ -377,7 +377,9 @@ IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOption
     LowerCtx c = {t, o, arena, true, ARENA_ARRAY(arena, IrLowering, m->nmemops + 1), m->nmemops, {0}};
     if (!check_shared_limits(m, t)) c.ok = false;
     if (!check_block_dims(m, t)) c.ok = false;
+    if (!lower_check_simt(m, t, o)) c.ok = false;
     ir_visit_memory_ops(m, visit, &c);
+    if (c.ok) lower_reductions(m, t, o, c.ops, arena);
     if (c.caps_used.len) qsort(c.caps_used.items, (size_t)c.caps_used.len, sizeof(char *), cmp_cstr);
     const char **caps = ARENA_ARRAY(arena, const char *, c.caps_used.len + 1);
     for (int i = 0; i < c.caps_used.len; i++) caps[i] = arena_strdup(arena, c.caps_used.items[i]);

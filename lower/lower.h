@@ -7,6 +7,7 @@
 typedef struct LowerOptions {
     const char **caps; /* user-asserted capabilities: "+int64-atomics", "-float-atomic-add", ... */
     int ncaps;
+    bool no_reduce;    /* --atomic-rewrite=none: no reduction rewrite (lower/reduce.c) */
 } LowerOptions;
 
 /* Validates the --cap names against the target (false + diagnostic if unknown). */
@@ -14,8 +15,19 @@ bool lower_check_caps(const CapTarget *t, const LowerOptions *o);
 /* This target's decision for every memory operation of the sealed module (the module is not
  * changed); NULL after reporting unsupported operations (QD4xxx). */
 IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOptions *o, Arena *arena);
+/* lower/reduce.c: marks the atomics of parallel tasks that qdc-lang(7) "Atomic reductions"
+ * allows to accumulate per worker (IrLowering.reduce, detail), at the level the family's
+ * rewrite.reduce names; called by lower_module on decisions already taken. */
+void lower_reductions(const IrModule *m, const CapTarget *t, const LowerOptions *o, IrLowering *ops, Arena *arena);
 /* Decides one IR_MEMOP expression alone into *out (tests, tools); false after a QD4xxx diagnostic. */
 bool lower_memop(const IrExpr *memop, const CapTarget *t, const LowerOptions *o, Arena *arena, IrLowering *out);
+/* simt.c: qd.simt.warp.* only on 32-lane families, every collective on a family with a simt
+ * section (false after QD4010/QD4011); and the --report-lowering records of the collectives. */
+bool lower_check_simt(const IrModule *m, const CapTarget *t, const LowerOptions *o);
+/* The subgroup width known at compile time: the family's when simt.width is fixed, 32 on a
+ * "device" family with --cap=+subgroup32, else 0. */
+int lower_simt_width(const CapTarget *t, const LowerOptions *o);
+void lower_report_simt(const IrModule *m, const CapTarget *t, bool json, StrBuf *out);
 /* --report-lowering: one record per memory operation (text or JSON lines). */
 void lower_report(const IrModule *m, const IrLowered *low, const CapTarget *t, bool json, StrBuf *out);
 /* --print-caps and --support-matrix. */

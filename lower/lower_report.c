@@ -70,6 +70,8 @@ static void record_json(Rep *r, const char *kernel, Span sp, const char *op, con
     else sb_puts(b, "null");
     if (L->fence_before || L->fence_after) sb_printf(b, ",\"fence_order\":\"%s\"", qord_name(L->fence_order));
     else sb_puts(b, ",\"fence_order\":null");
+    sb_puts(b, L->reduce == LOW_REDUCE_WORKER ? ",\"reduce\":\"worker\""
+               : L->reduce == LOW_REDUCE_SUBGROUP ? ",\"reduce\":\"subgroup\"" : ",\"reduce\":null");
     sb_puts(b, "}\n");
 }
 
@@ -105,6 +107,7 @@ void lower_report(const IrModule *m, const IrLowered *low, const CapTarget *t, b
     Rep r = {out, json, low, cap_name(t)};
     if (!json) sb_printf(out, "# lowering for target %s (%s)\n", cap_name(t), cap_backend(t));
     ir_visit_memory_ops(m, visit, &r);
+    lower_report_simt(m, t, json, out);
     if (!json && low->ncaps_used) {
         sb_puts(out, "# capabilities relied on:");
         for (int i = 0; i < low->ncaps_used; i++) sb_printf(out, " +%s", low->caps_used[i]);

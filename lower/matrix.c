@@ -94,6 +94,37 @@ static void table(FILE *out, bool md, const CapTarget **ts, int n, QdSpace sp) {
     free(cols);
 }
 
+/* SIMT collectives: the subgroup width and, per kind of collective, the family's instruction
+ * (its simt.* keys; "butterfly" means expanded from shuffles). */
+static void simt_table(FILE *out, bool md, const CapTarget **ts, int n) {
+    static const char *const keys[] = {"simt.shuffle", "simt.vote", "simt.reduce", "simt.scan", "simt.sync"};
+    fputs(md ? "\n## SIMT collectives\n\n" : "\nSIMT collectives\n", out);
+    const char **cols = xcalloc((size_t)n + 2, sizeof *cols);
+    char **owned = xcalloc((size_t)n + 1, sizeof *owned);
+    cols[0] = "simt", cols[1] = "-";
+    for (int i = 0; i < n; i++) cols[i + 2] = cap_name(ts[i]);
+    row(out, md, cols, n + 2, 28);
+    if (md) {
+        for (int i = 0; i < n + 2; i++) fputs("|---", out);
+        fputs("|\n", out);
+    }
+    cols[0] = "width";
+    for (int i = 0; i < n; i++) {
+        const char *w = cap_str(ts[i], "simt.width");
+        owned[i] = !w ? xstrdup("unsupported") : !strcmp(w, "device") ? xstrdup("device; 32 with +subgroup32")
+                                                                      : xasprintf("%ld", cap_int(ts[i], "subgroup_width", 0));
+        cols[i + 2] = owned[i];
+    }
+    row(out, md, cols, n + 2, 28);
+    for (int i = 0; i < n; i++) free(owned[i]);
+    for (size_t k = 0; k < ARRAY_LEN(keys); k++) {
+        cols[0] = keys[k] + 5;
+        for (int i = 0; i < n; i++) cols[i + 2] = cap_str(ts[i], keys[k]) ? cap_str(ts[i], keys[k]) : "unsupported";
+        row(out, md, cols, n + 2, 28);
+    }
+    free(owned), free(cols);
+}
+
 bool capdb_support_matrix(const CapDb *db, const char *targets_csv, bool markdown, FILE *out) {
     const CapTarget **ts;
     int n;
@@ -103,6 +134,7 @@ bool capdb_support_matrix(const CapDb *db, const char *targets_csv, bool markdow
     fprintf(out, markdown ? "\nCells: default answer at device scope with the result used; `;` lists what changes it.\n"
                           : "cells: default at device scope, result used; ';' lists what changes it\n");
     for (int sp = 0; sp < QSPACE_COUNT; sp++) table(out, markdown, ts, n, sp);
+    simt_table(out, markdown, ts, n);
     free(ts);
     return true;
 }

@@ -4,6 +4,7 @@
  * coroutines for the lanes of a block. */
 #include "qdrt.h"
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -61,6 +62,7 @@ typedef struct Block {
     const qdrt_task *task;
     const void *args;
     int32_t base;
+    uint64_t *sg_vals[2]; /* subgroup deposits, one per lane, in two alternating phases */
 #ifdef QDRT_FAST_SWITCH
     void *sched_sp;
 #else
@@ -72,6 +74,7 @@ struct qdrt_lane {
     Block *blk;
     int32_t idx;
     int done;
+    int sg_phase; /* which deposit phase the lane's next collective uses */
 #ifdef QDRT_FAST_SWITCH
     void *sp;
 #else
@@ -168,7 +171,7 @@ static void run_block(Block *b, int32_t base, int nlanes) {
     b->base = base;
     b->nlanes = nlanes;
     memset(b->shared, 0, (size_t)b->task->shared_bytes);
-    for (int i = 0; i < nlanes; i++) lane_init(b, i);
+    for (int i = 0; i < nlanes; i++) lane_init(b, i), b->lanes[i].sg_phase = 0;
     for (int live = nlanes; live > 0;) {
         live = 0;
         for (int i = 0; i < nlanes; i++) {
@@ -185,6 +188,10 @@ static void run_blocks(Team *T, const qdrt_task *t) {
     b.lanes = calloc((size_t)bd, sizeof *b.lanes);
     b.stacks = malloc((size_t)bd * LANE_STACK);
     b.shared = malloc(t->shared_bytes > 0 ? (size_t)t->shared_bytes : 1);
+    for (int p = 0; p < 2; p++) {
+        b.sg_vals[p] = calloc((size_t)bd, sizeof *b.sg_vals[p]);
+        if (!b.sg_vals[p]) abort();
+    }
     if (!b.lanes || !b.stacks || !b.shared) abort();
     int32_t nblocks = (int32_t)(((int64_t)T->extent + bd - 1) / bd);
     for (int32_t k; (k = atomic_fetch_add(&T->next_block, 1)) < nblocks;) {
@@ -194,6 +201,64 @@ static void run_blocks(Team *T, const qdrt_task *t) {
     free(b.lanes);
     free(b.stacks);
     free(b.shared);
+    for (int p = 0; p < 2; p++) free(b.sg_vals[p]);
+}
+
+/* ---- subgroup collectives ---- */
+
+/* One scan/reduction over the n deposits v[0..n) of a subgroup for lane `me`, in type T. */
+#define SG_COMBINE_INT(T, U, x, y, c) (c == QDRT_SGC_ADD ? (T)((U)x + (U)y) : c == QDRT_SGC_MUL ? (T)((U)x * (U)y) : \
+    c == QDRT_SGC_MIN ? (x < y ? x : y) : c == QDRT_SGC_MAX ? (x > y ? x : y) : c == QDRT_SGC_AND ? (T)(x & y) : \
+    c == QDRT_SGC_OR ? (T)(x | y) : (T)(x ^ y))
+#define SG_COMBINE_FLT(T, U, x, y, c) (c == QDRT_SGC_ADD ? x + y : c == QDRT_SGC_MUL ? x * y : \
+    c == QDRT_SGC_MIN ? (x < y || y != y ? x : y) : (x > y || y != y ? x : y))
+#define SG_SCAN(NAME, T, U, COMBINE, ID_MIN, ID_MAX)                                                   \
+    static uint64_t NAME(int op, int c, const uint64_t *v, int n, int me) {                            \
+        T acc = c == QDRT_SGC_MUL ? (T)1 : c == QDRT_SGC_MIN ? ID_MIN : c == QDRT_SGC_MAX ? ID_MAX :  \
+                c == QDRT_SGC_AND ? (T)~(U)0 : (T)0;                                                   \
+        int upto = op == QDRT_SG_REDUCE ? n : op == QDRT_SG_INCLUSIVE ? me + 1 : me;                  \
+        for (int i = 0; i < upto; i++) {                                                               \
+            U bits = (U)v[i];                                                                          \
+            T x;                                                                                       \
+            memcpy(&x, &bits, sizeof x);                                                               \
+            acc = i == 0 && c != QDRT_SGC_MIN && c != QDRT_SGC_MAX ? x : COMBINE(T, U, acc, x, c);            \
+        }                                                                                              \
+        U out;                                                                                         \
+        memcpy(&out, &acc, sizeof out);                                                                \
+        return (uint64_t)out;                                                                          \
+    }
+SG_SCAN(sg_i32, int32_t, uint32_t, SG_COMBINE_INT, INT32_MAX, INT32_MIN)
+SG_SCAN(sg_u32, uint32_t, uint32_t, SG_COMBINE_INT, UINT32_MAX, 0)
+SG_SCAN(sg_i64, int64_t, uint64_t, SG_COMBINE_INT, INT64_MAX, INT64_MIN)
+SG_SCAN(sg_u64, uint64_t, uint64_t, SG_COMBINE_INT, UINT64_MAX, 0)
+SG_SCAN(sg_f32, float, uint32_t, SG_COMBINE_FLT, INFINITY, -INFINITY)
+SG_SCAN(sg_f64, double, uint64_t, SG_COMBINE_FLT, INFINITY, -INFINITY)
+
+uint64_t qdrt_subgroup(qdrt_lane *lane, int32_t code, uint64_t a, int32_t b, int32_t width) {
+    Block *blk = lane->blk;
+    int op = code & 0xff, type = (code >> 8) & 0xff, c = (code >> 16) & 0xff, p = lane->sg_phase;
+    int w = width > 0 ? width : 1, base = lane->idx / w * w, me = lane->idx - base;
+    int n = blk->nlanes - base < w ? blk->nlanes - base : w;
+    lane->sg_phase ^= 1;
+    blk->sg_vals[p][lane->idx] = a;
+    qdrt_block_sync(lane); /* every lane of the block has deposited (or finished) */
+    const uint64_t *v = blk->sg_vals[p] + base;
+    uint64_t r = 0;
+    switch (op) {
+    case QDRT_SG_SHUFFLE: return b >= 0 && b < n ? v[b] : a;
+    case QDRT_SG_SHUFFLE_UP: return b >= 0 && me - b >= 0 ? v[me - b] : a;
+    case QDRT_SG_SHUFFLE_DOWN: return b >= 0 && me + b < n ? v[me + b] : a;
+    case QDRT_SG_BALLOT:
+        for (int i = 0; i < n && i < 64; i++) r |= (uint64_t)((uint32_t)v[i] != 0) << i;
+        return r;
+    case QDRT_SG_ALL: case QDRT_SG_ANY:
+        for (int i = 0; i < n; i++) r += (uint32_t)v[i] != 0;
+        return op == QDRT_SG_ALL ? r == (uint64_t)n : r != 0;
+    default: break;
+    }
+    static uint64_t (*const typed[])(int, int, const uint64_t *, int, int) = {sg_i32, sg_u32, sg_i64, sg_u64, sg_f32, sg_f64};
+    if (type < 0 || type > QDRT_SGT_F64) abort();
+    return typed[type](op, c, v, n, me);
 }
 
 /* Runs the chunks of one share, front to back, until it is used up. */

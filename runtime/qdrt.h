@@ -37,6 +37,18 @@ int qdrt_default_threads(void);
 void *qdrt_lane_shared(qdrt_lane *lane);      /* this block's shared storage (zeroed per block) */
 int32_t qdrt_lane_thread_idx(qdrt_lane *lane); /* lane index within the block */
 void qdrt_block_sync(qdrt_lane *lane);         /* barrier across the block's lanes */
+/* Subgroup collectives (qdc's IR_SUBGROUP on x86-64): lanes [k*width, (k+1)*width) of a block
+ * form subgroup k (fewer in a block's last subgroup when the block is smaller). Every lane of the
+ * subgroup must make the same sequence of calls (uniform control flow, as on the GPU). Each call
+ * is one barrier phase of the block: a lane deposits its operand, the lanes switch, and each
+ * computes its result from its subgroup's deposits in lane order. code = op | type << 8 |
+ * combine << 16; a carries the operand's bits (f32 in the low 32 bits); b is the lane operand
+ * (shuffles). The result comes back the same way (ballot: a 64-bit mask; all/any: 0 or 1). */
+enum { QDRT_SG_SHUFFLE, QDRT_SG_SHUFFLE_UP, QDRT_SG_SHUFFLE_DOWN, QDRT_SG_BALLOT, QDRT_SG_ALL, QDRT_SG_ANY,
+       QDRT_SG_REDUCE, QDRT_SG_INCLUSIVE, QDRT_SG_EXCLUSIVE };
+enum { QDRT_SGT_I32, QDRT_SGT_U32, QDRT_SGT_I64, QDRT_SGT_U64, QDRT_SGT_F32, QDRT_SGT_F64 };
+enum { QDRT_SGC_ADD, QDRT_SGC_MUL, QDRT_SGC_MIN, QDRT_SGC_MAX, QDRT_SGC_AND, QDRT_SGC_OR, QDRT_SGC_XOR };
+uint64_t qdrt_subgroup(qdrt_lane *lane, int32_t code, uint64_t a, int32_t b, int32_t width);
 /* Called by every iteration of a loop that waits on memory: a pause instruction, and every
  * 64th call a sched_yield(), so a waiter gives its core to the thread it waits for. */
 void qdrt_spin_pause(void);

@@ -56,7 +56,14 @@ static void args_struct(StrBuf *b, const IrKernel *k) {
             sb_printf(b, "    %s %s;\n", abi_c_type(p->type), p->name);
             continue;
         }
-        sb_printf(b, "    %s *%s; /* ndarray[%s, %d] */\n", abi_c_type(p->type), p->name, qt_name(p->type), p->ndim);
+        if (p->elem_ndim == 1)
+            sb_printf(b, "    %s *%s; /* ndarray[%s, %d]: the last axis (%d) holds each element's vector */\n", abi_c_type(p->type),
+                      p->name, qt_name(p->type), p->ndim, p->elem_shape[0]);
+        else if (p->elem_ndim == 2)
+            sb_printf(b, "    %s *%s; /* ndarray[%s, %d]: the last axes (%d, %d) hold each element's matrix */\n", abi_c_type(p->type),
+                      p->name, qt_name(p->type), p->ndim, p->elem_shape[0], p->elem_shape[1]);
+        else
+            sb_printf(b, "    %s *%s; /* ndarray[%s, %d] */\n", abi_c_type(p->type), p->name, qt_name(p->type), p->ndim);
         sb_printf(b, "    int32_t %s_shape[%d];\n", p->name, p->ndim);
     }
     if (!k->nparams) sb_puts(b, "    uint8_t qdc_unused_; /* no parameters */\n");
@@ -99,9 +106,23 @@ static void snode_field_decl(StrBuf *b, const IrModule *m, const IrField *f) {
     sb_puts(b, ");\n}\n");
 }
 
+/* The element type of a vector/matrix field, qd_vec3_f32 or qd_mat2x3_f32: one element's
+ * components, row-major and contiguous (the typedef is shared by every header). */
+static const char *elem_typedef(StrBuf *b, const IrField *f, char *name, size_t cap) {
+    const int64_t *e = &f->shape[f->ndim - f->elem_ndim];
+    if (f->elem_ndim == 1) snprintf(name, cap, "qd_vec%lld_%s", (long long)e[0], qt_name(f->type));
+    else snprintf(name, cap, "qd_mat%lldx%lld_%s", (long long)e[0], (long long)e[1], qt_name(f->type));
+    sb_printf(b, "#ifndef %s_DEFINED\n#define %s_DEFINED\ntypedef %s %s[%lld]", name, name, abi_c_type(f->type), name, (long long)e[0]);
+    if (f->elem_ndim == 2) sb_printf(b, "[%lld]", (long long)e[1]);
+    sb_puts(b, ";\n#endif\n");
+    return name;
+}
+
 static void field_decl(StrBuf *b, const IrField *f) {
-    sb_printf(b, "extern %s qd_field_%s", abi_c_type(f->type), f->name);
-    for (int d = 0; d < f->ndim; d++) sb_printf(b, "[%lld]", (long long)f->shape[d]);
+    char elem[64];
+    const char *t = f->elem_ndim ? elem_typedef(b, f, elem, sizeof elem) : abi_c_type(f->type);
+    sb_printf(b, "extern %s qd_field_%s", t, f->name);
+    for (int d = 0; d < f->ndim - f->elem_ndim; d++) sb_printf(b, "[%lld]", (long long)f->shape[d]);
     sb_puts(b, ";\n");
 }
 

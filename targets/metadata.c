@@ -9,6 +9,8 @@ static void param_json(StrBuf *b, const IrParam *p) {
     sb_printf(b, ", \"kind\": \"%s\", \"dtype\": \"%s\"", p->kind == IR_PARAM_SCALAR ? "scalar" : "ndarray",
               qt_name(p->type));
     if (p->kind == IR_PARAM_NDARRAY) sb_printf(b, ", \"ndim\": %d", p->ndim);
+    if (p->elem_ndim == 1) sb_printf(b, ", \"element_shape\": [%d]", p->elem_shape[0]);
+    if (p->elem_ndim == 2) sb_printf(b, ", \"element_shape\": [%d, %d]", p->elem_shape[0], p->elem_shape[1]);
     sb_puts(b, "}");
 }
 
@@ -65,6 +67,11 @@ static void field_json(StrBuf *b, const IrModule *m, const IrField *f) {
     sb_printf(b, ", \"dtype\": \"%s\", \"shape\": [", qt_name(f->type));
     for (int d = 0; d < f->ndim; d++) sb_printf(b, "%s%lld", d ? ", " : "", (long long)f->shape[d]);
     sb_puts(b, "]");
+    if (f->elem_ndim) { /* a field of vectors or matrices: the last axes of shape are the components */
+        sb_puts(b, ", \"element_shape\": [");
+        for (int d = f->ndim - f->elem_ndim; d < f->ndim; d++) sb_printf(b, "%s%lld", d > f->ndim - f->elem_ndim ? ", " : "", (long long)f->shape[d]);
+        sb_puts(b, "]");
+    }
     if (f->storage) levels_json(b, f);
     sb_puts(b, "}");
 }

@@ -103,3 +103,37 @@ void ref_cas_max(const int32_t *cand, int32_t n, int32_t *best, int nthreads) {
     Ctx c = {.in = cand, .out = best};
     parallel_for(n, nthreads, casmax_body, &c);
 }
+
+/* Issue 17's reductions, one atomic per element as hand-written C does them. */
+static void isum_body(void *p, int32_t b, int32_t e) {
+    Ctx *c = p;
+    for (int32_t i = b; i < e; i++) __atomic_fetch_add(c->out, c->in[i], __ATOMIC_RELAXED);
+}
+
+void ref_isum(const int32_t *x, int32_t n, int32_t *out, int nthreads) {
+    out[0] = 0;
+    Ctx c = {.in = x, .out = out};
+    parallel_for(n, nthreads, isum_body, &c);
+}
+
+static void imax_body(void *p, int32_t b, int32_t e) {
+    Ctx *c = p;
+    for (int32_t i = b; i < e; i++) __atomic_fetch_max(c->out, c->in[i], __ATOMIC_RELAXED);
+}
+
+void ref_imax(const int32_t *x, int32_t n, int32_t *out, int nthreads) {
+    out[0] = INT32_MIN;
+    Ctx c = {.in = x, .out = out};
+    parallel_for(n, nthreads, imax_body, &c);
+}
+
+static void hist4_body(void *p, int32_t b, int32_t e) {
+    Ctx *c = p;
+    for (int32_t i = b; i < e; i++) __atomic_fetch_add(&c->out[c->in[i] & 3], 1, __ATOMIC_RELAXED);
+}
+
+void ref_hist4(const int32_t *x, int32_t n, int32_t *bins, int nthreads) {
+    for (int b = 0; b < 4; b++) bins[b] = 0;
+    Ctx c = {.in = x, .out = bins};
+    parallel_for(n, nthreads, hist4_body, &c);
+}

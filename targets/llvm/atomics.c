@@ -2,6 +2,7 @@
  * through the target hooks, CAS loops (load; op(old, val); compare-and-swap on the same-width
  * integer when via_int; retry), plain demotion, volatile loads and fences. */
 #include "llvm_target.h"
+#include <string.h>
 
 LLVMAtomicOrdering cg_ordering(QdOrder o) {
     static const LLVMAtomicOrdering map[QORD_COUNT] = {
@@ -168,7 +169,113 @@ static LLVMValueRef native(LlvmCg *cg, const IrMemOp *mem, CgAtomic *a) {
     }
 }
 
+/* ---- reductions (IrLowering.reduce, lower/reduce.c) ---- */
+/* A partial starts at the identity of its operation: NaN for float min/max (minNum/maxNum: a
+ * NaN operand loses, so min(s, NaN) == s, also for s NaN), -0.0 for float add (x + -0.0 == x). */
+static LLVMValueRef identity(LlvmCg *cg, QdOp op, QdType t) {
+    LLVMTypeRef ty = cg_type(cg, t);
+    if (qt_is_float(t)) return op == QOP_ADD ? LLVMConstReal(ty, -0.0) : LLVMConstReal(ty, __builtin_nan(""));
+    unsigned bits = (unsigned)qt_bits(t);
+    bool sg = qt_is_signed(t);
+    uint64_t ones = bits == 64 ? ~0ull : (1ull << bits) - 1, top = 1ull << (bits - 1);
+    switch (op) {
+    case QOP_MIN: return LLVMConstInt(ty, sg ? top - 1 : ones, 0);
+    case QOP_MAX: return LLVMConstInt(ty, sg ? top : 0, 0);
+    case QOP_AND: return LLVMConstInt(ty, ones, 0);
+    default: return LLVMConstInt(ty, 0, 0);
+    }
+}
+
+static QdOp partial_op(const IrLowering *L) { return L->op == QOP_SUB ? QOP_ADD : L->op; }
+
+typedef struct {
+    LlvmCg *cg;
+    LLVMBuilderRef entry; /* positioned at the start of the entry block */
+} PartialScan;
+
+static void add_partial(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *e, const IrStmt *fence) {
+    (void)k, (void)fence;
+    PartialScan *p = ctx;
+    LlvmCg *cg = p->cg;
+    if (!e || t != cg->task || ir_low_memop(cg->low, e)->reduce == LOW_REDUCE_NONE) return;
+    QdType qt = e->mem.ref->type;
+    LLVMValueRef slot = LLVMBuildAlloca(p->entry, cg_type(cg, qt), "partial");
+    LLVMBuildStore(p->entry, identity(cg, partial_op(ir_low_memop(cg->low, e)), qt), slot);
+    cg->reduced = xrealloc(cg->reduced, sizeof *cg->reduced * (size_t)(cg->nreduced + 1));
+    cg->partials = xrealloc(cg->partials, sizeof *cg->partials * (size_t)(cg->nreduced + 1));
+    cg->reduced[cg->nreduced] = e, cg->partials[cg->nreduced++] = slot;
+}
+
+void cg_reduce_begin(LlvmCg *cg) {
+    const char *level = cap_str(cg->cap, "rewrite.reduce");
+    if (!level || !strcmp(level, "none")) return; /* no decision of this family reduces */
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(cg->fn);
+    LLVMValueRef first = LLVMGetFirstInstruction(entry);
+    PartialScan p = {cg, LLVMCreateBuilderInContext(cg->ctx)};
+    if (first) LLVMPositionBuilderBefore(p.entry, first);
+    else LLVMPositionBuilderAtEnd(p.entry, entry);
+    ir_visit_kernel_memory_ops(cg->kernel, add_partial, &p);
+    LLVMDisposeBuilder(p.entry);
+}
+
+static LLVMValueRef partial_of(const LlvmCg *cg, const IrExpr *e) {
+    for (int i = 0; i < cg->nreduced; i++)
+        if (cg->reduced[i] == e) return cg->partials[i];
+    return NULL;
+}
+
+/* One execution of a reduced atomic: partial = op(partial, operand); the result is unused. */
+static LLVMValueRef reduce_step(LlvmCg *cg, const IrExpr *e, const IrLowering *low, LLVMValueRef slot) {
+    QdType qt = e->mem.ref->type;
+    LLVMTypeRef vty = cg_type(cg, qt);
+    LLVMValueRef v = cg_expr(cg, e->mem.val);
+    if (low->negate) v = qt_is_float(qt) ? LLVMBuildFNeg(cg->b, v, "") : LLVMBuildNeg(cg->b, v, "");
+    LLVMValueRef cur = LLVMBuildLoad2(cg->b, vty, slot, "");
+    LLVMValueRef nv = cg_apply_op(cg, partial_op(low), qt, cur, v);
+    /* float add is reassociated (qdc-lang(7)): say so to LLVM, which may then vectorize it */
+    if (qt_is_float(qt) && partial_op(low) == QOP_ADD && LLVMCanValueUseFastMathFlags(nv))
+        LLVMSetFastMathFlags(nv, LLVMFastMathAllowReassoc);
+    LLVMBuildStore(cg->b, nv, slot);
+    return LLVMGetUndef(vty);
+}
+
+static LLVMValueRef emit_memop(LlvmCg *cg, const IrExpr *e, LLVMValueRef given);
+
+/* After the task's loop: each partial reaches memory by one atomic, as the operation decided. */
+void cg_reduce_end(LlvmCg *cg) {
+    for (int i = 0; i < cg->nreduced; i++) {
+        const IrExpr *e = cg->reduced[i];
+        const IrLowering *low = ir_low_memop(cg->low, e);
+        QdType qt = e->mem.ref->type;
+        LLVMValueRef v = LLVMBuildLoad2(cg->b, cg_type(cg, qt), cg->partials[i], ""), leader = NULL;
+        ir_memo_clear(&cg->shared_vals);
+        if (low->reduce == LOW_REDUCE_SUBGROUP) {
+            if (!cg->tgt->reduce_subgroup) die("a subgroup reduction on a target without reduce_subgroup");
+            v = cg->tgt->reduce_subgroup(cg, partial_op(low), qt, v, &leader);
+        }
+        if (!leader) {
+            emit_memop(cg, e, v);
+            continue;
+        }
+        LLVMBasicBlockRef one = cg_block(cg, "reduce.flush"), join = cg_block(cg, "reduce.done");
+        LLVMBuildCondBr(cg->b, leader, one, join);
+        LLVMPositionBuilderAtEnd(cg->b, one);
+        emit_memop(cg, e, v);
+        LLVMBuildBr(cg->b, join);
+        LLVMPositionBuilderAtEnd(cg->b, join);
+    }
+    free(cg->reduced), free(cg->partials);
+    cg->reduced = NULL, cg->partials = NULL, cg->nreduced = 0;
+}
+
 LLVMValueRef cg_memop(LlvmCg *cg, const IrExpr *e) {
+    const IrLowering *low = ir_low_memop(cg->low, e);
+    LLVMValueRef slot = low->reduce != LOW_REDUCE_NONE ? partial_of(cg, e) : NULL;
+    return slot ? reduce_step(cg, e, low, slot) : emit_memop(cg, e, NULL);
+}
+
+/* The operation as decided; `given`: the operand already computed (and negated), else mem->val. */
+static LLVMValueRef emit_memop(LlvmCg *cg, const IrExpr *e, LLVMValueRef given) {
     const IrMemOp *mem = &e->mem;
     const IrLowering *low = ir_low_memop(cg->low, e);
     if (low->kind == LOW_UNDECIDED || low->kind == LOW_UNSUPPORTED) die("memory operation without a decision");
@@ -177,8 +284,8 @@ LLVMValueRef cg_memop(LlvmCg *cg, const IrExpr *e) {
     CgAtomic a = {.low = low, .mem = mem, .qt = qt, .space = mem->ref->space};
     a.ty = low->via_int ? LLVMIntTypeInContext(cg->ctx, (unsigned)qt_bits(qt)) : vty;
     a.ptr = cg_ref_ptr(cg, mem->ref);
-    a.val = mem->val ? cg_expr(cg, mem->val) : NULL;
-    if (low->negate) a.val = qt_is_float(qt) ? LLVMBuildFNeg(cg->b, a.val, "") : LLVMBuildNeg(cg->b, a.val, "");
+    a.val = given ? given : mem->val ? cg_expr(cg, mem->val) : NULL;
+    if (low->negate && !given) a.val = qt_is_float(qt) ? LLVMBuildFNeg(cg->b, a.val, "") : LLVMBuildNeg(cg->b, a.val, "");
     if (low->kind == LOW_PLAIN) return plain(cg, mem, a.ptr, vty, a.val);
     if (mem->is_volatile) {
         a.ty = vty;

@@ -289,6 +289,7 @@ static LLVMValueRef expr(LlvmCg *cg, const IrExpr *e) {
     case IR_GLOBAL_THREAD_IDX:
         if (cg->tgt->global_thread_idx) return cg->tgt->global_thread_idx(cg);
         return cg->iter_index ? cg->iter_index : cg_i32(cg, 0);
+    case IR_SUBGROUP: return cg_subgroup(cg, e);
     }
     unreachable();
 }
@@ -468,9 +469,11 @@ static void branch_weights(LlvmCg *cg, LLVMValueRef br, unsigned taken, unsigned
  * exact for every extent up to INT32_MAX (a signed `add nsw` would be poison past INT32_MAX).
  * On NVPTX it also keeps LLVM's loop strength reduction from carrying one 64-bit pointer per
  * indexed array across iterations: nvcc's shape, fewer registers (bench/ptx-quality.md). In the
- * body end > 0 is known (it drops Python-% guards on it); the back edge is unlikely (launchers
- * cover the extent), which keeps the body in source order. */
+ * body end > 0 is known (it drops Python-% guards on it); on GPUs the back edge is unlikely
+ * (launchers cover the extent), which keeps the body in source order; on x86 (long_loops) a call
+ * runs a whole chunk, and an unweighted back edge lets LLVM vectorize the loop. */
 void cg_emit_strided_loop(LlvmCg *cg, LLVMValueRef begin, LLVMValueRef end, LLVMValueRef step) {
+    cg_reduce_begin(cg);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
     LLVMBasicBlockRef body = cg_block(cg, "task.body"), exit = cg_block(cg, "task.exit");
     LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, begin, end, ""), body, exit);
@@ -481,11 +484,12 @@ void cg_emit_strided_loop(LlvmCg *cg, LLVMValueRef begin, LLVMValueRef end, LLVM
     LLVMValueRef next = LLVMBuildNUWAdd(cg->b, i, step, "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
     LLVMValueRef latch_br = LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntULT, next, end, ""), body, exit);
-    branch_weights(cg, latch_br, 1, 127);
+    if (!cg->tgt->long_loops) branch_weights(cg, latch_br, 1, 127);
     LLVMAddIncoming(i, &begin, &pre, 1);
     LLVMAddIncoming(i, &next, &latch, 1);
     LLVMPositionBuilderAtEnd(cg->b, exit);
     cg->iter_index = NULL;
+    cg_reduce_end(cg);
 }
 
 /* ---- module ---- */

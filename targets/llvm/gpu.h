@@ -26,6 +26,17 @@ bool ptx_spell_memop(QdOp op, QdType type, QdSpace space, QdOrder order, QdScope
 void ptx_spell_fence(QdOrder order, QdScope scope, bool membar_only, StrBuf *out);
 void ptx_inline_free(PtxInline *p);
 
+/* simtgpu.c: the SIMT primitives (LlvmTarget.sg_*) of the two GPU targets */
+LLVMValueRef nv_sg_lane(LlvmCg *cg);
+LLVMValueRef nv_sg_shuffle(LlvmCg *cg, LLVMValueRef v, LLVMValueRef src);
+LLVMValueRef nv_sg_ballot(LlvmCg *cg, LLVMValueRef pred);
+void nv_sg_sync(LlvmCg *cg);
+LLVMValueRef nv_sg_native(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef amd_sg_lane(LlvmCg *cg);
+LLVMValueRef amd_sg_shuffle(LlvmCg *cg, LLVMValueRef v, LLVMValueRef src);
+LLVMValueRef amd_sg_ballot(LlvmCg *cg, LLVMValueRef pred);
+void amd_sg_sync(LlvmCg *cg);
+
 /* AMDGPU syncscope for a qdc scope: "workgroup", "agent", "" (system). */
 const char *amdgpu_syncscope(QdScope s);
 

@@ -34,6 +34,9 @@ struct LlvmTarget {
     const char *backend;   /* cap_backend(): "x86_64", "ptx", "amdgpu" */
     unsigned as_global;    /* LLVM address space of fields and ndarray data */
     unsigned as_shared;    /* LLVM address space of SharedArray storage */
+    /* A call of a parallel task runs many iterations (x86: a chunk of a worker's share): the
+     * loop's back edge is not marked unlikely, so LLVM may vectorize it. */
+    bool long_loops;
     /* Inline-asm register constraint ("v") that pins values to the block piece defining them
      * when long blocks are cut, for codegen pipelines that sink them back together
      * (blocksplit.c). NULL: the pieces survive without it. */
@@ -65,6 +68,21 @@ struct LlvmTarget {
     void (*barrier)(LlvmCg *cg);                         /* execution barrier + block fence */
     /* i32 global linear thread index. NULL: the task's current iteration index. */
     LLVMValueRef (*global_thread_idx)(LlvmCg *cg);
+
+    /* SIMT collectives (simt.c builds IR_SUBGROUP from these). All NULL: the target rejects
+     * them (QD5010). sg_lane: i32 lane in the subgroup; sg_shuffle: i32 value of lane src;
+     * sg_ballot: i64 mask of the lanes whose i1 is true; sg_sync: the subgroup barrier.
+     * sg_native (may be NULL): one operation in a single native form from the family's simt.*
+     * keys, or NULL to let simt.c expand it (never called for SG_SYNC). */
+    LLVMValueRef (*sg_lane)(LlvmCg *cg);
+    LLVMValueRef (*sg_shuffle)(LlvmCg *cg, LLVMValueRef v, LLVMValueRef src);
+    LLVMValueRef (*sg_ballot)(LlvmCg *cg, LLVMValueRef pred);
+    void (*sg_sync)(LlvmCg *cg);
+    LLVMValueRef (*sg_native)(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, LLVMValueRef b);
+    /* A reduced atomic's flush at the subgroup level (IrLowering.reduce == LOW_REDUCE_SUBGROUP,
+     * lower/reduce.c): op (add/min/max/and/or/xor) of v over the lanes active here, and in
+     * *leader an i1 that is true on exactly one of them. NULL: the family never decides it. */
+    LLVMValueRef (*reduce_subgroup)(LlvmCg *cg, QdOp op, QdType t, LLVMValueRef v, LLVMValueRef *leader);
 
     /* Called at the top of every iteration of a serial `while` that waits on memory (its
      * condition or body reads through qd.volatile_load or qd.atomic_load). x86 pauses and now
@@ -135,6 +153,11 @@ struct LlvmCg {
     LLVMBasicBlockRef loop_break[64], loop_cont[64];
     int nloops;
     LLVMBasicBlockRef iter_end; /* `continue` at task level: next iteration */
+    /* core-private (atomics.c): the task's reduced atomics (IrLowering.reduce) and their
+     * partials (allocas in the entry block), in source order */
+    const IrExpr **reduced;
+    LLVMValueRef *partials;
+    int nreduced;
 };
 
 /* ---- core services for hooks (codegen.c) ---- */
@@ -185,6 +208,10 @@ LLVMValueRef cg_expr(LlvmCg *cg, const IrExpr *e);
 LLVMValueRef cg_ref_ptr(LlvmCg *cg, const IrRef *r);        /* address of the element */
 LLVMValueRef cg_memop(LlvmCg *cg, const IrExpr *e);         /* IR_MEMOP */
 void cg_fence_stmt(LlvmCg *cg, const IrStmt *s);            /* IR_FENCE */
+/* Around a parallel task's loop (cg_emit_strided_loop): a partial per reduced atomic of the
+ * task, set to its identity; after the loop, one atomic per partial. */
+void cg_reduce_begin(LlvmCg *cg);
+void cg_reduce_end(LlvmCg *cg);
 /* op(old, val) for an RMW op in the element's own type (plain demotion and CAS loops);
  * float min/max are minnum/maxnum (a NaN operand loses). */
 /* a <op> b for operands of type t (arith.c): the IrBinOp semantics of ir.h. */
@@ -197,6 +224,10 @@ LLVMBasicBlockRef cg_block(LlvmCg *cg, const char *name); /* new block in cg->fn
  * x ** y, on values of float type t. */
 LLVMValueRef cg_math(LlvmCg *cg, IrMathOp op, QdType t, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef cg_math_pow(LlvmCg *cg, QdType t, LLVMValueRef a, LLVMValueRef b);
+
+/* simt.c: IR_SUBGROUP (NULL for SG_SYNC); the family's subgroup width */
+LLVMValueRef cg_subgroup(LlvmCg *cg, const IrExpr *e);
+int cg_sg_width(LlvmCg *cg);
 
 /* ---- machine.c ---- */
 /* Creates cg->tm and the module with triple + data layout from the capability database

@@ -536,6 +536,27 @@ static void nv_assert_fail(LlvmCg *cg, const char *msg) {
     cg_call_intrinsic(cg, "llvm.trap", NULL, 0, NULL, 0);
 }
 
+/* redux.sync over the lanes active at the flush (activemask: after the grid-stride loop every
+ * lane that reached it, also in a partial warp or when lanes have not reconverged, each group
+ * reducing its own members), led by the lowest of them (i32/u32 only: lower/reduce.c). */
+static LLVMValueRef nv_reduce_subgroup(LlvmCg *cg, QdOp op, QdType t, LLVMValueRef v, LLVMValueRef *leader) {
+    bool s = t == QT_I32;
+    const char *name = op == QOP_ADD ? "llvm.nvvm.redux.sync.add"
+                       : op == QOP_MIN ? (s ? "llvm.nvvm.redux.sync.min" : "llvm.nvvm.redux.sync.umin")
+                       : op == QOP_MAX ? (s ? "llvm.nvvm.redux.sync.max" : "llvm.nvvm.redux.sync.umax")
+                       : op == QOP_AND ? "llvm.nvvm.redux.sync.and"
+                       : op == QOP_OR  ? "llvm.nvvm.redux.sync.or"
+                                       : "llvm.nvvm.redux.sync.xor";
+    LLVMValueRef mask = cg_call_intrinsic(cg, "llvm.nvvm.activemask", NULL, 0, NULL, 0);
+    LLVMValueRef args[2] = {v, mask};
+    LLVMValueRef r = cg_call_intrinsic(cg, name, NULL, 0, args, 2);
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+    LLVMValueRef cz[2] = {mask, LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 1, 0)};
+    LLVMValueRef lowest = cg_call_intrinsic(cg, "llvm.cttz", &i32, 1, cz, 2);
+    *leader = LLVMBuildICmp(cg->b, LLVMIntEQ, nv_sg_lane(cg), lowest, "");
+    return r;
+}
+
 const LlvmTarget llvm_target_nvptx = {
     .backend = "ptx",
     .as_global = 1,
@@ -548,6 +569,12 @@ const LlvmTarget llvm_target_nvptx = {
     .thread_idx = nv_thread_idx,
     .barrier = nv_barrier,
     .global_thread_idx = nv_global_thread_idx,
+    .sg_lane = nv_sg_lane,
+    .sg_shuffle = nv_sg_shuffle,
+    .sg_ballot = nv_sg_ballot,
+    .sg_sync = nv_sg_sync,
+    .sg_native = nv_sg_native,
+    .reduce_subgroup = nv_reduce_subgroup,
     .fence = nv_fence,
     .native_rmw = nv_native_rmw,
     .cmpxchg = nv_cmpxchg,

@@ -4,6 +4,7 @@
  * lanes as coroutines on one thread; spin-wait loops call qdrt_spin_pause. Atomics use the core's generic LLVM instructions (x86 needs
  * no scopes: lock-prefixed RMW, cmpxchg, mov loads, mfence for seq_cst fences). */
 #include "../abi.h"
+#include "../../runtime/qdrt.h"
 #include "llvm_target.h"
 #include <string.h>
 
@@ -59,6 +60,64 @@ static void x86_barrier(LlvmCg *cg) {
     cg_call_extern(cg, "qdrt_block_sync", LLVMVoidTypeInContext(cg->ctx), &p, 1, &l);
 }
 
+/* ---- subgroups: libqdrt's qdrt_subgroup does every collective exactly (qdrt.h) ---- */
+
+static LLVMValueRef x86_sg_lane(LlvmCg *cg) {
+    return LLVMBuildURem(cg->b, x86_thread_idx(cg), cg_i32(cg, cg_sg_width(cg)), "sglane");
+}
+
+static void x86_sg_sync(LlvmCg *cg) { x86_barrier(cg); }
+
+static int sg_type_code(QdType t) {
+    switch (t) {
+    case QT_I32: return QDRT_SGT_I32;
+    case QT_U32: return QDRT_SGT_U32;
+    case QT_I64: return QDRT_SGT_I64;
+    case QT_U64: return QDRT_SGT_U64;
+    case QT_F32: return QDRT_SGT_F32;
+    case QT_F64: return QDRT_SGT_F64;
+    default: die("subgroup operand of type %s", qt_name(t));
+    }
+}
+
+static int sg_combine_code(IrBinOp op) {
+    switch (op) {
+    case IR_ADD: return QDRT_SGC_ADD;
+    case IR_MUL: return QDRT_SGC_MUL;
+    case IR_MIN: return QDRT_SGC_MIN;
+    case IR_MAX: return QDRT_SGC_MAX;
+    case IR_AND: return QDRT_SGC_AND;
+    case IR_OR: return QDRT_SGC_OR;
+    case IR_XOR: return QDRT_SGC_XOR;
+    default: die("subgroup combine %d", (int)op);
+    }
+}
+
+/* One row per IrSgOp: the libqdrt operation, or -1 for the ones simt.c builds itself. */
+static const int sg_rt_op[SG_COUNT] = {
+    [SG_INVOCATION_ID] = -1, [SG_SIZE] = -1, [SG_SHUFFLE] = QDRT_SG_SHUFFLE, [SG_SHUFFLE_UP] = QDRT_SG_SHUFFLE_UP,
+    [SG_SHUFFLE_DOWN] = QDRT_SG_SHUFFLE_DOWN, [SG_BROADCAST] = QDRT_SG_SHUFFLE, [SG_BALLOT] = QDRT_SG_BALLOT,
+    [SG_ALL] = QDRT_SG_ALL, [SG_ANY] = QDRT_SG_ANY, [SG_REDUCE] = QDRT_SG_REDUCE, [SG_INCLUSIVE] = QDRT_SG_INCLUSIVE,
+    [SG_EXCLUSIVE] = QDRT_SG_EXCLUSIVE, [SG_SYNC] = -1,
+};
+
+static LLVMValueRef x86_sg_native(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, LLVMValueRef b) {
+    int op = sg_rt_op[e->sg.op];
+    if (op < 0) return NULL;
+    QdType t = e->sg.a->type;
+    bool typed = op == QDRT_SG_REDUCE || op == QDRT_SG_INCLUSIVE || op == QDRT_SG_EXCLUSIVE;
+    int code = op | sg_type_code(t) << 8 | (typed ? sg_combine_code(e->sg.combine) : 0) << 16;
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx), i32 = LLVMInt32TypeInContext(cg->ctx), p = cg_ptr(cg, 0);
+    LLVMTypeRef bits = LLVMIntTypeInContext(cg->ctx, (unsigned)qt_bits(t));
+    LLVMValueRef av = LLVMBuildZExt(cg->b, LLVMBuildBitCast(cg->b, a, bits, ""), i64, "");
+    LLVMTypeRef params[5] = {p, i32, i64, i32, i32};
+    LLVMValueRef args[5] = {lane(cg), cg_i32(cg, code), av, b ? b : cg_i32(cg, 0), cg_i32(cg, cg_sg_width(cg))};
+    LLVMValueRef r = cg_call_extern(cg, "qdrt_subgroup", i64, params, 5, args);
+    if (e->type == QT_U64) return r;
+    LLVMTypeRef rbits = LLVMIntTypeInContext(cg->ctx, (unsigned)qt_bits(e->type));
+    return LLVMBuildBitCast(cg->b, LLVMBuildTrunc(cg->b, r, rbits, ""), cg_type(cg, e->type), "");
+}
+
 static void x86_spin_hint(LlvmCg *cg) {
     cg_call_extern(cg, "qdrt_spin_pause", LLVMVoidTypeInContext(cg->ctx), NULL, 0, NULL);
 }
@@ -104,10 +163,14 @@ const LlvmTarget llvm_target_x86 = {
     .backend = "x86_64",
     .as_global = 0,
     .as_shared = 0,
+    .long_loops = true,
     .emit_task = x86_emit_task,
     .shared_base = x86_shared_base,
     .thread_idx = x86_thread_idx,
     .barrier = x86_barrier,
+    .sg_lane = x86_sg_lane,
+    .sg_sync = x86_sg_sync,
+    .sg_native = x86_sg_native,
     .spin_hint = x86_spin_hint,
     .math_call = x86_math_call,
     .print = x86_print,

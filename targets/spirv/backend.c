@@ -22,6 +22,7 @@ static SpvTarget target_of(const CapTarget *t) {
     int major = 1;
     if (!ver || sscanf(ver, "%d.%d", &major, &st.minor) != 2 || major != 1) st.minor = -1;
     st.default_block_dim = (int)cap_int(t, "default_block_dim", 128);
+    st.subgroup_width = (int)cap_int(t, "subgroup_width", 32);
     return st;
 }
 

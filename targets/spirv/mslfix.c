@@ -125,6 +125,23 @@ static bool blank(const char *line, size_t len) {
     return true;
 }
 
+/* The line that declares an item: its first line that is not an attribute or template line. */
+static const char *decl_line(const char *item) {
+    for (const char *l = item; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+        if (*l == '#' || !strncmp(l, "//", 2) || !strncmp(l, "using ", 6) || !strncmp(l, "template", 8) || !strncmp(l, "static inline", 13)) continue;
+        return l;
+    }
+    return "";
+}
+
+/* Two items declare the same thing: the same declaration line (overloads of a SPIRV-Cross
+ * helper such as spvSubgroupBroadcast share a name but not that line). */
+static bool same_decl(const char *a, const char *b) {
+    const char *la = decl_line(a), *lb = decl_line(b);
+    size_t na = strcspn(la, "\n"), nb = strcspn(lb, "\n");
+    return na == nb && !strncmp(la, lb, na);
+}
+
 /* The name an item declares: "struct NAME", or the identifier before the first '(' of its
  * first line that is not an attribute or template line; "" for preamble lines. */
 static char *item_name(const char *item) {
@@ -155,7 +172,8 @@ void msl_merge(MslItems *merged, const char *msl) {
             bool dup = false;
             for (int i = 0; i < merged->len && !dup; i++) {
                 if (!strcmp(merged->items[i].text, cur.data)) dup = true;
-                else if (name[0] && merged->items[i].name && !strcmp(merged->items[i].name, name))
+                else if (name[0] && merged->items[i].name && !strcmp(merged->items[i].name, name) &&
+                         same_decl(merged->items[i].text, cur.data))
                     die("MSL merge: two different definitions of '%s' in one module", name);
             }
             if (!dup) vec_push(merged, ((MslItem){xstrdup(cur.data), name}));

@@ -269,6 +269,17 @@ uint32_t g_builtin_x(SpvGen *g, uint32_t *var, SpvBuiltIn bi, const char *nm) {
     return G_OP(g, SpvOpBitcast, g_ty(g, QT_I32), x);
 }
 
+/* A scalar u32 input builtin (SubgroupLocalInvocationId, SubgroupSize), loaded as i32. */
+uint32_t g_builtin_scalar(SpvGen *g, uint32_t *var, SpvBuiltIn bi, const char *nm) {
+    uint32_t u32 = g_ty(g, QT_U32);
+    if (!*var) {
+        *var = global_var(g, g_ptr(g, SpvStorageClassInput, u32), SpvStorageClassInput, nm);
+        SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, *var, SpvDecorationBuiltIn, bi);
+    }
+    g_use(g, *var);
+    return G_OP(g, SpvOpBitcast, g_ty(g, QT_I32), G_OP(g, SpvOpLoad, u32, *var));
+}
+
 /* ---- pre-pass: which views each resource needs ---- */
 /* What a kernel's memory operations need (resources viewed as integers, publication through
  * fences), found through the one IR walker. */
@@ -370,7 +381,7 @@ static void emit_task(SpvGen *g, const IrTask *task) {
     vec_push(&ifc, fn);
     for (int i = 0; i < g->iface.len; i++) {
         uint32_t v = g->iface.items[i];
-        bool input = v == g->gid_var || v == g->lid_var || v == g->nwg_var;
+        bool input = v == g->gid_var || v == g->lid_var || v == g->nwg_var || v == g->sg_lid_var || v == g->sg_size_var;
         if (input || g->t->minor >= 4) vec_push(&ifc, v);
     }
     spv_inst_str(&g->b, SPV_SEC_ENTRY, SpvOpEntryPoint, ifc.items, 2, task->name, ifc.items + 2, ifc.len - 2);

@@ -340,6 +340,7 @@ static uint32_t expr(SpvGen *g, const IrExpr *e) {
     case IR_MEMOP: return g_memop(g, e);
     case IR_THREAD_IDX: return g_builtin_x(g, &g->lid_var, SpvBuiltInLocalInvocationId, "tid");
     case IR_GLOBAL_THREAD_IDX: return g_builtin_x(g, &g->gid_var, SpvBuiltInGlobalInvocationId, "gid");
+    case IR_SUBGROUP: return g_subgroup(g, e);
     }
     unreachable();
 }

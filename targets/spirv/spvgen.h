@@ -13,6 +13,7 @@ typedef struct SpvTarget {
     int minor;             /* SPIR-V 1.<minor> */
     bool for_msl;          /* shape the module for SPIRV-Cross (one entry point per module) */
     int default_block_dim; /* LocalSize when loop_config gives none */
+    int subgroup_width;    /* limits.subgroup_width: MSL scans SPIRV-Cross lacks unroll over it */
 } SpvTarget;
 
 /* ---- binding layout (version 1) ----
@@ -74,6 +75,7 @@ typedef struct SpvGen {
     SpvRes *nd;          /* per kernel parameter */
     SpvRes *shared;      /* per kernel shared array */
     uint32_t push_var, gid_var, lid_var, nwg_var;
+    uint32_t sg_lid_var, sg_size_var; /* subgroup builtins (spvsimt.c), 0 until used */
     int entry_points;           /* emitted so far (built-in variables are per group of them) */
     uint32_t *local_var; /* per kernel local */
     VEC(uint32_t) iface; /* globals the current entry point uses */
@@ -99,6 +101,7 @@ SpvRes *g_res(SpvGen *g, const IrRef *r);
 void g_use(SpvGen *g, uint32_t var);
 uint32_t g_push_load(SpvGen *g, int param, int axis);
 uint32_t g_builtin_x(SpvGen *g, uint32_t *var, SpvBuiltIn bi, const char *name);
+uint32_t g_builtin_scalar(SpvGen *g, uint32_t *var, SpvBuiltIn bi, const char *name); /* u32 input, as i32 */
 bool g_fail(SpvGen *g, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* spvcode.c */
@@ -117,6 +120,9 @@ uint32_t g_linear_index(SpvGen *g, const IrRef *r); /* i32 element index of a fi
 uint32_t g_to_store(SpvGen *g, uint32_t v, QdType t, int view);
 uint32_t g_from_store(SpvGen *g, uint32_t v, QdType t, int view);
 void g_block(SpvGen *g, const IrBlock *blk);
+
+/* spvsimt.c: IR_SUBGROUP (0 for SG_SYNC) */
+uint32_t g_subgroup(SpvGen *g, const IrExpr *e);
 
 /* spvatomic.c */
 static inline const IrLowering *g_low(const SpvGen *g, const IrMemOp *mo) { return ir_low(g->low, mo->id); }

@@ -42,6 +42,12 @@ typedef uint uint2 __attribute__((ext_vector_type(2)));
 typedef uint uint3 __attribute__((ext_vector_type(3)));
 typedef float float2 __attribute__((ext_vector_type(2)));
 typedef float float3 __attribute__((ext_vector_type(3)));
+struct uint4 { /* Metal's uint4(uint2, uint, uint) constructor, as SPIRV-Cross's ballot helper uses it */
+    uint x, y, z, w;
+    uint4(uint2 v, uint c, uint d) : x(v.x), y(v.y), z(c), w(d) {}
+    uint operator[](int i) const { return i == 0 ? x : i == 1 ? y : i == 2 ? z : w; }
+};
+template <typename T, uint N> using vec = T __attribute__((ext_vector_type(N)));
 
 /* ---- conversions and math (those SPIRV-Cross writes for qdc's IR) ---- */
 template <typename T, typename U> T as_type(U u) {
@@ -80,10 +86,31 @@ void atomic_thread_fence(mem_flags, memory_order, thread_scope = thread_scope_de
 enum memory_order { memory_order_relaxed }; /* the only order of every MSL atomic function */
 #endif
 
-/* ---- SIMD-group functions ---- */
+/* ---- SIMD-group functions (those SPIRV-Cross writes for OpGroupNonUniform*) ---- */
 template <typename T> T simd_sum(T);
+template <typename T> T simd_product(T);
+template <typename T> T simd_min(T);
+template <typename T> T simd_max(T);
+template <typename T> T simd_and(T);
+template <typename T> T simd_or(T);
+template <typename T> T simd_xor(T);
+template <typename T> T simd_prefix_inclusive_sum(T);
+template <typename T> T simd_prefix_inclusive_product(T);
+template <typename T> T simd_prefix_exclusive_sum(T);
+template <typename T> T simd_prefix_exclusive_product(T);
 template <typename T> T simd_shuffle(T, ushort);
+template <typename T> T simd_shuffle_up(T, ushort);
+template <typename T> T simd_shuffle_down(T, ushort);
 template <typename T> T simd_broadcast(T, ushort);
+template <typename T> T simd_broadcast_first(T);
+bool simd_all(bool);
+bool simd_any(bool);
+bool simd_is_first();
+struct simd_vote {
+    typedef ulong vote_t;
+    explicit operator vote_t() const;
+};
+simd_vote simd_ballot(bool);
 
 /* ---- atomics: atomic_int, atomic_uint (every version), atomic_float (MSL 3.0) ---- */
 template <typename T> struct _atomic { T _v; };

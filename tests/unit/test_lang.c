@@ -162,8 +162,8 @@ static void expect_failure(const char *spec1, const char *spec2, const char *wan
 }
 
 Test(lang, instantiate_errors) {
-    expect_failure(NULL, NULL, "error[QD2060]: kernel 'k' is generic ('a' has no fixed type); compile it with "
-                               "--instantiate 'k(a=f32[1], n=...)'");
+    expect_failure(NULL, NULL, "error[QD2060]: kernel 'k' is generic ('a' has no fixed type) and no call qdc can evaluate "
+                               "instantiates it; compile it with --instantiate 'k(a=f32[1], n=...)'");
     expect_failure("--instantiate=k(a=f32[2], n=4)", NULL, "error[QD2061]: 'a' is declared with ndim=1, the instantiation gives 2");
     expect_failure("--instantiate=k(a=f32, n=count)", NULL, "error[QD2032]");
     expect_failure("--instantiate=k(a=f32)", NULL, "error[QD2061]: the instantiation of 'k' gives no value for its generic parameter 'n'");
@@ -202,4 +202,77 @@ Test(lang, cmake_instantiate, .timeout = 120) {
     run_free(&r);
     remove_tree(dir);
     free(dir), free(src), free(lists), free(b), free(qdir), free(exe), free(out);
+}
+
+/* A script whose check fails: exit 1, no output, and each wanted line in stderr verbatim. */
+static void expect_script_failure(const char *text, const char *const *want) {
+    char *dir = make_temp_dir(), *src = NULL, *out = NULL;
+    cr_assert(asprintf(&src, "%s/g.py", dir) > 0 && asprintf(&out, "%s/g.o", dir) > 0);
+    cr_assert(write_text(src, text));
+    const char *argv[] = {"--color=never", "-o", out, "g.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    for (int k = 0; want[k]; k++) cr_expect(strstr(r.err, want[k]), "got:\n%s\nwant: %s", r.err, want[k]);
+    cr_expect(!file_exists(out), "an output was written after an error");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out);
+}
+
+/* Host functions: a kernel that uses the function's parameter (QD2062, the note at the
+ * parameter), a generic kernel whose only call qdc cannot evaluate (QD2060 at the argument,
+ * naming the nested kernel's entry for --instantiate), one that is never called. */
+Test(lang, host_function_errors) {
+    const char *const param[] = {
+        "g.py:9:36: error[QD2062]: 'step' is a parameter of the host function 'run_case', known only when the script runs; "
+        "kernels can use module constants, fields, qd.func and their own arguments\n",
+        "g.py:3:14: note: 'step' is set here\n", NULL};
+    expect_script_failure("import quadrants as qd\n\ndef run_case(step, n=4):\n    c = qd.field(qd.i32, shape=())\n\n"
+                          "    @qd.kernel\n    def func():\n        for i in range(4):\n            qd.atomic_add(c[None], step)\n\n"
+                          "    func()\n",
+                          param);
+    const char *const call[] = { /* the first call instantiates k; the second cannot be evaluated */
+        "g.py:10:7: error[QD2060]: kernel 'k' is generic and qdc cannot evaluate this call's argument for 'a' (only fields, "
+        "compile-time numbers and arrays made by qd.ndarray or numpy with a dtype are known); compile it with --instantiate "
+        "'test_k__k(...)'\n",
+        NULL};
+    expect_script_failure("import quadrants as qd\n\ndef test_k(n):\n    @qd.kernel\n    def k(a: qd.types.ndarray()):\n"
+                          "        for i in a:\n            a[i] = 1\n\n    k(qd.ndarray(qd.f32, shape=(2,)))\n    k(make(n))\n",
+                          call);
+    const char *const never[] = {
+        "g.py:5:14: error[QD2060]: kernel 'k' is generic ('a' has no fixed type) and no call qdc can evaluate instantiates it; "
+        "compile it with --instantiate 'test_k__k(a=f32[1])'\n",
+        NULL};
+    expect_script_failure("import quadrants as qd\n\ndef test_k(n):\n    @qd.kernel\n    def k(a: qd.types.ndarray()):\n"
+                          "        for i in a:\n            a[i] = 1\n",
+                          never);
+}
+
+/* @qd.data_oriented: an instance whose __init__ sizes a field from a host function's parameter
+ * (QD2062 at the kernel's use, notes at the attribute and the creation); a class with kernels
+ * and no instance (warning QD2104, exit 0, nothing compiled). */
+Test(lang, data_oriented_errors) {
+    const char *cls = "import quadrants as qd\n\n@qd.data_oriented\nclass Sim:\n    def __init__(self, n):\n"
+                      "        self.x = qd.field(qd.f32, shape=n)\n\n    @qd.kernel\n    def step(self):\n"
+                      "        for i in self.x:\n            self.x[i] = 1.0\n\n";
+    char *text = NULL;
+    cr_assert(asprintf(&text, "%sdef test_sim(n):\n    sim = Sim(n)\n", cls) > 0);
+    const char *const runtime[] = {
+        "g.py:10:18: error[QD2062]: 'sim.x' is set in __init__ from a value known only when the script runs (a value "
+        "computed by the host function); kernels can use fields and compile-time values\n",
+        "g.py:6:9: note: 'x' is set here\n", "g.py:14:11: note: 'sim' is created here\n", NULL};
+    expect_script_failure(text, runtime);
+    free(text);
+    char *dir = make_temp_dir(), *src = NULL;
+    cr_assert(asprintf(&src, "%s/g.py", dir) > 0 && write_text(src, cls));
+    const char *argv[] = {"--color=never", "--check", "g.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "g.py:4:7: warning[QD2104]: @qd.data_oriented class 'Sim' has kernels, but no instance of it is "
+                            "created where qdc can see it (NAME = Sim(...) at module level or in a host function); they are "
+                            "not compiled [-Wdata-oriented-unused]\n"),
+              "got:\n%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
 }

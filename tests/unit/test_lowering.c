@@ -65,7 +65,7 @@ static IrLowering decide(const char *tname, Req r, const char *cap) {
     const CapTarget *t = capdb_target(db, tname);
     cr_assert_not_null(t, "target %s", tname);
     const char *caps[1] = {cap};
-    LowerOptions o = {caps, cap ? 1 : 0};
+    LowerOptions o = {caps, cap ? 1 : 0, false};
     IrExpr *e = memop(r);
     IrLowering L;
     bool ok = lower_memop(e, t, &o, &arena, &L);
@@ -139,8 +139,10 @@ Test(lowering, cluster_scope_only_on_sm90) {
     cr_assert_eq(decide("sm_89", r, NULL).kind, LOW_UNSUPPORTED);
     cr_assert_eq(decide("gfx942", r, NULL).kind, LOW_UNSUPPORTED);
     cr_assert_eq(decide("x86_64", r, NULL).kind, LOW_UNSUPPORTED);
+    cr_assert_eq(decide("vulkan1.3", r, NULL).kind, LOW_UNSUPPORTED); /* qdc-spirv(7): never widened */
     char *d = diag_text();
     cr_assert_not_null(strstr(d, "error[QD4003]: scope 'cluster' is not supported on target 'sm_89'"), "%s", d);
+    cr_assert_not_null(strstr(d, "error[QD4003]: scope 'cluster' is not supported on target 'vulkan1.3'"), "%s", d);
     cr_assert_not_null(strstr(d, "targets with scope 'cluster': sm_90, sm_90a"), "%s", d);
     free(d);
 }
@@ -248,10 +250,10 @@ Test(lowering, unsupported_names_families_that_have_it) {
 Test(lowering, check_caps) {
     const CapTarget *t = capdb_target(db, "vulkan1.2");
     const char *good[] = {"+int64-atomics", "-float-atomic-add"};
-    LowerOptions o = {good, 2};
+    LowerOptions o = {good, 2, false};
     cr_assert(lower_check_caps(t, &o));
     const char *bad[] = {"+coarse-grained-memory"};
-    LowerOptions ob = {bad, 1};
+    LowerOptions ob = {bad, 1, false};
     cr_assert_not(lower_check_caps(t, &ob));
     char *d = diag_text();
     cr_assert_not_null(strstr(d, "error[QD3010]: unknown capability '+coarse-grained-memory' for target 'vulkan1.2'"), "%s", d);

@@ -90,6 +90,26 @@ Test(x86_kernels, reduce) {
     run_kernel("tests/kernels/reduce.qd", "tests/kernels/reduce.c", "reduce", "1048576");
 }
 
+/* qd.simt.subgroup.* / qd.simt.warp.* (issue 16): every collective over blocks of 8, 32, 64 and
+ * 96 lanes and a partial last block, equal to the host's model of libqdrt's 32-lane subgroups. */
+Test(x86_kernels, simt) {
+    run_kernel("tests/kernels/simt.qd", "tests/kernels/simt.c", "simt", "4099");
+}
+
+/* Atomic reductions rewritten per worker (issue 17) and, the same kernels, with one atomic per
+ * execution (--atomic-rewrite=none): both equal the C reference on 1, 2, 4 and 8 threads. */
+Test(x86_kernels, rewrite_reduce) {
+    run_kernel("tests/kernels/rewrite.qd", "tests/kernels/rewrite.c", "rewrite", "1048576");
+}
+Test(x86_kernels, rewrite_none) {
+    run_kernel_opt("tests/kernels/rewrite.qd", "tests/kernels/rewrite.c", "rewrite", "1048576", "--atomic-rewrite=none");
+}
+/* The rewrite on chunks of one iteration (n below the thread count times 16) and n = 1. */
+Test(x86_kernels, rewrite_small) {
+    run_kernel("tests/kernels/rewrite.qd", "tests/kernels/rewrite.c", "rewrite", "37");
+    run_kernel("tests/kernels/reduce.qd", "tests/kernels/reduce.c", "reduce", "1");
+}
+
 /* print(...) writes exactly Quadrants' format through libc printf, in program order. */
 Test(x86_kernels, print) {
     if (!x86_have_runtime()) return;
@@ -118,3 +138,6 @@ Test(x86_kernels, print) {
 Test(x86_kernels, semantics_O0) {
     run_kernel_opt("tests/kernels/semantics.qd", "tests/kernels/semantics.c", "semantics", "4096", "-O0");
 }
+/* Vectors and matrices: per-component fan-out of vector atomics under contention (sums, max,
+ * and the old values of each component), vector ndarray/parameters, matrix arithmetic. */
+Test(x86_kernels, vectors) { run_kernel("tests/kernels/vectors.qd", "tests/kernels/vectors.c", "vectors", "1048576"); }

@@ -1,0 +1,154 @@
+/* @qd.data_oriented classes. A class is recorded where it is defined; each instance created
+ * in host code and bound to a name (`sim = Sim(128)`, at module level or in a host function) is
+ * evaluated: __init__ runs like a host function with the call's arguments (or the defaults),
+ * its `self.NAME = value` statements set the instance's attributes (fields are declared with the
+ * instance's prefix, constants and arrays are bound), and every @qd.kernel method is compiled
+ * for that instance as the kernel INSTANCE__METHOD, its `self` bound to the instance. @qd.func
+ * methods are inlined with the same self. A class with kernels and no instance qdc can see is
+ * warning QD2104. */
+#include "sema.h"
+#include <string.h>
+
+void sema_class(Sema *S, const Stmt *cls) {
+    SemaClass c = {.cls = cls, .scope = S->hscope};
+    vec_push(&S->classes, c);
+    scope_bind(S, S->bind_to ? S->bind_to : S->hscope, cls->class_.name, (Val){.kind = V_CLASS, .index = S->classes.len - 1},
+               cls->class_.name_span);
+}
+
+/* 'K' for a @qd.kernel method, 'F' for @qd.func, 0 for anything else. */
+static char method_kind(Sema *S, const Stmt *d) {
+    if (d->kind != S_DEF || d->def.host || !d->def.nparams) return 0;
+    for (int k = 0; k < d->def.decorators.n; k++) {
+        const Expr *e = d->def.decorators.items[k];
+        const char *p = sema_path(S, e->kind == E_CALL ? e->call.fn : e);
+        if (p && !strcmp(p, "qd.kernel")) return 'K';
+        if (p && (!strcmp(p, "qd.func") || !strcmp(p, "qd.real_func") || !strcmp(p, "qd.pyfunc"))) return 'F';
+    }
+    return 0;
+}
+
+static Scope *new_scope(Sema *S, Scope *parent) {
+    Scope *sc = xcalloc(1, sizeof *sc);
+    sc->parent = parent;
+    vec_push(&S->host_scopes, sc);
+    return sc;
+}
+
+/* Binds `name` in `to` to the value of e evaluated in `in` (module-level rules). */
+static void bind_value(Sema *S, Scope *to, Scope *in, const char *name, const Expr *e, Span sp) {
+    Expr t = {.kind = E_NAME, .span = sp, .name = name};
+    Scope *hs = S->hscope, *bt = S->bind_to;
+    S->hscope = in, S->bind_to = to;
+    sema_module_value(S, &t, e, sp);
+    S->hscope = hs, S->bind_to = bt;
+}
+
+static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call, Scope *defined) {
+    Scope *is = new_scope(S, defined);
+    const char *self = init->def.params[0].name;
+    scope_bind(S, is, self, (Val){.kind = V_OBJECT, .obj = o}, init->def.params[0].span);
+    int np = init->def.nparams;
+    for (int k = 1; k < np; k++) {
+        const Param *p = &init->def.params[k];
+        const Expr *given = k - 1 < call->call.args.n ? call->call.args.items[k - 1] : NULL;
+        for (int j = 0; j < call->call.nkw; j++)
+            if (!strcmp(call->call.kw[j].name, p->name)) given = call->call.kw[j].value;
+        if (given) bind_value(S, is, S->hscope, p->name, given, p->span);
+        else if (p->dflt) bind_value(S, is, defined, p->name, p->dflt, p->span);
+        else scope_bind(S, is, p->name, (Val){.kind = V_HOST, .path = "an argument the instance's creation does not give"}, p->span);
+    }
+    Scope *hs = S->hscope;
+    const char *prefix = S->prefix;
+    S->hscope = is, S->prefix = o->prefix;
+    for (int k = 0; k < init->def.body.n; k++) {
+        const Stmt *s = init->def.body.stmts[k];
+        const Expr *t = s->kind == S_ASSIGN && s->assign.targets.n == 1 ? s->assign.targets.items[0] : s->kind == S_ANNASSIGN ? s->ann.target : NULL;
+        const Expr *v = s->kind == S_ASSIGN ? s->assign.value : s->kind == S_ANNASSIGN ? s->ann.value : NULL;
+        if (t && v && t->kind == E_ATTR && t->attr.obj->kind == E_NAME && !strcmp(t->attr.obj->name, self)) {
+            bind_value(S, &o->attrs, is, t->attr.name, v, t->span);
+            continue;
+        }
+        StmtList one = {(Stmt **)&init->def.body.stmts[k], 1};
+        sema_module_body(S, &one);
+    }
+    S->hscope = hs, S->prefix = prefix;
+}
+
+bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
+    if (call->kind != E_CALL || call->call.fn->kind != E_NAME) return false;
+    Binding *b = sema_lookup(S, call->call.fn->name);
+    if (!b || b->v.kind != V_CLASS) return false;
+    int ci = b->v.index;
+    S->classes.items[ci].instantiated = true;
+    const SemaClass c = S->classes.items[ci];
+    SemaObject *o = xcalloc(1, sizeof *o);
+    vec_push(&S->objects, o);
+    o->cls = ci, o->name = target->name, o->at = call->span;
+    o->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, target->name)));
+    scope_bind(S, S->bind_to ? S->bind_to : S->hscope, target->name, (Val){.kind = V_OBJECT, .obj = o}, sp);
+    const StmtList *body = &c.cls->class_.body;
+    for (int k = 0; k < body->n; k++) { /* methods first: __init__ may call them */
+        const Stmt *d = body->stmts[k];
+        char kind = method_kind(S, d);
+        if (!kind) continue;
+        Stmt *m = ARENA_NEW(S->arena, Stmt); /* one definition per instance: its self differs */
+        *m = *d;
+        Scope *ms = new_scope(S, c.scope);
+        scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
+        SemaDef sd = {.def = m, .scope = ms, .kernel = kind == 'K', .method = true};
+        if (sd.kernel) sd.entry = sema_unique_name(S, arena_printf(S->arena, "%s%s", o->prefix, d->def.name));
+        vec_push(&S->defs, sd);
+        scope_bind(S, &o->attrs, d->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = m}, d->def.name_span);
+    }
+    for (int k = 0; k < body->n; k++) {
+        const Stmt *d = body->stmts[k];
+        if (d->kind == S_DEF && d->def.host && !strcmp(d->def.name, "__init__") && d->def.nparams) run_init(S, o, d, call, c.scope);
+    }
+    return true;
+}
+
+Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
+    SemaObject *o = obj.obj;
+    Binding *b = scope_find(&o->attrs, attr->attr.name);
+    if (!b) {
+        diag_error(attr->span, "QD2019", "instance '%s' of '%s' has no attribute '%s' that qdc can see (set in __init__ as self.%s, or "
+                   "a kernel or qd.func method)", o->name, S->classes.items[o->cls].cls->class_.name, attr->attr.name, attr->attr.name);
+        return val_err();
+    }
+    if (b->v.kind == V_HOST || b->v.kind == V_HOSTARRAY) {
+        if (S->cur || S->k) {
+            diag_error(attr->span, "QD2062", "'%s.%s' is set in __init__ from a value known only when the script runs (%s); "
+                       "kernels can use fields and compile-time values", o->name, attr->attr.name,
+                       b->v.kind == V_HOST ? b->v.path : "an array the script allocates");
+            diag_note(b->decl, "'%s' is set here", attr->attr.name);
+            diag_note(o->at, "'%s' is created here", o->name);
+            b->v = val_err();
+        }
+        return val_err();
+    }
+    return sema_fresh_ref(S, b->v, attr->span);
+}
+
+bool sema_method_object(Sema *S, const Stmt *def, Val *obj) {
+    for (int k = S->defs.len - 1; k >= 0; k--) {
+        const SemaDef *d = &S->defs.items[k];
+        if (d->def != def) continue;
+        if (!d->method) return false;
+        *obj = d->scope->b.items[0].v;
+        return true;
+    }
+    return false;
+}
+
+void sema_finish_classes(Sema *S) {
+    for (int k = 0; k < S->classes.len; k++) {
+        const SemaClass *c = &S->classes.items[k];
+        bool kernels = false;
+        for (int j = 0; j < c->cls->class_.body.n; j++) kernels |= method_kind(S, c->cls->class_.body.stmts[j]) == 'K';
+        if (!c->instantiated && kernels)
+            diag_warning(c->cls->class_.name_span, "QD2104", "@qd.data_oriented class '%s' has kernels, but no instance of it is created "
+                         "where qdc can see it (NAME = %s(...) at module level or in a host function); they are not compiled",
+                         c->cls->class_.name, c->cls->class_.name);
+    }
+}

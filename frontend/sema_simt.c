@@ -1,0 +1,519 @@
+/* qd.simt.subgroup.*, qd.simt.warp.* and the qd.simt.block.* collectives. The primitives (lane id, size,
+ * shuffles, broadcast, ballot, votes, full-subgroup reductions and scans, sync) become one
+ * IR_SUBGROUP node each (ops in ir/simt.def); Quadrants' *_tiled helpers and lane masks expand
+ * here into those primitives exactly as Quadrants composes them (shuffle_down trees, xor
+ * butterflies, Hillis-Steele scans over 2**log2_size lanes), so every backend sees only the
+ * primitives. qd.simt.warp.* takes a CUDA mask: the full constant mask lowers to the subgroup
+ * primitive with a 32-lane requirement (IrExpr.sg.warp), checked per family by the backends. */
+#include "sema.h"
+#include <math.h>
+#include <string.h>
+
+typedef enum { F_PRIM, F_SIZE, F_LOG2_SIZE, F_SYNC, F_FENCE, F_ELECT, F_BALLOT, F_BALLOT_N, F_VOTE, F_ALL_EQUAL,
+               F_BCAST_FIRST, F_SHUFFLE_XOR, F_LANEMASK, F_REDUCE, F_SCAN, F_REDUCE_TILED, F_REDUCE_ALL_TILED,
+               F_VOTE_TILED, F_ALL_EQUAL_TILED, F_SCAN_TILED, F_EXSCAN_TILED, F_SEGMENTED, F_SEGMENTED_TILED,
+               W_VOTE, W_UNIQUE, W_BALLOT, W_SHFL, W_SHFL_XOR, W_MATCH_ANY, W_MATCH_ALL, W_ACTIVE, W_SYNC,
+               B_REDUCE, B_SCAN, B_SYNC_NONZERO } SimtForm;
+
+/* One row per spelling: path suffix, form, IR op (or the lanemask kind), combine op, args. */
+typedef struct { const char *name; SimtForm form; int op; IrBinOp combine; int nargs; } SimtFn;
+
+#define SUB(n, f, op, c, na) {"qd.simt.subgroup." n, f, op, c, na}
+#define WARP(n, f, op, c, na) {"qd.simt.warp." n, f, op, c, na}
+#define BLOCK(n, f, op, c, na) {"qd.simt.block." n, f, op, c, na}
+#define RED3(sfx, c) SUB("reduce_" sfx, F_REDUCE, SG_REDUCE, c, 1), SUB("reduce_all_" sfx, F_REDUCE, SG_REDUCE, c, 1), \
+    SUB("reduce_" sfx "_tiled", F_REDUCE_TILED, 0, c, 2), SUB("reduce_all_" sfx "_tiled", F_REDUCE_ALL_TILED, 0, c, 2)
+#define SCAN(sfx, c) SUB("inclusive_" sfx, F_SCAN, SG_INCLUSIVE, c, 1), SUB("exclusive_" sfx, F_SCAN, SG_EXCLUSIVE, c, 1), \
+    SUB("inclusive_" sfx "_tiled", F_SCAN_TILED, 0, c, 2), SUB("exclusive_" sfx "_tiled", F_EXSCAN_TILED, 0, c, 2)
+static const SimtFn fns[] = {
+    SUB("invocation_id", F_PRIM, SG_INVOCATION_ID, IR_ADD, 0), SUB("group_size", F_SIZE, SG_SIZE, IR_ADD, 0),
+    SUB("log2_group_size", F_LOG2_SIZE, 0, IR_ADD, 0),
+    SUB("sync", F_SYNC, 0, IR_ADD, 0), SUB("barrier", F_SYNC, 0, IR_ADD, 0),
+    SUB("mem_fence", F_FENCE, 0, IR_ADD, 0), SUB("memory_barrier", F_FENCE, 0, IR_ADD, 0),
+    SUB("elect", F_ELECT, 0, IR_ADD, 0), SUB("ballot", F_BALLOT, 0, IR_ADD, 1),
+    SUB("ballot_full_subgroup", F_BALLOT, 0, IR_ADD, 1), SUB("ballot_first_n", F_BALLOT_N, 0, IR_ADD, 2),
+    SUB("all_true", F_VOTE, SG_ALL, IR_ADD, 1), SUB("any_true", F_VOTE, SG_ANY, IR_ADD, 1),
+    SUB("all_equal", F_ALL_EQUAL, 0, IR_ADD, 1), SUB("all_true_tiled", F_VOTE_TILED, 0, IR_AND, 2),
+    SUB("any_true_tiled", F_VOTE_TILED, 0, IR_OR, 2), SUB("all_equal_tiled", F_ALL_EQUAL_TILED, 0, IR_ADD, 2),
+    SUB("broadcast", F_PRIM, SG_BROADCAST, IR_ADD, 2), SUB("broadcast_first", F_BCAST_FIRST, 0, IR_ADD, 1),
+    SUB("shuffle", F_PRIM, SG_SHUFFLE, IR_ADD, 2), SUB("shuffle_up", F_PRIM, SG_SHUFFLE_UP, IR_ADD, 2),
+    SUB("shuffle_down", F_PRIM, SG_SHUFFLE_DOWN, IR_ADD, 2), SUB("shuffle_xor", F_SHUFFLE_XOR, 0, IR_ADD, 2),
+    SUB("lanemask_lt", F_LANEMASK, 0, IR_ADD, 1), SUB("lanemask_le", F_LANEMASK, 1, IR_ADD, 1),
+    SUB("lanemask_eq", F_LANEMASK, 2, IR_ADD, 1), SUB("lanemask_gt", F_LANEMASK, 3, IR_ADD, 1),
+    SUB("lanemask_ge", F_LANEMASK, 4, IR_ADD, 1),
+    RED3("add", IR_ADD), RED3("min", IR_MIN), RED3("max", IR_MAX),
+    SUB("segmented_reduce_add", F_SEGMENTED, 0, IR_ADD, 2), SUB("segmented_reduce_min", F_SEGMENTED, 0, IR_MIN, 2),
+    SUB("segmented_reduce_max", F_SEGMENTED, 0, IR_MAX, 2), SUB("segmented_reduce_add_tiled", F_SEGMENTED_TILED, 0, IR_ADD, 3),
+    SUB("segmented_reduce_min_tiled", F_SEGMENTED_TILED, 0, IR_MIN, 3), SUB("segmented_reduce_max_tiled", F_SEGMENTED_TILED, 0, IR_MAX, 3),
+    SCAN("add", IR_ADD), SCAN("mul", IR_MUL), SCAN("min", IR_MIN), SCAN("max", IR_MAX),
+    SCAN("and", IR_AND), SCAN("or", IR_OR), SCAN("xor", IR_XOR),
+    WARP("all_nonzero", W_VOTE, SG_ALL, IR_ADD, 2), WARP("any_nonzero", W_VOTE, SG_ANY, IR_ADD, 2),
+    WARP("unique", W_UNIQUE, 0, IR_ADD, 2), WARP("ballot", W_BALLOT, 0, IR_ADD, 1),
+    WARP("shfl_sync_i32", W_SHFL, SG_SHUFFLE, IR_ADD, 3), WARP("shfl_sync_f32", W_SHFL, SG_SHUFFLE, IR_ADD, 3),
+    WARP("shfl_up_i32", W_SHFL, SG_SHUFFLE_UP, IR_ADD, 3), WARP("shfl_up_f32", W_SHFL, SG_SHUFFLE_UP, IR_ADD, 3),
+    WARP("shfl_down_i32", W_SHFL, SG_SHUFFLE_DOWN, IR_ADD, 3), WARP("shfl_down_f32", W_SHFL, SG_SHUFFLE_DOWN, IR_ADD, 3),
+    WARP("shfl_xor_i32", W_SHFL_XOR, 0, IR_ADD, 3), WARP("match_any", W_MATCH_ANY, 0, IR_ADD, 2),
+    WARP("match_all", W_MATCH_ALL, 0, IR_ADD, 2), WARP("active_mask", W_ACTIVE, 0, IR_ADD, 0),
+    WARP("sync", W_SYNC, 0, IR_ADD, 1),
+    BLOCK("reduce_add", B_REDUCE, SG_REDUCE, IR_ADD, 3), BLOCK("reduce_min", B_REDUCE, SG_REDUCE, IR_MIN, 3),
+    BLOCK("reduce_max", B_REDUCE, SG_REDUCE, IR_MAX, 3), BLOCK("reduce_all_add", B_REDUCE, SG_REDUCE, IR_ADD, 3),
+    BLOCK("reduce_all_min", B_REDUCE, SG_REDUCE, IR_MIN, 3), BLOCK("reduce_all_max", B_REDUCE, SG_REDUCE, IR_MAX, 3),
+    BLOCK("inclusive_add", B_SCAN, SG_INCLUSIVE, IR_ADD, 3), BLOCK("inclusive_min", B_SCAN, SG_INCLUSIVE, IR_MIN, 3),
+    BLOCK("inclusive_max", B_SCAN, SG_INCLUSIVE, IR_MAX, 3), BLOCK("exclusive_add", B_SCAN, SG_EXCLUSIVE, IR_ADD, 3),
+    BLOCK("exclusive_min", B_SCAN, SG_EXCLUSIVE, IR_MIN, 3), BLOCK("exclusive_max", B_SCAN, SG_EXCLUSIVE, IR_MAX, 3),
+    BLOCK("sync_all_nonzero", B_SYNC_NONZERO, SG_ALL, IR_ADD, 1), BLOCK("sync_any_nonzero", B_SYNC_NONZERO, SG_ANY, IR_ADD, 1),
+    BLOCK("sync_count_nonzero", B_SYNC_NONZERO, SG_REDUCE, IR_ADD, 1),
+};
+
+static const SimtFn *find(const char *path) {
+    for (size_t k = 0; k < ARRAY_LEN(fns); k++)
+        if (!strcmp(fns[k].name, path)) return &fns[k];
+    return NULL;
+}
+
+bool sema_is_simt_builtin(const char *path) { return find(path) != NULL; }
+
+/* ---- building blocks ---- */
+
+typedef struct {
+    Sema *S;
+    Span sp;
+    bool warp; /* from qd.simt.warp.*: the family must have 32-lane subgroups */
+} Ctx;
+
+static IrExpr *sg(Ctx *c, IrSgOp op, IrBinOp combine, IrExpr *a, IrExpr *b) {
+    IrSgResult r = ir_sg_result(op);
+    QdType t = r == SGR_I32 ? QT_I32 : r == SGR_U64 ? QT_U64 : r == SGR_ARG ? a->type : QT_VOID;
+    IrExpr *e = ir_new(c->S, IR_SUBGROUP, t, c->sp);
+    e->sg.op = op, e->sg.combine = combine, e->sg.a = a, e->sg.b = b, e->sg.warp = c->warp;
+    c->S->uses_block = true;
+    return e;
+}
+
+/* A value used more than once: evaluated once, into a compiler temporary. */
+static IrExpr *once(Ctx *c, IrExpr *e) {
+    if (e->kind == IR_CONST || e->kind == IR_LOCAL || e->kind == IR_PARAM) return e;
+    int l = sema_new_local(c->S, "$sg", e->type);
+    IrStmt *as = sema_stmt_new(c->S, IR_ASSIGN, c->sp);
+    as->assign.local = l, as->assign.value = e;
+    sema_emit(c->S, as);
+    return ir_local(c->S, l, c->sp);
+}
+
+static IrExpr *i32c(Ctx *c, int64_t v) { return ir_const_int(c->S, QT_I32, v, c->sp); }
+static IrExpr *u32c(Ctx *c, int64_t v) { return ir_const_int(c->S, QT_U32, v, c->sp); }
+static IrExpr *bin(Ctx *c, IrBinOp op, IrExpr *a, IrExpr *b) { return ir_binary(c->S, op, a, b, c->sp); }
+static IrExpr *lane(Ctx *c) { return once(c, sg(c, SG_INVOCATION_ID, IR_ADD, NULL, NULL)); }
+static IrExpr *nonzero(Ctx *c, IrExpr *p) { return ir_cast(c->S, bin(c, IR_NE, p, ir_const_int(c->S, p->type, 0, c->sp)), QT_I32); }
+static IrExpr *lane_arg(Ctx *c, IrExpr *x) { return ir_cast(c->S, x, QT_I32); }
+
+/* Shuffled values: 32- and 64-bit integers and floats (Quadrants' dtype rule for shuffle). */
+static bool value_ok(Ctx *c, IrExpr *v, const char *name, Span at, bool int_only) {
+    QdType t = v->type;
+    bool ok = t == QT_I32 || t == QT_U32 || t == QT_I64 || t == QT_U64 || (!int_only && (t == QT_F32 || t == QT_F64));
+    if (!ok)
+        diag_error(at, "QD2070", "'%s' takes a %s, got %s", name,
+                   int_only ? "32- or 64-bit integer" : "32- or 64-bit integer or float (f32, f64)", qt_name(t));
+    return ok;
+}
+
+static bool log2_arg(Ctx *c, const Expr *x, int *out) {
+    int64_t v;
+    if (!sema_const_int(c->S, x, &v, "a tiled subgroup size (log2_size)")) return false;
+    if (v < 0 || v > 6) {
+        diag_error(x->span, "QD2071", "log2_size must be a constant from 0 to 6 (groups of 1 to 64 lanes), got %lld", (long long)v);
+        return false;
+    }
+    return *out = (int)v, true;
+}
+
+/* The full warp mask, as a constant: anything else is a partial warp, which the subgroup
+ * primitives cannot express. */
+static bool full_mask(Ctx *c, const Expr *x) {
+    IrExpr *m = sema_expr(c->S, x);
+    if (!m) return false;
+    if (m->kind == IR_CONST && (m->c.u & 0xFFFFFFFFu) == 0xFFFFFFFFu) return true;
+    diag_error(x->span, "QD2072", "qdc supports qd.simt.warp.* only with the full mask 0xFFFFFFFF (a constant); "
+               "partial-warp masks are not supported");
+    return false;
+}
+
+/* The identity of `op` on type t, lane 0's result of an exclusive scan. */
+static IrExpr *identity(Ctx *c, IrBinOp op, QdType t) {
+    bool f = qt_is_float(t), s = qt_is_signed(t);
+    int bits = qt_bits(t);
+    switch (op) {
+    case IR_MUL: return f ? ir_const_float(c->S, t, 1.0, c->sp) : ir_const_int(c->S, t, 1, c->sp);
+    case IR_AND: return ir_const_int(c->S, t, -1, c->sp);
+    case IR_MIN:
+        if (f) return ir_const_float(c->S, t, INFINITY, c->sp);
+        return ir_const_int(c->S, t, s ? (int64_t)(UINT64_MAX >> (65 - bits)) : -1, c->sp);
+    case IR_MAX:
+        if (f) return ir_const_float(c->S, t, -INFINITY, c->sp);
+        return ir_const_int(c->S, t, s ? -(int64_t)(UINT64_MAX >> (65 - bits)) - 1 : 0, c->sp);
+    default: return f ? ir_const_float(c->S, t, 0.0, c->sp) : ir_const_int(c->S, t, 0, c->sp);
+    }
+}
+
+/* ---- Quadrants' tiled helpers, unrolled over 2**log2 lanes ---- */
+
+static IrExpr *reduce_tiled(Ctx *c, IrBinOp op, IrExpr *v, int log2) { /* valid in lane 0 of each group */
+    for (int i = 0; i < log2; i++) {
+        v = once(c, v);
+        v = bin(c, op, v, sg(c, SG_SHUFFLE_DOWN, IR_ADD, v, i32c(c, 1 << (log2 - 1 - i))));
+    }
+    return v;
+}
+
+static IrExpr *butterfly(Ctx *c, IrBinOp op, IrExpr *v, int log2) { /* on every lane of each group */
+    IrExpr *l = log2 ? lane(c) : NULL;
+    for (int i = 0; i < log2; i++) {
+        v = once(c, v);
+        v = bin(c, op, v, sg(c, SG_SHUFFLE, IR_ADD, v, bin(c, IR_XOR, l, i32c(c, 1 << i))));
+    }
+    return v;
+}
+
+static IrExpr *scan_tiled(Ctx *c, IrBinOp op, IrExpr *v, int log2) { /* Hillis-Steele, inclusive */
+    IrExpr *in_group = log2 ? once(c, bin(c, IR_AND, lane(c), i32c(c, (1 << log2) - 1))) : NULL;
+    for (int i = 0; i < log2; i++) {
+        v = once(c, v);
+        IrExpr *partner = sg(c, SG_SHUFFLE_UP, IR_ADD, v, i32c(c, 1 << i));
+        IrExpr *sel = ir_new(c->S, IR_SELECT, v->type, c->sp);
+        sel->sel.cond = bin(c, IR_GE, in_group, i32c(c, 1 << i)), sel->sel.a = bin(c, op, partner, v), sel->sel.b = v;
+        v = sel;
+    }
+    return v;
+}
+
+static IrExpr *exscan_tiled(Ctx *c, IrBinOp op, IrExpr *v, int log2) {
+    IrExpr *prev = sg(c, SG_SHUFFLE_UP, IR_ADD, v, i32c(c, 1));
+    IrExpr *sel = ir_new(c->S, IR_SELECT, v->type, c->sp);
+    sel->sel.cond = bin(c, IR_EQ, bin(c, IR_AND, lane(c), i32c(c, (1 << log2) - 1)), i32c(c, 0));
+    sel->sel.a = identity(c, op, v->type), sel->sel.b = prev;
+    return scan_tiled(c, op, sel, log2);
+}
+
+static IrExpr *vote_tiled(Ctx *c, IrBinOp op, IrExpr *p, int log2) { return butterfly(c, op, nonzero(c, p), log2); }
+
+static IrExpr *all_equal_tiled(Ctx *c, IrExpr *v, int log2) {
+    v = once(c, v);
+    IrExpr *base = sg(c, SG_SHUFFLE, IR_ADD, v, bin(c, IR_AND, lane(c), i32c(c, ~((1 << log2) - 1))));
+    return vote_tiled(c, IR_AND, bin(c, IR_EQ, v, base), log2);
+}
+
+/* Quadrants' segmented reduce: lane - (the nearest head at or below the lane in its group of
+ * 2**log2 lanes, the group's first lane if none), from one u64 ballot and a clz; then a
+ * Hillis-Steele scan that never reaches past that head. */
+static IrExpr *segmented(Ctx *c, IrBinOp op, IrExpr *v, IrExpr *head, int log2) {
+    IrExpr *l = lane(c), *all = ir_const_int(c->S, QT_U64, -1, c->sp);
+    IrExpr *full = once(c, sg(c, SG_BALLOT, IR_ADD, nonzero(c, head), NULL));
+    IrExpr *base = once(c, ir_cast(c->S, bin(c, IR_AND, l, i32c(c, ~((1 << log2) - 1))), QT_U64));
+    IrExpr *bits = ir_const_int(c->S, QT_U64, log2 == 6 ? -1 : (int64_t)((UINT64_C(1) << (1 << log2)) - 1), c->sp);
+    IrExpr *eff = bin(c, IR_OR, bin(c, IR_AND, full, bin(c, IR_SHL, bits, base)), bin(c, IR_SHL, ir_const_int(c->S, QT_U64, 1, c->sp), base));
+    IrExpr *upto = bin(c, IR_SHR, all, ir_cast(c->S, bin(c, IR_SUB, i32c(c, 63), l), QT_U64));
+    IrExpr *clz = ir_new(c->S, IR_MATH, QT_U64, c->sp);
+    clz->math.op = IR_CLZ, clz->math.a = bin(c, IR_AND, eff, upto);
+    IrExpr *dist = once(c, bin(c, IR_SUB, l, bin(c, IR_SUB, i32c(c, 63), ir_cast(c->S, clz, QT_I32))));
+    for (int i = 0; i < log2; i++) {
+        v = once(c, v);
+        IrExpr *sel = ir_new(c->S, IR_SELECT, v->type, c->sp);
+        sel->sel.cond = bin(c, IR_GE, dist, i32c(c, 1 << i));
+        sel->sel.a = bin(c, op, v, sg(c, SG_SHUFFLE_UP, IR_ADD, v, i32c(c, 1 << i))), sel->sel.b = v;
+        v = sel;
+    }
+    return v;
+}
+
+static IrExpr *lanemask(Ctx *c, int kind, IrExpr *l) {
+    IrExpr *one = once(c, bin(c, IR_SHL, u32c(c, 1), ir_cast(c->S, l, QT_U32)));
+    IrExpr *lt = bin(c, IR_SUB, one, u32c(c, 1));
+    switch (kind) {
+    case 0: return lt;
+    case 1: return bin(c, IR_OR, one, lt);
+    case 2: return one;
+    case 3: return bin(c, IR_XOR, bin(c, IR_OR, one, lt), u32c(c, 0xFFFFFFFF));
+    default: return bin(c, IR_XOR, lt, u32c(c, 0xFFFFFFFF));
+    }
+}
+
+/* ---- qd.simt.warp.* on the full mask ---- */
+
+/* __match_any_sync: bit j set iff lane j is active and holds the same value (32 shuffles). */
+static IrExpr *match_any(Ctx *c, IrExpr *v) {
+    v = once(c, v);
+    IrExpr *active = once(c, ir_cast(c->S, sg(c, SG_BALLOT, IR_ADD, i32c(c, 1), NULL), QT_I32)), *m = i32c(c, 0);
+    for (int j = 0; j < 32; j++) {
+        IrExpr *eq = ir_cast(c->S, bin(c, IR_EQ, sg(c, SG_SHUFFLE, IR_ADD, v, i32c(c, j)), v), QT_I32);
+        m = once(c, bin(c, IR_OR, m, bin(c, IR_SHL, eq, i32c(c, j))));
+    }
+    return bin(c, IR_AND, m, active);
+}
+
+static IrExpr *warp_form(Ctx *c, const SimtFn *f, IrExpr **a) {
+    switch (f->form) {
+    case W_VOTE: return sg(c, f->op, IR_ADD, nonzero(c, a[1]), NULL);
+    case W_UNIQUE: { /* every lane's predicate the same */
+        IrExpr *p = once(c, nonzero(c, a[1]));
+        return bin(c, IR_OR, sg(c, SG_ALL, IR_ADD, p, NULL), bin(c, IR_XOR, sg(c, SG_ANY, IR_ADD, p, NULL), i32c(c, 1)));
+    }
+    case W_BALLOT: return ir_cast(c->S, sg(c, SG_BALLOT, IR_ADD, nonzero(c, a[0]), NULL), QT_I32);
+    case W_SHFL: {
+        IrExpr *v = ir_cast(c->S, a[1], strstr(f->name, "f32") ? QT_F32 : QT_I32);
+        IrExpr *off = lane_arg(c, a[2]);
+        if (f->op == SG_SHUFFLE) off = bin(c, IR_AND, off, i32c(c, 31));
+        return sg(c, f->op, IR_ADD, v, off);
+    }
+    case W_SHFL_XOR:
+        return sg(c, SG_SHUFFLE, IR_ADD, ir_cast(c->S, a[1], QT_I32), bin(c, IR_AND, bin(c, IR_XOR, lane(c), lane_arg(c, a[2])), i32c(c, 31)));
+    case W_MATCH_ANY: return match_any(c, a[1]);
+    case W_MATCH_ALL: { /* the mask when every lane holds the same value, else 0 */
+        IrExpr *v = once(c, a[1]);
+        IrExpr *same = sg(c, SG_ALL, IR_ADD, ir_cast(c->S, bin(c, IR_EQ, v, sg(c, SG_BROADCAST, IR_ADD, v, i32c(c, 0))), QT_I32), NULL);
+        return bin(c, IR_MUL, same, i32c(c, -1));
+    }
+    case W_ACTIVE: return ir_cast(c->S, sg(c, SG_BALLOT, IR_ADD, i32c(c, 1), NULL), QT_I32);
+    default: return NULL;
+    }
+}
+
+/* ---- qd.simt.block.* collectives: subgroup collectives + a fresh shared array + barriers ----
+ * Width-free (the subgroup size is the SG_SIZE value): lane 0 of each subgroup stages its
+ * subgroup's aggregate in shared memory, a barrier publishes it, and each thread folds the
+ * aggregates it needs in order; a last barrier lets a loop call the collective again. Every
+ * thread of the block must reach the call (block_dim threads, as in Quadrants). */
+
+static int block_shared(Ctx *c, QdType t, int64_t elems) {
+    IrShared sh = {.name = "$block", .type = t, .ndim = 1, .elems = elems, .task = c->S->task, .span = c->sp};
+    sh.shape[0] = elems;
+    vec_push(&c->S->shared, sh);
+    c->S->uses_block = true;
+    return c->S->shared.len - 1;
+}
+
+static IrRef *shared_at(Ctx *c, int sh, IrExpr *i) {
+    IrRef *r = ARENA_NEW(c->S->arena, IrRef);
+    r->kind = IR_REF_SHARED, r->index = sh, r->type = c->S->shared.items[sh].type, r->space = QSPACE_SHARED, r->span = c->sp;
+    r->idx = ARENA_ARRAY(c->S->arena, IrExpr *, 1), r->idx[0] = i, r->nidx = 1;
+    return r;
+}
+
+static IrExpr *load_at(Ctx *c, int sh, IrExpr *i) {
+    IrExpr *e = ir_new(c->S, IR_LOAD, c->S->shared.items[sh].type, c->sp);
+    e->ref = shared_at(c, sh, i);
+    return e;
+}
+
+static void store_at(Ctx *c, int sh, IrExpr *i, IrExpr *v) {
+    IrStmt *st = sema_stmt_new(c->S, IR_STORE, c->sp);
+    st->store.ref = shared_at(c, sh, i), st->store.value = v;
+    sema_emit(c->S, st);
+}
+
+static void barrier(Ctx *c) { sema_emit(c->S, sema_stmt_new(c->S, IR_BARRIER, c->sp)); }
+
+/* if cond: <the statements emitted between if_open and if_close> */
+static IrStmt *if_open(Ctx *c, IrExpr *cond, IrStmtVec *body, IrStmtVec **outer) {
+    IrStmt *st = sema_stmt_new(c->S, IR_IF, c->sp);
+    st->if_.cond = cond;
+    *outer = c->S->cur, c->S->cur = body;
+    return st;
+}
+static void if_close(Ctx *c, IrStmt *st, IrStmtVec *body, IrStmtVec *outer) {
+    c->S->cur = outer;
+    st->if_.then = sema_freeze(c->S, body);
+    sema_emit(c->S, st);
+}
+
+static void assign(Ctx *c, int local, IrExpr *v) {
+    IrStmt *as = sema_stmt_new(c->S, IR_ASSIGN, c->sp);
+    as->assign.local = local, as->assign.value = v;
+    sema_emit(c->S, as);
+}
+
+/* acc = identity; for k in range(n): acc = op(acc, sh[k]) -- returns the local acc. */
+static int fold(Ctx *c, int sh, IrBinOp op, QdType t, IrExpr *n) {
+    int acc = sema_new_local(c->S, "$acc", t), k = sema_new_local(c->S, "$k", QT_I32);
+    assign(c, acc, identity(c, op, t));
+    IrStmt *st = sema_stmt_new(c->S, IR_FOR, c->sp);
+    st->for_.counter = k, st->for_.begin = i32c(c, 0), st->for_.end = n, st->for_.step = 1;
+    IrStmtVec body = {0}, *outer = c->S->cur;
+    c->S->cur = &body;
+    assign(c, acc, bin(c, op, ir_local(c->S, acc, c->sp), load_at(c, sh, ir_local(c->S, k, c->sp))));
+    c->S->cur = outer;
+    st->for_.body = sema_freeze(c->S, &body);
+    sema_emit(c->S, st);
+    return acc;
+}
+
+static IrExpr *block_collective(Ctx *c, const SimtFn *f, IrExpr *v, int64_t block_dim) {
+    QdType t = v->type;
+    int sh = block_shared(c, t, block_dim);
+    IrExpr *size = once(c, sg(c, SG_SIZE, IR_ADD, NULL, NULL)), *l = lane(c);
+    IrExpr *sub = once(c, bin(c, IR_DIV, ir_new(c->S, IR_THREAD_IDX, QT_I32, c->sp), size));
+    v = once(c, v);
+    IrExpr *mine = f->op == SG_REDUCE ? NULL : once(c, sg(c, f->op, f->combine, v, NULL));
+    IrExpr *total = once(c, sg(c, SG_REDUCE, f->combine, v, NULL));
+    IrStmtVec body = {0}, *outer;
+    IrStmt *st = if_open(c, bin(c, IR_EQ, l, i32c(c, 0)), &body, &outer);
+    store_at(c, sh, sub, total);
+    if_close(c, st, &body, outer);
+    barrier(c);
+    IrExpr *n = f->op == SG_REDUCE ? bin(c, IR_DIV, bin(c, IR_ADD, i32c(c, block_dim), bin(c, IR_SUB, size, i32c(c, 1))), size) : sub;
+    int acc = fold(c, sh, f->combine, t, n);
+    barrier(c);
+    IrExpr *r = ir_local(c->S, acc, c->sp);
+    return mine ? bin(c, f->combine, r, mine) : r;
+}
+
+/* Quadrants' shared-counter form: every thread adds its 0/1 unconditionally between two barriers. */
+static IrExpr *block_sync_nonzero(Ctx *c, const SimtFn *f, IrExpr *p) {
+    int sh = block_shared(c, QT_I32, 1);
+    IrExpr *one = f->op == SG_ALL ? ir_cast(c->S, bin(c, IR_EQ, p, ir_const_int(c->S, p->type, 0, c->sp)), QT_I32) : nonzero(c, p);
+    one = once(c, one);
+    IrStmtVec body = {0}, *outer;
+    IrStmt *st = if_open(c, bin(c, IR_EQ, ir_new(c->S, IR_THREAD_IDX, QT_I32, c->sp), i32c(c, 0)), &body, &outer);
+    store_at(c, sh, i32c(c, 0), i32c(c, 0));
+    if_close(c, st, &body, outer);
+    barrier(c);
+    IrExpr *add = ir_new(c->S, IR_MEMOP, QT_I32, c->sp);
+    add->mem.op = QOP_ADD, add->mem.ref = shared_at(c, sh, i32c(c, 0)), add->mem.val = one;
+    add->mem.order = QORD_RELAXED, add->mem.scope = QSCOPE_BLOCK;
+    IrStmt *ev = sema_stmt_new(c->S, IR_EVAL, c->sp);
+    ev->eval = add;
+    sema_emit(c->S, ev);
+    barrier(c);
+    IrExpr *count = once(c, load_at(c, sh, i32c(c, 0)));
+    barrier(c);
+    IrExpr *any = bin(c, IR_MIN, count, i32c(c, 1));
+    if (f->op == SG_ANY) return any;
+    if (f->op == SG_ALL) return bin(c, IR_SUB, i32c(c, 1), any);
+    return count;
+}
+
+static Val block_call(Ctx *c, const SimtFn *f, const Expr *call) {
+    Sema *S = c->S;
+    if (S->task < 0) return diag_error(call->span, "QD2019", "'%s' can only be used inside a kernel's parallel loop", f->name), val_err();
+    IrExpr *v = sema_expr(S, call->call.args.items[0]);
+    if (!v) return val_err();
+    if (f->form == B_SYNC_NONZERO) {
+        if (!qt_is_integral(v->type)) return diag_error(call->call.args.items[0]->span, "QD2070", "'%s' takes an integer predicate, got %s", strrchr(f->name, '.') + 1, qt_name(v->type)), val_err();
+        return val_expr(block_sync_nonzero(c, f, v));
+    }
+    int64_t bd;
+    QdType dt;
+    if (!sema_const_int(S, call->call.args.items[1], &bd, "block_dim")) return val_err();
+    if (bd < 1 || bd > 1024)
+        return diag_error(call->call.args.items[1]->span, "QD2071", "block_dim must be a constant from 1 to 1024, got %lld", (long long)bd), val_err();
+    if (!sema_annotation_type(S, call->call.args.items[2], &dt)) return val_err();
+    IrExpr *cv = ir_cast(S, v, dt);
+    if (!value_ok(c, cv, strrchr(f->name, '.') + 1, call->call.args.items[2]->span, false)) return val_err();
+    return val_expr(block_collective(c, f, cv, bd));
+}
+
+/* ---- the call ---- */
+
+static Val stmt_done(Ctx *c, IrStmt *st) {
+    sema_emit(c->S, st);
+    c->S->uses_block = true;
+    return (Val){.kind = V_NONE};
+}
+
+static Val subgroup_sync(Ctx *c) {
+    IrStmt *st = sema_stmt_new(c->S, IR_EVAL, c->sp);
+    st->eval = sg(c, SG_SYNC, IR_ADD, NULL, NULL);
+    return stmt_done(c, st);
+}
+
+static Val subgroup_fence(Ctx *c) { /* block scope: the subgroup is a subset of the block */
+    IrStmt *st = sema_stmt_new(c->S, IR_FENCE, c->sp);
+    st->fence.scope = QSCOPE_BLOCK, st->fence.order = QORD_SEQ_CST;
+    return stmt_done(c, st);
+}
+
+/* Value operands: which argument is the shuffled/reduced value, and must it be an integer. */
+static bool check_value(Ctx *c, const SimtFn *f, IrExpr **a, const Expr *call) {
+    int vi = f->form >= W_VOTE ? (f->form == W_BALLOT ? 0 : 1) : 0;
+    if (f->nargs == 0 || f->form == F_LANEMASK || f->form == F_BALLOT || f->form == F_BALLOT_N || f->form == F_VOTE ||
+        f->form == F_VOTE_TILED || f->form == W_VOTE || f->form == W_UNIQUE || f->form == W_BALLOT || f->form == W_SHFL ||
+        f->form == W_SHFL_XOR)
+        return true; /* predicates and converted operands */
+    bool int_only = f->combine == IR_AND || f->combine == IR_OR || f->combine == IR_XOR;
+    return value_ok(c, a[vi], strrchr(f->name, '.') + 1, call->call.args.items[vi]->span, int_only);
+}
+
+Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
+    const SimtFn *f = find(p);
+    Ctx c = {S, call->span, f->form >= W_VOTE && f->form < B_REDUCE};
+    if (!S->cur) return diag_error(call->span, "QD2019", "'%s' can only be used inside a kernel or qd.func", p), val_err();
+    if (call->call.nkw) return diag_error(call->call.kw[0].span, "QD2007", "'%s' takes no keyword arguments", p), val_err();
+    if (call->call.args.n != f->nargs)
+        return diag_error(call->span, "QD2007", "'%s' takes %d argument%s, got %d", p, f->nargs, f->nargs == 1 ? "" : "s",
+                          call->call.args.n), val_err();
+    if (f->form >= B_REDUCE) return block_call(&c, f, call);
+    bool tiled = f->form == F_REDUCE_TILED || f->form == F_REDUCE_ALL_TILED || f->form == F_VOTE_TILED ||
+                 f->form == F_ALL_EQUAL_TILED || f->form == F_SCAN_TILED || f->form == F_EXSCAN_TILED ||
+                 f->form == F_SEGMENTED_TILED;
+    int log2 = 0;
+    IrExpr *a[3] = {0};
+    if (f->form >= W_VOTE && f->form != W_BALLOT && f->form != W_ACTIVE && !full_mask(&c, call->call.args.items[0])) return val_err();
+    for (int k = f->form >= W_VOTE && f->form != W_BALLOT ? 1 : 0; k < f->nargs - tiled; k++)
+        if (!(a[k] = sema_expr(S, call->call.args.items[k]))) return val_err();
+    if (tiled && !log2_arg(&c, call->call.args.items[f->nargs - 1], &log2)) return val_err();
+    if (!check_value(&c, f, a, call)) return val_err();
+    IrExpr *r = NULL;
+    switch (f->form) {
+    case F_PRIM: r = sg(&c, f->op, IR_ADD, a[0], f->nargs > 1 ? lane_arg(&c, a[1]) : NULL); break;
+    case F_SIZE: /* a compile-time int in Quadrants: a constant when the compile's width is known */
+        r = S->subgroup_width ? i32c(&c, S->subgroup_width) : sg(&c, SG_SIZE, IR_ADD, NULL, NULL);
+        break;
+    case F_LOG2_SIZE: {
+        int w = S->subgroup_width, l = 0;
+        if (!w) return diag_error(call->span, "QD2073", "'%s' needs the subgroup width at compile time; the target's is the "
+                                  "device's or the targets of this compile differ (Vulkan: assert it with --cap=+subgroup32)", p), val_err();
+        while ((1 << l) < w) l++;
+        r = i32c(&c, l);
+        break;
+    }
+    case F_SYNC: case W_SYNC: return subgroup_sync(&c);
+    case F_FENCE: return subgroup_fence(&c);
+    case F_ELECT: r = ir_cast(S, bin(&c, IR_EQ, sg(&c, SG_INVOCATION_ID, IR_ADD, NULL, NULL), i32c(&c, 0)), QT_I32); break;
+    case F_BALLOT: r = sg(&c, SG_BALLOT, IR_ADD, nonzero(&c, a[0]), NULL); break;
+    case F_BALLOT_N: {
+        int64_t n;
+        if (!sema_const_int(S, call->call.args.items[1], &n, "ballot_first_n's n")) return val_err();
+        if (n < 1 || n > 32) return diag_error(call->call.args.items[1]->span, "QD2071", "ballot_first_n's n must be a constant from 1 to 32, got %lld", (long long)n), val_err();
+        r = ir_cast(S, sg(&c, SG_BALLOT, IR_ADD, nonzero(&c, a[0]), NULL), QT_U32);
+        if (n < 32) r = bin(&c, IR_AND, r, u32c(&c, (int64_t)((1u << n) - 1)));
+        break;
+    }
+    case F_VOTE: r = sg(&c, f->op, IR_ADD, nonzero(&c, a[0]), NULL); break;
+    case F_ALL_EQUAL: {
+        IrExpr *v = once(&c, a[0]);
+        r = sg(&c, SG_ALL, IR_ADD, ir_cast(S, bin(&c, IR_EQ, v, sg(&c, SG_BROADCAST, IR_ADD, v, i32c(&c, 0))), QT_I32), NULL);
+        break;
+    }
+    case F_BCAST_FIRST: r = sg(&c, SG_BROADCAST, IR_ADD, a[0], i32c(&c, 0)); break;
+    case F_SHUFFLE_XOR: r = sg(&c, SG_SHUFFLE, IR_ADD, a[0], bin(&c, IR_XOR, lane(&c), lane_arg(&c, a[1]))); break;
+    case F_LANEMASK: r = lanemask(&c, f->op, a[0]); break;
+    case F_REDUCE: case F_SCAN: r = sg(&c, f->op, f->combine, a[0], NULL); break;
+    case F_REDUCE_TILED: r = reduce_tiled(&c, f->combine, a[0], log2); break;
+    case F_REDUCE_ALL_TILED: r = butterfly(&c, f->combine, a[0], log2); break;
+    case F_VOTE_TILED: r = vote_tiled(&c, f->combine, a[0], log2); break;
+    case F_ALL_EQUAL_TILED: r = all_equal_tiled(&c, a[0], log2); break;
+    case F_SCAN_TILED: r = scan_tiled(&c, f->combine, a[0], log2); break;
+    case F_EXSCAN_TILED: r = exscan_tiled(&c, f->combine, a[0], log2); break;
+    case F_SEGMENTED_TILED: r = segmented(&c, f->combine, a[0], a[1], log2); break;
+    case F_SEGMENTED: {
+        int w = S->subgroup_width, l = 0;
+        if (!w) return diag_error(call->span, "QD2073", "'%s' needs the subgroup width at compile time; the target's is the "
+                                  "device's or the targets of this compile differ (Vulkan: assert it with --cap=+subgroup32)", p), val_err();
+        while ((1 << l) < w) l++;
+        r = segmented(&c, f->combine, a[0], a[1], l);
+        break;
+    }
+    default: r = warp_form(&c, f, a); break;
+    }
+    S->uses_block = true;
+    return val_expr(r);
+}

@@ -1,0 +1,196 @@
+/* Atomic reductions (issue 17): the one place that decides which atomics of a parallel task may
+ * accumulate in a private partial and reach memory as one atomic per worker instead of one per
+ * iteration. Target-independent legality over the sealed IR; the level comes from the family's
+ * `rewrite.reduce` fact; backends only obey IrLowering.reduce. The rules, exactly as
+ * qdc-lang(7) "Atomic reductions" states them, are the checks of reducible() and blocker(). */
+#include "../capdb/capdb.h"
+#include "lower.h"
+#include <string.h>
+
+/* One memory access of a task: an atomic or volatile operation, or a plain load or store. */
+typedef struct {
+    const IrRef *ref;
+    const IrExpr *memop; /* NULL for a plain load or store */
+} Access;
+
+typedef struct {
+    VEC(Access) acc;
+    const char *blocker; /* the first construct that forbids every rewrite in the task */
+} TaskScan;
+
+static void scan_expr(TaskScan *s, const IrExpr *e);
+
+static void scan_ref(TaskScan *s, const IrRef *r, const IrExpr *memop) {
+    for (int i = 0; i < r->nidx; i++) scan_expr(s, r->idx[i]);
+    if (r->flat) scan_expr(s, r->flat);
+    vec_push(&s->acc, ((Access){r, memop}));
+}
+
+static void scan_expr(TaskScan *s, const IrExpr *e) {
+    if (!e) return;
+    switch (e->kind) {
+    case IR_LOAD: scan_ref(s, e->ref, NULL); return;
+    case IR_UNARY: scan_expr(s, e->un.a); return;
+    case IR_BINARY: scan_expr(s, e->bin.a), scan_expr(s, e->bin.b); return;
+    case IR_SELECT: scan_expr(s, e->sel.cond), scan_expr(s, e->sel.a), scan_expr(s, e->sel.b); return;
+    case IR_CAST: case IR_BITCAST: scan_expr(s, e->arg); return;
+    case IR_MATH: scan_expr(s, e->math.a), scan_expr(s, e->math.b); return;
+    case IR_SUBGROUP: scan_expr(s, e->sg.a), scan_expr(s, e->sg.b); return;
+    case IR_MEMOP:
+        scan_expr(s, e->mem.val), scan_expr(s, e->mem.val2);
+        scan_ref(s, e->mem.ref, e);
+        if (!s->blocker && e->mem.is_volatile) s->blocker = "a volatile load in the loop";
+        if (!s->blocker && e->mem.order != QORD_RELAXED && e->mem.ref->kind != IR_REF_LOCAL)
+            s->blocker = "an atomic with a non-relaxed order in the loop";
+        return;
+    default: return;
+    }
+}
+
+static void scan_block(TaskScan *s, const IrBlock *b) {
+    for (int i = 0; i < b->n; i++) {
+        const IrStmt *st = b->stmts[i];
+        switch (st->kind) {
+        case IR_ASSIGN: scan_expr(s, st->assign.value); break;
+        case IR_STORE: scan_expr(s, st->store.value), scan_ref(s, st->store.ref, NULL); break;
+        case IR_EVAL: scan_expr(s, st->eval); break;
+        case IR_IF: scan_expr(s, st->if_.cond), scan_block(s, &st->if_.then), scan_block(s, &st->if_.els); break;
+        case IR_WHILE: scan_expr(s, st->while_.cond), scan_block(s, &st->while_.body); break;
+        case IR_FOR: scan_expr(s, st->for_.begin), scan_expr(s, st->for_.end), scan_block(s, &st->for_.body); break;
+        case IR_FENCE: if (!s->blocker) s->blocker = "a memory fence in the loop"; break;
+        case IR_BARRIER: if (!s->blocker) s->blocker = "a block barrier in the loop"; break;
+        case IR_PRINT: for (int k = 0; k < st->print.nargs; k++) scan_expr(s, st->print.args[k]); break;
+        case IR_ASSERT: scan_expr(s, st->assert_.cond); break;
+        default: break;
+        }
+    }
+}
+
+/* The same value in every iteration: constants, scalar arguments, ndarray shapes and pure
+ * arithmetic on them (no local, load, memory operation or thread index). */
+static bool invariant(const IrExpr *e) {
+    if (!e) return true;
+    switch (e->kind) {
+    case IR_CONST: case IR_PARAM: case IR_SHAPE: return true;
+    case IR_UNARY: return invariant(e->un.a);
+    case IR_BINARY: return invariant(e->bin.a) && invariant(e->bin.b);
+    case IR_SELECT: return invariant(e->sel.cond) && invariant(e->sel.a) && invariant(e->sel.b);
+    case IR_CAST: case IR_BITCAST: return invariant(e->arg);
+    case IR_MATH: return invariant(e->math.a) && invariant(e->math.b);
+    default: return false;
+    }
+}
+
+static bool ref_invariant(const IrRef *r) {
+    for (int i = 0; i < r->nidx; i++)
+        if (!invariant(r->idx[i])) return false;
+    return invariant(r->flat);
+}
+
+/* Two references may name the same element: same field (or same ndarray argument) unless both
+ * have constant indexes that differ. Distinct fields never overlap; distinct ndarray arguments
+ * are assumed not to (qdc-lang(7)); shared arrays and locals are never global memory. */
+static bool may_alias(const IrRef *a, const IrRef *b) {
+    if (a->kind != b->kind || a->index != b->index) return false;
+    if (a->kind != IR_REF_FIELD && a->kind != IR_REF_NDARRAY) return false;
+    if (a->nidx != b->nidx) return true;
+    for (int i = 0; i < a->nidx; i++) {
+        const IrExpr *x = a->idx[i], *y = b->idx[i];
+        if (x->kind == IR_CONST && y->kind == IR_CONST && x->c.i != y->c.i) return false;
+    }
+    return true;
+}
+
+static bool reducible_op(QdOp op, QdType t) {
+    switch (op) {
+    case QOP_ADD: case QOP_SUB: case QOP_MIN: case QOP_MAX: return qt_is_float(t) || qt_bits(t) >= 8;
+    case QOP_AND: case QOP_OR: case QOP_XOR: return !qt_is_float(t) && qt_bits(t) >= 8;
+    default: return false;
+    }
+}
+
+static QdOp op_class(QdOp op) { return op == QOP_SUB ? QOP_ADD : op; }
+
+/* Rules 1-3: the operation itself (NULL) or why not. */
+static const char *reducible(const IrExpr *e, const IrLowering *L) {
+    const IrMemOp *m = &e->mem;
+    if (m->is_volatile || !reducible_op(m->op, m->ref->type)) return "not an add, sub, min, max, and, or or xor";
+    if (m->result_used) return "its result is used";
+    if (m->order != QORD_RELAXED) return "its order is not relaxed";
+    if (m->ref->kind != IR_REF_FIELD && m->ref->kind != IR_REF_NDARRAY) return "not a field or ndarray element";
+    if (m->ref->space != QSPACE_GLOBAL) return "not in global memory";
+    if (L->kind != LOW_NATIVE && L->kind != LOW_CAS_LOOP) return "not lowered as an atomic";
+    if (!ref_invariant(m->ref)) return "its address depends on the iteration";
+    return NULL;
+}
+
+/* Rule 4: every other access that may reach the element is a reducible atomic of the same
+ * operation (its own partial; the flushes commute). */
+static const char *conflict(const TaskScan *s, const IrExpr *e, const IrLowered *low) {
+    for (int i = 0; i < s->acc.len; i++) {
+        const Access *a = &s->acc.items[i];
+        if (a->memop == e || !may_alias(a->ref, e->mem.ref)) continue;
+        if (!a->memop) return "the loop also reads or stores the element";
+        if (op_class(a->memop->mem.op) != op_class(e->mem.op) || reducible(a->memop, ir_low_memop(low, a->memop)))
+            return "another operation of the loop may access the element";
+    }
+    return NULL;
+}
+
+static void mark(const IrModule *m, const IrTask *t, const TaskScan *s, const IrLowered *low, IrLowering *ops,
+                 IrReduceLevel level, Arena *arena);
+
+void lower_reductions(const IrModule *m, const CapTarget *t, const LowerOptions *o, IrLowering *ops, Arena *arena) {
+    const char *lv = cap_str(t, "rewrite.reduce");
+    IrReduceLevel level = !lv || (o && o->no_reduce) ? LOW_REDUCE_NONE
+                          : !strcmp(lv, "worker")     ? LOW_REDUCE_WORKER
+                          : !strcmp(lv, "subgroup")   ? LOW_REDUCE_SUBGROUP
+                                                      : LOW_REDUCE_NONE;
+    if (level == LOW_REDUCE_NONE) return;
+    IrLowered low = {ops, m->nmemops, NULL, 0};
+    for (int k = 0; k < m->nkernels; k++)
+        for (int ti = 0; ti < m->kernels[k].ntasks; ti++) {
+            const IrTask *task = &m->kernels[k].tasks[ti];
+            if (task->kind != IR_TASK_PARALLEL) continue;
+            TaskScan s = {{0}, NULL};
+            scan_block(&s, &task->body);
+            if (!s.blocker && task->uses_block) s.blocker = "the loop uses qd.simt.block constructs";
+            mark(m, task, &s, &low, ops, level, arena);
+            vec_free(&s.acc);
+        }
+}
+
+static void mark(const IrModule *m, const IrTask *t, const TaskScan *s, const IrLowered *low, IrLowering *ops,
+                 IrReduceLevel level, Arena *arena) {
+    (void)m, (void)t;
+    for (int i = 0; i < s->acc.len; i++) {
+        const IrExpr *e = s->acc.items[i].memop;
+        if (!e || e->mem.is_volatile) continue;
+        IrLowering *L = &ops[e->mem.id];
+        if (L->reduce != LOW_REDUCE_NONE || (L->detail && strstr(L->detail, "; not reduced: "))) continue;
+        /* Only an add/sub/min/max/and/or/xor on a loop-invariant global element says why it is not
+         * reduced; the other operations keep their record. */
+        const IrRef *r = e->mem.ref;
+        if (!reducible_op(e->mem.op, r->type) || (r->kind != IR_REF_FIELD && r->kind != IR_REF_NDARRAY) ||
+            r->space != QSPACE_GLOBAL || !ref_invariant(r))
+            continue;
+        const char *why = reducible(e, L);
+        /* Rule 6 (subgroup level): redux.sync reduces 32-bit integers only. */
+        if (!why && level == LOW_REDUCE_SUBGROUP && (qt_is_float(r->type) || qt_bits(r->type) != 32))
+            why = "the family's subgroup reduction (redux.sync) takes 32-bit integers only";
+        if (!why) why = s->blocker;
+        if (!why) why = conflict(s, e, low);
+        if (why) {
+            L->detail = arena_printf(arena, "%s; not reduced: %s", L->detail ? L->detail : "", why);
+            continue;
+        }
+        L->reduce = level;
+        bool fadd = qt_is_float(e->mem.ref->type) && op_class(e->mem.op) == QOP_ADD;
+        L->detail = arena_printf(arena, "%s%s; %s",
+                                 level == LOW_REDUCE_WORKER
+                                     ? "reduced per worker: a private partial, then this once per chunk"
+                                     : "reduced per subgroup: a partial per thread, redux.sync over the active lanes, "
+                                       "then this once by the lowest",
+                                 fadd ? " (float add reassociated)" : "", L->detail ? L->detail : "");
+    }
+}

@@ -1,0 +1,154 @@
+/* Atomic reductions (issue 17, lower/reduce.c): the code qdc emits for testdata/lowering/reduce.qd
+ * (whose --report-lowering golden names every rule). A reduced atomic gets a partial (an
+ * alloca "partial" promoted to a phi in the task loop, -O0 runs mem2reg) and its one atomic
+ * after the loop; a kept one gets none. Exec results: x86_kernels/rewrite_*. */
+#include "harness.h"
+#include "support/util.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How many partials each task function of the module's LLVM IR carries ("%partialN.0 = phi"
+ * in the loop header), written as "fn=count ..." for the functions that have one. */
+static char *partials(const char *target, const char *extra) {
+    RunResult r = run_qdc(target, "--emit=llvm-ir", "-O0", "testdata/lowering/reduce.qd", "-o", "-", extra, NULL);
+    cr_assert_eq(r.status, 0, "qdc %s: %s", target, r.err);
+    StrBuf b;
+    sb_init(&b);
+    char fn[128] = "";
+    int n = 0;
+    for (char *line = r.out, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (!strncmp(line, "define ", 7)) {
+            if (n) sb_printf(&b, "%s=%d ", fn, n);
+            n = 0;
+            const char *at = strchr(line, '@'), *par = at ? strchr(at, '(') : NULL;
+            snprintf(fn, sizeof fn, "%.*s", at && par ? (int)(par - at - 1) : 0, at ? at + 1 : "");
+            continue;
+        }
+        const char *p = strstr(line, "%partial");
+        if (!p || (nl && p > nl)) continue;
+        p += 8;
+        while (*p >= '0' && *p <= '9') p++;
+        if (!strncmp(p, ".0 = phi", 8)) n++;
+    }
+    if (n) sb_printf(&b, "%s=%d ", fn, n);
+    run_free(&r);
+    char *s = sb_take(&b);
+    return s ? s : strdup("");
+}
+
+/* reduced_t1: all eight reductions of the first kernel (f32 add, max, min, sub, the promoted
+ * local under a branch, or/and/xor); kept_t0: rd[1], pk[k] and pk[3] only; the other loops
+ * of `kept` (seq_cst, fence, volatile load, barrier) none. */
+Test(reduce, x86_partials_where_the_rules_allow) {
+    char *got = partials("--target=x86_64", NULL);
+    cr_expect_str_eq(got, "reduced_t1=8 kept_t0=3 ");
+    free(got);
+}
+
+Test(reduce, none_with_atomic_rewrite_none) {
+    char *got = partials("--target=x86_64", "--atomic-rewrite=none");
+    cr_expect_str_eq(got, "");
+    free(got);
+}
+
+/* PTX sm_80+ (rewrite.reduce: subgroup): the 32-bit integer reductions only (reduced_t1 loses
+ * the f32 add); sm_70 has no redux.sync and AMDGPU no level (LLVM's atomic optimizer, below). */
+Test(reduce, gpu_levels_from_the_database) {
+    char *got = partials("--target=sm_90", NULL);
+    cr_expect_str_eq(got, "reduced_t1=7 kept_t0=3 ");
+    free(got);
+    got = partials("--target=sm_80", "--atomic-rewrite=none");
+    cr_expect_str_eq(got, "");
+    free(got);
+    got = partials("--target=sm_70", NULL);
+    cr_expect_str_eq(got, "");
+    free(got);
+    got = partials("--target=gfx942", NULL);
+    cr_expect_str_eq(got, "");
+    free(got);
+}
+
+/* The text between ".entry NAME(" and the entry's closing "}" line. */
+static char *ptx_entry(const char *ptx, const char *name) {
+    char *head = xasprintf(".entry %s(", name);
+    const char *p = strstr(ptx, head), *end = p ? strstr(p, "\n}\n") : NULL;
+    free(head);
+    cr_assert(p && end, "no entry %s", name);
+    return xasprintf("%.*s", (int)(end - p), p);
+}
+
+static int count(const char *s, const char *needle) {
+    int n = 0;
+    for (const char *q = s; (q = strstr(q, needle)); q++) n++;
+    return n;
+}
+
+/* PTX atomics per warp, counted statically: the reduced sum and max issue redux.sync over the
+ * active lanes and one atom, by the lowest active lane (a branch around it); the 4-bin
+ * histogram keeps one atom per lane. ptxas accepts the module where it is installed. */
+Test(reduce, ptx_one_atomic_per_warp) {
+    RunResult r = run_qdc("--target=sm_80", "--emit=ptx", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *isum = ptx_entry(r.out, "isum_t1"), *imax = ptx_entry(r.out, "imax_t1"), *h4 = ptx_entry(r.out, "hist4_t1");
+    cr_expect_eq(count(isum, "activemask.b32"), 1);
+    cr_expect_eq(count(isum, "redux.sync.add.s32"), 1);
+    cr_expect_eq(count(isum, "atom.global.add.u32"), 1);
+    cr_expect_eq(count(isum, "%laneid"), 1);
+    cr_expect_eq(count(imax, "redux.sync.max.s32"), 1);
+    cr_expect_eq(count(imax, "atom.global.max.s32"), 1);
+    cr_expect_eq(count(h4, "redux.sync"), 0);
+    cr_expect_eq(count(h4, "atom.global.add.u32"), 1);
+    free(isum), free(imax), free(h4);
+    run_free(&r);
+}
+
+Test(reduce, bad_atomic_rewrite_value) {
+    RunResult r = run_qdc("--atomic-rewrite=all", "testdata/lowering/reduce.qd", "--check", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "qdc: error: --atomic-rewrite must be none or reduce, got 'all'") != NULL, "%s", r.err);
+    run_free(&r);
+}
+
+/* The JSON report ends each record with "reduce": "worker" on a reduced atomic, else null. */
+Test(reduce, json_report_names_the_level) {
+    RunResult r = run_qdc("--target=x86_64", "--report-lowering=json", "--check", "testdata/lowering/reduce.qd", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    int worker = 0, none = 0;
+    for (const char *p = r.out; (p = strstr(p, ",\"reduce\":")); p++) {
+        if (!strncmp(p, ",\"reduce\":\"worker\"}\n", 20)) worker++;
+        else if (!strncmp(p, ",\"reduce\":null}\n", 16)) none++;
+    }
+    cr_expect_eq(worker, 11, "reduced records: %d\n%s", worker, r.out);
+    cr_expect_eq(none, 16, "other records: %d", none);
+    run_free(&r);
+}
+
+/* How often `needle` occurs in function `fn` of an AMDGPU assembly listing. */
+static int count_in(const char *as, const char *fn, const char *needle) {
+    char *label = xasprintf("\n%s:\n", fn);
+    const char *p = strstr(as, label), *end = p ? strstr(p, "s_endpgm") : NULL;
+    free(label);
+    int n = 0;
+    for (const char *q = p; q && end && (q = strstr(q, needle)) && q < end; q++) n++;
+    return n;
+}
+
+/* AMDGPU: LLVM 19's atomic optimizer (amdgpu-atomic-optimizer-strategy, default Iterative)
+ * already runs in qdc's pipeline: an atomic on a uniform address becomes one atomic per
+ * wavefront (a lane loop with s_ff1/v_readlane summing the active lanes, then one
+ * global_atomic). Measured here so a pipeline change that loses it fails. The 4-bin histogram's
+ * address differs per lane: one atomic per lane, no lane loop. */
+Test(reduce, amdgpu_atomic_optimizer_applies) {
+    RunResult r = run_qdc("--target=gfx942", "--emit=asm", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count_in(r.out, "isum_t1", "global_atomic_add "), 1);
+    cr_expect_eq(count_in(r.out, "isum_t1", "s_ff1_i32_b64"), 1);
+    cr_expect_eq(count_in(r.out, "imax_t1", "global_atomic_smax "), 1);
+    cr_expect_eq(count_in(r.out, "imax_t1", "s_ff1_i32_b64"), 1);
+    cr_expect_eq(count_in(r.out, "hist4_t1", "global_atomic_add "), 1);
+    cr_expect_eq(count_in(r.out, "hist4_t1", "s_ff1_i32_b64"), 0);
+    run_free(&r);
+}
