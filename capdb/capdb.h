@@ -42,7 +42,7 @@ const char *cap_backend(const CapTarget *t);
  *   amdgpu.code_object ("5")                  (amdgpu)
  *   spirv.version ("1.5"), spirv.env ("vulkan1.2")   (spirv, msl)
  *   msl.version ("2.3.0")                     (msl)
- *   output.extension (".ptx", ".hsaco", ".spv", ".metal", ".o") */
+ * (A family's output kinds and extensions are its backend's: targets/backends.def.) */
 const char *cap_str(const CapTarget *t, const char *key);
 /* The line of the family's file (or of the parent it inherits the key from) that sets key, for
  * located diagnostics about a value (the start of the family's file if unknown). */

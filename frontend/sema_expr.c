@@ -26,6 +26,8 @@ const char *val_describe(Val v) {
     case V_VEC: return v.vec.m ? "a matrix" : "a vector";
     case V_VECTYPE: return "a vector or matrix type";
     case V_METHOD: return "a method of a vector";
+    case V_STRUCT: return "a struct";
+    case V_STRUCTTYPE: return "a struct type";
     default: return "a value";
     }
 }
@@ -91,35 +93,6 @@ IrExpr *ir_local(Sema *S, int local, Span sp) {
 IrExpr *ir_to_bool(Sema *S, IrExpr *e) {
     if (!e || e->type == QT_U1) return e;
     return ir_binary(S, IR_NE, e, ir_const_int(S, e->type, 0, e->span), e->span);
-}
-
-bool ir_has_effects(const IrExpr *e) {
-    if (!e) return false;
-    switch (e->kind) {
-    case IR_MEMOP: case IR_SUBGROUP: return true; /* a collective: every lane must reach it */
-    case IR_LOAD:
-        for (int k = 0; k < e->ref->nidx; k++)
-            if (ir_has_effects(e->ref->idx[k])) return true;
-        return false;
-    case IR_UNARY: return ir_has_effects(e->un.a);
-    case IR_BINARY: return ir_has_effects(e->bin.a) || ir_has_effects(e->bin.b);
-    case IR_SELECT: return ir_has_effects(e->sel.cond) || ir_has_effects(e->sel.a) || ir_has_effects(e->sel.b);
-    case IR_CAST: case IR_BITCAST: return ir_has_effects(e->arg);
-    case IR_MATH: return ir_has_effects(e->math.a) || ir_has_effects(e->math.b);
-    default: return false;
-    }
-}
-
-bool ir_is_uniform(const IrExpr *e) {
-    switch (e->kind) {
-    case IR_CONST: case IR_PARAM: case IR_SHAPE: return true;
-    case IR_UNARY: return ir_is_uniform(e->un.a);
-    case IR_BINARY: return ir_is_uniform(e->bin.a) && ir_is_uniform(e->bin.b);
-    case IR_SELECT: return ir_is_uniform(e->sel.cond) && ir_is_uniform(e->sel.a) && ir_is_uniform(e->sel.b);
-    case IR_CAST: case IR_BITCAST: return ir_is_uniform(e->arg);
-    case IR_MATH: return ir_is_uniform(e->math.a) && (!e->math.b || ir_is_uniform(e->math.b));
-    default: return false;
-    }
 }
 
 static bool is_cmp(IrBinOp op) { return op >= IR_EQ && op <= IR_GE; }
@@ -381,6 +354,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (o.kind == V_SNODE) return sema_snode_attr(S, o, e->attr.name);
     if (o.kind == V_OBJECT) return sema_object_attr(S, o, e);
     if (o.kind == V_VEC) return sema_vec_attr(S, o, e->attr.name, e->span);
+    if (o.kind == V_STRUCT) return sema_struct_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_FIELD && !strcmp(e->attr.name, "grad")) {
         diag_error(e->span, "QD2044", "'.grad' is not supported: qdc does not compile autodiff");
         return val_err();
@@ -457,7 +431,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     if (o.kind == V_SHAPE || o.kind == V_TUPLE) {
         int64_t k;
         if (!sema_const_int(S, e->sub.index, &k, "the index of a shape or compile-time list")) return val_err();
-        int n = o.kind == V_SHAPE ? S->params.items[o.index].ndim : o.tuple.n;
+        int n = o.kind == V_SHAPE ? S->params.items[o.index].ndim - S->params.items[o.index].elem_ndim : o.tuple.n; /* vector ndarrays: the element axes are not in .shape */
         if (k < 0 && k >= -n) k += n; /* Python: a.shape[-1] is the last axis */
         if (k < 0 || k >= n) {
             diag_error(e->sub.index->span, "QD2011", "index %lld is out of range for %s of length %d", (long long)k, val_describe(o), n);
@@ -469,6 +443,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         return val_expr(x);
     }
     if (o.kind == V_VEC) return sema_vec_subscript(S, o, e->sub.index, e->span);
+    if (o.kind == V_STRUCT) return sema_struct_subscript(S, o, e);
     IrRef *r = ARENA_NEW(S->arena, IrRef);
     r->span = e->span;
     r->index = o.index;
@@ -952,6 +927,7 @@ static const char *closest_builtin(const char *p) {
 
 Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
+    if (f.kind == V_STRUCTTYPE || (f.kind == V_NS && sema_struct_path(f.path))) return sema_struct_call(S, call, f);
     if (f.kind == V_METHOD || f.kind == V_VECTYPE || (f.kind == V_NS && sema_vec_path(f.path))) return sema_vec_call(S, call, f);
     Val ew;
     if (sema_vec_elementwise(S, call, f, &ew)) return ew;

@@ -41,8 +41,7 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *a, size_t na, const uint8_t *b, 
 }
 
 static const char *const str_keys[] = {"llvm.triple", "llvm.cpu", "llvm.features", "ptx.isa", "ptx.sm",
-                                       "amdgpu.code_object", "spirv.version", "spirv.env", "msl.version",
-                                       "output.extension"};
+                                       "amdgpu.code_object", "spirv.version", "spirv.env", "msl.version"};
 static const char *const int_keys[] = {"subgroup_width", "default_block_dim", "max_block_dim", "max_shared_bytes"};
 
 static void query(const CapTarget *t) {

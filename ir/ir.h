@@ -396,6 +396,13 @@ struct IrWalker {
 void ir_walk_module(IrModule *m, IrWalker *w);
 void ir_walk_kernel(IrKernel *k, IrWalker *w);
 
+/* Whether some expression node of `e` (operands and indexes included) or of `b` (its statements,
+ * nested blocks included) satisfies pred; both walk with the walker above. */
+bool ir_expr_any(const IrExpr *e, bool (*pred)(const IrExpr *e, void *ctx), void *ctx);
+bool ir_block_any(const IrBlock *b, bool (*pred)(const IrExpr *e, void *ctx), void *ctx);
+bool ir_has_effects(const IrExpr *e); /* contains a memory operation */
+bool ir_is_uniform(const IrExpr *e);  /* only constants, scalar arguments and shapes */
+
 /* Stable textual dump (--emit=ir) for golden tests; with low, each memop shows its decision. */
 void ir_dump(const IrModule *m, const IrLowered *low, StrBuf *out);
 /* Calls fn on every IR_MEMOP expression and IR_FENCE statement, in source order. */

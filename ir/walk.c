@@ -55,6 +55,7 @@ static IrExpr *walk_expr(IrWalker *w, IrExpr *e);
 
 static void walk_ref(IrWalker *w, IrRef *r) {
     for (int i = 0; i < r->nidx; i++) r->idx[i] = walk_expr(w, r->idx[i]);
+    if (r->flat) r->flat = walk_expr(w, r->flat); /* an SNode element index: the same expressions */
 }
 
 static IrExpr *walk_expr(IrWalker *w, IrExpr *e) {
@@ -128,3 +129,52 @@ void ir_walk_module(IrModule *m, IrWalker *w) {
     ir_memo_free(&w->seen);
     w->k = NULL, w->t = NULL;
 }
+
+/* ---- queries over one expression or block, through the same walk ---- */
+
+typedef struct {
+    bool (*pred)(const IrExpr *e, void *ctx);
+    void *ctx;
+    bool found;
+} AnyQuery;
+
+static IrExpr *any_visit(IrWalker *w, IrExpr *e) {
+    AnyQuery *q = w->ctx;
+    if (!q->found && q->pred(e, q->ctx)) q->found = true;
+    return e;
+}
+
+/* One of `e` and `b` is walked. The walk only rewrites through the callback's result, and
+ * any_visit returns each node itself, so walking a const tree through it leaves it as it was. */
+static bool any_in(const IrExpr *e, const IrBlock *b, bool (*pred)(const IrExpr *e, void *ctx), void *ctx) {
+    AnyQuery q = {pred, ctx, false};
+    IrWalker w = {.expr = any_visit, .ctx = &q};
+    if (e) walk_expr(&w, (IrExpr *)e);
+    if (b) walk_block(&w, (IrBlock *)b);
+    ir_memo_free(&w.seen);
+    return q.found;
+}
+
+bool ir_expr_any(const IrExpr *e, bool (*pred)(const IrExpr *e, void *ctx), void *ctx) { return any_in(e, NULL, pred, ctx); }
+bool ir_block_any(const IrBlock *b, bool (*pred)(const IrExpr *e, void *ctx), void *ctx) { return any_in(NULL, b, pred, ctx); }
+
+/* Effects: a memory operation, or a SIMT collective (every lane must reach it). */
+static bool is_memop(const IrExpr *e, void *ctx) {
+    (void)ctx;
+    return e->kind == IR_MEMOP || e->kind == IR_SUBGROUP;
+}
+
+bool ir_has_effects(const IrExpr *e) { return ir_expr_any(e, is_memop, NULL); }
+
+/* Uniform: built only from constants, scalar parameters and shapes by operators, selects,
+ * casts and math functions. */
+static bool not_uniform(const IrExpr *e, void *ctx) {
+    (void)ctx;
+    switch (e->kind) {
+    case IR_CONST: case IR_PARAM: case IR_SHAPE: case IR_UNARY: case IR_BINARY: case IR_SELECT: case IR_CAST:
+    case IR_BITCAST: case IR_MATH: return false;
+    default: return true;
+    }
+}
+
+bool ir_is_uniform(const IrExpr *e) { return !ir_expr_any(e, not_uniform, NULL); }

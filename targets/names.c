@@ -53,24 +53,52 @@ typedef struct {
 typedef struct {
     VEC(Sym) syms;
     bool ok;
-    bool global; /* file scope (symbols, functions, types), else struct members */
+    bool global;   /* file scope (symbols, functions, types), else struct members */
+    size_t *slots; /* open-addressing index by name: 1 + the latest syms index with that name */
+    size_t cap;    /* a power of two (0: no table yet) */
 } Names;
 
-/* Adds one name to a namespace; reports a clash with an earlier one or with a reserved name. */
+static size_t name_hash(const char *s) {
+    size_t h = 1469598103934665603u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* The slot for `name`: the one holding it, or the empty one where it would go. */
+static size_t *slot_for(Names *ns, const char *name) {
+    size_t i = name_hash(name) & (ns->cap - 1);
+    while (ns->slots[i] && strcmp(ns->syms.items[ns->slots[i] - 1].name, name)) i = (i + 1) & (ns->cap - 1);
+    return &ns->slots[i];
+}
+
+static void grow(Names *ns) {
+    size_t *old = ns->slots, n = ns->cap;
+    ns->cap = n ? n * 2 : 64;
+    ns->slots = xcalloc(ns->cap, sizeof *ns->slots);
+    for (size_t i = 0; i < n; i++)
+        if (old[i]) *slot_for(ns, ns->syms.items[old[i] - 1].name) = old[i];
+    free(old);
+}
+
+/* Adds one name to a namespace; reports a clash with one added since index `from` (a struct's
+ * members start a new range) or with a reserved name. A hash index keeps a module of 10,000
+ * kernels linear. */
 static void add(Names *ns, size_t from, char *name, char *what, Span sp) {
-    for (size_t i = from; i < (size_t)ns->syms.len; i++)
-        if (!strcmp(ns->syms.items[i].name, name)) {
-            diag_error(sp, "QD5006", "%s is named '%s', which is already %s; rename one of them", what, name,
-                       ns->syms.items[i].what);
-            ns->ok = false;
-            free(name), free(what);
-            return;
-        }
+    if (2 * ((size_t)ns->syms.len + 1) > ns->cap) grow(ns);
+    size_t *at = slot_for(ns, name);
+    if (*at && *at - 1 >= from) {
+        diag_error(sp, "QD5006", "%s is named '%s', which is already %s; rename one of them", what, name,
+                   ns->syms.items[*at - 1].what);
+        ns->ok = false;
+        free(name), free(what);
+        return;
+    }
     if (is_reserved(name, ns->global)) {
         diag_error(sp, "QD5006", "%s is named '%s', which is reserved in C or C++ or by the qdc headers; rename it", what, name);
         ns->ok = false;
     }
     vec_push(&ns->syms, ((Sym){name, what, sp}));
+    *at = (size_t)ns->syms.len;
 }
 
 static void members(Names *ns, const IrKernel *k) {
@@ -88,7 +116,7 @@ static void members(Names *ns, const IrKernel *k) {
 }
 
 bool abi_check_names(const IrModule *m) {
-    Names g = {{0}, true, true}, mem = {{0}, true, false};
+    Names g = {{0}, true, true, NULL, 0}, mem = {{0}, true, false, NULL, 0};
     for (int i = 0; i < m->nfields; i++) {
         const IrField *f = &m->fields[i];
         add(&g, 0, xasprintf("qd_field_%s", f->name), xasprintf("the symbol of field '%s'", f->name), f->span);
@@ -110,5 +138,6 @@ bool abi_check_names(const IrModule *m) {
     for (int i = 0; i < g.syms.len; i++) free((char *)g.syms.items[i].name), free((char *)g.syms.items[i].what);
     for (int i = 0; i < mem.syms.len; i++) free((char *)mem.syms.items[i].name), free((char *)mem.syms.items[i].what);
     vec_free(&g.syms), vec_free(&mem.syms);
+    free(g.slots), free(mem.slots);
     return ok;
 }

@@ -322,44 +322,11 @@ static void push_loop(LlvmCg *cg, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont)
 }
 
 /* Does this code read memory through a volatile or atomic load (a spin-wait)? */
-static bool reads_sync(const IrExpr *e);
-static bool ref_reads_sync(const IrRef *r) {
-    for (int i = 0; i < r->nidx; i++)
-        if (reads_sync(r->idx[i])) return true;
-    return false;
-}
-
-static bool reads_sync(const IrExpr *e) {
-    if (!e) return false;
-    switch (e->kind) {
-    case IR_LOAD: return ref_reads_sync(e->ref);
-    case IR_UNARY: return reads_sync(e->un.a);
-    case IR_BINARY: return reads_sync(e->bin.a) || reads_sync(e->bin.b);
-    case IR_SELECT: return reads_sync(e->sel.cond) || reads_sync(e->sel.a) || reads_sync(e->sel.b);
-    case IR_CAST: case IR_BITCAST: return reads_sync(e->arg);
-    case IR_MATH: return reads_sync(e->math.a) || reads_sync(e->math.b);
-    case IR_MEMOP:
-        return e->mem.op == QOP_LOAD || reads_sync(e->mem.val) || reads_sync(e->mem.val2) || ref_reads_sync(e->mem.ref);
-    default: return false;
-    }
-}
-
-static bool block_reads_sync(const IrBlock *b) {
-    for (int i = 0; i < b->n; i++) {
-        const IrStmt *s = b->stmts[i];
-        bool r = false;
-        switch (s->kind) {
-        case IR_ASSIGN: r = reads_sync(s->assign.value); break;
-        case IR_STORE: r = reads_sync(s->store.value) || ref_reads_sync(s->store.ref); break;
-        case IR_EVAL: r = reads_sync(s->eval); break;
-        case IR_IF: r = reads_sync(s->if_.cond) || block_reads_sync(&s->if_.then) || block_reads_sync(&s->if_.els); break;
-        case IR_WHILE: r = reads_sync(s->while_.cond) || block_reads_sync(&s->while_.body); break;
-        case IR_FOR: r = reads_sync(s->for_.begin) || reads_sync(s->for_.end) || block_reads_sync(&s->for_.body); break;
-        default: break;
-        }
-        if (r) return true;
-    }
-    return false;
+/* A loop that reads memory through a memory operation (an atomic or ordered load: spinning on a
+ * flag) gets the target's spin hint. */
+static bool is_sync_read(const IrExpr *e, void *ctx) {
+    (void)ctx;
+    return e->kind == IR_MEMOP && e->mem.op == QOP_LOAD;
 }
 
 static void stmt_while(LlvmCg *cg, const IrStmt *s) {
@@ -368,7 +335,7 @@ static void stmt_while(LlvmCg *cg, const IrStmt *s) {
     LLVMPositionBuilderAtEnd(cg->b, head);
     LLVMBuildCondBr(cg->b, cg_expr(cg, s->while_.cond), body, exit);
     LLVMPositionBuilderAtEnd(cg->b, body);
-    if (cg->tgt->spin_hint && (reads_sync(s->while_.cond) || block_reads_sync(&s->while_.body))) cg->tgt->spin_hint(cg);
+    if (cg->tgt->spin_hint && (ir_expr_any(s->while_.cond, is_sync_read, NULL) || ir_block_any(&s->while_.body, is_sync_read, NULL))) cg->tgt->spin_hint(cg);
     push_loop(cg, exit, head);
     block(cg, &s->while_.body);
     cg->nloops--;

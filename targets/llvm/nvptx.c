@@ -459,9 +459,48 @@ static void nv_atomic_store(LlvmCg *cg, const CgAtomic *a) {
     else nv_default(cg, a, QOP_STORE, NULL);
 }
 
-/* PTX text is LLVM's assembly output. */
+/* The operand of the first `directive` line of PTX text (".version", ".target"), or NULL. */
+static char *ptx_directive(const char *ptx, const char *directive) {
+    size_t n = strlen(directive);
+    for (const char *l = ptx; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (!strncmp(l, directive, n) && l[n] == ' ') {
+            const char *v = l + n + 1, *e = v;
+            while (*e && *e != '\n' && *e != ' ' && *e != ',') e++;
+            return xstrndup(v, (size_t)(e - v));
+        }
+    return NULL;
+}
+
+/* The database's ptx.isa and ptx.sm state the PTX ISA version and the .target of a family's PTX;
+ * LLVM derives both from llvm.features (+ptxNN) and llvm.cpu. A family whose facts disagree
+ * with the text LLVM wrote is QD3013 at the database line, and nothing is written. */
+static bool nv_check_directives(LlvmCg *cg, const char *ptx) {
+    static const struct { const char *key, *directive; } facts[] = {{"ptx.isa", ".version"}, {"ptx.sm", ".target"}};
+    bool ok = true;
+    for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
+        const char *want = cap_str(cg->cap, facts[i].key);
+        char *got = ptx_directive(ptx, facts[i].directive);
+        if (want && (!got || strcmp(got, want))) {
+            diag_error(cap_where(cg->cap, facts[i].key), "QD3013",
+                       "%s of '%s' is '%s', but LLVM wrote PTX '%s %s' (from llvm.cpu '%s', llvm.features '%s')",
+                       facts[i].key, cap_name(cg->cap), want, facts[i].directive, got ? got : "(none)",
+                       cap_str(cg->cap, "llvm.cpu"), cap_str(cg->cap, "llvm.features") ? cap_str(cg->cap, "llvm.features") : "");
+            ok = false;
+        }
+        free(got);
+    }
+    return ok;
+}
+
+/* PTX text is LLVM's assembly output, checked against the database's ptx.isa and ptx.sm. */
 static bool nv_emit_artifact(LlvmCg *cg, EmitKind kind, StrBuf *out) {
-    return machine_emit(cg, kind == EMIT_PTX ? EMIT_ASM : kind, out);
+    if (kind != EMIT_PTX && kind != EMIT_ASM) return machine_emit(cg, kind, out);
+    StrBuf ptx;
+    sb_init(&ptx);
+    bool ok = machine_emit(cg, EMIT_ASM, &ptx) && nv_check_directives(cg, ptx.data ? ptx.data : "");
+    if (ok) sb_append(out, ptx.data, ptx.len);
+    sb_free(&ptx);
+    return ok;
 }
 
 /* CUDA's device printf: vprintf(fmt, buffer of the arguments at their natural alignment). */

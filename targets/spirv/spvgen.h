@@ -76,6 +76,7 @@ typedef struct SpvGen {
     SpvRes *shared;      /* per kernel shared array */
     uint32_t push_var, gid_var, lid_var, nwg_var;
     uint32_t sg_lid_var, sg_size_var; /* subgroup builtins (spvsimt.c), 0 until used */
+    int entry_points;           /* emitted so far (built-in variables are per group of them) */
     uint32_t *local_var; /* per kernel local */
     VEC(uint32_t) iface; /* globals the current entry point uses */
     VEC(SpvLoop) loops;

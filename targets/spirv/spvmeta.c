@@ -100,6 +100,7 @@ void spv_metadata(const IrModule *m, const IrLowered *low, const CapTarget *t, c
     kv_str(o, "module", module), sb_puts(o, ",\n  ");
     kv_str(o, "target", cap_name(t)), sb_puts(o, ",\n  ");
     kv_str(o, "backend", cap_backend(t)), sb_puts(o, ",\n  ");
+    sb_printf(o, "\"subgroup_width\": %ld,\n  ", cap_int(t, "subgroup_width", 0));
     kv_str(o, "spirv_env", st->env);
     sb_printf(o, ",\n  \"spirv_version\": \"1.%d\",\n  \"layout_version\": %d,\n", st->minor, SPV_LAYOUT_VERSION);
     sb_puts(o, "  \"capabilities_used\": [");

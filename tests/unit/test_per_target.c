@@ -82,6 +82,60 @@ Test(per_target, block_dim_is_checked_against_max_block_dim) {
     free(dir), free(yaml), free(src), free(out), free(o80), free(want);
 }
 
+/* Issue 21 item 3: the checker has no block-size number of its own (it was 1024, QD2017): a
+ * target-independent --check accepts block_dim=2048, sm_80 (max_block_dim 1024) rejects it with
+ * QD4007, and a family whose database allows 2048 compiles it. */
+Test(per_target, block_dim_limit_is_only_the_database) {
+    char *dir = make_temp_dir(), *yaml = xasprintf("%s/big.yaml", dir), *src = xasprintf("%s/k.qd", dir);
+    cr_assert(write_text(yaml, "schema: 1\nname: big\nextends: sm_80\nlimits:\n  max_block_dim: 2048\n"));
+    cr_assert(write_text(src, "import quadrants as qd\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                              "    qd.loop_config(block_dim=2048)\n    for i in range(a.shape[0]):\n        a[i] = i\n"));
+    RunResult c = run_qdc("--check", src, NULL);
+    cr_expect_eq(c.status, 0, "%s", c.err);
+    RunResult r = run_qdc("--target=sm_80", "-o", "-", src, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    char *want = xasprintf("%s:5:5: error[QD4007]: task 'k_t0' asks for block_dim=2048; sm_80 allows 1024 (max_block_dim)\n", src);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "%s", r.err);
+    RunResult ok = run_qdc("--capdb-dir", dir, "--target=big", "-o", "-", src, NULL);
+    cr_expect_eq(ok.status, 0, "%s", ok.err);
+    cr_expect(strstr(ok.out, "\n.reqntid 2048, 1, 1\n") != NULL, "%s", ok.out);
+    run_free(&c), run_free(&r), run_free(&ok);
+    remove_tree(dir);
+    free(dir), free(yaml), free(src), free(want);
+}
+
+/* Issue 21 item 3: ptx.isa and ptx.sm are read. They state the .version and .target of the PTX
+ * that llvm.features and llvm.cpu make LLVM write; a family whose facts disagree is QD3013 at
+ * the database line and nothing is written; one whose facts agree compiles. */
+Test(per_target, ptx_isa_and_sm_must_match_the_emitted_ptx) {
+    char *dir = make_temp_dir(), *yaml = xasprintf("%s/old.yaml", dir), *out = xasprintf("%s/k.ptx", dir);
+    char *src = root_path("examples/histogram.qd");
+    cr_assert(write_text(yaml, "schema: 1\nname: old\nextends: sm_80\nptx:\n  isa: \"7.8\"\n"));
+    RunResult r = run_qdc("--capdb-dir", dir, "--target=old", src, "-o", out, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    char *want = xasprintf("%s:5:3: error[QD3013]: ptx.isa of 'old' is '7.8', but LLVM wrote PTX '.version 8.0' "
+                           "(from llvm.cpu 'sm_80', llvm.features '+ptx80')\n", yaml);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "%s", r.err);
+    cr_expect(!file_exists(out));
+    run_free(&r), free(want);
+    cr_assert(write_text(yaml, "schema: 1\nname: old\nextends: sm_80\nptx:\n  sm: sm_86\n"));
+    RunResult t = run_qdc("--capdb-dir", dir, "--target=old", "--emit=asm", src, "-o", out, NULL);
+    cr_expect_eq(t.status, 1, "%s", t.err);
+    want = xasprintf("%s:5:3: error[QD3013]: ptx.sm of 'old' is 'sm_86', but LLVM wrote PTX '.target sm_80' "
+                     "(from llvm.cpu 'sm_80', llvm.features '+ptx80')\n", yaml);
+    cr_expect(!strncmp(t.err, want, strlen(want)), "%s", t.err);
+    cr_expect(!file_exists(out));
+    run_free(&t), free(want);
+    cr_assert(write_text(yaml, "schema: 1\nname: old\nextends: sm_80\nllvm:\n  features: \"+ptx78\"\n"
+                               "ptx:\n  isa: \"7.8\"\n"));
+    RunResult ok = run_qdc("--capdb-dir", dir, "--target=old", src, "-o", "-", NULL);
+    cr_expect_eq(ok.status, 0, "%s", ok.err);
+    cr_expect(strstr(ok.out, "\n.version 7.8\n.target sm_80\n") != NULL, "%s", ok.out);
+    run_free(&ok);
+    remove_tree(dir);
+    free(dir), free(yaml), free(out), free(src);
+}
+
 /* Issue 21 item 3: the SPIR-V version is the database's spirv.version (no second table in the
  * backend); an invalid one is a located QD3007 and nothing is written. */
 Test(per_target, spirv_version_comes_from_the_database) {
