@@ -312,7 +312,8 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
 }
 
 static Val eval_name(Sema *S, const Expr *e) {
-    static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len", "getattr", "str"};
+    static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len"};
+    static const char *const host_builtins[] = {"getattr", "str"}; /* host code only (sema_param.c) */
     if (!strncmp(e->name, "$val", 4)) return S->val_slots[e->name[4] - '0']; /* sema_val_node */
     for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent) {
         Binding *b = scope_find(s, e->name);
@@ -335,6 +336,8 @@ static Val eval_name(Sema *S, const Expr *e) {
     if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return (Val){.kind = V_NS, .path = "qd"};
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
         if (!strcmp(builtins[k], e->name)) return (Val){.kind = V_NS, .path = builtins[k]};
+    for (size_t k = 0; !S->k && k < ARRAY_LEN(host_builtins); k++)
+        if (!strcmp(host_builtins[k], e->name)) return (Val){.kind = V_NS, .path = host_builtins[k]};
     VEC(const char *) cands = {0};
     for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent)
         for (int k = 0; k < s->b.len; k++) vec_push(&cands, s->b.items[k].name);

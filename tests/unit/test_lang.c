@@ -310,7 +310,7 @@ Test(lang, parametrize_errors) {
     const char *const dict[] = { /* the values do not parse (a dict): the note points at them */
         "g.py:8:19: error[QD2062]: 'n' is a parameter of the host function 'test_b' whose parametrized value qdc cannot "
         "evaluate, known only when the script runs;",
-        "g.py:3:2: note: 'n' is set here\n", NULL};
+        "g.py:3:32: note: 'n' is set here\n", NULL};
     expect_script_failure("import pytest\nimport quadrants as qd\n@pytest.mark.parametrize(\"n\", [{\"a\": 1}])\ndef test_b(n):\n"
                           "    g = qd.field(qd.i32, shape=())\n    @qd.kernel\n    def k():\n        g[None] = n\n    k()\n",
                           dict);
