@@ -17,6 +17,8 @@ typedef struct {
     bool quiet; /* an error was reported in this statement: stay quiet until resynchronised */
     bool fatal; /* nesting limit hit: unwind without further work */
     bool speculative; /* module level: a statement that does not parse is host code, not an error */
+    int hostfn;       /* depth of host function bodies being parsed (their `if` blocks are kept) */
+    bool host_cond;   /* parsing the condition of such an `if`: `is` / `is not` allowed (op T_KW_IS / T_KW_NOT) */
     bool failed;      /* ... and this one did not parse */
     const char *qd_alias; /* the name quadrants was imported as (decorators rooted at it are ours) */
 } Parser;
@@ -340,6 +342,10 @@ static bool comparison_op(Parser *P, int *op) {
     if (k == T_LT || k == T_GT || k == T_EQ || k == T_NE || k == T_LE || k == T_GE) {
         next(P);
         return *op = k, true;
+    }
+    if (k == T_KW_IS && P->host_cond) {
+        next(P);
+        return *op = accept(P, T_KW_NOT) ? T_KW_NOT : T_KW_IS, true;
     }
     if (k == T_KW_IN || k == T_KW_IS || (k == T_KW_NOT && peek2(P)->kind == T_KW_IN)) {
         syntax_error(P, peek(P), "QD1012", k == T_KW_IS ? "'is' is not supported in kernels (only inside qd.static in Quadrants)"
@@ -967,7 +973,9 @@ static bool host_def(Parser *P, StmtVec *out) {
     if (!ok) return P->pos = from, false;
     s->def.host = true;
     s->def.decorators = decorators;
+    P->hostfn++;
     s->def.body = host_block(P);
+    P->hostfn--;
     vec_push(out, s);
     return true;
 }
@@ -1026,6 +1034,60 @@ static void parse_from_quadrants(Parser *P, StmtVec *out) {
     accept(P, T_NEWLINE);
 }
 
+/* `if TEST:` / `elif TEST:` with its block, at P->pos on the keyword: the header speculatively
+ * (false, nothing consumed, when it is outside the grammar), the block like module level. */
+static bool host_if_clause(Parser *P, Stmt **out) {
+    int from = P->pos;
+    Token *kw = next(P);
+    P->speculative = P->host_cond = true, P->failed = false;
+    Expr *cond = parse_test(P);
+    P->host_cond = false;
+    if (!P->failed) expect(P, T_COLON);
+    if (!P->failed) expect(P, T_NEWLINE);
+    if (!P->failed && !at(P, T_INDENT)) P->failed = true;
+    P->speculative = false;
+    bool ok = !P->failed;
+    P->failed = P->quiet = false;
+    if (!ok) return P->pos = from, false;
+    Stmt *s = new_stmt(P, S_IF, tspan(P, kw));
+    s->if_.cond = cond;
+    s->if_.then = host_block(P);
+    *out = s;
+    return true;
+}
+
+/* An `if` statement in a host function's body (sema evaluates the branch a compile-time
+ * condition takes, sema_param.c): each clause's block is read like module level; a clause
+ * whose header is outside the grammar ends the chain as host code. */
+static bool host_if(Parser *P, StmtVec *out) {
+    int from = P->pos;
+    Stmt *first;
+    if (!host_if_clause(P, &first)) return false;
+    for (Stmt *last = first;;) {
+        Stmt *next_if;
+        if (at(P, T_KW_ELIF) && host_if_clause(P, &next_if)) {
+            last->if_.els = (StmtList){ARENA_ARRAY(P->arena, Stmt *, 1), 1};
+            last->if_.els.stmts[0] = next_if, last = next_if;
+            continue;
+        }
+        if (at(P, T_KW_ELSE) && peek2(P)->kind == T_COLON && P->toks[P->pos + 2].kind == T_NEWLINE &&
+            P->toks[P->pos + 3].kind == T_INDENT) {
+            P->pos += 3;
+            last->if_.els = host_block(P);
+        } else if (continues_compound(P)) { /* an elif outside the grammar: the rest is host code */
+            StmtVec v = {0};
+            host_stmt(P, P->pos, "set by host code", &v);
+            last->if_.els = (StmtList){ARENA_ARRAY(P->arena, Stmt *, 1), 1};
+            last->if_.els.stmts[0] = v.items[0];
+            vec_free(&v);
+        }
+        break;
+    }
+    (void)from;
+    vec_push(out, first);
+    return true;
+}
+
 /* A top-level statement (or one in a host function's body): parsed as kernel-language code, a
  * host function or data-oriented class, or recorded as host code. */
 static void module_stmt(Parser *P, StmtVec *out) {
@@ -1035,6 +1097,7 @@ static void module_stmt(Parser *P, StmtVec *out) {
     if (k == T_KW_FROM && peek2(P)->kind == T_NAME && !strcmp(peek2(P)->s, "quadrants")) return parse_from_quadrants(P, out);
     if (k == T_AT && data_oriented_class(P, out)) return;
     if ((k == T_KW_DEF || (k == T_AT && !qd_decorated(P))) && host_def(P, out)) return;
+    if (k == T_KW_IF && P->hostfn && host_if(P, out)) return;
     if (k == T_AT && !qd_decorated(P)) what = "a decorated Python definition";
     else if (k == T_KW_DEF) what = "a Python function (not a qd.func)";
     else if (k == T_KW_CLASS) what = "a Python class";

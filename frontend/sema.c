@@ -340,10 +340,10 @@ static void poison_placed(Sema *S, const Expr *e) {
     }
 }
 
-static void bind_host(Sema *S, const Expr *target, const char *what) {
+void sema_bind_host(Sema *S, const Expr *target, const char *what) {
     if (target->kind == E_NAME) scope_bind(S, BIND_SCOPE(S), target->name, (Val){.kind = V_HOST, .path = what}, target->span);
     if (target->kind == E_TUPLE || target->kind == E_LIST)
-        for (int k = 0; k < target->list.n; k++) bind_host(S, target->list.items[k], what);
+        for (int k = 0; k < target->list.n; k++) sema_bind_host(S, target->list.items[k], what);
 }
 
 void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
@@ -357,9 +357,9 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
         return;
     }
     Binding *hb = v->kind == E_NAME ? host_find(S, v->name) : NULL;
-    if (hb && hb->v.kind == V_HOST) return bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
+    if (hb && hb->v.kind == V_HOST) return sema_bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
     if (hb && hb->v.kind == V_HOSTARRAY && t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
-    if (sema_is_host_expr(S, v)) return bind_host(S, t, host_value_what(S, v));
+    if (sema_is_host_expr(S, v)) return sema_bind_host(S, t, host_value_what(S, v));
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
         if (t->kind == E_NAME && sema_struct_field(S, t, sp, v, p)) return;
@@ -369,14 +369,14 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     }
     Val c = sema_eval(S, v);
     if (c.kind != V_ERR && !sema_module_constant(S, &c))
-        return bind_host(S, t, "a module-level value that is not a compile-time constant");
+        return sema_bind_host(S, t, "a module-level value that is not a compile-time constant");
     if (t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, c, sp); /* V_ERR: later uses stay quiet */
     if (c.kind == V_TUPLE && c.tuple.n == t->list.n) { /* a, b = 1, 2 */
         for (int k = 0; k < t->list.n; k++)
             if (t->list.items[k]->kind == E_NAME) scope_bind(S, BIND_SCOPE(S), t->list.items[k]->name, c.tuple.items[k], sp);
         return;
     }
-    bind_host(S, t, "set by an unpacking qdc cannot evaluate");
+    sema_bind_host(S, t, "set by an unpacking qdc cannot evaluate");
 }
 
 static void module_assign(Sema *S, const Stmt *s) {
@@ -527,11 +527,12 @@ void sema_module_body(Sema *S, const StmtList *l) {
         case S_ANNASSIGN:
             if (s->ann.value && s->ann.target->kind == E_NAME) sema_module_value(S, s->ann.target, s->ann.value, s->span);
             break;
-        case S_AUGASSIGN: bind_host(S, s->aug.target, "updated by host code"); break;
+        case S_AUGASSIGN: sema_bind_host(S, s->aug.target, "updated by host code"); break;
         case S_DEF: s->def.host ? sema_param_host_function(S, s) : module_def(S, s); break;
         case S_CLASS: sema_class(S, s); break;
+        case S_IF: sema_host_if(S, s); break;
         case S_HOST:
-            for (int j = 0; j < s->host.names.n; j++) bind_host(S, s->host.names.items[j], s->host.what);
+            for (int j = 0; j < s->host.names.n; j++) sema_bind_host(S, s->host.names.items[j], s->host.what);
             break;
         case S_EXPR: /* SNode placement; else qd.init(...), main() ... */
             if (is_snode_chain(S, s->expr) && sema_eval(S, s->expr).kind == V_ERR) poison_placed(S, s->expr);

@@ -195,6 +195,8 @@ Val sema_fstring(Sema *S, const Expr *e);
 bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out);
 Val sema_str_call(Sema *S, const Expr *call);
 Val sema_getattr(Sema *S, const Expr *call);
+void sema_host_if(Sema *S, const Stmt *s);       /* an `if` in a host function's body */
+void sema_bind_host(Sema *S, const Expr *target, const char *what); /* NAME (or a tuple of them) := run-time value */
 void sema_module_value(Sema *S, const Expr *target, const Expr *value, Span sp); /* NAME = value at module level or in a host function */
 void sema_module_body(Sema *S, const StmtList *l); /* module-level statements, in S->hscope */
 

@@ -287,8 +287,7 @@ static bool quiet_constant(Sema *S, const Expr *e) {
     case E_ATTR: {
         const char *p = sema_path(S, e);
         if (!p || strncmp(p, "qd.", 3)) return false;
-        if (!strchr(p + 3, '.')) return qt_from_name(p + 3) != QT_VOID;
-        return !strcmp(p, "qd.math.pi") || !strcmp(p, "qd.math.e") || !strcmp(p, "qd.math.inf") || !strcmp(p, "qd.math.nan");
+        return true; /* a qd type, a qd.math constant, or a qd name (qd.ndarray): param_value */
     }
     default: return false;
     }
@@ -297,6 +296,12 @@ static bool quiet_constant(Sema *S, const Expr *e) {
 /* One parametrized value in the enclosing scope: V_ERR when qdc cannot evaluate it. */
 static Val param_value(Sema *S, const Expr *e) {
     if (contains_error(e) || !quiet_constant(S, e)) return val_err();
+    if (e->kind == E_ATTR) { /* qd.NAME... as cond_atom reads it: a type, else the namespace path */
+        const char *p = sema_path(S, e);
+        bool mathc = !strcmp(p, "qd.math.pi") || !strcmp(p, "qd.math.e") || !strcmp(p, "qd.math.inf") || !strcmp(p, "qd.math.nan");
+        QdType t = strchr(p + 3, '.') ? QT_VOID : qt_from_name(p + 3);
+        if (!mathc) return t != QT_VOID ? (Val){.kind = V_TYPE, .type = t} : (Val){.kind = V_NS, .path = p};
+    }
     Val v = sema_eval(S, e);
     return v.kind != V_ERR && sema_module_constant(S, &v) ? v : val_err();
 }
@@ -305,6 +310,7 @@ static Val param_value(Sema *S, const Expr *e) {
  * a string of identifier characters; anything else NAME<row> as pytest's own ids. */
 static const char *spell(Sema *S, Val v, const char *name, int row) {
     if (v.kind == V_TYPE) return qt_name(v.type);
+    if (v.kind == V_NS && strrchr(v.path, '.')) return strrchr(v.path, '.') + 1; /* qd.ndarray: ndarray */
     if (v.kind == V_STR) {
         bool ok = *v.path != 0;
         for (const char *c = v.path; *c; c++) ok &= ident_char(*c);
@@ -434,4 +440,123 @@ void sema_param_host_function(Sema *S, const Stmt *s) {
         sema_host_function_once(S, s, bound, decl, id.len ? id.data : NULL, c == 0);
         sb_free(&id);
     }
+}
+
+/* ---- `if` in a host function's body ---- */
+
+/* A compile-time value of a host condition, or V_ERR; never a diagnostic. */
+static Val cond_atom(Sema *S, const Expr *e) {
+    if (e->kind == E_ATTR || e->kind == E_NAME) { /* qd.ndarray, qd.f32, a bound name */
+        const char *p = e->kind == E_ATTR ? sema_path(S, e) : NULL;
+        if (p && !strncmp(p, "qd.", 3)) {
+            QdType t = strchr(p + 3, '.') ? QT_VOID : qt_from_name(p + 3);
+            return t != QT_VOID ? (Val){.kind = V_TYPE, .type = t} : (Val){.kind = V_NS, .path = p};
+        }
+        if (e->kind == E_ATTR) return val_err();
+        Binding *b = find(S, e->name);
+        if (!b) return val_err();
+        ValKind k = b->v.kind;
+        if ((k == V_EXPR && ir_is_const(b->v.e) && qt_is_integral(b->v.e->type)) || k == V_TYPE || k == V_STR || k == V_NONE ||
+            (k == V_NS && !strncmp(b->v.path, "qd.", 3)))
+            return b->v;
+        return val_err();
+    }
+    if (e->kind == E_INT || e->kind == E_BOOL || e->kind == E_NONE || (e->kind == E_STR && !e->fstr)) return sema_eval(S, e);
+    return val_err();
+}
+
+static int truth(Val v) {
+    switch (v.kind) {
+    case V_EXPR: return v.e->c.u != 0;
+    case V_NONE: return 0;
+    case V_STR: return *v.path != 0;
+    case V_TYPE: case V_NS: return 1;
+    default: return -1;
+    }
+}
+
+/* 1 equal, 0 not, -1 unknown (== and `is` agree on these values: types and namespaces are
+ * singletons, strings and small integers compared by value). */
+static int same(Val a, Val b) {
+    if (a.kind == V_ERR || b.kind == V_ERR) return -1;
+    if (a.kind != b.kind) return 0;
+    switch (a.kind) {
+    case V_EXPR: return a.e->c.u == b.e->c.u;
+    case V_NONE: return 1;
+    case V_STR: case V_NS: return !strcmp(a.path, b.path);
+    case V_TYPE: return a.type == b.type;
+    default: return -1;
+    }
+}
+
+static int cond_value(Sema *S, const Expr *e) {
+    switch (e->kind) {
+    case E_UNARY: {
+        if (e->op != T_KW_NOT) return -1;
+        int v = cond_value(S, e->un.a);
+        return v < 0 ? -1 : !v;
+    }
+    case E_BOOLOP: {
+        int and = e->op == T_KW_AND;
+        for (int k = 0; k < e->list.n; k++) {
+            int v = cond_value(S, e->list.items[k]);
+            if (v < 0) return -1;
+            if (v != and) return v; /* short-circuit */
+        }
+        return and;
+    }
+    case E_COMPARE: {
+        if (e->cmp.items.n != 2) return -1;
+        int op = e->cmp.ops[0];
+        Val a = cond_atom(S, e->cmp.items.items[0]), b = cond_atom(S, e->cmp.items.items[1]);
+        int eq = same(a, b);
+        if (eq < 0) return -1;
+        if ((op == T_KW_IS || op == T_KW_NOT) && a.kind == V_EXPR) return -1; /* `is` on integers: identity */
+        return op == T_EQ || op == T_KW_IS ? eq : op == T_NE || op == T_KW_NOT ? !eq : -1;
+    }
+    default: return truth(cond_atom(S, e));
+    }
+}
+
+/* Every name a block binds (assignments, definitions, imports, host statements, nested ifs). */
+static void bind_block_host(Sema *S, const StmtList *l, const char *what) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        switch (s->kind) {
+        case S_ASSIGN:
+            for (int j = 0; j < s->assign.targets.n; j++) sema_bind_host(S, s->assign.targets.items[j], what);
+            break;
+        case S_ANNASSIGN: sema_bind_host(S, s->ann.target, what); break;
+        case S_AUGASSIGN: sema_bind_host(S, s->aug.target, what); break;
+        case S_HOST:
+            for (int j = 0; j < s->host.names.n; j++) sema_bind_host(S, s->host.names.items[j], what);
+            break;
+        case S_IF: bind_block_host(S, &s->if_.then, what), bind_block_host(S, &s->if_.els, what); break;
+        case S_DEF: case S_CLASS: case S_IMPORT: {
+            const char *n = s->kind == S_DEF ? s->def.name : s->kind == S_CLASS ? s->class_.name : s->import.alias;
+            if (!n) break;
+            Expr *e = ARENA_NEW(S->arena, Expr);
+            e->kind = E_NAME, e->span = s->kind == S_DEF ? s->def.name_span : s->kind == S_CLASS ? s->class_.name_span : s->span;
+            e->name = n;
+            sema_bind_host(S, e, what);
+            break;
+        }
+        default: break;
+        }
+    }
+}
+
+/* Python runs the branch the condition selects: when qdc knows the condition (compile-time
+ * values: parametrized parameters, module constants, qd types and namespaces, compared with
+ * ==, !=, is, is not, combined with not/and/or), it evaluates that branch's block like the
+ * rest of the body; otherwise every name either branch binds is a run-time value and neither
+ * branch's kernels are compiled. */
+void sema_host_if(Sema *S, const Stmt *s) {
+    int v = cond_value(S, s->if_.cond);
+    if (v < 0) {
+        bind_block_host(S, &s->if_.then, "set in an if statement whose condition qdc cannot evaluate");
+        bind_block_host(S, &s->if_.els, "set in an if statement whose condition qdc cannot evaluate");
+        return;
+    }
+    sema_module_body(S, v ? &s->if_.then : &s->if_.els);
 }

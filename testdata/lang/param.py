@@ -1,7 +1,7 @@
 """param.py — pytest-parametrized host functions: each combination of the listed values evaluates
 the function once and names its kernels FUNCTION__COMBO__KERNEL (the decorator nearest the def
 first, as in pytest's ids); getattr(qd, NAME) with a compile-time NAME (an f-string, +, str())
-is qd.NAME. Host: param.c."""
+is qd.NAME; an `if` on parametrized values runs the branch it selects. Host: param.c."""
 import pytest
 from pytest import mark
 
@@ -51,3 +51,24 @@ def test_math(k):
             y[i] = fn(qd.cast(i * i, qd.f32)) * k
 
     roots()
+
+
+@pytest.mark.parametrize("kind", [qd.ndarray, qd.field])
+@pytest.mark.parametrize("big", [True, False])
+def test_branch(kind, big, fixture):
+    if big and kind is not qd.ndarray:
+        n = 16
+    elif kind == qd.ndarray:
+        n = 8
+    else:
+        n = 4
+    if fixture:  # not known: what it binds is a run-time value, unused by the kernel
+        unused = 1
+    cnt = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def count():
+        for i in range(n):
+            qd.atomic_add(cnt[None], 1)
+
+    count()

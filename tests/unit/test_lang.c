@@ -323,6 +323,12 @@ Test(lang, parametrize_errors) {
     expect_script_failure("import quadrants as qd\ng = qd.field(qd.i32, shape=())\ndef test_d(kind):\n"
                           "    op = getattr(qd, f\"atomic_{kind}\")\n    @qd.kernel\n    def k():\n        op(g[None], 1)\n    k()\n",
                           fmt);
+    const char *const cond[] = { /* an if on a fixture: what it binds is a run-time value */
+        "g.py:8:19: error[QD2062]: 'n' is set in an if statement whose condition qdc cannot evaluate, known only when the script runs;",
+        "g.py:5:9: note: 'n' is set here\n", NULL};
+    expect_script_failure("import quadrants as qd\ng = qd.field(qd.i32, shape=())\ndef test_e(fixture):\n    if fixture:\n"
+                          "        n = 1\n    @qd.kernel\n    def k():\n        g[None] = n\n    k()\n",
+                          cond);
 }
 
 /* Entry names of parametrized host functions: names as "a,b", a list or a tuple; rows as tuples
