@@ -245,11 +245,13 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
         if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "getattr") && (e->call.args.n != 2 || e->call.nkw))
             return true; /* getattr(obj, name, default): whether obj has it is a run-time question */
-        if (e->call.fn->kind == E_ATTR && !p) { /* x.to_numpy(), sim.run(): a method of a run-time object (not an SNode's) */
+        if (e->call.fn->kind == E_ATTR && !p) { /* x.to_numpy(), sim.run(): a method of a run-time object */
             const Expr *r = e->call.fn;
             while (r->kind == E_ATTR || r->kind == E_CALL) r = r->kind == E_ATTR ? r->attr.obj : r->call.fn;
             Binding *rb = r->kind == E_NAME ? host_find(S, r->name) : NULL;
-            if (!rb || (rb->v.kind != V_SNODE && rb->v.kind != V_ERR)) return true;
+            bool compile_time = rb && (rb->v.kind == V_SNODE || rb->v.kind == V_ERR || rb->v.kind == V_VECTYPE ||
+                                       rb->v.kind == V_STRUCTTYPE); /* ... or a type's: vec3.field(...) */
+            if (!compile_time) return true;
         }
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
         if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
