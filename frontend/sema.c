@@ -378,7 +378,15 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
         if (p && (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")) && t->kind == E_NAME)
             return vector_field(S, t, sp, v, p[3] == 'M');
     }
-    Val c = sema_eval(S, v);
+    Val c;
+    if (S->hscope != &S->module) { /* host function: what qdc cannot evaluate, Python computes when it runs */
+        int mark = diag_quiet_begin();
+        c = sema_eval(S, v);
+        if (diag_quiet_end(mark))
+            return sema_bind_host(S, t, arena_printf(S->arena, "a value qdc cannot compute (%s)", diag_quiet_first()));
+    } else {
+        c = sema_eval(S, v);
+    }
     if (c.kind != V_ERR && !sema_module_constant(S, &c))
         return sema_bind_host(S, t, "a module-level value that is not a compile-time constant");
     if (t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, c, sp); /* V_ERR: later uses stay quiet */

@@ -25,6 +25,9 @@ static struct {
     bool color;
     int errors, warnings;
     bool last_shown; /* whether the previous error/warning was printed (for notes) */
+    int quiet;       /* diag_quiet depth: > 0 while a speculative evaluation runs */
+    int quiet_errors; /* errors and warnings dropped while quiet */
+    char quiet_first[256]; /* the message of the first error dropped since diag_quiet_begin */
     bool wdisabled[ARRAY_LEN(codes)], werror[ARRAY_LEN(codes)];
     StrBuf sarif;    /* results accumulated for SARIF */
     int sarif_results;
@@ -407,9 +410,35 @@ static bool seen_before(Span sp, const char *code, const char *fmt, va_list ap) 
     return false;
 }
 
+/* While quiet, a diagnostic is only counted in quiet_errors (its notes are dropped too). */
+static bool quiet_drop(const char *fmt, va_list *ap) {
+    if (!D.quiet) return false;
+    if (ap && !D.quiet_first[0]) vsnprintf(D.quiet_first, sizeof D.quiet_first, fmt, *ap);
+    D.quiet_errors++;
+    D.last_shown = false;
+    return true;
+}
+
+int diag_quiet_begin(void) {
+    D.quiet++;
+    D.quiet_first[0] = 0;
+    return D.quiet_errors;
+}
+
+const char *diag_quiet_first(void) { return D.quiet_first; }
+
+int diag_quiet_end(int mark) {
+    if (D.quiet > 0) D.quiet--;
+    return D.quiet_errors - mark;
+}
+
 void diag_error(Span sp, const char *code, const char *fmt, ...) {
     find_code(code);
     va_list ap;
+    va_start(ap, fmt);
+    bool dropped = quiet_drop(fmt, &ap);
+    va_end(ap);
+    if (dropped) return;
     va_start(ap, fmt);
     bool dup = sp.src && seen_before(sp, code, fmt, ap);
     va_end(ap);
@@ -428,7 +457,7 @@ void diag_error(Span sp, const char *code, const char *fmt, ...) {
 void diag_warning(Span sp, const char *code, const char *fmt, ...) {
     int i = find_code(code);
     D.last_shown = false;
-    if (D.wdisabled[i]) return;
+    if (D.wdisabled[i] || quiet_drop(NULL, NULL)) return;
     bool as_error = D.werror[i] || D.cfg.warnings_are_errors;
     va_list ap;
     va_start(ap, fmt);

@@ -65,6 +65,13 @@ bool diag_machine_format(void);
 /* A note attached to the previous error or warning (dropped if that one was suppressed). */
 void diag_note(Span sp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A speculative evaluation: diag_quiet_begin() returns a mark; until the matching
+ * diag_quiet_end(mark), errors and warnings (and their notes) are neither shown nor counted, and
+ * diag_quiet_end returns how many there were. Nests. */
+int diag_quiet_begin(void);
+int diag_quiet_end(int mark);
+const char *diag_quiet_first(void); /* the first error's message since diag_quiet_begin, or "" */
+
 int diag_error_count(void);
 int diag_warning_count(void);
 /* For in-process drivers that compile many inputs (the fuzzers): forget the counts so far. */
