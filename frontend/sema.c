@@ -265,6 +265,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
         if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
         bool dict = e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); /* {"a": qd.f32} */
+        if (dict && !e->call.args.n && !e->call.nkw) return true; /* {}: an empty dict the script fills */
         if (!dict && sema_is_host_expr(S, e->call.fn)) return true;
         for (int k = 0; k < e->call.args.n; k++)
             if (sema_is_host_expr(S, e->call.args.items[k])) return true;

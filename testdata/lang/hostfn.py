@@ -26,6 +26,7 @@ def top():
 def test_fill():
     x = qd.field(qd.i32, shape=N)
     m = 3
+    seen: dict[str, int] = {}  # host data: an empty dict
 
     @qd.kernel
     def func():
