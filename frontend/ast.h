@@ -38,6 +38,7 @@ struct Expr {
     ExprKind kind;
     Span span;
     int op; /* TokKind of the operator (E_UNARY, E_BINARY, E_BOOLOP) */
+    bool fstr; /* E_STR: an f-string; str is its text, {expr} fields unevaluated ({{ }} kept) */
     union {
         const char *name; /* E_NAME */
         uint64_t i;       /* E_INT */

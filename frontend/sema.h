@@ -187,6 +187,18 @@ bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out);
 Scope *sema_def_scope(Sema *S, const Stmt *def); /* the scope a kernel's or qd.func's body sees */
 Binding *sema_lookup(Sema *S, const char *name); /* from the innermost scope outwards */
 const char *sema_unique_name(Sema *S, const char *base); /* base, or base__defN when given already */
+bool sema_is_host_expr(Sema *S, const Expr *e);   /* only running the script can evaluate it */
+bool sema_module_constant(Sema *S, Val *c);       /* a compile-time value a name can be bound to (narrows literals) */
+void sema_host_function_once(Sema *S, const Stmt *def, const Val *params, const Span *decls, const char *combo, bool first);
+/* sema_param.c: @pytest.mark.parametrize host functions, getattr, f-strings, str */
+void sema_param_host_function(Sema *S, const Stmt *def);
+bool sema_fstring_known(Sema *S, const Expr *e);  /* every {field} names a compile-time str/int/bool/None */
+Val sema_fstring(Sema *S, const Expr *e);
+bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out);
+Val sema_str_call(Sema *S, const Expr *call);
+Val sema_getattr(Sema *S, const Expr *call);
+void sema_host_if(Sema *S, const Stmt *s);       /* an `if` in a host function's body */
+void sema_bind_host(Sema *S, const Expr *target, const char *what); /* NAME (or a tuple of them) := run-time value */
 void sema_module_value(Sema *S, const Expr *target, const Expr *value, Span sp); /* NAME = value at module level or in a host function */
 void sema_module_body(Sema *S, const StmtList *l); /* module-level statements, in S->hscope */
 
