@@ -375,6 +375,15 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
         if (t->kind == E_NAME && sema_struct_field(S, t, sp, v, p)) return;
+        QdType vdt;
+        int vn = 0, vm = 0;
+        if (t->kind == E_NAME && v->call.fn->kind == E_ATTR && !strcmp(v->call.fn->attr.name, "field") &&
+            sema_vec_type_of(S, v->call.fn->attr.obj, &vdt, &vn, &vm) && vn && v->call.args.n <= 1) { /* vec3.field(shape=...) */
+            Expr fcall = *v;
+            Expr *args[2] = {v->call.fn->attr.obj, v->call.args.n ? v->call.args.items[0] : NULL};
+            fcall.call.args.items = args, fcall.call.args.n = v->call.args.n + 1;
+            return declare_field(S, t, sp, &fcall);
+        }
         if (p && !strcmp(p, "qd.field") && t->kind == E_NAME) return declare_field(S, t, sp, v);
         if (p && (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")) && t->kind == E_NAME)
             return vector_field(S, t, sp, v, p[3] == 'M');

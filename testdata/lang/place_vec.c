@@ -9,6 +9,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 8; i++) bad += *qd_field_v_0_at(i) != i || *qd_field_v_1_at(i) != 2 * i + 1 || *qd_field_v_2_at(i) != 3 * i || *qd_field_temp_at(i) != 6 * i + 1;
     for (int i = 0; i < 8; i++) bad += *qd_field_y_a_at(i) != i || *qd_field_y_b_at(i) != 2 * i;
     bad += qd_field_m_0 != 1 || qd_field_m_3 != 4;
+    bad += qd_field_w[1][0] != 1.0f || qd_field_w[1][1] != -1.0f || qd_field_w[0][1] != 0.0f;
     printf("place: %d wrong\n", bad);
     return bad != 0;
 }
