@@ -35,6 +35,10 @@ typedef enum {
     LOW_REDUCE_SUBGROUP, /* GPU: per thread over its grid-stride iterations, then reduced over
                             the subgroup's active lanes (LlvmTarget.reduce_subgroup) and one
                             atomic by the lowest of them */
+    LOW_AGGREGATE_SUBGROUP, /* not a reduction: an add whose result is used, combined over the
+                               lanes active at it into one atomic of the sum by the lowest, each
+                               lane getting old + (its rank among them) * operand
+                               (LlvmTarget.aggregate_subgroup) */
 } IrReduceLevel;
 
 typedef struct IrLowering {
@@ -400,7 +404,7 @@ void ir_walk_kernel(IrKernel *k, IrWalker *w);
  * nested blocks included) satisfies pred; both walk with the walker above. */
 bool ir_expr_any(const IrExpr *e, bool (*pred)(const IrExpr *e, void *ctx), void *ctx);
 bool ir_block_any(const IrBlock *b, bool (*pred)(const IrExpr *e, void *ctx), void *ctx);
-bool ir_has_effects(const IrExpr *e); /* contains a memory operation */
+bool ir_has_effects(const IrExpr *e); /* contains a memory operation or a collective */
 bool ir_is_uniform(const IrExpr *e);  /* only constants, scalar arguments and shapes */
 
 /* Stable textual dump (--emit=ir) for golden tests; with low, each memop shows its decision. */
