@@ -334,7 +334,7 @@ static void print_times(const Timing *tm, const Job *jobs, int njobs, double end
 
 /* The subgroup width every job's family has at compile time, or 0 (unknown or different). */
 static int common_subgroup_width(const Options *o, const Job *jobs, int njobs) {
-    LowerOptions lo = {o->caps, o->ncaps, o->no_atomic_reduce};
+    LowerOptions lo = {o->caps, o->ncaps, o->no_atomic_reduce, o->no_atomic_aggregate};
     int w = njobs ? lower_simt_width(jobs[0].t, &lo) : 0;
     for (int j = 1; j < njobs; j++)
         if (lower_simt_width(jobs[j].t, &lo) != w) return 0;
