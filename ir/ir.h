@@ -404,7 +404,7 @@ void ir_walk_kernel(IrKernel *k, IrWalker *w);
  * nested blocks included) satisfies pred; both walk with the walker above. */
 bool ir_expr_any(const IrExpr *e, bool (*pred)(const IrExpr *e, void *ctx), void *ctx);
 bool ir_block_any(const IrBlock *b, bool (*pred)(const IrExpr *e, void *ctx), void *ctx);
-bool ir_has_effects(const IrExpr *e); /* contains a memory operation */
+bool ir_has_effects(const IrExpr *e); /* contains a memory operation or a collective */
 bool ir_is_uniform(const IrExpr *e);  /* only constants, scalar arguments and shapes */
 
 /* Stable textual dump (--emit=ir) for golden tests; with low, each memop shows its decision. */

@@ -365,7 +365,7 @@ static void emit_task(SpvGen *g, const IrTask *task) {
      * (one set for 10,000 small kernels: 6.6 GB in validation), while its name mapper tries
      * gl_GlobalInvocationID_0, _1, ... for every further variable of the same built-in (one set
      * per entry point: 46 s). Groups keep both linear; modules of fewer kernels are unchanged. */
-    if (g->entry_points++ % BUILTIN_GROUP == 0) g->gid_var = g->lid_var = g->nwg_var = 0;
+    if (g->entry_points++ % BUILTIN_GROUP == 0) g->gid_var = g->lid_var = g->nwg_var = g->sg_lid_var = g->sg_size_var = 0;
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunction, voidt, fn, SpvFunctionControlMaskNone, fnty);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLabel, entry);
     g->cur = entry;
