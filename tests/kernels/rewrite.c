@@ -31,8 +31,8 @@ int main(int argc, char **argv) {
         if (x[i] < fmn) fmn = x[i];
         if (x[i] > fmx) fmx = x[i];
     }
-    int32_t sub = 0;
-    for (int i = 0; i < n; i++) sub -= a[i] >> 3;
+    uint32_t sub = 0; /* wraps like the kernel's i32 (unsigned: defined in C) */
+    for (int i = 0; i < n; i++) sub -= (uint32_t)(a[i] >> 3);
     qd_field_iv[2] = INT32_MAX, qd_field_iv[3] = INT32_MIN, qd_field_iv[4] = -1;
     qd_field_uv[1] = UINT32_MAX, qd_field_lv[1] = INT64_MIN;
     qd_field_fx[0] = NAN, qd_field_fx[1] = NAN; /* minNum: the first number replaces a NaN */
@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++) filled += out[i];
     printf("rewrite:");
     CHECK("add", (uint32_t)qd_field_iv[0] == r0);
-    CHECK("sub", qd_field_iv[1] == sub);
+    CHECK("sub", (uint32_t)qd_field_iv[1] == sub);
     CHECK("min", qd_field_iv[2] == imin);
     CHECK("max", qd_field_iv[3] == imax);
     CHECK("and", qd_field_iv[4] == iand);
