@@ -81,6 +81,7 @@ static ExprList freeze_exprs(Parser *P, ExprVec *v) {
 /* ---- expressions ---- */
 
 static Expr *parse_test(Parser *P);
+static Expr *parse_dict(Parser *P, Token *open);
 static Expr *parse_factor(Parser *P);
 
 static bool enter(Parser *P) {
@@ -144,12 +145,39 @@ static Expr *parse_atom(Parser *P) {
     }
     case T_LPAREN: next(P); return parse_sequence(P, t, T_RPAREN, E_TUPLE);
     case T_LBRACKET: next(P); return parse_sequence(P, t, T_RBRACKET, E_LIST);
-    case T_LBRACE: syntax_error(P, t, "QD1012", "sets and dicts are not supported in kernels"); return error_expr(P);
+    case T_LBRACE: return parse_dict(P, t);
     case T_KW_LAMBDA: syntax_error(P, t, "QD1012", "'lambda' is not supported in kernels"); return error_expr(P);
     case T_KW_YIELD: syntax_error(P, t, "QD1012", "'yield' is not supported in kernels"); return error_expr(P);
     case T_KW_AWAIT: syntax_error(P, t, "QD1012", "'await' is not supported in kernels"); return error_expr(P);
     default: expected(P, "an expression"); return error_expr(P);
     }
+}
+
+/* {"a": qd.f32, "b": vec3} (string keys only: qd.Struct.field's members) is read as the call
+ * dict(a=qd.f32, b=vec3); any other set or dict is QD1012. */
+static Expr *parse_dict(Parser *P, Token *open) {
+    next(P);
+    Expr *call = new_expr(P, E_CALL, tspan(P, open)), *fn = new_expr(P, E_NAME, tspan(P, open));
+    fn->name = "dict";
+    call->call.fn = fn;
+    VEC(Keyword) kws = {0};
+    while (!at(P, T_RBRACE) && !at(P, T_EOF) && !P->quiet) {
+        Token *k = peek(P);
+        if (k->kind != T_STRING || peek2(P)->kind != T_COLON) {
+            syntax_error(P, open, "QD1012", "sets and dicts are not supported in kernels");
+            break;
+        }
+        next(P), next(P);
+        Keyword kw = {k->s, parse_test(P), tspan(P, k)};
+        vec_push(&kws, kw);
+        if (!accept(P, T_COMMA)) break;
+    }
+    expect(P, T_RBRACE);
+    call->call.nkw = kws.len;
+    call->call.kw = ARENA_ARRAY(P->arena, Keyword, kws.len);
+    if (kws.len) memcpy(call->call.kw, kws.items, sizeof(Keyword) * (size_t)kws.len);
+    vec_free(&kws);
+    return call;
 }
 
 static void parse_call_args(Parser *P, Expr *call) {

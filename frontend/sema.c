@@ -205,7 +205,7 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
  * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
 static bool module_constant(Sema *S, Val *c) {
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
-        c->kind == V_FIELD)
+        c->kind == V_FIELD || c->kind == V_STRUCTTYPE)
         return true;
     if (c->kind == V_VEC) { /* a constant vector or matrix */
         for (int k = 0; k < vec_len(*c); k++)
@@ -243,9 +243,18 @@ static bool is_host_expr(Sema *S, const Expr *e) {
     case E_CALL: {
         const char *p = sema_path(S, e->call.fn);
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
+        if (e->call.fn->kind == E_ATTR && !p) { /* x.to_numpy(), sim.run(): a method of a run-time object */
+            const Expr *r = e->call.fn;
+            while (r->kind == E_ATTR || r->kind == E_CALL) r = r->kind == E_ATTR ? r->attr.obj : r->call.fn;
+            Binding *rb = r->kind == E_NAME ? host_find(S, r->name) : NULL;
+            bool compile_time = rb && (rb->v.kind == V_SNODE || rb->v.kind == V_ERR || rb->v.kind == V_VECTYPE ||
+                                       rb->v.kind == V_STRUCTTYPE); /* ... or a type's: vec3.field(...) */
+            if (!compile_time) return true;
+        }
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
         if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
-        if (is_host_expr(S, e->call.fn)) return true;
+        bool dict = e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); /* {"a": qd.f32} */
+        if (!dict && is_host_expr(S, e->call.fn)) return true;
         for (int k = 0; k < e->call.args.n; k++)
             if (is_host_expr(S, e->call.args.items[k])) return true;
         for (int k = 0; k < e->call.nkw; k++)
@@ -266,6 +275,44 @@ static bool is_host_expr(Sema *S, const Expr *e) {
     case E_IFEXP: return is_host_expr(S, e->ifexp.cond) || is_host_expr(S, e->ifexp.a) || is_host_expr(S, e->ifexp.b);
     default: return false;
     }
+}
+
+/* The first name in e bound to a run-time value, for the reason given with it; NULL if none. */
+static const Expr *host_name_in(Sema *S, const Expr *e) {
+    const Expr *r = NULL;
+    switch (e->kind) {
+    case E_NAME: {
+        Binding *b = host_find(S, e->name);
+        return b && b->v.kind == V_HOST ? e : NULL;
+    }
+    case E_ATTR: return host_name_in(S, e->attr.obj);
+    case E_CALL:
+        for (int k = 0; !r && k < e->call.args.n; k++) r = host_name_in(S, e->call.args.items[k]);
+        for (int k = 0; !r && k < e->call.nkw; k++) r = host_name_in(S, e->call.kw[k].value);
+        return r;
+    case E_SUBSCRIPT: return (r = host_name_in(S, e->sub.obj)) ? r : host_name_in(S, e->sub.index);
+    case E_TUPLE: case E_LIST: case E_BOOLOP:
+        for (int k = 0; !r && k < e->list.n; k++) r = host_name_in(S, e->list.items[k]);
+        return r;
+    case E_UNARY: return host_name_in(S, e->un.a);
+    case E_BINARY: return (r = host_name_in(S, e->bin.a)) ? r : host_name_in(S, e->bin.b);
+    case E_COMPARE:
+        for (int k = 0; !r && k < e->cmp.items.n; k++) r = host_name_in(S, e->cmp.items.items[k]);
+        return r;
+    case E_IFEXP: return (r = host_name_in(S, e->ifexp.cond)) ? r : (r = host_name_in(S, e->ifexp.a)) ? r : host_name_in(S, e->ifexp.b);
+    default: return NULL;
+    }
+}
+
+/* What a run-time value computed in a host function is, naming the run-time name it comes
+ * from when there is one ("a field declared from 'dtype' (a parameter of ...)"). */
+static const char *host_value_what(Sema *S, const Expr *v) {
+    const char *p = v->kind == E_CALL ? sema_path(S, v->call.fn) : NULL;
+    const Expr *n = host_name_in(S, v);
+    if (S->hscope == &S->module && !n) return "a module-level value computed by the script";
+    if (!n) return "a value computed by the host function";
+    return arena_printf(S->arena, "%s from '%s' (%s)", p && !strcmp(p, "qd.field") ? "a field declared" : "a value computed", n->name,
+                        host_find(S, n->name)->v.path);
 }
 
 /* qd.root.dense(...).place(x) or blk.place(x) with blk an SNode: evaluated at module level. */
@@ -310,10 +357,11 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     }
     Binding *hb = v->kind == E_NAME ? host_find(S, v->name) : NULL;
     if (hb && hb->v.kind == V_HOST) return bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
-    if (is_host_expr(S, v))
-        return bind_host(S, t, S->hscope == &S->module ? "a module-level value computed by the script" : "a value computed by the host function");
+    if (hb && hb->v.kind == V_HOSTARRAY && t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
+    if (is_host_expr(S, v)) return bind_host(S, t, host_value_what(S, v));
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
+        if (t->kind == E_NAME && sema_struct_field(S, t, sp, v, p)) return;
         if (p && !strcmp(p, "qd.field") && t->kind == E_NAME) return declare_field(S, t, sp, v);
         if (p && (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")) && t->kind == E_NAME)
             return vector_field(S, t, sp, v, p[3] == 'M');
@@ -549,6 +597,7 @@ static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
 static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     Val v = sema_eval(S, iter);
     if (v.kind == V_ERR) return false;
+    if (v.kind == V_STRUCT && v.strct.st && v.strct.m[0].kind != V_LOCAL) v = (Val){.kind = V_FIELD, .index = sema_struct_first_field(v)};
     if (v.kind != V_FIELD && v.kind != V_NDARRAY) {
         diag_error(iter->span, "QD2012", "unsupported loop: a struct-for iterates over a field or an ndarray, not %s",
                    v.kind == V_EXPR || v.kind == V_LOCAL ? "a scalar" : val_describe(v));

@@ -35,7 +35,17 @@ typedef enum {
                   components, row-major, each V_EXPR/V_LOCAL/V_REF (sema_vec.c) */
     V_VECTYPE, /* qd.types.vector(n, dt) / qd.types.matrix(n, m, dt) (m == 0: vector) */
     V_METHOD,  /* v.dot and the other methods of a vector value, not yet called */
+    V_STRUCTTYPE, /* qd.types.struct(a=qd.f32, b=vec3) (sema_struct.c) */
+    V_STRUCT,  /* a struct value, or a struct field: one Val per member (scalar, V_VEC, or for a
+                  field V_FIELD / V_VEC of V_FIELD) */
 } ValKind;
+
+typedef struct QdStruct { /* a struct type: members in declaration order */
+    int n;
+    const char **names;
+    QdType *dt;
+    int *vn, *vm; /* a vector (vn > 0, vm == 0) or matrix member; 0: a scalar */
+} QdStruct;
 
 typedef struct Val Val;
 struct Val {
@@ -54,6 +64,7 @@ struct Val {
         struct { Val *c; int n, m; } vec;                 /* V_VEC */
         struct { int n, m; QdType dt; } vt;               /* V_VECTYPE (dt QT_VOID: inferred) */
         struct { Val *self; const char *name; } method;  /* V_METHOD */
+        struct { const QdStruct *st; Val *m; } strct;    /* V_STRUCTTYPE (m NULL), V_STRUCT */
     };
 };
 
@@ -269,6 +280,19 @@ void sema_vec_assign(Sema *S, Val target, Val v, Span sp); /* component-wise sto
 bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, Span sp); /* v[i] = x, run-time i */
 const Expr *sema_val_node(Sema *S, Val v, int slot, Span sp); /* an E_NAME bound to v */
 extern const Expr *sema_discarded; /* the expression statement being checked (result unused) */
+
+/* sema_struct.c: structs, scalarized like vectors: a struct value is its members; a struct
+ * field is one field per scalar component, placed together (AOS, as Quadrants). */
+bool sema_struct_path(const char *path);
+Val sema_struct_call(Sema *S, const Expr *call, Val f); /* qd.types.struct, qd.Struct, a type call */
+bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call, const char *path); /* module level */
+bool sema_struct_type_of(Sema *S, const Expr *ann, const QdStruct **st);
+Val sema_struct_attr(Sema *S, Val o, const char *name, Span sp);
+Val sema_struct_subscript(Sema *S, Val o, const Expr *e);
+Val sema_struct_materialize(Sema *S, Val v, const char *name, Span sp);
+void sema_struct_assign(Sema *S, Val target, Val v, Span sp);
+int sema_struct_first_field(Val v); /* the field index of a struct field's first component */
+void sema_snode_place_together(Sema *S, const int *fields, int n, const int64_t *shape, int ndim, Span sp);
 
 /* sema_stmt.c */
 void sema_block(Sema *S, const StmtList *l);

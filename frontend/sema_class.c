@@ -4,7 +4,9 @@
  * its `self.NAME = value` statements set the instance's attributes (fields are declared with the
  * instance's prefix, constants and arrays are bound), and every @qd.kernel method is compiled
  * for that instance as the kernel INSTANCE__METHOD, its `self` bound to the instance. @qd.func
- * methods are inlined with the same self. A class with kernels and no instance qdc can see is
+ * methods are inlined with the same self. An attribute holding an array the script allocates
+ * (qd.ndarray or numpy, passed to __init__) becomes an ndarray parameter INSTANCE__NAME of each
+ * kernel that uses it, after the declared parameters, in order of first use. A class with kernels and no instance qdc can see is
  * warning QD2104. */
 #include "sema.h"
 #include <string.h>
@@ -115,6 +117,14 @@ Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
         diag_error(attr->span, "QD2019", "instance '%s' of '%s' has no attribute '%s' that qdc can see (set in __init__ as self.%s, or "
                    "a kernel or qd.func method)", o->name, S->classes.items[o->cls].cls->class_.name, attr->attr.name, attr->attr.name);
         return val_err();
+    }
+    if (b->v.kind == V_HOSTARRAY && S->k) { /* an array attribute: an extra ndarray parameter INSTANCE__NAME */
+        const char *name = arena_printf(S->arena, "%s__%s", o->name, attr->attr.name);
+        for (int k = 0; k < S->params.len; k++)
+            if (!strcmp(S->params.items[k].name, name)) return (Val){.kind = V_NDARRAY, .index = k};
+        IrParam p = {.name = name, .span = attr->span, .kind = IR_PARAM_NDARRAY, .type = b->v.harr.type, .ndim = b->v.harr.ndim};
+        vec_push(&S->params, p);
+        return (Val){.kind = V_NDARRAY, .index = S->params.len - 1};
     }
     if (b->v.kind == V_HOST || b->v.kind == V_HOSTARRAY) {
         if (S->cur || S->k) {

@@ -26,6 +26,8 @@ const char *val_describe(Val v) {
     case V_VEC: return v.vec.m ? "a matrix" : "a vector";
     case V_VECTYPE: return "a vector or matrix type";
     case V_METHOD: return "a method of a vector";
+    case V_STRUCT: return "a struct";
+    case V_STRUCTTYPE: return "a struct type";
     default: return "a value";
     }
 }
@@ -352,6 +354,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (o.kind == V_SNODE) return sema_snode_attr(S, o, e->attr.name);
     if (o.kind == V_OBJECT) return sema_object_attr(S, o, e);
     if (o.kind == V_VEC) return sema_vec_attr(S, o, e->attr.name, e->span);
+    if (o.kind == V_STRUCT) return sema_struct_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_FIELD && !strcmp(e->attr.name, "grad")) {
         diag_error(e->span, "QD2044", "'.grad' is not supported: qdc does not compile autodiff");
         return val_err();
@@ -428,7 +431,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     if (o.kind == V_SHAPE || o.kind == V_TUPLE) {
         int64_t k;
         if (!sema_const_int(S, e->sub.index, &k, "the index of a shape or compile-time list")) return val_err();
-        int n = o.kind == V_SHAPE ? S->params.items[o.index].ndim : o.tuple.n;
+        int n = o.kind == V_SHAPE ? S->params.items[o.index].ndim - S->params.items[o.index].elem_ndim : o.tuple.n; /* vector ndarrays: the element axes are not in .shape */
         if (k < 0 && k >= -n) k += n; /* Python: a.shape[-1] is the last axis */
         if (k < 0 || k >= n) {
             diag_error(e->sub.index->span, "QD2011", "index %lld is out of range for %s of length %d", (long long)k, val_describe(o), n);
@@ -440,6 +443,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         return val_expr(x);
     }
     if (o.kind == V_VEC) return sema_vec_subscript(S, o, e->sub.index, e->span);
+    if (o.kind == V_STRUCT) return sema_struct_subscript(S, o, e);
     IrRef *r = ARENA_NEW(S->arena, IrRef);
     r->span = e->span;
     r->index = o.index;
@@ -922,6 +926,7 @@ static const char *closest_builtin(const char *p) {
 
 Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
+    if (f.kind == V_STRUCTTYPE || (f.kind == V_NS && sema_struct_path(f.path))) return sema_struct_call(S, call, f);
     if (f.kind == V_METHOD || f.kind == V_VECTYPE || (f.kind == V_NS && sema_vec_path(f.path))) return sema_vec_call(S, call, f);
     Val ew;
     if (sema_vec_elementwise(S, call, f, &ew)) return ew;

@@ -317,6 +317,14 @@ static int shape_ndim(Sema *S, const Expr *e) {
 }
 
 bool sema_host_array(Sema *S, const Expr *e, Val *out) {
+    if (e->kind == E_BINARY && (e->op == T_STAR || e->op == T_PLUS || e->op == T_MINUS)) {
+        /* np.ones(n, dtype=np.float32) * 10: numpy keeps the array's dtype for an int operand, and
+         * a float array's for a float one */
+        Binding *b = e->bin.a->kind == E_NAME ? sema_lookup(S, e->bin.a->name) : NULL;
+        if (b && b->v.kind == V_HOSTARRAY) *out = b->v;
+        else if (!sema_host_array(S, e->bin.a, out)) return false;
+        return e->bin.b->kind == E_INT || (e->bin.b->kind == E_FLOAT && qt_is_float(out->harr.type));
+    }
     if (e->kind != E_CALL || e->call.fn->kind != E_ATTR) return false;
     const Expr *fn = e->call.fn, *dt = NULL, *shape = e->call.args.n ? e->call.args.items[0] : NULL;
     keyword_of(e, "dtype", &dt);

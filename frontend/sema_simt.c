@@ -11,7 +11,7 @@
 
 typedef enum { F_PRIM, F_SIZE, F_LOG2_SIZE, F_SYNC, F_FENCE, F_ELECT, F_BALLOT, F_BALLOT_N, F_VOTE, F_ALL_EQUAL,
                F_BCAST_FIRST, F_SHUFFLE_XOR, F_LANEMASK, F_REDUCE, F_SCAN, F_REDUCE_TILED, F_REDUCE_ALL_TILED,
-               F_VOTE_TILED, F_ALL_EQUAL_TILED, F_SCAN_TILED, F_EXSCAN_TILED, F_SEGMENTED, F_SEGMENTED_TILED,
+               F_VOTE_TILED, F_ALL_EQUAL_TILED, F_SCAN_TILED, F_EXSCAN_TILED, F_SEGMENTED, F_SEGMENTED_TILED, F_SORT, F_SORT_TILED,
                W_VOTE, W_UNIQUE, W_BALLOT, W_SHFL, W_SHFL_XOR, W_MATCH_ANY, W_MATCH_ALL, W_ACTIVE, W_SYNC,
                B_REDUCE, B_SCAN, B_SYNC_NONZERO } SimtForm;
 
@@ -42,6 +42,7 @@ static const SimtFn fns[] = {
     SUB("lanemask_eq", F_LANEMASK, 2, IR_ADD, 1), SUB("lanemask_gt", F_LANEMASK, 3, IR_ADD, 1),
     SUB("lanemask_ge", F_LANEMASK, 4, IR_ADD, 1),
     RED3("add", IR_ADD), RED3("min", IR_MIN), RED3("max", IR_MAX),
+    SUB("bitonic_sort_kv", F_SORT, 0, IR_ADD, 2), SUB("bitonic_sort_kv_tiled", F_SORT_TILED, 0, IR_ADD, 3),
     SUB("segmented_reduce_add", F_SEGMENTED, 0, IR_ADD, 2), SUB("segmented_reduce_min", F_SEGMENTED, 0, IR_MIN, 2),
     SUB("segmented_reduce_max", F_SEGMENTED, 0, IR_MAX, 2), SUB("segmented_reduce_add_tiled", F_SEGMENTED_TILED, 0, IR_ADD, 3),
     SUB("segmented_reduce_min_tiled", F_SEGMENTED_TILED, 0, IR_MIN, 3), SUB("segmented_reduce_max_tiled", F_SEGMENTED_TILED, 0, IR_MAX, 3),
@@ -202,6 +203,8 @@ static IrExpr *all_equal_tiled(Ctx *c, IrExpr *v, int log2) {
     return vote_tiled(c, IR_AND, bin(c, IR_EQ, v, base), log2);
 }
 
+static void assign(Ctx *c, int local, IrExpr *v);
+
 /* Quadrants' segmented reduce: lane - (the nearest head at or below the lane in its group of
  * 2**log2 lanes, the group's first lane if none), from one u64 ballot and a clz; then a
  * Hillis-Steele scan that never reaches past that head. */
@@ -223,6 +226,39 @@ static IrExpr *segmented(Ctx *c, IrBinOp op, IrExpr *v, IrExpr *head, int log2) 
         v = sel;
     }
     return v;
+}
+
+static IrExpr *sel3(Ctx *c, IrExpr *cond, IrExpr *a, IrExpr *b) {
+    IrExpr *e = ir_new(c->S, IR_SELECT, a->type, c->sp);
+    e->sel.cond = cond, e->sel.a = a, e->sel.b = b;
+    return e;
+}
+
+/* Quadrants' bitonic sort of (key, value) pairs over 2**log2 lanes: the log2*(log2+1)/2
+ * compare-exchange stages, each two xor shuffles and a lexicographic compare. */
+static Val bitonic(Ctx *c, IrExpr *key, IrExpr *value, int log2) {
+    IrExpr *l = log2 ? lane(c) : NULL;
+    int kl = sema_new_local(c->S, "$key", key->type), vl = sema_new_local(c->S, "$value", value->type);
+    assign(c, kl, key), assign(c, vl, value);
+    for (int k = 1; k <= log2; k++)
+        for (int j = k - 1; j >= 0; j--) {
+            IrExpr *key0 = ir_local(c->S, kl, c->sp), *val0 = ir_local(c->S, vl, c->sp);
+            IrExpr *partner = bin(c, IR_XOR, l, i32c(c, 1 << j));
+            IrExpr *tk = once(c, sg(c, SG_SHUFFLE, IR_ADD, key0, partner)), *tv = once(c, sg(c, SG_SHUFFLE, IR_ADD, val0, partner));
+            IrExpr *low = bin(c, IR_EQ, bin(c, IR_AND, l, i32c(c, 1 << j)), i32c(c, 0));
+            IrExpr *asc = bin(c, IR_EQ, bin(c, IR_AND, l, i32c(c, (1 << k) & ((1 << log2) - 1))), i32c(c, 0));
+            IrExpr *take_min = bin(c, IR_EQ, ir_cast(c->S, low, QT_I32), ir_cast(c->S, asc, QT_I32));
+            IrExpr *lt = once(c, bin(c, IR_LOR, bin(c, IR_LT, tk, key0), bin(c, IR_LAND, bin(c, IR_EQ, tk, key0), bin(c, IR_LT, tv, val0))));
+            IrExpr *ne = bin(c, IR_LOR, bin(c, IR_NE, tk, key0), bin(c, IR_NE, tv, val0));
+            IrExpr *nlt = ir_new(c->S, IR_UNARY, QT_U1, c->sp);
+            nlt->un.op = IR_LNOT, nlt->un.a = lt;
+            IrExpr *swap = once(c, sel3(c, take_min, lt, bin(c, IR_LAND, nlt, ne)));
+            assign(c, kl, sel3(c, swap, tk, key0));
+            assign(c, vl, sel3(c, swap, tv, ir_local(c->S, vl, c->sp)));
+        }
+    Val *items = ARENA_ARRAY(c->S->arena, Val, 2);
+    items[0] = val_expr(ir_local(c->S, kl, c->sp)), items[1] = val_expr(ir_local(c->S, vl, c->sp));
+    return (Val){.kind = V_TUPLE, .tuple = {items, 2}};
 }
 
 static IrExpr *lanemask(Ctx *c, int kind, IrExpr *l) {
@@ -439,6 +475,8 @@ static bool check_value(Ctx *c, const SimtFn *f, IrExpr **a, const Expr *call) {
         f->form == W_SHFL_XOR)
         return true; /* predicates and converted operands */
     bool int_only = f->combine == IR_AND || f->combine == IR_OR || f->combine == IR_XOR;
+    if ((f->form == F_SORT || f->form == F_SORT_TILED) && !value_ok(c, a[1], strrchr(f->name, '.') + 1, call->call.args.items[1]->span, false))
+        return false;
     return value_ok(c, a[vi], strrchr(f->name, '.') + 1, call->call.args.items[vi]->span, int_only);
 }
 
@@ -451,7 +489,7 @@ Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
         return diag_error(call->span, "QD2007", "'%s' takes %d argument%s, got %d", p, f->nargs, f->nargs == 1 ? "" : "s",
                           call->call.args.n), val_err();
     if (f->form >= B_REDUCE) return block_call(&c, f, call);
-    bool tiled = f->form == F_REDUCE_TILED || f->form == F_REDUCE_ALL_TILED || f->form == F_VOTE_TILED ||
+    bool tiled = f->form == F_SORT_TILED || f->form == F_REDUCE_TILED || f->form == F_REDUCE_ALL_TILED || f->form == F_VOTE_TILED ||
                  f->form == F_ALL_EQUAL_TILED || f->form == F_SCAN_TILED || f->form == F_EXSCAN_TILED ||
                  f->form == F_SEGMENTED_TILED;
     int log2 = 0;
@@ -504,6 +542,15 @@ Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
     case F_SCAN_TILED: r = scan_tiled(&c, f->combine, a[0], log2); break;
     case F_EXSCAN_TILED: r = exscan_tiled(&c, f->combine, a[0], log2); break;
     case F_SEGMENTED_TILED: r = segmented(&c, f->combine, a[0], a[1], log2); break;
+    case F_SORT_TILED: S->uses_block = true; return bitonic(&c, a[0], a[1], log2);
+    case F_SORT: {
+        int w = S->subgroup_width, l = 0;
+        if (!w) return diag_error(call->span, "QD2073", "'%s' needs the subgroup width at compile time; the target's is the "
+                                  "device's or the targets of this compile differ (Vulkan: assert it with --cap=+subgroup32)", p), val_err();
+        while ((1 << l) < w) l++;
+        S->uses_block = true;
+        return bitonic(&c, a[0], a[1], l);
+    }
     case F_SEGMENTED: {
         int w = S->subgroup_width, l = 0;
         if (!w) return diag_error(call->span, "QD2073", "'%s' needs the subgroup width at compile time; the target's is the "

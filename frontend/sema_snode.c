@@ -126,6 +126,23 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee) {
     return diag_error(call->call.fn->span, "QD2063", "SNode method '%s' is not supported (dense and place are)", m), val_err();
 }
 
+/* The members of a struct field (qd.Struct.field(..., shape=S)): placed together under one
+ * dense node of shape S (0-d: on qd.root), as Quadrants places them, so each element's
+ * members are one C struct of the storage's cell. */
+void sema_snode_place_together(Sema *S, const int *fields, int n, const int64_t *shape, int ndim, Span sp) {
+    int node = root(S, sp);
+    if (ndim) {
+        node = new_node(S, node, sp);
+        SNode *p = &S->snodes.items[node];
+        p->naxes = ndim;
+        for (int k = 0; k < ndim; k++) p->axis[k] = k, p->size[k] = shape[k], p->ncells *= shape[k];
+    }
+    for (int k = 0; k < n; k++) {
+        S->fields.items[fields[k]].ndim = 0;
+        vec_push(&S->snodes.items[node].ch, -(fields[k] + 1));
+    }
+}
+
 Val sema_snode_attr(Sema *S, Val obj, const char *name) {
     (void)S;
     return (Val){.kind = V_SNODE, .snode = {obj.snode.node, name}};

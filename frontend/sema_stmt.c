@@ -77,6 +77,16 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
         return;
     }
     if (v.kind == V_VEC) return assign_vec_name(S, target, b, v, sp);
+    if (v.kind == V_STRUCT) { /* a struct variable: one local per component */
+        if (b && b->v.kind == V_STRUCT && b->v.strct.st == v.strct.st && !sema_is_promoted(S, target->name))
+            return sema_struct_assign(S, b->v, v, sp);
+        if (sema_is_promoted(S, target->name))
+            return (void)diag_error(sp, "QD2045", "a struct variable used by more than one top-level loop is not supported; "
+                                                  "create it inside the loop");
+        Val r = sema_struct_materialize(S, v, target->name, sp);
+        scope_bind(S, S->scope, target->name, r, target->span);
+        return;
+    }
     if (!is_scalar(v)) { /* compile-time objects (SharedArray, field, ...) are bound by name */
         if (v.kind == V_ERR) { /* later uses of the name stay quiet */
             scope_bind(S, S->scope, target->name, v, target->span);
@@ -115,6 +125,7 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
         if (sema_vec_dynamic_store(S, target, v, sp)) return;
         Val r = sema_eval(S, target);
         if (r.kind == V_VEC) return sema_vec_assign(S, r, v, sp);
+        if (r.kind == V_STRUCT) return sema_struct_assign(S, r, v, sp);
         if (v.kind == V_VEC) {
             if (r.kind != V_ERR) diag_error(sp, "QD2040", "cannot assign a vector to a scalar element");
             return;
@@ -130,6 +141,11 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
         IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
         st->store.ref = r.ref, st->store.value = sema_convert(S, e, r.ref->type);
         sema_emit(S, st);
+        return;
+    }
+    if ((target->kind == E_TUPLE || target->kind == E_LIST) && v.kind == V_VEC && !v.vec.m && v.vec.n == target->list.n) {
+        Val t = sema_vec_materialize(S, v, "$unpack", sp); /* a, b, c = v */
+        for (int k = 0; t.kind == V_VEC && k < target->list.n; k++) sema_assign(S, target->list.items[k], t.vec.c[k], sp);
         return;
     }
     if (target->kind == E_TUPLE || target->kind == E_LIST) {
@@ -152,6 +168,7 @@ static Val snapshot(Sema *S, Val v, Span sp) {
     for (int k = 0; k < v.tuple.n; k++) {
         t.tuple.items[k] = v.tuple.items[k];
         if (v.tuple.items[k].kind == V_VEC) t.tuple.items[k] = sema_vec_materialize(S, v.tuple.items[k], "$tmp", sp);
+        if (v.tuple.items[k].kind == V_STRUCT) t.tuple.items[k] = sema_struct_materialize(S, v.tuple.items[k], "$tmp", sp);
         if (!is_scalar(v.tuple.items[k])) continue;
         IrExpr *e = sema_rvalue(S, v.tuple.items[k], sp);
         if (!e || ir_is_const(e)) continue;
@@ -456,6 +473,10 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
         Val r = sema_vec_materialize(S, v, p->name, sp);
         return r.kind == V_VEC && (scope_bind(S, sc, p->name, r, p->span), true);
     }
+    if (v.kind == V_STRUCT && !template_) { /* passed by value */
+        Val r = sema_struct_materialize(S, v, p->name, sp);
+        return r.kind == V_STRUCT && (scope_bind(S, sc, p->name, r, p->span), true);
+    }
     if (template_ || !is_scalar(v)) return scope_bind(S, sc, p->name, v, p->span), true;
     IrExpr *e = sema_rvalue(S, v, sp);
     QdType t = e ? e->type : QT_I32;
@@ -567,6 +588,7 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
                 result = c;
             }
         }
+        if (result.kind == V_STRUCT) result = sema_struct_materialize(S, result, arena_printf(S->arena, "$%s_ret", def->def.name), ret->span);
         if (result.kind == V_VEC) result = sema_vec_materialize(S, result, arena_printf(S->arena, "$%s_ret", def->def.name), ret->span);
         if (is_scalar(result)) {
             IrExpr *e = sema_rvalue(S, result, ret->expr->span);

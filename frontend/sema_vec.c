@@ -686,7 +686,7 @@ bool sema_vec_alias(const char *p, Val *out) {
 
 bool sema_vec_path(const char *p) {
     Val t;
-    return !strcmp(p, "qd.Vector") || !strcmp(p, "qd.Matrix") || !strcmp(p, "qd.types.vector") || !strcmp(p, "qd.types.matrix") ||
+    return !strcmp(p, "len") || !strcmp(p, "qd.Vector") || !strcmp(p, "qd.Matrix") || !strcmp(p, "qd.types.vector") || !strcmp(p, "qd.types.matrix") ||
            !strncmp(p, "qd.Matrix.", 10) || !strncmp(p, "qd.Vector.", 10) || sema_vec_alias(p, &t) ||
            !strcmp(p, "qd.math.dot") || !strcmp(p, "qd.math.cross") || !strcmp(p, "qd.math.normalize") ||
            !strcmp(p, "qd.math.length") || !strcmp(p, "qd.math.distance") || !strcmp(p, "qd.math.mix") ||
@@ -926,6 +926,13 @@ Val sema_vec_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_METHOD) return method(S, call, *f.method.self, f.method.name);
     if (f.kind == V_VECTYPE) return construct(S, call, f.vt.n, f.vt.m, f.vt.dt);
     const char *p = f.path;
+    if (!strcmp(p, "len")) { /* len(v): rows of a vector or matrix, items of a tuple, axes of a shape */
+        if (call->call.args.n != 1 || call->call.nkw) return diag_error(call->span, "QD2007", "len takes 1 argument"), val_err();
+        Val v = sema_eval(S, call->call.args.items[0]);
+        int n = v.kind == V_VEC ? v.vec.n : v.kind == V_TUPLE ? v.tuple.n : v.kind == V_SHAPE ? S->params.items[v.index].ndim - S->params.items[v.index].elem_ndim : -1;
+        if (n < 0 && v.kind != V_ERR) diag_error(call->call.args.items[0]->span, "QD2019", "len of %s is not known at compile time", val_describe(v));
+        return n < 0 ? val_err() : val_expr(ir_const_int(S, QT_I32, n, call->span));
+    }
     Val t;
     if (sema_vec_alias(p, &t)) return construct(S, call, t.vt.n, t.vt.m, t.vt.dt);
     if (!strcmp(p, "qd.types.vector") || !strcmp(p, "qd.types.matrix")) return make_type(S, call, p[9] == 'm');

@@ -55,6 +55,7 @@ static IrExpr *walk_expr(IrWalker *w, IrExpr *e);
 
 static void walk_ref(IrWalker *w, IrRef *r) {
     for (int i = 0; i < r->nidx; i++) r->idx[i] = walk_expr(w, r->idx[i]);
+    if (r->flat) r->flat = walk_expr(w, r->flat); /* an SNode element index: the same expressions */
 }
 
 static IrExpr *walk_expr(IrWalker *w, IrExpr *e) {
@@ -157,7 +158,7 @@ static bool any_in(const IrExpr *e, const IrBlock *b, bool (*pred)(const IrExpr 
 bool ir_expr_any(const IrExpr *e, bool (*pred)(const IrExpr *e, void *ctx), void *ctx) { return any_in(e, NULL, pred, ctx); }
 bool ir_block_any(const IrBlock *b, bool (*pred)(const IrExpr *e, void *ctx), void *ctx) { return any_in(NULL, b, pred, ctx); }
 
-/* A memory operation, or a collective: every lane must reach it. */
+/* Effects: a memory operation, or a SIMT collective (every lane must reach it). */
 static bool is_effect(const IrExpr *e, void *ctx) {
     (void)ctx;
     return e->kind == IR_MEMOP || e->kind == IR_SUBGROUP;

@@ -47,3 +47,27 @@ def test_counter():
             o.x[i] = 100 + i
 
     reset(c)
+
+
+def test_arrays():
+    @qd.data_oriented
+    class State:
+        def __init__(self, a, n):
+            self.a = a
+            self.n = n
+
+        @qd.kernel
+        def double(self):
+            for i in range(self.n):
+                self.a[i] = self.a[i] * 2
+
+    arr = qd.ndarray(qd.i32, shape=(8,))
+    st = State(arr, 8)
+    st.double()
+
+    @qd.kernel
+    def inc(s: qd.template(), k: qd.i32):
+        for i in range(s.n):
+            s.a[i] += k
+
+    inc(st, 1)

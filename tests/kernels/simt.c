@@ -187,6 +187,29 @@ static int check_blocks(const int32_t *a, const int32_t *out, int n) {
     return bad;
 }
 
+/* bitonic_sort_kv over two 32-lane subgroups (the first 20 lanes real, the rest +1e30 sentinels)
+ * and bitonic_sort_kv_tiled over groups of 8 with repeated keys (ties break on the value). */
+static int check_sort(void) {
+    float keys[128];
+    int32_t idxs[128], in[64];
+    for (int t = 0; t < 64; t++) keys[t] = (float)(host_rand() % 1000) * 0.5f, idxs[t] = in[t] = (int32_t)(host_rand() % 97);
+    sort_pairs_args sa = {keys, {128}, idxs, {128}, 20};
+    if (!host_launch_ok(sort_pairs(&sa, 1))) return 1;
+    int bad = 0;
+    for (int g = 0; g < 2; g++)
+        for (int t = 1; t < 20; t++) {
+            int i = g * 32 + t;
+            if (keys[i - 1] > keys[i] || (keys[i - 1] == keys[i] && idxs[i - 1] > idxs[i])) bad++;
+        }
+    for (int b = 0; b < 64; b += 8) /* keys in % 5, values the lane: lex order of (in % 5, lane) */
+        for (int t = b; t < b + 8; t++) {
+            int rank = 0, me = t;
+            for (int u = b; u < b + 8; u++) rank += in[u] % 5 < in[me] % 5 || (in[u] % 5 == in[me] % 5 && u < me);
+            if (keys[64 + b + rank] != (float)(in[me] % 5) || idxs[64 + b + rank] != me) bad++;
+        }
+    return bad;
+}
+
 int main(int argc, char **argv) {
     int nt = host_threads(argc, argv), n = host_n(argc, argv, 4099);
     int32_t *a = host_alloc((size_t)n, 4), *out = host_alloc((size_t)n * NI, 4);
@@ -216,6 +239,9 @@ int main(int argc, char **argv) {
     int b = check_wide(a, f, d, n);
     printf("f32 and i64 collectives: %s\n", b ? "WRONG" : "exact");
     bad += b;
+    int sb = check_sort();
+    printf("bitonic sorts: %s\n", sb ? "WRONG" : "exact");
+    bad += sb;
     free(a), free(out), free(f), free(d);
     return bad != 0;
 }

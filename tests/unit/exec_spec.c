@@ -195,6 +195,23 @@ static int exchange_handoff_check(ExArgs *a, int n) {
     return ok;
 }
 
+static void vec_bins_setup(ExArgs *a, int n) {
+    ExBuf *d = buf(a, 4, (size_t)n), *o = buf(a, 4, 12);
+    for (int i = 0; i < n; i++) I32(d)[i] = (int32_t)next();
+    for (int k = 0; k < 12; k++) I32(o)[k] = -7; /* the kernel zeroes the bins */
+    a->grid_items = n;
+}
+static int vec_bins_check(ExArgs *a, int n) { /* each component's sum exact */
+    int32_t want[12] = {0};
+    for (int i = 0; i < n; i++) {
+        int32_t x = I32(&a->bufs[0])[i];
+        want[(x & 3) * 3] += 1, want[(x & 3) * 3 + 1] += x & 15, want[(x & 3) * 3 + 2] -= x & 7;
+    }
+    for (int k = 0; k < 12; k++)
+        if (I32(&a->bufs[1])[k] != want[k]) return fail(a, "bins", k, I32(&a->bufs[1])[k], want[k]);
+    return 1;
+}
+
 const Example exec_examples[] = {
     {"histogram", "histogram", histogram_setup, histogram_check, 0},
     {"shared_histogram", "shared_histogram", histogram_setup, histogram_check, 1},
@@ -206,6 +223,7 @@ const Example exec_examples[] = {
     {"spin_chain", "spin_chain", spin_chain_setup, spin_chain_check, 0},
     {"minmax", "minmax", minmax_setup, minmax_check, 0},
     {"exchange_handoff", "exchange_handoff", exchange_handoff_setup, exchange_handoff_check, 0},
+    {"vec_bins", "vec_bins", vec_bins_setup, vec_bins_check, 0},
 };
 const int exec_nexamples = (int)(sizeof exec_examples / sizeof exec_examples[0]);
 

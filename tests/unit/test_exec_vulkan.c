@@ -117,6 +117,7 @@ EXAMPLE(last_block)
 EXAMPLE(spin_chain)
 EXAMPLE(minmax)
 EXAMPLE(exchange_handoff)
+EXAMPLE(vec_bins)
 
 /* Larger sizes where the loops run long (65,536+ iterations in one invocation: lavapipe 22.3's
  * loop limiter broke last_block's serial prefix and spin_chain's spins) — vulkan1.3 only, to

@@ -239,6 +239,13 @@ Test(lang, host_function_errors) {
     expect_script_failure("import quadrants as qd\n\ndef test_k(n):\n    @qd.kernel\n    def k(a: qd.types.ndarray()):\n"
                           "        for i in a:\n            a[i] = 1\n\n    k(qd.ndarray(qd.f32, shape=(2,)))\n    k(make(n))\n",
                           call);
+    const char *const field[] = { /* the reason names the parameter the field's dtype comes from */
+        "g.py:8:9: error[QD2062]: 'f' is a field declared from 'dtype' (a parameter of the host function 'test_f'), known only "
+        "when the script runs; kernels can use module constants, fields, qd.func and their own arguments\n",
+        "g.py:4:5: note: 'f' is set here\n", NULL};
+    expect_script_failure("import quadrants as qd\n\ndef test_f(dtype):\n    f = qd.field(dtype, shape=())\n\n"
+                          "    @qd.kernel\n    def k():\n        f[None] = 1\n\n    k()\n",
+                          field);
     const char *const never[] = {
         "g.py:5:14: error[QD2060]: kernel 'k' is generic ('a' has no fixed type) and no call qdc can evaluate instantiates it; "
         "compile it with --instantiate 'test_k__k(a=f32[1])'\n",
@@ -258,8 +265,8 @@ Test(lang, data_oriented_errors) {
     char *text = NULL;
     cr_assert(asprintf(&text, "%sdef test_sim(n):\n    sim = Sim(n)\n", cls) > 0);
     const char *const runtime[] = {
-        "g.py:10:18: error[QD2062]: 'sim.x' is set in __init__ from a value known only when the script runs (a value "
-        "computed by the host function); kernels can use fields and compile-time values\n",
+        "g.py:10:18: error[QD2062]: 'sim.x' is set in __init__ from a value known only when the script runs (a field "
+        "declared from 'n' (a parameter of the host function 'test_sim')); kernels can use fields and compile-time values\n",
         "g.py:6:9: note: 'x' is set here\n", "g.py:14:11: note: 'sim' is created here\n", NULL};
     expect_script_failure(text, runtime);
     free(text);

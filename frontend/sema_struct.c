@@ -1,0 +1,337 @@
+/* Structs (qd.types.struct(a=qd.f32, b=vec3), qd.Struct.field({...}, shape), qd.field(T, shape),
+ * qd.Struct(...), T(...)), scalarized like vectors (sema_vec.c): a struct value is its members
+ * (scalars or V_VEC), so member access, update and atomics on members are the scalar and vector
+ * rules. A struct field is one scalar field per component, named <field>_<member>[_<k>], placed
+ * together under one dense node as Quadrants places them: each element's members form one
+ * naturally aligned C struct, members in declaration order (qdc-abi(7), SNode storages). */
+#include "sema.h"
+#include <string.h>
+
+static bool is_scalar(Val v) { return v.kind == V_EXPR || v.kind == V_LOCAL || v.kind == V_REF; }
+
+static int member_len(const QdStruct *st, int k) { return st->vn[k] ? (st->vm[k] ? st->vn[k] * st->vm[k] : st->vn[k]) : 0; }
+
+static int member_index(const QdStruct *st, const char *name) {
+    for (int k = 0; k < st->n; k++)
+        if (!strcmp(st->names[k], name)) return k;
+    return -1;
+}
+
+/* A member's type: a scalar type, a vector or matrix type (nested structs are not supported). */
+static bool member_type(Sema *S, const Keyword *kw, QdStruct *st, int k) {
+    Scope *saved = S->scope;
+    IrStmtVec *cur = S->cur;
+    S->scope = NULL, S->cur = NULL;
+    Val v = sema_eval(S, kw->value);
+    S->scope = saved, S->cur = cur;
+    st->names[k] = kw->name, st->vn[k] = st->vm[k] = 0;
+    if (v.kind == V_TYPE) return st->dt[k] = v.type, true;
+    if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float"))) return st->dt[k] = v.path[0] == 'i' ? QT_I32 : QT_F32, true;
+    if (v.kind == V_VECTYPE) {
+        st->dt[k] = v.vt.dt == QT_VOID ? QT_F32 : v.vt.dt, st->vn[k] = v.vt.n, st->vm[k] = v.vt.m;
+        return true;
+    }
+    if (v.kind != V_ERR)
+        diag_error(kw->value->span, "QD2045", "struct member '%s' must be a scalar, vector or matrix type, got %s%s", kw->name,
+                   val_describe(v), v.kind == V_STRUCTTYPE ? " (nested structs are not supported)" : "");
+    return false;
+}
+
+/* Members from keywords (qd.types.struct(a=qd.f32)) or a {"a": qd.f32} argument. */
+static const QdStruct *members(Sema *S, const Expr *call, const Keyword *kw, int nkw) {
+    if (!nkw) return diag_error(call->span, "QD2045", "a struct needs at least one member"), NULL;
+    QdStruct *st = ARENA_NEW(S->arena, QdStruct);
+    st->n = nkw;
+    st->names = ARENA_ARRAY(S->arena, const char *, nkw);
+    st->dt = ARENA_ARRAY(S->arena, QdType, nkw);
+    st->vn = ARENA_ARRAY(S->arena, int, nkw), st->vm = ARENA_ARRAY(S->arena, int, nkw);
+    bool ok = true;
+    for (int k = 0; k < nkw; k++) {
+        ok &= member_type(S, &kw[k], st, k);
+        for (int j = 0; j < k; j++)
+            if (!strcmp(kw[j].name, kw[k].name)) ok = false, diag_error(kw[k].span, "QD2045", "struct member '%s' is declared twice", kw[k].name);
+    }
+    return ok ? st : NULL;
+}
+
+static bool is_dict(const Expr *e) { return e->kind == E_CALL && e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); }
+
+bool sema_struct_path(const char *p) { return !strcmp(p, "qd.types.struct") || !strcmp(p, "qd.Struct") || !strcmp(p, "qd.Struct.field"); }
+
+bool sema_struct_type_of(Sema *S, const Expr *ann, const QdStruct **st) {
+    if (ann->kind != E_NAME) return false;
+    Binding *b = scope_find(&S->module, ann->name);
+    if (!b || b->v.kind != V_STRUCTTYPE) return false;
+    *st = b->v.strct.st;
+    return true;
+}
+
+/* ---- values ---- */
+
+static Val struct_make(Sema *S, const QdStruct *st) {
+    Val v = {.kind = V_STRUCT};
+    v.strct.st = st;
+    v.strct.m = ARENA_ARRAY(S->arena, Val, st->n);
+    return v;
+}
+
+/* One member's value converted to its type (a scalar is broadcast to a vector member). */
+static Val member_value(Sema *S, const QdStruct *st, int k, Val v, Span sp) {
+    if (v.kind == V_ERR) return v;
+    if (!st->vn[k]) {
+        IrExpr *e = sema_rvalue(S, v, sp);
+        return e ? val_expr(ir_cast(S, e, st->dt[k])) : val_err();
+    }
+    Val r = vec_make(S, st->vn[k], st->vm[k]);
+    if (v.kind == V_VEC && (v.vec.n != st->vn[k] || v.vec.m != st->vm[k])) {
+        diag_error(sp, "QD2040", "struct member '%s' is %s, got %s", st->names[k], st->vm[k] ? "a matrix" : "a vector", val_describe(v));
+        return val_err();
+    }
+    IrExpr *one = v.kind == V_VEC ? NULL : sema_rvalue(S, v, sp);
+    if (v.kind != V_VEC && !one) return val_err();
+    for (int c = 0; c < vec_len(r); c++) {
+        IrExpr *e = one ? one : sema_rvalue(S, v.vec.c[c], sp);
+        if (!e) return val_err();
+        r.vec.c[c] = val_expr(ir_cast(S, e, st->dt[k]));
+    }
+    return r;
+}
+
+/* T(a=..., b=...) or T(x, y) in member order; members not given are zero. */
+static Val construct(Sema *S, const Expr *call, const QdStruct *st) {
+    Val r = struct_make(S, st);
+    bool *have = ARENA_ARRAY(S->arena, bool, st->n);
+    if (call->call.args.n > st->n) return diag_error(call->span, "QD2045", "the struct has %d members, got %d values", st->n, call->call.args.n), val_err();
+    for (int k = 0; k < call->call.args.n; k++) {
+        r.strct.m[k] = member_value(S, st, k, sema_eval(S, call->call.args.items[k]), call->call.args.items[k]->span);
+        if (r.strct.m[k].kind == V_ERR) return val_err();
+        have[k] = true;
+    }
+    for (int j = 0; j < call->call.nkw; j++) {
+        int k = member_index(st, call->call.kw[j].name);
+        if (k < 0 || have[k])
+            return diag_error(call->call.kw[j].span, "QD2045", k < 0 ? "the struct has no member '%s'" : "member '%s' is given twice",
+                              call->call.kw[j].name), val_err();
+        r.strct.m[k] = member_value(S, st, k, sema_eval(S, call->call.kw[j].value), call->call.kw[j].span);
+        if (r.strct.m[k].kind == V_ERR) return val_err();
+        have[k] = true;
+    }
+    for (int k = 0; k < st->n; k++)
+        if (!have[k]) r.strct.m[k] = member_value(S, st, k, val_expr(ir_const_int(S, st->dt[k], 0, call->span)), call->span);
+    return r;
+}
+
+/* qd.Struct(a=1.0, v=qd.Vector(...)): an anonymous struct typed by its values. */
+static Val anonymous(Sema *S, const Expr *call) {
+    if (call->call.args.n || !call->call.nkw) return diag_error(call->span, "QD2045", "qd.Struct takes member=value keywords"), val_err();
+    QdStruct *st = ARENA_NEW(S->arena, QdStruct);
+    int n = call->call.nkw;
+    st->n = n, st->names = ARENA_ARRAY(S->arena, const char *, n), st->dt = ARENA_ARRAY(S->arena, QdType, n);
+    st->vn = ARENA_ARRAY(S->arena, int, n), st->vm = ARENA_ARRAY(S->arena, int, n);
+    Val r = struct_make(S, st);
+    for (int k = 0; k < n; k++) {
+        Val v = sema_eval(S, call->call.kw[k].value);
+        if (v.kind == V_ERR) return v;
+        st->names[k] = call->call.kw[k].name;
+        if (v.kind == V_VEC) {
+            IrExpr *e = sema_rvalue(S, v.vec.c[0], call->span);
+            st->dt[k] = e ? e->type : QT_F32, st->vn[k] = v.vec.n, st->vm[k] = v.vec.m;
+        } else {
+            IrExpr *e = sema_rvalue(S, v, call->call.kw[k].span);
+            if (!e) return val_err();
+            st->dt[k] = e->type;
+        }
+        r.strct.m[k] = member_value(S, st, k, v, call->call.kw[k].span);
+        if (r.strct.m[k].kind == V_ERR) return val_err();
+    }
+    return r;
+}
+
+Val sema_struct_call(Sema *S, const Expr *call, Val f) {
+    if (f.kind == V_STRUCTTYPE) return construct(S, call, f.strct.st);
+    const char *p = f.path;
+    if (!strcmp(p, "qd.types.struct")) {
+        const QdStruct *st = call->call.args.n == 1 && is_dict(call->call.args.items[0])
+                                 ? members(S, call, call->call.args.items[0]->call.kw, call->call.args.items[0]->call.nkw)
+                                 : call->call.args.n ? (diag_error(call->span, "QD2045", "qd.types.struct takes member=type keywords"), NULL)
+                                                     : members(S, call, call->call.kw, call->call.nkw);
+        if (!st) return val_err();
+        Val t = {.kind = V_STRUCTTYPE};
+        t.strct.st = st, t.strct.m = NULL;
+        return t;
+    }
+    if (!strcmp(p, "qd.Struct")) return anonymous(S, call);
+    diag_error(call->span, "QD2004", "'%s' can only be declared at module level", p);
+    return val_err();
+}
+
+Val sema_struct_attr(Sema *S, Val o, const char *name, Span sp) {
+    int k = member_index(o.strct.st, name);
+    if (k >= 0) return o.strct.m[k];
+    diag_error(sp, "QD2045", "the struct has no member '%s'", name);
+    (void)S;
+    return val_err();
+}
+
+/* ---- fields ---- */
+
+static int new_field(Sema *S, const char *name, QdType t, Span sp) {
+    IrField f = {.name = name, .type = t, .ndim = -1, .span = sp};
+    vec_push(&S->fields, f);
+    return S->fields.len - 1;
+}
+
+/* x = qd.Struct.field({"a": qd.f32, "v": vec3}, shape=S), qd.field(T, shape=S), T.field(shape=S).
+ * False when call is none of these (nothing reported). */
+bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call, const char *path) {
+    const QdStruct *st = NULL;
+    const Expr *shape = NULL;
+    int first_kw = 0;
+    if (path && !strcmp(path, "qd.Struct.field")) {
+        const Expr *d = call->call.args.n ? call->call.args.items[0] : NULL;
+        if (!d || !is_dict(d)) return diag_error(call->span, "QD2045", "qd.Struct.field takes a {\"member\": type, ...} dict"), true;
+        st = members(S, call, d->call.kw, d->call.nkw);
+        if (call->call.args.n > 1) shape = call->call.args.items[1];
+    } else if (path && !strcmp(path, "qd.field")) {
+        const Expr *dt = call->call.args.n ? call->call.args.items[0] : NULL;
+        for (int k = 0; k < call->call.nkw; k++)
+            if (!strcmp(call->call.kw[k].name, "dtype")) dt = call->call.kw[k].value;
+        if (!dt || !sema_struct_type_of(S, dt, &st)) return false;
+        if (call->call.args.n > 1) shape = call->call.args.items[1];
+    } else if (call->call.fn->kind == E_ATTR && !strcmp(call->call.fn->attr.name, "field")) {
+        if (!sema_struct_type_of(S, call->call.fn->attr.obj, &st)) return false;
+        if (call->call.args.n) shape = call->call.args.items[0];
+    } else {
+        return false;
+    }
+    (void)first_kw;
+    for (int k = 0; k < call->call.nkw; k++) {
+        const char *kw = call->call.kw[k].name;
+        if (!strcmp(kw, "shape")) shape = call->call.kw[k].value;
+        else if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual"))
+            return diag_error(call->call.kw[k].span, "QD2063", "%s=... is not supported: qdc does not compile autodiff", kw), true;
+        else if (strcmp(kw, "dtype") && strcmp(kw, "name"))
+            return diag_error(call->call.kw[k].span, "QD2045", "struct field argument '%s' is not supported", kw), true;
+    }
+    if (!st) return scope_bind(S, &S->module, target->name, val_err(), span), true;
+    if (!shape) return diag_error(call->span, "QD2045", "a struct field needs shape= (placing it under an SNode is not supported)"), true;
+    int64_t sh[IR_MAX_DIMS];
+    int nd = sema_const_shape(S, shape, sh, IR_MAX_DIMS, "a field shape");
+    if (nd < 0) return scope_bind(S, &S->module, target->name, val_err(), span), true;
+    for (int k = 0; k < nd; k++)
+        if (sh[k] <= 0 || sh[k] > INT32_MAX)
+            return diag_error(sema_shape_span(shape, k), "QD2004", "field extent %lld is out of range", (long long)sh[k]), true;
+    Val v = struct_make(S, st);
+    int idx[1024], n = 0;
+    for (int k = 0; k < st->n; k++) {
+        const char *base = arena_printf(S->arena, "%s_%s", target->name, st->names[k]);
+        if (!st->vn[k]) {
+            idx[n] = new_field(S, base, st->dt[k], span);
+            v.strct.m[k] = (Val){.kind = V_FIELD, .index = idx[n++]};
+            continue;
+        }
+        v.strct.m[k] = vec_make(S, st->vn[k], st->vm[k]);
+        for (int c = 0; c < member_len(st, k) && n < 1024; c++) {
+            idx[n] = new_field(S, arena_printf(S->arena, "%s_%d", base, c), st->dt[k], span);
+            v.strct.m[k].vec.c[c] = (Val){.kind = V_FIELD, .index = idx[n++]};
+        }
+    }
+    sema_snode_place_together(S, idx, n, sh, nd, span);
+    scope_bind(S, &S->module, target->name, v, span);
+    return true;
+}
+
+int sema_struct_first_field(Val v) {
+    Val m = v.strct.m[0];
+    return m.kind == V_VEC ? m.vec.c[0].index : m.index;
+}
+
+/* x[i] on a struct field: every component field indexed the same way. */
+Val sema_struct_subscript(Sema *S, Val o, const Expr *e) {
+    Val r = struct_make(S, o.strct.st);
+    Expr fake = *e;
+    for (int k = 0; k < o.strct.st->n; k++) {
+        Val m = o.strct.m[k];
+        if (m.kind != V_VEC && m.kind != V_FIELD) {
+            diag_error(e->span, "QD2011", "a struct value is not subscriptable");
+            return val_err();
+        }
+        if (m.kind == V_FIELD) {
+            fake.sub.obj = (Expr *)sema_val_node(S, m, 3, e->sub.obj->span);
+            r.strct.m[k] = sema_eval(S, &fake);
+            if (r.strct.m[k].kind == V_ERR) return val_err();
+            continue;
+        }
+        r.strct.m[k] = vec_make(S, m.vec.n, m.vec.m);
+        for (int c = 0; c < vec_len(m); c++) {
+            fake.sub.obj = (Expr *)sema_val_node(S, m.vec.c[c], 3, e->sub.obj->span);
+            r.strct.m[k].vec.c[c] = sema_eval(S, &fake);
+            if (r.strct.m[k].vec.c[c].kind == V_ERR) return val_err();
+        }
+    }
+    return r;
+}
+
+/* ---- variables and stores ---- */
+
+Val sema_struct_materialize(Sema *S, Val v, const char *name, Span sp) {
+    Val r = struct_make(S, v.strct.st);
+    for (int k = 0; k < v.strct.st->n; k++) {
+        Val m = v.strct.m[k];
+        const char *mn = arena_printf(S->arena, "%s_%s", name, v.strct.st->names[k]);
+        if (m.kind == V_VEC) {
+            r.strct.m[k] = sema_vec_materialize(S, m, mn, sp);
+        } else {
+            IrExpr *e = sema_rvalue(S, m, sp);
+            if (!e) return val_err();
+            int l = sema_new_local(S, mn, e->type);
+            IrStmt *st = sema_stmt_new(S, IR_ASSIGN, sp);
+            st->assign.local = l, st->assign.value = e;
+            sema_emit(S, st);
+            r.strct.m[k] = (Val){.kind = V_LOCAL, .index = l};
+        }
+        if (r.strct.m[k].kind == V_ERR) return val_err();
+    }
+    return r;
+}
+
+/* target = v member by member (v read completely first). */
+void sema_struct_assign(Sema *S, Val target, Val v, Span sp) {
+    if (v.kind == V_ERR) return;
+    const QdStruct *st = target.strct.st;
+    if (v.kind != V_STRUCT || v.strct.st->n != st->n) {
+        diag_error(sp, "QD2045", "cannot assign %s to a struct with %d members", val_describe(v), st->n);
+        return;
+    }
+    for (int k = 0; k < st->n; k++)
+        if (member_index(v.strct.st, st->names[k]) < 0) {
+            diag_error(sp, "QD2045", "the struct assigned has no member '%s'", st->names[k]);
+            return;
+        }
+    Val snap = sema_struct_materialize(S, v, "$struct", sp);
+    if (snap.kind == V_ERR) return;
+    for (int k = 0; k < st->n; k++) {
+        Val m = snap.strct.m[member_index(v.strct.st, st->names[k])], t = target.strct.m[k];
+        if (t.kind == V_VEC) {
+            sema_vec_assign(S, t, m, sp);
+            continue;
+        }
+        IrExpr *e = is_scalar(m) ? sema_rvalue(S, m, sp) : NULL;
+        if (!e) {
+            diag_error(sp, "QD2040", "struct member '%s' is a scalar, got %s", st->names[k], val_describe(m));
+            return;
+        }
+        IrStmt *s;
+        if (t.kind == V_LOCAL) {
+            s = sema_stmt_new(S, IR_ASSIGN, sp);
+            s->assign.local = t.index, s->assign.value = sema_convert(S, e, S->locals.items[t.index].type);
+        } else if (t.kind == V_REF) {
+            s = sema_stmt_new(S, IR_STORE, sp);
+            s->store.ref = t.ref, s->store.value = sema_convert(S, e, t.ref->type);
+        } else {
+            diag_error(sp, "QD2010", "cannot assign to this struct");
+            return;
+        }
+        sema_emit(S, s);
+    }
+}
