@@ -384,6 +384,10 @@ static bool apply_fact(Ld *L, int key, yaml_node_t *v) {
     f->at = origin(L, v);
     f->value = arena_strdup(&L->db->arena, s);
     if (capk_kinds[key] == CK_INT) return parse_long(L, v, &f->num);
+    if (key == CAPK_REWRITE_AGGR && strcmp(s, "subgroup") && strcmp(s, "none")) {
+        diag_error(node_span(L, v), "QD3003", "bad value '%s' for %s (subgroup, none)", s, capk_names[key]);
+        return false;
+    }
     if (key == CAPK_REWRITE_REDUCE && strcmp(s, "worker") && strcmp(s, "subgroup") && strcmp(s, "none")) {
         diag_error(node_span(L, v), "QD3003", "bad value '%s' for %s (worker, subgroup, none)", s, capk_names[key]);
         return false;

@@ -165,10 +165,16 @@ typedef struct Job {
     StrBuf out;
 } Job;
 
+/* The lowering engine's options from the command line (--cap, --atomic-rewrite). */
+static LowerOptions lower_options(const Options *o) {
+    return (LowerOptions){.caps = o->caps, .ncaps = o->ncaps, .no_reduce = o->no_atomic_reduce,
+                          .no_aggregate = o->no_atomic_aggregate};
+}
+
 /* Lowers the checked module for one job (its own decisions; the module is shared and never
  * changed) and emits it; false after diagnostics. */
 static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const char *modname, Arena *arena, int *rc) {
-    LowerOptions lo = {o->caps, o->ncaps, o->no_atomic_reduce};
+    LowerOptions lo = lower_options(o);
     int errors_before = diag_error_count();
     if (!lower_check_caps(j->t, &lo)) return *rc = QDC_EXIT_USAGE, false;
     const IrLowered *low = lower_module(ir, j->t, &lo, arena);
@@ -334,7 +340,7 @@ static void print_times(const Timing *tm, const Job *jobs, int njobs, double end
 
 /* The subgroup width every job's family has at compile time, or 0 (unknown or different). */
 static int common_subgroup_width(const Options *o, const Job *jobs, int njobs) {
-    LowerOptions lo = {o->caps, o->ncaps, o->no_atomic_reduce};
+    LowerOptions lo = lower_options(o);
     int w = njobs ? lower_simt_width(jobs[0].t, &lo) : 0;
     for (int j = 1; j < njobs; j++)
         if (lower_simt_width(jobs[j].t, &lo) != w) return 0;

@@ -181,8 +181,9 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         return o->print_caps = v, true;
     }
     if (take_value("--atomic-rewrite", argc, argv, i, &v)) {
-        if (!v || (strcmp(v, "none") && strcmp(v, "reduce")))
-            return usage_error("--atomic-rewrite must be none or reduce, got '%s'", v ? v : "");
+        if (!v || (strcmp(v, "none") && strcmp(v, "reduce") && strcmp(v, "all")))
+            return usage_error("--atomic-rewrite must be all, reduce or none, got '%s'", v ? v : "");
+        o->no_atomic_aggregate = strcmp(v, "all") != 0;
         return o->no_atomic_reduce = !strcmp(v, "none"), true;
     }
     if (take_value("--format", argc, argv, i, &v)) {
@@ -342,8 +343,8 @@ void print_usage(FILE *out) {
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"
           "  --capdb-dir DIR         also search DIR for capability files\n"
           "  --report-lowering[=text|json]  print one record per memory operation to stdout\n"
-          "  --atomic-rewrite=reduce|none  reduce loop-invariant atomics per worker (default) or\n"
-          "                          keep one atomic per execution\n"
+          "  --atomic-rewrite=all|reduce|none  reduce and aggregate loop-invariant atomics (all, the\n"
+          "                          default), only reduce them, or keep one atomic per execution\n"
           "  --list-targets [--format=json]  list the families, their backends and aliases\n"
           "  --print-caps TARGET [--format=text|json]  print a family after inheritance\n"
           "  --support-matrix --targets=LIST|all [--format=md|text|json]  the support matrix\n"

@@ -31,6 +31,7 @@ typedef struct Options {
     const char *targets_csv; /* --targets=LIST */
     int report_lowering;     /* 0 no, 1 text, 2 json */
     bool no_atomic_reduce;   /* --atomic-rewrite=none: one atomic per execution (qdc-lang(7)) */
+    bool no_atomic_aggregate; /* --atomic-rewrite=none|reduce: no aggregation of used results */
     /* dependency file: -MD/-MMD (dep_file), -MF, -MT/-MQ, -MP */
     bool dep_file, dep_phony;
     const char *dep_path;

@@ -38,6 +38,7 @@ struct Expr {
     ExprKind kind;
     Span span;
     int op; /* TokKind of the operator (E_UNARY, E_BINARY, E_BOOLOP) */
+    bool fstr; /* E_STR: an f-string; str is its text, {expr} fields unevaluated ({{ }} kept) */
     union {
         const char *name; /* E_NAME */
         uint64_t i;       /* E_INT */
@@ -95,7 +96,7 @@ struct Stmt {
             Span name_span;
             bool host; /* an undecorated (or not qd-decorated) host function: body parsed like module level */
         } def;
-        struct { const char *name; Span name_span; StmtList body; } class_;
+        struct { const char *name; Span name_span; StmtList body; bool dataclass; } class_; /* dataclass: @qd.dataclass */
         struct { const char *module, *alias; } import; /* alias NULL without 'as' */
         struct { Expr *cond, *msg; } assert_;             /* msg may be NULL */
         struct { ExprList names; const char *what; } host; /* E_NAMEs the host code assigns */

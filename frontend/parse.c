@@ -17,6 +17,8 @@ typedef struct {
     bool quiet; /* an error was reported in this statement: stay quiet until resynchronised */
     bool fatal; /* nesting limit hit: unwind without further work */
     bool speculative; /* module level: a statement that does not parse is host code, not an error */
+    int hostfn;       /* depth of host function bodies being parsed (their `if` blocks are kept) */
+    bool host_cond;   /* parsing the condition of such an `if`: `is` / `is not` allowed (op T_KW_IS / T_KW_NOT) */
     bool failed;      /* ... and this one did not parse */
     const char *qd_alias; /* the name quadrants was imported as (decorators rooted at it are ours) */
 } Parser;
@@ -122,6 +124,13 @@ static Expr *parse_sequence(Parser *P, Token *open, TokKind close, ExprKind kind
     return e;
 }
 
+/* f"..." / rf"...": the prefix before the quote has an f. */
+static bool is_fstring(Parser *P, const Token *t) {
+    for (const char *c = P->src->text + t->off; *c != '"' && *c != '\''; c++)
+        if ((*c | 0x20) == 'f') return true;
+    return false;
+}
+
 static Expr *parse_atom(Parser *P) {
     Token *t = peek(P);
     Expr *e;
@@ -135,10 +144,19 @@ static Expr *parse_atom(Parser *P) {
         next(P);
         StrBuf b;
         sb_init(&b);
-        sb_puts(&b, t->s);
+        bool fstr = false;
+        for (int k = P->pos - 1; k < P->ntoks && P->toks[k].kind == T_STRING; k++) fstr |= is_fstring(P, &P->toks[k]);
         Token *last = t;
-        while (at(P, T_STRING)) last = next(P), sb_puts(&b, last->s); /* implicit concatenation */
+        for (Token *piece = t;; piece = last = next(P)) { /* implicit concatenation */
+            bool lit = fstr && !is_fstring(P, piece); /* a plain piece of an f-string: its braces are text */
+            for (const char *c = piece->s; *c; c++) {
+                if (lit && (*c == '{' || *c == '}')) sb_printf(&b, "%c", *c);
+                sb_printf(&b, "%c", *c);
+            }
+            if (!at(P, T_STRING)) break;
+        }
         e = new_expr(P, E_STR, span_join(tspan(P, t), tspan(P, last)));
+        e->fstr = fstr;
         e->str = arena_strdup(P->arena, b.data ? b.data : "");
         sb_free(&b);
         return e;
@@ -324,6 +342,10 @@ static bool comparison_op(Parser *P, int *op) {
     if (k == T_LT || k == T_GT || k == T_EQ || k == T_NE || k == T_LE || k == T_GE) {
         next(P);
         return *op = k, true;
+    }
+    if (k == T_KW_IS && P->host_cond) {
+        next(P);
+        return *op = accept(P, T_KW_NOT) ? T_KW_NOT : T_KW_IS, true;
     }
     if (k == T_KW_IN || k == T_KW_IS || (k == T_KW_NOT && peek2(P)->kind == T_KW_IN)) {
         syntax_error(P, peek(P), "QD1012", k == T_KW_IS ? "'is' is not supported in kernels (only inside qd.static in Quadrants)"
@@ -849,9 +871,89 @@ static StmtList host_block(Parser *P) {
  * skipped): its header parsed speculatively, its body like module level (sema evaluates it in a
  * nested scope and compiles the kernels it defines). False, with nothing consumed, when the
  * header is outside the grammar (*args, a one-line body ...): the caller skips it as host code. */
+/* One argument of a host decorator call that does not parse in the kernel grammar (a lambda, a
+ * dict): an E_ERROR spanning it; the tokens up to the next ',' or ')' at its depth are skipped. */
+static Expr *skip_host_arg(Parser *P) {
+    Token *first = peek(P), *last = first;
+    for (int depth = 0; !at(P, T_EOF) && !at(P, T_NEWLINE); last = next(P)) {
+        TokKind k = peek(P)->kind;
+        if (depth == 0 && (k == T_COMMA || k == T_RPAREN)) break;
+        depth += k == T_LPAREN || k == T_LBRACKET || k == T_LBRACE ? 1 : k == T_RPAREN || k == T_RBRACKET || k == T_RBRACE ? -1 : 0;
+    }
+    return new_expr(P, E_ERROR, span_join(tspan(P, first), tspan(P, last)));
+}
+
+/* A decorator NAME.NAME...(args) whose arguments do not all parse: each one that does not is an
+ * E_ERROR, so sema still sees the others (the names and values of a parametrize whose ids= is a
+ * lambda). NULL when the decorator is not of that shape. */
+static Expr *host_decorator_call(Parser *P) {
+    Token *t = peek(P);
+    if (!accept(P, T_NAME)) return NULL;
+    Expr *fn = new_expr(P, E_NAME, tspan(P, t));
+    fn->name = t->s;
+    while (at(P, T_DOT) && peek2(P)->kind == T_NAME) {
+        next(P);
+        Token *n = next(P);
+        Expr *a = new_expr(P, E_ATTR, span_join(fn->span, tspan(P, n)));
+        a->attr.obj = fn, a->attr.name = n->s, fn = a;
+    }
+    if (!accept(P, T_LPAREN)) return NULL;
+    ExprVec args = {0};
+    VEC(Keyword) kws = {0};
+    while (!at(P, T_RPAREN) && !at(P, T_EOF) && !at(P, T_NEWLINE)) {
+        Token *name = NULL;
+        if (at(P, T_NAME) && peek2(P)->kind == T_ASSIGN) name = next(P), next(P);
+        int start = P->pos;
+        P->speculative = true, P->failed = false;
+        Expr *e = parse_test(P);
+        if (!P->failed && !at(P, T_COMMA) && !at(P, T_RPAREN)) P->failed = true;
+        P->speculative = false;
+        if (P->failed) P->pos = start, e = skip_host_arg(P);
+        P->failed = P->quiet = false;
+        if (name) {
+            Keyword k = {name->s, e, tspan(P, name)};
+            vec_push(&kws, k);
+        } else {
+            vec_push(&args, e);
+        }
+        if (!accept(P, T_COMMA)) break;
+    }
+    Expr *call = new_expr(P, E_CALL, span_join(fn->span, prev_span(P)));
+    call->call.fn = fn, call->call.args = freeze_exprs(P, &args);
+    call->call.nkw = kws.len;
+    call->call.kw = ARENA_ARRAY(P->arena, Keyword, kws.len);
+    if (kws.len) memcpy(call->call.kw, kws.items, sizeof(Keyword) * (size_t)kws.len);
+    vec_free(&kws);
+    return call;
+}
+
+/* The decorators of a host function, kept for sema (pytest.mark.parametrize, sema_param.c).
+ * One that does not parse in the kernel grammar is kept as a call whose unparsable arguments
+ * are E_ERROR (host_decorator_call), or dropped when it is not a call of a dotted name. */
+static ExprList host_decorators(Parser *P) {
+    ExprVec v = {0};
+    while (at(P, T_AT)) {
+        next(P);
+        int start = P->pos;
+        P->speculative = true, P->failed = false;
+        Expr *e = parse_test(P);
+        if (!P->failed) expect(P, T_NEWLINE);
+        P->speculative = false;
+        if (P->failed) {
+            P->pos = start, P->failed = P->quiet = false;
+            e = host_decorator_call(P);
+            while (!at(P, T_NEWLINE) && !at(P, T_EOF)) next(P);
+            accept(P, T_NEWLINE);
+        }
+        P->failed = P->quiet = false;
+        if (e) vec_push(&v, e);
+    }
+    return freeze_exprs(P, &v);
+}
+
 static bool host_def(Parser *P, StmtVec *out) {
     int from = P->pos;
-    P->pos = after_decorators(P);
+    ExprList decorators = host_decorators(P);
     Token *kw = peek(P);
     if (!accept(P, T_KW_DEF)) return P->pos = from, false;
     P->speculative = true, P->failed = false;
@@ -870,7 +972,10 @@ static bool host_def(Parser *P, StmtVec *out) {
     P->failed = P->quiet = false;
     if (!ok) return P->pos = from, false;
     s->def.host = true;
+    s->def.decorators = decorators;
+    P->hostfn++;
     s->def.body = host_block(P);
+    P->hostfn--;
     vec_push(out, s);
     return true;
 }
@@ -878,11 +983,12 @@ static bool host_def(Parser *P, StmtVec *out) {
 /* @qd.data_oriented class NAME[(bases)]: its body is parsed like a host function's. */
 static bool data_oriented_class(Parser *P, StmtVec *out) {
     int from = P->pos, cls = after_decorators(P);
-    bool marked = false;
+    bool marked = false, dataclass = false;
     for (int i = from; i + 3 < cls; i++)
         if (P->toks[i].kind == T_AT && P->toks[i + 1].kind == T_NAME && P->qd_alias && !strcmp(P->toks[i + 1].s, P->qd_alias) &&
-            P->toks[i + 2].kind == T_DOT && P->toks[i + 3].kind == T_NAME && !strcmp(P->toks[i + 3].s, "data_oriented"))
-            marked = true;
+            P->toks[i + 2].kind == T_DOT && P->toks[i + 3].kind == T_NAME &&
+            (!strcmp(P->toks[i + 3].s, "data_oriented") || !strcmp(P->toks[i + 3].s, "dataclass")))
+            marked = true, dataclass = !strcmp(P->toks[i + 3].s, "dataclass");
     if (!marked || P->toks[cls].kind != T_KW_CLASS || P->toks[cls + 1].kind != T_NAME) return false;
     P->pos = cls + 2;
     if (accept(P, T_LPAREN)) {
@@ -892,6 +998,7 @@ static bool data_oriented_class(Parser *P, StmtVec *out) {
     if (!accept(P, T_COLON) || !accept(P, T_NEWLINE) || !at(P, T_INDENT)) return P->pos = from, false;
     Stmt *s = new_stmt(P, S_CLASS, tspan(P, &P->toks[cls]));
     s->class_.name = P->toks[cls + 1].s, s->class_.name_span = tspan(P, &P->toks[cls + 1]);
+    s->class_.dataclass = dataclass;
     s->class_.body = host_block(P);
     vec_push(out, s);
     return true;
@@ -929,6 +1036,60 @@ static void parse_from_quadrants(Parser *P, StmtVec *out) {
     accept(P, T_NEWLINE);
 }
 
+/* `if TEST:` / `elif TEST:` with its block, at P->pos on the keyword: the header speculatively
+ * (false, nothing consumed, when it is outside the grammar), the block like module level. */
+static bool host_if_clause(Parser *P, Stmt **out) {
+    int from = P->pos;
+    Token *kw = next(P);
+    P->speculative = P->host_cond = true, P->failed = false;
+    Expr *cond = parse_test(P);
+    P->host_cond = false;
+    if (!P->failed) expect(P, T_COLON);
+    if (!P->failed) expect(P, T_NEWLINE);
+    if (!P->failed && !at(P, T_INDENT)) P->failed = true;
+    P->speculative = false;
+    bool ok = !P->failed;
+    P->failed = P->quiet = false;
+    if (!ok) return P->pos = from, false;
+    Stmt *s = new_stmt(P, S_IF, tspan(P, kw));
+    s->if_.cond = cond;
+    s->if_.then = host_block(P);
+    *out = s;
+    return true;
+}
+
+/* An `if` statement in a host function's body (sema evaluates the branch a compile-time
+ * condition takes, sema_param.c): each clause's block is read like module level; a clause
+ * whose header is outside the grammar ends the chain as host code. */
+static bool host_if(Parser *P, StmtVec *out) {
+    int from = P->pos;
+    Stmt *first;
+    if (!host_if_clause(P, &first)) return false;
+    for (Stmt *last = first;;) {
+        Stmt *next_if;
+        if (at(P, T_KW_ELIF) && host_if_clause(P, &next_if)) {
+            last->if_.els = (StmtList){ARENA_ARRAY(P->arena, Stmt *, 1), 1};
+            last->if_.els.stmts[0] = next_if, last = next_if;
+            continue;
+        }
+        if (at(P, T_KW_ELSE) && peek2(P)->kind == T_COLON && P->toks[P->pos + 2].kind == T_NEWLINE &&
+            P->toks[P->pos + 3].kind == T_INDENT) {
+            P->pos += 3;
+            last->if_.els = host_block(P);
+        } else if (continues_compound(P)) { /* an elif outside the grammar: the rest is host code */
+            StmtVec v = {0};
+            host_stmt(P, P->pos, "set by host code", &v);
+            last->if_.els = (StmtList){ARENA_ARRAY(P->arena, Stmt *, 1), 1};
+            last->if_.els.stmts[0] = v.items[0];
+            vec_free(&v);
+        }
+        break;
+    }
+    (void)from;
+    vec_push(out, first);
+    return true;
+}
+
 /* A top-level statement (or one in a host function's body): parsed as kernel-language code, a
  * host function or data-oriented class, or recorded as host code. */
 static void module_stmt(Parser *P, StmtVec *out) {
@@ -938,6 +1099,7 @@ static void module_stmt(Parser *P, StmtVec *out) {
     if (k == T_KW_FROM && peek2(P)->kind == T_NAME && !strcmp(peek2(P)->s, "quadrants")) return parse_from_quadrants(P, out);
     if (k == T_AT && data_oriented_class(P, out)) return;
     if ((k == T_KW_DEF || (k == T_AT && !qd_decorated(P))) && host_def(P, out)) return;
+    if (k == T_KW_IF && P->hostfn && host_if(P, out)) return;
     if (k == T_AT && !qd_decorated(P)) what = "a decorated Python definition";
     else if (k == T_KW_DEF) what = "a Python function (not a qd.func)";
     else if (k == T_KW_CLASS) what = "a Python class";

@@ -162,7 +162,16 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
     if (!field_args(S, call)) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
     int n = 0, m = 0;
     bool ok = sema_vec_type_of(S, dt, &f.type, &n, &m) ? n > 0 : sema_annotation_type(S, dt, &f.type);
-    if (ok && !shape && n) ok = (diag_error(call->span, "QD2043", "placing a vector or matrix field under an SNode is not supported; give it a shape"), false);
+    if (ok && !shape && n) { /* placed later, as Quadrants does: one scalar field per component, placed together */
+        Val v = vec_make(S, n, m);
+        for (int k = 0; k < vec_len(v); k++) {
+            IrField c = f;
+            c.name = arena_printf(S->arena, "%s_%d", f.name, k), c.ndim = -1;
+            vec_push(&S->fields, c);
+            v.vec.c[k] = (Val){.kind = V_FIELD, .index = S->fields.len - 1};
+        }
+        return (void)scope_bind(S, BIND_SCOPE(S), target->name, v, span);
+    }
     if (ok && !shape) f.ndim = -1; /* placed later: qd.root.dense(...).place(x) */
     else if (ok) ok = field_shape(S, shape, &f) && sema_vec_field_elem(S, &f, n, m, call->span);
     if (!ok) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
@@ -203,19 +212,19 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
 
 /* A module-level constant: a number (narrowed to the type a literal of it has in a kernel: i32
  * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
-static bool module_constant(Sema *S, Val *c) {
+bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
         c->kind == V_FIELD || c->kind == V_STRUCTTYPE)
         return true;
     if (c->kind == V_VEC) { /* a constant vector or matrix */
         for (int k = 0; k < vec_len(*c); k++)
-            if (!module_constant(S, &c->vec.c[k])) return false;
+            if (!sema_module_constant(S, &c->vec.c[k])) return false;
         return true;
     }
     if (c->kind == V_NS && !strncmp(c->path, "qd.", 3)) return true; /* sg = qd.simt.subgroup */
     if (c->kind == V_TUPLE) {
         for (int k = 0; k < c->tuple.n; k++)
-            if (!module_constant(S, &c->tuple.items[k])) return false;
+            if (!sema_module_constant(S, &c->tuple.items[k])) return false;
         return true;
     }
     if (c->kind != V_EXPR || !ir_is_const(c->e)) return false;
@@ -228,8 +237,8 @@ static bool module_constant(Sema *S, Val *c) {
 /* True when a module-level expression can only be evaluated by running the script: it names
  * something host code binds or Python provides at run time (np.pi, len(x), a helper's
  * result), or allocates run-time data (qd.ndarray). Such values are bound as V_HOST. */
-static bool is_host_expr(Sema *S, const Expr *e) {
-    static const char *const builtins[] = {"int", "float", "bool", "min", "max", "abs", "pow"};
+bool sema_is_host_expr(Sema *S, const Expr *e) {
+    static const char *const builtins[] = {"int", "float", "bool", "min", "max", "abs", "pow", "getattr", "str"};
     switch (e->kind) {
     case E_NAME: {
         Binding *b = host_find(S, e->name);
@@ -239,10 +248,12 @@ static bool is_host_expr(Sema *S, const Expr *e) {
             if (!strcmp(builtins[k], e->name)) return false;
         return true;
     }
-    case E_ATTR: return is_host_expr(S, e->attr.obj);
+    case E_ATTR: return sema_is_host_expr(S, e->attr.obj);
     case E_CALL: {
         const char *p = sema_path(S, e->call.fn);
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
+        if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "getattr") && (e->call.args.n != 2 || e->call.nkw))
+            return true; /* getattr(obj, name, default): whether obj has it is a run-time question */
         if (e->call.fn->kind == E_ATTR && !p) { /* x.to_numpy(), sim.run(): a method of a run-time object */
             const Expr *r = e->call.fn;
             while (r->kind == E_ATTR || r->kind == E_CALL) r = r->kind == E_ATTR ? r->attr.obj : r->call.fn;
@@ -254,25 +265,26 @@ static bool is_host_expr(Sema *S, const Expr *e) {
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
         if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
         bool dict = e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); /* {"a": qd.f32} */
-        if (!dict && is_host_expr(S, e->call.fn)) return true;
+        if (!dict && sema_is_host_expr(S, e->call.fn)) return true;
         for (int k = 0; k < e->call.args.n; k++)
-            if (is_host_expr(S, e->call.args.items[k])) return true;
+            if (sema_is_host_expr(S, e->call.args.items[k])) return true;
         for (int k = 0; k < e->call.nkw; k++)
-            if (is_host_expr(S, e->call.kw[k].value)) return true;
+            if (sema_is_host_expr(S, e->call.kw[k].value)) return true;
         return false;
     }
-    case E_SUBSCRIPT: return is_host_expr(S, e->sub.obj) || is_host_expr(S, e->sub.index);
+    case E_SUBSCRIPT: return sema_is_host_expr(S, e->sub.obj) || sema_is_host_expr(S, e->sub.index);
     case E_TUPLE: case E_LIST: case E_BOOLOP:
         for (int k = 0; k < e->list.n; k++)
-            if (is_host_expr(S, e->list.items[k])) return true;
+            if (sema_is_host_expr(S, e->list.items[k])) return true;
         return false;
-    case E_UNARY: return is_host_expr(S, e->un.a);
-    case E_BINARY: return is_host_expr(S, e->bin.a) || is_host_expr(S, e->bin.b);
+    case E_UNARY: return sema_is_host_expr(S, e->un.a);
+    case E_BINARY: return sema_is_host_expr(S, e->bin.a) || sema_is_host_expr(S, e->bin.b);
     case E_COMPARE:
         for (int k = 0; k < e->cmp.items.n; k++)
-            if (is_host_expr(S, e->cmp.items.items[k])) return true;
+            if (sema_is_host_expr(S, e->cmp.items.items[k])) return true;
         return false;
-    case E_IFEXP: return is_host_expr(S, e->ifexp.cond) || is_host_expr(S, e->ifexp.a) || is_host_expr(S, e->ifexp.b);
+    case E_IFEXP: return sema_is_host_expr(S, e->ifexp.cond) || sema_is_host_expr(S, e->ifexp.a) || sema_is_host_expr(S, e->ifexp.b);
+    case E_STR: return e->fstr && !sema_fstring_known(S, e);
     default: return false;
     }
 }
@@ -339,10 +351,10 @@ static void poison_placed(Sema *S, const Expr *e) {
     }
 }
 
-static void bind_host(Sema *S, const Expr *target, const char *what) {
+void sema_bind_host(Sema *S, const Expr *target, const char *what) {
     if (target->kind == E_NAME) scope_bind(S, BIND_SCOPE(S), target->name, (Val){.kind = V_HOST, .path = what}, target->span);
     if (target->kind == E_TUPLE || target->kind == E_LIST)
-        for (int k = 0; k < target->list.n; k++) bind_host(S, target->list.items[k], what);
+        for (int k = 0; k < target->list.n; k++) sema_bind_host(S, target->list.items[k], what);
 }
 
 void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
@@ -356,9 +368,9 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
         return;
     }
     Binding *hb = v->kind == E_NAME ? host_find(S, v->name) : NULL;
-    if (hb && hb->v.kind == V_HOST) return bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
+    if (hb && hb->v.kind == V_HOST) return sema_bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
     if (hb && hb->v.kind == V_HOSTARRAY && t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
-    if (is_host_expr(S, v)) return bind_host(S, t, host_value_what(S, v));
+    if (sema_is_host_expr(S, v)) return sema_bind_host(S, t, host_value_what(S, v));
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
         if (t->kind == E_NAME && sema_struct_field(S, t, sp, v, p)) return;
@@ -367,15 +379,15 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
             return vector_field(S, t, sp, v, p[3] == 'M');
     }
     Val c = sema_eval(S, v);
-    if (c.kind != V_ERR && !module_constant(S, &c))
-        return bind_host(S, t, "a module-level value that is not a compile-time constant");
+    if (c.kind != V_ERR && !sema_module_constant(S, &c))
+        return sema_bind_host(S, t, "a module-level value that is not a compile-time constant");
     if (t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, c, sp); /* V_ERR: later uses stay quiet */
     if (c.kind == V_TUPLE && c.tuple.n == t->list.n) { /* a, b = 1, 2 */
         for (int k = 0; k < t->list.n; k++)
             if (t->list.items[k]->kind == E_NAME) scope_bind(S, BIND_SCOPE(S), t->list.items[k]->name, c.tuple.items[k], sp);
         return;
     }
-    bind_host(S, t, "set by an unpacking qdc cannot evaluate");
+    sema_bind_host(S, t, "set by an unpacking qdc cannot evaluate");
 }
 
 static void module_assign(Sema *S, const Stmt *s) {
@@ -488,20 +500,21 @@ static void host_calls(Sema *S, const Expr *e) {
 
 /* An undecorated function (or one whose decorators are not from the qd namespace, such as
  * @pytest.mark...): its body is evaluated like module level in a nested scope that sees the
- * enclosing ones. Its parameters are run-time values, defaults or not (a caller may pass
- * anything). Its name is host code for kernels. */
-static void host_function(Sema *S, const Stmt *s) {
-    scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
+ * enclosing ones, once per combination of its @pytest.mark.parametrize values (sema_param.c):
+ * params[k] is what parameter k is bound to (a run-time value unless parametrized), combo the
+ * combination's spelling in entry names (NULL: not parametrized). Its name is host code for
+ * kernels. */
+void sema_host_function_once(Sema *S, const Stmt *s, const Val *params, const Span *decls, const char *combo, bool first) {
+    if (first) scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
     Scope *sc = xcalloc(1, sizeof *sc);
     sc->parent = S->hscope;
     vec_push(&S->host_scopes, sc);
-    const char *what = arena_printf(S->arena, "a parameter of the host function '%s'", s->def.name);
-    for (int k = 0; k < s->def.nparams; k++)
-        scope_bind(S, sc, s->def.params[k].name, (Val){.kind = V_HOST, .path = what}, s->def.params[k].span);
+    for (int k = 0; k < s->def.nparams; k++) scope_bind(S, sc, s->def.params[k].name, params[k], decls[k]);
     Scope *saved = S->hscope;
     const char *prefix = S->prefix;
     S->hscope = sc;
-    S->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, arena_printf(S->arena, "%s%s", prefix, s->def.name)));
+    const char *name = combo ? arena_printf(S->arena, "%s%s__%s", prefix, s->def.name, combo) : arena_printf(S->arena, "%s%s", prefix, s->def.name);
+    S->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, name));
     sema_module_body(S, &s->def.body);
     S->hscope = saved, S->prefix = prefix;
 }
@@ -525,11 +538,12 @@ void sema_module_body(Sema *S, const StmtList *l) {
         case S_ANNASSIGN:
             if (s->ann.value && s->ann.target->kind == E_NAME) sema_module_value(S, s->ann.target, s->ann.value, s->span);
             break;
-        case S_AUGASSIGN: bind_host(S, s->aug.target, "updated by host code"); break;
-        case S_DEF: s->def.host ? host_function(S, s) : module_def(S, s); break;
-        case S_CLASS: sema_class(S, s); break;
+        case S_AUGASSIGN: sema_bind_host(S, s->aug.target, "updated by host code"); break;
+        case S_DEF: s->def.host ? sema_param_host_function(S, s) : module_def(S, s); break;
+        case S_CLASS: s->class_.dataclass ? sema_struct_dataclass(S, s) : sema_class(S, s); break;
+        case S_IF: sema_host_if(S, s); break;
         case S_HOST:
-            for (int j = 0; j < s->host.names.n; j++) bind_host(S, s->host.names.items[j], s->host.what);
+            for (int j = 0; j < s->host.names.n; j++) sema_bind_host(S, s->host.names.items[j], s->host.what);
             break;
         case S_EXPR: /* SNode placement; else qd.init(...), main() ... */
             if (is_snode_chain(S, s->expr) && sema_eval(S, s->expr).kind == V_ERR) poison_placed(S, s->expr);
@@ -598,6 +612,7 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     Val v = sema_eval(S, iter);
     if (v.kind == V_ERR) return false;
     if (v.kind == V_STRUCT && v.strct.st && v.strct.m[0].kind != V_LOCAL) v = (Val){.kind = V_FIELD, .index = sema_struct_first_field(v)};
+    if (v.kind == V_VEC && v.vec.c[0].kind == V_FIELD) v = v.vec.c[0]; /* a vector field placed under an SNode */
     if (v.kind != V_FIELD && v.kind != V_NDARRAY) {
         diag_error(iter->span, "QD2012", "unsupported loop: a struct-for iterates over a field or an ndarray, not %s",
                    v.kind == V_EXPR || v.kind == V_LOCAL ? "a scalar" : val_describe(v));

@@ -45,6 +45,8 @@ typedef struct QdStruct { /* a struct type: members in declaration order */
     const char **names;
     QdType *dt;
     int *vn, *vm; /* a vector (vn > 0, vm == 0) or matrix member; 0: a scalar */
+    const Stmt **methods; /* @qd.dataclass: its @qd.func methods (self first) */
+    int nmethods;
 } QdStruct;
 
 typedef struct Val Val;
@@ -185,6 +187,18 @@ bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out);
 Scope *sema_def_scope(Sema *S, const Stmt *def); /* the scope a kernel's or qd.func's body sees */
 Binding *sema_lookup(Sema *S, const char *name); /* from the innermost scope outwards */
 const char *sema_unique_name(Sema *S, const char *base); /* base, or base__defN when given already */
+bool sema_is_host_expr(Sema *S, const Expr *e);   /* only running the script can evaluate it */
+bool sema_module_constant(Sema *S, Val *c);       /* a compile-time value a name can be bound to (narrows literals) */
+void sema_host_function_once(Sema *S, const Stmt *def, const Val *params, const Span *decls, const char *combo, bool first);
+/* sema_param.c: @pytest.mark.parametrize host functions, getattr, f-strings, str */
+void sema_param_host_function(Sema *S, const Stmt *def);
+bool sema_fstring_known(Sema *S, const Expr *e);  /* every {field} names a compile-time str/int/bool/None */
+Val sema_fstring(Sema *S, const Expr *e);
+bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out);
+Val sema_str_call(Sema *S, const Expr *call);
+Val sema_getattr(Sema *S, const Expr *call);
+void sema_host_if(Sema *S, const Stmt *s);       /* an `if` in a host function's body */
+void sema_bind_host(Sema *S, const Expr *target, const char *what); /* NAME (or a tuple of them) := run-time value */
 void sema_module_value(Sema *S, const Expr *target, const Expr *value, Span sp); /* NAME = value at module level or in a host function */
 void sema_module_body(Sema *S, const StmtList *l); /* module-level statements, in S->hscope */
 
@@ -284,6 +298,8 @@ extern const Expr *sema_discarded; /* the expression statement being checked (re
 /* sema_struct.c: structs, scalarized like vectors: a struct value is its members; a struct
  * field is one field per scalar component, placed together (AOS, as Quadrants). */
 bool sema_struct_path(const char *path);
+void sema_struct_dataclass(Sema *S, const Stmt *cls); /* @qd.dataclass class P: members and methods */
+Val sema_struct_method_call(Sema *S, const Expr *call, Val self, const Stmt *def);
 Val sema_struct_call(Sema *S, const Expr *call, Val f); /* qd.types.struct, qd.Struct, a type call */
 bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call, const char *path); /* module level */
 bool sema_struct_type_of(Sema *S, const Expr *ann, const QdStruct **st);

@@ -313,6 +313,7 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
 
 static Val eval_name(Sema *S, const Expr *e) {
     static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len"};
+    static const char *const host_builtins[] = {"getattr", "str"}; /* host code only (sema_param.c) */
     if (!strncmp(e->name, "$val", 4)) return S->val_slots[e->name[4] - '0']; /* sema_val_node */
     for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent) {
         Binding *b = scope_find(s, e->name);
@@ -335,6 +336,8 @@ static Val eval_name(Sema *S, const Expr *e) {
     if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return (Val){.kind = V_NS, .path = "qd"};
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
         if (!strcmp(builtins[k], e->name)) return (Val){.kind = V_NS, .path = builtins[k]};
+    for (size_t k = 0; !S->k && k < ARRAY_LEN(host_builtins); k++)
+        if (!strcmp(host_builtins[k], e->name)) return (Val){.kind = V_NS, .path = host_builtins[k]};
     VEC(const char *) cands = {0};
     for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent)
         for (int k = 0; k < s->b.len; k++) vec_push(&cands, s->b.items[k].name);
@@ -605,7 +608,7 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_FLOAT: return val_expr(ir_const_float(S, S->k ? QT_F32 : QT_F64, e->f, e->span));
     case E_BOOL: return val_expr(ir_const_int(S, QT_U1, e->b, e->span));
     case E_NONE: return (Val){.kind = V_NONE};
-    case E_STR: return (Val){.kind = V_STR, .path = e->str};
+    case E_STR: return e->fstr ? sema_fstring(S, e) : (Val){.kind = V_STR, .path = e->str};
     case E_ATTR: return eval_attr(S, e);
     case E_SUBSCRIPT: return eval_subscript(S, e);
     case E_TUPLE: case E_LIST: return eval_tuple(S, e);
@@ -623,7 +626,8 @@ Val sema_eval(Sema *S, const Expr *e) {
         return val_expr(eval_unary(S, &fake));
     }
     case E_BINARY: {
-        Val a = sema_eval(S, e->bin.a), b = sema_eval(S, e->bin.b);
+        Val a = sema_eval(S, e->bin.a), b = sema_eval(S, e->bin.b), str;
+        if (sema_str_binary(S, e->op, a, b, &str)) return str;
         if (a.kind == V_VEC || b.kind == V_VEC || e->op == T_AT) return sema_vec_binary(S, e->op, a, b, e->span);
         return val_expr(sema_binop_tok(S, e->op, sema_rvalue(S, a, e->bin.a->span), sema_rvalue(S, b, e->bin.b->span), e->span));
     }
@@ -944,6 +948,8 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     if (sema_is_mem_builtin(p)) return sema_mem_call(S, call, p);
     if (sema_is_simt_builtin(p)) return sema_simt_call(S, call, p);
     if (!strcmp(p, "print")) return print_call(S, call);
+    if (!strcmp(p, "getattr")) return sema_getattr(S, call);
+    if (!strcmp(p, "str")) return sema_str_call(S, call);
     int fb = float_builtin(p);
     if (fb >= 0) return float_builtin_call(S, call, p, fb);
     for (size_t k = 0; k < ARRAY_LEN(value_builtins); k++) {

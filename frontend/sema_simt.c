@@ -477,6 +477,7 @@ static bool check_value(Ctx *c, const SimtFn *f, IrExpr **a, const Expr *call) {
     bool int_only = f->combine == IR_AND || f->combine == IR_OR || f->combine == IR_XOR;
     if ((f->form == F_SORT || f->form == F_SORT_TILED) && !value_ok(c, a[1], strrchr(f->name, '.') + 1, call->call.args.items[1]->span, false))
         return false;
+    if (!a[vi]) return true; /* a mask-only form (warp.sync) */
     return value_ok(c, a[vi], strrchr(f->name, '.') + 1, call->call.args.items[vi]->span, int_only);
 }
 

@@ -94,6 +94,20 @@ static Val place(Sema *S, const Expr *call, int node) {
         const Expr *a = call->call.args.items[k];
         Val v = sema_eval(S, a);
         if (v.kind == V_ERR) continue;
+        if ((v.kind == V_VEC && v.vec.c[0].kind == V_FIELD) || (v.kind == V_STRUCT && v.strct.st)) { /* every component */
+            Val *leaf = v.kind == V_VEC ? v.vec.c : v.strct.m;
+            int n = v.kind == V_VEC ? vec_len(v) : v.strct.st->n;
+            for (int j = 0; j < n; j++) {
+                Val l = leaf[j];
+                for (int c = 0; c < (l.kind == V_VEC ? vec_len(l) : 1); c++) {
+                    Val f = l.kind == V_VEC ? l.vec.c[c] : l;
+                    if (f.kind != V_FIELD || S->fields.items[f.index].ndim >= 0) continue;
+                    S->fields.items[f.index].ndim = 0;
+                    vec_push(&S->snodes.items[node].ch, -(f.index + 1));
+                }
+            }
+            continue;
+        }
         if (v.kind != V_FIELD) {
             diag_error(a->span, "QD2063", "place() takes fields declared with qd.field(dtype), not %s", val_describe(v));
             continue;

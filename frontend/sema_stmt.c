@@ -473,7 +473,7 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
         Val r = sema_vec_materialize(S, v, p->name, sp);
         return r.kind == V_VEC && (scope_bind(S, sc, p->name, r, p->span), true);
     }
-    if (v.kind == V_STRUCT && !template_) { /* passed by value */
+    if (v.kind == V_STRUCT && !template_ && strcmp(p->name, "self")) { /* passed by value (a method's self: by reference) */
         Val r = sema_struct_materialize(S, v, p->name, sp);
         return r.kind == V_STRUCT && (scope_bind(S, sc, p->name, r, p->span), true);
     }

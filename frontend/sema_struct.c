@@ -168,9 +168,50 @@ Val sema_struct_call(Sema *S, const Expr *call, Val f) {
 Val sema_struct_attr(Sema *S, Val o, const char *name, Span sp) {
     int k = member_index(o.strct.st, name);
     if (k >= 0) return o.strct.m[k];
+    for (int j = 0; j < o.strct.st->nmethods; j++)
+        if (!strcmp(o.strct.st->methods[j]->def.name, name)) { /* p.method: called with self = p */
+            Val m = {.kind = V_METHOD};
+            m.method.self = ARENA_NEW(S->arena, Val);
+            *m.method.self = o;
+            m.method.name = name;
+            return m;
+        }
     diag_error(sp, "QD2045", "the struct has no member '%s'", name);
     (void)S;
     return val_err();
+}
+
+/* @qd.dataclass class P: annotated members (pos: vec3) and @qd.func methods; P is a struct type. */
+void sema_struct_dataclass(Sema *S, const Stmt *cls) {
+    const StmtList *b = &cls->class_.body;
+    Keyword *kw = ARENA_ARRAY(S->arena, Keyword, b->n + 1);
+    const Stmt **methods = ARENA_ARRAY(S->arena, const Stmt *, b->n + 1);
+    int n = 0, nm = 0;
+    for (int k = 0; k < b->n; k++) {
+        const Stmt *s = b->stmts[k];
+        if (s->kind == S_ANNASSIGN && s->ann.target->kind == E_NAME) kw[n++] = (Keyword){s->ann.target->name, s->ann.annotation, s->ann.target->span};
+        else if (s->kind == S_DEF && s->def.nparams) methods[nm++] = s;
+    }
+    Expr fake = {.kind = E_CALL, .span = cls->class_.name_span};
+    const QdStruct *st = members(S, &fake, kw, n);
+    Val t = {.kind = V_ERR};
+    if (st) {
+        ((QdStruct *)st)->methods = methods, ((QdStruct *)st)->nmethods = nm;
+        t = (Val){.kind = V_STRUCTTYPE};
+        t.strct.st = st, t.strct.m = NULL;
+    }
+    scope_bind(S, &S->module, cls->class_.name, t, cls->class_.name_span);
+}
+
+/* p.method(args): the method inlined like a qd.func, self bound to p itself (updates of
+ * self.member change p). */
+Val sema_struct_method_call(Sema *S, const Expr *call, Val self, const Stmt *def) {
+    Expr fake = *call;
+    fake.call.args.n = call->call.args.n + 1;
+    fake.call.args.items = ARENA_ARRAY(S->arena, Expr *, fake.call.args.n);
+    fake.call.args.items[0] = (Expr *)sema_val_node(S, self, 2, call->call.fn->span);
+    for (int k = 0; k < call->call.args.n; k++) fake.call.args.items[k + 1] = call->call.args.items[k];
+    return sema_inline_call(S, &fake, def);
 }
 
 /* ---- fields ---- */
@@ -214,9 +255,8 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
             return diag_error(call->call.kw[k].span, "QD2045", "struct field argument '%s' is not supported", kw), true;
     }
     if (!st) return scope_bind(S, &S->module, target->name, val_err(), span), true;
-    if (!shape) return diag_error(call->span, "QD2045", "a struct field needs shape= (placing it under an SNode is not supported)"), true;
     int64_t sh[IR_MAX_DIMS];
-    int nd = sema_const_shape(S, shape, sh, IR_MAX_DIMS, "a field shape");
+    int nd = shape ? sema_const_shape(S, shape, sh, IR_MAX_DIMS, "a field shape") : 0; /* no shape: placed later */
     if (nd < 0) return scope_bind(S, &S->module, target->name, val_err(), span), true;
     for (int k = 0; k < nd; k++)
         if (sh[k] <= 0 || sh[k] > INT32_MAX)
@@ -236,7 +276,7 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
             v.strct.m[k].vec.c[c] = (Val){.kind = V_FIELD, .index = idx[n++]};
         }
     }
-    sema_snode_place_together(S, idx, n, sh, nd, span);
+    if (shape) sema_snode_place_together(S, idx, n, sh, nd, span);
     scope_bind(S, &S->module, target->name, v, span);
     return true;
 }

@@ -186,6 +186,17 @@ static Val dynamic_comp(Sema *S, Val v, const int *sel, int nsel, IrExpr *ix, in
 }
 
 Val sema_vec_subscript(Sema *S, Val o, const Expr *ix, Span sp) {
+    if (o.vec.c[0].kind == V_FIELD) { /* x[i] on a vector field placed under an SNode: each component field */
+        Val r = vec_make(S, o.vec.n, o.vec.m);
+        Expr fake = {.kind = E_SUBSCRIPT, .span = sp};
+        fake.sub.index = (Expr *)ix;
+        for (int k = 0; k < vec_len(o); k++) {
+            fake.sub.obj = (Expr *)sema_val_node(S, o.vec.c[k], 4, sp);
+            r.vec.c[k] = sema_eval(S, &fake);
+            if (r.vec.c[k].kind == V_ERR) return val_err();
+        }
+        return r;
+    }
     const Expr *items[2] = {ix, NULL};
     int n = 1;
     if (ix->kind == E_TUPLE) {
@@ -923,6 +934,11 @@ static Val math_fn(Sema *S, const Expr *call, const char *p) {
 }
 
 Val sema_vec_call(Sema *S, const Expr *call, Val f) {
+    if (f.kind == V_METHOD && f.method.self->kind == V_STRUCT) {
+        const QdStruct *st = f.method.self->strct.st;
+        for (int j = 0; j < st->nmethods; j++)
+            if (!strcmp(st->methods[j]->def.name, f.method.name)) return sema_struct_method_call(S, call, *f.method.self, st->methods[j]);
+    }
     if (f.kind == V_METHOD) return method(S, call, *f.method.self, f.method.name);
     if (f.kind == V_VECTYPE) return construct(S, call, f.vt.n, f.vt.m, f.vt.dt);
     const char *p = f.path;

@@ -51,7 +51,7 @@ static EmitKind fuzz_emit_kind(const CapTarget *t) {
 }
 
 static bool emit(const IrModule *ir, const CapTarget *t, Arena *arena) {
-    LowerOptions lo = {NULL, 0, false};
+    LowerOptions lo = {NULL, 0, false, false};
     int before = diag_error_count();
     const IrLowered *low = lower_module(ir, t, &lo, arena);
     if (!low || diag_error_count() != before) return false;

@@ -35,6 +35,10 @@ typedef enum {
     LOW_REDUCE_SUBGROUP, /* GPU: per thread over its grid-stride iterations, then reduced over
                             the subgroup's active lanes (LlvmTarget.reduce_subgroup) and one
                             atomic by the lowest of them */
+    LOW_AGGREGATE_SUBGROUP, /* not a reduction: an add whose result is used, combined over the
+                               lanes active at it into one atomic of the sum by the lowest, each
+                               lane getting old + (its rank among them) * operand
+                               (LlvmTarget.aggregate_subgroup) */
 } IrReduceLevel;
 
 typedef struct IrLowering {

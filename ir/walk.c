@@ -158,7 +158,7 @@ static bool any_in(const IrExpr *e, const IrBlock *b, bool (*pred)(const IrExpr 
 bool ir_expr_any(const IrExpr *e, bool (*pred)(const IrExpr *e, void *ctx), void *ctx) { return any_in(e, NULL, pred, ctx); }
 bool ir_block_any(const IrBlock *b, bool (*pred)(const IrExpr *e, void *ctx), void *ctx) { return any_in(NULL, b, pred, ctx); }
 
-/* Effects: a memory operation, or a SIMT collective (every lane must reach it). */
+/* A memory operation, or a collective: every lane must reach it. */
 static bool is_effect(const IrExpr *e, void *ctx) {
     (void)ctx;
     return e->kind == IR_MEMOP || e->kind == IR_SUBGROUP;

@@ -8,6 +8,7 @@ typedef struct LowerOptions {
     const char **caps; /* user-asserted capabilities: "+int64-atomics", "-float-atomic-add", ... */
     int ncaps;
     bool no_reduce;    /* --atomic-rewrite=none: no reduction rewrite (lower/reduce.c) */
+    bool no_aggregate; /* --atomic-rewrite=none|reduce: no aggregation of used results */
 } LowerOptions;
 
 /* Validates the --cap names against the target (false + diagnostic if unknown). */

@@ -71,7 +71,8 @@ static void record_json(Rep *r, const char *kernel, Span sp, const char *op, con
     if (L->fence_before || L->fence_after) sb_printf(b, ",\"fence_order\":\"%s\"", qord_name(L->fence_order));
     else sb_puts(b, ",\"fence_order\":null");
     sb_puts(b, L->reduce == LOW_REDUCE_WORKER ? ",\"reduce\":\"worker\""
-               : L->reduce == LOW_REDUCE_SUBGROUP ? ",\"reduce\":\"subgroup\"" : ",\"reduce\":null");
+               : L->reduce == LOW_REDUCE_SUBGROUP ? ",\"reduce\":\"subgroup\""
+               : L->reduce == LOW_AGGREGATE_SUBGROUP ? ",\"reduce\":\"aggregate-subgroup\"" : ",\"reduce\":null");
     sb_puts(b, "}\n");
 }
 

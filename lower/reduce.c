@@ -140,13 +140,45 @@ static const char *conflict(const TaskScan *s, const IrExpr *e, const IrLowered 
 static void mark(const IrModule *m, const IrTask *t, const TaskScan *s, const IrLowered *low, IrLowering *ops,
                  IrReduceLevel level, Arena *arena);
 
+/* Aggregation (rewrite.aggregate: subgroup): an atomic add or sub whose result is used, of a
+ * 32-bit integer on a loop-invariant global element, relaxed, natively lowered, with an operand
+ * that is the same on every lane (loop-invariant), in a loop without the constructs of rule 5
+ * (a fence or a non-relaxed atomic could publish through this lane's own atomic, which another
+ * lane now performs). */
+static void mark_aggregates(const TaskScan *s, IrLowering *ops, Arena *arena) {
+    for (int i = 0; i < s->acc.len; i++) {
+        const IrExpr *e = s->acc.items[i].memop;
+        if (!e || e->mem.is_volatile || !e->mem.result_used || op_class(e->mem.op) != QOP_ADD) continue;
+        const IrRef *r = e->mem.ref;
+        IrLowering *L = &ops[e->mem.id];
+        if (L->reduce != LOW_REDUCE_NONE || qt_is_float(r->type) || qt_bits(r->type) != 32 || r->space != QSPACE_GLOBAL ||
+            (r->kind != IR_REF_FIELD && r->kind != IR_REF_NDARRAY) || !ref_invariant(r))
+            continue;
+        const char *why = e->mem.order != QORD_RELAXED ? "its order is not relaxed"
+                          : s->blocker                  ? s->blocker
+                          : L->kind != LOW_NATIVE       ? "not lowered as one native atomic"
+                          : !invariant(e->mem.val)      ? "its operand differs between iterations"
+                                                        : NULL;
+        if (why) {
+            L->detail = arena_printf(arena, "%s; not aggregated: %s", L->detail ? L->detail : "", why);
+            continue;
+        }
+        L->reduce = LOW_AGGREGATE_SUBGROUP;
+        char *used = L->detail ? strstr(L->detail, "; not reduced: its result is used") : NULL;
+        if (used) L->detail = arena_printf(arena, "%.*s", (int)(used - L->detail), L->detail);
+        L->detail = arena_printf(arena, "aggregated per subgroup: one atomic of the active lanes' sum by the lowest, "
+                                 "each lane old + its rank * operand; %s", L->detail ? L->detail : "");
+    }
+}
+
 void lower_reductions(const IrModule *m, const CapTarget *t, const LowerOptions *o, IrLowering *ops, Arena *arena) {
-    const char *lv = cap_str(t, "rewrite.reduce");
+    const char *lv = cap_str(t, "rewrite.reduce"), *ag = cap_str(t, "rewrite.aggregate");
+    bool aggregate = ag && !strcmp(ag, "subgroup") && !(o && (o->no_aggregate || o->no_reduce));
     IrReduceLevel level = !lv || (o && o->no_reduce) ? LOW_REDUCE_NONE
                           : !strcmp(lv, "worker")     ? LOW_REDUCE_WORKER
                           : !strcmp(lv, "subgroup")   ? LOW_REDUCE_SUBGROUP
                                                       : LOW_REDUCE_NONE;
-    if (level == LOW_REDUCE_NONE) return;
+    if (level == LOW_REDUCE_NONE && !aggregate) return;
     IrLowered low = {ops, m->nmemops, NULL, 0};
     for (int k = 0; k < m->nkernels; k++)
         for (int ti = 0; ti < m->kernels[k].ntasks; ti++) {
@@ -155,7 +187,8 @@ void lower_reductions(const IrModule *m, const CapTarget *t, const LowerOptions 
             TaskScan s = {{0}, NULL};
             scan_block(&s, &task->body);
             if (!s.blocker && task->uses_block) s.blocker = "the loop uses qd.simt.block constructs";
-            mark(m, task, &s, &low, ops, level, arena);
+            if (level != LOW_REDUCE_NONE) mark(m, task, &s, &low, ops, level, arena);
+            if (aggregate) mark_aggregates(&s, ops, arena);
             vec_free(&s.acc);
         }
 }

@@ -234,9 +234,26 @@ SG_SCAN(sg_u64, uint64_t, uint64_t, SG_COMBINE_INT, UINT64_MAX, 0)
 SG_SCAN(sg_f32, float, uint32_t, SG_COMBINE_FLT, INFINITY, -INFINITY)
 SG_SCAN(sg_f64, double, uint64_t, SG_COMBINE_FLT, INFINITY, -INFINITY)
 
+/* A subgroup of one lane (a serial task): every collective sees only the lane's own operand. */
+static uint64_t sg_alone(int op, int type, int c, uint64_t a, int32_t b) {
+    static uint64_t (*const typed[])(int, int, const uint64_t *, int, int) = {sg_i32, sg_u32, sg_i64, sg_u64, sg_f32, sg_f64};
+    switch (op) {
+    case QDRT_SG_LANE: case QDRT_SG_SYNC: return 0;
+    case QDRT_SG_SHUFFLE: case QDRT_SG_SHUFFLE_UP: case QDRT_SG_SHUFFLE_DOWN: (void)b; return a;
+    case QDRT_SG_BALLOT: case QDRT_SG_ALL: case QDRT_SG_ANY: return (uint32_t)a != 0;
+    default:
+        if (type < 0 || type > QDRT_SGT_F64) abort();
+        return typed[type](op, c, &a, 1, 0);
+    }
+}
+
 uint64_t qdrt_subgroup(qdrt_lane *lane, int32_t code, uint64_t a, int32_t b, int32_t width) {
+    int op = code & 0xff, type = (code >> 8) & 0xff, c = (code >> 16) & 0xff;
+    if (!lane) return sg_alone(op, type, c, a, b);
+    if (op == QDRT_SG_LANE) return (uint64_t)(lane->idx % (width > 0 ? width : 1));
+    if (op == QDRT_SG_SYNC) return qdrt_block_sync(lane), 0;
     Block *blk = lane->blk;
-    int op = code & 0xff, type = (code >> 8) & 0xff, c = (code >> 16) & 0xff, p = lane->sg_phase;
+    int p = lane->sg_phase;
     int w = width > 0 ? width : 1, base = lane->idx / w * w, me = lane->idx - base;
     int n = blk->nlanes - base < w ? blk->nlanes - base : w;
     lane->sg_phase ^= 1;

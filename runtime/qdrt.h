@@ -43,9 +43,11 @@ void qdrt_block_sync(qdrt_lane *lane);         /* barrier across the block's lan
  * is one barrier phase of the block: a lane deposits its operand, the lanes switch, and each
  * computes its result from its subgroup's deposits in lane order. code = op | type << 8 |
  * combine << 16; a carries the operand's bits (f32 in the low 32 bits); b is the lane operand
- * (shuffles). The result comes back the same way (ballot: a 64-bit mask; all/any: 0 or 1). */
+ * (shuffles). The result comes back the same way (ballot: a 64-bit mask; all/any: 0 or 1).
+ * QDRT_SG_LANE returns the lane's index in its subgroup without switching; QDRT_SG_SYNC is the
+ * subgroup barrier. Outside block tasks (lane NULL: a serial task) the subgroup is that one lane. */
 enum { QDRT_SG_SHUFFLE, QDRT_SG_SHUFFLE_UP, QDRT_SG_SHUFFLE_DOWN, QDRT_SG_BALLOT, QDRT_SG_ALL, QDRT_SG_ANY,
-       QDRT_SG_REDUCE, QDRT_SG_INCLUSIVE, QDRT_SG_EXCLUSIVE };
+       QDRT_SG_REDUCE, QDRT_SG_INCLUSIVE, QDRT_SG_EXCLUSIVE, QDRT_SG_LANE, QDRT_SG_SYNC };
 enum { QDRT_SGT_I32, QDRT_SGT_U32, QDRT_SGT_I64, QDRT_SGT_U64, QDRT_SGT_F32, QDRT_SGT_F64 };
 enum { QDRT_SGC_ADD, QDRT_SGC_MUL, QDRT_SGC_MIN, QDRT_SGC_MAX, QDRT_SGC_AND, QDRT_SGC_OR, QDRT_SGC_XOR };
 uint64_t qdrt_subgroup(qdrt_lane *lane, int32_t code, uint64_t a, int32_t b, int32_t width);

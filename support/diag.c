@@ -97,8 +97,13 @@ static void report_internal(const char *message) {
     diag_finish();
 }
 
+/* Errors already reported (a hash of location, code and text): the same error at the same place
+ * is reported once (sema evaluates a parametrized host function's body once per combination). */
+static VEC(uint64_t) seen_errors;
+
 void diag_init(const DiagConfig *cfg) {
     D.cfg = *cfg;
+    vec_free(&seen_errors);
     if (!D.cfg.out) D.cfg.out = stderr;
     const char *term = getenv("TERM");
     switch (cfg->color) {
@@ -383,9 +388,35 @@ static void check_limit(void) {
     }
 }
 
+
+static bool seen_before(Span sp, const char *code, const char *fmt, va_list ap) {
+    StrBuf m;
+    sb_init(&m);
+    sb_vprintf(&m, fmt, ap);
+    uint64_t h = 1469598103934665603ull;
+    uintptr_t src = (uintptr_t)sp.src;
+    uint64_t parts[3] = {(uint64_t)src, sp.off, sp.len};
+    for (int k = 0; k < 3; k++) h = (h ^ parts[k]) * 1099511628211ull;
+    for (const char *c = sp.src->name ? sp.src->name : ""; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    for (const char *c = code ? code : ""; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    for (const char *c = m.data ? m.data : ""; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    sb_free(&m);
+    for (int k = 0; k < seen_errors.len; k++)
+        if (seen_errors.items[k] == h) return true;
+    vec_push(&seen_errors, h);
+    return false;
+}
+
 void diag_error(Span sp, const char *code, const char *fmt, ...) {
     find_code(code);
     va_list ap;
+    va_start(ap, fmt);
+    bool dup = sp.src && seen_before(sp, code, fmt, ap);
+    va_end(ap);
+    if (dup) {
+        D.last_shown = false; /* its notes too */
+        return;
+    }
     va_start(ap, fmt);
     emit("error", code, NULL, sp, fmt, ap);
     va_end(ap);
@@ -433,7 +464,7 @@ void diag_note(Span sp, const char *fmt, ...) {
 
 int diag_error_count(void) { return D.errors; }
 int diag_warning_count(void) { return D.warnings; }
-void diag_reset_counts(void) { D.errors = D.warnings = 0, D.last_shown = false; }
+void diag_reset_counts(void) { D.errors = D.warnings = 0, D.last_shown = false, vec_free(&seen_errors); }
 
 void diag_finish(void) {
     if (H.on) diag_hold(false);

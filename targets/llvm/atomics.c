@@ -197,7 +197,8 @@ static void add_partial(void *ctx, const IrKernel *k, const IrTask *t, const IrE
     (void)k, (void)fence;
     PartialScan *p = ctx;
     LlvmCg *cg = p->cg;
-    if (!e || t != cg->task || ir_low_memop(cg->low, e)->reduce == LOW_REDUCE_NONE) return;
+    IrReduceLevel lv = e ? ir_low_memop(cg->low, e)->reduce : LOW_REDUCE_NONE;
+    if (!e || t != cg->task || (lv != LOW_REDUCE_WORKER && lv != LOW_REDUCE_SUBGROUP)) return;
     QdType qt = e->mem.ref->type;
     LLVMValueRef slot = LLVMBuildAlloca(p->entry, cg_type(cg, qt), "partial");
     LLVMBuildStore(p->entry, identity(cg, partial_op(ir_low_memop(cg->low, e)), qt), slot);
@@ -268,9 +269,19 @@ void cg_reduce_end(LlvmCg *cg) {
     cg->reduced = NULL, cg->partials = NULL, cg->nreduced = 0;
 }
 
+LLVMValueRef cg_memop_with(LlvmCg *cg, const IrExpr *e, LLVMValueRef operand) { return emit_memop(cg, e, operand); }
+
 LLVMValueRef cg_memop(LlvmCg *cg, const IrExpr *e) {
     const IrLowering *low = ir_low_memop(cg->low, e);
-    LLVMValueRef slot = low->reduce != LOW_REDUCE_NONE ? partial_of(cg, e) : NULL;
+    if (low->reduce == LOW_AGGREGATE_SUBGROUP && cg->tgt->aggregate_subgroup) {
+        QdType qt = e->mem.ref->type;
+        cg_ref_ptr(cg, e->mem.ref); /* shared index nodes evaluated here, before any branch */
+        LLVMValueRef v = cg_expr(cg, e->mem.val);
+        if (low->negate) v = LLVMBuildNeg(cg->b, v, "");
+        (void)qt;
+        return cg->tgt->aggregate_subgroup(cg, e, v);
+    }
+    LLVMValueRef slot = low->reduce == LOW_REDUCE_WORKER || low->reduce == LOW_REDUCE_SUBGROUP ? partial_of(cg, e) : NULL;
     return slot ? reduce_step(cg, e, low, slot) : emit_memop(cg, e, NULL);
 }
 

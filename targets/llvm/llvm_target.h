@@ -83,6 +83,11 @@ struct LlvmTarget {
      * lower/reduce.c): op (add/min/max/and/or/xor) of v over the lanes active here, and in
      * *leader an i1 that is true on exactly one of them. NULL: the family never decides it. */
     LLVMValueRef (*reduce_subgroup)(LlvmCg *cg, QdOp op, QdType t, LLVMValueRef v, LLVMValueRef *leader);
+    /* An aggregated atomic (LOW_AGGREGATE_SUBGROUP): v (i32, the same on every lane) times the
+     * number of lanes active here goes to memory by one atomic (cg_memop_with) on the lowest of
+     * them; returns this lane's result, old + rank * v (old - rank * v for a sub). NULL: never
+     * decided for the family. */
+    LLVMValueRef (*aggregate_subgroup)(LlvmCg *cg, const IrExpr *e, LLVMValueRef v);
 
     /* Called at the top of every iteration of a serial `while` that waits on memory (its
      * condition or body reads through qd.volatile_load or qd.atomic_load). x86 pauses and now
@@ -212,6 +217,8 @@ void cg_fence_stmt(LlvmCg *cg, const IrStmt *s);            /* IR_FENCE */
  * task, set to its identity; after the loop, one atomic per partial. */
 void cg_reduce_begin(LlvmCg *cg);
 void cg_reduce_end(LlvmCg *cg);
+/* The memory operation as decided, with its operand already computed (and negated). */
+LLVMValueRef cg_memop_with(LlvmCg *cg, const IrExpr *e, LLVMValueRef operand);
 /* op(old, val) for an RMW op in the element's own type (plain demotion and CAS loops);
  * float min/max are minnum/maxnum (a NaN operand loses). */
 /* a <op> b for operands of type t (arith.c): the IrBinOp semantics of ir.h. */

@@ -557,6 +557,37 @@ static LLVMValueRef nv_reduce_subgroup(LlvmCg *cg, QdOp op, QdType t, LLVMValueR
     return r;
 }
 
+/* Warp-aggregated atomic: the lanes active here (activemask) add count * v with one atom on the
+ * lowest of them, which shares the old value (shfl.sync over the same mask); lane k of them
+ * gets old + k * v, as if their atomics ran in lane order. */
+static LLVMValueRef nv_aggregate_subgroup(LlvmCg *cg, const IrExpr *e, LLVMValueRef v) {
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+    const IrLowering *low = ir_low_memop(cg->low, e);
+    LLVMValueRef mask = cg_call_intrinsic(cg, "llvm.nvvm.activemask", NULL, 0, NULL, 0);
+    LLVMValueRef lt = cg_call_intrinsic(cg, "llvm.nvvm.read.ptx.sreg.lanemask.lt", NULL, 0, NULL, 0);
+    LLVMValueRef count = cg_call_intrinsic(cg, "llvm.ctpop", &i32, 1, &mask, 1);
+    LLVMValueRef below = LLVMBuildAnd(cg->b, mask, lt, "");
+    LLVMValueRef rank = cg_call_intrinsic(cg, "llvm.ctpop", &i32, 1, &below, 1);
+    LLVMValueRef cz[2] = {mask, LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 1, 0)};
+    LLVMValueRef lowest = cg_call_intrinsic(cg, "llvm.cttz", &i32, 1, cz, 2);
+    LLVMValueRef leader = LLVMBuildICmp(cg->b, LLVMIntEQ, rank, cg_i32(cg, 0), ""); /* no active lane below */
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b), one = cg_block(cg, "aggr.atomic"), join = cg_block(cg, "aggr.done");
+    LLVMBuildCondBr(cg->b, leader, one, join);
+    LLVMPositionBuilderAtEnd(cg->b, one);
+    LLVMValueRef old = cg_memop_with(cg, e, LLVMBuildMul(cg->b, v, count, ""));
+    LLVMBasicBlockRef one_end = LLVMGetInsertBlock(cg->b);
+    LLVMBuildBr(cg->b, join);
+    LLVMPositionBuilderAtEnd(cg->b, join);
+    LLVMValueRef phi = LLVMBuildPhi(cg->b, i32, "aggr.old");
+    LLVMValueRef zero = cg_i32(cg, 0);
+    LLVMAddIncoming(phi, &old, &one_end, 1);
+    LLVMAddIncoming(phi, &zero, &pre, 1);
+    LLVMValueRef args[4] = {mask, phi, lowest, cg_i32(cg, 31)};
+    LLVMValueRef base = cg_call_intrinsic(cg, "llvm.nvvm.shfl.sync.idx.i32", NULL, 0, args, 4);
+    LLVMValueRef off = LLVMBuildMul(cg->b, rank, v, "");
+    return low->op == QOP_SUB ? LLVMBuildSub(cg->b, base, off, "") : LLVMBuildAdd(cg->b, base, off, "");
+}
+
 const LlvmTarget llvm_target_nvptx = {
     .backend = "ptx",
     .as_global = 1,
@@ -575,6 +606,7 @@ const LlvmTarget llvm_target_nvptx = {
     .sg_sync = nv_sg_sync,
     .sg_native = nv_sg_native,
     .reduce_subgroup = nv_reduce_subgroup,
+    .aggregate_subgroup = nv_aggregate_subgroup,
     .fence = nv_fence,
     .native_rmw = nv_native_rmw,
     .cmpxchg = nv_cmpxchg,

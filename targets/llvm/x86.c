@@ -62,11 +62,18 @@ static void x86_barrier(LlvmCg *cg) {
 
 /* ---- subgroups: libqdrt's qdrt_subgroup does every collective exactly (qdrt.h) ---- */
 
-static LLVMValueRef x86_sg_lane(LlvmCg *cg) {
-    return LLVMBuildURem(cg->b, x86_thread_idx(cg), cg_i32(cg, cg_sg_width(cg)), "sglane");
+static LLVMValueRef sg_call(LlvmCg *cg, int code, LLVMValueRef a, LLVMValueRef b) {
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx), i32 = LLVMInt32TypeInContext(cg->ctx), p = cg_ptr(cg, 0);
+    LLVMTypeRef params[5] = {p, i32, i64, i32, i32};
+    LLVMValueRef args[5] = {lane(cg), cg_i32(cg, code), a ? a : cg_i64(cg, 0), b ? b : cg_i32(cg, 0), cg_i32(cg, cg_sg_width(cg))};
+    return cg_call_extern(cg, "qdrt_subgroup", i64, params, 5, args);
 }
 
-static void x86_sg_sync(LlvmCg *cg) { x86_barrier(cg); }
+static LLVMValueRef x86_sg_lane(LlvmCg *cg) {
+    return LLVMBuildTrunc(cg->b, sg_call(cg, QDRT_SG_LANE, NULL, NULL), LLVMInt32TypeInContext(cg->ctx), "sglane");
+}
+
+static void x86_sg_sync(LlvmCg *cg) { sg_call(cg, QDRT_SG_SYNC, NULL, NULL); }
 
 static int sg_type_code(QdType t) {
     switch (t) {
@@ -107,12 +114,9 @@ static LLVMValueRef x86_sg_native(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, L
     QdType t = e->sg.a->type;
     bool typed = op == QDRT_SG_REDUCE || op == QDRT_SG_INCLUSIVE || op == QDRT_SG_EXCLUSIVE;
     int code = op | sg_type_code(t) << 8 | (typed ? sg_combine_code(e->sg.combine) : 0) << 16;
-    LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx), i32 = LLVMInt32TypeInContext(cg->ctx), p = cg_ptr(cg, 0);
     LLVMTypeRef bits = LLVMIntTypeInContext(cg->ctx, (unsigned)qt_bits(t));
-    LLVMValueRef av = LLVMBuildZExt(cg->b, LLVMBuildBitCast(cg->b, a, bits, ""), i64, "");
-    LLVMTypeRef params[5] = {p, i32, i64, i32, i32};
-    LLVMValueRef args[5] = {lane(cg), cg_i32(cg, code), av, b ? b : cg_i32(cg, 0), cg_i32(cg, cg_sg_width(cg))};
-    LLVMValueRef r = cg_call_extern(cg, "qdrt_subgroup", i64, params, 5, args);
+    LLVMValueRef av = LLVMBuildZExt(cg->b, LLVMBuildBitCast(cg->b, a, bits, ""), LLVMInt64TypeInContext(cg->ctx), "");
+    LLVMValueRef r = sg_call(cg, code, av, b);
     if (e->type == QT_U64) return r;
     LLVMTypeRef rbits = LLVMIntTypeInContext(cg->ctx, (unsigned)qt_bits(e->type));
     return LLVMBuildBitCast(cg->b, LLVMBuildTrunc(cg->b, r, rbits, ""), cg_type(cg, e->type), "");

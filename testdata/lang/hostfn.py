@@ -3,7 +3,8 @@
 host function is a scope (its fields, constants and SNode placements are its own), kernels of
 the same name in several functions get distinct entry names (FUNCTION__KERNEL), a kernel sees
 the function's names as they are at its first call, a redefined kernel gets __def2, nested
-host functions nest the prefix, and generic kernels are instantiated from their calls.
+host functions nest the prefix, and generic kernels are instantiated from their calls;
+a parametrized function is evaluated once per value (test_place__1__func, test_place__2__func).
 Host: hostfn.c."""
 import numpy as np
 import pytest

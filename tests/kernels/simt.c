@@ -239,6 +239,11 @@ int main(int argc, char **argv) {
     int b = check_wide(a, f, d, n);
     printf("f32 and i64 collectives: %s\n", b ? "WRONG" : "exact");
     bad += b;
+    int32_t one[2] = {0, 7}; /* a serial task: a subgroup of one lane */
+    alone_args oa = {one, {2}};
+    if (!host_launch_ok(alone(&oa, nt))) return 2;
+    printf("serial task: %s\n", one[0] == 10007 ? "exact" : "WRONG");
+    bad += one[0] != 10007;
     int sb = check_sort();
     printf("bitonic sorts: %s\n", sb ? "WRONG" : "exact");
     bad += sb;

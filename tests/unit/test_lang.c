@@ -283,3 +283,77 @@ Test(lang, data_oriented_errors) {
     remove_tree(dir);
     free(dir), free(src);
 }
+
+/* @pytest.mark.parametrize: a value qdc cannot evaluate leaves the parameter a run-time value
+ * (QD2062 once, though two combinations reach it, the note at the value); getattr with a
+ * default or a name that is not a string. */
+Test(lang, parametrize_errors) {
+    const char *const numpy[] = {
+        "g.py:12:30: error[QD2062]: 'dt' is a parameter of the host function 'test_a' whose parametrized value qdc cannot "
+        "evaluate, known only when the script runs; kernels can use module constants, fields, qd.func and their own arguments\n",
+        "g.py:5:33: note: 'dt' is set here\n", NULL};
+    const char *text = "import numpy as np\nimport pytest\nimport quadrants as qd\n\n"
+                       "@pytest.mark.parametrize(\"dt\", [np.float32, np.float64])\ndef test_a(dt):\n"
+                       "    f = qd.field(qd.f32, shape=())\n    unused = getattr(qd, \"atomic_add\", None)\n\n"
+                       "    @qd.kernel\n    def k():\n        f[None] = qd.cast(1, dt)\n\n    k()\n";
+    expect_script_failure(text, numpy);
+    char *dir = make_temp_dir(), *src = NULL;
+    cr_assert(asprintf(&src, "%s/g.py", dir) > 0 && write_text(src, text));
+    const char *argv[] = {"--color=never", "--check", "g.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    int errors = 0;
+    for (const char *p = r.err; (p = strstr(p, "error[")); p++) errors++;
+    cr_expect_eq(errors, 1, "one error for both combinations:\n%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
+    const char *const dict[] = { /* the values do not parse (a dict): the note points at them */
+        "g.py:8:19: error[QD2062]: 'n' is a parameter of the host function 'test_b' whose parametrized value qdc cannot "
+        "evaluate, known only when the script runs;",
+        "g.py:3:32: note: 'n' is set here\n", NULL};
+    expect_script_failure("import pytest\nimport quadrants as qd\n@pytest.mark.parametrize(\"n\", [{\"a\": 1}])\ndef test_b(n):\n"
+                          "    g = qd.field(qd.i32, shape=())\n    @qd.kernel\n    def k():\n        g[None] = n\n    k()\n",
+                          dict);
+    const char *const name[] = {
+        "g.py:4:21: error[QD2012]: getattr needs a compile-time string as the name, got a value\n", NULL};
+    expect_script_failure("import quadrants as qd\nN = 3\ndef test_c():\n    f = getattr(qd, N)\n", name);
+    const char *const fmt[] = {
+        "g.py:7:9: error[QD2062]: 'op' is a value computed by the host function, known only when the script runs;",
+        "g.py:4:5: note: 'op' is set here\n", NULL};
+    expect_script_failure("import quadrants as qd\ng = qd.field(qd.i32, shape=())\ndef test_d(kind):\n"
+                          "    op = getattr(qd, f\"atomic_{kind}\")\n    @qd.kernel\n    def k():\n        op(g[None], 1)\n    k()\n",
+                          fmt);
+    const char *const cond[] = { /* an if on a fixture: what it binds is a run-time value */
+        "g.py:8:19: error[QD2062]: 'n' is set in an if statement whose condition qdc cannot evaluate, known only when the script runs;",
+        "g.py:5:9: note: 'n' is set here\n", NULL};
+    expect_script_failure("import quadrants as qd\ng = qd.field(qd.i32, shape=())\ndef test_e(fixture):\n    if fixture:\n"
+                          "        n = 1\n    @qd.kernel\n    def k():\n        g[None] = n\n    k()\n",
+                          cond);
+}
+
+/* Entry names of parametrized host functions: names as "a,b", a list or a tuple; rows as tuples
+ * or pytest.param (its id= spells the row); the decorator nearest the def first; a value that
+ * does not spell as an identifier (a float, "x y") as NAME<row>; a negative integer as m<n>; an
+ * unparsable ids= ignored. */
+Test(lang, parametrize_names) {
+    char *dir = make_temp_dir(), *src = NULL;
+    cr_assert(asprintf(&src, "%s/g.py", dir) > 0);
+    cr_assert(write_text(src, "import pytest\nimport quadrants as qd\n\n"
+                              "@pytest.mark.parametrize([\"a\", \"b\"], [(1.5, \"x y\"), (None, True)], ids=lambda v: str(v))\n"
+                              "@pytest.mark.parametrize(\"s,t\", [(\"lo\", -7), pytest.param(\"hi\", 0, id=\"top\")])\n"
+                              "def test_n(a, b, s, t):\n    @qd.kernel\n    def k() -> qd.i32:\n        return t\n\n    k()\n"));
+    const char *argv[] = {"--target=x86_64", "--emit=header", "-o", "-", "g.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    const char *want[] = {"/* kernel test_n__lo_m7_a0_b0__k */", "/* kernel test_n__lo_m7_None_True__k */",
+                          "/* kernel test_n__top_a0_b0__k */", "/* kernel test_n__top_None_True__k */"};
+    const char *at = r.out;
+    for (size_t k = 0; k < 4; k++) {
+        const char *p = strstr(at, want[k]);
+        cr_expect(p, "%s missing or out of order in:\n%s", want[k], r.out);
+        if (p) at = p;
+    }
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
+}

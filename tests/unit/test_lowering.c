@@ -65,7 +65,7 @@ static IrLowering decide(const char *tname, Req r, const char *cap) {
     const CapTarget *t = capdb_target(db, tname);
     cr_assert_not_null(t, "target %s", tname);
     const char *caps[1] = {cap};
-    LowerOptions o = {caps, cap ? 1 : 0, false};
+    LowerOptions o = {caps, cap ? 1 : 0, false, false};
     IrExpr *e = memop(r);
     IrLowering L;
     bool ok = lower_memop(e, t, &o, &arena, &L);
@@ -250,10 +250,10 @@ Test(lowering, unsupported_names_families_that_have_it) {
 Test(lowering, check_caps) {
     const CapTarget *t = capdb_target(db, "vulkan1.2");
     const char *good[] = {"+int64-atomics", "-float-atomic-add"};
-    LowerOptions o = {good, 2, false};
+    LowerOptions o = {good, 2, false, false};
     cr_assert(lower_check_caps(t, &o));
     const char *bad[] = {"+coarse-grained-memory"};
-    LowerOptions ob = {bad, 1, false};
+    LowerOptions ob = {bad, 1, false, false};
     cr_assert_not(lower_check_caps(t, &ob));
     char *d = diag_text();
     cr_assert_not_null(strstr(d, "error[QD3010]: unknown capability '+coarse-grained-memory' for target 'vulkan1.2'"), "%s", d);

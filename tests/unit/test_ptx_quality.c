@@ -84,7 +84,7 @@ typedef struct { const char *ex, *entry; int sm80, sm90, extra80, extra90; } Reg
 static const RegBudget budgets[] = {
     {"bitflags", "bitflags_t0", 14, 12, 0, 0},       {"bitflags", "bitflags_t1", 16, 24, 0, 0},
     {"cas_max", "cas_max_t0", 6, 6, 0, 0},           {"cas_max", "cas_max_t1", 12, 16, 0, 0},
-    {"compaction", "compact_t0", 6, 6, 0, 0},        {"compaction", "compact_t1", 16, 21, 0, 0},
+    {"compaction", "compact_t0", 6, 6, 0, 0},        {"compaction", "compact_t1", 16, 21, 0, 1}, /* warp aggregation (ptx-quality.md 6) */
     {"compaction", "compact_t2", 12, 10, 0, 0},      {"exchange_handoff", "exchange_handoff_t0", 14, 12, 0, 0},
     {"exchange_handoff", "exchange_handoff_t1", 16, 20, 0, 0},
     {"exchange_handoff", "exchange_handoff_t2", 14, 17, 0, 0},

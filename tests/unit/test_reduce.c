@@ -106,9 +106,9 @@ Test(reduce, ptx_one_atomic_per_warp) {
 }
 
 Test(reduce, bad_atomic_rewrite_value) {
-    RunResult r = run_qdc("--atomic-rewrite=all", "testdata/lowering/reduce.qd", "--check", NULL);
+    RunResult r = run_qdc("--atomic-rewrite=some", "testdata/lowering/reduce.qd", "--check", NULL);
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "qdc: error: --atomic-rewrite must be none or reduce, got 'all'") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "qdc: error: --atomic-rewrite must be all, reduce or none, got 'some'") != NULL, "%s", r.err);
     run_free(&r);
 }
 
@@ -150,5 +150,36 @@ Test(reduce, amdgpu_atomic_optimizer_applies) {
     cr_expect_eq(count_in(r.out, "imax_t1", "s_ff1_i32_b64"), 1);
     cr_expect_eq(count_in(r.out, "hist4_t1", "global_atomic_add "), 1);
     cr_expect_eq(count_in(r.out, "hist4_t1", "s_ff1_i32_b64"), 0);
+    run_free(&r);
+}
+
+/* Item 2, warp-aggregated atomics: compaction's `slot = qd.atomic_add(count[None], 1)` on PTX
+ * is one atom of popc(activemask) by the lowest active lane, whose old value shfl.sync shares;
+ * each lane adds its rank (popc of the active lanes below it). --atomic-rewrite=reduce keeps one
+ * atom per lane; x86 never aggregates (one lane per thread). */
+Test(reduce, ptx_aggregated_slot) {
+    RunResult r = run_qdc("--target=sm_70", "--emit=ptx", "examples/compaction.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *c = ptx_entry(r.out, "compact_t1");
+    cr_expect_eq(count(c, "activemask.b32"), 1);
+    cr_expect_eq(count(c, "%lanemask_lt"), 1);
+    cr_expect_eq(count(c, "popc.b32"), 3, "%s", c);
+    cr_expect_eq(count(c, "atom.global.add.u32"), 1);
+    cr_expect_eq(count(c, "shfl.sync.idx.b32"), 1);
+    free(c);
+    run_free(&r);
+    r = run_qdc("--target=sm_70", "--emit=ptx", "examples/compaction.qd", "-o", "-", "--atomic-rewrite=reduce", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    c = ptx_entry(r.out, "compact_t1");
+    cr_expect_eq(count(c, "activemask.b32"), 0);
+    cr_expect_eq(count(c, "shfl.sync"), 0);
+    cr_expect_eq(count(c, "atom.global.add.u32"), 1);
+    free(c);
+    run_free(&r);
+    r = run_qdc("--target=sm_70", "--report-lowering", "--check", "examples/compaction.qd", NULL);
+    cr_expect(strstr(r.out, "aggregated per subgroup: one atomic of the active lanes' sum by the lowest") != NULL, "%s", r.out);
+    run_free(&r);
+    r = run_qdc("--target=x86_64", "--report-lowering", "--check", "examples/compaction.qd", NULL);
+    cr_expect(strstr(r.out, "not reduced: its result is used") != NULL && !strstr(r.out, "aggregated"), "%s", r.out);
     run_free(&r);
 }

@@ -368,3 +368,139 @@ Test(simt, imports_and_compile_time_width) {
     remove_tree(dir);
     free(dir), free(src), free(out), free(want);
 }
+
+/* Every SIMT builtin with wrong, odd and right arguments, in a parallel loop and in a serial
+ * task: qdc answers with a result or a located error, never a signal (a serial warp.sync once
+ * crashed the checker). */
+static const char *const every_builtin[] = {
+    "block.exclusive_add",
+    "block.exclusive_max",
+    "block.exclusive_min",
+    "block.inclusive_add",
+    "block.inclusive_max",
+    "block.inclusive_min",
+    "block.reduce_add",
+    "block.reduce_all_add",
+    "block.reduce_all_max",
+    "block.reduce_all_min",
+    "block.reduce_max",
+    "block.reduce_min",
+    "block.sync_all_nonzero",
+    "block.sync_any_nonzero",
+    "block.sync_count_nonzero",
+    "subgroup.all_equal",
+    "subgroup.all_equal_tiled",
+    "subgroup.all_true",
+    "subgroup.all_true_tiled",
+    "subgroup.any_true",
+    "subgroup.any_true_tiled",
+    "subgroup.ballot",
+    "subgroup.ballot_first_n",
+    "subgroup.ballot_full_subgroup",
+    "subgroup.barrier",
+    "subgroup.bitonic_sort_kv",
+    "subgroup.bitonic_sort_kv_tiled",
+    "subgroup.broadcast",
+    "subgroup.broadcast_first",
+    "subgroup.elect",
+    "subgroup.exclusive_add",
+    "subgroup.exclusive_add_tiled",
+    "subgroup.exclusive_and",
+    "subgroup.exclusive_and_tiled",
+    "subgroup.exclusive_max",
+    "subgroup.exclusive_max_tiled",
+    "subgroup.exclusive_min",
+    "subgroup.exclusive_min_tiled",
+    "subgroup.exclusive_mul",
+    "subgroup.exclusive_mul_tiled",
+    "subgroup.exclusive_or",
+    "subgroup.exclusive_or_tiled",
+    "subgroup.exclusive_xor",
+    "subgroup.exclusive_xor_tiled",
+    "subgroup.group_size",
+    "subgroup.inclusive_add",
+    "subgroup.inclusive_add_tiled",
+    "subgroup.inclusive_and",
+    "subgroup.inclusive_and_tiled",
+    "subgroup.inclusive_max",
+    "subgroup.inclusive_max_tiled",
+    "subgroup.inclusive_min",
+    "subgroup.inclusive_min_tiled",
+    "subgroup.inclusive_mul",
+    "subgroup.inclusive_mul_tiled",
+    "subgroup.inclusive_or",
+    "subgroup.inclusive_or_tiled",
+    "subgroup.inclusive_xor",
+    "subgroup.inclusive_xor_tiled",
+    "subgroup.invocation_id",
+    "subgroup.lanemask_eq",
+    "subgroup.lanemask_ge",
+    "subgroup.lanemask_gt",
+    "subgroup.lanemask_le",
+    "subgroup.lanemask_lt",
+    "subgroup.log2_group_size",
+    "subgroup.mem_fence",
+    "subgroup.memory_barrier",
+    "subgroup.reduce_add",
+    "subgroup.reduce_add_tiled",
+    "subgroup.reduce_all_add",
+    "subgroup.reduce_all_add_tiled",
+    "subgroup.reduce_all_max",
+    "subgroup.reduce_all_max_tiled",
+    "subgroup.reduce_all_min",
+    "subgroup.reduce_all_min_tiled",
+    "subgroup.reduce_max",
+    "subgroup.reduce_max_tiled",
+    "subgroup.reduce_min",
+    "subgroup.reduce_min_tiled",
+    "subgroup.segmented_reduce_add",
+    "subgroup.segmented_reduce_add_tiled",
+    "subgroup.segmented_reduce_max",
+    "subgroup.segmented_reduce_max_tiled",
+    "subgroup.segmented_reduce_min",
+    "subgroup.segmented_reduce_min_tiled",
+    "subgroup.shuffle",
+    "subgroup.shuffle_down",
+    "subgroup.shuffle_up",
+    "subgroup.shuffle_xor",
+    "subgroup.sync",
+    "warp.active_mask",
+    "warp.all_nonzero",
+    "warp.any_nonzero",
+    "warp.ballot",
+    "warp.match_all",
+    "warp.match_any",
+    "warp.shfl_down_f32",
+    "warp.shfl_down_i32",
+    "warp.shfl_sync_f32",
+    "warp.shfl_sync_i32",
+    "warp.shfl_up_f32",
+    "warp.shfl_up_i32",
+    "warp.shfl_xor_i32",
+    "warp.sync",
+    "warp.unique"
+};
+
+Test(simt, every_builtin_any_arguments, .timeout = 240) {
+    static const char *const args[] = {"", "a[i]", "a[i], 3", "qd.u32(0xFFFFFFFF), qd.f16(1.0), 1"};
+    char *dir = make_temp_dir(), *src = xasprintf("%s/b.qd", dir), *out = xasprintf("%s/b.o", dir);
+    int ok = 0, refused = 0;
+    for (size_t n = 0; n < ARRAY_LEN(every_builtin); n++)
+        for (size_t k = 0; k < ARRAY_LEN(args); k++) {
+            bool serial = (n + k) % 2;
+            char *text = xasprintf("import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n%s"
+                                   "qd.simt.%s(%s)\n", serial ? "    i = 0\n    " : "    for i in range(a.shape[0]):\n        ",
+                                   every_builtin[n], args[k]);
+            cr_assert(write_text(src, text));
+            RunResult r = run_qdc("--target=x86_64", src, "-o", out, NULL);
+            cr_expect(r.status == 0 || (r.status == 1 && strstr(r.err, ": error[QD")), "%s(%s): status %d\n%s", every_builtin[n],
+                      args[k], r.status, r.err);
+            ok += r.status == 0, refused += r.status == 1;
+            run_free(&r);
+            free(text);
+        }
+    cr_expect_gt(ok, 60, "only %d calls compiled", ok);
+    cr_expect_gt(refused, 60, "only %d calls refused", refused);
+    remove_tree(dir);
+    free(dir), free(src), free(out);
+}

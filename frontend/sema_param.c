@@ -1,0 +1,562 @@
+/* Host-code idioms of pytest-style Quadrants tests (qdc-lang(7), PARAMETRIZED HOST FUNCTIONS):
+ *  - @pytest.mark.parametrize on a host function: its body is evaluated once per combination of
+ *    the listed compile-time values, its kernels named HOSTFN__COMBO__KERNEL;
+ *  - getattr(obj, NAME) with a compile-time NAME: the same value as obj.NAME;
+ *  - f-strings, str() and + of compile-time strings. */
+#include "frontend/sema.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_COMBOS 1024
+
+/* ---- compile-time strings ---- */
+
+/* The text str() gives a compile-time string, integer, bool or None; NULL for anything else. */
+static const char *py_str(Sema *S, Val v) {
+    if (v.kind == V_STR) return v.path;
+    if (v.kind == V_NONE) return "None";
+    if (v.kind != V_EXPR || !ir_is_const(v.e) || !qt_is_integral(v.e->type)) return NULL;
+    if (v.e->type == QT_U1) return v.e->c.u ? "True" : "False";
+    if (qt_is_signed(v.e->type)) return arena_printf(S->arena, "%lld", (long long)v.e->c.i);
+    return arena_printf(S->arena, "%llu", (unsigned long long)v.e->c.u);
+}
+
+static bool ident_start(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
+
+/* Calls fn for each {NAME} field of an f-string (false: a field that is not a bare name, such as
+ * {x + 1} or {x:>4}, or a lone brace). */
+static bool fstring_fields(const char *s, bool (*fn)(void *ctx, const char *name, size_t n), void *ctx) {
+    for (const char *c = s; *c; c++) {
+        if ((c[0] == '{' && c[1] == '{') || (c[0] == '}' && c[1] == '}')) {
+            c++;
+            continue;
+        }
+        if (*c == '}') return false;
+        if (*c != '{') continue;
+        const char *n = ++c;
+        if (!ident_start(*c)) return false;
+        while (ident_char(*c)) c++;
+        if (*c != '}' || !fn(ctx, n, (size_t)(c - n))) return false;
+    }
+    return true;
+}
+
+static bool field_known(void *ctx, const char *name, size_t n) {
+    Sema *S = ctx;
+    char buf[256];
+    if (n >= sizeof buf) return false;
+    memcpy(buf, name, n), buf[n] = 0;
+    for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent) {
+        Binding *b = scope_find(s, buf);
+        if (b) return py_str(S, b->v) != NULL;
+    }
+    return false;
+}
+
+bool sema_fstring_known(Sema *S, const Expr *e) { return fstring_fields(e->str, field_known, S); }
+
+typedef struct {
+    Sema *S;
+    const Expr *e;
+    StrBuf out;
+    bool ok;
+} FormatCtx;
+
+static bool field_format(void *ctx, const char *name, size_t n) {
+    FormatCtx *f = ctx;
+    Expr *ne = ARENA_NEW(f->S->arena, Expr);
+    ne->kind = E_NAME, ne->span = f->e->span, ne->name = arena_strndup(f->S->arena, name, n);
+    Val v = sema_eval(f->S, ne);
+    if (v.kind == V_ERR) return f->ok = false;
+    const char *s = py_str(f->S, v);
+    if (!s) {
+        diag_error(f->e->span, "QD2062", "the f-string field {%s} is %s; qdc formats compile-time strings, integers, "
+                                         "bools and None", ne->name, val_describe(v));
+        return f->ok = false;
+    }
+    sb_puts(&f->out, s);
+    return true;
+}
+
+Val sema_fstring(Sema *S, const Expr *e) {
+    if (!strstr(e->str, "{") && !strstr(e->str, "}")) return (Val){.kind = V_STR, .path = e->str};
+    FormatCtx f = {.S = S, .e = e, .ok = true};
+    sb_init(&f.out);
+    /* copy the text between fields; each field is appended by field_format as it is met */
+    const char *c = e->str;
+    bool shape = true;
+    while (*c && f.ok) {
+        if ((c[0] == '{' && c[1] == '{') || (c[0] == '}' && c[1] == '}')) {
+            sb_printf(&f.out, "%c", *c), c += 2;
+            continue;
+        }
+        if (*c == '{') {
+            const char *end = strchr(c, '}');
+            char field[300];
+            if (!end || (size_t)(end - c + 1) >= sizeof field) { shape = false; break; }
+            memcpy(field, c, (size_t)(end - c + 1)), field[end - c + 1] = 0;
+            if (!fstring_fields(field, field_format, &f)) { shape = f.ok ? false : shape; break; }
+            c = end + 1;
+            continue;
+        }
+        if (*c == '}') { shape = false; break; }
+        sb_printf(&f.out, "%c", *c), c++;
+    }
+    Val r = {.kind = V_STR, .path = arena_strdup(S->arena, f.out.data ? f.out.data : "")};
+    sb_free(&f.out);
+    if (!shape) {
+        diag_error(e->span, "QD2062", "this f-string has a field that is not a bare name ({x + 1}, {x:>4} ...); qdc "
+                                      "evaluates f-strings whose fields are names of compile-time values");
+        return val_err();
+    }
+    return f.ok ? r : val_err();
+}
+
+/* str(x) and STR + STR on compile-time values; *out unset (false) when the operands are not. */
+bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out) {
+    if (op != T_PLUS || a.kind != V_STR || b.kind != V_STR) return false;
+    *out = (Val){.kind = V_STR, .path = arena_printf(S->arena, "%s%s", a.path, b.path)};
+    return true;
+}
+
+Val sema_str_call(Sema *S, const Expr *call) {
+    if (call->call.args.n != 1 || call->call.nkw) {
+        diag_error(call->span, "QD2012", "str takes one positional argument here, got %d", call->call.args.n + call->call.nkw);
+        return val_err();
+    }
+    Val v = sema_eval(S, call->call.args.items[0]);
+    if (v.kind == V_ERR) return v;
+    const char *s = py_str(S, v);
+    if (!s) {
+        diag_error(call->call.args.items[0]->span, "QD2062", "str() of %s; qdc converts compile-time strings, integers, bools and None",
+                   val_describe(v));
+        return val_err();
+    }
+    return (Val){.kind = V_STR, .path = s};
+}
+
+/* getattr(obj, NAME): NAME a compile-time string; the value of obj.NAME (the dotted name). */
+Val sema_getattr(Sema *S, const Expr *call) {
+    if (call->call.args.n != 2 || call->call.nkw) {
+        diag_error(call->span, "QD2012", "getattr takes (object, name) here, got %d arguments%s", call->call.args.n + call->call.nkw,
+                   call->call.args.n == 3 ? " (a default needs to know at run time whether the attribute exists)" : "");
+        return val_err();
+    }
+    Val n = sema_eval(S, call->call.args.items[1]);
+    if (n.kind == V_ERR) return n;
+    if (n.kind != V_STR) {
+        diag_error(call->call.args.items[1]->span, "QD2012", "getattr needs a compile-time string as the name, got %s", val_describe(n));
+        return val_err();
+    }
+    if (!*n.path) {
+        diag_error(call->call.args.items[1]->span, "QD2012", "getattr of an empty name");
+        return val_err();
+    }
+    Expr *a = ARENA_NEW(S->arena, Expr);
+    a->kind = E_ATTR, a->span = call->span, a->attr.obj = call->call.args.items[0], a->attr.name = n.path;
+    return sema_eval(S, a);
+}
+
+/* ---- @pytest.mark.parametrize ---- */
+
+typedef struct {
+    const char *name;  /* the host function's parameter */
+    int index;         /* its position in def.params */
+} PName;
+
+typedef struct {
+    const Expr *deco;  /* the decorator call */
+    PName names[16];
+    int nnames;
+    bool seq;          /* names given as a tuple or list: each row is a sequence even for one name */
+    int nrows;         /* -1: the values are unknown (every named parameter stays a run-time value) */
+    Val *vals;         /* nrows * nnames; V_ERR: that value cannot be evaluated */
+    Span *spans;       /* where each value is written */
+    const char **ids;  /* nrows spellings */
+} Deco;
+
+/* @pytest.mark.parametrize(...) / @mark.parametrize(...) (any root: pytest is imported as host code). */
+static bool is_parametrize(const Expr *d) {
+    if (d->kind != E_CALL || d->call.fn->kind != E_ATTR || strcmp(d->call.fn->attr.name, "parametrize")) return false;
+    const Expr *m = d->call.fn->attr.obj;
+    return (m->kind == E_NAME && !strcmp(m->name, "mark")) || (m->kind == E_ATTR && !strcmp(m->attr.name, "mark"));
+}
+
+static const Expr *arg_or_kw(const Expr *call, int pos, const char *kw) {
+    if (pos < call->call.args.n) return call->call.args.items[pos];
+    for (int k = 0; k < call->call.nkw; k++)
+        if (!strcmp(call->call.kw[k].name, kw)) return call->call.kw[k].value;
+    return NULL;
+}
+
+static void add_name(Deco *d, const Stmt *def, const char *s, size_t n) {
+    while (n && (*s == ' ' || *s == '\t')) s++, n--;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
+    if (d->nnames == (int)ARRAY_LEN(d->names)) return;
+    PName p = {.index = -1};
+    for (int k = 0; k < def->def.nparams; k++)
+        if (strlen(def->def.params[k].name) == n && !memcmp(def->def.params[k].name, s, n)) p.index = k, p.name = def->def.params[k].name;
+    d->names[d->nnames++] = p; /* index -1: not a parameter of the function (a fixture's) */
+}
+
+static bool parse_names(Deco *d, const Stmt *def, const Expr *e) {
+    if (e && e->kind == E_STR && !e->fstr) {
+        for (const char *s = e->str;;) {
+            const char *c = strchr(s, ',');
+            size_t n = c ? (size_t)(c - s) : strlen(s);
+            if (n || c) add_name(d, def, s, n);
+            if (!c) break;
+            s = c + 1;
+        }
+        return d->nnames > 0;
+    }
+    if (e && (e->kind == E_TUPLE || e->kind == E_LIST)) {
+        d->seq = true;
+        for (int k = 0; k < e->list.n; k++) {
+            if (e->list.items[k]->kind != E_STR) return false;
+            add_name(d, def, e->list.items[k]->str, strlen(e->list.items[k]->str));
+        }
+        return d->nnames > 0;
+    }
+    return false;
+}
+
+/* pytest.param(v1, v2, marks=..., id=...): its positional arguments (marks ignored). */
+static bool is_pytest_param(const Expr *e) {
+    return e->kind == E_CALL && ((e->call.fn->kind == E_ATTR && !strcmp(e->call.fn->attr.name, "param")) ||
+                                 (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "param")));
+}
+
+static bool contains_error(const Expr *e) {
+    if (!e) return false;
+    switch (e->kind) {
+    case E_ERROR: return true;
+    case E_TUPLE: case E_LIST:
+        for (int k = 0; k < e->list.n; k++)
+            if (contains_error(e->list.items[k])) return true;
+        return false;
+    case E_UNARY: return contains_error(e->un.a);
+    case E_BINARY: return contains_error(e->bin.a) || contains_error(e->bin.b);
+    default: return false;
+    }
+}
+
+static Binding *find(Sema *S, const char *name) {
+    for (Scope *s = S->hscope; s; s = s->parent) {
+        Binding *b = scope_find(s, name);
+        if (b) return b;
+    }
+    return NULL;
+}
+
+static bool numeric(Sema *S, const Expr *e) {
+    if (e->kind == E_INT || e->kind == E_FLOAT) return true;
+    if (e->kind == E_UNARY && (e->op == T_MINUS || e->op == T_PLUS)) return numeric(S, e->un.a);
+    Binding *b = e->kind == E_NAME ? find(S, e->name) : NULL;
+    return b && b->v.kind == V_EXPR && ir_is_const(b->v.e) && !qt_is_float(b->v.e->type);
+}
+
+/* A parametrized value qdc evaluates exactly and without a diagnostic: numbers, strings, bools,
+ * None, qd.<scalar type>, qd.math constants, names bound to compile-time values, integer
+ * arithmetic of those, tuples and lists of them. Anything else (a call, numpy, a host name) is
+ * only known when the script runs. */
+static bool quiet_constant(Sema *S, const Expr *e) {
+    switch (e->kind) {
+    case E_INT: case E_FLOAT: case E_BOOL: case E_NONE: return true;
+    case E_STR: return !e->fstr || sema_fstring_known(S, e);
+    case E_UNARY: return (e->op == T_MINUS || e->op == T_PLUS) && numeric(S, e->un.a);
+    case E_BINARY:
+        return (e->op == T_PLUS || e->op == T_MINUS || e->op == T_STAR || e->op == T_POW) && numeric(S, e->bin.a) && numeric(S, e->bin.b);
+    case E_TUPLE: case E_LIST:
+        for (int k = 0; k < e->list.n; k++)
+            if (!quiet_constant(S, e->list.items[k])) return false;
+        return true;
+    case E_NAME: {
+        Binding *b = find(S, e->name);
+        if (!b) return false;
+        ValKind k = b->v.kind;
+        return k == V_EXPR || k == V_TYPE || k == V_STR || k == V_NONE || k == V_TUPLE || k == V_FIELD || k == V_VECTYPE ||
+               (k == V_NS && !strncmp(b->v.path, "qd.", 3));
+    }
+    case E_SUBSCRIPT: { /* TUPLE_CONSTANT[i] */
+        Binding *b = e->sub.obj->kind == E_NAME ? find(S, e->sub.obj->name) : NULL;
+        return b && b->v.kind == V_TUPLE && e->sub.index->kind == E_INT && e->sub.index->i < (uint64_t)b->v.tuple.n;
+    }
+    case E_ATTR: {
+        const char *p = sema_path(S, e);
+        if (!p || strncmp(p, "qd.", 3)) return false;
+        return true; /* a qd type, a qd.math constant, or a qd name (qd.ndarray): param_value */
+    }
+    default: return false;
+    }
+}
+
+/* One parametrized value in the enclosing scope: V_ERR when qdc cannot evaluate it. */
+static Val param_value(Sema *S, const Expr *e) {
+    if (contains_error(e) || !quiet_constant(S, e)) return val_err();
+    if (e->kind == E_ATTR) { /* qd.NAME... as cond_atom reads it: a type, else the namespace path */
+        const char *p = sema_path(S, e);
+        bool mathc = !strcmp(p, "qd.math.pi") || !strcmp(p, "qd.math.e") || !strcmp(p, "qd.math.inf") || !strcmp(p, "qd.math.nan");
+        QdType t = strchr(p + 3, '.') ? QT_VOID : qt_from_name(p + 3);
+        if (!mathc) return t != QT_VOID ? (Val){.kind = V_TYPE, .type = t} : (Val){.kind = V_NS, .path = p};
+    }
+    Val v = sema_eval(S, e);
+    return v.kind != V_ERR && sema_module_constant(S, &v) ? v : val_err();
+}
+
+/* How a value spells in an entry name: a qd type's name, an integer (m for minus), True/False/None,
+ * a string of identifier characters; anything else NAME<row> as pytest's own ids. */
+static const char *spell(Sema *S, Val v, const char *name, int row) {
+    if (v.kind == V_TYPE) return qt_name(v.type);
+    if (v.kind == V_NS && strrchr(v.path, '.')) return strrchr(v.path, '.') + 1; /* qd.ndarray: ndarray */
+    if (v.kind == V_STR) {
+        bool ok = *v.path != 0;
+        for (const char *c = v.path; *c; c++) ok &= ident_char(*c);
+        if (ok) return v.path;
+    } else if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_integral(v.e->type) && v.e->type != QT_U1 && qt_is_signed(v.e->type) &&
+               v.e->c.i < 0) {
+        return arena_printf(S->arena, "m%llu", 0ull - (unsigned long long)v.e->c.i);
+    } else if (v.kind != V_ERR) {
+        const char *s = py_str(S, v);
+        if (s) return s;
+    }
+    return arena_printf(S->arena, "%s%d", name ? name : "p", row);
+}
+
+static void parse_values(Sema *S, Deco *d, const Expr *e) {
+    d->nrows = -1;
+    if (!e || contains_error(e) || arg_or_kw(d->deco, 99, "indirect")) return;
+    const Expr *const *rows;
+    int n;
+    Val listed = {0};
+    if (e->kind == E_LIST || e->kind == E_TUPLE) {
+        rows = (const Expr *const *)e->list.items, n = e->list.n;
+    } else if (e->kind == E_NAME) { /* VALUES = [...] at module level */
+        listed = param_value(S, e);
+        if (listed.kind != V_TUPLE) return;
+        rows = NULL, n = listed.tuple.n;
+    } else {
+        return;
+    }
+    d->nrows = n;
+    d->vals = ARENA_ARRAY(S->arena, Val, (size_t)(n ? n : 1) * (size_t)d->nnames);
+    d->spans = ARENA_ARRAY(S->arena, Span, (size_t)(n ? n : 1) * (size_t)d->nnames);
+    d->ids = ARENA_ARRAY(S->arena, const char *, n ? n : 1);
+    for (int r = 0; r < n; r++) {
+        Val *row = &d->vals[r * d->nnames];
+        Span *sp = &d->spans[r * d->nnames];
+        const char *id = NULL;
+        for (int k = 0; k < d->nnames; k++) row[k] = val_err(), sp[k] = e->span;
+        if (!rows) { /* from a module constant */
+            Val v = listed.tuple.items[r];
+            if (d->nnames == 1 && !d->seq) row[0] = v;
+            else if (v.kind == V_TUPLE && v.tuple.n == d->nnames)
+                for (int k = 0; k < d->nnames; k++) row[k] = v.tuple.items[k];
+        } else {
+            const Expr *x = rows[r];
+            const Expr *const *items = &x;
+            int m = 1;
+            if (is_pytest_param(x)) {
+                items = (const Expr *const *)x->call.args.items, m = x->call.args.n;
+                const Expr *ide = arg_or_kw(x, 99, "id");
+                if (ide && ide->kind == E_STR && !ide->fstr) id = ide->str;
+            } else if ((d->nnames > 1 || d->seq) && (x->kind == E_TUPLE || x->kind == E_LIST)) {
+                items = (const Expr *const *)x->list.items, m = x->list.n;
+            }
+            if (m == d->nnames)
+                for (int k = 0; k < m; k++) row[k] = param_value(S, items[k]), sp[k] = items[k]->span;
+            else
+                for (int k = 0; k < d->nnames; k++) sp[k] = x->span;
+        }
+        StrBuf b;
+        sb_init(&b);
+        if (id && *id) {
+            Val iv = {.kind = V_STR, .path = id};
+            sb_puts(&b, spell(S, iv, "id", r));
+        } else {
+            for (int k = 0; k < d->nnames; k++) sb_printf(&b, "%s%s", k ? "_" : "", spell(S, row[k], d->names[k].name, r));
+        }
+        d->ids[r] = arena_strdup(S->arena, b.data ? b.data : "");
+        sb_free(&b);
+    }
+}
+
+void sema_param_host_function(Sema *S, const Stmt *s) {
+    int np = s->def.nparams;
+    Val *bound = ARENA_ARRAY(S->arena, Val, np ? np : 1);
+    Span *decl = ARENA_ARRAY(S->arena, Span, np ? np : 1);
+    const char *what = arena_printf(S->arena, "a parameter of the host function '%s'", s->def.name);
+    const char *unknown = arena_printf(S->arena, "a parameter of the host function '%s' whose parametrized value qdc cannot "
+                                                 "evaluate", s->def.name);
+    Deco decos[8];
+    int nd = 0;
+    for (int k = 0; k < s->def.decorators.n && nd < (int)ARRAY_LEN(decos); k++) {
+        const Expr *e = s->def.decorators.items[k];
+        if (!is_parametrize(e)) continue;
+        Deco *d = &decos[nd];
+        *d = (Deco){.deco = e};
+        if (!parse_names(d, s, arg_or_kw(e, 0, "argnames"))) continue;
+        parse_values(S, d, arg_or_kw(e, 1, "argvalues"));
+        nd++;
+    }
+    long combos = 1;
+    for (int k = 0; k < nd; k++) combos *= decos[k].nrows > 0 ? decos[k].nrows : 1;
+    if (combos > MAX_COMBOS)
+        for (int k = 0; k < nd; k++) decos[k].nrows = -1;
+    if (combos > MAX_COMBOS) combos = 1;
+    /* pytest's order: the decorator nearest the def varies slowest and comes first in the id */
+    for (long c = 0; c < combos; c++) {
+        for (int k = 0; k < np; k++) bound[k] = (Val){.kind = V_HOST, .path = what}, decl[k] = s->def.params[k].span;
+        StrBuf id;
+        sb_init(&id);
+        long rest = c;
+        int *rowof = (int[8]){0};
+        for (int k = 0; k < nd; k++) { /* the topmost decorator varies fastest */
+            int n = decos[k].nrows > 0 ? decos[k].nrows : 1;
+            rowof[k] = (int)(rest % n), rest /= n;
+        }
+        for (int k = nd - 1; k >= 0; k--) {
+            Deco *d = &decos[k];
+            if (d->nrows <= 0) { /* values unknown (or an empty list: pytest skips the test) */
+                for (int j = 0; j < d->nnames; j++)
+                    if (d->names[j].index >= 0) {
+                        bound[d->names[j].index] = (Val){.kind = V_HOST, .path = unknown};
+                        decl[d->names[j].index] = d->deco->span;
+                    }
+                continue;
+            }
+            int r = rowof[k];
+            sb_printf(&id, "%s%s", id.len ? "_" : "", d->ids[r]);
+            for (int j = 0; j < d->nnames; j++) {
+                int pi = d->names[j].index;
+                if (pi < 0) continue;
+                Val v = d->vals[r * d->nnames + j];
+                bound[pi] = v.kind == V_ERR ? (Val){.kind = V_HOST, .path = unknown} : v;
+                decl[pi] = d->spans[r * d->nnames + j];
+            }
+        }
+        sema_host_function_once(S, s, bound, decl, id.len ? id.data : NULL, c == 0);
+        sb_free(&id);
+    }
+}
+
+/* ---- `if` in a host function's body ---- */
+
+/* A compile-time value of a host condition, or V_ERR; never a diagnostic. */
+static Val cond_atom(Sema *S, const Expr *e) {
+    if (e->kind == E_ATTR || e->kind == E_NAME) { /* qd.ndarray, qd.f32, a bound name */
+        const char *p = e->kind == E_ATTR ? sema_path(S, e) : NULL;
+        if (p && !strncmp(p, "qd.", 3)) {
+            QdType t = strchr(p + 3, '.') ? QT_VOID : qt_from_name(p + 3);
+            return t != QT_VOID ? (Val){.kind = V_TYPE, .type = t} : (Val){.kind = V_NS, .path = p};
+        }
+        if (e->kind == E_ATTR) return val_err();
+        Binding *b = find(S, e->name);
+        if (!b) return val_err();
+        ValKind k = b->v.kind;
+        if ((k == V_EXPR && ir_is_const(b->v.e) && qt_is_integral(b->v.e->type)) || k == V_TYPE || k == V_STR || k == V_NONE ||
+            (k == V_NS && !strncmp(b->v.path, "qd.", 3)))
+            return b->v;
+        return val_err();
+    }
+    if (e->kind == E_INT || e->kind == E_BOOL || e->kind == E_NONE || (e->kind == E_STR && !e->fstr)) return sema_eval(S, e);
+    return val_err();
+}
+
+static int truth(Val v) {
+    switch (v.kind) {
+    case V_EXPR: return v.e->c.u != 0;
+    case V_NONE: return 0;
+    case V_STR: return *v.path != 0;
+    case V_TYPE: case V_NS: return 1;
+    default: return -1;
+    }
+}
+
+/* 1 equal, 0 not, -1 unknown (== and `is` agree on these values: types and namespaces are
+ * singletons, strings and small integers compared by value). */
+static int same(Val a, Val b) {
+    if (a.kind == V_ERR || b.kind == V_ERR) return -1;
+    if (a.kind != b.kind) return 0;
+    switch (a.kind) {
+    case V_EXPR: return a.e->c.u == b.e->c.u;
+    case V_NONE: return 1;
+    case V_STR: case V_NS: return !strcmp(a.path, b.path);
+    case V_TYPE: return a.type == b.type;
+    default: return -1;
+    }
+}
+
+static int cond_value(Sema *S, const Expr *e) {
+    switch (e->kind) {
+    case E_UNARY: {
+        if (e->op != T_KW_NOT) return -1;
+        int v = cond_value(S, e->un.a);
+        return v < 0 ? -1 : !v;
+    }
+    case E_BOOLOP: {
+        int and = e->op == T_KW_AND;
+        for (int k = 0; k < e->list.n; k++) {
+            int v = cond_value(S, e->list.items[k]);
+            if (v < 0) return -1;
+            if (v != and) return v; /* short-circuit */
+        }
+        return and;
+    }
+    case E_COMPARE: {
+        if (e->cmp.items.n != 2) return -1;
+        int op = e->cmp.ops[0];
+        Val a = cond_atom(S, e->cmp.items.items[0]), b = cond_atom(S, e->cmp.items.items[1]);
+        int eq = same(a, b);
+        if (eq < 0) return -1;
+        if ((op == T_KW_IS || op == T_KW_NOT) && a.kind == V_EXPR) return -1; /* `is` on integers: identity */
+        return op == T_EQ || op == T_KW_IS ? eq : op == T_NE || op == T_KW_NOT ? !eq : -1;
+    }
+    default: return truth(cond_atom(S, e));
+    }
+}
+
+/* Every name a block binds (assignments, definitions, imports, host statements, nested ifs). */
+static void bind_block_host(Sema *S, const StmtList *l, const char *what) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        switch (s->kind) {
+        case S_ASSIGN:
+            for (int j = 0; j < s->assign.targets.n; j++) sema_bind_host(S, s->assign.targets.items[j], what);
+            break;
+        case S_ANNASSIGN: sema_bind_host(S, s->ann.target, what); break;
+        case S_AUGASSIGN: sema_bind_host(S, s->aug.target, what); break;
+        case S_HOST:
+            for (int j = 0; j < s->host.names.n; j++) sema_bind_host(S, s->host.names.items[j], what);
+            break;
+        case S_IF: bind_block_host(S, &s->if_.then, what), bind_block_host(S, &s->if_.els, what); break;
+        case S_DEF: case S_CLASS: case S_IMPORT: {
+            const char *n = s->kind == S_DEF ? s->def.name : s->kind == S_CLASS ? s->class_.name : s->import.alias;
+            if (!n) break;
+            Expr *e = ARENA_NEW(S->arena, Expr);
+            e->kind = E_NAME, e->span = s->kind == S_DEF ? s->def.name_span : s->kind == S_CLASS ? s->class_.name_span : s->span;
+            e->name = n;
+            sema_bind_host(S, e, what);
+            break;
+        }
+        default: break;
+        }
+    }
+}
+
+/* Python runs the branch the condition selects: when qdc knows the condition (compile-time
+ * values: parametrized parameters, module constants, qd types and namespaces, compared with
+ * ==, !=, is, is not, combined with not/and/or), it evaluates that branch's block like the
+ * rest of the body; otherwise every name either branch binds is a run-time value and neither
+ * branch's kernels are compiled. */
+void sema_host_if(Sema *S, const Stmt *s) {
+    int v = cond_value(S, s->if_.cond);
+    if (v < 0) {
+        bind_block_host(S, &s->if_.then, "set in an if statement whose condition qdc cannot evaluate");
+        bind_block_host(S, &s->if_.els, "set in an if statement whose condition qdc cannot evaluate");
+        return;
+    }
+    sema_module_body(S, v ? &s->if_.then : &s->if_.els);
+}
