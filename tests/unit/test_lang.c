@@ -256,10 +256,10 @@ Test(lang, host_function_errors) {
     /* Host values qdc cannot evaluate are not errors (Python computes them when the script
      * runs); only a kernel that uses one is. */
     const char *const host_values[] = {
-        "g.py:10:19: error[QD2062]: 'mode' is a value qdc cannot compute (use of undefined name 'dict'), known only when "
-        "the script runs; kernels can use module constants, fields, qd.func and their own arguments\n",
+        "g.py:10:19: error[QD2062]: 'mode' is a value qdc cannot compute (a type cannot be used as a scalar value), known "
+        "only when the script runs; kernels can use module constants, fields, qd.func and their own arguments\n",
         "g.py:5:5: note: 'mode' is set here\n", NULL};
-    expect_script_failure("import quadrants as qd\n\ndef test_v(kind):\n    table = kind == \"x\"\n    mode = {}\n"
+    expect_script_failure("import quadrants as qd\n\ndef test_v(kind):\n    table = kind == \"x\"\n    mode = qd.i32 + 1\n"
                           "    c = qd.field(qd.i32, shape=())\n\n    @qd.kernel\n    def k():\n        c[None] = mode\n\n    k()\n",
                           host_values);
 }
