@@ -1,7 +1,8 @@
 /* Host for testdata/lang/host2.py: a helper host function instantiated once per distinct call
  * (HELPER__ARGS__KERNEL, fields qd_field_HELPER__ARGS__NAME), a helper defined after the test
  * that calls it, template instantiations from host for loops and with/try blocks (put__0 ..
- * put__3), pytest's default for test_default(n=6), fastcache kernels; every value exact. */
+ * put__3), pytest's default for test_default(n=6), fastcache kernels, ndarray instantiations
+ * from numpy methods (.T, .astype, .copy) and qd.ndarray(dtype=int); every value exact. */
 #include "host2.h"
 #include "common.h"
 
@@ -22,12 +23,18 @@ int main(int argc, char **argv) {
     test_default__twice_args tw = {a, {10}, 7};
     test_default__konst_args kn = {41};
     int32_t rtw = 0, rkn = 0;
+    int32_t *v = host_alloc(4, 4);
+    float *w = host_alloc(6, 4);
+    for (int i = 0; i < 6; i++) w[i] = (float)i * 0.5f, v[i % 4] = i % 4 - 1;
+    bump__i32_1d_args b1 = {v, {4}};
+    bump__f32_2d_args b2 = {w, {2, 3}};
     if (!host_launch_ok(_fill__i32_8_2__fill(&f1, nt)) || !host_launch_ok(_fill__f32_8_2__fill(&f2, nt)) ||
         !host_launch_ok(_fill__i32_4_3__fill(&f3, nt)) || !host_launch_ok(_fill__f32_4_3__fill(&f4, nt)) ||
         !host_launch_ok(_late__5__late(&l1, nt)) || !host_launch_ok(put__0(&p0, nt)) || !host_launch_ok(put__1(&p1, nt)) ||
         !host_launch_ok(put__2(&p2, nt)) || !host_launch_ok(put__3(&p3, nt)) || !host_launch_ok(put__3(&p3, nt)) ||
         !host_launch_ok(test_default__store(&st, nt)) || !host_launch_ok(test_default__twice(&tw, nt, &rtw)) ||
-        !host_launch_ok(test_default__konst(&kn, nt, &rkn)))
+        !host_launch_ok(test_default__konst(&kn, nt, &rkn)) || !host_launch_ok(bump__i32_1d(&b1, nt)) ||
+        !host_launch_ok(bump__f32_2d(&b2, nt)))
         return 2;
     for (int i = 0; i < 8; i++)
         bad += qd_field__fill__i32_8_2__z[i] != 2 * i + 1 || qd_field__fill__f32_8_2__z[i] != (float)(2 * i + 1);
@@ -40,6 +47,7 @@ int main(int argc, char **argv) {
         bad += qd_field_acc[k] != want;
     }
     bad += qd_field_test_default__res != 6 || rtw != 7 * 15 /* sum of i - 3 for i < 10 */ || rkn != 42;
+    for (int i = 0; i < 6; i++) bad += w[i] != (float)i * 0.5f + 1.0f || (i < 4 && v[i] != i);
     printf("host2: %d wrong, acc[11] %d, twice %d, late %d\n", bad, qd_field_acc[11], rtw, qd_field__late__5__out);
     return bad != 0;
 }

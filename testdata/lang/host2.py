@@ -1,5 +1,6 @@
 # Host-side evaluation (qdc-lang(7) HOST FUNCTIONS): helper host functions instantiated per
 # call, host for/with/try blocks, module-level if, pytest defaults, @qd.kernel(fastcache=...).
+import numpy as np
 import pytest
 
 import quadrants as qd
@@ -93,3 +94,16 @@ def test_default(n=6):
         res[None] = n
 
     store()
+
+
+@qd.kernel
+def bump(a: qd.types.ndarray()):
+    for I in qd.grouped(a):
+        a[I] += 1
+
+
+def test_arrays():
+    m = np.zeros(shape=(2, 3), dtype=np.int32)
+    bump(m.T)  # bump__i32_2d
+    bump(m.astype(np.float32).copy())  # bump__f32_2d
+    bump(qd.ndarray(dtype=int, shape=4))  # int is Quadrants' default integer type, i32: bump__i32_1d
