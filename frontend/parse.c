@@ -1171,6 +1171,20 @@ static bool host_once(Parser *P, StmtVec *out) {
     return true;
 }
 
+/* `f(args...)` or `a.b.f(args...)` as a statement whose arguments do not all parse (a lambda):
+ * kept as a call whose unparsable arguments are E_ERROR, so a call of a helper host function
+ * still binds the others (sema_helper_call). False, nothing consumed, for any other shape. */
+static bool host_call_stmt(Parser *P, StmtVec *out) {
+    int from = P->pos;
+    Expr *e = at(P, T_NAME) ? host_decorator_call(P) : NULL;
+    if (!e || !accept(P, T_RPAREN) || !at(P, T_NEWLINE)) return P->pos = from, P->failed = P->quiet = false, false;
+    next(P);
+    Stmt *s = new_stmt(P, S_EXPR, e->span);
+    s->expr = e;
+    vec_push(out, s);
+    return true;
+}
+
 /* A top-level statement (or one in a host function's body): parsed as kernel-language code, a
  * host function or data-oriented class, or recorded as host code. */
 static void module_stmt(Parser *P, StmtVec *out) {
@@ -1204,6 +1218,7 @@ static void module_stmt(Parser *P, StmtVec *out) {
     if (!P->failed) return;
     out->len = before; /* a simple statement outside the kernel grammar (lambda, dict, f(*a) ...) */
     P->pos = from, P->quiet = false;
+    if (host_call_stmt(P, out)) return;
     skip_line_and_block(P);
     host_stmt(P, from, "set by host code", out);
 }

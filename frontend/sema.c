@@ -582,7 +582,10 @@ static void host_calls(Sema *S, const Expr *e) {
             b = ob && ob->v.kind == V_OBJECT ? scope_find(&ob->v.obj->attrs, fn->attr.name) : NULL;
         }
         if (b && b->v.kind == V_HOST && e->call.fn->kind == E_NAME) sema_helper_call(S, e, b);
-        if (!b || b->v.kind != V_KERNEL) return;
+        bool unparsed = false; /* an argument outside the grammar (host_call_stmt): not a kernel call site */
+        for (int k = 0; k < e->call.args.n; k++) unparsed |= e->call.args.items[k]->kind == E_ERROR;
+        for (int k = 0; k < e->call.nkw; k++) unparsed |= e->call.kw[k].value->kind == E_ERROR;
+        if (!b || b->v.kind != V_KERNEL || unparsed) return;
         int d = S->defs.len - 1;
         while (d >= 0 && S->defs.items[d].def != b->v.def) d--;
         if (d < 0) return;

@@ -2,7 +2,8 @@
  * (HELPER__ARGS__KERNEL, fields qd_field_HELPER__ARGS__NAME), a helper defined after the test
  * that calls it, template instantiations from host for loops and with/try blocks (put__0 ..
  * put__3), pytest's default for test_default(n=6), fastcache kernels, ndarray instantiations
- * from numpy methods (.T, .astype, .copy) and qd.ndarray(dtype=int); every value exact. */
+ * from numpy methods (.T, .astype, .copy) and qd.ndarray(dtype=int), a helper called with a
+ * lambda (that parameter run-time, spelled by its name); every value exact. */
 #include "host2.h"
 #include "common.h"
 
@@ -28,19 +29,20 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 6; i++) w[i] = (float)i * 0.5f, v[i % 4] = i % 4 - 1;
     bump__i32_1d_args b1 = {v, {4}};
     bump__f32_2d_args b2 = {w, {2, 3}};
+    _check__i32_pred__seven_args c7 = {0};
     if (!host_launch_ok(_fill__i32_8_2__fill(&f1, nt)) || !host_launch_ok(_fill__f32_8_2__fill(&f2, nt)) ||
         !host_launch_ok(_fill__i32_4_3__fill(&f3, nt)) || !host_launch_ok(_fill__f32_4_3__fill(&f4, nt)) ||
         !host_launch_ok(_late__5__late(&l1, nt)) || !host_launch_ok(put__0(&p0, nt)) || !host_launch_ok(put__1(&p1, nt)) ||
         !host_launch_ok(put__2(&p2, nt)) || !host_launch_ok(put__3(&p3, nt)) || !host_launch_ok(put__3(&p3, nt)) ||
         !host_launch_ok(test_default__store(&st, nt)) || !host_launch_ok(test_default__twice(&tw, nt, &rtw)) ||
         !host_launch_ok(test_default__konst(&kn, nt, &rkn)) || !host_launch_ok(bump__i32_1d(&b1, nt)) ||
-        !host_launch_ok(bump__f32_2d(&b2, nt)))
+        !host_launch_ok(bump__f32_2d(&b2, nt)) || !host_launch_ok(_check__i32_pred__seven(&c7, nt)))
         return 2;
     for (int i = 0; i < 8; i++)
         bad += qd_field__fill__i32_8_2__z[i] != 2 * i + 1 || qd_field__fill__f32_8_2__z[i] != (float)(2 * i + 1);
     for (int i = 0; i < 4; i++)
         bad += qd_field__fill__i32_4_3__z[i] != 3 * i + 1 || qd_field__fill__f32_4_3__z[i] != (float)(3 * i + 1);
-    bad += qd_field__late__5__out != 50;
+    bad += qd_field__late__5__out != 50 || qd_field__check__i32_pred__r != 7;
     /* acc[i * 4 + j] += i * 100 + j + 1: put__0 with i=1, put__1 i=0, put__2 i=0, put__3 i=2 twice */
     for (int k = 0; k < 16; k++) {
         int want = k == 4 ? 101 : k == 1 ? 2 : k == 2 ? 3 : k == 11 ? 2 * 204 : 0;

@@ -107,3 +107,19 @@ def test_arrays():
     bump(m.T)  # bump__i32_2d
     bump(m.astype(np.float32).copy())  # bump__f32_2d
     bump(qd.ndarray(dtype=int, shape=4))  # int is Quadrants' default integer type, i32: bump__i32_1d
+
+
+def _check(dt, pred):
+    # pred is a lambda (outside the kernel grammar): a run-time value, spelled "pred"
+    r = qd.field(dt, shape=())
+
+    @qd.kernel
+    def seven():
+        r[None] = qd.cast(7, dt)
+
+    seven()
+    assert pred(r[None])
+
+
+def test_check():
+    _check(qd.i32, lambda v: v == 7)  # _check__i32_pred__seven
