@@ -388,6 +388,11 @@ static bool call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell) {
         if (!b) return false;
         *v = b->v;
         if (v->kind == V_FIELD || v->kind == V_OBJECT) return sb_puts(spell, a->name), true;
+    } else if (a->kind == E_ATTR && sema_path(S, a)) { /* qd.f32 passed to a qd.template() */
+        Scope *saved = S->scope;
+        S->scope = S->hscope;
+        *v = sema_eval(S, a);
+        S->scope = saved;
     } else if (sema_host_array(S, a, v)) {
     } else if (a->kind == E_INT || a->kind == E_FLOAT || a->kind == E_BOOL || (a->kind == E_UNARY && a->un.a->kind != E_NAME)) {
         *v = sema_eval(S, a);
@@ -396,6 +401,7 @@ static bool call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell) {
         return false;
     }
     if (v->kind == V_HOSTARRAY) return sb_printf(spell, "%s_%dd", qt_name(v->harr.type), v->harr.ndim), true;
+    if (v->kind == V_TYPE) return sb_puts(spell, qt_name(v->type)), true; /* a dtype passed to a qd.template() */
     if (v->kind != V_EXPR || !ir_is_const(v->e)) return false;
     const IrExpr *c = v->e;
     if (c->type == QT_U1) sb_puts(spell, c->c.u ? "True" : "False");

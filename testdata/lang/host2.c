@@ -3,7 +3,8 @@
  * that calls it, template instantiations from host for loops and with/try blocks (put__0 ..
  * put__3), pytest's default for test_default(n=6), fastcache kernels, ndarray instantiations
  * from numpy methods (.T, .astype, .copy) and qd.ndarray(dtype=int), a helper called with a
- * lambda (that parameter run-time, spelled by its name); every value exact. */
+ * lambda (that parameter run-time, spelled by its name), qd types passed to qd.template();
+ * every value exact. */
 #include "host2.h"
 #include "common.h"
 
@@ -30,14 +31,20 @@ int main(int argc, char **argv) {
     bump__i32_1d_args b1 = {v, {4}};
     bump__f32_2d_args b2 = {w, {2, 3}};
     _check__i32_pred__seven_args c7 = {0};
+    convert__i32__4_args cv1 = {0};
+    convert__f32__4_args cv2 = {0};
     if (!host_launch_ok(_fill__i32_8_2__fill(&f1, nt)) || !host_launch_ok(_fill__f32_8_2__fill(&f2, nt)) ||
         !host_launch_ok(_fill__i32_4_3__fill(&f3, nt)) || !host_launch_ok(_fill__f32_4_3__fill(&f4, nt)) ||
         !host_launch_ok(_late__5__late(&l1, nt)) || !host_launch_ok(put__0(&p0, nt)) || !host_launch_ok(put__1(&p1, nt)) ||
         !host_launch_ok(put__2(&p2, nt)) || !host_launch_ok(put__3(&p3, nt)) || !host_launch_ok(put__3(&p3, nt)) ||
         !host_launch_ok(test_default__store(&st, nt)) || !host_launch_ok(test_default__twice(&tw, nt, &rtw)) ||
         !host_launch_ok(test_default__konst(&kn, nt, &rkn)) || !host_launch_ok(bump__i32_1d(&b1, nt)) ||
-        !host_launch_ok(bump__f32_2d(&b2, nt)) || !host_launch_ok(_check__i32_pred__seven(&c7, nt)))
+        !host_launch_ok(bump__f32_2d(&b2, nt)) || !host_launch_ok(_check__i32_pred__seven(&c7, nt)) ||
+        !host_launch_ok(convert__i32__4(&cv1, nt)))
         return 2;
+    bad += qd_field_conv[0] != 0.0f || qd_field_conv[1] != 1.0f || qd_field_conv[2] != 3.0f || qd_field_conv[3] != 4.0f;
+    if (!host_launch_ok(convert__f32__4(&cv2, nt))) return 2;
+    bad += qd_field_conv[0] != 0.0f || qd_field_conv[1] != 1.5f || qd_field_conv[2] != 3.0f || qd_field_conv[3] != 4.5f;
     for (int i = 0; i < 8; i++)
         bad += qd_field__fill__i32_8_2__z[i] != 2 * i + 1 || qd_field__fill__f32_8_2__z[i] != (float)(2 * i + 1);
     for (int i = 0; i < 4; i++)

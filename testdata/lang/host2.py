@@ -123,3 +123,18 @@ def _check(dt, pred):
 
 def test_check():
     _check(qd.i32, lambda v: v == 7)  # _check__i32_pred__seven
+
+
+conv = qd.field(qd.f32, shape=4)
+
+
+@qd.kernel
+def convert(dt: qd.template(), n: qd.template()):
+    for i in range(n):
+        conv[i] = qd.cast(i * 1.5, dt)
+
+
+def test_types():
+    convert(qd.i32, 4)  # a qd type passed to a qd.template(): convert__i32__4
+    dtype = qd.f32
+    convert(dtype, 4)  # convert__f32__4
