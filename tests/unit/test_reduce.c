@@ -183,3 +183,92 @@ Test(reduce, ptx_aggregated_slot) {
     cr_expect(strstr(r.out, "not reduced: its result is used") != NULL && !strstr(r.out, "aggregated"), "%s", r.out);
     run_free(&r);
 }
+
+/* SPIR-V atomics per subgroup, counted statically (vulkan1.1 with the subgroup caps): the
+ * reduced sum and max are one OpGroupNonUniform{IAdd,SMax} Reduce each and one atomic guarded
+ * by OpGroupNonUniformElect; the 4-bin histogram keeps its atomic per invocation (2 IAdds in
+ * all). Without the caps nothing changes, the report says which cap is missing, and with them
+ * the metadata lists the caps relied on. */
+Test(reduce, spirv_one_atomic_per_subgroup) {
+    RunResult r = run_qdc("--target=vulkan1.1", "--cap=+subgroup-arithmetic", "--cap=+subgroup-ballot", "--emit=spirv-asm",
+                          "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "OpCapability GroupNonUniformArithmetic\n"), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformIAdd %int %uint_3 Reduce "), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformSMax %int %uint_3 Reduce "), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformElect %bool %uint_3\n"), 2);
+    cr_expect_eq(count(r.out, "= OpAtomicIAdd "), 2);
+    cr_expect_eq(count(r.out, "= OpAtomicSMax "), 1);
+    run_free(&r);
+    r = run_qdc("--target=vulkan1.1", "--emit=spirv-asm", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "OpGroupNonUniform"), 0);
+    run_free(&r);
+    r = run_qdc("--target=vulkan1.1", "--report-lowering", "--check", "bench/x86/reductions.qd", NULL);
+    cr_expect(strstr(r.out, "OpAtomicIAdd; not reduced: the family's subgroup reduction needs --cap=+subgroup-arithmetic  "),
+              "%s", r.out);
+    run_free(&r);
+    r = run_qdc("--target=vulkan1.1", "--cap=+subgroup-arithmetic", "--cap=+subgroup-ballot", "--emit=metadata",
+                "examples/compaction.qd", "-o", "-", NULL);
+    cr_expect(strstr(r.out, "\"subgroup-ballot\"") && !strstr(r.out, "\"subgroup-arithmetic\""), "%s", r.out);
+    run_free(&r);
+}
+
+/* Vulkan aggregation: compaction's slot is a ballot of the active invocations, its bit counts
+ * (Reduce: how many, ExclusiveScan: this one's rank), one OpAtomicIAdd by the elected one and
+ * OpGroupNonUniformBroadcastFirst of its old value; --atomic-rewrite=reduce keeps the plain
+ * atomic. Executed: exec_reduce/vulkan1_*. */
+Test(reduce, spirv_aggregated_slot) {
+    RunResult r = run_qdc("--target=vulkan1.1", "--cap=+subgroup-ballot", "--emit=spirv-asm", "examples/compaction.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformBallot %v4uint %uint_3 %true\n"), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformBallotBitCount %uint %uint_3 Reduce "), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformBallotBitCount %uint %uint_3 ExclusiveScan "), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformElect "), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformBroadcastFirst %int %uint_3 "), 1);
+    cr_expect_eq(count(r.out, "= OpAtomicIAdd "), 1);
+    run_free(&r);
+    r = run_qdc("--target=vulkan1.1", "--cap=+subgroup-ballot", "--atomic-rewrite=reduce", "--emit=spirv-asm",
+                "examples/compaction.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "OpGroupNonUniform"), 0);
+    cr_expect_eq(count(r.out, "= OpAtomicIAdd "), 1);
+    run_free(&r);
+}
+
+/* MSL (apple7+, no cap: SIMD-scoped reductions are in every Apple family qdc targets) through
+ * SPIRV-Cross: simd_sum / simd_max and simd_is_first around one atomic; compaction's slot from
+ * SPIRV-Cross's ballot bit-count helpers and spvSubgroupBroadcastFirst. The MSL itself compiles
+ * against the stub (msl_check). */
+Test(reduce, msl_simd_group_rewrites) {
+    RunResult r = run_qdc("--target=apple7", "--emit=msl", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "= simd_sum("), 1, "%s", r.out);
+    cr_expect_eq(count(r.out, "= simd_max("), 1);
+    cr_expect_eq(count(r.out, "= simd_is_first();"), 2);
+    cr_expect_eq(count(r.out, "atomic_fetch_add_explicit("), 2);
+    run_free(&r);
+    r = run_qdc("--target=apple7", "--emit=msl", "examples/compaction.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "= spvSubgroupBallotExclusiveBitCount("), 1, "%s", r.out);
+    cr_expect_eq(count(r.out, "= spvSubgroupBroadcastFirst("), 1);
+    run_free(&r);
+    r = run_qdc("--target=apple7", "--emit=msl", "--atomic-rewrite=none", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "simd_"), 0);
+    run_free(&r);
+}
+
+/* rewrite.subgroup_types takes int32, int64, f32-add, f64-add only (QD3003 otherwise). */
+Test(reduce, bad_subgroup_types_in_the_database) {
+    char *dir = make_temp_dir(), *path = xasprintf("%s/badrw.yaml", dir);
+    cr_assert(write_text(path, "schema: 1\nname: badrw\nextends: vulkan1.1\nrank: 999\n"
+                               "rewrite:\n  subgroup_types: int32 f32-min\n"));
+    RunResult r = run_qdc("--capdb-dir", dir, "--list-targets", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "badrw.yaml:6:19: error[QD3003]: bad value 'int32 f32-min' for rewrite.subgroup_types "
+                            "(a list of int32, int64, f32-add, f64-add)"), "%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(path);
+}
