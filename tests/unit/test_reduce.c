@@ -54,17 +54,18 @@ Test(reduce, none_with_atomic_rewrite_none) {
     free(got);
 }
 
-/* PTX sm_80+ (rewrite.reduce: subgroup): the 32-bit integer reductions only (reduced_t1 loses
- * the f32 add); sm_70 has no redux.sync and AMDGPU no level (LLVM's atomic optimizer, below). */
+/* PTX (rewrite.reduce: subgroup on every family): all eight reductions of reduced_t1 (the f32
+ * add through the shfl.sync tree, the 32-bit integers through redux.sync on sm_80+ and the tree
+ * before); AMDGPU has no level (LLVM's atomic optimizer, below). */
 Test(reduce, gpu_levels_from_the_database) {
     char *got = partials("--target=sm_90", NULL);
-    cr_expect_str_eq(got, "reduced_t1=7 kept_t0=3 ");
+    cr_expect_str_eq(got, "reduced_t1=8 kept_t0=3 ");
     free(got);
     got = partials("--target=sm_80", "--atomic-rewrite=none");
     cr_expect_str_eq(got, "");
     free(got);
     got = partials("--target=sm_70", NULL);
-    cr_expect_str_eq(got, "");
+    cr_expect_str_eq(got, "reduced_t1=8 kept_t0=3 ");
     free(got);
     got = partials("--target=gfx942", NULL);
     cr_expect_str_eq(got, "");
@@ -102,6 +103,37 @@ Test(reduce, ptx_one_atomic_per_warp) {
     cr_expect_eq(count(h4, "redux.sync"), 0);
     cr_expect_eq(count(h4, "atom.global.add.u32"), 1);
     free(isum), free(imax), free(h4);
+    run_free(&r);
+}
+
+/* Where redux.sync does not apply (f32 add anywhere; any type before sm_80) the lanes' partials
+ * go through a tree over their ranks among the active lanes: five steps of fns.b32 (the lane d
+ * ranks up) and shfl.sync.idx over activemask, then one atom by the lowest lane. float_sum has
+ * two reduced f32 adds; i32 sum on sm_70 one tree and no redux.sync. ptxas accepts the modules
+ * where it is installed (ptx_golden). */
+Test(reduce, ptx_shuffle_tree_where_redux_cannot) {
+    RunResult r = run_qdc("--target=sm_80", "--emit=ptx", "examples/float_sum.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *fs = ptx_entry(r.out, "float_sum_t1");
+    cr_expect_eq(count(fs, "activemask.b32"), 2);
+    cr_expect_eq(count(fs, "fns.b32"), 10);
+    cr_expect_eq(count(fs, "shfl.sync.idx.b32"), 10);
+    cr_expect_eq(count(fs, "atom.global.add.f32"), 2);
+    cr_expect_eq(count(fs, "redux.sync"), 0);
+    free(fs);
+    run_free(&r);
+    r = run_qdc("--target=sm_70", "--emit=ptx", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *isum = ptx_entry(r.out, "isum_t1");
+    cr_expect_eq(count(isum, "fns.b32"), 5);
+    cr_expect_eq(count(isum, "shfl.sync.idx.b32"), 5);
+    cr_expect_eq(count(isum, "atom.global.add.u32"), 1);
+    cr_expect_eq(count(isum, "redux.sync"), 0);
+    free(isum);
+    run_free(&r);
+    r = run_qdc("--target=sm_80", "--emit=ptx", "--atomic-rewrite=none", "examples/float_sum.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "fns.b32"), 0);
     run_free(&r);
 }
 
