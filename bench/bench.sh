@@ -199,7 +199,8 @@ section3() {
 # Vulkan driver of `make vulkan-deps`: 8-lane subgroups on this host's CPUs), vulkan1.2 with
 # the subgroup caps, qdc's default (reduced / aggregated per subgroup) against
 # --atomic-rewrite=none, interleaved; each time is vkrun's VKRUN_TIME (vkQueueSubmit to idle:
-# the dispatches only, no device or pipeline creation), median of the runs. Inputs are zeros
+# the dispatches only, no device or pipeline creation), median of at least 7 runs, the two
+# variants alternating which runs first. Inputs are zeros
 # (every atomic on one address: the most contended case; compaction's threshold -1 keeps all).
 le32() { local v=$(($1 & 0xffffffff)); printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((v & 255)) $((v >> 8 & 255)) $((v >> 16 & 255)) $((v >> 24 & 255)))"; }
 vk_time() { # vk_time SPV ARGS...: one timed vkrun; prints ms or "fail"
@@ -209,7 +210,7 @@ vk_time() { # vk_time SPV ARGS...: one timed vkrun; prints ms or "fail"
     sed -n 's/^vkrun: submit to idle \([0-9.]*\) ms$/\1/p' <<<"$out"
 }
 section3v() {
-    local n=${BENCH_VK_N:-4194304} runs=$((RUNS < 5 ? 5 : RUNS)) d=$W/vk g caps
+    local n=${BENCH_VK_N:-4194304} runs=$((RUNS < 7 ? 7 : RUNS)) d=$W/vk g caps
     VKD=$(cd "$B" && pwd)/vulkan
     say "### 3c. Vulkan on lavapipe (issue 17; N = $n, median of $runs runs interleaved, ms of vkQueueSubmit to idle; ratio = none / default)"
     say ""
@@ -242,7 +243,9 @@ section3v() {
         read -r spv push entry <<<"${what[$k]}"
         local -a ta=() tn=()
         for ((r = 0; r < runs; r++)); do
-            for m in all none; do
+            local order=(all none)
+            ((r % 2)) && order=(none all)   # alternate which goes first: no order bias
+            for m in "${order[@]}"; do
                 local t args=("$d/$spv.$m.spv" --buffer "0,0,$d/x" --buffer "0,1,$d/o" --push "$d/$push")
                 local tail=()
                 [ "$k" = compaction ] && args=("$d/$spv.$m.spv" --buffer "0,0,$d/x" --buffer "0,1,$d/y" --buffer "0,2,$d/z"
@@ -328,6 +331,7 @@ say ""
 [[ $SECTIONS == *1* ]] && section1
 [[ $SECTIONS == *2* ]] && section2
 [[ $SECTIONS == *3* ]] && { section3; section3v; }
+[[ $SECTIONS == *v* && $SECTIONS != *3* ]] && section3v   # BENCH_SECTIONS=v: the Vulkan part alone
 [[ $SECTIONS == *4* ]] && section4
 cp "$REPORT" "$OUT"
 echo "written: bench/results.md"
