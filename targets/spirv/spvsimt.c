@@ -145,3 +145,26 @@ uint32_t g_subgroup(SpvGen *g, const IrExpr *e) {
     }
     unreachable();
 }
+
+uint32_t g_subgroup_reduce(SpvGen *g, IrBinOp op, QdType t, uint32_t v) {
+    spv_cap(&g->b, SpvCapabilityGroupNonUniformArithmetic);
+    return G_OP(g, arith(op, t), g_ty(g, t), scope(g), SpvGroupOperationReduce, v);
+}
+
+uint32_t g_subgroup_elect(SpvGen *g) {
+    spv_cap(&g->b, SpvCapabilityGroupNonUniform);
+    return G_OP(g, SpvOpGroupNonUniformElect, g_ty(g, QT_U1), scope(g));
+}
+
+void g_subgroup_ranks(SpvGen *g, uint32_t *count, uint32_t *below) {
+    spv_cap(&g->b, SpvCapabilityGroupNonUniformBallot);
+    uint32_t u32 = g_ty(g, QT_U32), v4 = SPV_TYPE(&g->b, SpvOpTypeVector, u32, 4);
+    uint32_t m = G_OP(g, SpvOpGroupNonUniformBallot, v4, scope(g), g_const(g, QT_U1, 1));
+    *count = G_OP(g, SpvOpGroupNonUniformBallotBitCount, u32, scope(g), SpvGroupOperationReduce, m);
+    *below = G_OP(g, SpvOpGroupNonUniformBallotBitCount, u32, scope(g), SpvGroupOperationExclusiveScan, m);
+}
+
+uint32_t g_subgroup_first(SpvGen *g, QdType t, uint32_t v) {
+    spv_cap(&g->b, SpvCapabilityGroupNonUniformBallot);
+    return G_OP(g, SpvOpGroupNonUniformBroadcastFirst, g_ty(g, t), scope(g), v);
+}
