@@ -55,6 +55,8 @@ IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp) {
 
 void sema_emit(Sema *S, IrStmt *st) {
     if (!S->cur) die("statement emitted outside a block");
+    if (st->kind == IR_ASSIGN) sema_note_assign(S, st);
+    if (st->kind == IR_BARRIER && S->block_divergent) sema_check_uniform(S, st->span, "a block barrier", true);
     vec_push(S->cur, st);
 }
 
@@ -1013,7 +1015,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     const Stmt *def = sd->def;
     IrKernel k = {.name = sd->entry, .span = def->def.name_span};
     S->k = &k;
-    S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = 0;
+    S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = S->local_def.len = 0;
     Scope scope = {.parent = sd->scope};
     S->hscope = sd->scope, S->method = sd->method;
     S->scope = &scope;
@@ -1133,7 +1135,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     for (int k = 0; k < S.objects.len; k++) vec_free(&S.objects.items[k]->attrs.b), free(S.objects.items[k]);
     vec_free(&S.objects), vec_free(&S.classes);
     vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.used_names), vec_free(&S.callinsts);
-    vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
+    vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks);
     if (diag_error_count()) return NULL;
     ir_seal(m);
     return m;
