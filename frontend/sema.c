@@ -105,6 +105,20 @@ static Binding *host_find(Sema *S, const char *name) {
     return NULL;
 }
 
+/* qd.simt.subgroup.group_size() / log2_group_size() (any spelling of the namespace) in host code:
+ * a compile-time int in Quadrants, known here when every target of the compile has one width
+ * (else the script's value: host code). */
+static bool subgroup_size_call(Sema *S, const Expr *e) {
+    if (e->kind != E_CALL || e->call.args.n || e->call.nkw || e->call.fn->kind != E_ATTR) return false;
+    const char *name = e->call.fn->attr.name, *p = sema_path(S, e->call.fn->attr.obj);
+    if (strcmp(name, "group_size") && strcmp(name, "log2_group_size")) return false;
+    if (!p && e->call.fn->attr.obj->kind == E_NAME) {
+        Binding *b = host_find(S, e->call.fn->attr.obj->name);
+        p = b && b->v.kind == V_NS ? b->v.path : NULL;
+    }
+    return p && !strcmp(p, "qd.simt.subgroup");
+}
+
 Scope *sema_def_scope(Sema *S, const Stmt *def) {
     for (int k = S->defs.len - 1; k >= 0; k--)
         if (S->defs.items[k].def == def) return S->defs.items[k].scope;
@@ -253,6 +267,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
     case E_ATTR: return sema_is_host_expr(S, e->attr.obj);
     case E_CALL: {
         const char *p = sema_path(S, e->call.fn);
+        if (subgroup_size_call(S, e)) return !S->subgroup_width; /* N = subgroup.group_size(): the compile's width */
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
         if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "getattr") && (e->call.args.n != 2 || e->call.nkw))
             return true; /* getattr(obj, name, default): whether obj has it is a run-time question */

@@ -777,6 +777,11 @@ static bool check_value(Ctx *c, const SimtFn *f, IrExpr **a, const Expr *call) {
 Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
     const SimtFn *f = find(p);
     Ctx c = {S, call->span, f->form >= W_VOTE && f->form < B_REDUCE};
+    if (!S->cur && S->subgroup_width && !call->call.args.n && (f->form == F_SIZE || f->form == F_LOG2_SIZE)) {
+        int l = 0; /* host code: N = subgroup.group_size() is the compile's width */
+        while ((1 << l) < S->subgroup_width) l++;
+        return val_expr(ir_const_int(S, QT_I32, f->form == F_SIZE ? S->subgroup_width : l, call->span));
+    }
     if (!S->cur) return diag_error(call->span, "QD2019", "'%s' can only be used inside a kernel or qd.func", p), val_err();
     if (call->call.nkw) return diag_error(call->call.kw[0].span, "QD2007", "'%s' takes no keyword arguments", p), val_err();
     if (call->call.args.n != f->nargs)

@@ -431,6 +431,28 @@ Test(simt, divergent_collectives) {
     divergence_case("        if a[i] > 0:\n            a[i] = qd.simt.subgroup.reduce_add(a[i])\n", "x86_64", 0, 0, 0, NULL);
 }
 
+/* Host code may read the width: N = subgroup.group_size() is the compile's width where every
+ * target has one (Quadrants' compile-time int), and host code (QD2062 when used) otherwise. */
+Test(simt, host_group_size) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/h.qd", dir), *out = xasprintf("%s/h.out", dir);
+    cr_assert(write_text(src, "import quadrants as qd\nfrom quadrants.lang.simt import subgroup\n\nN = subgroup.group_size()\n"
+                              "L = qd.simt.subgroup.log2_group_size()\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                              "    qd.loop_config(block_dim=N)\n    for i in range(N):\n        a[i] = L\n"));
+    RunResult r = run_qdc("--target=gfx942", "--emit=ir", src, "-o", out, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *ir = read_text(out, NULL);
+    cr_expect(ir && strstr(ir, "extent=64:i32 index=%0 block_dim=64") && strstr(ir, "= 6:i32"), "%s", ir ? ir : "");
+    free(ir), run_free(&r);
+    remove(out);
+    r = run_qdc("--target=vulkan1.2", "--emit=ir", src, "-o", out, NULL);
+    char *want = xasprintf("%s:9:30: error[QD2062]: 'N' is a module-level value computed by the script", src);
+    cr_expect(r.status == 1 && !strncmp(r.err, want, strlen(want)), "%s", r.err);
+    cr_expect(!file_exists(out));
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out), free(want);
+}
+
 /* --report-lowering names the instruction and the database key that chose it; --print-caps and
  * --support-matrix show the simt section. */
 Test(simt, reports_and_caps) {
