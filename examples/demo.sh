@@ -6,6 +6,7 @@
 # not implemented yet are reported as pending; a failure of anything that exists makes the
 # script exit non-zero.
 # Usage: bash examples/demo.sh path/to/qdc [OUTDIR]     (default OUTDIR: <qdc's dir>/demo)
+#        QDC_DEMO_EXAMPLES="a b" bash examples/demo.sh ...  (only examples/a.qd and b.qd)
 set -u
 QDC=${1:?usage: demo.sh path/to/qdc}
 [[ $QDC == */* ]] || QDC=./$QDC
@@ -29,8 +30,11 @@ pending() { [[ $1 == 3 ]] && grep -q 'not implemented' "$2"; }
 only_qd4() { grep -q 'error\[QD4' "$1" && ! grep -o 'error\[QD[0-9]*\]' "$1" | grep -qv 'QD4'; }
 fail() { echo "FAILED: $1" >&2; sed 's/^/    /' "$2" >&2; failed=1; }
 
+# QDC_DEMO_EXAMPLES="histogram spin_chain" limits the run to those examples (the test suite's
+# short run); default: every examples/*.qd.
 examples=()
-for f in "$EX"/*.qd; do examples+=("$(basename "$f" .qd)"); done
+if [[ -n ${QDC_DEMO_EXAMPLES:-} ]]; then read -ra examples <<<"$QDC_DEMO_EXAMPLES"
+else for f in "$EX"/*.qd; do examples+=("$(basename "$f" .qd)"); done; fi
 
 echo "== check (${#examples[@]} examples)"
 checked=()
