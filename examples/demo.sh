@@ -7,6 +7,8 @@
 # script exit non-zero.
 # Usage: bash examples/demo.sh path/to/qdc [OUTDIR]     (default OUTDIR: <qdc's dir>/demo)
 #        QDC_DEMO_EXAMPLES="a b" bash examples/demo.sh ...  (only examples/a.qd and b.qd)
+#        CC and CFLAGS (a list of flags) build the host programs (the ASan suite passes
+#        -fsanitize=address,undefined, as its libqdrt needs)
 set -u
 QDC=${1:?usage: demo.sh path/to/qdc}
 [[ $QDC == */* ]] || QDC=./$QDC
@@ -54,7 +56,8 @@ for n in "${checked[@]}"; do
     [[ $rc == 0 ]] || { fail "qdc --target=x86_64 $n.qd (exit $rc)" "$WORK/err"; continue; }
     run "$WORK/err" "$QDC" --target=x86_64 --emit=header "$EX/$n.qd" -o "$WORK/$n.h" ||
         { fail "qdc --emit=header $n.qd" "$WORK/err"; continue; }
-    run "$WORK/err" "$CC" -std=c17 -O2 -I"$WORK" -I"$ROOT/runtime" "$host" "$WORK/$n.o" \
+    # shellcheck disable=SC2086 # CFLAGS is a list of flags, as make's
+    run "$WORK/err" "$CC" -std=c17 -O2 ${CFLAGS:-} -I"$WORK" -I"$ROOT/runtime" "$host" "$WORK/$n.o" \
         "$BUILD/libqdrt.a" -lpthread -lm -o "$WORK/$n" || { fail "linking $n" "$WORK/err"; continue; }
     if run "$WORK/err" "$WORK/$n" >"$WORK/out"; then sed "s/^/$n: /" "$WORK/out"
     else fail "running $n (exit $?)" "$WORK/err"; fi

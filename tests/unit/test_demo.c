@@ -12,7 +12,10 @@
 static RunResult demo(const char *examples, const char *out) {
     char *script = root_path("examples/demo.sh"), env[256];
     snprintf(env, sizeof env, "QDC_DEMO_EXAMPLES=%s", examples);
-    const char *argv[] = {"env", env, "bash", script, qdc_bin(), out, NULL};
+    /* under the sanitizers the host programs link the instrumented libqdrt next to QDC_BIN */
+    bool asan = getenv("QDC_ASAN") && !strcmp(getenv("QDC_ASAN"), "1");
+    const char *cflags = asan ? "CFLAGS=-fsanitize=address,undefined" : "CFLAGS=";
+    const char *argv[] = {"env", env, cflags, "bash", script, qdc_bin(), out, NULL};
     RunResult r = run_argv(argv, NULL, NULL);
     free(script);
     return r;
