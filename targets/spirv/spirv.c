@@ -435,6 +435,11 @@ bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, co
     spv_init(&g.b);
     g.m = m, g.low = low, g.t = t, g.ok = true, g.prefix = "";
     g.fields = xcalloc((size_t)m->nfields + 1, sizeof *g.fields);
+    if (t->debug_lines && m->src) { /* -g: the input as named on the command line */
+        g.src_file = spv_id(&g.b);
+        spv_inst_str(&g.b, SPV_SEC_SOURCE, SpvOpString, &g.src_file, 1, m->src->name, NULL, 0);
+        SPV_OP(&g.b, SPV_SEC_SOURCE, SpvOpSource, SpvSourceLanguageUnknown, 0, g.src_file);
+    }
     spv_cap(&g.b, SpvCapabilityShader);
     SPV_OP(&g.b, SPV_SEC_MODEL, SpvOpMemoryModel, SpvAddressingModelLogical, SpvMemoryModelGLSL450);
     for (int i = 0; i < m->nkernels; i++) { /* fields are shared: decide their views first */

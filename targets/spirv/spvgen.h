@@ -14,6 +14,7 @@ typedef struct SpvTarget {
     bool for_msl;          /* shape the module for SPIRV-Cross (one entry point per module) */
     int default_block_dim; /* LocalSize when loop_config gives none */
     int subgroup_width;    /* limits.subgroup_width: MSL scans SPIRV-Cross lacks unroll over it */
+    bool debug_lines;      /* -g: OpString/OpSource for the input and an OpLine per statement */
 } SpvTarget;
 
 /* ---- binding layout (version 1) ----
@@ -92,6 +93,7 @@ typedef struct SpvGen {
     bool publishes;      /* the kernel has a fence or an ordered atomic: its buffers are Coherent */
     bool ok;             /* false after a diagnostic */
     IrMemo shared_ids;   /* IrExpr.shared nodes evaluated in the current statement */
+    uint32_t src_file;   /* -g: the OpString naming the input; 0 without -g */
 } SpvGen;
 
 /* spirv.c */
