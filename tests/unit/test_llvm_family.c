@@ -7,6 +7,7 @@
 #include "support/util.h"
 #include "targets/target.h"
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +68,7 @@ Test(llvm_family, checked_in_families_pass) {
 }
 
 /* In process, past the check: LLVM's fatal error goes through qdc's handler (exit 3). */
-Test(llvm_family, llvm_fatal_error_is_internal_error, .exit_code = 3) {
+Test(llvm_family, llvm_fatal_error_is_internal_error, .exit_code = 3, .init = cr_redirect_stderr) {
     char *dir = family_dir("my32", "x86_64", "  features: \"-64bit\"\n");
     char *root = root_path("capability-db");
     const char *both[] = {root, dir};
@@ -81,6 +82,7 @@ Test(llvm_family, llvm_fatal_error_is_internal_error, .exit_code = 3) {
     Source *src = source_new("k.qd", text, strlen(text));
     IrModule *m = frontend_check(frontend_parse(src, &arena), &arena);
     cr_assert_not_null(m);
+    ir_expand_module(m, &arena); /* as the driver does: otherwise codegen stops before LLVM runs */
     const IrLowered *low = lower_module(m, t, NULL, &arena);
     cr_assert_not_null(low);
     TargetOptions o = {.emit = EMIT_OBJ, .opt_level = 2, .module_name = "k"};
