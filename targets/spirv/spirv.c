@@ -332,6 +332,7 @@ static void parallel_body(SpvGen *g, const IrTask *task, uint32_t ctr, int block
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, ctr, G_OP(g, SpvOpIAdd, i32, i2, stride));
     g_branch(g, head);
     g_label(g, merge);
+    g_reduce_end(g);
 }
 
 /* Serial tasks run on invocation 0 of a one-invocation dispatch. */
@@ -371,6 +372,7 @@ static void emit_task(SpvGen *g, const IrTask *task) {
     g->cur = entry;
     declare_locals(g);
     uint32_t ctr = local_tmp(g, QT_I32);
+    if (task->kind == IR_TASK_PARALLEL) g_reduce_begin(g, task);
     if (task->kind == IR_TASK_PARALLEL) parallel_body(g, task, ctr, bd);
     else serial_body(g, task);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpReturn);
@@ -454,6 +456,7 @@ bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, co
     vec_free(&g.iface);
     vec_free(&g.loops);
     vec_free(&g.msl_helpers);
+    vec_free(&g.partials);
     if (!g.ok) return sb_free(&bin), false;
     StrBuf err;
     sb_init(&err);
