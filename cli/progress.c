@@ -72,6 +72,16 @@ static void guard(bool begin) {
     else pthread_mutex_unlock(&P.mu);
 }
 
+/* qdc forks (LLVM's code-generation child, the family probe) while the ticker runs: the lock is
+ * taken around fork, so the child (whose only thread is the forking one) holds it free of the
+ * ticker and unlocks it; a diagnostic the child prints still erases the line first. */
+static void fork_prepare(void) {
+    if (P.running) pthread_mutex_lock(&P.mu);
+}
+static void fork_done(void) {
+    if (P.running) pthread_mutex_unlock(&P.mu);
+}
+
 void progress_start(const char *input) {
     const char *term = getenv("TERM"), *after = getenv("QDC_PROGRESS_AFTER_MS");
     if (P.running || !isatty(STDERR_FILENO) || (term && !strcmp(term, "dumb")) || diag_machine_format()) return;
@@ -81,6 +91,8 @@ void progress_start(const char *input) {
     P.phase[0] = 0;
     P.stop = P.shown = false;
     pthread_cond_init(&P.wake, NULL);
+    static bool atfork;
+    if (!atfork) atfork = !pthread_atfork(fork_prepare, fork_done, fork_done);
     if (pthread_create(&P.thread, NULL, ticker, NULL)) return;
     P.running = true;
     diag_set_output_guard(guard);
