@@ -55,6 +55,8 @@ IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp) {
 
 void sema_emit(Sema *S, IrStmt *st) {
     if (!S->cur) die("statement emitted outside a block");
+    if (st->kind == IR_ASSIGN) sema_note_assign(S, st);
+    if (st->kind == IR_BARRIER && S->block_divergent) sema_check_uniform(S, st->span, "a block barrier", true);
     vec_push(S->cur, st);
 }
 
@@ -101,6 +103,20 @@ static Binding *host_find(Sema *S, const char *name) {
         if (b) return b;
     }
     return NULL;
+}
+
+/* qd.simt.subgroup.group_size() / log2_group_size() (any spelling of the namespace) in host code:
+ * a compile-time int in Quadrants, known here when every target of the compile has one width
+ * (else the script's value: host code). */
+static bool subgroup_size_call(Sema *S, const Expr *e) {
+    if (e->kind != E_CALL || e->call.args.n || e->call.nkw || e->call.fn->kind != E_ATTR) return false;
+    const char *name = e->call.fn->attr.name, *p = sema_path(S, e->call.fn->attr.obj);
+    if (strcmp(name, "group_size") && strcmp(name, "log2_group_size")) return false;
+    if (!p && e->call.fn->attr.obj->kind == E_NAME) {
+        Binding *b = host_find(S, e->call.fn->attr.obj->name);
+        p = b && b->v.kind == V_NS ? b->v.path : NULL;
+    }
+    return p && !strcmp(p, "qd.simt.subgroup");
 }
 
 Scope *sema_def_scope(Sema *S, const Stmt *def) {
@@ -251,6 +267,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
     case E_ATTR: return sema_is_host_expr(S, e->attr.obj);
     case E_CALL: {
         const char *p = sema_path(S, e->call.fn);
+        if (subgroup_size_call(S, e)) return !S->subgroup_width; /* N = subgroup.group_size(): the compile's width */
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
         if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "getattr") && (e->call.args.n != 2 || e->call.nkw))
             return true; /* getattr(obj, name, default): whether obj has it is a run-time question */
@@ -1133,7 +1150,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     const Stmt *def = sd->def;
     IrKernel k = {.name = sd->entry, .span = def->def.name_span};
     S->k = &k;
-    S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = 0;
+    S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = S->local_def.len = 0;
     Scope scope = {.parent = sd->scope};
     S->hscope = sd->scope, S->method = sd->method, S->pure = sd->pure;
     S->scope = &scope;
@@ -1258,7 +1275,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     for (int k = 0; k < S.helpers.len; k++) vec_free(&S.helpers.items[k].combos);
     vec_free(&S.helpers), vec_free(&S.tests);
     vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.used_names), vec_free(&S.callinsts);
-    vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
+    vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks);
     if (diag_error_count()) return NULL;
     ir_seal(m);
     return m;

@@ -190,7 +190,16 @@ typedef struct Sema {
     bool pure;                    /* the kernel being checked is @qd.kernel(fastcache=True) (sema_pure_capture) */
     int in_static;                /* evaluating the argument of qd.static(...) */                   /* inside blocks the script expects to raise (try, with pytest.raises) */             /* helper calls being evaluated (a recursion bound) */
     Val val_slots[8]; /* what the names "$val0".."$val7" denote (sema_val_node) */
+    /* provable divergence (sema_simt.c): each local's only assignment (NULL: none yet,
+     * SEMA_REASSIGNED: more than one), and the innermost `if` whose condition differs between
+     * the lanes of one subgroup / of the block (depth 0: none) */
+    VEC(const IrExpr *) local_def;
+    int sg_divergent, block_divergent;
+    Span sg_div_at, block_div_at;
+    uint32_t div_reported; /* the span offset of the last collective reported, +1 */
 } Sema;
+#define SEMA_REASSIGNED ((const IrExpr *)&sema_reassigned)
+extern const int sema_reassigned;
 
 /* sema.c */
 Binding *scope_find(Scope *s, const char *name);
@@ -263,6 +272,11 @@ void sema_augassign_vec(Sema *S, const Stmt *st, Val target); /* component-wise 
 /* sema_simt.c: qd.simt.subgroup.* and qd.simt.warp.* (IR_SUBGROUP and expansions of it) */
 bool sema_is_simt_builtin(const char *path);
 Val sema_simt_call(Sema *S, const Expr *call, const char *path);
+void sema_note_assign(Sema *S, const IrStmt *st); /* records a local's definition (divergence proofs) */
+/* 1 if `cond` provably differs between lanes of one subgroup, 2 if only between subgroups of the
+ * block (a barrier diverges), 0 if uniform or unknown (then divergence stays undefined, not diagnosed). */
+int sema_divergence(Sema *S, const IrExpr *cond);
+void sema_check_uniform(Sema *S, Span at, const char *what, bool barrier); /* QD2074 under a divergent `if` */
 
 /* sema_generic.c: generic kernels and --instantiate */
 typedef enum { PS_SCALAR, PS_ARRAY, PS_TEMPLATE, PS_TENSOR } SemaParamShape;
