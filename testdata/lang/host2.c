@@ -58,5 +58,6 @@ int main(int argc, char **argv) {
     bad += qd_field_test_default__res != 6 || rtw != 7 * 15 /* sum of i - 3 for i < 10 */ || rkn != 42;
     for (int i = 0; i < 6; i++) bad += w[i] != (float)i * 0.5f + 1.0f || (i < 4 && v[i] != i);
     printf("host2: %d wrong, acc[11] %d, twice %d, late %d\n", bad, qd_field_acc[11], rtw, qd_field__late__5__out);
+    free(a), free(v), free(w);
     return bad != 0;
 }
