@@ -52,6 +52,12 @@ static void refs_expr(UseVec *u, const Expr *e, int task) {
     case E_BINARY: refs_expr(u, e->bin.a, task), refs_expr(u, e->bin.b, task); break;
     case E_COMPARE: refs_list(u, &e->cmp.items, task); break;
     case E_IFEXP: refs_expr(u, e->ifexp.cond, task), refs_expr(u, e->ifexp.a, task), refs_expr(u, e->ifexp.b, task); break;
+    case E_STARRED: refs_expr(u, e->un.a, task); break;
+    case E_SLICE: refs_expr(u, e->slice.lo, task), refs_expr(u, e->slice.hi, task), refs_expr(u, e->slice.step, task); break;
+    case E_COMP:
+        refs_expr(u, e->comp.iter, task), refs_list(u, &e->comp.conds, task), refs_expr(u, e->comp.next, task);
+        if (!e->comp.next) refs_expr(u, e->comp.elt, task);
+        break;
     default: break;
     }
 }
