@@ -1048,7 +1048,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     S->scope = &scope;
     S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
     S->rng_local = -1, S->rng_init = NULL;
-    S->returned = false, S->dyn = 0, S->kernel_def = def;
+    S->returned = false, S->dyn = 0, S->kernel_def = def, S->rng_field = -1;
     k.ret_type = QT_VOID, k.ret_field = -1;
     if (S->inst >= 0) sema_check_instance_args(S, def);
     k.name = kernel_params(S, def, sd->entry);
@@ -1069,6 +1069,10 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     if (returns && ret && !returned) {
         if (S->task < 0) open_task(S, IR_TASK_SERIAL, ret->span, &serial);
         sema_kernel_return(S, def, ret);
+    }
+    if (S->rng_field >= 0) {
+        if (S->task < 0) open_task(S, IR_TASK_SERIAL, def->def.name_span, &serial);
+        sema_random_finish(S);
     }
     close_task(S, &serial);
     if (S->block_dim) diag_error(S->block_dim_span, "QD2017", "qd.loop_config is not followed by a top-level for loop");
@@ -1137,7 +1141,7 @@ IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_c
 IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
     Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .prefix = "",
               .subgroup_width = fo ? fo->subgroup_width : 0, .max_shared_bytes = fo ? fo->max_shared_bytes : -1,
-              .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1};
+              .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1, .rng_field = -1};
     S.hscope = &S.module;
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)

@@ -179,6 +179,7 @@ typedef struct Sema {
     Val fn_result;       /* the inlined qd.func's result, from its return */
     const Stmt *kernel_def; /* the kernel being checked */
     int rng_local;       /* the open task's qd.random state (a u32 local), -1 before its first use */
+    int rng_field;       /* the kernel's launch counter qdc_rng_<kernel> (a 0-d u32 field), or -1 */
     IrStmt *rng_init;    /* ... and its seeding, put first in the task's body when it is closed */
     int64_t random_seed; /* qd.init(random_seed=N) */
     int max_shared_bytes; /* FrontendOptions.max_shared_bytes */
@@ -220,6 +221,9 @@ bool sema_is_promoted(Sema *S, const char *name);
 Val sema_promote(Sema *S, const char *name, QdType t, Span sp); /* binds name to a new field */
 Val sema_fresh_ref(Sema *S, Val v, Span use); /* a V_REF binding used at `use` */
 void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret);
+int sema_owned_field(Sema *S, const char *name, QdType t, Span sp); /* a kernel-owned 0-d field */
+Val sema_owned_ref(Sema *S, int field, Span sp);                     /* ... as an lvalue */
+void sema_random_finish(Sema *S);  /* sema_builtin.c: the kernel's last task counts its launches */
 
 /* sema_expr.c */
 Val sema_eval(Sema *S, const Expr *e);

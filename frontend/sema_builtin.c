@@ -152,6 +152,54 @@ static Val frexp_(Sema *S, const Expr *call) {
     return t;
 }
 
+static IrStmt *assign_stmt(Sema *S, int local, IrExpr *v) {
+    IrStmt *st = sema_stmt_new(S, IR_ASSIGN, v->span);
+    st->assign.local = local, st->assign.value = v;
+    return st;
+}
+
+static IrStmt *if_stmt(Sema *S, IrExpr *c, IrStmt **then, int n) {
+    IrStmt *st = sema_stmt_new(S, IR_IF, c->span);
+    st->if_.cond = c;
+    st->if_.then.stmts = ARENA_ARRAY(S->arena, IrStmt *, n), st->if_.then.n = n;
+    memcpy(st->if_.then.stmts, then, sizeof(IrStmt *) * (size_t)n);
+    return st;
+}
+
+/* qd.math.fns(mask, base, offset): CUDA's __nv_fns, as Quadrants' portable version: the bit
+ * position of the |offset|-th set bit of mask counting from bit base (inclusive) upwards for
+ * offset > 0, downwards for offset < 0; for 0, base if that bit is set; 0xFFFFFFFF when there
+ * is none. The 32-bit scan is unrolled. */
+static Val fns(Sema *S, const Expr *call) {
+    Span sp = call->span;
+    IrExpr *a[3];
+    for (int k = 0; k < 3; k++)
+        if (!(a[k] = sema_expr(S, call->call.args.items[k]))) return val_err();
+    if (!S->cur) return diag_error(sp, "QD2019", "qd.math.fns can only be called inside a kernel or qd.func"), val_err();
+    IrExpr *mask = keep(S, ir_cast(S, a[0], QT_U32), "$fns_mask"), *base = keep(S, ir_cast(S, a[1], QT_U32), "$fns_base");
+    IrExpr *off = keep(S, ir_cast(S, a[2], QT_I32), "$fns_offset");
+    int res = sema_new_local(S, "$fns", QT_U32), n = sema_new_local(S, "$fns_n", QT_I32);
+    IrExpr *up = keep(S, ir_binary(S, IR_GT, off, ir_const_int(S, QT_I32, 0, sp), sp), "$fns_up");
+    IrExpr *one = u32c(S, 1, sp);
+    IrExpr *bit0 = ir_binary(S, IR_NE, ir_binary(S, IR_AND, ir_binary(S, IR_SHR, mask, base, sp), one, sp), u32c(S, 0, sp), sp);
+    IrExpr *at0 = ir_binary(S, IR_LAND, ir_binary(S, IR_EQ, off, ir_const_int(S, QT_I32, 0, sp), sp),
+                            ir_binary(S, IR_LAND, ir_binary(S, IR_LT, base, u32c(S, 32, sp), sp), bit0, sp), sp);
+    sema_emit(S, assign_stmt(S, res, sel(S, at0, base, u32c(S, 0xFFFFFFFFu, sp))));
+    IrExpr *neg = ir_binary(S, IR_SUB, ir_const_int(S, QT_I32, 0, sp), off, sp);
+    sema_emit(S, assign_stmt(S, n, sel(S, up, off, neg)));
+    for (int i = 0; i < 32; i++) {
+        IrExpr *pos = sel(S, up, u32c(S, (uint64_t)i, sp), u32c(S, (uint64_t)(31 - i), sp));
+        IrExpr *inr = sel(S, up, ir_binary(S, IR_GE, pos, base, sp), ir_binary(S, IR_LE, pos, base, sp));
+        IrExpr *set = ir_binary(S, IR_NE, ir_binary(S, IR_AND, ir_binary(S, IR_SHR, mask, pos, sp), one, sp), u32c(S, 0, sp), sp);
+        IrExpr *live = ir_binary(S, IR_NE, off, ir_const_int(S, QT_I32, 0, sp), sp);
+        IrStmt *found = if_stmt(S, ir_binary(S, IR_EQ, ir_local(S, n, sp), ir_const_int(S, QT_I32, 0, sp), sp),
+                                (IrStmt *[]){assign_stmt(S, res, sel(S, up, u32c(S, (uint64_t)i, sp), u32c(S, (uint64_t)(31 - i), sp)))}, 1);
+        IrStmt *body[2] = {assign_stmt(S, n, ir_binary(S, IR_SUB, ir_local(S, n, sp), ir_const_int(S, QT_I32, 1, sp), sp)), found};
+        sema_emit(S, if_stmt(S, ir_binary(S, IR_LAND, live, ir_binary(S, IR_LAND, inr, set, sp), sp), body, 2));
+    }
+    return val_expr(ir_local(S, res, sp));
+}
+
 /* ---- Python's all / any / sum / tuple / list over compile-time sequences ---- */
 
 static bool items_of(Sema *S, const Expr *call, Val **items, int *n) {
@@ -269,11 +317,26 @@ static int rng_state(Sema *S, Span sp) {
     const IrTask *t = &S->tasks.items[S->task];
     IrExpr *idx = t->index_local >= 0 ? bitcast(S, ir_local(S, t->index_local, sp), QT_U32) : u32c(S, 0, sp);
     uint32_t salt = (uint32_t)S->random_seed * 0x9E3779B9u ^ (uint32_t)(S->tasks.len * 0x85EBCA6Bu);
+    if (S->rng_field < 0) S->rng_field = sema_owned_field(S, arena_printf(S->arena, "qdc_rng_%s", S->k->name), QT_U32, sp);
+    IrExpr *launch = ir_new(S, IR_LOAD, QT_U32, sp);
+    launch->ref = sema_owned_ref(S, S->rng_field, sp).ref;
+    IrExpr *seed = ir_binary(S, IR_ADD, u32c(S, salt, sp), ir_binary(S, IR_MUL, hash32(S, launch, sp), u32c(S, 0x27D4EB2Fu, sp), sp), sp);
     IrStmt *st = sema_stmt_new(S, IR_ASSIGN, sp);
     st->assign.local = S->rng_local;
-    st->assign.value = hash32(S, ir_binary(S, IR_ADD, hash32(S, idx, sp), u32c(S, salt, sp), sp), sp);
+    st->assign.value = hash32(S, ir_binary(S, IR_ADD, hash32(S, idx, sp), seed, sp), sp);
     S->rng_init = st; /* put first in the task body when it is closed (sema.c) */
     return S->rng_local;
+}
+
+/* Every launch draws new values, as Quadrants' state persists: the kernel's last task adds 1
+ * to its launch counter, which every task's seeding reads. */
+void sema_random_finish(Sema *S) {
+    Span sp = S->k->span;
+    IrExpr *cur = ir_new(S, IR_LOAD, QT_U32, sp);
+    cur->ref = sema_owned_ref(S, S->rng_field, sp).ref;
+    IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
+    st->store.ref = sema_owned_ref(S, S->rng_field, sp).ref, st->store.value = ir_binary(S, IR_ADD, cur, u32c(S, 1, sp), sp);
+    sema_emit(S, st);
 }
 
 /* One PCG32 (RXS-M-XS) output: state = state * 747796405 + 2891336453; the output permutes the
@@ -340,7 +403,7 @@ static const struct { const char *name; int min, max; } builtins[] = {
     {"qd.math.isnan", 1, 1}, {"qd.math.isinf", 1, 1}, {"qd.math.sign", 1, 1}, {"qd.math.ffs", 1, 1}, {"qd.ffs", 1, 1},
     {"qd.bit_shr", 2, 2}, {"qd.zero", 1, 1}, {"qd.one", 1, 1},
     {"qd.global_thread_idx", 0, 0}, {"qd.static_print", 0, 64}, {"qd.lang.impl.get_max_shared_memory_bytes", 0, 0},
-    {"qd.random", 0, 1}, {"qd.math.vdir", 1, 1}, {"qd.frexp", 1, 1},
+    {"qd.random", 0, 1}, {"qd.math.vdir", 1, 1}, {"qd.frexp", 1, 1}, {"qd.math.fns", 3, 3},
 };
 
 bool sema_is_more_builtin(const char *p) {
@@ -372,6 +435,7 @@ Val sema_more_builtin_call(Sema *S, const Expr *call, const char *p) {
     if (!strcmp(p, "qd.global_thread_idx")) return sema_mem_call(S, call, "qd.simt.block.global_thread_idx");
     if (!strcmp(p, "qd.math.vdir")) return vdir(S, call);
     if (!strcmp(p, "qd.frexp")) return frexp_(S, call);
+    if (!strcmp(p, "qd.math.fns")) return fns(S, call);
     if (!strcmp(p, "qd.static_print")) return static_print(S, call);
     if (!strcmp(p, "qd.lang.impl.get_max_shared_memory_bytes")) return max_shared(S, call);
     return random_(S, call);

@@ -173,6 +173,9 @@ static Val field_ref(Sema *S, int field, Span sp) {
     return (Val){.kind = V_REF, .ref = r};
 }
 
+int sema_owned_field(Sema *S, const char *name, QdType t, Span sp) { return owned_field(S, name, t, sp); }
+Val sema_owned_ref(Sema *S, int field, Span sp) { return field_ref(S, field, sp); }
+
 Val sema_promote(Sema *S, const char *name, QdType t, Span sp) {
     if (t == QT_U1) t = QT_I32; /* no atomics on booleans: a shared flag is an i32 */
     int f = owned_field(S, arena_printf(S->arena, "qdc_tmp_%s_%s", S->k->name, name), t, sp);

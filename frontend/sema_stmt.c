@@ -130,7 +130,8 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
     if (target->kind == E_SUBSCRIPT || target->kind == E_ATTR) { /* x[i], v[0], v.x, v.xy, m[i, j] */
         if (sema_vec_dynamic_store(S, target, v, sp)) return;
         Val r = sema_eval(S, target);
-        if (r.kind == V_VEC) return sema_vec_assign(S, r, v, sp);
+        if (r.kind == V_ERR) return; /* reported: the value is not checked against it */
+        if (r.kind == V_VEC) return sema_vec_assign(S, r, sema_list_as_vec(S, v, r), sp); /* m[i] = [[1, 2], [3, 4]] */
         if (r.kind == V_STRUCT) return sema_struct_assign(S, r, v, sp);
         if (v.kind == V_VEC) {
             if (r.kind != V_ERR) diag_error(sp, "QD2040", "cannot assign a vector to a scalar element");

@@ -36,6 +36,9 @@ int main(int argc, char **argv) {
         bad += qd_field_fo[k] != fwant[k];
     }
     bad += qd_field_out[23] != 62;
+    static const int32_t fns_want[6] = {1, 4, 1, 2, -1, -1};
+    for (int k = 0; k < 6; k++) bad += qd_field_out[24 + k] != fns_want[k];
+    for (int k = 0; k < 4; k++) bad += qd_field_mf[1][k / 2][k % 2] != k + 1 || qd_field_mf[0][k / 2][k % 2] != 0;
     printf("pyforms: %d wrong, early returns %d %d\n", bad, r8, r20);
     return bad != 0;
 }

@@ -11,9 +11,10 @@ qd.init(arch=qd.cpu)
 
 WEIGHTS = (3, 5, 7)
 DIMS = ((0, 4), (1, 3))
-out = qd.field(qd.i32, shape=24)
+out = qd.field(qd.i32, shape=32)
 fo = qd.field(qd.f32, shape=8)
 grid = qd.field(qd.i32, shape=(4, 3))
+mf = qd.Matrix.field(2, 2, qd.i32, shape=2)
 square = lambda v: v * v
 
 
@@ -67,6 +68,14 @@ def forms(a: qd.types.ndarray(dtype=qd.i32, ndim=2)):
         for I in qd.static(qd.grouped(qd.ndrange((1, 3), 2))):
             g += I[0] * 10 + I[1]  # (1, 0) (1, 1) (2, 0) (2, 1)
         out[23] = g  # 62
+        mf[1] = [[1, 2], [3, 4]]  # a list beside a matrix is that matrix
+        q = qd.u32(0b10110)
+        out[24] = qd.math.fns(q, 0, 1)  # bit 1
+        out[25] = qd.math.fns(q, 0, 3)  # bits 1, 2, 4: the third
+        out[26] = qd.math.fns(q, 3, -2)  # down from 3: bits 2, 1
+        out[27] = qd.math.fns(q, 2, 0)  # bit 2 is set
+        out[28] = qd.math.fns(q, 3, 0)  # bit 3 is not: 0xFFFFFFFF
+        out[29] = qd.math.fns(q, 0, 4)  # only three set bits
 
 
 @qd.func

@@ -1,6 +1,7 @@
 /* Host for testdata/lang/random.py: qd.random's ranges and a crude uniformity bound. */
 #include "random.h"
 #include "common.h"
+#include <string.h>
 
 enum { N = 8192, BUCKETS = 16 };
 
@@ -33,6 +34,13 @@ int main(int argc, char **argv) {
     bad += negative < N * 2 / 5 || negative > N * 3 / 5 || distinct < N - 2;
     for (int w = 0; w < 16; w++) bad += qd_field_walk[w] < 400 || qd_field_walk[w] > 600; /* 1000 fair coins */
     bad += qd_field_walk[0] == qd_field_walk[1] && qd_field_walk[1] == qd_field_walk[2];
-    printf("random: %d wrong, first %.6f %d\n", bad, qd_field_uf[0], qd_field_walk[0]);
+    float first = qd_field_uf[0];
+    static float before[N];
+    memcpy(before, qd_field_uf, sizeof before);
+    if (!host_launch_ok(fill(&args, nt))) return 2; /* a second launch draws new values */
+    int same = 0;
+    for (int i = 0; i < N; i++) same += qd_field_uf[i] == before[i];
+    bad += same > 16 || qd_field_qdc_rng_fill != 2;
+    printf("random: %d wrong, first %.6f %d, then %.6f\n", bad, first, qd_field_walk[0], qd_field_uf[0]);
     return bad != 0;
 }
