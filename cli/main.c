@@ -356,6 +356,14 @@ static int common_subgroup_width(const Options *o, const Job *jobs, int njobs) {
     return w;
 }
 
+/* The max_shared_bytes (capability database) every job's family has, or -1 when they differ. */
+static int common_max_shared(const Job *jobs, int njobs) {
+    long m = njobs ? cap_int(jobs[0].t, "max_shared_bytes", -1) : -1;
+    for (int j = 1; j < njobs; j++)
+        if (cap_int(jobs[j].t, "max_shared_bytes", -1) != m) return -1;
+    return (int)m;
+}
+
 /* Parses and checks the input once, then lowers and emits it for every job. Outputs are
  * written only when every job succeeded and standard output took the reports. */
 static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path, const SearchPath *sp) {
@@ -378,16 +386,17 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     if (jobs[0].emit == EMIT_AST) {
         if (jobs[0].path) ast_dump(ast, &jobs[0].out);
     } else {
+        bool binary_on_stdout = false; /* --stats and qd.static_print must not land inside `-o -` */
+        for (int j = 0; j < njobs; j++) binary_on_stdout |= jobs[j].path && !strcmp(jobs[j].path, "-");
         progress_phase("check", 0, 0);
-        FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug, common_subgroup_width(o, jobs, njobs)};
+        FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug, common_subgroup_width(o, jobs, njobs),
+                              common_max_shared(jobs, njobs), binary_on_stdout};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         diag_hold(false);
         LAP(check);
         if (!ir || diag_error_count() || !abi_check_names(ir)) goto done;
         if (o->symbol_prefix) ir_prefix_symbols(ir, o->symbol_prefix, &arena);
         ir_expand_module(ir, &arena); /* the operators' meaning, once, for every target */
-        bool binary_on_stdout = false; /* --stats must not land inside `-o -` */
-        for (int j = 0; j < njobs; j++) binary_on_stdout |= jobs[j].path && !strcmp(jobs[j].path, "-");
         if (o->stats) print_stats(ir, modname, binary_on_stdout ? stderr : stdout);
         bool lower = !o->check_only || o->report_lowering, failed = false;
         /* every family is tried, so one run reports all that reject the kernel */

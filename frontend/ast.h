@@ -18,10 +18,18 @@ typedef enum {
     E_UNARY,    /* op: T_MINUS, T_PLUS, T_TILDE, T_KW_NOT */
     E_BINARY,   /* op: the operator's token kind */
     E_BOOLOP,   /* op: T_KW_AND / T_KW_OR over items */
-    E_COMPARE,  /* items[0] ops[0] items[1] ops[1] ... (chained) */
+    E_COMPARE,  /* items[0] ops[0] items[1] ops[1] ... (chained); `is` is T_KW_IS, `is not` T_KW_NOT,
+                   `in` T_KW_IN, `not in` CMP_NOT_IN */
     E_IFEXP,    /* a if cond else b */
+    E_STARRED,  /* *a: a call argument or a tuple/list item, unpacked (un.a) */
+    E_SLICE,    /* lo:hi:step inside a subscript; absent parts NULL (slice) */
+    E_COMP,     /* [elt for target in iter if cond ...] (list) or (elt for ...) (gen: a generator) */
+    E_LAMBDA,   /* lambda params: body, held as a synthesized def whose body is `return body` */
+    E_VALUE,    /* sema only: an already evaluated value (value points at a sema Val) */
     E_ERROR,    /* placeholder after a reported syntax error */
 } ExprKind;
+
+enum { CMP_NOT_IN = 1000 }; /* E_COMPARE op of `not in` (past every token kind) */
 
 typedef struct {
     Expr **items;
@@ -53,6 +61,11 @@ struct Expr {
         struct { Expr *a, *b; } bin;
         struct { ExprList items; int *ops; } cmp;
         struct { Expr *cond, *a, *b; } ifexp;
+        struct { Expr *lo, *hi, *step; } slice;
+        /* one `for` clause each; elt is the same node in every clause, next the following one */
+        struct { Expr *elt, *target, *iter; ExprList conds; Expr *next; bool gen; } comp;
+        const Stmt *lambda; /* E_LAMBDA: an S_DEF named "<lambda>" */
+        const void *value;  /* E_VALUE */
     };
 };
 

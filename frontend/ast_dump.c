@@ -62,7 +62,8 @@ static void dump_expr(const Expr *e, StrBuf *out) {
     case E_COMPARE:
         sb_puts(out, "(compare "), dump_expr(e->cmp.items.items[0], out);
         for (int k = 1; k < e->cmp.items.n; k++) {
-            sb_printf(out, " %s ", tok_spelling((TokKind)e->cmp.ops[k - 1]));
+            int op = e->cmp.ops[k - 1];
+            sb_printf(out, " %s ", op == CMP_NOT_IN ? "not in" : op == T_KW_NOT ? "is not" : tok_spelling((TokKind)op));
             dump_expr(e->cmp.items.items[k], out);
         }
         break;
@@ -70,6 +71,25 @@ static void dump_expr(const Expr *e, StrBuf *out) {
         sb_puts(out, "(ifexp "), dump_expr(e->ifexp.cond, out), sb_putc(out, ' ');
         dump_expr(e->ifexp.a, out), sb_putc(out, ' '), dump_expr(e->ifexp.b, out);
         break;
+    case E_STARRED: sb_puts(out, "(starred "), dump_expr(e->un.a, out); break;
+    case E_SLICE:
+        sb_puts(out, "(slice");
+        for (int k = 0; k < 3; k++) {
+            const Expr *p = k == 0 ? e->slice.lo : k == 1 ? e->slice.hi : e->slice.step;
+            sb_putc(out, ' ');
+            if (p) dump_expr(p, out);
+            else sb_puts(out, "_");
+        }
+        break;
+    case E_COMP:
+        sb_puts(out, e->comp.gen ? "(genexp " : "(listcomp "), dump_expr(e->comp.elt, out);
+        for (const Expr *c = e; c; c = c->comp.next) {
+            sb_puts(out, " (for "), dump_expr(c->comp.target, out), sb_putc(out, ' '), dump_expr(c->comp.iter, out);
+            dump_list(&c->comp.conds, out), sb_putc(out, ')');
+        }
+        break;
+    case E_LAMBDA: sb_printf(out, "(lambda %d ", e->lambda->def.nparams), dump_expr(e->lambda->def.body.stmts[0]->expr, out); break;
+    case E_VALUE: sb_puts(out, "(value"); break;
     }
     pos(&e->span, out);
 }

@@ -23,6 +23,9 @@ typedef struct FrontendOptions {
     bool debug; /* --debug: asserts become IR_ASSERT checks instead of being compiled out */
     int subgroup_width; /* the compile's subgroup width when every target agrees on one, else 0:
                            qd.simt.subgroup.group_size()/log2_group_size() fold to it */
+    int max_shared_bytes; /* the targets' max_shared_bytes when they agree, else -1:
+                             qd.lang.impl.get_max_shared_memory_bytes() folds to it */
+    bool print_to_stderr; /* an output goes to standard output: qd.static_print writes to stderr */
 } FrontendOptions;
 IrModule *frontend_check_with(const AstModule *m, Arena *arena, const FrontendOptions *o);
 #endif

@@ -19,7 +19,6 @@ typedef struct {
     bool speculative; /* module level: a statement that does not parse is host code, not an error */
     int hostfn;       /* depth of host function bodies being parsed (their `if` blocks are kept) */
     int raises;       /* depth of host blocks the script expects to raise (try, with pytest.raises) */
-    bool host_cond;   /* parsing the condition of such an `if`: `is` / `is not` allowed (op T_KW_IS / T_KW_NOT) */
     bool failed;      /* ... and this one did not parse */
     const char *qd_alias; /* the name quadrants was imported as (decorators rooted at it are ours) */
 } Parser;
@@ -86,6 +85,11 @@ static ExprList freeze_exprs(Parser *P, ExprVec *v) {
 static Expr *parse_test(Parser *P);
 static Expr *parse_dict(Parser *P, Token *open);
 static Expr *parse_factor(Parser *P);
+static Expr *parse_binary(Parser *P, int level);
+static Expr *parse_comp(Parser *P, Expr *elt, bool gen);
+static Expr *parse_lambda(Parser *P);
+static Expr *parse_boolop(Parser *P, TokKind op);
+_Static_assert((int)T_COUNT < (int)CMP_NOT_IN, "CMP_NOT_IN collides with a token kind");
 
 static bool enter(Parser *P) {
     if (P->fatal) return false;
@@ -101,14 +105,56 @@ static Expr *leave(Parser *P, Expr *e) {
     return e;
 }
 
+/* `*a` (an unpacked item of a call, tuple or list) or a test. */
+static Expr *parse_star_test(Parser *P) {
+    Token *t = peek(P);
+    if (!accept(P, T_STAR)) return parse_test(P);
+    Expr *a = parse_binary(P, 0);
+    Expr *e = new_expr(P, E_STARRED, span_join(tspan(P, t), a->span));
+    e->un.a = a;
+    return e;
+}
+
+/* The `for` clauses of a comprehension after its element: for TARGETS in OR_TEST [if OR_TEST]... */
+static Expr *parse_comp(Parser *P, Expr *elt, bool gen) {
+    Token *kw = peek(P);
+    expect(P, T_KW_FOR);
+    Expr *c = new_expr(P, E_COMP, tspan(P, kw));
+    c->comp.elt = elt, c->comp.gen = gen;
+    Expr *t = parse_binary(P, 0);
+    if (at(P, T_COMMA)) {
+        ExprVec v = {0};
+        vec_push(&v, t);
+        while (accept(P, T_COMMA) && !at(P, T_KW_IN)) vec_push(&v, parse_binary(P, 0));
+        Expr *tu = new_expr(P, E_TUPLE, span_join(t->span, v.items[v.len - 1]->span));
+        tu->list = freeze_exprs(P, &v);
+        t = tu;
+    }
+    c->comp.target = t;
+    expect(P, T_KW_IN);
+    c->comp.iter = parse_boolop(P, T_KW_OR);
+    ExprVec conds = {0};
+    while (!P->quiet && accept(P, T_KW_IF)) vec_push(&conds, parse_boolop(P, T_KW_OR));
+    c->comp.conds = freeze_exprs(P, &conds);
+    if (!P->quiet && at(P, T_KW_FOR)) c->comp.next = parse_comp(P, elt, gen);
+    return c;
+}
+
 /* Parenthesised, list or tuple contents up to `close`: returns a tuple/list, or the single
  * expression for `(x)`. */
 static Expr *parse_sequence(Parser *P, Token *open, TokKind close, ExprKind kind) {
     ExprVec v = {0};
     bool comma = false;
     while (!at(P, close) && !at(P, T_EOF) && !P->quiet) {
-        vec_push(&v, parse_test(P));
-        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), "QD1012", "comprehensions are not supported in kernels");
+        vec_push(&v, parse_star_test(P));
+        if (at(P, T_KW_FOR) && v.len == 1 && !comma) {
+            Expr *c = parse_comp(P, v.items[0], kind == E_TUPLE);
+            vec_free(&v);
+            expect(P, close);
+            c->span = span_join(tspan(P, open), prev_span(P));
+            return c;
+        }
+        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), "QD1012", "a comprehension needs brackets of its own");
         if (at(P, T_WALRUS)) syntax_error(P, peek(P), "QD1012", "assignment expressions (:=) are not supported in kernels");
         if (!accept(P, T_COMMA)) break;
         comma = true;
@@ -165,7 +211,15 @@ static Expr *parse_atom(Parser *P) {
     case T_LPAREN: next(P); return parse_sequence(P, t, T_RPAREN, E_TUPLE);
     case T_LBRACKET: next(P); return parse_sequence(P, t, T_RBRACKET, E_LIST);
     case T_LBRACE: return parse_dict(P, t);
-    case T_KW_LAMBDA: syntax_error(P, t, "QD1012", "'lambda' is not supported in kernels"); return error_expr(P);
+    case T_KW_LAMBDA: return parse_lambda(P);
+    case T_DOT: /* `...` (Ellipsis, e.g. a stub body): a value like None */
+        if (peek2(P)->kind == T_DOT && P->pos + 2 < P->ntoks && P->toks[P->pos + 2].kind == T_DOT) {
+            next(P), next(P);
+            Token *last = next(P);
+            return new_expr(P, E_NONE, span_join(tspan(P, t), tspan(P, last)));
+        }
+        expected(P, "an expression");
+        return error_expr(P);
     case T_KW_YIELD: syntax_error(P, t, "QD1012", "'yield' is not supported in kernels"); return error_expr(P);
     case T_KW_AWAIT: syntax_error(P, t, "QD1012", "'await' is not supported in kernels"); return error_expr(P);
     default: expected(P, "an expression"); return error_expr(P);
@@ -203,8 +257,8 @@ static void parse_call_args(Parser *P, Expr *call) {
     ExprVec args = {0};
     VEC(Keyword) kws = {0};
     while (!at(P, T_RPAREN) && !at(P, T_EOF) && !P->quiet) {
-        if (at(P, T_STAR) || at(P, T_POW)) {
-            syntax_error(P, peek(P), "QD1012", "argument unpacking (* and **) is not supported in kernels");
+        if (at(P, T_POW)) {
+            syntax_error(P, peek(P), "QD1012", "keyword argument unpacking (**) is not supported in kernels");
             break;
         }
         if (at(P, T_NAME) && peek2(P)->kind == T_ASSIGN) {
@@ -214,9 +268,15 @@ static void parse_call_args(Parser *P, Expr *call) {
             vec_push(&kws, k);
         } else {
             if (kws.len) syntax_error(P, peek(P), "QD1011", "positional argument follows keyword argument");
-            vec_push(&args, parse_test(P));
+            vec_push(&args, parse_star_test(P));
         }
-        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), "QD1012", "generator expressions are not supported in kernels");
+        if (at(P, T_KW_FOR) && args.len == 1 && !kws.len && args.items[0]->kind != E_STARRED) { /* f(x for x in xs) */
+            Expr *elt = args.items[0];
+            args.items[0] = parse_comp(P, elt, true);
+            args.items[0]->span = span_join(elt->span, prev_span(P));
+            if (!at(P, T_RPAREN)) syntax_error(P, peek(P), "QD1011", "a generator expression must be the only argument unless parenthesized");
+        }
+        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), "QD1011", "a generator expression must be the only argument unless parenthesized");
         if (args.len + kws.len > QDL_MAX_ARGS) {
             syntax_error(P, peek(P), "QD1007", "too many arguments in one call (limit 255)");
             break;
@@ -231,14 +291,25 @@ static void parse_call_args(Parser *P, Expr *call) {
     vec_free(&kws);
 }
 
+/* A subscript item: a test, or a slice lo:hi[:step] with any part left out. */
+static Expr *parse_slice(Parser *P) {
+    Token *t = peek(P);
+    Expr *lo = at(P, T_COLON) ? NULL : parse_test(P);
+    if (!at(P, T_COLON)) return lo;
+    Expr *e = new_expr(P, E_SLICE, tspan(P, t));
+    e->slice.lo = lo;
+    next(P);
+    if (!at(P, T_COLON) && !at(P, T_COMMA) && !at(P, T_RBRACKET)) e->slice.hi = parse_test(P);
+    if (accept(P, T_COLON) && !at(P, T_COMMA) && !at(P, T_RBRACKET)) e->slice.step = parse_test(P);
+    e->span = span_join(tspan(P, t), prev_span(P));
+    return e;
+}
+
 static Expr *parse_subscript_index(Parser *P, Token *open) {
     ExprVec v = {0};
     bool comma = false;
     while (!at(P, T_RBRACKET) && !at(P, T_EOF) && !P->quiet) {
-        if (at(P, T_COLON)) syntax_error(P, peek(P), "QD1012", "slices are not supported in kernels");
-        Expr *e = parse_test(P);
-        if (at(P, T_COLON)) syntax_error(P, peek(P), "QD1012", "slices are not supported in kernels");
-        vec_push(&v, e);
+        vec_push(&v, parse_slice(P));
         if (!accept(P, T_COMMA)) break;
         comma = true;
     }
@@ -344,15 +415,12 @@ static bool comparison_op(Parser *P, int *op) {
         next(P);
         return *op = k, true;
     }
-    if (k == T_KW_IS && P->host_cond) {
+    if (k == T_KW_IS) { /* sema: compile-time values only */
         next(P);
         return *op = accept(P, T_KW_NOT) ? T_KW_NOT : T_KW_IS, true;
     }
-    if (k == T_KW_IN || k == T_KW_IS || (k == T_KW_NOT && peek2(P)->kind == T_KW_IN)) {
-        syntax_error(P, peek(P), "QD1012", k == T_KW_IS ? "'is' is not supported in kernels (only inside qd.static in Quadrants)"
-                                                       : "'in' is not supported in kernels");
-        return false;
-    }
+    if (k == T_KW_IN) return next(P), *op = T_KW_IN, true;
+    if (k == T_KW_NOT && peek2(P)->kind == T_KW_IN) return next(P), next(P), *op = CMP_NOT_IN, true;
     return false;
 }
 
@@ -401,6 +469,40 @@ static Expr *parse_boolop(Parser *P, TokKind op) {
     Expr *e = new_expr(P, E_BOOLOP, span_join(a->span, items.items[items.len - 1]->span));
     e->op = op;
     e->list = freeze_exprs(P, &items);
+    return e;
+}
+
+/* lambda a, b=1: body, as the def `<lambda>(a, b=1): return body` (sema inlines it like a
+ * qd.func, in the scope where the lambda is evaluated). */
+static Expr *parse_lambda(Parser *P) {
+    Token *kw = next(P);
+    VEC(Param) v = {0};
+    while (!at(P, T_COLON) && !at(P, T_EOF) && !P->quiet) {
+        if (at(P, T_STAR) || at(P, T_POW) || at(P, T_SLASH)) {
+            syntax_error(P, peek(P), "QD1012", "'*', '**' and '/' parameters are not supported in kernels");
+            break;
+        }
+        Token *n = peek(P);
+        if (!expect(P, T_NAME)) break;
+        Param p = {n->s, NULL, NULL, tspan(P, n)};
+        if (accept(P, T_ASSIGN)) p.dflt = parse_test(P);
+        vec_push(&v, p);
+        if (!accept(P, T_COMMA)) break;
+    }
+    expect(P, T_COLON);
+    Expr *body = parse_test(P);
+    Stmt *def = ARENA_NEW(P->arena, Stmt), *ret = ARENA_NEW(P->arena, Stmt);
+    def->kind = S_DEF, def->span = span_join(tspan(P, kw), body->span);
+    def->def.name = "<lambda>", def->def.name_span = tspan(P, kw);
+    def->def.params = ARENA_ARRAY(P->arena, Param, v.len);
+    if (v.len) memcpy(def->def.params, v.items, sizeof(Param) * (size_t)v.len);
+    def->def.nparams = v.len;
+    vec_free(&v);
+    ret->kind = S_RETURN, ret->span = body->span, ret->expr = body;
+    def->def.body.stmts = ARENA_ARRAY(P->arena, Stmt *, 1);
+    def->def.body.stmts[0] = ret, def->def.body.n = 1;
+    Expr *e = new_expr(P, E_LAMBDA, def->span);
+    e->lambda = def;
     return e;
 }
 
@@ -1042,9 +1144,8 @@ static void parse_from_quadrants(Parser *P, StmtVec *out) {
 static bool host_if_clause(Parser *P, Stmt **out) {
     int from = P->pos;
     Token *kw = next(P);
-    P->speculative = P->host_cond = true, P->failed = false;
+    P->speculative = true, P->failed = false;
     Expr *cond = parse_test(P);
-    P->host_cond = false;
     if (!P->failed) expect(P, T_COLON);
     if (!P->failed) expect(P, T_NEWLINE);
     if (!P->failed && !at(P, T_INDENT)) P->failed = true;

@@ -120,6 +120,8 @@ static bool subgroup_size_call(Sema *S, const Expr *e) {
 }
 
 Scope *sema_def_scope(Sema *S, const Stmt *def) {
+    for (int k = S->lambdas.len - 1; k >= 0; k--)
+        if (S->lambdas.items[k].def == def) return S->lambdas.items[k].scope;
     for (int k = S->defs.len - 1; k >= 0; k--)
         if (S->defs.items[k].def == def) return S->defs.items[k].scope;
     return &S->module;
@@ -230,7 +232,7 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
  * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
 bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
-        c->kind == V_FIELD || c->kind == V_STRUCTTYPE)
+        c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC)
         return true;
     if (c->kind == V_VEC) { /* a constant vector or matrix */
         for (int k = 0; k < vec_len(*c); k++)
@@ -302,6 +304,8 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             if (sema_is_host_expr(S, e->cmp.items.items[k])) return true;
         return false;
     case E_IFEXP: return sema_is_host_expr(S, e->ifexp.cond) || sema_is_host_expr(S, e->ifexp.a) || sema_is_host_expr(S, e->ifexp.b);
+    case E_STARRED: return sema_is_host_expr(S, e->un.a);
+    case E_COMP: return sema_is_host_expr(S, e->comp.iter);
     case E_STR: return e->fstr && !sema_fstring_known(S, e);
     default: return false;
     }
@@ -330,6 +334,8 @@ static const Expr *host_name_in(Sema *S, const Expr *e) {
         for (int k = 0; !r && k < e->cmp.items.n; k++) r = host_name_in(S, e->cmp.items.items[k]);
         return r;
     case E_IFEXP: return (r = host_name_in(S, e->ifexp.cond)) ? r : (r = host_name_in(S, e->ifexp.a)) ? r : host_name_in(S, e->ifexp.b);
+    case E_STARRED: return host_name_in(S, e->un.a);
+    case E_COMP: return host_name_in(S, e->comp.iter);
     default: return NULL;
     }
 }
@@ -628,6 +634,7 @@ static void host_calls(Sema *S, const Expr *e) {
         for (int k = 0; k < e->cmp.items.n; k++) host_calls(S, e->cmp.items.items[k]);
         return;
     case E_IFEXP: return host_calls(S, e->ifexp.cond), host_calls(S, e->ifexp.a), host_calls(S, e->ifexp.b);
+    case E_STARRED: return host_calls(S, e->un.a);
     default: return;
     }
 }
@@ -690,6 +697,7 @@ void sema_module_body(Sema *S, const StmtList *l) {
             for (int j = 0; j < s->host.names.n; j++) sema_bind_host(S, s->host.names.items[j], s->host.what);
             break;
         case S_EXPR: /* SNode placement; else qd.init(...), main() ... */
+            sema_init_call(S, s->expr);
             if (is_snode_chain(S, s->expr) && sema_eval(S, s->expr).kind == V_ERR) poison_placed(S, s->expr);
             break;
         case S_PASS: break;
@@ -740,7 +748,18 @@ static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
     for (int d = 0; d < n; d++) {
         const Expr *a = call->call.args.items[d];
         Expr fake = {.kind = E_CALL, .span = a->span};
-        if (a->kind == E_TUPLE || a->kind == E_LIST) {
+        Val v = a->kind == E_TUPLE || a->kind == E_LIST ? val_err() : sema_eval(S, a);
+        if (v.kind == V_TUPLE) { /* a compile-time (begin, end): qd.ndrange(*dims) */
+            if (v.tuple.n != 2) return diag_error(a->span, "QD2012", "an ndrange dimension is N or (begin, end)"), false;
+            Expr **items = ARENA_ARRAY(S->arena, Expr *, 2);
+            for (int k = 0; k < 2; k++) items[k] = sema_value_expr(S, v.tuple.items[k], a->span);
+            fake.call.args.items = items, fake.call.args.n = 2;
+        } else if (a->kind != E_TUPLE && a->kind != E_LIST) {
+            if (v.kind == V_ERR) return false;
+            Expr **items = ARENA_ARRAY(S->arena, Expr *, 1);
+            items[0] = sema_value_expr(S, v, a->span);
+            fake.call.args.items = items, fake.call.args.n = 1;
+        } else if (a->kind == E_TUPLE || a->kind == E_LIST) {
             if (a->list.n != 2) return diag_error(a->span, "QD2012", "an ndrange dimension is N or (begin, end)"), false;
             fake.call.args = a->list;
         } else {
@@ -806,6 +825,7 @@ static bool loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
         iter = iter->call.args.items[0];
         f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
     }
+    if (iter->kind == E_CALL && !(iter = sema_unpack(S, iter))) return false; /* qd.ndrange(*a.shape) */
     if (!ls->is_static && iter->kind != E_CALL) return struct_for_space(S, iter, ls);
     if (f.kind == V_NS && !strcmp(f.path, "range")) ok = (ls->ndims = 1, range_args(S, iter, ls, 0));
     else if (f.kind == V_NS && !strcmp(f.path, "qd.ndrange")) ok = ndrange_args(S, iter, ls);
@@ -836,6 +856,12 @@ IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp) {
 static void close_task(Sema *S, IrStmtVec *body) {
     if (S->task < 0) return;
     IrTask *t = &S->tasks.items[S->task];
+    if (S->rng_init) { /* qd.random's state is seeded first (sema_builtin.c) */
+        vec_push(body, NULL);
+        memmove(body->items + 1, body->items, sizeof(IrStmt *) * (size_t)(body->len - 1));
+        body->items[0] = S->rng_init;
+    }
+    S->rng_local = -1, S->rng_init = NULL;
     t->body = sema_freeze(S, body);
     t->uses_block = S->uses_block;
     S->task = -1, S->cur = NULL, S->uses_block = false;
@@ -904,7 +930,9 @@ void sema_for_body(Sema *S, const Stmt *loop) {
     IrStmtVec body = {0}, *outer = S->cur;
     S->cur = &body;
     S->loop = LOOP_PARALLEL, S->parallel_continue = false;
+    S->dyn++;
     sema_block(S, &loop->for_.body);
+    S->dyn--;
     S->loop = LOOP_NONE, S->cur = outer;
     if (!S->parallel_continue) {
         for (int k = 0; k < body.len; k++) sema_emit(S, body.items[k]);
@@ -1014,6 +1042,7 @@ static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *
     S->scope = sc;
     S->inline_stack[S->ninline++] = def;
     split_tasks(S, &body, serial);
+    S->returned = false; /* a return under qd.static ended the qd.func, not the kernel */
     S->ninline--;
     S->scope = saved;
     vec_free(&sc->b);
@@ -1033,7 +1062,7 @@ static const StmtList *static_branch(Sema *S, const Stmt *s) {
 }
 
 static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
-    for (int k = 0; k < l->n; k++) {
+    for (int k = 0; k < l->n && !S->returned; k++) {
         const Stmt *s = l->stmts[k], *def;
         const StmtList *branch = static_branch(S, s);
         if (branch) {
@@ -1155,6 +1184,8 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     S->hscope = sd->scope, S->method = sd->method, S->pure = sd->pure;
     S->scope = &scope;
     S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
+    S->rng_local = -1, S->rng_init = NULL;
+    S->returned = false, S->dyn = 0, S->kernel_def = def, S->rng_field = -1;
     k.ret_type = QT_VOID, k.ret_field = -1;
     if (S->inst >= 0) sema_check_instance_args(S, def);
     k.name = kernel_params(S, def, sd->entry);
@@ -1168,10 +1199,17 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     sema_find_promoted(S, &body);
     split_tasks(S, &body, &serial);
     if (S->task >= 0 && S->tasks.items[S->task].kind != IR_TASK_SERIAL) close_task(S, &serial);
-    if (returns && !ret) diag_error(def->def.returns->span, "QD2015", "kernel '%s' declares a return type but does not end with 'return value'", def->def.name);
-    if (returns && ret) {
+    bool returned = S->returned; /* a return under qd.static control flow ended the kernel */
+    S->returned = false;
+    if (returns && !ret && !returned)
+        diag_error(def->def.returns->span, "QD2015", "kernel '%s' declares a return type but does not end with 'return value'", def->def.name);
+    if (returns && ret && !returned) {
         if (S->task < 0) open_task(S, IR_TASK_SERIAL, ret->span, &serial);
         sema_kernel_return(S, def, ret);
+    }
+    if (S->rng_field >= 0) {
+        if (S->task < 0) open_task(S, IR_TASK_SERIAL, def->def.name_span, &serial);
+        sema_random_finish(S);
     }
     close_task(S, &serial);
     if (S->block_dim) diag_error(S->block_dim_span, "QD2017", "qd.loop_config is not followed by a top-level for loop");
@@ -1239,7 +1277,8 @@ IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_c
 
 IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
     Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .prefix = "",
-              .subgroup_width = fo ? fo->subgroup_width : 0};
+              .subgroup_width = fo ? fo->subgroup_width : 0, .max_shared_bytes = fo ? fo->max_shared_bytes : -1,
+              .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1, .rng_field = -1};
     S.hscope = &S.module;
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)
@@ -1274,7 +1313,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     vec_free(&S.objects), vec_free(&S.classes);
     for (int k = 0; k < S.helpers.len; k++) vec_free(&S.helpers.items[k].combos);
     vec_free(&S.helpers), vec_free(&S.tests);
-    vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.used_names), vec_free(&S.callinsts);
+    vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.lambdas), vec_free(&S.used_names), vec_free(&S.callinsts);
     vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks);
     if (diag_error_count()) return NULL;
     ir_seal(m);

@@ -174,6 +174,7 @@ typedef struct Sema {
     Scope *hscope;
     const char *prefix;           /* "" at module level, "f__" in host function f, "f__g__" in g inside f */
     VEC(SemaDef) defs;
+    VEC(SemaDef) lambdas;         /* host-code lambdas evaluated so far and their scopes (sema_lang.c) */
     VEC(Scope *) host_scopes;     /* owned: freed at the end */
     VEC(const char *) used_names; /* entry names and prefixes given so far */
     VEC(CallInst) callinsts;
@@ -182,6 +183,17 @@ typedef struct Sema {
     bool method;                  /* the kernel being checked is a method: its first parameter is self */
     VEC(SemaClass) classes;
     VEC(SemaObject *) objects;    /* owned */
+    /* return under compile-time control flow only (if qd.static, qd.static loops), as Quadrants */
+    bool returned;       /* a return was checked: the rest of the function is not compiled */
+    int dyn;             /* run-time ifs and loops around the statement, in the current function */
+    Val fn_result;       /* the inlined qd.func's result, from its return */
+    const Stmt *kernel_def; /* the kernel being checked */
+    int rng_local;       /* the open task's qd.random state (a u32 local), -1 before its first use */
+    int rng_field;       /* the kernel's launch counter qdc_rng_<kernel> (a 0-d u32 field), or -1 */
+    IrStmt *rng_init;    /* ... and its seeding, put first in the task's body when it is closed */
+    int64_t random_seed; /* qd.init(random_seed=N) */
+    int max_shared_bytes; /* FrontendOptions.max_shared_bytes */
+    bool print_to_stderr; /* FrontendOptions.print_to_stderr */
     VEC(SemaHelper) helpers;
     VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */
     const AstModule *ast;
@@ -238,6 +250,9 @@ bool sema_is_promoted(Sema *S, const char *name);
 Val sema_promote(Sema *S, const char *name, QdType t, Span sp); /* binds name to a new field */
 Val sema_fresh_ref(Sema *S, Val v, Span use); /* a V_REF binding used at `use` */
 void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret);
+int sema_owned_field(Sema *S, const char *name, QdType t, Span sp); /* a kernel-owned 0-d field */
+Val sema_owned_ref(Sema *S, int field, Span sp);                     /* ... as an lvalue */
+void sema_random_finish(Sema *S);  /* sema_builtin.c: the kernel's last task counts its launches */
 
 /* sema_expr.c */
 void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope *where);
@@ -261,6 +276,22 @@ Val val_expr(IrExpr *e);
 Val val_err(void);
 const char *val_describe(Val v);
 Val sema_call(Sema *S, const Expr *call, Val callee);
+
+/* sema_lang.c: compile-time Python forms (unpacking, slices, comprehensions, is/in, lambda) */
+Val sema_lang_eval(Sema *S, const Expr *e);         /* E_STARRED E_SLICE E_COMP E_LAMBDA E_VALUE, static E_COMPARE */
+const Expr *sema_unpack(Sema *S, const Expr *e);    /* a call or tuple/list with its *a items expanded (NULL: error) */
+Val sema_slice_subscript(Sema *S, const Expr *e, bool *handled); /* *handled: the subscript has a slice */
+bool sema_is_static_compare(const Expr *e);         /* uses is / is not / in / not in */
+Expr *sema_value_expr(Sema *S, Val v, Span sp);     /* an E_VALUE node denoting v */
+Val sema_list_as_vec(Sema *S, Val t, Val other);    /* [1, 2] beside a vector: a vector (else t unchanged) */
+bool sema_tuple_binary(Sema *S, int op, Val a, Val b, Val *out, Span sp); /* tuple + tuple, tuple * n */
+
+/* sema_builtin.c: builtins made of existing IR operations, qd.random */
+bool sema_is_more_builtin(const char *path);
+Val sema_more_builtin_call(Sema *S, const Expr *call, const char *path);
+bool sema_iter_items(Sema *S, const Expr *iter, Val **items, int *n); /* sema_lang.c: a compile-time iterable's items */
+bool sema_static_seq_for(Sema *S, const Stmt *s); /* sema_lang.c: for x in qd.static(<sequence>); false: not one */
+void sema_init_call(Sema *S, const Expr *e);       /* qd.init(random_seed=...) */
 
 /* sema_mem.c: qd.* builtins that touch memory or the block */
 bool sema_is_mem_builtin(const char *path);

@@ -311,6 +311,17 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
     return n;
 }
 
+/* qd.math.pi, e, inf, nan (also imported: from quadrants.math import pi): Python floats, f32 in
+ * kernels like any float literal. */
+static bool math_const(Sema *S, const char *path, Span sp, Val *out) {
+    static const struct { const char *name; double v; } consts[] = {
+        {"pi", 3.14159265358979323846}, {"e", 2.71828182845904523536}, {"inf", INFINITY}, {"nan", NAN}};
+    if (strncmp(path, "qd.math.", 8)) return false;
+    for (size_t k = 0; k < ARRAY_LEN(consts); k++)
+        if (!strcmp(consts[k].name, path + 8)) return *out = val_expr(ir_const_float(S, S->k ? QT_F32 : QT_F64, consts[k].v, sp)), true;
+    return false;
+}
+
 /* A fastcache kernel (@qd.kernel(fastcache=True), pure=True, @qd.pure) and the qd.funcs it calls
  * may not read an int, float, bool, string or field captured from the module or an enclosing
  * function: Quadrants raises QuadrantsCompilationError, or only warns when the name is UPPERCASE
@@ -335,7 +346,8 @@ void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope 
 }
 
 static Val eval_name(Sema *S, const Expr *e) {
-    static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len"};
+    static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len",
+                                           "all", "any", "sum", "tuple", "list", "enumerate", "zip", "reversed"};
     static const char *const host_builtins[] = {"getattr", "str"}; /* host code only (sema_param.c) */
     if (!strncmp(e->name, "$val", 4)) return S->val_slots[e->name[4] - '0']; /* sema_val_node */
     for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent) {
@@ -354,6 +366,8 @@ static Val eval_name(Sema *S, const Expr *e) {
             for (int k = 0; k < vec_len(v); k++) v.vec.c[k] = sema_fresh_ref(S, b->v.vec.c[k], e->span);
             return v;
         }
+        Val c;
+        if (b && b->v.kind == V_NS && math_const(S, b->v.path, e->span, &c)) return c;
         if (b && S->pure && S->k) sema_pure_capture(S, e, b, s);
         if (b) return sema_fresh_ref(S, b->v, e->span);
     }
@@ -394,13 +408,8 @@ static Val eval_attr(Sema *S, const Expr *e) {
         QdType t = qt_from_name(e->attr.name);
         if (t != QT_VOID) return (Val){.kind = V_TYPE, .type = t};
     }
-    if (!strcmp(o.path, "qd.math")) { /* Python floats: f32 in kernels like any float literal */
-        static const struct { const char *name; double v; } consts[] = {
-            {"pi", 3.14159265358979323846}, {"e", 2.71828182845904523536}, {"inf", INFINITY}, {"nan", NAN}};
-        for (size_t k = 0; k < ARRAY_LEN(consts); k++)
-            if (!strcmp(consts[k].name, e->attr.name)) return val_expr(ir_const_float(S, S->k ? QT_F32 : QT_F64, consts[k].v, e->span));
-    }
     Val r = {.kind = V_NS, .path = arena_printf(S->arena, "%s.%s", o.path, e->attr.name)}, t;
+    if (math_const(S, r.path, e->span, &t)) return t;
     return sema_vec_alias(r.path, &t) ? t : r;
 }
 
@@ -453,6 +462,9 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
 }
 
 static Val eval_subscript(Sema *S, const Expr *e) {
+    bool sliced;
+    Val sv = sema_slice_subscript(S, e, &sliced);
+    if (sliced) return sv;
     Val o = sema_eval(S, e->sub.obj);
     if (o.kind == V_ERR) return o;
     if (o.kind == V_SHAPE || o.kind == V_TUPLE) {
@@ -625,6 +637,7 @@ static Val eval_tuple(Sema *S, const Expr *e) {
 Val sema_eval(Sema *S, const Expr *e) {
     switch (e->kind) {
     case E_ERROR: return val_err();
+    case E_STARRED: case E_SLICE: case E_COMP: case E_LAMBDA: case E_VALUE: return sema_lang_eval(S, e);
     case E_NAME: return eval_name(S, e);
     /* module level approximates Python's numbers (i64 / f64); the constant is narrowed to a
      * literal's type (i32 or i64 / f32) when it is bound, see sema.c module_assign */
@@ -635,9 +648,10 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_STR: return e->fstr ? sema_fstring(S, e) : (Val){.kind = V_STR, .path = e->str};
     case E_ATTR: return eval_attr(S, e);
     case E_SUBSCRIPT: return eval_subscript(S, e);
-    case E_TUPLE: case E_LIST: return eval_tuple(S, e);
+    case E_TUPLE: case E_LIST: return (e = sema_unpack(S, e)) ? eval_tuple(S, e) : val_err();
     case E_CALL: {
         Val f = sema_eval(S, e->call.fn);
+        if (f.kind != V_ERR && !(e = sema_unpack(S, e))) return val_err();
         if (f.kind == V_SNODE || (f.kind == V_NS && !strncmp(f.path, "qd.root.", 8))) return sema_snode_call(S, e, f);
         return f.kind == V_ERR ? f : sema_call(S, e, f);
     }
@@ -651,7 +665,9 @@ Val sema_eval(Sema *S, const Expr *e) {
     }
     case E_BINARY: {
         Val a = sema_eval(S, e->bin.a), b = sema_eval(S, e->bin.b), str;
-        if (sema_str_binary(S, e->op, a, b, &str)) return str;
+        if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
+        a = sema_list_as_vec(S, a, b), b = sema_list_as_vec(S, b, a);
+        if (sema_str_binary(S, e->op, a, b, &str) || sema_tuple_binary(S, e->op, a, b, &str, e->span)) return str;
         if (a.kind == V_VEC || b.kind == V_VEC || e->op == T_AT) return sema_vec_binary(S, e->op, a, b, e->span);
         return val_expr(sema_binop_tok(S, e->op, sema_rvalue(S, a, e->bin.a->span), sema_rvalue(S, b, e->bin.b->span), e->span));
     }
@@ -662,8 +678,11 @@ Val sema_eval(Sema *S, const Expr *e) {
         return val_expr(ir_to_bool(S, r));
     }
     case E_COMPARE: {
+        if (sema_is_static_compare(e)) return sema_lang_eval(S, e);
         if (e->cmp.items.n != 2) return val_expr(eval_compare(S, e));
         Val a = sema_eval(S, e->cmp.items.items[0]), b = sema_eval(S, e->cmp.items.items[1]);
+        if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
+        a = sema_list_as_vec(S, a, b), b = sema_list_as_vec(S, b, a);
         if (a.kind == V_VEC || b.kind == V_VEC) return sema_vec_binary(S, e->cmp.ops[0], a, b, e->span);
         return val_expr(sema_binop_tok(S, e->cmp.ops[0], sema_rvalue(S, a, e->cmp.items.items[0]->span),
                                        sema_rvalue(S, b, e->cmp.items.items[1]->span), e->span));
@@ -958,6 +977,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
     if (f.kind == V_STRUCTTYPE || (f.kind == V_NS && sema_struct_path(f.path))) return sema_struct_call(S, call, f);
     if (f.kind == V_METHOD || f.kind == V_VECTYPE || (f.kind == V_NS && sema_vec_path(f.path))) return sema_vec_call(S, call, f);
+    if (f.kind == V_NS && sema_is_more_builtin(f.path)) return sema_more_builtin_call(S, call, f.path);
     Val ew;
     if (sema_vec_elementwise(S, call, f, &ew)) return ew;
     if (f.kind == V_TYPE) {

@@ -408,14 +408,22 @@ void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref) {
  * component (fan-out), the rest plain read-modify-writes; a scalar w is broadcast. */
 void sema_augassign_vec(Sema *S, const Stmt *st, Val target) {
     if (target.kind == V_ERR) return;
-    Val w = sema_eval(S, st->aug.value);
+    Val w = sema_list_as_vec(S, sema_eval(S, st->aug.value), target); /* v += [1, 2, 3] */
     if (w.kind == V_ERR) return;
+    if (w.kind == V_TUPLE) {
+        diag_error(st->aug.value->span, "QD2040", "cannot update %s with %s", val_describe(target), val_describe(w));
+        return;
+    }
     if (w.kind == V_VEC && (w.vec.n != target.vec.n || w.vec.m != target.vec.m)) {
         diag_error(st->aug.value->span, "QD2040", "cannot update %s with %s of another shape", val_describe(target), val_describe(w));
         return;
     }
-    if (w.kind != V_VEC) w = sema_vec_materialize(S, (Val){.kind = V_VEC, .vec = {&w, 1, 0}}, "$operand", st->span).vec.c[0];
-    else w = sema_vec_materialize(S, w, "$operand", st->span);
+    if (w.kind != V_VEC) {
+        Val one = sema_vec_materialize(S, (Val){.kind = V_VEC, .vec = {&w, 1, 0}}, "$operand", st->span);
+        w = one.kind == V_VEC ? one.vec.c[0] : val_err();
+    } else {
+        w = sema_vec_materialize(S, w, "$operand", st->span);
+    }
     if (w.kind == V_ERR) return;
     for (int k = 0; k < vec_len(target); k++) {
         Val c = target.vec.c[k];

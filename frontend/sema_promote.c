@@ -52,6 +52,12 @@ static void refs_expr(UseVec *u, const Expr *e, int task) {
     case E_BINARY: refs_expr(u, e->bin.a, task), refs_expr(u, e->bin.b, task); break;
     case E_COMPARE: refs_list(u, &e->cmp.items, task); break;
     case E_IFEXP: refs_expr(u, e->ifexp.cond, task), refs_expr(u, e->ifexp.a, task), refs_expr(u, e->ifexp.b, task); break;
+    case E_STARRED: refs_expr(u, e->un.a, task); break;
+    case E_SLICE: refs_expr(u, e->slice.lo, task), refs_expr(u, e->slice.hi, task), refs_expr(u, e->slice.step, task); break;
+    case E_COMP:
+        refs_expr(u, e->comp.iter, task), refs_list(u, &e->comp.conds, task), refs_expr(u, e->comp.next, task);
+        if (!e->comp.next) refs_expr(u, e->comp.elt, task);
+        break;
     default: break;
     }
 }
@@ -166,6 +172,9 @@ static Val field_ref(Sema *S, int field, Span sp) {
     r->idx = ARENA_ARRAY(S->arena, IrExpr *, 1);
     return (Val){.kind = V_REF, .ref = r};
 }
+
+int sema_owned_field(Sema *S, const char *name, QdType t, Span sp) { return owned_field(S, name, t, sp); }
+Val sema_owned_ref(Sema *S, int field, Span sp) { return field_ref(S, field, sp); }
 
 Val sema_promote(Sema *S, const char *name, QdType t, Span sp) {
     if (t == QT_U1) t = QT_I32; /* no atomics on booleans: a shared flag is an i32 */

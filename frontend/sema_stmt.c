@@ -17,7 +17,9 @@ IrBlock sema_freeze(Sema *S, IrStmtVec *v) {
 static IrBlock sub_block(Sema *S, const StmtList *l) {
     IrStmtVec v = {0}, *saved = S->cur;
     S->cur = &v;
+    S->dyn++;
     sema_block(S, l);
+    S->dyn--;
     S->cur = saved;
     return sema_freeze(S, &v);
 }
@@ -120,11 +122,16 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
 }
 
 void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
+    if (v.kind == V_ERR && (target->kind == E_TUPLE || target->kind == E_LIST)) { /* each name quiet later (no cascade) */
+        for (int k = 0; k < target->list.n; k++) sema_assign(S, target->list.items[k], v, sp);
+        return;
+    }
     if (target->kind == E_NAME) return assign_name(S, target, v, sp);
     if (target->kind == E_SUBSCRIPT || target->kind == E_ATTR) { /* x[i], v[0], v.x, v.xy, m[i, j] */
         if (sema_vec_dynamic_store(S, target, v, sp)) return;
         Val r = sema_eval(S, target);
-        if (r.kind == V_VEC) return sema_vec_assign(S, r, v, sp);
+        if (r.kind == V_ERR) return; /* reported: the value is not checked against it */
+        if (r.kind == V_VEC) return sema_vec_assign(S, r, sema_list_as_vec(S, v, r), sp); /* m[i] = [[1, 2], [3, 4]] */
         if (r.kind == V_STRUCT) return sema_struct_assign(S, r, v, sp);
         if (v.kind == V_VEC) {
             if (r.kind != V_ERR) diag_error(sp, "QD2040", "cannot assign a vector to a scalar element");
@@ -301,7 +308,9 @@ static IrBlock loop_body(Sema *S, const StmtList *body, LoopKind kind, IrStmtVec
     S->loop = kind;
     IrStmtVec *outer = S->cur;
     S->cur = prefix;
+    S->dyn++;
     sema_block(S, body);
+    S->dyn--;
     S->cur = outer;
     S->loop = saved;
     return sema_freeze(S, prefix);
@@ -395,7 +404,7 @@ static void static_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
     }
     LoopKind saved = S->loop;
     S->loop = LOOP_STATIC;
-    for (int64_t it = 0, errs = diag_error_count(); it < total && diag_error_count() == errs; it++) {
+    for (int64_t it = 0, errs = diag_error_count(); it < total && diag_error_count() == errs && !S->returned; it++) {
         if (++S->unrolled > MAX_UNROLL) {
             diag_error(s->for_.iter->span, "QD2022", "qd.static loops unroll to more than %d iterations in this kernel", MAX_UNROLL);
             break;
@@ -439,6 +448,7 @@ static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
 static void stmt_for(Sema *S, const Stmt *s) {
     LoopSpace ls;
     const Expr *vars[IR_MAX_DIMS];
+    if (sema_static_seq_for(S, s)) return;
     if (!sema_loop_space(S, s->for_.iter, &ls)) return;
     if (ls.grouped && s->for_.target->kind == E_NAME) { /* one name: a vector of per-dimension variables */
         const Expr *t = s->for_.target;
@@ -546,19 +556,81 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
     return ok ? sc : NULL;
 }
 
-static bool check_returns(const StmtList *l, bool top) {
+static bool is_static_call(Sema *S, const Expr *e) {
+    const char *p = e->kind == E_CALL ? sema_path(S, e->call.fn) : NULL;
+    return p && !strcmp(p, "qd.static");
+}
+
+/* Quadrants allows `return` anywhere control flow is decided at compile time: at the end, and
+ * inside `if qd.static(...)` and `for ... in qd.static(...)`; not under a run-time if or loop. */
+static bool check_returns(Sema *S, const StmtList *l, bool dynamic) {
     bool ok = true;
     for (int k = 0; k < l->n; k++) {
         const Stmt *s = l->stmts[k];
-        if (s->kind == S_RETURN && (!top || k != l->n - 1)) {
-            diag_error(s->span, "QD2015", "'return' is only supported as the last statement of a qd.func");
+        if (s->kind == S_RETURN && dynamic) {
+            diag_error(s->span, "QD2015", "return inside a run-time if, for or while is not supported (Quadrants: \"Return inside "
+                                          "non-static if/for is not supported\"); assign a result variable instead");
             ok = false;
         }
-        if (s->kind == S_IF) ok &= check_returns(&s->if_.then, false) & check_returns(&s->if_.els, false);
-        if (s->kind == S_WHILE) ok &= check_returns(&s->while_.body, false);
-        if (s->kind == S_FOR) ok &= check_returns(&s->for_.body, false);
+        if (s->kind == S_IF) {
+            bool d = dynamic || !is_static_call(S, s->if_.cond);
+            ok &= check_returns(S, &s->if_.then, d) & check_returns(S, &s->if_.els, d);
+        }
+        if (s->kind == S_WHILE) ok &= check_returns(S, &s->while_.body, true);
+        if (s->kind == S_FOR) ok &= check_returns(S, &s->for_.body, dynamic || !is_static_call(S, s->for_.iter));
     }
     return ok;
+}
+
+/* The value a qd.func's `return` gives its call (materialized into locals). */
+static Val func_result(Sema *S, const Stmt *def, const Stmt *ret, const Expr *call) {
+    Val result = sema_eval(S, ret->expr);
+    QdType t;
+    int rn = 0, rm = 0;
+    if (result.kind == V_VEC && def->def.returns && sema_vec_type_of(S, def->def.returns, &t, &rn, &rm) && rn) {
+        if (rn != result.vec.n || rm != result.vec.m) {
+            diag_error(ret->expr->span, "QD2040", "'%s' returns %s, not the declared shape", def->def.name, val_describe(result));
+            result = val_err();
+        } else {
+            Val c = vec_make(S, rn, rm);
+            for (int k = 0; k < vec_len(c); k++) c.vec.c[k] = val_expr(ir_cast(S, sema_rvalue(S, result.vec.c[k], ret->span), t));
+            result = c;
+        }
+    }
+    if (result.kind == V_STRUCT) result = sema_struct_materialize(S, result, arena_printf(S->arena, "$%s_ret", def->def.name), ret->span);
+    if (result.kind == V_VEC) result = sema_vec_materialize(S, result, arena_printf(S->arena, "$%s_ret", def->def.name), ret->span);
+    if (is_scalar(result)) {
+        IrExpr *e = sema_rvalue(S, result, ret->expr->span);
+        if (e && def->def.returns && sema_annotation_type(S, def->def.returns, &t)) e = ir_cast(S, e, t);
+        int l = e ? sema_new_local(S, arena_printf(S->arena, "$%s_ret", def->def.name), e->type) : -1;
+        if (e) emit_assign(S, l, e, ret->span);
+        result = e ? val_expr(ir_local(S, l, call->span)) : val_err();
+    }
+    return result;
+}
+
+/* `return` before the end of a function, under compile-time control flow only (check_returns;
+ * S->dyn counts run-time ifs and loops in case a path got here unchecked). */
+static void stmt_return(Sema *S, const Stmt *s) {
+    if (S->dyn) {
+        diag_error(s->span, "QD2015", "return inside a run-time if, for or while is not supported (Quadrants: \"Return inside "
+                                      "non-static if/for is not supported\"); assign a result variable instead");
+        return;
+    }
+    if (S->ninline) {
+        const Stmt *def = S->inline_stack[S->ninline - 1];
+        S->fn_result = s->expr ? func_result(S, def, s, s->expr) : (Val){.kind = V_NONE};
+        S->returned = true;
+        return;
+    }
+    const Stmt *def = S->kernel_def;
+    bool returns = def && def->def.returns && def->def.returns->kind != E_NONE;
+    if (s->expr && s->expr->kind != E_NONE && !returns) {
+        diag_error(s->span, "QD2015", "a kernel returns a value only when declared with a return type (def k() -> qd.i32:)");
+        return;
+    }
+    if (returns) sema_kernel_return(S, def, s);
+    S->returned = true;
 }
 
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
@@ -571,43 +643,23 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     if (S->ninline == (int)ARRAY_LEN(S->inline_stack))
         return diag_error(call->span, "QD2016", "qd.func calls nested too deeply (limit %d)", (int)ARRAY_LEN(S->inline_stack)), val_err();
     Scope *sc = sema_bind_args(S, call, def);
-    if (sc && !check_returns(&def->def.body, true)) vec_free(&sc->b), sc = NULL;
+    if (sc && !check_returns(S, &def->def.body, false)) vec_free(&sc->b), sc = NULL;
     if (!sc) return val_err();
     Scope *saved = S->scope;
     LoopKind loop = S->loop;
-    S->scope = sc, S->loop = LOOP_NONE;
+    int dyn = S->dyn;
+    S->scope = sc, S->loop = LOOP_NONE, S->dyn = 0;
     S->inline_stack[S->ninline++] = def;
     const StmtList *body = &def->def.body;
     const Stmt *ret = body->n && body->stmts[body->n - 1]->kind == S_RETURN ? body->stmts[body->n - 1] : NULL;
     StmtList init = {body->stmts, ret ? body->n - 1 : body->n};
     sema_block(S, &init);
     Val result = {.kind = V_NONE};
-    if (ret && ret->expr) {
-        result = sema_eval(S, ret->expr);
-        QdType t;
-        int rn = 0, rm = 0;
-        if (result.kind == V_VEC && def->def.returns && sema_vec_type_of(S, def->def.returns, &t, &rn, &rm) && rn) {
-            if (rn != result.vec.n || rm != result.vec.m) {
-                diag_error(ret->expr->span, "QD2040", "'%s' returns %s, not the declared shape", def->def.name, val_describe(result));
-                result = val_err();
-            } else {
-                Val c = vec_make(S, rn, rm);
-                for (int k = 0; k < vec_len(c); k++) c.vec.c[k] = val_expr(ir_cast(S, sema_rvalue(S, result.vec.c[k], ret->span), t));
-                result = c;
-            }
-        }
-        if (result.kind == V_STRUCT) result = sema_struct_materialize(S, result, arena_printf(S->arena, "$%s_ret", def->def.name), ret->span);
-        if (result.kind == V_VEC) result = sema_vec_materialize(S, result, arena_printf(S->arena, "$%s_ret", def->def.name), ret->span);
-        if (is_scalar(result)) {
-            IrExpr *e = sema_rvalue(S, result, ret->expr->span);
-            if (e && def->def.returns && sema_annotation_type(S, def->def.returns, &t)) e = ir_cast(S, e, t);
-            int l = e ? sema_new_local(S, arena_printf(S->arena, "$%s_ret", def->def.name), e->type) : -1;
-            if (e) emit_assign(S, l, e, ret->span);
-            result = e ? val_expr(ir_local(S, l, call->span)) : val_err();
-        }
-    }
+    if (S->returned) result = S->fn_result; /* a return under qd.static control flow */
+    else if (ret && ret->expr) result = func_result(S, def, ret, call);
+    S->returned = false;
     S->ninline--;
-    S->scope = saved, S->loop = loop;
+    S->scope = saved, S->loop = loop, S->dyn = dyn;
     vec_free(&sc->b);
     return result;
 }
@@ -643,11 +695,7 @@ void sema_stmt(Sema *S, const Stmt *s) {
     case S_BREAK: case S_CONTINUE: stmt_jump(S, s); return;
     case S_PASS: return;
     case S_ASSERT: stmt_assert(S, s); return;
-    case S_RETURN:
-        diag_error(s->span, "QD2015", S->ninline ? "'return' is only supported as the last statement of a qd.func"
-                                                 : "a kernel returns only as its last top-level statement, and only when "
-                                                   "declared with a return type (def k() -> qd.i32:)");
-        return;
+    case S_RETURN: stmt_return(S, s); return;
     case S_DEF: diag_error(s->span, "QD1012", "nested function definitions are not supported in kernels"); return;
     case S_IMPORT: diag_error(s->span, "QD2003", "'import' inside a function is not supported"); return;
     case S_HOST: case S_CLASS: die("host code inside a function");
@@ -677,5 +725,5 @@ static void stmt_assert(Sema *S, const Stmt *s) {
 }
 
 void sema_block(Sema *S, const StmtList *l) {
-    for (int k = 0; k < l->n; k++) sema_stmt(S, l->stmts[k]);
+    for (int k = 0; k < l->n && !S->returned; k++) sema_stmt(S, l->stmts[k]);
 }

@@ -1,0 +1,548 @@
+/* Python forms that kernels evaluate at compile time (qdc-lang(7) "Compile-time Python"):
+ * argument unpacking (*a), slices of vectors, matrices and compile-time sequences, list
+ * comprehensions and generator expressions, `is` / `in`, and lambda (host code only, as
+ * Quadrants). They share one notion: a compile-time sequence and its items. */
+#include "sema.h"
+#include <string.h>
+
+#define MAX_ITEMS 65536 /* items one comprehension or unpacking may produce */
+
+static Val tuple_of(Sema *S, Val *items, int n) {
+    Val t = {.kind = V_TUPLE};
+    t.tuple.n = n;
+    t.tuple.items = ARENA_ARRAY(S->arena, Val, n ? n : 1);
+    if (n) memcpy(t.tuple.items, items, sizeof(Val) * (size_t)n);
+    return t;
+}
+
+/* The items of a compile-time sequence: a tuple or list, a vector's components, a matrix's
+ * rows, an ndarray shape's axes. False (nothing reported) for anything else. */
+static bool seq_items(Sema *S, Val v, Span sp, Val **items, int *n) {
+    if (v.kind == V_TUPLE) return *items = v.tuple.items, *n = v.tuple.n, true;
+    if (v.kind == V_VEC && !v.vec.m) return *items = v.vec.c, *n = v.vec.n, true;
+    if (v.kind == V_VEC) {
+        *n = v.vec.n;
+        *items = ARENA_ARRAY(S->arena, Val, *n);
+        for (int r = 0; r < *n; r++) {
+            (*items)[r] = vec_make(S, v.vec.m, 0);
+            for (int c = 0; c < v.vec.m; c++) (*items)[r].vec.c[c] = v.vec.c[r * v.vec.m + c];
+        }
+        return true;
+    }
+    if (v.kind == V_SHAPE) {
+        const IrParam *p = &S->params.items[v.index];
+        *n = p->ndim - p->elem_ndim;
+        *items = ARENA_ARRAY(S->arena, Val, *n ? *n : 1);
+        for (int k = 0; k < *n; k++) {
+            IrExpr *x = ir_new(S, IR_SHAPE, QT_I32, sp);
+            x->shape.param = v.index, x->shape.axis = k;
+            (*items)[k] = val_expr(x);
+        }
+        return true;
+    }
+    return false;
+}
+
+static const char *call_path(Sema *S, const Expr *e) {
+    if (e->kind != E_CALL) return NULL;
+    if (e->call.fn->kind == E_NAME && !sema_lookup(S, e->call.fn->name)) {
+        static const char *const py[] = {"range", "enumerate", "zip", "reversed"};
+        for (size_t k = 0; k < ARRAY_LEN(py); k++)
+            if (!strcmp(py[k], e->call.fn->name)) return py[k];
+    }
+    const char *p = sema_path(S, e->call.fn);
+    return p && (!strcmp(p, "qd.static") || !strcmp(p, "qd.grouped")) ? p : NULL;
+}
+
+static bool iter_items(Sema *S, const Expr *iter, Val **items, int *n);
+static bool bind_target(Sema *S, Scope *sc, const Expr *t, Val v);
+
+static bool range_items(Sema *S, const Expr *call, Val **items, int *n) {
+    int64_t a[3] = {0, 0, 1};
+    int na = call->call.args.n;
+    if (na < 1 || na > 3 || call->call.nkw)
+        return diag_error(call->span, "QD2007", "range takes 1 to 3 positional arguments, got %d", na + call->call.nkw), false;
+    for (int k = 0; k < na; k++)
+        if (!sema_const_int(S, call->call.args.items[k], &a[na == 1 ? 1 : k], "a range bound in a comprehension")) return false;
+    if (!a[2]) return diag_error(call->call.args.items[2]->span, "QD2012", "range step must not be zero"), false;
+    int64_t cnt = a[2] > 0 ? (a[1] > a[0] ? (a[1] - a[0] + a[2] - 1) / a[2] : 0) : (a[0] > a[1] ? (a[0] - a[1] - a[2] - 1) / -a[2] : 0);
+    if (cnt > MAX_ITEMS) return diag_error(call->span, "QD2022", "a compile-time range of more than %d items", MAX_ITEMS), false;
+    *n = (int)cnt;
+    *items = ARENA_ARRAY(S->arena, Val, *n ? *n : 1);
+    for (int64_t k = 0; k < cnt; k++) (*items)[k] = val_expr(ir_const_int(S, QT_I32, a[0] + k * a[2], call->span));
+    return true;
+}
+
+/* enumerate(xs[, start]), zip(xs, ys, ...), reversed(xs): tuples of the items. */
+static bool combinator_items(Sema *S, const Expr *call, const char *p, Val **items, int *n) {
+    int na = call->call.args.n;
+    bool en = !strcmp(p, "enumerate"), zip = !strcmp(p, "zip");
+    int64_t start = 0;
+    if (en && na == 2 && !sema_const_int(S, call->call.args.items[1], &start, "enumerate's start")) return false;
+    for (int k = 0; en && k < call->call.nkw; k++)
+        if (strcmp(call->call.kw[k].name, "start") || !sema_const_int(S, call->call.kw[k].value, &start, "enumerate's start")) return false;
+    if (na < 1 || (!zip && na > (en ? 2 : 1)) || (!en && call->call.nkw))
+        return diag_error(call->span, "QD2007", "'%s' takes %s, got %d arguments", p, zip ? "sequences" : "one sequence", na), false;
+    Val *in[8];
+    int len[8], m = zip ? na : 1;
+    if (m > 8) return diag_error(call->span, "QD2007", "zip of more than 8 sequences"), false;
+    for (int k = 0; k < m; k++)
+        if (!iter_items(S, call->call.args.items[k], &in[k], &len[k])) return false;
+    *n = len[0];
+    for (int k = 1; k < m; k++) *n = len[k] < *n ? len[k] : *n;
+    *items = ARENA_ARRAY(S->arena, Val, *n ? *n : 1);
+    for (int i = 0; i < *n; i++) {
+        if (!strcmp(p, "reversed")) {
+            (*items)[i] = in[0][*n - 1 - i];
+            continue;
+        }
+        Val parts[8];
+        int np = 0;
+        if (en) parts[np++] = val_expr(ir_const_int(S, QT_I32, start + i, call->span));
+        for (int k = 0; k < m; k++) parts[np++] = in[k][i];
+        (*items)[i] = tuple_of(S, parts, np);
+    }
+    return true;
+}
+
+/* qd.grouped(qd.ndrange(...)) / qd.grouped(range(...)) with constant bounds: one i32 vector of
+ * indices per point, the last axis fastest (the order of qd.ndrange). */
+static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
+    const Expr *in = call->call.args.n == 1 ? call->call.args.items[0] : NULL;
+    const char *p = in && in->kind == E_CALL ? (in->call.fn->kind == E_NAME ? in->call.fn->name : sema_path(S, in->call.fn)) : NULL;
+    if (!p || (strcmp(p, "qd.ndrange") && strcmp(p, "range")))
+        return diag_error(call->span, "QD2012", "qd.static(qd.grouped(...)) takes qd.ndrange(...) or range(...)"), false;
+    if (!(in = sema_unpack(S, in))) return false;
+    int nd = in->call.args.n;
+    int64_t lo[IR_MAX_DIMS], hi[IR_MAX_DIMS], total = 1;
+    if (!strcmp(p, "range")) {
+        Val *r;
+        int cnt;
+        if (!range_items(S, in, &r, &cnt)) return false;
+        *n = cnt;
+        *items = ARENA_ARRAY(S->arena, Val, cnt ? cnt : 1);
+        for (int k = 0; k < cnt; k++) (*items)[k] = vec_make(S, 1, 0), (*items)[k].vec.c[0] = r[k];
+        return true;
+    }
+    if (nd < 1 || nd > IR_MAX_DIMS) return diag_error(in->span, "QD2012", "qd.ndrange takes 1 to %d dimensions", IR_MAX_DIMS), false;
+    for (int d = 0; d < nd; d++) {
+        const Expr *a = in->call.args.items[d];
+        Val v = sema_eval(S, a);
+        Val *b = v.kind == V_TUPLE ? v.tuple.items : &v;
+        int nb = v.kind == V_TUPLE ? v.tuple.n : 1;
+        IrExpr *x[2] = {nb == 2 ? sema_rvalue(S, b[0], a->span) : NULL, sema_rvalue(S, b[nb - 1], a->span)};
+        if (v.kind == V_ERR || nb < 1 || nb > 2 || !x[1] || (nb == 2 && !x[0])) return false;
+        if ((x[0] && !ir_is_const(x[0])) || !ir_is_const(x[1]))
+            return diag_error(a->span, "QD2009", "the bounds of a qd.static loop must be compile-time constants"), false;
+        lo[d] = x[0] ? x[0]->c.i : 0, hi[d] = x[1]->c.i;
+        total *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+        if (total > MAX_ITEMS) return diag_error(in->span, "QD2022", "a compile-time range of more than %d items", MAX_ITEMS), false;
+    }
+    *n = (int)total;
+    *items = ARENA_ARRAY(S->arena, Val, total ? total : 1);
+    for (int64_t k = 0; k < total; k++) {
+        Val v = vec_make(S, nd, 0);
+        for (int64_t d = nd - 1, rest = k; d >= 0; d--) {
+            int64_t ext = hi[d] - lo[d];
+            v.vec.c[d] = val_expr(ir_const_int(S, QT_I32, lo[d] + rest % ext, call->span));
+            rest /= ext;
+        }
+        (*items)[k] = v;
+    }
+    return true;
+}
+
+/* The items an iterable produces at compile time (a comprehension's `in`, unpacking). */
+static bool iter_items(Sema *S, const Expr *iter, Val **items, int *n) {
+    const char *p = call_path(S, iter);
+    if (p && !strcmp(p, "qd.static")) {
+        if (iter->call.args.n != 1) return diag_error(iter->span, "QD2007", "qd.static takes 1 argument"), false;
+        return iter_items(S, iter->call.args.items[0], items, n);
+    }
+    if (p && !strcmp(p, "range")) return range_items(S, iter, items, n);
+    if (p && !strcmp(p, "qd.grouped")) return grouped_items(S, iter, items, n);
+    if (p) return combinator_items(S, iter, p, items, n);
+    Val v = sema_eval(S, iter);
+    if (v.kind == V_ERR) return false;
+    if (seq_items(S, v, iter->span, items, n)) return true;
+    bool scalar = v.kind == V_EXPR || v.kind == V_LOCAL || v.kind == V_REF;
+    diag_error(iter->span, "QD2012", "%s is not a compile-time sequence; a comprehension or unpacking in a kernel iterates "
+                                     "range(), a tuple or list, a vector or an ndarray shape", scalar ? "a scalar" : val_describe(v));
+    return false;
+}
+
+bool sema_iter_items(Sema *S, const Expr *iter, Val **items, int *n) { return iter_items(S, iter, items, n); }
+
+/* for x in qd.static(seq) / for i, x in qd.static(enumerate(seq)) over a compile-time sequence
+ * (not range/ndrange, which sema_loop_space takes): the body unrolled once per item. */
+bool sema_static_seq_for(Sema *S, const Stmt *s) {
+    const Expr *it = s->for_.iter;
+    const char *p = it->kind == E_CALL ? sema_path(S, it->call.fn) : NULL;
+    if (!p || strcmp(p, "qd.static") || it->call.args.n != 1) return false;
+    const Expr *in = it->call.args.items[0];
+    const char *q = in->kind != E_CALL ? NULL : in->call.fn->kind == E_NAME ? in->call.fn->name : sema_path(S, in->call.fn);
+    if (q && (!strcmp(q, "range") || !strcmp(q, "qd.ndrange"))) return false;
+    Val *items;
+    int n;
+    if (!iter_items(S, in, &items, &n)) return true;
+    LoopKind saved = S->loop;
+    S->loop = LOOP_STATIC;
+    for (int k = 0, errs = diag_error_count(); k < n && diag_error_count() == errs; k++) {
+        if (++S->unrolled > MAX_ITEMS) {
+            diag_error(it->span, "QD2022", "qd.static loops unroll to more than %d iterations in this kernel", MAX_ITEMS);
+            break;
+        }
+        if (!bind_target(S, S->scope, s->for_.target, items[k])) break;
+        sema_block(S, &s->for_.body);
+    }
+    S->loop = saved;
+    return true;
+}
+
+/* ---- argument unpacking ---- */
+
+static bool has_starred(const ExprList *l) {
+    for (int k = 0; k < l->n; k++)
+        if (l->items[k]->kind == E_STARRED) return true;
+    return false;
+}
+
+Expr *sema_value_expr(Sema *S, Val v, Span sp) {
+    Expr *e = ARENA_NEW(S->arena, Expr);
+    Val *slot = ARENA_NEW(S->arena, Val);
+    *slot = v;
+    e->kind = E_VALUE, e->span = sp, e->value = slot;
+    return e;
+}
+
+/* The list with every *a replaced by a's items (evaluated once, before the other items). */
+static bool unpack_list(Sema *S, const ExprList *l, ExprList *out) {
+    VEC(Expr *) v = {0};
+    bool ok = true;
+    for (int k = 0; k < l->n && ok; k++) {
+        Expr *a = l->items[k];
+        if (a->kind != E_STARRED) {
+            vec_push(&v, a);
+            continue;
+        }
+        Val *items;
+        int n;
+        ok = iter_items(S, a->un.a, &items, &n);
+        for (int j = 0; ok && j < n; j++) vec_push(&v, sema_value_expr(S, items[j], a->span));
+    }
+    out->n = v.len;
+    out->items = ARENA_ARRAY(S->arena, Expr *, v.len ? v.len : 1);
+    if (v.len) memcpy(out->items, v.items, sizeof(Expr *) * (size_t)v.len);
+    vec_free(&v);
+    return ok;
+}
+
+const Expr *sema_unpack(Sema *S, const Expr *e) {
+    const ExprList *l = e->kind == E_CALL ? &e->call.args : &e->list;
+    if (!has_starred(l)) return e;
+    Expr *c = ARENA_NEW(S->arena, Expr);
+    *c = *e;
+    if (!unpack_list(S, l, e->kind == E_CALL ? &c->call.args : &c->list)) return NULL;
+    return c;
+}
+
+/* (a, b) + (c,) and (a,) * 3 / 3 * (a,): Python's sequence concatenation and repetition on
+ * compile-time tuples and lists. False when neither side is a tuple. */
+bool sema_tuple_binary(Sema *S, int op, Val a, Val b, Val *out, Span sp) {
+    if ((a.kind != V_TUPLE && b.kind != V_TUPLE) || a.kind == V_VEC || b.kind == V_VEC) return false; /* v + [1, 2]: a vector op */
+    if (a.kind == V_ERR || b.kind == V_ERR) return *out = val_err(), true;
+    if (op == T_PLUS && a.kind == V_TUPLE && b.kind == V_TUPLE) {
+        Val *items = ARENA_ARRAY(S->arena, Val, a.tuple.n + b.tuple.n + 1);
+        memcpy(items, a.tuple.items, sizeof(Val) * (size_t)a.tuple.n);
+        memcpy(items + a.tuple.n, b.tuple.items, sizeof(Val) * (size_t)b.tuple.n);
+        return *out = tuple_of(S, items, a.tuple.n + b.tuple.n), true;
+    }
+    Val t = a.kind == V_TUPLE ? a : b, n = a.kind == V_TUPLE ? b : a;
+    IrExpr *c = n.kind == V_EXPR ? n.e : NULL;
+    if (op != T_STAR || !ir_is_const(c) || !qt_is_integral(c->type)) {
+        diag_error(sp, "QD2019", "a compile-time tuple or list takes only + (another one) and * (a compile-time integer)");
+        return *out = val_err(), true;
+    }
+    int64_t k = qt_is_signed(c->type) ? c->c.i : (int64_t)c->c.u;
+    if (k < 0) k = 0;
+    if (k * t.tuple.n > MAX_ITEMS) return diag_error(c->span, "QD2022", "a tuple of more than %d items", MAX_ITEMS), *out = val_err(), true;
+    Val *items = ARENA_ARRAY(S->arena, Val, k * t.tuple.n + 1);
+    for (int64_t r = 0; r < k; r++) memcpy(items + r * t.tuple.n, t.tuple.items, sizeof(Val) * (size_t)t.tuple.n);
+    return *out = tuple_of(S, items, (int)(k * t.tuple.n)), true;
+}
+
+/* A list or tuple beside a vector or matrix in an operator (v == [1, 2, 3]): the vector or
+ * matrix of its items, as Quadrants converts it. Other values are returned unchanged. */
+Val sema_list_as_vec(Sema *S, Val t, Val other) {
+    if (t.kind != V_TUPLE || other.kind != V_VEC || !t.tuple.n) return t;
+    bool rows = t.tuple.items[0].kind == V_TUPLE || t.tuple.items[0].kind == V_VEC;
+    int n = t.tuple.n, m = 0;
+    if (rows) m = t.tuple.items[0].kind == V_TUPLE ? t.tuple.items[0].tuple.n : vec_len(t.tuple.items[0]);
+    Val r = vec_make(S, n, m);
+    for (int i = 0; i < n; i++) {
+        Val row = t.tuple.items[i];
+        int len = !rows ? 1 : row.kind == V_TUPLE ? row.tuple.n : row.kind == V_VEC ? vec_len(row) : -1;
+        if (len != (rows ? m : 1)) return t; /* ragged: the operator reports it */
+        for (int j = 0; j < (rows ? m : 1); j++)
+            r.vec.c[rows ? i * m + j : i] = !rows ? row : row.kind == V_TUPLE ? row.tuple.items[j] : row.vec.c[j];
+    }
+    return r;
+}
+
+/* ---- slices ---- */
+
+/* Python's slice.indices(n): the selected positions of a sequence of n items. */
+static bool slice_positions(Sema *S, const Expr *sl, int n, int *pos, int *count) {
+    int64_t step = 1, lo, hi;
+    if (sl->slice.step && !sema_const_int(S, sl->slice.step, &step, "a slice step")) return false;
+    if (!step) return diag_error(sl->slice.step->span, "QD2042", "slice step cannot be zero"), false;
+    lo = step > 0 ? 0 : n - 1, hi = step > 0 ? n : -1;
+    int64_t b[2] = {lo, hi};
+    const Expr *parts[2] = {sl->slice.lo, sl->slice.hi};
+    for (int k = 0; k < 2; k++) {
+        if (!parts[k]) continue;
+        if (!sema_const_int(S, parts[k], &b[k], "a slice bound (Quadrants slices with compile-time bounds)")) return false;
+        if (b[k] < 0) b[k] += n;
+        if (b[k] < 0) b[k] = step > 0 ? 0 : -1;
+        if (b[k] >= n) b[k] = step > 0 ? n : n - 1;
+    }
+    *count = 0;
+    for (int64_t i = b[0]; step > 0 ? i < b[1] : i > b[1]; i += step) pos[(*count)++] = (int)i;
+    return true;
+}
+
+/* One index of a vector/matrix/sequence subscript: a slice (positions) or a constant. */
+static bool axis_positions(Sema *S, const Expr *ix, int n, int *pos, int *count, bool *sliced) {
+    *sliced = ix->kind == E_SLICE;
+    if (*sliced) return slice_positions(S, ix, n, pos, count);
+    int64_t k;
+    if (!sema_const_int(S, ix, &k, "an index beside a slice")) return false;
+    if (k < 0) k += n;
+    if (k < 0 || k >= n) return diag_error(ix->span, "QD2042", "index %lld is out of range for %d items", (long long)k, n), false;
+    pos[0] = (int)k, *count = 1;
+    return true;
+}
+
+static bool has_slice(const Expr *ix) {
+    if (ix->kind == E_SLICE) return true;
+    if (ix->kind != E_TUPLE) return false;
+    for (int k = 0; k < ix->list.n; k++)
+        if (ix->list.items[k]->kind == E_SLICE) return true;
+    return false;
+}
+
+/* v[a:b], m[:, 0], m[0, 1:], m[a:b, c:d], t[a:b] with compile-time bounds: a vector, a matrix
+ * or a tuple of the selected items (Quadrants: an int index drops its axis). */
+static Val slice_value(Sema *S, Val o, const Expr *ix, Span sp) {
+    bool matrix = o.kind == V_VEC && o.vec.m;
+    int nix = ix->kind == E_TUPLE ? ix->list.n : 1;
+    const Expr *axes[2] = {ix->kind == E_TUPLE ? ix->list.items[0] : ix, nix == 2 ? ix->list.items[1] : NULL};
+    if (nix > (matrix ? 2 : 1))
+        return diag_error(ix->span, "QD2042", "%s takes %d index%s, got %d", val_describe(o), matrix ? 2 : 1, matrix ? "es" : "", nix), val_err();
+    if (o.kind != V_VEC) {
+        Val *items;
+        int n;
+        if (!seq_items(S, o, sp, &items, &n)) return diag_error(sp, "QD2011", "%s cannot be sliced", val_describe(o)), val_err();
+        int *pos = ARENA_ARRAY(S->arena, int, n + 1), cnt;
+        bool sl;
+        if (!axis_positions(S, axes[0], n, pos, &cnt, &sl)) return val_err();
+        Val *r = ARENA_ARRAY(S->arena, Val, cnt ? cnt : 1);
+        for (int k = 0; k < cnt; k++) r[k] = items[pos[k]];
+        return tuple_of(S, r, cnt);
+    }
+    int rows = o.vec.n, cols = matrix ? o.vec.m : 1;
+    int rp[64], cp[64] = {0}, nr, nc = 1;
+    bool rs, cs = false;
+    if (rows > 64 || cols > 64) return diag_error(sp, "QD2042", "slices of more than 64 rows or columns"), val_err();
+    if (!axis_positions(S, axes[0], rows, rp, &nr, &rs)) return val_err();
+    if (matrix && axes[1] && !axis_positions(S, axes[1], cols, cp, &nc, &cs)) return val_err();
+    if (matrix && !axes[1]) { /* m[a:b]: whole rows */
+        nc = cols, cs = true;
+        for (int c = 0; c < cols; c++) cp[c] = c;
+    }
+    if (!nr || !nc) return diag_error(ix->span, "QD2042", "the slice selects no components"), val_err();
+    bool two = rs && cs;
+    Val r = vec_make(S, two ? nr : rs ? nr : nc, two ? nc : 0);
+    for (int i = 0, k = 0; i < nr; i++)
+        for (int j = 0; j < nc; j++) r.vec.c[k++] = o.vec.c[rp[i] * cols + cp[j]];
+    return r;
+}
+
+Val sema_slice_subscript(Sema *S, const Expr *e, bool *handled) {
+    *handled = has_slice(e->sub.index);
+    if (!*handled) return val_err();
+    Val o = sema_eval(S, e->sub.obj);
+    if (o.kind == V_ERR) return o;
+    if (o.kind == V_FIELD || o.kind == V_NDARRAY || o.kind == V_SHARED) {
+        diag_error(e->sub.index->span, "QD2011", "%s cannot be sliced; index its elements one at a time", val_describe(o));
+        return val_err();
+    }
+    return slice_value(S, o, e->sub.index, e->span);
+}
+
+/* ---- comprehensions ---- */
+
+static bool bind_target(Sema *S, Scope *sc, const Expr *t, Val v) {
+    if (t->kind == E_NAME) return scope_bind(S, sc, t->name, v, t->span), true;
+    if (t->kind != E_TUPLE && t->kind != E_LIST)
+        return diag_error(t->span, "QD2010", "a comprehension binds names or tuples of names"), false;
+    Val *items;
+    int n;
+    if (!seq_items(S, v, t->span, &items, &n) || n != t->list.n)
+        return diag_error(t->span, "QD2010", "cannot unpack %s into %d names", val_describe(v), t->list.n), false;
+    for (int k = 0; k < n; k++)
+        if (!bind_target(S, sc, t->list.items[k], items[k])) return false;
+    return true;
+}
+
+typedef VEC(Val) ValVec;
+
+static bool comp_clause(Sema *S, const Expr *c, Scope *sc, ValVec *out) {
+    Val *items;
+    int n;
+    if (!iter_items(S, c->comp.iter, &items, &n)) return false;
+    for (int i = 0; i < n; i++) {
+        if (!bind_target(S, sc, c->comp.target, items[i])) return false;
+        bool keep = true;
+        for (int k = 0; k < c->comp.conds.n && keep; k++) {
+            IrExpr *x = ir_to_bool(S, sema_expr(S, c->comp.conds.items[k]));
+            if (!x) return false;
+            if (!ir_is_const(x))
+                return diag_error(c->comp.conds.items[k]->span, "QD2009", "a comprehension's condition must be a compile-time value"), false;
+            keep = x->c.u != 0;
+        }
+        if (!keep) continue;
+        if (c->comp.next) {
+            if (!comp_clause(S, c->comp.next, sc, out)) return false;
+            continue;
+        }
+        Val v = sema_eval(S, c->comp.elt);
+        if (v.kind == V_ERR) return false;
+        if (out->len == MAX_ITEMS)
+            return diag_error(c->span, "QD2022", "a comprehension of more than %d items", MAX_ITEMS), false;
+        vec_push(out, v);
+    }
+    return true;
+}
+
+/* [elt for x in xs if c] and (elt for ...): unrolled at compile time into a list (a tuple of
+ * the values); its names are local to it, as in Python 3. */
+static Val comprehension(Sema *S, const Expr *e) {
+    Scope *sc = ARENA_NEW(S->arena, Scope);
+    Scope **cur = S->scope ? &S->scope : &S->hscope, *saved = *cur;
+    sc->parent = saved;
+    *cur = sc;
+    ValVec out = {0};
+    bool ok = comp_clause(S, e, sc, &out);
+    *cur = saved;
+    Val r = ok ? tuple_of(S, out.items, out.len) : val_err();
+    vec_free(&out), vec_free(&sc->b);
+    return r;
+}
+
+/* ---- is / in ---- */
+
+/* Whether two compile-time values are equal: 1, 0, or -1 when one is a run-time value. */
+static int same_value(Sema *S, Val a, Val b) {
+    if (a.kind == V_EXPR && b.kind == V_EXPR) {
+        if (!ir_is_const(a.e) || !ir_is_const(b.e)) return -1;
+        IrExpr *x = ir_binary(S, IR_EQ, a.e, b.e, a.e->span);
+        return x && ir_is_const(x) ? (int)x->c.u : -1;
+    }
+    if (a.kind == V_LOCAL || a.kind == V_REF || b.kind == V_LOCAL || b.kind == V_REF) return -1;
+    if (a.kind != b.kind) return 0;
+    switch (a.kind) {
+    case V_NONE: return 1;
+    case V_STR: return !strcmp(a.path, b.path);
+    case V_NS: return !strcmp(a.path, b.path);
+    case V_TYPE: return a.type == b.type;
+    case V_FUNC: case V_KERNEL: return a.def == b.def;
+    case V_FIELD: case V_NDARRAY: case V_SHARED: case V_SHAPE: case V_CLASS: return a.index == b.index;
+    case V_OBJECT: return a.obj == b.obj;
+    case V_TUPLE:
+        if (a.tuple.n != b.tuple.n) return 0;
+        for (int k = 0; k < a.tuple.n; k++) {
+            int s = same_value(S, a.tuple.items[k], b.tuple.items[k]);
+            if (s != 1) return s;
+        }
+        return 1;
+    default: return -1;
+    }
+}
+
+/* `a is b` / `a is not b` / `a in b` / `a not in b` on compile-time values (Quadrants evaluates
+ * them in Python, inside qd.static): a u1 constant. */
+static Val static_compare(Sema *S, const Expr *e) {
+    Val result = val_expr(ir_const_int(S, QT_U1, 1, e->span));
+    Val a = sema_eval(S, e->cmp.items.items[0]);
+    for (int k = 1; k < e->cmp.items.n && a.kind != V_ERR; k++) {
+        int op = e->cmp.ops[k - 1];
+        const Expr *rhs = e->cmp.items.items[k];
+        Val b = sema_eval(S, rhs);
+        if (b.kind == V_ERR) return b;
+        int r;
+        if ((op == T_KW_IS || op == T_KW_NOT) && (a.kind == V_NONE || b.kind == V_NONE)) {
+            r = a.kind == b.kind; /* a run-time value is not None either */
+        } else if (op == T_KW_IS || op == T_KW_NOT) {
+            r = same_value(S, a, b);
+            if (a.kind == V_EXPR && b.kind == V_EXPR && r >= 0 && a.e->type != b.e->type) r = 0;
+        } else if (op == T_KW_IN || op == CMP_NOT_IN) {
+            Val *items;
+            int n;
+            if (!seq_items(S, b, rhs->span, &items, &n)) {
+                diag_error(rhs->span, "QD2019", "'in' needs a compile-time tuple, list or vector on its right, got %s", val_describe(b));
+                return val_err();
+            }
+            r = 0;
+            for (int j = 0; j < n && r == 0; j++) r = same_value(S, a, items[j]);
+        } else {
+            IrExpr *x = sema_binop_tok(S, op, sema_rvalue(S, a, e->span), sema_rvalue(S, b, rhs->span), e->span);
+            if (!x) return val_err();
+            r = ir_is_const(x) ? (int)x->c.u : -1;
+        }
+        if (r < 0) {
+            diag_error(e->span, "QD2009", "'%s' compares compile-time values only (Quadrants evaluates it in Python, inside qd.static)",
+                       op == T_KW_IS ? "is" : op == T_KW_NOT ? "is not" : op == T_KW_IN ? "in" : op == CMP_NOT_IN ? "not in" : "==");
+            return val_err();
+        }
+        if (op == T_KW_NOT || op == CMP_NOT_IN) r = !r;
+        if (!r) return val_expr(ir_const_int(S, QT_U1, 0, e->span));
+        a = b;
+    }
+    return a.kind == V_ERR ? a : result;
+}
+
+bool sema_is_static_compare(const Expr *e) {
+    for (int k = 0; k + 1 < e->cmp.items.n; k++) {
+        int op = e->cmp.ops[k];
+        if (op == T_KW_IS || op == T_KW_NOT || op == T_KW_IN || op == CMP_NOT_IN) return true;
+    }
+    return false;
+}
+
+/* ---- lambda ---- */
+
+/* A lambda in host code is a function a kernel may call (inlined like a qd.func, its body in
+ * the scope the lambda was evaluated in); Quadrants rejects one inside a kernel or qd.func. */
+static Val lambda_value(Sema *S, const Expr *e) {
+    if (S->cur) {
+        diag_error(e->span, "QD1012", "'lambda' is not supported in kernels (Quadrants: Unsupported node \"Lambda\"); "
+                                      "define a qd.func, or a lambda in host code");
+        return val_err();
+    }
+    SemaDef d = {.def = e->lambda, .scope = S->scope ? S->scope : S->hscope};
+    vec_push(&S->lambdas, d);
+    return (Val){.kind = V_FUNC, .def = e->lambda};
+}
+
+Val sema_lang_eval(Sema *S, const Expr *e) {
+    switch (e->kind) {
+    case E_STARRED: return diag_error(e->span, "QD2019", "'*' unpacks only in a call's arguments or a tuple or list"), val_err();
+    case E_SLICE: return diag_error(e->span, "QD2019", "a slice can only index a vector, a matrix or a compile-time sequence"), val_err();
+    case E_COMP: return comprehension(S, e);
+    case E_LAMBDA: return lambda_value(S, e);
+    case E_COMPARE: return static_compare(S, e);
+    case E_VALUE: return *(const Val *)e->value;
+    default: die("sema_lang_eval: not a language form");
+    }
+}
