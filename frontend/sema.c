@@ -361,6 +361,7 @@ void sema_bind_host(Sema *S, const Expr *target, const char *what) {
 void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     Val arr;
     if (t->kind == E_NAME && sema_new_object(S, t, v, sp)) return;
+    if (t->kind == E_NAME && sema_pydc_new(S, t, v, BIND_SCOPE(S), sp)) return;
     if (t->kind == E_NAME && sema_host_array(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
     bool calls = (v->kind == E_TUPLE || v->kind == E_LIST) && v->list.n;
     for (int k = 0; calls && k < v->list.n; k++) calls = v->list.items[k]->kind == E_CALL;
@@ -558,7 +559,10 @@ void sema_module_body(Sema *S, const StmtList *l) {
             break;
         case S_AUGASSIGN: sema_bind_host(S, s->aug.target, "updated by host code"); break;
         case S_DEF: s->def.host ? sema_param_host_function(S, s) : module_def(S, s); break;
-        case S_CLASS: s->class_.dataclass ? sema_struct_dataclass(S, s) : sema_class(S, s); break;
+        case S_CLASS:
+            if (s->class_.py_dataclass) sema_pydc_class(S, s);
+            else s->class_.dataclass ? sema_struct_dataclass(S, s) : sema_class(S, s);
+            break;
         case S_IF: sema_host_if(S, s); break;
         case S_HOST:
             for (int j = 0; j < s->host.names.n; j++) sema_bind_host(S, s->host.names.items[j], s->host.what);
@@ -930,7 +934,7 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
 
 /* ---- kernels ---- */
 
-static bool ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
+bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
     const Expr *dt, *nd;
     sema_param_shape(S, ann, &dt, &nd);
     int64_t ndim;
@@ -951,7 +955,7 @@ static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bou
     if (ap->dflt) return diag_error(ap->dflt->span, "QD2005", "kernel parameters cannot have default values in v1"), GP_ERR;
     if (sema_param_is_generic(S, ap))
         return S->callinst ? sema_callsite_param(S, ap, p, bound, entry) : sema_generic_param(S, ap, p, bound, entry);
-    if (sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;
+    if (sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return sema_ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;
     return sema_annotation_type(S, ann, &p->type) ? GP_PARAM : GP_ERR;
 }
 
@@ -986,7 +990,8 @@ static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
                 diag_error(ap->span, "QD2005", "duplicate parameter '%s'", ap->name);
         IrParam p = {0};
         Val v = {0};
-        if (vector_param(S, ap)) continue;
+        if (vector_param(S, ap) || sema_struct_param(S, ap)) continue;
+        if (sema_pydc_param(S, ap, S->callinst ? S->callinst->args[k] : (Val){.kind = V_HOST, .path = "no call qdc can evaluate"})) continue;
         GenericResult r = kernel_param(S, ap, &p, &v, &entry);
         if (r == GP_ERR) { /* poisoned: its uses are not reported again */
             scope_bind(S, S->scope, ap->name, val_err(), ap->span)->is_param = true;
@@ -1060,7 +1065,9 @@ static void check_kernels(Sema *S, int d) {
     const SemaDef *sd = &S->defs.items[d];
     const Stmt *def = sd->def;
     bool generic = false;
+    S->hscope = sd->scope; /* annotations naming dataclasses of the host function */
     for (int k = 0; k < def->def.nparams; k++) generic |= sema_param_is_generic(S, &def->def.params[k]);
+    S->hscope = &S->module;
     S->inst = -1, S->callinst = NULL;
     if (!generic) return check_kernel(S, sd);
     if (sema_next_instance(S, sd->entry, 0) < 0) {

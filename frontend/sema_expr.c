@@ -28,6 +28,8 @@ const char *val_describe(Val v) {
     case V_METHOD: return "a method of a vector";
     case V_STRUCT: return "a struct";
     case V_STRUCTTYPE: return "a struct type";
+    case V_PYDC: return "a dataclass instance";
+    case V_PYDCTYPE: return "a dataclass type";
     default: return "a value";
     }
 }
@@ -358,6 +360,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (o.kind == V_OBJECT) return sema_object_attr(S, o, e);
     if (o.kind == V_VEC) return sema_vec_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_STRUCT) return sema_struct_attr(S, o, e->attr.name, e->span);
+    if (o.kind == V_PYDC) return sema_pydc_attr(S, o, e);
     if (o.kind == V_FIELD && !strcmp(e->attr.name, "grad")) {
         diag_error(e->span, "QD2044", "'.grad' is not supported: qdc does not compile autodiff");
         return val_err();

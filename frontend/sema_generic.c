@@ -64,6 +64,8 @@ SemaParamShape sema_param_shape(Sema *S, const Expr *ann, const Expr **dt, const
 }
 
 bool sema_param_is_generic(Sema *S, const Param *ap) {
+    const PyDc *dc = ap->annotation ? sema_pydc_of(S, ap->annotation) : NULL;
+    if (dc) return sema_pydc_is_generic(S, dc);
     const Expr *dt, *nd;
     SemaParamShape k = sema_param_shape(S, ap->annotation, &dt, &nd);
     return k == PS_TEMPLATE || k == PS_TENSOR || (k == PS_ARRAY && (!dt || !nd));
@@ -364,6 +366,7 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
 /* The value of a call's argument for a generic parameter, and its spelling in entry names;
  * false if qdc cannot evaluate it. */
 static bool call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell) {
+    if (sema_pydc_call_value(S, a, v, spell)) return true;
     if (a->kind == E_NAME) {
         Binding *b = sema_lookup(S, a->name);
         if (!b) return false;

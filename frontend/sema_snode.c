@@ -95,16 +95,13 @@ static Val place(Sema *S, const Expr *call, int node) {
         Val v = sema_eval(S, a);
         if (v.kind == V_ERR) continue;
         if ((v.kind == V_VEC && v.vec.c[0].kind == V_FIELD) || (v.kind == V_STRUCT && v.strct.st)) { /* every component */
-            Val *leaf = v.kind == V_VEC ? v.vec.c : v.strct.m;
-            int n = v.kind == V_VEC ? vec_len(v) : v.strct.st->n;
+            int leaf[1024], n = 0;
+            if (v.kind == V_STRUCT) n = sema_struct_leaf_fields(v, leaf, 1024);
+            for (int c = 0; v.kind == V_VEC && c < vec_len(v) && n < 1024; c++) leaf[n++] = v.vec.c[c].kind == V_FIELD ? v.vec.c[c].index : -1;
             for (int j = 0; j < n; j++) {
-                Val l = leaf[j];
-                for (int c = 0; c < (l.kind == V_VEC ? vec_len(l) : 1); c++) {
-                    Val f = l.kind == V_VEC ? l.vec.c[c] : l;
-                    if (f.kind != V_FIELD || S->fields.items[f.index].ndim >= 0) continue;
-                    S->fields.items[f.index].ndim = 0;
-                    vec_push(&S->snodes.items[node].ch, -(f.index + 1));
-                }
+                if (leaf[j] < 0 || S->fields.items[leaf[j]].ndim >= 0) continue;
+                S->fields.items[leaf[j]].ndim = 0;
+                vec_push(&S->snodes.items[node].ch, -(leaf[j] + 1));
             }
             continue;
         }

@@ -280,6 +280,8 @@ typedef struct IrKernel {
     int ntasks;
     QdType ret_type; /* `-> T`: the type returned, QT_VOID for none */
     int ret_field;   /* the 0-d field the last task stores the result in (IrModule.fields), or -1 */
+    int ret_n, ret_m; /* `-> qd.types.vector(n, T)` (m 0) / matrix(n, m, T): ret_field is 1-d with
+                         the n (n*m) components row-major; 0 for a scalar */
     Span span;
 } IrKernel;
 

@@ -28,8 +28,10 @@ static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const C
     sb_json_string(b, k->name);
     if (k->ret_type != QT_VOID) { /* the result slot: a 0-d field the last task stores into */
         const char *f = m->fields[k->ret_field].name;
-        sb_printf(b, ",\n     \"returns\": {\"dtype\": \"%s\", \"field\": \"%s\", \"symbol\": \"qd_field_%s\"}",
-                  qt_name(k->ret_type), f, f);
+        sb_printf(b, ",\n     \"returns\": {\"dtype\": \"%s\", \"field\": \"%s\", \"symbol\": \"qd_field_%s\"", qt_name(k->ret_type), f, f);
+        if (k->ret_m) sb_printf(b, ", \"shape\": [%d, %d]", k->ret_n, k->ret_m); /* a matrix: components row-major in the field */
+        else if (k->ret_n) sb_printf(b, ", \"shape\": [%d]", k->ret_n);
+        sb_puts(b, "}");
     }
     sb_puts(b, ",\n     \"params\": [");
     for (int i = 0; i < k->nparams; i++) {
