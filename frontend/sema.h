@@ -39,6 +39,7 @@ typedef enum {
     V_STRUCT,  /* a struct value, or a struct field: one Val per member (scalar, V_VEC, or for a
                   field V_FIELD / V_VEC of V_FIELD) */
     V_PYDCTYPE, /* a @dataclasses.dataclass class (sema_pydc.c) */
+    V_ANNOT,   /* a module-level alias of an array or template annotation (A = qd.types.ndarray()) */
     V_PYDC,    /* an instance of one: one Val per member (in kernels: parameters, fields, constants,
                   nested V_PYDC; in host code: what a call passes) */
 } ValKind;
@@ -80,6 +81,7 @@ struct Val {
         struct { Val *self; const char *name; } method;  /* V_METHOD */
         struct { const QdStruct *st; Val *m; } strct;    /* V_STRUCTTYPE (m NULL), V_STRUCT */
         struct { const PyDc *dc; Val *m; } pydc;         /* V_PYDCTYPE (m NULL), V_PYDC */
+        const Expr *ann;                                 /* V_ANNOT: the annotation it names */
     };
 };
 
@@ -261,6 +263,7 @@ typedef enum { PS_SCALAR, PS_ARRAY, PS_TEMPLATE, PS_TENSOR } SemaParamShape;
 typedef enum { GP_ERR, GP_PARAM, GP_BOUND } GenericResult;
 SemaParamShape sema_param_shape(Sema *S, const Expr *ann, const Expr **dt, const Expr **nd); /* dt/nd NULL: open */
 bool sema_param_is_generic(Sema *S, const Param *ap);
+bool sema_annotation_alias(Sema *S, const Expr *v); /* v is an array or template annotation (A = v binds V_ANNOT) */
 void sema_parse_instances(Sema *S, const FrontendOptions *o);
 int sema_next_instance(Sema *S, const char *kernel, int from); /* index, or -1 */
 GenericResult sema_generic_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry);
@@ -322,8 +325,10 @@ Val sema_struct_materialize(Sema *S, Val v, const char *name, Span sp);
 void sema_struct_assign(Sema *S, Val target, Val v, Span sp);
 int sema_struct_first_field(Val v); /* the field index of a struct field's first component */
 int sema_struct_leaf_fields(Val v, int *out, int max);
-bool sema_struct_param(Sema *S, const Param *ap); /* a kernel parameter of a struct type: false if it is not one */ /* the component fields of a struct field, in order */
+bool sema_struct_param(Sema *S, const Param *ap); /* a kernel parameter of a struct type: false if it is not one */
+Val sema_struct_params(Sema *S, const QdStruct *st, const char *name, Span sp); /* one scalar parameter per component, NAME_member[_k] */ /* the component fields of a struct field, in order */
 void sema_snode_place_together(Sema *S, const int *fields, int n, const int64_t *shape, int ndim, Span sp);
+void sema_snode_place_ordered(Sema *S, int field, const int64_t *shape, const int *axes, int ndim, Span sp); /* order= */
 
 /* sema_pydc.c: @dataclasses.dataclass containers, flattened into kernel parameters */
 void sema_pydc_class(Sema *S, const Stmt *cls);

@@ -42,9 +42,17 @@ static bool keyword_of(const Expr *call, const char *name, const Expr **out) {
 }
 
 /* What an annotation declares: an array (dtype and ndim possibly open), a template, or a scalar. */
+bool sema_annotation_alias(Sema *S, const Expr *v) {
+    if (v->kind != E_CALL && v->kind != E_SUBSCRIPT && v->kind != E_ATTR) return false;
+    const char *p = ann_path(S, v);
+    return is_template_path(p) || is_tensor_path(p) || is_ndarray_path(p);
+}
+
 SemaParamShape sema_param_shape(Sema *S, const Expr *ann, const Expr **dt, const Expr **nd) {
     *dt = *nd = NULL;
     if (!ann) return PS_SCALAR;
+    Binding *alias = ann->kind == E_NAME ? sema_lookup(S, ann->name) : NULL;
+    if (alias && alias->v.kind == V_ANNOT) ann = alias->v.ann; /* V = qd.types.ndarray() ... x: V */
     const char *p = ann_path(S, ann);
     if (is_template_path(p)) return PS_TEMPLATE;
     if (is_tensor_path(p)) return PS_TENSOR;

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef enum { M_BAD, M_DC, M_ARRAY, M_GENERIC, M_VEC, M_SCALAR } MemberKind;
+typedef enum { M_BAD, M_DC, M_ARRAY, M_GENERIC, M_VEC, M_STRUCT, M_SCALAR } MemberKind;
 
 /* The dataclass an annotation (a name or a dotted name) denotes, NULL if none. */
 const PyDc *sema_pydc_of(Sema *S, const Expr *ann) {
@@ -46,6 +46,7 @@ static MemberKind member_kind(Sema *S, const PyDc *dc, int k, const PyDc **sub) 
     const Expr *ann = dc->anns[k], *dt, *nd;
     QdType t;
     int n = 0, m = 0;
+    const QdStruct *st;
     MemberKind r = M_SCALAR;
     SemaParamShape shape = sema_param_shape(S, ann, &dt, &nd);
     bool any = (ann->kind == E_NAME && (!strcmp(ann->name, "object") || !strcmp(ann->name, "Any"))) ||
@@ -55,6 +56,7 @@ static MemberKind member_kind(Sema *S, const PyDc *dc, int k, const PyDc **sub) 
     else if (shape == PS_TEMPLATE || shape == PS_TENSOR || (shape == PS_ARRAY && (!dt || !nd))) r = M_GENERIC;
     else if (shape == PS_ARRAY) r = M_ARRAY;
     else if (sema_vec_type_of(S, ann, &t, &n, &m)) r = n ? M_VEC : M_BAD;
+    else if (sema_struct_type_of(S, ann, &st)) r = M_STRUCT;
     S->hscope = hs, S->scope = sc;
     return r;
 }
@@ -244,6 +246,12 @@ static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span s
         case M_SCALAR:
             if (sema_annotation_type(S, dc->anns[k], &t)) r = scalar_param(S, name, t, sp);
             break;
+        case M_STRUCT: { /* a qd.types.struct / @qd.dataclass member: by value, NAME_member[_k] */
+            const QdStruct *st;
+            sema_struct_type_of(S, dc->anns[k], &st);
+            r = sema_struct_params(S, st, name, sp);
+            break;
+        }
         case M_BAD: break;
         }
         S->hscope = hs, S->scope = sc;

@@ -154,6 +154,20 @@ void sema_snode_place_together(Sema *S, const int *fields, int n, const int64_t 
     }
 }
 
+/* qd.field(..., shape=S, order="kji"): the field alone under one dense node per axis, in the
+ * order given (outermost first), so its storage is S with the axes permuted, as Quadrants lays
+ * out order= (the index space stays S). */
+void sema_snode_place_ordered(Sema *S, int field, const int64_t *shape, const int *axes, int ndim, Span sp) {
+    int node = root(S, sp);
+    for (int k = 0; k < ndim; k++) {
+        node = new_node(S, node, sp);
+        SNode *p = &S->snodes.items[node];
+        p->naxes = 1, p->axis[0] = axes[k], p->size[0] = shape[axes[k]], p->ncells = shape[axes[k]];
+    }
+    S->fields.items[field].ndim = 0; /* placed: sema_snode_finish computes the shape */
+    vec_push(&S->snodes.items[node].ch, -(field + 1));
+}
+
 Val sema_snode_attr(Sema *S, Val obj, const char *name) {
     (void)S;
     return (Val){.kind = V_SNODE, .snode = {obj.snode.node, name}};

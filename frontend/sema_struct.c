@@ -253,12 +253,12 @@ Val sema_struct_method_call(Sema *S, const Expr *call, Val self, const Stmt *def
 /* ---- kernel parameters ---- */
 
 /* One scalar kernel parameter per component, named NAME_member[_k] (nested: NAME_inner_member). */
-static Val struct_params(Sema *S, const QdStruct *st, const char *name, Span sp) {
+Val sema_struct_params(Sema *S, const QdStruct *st, const char *name, Span sp) {
     Val v = struct_make(S, st);
     for (int k = 0; k < st->n; k++) {
         const char *base = arena_printf(S->arena, "%s_%s", name, st->names[k]);
         if (st->sub[k]) {
-            v.strct.m[k] = struct_params(S, st->sub[k], base, sp);
+            v.strct.m[k] = sema_struct_params(S, st->sub[k], base, sp);
             continue;
         }
         int len = st->vn[k] ? member_len(st, k) : 1;
@@ -280,7 +280,7 @@ static Val struct_params(Sema *S, const QdStruct *st, const char *name, Span sp)
 bool sema_struct_param(Sema *S, const Param *ap) {
     const QdStruct *st;
     if (!ap->annotation || ap->dflt || !sema_struct_type_of(S, ap->annotation, &st)) return false;
-    scope_bind(S, S->scope, ap->name, struct_params(S, st, ap->name, ap->span), ap->span)->is_param = true;
+    scope_bind(S, S->scope, ap->name, sema_struct_params(S, st, ap->name, ap->span), ap->span)->is_param = true;
     return true;
 }
 

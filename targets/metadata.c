@@ -74,6 +74,13 @@ static void field_json(StrBuf *b, const IrModule *m, const IrField *f) {
         for (int d = f->ndim - f->elem_ndim; d < f->ndim; d++) sb_printf(b, "%s%lld", d > f->ndim - f->elem_ndim ? ", " : "", (long long)f->shape[d]);
         sb_puts(b, "]");
     }
+    bool shifted = false;
+    for (int d = 0; d < f->ndim; d++) shifted |= f->origin[d] != 0;
+    if (shifted) { /* offset=: element x[i] is stored at i - offset */
+        sb_puts(b, ", \"offset\": [");
+        for (int d = 0; d < f->ndim - f->elem_ndim; d++) sb_printf(b, "%s%lld", d ? ", " : "", (long long)f->origin[d]);
+        sb_puts(b, "]");
+    }
     if (f->storage) levels_json(b, f);
     sb_puts(b, "}");
 }

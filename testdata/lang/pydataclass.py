@@ -7,11 +7,13 @@ from dataclasses import dataclass
 import quadrants as qd
 
 vec3 = qd.types.vector(3, qd.f32)
+F1 = qd.types.NDArray[qd.f32, 1]  # annotation aliases, as a physics engine writes them
+V_TEMPLATE = qd.template()
 
 
 @dataclass
 class Inner:
-    x: qd.types.NDArray[qd.f32, 1]
+    x: F1
     w: vec3
 
 
@@ -46,7 +48,7 @@ def test_fields():
     @dataclasses.dataclass(frozen=True)
     class State:
         a: qd.Tensor
-        b: qd.Tensor
+        b: V_TEMPLATE
         bias: qd.template()
 
     fa = qd.field(qd.i32, shape=(8,))

@@ -395,23 +395,26 @@ Test(lang, py_dataclass_errors) {
 }
 
 /* The ABI of a dataclass parameter: its members in declaration order at its position, nested
- * dataclasses depth first (PARAM__INNER__MEMBER), vector members per component; `from dataclasses
- * import dataclass` and a string annotation ("Inner") name the same classes. */
+ * dataclasses depth first (PARAM__INNER__MEMBER), vector members per component, a struct member
+ * by value (PARAM__MEMBER_a); `from dataclasses import dataclass` and a string annotation
+ * ("Inner") name the same classes. */
 Test(lang, py_dataclass_abi) {
     char *dir = make_temp_dir(), *src = NULL;
     cr_assert(asprintf(&src, "%s/g.py", dir) > 0);
-    cr_assert(write_text(src, "from dataclasses import dataclass\nimport quadrants as qd\n\n@dataclass\nclass Inner:\n"
+    cr_assert(write_text(src, "from dataclasses import dataclass\nimport quadrants as qd\n\nP = qd.types.struct(a=qd.i8, b=qd.f32)\n\n"
+                              "@dataclass\nclass Inner:\n"
                               "    v: qd.types.vector(2, qd.i32)\n    x: qd.types.ndarray(qd.f32, 2)\n\n"
-                              "@dataclass(frozen=True)\nclass Outer:\n    n: int\n    inner: \"Inner\"\n    y: qd.types.NDArray[qd.u8, 1]\n\n"
-                              "@qd.kernel\ndef k(a: qd.f32, s: Outer, b: qd.i32):\n    s.y[b] = s.inner.v[1] + s.n\n"
-                              "    s.inner.x[0, 0] = a\n"));
+                              "@dataclass(frozen=True)\nclass Outer:\n    n: int\n    inner: \"Inner\"\n    y: qd.types.NDArray[qd.u8, 1]\n"
+                              "    pt: P\n\n"
+                              "@qd.kernel\ndef k(a: qd.f32, s: Outer, b: qd.i32):\n    s.y[b] = s.inner.v[1] + s.n + s.pt.a\n"
+                              "    s.inner.x[0, 0] = a * s.pt.b\n"));
     const char *argv[] = {"--target=x86_64", "--emit=header", "-o", "-", "g.py", NULL};
     RunResult r = run_qdc_argv(argv, NULL, dir);
     cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cr_expect(strstr(r.out, "typedef struct k_args {\n    float a;\n    int32_t s__n;\n    int32_t s__inner__v_0;\n"
                             "    int32_t s__inner__v_1;\n    float *s__inner__x; /* ndarray[f32, 2] */\n"
                             "    int32_t s__inner__x_shape[2];\n    uint8_t *s__y; /* ndarray[u8, 1] */\n    int32_t s__y_shape[1];\n"
-                            "    int32_t b;\n} k_args;\n"),
+                            "    int8_t s__pt_a;\n    float s__pt_b;\n    int32_t b;\n} k_args;\n"),
               "got:\n%s", r.out);
     run_free(&r);
     remove_tree(dir);
