@@ -139,21 +139,27 @@ static bool field_shape(Sema *S, const Expr *shape, IrField *f) {
     return true;
 }
 
+/* None written or named (offset=offset with offset = None) */
+static bool is_none(Sema *S, const Expr *e) {
+    Binding *b = e->kind == E_NAME ? sema_lookup(S, e->name) : NULL;
+    return e->kind == E_NONE || (b && b->v.kind == V_NONE);
+}
+
 /* order="ji": a permutation of the first ndim letters of "ijkl" (outermost storage axis first);
  * 0 when the order is row-major (nothing to do), -1 after an error. */
 static int field_order(Sema *S, const Expr *order, const IrField *f, int vn, int *axes) {
     if (!order || order->kind == E_NONE) return 0;
     if (order->kind != E_STR) return diag_error(order->span, "QD2004", "order= takes a string such as \"ji\""), -1;
-    if (vn) return diag_error(order->span, "QD2043", "order= of a vector or matrix field is not supported"), -1;
-    int n = (int)strlen(order->str), seen = 0;
+    int n = (int)strlen(order->str), seen = 0, nd = f->ndim - f->elem_ndim; /* a vector field: its element axes are not ordered */
     bool permuted = false;
-    if (n != f->ndim) return diag_error(order->span, "QD2004", "order=\"%s\" names %d ax%s but the shape has %d", order->str, n, n == 1 ? "is" : "es", f->ndim), -1;
+    if (n != nd) return diag_error(order->span, "QD2004", "order=\"%s\" names %d ax%s but the shape has %d", order->str, n, n == 1 ? "is" : "es", nd), -1;
     for (int k = 0; k < n; k++) {
         int a = order->str[k] - 'i';
         if (a < 0 || a >= n || seen & (1 << a))
             return diag_error(order->span, "QD2004", "order=\"%s\" must name each of the axes %.*s once", order->str, n, "ijkl"), -1;
         seen |= 1 << a, axes[k] = a, permuted |= a != k;
     }
+    if (permuted && vn) return diag_error(order->span, "QD2043", "a permuted order= of a vector or matrix field is not supported"), -1;
     return permuted;
 }
 
@@ -209,13 +215,14 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
     }
     const Expr *offset = NULL;
     keyword(call, "offset", &offset);
-    if (offset && offset->kind == E_NONE) offset = NULL;
+    if (offset && is_none(S, offset)) offset = NULL;
     if (ok && offset && !shape) ok = (diag_error(offset->span, "QD2004", "offset= needs shape= (a field placed later takes its offset from place())"), false);
     if (ok && !shape) f.ndim = -1; /* placed later: qd.root.dense(...).place(x) */
     else if (ok) ok = field_shape(S, shape, &f) && field_origin(S, offset, &f) && sema_vec_field_elem(S, &f, n, m, call->span);
     const Expr *order = NULL;
     int axes[IR_MAX_DIMS], ordered = 0;
     keyword(call, "order", &order);
+    if (order && is_none(S, order)) order = NULL;
     if (ok && shape) ordered = field_order(S, order, &f, n, axes);
     else if (ok && order && order->kind != E_NONE) ordered = (diag_error(order->span, "QD2004", "order= needs shape="), -1);
     if (!ok || ordered < 0) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);

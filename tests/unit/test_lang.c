@@ -459,3 +459,22 @@ Test(lang, vector_return_and_struct_param_abi) {
     expect_script_failure("import quadrants as qd\n\n@qd.kernel\ndef k() -> qd.types.vector(3, qd.i32):\n    return qd.Vector([1, 2])\n",
                           shape);
 }
+
+/* A field with offset= names its origin in the metadata; one with a permuted order= lives in an
+ * SNode storage whose levels are its axes in that order (outermost first). */
+Test(lang, field_offset_and_order_metadata) {
+    char *dir = make_temp_dir(), *src = NULL;
+    cr_assert(asprintf(&src, "%s/g.py", dir) > 0);
+    cr_assert(write_text(src, "import quadrants as qd\n\nd = qd.field(qd.i32, shape=(16, 8), offset=(-16, 8))\n"
+                              "o = qd.field(qd.f32, shape=(3, 4), order=\"ji\")\n\n@qd.kernel\ndef k():\n    d[-16, 8] = 1\n"
+                              "    o[2, 3] = 1.0\n"));
+    const char *argv[] = {"--target=x86_64", "--emit=metadata", "-o", "-", "g.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.out, "{\"name\": \"d\", \"symbol\": \"qd_field_d\", \"dtype\": \"i32\", \"shape\": [16, 8], \"offset\": [-16, 8]}"),
+              "got:\n%s", r.out);
+    cr_expect(strstr(r.out, "{\"name\": \"o\", \"symbol\": \"qd_snode_o\", \"dtype\": \"f32\", \"shape\": [3, 4]"), "got:\n%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
+}
