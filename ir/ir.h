@@ -304,8 +304,10 @@ typedef struct IrField {
                       so one element's components are contiguous (AOS, qdc-abi(7)) */
     int64_t shape[IR_MAX_DIMS];
     int64_t elems;
-    int64_t origin[IR_MAX_DIMS]; /* qd.field(..., offset=): the index of the first element along
-                                    each axis (the frontend subtracts it; storage starts at 0) */
+    int64_t origin[IR_MAX_DIMS]; /* qd.field(..., offset=) / place(x, offset=): the index of the
+                                    first element along each axis (the frontend subtracts it;
+                                    storage starts at 0) */
+    int norigin;                 /* place(x, offset=): entries given, checked against ndim */
     Span span;
     /* 0: the field is its own row-major buffer qd_field_<name>. Otherwise it lives in
      * IrModule.storages[storage - 1] (fields placed together interleave, qdc-abi(7)); refs

@@ -27,6 +27,8 @@ int main(int argc, char **argv) {
             bad += qd_field_r[i][j] != (i + 1) * 10 + j + 1;
             bad += qs[j * 2 + i] != (i + 5) * 10 + (j - 5) + (i == 1 && j == 2 ? 1000 : 0);
         }
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 2; j++) bad += qd_field_p[i][j] != (i + 16) + (j - 16) * 10;
     printf("offset: %d wrong, total %d\n", bad, qd_field_total);
     return bad != 0;
 }
