@@ -92,7 +92,7 @@ bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, 
     sb_json_string(out, cap_name(t));
     sb_puts(out, ",\n  \"backend\": ");
     sb_json_string(out, cap_backend(t));
-    sb_printf(out, ",\n  \"subgroup_width\": %ld", cap_int(t, "subgroup_width", 0));
+    sb_printf(out, ",\n  \"subgroup_width\": %ld", cap_subgroup_width(t, o->caps, o->ncaps)); /* --cap=+wave32 */
     sb_puts(out, ",\n  \"capabilities_used\": [");
     for (int i = 0; i < low->ncaps_used; i++) {
         if (i) sb_puts(out, ", ");

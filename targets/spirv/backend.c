@@ -75,6 +75,7 @@ static bool check_has_tasks(const IrModule *m, const CapTarget *t) {
 
 bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
     SpvTarget st = target_of(t);
+    st.debug_lines = o->debug_lines;
     if (st.minor < 0) {
         diag_error(cap_where(t, "spirv.version"), "QD3007", "family '%s' has no valid spirv.version (\"1.N\": the SPIR-V "
                                                            "version its environment %s takes)", cap_name(t), st.env);
