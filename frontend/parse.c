@@ -1083,15 +1083,26 @@ static bool host_def(Parser *P, StmtVec *out) {
     return true;
 }
 
-/* @qd.data_oriented class NAME[(bases)]: its body is parsed like a host function's. */
+/* @dataclass, @dataclass(...), @dataclasses.dataclass[(...)] at token i (Python's dataclasses). */
+static bool py_dataclass_decorator(const Parser *P, int i) {
+    const Token *t = &P->toks[i];
+    if (t[0].kind != T_AT || t[1].kind != T_NAME) return false;
+    if (!strcmp(t[1].s, "dataclass")) return t[2].kind == T_NEWLINE || t[2].kind == T_LPAREN;
+    return !strcmp(t[1].s, "dataclasses") && t[2].kind == T_DOT && t[3].kind == T_NAME && !strcmp(t[3].s, "dataclass");
+}
+
+/* @qd.data_oriented, @qd.dataclass or @dataclasses.dataclass class NAME[(bases)]: its body is
+ * parsed like a host function's. */
 static bool data_oriented_class(Parser *P, StmtVec *out) {
     int from = P->pos, cls = after_decorators(P);
-    bool marked = false, dataclass = false;
-    for (int i = from; i + 3 < cls; i++)
-        if (P->toks[i].kind == T_AT && P->toks[i + 1].kind == T_NAME && P->qd_alias && !strcmp(P->toks[i + 1].s, P->qd_alias) &&
+    bool marked = false, dataclass = false, py_dataclass = false;
+    for (int i = from; i + 2 < cls; i++) {
+        if (i + 3 < cls && P->toks[i].kind == T_AT && P->toks[i + 1].kind == T_NAME && P->qd_alias && !strcmp(P->toks[i + 1].s, P->qd_alias) &&
             P->toks[i + 2].kind == T_DOT && P->toks[i + 3].kind == T_NAME &&
             (!strcmp(P->toks[i + 3].s, "data_oriented") || !strcmp(P->toks[i + 3].s, "dataclass")))
             marked = true, dataclass = !strcmp(P->toks[i + 3].s, "dataclass");
+        if (py_dataclass_decorator(P, i)) marked = py_dataclass = true;
+    }
     if (!marked || P->toks[cls].kind != T_KW_CLASS || P->toks[cls + 1].kind != T_NAME) return false;
     P->pos = cls + 2;
     if (accept(P, T_LPAREN)) {
@@ -1101,7 +1112,7 @@ static bool data_oriented_class(Parser *P, StmtVec *out) {
     if (!accept(P, T_COLON) || !accept(P, T_NEWLINE) || !at(P, T_INDENT)) return P->pos = from, false;
     Stmt *s = new_stmt(P, S_CLASS, tspan(P, &P->toks[cls]));
     s->class_.name = P->toks[cls + 1].s, s->class_.name_span = tspan(P, &P->toks[cls + 1]);
-    s->class_.dataclass = dataclass;
+    s->class_.dataclass = dataclass && !py_dataclass, s->class_.py_dataclass = py_dataclass;
     s->class_.body = host_block(P);
     vec_push(out, s);
     return true;

@@ -157,6 +157,47 @@ static bool field_shape(Sema *S, const Expr *shape, IrField *f) {
     return true;
 }
 
+/* None written or named (offset=offset with offset = None) */
+static bool is_none(Sema *S, const Expr *e) {
+    Binding *b = e->kind == E_NAME ? sema_lookup(S, e->name) : NULL;
+    return e->kind == E_NONE || (b && b->v.kind == V_NONE);
+}
+
+/* order="ji": a permutation of the first ndim letters of "ijkl" (outermost storage axis first);
+ * 0 when the order is row-major (nothing to do), -1 after an error. */
+static int field_order(Sema *S, const Expr *order, const IrField *f, int vn, int *axes) {
+    if (!order || order->kind == E_NONE) return 0;
+    if (order->kind != E_STR) return diag_error(order->span, "QD2004", "order= takes a string such as \"ji\""), -1;
+    int n = (int)strlen(order->str), seen = 0, nd = f->ndim - f->elem_ndim; /* a vector field: its element axes are not ordered */
+    bool permuted = false;
+    if (n != nd) return diag_error(order->span, "QD2004", "order=\"%s\" names %d ax%s but the shape has %d", order->str, n, n == 1 ? "is" : "es", nd), -1;
+    for (int k = 0; k < n; k++) {
+        int a = order->str[k] - 'i';
+        if (a < 0 || a >= n || seen & (1 << a))
+            return diag_error(order->span, "QD2004", "order=\"%s\" must name each of the axes %.*s once", order->str, n, "ijkl"), -1;
+        seen |= 1 << a, axes[k] = a, permuted |= a != k;
+    }
+    if (permuted && vn) return diag_error(order->span, "QD2043", "a permuted order= of a vector or matrix field is not supported"), -1;
+    return permuted;
+}
+
+/* offset=N or (N, M, ...): one per axis of shape (Quadrants' rule), f->origin. */
+static bool field_origin(Sema *S, const Expr *offset, IrField *f) {
+    if (!offset) return true;
+    int64_t o[IR_MAX_DIMS];
+    int n = sema_const_shape(S, offset, o, IR_MAX_DIMS, "a field offset");
+    if (n < 0) return false;
+    if (n != f->ndim)
+        return diag_error(offset->span, "QD2004", "offset= has %d value%s but the shape has %d dimension%s", n, n == 1 ? "" : "s", f->ndim,
+                          f->ndim == 1 ? "" : "s"), false;
+    for (int k = 0; k < n; k++) {
+        if (o[k] < INT32_MIN || o[k] + f->shape[k] - 1 > INT32_MAX)
+            return diag_error(offset->span, "QD2004", "offset %lld puts axis %d outside the i32 index range", (long long)o[k], k), false;
+        f->origin[k] = o[k];
+    }
+    return true;
+}
+
 static bool field_args(Sema *S, const Expr *call) {
     const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL;
     keyword(call, "dtype", &dt);
@@ -164,7 +205,7 @@ static bool field_args(Sema *S, const Expr *call) {
         const char *kw = call->call.kw[k].name;
         if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual"))
             return diag_error(call->call.kw[k].span, "QD2063", "qd.field(%s=...) is not supported: qdc does not compile autodiff", kw), false;
-        if (strcmp(kw, "dtype") && strcmp(kw, "shape") && strcmp(kw, "name"))
+        if (strcmp(kw, "dtype") && strcmp(kw, "shape") && strcmp(kw, "name") && strcmp(kw, "offset") && strcmp(kw, "order"))
             return diag_error(call->call.kw[k].span, "QD2004", "qd.field argument '%s' is not supported in v1", kw), false;
     }
     if (call->call.args.n > 2) return diag_error(call->span, "QD2004", "qd.field takes (dtype, shape)"), false;
@@ -190,10 +231,21 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
         }
         return (void)scope_bind(S, BIND_SCOPE(S), target->name, v, span);
     }
+    const Expr *offset = NULL;
+    keyword(call, "offset", &offset);
+    if (offset && is_none(S, offset)) offset = NULL;
+    if (ok && offset && !shape) ok = (diag_error(offset->span, "QD2004", "offset= needs shape= (a field placed later takes its offset from place())"), false);
     if (ok && !shape) f.ndim = -1; /* placed later: qd.root.dense(...).place(x) */
-    else if (ok) ok = field_shape(S, shape, &f) && sema_vec_field_elem(S, &f, n, m, call->span);
-    if (!ok) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
+    else if (ok) ok = field_shape(S, shape, &f) && field_origin(S, offset, &f) && sema_vec_field_elem(S, &f, n, m, call->span);
+    const Expr *order = NULL;
+    int axes[IR_MAX_DIMS], ordered = 0;
+    keyword(call, "order", &order);
+    if (order && is_none(S, order)) order = NULL;
+    if (ok && shape) ordered = field_order(S, order, &f, n, axes);
+    else if (ok && order && order->kind != E_NONE) ordered = (diag_error(order->span, "QD2004", "order= needs shape="), -1);
+    if (!ok || ordered < 0) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
     vec_push(&S->fields, f);
+    if (ordered) sema_snode_place_ordered(S, S->fields.len - 1, f.shape, axes, f.ndim, span);
     scope_bind(S, BIND_SCOPE(S), target->name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
 }
 
@@ -211,9 +263,11 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
         const Keyword *kw = &call->call.kw[k];
         if (!strcmp(kw->name, "n") || !strcmp(kw->name, "m") || !strcmp(kw->name, "dtype") || !strcmp(kw->name, "dt")) {
             if (tcall.call.nkw < 3) tkw[tcall.call.nkw++] = *kw;
-        } else if (!strcmp(kw->name, "layout") || !strcmp(kw->name, "offset")) {
-            return (void)diag_error(kw->span, "QD2043", "'%s=' of a vector or matrix field is not supported; fields are AOS "
-                                                        "(one element's components contiguous)", kw->name);
+        } else if (!strcmp(kw->name, "layout")) { /* AOS is qdc's layout; SOA is not implemented */
+            const char *lp = sema_path(S, kw->value);
+            if (!lp || strcmp(lp, "qd.Layout.AOS"))
+                return (void)diag_error(kw->span, "QD2043", "layout=%s of a vector or matrix field is not supported; fields are "
+                                                            "qd.Layout.AOS (one element's components contiguous)", lp ? lp : "...");
         } else if (fcall.call.nkw < 8) {
             fkw[fcall.call.nkw++] = *kw;
         }
@@ -384,6 +438,8 @@ void sema_bind_host(Sema *S, const Expr *target, const char *what) {
 void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     Val arr;
     if (t->kind == E_NAME && sema_new_object(S, t, v, sp)) return;
+    if (t->kind == E_NAME && sema_pydc_new(S, t, v, BIND_SCOPE(S), sp)) return;
+    if (t->kind == E_NAME && sema_annotation_alias(S, v)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, (Val){.kind = V_ANNOT, .ann = v}, sp);
     if (t->kind == E_NAME && sema_host_array(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
     bool calls = (v->kind == E_TUPLE || v->kind == E_LIST) && v->list.n;
     for (int k = 0; calls && k < v->list.n; k++) calls = v->list.items[k]->kind == E_CALL;
@@ -690,7 +746,10 @@ void sema_module_body(Sema *S, const StmtList *l) {
                 s->def.host ? sema_param_host_function(S, s) : module_def(S, s);
             }
             break;
-        case S_CLASS: s->class_.dataclass ? sema_struct_dataclass(S, s) : sema_class(S, s); break;
+        case S_CLASS:
+            if (s->class_.py_dataclass) sema_pydc_class(S, s);
+            else s->class_.dataclass ? sema_struct_dataclass(S, s) : sema_class(S, s);
+            break;
         case S_IF: sema_host_if(S, s); break;
         case S_FOR: sema_host_for(S, s); break;
         case S_HOST:
@@ -786,8 +845,10 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     if (ls->ndims == 0) return diag_error(iter->span, "QD2012", "a struct-for needs a field or ndarray with at least one dimension"), false;
     for (int d = 0; d < ls->ndims; d++) {
         ls->begin[d] = ir_const_int(S, QT_I32, 0, iter->span), ls->step[d] = 1;
-        if (v.kind == V_FIELD) {
-            ls->end[d] = ir_const_int(S, QT_I32, S->fields.items[v.index].shape[d], iter->span);
+        if (v.kind == V_FIELD) { /* offset=: the indices start at the origin */
+            const IrField *f = &S->fields.items[v.index];
+            ls->begin[d] = ir_const_int(S, QT_I32, f->origin[d], iter->span);
+            ls->end[d] = ir_const_int(S, QT_I32, f->origin[d] + f->shape[d], iter->span);
         } else {
             IrExpr *x = ir_new(S, IR_SHAPE, QT_I32, iter->span);
             x->shape.param = v.index, x->shape.axis = d;
@@ -1096,7 +1157,7 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
 
 /* ---- kernels ---- */
 
-static bool ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
+bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
     const Expr *dt, *nd;
     sema_param_shape(S, ann, &dt, &nd);
     int64_t ndim;
@@ -1117,7 +1178,7 @@ static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bou
     if (ap->dflt) return diag_error(ap->dflt->span, "QD2005", "kernel parameters cannot have default values in v1"), GP_ERR;
     if (sema_param_is_generic(S, ap))
         return S->callinst ? sema_callsite_param(S, ap, p, bound, entry) : sema_generic_param(S, ap, p, bound, entry);
-    if (sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;
+    if (sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return sema_ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;
     return sema_annotation_type(S, ann, &p->type) ? GP_PARAM : GP_ERR;
 }
 
@@ -1152,7 +1213,8 @@ static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
                 diag_error(ap->span, "QD2005", "duplicate parameter '%s'", ap->name);
         IrParam p = {0};
         Val v = {0};
-        if (vector_param(S, ap)) continue;
+        if (vector_param(S, ap) || sema_struct_param(S, ap)) continue;
+        if (sema_pydc_param(S, ap, S->callinst ? S->callinst->args[k] : (Val){.kind = V_HOST, .path = "no call qdc can evaluate"})) continue;
         GenericResult r = kernel_param(S, ap, &p, &v, &entry);
         if (r == GP_ERR) { /* poisoned: its uses are not reported again */
             scope_bind(S, S->scope, ap->name, val_err(), ap->span)->is_param = true;
@@ -1235,7 +1297,9 @@ static void check_kernels(Sema *S, int d) {
     const SemaDef *sd = &S->defs.items[d];
     const Stmt *def = sd->def;
     bool generic = false;
+    S->hscope = sd->scope; /* annotations naming dataclasses of the host function */
     for (int k = 0; k < def->def.nparams; k++) generic |= sema_param_is_generic(S, &def->def.params[k]);
+    S->hscope = &S->module;
     S->inst = -1, S->callinst = NULL;
     if (!generic) return check_kernel(S, sd);
     if (sema_next_instance(S, sd->entry, 0) < 0) {

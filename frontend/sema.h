@@ -38,13 +38,26 @@ typedef enum {
     V_STRUCTTYPE, /* qd.types.struct(a=qd.f32, b=vec3) (sema_struct.c) */
     V_STRUCT,  /* a struct value, or a struct field: one Val per member (scalar, V_VEC, or for a
                   field V_FIELD / V_VEC of V_FIELD) */
+    V_PYDCTYPE, /* a @dataclasses.dataclass class (sema_pydc.c) */
+    V_ANNOT,   /* a module-level alias of an array or template annotation (A = qd.types.ndarray()) */
+    V_PYDC,    /* an instance of one: one Val per member (in kernels: parameters, fields, constants,
+                  nested V_PYDC; in host code: what a call passes) */
 } ValKind;
+
+typedef struct PyDc { /* a @dataclasses.dataclass: its annotated members in declaration order */
+    const Stmt *cls;
+    struct Scope *scope; /* where it is defined (its annotations name things there) */
+    int n;
+    const char **names;
+    const Expr **anns, **dflts;
+} PyDc;
 
 typedef struct QdStruct { /* a struct type: members in declaration order */
     int n;
     const char **names;
     QdType *dt;
     int *vn, *vm; /* a vector (vn > 0, vm == 0) or matrix member; 0: a scalar */
+    const struct QdStruct **sub; /* a nested struct member (dt unused), else NULL */
     const Stmt **methods; /* @qd.dataclass: its @qd.func methods (self first) */
     int nmethods;
 } QdStruct;
@@ -67,6 +80,8 @@ struct Val {
         struct { int n, m; QdType dt; } vt;               /* V_VECTYPE (dt QT_VOID: inferred) */
         struct { Val *self; const char *name; } method;  /* V_METHOD */
         struct { const QdStruct *st; Val *m; } strct;    /* V_STRUCTTYPE (m NULL), V_STRUCT */
+        struct { const PyDc *dc; Val *m; } pydc;         /* V_PYDCTYPE (m NULL), V_PYDC */
+        const Expr *ann;                                 /* V_ANNOT: the annotation it names */
     };
 };
 
@@ -314,6 +329,7 @@ typedef enum { PS_SCALAR, PS_ARRAY, PS_TEMPLATE, PS_TENSOR } SemaParamShape;
 typedef enum { GP_ERR, GP_PARAM, GP_BOUND } GenericResult;
 SemaParamShape sema_param_shape(Sema *S, const Expr *ann, const Expr **dt, const Expr **nd); /* dt/nd NULL: open */
 bool sema_param_is_generic(Sema *S, const Param *ap);
+bool sema_annotation_alias(Sema *S, const Expr *v); /* v is an array or template annotation (A = v binds V_ANNOT) */
 void sema_parse_instances(Sema *S, const FrontendOptions *o);
 int sema_next_instance(Sema *S, const char *kernel, int from); /* index, or -1 */
 GenericResult sema_generic_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry);
@@ -374,7 +390,22 @@ Val sema_struct_subscript(Sema *S, Val o, const Expr *e);
 Val sema_struct_materialize(Sema *S, Val v, const char *name, Span sp);
 void sema_struct_assign(Sema *S, Val target, Val v, Span sp);
 int sema_struct_first_field(Val v); /* the field index of a struct field's first component */
+int sema_struct_leaf_fields(Val v, int *out, int max);
+bool sema_struct_param(Sema *S, const Param *ap); /* a kernel parameter of a struct type: false if it is not one */
+Val sema_struct_params(Sema *S, const QdStruct *st, const char *name, Span sp); /* one scalar parameter per component, NAME_member[_k] */ /* the component fields of a struct field, in order */
 void sema_snode_place_together(Sema *S, const int *fields, int n, const int64_t *shape, int ndim, Span sp);
+void sema_snode_place_ordered(Sema *S, int field, const int64_t *shape, const int *axes, int ndim, Span sp); /* order= */
+
+/* sema_pydc.c: @dataclasses.dataclass containers, flattened into kernel parameters */
+void sema_pydc_class(Sema *S, const Stmt *cls);
+const PyDc *sema_pydc_of(Sema *S, const Expr *ann); /* the dataclass an annotation names, or NULL */
+bool sema_pydc_is_generic(Sema *S, const PyDc *dc);
+bool sema_pydc_new(Sema *S, const Expr *target, const Expr *call, Scope *to, Span sp); /* NAME = State(...) in host code */
+bool sema_pydc_call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell); /* a host call's argument (*v V_ERR: unknown) */
+bool sema_pydc_param(Sema *S, const Param *ap, Val host); /* a kernel parameter annotated with a dataclass */
+Val sema_pydc_attr(Sema *S, Val o, const Expr *attr);
+Val sema_pydc_flatten(Sema *S, Val host, const char *prefix, Span sp); /* a host instance's members as parameters PREFIX__NAME */
+bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p); /* sema.c */
 
 /* sema_stmt.c */
 void sema_block(Sema *S, const StmtList *l);

@@ -126,6 +126,7 @@ Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
         vec_push(&S->params, p);
         return (Val){.kind = V_NDARRAY, .index = S->params.len - 1};
     }
+    if (b->v.kind == V_PYDC && S->k) return sema_pydc_flatten(S, b->v, arena_printf(S->arena, "%s__%s", o->name, attr->attr.name), attr->span);
     if (b->v.kind == V_HOST || b->v.kind == V_HOSTARRAY) {
         if (S->cur || S->k) {
             diag_error(attr->span, "QD2062", "'%s.%s' is set in __init__ from a value known only when the script runs (%s); "

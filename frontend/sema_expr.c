@@ -28,6 +28,9 @@ const char *val_describe(Val v) {
     case V_METHOD: return "a method of a vector";
     case V_STRUCT: return "a struct";
     case V_STRUCTTYPE: return "a struct type";
+    case V_PYDC: return "a dataclass instance";
+    case V_PYDCTYPE: return "a dataclass type";
+    case V_ANNOT: return "a parameter annotation";
     default: return "a value";
     }
 }
@@ -392,10 +395,17 @@ static Val eval_attr(Sema *S, const Expr *e) {
     Val o = sema_eval(S, e->attr.obj);
     if (o.kind == V_ERR) return o;
     if (o.kind == V_NDARRAY && !strcmp(e->attr.name, "shape")) return (Val){.kind = V_SHAPE, .index = o.index};
+    if (o.kind == V_FIELD && !strcmp(e->attr.name, "shape") && S->fields.items[o.index].ndim >= 0) { /* a tuple of constants */
+        const IrField *f = &S->fields.items[o.index];
+        Val t = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, f->ndim + 1), f->ndim - f->elem_ndim}};
+        for (int d = 0; d < t.tuple.n; d++) t.tuple.items[d] = val_expr(ir_const_int(S, QT_I32, f->shape[d], e->span));
+        return t;
+    }
     if (o.kind == V_SNODE) return sema_snode_attr(S, o, e->attr.name);
     if (o.kind == V_OBJECT) return sema_object_attr(S, o, e);
     if (o.kind == V_VEC) return sema_vec_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_STRUCT) return sema_struct_attr(S, o, e->attr.name, e->span);
+    if (o.kind == V_PYDC) return sema_pydc_attr(S, o, e);
     if (o.kind == V_FIELD && !strcmp(e->attr.name, "grad")) {
         diag_error(e->span, "QD2044", "'.grad' is not supported: qdc does not compile autodiff");
         return val_err();
@@ -432,7 +442,9 @@ static bool check_const_index(const IrExpr *x, const Expr *src, const char *name
 
 /* Index expressions of a subscript: x[None] and x[()] have none; x[i, j] has two.
  * shape: the extents of a field or SharedArray, NULL for an ndarray. */
-static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name, int ndim, const int64_t *shape) {
+/* origin: a field's offset= (NULL: 0), subtracted from each index (constant ones are checked
+ * against [origin, origin + extent)). */
+static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name, int ndim, const int64_t *shape, const int64_t *origin) {
     const Expr *const *items = (const Expr *const *)&ix;
     int n = 1;
     if (ix->kind == E_NONE) n = 0;
@@ -453,7 +465,16 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
                 diag_error(items[k]->span, "QD2011", "array index must be an integer, got %s", qt_name(x->type));
                 x = NULL;
             }
-            if (x && m < ndim && !check_const_index(x, items[k], name, m, shape ? shape[m] : -1)) x = NULL;
+            int64_t o = origin && m < ndim ? origin[m] : 0;
+            if (x && o) {
+                if (ir_is_const(x) && (x->c.i < o || x->c.i >= o + shape[m])) {
+                    diag_error(items[k]->span, "QD2011", "index %lld is out of bounds for axis %d of '%s' (offset=: indices %lld to %lld)",
+                               (long long)x->c.i, m, name, (long long)o, (long long)(o + shape[m] - 1));
+                    x = NULL;
+                } else if (x) {
+                    x = ir_binary(S, IR_SUB, ir_cast(S, x, QT_I32), ir_const_int(S, QT_I32, o, items[k]->span), items[k]->span);
+                }
+            } else if (x && m < ndim && !check_const_index(x, items[k], name, m, shape ? shape[m] : -1)) x = NULL;
             ok &= x != NULL;
             (*out)[m] = ir_cast(S, x, QT_I32);
         }
@@ -488,10 +509,10 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     r->index = o.index;
     int ndim, edim = 0, en = 0, em = 0;
     const char *name;
-    const int64_t *shape = NULL;
+    const int64_t *shape = NULL, *origin = NULL;
     if (o.kind == V_FIELD) {
         IrField *f = &S->fields.items[o.index];
-        r->kind = IR_REF_FIELD, r->type = f->type, ndim = f->ndim, name = f->name, shape = f->shape;
+        r->kind = IR_REF_FIELD, r->type = f->type, ndim = f->ndim, name = f->name, shape = f->shape, origin = f->origin;
         if (ndim < 0) return val_err(); /* never placed: reported at its declaration */
         edim = f->elem_ndim;
         if (edim) en = (int)f->shape[ndim - edim], em = edim == 2 ? (int)f->shape[ndim - 1] : 0;
@@ -507,7 +528,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         diag_error(e->span, "QD2011", "%s is not subscriptable", val_describe(o));
         return val_err();
     }
-    r->nidx = eval_indices(S, e->sub.index, &r->idx, name, ndim - edim, shape);
+    r->nidx = eval_indices(S, e->sub.index, &r->idx, name, ndim - edim, shape, origin);
     if (r->nidx < 0) return val_err();
     if (edim && r->nidx == ndim - edim) return sema_vec_ref(S, r, en, em); /* before any SNode flattening */
     ndim -= edim;

@@ -42,9 +42,17 @@ static bool keyword_of(const Expr *call, const char *name, const Expr **out) {
 }
 
 /* What an annotation declares: an array (dtype and ndim possibly open), a template, or a scalar. */
+bool sema_annotation_alias(Sema *S, const Expr *v) {
+    if (v->kind != E_CALL && v->kind != E_SUBSCRIPT && v->kind != E_ATTR) return false;
+    const char *p = ann_path(S, v);
+    return is_template_path(p) || is_tensor_path(p) || is_ndarray_path(p);
+}
+
 SemaParamShape sema_param_shape(Sema *S, const Expr *ann, const Expr **dt, const Expr **nd) {
     *dt = *nd = NULL;
     if (!ann) return PS_SCALAR;
+    Binding *alias = ann->kind == E_NAME ? sema_lookup(S, ann->name) : NULL;
+    if (alias && alias->v.kind == V_ANNOT) ann = alias->v.ann; /* V = qd.types.ndarray() ... x: V */
     const char *p = ann_path(S, ann);
     if (is_template_path(p)) return PS_TEMPLATE;
     if (is_tensor_path(p)) return PS_TENSOR;
@@ -64,6 +72,8 @@ SemaParamShape sema_param_shape(Sema *S, const Expr *ann, const Expr **dt, const
 }
 
 bool sema_param_is_generic(Sema *S, const Param *ap) {
+    const PyDc *dc = ap->annotation ? sema_pydc_of(S, ap->annotation) : NULL;
+    if (dc) return sema_pydc_is_generic(S, dc);
     const Expr *dt, *nd;
     SemaParamShape k = sema_param_shape(S, ap->annotation, &dt, &nd);
     return k == PS_TEMPLATE || k == PS_TENSOR || (k == PS_ARRAY && (!dt || !nd));
@@ -383,6 +393,7 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
 /* The value of a call's argument for a generic parameter, and its spelling in entry names;
  * false if qdc cannot evaluate it. */
 static bool call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell) {
+    if (sema_pydc_call_value(S, a, v, spell)) return true;
     if (a->kind == E_NAME) {
         Binding *b = sema_lookup(S, a->name);
         if (!b) return false;

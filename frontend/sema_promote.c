@@ -8,6 +8,7 @@
  * read-modify-writes (Quadrants' common_ops.py), and qd.atomic_* accept it.
  * A kernel `-> T` stores its final `return value` in the 0-d field "qdc_ret_<kernel>". */
 #include "sema.h"
+#include <stdio.h>
 #include <string.h>
 
 /* ---- which names: assigned in serial top-level code and used by another task ---- */
@@ -189,9 +190,47 @@ Val sema_fresh_ref(Sema *S, Val v, Span use) {
     return field_ref(S, v.ref->index, use);
 }
 
+/* `return v` of a kernel declared `-> qd.types.vector(n, T)` / matrix(n, m, T): the components,
+ * row-major, in a 1-d kernel-owned field qdc_ret_<kernel>[n*m] (qdc-abi(7)). */
+static void vector_return(Sema *S, const Stmt *def, const Stmt *ret, QdType t, int n, int m) {
+    if (!ret->expr) {
+        diag_error(ret->span, "QD2015", "kernel '%s' is declared to return a %s but returns no value", def->def.name, m ? "matrix" : "vector");
+        return;
+    }
+    Val v = sema_eval(S, ret->expr);
+    if (v.kind == V_ERR) return;
+    if (v.kind != V_VEC || v.vec.n != n || v.vec.m != m) {
+        char want[32], got[32];
+        snprintf(want, sizeof want, m ? "%dx%d matrix" : "%d-vector", n, m);
+        if (v.kind == V_VEC) snprintf(got, sizeof got, v.vec.m ? "a %dx%d matrix" : "a %d-vector", v.vec.n, v.vec.m);
+        diag_error(ret->expr->span, "QD2040", "kernel '%s' is declared to return a %s, not %s", def->def.name, want,
+                   v.kind == V_VEC ? got : val_describe(v));
+        return;
+    }
+    int len = m ? n * m : n;
+    int f = owned_field(S, arena_printf(S->arena, "qdc_ret_%s", S->k->name), t, ret->span);
+    IrField *fd = &S->fields.items[f];
+    fd->ndim = 1, fd->shape[0] = len, fd->elems = len;
+    S->k->ret_type = t, S->k->ret_field = f, S->k->ret_n = n, S->k->ret_m = m;
+    for (int c = 0; c < len; c++) {
+        IrExpr *e = sema_rvalue(S, v.vec.c[c], ret->span);
+        if (!e) return;
+        IrRef *r = field_ref(S, f, ret->span).ref;
+        r->idx[0] = ir_const_int(S, QT_I32, c, ret->span), r->nidx = 1;
+        IrStmt *st = sema_stmt_new(S, IR_STORE, ret->span);
+        st->store.ref = r, st->store.value = ir_cast(S, e, t);
+        sema_emit(S, st);
+    }
+}
+
 /* `return value` as the last top-level statement of a kernel declared `-> T`. */
 void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret) {
     QdType t;
+    int n = 0, m = 0;
+    if (sema_vec_type_of(S, def->def.returns, &t, &n, &m)) {
+        if (n) vector_return(S, def, ret, t, n, m);
+        return;
+    }
     if (!sema_annotation_type(S, def->def.returns, &t)) return;
     if (!ret->expr) {
         diag_error(ret->span, "QD2015", "kernel '%s' is declared to return %s but returns no value", def->def.name, qt_name(t));

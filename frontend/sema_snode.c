@@ -87,24 +87,39 @@ static Val dense(Sema *S, const Expr *call, int parent) {
     return (Val){.kind = V_SNODE, .snode = {id, NULL}};
 }
 
+/* place(x, ..., offset=(a, b)): every field placed gets that origin (Quadrants' index shift);
+ * the count must match the field's dimensions (checked when the shapes are known). */
+static void place_origin(Sema *S, const int64_t *o, int n, int field) {
+    if (n <= 0 || field < 0) return;
+    IrField *f = &S->fields.items[field];
+    for (int k = 0; k < n; k++) f->origin[k] = o[k];
+    f->norigin = n;
+}
+
 static Val place(Sema *S, const Expr *call, int node) {
-    for (int k = 0; k < call->call.nkw; k++)
-        return diag_error(call->call.kw[k].span, "QD2063", "place(..., %s=) is not supported: field offsets are not implemented", call->call.kw[k].name), val_err();
+    int64_t origin[IR_MAX_DIMS];
+    int norigin = 0;
+    for (int k = 0; k < call->call.nkw; k++) {
+        const Keyword *kw = &call->call.kw[k];
+        Binding *b = kw->value->kind == E_NAME ? sema_lookup(S, kw->value->name) : NULL;
+        if (strcmp(kw->name, "offset"))
+            return diag_error(kw->span, "QD2063", "place(..., %s=) is not supported", kw->name), val_err();
+        if (kw->value->kind == E_NONE || (b && b->v.kind == V_NONE)) continue;
+        if ((norigin = sema_const_shape(S, kw->value, origin, IR_MAX_DIMS, "a place offset")) < 0) return val_err();
+    }
     for (int k = 0; k < call->call.args.n; k++) {
         const Expr *a = call->call.args.items[k];
         Val v = sema_eval(S, a);
         if (v.kind == V_ERR) continue;
         if ((v.kind == V_VEC && v.vec.c[0].kind == V_FIELD) || (v.kind == V_STRUCT && v.strct.st)) { /* every component */
-            Val *leaf = v.kind == V_VEC ? v.vec.c : v.strct.m;
-            int n = v.kind == V_VEC ? vec_len(v) : v.strct.st->n;
+            int leaf[1024], n = 0;
+            if (v.kind == V_STRUCT) n = sema_struct_leaf_fields(v, leaf, 1024);
+            for (int c = 0; v.kind == V_VEC && c < vec_len(v) && n < 1024; c++) leaf[n++] = v.vec.c[c].kind == V_FIELD ? v.vec.c[c].index : -1;
             for (int j = 0; j < n; j++) {
-                Val l = leaf[j];
-                for (int c = 0; c < (l.kind == V_VEC ? vec_len(l) : 1); c++) {
-                    Val f = l.kind == V_VEC ? l.vec.c[c] : l;
-                    if (f.kind != V_FIELD || S->fields.items[f.index].ndim >= 0) continue;
-                    S->fields.items[f.index].ndim = 0;
-                    vec_push(&S->snodes.items[node].ch, -(f.index + 1));
-                }
+                if (leaf[j] < 0 || S->fields.items[leaf[j]].ndim >= 0) continue;
+                S->fields.items[leaf[j]].ndim = 0;
+                place_origin(S, origin, norigin, leaf[j]);
+                vec_push(&S->snodes.items[node].ch, -(leaf[j] + 1));
             }
             continue;
         }
@@ -118,6 +133,7 @@ static Val place(Sema *S, const Expr *call, int node) {
             continue;
         }
         f->ndim = 0; /* placed: the shape is computed by sema_snode_finish */
+        place_origin(S, origin, norigin, v.index);
         vec_push(&S->snodes.items[node].ch, -(v.index + 1));
     }
     return (Val){.kind = V_SNODE, .snode = {node, NULL}};
@@ -155,6 +171,20 @@ void sema_snode_place_together(Sema *S, const int *fields, int n, const int64_t 
         S->fields.items[fields[k]].ndim = 0;
         vec_push(&S->snodes.items[node].ch, -(fields[k] + 1));
     }
+}
+
+/* qd.field(..., shape=S, order="kji"): the field alone under one dense node per axis, in the
+ * order given (outermost first), so its storage is S with the axes permuted, as Quadrants lays
+ * out order= (the index space stays S). */
+void sema_snode_place_ordered(Sema *S, int field, const int64_t *shape, const int *axes, int ndim, Span sp) {
+    int node = root(S, sp);
+    for (int k = 0; k < ndim; k++) {
+        node = new_node(S, node, sp);
+        SNode *p = &S->snodes.items[node];
+        p->naxes = 1, p->axis[0] = axes[k], p->size[0] = shape[axes[k]], p->ncells = shape[axes[k]];
+    }
+    S->fields.items[field].ndim = 0; /* placed: sema_snode_finish computes the shape */
+    vec_push(&S->snodes.items[node].ch, -(field + 1));
 }
 
 Val sema_snode_attr(Sema *S, Val obj, const char *name) {
@@ -298,6 +328,10 @@ void sema_snode_finish(Sema *S) {
         if (S->fields.items[i].ndim < 0)
             diag_error(S->fields.items[i].span, "QD2004", "field '%s' has no shape and is never placed; give it shape= "
                                                          "or place it: qd.root.dense(qd.i, N).place(%s)", tail, tail);
+        else if (S->fields.items[i].norigin && S->fields.items[i].norigin != S->fields.items[i].ndim - S->fields.items[i].elem_ndim)
+            diag_error(S->fields.items[i].span, "QD2063", "field '%s' is placed with %d offset value%s but has %d dimension%s", tail,
+                       S->fields.items[i].norigin, S->fields.items[i].norigin == 1 ? "" : "s",
+                       S->fields.items[i].ndim - S->fields.items[i].elem_ndim, S->fields.items[i].ndim - S->fields.items[i].elem_ndim == 1 ? "" : "s");
     }
     for (int n = 0; n < S->snodes.len; n++) vec_free(&S->snodes.items[n].ch);
     vec_free(&S->snodes);

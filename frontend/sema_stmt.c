@@ -121,6 +121,22 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
     emit_assign(S, b->v.index, e, sp);
 }
 
+/* s.a = ... on a dataclass instance: members are read-only (Quadrants rebinds no member in a
+ * kernel; the contents of an array member are writable: s.a[i] = ...). */
+static bool pydc_member(Sema *S, const Expr *target) {
+    const Expr *o0 = target->attr.obj;
+    while (o0->kind == E_ATTR) o0 = o0->attr.obj;
+    if (o0->kind != E_NAME) return false; /* evaluated twice: only names, free of side effects */
+    int mark = diag_quiet_begin();
+    Val o = sema_eval(S, target->attr.obj);
+    diag_quiet_end(mark);
+    if (o.kind != V_PYDC) return false;
+    diag_error(target->span, "QD2010", "cannot assign to member '%s' of dataclass '%s': dataclass members are read-only in kernels "
+               "and qd.funcs (the contents of an array member can be written: x.member[i] = ...)", target->attr.name,
+               o.pydc.dc->cls->class_.name);
+    return true;
+}
+
 void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
     if (v.kind == V_ERR && (target->kind == E_TUPLE || target->kind == E_LIST)) { /* each name quiet later (no cascade) */
         for (int k = 0; k < target->list.n; k++) sema_assign(S, target->list.items[k], v, sp);
@@ -128,6 +144,7 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
     }
     if (target->kind == E_NAME) return assign_name(S, target, v, sp);
     if (target->kind == E_SUBSCRIPT || target->kind == E_ATTR) { /* x[i], v[0], v.x, v.xy, m[i, j] */
+        if (target->kind == E_ATTR && pydc_member(S, target)) return;
         if (sema_vec_dynamic_store(S, target, v, sp)) return;
         Val r = sema_eval(S, target);
         if (r.kind == V_ERR) return; /* reported: the value is not checked against it */
@@ -187,6 +204,8 @@ static Val snapshot(Sema *S, Val v, Span sp) {
 }
 
 static void stmt_assign(Sema *S, const Stmt *s) {
+    for (int k = 0; k < s->assign.targets.n; k++) /* before the value: `s.a = other_array` is a rebinding */
+        if (s->assign.targets.items[k]->kind == E_ATTR && pydc_member(S, s->assign.targets.items[k])) return;
     Val v = snapshot(S, sema_eval(S, s->assign.value), s->assign.value->span);
     if (s->assign.targets.n > 1 && (v.kind == V_REF || (v.kind == V_EXPR && ir_has_effects(v.e)))) {
         IrExpr *e = sema_rvalue(S, v, s->span);
@@ -235,6 +254,7 @@ static void stmt_annassign(Sema *S, const Stmt *s) {
 
 static void stmt_augassign(Sema *S, const Stmt *s) {
     const Expr *t = s->aug.target;
+    if (t->kind == E_ATTR && pydc_member(S, t)) return;
     if (t->kind == E_NAME) {
         Binding *b = scope_find(S->scope, t->name);
         if (b && b->is_param) {

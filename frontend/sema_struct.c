@@ -11,20 +11,31 @@ static bool is_scalar(Val v) { return v.kind == V_EXPR || v.kind == V_LOCAL || v
 
 static int member_len(const QdStruct *st, int k) { return st->vn[k] ? (st->vm[k] ? st->vn[k] * st->vm[k] : st->vn[k]) : 0; }
 
+static QdStruct *struct_alloc(Sema *S, int n) {
+    QdStruct *st = ARENA_NEW(S->arena, QdStruct);
+    st->n = n;
+    st->names = ARENA_ARRAY(S->arena, const char *, n);
+    st->dt = ARENA_ARRAY(S->arena, QdType, n);
+    st->vn = ARENA_ARRAY(S->arena, int, n), st->vm = ARENA_ARRAY(S->arena, int, n);
+    st->sub = ARENA_ARRAY(S->arena, const QdStruct *, n);
+    return st;
+}
+
 static int member_index(const QdStruct *st, const char *name) {
     for (int k = 0; k < st->n; k++)
         if (!strcmp(st->names[k], name)) return k;
     return -1;
 }
 
-/* A member's type: a scalar type, a vector or matrix type (nested structs are not supported). */
+/* A member's type: a scalar type, a vector or matrix type, or a struct type (nested). */
 static bool member_type(Sema *S, const Keyword *kw, QdStruct *st, int k) {
     Scope *saved = S->scope;
     IrStmtVec *cur = S->cur;
     S->scope = NULL, S->cur = NULL;
     Val v = sema_eval(S, kw->value);
     S->scope = saved, S->cur = cur;
-    st->names[k] = kw->name, st->vn[k] = st->vm[k] = 0;
+    st->names[k] = kw->name, st->vn[k] = st->vm[k] = 0, st->sub[k] = NULL;
+    if (v.kind == V_STRUCTTYPE) return st->sub[k] = v.strct.st, st->dt[k] = QT_VOID, true;
     if (v.kind == V_TYPE) return st->dt[k] = v.type, true;
     if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float"))) return st->dt[k] = v.path[0] == 'i' ? QT_I32 : QT_F32, true;
     if (v.kind == V_VECTYPE) {
@@ -32,19 +43,15 @@ static bool member_type(Sema *S, const Keyword *kw, QdStruct *st, int k) {
         return true;
     }
     if (v.kind != V_ERR)
-        diag_error(kw->value->span, "QD2045", "struct member '%s' must be a scalar, vector or matrix type, got %s%s", kw->name,
-                   val_describe(v), v.kind == V_STRUCTTYPE ? " (nested structs are not supported)" : "");
+        diag_error(kw->value->span, "QD2045", "struct member '%s' must be a scalar, vector, matrix or struct type, got %s", kw->name,
+                   val_describe(v));
     return false;
 }
 
 /* Members from keywords (qd.types.struct(a=qd.f32)) or a {"a": qd.f32} argument. */
 static const QdStruct *members(Sema *S, const Expr *call, const Keyword *kw, int nkw) {
     if (!nkw) return diag_error(call->span, "QD2045", "a struct needs at least one member"), NULL;
-    QdStruct *st = ARENA_NEW(S->arena, QdStruct);
-    st->n = nkw;
-    st->names = ARENA_ARRAY(S->arena, const char *, nkw);
-    st->dt = ARENA_ARRAY(S->arena, QdType, nkw);
-    st->vn = ARENA_ARRAY(S->arena, int, nkw), st->vm = ARENA_ARRAY(S->arena, int, nkw);
+    QdStruct *st = struct_alloc(S, nkw);
     bool ok = true;
     for (int k = 0; k < nkw; k++) {
         ok &= member_type(S, &kw[k], st, k);
@@ -75,9 +82,38 @@ static Val struct_make(Sema *S, const QdStruct *st) {
     return v;
 }
 
+static Val member_value(Sema *S, const QdStruct *st, int k, Val v, Span sp);
+
+/* A struct value converted to type st member by member (matched by name). */
+static Val struct_convert(Sema *S, const QdStruct *st, Val v, Span sp) {
+    Val r = struct_make(S, st);
+    for (int k = 0; k < st->n; k++) {
+        int j = member_index(v.strct.st, st->names[k]);
+        if (j < 0) return diag_error(sp, "QD2045", "the struct given has no member '%s'", st->names[k]), val_err();
+        r.strct.m[k] = member_value(S, st, k, v.strct.m[j], sp);
+        if (r.strct.m[k].kind == V_ERR) return val_err();
+    }
+    return r;
+}
+
+/* A member's zero (a nested struct: every leaf zero). */
+static Val zero_member(Sema *S, const QdStruct *st, int k, Span sp) {
+    if (!st->sub[k]) return member_value(S, st, k, val_expr(ir_const_int(S, st->dt[k], 0, sp)), sp);
+    Val r = struct_make(S, st->sub[k]);
+    for (int j = 0; j < st->sub[k]->n; j++)
+        if ((r.strct.m[j] = zero_member(S, st->sub[k], j, sp)).kind == V_ERR) return val_err();
+    return r;
+}
+
 /* One member's value converted to its type (a scalar is broadcast to a vector member). */
 static Val member_value(Sema *S, const QdStruct *st, int k, Val v, Span sp) {
     if (v.kind == V_ERR) return v;
+    if (st->sub[k]) {
+        if (v.kind != V_STRUCT)
+            return diag_error(sp, "QD2040", "struct member '%s' is a struct, got %s", st->names[k], val_describe(v)), val_err();
+        return struct_convert(S, st->sub[k], v, sp);
+    }
+    if (v.kind == V_STRUCT) return diag_error(sp, "QD2040", "struct member '%s' is not a struct, got a struct", st->names[k]), val_err();
     if (!st->vn[k]) {
         IrExpr *e = sema_rvalue(S, v, sp);
         return e ? val_expr(ir_cast(S, e, st->dt[k])) : val_err();
@@ -117,23 +153,23 @@ static Val construct(Sema *S, const Expr *call, const QdStruct *st) {
         have[k] = true;
     }
     for (int k = 0; k < st->n; k++)
-        if (!have[k]) r.strct.m[k] = member_value(S, st, k, val_expr(ir_const_int(S, st->dt[k], 0, call->span)), call->span);
+        if (!have[k] && (r.strct.m[k] = zero_member(S, st, k, call->span)).kind == V_ERR) return val_err();
     return r;
 }
 
 /* qd.Struct(a=1.0, v=qd.Vector(...)): an anonymous struct typed by its values. */
 static Val anonymous(Sema *S, const Expr *call) {
     if (call->call.args.n || !call->call.nkw) return diag_error(call->span, "QD2045", "qd.Struct takes member=value keywords"), val_err();
-    QdStruct *st = ARENA_NEW(S->arena, QdStruct);
     int n = call->call.nkw;
-    st->n = n, st->names = ARENA_ARRAY(S->arena, const char *, n), st->dt = ARENA_ARRAY(S->arena, QdType, n);
-    st->vn = ARENA_ARRAY(S->arena, int, n), st->vm = ARENA_ARRAY(S->arena, int, n);
+    QdStruct *st = struct_alloc(S, n);
     Val r = struct_make(S, st);
     for (int k = 0; k < n; k++) {
         Val v = sema_eval(S, call->call.kw[k].value);
         if (v.kind == V_ERR) return v;
         st->names[k] = call->call.kw[k].name;
-        if (v.kind == V_VEC) {
+        if (v.kind == V_STRUCT) {
+            st->sub[k] = v.strct.st, st->dt[k] = QT_VOID;
+        } else if (v.kind == V_VEC) {
             IrExpr *e = sema_rvalue(S, v.vec.c[0], call->span);
             st->dt[k] = e ? e->type : QT_F32, st->vn[k] = v.vec.n, st->vm[k] = v.vec.m;
         } else {
@@ -214,12 +250,72 @@ Val sema_struct_method_call(Sema *S, const Expr *call, Val self, const Stmt *def
     return sema_inline_call(S, &fake, def);
 }
 
+/* ---- kernel parameters ---- */
+
+/* One scalar kernel parameter per component, named NAME_member[_k] (nested: NAME_inner_member). */
+Val sema_struct_params(Sema *S, const QdStruct *st, const char *name, Span sp) {
+    Val v = struct_make(S, st);
+    for (int k = 0; k < st->n; k++) {
+        const char *base = arena_printf(S->arena, "%s_%s", name, st->names[k]);
+        if (st->sub[k]) {
+            v.strct.m[k] = sema_struct_params(S, st->sub[k], base, sp);
+            continue;
+        }
+        int len = st->vn[k] ? member_len(st, k) : 1;
+        if (st->vn[k]) v.strct.m[k] = vec_make(S, st->vn[k], st->vm[k]);
+        for (int c = 0; c < len; c++) {
+            IrParam p = {.name = st->vn[k] ? arena_printf(S->arena, "%s_%d", base, c) : base, .kind = IR_PARAM_SCALAR, .type = st->dt[k], .span = sp};
+            vec_push(&S->params, p);
+            IrExpr *e = ir_new(S, IR_PARAM, st->dt[k], sp);
+            e->param = S->params.len - 1;
+            if (st->vn[k]) v.strct.m[k].vec.c[c] = val_expr(e);
+            else v.strct.m[k] = val_expr(e);
+        }
+    }
+    return v;
+}
+
+/* A kernel parameter of a struct type (p: Particle), passed by value: its scalar components in
+ * the argument struct, in declaration order (qdc-abi(7)). */
+bool sema_struct_param(Sema *S, const Param *ap) {
+    const QdStruct *st;
+    if (!ap->annotation || ap->dflt || !sema_struct_type_of(S, ap->annotation, &st)) return false;
+    scope_bind(S, S->scope, ap->name, sema_struct_params(S, st, ap->name, ap->span), ap->span)->is_param = true;
+    return true;
+}
+
 /* ---- fields ---- */
 
 static int new_field(Sema *S, const char *name, QdType t, Span sp) {
     IrField f = {.name = name, .type = t, .ndim = -1, .span = sp};
     vec_push(&S->fields, f);
     return S->fields.len - 1;
+}
+
+/* One scalar field per component of st, named BASE_member[_k] (nested: BASE_inner_member),
+ * their indices appended to idx (at most 1024). */
+static Val struct_fields(Sema *S, const QdStruct *st, const char *name, int *idx, int *n, Span span) {
+    Val v = struct_make(S, st);
+    for (int k = 0; k < st->n; k++) {
+        const char *base = arena_printf(S->arena, "%s_%s", name, st->names[k]);
+        if (st->sub[k]) {
+            v.strct.m[k] = struct_fields(S, st->sub[k], base, idx, n, span);
+            continue;
+        }
+        if (!st->vn[k]) {
+            int f = new_field(S, base, st->dt[k], span);
+            if (*n < 1024) idx[(*n)++] = f;
+            v.strct.m[k] = (Val){.kind = V_FIELD, .index = f};
+            continue;
+        }
+        v.strct.m[k] = vec_make(S, st->vn[k], st->vm[k]);
+        for (int c = 0; c < member_len(st, k); c++) {
+            int f = new_field(S, arena_printf(S->arena, "%s_%d", base, c), st->dt[k], span);
+            if (*n < 1024) idx[(*n)++] = f;
+            v.strct.m[k].vec.c[c] = (Val){.kind = V_FIELD, .index = f};
+        }
+    }
+    return v;
 }
 
 /* x = qd.Struct.field({"a": qd.f32, "v": vec3}, shape=S), qd.field(T, shape=S), T.field(shape=S).
@@ -261,21 +357,8 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
     for (int k = 0; k < nd; k++)
         if (sh[k] <= 0 || sh[k] > INT32_MAX)
             return diag_error(sema_shape_span(shape, k), "QD2004", "field extent %lld is out of range", (long long)sh[k]), true;
-    Val v = struct_make(S, st);
     int idx[1024], n = 0;
-    for (int k = 0; k < st->n; k++) {
-        const char *base = arena_printf(S->arena, "%s_%s", target->name, st->names[k]);
-        if (!st->vn[k]) {
-            idx[n] = new_field(S, base, st->dt[k], span);
-            v.strct.m[k] = (Val){.kind = V_FIELD, .index = idx[n++]};
-            continue;
-        }
-        v.strct.m[k] = vec_make(S, st->vn[k], st->vm[k]);
-        for (int c = 0; c < member_len(st, k) && n < 1024; c++) {
-            idx[n] = new_field(S, arena_printf(S->arena, "%s_%d", base, c), st->dt[k], span);
-            v.strct.m[k].vec.c[c] = (Val){.kind = V_FIELD, .index = idx[n++]};
-        }
-    }
+    Val v = struct_fields(S, st, target->name, idx, &n, span);
     if (shape) sema_snode_place_together(S, idx, n, sh, nd, span);
     scope_bind(S, &S->module, target->name, v, span);
     return true;
@@ -283,7 +366,19 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
 
 int sema_struct_first_field(Val v) {
     Val m = v.strct.m[0];
-    return m.kind == V_VEC ? m.vec.c[0].index : m.index;
+    return m.kind == V_STRUCT ? sema_struct_first_field(m) : m.kind == V_VEC ? m.vec.c[0].index : m.index;
+}
+
+int sema_struct_leaf_fields(Val v, int *out, int max) {
+    int n = 0;
+    for (int k = 0; k < v.strct.st->n; k++) {
+        Val m = v.strct.m[k];
+        if (m.kind == V_STRUCT) n += sema_struct_leaf_fields(m, out + n, max - n);
+        else if (m.kind == V_VEC)
+            for (int c = 0; c < vec_len(m) && n < max; c++) out[n++] = m.vec.c[c].kind == V_FIELD ? m.vec.c[c].index : -1;
+        else if (n < max) out[n++] = m.kind == V_FIELD ? m.index : -1;
+    }
+    return n;
 }
 
 /* x[i] on a struct field: every component field indexed the same way. */
@@ -292,6 +387,10 @@ Val sema_struct_subscript(Sema *S, Val o, const Expr *e) {
     Expr fake = *e;
     for (int k = 0; k < o.strct.st->n; k++) {
         Val m = o.strct.m[k];
+        if (m.kind == V_STRUCT) {
+            if ((r.strct.m[k] = sema_struct_subscript(S, m, e)).kind == V_ERR) return val_err();
+            continue;
+        }
         if (m.kind != V_VEC && m.kind != V_FIELD) {
             diag_error(e->span, "QD2011", "a struct value is not subscriptable");
             return val_err();
@@ -319,7 +418,9 @@ Val sema_struct_materialize(Sema *S, Val v, const char *name, Span sp) {
     for (int k = 0; k < v.strct.st->n; k++) {
         Val m = v.strct.m[k];
         const char *mn = arena_printf(S->arena, "%s_%s", name, v.strct.st->names[k]);
-        if (m.kind == V_VEC) {
+        if (m.kind == V_STRUCT) {
+            r.strct.m[k] = sema_struct_materialize(S, m, mn, sp);
+        } else if (m.kind == V_VEC) {
             r.strct.m[k] = sema_vec_materialize(S, m, mn, sp);
         } else {
             IrExpr *e = sema_rvalue(S, m, sp);
@@ -352,6 +453,14 @@ void sema_struct_assign(Sema *S, Val target, Val v, Span sp) {
     if (snap.kind == V_ERR) return;
     for (int k = 0; k < st->n; k++) {
         Val m = snap.strct.m[member_index(v.strct.st, st->names[k])], t = target.strct.m[k];
+        if (t.kind == V_STRUCT) {
+            sema_struct_assign(S, t, m, sp);
+            continue;
+        }
+        if (m.kind == V_STRUCT) {
+            diag_error(sp, "QD2040", "struct member '%s' is not a struct, got a struct", st->names[k]);
+            return;
+        }
         if (t.kind == V_VEC) {
             sema_vec_assign(S, t, m, sp);
             continue;

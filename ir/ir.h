@@ -280,6 +280,8 @@ typedef struct IrKernel {
     int ntasks;
     QdType ret_type; /* `-> T`: the type returned, QT_VOID for none */
     int ret_field;   /* the 0-d field the last task stores the result in (IrModule.fields), or -1 */
+    int ret_n, ret_m; /* `-> qd.types.vector(n, T)` (m 0) / matrix(n, m, T): ret_field is 1-d with
+                         the n (n*m) components row-major; 0 for a scalar */
     Span span;
 } IrKernel;
 
@@ -302,6 +304,10 @@ typedef struct IrField {
                       so one element's components are contiguous (AOS, qdc-abi(7)) */
     int64_t shape[IR_MAX_DIMS];
     int64_t elems;
+    int64_t origin[IR_MAX_DIMS]; /* qd.field(..., offset=) / place(x, offset=): the index of the
+                                    first element along each axis (the frontend subtracts it;
+                                    storage starts at 0) */
+    int norigin;                 /* place(x, offset=): entries given, checked against ndim */
     Span span;
     /* 0: the field is its own row-major buffer qd_field_<name>. Otherwise it lives in
      * IrModule.storages[storage - 1] (fields placed together interleave, qdc-abi(7)); refs

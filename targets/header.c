@@ -138,7 +138,11 @@ static void cpu_launcher(StrBuf *b, const IrModule *m, const IrKernel *k, const 
         if (k->tasks[i].kind == IR_TASK_PARALLEL) sb_printf(b, "int32_t %s_extent(const void *args);\n", s);
     }
     bool ret = k->ret_type != QT_VOID;
-    if (ret) sb_printf(b, "/* %s returns %s: stored in *ret when the launch succeeds (ret may be NULL) */\n", k->name, qt_name(k->ret_type));
+    int len = k->ret_m ? k->ret_n * k->ret_m : k->ret_n;
+    if (ret && len)
+        sb_printf(b, "/* %s returns a %s of %s (%d components, row-major): stored in ret[0..%d] when the launch succeeds (ret may be NULL) */\n",
+                  k->name, k->ret_m ? "matrix" : "vector", qt_name(k->ret_type), len, len - 1);
+    else if (ret) sb_printf(b, "/* %s returns %s: stored in *ret when the launch succeeds (ret may be NULL) */\n", k->name, qt_name(k->ret_type));
     sb_printf(b, "static inline int %s(const %s_args *args, int nthreads", k->name, k->name);
     if (ret) sb_printf(b, ", %s *ret", abi_c_type(k->ret_type));
     sb_puts(b, ") {\n");
@@ -155,7 +159,10 @@ static void cpu_launcher(StrBuf *b, const IrModule *m, const IrKernel *k, const 
         return;
     }
     sb_printf(b, "    };\n    int rc = qdrt_launch(tasks, %d, args, nthreads);\n", k->ntasks);
-    sb_printf(b, "    if (!rc && ret) *ret = qd_field_%s;\n    return rc;\n}\n", m->fields[k->ret_field].name);
+    if (len)
+        sb_printf(b, "    if (!rc && ret)\n        for (int i = 0; i < %d; i++) ret[i] = qd_field_%s[i];\n    return rc;\n}\n", len,
+                  m->fields[k->ret_field].name);
+    else sb_printf(b, "    if (!rc && ret) *ret = qd_field_%s;\n    return rc;\n}\n", m->fields[k->ret_field].name);
 }
 
 void abi_guard(StrBuf *out, const char *module, const char *suffix) {
@@ -194,8 +201,9 @@ bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, 
         args_struct(out, &m->kernels[i]);
         if (cpu) cpu_launcher(out, m, &m->kernels[i], t);
         else if (m->kernels[i].ret_type != QT_VOID) /* GPU: the host reads the result slot after the launch */
-            sb_printf(out, "/* %s returns %s in the 0-d field symbol qd_field_%s (see the metadata's \"returns\") */\n",
-                      m->kernels[i].name, qt_name(m->kernels[i].ret_type), m->fields[m->kernels[i].ret_field].name);
+            sb_printf(out, "/* %s returns %s in the %s field symbol qd_field_%s (see the metadata's \"returns\") */\n",
+                      m->kernels[i].name, qt_name(m->kernels[i].ret_type), m->kernels[i].ret_n ? "1-d (components, row-major)" : "0-d",
+                      m->fields[m->kernels[i].ret_field].name);
     }
     sb_printf(out, "\n#ifdef __cplusplus\n}\n#endif\n#endif /* %s */\n", guard.data);
     sb_free(&guard);

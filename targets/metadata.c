@@ -28,8 +28,10 @@ static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const C
     sb_json_string(b, k->name);
     if (k->ret_type != QT_VOID) { /* the result slot: a 0-d field the last task stores into */
         const char *f = m->fields[k->ret_field].name;
-        sb_printf(b, ",\n     \"returns\": {\"dtype\": \"%s\", \"field\": \"%s\", \"symbol\": \"qd_field_%s\"}",
-                  qt_name(k->ret_type), f, f);
+        sb_printf(b, ",\n     \"returns\": {\"dtype\": \"%s\", \"field\": \"%s\", \"symbol\": \"qd_field_%s\"", qt_name(k->ret_type), f, f);
+        if (k->ret_m) sb_printf(b, ", \"shape\": [%d, %d]", k->ret_n, k->ret_m); /* a matrix: components row-major in the field */
+        else if (k->ret_n) sb_printf(b, ", \"shape\": [%d]", k->ret_n);
+        sb_puts(b, "}");
     }
     sb_puts(b, ",\n     \"params\": [");
     for (int i = 0; i < k->nparams; i++) {
@@ -70,6 +72,13 @@ static void field_json(StrBuf *b, const IrModule *m, const IrField *f) {
     if (f->elem_ndim) { /* a field of vectors or matrices: the last axes of shape are the components */
         sb_puts(b, ", \"element_shape\": [");
         for (int d = f->ndim - f->elem_ndim; d < f->ndim; d++) sb_printf(b, "%s%lld", d > f->ndim - f->elem_ndim ? ", " : "", (long long)f->shape[d]);
+        sb_puts(b, "]");
+    }
+    bool shifted = false;
+    for (int d = 0; d < f->ndim; d++) shifted |= f->origin[d] != 0;
+    if (shifted) { /* offset=: element x[i] is stored at i - offset */
+        sb_puts(b, ", \"offset\": [");
+        for (int d = 0; d < f->ndim - f->elem_ndim; d++) sb_printf(b, "%s%lld", d ? ", " : "", (long long)f->origin[d]);
         sb_puts(b, "]");
     }
     if (f->storage) levels_json(b, f);

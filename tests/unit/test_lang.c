@@ -371,6 +371,114 @@ Test(lang, parametrize_names) {
     free(dir), free(src);
 }
 
+/* @dataclasses.dataclass parameters: a member rebinding (QD2010, also `+=`), an unknown member
+ * (QD2019), a generic member whose value the call does not let qdc evaluate (QD2060 at the
+ * parameter, naming the member); members in error do not poison the others. */
+Test(lang, py_dataclass_errors) {
+    const char *const want[] = {
+        "g.py:14:9: error[QD2010]: cannot assign to member 'a' of dataclass 'S': dataclass members are read-only in kernels "
+        "and qd.funcs (the contents of an array member can be written: x.member[i] = ...)\n",
+        "g.py:15:9: error[QD2010]: cannot assign to member 'n' of dataclass 'S': dataclass members are read-only in kernels "
+        "and qd.funcs (the contents of an array member can be written: x.member[i] = ...)\n",
+        "g.py:16:9: error[QD2019]: dataclass 'S' has no member 'c'\n",
+        "g.py:19:11: error[QD2060]: member 't' of dataclass 'S' is generic and qdc cannot evaluate what a call passes for it "
+        "(a value qdc cannot compute); pass an instance built in host code from fields, qd.ndarray/numpy arrays with a dtype "
+        "or numbers, or give the member a fixed type such as qd.types.NDArray[qd.f32, 1]\n",
+        NULL};
+    expect_script_failure("import dataclasses\nimport quadrants as qd\n\n@dataclasses.dataclass\nclass S:\n"
+                          "    a: qd.types.NDArray[qd.f32, 1]\n    t: qd.Tensor\n    n: qd.i32\n\n\ndef test_s():\n"
+                          "    @qd.kernel\n    def k(s: S, b: qd.types.NDArray[qd.f32, 1]):\n        s.a = b\n        s.n += 1\n"
+                          "        s.c[0] = 1.0\n\n    @qd.kernel\n    def g(s: S):\n        s.t[0] = 2.0\n\n"
+                          "    x = qd.field(qd.f32, shape=(2,))\n    k(S(a=qd.ndarray(qd.f32, shape=(2,)), t=x, n=1), qd.ndarray(qd.f32, shape=(2,)))\n"
+                          "    g(S(a=qd.ndarray(qd.f32, shape=(2,)), t=make(), n=1))\n",
+                          want);
+}
+
+/* The ABI of a dataclass parameter: its members in declaration order at its position, nested
+ * dataclasses depth first (PARAM__INNER__MEMBER), vector members per component, a struct member
+ * by value (PARAM__MEMBER_a); `from dataclasses import dataclass` and a string annotation
+ * ("Inner") name the same classes. */
+Test(lang, py_dataclass_abi) {
+    char *dir = make_temp_dir(), *src = NULL;
+    cr_assert(asprintf(&src, "%s/g.py", dir) > 0);
+    cr_assert(write_text(src, "from dataclasses import dataclass\nimport quadrants as qd\n\nP = qd.types.struct(a=qd.i8, b=qd.f32)\n\n"
+                              "@dataclass\nclass Inner:\n"
+                              "    v: qd.types.vector(2, qd.i32)\n    x: qd.types.ndarray(qd.f32, 2)\n\n"
+                              "@dataclass(frozen=True)\nclass Outer:\n    n: int\n    inner: \"Inner\"\n    y: qd.types.NDArray[qd.u8, 1]\n"
+                              "    pt: P\n\n"
+                              "@qd.kernel\ndef k(a: qd.f32, s: Outer, b: qd.i32):\n    s.y[b] = s.inner.v[1] + s.n + s.pt.a\n"
+                              "    s.inner.x[0, 0] = a * s.pt.b\n"));
+    const char *argv[] = {"--target=x86_64", "--emit=header", "-o", "-", "g.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.out, "typedef struct k_args {\n    float a;\n    int32_t s__n;\n    int32_t s__inner__v_0;\n"
+                            "    int32_t s__inner__v_1;\n    float *s__inner__x; /* ndarray[f32, 2] */\n"
+                            "    int32_t s__inner__x_shape[2];\n    uint8_t *s__y; /* ndarray[u8, 1] */\n    int32_t s__y_shape[1];\n"
+                            "    int8_t s__pt_a;\n    float s__pt_b;\n    int32_t b;\n} k_args;\n"),
+              "got:\n%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
+}
+
+/* A kernel returning a matrix: the metadata's "returns" gives the shape, the GPU header names the
+ * 1-d slot, the x86 launcher copies the components row-major; a struct parameter is one scalar
+ * per component (p_inner_a, p_inner_v_0, p_w); a returned value of another shape is QD2040. */
+Test(lang, vector_return_and_struct_param_abi) {
+    char *dir = make_temp_dir(), *src = NULL;
+    cr_assert(asprintf(&src, "%s/g.py", dir) > 0);
+    cr_assert(write_text(src, "import quadrants as qd\n\nInner = qd.types.struct(a=qd.i32, v=qd.types.vector(2, qd.f32))\n"
+                              "P = qd.types.struct(inner=Inner, w=qd.f32)\n\n@qd.kernel\ndef k(p: P) -> qd.types.matrix(2, 3, qd.i16):\n"
+                              "    return qd.Matrix([[p.inner.a, 2, 3], [4, 5, p.w]])\n"));
+    const char *meta[] = {"--target=sm_90", "--emit=metadata", "-o", "-", "g.py", NULL};
+    RunResult r = run_qdc_argv(meta, NULL, dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.out, "\"returns\": {\"dtype\": \"i16\", \"field\": \"qdc_ret_k\", \"symbol\": \"qd_field_qdc_ret_k\", \"shape\": [2, 3]}"),
+              "got:\n%s", r.out);
+    run_free(&r);
+    const char *gpu[] = {"--target=sm_90", "--emit=header", "-o", "-", "g.py", NULL};
+    r = run_qdc_argv(gpu, NULL, dir);
+    cr_expect(strstr(r.out, "/* k returns i16 in the 1-d (components, row-major) field symbol qd_field_qdc_ret_k (see the "
+                            "metadata's \"returns\") */\n"),
+              "got:\n%s", r.out);
+    run_free(&r);
+    const char *cpu[] = {"--target=x86_64", "--emit=header", "-o", "-", "g.py", NULL};
+    r = run_qdc_argv(cpu, NULL, dir);
+    cr_expect(strstr(r.out, "typedef struct k_args {\n    int32_t p_inner_a;\n    float p_inner_v_0;\n    float p_inner_v_1;\n"
+                            "    float p_w;\n} k_args;\n"),
+              "got:\n%s", r.out);
+    cr_expect(strstr(r.out, "/* k returns a matrix of i16 (6 components, row-major): stored in ret[0..5] when the launch succeeds "
+                            "(ret may be NULL) */\nstatic inline int k(const k_args *args, int nthreads, int16_t *ret) {\n"),
+              "got:\n%s", r.out);
+    cr_expect(strstr(r.out, "    if (!rc && ret)\n        for (int i = 0; i < 6; i++) ret[i] = qd_field_qdc_ret_k[i];\n"), "got:\n%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
+    const char *const shape[] = {
+        "g.py:5:12: error[QD2040]: kernel 'k' is declared to return a 3-vector, not a 2-vector\n", NULL};
+    expect_script_failure("import quadrants as qd\n\n@qd.kernel\ndef k() -> qd.types.vector(3, qd.i32):\n    return qd.Vector([1, 2])\n",
+                          shape);
+}
+
+/* A field with offset= names its origin in the metadata; one with a permuted order= lives in an
+ * SNode storage whose levels are its axes in that order (outermost first). */
+Test(lang, field_offset_and_order_metadata) {
+    char *dir = make_temp_dir(), *src = NULL;
+    cr_assert(asprintf(&src, "%s/g.py", dir) > 0);
+    cr_assert(write_text(src, "import quadrants as qd\n\nd = qd.field(qd.i32, shape=(16, 8), offset=(-16, 8))\n"
+                              "o = qd.field(qd.f32, shape=(3, 4), order=\"ji\")\n\n@qd.kernel\ndef k():\n    d[-16, 8] = 1\n"
+                              "    o[2, 3] = 1.0\n"));
+    const char *argv[] = {"--target=x86_64", "--emit=metadata", "-o", "-", "g.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.out, "{\"name\": \"d\", \"symbol\": \"qd_field_d\", \"dtype\": \"i32\", \"shape\": [16, 8], \"offset\": [-16, 8]}"),
+              "got:\n%s", r.out);
+    cr_expect(strstr(r.out, "{\"name\": \"o\", \"symbol\": \"qd_snode_o\", \"dtype\": \"f32\", \"shape\": [3, 4]"), "got:\n%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
+}
+
 /* Helper host functions evaluated per call (qdc-lang(7) HOST FUNCTIONS): an argument qdc cannot
  * evaluate leaves that parameter a run-time value (QD2062 naming the call's argument); a host
  * `for` over values qdc cannot evaluate makes its target a run-time value. */

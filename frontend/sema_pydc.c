@@ -1,0 +1,286 @@
+/* Python dataclasses (@dataclasses.dataclass, `from dataclasses import dataclass`, frozen or
+ * not) as containers of kernel and qd.func parameters. The container exists at compile time
+ * only (Quadrants flattens it): a kernel parameter `s: State` becomes one kernel parameter per
+ * leaf member, in declaration order, nested dataclasses depth first, named s__<member>
+ * (s__inner__x), at the position of `s` (qdc-abi(7)). A member annotated with a fixed type
+ * (qd.types.NDArray[dt, n], qd.types.ndarray(dt, n), a scalar type, float, int, a vector or
+ * matrix type) is a run-time parameter; a generic member (qd.Tensor, qd.template(), an ndarray
+ * without dtype or ndim) takes its value from the instance a host call passes (a field, an
+ * array qd.ndarray/numpy makes, a compile-time number), so the kernel is instantiated per call
+ * site like any generic kernel (sema_generic.c). In kernels and qd.funcs the instance is a
+ * V_PYDC: `s.a` is the member, `s.inner` a nested instance (passed to a qd.func as is);
+ * members are read-only (QD2010), their contents writable. */
+#include "sema.h"
+#include <stdio.h>
+#include <string.h>
+
+typedef enum { M_BAD, M_DC, M_ARRAY, M_GENERIC, M_VEC, M_STRUCT, M_SCALAR } MemberKind;
+
+/* The dataclass an annotation (a name or a dotted name) denotes, NULL if none. */
+const PyDc *sema_pydc_of(Sema *S, const Expr *ann) {
+    if (!ann || (ann->kind != E_NAME && ann->kind != E_STR)) return NULL;
+    Binding *b = sema_lookup(S, ann->kind == E_NAME ? ann->name : ann->str); /* "State": a forward reference */
+    return b && b->v.kind == V_PYDCTYPE ? b->v.pydc.dc : NULL;
+}
+
+void sema_pydc_class(Sema *S, const Stmt *cls) {
+    PyDc *dc = ARENA_NEW(S->arena, PyDc);
+    dc->cls = cls, dc->scope = S->bind_to ? S->bind_to : S->hscope;
+    const StmtList *b = &cls->class_.body;
+    dc->names = ARENA_ARRAY(S->arena, const char *, b->n ? b->n : 1);
+    dc->anns = ARENA_ARRAY(S->arena, const Expr *, b->n ? b->n : 1);
+    dc->dflts = ARENA_ARRAY(S->arena, const Expr *, b->n ? b->n : 1);
+    for (int k = 0; k < b->n; k++) {
+        const Stmt *s = b->stmts[k];
+        if (s->kind != S_ANNASSIGN || s->ann.target->kind != E_NAME) continue; /* docstrings, methods, ClassVar-free constants */
+        dc->names[dc->n] = s->ann.target->name, dc->anns[dc->n] = s->ann.annotation, dc->dflts[dc->n] = s->ann.value;
+        dc->n++;
+    }
+    scope_bind(S, dc->scope, cls->class_.name, (Val){.kind = V_PYDCTYPE, .pydc = {dc, NULL}}, cls->class_.name_span);
+}
+
+/* What member k's annotation declares; annotations name things of the scope the class is in. */
+static MemberKind member_kind(Sema *S, const PyDc *dc, int k, const PyDc **sub) {
+    Scope *hs = S->hscope, *sc = S->scope;
+    S->hscope = dc->scope, S->scope = NULL;
+    const Expr *ann = dc->anns[k], *dt, *nd;
+    QdType t;
+    int n = 0, m = 0;
+    const QdStruct *st;
+    MemberKind r = M_SCALAR;
+    SemaParamShape shape = sema_param_shape(S, ann, &dt, &nd);
+    bool any = (ann->kind == E_NAME && (!strcmp(ann->name, "object") || !strcmp(ann->name, "Any"))) ||
+               (ann->kind == E_ATTR && !strcmp(ann->attr.name, "Any")); /* the value decides, as for qd.template() */
+    if ((*sub = sema_pydc_of(S, ann))) r = M_DC;
+    else if (any) r = M_GENERIC;
+    else if (shape == PS_TEMPLATE || shape == PS_TENSOR || (shape == PS_ARRAY && (!dt || !nd))) r = M_GENERIC;
+    else if (shape == PS_ARRAY) r = M_ARRAY;
+    else if (sema_vec_type_of(S, ann, &t, &n, &m)) r = n ? M_VEC : M_BAD;
+    else if (sema_struct_type_of(S, ann, &st)) r = M_STRUCT;
+    S->hscope = hs, S->scope = sc;
+    return r;
+}
+
+bool sema_pydc_is_generic(Sema *S, const PyDc *dc) {
+    for (int k = 0; k < dc->n; k++) {
+        const PyDc *sub;
+        MemberKind mk = member_kind(S, dc, k, &sub);
+        if (mk == M_GENERIC || (mk == M_DC && sub != dc && sema_pydc_is_generic(S, sub))) return true;
+    }
+    return false;
+}
+
+/* ---- host code: instances ---- */
+
+static Val host_value(Sema *S, const Expr *e);
+
+/* State(a=x, b=y) / State(x, y) in host code; false if the callee is not a dataclass. */
+static bool construct(Sema *S, const Expr *call, Val *out) {
+    if (call->kind != E_CALL) return false;
+    const PyDc *dc = sema_pydc_of(S, call->call.fn);
+    if (!dc) return false;
+    Val v = {.kind = V_PYDC, .pydc = {dc, ARENA_ARRAY(S->arena, Val, dc->n ? dc->n : 1)}};
+    for (int k = 0; k < dc->n; k++) {
+        const Expr *given = k < call->call.args.n ? call->call.args.items[k] : NULL;
+        for (int j = 0; j < call->call.nkw; j++)
+            if (!strcmp(call->call.kw[j].name, dc->names[k])) given = call->call.kw[j].value;
+        if (given) v.pydc.m[k] = host_value(S, given);
+        else if (dc->dflts[k]) {
+            Scope *hs = S->hscope;
+            S->hscope = dc->scope;
+            v.pydc.m[k] = host_value(S, dc->dflts[k]);
+            S->hscope = hs;
+        } else v.pydc.m[k] = (Val){.kind = V_HOST, .path = "a member the construction does not give"};
+    }
+    *out = v;
+    return true;
+}
+
+/* A member's value as a host call passes it: what a generic member can be instantiated with. */
+static Val host_value(Sema *S, const Expr *e) {
+    Val v;
+    if (construct(S, e, &v) || sema_host_array(S, e, &v)) return v;
+    const char *p = e->kind == E_CALL ? sema_path(S, e->call.fn) : NULL;
+    if (p && (!strcmp(p, "qd.Tensor") || !strcmp(p, "qd.types.Tensor")) && e->call.args.n == 1) return host_value(S, e->call.args.items[0]);
+    if (e->kind == E_NAME) {
+        Binding *b = sema_lookup(S, e->name);
+        if (b && (b->v.kind == V_FIELD || b->v.kind == V_HOSTARRAY || b->v.kind == V_PYDC || (b->v.kind == V_EXPR && ir_is_const(b->v.e))))
+            return b->v;
+        if (b && b->v.kind == V_HOST) return b->v;
+        return (Val){.kind = V_HOST, .path = "a value qdc cannot compute"};
+    }
+    if (e->kind == E_INT || e->kind == E_FLOAT || e->kind == E_BOOL || (e->kind == E_UNARY && e->un.a->kind != E_NAME)) {
+        int mark = diag_quiet_begin();
+        Scope *sc = S->scope;
+        S->scope = NULL;
+        v = sema_eval(S, e);
+        S->scope = sc;
+        if (!diag_quiet_end(mark) && v.kind == V_EXPR && ir_is_const(v.e)) return v;
+    }
+    return (Val){.kind = V_HOST, .path = "a value qdc cannot compute"};
+}
+
+bool sema_pydc_new(Sema *S, const Expr *target, const Expr *call, Scope *to, Span sp) {
+    Val v;
+    if (!construct(S, call, &v)) return false;
+    scope_bind(S, to, target->name, v, sp);
+    return true;
+}
+
+/* Appends the spelling of the generic leaves of host instance v (entry names of call-site
+ * instantiations); false if one of them is not known. */
+static bool spell(Sema *S, const PyDc *dc, Val v, const Expr *at, StrBuf *b, bool *first) {
+    for (int k = 0; k < dc->n; k++) {
+        const PyDc *sub;
+        MemberKind mk = member_kind(S, dc, k, &sub);
+        Val m = v.pydc.m[k];
+        if (mk == M_DC && m.kind == V_PYDC && sub != dc) {
+            if (!spell(S, sub, m, at, b, first)) return false;
+            continue;
+        }
+        if (mk != M_GENERIC) continue;
+        if (!*first) sb_puts(b, "_");
+        *first = false;
+        const char *fn = m.kind == V_FIELD ? S->fields.items[m.index].name : NULL;
+        if (fn && !strncmp(fn, S->prefix, strlen(S->prefix))) fn += strlen(S->prefix); /* a field of this host function */
+        if (fn) sb_puts(b, fn);
+        else if (m.kind == V_HOSTARRAY) sb_printf(b, "%s_%dd", qt_name(m.harr.type), m.harr.ndim);
+        else if (m.kind == V_EXPR && qt_is_float(m.e->type)) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%g", m.e->c.f);
+            for (char *q = buf; *q; q++) sb_putc(b, *q == '-' ? 'm' : *q == '.' ? 'p' : *q == '+' ? '_' : *q);
+        }
+        else if (m.kind == V_EXPR && m.e->type == QT_U1) sb_puts(b, m.e->c.u ? "True" : "False");
+        else if (m.kind == V_EXPR && m.e->c.i < 0) sb_printf(b, "m%lld", -(long long)m.e->c.i);
+        else if (m.kind == V_EXPR) sb_printf(b, "%lld", (long long)m.e->c.i);
+        else return false;
+    }
+    return true;
+}
+
+/* A host call's argument that is a dataclass instance (a name bound to one, or State(...)). */
+bool sema_pydc_call_value(Sema *S, const Expr *a, Val *v, StrBuf *b) {
+    Binding *bd = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL;
+    if (bd && bd->v.kind == V_PYDC) *v = bd->v;
+    else if (!construct(S, a, v)) return false;
+    sb_puts(b, v->pydc.dc->cls->class_.name);
+    bool first = false;
+    spell(S, v->pydc.dc, *v, a, b, &first); /* a member it cannot spell: flatten() reports it */
+    return true;
+}
+
+/* ---- kernels: flattening a parameter ---- */
+
+/* A parameter already added under this name: a data-oriented instance's dataclass attribute is
+ * flattened at each use (sema_object_attr), its members added once. */
+static int param_named(Sema *S, const char *name) {
+    for (int k = 0; k < S->params.len; k++)
+        if (!strcmp(S->params.items[k].name, name)) return k;
+    return -1;
+}
+
+static Val scalar_param(Sema *S, const char *name, QdType t, Span sp) {
+    int have = param_named(S, name);
+    if (have >= 0) {
+        IrExpr *e = ir_new(S, IR_PARAM, S->params.items[have].type, sp);
+        e->param = have;
+        return val_expr(e);
+    }
+    IrParam p = {.name = name, .kind = IR_PARAM_SCALAR, .type = t, .span = sp};
+    vec_push(&S->params, p);
+    IrExpr *e = ir_new(S, IR_PARAM, t, sp);
+    e->param = S->params.len - 1;
+    return val_expr(e);
+}
+
+static Val ndarray_param(Sema *S, IrParam p) {
+    int have = param_named(S, p.name);
+    if (have >= 0) return (Val){.kind = V_NDARRAY, .index = have};
+    vec_push(&S->params, p);
+    return (Val){.kind = V_NDARRAY, .index = S->params.len - 1};
+}
+
+/* A generic member: the value the call site passes. */
+static Val generic_member(Sema *S, const PyDc *dc, int k, const char *name, Val host, Span sp) {
+    const Expr *dt, *nd;
+    sema_param_shape(S, dc->anns[k], &dt, &nd);
+    if (host.kind == V_FIELD || (host.kind == V_EXPR && ir_is_const(host.e))) return host;
+    if (host.kind == V_HOSTARRAY) {
+        IrParam p = {.name = name, .kind = IR_PARAM_NDARRAY, .type = host.harr.type, .ndim = host.harr.ndim, .span = sp};
+        return ndarray_param(S, p);
+    }
+    diag_error(sp, "QD2060", "member '%s' of dataclass '%s' is generic and qdc cannot evaluate what a call passes for it (%s); "
+               "pass an instance built in host code from fields, qd.ndarray/numpy arrays with a dtype or numbers, or give the "
+               "member a fixed type such as qd.types.NDArray[qd.f32, 1]", dc->names[k], dc->cls->class_.name,
+               host.kind == V_HOST ? host.path : "no call qdc can evaluate");
+    return val_err();
+}
+
+static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span sp, int depth) {
+    if (depth > 16) return diag_error(sp, "QD2005", "dataclass '%s' contains itself", dc->cls->class_.name), val_err();
+    Val v = {.kind = V_PYDC, .pydc = {dc, ARENA_ARRAY(S->arena, Val, dc->n ? dc->n : 1)}};
+    bool ok = true;
+    for (int k = 0; k < dc->n; k++) {
+        const char *name = arena_printf(S->arena, "%s__%s", prefix, dc->names[k]);
+        const PyDc *sub;
+        MemberKind mk = member_kind(S, dc, k, &sub);
+        Val h = host.kind == V_PYDC ? host.pydc.m[k] : (Val){.kind = V_HOST, .path = "no call qdc can evaluate"};
+        Scope *hs = S->hscope, *sc = S->scope;
+        S->hscope = dc->scope, S->scope = NULL;
+        Val r = val_err();
+        QdType t;
+        int n = 0, m = 0;
+        switch (mk) {
+        case M_DC: r = flatten(S, sub, name, h, sp, depth + 1); break;
+        case M_GENERIC: r = generic_member(S, dc, k, name, h, sp); break;
+        case M_ARRAY: {
+            IrParam p = {.name = name, .span = sp};
+            if (sema_ndarray_annotation(S, dc->anns[k], &p)) r = ndarray_param(S, p);
+            break;
+        }
+        case M_VEC:
+            sema_vec_type_of(S, dc->anns[k], &t, &n, &m);
+            r = vec_make(S, n, m);
+            for (int c = 0; c < vec_len(r); c++) r.vec.c[c] = scalar_param(S, arena_printf(S->arena, "%s_%d", name, c), t, sp);
+            break;
+        case M_SCALAR:
+            if (sema_annotation_type(S, dc->anns[k], &t)) r = scalar_param(S, name, t, sp);
+            break;
+        case M_STRUCT: { /* a qd.types.struct / @qd.dataclass member: by value, NAME_member[_k] */
+            const QdStruct *st;
+            sema_struct_type_of(S, dc->anns[k], &st);
+            r = sema_struct_params(S, st, name, sp);
+            break;
+        }
+        case M_BAD: break;
+        }
+        S->hscope = hs, S->scope = sc;
+        v.pydc.m[k] = r;
+        ok &= r.kind != V_ERR;
+    }
+    (void)ok; /* a member in error is V_ERR: its uses stay quiet, the others are checked */
+    return v;
+}
+
+Val sema_pydc_flatten(Sema *S, Val host, const char *prefix, Span sp) { return flatten(S, host.pydc.dc, prefix, host, sp, 0); }
+
+bool sema_pydc_param(Sema *S, const Param *ap, Val host) {
+    const PyDc *dc = ap->annotation ? sema_pydc_of(S, ap->annotation) : NULL;
+    const Expr *dt, *nd;
+    if (!dc && host.kind == V_PYDC && sema_param_shape(S, ap->annotation, &dt, &nd) == PS_TEMPLATE)
+        dc = host.pydc.dc; /* deprecated in Quadrants (a DeprecationWarning), still accepted */
+    if (!dc) return false;
+    if (ap->dflt) diag_error(ap->dflt->span, "QD2005", "kernel parameters cannot have default values in v1");
+    Val v = ap->dflt ? val_err() : flatten(S, dc, ap->name, host, ap->span, 0);
+    scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
+    return true;
+}
+
+Val sema_pydc_attr(Sema *S, Val o, const Expr *attr) {
+    const PyDc *dc = o.pydc.dc;
+    for (int k = 0; k < dc->n; k++)
+        if (!strcmp(dc->names[k], attr->attr.name)) return o.pydc.m[k];
+    (void)S;
+    diag_error(attr->span, "QD2019", "dataclass '%s' has no member '%s'", dc->cls->class_.name, attr->attr.name);
+    return val_err();
+}
