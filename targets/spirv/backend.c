@@ -89,8 +89,14 @@ bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget
         MslTarget mt = msl_target(t, o->caps, o->ncaps);
         return spirv_msl(m, low, &st, &mt, out);
     }
-    case EMIT_METADATA: spv_metadata(m, low, t, &st, o->module_name, out); return true;
-    case EMIT_HEADER: spv_header(m, t, o->module_name, out); return true;
+    case EMIT_METADATA: {
+        AbiBindings b = spv_bindings(&st);
+        return metadata_emit(m, low, t, o->module_name, &b, out);
+    }
+    case EMIT_HEADER: {
+        AbiBindings b = spv_bindings(&st);
+        return header_emit(m, t, o->module_name, &b, out);
+    }
     default: die("emit kind %d is not a SPIR-V/MSL output", (int)o->emit);
     }
 }
