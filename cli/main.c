@@ -294,7 +294,7 @@ static int write_golden(const Options *o, Job *jobs, int njobs) {
     }
     if (o->golden_check) {
         int differ = golden_check(files, n, stdout);
-        if (differ) fprintf(stderr, "qdc: %d of %d golden files under '%s' differ\n", differ, n, o->emit_all);
+        if (differ) diag_summary("%d of %d golden files under '%s' differ", differ, n, o->emit_all);
         rc = differ ? QDC_EXIT_INPUT : QDC_EXIT_OK;
     }
     if (!o->golden_check) {
@@ -451,7 +451,7 @@ static int unknown_target(const CapDb *db, const char *name) {
     if (best && diag_machine_format())
         diag_usage("unknown target '%s'; did you mean '%s'? known targets: %s", name, best, capdb_target_names(db));
     else diag_usage("unknown target '%s'; known targets: %s", name, capdb_target_names(db));
-    if (best && !diag_machine_format()) fprintf(stderr, "qdc: note: did you mean '%s'?\n", best);
+    if (best) diag_usage_hint(true, "did you mean '%s'?", best);
     return QDC_EXIT_USAGE;
 }
 

@@ -102,6 +102,7 @@ static Expr *leave(Parser *P, Expr *e) {
 
 /* Parenthesised, list or tuple contents up to `close`: returns a tuple/list, or the single
  * expression for `(x)`. */
+/* sequence = (test (',' test)* [','])?   up to `close`; no comprehension */
 static Expr *parse_sequence(Parser *P, Token *open, TokKind close, ExprKind kind) {
     ExprVec v = {0};
     bool comma = false;
@@ -131,6 +132,9 @@ static bool is_fstring(Parser *P, const Token *t) {
     return false;
 }
 
+/* atom = NAME | INT | FLOAT | STRING+ | 'True' | 'False' | 'None'
+ *      | '(' sequence ')' | '[' sequence ']' | '{' dict '}'
+ * (lambda, yield and await are recognised only to be rejected: QD1012) */
 static Expr *parse_atom(Parser *P) {
     Token *t = peek(P);
     Expr *e;
@@ -173,6 +177,7 @@ static Expr *parse_atom(Parser *P) {
 
 /* {"a": qd.f32, "b": vec3} (string keys only: qd.Struct.field's members) is read as the call
  * dict(a=qd.f32, b=vec3); any other set or dict is QD1012. */
+/* dict = '{' (STRING ':' test (',' STRING ':' test)* [','])? '}' */
 static Expr *parse_dict(Parser *P, Token *open) {
     next(P);
     Expr *call = new_expr(P, E_CALL, tspan(P, open)), *fn = new_expr(P, E_NAME, tspan(P, open));
@@ -198,6 +203,8 @@ static Expr *parse_dict(Parser *P, Token *open) {
     return call;
 }
 
+/* call_args = (arg (',' arg)* [','])? ')'      arg = test | NAME '=' test
+ * (positional arguments first; no * or ** unpacking; at most 255) */
 static void parse_call_args(Parser *P, Expr *call) {
     ExprVec args = {0};
     VEC(Keyword) kws = {0};
@@ -230,6 +237,7 @@ static void parse_call_args(Parser *P, Expr *call) {
     vec_free(&kws);
 }
 
+/* subscript = test (',' test)* [','] ']'   -- a tuple when there is a comma; no slices */
 static Expr *parse_subscript_index(Parser *P, Token *open) {
     ExprVec v = {0};
     bool comma = false;
@@ -255,6 +263,7 @@ static Expr *parse_subscript_index(Parser *P, Token *open) {
 
 /* Each trailer deepens the (left-leaning) tree, so a chain counts against the nesting limit
  * like a chain of binary operators: later passes recurse once per link. */
+/* trailers = ('(' call_args | '[' subscript | '.' NAME)* */
 static Expr *parse_trailers(Parser *P, Expr *e) {
     int saved = P->depth;
     for (;;) {
@@ -295,12 +304,14 @@ static Expr *make_binary(Parser *P, int op, Expr *a, Expr *b) {
     return e;
 }
 
+/* power = atom trailers ['**' factor]   (right-associative through factor) */
 static Expr *parse_power(Parser *P) {
     Expr *e = parse_trailers(P, parse_atom(P));
     if (accept(P, T_POW)) e = make_binary(P, T_POW, e, parse_factor(P));
     return e;
 }
 
+/* factor = ('+' | '-' | '~') factor | power */
 static Expr *parse_factor(Parser *P) {
     if (!enter(P)) return error_expr(P);
     Token *t = peek(P);
@@ -321,6 +332,8 @@ static const TokKind levels[][6] = {
     {T_STAR, T_SLASH, T_FDIV, T_PERCENT, T_AT},
 };
 
+/* binary(level) = binary(level + 1) (op(level) binary(level + 1))*, left-associative;
+ * binary(6) = factor. Levels: | ^ & (<< >>) (+ -) (* / // % @) */
 static Expr *parse_binary(Parser *P, int level) {
     if (level == (int)ARRAY_LEN(levels)) return parse_factor(P);
     Expr *e = parse_binary(P, level + 1);
@@ -355,6 +368,8 @@ static bool comparison_op(Parser *P, int *op) {
     return false;
 }
 
+/* comparison = binary(0) (comp_op binary(0))*
+ * comp_op = '<' | '>' | '==' | '!=' | '<=' | '>=' | (host conditions only) 'is' ['not'] */
 static Expr *parse_comparison(Parser *P) {
     Expr *a = parse_binary(P, 0);
     int op;
@@ -376,6 +391,7 @@ static Expr *parse_comparison(Parser *P) {
     return e;
 }
 
+/* not_test = 'not' not_test | comparison */
 static Expr *parse_not(Parser *P) {
     if (!enter(P)) return error_expr(P);
     Token *t = peek(P);
@@ -389,6 +405,7 @@ static Expr *parse_not(Parser *P) {
     return leave(P, parse_comparison(P));
 }
 
+/* or_test = and_test ('or' and_test)*      and_test = not_test ('and' not_test)* */
 static Expr *parse_boolop(Parser *P, TokKind op) {
     Expr *a = op == T_KW_OR ? parse_boolop(P, T_KW_AND) : parse_not(P);
     if (!at(P, op) || P->quiet) return a;
@@ -403,6 +420,7 @@ static Expr *parse_boolop(Parser *P, TokKind op) {
     return e;
 }
 
+/* test = or_test ['if' or_test 'else' test] */
 static Expr *parse_test(Parser *P) {
     if (!enter(P)) return error_expr(P);
     if (at(P, T_KW_LAMBDA)) return leave(P, parse_atom(P));
@@ -419,7 +437,7 @@ static Expr *parse_test(Parser *P) {
     return leave(P, a);
 }
 
-/* test (',' test)* [','] -- a tuple when there is a comma. */
+/* testlist = test (',' test)* [','] -- a tuple when there is a comma. */
 static Expr *parse_testlist(Parser *P) {
     Expr *a = parse_test(P);
     if (!at(P, T_COMMA)) return a;
@@ -462,7 +480,7 @@ static void resync(Parser *P) {
     P->quiet = false;
 }
 
-/* ':' then a simple statement list on the same line, or NEWLINE INDENT stmt+ DEDENT. */
+/* block = ':' (small_stmt (';' small_stmt)* NEWLINE | NEWLINE INDENT stmt+ DEDENT) */
 static StmtList parse_block(Parser *P) {
     StmtVec v = {0};
     StmtList l = {0};
@@ -495,6 +513,7 @@ static void reject_clause(Parser *P, const char *msg) {
     P->quiet = q;
 }
 
+/* if_stmt = 'if' test block ('elif' test block)* ['else' block]   (elif nests as else: if) */
 static Stmt *parse_if(Parser *P, Token *kw) {
     Stmt *s = new_stmt(P, S_IF, tspan(P, kw));
     s->if_.cond = parse_test(P);
@@ -511,6 +530,9 @@ static Stmt *parse_if(Parser *P, Token *kw) {
     return s;
 }
 
+/* while_stmt = 'while' test block
+ * for_stmt   = 'for' binary(0) (',' binary(0))* 'in' testlist block
+ * (an 'else' clause on either is rejected: QD1012) */
 static Stmt *parse_loop(Parser *P, Token *kw) {
     Stmt *s;
     if (kw->kind == T_KW_WHILE) {
@@ -538,6 +560,7 @@ static Stmt *parse_loop(Parser *P, Token *kw) {
     return s;
 }
 
+/* params = '(' (param (',' param)* [','])? ')'     param = NAME [':' test] ['=' test] */
 static void parse_params(Parser *P, Stmt *s) {
     VEC(Param) v = {0};
     expect(P, T_LPAREN);
@@ -561,6 +584,7 @@ static void parse_params(Parser *P, Stmt *s) {
     vec_free(&v);
 }
 
+/* funcdef = 'def' NAME params ['->' test] block */
 static Stmt *parse_def(Parser *P, Token *kw, ExprList decorators) {
     Stmt *s = new_stmt(P, S_DEF, tspan(P, kw));
     s->def.decorators = decorators;
@@ -574,6 +598,7 @@ static Stmt *parse_def(Parser *P, Token *kw, ExprList decorators) {
     return s;
 }
 
+/* decorated = ('@' test NEWLINE)+ funcdef */
 static Stmt *parse_decorated(Parser *P) {
     ExprVec v = {0};
     while (at(P, T_AT) && !P->quiet) {
@@ -590,6 +615,7 @@ static Stmt *parse_decorated(Parser *P) {
     return NULL;
 }
 
+/* import_stmt = 'import' NAME ('.' NAME)* ['as' NAME]   (one module per statement) */
 static Stmt *parse_import(Parser *P, Token *kw) {
     Stmt *s = new_stmt(P, S_IMPORT, tspan(P, kw));
     Token *n = peek(P);
@@ -642,6 +668,10 @@ static bool valid_target(Expr *e) {
     return e->kind == E_NAME || e->kind == E_SUBSCRIPT || e->kind == E_ATTR || e->kind == E_ERROR;
 }
 
+/* expr_stmt = testlist ('=' testlist)*            assignment (targets: valid_target)
+ *           | test ':' test ['=' testlist]         annotated assignment
+ *           | test augassign testlist             augassign = '+=' | '-=' | ... | '**='
+ *           | testlist                            expression statement */
 static Stmt *parse_expr_stmt(Parser *P) {
     Token *first = peek(P);
     Expr *e = parse_testlist(P);
@@ -703,6 +733,9 @@ static const struct { TokKind kw; const char *msg; } rejected[] = {
     {T_KW_FINALLY, "'finally' without 'try'"},
 };
 
+/* small_stmt = 'pass' | 'break' | 'continue' | 'return' [testlist] | import_stmt
+ *            | 'assert' test [',' test] | expr_stmt
+ * (try, with, class, raise, del, global, nonlocal, async, from-import: rejected[]) */
 static Stmt *parse_small(Parser *P) {
     Token *t = peek(P);
     for (size_t k = 0; k < ARRAY_LEN(rejected); k++)
@@ -732,6 +765,8 @@ static Stmt *parse_small(Parser *P) {
     }
 }
 
+/* stmt = if_stmt | while_stmt | for_stmt | funcdef | decorated
+ *      | small_stmt (';' small_stmt)* [';'] NEWLINE */
 static void parse_stmt(Parser *P, StmtVec *out) {
     Token *t = peek(P);
     Stmt *s = NULL;

@@ -34,55 +34,15 @@ const char *val_describe(Val v) {
 
 /* ---- IR constructors with folding ---- */
 
-IrExpr *ir_new(Sema *S, IrExprKind k, QdType t, Span sp) {
-    IrExpr *e = ARENA_NEW(S->arena, IrExpr);
-    e->kind = k;
-    e->type = t;
-    e->span = sp;
-    return e;
-}
+/* The IR builders on the Sema's arena (ir/build.c); tools/refactor/ir-builders.sh turns their
+ * calls into the irb_* ones. */
+IrExpr *ir_new(Sema *S, IrExprKind k, QdType t, Span sp) { return irb_new(S->arena, k, t, sp); }
 
 bool ir_is_const(const IrExpr *e) { return e && e->kind == IR_CONST; }
 
-IrExpr *ir_const_int(Sema *S, QdType t, int64_t v, Span sp) {
-    IrExpr *e = ir_new(S, IR_CONST, t, sp);
-    if (qt_is_float(t)) e->c.f = t == QT_F64 ? (double)v : (double)(float)v;
-    else ir_set_int_const(e, t, (uint64_t)v);
-    return e;
-}
-
-IrExpr *ir_const_float(Sema *S, QdType t, double v, Span sp) {
-    IrExpr *e = ir_new(S, IR_CONST, t, sp);
-    e->c.f = t == QT_F64 ? v : (double)(float)v;
-    return e;
-}
-
-static double const_as_double(const IrExpr *e) {
-    if (qt_is_float(e->type)) return e->c.f;
-    return qt_is_signed(e->type) ? (double)e->c.i : (double)e->c.u;
-}
-
-static IrExpr *fold_cast(Sema *S, IrExpr *e, QdType t) {
-    if (qt_is_float(t)) return ir_const_float(S, t, const_as_double(e), e->span);
-    IrExpr *r = ir_new(S, IR_CONST, t, e->span);
-    if (!qt_is_float(e->type)) {
-        ir_set_int_const(r, t, e->c.u);
-        return r;
-    }
-    double f = trunc(e->c.f);
-    if (t == QT_U1) r->c.u = e->c.f != 0;
-    else if (!(f > -9.3e18 && f < 1.8e19)) ir_set_int_const(r, t, 0); /* out of range: unspecified */
-    else ir_set_int_const(r, t, f < 0 ? (uint64_t)(int64_t)f : (uint64_t)f);
-    return r;
-}
-
-IrExpr *ir_cast(Sema *S, IrExpr *e, QdType t) {
-    if (!e || e->type == t) return e;
-    if (e->kind == IR_CONST) return fold_cast(S, e, t);
-    IrExpr *c = ir_new(S, IR_CAST, t, e->span);
-    c->arg = e;
-    return c;
-}
+IrExpr *ir_const_int(Sema *S, QdType t, int64_t v, Span sp) { return irb_int(S->arena, t, v, sp); }
+IrExpr *ir_const_float(Sema *S, QdType t, double v, Span sp) { return irb_float(S->arena, t, v, sp); }
+IrExpr *ir_cast(Sema *S, IrExpr *e, QdType t) { return irb_cast(S->arena, e, t); }
 
 IrExpr *ir_local(Sema *S, int local, Span sp) {
     IrExpr *e = ir_new(S, IR_LOCAL, S->locals.items[local].type, sp);

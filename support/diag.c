@@ -28,6 +28,7 @@ static struct {
     int quiet;       /* diag_quiet depth: > 0 while a speculative evaluation runs */
     int quiet_errors; /* errors and warnings dropped while quiet */
     char quiet_first[256]; /* the message of the first error dropped since diag_quiet_begin */
+    bool stopped;          /* the error limit was reached: nothing more is shown */
     bool wdisabled[ARRAY_LEN(codes)], werror[ARRAY_LEN(codes)];
     StrBuf sarif;    /* results accumulated for SARIF */
     int sarif_results;
@@ -375,22 +376,19 @@ static void emit(const char *level, const char *code, const char *flag, Span sp,
     sb_free(&m);
 }
 
+/* At --error-limit the engine prints the fatal line once and then drops every later
+ * diagnostic; the driver sees the error count and stops at the next stage (only cli/ decides
+ * exit statuses). */
 static void check_limit(void) {
-    if (D.cfg.error_limit > 0 && D.errors >= D.cfg.error_limit) {
-        if (H.on) diag_hold(false); /* what was kept back comes before the fatal line */
-        Span none = {0};
-        va_list ap;
-        (void)ap;
-        D.errors++;
-        if (D.cfg.format == DIAG_TEXT)
-            fprintf(D.cfg.out, "qdc: fatal error: too many errors emitted (%d), stopping now "
-                               "[--error-limit=%d]\n", D.cfg.error_limit, D.cfg.error_limit);
-        (void)none;
-        diag_finish();
-        exit(QDC_EXIT_INPUT);
-    }
+    if (D.stopped || D.cfg.error_limit <= 0 || D.errors < D.cfg.error_limit) return;
+    if (H.on) diag_hold(false); /* what was kept back comes before the fatal line */
+    D.errors++;
+    D.stopped = true;
+    if (D.cfg.format == DIAG_TEXT)
+        fprintf(D.cfg.out, "qdc: fatal error: too many errors emitted (%d), stopping now "
+                           "[--error-limit=%d]\n", D.cfg.error_limit, D.cfg.error_limit);
+    fflush(D.cfg.out);
 }
-
 
 static bool seen_before(Span sp, const char *code, const char *fmt, va_list ap) {
     StrBuf m;
@@ -434,6 +432,7 @@ int diag_quiet_end(int mark) {
 
 void diag_error(Span sp, const char *code, const char *fmt, ...) {
     find_code(code);
+    if (D.stopped) return (void)(D.last_shown = false);
     va_list ap;
     va_start(ap, fmt);
     bool dropped = quiet_drop(fmt, &ap);
@@ -457,7 +456,7 @@ void diag_error(Span sp, const char *code, const char *fmt, ...) {
 void diag_warning(Span sp, const char *code, const char *fmt, ...) {
     int i = find_code(code);
     D.last_shown = false;
-    if (D.wdisabled[i] || quiet_drop(NULL, NULL)) return;
+    if (D.stopped || D.wdisabled[i] || quiet_drop(NULL, NULL)) return;
     bool as_error = D.werror[i] || D.cfg.warnings_are_errors;
     va_list ap;
     va_start(ap, fmt);
@@ -481,6 +480,23 @@ void diag_usage(const char *fmt, ...) {
     va_end(ap);
 }
 
+void diag_usage_hint(bool note, const char *fmt, ...) {
+    if (D.cfg.format != DIAG_TEXT) return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (note) emit("note", NULL, NULL, (Span){0}, fmt, ap);
+    else fputs("qdc: ", D.cfg.out), vfprintf(D.cfg.out, fmt, ap), fputc('\n', D.cfg.out), fflush(D.cfg.out);
+    va_end(ap);
+}
+
+void diag_summary(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (D.cfg.format == DIAG_TEXT) fputs("qdc: ", D.cfg.out), vfprintf(D.cfg.out, fmt, ap), fputc('\n', D.cfg.out), fflush(D.cfg.out);
+    else emit("note", NULL, NULL, (Span){0}, fmt, ap);
+    va_end(ap);
+}
+
 bool diag_machine_format(void) { return D.cfg.format != DIAG_TEXT; }
 
 void diag_note(Span sp, const char *fmt, ...) {
@@ -493,7 +509,7 @@ void diag_note(Span sp, const char *fmt, ...) {
 
 int diag_error_count(void) { return D.errors; }
 int diag_warning_count(void) { return D.warnings; }
-void diag_reset_counts(void) { D.errors = D.warnings = 0, D.last_shown = false, vec_free(&seen_errors); }
+void diag_reset_counts(void) { D.errors = D.warnings = 0, D.last_shown = D.stopped = false, vec_free(&seen_errors); }
 
 void diag_finish(void) {
     if (H.on) diag_hold(false);

@@ -60,6 +60,12 @@ void diag_warning(Span sp, const char *code, const char *fmt, ...) __attribute__
 /* A command-line (usage) error, exit 2: "qdc: error: message" as text, a record without a code
  * in JSON and SARIF. Not counted as an input error. */
 void diag_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A line after a usage error, text format only: "qdc: <message>", or "qdc: note: <message>" with
+ * note. The JSON and SARIF usage record's own message says what such a line adds. */
+void diag_usage_hint(bool note, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A result line that is no diagnostic (--golden-check's count): "qdc: <message>" as text, a note
+ * record without a code in JSON and SARIF, so stderr holds nothing but records there. */
+void diag_summary(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* True for --diagnostics-format=json or sarif (nothing but records goes to stderr). */
 bool diag_machine_format(void);
 /* A note attached to the previous error or warning (dropped if that one was suppressed). */
