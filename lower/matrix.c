@@ -54,13 +54,12 @@ static bool parse_targets(const CapDb *db, const char *csv, const CapTarget ***o
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const CapTarget *t = capdb_target(db, tok);
         if (!t) {
-            fprintf(stderr, "qdc: error: unknown target '%s' in --targets; known targets: %s\n", tok,
-                    capdb_target_names(db));
+            diag_usage("unknown target '%s' in --targets; known targets: %s", tok, capdb_target_names(db));
             ok = false;
         } else vec_push(&v, t);
     }
     free(copy);
-    if (!v.len && ok) fprintf(stderr, "qdc: error: --targets lists no target\n"), ok = false;
+    if (!v.len && ok) diag_usage("--targets lists no target"), ok = false;
     *out = v.items, *n = v.len;
     return ok;
 }

@@ -69,9 +69,25 @@ Test(diag_engine, golden_check_summary_in_json) {
     run_free(&r);
     r = run_qdc(flag, "--golden-check", "--diagnostics-format=json", "--target=vulkan1.2", "--cap=+float-atomic-add", ex, NULL);
     cr_expect_eq(r.status, 1);
-    cr_expect(!strncmp(r.err, "{\"schema\":\"qdc-diagnostic/1\",\"severity\":\"note\"", 46), "%s", r.err);
+    const char *head = "{\"schema\":\"qdc-diagnostic/1\",\"severity\":\"note\"";
+    cr_expect(!strncmp(r.err, head, strlen(head)), "%s", r.err);
     cr_expect(strstr(r.err, "golden files under") && !strstr(r.err, "\nqdc:"), "%s", r.err);
     run_free(&r);
     remove_tree(dir);
     free(dir), free(flag), free(ex);
+}
+
+/* --support-matrix's usage errors were plain text even in JSON mode. */
+Test(diag_engine, support_matrix_usage_errors_are_records) {
+    RunResult r = run_qdc("--diagnostics-format=json", "--support-matrix", "--targets=sm_99", NULL);
+    cr_expect_eq(r.status, 2);
+    const char *head = "{\"schema\":\"qdc-diagnostic/1\",\"severity\":\"error\",\"code\":null,";
+    cr_expect(!strncmp(r.err, head, strlen(head)), "%s", r.err);
+    cr_expect(strstr(r.err, "\"message\":\"unknown target 'sm_99' in --targets; known targets: sm_60, "), "%s", r.err);
+    cr_expect_str_empty(r.out);
+    run_free(&r);
+    r = run_qdc("--support-matrix", "--targets=,", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "qdc: error: --targets lists no target\n");
+    run_free(&r);
 }
