@@ -5,7 +5,7 @@
 /* GNU make reads 2N+1 backslashes before a space as N backslashes and a space, so the
  * backslashes before a space or tab are doubled (as gcc does); '#' and ':' get a backslash and
  * '$' doubles. Checked against real make and ninja (tests/unit/test_io_formats.c). A newline,
- * or a backslash ending a name, cannot be written in a depfile at all. */
+ * a backslash ending a name or one before '#' cannot be written at all: see dep_unwritable(). */
 void dep_escape(StrBuf *out, const char *path) {
     for (const char *p = path; *p; p++) {
         if (*p == ' ' || *p == '\t') {
@@ -16,6 +16,15 @@ void dep_escape(StrBuf *out, const char *path) {
         if (*p == '$') sb_putc(out, '$');
         sb_putc(out, *p);
     }
+}
+
+const char *dep_unwritable(const char *path) {
+    for (const char *p = path; *p; p++) {
+        if (*p == '\n' || *p == '\r') return "a line break";
+        if (*p == '\\' && !p[1]) return "a backslash at its end";
+        if (*p == '\\' && p[1] == '#') return "a backslash before '#'";
+    }
+    return NULL;
 }
 
 void dep_render(StrBuf *out, const DepTarget *targets, int ntargets, const char *const *deps, int ndeps,

@@ -12,6 +12,8 @@ typedef struct DepTarget {
 
 /* Appends `path` escaped for a make rule and a ninja depfile (spaces, tabs, '#', ':', '$'). */
 void dep_escape(StrBuf *out, const char *path);
+/* Why `path` cannot be written in a depfile at all ("a newline", ...), or NULL when it can. */
+const char *dep_unwritable(const char *path);
 /* Renders the rule "targets: deps" (one dependency per line) and, with phony, an empty rule for
  * every dependency after the first ninputs (the input file, absent when it is stdin), so
  * deleting or renaming a capability file does not break make. */

@@ -225,8 +225,9 @@ static char *capdb_file_path(const SearchPath *sp, const char *disp) {
     return xstrdup(disp);
 }
 
-/* The depfile: the input (unless stdin) and every capability file the targets read. */
-static void render_depfile(const Options *o, const Job *jobs, int njobs, const SearchPath *sp, StrBuf *b) {
+/* The depfile: the input (unless stdin) and every capability file the targets read. A name make
+ * and ninja cannot read back is QD0009 (false), so no depfile is written that lies. */
+static bool render_depfile(const Options *o, const Job *jobs, int njobs, const SearchPath *sp, StrBuf *b) {
     VEC(const char *) deps = {0};
     VEC(char *) owned = {0};
     if (strcmp(o->input, "-")) vec_push(&deps, o->input);
@@ -252,9 +253,14 @@ static void render_depfile(const Options *o, const Job *jobs, int njobs, const S
         for (int j = 0; j < njobs; j++) fallback[ntg++] = (DepTarget){jobs[j].path, true};
         tg = fallback;
     }
-    dep_render(b, tg, ntg, deps.items, deps.len, strcmp(o->input, "-") ? 1 : 0, o->dep_phony);
+    const char *bad = NULL, *why = NULL;
+    for (int i = 0; i < ntg && !why; i++) why = tg[i].quote ? dep_unwritable(bad = tg[i].name) : NULL;
+    for (int i = 0; i < deps.len && !why; i++) why = dep_unwritable(bad = deps.items[i]);
+    if (why) diag_error((Span){0}, "QD0009", "the depfile cannot name '%s': make and ninja cannot read a name with %s", bad, why);
+    else dep_render(b, tg, ntg, deps.items, deps.len, strcmp(o->input, "-") ? 1 : 0, o->dep_phony);
     for (int i = 0; i < owned.len; i++) free(owned.items[i]);
     free(deps.items), free(owned.items);
+    return !why;
 }
 
 /* Writes every output of the run and the depfile together: all of them, or none (QD0003). A file
@@ -266,10 +272,11 @@ static int write_outputs(const Options *o, Job *jobs, int njobs, const char *dep
     for (int j = 0; j < njobs; j++)
         if (jobs[j].path && !unchanged(jobs[j].path, jobs[j].out.data, jobs[j].out.len))
             outputs_add(set, jobs[j].path, jobs[j].out.data, jobs[j].out.len);
-    if (dep_path) {
-        render_depfile(o, jobs, njobs, sp, &dep);
-        if (!unchanged(dep_path, dep.data, dep.len)) outputs_add(set, dep_path, dep.data, dep.len);
+    if (dep_path && !render_depfile(o, jobs, njobs, sp, &dep)) {
+        outputs_free(set), sb_free(&dep);
+        return QDC_EXIT_INPUT;
     }
+    if (dep_path && !unchanged(dep_path, dep.data, dep.len)) outputs_add(set, dep_path, dep.data, dep.len);
     const char *failed = NULL;
     int err = 0, rc = QDC_EXIT_OK;
     if (!outputs_commit(set, &failed, &err)) {
@@ -415,11 +422,12 @@ static char *expand_output(const char *tmpl, const CapTarget *t, EmitKind emit, 
     return sb_take(&b);
 }
 
-/* -o is a template when it holds %t, %e or %m; otherwise it is a file name taken as it is
- * ("my%file.o", "50%.o"), like gcc's. */
+/* -o is a template when it holds %t, %e, %m or %%; otherwise it is a file name taken as it is
+ * ("my%file.o", "50%.o"), like gcc's. Any name can be given: doubling every '%' makes a
+ * template that expands to it ("a%%t.o" is "a%t.o"). */
 static bool is_template(const char *out) {
     for (const char *p = out; *p; p++)
-        if (*p == '%' && *++p && strchr("tem", *p)) return true;
+        if (*p == '%' && *++p && strchr("tem%", *p)) return true;
     return false;
 }
 

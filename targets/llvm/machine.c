@@ -5,6 +5,7 @@
 #include "llvm_target.h"
 #include <errno.h>
 #include <llvm-c/Analysis.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/ErrorHandling.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -195,6 +196,62 @@ static void optimize(LlvmCg *cg) {
     }
 }
 
+/* The instruction count of the module's largest function. */
+static long largest_function(LLVMModuleRef mod) {
+    long most = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        long n = 0;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) n++;
+        if (n > most) most = n;
+    }
+    return most;
+}
+
+/* Emission of a module holding a function larger than the family's llvm.large_function
+ * (qdc-capdb(5)): LLVM's pre-RA machine scheduler and stack-slot colouring are quadratic in the
+ * values live across a loop, so they are turned off. LLVM's switches are process-wide and can be
+ * given once, hence a child process: this output alone is compiled so, and the parent reads the
+ * bytes from a pipe. False (message in *err) when the child fails. */
+static bool emit_without_quadratic_passes(LlvmCg *cg, LLVMModuleRef mod, LLVMCodeGenFileType ft, StrBuf *out,
+                                          char **err) {
+    int fds[2];
+    if (pipe(fds)) die("pipe: %s", strerror(errno));
+    fflush(stdout), fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) die("fork: %s", strerror(errno));
+    if (pid == 0) {
+        close(fds[0]);
+        static const char *const argv[] = {"qdc", "-enable-misched=false", "-disable-ssc"};
+        LLVMParseCommandLineOptions(3, argv, NULL);
+        LLVMMemoryBufferRef buf = NULL;
+        char *msg = NULL;
+        bool failed = LLVMTargetMachineEmitToMemoryBuffer(cg->tm, mod, ft, &msg, &buf) || cg->failed;
+        const char *p = failed ? (msg ? msg : "LLVM reported the error above") : LLVMGetBufferStart(buf);
+        size_t len = failed ? strlen(p) : LLVMGetBufferSize(buf);
+        for (ssize_t n; len; p += n, len -= (size_t)n)
+            if ((n = write(fds[1], p, len)) < 0 && errno != EINTR) _exit(3);
+            else if (n < 0) n = 0;
+        _exit(failed ? 1 : 0);
+    }
+    close(fds[1]);
+    StrBuf got;
+    sb_init(&got);
+    char chunk[65536];
+    for (ssize_t n; (n = read(fds[0], chunk, sizeof chunk)) != 0;)
+        if (n > 0) sb_append(&got, chunk, (size_t)n);
+        else if (errno != EINTR) break;
+    close(fds[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (ok) sb_append(out, got.data, got.len);
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == 1) *err = xasprintf("%.*s", (int)got.len, got.data);
+    else *err = xasprintf("the code-generation child process ended with status %#x", st);
+    sb_free(&got);
+    return ok;
+}
+
 bool machine_emit(LlvmCg *cg, EmitKind kind, StrBuf *out) {
     verify(cg);
     optimize(cg);
@@ -210,6 +267,14 @@ bool machine_emit(LlvmCg *cg, EmitKind kind, StrBuf *out) {
     LLVMMemoryBufferRef buf = NULL;
     char *err = NULL;
     LLVMCodeGenFileType ft = kind == EMIT_OBJ || kind == EMIT_DEFAULT ? LLVMObjectFile : LLVMAssemblyFile;
+    long large = cap_int(cg->cap, "llvm.large_function", 0);
+    if (large > 0 && largest_function(clone) > large) {
+        bool ok = emit_without_quadratic_passes(cg, clone, ft, out, &err);
+        LLVMDisposeModule(clone);
+        if (!ok) diag_error((Span){0}, "QD5003", "LLVM could not emit code for '%s': %s", cap_name(cg->cap), err);
+        free(err);
+        return ok;
+    }
     LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(cg->tm, clone, ft, &err, &buf);
     LLVMDisposeModule(clone);
     if (cg->failed) {

@@ -346,7 +346,7 @@ Test(io, sigterm_removes_temporaries) { killed_in_write_window(SIGTERM); }
 Test(io, sigint_removes_temporaries) { killed_in_write_window(SIGINT); }
 Test(io, sighup_removes_temporaries) { killed_in_write_window(SIGHUP); }
 
-/* ---- item 22: a -o without %t, %e or %m is a file name, not a template ---- */
+/* ---- item 22: a -o without %t, %e, %m or %% is a file name, not a template ---- */
 
 Test(io, output_without_template_sequences_is_literal) {
     char *dir = scratch();
@@ -354,10 +354,10 @@ Test(io, output_without_template_sequences_is_literal) {
     RunResult r = run_qdc_argv(a1, NULL, dir);
     cr_expect_eq(r.status, 0, "%s", r.err);
     run_free(&r);
-    const char *a2[] = {"k.qd", "-o", "100%%.o", "-MD", NULL};
+    const char *a2[] = {"k.qd", "-o", "100%.o", "-MD", NULL};
     r = run_qdc_argv(a2, NULL, dir);
     cr_expect_eq(r.status, 0, "%s", r.err);
-    expect_listing(dir, "100%%.d 100%%.o k.qd my%file.o");
+    expect_listing(dir, "100%.d 100%.o k.qd my%file.o");
     run_free(&r);
     const char *a3[] = {"k.qd", "-o", "50%.o", "--print-output-names", NULL};
     r = run_qdc_argv(a3, NULL, dir);
@@ -366,6 +366,51 @@ Test(io, output_without_template_sequences_is_literal) {
     const char *a4[] = {"k.qd", "-o", "%%/k_%t.%e", "--print-output-names", NULL}; /* a template */
     r = run_qdc_argv(a4, NULL, dir);
     cr_expect_str_eq(r.out, "%/k_x86_64.o\n");
+    run_free(&r), remove_tree(dir), free(dir);
+}
+
+/* A single-target name holding "%t" itself is written by doubling every '%'. */
+Test(io, doubled_percent_writes_any_name) {
+    char *dir = scratch();
+    const char *a1[] = {"k.qd", "-o", "r%%t%%e.o", NULL};
+    RunResult r = run_qdc_argv(a1, NULL, dir);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    expect_listing(dir, "k.qd r%t%e.o");
+    run_free(&r);
+    const char *a2[] = {"k.qd", "-o", "100%%.o", "--print-output-names", NULL};
+    r = run_qdc_argv(a2, NULL, dir);
+    cr_expect_str_eq(r.out, "100%.o\n");
+    run_free(&r), remove_tree(dir), free(dir);
+}
+
+/* ---- item 23: a name a depfile cannot hold is refused, not written wrong ---- */
+
+Test(io, depfile_names_make_cannot_read_are_refused) {
+    static const struct { const char *out, *why; } cases[] = {
+        {"a\nb.o", "a line break"},
+        {"a\\#b.o", "a backslash before '#'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *dir = scratch();
+        const char *args[] = {"k.qd", "-o", cases[i].out, "-MD", "-MF", "k.d", NULL};
+        RunResult r = run_qdc_argv(args, NULL, dir);
+        cr_expect_eq(r.status, 1, "%s", r.err);
+        cr_expect(strstr(r.err, "error[QD0009]: the depfile cannot name"), "%s", r.err);
+        cr_expect(strstr(r.err, cases[i].why), "%s", r.err);
+        expect_listing(dir, "k.qd");
+        run_free(&r), remove_tree(dir), free(dir);
+    }
+    char *dir = scratch();
+    const char *mq[] = {"k.qd", "-o", "k.o", "-MD", "-MF", "k.d", "-MQ", "t\\", NULL};
+    RunResult r = run_qdc_argv(mq, NULL, dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "a backslash at its end"), "%s", r.err);
+    expect_listing(dir, "k.qd");
+    run_free(&r);
+    const char *mt[] = {"k.qd", "-o", "k.o", "-MD", "-MF", "k.d", "-MT", "t\\", NULL}; /* -MT is verbatim */
+    r = run_qdc_argv(mt, NULL, dir);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    expect_listing(dir, "k.d k.o k.qd");
     run_free(&r), remove_tree(dir), free(dir);
 }
 
