@@ -37,7 +37,7 @@ static bool accept(Parser *P, TokKind k) { return at(P, k) ? (next(P), true) : f
 static Span tspan(Parser *P, Token *t) { return span_make(P->src, t->off, t->len); }
 static Span prev_span(Parser *P) { return tspan(P, &P->toks[P->pos > 0 ? P->pos - 1 : 0]); }
 
-static void syntax_error(Parser *P, Token *t, const char *code, const char *msg) {
+static void syntax_error(Parser *P, Token *t, DiagCode code, const char *msg) {
     if (P->speculative) P->failed = P->quiet = true;
     if (P->quiet || P->fatal) return;
     P->quiet = true;
@@ -53,7 +53,7 @@ static void expected(Parser *P, const char *what) {
     const char *got = t->kind == T_NAME ? t->s : tok_spelling(t->kind);
     char msg[256];
     snprintf(msg, sizeof msg, "expected %s, got '%s'", what, got);
-    syntax_error(P, t, "QD1011", msg);
+    syntax_error(P, t, QD1011, msg);
 }
 
 static bool expect(Parser *P, TokKind k) {
@@ -89,7 +89,7 @@ static Expr *parse_factor(Parser *P);
 static bool enter(Parser *P) {
     if (P->fatal) return false;
     if (++P->depth > QDL_MAX_EXPR_DEPTH) {
-        diag_error(tspan(P, peek(P)), "QD1007", "expression nested too deeply (limit %d levels)", QDL_MAX_EXPR_DEPTH);
+        diag_error(tspan(P, peek(P)), QD1007, "expression nested too deeply (limit %d levels)", QDL_MAX_EXPR_DEPTH);
         P->fatal = true;
         return false;
     }
@@ -108,8 +108,8 @@ static Expr *parse_sequence(Parser *P, Token *open, TokKind close, ExprKind kind
     bool comma = false;
     while (!at(P, close) && !at(P, T_EOF) && !P->quiet) {
         vec_push(&v, parse_test(P));
-        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), "QD1012", "comprehensions are not supported in kernels");
-        if (at(P, T_WALRUS)) syntax_error(P, peek(P), "QD1012", "assignment expressions (:=) are not supported in kernels");
+        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), QD1012, "comprehensions are not supported in kernels");
+        if (at(P, T_WALRUS)) syntax_error(P, peek(P), QD1012, "assignment expressions (:=) are not supported in kernels");
         if (!accept(P, T_COMMA)) break;
         comma = true;
     }
@@ -168,9 +168,9 @@ static Expr *parse_atom(Parser *P) {
     case T_LPAREN: next(P); return parse_sequence(P, t, T_RPAREN, E_TUPLE);
     case T_LBRACKET: next(P); return parse_sequence(P, t, T_RBRACKET, E_LIST);
     case T_LBRACE: return parse_dict(P, t);
-    case T_KW_LAMBDA: syntax_error(P, t, "QD1012", "'lambda' is not supported in kernels"); return error_expr(P);
-    case T_KW_YIELD: syntax_error(P, t, "QD1012", "'yield' is not supported in kernels"); return error_expr(P);
-    case T_KW_AWAIT: syntax_error(P, t, "QD1012", "'await' is not supported in kernels"); return error_expr(P);
+    case T_KW_LAMBDA: syntax_error(P, t, QD1012, "'lambda' is not supported in kernels"); return error_expr(P);
+    case T_KW_YIELD: syntax_error(P, t, QD1012, "'yield' is not supported in kernels"); return error_expr(P);
+    case T_KW_AWAIT: syntax_error(P, t, QD1012, "'await' is not supported in kernels"); return error_expr(P);
     default: expected(P, "an expression"); return error_expr(P);
     }
 }
@@ -187,7 +187,7 @@ static Expr *parse_dict(Parser *P, Token *open) {
     while (!at(P, T_RBRACE) && !at(P, T_EOF) && !P->quiet) {
         Token *k = peek(P);
         if (k->kind != T_STRING || peek2(P)->kind != T_COLON) {
-            syntax_error(P, open, "QD1012", "sets and dicts are not supported in kernels");
+            syntax_error(P, open, QD1012, "sets and dicts are not supported in kernels");
             break;
         }
         next(P), next(P);
@@ -210,7 +210,7 @@ static void parse_call_args(Parser *P, Expr *call) {
     VEC(Keyword) kws = {0};
     while (!at(P, T_RPAREN) && !at(P, T_EOF) && !P->quiet) {
         if (at(P, T_STAR) || at(P, T_POW)) {
-            syntax_error(P, peek(P), "QD1012", "argument unpacking (* and **) is not supported in kernels");
+            syntax_error(P, peek(P), QD1012, "argument unpacking (* and **) is not supported in kernels");
             break;
         }
         if (at(P, T_NAME) && peek2(P)->kind == T_ASSIGN) {
@@ -219,12 +219,12 @@ static void parse_call_args(Parser *P, Expr *call) {
             Keyword k = {n->s, parse_test(P), tspan(P, n)};
             vec_push(&kws, k);
         } else {
-            if (kws.len) syntax_error(P, peek(P), "QD1011", "positional argument follows keyword argument");
+            if (kws.len) syntax_error(P, peek(P), QD1011, "positional argument follows keyword argument");
             vec_push(&args, parse_test(P));
         }
-        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), "QD1012", "generator expressions are not supported in kernels");
+        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), QD1012, "generator expressions are not supported in kernels");
         if (args.len + kws.len > QDL_MAX_ARGS) {
-            syntax_error(P, peek(P), "QD1007", "too many arguments in one call (limit 255)");
+            syntax_error(P, peek(P), QD1007, "too many arguments in one call (limit 255)");
             break;
         }
         if (!accept(P, T_COMMA)) break;
@@ -242,9 +242,9 @@ static Expr *parse_subscript_index(Parser *P, Token *open) {
     ExprVec v = {0};
     bool comma = false;
     while (!at(P, T_RBRACKET) && !at(P, T_EOF) && !P->quiet) {
-        if (at(P, T_COLON)) syntax_error(P, peek(P), "QD1012", "slices are not supported in kernels");
+        if (at(P, T_COLON)) syntax_error(P, peek(P), QD1012, "slices are not supported in kernels");
         Expr *e = parse_test(P);
-        if (at(P, T_COLON)) syntax_error(P, peek(P), "QD1012", "slices are not supported in kernels");
+        if (at(P, T_COLON)) syntax_error(P, peek(P), QD1012, "slices are not supported in kernels");
         vec_push(&v, e);
         if (!accept(P, T_COMMA)) break;
         comma = true;
@@ -361,7 +361,7 @@ static bool comparison_op(Parser *P, int *op) {
         return *op = accept(P, T_KW_NOT) ? T_KW_NOT : T_KW_IS, true;
     }
     if (k == T_KW_IN || k == T_KW_IS || (k == T_KW_NOT && peek2(P)->kind == T_KW_IN)) {
-        syntax_error(P, peek(P), "QD1012", k == T_KW_IS ? "'is' is not supported in kernels (only inside qd.static in Quadrants)"
+        syntax_error(P, peek(P), QD1012, k == T_KW_IS ? "'is' is not supported in kernels (only inside qd.static in Quadrants)"
                                                        : "'in' is not supported in kernels");
         return false;
     }
@@ -433,7 +433,7 @@ static Expr *parse_test(Parser *P) {
         e->ifexp.cond = c, e->ifexp.a = a, e->ifexp.b = b;
         a = e;
     }
-    if (at(P, T_WALRUS)) syntax_error(P, peek(P), "QD1012", "assignment expressions (:=) are not supported in kernels");
+    if (at(P, T_WALRUS)) syntax_error(P, peek(P), QD1012, "assignment expressions (:=) are not supported in kernels");
     return leave(P, a);
 }
 
@@ -488,7 +488,7 @@ static StmtList parse_block(Parser *P) {
     if (!accept(P, T_NEWLINE)) {
         parse_stmt(P, &v);
     } else if (!at(P, T_INDENT)) {
-        syntax_error(P, peek(P), "QD1005", "expected an indented block");
+        syntax_error(P, peek(P), QD1005, "expected an indented block");
     } else {
         next(P);
         while (!at(P, T_DEDENT) && !at(P, T_EOF) && !P->fatal) parse_stmt(P, &v);
@@ -503,7 +503,7 @@ static StmtList parse_block(Parser *P) {
 
 /* A clause Python allows here that the kernel language rejects: report and skip it. */
 static void reject_clause(Parser *P, const char *msg) {
-    syntax_error(P, peek(P), "QD1012", msg);
+    syntax_error(P, peek(P), QD1012, msg);
     P->quiet = false;
     next(P);
     while (!at(P, T_COLON) && !at(P, T_NEWLINE) && !at(P, T_EOF)) next(P);
@@ -566,7 +566,7 @@ static void parse_params(Parser *P, Stmt *s) {
     expect(P, T_LPAREN);
     while (!at(P, T_RPAREN) && !at(P, T_EOF) && !P->quiet) {
         if (at(P, T_STAR) || at(P, T_POW) || at(P, T_SLASH)) {
-            syntax_error(P, peek(P), "QD1012", "'*', '**' and '/' parameters are not supported in kernels");
+            syntax_error(P, peek(P), QD1012, "'*', '**' and '/' parameters are not supported in kernels");
             break;
         }
         Token *n = peek(P);
@@ -610,7 +610,7 @@ static Stmt *parse_decorated(Parser *P) {
     Token *kw = peek(P);
     if (P->quiet) return NULL;
     if (accept(P, T_KW_DEF)) return parse_def(P, kw, decos);
-    if (at(P, T_KW_CLASS)) syntax_error(P, kw, "QD1012", "classes (including @qd.data_oriented) are not supported in v1");
+    if (at(P, T_KW_CLASS)) syntax_error(P, kw, QD1012, "classes (including @qd.data_oriented) are not supported in v1");
     else expected(P, "'def' after a decorator");
     return NULL;
 }
@@ -635,7 +635,7 @@ static Stmt *parse_import(Parser *P, Token *kw) {
         if (expect(P, T_NAME)) s->import.alias = a->s;
     }
     if (!strcmp(s->import.module, "quadrants")) P->qd_alias = s->import.alias ? s->import.alias : "quadrants";
-    if (at(P, T_COMMA)) syntax_error(P, peek(P), "QD2003", "import one module per statement");
+    if (at(P, T_COMMA)) syntax_error(P, peek(P), QD2003, "import one module per statement");
     s->span = span_join(s->span, prev_span(P));
     return s;
 }
@@ -682,7 +682,7 @@ static Stmt *parse_expr_stmt(Parser *P) {
         Expr *value = e;
         while (accept(P, T_ASSIGN)) {
             if (!valid_target(value)) {
-                if (!P->speculative) diag_error(value->span, "QD1013", "cannot assign to this expression");
+                if (!P->speculative) diag_error(value->span, QD1013, "cannot assign to this expression");
                 P->quiet = true, P->failed = P->speculative;
             }
             vec_push(&targets, value);
@@ -695,7 +695,7 @@ static Stmt *parse_expr_stmt(Parser *P) {
     }
     if (k == T_COLON) {
         next(P);
-        if (e->kind != E_NAME && e->kind != E_SUBSCRIPT) syntax_error(P, first, "QD1013", "only a name can be annotated");
+        if (e->kind != E_NAME && e->kind != E_SUBSCRIPT) syntax_error(P, first, QD1013, "only a name can be annotated");
         Stmt *s = new_stmt(P, S_ANNASSIGN, e->span);
         s->ann.target = e;
         s->ann.annotation = parse_test(P);
@@ -705,9 +705,9 @@ static Stmt *parse_expr_stmt(Parser *P) {
     }
     if (is_augassign(k)) {
         Token *op = next(P);
-        if (k == T_MATMULASSIGN) syntax_error(P, op, "QD1012", "'@=' is not supported in v1 (no matrix types)");
+        if (k == T_MATMULASSIGN) syntax_error(P, op, QD1012, "'@=' is not supported in v1 (no matrix types)");
         if (e->kind != E_NAME && e->kind != E_SUBSCRIPT && e->kind != E_ATTR)
-            syntax_error(P, first, "QD1013", "invalid target for augmented assignment");
+            syntax_error(P, first, QD1013, "invalid target for augmented assignment");
         Stmt *s = new_stmt(P, S_AUGASSIGN, tspan(P, op));
         s->aug.target = e;
         s->aug.op = aug_binop(k);
@@ -740,7 +740,7 @@ static Stmt *parse_small(Parser *P) {
     Token *t = peek(P);
     for (size_t k = 0; k < ARRAY_LEN(rejected); k++)
         if (t->kind == rejected[k].kw) {
-            syntax_error(P, t, rejected[k].kw == T_KW_FROM ? "QD2003" : "QD1012", rejected[k].msg);
+            syntax_error(P, t, rejected[k].kw == T_KW_FROM ? QD2003 : QD1012, rejected[k].msg);
             return NULL;
         }
     switch (t->kind) {
@@ -775,12 +775,12 @@ static void parse_stmt(Parser *P, StmtVec *out) {
         return;
     }
     switch (t->kind) {
-    case T_INDENT: syntax_error(P, t, "QD1005", "unexpected indent"); break;
+    case T_INDENT: syntax_error(P, t, QD1005, "unexpected indent"); break;
     case T_KW_IF: next(P); s = parse_if(P, t); break;
     case T_KW_WHILE: case T_KW_FOR: next(P); s = parse_loop(P, t); break;
     case T_KW_DEF: next(P); s = parse_def(P, t, (ExprList){0}); break;
     case T_AT: s = parse_decorated(P); break;
-    case T_KW_ELSE: case T_KW_ELIF: syntax_error(P, t, "QD1011", "'else' or 'elif' without a matching 'if'"); break;
+    case T_KW_ELSE: case T_KW_ELIF: syntax_error(P, t, QD1011, "'else' or 'elif' without a matching 'if'"); break;
     default:
         for (;;) {
             Stmt *one = parse_small(P);

@@ -185,7 +185,7 @@ void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret) {
     QdType t;
     if (!sema_annotation_type(S, def->def.returns, &t)) return;
     if (!ret->expr) {
-        diag_error(ret->span, "QD2015", "kernel '%s' is declared to return %s but returns no value", def->def.name, qt_name(t));
+        diag_error(ret->span, QD2015, "kernel '%s' is declared to return %s but returns no value", def->def.name, qt_name(t));
         return;
     }
     IrExpr *e = sema_expr(S, ret->expr);
@@ -193,6 +193,6 @@ void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret) {
     int f = owned_field(S, arena_printf(S->arena, "qdc_ret_%s", S->k->name), t, ret->span);
     S->k->ret_type = t, S->k->ret_field = f;
     IrStmt *st = sema_stmt_new(S, IR_STORE, ret->span);
-    st->store.ref = field_ref(S, f, ret->span).ref, st->store.value = ir_cast(S, e, t);
+    st->store.ref = field_ref(S, f, ret->span).ref, st->store.value = irb_cast(S->arena, e, t);
     sema_emit(S, st);
 }

@@ -2,6 +2,7 @@
  * the same rewrites the lowering engine applies (float bit ops through integers, sub as add).
  * Cells: native / CAS / unsupported, plus what changes the answer (--cap, unused result, scope). */
 #include "../capdb/capdb_int.h"
+#include "../support/json.h"
 #include "lower.h"
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +148,7 @@ bool capdb_support_matrix_json(const CapDb *db, const char *targets_csv, FILE *o
     StrBuf b;
     sb_init(&b);
     sb_puts(&b, "{\"schema\":1,\"targets\":[");
-    for (int i = 0; i < n; i++) sb_puts(&b, i ? "," : ""), sb_json_string(&b, cap_name(ts[i]));
+    for (int i = 0; i < n; i++) sb_puts(&b, i ? "," : ""), json_str(&b, cap_name(ts[i]));
     sb_puts(&b, "],\"rows\":[");
     bool first = true;
     for (int sp = 0; sp < QSPACE_COUNT; sp++)
@@ -158,7 +159,7 @@ bool capdb_support_matrix_json(const CapDb *db, const char *targets_csv, FILE *o
                           qspace_name(sp), qop_name(op), qt_name(dt));
                 for (int i = 0; i < n; i++) {
                     char *c = cell_text(ts[i], op, dt, sp);
-                    sb_puts(&b, i ? "," : ""), sb_json_string(&b, c);
+                    sb_puts(&b, i ? "," : ""), json_str(&b, c);
                     free(c);
                 }
                 sb_puts(&b, "]}");

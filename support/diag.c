@@ -14,11 +14,12 @@ typedef struct {
     const char *summary;
 } CodeInfo;
 
-static const CodeInfo codes[] = {
-#define X(c, k, w, s) {#c, #k[0], w, s},
+static const CodeInfo codes[] = { /* indexed by DiagCode */
+#define X(c, k, w, s) [c] = {#c, #k[0], w, s},
 #include "codes.def"
 #undef X
 };
+_Static_assert(ARRAY_LEN(codes) == QD_CODE_COUNT, "one row per DiagCode");
 
 static struct {
     DiagConfig cfg;
@@ -122,10 +123,9 @@ void diag_init(const DiagConfig *cfg) {
 
 void diag_set_input(const char *name) { D.input = name; }
 
-static int find_code(const char *code) {
-    for (size_t i = 0; i < ARRAY_LEN(codes); i++)
-        if (strcmp(codes[i].code, code) == 0) return (int)i;
-    die("unknown diagnostic code %s", code);
+static int find_code(DiagCode code) {
+    if ((unsigned)code >= ARRAY_LEN(codes)) die("diagnostic code %d is out of range", (int)code);
+    return (int)code;
 }
 
 bool diag_set_warning(const char *name, bool enabled, bool as_error) {
@@ -430,8 +430,8 @@ int diag_quiet_end(int mark) {
     return D.quiet_errors - mark;
 }
 
-void diag_error(Span sp, const char *code, const char *fmt, ...) {
-    find_code(code);
+void diag_error(Span sp, DiagCode id, const char *fmt, ...) {
+    const char *code = codes[find_code(id)].code;
     if (D.stopped) return (void)(D.last_shown = false);
     va_list ap;
     va_start(ap, fmt);
@@ -453,8 +453,9 @@ void diag_error(Span sp, const char *code, const char *fmt, ...) {
     check_limit();
 }
 
-void diag_warning(Span sp, const char *code, const char *fmt, ...) {
-    int i = find_code(code);
+void diag_warning(Span sp, DiagCode id, const char *fmt, ...) {
+    int i = find_code(id);
+    const char *code = codes[i].code;
     D.last_shown = false;
     if (D.stopped || D.wdisabled[i] || quiet_drop(NULL, NULL)) return;
     bool as_error = D.werror[i] || D.cfg.warnings_are_errors;

@@ -409,7 +409,7 @@ static bool nv_check_directives(LlvmCg *cg, const char *ptx) {
         const char *want = cap_str(cg->cap, facts[i].key);
         char *got = ptx_directive(ptx, facts[i].directive);
         if (want && (!got || strcmp(got, want))) {
-            diag_error(cap_where(cg->cap, facts[i].key), "QD3013",
+            diag_error(cap_where(cg->cap, facts[i].key), QD3013,
                        "%s of '%s' is '%s', but LLVM wrote PTX '%s %s' (from llvm.cpu '%s', llvm.features '%s')",
                        facts[i].key, cap_name(cg->cap), want, facts[i].directive, got ? got : "(none)",
                        cap_str(cg->cap, "llvm.cpu"), cap_str(cg->cap, "llvm.features") ? cap_str(cg->cap, "llvm.features") : "");

@@ -24,9 +24,9 @@ static char *capture(DiagFormat fmt, int limit, void (*body)(void)) {
 
 static void three_errors(void) {
     Source *s = source_new("k.qd", "x = 1\n", 6);
-    diag_error(span_make(s, 0, 1), "QD2001", "first");
-    diag_error(span_make(s, 4, 1), "QD2001", "second");
-    diag_error(span_make(s, 4, 1), "QD2001", "third");
+    diag_error(span_make(s, 0, 1), QD2001, "first");
+    diag_error(span_make(s, 4, 1), QD2001, "second");
+    diag_error(span_make(s, 4, 1), QD2001, "third");
     source_free(s);
 }
 
