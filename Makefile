@@ -3,6 +3,7 @@
 #   make test       install missing Debian packages, build, run the suite (plain, fuzz smoke,
 #                   ASan+UBSan) and print one summary; V=1 shows full command lines
 #   make demo       compile every example for every family into build/demo and run it on the CPU
+#   make lit        the FileCheck tests (tests/lit, examples/lit) through LLVM's lit
 #   make install    PREFIX=/usr/local DESTDIR=      (make uninstall removes the same files)
 .SUFFIXES:
 SHELL := /bin/bash
@@ -48,7 +49,7 @@ OBJS      = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRCS))
 AOBJS     = $(patsubst %.c,$(B)/asan/obj/%.o,$(LIB_SRCS))
 
 all: $(B)/qdc $(B)/libqdrt.a
-.PHONY: all deps vulkan-deps test check unit test-asan demo clean install install-files uninstall FORCE
+.PHONY: all deps vulkan-deps test check lit unit test-asan demo clean install install-files uninstall FORCE
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -172,6 +173,12 @@ test: deps
 	[ $$fail = 0 ] && echo "make test: all stages passed" || echo "make test: FAILED (logs: $(B)/test-<stage>.log)"; \
 	echo "tests: $$np passed, $$nf failed"; [ $$fail = 0 ]
 check: test
+
+# LLVM lit + FileCheck (llvm-19-tools): qdc's own FileCheck tests and the examples' (the suite
+# runs both too: build_tools/lit_suite_passes, build_tools/lit_examples_pass).
+LIT := /usr/lib/llvm-19/build/utils/lit/lit.py
+lit: deps $(B)/qdc
+	@QDC=$(CURDIR)/$(B)/qdc python3 $(LIT) -sv tests/lit examples/lit
 
 # Compiles every example for every family into $(DEMO_DIR) (kept for inspection) and runs them
 # on the CPU.

@@ -195,6 +195,73 @@ section3() {
     say ""
 }
 
+# Section 3, Vulkan (issue 17): the reductions, float_sum and compaction on lavapipe (the CPU
+# Vulkan driver of `make vulkan-deps`: 8-lane subgroups on this host's CPUs), vulkan1.2 with
+# the subgroup caps, qdc's default (reduced / aggregated per subgroup) against
+# --atomic-rewrite=none, interleaved; each time is vkrun's VKRUN_TIME (vkQueueSubmit to idle:
+# the dispatches only, no device or pipeline creation), median of at least 7 runs, the two
+# variants alternating which runs first. Inputs are zeros
+# (every atomic on one address: the most contended case; compaction's threshold -1 keeps all).
+le32() { local v=$(($1 & 0xffffffff)); printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((v & 255)) $((v >> 8 & 255)) $((v >> 16 & 255)) $((v >> 24 & 255)))"; }
+vk_time() { # vk_time SPV ARGS...: one timed vkrun; prints ms or "fail"
+    local out
+    out=$(VKRUN_TIME=1 VK_DRIVER_FILES="$VKD/lvp_icd.json" LD_LIBRARY_PATH="$VKLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$B/vkrun" "$@" 2>&1 >/dev/null) ||
+        { echo fail; return; }
+    sed -n 's/^vkrun: submit to idle \([0-9.]*\) ms$/\1/p' <<<"$out"
+}
+section3v() {
+    local n=${BENCH_VK_N:-4194304} runs=$((RUNS < 7 ? 7 : RUNS)) d=$W/vk g caps
+    VKD=$(cd "$B" && pwd)/vulkan
+    say "### 3c. Vulkan on lavapipe (issue 17; N = $n, median of $runs runs interleaved, ms of vkQueueSubmit to idle; ratio = none / default)"
+    say ""
+    if [ ! -x "$B/vkrun" ] || [ ! -f "$VKD/lvp_icd.json" ] || [ ! -f "$VKD/libdir" ]; then
+        say "(skipped: no lavapipe or vkrun: make vulkan-deps)"; say ""; return
+    fi
+    VKLIB=$(head -1 "$VKD/libdir")
+    mkdir -p "$d"
+    caps=(--target=vulkan1.2 --cap=+subgroup-arithmetic --cap=+subgroup-ballot --cap=+float-atomic-add)
+    for m in all none; do
+        "$QDC" "$ROOT/bench/x86/reductions.qd" "${caps[@]}" --atomic-rewrite=$m -o "$d/red.$m.spv" &&
+            "$QDC" "$ROOT/examples/float_sum.qd" "${caps[@]}" --atomic-rewrite=$m -o "$d/fs.$m.spv" &&
+            "$QDC" "$ROOT/examples/compaction.qd" "${caps[@]}" --atomic-rewrite=$m -o "$d/cp.$m.spv" 2>"$d/err" ||
+            { say "(skipped: qdc cannot compile the Vulkan benchmarks: $(head -1 "$d/err"))"; say ""; return; }
+    done
+    g=$(((n + 127) / 128)); ((g > 65535)) && g=65535
+    truncate -s 0 "$d/x" && truncate -s $((4 * n)) "$d/x" && truncate -s 0 "$d/y" && truncate -s $((4 * n)) "$d/y"
+    truncate -s 0 "$d/z" && truncate -s $((4 * n)) "$d/z" && truncate -s 0 "$d/o" && truncate -s 16 "$d/o"
+    truncate -s 0 "$d/c" && truncate -s 4 "$d/c"
+    le32 "$n" >"$d/p2" && le32 1 >>"$d/p2"                   # (x, out): extents
+    le32 "$n" >"$d/p4" && le32 4 >>"$d/p4"                   # (x, bins)
+    le32 "$n" >"$d/pf" && le32 2 >>"$d/pf"                   # float_sum (x, out)
+    { le32 -1; le32 "$n"; le32 "$n"; le32 "$n"; le32 1; } >"$d/pc"   # compaction: threshold, extents
+    local -A what=([isum]="red p2 isum" [imax]="red p2 imax" [hist4]="red p4 hist4" [float_sum]="fs pf float_sum"
+                   [compaction]="cp pc compact")
+    say "| kernel | default (reduced / aggregated per subgroup) | --atomic-rewrite=none | none / default |"
+    say "|---|---|---|---|"
+    local k spv push entry m r
+    for k in isum imax hist4 float_sum compaction; do
+        read -r spv push entry <<<"${what[$k]}"
+        local -a ta=() tn=()
+        for ((r = 0; r < runs; r++)); do
+            local order=(all none)
+            ((r % 2)) && order=(none all)   # alternate which goes first: no order bias
+            for m in "${order[@]}"; do
+                local t args=("$d/$spv.$m.spv" --buffer "0,0,$d/x" --buffer "0,1,$d/o" --push "$d/$push")
+                local tail=()
+                [ "$k" = compaction ] && args=("$d/$spv.$m.spv" --buffer "0,0,$d/x" --buffer "0,1,$d/y" --buffer "0,2,$d/z"
+                                               --buffer "0,3,$d/o" --buffer "1,0,$d/c" --push "$d/$push") tail=("${entry}_t2:1")
+                t=$(vk_time "${args[@]}" "${entry}_t0:1" "${entry}_t1:$g" "${tail[@]}")
+                if [ $m = all ]; then ta+=("$t"); else tn+=("$t"); fi
+            done
+        done
+        local ma mn
+        ma=$(printf '%s\n' "${ta[@]}" | sort -n | awk '/fail/ {f=1} {v[NR]=$1} END {if (f || !NR) print "fail"; else print (NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}')
+        mn=$(printf '%s\n' "${tn[@]}" | sort -n | awk '/fail/ {f=1} {v[NR]=$1} END {if (f || !NR) print "fail"; else print (NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}')
+        say "| $k | $ma | $mn | $(ratio "$mn" "$ma") |"
+    done
+    say ""
+}
+
 # A kernel of $1 statements: atomics on an ndarray mixed with local arithmetic.
 gen_kernel() {
     local n=$1 k
@@ -263,7 +330,8 @@ say "Host: $(nproc) CPUs, $(uname -m); qdc $("$QDC" --version 2>/dev/null | head
 say ""
 [[ $SECTIONS == *1* ]] && section1
 [[ $SECTIONS == *2* ]] && section2
-[[ $SECTIONS == *3* ]] && section3
+[[ $SECTIONS == *3* ]] && { section3; section3v; }
+[[ $SECTIONS == *v* && $SECTIONS != *3* ]] && section3v   # BENCH_SECTIONS=v: the Vulkan part alone
 [[ $SECTIONS == *4* ]] && section4
 cp "$REPORT" "$OUT"
 echo "written: bench/results.md"

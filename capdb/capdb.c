@@ -134,6 +134,18 @@ bool cap_has(const CapTarget *t, const char *cap, const char *const *caps, int n
 
 const CapCell *cap_missing_cell(const CapTarget *t) { return t->missing; }
 
+static bool wave32(const CapTarget *t, const char *const *caps, int ncaps) {
+    return cap_str(t, "simt.wave32") && cap_has(t, "wave32", caps, ncaps);
+}
+
+long cap_subgroup_width(const CapTarget *t, const char *const *caps, int ncaps) {
+    return wave32(t, caps, ncaps) ? 32 : cap_int(t, "subgroup_width", 0);
+}
+
+const char *cap_llvm_features(const CapTarget *t, const char *const *caps, int ncaps) {
+    return wave32(t, caps, ncaps) ? cap_str(t, "simt.wave32") : cap_str(t, "llvm.features");
+}
+
 /* Follows `else` until a cell's conditions hold. */
 CapAnswer cap_resolve_cell(const CapTarget *t, const CapCell *c, QdScope scope, bool result_used,
                            const char *const *caps, int ncaps) {

@@ -49,4 +49,10 @@ const char *cap_str(const CapTarget *t, const char *key);
 Span cap_where(const CapTarget *t, const char *key);
 /* Per-family integers: subgroup_width, default_block_dim, max_block_dim, max_shared_bytes. */
 long cap_int(const CapTarget *t, const char *key, long dflt);
+/* The subgroup width a compile uses: limits.subgroup_width, or 32 where the family's
+ * simt.wave32 names the LLVM feature for 32-lane waves and --cap=+wave32 asks for them (RDNA
+ * is wave64 by default, as Quadrants pins it). */
+long cap_subgroup_width(const CapTarget *t, const char *const *caps, int ncaps);
+/* llvm.features for that choice: simt.wave32 instead when wave32 is selected. */
+const char *cap_llvm_features(const CapTarget *t, const char *const *caps, int ncaps);
 #endif

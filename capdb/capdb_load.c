@@ -392,6 +392,21 @@ static bool apply_fact(Ld *L, int key, yaml_node_t *v) {
         diag_error(node_span(L, v), QD3003, "bad value '%s' for %s (worker, subgroup, none)", s, capk_names[key]);
         return false;
     }
+    if (key == CAPK_REWRITE_SG_TY) {
+        static const char *const tys[] = {"int32", "int64", "f32-add", "f64-add"};
+        bool ok = true;
+        for (const char *w = s; *w && ok; w += strspn(w, " ")) {
+            size_t n = strcspn(w, " ");
+            bool known = false;
+            for (int i = 0; i < 4; i++) known |= strlen(tys[i]) == n && !strncmp(tys[i], w, n);
+            ok = known, w += n;
+        }
+        if (!ok) {
+            diag_error(node_span(L, v), QD3003, "bad value '%s' for %s (a list of int32, int64, f32-add, f64-add)", s,
+                       capk_names[key]);
+            return false;
+        }
+    }
     if (capk_kinds[key] == CK_ENUM) {
         bool seq = key == CAPK_SEQ_CST;
         f->num = seq ? name_index(seq_names, 4, s) : name_index(emu_names, 3, s);

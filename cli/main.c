@@ -9,6 +9,7 @@
 #include "embed.h"
 #include "golden.h"
 #include "options.h"
+#include "progress.h"
 #include "stats.h"
 #include <dirent.h>
 #include <errno.h>
@@ -193,7 +194,8 @@ static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const c
     const Backend *be = backend_find(cap_backend(j->t));
     if (!be) die("no backend for '%s'", cap_backend(j->t));
     bool embed = j->emit == EMIT_C_ARRAY;
-    TargetOptions to = {embed ? j->def : j->emit, o->opt_level, modname, (const char *const *)o->caps, o->ncaps};
+    TargetOptions to = {embed ? j->def : j->emit, o->opt_level, modname, (const char *const *)o->caps, o->ncaps,
+                        o->debug_lines, o->symbol_prefix};
     StrBuf raw;
     sb_init(&raw);
     bool ok = be->emit(ir, low, j->t, &to, embed ? &raw : &j->out) && diag_error_count() == errors_before;
@@ -359,20 +361,24 @@ static int common_subgroup_width(const Options *o, const Job *jobs, int njobs) {
 static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path, const SearchPath *sp) {
     Timing tm = {now_ms(), 0, 0, 0, 0};
     double t = tm.start;
+    progress_start(o->input);
+    progress_phase("read", 0, 0);
 #define LAP(field) (tm.field = now_ms() - t, t += tm.field)
     Source *src = read_source(o->input);
-    if (!src) return QDC_EXIT_INPUT;
+    if (!src) return progress_stop(), QDC_EXIT_INPUT;
     LAP(read);
     Arena arena = {0};
     int rc = QDC_EXIT_INPUT;
     char *modname = module_name(o->input);
     diag_hold(true); /* the frontend's diagnostics are printed sorted by position */
+    progress_phase("parse", 0, 0);
     AstModule *ast = frontend_parse(src, &arena);
     LAP(parse);
     if (!ast || diag_error_count()) goto done;
     if (jobs[0].emit == EMIT_AST) {
         if (jobs[0].path) ast_dump(ast, &jobs[0].out);
     } else {
+        progress_phase("check", 0, 0);
         FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug, common_subgroup_width(o, jobs, njobs)};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         diag_hold(false);
@@ -386,15 +392,20 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
         bool lower = !o->check_only || o->report_lowering, failed = false;
         /* every family is tried, so one run reports all that reject the kernel */
         for (int j = 0; lower && j < njobs && rc != QDC_EXIT_USAGE; j++) {
+            char what[80];
+            snprintf(what, sizeof what, "lower+emit %s", cap_name(jobs[j].t));
+            progress_phase(what, j + 1, njobs);
             failed |= !lower_and_emit(o, ir, &jobs[j], modname, &arena, &rc);
             jobs[j].ms = now_ms() - t, t += jobs[j].ms;
         }
         if (failed) goto done;
     }
+    progress_phase("write", 0, 0);
     if (o->emit_all) rc = stdout_ok() ? write_golden(o, jobs, njobs) : QDC_EXIT_INPUT;
     else rc = stdout_ok() ? write_outputs(o, jobs, njobs, dep_path, sp) : QDC_EXIT_INPUT;
 done:
     diag_hold(false);
+    progress_stop();
     LAP(write);
 #undef LAP
     if (o->time_report) print_times(&tm, jobs, njobs, now_ms());

@@ -14,7 +14,7 @@ static const char *const option_names[] = {
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
     "--emit-all", "--golden-check", "--time-report", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
-    "-O0", "-O1", "-O2", "-O3",
+    "-O0", "-O1", "-O2", "-O3", "-g",
 };
 
 static bool usage_error(const char *fmt, const char *arg) {
@@ -103,6 +103,7 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (!strcmp(a, "--check")) return (o->check_only = true);
     if (!strcmp(a, "--stats")) return (o->stats = true);
     if (!strcmp(a, "--debug")) return (o->debug = true);
+    if (!strcmp(a, "-g")) return (o->debug_lines = true);
     if (!strcmp(a, "--print-output-names")) return (o->print_outputs = true);
     if (!strcmp(a, "--list-targets")) return (o->list_targets = true);
     if (!strcmp(a, "--list-warnings")) return (o->list_warnings = true);
@@ -337,6 +338,7 @@ void print_usage(FILE *out) {
           "  -MD, -MMD               also write a make dependency file (default: output with .d)\n"
           "  -MF FILE, -MT TARGET, -MQ TARGET, -MP  depfile name, rule target (quoted), phony rules\n"
           "  --stats                 print kernels, tasks and memory operations (stdout)\n"
+          "  -g                      source line information (DWARF, PTX .loc, SPIR-V OpLine)\n"
           "  --debug                 check asserts at run time (x86: message + abort; PTX: __assertfail)\n"
           "  --print-output-names    print the files a run would write, one a line; compile nothing\n"
           "  -O0 -O1 -O2 -O3         optimization level (default -O2)\n"

@@ -16,6 +16,7 @@ typedef struct Options {
     bool print_outputs;   /* --print-output-names: print the planned output paths, compile nothing */
     bool stats;           /* --stats: one summary line on stdout after checking */
     bool debug;           /* --debug: compile asserts in where the target can report (qdc-lang(7)) */
+    bool debug_lines;     /* -g: source line information in the outputs (qdc(1), DEBUG INFORMATION) */
     int opt_level;
     const char **caps;
     int ncaps;

@@ -123,21 +123,41 @@ function(qdc_add_kernels name)
   set(${name}_OUTPUTS "${outputs}" PARENT_SCOPE)
 endfunction()
 
-# qdc_add_library(<name> SOURCES <file.qd>... TARGETS <family>... [EMBED]
-#                 [OUTPUT_DIR <dir>] [OPTIONS <qdc option>...] [SYMBOL_PREFIX <p>])
-# A STATIC library, in the manner of CMake's ISPC support: for the CPU family in TARGETS
-# (x86_64 or x86_64-v3, at most one) every source becomes an object in the library and a C
-# header <OUTPUT_DIR>/<family>/<source name>.h on its PUBLIC include path; qdc::qdrt is linked
-# PUBLIC. GPU families are compiled to their natural outputs, listed in <name>_GPU_OUTPUTS and
-# the property QDC_GPU_OUTPUTS; with EMBED each is also compiled with --emit=c-array into the
-# library, as `const unsigned char <prefix>qdc_<source>_<family>[]` and `..._size` (see
-# qdc(1)). Symbols get --symbol-prefix=<source name>_ unless SYMBOL_PREFIX says otherwise, so
-# two sources may both declare a field `counter`. The project must enable C.
+# qdc_add_library(<name> [STATIC|SHARED] SOURCES <file.qd>... TARGETS <family>... [EMBED]
+#                 [OUTPUT_DIR <dir>] [OPTIONS <qdc option>...] [SYMBOL_PREFIX <p>]
+#                 [INSTANTIATE <spec>...])
+# A STATIC (default) or SHARED library, in the manner of CMake's ISPC support: for each CPU
+# family in TARGETS (x86_64, x86_64-v3) every source becomes an object in the library and a C
+# header <OUTPUT_DIR>/<family>/<source name>.h; qdc::qdrt is linked PUBLIC (SHARED: INTERFACE,
+# so the program holds the one copy the kernels call back into). GPU families are
+# compiled to their natural outputs, listed in <name>_GPU_OUTPUTS and the property
+# QDC_GPU_OUTPUTS; with EMBED each is also compiled with --emit=c-array into the library, as
+# `const unsigned char <prefix>qdc_<source>_<family>[]` and `..._size` (see qdc(1)).
+# Symbols get --symbol-prefix=<source name>_ unless SYMBOL_PREFIX says otherwise, so two sources
+# may both declare a field `counter`. INSTANTIATE specs ("[ENTRY=]KERNEL(PARAM=VALUE, ...)")
+# are passed as --instantiate=<spec> for every source, as in qdc_add_kernels().
+# Several CPU families: each family's symbols get the family too, <prefix><family>_ with '-'
+# as '_' (histogram_x86_64_histogram, histogram_x86_64_v3_histogram), and the PUBLIC include
+# directory is <OUTPUT_DIR> itself, so one translation unit includes "x86_64/histogram.h" and
+# "x86_64-v3/histogram.h" and dispatches at run time (qdc(1), CMake). With one CPU family the
+# include directory is <OUTPUT_DIR>/<family> and the prefix has no family, as before.
+# The project must enable C.
 function(qdc_add_library name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "EMBED" "OUTPUT_DIR;SYMBOL_PREFIX" "SOURCES;TARGETS;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "EMBED;STATIC;SHARED" "OUTPUT_DIR;SYMBOL_PREFIX"
+                        "SOURCES;TARGETS;OPTIONS;INSTANTIATE")
   if(NOT ARG_SOURCES OR NOT ARG_TARGETS)
     message(FATAL_ERROR "qdc_add_library(${name}): SOURCES and TARGETS are required")
   endif()
+  if(ARG_STATIC AND ARG_SHARED)
+    message(FATAL_ERROR "qdc_add_library(${name}): STATIC or SHARED, not both")
+  endif()
+  set(kind STATIC)
+  if(ARG_SHARED)
+    set(kind SHARED)
+  endif()
+  foreach(spec IN LISTS ARG_INSTANTIATE)
+    list(APPEND ARG_OPTIONS "--instantiate=${spec}")
+  endforeach()
   set(have_prefix FALSE)
   if("SYMBOL_PREFIX" IN_LIST ARGN)
     set(have_prefix TRUE)
@@ -145,25 +165,33 @@ function(qdc_add_library name)
   if(NOT ARG_OUTPUT_DIR)
     set(ARG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/qdc/${name}")
   endif()
-  set(cpu "")
+  set(cpus "")
   foreach(tgt IN LISTS ARG_TARGETS)
     if(tgt MATCHES "^x86_64")
-      if(cpu)
-        message(FATAL_ERROR "qdc_add_library(${name}): one CPU family per library (${cpu} and ${tgt}); "
-                            "their symbols would clash")
-      endif()
-      set(cpu "${tgt}")
+      list(APPEND cpus "${tgt}")
     endif()
   endforeach()
+  list(LENGTH cpus ncpus)
   set(objs "")
   set(headers "")
   set(gpu "")
   set(embedded "")
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(src "${src}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-    _qdc_prefix_opts(pfx "${src}" ${have_prefix} "${ARG_SYMBOL_PREFIX}")
     foreach(tgt IN LISTS ARG_TARGETS)
-      if(tgt STREQUAL cpu)
+      if(tgt IN_LIST cpus AND ncpus GREATER 1)
+        # one library, several CPU families: the family joins the prefix
+        get_filename_component(mod "${src}" NAME_WE)
+        string(MAKE_C_IDENTIFIER "${tgt}" fam)
+        if(have_prefix)
+          set(pfx "--symbol-prefix=${ARG_SYMBOL_PREFIX}${fam}_")
+        else()
+          set(pfx "--symbol-prefix=${mod}_${fam}_")
+        endif()
+      else()
+        _qdc_prefix_opts(pfx "${src}" ${have_prefix} "${ARG_SYMBOL_PREFIX}")
+      endif()
+      if(tgt IN_LIST cpus)
         _qdc_compile(obj "${src}" "${tgt}" "${ARG_OUTPUT_DIR}/%t/%m.o" ${pfx} ${ARG_OPTIONS})
         _qdc_compile(hdr "${src}" "${tgt}" "${ARG_OUTPUT_DIR}/%t/%m.h" ${pfx} ${ARG_OPTIONS})
         list(APPEND objs "${obj}")
@@ -180,13 +208,18 @@ function(qdc_add_library name)
   endforeach()
   set_source_files_properties(${objs} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
   add_custom_target(${name}_qdc_outputs DEPENDS ${headers} ${gpu})
-  add_library(${name} STATIC ${objs} ${headers} ${embedded})
+  add_library(${name} ${kind} ${objs} ${headers} ${embedded})
   set_target_properties(${name} PROPERTIES LINKER_LANGUAGE C QDC_GPU_OUTPUTS "${gpu}")
   add_dependencies(${name} ${name}_qdc_outputs)
-  if(cpu)
-    target_include_directories(${name} PUBLIC "${ARG_OUTPUT_DIR}/${cpu}")
+  if(ncpus EQUAL 1)
+    target_include_directories(${name} PUBLIC "${ARG_OUTPUT_DIR}/${cpus}")
+  elseif(ncpus GREATER 1)
+    target_include_directories(${name} PUBLIC "${ARG_OUTPUT_DIR}")
   endif()
-  if(TARGET qdc::qdrt)
+  if(TARGET qdc::qdrt AND kind STREQUAL "SHARED")
+    # the program links libqdrt once; the kernels in the shared library call into that copy
+    target_link_libraries(${name} INTERFACE qdc::qdrt)
+  elseif(TARGET qdc::qdrt)
     target_link_libraries(${name} PUBLIC qdc::qdrt)
   endif()
   set(${name}_GPU_OUTPUTS "${gpu}" PARENT_SCOPE)

@@ -6,6 +6,9 @@
 # not implemented yet are reported as pending; a failure of anything that exists makes the
 # script exit non-zero.
 # Usage: bash examples/demo.sh path/to/qdc [OUTDIR]     (default OUTDIR: <qdc's dir>/demo)
+#        QDC_DEMO_EXAMPLES="a b" bash examples/demo.sh ...  (only examples/a.qd and b.qd)
+#        CC and CFLAGS (a list of flags) build the host programs (the ASan suite passes
+#        -fsanitize=address,undefined, as its libqdrt needs)
 set -u
 QDC=${1:?usage: demo.sh path/to/qdc}
 [[ $QDC == */* ]] || QDC=./$QDC
@@ -29,8 +32,11 @@ pending() { [[ $1 == 3 ]] && grep -q 'not implemented' "$2"; }
 only_qd4() { grep -q 'error\[QD4' "$1" && ! grep -o 'error\[QD[0-9]*\]' "$1" | grep -qv 'QD4'; }
 fail() { echo "FAILED: $1" >&2; sed 's/^/    /' "$2" >&2; failed=1; }
 
+# QDC_DEMO_EXAMPLES="histogram spin_chain" limits the run to those examples (the test suite's
+# short run); default: every examples/*.qd.
 examples=()
-for f in "$EX"/*.qd; do examples+=("$(basename "$f" .qd)"); done
+if [[ -n ${QDC_DEMO_EXAMPLES:-} ]]; then read -ra examples <<<"$QDC_DEMO_EXAMPLES"
+else for f in "$EX"/*.qd; do examples+=("$(basename "$f" .qd)"); done; fi
 
 echo "== check (${#examples[@]} examples)"
 checked=()
@@ -50,7 +56,8 @@ for n in "${checked[@]}"; do
     [[ $rc == 0 ]] || { fail "qdc --target=x86_64 $n.qd (exit $rc)" "$WORK/err"; continue; }
     run "$WORK/err" "$QDC" --target=x86_64 --emit=header "$EX/$n.qd" -o "$WORK/$n.h" ||
         { fail "qdc --emit=header $n.qd" "$WORK/err"; continue; }
-    run "$WORK/err" "$CC" -std=c17 -O2 -I"$WORK" -I"$ROOT/runtime" "$host" "$WORK/$n.o" \
+    # shellcheck disable=SC2086 # CFLAGS is a list of flags, as make's
+    run "$WORK/err" "$CC" -std=c17 -O2 ${CFLAGS:-} -I"$WORK" -I"$ROOT/runtime" "$host" "$WORK/$n.o" \
         "$BUILD/libqdrt.a" -lpthread -lm -o "$WORK/$n" || { fail "linking $n" "$WORK/err"; continue; }
     if run "$WORK/err" "$WORK/$n" >"$WORK/out"; then sed "s/^/$n: /" "$WORK/out"
     else fail "running $n (exit $?)" "$WORK/err"; fi

@@ -83,7 +83,8 @@ struct Stmt {
         struct { ExprList targets; Expr *value; } assign;     /* a = b = value */
         struct { Expr *target, *annotation, *value; } ann;    /* value may be NULL */
         struct { Expr *target; int op; Expr *value; } aug;    /* op: the binary operator token */
-        struct { Expr *cond; StmtList then, els; } if_;       /* elif is a nested S_IF in els */
+        struct { Expr *cond; StmtList then, els; bool raises; } if_; /* elif is a nested S_IF in els; raises: the
+                                                                   block of a host `try:` or `with pytest.raises(...)` (cond True) */
         struct { Expr *cond; StmtList body; } while_;
         struct { Expr *target; Expr *iter; StmtList body; } for_;
         struct {

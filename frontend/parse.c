@@ -18,6 +18,7 @@ typedef struct {
     bool fatal; /* nesting limit hit: unwind without further work */
     bool speculative; /* module level: a statement that does not parse is host code, not an error */
     int hostfn;       /* depth of host function bodies being parsed (their `if` blocks are kept) */
+    int raises;       /* depth of host blocks the script expects to raise (try, with pytest.raises) */
     bool host_cond;   /* parsing the condition of such an `if`: `is` / `is not` allowed (op T_KW_IS / T_KW_NOT) */
     bool failed;      /* ... and this one did not parse */
     const char *qd_alias; /* the name quadrants was imported as (decorators rooted at it are ours) */
@@ -1125,6 +1126,100 @@ static bool host_if(Parser *P, StmtVec *out) {
     return true;
 }
 
+/* `for TARGET in ITER:` with its block in a host function's body (sema unrolls it when it
+ * knows the values, sema_param.c): the header speculatively (false, nothing consumed, when it
+ * is outside the grammar), the block like module level; an `else:` clause is host code. */
+static bool host_for(Parser *P, StmtVec *out) {
+    int from = P->pos;
+    Token *kw = next(P);
+    P->speculative = true, P->failed = false;
+    Expr *t = parse_binary(P, 0);
+    if (!P->failed && at(P, T_COMMA)) {
+        ExprVec v = {0};
+        vec_push(&v, t);
+        while (!P->failed && accept(P, T_COMMA) && !at(P, T_KW_IN)) vec_push(&v, parse_binary(P, 0));
+        Expr *tu = new_expr(P, E_TUPLE, span_join(t->span, v.items[v.len - 1]->span));
+        tu->list = freeze_exprs(P, &v);
+        t = tu;
+    }
+    Expr *iter = NULL;
+    if (!P->failed) expect(P, T_KW_IN);
+    if (!P->failed) iter = parse_testlist(P);
+    if (!P->failed) expect(P, T_COLON);
+    if (!P->failed) expect(P, T_NEWLINE);
+    if (!P->failed && !at(P, T_INDENT)) P->failed = true;
+    P->speculative = false;
+    bool ok = !P->failed;
+    P->failed = P->quiet = false;
+    if (!ok) return P->pos = from, false;
+    Stmt *s = new_stmt(P, S_FOR, tspan(P, kw));
+    s->for_.target = t, s->for_.iter = iter;
+    s->for_.body = host_block(P);
+    vec_push(out, s);
+    if (at(P, T_KW_ELSE)) host_stmt(P, P->pos, "set by host code", out);
+    return true;
+}
+
+/* `with ITEMS:` and `try:` in a host function's body: the block runs once, so it is read like
+ * the rest of the body (an S_IF whose condition is True; `raises` for a try block and for
+ * `with pytest.raises(...)`, whose code the script expects to fail); names bound by `as NAME`
+ * and by the except/else/finally clauses are host code. False, nothing consumed, for a
+ * one-line block. */
+static bool host_once(Parser *P, StmtVec *out) {
+    int from = P->pos, i = from + 1, depth = 0;
+    bool raises = P->toks[from].kind == T_KW_TRY;
+    ExprVec names = {0};
+    for (; i + 2 < P->ntoks; i++) {
+        TokKind k = P->toks[i].kind;
+        if (k == T_NEWLINE || k == T_EOF) break;
+        depth += k == T_LPAREN || k == T_LBRACKET || k == T_LBRACE ? 1 : k == T_RPAREN || k == T_RBRACKET || k == T_RBRACE ? -1 : 0;
+        if (depth == 0 && k == T_KW_AS && P->toks[i + 1].kind == T_NAME) {
+            Expr *e = new_expr(P, E_NAME, tspan(P, &P->toks[i + 1]));
+            e->name = P->toks[i + 1].s;
+            vec_push(&names, e);
+        }
+        if (depth == 0 && k == T_COLON) break;
+        raises |= k == T_NAME && !strcmp(P->toks[i].s, "raises") && P->toks[i + 1].kind == T_LPAREN;
+    }
+    if (P->toks[i].kind != T_COLON || P->toks[i + 1].kind != T_NEWLINE || P->toks[i + 2].kind != T_INDENT) {
+        vec_free(&names);
+        return false;
+    }
+    Token *kw = &P->toks[from];
+    if (names.len) {
+        Stmt *h = new_stmt(P, S_HOST, tspan(P, kw));
+        h->host.names = freeze_exprs(P, &names);
+        h->host.what = "bound by a with statement";
+        vec_push(out, h);
+    }
+    vec_free(&names);
+    P->pos = i + 2;
+    Stmt *s = new_stmt(P, S_IF, tspan(P, kw));
+    s->if_.cond = new_expr(P, E_BOOL, tspan(P, kw));
+    s->if_.cond->b = true;
+    s->if_.raises = raises;
+    P->raises += raises;
+    s->if_.then = host_block(P);
+    P->raises -= raises;
+    vec_push(out, s);
+    if (continues_compound(P)) host_stmt(P, P->pos, "set by host code", out);
+    return true;
+}
+
+/* `f(args...)` or `a.b.f(args...)` as a statement whose arguments do not all parse (a lambda):
+ * kept as a call whose unparsable arguments are E_ERROR, so a call of a helper host function
+ * still binds the others (sema_helper_call). False, nothing consumed, for any other shape. */
+static bool host_call_stmt(Parser *P, StmtVec *out) {
+    int from = P->pos;
+    Expr *e = at(P, T_NAME) ? host_decorator_call(P) : NULL;
+    if (!e || !accept(P, T_RPAREN) || !at(P, T_NEWLINE)) return P->pos = from, P->failed = P->quiet = false, false;
+    next(P);
+    Stmt *s = new_stmt(P, S_EXPR, e->span);
+    s->expr = e;
+    vec_push(out, s);
+    return true;
+}
+
 /* A top-level statement (or one in a host function's body): parsed as kernel-language code, a
  * host function or data-oriented class, or recorded as host code. */
 static void module_stmt(Parser *P, StmtVec *out) {
@@ -1134,8 +1229,11 @@ static void module_stmt(Parser *P, StmtVec *out) {
     if (k == T_KW_FROM && peek2(P)->kind == T_NAME && !strcmp(peek2(P)->s, "quadrants")) return parse_from_quadrants(P, out);
     if (k == T_AT && data_oriented_class(P, out)) return;
     if ((k == T_KW_DEF || (k == T_AT && !qd_decorated(P))) && host_def(P, out)) return;
-    if (k == T_KW_IF && P->hostfn && host_if(P, out)) return;
+    if (k == T_KW_IF && host_if(P, out)) return;
+    if (k == T_KW_FOR && P->hostfn && host_for(P, out)) return;
+    if ((k == T_KW_WITH || k == T_KW_TRY) && P->hostfn && host_once(P, out)) return;
     if (k == T_AT && !qd_decorated(P)) what = "a decorated Python definition";
+    else if (k == T_AT && P->raises) what = "defined in a block the script expects to raise (try, with pytest.raises), not compiled";
     else if (k == T_KW_DEF) what = "a Python function (not a qd.func)";
     else if (k == T_KW_CLASS) what = "a Python class";
     else if (k == T_KW_IF || k == T_KW_WHILE || k == T_KW_FOR || k == T_KW_TRY || k == T_KW_WITH || k == T_KW_ASYNC)
@@ -1155,6 +1253,7 @@ static void module_stmt(Parser *P, StmtVec *out) {
     if (!P->failed) return;
     out->len = before; /* a simple statement outside the kernel grammar (lambda, dict, f(*a) ...) */
     P->pos = from, P->quiet = false;
+    if (host_call_stmt(P, out)) return;
     skip_line_and_block(P);
     host_stmt(P, from, "set by host code", out);
 }

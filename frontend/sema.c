@@ -55,6 +55,8 @@ IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp) {
 
 void sema_emit(Sema *S, IrStmt *st) {
     if (!S->cur) die("statement emitted outside a block");
+    if (st->kind == IR_ASSIGN) sema_note_assign(S, st);
+    if (st->kind == IR_BARRIER && S->block_divergent) sema_check_uniform(S, st->span, "a block barrier", true);
     vec_push(S->cur, st);
 }
 
@@ -101,6 +103,20 @@ static Binding *host_find(Sema *S, const char *name) {
         if (b) return b;
     }
     return NULL;
+}
+
+/* qd.simt.subgroup.group_size() / log2_group_size() (any spelling of the namespace) in host code:
+ * a compile-time int in Quadrants, known here when every target of the compile has one width
+ * (else the script's value: host code). */
+static bool subgroup_size_call(Sema *S, const Expr *e) {
+    if (e->kind != E_CALL || e->call.args.n || e->call.nkw || e->call.fn->kind != E_ATTR) return false;
+    const char *name = e->call.fn->attr.name, *p = sema_path(S, e->call.fn->attr.obj);
+    if (strcmp(name, "group_size") && strcmp(name, "log2_group_size")) return false;
+    if (!p && e->call.fn->attr.obj->kind == E_NAME) {
+        Binding *b = host_find(S, e->call.fn->attr.obj->name);
+        p = b && b->v.kind == V_NS ? b->v.path : NULL;
+    }
+    return p && !strcmp(p, "qd.simt.subgroup");
 }
 
 Scope *sema_def_scope(Sema *S, const Stmt *def) {
@@ -251,6 +267,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
     case E_ATTR: return sema_is_host_expr(S, e->attr.obj);
     case E_CALL: {
         const char *p = sema_path(S, e->call.fn);
+        if (subgroup_size_call(S, e)) return !S->subgroup_width; /* N = subgroup.group_size(): the compile's width */
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
         if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "getattr") && (e->call.args.n != 2 || e->call.nkw))
             return true; /* getattr(obj, name, default): whether obj has it is a run-time question */
@@ -432,18 +449,113 @@ static void module_import(Sema *S, const Stmt *s) {
     S->qd_alias = s->import.alias ? s->import.alias : "quadrants";
 }
 
-/* 'K' for @qd.kernel, 'F' for @qd.func, 0 after an error. */
-static char decorator_kind(Sema *S, const Stmt *s) {
-    if (s->def.decorators.n != 1) {
-        diag_error(s->def.name_span, QD2020, "'%s' needs exactly one decorator, @qd.kernel or @qd.func", s->def.name);
+/* A keyword of @qd.kernel(...) that must be a compile-time bool: its value, or -1 after an error. */
+static int kernel_flag(Sema *S, const Expr *d, const char *name) {
+    const Expr *e;
+    if (!keyword(d, name, &e)) return 0;
+    Val v = sema_eval(S, e);
+    if (v.kind == V_ERR) return -1;
+    if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_integral(v.e->type)) return v.e->c.u != 0;
+    if (v.kind == V_NONE) return 0;
+    diag_error(e->span, QD2020, "@qd.kernel(%s=...) needs a compile-time bool, got %s", name, val_describe(v));
+    return -1;
+}
+
+/* @qd.kernel, @qd.kernel(), @qd.kernel(fastcache=B, pure=B, graph=B, checkpoints=B): 'K' (pure:
+ * fastcache or pure is True), 0 after an error. */
+static char kernel_decorator(Sema *S, const Expr *d, bool *pure) {
+    if (d->kind != E_CALL) return 'K';
+    if (d->call.args.n) {
+        diag_error(d->call.args.items[0]->span, QD2020, "@qd.kernel(...) takes only keyword arguments (fastcache=, pure=, graph=, checkpoints=)");
         return 0;
     }
-    const Expr *d = s->def.decorators.items[0];
-    const char *p = sema_path(S, d->kind == E_CALL ? d->call.fn : d);
-    if (p && !strcmp(p, "qd.kernel")) return 'K';
-    if (p && (!strcmp(p, "qd.func") || !strcmp(p, "qd.real_func") || !strcmp(p, "qd.pyfunc"))) return 'F';
-    diag_error(d->span, QD2020, "unsupported decorator; expected @qd.kernel or @qd.func");
-    return 0;
+    static const char *const known[] = {"fastcache", "pure", "graph", "checkpoints"};
+    for (int k = 0; k < d->call.nkw; k++) {
+        size_t j = 0;
+        while (j < ARRAY_LEN(known) && strcmp(known[j], d->call.kw[k].name)) j++;
+        if (j == ARRAY_LEN(known)) {
+            const char *near = closest_name(d->call.kw[k].name, known, (int)ARRAY_LEN(known));
+            diag_error(d->call.kw[k].span, QD2020, "@qd.kernel has no argument '%s'%s%s%s (fastcache=, pure=, graph=, checkpoints=)",
+                       d->call.kw[k].name, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+            return 0;
+        }
+    }
+    int fc = kernel_flag(S, d, "fastcache"), pu = kernel_flag(S, d, "pure"), graph = kernel_flag(S, d, "graph"),
+        cp = kernel_flag(S, d, "checkpoints");
+    if (fc < 0 || pu < 0 || graph < 0 || cp < 0) return 0;
+    if (cp) { /* Quadrants rejects checkpoints without graph at decoration time; qd.checkpoint is not compiled */
+        diag_error(d->span, QD2020, graph ? "@qd.kernel(checkpoints=True) is not supported: qdc does not compile qd.checkpoint pause/resume"
+                                            : "@qd.kernel(checkpoints=True) requires graph=True");
+        return 0;
+    }
+    *pure = fc || pu;
+    return 'K';
+}
+
+static void dotted(StrBuf *b, const Expr *e) {
+    if (e->kind == E_NAME) sb_puts(b, e->name);
+    else if (e->kind == E_ATTR) dotted(b, e->attr.obj), sb_printf(b, ".%s", e->attr.name);
+    else sb_puts(b, "?");
+}
+
+/* The decorators of a kernel or qd.func: 'K' for @qd.kernel (*pure: @qd.kernel(fastcache=True),
+ * pure=True, or @qd.pure above it), 'F' for @qd.func (and its aliases), 0 after an error.
+ * Decorators from outside the qd namespace (@test_utils.test(...)) are host code: the definition
+ * is compiled as declared, with a warning naming them. */
+static char decorator_kind(Sema *S, const Stmt *s, bool *pure) {
+    char kind = 0;
+    bool pure_deco = false;
+    const Expr *qd = NULL;
+    *pure = false;
+    for (int k = 0; k < s->def.decorators.n; k++) {
+        const Expr *d = s->def.decorators.items[k];
+        const Expr *fn = d->kind == E_CALL ? d->call.fn : d;
+        const char *p = sema_path(S, fn);
+        if (!p) continue; /* not from the qd namespace: warned below */
+        if (!strcmp(p, "qd.pure") && d->kind != E_CALL) {
+            pure_deco = true;
+            continue;
+        }
+        if (!strncmp(p, "qd.ad.", 6)) {
+            diag_error(d->span, QD2044, "'@%s' is not supported: qdc does not compile autodiff", p);
+            return 0;
+        }
+        char kk = !strcmp(p, "qd.kernel") ? 'K'
+                  : !strcmp(p, "qd.func") || !strcmp(p, "qd.real_func") || !strcmp(p, "qd.pyfunc") || !strcmp(p, "qd.experimental.real_func")
+                      ? 'F'
+                      : 0;
+        if (!kk) {
+            diag_error(d->span, QD2020, "unsupported decorator '@%s'; expected @qd.kernel or @qd.func", p);
+            return 0;
+        }
+        if (qd) {
+            diag_error(d->span, QD2020, "'%s' needs exactly one decorator, @qd.kernel or @qd.func", s->def.name);
+            return 0;
+        }
+        qd = d, kind = kk;
+        if (kk == 'K' && !(kind = kernel_decorator(S, d, pure))) return 0;
+    }
+    if (!qd) {
+        diag_error(s->def.name_span, QD2020, "'%s' needs a @qd.kernel or @qd.func decorator", s->def.name);
+        return 0;
+    }
+    if (pure_deco && kind != 'K') {
+        diag_error(s->def.name_span, QD2020, "@qd.pure marks a kernel: write it above @qd.kernel (or use @qd.kernel(fastcache=True))");
+        return 0;
+    }
+    *pure |= pure_deco;
+    for (int k = 0; k < s->def.decorators.n; k++) { /* decorators qdc does not know: host code */
+        const Expr *d = s->def.decorators.items[k];
+        const Expr *fn = d->kind == E_CALL ? d->call.fn : d;
+        if (sema_path(S, fn)) continue;
+        StrBuf name;
+        sb_init(&name);
+        dotted(&name, fn);
+        diag_warning(d->span, QD2105, "'%s' is a Python decorator qdc does not run (host code); '%s' is compiled as declared",
+                     name.data ? name.data : "?", s->def.name);
+        sb_free(&name);
+    }
+    return kind;
 }
 
 #define MAX_DEFS 10000 /* kernels and qd.funcs in one file: documented limit (QD2024) */
@@ -452,7 +564,8 @@ static void module_def(Sema *S, const Stmt *s) {
     if (S->ndefs++ == MAX_DEFS)
         diag_error(s->def.name_span, QD2024, "more than %d kernels and functions in one file", MAX_DEFS);
     if (S->ndefs > MAX_DEFS) return;
-    char kind = decorator_kind(S, s);
+    bool pure;
+    char kind = decorator_kind(S, s, &pure);
     if (!kind || !s->def.name) return;
     Binding *prev = scope_find(S->hscope, s->def.name);
     if (prev && S->hscope == &S->module) {
@@ -461,7 +574,7 @@ static void module_def(Sema *S, const Stmt *s) {
         return;
     }
     /* in a host function a name may be bound again (Python rebinds it); each kernel keeps its own entry */
-    SemaDef d = {.def = s, .scope = S->hscope, .kernel = kind == 'K'};
+    SemaDef d = {.def = s, .scope = S->hscope, .kernel = kind == 'K', .pure = pure};
     if (d.kernel) d.entry = *S->prefix ? sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, s->def.name)) : s->def.name;
     vec_push(&S->defs, d);
     scope_bind(S, S->hscope, s->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = s}, s->def.name_span);
@@ -485,7 +598,11 @@ static void host_calls(Sema *S, const Expr *e) {
             Binding *ob = host_find(S, fn->attr.obj->name);
             b = ob && ob->v.kind == V_OBJECT ? scope_find(&ob->v.obj->attrs, fn->attr.name) : NULL;
         }
-        if (!b || b->v.kind != V_KERNEL) return;
+        if (b && b->v.kind == V_HOST && e->call.fn->kind == E_NAME) sema_helper_call(S, e, b);
+        bool unparsed = false; /* an argument outside the grammar (host_call_stmt): not a kernel call site */
+        for (int k = 0; k < e->call.args.n; k++) unparsed |= e->call.args.items[k]->kind == E_ERROR;
+        for (int k = 0; k < e->call.nkw; k++) unparsed |= e->call.kw[k].value->kind == E_ERROR;
+        if (!b || b->v.kind != V_KERNEL || unparsed) return;
         int d = S->defs.len - 1;
         while (d >= 0 && S->defs.items[d].def != b->v.def) d--;
         if (d < 0) return;
@@ -534,6 +651,7 @@ void sema_host_function_once(Sema *S, const Stmt *s, const Val *params, const Sp
     const char *name = combo ? arena_printf(S->arena, "%s%s__%s", prefix, s->def.name, combo) : arena_printf(S->arena, "%s%s", prefix, s->def.name);
     S->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, name));
     sema_module_body(S, &s->def.body);
+    sema_helpers_finish(S, sc);
     S->hscope = saved, S->prefix = prefix;
 }
 
@@ -557,9 +675,17 @@ void sema_module_body(Sema *S, const StmtList *l) {
             if (s->ann.value && s->ann.target->kind == E_NAME) sema_module_value(S, s->ann.target, s->ann.value, s->span);
             break;
         case S_AUGASSIGN: sema_bind_host(S, s->aug.target, "updated by host code"); break;
-        case S_DEF: s->def.host ? sema_param_host_function(S, s) : module_def(S, s); break;
+        case S_DEF:
+            if (s->def.host && S->hscope == &S->module && !strncmp(s->def.name, "test", 4)) { /* run after the module body */
+                scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
+                vec_push(&S->tests, s);
+            } else {
+                s->def.host ? sema_param_host_function(S, s) : module_def(S, s);
+            }
+            break;
         case S_CLASS: s->class_.dataclass ? sema_struct_dataclass(S, s) : sema_class(S, s); break;
         case S_IF: sema_host_if(S, s); break;
+        case S_FOR: sema_host_for(S, s); break;
         case S_HOST:
             for (int j = 0; j < s->host.names.n; j++) sema_bind_host(S, s->host.names.items[j], s->host.what);
             break;
@@ -652,7 +778,18 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     return true;
 }
 
+static bool loop_space(Sema *S, const Expr *iter, LoopSpace *ls);
+
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
+    const char *p = iter->kind == E_CALL ? sema_path(S, iter->call.fn) : NULL;
+    bool st = p && !strcmp(p, "qd.static");
+    S->in_static += st;
+    bool ok = loop_space(S, iter, ls);
+    S->in_static -= st;
+    return ok;
+}
+
+static bool loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     memset(ls, 0, sizeof *ls);
     Val f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
     if (f.kind == V_NS && !strcmp(f.path, "qd.static")) {
@@ -1013,9 +1150,9 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     const Stmt *def = sd->def;
     IrKernel k = {.name = sd->entry, .span = def->def.name_span};
     S->k = &k;
-    S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = 0;
+    S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = S->local_def.len = 0;
     Scope scope = {.parent = sd->scope};
-    S->hscope = sd->scope, S->method = sd->method;
+    S->hscope = sd->scope, S->method = sd->method, S->pure = sd->pure;
     S->scope = &scope;
     S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
     k.ret_type = QT_VOID, k.ret_field = -1;
@@ -1049,7 +1186,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     TAKE(k.shared, k.nshared, S->shared);
     TAKE(k.tasks, k.ntasks, S->tasks);
     vec_free(&scope.b);
-    S->scope = NULL, S->k = NULL, S->hscope = &S->module;
+    S->scope = NULL, S->k = NULL, S->hscope = &S->module, S->pure = false;
     vec_push(&S->kernels, k);
 }
 
@@ -1112,7 +1249,10 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
         diag_error(ast->body.stmts[0]->span, QD2003, "missing 'import quadrants as qd' (the qd namespace is undefined)");
         return NULL;
     }
+    S.ast = ast;
     sema_module_body(&S, &ast->body);
+    for (int k = 0; k < S.tests.len; k++) sema_param_host_function(&S, S.tests.items[k]);
+    sema_helpers_finish(&S, &S.module);
     sema_snode_finish(&S);
     sema_parse_instances(&S, fo);
     for (int d = 0; d < S.defs.len; d++)
@@ -1132,8 +1272,10 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     for (int k = 0; k < S.host_scopes.len; k++) vec_free(&S.host_scopes.items[k]->b), free(S.host_scopes.items[k]);
     for (int k = 0; k < S.objects.len; k++) vec_free(&S.objects.items[k]->attrs.b), free(S.objects.items[k]);
     vec_free(&S.objects), vec_free(&S.classes);
+    for (int k = 0; k < S.helpers.len; k++) vec_free(&S.helpers.items[k].combos);
+    vec_free(&S.helpers), vec_free(&S.tests);
     vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.used_names), vec_free(&S.callinsts);
-    vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.shared), vec_free(&S.tasks);
+    vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks);
     if (diag_error_count()) return NULL;
     ir_seal(m);
     return m;

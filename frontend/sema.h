@@ -98,6 +98,7 @@ typedef struct SemaDef {
     const char *entry; /* kernels: entry name (generic ones: before the instantiation's suffix) */
     bool kernel, frozen;
     bool method; /* of a data-oriented instance: its first parameter (self) is bound in scope */
+    bool pure;   /* @qd.kernel(fastcache=True) / pure=True / @qd.pure: reads no captured values */
 } SemaDef;
 
 /* @qd.data_oriented (sema_class.c): a class, and each instance created in host code. */
@@ -123,6 +124,15 @@ typedef struct CallInst {
     const char *entry;
     Span span;
 } CallInst;
+
+/* A host helper function (sema_param.c): evaluated once per distinct call qdc sees, its
+ * parameters bound to the call's arguments. */
+typedef struct SemaHelper {
+    const Stmt *def;
+    Scope *scope;              /* where it is defined */
+    const char *prefix;        /* the entry-name prefix there */
+    VEC(const char *) combos;  /* the calls evaluated so far, as spelled in entry names ("" for none) */
+} SemaHelper;
 
 typedef struct Sema {
     Arena *arena;
@@ -172,8 +182,24 @@ typedef struct Sema {
     bool method;                  /* the kernel being checked is a method: its first parameter is self */
     VEC(SemaClass) classes;
     VEC(SemaObject *) objects;    /* owned */
+    VEC(SemaHelper) helpers;
+    VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */
+    const AstModule *ast;
+    int helper_depth;
+    int raises;
+    bool pure;                    /* the kernel being checked is @qd.kernel(fastcache=True) (sema_pure_capture) */
+    int in_static;                /* evaluating the argument of qd.static(...) */                   /* inside blocks the script expects to raise (try, with pytest.raises) */             /* helper calls being evaluated (a recursion bound) */
     Val val_slots[8]; /* what the names "$val0".."$val7" denote (sema_val_node) */
+    /* provable divergence (sema_simt.c): each local's only assignment (NULL: none yet,
+     * SEMA_REASSIGNED: more than one), and the innermost `if` whose condition differs between
+     * the lanes of one subgroup / of the block (depth 0: none) */
+    VEC(const IrExpr *) local_def;
+    int sg_divergent, block_divergent;
+    Span sg_div_at, block_div_at;
+    uint32_t div_reported; /* the span offset of the last collective reported, +1 */
 } Sema;
+#define SEMA_REASSIGNED ((const IrExpr *)&sema_reassigned)
+extern const int sema_reassigned;
 
 /* sema.c */
 Binding *scope_find(Scope *s, const char *name);
@@ -192,12 +218,15 @@ bool sema_module_constant(Sema *S, Val *c);       /* a compile-time value a name
 void sema_host_function_once(Sema *S, const Stmt *def, const Val *params, const Span *decls, const char *combo, bool first);
 /* sema_param.c: @pytest.mark.parametrize host functions, getattr, f-strings, str */
 void sema_param_host_function(Sema *S, const Stmt *def);
+bool sema_helper_call(Sema *S, const Expr *call, const Binding *b); /* a call of a host helper function */
+void sema_helpers_finish(Sema *S, const Scope *scope); /* helpers defined there that no call evaluated */
 bool sema_fstring_known(Sema *S, const Expr *e);  /* every {field} names a compile-time str/int/bool/None */
 Val sema_fstring(Sema *S, const Expr *e);
 bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out);
 Val sema_str_call(Sema *S, const Expr *call);
 Val sema_getattr(Sema *S, const Expr *call);
-void sema_host_if(Sema *S, const Stmt *s);       /* an `if` in a host function's body */
+void sema_host_if(Sema *S, const Stmt *s);
+void sema_host_for(Sema *S, const Stmt *s);      /* a `for` in a host function's body */       /* an `if` in a host function's body */
 void sema_bind_host(Sema *S, const Expr *target, const char *what); /* NAME (or a tuple of them) := run-time value */
 void sema_module_value(Sema *S, const Expr *target, const Expr *value, Span sp); /* NAME = value at module level or in a host function */
 void sema_module_body(Sema *S, const StmtList *l); /* module-level statements, in S->hscope */
@@ -211,6 +240,7 @@ Val sema_fresh_ref(Sema *S, Val v, Span use); /* a V_REF binding used at `use` *
 void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret);
 
 /* sema_expr.c */
+void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope *where);
 Val sema_eval(Sema *S, const Expr *e);
 IrExpr *sema_rvalue(Sema *S, Val v, Span sp);   /* NULL (after an error) for non-scalars */
 IrExpr *sema_expr(Sema *S, const Expr *e);      /* sema_rvalue(sema_eval(e)) */
@@ -238,6 +268,11 @@ void sema_augassign_vec(Sema *S, const Stmt *st, Val target); /* component-wise 
 /* sema_simt.c: qd.simt.subgroup.* and qd.simt.warp.* (IR_SUBGROUP and expansions of it) */
 bool sema_is_simt_builtin(const char *path);
 Val sema_simt_call(Sema *S, const Expr *call, const char *path);
+void sema_note_assign(Sema *S, const IrStmt *st); /* records a local's definition (divergence proofs) */
+/* 1 if `cond` provably differs between lanes of one subgroup, 2 if only between subgroups of the
+ * block (a barrier diverges), 0 if uniform or unknown (then divergence stays undefined, not diagnosed). */
+int sema_divergence(Sema *S, const IrExpr *cond);
+void sema_check_uniform(Sema *S, Span at, const char *what, bool barrier); /* QD2074 under a divergent `if` */
 
 /* sema_generic.c: generic kernels and --instantiate */
 typedef enum { PS_SCALAR, PS_ARRAY, PS_TEMPLATE, PS_TENSOR } SemaParamShape;

@@ -263,6 +263,29 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
     return n;
 }
 
+/* A fastcache kernel (@qd.kernel(fastcache=True), pure=True, @qd.pure) and the qd.funcs it calls
+ * may not read an int, float, bool, string or field captured from the module or an enclosing
+ * function: Quadrants raises QuadrantsCompilationError, or only warns when the name is UPPERCASE
+ * or inside qd.static(...) (its transition rule). qd types, namespaces, functions and
+ * data-oriented objects are not captures. */
+void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope *where) {
+    bool host = where == &S->module;
+    for (int k = 0; k < S->host_scopes.len && !host; k++) host = S->host_scopes.items[k] == where;
+    ValKind v = b->v.kind;
+    if (!host || !(v == V_FIELD || v == V_STR || (v == V_EXPR && ir_is_const(b->v.e)))) return;
+    bool upper = true;
+    for (const char *c = name->name; *c; c++) upper &= !(*c >= 'a' && *c <= 'z');
+    const char *what = v == V_FIELD ? "a field" : v == V_STR ? "a string" : "a constant";
+    if (upper || S->in_static) {
+        diag_warning(name->span, QD2106, "fastcache kernel '%s' reads %s '%s' captured from outside it%s; pass it as a parameter",
+                     S->k->name, what, name->name, upper ? " (an UPPERCASE name: Quadrants warns)" : " (inside qd.static: Quadrants warns)");
+        return;
+    }
+    diag_error(name->span, QD2064, "fastcache kernel '%s' reads %s '%s' captured from outside it; a fastcache (pure) kernel "
+               "takes all its data as parameters", S->k->name, what, name->name);
+    diag_note(b->decl, "'%s' is set here", name->name);
+}
+
 static Val eval_name(Sema *S, const Expr *e) {
     static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len"};
     static const char *const host_builtins[] = {"getattr", "str"}; /* host code only (sema_param.c) */
@@ -283,6 +306,7 @@ static Val eval_name(Sema *S, const Expr *e) {
             for (int k = 0; k < vec_len(v); k++) v.vec.c[k] = sema_fresh_ref(S, b->v.vec.c[k], e->span);
             return v;
         }
+        if (b && S->pure && S->k) sema_pure_capture(S, e, b, s);
         if (b) return sema_fresh_ref(S, b->v, e->span);
     }
     if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return (Val){.kind = V_NS, .path = "qd"};
@@ -783,7 +807,9 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     if (!strcmp(p, "min") || !strcmp(p, "qd.min")) return min_max(S, call, p, IR_MIN);
     if (!strcmp(p, "max") || !strcmp(p, "qd.max")) return min_max(S, call, p, IR_MAX);
     if (!strcmp(p, "qd.static")) {
+        S->in_static++;
         IrExpr *a = arg(S, call, 0);
+        S->in_static--;
         if (a && !ir_is_const(a)) diag_error(call->call.args.items[0]->span, QD2009, "the argument of qd.static must be a compile-time constant");
         return ir_is_const(a) ? a : NULL;
     }

@@ -316,6 +316,13 @@ static int shape_ndim(Sema *S, const Expr *e) {
     return -1;
 }
 
+/* An array expression, or a name bound to one. */
+static bool host_array_of(Sema *S, const Expr *e, Val *out) {
+    Binding *b = e->kind == E_NAME ? sema_lookup(S, e->name) : NULL;
+    if (b && b->v.kind == V_HOSTARRAY) return *out = b->v, true;
+    return !b && sema_host_array(S, e, out);
+}
+
 bool sema_host_array(Sema *S, const Expr *e, Val *out) {
     if (e->kind == E_BINARY && (e->op == T_STAR || e->op == T_PLUS || e->op == T_MINUS)) {
         /* np.ones(n, dtype=np.float32) * 10: numpy keeps the array's dtype for an int operand, and
@@ -324,6 +331,16 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
         if (b && b->v.kind == V_HOSTARRAY) *out = b->v;
         else if (!sema_host_array(S, e->bin.a, out)) return false;
         return e->bin.b->kind == E_INT || (e->bin.b->kind == E_FLOAT && qt_is_float(out->harr.type));
+    }
+    if (e->kind == E_ATTR && !strcmp(e->attr.name, "T")) return host_array_of(S, e->attr.obj, out); /* a.T */
+    if (e->kind == E_CALL && e->call.fn->kind == E_ATTR && !e->call.nkw) { /* a.copy(), a.transpose(), a.astype(np.f32) */
+        const char *m = e->call.fn->attr.name;
+        const Expr *obj = e->call.fn->attr.obj;
+        if ((!strcmp(m, "copy") || !strcmp(m, "transpose")) && !e->call.args.n) return host_array_of(S, obj, out);
+        if (!strcmp(m, "astype") && e->call.args.n == 1 && host_array_of(S, obj, out)) {
+            out->harr.type = numpy_type(e->call.args.items[0]);
+            return out->harr.type != QT_VOID;
+        }
     }
     if (e->kind != E_CALL || e->call.fn->kind != E_ATTR) return false;
     const Expr *fn = e->call.fn, *dt = NULL, *shape = e->call.args.n ? e->call.args.items[0] : NULL;
@@ -337,6 +354,8 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
         if (!keyword_of(e, "shape", &shape)) shape = e->call.args.n > 1 ? e->call.args.items[1] : NULL;
         Binding *b = dt && dt->kind == E_NAME ? sema_lookup(S, dt->name) : NULL;
         if (b && b->v.kind == V_TYPE) t = b->v.type;
+        else if (!b && dt && dt->kind == E_NAME && !strcmp(dt->name, "int")) t = QT_I32;   /* Quadrants' default_ip */
+        else if (!b && dt && dt->kind == E_NAME && !strcmp(dt->name, "float")) t = QT_F32; /* and default_fp */
         else if (dt && sema_path(S, dt)) {
             Scope *saved = S->scope;
             S->scope = S->hscope;
@@ -369,13 +388,20 @@ static bool call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell) {
         if (!b) return false;
         *v = b->v;
         if (v->kind == V_FIELD || v->kind == V_OBJECT) return sb_puts(spell, a->name), true;
+    } else if (a->kind == E_ATTR && sema_path(S, a)) { /* qd.f32 passed to a qd.template() */
+        Scope *saved = S->scope;
+        S->scope = S->hscope;
+        *v = sema_eval(S, a);
+        S->scope = saved;
     } else if (sema_host_array(S, a, v)) {
     } else if (a->kind == E_INT || a->kind == E_FLOAT || a->kind == E_BOOL || (a->kind == E_UNARY && a->un.a->kind != E_NAME)) {
         *v = sema_eval(S, a);
+        if (v->kind != V_ERR) sema_module_constant(S, v); /* a Python int or float literal: i32 / f32 as at module level */
     } else {
         return false;
     }
     if (v->kind == V_HOSTARRAY) return sb_printf(spell, "%s_%dd", qt_name(v->harr.type), v->harr.ndim), true;
+    if (v->kind == V_TYPE) return sb_puts(spell, qt_name(v->type)), true; /* a dtype passed to a qd.template() */
     if (v->kind != V_EXPR || !ir_is_const(v->e)) return false;
     const IrExpr *c = v->e;
     if (c->type == QT_U1) sb_puts(spell, c->c.u ? "True" : "False");
@@ -415,6 +441,7 @@ void sema_call_site(Sema *S, const Expr *call, int d) {
     }
     if (ci.args) ci.entry = arena_strdup(S->arena, entry.data);
     sb_free(&entry);
+    if (!ci.args && S->raises) return; /* a call the script expects to fail */
     for (int c = 0; c < S->callinsts.len; c++)
         if (S->callinsts.items[c].def == d && ci.args && S->callinsts.items[c].args && !strcmp(S->callinsts.items[c].entry, ci.entry)) return;
     vec_push(&S->callinsts, ci);

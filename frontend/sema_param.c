@@ -383,6 +383,8 @@ static void parse_values(Sema *S, Deco *d, const Expr *e) {
     }
 }
 
+static bool defer_helper(Sema *S, const Stmt *s);
+
 void sema_param_host_function(Sema *S, const Stmt *s) {
     int np = s->def.nparams;
     Val *bound = ARENA_ARRAY(S->arena, Val, np ? np : 1);
@@ -401,6 +403,8 @@ void sema_param_host_function(Sema *S, const Stmt *s) {
         parse_values(S, d, arg_or_kw(e, 1, "argvalues"));
         nd++;
     }
+    if (!nd && defer_helper(S, s)) return;
+    bool pytest = S->hscope == &S->module && !strncmp(s->def.name, "test", 4);
     long combos = 1;
     for (int k = 0; k < nd; k++) combos *= decos[k].nrows > 0 ? decos[k].nrows : 1;
     if (combos > MAX_COMBOS)
@@ -409,6 +413,11 @@ void sema_param_host_function(Sema *S, const Stmt *s) {
     /* pytest's order: the decorator nearest the def varies slowest and comes first in the id */
     for (long c = 0; c < combos; c++) {
         for (int k = 0; k < np; k++) bound[k] = (Val){.kind = V_HOST, .path = what}, decl[k] = s->def.params[k].span;
+        for (int k = 0; k < np && pytest; k++) { /* pytest passes no argument for a parameter with a default */
+            const Expr *dflt = s->def.params[k].dflt;
+            Val v = dflt ? param_value(S, dflt) : val_err();
+            if (v.kind != V_ERR) bound[k] = v, decl[k] = dflt->span;
+        }
         StrBuf id;
         sb_init(&id);
         long rest = c;
@@ -558,5 +567,225 @@ void sema_host_if(Sema *S, const Stmt *s) {
         bind_block_host(S, &s->if_.els, "set in an if statement whose condition qdc cannot evaluate");
         return;
     }
+    S->raises += s->if_.raises;
     sema_module_body(S, v ? &s->if_.then : &s->if_.els);
+    S->raises -= s->if_.raises;
+}
+
+/* ---- calls of host helper functions ---- */
+
+static bool expr_calls(const Expr *e, const char *name) {
+    if (!e) return false;
+    switch (e->kind) {
+    case E_CALL:
+        if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, name)) return true;
+        if (expr_calls(e->call.fn, name)) return true;
+        for (int k = 0; k < e->call.args.n; k++)
+            if (expr_calls(e->call.args.items[k], name)) return true;
+        for (int k = 0; k < e->call.nkw; k++)
+            if (expr_calls(e->call.kw[k].value, name)) return true;
+        return false;
+    case E_ATTR: return expr_calls(e->attr.obj, name);
+    case E_SUBSCRIPT: return expr_calls(e->sub.obj, name) || expr_calls(e->sub.index, name);
+    case E_TUPLE: case E_LIST: case E_BOOLOP:
+        for (int k = 0; k < e->list.n; k++)
+            if (expr_calls(e->list.items[k], name)) return true;
+        return false;
+    case E_UNARY: return expr_calls(e->un.a, name);
+    case E_BINARY: return expr_calls(e->bin.a, name) || expr_calls(e->bin.b, name);
+    case E_COMPARE:
+        for (int k = 0; k < e->cmp.items.n; k++)
+            if (expr_calls(e->cmp.items.items[k], name)) return true;
+        return false;
+    case E_IFEXP: return expr_calls(e->ifexp.cond, name) || expr_calls(e->ifexp.a, name) || expr_calls(e->ifexp.b, name);
+    default: return false;
+    }
+}
+
+/* Whether host code anywhere in the script calls NAME(...) (kernel bodies excluded: a kernel
+ * cannot call a Python function). */
+static bool block_calls(const StmtList *l, const char *name) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        switch (s->kind) {
+        case S_EXPR: case S_RETURN: if (expr_calls(s->expr, name)) return true; break;
+        case S_ASSIGN: if (expr_calls(s->assign.value, name)) return true; break;
+        case S_ANNASSIGN: if (expr_calls(s->ann.value, name)) return true; break;
+        case S_AUGASSIGN: if (expr_calls(s->aug.value, name)) return true; break;
+        case S_ASSERT: if (expr_calls(s->assert_.cond, name)) return true; break;
+        case S_IF: if (block_calls(&s->if_.then, name) || block_calls(&s->if_.els, name)) return true; break;
+        case S_FOR: if (expr_calls(s->for_.iter, name) || block_calls(&s->for_.body, name)) return true; break;
+        case S_WHILE: if (block_calls(&s->while_.body, name)) return true; break;
+        case S_DEF: if (s->def.host && block_calls(&s->def.body, name)) return true; break;
+        case S_CLASS: if (block_calls(&s->class_.body, name)) return true; break;
+        default: break;
+        }
+    }
+    return false;
+}
+
+/* A host function with parameters that the script itself calls (not a module-level pytest
+ * test, whose arguments come from the test runner) is not evaluated where it is defined but at each call
+ * (sema_helper_call), and once more with run-time parameters if no call reached it. */
+static bool defer_helper(Sema *S, const Stmt *s) {
+    bool collected = S->hscope == &S->module && !strncmp(s->def.name, "test", 4); /* pytest calls it */
+    if (!s->def.nparams || collected || !S->ast || !block_calls(&S->ast->body, s->def.name)) return false;
+    scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
+    SemaHelper h = {.def = s, .scope = S->hscope, .prefix = S->prefix};
+    vec_push(&S->helpers, h);
+    return true;
+}
+
+static void run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl, const char *combo) {
+    for (int k = 0; k < h->combos.len; k++)
+        if (!strcmp(h->combos.items[k], combo ? combo : "")) return;
+    vec_push(&h->combos, combo ? combo : "");
+    if (S->helper_depth >= 8) return; /* a recursive helper: its deeper calls are not evaluated */
+    const Stmt *def = h->def;
+    Scope *hscope = S->hscope, *bind_to = S->bind_to;
+    const char *prefix = S->prefix;
+    S->hscope = h->scope, S->prefix = h->prefix, S->bind_to = NULL, S->helper_depth++;
+    sema_host_function_once(S, def, bound, decl, combo, false);
+    S->hscope = hscope, S->prefix = prefix, S->bind_to = bind_to, S->helper_depth--;
+}
+
+/* helper(args...): each parameter is bound to its argument (or default) when qdc evaluates it
+ * exactly (the values @pytest.mark.parametrize accepts); the others stay run-time values. The
+ * call's values spell the entry names of the kernels the body defines: HELPER__ARGS__KERNEL. */
+bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
+    SemaHelper *h = NULL;
+    for (int k = S->helpers.len - 1; k >= 0 && !h; k--) {
+        const Stmt *d = S->helpers.items[k].def;
+        if (d->def.name_span.off == b->decl.off && d->def.name_span.src == b->decl.src && !strcmp(d->def.name, b->name))
+            h = &S->helpers.items[k];
+    }
+    if (!h) return false;
+    const Stmt *s = h->def;
+    int np = s->def.nparams;
+    Val *bound = ARENA_ARRAY(S->arena, Val, np);
+    Span *decl = ARENA_ARRAY(S->arena, Span, np);
+    bool *set = ARENA_ARRAY(S->arena, bool, np);
+    const char *what = arena_printf(S->arena, "a parameter of the host function '%s' whose argument qdc cannot evaluate", s->def.name);
+    for (int k = 0; k < np; k++) bound[k] = val_err(), decl[k] = s->def.params[k].span;
+    bool runtime = call->call.args.n > np;
+    for (int k = 0; k < call->call.args.n && k < np; k++)
+        bound[k] = param_value(S, call->call.args.items[k]), decl[k] = call->call.args.items[k]->span, set[k] = true;
+    for (int j = 0; j < call->call.nkw; j++) {
+        int k = 0;
+        while (k < np && (!call->call.kw[j].name || strcmp(s->def.params[k].name, call->call.kw[j].name))) k++;
+        if (k == np || set[k]) { runtime = true; continue; } /* **kwargs, or a TypeError when the script runs */
+        bound[k] = param_value(S, call->call.kw[j].value), decl[k] = call->call.kw[j].value->span, set[k] = true;
+    }
+    Scope *caller = S->hscope;
+    S->hscope = h->scope; /* defaults: evaluated where the function is defined */
+    for (int k = 0; k < np; k++)
+        if (!set[k] && s->def.params[k].dflt) bound[k] = param_value(S, s->def.params[k].dflt), decl[k] = s->def.params[k].dflt->span;
+    S->hscope = caller;
+    StrBuf id;
+    sb_init(&id);
+    bool any = false;
+    for (int k = 0; k < np; k++) {
+        if (runtime) bound[k] = val_err();
+        any |= bound[k].kind != V_ERR;
+        sb_printf(&id, "%s%s", k ? "_" : "", bound[k].kind == V_ERR ? s->def.params[k].name : spell(S, bound[k], s->def.params[k].name, 0));
+        if (bound[k].kind == V_ERR) bound[k] = (Val){.kind = V_HOST, .path = what};
+    }
+    const char *combo = any ? arena_strdup(S->arena, id.data) : NULL;
+    sb_free(&id);
+    run_helper(S, h, bound, decl, combo);
+    return true;
+}
+
+void sema_helpers_finish(Sema *S, const Scope *scope) {
+    for (int k = 0; k < S->helpers.len; k++) {
+        SemaHelper *h = &S->helpers.items[k];
+        if (h->scope != scope || h->combos.len) continue;
+        int np = h->def->def.nparams;
+        Val *bound = ARENA_ARRAY(S->arena, Val, np);
+        Span *decl = ARENA_ARRAY(S->arena, Span, np);
+        for (int j = 0; j < np; j++)
+            bound[j] = (Val){.kind = V_HOST, .path = arena_printf(S->arena, "a parameter of the host function '%s'", h->def->def.name)},
+            decl[j] = h->def->def.params[j].span;
+        run_helper(S, h, bound, decl, NULL);
+        h = &S->helpers.items[k];
+    }
+}
+
+/* ---- `for` in a host function's body ---- */
+
+#define MAX_HOST_ITERS 64
+
+static bool block_breaks(const StmtList *l) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        if (s->kind == S_BREAK || s->kind == S_CONTINUE) return true;
+        if (s->kind == S_IF && (block_breaks(&s->if_.then) || block_breaks(&s->if_.els))) return true;
+    }
+    return false;
+}
+
+/* The values a host loop iterates over, when qdc knows them: range() of compile-time integers,
+ * a tuple or list of values @pytest.mark.parametrize accepts, or a name bound to one. */
+static int loop_values(Sema *S, const Expr *it, Val **out) {
+    if (it->kind == E_CALL && it->call.fn->kind == E_NAME && !strcmp(it->call.fn->name, "range") && !it->call.nkw &&
+        it->call.args.n >= 1 && it->call.args.n <= 3) {
+        int64_t a[3] = {0, 0, 1};
+        int n = it->call.args.n;
+        for (int k = 0; k < n; k++) {
+            Val v = param_value(S, it->call.args.items[k]);
+            if (v.kind != V_EXPR || !ir_is_const(v.e) || !qt_is_integral(v.e->type)) return -1;
+            a[n == 1 ? 1 : k] = v.e->c.i;
+        }
+        if (!a[2]) return -1;
+        int64_t cnt = a[2] > 0 ? (a[1] > a[0] ? (a[1] - a[0] + a[2] - 1) / a[2] : 0) : (a[0] > a[1] ? (a[0] - a[1] - a[2] - 1) / -a[2] : 0);
+        if (cnt > MAX_HOST_ITERS) return -1;
+        *out = ARENA_ARRAY(S->arena, Val, cnt ? cnt : 1);
+        for (int64_t k = 0; k < cnt; k++) {
+            (*out)[k] = (Val){.kind = V_EXPR, .e = irb_int(S->arena, QT_I64, a[0] + k * a[2], it->span)};
+            sema_module_constant(S, &(*out)[k]); /* a Python int: i32 when it fits */
+        }
+        return (int)cnt;
+    }
+    if (it->kind == E_TUPLE || it->kind == E_LIST) {
+        if (it->list.n > MAX_HOST_ITERS) return -1;
+        *out = ARENA_ARRAY(S->arena, Val, it->list.n ? it->list.n : 1);
+        for (int k = 0; k < it->list.n; k++)
+            if (((*out)[k] = param_value(S, it->list.items[k])).kind == V_ERR) return -1;
+        return it->list.n;
+    }
+    Val v = it->kind == E_NAME ? param_value(S, it) : val_err();
+    if (v.kind != V_TUPLE || v.tuple.n > MAX_HOST_ITERS) return -1;
+    *out = v.tuple.items;
+    return v.tuple.n;
+}
+
+static bool bind_target(Sema *S, const Expr *t, Val v) {
+    if (t->kind == E_NAME) return scope_bind(S, S->bind_to ? S->bind_to : S->hscope, t->name, v, t->span), true;
+    if ((t->kind == E_TUPLE || t->kind == E_LIST) && v.kind == V_TUPLE && v.tuple.n == t->list.n) {
+        for (int k = 0; k < t->list.n; k++)
+            if (!bind_target(S, t->list.items[k], v.tuple.items[k])) return false;
+        return true;
+    }
+    return false;
+}
+
+/* Python runs the body once per value: when qdc knows the values (at most MAX_HOST_ITERS) and
+ * the body has no break/continue, it evaluates the body once per value with the target bound
+ * to it (kernel calls in it are call sites; a kernel defined in it is defined again in each
+ * iteration, as in Python: KERNEL, KERNEL__def2 ...). Otherwise the target and every name the
+ * body binds are run-time values and its kernels are not compiled. */
+void sema_host_for(Sema *S, const Stmt *s) {
+    Val *vals = NULL;
+    int n = block_breaks(&s->for_.body) ? -1 : loop_values(S, s->for_.iter, &vals);
+    for (int k = 0; k < n; k++) {
+        if (!bind_target(S, s->for_.target, vals[k])) {
+            n = -1;
+            break;
+        }
+        sema_module_body(S, &s->for_.body);
+    }
+    if (n >= 0) return;
+    const char *what = "set in a for loop whose values qdc cannot evaluate";
+    sema_bind_host(S, s->for_.target, what);
+    bind_block_host(S, &s->for_.body, what);
 }

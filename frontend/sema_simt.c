@@ -13,7 +13,7 @@ typedef enum { F_PRIM, F_SIZE, F_LOG2_SIZE, F_SYNC, F_FENCE, F_ELECT, F_BALLOT, 
                F_BCAST_FIRST, F_SHUFFLE_XOR, F_LANEMASK, F_REDUCE, F_SCAN, F_REDUCE_TILED, F_REDUCE_ALL_TILED,
                F_VOTE_TILED, F_ALL_EQUAL_TILED, F_SCAN_TILED, F_EXSCAN_TILED, F_SEGMENTED, F_SEGMENTED_TILED, F_SORT, F_SORT_TILED,
                W_VOTE, W_UNIQUE, W_BALLOT, W_SHFL, W_SHFL_XOR, W_MATCH_ANY, W_MATCH_ALL, W_ACTIVE, W_SYNC,
-               B_REDUCE, B_SCAN, B_SYNC_NONZERO } SimtForm;
+               B_REDUCE, B_SCAN, B_SYNC_NONZERO, B_GENERIC, B_RADIX } SimtForm;
 
 /* One row per spelling: path suffix, form, IR op (or the lanemask kind), combine op, args. */
 typedef struct { const char *name; SimtForm form; int op; IrBinOp combine; int nargs; } SimtFn;
@@ -64,6 +64,9 @@ static const SimtFn fns[] = {
     BLOCK("exclusive_min", B_SCAN, SG_EXCLUSIVE, IR_MIN, 3), BLOCK("exclusive_max", B_SCAN, SG_EXCLUSIVE, IR_MAX, 3),
     BLOCK("sync_all_nonzero", B_SYNC_NONZERO, SG_ALL, IR_ADD, 1), BLOCK("sync_any_nonzero", B_SYNC_NONZERO, SG_ANY, IR_ADD, 1),
     BLOCK("sync_count_nonzero", B_SYNC_NONZERO, SG_REDUCE, IR_ADD, 1),
+    BLOCK("reduce", B_GENERIC, SG_REDUCE, IR_ADD, 4), BLOCK("reduce_all", B_GENERIC, SG_REDUCE, IR_ADD, 4),
+    BLOCK("inclusive_scan", B_GENERIC, SG_INCLUSIVE, IR_ADD, 4), BLOCK("exclusive_scan", B_GENERIC, SG_EXCLUSIVE, IR_ADD, 5),
+    BLOCK("radix_rank_match_atomic_or", B_RADIX, 0, IR_ADD, 7),
 };
 
 static const SimtFn *find(const char *path) {
@@ -88,6 +91,7 @@ static IrExpr *sg(Ctx *c, IrSgOp op, IrBinOp combine, IrExpr *a, IrExpr *b) {
     IrExpr *e = irb_new(c->S->arena, IR_SUBGROUP, t, c->sp);
     e->sg.op = op, e->sg.combine = combine, e->sg.a = a, e->sg.b = b, e->sg.warp = c->warp;
     c->S->uses_block = true;
+    if (op != SG_INVOCATION_ID && op != SG_SIZE && c->S->sg_divergent) sema_check_uniform(c->S, c->sp, "a subgroup collective", false);
     return e;
 }
 
@@ -275,17 +279,6 @@ static IrExpr *lanemask(Ctx *c, int kind, IrExpr *l) {
 
 /* ---- qd.simt.warp.* on the full mask ---- */
 
-/* __match_any_sync: bit j set iff lane j is active and holds the same value (32 shuffles). */
-static IrExpr *match_any(Ctx *c, IrExpr *v) {
-    v = once(c, v);
-    IrExpr *active = once(c, irb_cast(c->S->arena, sg(c, SG_BALLOT, IR_ADD, i32c(c, 1), NULL), QT_I32)), *m = i32c(c, 0);
-    for (int j = 0; j < 32; j++) {
-        IrExpr *eq = irb_cast(c->S->arena, bin(c, IR_EQ, sg(c, SG_SHUFFLE, IR_ADD, v, i32c(c, j)), v), QT_I32);
-        m = once(c, bin(c, IR_OR, m, bin(c, IR_SHL, eq, i32c(c, j))));
-    }
-    return bin(c, IR_AND, m, active);
-}
-
 static IrExpr *warp_form(Ctx *c, const SimtFn *f, IrExpr **a) {
     switch (f->form) {
     case W_VOTE: return sg(c, f->op, IR_ADD, nonzero(c, a[1]), NULL);
@@ -302,12 +295,10 @@ static IrExpr *warp_form(Ctx *c, const SimtFn *f, IrExpr **a) {
     }
     case W_SHFL_XOR:
         return sg(c, SG_SHUFFLE, IR_ADD, irb_cast(c->S->arena, a[1], QT_I32), bin(c, IR_AND, bin(c, IR_XOR, lane(c), lane_arg(c, a[2])), i32c(c, 31)));
-    case W_MATCH_ANY: return match_any(c, a[1]);
-    case W_MATCH_ALL: { /* the mask when every lane holds the same value, else 0 */
-        IrExpr *v = once(c, a[1]);
-        IrExpr *same = sg(c, SG_ALL, IR_ADD, irb_cast(c->S->arena, bin(c, IR_EQ, v, sg(c, SG_BROADCAST, IR_ADD, v, i32c(c, 0))), QT_I32), NULL);
-        return bin(c, IR_MUL, same, i32c(c, -1));
-    }
+    /* __match_any_sync / __match_all_sync on i32 (match.sync where the family's simt.match says
+     * so, else 32 shuffles: the backends choose) */
+    case W_MATCH_ANY: return sg(c, SG_MATCH_ANY, IR_ADD, irb_cast(c->S->arena, a[1], QT_I32), NULL);
+    case W_MATCH_ALL: return sg(c, SG_MATCH_ALL, IR_ADD, irb_cast(c->S->arena, a[1], QT_I32), NULL);
     case W_ACTIVE: return irb_cast(c->S->arena, sg(c, SG_BALLOT, IR_ADD, i32c(c, 1), NULL), QT_I32);
     default: return NULL;
     }
@@ -427,9 +418,209 @@ static IrExpr *block_sync_nonzero(Ctx *c, const SimtFn *f, IrExpr *p) {
     return count;
 }
 
+/* ---- block collectives with a user operator (block.reduce / reduce_all / inclusive_scan /
+ * exclusive_scan(value, block_dim, op, [identity,] dtype)) ----
+ * Width-free, in shared memory: every thread stages its value, then a pairwise tree (reduce) or
+ * a Hillis-Steele scan runs over the block_dim slots, one barrier per step, unrolled at compile
+ * time. `op` is a @qd.func inlined at each combine, always as op(lower slots, higher slots) of
+ * adjacent ranges, so an associative operator need not be commutative: the result is the
+ * ordered product v[0] op v[1] op ... (Quadrants' shuffle_down tree does not keep that order). */
+
+static IrExpr *user_op(Ctx *c, const Stmt *def, const Expr *fn, IrExpr *a, IrExpr *b, QdType t) {
+    Expr *call = ARENA_NEW(c->S->arena, Expr);
+    call->kind = E_CALL, call->span = c->sp, call->call.fn = (Expr *)fn;
+    call->call.args.items = ARENA_ARRAY(c->S->arena, Expr *, 2), call->call.args.n = 2;
+    call->call.args.items[0] = (Expr *)sema_val_node(c->S, val_expr(once(c, a)), 1, c->sp);
+    call->call.args.items[1] = (Expr *)sema_val_node(c->S, val_expr(once(c, b)), 4, c->sp);
+    Val r = sema_inline_call(c->S, call, def);
+    if (r.kind == V_ERR) return NULL;
+    IrExpr *e = sema_rvalue(c->S, r, c->sp);
+    return e ? irb_cast(c->S->arena, e, t) : NULL;
+}
+
+static IrExpr *tid_expr(Ctx *c) { return once(c, irb_new(c->S->arena, IR_THREAD_IDX, QT_I32, c->sp)); }
+
+static IrExpr *block_generic(Ctx *c, const SimtFn *f, IrExpr *v, int64_t bd, const Stmt *def, const Expr *fn, IrExpr *ident) {
+    QdType t = v->type;
+    int sh = block_shared(c, t, bd), val = sema_new_local(c->S, "$val", t);
+    IrExpr *tid = tid_expr(c);
+    assign(c, val, v);
+    store_at(c, sh, tid, sema_local(c->S, val, c->sp));
+    barrier(c);
+    IrStmtVec body = {0}, *outer;
+    IrStmt *st;
+    if (f->op == SG_REDUCE) {
+        for (int64_t s = 1; s < bd; s *= 2) { /* pairs (tid, tid + s) for tid a multiple of 2s: order kept */
+            body = (IrStmtVec){0};
+            IrExpr *cond = bin(c, IR_LAND, bin(c, IR_EQ, bin(c, IR_AND, tid, i32c(c, 2 * s - 1)), i32c(c, 0)),
+                               bin(c, IR_LT, tid, i32c(c, bd - s)));
+            st = if_open(c, cond, &body, &outer);
+            IrExpr *r = user_op(c, def, fn, load_at(c, sh, tid), load_at(c, sh, bin(c, IR_ADD, tid, i32c(c, s))), t);
+            if (!r) return c->S->cur = outer, NULL;
+            store_at(c, sh, tid, r);
+            if_close(c, st, &body, outer);
+            barrier(c);
+        }
+        IrExpr *r = once(c, load_at(c, sh, i32c(c, 0)));
+        barrier(c);
+        return r;
+    }
+    int tmp = sema_new_local(c->S, "$partner", t);
+    for (int64_t s = 1; s < bd; s *= 2) {
+        body = (IrStmtVec){0};
+        st = if_open(c, bin(c, IR_GE, tid, i32c(c, s)), &body, &outer);
+        assign(c, tmp, load_at(c, sh, bin(c, IR_SUB, tid, i32c(c, s))));
+        if_close(c, st, &body, outer);
+        barrier(c);
+        body = (IrStmtVec){0};
+        st = if_open(c, bin(c, IR_GE, tid, i32c(c, s)), &body, &outer);
+        IrExpr *r = user_op(c, def, fn, sema_local(c->S, tmp, c->sp), sema_local(c->S, val, c->sp), t);
+        if (!r) return c->S->cur = outer, NULL;
+        assign(c, val, r);
+        store_at(c, sh, tid, sema_local(c->S, val, c->sp));
+        if_close(c, st, &body, outer);
+        barrier(c);
+    }
+    if (f->op == SG_INCLUSIVE) return sema_local(c->S, val, c->sp);
+    int res = sema_new_local(c->S, "$exclusive", t);
+    assign(c, res, irb_cast(c->S->arena, ident, t));
+    body = (IrStmtVec){0};
+    st = if_open(c, bin(c, IR_GT, tid, i32c(c, 0)), &body, &outer);
+    assign(c, res, load_at(c, sh, bin(c, IR_SUB, tid, i32c(c, 1))));
+    if_close(c, st, &body, outer);
+    barrier(c);
+    return sema_local(c->S, res, c->sp);
+}
+
+/* ---- block.radix_rank_match_atomic_or(key, block_dim, radix_bits, bit_start, num_bits, bins, excl_prefix) ----
+ * The stable rank of each thread's digit (key >> bit_start) & (2**num_bits - 1) within the block,
+ * with bins[d] (the digit counts) and excl_prefix[d] (their exclusive prefix sum) written for the
+ * caller. Same results as Quadrants' atomic-OR match, but width-free (any subgroup of 1 to 64
+ * lanes): a shared histogram (atomic_add) and the block exclusive_add give each digit's first
+ * slot; inside a subgroup, the lanes holding the same digit are found with num_bits ballots
+ * (not shared-memory atomic_or); the subgroups then claim their slots in subgroup order, one
+ * barrier each, the highest matching lane claiming for its lanes; each lane adds the matching
+ * lanes below it. */
+static IrExpr *block_radix(Ctx *c, IrExpr *key, int64_t bd, int bit_start, int num_bits, int bins, int excl) {
+    Sema *S = c->S;
+    IrExpr *tid = tid_expr(c), *l = lane(c);
+    key = irb_cast(S->arena, key, QT_U32);
+    IrExpr *digit = once(c, irb_cast(S->arena, bin(c, IR_AND, bin(c, IR_SHR, key, u32c(c, bit_start)), u32c(c, (1u << num_bits) - 1)), QT_I32));
+    int hist = block_shared(c, QT_I32, bd);
+    store_at(c, hist, tid, i32c(c, 0));
+    barrier(c);
+    IrExpr *add = irb_new(S->arena, IR_MEMOP, QT_I32, c->sp);
+    add->mem.op = QOP_ADD, add->mem.ref = shared_at(c, hist, digit), add->mem.val = i32c(c, 1);
+    add->mem.order = QORD_RELAXED, add->mem.scope = QSCOPE_BLOCK;
+    IrStmt *ev = sema_stmt_new(S, IR_EVAL, c->sp);
+    ev->eval = add;
+    sema_emit(S, ev);
+    barrier(c);
+    IrExpr *count = once(c, load_at(c, hist, tid));
+    const SimtFn *exadd = find("qd.simt.block.exclusive_add");
+    IrExpr *first = once(c, block_collective(c, exadd, count, bd));
+    store_at(c, hist, tid, first); /* hist[d]: the next free slot of digit d */
+    barrier(c);
+    /* the lanes of this subgroup whose digit equals this lane's */
+    IrExpr *ones = irb_int(S->arena, QT_U64, -1, c->sp);
+    IrExpr *match = once(c, sg(c, SG_BALLOT, IR_ADD, i32c(c, 1), NULL));
+    for (int b = 0; b < num_bits; b++) {
+        IrExpr *bit = once(c, bin(c, IR_AND, bin(c, IR_SHR, digit, i32c(c, b)), i32c(c, 1)));
+        IrExpr *votes = once(c, sg(c, SG_BALLOT, IR_ADD, bit, NULL));
+        match = once(c, bin(c, IR_AND, match, sel3(c, bin(c, IR_NE, bit, i32c(c, 0)), votes, bin(c, IR_XOR, votes, ones))));
+    }
+    IrExpr *below_mask = bin(c, IR_SUB, bin(c, IR_SHL, irb_int(S->arena, QT_U64, 1, c->sp), irb_cast(S->arena, l, QT_U64)), irb_int(S->arena, QT_U64, 1, c->sp));
+    IrExpr *pc = irb_new(S->arena, IR_MATH, QT_U64, c->sp), *pt = irb_new(S->arena, IR_MATH, QT_U64, c->sp), *lz = irb_new(S->arena, IR_MATH, QT_U64, c->sp);
+    pc->math.op = IR_POPCNT, pc->math.a = bin(c, IR_AND, match, below_mask);
+    pt->math.op = IR_POPCNT, pt->math.a = match;
+    lz->math.op = IR_CLZ, lz->math.a = match;
+    IrExpr *below = once(c, irb_cast(S->arena, pc, QT_I32)), *total = once(c, irb_cast(S->arena, pt, QT_I32));
+    IrExpr *leader = once(c, bin(c, IR_SUB, i32c(c, 63), irb_cast(S->arena, lz, QT_I32)));
+    IrExpr *size = S->subgroup_width ? i32c(c, S->subgroup_width) : once(c, sg(c, SG_SIZE, IR_ADD, NULL, NULL));
+    IrExpr *sub = once(c, bin(c, IR_DIV, tid, size));
+    int base = sema_new_local(S, "$base", QT_I32), k = sema_new_local(S, "$sub", QT_I32);
+    assign(c, base, i32c(c, 0));
+    IrStmt *loop = sema_stmt_new(S, IR_FOR, c->sp);
+    loop->for_.counter = k, loop->for_.begin = i32c(c, 0), loop->for_.step = 1;
+    loop->for_.end = bin(c, IR_DIV, bin(c, IR_ADD, i32c(c, bd), bin(c, IR_SUB, size, i32c(c, 1))), size);
+    IrStmtVec lbody = {0}, ibody = {0}, *louter = S->cur, *iouter;
+    S->cur = &lbody;
+    IrStmt *st = if_open(c, bin(c, IR_LAND, bin(c, IR_EQ, sub, sema_local(S, k, c->sp)), bin(c, IR_EQ, l, leader)), &ibody, &iouter);
+    assign(c, base, load_at(c, hist, digit));
+    store_at(c, hist, digit, bin(c, IR_ADD, sema_local(S, base, c->sp), total));
+    if_close(c, st, &ibody, iouter);
+    barrier(c);
+    S->cur = louter;
+    loop->for_.body = sema_freeze(S, &lbody);
+    sema_emit(S, loop);
+    IrExpr *rank = once(c, bin(c, IR_ADD, sg(c, SG_SHUFFLE, IR_ADD, sema_local(S, base, c->sp), leader), below));
+    store_at(c, bins, tid, count);
+    store_at(c, excl, tid, first);
+    barrier(c);
+    return rank;
+}
+
+/* bins / excl_prefix: a block.SharedArray of at least n i32 elements */
+static bool radix_out(Ctx *c, const Expr *x, int64_t n, int *out) {
+    Val v = sema_eval(c->S, x);
+    if (v.kind == V_ERR) return false;
+    if (v.kind != V_SHARED || c->S->shared.items[v.index].type != QT_I32 || c->S->shared.items[v.index].ndim != 1 ||
+        c->S->shared.items[v.index].elems < n) {
+        diag_error(x->span, QD2070, "'radix_rank_match_atomic_or' writes its bins and excl_prefix to a "
+                   "block.SharedArray((%lld,), qd.i32); got %s", (long long)n,
+                   v.kind == V_SHARED ? "a SharedArray of another shape or dtype" : val_describe(v));
+        return false;
+    }
+    return *out = v.index, true;
+}
+
+static Val radix_call(Ctx *c, const Expr *call) {
+    Sema *S = c->S;
+    const Expr *const *a = (const Expr *const *)call->call.args.items;
+    IrExpr *key = sema_expr(S, a[0]);
+    if (!key) return val_err();
+    if (!qt_is_integral(key->type))
+        return diag_error(a[0]->span, QD2070, "'radix_rank_match_atomic_or' takes a u32 key, got %s", qt_name(key->type)), val_err();
+    int64_t bd, rb, bs, nb;
+    if (!sema_const_int(S, a[1], &bd, "block_dim") || !sema_const_int(S, a[2], &rb, "radix_bits") ||
+        !sema_const_int(S, a[3], &bs, "bit_start") || !sema_const_int(S, a[4], &nb, "num_bits"))
+        return val_err();
+    if (rb < 1 || rb > 10)
+        return diag_error(a[2]->span, QD2071, "radix_bits must be a constant from 1 to 10, got %lld", (long long)rb), val_err();
+    if (bd != (int64_t)1 << rb)
+        return diag_error(a[1]->span, QD2071, "radix_rank_match_atomic_or needs block_dim == 1 << radix_bits (%lld), got %lld",
+                          (long long)1 << rb, (long long)bd), val_err();
+    if (nb < 1 || nb > rb)
+        return diag_error(a[4]->span, QD2071, "num_bits must be a constant from 1 to radix_bits (%lld), got %lld", (long long)rb, (long long)nb), val_err();
+    if (bs < 0 || bs + nb > 32)
+        return diag_error(a[3]->span, QD2071, "bit_start must be a constant from 0 to %lld (the digit lies in the 32-bit key), got %lld",
+                          (long long)(32 - nb), (long long)bs), val_err();
+    if (S->subgroup_width > 64)
+        return diag_error(call->span, QD2073, "radix_rank_match_atomic_or needs subgroups of at most 64 lanes; this target's are %d",
+                          S->subgroup_width), val_err();
+    int bins, excl;
+    if (!radix_out(c, a[5], bd, &bins) || !radix_out(c, a[6], bd, &excl)) return val_err();
+    return val_expr(block_radix(c, key, bd, (int)bs, (int)nb, bins, excl));
+}
+
+static Val generic_call(Ctx *c, const SimtFn *f, const Expr *call, IrExpr *v, int64_t bd) {
+    Sema *S = c->S;
+    const Expr *opx = call->call.args.items[2];
+    Val op = sema_eval(S, opx);
+    if (op.kind == V_ERR) return val_err();
+    if (op.kind != V_FUNC)
+        return diag_error(opx->span, QD2070, "'%s' takes a @qd.func op(a, b) as its operator, got %s", strrchr(f->name, '.') + 1,
+                          val_describe(op)), val_err();
+    IrExpr *ident = NULL;
+    if (f->op == SG_EXCLUSIVE && !(ident = sema_expr(S, call->call.args.items[3]))) return val_err();
+    IrExpr *r = block_generic(c, f, v, bd, op.def, opx, ident);
+    return r ? val_expr(r) : val_err();
+}
+
 static Val block_call(Ctx *c, const SimtFn *f, const Expr *call) {
     Sema *S = c->S;
     if (S->task < 0) return diag_error(call->span, QD2019, "'%s' can only be used inside a kernel's parallel loop", f->name), val_err();
+    if (f->form == B_RADIX) return radix_call(c, call);
     IrExpr *v = sema_expr(S, call->call.args.items[0]);
     if (!v) return val_err();
     if (f->form == B_SYNC_NONZERO) {
@@ -441,10 +632,112 @@ static Val block_call(Ctx *c, const SimtFn *f, const Expr *call) {
     if (!sema_const_int(S, call->call.args.items[1], &bd, "block_dim")) return val_err();
     if (bd < 1 || bd > 1024)
         return diag_error(call->call.args.items[1]->span, QD2071, "block_dim must be a constant from 1 to 1024, got %lld", (long long)bd), val_err();
-    if (!sema_annotation_type(S, call->call.args.items[2], &dt)) return val_err();
+    const Expr *dtx = call->call.args.items[f->nargs - 1];
+    if (!sema_annotation_type(S, dtx, &dt)) return val_err();
     IrExpr *cv = irb_cast(S->arena, v, dt);
-    if (!value_ok(c, cv, strrchr(f->name, '.') + 1, call->call.args.items[2]->span, false)) return val_err();
+    if (!value_ok(c, cv, strrchr(f->name, '.') + 1, dtx->span, false)) return val_err();
+    if (f->form == B_GENERIC) return generic_call(c, f, call, cv, bd);
     return val_expr(block_collective(c, f, cv, bd));
+}
+
+/* ---- provable divergence (QD2074) ----
+ * An `if` whose condition is a function of the thread's index in the block alone (block
+ * .thread_idx(), the lane id, constants, and locals assigned once from such values) is evaluated
+ * for every thread of the task's block (its qd.loop_config block_dim) with the compile's subgroup
+ * width: when it differs between the lanes of one subgroup, a subgroup collective under it is
+ * reached by only some lanes; when it differs anywhere in the block, so is a barrier. Both are
+ * undefined on every target (the GPUs' convergence rules; libqdrt's barrier phases), so they are
+ * errors. Anything else (the loop index, loaded values, unknown widths) is not analysed: divergence
+ * there stays undefined, as on the GPU. */
+
+const int sema_reassigned = 0;
+
+void sema_note_assign(Sema *S, const IrStmt *st) {
+    int l = st->assign.local;
+    while (S->local_def.len <= l) vec_push(&S->local_def, NULL);
+    S->local_def.items[l] = S->local_def.items[l] ? SEMA_REASSIGNED : st->assign.value;
+}
+
+/* The value of integer/bool expression e in thread t of the block (lane t % w); false if it depends on
+ * anything else. */
+static bool eval_at(Sema *S, const IrExpr *e, int t, int w, int depth, int64_t *out) {
+    int64_t a, b;
+    if (!e || depth > 64 || qt_is_float(e->type)) return false;
+    switch (e->kind) {
+    case IR_CONST: return *out = e->c.i, true;
+    case IR_THREAD_IDX: return *out = t, true;
+    case IR_SUBGROUP:
+        if (e->sg.op == SG_INVOCATION_ID) return *out = t % w, true;
+        if (e->sg.op == SG_SIZE) return *out = w, true;
+        return false;
+    case IR_LOCAL: {
+        const IrExpr *d = e->local < S->local_def.len ? S->local_def.items[e->local] : NULL;
+        return d && d != SEMA_REASSIGNED && eval_at(S, d, t, w, depth + 1, out);
+    }
+    case IR_CAST:
+        if (!eval_at(S, e->arg, t, w, depth + 1, &a)) return false;
+        if (e->type == QT_U1) a = a != 0;
+        return *out = a, true;
+    case IR_UNARY:
+        if (!eval_at(S, e->un.a, t, w, depth + 1, &a)) return false;
+        return *out = e->un.op == IR_NEG ? -a : e->un.op == IR_BITNOT ? ~a : !a, true;
+    case IR_SELECT:
+        if (!eval_at(S, e->sel.cond, t, w, depth + 1, &a)) return false;
+        return eval_at(S, a ? e->sel.a : e->sel.b, t, w, depth + 1, out);
+    case IR_BINARY:
+        if (!eval_at(S, e->bin.a, t, w, depth + 1, &a) || !eval_at(S, e->bin.b, t, w, depth + 1, &b)) return false;
+        switch (e->bin.op) { /* thread indices are small and non-negative: no wrap, no sign cases */
+        case IR_ADD: return *out = a + b, true;
+        case IR_SUB: return *out = a - b, true;
+        case IR_MUL: return *out = a * b, true;
+        case IR_DIV: case IR_FLOORDIV: return b > 0 && a >= 0 && (*out = a / b, true);
+        case IR_MOD: case IR_REM: return b > 0 && a >= 0 && (*out = a % b, true);
+        case IR_AND: return *out = a & b, true;
+        case IR_OR: return *out = a | b, true;
+        case IR_XOR: return *out = a ^ b, true;
+        case IR_SHL: return b >= 0 && b < 32 && (*out = a << b, true);
+        case IR_SHR: return b >= 0 && b < 32 && a >= 0 && (*out = a >> b, true);
+        case IR_EQ: return *out = a == b, true;
+        case IR_NE: return *out = a != b, true;
+        case IR_LT: return *out = a < b, true;
+        case IR_LE: return *out = a <= b, true;
+        case IR_GT: return *out = a > b, true;
+        case IR_GE: return *out = a >= b, true;
+        case IR_MIN: return *out = a < b ? a : b, true;
+        case IR_MAX: return *out = a > b ? a : b, true;
+        case IR_LAND: return *out = a && b, true;
+        case IR_LOR: return *out = a || b, true;
+        default: return false;
+        }
+    default: return false;
+    }
+}
+
+int sema_divergence(Sema *S, const IrExpr *cond) {
+    int w = S->subgroup_width, bd = S->task >= 0 ? S->tasks.items[S->task].block_dim : 0;
+    if (w < 1 || bd < 2) return 0;
+    int64_t v, lead = 0, first = 0;
+    int result = 0;
+    for (int t = 0; t < bd; t++) {
+        if (!eval_at(S, cond, t, w, 0, &v)) return 0;
+        v = v != 0;
+        if (t == 0) first = v;
+        if (t % w == 0) lead = v;
+        else if (v != lead) result = 1;
+        if (v != first && !result) result = 2;
+    }
+    return result;
+}
+
+void sema_check_uniform(Sema *S, Span at, const char *what, bool barrier) {
+    if (!(barrier ? S->block_divergent : S->sg_divergent) || S->div_reported == at.off + 1) return;
+    S->div_reported = at.off + 1;
+    Span cond = barrier ? S->block_div_at : S->sg_div_at;
+    uint32_t line = 0, col = 0;
+    if (cond.src) source_line_col(cond.src, cond.off, &line, &col);
+    diag_error(at, QD2074, "%s under the condition at line %u, which differs between the threads of one %s (block_dim %d, "
+               "subgroup width %d): every thread must reach it", what, line, barrier ? "block" : "subgroup",
+               S->tasks.items[S->task].block_dim, S->subgroup_width);
 }
 
 /* ---- the call ---- */
@@ -484,6 +777,11 @@ static bool check_value(Ctx *c, const SimtFn *f, IrExpr **a, const Expr *call) {
 Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
     const SimtFn *f = find(p);
     Ctx c = {S, call->span, f->form >= W_VOTE && f->form < B_REDUCE};
+    if (!S->cur && S->subgroup_width && !call->call.args.n && (f->form == F_SIZE || f->form == F_LOG2_SIZE)) {
+        int l = 0; /* host code: N = subgroup.group_size() is the compile's width */
+        while ((1 << l) < S->subgroup_width) l++;
+        return val_expr(irb_int(S->arena, QT_I32, f->form == F_SIZE ? S->subgroup_width : l, call->span));
+    }
     if (!S->cur) return diag_error(call->span, QD2019, "'%s' can only be used inside a kernel or qd.func", p), val_err();
     if (call->call.nkw) return diag_error(call->call.kw[0].span, QD2007, "'%s' takes no keyword arguments", p), val_err();
     if (call->call.args.n != f->nargs)

@@ -283,8 +283,16 @@ static void stmt_if(Sema *S, const Stmt *s) {
     IrExpr *cond = sema_to_bool(S, sema_expr(S, c));
     IrStmt *st = sema_stmt_new(S, IR_IF, s->span);
     st->if_.cond = cond;
+    /* a condition that provably splits a subgroup (or the block): collectives (barriers) under
+     * it are QD2074 (sema_simt.c) */
+    int div = cond ? sema_divergence(S, cond) : 0;
+    Span sg_at = S->sg_div_at, blk_at = S->block_div_at;
+    if (div == 1) S->sg_divergent++, S->sg_div_at = c->span;
+    if (div) S->block_divergent++, S->block_div_at = c->span;
     st->if_.then = sub_block(S, &s->if_.then);
     st->if_.els = sub_block(S, &s->if_.els);
+    if (div == 1) S->sg_divergent--, S->sg_div_at = sg_at;
+    if (div) S->block_divergent--, S->block_div_at = blk_at;
     if (cond) sema_emit(S, st);
 }
 

@@ -60,7 +60,7 @@ static bool emit(const IrModule *ir, const CapTarget *t, Arena *arena) {
     lower_report(ir, low, t, true, &rep);
     const Backend *be = backend_find(cap_backend(t));
     if (!be) die("no backend for '%s'", cap_backend(t));
-    TargetOptions to = {fuzz_emit_kind(t), 2, "fuzz", NULL, 0};
+    TargetOptions to = {.emit = fuzz_emit_kind(t), .opt_level = 2, .module_name = "fuzz"};
     bool ok = be->emit(ir, low, t, &to, &out) && diag_error_count() == before;
     sb_free(&rep), sb_free(&out);
     return ok;

@@ -379,7 +379,13 @@ IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOption
     if (!check_block_dims(m, t)) c.ok = false;
     if (!lower_check_simt(m, t, o)) c.ok = false;
     ir_visit_memory_ops(m, visit, &c);
-    if (c.ok) lower_reductions(m, t, o, c.ops, arena);
+    const char *rewrite_caps[2] = {NULL, NULL};
+    if (c.ok) lower_reductions(m, t, o, c.ops, arena, rewrite_caps);
+    for (int i = 0; i < 2; i++) {
+        bool seen = !rewrite_caps[i];
+        for (int k = 0; !seen && k < c.caps_used.len; k++) seen = !strcmp(c.caps_used.items[k], rewrite_caps[i]);
+        if (!seen) vec_push(&c.caps_used, rewrite_caps[i]);
+    }
     if (c.caps_used.len) qsort(c.caps_used.items, (size_t)c.caps_used.len, sizeof(char *), cmp_cstr);
     const char **caps = ARENA_ARRAY(arena, const char *, c.caps_used.len + 1);
     for (int i = 0; i < c.caps_used.len; i++) caps[i] = arena_strdup(arena, c.caps_used.items[i]);

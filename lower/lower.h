@@ -18,8 +18,11 @@ bool lower_check_caps(const CapTarget *t, const LowerOptions *o);
 IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOptions *o, Arena *arena);
 /* lower/reduce.c: marks the atomics of parallel tasks that qdc-lang(7) "Atomic reductions"
  * allows to accumulate per worker (IrLowering.reduce, detail), at the level the family's
- * rewrite.reduce names; called by lower_module on decisions already taken. */
-void lower_reductions(const IrModule *m, const CapTarget *t, const LowerOptions *o, IrLowering *ops, Arena *arena);
+ * rewrite.reduce names; called by lower_module on decisions already taken. caps_used[0..1]
+ * receive the asserted capabilities the rewrites rely on (rewrite.aggregate_needs /
+ * rewrite.reduce_needs), NULL where none. */
+void lower_reductions(const IrModule *m, const CapTarget *t, const LowerOptions *o, IrLowering *ops, Arena *arena,
+                      const char **caps_used);
 /* Decides one IR_MEMOP expression alone into *out (tests, tools); false after a QD4xxx diagnostic. */
 bool lower_memop(const IrExpr *memop, const CapTarget *t, const LowerOptions *o, Arena *arena, IrLowering *out);
 /* simt.c: qd.simt.warp.* only on 32-lane families, every collective on a family with a simt

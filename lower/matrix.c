@@ -95,9 +95,25 @@ static void table(FILE *out, bool md, const CapTarget **ts, int n, QdSpace sp) {
 }
 
 /* SIMT collectives: the subgroup width and, per kind of collective, the family's instruction
- * (its simt.* keys; "butterfly" means expanded from shuffles). */
+ * (its simt.* keys): "native X", "fallback butterfly|shuffles" (expanded from shuffles) or
+ * "unsupported" (no simt section). */
+static const char *const simt_keys[] = {"simt.shuffle", "simt.vote", "simt.reduce", "simt.scan", "simt.sync", "simt.match"};
+
+static const char *simt_status(const CapTarget *t, const char *key) {
+    const char *v = cap_str(t, key);
+    if (!v || !cap_str(t, "simt.width")) return "unsupported";
+    return !strcmp(v, "butterfly") || !strcmp(v, "shuffles") ? "fallback" : "native";
+}
+
+static char *simt_width(const CapTarget *t) {
+    const char *w = cap_str(t, "simt.width");
+    return !w ? xstrdup("unsupported") : !strcmp(w, "device") ? xstrdup("device; 32 with +subgroup32")
+         : cap_str(t, "simt.wave32") ? xasprintf("%ld; 32 with +wave32", cap_int(t, "subgroup_width", 0))
+                                     : xasprintf("%ld", cap_int(t, "subgroup_width", 0));
+}
+
 static void simt_table(FILE *out, bool md, const CapTarget **ts, int n) {
-    static const char *const keys[] = {"simt.shuffle", "simt.vote", "simt.reduce", "simt.scan", "simt.sync"};
+    const char *const *keys = simt_keys;
     fputs(md ? "\n## SIMT collectives\n\n" : "\nSIMT collectives\n", out);
     const char **cols = xcalloc((size_t)n + 2, sizeof *cols);
     char **owned = xcalloc((size_t)n + 1, sizeof *owned);
@@ -109,18 +125,17 @@ static void simt_table(FILE *out, bool md, const CapTarget **ts, int n) {
         fputs("|\n", out);
     }
     cols[0] = "width";
-    for (int i = 0; i < n; i++) {
-        const char *w = cap_str(ts[i], "simt.width");
-        owned[i] = !w ? xstrdup("unsupported") : !strcmp(w, "device") ? xstrdup("device; 32 with +subgroup32")
-                                                                      : xasprintf("%ld", cap_int(ts[i], "subgroup_width", 0));
-        cols[i + 2] = owned[i];
-    }
+    for (int i = 0; i < n; i++) cols[i + 2] = owned[i] = simt_width(ts[i]);
     row(out, md, cols, n + 2, 28);
     for (int i = 0; i < n; i++) free(owned[i]);
-    for (size_t k = 0; k < ARRAY_LEN(keys); k++) {
+    for (size_t k = 0; k < ARRAY_LEN(simt_keys); k++) {
         cols[0] = keys[k] + 5;
-        for (int i = 0; i < n; i++) cols[i + 2] = cap_str(ts[i], keys[k]) ? cap_str(ts[i], keys[k]) : "unsupported";
+        for (int i = 0; i < n; i++) {
+            const char *st = simt_status(ts[i], keys[k]);
+            cols[i + 2] = owned[i] = strcmp(st, "unsupported") ? xasprintf("%s %s", st, cap_str(ts[i], keys[k])) : xstrdup(st);
+        }
         row(out, md, cols, n + 2, 28);
+        for (int i = 0; i < n; i++) free(owned[i]);
     }
     free(owned), free(cols);
 }
@@ -139,8 +154,9 @@ bool capdb_support_matrix(const CapDb *db, const char *targets_csv, bool markdow
     return true;
 }
 
-/* --support-matrix --format=json: {"schema":1,"targets":[...],"rows":[{"space","op","dtype","cells":[...]}]}
- * with one cell text per target, in --targets order. */
+/* --support-matrix --format=json: {"schema":1,"targets":[...],"rows":[{"space","op","dtype","cells":[...]}],
+ * "simt":[{"row":"width","cells":[...]},{"row":"shuffle","cells":[{"status","spelling"}...]}...]}
+ * with one cell per target, in --targets order; a SIMT status is native, fallback or unsupported. */
 bool capdb_support_matrix_json(const CapDb *db, const char *targets_csv, FILE *out) {
     const CapTarget **ts;
     int n;
@@ -165,6 +181,23 @@ bool capdb_support_matrix_json(const CapDb *db, const char *targets_csv, FILE *o
                 sb_puts(&b, "]}");
                 first = false;
             }
+    sb_puts(&b, "\n],\"simt\":[\n{\"row\":\"width\",\"cells\":[");
+    for (int i = 0; i < n; i++) {
+        char *w = simt_width(ts[i]);
+        sb_puts(&b, i ? "," : ""), json_str(&b, w);
+        free(w);
+    }
+    sb_puts(&b, "]}");
+    for (size_t k = 0; k < ARRAY_LEN(simt_keys); k++) {
+        sb_printf(&b, ",\n{\"row\":\"%s\",\"cells\":[", simt_keys[k] + 5);
+        for (int i = 0; i < n; i++) {
+            const char *st = simt_status(ts[i], simt_keys[k]);
+            sb_printf(&b, "%s{\"status\":\"%s\",\"spelling\":", i ? "," : "", st);
+            json_str(&b, strcmp(st, "unsupported") ? cap_str(ts[i], simt_keys[k]) : "");
+            sb_puts(&b, "}");
+        }
+        sb_puts(&b, "]}");
+    }
     sb_puts(&b, "\n]}\n");
     fwrite(b.data, 1, b.len, out);
     sb_free(&b), free(ts);

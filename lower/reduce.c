@@ -5,6 +5,7 @@
  * qdc-lang(7) "Atomic reductions" states them, are the checks of reducible() and blocker(). */
 #include "../capdb/capdb.h"
 #include "lower.h"
+#include <stdio.h>
 #include <string.h>
 
 /* One memory access of a task: an atomic or volatile operation, or a plain load or store. */
@@ -137,15 +138,64 @@ static const char *conflict(const TaskScan *s, const IrExpr *e, const IrLowered 
     return NULL;
 }
 
-static void mark(const IrModule *m, const IrTask *t, const TaskScan *s, const IrLowered *low, IrLowering *ops,
-                 IrReduceLevel level, Arena *arena);
+/* The family's rewrite facts (qdc-capdb(5) "rewrite") as this run may use them. */
+typedef struct {
+    IrReduceLevel level;
+    bool aggregate;
+    const char *by;        /* rewrite.subgroup_reduce: the instruction combining the lanes */
+    const char *types;     /* rewrite.subgroup_types: what it takes ("int32 f32-add") */
+    const char *reduce_no; /* why nothing is reduced on this run (a cap not asserted), else NULL */
+    const char *agg_no;    /* why nothing is aggregated on this run, else NULL */
+    const char *reduce_cap, *agg_cap; /* the asserted caps the rewrites rely on, else NULL */
+    const char **used;     /* [0]: agg_cap once something is aggregated, [1]: reduce_cap once reduced */
+} Rewrite;
+
+static void mark(const TaskScan *s, const IrLowered *low, IrLowering *ops, const Rewrite *rw, Arena *arena);
+
+/* Rule 6: the family's subgroup reduction takes this operation on this type. */
+static bool subgroup_takes(const char *types, QdOp op, QdType t) {
+    char want[16];
+    if (qt_is_float(t)) {
+        if (op_class(op) != QOP_ADD || (qt_bits(t) != 32 && qt_bits(t) != 64)) return false;
+        snprintf(want, sizeof want, "f%d-add", qt_bits(t));
+    } else snprintf(want, sizeof want, "int%d", qt_bits(t));
+    size_t n = strlen(want);
+    for (const char *w = types ? types : ""; *w; w += strspn(w, " ")) {
+        size_t k = strcspn(w, " ");
+        if (k == n && !strncmp(w, want, n)) return true;
+        w += k;
+    }
+    return false;
+}
+
+/* "32-bit integers, f32 add" from "int32 f32-add". */
+static const char *describe_types(const char *types, Arena *arena) {
+    StrBuf b;
+    sb_init(&b);
+    for (const char *w = types ? types : ""; *w; w += strspn(w, " ")) {
+        size_t k = strcspn(w, " ");
+        if (b.len) sb_puts(&b, ", ");
+        if (!strncmp(w, "int", 3)) sb_printf(&b, "%.*s-bit integers", (int)(k - 3), w + 3);
+        else sb_printf(&b, "%.3s add", w);
+        w += k;
+    }
+    const char *r = arena_strdup(arena, b.data ? b.data : "nothing");
+    sb_free(&b);
+    return r;
+}
+
+static bool asserted(const LowerOptions *o, const char *cap) {
+    for (int i = 0; o && i < o->ncaps; i++)
+        if (o->caps[i][0] == '+' && !strcmp(o->caps[i] + 1, cap)) return true;
+    return false;
+}
 
 /* Aggregation (rewrite.aggregate: subgroup): an atomic add or sub whose result is used, of a
  * 32-bit integer on a loop-invariant global element, relaxed, natively lowered, with an operand
  * that is the same on every lane (loop-invariant), in a loop without the constructs of rule 5
  * (a fence or a non-relaxed atomic could publish through this lane's own atomic, which another
  * lane now performs). */
-static void mark_aggregates(const TaskScan *s, IrLowering *ops, Arena *arena) {
+static void mark_aggregates(const TaskScan *s, IrLowering *ops, const Rewrite *rw, Arena *arena) {
     for (int i = 0; i < s->acc.len; i++) {
         const IrExpr *e = s->acc.items[i].memop;
         if (!e || e->mem.is_volatile || !e->mem.result_used || op_class(e->mem.op) != QOP_ADD) continue;
@@ -158,7 +208,7 @@ static void mark_aggregates(const TaskScan *s, IrLowering *ops, Arena *arena) {
                           : s->blocker                  ? s->blocker
                           : L->kind != LOW_NATIVE       ? "not lowered as one native atomic"
                           : !invariant(e->mem.val)      ? "its operand differs between iterations"
-                                                        : NULL;
+                                                        : rw->agg_no;
         if (why) {
             L->detail = arena_printf(arena, "%s; not aggregated: %s", L->detail ? L->detail : "", why);
             continue;
@@ -167,18 +217,29 @@ static void mark_aggregates(const TaskScan *s, IrLowering *ops, Arena *arena) {
         char *used = L->detail ? strstr(L->detail, "; not reduced: its result is used") : NULL;
         if (used) L->detail = arena_printf(arena, "%.*s", (int)(used - L->detail), L->detail);
         L->detail = arena_printf(arena, "aggregated per subgroup: one atomic of the active lanes' sum by the lowest, "
-                                 "each lane old + its rank * operand; %s", L->detail ? L->detail : "");
+                                 "each lane old + its rank * operand%s%s; %s", rw->agg_cap ? "; relies on +" : "",
+                                 rw->agg_cap ? rw->agg_cap : "", L->detail ? L->detail : "");
+        rw->used[0] = rw->agg_cap;
     }
 }
 
-void lower_reductions(const IrModule *m, const CapTarget *t, const LowerOptions *o, IrLowering *ops, Arena *arena) {
+void lower_reductions(const IrModule *m, const CapTarget *t, const LowerOptions *o, IrLowering *ops, Arena *arena,
+                      const char **caps_used) {
     const char *lv = cap_str(t, "rewrite.reduce"), *ag = cap_str(t, "rewrite.aggregate");
-    bool aggregate = ag && !strcmp(ag, "subgroup") && !(o && (o->no_aggregate || o->no_reduce));
-    IrReduceLevel level = !lv || (o && o->no_reduce) ? LOW_REDUCE_NONE
-                          : !strcmp(lv, "worker")     ? LOW_REDUCE_WORKER
-                          : !strcmp(lv, "subgroup")   ? LOW_REDUCE_SUBGROUP
-                                                      : LOW_REDUCE_NONE;
-    if (level == LOW_REDUCE_NONE && !aggregate) return;
+    const char *rcap = cap_str(t, "rewrite.reduce_needs"), *acap = cap_str(t, "rewrite.aggregate_needs");
+    Rewrite rw = {.aggregate = ag && !strcmp(ag, "subgroup") && !(o && (o->no_aggregate || o->no_reduce)),
+                  .level = !lv || (o && o->no_reduce) ? LOW_REDUCE_NONE
+                           : !strcmp(lv, "worker")     ? LOW_REDUCE_WORKER
+                           : !strcmp(lv, "subgroup")   ? LOW_REDUCE_SUBGROUP
+                                                       : LOW_REDUCE_NONE,
+                  .by = cap_str(t, "rewrite.subgroup_reduce"), .types = cap_str(t, "rewrite.subgroup_types"),
+                  .reduce_cap = rcap, .agg_cap = acap, .used = caps_used};
+    caps_used[0] = caps_used[1] = NULL;
+    if (rcap && !asserted(o, rcap))
+        rw.reduce_no = arena_printf(arena, "the family's subgroup reduction needs --cap=+%s", rcap), rw.reduce_cap = NULL;
+    if (acap && !asserted(o, acap))
+        rw.agg_no = arena_printf(arena, "the family's aggregation needs --cap=+%s", acap), rw.agg_cap = NULL;
+    if (rw.level == LOW_REDUCE_NONE && !rw.aggregate) return;
     IrLowered low = {ops, m->nmemops, NULL, 0};
     for (int k = 0; k < m->nkernels; k++)
         for (int ti = 0; ti < m->kernels[k].ntasks; ti++) {
@@ -187,15 +248,14 @@ void lower_reductions(const IrModule *m, const CapTarget *t, const LowerOptions 
             TaskScan s = {{0}, NULL};
             scan_block(&s, &task->body);
             if (!s.blocker && task->uses_block) s.blocker = "the loop uses qd.simt.block constructs";
-            if (level != LOW_REDUCE_NONE) mark(m, task, &s, &low, ops, level, arena);
-            if (aggregate) mark_aggregates(&s, ops, arena);
+            if (rw.level != LOW_REDUCE_NONE) mark(&s, &low, ops, &rw, arena);
+            if (rw.aggregate) mark_aggregates(&s, ops, &rw, arena);
             vec_free(&s.acc);
         }
 }
 
-static void mark(const IrModule *m, const IrTask *t, const TaskScan *s, const IrLowered *low, IrLowering *ops,
-                 IrReduceLevel level, Arena *arena) {
-    (void)m, (void)t;
+static void mark(const TaskScan *s, const IrLowered *low, IrLowering *ops, const Rewrite *rw, Arena *arena) {
+    IrReduceLevel level = rw->level;
     for (int i = 0; i < s->acc.len; i++) {
         const IrExpr *e = s->acc.items[i].memop;
         if (!e || e->mem.is_volatile) continue;
@@ -208,22 +268,27 @@ static void mark(const IrModule *m, const IrTask *t, const TaskScan *s, const Ir
             r->space != QSPACE_GLOBAL || !ref_invariant(r))
             continue;
         const char *why = reducible(e, L);
-        /* Rule 6 (subgroup level): redux.sync reduces 32-bit integers only. */
-        if (!why && level == LOW_REDUCE_SUBGROUP && (qt_is_float(r->type) || qt_bits(r->type) != 32))
-            why = "the family's subgroup reduction (redux.sync) takes 32-bit integers only";
+        /* Rule 6 (subgroup level): what the family's subgroup reduction takes (rewrite.subgroup_types). */
+        if (!why && level == LOW_REDUCE_SUBGROUP && !subgroup_takes(rw->types, e->mem.op, r->type))
+            why = arena_printf(arena, "the family's subgroup reduction (%s) takes %s only", rw->by ? rw->by : "?",
+                               describe_types(rw->types, arena));
         if (!why) why = s->blocker;
         if (!why) why = conflict(s, e, low);
+        if (!why) why = level == LOW_REDUCE_SUBGROUP ? rw->reduce_no : NULL;
         if (why) {
             L->detail = arena_printf(arena, "%s; not reduced: %s", L->detail ? L->detail : "", why);
             continue;
         }
         L->reduce = level;
         bool fadd = qt_is_float(e->mem.ref->type) && op_class(e->mem.op) == QOP_ADD;
-        L->detail = arena_printf(arena, "%s%s; %s",
-                                 level == LOW_REDUCE_WORKER
-                                     ? "reduced per worker: a private partial, then this once per chunk"
-                                     : "reduced per subgroup: a partial per thread, redux.sync over the active lanes, "
-                                       "then this once by the lowest",
-                                 fadd ? " (float add reassociated)" : "", L->detail ? L->detail : "");
+        const char *how = level == LOW_REDUCE_WORKER
+                              ? "reduced per worker: a private partial, then this once per chunk"
+                              : arena_printf(arena, "reduced per subgroup: a partial per thread, %s over the active lanes, "
+                                                    "then this once by the lowest",
+                                             rw->by ? rw->by : "?");
+        const char *cap = level == LOW_REDUCE_SUBGROUP ? rw->reduce_cap : NULL;
+        if (cap) rw->used[1] = cap;
+        L->detail = arena_printf(arena, "%s%s%s%s; %s", how, fadd ? " (float add reassociated)" : "", cap ? "; relies on +" : "",
+                                 cap ? cap : "", L->detail ? L->detail : "");
     }
 }

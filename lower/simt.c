@@ -16,13 +16,14 @@ static const char *op_key(IrSgOp op) {
     case SG_REDUCE: return "simt.reduce";
     case SG_INCLUSIVE: case SG_EXCLUSIVE: return "simt.scan";
     case SG_SYNC: return "simt.sync";
+    case SG_MATCH_ANY: case SG_MATCH_ALL: return "simt.match";
     default: return "simt.width";
     }
 }
 
 int lower_simt_width(const CapTarget *t, const LowerOptions *o) {
     const char *w = cap_str(t, "simt.width");
-    if (w && !strcmp(w, "fixed")) return (int)cap_int(t, "subgroup_width", 0);
+    if (w && !strcmp(w, "fixed")) return (int)cap_subgroup_width(t, o ? (const char *const *)o->caps : NULL, o ? o->ncaps : 0);
     for (int i = 0; w && o && i < o->ncaps; i++)
         if (!strcmp(o->caps[i], "+subgroup32")) return 32;
     return 0;
@@ -60,8 +61,9 @@ static IrExpr *check(IrWalker *w, IrExpr *e) {
             diag_error(e->span, QD4011, "qd.simt.warp.* needs 32-lane subgroups; the subgroup size of target '%s' is the "
                        "device's (assert it with --cap=+subgroup32, or use qd.simt.subgroup.*)", cap_name(s->t));
         else
-            diag_error(e->span, QD4011, "qd.simt.warp.* needs 32-lane subgroups; target '%s' has %ld-lane subgroups "
-                       "(use qd.simt.subgroup.*)", cap_name(s->t), cap_int(s->t, "subgroup_width", 0));
+            diag_error(e->span, QD4011, "qd.simt.warp.* needs 32-lane subgroups; target '%s' has %d-lane subgroups "
+                       "(use qd.simt.subgroup.*%s)", cap_name(s->t), lower_simt_width(s->t, s->o),
+                       cap_str(s->t, "simt.wave32") ? ", or --cap=+wave32" : "");
         s->ok = false;
     }
     return e;
@@ -89,7 +91,7 @@ static IrExpr *record(IrWalker *w, IrExpr *e) {
         snprintf(op, sizeof op, "subgroup.%s_%s", ir_sg_name(e->sg.op), comb[e->sg.combine]);
     }
     const char *dt = e->sg.a ? qt_name(e->sg.a->type) : "-";
-    const char *decision = how && !strcmp(how, "butterfly") ? "expanded" : "native";
+    const char *decision = how && (!strcmp(how, "butterfly") || !strcmp(how, "shuffles")) ? "expanded" : "native";
     const CapFact *f = &s->t->facts[capk_find(key)];
     const char *file = e->span.src ? e->span.src->name : "<unknown>", *dbfile = f->at.file ? f->at.file : "?";
     uint32_t line = 0, col = 0;

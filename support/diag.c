@@ -88,6 +88,9 @@ Span span_join(Span a, Span b) {
 
 static void emit(const char *level, const char *code, const char *flag, Span sp, const char *fmt, va_list ap);
 
+static void (*output_guard)(bool begin);
+void diag_set_output_guard(void (*guard)(bool begin)) { output_guard = guard; }
+
 static void emit_plain(const char *level, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -321,11 +324,13 @@ void diag_hold(bool on) {
     held_close();
     H.on = false;
     if (H.groups.len) qsort(H.groups.items, (size_t)H.groups.len, sizeof(Held), held_cmp);
+    if (H.groups.len && output_guard) output_guard(true);
     for (int i = 0; i < H.groups.len; i++) {
         fwrite(H.groups.items[i].text, 1, H.groups.items[i].len, D.cfg.out);
         free(H.groups.items[i].text);
     }
     fflush(D.cfg.out);
+    if (H.groups.len && output_guard) output_guard(false);
     vec_free(&H.groups);
 }
 
@@ -336,6 +341,8 @@ static void emit(const char *level, const char *code, const char *flag, Span sp,
     sb_init(&m);
     sb_vprintf(&m, fmt, ap);
     FILE *o = out_stream(level, sp);
+    bool guarded = o == D.cfg.out && output_guard;
+    if (guarded) output_guard(true);
     if (D.cfg.format == DIAG_JSON) {
         StrBuf b;
         sb_init(&b);
@@ -373,6 +380,7 @@ static void emit(const char *level, const char *code, const char *flag, Span sp,
         if (sp.src) print_snippet(o, sp);
     }
     fflush(o);
+    if (guarded) output_guard(false);
     sb_free(&m);
 }
 
@@ -384,6 +392,7 @@ static void check_limit(void) {
     if (H.on) diag_hold(false); /* what was kept back comes before the fatal line */
     D.errors++;
     D.stopped = true;
+    if (output_guard) output_guard(true); /* the progress line is erased and stays off */
     if (D.cfg.format == DIAG_TEXT)
         fprintf(D.cfg.out, "qdc: fatal error: too many errors emitted (%d), stopping now "
                            "[--error-limit=%d]\n", D.cfg.error_limit, D.cfg.error_limit);

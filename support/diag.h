@@ -77,6 +77,9 @@ void diag_usage_hint(bool note, const char *fmt, ...) __attribute__((format(prin
 void diag_summary(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* True for --diagnostics-format=json or sarif (nothing but records goes to stderr). */
 bool diag_machine_format(void);
+/* Called with true before and false after the diagnostics path writes to its stream (the
+ * progress line of cli/progress.c erases itself and holds off); NULL: none. */
+void diag_set_output_guard(void (*guard)(bool begin));
 /* A note attached to the previous error or warning (dropped if that one was suppressed). */
 void diag_note(Span sp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

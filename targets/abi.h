@@ -37,7 +37,7 @@ typedef struct AbiBindings {
 } AbiBindings;
 
 /* --emit=header and --emit=metadata for every backend (header.c, metadata.c). */
-bool header_emit(const IrModule *m, const CapTarget *t, const char *module, const AbiBindings *bind, StrBuf *out);
-bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const char *module, const AbiBindings *bind,
+bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, const AbiBindings *bind, StrBuf *out);
+bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, const AbiBindings *bind,
                    StrBuf *out);
 #endif

@@ -87,15 +87,15 @@ static void field_json(StrBuf *b, const IrModule *m, int i, const AbiBindings *b
     sb_puts(b, "}");
 }
 
-bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const char *module, const AbiBindings *bind,
+bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, const AbiBindings *bind,
                    StrBuf *out) {
     sb_printf(out, "{\n  \"qdc_abi\": %d,\n  \"module\": ", QDC_ABI_VERSION);
-    json_str(out, module);
+    json_str(out, o->module_name);
     sb_puts(out, ",\n  \"target\": ");
     json_str(out, cap_name(t));
     sb_puts(out, ",\n  \"backend\": ");
     json_str(out, cap_backend(t));
-    sb_printf(out, ",\n  \"subgroup_width\": %ld", cap_int(t, "subgroup_width", 0));
+    sb_printf(out, ",\n  \"subgroup_width\": %ld", cap_subgroup_width(t, o->caps, o->ncaps)); /* --cap=+wave32 */
     if (bind) bind->meta_head(out, bind->ctx);
     sb_puts(out, ",\n  \"capabilities_used\": [");
     for (int i = 0; i < low->ncaps_used; i++) {

@@ -27,6 +27,8 @@ typedef struct TargetOptions {
     const char *module_name;  /* basename of the input without extension, e.g. "histogram" */
     const char *const *caps;  /* --cap=+NAME / -NAME as given (msl: +msl3.2 chooses MSL 3.2) */
     int ncaps;
+    bool debug_lines;         /* -g: line information (DWARF / .loc / OpLine) mapping code to .qd lines */
+    const char *symbol_prefix; /* --symbol-prefix (already applied to the IR's symbols); NULL: none */
 } TargetOptions;
 
 typedef bool (*BackendFn)(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o,

@@ -120,6 +120,7 @@ static LLVMBasicBlockRef split_at(LLVMBuilderRef b, LLVMValueRef cut, const char
     LLVMMoveBasicBlockAfter(side, bb);
     LLVMMoveBasicBlockAfter(rest, side);
     LLVMPositionBuilderAtEnd(b, rest);
+    LLVMSetCurrentDebugLocation2(b, NULL); /* -g: moved instructions keep their own lines */
     for (LLVMValueRef i = cut; i;) {
         LLVMValueRef next = LLVMGetNextInstruction(i);
         LLVMInstructionRemoveFromParent(i);

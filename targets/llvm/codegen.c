@@ -57,6 +57,7 @@ LLVMValueRef cg_add_function(LlvmCg *cg, const char *name, LLVMTypeRef ret, LLVM
                             LLVMCreateEnumAttribute(cg->ctx, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
     if (cg->tgt->function_attrs) cg->tgt->function_attrs(cg, fn);
     cg->fn = fn;
+    if (cg->dib) LLVMSetCurrentDebugLocation2(cg->b, NULL); /* until cg_debug_function */
     LLVMPositionBuilderAtEnd(cg->b, LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry"));
     return fn;
 }
@@ -120,6 +121,7 @@ void cg_task_begin(LlvmCg *cg, const IrKernel *k, int ti) {
     cg->kernel = k;
     cg->task = &k->tasks[ti];
     cg->task_index = ti;
+    cg_debug_function(cg, cg->task->span);
     ir_memo_clear(&cg->shared_vals);
     cg->param_vals = xcalloc((size_t)k->nparams + 1, sizeof *cg->param_vals);
     cg->param_shape = xcalloc((size_t)k->nparams + 1, sizeof *cg->param_shape);
@@ -380,6 +382,7 @@ LLVMValueRef cg_expr(LlvmCg *cg, const IrExpr *e) {
 
 static void stmt(LlvmCg *cg, const IrStmt *s) {
     ir_memo_clear(&cg->shared_vals);
+    cg_debug_at(cg, s->span);
     switch (s->kind) {
     case IR_ASSIGN: LLVMBuildStore(cg->b, cg_expr(cg, s->assign.value), cg->locals[s->assign.local]); return;
     case IR_STORE: {
@@ -523,10 +526,12 @@ static void build_fields(LlvmCg *cg) {
 bool cg_build_module(LlvmCg *cg) {
     if (!cg->m->expanded) die("the LLVM backend was given IR that ir_expand_module did not expand");
     cg->b = LLVMCreateBuilderInContext(cg->ctx);
+    cg_debug_begin(cg);
     if (cg->tgt->module_begin) cg->tgt->module_begin(cg);
     build_fields(cg);
     for (int k = 0; k < cg->m->nkernels; k++)
         for (int t = 0; t < cg->m->kernels[k].ntasks; t++) cg->tgt->emit_task(cg, &cg->m->kernels[k], t);
     if (cg->tgt->module_end) cg->tgt->module_end(cg);
+    cg_debug_end(cg);
     return !cg->failed;
 }

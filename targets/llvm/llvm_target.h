@@ -5,6 +5,7 @@
 #define QDC_LLVM_TARGET_H
 #include "../target.h"
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/TargetMachine.h>
 #include <stdlib.h>
 
@@ -163,6 +164,9 @@ struct LlvmCg {
     const IrExpr **reduced;
     LLVMValueRef *partials;
     int nreduced;
+    /* core-private (debug.c): -g's DIBuilder and the compile unit's file; NULL without -g */
+    LLVMDIBuilderRef dib;
+    LLVMMetadataRef di_file;
 };
 
 /* ---- core services for hooks (codegen.c) ---- */
@@ -231,6 +235,14 @@ LLVMBasicBlockRef cg_block(LlvmCg *cg, const char *name); /* new block in cg->fn
  * x ** y, on values of float type t. */
 LLVMValueRef cg_math(LlvmCg *cg, IrMathOp op, QdType t, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef cg_math_pow(LlvmCg *cg, QdType t, LLVMValueRef a, LLVMValueRef b);
+
+/* debug.c (-g): the compile unit of the module (nothing without opts->debug_lines); a
+ * DISubprogram for cg->fn at the task's line; the location of later instructions (a statement's
+ * line and column; nothing when cg->fn has no subprogram); the finished metadata. */
+void cg_debug_begin(LlvmCg *cg);
+void cg_debug_function(LlvmCg *cg, Span at);
+void cg_debug_at(LlvmCg *cg, Span at);
+void cg_debug_end(LlvmCg *cg);
 
 /* simt.c: IR_SUBGROUP (NULL for SG_SYNC); the family's subgroup width */
 LLVMValueRef cg_subgroup(LlvmCg *cg, const IrExpr *e);

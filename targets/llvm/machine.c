@@ -140,7 +140,7 @@ static void on_llvm_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
 bool machine_init(LlvmCg *cg) {
     init_llvm_target(cap_backend(cg->cap));
     const char *triple = cap_str(cg->cap, "llvm.triple"), *cpu = cap_str(cg->cap, "llvm.cpu");
-    const char *features = cap_str(cg->cap, "llvm.features");
+    const char *features = cap_llvm_features(cg->cap, cg->opts->caps, cg->opts->ncaps); /* --cap=+wave32 */
     Span none = {0};
     if (!triple || !cpu) {
         diag_error(none, QD5001, "target '%s' has no llvm.triple/llvm.cpu in the capability database", cap_name(cg->cap));

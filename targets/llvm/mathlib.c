@@ -236,6 +236,7 @@ static LLVMValueRef helper(LlvmCg *cg, int op) {
     unsigned n = op == IR_ATAN2 || op == M_POW ? 2 : 1;
     LLVMBasicBlockRef saved_bb = LLVMGetInsertBlock(cg->b);
     LLVMValueRef saved_fn = cg->fn;
+    LLVMMetadataRef saved_loc = LLVMGetCurrentDebugLocation2(cg->b); /* -g: the caller's statement */
     fn = cg_add_function(cg, name, d, params, n);
     LLVMSetLinkage(fn, LLVMInternalLinkage);
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
@@ -244,6 +245,7 @@ static LLVMValueRef helper(LlvmCg *cg, int op) {
     LLVMBuildRet(cg->b, body(&f, op, LLVMGetParam(fn, 0), n == 2 ? LLVMGetParam(fn, 1) : NULL));
     cg->fn = saved_fn;
     LLVMPositionBuilderAtEnd(cg->b, saved_bb);
+    LLVMSetCurrentDebugLocation2(cg->b, saved_loc);
     return fn;
 }
 

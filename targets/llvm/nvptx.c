@@ -464,21 +464,56 @@ static void nv_assert_fail(LlvmCg *cg, const char *msg) {
     cg_call_intrinsic(cg, "llvm.trap", NULL, 0, NULL, 0);
 }
 
-/* redux.sync over the lanes active at the flush (activemask: after the grid-stride loop every
+/* One 32-bit or 64-bit value from lane `src` of the lanes in mask (shfl.sync.idx; 64-bit as two). */
+static LLVMValueRef nv_shfl_idx(LlvmCg *cg, QdType t, LLVMValueRef mask, LLVMValueRef v, LLVMValueRef src) {
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx), ty = LLVMTypeOf(v);
+    if (qt_bits(t) == 32) {
+        LLVMValueRef args[4] = {mask, v, src, cg_i32(cg, 31)};
+        return cg_call_intrinsic(cg, qt_is_float(t) ? "llvm.nvvm.shfl.sync.idx.f32" : "llvm.nvvm.shfl.sync.idx.i32", NULL, 0,
+                                 args, 4);
+    }
+    LLVMValueRef w = qt_is_float(t) ? LLVMBuildBitCast(cg->b, v, i64, "") : v, half[2];
+    for (int h = 0; h < 2; h++) {
+        LLVMValueRef part = LLVMBuildTrunc(cg->b, h ? LLVMBuildLShr(cg->b, w, LLVMConstInt(i64, 32, 0), "") : w, i32, "");
+        LLVMValueRef args[4] = {mask, part, src, cg_i32(cg, 31)};
+        half[h] = LLVMBuildZExt(cg->b, cg_call_intrinsic(cg, "llvm.nvvm.shfl.sync.idx.i32", NULL, 0, args, 4), i64, "");
+    }
+    LLVMValueRef r = LLVMBuildOr(cg->b, half[0], LLVMBuildShl(cg->b, half[1], LLVMConstInt(i64, 32, 0), ""), "");
+    return qt_is_float(t) ? LLVMBuildBitCast(cg->b, r, ty, "") : r;
+}
+
+/* The partials of the lanes active at the flush (activemask: after the grid-stride loop every
  * lane that reached it, also in a partial warp or when lanes have not reconverged, each group
- * reducing its own members), led by the lowest of them (i32/u32 only: lower/reduce.c). */
+ * reducing its own members), led by the lowest of them. i32/u32 on families whose simt.reduce
+ * is redux.sync: one redux.sync. Otherwise (64-bit integers, f32/f64 add, sm_60-sm_75) a tree
+ * over the lanes' ranks among the active ones, which works for any mask: at step d = 1, 2, 4,
+ * 8, 16 a lane adds the value of the active lane d ranks above it (fns.b32 finds it, shfl.sync.idx
+ * over the mask reads it), if there is one; the lowest lane ends with the sum of all. */
 static LLVMValueRef nv_reduce_subgroup(LlvmCg *cg, QdOp op, QdType t, LLVMValueRef v, LLVMValueRef *leader) {
-    bool s = t == QT_I32;
-    const char *name = op == QOP_ADD ? "llvm.nvvm.redux.sync.add"
-                       : op == QOP_MIN ? (s ? "llvm.nvvm.redux.sync.min" : "llvm.nvvm.redux.sync.umin")
-                       : op == QOP_MAX ? (s ? "llvm.nvvm.redux.sync.max" : "llvm.nvvm.redux.sync.umax")
-                       : op == QOP_AND ? "llvm.nvvm.redux.sync.and"
-                       : op == QOP_OR  ? "llvm.nvvm.redux.sync.or"
-                                       : "llvm.nvvm.redux.sync.xor";
-    LLVMValueRef mask = cg_call_intrinsic(cg, "llvm.nvvm.activemask", NULL, 0, NULL, 0);
-    LLVMValueRef args[2] = {v, mask};
-    LLVMValueRef r = cg_call_intrinsic(cg, name, NULL, 0, args, 2);
     LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+    LLVMValueRef mask = cg_call_intrinsic(cg, "llvm.nvvm.activemask", NULL, 0, NULL, 0), r;
+    const char *simt_reduce = cap_str(cg->cap, "simt.reduce");
+    if ((t == QT_I32 || t == QT_U32) && simt_reduce && !strcmp(simt_reduce, "redux.sync")) {
+        bool s = t == QT_I32;
+        const char *name = op == QOP_ADD ? "llvm.nvvm.redux.sync.add"
+                           : op == QOP_MIN ? (s ? "llvm.nvvm.redux.sync.min" : "llvm.nvvm.redux.sync.umin")
+                           : op == QOP_MAX ? (s ? "llvm.nvvm.redux.sync.max" : "llvm.nvvm.redux.sync.umax")
+                           : op == QOP_AND ? "llvm.nvvm.redux.sync.and"
+                           : op == QOP_OR  ? "llvm.nvvm.redux.sync.or"
+                                           : "llvm.nvvm.redux.sync.xor";
+        LLVMValueRef args[2] = {v, mask};
+        r = cg_call_intrinsic(cg, name, NULL, 0, args, 2);
+    } else {
+        LLVMValueRef lane = nv_sg_lane(cg);
+        r = v;
+        for (int d = 1; d < 32; d <<= 1) {
+            LLVMValueRef fa[3] = {mask, lane, cg_i32(cg, d + 1)};
+            LLVMValueRef src = cg_call_intrinsic(cg, "llvm.nvvm.fns", NULL, 0, fa, 3);
+            LLVMValueRef has = LLVMBuildICmp(cg->b, LLVMIntNE, src, LLVMConstInt(i32, 0xffffffffu, 0), "");
+            LLVMValueRef got = nv_shfl_idx(cg, t, mask, r, LLVMBuildSelect(cg->b, has, src, lane, "")); /* a lane in mask */
+            r = LLVMBuildSelect(cg->b, has, cg_apply_op(cg, op, t, r, got), r, "");
+        }
+    }
     LLVMValueRef cz[2] = {mask, LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 1, 0)};
     LLVMValueRef lowest = cg_call_intrinsic(cg, "llvm.cttz", &i32, 1, cz, 2);
     *leader = LLVMBuildICmp(cg->b, LLVMIntEQ, nv_sg_lane(cg), lowest, "");

@@ -8,7 +8,10 @@
 #include <math.h>
 #include <string.h>
 
-int cg_sg_width(LlvmCg *cg) { return (int)cap_int(cg->cap, "subgroup_width", 1); }
+int cg_sg_width(LlvmCg *cg) {
+    int w = (int)cap_subgroup_width(cg->cap, cg->opts ? cg->opts->caps : NULL, cg->opts ? cg->opts->ncaps : 0);
+    return w > 0 ? w : 1;
+}
 
 static LLVMTypeRef i32t(LlvmCg *cg) { return LLVMInt32TypeInContext(cg->ctx); }
 
@@ -81,6 +84,20 @@ static LLVMValueRef vote(LlvmCg *cg, IrSgOp op, LLVMValueRef a) {
     return LLVMBuildZExt(cg->b, r, i32t(cg), "");
 }
 
+/* warp.match_any / match_all without match.sync: 32 shuffles compared with the lane's own value,
+ * masked by the active lanes (a ballot); match_all is that mask when it covers every active lane. */
+static LLVMValueRef match(LlvmCg *cg, IrSgOp op, QdType t, LLVMValueRef a) {
+    LLVMValueRef active = LLVMBuildTrunc(cg->b, cg->tgt->sg_ballot(cg, LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 1, 0)), i32t(cg), "");
+    LLVMValueRef m = cg_i32(cg, 0);
+    for (int j = 0; j < 32; j++) {
+        LLVMValueRef eq = LLVMBuildICmp(cg->b, LLVMIntEQ, shuffle(cg, t, a, cg_i32(cg, j)), a, "");
+        m = LLVMBuildOr(cg->b, m, LLVMBuildShl(cg->b, LLVMBuildZExt(cg->b, eq, i32t(cg), ""), cg_i32(cg, j), ""), "");
+    }
+    m = LLVMBuildAnd(cg->b, m, active, "");
+    if (op == SG_MATCH_ANY) return m;
+    return LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, m, active, ""), active, cg_i32(cg, 0), "");
+}
+
 static LLVMValueRef generic(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, LLVMValueRef b) {
     QdType t = e->sg.a ? e->sg.a->type : QT_I32;
     switch (e->sg.op) {
@@ -93,6 +110,7 @@ static LLVMValueRef generic(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, LLVMVal
     case SG_REDUCE: return butterfly(cg, e->sg.combine, t, a);
     case SG_INCLUSIVE: case SG_EXCLUSIVE: return scan(cg, e->sg.combine, t, a, e->sg.op == SG_EXCLUSIVE);
     case SG_SYNC: cg->tgt->sg_sync(cg); return NULL;
+    case SG_MATCH_ANY: case SG_MATCH_ALL: return match(cg, e->sg.op, t, a);
     case SG_COUNT: break;
     }
     unreachable();

@@ -56,6 +56,18 @@ static LLVMValueRef nv_shfl_rel(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, LLV
     return LLVMBuildBitCast(cg->b, r, cg_type(cg, e->type), "");
 }
 
+/* match.any.sync / match.all.sync (families whose simt.match is "match.sync": sm_70+). */
+static LLVMValueRef nv_match(LlvmCg *cg, const IrExpr *e, LLVMValueRef a) {
+    const char *how = cap_str(cg->cap, "simt.match");
+    if (!how || strcmp(how, "match.sync")) return NULL;
+    bool wide = qt_bits(e->sg.a->type) == 64;
+    LLVMValueRef args[2] = {full(cg), a};
+    if (e->sg.op == SG_MATCH_ANY)
+        return cg_call_intrinsic(cg, wide ? "llvm.nvvm.match.any.sync.i64" : "llvm.nvvm.match.any.sync.i32", NULL, 0, args, 2);
+    LLVMValueRef r = cg_call_intrinsic(cg, wide ? "llvm.nvvm.match.all.sync.i64p" : "llvm.nvvm.match.all.sync.i32p", NULL, 0, args, 2);
+    return LLVMBuildExtractValue(cg->b, r, 0, "");
+}
+
 LLVMValueRef nv_sg_native(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, LLVMValueRef b) {
     switch (e->sg.op) {
     case SG_SHUFFLE_UP: case SG_SHUFFLE_DOWN: return nv_shfl_rel(cg, e, a, b);
@@ -66,6 +78,7 @@ LLVMValueRef nv_sg_native(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, LLVMValue
         return LLVMBuildZExt(cg->b, r, i32t(cg), "");
     }
     case SG_REDUCE: return nv_redux(cg, e, a);
+    case SG_MATCH_ANY: case SG_MATCH_ALL: return nv_match(cg, e, a);
     default: return NULL;
     }
 }

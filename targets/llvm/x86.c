@@ -105,10 +105,28 @@ static const int sg_rt_op[SG_COUNT] = {
     [SG_INVOCATION_ID] = -1, [SG_SIZE] = -1, [SG_SHUFFLE] = QDRT_SG_SHUFFLE, [SG_SHUFFLE_UP] = QDRT_SG_SHUFFLE_UP,
     [SG_SHUFFLE_DOWN] = QDRT_SG_SHUFFLE_DOWN, [SG_BROADCAST] = QDRT_SG_SHUFFLE, [SG_BALLOT] = QDRT_SG_BALLOT,
     [SG_ALL] = QDRT_SG_ALL, [SG_ANY] = QDRT_SG_ANY, [SG_REDUCE] = QDRT_SG_REDUCE, [SG_INCLUSIVE] = QDRT_SG_INCLUSIVE,
-    [SG_EXCLUSIVE] = QDRT_SG_EXCLUSIVE, [SG_SYNC] = -1,
+    [SG_EXCLUSIVE] = QDRT_SG_EXCLUSIVE, [SG_SYNC] = -1, [SG_MATCH_ANY] = -1, [SG_MATCH_ALL] = -1,
 };
 
+/* warp.match_any / match_all: 32 libqdrt shuffles compared with the lane's own value, masked by
+ * the active lanes (a ballot), as simt.c does on the GPUs. */
+static LLVMValueRef x86_match(LlvmCg *cg, const IrExpr *e, LLVMValueRef a) {
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx);
+    LLVMValueRef av = LLVMBuildZExt(cg->b, a, i64, "");
+    LLVMValueRef active = LLVMBuildTrunc(cg->b, sg_call(cg, QDRT_SG_BALLOT, cg_i64(cg, 1), NULL), i32, "");
+    LLVMValueRef m = cg_i32(cg, 0);
+    for (int j = 0; j < 32; j++) {
+        LLVMValueRef s = sg_call(cg, QDRT_SG_SHUFFLE | QDRT_SGT_I32 << 8, av, cg_i32(cg, j));
+        LLVMValueRef eq = LLVMBuildICmp(cg->b, LLVMIntEQ, s, av, "");
+        m = LLVMBuildOr(cg->b, m, LLVMBuildShl(cg->b, LLVMBuildZExt(cg->b, eq, i32, ""), cg_i32(cg, j), ""), "");
+    }
+    m = LLVMBuildAnd(cg->b, m, active, "");
+    if (e->sg.op == SG_MATCH_ANY) return m;
+    return LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, m, active, ""), active, cg_i32(cg, 0), "");
+}
+
 static LLVMValueRef x86_sg_native(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, LLVMValueRef b) {
+    if (e->sg.op == SG_MATCH_ANY || e->sg.op == SG_MATCH_ALL) return x86_match(cg, e, a);
     int op = sg_rt_op[e->sg.op];
     if (op < 0) return NULL;
     QdType t = e->sg.a->type;

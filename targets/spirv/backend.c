@@ -75,6 +75,7 @@ static bool check_has_tasks(const IrModule *m, const CapTarget *t) {
 
 bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
     SpvTarget st = target_of(t);
+    st.debug_lines = o->debug_lines;
     if (st.minor < 0) {
         diag_error(cap_where(t, "spirv.version"), QD3007, "family '%s' has no valid spirv.version (\"1.N\": the SPIR-V "
                                                            "version its environment %s takes)", cap_name(t), st.env);
@@ -91,11 +92,11 @@ bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget
     }
     case EMIT_METADATA: {
         AbiBindings b = spv_bindings(&st);
-        return metadata_emit(m, low, t, o->module_name, &b, out);
+        return metadata_emit(m, low, t, o, &b, out);
     }
     case EMIT_HEADER: {
         AbiBindings b = spv_bindings(&st);
-        return header_emit(m, t, o->module_name, &b, out);
+        return header_emit(m, t, o, &b, out);
     }
     default: die("emit kind %d is not a SPIR-V/MSL output", (int)o->emit);
     }

@@ -15,10 +15,11 @@ static unsigned msl_version_code(const char *v) {
     return SPVC_MAKE_MSL_VERSION(major, minor, patch);
 }
 
-static bool configure(spvc_compiler comp, const char *version, const SpvMslBinding *b, int nb) {
+static bool configure(spvc_compiler comp, const char *version, const SpvMslBinding *b, int nb, bool lines) {
     spvc_compiler_options opts;
     if (spvc_compiler_create_compiler_options(comp, &opts) != SPVC_SUCCESS) return false;
     spvc_compiler_options_set_uint(opts, SPVC_COMPILER_OPTION_MSL_VERSION, msl_version_code(version));
+    if (lines) spvc_compiler_options_set_bool(opts, SPVC_COMPILER_OPTION_EMIT_LINE_DIRECTIVES, SPVC_TRUE);
     if (spvc_compiler_install_compiler_options(comp, opts) != SPVC_SUCCESS) return false;
     for (int i = 0; i < nb; i++) {
         spvc_msl_resource_binding rb;
@@ -31,7 +32,7 @@ static bool configure(spvc_compiler comp, const char *version, const SpvMslBindi
 }
 
 bool spv_to_msl(const uint32_t *words, size_t n, const char *version, const SpvMslBinding *b, int nb,
-                StrBuf *out, StrBuf *err) {
+                bool line_directives, StrBuf *out, StrBuf *err) {
     spvc_context ctx = NULL;
     if (spvc_context_create(&ctx) != SPVC_SUCCESS) die("spvc_context_create failed");
     spvc_context_set_error_callback(ctx, on_error, err);
@@ -41,7 +42,7 @@ bool spv_to_msl(const uint32_t *words, size_t n, const char *version, const SpvM
     bool ok = spvc_context_parse_spirv(ctx, words, n, &ir) == SPVC_SUCCESS &&
               spvc_context_create_compiler(ctx, SPVC_BACKEND_MSL, ir, SPVC_CAPTURE_MODE_TAKE_OWNERSHIP, &comp) ==
                   SPVC_SUCCESS &&
-              configure(comp, version, b, nb) && spvc_compiler_compile(comp, &msl) == SPVC_SUCCESS;
+              configure(comp, version, b, nb, line_directives) && spvc_compiler_compile(comp, &msl) == SPVC_SUCCESS;
     if (ok) sb_puts(out, msl);
     else if (!err->len) sb_puts(err, spvc_context_get_last_error_string(ctx));
     spvc_context_destroy(ctx);

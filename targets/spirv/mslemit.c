@@ -137,7 +137,7 @@ static bool msl_task(const IrModule *m, const IrLowered *low, const IrKernel *k,
     bool ok = spirv_build(m, low, st, task, &bin);
     SpvMslBinding *b = NULL;
     int nb = spv_msl_bindings(m, k, &b);
-    if (ok && !spv_to_msl((const uint32_t *)bin.data, bin.len / 4, mt->version, b, nb, &msl, &err)) {
+    if (ok && !spv_to_msl((const uint32_t *)bin.data, bin.len / 4, mt->version, b, nb, st->debug_lines, &msl, &err)) {
         diag_error(task->span, QD5102, "SPIRV-Cross cannot translate '%s' to MSL %s: %s", task->name, mt->version, err.data);
         ok = false;
     }

@@ -332,6 +332,7 @@ static void parallel_body(SpvGen *g, const IrTask *task, uint32_t ctr, int block
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, ctr, G_OP(g, SpvOpIAdd, i32, i2, stride));
     g_branch(g, head);
     g_label(g, merge);
+    g_reduce_end(g);
 }
 
 /* Serial tasks run on invocation 0 of a one-invocation dispatch. */
@@ -371,6 +372,7 @@ static void emit_task(SpvGen *g, const IrTask *task) {
     g->cur = entry;
     declare_locals(g);
     uint32_t ctr = local_tmp(g, QT_I32);
+    if (task->kind == IR_TASK_PARALLEL) g_reduce_begin(g, task);
     if (task->kind == IR_TASK_PARALLEL) parallel_body(g, task, ctr, bd);
     else serial_body(g, task);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpReturn);
@@ -433,6 +435,11 @@ bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, co
     spv_init(&g.b);
     g.m = m, g.low = low, g.t = t, g.ok = true, g.prefix = "";
     g.fields = xcalloc((size_t)m->nfields + 1, sizeof *g.fields);
+    if (t->debug_lines && m->src) { /* -g: the input as named on the command line */
+        g.src_file = spv_id(&g.b);
+        spv_inst_str(&g.b, SPV_SEC_SOURCE, SpvOpString, &g.src_file, 1, m->src->name, NULL, 0);
+        SPV_OP(&g.b, SPV_SEC_SOURCE, SpvOpSource, SpvSourceLanguageUnknown, 0, g.src_file);
+    }
     spv_cap(&g.b, SpvCapabilityShader);
     SPV_OP(&g.b, SPV_SEC_MODEL, SpvOpMemoryModel, SpvAddressingModelLogical, SpvMemoryModelGLSL450);
     for (int i = 0; i < m->nkernels; i++) { /* fields are shared: decide their views first */
@@ -449,6 +456,7 @@ bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, co
     vec_free(&g.iface);
     vec_free(&g.loops);
     vec_free(&g.msl_helpers);
+    vec_free(&g.partials);
     if (!g.ok) return sb_free(&bin), false;
     StrBuf err;
     sb_init(&err);

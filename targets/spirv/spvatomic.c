@@ -141,6 +141,7 @@ void g_barrier(SpvGen *g) {
 
 /* The operand in the operation's value type, negated when the decision says so. */
 static uint32_t operand(SpvGen *g, const IrMemOp *mo) {
+    if (g->given) return g->given; /* a flush: already accumulated (and negated) */
     QdType t = mo->ref->type;
     uint32_t v = g_expr(g, mo->val);
     if (g_low(g, mo)->negate) v = G_OP(g, qt_is_float(t) ? SpvOpFNegate : SpvOpSNegate, g_ty(g, t), v);
@@ -314,12 +315,11 @@ static uint32_t volatile_load(SpvGen *g, const IrMemOp *mo) {
     return sc == SpvStorageClassFunction ? raw : g_from_store(g, raw, mo->ref->type, view);
 }
 
-uint32_t g_memop(SpvGen *g, const IrExpr *e) {
+/* The operation as the lowering decided it (g->given: the operand of a flush or an aggregate). */
+static uint32_t as_decided(SpvGen *g, const IrExpr *e) {
     const IrMemOp *mo = &e->mem;
     const IrLowering *l = g_low(g, mo);
-    if (mo->is_volatile) return volatile_load(g, mo);
     int view = g_memop_view(g, mo);
-    if (l->kind == LOW_PLAIN) return plain(g, mo, g_res(g, mo->ref) && g_res(g, mo->ref)->need_int ? VIEW_INT : VIEW_NATURAL);
     if (l->fence_before) g_fence(g, l->fence_scope, l->fence_order);
     uint32_t r;
     if (l->kind == LOW_NATIVE && g->t->for_msl && (l->flags & (LOWF_MSL_HELPER | LOWF_SPLIT64))) r = msl_helper_call(g, mo, l);
@@ -327,5 +327,135 @@ uint32_t g_memop(SpvGen *g, const IrExpr *e) {
     else if (l->kind == LOW_CAS_LOOP) r = cas_loop(g, mo, view);
     else die("memory operation reached the SPIR-V backend undecided (kind %d)", (int)l->kind);
     if (l->fence_after) g_fence(g, l->fence_scope, l->fence_order);
+    return r;
+}
+
+/* ---- the atomic rewrites (lower/reduce.c decides; qdc-lang(7) "Atomic reductions") ---- */
+static QdOp partial_op(const IrLowering *l) { return l->op == QOP_SUB ? QOP_ADD : l->op; }
+
+static IrBinOp combine_binop(QdOp op) {
+    switch (op) {
+    case QOP_ADD: return IR_ADD;
+    case QOP_MIN: return IR_MIN;
+    case QOP_MAX: return IR_MAX;
+    case QOP_AND: return IR_AND;
+    case QOP_OR: return IR_OR;
+    case QOP_XOR: return IR_XOR;
+    default: die("no subgroup reduction of '%s'", qop_name(op));
+    }
+}
+
+/* The partial's starting value: the identity of op on t (-0.0 for a float add: -0.0 + x == x). */
+static uint32_t identity(SpvGen *g, QdOp op, QdType t) {
+    int bits = qt_bits(t);
+    uint64_t ones = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1, top = UINT64_C(1) << (bits - 1);
+    bool s = qt_is_signed(t);
+    if (qt_is_float(t)) {
+        if (op != QOP_ADD) die("no subgroup reduction of float '%s'", qop_name(op));
+        return g_const(g, t, top);
+    }
+    switch (op) {
+    case QOP_MIN: return g_const(g, t, s ? top - 1 : ones);
+    case QOP_MAX: return g_const(g, t, s ? top : 0);
+    case QOP_AND: return g_const(g, t, ones);
+    default: return g_const(g, t, 0);
+    }
+}
+
+typedef struct { SpvGen *g; const IrTask *task; } PartialScan;
+
+static void add_partial(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *e, const IrStmt *fence) {
+    (void)k, (void)fence;
+    PartialScan *p = ctx;
+    SpvGen *g = p->g;
+    if (!e || t != p->task || g_low(g, &e->mem)->reduce != LOW_REDUCE_SUBGROUP) return;
+    QdType qt = e->mem.ref->type;
+    uint32_t ty = g_ty(g, qt), var = spv_id(&g->b);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpVariable, g_ptr(g, SpvStorageClassFunction, ty), var, SpvStorageClassFunction,
+           identity(g, partial_op(g_low(g, &e->mem)), qt));
+    vec_push(&g->partials, ((SpvPartial){e, var}));
+}
+
+void g_reduce_begin(SpvGen *g, const IrTask *task) {
+    g->partials.len = 0;
+    PartialScan p = {g, task};
+    ir_visit_kernel_memory_ops(g->k, add_partial, &p);
+}
+
+static uint32_t partial_of(const SpvGen *g, const IrExpr *e) {
+    for (int i = 0; i < g->partials.len; i++)
+        if (g->partials.items[i].e == e) return g->partials.items[i].var;
+    return 0;
+}
+
+/* After the loop, in every invocation: the partials of the active invocations combined, and
+ * one atomic of the result by the elected one. */
+void g_reduce_end(SpvGen *g) {
+    for (int i = 0; i < g->partials.len; i++) {
+        const IrExpr *e = g->partials.items[i].e;
+        const IrLowering *l = g_low(g, &e->mem);
+        QdType t = e->mem.ref->type;
+        ir_memo_clear(&g->shared_ids);
+        SpvStorageClass sc;
+        g_ref_ptr(g, e->mem.ref, g_memop_view(g, &e->mem), &sc); /* index nodes before the branch */
+        uint32_t v = G_OP(g, SpvOpLoad, g_ty(g, t), g->partials.items[i].var);
+        uint32_t r = g_subgroup_reduce(g, combine_binop(partial_op(l)), t, v), elect = g_subgroup_elect(g);
+        uint32_t then = spv_id(&g->b), merge = spv_id(&g->b);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranchConditional, elect, then, merge);
+        g_label(g, then);
+        g->given = r;
+        as_decided(g, e);
+        g->given = 0;
+        g_branch(g, merge);
+        g_label(g, merge);
+    }
+    g->partials.len = 0;
+}
+
+/* One execution of a reduced atomic: partial = op(partial, operand). */
+static uint32_t reduce_step(SpvGen *g, const IrExpr *e, uint32_t var) {
+    const IrLowering *l = g_low(g, &e->mem);
+    QdType t = e->mem.ref->type;
+    uint32_t v = operand(g, &e->mem), cur = G_OP(g, SpvOpLoad, g_ty(g, t), var);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, var, combine(g, partial_op(l), t, cur, v));
+    return 0;
+}
+
+/* A used-result add aggregated over the active invocations: the elected (lowest) one adds
+ * count * operand; each gets old + (invocations below it) * operand, old from the elected. */
+static uint32_t aggregate(SpvGen *g, const IrExpr *e) {
+    const IrLowering *l = g_low(g, &e->mem);
+    QdType t = e->mem.ref->type;
+    uint32_t ty = g_ty(g, t), v = operand(g, &e->mem), count, below;
+    SpvStorageClass sc;
+    g_ref_ptr(g, e->mem.ref, g_memop_view(g, &e->mem), &sc); /* index nodes before the branch */
+    g_subgroup_ranks(g, &count, &below);
+    uint32_t total = G_OP(g, SpvOpIMul, ty, G_OP(g, SpvOpBitcast, ty, count), v);
+    uint32_t elect = g_subgroup_elect(g), pre = g->cur, then = spv_id(&g->b), merge = spv_id(&g->b);
+    uint32_t undef = G_OP(g, SpvOpUndef, ty);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpSelectionMerge, merge, SpvSelectionControlMaskNone);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranchConditional, elect, then, merge);
+    g_label(g, then);
+    g->given = total;
+    uint32_t old = as_decided(g, e), from = g->cur;
+    g->given = 0;
+    g_branch(g, merge);
+    g_label(g, merge);
+    uint32_t phi = spv_id(&g->b);
+    SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpPhi, ty, phi, old, from, undef, pre);
+    uint32_t base = g_subgroup_first(g, t, phi), step = G_OP(g, SpvOpIMul, ty, G_OP(g, SpvOpBitcast, ty, below), v);
+    /* sub: the lanes before this one took `step` away */
+    return G_OP(g, l->op == QOP_SUB ? SpvOpISub : SpvOpIAdd, ty, base, step);
+}
+
+uint32_t g_memop(SpvGen *g, const IrExpr *e) {
+    const IrMemOp *mo = &e->mem;
+    const IrLowering *l = g_low(g, mo);
+    if (mo->is_volatile) return volatile_load(g, mo);
+    if (l->kind == LOW_PLAIN) return plain(g, mo, g_res(g, mo->ref) && g_res(g, mo->ref)->need_int ? VIEW_INT : VIEW_NATURAL);
+    uint32_t var = l->reduce == LOW_REDUCE_SUBGROUP ? partial_of(g, e) : 0;
+    if (var) return reduce_step(g, e, var);
+    uint32_t r = l->reduce == LOW_AGGREGATE_SUBGROUP ? aggregate(g, e) : as_decided(g, e);
     return e->type == QT_VOID ? 0 : r;
 }

@@ -10,9 +10,10 @@
 #include <stdint.h>
 
 typedef enum {
-    SPV_SEC_IMPORT, SPV_SEC_MODEL, SPV_SEC_ENTRY, SPV_SEC_EXEC, SPV_SEC_DEBUG, SPV_SEC_ANNOT,
+    SPV_SEC_IMPORT, SPV_SEC_MODEL, SPV_SEC_ENTRY, SPV_SEC_EXEC, SPV_SEC_SOURCE, SPV_SEC_DEBUG, SPV_SEC_ANNOT,
     SPV_SEC_GLOBAL, SPV_SEC_FUNC, SPV_SEC_COUNT
-} SpvSection; /* capabilities and extensions are sets, written first by spv_finish */
+} SpvSection; /* capabilities and extensions are sets, written first by spv_finish; SOURCE holds
+               * OpString/OpSource, which precede the OpName/OpMemberName of DEBUG */
 
 typedef VEC(uint32_t) SpvWords;
 typedef struct SpvConsEntry SpvConsEntry;

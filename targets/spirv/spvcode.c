@@ -423,6 +423,11 @@ static void loop(SpvGen *g, const IrExpr *cond, const IrStmt *for_, const IrBloc
 
 static void stmt(SpvGen *g, const IrStmt *s) {
     ir_memo_clear(&g->shared_ids);
+    if (g->src_file && s->span.src) { /* -g */
+        uint32_t line, col;
+        source_line_col(s->span.src, s->span.off, &line, &col);
+        SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLine, g->src_file, line, col);
+    }
     switch (s->kind) {
     case IR_ASSIGN:
         SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, g->local_var[s->assign.local], g_expr(g, s->assign.value));

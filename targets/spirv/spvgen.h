@@ -14,6 +14,7 @@ typedef struct SpvTarget {
     bool for_msl;          /* shape the module for SPIRV-Cross (one entry point per module) */
     int default_block_dim; /* LocalSize when loop_config gives none */
     int subgroup_width;    /* limits.subgroup_width: MSL scans SPIRV-Cross lacks unroll over it */
+    bool debug_lines;      /* -g: OpString/OpSource for the input and an OpLine per statement */
 } SpvTarget;
 
 /* ---- binding layout (version 1) ----
@@ -62,6 +63,10 @@ typedef struct SpvLoop { uint32_t merge, cont; } SpvLoop;
  * the completion step replaces (qdc-msl(7)). */
 typedef struct SpvMslHelper { uint32_t fn, var, elem_ptr, elem_ty; char name[48]; } SpvMslHelper;
 
+/* A reduced atomic of the current task (IrLowering.reduce == LOW_REDUCE_SUBGROUP) and the
+ * Function variable holding the invocation's partial. */
+typedef struct SpvPartial { const IrExpr *e; uint32_t var; } SpvPartial;
+
 typedef struct SpvGen {
     SpvBuilder b;
     const IrModule *m;
@@ -83,9 +88,12 @@ typedef struct SpvGen {
     uint32_t cur;        /* current block label; 0: dead code point (after a branch) */
     uint32_t msl_fence[2]; /* MSL: marker functions qdc_fence_{threadgroup,device}, 0 until used */
     VEC(SpvMslHelper) msl_helpers; /* MSL: 64-bit atomics written by the completion step */
+    VEC(SpvPartial) partials; /* the current task's reduced atomics (spvatomic.c) */
+    uint32_t given;      /* the operand the next decided atomic takes instead of its own (a flush) */
     bool publishes;      /* the kernel has a fence or an ordered atomic: its buffers are Coherent */
     bool ok;             /* false after a diagnostic */
     IrMemo shared_ids;   /* IrExpr.shared nodes evaluated in the current statement */
+    uint32_t src_file;   /* -g: the OpString naming the input; 0 without -g */
 } SpvGen;
 
 /* spirv.c */
@@ -123,6 +131,13 @@ void g_block(SpvGen *g, const IrBlock *blk);
 
 /* spvsimt.c: IR_SUBGROUP (0 for SG_SYNC) */
 uint32_t g_subgroup(SpvGen *g, const IrExpr *e);
+/* The building blocks of the atomic rewrites (qdc-lang(7) "Atomic reductions"): op over the
+ * active invocations (GroupOperation Reduce), OpGroupNonUniformElect, the number of active
+ * invocations and of those below this one (ballot bit counts, u32), BroadcastFirst. */
+uint32_t g_subgroup_reduce(SpvGen *g, IrBinOp op, QdType t, uint32_t v);
+uint32_t g_subgroup_elect(SpvGen *g);
+void g_subgroup_ranks(SpvGen *g, uint32_t *count, uint32_t *below);
+uint32_t g_subgroup_first(SpvGen *g, QdType t, uint32_t v);
 
 /* spvatomic.c */
 static inline const IrLowering *g_low(const SpvGen *g, const IrMemOp *mo) { return ir_low(g->low, mo->id); }
@@ -132,6 +147,10 @@ uint32_t g_memop(SpvGen *g, const IrExpr *e);
 void g_fence(SpvGen *g, QdScope scope, QdOrder order);
 void g_barrier(SpvGen *g);
 void g_msl_markers(SpvGen *g);
+/* The rewrites of a parallel task: its partials declared (entry block, after the locals) and,
+ * after the task's loop, each reduced over the subgroup and added by the elected invocation. */
+void g_reduce_begin(SpvGen *g, const IrTask *task);
+void g_reduce_end(SpvGen *g);
 
 /* spirv.c: the whole module (or one task of it, for MSL), validated. */
 bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, StrBuf *out);

@@ -102,6 +102,24 @@ static uint32_t msl_scan(SpvGen *g, const IrExpr *e, uint32_t ty, uint32_t v) {
     return v;
 }
 
+/* warp.match_any / match_all (32-lane subgroups, asserted by the user on Vulkan): 32 shuffles
+ * compared with the lane's own value, masked by the active lanes' ballot. */
+static uint32_t match(SpvGen *g, const IrExpr *e, uint32_t a) {
+    spv_cap(&g->b, SpvCapabilityGroupNonUniformShuffle);
+    uint32_t u32 = g_ty(g, QT_U32), boolt = g_ty(g, QT_U1), ta = g_ty(g, e->sg.a->type);
+    uint32_t active = G_OP(g, SpvOpUConvert, u32, ballot(g, g_const(g, QT_U1, 1)));
+    uint32_t m = g_u32(g, 0);
+    for (uint32_t j = 0; j < 32; j++) {
+        uint32_t s = G_OP(g, SpvOpGroupNonUniformShuffle, ta, scope(g), a, g_u32(g, j));
+        uint32_t eq = G_OP(g, SpvOpIEqual, boolt, s, a);
+        m = G_OP(g, SpvOpBitwiseOr, u32, m, G_OP(g, SpvOpSelect, u32, eq, g_u32(g, 1u << j), g_u32(g, 0)));
+    }
+    m = G_OP(g, SpvOpBitwiseAnd, u32, m, active);
+    if (e->sg.op == SG_MATCH_ALL)
+        m = G_OP(g, SpvOpSelect, u32, G_OP(g, SpvOpIEqual, boolt, m, active), active, g_u32(g, 0));
+    return G_OP(g, SpvOpBitcast, g_ty(g, QT_I32), m);
+}
+
 uint32_t g_subgroup(SpvGen *g, const IrExpr *e) {
     uint32_t a = e->sg.a ? g_expr(g, e->sg.a) : 0, b = e->sg.b ? g_expr(g, e->sg.b) : 0;
     uint32_t ty = g_ty(g, e->type);
@@ -141,7 +159,31 @@ uint32_t g_subgroup(SpvGen *g, const IrExpr *e) {
         SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpControlBarrier, scope(g), scope(g), g_u32(g, bits));
         return 0;
     }
+    case SG_MATCH_ANY: case SG_MATCH_ALL: return match(g, e, a);
     case SG_COUNT: break;
     }
     unreachable();
+}
+
+uint32_t g_subgroup_reduce(SpvGen *g, IrBinOp op, QdType t, uint32_t v) {
+    spv_cap(&g->b, SpvCapabilityGroupNonUniformArithmetic);
+    return G_OP(g, arith(op, t), g_ty(g, t), scope(g), SpvGroupOperationReduce, v);
+}
+
+uint32_t g_subgroup_elect(SpvGen *g) {
+    spv_cap(&g->b, SpvCapabilityGroupNonUniform);
+    return G_OP(g, SpvOpGroupNonUniformElect, g_ty(g, QT_U1), scope(g));
+}
+
+void g_subgroup_ranks(SpvGen *g, uint32_t *count, uint32_t *below) {
+    spv_cap(&g->b, SpvCapabilityGroupNonUniformBallot);
+    uint32_t u32 = g_ty(g, QT_U32), v4 = SPV_TYPE(&g->b, SpvOpTypeVector, u32, 4);
+    uint32_t m = G_OP(g, SpvOpGroupNonUniformBallot, v4, scope(g), g_const(g, QT_U1, 1));
+    *count = G_OP(g, SpvOpGroupNonUniformBallotBitCount, u32, scope(g), SpvGroupOperationReduce, m);
+    *below = G_OP(g, SpvOpGroupNonUniformBallotBitCount, u32, scope(g), SpvGroupOperationExclusiveScan, m);
+}
+
+uint32_t g_subgroup_first(SpvGen *g, QdType t, uint32_t v) {
+    spv_cap(&g->b, SpvCapabilityGroupNonUniformBallot);
+    return G_OP(g, SpvOpGroupNonUniformBroadcastFirst, g_ty(g, t), scope(g), v);
 }

@@ -12,10 +12,11 @@ bool spv_validate(const uint32_t *words, size_t n, const char *env, StrBuf *err)
 bool spv_disassemble(const uint32_t *words, size_t n, const char *env, StrBuf *out, StrBuf *err);
 /* One resource's Metal buffer index (desc_set ~0u: the push-constant block). */
 typedef struct SpvMslBinding { unsigned set, binding, buffer; } SpvMslBinding;
-/* MSL source for msl_version "2.3.0"; false with SPIRV-Cross's message in *err.
+/* MSL source for msl_version "2.3.0"; false with SPIRV-Cross's message in *err. With
+ * line_directives (-g) SPIRV-Cross turns the module's OpLine into `#line N "file"`.
  * Buffer indices are the layout's (targets/spirv/spvgen.h), given explicitly. */
 bool spv_to_msl(const uint32_t *words, size_t n, const char *msl_version, const SpvMslBinding *b, int nb,
-                StrBuf *out, StrBuf *err);
+                bool line_directives, StrBuf *out, StrBuf *err);
 
 /* mslfix.c: the completion step (qdc-msl(7)). Spellings come from the family's msl.* keys;
  * NULL where the family's MSL has no such construct. */

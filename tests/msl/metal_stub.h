@@ -45,7 +45,9 @@ typedef float float3 __attribute__((ext_vector_type(3)));
 struct uint4 { /* Metal's uint4(uint2, uint, uint) constructor, as SPIRV-Cross's ballot helper uses it */
     uint x, y, z, w;
     uint4(uint2 v, uint c, uint d) : x(v.x), y(v.y), z(c), w(d) {}
+    uint4(uint a, uint b, uint2 v) : x(a), y(b), z(v.x), w(v.y) {} /* the ballot bit-count masks */
     uint operator[](int i) const { return i == 0 ? x : i == 1 ? y : i == 2 ? z : w; }
+    uint4 operator&(uint4 o) const { return uint4(x & o.x, y & o.y, uint2{z & o.z, w & o.w}); }
 };
 template <typename T, uint N> using vec = T __attribute__((ext_vector_type(N)));
 
@@ -60,6 +62,11 @@ template <typename T> T select(T a, T b, bool c) { return c ? b : a; }
 template <typename T> T abs(T a) { return a < T(0) ? -a : a; }
 template <typename T> T clz(T x) { return T(x ? __builtin_clzll((unsigned long long)x) - 8 * (8 - sizeof(T)) : 8 * sizeof(T)); }
 template <typename T> T popcount(T x) { return T(__builtin_popcountll((unsigned long long)x)); }
+/* bits [offset, offset + bits) of x, shifted down (SPIRV-Cross's ballot bit-count helpers) */
+template <typename T> T extract_bits(T x, uint offset, uint bits) {
+    unsigned long long v = (unsigned long long)(uint)x >> offset;
+    return T(bits >= 32 ? v : v & ((1ull << bits) - 1));
+}
 float floor(float);
 float sqrt(float);
 float pow(float, float);

@@ -263,6 +263,47 @@ Test(build_tools, cmake_library_links_host_and_settles) {
     free(text), free(more), free(hist), free(host), free(cmdir), free(b), env_free(&e);
 }
 
+/* qdc_add_library(... SHARED, two CPU families, INSTANTIATE): examples/cmake-dispatch builds
+ * libkernels.so holding the instantiated generic kernel for x86_64 and x86_64-v3 under distinct
+ * prefixes; the host includes both headers in one file and runs either family. */
+Test(build_tools, cmake_shared_library_two_cpu_families_and_instantiate) {
+    Env e = env_new("cmake");
+    if (!tool_available("ninja")) cr_skip_test();
+    char *cmdir = root_path("examples/cmake-dispatch"), *b = path_join(e.dir, "b"), qdir[4200];
+    snprintf(qdir, sizeof qdir, "-Dqdc_DIR=%s/usr/lib/cmake/qdc", e.dest);
+    const char *argv[] = {"cmake", "-G", "Ninja", "-S", cmdir, "-B", b, qdir, NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    r = ninja(&e, "-j2");
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    run_free(&r);
+    char *host = path_join(b, "host"), *so = path_join(b, "libkernels.so");
+    const char *base[] = {host, "baseline", NULL}, *any[] = {host, NULL};
+    r = run_argv(base, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect_str_eq(r.out, "x86_64: a[999]=2997\n");
+    run_free(&r);
+    r = run_argv(any, NULL, NULL); /* x86_64-v3 where the CPU has AVX2, FMA and BMI2 */
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(!strcmp(r.out, "x86_64: a[999]=2997\n") || !strcmp(r.out, "x86_64-v3: a[999]=2997\n"), "%s", r.out);
+    run_free(&r);
+    const char *nm[] = {"llvm-nm-19", "-D", "--defined-only", so, NULL};
+    r = run_argv(nm, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, " T scale_x86_64_scale_f32_t0\n") && strstr(r.out, " T scale_x86_64_v3_scale_f32_t0\n"),
+              "both families in the shared library:\n%s", r.out);
+    run_free(&r);
+    const char *dyn[] = {"llvm-readelf-19", "-d", host, NULL};
+    r = run_argv(dyn, NULL, NULL);
+    cr_expect(strstr(r.out, "Shared library: [libkernels.so]"), "%s", r.out);
+    run_free(&r);
+    r = ninja(&e, "-n");
+    cr_expect(strstr(r.out, "ninja: no work to do."), "%s", r.out);
+    run_free(&r);
+    free(host), free(so), free(cmdir), free(b), env_free(&e);
+}
+
 static int files_left;
 static int count_files(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
     (void)path, (void)sb, (void)ftw;
@@ -318,5 +359,23 @@ Test(build_tools, lit_examples_pass) {
     RunResult r = run_argv(argv, NULL, NULL);
     cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
     cr_expect(strstr(r.out, "Passed: 3"), "%s", r.out);
+    run_free(&r), remove_tree(tmp), free(tmp), free(dir);
+}
+
+/* tests/lit: the project's own FileCheck tests (-g line information on every output kind,
+ * memory-order lowering and instructions per family) pass against the qdc under test. */
+Test(build_tools, lit_suite_passes) {
+    const char *lit = "/usr/lib/llvm-19/build/utils/lit/lit.py";
+    if (!file_exists(lit) || !tool_available("/usr/lib/llvm-19/bin/FileCheck")) {
+        fprintf(stderr, "test_build_tools: llvm-19-tools not installed; skipping\n");
+        cr_skip_test();
+    }
+    char *dir = root_path("tests/lit"), *tmp = make_temp_dir(), qdc[4200], td[4200];
+    snprintf(qdc, sizeof qdc, "QDC=%s", qdc_bin());
+    snprintf(td, sizeof td, "TMPDIR=%s", tmp);
+    const char *argv[] = {"env", qdc, td, "python3", lit, "-v", dir, NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "Passed: 2"), "%s", r.out);
     run_free(&r), remove_tree(tmp), free(tmp), free(dir);
 }

@@ -72,7 +72,16 @@ Test(capdb, exact_family_facts) {
     cr_assert_str_eq(cap_str(t, "amdgpu.code_object"), "5");
     cr_assert_str_eq(natural_ext(t), ".hsaco");
     cr_assert_eq(cap_int(t, "subgroup_width", 0), 64);
-    cr_assert_eq(cap_int(capdb_target(db, "gfx1100"), "subgroup_width", 0), 32);
+    /* RDNA: wave64 by default (as Quadrants), wave32 with --cap=+wave32 (simt.wave32) */
+    const CapTarget *rdna = capdb_target(db, "gfx1100");
+    const char *const w32[] = {"+wave32"}, *const w64[] = {"-wave32"};
+    cr_assert_eq(cap_int(rdna, "subgroup_width", 0), 64);
+    cr_assert_eq(cap_subgroup_width(rdna, NULL, 0), 64);
+    cr_assert_eq(cap_subgroup_width(rdna, w64, 1), 64);
+    cr_assert_eq(cap_subgroup_width(rdna, w32, 1), 32);
+    cr_assert_str_eq(cap_llvm_features(rdna, NULL, 0), "+wavefrontsize64");
+    cr_assert_str_eq(cap_llvm_features(rdna, w32, 1), "+wavefrontsize32");
+    cr_assert_eq(cap_subgroup_width(t, w32, 1), 64); /* gfx942: no simt.wave32 */
     t = capdb_target(db, "vulkan1.2");
     cr_assert_str_eq(cap_str(t, "spirv.version"), "1.5");
     cr_assert_str_eq(cap_str(t, "spirv.env"), "vulkan1.2");

@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LVP_CAPS "--cap=+int64-atomics", "--cap=+float-atomic-add", "--cap=+float-atomic-min-max"
+#define LVP_CAPS "--cap=+int64-atomics", "--cap=+float-atomic-add", "--cap=+float-atomic-min-max", "--cap=+subgroup-arithmetic", \
+                 "--cap=+subgroup-ballot"
 static const char *const families[] = {"vulkan1.1", "vulkan1.2", "vulkan1.3"};
 
 /* Compiles src for family (with lavapipe's capabilities when caps) to dir/<stem>.spv and its

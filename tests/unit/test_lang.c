@@ -370,3 +370,70 @@ Test(lang, parametrize_names) {
     remove_tree(dir);
     free(dir), free(src);
 }
+
+/* Helper host functions evaluated per call (qdc-lang(7) HOST FUNCTIONS): an argument qdc cannot
+ * evaluate leaves that parameter a run-time value (QD2062 naming the call's argument); a host
+ * `for` over values qdc cannot evaluate makes its target a run-time value. */
+Test(lang, host_helper_errors) {
+    const char *const arg[] = {
+        "g.py:7:14: error[QD2062]: 'dt' is a parameter of the host function 'helper' whose argument qdc cannot evaluate, "
+        "known only when the script runs; kernels can use module constants, fields, qd.func and their own arguments\n",
+        "g.py:13:12: note: 'dt' is set here\n", NULL};
+    expect_script_failure("import quadrants as qd\n\ndef helper(dt, n):\n    c = qd.field(qd.f32, shape=n)\n\n"
+                          "    @qd.kernel\n    def k(x: dt):\n        c[0] = x\n\n    k(1)\n\n"
+                          "def test_h():\n    helper(pick(), 4)\n",
+                          arg);
+    const char *const loop[] = {
+        "g.py:11:19: error[QD2062]: 'v' is set in a for loop whose values qdc cannot evaluate, known only when the script runs; "
+        "kernels can use module constants, fields, qd.func and their own arguments\n",
+        "g.py:7:9: note: 'v' is set here\n", NULL};
+    expect_script_failure("import quadrants as qd\n\nc = qd.field(qd.i32, shape=())\n\ndef test_l(items):\n"
+                          "    for i in items:\n        v = i\n\n    @qd.kernel\n    def k():\n        c[None] = v\n\n    k()\n",
+                          loop);
+}
+
+/* @qd.kernel(...) keywords, @qd.pure, autodiff and foreign decorators, and Quadrants' purity rule
+ * for fastcache kernels (QD2064 error; QD2106 warning for an UPPERCASE name). */
+Test(lang, kernel_decorators) {
+    const char *const pure[] = {
+        "g.py:11:21: error[QD2064]: fastcache kernel 'k' reads a constant 'scale' captured from outside it; a fastcache (pure) "
+        "kernel takes all its data as parameters\n",
+        "g.py:4:1: note: 'scale' is set here\n",
+        "g.py:17:5: error[QD2064]: fastcache kernel 'j' reads a field 'f' captured from outside it; a fastcache (pure) kernel "
+        "takes all its data as parameters\n",
+        "g.py:11:29: warning[QD2106]: fastcache kernel 'k' reads a constant 'N' captured from outside it (an UPPERCASE name: "
+        "Quadrants warns); pass it as a parameter [-Wpure-capture]\n",
+        NULL};
+    expect_script_failure("import quadrants as qd\n\nN = 4\nscale = 3\nf = qd.field(qd.i32, shape=4)\n\n"
+                          "@qd.kernel(fastcache=True)\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)) -> qd.i32:\n"
+                          "    s = 0\n    for i in range(a.shape[0]):\n        s += a[i] * scale + N\n    return s\n\n"
+                          "@qd.pure\n@qd.kernel\ndef j(x: qd.i32):\n    f[0] = x\n",
+                          pure);
+    const char *const cp[] = {"g.py:3:2: error[QD2020]: @qd.kernel(checkpoints=True) requires graph=True\n", NULL};
+    expect_script_failure("import quadrants as qd\n\n@qd.kernel(checkpoints=True)\ndef k():\n    pass\n", cp);
+    const char *const typo[] = {
+        "g.py:3:12: error[QD2020]: @qd.kernel has no argument 'fastcach'; did you mean 'fastcache'? (fastcache=, pure=, "
+        "graph=, checkpoints=)\n",
+        NULL};
+    expect_script_failure("import quadrants as qd\n\n@qd.kernel(fastcach=True)\ndef k():\n    pass\n", typo);
+    const char *const purefunc[] = {
+        "g.py:5:5: error[QD2020]: @qd.pure marks a kernel: write it above @qd.kernel (or use @qd.kernel(fastcache=True))\n", NULL};
+    expect_script_failure("import quadrants as qd\n\n@qd.pure\n@qd.func\ndef f(x):\n    return x\n", purefunc);
+    const char *const ad[] = {"g.py:3:2: error[QD2044]: '@qd.ad.grad_replaced' is not supported: qdc does not compile autodiff\n", NULL};
+    expect_script_failure("import quadrants as qd\n\n@qd.ad.grad_replaced\n@qd.kernel\ndef k():\n    pass\n", ad);
+    /* a foreign decorator is host code: the kernel compiles as declared, with QD2105 */
+    char *dir = make_temp_dir(), *src = NULL, *out = NULL;
+    cr_assert(asprintf(&src, "%s/g.py", dir) > 0 && asprintf(&out, "%s/g.o", dir) > 0);
+    cr_assert(write_text(src, "import quadrants as qd\nfrom tests import test_utils\n\nc = qd.field(qd.i32, shape=())\n\n"
+                              "@test_utils.test(debug=True)\n@qd.kernel(fastcache=False, graph=True)\ndef k():\n    c[None] = 1\n"));
+    const char *argv[] = {"--color=never", "--target=x86_64", "-o", out, "g.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "g.py:6:2: warning[QD2105]: 'test_utils.test' is a Python decorator qdc does not run (host code); "
+                            "'k' is compiled as declared [-Whost-decorator]\n"),
+              "got:\n%s", r.err);
+    cr_expect(file_exists(out), "no output");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out);
+}

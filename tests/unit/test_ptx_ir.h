@@ -158,7 +158,7 @@ static inline char *probe_emit(const ProbeSpec *p, const char *family, EmitKind 
     Arena a = {0};
     IrModule *m = probe_module(&a, p);
     ir_expand_module(m, &a); /* what the driver runs before every backend */
-    TargetOptions o = {emit, 2, "probe", NULL, 0};
+    TargetOptions o = {.emit = emit, .opt_level = 2, .module_name = "probe"};
     StrBuf out;
     sb_init(&out);
     bool ok = backend_llvm_emit(m, hand_lowered(), probe_target(family), &o, &out);

@@ -54,17 +54,18 @@ Test(reduce, none_with_atomic_rewrite_none) {
     free(got);
 }
 
-/* PTX sm_80+ (rewrite.reduce: subgroup): the 32-bit integer reductions only (reduced_t1 loses
- * the f32 add); sm_70 has no redux.sync and AMDGPU no level (LLVM's atomic optimizer, below). */
+/* PTX (rewrite.reduce: subgroup on every family): all eight reductions of reduced_t1 (the f32
+ * add through the shfl.sync tree, the 32-bit integers through redux.sync on sm_80+ and the tree
+ * before); AMDGPU has no level (LLVM's atomic optimizer, below). */
 Test(reduce, gpu_levels_from_the_database) {
     char *got = partials("--target=sm_90", NULL);
-    cr_expect_str_eq(got, "reduced_t1=7 kept_t0=3 ");
+    cr_expect_str_eq(got, "reduced_t1=8 kept_t0=3 ");
     free(got);
     got = partials("--target=sm_80", "--atomic-rewrite=none");
     cr_expect_str_eq(got, "");
     free(got);
     got = partials("--target=sm_70", NULL);
-    cr_expect_str_eq(got, "");
+    cr_expect_str_eq(got, "reduced_t1=8 kept_t0=3 ");
     free(got);
     got = partials("--target=gfx942", NULL);
     cr_expect_str_eq(got, "");
@@ -102,6 +103,37 @@ Test(reduce, ptx_one_atomic_per_warp) {
     cr_expect_eq(count(h4, "redux.sync"), 0);
     cr_expect_eq(count(h4, "atom.global.add.u32"), 1);
     free(isum), free(imax), free(h4);
+    run_free(&r);
+}
+
+/* Where redux.sync does not apply (f32 add anywhere; any type before sm_80) the lanes' partials
+ * go through a tree over their ranks among the active lanes: five steps of fns.b32 (the lane d
+ * ranks up) and shfl.sync.idx over activemask, then one atom by the lowest lane. float_sum has
+ * two reduced f32 adds; i32 sum on sm_70 one tree and no redux.sync. ptxas accepts the modules
+ * where it is installed (ptx_golden). */
+Test(reduce, ptx_shuffle_tree_where_redux_cannot) {
+    RunResult r = run_qdc("--target=sm_80", "--emit=ptx", "examples/float_sum.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *fs = ptx_entry(r.out, "float_sum_t1");
+    cr_expect_eq(count(fs, "activemask.b32"), 2);
+    cr_expect_eq(count(fs, "fns.b32"), 10);
+    cr_expect_eq(count(fs, "shfl.sync.idx.b32"), 10);
+    cr_expect_eq(count(fs, "atom.global.add.f32"), 2);
+    cr_expect_eq(count(fs, "redux.sync"), 0);
+    free(fs);
+    run_free(&r);
+    r = run_qdc("--target=sm_70", "--emit=ptx", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *isum = ptx_entry(r.out, "isum_t1");
+    cr_expect_eq(count(isum, "fns.b32"), 5);
+    cr_expect_eq(count(isum, "shfl.sync.idx.b32"), 5);
+    cr_expect_eq(count(isum, "atom.global.add.u32"), 1);
+    cr_expect_eq(count(isum, "redux.sync"), 0);
+    free(isum);
+    run_free(&r);
+    r = run_qdc("--target=sm_80", "--emit=ptx", "--atomic-rewrite=none", "examples/float_sum.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "fns.b32"), 0);
     run_free(&r);
 }
 
@@ -182,4 +214,93 @@ Test(reduce, ptx_aggregated_slot) {
     r = run_qdc("--target=x86_64", "--report-lowering", "--check", "examples/compaction.qd", NULL);
     cr_expect(strstr(r.out, "not reduced: its result is used") != NULL && !strstr(r.out, "aggregated"), "%s", r.out);
     run_free(&r);
+}
+
+/* SPIR-V atomics per subgroup, counted statically (vulkan1.1 with the subgroup caps): the
+ * reduced sum and max are one OpGroupNonUniform{IAdd,SMax} Reduce each and one atomic guarded
+ * by OpGroupNonUniformElect; the 4-bin histogram keeps its atomic per invocation (2 IAdds in
+ * all). Without the caps nothing changes, the report says which cap is missing, and with them
+ * the metadata lists the caps relied on. */
+Test(reduce, spirv_one_atomic_per_subgroup) {
+    RunResult r = run_qdc("--target=vulkan1.1", "--cap=+subgroup-arithmetic", "--cap=+subgroup-ballot", "--emit=spirv-asm",
+                          "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "OpCapability GroupNonUniformArithmetic\n"), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformIAdd %int %uint_3 Reduce "), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformSMax %int %uint_3 Reduce "), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformElect %bool %uint_3\n"), 2);
+    cr_expect_eq(count(r.out, "= OpAtomicIAdd "), 2);
+    cr_expect_eq(count(r.out, "= OpAtomicSMax "), 1);
+    run_free(&r);
+    r = run_qdc("--target=vulkan1.1", "--emit=spirv-asm", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "OpGroupNonUniform"), 0);
+    run_free(&r);
+    r = run_qdc("--target=vulkan1.1", "--report-lowering", "--check", "bench/x86/reductions.qd", NULL);
+    cr_expect(strstr(r.out, "OpAtomicIAdd; not reduced: the family's subgroup reduction needs --cap=+subgroup-arithmetic  "),
+              "%s", r.out);
+    run_free(&r);
+    r = run_qdc("--target=vulkan1.1", "--cap=+subgroup-arithmetic", "--cap=+subgroup-ballot", "--emit=metadata",
+                "examples/compaction.qd", "-o", "-", NULL);
+    cr_expect(strstr(r.out, "\"subgroup-ballot\"") && !strstr(r.out, "\"subgroup-arithmetic\""), "%s", r.out);
+    run_free(&r);
+}
+
+/* Vulkan aggregation: compaction's slot is a ballot of the active invocations, its bit counts
+ * (Reduce: how many, ExclusiveScan: this one's rank), one OpAtomicIAdd by the elected one and
+ * OpGroupNonUniformBroadcastFirst of its old value; --atomic-rewrite=reduce keeps the plain
+ * atomic. Executed: exec_reduce/vulkan1_*. */
+Test(reduce, spirv_aggregated_slot) {
+    RunResult r = run_qdc("--target=vulkan1.1", "--cap=+subgroup-ballot", "--emit=spirv-asm", "examples/compaction.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformBallot %v4uint %uint_3 %true\n"), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformBallotBitCount %uint %uint_3 Reduce "), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformBallotBitCount %uint %uint_3 ExclusiveScan "), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformElect "), 1);
+    cr_expect_eq(count(r.out, "= OpGroupNonUniformBroadcastFirst %int %uint_3 "), 1);
+    cr_expect_eq(count(r.out, "= OpAtomicIAdd "), 1);
+    run_free(&r);
+    r = run_qdc("--target=vulkan1.1", "--cap=+subgroup-ballot", "--atomic-rewrite=reduce", "--emit=spirv-asm",
+                "examples/compaction.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "OpGroupNonUniform"), 0);
+    cr_expect_eq(count(r.out, "= OpAtomicIAdd "), 1);
+    run_free(&r);
+}
+
+/* MSL (apple7+, no cap: SIMD-scoped reductions are in every Apple family qdc targets) through
+ * SPIRV-Cross: simd_sum / simd_max and simd_is_first around one atomic; compaction's slot from
+ * SPIRV-Cross's ballot bit-count helpers and spvSubgroupBroadcastFirst. The MSL itself compiles
+ * against the stub (msl_check). */
+Test(reduce, msl_simd_group_rewrites) {
+    RunResult r = run_qdc("--target=apple7", "--emit=msl", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "= simd_sum("), 1, "%s", r.out);
+    cr_expect_eq(count(r.out, "= simd_max("), 1);
+    cr_expect_eq(count(r.out, "= simd_is_first();"), 2);
+    cr_expect_eq(count(r.out, "atomic_fetch_add_explicit("), 2);
+    run_free(&r);
+    r = run_qdc("--target=apple7", "--emit=msl", "examples/compaction.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "= spvSubgroupBallotExclusiveBitCount("), 1, "%s", r.out);
+    cr_expect_eq(count(r.out, "= spvSubgroupBroadcastFirst("), 1);
+    run_free(&r);
+    r = run_qdc("--target=apple7", "--emit=msl", "--atomic-rewrite=none", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "simd_"), 0);
+    run_free(&r);
+}
+
+/* rewrite.subgroup_types takes int32, int64, f32-add, f64-add only (QD3003 otherwise). */
+Test(reduce, bad_subgroup_types_in_the_database) {
+    char *dir = make_temp_dir(), *path = xasprintf("%s/badrw.yaml", dir);
+    cr_assert(write_text(path, "schema: 1\nname: badrw\nextends: vulkan1.1\nrank: 999\n"
+                               "rewrite:\n  subgroup_types: int32 f32-min\n"));
+    RunResult r = run_qdc("--capdb-dir", dir, "--list-targets", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "badrw.yaml:6:19: error[QD3003]: bad value 'int32 f32-min' for rewrite.subgroup_types "
+                            "(a list of int32, int64, f32-add, f64-add)"), "%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(path);
 }

@@ -81,7 +81,41 @@ Test(simt, ptx_native_forms_and_ptxas, .timeout = 120) {
     free(dir), free(src);
 }
 
-/* wave64 on gfx9 (mbcnt lo + hi for the lane id), wave32 on RDNA (mbcnt lo only). */
+/* warp.match_any / match_all: match.{any,all}.sync.b32 where simt.match is "match.sync" (sm_70.yaml
+ * on), 32 shfl.sync.idx + a ballot below; ptxas accepts both. */
+Test(simt, warp_match_sync_from_sm_70, .timeout = 120) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/m.qd", dir);
+    cr_assert(write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                              "    for i in range(a.shape[0]):\n"
+                              "        a[i] = qd.simt.warp.match_any(qd.u32(0xFFFFFFFF), a[i]) + "
+                              "qd.simt.warp.match_all(qd.u32(0xFFFFFFFF), a[i] & 1)\n"));
+    static const char *const fams[] = {"sm_60", "sm_70", "sm_90"};
+    for (size_t i = 0; i < ARRAY_LEN(fams); i++) {
+        char *ptx = compile_to(dir, src, fams[i], NULL, ".ptx");
+        if (!ptx) continue;
+        char *text = read_text(ptx, NULL);
+        bool native = strcmp(fams[i], "sm_70") >= 0;
+        cr_expect_eq(strstr(text, "match.any.sync.b32") != NULL, native, "%s: match.any.sync", fams[i]);
+        cr_expect_eq(strstr(text, "match.all.sync.b32") != NULL, native, "%s: match.all.sync", fams[i]);
+        int shfl = 0;
+        for (const char *p = text; (p = strstr(p, "shfl.sync.idx.b32")); p++) shfl++;
+        cr_expect_eq(shfl, native ? 0 : 64, "%s: %d shfl.sync.idx", fams[i], shfl);
+        if (tool_available(PTXAS)) {
+            char *cubin = xasprintf("%s.cubin", ptx), *arch = xasprintf("-arch=%s", strcmp(fams[i], "sm_80") >= 0 ? fams[i] : "sm_75");
+            RunResult p = run_argv((const char *[]){PTXAS, arch, ptx, "-o", cubin, NULL}, NULL, NULL);
+            cr_expect_eq(p.status, 0, "ptxas rejects %s: %s", fams[i], p.err);
+            run_free(&p);
+            free(cubin), free(arch);
+        }
+        free(text), free(ptx);
+    }
+    remove_tree(dir);
+    free(dir), free(src);
+}
+
+/* wave64 on every AMDGPU family by default, as Quadrants pins it (mbcnt lo + hi for the lane id);
+ * RDNA (simt.wave32 in gfx1030.yaml) compiles for wave32 with --cap=+wave32 (mbcnt lo only, the
+ * kernel descriptor says wave32, the metadata says 32); gfx9 has no wave32. */
 Test(simt, amdgpu_wave_sizes, .timeout = 120) {
     char *dir = make_temp_dir(), *src = xasprintf("%s/k.qd", dir);
     cr_assert(write_text(src, portable));
@@ -89,10 +123,34 @@ Test(simt, amdgpu_wave_sizes, .timeout = 120) {
     for (size_t i = 0; i < ARRAY_LEN(fams); i++) {
         char *s = compile_to(dir, src, fams[i], "--emit=asm", ".s"), *co = compile_to(dir, src, fams[i], NULL, ".hsaco");
         char *text = s ? read_text(s, NULL) : NULL;
-        bool wave64 = !strncmp(fams[i], "gfx9", 4);
+        bool rdna = strncmp(fams[i], "gfx9", 4) != 0;
         expect_in(text, "ds_bpermute_b32", fams[i]);
         expect_in(text, "v_mbcnt_lo_u32_b32", fams[i]);
-        cr_expect_eq(text && strstr(text, "v_mbcnt_hi_u32_b32") != NULL, wave64, "%s: lane id of a wave%d", fams[i], wave64 ? 64 : 32);
+        expect_in(text, "v_mbcnt_hi_u32_b32", fams[i]);
+        if (rdna) expect_in(text, ".amdhsa_wavefront_size32 0", fams[i]);
+        char *tgt = xasprintf("--target=%s", fams[i]), *s32 = xasprintf("%s/k.%s.w32.s", dir, fams[i]);
+        char *m32 = xasprintf("%s/k.%s.w32.json", dir, fams[i]);
+        RunResult r = run_qdc(tgt, "--cap=+wave32", "--emit=asm", src, "-o", s32, NULL);
+        if (rdna) {
+            cr_expect_eq(r.status, 0, "%s --cap=+wave32: %s", fams[i], r.err);
+            char *t32 = read_text(s32, NULL);
+            expect_in(t32, "v_mbcnt_lo_u32_b32", fams[i]);
+            expect_in(t32, ".amdhsa_wavefront_size32 1", fams[i]);
+            cr_expect(t32 && !strstr(t32, "v_mbcnt_hi_u32_b32"), "%s: lane id of a wave32 uses mbcnt_hi", fams[i]);
+            free(t32);
+            RunResult m = run_qdc(tgt, "--cap=+wave32", "--emit=metadata", src, "-o", m32, NULL);
+            char *mt = read_text(m32, NULL);
+            cr_expect(m.status == 0 && mt && strstr(mt, "\"subgroup_width\": 32,"), "%s: metadata %s", fams[i], mt ? mt : m.err);
+            run_free(&m), free(mt);
+        } else { /* gfx9 declares no wave32 capability */
+            cr_expect_eq(r.status, 2, "%s --cap=+wave32: exit %d", fams[i], r.status);
+            char *want = xasprintf("qdc: error[QD3010]: unknown capability '+wave32' for target '%s' (", fams[i]);
+            cr_expect(!strncmp(r.err, want, strlen(want)), "%s", r.err);
+            free(want);
+            cr_expect(!file_exists(s32), "%s: an output file after an error", fams[i]);
+        }
+        run_free(&r);
+        free(tgt), free(s32), free(m32);
         if (co) {
             size_t n;
             char *bytes = read_text(co, &n);
@@ -195,15 +253,22 @@ static bool check_lane(const int32_t *a, const int32_t *out, int i, char *why, s
 
 static bool check_block(const int32_t *a, const int32_t *out, int i, char *why, size_t wn) {
     int b0 = i / 64 * 64;
-    int32_t sum = 0, mn = INT32_MAX, inc = 0, exmax = INT32_MIN, all = 1, any = 0, cnt = 0;
+    int32_t sum = 0, mn = INT32_MAX, inc = 0, exmax = INT32_MIN, all = 1, any = 0, cnt = 0, fnz = 0, incfnz = 0, exx = 0;
+    int32_t bins[64] = {0}, excl[64] = {0}, seen = 0;
     for (int l = 0; l < 64; l++) {
-        int32_t v = a[b0 + l];
+        int32_t v = a[b0 + l], big = v > 500 ? v : 0;
         sum += v, mn = v < mn ? v : mn, all &= v > -990, any |= v > 995, cnt += v > 0;
-        if (b0 + l <= i) inc += v;
-        if (b0 + l < i) exmax = v > exmax ? v : exmax;
+        if (!fnz) fnz = big;
+        if (b0 + l <= i) inc += v, incfnz = incfnz ? incfnz : big;
+        if (b0 + l < i) exmax = v > exmax ? v : exmax, exx ^= v;
+        bins[((uint32_t)(v + 1000) >> 2) & 31]++;
     }
-    int32_t want[7] = {sum, mn, inc, exmax, all, any, cnt};
-    for (int k = 0; k < 7; k++)
+    for (int d = 1; d < 64; d++) excl[d] = excl[d - 1] + bins[d - 1];
+    int dig = (int)(((uint32_t)(a[i] + 1000) >> 2) & 31);
+    for (int l = b0; l < i; l++) seen += (int)(((uint32_t)(a[l] + 1000) >> 2) & 31) == dig;
+    /* the radix rank: excl_prefix of the digit plus the earlier lanes holding it */
+    int32_t want[13] = {sum, mn, inc, exmax, all, any, cnt, fnz, incfnz, exx, excl[dig] + seen, bins[i - b0], excl[i - b0]};
+    for (int k = 0; k < 13; k++)
         if (out[(size_t)i * NC + k] != want[k])
             return snprintf(why, wn, "block lane %d, column %d: got %d, want %d", i, k, out[(size_t)i * NC + k], want[k]), false;
     return true;
@@ -272,6 +337,9 @@ static const char *const warp_body = "        a[i] = qd.simt.warp.shfl_xor_i32(q
 Test(simt, warp_needs_32_lane_subgroups) {
     expect_error(warp_body, "gfx942", NULL, 6, 16,
                  "error[QD4011]: qd.simt.warp.* needs 32-lane subgroups; target 'gfx942' has 64-lane subgroups (use qd.simt.subgroup.*)");
+    expect_error(warp_body, "gfx1100", NULL, 6, 16,
+                 "error[QD4011]: qd.simt.warp.* needs 32-lane subgroups; target 'gfx1100' has 64-lane subgroups "
+                 "(use qd.simt.subgroup.*, or --cap=+wave32)");
     expect_error(warp_body, "vulkan1.2", NULL, 6, 16,
                  "error[QD4011]: qd.simt.warp.* needs 32-lane subgroups; the subgroup size of target 'vulkan1.2' is the device's "
                  "(assert it with --cap=+subgroup32, or use qd.simt.subgroup.*)");
@@ -280,7 +348,7 @@ Test(simt, warp_needs_32_lane_subgroups) {
     char *text = xasprintf("import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
                            "    for i in range(a.shape[0]):\n%s", warp_body);
     cr_assert(write_text(src, text));
-    static const char *const ok[][2] = {{"sm_70", NULL}, {"gfx1100", NULL}, {"apple7", NULL}, {"x86_64", NULL},
+    static const char *const ok[][2] = {{"sm_70", NULL}, {"gfx1100", "--cap=+wave32"}, {"apple7", NULL}, {"x86_64", NULL},
                                         {"vulkan1.2", "--cap=+subgroup32"}};
     for (size_t i = 0; i < ARRAY_LEN(ok); i++) {
         char *tgt = xasprintf("--target=%s", ok[i][0]), *out = xasprintf("%s/w.%zu", dir, i);
@@ -305,6 +373,84 @@ Test(simt, operand_and_size_errors) {
                  "partial-warp masks are not supported");
     expect_error("        a[i] = qd.simt.subgroup.shuffle(a[i])\n", "x86_64", NULL, 6, 16,
                  "error[QD2007]: 'qd.simt.subgroup.shuffle' takes 2 arguments, got 1");
+    expect_error("        a[i] = qd.simt.block.radix_rank_match_atomic_or(qd.u32(a[i]), 64, 7, 0, 7, a, a)\n", "x86_64", NULL, 6, 71,
+                 "error[QD2071]: radix_rank_match_atomic_or needs block_dim == 1 << radix_bits (128), got 64");
+    expect_error("        a[i] = qd.simt.block.radix_rank_match_atomic_or(qd.u32(a[i]), 64, 6, 0, 7, a, a)\n", "sm_80", NULL, 6, 81,
+                 "error[QD2071]: num_bits must be a constant from 1 to radix_bits (6), got 7");
+    expect_error("        b = qd.simt.block.SharedArray((64,), qd.f32)\n"
+                 "        a[i] = qd.simt.block.radix_rank_match_atomic_or(qd.u32(a[i]), 64, 6, 0, 6, b, b)\n", "vulkan1.2", NULL, 7, 84,
+                 "error[QD2070]: 'radix_rank_match_atomic_or' writes its bins and excl_prefix to a block.SharedArray((64,), qd.i32); "
+                 "got a SharedArray of another shape or dtype");
+    expect_error("        a[i] = qd.simt.block.reduce(a[i], 64, qd.max, qd.i32)\n", "gfx942", NULL, 6, 47,
+                 "error[QD2070]: 'reduce' takes a @qd.func op(a, b) as its operator, got a module or builtin");
+}
+
+/* QD2074: a collective under an `if` whose condition, a function of the thread index alone,
+ * provably differs between the lanes of one subgroup (a barrier: between threads of the block);
+ * a condition uniform per subgroup (warp 0 only) is fine, and an unknown width proves nothing. */
+static void divergence_case(const char *body, const char *family, int status, int line, int col, const char *msg) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/d.qd", dir), *out = xasprintf("%s/d.out", dir);
+    char *text = xasprintf("import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                           "    qd.loop_config(block_dim=64)\n    for i in range(a.shape[0]):\n"
+                           "        tid = qd.simt.block.thread_idx()\n%s", body);
+    cr_assert(write_text(src, text));
+    char *tgt = xasprintf("--target=%s", family);
+    RunResult r = run_qdc(tgt, "--emit=ir", src, "-o", out, NULL);
+    cr_expect_eq(r.status, status, "%s: exit %d: %s", family, r.status, r.err);
+    if (msg) {
+        char *want = xasprintf("%s:%d:%d: error[QD2074]: %s\n", src, line, col, msg);
+        cr_expect(!strncmp(r.err, want, strlen(want)), "%s: want\n%sgot\n%s", family, want, r.err);
+        cr_expect(!file_exists(out), "%s: an output file after an error", family);
+        free(want);
+    }
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out), free(text), free(tgt);
+}
+
+Test(simt, divergent_collectives) {
+    const char *odd = "        if tid % 2 == 0:\n            a[i] = qd.simt.subgroup.reduce_add(a[i])\n";
+    divergence_case(odd, "x86_64", 1, 9, 20, "a subgroup collective under the condition at line 8, which differs between the "
+                    "threads of one subgroup (block_dim 64, subgroup width 32): every thread must reach it");
+    divergence_case(odd, "gfx942", 1, 9, 20, "a subgroup collective under the condition at line 8, which differs between the "
+                    "threads of one subgroup (block_dim 64, subgroup width 64): every thread must reach it");
+    divergence_case(odd, "vulkan1.2", 0, 0, 0, NULL); /* the device's width: nothing is proven */
+    const char *lane0 = "        if qd.simt.subgroup.invocation_id() == 0:\n            a[i] = qd.simt.subgroup.shuffle(a[i], qd.u32(1))\n";
+    divergence_case(lane0, "sm_80", 1, 9, 20, "a subgroup collective under the condition at line 8, which differs between the "
+                    "threads of one subgroup (block_dim 64, subgroup width 32): every thread must reach it");
+    /* warp 0 alone: uniform per subgroup on 32 lanes, but a block barrier under it splits the block */
+    const char *warp0 = "        if tid < 32:\n            a[i] = qd.simt.subgroup.reduce_add(a[i])\n"
+                        "            qd.simt.block.sync()\n";
+    divergence_case(warp0, "x86_64", 1, 10, 13, "a block barrier under the condition at line 8, which differs between the "
+                    "threads of one block (block_dim 64, subgroup width 32): every thread must reach it");
+    divergence_case("        if tid < 32:\n            a[i] = qd.simt.subgroup.reduce_add(a[i])\n", "sm_80", 0, 0, 0, NULL);
+    divergence_case("        if tid < 32:\n            a[i] = qd.simt.subgroup.reduce_add(a[i])\n", "gfx942", 1, 9, 20,
+                    "a subgroup collective under the condition at line 8, which differs between the threads of one subgroup "
+                    "(block_dim 64, subgroup width 64): every thread must reach it");
+    /* the loop index and loaded values are not analysed */
+    divergence_case("        if a[i] > 0:\n            a[i] = qd.simt.subgroup.reduce_add(a[i])\n", "x86_64", 0, 0, 0, NULL);
+}
+
+/* Host code may read the width: N = subgroup.group_size() is the compile's width where every
+ * target has one (Quadrants' compile-time int), and host code (QD2062 when used) otherwise. */
+Test(simt, host_group_size) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/h.qd", dir), *out = xasprintf("%s/h.out", dir);
+    cr_assert(write_text(src, "import quadrants as qd\nfrom quadrants.lang.simt import subgroup\n\nN = subgroup.group_size()\n"
+                              "L = qd.simt.subgroup.log2_group_size()\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                              "    qd.loop_config(block_dim=N)\n    for i in range(N):\n        a[i] = L\n"));
+    RunResult r = run_qdc("--target=gfx942", "--emit=ir", src, "-o", out, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *ir = read_text(out, NULL);
+    cr_expect(ir && strstr(ir, "extent=64:i32 index=%0 block_dim=64") && strstr(ir, "= 6:i32"), "%s", ir ? ir : "");
+    free(ir), run_free(&r);
+    remove(out);
+    r = run_qdc("--target=vulkan1.2", "--emit=ir", src, "-o", out, NULL);
+    char *want = xasprintf("%s:9:30: error[QD2062]: 'N' is a module-level value computed by the script", src);
+    cr_expect(r.status == 1 && !strncmp(r.err, want, strlen(want)), "%s", r.err);
+    cr_expect(!file_exists(out));
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out), free(want);
 }
 
 /* --report-lowering names the instruction and the database key that chose it; --print-caps and
@@ -329,7 +475,16 @@ Test(simt, reports_and_caps) {
     run_free(&r);
     r = run_qdc("--support-matrix", "--targets=sm_70,sm_80,gfx942,vulkan1.2", NULL);
     cr_expect(strstr(r.out, "| width | - | 32 | 32 | 64 | device; 32 with +subgroup32 |\n"), "%s", r.out);
-    cr_expect(strstr(r.out, "| reduce | - | butterfly | redux.sync | butterfly | OpGroupNonUniformArithmetic |\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "| reduce | - | fallback butterfly | native redux.sync | fallback butterfly | native OpGroupNonUniformArithmetic |\n"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "| match | - | native match.sync | native match.sync | fallback shuffles | fallback shuffles |\n"), "%s", r.out);
+    run_free(&r);
+    r = run_qdc("--support-matrix", "--targets=sm_60,gfx1100,x86_64", "--format=json", NULL);
+    cr_expect(strstr(r.out, "\n{\"row\":\"width\",\"cells\":[\"32\",\"64; 32 with +wave32\",\"32\"]},\n"
+                            "{\"row\":\"shuffle\",\"cells\":[{\"status\":\"native\",\"spelling\":\"shfl.sync.idx.b32\"},"
+                            "{\"status\":\"native\",\"spelling\":\"ds_bpermute_b32\"},{\"status\":\"native\",\"spelling\":\"qdrt_subgroup\"}]},\n"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "{\"row\":\"match\",\"cells\":[{\"status\":\"fallback\",\"spelling\":\"shuffles\"},"), "%s", r.out);
     run_free(&r);
     remove_tree(dir);
     free(dir), free(src), free(out), free(want);
@@ -345,7 +500,7 @@ Test(simt, imports_and_compile_time_width) {
                               "    qd.loop_config(block_dim=64)\n    for i in range(a.shape[0]):\n"
                               "        a[i] = (subgroup.reduce_add_tiled(a[i], subgroup.log2_group_size()) + sg2.elect()\n"
                               "                + sg3.group_size() + blk.reduce_add(a[i], 64, qd.i32) + warp.ballot(a[i]))\n"));
-    static const char *const ok[][3] = {{"x86_64", NULL, "o"}, {"sm_80", NULL, "ptx"}, {"gfx1100", NULL, "hsaco"},
+    static const char *const ok[][3] = {{"x86_64", NULL, "o"}, {"sm_80", NULL, "ptx"}, {"gfx1100", "--cap=+wave32", "hsaco"},
                                         {"vulkan1.2", "--cap=+subgroup32", "spv"}};
     for (size_t i = 0; i < ARRAY_LEN(ok); i++) {
         char *tgt = xasprintf("--target=%s", ok[i][0]), *o = xasprintf("%s/i.%s", dir, ok[i][2]);
@@ -388,6 +543,11 @@ static const char *const every_builtin[] = {
     "block.sync_all_nonzero",
     "block.sync_any_nonzero",
     "block.sync_count_nonzero",
+    "block.reduce",
+    "block.reduce_all",
+    "block.inclusive_scan",
+    "block.exclusive_scan",
+    "block.radix_rank_match_atomic_or",
     "subgroup.all_equal",
     "subgroup.all_equal_tiled",
     "subgroup.all_true",

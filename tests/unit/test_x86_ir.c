@@ -208,7 +208,7 @@ static char *emit_module(IrModule *m, const char *name, EmitKind kind, size_t *l
     CapDb *db;
     char *tmp;
     const CapTarget *t = x86_target(&db, &tmp);
-    TargetOptions o = {kind, 2, name, NULL, 0};
+    TargetOptions o = {.emit = kind, .opt_level = 2, .module_name = name};
     StrBuf out;
     sb_init(&out);
     ir_expand_module(m, &A); /* what the driver runs before every backend */

@@ -96,6 +96,12 @@ Test(x86_kernels, simt) {
     run_kernel("tests/kernels/simt.qd", "tests/kernels/simt.c", "simt", "4099");
 }
 
+/* qd.simt.block.reduce/reduce_all/inclusive_scan/exclusive_scan with a user @qd.func operator
+ * (block_dim 8, 96, 256) and block.radix_rank_match_atomic_or (block_dim 256 and 64), exact. */
+Test(x86_kernels, simt_block) {
+    run_kernel("tests/kernels/simt_block.qd", "tests/kernels/simt_block.c", "simt_block", "4608");
+}
+
 /* Atomic reductions rewritten per worker (issue 17) and, the same kernels, with one atomic per
  * execution (--atomic-rewrite=none): both equal the C reference on 1, 2, 4 and 8 threads. */
 Test(x86_kernels, rewrite_reduce) {

@@ -13,6 +13,8 @@
  *    nothing else; a capability or extension vkrun does not know is an error (exit 2), never
  *    silently ignored;
  *  - everything created is destroyed.
+ * VKRUN_TIME=1 prints the wall time from vkQueueSubmit to vkQueueWaitIdle's return on stderr
+ * (`make bench` section 3c: dispatches only, no device or pipeline creation).
  * --validate (or VKRUN_VALIDATE=1) enables VK_LAYER_KHRONOS_validation when it is installed and
  * counts its messages: any warning or error makes the run fail (exit 4). Without the layer it
  * says so on stderr and runs plainly.
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <vulkan/vulkan.h>
 
 #define MAXB 32
@@ -476,8 +479,14 @@ int main(int argc, char **argv) {
     }
     CHECK(vkEndCommandBuffer(cb));
     VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cb, 0, NULL};
+    struct timespec t0, t1;
+    timespec_get(&t0, TIME_UTC);
     CHECK(vkQueueSubmit(queue, 1, &si, VK_NULL_HANDLE));
     CHECK(vkQueueWaitIdle(queue));
+    timespec_get(&t1, TIME_UTC);
+    const char *tm = getenv("VKRUN_TIME");
+    if (tm && *tm && strcmp(tm, "0"))
+        fprintf(stderr, "vkrun: submit to idle %.3f ms\n", (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     for (int i = 0; i < nbufs; i++) {
         FILE *f = fopen(bufs[i].file, "wb");
         if (!f || fwrite(bufs[i].map, 1, bufs[i].size, f) != bufs[i].size) return fprintf(stderr, "vkrun: cannot write %s\n", bufs[i].file), 1;
