@@ -52,13 +52,13 @@ void capdb_list_targets_json(const CapDb *db, FILE *out) {
     for (int i = 0; i < db->targets.len; i++) {
         const CapTarget *t = db->targets.items[i];
         if (t->abstract) continue;
-        sb_puts(&b, first ? "\n{\"name\":" : ",\n{\"name\":"), sb_json_string(&b, t->name);
-        sb_puts(&b, ",\"backend\":"), sb_json_string(&b, cap_backend(t));
+        sb_puts(&b, first ? "\n{\"name\":" : ",\n{\"name\":"), json_str(&b, t->name);
+        sb_puts(&b, ",\"backend\":"), json_str(&b, cap_backend(t));
         sb_puts(&b, ",\"aliases\":[");
-        for (int a = 0; a < t->aliases.len; a++) sb_puts(&b, a ? "," : ""), sb_json_string(&b, t->aliases.items[a]);
+        for (int a = 0; a < t->aliases.len; a++) sb_puts(&b, a ? "," : ""), json_str(&b, t->aliases.items[a]);
         const char *d = t->facts[CAPK_DESCRIPTION].value;
-        sb_puts(&b, "],\"description\":"), sb_json_string(&b, d ? d : "");
-        sb_puts(&b, ",\"file\":"), sb_json_string(&b, t->disp);
+        sb_puts(&b, "],\"description\":"), json_str(&b, d ? d : "");
+        sb_puts(&b, ",\"file\":"), json_str(&b, t->disp);
         sb_puts(&b, "}");
         first = false;
     }

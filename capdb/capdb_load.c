@@ -111,19 +111,19 @@ static char *user_text(const Ld *L, const char *s) {
 
 static const char *scalar(const Ld *L, yaml_node_t *n, const char *what) {
     if (n->type == YAML_SCALAR_NODE) return (const char *)n->data.scalar.value;
-    diag_error(node_span(L, n), "QD3003", "%s must be a single value, not a list or map", what);
+    diag_error(node_span(L, n), QD3003, "%s must be a single value, not a list or map", what);
     return NULL;
 }
 
 static bool is_map(const Ld *L, yaml_node_t *n, const char *what) {
     if (n->type == YAML_MAPPING_NODE) return true;
-    diag_error(node_span(L, n), "QD3003", "%s must be a map", what);
+    diag_error(node_span(L, n), QD3003, "%s must be a map", what);
     return false;
 }
 
 static bool is_seq(const Ld *L, yaml_node_t *n, const char *what) {
     if (n->type == YAML_SEQUENCE_NODE) return true;
-    diag_error(node_span(L, n), "QD3003", "%s must be a list", what);
+    diag_error(node_span(L, n), QD3003, "%s must be a list", what);
     return false;
 }
 
@@ -143,7 +143,7 @@ static bool map_keys_ok(const Ld *L, yaml_node_t *m) {
     for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
         yaml_node_t *k = node(L, p->key);
         if (k->type != YAML_SCALAR_NODE) {
-            diag_error(node_span(L, k), "QD3003", "keys must be plain names");
+            diag_error(node_span(L, k), QD3003, "keys must be plain names");
             ok = false;
             continue;
         }
@@ -151,7 +151,7 @@ static bool map_keys_ok(const Ld *L, yaml_node_t *m) {
         size_t h = (size_t)key_hash(name) & (cap - 1);
         while (seen[h] && strcmp((const char *)seen[h]->data.scalar.value, name)) h = (h + 1) & (cap - 1);
         if (seen[h]) {
-            diag_error(node_span(L, k), "QD3004", "duplicate key '%s' (first at line %d)", name, node_line(seen[h]));
+            diag_error(node_span(L, k), QD3004, "duplicate key '%s' (first at line %d)", name, node_line(seen[h]));
             ok = false;
         } else seen[h] = k;
     }
@@ -176,7 +176,7 @@ static bool parse_bool(const Ld *L, yaml_node_t *n, bool *out) {
     const char *s = scalar(L, n, "this key");
     if (!s) return false;
     if (!strcmp(s, "true") || !strcmp(s, "false")) return *out = s[0] == 't', true;
-    diag_error(node_span(L, n), "QD3003", "expected true or false, got '%s'", s);
+    diag_error(node_span(L, n), QD3003, "expected true or false, got '%s'", s);
     return false;
 }
 
@@ -187,7 +187,7 @@ static bool parse_long(const Ld *L, yaml_node_t *n, long *out) {
     errno = 0;
     long v = strtol(s, &end, 0);
     if (*s && !*end && !errno && v >= 0) return *out = v, true;
-    diag_error(node_span(L, n), "QD3003", "expected a non-negative integer, got '%s'", s);
+    diag_error(node_span(L, n), QD3003, "expected a non-negative integer, got '%s'", s);
     return false;
 }
 
@@ -209,7 +209,7 @@ static bool cell_when(Ld *L, CapCell *c, yaml_node_t *v) {
         const char *s = scalar(L, e, "a capability name");
         if (!s) return false;
         if (!cap_declared(L->t, s)) {
-            diag_error(node_span(L, e), "QD3003", "capability '%s' is not declared under 'caps:'", s);
+            diag_error(node_span(L, e), QD3003, "capability '%s' is not declared under 'caps:'", s);
             return false;
         }
         c->when[c->nwhen++] = arena_strdup(&L->db->arena, s);
@@ -224,7 +224,7 @@ static bool cell_flags(Ld *L, CapCell *c, yaml_node_t *v) {
         const char *s = scalar(L, e, "a flag");
         int f = s ? lowf_from_name(s) : -1;
         if (f < 0) {
-            if (s) diag_error(node_span(L, e), "QD3003", "unknown flag '%s' (unsafe_fp_atomics, membar_orders, volatile_decoration, msl_helper, split64)", s);
+            if (s) diag_error(node_span(L, e), QD3003, "unknown flag '%s' (unsafe_fp_atomics, membar_orders, volatile_decoration, msl_helper, split64)", s);
             return false;
         }
         c->flags |= (unsigned)f;
@@ -244,7 +244,7 @@ static bool cell_status(const Ld *L, yaml_node_t *v, CapCell *c) {
         *e = (CapCell){.status = CS_CAS, .max_scope = -1, .at = c->at};
         c->status = CS_NATIVE, c->unused_only = true, c->els = e;
     } else {
-        diag_error(node_span(L, v), "QD3003", "unknown status '%s' (native, native_noret, cas, unsupported)", s);
+        diag_error(node_span(L, v), QD3003, "unknown status '%s' (native, native_noret, cas, unsupported)", s);
         return false;
     }
     return true;
@@ -263,7 +263,7 @@ static bool cell_key(Ld *L, CapCell *c, const char *k, yaml_node_t *kn, yaml_nod
     if (!strcmp(k, "max_scope")) {
         const char *s = scalar(L, v, "'max_scope'");
         if (s && (c->max_scope = qscope_from_name(s)) >= 0) return true;
-        if (s) diag_error(node_span(L, v), "QD3003", "unknown scope '%s'", s);
+        if (s) diag_error(node_span(L, v), QD3003, "unknown scope '%s'", s);
         return false;
     }
     if (!strcmp(k, "else")) {
@@ -274,13 +274,13 @@ static bool cell_key(Ld *L, CapCell *c, const char *k, yaml_node_t *kn, yaml_nod
         L->depth--;
         return c->els != NULL;
     }
-    diag_error(node_span(L, kn), "QD3002", "unknown cell key '%s' (status, spelling, when, unused, max_scope, flags, else, note)", k);
+    diag_error(node_span(L, kn), QD3002, "unknown cell key '%s' (status, spelling, when, unused, max_scope, flags, else, note)", k);
     return false;
 }
 
 static const CapCell *parse_cell(Ld *L, yaml_node_t *n) {
     if (L->depth > 16) {
-        diag_error(node_span(L, n), "QD3003", "'else' cells nest more than 16 deep (an alias to itself?)");
+        diag_error(node_span(L, n), QD3003, "'else' cells nest more than 16 deep (an alias to itself?)");
         return NULL;
     }
     CapCell *c = ARENA_NEW(&L->db->arena, CapCell);
@@ -294,7 +294,7 @@ static const CapCell *parse_cell(Ld *L, yaml_node_t *n) {
         has_status |= !strcmp(k, "status");
     }
     if (!has_status) {
-        diag_error(node_span(L, n), "QD3007", "a cell needs a 'status'");
+        diag_error(node_span(L, n), QD3007, "a cell needs a 'status'");
         return NULL;
     }
     return c;
@@ -327,11 +327,11 @@ static bool ops_dtype(Ld *L, QdOp op, const char *k, yaml_node_t *kn, yaml_node_
     QdType ts[13];
     int n = dtype_key(k, ts);
     if (!n) {
-        diag_error(node_span(L, kn), "QD3002", "unknown dtype or dtype group '%s'", k);
+        diag_error(node_span(L, kn), QD3002, "unknown dtype or dtype group '%s'", k);
         return false;
     }
     if (n == 1 && bit_op(op) && qt_is_float(ts[0])) {
-        diag_error(node_span(L, kn), "QD3003",
+        diag_error(node_span(L, kn), QD3003,
                    "%s on %s is decided by the same-width unsigned integer row; remove this entry", qop_name(op), k);
         return false;
     }
@@ -350,7 +350,7 @@ static bool ops_dtype(Ld *L, QdOp op, const char *k, yaml_node_t *kn, yaml_node_
     FOR_PAIRS(L, v, sk, skn, sv) {
         int sp = qspace_from_name(sk);
         if (sp < 0) {
-            diag_error(node_span(L, skn), "QD3002", "unknown space '%s' (global, shared)", sk);
+            diag_error(node_span(L, skn), QD3002, "unknown space '%s' (global, shared)", sk);
             return false;
         }
         key_put(L, base, ".", sk);
@@ -366,7 +366,7 @@ static bool apply_ops(Ld *L, yaml_node_t *m) {
     FOR_PAIRS(L, m, k, kn, v) {
         QdOp op = qop_from_name(k);
         if (op == QOP_COUNT) {
-            diag_error(node_span(L, kn), "QD3002", "unknown operation '%s'", k);
+            diag_error(node_span(L, kn), QD3002, "unknown operation '%s'", k);
             return false;
         }
         if (!is_map(L, v, "an operation entry") || !map_keys_ok(L, v)) return false;
@@ -385,11 +385,11 @@ static bool apply_fact(Ld *L, int key, yaml_node_t *v) {
     f->value = arena_strdup(&L->db->arena, s);
     if (capk_kinds[key] == CK_INT) return parse_long(L, v, &f->num);
     if (key == CAPK_REWRITE_AGGR && strcmp(s, "subgroup") && strcmp(s, "none")) {
-        diag_error(node_span(L, v), "QD3003", "bad value '%s' for %s (subgroup, none)", s, capk_names[key]);
+        diag_error(node_span(L, v), QD3003, "bad value '%s' for %s (subgroup, none)", s, capk_names[key]);
         return false;
     }
     if (key == CAPK_REWRITE_REDUCE && strcmp(s, "worker") && strcmp(s, "subgroup") && strcmp(s, "none")) {
-        diag_error(node_span(L, v), "QD3003", "bad value '%s' for %s (worker, subgroup, none)", s, capk_names[key]);
+        diag_error(node_span(L, v), QD3003, "bad value '%s' for %s (worker, subgroup, none)", s, capk_names[key]);
         return false;
     }
     if (key == CAPK_REWRITE_SG_TY) {
@@ -402,7 +402,7 @@ static bool apply_fact(Ld *L, int key, yaml_node_t *v) {
             ok = known, w += n;
         }
         if (!ok) {
-            diag_error(node_span(L, v), "QD3003", "bad value '%s' for %s (a list of int32, int64, f32-add, f64-add)", s,
+            diag_error(node_span(L, v), QD3003, "bad value '%s' for %s (a list of int32, int64, f32-add, f64-add)", s,
                        capk_names[key]);
             return false;
         }
@@ -411,7 +411,7 @@ static bool apply_fact(Ld *L, int key, yaml_node_t *v) {
         bool seq = key == CAPK_SEQ_CST;
         f->num = seq ? name_index(seq_names, 4, s) : name_index(emu_names, 3, s);
         if (f->num >= 0) return true;
-        diag_error(node_span(L, v), "QD3003", "bad value '%s' for %s (%s)", s, capk_names[key],
+        diag_error(node_span(L, v), QD3003, "bad value '%s' for %s (%s)", s, capk_names[key],
                    seq ? "native, fence, acq_rel, none" : "none, fences, membar");
         return false;
     }
@@ -425,7 +425,7 @@ static bool apply_section(Ld *L, const char *sec, yaml_node_t *m) {
         int key = capk_find(dotted);
         free(dotted);
         if (key < 0) {
-            diag_error(node_span(L, kn), "QD3002", "unknown key '%s' in section '%s'", k, sec);
+            diag_error(node_span(L, kn), QD3002, "unknown key '%s' in section '%s'", k, sec);
             return false;
         }
         if (!apply_fact(L, key, v)) return false;
@@ -442,7 +442,7 @@ static bool apply_orders(Ld *L, yaml_node_t *m) {
             snprintf(dotted, sizeof dotted, "orders.%s", k);
             int key = capk_find(dotted);
             if (key < 0) {
-                diag_error(node_span(L, kn), "QD3002", "unknown key '%s' in 'orders' (rmw, load, store, fence, noret, seq_cst, emulate)", k);
+                diag_error(node_span(L, kn), QD3002, "unknown key '%s' in 'orders' (rmw, load, store, fence, noret, seq_cst, emulate)", k);
                 return false;
             }
             if (!apply_fact(L, key, v)) return false;
@@ -455,7 +455,7 @@ static bool apply_orders(Ld *L, yaml_node_t *m) {
             const char *s = scalar(L, e, "an order");
             int o = s ? qord_from_name(s) : -1;
             if (o < 0) {
-                if (s) diag_error(node_span(L, e), "QD3003", "unknown order '%s'", s);
+                if (s) diag_error(node_span(L, e), QD3003, "unknown order '%s'", s);
                 return false;
             }
             mask |= 1u << o;
@@ -473,16 +473,16 @@ static bool apply_scopes(Ld *L, yaml_node_t *m) {
         int from = qscope_from_name(k);
         const char *s = scalar(L, v, "a scope");
         if (from < 0 || !s) {
-            if (from < 0) diag_error(node_span(L, kn), "QD3002", "unknown scope '%s' (block, cluster, device, system)", k);
+            if (from < 0) diag_error(node_span(L, kn), QD3002, "unknown scope '%s' (block, cluster, device, system)", k);
             return false;
         }
         int to = !strcmp(s, "unsupported") ? -1 : qscope_from_name(s);
         if (to == -1 && strcmp(s, "unsupported")) {
-            diag_error(node_span(L, v), "QD3003", "unknown scope '%s'", s);
+            diag_error(node_span(L, v), QD3003, "unknown scope '%s'", s);
             return false;
         }
         if (to >= 0 && to < from) {
-            diag_error(node_span(L, v), "QD3003", "scope '%s' carried as '%s' would weaken it", k, s);
+            diag_error(node_span(L, v), QD3003, "scope '%s' carried as '%s' would weaken it", k, s);
             return false;
         }
         L->t->scope_map[from] = to;
@@ -528,7 +528,7 @@ static bool unset_ops(Ld *L, yaml_node_t *e, char *rest) {
     int n = dt ? dtype_key(dt, ts) : dtype_key("all", ts);
     int space = sp ? qspace_from_name(sp) : -1;
     if (op == QOP_COUNT || !n || (sp && space < 0)) {
-        diag_error(node_span(L, e), "QD3003", "unset path names no operation cell");
+        diag_error(node_span(L, e), QD3003, "unset path names no operation cell");
         return false;
     }
     for (int i = 0; i < n; i++)
@@ -555,7 +555,7 @@ static bool unset_one(Ld *L, yaml_node_t *e, const char *path) {
                 t->caps.items[i] = t->caps.items[--t->caps.len];
                 return true;
             }
-    diag_error(node_span(L, e), "QD3003", "unset path '%s' names nothing this family inherits", path);
+    diag_error(node_span(L, e), QD3003, "unset path '%s' names nothing this family inherits", path);
     return false;
 }
 
@@ -602,18 +602,18 @@ static void inherit(CapTarget *t, const CapTarget *p) {
 static bool header(Ld *L, yaml_node_t *root, yaml_node_t **slot) {
     long schema;
     if (!slot[TK_SCHEMA] || !slot[TK_NAME]) {
-        diag_error(node_span(L, root), "QD3007", "a capability file needs 'schema: %d' and 'name:'", CAPDB_SCHEMA);
+        diag_error(node_span(L, root), QD3007, "a capability file needs 'schema: %d' and 'name:'", CAPDB_SCHEMA);
         return false;
     }
     if (!parse_long(L, slot[TK_SCHEMA], &schema)) return false;
     if (schema != CAPDB_SCHEMA) {
-        diag_error(node_span(L, slot[TK_SCHEMA]), "QD3008", "schema %ld is not supported (this qdc reads schema %d)",
+        diag_error(node_span(L, slot[TK_SCHEMA]), QD3008, "schema %ld is not supported (this qdc reads schema %d)",
                    schema, CAPDB_SCHEMA);
         return false;
     }
     const char *name = scalar(L, slot[TK_NAME], "'name'");
     if (name && strcmp(name, L->t->name)) {
-        diag_error(node_span(L, slot[TK_NAME]), "QD3009", "name '%s' does not match the file name '%s.yaml'", name,
+        diag_error(node_span(L, slot[TK_NAME]), QD3009, "name '%s' does not match the file name '%s.yaml'", name,
                    L->t->name);
         return false;
     }
@@ -625,7 +625,7 @@ static bool apply_parent(Ld *L, yaml_node_t *v) {
     if (!pname) return false;
     int pi = find_file(L->db, pname);
     if (pi < 0) {
-        diag_error(node_span(L, v), "QD3006", "'%s' extends '%s', which is not on the capability search path",
+        diag_error(node_span(L, v), QD3006, "'%s' extends '%s', which is not on the capability search path",
                    L->t->name, pname);
         return false;
     }
@@ -663,7 +663,7 @@ static const char *const backends[] = {"ptx", "amdgpu", "spirv", "msl", "x86_64"
 static bool apply_file(Ld *L) {
     yaml_node_t *root = yaml_document_get_root_node(L->doc);
     if (!root) {
-        diag_error(span_make(L->t->src, 0, 0), "QD3007", "capability file '%s' is empty", L->t->path);
+        diag_error(span_make(L->t->src, 0, 0), QD3007, "capability file '%s' is empty", L->t->path);
         return false;
     }
     if (!is_map(L, root, "a capability file") || !map_keys_ok(L, root)) return false;
@@ -671,7 +671,7 @@ static bool apply_file(Ld *L) {
     FOR_PAIRS(L, root, k, kn, v) {
         int i = name_index(top_keys, TK_COUNT, k);
         if (i < 0) {
-            diag_error(node_span(L, kn), "QD3002", "unknown key '%s'", k);
+            diag_error(node_span(L, kn), QD3002, "unknown key '%s'", k);
             return false;
         }
         slot[i] = v;
@@ -683,12 +683,12 @@ static bool apply_file(Ld *L) {
         if (slot[k] && !apply_key(L, k, slot[k])) return false;
     const char *be = L->t->facts[CAPK_BACKEND].value;
     if (!be) {
-        diag_error(node_span(L, root), "QD3007", "'%s' has no 'backend' (and extends no family that has one)",
+        diag_error(node_span(L, root), QD3007, "'%s' has no 'backend' (and extends no family that has one)",
                    L->t->name);
         return false;
     }
     if (name_index(backends, ARRAY_LEN(backends), be) < 0) {
-        diag_error(span_make(L->t->src, 0, 1), "QD3003", "unknown backend '%s' (ptx, amdgpu, spirv, msl, x86_64)", be);
+        diag_error(span_make(L->t->src, 0, 1), QD3003, "unknown backend '%s' (ptx, amdgpu, spirv, msl, x86_64)", be);
         return false;
     }
     CapCell *m = L->t->missing = ARENA_NEW(&L->db->arena, CapCell);
@@ -701,7 +701,7 @@ static bool resolve(CapDb *db, int idx, const Ld *from, yaml_node_t *ref) {
     CapTarget *t = db->targets.items[idx];
     if (t->state) {
         if (t->state == 1 && from)
-            diag_error(node_span(from, ref), "QD3005", "'%s' extends '%s', which extends it back (a cycle)",
+            diag_error(node_span(from, ref), QD3005, "'%s' extends '%s', which extends it back (a cycle)",
                        from->t->name, t->name);
         return t->state == 2;
     }
@@ -744,7 +744,7 @@ static bool parse_doc(CapDb *db, CapTarget *t, DocSlot *slot) {
     slot->loaded = yaml_parser_load(&p, &slot->doc);
     if (!slot->loaded || p.error != YAML_NO_ERROR) {
         size_t off = p.problem_mark.index <= t->src->len ? p.problem_mark.index : 0;
-        diag_error(span_make(t->src, (uint32_t)off, 1), "QD3001", "%s%s%s", p.problem ? p.problem : "invalid YAML",
+        diag_error(span_make(t->src, (uint32_t)off, 1), QD3001, "%s%s%s", p.problem ? p.problem : "invalid YAML",
                    p.context ? " " : "", p.context ? p.context : "");
         if (slot->loaded) yaml_document_delete(&slot->doc);
         slot->loaded = false;
@@ -758,7 +758,7 @@ static bool add_file(CapDb *db, const char *dir, const char *file) {
     char *path = xasprintf("%s/%s", dir, file);
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) { /* a FIFO would block every command */
-        diag_warning((Span){0}, "QD3011", "'%s' is skipped: a capability file must be a regular file", path);
+        diag_warning((Span){0}, QD3011, "'%s' is skipped: a capability file must be a regular file", path);
         free(path);
         return true;
     }
@@ -768,7 +768,7 @@ static bool add_file(CapDb *db, const char *dir, const char *file) {
     ReadStatus rs = read_file(path, 4u << 20, &text, &len, &err);
     bool ok = rs == READ_OK;
     if (!ok) /* say what is wrong; never a made-up errno */
-        diag_error((Span){0}, "QD0001", "cannot read capability file '%s': %s", path,
+        diag_error((Span){0}, QD0001, "cannot read capability file '%s': %s", path,
                    rs == READ_ISDIR ? "Is a directory" : rs == READ_TOO_LARGE ? "larger than the 4 MiB limit" : strerror(err));
     else {
         CapTarget *t = ARENA_NEW(&db->arena, CapTarget);
@@ -808,7 +808,7 @@ static bool check_names(CapDb *db) {
                 /* blame the file from the earlier (user) directory, or the later-loaded one */
                 bool blame = u->from_dir != t->from_dir ? u->from_dir > t->from_dir : j < i;
                 if (clash && (blame || !strcmp(u->name, al))) {
-                    diag_error(span_make(t->src, 0, 1), "QD3009", "alias '%s' of '%s' is already used by '%s'", al,
+                    diag_error(span_make(t->src, 0, 1), QD3009, "alias '%s' of '%s' is already used by '%s'", al,
                                t->name, u->name);
                     ok = false;
                 }
@@ -835,7 +835,7 @@ CapDb *capdb_open_search(const char *const *dirs, int ndirs, int nuser) {
                 if (db->targets.len > before) db->targets.items[before]->from_dir = d;
             } else if (db->targets.items[first]->from_dir < nuser) {
                 char *path = xasprintf("%s/%s", dirs[d], names[i]);
-                diag_warning((Span){0}, "QD0008", "capability file '%s' shadows '%s' (user directories come first)",
+                diag_warning((Span){0}, QD0008, "capability file '%s' shadows '%s' (user directories come first)",
                              db->targets.items[first]->path, path);
                 free(path);
             }
@@ -853,7 +853,7 @@ CapDb *capdb_open_search(const char *const *dirs, int ndirs, int nuser) {
     docs = NULL;
     ok = ok && check_names(db);
     if (!ok || !db->targets.len) {
-        if (ok) diag_error((Span){0}, "QD3007", "no capability files found on the search path");
+        if (ok) diag_error((Span){0}, QD3007, "no capability files found on the search path");
         capdb_close(db);
         return NULL;
     }

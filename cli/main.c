@@ -44,7 +44,7 @@ static bool capdb_dir_ok(const char *dir, const char *from) {
     if (d) return closedir(d), true;
     if (!err) err = errno;
     Span none = {0};
-    diag_warning(none, "QD0006", "%s directory '%s' is ignored: %s", from, dir,
+    diag_warning(none, QD0006, "%s directory '%s' is ignored: %s", from, dir,
                  err == ENOTDIR ? "not a directory" : strerror(err));
     return false;
 }
@@ -132,7 +132,7 @@ static bool stdout_ok(void) {
     static bool reported;
     if (fflush(stdout) == 0 && !ferror(stdout)) return true;
     int err = errno;
-    if (!reported) diag_error((Span){0}, "QD0003", "cannot write standard output: %s", err ? strerror(err) : "write error");
+    if (!reported) diag_error((Span){0}, QD0003, "cannot write standard output: %s", err ? strerror(err) : "write error");
     reported = true;
     return false;
 }
@@ -144,12 +144,12 @@ static Source *read_source(const char *path) {
     Span none = {0};
     switch (read_file(path, QDC_MAX_INPUT_BYTES, &text, &len, &err)) {
     case READ_OK: break;
-    case READ_ISDIR: diag_error(none, "QD0002", "'%s' is a directory, not a kernel file", path); return NULL;
+    case READ_ISDIR: diag_error(none, QD0002, "'%s' is a directory, not a kernel file", path); return NULL;
     case READ_TOO_LARGE:
-        diag_error(none, "QD0004", "'%s' is larger than the %u MiB limit", path, QDC_MAX_INPUT_BYTES >> 20);
+        diag_error(none, QD0004, "'%s' is larger than the %u MiB limit", path, QDC_MAX_INPUT_BYTES >> 20);
         return NULL;
-    case READ_NOENT: diag_error(none, "QD0001", "cannot open '%s': no such file", path); return NULL;
-    default: diag_error(none, "QD0001", "cannot read '%s': %s", path, strerror(err)); return NULL;
+    case READ_NOENT: diag_error(none, QD0001, "cannot open '%s': no such file", path); return NULL;
+    default: diag_error(none, QD0001, "cannot read '%s': %s", path, strerror(err)); return NULL;
     }
     Source *s = source_new(strcmp(path, "-") ? path : "<stdin>", text, len);
     free(text);
@@ -258,7 +258,7 @@ static bool render_depfile(const Options *o, const Job *jobs, int njobs, const S
     const char *bad = NULL, *why = NULL;
     for (int i = 0; i < ntg && !why; i++) why = tg[i].quote ? dep_unwritable(bad = tg[i].name) : NULL;
     for (int i = 0; i < deps.len && !why; i++) why = dep_unwritable(bad = deps.items[i]);
-    if (why) diag_error((Span){0}, "QD0009", "the depfile cannot name '%s': make and ninja cannot read a name with %s", bad, why);
+    if (why) diag_error((Span){0}, QD0009, "the depfile cannot name '%s': make and ninja cannot read a name with %s", bad, why);
     else dep_render(b, tg, ntg, deps.items, deps.len, strcmp(o->input, "-") ? 1 : 0, o->dep_phony);
     for (int i = 0; i < owned.len; i++) free(owned.items[i]);
     free(deps.items), free(owned.items);
@@ -282,7 +282,7 @@ static int write_outputs(const Options *o, Job *jobs, int njobs, const char *dep
     const char *failed = NULL;
     int err = 0, rc = QDC_EXIT_OK;
     if (!outputs_commit(set, &failed, &err)) {
-        diag_error((Span){0}, "QD0003", "cannot write '%s': %s", failed, strerror(err));
+        diag_error((Span){0}, QD0003, "cannot write '%s': %s", failed, strerror(err));
         rc = QDC_EXIT_INPUT;
     }
     outputs_free(set), sb_free(&dep);
@@ -303,7 +303,7 @@ static int write_golden(const Options *o, Job *jobs, int njobs) {
     }
     if (o->golden_check) {
         int differ = golden_check(files, n, stdout);
-        if (differ) fprintf(stderr, "qdc: %d of %d golden files under '%s' differ\n", differ, n, o->emit_all);
+        if (differ) diag_summary("%d of %d golden files under '%s' differ", differ, n, o->emit_all);
         rc = differ ? QDC_EXIT_INPUT : QDC_EXIT_OK;
     }
     if (!o->golden_check) {
@@ -314,7 +314,7 @@ static int write_golden(const Options *o, Job *jobs, int njobs) {
         const char *failed = NULL;
         int err = 0;
         if (!outputs_commit(set, &failed, &err)) {
-            diag_error((Span){0}, "QD0003", "cannot write '%s': %s", failed, strerror(err));
+            diag_error((Span){0}, QD0003, "cannot write '%s': %s", failed, strerror(err));
             rc = QDC_EXIT_INPUT;
         }
         outputs_free(set);
@@ -479,7 +479,7 @@ static int unknown_target(const CapDb *db, const char *name) {
     if (best && diag_machine_format())
         diag_usage("unknown target '%s'; did you mean '%s'? known targets: %s", name, best, capdb_target_names(db));
     else diag_usage("unknown target '%s'; known targets: %s", name, capdb_target_names(db));
-    if (best && !diag_machine_format()) fprintf(stderr, "qdc: note: did you mean '%s'?\n", best);
+    if (best) diag_usage_hint(true, "did you mean '%s'?", best);
     return QDC_EXIT_USAGE;
 }
 
@@ -565,23 +565,23 @@ static int check_collisions(const Options *o, const Job *jobs, int njobs, const 
     Span none = {0};
     for (int j = 0; j < njobs; j++)
         if (jobs[j].path && same_file(jobs[j].path, o->input)) {
-            diag_error(none, "QD0007", "the output file '%s' is the input file", jobs[j].path);
+            diag_error(none, QD0007, "the output file '%s' is the input file", jobs[j].path);
             return QDC_EXIT_INPUT;
         }
     if (dep_path && same_file(dep_path, o->input)) {
-        diag_error(none, "QD0007", "the depfile '%s' is the input file", dep_path);
+        diag_error(none, QD0007, "the depfile '%s' is the input file", dep_path);
         return QDC_EXIT_INPUT;
     }
     for (int j = 0; j < njobs; j++)
         for (int k = j + 1; jobs[j].path && k < njobs; k++)
             if (jobs[k].path && same_file(jobs[j].path, jobs[k].path)) {
-                diag_error(none, "QD0007", "the output file '%s' would be written for both %s and %s", jobs[k].path,
+                diag_error(none, QD0007, "the output file '%s' would be written for both %s and %s", jobs[k].path,
                            cap_name(jobs[j].t), cap_name(jobs[k].t));
                 return QDC_EXIT_INPUT;
             }
     for (int j = 0; dep_path && j < njobs; j++)
         if (jobs[j].path && same_file(dep_path, jobs[j].path)) {
-            diag_error(none, "QD0007", "the depfile '%s' is also the output file '%s'", dep_path, jobs[j].path);
+            diag_error(none, QD0007, "the depfile '%s' is also the output file '%s'", dep_path, jobs[j].path);
             return QDC_EXIT_INPUT;
         }
     return QDC_EXIT_OK;

@@ -19,7 +19,7 @@ static const char *const option_names[] = {
 
 static bool usage_error(const char *fmt, const char *arg) {
     diag_usage(fmt, arg);
-    if (!diag_machine_format()) fputs("qdc: run 'qdc --help' for usage\n", stderr);
+    diag_usage_hint(false, "run 'qdc --help' for usage");
     return false;
 }
 

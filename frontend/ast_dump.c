@@ -15,6 +15,7 @@
  * (def NAME (param NAME [ANNOT] [= DEFAULT])... [-> RET]) preceded by (decorator E) lines.
  * Floats print with %.17g; strings are JSON-escaped. Nothing else (no addresses, no paths). */
 #include "ast.h"
+#include "../support/json.h"
 #include "frontend.h"
 #include "lex.h"
 
@@ -35,7 +36,7 @@ static void dump_expr(const Expr *e, StrBuf *out) {
     case E_NAME: sb_printf(out, "(name %s", e->name); break;
     case E_INT: sb_printf(out, "(int %llu", (unsigned long long)e->i); break;
     case E_FLOAT: sb_printf(out, "(float %.17g", e->f); break;
-    case E_STR: sb_puts(out, "(str "), sb_json_string(out, e->str); break;
+    case E_STR: sb_puts(out, "(str "), json_str(out, e->str); break;
     case E_BOOL: sb_printf(out, "(bool %s", e->b ? "True" : "False"); break;
     case E_NONE: sb_puts(out, "(none"); break;
     case E_ERROR: sb_puts(out, "(error"); break;

@@ -72,24 +72,24 @@ static bool validate_bytes(const Source *src) {
     bool blank = true;
     for (const unsigned char *q = p; q < end;) {
         if (*q == 0) {
-            diag_error(span_make(src, (uint32_t)(q - p), 1), "QD1003", "the input contains a NUL byte; is it a binary file?");
+            diag_error(span_make(src, (uint32_t)(q - p), 1), QD1003, "the input contains a NUL byte; is it a binary file?");
             return false;
         }
         int n = utf8_len(q, end);
         if (!n) {
-            diag_error(span_make(src, (uint32_t)(q - p), 1), "QD1002", "invalid UTF-8 byte 0x%02X; kernel files must be UTF-8", *q);
+            diag_error(span_make(src, (uint32_t)(q - p), 1), QD1002, "invalid UTF-8 byte 0x%02X; kernel files must be UTF-8", *q);
             return false;
         }
         if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r' && *q != '\f') blank = false;
         unsigned bidi = bidi_control(q, n);
         if (bidi) /* rustc's text_direction_codepoint lint and gcc's -Wbidi-chars */
-            diag_warning(span_make(src, (uint32_t)(q - p), (uint32_t)n), "QD2190",
+            diag_warning(span_make(src, (uint32_t)(q - p), (uint32_t)n), QD2190,
                          "Unicode bidirectional control U+%04X: the source may display differently from how it "
                          "is compiled (Trojan Source, CVE-2021-42574)", bidi);
         q += n;
     }
     if (blank) {
-        diag_error(span_make(src, 0, 0), "QD1004", "the input is empty; expected 'import quadrants as qd' and kernels");
+        diag_error(span_make(src, 0, 0), QD1004, "the input is empty; expected 'import quadrants as qd' and kernels");
         return false;
     }
     return true;
@@ -129,12 +129,12 @@ static bool begin_line(Lexer *L) {
         L->p = p;
         int top = L->indent[L->nindent], topalt = L->alt[L->nindent];
         if ((col > top) != (alt > topalt) || (col == top) != (alt == topalt)) {
-            diag_error(span_at(L, p, 1), "QD1006", "inconsistent use of tabs and spaces in indentation");
+            diag_error(span_at(L, p, 1), QD1006, "inconsistent use of tabs and spaces in indentation");
             return true;
         }
         if (col > top) {
             if (L->nindent == QDL_MAX_INDENT) {
-                diag_error(span_at(L, p, 1), "QD1007", "too many indentation levels (limit %d)", QDL_MAX_INDENT);
+                diag_error(span_at(L, p, 1), QD1007, "too many indentation levels (limit %d)", QDL_MAX_INDENT);
                 L->fatal = true;
                 return false;
             }
@@ -147,7 +147,7 @@ static bool begin_line(Lexer *L) {
             push(L, T_DEDENT, p, p);
         }
         if (col != L->indent[L->nindent]) {
-            diag_error(span_at(L, p, 1), "QD1005", "unindent does not match any outer indentation level");
+            diag_error(span_at(L, p, 1), QD1005, "unindent does not match any outer indentation level");
             if (L->nindent > 0) L->indent[L->nindent] = col, L->alt[L->nindent] = alt;
         }
         return true;
@@ -215,7 +215,7 @@ static void lex_number(Lexer *L) {
     }
     Token *t = push(L, is_float ? T_FLOAT : T_INT, s, p);
     if (!ok) {
-        diag_error(span_at(L, s, (size_t)(p - s)), "QD1009", "malformed numeric literal '%.*s'", (int)(p - s), s);
+        diag_error(span_at(L, s, (size_t)(p - s)), QD1009, "malformed numeric literal '%.*s'", (int)(p - s), s);
         free(buf);
         return;
     }
@@ -224,7 +224,7 @@ static void lex_number(Lexer *L) {
     else t->i = strtoull(buf, NULL, base);
     free(buf);
     if (errno == ERANGE || (is_float && isinf(t->f)))
-        diag_error(span_at(L, s, (size_t)(p - s)), "QD1009", "numeric literal '%.*s' is out of range", (int)(p - s), s);
+        diag_error(span_at(L, s, (size_t)(p - s)), QD1009, "numeric literal '%.*s' is out of range", (int)(p - s), s);
 }
 
 static char escape_char(char c) {
@@ -247,7 +247,7 @@ static void lex_string(Lexer *L, const char *start, bool raw) {
     sb_init(&b);
     for (;;) {
         if (p >= L->end || (!triple && is_newline(p, L->end))) {
-            diag_error(span_at(L, start, (size_t)(p - start)), "QD1010", "unterminated string literal");
+            diag_error(span_at(L, start, (size_t)(p - start)), QD1010, "unterminated string literal");
             break;
         }
         if (*p == q && (!triple || (p + 2 < L->end && p[1] == q && p[2] == q))) {
@@ -276,7 +276,7 @@ static void lex_name(Lexer *L) {
     while (L->p < L->end && is_ident_char(*L->p)) L->p++;
     size_t n = (size_t)(L->p - s);
     if (n > QDL_MAX_IDENT)
-        diag_error(span_at(L, s, 1), "QD1014", "identifier of %zu characters is longer than the limit of %d", n, QDL_MAX_IDENT);
+        diag_error(span_at(L, s, 1), QD1014, "identifier of %zu characters is longer than the limit of %d", n, QDL_MAX_IDENT);
     if (n <= 2 && L->p < L->end && (*L->p == '"' || *L->p == '\'')) { /* string prefix */
         /* Python's prefixes (r, u, b, f and rb/br/rf/fr): a script's host code uses them all;
          * kernels use strings only as arguments (print, assert, order=) */
@@ -287,7 +287,7 @@ static void lex_name(Lexer *L) {
             else if (c == 'u' || c == 'b' || c == 'f') ok &= !kind && !(c == 'u' && n > 1), kind = true;
             else ok = false;
         }
-        if (!ok) diag_error(span_at(L, s, n), "QD1010", "'%.*s' is not a Python string prefix", (int)n, s);
+        if (!ok) diag_error(span_at(L, s, n), QD1010, "'%.*s' is not a Python string prefix", (int)n, s);
         lex_string(L, s, raw);
         return;
     }
@@ -302,7 +302,7 @@ static void lex_name(Lexer *L) {
 
 static bool open_bracket(Lexer *L, const char *p) {
     if (L->depth == QDL_MAX_NESTING) {
-        diag_error(span_at(L, p, 1), "QD1007", "brackets nested too deeply (limit %d)", QDL_MAX_NESTING);
+        diag_error(span_at(L, p, 1), QD1007, "brackets nested too deeply (limit %d)", QDL_MAX_NESTING);
         L->fatal = true;
         return false;
     }
@@ -314,12 +314,12 @@ static bool open_bracket(Lexer *L, const char *p) {
 static void close_bracket(Lexer *L, const char *p) {
     char want = *p == ')' ? '(' : *p == ']' ? '[' : '{';
     if (L->depth == 0) {
-        diag_error(span_at(L, p, 1), "QD1008", "unmatched '%c'", *p);
+        diag_error(span_at(L, p, 1), QD1008, "unmatched '%c'", *p);
         L->fatal = true;
         return;
     }
     if (L->open_ch[L->depth - 1] != want) {
-        diag_error(span_at(L, p, 1), "QD1008", "closing '%c' does not match the opening '%c'", *p, L->open_ch[L->depth - 1]);
+        diag_error(span_at(L, p, 1), QD1008, "closing '%c' does not match the opening '%c'", *p, L->open_ch[L->depth - 1]);
         diag_note(span_make(L->src, L->open[L->depth - 1], 1), "the bracket opened here");
         L->fatal = true;
         return;
@@ -346,11 +346,11 @@ static void lex_punct(Lexer *L) {
     }
     int n = utf8_len((const unsigned char *)p, (const unsigned char *)L->end);
     if (*p == '!' || *p == '$' || *p == '?' || *p == '`')
-        diag_error(span_at(L, p, 1), "QD1001", "invalid character '%c'", *p);
+        diag_error(span_at(L, p, 1), QD1001, "invalid character '%c'", *p);
     else if (n == 1)
-        diag_error(span_at(L, p, 1), "QD1001", "invalid character (byte 0x%02X)", (unsigned char)*p);
+        diag_error(span_at(L, p, 1), QD1001, "invalid character (byte 0x%02X)", (unsigned char)*p);
     else
-        diag_error(span_at(L, p, (size_t)n), "QD1001", "invalid character '%.*s'; identifiers must be ASCII", n, p);
+        diag_error(span_at(L, p, (size_t)n), QD1001, "invalid character '%.*s'; identifiers must be ASCII", n, p);
     L->p = p + (n ? n : 1);
 }
 
@@ -366,7 +366,7 @@ static bool lex_one(Lexer *L) {
     }
     if (c == '\\') {
         if (is_newline(p + 1, L->end)) return L->p = skip_newline(p + 1, L->end), true;
-        diag_error(span_at(L, p, 1), "QD1001", "unexpected character after line continuation '\\'");
+        diag_error(span_at(L, p, 1), QD1001, "unexpected character after line continuation '\\'");
         return L->p++, true;
     }
     if (is_newline(p, L->end)) {
@@ -390,7 +390,7 @@ bool lex_source(const Source *src, Arena *arena, TokenList *out) {
     if (begin_line(&L))
         while (lex_one(&L)) {}
     if (!L.fatal && L.depth > 0) {
-        diag_error(span_make(src, L.open[L.depth - 1], 1), "QD1008", "'%c' was never closed", L.open_ch[L.depth - 1]);
+        diag_error(span_make(src, L.open[L.depth - 1], 1), QD1008, "'%c' was never closed", L.open_ch[L.depth - 1]);
         L.fatal = true;
     }
     const char *e = L.end;

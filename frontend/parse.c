@@ -37,7 +37,7 @@ static bool accept(Parser *P, TokKind k) { return at(P, k) ? (next(P), true) : f
 static Span tspan(Parser *P, Token *t) { return span_make(P->src, t->off, t->len); }
 static Span prev_span(Parser *P) { return tspan(P, &P->toks[P->pos > 0 ? P->pos - 1 : 0]); }
 
-static void syntax_error(Parser *P, Token *t, const char *code, const char *msg) {
+static void syntax_error(Parser *P, Token *t, DiagCode code, const char *msg) {
     if (P->speculative) P->failed = P->quiet = true;
     if (P->quiet || P->fatal) return;
     P->quiet = true;
@@ -53,7 +53,7 @@ static void expected(Parser *P, const char *what) {
     const char *got = t->kind == T_NAME ? t->s : tok_spelling(t->kind);
     char msg[256];
     snprintf(msg, sizeof msg, "expected %s, got '%s'", what, got);
-    syntax_error(P, t, "QD1011", msg);
+    syntax_error(P, t, QD1011, msg);
 }
 
 static bool expect(Parser *P, TokKind k) {
@@ -94,7 +94,7 @@ _Static_assert((int)T_COUNT < (int)CMP_NOT_IN, "CMP_NOT_IN collides with a token
 static bool enter(Parser *P) {
     if (P->fatal) return false;
     if (++P->depth > QDL_MAX_EXPR_DEPTH) {
-        diag_error(tspan(P, peek(P)), "QD1007", "expression nested too deeply (limit %d levels)", QDL_MAX_EXPR_DEPTH);
+        diag_error(tspan(P, peek(P)), QD1007, "expression nested too deeply (limit %d levels)", QDL_MAX_EXPR_DEPTH);
         P->fatal = true;
         return false;
     }
@@ -142,6 +142,7 @@ static Expr *parse_comp(Parser *P, Expr *elt, bool gen) {
 
 /* Parenthesised, list or tuple contents up to `close`: returns a tuple/list, or the single
  * expression for `(x)`. */
+/* sequence = (test (',' test)* [','])?   up to `close`; no comprehension */
 static Expr *parse_sequence(Parser *P, Token *open, TokKind close, ExprKind kind) {
     ExprVec v = {0};
     bool comma = false;
@@ -154,8 +155,8 @@ static Expr *parse_sequence(Parser *P, Token *open, TokKind close, ExprKind kind
             c->span = span_join(tspan(P, open), prev_span(P));
             return c;
         }
-        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), "QD1012", "a comprehension needs brackets of its own");
-        if (at(P, T_WALRUS)) syntax_error(P, peek(P), "QD1012", "assignment expressions (:=) are not supported in kernels");
+        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), QD1012, "a comprehension needs brackets of its own");
+        if (at(P, T_WALRUS)) syntax_error(P, peek(P), QD1012, "assignment expressions (:=) are not supported in kernels");
         if (!accept(P, T_COMMA)) break;
         comma = true;
     }
@@ -178,6 +179,9 @@ static bool is_fstring(Parser *P, const Token *t) {
     return false;
 }
 
+/* atom = NAME | INT | FLOAT | STRING+ | 'True' | 'False' | 'None'
+ *      | '(' sequence ')' | '[' sequence ']' | '{' dict '}'
+ * (lambda, yield and await are recognised only to be rejected: QD1012) */
 static Expr *parse_atom(Parser *P) {
     Token *t = peek(P);
     Expr *e;
@@ -220,14 +224,15 @@ static Expr *parse_atom(Parser *P) {
         }
         expected(P, "an expression");
         return error_expr(P);
-    case T_KW_YIELD: syntax_error(P, t, "QD1012", "'yield' is not supported in kernels"); return error_expr(P);
-    case T_KW_AWAIT: syntax_error(P, t, "QD1012", "'await' is not supported in kernels"); return error_expr(P);
+    case T_KW_YIELD: syntax_error(P, t, QD1012, "'yield' is not supported in kernels"); return error_expr(P);
+    case T_KW_AWAIT: syntax_error(P, t, QD1012, "'await' is not supported in kernels"); return error_expr(P);
     default: expected(P, "an expression"); return error_expr(P);
     }
 }
 
 /* {"a": qd.f32, "b": vec3} (string keys only: qd.Struct.field's members) is read as the call
  * dict(a=qd.f32, b=vec3); any other set or dict is QD1012. */
+/* dict = '{' (STRING ':' test (',' STRING ':' test)* [','])? '}' */
 static Expr *parse_dict(Parser *P, Token *open) {
     next(P);
     Expr *call = new_expr(P, E_CALL, tspan(P, open)), *fn = new_expr(P, E_NAME, tspan(P, open));
@@ -237,7 +242,7 @@ static Expr *parse_dict(Parser *P, Token *open) {
     while (!at(P, T_RBRACE) && !at(P, T_EOF) && !P->quiet) {
         Token *k = peek(P);
         if (k->kind != T_STRING || peek2(P)->kind != T_COLON) {
-            syntax_error(P, open, "QD1012", "sets and dicts are not supported in kernels");
+            syntax_error(P, open, QD1012, "sets and dicts are not supported in kernels");
             break;
         }
         next(P), next(P);
@@ -253,12 +258,14 @@ static Expr *parse_dict(Parser *P, Token *open) {
     return call;
 }
 
+/* call_args = (arg (',' arg)* [','])? ')'      arg = test | NAME '=' test
+ * (positional arguments first; no * or ** unpacking; at most 255) */
 static void parse_call_args(Parser *P, Expr *call) {
     ExprVec args = {0};
     VEC(Keyword) kws = {0};
     while (!at(P, T_RPAREN) && !at(P, T_EOF) && !P->quiet) {
         if (at(P, T_POW)) {
-            syntax_error(P, peek(P), "QD1012", "keyword argument unpacking (**) is not supported in kernels");
+            syntax_error(P, peek(P), QD1012, "keyword argument unpacking (**) is not supported in kernels");
             break;
         }
         if (at(P, T_NAME) && peek2(P)->kind == T_ASSIGN) {
@@ -267,18 +274,18 @@ static void parse_call_args(Parser *P, Expr *call) {
             Keyword k = {n->s, parse_test(P), tspan(P, n)};
             vec_push(&kws, k);
         } else {
-            if (kws.len) syntax_error(P, peek(P), "QD1011", "positional argument follows keyword argument");
+            if (kws.len) syntax_error(P, peek(P), QD1011, "positional argument follows keyword argument");
             vec_push(&args, parse_star_test(P));
         }
         if (at(P, T_KW_FOR) && args.len == 1 && !kws.len && args.items[0]->kind != E_STARRED) { /* f(x for x in xs) */
             Expr *elt = args.items[0];
             args.items[0] = parse_comp(P, elt, true);
             args.items[0]->span = span_join(elt->span, prev_span(P));
-            if (!at(P, T_RPAREN)) syntax_error(P, peek(P), "QD1011", "a generator expression must be the only argument unless parenthesized");
+            if (!at(P, T_RPAREN)) syntax_error(P, peek(P), QD1011, "a generator expression must be the only argument unless parenthesized");
         }
-        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), "QD1011", "a generator expression must be the only argument unless parenthesized");
+        if (at(P, T_KW_FOR)) syntax_error(P, peek(P), QD1011, "a generator expression must be the only argument unless parenthesized");
         if (args.len + kws.len > QDL_MAX_ARGS) {
-            syntax_error(P, peek(P), "QD1007", "too many arguments in one call (limit 255)");
+            syntax_error(P, peek(P), QD1007, "too many arguments in one call (limit 255)");
             break;
         }
         if (!accept(P, T_COMMA)) break;
@@ -327,6 +334,7 @@ static Expr *parse_subscript_index(Parser *P, Token *open) {
 
 /* Each trailer deepens the (left-leaning) tree, so a chain counts against the nesting limit
  * like a chain of binary operators: later passes recurse once per link. */
+/* trailers = ('(' call_args | '[' subscript | '.' NAME)* */
 static Expr *parse_trailers(Parser *P, Expr *e) {
     int saved = P->depth;
     for (;;) {
@@ -367,12 +375,14 @@ static Expr *make_binary(Parser *P, int op, Expr *a, Expr *b) {
     return e;
 }
 
+/* power = atom trailers ['**' factor]   (right-associative through factor) */
 static Expr *parse_power(Parser *P) {
     Expr *e = parse_trailers(P, parse_atom(P));
     if (accept(P, T_POW)) e = make_binary(P, T_POW, e, parse_factor(P));
     return e;
 }
 
+/* factor = ('+' | '-' | '~') factor | power */
 static Expr *parse_factor(Parser *P) {
     if (!enter(P)) return error_expr(P);
     Token *t = peek(P);
@@ -393,6 +403,8 @@ static const TokKind levels[][6] = {
     {T_STAR, T_SLASH, T_FDIV, T_PERCENT, T_AT},
 };
 
+/* binary(level) = binary(level + 1) (op(level) binary(level + 1))*, left-associative;
+ * binary(6) = factor. Levels: | ^ & (<< >>) (+ -) (* / // % @) */
 static Expr *parse_binary(Parser *P, int level) {
     if (level == (int)ARRAY_LEN(levels)) return parse_factor(P);
     Expr *e = parse_binary(P, level + 1);
@@ -424,6 +436,8 @@ static bool comparison_op(Parser *P, int *op) {
     return false;
 }
 
+/* comparison = binary(0) (comp_op binary(0))*
+ * comp_op = '<' | '>' | '==' | '!=' | '<=' | '>=' | (host conditions only) 'is' ['not'] */
 static Expr *parse_comparison(Parser *P) {
     Expr *a = parse_binary(P, 0);
     int op;
@@ -445,6 +459,7 @@ static Expr *parse_comparison(Parser *P) {
     return e;
 }
 
+/* not_test = 'not' not_test | comparison */
 static Expr *parse_not(Parser *P) {
     if (!enter(P)) return error_expr(P);
     Token *t = peek(P);
@@ -458,6 +473,7 @@ static Expr *parse_not(Parser *P) {
     return leave(P, parse_comparison(P));
 }
 
+/* or_test = and_test ('or' and_test)*      and_test = not_test ('and' not_test)* */
 static Expr *parse_boolop(Parser *P, TokKind op) {
     Expr *a = op == T_KW_OR ? parse_boolop(P, T_KW_AND) : parse_not(P);
     if (!at(P, op) || P->quiet) return a;
@@ -479,7 +495,7 @@ static Expr *parse_lambda(Parser *P) {
     VEC(Param) v = {0};
     while (!at(P, T_COLON) && !at(P, T_EOF) && !P->quiet) {
         if (at(P, T_STAR) || at(P, T_POW) || at(P, T_SLASH)) {
-            syntax_error(P, peek(P), "QD1012", "'*', '**' and '/' parameters are not supported in kernels");
+            syntax_error(P, peek(P), QD1012, "'*', '**' and '/' parameters are not supported in kernels");
             break;
         }
         Token *n = peek(P);
@@ -518,11 +534,11 @@ static Expr *parse_test(Parser *P) {
         e->ifexp.cond = c, e->ifexp.a = a, e->ifexp.b = b;
         a = e;
     }
-    if (at(P, T_WALRUS)) syntax_error(P, peek(P), "QD1012", "assignment expressions (:=) are not supported in kernels");
+    if (at(P, T_WALRUS)) syntax_error(P, peek(P), QD1012, "assignment expressions (:=) are not supported in kernels");
     return leave(P, a);
 }
 
-/* test (',' test)* [','] -- a tuple when there is a comma. */
+/* testlist = test (',' test)* [','] -- a tuple when there is a comma. */
 static Expr *parse_testlist(Parser *P) {
     Expr *a = parse_test(P);
     if (!at(P, T_COMMA)) return a;
@@ -565,7 +581,7 @@ static void resync(Parser *P) {
     P->quiet = false;
 }
 
-/* ':' then a simple statement list on the same line, or NEWLINE INDENT stmt+ DEDENT. */
+/* block = ':' (small_stmt (';' small_stmt)* NEWLINE | NEWLINE INDENT stmt+ DEDENT) */
 static StmtList parse_block(Parser *P) {
     StmtVec v = {0};
     StmtList l = {0};
@@ -573,7 +589,7 @@ static StmtList parse_block(Parser *P) {
     if (!accept(P, T_NEWLINE)) {
         parse_stmt(P, &v);
     } else if (!at(P, T_INDENT)) {
-        syntax_error(P, peek(P), "QD1005", "expected an indented block");
+        syntax_error(P, peek(P), QD1005, "expected an indented block");
     } else {
         next(P);
         while (!at(P, T_DEDENT) && !at(P, T_EOF) && !P->fatal) parse_stmt(P, &v);
@@ -588,7 +604,7 @@ static StmtList parse_block(Parser *P) {
 
 /* A clause Python allows here that the kernel language rejects: report and skip it. */
 static void reject_clause(Parser *P, const char *msg) {
-    syntax_error(P, peek(P), "QD1012", msg);
+    syntax_error(P, peek(P), QD1012, msg);
     P->quiet = false;
     next(P);
     while (!at(P, T_COLON) && !at(P, T_NEWLINE) && !at(P, T_EOF)) next(P);
@@ -598,6 +614,7 @@ static void reject_clause(Parser *P, const char *msg) {
     P->quiet = q;
 }
 
+/* if_stmt = 'if' test block ('elif' test block)* ['else' block]   (elif nests as else: if) */
 static Stmt *parse_if(Parser *P, Token *kw) {
     Stmt *s = new_stmt(P, S_IF, tspan(P, kw));
     s->if_.cond = parse_test(P);
@@ -614,6 +631,9 @@ static Stmt *parse_if(Parser *P, Token *kw) {
     return s;
 }
 
+/* while_stmt = 'while' test block
+ * for_stmt   = 'for' binary(0) (',' binary(0))* 'in' testlist block
+ * (an 'else' clause on either is rejected: QD1012) */
 static Stmt *parse_loop(Parser *P, Token *kw) {
     Stmt *s;
     if (kw->kind == T_KW_WHILE) {
@@ -641,12 +661,13 @@ static Stmt *parse_loop(Parser *P, Token *kw) {
     return s;
 }
 
+/* params = '(' (param (',' param)* [','])? ')'     param = NAME [':' test] ['=' test] */
 static void parse_params(Parser *P, Stmt *s) {
     VEC(Param) v = {0};
     expect(P, T_LPAREN);
     while (!at(P, T_RPAREN) && !at(P, T_EOF) && !P->quiet) {
         if (at(P, T_STAR) || at(P, T_POW) || at(P, T_SLASH)) {
-            syntax_error(P, peek(P), "QD1012", "'*', '**' and '/' parameters are not supported in kernels");
+            syntax_error(P, peek(P), QD1012, "'*', '**' and '/' parameters are not supported in kernels");
             break;
         }
         Token *n = peek(P);
@@ -664,6 +685,7 @@ static void parse_params(Parser *P, Stmt *s) {
     vec_free(&v);
 }
 
+/* funcdef = 'def' NAME params ['->' test] block */
 static Stmt *parse_def(Parser *P, Token *kw, ExprList decorators) {
     Stmt *s = new_stmt(P, S_DEF, tspan(P, kw));
     s->def.decorators = decorators;
@@ -677,6 +699,7 @@ static Stmt *parse_def(Parser *P, Token *kw, ExprList decorators) {
     return s;
 }
 
+/* decorated = ('@' test NEWLINE)+ funcdef */
 static Stmt *parse_decorated(Parser *P) {
     ExprVec v = {0};
     while (at(P, T_AT) && !P->quiet) {
@@ -688,11 +711,12 @@ static Stmt *parse_decorated(Parser *P) {
     Token *kw = peek(P);
     if (P->quiet) return NULL;
     if (accept(P, T_KW_DEF)) return parse_def(P, kw, decos);
-    if (at(P, T_KW_CLASS)) syntax_error(P, kw, "QD1012", "classes (including @qd.data_oriented) are not supported in v1");
+    if (at(P, T_KW_CLASS)) syntax_error(P, kw, QD1012, "classes (including @qd.data_oriented) are not supported in v1");
     else expected(P, "'def' after a decorator");
     return NULL;
 }
 
+/* import_stmt = 'import' NAME ('.' NAME)* ['as' NAME]   (one module per statement) */
 static Stmt *parse_import(Parser *P, Token *kw) {
     Stmt *s = new_stmt(P, S_IMPORT, tspan(P, kw));
     Token *n = peek(P);
@@ -712,7 +736,7 @@ static Stmt *parse_import(Parser *P, Token *kw) {
         if (expect(P, T_NAME)) s->import.alias = a->s;
     }
     if (!strcmp(s->import.module, "quadrants")) P->qd_alias = s->import.alias ? s->import.alias : "quadrants";
-    if (at(P, T_COMMA)) syntax_error(P, peek(P), "QD2003", "import one module per statement");
+    if (at(P, T_COMMA)) syntax_error(P, peek(P), QD2003, "import one module per statement");
     s->span = span_join(s->span, prev_span(P));
     return s;
 }
@@ -745,6 +769,10 @@ static bool valid_target(Expr *e) {
     return e->kind == E_NAME || e->kind == E_SUBSCRIPT || e->kind == E_ATTR || e->kind == E_ERROR;
 }
 
+/* expr_stmt = testlist ('=' testlist)*            assignment (targets: valid_target)
+ *           | test ':' test ['=' testlist]         annotated assignment
+ *           | test augassign testlist             augassign = '+=' | '-=' | ... | '**='
+ *           | testlist                            expression statement */
 static Stmt *parse_expr_stmt(Parser *P) {
     Token *first = peek(P);
     Expr *e = parse_testlist(P);
@@ -755,7 +783,7 @@ static Stmt *parse_expr_stmt(Parser *P) {
         Expr *value = e;
         while (accept(P, T_ASSIGN)) {
             if (!valid_target(value)) {
-                if (!P->speculative) diag_error(value->span, "QD1013", "cannot assign to this expression");
+                if (!P->speculative) diag_error(value->span, QD1013, "cannot assign to this expression");
                 P->quiet = true, P->failed = P->speculative;
             }
             vec_push(&targets, value);
@@ -768,7 +796,7 @@ static Stmt *parse_expr_stmt(Parser *P) {
     }
     if (k == T_COLON) {
         next(P);
-        if (e->kind != E_NAME && e->kind != E_SUBSCRIPT) syntax_error(P, first, "QD1013", "only a name can be annotated");
+        if (e->kind != E_NAME && e->kind != E_SUBSCRIPT) syntax_error(P, first, QD1013, "only a name can be annotated");
         Stmt *s = new_stmt(P, S_ANNASSIGN, e->span);
         s->ann.target = e;
         s->ann.annotation = parse_test(P);
@@ -778,9 +806,9 @@ static Stmt *parse_expr_stmt(Parser *P) {
     }
     if (is_augassign(k)) {
         Token *op = next(P);
-        if (k == T_MATMULASSIGN) syntax_error(P, op, "QD1012", "'@=' is not supported in v1 (no matrix types)");
+        if (k == T_MATMULASSIGN) syntax_error(P, op, QD1012, "'@=' is not supported in v1 (no matrix types)");
         if (e->kind != E_NAME && e->kind != E_SUBSCRIPT && e->kind != E_ATTR)
-            syntax_error(P, first, "QD1013", "invalid target for augmented assignment");
+            syntax_error(P, first, QD1013, "invalid target for augmented assignment");
         Stmt *s = new_stmt(P, S_AUGASSIGN, tspan(P, op));
         s->aug.target = e;
         s->aug.op = aug_binop(k);
@@ -806,11 +834,14 @@ static const struct { TokKind kw; const char *msg; } rejected[] = {
     {T_KW_FINALLY, "'finally' without 'try'"},
 };
 
+/* small_stmt = 'pass' | 'break' | 'continue' | 'return' [testlist] | import_stmt
+ *            | 'assert' test [',' test] | expr_stmt
+ * (try, with, class, raise, del, global, nonlocal, async, from-import: rejected[]) */
 static Stmt *parse_small(Parser *P) {
     Token *t = peek(P);
     for (size_t k = 0; k < ARRAY_LEN(rejected); k++)
         if (t->kind == rejected[k].kw) {
-            syntax_error(P, t, rejected[k].kw == T_KW_FROM ? "QD2003" : "QD1012", rejected[k].msg);
+            syntax_error(P, t, rejected[k].kw == T_KW_FROM ? QD2003 : QD1012, rejected[k].msg);
             return NULL;
         }
     switch (t->kind) {
@@ -835,6 +866,8 @@ static Stmt *parse_small(Parser *P) {
     }
 }
 
+/* stmt = if_stmt | while_stmt | for_stmt | funcdef | decorated
+ *      | small_stmt (';' small_stmt)* [';'] NEWLINE */
 static void parse_stmt(Parser *P, StmtVec *out) {
     Token *t = peek(P);
     Stmt *s = NULL;
@@ -843,12 +876,12 @@ static void parse_stmt(Parser *P, StmtVec *out) {
         return;
     }
     switch (t->kind) {
-    case T_INDENT: syntax_error(P, t, "QD1005", "unexpected indent"); break;
+    case T_INDENT: syntax_error(P, t, QD1005, "unexpected indent"); break;
     case T_KW_IF: next(P); s = parse_if(P, t); break;
     case T_KW_WHILE: case T_KW_FOR: next(P); s = parse_loop(P, t); break;
     case T_KW_DEF: next(P); s = parse_def(P, t, (ExprList){0}); break;
     case T_AT: s = parse_decorated(P); break;
-    case T_KW_ELSE: case T_KW_ELIF: syntax_error(P, t, "QD1011", "'else' or 'elif' without a matching 'if'"); break;
+    case T_KW_ELSE: case T_KW_ELIF: syntax_error(P, t, QD1011, "'else' or 'elif' without a matching 'if'"); break;
     default:
         for (;;) {
             Stmt *one = parse_small(P);

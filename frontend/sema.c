@@ -40,7 +40,7 @@ bool sema_local_visible(Sema *S, int local, Span use) {
     int owner = S->local_task.items[local];
     if (owner == S->task || owner < 0 || S->task < 0) return true;
     const IrTask *t = &S->tasks.items[owner];
-    diag_error(use, "QD2025", "'%s' is created inside %s and exists only there; set it at the kernel's top level "
+    diag_error(use, QD2025, "'%s' is created inside %s and exists only there; set it at the kernel's top level "
                               "before the loops to share it", S->locals.items[local].name,
                t->kind == IR_TASK_SERIAL ? "a qd.func's serial code" : "another parallel loop");
     return false;
@@ -79,9 +79,9 @@ bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out) {
     if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float")))
         return *out = v.path[0] == 'i' ? QT_I32 : QT_F32, true;
     if (v.kind == V_NS && !strncmp(v.path, "qd.", 3))
-        diag_error(ann->span, "QD2005", "'%s' is not a scalar type of the kernel language (qd.i8 ... qd.f64)", v.path);
+        diag_error(ann->span, QD2005, "'%s' is not a scalar type of the kernel language (qd.i8 ... qd.f64)", v.path);
     else if (v.kind != V_ERR)
-        diag_error(ann->span, "QD2005", "expected a scalar type such as qd.i32 or qd.f32, got %s", val_describe(v));
+        diag_error(ann->span, QD2005, "expected a scalar type such as qd.i32 or qd.f32, got %s", val_describe(v));
     return false;
 }
 
@@ -149,7 +149,7 @@ static bool field_shape(Sema *S, const Expr *shape, IrField *f) {
     f->ndim = n, f->elems = 1;
     for (int k = 0; k < n; k++) {
         if (f->shape[k] <= 0 || f->shape[k] > INT32_MAX || f->elems * f->shape[k] > INT32_MAX) {
-            diag_error(sema_shape_span(shape, k), "QD2004", "field extent %lld is out of range (1 to 2^31-1 elements in all)", (long long)f->shape[k]);
+            diag_error(sema_shape_span(shape, k), QD2004, "field extent %lld is out of range (1 to 2^31-1 elements in all)", (long long)f->shape[k]);
             return false;
         }
         f->elems *= f->shape[k];
@@ -167,17 +167,17 @@ static bool is_none(Sema *S, const Expr *e) {
  * 0 when the order is row-major (nothing to do), -1 after an error. */
 static int field_order(Sema *S, const Expr *order, const IrField *f, int vn, int *axes) {
     if (!order || order->kind == E_NONE) return 0;
-    if (order->kind != E_STR) return diag_error(order->span, "QD2004", "order= takes a string such as \"ji\""), -1;
+    if (order->kind != E_STR) return diag_error(order->span, QD2004, "order= takes a string such as \"ji\""), -1;
     int n = (int)strlen(order->str), seen = 0, nd = f->ndim - f->elem_ndim; /* a vector field: its element axes are not ordered */
     bool permuted = false;
-    if (n != nd) return diag_error(order->span, "QD2004", "order=\"%s\" names %d ax%s but the shape has %d", order->str, n, n == 1 ? "is" : "es", nd), -1;
+    if (n != nd) return diag_error(order->span, QD2004, "order=\"%s\" names %d ax%s but the shape has %d", order->str, n, n == 1 ? "is" : "es", nd), -1;
     for (int k = 0; k < n; k++) {
         int a = order->str[k] - 'i';
         if (a < 0 || a >= n || seen & (1 << a))
-            return diag_error(order->span, "QD2004", "order=\"%s\" must name each of the axes %.*s once", order->str, n, "ijkl"), -1;
+            return diag_error(order->span, QD2004, "order=\"%s\" must name each of the axes %.*s once", order->str, n, "ijkl"), -1;
         seen |= 1 << a, axes[k] = a, permuted |= a != k;
     }
-    if (permuted && vn) return diag_error(order->span, "QD2043", "a permuted order= of a vector or matrix field is not supported"), -1;
+    if (permuted && vn) return diag_error(order->span, QD2043, "a permuted order= of a vector or matrix field is not supported"), -1;
     return permuted;
 }
 
@@ -188,11 +188,11 @@ static bool field_origin(Sema *S, const Expr *offset, IrField *f) {
     int n = sema_const_shape(S, offset, o, IR_MAX_DIMS, "a field offset");
     if (n < 0) return false;
     if (n != f->ndim)
-        return diag_error(offset->span, "QD2004", "offset= has %d value%s but the shape has %d dimension%s", n, n == 1 ? "" : "s", f->ndim,
+        return diag_error(offset->span, QD2004, "offset= has %d value%s but the shape has %d dimension%s", n, n == 1 ? "" : "s", f->ndim,
                           f->ndim == 1 ? "" : "s"), false;
     for (int k = 0; k < n; k++) {
         if (o[k] < INT32_MIN || o[k] + f->shape[k] - 1 > INT32_MAX)
-            return diag_error(offset->span, "QD2004", "offset %lld puts axis %d outside the i32 index range", (long long)o[k], k), false;
+            return diag_error(offset->span, QD2004, "offset %lld puts axis %d outside the i32 index range", (long long)o[k], k), false;
         f->origin[k] = o[k];
     }
     return true;
@@ -204,12 +204,12 @@ static bool field_args(Sema *S, const Expr *call) {
     for (int k = 0; k < call->call.nkw; k++) {
         const char *kw = call->call.kw[k].name;
         if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual"))
-            return diag_error(call->call.kw[k].span, "QD2063", "qd.field(%s=...) is not supported: qdc does not compile autodiff", kw), false;
+            return diag_error(call->call.kw[k].span, QD2063, "qd.field(%s=...) is not supported: qdc does not compile autodiff", kw), false;
         if (strcmp(kw, "dtype") && strcmp(kw, "shape") && strcmp(kw, "name") && strcmp(kw, "offset") && strcmp(kw, "order"))
-            return diag_error(call->call.kw[k].span, "QD2004", "qd.field argument '%s' is not supported in v1", kw), false;
+            return diag_error(call->call.kw[k].span, QD2004, "qd.field argument '%s' is not supported in v1", kw), false;
     }
-    if (call->call.args.n > 2) return diag_error(call->span, "QD2004", "qd.field takes (dtype, shape)"), false;
-    if (!dt) return diag_error(call->span, "QD2004", "qd.field needs a dtype, e.g. qd.field(qd.f32, shape=(N,))"), false;
+    if (call->call.args.n > 2) return diag_error(call->span, QD2004, "qd.field takes (dtype, shape)"), false;
+    if (!dt) return diag_error(call->span, QD2004, "qd.field needs a dtype, e.g. qd.field(qd.f32, shape=(N,))"), false;
     return true;
 }
 
@@ -234,7 +234,7 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
     const Expr *offset = NULL;
     keyword(call, "offset", &offset);
     if (offset && is_none(S, offset)) offset = NULL;
-    if (ok && offset && !shape) ok = (diag_error(offset->span, "QD2004", "offset= needs shape= (a field placed later takes its offset from place())"), false);
+    if (ok && offset && !shape) ok = (diag_error(offset->span, QD2004, "offset= needs shape= (a field placed later takes its offset from place())"), false);
     if (ok && !shape) f.ndim = -1; /* placed later: qd.root.dense(...).place(x) */
     else if (ok) ok = field_shape(S, shape, &f) && field_origin(S, offset, &f) && sema_vec_field_elem(S, &f, n, m, call->span);
     const Expr *order = NULL;
@@ -242,7 +242,7 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
     keyword(call, "order", &order);
     if (order && is_none(S, order)) order = NULL;
     if (ok && shape) ordered = field_order(S, order, &f, n, axes);
-    else if (ok && order && order->kind != E_NONE) ordered = (diag_error(order->span, "QD2004", "order= needs shape="), -1);
+    else if (ok && order && order->kind != E_NONE) ordered = (diag_error(order->span, QD2004, "order= needs shape="), -1);
     if (!ok || ordered < 0) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
     vec_push(&S->fields, f);
     if (ordered) sema_snode_place_ordered(S, S->fields.len - 1, f.shape, axes, f.ndim, span);
@@ -266,7 +266,7 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
         } else if (!strcmp(kw->name, "layout")) { /* AOS is qdc's layout; SOA is not implemented */
             const char *lp = sema_path(S, kw->value);
             if (!lp || strcmp(lp, "qd.Layout.AOS"))
-                return (void)diag_error(kw->span, "QD2043", "layout=%s of a vector or matrix field is not supported; fields are "
+                return (void)diag_error(kw->span, QD2043, "layout=%s of a vector or matrix field is not supported; fields are "
                                                             "qd.Layout.AOS (one element's components contiguous)", lp ? lp : "...");
         } else if (fcall.call.nkw < 8) {
             fkw[fcall.call.nkw++] = *kw;
@@ -300,9 +300,9 @@ bool sema_module_constant(Sema *S, Val *c) {
         return true;
     }
     if (c->kind != V_EXPR || !ir_is_const(c->e)) return false;
-    if (qt_is_float(c->e->type)) c->e = ir_cast(S, c->e, QT_F32); /* a Python float literal */
+    if (qt_is_float(c->e->type)) c->e = irb_cast(S->arena, c->e, QT_F32); /* a Python float literal */
     else if (qt_is_int(c->e->type) && qt_is_signed(c->e->type) && c->e->c.i >= INT32_MIN && c->e->c.i <= INT32_MAX)
-        c->e = ir_cast(S, c->e, QT_I32); /* a Python int literal */
+        c->e = irb_cast(S->arena, c->e, QT_I32); /* a Python int literal */
     return true;
 }
 
@@ -507,7 +507,7 @@ static void import_submodule(Sema *S, const Stmt *s) {
 static void module_import(Sema *S, const Stmt *s) {
     if (!strncmp(s->import.module, "quadrants.", 10)) return import_submodule(S, s);
     if (strcmp(s->import.module, "quadrants"))
-        return (void)diag_error(s->span, "QD2003", "only 'import quadrants as qd' is supported, not '%s'", s->import.module);
+        return (void)diag_error(s->span, QD2003, "only 'import quadrants as qd' is supported, not '%s'", s->import.module);
     S->qd_alias = s->import.alias ? s->import.alias : "quadrants";
 }
 
@@ -519,7 +519,7 @@ static int kernel_flag(Sema *S, const Expr *d, const char *name) {
     if (v.kind == V_ERR) return -1;
     if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_integral(v.e->type)) return v.e->c.u != 0;
     if (v.kind == V_NONE) return 0;
-    diag_error(e->span, "QD2020", "@qd.kernel(%s=...) needs a compile-time bool, got %s", name, val_describe(v));
+    diag_error(e->span, QD2020, "@qd.kernel(%s=...) needs a compile-time bool, got %s", name, val_describe(v));
     return -1;
 }
 
@@ -528,7 +528,7 @@ static int kernel_flag(Sema *S, const Expr *d, const char *name) {
 static char kernel_decorator(Sema *S, const Expr *d, bool *pure) {
     if (d->kind != E_CALL) return 'K';
     if (d->call.args.n) {
-        diag_error(d->call.args.items[0]->span, "QD2020", "@qd.kernel(...) takes only keyword arguments (fastcache=, pure=, graph=, checkpoints=)");
+        diag_error(d->call.args.items[0]->span, QD2020, "@qd.kernel(...) takes only keyword arguments (fastcache=, pure=, graph=, checkpoints=)");
         return 0;
     }
     static const char *const known[] = {"fastcache", "pure", "graph", "checkpoints"};
@@ -537,7 +537,7 @@ static char kernel_decorator(Sema *S, const Expr *d, bool *pure) {
         while (j < ARRAY_LEN(known) && strcmp(known[j], d->call.kw[k].name)) j++;
         if (j == ARRAY_LEN(known)) {
             const char *near = closest_name(d->call.kw[k].name, known, (int)ARRAY_LEN(known));
-            diag_error(d->call.kw[k].span, "QD2020", "@qd.kernel has no argument '%s'%s%s%s (fastcache=, pure=, graph=, checkpoints=)",
+            diag_error(d->call.kw[k].span, QD2020, "@qd.kernel has no argument '%s'%s%s%s (fastcache=, pure=, graph=, checkpoints=)",
                        d->call.kw[k].name, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
             return 0;
         }
@@ -546,7 +546,7 @@ static char kernel_decorator(Sema *S, const Expr *d, bool *pure) {
         cp = kernel_flag(S, d, "checkpoints");
     if (fc < 0 || pu < 0 || graph < 0 || cp < 0) return 0;
     if (cp) { /* Quadrants rejects checkpoints without graph at decoration time; qd.checkpoint is not compiled */
-        diag_error(d->span, "QD2020", graph ? "@qd.kernel(checkpoints=True) is not supported: qdc does not compile qd.checkpoint pause/resume"
+        diag_error(d->span, QD2020, graph ? "@qd.kernel(checkpoints=True) is not supported: qdc does not compile qd.checkpoint pause/resume"
                                             : "@qd.kernel(checkpoints=True) requires graph=True");
         return 0;
     }
@@ -579,7 +579,7 @@ static char decorator_kind(Sema *S, const Stmt *s, bool *pure) {
             continue;
         }
         if (!strncmp(p, "qd.ad.", 6)) {
-            diag_error(d->span, "QD2044", "'@%s' is not supported: qdc does not compile autodiff", p);
+            diag_error(d->span, QD2044, "'@%s' is not supported: qdc does not compile autodiff", p);
             return 0;
         }
         char kk = !strcmp(p, "qd.kernel") ? 'K'
@@ -587,22 +587,22 @@ static char decorator_kind(Sema *S, const Stmt *s, bool *pure) {
                       ? 'F'
                       : 0;
         if (!kk) {
-            diag_error(d->span, "QD2020", "unsupported decorator '@%s'; expected @qd.kernel or @qd.func", p);
+            diag_error(d->span, QD2020, "unsupported decorator '@%s'; expected @qd.kernel or @qd.func", p);
             return 0;
         }
         if (qd) {
-            diag_error(d->span, "QD2020", "'%s' needs exactly one decorator, @qd.kernel or @qd.func", s->def.name);
+            diag_error(d->span, QD2020, "'%s' needs exactly one decorator, @qd.kernel or @qd.func", s->def.name);
             return 0;
         }
         qd = d, kind = kk;
         if (kk == 'K' && !(kind = kernel_decorator(S, d, pure))) return 0;
     }
     if (!qd) {
-        diag_error(s->def.name_span, "QD2020", "'%s' needs a @qd.kernel or @qd.func decorator", s->def.name);
+        diag_error(s->def.name_span, QD2020, "'%s' needs a @qd.kernel or @qd.func decorator", s->def.name);
         return 0;
     }
     if (pure_deco && kind != 'K') {
-        diag_error(s->def.name_span, "QD2020", "@qd.pure marks a kernel: write it above @qd.kernel (or use @qd.kernel(fastcache=True))");
+        diag_error(s->def.name_span, QD2020, "@qd.pure marks a kernel: write it above @qd.kernel (or use @qd.kernel(fastcache=True))");
         return 0;
     }
     *pure |= pure_deco;
@@ -613,7 +613,7 @@ static char decorator_kind(Sema *S, const Stmt *s, bool *pure) {
         StrBuf name;
         sb_init(&name);
         dotted(&name, fn);
-        diag_warning(d->span, "QD2105", "'%s' is a Python decorator qdc does not run (host code); '%s' is compiled as declared",
+        diag_warning(d->span, QD2105, "'%s' is a Python decorator qdc does not run (host code); '%s' is compiled as declared",
                      name.data ? name.data : "?", s->def.name);
         sb_free(&name);
     }
@@ -624,14 +624,14 @@ static char decorator_kind(Sema *S, const Stmt *s, bool *pure) {
 
 static void module_def(Sema *S, const Stmt *s) {
     if (S->ndefs++ == MAX_DEFS)
-        diag_error(s->def.name_span, "QD2024", "more than %d kernels and functions in one file", MAX_DEFS);
+        diag_error(s->def.name_span, QD2024, "more than %d kernels and functions in one file", MAX_DEFS);
     if (S->ndefs > MAX_DEFS) return;
     bool pure;
     char kind = decorator_kind(S, s, &pure);
     if (!kind || !s->def.name) return;
     Binding *prev = scope_find(S->hscope, s->def.name);
     if (prev && S->hscope == &S->module) {
-        diag_error(s->def.name_span, "QD2020", "redefinition of '%s'", s->def.name);
+        diag_error(s->def.name_span, QD2020, "redefinition of '%s'", s->def.name);
         diag_note(prev->decl, "'%s' was first defined here", s->def.name);
         return;
     }
@@ -762,7 +762,7 @@ void sema_module_body(Sema *S, const StmtList *l) {
         case S_PASS: break;
         case S_ASSERT: break; /* host code: Python checks it when the script runs */
         case S_RETURN: if (host) break; /* fall through */
-        default: diag_error(s->span, "QD2002", "'%s' outside a function", s->kind == S_RETURN ? "return" : s->kind == S_BREAK ? "break" : "continue"); break;
+        default: diag_error(s->span, QD2002, "'%s' outside a function", s->kind == S_RETURN ? "return" : s->kind == S_BREAK ? "break" : "continue"); break;
         }
     }
 }
@@ -772,44 +772,44 @@ void sema_module_body(Sema *S, const StmtList *l) {
 static bool range_args(Sema *S, const Expr *call, LoopSpace *ls, int d) {
     int n = call->call.args.n;
     if (n < 1 || n > 3 || call->call.nkw)
-        return diag_error(call->span, "QD2012", "range takes 1 to 3 positional arguments, got %d", n), false;
+        return diag_error(call->span, QD2012, "range takes 1 to 3 positional arguments, got %d", n), false;
     IrExpr *a[3];
     for (int k = 0; k < n; k++) {
         a[k] = sema_expr(S, call->call.args.items[k]);
         if (!a[k]) return false;
         if (!qt_is_integral(a[k]->type))
-            return diag_error(call->call.args.items[k]->span, "QD2012", "range bounds must be integers, got %s", qt_name(a[k]->type)), false;
+            return diag_error(call->call.args.items[k]->span, QD2012, "range bounds must be integers, got %s", qt_name(a[k]->type)), false;
         const IrExpr *c = a[k];
         bool big = c->kind == IR_CONST && (c->type == QT_U64 ? c->c.u > INT32_MAX
                                            : qt_is_signed(c->type) && (c->c.i < INT32_MIN || c->c.i > INT32_MAX));
         if (big || (c->kind == IR_CONST && c->type == QT_U32 && c->c.u > INT32_MAX))
-            return diag_error(call->call.args.items[k]->span, "QD2012", "range bound %s%llu does not fit i32 (loop indices are i32)",
+            return diag_error(call->call.args.items[k]->span, QD2012, "range bound %s%llu does not fit i32 (loop indices are i32)",
                               qt_is_signed(c->type) && c->c.i < 0 ? "-" : "",
                               qt_is_signed(c->type) && c->c.i < 0 ? 0ull - (unsigned long long)c->c.u : (unsigned long long)c->c.u), false;
-        a[k] = ir_cast(S, a[k], QT_I32);
+        a[k] = irb_cast(S->arena, a[k], QT_I32);
     }
-    ls->begin[d] = n == 1 ? ir_const_int(S, QT_I32, 0, call->span) : a[0];
+    ls->begin[d] = n == 1 ? irb_int(S->arena, QT_I32, 0, call->span) : a[0];
     ls->end[d] = n == 1 ? a[0] : a[1];
     ls->step[d] = 1;
     if (n == 3) {
-        if (!ir_is_const(a[2])) return diag_error(call->call.args.items[2]->span, "QD2012", "the step of a range must be a compile-time constant"), false;
-        if (a[2]->c.i == 0) return diag_error(call->call.args.items[2]->span, "QD2012", "the step of a range must not be zero"), false;
+        if (!ir_is_const(a[2])) return diag_error(call->call.args.items[2]->span, QD2012, "the step of a range must be a compile-time constant"), false;
+        if (a[2]->c.i == 0) return diag_error(call->call.args.items[2]->span, QD2012, "the step of a range must not be zero"), false;
         ls->step[d] = a[2]->c.i;
     }
     return true;
 }
 
 static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
-    if (call->call.nkw) return diag_error(call->call.kw[0].span, "QD2012", "qd.ndrange keyword arguments are not supported in v1"), false;
+    if (call->call.nkw) return diag_error(call->call.kw[0].span, QD2012, "qd.ndrange keyword arguments are not supported in v1"), false;
     int n = call->call.args.n;
-    if (n < 1 || n > IR_MAX_DIMS) return diag_error(call->span, "QD2012", "qd.ndrange takes 1 to %d dimensions", IR_MAX_DIMS), false;
+    if (n < 1 || n > IR_MAX_DIMS) return diag_error(call->span, QD2012, "qd.ndrange takes 1 to %d dimensions", IR_MAX_DIMS), false;
     ls->ndims = n;
     for (int d = 0; d < n; d++) {
         const Expr *a = call->call.args.items[d];
         Expr fake = {.kind = E_CALL, .span = a->span};
         Val v = a->kind == E_TUPLE || a->kind == E_LIST ? val_err() : sema_eval(S, a);
         if (v.kind == V_TUPLE) { /* a compile-time (begin, end): qd.ndrange(*dims) */
-            if (v.tuple.n != 2) return diag_error(a->span, "QD2012", "an ndrange dimension is N or (begin, end)"), false;
+            if (v.tuple.n != 2) return diag_error(a->span, QD2012, "an ndrange dimension is N or (begin, end)"), false;
             Expr **items = ARENA_ARRAY(S->arena, Expr *, 2);
             for (int k = 0; k < 2; k++) items[k] = sema_value_expr(S, v.tuple.items[k], a->span);
             fake.call.args.items = items, fake.call.args.n = 2;
@@ -819,7 +819,7 @@ static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
             items[0] = sema_value_expr(S, v, a->span);
             fake.call.args.items = items, fake.call.args.n = 1;
         } else if (a->kind == E_TUPLE || a->kind == E_LIST) {
-            if (a->list.n != 2) return diag_error(a->span, "QD2012", "an ndrange dimension is N or (begin, end)"), false;
+            if (a->list.n != 2) return diag_error(a->span, QD2012, "an ndrange dimension is N or (begin, end)"), false;
             fake.call.args = a->list;
         } else {
             fake.call.args.items = (Expr **)&call->call.args.items[d], fake.call.args.n = 1;
@@ -836,21 +836,21 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     if (v.kind == V_STRUCT && v.strct.st && v.strct.m[0].kind != V_LOCAL) v = (Val){.kind = V_FIELD, .index = sema_struct_first_field(v)};
     if (v.kind == V_VEC && v.vec.c[0].kind == V_FIELD) v = v.vec.c[0]; /* a vector field placed under an SNode */
     if (v.kind != V_FIELD && v.kind != V_NDARRAY) {
-        diag_error(iter->span, "QD2012", "unsupported loop: a struct-for iterates over a field or an ndarray, not %s",
+        diag_error(iter->span, QD2012, "unsupported loop: a struct-for iterates over a field or an ndarray, not %s",
                    v.kind == V_EXPR || v.kind == V_LOCAL ? "a scalar" : val_describe(v));
         return false;
     }
     ls->ndims = v.kind == V_FIELD ? S->fields.items[v.index].ndim - S->fields.items[v.index].elem_ndim
                                   : S->params.items[v.index].ndim - S->params.items[v.index].elem_ndim;
-    if (ls->ndims == 0) return diag_error(iter->span, "QD2012", "a struct-for needs a field or ndarray with at least one dimension"), false;
+    if (ls->ndims == 0) return diag_error(iter->span, QD2012, "a struct-for needs a field or ndarray with at least one dimension"), false;
     for (int d = 0; d < ls->ndims; d++) {
-        ls->begin[d] = ir_const_int(S, QT_I32, 0, iter->span), ls->step[d] = 1;
+        ls->begin[d] = irb_int(S->arena, QT_I32, 0, iter->span), ls->step[d] = 1;
         if (v.kind == V_FIELD) { /* offset=: the indices start at the origin */
             const IrField *f = &S->fields.items[v.index];
-            ls->begin[d] = ir_const_int(S, QT_I32, f->origin[d], iter->span);
-            ls->end[d] = ir_const_int(S, QT_I32, f->origin[d] + f->shape[d], iter->span);
+            ls->begin[d] = irb_int(S->arena, QT_I32, f->origin[d], iter->span);
+            ls->end[d] = irb_int(S->arena, QT_I32, f->origin[d] + f->shape[d], iter->span);
         } else {
-            IrExpr *x = ir_new(S, IR_SHAPE, QT_I32, iter->span);
+            IrExpr *x = irb_new(S->arena, IR_SHAPE, QT_I32, iter->span);
             x->shape.param = v.index, x->shape.axis = d;
             ls->end[d] = x;
         }
@@ -873,15 +873,15 @@ static bool loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     memset(ls, 0, sizeof *ls);
     Val f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
     if (f.kind == V_NS && !strcmp(f.path, "qd.static")) {
-        if (iter->call.args.n != 1) return diag_error(iter->span, "QD2012", "qd.static takes one argument"), false;
+        if (iter->call.args.n != 1) return diag_error(iter->span, QD2012, "qd.static takes one argument"), false;
         ls->is_static = true;
         iter = iter->call.args.items[0];
         f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
     }
     bool ok;
     if (f.kind == V_NS && !strcmp(f.path, "qd.grouped")) { /* for I in qd.grouped(x): I is a vector index */
-        if (iter->call.args.n != 1) return diag_error(iter->span, "QD2012", "qd.grouped takes one argument"), false;
-        if (ls->is_static) return diag_error(iter->span, "QD2012", "qd.static(qd.grouped(...)) is not supported"), false;
+        if (iter->call.args.n != 1) return diag_error(iter->span, QD2012, "qd.grouped takes one argument"), false;
+        if (ls->is_static) return diag_error(iter->span, QD2012, "qd.static(qd.grouped(...)) is not supported"), false;
         ls->grouped = true;
         iter = iter->call.args.items[0];
         f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
@@ -892,24 +892,24 @@ static bool loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     else if (f.kind == V_NS && !strcmp(f.path, "qd.ndrange")) ok = ndrange_args(S, iter, ls);
     else {
         if (iter->kind != E_CALL || f.kind != V_ERR)
-            diag_error(iter->span, "QD2012", "unsupported loop: iterate over range(...), qd.ndrange(...), qd.static(range(...)), "
+            diag_error(iter->span, QD2012, "unsupported loop: iterate over range(...), qd.ndrange(...), qd.static(range(...)), "
                                              "a field or an ndarray");
         return false;
     }
     for (int d = 0; ok && ls->is_static && d < ls->ndims; d++)
         if (!ir_is_const(ls->begin[d]) || !ir_is_const(ls->end[d]))
-            return diag_error(iter->span, "QD2009", "the bounds of a qd.static loop must be compile-time constants"), false;
+            return diag_error(iter->span, QD2009, "the bounds of a qd.static loop must be compile-time constants"), false;
     return ok;
 }
 
 /* max(ceil((end - begin) / step), 0) as an i32 expression (folded when constant). */
 IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp) {
     int64_t st = ls->step[d];
-    IrExpr *span = st > 0 ? ir_binary(S, IR_SUB, ls->end[d], ls->begin[d], sp) : ir_binary(S, IR_SUB, ls->begin[d], ls->end[d], sp);
+    IrExpr *span = st > 0 ? sema_binary(S, IR_SUB, ls->end[d], ls->begin[d], sp) : sema_binary(S, IR_SUB, ls->begin[d], ls->end[d], sp);
     int64_t mag = st > 0 ? st : -st;
-    if (mag != 1) span = ir_binary(S, IR_DIV, ir_binary(S, IR_ADD, span, ir_const_int(S, QT_I32, mag - 1, sp), sp),
-                                   ir_const_int(S, QT_I32, mag, sp), sp);
-    return ir_binary(S, IR_MAX, span, ir_const_int(S, QT_I32, 0, sp), sp);
+    if (mag != 1) span = sema_binary(S, IR_DIV, sema_binary(S, IR_ADD, span, irb_int(S->arena, QT_I32, mag - 1, sp), sp),
+                                   irb_int(S->arena, QT_I32, mag, sp), sp);
+    return sema_binary(S, IR_MAX, span, irb_int(S->arena, QT_I32, 0, sp), sp);
 }
 
 /* ---- tasks ---- */
@@ -952,40 +952,40 @@ void sema_for_body(Sema *S, const Stmt *loop) {
     int nvars = t0->kind == E_TUPLE ? t0->list.n : 1;
     if (ls.grouped && nvars == 1) nvars = ls.ndims;
     if (nvars != ls.ndims) {
-        diag_error(t0->span, "QD2012", "the loop has %d dimension%s but %d loop variable%s", ls.ndims, ls.ndims == 1 ? "" : "s",
+        diag_error(t0->span, QD2012, "the loop has %d dimension%s but %d loop variable%s", ls.ndims, ls.ndims == 1 ? "" : "s",
                    nvars, nvars == 1 ? "" : "s");
         return;
     }
     IrExpr *count[IR_MAX_DIMS], *extent = NULL;
     for (int d = 0; d < ls.ndims; d++) {
         if (!ir_is_uniform(ls.begin[d]) || !ir_is_uniform(ls.end[d])) {
-            diag_error(iter->span, "QD2013", "the bounds of a parallel (top-level) loop may only use constants, scalar "
+            diag_error(iter->span, QD2013, "the bounds of a parallel (top-level) loop may only use constants, scalar "
                                              "kernel arguments and ndarray shapes");
             return;
         }
         count[d] = sema_trip_count(S, &ls, d, iter->span);
-        extent = extent ? ir_binary(S, IR_MUL, extent, count[d], iter->span) : count[d];
+        extent = extent ? sema_binary(S, IR_MUL, extent, count[d], iter->span) : count[d];
     }
     t->extent = extent;
     t->index_local = sema_new_local(S, "$index", QT_I32);
-    IrExpr *rest = ir_local(S, t->index_local, iter->span);
+    IrExpr *rest = sema_local(S, t->index_local, iter->span);
     Val group = ls.grouped ? vec_make(S, ls.ndims, 0) : val_err();
     for (int d = ls.ndims - 1; d >= 0; d--) {
         const Expr *v = t0->kind == E_TUPLE ? t0->list.items[d] : t0;
         Expr named = *v;
         if (ls.grouped && v->kind == E_NAME) named.name = arena_printf(S->arena, "%s_%d", v->name, d), v = &named;
-        if (v->kind != E_NAME) return (void)diag_error(v->span, "QD2012", "a loop variable must be a name");
+        if (v->kind != E_NAME) return (void)diag_error(v->span, QD2012, "a loop variable must be a name");
         Binding *pb = scope_find(S->scope, v->name);
-        if (pb && pb->is_param) return (void)diag_error(v->span, "QD2038", "cannot use kernel argument '%s' as a loop variable", v->name);
-        IrExpr *pos = d > 0 ? ir_binary(S, IR_REM, rest, count[d], v->span) : rest;
-        IrExpr *val = ir_binary(S, IR_ADD, ls.begin[d], ir_binary(S, IR_MUL, pos, ir_const_int(S, QT_I32, ls.step[d], v->span), v->span), v->span);
+        if (pb && pb->is_param) return (void)diag_error(v->span, QD2038, "cannot use kernel argument '%s' as a loop variable", v->name);
+        IrExpr *pos = d > 0 ? sema_binary(S, IR_REM, rest, count[d], v->span) : rest;
+        IrExpr *val = sema_binary(S, IR_ADD, ls.begin[d], sema_binary(S, IR_MUL, pos, irb_int(S->arena, QT_I32, ls.step[d], v->span), v->span), v->span);
         int l = sema_new_local(S, v->name, QT_I32);
         scope_bind(S, S->scope, v->name, (Val){.kind = V_LOCAL, .index = l}, v->span);
         IrStmt *as = sema_stmt_new(S, IR_ASSIGN, v->span);
         as->assign.local = l, as->assign.value = val;
         sema_emit(S, as);
         if (ls.grouped) group.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
-        if (d > 0) rest = ir_binary(S, IR_DIV, rest, count[d], v->span);
+        if (d > 0) rest = sema_binary(S, IR_DIV, rest, count[d], v->span);
     }
     if (ls.grouped) scope_bind(S, S->scope, t0->name, group, t0->span);
     IrStmtVec body = {0}, *outer = S->cur;
@@ -1002,7 +1002,7 @@ void sema_for_body(Sema *S, const Stmt *loop) {
     }
     vec_push(&body, sema_stmt_new(S, IR_BREAK, loop->span));
     IrStmt *w = sema_stmt_new(S, IR_WHILE, loop->span);
-    w->while_.cond = ir_const_int(S, QT_U1, 1, loop->span);
+    w->while_.cond = irb_int(S->arena, QT_U1, 1, loop->span);
     w->while_.body = sema_freeze(S, &body);
     sema_emit(S, w);
 }
@@ -1017,7 +1017,7 @@ static bool const_bool(Sema *S, const Expr *e, bool *out, const char *what) {
     IrExpr *x = sema_expr(S, e);
     if (!x) return false;
     if (!ir_is_const(x) || !qt_is_integral(x->type)) {
-        diag_error(e->span, "QD2009", "%s must be a compile-time constant True or False", what);
+        diag_error(e->span, QD2009, "%s must be a compile-time constant True or False", what);
         return false;
     }
     return *out = x->c.u != 0, true;
@@ -1030,7 +1030,7 @@ static bool const_bool(Sema *S, const Expr *e, bool *out, const char *what) {
  * exactly as given, and the target's default otherwise, which is what block_dim_adaptive
  * allows either way. bit_vectorize needs quantized arrays: rejected. */
 static void loop_config(Sema *S, const Expr *call) {
-    if (call->call.args.n) diag_error(call->span, "QD2007", "qd.loop_config takes keyword arguments only");
+    if (call->call.args.n) diag_error(call->span, QD2007, "qd.loop_config takes keyword arguments only");
     for (int k = 0; k < call->call.nkw; k++) {
         const Keyword *kw = &call->call.kw[k];
         int64_t v;
@@ -1038,25 +1038,25 @@ static void loop_config(Sema *S, const Expr *call) {
         if (!strcmp(kw->name, "block_dim")) {
             if (kw->value->kind == E_NONE || !sema_const_int(S, kw->value, &v, "block_dim")) continue;
             /* the upper bound is each target's max_block_dim in the database (QD4007, lower.c) */
-            if (v < 1 || v > INT32_MAX) diag_error(kw->value->span, "QD2017", "block_dim must be a positive 32-bit integer, got %lld", (long long)v);
+            if (v < 1 || v > INT32_MAX) diag_error(kw->value->span, QD2017, "block_dim must be a positive 32-bit integer, got %lld", (long long)v);
             else S->block_dim = (int)v, S->block_dim_span = call->span;
         } else if (!strcmp(kw->name, "serialize")) {
             if (const_bool(S, kw->value, &b, "serialize")) S->serialize |= b;
         } else if (!strcmp(kw->name, "parallelize")) {
             if (kw->value->kind == E_NONE || !sema_const_int(S, kw->value, &v, "parallelize")) continue;
-            if (v < 1) diag_error(kw->value->span, "QD2017", "parallelize must be at least 1, got %lld", (long long)v);
+            if (v < 1) diag_error(kw->value->span, QD2017, "parallelize must be at least 1, got %lld", (long long)v);
             else if (v == 1) S->serialize = true;
-            else diag_warning(kw->span, "QD2103", "parallelize=%lld is ignored: the thread count of a CPU launch is its "
+            else diag_warning(kw->span, QD2103, "parallelize=%lld is ignored: the thread count of a CPU launch is its "
                                                  "nthreads argument (qdc-abi(7)); GPU targets never used it", (long long)v);
         } else if (!strcmp(kw->name, "block_dim_adaptive")) {
             const_bool(S, kw->value, &b, "block_dim_adaptive");
         } else if (!strcmp(kw->name, "bit_vectorize")) {
             if (const_bool(S, kw->value, &b, "bit_vectorize") && b)
-                diag_error(kw->span, "QD2017", "bit_vectorize=True needs quantized arrays (qd.types.quant), which qdc does not support");
+                diag_error(kw->span, QD2017, "bit_vectorize=True needs quantized arrays (qd.types.quant), which qdc does not support");
         } else if (strcmp(kw->name, "name")) {
             static const char *const known[] = {"block_dim", "serialize", "parallelize", "block_dim_adaptive", "bit_vectorize", "name"};
             const char *near = closest_name(kw->name, known, (int)ARRAY_LEN(known));
-            diag_error(kw->span, "QD2007", "qd.loop_config has no argument '%s'%s%s%s", kw->name, near ? "; did you mean '" : "",
+            diag_error(kw->span, QD2007, "qd.loop_config has no argument '%s'%s%s%s", kw->name, near ? "; did you mean '" : "",
                        near ? near : "", near ? "'?" : "");
         }
     }
@@ -1091,9 +1091,9 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial);
 static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *serial) {
     for (int k = 0; k < S->ninline; k++)
         if (S->inline_stack[k] == def)
-            return (void)diag_error(s->span, "QD2016", "recursive call of qd.func '%s' (qd.func calls are inlined)", def->def.name);
+            return (void)diag_error(s->span, QD2016, "recursive call of qd.func '%s' (qd.func calls are inlined)", def->def.name);
     if (S->ninline == (int)ARRAY_LEN(S->inline_stack))
-        return (void)diag_error(s->span, "QD2016", "qd.func calls nested too deeply");
+        return (void)diag_error(s->span, QD2016, "qd.func calls nested too deeply");
     if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
     Scope *sc = sema_bind_args(S, s->expr, def);
     if (!sc) return;
@@ -1116,7 +1116,7 @@ static const StmtList *static_branch(Sema *S, const Stmt *s) {
     if (!p || strcmp(p, "qd.static")) return NULL;
     IrStmtVec *cur = S->cur;
     S->cur = NULL; /* a compile-time condition emits no code */
-    IrExpr *c = ir_to_bool(S, sema_expr(S, s->if_.cond));
+    IrExpr *c = sema_to_bool(S, sema_expr(S, s->if_.cond));
     S->cur = cur;
     static const StmtList none = {0};
     return c ? (c->c.u ? &s->if_.then : &s->if_.els) : &none;
@@ -1146,7 +1146,7 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
             inline_toplevel(S, s, def, serial);
         } else {
             if (S->block_dim) {
-                diag_error(S->block_dim_span, "QD2017", "qd.loop_config must directly precede a top-level for loop");
+                diag_error(S->block_dim_span, QD2017, "qd.loop_config must directly precede a top-level for loop");
                 S->block_dim = 0, S->serialize = false;
             }
             if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
@@ -1165,7 +1165,7 @@ bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
     bool vec = sema_vec_type_of(S, dt, &p->type, &n, &m);
     if ((vec && !n) || (!vec && !sema_annotation_type(S, dt, &p->type)) || !sema_const_int(S, nd, &ndim, "ndim")) return false;
     int edim = n ? (m ? 2 : 1) : 0;
-    if (ndim < 0 || ndim + edim > IR_MAX_DIMS) return diag_error(nd->span, "QD2005", "ndim must be between 0 and %d", IR_MAX_DIMS - edim), false;
+    if (ndim < 0 || ndim + edim > IR_MAX_DIMS) return diag_error(nd->span, QD2005, "ndim must be between 0 and %d", IR_MAX_DIMS - edim), false;
     p->kind = IR_PARAM_NDARRAY, p->ndim = (int)ndim + edim, p->elem_ndim = edim, p->elem_shape[0] = n, p->elem_shape[1] = m;
     return true;
 }
@@ -1174,8 +1174,8 @@ bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
 static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry) {
     p->name = ap->name, p->span = ap->span, p->kind = IR_PARAM_SCALAR;
     const Expr *ann = ap->annotation, *dt, *nd;
-    if (!ann) return diag_error(ap->span, "QD2005", "kernel parameter '%s' needs a type annotation", ap->name), GP_ERR;
-    if (ap->dflt) return diag_error(ap->dflt->span, "QD2005", "kernel parameters cannot have default values in v1"), GP_ERR;
+    if (!ann) return diag_error(ap->span, QD2005, "kernel parameter '%s' needs a type annotation", ap->name), GP_ERR;
+    if (ap->dflt) return diag_error(ap->dflt->span, QD2005, "kernel parameters cannot have default values in v1"), GP_ERR;
     if (sema_param_is_generic(S, ap))
         return S->callinst ? sema_callsite_param(S, ap, p, bound, entry) : sema_generic_param(S, ap, p, bound, entry);
     if (sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return sema_ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;
@@ -1193,7 +1193,7 @@ static bool vector_param(Sema *S, const Param *ap) {
     for (int k = 0; k < vec_len(v); k++) {
         IrParam p = {.name = arena_printf(S->arena, "%s_%d", ap->name, k), .kind = IR_PARAM_SCALAR, .type = t, .span = ap->span};
         vec_push(&S->params, p);
-        IrExpr *e = ir_new(S, IR_PARAM, t, ap->span);
+        IrExpr *e = irb_new(S->arena, IR_PARAM, t, ap->span);
         e->param = S->params.len - 1;
         v.vec.c[k] = val_expr(e);
     }
@@ -1210,7 +1210,7 @@ static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
         const Param *ap = &def->def.params[k];
         for (int j = 0; j < k; j++)
             if (!strcmp(def->def.params[j].name, ap->name))
-                diag_error(ap->span, "QD2005", "duplicate parameter '%s'", ap->name);
+                diag_error(ap->span, QD2005, "duplicate parameter '%s'", ap->name);
         IrParam p = {0};
         Val v = {0};
         if (vector_param(S, ap) || sema_struct_param(S, ap)) continue;
@@ -1225,7 +1225,7 @@ static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
             int idx = S->params.len - 1;
             v = (Val){.kind = V_NDARRAY, .index = idx};
             if (p.kind == IR_PARAM_SCALAR) {
-                IrExpr *e = ir_new(S, IR_PARAM, p.type, ap->span);
+                IrExpr *e = irb_new(S->arena, IR_PARAM, p.type, ap->span);
                 e->param = idx;
                 v = val_expr(e);
             }
@@ -1264,7 +1264,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     bool returned = S->returned; /* a return under qd.static control flow ended the kernel */
     S->returned = false;
     if (returns && !ret && !returned)
-        diag_error(def->def.returns->span, "QD2015", "kernel '%s' declares a return type but does not end with 'return value'", def->def.name);
+        diag_error(def->def.returns->span, QD2015, "kernel '%s' declares a return type but does not end with 'return value'", def->def.name);
     if (returns && ret && !returned) {
         if (S->task < 0) open_task(S, IR_TASK_SERIAL, ret->span, &serial);
         sema_kernel_return(S, def, ret);
@@ -1274,7 +1274,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
         sema_random_finish(S);
     }
     close_task(S, &serial);
-    if (S->block_dim) diag_error(S->block_dim_span, "QD2017", "qd.loop_config is not followed by a top-level for loop");
+    if (S->block_dim) diag_error(S->block_dim_span, QD2017, "qd.loop_config is not followed by a top-level for loop");
 #define TAKE(dst, n, v)                                                                   \
     do {                                                                                  \
         dst = ARENA_ARRAY(arena_, __typeof__(*(v).items), (v).len ? (v).len : 1);       \
@@ -1331,7 +1331,7 @@ static void check_entry_names(Sema *S) {
     for (int i = 0; i < S->kernels.len; i++)
         for (int j = 0; j < i; j++)
             if (!strcmp(S->kernels.items[i].name, S->kernels.items[j].name)) {
-                diag_error(S->kernels.items[i].span, "QD2061", "two kernels or instantiations are both named '%s'; "
+                diag_error(S->kernels.items[i].span, QD2061, "two kernels or instantiations are both named '%s'; "
                            "name instantiations with --instantiate 'ENTRY=kernel(...)'", S->kernels.items[i].name);
                 break;
             }
@@ -1349,7 +1349,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
         if (ast->body.stmts[k]->kind == S_IMPORT && !strcmp(ast->body.stmts[k]->import.module, "quadrants"))
             module_import(&S, ast->body.stmts[k]);
     if (!S.qd_alias && ast->body.n) {
-        diag_error(ast->body.stmts[0]->span, "QD2003", "missing 'import quadrants as qd' (the qd namespace is undefined)");
+        diag_error(ast->body.stmts[0]->span, QD2003, "missing 'import quadrants as qd' (the qd namespace is undefined)");
         return NULL;
     }
     S.ast = ast;
@@ -1364,7 +1364,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     sema_finish_classes(&S);
     check_entry_names(&S);
     if (!S.kernels.len && !diag_error_count())
-        diag_warning(span_make(ast->src, 0, 0), "QD2102", "the module defines no kernels");
+        diag_warning(span_make(ast->src, 0, 0), QD2102, "the module defines no kernels");
     IrModule *m = ARENA_NEW(arena, IrModule);
     m->src = ast->src;
     TAKE(m->fields, m->nfields, S.fields);

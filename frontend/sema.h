@@ -277,15 +277,11 @@ IrExpr *sema_expr(Sema *S, const Expr *e);      /* sema_rvalue(sema_eval(e)) */
 bool sema_const_int(Sema *S, const Expr *e, int64_t *out, const char *what);
 Span sema_shape_span(const Expr *e, int k);
 int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const char *what); /* ndim or -1 */
-IrExpr *ir_const_int(Sema *S, QdType t, int64_t v, Span sp);
-IrExpr *ir_const_float(Sema *S, QdType t, double v, Span sp);
-IrExpr *ir_cast(Sema *S, IrExpr *e, QdType t);
 IrExpr *sema_convert(Sema *S, IrExpr *e, QdType t); /* implicit conversion: warns when a Python int changes */
-IrExpr *ir_binary(Sema *S, IrBinOp op, IrExpr *a, IrExpr *b, Span sp); /* casts to a common type */
-IrExpr *ir_local(Sema *S, int local, Span sp);
+IrExpr *sema_binary(Sema *S, IrBinOp op, IrExpr *a, IrExpr *b, Span sp); /* casts to a common type */
+IrExpr *sema_local(Sema *S, int local, Span sp);
 IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp); /* a Python operator */
-IrExpr *ir_to_bool(Sema *S, IrExpr *e);
-IrExpr *ir_new(Sema *S, IrExprKind k, QdType t, Span sp);
+IrExpr *sema_to_bool(Sema *S, IrExpr *e);
 bool ir_is_const(const IrExpr *e);
 Val val_expr(IrExpr *e);
 Val val_err(void);

@@ -22,10 +22,10 @@ static Val map1(Sema *S, const Expr *call, Scalar1 f) {
     return r;
 }
 
-static IrExpr *u32c(Sema *S, uint64_t v, Span sp) { return ir_const_int(S, QT_U32, (int64_t)v, sp); }
+static IrExpr *u32c(Sema *S, uint64_t v, Span sp) { return irb_int(S->arena, QT_U32, (int64_t)v, sp); }
 
 static IrExpr *bitcast(Sema *S, IrExpr *a, QdType t) {
-    IrExpr *b = ir_new(S, IR_BITCAST, t, a->span);
+    IrExpr *b = irb_new(S->arena, IR_BITCAST, t, a->span);
     b->arg = a;
     return b;
 }
@@ -33,32 +33,32 @@ static IrExpr *bitcast(Sema *S, IrExpr *a, QdType t) {
 /* Quadrants tests the bits of the value cast to the default float type (f32). */
 static IrExpr *f32_bits(Sema *S, IrExpr *a, Span sp) {
     (void)sp;
-    return ir_binary(S, IR_AND, bitcast(S, ir_cast(S, a, QT_F32), QT_U32), u32c(S, 0x7FFFFFFF, a->span), a->span);
+    return sema_binary(S, IR_AND, bitcast(S, irb_cast(S->arena, a, QT_F32), QT_U32), u32c(S, 0x7FFFFFFF, a->span), a->span);
 }
 static IrExpr *isnan_(Sema *S, IrExpr *a, Span sp) {
-    return a ? ir_binary(S, IR_GT, f32_bits(S, a, sp), u32c(S, 0x7F800000, sp), sp) : NULL;
+    return a ? sema_binary(S, IR_GT, f32_bits(S, a, sp), u32c(S, 0x7F800000, sp), sp) : NULL;
 }
 static IrExpr *isinf_(Sema *S, IrExpr *a, Span sp) {
-    return a ? ir_binary(S, IR_EQ, f32_bits(S, a, sp), u32c(S, 0x7F800000, sp), sp) : NULL;
+    return a ? sema_binary(S, IR_EQ, f32_bits(S, a, sp), u32c(S, 0x7F800000, sp), sp) : NULL;
 }
 static IrExpr *sign_(Sema *S, IrExpr *a, Span sp) { /* float(x >= 0) - float(x <= 0) */
     if (!a) return NULL;
-    IrExpr *z = ir_const_float(S, QT_F32, 0.0, sp);
-    return ir_binary(S, IR_SUB, ir_cast(S, sema_binop_tok(S, T_GE, a, z, sp), QT_F32), ir_cast(S, sema_binop_tok(S, T_LE, a, z, sp), QT_F32), sp);
+    IrExpr *z = irb_float(S->arena, QT_F32, 0.0, sp);
+    return sema_binary(S, IR_SUB, irb_cast(S->arena, sema_binop_tok(S, T_GE, a, z, sp), QT_F32), irb_cast(S->arena, sema_binop_tok(S, T_LE, a, z, sp), QT_F32), sp);
 }
 static IrExpr *ffs_(Sema *S, IrExpr *a, Span sp) { /* 1 + the lowest set bit's position; 0 for 0 */
     if (!a) return NULL;
-    if (!qt_is_int(a->type)) return diag_error(sp, "QD2006", "'ffs' requires an integer operand, got %s", qt_name(a->type)), NULL;
+    if (!qt_is_int(a->type)) return diag_error(sp, QD2006, "'ffs' requires an integer operand, got %s", qt_name(a->type)), NULL;
     QdType u = qt_int_of_width(qt_bits(a->type), false);
-    IrExpr *x = a->type == u ? a : bitcast(S, a, u), *one = ir_const_int(S, u, 1, sp), *zero = ir_const_int(S, u, 0, sp);
-    IrExpr *pc = ir_new(S, IR_MATH, u, sp);
-    pc->math.op = IR_POPCNT, pc->math.a = ir_binary(S, IR_XOR, x, ir_binary(S, IR_SUB, x, one, sp), sp);
-    IrExpr *s = ir_new(S, IR_SELECT, QT_I32, sp);
-    s->sel.cond = ir_binary(S, IR_EQ, x, zero, sp), s->sel.a = ir_const_int(S, QT_I32, 0, sp), s->sel.b = ir_cast(S, pc, QT_I32);
-    return ir_is_const(x) ? (x->c.u ? ir_cast(S, pc, QT_I32) : s->sel.a) : s;
+    IrExpr *x = a->type == u ? a : bitcast(S, a, u), *one = irb_int(S->arena, u, 1, sp), *zero = irb_int(S->arena, u, 0, sp);
+    IrExpr *pc = irb_new(S->arena, IR_MATH, u, sp);
+    pc->math.op = IR_POPCNT, pc->math.a = sema_binary(S, IR_XOR, x, sema_binary(S, IR_SUB, x, one, sp), sp);
+    IrExpr *s = irb_new(S->arena, IR_SELECT, QT_I32, sp);
+    s->sel.cond = sema_binary(S, IR_EQ, x, zero, sp), s->sel.a = irb_int(S->arena, QT_I32, 0, sp), s->sel.b = irb_cast(S->arena, pc, QT_I32);
+    return ir_is_const(x) ? (x->c.u ? irb_cast(S->arena, pc, QT_I32) : s->sel.a) : s;
 }
-static IrExpr *zero_(Sema *S, IrExpr *a, Span sp) { return a ? ir_binary(S, IR_MUL, a, ir_cast(S, ir_const_int(S, QT_I32, 0, sp), a->type), sp) : NULL; }
-static IrExpr *one_(Sema *S, IrExpr *a, Span sp) { return a ? ir_binary(S, IR_ADD, zero_(S, a, sp), ir_cast(S, ir_const_int(S, QT_I32, 1, sp), a->type), sp) : NULL; }
+static IrExpr *zero_(Sema *S, IrExpr *a, Span sp) { return a ? sema_binary(S, IR_MUL, a, irb_cast(S->arena, irb_int(S->arena, QT_I32, 0, sp), a->type), sp) : NULL; }
+static IrExpr *one_(Sema *S, IrExpr *a, Span sp) { return a ? sema_binary(S, IR_ADD, zero_(S, a, sp), irb_cast(S->arena, irb_int(S->arena, QT_I32, 1, sp), a->type), sp) : NULL; }
 
 /* qd.bit_shr(x, n): a logical shift of x's bits, in x's type. */
 static Val bit_shr(Sema *S, const Expr *call) {
@@ -68,15 +68,15 @@ static Val bit_shr(Sema *S, const Expr *call) {
     Val ref = a.kind == V_VEC ? a : b;
     int n = vec ? vec_len(ref) : 1;
     if (vec && a.kind == V_VEC && b.kind == V_VEC && vec_len(a) != vec_len(b))
-        return diag_error(call->span, "QD2040", "qd.bit_shr of %s and %s", val_describe(a), val_describe(b)), val_err();
+        return diag_error(call->span, QD2040, "qd.bit_shr of %s and %s", val_describe(a), val_describe(b)), val_err();
     Val r = vec ? vec_make(S, ref.vec.n, ref.vec.m) : val_err();
     for (int k = 0; k < n; k++) {
         IrExpr *x = sema_rvalue(S, a.kind == V_VEC ? a.vec.c[k] : a, call->span), *y = sema_rvalue(S, b.kind == V_VEC ? b.vec.c[k] : b, call->span);
         if (!x || !y) return val_err();
         if (!qt_is_int(x->type) || !qt_is_integral(y->type))
-            return diag_error(call->span, "QD2006", "qd.bit_shr requires integer operands, got %s and %s", qt_name(x->type), qt_name(y->type)), val_err();
+            return diag_error(call->span, QD2006, "qd.bit_shr requires integer operands, got %s and %s", qt_name(x->type), qt_name(y->type)), val_err();
         QdType u = qt_int_of_width(qt_bits(x->type), false);
-        IrExpr *s = ir_binary(S, IR_SHR, x->type == u ? x : bitcast(S, x, u), ir_cast(S, y, u), call->span);
+        IrExpr *s = sema_binary(S, IR_SHR, x->type == u ? x : bitcast(S, x, u), irb_cast(S->arena, y, u), call->span);
         IrExpr *e = x->type == u ? s : bitcast(S, s, x->type);
         if (!vec) return val_expr(e);
         r.vec.c[k] = val_expr(e);
@@ -88,17 +88,17 @@ static Val bit_shr(Sema *S, const Expr *call) {
 static Val vdir(Sema *S, const Expr *call) {
     IrExpr *a = sema_expr(S, call->call.args.items[0]);
     if (!a) return val_err();
-    a = qt_is_float(a->type) ? a : ir_cast(S, a, QT_F32);
+    a = qt_is_float(a->type) ? a : irb_cast(S->arena, a, QT_F32);
     if (!ir_is_const(a) && S->cur) { /* evaluated once */
         int l = sema_new_local(S, "$vdir", a->type);
         IrStmt *st = sema_stmt_new(S, IR_ASSIGN, call->span);
         st->assign.local = l, st->assign.value = a;
         sema_emit(S, st);
-        a = ir_local(S, l, call->span);
+        a = sema_local(S, l, call->span);
     }
     Val r = vec_make(S, 2, 0);
     for (int k = 0; k < 2; k++) {
-        IrExpr *m = ir_new(S, IR_MATH, a->type, call->span);
+        IrExpr *m = irb_new(S->arena, IR_MATH, a->type, call->span);
         m->math.op = k ? IR_SIN : IR_COS, m->math.a = a;
         r.vec.c[k] = val_expr(m);
     }
@@ -112,12 +112,12 @@ static IrExpr *keep(Sema *S, IrExpr *e, const char *name) {
     IrStmt *st = sema_stmt_new(S, IR_ASSIGN, e->span);
     st->assign.local = l, st->assign.value = e;
     sema_emit(S, st);
-    return ir_local(S, l, e->span);
+    return sema_local(S, l, e->span);
 }
 
 static IrExpr *sel(Sema *S, IrExpr *c, IrExpr *a, IrExpr *b) {
     if (ir_is_const(c)) return c->c.u ? a : b;
-    IrExpr *s = ir_new(S, IR_SELECT, a->type, a->span);
+    IrExpr *s = irb_new(S->arena, IR_SELECT, a->type, a->span);
     s->sel.cond = c, s->sel.a = a, s->sel.b = b;
     return s;
 }
@@ -132,20 +132,20 @@ static Val frexp_(Sema *S, const Expr *call) {
     bool d = x->type == QT_F64;
     QdType ft = d ? QT_F64 : qt_is_float(x->type) ? x->type : QT_F32, ut = d ? QT_U64 : QT_U32;
     if (ft == QT_F16 || ft == QT_BF16) ft = QT_F32;
-    x = keep(S, ir_cast(S, x, ft), "$frexp_x");
+    x = keep(S, irb_cast(S->arena, x, ft), "$frexp_x");
     int mb = d ? 52 : 23, bias = d ? 1022 : 126;
-    IrExpr *emask = ir_const_int(S, ut, d ? 0x7ff : 0xff, sp), *shift = ir_const_int(S, ut, mb, sp);
-    IrExpr *ef = keep(S, ir_binary(S, IR_AND, ir_binary(S, IR_SHR, bitcast(S, x, ut), shift, sp), emask, sp), "$frexp_ef");
-    IrExpr *sub = keep(S, ir_binary(S, IR_EQ, ef, ir_const_int(S, ut, 0, sp), sp), "$frexp_sub");
-    IrExpr *xs = sel(S, sub, ir_binary(S, IR_MUL, x, ir_const_float(S, ft, 0x1p64, sp), sp), x);
+    IrExpr *emask = irb_int(S->arena, ut, d ? 0x7ff : 0xff, sp), *shift = irb_int(S->arena, ut, mb, sp);
+    IrExpr *ef = keep(S, sema_binary(S, IR_AND, sema_binary(S, IR_SHR, bitcast(S, x, ut), shift, sp), emask, sp), "$frexp_ef");
+    IrExpr *sub = keep(S, sema_binary(S, IR_EQ, ef, irb_int(S->arena, ut, 0, sp), sp), "$frexp_sub");
+    IrExpr *xs = sel(S, sub, sema_binary(S, IR_MUL, x, irb_float(S->arena, ft, 0x1p64, sp), sp), x);
     IrExpr *bs = keep(S, bitcast(S, xs, ut), "$frexp_bits");
-    IrExpr *es = ir_binary(S, IR_AND, ir_binary(S, IR_SHR, bs, shift, sp), emask, sp);
-    IrExpr *special = keep(S, ir_binary(S, IR_LOR, ir_binary(S, IR_EQ, x, ir_const_float(S, ft, 0.0, sp), sp),
-                                        ir_binary(S, IR_EQ, ef, emask, sp), sp), "$frexp_special");
-    IrExpr *e = ir_binary(S, IR_SUB, ir_cast(S, es, QT_I32), sel(S, sub, ir_const_int(S, QT_I32, bias + 64, sp), ir_const_int(S, QT_I32, bias, sp)), sp);
-    IrExpr *keepbits = ir_binary(S, IR_AND, bs, ir_binary(S, IR_XOR, ir_binary(S, IR_SHL, emask, shift, sp), ir_const_int(S, ut, -1, sp), sp), sp);
-    IrExpr *m = bitcast(S, ir_binary(S, IR_OR, keepbits, ir_const_int(S, ut, (int64_t)bias << mb, sp), sp), ft);
-    Val parts[2] = {val_expr(sel(S, special, x, m)), val_expr(sel(S, special, ir_const_int(S, QT_I32, 0, sp), e))};
+    IrExpr *es = sema_binary(S, IR_AND, sema_binary(S, IR_SHR, bs, shift, sp), emask, sp);
+    IrExpr *special = keep(S, sema_binary(S, IR_LOR, sema_binary(S, IR_EQ, x, irb_float(S->arena, ft, 0.0, sp), sp),
+                                        sema_binary(S, IR_EQ, ef, emask, sp), sp), "$frexp_special");
+    IrExpr *e = sema_binary(S, IR_SUB, irb_cast(S->arena, es, QT_I32), sel(S, sub, irb_int(S->arena, QT_I32, bias + 64, sp), irb_int(S->arena, QT_I32, bias, sp)), sp);
+    IrExpr *keepbits = sema_binary(S, IR_AND, bs, sema_binary(S, IR_XOR, sema_binary(S, IR_SHL, emask, shift, sp), irb_int(S->arena, ut, -1, sp), sp), sp);
+    IrExpr *m = bitcast(S, sema_binary(S, IR_OR, keepbits, irb_int(S->arena, ut, (int64_t)bias << mb, sp), sp), ft);
+    Val parts[2] = {val_expr(sel(S, special, x, m)), val_expr(sel(S, special, irb_int(S->arena, QT_I32, 0, sp), e))};
     Val t = {.kind = V_TUPLE};
     t.tuple.n = 2, t.tuple.items = ARENA_ARRAY(S->arena, Val, 2);
     memcpy(t.tuple.items, parts, sizeof parts);
@@ -175,29 +175,29 @@ static Val fns(Sema *S, const Expr *call) {
     IrExpr *a[3];
     for (int k = 0; k < 3; k++)
         if (!(a[k] = sema_expr(S, call->call.args.items[k]))) return val_err();
-    if (!S->cur) return diag_error(sp, "QD2019", "qd.math.fns can only be called inside a kernel or qd.func"), val_err();
-    IrExpr *mask = keep(S, ir_cast(S, a[0], QT_U32), "$fns_mask"), *base = keep(S, ir_cast(S, a[1], QT_U32), "$fns_base");
-    IrExpr *off = keep(S, ir_cast(S, a[2], QT_I32), "$fns_offset");
+    if (!S->cur) return diag_error(sp, QD2019, "qd.math.fns can only be called inside a kernel or qd.func"), val_err();
+    IrExpr *mask = keep(S, irb_cast(S->arena, a[0], QT_U32), "$fns_mask"), *base = keep(S, irb_cast(S->arena, a[1], QT_U32), "$fns_base");
+    IrExpr *off = keep(S, irb_cast(S->arena, a[2], QT_I32), "$fns_offset");
     int res = sema_new_local(S, "$fns", QT_U32), n = sema_new_local(S, "$fns_n", QT_I32);
-    IrExpr *up = keep(S, ir_binary(S, IR_GT, off, ir_const_int(S, QT_I32, 0, sp), sp), "$fns_up");
+    IrExpr *up = keep(S, sema_binary(S, IR_GT, off, irb_int(S->arena, QT_I32, 0, sp), sp), "$fns_up");
     IrExpr *one = u32c(S, 1, sp);
-    IrExpr *bit0 = ir_binary(S, IR_NE, ir_binary(S, IR_AND, ir_binary(S, IR_SHR, mask, base, sp), one, sp), u32c(S, 0, sp), sp);
-    IrExpr *at0 = ir_binary(S, IR_LAND, ir_binary(S, IR_EQ, off, ir_const_int(S, QT_I32, 0, sp), sp),
-                            ir_binary(S, IR_LAND, ir_binary(S, IR_LT, base, u32c(S, 32, sp), sp), bit0, sp), sp);
+    IrExpr *bit0 = sema_binary(S, IR_NE, sema_binary(S, IR_AND, sema_binary(S, IR_SHR, mask, base, sp), one, sp), u32c(S, 0, sp), sp);
+    IrExpr *at0 = sema_binary(S, IR_LAND, sema_binary(S, IR_EQ, off, irb_int(S->arena, QT_I32, 0, sp), sp),
+                            sema_binary(S, IR_LAND, sema_binary(S, IR_LT, base, u32c(S, 32, sp), sp), bit0, sp), sp);
     sema_emit(S, assign_stmt(S, res, sel(S, at0, base, u32c(S, 0xFFFFFFFFu, sp))));
-    IrExpr *neg = ir_binary(S, IR_SUB, ir_const_int(S, QT_I32, 0, sp), off, sp);
+    IrExpr *neg = sema_binary(S, IR_SUB, irb_int(S->arena, QT_I32, 0, sp), off, sp);
     sema_emit(S, assign_stmt(S, n, sel(S, up, off, neg)));
     for (int i = 0; i < 32; i++) {
         IrExpr *pos = sel(S, up, u32c(S, (uint64_t)i, sp), u32c(S, (uint64_t)(31 - i), sp));
-        IrExpr *inr = sel(S, up, ir_binary(S, IR_GE, pos, base, sp), ir_binary(S, IR_LE, pos, base, sp));
-        IrExpr *set = ir_binary(S, IR_NE, ir_binary(S, IR_AND, ir_binary(S, IR_SHR, mask, pos, sp), one, sp), u32c(S, 0, sp), sp);
-        IrExpr *live = ir_binary(S, IR_NE, off, ir_const_int(S, QT_I32, 0, sp), sp);
-        IrStmt *found = if_stmt(S, ir_binary(S, IR_EQ, ir_local(S, n, sp), ir_const_int(S, QT_I32, 0, sp), sp),
+        IrExpr *inr = sel(S, up, sema_binary(S, IR_GE, pos, base, sp), sema_binary(S, IR_LE, pos, base, sp));
+        IrExpr *set = sema_binary(S, IR_NE, sema_binary(S, IR_AND, sema_binary(S, IR_SHR, mask, pos, sp), one, sp), u32c(S, 0, sp), sp);
+        IrExpr *live = sema_binary(S, IR_NE, off, irb_int(S->arena, QT_I32, 0, sp), sp);
+        IrStmt *found = if_stmt(S, sema_binary(S, IR_EQ, sema_local(S, n, sp), irb_int(S->arena, QT_I32, 0, sp), sp),
                                 (IrStmt *[]){assign_stmt(S, res, sel(S, up, u32c(S, (uint64_t)i, sp), u32c(S, (uint64_t)(31 - i), sp)))}, 1);
-        IrStmt *body[2] = {assign_stmt(S, n, ir_binary(S, IR_SUB, ir_local(S, n, sp), ir_const_int(S, QT_I32, 1, sp), sp)), found};
-        sema_emit(S, if_stmt(S, ir_binary(S, IR_LAND, live, ir_binary(S, IR_LAND, inr, set, sp), sp), body, 2));
+        IrStmt *body[2] = {assign_stmt(S, n, sema_binary(S, IR_SUB, sema_local(S, n, sp), irb_int(S->arena, QT_I32, 1, sp), sp)), found};
+        sema_emit(S, if_stmt(S, sema_binary(S, IR_LAND, live, sema_binary(S, IR_LAND, inr, set, sp), sp), body, 2));
     }
-    return val_expr(ir_local(S, res, sp));
+    return val_expr(sema_local(S, res, sp));
 }
 
 /* ---- Python's all / any / sum / tuple / list over compile-time sequences ---- */
@@ -210,7 +210,7 @@ static bool items_of(Sema *S, const Expr *call, Val **items, int *n) {
         return true;
     }
     if (v.kind == V_TUPLE) return *items = v.tuple.items, *n = v.tuple.n, true;
-    diag_error(call->call.args.items[0]->span, "QD2019", "expected a vector, a matrix or a compile-time sequence, got %s", val_describe(v));
+    diag_error(call->call.args.items[0]->span, QD2019, "expected a vector, a matrix or a compile-time sequence, got %s", val_describe(v));
     return false;
 }
 
@@ -218,11 +218,11 @@ static Val all_any(Sema *S, const Expr *call, bool all) {
     Val *items;
     int n;
     if (!items_of(S, call, &items, &n)) return val_err();
-    IrExpr *r = ir_const_int(S, QT_U1, all, call->span);
+    IrExpr *r = irb_int(S->arena, QT_U1, all, call->span);
     for (int k = 0; k < n; k++) {
-        IrExpr *c = ir_to_bool(S, sema_rvalue(S, items[k], call->span));
+        IrExpr *c = sema_to_bool(S, sema_rvalue(S, items[k], call->span));
         if (!c) return val_err();
-        r = ir_binary(S, all ? IR_LAND : IR_LOR, r, c, call->span);
+        r = sema_binary(S, all ? IR_LAND : IR_LOR, r, c, call->span);
     }
     return val_expr(r);
 }
@@ -231,7 +231,7 @@ static Val sum(Sema *S, const Expr *call) {
     Val *items;
     int n;
     if (!items_of(S, call, &items, &n)) return val_err();
-    Val acc = call->call.args.n > 1 ? arg_val(S, call, 1) : val_expr(ir_const_int(S, QT_I32, 0, call->span));
+    Val acc = call->call.args.n > 1 ? arg_val(S, call, 1) : val_expr(irb_int(S->arena, QT_I32, 0, call->span));
     for (int k = 0; k < n && acc.kind != V_ERR; k++) {
         if (acc.kind == V_VEC || items[k].kind == V_VEC) acc = sema_vec_binary(S, T_PLUS, acc, items[k], call->span);
         else acc = val_expr(sema_binop_tok(S, T_PLUS, sema_rvalue(S, acc, call->span), sema_rvalue(S, items[k], call->span), call->span));
@@ -255,7 +255,7 @@ static Val static_print(Sema *S, const Expr *call) {
     for (int k = 0; k < call->call.nkw; k++) {
         const Keyword *kw = &call->call.kw[k];
         if ((strcmp(kw->name, "sep") && strcmp(kw->name, "end")) || kw->value->kind != E_STR)
-            return diag_error(kw->span, "QD2007", "qd.static_print takes only sep= and end= keyword arguments, as string literals"), val_err();
+            return diag_error(kw->span, QD2007, "qd.static_print takes only sep= and end= keyword arguments, as string literals"), val_err();
         *(kw->name[0] == 's' ? &sep : &end) = kw->value->str;
     }
     StrBuf b;
@@ -287,13 +287,13 @@ static Val static_print(Sema *S, const Expr *call) {
 static Val max_shared(Sema *S, const Expr *call) {
     for (int k = 0; k < call->call.nkw; k++)
         if (strcmp(call->call.kw[k].name, "is_lowerbound_ok"))
-            return diag_error(call->call.kw[k].span, "QD2007", "'%s' has no keyword argument '%s'", "get_max_shared_memory_bytes", call->call.kw[k].name), val_err();
+            return diag_error(call->call.kw[k].span, QD2007, "'%s' has no keyword argument '%s'", "get_max_shared_memory_bytes", call->call.kw[k].name), val_err();
     if (S->max_shared_bytes < 0) {
-        diag_error(call->span, "QD2080", "the targets of this compile have different max_shared_bytes (capability database); "
+        diag_error(call->span, QD2080, "the targets of this compile have different max_shared_bytes (capability database); "
                                          "compile them separately to use get_max_shared_memory_bytes()");
         return val_err();
     }
-    return val_expr(ir_const_int(S, QT_I32, S->max_shared_bytes, call->span));
+    return val_expr(irb_int(S->arena, QT_I32, S->max_shared_bytes, call->span));
 }
 
 /* ---- qd.random ---- */
@@ -303,8 +303,8 @@ static IrExpr *hash32(Sema *S, IrExpr *x, Span sp) {
     static const uint32_t mul[2] = {0x7feb352du, 0x846ca68bu};
     static const int shr[3] = {16, 15, 16};
     for (int k = 0; k < 3; k++) {
-        x = ir_binary(S, IR_XOR, x, ir_binary(S, IR_SHR, x, u32c(S, (uint64_t)shr[k], sp), sp), sp);
-        if (k < 2) x = ir_binary(S, IR_MUL, x, u32c(S, mul[k], sp), sp);
+        x = sema_binary(S, IR_XOR, x, sema_binary(S, IR_SHR, x, u32c(S, (uint64_t)shr[k], sp), sp), sp);
+        if (k < 2) x = sema_binary(S, IR_MUL, x, u32c(S, mul[k], sp), sp);
     }
     return x;
 }
@@ -315,15 +315,15 @@ static int rng_state(Sema *S, Span sp) {
     if (S->rng_local >= 0) return S->rng_local;
     S->rng_local = sema_new_local(S, "$rng", QT_U32);
     const IrTask *t = &S->tasks.items[S->task];
-    IrExpr *idx = t->index_local >= 0 ? bitcast(S, ir_local(S, t->index_local, sp), QT_U32) : u32c(S, 0, sp);
+    IrExpr *idx = t->index_local >= 0 ? bitcast(S, sema_local(S, t->index_local, sp), QT_U32) : u32c(S, 0, sp);
     uint32_t salt = (uint32_t)S->random_seed * 0x9E3779B9u ^ (uint32_t)(S->tasks.len * 0x85EBCA6Bu);
     if (S->rng_field < 0) S->rng_field = sema_owned_field(S, arena_printf(S->arena, "qdc_rng_%s", S->k->name), QT_U32, sp);
-    IrExpr *launch = ir_new(S, IR_LOAD, QT_U32, sp);
+    IrExpr *launch = irb_new(S->arena, IR_LOAD, QT_U32, sp);
     launch->ref = sema_owned_ref(S, S->rng_field, sp).ref;
-    IrExpr *seed = ir_binary(S, IR_ADD, u32c(S, salt, sp), ir_binary(S, IR_MUL, hash32(S, launch, sp), u32c(S, 0x27D4EB2Fu, sp), sp), sp);
+    IrExpr *seed = sema_binary(S, IR_ADD, u32c(S, salt, sp), sema_binary(S, IR_MUL, hash32(S, launch, sp), u32c(S, 0x27D4EB2Fu, sp), sp), sp);
     IrStmt *st = sema_stmt_new(S, IR_ASSIGN, sp);
     st->assign.local = S->rng_local;
-    st->assign.value = hash32(S, ir_binary(S, IR_ADD, hash32(S, idx, sp), seed, sp), sp);
+    st->assign.value = hash32(S, sema_binary(S, IR_ADD, hash32(S, idx, sp), seed, sp), sp);
     S->rng_init = st; /* put first in the task body when it is closed (sema.c) */
     return S->rng_local;
 }
@@ -332,10 +332,10 @@ static int rng_state(Sema *S, Span sp) {
  * to its launch counter, which every task's seeding reads. */
 void sema_random_finish(Sema *S) {
     Span sp = S->k->span;
-    IrExpr *cur = ir_new(S, IR_LOAD, QT_U32, sp);
+    IrExpr *cur = irb_new(S->arena, IR_LOAD, QT_U32, sp);
     cur->ref = sema_owned_ref(S, S->rng_field, sp).ref;
     IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
-    st->store.ref = sema_owned_ref(S, S->rng_field, sp).ref, st->store.value = ir_binary(S, IR_ADD, cur, u32c(S, 1, sp), sp);
+    st->store.ref = sema_owned_ref(S, S->rng_field, sp).ref, st->store.value = sema_binary(S, IR_ADD, cur, u32c(S, 1, sp), sp);
     sema_emit(S, st);
 }
 
@@ -345,23 +345,23 @@ static IrExpr *pcg_next(Sema *S, Span sp) {
     int l = rng_state(S, sp);
     int old = sema_new_local(S, "$rng_old", QT_U32);
     IrStmt *a = sema_stmt_new(S, IR_ASSIGN, sp), *b = sema_stmt_new(S, IR_ASSIGN, sp);
-    a->assign.local = old, a->assign.value = ir_local(S, l, sp);
+    a->assign.local = old, a->assign.value = sema_local(S, l, sp);
     sema_emit(S, a);
     b->assign.local = l;
-    b->assign.value = ir_binary(S, IR_ADD, ir_binary(S, IR_MUL, ir_local(S, old, sp), u32c(S, 747796405u, sp), sp), u32c(S, 2891336453u, sp), sp);
+    b->assign.value = sema_binary(S, IR_ADD, sema_binary(S, IR_MUL, sema_local(S, old, sp), u32c(S, 747796405u, sp), sp), u32c(S, 2891336453u, sp), sp);
     sema_emit(S, b);
-    IrExpr *s = ir_local(S, old, sp);
-    IrExpr *sh = ir_binary(S, IR_ADD, ir_binary(S, IR_SHR, s, u32c(S, 28, sp), sp), u32c(S, 4, sp), sp);
-    IrExpr *w = ir_binary(S, IR_MUL, ir_binary(S, IR_XOR, ir_binary(S, IR_SHR, s, sh, sp), s, sp), u32c(S, 277803737u, sp), sp);
+    IrExpr *s = sema_local(S, old, sp);
+    IrExpr *sh = sema_binary(S, IR_ADD, sema_binary(S, IR_SHR, s, u32c(S, 28, sp), sp), u32c(S, 4, sp), sp);
+    IrExpr *w = sema_binary(S, IR_MUL, sema_binary(S, IR_XOR, sema_binary(S, IR_SHR, s, sh, sp), s, sp), u32c(S, 277803737u, sp), sp);
     int out = sema_new_local(S, "$rng_out", QT_U32);
     IrStmt *c = sema_stmt_new(S, IR_ASSIGN, sp);
-    c->assign.local = out, c->assign.value = ir_binary(S, IR_XOR, ir_binary(S, IR_SHR, w, u32c(S, 22, sp), sp), w, sp);
+    c->assign.local = out, c->assign.value = sema_binary(S, IR_XOR, sema_binary(S, IR_SHR, w, u32c(S, 22, sp), sp), w, sp);
     sema_emit(S, c);
-    return ir_local(S, out, sp);
+    return sema_local(S, out, sp);
 }
 
 static IrExpr *u64_of(Sema *S, IrExpr *hi, IrExpr *lo, Span sp) {
-    return ir_binary(S, IR_OR, ir_binary(S, IR_SHL, ir_cast(S, hi, QT_U64), ir_const_int(S, QT_U64, 32, sp), sp), ir_cast(S, lo, QT_U64), sp);
+    return sema_binary(S, IR_OR, sema_binary(S, IR_SHL, irb_cast(S->arena, hi, QT_U64), irb_int(S->arena, QT_U64, 32, sp), sp), irb_cast(S->arena, lo, QT_U64), sp);
 }
 
 /* qd.random(dtype=float): floats uniform in [0, 1) (24 random bits for f16/f32, 53 for f64);
@@ -371,21 +371,21 @@ static Val random_(Sema *S, const Expr *call) {
     const Expr *dt = call->call.args.n ? call->call.args.items[0] : NULL;
     for (int k = 0; k < call->call.nkw; k++) {
         if (strcmp(call->call.kw[k].name, "dtype") || dt)
-            return diag_error(call->call.kw[k].span, "QD2007", "qd.random takes one argument, dtype"), val_err();
+            return diag_error(call->call.kw[k].span, QD2007, "qd.random takes one argument, dtype"), val_err();
         dt = call->call.kw[k].value;
     }
     if (dt && !sema_annotation_type(S, dt, &t)) return val_err();
-    if (!S->cur || S->task < 0) return diag_error(call->span, "QD2019", "qd.random can only be called inside a kernel or qd.func"), val_err();
+    if (!S->cur || S->task < 0) return diag_error(call->span, QD2019, "qd.random can only be called inside a kernel or qd.func"), val_err();
     Span sp = call->span;
-    if (t == QT_U1 || t == QT_VOID) return diag_error(dt->span, "QD2021", "qd.random takes a float or integer type, got %s", qt_name(t)), val_err();
+    if (t == QT_U1 || t == QT_VOID) return diag_error(dt->span, QD2021, "qd.random takes a float or integer type, got %s", qt_name(t)), val_err();
     if (qt_is_float(t)) {
         if (t == QT_F64) {
             IrExpr *a = pcg_next(S, sp), *b = pcg_next(S, sp);
-            IrExpr *m = ir_binary(S, IR_SHR, u64_of(S, a, b, sp), ir_const_int(S, QT_U64, 11, sp), sp);
-            return val_expr(ir_binary(S, IR_MUL, ir_cast(S, m, QT_F64), ir_const_float(S, QT_F64, 0x1p-53, sp), sp));
+            IrExpr *m = sema_binary(S, IR_SHR, u64_of(S, a, b, sp), irb_int(S->arena, QT_U64, 11, sp), sp);
+            return val_expr(sema_binary(S, IR_MUL, irb_cast(S->arena, m, QT_F64), irb_float(S->arena, QT_F64, 0x1p-53, sp), sp));
         }
-        IrExpr *m = ir_binary(S, IR_SHR, pcg_next(S, sp), u32c(S, 8, sp), sp);
-        return val_expr(ir_cast(S, ir_binary(S, IR_MUL, ir_cast(S, m, QT_F32), ir_const_float(S, QT_F32, 0x1p-24, sp), sp), t));
+        IrExpr *m = sema_binary(S, IR_SHR, pcg_next(S, sp), u32c(S, 8, sp), sp);
+        return val_expr(irb_cast(S->arena, sema_binary(S, IR_MUL, irb_cast(S->arena, m, QT_F32), irb_float(S->arena, QT_F32, 0x1p-24, sp), sp), t));
     }
     if (qt_bits(t) == 64) {
         IrExpr *a = pcg_next(S, sp), *b = pcg_next(S, sp), *u = u64_of(S, a, b, sp);
@@ -393,7 +393,7 @@ static Val random_(Sema *S, const Expr *call) {
     }
     IrExpr *r = pcg_next(S, sp);
     if (qt_bits(t) == 32) return val_expr(t == QT_U32 ? r : bitcast(S, r, t));
-    return val_expr(ir_cast(S, r, t)); /* narrower integers: the low bits */
+    return val_expr(irb_cast(S->arena, r, t)); /* narrower integers: the low bits */
 }
 
 /* ---- dispatch ---- */
@@ -418,7 +418,7 @@ Val sema_more_builtin_call(Sema *S, const Expr *call, const char *p) {
     int n = call->call.args.n;
     bool kw_ok = !strcmp(p, "qd.static_print") || !strcmp(p, "qd.random") || !strcmp(p, "qd.lang.impl.get_max_shared_memory_bytes");
     if (n < builtins[k].min || n > builtins[k].max || (call->call.nkw && !kw_ok)) {
-        diag_error(call->span, "QD2007", "'%s' takes %d%s%d argument%s, got %d", p, builtins[k].min, builtins[k].max > builtins[k].min ? " to " : "",
+        diag_error(call->span, QD2007, "'%s' takes %d%s%d argument%s, got %d", p, builtins[k].min, builtins[k].max > builtins[k].min ? " to " : "",
                    builtins[k].max > builtins[k].min ? builtins[k].max : -1, builtins[k].max == 1 ? "" : "s", n + call->call.nkw);
         return val_err();
     }

@@ -114,7 +114,7 @@ Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
     SemaObject *o = obj.obj;
     Binding *b = scope_find(&o->attrs, attr->attr.name);
     if (!b) {
-        diag_error(attr->span, "QD2019", "instance '%s' of '%s' has no attribute '%s' that qdc can see (set in __init__ as self.%s, or "
+        diag_error(attr->span, QD2019, "instance '%s' of '%s' has no attribute '%s' that qdc can see (set in __init__ as self.%s, or "
                    "a kernel or qd.func method)", o->name, S->classes.items[o->cls].cls->class_.name, attr->attr.name, attr->attr.name);
         return val_err();
     }
@@ -129,7 +129,7 @@ Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
     if (b->v.kind == V_PYDC && S->k) return sema_pydc_flatten(S, b->v, arena_printf(S->arena, "%s__%s", o->name, attr->attr.name), attr->span);
     if (b->v.kind == V_HOST || b->v.kind == V_HOSTARRAY) {
         if (S->cur || S->k) {
-            diag_error(attr->span, "QD2062", "'%s.%s' is set in __init__ from a value known only when the script runs (%s); "
+            diag_error(attr->span, QD2062, "'%s.%s' is set in __init__ from a value known only when the script runs (%s); "
                        "kernels can use fields and compile-time values", o->name, attr->attr.name,
                        b->v.kind == V_HOST ? b->v.path : "an array the script allocates");
             diag_note(b->decl, "'%s' is set here", attr->attr.name);
@@ -158,7 +158,7 @@ void sema_finish_classes(Sema *S) {
         bool kernels = false;
         for (int j = 0; j < c->cls->class_.body.n; j++) kernels |= method_kind(S, c->cls->class_.body.stmts[j]) == 'K';
         if (!c->instantiated && kernels)
-            diag_warning(c->cls->class_.name_span, "QD2104", "@qd.data_oriented class '%s' has kernels, but no instance of it is created "
+            diag_warning(c->cls->class_.name_span, QD2104, "@qd.data_oriented class '%s' has kernels, but no instance of it is created "
                          "where qdc can see it (NAME = %s(...) at module level or in a host function); they are not compiled",
                          c->cls->class_.name, c->cls->class_.name);
     }

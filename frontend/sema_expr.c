@@ -37,65 +37,17 @@ const char *val_describe(Val v) {
 
 /* ---- IR constructors with folding ---- */
 
-IrExpr *ir_new(Sema *S, IrExprKind k, QdType t, Span sp) {
-    IrExpr *e = ARENA_NEW(S->arena, IrExpr);
-    e->kind = k;
-    e->type = t;
-    e->span = sp;
-    return e;
-}
-
 bool ir_is_const(const IrExpr *e) { return e && e->kind == IR_CONST; }
 
-IrExpr *ir_const_int(Sema *S, QdType t, int64_t v, Span sp) {
-    IrExpr *e = ir_new(S, IR_CONST, t, sp);
-    if (qt_is_float(t)) e->c.f = t == QT_F64 ? (double)v : (double)(float)v;
-    else ir_set_int_const(e, t, (uint64_t)v);
-    return e;
-}
-
-IrExpr *ir_const_float(Sema *S, QdType t, double v, Span sp) {
-    IrExpr *e = ir_new(S, IR_CONST, t, sp);
-    e->c.f = t == QT_F64 ? v : (double)(float)v;
-    return e;
-}
-
-static double const_as_double(const IrExpr *e) {
-    if (qt_is_float(e->type)) return e->c.f;
-    return qt_is_signed(e->type) ? (double)e->c.i : (double)e->c.u;
-}
-
-static IrExpr *fold_cast(Sema *S, IrExpr *e, QdType t) {
-    if (qt_is_float(t)) return ir_const_float(S, t, const_as_double(e), e->span);
-    IrExpr *r = ir_new(S, IR_CONST, t, e->span);
-    if (!qt_is_float(e->type)) {
-        ir_set_int_const(r, t, e->c.u);
-        return r;
-    }
-    double f = trunc(e->c.f);
-    if (t == QT_U1) r->c.u = e->c.f != 0;
-    else if (!(f > -9.3e18 && f < 1.8e19)) ir_set_int_const(r, t, 0); /* out of range: unspecified */
-    else ir_set_int_const(r, t, f < 0 ? (uint64_t)(int64_t)f : (uint64_t)f);
-    return r;
-}
-
-IrExpr *ir_cast(Sema *S, IrExpr *e, QdType t) {
-    if (!e || e->type == t) return e;
-    if (e->kind == IR_CONST) return fold_cast(S, e, t);
-    IrExpr *c = ir_new(S, IR_CAST, t, e->span);
-    c->arg = e;
-    return c;
-}
-
-IrExpr *ir_local(Sema *S, int local, Span sp) {
-    IrExpr *e = ir_new(S, IR_LOCAL, S->locals.items[local].type, sp);
+IrExpr *sema_local(Sema *S, int local, Span sp) {
+    IrExpr *e = irb_new(S->arena, IR_LOCAL, S->locals.items[local].type, sp);
     e->local = local;
     return e;
 }
 
-IrExpr *ir_to_bool(Sema *S, IrExpr *e) {
+IrExpr *sema_to_bool(Sema *S, IrExpr *e) {
     if (!e || e->type == QT_U1) return e;
-    return ir_binary(S, IR_NE, e, ir_const_int(S, e->type, 0, e->span), e->span);
+    return sema_binary(S, IR_NE, e, irb_int(S->arena, e->type, 0, e->span), e->span);
 }
 
 static bool is_cmp(IrBinOp op) { return op >= IR_EQ && op <= IR_GE; }
@@ -107,13 +59,13 @@ static IrExpr *try_fold(Sema *S, IrBinOp op, QdType t, IrExpr *a, IrExpr *b, Spa
     if (!ir_is_const(a) || !ir_is_const(b)) return NULL;
     bool division = op == IR_DIV || op == IR_FLOORDIV || op == IR_MOD || op == IR_REM;
     if (division && !qt_is_float(t) && b->c.u == 0) {
-        diag_error(sp, "QD2023", "integer division by zero in a constant expression");
-        return ir_const_int(S, is_cmp(op) ? QT_U1 : t, 0, sp);
+        diag_error(sp, QD2023, "integer division by zero in a constant expression");
+        return irb_int(S->arena, is_cmp(op) ? QT_U1 : t, 0, sp);
     }
     Arena scratch = {0}; /* the expansion's intermediate constants: only the result is kept */
     IrExpr *r = ir_expand_binary(&scratch, op, a, b, sp), *c = NULL;
     if (ir_is_const(r)) {
-        c = ir_new(S, IR_CONST, r->type, sp);
+        c = irb_new(S->arena, IR_CONST, r->type, sp);
         c->c = r->c;
     }
     arena_free(&scratch);
@@ -135,12 +87,12 @@ static bool is_literal(const IrExpr *e) { return e && e->kind == IR_CONST && e->
 
 static IrExpr *lit_const(Sema *S, PyInt v, Span sp) {
     if (v < INT64_MIN || v > (PyInt)UINT64_MAX) {
-        diag_error(sp, "QD2050", "integer constant expression does not fit in 64 bits");
+        diag_error(sp, QD2050, "integer constant expression does not fit in 64 bits");
         v = 0;
     }
     QdType t = !S->k ? (v > INT64_MAX ? QT_U64 : QT_I64)
                : v >= INT32_MIN && v <= INT32_MAX ? QT_I32 : v <= INT64_MAX ? QT_I64 : QT_U64;
-    IrExpr *e = ir_const_int(S, t, (int64_t)(uint64_t)v, sp);
+    IrExpr *e = irb_int(S->arena, t, (int64_t)(uint64_t)v, sp);
     e->literal = true;
     return e;
 }
@@ -167,7 +119,7 @@ static IrExpr *fold_literal(Sema *S, IrBinOp op, const IrExpr *a, const IrExpr *
     case IR_MUL: if (__builtin_mul_overflow(x, y, &r)) r = PYINT_TOO_BIG; break;
     case IR_FLOORDIV: case IR_MOD:
         if (y == 0) {
-            diag_error(sp, "QD2023", "integer division by zero in a constant expression");
+            diag_error(sp, QD2023, "integer division by zero in a constant expression");
             return lit_const(S, 0, sp);
         }
         r = op == IR_FLOORDIV ? x / y - ((x % y != 0) && ((x < 0) != (y < 0)))
@@ -179,7 +131,7 @@ static IrExpr *fold_literal(Sema *S, IrBinOp op, const IrExpr *a, const IrExpr *
         break;
     case IR_SHL: case IR_SHR:
         if (y < 0) {
-            diag_error(sp, "QD2050", "negative shift count %lld in a constant expression", (long long)y);
+            diag_error(sp, QD2050, "negative shift count %lld in a constant expression", (long long)y);
             return lit_const(S, 0, sp);
         }
         if (op == IR_SHR) r = y >= 127 ? (x < 0 ? -1 : 0) : x >> (int)y;
@@ -198,38 +150,38 @@ static IrExpr *fold_literal(Sema *S, IrBinOp op, const IrExpr *a, const IrExpr *
  * Python int constant whose value t cannot hold (x[0] = 4294967301 stores 5 in an i32). */
 IrExpr *sema_convert(Sema *S, IrExpr *e, QdType t) {
     if (is_literal(e) && qt_is_integral(t) && e->type != t) {
-        IrExpr *c = ir_cast(S, e, t);
+        IrExpr *c = irb_cast(S->arena, e, t);
         if (lit_value(c) != lit_value(e)) {
             char was[32], now[32];
             snprintf(was, sizeof was, e->type == QT_U64 ? "%llu" : "%lld", e->type == QT_U64 ? (unsigned long long)e->c.u : (unsigned long long)e->c.i);
             snprintf(now, sizeof now, qt_is_signed(t) ? "%lld" : "%llu", (long long)c->c.i);
-            diag_warning(e->span, "QD2150", "integer constant %s does not fit %s; it becomes %s", was, qt_name(t), now);
+            diag_warning(e->span, QD2150, "integer constant %s does not fit %s; it becomes %s", was, qt_name(t), now);
         }
         return c;
     }
-    return ir_cast(S, e, t);
+    return irb_cast(S->arena, e, t);
 }
 
 /* An explicit conversion (qd.i32(x), qd.cast, int()): a Python int becomes a typed value that
  * wraps like any other (Quadrants' cast), so it stops being exact. */
 static IrExpr *explicit_cast(Sema *S, IrExpr *e, QdType t) {
     if (is_literal(e)) {
-        IrExpr *c = ir_new(S, IR_CONST, e->type, e->span);
+        IrExpr *c = irb_new(S->arena, IR_CONST, e->type, e->span);
         c->c = e->c;
         e = c;
     }
-    return ir_cast(S, e, t);
+    return irb_cast(S->arena, e, t);
 }
 
-IrExpr *ir_binary(Sema *S, IrBinOp op, IrExpr *a, IrExpr *b, Span sp) {
+IrExpr *sema_binary(Sema *S, IrBinOp op, IrExpr *a, IrExpr *b, Span sp) {
     if (!a || !b) return NULL;
     if (is_literal(a) && is_literal(b)) {
         IrExpr *r = fold_literal(S, op, a, b, sp);
         if (r) return r;
     }
     QdType t = op == IR_SHL || op == IR_SHR ? a->type : qt_promote(a->type, b->type);
-    if (op == IR_LAND || op == IR_LOR) t = QT_U1, a = ir_to_bool(S, a), b = ir_to_bool(S, b);
-    a = ir_cast(S, a, t), b = ir_cast(S, b, t);
+    if (op == IR_LAND || op == IR_LOR) t = QT_U1, a = sema_to_bool(S, a), b = sema_to_bool(S, b);
+    a = irb_cast(S->arena, a, t), b = irb_cast(S->arena, b, t);
     IrExpr *f = try_fold(S, op, t, a, b, sp);
     if (f) return f;
     if (qt_is_int(t)) { /* integer identities keep loop-variable arithmetic readable */
@@ -238,7 +190,7 @@ IrExpr *ir_binary(Sema *S, IrBinOp op, IrExpr *a, IrExpr *b, Span sp) {
         if ((op == IR_ADD && a0) || (op == IR_MUL && a1)) return b;
         if (((op == IR_ADD || op == IR_SUB) && b0) || (op == IR_MUL && b1)) return a;
     }
-    IrExpr *e = ir_new(S, IR_BINARY, is_cmp(op) ? QT_U1 : t, sp);
+    IrExpr *e = irb_new(S->arena, IR_BINARY, is_cmp(op) ? QT_U1 : t, sp);
     e->bin.op = op, e->bin.a = a, e->bin.b = b;
     return e;
 }
@@ -250,24 +202,24 @@ IrExpr *sema_rvalue(Sema *S, Val v, Span sp) {
     case V_ERR: return NULL;
     case V_EXPR:
         if (v.e->type != QT_VOID) return v.e;
-        diag_error(sp, "QD2019", "'atomic_store' has no value; use it as a statement");
+        diag_error(sp, QD2019, "'atomic_store' has no value; use it as a statement");
         return NULL;
-    case V_LOCAL: return ir_local(S, v.index, sp);
+    case V_LOCAL: return sema_local(S, v.index, sp);
     case V_REF: {
-        IrExpr *e = ir_new(S, IR_LOAD, v.ref->type, sp);
+        IrExpr *e = irb_new(S->arena, IR_LOAD, v.ref->type, sp);
         e->ref = v.ref;
         return e;
     }
     case V_FIELD: case V_NDARRAY: case V_SHARED:
-        diag_error(sp, "QD2032", "%s cannot be used directly as a value; index it (x[i], or x[None] for a 0-d field)",
+        diag_error(sp, QD2032, "%s cannot be used directly as a value; index it (x[i], or x[None] for a 0-d field)",
                    val_describe(v));
         return NULL;
     case V_VEC:
-        diag_error(sp, "QD2040", "%s cannot be used where a scalar is needed; index it (v[0], v.x) or reduce it (v.sum(), v.norm())",
+        diag_error(sp, QD2040, "%s cannot be used where a scalar is needed; index it (v[0], v.x) or reduce it (v.sum(), v.norm())",
                    val_describe(v));
         return NULL;
     default:
-        diag_error(sp, "QD2019", "%s cannot be used as a scalar value", val_describe(v));
+        diag_error(sp, QD2019, "%s cannot be used as a scalar value", val_describe(v));
         return NULL;
     }
 }
@@ -278,7 +230,7 @@ bool sema_const_int(Sema *S, const Expr *e, int64_t *out, const char *what) {
     IrExpr *x = sema_expr(S, e);
     if (!x) return false;
     if (!ir_is_const(x) || !qt_is_integral(x->type)) {
-        diag_error(e->span, "QD2009", "%s must be a compile-time integer constant", what);
+        diag_error(e->span, QD2009, "%s must be a compile-time integer constant", what);
         return false;
     }
     *out = qt_is_signed(x->type) ? x->c.i : (int64_t)x->c.u;
@@ -301,11 +253,11 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
     Val *items = &v;
     int n = 1;
     if (v.kind == V_TUPLE) items = v.tuple.items, n = v.tuple.n;
-    if (n > maxdims) return diag_error(e->span, "QD2009", "%s has at most %d dimensions, got %d", what, maxdims, n), -1;
+    if (n > maxdims) return diag_error(e->span, QD2009, "%s has at most %d dimensions, got %d", what, maxdims, n), -1;
     for (int k = 0; k < n; k++) {
         IrExpr *x = items[k].kind == V_EXPR ? items[k].e : NULL;
         if (!ir_is_const(x) || !qt_is_integral(x->type)) {
-            diag_error(sema_shape_span(e, k), "QD2009", "%s must be a compile-time integer or a tuple of them, got %s", what,
+            diag_error(sema_shape_span(e, k), QD2009, "%s must be a compile-time integer or a tuple of them, got %s", what,
                        x ? "a run-time value" : val_describe(items[k]));
             return -1;
         }
@@ -321,7 +273,7 @@ static bool math_const(Sema *S, const char *path, Span sp, Val *out) {
         {"pi", 3.14159265358979323846}, {"e", 2.71828182845904523536}, {"inf", INFINITY}, {"nan", NAN}};
     if (strncmp(path, "qd.math.", 8)) return false;
     for (size_t k = 0; k < ARRAY_LEN(consts); k++)
-        if (!strcmp(consts[k].name, path + 8)) return *out = val_expr(ir_const_float(S, S->k ? QT_F32 : QT_F64, consts[k].v, sp)), true;
+        if (!strcmp(consts[k].name, path + 8)) return *out = val_expr(irb_float(S->arena, S->k ? QT_F32 : QT_F64, consts[k].v, sp)), true;
     return false;
 }
 
@@ -339,11 +291,11 @@ void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope 
     for (const char *c = name->name; *c; c++) upper &= !(*c >= 'a' && *c <= 'z');
     const char *what = v == V_FIELD ? "a field" : v == V_STR ? "a string" : "a constant";
     if (upper || S->in_static) {
-        diag_warning(name->span, "QD2106", "fastcache kernel '%s' reads %s '%s' captured from outside it%s; pass it as a parameter",
+        diag_warning(name->span, QD2106, "fastcache kernel '%s' reads %s '%s' captured from outside it%s; pass it as a parameter",
                      S->k->name, what, name->name, upper ? " (an UPPERCASE name: Quadrants warns)" : " (inside qd.static: Quadrants warns)");
         return;
     }
-    diag_error(name->span, "QD2064", "fastcache kernel '%s' reads %s '%s' captured from outside it; a fastcache (pure) kernel "
+    diag_error(name->span, QD2064, "fastcache kernel '%s' reads %s '%s' captured from outside it; a fastcache (pure) kernel "
                "takes all its data as parameters", S->k->name, what, name->name);
     diag_note(b->decl, "'%s' is set here", name->name);
 }
@@ -358,7 +310,7 @@ static Val eval_name(Sema *S, const Expr *e) {
         if (b && b->v.kind == V_LOCAL && !sema_local_visible(S, b->v.index, e->span)) return val_err();
         if (b && b->v.kind == V_HOSTARRAY) b->v = (Val){.kind = V_HOST, .path = "an array the script allocates"};
         if (b && b->v.kind == V_HOST) {
-            diag_error(e->span, "QD2062", "'%s' is %s, known only when the script runs; kernels can use module "
+            diag_error(e->span, QD2062, "'%s' is %s, known only when the script runs; kernels can use module "
                                           "constants, fields, qd.func and their own arguments", e->name, b->v.path);
             diag_note(b->decl, "'%s' is set here", e->name);
             b->v = val_err(); /* reported once */
@@ -385,7 +337,7 @@ static Val eval_name(Sema *S, const Expr *e) {
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++) vec_push(&cands, builtins[k]);
     if (S->qd_alias) vec_push(&cands, S->qd_alias);
     const char *near = closest_name(e->name, cands.items, cands.len);
-    diag_error(e->span, "QD2001", "use of undefined name '%s'%s%s%s", e->name, near ? "; did you mean '" : "", near ? near : "",
+    diag_error(e->span, QD2001, "use of undefined name '%s'%s%s%s", e->name, near ? "; did you mean '" : "", near ? near : "",
                near ? "'?" : "");
     vec_free(&cands);
     return val_err();
@@ -398,7 +350,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (o.kind == V_FIELD && !strcmp(e->attr.name, "shape") && S->fields.items[o.index].ndim >= 0) { /* a tuple of constants */
         const IrField *f = &S->fields.items[o.index];
         Val t = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, f->ndim + 1), f->ndim - f->elem_ndim}};
-        for (int d = 0; d < t.tuple.n; d++) t.tuple.items[d] = val_expr(ir_const_int(S, QT_I32, f->shape[d], e->span));
+        for (int d = 0; d < t.tuple.n; d++) t.tuple.items[d] = val_expr(irb_int(S->arena, QT_I32, f->shape[d], e->span));
         return t;
     }
     if (o.kind == V_SNODE) return sema_snode_attr(S, o, e->attr.name);
@@ -407,11 +359,11 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (o.kind == V_STRUCT) return sema_struct_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_PYDC) return sema_pydc_attr(S, o, e);
     if (o.kind == V_FIELD && !strcmp(e->attr.name, "grad")) {
-        diag_error(e->span, "QD2044", "'.grad' is not supported: qdc does not compile autodiff");
+        diag_error(e->span, QD2044, "'.grad' is not supported: qdc does not compile autodiff");
         return val_err();
     }
     if (o.kind != V_NS || strncmp(o.path, "qd", 2) != 0) {
-        diag_error(e->span, "QD2019", "%s has no attribute '%s' in the kernel language", val_describe(o), e->attr.name);
+        diag_error(e->span, QD2019, "%s has no attribute '%s' in the kernel language", val_describe(o), e->attr.name);
         return val_err();
     }
     if (!strcmp(o.path, "qd")) {
@@ -432,10 +384,10 @@ static bool check_const_index(const IrExpr *x, const Expr *src, const char *name
     uint64_t v = x->c.u, lim = extent < 0 ? (uint64_t)INT32_MAX + 1 : (uint64_t)extent;
     if (!neg && v < lim) return true;
     if (extent < 0)
-        diag_error(src->span, "QD2011", "index %s%llu is out of bounds for axis %d of '%s' (indices are 0 to 2147483647)",
+        diag_error(src->span, QD2011, "index %s%llu is out of bounds for axis %d of '%s' (indices are 0 to 2147483647)",
                    neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name);
     else
-        diag_error(src->span, "QD2011", "index %s%llu is out of bounds for axis %d of '%s' with size %lld",
+        diag_error(src->span, QD2011, "index %s%llu is out of bounds for axis %d of '%s' with size %lld",
                    neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name, (long long)extent);
     return false;
 }
@@ -456,27 +408,27 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
         Val v = sema_eval(S, items[k]);
         int nv = v.kind == V_VEC ? vec_len(v) : 1; /* x[I] with I from qd.grouped: one index per component */
         if (m + nv > IR_MAX_DIMS + 2) {
-            diag_error(items[k]->span, "QD2011", "too many indices for '%s'", name);
+            diag_error(items[k]->span, QD2011, "too many indices for '%s'", name);
             return -1;
         }
         for (int c = 0; c < nv; c++, m++) {
             IrExpr *x = sema_rvalue(S, v.kind == V_VEC ? v.vec.c[c] : v, items[k]->span);
             if (x && !qt_is_integral(x->type)) {
-                diag_error(items[k]->span, "QD2011", "array index must be an integer, got %s", qt_name(x->type));
+                diag_error(items[k]->span, QD2011, "array index must be an integer, got %s", qt_name(x->type));
                 x = NULL;
             }
             int64_t o = origin && m < ndim ? origin[m] : 0;
             if (x && o) {
                 if (ir_is_const(x) && (x->c.i < o || x->c.i >= o + shape[m])) {
-                    diag_error(items[k]->span, "QD2011", "index %lld is out of bounds for axis %d of '%s' (offset=: indices %lld to %lld)",
+                    diag_error(items[k]->span, QD2011, "index %lld is out of bounds for axis %d of '%s' (offset=: indices %lld to %lld)",
                                (long long)x->c.i, m, name, (long long)o, (long long)(o + shape[m] - 1));
                     x = NULL;
                 } else if (x) {
-                    x = ir_binary(S, IR_SUB, ir_cast(S, x, QT_I32), ir_const_int(S, QT_I32, o, items[k]->span), items[k]->span);
+                    x = sema_binary(S, IR_SUB, irb_cast(S->arena, x, QT_I32), irb_int(S->arena, QT_I32, o, items[k]->span), items[k]->span);
                 }
             } else if (x && m < ndim && !check_const_index(x, items[k], name, m, shape ? shape[m] : -1)) x = NULL;
             ok &= x != NULL;
-            (*out)[m] = ir_cast(S, x, QT_I32);
+            (*out)[m] = irb_cast(S->arena, x, QT_I32);
         }
     }
     return ok ? m : -1;
@@ -494,11 +446,11 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         int n = o.kind == V_SHAPE ? S->params.items[o.index].ndim - S->params.items[o.index].elem_ndim : o.tuple.n; /* vector ndarrays: the element axes are not in .shape */
         if (k < 0 && k >= -n) k += n; /* Python: a.shape[-1] is the last axis */
         if (k < 0 || k >= n) {
-            diag_error(e->sub.index->span, "QD2011", "index %lld is out of range for %s of length %d", (long long)k, val_describe(o), n);
+            diag_error(e->sub.index->span, QD2011, "index %lld is out of range for %s of length %d", (long long)k, val_describe(o), n);
             return val_err();
         }
         if (o.kind == V_TUPLE) return o.tuple.items[k];
-        IrExpr *x = ir_new(S, IR_SHAPE, QT_I32, e->span);
+        IrExpr *x = irb_new(S->arena, IR_SHAPE, QT_I32, e->span);
         x->shape.param = o.index, x->shape.axis = (int)k;
         return val_expr(x);
     }
@@ -525,7 +477,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         r->kind = IR_REF_SHARED, r->type = sh->type, ndim = sh->ndim, name = sh->name, r->space = QSPACE_SHARED;
         shape = sh->shape;
     } else {
-        diag_error(e->span, "QD2011", "%s is not subscriptable", val_describe(o));
+        diag_error(e->span, QD2011, "%s is not subscriptable", val_describe(o));
         return val_err();
     }
     r->nidx = eval_indices(S, e->sub.index, &r->idx, name, ndim - edim, shape, origin);
@@ -535,7 +487,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     if (o.kind == V_FIELD && S->fields.items[o.index].storage && r->nidx == ndim)
         r->flat = sema_snode_flat(S, &S->fields.items[o.index], r->idx, e->span);
     if (r->nidx != ndim) {
-        diag_error(e->sub.index->span, "QD2011", "'%s' has %d dimension%s but %d index%s given%s", name, ndim,
+        diag_error(e->sub.index->span, QD2011, "'%s' has %d dimension%s but %d index%s given%s", name, ndim,
                    ndim == 1 ? "" : "s", r->nidx, r->nidx == 1 ? " was" : "es were",
                    ndim == 0 ? "; index a 0-d field with [None]" : "");
         return val_err();
@@ -562,16 +514,16 @@ IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp) {
     IrBinOp op = binops[k].op;
     bool bitwise = op == IR_AND || op == IR_OR || op == IR_XOR || op == IR_SHL || op == IR_SHR;
     if (bitwise && (!qt_is_integral(a->type) || !qt_is_integral(b->type))) {
-        diag_error(sp, "QD2006", "operator '%s' requires integer operands, got %s and %s", binops[k].spelling,
+        diag_error(sp, QD2006, "operator '%s' requires integer operands, got %s and %s", binops[k].spelling,
                    qt_name(a->type), qt_name(b->type));
         return NULL;
     }
     if (op == IR_DIV) { /* true division: the result is a float */
         QdType t = qt_promote(a->type, b->type);
         if (!qt_is_float(t)) t = QT_F32;
-        return ir_binary(S, IR_DIV, ir_cast(S, a, t), ir_cast(S, b, t), sp);
+        return sema_binary(S, IR_DIV, irb_cast(S->arena, a, t), irb_cast(S->arena, b, t), sp);
     }
-    return ir_binary(S, op, a, b, sp);
+    return sema_binary(S, op, a, b, sp);
 }
 
 /* Stores a value used twice (chained comparisons) in a temporary unless it is trivial. */
@@ -581,7 +533,7 @@ static IrExpr *reusable(Sema *S, IrExpr *e) {
     IrStmt *st = sema_stmt_new(S, IR_ASSIGN, e->span);
     st->assign.local = l, st->assign.value = e;
     sema_emit(S, st);
-    return ir_local(S, l, e->span);
+    return sema_local(S, l, e->span);
 }
 
 static IrExpr *eval_compare(Sema *S, const Expr *e) {
@@ -591,7 +543,7 @@ static IrExpr *eval_compare(Sema *S, const Expr *e) {
         if (k + 1 < e->cmp.items.n) b = reusable(S, b);
         IrExpr *c = sema_binop_tok(S, e->cmp.ops[k - 1], a, b, e->span);
         if (!c) return NULL;
-        result = result ? ir_binary(S, IR_LAND, result, c, e->span) : c;
+        result = result ? sema_binary(S, IR_LAND, result, c, e->span) : c;
         a = b;
     }
     return result;
@@ -601,31 +553,31 @@ static IrExpr *eval_unary(Sema *S, const Expr *e) {
     IrExpr *a = sema_expr(S, e->un.a);
     if (!a) return NULL;
     if (e->op == T_PLUS) return a;
-    if (e->op == T_KW_NOT) return ir_binary(S, IR_EQ, ir_to_bool(S, a), ir_const_int(S, QT_U1, 0, e->span), e->span);
+    if (e->op == T_KW_NOT) return sema_binary(S, IR_EQ, sema_to_bool(S, a), irb_int(S->arena, QT_U1, 0, e->span), e->span);
     if (e->op == T_TILDE && !qt_is_integral(a->type)) {
-        diag_error(e->span, "QD2006", "operator '~' requires an integer operand, got %s", qt_name(a->type));
+        diag_error(e->span, QD2006, "operator '~' requires an integer operand, got %s", qt_name(a->type));
         return NULL;
     }
-    if (e->op == T_MINUS && a->type == QT_U1) a = ir_cast(S, a, QT_I32);
+    if (e->op == T_MINUS && a->type == QT_U1) a = irb_cast(S->arena, a, QT_I32);
     if (is_literal(a)) return lit_const(S, e->op == T_MINUS ? -lit_value(a) : ~lit_value(a), e->span);
     if (ir_is_const(a)) {
-        if (e->op == T_MINUS && qt_is_float(a->type)) return ir_const_float(S, a->type, -a->c.f, e->span);
-        IrExpr *c = ir_new(S, IR_CONST, a->type, e->span);
+        if (e->op == T_MINUS && qt_is_float(a->type)) return irb_float(S->arena, a->type, -a->c.f, e->span);
+        IrExpr *c = irb_new(S->arena, IR_CONST, a->type, e->span);
         ir_set_int_const(c, a->type, e->op == T_MINUS ? (uint64_t)0 - a->c.u : ~a->c.u);
         return c;
     }
-    IrExpr *u = ir_new(S, IR_UNARY, a->type, e->span);
+    IrExpr *u = irb_new(S->arena, IR_UNARY, a->type, e->span);
     u->un.op = e->op == T_MINUS ? IR_NEG : IR_BITNOT;
     u->un.a = a;
     return u;
 }
 
 static IrExpr *eval_ifexp(Sema *S, const Expr *e) {
-    IrExpr *c = ir_to_bool(S, sema_expr(S, e->ifexp.cond));
+    IrExpr *c = sema_to_bool(S, sema_expr(S, e->ifexp.cond));
     IrExpr *a = sema_expr(S, e->ifexp.a), *b = sema_expr(S, e->ifexp.b);
     if (!c || !a || !b) return NULL;
     QdType t = qt_promote(a->type, b->type);
-    a = ir_cast(S, a, t), b = ir_cast(S, b, t);
+    a = irb_cast(S->arena, a, t), b = irb_cast(S->arena, b, t);
     if (ir_is_const(c)) return c->c.u ? a : b;
     if ((ir_has_effects(a) || ir_has_effects(b)) && S->cur) { /* evaluate only the chosen side */
         int l = sema_new_local(S, "$ifexp", t);
@@ -636,9 +588,9 @@ static IrExpr *eval_ifexp(Sema *S, const Expr *e) {
         st->if_.then.stmts = ARENA_ARRAY(S->arena, IrStmt *, 1), st->if_.then.stmts[0] = sa, st->if_.then.n = 1;
         st->if_.els.stmts = ARENA_ARRAY(S->arena, IrStmt *, 1), st->if_.els.stmts[0] = sb, st->if_.els.n = 1;
         sema_emit(S, st);
-        return ir_local(S, l, e->span);
+        return sema_local(S, l, e->span);
     }
-    IrExpr *s = ir_new(S, IR_SELECT, t, e->span);
+    IrExpr *s = irb_new(S->arena, IR_SELECT, t, e->span);
     s->sel.cond = c, s->sel.a = a, s->sel.b = b;
     return s;
 }
@@ -663,8 +615,8 @@ Val sema_eval(Sema *S, const Expr *e) {
     /* module level approximates Python's numbers (i64 / f64); the constant is narrowed to a
      * literal's type (i32 or i64 / f32) when it is bound, see sema.c module_assign */
     case E_INT: return val_expr(lit_const(S, (PyInt)e->i, e->span));
-    case E_FLOAT: return val_expr(ir_const_float(S, S->k ? QT_F32 : QT_F64, e->f, e->span));
-    case E_BOOL: return val_expr(ir_const_int(S, QT_U1, e->b, e->span));
+    case E_FLOAT: return val_expr(irb_float(S->arena, S->k ? QT_F32 : QT_F64, e->f, e->span));
+    case E_BOOL: return val_expr(irb_int(S->arena, QT_U1, e->b, e->span));
     case E_NONE: return (Val){.kind = V_NONE};
     case E_STR: return e->fstr ? sema_fstring(S, e) : (Val){.kind = V_STR, .path = e->str};
     case E_ATTR: return eval_attr(S, e);
@@ -695,8 +647,8 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_BOOLOP: {
         IrExpr *r = sema_expr(S, e->list.items[0]);
         for (int k = 1; k < e->list.n; k++)
-            r = ir_binary(S, e->op == T_KW_AND ? IR_LAND : IR_LOR, r, sema_expr(S, e->list.items[k]), e->span);
-        return val_expr(ir_to_bool(S, r));
+            r = sema_binary(S, e->op == T_KW_AND ? IR_LAND : IR_LOR, r, sema_expr(S, e->list.items[k]), e->span);
+        return val_expr(sema_to_bool(S, r));
     }
     case E_COMPARE: {
         if (sema_is_static_compare(e)) return sema_lang_eval(S, e);
@@ -718,12 +670,12 @@ Val sema_eval(Sema *S, const Expr *e) {
 static bool check_args(Sema *S, const Expr *call, const char *name, int min, int max) {
     int n = call->call.args.n;
     if (call->call.nkw) {
-        diag_error(call->call.kw[0].span, "QD2007", "'%s' takes no keyword arguments", name);
+        diag_error(call->call.kw[0].span, QD2007, "'%s' takes no keyword arguments", name);
         return false;
     }
     if (n < min || n > max) {
-        if (min == max) diag_error(call->span, "QD2007", "'%s' takes %d argument%s, got %d", name, min, min == 1 ? "" : "s", n);
-        else diag_error(call->span, "QD2007", "'%s' takes %d to %d arguments, got %d", name, min, max, n);
+        if (min == max) diag_error(call->span, QD2007, "'%s' takes %d argument%s, got %d", name, min, min == 1 ? "" : "s", n);
+        else diag_error(call->span, QD2007, "'%s' takes %d to %d arguments, got %d", name, min, max, n);
         return false;
     }
     return true;
@@ -736,25 +688,25 @@ static bool type_arg(Sema *S, const Expr *call, int k, QdType *t) {
     if (v.kind == V_TYPE) return *t = v.type, true;
     if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float")))
         return *t = v.path[0] == 'i' ? QT_I32 : QT_F32, true;
-    if (v.kind != V_ERR) diag_error(call->call.args.items[k]->span, "QD2019", "expected a type such as qd.f32, got %s", val_describe(v));
+    if (v.kind != V_ERR) diag_error(call->call.args.items[k]->span, QD2019, "expected a type such as qd.f32, got %s", val_describe(v));
     return false;
 }
 
 static IrExpr *math1(Sema *S, IrMathOp op, IrExpr *a, QdType t, Span sp) {
     if (!a) return NULL;
-    IrExpr *m = ir_new(S, IR_MATH, t, sp);
+    IrExpr *m = irb_new(S->arena, IR_MATH, t, sp);
     m->math.op = op;
-    m->math.a = ir_cast(S, a, t);
+    m->math.a = irb_cast(S->arena, a, t);
     return m;
 }
 
 static IrExpr *min_max(Sema *S, const Expr *call, const char *name, IrBinOp op) {
     if (call->call.args.n < 2) {
-        diag_error(call->span, "QD2007", "'%s' takes at least 2 arguments, got %d", name, call->call.args.n);
+        diag_error(call->span, QD2007, "'%s' takes at least 2 arguments, got %d", name, call->call.args.n);
         return NULL;
     }
     IrExpr *r = arg(S, call, 0);
-    for (int k = 1; k < call->call.args.n; k++) r = ir_binary(S, op, r, arg(S, call, k), call->span);
+    for (int k = 1; k < call->call.args.n; k++) r = sema_binary(S, op, r, arg(S, call, k), call->span);
     return r;
 }
 
@@ -763,11 +715,11 @@ static IrExpr *bit_cast(Sema *S, const Expr *call) {
     IrExpr *a = arg(S, call, 0);
     if (!type_arg(S, call, 1, &t) || !a) return NULL;
     if (qt_bits(t) != qt_bits(a->type) || t == QT_U1) {
-        diag_error(call->span, "QD2021", "qd.bit_cast needs types of the same width, got %s to %s", qt_name(a->type), qt_name(t));
+        diag_error(call->span, QD2021, "qd.bit_cast needs types of the same width, got %s to %s", qt_name(a->type), qt_name(t));
         return NULL;
     }
     if (t == a->type) return a;
-    IrExpr *b = ir_new(S, IR_BITCAST, t, call->span);
+    IrExpr *b = irb_new(S->arena, IR_BITCAST, t, call->span);
     b->arg = a;
     return b;
 }
@@ -775,7 +727,7 @@ static IrExpr *bit_cast(Sema *S, const Expr *call) {
 static IrExpr *int_math(Sema *S, const Expr *call, const char *name, IrMathOp op) {
     IrExpr *a = arg(S, call, 0);
     if (a && !qt_is_int(a->type)) {
-        diag_error(call->span, "QD2006", "'%s' requires an integer operand, got %s", name, qt_name(a->type));
+        diag_error(call->span, QD2006, "'%s' requires an integer operand, got %s", name, qt_name(a->type));
         return NULL;
     }
     return a ? math1(S, op, a, a->type, call->span) : NULL;
@@ -793,14 +745,14 @@ static IrExpr *atan2_math(Sema *S, const Expr *call) {
     QdType t = qt_promote(y->type, x->type);
     if (!qt_is_float(t)) t = QT_F32;
     IrExpr *m = math1(S, IR_ATAN2, y, t, call->span);
-    m->math.b = ir_cast(S, x, t);
+    m->math.b = irb_cast(S->arena, x, t);
     return m;
 }
 
 /* clamp(x, lo, hi) = min(max(x, lo), hi), Quadrants' definition (qd.math.clamp). */
 static IrExpr *clamp(Sema *S, const Expr *call) {
     IrExpr *x = arg(S, call, 0), *lo = arg(S, call, 1), *hi = arg(S, call, 2);
-    return ir_binary(S, IR_MIN, ir_binary(S, IR_MAX, x, lo, call->span), hi, call->span);
+    return sema_binary(S, IR_MIN, sema_binary(S, IR_MAX, x, lo, call->span), hi, call->span);
 }
 
 /* The float math builtins: qd.<name> and qd.math.<name>; the argument's float type, or f32. */
@@ -825,14 +777,14 @@ static Val float_builtin_call(Sema *S, const Expr *call, const char *p, int k) {
     const Expr *dt = call->call.args.n == 2 ? call->call.args.items[1] : NULL;
     for (int j = 0; j < call->call.nkw; j++) {
         if (!has_dtype || strcmp(call->call.kw[j].name, "dtype") || dt) {
-            diag_error(call->call.kw[j].span, "QD2007", "'%s' has no keyword argument '%s'", p, call->call.kw[j].name);
+            diag_error(call->call.kw[j].span, QD2007, "'%s' has no keyword argument '%s'", p, call->call.kw[j].name);
             return val_err();
         }
         dt = call->call.kw[j].value;
     }
     int n = call->call.args.n;
     if (n < 1 || n > (has_dtype ? 2 : 1) || (n == 2 && call->call.nkw)) {
-        diag_error(call->span, "QD2007", "'%s' takes %s argument%s, got %d", p, has_dtype ? "1 or 2" : "1", has_dtype ? "s" : "",
+        diag_error(call->span, QD2007, "'%s' takes %s argument%s, got %d", p, has_dtype ? "1 or 2" : "1", has_dtype ? "s" : "",
                    n + call->call.nkw);
         return val_err();
     }
@@ -843,7 +795,7 @@ static Val float_builtin_call(Sema *S, const Expr *call, const char *p, int k) {
         const Expr *items[2] = {call->call.args.items[0], dt};
         fake.call.args.items = (Expr **)items, fake.call.args.n = 2;
         if (!type_arg(S, &fake, 1, &t)) return val_err();
-        r = ir_cast(S, r, t);
+        r = irb_cast(S->arena, r, t);
     }
     return r ? val_expr(r) : val_err();
 }
@@ -861,7 +813,7 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     Span sp = call->span;
     if (!strcmp(p, "int")) return explicit_cast(S, arg(S, call, 0), QT_I32);
     if (!strcmp(p, "float")) return explicit_cast(S, arg(S, call, 0), QT_F32);
-    if (!strcmp(p, "bool")) return ir_to_bool(S, arg(S, call, 0));
+    if (!strcmp(p, "bool")) return sema_to_bool(S, arg(S, call, 0));
     if (!strcmp(p, "abs") || !strcmp(p, "qd.abs")) {
         IrExpr *a = arg(S, call, 0);
         return a ? math1(S, IR_ABS, a, a->type, sp) : NULL;
@@ -887,10 +839,10 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     if (!strcmp(p, "qd.raw_div") || !strcmp(p, "qd.raw_mod")) {
         IrExpr *a = arg(S, call, 0), *b = arg(S, call, 1);
         if (a && b && (!qt_is_integral(a->type) || !qt_is_integral(b->type)) && p[7] == 'm') {
-            diag_error(sp, "QD2006", "'qd.raw_mod' requires integer operands, got %s and %s", qt_name(a->type), qt_name(b->type));
+            diag_error(sp, QD2006, "'qd.raw_mod' requires integer operands, got %s and %s", qt_name(a->type), qt_name(b->type));
             return NULL;
         }
-        return ir_binary(S, p[7] == 'd' ? IR_DIV : IR_REM, a, b, sp);
+        return sema_binary(S, p[7] == 'd' ? IR_DIV : IR_REM, a, b, sp);
     }
     if (!strcmp(p, "min") || !strcmp(p, "qd.min")) return min_max(S, call, p, IR_MIN);
     if (!strcmp(p, "max") || !strcmp(p, "qd.max")) return min_max(S, call, p, IR_MAX);
@@ -898,13 +850,13 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
         S->in_static++;
         IrExpr *a = arg(S, call, 0);
         S->in_static--;
-        if (a && !ir_is_const(a)) diag_error(call->call.args.items[0]->span, "QD2009", "the argument of qd.static must be a compile-time constant");
+        if (a && !ir_is_const(a)) diag_error(call->call.args.items[0]->span, QD2009, "the argument of qd.static must be a compile-time constant");
         return ir_is_const(a) ? a : NULL;
     }
     if (!strcmp(p, "qd.static_assert")) {
-        IrExpr *a = ir_to_bool(S, arg(S, call, 0));
-        if (a && !ir_is_const(a)) diag_error(sp, "QD2009", "the condition of qd.static_assert must be a compile-time constant");
-        else if (a && !a->c.u) diag_error(sp, "QD2022", "qd.static_assert failed%s%s", call->call.args.n > 1 ? ": " : "",
+        IrExpr *a = sema_to_bool(S, arg(S, call, 0));
+        if (a && !ir_is_const(a)) diag_error(sp, QD2009, "the condition of qd.static_assert must be a compile-time constant");
+        else if (a && !a->c.u) diag_error(sp, QD2022, "qd.static_assert failed%s%s", call->call.args.n > 1 ? ": " : "",
                                            call->call.args.n > 1 && call->call.args.items[1]->kind == E_STR ? call->call.args.items[1]->str : "");
         return NULL;
     }
@@ -927,13 +879,13 @@ static Val print_call(Sema *S, const Expr *call) {
         const Keyword *kw = &call->call.kw[k];
         bool s = !strcmp(kw->name, "sep");
         if ((!s && strcmp(kw->name, "end")) || kw->value->kind != E_STR) {
-            diag_error(kw->span, "QD2007", "print takes only sep= and end= keyword arguments, as string literals");
+            diag_error(kw->span, QD2007, "print takes only sep= and end= keyword arguments, as string literals");
             return val_err();
         }
         *(s ? &sep : &end) = kw->value->str;
     }
-    if (!S->cur) return diag_error(call->span, "QD2019", "'print' can only be used inside a kernel or qd.func"), val_err();
-    if (call->call.args.n > 32) return diag_error(call->span, "QD2007", "print takes at most 32 arguments"), val_err();
+    if (!S->cur) return diag_error(call->span, QD2019, "'print' can only be used inside a kernel or qd.func"), val_err();
+    if (call->call.args.n > 32) return diag_error(call->span, QD2007, "print takes at most 32 arguments"), val_err();
     StrBuf fmt;
     sb_init(&fmt);
     IrExpr **args = ARENA_ARRAY(S->arena, IrExpr *, 96);
@@ -948,7 +900,7 @@ static Val print_call(Sema *S, const Expr *call) {
         }
         Val v = sema_eval(S, a);
         int nc = v.kind == V_VEC ? vec_len(v) : 1;
-        if (v.kind == V_VEC && n + nc > 64) return sb_free(&fmt), diag_error(a->span, "QD2007", "print takes at most 64 values"), val_err();
+        if (v.kind == V_VEC && n + nc > 64) return sb_free(&fmt), diag_error(a->span, QD2007, "print takes at most 64 values"), val_err();
         if (v.kind == V_VEC) sb_puts(&fmt, v.vec.m ? "[[" : "["); /* Quadrants prints [1, 2] and [[1, 2], [3, 4]] */
         for (int c = 0; c < nc; c++) {
             if (c) sb_puts(&fmt, v.vec.m && c % v.vec.m == 0 ? "], [" : ", ");
@@ -964,7 +916,7 @@ static Val print_call(Sema *S, const Expr *call) {
             else if (t == QT_U32 || t == QT_U16 || t == QT_U8) w = QT_U32, spec = "%u";
             else w = QT_I32, spec = "%d";
             sb_puts(&fmt, spec);
-            args[n++] = ir_cast(S, e, w);
+            args[n++] = irb_cast(S->arena, e, w);
         }
         if (v.kind == V_VEC) sb_puts(&fmt, v.vec.m ? "]]" : "]");
     }
@@ -1007,7 +959,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         return check_args(S, call, name, 1, 1) ? val_expr(explicit_cast(S, arg(S, call, 0), f.type)) : val_err();
     }
     if (f.kind != V_NS) {
-        diag_error(call->call.fn->span, "QD2019", "%s is not callable%s", val_describe(f),
+        diag_error(call->call.fn->span, QD2019, "%s is not callable%s", val_describe(f),
                    f.kind == V_KERNEL ? " from a kernel (only qd.func can be called)" : "");
         return val_err();
     }
@@ -1026,14 +978,14 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         return r ? val_expr(r) : !strcmp(p, "qd.static_assert") ? (Val){.kind = V_NONE} : val_err();
     }
     if (!strcmp(p, "range") || !strcmp(p, "qd.ndrange"))
-        diag_error(call->span, "QD2012", "'%s' can only be iterated by a for loop", p);
+        diag_error(call->span, QD2012, "'%s' can only be iterated by a for loop", p);
     else if (!strcmp(p, "qd.loop_config"))
-        diag_error(call->span, "QD2017", "qd.loop_config must be a statement directly before a top-level for loop of a kernel");
+        diag_error(call->span, QD2017, "qd.loop_config must be a statement directly before a top-level for loop of a kernel");
     else if (!strcmp(p, "qd.field"))
-        diag_error(call->span, "QD2004", "qd.field can only be declared at module level");
+        diag_error(call->span, QD2004, "qd.field can only be declared at module level");
     else {
         const char *near = closest_builtin(p);
-        diag_error(call->call.fn->span, "QD2008", "'%s' is not supported in v1 kernels%s%s%s", p, near ? "; did you mean '" : "",
+        diag_error(call->call.fn->span, QD2008, "'%s' is not supported in v1 kernels%s%s%s", p, near ? "; did you mean '" : "",
                    near ? near : "", near ? "'?" : "");
     }
     return val_err();

@@ -82,7 +82,7 @@ bool sema_param_is_generic(Sema *S, const Param *ap) {
 /* ---- parsing the specs ---- */
 
 static void bad_spec(Span sp, const char *msg) {
-    diag_error(sp, "QD2061", "invalid --instantiate spec: %s; write [ENTRY=]KERNEL(PARAM=VALUE, ...)", msg);
+    diag_error(sp, QD2061, "invalid --instantiate spec: %s; write [ENTRY=]KERNEL(PARAM=VALUE, ...)", msg);
 }
 
 static bool parse_spec(Sema *S, const char *text, Instance *in) {
@@ -173,16 +173,16 @@ static GenericResult array_param(Sema *S, const Param *ap, const Expr *dt, const
     if (dt && !sema_annotation_type(S, dt, &t)) return GP_ERR;
     if (nd && !sema_const_int(S, nd, &and, "ndim")) return GP_ERR;
     if (t != QT_VOID && t != vt) {
-        diag_error(at, "QD2061", "'%s' is declared with dtype %s, the instantiation gives %s", ap->name, qt_name(t), qt_name(vt));
+        diag_error(at, QD2061, "'%s' is declared with dtype %s, the instantiation gives %s", ap->name, qt_name(t), qt_name(vt));
         return GP_ERR;
     }
     if (vnd < 0) vnd = and;
-    if (vnd < 0) return diag_error(at, "QD2061", "give the number of dimensions of '%s', e.g. %s=%s[1]", ap->name, ap->name, qt_name(vt)), GP_ERR;
+    if (vnd < 0) return diag_error(at, QD2061, "give the number of dimensions of '%s', e.g. %s=%s[1]", ap->name, ap->name, qt_name(vt)), GP_ERR;
     if (and >= 0 && and != vnd) {
-        diag_error(at, "QD2061", "'%s' is declared with ndim=%lld, the instantiation gives %lld", ap->name, (long long)and, (long long)vnd);
+        diag_error(at, QD2061, "'%s' is declared with ndim=%lld, the instantiation gives %lld", ap->name, (long long)and, (long long)vnd);
         return GP_ERR;
     }
-    if (vnd > IR_MAX_DIMS) return diag_error(at, "QD2061", "ndim must be between 0 and %d", IR_MAX_DIMS), GP_ERR;
+    if (vnd > IR_MAX_DIMS) return diag_error(at, QD2061, "ndim must be between 0 and %d", IR_MAX_DIMS), GP_ERR;
     p->kind = IR_PARAM_NDARRAY, p->type = vt, p->ndim = (int)vnd;
     return GP_PARAM;
 }
@@ -196,7 +196,7 @@ GenericResult sema_generic_param(Sema *S, const Param *ap, IrParam *p, Val *boun
     SemaParamShape shape = sema_param_shape(S, ap->annotation, &dt, &nd);
     const Keyword *kw = inst_arg(in, ap->name);
     if (!kw) {
-        diag_error(in->span, "QD2061", "the instantiation of '%s' gives no value for its generic parameter '%s'", in->kernel, ap->name);
+        diag_error(in->span, QD2061, "the instantiation of '%s' gives no value for its generic parameter '%s'", in->kernel, ap->name);
         diag_note(ap->span, "'%s' is declared here", ap->name);
         return GP_ERR;
     }
@@ -206,7 +206,7 @@ GenericResult sema_generic_param(Sema *S, const Param *ap, IrParam *p, Val *boun
     mangle(entry, in, kw->value);
     if (shape == PS_ARRAY || (is_array && shape != PS_SCALAR)) {
         if (!is_array) {
-            diag_error(kw->value->span, "QD2061", "'%s' is an ndarray: give its element type and dimensions, e.g. %s=f32[1]", ap->name, ap->name);
+            diag_error(kw->value->span, QD2061, "'%s' is an ndarray: give its element type and dimensions, e.g. %s=f32[1]", ap->name, ap->name);
             return GP_ERR;
         }
         return array_param(S, ap, dt, nd, vt, vnd, kw->value->span, p);
@@ -217,11 +217,11 @@ GenericResult sema_generic_param(Sema *S, const Param *ap, IrParam *p, Val *boun
     S->scope = saved;
     if (bound->kind == V_ERR) return GP_ERR;
     if (shape == PS_TENSOR && bound->kind != V_FIELD) {
-        diag_error(kw->value->span, "QD2061", "'%s' is a qd.Tensor: give a field's name or DTYPE[NDIM], not %s", ap->name, val_describe(*bound));
+        diag_error(kw->value->span, QD2061, "'%s' is a qd.Tensor: give a field's name or DTYPE[NDIM], not %s", ap->name, val_describe(*bound));
         return GP_ERR;
     }
     if (bound->kind == V_EXPR && !ir_is_const(bound->e)) {
-        diag_error(kw->value->span, "QD2061", "a template argument must be a compile-time value");
+        diag_error(kw->value->span, QD2061, "a template argument must be a compile-time value");
         return GP_ERR;
     }
     if (bound->kind == V_EXPR) { /* the spec's text is gone after checking: locate it at the parameter */
@@ -239,11 +239,11 @@ void sema_check_instance_args(Sema *S, const Stmt *def) {
         const Param *found = NULL;
         for (int j = 0; j < def->def.nparams; j++)
             if (!strcmp(def->def.params[j].name, kw->name)) found = &def->def.params[j];
-        if (!found) diag_error(kw->span, "QD2061", "kernel '%s' has no parameter '%s'", in->kernel, kw->name);
+        if (!found) diag_error(kw->span, QD2061, "kernel '%s' has no parameter '%s'", in->kernel, kw->name);
         else if (!sema_param_is_generic(S, found))
-            diag_error(kw->span, "QD2061", "parameter '%s' of '%s' is not generic; its type is fixed by its annotation", kw->name, in->kernel);
+            diag_error(kw->span, QD2061, "parameter '%s' of '%s' is not generic; its type is fixed by its annotation", kw->name, in->kernel);
         for (int j = 0; j < k; j++)
-            if (!strcmp(in->call->call.kw[j].name, kw->name)) diag_error(kw->span, "QD2061", "parameter '%s' is given twice", kw->name);
+            if (!strcmp(in->call->call.kw[j].name, kw->name)) diag_error(kw->span, QD2061, "parameter '%s' is given twice", kw->name);
     }
 }
 
@@ -264,7 +264,7 @@ void sema_missing_instance(Sema *S, const Stmt *def, const char *entry) {
         if (!first) first = ap;
         sb_printf(&ex, "%s%s=%s", ex.len ? ", " : "", ap->name, shape == PS_TEMPLATE ? "..." : "f32[1]");
     }
-    diag_error(first->annotation->span, "QD2060", "kernel '%s' is generic ('%s' has no fixed type) and no call qdc can evaluate "
+    diag_error(first->annotation->span, QD2060, "kernel '%s' is generic ('%s' has no fixed type) and no call qdc can evaluate "
                "instantiates it; compile it with --instantiate '%s(%s)'", def->def.name, first->name, entry, ex.data);
     sb_free(&ex);
 }
@@ -278,8 +278,8 @@ void sema_finish_instances(Sema *S) {
         bool kernel = false;
         for (int d = 0; d < S->defs.len; d++)
             kernel |= S->defs.items[d].kernel && !strcmp(S->defs.items[d].entry, in->kernel);
-        if (!kernel) diag_error(sp, "QD2061", "--instantiate names '%s', which is not a kernel of this module", in->kernel);
-        else diag_error(sp, "QD2061", "kernel '%s' is not generic; it needs no --instantiate", in->kernel);
+        if (!kernel) diag_error(sp, QD2061, "--instantiate names '%s', which is not a kernel of this module", in->kernel);
+        else diag_error(sp, QD2061, "kernel '%s' is not generic; it needs no --instantiate", in->kernel);
     }
 }
 
@@ -461,7 +461,7 @@ void sema_call_site(Sema *S, const Expr *call, int d) {
 /* A call site qdc could not evaluate (args NULL; entry: the parameter's name). */
 void sema_bad_call_site(Sema *S, const CallInst *ci) {
     const Stmt *def = S->defs.items[ci->def].def;
-    diag_error(ci->span, "QD2060", "kernel '%s' is generic and qdc cannot evaluate this call's argument for '%s' (only fields, "
+    diag_error(ci->span, QD2060, "kernel '%s' is generic and qdc cannot evaluate this call's argument for '%s' (only fields, "
                "compile-time numbers and arrays made by qd.ndarray or numpy with a dtype are known); compile it with "
                "--instantiate '%s(...)'", def->def.name, ci->entry, S->defs.items[ci->def].entry);
 }
@@ -474,13 +474,13 @@ GenericResult sema_callsite_param(Sema *S, const Param *ap, IrParam *p, Val *bou
     SemaParamShape shape = sema_param_shape(S, ap->annotation, &dt, &nd);
     if (v.kind == V_HOSTARRAY) {
         if (shape == PS_TEMPLATE) {
-            diag_error(S->callinst->span, "QD2061", "'%s' is a qd.template(): pass a field or a compile-time value, not an ndarray", ap->name);
+            diag_error(S->callinst->span, QD2061, "'%s' is a qd.template(): pass a field or a compile-time value, not an ndarray", ap->name);
             return GP_ERR;
         }
         return array_param(S, ap, dt, nd, v.harr.type, v.harr.ndim, S->callinst->span, p);
     }
     if (shape == PS_ARRAY || (shape == PS_TENSOR && v.kind != V_FIELD)) {
-        diag_error(S->callinst->span, "QD2061", "'%s' is an ndarray parameter; this call passes %s", ap->name, val_describe(v));
+        diag_error(S->callinst->span, QD2061, "'%s' is an ndarray parameter; this call passes %s", ap->name, val_describe(v));
         return GP_ERR;
     }
     *bound = v;

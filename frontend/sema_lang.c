@@ -34,7 +34,7 @@ static bool seq_items(Sema *S, Val v, Span sp, Val **items, int *n) {
         *n = p->ndim - p->elem_ndim;
         *items = ARENA_ARRAY(S->arena, Val, *n ? *n : 1);
         for (int k = 0; k < *n; k++) {
-            IrExpr *x = ir_new(S, IR_SHAPE, QT_I32, sp);
+            IrExpr *x = irb_new(S->arena, IR_SHAPE, QT_I32, sp);
             x->shape.param = v.index, x->shape.axis = k;
             (*items)[k] = val_expr(x);
         }
@@ -61,15 +61,15 @@ static bool range_items(Sema *S, const Expr *call, Val **items, int *n) {
     int64_t a[3] = {0, 0, 1};
     int na = call->call.args.n;
     if (na < 1 || na > 3 || call->call.nkw)
-        return diag_error(call->span, "QD2007", "range takes 1 to 3 positional arguments, got %d", na + call->call.nkw), false;
+        return diag_error(call->span, QD2007, "range takes 1 to 3 positional arguments, got %d", na + call->call.nkw), false;
     for (int k = 0; k < na; k++)
         if (!sema_const_int(S, call->call.args.items[k], &a[na == 1 ? 1 : k], "a range bound in a comprehension")) return false;
-    if (!a[2]) return diag_error(call->call.args.items[2]->span, "QD2012", "range step must not be zero"), false;
+    if (!a[2]) return diag_error(call->call.args.items[2]->span, QD2012, "range step must not be zero"), false;
     int64_t cnt = a[2] > 0 ? (a[1] > a[0] ? (a[1] - a[0] + a[2] - 1) / a[2] : 0) : (a[0] > a[1] ? (a[0] - a[1] - a[2] - 1) / -a[2] : 0);
-    if (cnt > MAX_ITEMS) return diag_error(call->span, "QD2022", "a compile-time range of more than %d items", MAX_ITEMS), false;
+    if (cnt > MAX_ITEMS) return diag_error(call->span, QD2022, "a compile-time range of more than %d items", MAX_ITEMS), false;
     *n = (int)cnt;
     *items = ARENA_ARRAY(S->arena, Val, *n ? *n : 1);
-    for (int64_t k = 0; k < cnt; k++) (*items)[k] = val_expr(ir_const_int(S, QT_I32, a[0] + k * a[2], call->span));
+    for (int64_t k = 0; k < cnt; k++) (*items)[k] = val_expr(irb_int(S->arena, QT_I32, a[0] + k * a[2], call->span));
     return true;
 }
 
@@ -82,10 +82,10 @@ static bool combinator_items(Sema *S, const Expr *call, const char *p, Val **ite
     for (int k = 0; en && k < call->call.nkw; k++)
         if (strcmp(call->call.kw[k].name, "start") || !sema_const_int(S, call->call.kw[k].value, &start, "enumerate's start")) return false;
     if (na < 1 || (!zip && na > (en ? 2 : 1)) || (!en && call->call.nkw))
-        return diag_error(call->span, "QD2007", "'%s' takes %s, got %d arguments", p, zip ? "sequences" : "one sequence", na), false;
+        return diag_error(call->span, QD2007, "'%s' takes %s, got %d arguments", p, zip ? "sequences" : "one sequence", na), false;
     Val *in[8];
     int len[8], m = zip ? na : 1;
-    if (m > 8) return diag_error(call->span, "QD2007", "zip of more than 8 sequences"), false;
+    if (m > 8) return diag_error(call->span, QD2007, "zip of more than 8 sequences"), false;
     for (int k = 0; k < m; k++)
         if (!iter_items(S, call->call.args.items[k], &in[k], &len[k])) return false;
     *n = len[0];
@@ -98,7 +98,7 @@ static bool combinator_items(Sema *S, const Expr *call, const char *p, Val **ite
         }
         Val parts[8];
         int np = 0;
-        if (en) parts[np++] = val_expr(ir_const_int(S, QT_I32, start + i, call->span));
+        if (en) parts[np++] = val_expr(irb_int(S->arena, QT_I32, start + i, call->span));
         for (int k = 0; k < m; k++) parts[np++] = in[k][i];
         (*items)[i] = tuple_of(S, parts, np);
     }
@@ -111,7 +111,7 @@ static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
     const Expr *in = call->call.args.n == 1 ? call->call.args.items[0] : NULL;
     const char *p = in && in->kind == E_CALL ? (in->call.fn->kind == E_NAME ? in->call.fn->name : sema_path(S, in->call.fn)) : NULL;
     if (!p || (strcmp(p, "qd.ndrange") && strcmp(p, "range")))
-        return diag_error(call->span, "QD2012", "qd.static(qd.grouped(...)) takes qd.ndrange(...) or range(...)"), false;
+        return diag_error(call->span, QD2012, "qd.static(qd.grouped(...)) takes qd.ndrange(...) or range(...)"), false;
     if (!(in = sema_unpack(S, in))) return false;
     int nd = in->call.args.n;
     int64_t lo[IR_MAX_DIMS], hi[IR_MAX_DIMS], total = 1;
@@ -124,7 +124,7 @@ static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
         for (int k = 0; k < cnt; k++) (*items)[k] = vec_make(S, 1, 0), (*items)[k].vec.c[0] = r[k];
         return true;
     }
-    if (nd < 1 || nd > IR_MAX_DIMS) return diag_error(in->span, "QD2012", "qd.ndrange takes 1 to %d dimensions", IR_MAX_DIMS), false;
+    if (nd < 1 || nd > IR_MAX_DIMS) return diag_error(in->span, QD2012, "qd.ndrange takes 1 to %d dimensions", IR_MAX_DIMS), false;
     for (int d = 0; d < nd; d++) {
         const Expr *a = in->call.args.items[d];
         Val v = sema_eval(S, a);
@@ -133,10 +133,10 @@ static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
         IrExpr *x[2] = {nb == 2 ? sema_rvalue(S, b[0], a->span) : NULL, sema_rvalue(S, b[nb - 1], a->span)};
         if (v.kind == V_ERR || nb < 1 || nb > 2 || !x[1] || (nb == 2 && !x[0])) return false;
         if ((x[0] && !ir_is_const(x[0])) || !ir_is_const(x[1]))
-            return diag_error(a->span, "QD2009", "the bounds of a qd.static loop must be compile-time constants"), false;
+            return diag_error(a->span, QD2009, "the bounds of a qd.static loop must be compile-time constants"), false;
         lo[d] = x[0] ? x[0]->c.i : 0, hi[d] = x[1]->c.i;
         total *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
-        if (total > MAX_ITEMS) return diag_error(in->span, "QD2022", "a compile-time range of more than %d items", MAX_ITEMS), false;
+        if (total > MAX_ITEMS) return diag_error(in->span, QD2022, "a compile-time range of more than %d items", MAX_ITEMS), false;
     }
     *n = (int)total;
     *items = ARENA_ARRAY(S->arena, Val, total ? total : 1);
@@ -144,7 +144,7 @@ static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
         Val v = vec_make(S, nd, 0);
         for (int64_t d = nd - 1, rest = k; d >= 0; d--) {
             int64_t ext = hi[d] - lo[d];
-            v.vec.c[d] = val_expr(ir_const_int(S, QT_I32, lo[d] + rest % ext, call->span));
+            v.vec.c[d] = val_expr(irb_int(S->arena, QT_I32, lo[d] + rest % ext, call->span));
             rest /= ext;
         }
         (*items)[k] = v;
@@ -156,7 +156,7 @@ static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
 static bool iter_items(Sema *S, const Expr *iter, Val **items, int *n) {
     const char *p = call_path(S, iter);
     if (p && !strcmp(p, "qd.static")) {
-        if (iter->call.args.n != 1) return diag_error(iter->span, "QD2007", "qd.static takes 1 argument"), false;
+        if (iter->call.args.n != 1) return diag_error(iter->span, QD2007, "qd.static takes 1 argument"), false;
         return iter_items(S, iter->call.args.items[0], items, n);
     }
     if (p && !strcmp(p, "range")) return range_items(S, iter, items, n);
@@ -166,7 +166,7 @@ static bool iter_items(Sema *S, const Expr *iter, Val **items, int *n) {
     if (v.kind == V_ERR) return false;
     if (seq_items(S, v, iter->span, items, n)) return true;
     bool scalar = v.kind == V_EXPR || v.kind == V_LOCAL || v.kind == V_REF;
-    diag_error(iter->span, "QD2012", "%s is not a compile-time sequence; a comprehension or unpacking in a kernel iterates "
+    diag_error(iter->span, QD2012, "%s is not a compile-time sequence; a comprehension or unpacking in a kernel iterates "
                                      "range(), a tuple or list, a vector or an ndarray shape", scalar ? "a scalar" : val_describe(v));
     return false;
 }
@@ -189,7 +189,7 @@ bool sema_static_seq_for(Sema *S, const Stmt *s) {
     S->loop = LOOP_STATIC;
     for (int k = 0, errs = diag_error_count(); k < n && diag_error_count() == errs; k++) {
         if (++S->unrolled > MAX_ITEMS) {
-            diag_error(it->span, "QD2022", "qd.static loops unroll to more than %d iterations in this kernel", MAX_ITEMS);
+            diag_error(it->span, QD2022, "qd.static loops unroll to more than %d iterations in this kernel", MAX_ITEMS);
             break;
         }
         if (!bind_target(S, S->scope, s->for_.target, items[k])) break;
@@ -260,12 +260,12 @@ bool sema_tuple_binary(Sema *S, int op, Val a, Val b, Val *out, Span sp) {
     Val t = a.kind == V_TUPLE ? a : b, n = a.kind == V_TUPLE ? b : a;
     IrExpr *c = n.kind == V_EXPR ? n.e : NULL;
     if (op != T_STAR || !ir_is_const(c) || !qt_is_integral(c->type)) {
-        diag_error(sp, "QD2019", "a compile-time tuple or list takes only + (another one) and * (a compile-time integer)");
+        diag_error(sp, QD2019, "a compile-time tuple or list takes only + (another one) and * (a compile-time integer)");
         return *out = val_err(), true;
     }
     int64_t k = qt_is_signed(c->type) ? c->c.i : (int64_t)c->c.u;
     if (k < 0) k = 0;
-    if (k * t.tuple.n > MAX_ITEMS) return diag_error(c->span, "QD2022", "a tuple of more than %d items", MAX_ITEMS), *out = val_err(), true;
+    if (k * t.tuple.n > MAX_ITEMS) return diag_error(c->span, QD2022, "a tuple of more than %d items", MAX_ITEMS), *out = val_err(), true;
     Val *items = ARENA_ARRAY(S->arena, Val, k * t.tuple.n + 1);
     for (int64_t r = 0; r < k; r++) memcpy(items + r * t.tuple.n, t.tuple.items, sizeof(Val) * (size_t)t.tuple.n);
     return *out = tuple_of(S, items, (int)(k * t.tuple.n)), true;
@@ -295,7 +295,7 @@ Val sema_list_as_vec(Sema *S, Val t, Val other) {
 static bool slice_positions(Sema *S, const Expr *sl, int n, int *pos, int *count) {
     int64_t step = 1, lo, hi;
     if (sl->slice.step && !sema_const_int(S, sl->slice.step, &step, "a slice step")) return false;
-    if (!step) return diag_error(sl->slice.step->span, "QD2042", "slice step cannot be zero"), false;
+    if (!step) return diag_error(sl->slice.step->span, QD2042, "slice step cannot be zero"), false;
     lo = step > 0 ? 0 : n - 1, hi = step > 0 ? n : -1;
     int64_t b[2] = {lo, hi};
     const Expr *parts[2] = {sl->slice.lo, sl->slice.hi};
@@ -318,7 +318,7 @@ static bool axis_positions(Sema *S, const Expr *ix, int n, int *pos, int *count,
     int64_t k;
     if (!sema_const_int(S, ix, &k, "an index beside a slice")) return false;
     if (k < 0) k += n;
-    if (k < 0 || k >= n) return diag_error(ix->span, "QD2042", "index %lld is out of range for %d items", (long long)k, n), false;
+    if (k < 0 || k >= n) return diag_error(ix->span, QD2042, "index %lld is out of range for %d items", (long long)k, n), false;
     pos[0] = (int)k, *count = 1;
     return true;
 }
@@ -338,11 +338,11 @@ static Val slice_value(Sema *S, Val o, const Expr *ix, Span sp) {
     int nix = ix->kind == E_TUPLE ? ix->list.n : 1;
     const Expr *axes[2] = {ix->kind == E_TUPLE ? ix->list.items[0] : ix, nix == 2 ? ix->list.items[1] : NULL};
     if (nix > (matrix ? 2 : 1))
-        return diag_error(ix->span, "QD2042", "%s takes %d index%s, got %d", val_describe(o), matrix ? 2 : 1, matrix ? "es" : "", nix), val_err();
+        return diag_error(ix->span, QD2042, "%s takes %d index%s, got %d", val_describe(o), matrix ? 2 : 1, matrix ? "es" : "", nix), val_err();
     if (o.kind != V_VEC) {
         Val *items;
         int n;
-        if (!seq_items(S, o, sp, &items, &n)) return diag_error(sp, "QD2011", "%s cannot be sliced", val_describe(o)), val_err();
+        if (!seq_items(S, o, sp, &items, &n)) return diag_error(sp, QD2011, "%s cannot be sliced", val_describe(o)), val_err();
         int *pos = ARENA_ARRAY(S->arena, int, n + 1), cnt;
         bool sl;
         if (!axis_positions(S, axes[0], n, pos, &cnt, &sl)) return val_err();
@@ -353,14 +353,14 @@ static Val slice_value(Sema *S, Val o, const Expr *ix, Span sp) {
     int rows = o.vec.n, cols = matrix ? o.vec.m : 1;
     int rp[64], cp[64] = {0}, nr, nc = 1;
     bool rs, cs = false;
-    if (rows > 64 || cols > 64) return diag_error(sp, "QD2042", "slices of more than 64 rows or columns"), val_err();
+    if (rows > 64 || cols > 64) return diag_error(sp, QD2042, "slices of more than 64 rows or columns"), val_err();
     if (!axis_positions(S, axes[0], rows, rp, &nr, &rs)) return val_err();
     if (matrix && axes[1] && !axis_positions(S, axes[1], cols, cp, &nc, &cs)) return val_err();
     if (matrix && !axes[1]) { /* m[a:b]: whole rows */
         nc = cols, cs = true;
         for (int c = 0; c < cols; c++) cp[c] = c;
     }
-    if (!nr || !nc) return diag_error(ix->span, "QD2042", "the slice selects no components"), val_err();
+    if (!nr || !nc) return diag_error(ix->span, QD2042, "the slice selects no components"), val_err();
     bool two = rs && cs;
     Val r = vec_make(S, two ? nr : rs ? nr : nc, two ? nc : 0);
     for (int i = 0, k = 0; i < nr; i++)
@@ -374,7 +374,7 @@ Val sema_slice_subscript(Sema *S, const Expr *e, bool *handled) {
     Val o = sema_eval(S, e->sub.obj);
     if (o.kind == V_ERR) return o;
     if (o.kind == V_FIELD || o.kind == V_NDARRAY || o.kind == V_SHARED) {
-        diag_error(e->sub.index->span, "QD2011", "%s cannot be sliced; index its elements one at a time", val_describe(o));
+        diag_error(e->sub.index->span, QD2011, "%s cannot be sliced; index its elements one at a time", val_describe(o));
         return val_err();
     }
     return slice_value(S, o, e->sub.index, e->span);
@@ -385,11 +385,11 @@ Val sema_slice_subscript(Sema *S, const Expr *e, bool *handled) {
 static bool bind_target(Sema *S, Scope *sc, const Expr *t, Val v) {
     if (t->kind == E_NAME) return scope_bind(S, sc, t->name, v, t->span), true;
     if (t->kind != E_TUPLE && t->kind != E_LIST)
-        return diag_error(t->span, "QD2010", "a comprehension binds names or tuples of names"), false;
+        return diag_error(t->span, QD2010, "a comprehension binds names or tuples of names"), false;
     Val *items;
     int n;
     if (!seq_items(S, v, t->span, &items, &n) || n != t->list.n)
-        return diag_error(t->span, "QD2010", "cannot unpack %s into %d names", val_describe(v), t->list.n), false;
+        return diag_error(t->span, QD2010, "cannot unpack %s into %d names", val_describe(v), t->list.n), false;
     for (int k = 0; k < n; k++)
         if (!bind_target(S, sc, t->list.items[k], items[k])) return false;
     return true;
@@ -405,10 +405,10 @@ static bool comp_clause(Sema *S, const Expr *c, Scope *sc, ValVec *out) {
         if (!bind_target(S, sc, c->comp.target, items[i])) return false;
         bool keep = true;
         for (int k = 0; k < c->comp.conds.n && keep; k++) {
-            IrExpr *x = ir_to_bool(S, sema_expr(S, c->comp.conds.items[k]));
+            IrExpr *x = sema_to_bool(S, sema_expr(S, c->comp.conds.items[k]));
             if (!x) return false;
             if (!ir_is_const(x))
-                return diag_error(c->comp.conds.items[k]->span, "QD2009", "a comprehension's condition must be a compile-time value"), false;
+                return diag_error(c->comp.conds.items[k]->span, QD2009, "a comprehension's condition must be a compile-time value"), false;
             keep = x->c.u != 0;
         }
         if (!keep) continue;
@@ -419,7 +419,7 @@ static bool comp_clause(Sema *S, const Expr *c, Scope *sc, ValVec *out) {
         Val v = sema_eval(S, c->comp.elt);
         if (v.kind == V_ERR) return false;
         if (out->len == MAX_ITEMS)
-            return diag_error(c->span, "QD2022", "a comprehension of more than %d items", MAX_ITEMS), false;
+            return diag_error(c->span, QD2022, "a comprehension of more than %d items", MAX_ITEMS), false;
         vec_push(out, v);
     }
     return true;
@@ -446,7 +446,7 @@ static Val comprehension(Sema *S, const Expr *e) {
 static int same_value(Sema *S, Val a, Val b) {
     if (a.kind == V_EXPR && b.kind == V_EXPR) {
         if (!ir_is_const(a.e) || !ir_is_const(b.e)) return -1;
-        IrExpr *x = ir_binary(S, IR_EQ, a.e, b.e, a.e->span);
+        IrExpr *x = sema_binary(S, IR_EQ, a.e, b.e, a.e->span);
         return x && ir_is_const(x) ? (int)x->c.u : -1;
     }
     if (a.kind == V_LOCAL || a.kind == V_REF || b.kind == V_LOCAL || b.kind == V_REF) return -1;
@@ -473,7 +473,7 @@ static int same_value(Sema *S, Val a, Val b) {
 /* `a is b` / `a is not b` / `a in b` / `a not in b` on compile-time values (Quadrants evaluates
  * them in Python, inside qd.static): a u1 constant. */
 static Val static_compare(Sema *S, const Expr *e) {
-    Val result = val_expr(ir_const_int(S, QT_U1, 1, e->span));
+    Val result = val_expr(irb_int(S->arena, QT_U1, 1, e->span));
     Val a = sema_eval(S, e->cmp.items.items[0]);
     for (int k = 1; k < e->cmp.items.n && a.kind != V_ERR; k++) {
         int op = e->cmp.ops[k - 1];
@@ -490,7 +490,7 @@ static Val static_compare(Sema *S, const Expr *e) {
             Val *items;
             int n;
             if (!seq_items(S, b, rhs->span, &items, &n)) {
-                diag_error(rhs->span, "QD2019", "'in' needs a compile-time tuple, list or vector on its right, got %s", val_describe(b));
+                diag_error(rhs->span, QD2019, "'in' needs a compile-time tuple, list or vector on its right, got %s", val_describe(b));
                 return val_err();
             }
             r = 0;
@@ -501,12 +501,12 @@ static Val static_compare(Sema *S, const Expr *e) {
             r = ir_is_const(x) ? (int)x->c.u : -1;
         }
         if (r < 0) {
-            diag_error(e->span, "QD2009", "'%s' compares compile-time values only (Quadrants evaluates it in Python, inside qd.static)",
+            diag_error(e->span, QD2009, "'%s' compares compile-time values only (Quadrants evaluates it in Python, inside qd.static)",
                        op == T_KW_IS ? "is" : op == T_KW_NOT ? "is not" : op == T_KW_IN ? "in" : op == CMP_NOT_IN ? "not in" : "==");
             return val_err();
         }
         if (op == T_KW_NOT || op == CMP_NOT_IN) r = !r;
-        if (!r) return val_expr(ir_const_int(S, QT_U1, 0, e->span));
+        if (!r) return val_expr(irb_int(S->arena, QT_U1, 0, e->span));
         a = b;
     }
     return a.kind == V_ERR ? a : result;
@@ -526,7 +526,7 @@ bool sema_is_static_compare(const Expr *e) {
  * the scope the lambda was evaluated in); Quadrants rejects one inside a kernel or qd.func. */
 static Val lambda_value(Sema *S, const Expr *e) {
     if (S->cur) {
-        diag_error(e->span, "QD1012", "'lambda' is not supported in kernels (Quadrants: Unsupported node \"Lambda\"); "
+        diag_error(e->span, QD1012, "'lambda' is not supported in kernels (Quadrants: Unsupported node \"Lambda\"); "
                                       "define a qd.func, or a lambda in host code");
         return val_err();
     }
@@ -537,8 +537,8 @@ static Val lambda_value(Sema *S, const Expr *e) {
 
 Val sema_lang_eval(Sema *S, const Expr *e) {
     switch (e->kind) {
-    case E_STARRED: return diag_error(e->span, "QD2019", "'*' unpacks only in a call's arguments or a tuple or list"), val_err();
-    case E_SLICE: return diag_error(e->span, "QD2019", "a slice can only index a vector, a matrix or a compile-time sequence"), val_err();
+    case E_STARRED: return diag_error(e->span, QD2019, "'*' unpacks only in a call's arguments or a tuple or list"), val_err();
+    case E_SLICE: return diag_error(e->span, QD2019, "a slice can only index a vector, a matrix or a compile-time sequence"), val_err();
     case E_COMP: return comprehension(S, e);
     case E_LAMBDA: return lambda_value(S, e);
     case E_COMPARE: return static_compare(S, e);

@@ -39,7 +39,7 @@ int sema_mem_builtin_names(const char **out, int max) {
 
 static bool need_kernel(Sema *S, const Expr *call, const char *path) {
     if (S->cur) return true;
-    diag_error(call->span, "QD2019", "'%s' can only be used inside a kernel or qd.func", path);
+    diag_error(call->span, QD2019, "'%s' can only be used inside a kernel or qd.func", path);
     return false;
 }
 
@@ -55,36 +55,36 @@ static IrRef *target_ref(Sema *S, Val v, const Expr *x, const char *opname) {
         return r;
     }
     if (v.kind == V_VEC)
-        diag_error(x->span, "QD2041", "unsupported operand type(s) for '%s': a scalar operand with a vector target is "
+        diag_error(x->span, QD2041, "unsupported operand type(s) for '%s': a scalar operand with a vector target is "
                                       "broadcast, but not a vector operand with a scalar target", opname);
     else if (v.kind == V_FIELD || v.kind == V_NDARRAY || v.kind == V_SHARED)
-        diag_error(x->span, "QD2032", "cannot use %s directly as the first operand of '%s'; index it, e.g. x[i] or x[None]",
+        diag_error(x->span, QD2032, "cannot use %s directly as the first operand of '%s'; index it, e.g. x[i] or x[None]",
                    val_describe(v), opname);
     else if (v.kind == V_EXPR && v.e->kind == IR_PARAM)
-        diag_error(x->span, "QD2031", "cannot use a non-writable target as the first operand of '%s' (kernel arguments are read-only)", opname);
+        diag_error(x->span, QD2031, "cannot use a non-writable target as the first operand of '%s' (kernel arguments are read-only)", opname);
     else
-        diag_error(x->span, "QD2031", "cannot use a non-writable target as the first operand of '%s'", opname);
+        diag_error(x->span, QD2031, "cannot use a non-writable target as the first operand of '%s'", opname);
     return NULL;
 }
 
 static bool int_operand(const char *opname, QdType t, Span sp, const char *what) {
     if (qt_is_integral(t)) return true;
-    diag_error(sp, "QD2030", "'%s' requires integer operands, got %s%s", opname, qt_name(t), what);
+    diag_error(sp, QD2030, "'%s' requires integer operands, got %s%s", opname, qt_name(t), what);
     return false;
 }
 
 /* A constant whose value survives conversion to t is not narrowed, whatever its literal type. */
 static bool const_fits(Sema *S, IrExpr *v, QdType t) {
     if (!ir_is_const(v)) return false;
-    IrExpr *back = ir_cast(S, ir_cast(S, v, t), v->type);
+    IrExpr *back = irb_cast(S->arena, irb_cast(S->arena, v, t), v->type);
     return qt_is_float(v->type) ? back->c.f == v->c.f : back->c.u == v->c.u;
 }
 
 /* The value operand v cast to the target type t, warning when that narrows it. */
 static IrExpr *atomic_value(Sema *S, IrExpr *v, Span sp, QdType t, const char *opname) {
     if (qt_promote(t, v->type) != t && !const_fits(S, v, t))
-        diag_warning(sp, "QD2101", "'%s' operand of type %s is narrowed to the target's type %s", opname, qt_name(v->type), qt_name(t));
-    return ir_cast(S, v, t);
+        diag_warning(sp, QD2101, "'%s' operand of type %s is narrowed to the target's type %s", opname, qt_name(v->type), qt_name(t));
+    return irb_cast(S->arena, v, t);
 }
 
 /* ---- order= and scope= ---- */
@@ -96,18 +96,18 @@ static bool order_scope(Sema *S, const Expr *call, QdOp op, const char *opname, 
         const Keyword *kw = &call->call.kw[k];
         bool is_order = !strcmp(kw->name, "order");
         if (!is_order && strcmp(kw->name, "scope")) {
-            diag_error(kw->span, "QD2007", "'%s' has no keyword argument '%s' (only order= and scope=)", opname, kw->name);
+            diag_error(kw->span, QD2007, "'%s' has no keyword argument '%s' (only order= and scope=)", opname, kw->name);
             ok = false;
             continue;
         }
         if (kw->value->kind != E_STR) {
-            diag_error(kw->value->span, "QD2007", "%s= takes a string literal such as \"%s\"", kw->name, is_order ? "acquire" : "block");
+            diag_error(kw->value->span, QD2007, "%s= takes a string literal such as \"%s\"", kw->name, is_order ? "acquire" : "block");
             ok = false;
             continue;
         }
         int v = is_order ? qord_from_name(kw->value->str) : qscope_from_name(kw->value->str);
         if (v < 0) {
-            diag_error(kw->value->span, is_order ? "QD2035" : "QD2036", "unknown memory %s \"%s\"; expected %s", kw->name,
+            diag_error(kw->value->span, is_order ? QD2035 : QD2036, "unknown memory %s \"%s\"; expected %s", kw->name,
                        kw->value->str, is_order ? "\"relaxed\", \"acquire\", \"release\", \"acq_rel\" or \"seq_cst\""
                                                 : "\"block\", \"cluster\", \"device\" or \"system\"");
             static const char *const orders[] = {"relaxed", "acquire", "release", "acq_rel", "seq_cst"};
@@ -121,7 +121,7 @@ static bool order_scope(Sema *S, const Expr *call, QdOp op, const char *opname, 
             bool bad = (op == QOP_LOAD && (v == QORD_RELEASE || v == QORD_ACQ_REL)) ||
                        (op == QOP_STORE && (v == QORD_ACQUIRE || v == QORD_ACQ_REL));
             if (bad) {
-                diag_error(kw->value->span, "QD2037", "memory order \"%s\" is not valid for '%s'", kw->value->str, opname);
+                diag_error(kw->value->span, QD2037, "memory order \"%s\" is not valid for '%s'", kw->value->str, opname);
                 ok = false;
             }
         } else {
@@ -134,7 +134,7 @@ static bool order_scope(Sema *S, const Expr *call, QdOp op, const char *opname, 
 /* ---- atomics ---- */
 
 static IrExpr *memop_new(Sema *S, QdOp op, IrRef *ref, Span sp) {
-    IrExpr *e = ir_new(S, IR_MEMOP, op == QOP_STORE ? QT_VOID : ref->type, sp);
+    IrExpr *e = irb_new(S->arena, IR_MEMOP, op == QOP_STORE ? QT_VOID : ref->type, sp);
     e->mem.op = op;
     e->mem.ref = ref;
     e->mem.result_used = true;
@@ -154,7 +154,7 @@ static Val vec_atomic(Sema *S, const Expr *call, int row, Val tv, QdOrder ord, Q
     QdOp op = atomics[row].op;
     const Expr *const *a = (const Expr *const *)call->call.args.items;
     if (op == QOP_CAS || op == QOP_INC || op == QOP_DEC) {
-        diag_error(a[0]->span, "QD2041", "'%s' on a vector or matrix is not supported; apply it to one component, e.g. v[i][0]", opname);
+        diag_error(a[0]->span, QD2041, "'%s' on a vector or matrix is not supported; apply it to one component, e.g. v[i][0]", opname);
         return val_err();
     }
     bool discarded = call == sema_discarded;
@@ -163,7 +163,7 @@ static Val vec_atomic(Sema *S, const Expr *call, int row, Val tv, QdOrder ord, Q
         val = sema_eval(S, a[1]);
         if (val.kind == V_ERR) return val;
         if (val.kind == V_VEC && (val.vec.n != tv.vec.n || val.vec.m != tv.vec.m)) {
-            diag_error(a[1]->span, "QD2040", "'%s' operand is %s but the target is %s", opname, val_describe(val), val_describe(tv));
+            diag_error(a[1]->span, QD2040, "'%s' operand is %s but the target is %s", opname, val_describe(val), val_describe(tv));
             return val_err();
         }
         if (val.kind != V_VEC) { /* broadcast: evaluated once */
@@ -174,7 +174,7 @@ static Val vec_atomic(Sema *S, const Expr *call, int row, Val tv, QdOrder ord, Q
                 IrStmt *st = sema_stmt_new(S, IR_ASSIGN, a[1]->span);
                 st->assign.local = l, st->assign.value = e;
                 sema_emit(S, st);
-                e = ir_local(S, l, a[1]->span);
+                e = sema_local(S, l, a[1]->span);
             }
             val = val_expr(e);
         }
@@ -209,7 +209,7 @@ static Val atomic_call(Sema *S, const Expr *call, int row) {
     QdOp op = atomics[row].op;
     int want = 1 + qop_operands(op);
     if (call->call.args.n != want) {
-        diag_error(call->span, "QD2007", "'%s' takes %d positional argument%s, got %d", opname, want, want == 1 ? "" : "s",
+        diag_error(call->span, QD2007, "'%s' takes %d positional argument%s, got %d", opname, want, want == 1 ? "" : "s",
                    call->call.args.n);
         return val_err();
     }
@@ -225,7 +225,7 @@ static Val atomic_call(Sema *S, const Expr *call, int row) {
     if (want != 2) return atomic_scalar(S, call, row, tv, ord, scope);
     Val probe = sema_eval(S, a[1]); /* a vector operand needs a vector target */
     if (probe.kind == V_VEC) {
-        diag_error(a[1]->span, "QD2041", "unsupported operand type(s) for '%s': a vector operand needs a vector or matrix target", opname);
+        diag_error(a[1]->span, QD2041, "unsupported operand type(s) for '%s': a vector operand needs a vector or matrix target", opname);
         return val_err();
     }
     Expr fake = *call;
@@ -248,7 +248,7 @@ static Val atomic_scalar(Sema *S, const Expr *call, int row, Val tv, QdOrder ord
     if (op == QOP_CAS) {
         IrExpr *exp = sema_expr(S, a[1]);
         if (!exp || !int_operand(opname, exp->type, a[1]->span, " for 'expected'")) return val_err();
-        e->mem.val = ir_cast(S, exp, ref->type); /* Quadrants: an implicit cast, no warning */
+        e->mem.val = irb_cast(S->arena, exp, ref->type); /* Quadrants: an implicit cast, no warning */
         IrExpr *des = sema_expr(S, a[2]);
         if (!des || !int_operand(opname, des->type, a[2]->span, " for 'desired'")) return val_err();
         e->mem.val2 = atomic_value(S, des, a[2]->span, ref->type, opname);
@@ -263,7 +263,7 @@ static Val atomic_scalar(Sema *S, const Expr *call, int row, Val tv, QdOrder ord
 
 static Val volatile_load(Sema *S, const Expr *call) {
     if (call->call.args.n != 1 || call->call.nkw) {
-        diag_error(call->span, "QD2007", "'volatile_load' takes exactly 1 argument (no order= or scope=)");
+        diag_error(call->span, QD2007, "'volatile_load' takes exactly 1 argument (no order= or scope=)");
         return val_err();
     }
     const Expr *x = call->call.args.items[0];
@@ -273,7 +273,7 @@ static Val volatile_load(Sema *S, const Expr *call) {
         Val r = vec_make(S, v.vec.n, v.vec.m);
         for (int k = 0; k < vec_len(v); k++) {
             if (v.vec.c[k].kind != V_REF) {
-                diag_error(x->span, "QD2034", "volatile_load requires a global lvalue (a field, ndarray or SharedArray element); "
+                diag_error(x->span, QD2034, "volatile_load requires a global lvalue (a field, ndarray or SharedArray element); "
                                               "function-scope local vectors and matrices cannot be loaded volatile");
                 return val_err();
             }
@@ -288,16 +288,16 @@ static Val volatile_load(Sema *S, const Expr *call) {
         return r;
     }
     if (v.kind == V_LOCAL) {
-        diag_error(x->span, "QD2034", "volatile_load requires a global lvalue (a field, ndarray or SharedArray element); "
+        diag_error(x->span, QD2034, "volatile_load requires a global lvalue (a field, ndarray or SharedArray element); "
                                       "'%s' is a local variable", S->locals.items[v.index].name);
         return val_err();
     }
     if (v.kind == V_FIELD || v.kind == V_NDARRAY || v.kind == V_SHARED) {
-        diag_error(x->span, "QD2032", "cannot pass %s directly to volatile_load; pass an element, e.g. flags[i]", val_describe(v));
+        diag_error(x->span, QD2032, "cannot pass %s directly to volatile_load; pass an element, e.g. flags[i]", val_describe(v));
         return val_err();
     }
     if (v.kind != V_REF) {
-        diag_error(x->span, "QD2033", "volatile_load requires an lvalue, e.g. flags[i]");
+        diag_error(x->span, QD2033, "volatile_load requires an lvalue, e.g. flags[i]");
         return val_err();
     }
     IrExpr *e = memop_new(S, QOP_LOAD, v.ref, call->span);
@@ -317,11 +317,11 @@ static Val fence(Sema *S, const Expr *call, QdScope scope) {
 static bool shared_shape(Sema *S, const Expr *e, IrShared *sh) {
     int n = sema_const_shape(S, e, sh->shape, IR_MAX_DIMS, "a SharedArray shape");
     if (n < 0) return false;
-    if (n < 1) return diag_error(e->span, "QD2018", "a SharedArray has 1 to %d dimensions", IR_MAX_DIMS), false;
+    if (n < 1) return diag_error(e->span, QD2018, "a SharedArray has 1 to %d dimensions", IR_MAX_DIMS), false;
     sh->ndim = n, sh->elems = 1;
     for (int k = 0; k < n; k++) {
         if (sh->shape[k] <= 0 || sh->shape[k] > (1 << 24) || sh->elems * sh->shape[k] > (1 << 24)) {
-            diag_error(sema_shape_span(e, k), "QD2018", "SharedArray extent %lld is out of range (1 to 16777216 elements)", (long long)sh->shape[k]);
+            diag_error(sema_shape_span(e, k), QD2018, "SharedArray extent %lld is out of range (1 to 16777216 elements)", (long long)sh->shape[k]);
             return false;
         }
         sh->elems *= sh->shape[k];
@@ -335,10 +335,10 @@ static Val shared_array(Sema *S, const Expr *call) {
     for (int k = 0; k < call->call.nkw; k++) {
         if (!strcmp(call->call.kw[k].name, "shape")) shape = call->call.kw[k].value;
         else if (!strcmp(call->call.kw[k].name, "dtype")) dt = call->call.kw[k].value;
-        else return diag_error(call->call.kw[k].span, "QD2007", "SharedArray takes shape and dtype"), val_err();
+        else return diag_error(call->call.kw[k].span, QD2007, "SharedArray takes shape and dtype"), val_err();
     }
-    if (!shape || !dt) return diag_error(call->span, "QD2007", "SharedArray takes (shape, dtype)"), val_err();
-    if (S->task < 0 || !S->k) return diag_error(call->span, "QD2018", "a SharedArray must be declared inside a kernel"), val_err();
+    if (!shape || !dt) return diag_error(call->span, QD2007, "SharedArray takes (shape, dtype)"), val_err();
+    if (S->task < 0 || !S->k) return diag_error(call->span, QD2018, "a SharedArray must be declared inside a kernel"), val_err();
     if (!sema_annotation_type(S, dt, &sh.type) || !shared_shape(S, shape, &sh)) return val_err();
     sh.name = "$shared", sh.task = S->task, sh.span = call->span;
     vec_push(&S->shared, sh);
@@ -352,7 +352,7 @@ Val sema_mem_call(Sema *S, const Expr *call, const char *p) {
         if (!strcmp(atomics[k].name, p)) return atomic_call(S, call, (int)k);
     if (!strcmp(p, "qd.volatile_load")) return volatile_load(S, call);
     if (!strcmp(p, "qd.simt.block.SharedArray")) return shared_array(S, call);
-    if (call->call.args.n || call->call.nkw) return diag_error(call->span, "QD2007", "'%s' takes no arguments", p), val_err();
+    if (call->call.args.n || call->call.nkw) return diag_error(call->span, QD2007, "'%s' takes no arguments", p), val_err();
     if (!strcmp(p, "qd.simt.grid.mem_fence") || !strcmp(p, "qd.simt.grid.memfence")) return fence(S, call, QSCOPE_DEVICE);
     if (!strcmp(p, "qd.simt.block.mem_fence") || !strcmp(p, "qd.simt.block.mem_sync")) return fence(S, call, QSCOPE_BLOCK);
     if (!strcmp(p, "qd.simt.block.sync")) {
@@ -362,7 +362,7 @@ Val sema_mem_call(Sema *S, const Expr *call, const char *p) {
     }
     bool global = !strcmp(p, "qd.simt.block.global_thread_idx");
     S->uses_block |= !global;
-    return val_expr(ir_new(S, global ? IR_GLOBAL_THREAD_IDX : IR_THREAD_IDX, QT_I32, call->span));
+    return val_expr(irb_new(S->arena, global ? IR_GLOBAL_THREAD_IDX : IR_THREAD_IDX, QT_I32, call->span));
 }
 
 /* x[i] op= v on a global target: += -= &= |= ^= are atomic (result unused), the rest plain. */
@@ -393,7 +393,7 @@ void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref) {
         IrStmt *as = sema_stmt_new(S, IR_ASSIGN, ix->span);
         as->assign.local = l, as->assign.value = ix;
         sema_emit(S, as);
-        ref->idx[k] = ir_local(S, l, ix->span);
+        ref->idx[k] = sema_local(S, l, ix->span);
     }
     IrExpr *old = sema_rvalue(S, (Val){.kind = V_REF, .ref = ref}, st->aug.target->span);
     IrExpr *v = sema_expr(S, st->aug.value);
@@ -411,11 +411,11 @@ void sema_augassign_vec(Sema *S, const Stmt *st, Val target) {
     Val w = sema_list_as_vec(S, sema_eval(S, st->aug.value), target); /* v += [1, 2, 3] */
     if (w.kind == V_ERR) return;
     if (w.kind == V_TUPLE) {
-        diag_error(st->aug.value->span, "QD2040", "cannot update %s with %s", val_describe(target), val_describe(w));
+        diag_error(st->aug.value->span, QD2040, "cannot update %s with %s", val_describe(target), val_describe(w));
         return;
     }
     if (w.kind == V_VEC && (w.vec.n != target.vec.n || w.vec.m != target.vec.m)) {
-        diag_error(st->aug.value->span, "QD2040", "cannot update %s with %s of another shape", val_describe(target), val_describe(w));
+        diag_error(st->aug.value->span, QD2040, "cannot update %s with %s of another shape", val_describe(target), val_describe(w));
         return;
     }
     if (w.kind != V_VEC) {
@@ -433,13 +433,13 @@ void sema_augassign_vec(Sema *S, const Stmt *st, Val target) {
         if (c.kind == V_REF) {
             sema_augassign_global(S, &fake, c.ref);
         } else if (c.kind == V_LOCAL) {
-            IrExpr *x = sema_binop_tok(S, st->aug.op, ir_local(S, c.index, st->span), sema_expr(S, node), st->span);
+            IrExpr *x = sema_binop_tok(S, st->aug.op, sema_local(S, c.index, st->span), sema_expr(S, node), st->span);
             if (!x) return;
             IrStmt *as = sema_stmt_new(S, IR_ASSIGN, st->span);
             as->assign.local = c.index, as->assign.value = sema_convert(S, x, S->locals.items[c.index].type);
             sema_emit(S, as);
         } else {
-            diag_error(st->aug.target->span, "QD2010", "cannot update %s in place", val_describe(target));
+            diag_error(st->aug.target->span, QD2010, "cannot update %s in place", val_describe(target));
             return;
         }
     }

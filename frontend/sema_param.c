@@ -72,7 +72,7 @@ static bool field_format(void *ctx, const char *name, size_t n) {
     if (v.kind == V_ERR) return f->ok = false;
     const char *s = py_str(f->S, v);
     if (!s) {
-        diag_error(f->e->span, "QD2062", "the f-string field {%s} is %s; qdc formats compile-time strings, integers, "
+        diag_error(f->e->span, QD2062, "the f-string field {%s} is %s; qdc formats compile-time strings, integers, "
                                          "bools and None", ne->name, val_describe(v));
         return f->ok = false;
     }
@@ -107,7 +107,7 @@ Val sema_fstring(Sema *S, const Expr *e) {
     Val r = {.kind = V_STR, .path = arena_strdup(S->arena, f.out.data ? f.out.data : "")};
     sb_free(&f.out);
     if (!shape) {
-        diag_error(e->span, "QD2062", "this f-string has a field that is not a bare name ({x + 1}, {x:>4} ...); qdc "
+        diag_error(e->span, QD2062, "this f-string has a field that is not a bare name ({x + 1}, {x:>4} ...); qdc "
                                       "evaluates f-strings whose fields are names of compile-time values");
         return val_err();
     }
@@ -123,14 +123,14 @@ bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out) {
 
 Val sema_str_call(Sema *S, const Expr *call) {
     if (call->call.args.n != 1 || call->call.nkw) {
-        diag_error(call->span, "QD2012", "str takes one positional argument here, got %d", call->call.args.n + call->call.nkw);
+        diag_error(call->span, QD2012, "str takes one positional argument here, got %d", call->call.args.n + call->call.nkw);
         return val_err();
     }
     Val v = sema_eval(S, call->call.args.items[0]);
     if (v.kind == V_ERR) return v;
     const char *s = py_str(S, v);
     if (!s) {
-        diag_error(call->call.args.items[0]->span, "QD2062", "str() of %s; qdc converts compile-time strings, integers, bools and None",
+        diag_error(call->call.args.items[0]->span, QD2062, "str() of %s; qdc converts compile-time strings, integers, bools and None",
                    val_describe(v));
         return val_err();
     }
@@ -140,18 +140,18 @@ Val sema_str_call(Sema *S, const Expr *call) {
 /* getattr(obj, NAME): NAME a compile-time string; the value of obj.NAME (the dotted name). */
 Val sema_getattr(Sema *S, const Expr *call) {
     if (call->call.args.n != 2 || call->call.nkw) {
-        diag_error(call->span, "QD2012", "getattr takes (object, name) here, got %d arguments%s", call->call.args.n + call->call.nkw,
+        diag_error(call->span, QD2012, "getattr takes (object, name) here, got %d arguments%s", call->call.args.n + call->call.nkw,
                    call->call.args.n == 3 ? " (a default needs to know at run time whether the attribute exists)" : "");
         return val_err();
     }
     Val n = sema_eval(S, call->call.args.items[1]);
     if (n.kind == V_ERR) return n;
     if (n.kind != V_STR) {
-        diag_error(call->call.args.items[1]->span, "QD2012", "getattr needs a compile-time string as the name, got %s", val_describe(n));
+        diag_error(call->call.args.items[1]->span, QD2012, "getattr needs a compile-time string as the name, got %s", val_describe(n));
         return val_err();
     }
     if (!*n.path) {
-        diag_error(call->call.args.items[1]->span, "QD2012", "getattr of an empty name");
+        diag_error(call->call.args.items[1]->span, QD2012, "getattr of an empty name");
         return val_err();
     }
     Expr *a = ARENA_NEW(S->arena, Expr);
@@ -741,7 +741,7 @@ static int loop_values(Sema *S, const Expr *it, Val **out) {
         if (cnt > MAX_HOST_ITERS) return -1;
         *out = ARENA_ARRAY(S->arena, Val, cnt ? cnt : 1);
         for (int64_t k = 0; k < cnt; k++) {
-            (*out)[k] = (Val){.kind = V_EXPR, .e = ir_const_int(S, QT_I64, a[0] + k * a[2], it->span)};
+            (*out)[k] = (Val){.kind = V_EXPR, .e = irb_int(S->arena, QT_I64, a[0] + k * a[2], it->span)};
             sema_module_constant(S, &(*out)[k]); /* a Python int: i32 when it fits */
         }
         return (int)cnt;

@@ -194,7 +194,7 @@ Val sema_fresh_ref(Sema *S, Val v, Span use) {
  * row-major, in a 1-d kernel-owned field qdc_ret_<kernel>[n*m] (qdc-abi(7)). */
 static void vector_return(Sema *S, const Stmt *def, const Stmt *ret, QdType t, int n, int m) {
     if (!ret->expr) {
-        diag_error(ret->span, "QD2015", "kernel '%s' is declared to return a %s but returns no value", def->def.name, m ? "matrix" : "vector");
+        diag_error(ret->span, QD2015, "kernel '%s' is declared to return a %s but returns no value", def->def.name, m ? "matrix" : "vector");
         return;
     }
     Val v = sema_eval(S, ret->expr);
@@ -203,7 +203,7 @@ static void vector_return(Sema *S, const Stmt *def, const Stmt *ret, QdType t, i
         char want[32], got[32];
         snprintf(want, sizeof want, m ? "%dx%d matrix" : "%d-vector", n, m);
         if (v.kind == V_VEC) snprintf(got, sizeof got, v.vec.m ? "a %dx%d matrix" : "a %d-vector", v.vec.n, v.vec.m);
-        diag_error(ret->expr->span, "QD2040", "kernel '%s' is declared to return a %s, not %s", def->def.name, want,
+        diag_error(ret->expr->span, QD2040, "kernel '%s' is declared to return a %s, not %s", def->def.name, want,
                    v.kind == V_VEC ? got : val_describe(v));
         return;
     }
@@ -216,9 +216,9 @@ static void vector_return(Sema *S, const Stmt *def, const Stmt *ret, QdType t, i
         IrExpr *e = sema_rvalue(S, v.vec.c[c], ret->span);
         if (!e) return;
         IrRef *r = field_ref(S, f, ret->span).ref;
-        r->idx[0] = ir_const_int(S, QT_I32, c, ret->span), r->nidx = 1;
+        r->idx[0] = irb_int(S->arena, QT_I32, c, ret->span), r->nidx = 1;
         IrStmt *st = sema_stmt_new(S, IR_STORE, ret->span);
-        st->store.ref = r, st->store.value = ir_cast(S, e, t);
+        st->store.ref = r, st->store.value = irb_cast(S->arena, e, t);
         sema_emit(S, st);
     }
 }
@@ -233,7 +233,7 @@ void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret) {
     }
     if (!sema_annotation_type(S, def->def.returns, &t)) return;
     if (!ret->expr) {
-        diag_error(ret->span, "QD2015", "kernel '%s' is declared to return %s but returns no value", def->def.name, qt_name(t));
+        diag_error(ret->span, QD2015, "kernel '%s' is declared to return %s but returns no value", def->def.name, qt_name(t));
         return;
     }
     IrExpr *e = sema_expr(S, ret->expr);
@@ -241,6 +241,6 @@ void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret) {
     int f = owned_field(S, arena_printf(S->arena, "qdc_ret_%s", S->k->name), t, ret->span);
     S->k->ret_type = t, S->k->ret_field = f;
     IrStmt *st = sema_stmt_new(S, IR_STORE, ret->span);
-    st->store.ref = field_ref(S, f, ret->span).ref, st->store.value = ir_cast(S, e, t);
+    st->store.ref = field_ref(S, f, ret->span).ref, st->store.value = irb_cast(S->arena, e, t);
     sema_emit(S, st);
 }

@@ -182,13 +182,13 @@ static int param_named(Sema *S, const char *name) {
 static Val scalar_param(Sema *S, const char *name, QdType t, Span sp) {
     int have = param_named(S, name);
     if (have >= 0) {
-        IrExpr *e = ir_new(S, IR_PARAM, S->params.items[have].type, sp);
+        IrExpr *e = irb_new(S->arena, IR_PARAM, S->params.items[have].type, sp);
         e->param = have;
         return val_expr(e);
     }
     IrParam p = {.name = name, .kind = IR_PARAM_SCALAR, .type = t, .span = sp};
     vec_push(&S->params, p);
-    IrExpr *e = ir_new(S, IR_PARAM, t, sp);
+    IrExpr *e = irb_new(S->arena, IR_PARAM, t, sp);
     e->param = S->params.len - 1;
     return val_expr(e);
 }
@@ -209,7 +209,7 @@ static Val generic_member(Sema *S, const PyDc *dc, int k, const char *name, Val 
         IrParam p = {.name = name, .kind = IR_PARAM_NDARRAY, .type = host.harr.type, .ndim = host.harr.ndim, .span = sp};
         return ndarray_param(S, p);
     }
-    diag_error(sp, "QD2060", "member '%s' of dataclass '%s' is generic and qdc cannot evaluate what a call passes for it (%s); "
+    diag_error(sp, QD2060, "member '%s' of dataclass '%s' is generic and qdc cannot evaluate what a call passes for it (%s); "
                "pass an instance built in host code from fields, qd.ndarray/numpy arrays with a dtype or numbers, or give the "
                "member a fixed type such as qd.types.NDArray[qd.f32, 1]", dc->names[k], dc->cls->class_.name,
                host.kind == V_HOST ? host.path : "no call qdc can evaluate");
@@ -217,7 +217,7 @@ static Val generic_member(Sema *S, const PyDc *dc, int k, const char *name, Val 
 }
 
 static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span sp, int depth) {
-    if (depth > 16) return diag_error(sp, "QD2005", "dataclass '%s' contains itself", dc->cls->class_.name), val_err();
+    if (depth > 16) return diag_error(sp, QD2005, "dataclass '%s' contains itself", dc->cls->class_.name), val_err();
     Val v = {.kind = V_PYDC, .pydc = {dc, ARENA_ARRAY(S->arena, Val, dc->n ? dc->n : 1)}};
     bool ok = true;
     for (int k = 0; k < dc->n; k++) {
@@ -270,7 +270,7 @@ bool sema_pydc_param(Sema *S, const Param *ap, Val host) {
     if (!dc && host.kind == V_PYDC && sema_param_shape(S, ap->annotation, &dt, &nd) == PS_TEMPLATE)
         dc = host.pydc.dc; /* deprecated in Quadrants (a DeprecationWarning), still accepted */
     if (!dc) return false;
-    if (ap->dflt) diag_error(ap->dflt->span, "QD2005", "kernel parameters cannot have default values in v1");
+    if (ap->dflt) diag_error(ap->dflt->span, QD2005, "kernel parameters cannot have default values in v1");
     Val v = ap->dflt ? val_err() : flatten(S, dc, ap->name, host, ap->span, 0);
     scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
     return true;
@@ -281,6 +281,6 @@ Val sema_pydc_attr(Sema *S, Val o, const Expr *attr) {
     for (int k = 0; k < dc->n; k++)
         if (!strcmp(dc->names[k], attr->attr.name)) return o.pydc.m[k];
     (void)S;
-    diag_error(attr->span, "QD2019", "dataclass '%s' has no member '%s'", dc->cls->class_.name, attr->attr.name);
+    diag_error(attr->span, QD2019, "dataclass '%s' has no member '%s'", dc->cls->class_.name, attr->attr.name);
     return val_err();
 }

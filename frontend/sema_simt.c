@@ -88,7 +88,7 @@ typedef struct {
 static IrExpr *sg(Ctx *c, IrSgOp op, IrBinOp combine, IrExpr *a, IrExpr *b) {
     IrSgResult r = ir_sg_result(op);
     QdType t = r == SGR_I32 ? QT_I32 : r == SGR_U64 ? QT_U64 : r == SGR_ARG ? a->type : QT_VOID;
-    IrExpr *e = ir_new(c->S, IR_SUBGROUP, t, c->sp);
+    IrExpr *e = irb_new(c->S->arena, IR_SUBGROUP, t, c->sp);
     e->sg.op = op, e->sg.combine = combine, e->sg.a = a, e->sg.b = b, e->sg.warp = c->warp;
     c->S->uses_block = true;
     if (op != SG_INVOCATION_ID && op != SG_SIZE && c->S->sg_divergent) sema_check_uniform(c->S, c->sp, "a subgroup collective", false);
@@ -102,22 +102,22 @@ static IrExpr *once(Ctx *c, IrExpr *e) {
     IrStmt *as = sema_stmt_new(c->S, IR_ASSIGN, c->sp);
     as->assign.local = l, as->assign.value = e;
     sema_emit(c->S, as);
-    return ir_local(c->S, l, c->sp);
+    return sema_local(c->S, l, c->sp);
 }
 
-static IrExpr *i32c(Ctx *c, int64_t v) { return ir_const_int(c->S, QT_I32, v, c->sp); }
-static IrExpr *u32c(Ctx *c, int64_t v) { return ir_const_int(c->S, QT_U32, v, c->sp); }
-static IrExpr *bin(Ctx *c, IrBinOp op, IrExpr *a, IrExpr *b) { return ir_binary(c->S, op, a, b, c->sp); }
+static IrExpr *i32c(Ctx *c, int64_t v) { return irb_int(c->S->arena, QT_I32, v, c->sp); }
+static IrExpr *u32c(Ctx *c, int64_t v) { return irb_int(c->S->arena, QT_U32, v, c->sp); }
+static IrExpr *bin(Ctx *c, IrBinOp op, IrExpr *a, IrExpr *b) { return sema_binary(c->S, op, a, b, c->sp); }
 static IrExpr *lane(Ctx *c) { return once(c, sg(c, SG_INVOCATION_ID, IR_ADD, NULL, NULL)); }
-static IrExpr *nonzero(Ctx *c, IrExpr *p) { return ir_cast(c->S, bin(c, IR_NE, p, ir_const_int(c->S, p->type, 0, c->sp)), QT_I32); }
-static IrExpr *lane_arg(Ctx *c, IrExpr *x) { return ir_cast(c->S, x, QT_I32); }
+static IrExpr *nonzero(Ctx *c, IrExpr *p) { return irb_cast(c->S->arena, bin(c, IR_NE, p, irb_int(c->S->arena, p->type, 0, c->sp)), QT_I32); }
+static IrExpr *lane_arg(Ctx *c, IrExpr *x) { return irb_cast(c->S->arena, x, QT_I32); }
 
 /* Shuffled values: 32- and 64-bit integers and floats (Quadrants' dtype rule for shuffle). */
 static bool value_ok(Ctx *c, IrExpr *v, const char *name, Span at, bool int_only) {
     QdType t = v->type;
     bool ok = t == QT_I32 || t == QT_U32 || t == QT_I64 || t == QT_U64 || (!int_only && (t == QT_F32 || t == QT_F64));
     if (!ok)
-        diag_error(at, "QD2070", "'%s' takes a %s, got %s", name,
+        diag_error(at, QD2070, "'%s' takes a %s, got %s", name,
                    int_only ? "32- or 64-bit integer" : "32- or 64-bit integer or float (f32, f64)", qt_name(t));
     return ok;
 }
@@ -126,7 +126,7 @@ static bool log2_arg(Ctx *c, const Expr *x, int *out) {
     int64_t v;
     if (!sema_const_int(c->S, x, &v, "a tiled subgroup size (log2_size)")) return false;
     if (v < 0 || v > 6) {
-        diag_error(x->span, "QD2071", "log2_size must be a constant from 0 to 6 (groups of 1 to 64 lanes), got %lld", (long long)v);
+        diag_error(x->span, QD2071, "log2_size must be a constant from 0 to 6 (groups of 1 to 64 lanes), got %lld", (long long)v);
         return false;
     }
     return *out = (int)v, true;
@@ -138,7 +138,7 @@ static bool full_mask(Ctx *c, const Expr *x) {
     IrExpr *m = sema_expr(c->S, x);
     if (!m) return false;
     if (m->kind == IR_CONST && (m->c.u & 0xFFFFFFFFu) == 0xFFFFFFFFu) return true;
-    diag_error(x->span, "QD2072", "qdc supports qd.simt.warp.* only with the full mask 0xFFFFFFFF (a constant); "
+    diag_error(x->span, QD2072, "qdc supports qd.simt.warp.* only with the full mask 0xFFFFFFFF (a constant); "
                "partial-warp masks are not supported");
     return false;
 }
@@ -148,15 +148,15 @@ static IrExpr *identity(Ctx *c, IrBinOp op, QdType t) {
     bool f = qt_is_float(t), s = qt_is_signed(t);
     int bits = qt_bits(t);
     switch (op) {
-    case IR_MUL: return f ? ir_const_float(c->S, t, 1.0, c->sp) : ir_const_int(c->S, t, 1, c->sp);
-    case IR_AND: return ir_const_int(c->S, t, -1, c->sp);
+    case IR_MUL: return f ? irb_float(c->S->arena, t, 1.0, c->sp) : irb_int(c->S->arena, t, 1, c->sp);
+    case IR_AND: return irb_int(c->S->arena, t, -1, c->sp);
     case IR_MIN:
-        if (f) return ir_const_float(c->S, t, INFINITY, c->sp);
-        return ir_const_int(c->S, t, s ? (int64_t)(UINT64_MAX >> (65 - bits)) : -1, c->sp);
+        if (f) return irb_float(c->S->arena, t, INFINITY, c->sp);
+        return irb_int(c->S->arena, t, s ? (int64_t)(UINT64_MAX >> (65 - bits)) : -1, c->sp);
     case IR_MAX:
-        if (f) return ir_const_float(c->S, t, -INFINITY, c->sp);
-        return ir_const_int(c->S, t, s ? -(int64_t)(UINT64_MAX >> (65 - bits)) - 1 : 0, c->sp);
-    default: return f ? ir_const_float(c->S, t, 0.0, c->sp) : ir_const_int(c->S, t, 0, c->sp);
+        if (f) return irb_float(c->S->arena, t, -INFINITY, c->sp);
+        return irb_int(c->S->arena, t, s ? -(int64_t)(UINT64_MAX >> (65 - bits)) - 1 : 0, c->sp);
+    default: return f ? irb_float(c->S->arena, t, 0.0, c->sp) : irb_int(c->S->arena, t, 0, c->sp);
     }
 }
 
@@ -184,7 +184,7 @@ static IrExpr *scan_tiled(Ctx *c, IrBinOp op, IrExpr *v, int log2) { /* Hillis-S
     for (int i = 0; i < log2; i++) {
         v = once(c, v);
         IrExpr *partner = sg(c, SG_SHUFFLE_UP, IR_ADD, v, i32c(c, 1 << i));
-        IrExpr *sel = ir_new(c->S, IR_SELECT, v->type, c->sp);
+        IrExpr *sel = irb_new(c->S->arena, IR_SELECT, v->type, c->sp);
         sel->sel.cond = bin(c, IR_GE, in_group, i32c(c, 1 << i)), sel->sel.a = bin(c, op, partner, v), sel->sel.b = v;
         v = sel;
     }
@@ -193,7 +193,7 @@ static IrExpr *scan_tiled(Ctx *c, IrBinOp op, IrExpr *v, int log2) { /* Hillis-S
 
 static IrExpr *exscan_tiled(Ctx *c, IrBinOp op, IrExpr *v, int log2) {
     IrExpr *prev = sg(c, SG_SHUFFLE_UP, IR_ADD, v, i32c(c, 1));
-    IrExpr *sel = ir_new(c->S, IR_SELECT, v->type, c->sp);
+    IrExpr *sel = irb_new(c->S->arena, IR_SELECT, v->type, c->sp);
     sel->sel.cond = bin(c, IR_EQ, bin(c, IR_AND, lane(c), i32c(c, (1 << log2) - 1)), i32c(c, 0));
     sel->sel.a = identity(c, op, v->type), sel->sel.b = prev;
     return scan_tiled(c, op, sel, log2);
@@ -213,18 +213,18 @@ static void assign(Ctx *c, int local, IrExpr *v);
  * 2**log2 lanes, the group's first lane if none), from one u64 ballot and a clz; then a
  * Hillis-Steele scan that never reaches past that head. */
 static IrExpr *segmented(Ctx *c, IrBinOp op, IrExpr *v, IrExpr *head, int log2) {
-    IrExpr *l = lane(c), *all = ir_const_int(c->S, QT_U64, -1, c->sp);
+    IrExpr *l = lane(c), *all = irb_int(c->S->arena, QT_U64, -1, c->sp);
     IrExpr *full = once(c, sg(c, SG_BALLOT, IR_ADD, nonzero(c, head), NULL));
-    IrExpr *base = once(c, ir_cast(c->S, bin(c, IR_AND, l, i32c(c, ~((1 << log2) - 1))), QT_U64));
-    IrExpr *bits = ir_const_int(c->S, QT_U64, log2 == 6 ? -1 : (int64_t)((UINT64_C(1) << (1 << log2)) - 1), c->sp);
-    IrExpr *eff = bin(c, IR_OR, bin(c, IR_AND, full, bin(c, IR_SHL, bits, base)), bin(c, IR_SHL, ir_const_int(c->S, QT_U64, 1, c->sp), base));
-    IrExpr *upto = bin(c, IR_SHR, all, ir_cast(c->S, bin(c, IR_SUB, i32c(c, 63), l), QT_U64));
-    IrExpr *clz = ir_new(c->S, IR_MATH, QT_U64, c->sp);
+    IrExpr *base = once(c, irb_cast(c->S->arena, bin(c, IR_AND, l, i32c(c, ~((1 << log2) - 1))), QT_U64));
+    IrExpr *bits = irb_int(c->S->arena, QT_U64, log2 == 6 ? -1 : (int64_t)((UINT64_C(1) << (1 << log2)) - 1), c->sp);
+    IrExpr *eff = bin(c, IR_OR, bin(c, IR_AND, full, bin(c, IR_SHL, bits, base)), bin(c, IR_SHL, irb_int(c->S->arena, QT_U64, 1, c->sp), base));
+    IrExpr *upto = bin(c, IR_SHR, all, irb_cast(c->S->arena, bin(c, IR_SUB, i32c(c, 63), l), QT_U64));
+    IrExpr *clz = irb_new(c->S->arena, IR_MATH, QT_U64, c->sp);
     clz->math.op = IR_CLZ, clz->math.a = bin(c, IR_AND, eff, upto);
-    IrExpr *dist = once(c, bin(c, IR_SUB, l, bin(c, IR_SUB, i32c(c, 63), ir_cast(c->S, clz, QT_I32))));
+    IrExpr *dist = once(c, bin(c, IR_SUB, l, bin(c, IR_SUB, i32c(c, 63), irb_cast(c->S->arena, clz, QT_I32))));
     for (int i = 0; i < log2; i++) {
         v = once(c, v);
-        IrExpr *sel = ir_new(c->S, IR_SELECT, v->type, c->sp);
+        IrExpr *sel = irb_new(c->S->arena, IR_SELECT, v->type, c->sp);
         sel->sel.cond = bin(c, IR_GE, dist, i32c(c, 1 << i));
         sel->sel.a = bin(c, op, v, sg(c, SG_SHUFFLE_UP, IR_ADD, v, i32c(c, 1 << i))), sel->sel.b = v;
         v = sel;
@@ -233,7 +233,7 @@ static IrExpr *segmented(Ctx *c, IrBinOp op, IrExpr *v, IrExpr *head, int log2) 
 }
 
 static IrExpr *sel3(Ctx *c, IrExpr *cond, IrExpr *a, IrExpr *b) {
-    IrExpr *e = ir_new(c->S, IR_SELECT, a->type, c->sp);
+    IrExpr *e = irb_new(c->S->arena, IR_SELECT, a->type, c->sp);
     e->sel.cond = cond, e->sel.a = a, e->sel.b = b;
     return e;
 }
@@ -246,27 +246,27 @@ static Val bitonic(Ctx *c, IrExpr *key, IrExpr *value, int log2) {
     assign(c, kl, key), assign(c, vl, value);
     for (int k = 1; k <= log2; k++)
         for (int j = k - 1; j >= 0; j--) {
-            IrExpr *key0 = ir_local(c->S, kl, c->sp), *val0 = ir_local(c->S, vl, c->sp);
+            IrExpr *key0 = sema_local(c->S, kl, c->sp), *val0 = sema_local(c->S, vl, c->sp);
             IrExpr *partner = bin(c, IR_XOR, l, i32c(c, 1 << j));
             IrExpr *tk = once(c, sg(c, SG_SHUFFLE, IR_ADD, key0, partner)), *tv = once(c, sg(c, SG_SHUFFLE, IR_ADD, val0, partner));
             IrExpr *low = bin(c, IR_EQ, bin(c, IR_AND, l, i32c(c, 1 << j)), i32c(c, 0));
             IrExpr *asc = bin(c, IR_EQ, bin(c, IR_AND, l, i32c(c, (1 << k) & ((1 << log2) - 1))), i32c(c, 0));
-            IrExpr *take_min = bin(c, IR_EQ, ir_cast(c->S, low, QT_I32), ir_cast(c->S, asc, QT_I32));
+            IrExpr *take_min = bin(c, IR_EQ, irb_cast(c->S->arena, low, QT_I32), irb_cast(c->S->arena, asc, QT_I32));
             IrExpr *lt = once(c, bin(c, IR_LOR, bin(c, IR_LT, tk, key0), bin(c, IR_LAND, bin(c, IR_EQ, tk, key0), bin(c, IR_LT, tv, val0))));
             IrExpr *ne = bin(c, IR_LOR, bin(c, IR_NE, tk, key0), bin(c, IR_NE, tv, val0));
-            IrExpr *nlt = ir_new(c->S, IR_UNARY, QT_U1, c->sp);
+            IrExpr *nlt = irb_new(c->S->arena, IR_UNARY, QT_U1, c->sp);
             nlt->un.op = IR_LNOT, nlt->un.a = lt;
             IrExpr *swap = once(c, sel3(c, take_min, lt, bin(c, IR_LAND, nlt, ne)));
             assign(c, kl, sel3(c, swap, tk, key0));
-            assign(c, vl, sel3(c, swap, tv, ir_local(c->S, vl, c->sp)));
+            assign(c, vl, sel3(c, swap, tv, sema_local(c->S, vl, c->sp)));
         }
     Val *items = ARENA_ARRAY(c->S->arena, Val, 2);
-    items[0] = val_expr(ir_local(c->S, kl, c->sp)), items[1] = val_expr(ir_local(c->S, vl, c->sp));
+    items[0] = val_expr(sema_local(c->S, kl, c->sp)), items[1] = val_expr(sema_local(c->S, vl, c->sp));
     return (Val){.kind = V_TUPLE, .tuple = {items, 2}};
 }
 
 static IrExpr *lanemask(Ctx *c, int kind, IrExpr *l) {
-    IrExpr *one = once(c, bin(c, IR_SHL, u32c(c, 1), ir_cast(c->S, l, QT_U32)));
+    IrExpr *one = once(c, bin(c, IR_SHL, u32c(c, 1), irb_cast(c->S->arena, l, QT_U32)));
     IrExpr *lt = bin(c, IR_SUB, one, u32c(c, 1));
     switch (kind) {
     case 0: return lt;
@@ -286,20 +286,20 @@ static IrExpr *warp_form(Ctx *c, const SimtFn *f, IrExpr **a) {
         IrExpr *p = once(c, nonzero(c, a[1]));
         return bin(c, IR_OR, sg(c, SG_ALL, IR_ADD, p, NULL), bin(c, IR_XOR, sg(c, SG_ANY, IR_ADD, p, NULL), i32c(c, 1)));
     }
-    case W_BALLOT: return ir_cast(c->S, sg(c, SG_BALLOT, IR_ADD, nonzero(c, a[0]), NULL), QT_I32);
+    case W_BALLOT: return irb_cast(c->S->arena, sg(c, SG_BALLOT, IR_ADD, nonzero(c, a[0]), NULL), QT_I32);
     case W_SHFL: {
-        IrExpr *v = ir_cast(c->S, a[1], strstr(f->name, "f32") ? QT_F32 : QT_I32);
+        IrExpr *v = irb_cast(c->S->arena, a[1], strstr(f->name, "f32") ? QT_F32 : QT_I32);
         IrExpr *off = lane_arg(c, a[2]);
         if (f->op == SG_SHUFFLE) off = bin(c, IR_AND, off, i32c(c, 31));
         return sg(c, f->op, IR_ADD, v, off);
     }
     case W_SHFL_XOR:
-        return sg(c, SG_SHUFFLE, IR_ADD, ir_cast(c->S, a[1], QT_I32), bin(c, IR_AND, bin(c, IR_XOR, lane(c), lane_arg(c, a[2])), i32c(c, 31)));
+        return sg(c, SG_SHUFFLE, IR_ADD, irb_cast(c->S->arena, a[1], QT_I32), bin(c, IR_AND, bin(c, IR_XOR, lane(c), lane_arg(c, a[2])), i32c(c, 31)));
     /* __match_any_sync / __match_all_sync on i32 (match.sync where the family's simt.match says
      * so, else 32 shuffles: the backends choose) */
-    case W_MATCH_ANY: return sg(c, SG_MATCH_ANY, IR_ADD, ir_cast(c->S, a[1], QT_I32), NULL);
-    case W_MATCH_ALL: return sg(c, SG_MATCH_ALL, IR_ADD, ir_cast(c->S, a[1], QT_I32), NULL);
-    case W_ACTIVE: return ir_cast(c->S, sg(c, SG_BALLOT, IR_ADD, i32c(c, 1), NULL), QT_I32);
+    case W_MATCH_ANY: return sg(c, SG_MATCH_ANY, IR_ADD, irb_cast(c->S->arena, a[1], QT_I32), NULL);
+    case W_MATCH_ALL: return sg(c, SG_MATCH_ALL, IR_ADD, irb_cast(c->S->arena, a[1], QT_I32), NULL);
+    case W_ACTIVE: return irb_cast(c->S->arena, sg(c, SG_BALLOT, IR_ADD, i32c(c, 1), NULL), QT_I32);
     default: return NULL;
     }
 }
@@ -326,7 +326,7 @@ static IrRef *shared_at(Ctx *c, int sh, IrExpr *i) {
 }
 
 static IrExpr *load_at(Ctx *c, int sh, IrExpr *i) {
-    IrExpr *e = ir_new(c->S, IR_LOAD, c->S->shared.items[sh].type, c->sp);
+    IrExpr *e = irb_new(c->S->arena, IR_LOAD, c->S->shared.items[sh].type, c->sp);
     e->ref = shared_at(c, sh, i);
     return e;
 }
@@ -366,7 +366,7 @@ static int fold(Ctx *c, int sh, IrBinOp op, QdType t, IrExpr *n) {
     st->for_.counter = k, st->for_.begin = i32c(c, 0), st->for_.end = n, st->for_.step = 1;
     IrStmtVec body = {0}, *outer = c->S->cur;
     c->S->cur = &body;
-    assign(c, acc, bin(c, op, ir_local(c->S, acc, c->sp), load_at(c, sh, ir_local(c->S, k, c->sp))));
+    assign(c, acc, bin(c, op, sema_local(c->S, acc, c->sp), load_at(c, sh, sema_local(c->S, k, c->sp))));
     c->S->cur = outer;
     st->for_.body = sema_freeze(c->S, &body);
     sema_emit(c->S, st);
@@ -377,7 +377,7 @@ static IrExpr *block_collective(Ctx *c, const SimtFn *f, IrExpr *v, int64_t bloc
     QdType t = v->type;
     int sh = block_shared(c, t, block_dim);
     IrExpr *size = once(c, sg(c, SG_SIZE, IR_ADD, NULL, NULL)), *l = lane(c);
-    IrExpr *sub = once(c, bin(c, IR_DIV, ir_new(c->S, IR_THREAD_IDX, QT_I32, c->sp), size));
+    IrExpr *sub = once(c, bin(c, IR_DIV, irb_new(c->S->arena, IR_THREAD_IDX, QT_I32, c->sp), size));
     v = once(c, v);
     IrExpr *mine = f->op == SG_REDUCE ? NULL : once(c, sg(c, f->op, f->combine, v, NULL));
     IrExpr *total = once(c, sg(c, SG_REDUCE, f->combine, v, NULL));
@@ -389,21 +389,21 @@ static IrExpr *block_collective(Ctx *c, const SimtFn *f, IrExpr *v, int64_t bloc
     IrExpr *n = f->op == SG_REDUCE ? bin(c, IR_DIV, bin(c, IR_ADD, i32c(c, block_dim), bin(c, IR_SUB, size, i32c(c, 1))), size) : sub;
     int acc = fold(c, sh, f->combine, t, n);
     barrier(c);
-    IrExpr *r = ir_local(c->S, acc, c->sp);
+    IrExpr *r = sema_local(c->S, acc, c->sp);
     return mine ? bin(c, f->combine, r, mine) : r;
 }
 
 /* Quadrants' shared-counter form: every thread adds its 0/1 unconditionally between two barriers. */
 static IrExpr *block_sync_nonzero(Ctx *c, const SimtFn *f, IrExpr *p) {
     int sh = block_shared(c, QT_I32, 1);
-    IrExpr *one = f->op == SG_ALL ? ir_cast(c->S, bin(c, IR_EQ, p, ir_const_int(c->S, p->type, 0, c->sp)), QT_I32) : nonzero(c, p);
+    IrExpr *one = f->op == SG_ALL ? irb_cast(c->S->arena, bin(c, IR_EQ, p, irb_int(c->S->arena, p->type, 0, c->sp)), QT_I32) : nonzero(c, p);
     one = once(c, one);
     IrStmtVec body = {0}, *outer;
-    IrStmt *st = if_open(c, bin(c, IR_EQ, ir_new(c->S, IR_THREAD_IDX, QT_I32, c->sp), i32c(c, 0)), &body, &outer);
+    IrStmt *st = if_open(c, bin(c, IR_EQ, irb_new(c->S->arena, IR_THREAD_IDX, QT_I32, c->sp), i32c(c, 0)), &body, &outer);
     store_at(c, sh, i32c(c, 0), i32c(c, 0));
     if_close(c, st, &body, outer);
     barrier(c);
-    IrExpr *add = ir_new(c->S, IR_MEMOP, QT_I32, c->sp);
+    IrExpr *add = irb_new(c->S->arena, IR_MEMOP, QT_I32, c->sp);
     add->mem.op = QOP_ADD, add->mem.ref = shared_at(c, sh, i32c(c, 0)), add->mem.val = one;
     add->mem.order = QORD_RELAXED, add->mem.scope = QSCOPE_BLOCK;
     IrStmt *ev = sema_stmt_new(c->S, IR_EVAL, c->sp);
@@ -435,17 +435,17 @@ static IrExpr *user_op(Ctx *c, const Stmt *def, const Expr *fn, IrExpr *a, IrExp
     Val r = sema_inline_call(c->S, call, def);
     if (r.kind == V_ERR) return NULL;
     IrExpr *e = sema_rvalue(c->S, r, c->sp);
-    return e ? ir_cast(c->S, e, t) : NULL;
+    return e ? irb_cast(c->S->arena, e, t) : NULL;
 }
 
-static IrExpr *tid_expr(Ctx *c) { return once(c, ir_new(c->S, IR_THREAD_IDX, QT_I32, c->sp)); }
+static IrExpr *tid_expr(Ctx *c) { return once(c, irb_new(c->S->arena, IR_THREAD_IDX, QT_I32, c->sp)); }
 
 static IrExpr *block_generic(Ctx *c, const SimtFn *f, IrExpr *v, int64_t bd, const Stmt *def, const Expr *fn, IrExpr *ident) {
     QdType t = v->type;
     int sh = block_shared(c, t, bd), val = sema_new_local(c->S, "$val", t);
     IrExpr *tid = tid_expr(c);
     assign(c, val, v);
-    store_at(c, sh, tid, ir_local(c->S, val, c->sp));
+    store_at(c, sh, tid, sema_local(c->S, val, c->sp));
     barrier(c);
     IrStmtVec body = {0}, *outer;
     IrStmt *st;
@@ -474,22 +474,22 @@ static IrExpr *block_generic(Ctx *c, const SimtFn *f, IrExpr *v, int64_t bd, con
         barrier(c);
         body = (IrStmtVec){0};
         st = if_open(c, bin(c, IR_GE, tid, i32c(c, s)), &body, &outer);
-        IrExpr *r = user_op(c, def, fn, ir_local(c->S, tmp, c->sp), ir_local(c->S, val, c->sp), t);
+        IrExpr *r = user_op(c, def, fn, sema_local(c->S, tmp, c->sp), sema_local(c->S, val, c->sp), t);
         if (!r) return c->S->cur = outer, NULL;
         assign(c, val, r);
-        store_at(c, sh, tid, ir_local(c->S, val, c->sp));
+        store_at(c, sh, tid, sema_local(c->S, val, c->sp));
         if_close(c, st, &body, outer);
         barrier(c);
     }
-    if (f->op == SG_INCLUSIVE) return ir_local(c->S, val, c->sp);
+    if (f->op == SG_INCLUSIVE) return sema_local(c->S, val, c->sp);
     int res = sema_new_local(c->S, "$exclusive", t);
-    assign(c, res, ir_cast(c->S, ident, t));
+    assign(c, res, irb_cast(c->S->arena, ident, t));
     body = (IrStmtVec){0};
     st = if_open(c, bin(c, IR_GT, tid, i32c(c, 0)), &body, &outer);
     assign(c, res, load_at(c, sh, bin(c, IR_SUB, tid, i32c(c, 1))));
     if_close(c, st, &body, outer);
     barrier(c);
-    return ir_local(c->S, res, c->sp);
+    return sema_local(c->S, res, c->sp);
 }
 
 /* ---- block.radix_rank_match_atomic_or(key, block_dim, radix_bits, bit_start, num_bits, bins, excl_prefix) ----
@@ -504,12 +504,12 @@ static IrExpr *block_generic(Ctx *c, const SimtFn *f, IrExpr *v, int64_t bd, con
 static IrExpr *block_radix(Ctx *c, IrExpr *key, int64_t bd, int bit_start, int num_bits, int bins, int excl) {
     Sema *S = c->S;
     IrExpr *tid = tid_expr(c), *l = lane(c);
-    key = ir_cast(S, key, QT_U32);
-    IrExpr *digit = once(c, ir_cast(S, bin(c, IR_AND, bin(c, IR_SHR, key, u32c(c, bit_start)), u32c(c, (1u << num_bits) - 1)), QT_I32));
+    key = irb_cast(S->arena, key, QT_U32);
+    IrExpr *digit = once(c, irb_cast(S->arena, bin(c, IR_AND, bin(c, IR_SHR, key, u32c(c, bit_start)), u32c(c, (1u << num_bits) - 1)), QT_I32));
     int hist = block_shared(c, QT_I32, bd);
     store_at(c, hist, tid, i32c(c, 0));
     barrier(c);
-    IrExpr *add = ir_new(S, IR_MEMOP, QT_I32, c->sp);
+    IrExpr *add = irb_new(S->arena, IR_MEMOP, QT_I32, c->sp);
     add->mem.op = QOP_ADD, add->mem.ref = shared_at(c, hist, digit), add->mem.val = i32c(c, 1);
     add->mem.order = QORD_RELAXED, add->mem.scope = QSCOPE_BLOCK;
     IrStmt *ev = sema_stmt_new(S, IR_EVAL, c->sp);
@@ -522,20 +522,20 @@ static IrExpr *block_radix(Ctx *c, IrExpr *key, int64_t bd, int bit_start, int n
     store_at(c, hist, tid, first); /* hist[d]: the next free slot of digit d */
     barrier(c);
     /* the lanes of this subgroup whose digit equals this lane's */
-    IrExpr *ones = ir_const_int(S, QT_U64, -1, c->sp);
+    IrExpr *ones = irb_int(S->arena, QT_U64, -1, c->sp);
     IrExpr *match = once(c, sg(c, SG_BALLOT, IR_ADD, i32c(c, 1), NULL));
     for (int b = 0; b < num_bits; b++) {
         IrExpr *bit = once(c, bin(c, IR_AND, bin(c, IR_SHR, digit, i32c(c, b)), i32c(c, 1)));
         IrExpr *votes = once(c, sg(c, SG_BALLOT, IR_ADD, bit, NULL));
         match = once(c, bin(c, IR_AND, match, sel3(c, bin(c, IR_NE, bit, i32c(c, 0)), votes, bin(c, IR_XOR, votes, ones))));
     }
-    IrExpr *below_mask = bin(c, IR_SUB, bin(c, IR_SHL, ir_const_int(S, QT_U64, 1, c->sp), ir_cast(S, l, QT_U64)), ir_const_int(S, QT_U64, 1, c->sp));
-    IrExpr *pc = ir_new(S, IR_MATH, QT_U64, c->sp), *pt = ir_new(S, IR_MATH, QT_U64, c->sp), *lz = ir_new(S, IR_MATH, QT_U64, c->sp);
+    IrExpr *below_mask = bin(c, IR_SUB, bin(c, IR_SHL, irb_int(S->arena, QT_U64, 1, c->sp), irb_cast(S->arena, l, QT_U64)), irb_int(S->arena, QT_U64, 1, c->sp));
+    IrExpr *pc = irb_new(S->arena, IR_MATH, QT_U64, c->sp), *pt = irb_new(S->arena, IR_MATH, QT_U64, c->sp), *lz = irb_new(S->arena, IR_MATH, QT_U64, c->sp);
     pc->math.op = IR_POPCNT, pc->math.a = bin(c, IR_AND, match, below_mask);
     pt->math.op = IR_POPCNT, pt->math.a = match;
     lz->math.op = IR_CLZ, lz->math.a = match;
-    IrExpr *below = once(c, ir_cast(S, pc, QT_I32)), *total = once(c, ir_cast(S, pt, QT_I32));
-    IrExpr *leader = once(c, bin(c, IR_SUB, i32c(c, 63), ir_cast(S, lz, QT_I32)));
+    IrExpr *below = once(c, irb_cast(S->arena, pc, QT_I32)), *total = once(c, irb_cast(S->arena, pt, QT_I32));
+    IrExpr *leader = once(c, bin(c, IR_SUB, i32c(c, 63), irb_cast(S->arena, lz, QT_I32)));
     IrExpr *size = S->subgroup_width ? i32c(c, S->subgroup_width) : once(c, sg(c, SG_SIZE, IR_ADD, NULL, NULL));
     IrExpr *sub = once(c, bin(c, IR_DIV, tid, size));
     int base = sema_new_local(S, "$base", QT_I32), k = sema_new_local(S, "$sub", QT_I32);
@@ -545,15 +545,15 @@ static IrExpr *block_radix(Ctx *c, IrExpr *key, int64_t bd, int bit_start, int n
     loop->for_.end = bin(c, IR_DIV, bin(c, IR_ADD, i32c(c, bd), bin(c, IR_SUB, size, i32c(c, 1))), size);
     IrStmtVec lbody = {0}, ibody = {0}, *louter = S->cur, *iouter;
     S->cur = &lbody;
-    IrStmt *st = if_open(c, bin(c, IR_LAND, bin(c, IR_EQ, sub, ir_local(S, k, c->sp)), bin(c, IR_EQ, l, leader)), &ibody, &iouter);
+    IrStmt *st = if_open(c, bin(c, IR_LAND, bin(c, IR_EQ, sub, sema_local(S, k, c->sp)), bin(c, IR_EQ, l, leader)), &ibody, &iouter);
     assign(c, base, load_at(c, hist, digit));
-    store_at(c, hist, digit, bin(c, IR_ADD, ir_local(S, base, c->sp), total));
+    store_at(c, hist, digit, bin(c, IR_ADD, sema_local(S, base, c->sp), total));
     if_close(c, st, &ibody, iouter);
     barrier(c);
     S->cur = louter;
     loop->for_.body = sema_freeze(S, &lbody);
     sema_emit(S, loop);
-    IrExpr *rank = once(c, bin(c, IR_ADD, sg(c, SG_SHUFFLE, IR_ADD, ir_local(S, base, c->sp), leader), below));
+    IrExpr *rank = once(c, bin(c, IR_ADD, sg(c, SG_SHUFFLE, IR_ADD, sema_local(S, base, c->sp), leader), below));
     store_at(c, bins, tid, count);
     store_at(c, excl, tid, first);
     barrier(c);
@@ -566,7 +566,7 @@ static bool radix_out(Ctx *c, const Expr *x, int64_t n, int *out) {
     if (v.kind == V_ERR) return false;
     if (v.kind != V_SHARED || c->S->shared.items[v.index].type != QT_I32 || c->S->shared.items[v.index].ndim != 1 ||
         c->S->shared.items[v.index].elems < n) {
-        diag_error(x->span, "QD2070", "'radix_rank_match_atomic_or' writes its bins and excl_prefix to a "
+        diag_error(x->span, QD2070, "'radix_rank_match_atomic_or' writes its bins and excl_prefix to a "
                    "block.SharedArray((%lld,), qd.i32); got %s", (long long)n,
                    v.kind == V_SHARED ? "a SharedArray of another shape or dtype" : val_describe(v));
         return false;
@@ -580,23 +580,23 @@ static Val radix_call(Ctx *c, const Expr *call) {
     IrExpr *key = sema_expr(S, a[0]);
     if (!key) return val_err();
     if (!qt_is_integral(key->type))
-        return diag_error(a[0]->span, "QD2070", "'radix_rank_match_atomic_or' takes a u32 key, got %s", qt_name(key->type)), val_err();
+        return diag_error(a[0]->span, QD2070, "'radix_rank_match_atomic_or' takes a u32 key, got %s", qt_name(key->type)), val_err();
     int64_t bd, rb, bs, nb;
     if (!sema_const_int(S, a[1], &bd, "block_dim") || !sema_const_int(S, a[2], &rb, "radix_bits") ||
         !sema_const_int(S, a[3], &bs, "bit_start") || !sema_const_int(S, a[4], &nb, "num_bits"))
         return val_err();
     if (rb < 1 || rb > 10)
-        return diag_error(a[2]->span, "QD2071", "radix_bits must be a constant from 1 to 10, got %lld", (long long)rb), val_err();
+        return diag_error(a[2]->span, QD2071, "radix_bits must be a constant from 1 to 10, got %lld", (long long)rb), val_err();
     if (bd != (int64_t)1 << rb)
-        return diag_error(a[1]->span, "QD2071", "radix_rank_match_atomic_or needs block_dim == 1 << radix_bits (%lld), got %lld",
+        return diag_error(a[1]->span, QD2071, "radix_rank_match_atomic_or needs block_dim == 1 << radix_bits (%lld), got %lld",
                           (long long)1 << rb, (long long)bd), val_err();
     if (nb < 1 || nb > rb)
-        return diag_error(a[4]->span, "QD2071", "num_bits must be a constant from 1 to radix_bits (%lld), got %lld", (long long)rb, (long long)nb), val_err();
+        return diag_error(a[4]->span, QD2071, "num_bits must be a constant from 1 to radix_bits (%lld), got %lld", (long long)rb, (long long)nb), val_err();
     if (bs < 0 || bs + nb > 32)
-        return diag_error(a[3]->span, "QD2071", "bit_start must be a constant from 0 to %lld (the digit lies in the 32-bit key), got %lld",
+        return diag_error(a[3]->span, QD2071, "bit_start must be a constant from 0 to %lld (the digit lies in the 32-bit key), got %lld",
                           (long long)(32 - nb), (long long)bs), val_err();
     if (S->subgroup_width > 64)
-        return diag_error(call->span, "QD2073", "radix_rank_match_atomic_or needs subgroups of at most 64 lanes; this target's are %d",
+        return diag_error(call->span, QD2073, "radix_rank_match_atomic_or needs subgroups of at most 64 lanes; this target's are %d",
                           S->subgroup_width), val_err();
     int bins, excl;
     if (!radix_out(c, a[5], bd, &bins) || !radix_out(c, a[6], bd, &excl)) return val_err();
@@ -609,7 +609,7 @@ static Val generic_call(Ctx *c, const SimtFn *f, const Expr *call, IrExpr *v, in
     Val op = sema_eval(S, opx);
     if (op.kind == V_ERR) return val_err();
     if (op.kind != V_FUNC)
-        return diag_error(opx->span, "QD2070", "'%s' takes a @qd.func op(a, b) as its operator, got %s", strrchr(f->name, '.') + 1,
+        return diag_error(opx->span, QD2070, "'%s' takes a @qd.func op(a, b) as its operator, got %s", strrchr(f->name, '.') + 1,
                           val_describe(op)), val_err();
     IrExpr *ident = NULL;
     if (f->op == SG_EXCLUSIVE && !(ident = sema_expr(S, call->call.args.items[3]))) return val_err();
@@ -619,22 +619,22 @@ static Val generic_call(Ctx *c, const SimtFn *f, const Expr *call, IrExpr *v, in
 
 static Val block_call(Ctx *c, const SimtFn *f, const Expr *call) {
     Sema *S = c->S;
-    if (S->task < 0) return diag_error(call->span, "QD2019", "'%s' can only be used inside a kernel's parallel loop", f->name), val_err();
+    if (S->task < 0) return diag_error(call->span, QD2019, "'%s' can only be used inside a kernel's parallel loop", f->name), val_err();
     if (f->form == B_RADIX) return radix_call(c, call);
     IrExpr *v = sema_expr(S, call->call.args.items[0]);
     if (!v) return val_err();
     if (f->form == B_SYNC_NONZERO) {
-        if (!qt_is_integral(v->type)) return diag_error(call->call.args.items[0]->span, "QD2070", "'%s' takes an integer predicate, got %s", strrchr(f->name, '.') + 1, qt_name(v->type)), val_err();
+        if (!qt_is_integral(v->type)) return diag_error(call->call.args.items[0]->span, QD2070, "'%s' takes an integer predicate, got %s", strrchr(f->name, '.') + 1, qt_name(v->type)), val_err();
         return val_expr(block_sync_nonzero(c, f, v));
     }
     int64_t bd;
     QdType dt;
     if (!sema_const_int(S, call->call.args.items[1], &bd, "block_dim")) return val_err();
     if (bd < 1 || bd > 1024)
-        return diag_error(call->call.args.items[1]->span, "QD2071", "block_dim must be a constant from 1 to 1024, got %lld", (long long)bd), val_err();
+        return diag_error(call->call.args.items[1]->span, QD2071, "block_dim must be a constant from 1 to 1024, got %lld", (long long)bd), val_err();
     const Expr *dtx = call->call.args.items[f->nargs - 1];
     if (!sema_annotation_type(S, dtx, &dt)) return val_err();
-    IrExpr *cv = ir_cast(S, v, dt);
+    IrExpr *cv = irb_cast(S->arena, v, dt);
     if (!value_ok(c, cv, strrchr(f->name, '.') + 1, dtx->span, false)) return val_err();
     if (f->form == B_GENERIC) return generic_call(c, f, call, cv, bd);
     return val_expr(block_collective(c, f, cv, bd));
@@ -735,7 +735,7 @@ void sema_check_uniform(Sema *S, Span at, const char *what, bool barrier) {
     Span cond = barrier ? S->block_div_at : S->sg_div_at;
     uint32_t line = 0, col = 0;
     if (cond.src) source_line_col(cond.src, cond.off, &line, &col);
-    diag_error(at, "QD2074", "%s under the condition at line %u, which differs between the threads of one %s (block_dim %d, "
+    diag_error(at, QD2074, "%s under the condition at line %u, which differs between the threads of one %s (block_dim %d, "
                "subgroup width %d): every thread must reach it", what, line, barrier ? "block" : "subgroup",
                S->tasks.items[S->task].block_dim, S->subgroup_width);
 }
@@ -780,12 +780,12 @@ Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
     if (!S->cur && S->subgroup_width && !call->call.args.n && (f->form == F_SIZE || f->form == F_LOG2_SIZE)) {
         int l = 0; /* host code: N = subgroup.group_size() is the compile's width */
         while ((1 << l) < S->subgroup_width) l++;
-        return val_expr(ir_const_int(S, QT_I32, f->form == F_SIZE ? S->subgroup_width : l, call->span));
+        return val_expr(irb_int(S->arena, QT_I32, f->form == F_SIZE ? S->subgroup_width : l, call->span));
     }
-    if (!S->cur) return diag_error(call->span, "QD2019", "'%s' can only be used inside a kernel or qd.func", p), val_err();
-    if (call->call.nkw) return diag_error(call->call.kw[0].span, "QD2007", "'%s' takes no keyword arguments", p), val_err();
+    if (!S->cur) return diag_error(call->span, QD2019, "'%s' can only be used inside a kernel or qd.func", p), val_err();
+    if (call->call.nkw) return diag_error(call->call.kw[0].span, QD2007, "'%s' takes no keyword arguments", p), val_err();
     if (call->call.args.n != f->nargs)
-        return diag_error(call->span, "QD2007", "'%s' takes %d argument%s, got %d", p, f->nargs, f->nargs == 1 ? "" : "s",
+        return diag_error(call->span, QD2007, "'%s' takes %d argument%s, got %d", p, f->nargs, f->nargs == 1 ? "" : "s",
                           call->call.args.n), val_err();
     if (f->form >= B_REDUCE) return block_call(&c, f, call);
     bool tiled = f->form == F_SORT_TILED || f->form == F_REDUCE_TILED || f->form == F_REDUCE_ALL_TILED || f->form == F_VOTE_TILED ||
@@ -806,7 +806,7 @@ Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
         break;
     case F_LOG2_SIZE: {
         int w = S->subgroup_width, l = 0;
-        if (!w) return diag_error(call->span, "QD2073", "'%s' needs the subgroup width at compile time; the target's is the "
+        if (!w) return diag_error(call->span, QD2073, "'%s' needs the subgroup width at compile time; the target's is the "
                                   "device's or the targets of this compile differ (Vulkan: assert it with --cap=+subgroup32)", p), val_err();
         while ((1 << l) < w) l++;
         r = i32c(&c, l);
@@ -814,20 +814,20 @@ Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
     }
     case F_SYNC: case W_SYNC: return subgroup_sync(&c);
     case F_FENCE: return subgroup_fence(&c);
-    case F_ELECT: r = ir_cast(S, bin(&c, IR_EQ, sg(&c, SG_INVOCATION_ID, IR_ADD, NULL, NULL), i32c(&c, 0)), QT_I32); break;
+    case F_ELECT: r = irb_cast(S->arena, bin(&c, IR_EQ, sg(&c, SG_INVOCATION_ID, IR_ADD, NULL, NULL), i32c(&c, 0)), QT_I32); break;
     case F_BALLOT: r = sg(&c, SG_BALLOT, IR_ADD, nonzero(&c, a[0]), NULL); break;
     case F_BALLOT_N: {
         int64_t n;
         if (!sema_const_int(S, call->call.args.items[1], &n, "ballot_first_n's n")) return val_err();
-        if (n < 1 || n > 32) return diag_error(call->call.args.items[1]->span, "QD2071", "ballot_first_n's n must be a constant from 1 to 32, got %lld", (long long)n), val_err();
-        r = ir_cast(S, sg(&c, SG_BALLOT, IR_ADD, nonzero(&c, a[0]), NULL), QT_U32);
+        if (n < 1 || n > 32) return diag_error(call->call.args.items[1]->span, QD2071, "ballot_first_n's n must be a constant from 1 to 32, got %lld", (long long)n), val_err();
+        r = irb_cast(S->arena, sg(&c, SG_BALLOT, IR_ADD, nonzero(&c, a[0]), NULL), QT_U32);
         if (n < 32) r = bin(&c, IR_AND, r, u32c(&c, (int64_t)((1u << n) - 1)));
         break;
     }
     case F_VOTE: r = sg(&c, f->op, IR_ADD, nonzero(&c, a[0]), NULL); break;
     case F_ALL_EQUAL: {
         IrExpr *v = once(&c, a[0]);
-        r = sg(&c, SG_ALL, IR_ADD, ir_cast(S, bin(&c, IR_EQ, v, sg(&c, SG_BROADCAST, IR_ADD, v, i32c(&c, 0))), QT_I32), NULL);
+        r = sg(&c, SG_ALL, IR_ADD, irb_cast(S->arena, bin(&c, IR_EQ, v, sg(&c, SG_BROADCAST, IR_ADD, v, i32c(&c, 0))), QT_I32), NULL);
         break;
     }
     case F_BCAST_FIRST: r = sg(&c, SG_BROADCAST, IR_ADD, a[0], i32c(&c, 0)); break;
@@ -844,7 +844,7 @@ Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
     case F_SORT_TILED: S->uses_block = true; return bitonic(&c, a[0], a[1], log2);
     case F_SORT: {
         int w = S->subgroup_width, l = 0;
-        if (!w) return diag_error(call->span, "QD2073", "'%s' needs the subgroup width at compile time; the target's is the "
+        if (!w) return diag_error(call->span, QD2073, "'%s' needs the subgroup width at compile time; the target's is the "
                                   "device's or the targets of this compile differ (Vulkan: assert it with --cap=+subgroup32)", p), val_err();
         while ((1 << l) < w) l++;
         S->uses_block = true;
@@ -852,7 +852,7 @@ Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
     }
     case F_SEGMENTED: {
         int w = S->subgroup_width, l = 0;
-        if (!w) return diag_error(call->span, "QD2073", "'%s' needs the subgroup width at compile time; the target's is the "
+        if (!w) return diag_error(call->span, QD2073, "'%s' needs the subgroup width at compile time; the target's is the "
                                   "device's or the targets of this compile differ (Vulkan: assert it with --cap=+subgroup32)", p), val_err();
         while ((1 << l) < w) l++;
         r = segmented(&c, f->combine, a[0], a[1], l);

@@ -41,7 +41,7 @@ static int axes_of(Sema *S, const Expr *e, int *axis) {
             for (int k = 0; k < e->call.args.n; k++) {
                 int64_t v;
                 if (!sema_const_int(S, e->call.args.items[k], &v, "an axis")) return -1;
-                if (v < 0 || v >= IR_MAX_DIMS) return diag_error(e->call.args.items[k]->span, "QD2063", "axis %lld is out of range", (long long)v), -1;
+                if (v < 0 || v >= IR_MAX_DIMS) return diag_error(e->call.args.items[k]->span, QD2063, "axis %lld is out of range", (long long)v), -1;
                 axis[k] = (int)v;
             }
             return e->call.args.n;
@@ -53,26 +53,26 @@ static int axes_of(Sema *S, const Expr *e, int *axis) {
         for (const char *c = p + 3; *c; c++) axis[n++] = *c - 'i';
         return n;
     }
-    diag_error(e->span, "QD2063", "expected axes such as qd.i, qd.ij or qd.ijk");
+    diag_error(e->span, QD2063, "expected axes such as qd.i, qd.ij or qd.ijk");
     return -1;
 }
 
 static Val dense(Sema *S, const Expr *call, int parent) {
     if (call->call.args.n != 2 || call->call.nkw)
-        return diag_error(call->span, "QD2063", "dense takes (axes, shape), e.g. qd.root.dense(qd.ij, (4, 8))"), val_err();
+        return diag_error(call->span, QD2063, "dense takes (axes, shape), e.g. qd.root.dense(qd.ij, (4, 8))"), val_err();
     SNode n = {0};
     int64_t sizes[IR_MAX_DIMS];
     n.naxes = axes_of(S, call->call.args.items[0], n.axis);
     int ns = n.naxes < 0 ? -1 : sema_const_shape(S, call->call.args.items[1], sizes, IR_MAX_DIMS, "a dense shape");
     if (n.naxes < 0 || ns < 0) return val_err();
     if (ns != 1 && ns != n.naxes)
-        return diag_error(call->call.args.items[1]->span, "QD2063", "%d axes but %d sizes", n.naxes, ns), val_err();
+        return diag_error(call->call.args.items[1]->span, QD2063, "%d axes but %d sizes", n.naxes, ns), val_err();
     for (int k = 0; k < n.naxes; k++) {
         n.size[k] = sizes[ns == 1 ? 0 : k];
         for (int j = 0; j < k; j++)
-            if (n.axis[j] == n.axis[k]) return diag_error(call->call.args.items[0]->span, "QD2063", "an axis is named twice"), val_err();
+            if (n.axis[j] == n.axis[k]) return diag_error(call->call.args.items[0]->span, QD2063, "an axis is named twice"), val_err();
         if (n.size[k] <= 0 || n.size[k] > INT32_MAX)
-            return diag_error(sema_shape_span(call->call.args.items[1], k), "QD2063", "dense size %lld is out of range", (long long)n.size[k]), val_err();
+            return diag_error(sema_shape_span(call->call.args.items[1], k), QD2063, "dense size %lld is out of range", (long long)n.size[k]), val_err();
     }
     for (int k = 1; k < n.naxes; k++) /* sort by axis: the lower axis is the more significant */
         for (int j = k; j > 0 && n.axis[j - 1] > n.axis[j]; j--) {
@@ -103,7 +103,7 @@ static Val place(Sema *S, const Expr *call, int node) {
         const Keyword *kw = &call->call.kw[k];
         Binding *b = kw->value->kind == E_NAME ? sema_lookup(S, kw->value->name) : NULL;
         if (strcmp(kw->name, "offset"))
-            return diag_error(kw->span, "QD2063", "place(..., %s=) is not supported", kw->name), val_err();
+            return diag_error(kw->span, QD2063, "place(..., %s=) is not supported", kw->name), val_err();
         if (kw->value->kind == E_NONE || (b && b->v.kind == V_NONE)) continue;
         if ((norigin = sema_const_shape(S, kw->value, origin, IR_MAX_DIMS, "a place offset")) < 0) return val_err();
     }
@@ -124,12 +124,12 @@ static Val place(Sema *S, const Expr *call, int node) {
             continue;
         }
         if (v.kind != V_FIELD) {
-            diag_error(a->span, "QD2063", "place() takes fields declared with qd.field(dtype), not %s", val_describe(v));
+            diag_error(a->span, QD2063, "place() takes fields declared with qd.field(dtype), not %s", val_describe(v));
             continue;
         }
         IrField *f = &S->fields.items[v.index];
         if (f->ndim >= 0) {
-            diag_error(a->span, "QD2063", "field '%s' already has a place (declared with shape= or placed before)", f->name);
+            diag_error(a->span, QD2063, "field '%s' already has a place (declared with shape= or placed before)", f->name);
             continue;
         }
         f->ndim = 0; /* placed: the shape is computed by sema_snode_finish */
@@ -144,16 +144,16 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee) {
     const char *m;
     if (callee.kind == V_SNODE) node = callee.snode.node, m = callee.snode.method;
     else node = root(S, call->span), m = callee.path + strlen("qd.root.");
-    if (S->k) return diag_error(call->span, "QD2063", "SNodes are declared at module level, not in a kernel"), val_err();
-    if (!m) return diag_error(call->span, "QD2063", "an SNode is not callable"), val_err();
+    if (S->k) return diag_error(call->span, QD2063, "SNodes are declared at module level, not in a kernel"), val_err();
+    if (!m) return diag_error(call->span, QD2063, "an SNode is not callable"), val_err();
     if (!strcmp(m, "dense")) return dense(S, call, node);
     if (!strcmp(m, "place")) return place(S, call, node);
     if (!strcmp(m, "pointer") || !strcmp(m, "bitmasked") || !strcmp(m, "dynamic") || !strcmp(m, "hash") ||
         !strcmp(m, "bit_struct") || !strcmp(m, "quant_array"))
-        return diag_error(call->call.fn->span, "QD2063", "sparse and quantized SNodes ('%s') are not supported: qdc compiles dense layouts only", m), val_err();
+        return diag_error(call->call.fn->span, QD2063, "sparse and quantized SNodes ('%s') are not supported: qdc compiles dense layouts only", m), val_err();
     if (!strcmp(m, "lazy_grad") || !strcmp(m, "lazy_dual") || !strcmp(m, "_allocate_adjoint_checkbit"))
-        return diag_error(call->call.fn->span, "QD2063", "'%s' is not supported: qdc does not compile autodiff (no gradient fields)", m), val_err();
-    return diag_error(call->call.fn->span, "QD2063", "SNode method '%s' is not supported (dense and place are)", m), val_err();
+        return diag_error(call->call.fn->span, QD2063, "'%s' is not supported: qdc does not compile autodiff (no gradient fields)", m), val_err();
+    return diag_error(call->call.fn->span, QD2063, "SNode method '%s' is not supported (dense and place are)", m), val_err();
 }
 
 /* The members of a struct field (qd.Struct.field(..., shape=S)): placed together under one
@@ -276,7 +276,7 @@ static void place_field(Sema *S, int fi, int n, int top, int storage) {
             for (int a = 0; a < f->levels[l].axis[k]; a++) pos += used[a];
             f->levels[l].axis[k] = pos;
         }
-    if (f->elems > INT32_MAX) diag_error(f->span, "QD2063", "field '%s' has more than 2^31-1 elements", f->name);
+    if (f->elems > INT32_MAX) diag_error(f->span, QD2063, "field '%s' has more than 2^31-1 elements", f->name);
     bool plain = row_major && count_fields(S, top) == 1;
     f->storage = plain ? 0 : storage;
     f->offset = 0;
@@ -326,10 +326,10 @@ void sema_snode_finish(Sema *S) {
         const char *name = S->fields.items[i].name, *tail = name; /* as written: without a host function's prefix */
         for (const char *p = strstr(name, "__"); p; p = strstr(p + 2, "__")) tail = p + 2;
         if (S->fields.items[i].ndim < 0)
-            diag_error(S->fields.items[i].span, "QD2004", "field '%s' has no shape and is never placed; give it shape= "
+            diag_error(S->fields.items[i].span, QD2004, "field '%s' has no shape and is never placed; give it shape= "
                                                          "or place it: qd.root.dense(qd.i, N).place(%s)", tail, tail);
         else if (S->fields.items[i].norigin && S->fields.items[i].norigin != S->fields.items[i].ndim - S->fields.items[i].elem_ndim)
-            diag_error(S->fields.items[i].span, "QD2063", "field '%s' is placed with %d offset value%s but has %d dimension%s", tail,
+            diag_error(S->fields.items[i].span, QD2063, "field '%s' is placed with %d offset value%s but has %d dimension%s", tail,
                        S->fields.items[i].norigin, S->fields.items[i].norigin == 1 ? "" : "s",
                        S->fields.items[i].ndim - S->fields.items[i].elem_ndim, S->fields.items[i].ndim - S->fields.items[i].elem_ndim == 1 ? "" : "s");
     }
@@ -342,10 +342,10 @@ void sema_snode_finish(Sema *S) {
 IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp) {
     int64_t esz = elem_bytes(f->type);
     const QdType ix = S->storages.items[f->storage - 1].bytes / esz <= INT32_MAX ? QT_I32 : QT_I64;
-    IrExpr *flat = ir_const_int(S, ix, f->offset / esz, sp);
+    IrExpr *flat = irb_int(S->arena, ix, f->offset / esz, sp);
     for (int l = 0; l < f->nlevels; l++) {
         const IrSnodeLevel *lv = &f->levels[l];
-        IrExpr *cell = ir_const_int(S, ix, 0, sp);
+        IrExpr *cell = irb_int(S->arena, ix, 0, sp);
         for (int k = 0; k < lv->naxes; k++) {
             int pos = lv->axis[k];
             int64_t inner = 1;
@@ -355,13 +355,13 @@ IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp) {
             bool outer = true; /* the first level of this axis needs no wrap */
             for (int m = 0; m < l; m++)
                 for (int j = 0; j < f->levels[m].naxes; j++) outer &= f->levels[m].axis[j] != pos;
-            IrExpr *i = ir_cast(S, idx[pos], ix);
-            if (inner > 1) i = ir_binary(S, IR_DIV, i, ir_const_int(S, ix, inner, sp), sp);
-            if (!outer) i = ir_binary(S, IR_REM, i, ir_const_int(S, ix, lv->size[k], sp), sp);
-            cell = ir_binary(S, IR_ADD, ir_binary(S, IR_MUL, cell, ir_const_int(S, ix, lv->size[k], sp), sp), i, sp);
+            IrExpr *i = irb_cast(S->arena, idx[pos], ix);
+            if (inner > 1) i = sema_binary(S, IR_DIV, i, irb_int(S->arena, ix, inner, sp), sp);
+            if (!outer) i = sema_binary(S, IR_REM, i, irb_int(S->arena, ix, lv->size[k], sp), sp);
+            cell = sema_binary(S, IR_ADD, sema_binary(S, IR_MUL, cell, irb_int(S->arena, ix, lv->size[k], sp), sp), i, sp);
         }
-        IrExpr *term = ir_binary(S, IR_MUL, cell, ir_const_int(S, ix, lv->cell_bytes / esz, sp), sp);
-        flat = ir_binary(S, IR_ADD, flat, ir_binary(S, IR_ADD, term, ir_const_int(S, ix, lv->child_offset / esz, sp), sp), sp);
+        IrExpr *term = sema_binary(S, IR_MUL, cell, irb_int(S->arena, ix, lv->cell_bytes / esz, sp), sp);
+        flat = sema_binary(S, IR_ADD, flat, sema_binary(S, IR_ADD, term, irb_int(S->arena, ix, lv->child_offset / esz, sp), sp), sp);
     }
     return flat;
 }

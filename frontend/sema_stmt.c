@@ -39,7 +39,7 @@ static Val eval_target(Sema *S, const Expr *t) { return sema_eval(S, t); }
 
 static void store_ref(Sema *S, Val r, IrExpr *e, Span sp) {
     IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
-    st->store.ref = r.ref, st->store.value = ir_cast(S, e, r.ref->type);
+    st->store.ref = r.ref, st->store.value = irb_cast(S->arena, e, r.ref->type);
     sema_emit(S, st);
 }
 
@@ -53,7 +53,7 @@ static void assign_vec_name(Sema *S, const Expr *target, Binding *b, Val v, Span
     }
     if (same) return sema_vec_assign(S, eval_target(S, target), v, sp);
     if (b && b->v.kind == V_VEC && b->v.vec.c[0].kind == V_LOCAL && S->local_task.items[b->v.vec.c[0].index] == S->task) {
-        diag_error(sp, "QD2040", "cannot assign %s to '%s', which holds %s", val_describe(v), target->name, val_describe(b->v));
+        diag_error(sp, QD2040, "cannot assign %s to '%s', which holds %s", val_describe(v), target->name, val_describe(b->v));
         return;
     }
     if (sema_is_promoted(S, target->name)) {
@@ -74,7 +74,7 @@ static void assign_vec_name(Sema *S, const Expr *target, Binding *b, Val v, Span
 static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
     Binding *b = scope_find(S->scope, target->name);
     if (b && b->is_param) {
-        diag_error(target->span, "QD2038", "cannot assign to kernel argument '%s'", target->name);
+        diag_error(target->span, QD2038, "cannot assign to kernel argument '%s'", target->name);
         diag_note(b->decl, "'%s' is declared here", target->name);
         return;
     }
@@ -83,7 +83,7 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
         if (b && b->v.kind == V_STRUCT && b->v.strct.st == v.strct.st && !sema_is_promoted(S, target->name))
             return sema_struct_assign(S, b->v, v, sp);
         if (sema_is_promoted(S, target->name))
-            return (void)diag_error(sp, "QD2045", "a struct variable used by more than one top-level loop is not supported; "
+            return (void)diag_error(sp, QD2045, "a struct variable used by more than one top-level loop is not supported; "
                                                   "create it inside the loop");
         Val r = sema_struct_materialize(S, v, target->name, sp);
         scope_bind(S, S->scope, target->name, r, target->span);
@@ -101,7 +101,7 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
             S->shared.items[v.index].name = name;
         }
         if (v.kind == V_NONE || v.kind == V_STR) {
-            diag_error(sp, "QD2019", "cannot assign %s to a variable in a kernel", val_describe(v));
+            diag_error(sp, QD2019, "cannot assign %s to a variable in a kernel", val_describe(v));
             return;
         }
         scope_bind(S, S->scope, target->name, v, target->span);
@@ -131,7 +131,7 @@ static bool pydc_member(Sema *S, const Expr *target) {
     Val o = sema_eval(S, target->attr.obj);
     diag_quiet_end(mark);
     if (o.kind != V_PYDC) return false;
-    diag_error(target->span, "QD2010", "cannot assign to member '%s' of dataclass '%s': dataclass members are read-only in kernels "
+    diag_error(target->span, QD2010, "cannot assign to member '%s' of dataclass '%s': dataclass members are read-only in kernels "
                "and qd.funcs (the contents of an array member can be written: x.member[i] = ...)", target->attr.name,
                o.pydc.dc->cls->class_.name);
     return true;
@@ -151,14 +151,14 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
         if (r.kind == V_VEC) return sema_vec_assign(S, r, sema_list_as_vec(S, v, r), sp); /* m[i] = [[1, 2], [3, 4]] */
         if (r.kind == V_STRUCT) return sema_struct_assign(S, r, v, sp);
         if (v.kind == V_VEC) {
-            if (r.kind != V_ERR) diag_error(sp, "QD2040", "cannot assign a vector to a scalar element");
+            if (r.kind != V_ERR) diag_error(sp, QD2040, "cannot assign a vector to a scalar element");
             return;
         }
         IrExpr *e = sema_rvalue(S, v, sp);
         if (r.kind == V_ERR || !e) return;
         if (r.kind == V_LOCAL) return emit_assign(S, r.index, e, sp);
         if (r.kind != V_REF) {
-            diag_error(target->span, "QD2010", target->kind == E_ATTR ? "cannot assign to an attribute in a kernel" : "cannot assign to %s",
+            diag_error(target->span, QD2010, target->kind == E_ATTR ? "cannot assign to an attribute in a kernel" : "cannot assign to %s",
                        val_describe(r));
             return;
         }
@@ -175,13 +175,13 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
     if (target->kind == E_TUPLE || target->kind == E_LIST) {
         if (v.kind != V_TUPLE || v.tuple.n != target->list.n) {
             if (v.kind != V_ERR)
-                diag_error(sp, "QD2007", "cannot unpack %s into %d targets", val_describe(v), target->list.n);
+                diag_error(sp, QD2007, "cannot unpack %s into %d targets", val_describe(v), target->list.n);
             return;
         }
         for (int k = 0; k < target->list.n; k++) sema_assign(S, target->list.items[k], v.tuple.items[k], sp);
         return;
     }
-    if (target->kind != E_ERROR) diag_error(target->span, "QD2010", "cannot assign to an attribute in a kernel");
+    if (target->kind != E_ERROR) diag_error(target->span, QD2010, "cannot assign to an attribute in a kernel");
 }
 
 /* Scalars of a tuple value are read into temporaries first, so `a, b = b, a` swaps. */
@@ -222,13 +222,13 @@ static void stmt_annassign(Sema *S, const Stmt *s) {
     int n = 0, m = 0;
     if (sema_vec_type_of(S, s->ann.annotation, &t, &n, &m)) { /* v: vec3 = ... */
         if (!n || !s->ann.value) {
-            if (n) diag_error(s->span, "QD2042", "a vector variable needs a value");
+            if (n) diag_error(s->span, QD2042, "a vector variable needs a value");
             return;
         }
         Val v = sema_eval(S, s->ann.value);
         if (v.kind == V_VEC) {
             Val c = vec_make(S, v.vec.n, v.vec.m);
-            for (int k = 0; k < vec_len(v); k++) c.vec.c[k] = val_expr(ir_cast(S, sema_rvalue(S, v.vec.c[k], s->span), t));
+            for (int k = 0; k < vec_len(v); k++) c.vec.c[k] = val_expr(irb_cast(S->arena, sema_rvalue(S, v.vec.c[k], s->span), t));
             v = c;
         }
         return sema_assign(S, s->ann.target, v, s->span);
@@ -240,10 +240,10 @@ static void stmt_annassign(Sema *S, const Stmt *s) {
     }
     Binding *b = scope_find(S->scope, s->ann.target->name);
     if (b && b->is_param) {
-        diag_error(s->ann.target->span, "QD2038", "cannot assign to kernel argument '%s'", s->ann.target->name);
+        diag_error(s->ann.target->span, QD2038, "cannot assign to kernel argument '%s'", s->ann.target->name);
         return;
     }
-    IrExpr *e = s->ann.value ? sema_expr(S, s->ann.value) : ir_const_int(S, t, 0, s->span);
+    IrExpr *e = s->ann.value ? sema_expr(S, s->ann.value) : irb_int(S->arena, t, 0, s->span);
     if (!e) return;
     if (!b && sema_is_promoted(S, s->ann.target->name))
         return store_ref(S, sema_promote(S, s->ann.target->name, t, s->ann.target->span), e, s->span);
@@ -258,7 +258,7 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
     if (t->kind == E_NAME) {
         Binding *b = scope_find(S->scope, t->name);
         if (b && b->is_param) {
-            diag_error(t->span, "QD2038", "cannot reassign kernel argument '%s' with an augmented assignment", t->name);
+            diag_error(t->span, QD2038, "cannot reassign kernel argument '%s' with an augmented assignment", t->name);
             diag_note(b->decl, "'%s' is declared here", t->name);
             return;
         }
@@ -272,10 +272,10 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
         if (b && b->v.kind == V_VEC) return sema_augassign_vec(S, s, sema_eval(S, t));
         if (!b || b->v.kind != V_LOCAL) {
             Val v = sema_eval(S, t);
-            if (v.kind != V_ERR) diag_error(t->span, "QD2010", "cannot update '%s' in place: it is %s, not a local variable", t->name, val_describe(v));
+            if (v.kind != V_ERR) diag_error(t->span, QD2010, "cannot update '%s' in place: it is %s, not a local variable", t->name, val_describe(v));
             return;
         }
-        IrExpr *r = sema_binop_tok(S, s->aug.op, ir_local(S, b->v.index, t->span), sema_expr(S, s->aug.value), s->span);
+        IrExpr *r = sema_binop_tok(S, s->aug.op, sema_local(S, b->v.index, t->span), sema_expr(S, s->aug.value), s->span);
         if (r) emit_assign(S, b->v.index, r, s->span);
         return;
     }
@@ -287,11 +287,11 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
         if (x && sema_vec_dynamic_store(S, t, val_expr(x), s->span)) return;
     }
     if (r.kind == V_LOCAL) { /* v[0] += 1 on a vector variable */
-        IrExpr *x = sema_binop_tok(S, s->aug.op, ir_local(S, r.index, t->span), sema_expr(S, s->aug.value), s->span);
+        IrExpr *x = sema_binop_tok(S, s->aug.op, sema_local(S, r.index, t->span), sema_expr(S, s->aug.value), s->span);
         if (x) emit_assign(S, r.index, x, s->span);
         return;
     }
-    if (r.kind != V_REF) return (void)diag_error(t->span, "QD2010", "cannot update %s in place", val_describe(r));
+    if (r.kind != V_REF) return (void)diag_error(t->span, QD2010, "cannot update %s in place", val_describe(r));
     sema_augassign_global(S, s, r.ref);
 }
 
@@ -302,12 +302,12 @@ static void stmt_if(Sema *S, const Stmt *s) {
     if (c->kind == E_CALL) { /* if qd.static(cond): only the chosen branch exists */
         Val f = sema_eval(S, c->call.fn);
         if (f.kind == V_NS && !strcmp(f.path, "qd.static")) {
-            IrExpr *v = ir_to_bool(S, sema_expr(S, c));
+            IrExpr *v = sema_to_bool(S, sema_expr(S, c));
             if (v) sema_block(S, v->c.u ? &s->if_.then : &s->if_.els);
             return;
         }
     }
-    IrExpr *cond = ir_to_bool(S, sema_expr(S, c));
+    IrExpr *cond = sema_to_bool(S, sema_expr(S, c));
     IrStmt *st = sema_stmt_new(S, IR_IF, s->span);
     st->if_.cond = cond;
     /* a condition that provably splits a subgroup (or the block): collectives (barriers) under
@@ -339,7 +339,7 @@ static IrBlock loop_body(Sema *S, const StmtList *body, LoopKind kind, IrStmtVec
 static void stmt_while(Sema *S, const Stmt *s) {
     IrStmtVec pre = {0}, *outer = S->cur;
     S->cur = &pre;
-    IrExpr *cond = ir_to_bool(S, sema_expr(S, s->while_.cond));
+    IrExpr *cond = sema_to_bool(S, sema_expr(S, s->while_.cond));
     S->cur = outer;
     if (!cond) {
         vec_free(&pre);
@@ -350,11 +350,11 @@ static void stmt_while(Sema *S, const Stmt *s) {
     if (pre.len) { /* the condition needed statements (an inlined qd.func): while True + break */
         for (int k = 0; k < pre.len; k++) vec_push(&body, pre.items[k]);
         IrStmt *brk = sema_stmt_new(S, IR_IF, s->span);
-        brk->if_.cond = ir_binary(S, IR_EQ, cond, ir_const_int(S, QT_U1, 0, s->span), s->span);
+        brk->if_.cond = sema_binary(S, IR_EQ, cond, irb_int(S->arena, QT_U1, 0, s->span), s->span);
         brk->if_.then.stmts = ARENA_ARRAY(S->arena, IrStmt *, 1);
         brk->if_.then.stmts[0] = sema_stmt_new(S, IR_BREAK, s->span), brk->if_.then.n = 1;
         vec_push(&body, brk);
-        cond = ir_const_int(S, QT_U1, 1, s->span);
+        cond = irb_int(S->arena, QT_U1, 1, s->span);
     }
     vec_free(&pre);
     st->while_.cond = cond;
@@ -366,11 +366,11 @@ static void stmt_jump(Sema *S, const Stmt *s) {
     bool brk = s->kind == S_BREAK;
     const char *w = brk ? "break" : "continue";
     switch (S->loop) {
-    case LOOP_NONE: diag_error(s->span, "QD2014", "'%s' outside a loop", w); return;
-    case LOOP_STATIC: diag_error(s->span, "QD2014", "'%s' cannot leave a qd.static loop (it is unrolled)", w); return;
+    case LOOP_NONE: diag_error(s->span, QD2014, "'%s' outside a loop", w); return;
+    case LOOP_STATIC: diag_error(s->span, QD2014, "'%s' cannot leave a qd.static loop (it is unrolled)", w); return;
     case LOOP_PARALLEL:
         if (brk) {
-            diag_error(s->span, "QD2014", "'break' cannot leave a parallel (top-level) for loop");
+            diag_error(s->span, QD2014, "'break' cannot leave a parallel (top-level) for loop");
             return;
         }
         S->parallel_continue = true; /* leaves the body wrapper: see sema_for_body */
@@ -389,10 +389,10 @@ static int loop_targets(Sema *S, const Stmt *s, const Expr **out, int ndims) {
     if (t->kind == E_TUPLE) n = t->list.n;
     for (int k = 0; k < n && k < IR_MAX_DIMS; k++) {
         out[k] = t->kind == E_TUPLE ? t->list.items[k] : t;
-        if (out[k]->kind != E_NAME) return diag_error(out[k]->span, "QD2012", "a loop variable must be a name"), -1;
+        if (out[k]->kind != E_NAME) return diag_error(out[k]->span, QD2012, "a loop variable must be a name"), -1;
     }
     if (n != ndims) {
-        diag_error(t->span, "QD2012", "the loop has %d dimension%s but %d loop variable%s", ndims, ndims == 1 ? "" : "s", n, n == 1 ? "" : "s");
+        diag_error(t->span, QD2012, "the loop has %d dimension%s but %d loop variable%s", ndims, ndims == 1 ? "" : "s", n, n == 1 ? "" : "s");
         return -1;
     }
     return n;
@@ -401,7 +401,7 @@ static int loop_targets(Sema *S, const Stmt *s, const Expr **out, int ndims) {
 static int loop_var(Sema *S, const Expr *name) {
     Binding *b = scope_find(S->scope, name->name);
     if (b && b->is_param) {
-        diag_error(name->span, "QD2038", "cannot use kernel argument '%s' as a loop variable", name->name);
+        diag_error(name->span, QD2038, "cannot use kernel argument '%s' as a loop variable", name->name);
         return -1;
     }
     if (b && b->v.kind == V_LOCAL && S->locals.items[b->v.index].type == QT_I32 && S->local_task.items[b->v.index] == S->task)
@@ -418,7 +418,7 @@ static void static_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
         n[d] = c->c.i;
         total *= n[d];
         if (total > MAX_UNROLL) {
-            diag_error(s->for_.iter->span, "QD2022", "qd.static loop unrolls to more than %d iterations", MAX_UNROLL);
+            diag_error(s->for_.iter->span, QD2022, "qd.static loop unrolls to more than %d iterations", MAX_UNROLL);
             return;
         }
     }
@@ -426,12 +426,12 @@ static void static_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
     S->loop = LOOP_STATIC;
     for (int64_t it = 0, errs = diag_error_count(); it < total && diag_error_count() == errs && !S->returned; it++) {
         if (++S->unrolled > MAX_UNROLL) {
-            diag_error(s->for_.iter->span, "QD2022", "qd.static loops unroll to more than %d iterations in this kernel", MAX_UNROLL);
+            diag_error(s->for_.iter->span, QD2022, "qd.static loops unroll to more than %d iterations in this kernel", MAX_UNROLL);
             break;
         }
         for (int d = 0; d < ls->ndims; d++) {
             int64_t v = ls->begin[d]->c.i + idx[d] * ls->step[d];
-            scope_bind(S, S->scope, vars[d]->name, val_expr(ir_const_int(S, QT_I32, v, vars[d]->span)), vars[d]->span);
+            scope_bind(S, S->scope, vars[d]->name, val_expr(irb_int(S->arena, QT_I32, v, vars[d]->span)), vars[d]->span);
         }
         sema_block(S, &s->for_.body);
         for (int d = ls->ndims - 1; d >= 0 && ++idx[d] == n[d]; d--) idx[d] = 0;
@@ -449,7 +449,7 @@ static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
     st->for_.begin = ls->begin[d], st->for_.end = ls->end[d], st->for_.step = ls->step[d];
     IrStmtVec body = {0}, *outer = S->cur;
     S->cur = &body;
-    emit_assign(S, var, ir_local(S, counter, vars[d]->span), vars[d]->span);
+    emit_assign(S, var, sema_local(S, counter, vars[d]->span), vars[d]->span);
     S->cur = outer;
     if (d + 1 < ls->ndims) {
         LoopKind saved = S->loop;
@@ -501,11 +501,11 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
         if (p->annotation && sema_vec_type_of(S, p->annotation, &t, &n, &m)) {
             if (!n) return false;
             if (n != v.vec.n || m != v.vec.m) {
-                diag_error(sp, "QD2040", "argument '%s' is a %s, not of the declared shape", p->name, val_describe(v));
+                diag_error(sp, QD2040, "argument '%s' is a %s, not of the declared shape", p->name, val_describe(v));
                 return false;
             }
             Val c = vec_make(S, v.vec.n, v.vec.m);
-            for (int k = 0; k < vec_len(v); k++) c.vec.c[k] = val_expr(ir_cast(S, sema_rvalue(S, v.vec.c[k], sp), t));
+            for (int k = 0; k < vec_len(v); k++) c.vec.c[k] = val_expr(irb_cast(S->arena, sema_rvalue(S, v.vec.c[k], sp), t));
             v = c;
         }
         Val r = sema_vec_materialize(S, v, p->name, sp);
@@ -520,7 +520,7 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
     QdType t = e ? e->type : QT_I32;
     if (!e || (p->annotation && !sema_annotation_type(S, p->annotation, &t))) return false;
     if (ir_is_uniform(e)) { /* substituted: keeps constants constant and loop bounds uniform */
-        scope_bind(S, sc, p->name, val_expr(ir_cast(S, e, t)), p->span);
+        scope_bind(S, sc, p->name, val_expr(irb_cast(S->arena, e, t)), p->span);
         return true;
     }
     int l = sema_new_local(S, p->name, t);
@@ -537,7 +537,7 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
     Val obj;
     int self = np && sema_method_object(S, def, &obj) ? 1 : 0; /* a method of a data-oriented instance: self is bound */
     if (call->call.args.n > np - self) {
-        diag_error(call->span, "QD2007", "'%s' takes %d argument%s, got %d", def->def.name, np - self, np - self == 1 ? "" : "s", call->call.args.n);
+        diag_error(call->span, QD2007, "'%s' takes %d argument%s, got %d", def->def.name, np - self, np - self == 1 ? "" : "s", call->call.args.n);
         return NULL;
     }
     Val *vals = ARENA_ARRAY(S->arena, Val, np ? np : 1);
@@ -548,7 +548,7 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
         int k = 0;
         while (k < np && strcmp(def->def.params[k].name, call->call.kw[j].name)) k++;
         if (k == np || have[k]) {
-            diag_error(call->call.kw[j].span, "QD2007", k == np ? "'%s' has no parameter '%s'" : "'%s' got parameter '%s' twice",
+            diag_error(call->call.kw[j].span, QD2007, k == np ? "'%s' has no parameter '%s'" : "'%s' got parameter '%s' twice",
                        def->def.name, call->call.kw[j].name);
             vec_free(&sc->b);
             return NULL;
@@ -565,7 +565,7 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
             S->scope = saved;
         }
         if (!have[k]) {
-            diag_error(call->span, "QD2007", "missing argument '%s' in call to '%s'", p->name, def->def.name);
+            diag_error(call->span, QD2007, "missing argument '%s' in call to '%s'", p->name, def->def.name);
             diag_note(p->span, "'%s' is declared here", p->name);
             vec_free(&sc->b);
             return NULL;
@@ -588,7 +588,7 @@ static bool check_returns(Sema *S, const StmtList *l, bool dynamic) {
     for (int k = 0; k < l->n; k++) {
         const Stmt *s = l->stmts[k];
         if (s->kind == S_RETURN && dynamic) {
-            diag_error(s->span, "QD2015", "return inside a run-time if, for or while is not supported (Quadrants: \"Return inside "
+            diag_error(s->span, QD2015, "return inside a run-time if, for or while is not supported (Quadrants: \"Return inside "
                                           "non-static if/for is not supported\"); assign a result variable instead");
             ok = false;
         }
@@ -609,11 +609,11 @@ static Val func_result(Sema *S, const Stmt *def, const Stmt *ret, const Expr *ca
     int rn = 0, rm = 0;
     if (result.kind == V_VEC && def->def.returns && sema_vec_type_of(S, def->def.returns, &t, &rn, &rm) && rn) {
         if (rn != result.vec.n || rm != result.vec.m) {
-            diag_error(ret->expr->span, "QD2040", "'%s' returns %s, not the declared shape", def->def.name, val_describe(result));
+            diag_error(ret->expr->span, QD2040, "'%s' returns %s, not the declared shape", def->def.name, val_describe(result));
             result = val_err();
         } else {
             Val c = vec_make(S, rn, rm);
-            for (int k = 0; k < vec_len(c); k++) c.vec.c[k] = val_expr(ir_cast(S, sema_rvalue(S, result.vec.c[k], ret->span), t));
+            for (int k = 0; k < vec_len(c); k++) c.vec.c[k] = val_expr(irb_cast(S->arena, sema_rvalue(S, result.vec.c[k], ret->span), t));
             result = c;
         }
     }
@@ -621,10 +621,10 @@ static Val func_result(Sema *S, const Stmt *def, const Stmt *ret, const Expr *ca
     if (result.kind == V_VEC) result = sema_vec_materialize(S, result, arena_printf(S->arena, "$%s_ret", def->def.name), ret->span);
     if (is_scalar(result)) {
         IrExpr *e = sema_rvalue(S, result, ret->expr->span);
-        if (e && def->def.returns && sema_annotation_type(S, def->def.returns, &t)) e = ir_cast(S, e, t);
+        if (e && def->def.returns && sema_annotation_type(S, def->def.returns, &t)) e = irb_cast(S->arena, e, t);
         int l = e ? sema_new_local(S, arena_printf(S->arena, "$%s_ret", def->def.name), e->type) : -1;
         if (e) emit_assign(S, l, e, ret->span);
-        result = e ? val_expr(ir_local(S, l, call->span)) : val_err();
+        result = e ? val_expr(sema_local(S, l, call->span)) : val_err();
     }
     return result;
 }
@@ -633,7 +633,7 @@ static Val func_result(Sema *S, const Stmt *def, const Stmt *ret, const Expr *ca
  * S->dyn counts run-time ifs and loops in case a path got here unchecked). */
 static void stmt_return(Sema *S, const Stmt *s) {
     if (S->dyn) {
-        diag_error(s->span, "QD2015", "return inside a run-time if, for or while is not supported (Quadrants: \"Return inside "
+        diag_error(s->span, QD2015, "return inside a run-time if, for or while is not supported (Quadrants: \"Return inside "
                                       "non-static if/for is not supported\"); assign a result variable instead");
         return;
     }
@@ -646,7 +646,7 @@ static void stmt_return(Sema *S, const Stmt *s) {
     const Stmt *def = S->kernel_def;
     bool returns = def && def->def.returns && def->def.returns->kind != E_NONE;
     if (s->expr && s->expr->kind != E_NONE && !returns) {
-        diag_error(s->span, "QD2015", "a kernel returns a value only when declared with a return type (def k() -> qd.i32:)");
+        diag_error(s->span, QD2015, "a kernel returns a value only when declared with a return type (def k() -> qd.i32:)");
         return;
     }
     if (returns) sema_kernel_return(S, def, s);
@@ -654,14 +654,14 @@ static void stmt_return(Sema *S, const Stmt *s) {
 }
 
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
-    if (!S->cur) return diag_error(call->span, "QD2019", "a qd.func can only be called inside a kernel"), val_err();
+    if (!S->cur) return diag_error(call->span, QD2019, "a qd.func can only be called inside a kernel"), val_err();
     for (int k = 0; k < S->ninline; k++)
         if (S->inline_stack[k] == def) {
-            diag_error(call->span, "QD2016", "recursive call of qd.func '%s' (qd.func calls are inlined)", def->def.name);
+            diag_error(call->span, QD2016, "recursive call of qd.func '%s' (qd.func calls are inlined)", def->def.name);
             return val_err();
         }
     if (S->ninline == (int)ARRAY_LEN(S->inline_stack))
-        return diag_error(call->span, "QD2016", "qd.func calls nested too deeply (limit %d)", (int)ARRAY_LEN(S->inline_stack)), val_err();
+        return diag_error(call->span, QD2016, "qd.func calls nested too deeply (limit %d)", (int)ARRAY_LEN(S->inline_stack)), val_err();
     Scope *sc = sema_bind_args(S, call, def);
     if (sc && !check_returns(S, &def->def.body, false)) vec_free(&sc->b), sc = NULL;
     if (!sc) return val_err();
@@ -716,8 +716,8 @@ void sema_stmt(Sema *S, const Stmt *s) {
     case S_PASS: return;
     case S_ASSERT: stmt_assert(S, s); return;
     case S_RETURN: stmt_return(S, s); return;
-    case S_DEF: diag_error(s->span, "QD1012", "nested function definitions are not supported in kernels"); return;
-    case S_IMPORT: diag_error(s->span, "QD2003", "'import' inside a function is not supported"); return;
+    case S_DEF: diag_error(s->span, QD1012, "nested function definitions are not supported in kernels"); return;
+    case S_IMPORT: diag_error(s->span, QD2003, "'import' inside a function is not supported"); return;
     case S_HOST: case S_CLASS: die("host code inside a function");
     }
 }
@@ -728,12 +728,12 @@ void sema_stmt(Sema *S, const Stmt *s) {
 static void stmt_assert(Sema *S, const Stmt *s) {
     IrStmtVec none = {0}, *saved = S->cur;
     if (!S->debug) S->cur = &none; /* evaluated for its diagnostics only: no code */
-    IrExpr *c = ir_to_bool(S, sema_expr(S, s->assert_.cond));
+    IrExpr *c = sema_to_bool(S, sema_expr(S, s->assert_.cond));
     S->cur = saved;
     vec_free(&none);
     const Expr *m = s->assert_.msg;
     if (m && m->kind != E_STR && m->kind != E_ERROR)
-        return (void)diag_error(m->span, "QD2019", "the message of an assert must be a string literal");
+        return (void)diag_error(m->span, QD2019, "the message of an assert must be a string literal");
     if (!S->debug || !c) return;
     uint32_t line, col;
     source_line_col(S->src, s->span.off, &line, &col);

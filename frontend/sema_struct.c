@@ -43,20 +43,20 @@ static bool member_type(Sema *S, const Keyword *kw, QdStruct *st, int k) {
         return true;
     }
     if (v.kind != V_ERR)
-        diag_error(kw->value->span, "QD2045", "struct member '%s' must be a scalar, vector, matrix or struct type, got %s", kw->name,
+        diag_error(kw->value->span, QD2045, "struct member '%s' must be a scalar, vector, matrix or struct type, got %s", kw->name,
                    val_describe(v));
     return false;
 }
 
 /* Members from keywords (qd.types.struct(a=qd.f32)) or a {"a": qd.f32} argument. */
 static const QdStruct *members(Sema *S, const Expr *call, const Keyword *kw, int nkw) {
-    if (!nkw) return diag_error(call->span, "QD2045", "a struct needs at least one member"), NULL;
+    if (!nkw) return diag_error(call->span, QD2045, "a struct needs at least one member"), NULL;
     QdStruct *st = struct_alloc(S, nkw);
     bool ok = true;
     for (int k = 0; k < nkw; k++) {
         ok &= member_type(S, &kw[k], st, k);
         for (int j = 0; j < k; j++)
-            if (!strcmp(kw[j].name, kw[k].name)) ok = false, diag_error(kw[k].span, "QD2045", "struct member '%s' is declared twice", kw[k].name);
+            if (!strcmp(kw[j].name, kw[k].name)) ok = false, diag_error(kw[k].span, QD2045, "struct member '%s' is declared twice", kw[k].name);
     }
     return ok ? st : NULL;
 }
@@ -89,7 +89,7 @@ static Val struct_convert(Sema *S, const QdStruct *st, Val v, Span sp) {
     Val r = struct_make(S, st);
     for (int k = 0; k < st->n; k++) {
         int j = member_index(v.strct.st, st->names[k]);
-        if (j < 0) return diag_error(sp, "QD2045", "the struct given has no member '%s'", st->names[k]), val_err();
+        if (j < 0) return diag_error(sp, QD2045, "the struct given has no member '%s'", st->names[k]), val_err();
         r.strct.m[k] = member_value(S, st, k, v.strct.m[j], sp);
         if (r.strct.m[k].kind == V_ERR) return val_err();
     }
@@ -98,7 +98,7 @@ static Val struct_convert(Sema *S, const QdStruct *st, Val v, Span sp) {
 
 /* A member's zero (a nested struct: every leaf zero). */
 static Val zero_member(Sema *S, const QdStruct *st, int k, Span sp) {
-    if (!st->sub[k]) return member_value(S, st, k, val_expr(ir_const_int(S, st->dt[k], 0, sp)), sp);
+    if (!st->sub[k]) return member_value(S, st, k, val_expr(irb_int(S->arena, st->dt[k], 0, sp)), sp);
     Val r = struct_make(S, st->sub[k]);
     for (int j = 0; j < st->sub[k]->n; j++)
         if ((r.strct.m[j] = zero_member(S, st->sub[k], j, sp)).kind == V_ERR) return val_err();
@@ -110,17 +110,17 @@ static Val member_value(Sema *S, const QdStruct *st, int k, Val v, Span sp) {
     if (v.kind == V_ERR) return v;
     if (st->sub[k]) {
         if (v.kind != V_STRUCT)
-            return diag_error(sp, "QD2040", "struct member '%s' is a struct, got %s", st->names[k], val_describe(v)), val_err();
+            return diag_error(sp, QD2040, "struct member '%s' is a struct, got %s", st->names[k], val_describe(v)), val_err();
         return struct_convert(S, st->sub[k], v, sp);
     }
-    if (v.kind == V_STRUCT) return diag_error(sp, "QD2040", "struct member '%s' is not a struct, got a struct", st->names[k]), val_err();
+    if (v.kind == V_STRUCT) return diag_error(sp, QD2040, "struct member '%s' is not a struct, got a struct", st->names[k]), val_err();
     if (!st->vn[k]) {
         IrExpr *e = sema_rvalue(S, v, sp);
-        return e ? val_expr(ir_cast(S, e, st->dt[k])) : val_err();
+        return e ? val_expr(irb_cast(S->arena, e, st->dt[k])) : val_err();
     }
     Val r = vec_make(S, st->vn[k], st->vm[k]);
     if (v.kind == V_VEC && (v.vec.n != st->vn[k] || v.vec.m != st->vm[k])) {
-        diag_error(sp, "QD2040", "struct member '%s' is %s, got %s", st->names[k], st->vm[k] ? "a matrix" : "a vector", val_describe(v));
+        diag_error(sp, QD2040, "struct member '%s' is %s, got %s", st->names[k], st->vm[k] ? "a matrix" : "a vector", val_describe(v));
         return val_err();
     }
     IrExpr *one = v.kind == V_VEC ? NULL : sema_rvalue(S, v, sp);
@@ -128,7 +128,7 @@ static Val member_value(Sema *S, const QdStruct *st, int k, Val v, Span sp) {
     for (int c = 0; c < vec_len(r); c++) {
         IrExpr *e = one ? one : sema_rvalue(S, v.vec.c[c], sp);
         if (!e) return val_err();
-        r.vec.c[c] = val_expr(ir_cast(S, e, st->dt[k]));
+        r.vec.c[c] = val_expr(irb_cast(S->arena, e, st->dt[k]));
     }
     return r;
 }
@@ -137,7 +137,7 @@ static Val member_value(Sema *S, const QdStruct *st, int k, Val v, Span sp) {
 static Val construct(Sema *S, const Expr *call, const QdStruct *st) {
     Val r = struct_make(S, st);
     bool *have = ARENA_ARRAY(S->arena, bool, st->n);
-    if (call->call.args.n > st->n) return diag_error(call->span, "QD2045", "the struct has %d members, got %d values", st->n, call->call.args.n), val_err();
+    if (call->call.args.n > st->n) return diag_error(call->span, QD2045, "the struct has %d members, got %d values", st->n, call->call.args.n), val_err();
     for (int k = 0; k < call->call.args.n; k++) {
         r.strct.m[k] = member_value(S, st, k, sema_eval(S, call->call.args.items[k]), call->call.args.items[k]->span);
         if (r.strct.m[k].kind == V_ERR) return val_err();
@@ -146,7 +146,7 @@ static Val construct(Sema *S, const Expr *call, const QdStruct *st) {
     for (int j = 0; j < call->call.nkw; j++) {
         int k = member_index(st, call->call.kw[j].name);
         if (k < 0 || have[k])
-            return diag_error(call->call.kw[j].span, "QD2045", k < 0 ? "the struct has no member '%s'" : "member '%s' is given twice",
+            return diag_error(call->call.kw[j].span, QD2045, k < 0 ? "the struct has no member '%s'" : "member '%s' is given twice",
                               call->call.kw[j].name), val_err();
         r.strct.m[k] = member_value(S, st, k, sema_eval(S, call->call.kw[j].value), call->call.kw[j].span);
         if (r.strct.m[k].kind == V_ERR) return val_err();
@@ -159,7 +159,7 @@ static Val construct(Sema *S, const Expr *call, const QdStruct *st) {
 
 /* qd.Struct(a=1.0, v=qd.Vector(...)): an anonymous struct typed by its values. */
 static Val anonymous(Sema *S, const Expr *call) {
-    if (call->call.args.n || !call->call.nkw) return diag_error(call->span, "QD2045", "qd.Struct takes member=value keywords"), val_err();
+    if (call->call.args.n || !call->call.nkw) return diag_error(call->span, QD2045, "qd.Struct takes member=value keywords"), val_err();
     int n = call->call.nkw;
     QdStruct *st = struct_alloc(S, n);
     Val r = struct_make(S, st);
@@ -189,7 +189,7 @@ Val sema_struct_call(Sema *S, const Expr *call, Val f) {
     if (!strcmp(p, "qd.types.struct")) {
         const QdStruct *st = call->call.args.n == 1 && is_dict(call->call.args.items[0])
                                  ? members(S, call, call->call.args.items[0]->call.kw, call->call.args.items[0]->call.nkw)
-                                 : call->call.args.n ? (diag_error(call->span, "QD2045", "qd.types.struct takes member=type keywords"), NULL)
+                                 : call->call.args.n ? (diag_error(call->span, QD2045, "qd.types.struct takes member=type keywords"), NULL)
                                                      : members(S, call, call->call.kw, call->call.nkw);
         if (!st) return val_err();
         Val t = {.kind = V_STRUCTTYPE};
@@ -197,7 +197,7 @@ Val sema_struct_call(Sema *S, const Expr *call, Val f) {
         return t;
     }
     if (!strcmp(p, "qd.Struct")) return anonymous(S, call);
-    diag_error(call->span, "QD2004", "'%s' can only be declared at module level", p);
+    diag_error(call->span, QD2004, "'%s' can only be declared at module level", p);
     return val_err();
 }
 
@@ -212,7 +212,7 @@ Val sema_struct_attr(Sema *S, Val o, const char *name, Span sp) {
             m.method.name = name;
             return m;
         }
-    diag_error(sp, "QD2045", "the struct has no member '%s'", name);
+    diag_error(sp, QD2045, "the struct has no member '%s'", name);
     (void)S;
     return val_err();
 }
@@ -266,7 +266,7 @@ Val sema_struct_params(Sema *S, const QdStruct *st, const char *name, Span sp) {
         for (int c = 0; c < len; c++) {
             IrParam p = {.name = st->vn[k] ? arena_printf(S->arena, "%s_%d", base, c) : base, .kind = IR_PARAM_SCALAR, .type = st->dt[k], .span = sp};
             vec_push(&S->params, p);
-            IrExpr *e = ir_new(S, IR_PARAM, st->dt[k], sp);
+            IrExpr *e = irb_new(S->arena, IR_PARAM, st->dt[k], sp);
             e->param = S->params.len - 1;
             if (st->vn[k]) v.strct.m[k].vec.c[c] = val_expr(e);
             else v.strct.m[k] = val_expr(e);
@@ -326,7 +326,7 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
     int first_kw = 0;
     if (path && !strcmp(path, "qd.Struct.field")) {
         const Expr *d = call->call.args.n ? call->call.args.items[0] : NULL;
-        if (!d || !is_dict(d)) return diag_error(call->span, "QD2045", "qd.Struct.field takes a {\"member\": type, ...} dict"), true;
+        if (!d || !is_dict(d)) return diag_error(call->span, QD2045, "qd.Struct.field takes a {\"member\": type, ...} dict"), true;
         st = members(S, call, d->call.kw, d->call.nkw);
         if (call->call.args.n > 1) shape = call->call.args.items[1];
     } else if (path && !strcmp(path, "qd.field")) {
@@ -346,9 +346,9 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
         const char *kw = call->call.kw[k].name;
         if (!strcmp(kw, "shape")) shape = call->call.kw[k].value;
         else if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual"))
-            return diag_error(call->call.kw[k].span, "QD2063", "%s=... is not supported: qdc does not compile autodiff", kw), true;
+            return diag_error(call->call.kw[k].span, QD2063, "%s=... is not supported: qdc does not compile autodiff", kw), true;
         else if (strcmp(kw, "dtype") && strcmp(kw, "name"))
-            return diag_error(call->call.kw[k].span, "QD2045", "struct field argument '%s' is not supported", kw), true;
+            return diag_error(call->call.kw[k].span, QD2045, "struct field argument '%s' is not supported", kw), true;
     }
     if (!st) return scope_bind(S, &S->module, target->name, val_err(), span), true;
     int64_t sh[IR_MAX_DIMS];
@@ -356,7 +356,7 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
     if (nd < 0) return scope_bind(S, &S->module, target->name, val_err(), span), true;
     for (int k = 0; k < nd; k++)
         if (sh[k] <= 0 || sh[k] > INT32_MAX)
-            return diag_error(sema_shape_span(shape, k), "QD2004", "field extent %lld is out of range", (long long)sh[k]), true;
+            return diag_error(sema_shape_span(shape, k), QD2004, "field extent %lld is out of range", (long long)sh[k]), true;
     int idx[1024], n = 0;
     Val v = struct_fields(S, st, target->name, idx, &n, span);
     if (shape) sema_snode_place_together(S, idx, n, sh, nd, span);
@@ -392,7 +392,7 @@ Val sema_struct_subscript(Sema *S, Val o, const Expr *e) {
             continue;
         }
         if (m.kind != V_VEC && m.kind != V_FIELD) {
-            diag_error(e->span, "QD2011", "a struct value is not subscriptable");
+            diag_error(e->span, QD2011, "a struct value is not subscriptable");
             return val_err();
         }
         if (m.kind == V_FIELD) {
@@ -441,12 +441,12 @@ void sema_struct_assign(Sema *S, Val target, Val v, Span sp) {
     if (v.kind == V_ERR) return;
     const QdStruct *st = target.strct.st;
     if (v.kind != V_STRUCT || v.strct.st->n != st->n) {
-        diag_error(sp, "QD2045", "cannot assign %s to a struct with %d members", val_describe(v), st->n);
+        diag_error(sp, QD2045, "cannot assign %s to a struct with %d members", val_describe(v), st->n);
         return;
     }
     for (int k = 0; k < st->n; k++)
         if (member_index(v.strct.st, st->names[k]) < 0) {
-            diag_error(sp, "QD2045", "the struct assigned has no member '%s'", st->names[k]);
+            diag_error(sp, QD2045, "the struct assigned has no member '%s'", st->names[k]);
             return;
         }
     Val snap = sema_struct_materialize(S, v, "$struct", sp);
@@ -458,7 +458,7 @@ void sema_struct_assign(Sema *S, Val target, Val v, Span sp) {
             continue;
         }
         if (m.kind == V_STRUCT) {
-            diag_error(sp, "QD2040", "struct member '%s' is not a struct, got a struct", st->names[k]);
+            diag_error(sp, QD2040, "struct member '%s' is not a struct, got a struct", st->names[k]);
             return;
         }
         if (t.kind == V_VEC) {
@@ -467,7 +467,7 @@ void sema_struct_assign(Sema *S, Val target, Val v, Span sp) {
         }
         IrExpr *e = is_scalar(m) ? sema_rvalue(S, m, sp) : NULL;
         if (!e) {
-            diag_error(sp, "QD2040", "struct member '%s' is a scalar, got %s", st->names[k], val_describe(m));
+            diag_error(sp, QD2040, "struct member '%s' is a scalar, got %s", st->names[k], val_describe(m));
             return;
         }
         IrStmt *s;
@@ -478,7 +478,7 @@ void sema_struct_assign(Sema *S, Val target, Val v, Span sp) {
             s = sema_stmt_new(S, IR_STORE, sp);
             s->store.ref = t.ref, s->store.value = sema_convert(S, e, t.ref->type);
         } else {
-            diag_error(sp, "QD2010", "cannot assign to this struct");
+            diag_error(sp, QD2010, "cannot assign to this struct");
             return;
         }
         sema_emit(S, s);

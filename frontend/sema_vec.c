@@ -96,7 +96,7 @@ static void store_comp(Sema *S, Val t, IrExpr *e, Span sp) {
         st->store.ref = t.ref, st->store.value = sema_convert(S, e, t.ref->type);
         sema_emit(S, st);
     } else {
-        diag_error(sp, "QD2010", "cannot assign to a component of a vector value that is not a variable or an element of storage");
+        diag_error(sp, QD2010, "cannot assign to a component of a vector value that is not a variable or an element of storage");
     }
 }
 
@@ -107,11 +107,11 @@ static bool same_shape(Val a, Val b) { return a.vec.n == b.vec.n && a.vec.m == b
 void sema_vec_assign(Sema *S, Val target, Val v, Span sp) {
     if (v.kind == V_ERR) return;
     if (v.kind == V_VEC && !same_shape(target, v)) {
-        diag_error(sp, "QD2040", "cannot assign %s to %s", shape_text(S, v), shape_text(S, target));
+        diag_error(sp, QD2040, "cannot assign %s to %s", shape_text(S, v), shape_text(S, target));
         return;
     }
     if (v.kind != V_VEC && !is_scalar(v)) {
-        diag_error(sp, "QD2019", "cannot assign %s to a vector", val_describe(v));
+        diag_error(sp, QD2019, "cannot assign %s to a vector", val_describe(v));
         return;
     }
     IrExpr **vals = ARENA_ARRAY(S->arena, IrExpr *, vec_len(target));
@@ -133,7 +133,7 @@ Val sema_vec_ref(Sema *S, IrRef *r, int n, int m) {
         IrExpr *ix = r->idx[k];
         if (ix->kind == IR_CONST || ix->kind == IR_LOCAL || ix->kind == IR_PARAM) continue;
         Val t = stable(S, val_expr(ix), ix->span);
-        if (t.kind == V_LOCAL) r->idx[k] = ir_local(S, t.index, ix->span);
+        if (t.kind == V_LOCAL) r->idx[k] = sema_local(S, t.index, ix->span);
     }
     int ed = m ? 2 : 1;
     Val v = vec_make(S, n, m);
@@ -142,8 +142,8 @@ Val sema_vec_ref(Sema *S, IrRef *r, int n, int m) {
         *c = *r;
         c->idx = ARENA_ARRAY(S->arena, IrExpr *, r->nidx + ed);
         memcpy(c->idx, r->idx, sizeof(IrExpr *) * (size_t)r->nidx);
-        if (m) c->idx[r->nidx] = ir_const_int(S, QT_I32, k / m, r->span), c->idx[r->nidx + 1] = ir_const_int(S, QT_I32, k % m, r->span);
-        else c->idx[r->nidx] = ir_const_int(S, QT_I32, k, r->span);
+        if (m) c->idx[r->nidx] = irb_int(S->arena, QT_I32, k / m, r->span), c->idx[r->nidx + 1] = irb_int(S->arena, QT_I32, k % m, r->span);
+        else c->idx[r->nidx] = irb_int(S->arena, QT_I32, k, r->span);
         c->nidx = r->nidx + ed;
         v.vec.c[k] = (Val){.kind = V_REF, .ref = c};
     }
@@ -168,7 +168,7 @@ static Val dynamic_comp(Sema *S, Val v, const int *sel, int nsel, IrExpr *ix, in
         *c = *v.vec.c[sel[0]].ref;
         c->idx = ARENA_ARRAY(S->arena, IrExpr *, c->nidx);
         memcpy(c->idx, v.vec.c[sel[0]].ref->idx, sizeof(IrExpr *) * (size_t)c->nidx);
-        c->idx[c->nidx - axis_from_end] = ir_cast(S, ix, QT_I32);
+        c->idx[c->nidx - axis_from_end] = irb_cast(S->arena, ix, QT_I32);
         return (Val){.kind = V_REF, .ref = c};
     }
     Val t = stable(S, val_expr(ix), sp);
@@ -177,9 +177,9 @@ static Val dynamic_comp(Sema *S, Val v, const int *sel, int nsel, IrExpr *ix, in
         IrExpr *a = rv(S, v.vec.c[sel[k]], sp);
         if (!a) return val_err();
         QdType ty = qt_promote(a->type, r->type);
-        IrExpr *s = ir_new(S, IR_SELECT, ty, sp);
-        s->sel.cond = ir_binary(S, IR_EQ, i, ir_const_int(S, i->type, k, sp), sp);
-        s->sel.a = ir_cast(S, a, ty), s->sel.b = ir_cast(S, r, ty);
+        IrExpr *s = irb_new(S->arena, IR_SELECT, ty, sp);
+        s->sel.cond = sema_binary(S, IR_EQ, i, irb_int(S->arena, i->type, k, sp), sp);
+        s->sel.a = irb_cast(S->arena, a, ty), s->sel.b = irb_cast(S->arena, r, ty);
         r = s;
     }
     return val_expr(r);
@@ -201,13 +201,13 @@ Val sema_vec_subscript(Sema *S, Val o, const Expr *ix, Span sp) {
     int n = 1;
     if (ix->kind == E_TUPLE) {
         if (ix->list.n > 2 || ix->list.n < 1) {
-            diag_error(ix->span, "QD2042", "%s takes 1 or 2 indices, got %d", shape_text(S, o), ix->list.n);
+            diag_error(ix->span, QD2042, "%s takes 1 or 2 indices, got %d", shape_text(S, o), ix->list.n);
             return val_err();
         }
         n = ix->list.n, items[0] = ix->list.items[0], items[1] = n > 1 ? ix->list.items[1] : NULL;
     }
     if (n == 2 && !o.vec.m) {
-        diag_error(ix->span, "QD2042", "%s takes one index, got 2", shape_text(S, o));
+        diag_error(ix->span, QD2042, "%s takes one index, got 2", shape_text(S, o));
         return val_err();
     }
     IrExpr *x[2] = {NULL, NULL};
@@ -215,12 +215,12 @@ Val sema_vec_subscript(Sema *S, Val o, const Expr *ix, Span sp) {
         x[k] = sema_expr(S, items[k]);
         if (!x[k]) return val_err();
         if (!qt_is_integral(x[k]->type)) {
-            diag_error(items[k]->span, "QD2011", "a vector or matrix index must be an integer, got %s", qt_name(x[k]->type));
+            diag_error(items[k]->span, QD2011, "a vector or matrix index must be an integer, got %s", qt_name(x[k]->type));
             return val_err();
         }
         int64_t c, lim = k == 0 ? o.vec.n : o.vec.m;
         if (const_index(x[k], &c) && (c < 0 || c >= lim)) {
-            diag_error(items[k]->span, "QD2042", "index %lld is out of range for %s", (long long)c, shape_text(S, o));
+            diag_error(items[k]->span, QD2042, "index %lld is out of range for %s", (long long)c, shape_text(S, o));
             return val_err();
         }
     }
@@ -259,12 +259,12 @@ Val sema_vec_subscript(Sema *S, Val o, const Expr *ix, Span sp) {
         Val col = dynamic_comp(S, o, sel, 1, x[1], 1, sp);
         if (col.kind == V_REF) {
             IrRef *c = col.ref;
-            c->idx[c->nidx - 2] = ir_cast(S, x[0], QT_I32);
+            c->idx[c->nidx - 2] = irb_cast(S->arena, x[0], QT_I32);
             return col;
         }
     }
-    IrExpr *flat = ir_binary(S, IR_ADD, ir_binary(S, IR_MUL, ir_cast(S, x[0], QT_I32), ir_const_int(S, QT_I32, o.vec.m, sp), sp),
-                             ir_cast(S, x[1], QT_I32), sp);
+    IrExpr *flat = sema_binary(S, IR_ADD, sema_binary(S, IR_MUL, irb_cast(S->arena, x[0], QT_I32), irb_int(S->arena, QT_I32, o.vec.m, sp), sp),
+                             irb_cast(S->arena, x[1], QT_I32), sp);
     Val v = o;
     v.vec.n = o.vec.n * o.vec.m, v.vec.m = 0;
     for (int k = 0; k < v.vec.n; k++) /* never the storage path: flat is not a component index */
@@ -300,25 +300,25 @@ bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, Span sp) {
         x[k] = sema_expr(S, ix[k]);
         if (!x[k]) return true;
         if (!qt_is_integral(x[k]->type))
-            return diag_error(ix[k]->span, "QD2011", "a vector or matrix index must be an integer, got %s", qt_name(x[k]->type)), true;
+            return diag_error(ix[k]->span, QD2011, "a vector or matrix index must be an integer, got %s", qt_name(x[k]->type)), true;
     }
     if (ir_is_const(x[0]) && (n == 1 || ir_is_const(x[1]))) return false;
     if (v.kind == V_VEC) {
         if (n == 1 && o.vec.m) return false;
-        diag_error(sp, "QD2040", "cannot assign %s to one component", val_describe(v));
+        diag_error(sp, QD2040, "cannot assign %s to one component", val_describe(v));
         return true;
     }
     Val val = stable(S, v, sp);
     IrExpr *e = rv(S, val, sp);
     if (!e) return true;
-    IrExpr *flat = n == 1 ? ir_cast(S, x[0], QT_I32)
-                          : ir_binary(S, IR_ADD, ir_binary(S, IR_MUL, ir_cast(S, x[0], QT_I32), ir_const_int(S, QT_I32, o.vec.m, sp), sp),
-                                      ir_cast(S, x[1], QT_I32), sp);
+    IrExpr *flat = n == 1 ? irb_cast(S->arena, x[0], QT_I32)
+                          : sema_binary(S, IR_ADD, sema_binary(S, IR_MUL, irb_cast(S->arena, x[0], QT_I32), irb_int(S->arena, QT_I32, o.vec.m, sp), sp),
+                                      irb_cast(S->arena, x[1], QT_I32), sp);
     Val fl = stable(S, val_expr(flat), sp);
     for (int k = 0; k < vec_len(o); k++) {
         IrStmt *st = sema_stmt_new(S, IR_IF, sp), *as = sema_stmt_new(S, IR_ASSIGN, sp);
         as->assign.local = o.vec.c[k].index, as->assign.value = sema_convert(S, e, S->locals.items[o.vec.c[k].index].type);
-        st->if_.cond = ir_binary(S, IR_EQ, rv(S, fl, sp), ir_const_int(S, QT_I32, k, sp), sp);
+        st->if_.cond = sema_binary(S, IR_EQ, rv(S, fl, sp), irb_int(S->arena, QT_I32, k, sp), sp);
         st->if_.then.stmts = ARENA_ARRAY(S->arena, IrStmt *, 1), st->if_.then.stmts[0] = as, st->if_.then.n = 1;
         sema_emit(S, st);
     }
@@ -329,14 +329,14 @@ bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, Span sp) {
 
 static Val matmul(Sema *S, Val a, Val b, Span sp) {
     if (a.kind != V_VEC || b.kind != V_VEC) {
-        diag_error(sp, "QD2040", "operator '@' needs two vectors or matrices");
+        diag_error(sp, QD2040, "operator '@' needs two vectors or matrices");
         return val_err();
     }
     /* numpy semantics: a vector is a row on the left and a column on the right */
     int an = a.vec.m ? a.vec.n : 1, ak = a.vec.m ? a.vec.m : a.vec.n;
     int bk = b.vec.n, bm = b.vec.m ? b.vec.m : 1;
     if (ak != bk) {
-        diag_error(sp, "QD2040", "operator '@' on %s and %s: inner dimensions %d and %d differ", shape_text(S, a), shape_text(S, b), ak, bk);
+        diag_error(sp, QD2040, "operator '@' on %s and %s: inner dimensions %d and %d differ", shape_text(S, a), shape_text(S, b), ak, bk);
         return val_err();
     }
     Val r = !a.vec.m && !b.vec.m ? vec_make(S, 1, 0) : !a.vec.m ? vec_make(S, bm, 0) : !b.vec.m ? vec_make(S, an, 0) : vec_make(S, an, bm);
@@ -345,7 +345,7 @@ static Val matmul(Sema *S, Val a, Val b, Span sp) {
             IrExpr *s = NULL;
             for (int k = 0; k < ak; k++) {
                 IrExpr *p = sema_binop_tok(S, T_STAR, rv(S, a.vec.c[i * ak + k], sp), rv(S, b.vec.c[k * bm + j], sp), sp);
-                s = s ? ir_binary(S, IR_ADD, s, p, sp) : p;
+                s = s ? sema_binary(S, IR_ADD, s, p, sp) : p;
                 if (!s) return val_err();
             }
             r.vec.c[i * bm + j] = val_expr(s);
@@ -357,7 +357,7 @@ Val sema_vec_binary(Sema *S, int tok, Val a, Val b, Span sp) {
     if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
     if (tok == T_AT) return matmul(S, a, b, sp);
     if (a.kind == V_VEC && b.kind == V_VEC && !same_shape(a, b)) {
-        diag_error(sp, "QD2040", "operands of an element-wise operator have different shapes: %s and %s", shape_text(S, a), shape_text(S, b));
+        diag_error(sp, QD2040, "operands of an element-wise operator have different shapes: %s and %s", shape_text(S, a), shape_text(S, b));
         return val_err();
     }
     Val shape = a.kind == V_VEC ? a : b;
@@ -416,7 +416,7 @@ bool sema_vec_elementwise(Sema *S, const Expr *call, Val f, Val *out) {
         if (vals[k].kind == V_ERR) return *out = val_err(), true;
         if (vals[k].kind != V_VEC) continue;
         if (shape.kind == V_VEC && !same_shape(shape, vals[k])) {
-            diag_error(call->call.args.items[k]->span, "QD2040", "operands have different shapes: %s and %s", shape_text(S, shape),
+            diag_error(call->call.args.items[k]->span, QD2040, "operands have different shapes: %s and %s", shape_text(S, shape),
                        shape_text(S, vals[k]));
             return *out = val_err(), true;
         }
@@ -451,7 +451,7 @@ static QdType type_value(Sema *S, const Expr *e, bool *ok) {
     S->cur = cur;
     if (v.kind == V_TYPE) return v.type;
     if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float"))) return v.path[0] == 'i' ? QT_I32 : QT_F32;
-    if (v.kind != V_ERR) diag_error(e->span, "QD2005", "expected a scalar type such as qd.f32, got %s", val_describe(v));
+    if (v.kind != V_ERR) diag_error(e->span, QD2005, "expected a scalar type such as qd.f32, got %s", val_describe(v));
     *ok = false;
     return QT_VOID;
 }
@@ -494,9 +494,9 @@ bool sema_vec_field_elem(Sema *S, IrField *f, int n, int m, Span sp) {
     (void)S;
     if (!n) return true;
     int ed = m ? 2 : 1;
-    if (f->ndim + ed > IR_MAX_DIMS) return diag_error(sp, "QD2004", "a field of vectors or matrices has at most %d dimensions", IR_MAX_DIMS - ed), false;
+    if (f->ndim + ed > IR_MAX_DIMS) return diag_error(sp, QD2004, "a field of vectors or matrices has at most %d dimensions", IR_MAX_DIMS - ed), false;
     int64_t c = m ? (int64_t)n * m : n;
-    if (f->elems * c > INT32_MAX) return diag_error(sp, "QD2004", "field is too large (more than 2^31-1 components)"), false;
+    if (f->elems * c > INT32_MAX) return diag_error(sp, QD2004, "field is too large (more than 2^31-1 components)"), false;
     f->shape[f->ndim++] = n;
     if (m) f->shape[f->ndim++] = m;
     f->elems *= c, f->elem_ndim = ed;
@@ -510,7 +510,7 @@ static bool const_dim(Sema *S, const Expr *e, int *out, const char *what) {
     if (!sema_const_int(S, e, &v, what)) {
         return false;
     }
-    if (v < 1 || v > 64) return diag_error(e->span, "QD2043", "%s must be between 1 and 64, got %lld", what, (long long)v), false;
+    if (v < 1 || v > 64) return diag_error(e->span, QD2043, "%s must be between 1 and 64, got %lld", what, (long long)v), false;
     return *out = (int)v, true;
 }
 
@@ -526,9 +526,9 @@ static Val make_type(Sema *S, const Expr *call, bool matrix) {
         else if (!strcmp(kw, "m") && matrix) a[1] = call->call.kw[k].value;
         else if (!strcmp(kw, "dtype") || !strcmp(kw, "dt")) a[want - 1] = call->call.kw[k].value;
         else if (!strcmp(kw, "unpacked")) continue;
-        else return diag_error(call->call.kw[k].span, "QD2007", "'%s' has no keyword argument '%s'", matrix ? "qd.types.matrix" : "qd.types.vector", kw), val_err();
+        else return diag_error(call->call.kw[k].span, QD2007, "'%s' has no keyword argument '%s'", matrix ? "qd.types.matrix" : "qd.types.vector", kw), val_err();
     }
-    if (!a[0] || (matrix && !a[1])) return diag_error(call->span, "QD2007", "%s", matrix ? "qd.types.matrix takes (n, m, dtype)" : "qd.types.vector takes (n, dtype)"), val_err();
+    if (!a[0] || (matrix && !a[1])) return diag_error(call->span, QD2007, "%s", matrix ? "qd.types.matrix takes (n, m, dtype)" : "qd.types.vector takes (n, dtype)"), val_err();
     if (!const_dim(S, a[0], &t.vt.n, "the size of a vector or matrix")) return val_err();
     if (matrix && !const_dim(S, a[1], &t.vt.m, "the size of a vector or matrix")) return val_err();
     t.vt.dt = QT_VOID;
@@ -550,8 +550,8 @@ static bool flatten(Sema *S, Val v, Val *out, int *n, int max, Span sp) {
             if (!flatten(S, v.vec.c[k], out, n, max, sp)) return false;
         return true;
     }
-    if (!is_scalar(v)) return diag_error(sp, "QD2042", "a vector or matrix component must be a scalar, got %s", val_describe(v)), false;
-    if (*n >= max) return diag_error(sp, "QD2042", "too many components (more than %d)", max), false;
+    if (!is_scalar(v)) return diag_error(sp, QD2042, "a vector or matrix component must be a scalar, got %s", val_describe(v)), false;
+    if (*n >= max) return diag_error(sp, QD2042, "too many components (more than %d)", max), false;
     out[(*n)++] = v;
     return true;
 }
@@ -562,7 +562,7 @@ static Val finish(Sema *S, Val r, QdType dt, Span sp) {
     for (int k = 0; k < vec_len(r); k++) {
         IrExpr *e = rv(S, r.vec.c[k], sp);
         if (!e) return val_err();
-        r.vec.c[k] = val_expr(e->type == dt ? e : ir_cast(S, e, dt));
+        r.vec.c[k] = val_expr(e->type == dt ? e : irb_cast(S->arena, e, dt));
     }
     return r;
 }
@@ -573,7 +573,7 @@ static Val construct(Sema *S, const Expr *call, int n, int m, QdType dt) {
     Val *flat = ARENA_ARRAY(S->arena, Val, len + 1);
     for (int k = 0; k < call->call.args.n; k++)
         if (!flatten(S, sema_eval(S, call->call.args.items[k]), flat, &got, len, call->call.args.items[k]->span)) return val_err();
-    if (call->call.nkw) return diag_error(call->call.kw[0].span, "QD2007", "a vector or matrix type takes no keyword arguments"), val_err();
+    if (call->call.nkw) return diag_error(call->call.kw[0].span, QD2007, "a vector or matrix type takes no keyword arguments"), val_err();
     Val r = vec_make(S, n, m);
     if (got == 1 && len > 1) {
         Val one = stable(S, flat[0], call->span);
@@ -581,7 +581,7 @@ static Val construct(Sema *S, const Expr *call, int n, int m, QdType dt) {
     } else if (got == len) {
         for (int k = 0; k < len; k++) r.vec.c[k] = flat[k];
     } else {
-        diag_error(call->span, "QD2042", "%s takes %d component%s (or one to fill every component), got %d",
+        diag_error(call->span, QD2042, "%s takes %d component%s (or one to fill every component), got %d",
                    m ? arena_printf(S->arena, "a %dx%d matrix", n, m) : arena_printf(S->arena, "a %d-vector", n), len,
                    len == 1 ? "" : "s", got);
         return val_err();
@@ -600,7 +600,7 @@ static Val literal(Sema *S, const Expr *call, bool matrix) {
     const Expr *a = call->call.args.n ? call->call.args.items[0] : kwarg(call, "arr");
     const Expr *dte = call->call.args.n > 1 ? call->call.args.items[1] : kwarg(call, "dt");
     if (!dte) dte = kwarg(call, "dtype");
-    if (!a) return diag_error(call->span, "QD2007", "%s takes a list of components", matrix ? "qd.Matrix" : "qd.Vector"), val_err();
+    if (!a) return diag_error(call->span, QD2007, "%s takes a list of components", matrix ? "qd.Matrix" : "qd.Vector"), val_err();
     QdType dt = QT_VOID;
     bool ok = true;
     if (dte && dte->kind != E_NONE) dt = type_value(S, dte, &ok);
@@ -608,14 +608,14 @@ static Val literal(Sema *S, const Expr *call, bool matrix) {
     Val v = sema_eval(S, a);
     if (v.kind == V_ERR) return v;
     if (v.kind == V_VEC) return finish(S, v, dt, call->span); /* qd.Vector(v): a copy */
-    if (v.kind != V_TUPLE) return diag_error(a->span, "QD2042", "%s takes a list of components", matrix ? "qd.Matrix" : "qd.Vector"), val_err();
+    if (v.kind != V_TUPLE) return diag_error(a->span, QD2042, "%s takes a list of components", matrix ? "qd.Matrix" : "qd.Vector"), val_err();
     int rows = v.tuple.n, cols = 0;
     bool nested = rows && (v.tuple.items[0].kind == V_TUPLE || v.tuple.items[0].kind == V_VEC);
     if (!nested || !matrix) { /* a vector */
         Val *flat = ARENA_ARRAY(S->arena, Val, MAX_COMPONENTS);
         int got = 0;
         if (!flatten(S, v, flat, &got, MAX_COMPONENTS, a->span)) return val_err();
-        if (!got) return diag_error(a->span, "QD2043", "a vector needs at least one component"), val_err();
+        if (!got) return diag_error(a->span, QD2043, "a vector needs at least one component"), val_err();
         Val r = vec_make(S, got, 0);
         for (int k = 0; k < got; k++) r.vec.c[k] = flat[k];
         return finish(S, r, dt, call->span);
@@ -624,9 +624,9 @@ static Val literal(Sema *S, const Expr *call, bool matrix) {
         Val row = v.tuple.items[i];
         int c = row.kind == V_TUPLE ? row.tuple.n : row.kind == V_VEC ? vec_len(row) : -1;
         if (i == 0) cols = c;
-        if (c != cols || c < 1) return diag_error(a->span, "QD2042", "the rows of a matrix must be lists of the same length"), val_err();
+        if (c != cols || c < 1) return diag_error(a->span, QD2042, "the rows of a matrix must be lists of the same length"), val_err();
     }
-    if (rows * cols > MAX_COMPONENTS) return diag_error(a->span, "QD2043", "a matrix has at most %d components", MAX_COMPONENTS), val_err();
+    if (rows * cols > MAX_COMPONENTS) return diag_error(a->span, QD2043, "a matrix has at most %d components", MAX_COMPONENTS), val_err();
     Val r = vec_make(S, rows, cols);
     int got = 0;
     if (!flatten(S, v, r.vec.c, &got, rows * cols, a->span)) return val_err();
@@ -646,11 +646,11 @@ static Val factory(Sema *S, const Expr *call, const char *p) {
     bool ok = true;
     Span sp = call->span;
     if (!strcmp(p, "qd.Matrix.diag")) {
-        if (na != 2 || !const_dim(S, a[0], &n, "the size of a matrix")) return na != 2 ? diag_error(sp, "QD2007", "qd.Matrix.diag takes (dim, val)"), val_err() : val_err();
+        if (na != 2 || !const_dim(S, a[0], &n, "the size of a matrix")) return na != 2 ? diag_error(sp, QD2007, "qd.Matrix.diag takes (dim, val)"), val_err() : val_err();
         Val v = stable(S, sema_eval(S, a[1]), sp);
         IrExpr *d = rv(S, v, sp);
         if (!d) return val_err();
-        Val r = filled(S, n, n, ir_const_int(S, d->type, 0, sp));
+        Val r = filled(S, n, n, irb_int(S->arena, d->type, 0, sp));
         for (int k = 0; k < n; k++) r.vec.c[k * n + k] = val_expr(d);
         return r;
     }
@@ -659,16 +659,16 @@ static Val factory(Sema *S, const Expr *call, const char *p) {
     int want = unit ? 2 : vector ? 2 : !strcmp(p, "qd.Matrix.identity") ? 2 : 0;
     if (unit) { /* unit(n, i, dt=f32) */
         int64_t i;
-        if (na < 2 || na > 3) return diag_error(sp, "QD2007", "qd.Vector.unit takes (n, i, dtype)"), val_err();
+        if (na < 2 || na > 3) return diag_error(sp, QD2007, "qd.Vector.unit takes (n, i, dtype)"), val_err();
         if (!const_dim(S, a[0], &n, "the size of a vector") || !sema_const_int(S, a[1], &i, "the index of qd.Vector.unit")) return val_err();
         QdType dt = na == 3 ? type_value(S, a[2], &ok) : QT_F32;
         if (!ok) return val_err();
-        Val r = filled(S, n, 0, ir_const_int(S, dt, 0, sp));
-        if (i < 0 || i >= n) return diag_error(a[1]->span, "QD2042", "index %lld is out of range for a %d-vector", (long long)i, n), val_err();
-        r.vec.c[i] = val_expr(ir_const_int(S, dt, 1, sp));
+        Val r = filled(S, n, 0, irb_int(S->arena, dt, 0, sp));
+        if (i < 0 || i >= n) return diag_error(a[1]->span, QD2042, "index %lld is out of range for a %d-vector", (long long)i, n), val_err();
+        r.vec.c[i] = val_expr(irb_int(S->arena, dt, 1, sp));
         return r;
     }
-    if (na < want || na < 2 || na > 3) return diag_error(sp, "QD2007", "'%s' takes (dtype, n%s)", p, vector ? "" : ", m"), val_err();
+    if (na < want || na < 2 || na > 3) return diag_error(sp, QD2007, "'%s' takes (dtype, n%s)", p, vector ? "" : ", m"), val_err();
     QdType dt = type_value(S, a[0], &ok);
     if (!ok || !const_dim(S, a[1], &n, "the size of a vector or matrix")) return val_err();
     if (!vector) {
@@ -676,8 +676,8 @@ static Val factory(Sema *S, const Expr *call, const char *p) {
         if (na == 3 && !const_dim(S, a[2], &m, "the size of a matrix")) return val_err();
     }
     bool one = strstr(p, ".one") != NULL, ident = strstr(p, ".identity") != NULL;
-    Val r = filled(S, n, m, ir_const_int(S, dt, one, sp));
-    for (int k = 0; ident && k < n; k++) r.vec.c[k * m + k] = val_expr(ir_const_int(S, dt, 1, sp));
+    Val r = filled(S, n, m, irb_int(S->arena, dt, one, sp));
+    for (int k = 0; ident && k < n; k++) r.vec.c[k * m + k] = val_expr(irb_int(S->arena, dt, 1, sp));
     return r;
 }
 
@@ -708,13 +708,13 @@ bool sema_vec_path(const char *p) {
 
 static IrExpr *sum_of(Sema *S, Val v, IrBinOp op, Span sp) {
     IrExpr *s = rv(S, v.vec.c[0], sp);
-    for (int k = 1; k < vec_len(v) && s; k++) s = ir_binary(S, op, s, rv(S, v.vec.c[k], sp), sp);
+    for (int k = 1; k < vec_len(v) && s; k++) s = sema_binary(S, op, s, rv(S, v.vec.c[k], sp), sp);
     return s;
 }
 
 static IrExpr *dot(Sema *S, Val a, Val b, Span sp) {
     if (b.kind != V_VEC || a.vec.m || b.vec.m || a.vec.n != b.vec.n) {
-        if (b.kind != V_ERR) diag_error(sp, "QD2040", "dot needs two vectors of the same size, got %s and %s", shape_text(S, a),
+        if (b.kind != V_ERR) diag_error(sp, QD2040, "dot needs two vectors of the same size, got %s and %s", shape_text(S, a),
                                         b.kind == V_VEC ? shape_text(S, b) : val_describe(b));
         return NULL;
     }
@@ -722,25 +722,25 @@ static IrExpr *dot(Sema *S, Val a, Val b, Span sp) {
     return p.kind == V_VEC ? sum_of(S, p, IR_ADD, sp) : NULL;
 }
 
-static IrExpr *to_float(Sema *S, IrExpr *e) { return e && !qt_is_float(e->type) ? ir_cast(S, e, QT_F32) : e; }
+static IrExpr *to_float(Sema *S, IrExpr *e) { return e && !qt_is_float(e->type) ? irb_cast(S->arena, e, QT_F32) : e; }
 
 static IrExpr *sqrt_of(Sema *S, IrExpr *x, Span sp) {
     x = to_float(S, x);
     if (!x) return NULL;
-    IrExpr *m = ir_new(S, IR_MATH, x->type, sp);
+    IrExpr *m = irb_new(S->arena, IR_MATH, x->type, sp);
     m->math.op = IR_SQRT, m->math.a = x;
     return m;
 }
 
 static Val cross(Sema *S, Val a, Val b, Span sp) {
     if (b.kind != V_VEC || a.vec.m || b.vec.m || a.vec.n != b.vec.n || (a.vec.n != 2 && a.vec.n != 3)) {
-        if (b.kind != V_ERR) diag_error(sp, "QD2040", "cross needs two 2- or 3-vectors of the same size");
+        if (b.kind != V_ERR) diag_error(sp, QD2040, "cross needs two 2- or 3-vectors of the same size");
         return val_err();
     }
     Val x = a, y = b;
     for (int k = 0; k < a.vec.n; k++) x.vec.c[k] = stable(S, a.vec.c[k], sp), y.vec.c[k] = stable(S, b.vec.c[k], sp);
 #define MUL(i, j) sema_binop_tok(S, T_STAR, rv(S, x.vec.c[i], sp), rv(S, y.vec.c[j], sp), sp)
-#define CR(i, j) val_expr(ir_binary(S, IR_SUB, MUL(i, j), MUL(j, i), sp))
+#define CR(i, j) val_expr(sema_binary(S, IR_SUB, MUL(i, j), MUL(j, i), sp))
     if (a.vec.n == 2) return CR(0, 1);
     Val r = vec_make(S, 3, 0);
     r.vec.c[0] = CR(1, 2), r.vec.c[1] = CR(2, 0), r.vec.c[2] = CR(0, 1);
@@ -766,18 +766,18 @@ static Val scale(Sema *S, Val v, IrExpr *s, int tok, Span sp) { return sema_vec_
 static IrExpr *det(Sema *S, Val a, Span sp) {
     int n = a.vec.n;
     if (a.vec.m != n || n > 3) {
-        diag_error(sp, "QD2043", "determinant is supported for 1x1, 2x2 and 3x3 matrices in qdc, got %s", shape_text(S, a));
+        diag_error(sp, QD2043, "determinant is supported for 1x1, 2x2 and 3x3 matrices in qdc, got %s", shape_text(S, a));
         return NULL;
     }
 #define E(i, j) rv(S, a.vec.c[(i) * n + (j)], sp)
 #define M(x, y) sema_binop_tok(S, T_STAR, x, y, sp)
     if (n == 1) return E(0, 0);
-    if (n == 2) return ir_binary(S, IR_SUB, M(E(0, 0), E(1, 1)), M(E(0, 1), E(1, 0)), sp);
+    if (n == 2) return sema_binary(S, IR_SUB, M(E(0, 0), E(1, 1)), M(E(0, 1), E(1, 0)), sp);
     IrExpr *r = NULL;
     for (int j = 0; j < 3; j++) {
-        IrExpr *minor = ir_binary(S, IR_SUB, M(E(1, (j + 1) % 3), E(2, (j + 2) % 3)), M(E(1, (j + 2) % 3), E(2, (j + 1) % 3)), sp);
+        IrExpr *minor = sema_binary(S, IR_SUB, M(E(1, (j + 1) % 3), E(2, (j + 2) % 3)), M(E(1, (j + 2) % 3), E(2, (j + 1) % 3)), sp);
         IrExpr *t = M(E(0, j), minor);
-        r = r ? ir_binary(S, IR_ADD, r, t, sp) : t;
+        r = r ? sema_binary(S, IR_ADD, r, t, sp) : t;
     }
     return r;
 }
@@ -785,7 +785,7 @@ static IrExpr *det(Sema *S, Val a, Span sp) {
 static Val inverse(Sema *S, Val a, Span sp) {
     int n = a.vec.n;
     if (a.vec.m != n || n > 3) {
-        diag_error(sp, "QD2043", "inverse is supported for 1x1, 2x2 and 3x3 matrices in qdc, got %s", shape_text(S, a));
+        diag_error(sp, QD2043, "inverse is supported for 1x1, 2x2 and 3x3 matrices in qdc, got %s", shape_text(S, a));
         return val_err();
     }
     Val s = vec_make(S, n, n);
@@ -793,19 +793,19 @@ static Val inverse(Sema *S, Val a, Span sp) {
     a = s;
     IrExpr *d = det(S, a, sp);
     if (!d) return val_err();
-    Val inv = stable(S, val_expr(sema_binop_tok(S, T_SLASH, ir_const_int(S, QT_I32, 1, sp), d, sp)), sp);
+    Val inv = stable(S, val_expr(sema_binop_tok(S, T_SLASH, irb_int(S->arena, QT_I32, 1, sp), d, sp)), sp);
     Val r = vec_make(S, n, n);
     if (n == 1) r.vec.c[0] = inv;
     if (n == 2) {
         r.vec.c[0] = val_expr(E(1, 1)), r.vec.c[3] = val_expr(E(0, 0));
-        IrExpr *z = ir_const_int(S, QT_I32, 0, sp);
+        IrExpr *z = irb_int(S->arena, QT_I32, 0, sp);
         r.vec.c[1] = val_expr(sema_binop_tok(S, T_MINUS, z, E(0, 1), sp)), r.vec.c[2] = val_expr(sema_binop_tok(S, T_MINUS, z, E(1, 0), sp));
     }
     if (n == 3) /* the adjugate: cofactor (j, i) at (i, j) */
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
                 int r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3, c1 = (i + 2) % 3;
-                r.vec.c[i * 3 + j] = val_expr(ir_binary(S, IR_SUB, M(E(r0, c0), E(r1, c1)), M(E(r0, c1), E(r1, c0)), sp));
+                r.vec.c[i * 3 + j] = val_expr(sema_binary(S, IR_SUB, M(E(r0, c0), E(r1, c1)), M(E(r0, c1), E(r1, c0)), sp));
             }
 #undef E
 #undef M
@@ -814,7 +814,7 @@ static Val inverse(Sema *S, Val a, Span sp) {
 
 static Val outer(Sema *S, Val a, Val b, Span sp) {
     if (b.kind != V_VEC || a.vec.m || b.vec.m) {
-        if (b.kind != V_ERR) diag_error(sp, "QD2040", "outer_product needs two vectors");
+        if (b.kind != V_ERR) diag_error(sp, QD2040, "outer_product needs two vectors");
         return val_err();
     }
     Val r = vec_make(S, a.vec.n, b.vec.n);
@@ -841,7 +841,7 @@ static Val method(Sema *S, const Expr *call, Val self, const char *name) {
     if (!strcmp(name, "outer_product")) return a0 ? outer(S, v, sema_eval(S, a0), sp) : val_err();
     if (!strcmp(name, "frobenius_inner")) {
         Val b = a0 ? sema_eval(S, a0) : val_err();
-        if (b.kind != V_VEC || !same_shape(v, b)) return b.kind != V_ERR ? diag_error(sp, "QD2040", "frobenius_inner needs two matrices of the same shape"), val_err() : b;
+        if (b.kind != V_VEC || !same_shape(v, b)) return b.kind != V_ERR ? diag_error(sp, QD2040, "frobenius_inner needs two matrices of the same shape"), val_err() : b;
         Val p = sema_vec_binary(S, T_STAR, v, b, sp);
         return p.kind == V_VEC ? val_expr(sum_of(S, p, IR_ADD, sp)) : val_err();
     }
@@ -855,26 +855,26 @@ static Val method(Sema *S, const Expr *call, Val self, const char *name) {
         Val flat = st;
         flat.vec.n = vec_len(st), flat.vec.m = 0;
         IrExpr *s = dot(S, flat, flat, sp), *eps = eps_arg(S, call);
-        if (s && eps) s = ir_binary(S, IR_ADD, s, eps, sp);
+        if (s && eps) s = sema_binary(S, IR_ADD, s, eps, sp);
         IrExpr *n = sqrt_of(S, s, sp);
         if (!n) return val_err();
         if (!strcmp(name, "norm")) return val_expr(n);
-        IrExpr *inv = sema_binop_tok(S, T_SLASH, ir_const_int(S, QT_I32, 1, sp), n, sp);
+        IrExpr *inv = sema_binop_tok(S, T_SLASH, irb_int(S->arena, QT_I32, 1, sp), n, sp);
         if (!strcmp(name, "norm_inv")) return val_expr(inv);
         return scale(S, st, inv, T_STAR, sp);
     }
-    if (!no_args && strcmp(name, "fill") && strcmp(name, "cast")) return diag_error(sp, "QD2007", "'%s' takes no arguments", name), val_err();
+    if (!no_args && strcmp(name, "fill") && strcmp(name, "cast")) return diag_error(sp, QD2007, "'%s' takes no arguments", name), val_err();
     if (!strcmp(name, "sum")) return val_expr(sum_of(S, v, IR_ADD, sp));
     if (!strcmp(name, "max")) return val_expr(sum_of(S, v, IR_MAX, sp));
     if (!strcmp(name, "min")) return val_expr(sum_of(S, v, IR_MIN, sp));
     if (!strcmp(name, "any") || !strcmp(name, "all")) {
         Val b = vec_make(S, v.vec.n, v.vec.m);
-        for (int k = 0; k < vec_len(v); k++) b.vec.c[k] = val_expr(ir_to_bool(S, rv(S, v.vec.c[k], sp)));
+        for (int k = 0; k < vec_len(v); k++) b.vec.c[k] = val_expr(sema_to_bool(S, rv(S, v.vec.c[k], sp)));
         return val_expr(sum_of(S, b, name[1] == 'n' ? IR_LOR : IR_LAND, sp));
     }
     if (!strcmp(name, "transpose")) return transpose(S, v);
     if (!strcmp(name, "trace")) {
-        if (v.vec.m != v.vec.n) return diag_error(sp, "QD2040", "trace needs a square matrix, got %s", shape_text(S, v)), val_err();
+        if (v.vec.m != v.vec.n) return diag_error(sp, QD2040, "trace needs a square matrix, got %s", shape_text(S, v)), val_err();
         Val d = vec_make(S, v.vec.n, 0);
         for (int k = 0; k < v.vec.n; k++) d.vec.c[k] = v.vec.c[k * v.vec.n + k];
         return val_expr(sum_of(S, d, IR_ADD, sp));
@@ -884,15 +884,15 @@ static Val method(Sema *S, const Expr *call, Val self, const char *name) {
     if (!strcmp(name, "cast")) {
         bool ok = true;
         QdType t = a0 ? type_value(S, a0, &ok) : QT_VOID;
-        if (!a0) return diag_error(sp, "QD2007", "cast takes a type"), val_err();
+        if (!a0) return diag_error(sp, QD2007, "cast takes a type"), val_err();
         return ok ? finish(S, v, t, sp) : val_err();
     }
     if (!strcmp(name, "fill")) {
-        if (call->call.args.n != 1) return diag_error(sp, "QD2007", "fill takes one value"), val_err();
+        if (call->call.args.n != 1) return diag_error(sp, QD2007, "fill takes one value"), val_err();
         sema_vec_assign(S, v, sema_eval(S, a0), sp);
         return (Val){.kind = V_NONE};
     }
-    diag_error(call->call.fn->span, "QD2008", "vector method '%s' is not supported", name);
+    diag_error(call->call.fn->span, QD2008, "vector method '%s' is not supported", name);
     return val_err();
 }
 
@@ -902,12 +902,12 @@ static Val math_fn(Sema *S, const Expr *call, const char *p) {
     Val b = n > 1 ? sema_eval(S, call->call.args.items[1]) : val_err();
     const char *f = p + 8;
     int want = !strcmp(f, "normalize") || !strcmp(f, "length") ? 1 : !strcmp(f, "mix") ? 3 : 2;
-    if (n != want) return diag_error(call->span, "QD2007", "'%s' takes %d argument%s, got %d", p, want, want == 1 ? "" : "s", n), val_err();
+    if (n != want) return diag_error(call->span, QD2007, "'%s' takes %d argument%s, got %d", p, want, want == 1 ? "" : "s", n), val_err();
     if (a.kind == V_ERR || (want > 1 && b.kind == V_ERR)) return val_err();
     if (!strcmp(f, "mix")) { /* x * (1 - a) + y * a */
         Val t = stable(S, sema_eval(S, call->call.args.items[2]), call->span);
-        Val one_minus = t.kind == V_VEC ? sema_vec_binary(S, T_MINUS, val_expr(ir_const_int(S, QT_I32, 1, call->span)), t, call->span)
-                                        : val_expr(sema_binop_tok(S, T_MINUS, ir_const_int(S, QT_I32, 1, call->span), rv(S, t, call->span), call->span));
+        Val one_minus = t.kind == V_VEC ? sema_vec_binary(S, T_MINUS, val_expr(irb_int(S->arena, QT_I32, 1, call->span)), t, call->span)
+                                        : val_expr(sema_binop_tok(S, T_MINUS, irb_int(S->arena, QT_I32, 1, call->span), rv(S, t, call->span), call->span));
         Val l = a.kind == V_VEC || one_minus.kind == V_VEC ? sema_vec_binary(S, T_STAR, a, one_minus, call->span)
                                                           : val_expr(sema_binop_tok(S, T_STAR, rv(S, a, call->span), rv(S, one_minus, call->span), call->span));
         Val r = b.kind == V_VEC || t.kind == V_VEC ? sema_vec_binary(S, T_STAR, b, t, call->span)
@@ -915,7 +915,7 @@ static Val math_fn(Sema *S, const Expr *call, const char *p) {
         if (l.kind == V_VEC || r.kind == V_VEC) return sema_vec_binary(S, T_PLUS, l, r, call->span);
         return val_expr(sema_binop_tok(S, T_PLUS, rv(S, l, call->span), rv(S, r, call->span), call->span));
     }
-    if (a.kind != V_VEC) return diag_error(call->call.args.items[0]->span, "QD2040", "'%s' needs a vector, got %s", p, val_describe(a)), val_err();
+    if (a.kind != V_VEC) return diag_error(call->call.args.items[0]->span, QD2040, "'%s' needs a vector, got %s", p, val_describe(a)), val_err();
     Val self = a;
     const char *m = !strcmp(f, "normalize") ? "normalized" : !strcmp(f, "length") ? "norm" : f;
     if (!strcmp(f, "distance")) {
@@ -943,18 +943,18 @@ Val sema_vec_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_VECTYPE) return construct(S, call, f.vt.n, f.vt.m, f.vt.dt);
     const char *p = f.path;
     if (!strcmp(p, "len")) { /* len(v): rows of a vector or matrix, items of a tuple, axes of a shape */
-        if (call->call.args.n != 1 || call->call.nkw) return diag_error(call->span, "QD2007", "len takes 1 argument"), val_err();
+        if (call->call.args.n != 1 || call->call.nkw) return diag_error(call->span, QD2007, "len takes 1 argument"), val_err();
         Val v = sema_eval(S, call->call.args.items[0]);
         int n = v.kind == V_VEC ? v.vec.n : v.kind == V_TUPLE ? v.tuple.n : v.kind == V_SHAPE ? S->params.items[v.index].ndim - S->params.items[v.index].elem_ndim : -1;
-        if (n < 0 && v.kind != V_ERR) diag_error(call->call.args.items[0]->span, "QD2019", "len of %s is not known at compile time", val_describe(v));
-        return n < 0 ? val_err() : val_expr(ir_const_int(S, QT_I32, n, call->span));
+        if (n < 0 && v.kind != V_ERR) diag_error(call->call.args.items[0]->span, QD2019, "len of %s is not known at compile time", val_describe(v));
+        return n < 0 ? val_err() : val_expr(irb_int(S->arena, QT_I32, n, call->span));
     }
     Val t;
     if (sema_vec_alias(p, &t)) return construct(S, call, t.vt.n, t.vt.m, t.vt.dt);
     if (!strcmp(p, "qd.types.vector") || !strcmp(p, "qd.types.matrix")) return make_type(S, call, p[9] == 'm');
     if (!strcmp(p, "qd.Vector") || !strcmp(p, "qd.Matrix")) return literal(S, call, p[3] == 'M');
     if (!strcmp(p, "qd.grad") || !strncmp(p, "qd.ad.", 6) || !strcmp(p, "qd.Tape")) {
-        diag_error(call->span, "QD2044", "'%s' is not supported: qdc does not compile autodiff (no gradients or tapes)", p);
+        diag_error(call->span, QD2044, "'%s' is not supported: qdc does not compile autodiff (no gradients or tapes)", p);
         return val_err();
     }
     if (!strncmp(p, "qd.math.", 8)) return math_fn(S, call, p);
@@ -965,13 +965,13 @@ Val sema_vec_call(Sema *S, const Expr *call, Val f) {
     if (!strcmp(p, "qd.Matrix.rows") || !strcmp(p, "qd.Matrix.cols")) {
         Expr fake = *call;
         fake.call.nkw = 0;
-        Val m = call->call.args.n == 1 ? literal(S, &fake, true) : (diag_error(call->span, "QD2007", "'%s' takes a list of vectors", p), val_err());
+        Val m = call->call.args.n == 1 ? literal(S, &fake, true) : (diag_error(call->span, QD2007, "'%s' takes a list of vectors", p), val_err());
         return m.kind == V_VEC && p[10] == 'c' ? transpose(S, m) : m;
     }
     if (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field"))
-        diag_error(call->span, "QD2004", "'%s' can only be declared at module level", p);
+        diag_error(call->span, QD2004, "'%s' can only be declared at module level", p);
     else
-        diag_error(call->call.fn->span, "QD2043", "'%s' is not supported: vectors and matrices have a size fixed at compile time "
+        diag_error(call->call.fn->span, QD2043, "'%s' is not supported: vectors and matrices have a size fixed at compile time "
                                                    "(dynamic-size matrices and ndarray allocation are host code)", p);
     return val_err();
 }
@@ -987,8 +987,8 @@ static int swizzle_comp(char c) {
 }
 
 Val sema_vec_attr(Sema *S, Val o, const char *name, Span sp) {
-    if (!strcmp(name, "n")) return val_expr(ir_const_int(S, QT_I32, o.vec.n, sp));
-    if (!strcmp(name, "m")) return val_expr(ir_const_int(S, QT_I32, o.vec.m ? o.vec.m : 1, sp));
+    if (!strcmp(name, "n")) return val_expr(irb_int(S->arena, QT_I32, o.vec.n, sp));
+    if (!strcmp(name, "m")) return val_expr(irb_int(S->arena, QT_I32, o.vec.m ? o.vec.m : 1, sp));
     if (!strcmp(name, "T")) return transpose(S, o);
     size_t len = strlen(name);
     bool swz = len >= 1 && len <= 4 && !o.vec.m;
@@ -998,7 +998,7 @@ Val sema_vec_attr(Sema *S, Val o, const char *name, Span sp) {
         for (size_t k = 0; k < len; k++) {
             int c = swizzle_comp(name[k]);
             if (c >= o.vec.n) {
-                diag_error(sp, "QD2042", "component '%c' is out of range for %s", name[k], shape_text(S, o));
+                diag_error(sp, QD2042, "component '%c' is out of range for %s", name[k], shape_text(S, o));
                 return val_err();
             }
             r.vec.c[k] = o.vec.c[c];

@@ -36,6 +36,29 @@ IrExpr *irb_float(Arena *a, QdType t, double v, Span sp) {
     return e;
 }
 
+/* A conversion to t; a constant converts here exactly as at run time (a float outside the
+ * integer range becomes 0, qdc-lang(7): unspecified). */
+IrExpr *irb_cast(Arena *a, IrExpr *e, QdType t) {
+    if (!e || e->type == t) return e;
+    if (e->kind != IR_CONST) {
+        IrExpr *c = irb_new(a, IR_CAST, t, e->span);
+        c->arg = e;
+        return c;
+    }
+    if (qt_is_float(t))
+        return irb_float(a, t, qt_is_float(e->type) ? e->c.f : qt_is_signed(e->type) ? (double)e->c.i : (double)e->c.u, e->span);
+    IrExpr *r = irb_new(a, IR_CONST, t, e->span);
+    if (!qt_is_float(e->type)) {
+        ir_set_int_const(r, t, e->c.u);
+        return r;
+    }
+    double f = trunc(e->c.f);
+    if (t == QT_U1) r->c.u = e->c.f != 0;
+    else if (!(f > -9.3e18 && f < 1.8e19)) ir_set_int_const(r, t, 0); /* out of range: unspecified */
+    else ir_set_int_const(r, t, f < 0 ? (uint64_t)(int64_t)f : (uint64_t)f);
+    return r;
+}
+
 static bool is_const(const IrExpr *e) { return e->kind == IR_CONST; }
 static bool is_cmp(IrBinOp op) { return op >= IR_EQ && op <= IR_GE; }
 

@@ -3,6 +3,7 @@
  * arrays and tasks; statements one per line, indented; expressions as S-expressions typed by
  * their result ("(add:i32 %3 1:i32)"). Lowering decisions print as "-> ..." after a memop. */
 #include "ir.h"
+#include "../support/json.h"
 #include <inttypes.h>
 #include <string.h>
 
@@ -155,11 +156,11 @@ static void dump_stmt(const Dump *d, const IrStmt *s, int depth, StrBuf *out) {
     case IR_BARRIER: sb_puts(out, "barrier"); break;
     case IR_ASSERT:
         sb_puts(out, "assert "), dump_expr(d, s->assert_.cond, out), sb_putc(out, ' ');
-        sb_json_string(out, s->assert_.msg);
+        json_str(out, s->assert_.msg);
         break;
     case IR_PRINT:
         sb_puts(out, "print ");
-        sb_json_string(out, s->print.fmt);
+        json_str(out, s->print.fmt);
         for (int i = 0; i < s->print.nargs; i++) sb_putc(out, ' '), dump_expr(d, s->print.args[i], out);
         break;
     case IR_FENCE:

@@ -363,6 +363,7 @@ void ir_seal(IrModule *m);
 IrExpr *irb_new(Arena *a, IrExprKind k, QdType t, Span sp);
 IrExpr *irb_int(Arena *a, QdType t, int64_t v, Span sp);
 IrExpr *irb_float(Arena *a, QdType t, double v, Span sp);
+IrExpr *irb_cast(Arena *a, IrExpr *e, QdType t); /* folds constants; NULL and same-type pass through */
 IrExpr *irb_binary(Arena *a, IrBinOp op, IrExpr *x, IrExpr *y, Span sp); /* a primitive op */
 IrExpr *irb_select(Arena *a, IrExpr *c, IrExpr *x, IrExpr *y, Span sp);
 IrExpr *irb_math(Arena *a, IrMathOp op, IrExpr *x, Span sp);

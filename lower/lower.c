@@ -29,7 +29,7 @@ bool lower_check_caps(const CapTarget *t, const LowerOptions *o) {
         StrBuf names;
         sb_init(&names);
         for (int k = 0; k < t->caps.len; k++) sb_printf(&names, "%s%s", k ? ", " : "", t->caps.items[k].name);
-        diag_error((Span){0}, "QD3010", "unknown capability '%s' for target '%s' (write --cap=+NAME or --cap=-NAME; %s%s)",
+        diag_error((Span){0}, QD3010, "unknown capability '%s' for target '%s' (write --cap=+NAME or --cap=-NAME; %s%s)",
                    c, t->name, t->caps.len ? "known: " : "this target has no optional capabilities",
                    names.data ? names.data : "");
         sb_free(&names);
@@ -68,7 +68,7 @@ static const char *cap_desc(const CapTarget *t, const char *cap) {
 
 static void report_unsupported(LowerCtx *c, const IrExpr *e, QdType dt, const CapAnswer *a) {
     const IrMemOp *m = &e->mem;
-    diag_error(e->span, "QD4001", "atomic %s on %s in %s memory is not supported on target '%s' (%s:%d%s%s)",
+    diag_error(e->span, QD4001, "atomic %s on %s in %s memory is not supported on target '%s' (%s:%d%s%s)",
                qop_name(m->op), qt_name(m->ref->type), qspace_name(m->ref->space), c->t->name, a->cell->at.file,
                a->cell->at.line, a->cell->note ? ": " : "", a->cell->note ? a->cell->note : "");
     if (a->needs_cap)
@@ -125,7 +125,7 @@ static bool decide_order(const CapTarget *t, CapOrderKind kind, QdOrder want, Ir
 
 static void order_error(LowerCtx *c, Span sp, const char *what, QdOrder o, CapOrderKind kind) {
     const CapOrigin *at = &c->t->order_at[kind];
-    diag_error(sp, "QD4002", "order '%s' on %s is not supported on target '%s' and has no stronger lowering (%s:%d)",
+    diag_error(sp, QD4002, "order '%s' on %s is not supported on target '%s' and has no stronger lowering (%s:%d)",
                qord_name(o), what, c->t->name, at->file ? at->file : c->t->disp, at->file ? at->line : 1);
     diag_note((Span){0}, "orders this target carries for %s: see 'qdc --print-caps %s'", what, c->t->name);
     c->ok = false;
@@ -140,7 +140,7 @@ static bool decide_scope(LowerCtx *c, Span sp, QdScope want, IrLowering *L, StrB
             const CapTarget *u = capdb_target_at(c->t->db, i);
             if (!u->abstract && u->scope_map[want] >= 0) sb_printf(&b, "%s%s", b.len ? ", " : "", u->name);
         }
-        diag_error(sp, "QD4003", "scope '%s' is not supported on target '%s' (%s)", qscope_name(want), c->t->name,
+        diag_error(sp, QD4003, "scope '%s' is not supported on target '%s' (%s)", qscope_name(want), c->t->name,
                    c->t->disp);
         diag_note((Span){0}, "targets with scope '%s': %s", qscope_name(want), b.len ? b.data : "none");
         sb_free(&b);
@@ -168,7 +168,7 @@ static bool fences_for_order(LowerCtx *c, Span sp, QdOrder o, CapOrderKind kind,
         return use_caps(c, &a), true;
     }
     const char *what = kind == ORDK_LOAD ? "atomic_load" : kind == ORDK_STORE ? "atomic_store" : "atomic read-modify-write";
-    diag_error(sp, "QD4002", "order '%s' on %s is not supported on target '%s': it needs a relaxed operation and "
+    diag_error(sp, QD4002, "order '%s' on %s is not supported on target '%s': it needs a relaxed operation and "
                "memory fences, and the target has no fence (%s:%d%s%s)", qord_name(o), what, c->t->name,
                a.cell->at.file, a.cell->at.line, a.cell->note ? ": " : "", a.cell->note ? a.cell->note : "");
     if (a.needs_cap) diag_note((Span){0}, "pass --cap=+%s if the device has it: %s", a.needs_cap, cap_desc(c->t, a.needs_cap));
@@ -225,7 +225,7 @@ static void set_detail(LowerCtx *c, IrLowering *L, const IrMemOp *m, const CapAn
 static void decide_volatile(LowerCtx *c, const IrExpr *e, IrLowering *L) {
     CapAnswer a = cap_resolve_cell(c->t, c->t->volatile_cell, L->scope, true, opt_caps(c->o), opt_ncaps(c->o));
     if (a.status == CS_UNSUPPORTED) {
-        diag_error(e->span, "QD4004", "volatile_load is not supported on target '%s' (%s:%d)", c->t->name,
+        diag_error(e->span, QD4004, "volatile_load is not supported on target '%s' (%s:%d)", c->t->name,
                    a.cell->at.file, a.cell->at.line);
         c->ok = false;
         L->kind = LOW_UNSUPPORTED;
@@ -297,7 +297,7 @@ static bool decide_fence(LowerCtx *c, const IrStmt *s, IrLowering *L) {
     bool ok = decide_scope(c, s->span, s->fence.scope, L, &why);
     CapAnswer a = cap_resolve_cell(c->t, c->t->fence_cell, L->scope, true, opt_caps(c->o), opt_ncaps(c->o));
     if (ok && a.status == CS_UNSUPPORTED) {
-        diag_error(s->span, "QD4005", "memory fence is not supported on target '%s' (%s:%d%s%s)", c->t->name,
+        diag_error(s->span, QD4005, "memory fence is not supported on target '%s' (%s:%d%s%s)", c->t->name,
                    a.cell->at.file, a.cell->at.line, a.cell->note ? ": " : "", a.cell->note ? a.cell->note : "");
         if (a.needs_cap) diag_note((Span){0}, "pass --cap=+%s if the device has it: %s", a.needs_cap, cap_desc(c->t, a.needs_cap));
         c->ok = ok = false;
@@ -349,7 +349,7 @@ static bool check_shared_limits(const IrModule *m, const CapTarget *t) {
                     last = &kn->shared[i];
                 }
             if (last && bytes > limit) {
-                diag_error(last->span, "QD4006", "task '%s' needs %lld bytes of shared memory; %s allows %ld "
+                diag_error(last->span, QD4006, "task '%s' needs %lld bytes of shared memory; %s allows %ld "
                                                  "(max_shared_bytes)", kn->tasks[task].name, (long long)bytes, cap_name(t), limit);
                 ok = false;
             }
@@ -366,7 +366,7 @@ static bool check_block_dims(const IrModule *m, const CapTarget *t) {
         for (int i = 0; i < m->kernels[k].ntasks; i++) {
             const IrTask *task = &m->kernels[k].tasks[i];
             if (task->block_dim <= limit) continue;
-            diag_error(task->span, "QD4007", "task '%s' asks for block_dim=%d; %s allows %ld (max_block_dim)", task->name,
+            diag_error(task->span, QD4007, "task '%s' asks for block_dim=%d; %s allows %ld (max_block_dim)", task->name,
                        task->block_dim, cap_name(t), limit);
             ok = false;
         }

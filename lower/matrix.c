@@ -2,6 +2,7 @@
  * the same rewrites the lowering engine applies (float bit ops through integers, sub as add).
  * Cells: native / CAS / unsupported, plus what changes the answer (--cap, unused result, scope). */
 #include "../capdb/capdb_int.h"
+#include "../support/json.h"
 #include "lower.h"
 #include <stdlib.h>
 #include <string.h>
@@ -54,13 +55,12 @@ static bool parse_targets(const CapDb *db, const char *csv, const CapTarget ***o
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const CapTarget *t = capdb_target(db, tok);
         if (!t) {
-            fprintf(stderr, "qdc: error: unknown target '%s' in --targets; known targets: %s\n", tok,
-                    capdb_target_names(db));
+            diag_usage("unknown target '%s' in --targets; known targets: %s", tok, capdb_target_names(db));
             ok = false;
         } else vec_push(&v, t);
     }
     free(copy);
-    if (!v.len && ok) fprintf(stderr, "qdc: error: --targets lists no target\n"), ok = false;
+    if (!v.len && ok) diag_usage("--targets lists no target"), ok = false;
     *out = v.items, *n = v.len;
     return ok;
 }
@@ -164,7 +164,7 @@ bool capdb_support_matrix_json(const CapDb *db, const char *targets_csv, FILE *o
     StrBuf b;
     sb_init(&b);
     sb_puts(&b, "{\"schema\":1,\"targets\":[");
-    for (int i = 0; i < n; i++) sb_puts(&b, i ? "," : ""), sb_json_string(&b, cap_name(ts[i]));
+    for (int i = 0; i < n; i++) sb_puts(&b, i ? "," : ""), json_str(&b, cap_name(ts[i]));
     sb_puts(&b, "],\"rows\":[");
     bool first = true;
     for (int sp = 0; sp < QSPACE_COUNT; sp++)
@@ -175,7 +175,7 @@ bool capdb_support_matrix_json(const CapDb *db, const char *targets_csv, FILE *o
                           qspace_name(sp), qop_name(op), qt_name(dt));
                 for (int i = 0; i < n; i++) {
                     char *c = cell_text(ts[i], op, dt, sp);
-                    sb_puts(&b, i ? "," : ""), sb_json_string(&b, c);
+                    sb_puts(&b, i ? "," : ""), json_str(&b, c);
                     free(c);
                 }
                 sb_puts(&b, "]}");
@@ -184,7 +184,7 @@ bool capdb_support_matrix_json(const CapDb *db, const char *targets_csv, FILE *o
     sb_puts(&b, "\n],\"simt\":[\n{\"row\":\"width\",\"cells\":[");
     for (int i = 0; i < n; i++) {
         char *w = simt_width(ts[i]);
-        sb_puts(&b, i ? "," : ""), sb_json_string(&b, w);
+        sb_puts(&b, i ? "," : ""), json_str(&b, w);
         free(w);
     }
     sb_puts(&b, "]}");
@@ -193,7 +193,7 @@ bool capdb_support_matrix_json(const CapDb *db, const char *targets_csv, FILE *o
         for (int i = 0; i < n; i++) {
             const char *st = simt_status(ts[i], simt_keys[k]);
             sb_printf(&b, "%s{\"status\":\"%s\",\"spelling\":", i ? "," : "", st);
-            sb_json_string(&b, strcmp(st, "unsupported") ? cap_str(ts[i], simt_keys[k]) : "");
+            json_str(&b, strcmp(st, "unsupported") ? cap_str(ts[i], simt_keys[k]) : "");
             sb_puts(&b, "}");
         }
         sb_puts(&b, "]}");

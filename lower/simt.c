@@ -53,15 +53,15 @@ static IrExpr *check(IrWalker *w, IrExpr *e) {
     SimtWalk *s = w->ctx;
     if (e->kind != IR_SUBGROUP || !first(s, w->k, e, 0)) return e;
     if (!cap_str(s->t, "simt.width")) {
-        diag_error(e->span, "QD4010", "qd.simt.subgroup.%s is not supported on target '%s' (no 'simt' section in its "
+        diag_error(e->span, QD4010, "qd.simt.subgroup.%s is not supported on target '%s' (no 'simt' section in its "
                    "capability file)", ir_sg_name(e->sg.op), cap_name(s->t));
         s->ok = false;
     } else if (e->sg.warp && !warp_ok(s->t, s->o)) {
         if (!strcmp(cap_str(s->t, "simt.width"), "device"))
-            diag_error(e->span, "QD4011", "qd.simt.warp.* needs 32-lane subgroups; the subgroup size of target '%s' is the "
+            diag_error(e->span, QD4011, "qd.simt.warp.* needs 32-lane subgroups; the subgroup size of target '%s' is the "
                        "device's (assert it with --cap=+subgroup32, or use qd.simt.subgroup.*)", cap_name(s->t));
         else
-            diag_error(e->span, "QD4011", "qd.simt.warp.* needs 32-lane subgroups; target '%s' has %d-lane subgroups "
+            diag_error(e->span, QD4011, "qd.simt.warp.* needs 32-lane subgroups; target '%s' has %d-lane subgroups "
                        "(use qd.simt.subgroup.*%s)", cap_name(s->t), lower_simt_width(s->t, s->o),
                        cap_str(s->t, "simt.wave32") ? ", or --cap=+wave32" : "");
         s->ok = false;

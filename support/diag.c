@@ -14,11 +14,12 @@ typedef struct {
     const char *summary;
 } CodeInfo;
 
-static const CodeInfo codes[] = {
-#define X(c, k, w, s) {#c, #k[0], w, s},
+static const CodeInfo codes[] = { /* indexed by DiagCode */
+#define X(c, k, w, s) [c] = {#c, #k[0], w, s},
 #include "codes.def"
 #undef X
 };
+_Static_assert(ARRAY_LEN(codes) == QD_CODE_COUNT, "one row per DiagCode");
 
 static struct {
     DiagConfig cfg;
@@ -28,6 +29,7 @@ static struct {
     int quiet;       /* diag_quiet depth: > 0 while a speculative evaluation runs */
     int quiet_errors; /* errors and warnings dropped while quiet */
     char quiet_first[256]; /* the message of the first error dropped since diag_quiet_begin */
+    bool stopped;          /* the error limit was reached: nothing more is shown */
     bool wdisabled[ARRAY_LEN(codes)], werror[ARRAY_LEN(codes)];
     StrBuf sarif;    /* results accumulated for SARIF */
     int sarif_results;
@@ -124,10 +126,9 @@ void diag_init(const DiagConfig *cfg) {
 
 void diag_set_input(const char *name) { D.input = name; }
 
-static int find_code(const char *code) {
-    for (size_t i = 0; i < ARRAY_LEN(codes); i++)
-        if (strcmp(codes[i].code, code) == 0) return (int)i;
-    die("unknown diagnostic code %s", code);
+static int find_code(DiagCode code) {
+    if ((unsigned)code >= ARRAY_LEN(codes)) die("diagnostic code %d is out of range", (int)code);
+    return (int)code;
 }
 
 bool diag_set_warning(const char *name, bool enabled, bool as_error) {
@@ -383,23 +384,20 @@ static void emit(const char *level, const char *code, const char *flag, Span sp,
     sb_free(&m);
 }
 
+/* At --error-limit the engine prints the fatal line once and then drops every later
+ * diagnostic; the driver sees the error count and stops at the next stage (only cli/ decides
+ * exit statuses). */
 static void check_limit(void) {
-    if (D.cfg.error_limit > 0 && D.errors >= D.cfg.error_limit) {
-        if (H.on) diag_hold(false); /* what was kept back comes before the fatal line */
-        Span none = {0};
-        va_list ap;
-        (void)ap;
-        D.errors++;
-        if (output_guard) output_guard(true); /* erased and held off until the exit */
-        if (D.cfg.format == DIAG_TEXT)
-            fprintf(D.cfg.out, "qdc: fatal error: too many errors emitted (%d), stopping now "
-                               "[--error-limit=%d]\n", D.cfg.error_limit, D.cfg.error_limit);
-        (void)none;
-        diag_finish();
-        exit(QDC_EXIT_INPUT);
-    }
+    if (D.stopped || D.cfg.error_limit <= 0 || D.errors < D.cfg.error_limit) return;
+    if (H.on) diag_hold(false); /* what was kept back comes before the fatal line */
+    D.errors++;
+    D.stopped = true;
+    if (output_guard) output_guard(true); /* the progress line is erased and stays off */
+    if (D.cfg.format == DIAG_TEXT)
+        fprintf(D.cfg.out, "qdc: fatal error: too many errors emitted (%d), stopping now "
+                           "[--error-limit=%d]\n", D.cfg.error_limit, D.cfg.error_limit);
+    fflush(D.cfg.out);
 }
-
 
 static bool seen_before(Span sp, const char *code, const char *fmt, va_list ap) {
     StrBuf m;
@@ -441,8 +439,9 @@ int diag_quiet_end(int mark) {
     return D.quiet_errors - mark;
 }
 
-void diag_error(Span sp, const char *code, const char *fmt, ...) {
-    find_code(code);
+void diag_error(Span sp, DiagCode id, const char *fmt, ...) {
+    const char *code = codes[find_code(id)].code;
+    if (D.stopped) return (void)(D.last_shown = false);
     va_list ap;
     va_start(ap, fmt);
     bool dropped = quiet_drop(fmt, &ap);
@@ -463,10 +462,11 @@ void diag_error(Span sp, const char *code, const char *fmt, ...) {
     check_limit();
 }
 
-void diag_warning(Span sp, const char *code, const char *fmt, ...) {
-    int i = find_code(code);
+void diag_warning(Span sp, DiagCode id, const char *fmt, ...) {
+    int i = find_code(id);
+    const char *code = codes[i].code;
     D.last_shown = false;
-    if (D.wdisabled[i] || quiet_drop(NULL, NULL)) return;
+    if (D.stopped || D.wdisabled[i] || quiet_drop(NULL, NULL)) return;
     bool as_error = D.werror[i] || D.cfg.warnings_are_errors;
     va_list ap;
     va_start(ap, fmt);
@@ -490,6 +490,23 @@ void diag_usage(const char *fmt, ...) {
     va_end(ap);
 }
 
+void diag_usage_hint(bool note, const char *fmt, ...) {
+    if (D.cfg.format != DIAG_TEXT) return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (note) emit("note", NULL, NULL, (Span){0}, fmt, ap);
+    else fputs("qdc: ", D.cfg.out), vfprintf(D.cfg.out, fmt, ap), fputc('\n', D.cfg.out), fflush(D.cfg.out);
+    va_end(ap);
+}
+
+void diag_summary(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (D.cfg.format == DIAG_TEXT) fputs("qdc: ", D.cfg.out), vfprintf(D.cfg.out, fmt, ap), fputc('\n', D.cfg.out), fflush(D.cfg.out);
+    else emit("note", NULL, NULL, (Span){0}, fmt, ap);
+    va_end(ap);
+}
+
 bool diag_machine_format(void) { return D.cfg.format != DIAG_TEXT; }
 
 void diag_note(Span sp, const char *fmt, ...) {
@@ -502,7 +519,7 @@ void diag_note(Span sp, const char *fmt, ...) {
 
 int diag_error_count(void) { return D.errors; }
 int diag_warning_count(void) { return D.warnings; }
-void diag_reset_counts(void) { D.errors = D.warnings = 0, D.last_shown = false, vec_free(&seen_errors); }
+void diag_reset_counts(void) { D.errors = D.warnings = 0, D.last_shown = D.stopped = false, vec_free(&seen_errors); }
 
 void diag_finish(void) {
     if (H.on) diag_hold(false);

@@ -33,6 +33,15 @@ static inline Span span_make(const Source *src, uint32_t off, uint32_t len) {
 Span span_join(Span a, Span b); /* from the start of a to the end of b */
 void source_line_col(const Source *src, uint32_t off, uint32_t *line, uint32_t *col); /* 1-based */
 
+/* The stable diagnostic codes, generated from the codes.def tables (support/codes.def includes
+ * every layer's): QD1001, QD2062, ... A code that is not in a table does not compile. */
+typedef enum DiagCode {
+#define X(code, kind, wname, summary) code,
+#include "codes.def"
+#undef X
+    QD_CODE_COUNT
+} DiagCode;
+
 typedef enum { DIAG_TEXT, DIAG_JSON, DIAG_SARIF } DiagFormat;
 typedef enum { DIAG_COLOR_AUTO, DIAG_COLOR_ALWAYS, DIAG_COLOR_NEVER } DiagColor;
 
@@ -54,12 +63,18 @@ void diag_list_warnings(FILE *out);
 int diag_warning_names(const char **names, int max);
 void diag_list_codes(FILE *out);
 
-/* code is "QDnnnn" from codes.def; an unknown code is an internal error. */
-void diag_error(Span sp, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void diag_warning(Span sp, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* code: an error (E) row of codes.def for diag_error, a warning (W) row for diag_warning. */
+void diag_error(Span sp, DiagCode code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_warning(Span sp, DiagCode code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A command-line (usage) error, exit 2: "qdc: error: message" as text, a record without a code
  * in JSON and SARIF. Not counted as an input error. */
 void diag_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A line after a usage error, text format only: "qdc: <message>", or "qdc: note: <message>" with
+ * note. The JSON and SARIF usage record's own message says what such a line adds. */
+void diag_usage_hint(bool note, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A result line that is no diagnostic (--golden-check's count): "qdc: <message>" as text, a note
+ * record without a code in JSON and SARIF, so stderr holds nothing but records there. */
+void diag_summary(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* True for --diagnostics-format=json or sarif (nothing but records goes to stderr). */
 bool diag_machine_format(void);
 /* Called with true before and false after the diagnostics path writes to its stream (the

@@ -46,8 +46,6 @@ void json_strn(StrBuf *b, const char *s, size_t n) {
 
 void json_str(StrBuf *b, const char *s) { json_strn(b, s, strlen(s)); }
 
-void sb_json_string(StrBuf *b, const char *s) { json_str(b, s); }
-
 void json_strf(StrBuf *b, const char *fmt, ...) {
     StrBuf t;
     sb_init(&t);

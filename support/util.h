@@ -42,7 +42,6 @@ void sb_puts(StrBuf *b, const char *s);
 void sb_putc(StrBuf *b, char c);
 void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(StrBuf *b, const char *fmt, va_list ap);
-void sb_json_string(StrBuf *b, const char *s); /* = json_str() of support/json.h, the one JSON writer */
 char *sb_take(StrBuf *b);                      /* hands the buffer over; b is reset */
 
 /* Growable array of pointer-sized or struct elements: VEC(T) v = {0}; vec_push(&v, x); */

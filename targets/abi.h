@@ -20,6 +20,24 @@ void abi_ident(StrBuf *out, const char *name);
 void abi_guard(StrBuf *out, const char *module, const char *suffix);
 /* False after a located QD5006 for every C-visible name that clashes or is reserved (names.c). */
 bool abi_check_names(const IrModule *m);
-bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, StrBuf *out);
-bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out);
+/* "returns": {"dtype", "field", "symbol"} of a kernel with a return value (qdc-abi(7)). */
+void abi_returns_json(StrBuf *out, const IrModule *m, const IrKernel *k);
+
+/* How a backend that does not pass arguments as the C struct of --emit=header (SPIR-V and MSL:
+ * descriptor bindings and push constants) fills its part of the one header and metadata writer.
+ * NULL everywhere below: the C ABI of the LLVM backends. */
+typedef struct AbiBindings {
+    const void *ctx;
+    const char *guard_suffix; /* the header's include guard ends in this instead of "H" */
+    const char *header_note;  /* a comment line after the header's first line */
+    void (*args_struct)(StrBuf *out, const IrModule *m, int kernel, const void *ctx); /* <kernel>_args */
+    void (*meta_head)(StrBuf *out, const void *ctx);                    /* top-level keys, each ",\n  \"key\": v" */
+    void (*meta_field)(StrBuf *out, const IrModule *m, int field, const void *ctx); /* keys after the field's shape */
+    void (*meta_kernel)(StrBuf *out, const IrModule *m, int kernel, const void *ctx); /* the whole "    {...}" entry */
+} AbiBindings;
+
+/* --emit=header and --emit=metadata for every backend (header.c, metadata.c). */
+bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, const AbiBindings *bind, StrBuf *out);
+bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, const AbiBindings *bind,
+                   StrBuf *out);
 #endif

@@ -1,11 +1,13 @@
-/* --emit=metadata: one JSON document describing the compiled module for any backend: kernels,
- * tasks, parameters, dtypes, block size, shared-memory bytes, the target and the capabilities
- * the lowering decisions rely on. Keys are stable (documented in man/qdc-abi.7). */
+/* --emit=metadata: one JSON document describing the compiled module, the one metadata writer of
+ * every backend: the target and the capabilities the lowering decisions rely on, fields,
+ * kernels, tasks, parameters, dtypes, block size, shared-memory bytes; SPIR-V and MSL add their
+ * binding layout through AbiBindings. Keys are stable (man/qdc-abi.7, qdc-spirv(7)). */
 #include "abi.h"
+#include "../support/json.h"
 
 static void param_json(StrBuf *b, const IrParam *p) {
     sb_puts(b, "{\"name\": ");
-    sb_json_string(b, p->name);
+    json_str(b, p->name);
     sb_printf(b, ", \"kind\": \"%s\", \"dtype\": \"%s\"", p->kind == IR_PARAM_SCALAR ? "scalar" : "ndarray",
               qt_name(p->type));
     if (p->kind == IR_PARAM_NDARRAY) sb_printf(b, ", \"ndim\": %d", p->ndim);
@@ -17,22 +19,27 @@ static void param_json(StrBuf *b, const IrParam *p) {
 static void task_json(StrBuf *b, const IrKernel *k, int i, const CapTarget *t) {
     const IrTask *task = &k->tasks[i];
     sb_puts(b, "{\"name\": ");
-    sb_json_string(b, task->name);
+    json_str(b, task->name);
     sb_printf(b, ", \"kind\": \"%s\", \"block_dim\": %d, \"uses_block\": %s, \"shared_bytes\": %ld}",
               task->kind == IR_TASK_SERIAL ? "serial" : "parallel", abi_block_dim(task, t),
               task->uses_block ? "true" : "false", abi_task_shared_bytes(k, i));
 }
 
+void abi_returns_json(StrBuf *b, const IrModule *m, const IrKernel *k) {
+    const char *f = m->fields[k->ret_field].name; /* the result slot: a field the last task stores into */
+    sb_printf(b, "\"returns\": {\"dtype\": \"%s\", \"field\": ", qt_name(k->ret_type));
+    json_str(b, f);
+    sb_puts(b, ", \"symbol\": ");
+    json_strf(b, "qd_field_%s", f);
+    if (k->ret_m) sb_printf(b, ", \"shape\": [%d, %d]", k->ret_n, k->ret_m); /* a matrix: components row-major in the field */
+    else if (k->ret_n) sb_printf(b, ", \"shape\": [%d]", k->ret_n);
+    sb_puts(b, "}");
+}
+
 static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const CapTarget *t) {
     sb_puts(b, "    {\"name\": ");
-    sb_json_string(b, k->name);
-    if (k->ret_type != QT_VOID) { /* the result slot: a 0-d field the last task stores into */
-        const char *f = m->fields[k->ret_field].name;
-        sb_printf(b, ",\n     \"returns\": {\"dtype\": \"%s\", \"field\": \"%s\", \"symbol\": \"qd_field_%s\"", qt_name(k->ret_type), f, f);
-        if (k->ret_m) sb_printf(b, ", \"shape\": [%d, %d]", k->ret_n, k->ret_m); /* a matrix: components row-major in the field */
-        else if (k->ret_n) sb_printf(b, ", \"shape\": [%d]", k->ret_n);
-        sb_puts(b, "}");
-    }
+    json_str(b, k->name);
+    if (k->ret_type != QT_VOID) sb_puts(b, ",\n     "), abi_returns_json(b, m, k);
     sb_puts(b, ",\n     \"params\": [");
     for (int i = 0; i < k->nparams; i++) {
         if (i) sb_puts(b, ", ");
@@ -61,11 +68,14 @@ static void levels_json(StrBuf *b, const IrField *f) {
     sb_puts(b, "]");
 }
 
-static void field_json(StrBuf *b, const IrModule *m, const IrField *f) {
+/* name, symbol (C ABI only), dtype, shape, element_shape, then the layout's keys. */
+static void field_json(StrBuf *b, const IrModule *m, int i, const AbiBindings *bind) {
+    const IrField *f = &m->fields[i];
     sb_puts(b, "    {\"name\": ");
-    sb_json_string(b, f->name);
-    if (f->storage) sb_printf(b, ", \"symbol\": \"qd_snode_%s\"", m->storages[f->storage - 1].name);
-    else sb_printf(b, ", \"symbol\": \"qd_field_%s\"", f->name);
+    json_str(b, f->name);
+    if (!bind) /* a field in an SNode storage is reached through its storage's symbol */
+        sb_printf(b, ", \"symbol\": \"%s%s\"", f->storage ? "qd_snode_" : "qd_field_",
+                  f->storage ? m->storages[f->storage - 1].name : f->name);
     sb_printf(b, ", \"dtype\": \"%s\", \"shape\": [", qt_name(f->type));
     for (int d = 0; d < f->ndim; d++) sb_printf(b, "%s%lld", d ? ", " : "", (long long)f->shape[d]);
     sb_puts(b, "]");
@@ -81,30 +91,33 @@ static void field_json(StrBuf *b, const IrModule *m, const IrField *f) {
         for (int d = 0; d < f->ndim - f->elem_ndim; d++) sb_printf(b, "%s%lld", d ? ", " : "", (long long)f->origin[d]);
         sb_puts(b, "]");
     }
-    if (f->storage) levels_json(b, f);
+    if (bind) bind->meta_field(b, m, i, bind->ctx);
+    else if (f->storage) levels_json(b, f);
     sb_puts(b, "}");
 }
 
-bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
+bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, const AbiBindings *bind,
+                   StrBuf *out) {
     sb_printf(out, "{\n  \"qdc_abi\": %d,\n  \"module\": ", QDC_ABI_VERSION);
-    sb_json_string(out, o->module_name);
+    json_str(out, o->module_name);
     sb_puts(out, ",\n  \"target\": ");
-    sb_json_string(out, cap_name(t));
+    json_str(out, cap_name(t));
     sb_puts(out, ",\n  \"backend\": ");
-    sb_json_string(out, cap_backend(t));
+    json_str(out, cap_backend(t));
     sb_printf(out, ",\n  \"subgroup_width\": %ld", cap_subgroup_width(t, o->caps, o->ncaps)); /* --cap=+wave32 */
+    if (bind) bind->meta_head(out, bind->ctx);
     sb_puts(out, ",\n  \"capabilities_used\": [");
     for (int i = 0; i < low->ncaps_used; i++) {
         if (i) sb_puts(out, ", ");
-        sb_json_string(out, low->caps_used[i]);
+        json_str(out, low->caps_used[i]);
     }
     sb_puts(out, "],\n  \"fields\": [");
     for (int i = 0; i < m->nfields; i++) {
         sb_puts(out, i ? ",\n" : "\n");
-        field_json(out, m, &m->fields[i]);
+        field_json(out, m, i, bind);
     }
     sb_puts(out, m->nfields ? "\n  ],\n" : "],\n");
-    if (m->nstorages) { /* only when fields are placed together (keeps older documents unchanged) */
+    if (m->nstorages && !bind) { /* only when fields are placed together (keeps older documents unchanged) */
         sb_puts(out, "  \"storages\": [");
         for (int i = 0; i < m->nstorages; i++)
             sb_printf(out, "%s{\"symbol\": \"qd_snode_%s\", \"bytes\": %lld, \"align\": %d}", i ? ", " : "",
@@ -114,7 +127,8 @@ bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, 
     sb_puts(out, "  \"kernels\": [");
     for (int i = 0; i < m->nkernels; i++) {
         sb_puts(out, i ? ",\n" : "\n");
-        kernel_json(out, m, &m->kernels[i], t);
+        if (bind) bind->meta_kernel(out, m, i, bind->ctx);
+        else kernel_json(out, m, &m->kernels[i], t);
     }
     sb_puts(out, m->nkernels ? "\n  ]\n}\n" : "]\n}\n");
     return true;

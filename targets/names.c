@@ -87,14 +87,14 @@ static void add(Names *ns, size_t from, char *name, char *what, Span sp) {
     if (2 * ((size_t)ns->syms.len + 1) > ns->cap) grow(ns);
     size_t *at = slot_for(ns, name);
     if (*at && *at - 1 >= from) {
-        diag_error(sp, "QD5006", "%s is named '%s', which is already %s; rename one of them", what, name,
+        diag_error(sp, QD5006, "%s is named '%s', which is already %s; rename one of them", what, name,
                    ns->syms.items[*at - 1].what);
         ns->ok = false;
         free(name), free(what);
         return;
     }
     if (is_reserved(name, ns->global)) {
-        diag_error(sp, "QD5006", "%s is named '%s', which is reserved in C or C++ or by the qdc headers; rename it", what, name);
+        diag_error(sp, QD5006, "%s is named '%s', which is reserved in C or C++ or by the qdc headers; rename it", what, name);
         ns->ok = false;
     }
     vec_push(&ns->syms, ((Sym){name, what, sp}));

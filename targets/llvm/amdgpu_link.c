@@ -124,7 +124,7 @@ static void report_link_failure(const AmdLink *l, int rc) {
     if (l->log >= 0) read_all(l->log, &log);
     sb_putc(&log, 0), log.len--;
     Span none = {0};
-    diag_error(none, "QD5005", "'%s -shared' failed (exit status %d)%s%s", l->lld, rc, log.len ? ":\n" : "", log.data);
+    diag_error(none, QD5005, "'%s -shared' failed (exit status %d)%s%s", l->lld, rc, log.len ? ":\n" : "", log.data);
     sb_free(&log);
 }
 
@@ -172,17 +172,17 @@ bool amdgpu_link_finish(AmdLink *l, const StrBuf *obj, StrBuf *hsaco) {
     Span none = {0};
     bool ok = false;
     if (!l->lld && l->start_err) {
-        diag_error(none, "QD5005", "cannot link the AMDGPU code object: %s", l->start_err);
+        diag_error(none, QD5005, "cannot link the AMDGPU code object: %s", l->start_err);
     } else if (!l->lld) {
-        diag_error(none, "QD5005", "cannot link the AMDGPU code object: ld.lld-19 not found "
+        diag_error(none, QD5005, "cannot link the AMDGPU code object: ld.lld-19 not found "
                                    "(install lld-19, or set QDC_LD_LLD)");
     } else if (l->pid < 0) {
-        diag_error(none, "QD5005", "cannot link the AMDGPU code object: %s", l->start_err);
+        diag_error(none, QD5005, "cannot link the AMDGPU code object: %s", l->start_err);
     } else {
         feed(l, obj);
         int rc = wait_exit(l->pid);
         if (rc == 0 && !(ok = read_all(l->out, hsaco) && hsaco->len))
-            diag_error(none, "QD5005", "cannot link the AMDGPU code object: '%s' wrote no code object", l->lld);
+            diag_error(none, QD5005, "cannot link the AMDGPU code object: '%s' wrote no code object", l->lld);
         if (rc != 0) report_link_failure(l, rc);
     }
     link_free(l);

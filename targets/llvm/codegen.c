@@ -180,7 +180,7 @@ LLVMValueRef cg_ref_ptr(LlvmCg *cg, const IrRef *r) {
         const IrShared *s = &cg->kernel->shared[r->index];
         for (int d = 0; d < s->ndim; d++) dims[d] = cg_i64(cg, s->shape[d]);
         if (!cg->tgt->shared_base) {
-            diag_error(r->span, "QD5002", "qd.simt.block.SharedArray is not supported on target '%s'", cap_name(cg->cap));
+            diag_error(r->span, QD5002, "qd.simt.block.SharedArray is not supported on target '%s'", cap_name(cg->cap));
             cg->failed = true;
             return LLVMGetUndef(cg_ptr(cg, cg->tgt->as_shared));
         }
@@ -283,7 +283,7 @@ static LLVMValueRef expr(LlvmCg *cg, const IrExpr *e) {
     case IR_MEMOP: return cg_memop(cg, e);
     case IR_THREAD_IDX:
         if (!cg->tgt->thread_idx) {
-            diag_error(e->span, "QD5002", "qd.simt.block.thread_idx() is not supported on target '%s'", cap_name(cg->cap));
+            diag_error(e->span, QD5002, "qd.simt.block.thread_idx() is not supported on target '%s'", cap_name(cg->cap));
             cg->failed = true;
             return cg_i32(cg, 0);
         }
@@ -404,7 +404,7 @@ static void stmt(LlvmCg *cg, const IrStmt *s) {
         return;
     case IR_BARRIER:
         if (!cg->tgt->barrier) {
-            diag_error(s->span, "QD5002", "qd.simt.block.sync() is not supported on target '%s'", cap_name(cg->cap));
+            diag_error(s->span, QD5002, "qd.simt.block.sync() is not supported on target '%s'", cap_name(cg->cap));
             cg->failed = true;
             return;
         }
@@ -413,7 +413,7 @@ static void stmt(LlvmCg *cg, const IrStmt *s) {
     case IR_FENCE: cg_fence_stmt(cg, s); return;
     case IR_ASSERT: {
         if (!cg->tgt->assert_fail) {
-            diag_warning(s->span, "QD5181", "assert is compiled out for target '%s' even with --debug (no way to report)", cap_name(cg->cap));
+            diag_warning(s->span, QD5181, "assert is compiled out for target '%s' even with --debug (no way to report)", cap_name(cg->cap));
             return;
         }
         LLVMBasicBlockRef fail = cg_block(cg, "assert.fail"), ok = cg_block(cg, "assert.ok");
@@ -426,7 +426,7 @@ static void stmt(LlvmCg *cg, const IrStmt *s) {
     }
     case IR_PRINT: {
         if (!cg->tgt->print) {
-            diag_warning(s->span, "QD5180", "print(...) is compiled out for target '%s' (no output channel)", cap_name(cg->cap));
+            diag_warning(s->span, QD5180, "print(...) is compiled out for target '%s' (no output channel)", cap_name(cg->cap));
             return;
         }
         LLVMValueRef args[32];

@@ -18,8 +18,8 @@ static const LlvmTarget *find_target(const char *backend) {
 }
 
 bool backend_llvm_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o, StrBuf *out) {
-    if (o->emit == EMIT_HEADER) return header_emit(m, t, o, out);
-    if (o->emit == EMIT_METADATA) return metadata_emit(m, low, t, o, out);
+    if (o->emit == EMIT_HEADER) return header_emit(m, t, o, NULL, out);
+    if (o->emit == EMIT_METADATA) return metadata_emit(m, low, t, o, NULL, out);
     const LlvmTarget *tgt = find_target(cap_backend(t));
     if (!tgt) die("no LLVM hooks for backend '%s'", cap_backend(t));
     LlvmCg cg = {.m = m, .low = low, .cap = t, .opts = o, .tgt = tgt};

@@ -1,5 +1,5 @@
 /* The GPU halves of the LLVM backend: the inline-PTX spelling of every memory operation
- * (nvptx.c), the kernel ABI both GPU targets share (flattened parameters, shared arrays),
+ * (nvptx.c), the kernel ABI both GPU targets share (gpu_abi.c: flattened parameters, shared arrays),
  * AMDGPU syncscope names (amdgpu.c) and the ld.lld-19 link step (amdgpu_link.c). */
 #ifndef QDC_LLVM_GPU_H
 #define QDC_LLVM_GPU_H

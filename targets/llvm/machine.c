@@ -103,22 +103,22 @@ bool backend_llvm_check(const CapTarget *t) {
         if (nl) *nl = 0;
         if (strstr(line, "is not a recognized processor")) {
             if (!bad_cpu)
-                diag_error(cap_where(t, "llvm.cpu"), "QD3012", "LLVM's target for '%s' has no processor '%s' (llvm.cpu of '%s')",
+                diag_error(cap_where(t, "llvm.cpu"), QD3012, "LLVM's target for '%s' has no processor '%s' (llvm.cpu of '%s')",
                            triple, cpu, cap_name(t)), errors++;
             bad_cpu = true;
         } else if (strstr(line, "is not a recognized feature")) {
             if (!reported || strcmp(reported, line))
-                diag_error(cap_where(t, "llvm.features"), "QD3012", "llvm.features of '%s': %s", cap_name(t), line), errors++;
+                diag_error(cap_where(t, "llvm.features"), QD3012, "llvm.features of '%s': %s", cap_name(t), line), errors++;
             reported = line;
         } else if (!ran && !errors && *line) {
-            diag_error(cap_where(t, features && *features ? "llvm.features" : "llvm.cpu"), "QD3012",
+            diag_error(cap_where(t, features && *features ? "llvm.features" : "llvm.cpu"), QD3012,
                        "LLVM cannot compile for '%s' (llvm.cpu '%s', llvm.features '%s'): %s", cap_name(t), cpu,
                        features ? features : "", line), errors++;
         }
         line = nl ? nl + 1 : NULL;
     }
     if (!ran && !errors)
-        diag_error(cap_where(t, "llvm.cpu"), "QD3012", "LLVM cannot compile for '%s' (llvm.cpu '%s', llvm.features '%s')",
+        diag_error(cap_where(t, "llvm.cpu"), QD3012, "LLVM cannot compile for '%s' (llvm.cpu '%s', llvm.features '%s')",
                    cap_name(t), cpu, features ? features : ""), errors++;
     bool ok = !errors;
     sb_free(&said);
@@ -132,7 +132,7 @@ static void on_llvm_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
     if (LLVMGetDiagInfoSeverity(di) != LLVMDSError) return;
     char *msg = LLVMGetDiagInfoDescription(di);
     Span none = {0};
-    diag_error(none, "QD5003", "LLVM (%s): %s", cap_name(cg->cap), msg);
+    diag_error(none, QD5003, "LLVM (%s): %s", cap_name(cg->cap), msg);
     LLVMDisposeMessage(msg);
     cg->failed = true;
 }
@@ -143,13 +143,13 @@ bool machine_init(LlvmCg *cg) {
     const char *features = cap_llvm_features(cg->cap, cg->opts->caps, cg->opts->ncaps); /* --cap=+wave32 */
     Span none = {0};
     if (!triple || !cpu) {
-        diag_error(none, "QD5001", "target '%s' has no llvm.triple/llvm.cpu in the capability database", cap_name(cg->cap));
+        diag_error(none, QD5001, "target '%s' has no llvm.triple/llvm.cpu in the capability database", cap_name(cg->cap));
         return false;
     }
     LLVMTargetRef target;
     char *err = NULL;
     if (LLVMGetTargetFromTriple(triple, &target, &err)) {
-        diag_error(none, "QD5001", "LLVM has no target for triple '%s': %s", triple, err);
+        diag_error(none, QD5001, "LLVM has no target for triple '%s': %s", triple, err);
         LLVMDisposeMessage(err);
         return false;
     }
@@ -159,7 +159,7 @@ bool machine_init(LlvmCg *cg) {
     cg->tm = LLVMCreateTargetMachine(target, triple, cpu, features ? features : "", levels[ol], LLVMRelocPIC,
                                      LLVMCodeModelDefault);
     if (!cg->tm) {
-        diag_error(none, "QD5001", "cannot create an LLVM target machine for '%s' (cpu %s)", triple, cpu);
+        diag_error(none, QD5001, "cannot create an LLVM target machine for '%s' (cpu %s)", triple, cpu);
         return false;
     }
     cg->ctx = LLVMContextCreate();
@@ -271,7 +271,7 @@ bool machine_emit(LlvmCg *cg, EmitKind kind, StrBuf *out) {
     if (large > 0 && largest_function(clone) > large) {
         bool ok = emit_without_quadratic_passes(cg, clone, ft, out, &err);
         LLVMDisposeModule(clone);
-        if (!ok) diag_error((Span){0}, "QD5003", "LLVM could not emit code for '%s': %s", cap_name(cg->cap), err);
+        if (!ok) diag_error((Span){0}, QD5003, "LLVM could not emit code for '%s': %s", cap_name(cg->cap), err);
         free(err);
         return ok;
     }
@@ -284,7 +284,7 @@ bool machine_emit(LlvmCg *cg, EmitKind kind, StrBuf *out) {
     }
     if (failed) {
         Span none = {0};
-        diag_error(none, "QD5003", "LLVM could not emit code for '%s': %s", cap_name(cg->cap), err ? err : "?");
+        diag_error(none, QD5003, "LLVM could not emit code for '%s': %s", cap_name(cg->cap), err ? err : "?");
         LLVMDisposeMessage(err);
         return false;
     }

@@ -118,7 +118,7 @@ static LLVMValueRef generic(LlvmCg *cg, const IrExpr *e, LLVMValueRef a, LLVMVal
 
 LLVMValueRef cg_subgroup(LlvmCg *cg, const IrExpr *e) {
     if (!cg->tgt->sg_lane) {
-        diag_error(e->span, "QD5010", "qd.simt.subgroup.%s is not supported on target '%s'", ir_sg_name(e->sg.op), cap_name(cg->cap));
+        diag_error(e->span, QD5010, "qd.simt.subgroup.%s is not supported on target '%s'", ir_sg_name(e->sg.op), cap_name(cg->cap));
         cg->failed = true;
         return e->type == QT_VOID ? NULL : LLVMGetUndef(cg_type(cg, e->type));
     }

@@ -28,7 +28,7 @@ static SpvTarget target_of(const CapTarget *t) {
 
 static bool check_type(QdType ty, Span sp, const char *what) {
     if (ty != QT_BF16) return true;
-    diag_error(sp, "QD5101", "%s has type bf16, which SPIR-V has no type for", what);
+    diag_error(sp, QD5101, "%s has type bf16, which SPIR-V has no type for", what);
     return false;
 }
 
@@ -40,7 +40,7 @@ static bool check_types(const IrModule *m) {
      * frontend's i32 element index; the host binds the storage's buffer to each (qdc-abi(7)). */
     for (int i = 0; i < m->nfields && ok; i++)
         if (m->fields[i].storage && m->storages[m->fields[i].storage - 1].bytes / ((qt_bits(m->fields[i].type) + 7) / 8) > INT32_MAX) {
-            diag_error(m->fields[i].span, "QD5101", "field '%s' is in an SNode storage of more than 2^31-1 elements, "
+            diag_error(m->fields[i].span, QD5101, "field '%s' is in an SNode storage of more than 2^31-1 elements, "
                                                     "which SPIR-V indexes with 32 bits", m->fields[i].name);
             ok = false;
         }
@@ -68,7 +68,7 @@ bool spirv_asm(const IrModule *m, const IrLowered *low, const SpvTarget *st, Str
 static bool check_has_tasks(const IrModule *m, const CapTarget *t) {
     for (int k = 0; k < m->nkernels; k++)
         if (m->kernels[k].ntasks > 0) return true;
-    diag_error(span_make(m->src, 0, 0), "QD5103", "the module defines no kernels, and a %s module for '%s' needs at least one entry point",
+    diag_error(span_make(m->src, 0, 0), QD5103, "the module defines no kernels, and a %s module for '%s' needs at least one entry point",
                strcmp(cap_backend(t), "msl") ? "SPIR-V" : "Metal", cap_name(t));
     return false;
 }
@@ -77,7 +77,7 @@ bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget
     SpvTarget st = target_of(t);
     st.debug_lines = o->debug_lines;
     if (st.minor < 0) {
-        diag_error(cap_where(t, "spirv.version"), "QD3007", "family '%s' has no valid spirv.version (\"1.N\": the SPIR-V "
+        diag_error(cap_where(t, "spirv.version"), QD3007, "family '%s' has no valid spirv.version (\"1.N\": the SPIR-V "
                                                            "version its environment %s takes)", cap_name(t), st.env);
         return false;
     }
@@ -90,8 +90,14 @@ bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget
         MslTarget mt = msl_target(t, o->caps, o->ncaps);
         return spirv_msl(m, low, &st, &mt, out);
     }
-    case EMIT_METADATA: spv_metadata(m, low, t, &st, o->module_name, out); return true;
-    case EMIT_HEADER: spv_header(m, t, o->module_name, out); return true;
+    case EMIT_METADATA: {
+        AbiBindings b = spv_bindings(&st);
+        return metadata_emit(m, low, t, o, &b, out);
+    }
+    case EMIT_HEADER: {
+        AbiBindings b = spv_bindings(&st);
+        return header_emit(m, t, o, &b, out);
+    }
     default: die("emit kind %d is not a SPIR-V/MSL output", (int)o->emit);
     }
 }

@@ -82,7 +82,7 @@ static bool *coherent_buffers(const IrModule *m, const IrLowered *low, const IrK
  * every f64 value, variable, parameter or field is QD5104, reported once per construct. */
 static bool no_f64(QdType t, Span sp, const char *what) {
     if (t != QT_F64) return true;
-    diag_error(sp, "QD5104", "%s has type f64, which Metal has no type for (MSL has no double)", what);
+    diag_error(sp, QD5104, "%s has type f64, which Metal has no type for (MSL has no double)", what);
     return false;
 }
 
@@ -138,7 +138,7 @@ static bool msl_task(const IrModule *m, const IrLowered *low, const IrKernel *k,
     SpvMslBinding *b = NULL;
     int nb = spv_msl_bindings(m, k, &b);
     if (ok && !spv_to_msl((const uint32_t *)bin.data, bin.len / 4, mt->version, b, nb, st->debug_lines, &msl, &err)) {
-        diag_error(task->span, "QD5102", "SPIRV-Cross cannot translate '%s' to MSL %s: %s", task->name, mt->version, err.data);
+        diag_error(task->span, QD5102, "SPIRV-Cross cannot translate '%s' to MSL %s: %s", task->name, mt->version, err.data);
         ok = false;
     }
     if (ok) {

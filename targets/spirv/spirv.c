@@ -12,7 +12,7 @@ bool g_fail(SpvGen *g, Span sp, const char *fmt, ...) {
     sb_init(&msg);
     sb_vprintf(&msg, fmt, ap);
     va_end(ap);
-    if (g->ok) diag_error(sp, "QD5101", "%s", msg.data);
+    if (g->ok) diag_error(sp, QD5101, "%s", msg.data);
     sb_free(&msg);
     g->ok = false;
     return false;

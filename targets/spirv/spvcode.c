@@ -446,10 +446,10 @@ static void stmt(SpvGen *g, const IrStmt *s) {
     case IR_BARRIER: g_barrier(g); break;
     case IR_FENCE: g_fence(g, ir_low_fence(g->low, s)->scope, ir_low_fence(g->low, s)->order); break;
     case IR_ASSERT:
-        diag_warning(s->span, "QD5181", "assert is compiled out for SPIR-V and MSL targets even with --debug (no way to report)");
+        diag_warning(s->span, QD5181, "assert is compiled out for SPIR-V and MSL targets even with --debug (no way to report)");
         break;
     case IR_PRINT: /* debug printf needs validation layers on the device: not emitted */
-        diag_warning(s->span, "QD5180", "print(...) is compiled out for SPIR-V and MSL targets (no output channel)");
+        diag_warning(s->span, QD5180, "print(...) is compiled out for SPIR-V and MSL targets (no output channel)");
         break;
     }
 }

@@ -1,6 +1,8 @@
-/* Binding-layout data for hosts: metadata JSON, C header, Metal buffer indices. */
+/* Binding-layout data for hosts: its part of the metadata JSON and of the C header (written by
+ * targets/metadata.c and targets/header.c), and the Metal buffer indices. */
 #include "spvmeta.h"
 #include "../abi.h"
+#include "../../support/json.h"
 #include <string.h>
 
 int spv_msl_bindings(const IrModule *m, const IrKernel *k, SpvMslBinding **out) {
@@ -20,7 +22,7 @@ int spv_msl_bindings(const IrModule *m, const IrKernel *k, SpvMslBinding **out) 
 
 static void kv_str(StrBuf *o, const char *k, const char *v) {
     sb_printf(o, "\"%s\": ", k);
-    sb_json_string(o, v);
+    json_str(o, v);
 }
 
 static void json_params(StrBuf *o, const IrKernel *k, const SpvLayout *l, bool msl) {
@@ -77,51 +79,39 @@ static void json_tasks(StrBuf *o, const IrKernel *k, const SpvTarget *st) {
     sb_puts(o, "\n      ]");
 }
 
-static void json_fields(StrBuf *o, const IrModule *m) {
-    sb_puts(o, "  \"fields\": [");
-    for (int f = 0; f < m->nfields; f++) {
-        const IrField *fd = &m->fields[f];
-        sb_puts(o, f ? ",\n    {" : "\n    {");
-        kv_str(o, "name", fd->name), sb_puts(o, ", ");
-        kv_str(o, "dtype", qt_name(fd->type));
-        sb_puts(o, ", \"shape\": [");
-        for (int a = 0; a < fd->ndim; a++) sb_printf(o, "%s%lld", a ? ", " : "", (long long)fd->shape[a]);
-        sb_printf(o, "], \"set\": %d, \"binding\": %d", SPV_SET_FIELD, f);
-        if (fd->storage) /* bind this storage's buffer here (shared by its fields) */
-            sb_printf(o, ", \"storage\": \"qd_snode_%s\", \"storage_bytes\": %lld", m->storages[fd->storage - 1].name,
-                      (long long)m->storages[fd->storage - 1].bytes);
-        sb_puts(o, "}");
-    }
-    sb_puts(o, m->nfields ? "\n  ],\n" : "],\n");
+/* ---- the binding layout's part of the one metadata and header writer (targets/metadata.c,
+ * targets/header.c) ---- */
+
+static void meta_head(StrBuf *o, const void *ctx) {
+    const SpvTarget *st = ctx;
+    sb_puts(o, ",\n  ");
+    kv_str(o, "spirv_env", st->env);
+    sb_printf(o, ",\n  \"spirv_version\": \"1.%d\",\n  \"layout_version\": %d", st->minor, SPV_LAYOUT_VERSION);
 }
 
-void spv_metadata(const IrModule *m, const IrLowered *low, const CapTarget *t, const SpvTarget *st, const char *module, StrBuf *o) {
-    sb_puts(o, "{\n  ");
-    kv_str(o, "module", module), sb_puts(o, ",\n  ");
-    kv_str(o, "target", cap_name(t)), sb_puts(o, ",\n  ");
-    kv_str(o, "backend", cap_backend(t)), sb_puts(o, ",\n  ");
-    sb_printf(o, "\"subgroup_width\": %ld,\n  ", cap_int(t, "subgroup_width", 0));
-    kv_str(o, "spirv_env", st->env);
-    sb_printf(o, ",\n  \"spirv_version\": \"1.%d\",\n  \"layout_version\": %d,\n", st->minor, SPV_LAYOUT_VERSION);
-    sb_puts(o, "  \"capabilities_used\": [");
-    for (int i = 0; i < low->ncaps_used; i++) sb_puts(o, i ? ", " : ""), sb_json_string(o, low->caps_used[i]);
-    sb_puts(o, "],\n");
-    json_fields(o, m);
-    sb_puts(o, "  \"kernels\": [");
-    for (int k = 0; k < m->nkernels; k++) {
-        const IrKernel *kn = &m->kernels[k];
-        SpvLayout l;
-        spv_layout_kernel(kn, &l);
-        sb_puts(o, k ? ",\n    {\n      " : "\n    {\n      ");
-        kv_str(o, "name", kn->name);
-        sb_printf(o, ",\n      \"msl_field_buffer_base\": %d,\n", st->for_msl ? l.nndarray : -1);
-        json_params(o, kn, &l, st->for_msl);
-        json_push(o, kn, &l, st->for_msl ? l.nndarray + m->nfields : -1);
-        json_tasks(o, kn, st);
-        sb_puts(o, "\n    }");
-        spv_layout_free(&l);
-    }
-    sb_puts(o, m->nkernels ? "\n  ]\n}\n" : "]\n}\n");
+static void meta_field(StrBuf *o, const IrModule *m, int f, const void *ctx) {
+    (void)ctx;
+    const IrField *fd = &m->fields[f];
+    sb_printf(o, ", \"set\": %d, \"binding\": %d", SPV_SET_FIELD, f);
+    if (fd->storage) /* bind this storage's buffer here (shared by its fields) */
+        sb_printf(o, ", \"storage\": \"qd_snode_%s\", \"storage_bytes\": %lld", m->storages[fd->storage - 1].name,
+                  (long long)m->storages[fd->storage - 1].bytes);
+}
+
+static void meta_kernel(StrBuf *o, const IrModule *m, int k, const void *ctx) {
+    const SpvTarget *st = ctx;
+    const IrKernel *kn = &m->kernels[k];
+    SpvLayout l;
+    spv_layout_kernel(kn, &l);
+    sb_puts(o, "    {\n      ");
+    kv_str(o, "name", kn->name);
+    if (kn->ret_type != QT_VOID) sb_puts(o, ",\n      "), abi_returns_json(o, m, kn);
+    sb_printf(o, ",\n      \"msl_field_buffer_base\": %d,\n", st->for_msl ? l.nndarray : -1);
+    json_params(o, kn, &l, st->for_msl);
+    json_push(o, kn, &l, st->for_msl ? l.nndarray + m->nfields : -1);
+    json_tasks(o, kn, st);
+    sb_puts(o, "\n    }");
+    spv_layout_free(&l);
 }
 
 static const char *c_type(QdType t) {
@@ -131,29 +121,27 @@ static const char *c_type(QdType t) {
 }
 
 /* One struct per kernel mirroring its push-constant block (explicit padding). */
-void spv_header(const IrModule *m, const CapTarget *t, const char *module, StrBuf *o) {
-    sb_printf(o, "/* Generated by qdc for %s: push-constant blocks (layout version %d). */\n", cap_name(t), SPV_LAYOUT_VERSION);
-    StrBuf guard;
-    sb_init(&guard);
-    abi_guard(&guard, module, "SPV_H");
-    sb_printf(o, "#ifndef %s\n#define %s\n#include <stdint.h>\n", guard.data, guard.data);
-    sb_free(&guard);
-    for (int k = 0; k < m->nkernels; k++) {
-        const IrKernel *kn = &m->kernels[k];
-        SpvLayout l;
-        spv_layout_kernel(kn, &l);
-        sb_printf(o, "\ntypedef struct %s_args {\n", kn->name);
-        uint32_t at = 0;
-        for (int i = 0; i < l.npush; i++) {
-            const SpvPushMember *pm = &l.push[i];
-            if (pm->offset > at) sb_printf(o, "    uint8_t qdc_pad%u[%u];\n", at, pm->offset - at);
-            if (pm->axis < 0) sb_printf(o, "    %s %s;\n", c_type(pm->type), kn->params[pm->param].name);
-            else sb_printf(o, "    int32_t %s_shape%d;\n", kn->params[pm->param].name, pm->axis);
-            at = pm->offset + (uint32_t)qt_bits(pm->type) / 8;
-        }
-        if (!l.npush) sb_puts(o, "    uint8_t qdc_unused_;\n");
-        sb_printf(o, "} %s_args; /* %u bytes */\n", kn->name, l.push_size);
-        spv_layout_free(&l);
+static void args_struct(StrBuf *o, const IrModule *m, int k, const void *ctx) {
+    (void)ctx;
+    const IrKernel *kn = &m->kernels[k];
+    SpvLayout l;
+    spv_layout_kernel(kn, &l);
+    sb_printf(o, "typedef struct %s_args {\n", kn->name);
+    uint32_t at = 0;
+    for (int i = 0; i < l.npush; i++) {
+        const SpvPushMember *pm = &l.push[i];
+        if (pm->offset > at) sb_printf(o, "    uint8_t qdc_pad%u[%u];\n", at, pm->offset - at);
+        if (pm->axis < 0) sb_printf(o, "    %s %s;\n", c_type(pm->type), kn->params[pm->param].name);
+        else sb_printf(o, "    int32_t %s_shape%d;\n", kn->params[pm->param].name, pm->axis);
+        at = pm->offset + (uint32_t)qt_bits(pm->type) / 8;
     }
-    sb_puts(o, "#endif\n");
+    if (!l.npush) sb_puts(o, "    uint8_t qdc_unused_;\n");
+    sb_printf(o, "} %s_args; /* %u bytes */\n", kn->name, l.push_size);
+    spv_layout_free(&l);
+}
+
+AbiBindings spv_bindings(const SpvTarget *st) {
+    return (AbiBindings){.ctx = st, .guard_suffix = "SPV_H",
+                         .header_note = "SPIR-V/MSL: each <kernel>_args is the kernel's push-constant block (layout version 1)",
+                         .args_struct = args_struct, .meta_head = meta_head, .meta_field = meta_field, .meta_kernel = meta_kernel};
 }

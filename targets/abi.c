@@ -1,0 +1,56 @@
+/* The layout facts of the qdc C ABI (man/qdc-abi.7) that the header and metadata writers and
+ * every backend read: C spellings of dtypes and names, the shared-memory layout of a task, its
+ * block size, the include guard of a module's header. */
+#include "abi.h"
+#include <ctype.h>
+
+const char *abi_c_type(QdType t) {
+    switch (t) {
+    case QT_U1: return "uint8_t";
+    case QT_I8: return "int8_t";
+    case QT_I16: return "int16_t";
+    case QT_I32: return "int32_t";
+    case QT_I64: return "int64_t";
+    case QT_U8: return "uint8_t";
+    case QT_U16: return "uint16_t";
+    case QT_U32: return "uint32_t";
+    case QT_U64: return "uint64_t";
+    case QT_F16: case QT_BF16: return "uint16_t"; /* raw IEEE binary16 / bfloat16 bits */
+    case QT_F32: return "float";
+    case QT_F64: return "double";
+    default: die("no C type for %s", qt_name(t));
+    }
+}
+
+void abi_ident(StrBuf *out, const char *name) {
+    for (const char *p = name; *p; p++) sb_putc(out, isalnum((unsigned char)*p) || *p == '_' ? *p : '_');
+}
+
+long abi_shared_offset(const IrKernel *k, int s) {
+    long off = 0;
+    for (int i = 0; i < s; i++)
+        if (k->shared[i].task == k->shared[s].task)
+            off += (k->shared[i].elems * (qt_bits(k->shared[i].type) + 7) / 8 + QDC_SHARED_ALIGN - 1) /
+                   QDC_SHARED_ALIGN * QDC_SHARED_ALIGN;
+    return off;
+}
+
+long abi_task_shared_bytes(const IrKernel *k, int task) {
+    long end = 0;
+    for (int i = 0; i < k->nshared; i++)
+        if (k->shared[i].task == task)
+            end = abi_shared_offset(k, i) + k->shared[i].elems * ((qt_bits(k->shared[i].type) + 7) / 8);
+    return end;
+}
+
+int abi_block_dim(const IrTask *t, const CapTarget *cap) {
+    return t->block_dim ? t->block_dim : (int)cap_int(cap, "limits.default_block_dim", 128);
+}
+
+void abi_guard(StrBuf *out, const char *module, const char *suffix) {
+    size_t at = out->len;
+    sb_puts(out, "QDC_");
+    abi_ident(out, module);
+    sb_printf(out, "_%s", suffix);
+    for (char *p = out->data + at; *p; p++) *p = (char)toupper((unsigned char)*p);
+}
