@@ -39,16 +39,48 @@ static void init_llvm_target(const char *backend) {
 
 /* ---- the family check: llvm.cpu and llvm.features against LLVM's target ---- */
 
+/* Runs child(arg, fd) in a forked process and appends what it writes to fd (a pipe, also its
+ * stderr when onto_stderr) to *got; the child's wait status. The child must end with _exit. */
+static int run_child(void (*child)(void *arg, int fd), void *arg, bool onto_stderr, StrBuf *got) {
+    int fds[2];
+    if (pipe(fds)) die("pipe: %s", strerror(errno));
+    fflush(stdout), fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) die("fork: %s", strerror(errno));
+    if (pid == 0) {
+        close(fds[0]);
+        if (onto_stderr) dup2(fds[1], STDERR_FILENO);
+        child(arg, fds[1]);
+        _exit(3);
+    }
+    close(fds[1]);
+    char chunk[65536];
+    for (ssize_t n; (n = read(fds[0], chunk, sizeof chunk)) != 0;)
+        if (n > 0) sb_append(got, chunk, (size_t)n);
+        else if (errno != EINTR) break;
+    close(fds[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return st;
+}
+
+typedef struct Probe {
+    LLVMTargetRef target;
+    const char *triple, *cpu, *features;
+} Probe;
+
 /* In the child: a target machine for the family and one empty function compiled with it. LLVM
  * warns on stderr about an unknown processor or feature and aborts on an impossible subtarget. */
-static _Noreturn void probe_child(LLVMTargetRef target, const char *triple, const char *cpu, const char *features) {
+static void probe_child(void *arg, int fd) {
+    const Probe *p = arg;
+    (void)fd;
     LLVMResetFatalErrorHandler();
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelNone, LLVMRelocPIC,
-                                                      LLVMCodeModelDefault);
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(p->target, p->triple, p->cpu, p->features, LLVMCodeGenLevelNone,
+                                                      LLVMRelocPIC, LLVMCodeModelDefault);
     if (!tm) _exit(1);
     LLVMContextRef ctx = LLVMContextCreate();
     LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("probe", ctx);
-    LLVMSetTarget(mod, triple);
+    LLVMSetTarget(mod, p->triple);
     LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(mod, dl);
     LLVMValueRef fn = LLVMAddFunction(mod, "probe", LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0));
@@ -62,24 +94,8 @@ static _Noreturn void probe_child(LLVMTargetRef target, const char *triple, cons
 
 /* What a child that probes the family says on stderr, and whether it succeeded. */
 static bool probe(LLVMTargetRef target, const char *triple, const char *cpu, const char *features, StrBuf *said) {
-    int fds[2];
-    if (pipe(fds)) die("pipe: %s", strerror(errno));
-    fflush(stdout), fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) die("fork: %s", strerror(errno));
-    if (pid == 0) {
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]), close(fds[1]);
-        probe_child(target, triple, cpu, features);
-    }
-    close(fds[1]);
-    char chunk[4096];
-    for (ssize_t n; (n = read(fds[0], chunk, sizeof chunk)) != 0;)
-        if (n > 0) sb_append(said, chunk, (size_t)n);
-        else if (errno != EINTR) break;
-    close(fds[0]);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    Probe p = {target, triple, cpu, features};
+    int st = run_child(probe_child, &p, true, said);
     return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
@@ -213,37 +229,34 @@ static long largest_function(LLVMModuleRef mod) {
  * values live across a loop, so they are turned off. LLVM's switches are process-wide and can be
  * given once, hence a child process: this output alone is compiled so, and the parent reads the
  * bytes from a pipe. False (message in *err) when the child fails. */
+typedef struct LargeEmit {
+    LlvmCg *cg;
+    LLVMModuleRef mod;
+    LLVMCodeGenFileType ft;
+} LargeEmit;
+
+/* In the child: the switches, then the output (or LLVM's message, exit status 1) into fd. */
+static void large_emit_child(void *arg, int fd) {
+    const LargeEmit *e = arg;
+    static const char *const argv[] = {"qdc", "-enable-misched=false", "-disable-ssc"};
+    LLVMParseCommandLineOptions(3, argv, NULL);
+    LLVMMemoryBufferRef buf = NULL;
+    char *msg = NULL;
+    bool failed = LLVMTargetMachineEmitToMemoryBuffer(e->cg->tm, e->mod, e->ft, &msg, &buf) || e->cg->failed;
+    const char *p = failed ? (msg ? msg : "LLVM reported the error above") : LLVMGetBufferStart(buf);
+    size_t len = failed ? strlen(p) : LLVMGetBufferSize(buf);
+    for (ssize_t n; len; p += n, len -= (size_t)n)
+        if ((n = write(fd, p, len)) < 0 && errno != EINTR) _exit(3);
+        else if (n < 0) n = 0;
+    _exit(failed ? 1 : 0);
+}
+
 static bool emit_without_quadratic_passes(LlvmCg *cg, LLVMModuleRef mod, LLVMCodeGenFileType ft, StrBuf *out,
                                           char **err) {
-    int fds[2];
-    if (pipe(fds)) die("pipe: %s", strerror(errno));
-    fflush(stdout), fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) die("fork: %s", strerror(errno));
-    if (pid == 0) {
-        close(fds[0]);
-        static const char *const argv[] = {"qdc", "-enable-misched=false", "-disable-ssc"};
-        LLVMParseCommandLineOptions(3, argv, NULL);
-        LLVMMemoryBufferRef buf = NULL;
-        char *msg = NULL;
-        bool failed = LLVMTargetMachineEmitToMemoryBuffer(cg->tm, mod, ft, &msg, &buf) || cg->failed;
-        const char *p = failed ? (msg ? msg : "LLVM reported the error above") : LLVMGetBufferStart(buf);
-        size_t len = failed ? strlen(p) : LLVMGetBufferSize(buf);
-        for (ssize_t n; len; p += n, len -= (size_t)n)
-            if ((n = write(fds[1], p, len)) < 0 && errno != EINTR) _exit(3);
-            else if (n < 0) n = 0;
-        _exit(failed ? 1 : 0);
-    }
-    close(fds[1]);
+    LargeEmit e = {cg, mod, ft};
     StrBuf got;
     sb_init(&got);
-    char chunk[65536];
-    for (ssize_t n; (n = read(fds[0], chunk, sizeof chunk)) != 0;)
-        if (n > 0) sb_append(&got, chunk, (size_t)n);
-        else if (errno != EINTR) break;
-    close(fds[0]);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    int st = run_child(large_emit_child, &e, false, &got);
     bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
     if (ok) sb_append(out, got.data, got.len);
     else if (WIFEXITED(st) && WEXITSTATUS(st) == 1) *err = xasprintf("%.*s", (int)got.len, got.data);
