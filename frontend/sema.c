@@ -1371,6 +1371,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     TAKE(m->storages, m->nstorages, S.storages);
     TAKE(m->kernels, m->nkernels, S.kernels);
     sema_free_instances(&S);
+    sema_snode_free(&S); /* again: a qd.root met in a kernel body makes a node */
     vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b), vec_free(&S.storages);
     for (int k = 0; k < S.host_scopes.len; k++) vec_free(&S.host_scopes.items[k]->b), free(S.host_scopes.items[k]);
     for (int k = 0; k < S.objects.len; k++) vec_free(&S.objects.items[k]->attrs.b), free(S.objects.items[k]);

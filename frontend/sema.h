@@ -349,6 +349,7 @@ GenericResult sema_callsite_param(Sema *S, const Param *ap, IrParam *p, Val *bou
 Val sema_snode_call(Sema *S, const Expr *call, Val callee); /* callee: V_SNODE method or qd.root.* */
 Val sema_snode_attr(Sema *S, Val obj, const char *name);
 void sema_snode_finish(Sema *S);
+void sema_snode_free(Sema *S); /* the SNode tree's memory (the layout is in the fields by then) */
 IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp);
 
 /* sema_vec.c: vectors and matrices, scalarized: a V_VEC is its components, so the IR, the

@@ -333,6 +333,10 @@ void sema_snode_finish(Sema *S) {
                        S->fields.items[i].norigin, S->fields.items[i].norigin == 1 ? "" : "s",
                        S->fields.items[i].ndim - S->fields.items[i].elem_ndim, S->fields.items[i].ndim - S->fields.items[i].elem_ndim == 1 ? "" : "s");
     }
+    sema_snode_free(S);
+}
+
+void sema_snode_free(Sema *S) {
     for (int n = 0; n < S->snodes.len; n++) vec_free(&S->snodes.items[n].ch);
     vec_free(&S->snodes);
 }
