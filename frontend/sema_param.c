@@ -737,8 +737,10 @@ static int loop_values(Sema *S, const Expr *it, Val **out) {
             a[n == 1 ? 1 : k] = v.e->c.i;
         }
         if (!a[2]) return -1;
-        int64_t cnt = a[2] > 0 ? (a[1] > a[0] ? (a[1] - a[0] + a[2] - 1) / a[2] : 0) : (a[0] > a[1] ? (a[0] - a[1] - a[2] - 1) / -a[2] : 0);
-        if (cnt > MAX_HOST_ITERS) return -1;
+        __int128 lo = a[0], hi = a[1], st = a[2]; /* Python ints: range(-2**63, 2**63 - 1) must not overflow */
+        __int128 wide = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
+        if (wide > MAX_HOST_ITERS) return -1;
+        int64_t cnt = (int64_t)wide;
         *out = ARENA_ARRAY(S->arena, Val, cnt ? cnt : 1);
         for (int64_t k = 0; k < cnt; k++) {
             (*out)[k] = (Val){.kind = V_EXPR, .e = irb_int(S->arena, QT_I64, a[0] + k * a[2], it->span)};
