@@ -115,22 +115,26 @@ static Expr *parse_star_test(Parser *P) {
     return e;
 }
 
+/* The targets of a `for` (statement or comprehension) before `in`: one expression, or a tuple
+ * of them when separated by commas (`for i, j in ...`). */
+static Expr *parse_for_target(Parser *P) {
+    Expr *t = parse_binary(P, 0);
+    if (!at(P, T_COMMA)) return t;
+    ExprVec v = {0};
+    vec_push(&v, t);
+    while (accept(P, T_COMMA) && !at(P, T_KW_IN)) vec_push(&v, parse_binary(P, 0));
+    Expr *tu = new_expr(P, E_TUPLE, span_join(t->span, v.items[v.len - 1]->span));
+    tu->list = freeze_exprs(P, &v);
+    return tu;
+}
+
 /* The `for` clauses of a comprehension after its element: for TARGETS in OR_TEST [if OR_TEST]... */
 static Expr *parse_comp(Parser *P, Expr *elt, bool gen) {
     Token *kw = peek(P);
     expect(P, T_KW_FOR);
     Expr *c = new_expr(P, E_COMP, tspan(P, kw));
     c->comp.elt = elt, c->comp.gen = gen;
-    Expr *t = parse_binary(P, 0);
-    if (at(P, T_COMMA)) {
-        ExprVec v = {0};
-        vec_push(&v, t);
-        while (accept(P, T_COMMA) && !at(P, T_KW_IN)) vec_push(&v, parse_binary(P, 0));
-        Expr *tu = new_expr(P, E_TUPLE, span_join(t->span, v.items[v.len - 1]->span));
-        tu->list = freeze_exprs(P, &v);
-        t = tu;
-    }
-    c->comp.target = t;
+    c->comp.target = parse_for_target(P);
     expect(P, T_KW_IN);
     c->comp.iter = parse_boolop(P, T_KW_OR);
     ExprVec conds = {0};
@@ -642,16 +646,7 @@ static Stmt *parse_loop(Parser *P, Token *kw) {
         s->while_.body = parse_block(P);
     } else {
         s = new_stmt(P, S_FOR, tspan(P, kw));
-        Expr *t = parse_binary(P, 0);
-        if (at(P, T_COMMA)) {
-            ExprVec v = {0};
-            vec_push(&v, t);
-            while (accept(P, T_COMMA) && !at(P, T_KW_IN)) vec_push(&v, parse_binary(P, 0));
-            Expr *tu = new_expr(P, E_TUPLE, span_join(t->span, v.items[v.len - 1]->span));
-            tu->list = freeze_exprs(P, &v);
-            t = tu;
-        }
-        s->for_.target = t;
+        s->for_.target = parse_for_target(P);
         expect(P, T_KW_IN);
         s->for_.iter = parse_testlist(P);
         s->for_.body = parse_block(P);
