@@ -68,6 +68,12 @@ const char *sema_path(Sema *S, const Expr *e) {
     return base ? arena_printf(S->arena, "%s.%s", base, e->attr.name) : NULL;
 }
 
+bool sema_py_scalar(const Sema *S, Val v, QdType *out) {
+    if (v.kind != V_NS || (strcmp(v.path, "int") && strcmp(v.path, "float"))) return false;
+    *out = v.path[0] == 'i' ? S->default_ip : S->default_fp;
+    return true;
+}
+
 bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out) {
     Scope *saved = S->scope;
     S->scope = S->hscope; /* annotations name things of the scope the definition is in */
@@ -76,8 +82,7 @@ bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out) {
     Val v = sema_eval(S, ann);
     S->scope = saved, S->cur = cur;
     if (v.kind == V_TYPE) return *out = v.type, true;
-    if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float")))
-        return *out = v.path[0] == 'i' ? QT_I32 : QT_F32, true;
+    if (sema_py_scalar(S, v, out)) return true;
     if (v.kind == V_NS && !strncmp(v.path, "qd.", 3))
         diag_error(ann->span, QD2005, "'%s' is not a scalar type of the kernel language (qd.i8 ... qd.f64)", v.path);
     else if (v.kind != V_ERR)
@@ -1342,7 +1347,8 @@ IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_c
 IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
     Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .prefix = "",
               .subgroup_width = fo ? fo->subgroup_width : 0, .max_shared_bytes = fo ? fo->max_shared_bytes : -1,
-              .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1, .rng_field = -1};
+              .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1, .rng_field = -1,
+              .default_fp = QT_F32, .default_ip = QT_I32};
     S.hscope = &S.module;
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)

@@ -207,6 +207,7 @@ typedef struct Sema {
     int rng_field;       /* the kernel's launch counter qdc_rng_<kernel> (a 0-d u32 field), or -1 */
     IrStmt *rng_init;    /* ... and its seeding, put first in the task's body when it is closed */
     int64_t random_seed; /* qd.init(random_seed=N) */
+    QdType default_fp, default_ip; /* qd.init(default_fp=, default_ip=): Python's float and int */
     int max_shared_bytes; /* FrontendOptions.max_shared_bytes */
     bool print_to_stderr; /* FrontendOptions.print_to_stderr */
     VEC(SemaHelper) helpers;
@@ -302,7 +303,9 @@ bool sema_is_more_builtin(const char *path);
 Val sema_more_builtin_call(Sema *S, const Expr *call, const char *path);
 bool sema_iter_items(Sema *S, const Expr *iter, Val **items, int *n); /* sema_lang.c: a compile-time iterable's items */
 bool sema_static_seq_for(Sema *S, const Stmt *s); /* sema_lang.c: for x in qd.static(<sequence>); false: not one */
-void sema_init_call(Sema *S, const Expr *e);       /* qd.init(random_seed=...) */
+void sema_init_call(Sema *S, const Expr *e);       /* qd.init(random_seed=, default_fp=, default_ip=) */
+/* Python's int and float as types: qd.init's default_ip and default_fp (qd.i32, qd.f32). */
+bool sema_py_scalar(const Sema *S, Val v, QdType *out);
 
 /* sema_mem.c: qd.* builtins that touch memory or the block */
 bool sema_is_mem_builtin(const char *path);

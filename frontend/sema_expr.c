@@ -91,7 +91,7 @@ static IrExpr *lit_const(Sema *S, PyInt v, Span sp) {
         v = 0;
     }
     QdType t = !S->k ? (v > INT64_MAX ? QT_U64 : QT_I64)
-               : v >= INT32_MIN && v <= INT32_MAX ? QT_I32 : v <= INT64_MAX ? QT_I64 : QT_U64;
+               : v >= INT32_MIN && v <= INT32_MAX && S->default_ip == QT_I32 ? QT_I32 : v <= INT64_MAX ? QT_I64 : QT_U64;
     IrExpr *e = irb_int(S->arena, t, (int64_t)(uint64_t)v, sp);
     e->literal = true;
     return e;
@@ -615,7 +615,7 @@ Val sema_eval(Sema *S, const Expr *e) {
     /* module level approximates Python's numbers (i64 / f64); the constant is narrowed to a
      * literal's type (i32 or i64 / f32) when it is bound, see sema.c module_assign */
     case E_INT: return val_expr(lit_const(S, (PyInt)e->i, e->span));
-    case E_FLOAT: return val_expr(irb_float(S->arena, S->k ? QT_F32 : QT_F64, e->f, e->span));
+    case E_FLOAT: return val_expr(irb_float(S->arena, S->k ? S->default_fp : QT_F64, e->f, e->span));
     case E_BOOL: return val_expr(irb_int(S->arena, QT_U1, e->b, e->span));
     case E_NONE: return (Val){.kind = V_NONE};
     case E_STR: return e->fstr ? sema_fstring(S, e) : (Val){.kind = V_STR, .path = e->str};
@@ -686,8 +686,7 @@ static IrExpr *arg(Sema *S, const Expr *call, int k) { return sema_expr(S, call-
 static bool type_arg(Sema *S, const Expr *call, int k, QdType *t) {
     Val v = sema_eval(S, call->call.args.items[k]);
     if (v.kind == V_TYPE) return *t = v.type, true;
-    if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float")))
-        return *t = v.path[0] == 'i' ? QT_I32 : QT_F32, true;
+    if (sema_py_scalar(S, v, t)) return true;
     if (v.kind != V_ERR) diag_error(call->call.args.items[k]->span, QD2019, "expected a type such as qd.f32, got %s", val_describe(v));
     return false;
 }
@@ -811,8 +810,8 @@ static const struct { const char *name; int min, max; } value_builtins[] = {
 
 static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     Span sp = call->span;
-    if (!strcmp(p, "int")) return explicit_cast(S, arg(S, call, 0), QT_I32);
-    if (!strcmp(p, "float")) return explicit_cast(S, arg(S, call, 0), QT_F32);
+    if (!strcmp(p, "int")) return explicit_cast(S, arg(S, call, 0), S->default_ip);
+    if (!strcmp(p, "float")) return explicit_cast(S, arg(S, call, 0), S->default_fp);
     if (!strcmp(p, "bool")) return sema_to_bool(S, arg(S, call, 0));
     if (!strcmp(p, "abs") || !strcmp(p, "qd.abs")) {
         IrExpr *a = arg(S, call, 0);

@@ -450,7 +450,8 @@ static QdType type_value(Sema *S, const Expr *e, bool *ok) {
     Val v = sema_eval(S, e);
     S->cur = cur;
     if (v.kind == V_TYPE) return v.type;
-    if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float"))) return v.path[0] == 'i' ? QT_I32 : QT_F32;
+    QdType py;
+    if (sema_py_scalar(S, v, &py)) return py;
     if (v.kind != V_ERR) diag_error(e->span, QD2005, "expected a scalar type such as qd.f32, got %s", val_describe(v));
     *ok = false;
     return QT_VOID;

@@ -292,6 +292,8 @@ static LLVMValueRef expr(LlvmCg *cg, const IrExpr *e) {
         if (cg->tgt->global_thread_idx) return cg->tgt->global_thread_idx(cg);
         return cg->iter_index ? cg->iter_index : cg_i32(cg, 0);
     case IR_SUBGROUP: return cg_subgroup(cg, e);
+    case IR_CLOCK: /* x86 rdtsc, PTX %clock64, AMDGPU s_memtime or SHADER_CYCLES (the clock section) */
+        return cg->low->clock == IR_CLOCK_CYCLE ? cg_call_intrinsic(cg, "llvm.readcyclecounter", NULL, 0, NULL, 0) : cg_i64(cg, 0);
     }
     unreachable();
 }

@@ -341,6 +341,13 @@ static uint32_t expr(SpvGen *g, const IrExpr *e) {
     case IR_THREAD_IDX: return g_builtin_x(g, &g->lid_var, SpvBuiltInLocalInvocationId, "tid");
     case IR_GLOBAL_THREAD_IDX: return g_builtin_x(g, &g->gid_var, SpvBuiltInGlobalInvocationId, "gid");
     case IR_SUBGROUP: return g_subgroup(g, e);
+    case IR_CLOCK: {
+        if (g->low->clock != IR_CLOCK_SHADER) return g_const(g, QT_I64, 0);
+        spv_cap(&g->b, SpvCapabilityShaderClockKHR);
+        spv_ext(&g->b, "SPV_KHR_shader_clock");
+        uint32_t now = G_OP(g, SpvOpReadClockKHR, g_ty(g, QT_U64), g_u32(g, SpvScopeDevice));
+        return G_OP(g, SpvOpBitcast, g_ty(g, QT_I64), now);
+    }
     }
     unreachable();
 }
