@@ -379,14 +379,16 @@ static IrExpr *random_float(Sema *S, QdType t, Span sp) {
 
 /* The dtype argument of qd.random / qd.randn (positional or `name=`) into *t; false after a
  * diagnostic. A call outside a kernel is QD2019. */
-static bool random_dtype(Sema *S, const Expr *call, const char *fn, const char *kw, QdType *t) {
+static bool random_dtype(Sema *S, const Expr *call, const char *fn, const char *kw, QdType *t, Span *at) {
     const Expr *dt = call->call.args.n ? call->call.args.items[0] : NULL;
+    *at = call->span;
     for (int k = 0; k < call->call.nkw; k++) {
         if (strcmp(call->call.kw[k].name, kw) || dt)
             return diag_error(call->call.kw[k].span, QD2007, "%s takes one argument, %s", fn, kw), false;
         dt = call->call.kw[k].value;
     }
     if (dt && !sema_annotation_type(S, dt, t)) return false;
+    if (dt) *at = dt->span;
     if (!S->cur || S->task < 0) return diag_error(call->span, QD2019, "%s can only be called inside a kernel or qd.func", fn), false;
     return true;
 }
@@ -395,9 +397,10 @@ static bool random_dtype(Sema *S, const Expr *call, const char *fn, const char *
  * 32-bit integers all 2^32 bit patterns, 64-bit integers all 2^64. */
 static Val random_(Sema *S, const Expr *call) {
     QdType t = S->default_fp;
-    if (!random_dtype(S, call, "qd.random", "dtype", &t)) return val_err();
+    Span at;
+    if (!random_dtype(S, call, "qd.random", "dtype", &t, &at)) return val_err();
     Span sp = call->span;
-    if (t == QT_U1 || t == QT_VOID) return diag_error(call->span, QD2021, "qd.random takes a float or integer type, got %s", qt_name(t)), val_err();
+    if (t == QT_U1 || t == QT_VOID) return diag_error(at, QD2021, "qd.random takes a float or integer type, got %s", qt_name(t)), val_err();
     if (qt_is_float(t)) return val_expr(random_float(S, t, sp));
     if (qt_bits(t) == 64) {
         IrExpr *a = pcg_next(S, sp), *b = pcg_next(S, sp), *u = u64_of(S, a, b, sp);
@@ -413,9 +416,10 @@ static Val random_(Sema *S, const Expr *call) {
  * sqrt(-2 log u1) * cos(2 pi u2). dt is f32 or f64 (default: qd.init's default_fp). */
 static Val randn(Sema *S, const Expr *call) {
     QdType t = S->default_fp;
-    if (!random_dtype(S, call, "qd.randn", "dt", &t)) return val_err();
+    Span at;
+    if (!random_dtype(S, call, "qd.randn", "dt", &t, &at)) return val_err();
     Span sp = call->span;
-    if (t != QT_F32 && t != QT_F64) return diag_error(call->span, QD2021, "qd.randn takes qd.f32 or qd.f64, got %s", qt_name(t)), val_err();
+    if (t != QT_F32 && t != QT_F64) return diag_error(at, QD2021, "qd.randn takes qd.f32 or qd.f64, got %s", qt_name(t)), val_err();
     IrExpr *u1 = sema_binary(S, IR_SUB, irb_float(S->arena, t, 1.0, sp), random_float(S, t, sp), sp);
     IrExpr *u2 = random_float(S, t, sp);
     IrExpr *r = irb_math(S->arena, IR_SQRT, sema_binary(S, IR_MUL, irb_float(S->arena, t, -2.0, sp), irb_math(S->arena, IR_LOG, u1, sp), sp), sp);

@@ -96,7 +96,7 @@ Test(clock, errors) {
         {"import quadrants as qd\n@qd.kernel\ndef k():\n    a = qd.clock_counter(1)\n",
          "k.py:4:9: error[QD2007]: 'qd.clock_counter' takes 0"},
         {"import quadrants as qd\n@qd.kernel\ndef k():\n    a = qd.randn(qd.i32)\n",
-         "k.py:4:9: error[QD2021]: qd.randn takes qd.f32 or qd.f64, got i32\n"},
+         "k.py:4:18: error[QD2021]: qd.randn takes qd.f32 or qd.f64, got i32\n"},
         {"import quadrants as qd\n@qd.kernel\ndef k():\n    a = qd.randn(dtype=qd.f32)\n",
          "k.py:4:18: error[QD2007]: qd.randn takes one argument, dt\n"},
         {"import quadrants as qd\nqd.init(default_fp=qd.i32)\n@qd.kernel\ndef k():\n    pass\n",
