@@ -355,6 +355,7 @@ typedef struct IrLowered {
     const char *const *caps_used;
     int ncaps_used;
     IrClock clock; /* how IR_CLOCK reads (the database's clock section) */
+    bool print;    /* IR_PRINT has an output channel (the print section); else compiled out */
 } IrLowered;
 
 /* The decision for memory operation or fence `id`; dies on a missing one. */
