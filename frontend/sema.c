@@ -337,7 +337,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             while (r->kind == E_ATTR || r->kind == E_CALL) r = r->kind == E_ATTR ? r->attr.obj : r->call.fn;
             Binding *rb = r->kind == E_NAME ? host_find(S, r->name) : NULL;
             bool compile_time = rb && (rb->v.kind == V_SNODE || rb->v.kind == V_ERR || rb->v.kind == V_VECTYPE ||
-                                       rb->v.kind == V_STRUCTTYPE); /* ... or a type's: vec3.field(...) */
+                                       rb->v.kind == V_STRUCTTYPE || (rb->v.kind == V_NS && !strcmp(rb->v.path, "math")));
             if (!compile_time) return true;
         }
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
@@ -511,6 +511,11 @@ static void import_submodule(Sema *S, const Stmt *s) {
 
 static void module_import(Sema *S, const Stmt *s) {
     if (!strncmp(s->import.module, "quadrants.", 10)) return import_submodule(S, s);
+    if (!strcmp(s->import.module, "math")) { /* Python's math: constants and functions of compile-time numbers */
+        const char *name = s->import.alias ? s->import.alias : "math";
+        scope_bind(S, S->hscope, name, (Val){.kind = V_NS, .path = "math"}, s->span);
+        return;
+    }
     if (strcmp(s->import.module, "quadrants"))
         return (void)diag_error(s->span, QD2003, "only 'import quadrants as qd' is supported, not '%s'", s->import.module);
     S->qd_alias = s->import.alias ? s->import.alias : "quadrants";

@@ -266,15 +266,91 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
     return n;
 }
 
-/* qd.math.pi, e, inf, nan (also imported: from quadrants.math import pi): Python floats, f32 in
- * kernels like any float literal. */
+/* qd.math.pi, e, inf, nan (also imported: from quadrants.math import pi) and Python's math.pi, e,
+ * tau, inf, nan (import math): Python floats, default_fp in kernels like any float literal. */
 static bool math_const(Sema *S, const char *path, Span sp, Val *out) {
     static const struct { const char *name; double v; } consts[] = {
-        {"pi", 3.14159265358979323846}, {"e", 2.71828182845904523536}, {"inf", INFINITY}, {"nan", NAN}};
-    if (strncmp(path, "qd.math.", 8)) return false;
-    for (size_t k = 0; k < ARRAY_LEN(consts); k++)
-        if (!strcmp(consts[k].name, path + 8)) return *out = val_expr(irb_float(S->arena, S->k ? QT_F32 : QT_F64, consts[k].v, sp)), true;
+        {"pi", 3.14159265358979323846}, {"e", 2.71828182845904523536}, {"inf", INFINITY}, {"nan", NAN},
+        {"tau", 6.28318530717958647692}};
+    const char *name = !strncmp(path, "qd.math.", 8) ? path + 8 : !strncmp(path, "math.", 5) ? path + 5 : NULL;
+    for (size_t k = 0; name && k < ARRAY_LEN(consts); k++)
+        if (!strcmp(consts[k].name, name) && (k < 4 || path[0] == 'm'))
+            return *out = val_expr(irb_float(S->arena, S->k ? S->default_fp : QT_F64, consts[k].v, sp)), true;
     return false;
+}
+
+/* Python's math module on compile-time numbers (import math): evaluated in double at compile
+ * time, as Python evaluates it when Quadrants compiles the kernel; floor, ceil and trunc give
+ * ints, isnan/isinf/isfinite bools, the rest floats (default_fp in kernels, like a literal). A
+ * run-time argument is QD2009 (Python's math cannot take a Quadrants value: qd.<fn> can), a
+ * value outside the function's domain QD2009 as Python's ValueError. */
+static Val py_math_call(Sema *S, const Expr *call, const char *p) {
+    static const struct { const char *name; int nargs; char result; } fns[] = {
+        {"sqrt", 1, 'f'}, {"sin", 1, 'f'}, {"cos", 1, 'f'}, {"tan", 1, 'f'}, {"asin", 1, 'f'}, {"acos", 1, 'f'},
+        {"atan", 1, 'f'}, {"sinh", 1, 'f'}, {"cosh", 1, 'f'}, {"tanh", 1, 'f'}, {"exp", 1, 'f'}, {"log", 1, 'f'},
+        {"log2", 1, 'f'}, {"log10", 1, 'f'}, {"fabs", 1, 'f'}, {"radians", 1, 'f'}, {"degrees", 1, 'f'},
+        {"floor", 1, 'i'}, {"ceil", 1, 'i'}, {"trunc", 1, 'i'}, {"isnan", 1, 'b'}, {"isinf", 1, 'b'},
+        {"isfinite", 1, 'b'}, {"atan2", 2, 'f'}, {"pow", 2, 'f'}, {"hypot", 2, 'f'}, {"copysign", 2, 'f'}, {"fmod", 2, 'f'}};
+    const char *f = p + 5;
+    size_t k = 0;
+    while (k < ARRAY_LEN(fns) && strcmp(fns[k].name, f)) k++;
+    if (k == ARRAY_LEN(fns)) {
+        diag_error(call->call.fn->span, QD2008, "'%s' is not supported (Python's math module: qdc evaluates %s)", p,
+                   "pi, e, tau, inf, nan and sqrt, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, exp, log, log2, "
+                   "log10, pow, hypot, fabs, floor, ceil, trunc, copysign, fmod, radians, degrees, isnan, isinf, isfinite");
+        return val_err();
+    }
+    int n = call->call.args.n, want = fns[k].nargs + (!strcmp(f, "log") && n == 2);
+    if (n != want || call->call.nkw)
+        return diag_error(call->span, QD2007, "'%s' takes %d argument%s, got %d", p, fns[k].nargs, fns[k].nargs == 1 ? "" : "s", n + call->call.nkw), val_err();
+    double x[2] = {0, 0};
+    for (int i = 0; i < n; i++) {
+        IrExpr *a = sema_expr(S, call->call.args.items[i]);
+        if (!a) return val_err();
+        if (!ir_is_const(a))
+            return diag_error(call->call.args.items[i]->span, QD2009, "%s takes compile-time numbers (Python's math cannot take a "
+                              "kernel value); use qd.%s for a run-time value", p, f), val_err();
+        x[i] = qt_is_float(a->type) ? a->c.f : qt_is_signed(a->type) ? (double)a->c.i : (double)a->c.u;
+    }
+    double r = 0;
+    bool domain = true;
+    switch (k) {
+    case 0: domain = x[0] >= 0, r = sqrt(x[0]); break;
+    case 1: r = sin(x[0]); break;
+    case 2: r = cos(x[0]); break;
+    case 3: r = tan(x[0]); break;
+    case 4: domain = fabs(x[0]) <= 1, r = asin(x[0]); break;
+    case 5: domain = fabs(x[0]) <= 1, r = acos(x[0]); break;
+    case 6: r = atan(x[0]); break;
+    case 7: r = sinh(x[0]); break;
+    case 8: r = cosh(x[0]); break;
+    case 9: r = tanh(x[0]); break;
+    case 10: r = exp(x[0]); break;
+    case 11: domain = x[0] > 0 && (n == 1 || (x[1] > 0 && x[1] != 1)), r = n == 2 ? log(x[0]) / log(x[1]) : log(x[0]); break;
+    case 12: domain = x[0] > 0, r = log2(x[0]); break;
+    case 13: domain = x[0] > 0, r = log10(x[0]); break;
+    case 14: r = fabs(x[0]); break;
+    case 15: r = x[0] * (3.14159265358979323846 / 180.0); break;
+    case 16: r = x[0] * (180.0 / 3.14159265358979323846); break;
+    case 17: domain = isfinite(x[0]), r = floor(x[0]); break;
+    case 18: domain = isfinite(x[0]), r = ceil(x[0]); break;
+    case 19: domain = isfinite(x[0]), r = trunc(x[0]); break;
+    case 20: r = isnan(x[0]); break;
+    case 21: r = isinf(x[0]); break;
+    case 22: r = isfinite(x[0]); break;
+    case 23: r = atan2(x[0], x[1]); break;
+    case 24: domain = !(x[0] == 0 && x[1] < 0) && !(x[0] < 0 && x[1] != floor(x[1])), r = pow(x[0], x[1]); break;
+    case 25: r = hypot(x[0], x[1]); break;
+    case 26: r = copysign(x[0], x[1]); break;
+    default: domain = x[1] != 0 && !isinf(x[0]), r = fmod(x[0], x[1]); break;
+    }
+    if (!domain) return diag_error(call->span, QD2009, "%s: math domain error (Python raises ValueError)", p), val_err();
+    if (fns[k].result == 'b') return val_expr(irb_int(S->arena, QT_U1, r != 0, call->span));
+    if (fns[k].result == 'i') {
+        if (fabs(r) >= 0x1p63) return diag_error(call->span, QD2050, "%s gives an integer that does not fit in 64 bits", p), val_err();
+        return val_expr(lit_const(S, (PyInt)(int64_t)r, call->span));
+    }
+    return val_expr(irb_float(S->arena, S->k ? S->default_fp : QT_F64, r, call->span));
 }
 
 /* A fastcache kernel (@qd.kernel(fastcache=True), pure=True, @qd.pure) and the qd.funcs it calls
@@ -361,6 +437,11 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (o.kind == V_FIELD && !strcmp(e->attr.name, "grad")) {
         diag_error(e->span, QD2044, "'.grad' is not supported: qdc does not compile autodiff");
         return val_err();
+    }
+    if (o.kind == V_NS && !strcmp(o.path, "math")) { /* import math */
+        char *path = arena_printf(S->arena, "math.%s", e->attr.name);
+        Val c;
+        return math_const(S, path, e->span, &c) ? c : (Val){.kind = V_NS, .path = path};
     }
     if (o.kind != V_NS || strncmp(o.path, "qd", 2) != 0) {
         diag_error(e->span, QD2019, "%s has no attribute '%s' in the kernel language", val_describe(o), e->attr.name);
@@ -963,6 +1044,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         return val_err();
     }
     const char *p = f.path;
+    if (!strncmp(p, "math.", 5)) return py_math_call(S, call, p);
     if (sema_is_mem_builtin(p)) return sema_mem_call(S, call, p);
     if (sema_is_simt_builtin(p)) return sema_simt_call(S, call, p);
     if (!strcmp(p, "print")) return print_call(S, call);
