@@ -291,7 +291,7 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
  * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
 bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
-        c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC)
+        c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC || c->kind == V_PYFUNC)
         return true;
     if (c->kind == V_VEC) { /* a constant vector or matrix */
         for (int k = 0; k < vec_len(*c); k++)
@@ -342,6 +342,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         }
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
         if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
+        if (fb && fb->v.kind == V_PYFUNC) return sema_pyfunc_is_host(S, e, fb->v.def);
         bool dict = e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); /* {"a": qd.f32} */
         if (dict && !e->call.args.n && !e->call.nkw) return true; /* {}: an empty dict the script fills */
         if (!dict && sema_is_host_expr(S, e->call.fn)) return true;
@@ -1353,7 +1354,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .prefix = "",
               .subgroup_width = fo ? fo->subgroup_width : 0, .max_shared_bytes = fo ? fo->max_shared_bytes : -1,
               .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1, .rng_field = -1,
-              .default_fp = QT_F32, .default_ip = QT_I32};
+              .default_fp = QT_F32, .default_ip = QT_I32, .arch = fo ? fo->arch : NULL};
     S.hscope = &S.module;
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)

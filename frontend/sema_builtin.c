@@ -296,6 +296,32 @@ static Val max_shared(Sema *S, const Expr *call) {
     return val_expr(irb_int(S->arena, QT_I32, S->max_shared_bytes, call->span));
 }
 
+/* qd._lib.core.data_type_size(dt): the size of a scalar type in bytes (u1: 1), an int. */
+static Val data_type_size(Sema *S, const Expr *call) {
+    QdType t;
+    if (!sema_annotation_type(S, call->call.args.items[0], &t)) return val_err();
+    int bits = qt_bits(t);
+    return val_expr(irb_int(S->arena, QT_I32, bits < 8 ? 1 : bits / 8, call->span));
+}
+
+/* qd.lang.impl.current_cfg(): the configuration of the compile, of which qdc knows the arch (every
+ * target's Quadrants arch, backends.def; QD2080 when they differ), default_fp, default_ip (qd.init)
+ * and debug (--debug). */
+Val sema_cfg_attr(Sema *S, const char *name, Span sp) {
+    if (!strcmp(name, "arch")) {
+        if (!S->arch) {
+            diag_error(sp, QD2080, "the targets of this compile are different Quadrants archs (CUDA, AMDGPU, Vulkan, Metal, "
+                                   "x64); compile them separately to use current_cfg().arch");
+            return val_err();
+        }
+        return (Val){.kind = V_NS, .path = arena_printf(S->arena, "qd.%s", S->arch)};
+    }
+    if (!strcmp(name, "default_fp") || !strcmp(name, "default_ip")) return (Val){.kind = V_TYPE, .type = name[8] == 'f' ? S->default_fp : S->default_ip};
+    if (!strcmp(name, "debug")) return val_expr(irb_int(S->arena, QT_U1, S->debug, sp));
+    diag_error(sp, QD2019, "current_cfg().%s is Quadrants' run-time configuration; qdc knows arch, default_fp, default_ip and debug", name);
+    return val_err();
+}
+
 /* ---- qd.random ---- */
 
 /* lowbias32 (Chris Wellons' integer hash): seeds one stream per loop iteration. */
@@ -440,6 +466,7 @@ static const struct { const char *name; int min, max; } builtins[] = {
     {"qd.math.isnan", 1, 1}, {"qd.math.isinf", 1, 1}, {"qd.math.sign", 1, 1}, {"qd.math.ffs", 1, 1}, {"qd.ffs", 1, 1},
     {"qd.bit_shr", 2, 2}, {"qd.zero", 1, 1}, {"qd.one", 1, 1},
     {"qd.global_thread_idx", 0, 0}, {"qd.static_print", 0, 64}, {"qd.lang.impl.get_max_shared_memory_bytes", 0, 0},
+    {"qd._lib.core.data_type_size", 1, 1}, {"qd.lang.impl.current_cfg", 0, 0}, {"qd.impl.current_cfg", 0, 0},
     {"qd.random", 0, 1}, {"qd.randn", 0, 1}, {"qd.clock_counter", 0, 0}, {"qd.math.vdir", 1, 1}, {"qd.frexp", 1, 1}, {"qd.math.fns", 3, 3},
 };
 
@@ -476,6 +503,8 @@ Val sema_more_builtin_call(Sema *S, const Expr *call, const char *p) {
     if (!strcmp(p, "qd.static_print")) return static_print(S, call);
     if (!strcmp(p, "qd.lang.impl.get_max_shared_memory_bytes")) return max_shared(S, call);
     if (!strcmp(p, "qd.randn")) return randn(S, call);
+    if (!strcmp(p, "qd._lib.core.data_type_size")) return data_type_size(S, call);
+    if (!strcmp(p, "qd.lang.impl.current_cfg") || !strcmp(p, "qd.impl.current_cfg")) return (Val){.kind = V_NS, .path = "qd.lang.impl.current_cfg()"};
     if (!strcmp(p, "qd.clock_counter")) return clock_counter(S, call);
     return random_(S, call);
 }

@@ -22,6 +22,7 @@ const char *val_describe(Val v) {
     case V_NONE: return "None";
     case V_STR: return "a string";
     case V_HOST: return "a run-time value of the script";
+    case V_PYFUNC: return "a Python function";
     case V_SNODE: return "an SNode";
     case V_VEC: return v.vec.m ? "a matrix" : "a vector";
     case V_VECTYPE: return "a vector or matrix type";
@@ -284,6 +285,30 @@ static bool math_const(Sema *S, const char *path, Span sp, Val *out) {
  * ints, isnan/isinf/isfinite bools, the rest floats (default_fp in kernels, like a literal). A
  * run-time argument is QD2009 (Python's math cannot take a Quadrants value: qd.<fn> can), a
  * value outside the function's domain QD2009 as Python's ValueError. */
+/* math.prod(iterable, start=1) of compile-time numbers (a tuple, list or shape): an int when all
+ * are ints, else a float. */
+static Val py_math_prod(Sema *S, const Expr *call) {
+    const Expr *start = NULL;
+    for (int k = 0; k < call->call.nkw; k++) {
+        if (strcmp(call->call.kw[k].name, "start") || start)
+            return diag_error(call->call.kw[k].span, QD2007, "math.prod takes (iterable, start=1)"), val_err();
+        start = call->call.kw[k].value;
+    }
+    if (call->call.args.n != 1) return diag_error(call->span, QD2007, "math.prod takes (iterable, start=1)"), val_err();
+    Val v = sema_eval(S, call->call.args.items[0]);
+    if (v.kind == V_ERR) return v;
+    if (v.kind != V_TUPLE)
+        return diag_error(call->call.args.items[0]->span, QD2009, "math.prod needs a compile-time tuple or list, got %s", val_describe(v)), val_err();
+    IrExpr *r = start ? sema_expr(S, start) : lit_const(S, 1, call->span);
+    for (int k = 0; r && k < v.tuple.n; k++) {
+        IrExpr *x = sema_rvalue(S, v.tuple.items[k], call->span);
+        if (!x || !ir_is_const(x) || !ir_is_const(r))
+            return diag_error(call->call.args.items[0]->span, QD2009, "math.prod needs compile-time numbers"), val_err();
+        r = sema_binary(S, IR_MUL, r, x, call->span);
+    }
+    return r ? val_expr(r) : val_err();
+}
+
 static Val py_math_call(Sema *S, const Expr *call, const char *p) {
     static const struct { const char *name; int nargs; char result; } fns[] = {
         {"sqrt", 1, 'f'}, {"sin", 1, 'f'}, {"cos", 1, 'f'}, {"tan", 1, 'f'}, {"asin", 1, 'f'}, {"acos", 1, 'f'},
@@ -292,12 +317,13 @@ static Val py_math_call(Sema *S, const Expr *call, const char *p) {
         {"floor", 1, 'i'}, {"ceil", 1, 'i'}, {"trunc", 1, 'i'}, {"isnan", 1, 'b'}, {"isinf", 1, 'b'},
         {"isfinite", 1, 'b'}, {"atan2", 2, 'f'}, {"pow", 2, 'f'}, {"hypot", 2, 'f'}, {"copysign", 2, 'f'}, {"fmod", 2, 'f'}};
     const char *f = p + 5;
+    if (!strcmp(f, "prod")) return py_math_prod(S, call);
     size_t k = 0;
     while (k < ARRAY_LEN(fns) && strcmp(fns[k].name, f)) k++;
     if (k == ARRAY_LEN(fns)) {
         diag_error(call->call.fn->span, QD2008, "'%s' is not supported (Python's math module: qdc evaluates %s)", p,
                    "pi, e, tau, inf, nan and sqrt, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, exp, log, log2, "
-                   "log10, pow, hypot, fabs, floor, ceil, trunc, copysign, fmod, radians, degrees, isnan, isinf, isfinite");
+                   "log10, pow, hypot, fabs, floor, ceil, trunc, copysign, fmod, radians, degrees, isnan, isinf, isfinite, prod");
         return val_err();
     }
     int n = call->call.args.n, want = fns[k].nargs + (!strcmp(f, "log") && n == 2);
@@ -419,6 +445,12 @@ static Val eval_name(Sema *S, const Expr *e) {
     return val_err();
 }
 
+/* A Python object a kernel can only compare for identity: a type, a namespace (qd.cuda), a
+ * string, None, a function. */
+static bool is_python_object(Val v) {
+    return v.kind == V_TYPE || v.kind == V_NS || v.kind == V_STR || v.kind == V_NONE || v.kind == V_FUNC || v.kind == V_KERNEL;
+}
+
 static Val eval_attr(Sema *S, const Expr *e) {
     Val o = sema_eval(S, e->attr.obj);
     if (o.kind == V_ERR) return o;
@@ -438,6 +470,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
         diag_error(e->span, QD2044, "'.grad' is not supported: qdc does not compile autodiff");
         return val_err();
     }
+    if (o.kind == V_NS && !strcmp(o.path, "qd.lang.impl.current_cfg()")) return sema_cfg_attr(S, e->attr.name, e->span);
     if (o.kind == V_NS && !strcmp(o.path, "math")) { /* import math */
         char *path = arena_printf(S->arena, "math.%s", e->attr.name);
         Val c;
@@ -736,6 +769,20 @@ Val sema_eval(Sema *S, const Expr *e) {
         if (e->cmp.items.n != 2) return val_expr(eval_compare(S, e));
         Val a = sema_eval(S, e->cmp.items.items[0]), b = sema_eval(S, e->cmp.items.items[1]);
         if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
+        int op = e->cmp.ops[0];
+        if ((op == T_EQ || op == T_NE) && (is_python_object(a) || is_python_object(b))) {
+            /* dtype == qd.f32, arch == qd.cuda, s == "add": Python compares the objects when the kernel compiles */
+            bool runtime = (a.kind == V_EXPR && !ir_is_const(a.e)) || (b.kind == V_EXPR && !ir_is_const(b.e)) ||
+                           a.kind == V_LOCAL || a.kind == V_REF || b.kind == V_LOCAL || b.kind == V_REF;
+            int r = runtime ? -1 : sema_same_value(S, a, b);
+            if (r < 0) {
+                diag_error(e->span, QD2009, "'%s' between %s and %s compares compile-time values only (Quadrants evaluates it in Python)",
+                           op == T_EQ ? "==" : "!=", runtime && !is_python_object(a) ? "a run-time value" : val_describe(a),
+                           runtime && !is_python_object(b) ? "a run-time value" : val_describe(b));
+                return val_err();
+            }
+            return val_expr(irb_int(S->arena, QT_U1, op == T_EQ ? r : !r, e->span));
+        }
         a = sema_list_as_vec(S, a, b), b = sema_list_as_vec(S, b, a);
         if (a.kind == V_VEC || b.kind == V_VEC) return sema_vec_binary(S, e->cmp.ops[0], a, b, e->span);
         return val_expr(sema_binop_tok(S, e->cmp.ops[0], sema_rvalue(S, a, e->cmp.items.items[0]->span),
@@ -1028,6 +1075,7 @@ static const char *closest_builtin(const char *p) {
 
 Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
+    if (f.kind == V_PYFUNC) return sema_pyfunc_call(S, call, f.def);
     if (f.kind == V_STRUCTTYPE || (f.kind == V_NS && sema_struct_path(f.path))) return sema_struct_call(S, call, f);
     if (f.kind == V_METHOD || f.kind == V_VECTYPE || (f.kind == V_NS && sema_vec_path(f.path))) return sema_vec_call(S, call, f);
     if (f.kind == V_NS && sema_is_more_builtin(f.path)) return sema_more_builtin_call(S, call, f.path);
