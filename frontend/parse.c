@@ -498,13 +498,14 @@ static Expr *parse_lambda(Parser *P) {
     Token *kw = next(P);
     VEC(Param) v = {0};
     while (!at(P, T_COLON) && !at(P, T_EOF) && !P->quiet) {
-        if (at(P, T_STAR) || at(P, T_POW) || at(P, T_SLASH)) {
-            syntax_error(P, peek(P), QD1012, "'*', '**' and '/' parameters are not supported in kernels");
+        if (at(P, T_SLASH)) {
+            syntax_error(P, peek(P), QD1012, "'/' parameters are not supported in kernels");
             break;
         }
+        const char *star = accept(P, T_STAR) ? "*" : accept(P, T_POW) ? "**" : ""; /* host code: a call from a kernel is QD1012 */
         Token *n = peek(P);
         if (!expect(P, T_NAME)) break;
-        Param p = {n->s, NULL, NULL, tspan(P, n)};
+        Param p = {*star ? arena_printf(P->arena, "%s%s", star, n->s) : n->s, NULL, NULL, tspan(P, n)};
         if (accept(P, T_ASSIGN)) p.dflt = parse_test(P);
         vec_push(&v, p);
         if (!accept(P, T_COMMA)) break;

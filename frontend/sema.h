@@ -42,6 +42,8 @@ typedef enum {
     V_ANNOT,   /* a module-level alias of an array or template annotation (A = qd.types.ndarray()) */
     V_PYDC,    /* an instance of one: one Val per member (in kernels: parameters, fields, constants,
                   nested V_PYDC; in host code: what a call passes) */
+    V_DISPATCH, /* a @qd.perf_dispatch prototype (index: in Sema.dispatchers): the host picks one of
+                   its registered implementations at run time; each compiles as its own entry */
     V_PYFUNC,  /* a Python function whose body is `return EXPR` (def; Sema.pyfuncs has its scope):
                   a call evaluates EXPR with the parameters bound, as Python does when it compiles */
 } ValKind;
@@ -214,6 +216,7 @@ typedef struct Sema {
     int max_shared_bytes; /* FrontendOptions.max_shared_bytes */
     bool print_to_stderr; /* FrontendOptions.print_to_stderr */
     VEC(SemaHelper) helpers;
+    VEC(struct SemaDispatch { const Stmt *proto; VEC(const Stmt *) impls; }) dispatchers; /* @qd.perf_dispatch */
     VEC(struct PyFunc { const Stmt *def; struct Scope *scope; }) pyfuncs; /* V_PYFUNC: where each is defined */
     int pyfunc_depth;
     VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */

@@ -23,6 +23,7 @@ const char *val_describe(Val v) {
     case V_STR: return "a string";
     case V_HOST: return "a run-time value of the script";
     case V_PYFUNC: return "a Python function";
+    case V_DISPATCH: return "a qd.perf_dispatch dispatcher (host code)";
     case V_SNODE: return "an SNode";
     case V_VEC: return v.vec.m ? "a matrix" : "a vector";
     case V_VECTYPE: return "a vector or matrix type";

@@ -128,3 +128,16 @@ Test(pymath, current_cfg_arch_of_one_arch) {
     cr_expect_eq(x.status, 0, "%s", x.err);
     run_free(&x);
 }
+
+/* A lambda with *args or **kwargs is host code (a perf_dispatch hash): called from a kernel, QD1012. */
+Test(pymath, star_lambda_in_a_kernel) {
+    const char *src = "import quadrants as qd\n"
+                      "f = lambda *args: 1\n"
+                      "@qd.kernel\n"
+                      "def k() -> qd.i32:\n"
+                      "    return f(1, 2)\n";
+    RunResult r = compile_emit(src, "x86_64", "--check");
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "k.py:5:12: error[QD1012]: '*args' parameters are not supported in kernels\n"), "%s", r.err);
+    run_free(&r);
+}
