@@ -293,6 +293,11 @@ bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
         c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC || c->kind == V_PYFUNC)
         return true;
+    if (c->kind == V_DICT) { /* keys are compile-time by construction; the values must be constants too */
+        for (int k = 0; k < c->dict.n; k++)
+            if (!sema_module_constant(S, &c->dict.vals[k])) return false;
+        return true;
+    }
     if (c->kind == V_VEC) { /* a constant vector or matrix */
         for (int k = 0; k < vec_len(*c); k++)
             if (!sema_module_constant(S, &c->vec.c[k])) return false;

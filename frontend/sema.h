@@ -42,6 +42,7 @@ typedef enum {
     V_ANNOT,   /* a module-level alias of an array or template annotation (A = qd.types.ndarray()) */
     V_PYDC,    /* an instance of one: one Val per member (in kernels: parameters, fields, constants,
                   nested V_PYDC; in host code: what a call passes) */
+    V_DICT,    /* a dict of compile-time keys (dict.keys) and values (dict.vals): {1: qd.atomic_add} */
     V_DISPATCH, /* a @qd.perf_dispatch prototype (index: in Sema.dispatchers): the host picks one of
                    its registered implementations at run time; each compiles as its own entry */
     V_PYFUNC,  /* a Python function whose body is `return EXPR` (def; Sema.pyfuncs has its scope):
@@ -86,6 +87,7 @@ struct Val {
         struct { const QdStruct *st; Val *m; } strct;    /* V_STRUCTTYPE (m NULL), V_STRUCT */
         struct { const PyDc *dc; Val *m; } pydc;         /* V_PYDCTYPE (m NULL), V_PYDC */
         const Expr *ann;                                 /* V_ANNOT: the annotation it names */
+        struct { Val *keys, *vals; int n; } dict;        /* V_DICT */
     };
 };
 
@@ -314,6 +316,10 @@ bool sema_static_seq_for(Sema *S, const Stmt *s); /* sema_lang.c: for x in qd.st
 /* Whether two compile-time values are equal (types, namespaces such as qd.cuda, strings, None,
  * constants, tuples of them): 1, 0, or -1 when one is a run-time value (sema_lang.c). */
 int sema_same_value(Sema *S, Val a, Val b);
+/* dict(), dict([(k, v), ...]), dict(name=v, ...) and {k: v, ...}: a V_DICT whose keys are
+ * compile-time values (sema_lang.c); d[key] is its value, QD2011 when absent. */
+Val sema_dict_call(Sema *S, const Expr *call);
+Val sema_dict_get(Sema *S, Val d, const Expr *key);
 /* sema_param.c: a host def whose body is one `return EXPR` (after a docstring) is bound as V_PYFUNC;
  * its calls are compile-time when the arguments and EXPR are; a call evaluates EXPR. */
 const Expr *sema_pyfunc_return(const Stmt *def);
