@@ -501,6 +501,10 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
 static void module_assign(Sema *S, const Stmt *s) {
     for (int k = 0; k < s->assign.targets.n; k++) {
         const Expr *t = s->assign.targets.items[k];
+        if (t->kind == E_NAME && s->assign.value == S->helper_ret_call && S->helper_ret.kind != V_ERR) {
+            scope_bind(S, S->hscope, t->name, S->helper_ret, t->span); /* kern = make_kernel(op) */
+            continue;
+        }
         if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) sema_module_value(S, t, s->assign.value, s->span);
         /* x[i] = v, obj.attr = v: host code changing run-time data; kernels do not see it */
     }
@@ -733,6 +737,10 @@ static void host_calls(Sema *S, const Expr *e) {
             for (int k = 0; k < sd->impls.len; k++) kernel_call_site(S, e, sd->impls.items[k]);
             return;
         }
+        if (fn == S->helper_ret_call && S->helper_ret.kind == V_KERNEL && !unparsed) { /* make_kernel(op)(arr) */
+            kernel_call_site(S, e, S->helper_ret.def);
+            return;
+        }
         if (!b || b->v.kind != V_KERNEL || unparsed) return;
         kernel_call_site(S, e, b->v.def);
         return;
@@ -772,6 +780,10 @@ void sema_host_function_once(Sema *S, const Stmt *s, const Val *params, const Sp
     S->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, name));
     sema_module_body(S, &s->def.body);
     sema_helpers_finish(S, sc);
+    const StmtList *body = &s->def.body; /* `return kern`: a helper that makes and returns a kernel */
+    const Stmt *last = body->n ? body->stmts[body->n - 1] : NULL;
+    Binding *rb = last && last->kind == S_RETURN && last->expr && last->expr->kind == E_NAME ? scope_find(sc, last->expr->name) : NULL;
+    S->helper_ret = rb && (rb->v.kind == V_KERNEL || rb->v.kind == V_FUNC) ? rb->v : val_err();
     S->hscope = saved, S->prefix = prefix;
 }
 
@@ -1434,7 +1446,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     for (int k = 0; k < S.host_scopes.len; k++) vec_free(&S.host_scopes.items[k]->b), free(S.host_scopes.items[k]);
     for (int k = 0; k < S.objects.len; k++) vec_free(&S.objects.items[k]->attrs.b), free(S.objects.items[k]);
     vec_free(&S.objects), vec_free(&S.classes);
-    for (int k = 0; k < S.helpers.len; k++) vec_free(&S.helpers.items[k].combos);
+    for (int k = 0; k < S.helpers.len; k++) vec_free(&S.helpers.items[k].combos), vec_free(&S.helpers.items[k].rets);
     vec_free(&S.helpers), vec_free(&S.tests);
     for (int k = 0; k < S.dispatchers.len; k++) vec_free(&S.dispatchers.items[k].impls);
     vec_free(&S.dispatchers), vec_free(&S.pyfuncs);

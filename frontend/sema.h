@@ -153,6 +153,7 @@ typedef struct SemaHelper {
     Scope *scope;              /* where it is defined */
     const char *prefix;        /* the entry-name prefix there */
     VEC(const char *) combos;  /* the calls evaluated so far, as spelled in entry names ("" for none) */
+    VEC(Val) rets;             /* per combo: the kernel or qd.func its `return NAME` gives, else V_ERR */
 } SemaHelper;
 
 typedef struct Sema {
@@ -218,6 +219,8 @@ typedef struct Sema {
     int max_shared_bytes; /* FrontendOptions.max_shared_bytes */
     bool print_to_stderr; /* FrontendOptions.print_to_stderr */
     VEC(SemaHelper) helpers;
+    Val helper_ret;              /* what the last helper call returned (a kernel or qd.func), else V_ERR */
+    const Expr *helper_ret_call; /* that call */
     VEC(struct SemaDispatch { const Stmt *proto; VEC(const Stmt *) impls; }) dispatchers; /* @qd.perf_dispatch */
     VEC(struct PyFunc { const Stmt *def; struct Scope *scope; }) pyfuncs; /* V_PYFUNC: where each is defined */
     int pyfunc_depth;

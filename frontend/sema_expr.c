@@ -472,7 +472,8 @@ static Val eval_attr(Sema *S, const Expr *e) {
         diag_error(e->span, QD2044, "'.grad' is not supported: qdc does not compile autodiff");
         return val_err();
     }
-    if (o.kind == V_NS && !strcmp(o.path, "qd.lang.impl.current_cfg()")) return sema_cfg_attr(S, e->attr.name, e->span);
+    if (o.kind == V_NS && (!strcmp(o.path, "qd.lang.impl.current_cfg()") || !strcmp(o.path, "qd.cfg")))
+        return sema_cfg_attr(S, e->attr.name, e->span); /* qd.cfg is the same object */
     if (o.kind == V_NS && !strcmp(o.path, "math")) { /* import math */
         char *path = arena_printf(S->arena, "math.%s", e->attr.name);
         Val c;

@@ -8,6 +8,12 @@ int main(int argc, char **argv) {
     run__fn0_4__apply_args r = {0};
     test_cases__int__fill_args i = {0};
     test_cases__float__fill_args f = {0};
+    static int32_t arr[4] = {1, 2, 3, 4};
+    make_scaler__3__scale__i32_1d_args s3 = {.a = arr, .a_shape = {4}};
+    make_scaler__5__scale__i32_1d_args s5 = {.a = arr, .a_shape = {4}};
+    if (!host_launch_ok(make_scaler__3__scale__i32_1d(&s3, nt)) || !host_launch_ok(make_scaler__5__scale__i32_1d(&s5, nt))) return 2;
+    for (int j = 0; j < 4; j++)
+        if (arr[j] != (j + 1) * 15) printf("arr[%d] = %d, want %d\n", j, arr[j], (j + 1) * 15), bad++;
     if (!host_launch_ok(k(&a, nt)) || !host_launch_ok(run__fn0_4__apply(&r, nt)) || !host_launch_ok(test_cases__int__fill(&i, nt)) ||
         !host_launch_ok(test_cases__float__fill(&f, nt)))
         return 2;

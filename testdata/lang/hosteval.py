@@ -2,7 +2,8 @@
 # expression (called in host code and in kernels), qd.lang.impl.current_cfg() (arch, default_fp),
 # == between types and namespaces, qd._lib.core.data_type_size, math.prod, @pytest.mark.parametrize
 # over a module-level list of pytest.param rows, a function passed to a helper, and dicts of
-# compile-time keys ({OP: qd.atomic_max}[op], {"w": 3}["w"], `in`). Host: hosteval.c.
+# compile-time keys ({OP: qd.atomic_max}[op], {"w": 3}["w"], `in`), and a helper that makes and
+# returns a kernel (scaler = make_scaler(3); scaler(arr)). Host: hosteval.c.
 # backends: x86_64
 import math
 
@@ -60,3 +61,18 @@ def test_cases(dt, m):
         out[m] = qd.cast(init * 2, qd.i32) + m * (2 if qd.static(dt == qd.f32) else 1)
 
     fill()
+
+
+def make_scaler(factor):
+    @qd.kernel
+    def scale(a: qd.types.ndarray()):
+        for i in range(a.shape[0]):
+            a[i] = a[i] * factor
+
+    return scale
+
+
+scaler = make_scaler(3)
+arr = qd.ndarray(qd.i32, shape=(4,))
+scaler(arr)
+make_scaler(5)(arr)  # called where it is made
