@@ -60,14 +60,14 @@ int sema_shape_ndim(Sema *S, const Expr *e) {
 }
 
 /* An array's element type: a qd scalar type (or a name or parametrized value bound to one),
- * Python's int and float (Quadrants' default_ip i32 and default_fp f32), or a vector or matrix
+ * Python's int and float (Quadrants' default_ip and default_fp, qd.init), or a vector or matrix
  * type. Sets out's type, en and em. */
 static bool array_dtype(Sema *S, const Expr *dt, Val *out) {
     if (!dt) return false;
     Binding *b = dt->kind == E_NAME ? sema_lookup(S, dt->name) : NULL;
     out->harr.en = out->harr.em = 0;
-    if (!b && dt->kind == E_NAME && !strcmp(dt->name, "int")) return out->harr.type = QT_I32, true;
-    if (!b && dt->kind == E_NAME && !strcmp(dt->name, "float")) return out->harr.type = QT_F32, true;
+    if (!b && dt->kind == E_NAME && !strcmp(dt->name, "int")) return out->harr.type = S->default_ip, true;
+    if (!b && dt->kind == E_NAME && !strcmp(dt->name, "float")) return out->harr.type = S->default_fp, true;
     QdType t;
     int n = 0, m = 0;
     Scope *saved = S->scope;
