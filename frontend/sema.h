@@ -142,6 +142,7 @@ typedef struct CallInst {
     Val *args;
     const char *entry;
     Span span;
+    bool raises; /* every such call is in a block the script expects to raise (with pytest.raises) */
 } CallInst;
 
 /* A host helper function (sema_param.c): evaluated once per distinct call qdc sees, its

@@ -399,6 +399,30 @@ static bool to_numpy(Sema *S, const Expr *x, Val *out) {
     return true;
 }
 
+/* np.random.randn(4, 3), rng.rand(n), np.random.random((3, 3)), rng.uniform(a, b, size),
+ * np.random.randint(a, b, size=...), on np.random or a generator (any OBJ.METHOD of these
+ * names): float64 (randint, integers: int64) arrays; a call without a size is a scalar (not one). */
+static bool random_array(Sema *S, const Expr *e, Val *out) {
+    const char *m = e->call.fn->attr.name;
+    const Expr *size = NULL;
+    int nd = -1;
+    QdType t = QT_F64;
+    if (!strcmp(m, "randn") || !strcmp(m, "rand")) {
+        if (e->call.nkw) return false;
+        nd = e->call.args.n; /* one extent per argument */
+    } else if (!strcmp(m, "random") || !strcmp(m, "standard_normal") || !strcmp(m, "uniform") || !strcmp(m, "normal") ||
+               !strcmp(m, "randint") || !strcmp(m, "integers")) {
+        int pos = !strcmp(m, "random") || !strcmp(m, "standard_normal") ? 0 : 2;
+        if (e->call.args.n > pos) size = e->call.args.items[pos];
+        keyword_of(e, "size", &size);
+        if (!strcmp(m, "randint") || !strcmp(m, "integers")) t = QT_I64;
+        nd = size && size->kind != E_NONE ? sema_shape_ndim(S, size) : -1;
+    }
+    if (nd < 1 || nd > IR_MAX_DIMS) return false;
+    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = t, .ndim = (signed char)nd}};
+    return true;
+}
+
 /* torch.zeros(3, 4) / torch.zeros((3, 4), dtype=torch.int32), ones, empty, rand, randn, full,
  * torch.tensor([...]), torch.Tensor(...) (always float32), torch.from_numpy(a), torch.arange:
  * torch's dtype rules (float32 by default; int64 for integer data). */
@@ -469,6 +493,7 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
             return true;
         }
     }
+    if (e->kind == E_CALL && e->call.fn->kind == E_ATTR && random_array(S, e, out)) return true;
     if (e->kind != E_CALL || e->call.fn->kind != E_ATTR) return false;
     const Expr *fn = e->call.fn, *dt = NULL, *shape = e->call.args.n ? e->call.args.items[0] : NULL;
     keyword_of(e, "dtype", &dt);
@@ -572,8 +597,12 @@ void sema_call_site(Sema *S, const Expr *call, int d) {
     if (ci.args) ci.entry = arena_strdup(S->arena, entry.data);
     sb_free(&entry);
     if (!ci.args && S->raises) return; /* a call the script expects to fail */
+    ci.raises = S->raises > 0;
     for (int c = 0; c < S->callinsts.len; c++)
-        if (S->callinsts.items[c].def == d && ci.args && S->callinsts.items[c].args && !strcmp(S->callinsts.items[c].entry, ci.entry)) return;
+        if (S->callinsts.items[c].def == d && ci.args && S->callinsts.items[c].args && !strcmp(S->callinsts.items[c].entry, ci.entry)) {
+            S->callinsts.items[c].raises &= ci.raises;
+            return;
+        }
     vec_push(&S->callinsts, ci);
 }
 

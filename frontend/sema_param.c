@@ -837,6 +837,16 @@ static Val run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl
     return ret;
 }
 
+/* A helper's argument: as a parametrized value, and a numpy scalar type (np.float32) as the qd
+ * type it converts to, the dtype of the arrays the helper makes (with_data_type(np.float32)). */
+static Val helper_arg(Sema *S, const Expr *e) {
+    if (e->kind == E_ATTR && e->attr.obj->kind == E_NAME && (!strcmp(e->attr.obj->name, "np") || !strcmp(e->attr.obj->name, "numpy"))) {
+        QdType t = sema_numpy_dtype(S, e);
+        if (t != QT_VOID) return (Val){.kind = V_TYPE, .type = t};
+    }
+    return param_value(S, e);
+}
+
 /* A helper's argument in its combo: as spell(), a tuple as its items joined by _ (t2_3 for
  * (2, 3)), so that calls with different tuples are evaluated (and named) apart. */
 static void helper_spell(Sema *S, StrBuf *b, Val v, const char *name) {
@@ -868,12 +878,12 @@ bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
     for (int k = 0; k < np; k++) bound[k] = val_err(), decl[k] = s->def.params[k].span;
     bool runtime = call->call.args.n > np;
     for (int k = 0; k < call->call.args.n && k < np; k++)
-        bound[k] = param_value(S, call->call.args.items[k]), decl[k] = call->call.args.items[k]->span, set[k] = true;
+        bound[k] = helper_arg(S, call->call.args.items[k]), decl[k] = call->call.args.items[k]->span, set[k] = true;
     for (int j = 0; j < call->call.nkw; j++) {
         int k = 0;
         while (k < np && (!call->call.kw[j].name || strcmp(s->def.params[k].name, call->call.kw[j].name))) k++;
         if (k == np || set[k]) { runtime = true; continue; } /* **kwargs, or a TypeError when the script runs */
-        bound[k] = param_value(S, call->call.kw[j].value), decl[k] = call->call.kw[j].value->span, set[k] = true;
+        bound[k] = helper_arg(S, call->call.kw[j].value), decl[k] = call->call.kw[j].value->span, set[k] = true;
     }
     Scope *caller = S->hscope;
     S->hscope = h->scope; /* defaults: evaluated where the function is defined */

@@ -89,6 +89,7 @@ static bool array_dtype(Sema *S, const Expr *dt, Val *out) {
 static int layout_of(Sema *S, const Expr *e, int nd, const char *factory, unsigned char *lay) {
     if (!e || e->kind == E_NONE) return 0;
     if (sema_is_host_expr(S, e)) return -2;
+    if (nd > IR_MAX_DIMS) return diag_error(e->span, QD2004, "%s: a layout has at most %d axes", factory, IR_MAX_DIMS), -1;
     Val v = quiet_eval(S, e);
     if (v.kind == V_NONE) return 0;
     int64_t ax[IR_MAX_DIMS + 1];

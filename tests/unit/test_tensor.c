@@ -189,3 +189,28 @@ Test(tensor, torch_and_to_numpy) {
     expect_error("import torch\n\ndef test_u(data):\n    fill(torch.tensor(data))\n",
                  "t.py:13:10: error[QD2060]: kernel 'fill' is generic and qdc cannot evaluate this call's argument for 'x'");
 }
+
+/* numpy's random arrays (f64; randint i64), a numpy type passed to a helper, and a generic
+ * kernel whose instantiation Quadrants rejects at a call inside pytest.raises: no diagnostic and
+ * no entry for it (the same call outside such a block is reported). */
+Test(tensor, random_and_expected_failures) {
+    bool wrote;
+    char *h = NULL;
+    const char *body = "import numpy as np\n\n@qd.kernel\ndef one(y: qd.types.ndarray()):\n    y[0] = 1\n\n"
+                       "def with_type(dt):\n    one(np.zeros(3, dtype=dt))\n\n"
+                       "def test_r():\n    rng = np.random.RandomState(3)\n    fill(np.random.randn(4, 3))\n    one(rng.rand(5))\n"
+                       "    one(np.random.randint(0, 9, size=(6,)).astype(np.int16))\n    with_type(np.uint32)\n"
+                       "    with pytest.raises(qd.QuadrantsCompilationError):\n        one(np.zeros((2, 2), dtype=np.int8))\n";
+    RunResult r = compile(body, "--emit=header", &h, &wrote);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_assert(h);
+    static const char *const want[] = {"typedef struct fill__f64_2d_args {", "typedef struct one__f64_1d_args {",
+                                       "typedef struct one__i16_1d_args {", "typedef struct one__u32_1d_args {"};
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) cr_expect(strstr(h, want[k]), "header lacks:\n%s\n---\n%s", want[k], h);
+    cr_expect(!strstr(h, "one__i8_2d"), "an instantiation the script expects to fail has no entry:\n%s", h);
+    free(h);
+    run_free(&r);
+    expect_error("import numpy as np\n\n@qd.kernel\ndef one(y: qd.types.ndarray()):\n    y[0] = 1\n\none(np.zeros((2, 2), dtype=np.int8))\n",
+                 "t.py:14:7: error[QD2011]: 'y' has 2 dimensions but 1 index was given");
+}
