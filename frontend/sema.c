@@ -221,6 +221,9 @@ static bool field_args(Sema *S, const Expr *call) {
 /* A rejected declaration poisons its name: later uses are not reported again. */
 static void declare_field(Sema *S, const Expr *target, Span span, const Expr *call) {
     IrField f = {.name = *S->prefix ? arena_printf(S->arena, "%s%s", S->prefix, target->name) : target->name, .span = span};
+    const char *base = f.name;
+    for (int k = 0, n = 2; *S->prefix && k < S->fields.len; k++) /* declared again (a host loop, a rebinding): NAME__def2 */
+        if (!strcmp(S->fields.items[k].name, f.name)) f.name = arena_printf(S->arena, "%s__def%d", base, n++), k = -1;
     const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL, *shape = call->call.args.n > 1 ? call->call.args.items[1] : NULL;
     keyword(call, "dtype", &dt), keyword(call, "shape", &shape);
     if (!field_args(S, call)) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
@@ -466,6 +469,7 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
         return;
     }
     if (t->kind == E_NAME && sema_with_layout(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
+    if (t->kind == E_NAME && sema_tensor_alias(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
     if (t->kind == E_NAME && sema_permutations(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
     QdType npt = t->kind == E_NAME && v->kind != E_NAME ? sema_numpy_dtype(S, v) : QT_VOID;
     if (npt != QT_VOID && v->kind != E_STR) /* np_dtype = np.float32 (if ... else ...): a type */

@@ -382,6 +382,7 @@ int sema_shape_ndim(Sema *S, const Expr *shape);                              /*
 bool sema_qd_ndarray(Sema *S, const Expr *call, const char *path, Val *out); /* qd.ndarray / qd.Vector.ndarray / qd.Matrix.ndarray */
 bool sema_with_layout(Sema *S, const Expr *call, Val *out); /* quadrants._tensor._with_layout(a, layout): false if not one */
 Val sema_host_return(Sema *S, const Expr *e);               /* `return e` in a host function: an array or field, else V_ERR */
+bool sema_tensor_alias(Sema *S, const Expr *e, Val *out);   /* qd.wrap(a) / a._unwrap(): a's array or field */
 bool sema_permutations(Sema *S, const Expr *e, Val *out);   /* [list(]itertools.permutations(...)[)] (sema_param.c) */
 void sema_hostarray_spell(StrBuf *b, Val v);                                  /* f32_2d, vec3_f32_1d, f32_2d_l10 */
 void sema_hostarray_param(Val v, IrParam *p);                                 /* an ndarray parameter taking v */

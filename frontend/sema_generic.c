@@ -67,6 +67,7 @@ SemaParamShape sema_param_shape(Sema *S, const Expr *ann, const Expr **dt, const
         const Expr *ix = ann->sub.index;
         if (ix->kind == E_TUPLE && ix->list.n == 2) *dt = ix->list.items[0], *nd = ix->list.items[1];
         else *dt = ix;
+        if (*nd && (*nd)->kind == E_NONE) *nd = NULL; /* NDArray[qd.f32, None]: any ndim */
     }
     return PS_ARRAY;
 }
@@ -526,6 +527,16 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
     return true;
 }
 
+/* A field argument by its name; a field of the host function the kernel is defined in without
+ * the prefix they share, one of another function's (a module kernel) with it: the fields of a
+ * parametrized test's combinations are distinct. */
+static bool field_spell(Sema *S, Val v, const char *kentry, StrBuf *spell) {
+    const char *f = S->fields.items[v.index].name;
+    size_t np = strlen(S->prefix);
+    if (np && !strncmp(kentry, S->prefix, np) && !strncmp(f, S->prefix, np)) f += np;
+    return sb_puts(spell, f), true;
+}
+
 /* The value of a call's argument for a generic parameter, and its spelling in entry names;
  * false if qdc cannot evaluate it. */
 static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBuf *spell) {
@@ -535,14 +546,13 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
         if (!b) return false;
         *v = b->v;
         if (v->kind == V_OBJECT) return sb_puts(spell, a->name), true;
-        if (v->kind == V_FIELD) { /* by its name; a field of the host function the kernel is defined in without the prefix
-                                     they share, one of another function's (a module kernel) with it: the fields of
-                                     a parametrized test's combinations are distinct */
-            const char *f = S->fields.items[v->index].name;
-            size_t np = strlen(S->prefix);
-            if (np && !strncmp(kentry, S->prefix, np) && !strncmp(f, S->prefix, np)) f += np;
-            return sb_puts(spell, f), true;
-        }
+        if (v->kind == V_NONE) return sb_puts(spell, "None"), true;
+        if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
+    } else if (sema_tensor_alias(S, a, v)) { /* qd.wrap(x), x._unwrap() */
+        if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
+    } else if (a->kind == E_NONE) { /* None for a qd.template() or qd.Tensor: qd.static(x is None) decides */
+        *v = (Val){.kind = V_NONE};
+        return sb_puts(spell, "None"), true;
     } else if (a->kind == E_ATTR && sema_path(S, a)) { /* qd.f32 passed to a qd.template() */
         Scope *saved = S->scope;
         S->scope = S->hscope;
@@ -627,7 +637,7 @@ GenericResult sema_callsite_param(Sema *S, const Param *ap, IrParam *p, Val *bou
         }
         return array_param(S, ap, dt, nd, v, S->callinst->span, p);
     }
-    if (shape == PS_ARRAY || (shape == PS_TENSOR && v.kind != V_FIELD)) {
+    if (shape == PS_ARRAY || (shape == PS_TENSOR && v.kind != V_FIELD && v.kind != V_NONE)) {
         diag_error(S->callinst->span, QD2061, "'%s' is an ndarray parameter; this call passes %s", ap->name, val_describe(v));
         return GP_ERR;
     }

@@ -332,6 +332,28 @@ bool sema_with_layout(Sema *S, const Expr *call, Val *out) {
     return r;
 }
 
+/* qd.wrap(a) and a._unwrap(): the same tensor (Quadrants' wrapper and its bare impl are the same
+ * argument to a kernel); `X if COND else Y` whose condition qdc evaluates, of such values, names
+ * of arrays or fields, and None. */
+bool sema_tensor_alias(Sema *S, const Expr *e, Val *out) {
+    const Expr *a = NULL;
+    if (e->kind == E_IFEXP) { /* later = None if kind == "none" else bias */
+        int c = sema_host_cond(S, e->ifexp.cond);
+        const Expr *br = c < 0 ? NULL : c ? e->ifexp.a : e->ifexp.b;
+        if (br && br->kind == E_NONE) return *out = (Val){.kind = V_NONE}, true;
+        if (!br || br->kind != E_NAME) return br && sema_tensor_alias(S, br, out);
+        a = br;
+    } else if (e->kind == E_CALL) {
+        const char *p = sema_path(S, e->call.fn);
+        if (p && !strcmp(p, "qd.wrap") && e->call.args.n == 1 && !e->call.nkw) a = e->call.args.items[0];
+        else if (e->call.fn->kind == E_ATTR && !strcmp(e->call.fn->attr.name, "_unwrap") && !e->call.args.n) a = e->call.fn->attr.obj;
+    }
+    if (a && a->kind != E_NAME) return sema_tensor_alias(S, a, out); /* qd.wrap(b)._unwrap() */
+    Binding *b = a ? sema_lookup(S, a->name) : NULL;
+    if (!b || (b->v.kind != V_HOSTARRAY && b->v.kind != V_FIELD)) return false;
+    return *out = b->v, true;
+}
+
 Val sema_host_return(Sema *S, const Expr *e) {
     if (e->kind == E_TUPLE && e->list.n) { /* return a, shape: a tuple whose arrays a, _ = f(...) unpacks */
         Val t = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, e->list.n), e->list.n}};

@@ -214,3 +214,32 @@ Test(tensor, random_and_expected_failures) {
     expect_error("import numpy as np\n\n@qd.kernel\ndef one(y: qd.types.ndarray()):\n    y[0] = 1\n\none(np.zeros((2, 2), dtype=np.int8))\n",
                  "t.py:14:7: error[QD2011]: 'y' has 2 dimensions but 1 index was given");
 }
+
+/* qd.wrap / ._unwrap are the same tensor; None for a qd.Tensor or qd.template() parameter (the
+ * kernel's qd.static(x is None) decides), chosen by a conditional expression too;
+ * NDArray[dtype, None] is generic in ndim; a field declared again in a host loop is NAME__def2. */
+Test(tensor, wrappers_and_none) {
+    bool wrote;
+    char *h = NULL;
+    RunResult r = compile("@qd.kernel\ndef add(out: qd.types.NDArray[qd.f32, 1], b: qd.Tensor, t: qd.types.NDArray[qd.i32, None]):\n"
+                          "    for i in range(out.shape[0]):\n        if qd.static(b is not None):\n            out[i] = b[i]\n"
+                          "        else:\n            out[i] = 1.0\n\n"
+                          "@pytest.mark.parametrize(\"kind\", [\"none\", \"bare\"])\ndef test_w(kind):\n"
+                          "    out = qd.ndarray(qd.f32, shape=(4,))\n    b = qd.ndarray(qd.f32, shape=(4,))\n"
+                          "    t = qd.ndarray(qd.i32, shape=(2, 2))\n    add(out, qd.wrap(b)._unwrap(), t)\n"
+                          "    later = None if kind == \"none\" else b\n    add(out, later, t)\n\n"
+                          "def test_loop():\n    for backend in [qd.Backend.FIELD, qd.Backend.FIELD]:\n"
+                          "        x = qd.tensor(qd.i32, shape=(4, 2), backend=backend)\n        fill(x)\n",
+                          "--emit=header", &h, &wrote);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_assert(h);
+    static const char *const want[] = {
+        "typedef struct add__f32_1d__i32_2d_args {", "typedef struct add__None__i32_2d_args {",
+        "extern int32_t qd_field_test_loop__x[4][2];\n", "extern int32_t qd_field_test_loop__x__def2[4][2];\n",
+        "typedef struct fill__test_loop__x_args {", "typedef struct fill__test_loop__x__def2_args {",
+    };
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) cr_expect(strstr(h, want[k]), "header lacks:\n%s\n---\n%s", want[k], h);
+    free(h);
+    run_free(&r);
+}
