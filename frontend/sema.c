@@ -221,6 +221,9 @@ static bool field_args(Sema *S, const Expr *call) {
 /* A rejected declaration poisons its name: later uses are not reported again. */
 static void declare_field(Sema *S, const Expr *target, Span span, const Expr *call) {
     IrField f = {.name = *S->prefix ? arena_printf(S->arena, "%s%s", S->prefix, target->name) : target->name, .span = span};
+    const char *base = f.name;
+    for (int k = 0, n = 2; *S->prefix && k < S->fields.len; k++) /* declared again (a host loop, a rebinding): NAME__def2 */
+        if (!strcmp(S->fields.items[k].name, f.name)) f.name = arena_printf(S->arena, "%s__def%d", base, n++), k = -1;
     const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL, *shape = call->call.args.n > 1 ? call->call.args.items[1] : NULL;
     keyword(call, "dtype", &dt), keyword(call, "shape", &shape);
     if (!field_args(S, call)) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
@@ -252,6 +255,13 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
     vec_push(&S->fields, f);
     if (ordered) sema_snode_place_ordered(S, S->fields.len - 1, f.shape, axes, f.ndim, span);
     scope_bind(S, BIND_SCOPE(S), target->name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
+}
+
+static void vector_field(Sema *S, const Expr *target, Span span, const Expr *call, bool matrix);
+
+void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call, int vec) {
+    if (vec) vector_field(S, target, span, call, vec == 2);
+    else declare_field(S, target, span, call);
 }
 
 /* qd.Vector.field(n, dtype, shape) / qd.Matrix.field(n, m, dtype, shape): a field of the
@@ -320,7 +330,7 @@ bool sema_module_constant(Sema *S, Val *c) {
  * something host code binds or Python provides at run time (np.pi, len(x), a helper's
  * result), or allocates run-time data (qd.ndarray). Such values are bound as V_HOST. */
 bool sema_is_host_expr(Sema *S, const Expr *e) {
-    static const char *const builtins[] = {"int", "float", "bool", "min", "max", "abs", "pow", "getattr", "str"};
+    static const char *const builtins[] = {"int", "float", "bool", "min", "max", "abs", "pow", "getattr", "str", "tuple", "list"};
     switch (e->kind) {
     case E_NAME: {
         Binding *b = host_find(S, e->name);
@@ -452,6 +462,25 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     if (t->kind == E_NAME && sema_pydc_new(S, t, v, BIND_SCOPE(S), sp)) return;
     if (t->kind == E_NAME && sema_annotation_alias(S, v)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, (Val){.kind = V_ANNOT, .ann = v}, sp);
     if (t->kind == E_NAME && sema_host_array(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
+    if (t->kind == E_NAME && v == S->helper_call &&
+        (S->helper_ret.kind == V_HOSTARRAY || S->helper_ret.kind == V_FIELD || S->helper_ret.kind == V_KERNEL || S->helper_ret.kind == V_FUNC))
+        return (void)scope_bind(S, BIND_SCOPE(S), t->name, S->helper_ret, sp); /* a = helper(...) returning an array, k = make_kernel(op) */
+    if ((t->kind == E_TUPLE || t->kind == E_LIST) && v == S->helper_call && S->helper_ret.kind == V_TUPLE && S->helper_ret.tuple.n == t->list.n) {
+        for (int k = 0; k < t->list.n; k++) { /* a, shape = helper(...) returning (array, ...) */
+            const Expr *tk = t->list.items[k];
+            Val ik = S->helper_ret.tuple.items[k];
+            if (tk->kind == E_NAME && (ik.kind == V_HOSTARRAY || ik.kind == V_FIELD)) scope_bind(S, BIND_SCOPE(S), tk->name, ik, sp);
+            else sema_bind_host(S, tk, "a value a host function returns");
+        }
+        return;
+    }
+    if (t->kind == E_NAME && sema_with_layout(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
+    if (t->kind == E_NAME && sema_tensor_alias(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
+    if (t->kind == E_NAME && sema_permutations(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
+    QdType npt = t->kind == E_NAME && v->kind != E_NAME ? sema_numpy_dtype(S, v) : QT_VOID;
+    if (npt != QT_VOID && v->kind != E_STR) /* np_dtype = np.float32 (if ... else ...): a type */
+        return (void)scope_bind(S, BIND_SCOPE(S), t->name, (Val){.kind = V_TYPE, .type = npt}, sp);
+    if (sema_tensor_new(S, t, v, BIND_SCOPE(S), sp)) return;
     bool calls = (v->kind == E_TUPLE || v->kind == E_LIST) && v->list.n;
     for (int k = 0; calls && k < v->list.n; k++) calls = v->list.items[k]->kind == E_CALL;
     if (calls && (t->kind == E_TUPLE || t->kind == E_LIST) && t->list.n == v->list.n) {
@@ -501,10 +530,6 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
 static void module_assign(Sema *S, const Stmt *s) {
     for (int k = 0; k < s->assign.targets.n; k++) {
         const Expr *t = s->assign.targets.items[k];
-        if (t->kind == E_NAME && s->assign.value == S->helper_ret_call && S->helper_ret.kind != V_ERR) {
-            scope_bind(S, S->hscope, t->name, S->helper_ret, t->span); /* kern = make_kernel(op) */
-            continue;
-        }
         if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) sema_module_value(S, t, s->assign.value, s->span);
         /* x[i] = v, obj.attr = v: host code changing run-time data; kernels do not see it */
     }
@@ -737,7 +762,7 @@ static void host_calls(Sema *S, const Expr *e) {
             for (int k = 0; k < sd->impls.len; k++) kernel_call_site(S, e, sd->impls.items[k]);
             return;
         }
-        if (fn == S->helper_ret_call && S->helper_ret.kind == V_KERNEL && !unparsed) { /* make_kernel(op)(arr) */
+        if (fn == S->helper_call && S->helper_ret.kind == V_KERNEL && !unparsed) { /* make_kernel(op)(arr) */
             kernel_call_site(S, e, S->helper_ret.def);
             return;
         }
@@ -776,20 +801,20 @@ void sema_host_function_once(Sema *S, const Stmt *s, const Val *params, const Sp
     Scope *saved = S->hscope;
     const char *prefix = S->prefix;
     S->hscope = sc;
+    bool returned = S->host_returned;
+    S->host_returned = false, S->host_ret = val_err();
     const char *name = combo ? arena_printf(S->arena, "%s%s__%s", prefix, s->def.name, combo) : arena_printf(S->arena, "%s%s", prefix, s->def.name);
     S->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, name));
     sema_module_body(S, &s->def.body);
+    Val ret = S->host_returned ? S->host_ret : val_err();
+    S->host_returned = false;
     sema_helpers_finish(S, sc);
-    const StmtList *body = &s->def.body; /* `return kern`: a helper that makes and returns a kernel */
-    const Stmt *last = body->n ? body->stmts[body->n - 1] : NULL;
-    Binding *rb = last && last->kind == S_RETURN && last->expr && last->expr->kind == E_NAME ? scope_find(sc, last->expr->name) : NULL;
-    S->helper_ret = rb && (rb->v.kind == V_KERNEL || rb->v.kind == V_FUNC) ? rb->v : val_err();
-    S->hscope = saved, S->prefix = prefix;
+    S->hscope = saved, S->prefix = prefix, S->host_returned = returned, S->host_ret = ret;
 }
 
 void sema_module_body(Sema *S, const StmtList *l) {
     bool host = S->hscope != &S->module;
-    for (int k = 0; k < l->n; k++) {
+    for (int k = 0; k < l->n && !S->host_returned; k++) {
         const Stmt *s = l->stmts[k];
         switch (s->kind) {
         case S_EXPR: host_calls(S, s->expr); break;
@@ -826,11 +851,15 @@ void sema_module_body(Sema *S, const StmtList *l) {
             break;
         case S_EXPR: /* SNode placement; else qd.init(...), main() ... */
             sema_init_call(S, s->expr);
+            sema_with_layout(S, s->expr, NULL);
             if (is_snode_chain(S, s->expr) && sema_eval(S, s->expr).kind == V_ERR) poison_placed(S, s->expr);
             break;
         case S_PASS: break;
         case S_ASSERT: break; /* host code: Python checks it when the script runs */
-        case S_RETURN: if (host) break; /* fall through */
+        case S_RETURN: /* a host function's: what follows is not evaluated (Python returns) */
+            if (host) S->host_ret = s->expr ? sema_host_return(S, s->expr) : val_err(), S->host_returned = true;
+            if (host) break;
+            /* fall through */
         default: diag_error(s->span, QD2002, "'%s' outside a function", s->kind == S_RETURN ? "return" : s->kind == S_BREAK ? "break" : "continue"); break;
         }
     }
@@ -868,10 +897,35 @@ static bool range_args(Sema *S, const Expr *call, LoopSpace *ls, int d) {
     return true;
 }
 
+/* qd.ndrange(..., axes=(a0, a1, ...)): the dimension at each nesting level of the iteration,
+ * outermost first, a permutation of the dimensions (Quadrants' rule); the loop variables stay
+ * bound to their dimensions. None and the identity are the default order (the last innermost). */
+static bool ndrange_axes(Sema *S, const Keyword *kw, int n, LoopSpace *ls) {
+    if (strcmp(kw->name, "axes"))
+        return diag_error(kw->span, QD2012, "qd.ndrange has no keyword argument '%s' (it takes axes=)", kw->name), false;
+    if (kw->value->kind == E_NONE) return true;
+    Val v = sema_eval(S, kw->value);
+    if (v.kind == V_ERR) return false;
+    if (v.kind == V_NONE) return true;
+    int64_t ax[IR_MAX_DIMS + 1];
+    int m = sema_const_shape(S, kw->value, ax, IR_MAX_DIMS + 1, "axes=");
+    if (m < 0) return false;
+    if (m != n) return diag_error(kw->value->span, QD2012, "axes= has %d entr%s but qd.ndrange has %d dimension%s", m, m == 1 ? "y" : "ies", n,
+                                  n == 1 ? "" : "s"), false;
+    bool seen[IR_MAX_DIMS] = {0};
+    for (int k = 0; k < m; k++) {
+        if (ax[k] < 0 || ax[k] >= n || seen[ax[k]])
+            return diag_error(kw->value->span, QD2012, "axes= must be a permutation of range(%d)", n), false;
+        seen[ax[k]] = true, ls->order[k] = (unsigned char)ax[k], ls->ordered |= ax[k] != k;
+    }
+    return true;
+}
+
 static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
-    if (call->call.nkw) return diag_error(call->call.kw[0].span, QD2012, "qd.ndrange keyword arguments are not supported in v1"), false;
     int n = call->call.args.n;
     if (n < 1 || n > IR_MAX_DIMS) return diag_error(call->span, QD2012, "qd.ndrange takes 1 to %d dimensions", IR_MAX_DIMS), false;
+    for (int k = 0; k < call->call.nkw; k++)
+        if (!ndrange_axes(S, &call->call.kw[k], n, ls)) return false;
     ls->ndims = n;
     for (int d = 0; d < n; d++) {
         const Expr *a = call->call.args.items[d];
@@ -919,9 +973,7 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
             ls->begin[d] = irb_int(S->arena, QT_I32, f->origin[d], iter->span);
             ls->end[d] = irb_int(S->arena, QT_I32, f->origin[d] + f->shape[d], iter->span);
         } else {
-            IrExpr *x = irb_new(S->arena, IR_SHAPE, QT_I32, iter->span);
-            x->shape.param = v.index, x->shape.axis = d;
-            ls->end[d] = x;
+            ls->end[d] = sema_ndarray_shape(S, v.index, d, iter->span);
         }
     }
     return true;
@@ -932,6 +984,7 @@ static bool loop_space(Sema *S, const Expr *iter, LoopSpace *ls);
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     const char *p = iter->kind == E_CALL ? sema_path(S, iter->call.fn) : NULL;
     bool st = p && !strcmp(p, "qd.static");
+    ls->ordered = false;
     S->in_static += st;
     bool ok = loop_space(S, iter, ls);
     S->in_static -= st;
@@ -1039,14 +1092,15 @@ void sema_for_body(Sema *S, const Stmt *loop) {
     t->index_local = sema_new_local(S, "$index", QT_I32);
     IrExpr *rest = sema_local(S, t->index_local, iter->span);
     Val group = ls.grouped ? vec_make(S, ls.ndims, 0) : val_err();
-    for (int d = ls.ndims - 1; d >= 0; d--) {
+    for (int lv = ls.ndims - 1; lv >= 0; lv--) { /* the innermost nesting level first */
+        int d = LOOP_DIM(&ls, lv);
         const Expr *v = t0->kind == E_TUPLE ? t0->list.items[d] : t0;
         Expr named = *v;
         if (ls.grouped && v->kind == E_NAME) named.name = arena_printf(S->arena, "%s_%d", v->name, d), v = &named;
         if (v->kind != E_NAME) return (void)diag_error(v->span, QD2012, "a loop variable must be a name");
         Binding *pb = scope_find(S->scope, v->name);
         if (pb && pb->is_param) return (void)diag_error(v->span, QD2038, "cannot use kernel argument '%s' as a loop variable", v->name);
-        IrExpr *pos = d > 0 ? sema_binary(S, IR_REM, rest, count[d], v->span) : rest;
+        IrExpr *pos = lv > 0 ? sema_binary(S, IR_REM, rest, count[d], v->span) : rest;
         IrExpr *val = sema_binary(S, IR_ADD, ls.begin[d], sema_binary(S, IR_MUL, pos, irb_int(S->arena, QT_I32, ls.step[d], v->span), v->span), v->span);
         int l = sema_new_local(S, v->name, QT_I32);
         scope_bind(S, S->scope, v->name, (Val){.kind = V_LOCAL, .index = l}, v->span);
@@ -1054,7 +1108,7 @@ void sema_for_body(Sema *S, const Stmt *loop) {
         as->assign.local = l, as->assign.value = val;
         sema_emit(S, as);
         if (ls.grouped) group.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
-        if (d > 0) rest = sema_binary(S, IR_DIV, rest, count[d], v->span);
+        if (lv > 0) rest = sema_binary(S, IR_DIV, rest, count[d], v->span);
     }
     if (ls.grouped) scope_bind(S, S->scope, t0->name, group, t0->span);
     IrStmtVec body = {0}, *outer = S->cur;
@@ -1381,7 +1435,13 @@ static void check_kernels(Sema *S, int d) {
                 continue;
             }
             S->callinst = &S->callinsts.items[c];
+            if (!S->callinst->raises) {
+                check_kernel(S, &S->defs.items[d]);
+                continue;
+            }
+            int mark = diag_quiet_begin(), nk = S->kernels.len; /* only calls the script expects to raise */
             check_kernel(S, &S->defs.items[d]);
+            if (diag_quiet_end(mark)) S->kernels.len = nk; /* Quadrants raises there, as the script expects: no entry */
         }
         S->callinst = NULL;
         if (!any) sema_missing_instance(S, def, sd->entry);

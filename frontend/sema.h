@@ -79,7 +79,9 @@ struct Val {
         const Stmt *def;  /* V_FUNC, V_KERNEL */
         struct { Val *items; int n; } tuple;
         struct { int node; const char *method; } snode; /* V_SNODE */
-        struct { QdType type; int ndim; } harr;         /* V_HOSTARRAY */
+        struct { QdType type; signed char ndim, en, em; const unsigned char *layout; } harr; /* V_HOSTARRAY: ndim array
+                              axes of a scalar (en 0), vector (en) or matrix (en x em) type; layout: storage order
+                              of the axes, outermost first (NULL: canonical), sema_tensor.c */
         struct SemaObject *obj;                         /* V_OBJECT */
         struct { Val *c; int n, m; } vec;                 /* V_VEC */
         struct { int n, m; QdType dt; } vt;               /* V_VECTYPE (dt QT_VOID: inferred) */
@@ -144,6 +146,7 @@ typedef struct CallInst {
     Val *args;
     const char *entry;
     Span span;
+    bool raises; /* every such call is in a block the script expects to raise (with pytest.raises) */
 } CallInst;
 
 /* A host helper function (sema_param.c): evaluated once per distinct call qdc sees, its
@@ -153,7 +156,8 @@ typedef struct SemaHelper {
     Scope *scope;              /* where it is defined */
     const char *prefix;        /* the entry-name prefix there */
     VEC(const char *) combos;  /* the calls evaluated so far, as spelled in entry names ("" for none) */
-    VEC(Val) rets;             /* per combo: the kernel or qd.func its `return NAME` gives, else V_ERR */
+    VEC(Val) rets;             /* what each returns: an array or field it allocates, a kernel or qd.func it
+                                  defines, else V_ERR */
 } SemaHelper;
 
 typedef struct Sema {
@@ -219,14 +223,16 @@ typedef struct Sema {
     int max_shared_bytes; /* FrontendOptions.max_shared_bytes */
     bool print_to_stderr; /* FrontendOptions.print_to_stderr */
     VEC(SemaHelper) helpers;
-    Val helper_ret;              /* what the last helper call returned (a kernel or qd.func), else V_ERR */
-    const Expr *helper_ret_call; /* that call */
     VEC(struct SemaDispatch { const Stmt *proto; VEC(const Stmt *) impls; }) dispatchers; /* @qd.perf_dispatch */
     VEC(struct PyFunc { const Stmt *def; struct Scope *scope; }) pyfuncs; /* V_PYFUNC: where each is defined */
     int pyfunc_depth;
     VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */
     const AstModule *ast;
     int helper_depth;
+    bool host_returned;       /* a host function's body reached `return`: the rest is not evaluated */
+    Val host_ret;             /* and what it returns: an array or field, else V_ERR */
+    const Expr *helper_call;  /* the last host helper call evaluated, and what it returned */
+    Val helper_ret;
     int raises;
     bool pure;                    /* the kernel being checked is @qd.kernel(fastcache=True) (sema_pure_capture) */
     int in_static;                /* evaluating the argument of qd.static(...) */                   /* inside blocks the script expects to raise (try, with pytest.raises) */             /* helper calls being evaluated (a recursion bound) */
@@ -269,7 +275,8 @@ Val sema_getattr(Sema *S, const Expr *call);
 void sema_host_if(Sema *S, const Stmt *s);
 void sema_host_for(Sema *S, const Stmt *s);      /* a `for` in a host function's body */       /* an `if` in a host function's body */
 void sema_bind_host(Sema *S, const Expr *target, const char *what); /* NAME (or a tuple of them) := run-time value */
-void sema_module_value(Sema *S, const Expr *target, const Expr *value, Span sp); /* NAME = value at module level or in a host function */
+void sema_module_value(Sema *S, const Expr *target, const Expr *value, Span sp);
+void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call, int vec); /* qd.field / vec 1: qd.Vector.field / 2: qd.Matrix.field */ /* NAME = value at module level or in a host function */
 void sema_module_body(Sema *S, const StmtList *l); /* module-level statements, in S->hscope */
 
 /* sema_promote.c: kernel-scope locals that more than one task uses live in a kernel-owned 0-d
@@ -368,6 +375,8 @@ void sema_finish_instances(Sema *S);
 void sema_free_instances(Sema *S);
 void sema_call_site(Sema *S, const Expr *call, int def); /* a host call of a generic kernel */
 bool sema_host_array(Sema *S, const Expr *e, Val *out); /* qd.ndarray(...) / np.zeros(..., dtype=...) in host code */
+QdType sema_numpy_dtype(Sema *S, const Expr *e);         /* np.float32, a dtype variable, ...; QT_VOID if not one */
+int sema_host_cond(Sema *S, const Expr *e);               /* a host if's condition: 1, 0, or -1 unknown (sema_param.c) */
 void sema_class(Sema *S, const Stmt *cls);               /* @qd.data_oriented (sema_class.c) */
 bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp); /* NAME = Class(...) */
 Val sema_object_attr(Sema *S, Val obj, const Expr *attr);  /* obj.name in a kernel or host code */
@@ -375,6 +384,21 @@ bool sema_method_object(Sema *S, const Stmt *def, Val *obj); /* def: a method of
 void sema_finish_classes(Sema *S);
 void sema_bad_call_site(Sema *S, const CallInst *ci);
 GenericResult sema_callsite_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry);
+
+/* sema_tensor.c: qd.tensor / qd.Vector.tensor / qd.Matrix.tensor, array arguments of generic
+ * kernels (their element type and layout), ndarrays stored in a permuted layout */
+bool sema_tensor_new(Sema *S, const Expr *target, const Expr *call, Scope *bind, Span sp); /* NAME = qd.tensor(...): false if not one */
+int sema_shape_ndim(Sema *S, const Expr *shape);                              /* axes of a shape argument, -1 unknown */
+bool sema_qd_ndarray(Sema *S, const Expr *call, const char *path, Val *out); /* qd.ndarray / qd.Vector.ndarray / qd.Matrix.ndarray */
+bool sema_with_layout(Sema *S, const Expr *call, Val *out); /* quadrants._tensor._with_layout(a, layout): false if not one */
+Val sema_host_return(Sema *S, const Expr *e);               /* `return e` in a host function: an array or field, else V_ERR */
+bool sema_tensor_alias(Sema *S, const Expr *e, Val *out);   /* qd.wrap(a) / a._unwrap(): a's array or field */
+bool sema_permutations(Sema *S, const Expr *e, Val *out);   /* [list(]itertools.permutations(...)[)] (sema_param.c) */
+void sema_hostarray_spell(StrBuf *b, Val v);                                  /* f32_2d, vec3_f32_1d, f32_2d_l10 */
+void sema_hostarray_param(Val v, IrParam *p);                                 /* an ndarray parameter taking v */
+int sema_ndarray_axis(const IrParam *p, int axis);                            /* the storage axis of canonical axis */
+IrExpr *sema_ndarray_shape(Sema *S, int param, int axis, Span sp);            /* i32 extent of canonical axis */
+void sema_ndarray_permute(const IrParam *p, IrExpr **idx);                    /* canonical indices -> storage order */
 
 /* sema_snode.c: qd.root.dense(...).place(...) */
 Val sema_snode_call(Sema *S, const Expr *call, Val callee); /* callee: V_SNODE method or qd.root.* */
@@ -450,7 +474,10 @@ typedef struct LoopSpace {
     int64_t step[IR_MAX_DIMS];
     bool is_static;
     bool grouped; /* qd.grouped(...): one loop variable, a vector of the indices */
+    bool ordered; /* qd.ndrange(..., axes=): order[L] is the dimension at nesting level L, outermost first */
+    unsigned char order[IR_MAX_DIMS];
 } LoopSpace;
+#define LOOP_DIM(ls, level) ((ls)->ordered ? (int)(ls)->order[level] : (level))
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *out);
 IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp); /* i32, >= 0 */
 void sema_for_body(Sema *S, const Stmt *loop);

@@ -122,7 +122,8 @@ Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
         const char *name = arena_printf(S->arena, "%s__%s", o->name, attr->attr.name);
         for (int k = 0; k < S->params.len; k++)
             if (!strcmp(S->params.items[k].name, name)) return (Val){.kind = V_NDARRAY, .index = k};
-        IrParam p = {.name = name, .span = attr->span, .kind = IR_PARAM_NDARRAY, .type = b->v.harr.type, .ndim = b->v.harr.ndim};
+        IrParam p = {.name = name, .span = attr->span};
+        sema_hostarray_param(b->v, &p);
         vec_push(&S->params, p);
         return (Val){.kind = V_NDARRAY, .index = S->params.len - 1};
     }

@@ -468,7 +468,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (o.kind == V_VEC) return sema_vec_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_STRUCT) return sema_struct_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_PYDC) return sema_pydc_attr(S, o, e);
-    if (o.kind == V_FIELD && !strcmp(e->attr.name, "grad")) {
+    if ((o.kind == V_FIELD || o.kind == V_NDARRAY) && !strcmp(e->attr.name, "grad")) { /* also qd.tensor(..., needs_grad=True) */
         diag_error(e->span, QD2044, "'.grad' is not supported: qdc does not compile autodiff");
         return val_err();
     }
@@ -567,9 +567,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
             return val_err();
         }
         if (o.kind == V_TUPLE) return o.tuple.items[k];
-        IrExpr *x = irb_new(S->arena, IR_SHAPE, QT_I32, e->span);
-        x->shape.param = o.index, x->shape.axis = (int)k;
-        return val_expr(x);
+        return val_expr(sema_ndarray_shape(S, o.index, (int)k, e->span));
     }
     if (o.kind == V_VEC) return sema_vec_subscript(S, o, e->sub.index, e->span);
     if (o.kind == V_STRUCT) return sema_struct_subscript(S, o, e);
@@ -600,6 +598,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     }
     r->nidx = eval_indices(S, e->sub.index, &r->idx, name, ndim - edim, shape, origin);
     if (r->nidx < 0) return val_err();
+    if (o.kind == V_NDARRAY && r->nidx == ndim - edim) sema_ndarray_permute(&S->params.items[o.index], r->idx); /* a layout= ndarray */
     if (edim && r->nidx == ndim - edim) return sema_vec_ref(S, r, en, em); /* before any SNode flattening */
     ndim -= edim;
     if (o.kind == V_FIELD && S->fields.items[o.index].storage && r->nidx == ndim)

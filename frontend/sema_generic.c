@@ -67,6 +67,7 @@ SemaParamShape sema_param_shape(Sema *S, const Expr *ann, const Expr **dt, const
         const Expr *ix = ann->sub.index;
         if (ix->kind == E_TUPLE && ix->list.n == 2) *dt = ix->list.items[0], *nd = ix->list.items[1];
         else *dt = ix;
+        if (*nd && (*nd)->kind == E_NONE) *nd = NULL; /* NDArray[qd.f32, None]: any ndim */
     }
     return PS_ARRAY;
 }
@@ -165,25 +166,34 @@ static void mangle(StrBuf *b, const Instance *in, const Expr *v) {
     }
 }
 
-/* An array argument of element type vt and vnd dimensions (-1: unknown) for parameter ap whose
- * annotation fixes dt/nd (NULL: open). */
-static GenericResult array_param(Sema *S, const Param *ap, const Expr *dt, const Expr *nd, QdType vt, int64_t vnd, Span at, IrParam *p) {
+/* An array argument v (V_HOSTARRAY; ndim -1: unknown) for parameter ap whose annotation fixes
+ * dt/nd (NULL: open). */
+static GenericResult array_param(Sema *S, const Param *ap, const Expr *dt, const Expr *nd, Val v, Span at, IrParam *p) {
     QdType t = QT_VOID;
     int64_t and = -1;
-    if (dt && !sema_annotation_type(S, dt, &t)) return GP_ERR;
+    int n = 0, m = 0;
+    if (dt && !(sema_vec_type_of(S, dt, &t, &n, &m) && n) && !sema_annotation_type(S, dt, &t)) return GP_ERR;
     if (nd && !sema_const_int(S, nd, &and, "ndim")) return GP_ERR;
-    if (t != QT_VOID && t != vt) {
-        diag_error(at, QD2061, "'%s' is declared with dtype %s, the instantiation gives %s", ap->name, qt_name(t), qt_name(vt));
-        return GP_ERR;
-    }
+    StrBuf want, got;
+    sb_init(&want), sb_init(&got);
+    if (n) sb_printf(&want, m ? "mat%dx%d_" : "vec%d_", n, m);
+    if (v.harr.en) sb_printf(&got, v.harr.em ? "mat%dx%d_" : "vec%d_", v.harr.en, v.harr.em);
+    sb_puts(&want, t == QT_VOID ? "" : qt_name(t)), sb_puts(&got, qt_name(v.harr.type));
+    bool differ = t != QT_VOID && strcmp(want.data, got.data);
+    if (differ) diag_error(at, QD2061, "'%s' is declared with dtype %s, the instantiation gives %s", ap->name, want.data, got.data);
+    sb_free(&want), sb_free(&got);
+    if (differ) return GP_ERR;
+    int64_t vnd = v.harr.ndim;
     if (vnd < 0) vnd = and;
-    if (vnd < 0) return diag_error(at, QD2061, "give the number of dimensions of '%s', e.g. %s=%s[1]", ap->name, ap->name, qt_name(vt)), GP_ERR;
+    if (vnd < 0) return diag_error(at, QD2061, "give the number of dimensions of '%s', e.g. %s=%s[1]", ap->name, ap->name, qt_name(v.harr.type)), GP_ERR;
     if (and >= 0 && and != vnd) {
         diag_error(at, QD2061, "'%s' is declared with ndim=%lld, the instantiation gives %lld", ap->name, (long long)and, (long long)vnd);
         return GP_ERR;
     }
-    if (vnd > IR_MAX_DIMS) return diag_error(at, QD2061, "ndim must be between 0 and %d", IR_MAX_DIMS), GP_ERR;
-    p->kind = IR_PARAM_NDARRAY, p->type = vt, p->ndim = (int)vnd;
+    int edim = v.harr.en ? (v.harr.em ? 2 : 1) : 0;
+    if (vnd + edim > IR_MAX_DIMS) return diag_error(at, QD2061, "ndim must be between 0 and %d", IR_MAX_DIMS - edim), GP_ERR;
+    v.harr.ndim = (signed char)vnd;
+    sema_hostarray_param(v, p);
     return GP_PARAM;
 }
 
@@ -209,7 +219,7 @@ GenericResult sema_generic_param(Sema *S, const Param *ap, IrParam *p, Val *boun
             diag_error(kw->value->span, QD2061, "'%s' is an ndarray: give its element type and dimensions, e.g. %s=f32[1]", ap->name, ap->name);
             return GP_ERR;
         }
-        return array_param(S, ap, dt, nd, vt, vnd, kw->value->span, p);
+        return array_param(S, ap, dt, nd, (Val){.kind = V_HOSTARRAY, .harr = {.type = vt, .ndim = (signed char)(vnd > 100 ? 100 : vnd)}}, kw->value->span, p);
     }
     Scope *saved = S->scope;
     S->scope = S->hscope; /* template values name things of the scope the kernel is defined in */
@@ -301,6 +311,28 @@ static const struct { const char *np, *qd; } np_types[] = {
     {"uint32", "u32"}, {"uint64", "u64"}, {"float16", "f16"}, {"float32", "f32"}, {"float64", "f64"},
 };
 
+static const struct { const char *torch, *qd; } torch_types[] = {
+    {"float32", "f32"}, {"float", "f32"}, {"float64", "f64"}, {"double", "f64"}, {"float16", "f16"}, {"half", "f16"},
+    {"int8", "i8"}, {"int16", "i16"}, {"short", "i16"}, {"int32", "i32"}, {"int", "i32"}, {"int64", "i64"},
+    {"long", "i64"}, {"uint8", "u8"},
+};
+
+/* torch.float32 ... as a QdType; QT_VOID if it is none. */
+static QdType torch_type(const Expr *e) {
+    if (e->kind != E_ATTR || e->attr.obj->kind != E_NAME || strcmp(e->attr.obj->name, "torch")) return QT_VOID;
+    for (size_t k = 0; k < ARRAY_LEN(torch_types); k++)
+        if (!strcmp(torch_types[k].torch, e->attr.name)) return qt_from_name(torch_types[k].qd);
+    return QT_VOID;
+}
+
+/* t.float(), t.double(), t.half(), t.int(), t.long(): torch's conversions. */
+static QdType torch_method_type(const char *m) {
+    static const struct { const char *m, *qd; } ms[] = {{"float", "f32"}, {"double", "f64"}, {"half", "f16"}, {"int", "i32"}, {"long", "i64"}};
+    for (size_t k = 0; k < ARRAY_LEN(ms); k++)
+        if (!strcmp(ms[k].m, m)) return qt_from_name(ms[k].qd);
+    return QT_VOID;
+}
+
 /* np.float32 / numpy.int32 / "float32" as a QdType; QT_VOID if it is none. */
 static QdType numpy_type(const Expr *e) {
     const char *n = e->kind == E_ATTR && e->attr.obj->kind == E_NAME ? e->attr.name : e->kind == E_STR ? e->str : NULL;
@@ -309,21 +341,42 @@ static QdType numpy_type(const Expr *e) {
     return QT_VOID;
 }
 
+/* A numpy dtype in host code: np.float32 (numpy_type), a name bound to one (a dtype variable, or
+ * a parametrized qd type), or `A if COND else B` whose condition qdc evaluates (np_dtype =
+ * np.float32 if dtype == qd.f32 else np.int32). QT_VOID if it is none of these. */
+QdType sema_numpy_dtype(Sema *S, const Expr *e) {
+    QdType t = numpy_type(e);
+    if (t != QT_VOID || e->kind == E_STR) return t;
+    if (e->kind == E_NAME) {
+        Binding *b = sema_lookup(S, e->name);
+        return b && b->v.kind == V_TYPE ? b->v.type : QT_VOID;
+    }
+    if (e->kind == E_ATTR) { /* qd.f32 given to numpy (Quadrants' types convert) */
+        const char *p = sema_path(S, e);
+        return p && !strchr(p + 3, '.') ? qt_from_name(p + 3) : QT_VOID;
+    }
+    int c = e->kind == E_IFEXP ? sema_host_cond(S, e->ifexp.cond) : -1;
+    return c < 0 ? QT_VOID : sema_numpy_dtype(S, c ? e->ifexp.a : e->ifexp.b);
+}
+
+/* numpy's own choice for np.array([...]) of literals: int64 for ints, float64 if any is a float. */
+static QdType literal_list_type(const Expr *e) {
+    if (e->kind == E_INT) return QT_I64;
+    if (e->kind == E_FLOAT) return QT_F64;
+    if (e->kind == E_UNARY && e->op == T_MINUS) return literal_list_type(e->un.a);
+    if ((e->kind != E_LIST && e->kind != E_TUPLE) || !e->list.n) return QT_VOID;
+    QdType t = QT_I64;
+    for (int k = 0; k < e->list.n; k++) {
+        QdType i = literal_list_type(e->list.items[k]);
+        if (i == QT_VOID) return QT_VOID;
+        if (i == QT_F64) t = QT_F64;
+    }
+    return t;
+}
+
 static int list_depth(const Expr *e) {
     if (e->kind != E_LIST && e->kind != E_TUPLE) return 0;
     return 1 + (e->list.n ? list_depth(e->list.items[0]) : 0);
-}
-
-/* The number of dimensions of a shape argument: a tuple's length, 1 for a number; -1 unknown. */
-static int shape_ndim(Sema *S, const Expr *e) {
-    if (e->kind == E_TUPLE || e->kind == E_LIST) return e->list.n;
-    if (e->kind == E_INT) return 1;
-    Binding *b = e->kind == E_NAME ? sema_lookup(S, e->name) : NULL;
-    if (b && b->v.kind == V_TUPLE) return b->v.tuple.n;
-    if (b && b->v.kind == V_EXPR) return 1;
-    if (b && b->v.kind == V_HOST) return -1;
-    if (e->kind == E_NAME || e->kind == E_BINARY || e->kind == E_CALL) return -1;
-    return -1;
 }
 
 /* An array expression, or a name bound to one. */
@@ -331,6 +384,84 @@ static bool host_array_of(Sema *S, const Expr *e, Val *out) {
     Binding *b = e->kind == E_NAME ? sema_lookup(S, e->name) : NULL;
     if (b && b->v.kind == V_HOSTARRAY) return *out = b->v, true;
     return !b && sema_host_array(S, e, out);
+}
+
+/* x.to_numpy() of a field or an ndarray: numpy's canonical view, a plain array of the element
+ * type whose last axes are a vector's or matrix's components. */
+static bool to_numpy(Sema *S, const Expr *x, Val *out) {
+    Binding *b = x->kind == E_NAME ? sema_lookup(S, x->name) : NULL;
+    if (b && b->v.kind == V_FIELD && S->fields.items[b->v.index].ndim > 0) {
+        const IrField *f = &S->fields.items[b->v.index];
+        return *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = f->type, .ndim = (signed char)f->ndim}}, true;
+    }
+    if (!host_array_of(S, x, out)) return false;
+    out->harr.ndim = (signed char)(out->harr.ndim + (out->harr.en ? (out->harr.em ? 2 : 1) : 0));
+    out->harr.en = out->harr.em = 0, out->harr.layout = NULL;
+    return true;
+}
+
+/* np.random.randn(4, 3), rng.rand(n), np.random.random((3, 3)), rng.uniform(a, b, size),
+ * np.random.randint(a, b, size=...), on np.random or a generator (any OBJ.METHOD of these
+ * names): float64 (randint, integers: int64) arrays; a call without a size is a scalar (not one). */
+static bool random_array(Sema *S, const Expr *e, Val *out) {
+    const char *m = e->call.fn->attr.name;
+    const Expr *size = NULL;
+    int nd = -1;
+    QdType t = QT_F64;
+    if (!strcmp(m, "randn") || !strcmp(m, "rand")) {
+        if (e->call.nkw) return false;
+        nd = e->call.args.n; /* one extent per argument */
+    } else if (!strcmp(m, "random") || !strcmp(m, "standard_normal") || !strcmp(m, "uniform") || !strcmp(m, "normal") ||
+               !strcmp(m, "randint") || !strcmp(m, "integers")) {
+        int pos = !strcmp(m, "random") || !strcmp(m, "standard_normal") ? 0 : 2;
+        if (e->call.args.n > pos) size = e->call.args.items[pos];
+        keyword_of(e, "size", &size);
+        if (!strcmp(m, "randint") || !strcmp(m, "integers")) t = QT_I64;
+        nd = size && size->kind != E_NONE ? sema_shape_ndim(S, size) : -1;
+    }
+    if (nd < 1 || nd > IR_MAX_DIMS) return false;
+    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = t, .ndim = (signed char)nd}};
+    return true;
+}
+
+/* torch.zeros(3, 4) / torch.zeros((3, 4), dtype=torch.int32), ones, empty, rand, randn, full,
+ * torch.tensor([...]), torch.Tensor(...) (always float32), torch.from_numpy(a), torch.arange:
+ * torch's dtype rules (float32 by default; int64 for integer data). */
+static bool torch_array(Sema *S, const Expr *e, Val *out) {
+    const char *f = e->call.fn->attr.name;
+    const Expr *dte = NULL, *a0 = e->call.args.n ? e->call.args.items[0] : NULL;
+    keyword_of(e, "dtype", &dte);
+    QdType dt = dte ? torch_type(dte) : QT_VOID;
+    if (dte && dt == QT_VOID) return false;
+    int nd = -1;
+    QdType t = QT_F32;
+    bool sized = !strcmp(f, "zeros") || !strcmp(f, "ones") || !strcmp(f, "empty") || !strcmp(f, "rand") || !strcmp(f, "randn");
+    if (sized || !strcmp(f, "Tensor")) {
+        bool ints = e->call.args.n > 0;
+        for (int k = 0; k < e->call.args.n; k++) ints &= e->call.args.items[k]->kind == E_INT;
+        Val arr;
+        if (ints) nd = e->call.args.n; /* torch.zeros(3, 4) */
+        else if (e->call.args.n == 1 && !strcmp(f, "Tensor") && (a0->kind == E_LIST || a0->kind == E_TUPLE)) nd = list_depth(a0);
+        else if (e->call.args.n == 1 && !strcmp(f, "Tensor") && host_array_of(S, a0, &arr)) nd = arr.harr.ndim;
+        else if (e->call.args.n == 1 && sized) nd = sema_shape_ndim(S, a0);
+        if (!strcmp(f, "Tensor")) dt = QT_VOID; /* the FloatTensor constructor */
+    } else if (!strcmp(f, "full") && e->call.args.n == 2) {
+        nd = sema_shape_ndim(S, a0);
+        t = literal_list_type(e->call.args.items[1]) == QT_I64 ? QT_I64 : QT_F32;
+    } else if (!strcmp(f, "tensor") && a0) {
+        nd = list_depth(a0), t = literal_list_type(a0) == QT_I64 ? QT_I64 : QT_F32;
+        if (literal_list_type(a0) == QT_VOID && !dte) return false;
+    } else if (!strcmp(f, "from_numpy") && e->call.args.n == 1) {
+        return host_array_of(S, a0, out);
+    } else if (!strcmp(f, "arange") && a0) {
+        nd = 1, t = QT_I64;
+        for (int k = 0; k < e->call.args.n; k++) t = e->call.args.items[k]->kind == E_FLOAT ? QT_F32 : t;
+    } else {
+        return false;
+    }
+    if (nd < 1 || nd > IR_MAX_DIMS) return false;
+    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = dt != QT_VOID ? dt : t, .ndim = (signed char)nd}};
+    return true;
 }
 
 bool sema_host_array(Sema *S, const Expr *e, Val *out) {
@@ -348,10 +479,22 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
         const Expr *obj = e->call.fn->attr.obj;
         if ((!strcmp(m, "copy") || !strcmp(m, "transpose")) && !e->call.args.n) return host_array_of(S, obj, out);
         if (!strcmp(m, "astype") && e->call.args.n == 1 && host_array_of(S, obj, out)) {
-            out->harr.type = numpy_type(e->call.args.items[0]);
+            out->harr.type = sema_numpy_dtype(S, e->call.args.items[0]);
             return out->harr.type != QT_VOID;
         }
+        if (!strcmp(m, "to_numpy") && !e->call.args.n) return to_numpy(S, obj, out);
+        static const char *const keep[] = {"cuda", "cpu", "contiguous", "clone", "detach"}; /* torch: same dtype and shape */
+        for (size_t k = 0; k < ARRAY_LEN(keep); k++)
+            if (!strcmp(m, keep[k]) && !e->call.args.n) return host_array_of(S, obj, out);
+        QdType cast = torch_method_type(m);
+        if (cast != QT_VOID && !e->call.args.n && host_array_of(S, obj, out)) return out->harr.type = cast, true;
+        if (!strcmp(m, "to") && e->call.args.n == 1 && host_array_of(S, obj, out)) { /* t.to(device) / t.to(torch.float64) */
+            QdType t = torch_type(e->call.args.items[0]);
+            if (t != QT_VOID) out->harr.type = t;
+            return true;
+        }
     }
+    if (e->kind == E_CALL && e->call.fn->kind == E_ATTR && random_array(S, e, out)) return true;
     if (e->kind != E_CALL || e->call.fn->kind != E_ATTR) return false;
     const Expr *fn = e->call.fn, *dt = NULL, *shape = e->call.args.n ? e->call.args.items[0] : NULL;
     keyword_of(e, "dtype", &dt);
@@ -359,46 +502,57 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
     QdType t = QT_VOID;
     int nd = -1;
     const char *p = sema_path(S, fn);
-    if (p && !strcmp(p, "qd.ndarray")) {
-        if (!dt && e->call.args.n) dt = e->call.args.items[0];
-        if (!keyword_of(e, "shape", &shape)) shape = e->call.args.n > 1 ? e->call.args.items[1] : NULL;
-        Binding *b = dt && dt->kind == E_NAME ? sema_lookup(S, dt->name) : NULL;
-        if (b && b->v.kind == V_TYPE) t = b->v.type;
-        else if (!b && dt && dt->kind == E_NAME && !strcmp(dt->name, "int")) t = S->default_ip;
-        else if (!b && dt && dt->kind == E_NAME && !strcmp(dt->name, "float")) t = S->default_fp;
-        else if (dt && sema_path(S, dt)) {
-            Scope *saved = S->scope;
-            S->scope = S->hscope;
-            Val v = sema_eval(S, dt);
-            S->scope = saved;
-            if (v.kind == V_TYPE) t = v.type;
-        }
-        nd = shape ? shape_ndim(S, shape) : -1;
+    if (p && !strncmp(p, "qd.", 3)) {
+        return sema_qd_ndarray(S, e, p, out);
     } else if (fn->attr.obj->kind == E_NAME && (!strcmp(fn->attr.obj->name, "np") || !strcmp(fn->attr.obj->name, "numpy"))) {
         const char *f = fn->attr.name;
-        if (!dt) return false;
-        t = numpy_type(dt);
+        bool filled = !strcmp(f, "zeros") || !strcmp(f, "ones") || !strcmp(f, "empty");
+        if (!dt && (filled || !strcmp(f, "array") || !strcmp(f, "asarray")) && e->call.args.n == 2)
+            dt = e->call.args.items[1]; /* np.zeros(shape, dtype) */
+        if (!dt && !strcmp(f, "full") && e->call.args.n == 3) dt = e->call.args.items[2];
+        if (dt) t = sema_numpy_dtype(S, dt);
+        else if (filled) t = QT_F64; /* numpy's default dtype */
+        else if ((!strcmp(f, "array") || !strcmp(f, "asarray")) && shape) t = literal_list_type(shape);
         if (!strcmp(f, "array") || !strcmp(f, "asarray")) nd = shape ? list_depth(shape) : -1;
         else if (!strcmp(f, "arange")) nd = 1;
-        else if (!strcmp(f, "zeros") || !strcmp(f, "ones") || !strcmp(f, "empty") || !strcmp(f, "full")) nd = shape ? shape_ndim(S, shape) : -1;
+        else if (!strcmp(f, "zeros") || !strcmp(f, "ones") || !strcmp(f, "empty") || !strcmp(f, "full")) nd = shape ? sema_shape_ndim(S, shape) : -1;
         if (nd == 0) nd = -1; /* np.array(3): a scalar, not an array argument */
+    } else if (fn->attr.obj->kind == E_NAME && !strcmp(fn->attr.obj->name, "torch")) {
+        return torch_array(S, e, out);
     } else {
         return false;
     }
     if (t == QT_VOID || nd < 0 || nd > IR_MAX_DIMS) return false;
-    *out = (Val){.kind = V_HOSTARRAY, .harr = {t, nd}};
+    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = t, .ndim = (signed char)nd}};
     return true;
+}
+
+/* A field argument by its name; a field of the host function the kernel is defined in without
+ * the prefix they share, one of another function's (a module kernel) with it: the fields of a
+ * parametrized test's combinations are distinct. */
+static bool field_spell(Sema *S, Val v, const char *kentry, StrBuf *spell) {
+    const char *f = S->fields.items[v.index].name;
+    size_t np = strlen(S->prefix);
+    if (np && !strncmp(kentry, S->prefix, np) && !strncmp(f, S->prefix, np)) f += np;
+    return sb_puts(spell, f), true;
 }
 
 /* The value of a call's argument for a generic parameter, and its spelling in entry names;
  * false if qdc cannot evaluate it. */
-static bool call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell) {
+static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBuf *spell) {
     if (sema_pydc_call_value(S, a, v, spell)) return true;
     if (a->kind == E_NAME) {
         Binding *b = sema_lookup(S, a->name);
         if (!b) return false;
         *v = b->v;
-        if (v->kind == V_FIELD || v->kind == V_OBJECT) return sb_puts(spell, a->name), true;
+        if (v->kind == V_OBJECT) return sb_puts(spell, a->name), true;
+        if (v->kind == V_NONE) return sb_puts(spell, "None"), true;
+        if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
+    } else if (sema_tensor_alias(S, a, v)) { /* qd.wrap(x), x._unwrap() */
+        if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
+    } else if (a->kind == E_NONE) { /* None for a qd.template() or qd.Tensor: qd.static(x is None) decides */
+        *v = (Val){.kind = V_NONE};
+        return sb_puts(spell, "None"), true;
     } else if (a->kind == E_ATTR && sema_path(S, a)) { /* qd.f32 passed to a qd.template() */
         Scope *saved = S->scope;
         S->scope = S->hscope;
@@ -411,7 +565,7 @@ static bool call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell) {
     } else {
         return false;
     }
-    if (v->kind == V_HOSTARRAY) return sb_printf(spell, "%s_%dd", qt_name(v->harr.type), v->harr.ndim), true;
+    if (v->kind == V_HOSTARRAY) return sema_hostarray_spell(spell, *v), true;
     if (v->kind == V_TYPE) return sb_puts(spell, qt_name(v->type)), true; /* a dtype passed to a qd.template() */
     if (v->kind != V_EXPR || !ir_is_const(v->e)) return false;
     const IrExpr *c = v->e;
@@ -445,7 +599,7 @@ void sema_call_site(Sema *S, const Expr *call, int d) {
         ci.args[k] = val_err();
         if (!sema_param_is_generic(S, &def->def.params[k])) continue;
         sb_puts(&entry, "__");
-        if (!given[k] || !call_value(S, given[k], &ci.args[k], &entry)) { /* reported if no --instantiate names the kernel */
+        if (!given[k] || !call_value(S, given[k], S->defs.items[d].entry, &ci.args[k], &entry)) { /* reported if no --instantiate names the kernel */
             ci.args = NULL, ci.span = given[k] ? given[k]->span : call->span, ci.entry = def->def.params[k].name;
             break;
         }
@@ -453,8 +607,12 @@ void sema_call_site(Sema *S, const Expr *call, int d) {
     if (ci.args) ci.entry = arena_strdup(S->arena, entry.data);
     sb_free(&entry);
     if (!ci.args && S->raises) return; /* a call the script expects to fail */
+    ci.raises = S->raises > 0;
     for (int c = 0; c < S->callinsts.len; c++)
-        if (S->callinsts.items[c].def == d && ci.args && S->callinsts.items[c].args && !strcmp(S->callinsts.items[c].entry, ci.entry)) return;
+        if (S->callinsts.items[c].def == d && ci.args && S->callinsts.items[c].args && !strcmp(S->callinsts.items[c].entry, ci.entry)) {
+            S->callinsts.items[c].raises &= ci.raises;
+            return;
+        }
     vec_push(&S->callinsts, ci);
 }
 
@@ -477,9 +635,9 @@ GenericResult sema_callsite_param(Sema *S, const Param *ap, IrParam *p, Val *bou
             diag_error(S->callinst->span, QD2061, "'%s' is a qd.template(): pass a field or a compile-time value, not an ndarray", ap->name);
             return GP_ERR;
         }
-        return array_param(S, ap, dt, nd, v.harr.type, v.harr.ndim, S->callinst->span, p);
+        return array_param(S, ap, dt, nd, v, S->callinst->span, p);
     }
-    if (shape == PS_ARRAY || (shape == PS_TENSOR && v.kind != V_FIELD)) {
+    if (shape == PS_ARRAY || (shape == PS_TENSOR && v.kind != V_FIELD && v.kind != V_NONE)) {
         diag_error(S->callinst->span, QD2061, "'%s' is an ndarray parameter; this call passes %s", ap->name, val_describe(v));
         return GP_ERR;
     }

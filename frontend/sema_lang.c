@@ -35,9 +35,7 @@ static bool seq_items(Sema *S, Val v, Span sp, Val **items, int *n) {
         *n = p->ndim - p->elem_ndim;
         *items = ARENA_ARRAY(S->arena, Val, *n ? *n : 1);
         for (int k = 0; k < *n; k++) {
-            IrExpr *x = irb_new(S->arena, IR_SHAPE, QT_I32, sp);
-            x->shape.param = v.index, x->shape.axis = k;
-            (*items)[k] = val_expr(x);
+            (*items)[k] = val_expr(sema_ndarray_shape(S, v.index, k, sp));
         }
         return true;
     }

@@ -326,6 +326,77 @@ static const char *spell(Sema *S, Val v, const char *name, int row) {
     return arena_printf(S->arena, "%s%d", name ? name : "p", row);
 }
 
+/* itertools.permutations(SEQ[, R]), also in list(...) / tuple(...): the tuple of tuples Python
+ * gives (lexicographic in the positions of SEQ), SEQ a compile-time tuple or range(N); at most
+ * 720 of them. False if e is not one or qdc cannot evaluate it. */
+bool sema_permutations(Sema *S, const Expr *e, Val *out) {
+    if (e->kind == E_CALL && e->call.fn->kind == E_NAME && e->call.args.n == 1 && !e->call.nkw && !find(S, e->call.fn->name) &&
+        (!strcmp(e->call.fn->name, "list") || !strcmp(e->call.fn->name, "tuple")))
+        e = e->call.args.items[0];
+    const Expr *fn = e->kind == E_CALL ? e->call.fn : NULL;
+    if (!fn || fn->kind != E_ATTR || fn->attr.obj->kind != E_NAME || strcmp(fn->attr.obj->name, "itertools") ||
+        strcmp(fn->attr.name, "permutations") || e->call.nkw || e->call.args.n < 1 || e->call.args.n > 2)
+        return false;
+    const Expr *seq = e->call.args.items[0];
+    Val items[8];
+    int n = 0;
+    if (seq->kind == E_CALL && seq->call.fn->kind == E_NAME && !strcmp(seq->call.fn->name, "range") && seq->call.args.n == 1 &&
+        !find(S, "range")) {
+        Val c = param_value(S, seq->call.args.items[0]);
+        if (c.kind != V_EXPR || !ir_is_const(c.e) || !qt_is_integral(c.e->type) || c.e->c.i < 0 || c.e->c.i > 6) return false;
+        n = (int)c.e->c.i;
+        for (int k = 0; k < n; k++) items[k] = val_expr(irb_int(S->arena, QT_I32, k, seq->span));
+    } else {
+        Val t = param_value(S, seq);
+        if (t.kind != V_TUPLE || t.tuple.n > 6) return false;
+        n = t.tuple.n;
+        for (int k = 0; k < n; k++) items[k] = t.tuple.items[k];
+    }
+    int64_t r = n;
+    if (e->call.args.n == 2) {
+        Val c = param_value(S, e->call.args.items[1]);
+        if (c.kind != V_EXPR || !ir_is_const(c.e) || !qt_is_integral(c.e->type) || c.e->c.i < 0) return false;
+        r = c.e->c.i;
+    }
+    VEC(Val) rows = {0};
+    int idx[8];
+    if (r <= n) { /* Python's algorithm order: positions in lexicographic order */
+        for (int k = 0; k < r; k++) idx[k] = k;
+        for (;;) {
+            Val row = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, r ? r : 1), (int)r}};
+            for (int k = 0; k < r; k++) row.tuple.items[k] = items[idx[k]];
+            vec_push(&rows, row);
+            int k = (int)r - 1; /* the next arrangement of r distinct positions */
+            for (; k >= 0; k--) {
+                int next = idx[k] + 1;
+                for (;; next++) {
+                    bool used = false;
+                    for (int j = 0; j < k; j++) used |= idx[j] == next;
+                    if (!used) break;
+                }
+                if (next < n) {
+                    idx[k] = next;
+                    for (int j = k + 1; j < r; j++) { /* the smallest unused positions after it */
+                        int c = 0;
+                        for (;; c++) {
+                            bool used = false;
+                            for (int q = 0; q < j; q++) used |= idx[q] == c;
+                            if (!used) break;
+                        }
+                        idx[j] = c;
+                    }
+                    break;
+                }
+            }
+            if (k < 0) break;
+        }
+    }
+    *out = (Val){.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, rows.len ? rows.len : 1), rows.len}};
+    for (int k = 0; k < rows.len; k++) out->tuple.items[k] = rows.items[k];
+    vec_free(&rows);
+    return true;
+}
+
 /* The list or tuple literal a module-level `NAME = [...]` assigns (the last such assignment before
  * the use), or NULL. */
 static const Expr *module_list(Sema *S, const Expr *name) {
@@ -360,6 +431,8 @@ static void parse_values(Sema *S, Deco *d, const Expr *e) {
             if (listed.kind != V_TUPLE) return;
             rows = NULL, n = listed.tuple.n;
         }
+    } else if (sema_permutations(S, e, &listed)) { /* list(itertools.permutations(range(3))) */
+        rows = NULL, n = listed.tuple.n;
     } else {
         return;
     }
@@ -678,6 +751,8 @@ static void bind_block_host(Sema *S, const StmtList *l, const char *what) {
  * ==, !=, is, is not, combined with not/and/or), it evaluates that branch's block like the
  * rest of the body; otherwise every name either branch binds is a run-time value and neither
  * branch's kernels are compiled. */
+int sema_host_cond(Sema *S, const Expr *e) { return cond_value(S, e); }
+
 void sema_host_if(Sema *S, const Stmt *s) {
     int v = cond_value(S, s->if_.cond);
     if (v < 0) {
@@ -754,24 +829,46 @@ static bool defer_helper(Sema *S, const Stmt *s) {
     return true;
 }
 
-static void run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl, const char *combo) {
-    S->helper_ret = val_err();
+/* Evaluates the helper's body for one call (once per distinct combo); what it returns. */
+static Val run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl, const char *combo) {
     for (int k = 0; k < h->combos.len; k++)
-        if (!strcmp(h->combos.items[k], combo ? combo : "")) {
-            S->helper_ret = h->rets.items[k];
-            return;
-        }
+        if (!strcmp(h->combos.items[k], combo ? combo : "")) return h->rets.items[k];
     vec_push(&h->combos, combo ? combo : "");
     vec_push(&h->rets, val_err());
-    if (S->helper_depth >= 8) return; /* a recursive helper: its deeper calls are not evaluated */
+    if (S->helper_depth >= 8) return val_err(); /* a recursive helper: its deeper calls are not evaluated */
     const Stmt *def = h->def;
     Scope *hscope = S->hscope, *bind_to = S->bind_to;
     const char *prefix = S->prefix;
+    int idx = h->combos.len - 1;
+    ptrdiff_t hi = h - S->helpers.items; /* evaluating the body may add helpers (and move the vector) */
     S->hscope = h->scope, S->prefix = h->prefix, S->bind_to = NULL, S->helper_depth++;
     int slot = h->rets.len - 1, hi = (int)(h - S->helpers.items);
     sema_host_function_once(S, def, bound, decl, combo, false);
-    S->hscope = hscope, S->prefix = prefix, S->bind_to = bind_to, S->helper_depth--;
-    S->helpers.items[hi].rets.items[slot] = S->helper_ret; /* S->helpers may have moved while the body ran */
+    Val ret = S->host_ret;
+    S->hscope = hscope, S->prefix = prefix, S->bind_to = bind_to, S->helper_depth--, S->host_ret = val_err();
+    S->helpers.items[hi].rets.items[idx] = ret;
+    return ret;
+}
+
+/* A helper's argument: as a parametrized value, and a numpy scalar type (np.float32) as the qd
+ * type it converts to, the dtype of the arrays the helper makes (with_data_type(np.float32)). */
+static Val helper_arg(Sema *S, const Expr *e) {
+    if (e->kind == E_ATTR && e->attr.obj->kind == E_NAME && (!strcmp(e->attr.obj->name, "np") || !strcmp(e->attr.obj->name, "numpy"))) {
+        QdType t = sema_numpy_dtype(S, e);
+        if (t != QT_VOID) return (Val){.kind = V_TYPE, .type = t};
+    }
+    return param_value(S, e);
+}
+
+/* A helper's argument in its combo: as spell(), a tuple as its items joined by _ (t2_3 for
+ * (2, 3)), so that calls with different tuples are evaluated (and named) apart. */
+static void helper_spell(Sema *S, StrBuf *b, Val v, const char *name) {
+    if (v.kind != V_TUPLE) return (void)sb_puts(b, spell(S, v, name, 0));
+    sb_putc(b, 't');
+    for (int k = 0; k < v.tuple.n; k++) {
+        if (k) sb_putc(b, '_');
+        helper_spell(S, b, v.tuple.items[k], name);
+    }
 }
 
 /* helper(args...): each parameter is bound to its argument (or default) when qdc evaluates it
@@ -794,12 +891,12 @@ bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
     for (int k = 0; k < np; k++) bound[k] = val_err(), decl[k] = s->def.params[k].span;
     bool runtime = call->call.args.n > np;
     for (int k = 0; k < call->call.args.n && k < np; k++)
-        bound[k] = param_value(S, call->call.args.items[k]), decl[k] = call->call.args.items[k]->span, set[k] = true;
+        bound[k] = helper_arg(S, call->call.args.items[k]), decl[k] = call->call.args.items[k]->span, set[k] = true;
     for (int j = 0; j < call->call.nkw; j++) {
         int k = 0;
         while (k < np && (!call->call.kw[j].name || strcmp(s->def.params[k].name, call->call.kw[j].name))) k++;
         if (k == np || set[k]) { runtime = true; continue; } /* **kwargs, or a TypeError when the script runs */
-        bound[k] = param_value(S, call->call.kw[j].value), decl[k] = call->call.kw[j].value->span, set[k] = true;
+        bound[k] = helper_arg(S, call->call.kw[j].value), decl[k] = call->call.kw[j].value->span, set[k] = true;
     }
     Scope *caller = S->hscope;
     S->hscope = h->scope; /* defaults: evaluated where the function is defined */
@@ -812,13 +909,15 @@ bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
     for (int k = 0; k < np; k++) {
         if (runtime) bound[k] = val_err();
         any |= bound[k].kind != V_ERR;
-        sb_printf(&id, "%s%s", k ? "_" : "", bound[k].kind == V_ERR ? s->def.params[k].name : spell(S, bound[k], s->def.params[k].name, 0));
+        sb_puts(&id, k ? "_" : "");
+        if (bound[k].kind == V_ERR) sb_puts(&id, s->def.params[k].name);
+        else helper_spell(S, &id, bound[k], s->def.params[k].name);
         if (bound[k].kind == V_ERR) bound[k] = (Val){.kind = V_HOST, .path = what};
     }
     const char *combo = any ? arena_strdup(S->arena, id.data) : NULL;
     sb_free(&id);
-    run_helper(S, h, bound, decl, combo);
-    S->helper_ret_call = call;
+    Val ret = run_helper(S, h, bound, decl, combo);
+    S->helper_call = call, S->helper_ret = ret;
     return true;
 }
 

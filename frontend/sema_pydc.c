@@ -144,7 +144,7 @@ static bool spell(Sema *S, const PyDc *dc, Val v, const Expr *at, StrBuf *b, boo
         const char *fn = m.kind == V_FIELD ? S->fields.items[m.index].name : NULL;
         if (fn && !strncmp(fn, S->prefix, strlen(S->prefix))) fn += strlen(S->prefix); /* a field of this host function */
         if (fn) sb_puts(b, fn);
-        else if (m.kind == V_HOSTARRAY) sb_printf(b, "%s_%dd", qt_name(m.harr.type), m.harr.ndim);
+        else if (m.kind == V_HOSTARRAY) sema_hostarray_spell(b, m);
         else if (m.kind == V_EXPR && qt_is_float(m.e->type)) {
             char buf[64];
             snprintf(buf, sizeof buf, "%g", m.e->c.f);
@@ -206,7 +206,8 @@ static Val generic_member(Sema *S, const PyDc *dc, int k, const char *name, Val 
     sema_param_shape(S, dc->anns[k], &dt, &nd);
     if (host.kind == V_FIELD || (host.kind == V_EXPR && ir_is_const(host.e))) return host;
     if (host.kind == V_HOSTARRAY) {
-        IrParam p = {.name = name, .kind = IR_PARAM_NDARRAY, .type = host.harr.type, .ndim = host.harr.ndim, .span = sp};
+        IrParam p = {.name = name, .span = sp};
+        sema_hostarray_param(host, &p);
         return ndarray_param(S, p);
     }
     diag_error(sp, QD2060, "member '%s' of dataclass '%s' is generic and qdc cannot evaluate what a call passes for it (%s); "

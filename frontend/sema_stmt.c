@@ -434,13 +434,15 @@ static void static_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
             scope_bind(S, S->scope, vars[d]->name, val_expr(irb_int(S->arena, QT_I32, v, vars[d]->span)), vars[d]->span);
         }
         sema_block(S, &s->for_.body);
-        for (int d = ls->ndims - 1; d >= 0 && ++idx[d] == n[d]; d--) idx[d] = 0;
+        for (int lv = ls->ndims - 1; lv >= 0 && ++idx[LOOP_DIM(ls, lv)] == n[LOOP_DIM(ls, lv)]; lv--) idx[LOOP_DIM(ls, lv)] = 0; /* axes= */
     }
     S->loop = saved;
 }
 
-/* A serial loop nest: one IR_FOR per dimension, innermost holds the body. */
-static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr **vars, int d) {
+/* A serial loop nest: one IR_FOR per dimension (nesting level lv: the dimension axes= puts
+ * there), innermost holds the body. */
+static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr **vars, int lv) {
+    int d = LOOP_DIM(ls, lv);
     int var = loop_var(S, vars[d]);
     if (var < 0) return;
     int counter = sema_new_local(S, arena_printf(S->arena, "$for_%s", vars[d]->name), QT_I32);
@@ -451,11 +453,11 @@ static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
     S->cur = &body;
     emit_assign(S, var, sema_local(S, counter, vars[d]->span), vars[d]->span);
     S->cur = outer;
-    if (d + 1 < ls->ndims) {
+    if (lv + 1 < ls->ndims) {
         LoopKind saved = S->loop;
         S->loop = LOOP_SERIAL;
         S->cur = &body;
-        serial_for(S, s, ls, vars, d + 1);
+        serial_for(S, s, ls, vars, lv + 1);
         S->cur = outer;
         S->loop = saved;
         st->for_.body = sema_freeze(S, &body);

@@ -470,6 +470,7 @@ bool sema_vec_type_of(Sema *S, const Expr *ann, QdType *dt, int *n, int *m) {
         if (v.kind != V_VECTYPE) return false;
     } else if (ann->kind == E_NAME) {
         Binding *b = sema_lookup(S, ann->name); /* module level or the host function defining the kernel */
+        if (b && b->v.kind == V_NS && sema_vec_alias(b->v.path, &v)) return *dt = v.vt.dt, *n = v.vt.n, *m = v.vt.m, true; /* from quadrants.math import ivec3 */
         if (!b || b->v.kind != V_VECTYPE) return false;
         v = b->v;
     } else {

@@ -242,6 +242,7 @@ typedef struct IrLocal {
 } IrLocal;
 
 typedef enum { IR_PARAM_SCALAR, IR_PARAM_NDARRAY } IrParamKind;
+#define IR_MAX_DIMS 8
 typedef struct IrParam {
     const char *name;
     IrParamKind kind;
@@ -249,10 +250,12 @@ typedef struct IrParam {
     int ndim;    /* ndarray only; the component axes of a vector/matrix dtype included */
     int elem_ndim; /* ndarray of vectors (1) or matrices (2): its last axes are the components */
     int elem_shape[2];
+    bool permuted; /* ndarray stored in a permuted layout (qd.tensor(..., layout=)): the buffer and
+                      the shape the host passes are in storage order; layout[k] is the canonical
+                      axis at storage level k, outermost first (qdc-abi(7)) */
+    unsigned char layout[IR_MAX_DIMS];
     Span span;
 } IrParam;
-
-#define IR_MAX_DIMS 8
 typedef struct IrShared {
     const char *name;
     QdType type;

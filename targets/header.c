@@ -20,7 +20,11 @@ static void args_struct(StrBuf *b, const IrKernel *k) {
         else if (p->elem_ndim == 2)
             sb_printf(b, "    %s *%s; /* ndarray[%s, %d]: the last axes (%d, %d) hold each element's matrix */\n", abi_c_type(p->type),
                       p->name, qt_name(p->type), p->ndim, p->elem_shape[0], p->elem_shape[1]);
-        else
+        else if (p->permuted) { /* qd.tensor(..., layout=): data and shape in storage order (qdc-abi(7)) */
+            sb_printf(b, "    %s *%s; /* ndarray[%s, %d], layout (", abi_c_type(p->type), p->name, qt_name(p->type), p->ndim);
+            for (int d = 0; d < p->ndim; d++) sb_printf(b, "%s%d", d ? ", " : "", p->layout[d]);
+            sb_printf(b, "): storage axis k is canonical axis layout[k]; data and %s_shape in storage order */\n", p->name);
+        } else
             sb_printf(b, "    %s *%s; /* ndarray[%s, %d] */\n", abi_c_type(p->type), p->name, qt_name(p->type), p->ndim);
         sb_printf(b, "    int32_t %s_shape[%d];\n", p->name, p->ndim);
     }

@@ -13,6 +13,11 @@ static void param_json(StrBuf *b, const IrParam *p) {
     if (p->kind == IR_PARAM_NDARRAY) sb_printf(b, ", \"ndim\": %d", p->ndim);
     if (p->elem_ndim == 1) sb_printf(b, ", \"element_shape\": [%d]", p->elem_shape[0]);
     if (p->elem_ndim == 2) sb_printf(b, ", \"element_shape\": [%d, %d]", p->elem_shape[0], p->elem_shape[1]);
+    if (p->permuted) { /* the canonical axis at each storage level, outermost first */
+        sb_puts(b, ", \"layout\": [");
+        for (int d = 0; d < p->ndim; d++) sb_printf(b, "%s%d", d ? ", " : "", p->layout[d]);
+        sb_puts(b, "]");
+    }
     sb_puts(b, "}");
 }
 
