@@ -208,6 +208,7 @@ typedef struct Sema {
     IrStmt *rng_init;    /* ... and its seeding, put first in the task's body when it is closed */
     int64_t random_seed; /* qd.init(random_seed=N) */
     int max_shared_bytes; /* FrontendOptions.max_shared_bytes */
+    int max_block_dim;    /* FrontendOptions.max_block_dim (0: none known) */
     bool print_to_stderr; /* FrontendOptions.print_to_stderr */
     VEC(SemaHelper) helpers;
     VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */

@@ -302,7 +302,7 @@ static LLVMValueRef nv_emit_inline(LlvmCg *cg, const CgAtomic *a, QdOp op, LLVMV
     PtxInline pi;
     if (!ptx_spell_memop(op, a->qt, a->space, order, low->scope, sem && order != QORD_RELAXED,
                          low->no_return, &pi))
-        die("no PTX instruction for %s on %s (the database says native)", qop_name(op), qt_name(a->qt));
+        die("no PTX instruction for %s on %s (nv_native_ok let it through)", qop_name(op), qt_name(a->qt));
     LLVMValueRef args[4] = {a->ptr};
     for (unsigned i = 0; i < nv; i++) args[1 + i] = nv_to_bits(cg, vals[i]);
     LLVMTypeRef ity = LLVMIntTypeInContext(cg->ctx, (unsigned)qt_bits(a->qt));
@@ -340,14 +340,30 @@ static LLVMValueRef nv_default(LlvmCg *cg, const CgAtomic *a, QdOp op, LLVMValue
     return v;
 }
 
+/* A native decision is an instruction; one PTX has no spelling for is the database's error. */
+static bool nv_native_ok(LlvmCg *cg, const CgAtomic *a, QdOp op) {
+    if (ptx_type_suffix(op, a->qt)) return true;
+    const IrLowering *low = a->low;
+    diag_error(cap_where_line(cg->cap, low->reason_file, low->reason_line), QD3014,
+               "%s of '%s' calls %s on %s native, but PTX has no instruction for it (PTX ISA: %s)",
+               low->reason_key ? low->reason_key : "a cell", cap_name(cg->cap), qop_name(op), qt_name(a->qt),
+               op == QOP_LOAD || op == QOP_STORE ? "ld/st" : "atom");
+    return false;
+}
+
 static LLVMValueRef nv_native_rmw(LlvmCg *cg, const CgAtomic *a) {
     QdOp op = a->low->op;
+    if (!nv_native_ok(cg, a, op)) return LLVMGetUndef(a->ty);
     if (nv_needs_inline(a, op)) return nv_emit_inline(cg, a, op, (LLVMValueRef[]){a->val}, 1);
     return nv_default(cg, a, op, NULL);
 }
 
 static LLVMValueRef nv_cmpxchg(LlvmCg *cg, const CgAtomic *a, LLVMValueRef desired) {
-    if (nv_needs_inline(a, QOP_CAS) && (a->low->kind == LOW_NATIVE || a->low->loop_cas_native))
+    bool native = a->low->kind == LOW_NATIVE;
+    if (native && !nv_native_ok(cg, a, QOP_CAS)) return LLVMGetUndef(a->ty);
+    /* a loop's cas: inline where the database has it and PTX spells it, else LLVM's (masked) one */
+    bool loop_cas = a->low->loop_cas_native && ptx_type_suffix(QOP_CAS, a->qt);
+    if (nv_needs_inline(a, QOP_CAS) && (native || loop_cas))
         return nv_emit_inline(cg, a, QOP_CAS, (LLVMValueRef[]){a->val, desired}, 2);
     return nv_default(cg, a, QOP_CAS, desired);
 }
@@ -360,13 +376,13 @@ static bool nv_ldst_inline(const CgAtomic *a) {
 }
 
 static LLVMValueRef nv_atomic_load(LlvmCg *cg, const CgAtomic *a) {
-    if (nv_ldst_inline(a)) return nv_emit_inline(cg, a, QOP_LOAD, NULL, 0);
+    if (nv_ldst_inline(a)) return nv_native_ok(cg, a, QOP_LOAD) ? nv_emit_inline(cg, a, QOP_LOAD, NULL, 0) : LLVMGetUndef(a->ty);
     return nv_default(cg, a, QOP_LOAD, NULL);
 }
 
 static void nv_atomic_store(LlvmCg *cg, const CgAtomic *a) {
-    if (nv_ldst_inline(a)) nv_emit_inline(cg, a, QOP_STORE, (LLVMValueRef[]){a->val}, 1);
-    else nv_default(cg, a, QOP_STORE, NULL);
+    if (!nv_ldst_inline(a)) nv_default(cg, a, QOP_STORE, NULL);
+    else if (nv_native_ok(cg, a, QOP_STORE)) nv_emit_inline(cg, a, QOP_STORE, (LLVMValueRef[]){a->val}, 1);
 }
 
 /* The operand of the first `directive` line of PTX text (".version", ".target"), or NULL. */

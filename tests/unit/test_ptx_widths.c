@@ -2,31 +2,8 @@
  * database alone (the decision and its loop_cas_native), the type suffix from the ISA's grammar.
  * Each kernel goes through the real driver and database; the test pins the exact sequence of
  * memory instructions in the PTX (ld.param excluded) and, when ptxas is present, assembles it. */
-#include "harness.h"
-#include "support/util.h"
-#include <criterion/criterion.h>
+#include "test_ptx_ir.h"
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define PTXAS "/usr/local/cuda/bin/ptxas"
-
-static void assemble(const char *ptx, const char *family) {
-    if (!tool_available(PTXAS)) {
-        printf("ptx_widths: SKIP ptxas check of %s (%s not present)\n", family, PTXAS);
-        return;
-    }
-    bool old = !strcmp(family, "sm_60") || !strcmp(family, "sm_70");
-    char *arch = xasprintf("-arch=%s", old ? "sm_75" : family);
-    char *dir = make_temp_dir();
-    char *in = xasprintf("%s/k.ptx", dir), *out = xasprintf("%s/k.cubin", dir);
-    cr_assert(write_text(in, ptx));
-    RunResult r = run_argv((const char *[]){PTXAS, arch, in, "-o", out, NULL}, NULL, NULL);
-    cr_expect_eq(r.status, 0, "ptxas %s rejected:\n%s\n%s", arch, r.err, ptx);
-    run_free(&r);
-    remove_tree(dir);
-    free(in), free(out), free(dir), free(arch);
-}
 
 /* The mnemonics of the memory instructions (atom red ld st fence membar), space separated. */
 static char *memory_instructions(const char *ptx) {
@@ -58,7 +35,7 @@ static void expect_memory(const char *family, const char *dtype, const char *stm
     cr_assert_eq(r.status, 0, "%s %s: %s", family, stmt, r.err);
     char *got = memory_instructions(r.out);
     cr_expect_str_eq(got, want, "%s, %s: %s", family, dtype, stmt);
-    assemble(r.out, family);
+    ptxas_accepts(r.out, family);
     free(got), free(src), free(target);
     run_free(&r);
 }
@@ -96,4 +73,24 @@ Test(ptx_widths, sixteen_bit_cas_where_the_database_has_it) {
     /* 8 bits: no cas cell anywhere (PTX has no atom.cas.b8): the order as fences around LLVM's CAS */
     expect_memory("sm_70", "u8", "a[i] = qd.atomic_cas(a[0], qd.u8(1), qd.u8(2), order=\"acq_rel\")",
                   "ld.volatile.global.u8 fence.acq_rel.gpu fence.acq_rel.gpu ld.global.u32 atom.global.cas.b32 st.global.u8");
+}
+
+/* A database that calls native what PTX cannot spell is an error at its line (QD3014), not an
+ * internal error, and nothing is written. */
+Test(ptx_widths, native_without_a_ptx_instruction_is_the_database_error) {
+    char *dir = make_temp_dir(), *yaml = xasprintf("%s/sm_bad.yaml", dir), *src = xasprintf("%s/k.qd", dir);
+    char *out = xasprintf("%s/k.ptx", dir), *opt = xasprintf("--capdb-dir=%s", dir);
+    cr_assert(write_text(yaml, "schema: 1\nname: sm_bad\nextends: sm_70\nrank: 999\ndescription: \"16-bit add\"\nops:\n"
+                               "  add:\n    int16: {status: native, spelling: \"atom.add.u16\"}\n"));
+    cr_assert(write_text(src, "import quadrants as qd\n\na = qd.field(qd.i16, shape=(4,))\n\n@qd.kernel\ndef k():\n"
+                              "    for i in range(4):\n        qd.atomic_add(a[i], qd.i16(1))\n"));
+    RunResult r = run_qdc("--target=sm_bad", opt, src, "-o", out, NULL);
+    char *want = xasprintf("%s:8:5: error[QD3014]: ops.add.int16 of 'sm_bad' calls add on i16 native, but PTX has no "
+                           "instruction for it (PTX ISA: atom)\n", yaml);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "want\n%sgot\n%s", want, r.err);
+    cr_expect(!file_exists(out), "no output after QD3014");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(yaml), free(src), free(out), free(opt), free(want);
 }
