@@ -26,6 +26,8 @@ typedef struct FrontendOptions {
     int max_shared_bytes; /* the targets' max_shared_bytes when they agree, else -1:
                              qd.lang.impl.get_max_shared_memory_bytes() folds to it */
     bool print_to_stderr; /* an output goes to standard output: qd.static_print writes to stderr */
+    const char *arch; /* Quadrants' arch ("cuda", "x64", ...) when every target has the same, else NULL:
+                         qd.lang.impl.current_cfg().arch is qd.<arch> */
     int max_block_dim; /* the smallest max_block_dim of the targets (capability database), 0: none
                           known: the block_dim of block collectives is bounded by it */
 } FrontendOptions;
