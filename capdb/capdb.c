@@ -90,11 +90,15 @@ const char *cap_backend(const CapTarget *t) { return t->facts[CAPK_BACKEND].valu
 Span cap_where(const CapTarget *t, const char *key) {
     int k = capk_find(key);
     const CapOrigin *at = k >= 0 ? &t->facts[k].at : NULL;
-    for (int i = 0; at && at->file && i < capdb_ntargets(t->db); i++) {
+    return cap_where_line(t, at ? at->file : NULL, at ? at->line : 0);
+}
+
+Span cap_where_line(const CapTarget *t, const char *file, int at_line) {
+    for (int i = 0; file && i < capdb_ntargets(t->db); i++) {
         const CapTarget *u = capdb_target_at(t->db, i);
-        if (strcmp(u->disp, at->file)) continue;
+        if (strcmp(u->disp, file)) continue;
         const char *p = u->src->text, *end = p + u->src->len;
-        for (int line = 1; line < at->line && p < end; p++)
+        for (int line = 1; line < at_line && p < end; p++)
             if (*p == '\n') line++;
         while (p < end && (*p == ' ' || *p == '\t')) p++;
         const char *nl = memchr(p, '\n', (size_t)(end - p));

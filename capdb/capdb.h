@@ -47,6 +47,8 @@ const char *cap_str(const CapTarget *t, const char *key);
 /* The line of the family's file (or of the parent it inherits the key from) that sets key, for
  * located diagnostics about a value (the start of the family's file if unknown). */
 Span cap_where(const CapTarget *t, const char *key);
+/* The same for a line of one of the family's files (IrLowering.reason_file, reason_line). */
+Span cap_where_line(const CapTarget *t, const char *file, int line);
 /* Per-family integers: subgroup_width, default_block_dim, max_block_dim, max_shared_bytes. */
 long cap_int(const CapTarget *t, const char *key, long dflt);
 /* The subgroup width a compile uses: limits.subgroup_width, or 32 where the family's

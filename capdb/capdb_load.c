@@ -777,6 +777,17 @@ static bool apply_file(Ld *L) {
         diag_error(node_span(L, slot[TK_VECTOR]), QD3003, "vector_atomics is implemented for the ptx backend only, not '%s'", be);
         return false;
     }
+    /* facts backends read with no default in C: every selectable family states them */
+    static const struct { const char *backend; CapKey key; } required[] = {
+        {NULL, CAPK_DEFAULT_BLOCK}, {NULL, CAPK_MAX_BLOCK}, {NULL, CAPK_SUBGROUP_WIDTH},
+        {"spirv", CAPK_SPIRV_ENV},  {"msl", CAPK_SPIRV_ENV},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(required) && !L->t->abstract; i++)
+        if ((!required[i].backend || !strcmp(required[i].backend, be)) && !L->t->facts[required[i].key].value) {
+            diag_error(node_span(L, root), QD3007, "'%s' (backend %s) has no '%s' (and extends no family that has one)",
+                       L->t->name, be, capk_names[required[i].key]);
+            return false;
+        }
     CapCell *m = L->t->missing = ARENA_NEW(&L->db->arena, CapCell);
     *m = (CapCell){.status = CS_UNSUPPORTED, .max_scope = -1, .at = L->t->ops_at, .note = "no entry in the database"};
     if (!m->at.file) m->at = (CapOrigin){L->t->disp, 1, NULL};

@@ -3,6 +3,7 @@
 #include "../frontend/frontend.h"
 #include "../lower/lower.h"
 #include "../support/fileio.h"
+#include "../support/json.h"
 #include "../targets/abi.h"
 #include "../targets/target.h"
 #include "depfile.h"
@@ -334,17 +335,38 @@ static double now_ms(void) {
 typedef struct Timing {
     double start, read, parse, check, write;
 } Timing;
+typedef struct { const char *phase, *target; double ms; } Phase;
 
-static void print_times(const Timing *tm, const Job *jobs, int njobs, double end) {
-    fprintf(stderr, "qdc: time report (wall clock, ms)\n");
-    fprintf(stderr, "  %-22s %9.3f\n  %-22s %9.3f\n  %-22s %9.3f\n", "read", tm->read, "parse", tm->parse, "check",
-            tm->check);
-    for (int j = 0; j < njobs; j++) {
-        char what[64];
-        snprintf(what, sizeof what, "lower+emit %s", cap_name(jobs[j].t));
-        fprintf(stderr, "  %-22s %9.3f\n", what, jobs[j].ms);
+/* The first nlowered jobs were lowered. As text, a table; under --diagnostics-format=json|sarif the record qdc-time-report/1:
+ * {"unit":"ms","phases":[{"phase","ms"} or {"phase":"lower+emit","target","ms"}...],"total_ms"}. */
+static void print_times(const Timing *tm, const Job *jobs, int nlowered, double end) {
+    bool json = diag_machine_format();
+    Phase *rows = xcalloc((size_t)nlowered + 5, sizeof *rows);
+    int n = 0;
+    rows[n++] = (Phase){"read", NULL, tm->read};
+    rows[n++] = (Phase){"parse", NULL, tm->parse};
+    rows[n++] = (Phase){"check", NULL, tm->check};
+    for (int j = 0; j < nlowered; j++) rows[n++] = (Phase){"lower+emit", cap_name(jobs[j].t), jobs[j].ms};
+    rows[n++] = (Phase){"write", NULL, tm->write};
+    StrBuf b;
+    sb_init(&b);
+    if (json) sb_puts(&b, "\"unit\":\"ms\",\"phases\":[");
+    else sb_puts(&b, "qdc: time report (wall clock, ms)\n");
+    for (int i = 0; i < n; i++) {
+        if (json) {
+            sb_printf(&b, "%s{\"phase\":\"%s\",", i ? "," : "", rows[i].phase);
+            if (rows[i].target) sb_puts(&b, "\"target\":"), json_str(&b, rows[i].target), sb_putc(&b, ',');
+            sb_printf(&b, "\"ms\":%.3f}", rows[i].ms);
+        } else {
+            char what[64];
+            snprintf(what, sizeof what, "%s%s%s", rows[i].phase, rows[i].target ? " " : "", rows[i].target ? rows[i].target : "");
+            sb_printf(&b, "  %-22s %9.3f\n", what, rows[i].ms);
+        }
     }
-    fprintf(stderr, "  %-22s %9.3f\n  %-22s %9.3f\n", "write", tm->write, "total", end - tm->start);
+    if (json) sb_printf(&b, "],\"total_ms\":%.3f", end - tm->start), diag_record("qdc-time-report/1", b.data);
+    else sb_printf(&b, "  %-22s %9.3f\n", "total", end - tm->start), fputs(b.data, stderr);
+    sb_free(&b);
+    free(rows);
 }
 
 /* The subgroup width every job's family has at compile time, or 0 (unknown or different). */
@@ -354,6 +376,16 @@ static int common_subgroup_width(const Options *o, const Job *jobs, int njobs) {
     for (int j = 1; j < njobs; j++)
         if (lower_simt_width(jobs[j].t, &lo) != w) return 0;
     return w;
+}
+
+/* The smallest max_block_dim (capability database) of the jobs' families, 0 if none has one. */
+static int smallest_max_block_dim(const Job *jobs, int njobs) {
+    long m = 0;
+    for (int j = 0; j < njobs; j++) {
+        long v = cap_int(jobs[j].t, "max_block_dim", 0);
+        if (v > 0 && (!m || v < m)) m = v;
+    }
+    return (int)m;
 }
 
 /* Quadrants' arch (backends.def) every job's family has, or NULL when they differ. */
@@ -376,6 +408,7 @@ static int common_max_shared(const Job *jobs, int njobs) {
  * written only when every job succeeded and standard output took the reports. */
 static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path, const SearchPath *sp) {
     Timing tm = {now_ms(), 0, 0, 0, 0};
+    int nlowered = 0; /* jobs lowered so far, for --time-report */
     double t = tm.start;
     progress_start(o->input);
     progress_phase("read", 0, 0);
@@ -398,14 +431,15 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
         for (int j = 0; j < njobs; j++) binary_on_stdout |= jobs[j].path && !strcmp(jobs[j].path, "-");
         progress_phase("check", 0, 0);
         FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug, common_subgroup_width(o, jobs, njobs),
-                              common_max_shared(jobs, njobs), binary_on_stdout, common_arch(jobs, njobs)};
+                              common_max_shared(jobs, njobs), binary_on_stdout, common_arch(jobs, njobs),
+                              smallest_max_block_dim(jobs, njobs)};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         diag_hold(false);
         LAP(check);
         if (!ir || diag_error_count() || !abi_check_names(ir)) goto done;
         if (o->symbol_prefix) ir_prefix_symbols(ir, o->symbol_prefix, &arena);
         ir_expand_module(ir, &arena); /* the operators' meaning, once, for every target */
-        if (o->stats) print_stats(ir, modname, binary_on_stdout ? stderr : stdout);
+        if (o->stats) print_stats(ir, modname, binary_on_stdout);
         bool lower = !o->check_only || o->report_lowering, failed = false;
         /* every family is tried, so one run reports all that reject the kernel */
         for (int j = 0; lower && j < njobs && rc != QDC_EXIT_USAGE; j++) {
@@ -414,6 +448,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
             progress_phase(what, j + 1, njobs);
             failed |= !lower_and_emit(o, ir, &jobs[j], modname, &arena, &rc);
             jobs[j].ms = now_ms() - t, t += jobs[j].ms;
+            nlowered = j + 1;
         }
         if (failed) goto done;
     }
@@ -425,7 +460,7 @@ done:
     progress_stop();
     LAP(write);
 #undef LAP
-    if (o->time_report) print_times(&tm, jobs, njobs, now_ms());
+    if (o->time_report) print_times(&tm, jobs, nlowered, now_ms());
     free(modname);
     arena_free(&arena);
     source_free(src);

@@ -4,6 +4,9 @@
 #include "../ir/ir.h"
 #include <stdio.h>
 
-/* "NAME: K kernels (a, b), T tasks, A atomics, V volatile loads, F fences" */
-void print_stats(IrModule *m, const char *modname, FILE *out);
+/* "NAME: K kernels (a, b), T tasks, A atomics, V volatile loads, F fences" on standard output
+ * (standard error when the output goes there: `-o -`). Under --diagnostics-format=json|sarif the
+ * record {"schema":"qdc-stats/1","module","kernels","tasks","atomics","volatile_loads","fences"}:
+ * one line on standard output, or a diag_record when the output holds standard output. */
+void print_stats(IrModule *m, const char *modname, bool output_on_stdout);
 #endif

@@ -28,6 +28,8 @@ typedef struct FrontendOptions {
     bool print_to_stderr; /* an output goes to standard output: qd.static_print writes to stderr */
     const char *arch; /* Quadrants' arch ("cuda", "x64", ...) when every target has the same, else NULL:
                          qd.lang.impl.current_cfg().arch is qd.<arch> */
+    int max_block_dim; /* the smallest max_block_dim of the targets (capability database), 0: none
+                          known: the block_dim of block collectives is bounded by it */
 } FrontendOptions;
 IrModule *frontend_check_with(const AstModule *m, Arena *arena, const FrontendOptions *o);
 #endif

@@ -1471,6 +1471,7 @@ IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_c
 IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
     Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .prefix = "",
               .subgroup_width = fo ? fo->subgroup_width : 0, .max_shared_bytes = fo ? fo->max_shared_bytes : -1,
+              .max_block_dim = fo ? fo->max_block_dim : 0,
               .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1, .rng_field = -1,
               .default_fp = QT_F32, .default_ip = QT_I32, .arch = fo ? fo->arch : NULL};
     S.hscope = &S.module;

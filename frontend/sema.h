@@ -221,6 +221,7 @@ typedef struct Sema {
     QdType default_fp, default_ip; /* qd.init(default_fp=, default_ip=): Python's float and int */
     const char *arch; /* FrontendOptions.arch: NULL when the targets' archs differ */
     int max_shared_bytes; /* FrontendOptions.max_shared_bytes */
+    int max_block_dim;    /* FrontendOptions.max_block_dim (0: none known) */
     bool print_to_stderr; /* FrontendOptions.print_to_stderr */
     VEC(SemaHelper) helpers;
     VEC(struct SemaDispatch { const Stmt *proto; VEC(const Stmt *) impls; }) dispatchers; /* @qd.perf_dispatch */

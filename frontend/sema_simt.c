@@ -630,8 +630,9 @@ static Val block_call(Ctx *c, const SimtFn *f, const Expr *call) {
     int64_t bd;
     QdType dt;
     if (!sema_const_int(S, call->call.args.items[1], &bd, "block_dim")) return val_err();
-    if (bd < 1 || bd > 1024)
-        return diag_error(call->call.args.items[1]->span, QD2071, "block_dim must be a constant from 1 to 1024, got %lld", (long long)bd), val_err();
+    int limit = S->max_block_dim > 0 ? S->max_block_dim : INT32_MAX; /* the database's, all targets */
+    if (bd < 1 || bd > limit)
+        return diag_error(call->call.args.items[1]->span, QD2071, "block_dim must be a constant from 1 to %d, got %lld", limit, (long long)bd), val_err();
     const Expr *dtx = call->call.args.items[f->nargs - 1];
     if (!sema_annotation_type(S, dtx, &dt)) return val_err();
     IrExpr *cv = irb_cast(S->arena, v, dt);

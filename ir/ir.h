@@ -55,6 +55,9 @@ typedef struct IrLowering {
     QdScope fence_scope;
     QdOrder fence_order;  /* the order those fences carry (backends never choose it) */
     bool no_return;       /* result unused and the target has a non-returning form (red, lock add) */
+    bool loop_cas_native; /* LOW_CAS_LOOP: the database has a native compare-and-swap of the loop's
+                             width (the cas cell of the same-width integer, e.g. atom.cas.b16 on
+                             sm_70); false: the backend's widest fallback (a masked 32-bit CAS) */
     unsigned flags;       /* LOWF_* below: target facts from the database that change emission */
     const char *reason_file; /* database file and line that decided (for reports and errors) */
     int reason_line;

@@ -240,6 +240,15 @@ static void decide_volatile(LowerCtx *c, const IrExpr *e, IrLowering *L) {
     sb_free(&why);
 }
 
+/* A CAS loop swaps the same-width integer: whether the database has that compare-and-swap as
+ * one instruction (else the backend widens it to a masked CAS of a word it has). */
+static void decide_loop_cas(LowerCtx *c, const IrMemOp *m, QdType dt, IrLowering *L) {
+    QdType bits = qt_is_float(dt) ? qt_uint_same_width(dt) : dt;
+    CapAnswer a = cap_lookup(c->t, QOP_CAS, bits, m->ref->space, L->scope, true, opt_caps(c->o), opt_ncaps(c->o));
+    L->loop_cas_native = a.status == CS_NATIVE;
+    if (L->loop_cas_native) use_caps(c, &a);
+}
+
 static bool decide_memop(LowerCtx *c, const IrExpr *e, IrLowering *L) {
     const IrMemOp *m = &e->mem;
     *L = (IrLowering){.op = m->op, .order = m->order, .scope = m->scope, .fence_scope = m->scope};
@@ -282,6 +291,7 @@ static bool decide_memop(LowerCtx *c, const IrExpr *e, IrLowering *L) {
         return false;
     }
     L->flags |= a.cell->flags;
+    if (L->kind == LOW_CAS_LOOP) decide_loop_cas(c, m, dt, L);
     L->no_return = !m->result_used && L->kind == LOW_NATIVE && kind == ORDK_RMW &&
                    (c->t->orders[ORDK_NORET] & (1u << L->order));
     use_caps(c, &a);

@@ -33,6 +33,7 @@ static struct {
     bool wdisabled[ARRAY_LEN(codes)], werror[ARRAY_LEN(codes)];
     StrBuf sarif;    /* results accumulated for SARIF */
     int sarif_results;
+    StrBuf sarif_props; /* the run's properties (diag_record) */
     StrBuf *json_related; /* notes for the pending JSON record */
     const char *input;    /* names location-less diagnostics in JSON and SARIF */
 } D = {.cfg = {DIAG_TEXT, DIAG_COLOR_AUTO, 20, false, NULL}};
@@ -507,6 +508,29 @@ void diag_summary(const char *fmt, ...) {
     va_end(ap);
 }
 
+void diag_record(const char *schema, const char *fields) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, "{\"schema\":"), json_str(&b, schema), sb_printf(&b, ",%s}", fields);
+    if (D.cfg.format == DIAG_JSON) {
+        FILE *o = D.cfg.out ? D.cfg.out : stderr;
+        if (output_guard) output_guard(true);
+        fprintf(o, "%s\n", b.data);
+        fflush(o);
+        if (output_guard) output_guard(false);
+    } else if (D.cfg.format == DIAG_SARIF) {
+        const char *slash = strchr(schema, '/');
+        if (D.sarif_props.len) sb_putc(&D.sarif_props, ',');
+        StrBuf key;
+        sb_init(&key);
+        sb_printf(&key, "%.*s", slash ? (int)(slash - schema) : (int)strlen(schema), schema);
+        json_str(&D.sarif_props, key.data);
+        sb_printf(&D.sarif_props, ":%s", b.data);
+        sb_free(&key);
+    }
+    sb_free(&b);
+}
+
 bool diag_machine_format(void) { return D.cfg.format != DIAG_TEXT; }
 
 void diag_note(Span sp, const char *fmt, ...) {
@@ -535,8 +559,11 @@ void diag_finish(void) {
         fprintf(o, "%s{\"id\":\"%s\",\"shortDescription\":{\"text\":%s}}", i ? "," : "", codes[i].code, b.data);
         sb_free(&b);
     }
-    fprintf(o, "]}},\"results\":[%s]}]}\n", D.sarif.data ? D.sarif.data : "");
+    fprintf(o, "]}},\"results\":[%s]", D.sarif.data ? D.sarif.data : "");
+    if (D.sarif_props.len) fprintf(o, ",\"properties\":{%s}", D.sarif_props.data);
+    fputs("}]}\n", o);
     fflush(o);
     sb_free(&D.sarif);
+    sb_free(&D.sarif_props);
     D.sarif_results = 0;
 }

@@ -75,6 +75,11 @@ void diag_usage_hint(bool note, const char *fmt, ...) __attribute__((format(prin
 /* A result line that is no diagnostic (--golden-check's count): "qdc: <message>" as text, a note
  * record without a code in JSON and SARIF, so stderr holds nothing but records there. */
 void diag_summary(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A requested report that is no diagnostic (--time-report; --stats when standard output holds
+ * the output), in the machine formats: JSON, the line {"schema":SCHEMA,FIELDS} on the
+ * diagnostics stream; SARIF, the same object as the run's property SCHEMA-without-"/N" in the
+ * document. FIELDS: the object's members, already JSON. Text: nothing (callers print text). */
+void diag_record(const char *schema, const char *fields);
 /* True for --diagnostics-format=json or sarif (nothing but records goes to stderr). */
 bool diag_machine_format(void);
 /* Called with true before and false after the diagnostics path writes to its stream (the

@@ -44,7 +44,7 @@ long abi_task_shared_bytes(const IrKernel *k, int task) {
 }
 
 int abi_block_dim(const IrTask *t, const CapTarget *cap) {
-    return t->block_dim ? t->block_dim : (int)cap_int(cap, "limits.default_block_dim", 128);
+    return t->block_dim ? t->block_dim : (int)cap_int(cap, "limits.default_block_dim", 0); /* required key */
 }
 
 void abi_guard(StrBuf *out, const char *module, const char *suffix) {

@@ -193,9 +193,11 @@ bool machine_init(LlvmCg *cg) {
 static void verify(LlvmCg *cg) {
     char *msg = NULL;
     if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &msg)) {
-        char *ir = LLVMPrintModuleToString(cg->mod);
-        fprintf(stderr, "%s\n", ir);
-        LLVMDisposeMessage(ir);
+        if (!diag_machine_format()) { /* in JSON/SARIF stderr holds nothing but records */
+            char *ir = LLVMPrintModuleToString(cg->mod);
+            fprintf(stderr, "%s\n", ir);
+            LLVMDisposeMessage(ir);
+        }
         die("LLVM module failed verification: %s", msg);
     }
     LLVMDisposeMessage(msg);

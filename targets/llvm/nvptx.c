@@ -10,25 +10,37 @@
 
 /* ---- spelling tables ---- */
 
-/* PTX type suffix per (op, dtype); NULL: no single PTX instruction (CAS loop or unsupported).
- * Columns: i32 u32 i64 u64 f16 bf16 f32 f64. Floats go through their same-width integer for
- * exchange/cas/load/store (bit patterns). */
-typedef struct { QdOp op; const char *sfx[8]; } PtxTypeRow;
-static const PtxTypeRow ptx_types[] = {
-    /* op            i32    u32    i64    u64    f16           bf16           f32    f64 */
-    {QOP_ADD,      {"u32", "u32", "u64", "u64", "noftz.f16", "noftz.bf16", "f32", "f64"}},
-    {QOP_MIN,      {"s32", "u32", "s64", "u64", NULL,        NULL,         NULL,  NULL}},
-    {QOP_MAX,      {"s32", "u32", "s64", "u64", NULL,        NULL,         NULL,  NULL}},
-    {QOP_AND,      {"b32", "b32", "b64", "b64", NULL,        NULL,         NULL,  NULL}},
-    {QOP_OR,       {"b32", "b32", "b64", "b64", NULL,        NULL,         NULL,  NULL}},
-    {QOP_XOR,      {"b32", "b32", "b64", "b64", NULL,        NULL,         NULL,  NULL}},
-    {QOP_EXCHANGE, {"b32", "b32", "b64", "b64", NULL,        NULL,         "b32", "b64"}},
-    {QOP_CAS,      {"b32", "b32", "b64", "b64", "b16",       "b16",        "b32", "b64"}},
-    {QOP_INC,      {"u32", "u32", NULL,  NULL,  NULL,        NULL,         NULL,  NULL}},
-    {QOP_DEC,      {"u32", "u32", NULL,  NULL,  NULL,        NULL,         NULL,  NULL}},
-    {QOP_LOAD,     {"b32", "b32", "b64", "b64", "b16",       "b16",        "b32", "b64"}},
-    {QOP_STORE,    {"b32", "b32", "b64", "b64", "b16",       "b16",        "b32", "b64"}},
-};
+/* The PTX type suffix of `op` on `t` by the ISA's grammar of atom, red, ld and st: which widths
+ * and kinds each instruction names at all (atom.inc only .u32, atom.cas .b16 to .b64, no atom on
+ * 8 bits, no float min/max). NULL: PTX has no such instruction. Whether a family has one is the
+ * capability database's answer, carried by the decision, never this function's. Floats go
+ * through their same-width integer for exchange/cas/load/store (bit patterns). */
+static const char *ptx_type_suffix(QdOp op, QdType t) {
+    static const char *const sized[3][4] = {{"b8", "b16", "b32", "b64"}, {"u8", "u16", "u32", "u64"},
+                                            {"s8", "s16", "s32", "s64"}};
+    int bits = qt_bits(t), w = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : bits == 64 ? 3 : -1;
+    bool fl = qt_is_float(t);
+    if (w < 0) return NULL;
+    switch (op) {
+    case QOP_LOAD:
+    case QOP_STORE: return sized[0][w];
+    case QOP_CAS: return bits >= 16 ? sized[0][w] : NULL;
+    case QOP_EXCHANGE: return bits >= 32 ? sized[0][w] : NULL;
+    case QOP_AND:
+    case QOP_OR:
+    case QOP_XOR: return bits >= 32 && !fl ? sized[0][w] : NULL;
+    case QOP_MIN:
+    case QOP_MAX: return bits >= 32 && !fl ? sized[qt_is_signed(t) ? 2 : 1][w] : NULL;
+    case QOP_INC:
+    case QOP_DEC: return bits == 32 && !fl ? sized[1][w] : NULL;
+    case QOP_ADD:
+        if (t == QT_F16) return "noftz.f16";
+        if (t == QT_BF16) return "noftz.bf16";
+        if (fl) return bits == 32 ? "f32" : "f64";
+        return bits >= 32 ? sized[1][w] : NULL;
+    default: return NULL;
+    }
+}
 
 /* PTX operation names, indexed by QdOp (sub and mul have none: lowering rewrites or loops). */
 static const char *const ptx_opname[QOP_COUNT] = {
@@ -50,31 +62,11 @@ static const char *const ptx_rmw_sem[QORD_COUNT] = {
     [QORD_ACQ_REL] = "acq_rel", [QORD_SEQ_CST] = "acq_rel",
 };
 
-static int ptx_type_column(QdType t) {
-    switch (t) {
-    case QT_I32: return 0;
-    case QT_U32: return 1;
-    case QT_I64: return 2;
-    case QT_U64: return 3;
-    case QT_F16: return 4;
-    case QT_BF16: return 5;
-    case QT_F32: return 6;
-    case QT_F64: return 7;
-    default: return -1;
-    }
-}
-
-static const char *ptx_type_suffix(QdOp op, QdType t) {
-    int col = ptx_type_column(t);
-    if (col < 0) return NULL;
-    for (size_t i = 0; i < ARRAY_LEN(ptx_types); i++)
-        if (ptx_types[i].op == op) return ptx_types[i].sfx[col];
-    return NULL;
-}
-
-/* Inline-asm constraint letter for a register of `bits` (operands are always integers). */
+/* Inline-asm constraint letter for a register of `bits` (operands are always integers; an 8-bit
+ * ld/st names a 16-bit register, which PTX allows for ld and st). */
 static char ptx_reg(int bits) {
     switch (bits) {
+    case 8:
     case 16: return 'h';
     case 32: return 'r';
     case 64: return 'l';
@@ -286,8 +278,8 @@ static void nv_fence_post(LlvmCg *cg, const IrLowering *low) {
 static bool nv_needs_inline(const CgAtomic *a, QdOp op) {
     const IrLowering *low = a->low;
     bool sem = !(low->flags & LOWF_MEMBAR_ORDERS);
-    if (qt_bits(a->qt) == 16 && !sem) return false; /* b16 atom needs sm_70: LLVM's masked CAS */
     if (op == QOP_INC || op == QOP_DEC) return true; /* LLVM makes uinc_wrap a CAS loop */
+    if (op == QOP_CAS && qt_bits(a->qt) < 32) return true; /* LLVM 19 widens it to a masked 32-bit loop */
     if (low->no_return && (op != QOP_CAS && op != QOP_EXCHANGE)) return true; /* red */
     if (low->scope != QSCOPE_DEVICE) return true;
     if (sem && low->order != QORD_RELAXED) return true;
@@ -310,7 +302,7 @@ static LLVMValueRef nv_emit_inline(LlvmCg *cg, const CgAtomic *a, QdOp op, LLVMV
     PtxInline pi;
     if (!ptx_spell_memop(op, a->qt, a->space, order, low->scope, sem && order != QORD_RELAXED,
                          low->no_return, &pi))
-        die("no PTX instruction for %s on %s (the database says native)", qop_name(op), qt_name(a->qt));
+        die("no PTX instruction for %s on %s (nv_native_ok let it through)", qop_name(op), qt_name(a->qt));
     LLVMValueRef args[4] = {a->ptr};
     for (unsigned i = 0; i < nv; i++) args[1 + i] = nv_to_bits(cg, vals[i]);
     LLVMTypeRef ity = LLVMIntTypeInContext(cg->ctx, (unsigned)qt_bits(a->qt));
@@ -330,7 +322,8 @@ static LLVMValueRef nv_default(LlvmCg *cg, const CgAtomic *a, QdOp op, LLVMValue
     tmp.order = QORD_RELAXED;
     CgAtomic r = *a;
     r.low = &tmp;
-    /* ops with no .sem spelling (8/16-bit cas): keep the order with fences around the relaxed op */
+    /* an ordered op LLVM emits relaxed (a cas the family has no instruction for, e.g. 8-bit):
+     * keep the order with fences around it */
     bool fenced = !(a->low->flags & LOWF_MEMBAR_ORDERS) && a->low->order != QORD_RELAXED;
     if (fenced && ord_releases(a->low->order) && !a->low->fence_before)
         nv_emit_fence(cg, QORD_ACQ_REL, a->low->scope, false);
@@ -347,44 +340,49 @@ static LLVMValueRef nv_default(LlvmCg *cg, const CgAtomic *a, QdOp op, LLVMValue
     return v;
 }
 
-/* Whether PTX has an instruction for op as decided (e.g. no 8-bit atom, no ordered b16 cas). */
-static bool nv_spellable(const CgAtomic *a, QdOp op) {
+/* A native decision is an instruction; one PTX has no spelling for is the database's error. */
+static bool nv_native_ok(LlvmCg *cg, const CgAtomic *a, QdOp op) {
+    if (ptx_type_suffix(op, a->qt)) return true;
     const IrLowering *low = a->low;
-    bool sem = !(low->flags & LOWF_MEMBAR_ORDERS);
-    QdOrder order = sem ? low->order : QORD_RELAXED;
-    PtxInline pi;
-    bool ok = ptx_spell_memop(op, a->qt, a->space, order, low->scope, sem && order != QORD_RELAXED, low->no_return, &pi);
-    if (ok) ptx_inline_free(&pi);
-    return ok;
+    diag_error(cap_where_line(cg->cap, low->reason_file, low->reason_line), QD3014,
+               "%s of '%s' calls %s on %s native, but PTX has no instruction for it (PTX ISA: %s)",
+               low->reason_key ? low->reason_key : "a cell", cap_name(cg->cap), qop_name(op), qt_name(a->qt),
+               op == QOP_LOAD || op == QOP_STORE ? "ld/st" : "atom");
+    return false;
 }
 
 static LLVMValueRef nv_native_rmw(LlvmCg *cg, const CgAtomic *a) {
     QdOp op = a->low->op;
+    if (!nv_native_ok(cg, a, op)) return LLVMGetUndef(a->ty);
     if (nv_needs_inline(a, op)) return nv_emit_inline(cg, a, op, (LLVMValueRef[]){a->val}, 1);
     return nv_default(cg, a, op, NULL);
 }
 
 static LLVMValueRef nv_cmpxchg(LlvmCg *cg, const CgAtomic *a, LLVMValueRef desired) {
-    if (nv_needs_inline(a, QOP_CAS) && (a->low->kind == LOW_NATIVE || nv_spellable(a, QOP_CAS)))
+    bool native = a->low->kind == LOW_NATIVE;
+    if (native && !nv_native_ok(cg, a, QOP_CAS)) return LLVMGetUndef(a->ty);
+    /* a loop's cas: inline where the database has it and PTX spells it, else LLVM's (masked) one */
+    bool loop_cas = a->low->loop_cas_native && ptx_type_suffix(QOP_CAS, a->qt);
+    if (nv_needs_inline(a, QOP_CAS) && (native || loop_cas))
         return nv_emit_inline(cg, a, QOP_CAS, (LLVMValueRef[]){a->val, desired}, 2);
     return nv_default(cg, a, QOP_CAS, desired);
 }
 
 /* Relaxed loads/stores are ld/st.volatile (LLVM's monotonic form: relaxed at system scope, so
- * never weaker than asked); acquire/release are inline ld.acquire/st.release on sm_70+, or,
- * where the table has no spelling (8-bit), the relaxed form between acq_rel fences. */
+ * never weaker than asked); acquire/release are inline ld.acquire/st.release where the order is
+ * the instruction's (sm_70+, every width the database calls native: b8 to b64). */
 static bool nv_ldst_inline(const CgAtomic *a) {
-    return !(a->low->flags & LOWF_MEMBAR_ORDERS) && a->low->order != QORD_RELAXED;
+    return a->low->kind == LOW_NATIVE && !(a->low->flags & LOWF_MEMBAR_ORDERS) && a->low->order != QORD_RELAXED;
 }
 
 static LLVMValueRef nv_atomic_load(LlvmCg *cg, const CgAtomic *a) {
-    if (nv_ldst_inline(a) && nv_spellable(a, QOP_LOAD)) return nv_emit_inline(cg, a, QOP_LOAD, NULL, 0);
+    if (nv_ldst_inline(a)) return nv_native_ok(cg, a, QOP_LOAD) ? nv_emit_inline(cg, a, QOP_LOAD, NULL, 0) : LLVMGetUndef(a->ty);
     return nv_default(cg, a, QOP_LOAD, NULL);
 }
 
 static void nv_atomic_store(LlvmCg *cg, const CgAtomic *a) {
-    if (nv_ldst_inline(a) && nv_spellable(a, QOP_STORE)) nv_emit_inline(cg, a, QOP_STORE, (LLVMValueRef[]){a->val}, 1);
-    else nv_default(cg, a, QOP_STORE, NULL);
+    if (!nv_ldst_inline(a)) nv_default(cg, a, QOP_STORE, NULL);
+    else if (nv_native_ok(cg, a, QOP_STORE)) nv_emit_inline(cg, a, QOP_STORE, (LLVMValueRef[]){a->val}, 1);
 }
 
 /* The operand of the first `directive` line of PTX text (".version", ".target"), or NULL. */

@@ -10,19 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The family's SPIR-V environment and version come from the database only (spirv.env,
- * spirv.version); a family without a version is a QD3007 at its file. */
+/* The family's SPIR-V environment and version, block size and subgroup width come from the
+ * database only (spirv.env and the limits are required keys: the loader's QD3007). */
 static SpvTarget target_of(const CapTarget *t) {
     SpvTarget st = {0};
     st.for_msl = !strcmp(cap_backend(t), "msl");
     st.env = cap_str(t, "spirv.env");
-    if (!st.env) st.env = st.for_msl ? "vulkan1.1" : NULL;
-    if (!st.env) die("family '%s' has no spirv.env", cap_name(t));
     const char *ver = cap_str(t, "spirv.version");
     int major = 1;
     if (!ver || sscanf(ver, "%d.%d", &major, &st.minor) != 2 || major != 1) st.minor = -1;
-    st.default_block_dim = (int)cap_int(t, "default_block_dim", 128);
-    st.subgroup_width = (int)cap_int(t, "subgroup_width", 32);
+    st.default_block_dim = (int)cap_int(t, "default_block_dim", 0);
+    st.subgroup_width = (int)cap_int(t, "subgroup_width", 0);
     return st;
 }
 

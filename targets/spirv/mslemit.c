@@ -86,17 +86,27 @@ static bool no_f64(QdType t, Span sp, const char *what) {
     return false;
 }
 
+static bool f64_expr(const IrExpr *e);
+
+/* The indexes of a reference (an f64 computed only to index is still a double in MSL). */
+static bool f64_ref(const IrRef *r) {
+    for (int i = 0; i < r->nidx; i++)
+        if (!f64_expr(r->idx[i])) return false;
+    return true;
+}
+
 static bool f64_expr(const IrExpr *e) {
     if (!e) return true;
     if (e->kind != IR_MEMOP && e->kind != IR_LOAD && !no_f64(e->type, e->span, "this expression")) return false;
     switch (e->kind) {
-    case IR_LOAD: for (int i = 0; i < e->ref->nidx; i++) if (!f64_expr(e->ref->idx[i])) return false; return true;
+    case IR_LOAD: return f64_ref(e->ref);
     case IR_UNARY: return f64_expr(e->un.a);
     case IR_BINARY: return f64_expr(e->bin.a) && f64_expr(e->bin.b);
     case IR_SELECT: return f64_expr(e->sel.cond) && f64_expr(e->sel.a) && f64_expr(e->sel.b);
     case IR_CAST: case IR_BITCAST: return f64_expr(e->arg);
-    case IR_MATH: return f64_expr(e->math.a);
-    case IR_MEMOP: return f64_expr(e->mem.val) && f64_expr(e->mem.val2);
+    case IR_MATH: return f64_expr(e->math.a) && f64_expr(e->math.b);
+    case IR_MEMOP: return f64_ref(e->mem.ref) && f64_expr(e->mem.val) && f64_expr(e->mem.val2);
+    case IR_SUBGROUP: return f64_expr(e->sg.a) && f64_expr(e->sg.b);
     default: return true;
     }
 }
@@ -107,7 +117,7 @@ static bool f64_block(const IrBlock *b) {
         const IrStmt *s = b->stmts[i];
         switch (s->kind) {
         case IR_ASSIGN: ok &= f64_expr(s->assign.value); break;
-        case IR_STORE: ok &= f64_expr(s->store.value); break;
+        case IR_STORE: ok &= f64_ref(s->store.ref) && f64_expr(s->store.value); break;
         case IR_EVAL: ok &= f64_expr(s->eval); break;
         case IR_IF: ok &= f64_expr(s->if_.cond) & f64_block(&s->if_.then) & f64_block(&s->if_.els); break;
         case IR_WHILE: ok &= f64_expr(s->while_.cond) & f64_block(&s->while_.body); break;

@@ -1,6 +1,7 @@
 /* Diagnostics for people and machines: text with caret, JSON lines, SARIF 2.1.0, colour,
  * -Werror / -W<name> / -Wno-<name>, --error-limit. Inputs live in testdata/diag/. */
 #include "harness.h"
+#include "support/util.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,4 +133,89 @@ Test(diag_formats, stdin_is_named_like_in_text) {
     RunResult r = run_qdc_argv(args, "@qd.kernel\ndef k():\n    pass\n", NULL);
     cr_assert(strstr(r.err, "\"code\":\"QD0006\",\"file\":\"<stdin>\",\"line\":0,"), "%s", r.err);
     run_free(&r);
+}
+
+/* ---- --stats and --time-report in the machine formats (issue 21 item 5) ---- */
+
+/* s with every number after "ms": replaced by N (times differ from run to run). */
+static char *mask_ms(const char *s) {
+    StrBuf b;
+    sb_init(&b);
+    for (const char *p = s; *p;) {
+        if (!strncmp(p, "ms\":", 4)) {
+            sb_puts(&b, "ms\":N");
+            for (p += 4; (*p >= '0' && *p <= '9') || *p == '.'; p++) {}
+        } else {
+            sb_putc(&b, *p++);
+        }
+    }
+    return sb_take(&b);
+}
+
+Test(diag_formats, stats_is_a_json_record) {
+    char *ex = root_path("examples/histogram.qd");
+    RunResult r = run_qdc("--check", "--stats", "--diagnostics-format=json", ex, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.out, "{\"schema\":\"qdc-stats/1\",\"module\":\"histogram\",\"kernels\":[\"histogram\"],\"tasks\":2,"
+                            "\"atomics\":1,\"volatile_loads\":0,\"fences\":0}\n");
+    cr_expect_eq(r.err_len, 0, "%s", r.err);
+    run_free(&r);
+    /* with the output on stdout, the record goes to the diagnostics stream, after the SARIF
+     * results as the run's property */
+    r = run_qdc("--stats", "--target=sm_90", "--diagnostics-format=sarif", "-o", "-", ex, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, ".target sm_90") && !strstr(r.out, "qdc-stats"), "%s", r.out);
+    cr_expect(strstr(r.err, "\"results\":[],\"properties\":{\"qdc-stats\":{\"schema\":\"qdc-stats/1\",\"module\":\"histogram\","
+                            "\"kernels\":[\"histogram\"],\"tasks\":2,\"atomics\":1,\"volatile_loads\":0,\"fences\":0}}}]}\n"),
+              "%s", r.err);
+    cr_expect_eq(count(r.err, "\n"), 1, "one SARIF document:\n%s", r.err);
+    run_free(&r);
+    r = run_qdc("--stats", "--target=sm_90", "--diagnostics-format=json", "-o", "-", ex, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "{\"schema\":\"qdc-stats/1\",\"module\":\"histogram\",\"kernels\":[\"histogram\"],\"tasks\":2,"
+                            "\"atomics\":1,\"volatile_loads\":0,\"fences\":0}\n");
+    run_free(&r), free(ex);
+}
+
+Test(diag_formats, time_report_is_a_json_record) {
+    char *ex = root_path("examples/histogram.qd");
+    char *dir = make_temp_dir(), *out = xasprintf("%s/%%t.ptx", dir);
+    RunResult r = run_qdc("--time-report", "--target=sm_60,sm_90", "--emit=ptx", "--diagnostics-format=json", "-o", out, ex, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *m = mask_ms(r.err);
+    cr_expect_str_eq(m, "{\"schema\":\"qdc-time-report/1\",\"unit\":\"ms\",\"phases\":[{\"phase\":\"read\",\"ms\":N},"
+                        "{\"phase\":\"parse\",\"ms\":N},{\"phase\":\"check\",\"ms\":N},"
+                        "{\"phase\":\"lower+emit\",\"target\":\"sm_60\",\"ms\":N},"
+                        "{\"phase\":\"lower+emit\",\"target\":\"sm_90\",\"ms\":N},{\"phase\":\"write\",\"ms\":N}],\"total_ms\":N}\n");
+    cr_expect(!strstr(r.err, "ms\":N") && strstr(r.err, "\"total_ms\":"), "numbers, not text: %s", r.err);
+    free(m);
+    run_free(&r);
+    /* an error and the report: the diagnostic record first, the report last, stderr all records */
+    char *bad = root_path("testdata/diag/two-errors.qd");
+    r = run_qdc("--check", "--time-report", "--diagnostics-format=json", bad, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect_eq(count(r.err, "\n"), 3, "%s", r.err);
+    cr_expect_eq(count(r.err, "{\"schema\":\"qdc-diagnostic/1\""), 2, "%s", r.err);
+    m = mask_ms(strstr(r.err, "{\"schema\":\"qdc-time-report/1\"") ? strstr(r.err, "{\"schema\":\"qdc-time-report/1\"") : "");
+    cr_expect_str_eq(m, "{\"schema\":\"qdc-time-report/1\",\"unit\":\"ms\",\"phases\":[{\"phase\":\"read\",\"ms\":N},"
+                        "{\"phase\":\"parse\",\"ms\":N},{\"phase\":\"check\",\"ms\":N},{\"phase\":\"write\",\"ms\":N}],\"total_ms\":N}\n");
+    free(m);
+    run_free(&r);
+    /* SARIF: the report is the run's property; stderr stays one document */
+    r = run_qdc("--check", "--time-report", "--diagnostics-format=sarif", bad, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect_eq(count(r.err, "\n"), 1, "%s", r.err);
+    m = mask_ms(r.err);
+    cr_expect(strstr(m, "],\"properties\":{\"qdc-time-report\":{\"schema\":\"qdc-time-report/1\",\"unit\":\"ms\",\"phases\":["
+                        "{\"phase\":\"read\",\"ms\":N},{\"phase\":\"parse\",\"ms\":N},{\"phase\":\"check\",\"ms\":N},"
+                        "{\"phase\":\"write\",\"ms\":N}],\"total_ms\":N}}}]}\n"), "%s", r.err);
+    free(m);
+    run_free(&r);
+    /* text stays the table */
+    r = run_qdc("--check", "--time-report", ex, NULL);
+    cr_expect_eq(r.status, 0);
+    cr_expect(!strncmp(r.err, "qdc: time report (wall clock, ms)\n  read ", 41) && strstr(r.err, "\n  total "), "%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(ex), free(bad), free(dir), free(out);
 }

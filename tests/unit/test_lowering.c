@@ -111,6 +111,24 @@ Test(lowering, ptx_half_floats_by_family) {
     cr_assert(L.kind == LOW_NATIVE && L.via_int);
 }
 
+/* A CAS loop's own swap: native where the database has the cas of that width (atom.cas.b16
+ * from sm_70, the PTX backend's only source for it), else the backend's masked wider CAS. */
+Test(lowering, ptx_loop_cas_from_the_database) {
+    IrLowering L = decide("sm_80", RMW(ADD, BF16), NULL);
+    cr_assert(L.kind == LOW_CAS_LOOP && L.loop_cas_native);
+    L = decide("sm_60", RMW(ADD, F16), NULL);
+    cr_assert(L.kind == LOW_CAS_LOOP && !L.loop_cas_native);
+    L = decide("sm_70", RMW(CAS, I16), NULL);
+    cr_assert_eq(L.kind, LOW_NATIVE);
+    cr_assert_str_eq(L.spelling, "atom.cas.b16");
+    cr_assert_eq(decide("sm_60", RMW(CAS, U16), NULL).kind, LOW_CAS_LOOP);
+    L = decide("sm_90", RMW(CAS, U8), NULL);
+    cr_assert(L.kind == LOW_CAS_LOOP && !L.loop_cas_native, "PTX has no 8-bit cas");
+    L = decide("sm_90", RMW(MAX, F32), NULL);
+    cr_assert(L.kind == LOW_CAS_LOOP && L.loop_cas_native, "atom.cas.b32 on the float's bits");
+    cr_assert(!decide("sm_90", RMW(ADD, I32), NULL).loop_cas_native, "only CAS loops carry it");
+}
+
 Test(lowering, ptx_orders) {
     Req r = RMW(LOAD, I32);
     r.ord = QORD_ACQUIRE;

@@ -4,27 +4,6 @@
 #include "test_ptx_ir.h"
 #include <stdio.h>
 
-#define PTXAS "/usr/local/cuda/bin/ptxas"
-
-/* sm_60/sm_70 PTX is assembled as sm_75: ptxas 13 has no older -arch but checks .target. */
-static void ptxas_accepts(const char *ptx, const char *family) {
-    if (!tool_available(PTXAS)) {
-        printf("ptx_emit: SKIP ptxas check (%s not present)\n", PTXAS);
-        return;
-    }
-    const char *arch = !strcmp(family, "sm_60") || !strcmp(family, "sm_70") ? "-arch=sm_75" : NULL;
-    char archbuf[32];
-    if (!arch) snprintf(archbuf, sizeof archbuf, "-arch=%s", family), arch = archbuf;
-    char *dir = make_temp_dir();
-    char *in = xasprintf("%s/k.ptx", dir), *out = xasprintf("%s/k.cubin", dir);
-    cr_assert(write_text(in, ptx));
-    RunResult r = run_argv((const char *[]){PTXAS, arch, in, "-o", out, NULL}, NULL, NULL);
-    cr_expect_eq(r.status, 0, "ptxas rejected the %s module:\n%s\n%s", family, r.err, ptx);
-    run_free(&r);
-    remove_tree(dir);
-    free(in), free(out), free(dir);
-}
-
 /* Emits the probe for family and checks every `want` line fragment is present and no `bad`. */
 static char *check(ProbeSpec p, const char *family, const char *const *want, const char *const *bad) {
     char *ptx = probe_emit(&p, family, EMIT_PTX, NULL);

@@ -9,8 +9,33 @@
 #include "lower/lower.h"
 #include "targets/target.h"
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef PTXAS
+#define PTXAS "/usr/local/cuda/bin/ptxas"
+#endif
+
+
+/* sm_60/sm_70 PTX is assembled as sm_75: ptxas 13 has no older -arch but checks .target. */
+static inline void ptxas_accepts(const char *ptx, const char *family) {
+    if (!tool_available(PTXAS)) {
+        printf("ptxas: SKIP the check of a %s module (%s not present)\n", family, PTXAS);
+        return;
+    }
+    const char *arch = !strcmp(family, "sm_60") || !strcmp(family, "sm_70") ? "-arch=sm_75" : NULL;
+    char archbuf[32];
+    if (!arch) snprintf(archbuf, sizeof archbuf, "-arch=%s", family), arch = archbuf;
+    char *dir = make_temp_dir();
+    char *in = xasprintf("%s/k.ptx", dir), *out = xasprintf("%s/k.cubin", dir);
+    cr_assert(write_text(in, ptx));
+    RunResult r = run_argv((const char *[]){PTXAS, arch, in, "-o", out, NULL}, NULL, NULL);
+    cr_expect_eq(r.status, 0, "ptxas rejected the %s module:\n%s\n%s", family, r.err, ptx);
+    run_free(&r);
+    remove_tree(dir);
+    free(in), free(out), free(dir);
+}
 
 typedef struct ProbeSpec {
     QdOp op;

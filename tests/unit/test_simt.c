@@ -664,3 +664,29 @@ Test(simt, every_builtin_any_arguments, .timeout = 240) {
     remove_tree(dir);
     free(dir), free(src), free(out);
 }
+
+/* The block_dim of a block collective is bounded by the database's max_block_dim, the smallest of
+ * the compile's targets (issue 21 item 3: no 1024 in C). */
+Test(simt, block_dim_bounded_by_the_database) {
+    expect_error("        a[i] = qd.simt.block.exclusive_add(a[i], 2048, qd.i32)\n", "sm_80", NULL, 6, 50,
+                 "error[QD2071]: block_dim must be a constant from 1 to 1024, got 2048");
+    char *dir = make_temp_dir(), *yaml = xasprintf("%s/sm_small.yaml", dir), *opt = xasprintf("--capdb-dir=%s", dir);
+    cr_assert(write_text(yaml, "schema: 1\nname: sm_small\nextends: sm_80\nrank: 999\ndescription: \"max_block_dim 256\"\n"
+                               "limits:\n  max_block_dim: 256\n"));
+    expect_error("        a[i] = qd.simt.block.exclusive_add(a[i], 512, qd.i32)\n", "sm_small", opt, 6, 50,
+                 "error[QD2071]: block_dim must be a constant from 1 to 256, got 512");
+    /* two targets: the smaller limit */
+    char *src = xasprintf("%s/two.qd", dir);
+    cr_assert(write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                              "    for i in range(a.shape[0]):\n        a[i] = qd.simt.block.exclusive_add(a[i], 512, qd.i32)\n"));
+    RunResult r = run_qdc("--check", "--target=sm_80,sm_small", opt, src, NULL);
+    char *want = xasprintf("%s:6:50: error[QD2071]: block_dim must be a constant from 1 to 256, got 512\n", src);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "want\n%sgot\n%s", want, r.err);
+    run_free(&r);
+    r = run_qdc("--check", "--target=sm_80", opt, src, NULL);
+    cr_expect_eq(r.status, 0, "sm_80 alone allows 512: %s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(yaml), free(opt), free(src), free(want);
+}
