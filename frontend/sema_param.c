@@ -842,7 +842,6 @@ static Val run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl
     int idx = h->combos.len - 1;
     ptrdiff_t hi = h - S->helpers.items; /* evaluating the body may add helpers (and move the vector) */
     S->hscope = h->scope, S->prefix = h->prefix, S->bind_to = NULL, S->helper_depth++;
-    int slot = h->rets.len - 1, hi = (int)(h - S->helpers.items);
     sema_host_function_once(S, def, bound, decl, combo, false);
     Val ret = S->host_ret;
     S->hscope = hscope, S->prefix = prefix, S->bind_to = bind_to, S->helper_depth--, S->host_ret = val_err();
