@@ -1066,7 +1066,7 @@ static void loop_config(Sema *S, const Expr *call) {
 static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
     if (s->kind != S_EXPR || s->expr->kind != E_CALL || s->expr->call.fn->kind != E_NAME) return false;
     Binding *b = sema_lookup(S, s->expr->call.fn->name);
-    if (!b || b->v.kind != V_FUNC) return false;
+    if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
     for (int k = 0; k < b->v.def->def.body.n; k++) {
         const Stmt *x = b->v.def->def.body.stmts[k];
         if ((x->kind == S_FOR && !(x->for_.iter->kind == E_CALL && sema_path(S, x->for_.iter->call.fn) &&

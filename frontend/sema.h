@@ -202,6 +202,14 @@ typedef struct Sema {
     bool returned;       /* a return was checked: the rest of the function is not compiled */
     int dyn;             /* run-time ifs and loops around the statement, in the current function */
     Val fn_result;       /* the inlined qd.func's result, from its return */
+    /* break/continue of a qd.static loop (under compile-time control flow only, as Quadrants):
+     * the rest of the iteration is not compiled; a break also ends the unrolling */
+    enum { JUMP_NONE, JUMP_BREAK, JUMP_CONTINUE } static_jump;
+    int static_dyn;      /* S->dyn where the innermost qd.static loop's body starts */
+    /* a qd.real_func that returns under run-time control flow (sema_stmt.c): its returns set the
+     * flag local and the result local (-1: none) and leave its run-time loops; statements after
+     * a statement that may return run only while the flag is clear */
+    struct RealFunc { bool on; int flag, result, loops; bool dead; } rf;
     const Stmt *kernel_def; /* the kernel being checked */
     int rng_local;       /* the open task's qd.random state (a u32 local), -1 before its first use */
     int rng_field;       /* the kernel's launch counter qdc_rng_<kernel> (a 0-d u32 field), or -1 */
@@ -406,6 +414,11 @@ bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p); /* sema.c */
 
 /* sema_stmt.c */
 void sema_block(Sema *S, const StmtList *l);
+bool sema_static_iteration(Sema *S, const StmtList *body);
+bool sema_may_return(const StmtList *l);
+Val sema_print_call(Sema *S, const Expr *call);            /* sema_format.c: print(...) */
+const char *sema_assert_message(Sema *S, const Expr *msg); /* sema_format.c: an assert's message text (NULL: reported) */
+bool sema_is_real_func(Sema *S, const Stmt *def); /* sema_stmt.c: decorated @qd.real_func */ /* sema_stmt.c: a return anywhere in l (nested blocks included) */ /* sema_stmt.c: false when a break ends the unrolling */
 void sema_stmt(Sema *S, const Stmt *s);
 void sema_assign(Sema *S, const Expr *target, Val v, Span sp);
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def);

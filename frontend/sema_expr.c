@@ -375,28 +375,43 @@ static Val eval_attr(Sema *S, const Expr *e) {
     return sema_vec_alias(r.path, &t) ? t : r;
 }
 
-/* A constant index must lie in its axis (extent < 0: an ndarray, whose extent is known at run
- * time only, so only the i32 index range applies): b[-1] and b[16] on a 16-element field would
- * otherwise address the neighbouring field, and Quadrants has no negative indexing. */
-static bool check_const_index(const IrExpr *x, const Expr *src, const char *name, int axis, int64_t extent) {
-    if (!ir_is_const(x)) return true;
+/* A constant index should lie in its axis (extent < 0: an ndarray, whose extent is known at run
+ * time only, so only the i32 index range applies): b[-1] and b[16] on a 16-element field address
+ * memory outside it, and Quadrants has no negative indexing. Quadrants checks bounds at run time
+ * in debug mode only, so code that never runs may hold such an index (`False and f()`): a
+ * warning, and under --debug the run-time check (bounds_check) reports it when it runs. */
+static void check_const_index(const IrExpr *x, const Expr *src, const char *name, int axis, int64_t extent) {
+    if (!ir_is_const(x)) return;
     bool neg = qt_is_signed(x->type) && x->c.i < 0;
     uint64_t v = x->c.u, lim = extent < 0 ? (uint64_t)INT32_MAX + 1 : (uint64_t)extent;
-    if (!neg && v < lim) return true;
+    if (!neg && v < lim) return;
     if (extent < 0)
-        diag_error(src->span, QD2011, "index %s%llu is out of bounds for axis %d of '%s' (indices are 0 to 2147483647)",
-                   neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name);
+        diag_warning(src->span, QD2111, "index %s%llu is out of bounds for axis %d of '%s' (indices are 0 to 2147483647)",
+                     neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name);
     else
-        diag_error(src->span, QD2011, "index %s%llu is out of bounds for axis %d of '%s' with size %lld",
-                   neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name, (long long)extent);
-    return false;
+        diag_warning(src->span, QD2111, "index %s%llu is out of bounds for axis %d of '%s' with size %lld",
+                     neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name, (long long)extent);
+}
+
+/* --debug: the index (already less the axis' origin) is checked where it is evaluated, like an
+ * assert (Quadrants' debug mode checks every access). extent: the axis' size (NULL: unknown). */
+static void bounds_check(Sema *S, IrExpr *x, IrExpr *extent, const char *name, int axis, Span sp) {
+    if (!S->debug || !S->cur || !x || !extent) return;
+    if (ir_is_const(x) && ir_is_const(extent) && x->c.i >= 0 && x->c.i < extent->c.i) return;
+    uint32_t line, col;
+    source_line_col(S->src, sp.off, &line, &col);
+    IrStmt *st = sema_stmt_new(S, IR_ASSERT, sp);
+    st->assert_.cond = sema_binary(S, IR_LT, irb_cast(S->arena, x, QT_U32), irb_cast(S->arena, extent, QT_U32), sp);
+    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: index out of bounds for axis %d of '%s'", S->src->name, (int)line, (int)col, axis, name);
+    sema_emit(S, st);
 }
 
 /* Index expressions of a subscript: x[None] and x[()] have none; x[i, j] has two.
  * shape: the extents of a field or SharedArray, NULL for an ndarray. */
 /* origin: a field's offset= (NULL: 0), subtracted from each index (constant ones are checked
  * against [origin, origin + extent)). */
-static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name, int ndim, const int64_t *shape, const int64_t *origin) {
+static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name, int ndim, const int64_t *shape, const int64_t *origin,
+                        int param) {
     const Expr *const *items = (const Expr *const *)&ix;
     int n = 1;
     if (ix->kind == E_NONE) n = 0;
@@ -419,14 +434,21 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
             }
             int64_t o = origin && m < ndim ? origin[m] : 0;
             if (x && o) {
-                if (ir_is_const(x) && (x->c.i < o || x->c.i >= o + shape[m])) {
-                    diag_error(items[k]->span, QD2011, "index %lld is out of bounds for axis %d of '%s' (offset=: indices %lld to %lld)",
-                               (long long)x->c.i, m, name, (long long)o, (long long)(o + shape[m] - 1));
-                    x = NULL;
-                } else if (x) {
-                    x = sema_binary(S, IR_SUB, irb_cast(S->arena, x, QT_I32), irb_int(S->arena, QT_I32, o, items[k]->span), items[k]->span);
+                if (ir_is_const(x) && (x->c.i < o || x->c.i >= o + shape[m]))
+                    diag_warning(items[k]->span, QD2111, "index %lld is out of bounds for axis %d of '%s' (offset=: indices %lld to %lld)",
+                                 (long long)x->c.i, m, name, (long long)o, (long long)(o + shape[m] - 1));
+                x = sema_binary(S, IR_SUB, irb_cast(S->arena, x, QT_I32), irb_int(S->arena, QT_I32, o, items[k]->span), items[k]->span);
+            } else if (x && m < ndim) {
+                check_const_index(x, items[k], name, m, shape ? shape[m] : -1);
+            }
+            if (x && m < ndim) {
+                IrExpr *ext = shape ? irb_int(S->arena, QT_I32, shape[m], items[k]->span) : NULL;
+                if (!shape && param >= 0) {
+                    ext = irb_new(S->arena, IR_SHAPE, QT_I32, items[k]->span);
+                    ext->shape.param = param, ext->shape.axis = m;
                 }
-            } else if (x && m < ndim && !check_const_index(x, items[k], name, m, shape ? shape[m] : -1)) x = NULL;
+                bounds_check(S, irb_cast(S->arena, x, QT_I32), ext, name, m, items[k]->span);
+            }
             ok &= x != NULL;
             (*out)[m] = irb_cast(S->arena, x, QT_I32);
         }
@@ -480,7 +502,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         diag_error(e->span, QD2011, "%s is not subscriptable", val_describe(o));
         return val_err();
     }
-    r->nidx = eval_indices(S, e->sub.index, &r->idx, name, ndim - edim, shape, origin);
+    r->nidx = eval_indices(S, e->sub.index, &r->idx, name, ndim - edim, shape, origin, o.kind == V_NDARRAY ? o.index : -1);
     if (r->nidx < 0) return val_err();
     if (edim && r->nidx == ndim - edim) return sema_vec_ref(S, r, en, em); /* before any SNode flattening */
     ndim -= edim;
@@ -607,6 +629,8 @@ static Val eval_tuple(Sema *S, const Expr *e) {
 }
 
 
+static IrExpr *bool_op(Sema *S, const Expr *e);
+
 Val sema_eval(Sema *S, const Expr *e) {
     switch (e->kind) {
     case E_ERROR: return val_err();
@@ -644,12 +668,7 @@ Val sema_eval(Sema *S, const Expr *e) {
         if (a.kind == V_VEC || b.kind == V_VEC || e->op == T_AT) return sema_vec_binary(S, e->op, a, b, e->span);
         return val_expr(sema_binop_tok(S, e->op, sema_rvalue(S, a, e->bin.a->span), sema_rvalue(S, b, e->bin.b->span), e->span));
     }
-    case E_BOOLOP: {
-        IrExpr *r = sema_expr(S, e->list.items[0]);
-        for (int k = 1; k < e->list.n; k++)
-            r = sema_binary(S, e->op == T_KW_AND ? IR_LAND : IR_LOR, r, sema_expr(S, e->list.items[k]), e->span);
-        return val_expr(sema_to_bool(S, r));
-    }
+    case E_BOOLOP: return val_expr(bool_op(S, e));
     case E_COMPARE: {
         if (sema_is_static_compare(e)) return sema_lang_eval(S, e);
         if (e->cmp.items.n != 2) return val_expr(eval_compare(S, e));
@@ -663,6 +682,74 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_IFEXP: return val_expr(eval_ifexp(S, e));
     }
     unreachable();
+}
+
+/* ---- and / or ---- */
+
+/* An operand whose evaluation may fault or has an effect: a load (its index may be valid only
+ * when the left operand says so), an atomic or collective, an integer division. */
+static bool unsafe_operand(const IrExpr *e, void *ctx) {
+    (void)ctx;
+    if (e->kind == IR_LOAD || e->kind == IR_MEMOP || e->kind == IR_SUBGROUP) return true;
+    return e->kind == IR_BINARY && qt_is_integral(e->type) &&
+           (e->bin.op == IR_DIV || e->bin.op == IR_FLOORDIV || e->bin.op == IR_MOD || e->bin.op == IR_REM);
+}
+
+/* a and b / a or b short-circuit as in Python (Quadrants' default, short_circuit_operators=True):
+ * b is evaluated only when a does not decide the result. A constant a decides at compile time
+ * (b is still checked, its code dropped); b that needs statements (an inlined qd.func) or may
+ * fault runs under an if; otherwise both are evaluated and combined (no observable difference). */
+static IrExpr *bool_op(Sema *S, const Expr *e) {
+    bool and_ = e->op == T_KW_AND;
+    if (S->in_static) { /* inside qd.static(...): Python's value, the operand that decides */
+        IrExpr *v = NULL;
+        for (int k = 0; k < e->list.n; k++) {
+            v = sema_expr(S, e->list.items[k]);
+            IrExpr *c = v ? sema_to_bool(S, v) : NULL;
+            if (c && !ir_is_const(c)) diag_error(e->list.items[k]->span, QD2009, "the argument of qd.static must be a compile-time constant");
+            if (!c || !ir_is_const(c)) return NULL;
+            if ((c->c.u != 0) != and_) break;
+        }
+        return v;
+    }
+    IrExpr *r = sema_to_bool(S, sema_expr(S, e->list.items[0]));
+    for (int k = 1; k < e->list.n; k++) {
+        IrStmtVec pre = {0}, *saved = S->cur;
+        if (saved) S->cur = &pre;
+        IrExpr *b = sema_to_bool(S, sema_expr(S, e->list.items[k]));
+        S->cur = saved;
+        if (!r || !b || !saved) {
+            vec_free(&pre);
+            r = r && b ? sema_binary(S, and_ ? IR_LAND : IR_LOR, r, b, e->span) : NULL;
+            continue;
+        }
+        if (ir_is_const(r)) { /* decided here: b's code runs only when a does not decide */
+            if ((r->c.u != 0) == and_) {
+                for (int j = 0; j < pre.len; j++) sema_emit(S, pre.items[j]);
+                r = b;
+            }
+            vec_free(&pre);
+            continue;
+        }
+        if (!pre.len && !ir_expr_any(b, unsafe_operand, NULL)) {
+            r = sema_binary(S, and_ ? IR_LAND : IR_LOR, r, b, e->span);
+            continue;
+        }
+        int t = sema_new_local(S, and_ ? "$and" : "$or", QT_U1);
+        IrStmt *set = sema_stmt_new(S, IR_ASSIGN, e->span);
+        set->assign.local = t, set->assign.value = r;
+        sema_emit(S, set);
+        IrStmt *upd = sema_stmt_new(S, IR_ASSIGN, e->span);
+        upd->assign.local = t, upd->assign.value = b;
+        vec_push(&pre, upd);
+        IrStmt *st = sema_stmt_new(S, IR_IF, e->span);
+        IrExpr *cur = sema_local(S, t, e->span);
+        st->if_.cond = and_ ? cur : sema_binary(S, IR_EQ, cur, irb_int(S->arena, QT_U1, 0, e->span), e->span);
+        st->if_.then = sema_freeze(S, &pre);
+        sema_emit(S, st);
+        r = sema_local(S, t, e->span);
+    }
+    return r;
 }
 
 /* ---- value builtins ---- */
@@ -846,13 +933,6 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     }
     if (!strcmp(p, "min") || !strcmp(p, "qd.min")) return min_max(S, call, p, IR_MIN);
     if (!strcmp(p, "max") || !strcmp(p, "qd.max")) return min_max(S, call, p, IR_MAX);
-    if (!strcmp(p, "qd.static")) {
-        S->in_static++;
-        IrExpr *a = arg(S, call, 0);
-        S->in_static--;
-        if (a && !ir_is_const(a)) diag_error(call->call.args.items[0]->span, QD2009, "the argument of qd.static must be a compile-time constant");
-        return ir_is_const(a) ? a : NULL;
-    }
     if (!strcmp(p, "qd.static_assert")) {
         IrExpr *a = sema_to_bool(S, arg(S, call, 0));
         if (a && !ir_is_const(a)) diag_error(sp, QD2009, "the condition of qd.static_assert must be a compile-time constant");
@@ -861,73 +941,6 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
         return NULL;
     }
     die("value builtin '%s' without a handler", p);
-}
-
-static void fmt_text(StrBuf *b, const char *s) { /* literal text in a printf format */
-    for (; *s; s++) {
-        if (*s == '%') sb_putc(b, '%');
-        sb_putc(b, *s);
-    }
-}
-
-/* print(a, "text", b, sep=" ", end="\n"): one printf per call with Quadrants' conversions
- * (integers at least 32 bits wide; f16/f32 as "%f" of a double, f64 as "%.12f"). Where the
- * target has no output channel the backend warns (QD5180) and drops it. */
-static Val print_call(Sema *S, const Expr *call) {
-    const char *sep = " ", *end = "\n";
-    for (int k = 0; k < call->call.nkw; k++) {
-        const Keyword *kw = &call->call.kw[k];
-        bool s = !strcmp(kw->name, "sep");
-        if ((!s && strcmp(kw->name, "end")) || kw->value->kind != E_STR) {
-            diag_error(kw->span, QD2007, "print takes only sep= and end= keyword arguments, as string literals");
-            return val_err();
-        }
-        *(s ? &sep : &end) = kw->value->str;
-    }
-    if (!S->cur) return diag_error(call->span, QD2019, "'print' can only be used inside a kernel or qd.func"), val_err();
-    if (call->call.args.n > 32) return diag_error(call->span, QD2007, "print takes at most 32 arguments"), val_err();
-    StrBuf fmt;
-    sb_init(&fmt);
-    IrExpr **args = ARENA_ARRAY(S->arena, IrExpr *, 96);
-    int n = 0;
-    bool ok = true;
-    for (int k = 0; k < call->call.args.n; k++) {
-        const Expr *a = call->call.args.items[k];
-        if (k) fmt_text(&fmt, sep);
-        if (a->kind == E_STR) {
-            fmt_text(&fmt, a->str);
-            continue;
-        }
-        Val v = sema_eval(S, a);
-        int nc = v.kind == V_VEC ? vec_len(v) : 1;
-        if (v.kind == V_VEC && n + nc > 64) return sb_free(&fmt), diag_error(a->span, QD2007, "print takes at most 64 values"), val_err();
-        if (v.kind == V_VEC) sb_puts(&fmt, v.vec.m ? "[[" : "["); /* Quadrants prints [1, 2] and [[1, 2], [3, 4]] */
-        for (int c = 0; c < nc; c++) {
-            if (c) sb_puts(&fmt, v.vec.m && c % v.vec.m == 0 ? "], [" : ", ");
-            IrExpr *e = sema_rvalue(S, v.kind == V_VEC ? v.vec.c[c] : v, a->span);
-            if (!e) {
-                ok = false;
-                break;
-            }
-            QdType t = e->type, w;
-            const char *spec;
-            if (qt_is_float(t)) w = QT_F64, spec = t == QT_F64 ? "%.12f" : "%f";
-            else if (t == QT_I64 || t == QT_U64) w = t, spec = t == QT_I64 ? "%lld" : "%llu";
-            else if (t == QT_U32 || t == QT_U16 || t == QT_U8) w = QT_U32, spec = "%u";
-            else w = QT_I32, spec = "%d";
-            sb_puts(&fmt, spec);
-            args[n++] = irb_cast(S->arena, e, w);
-        }
-        if (v.kind == V_VEC) sb_puts(&fmt, v.vec.m ? "]]" : "]");
-    }
-    fmt_text(&fmt, end);
-    if (ok) {
-        IrStmt *st = sema_stmt_new(S, IR_PRINT, call->span);
-        st->print.fmt = arena_strdup(S->arena, fmt.data), st->print.args = args, st->print.nargs = n;
-        sema_emit(S, st);
-    }
-    sb_free(&fmt);
-    return ok ? (Val){.kind = V_NONE} : val_err();
 }
 
 /* The qd.* builtin nearest to an unknown path (same namespace depth or not), for QD2008. */
@@ -944,6 +957,28 @@ static const char *closest_builtin(const char *p) {
         cands[n++] = spelled[2 * k], cands[n++] = spelled[2 * k + 1];
     }
     return closest_name(p, cands, n);
+}
+
+/* qd.static(x): x's value, which must be known at compile time (a compile-time object such as a
+ * field, type or tuple is itself); qd.static(a, b, ...): the tuple of those (Quadrants: a list). */
+static Val static_value(Sema *S, const Expr *a) {
+    S->in_static++;
+    Val v = sema_eval(S, a);
+    S->in_static--;
+    if (v.kind != V_EXPR && v.kind != V_LOCAL && v.kind != V_REF) return v;
+    IrExpr *e = sema_rvalue(S, v, a->span);
+    if (e && !ir_is_const(e)) diag_error(a->span, QD2009, "the argument of qd.static must be a compile-time constant");
+    return e && ir_is_const(e) ? val_expr(e) : val_err();
+}
+
+static Val static_call(Sema *S, const Expr *call) {
+    if (call->call.nkw) return diag_error(call->call.kw[0].span, QD2007, "'qd.static' takes no keyword arguments"), val_err();
+    if (!call->call.args.n) return diag_error(call->span, QD2007, "'qd.static' takes at least 1 argument"), val_err();
+    if (call->call.args.n == 1) return static_value(S, call->call.args.items[0]);
+    Val t = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, call->call.args.n), call->call.args.n}};
+    for (int k = 0; k < call->call.args.n; k++)
+        if ((t.tuple.items[k] = static_value(S, call->call.args.items[k])).kind == V_ERR) return val_err();
+    return t;
 }
 
 Val sema_call(Sema *S, const Expr *call, Val f) {
@@ -966,9 +1001,10 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     const char *p = f.path;
     if (sema_is_mem_builtin(p)) return sema_mem_call(S, call, p);
     if (sema_is_simt_builtin(p)) return sema_simt_call(S, call, p);
-    if (!strcmp(p, "print")) return print_call(S, call);
+    if (!strcmp(p, "print")) return sema_print_call(S, call);
     if (!strcmp(p, "getattr")) return sema_getattr(S, call);
     if (!strcmp(p, "str")) return sema_str_call(S, call);
+    if (!strcmp(p, "qd.static")) return static_call(S, call);
     int fb = float_builtin(p);
     if (fb >= 0) return float_builtin_call(S, call, p, fb);
     for (size_t k = 0; k < ARRAY_LEN(value_builtins); k++) {

@@ -1,0 +1,116 @@
+# semantics.py — kernel-language semantics Quadrants defines (issue 14): break and continue of
+# qd.static loops, qd.static with several arguments, returns under run-time control flow in a
+# qd.real_func, and `and` / `or` that short-circuit as in Python.
+# Host: semantics.c.
+import quadrants as qd
+
+qd.init(arch=qd.cpu)
+
+out = qd.field(qd.i32, shape=32)
+x = qd.field(qd.i32, shape=())
+a = qd.field(qd.i32, shape=10)
+calls = qd.field(qd.i32, shape=())
+
+
+@qd.real_func
+def bump(val: qd.i32) -> qd.i32:
+    if x[None] > 10:
+        if x[None] > 20:
+            return 1
+        x[None] += 1
+    x[None] += val
+    return 0
+
+
+@qd.real_func
+def first_over(limit: qd.i32) -> qd.i32:
+    s = 0
+    for i in range(100):
+        if s > limit:
+            return i
+        s += i
+    return -1
+
+
+@qd.real_func
+def find2(t: qd.i32) -> qd.i32:
+    for i, j in qd.ndrange(4, 5):
+        if i * 5 + j == t:
+            return i * 10 + j
+    return -1
+
+
+@qd.real_func
+def root_ceil(n: qd.i32) -> qd.i32:
+    i = 0
+    while True:
+        i += 1
+        if i * i >= n:
+            return i
+
+
+@qd.real_func
+def unrolled(n: qd.i32) -> qd.i32:
+    r = 100
+    for k in qd.static(range(4)):
+        if n == k:
+            return r + k
+        r += 10
+    return r
+
+
+@qd.real_func
+def store_first(n: qd.i32):
+    for i in range(n):
+        if out[28 + i] == 0:
+            out[28 + i] = n
+            return
+
+
+@qd.func
+def count() -> qd.i32:
+    calls[None] += 1
+    return 1
+
+
+@qd.kernel
+def sem(n: qd.i32):
+    for i in qd.static(range(5)):  # break ends the unrolling
+        out[i] = 1
+        if qd.static(i == 2):
+            break
+    for i in qd.static(range(5)):  # continue skips the rest of one iteration
+        if qd.static(i == 1):
+            continue
+        out[5 + i] += 2
+    for v in qd.static((7, 8, 9)):
+        out[10] += v
+        if qd.static(v == 8):
+            break
+    x[None] = 0
+    out[11] = bump(15)  # x = 15
+    out[12] = bump(10)  # x = 26
+    out[13] = bump(100)  # returns early: x stays 26
+    out[14] = x[None]
+    out[15] = first_over(n)
+    out[16] = first_over(100000)
+    out[17] = find2(13)
+    out[18] = find2(50)
+    out[19] = root_ceil(n)
+    out[20] = unrolled(2)
+    out[21] = unrolled(9)
+    calls[None] = 0
+    if n > 100 and a[n] > 0:  # a[n] is not read: n is past a's end
+        out[22] = 1
+    t = n > 0 or count() > 0  # count() does not run
+    f = n < 0 and count() > 0  # nor here
+    g = n > 0 and count() > 0  # it runs
+    out[23] = calls[None] * 100 + qd.i32(t) * 10 + qd.i32(f) * 2 + qd.i32(g)
+    out[24] = qd.static(0 or 3 or 5)
+    c, d = qd.static(out, x)
+    c[25] = d[None] + 1
+    out[28] = 0
+    out[29] = 0
+    store_first(2)
+    store_first(2)
+    store_first(2)
