@@ -990,11 +990,12 @@ void sema_for_body(Sema *S, const Stmt *loop) {
     if (ls.grouped) scope_bind(S, S->scope, t0->name, group, t0->span);
     IrStmtVec body = {0}, *outer = S->cur;
     S->cur = &body;
+    LoopKind around = S->loop; /* LOOP_STATIC in an unrolled top-level qd.static loop */
     S->loop = LOOP_PARALLEL, S->parallel_continue = false;
     S->dyn++;
     sema_block(S, &loop->for_.body);
     S->dyn--;
-    S->loop = LOOP_NONE, S->cur = outer;
+    S->loop = around, S->cur = outer;
     if (!S->parallel_continue) {
         for (int k = 0; k < body.len; k++) sema_emit(S, body.items[k]);
         vec_free(&body);
@@ -1122,12 +1123,19 @@ static const StmtList *static_branch(Sema *S, const Stmt *s) {
     return c ? (c->c.u ? &s->if_.then : &s->if_.els) : &none;
 }
 
+void sema_split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) { split_tasks(S, l, serial); }
+
 static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
-    for (int k = 0; k < l->n && !S->returned; k++) {
+    for (int k = 0; k < l->n && !S->returned && !S->static_jump; k++) {
         const Stmt *s = l->stmts[k], *def;
         const StmtList *branch = static_branch(S, s);
         if (branch) {
             split_tasks(S, branch, serial);
+        } else if (is_static_for(S, s)) { /* unrolled here: each iteration's body is top level (its loops parallel) */
+            IrStmtVec *saved = S->toplevel;
+            S->toplevel = serial;
+            sema_stmt(S, s);
+            S->toplevel = saved;
         } else if (is_loop_config(S, s)) {
             loop_config(S, s->expr);
         } else if (s->kind == S_FOR && !is_static_for(S, s) && S->serialize) {
@@ -1149,7 +1157,8 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
                 diag_error(S->block_dim_span, QD2017, "qd.loop_config must directly precede a top-level for loop");
                 S->block_dim = 0, S->serialize = false;
             }
-            if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
+            bool code = s->kind != S_BREAK && s->kind != S_CONTINUE && s->kind != S_PASS; /* a static loop's jump: no task */
+            if (S->task < 0 && code) open_task(S, IR_TASK_SERIAL, s->span, serial);
             sema_stmt(S, s);
         }
     }

@@ -210,6 +210,8 @@ typedef struct Sema {
      * flag local and the result local (-1: none) and leave its run-time loops; statements after
      * a statement that may return run only while the flag is clear */
     struct RealFunc { bool on; int flag, result, loops; bool dead; } rf;
+    IrStmtVec *toplevel; /* a qd.static loop at a kernel's top level is being unrolled: its body is
+                            split into tasks like the kernel's (sema.c), with this serial body */
     const Stmt *kernel_def; /* the kernel being checked */
     int rng_local;       /* the open task's qd.random state (a u32 local), -1 before its first use */
     int rng_field;       /* the kernel's launch counter qdc_rng_<kernel> (a 0-d u32 field), or -1 */
@@ -415,6 +417,7 @@ bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p); /* sema.c */
 /* sema_stmt.c */
 void sema_block(Sema *S, const StmtList *l);
 bool sema_static_iteration(Sema *S, const StmtList *body);
+void sema_split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial); /* sema.c: top-level statements into tasks */
 bool sema_may_return(const StmtList *l);
 Val sema_print_call(Sema *S, const Expr *call);            /* sema_format.c: print(...) */
 const char *sema_assert_message(Sema *S, const Expr *msg); /* sema_format.c: an assert's message text (NULL: reported) */

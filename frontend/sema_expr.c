@@ -629,7 +629,8 @@ static Val eval_tuple(Sema *S, const Expr *e) {
 }
 
 
-static IrExpr *bool_op(Sema *S, const Expr *e);
+static Val bool_op(Sema *S, const Expr *e);
+static Val cond_expr(Sema *S, const Expr *e);
 
 Val sema_eval(Sema *S, const Expr *e) {
     switch (e->kind) {
@@ -668,7 +669,7 @@ Val sema_eval(Sema *S, const Expr *e) {
         if (a.kind == V_VEC || b.kind == V_VEC || e->op == T_AT) return sema_vec_binary(S, e->op, a, b, e->span);
         return val_expr(sema_binop_tok(S, e->op, sema_rvalue(S, a, e->bin.a->span), sema_rvalue(S, b, e->bin.b->span), e->span));
     }
-    case E_BOOLOP: return val_expr(bool_op(S, e));
+    case E_BOOLOP: return bool_op(S, e);
     case E_COMPARE: {
         if (sema_is_static_compare(e)) return sema_lang_eval(S, e);
         if (e->cmp.items.n != 2) return val_expr(eval_compare(S, e));
@@ -679,7 +680,7 @@ Val sema_eval(Sema *S, const Expr *e) {
         return val_expr(sema_binop_tok(S, e->cmp.ops[0], sema_rvalue(S, a, e->cmp.items.items[0]->span),
                                        sema_rvalue(S, b, e->cmp.items.items[1]->span), e->span));
     }
-    case E_IFEXP: return val_expr(eval_ifexp(S, e));
+    case E_IFEXP: return cond_expr(S, e);
     }
     unreachable();
 }
@@ -695,61 +696,151 @@ static bool unsafe_operand(const IrExpr *e, void *ctx) {
            (e->bin.op == IR_DIV || e->bin.op == IR_FLOORDIV || e->bin.op == IR_MOD || e->bin.op == IR_REM);
 }
 
-/* a and b / a or b short-circuit as in Python (Quadrants' default, short_circuit_operators=True):
- * b is evaluated only when a does not decide the result. A constant a decides at compile time
- * (b is still checked, its code dropped); b that needs statements (an inlined qd.func) or may
- * fault runs under an if; otherwise both are evaluated and combined (no observable difference). */
-static IrExpr *bool_op(Sema *S, const Expr *e) {
-    bool and_ = e->op == T_KW_AND;
-    if (S->in_static) { /* inside qd.static(...): Python's value, the operand that decides */
-        IrExpr *v = NULL;
-        for (int k = 0; k < e->list.n; k++) {
-            v = sema_expr(S, e->list.items[k]);
-            IrExpr *c = v ? sema_to_bool(S, v) : NULL;
-            if (c && !ir_is_const(c)) diag_error(e->list.items[k]->span, QD2009, "the argument of qd.static must be a compile-time constant");
-            if (!c || !ir_is_const(c)) return NULL;
-            if ((c->c.u != 0) != and_) break;
-        }
-        return v;
+/* Code evaluated into its own statement list (S->cur NULL: compile time, no list). */
+static Val eval_into(Sema *S, const Expr *e, IrStmtVec *pre) {
+    IrStmtVec *saved = S->cur;
+    if (saved) S->cur = pre;
+    Val v = sema_eval(S, e);
+    S->cur = saved;
+    return v;
+}
+
+static IrExpr *select_(Sema *S, IrExpr *c, IrExpr *a, IrExpr *b, Span sp) {
+    QdType t = qt_promote(a->type, b->type);
+    if (ir_is_const(c)) return irb_cast(S->arena, c->c.u ? a : b, t);
+    IrExpr *s = irb_new(S->arena, IR_SELECT, t, sp);
+    s->sel.cond = c, s->sel.a = irb_cast(S->arena, a, t), s->sel.b = irb_cast(S->arena, b, t);
+    return s;
+}
+
+/* `c ? a-code-then-a : b-code-then-b` as a local: only the chosen side's statements run. */
+static IrExpr *branch_local(Sema *S, IrExpr *c, IrStmtVec *pa, IrExpr *a, IrStmtVec *pb, IrExpr *b, const char *name, Span sp) {
+    QdType t = qt_promote(a->type, b->type);
+    int l = sema_new_local(S, name, t);
+    IrStmt *st = sema_stmt_new(S, IR_IF, sp), *sa = sema_stmt_new(S, IR_ASSIGN, sp), *sb = sema_stmt_new(S, IR_ASSIGN, sp);
+    sa->assign.local = sb->assign.local = l, sa->assign.value = irb_cast(S->arena, a, t), sb->assign.value = irb_cast(S->arena, b, t);
+    vec_push(pa, sa);
+    vec_push(pb, sb);
+    st->if_.cond = c, st->if_.then = sema_freeze(S, pa), st->if_.els = sema_freeze(S, pb);
+    sema_emit(S, st);
+    return sema_local(S, l, sp);
+}
+
+/* a if c else b as in Python: only the chosen side is evaluated. A side that needs statements
+ * (an inlined qd.func) or may fault (a load, an integer division) or has an effect runs under
+ * an if; pure sides become a select. A vector condition is QD2040 (Quadrants: use qd.select);
+ * vector sides (a scalar side is used for every component) are chosen component by component. */
+static Val cond_expr(Sema *S, const Expr *e) {
+    Val cv = sema_eval(S, e->ifexp.cond);
+    if (cv.kind == V_VEC) {
+        diag_error(e->ifexp.cond->span, QD2040, "a vector condition in `a if c else b`: use qd.select(c, a, b) to choose "
+                                                 "component by component (Quadrants: \"Please use \"qd.select\" instead.\")");
+        return val_err();
     }
-    IrExpr *r = sema_to_bool(S, sema_expr(S, e->list.items[0]));
+    IrExpr *c = cv.kind == V_ERR ? NULL : sema_to_bool(S, sema_rvalue(S, cv, e->ifexp.cond->span));
+    IrStmtVec pa = {0}, pb = {0};
+    Val av = eval_into(S, e->ifexp.a, &pa), bv = eval_into(S, e->ifexp.b, &pb);
+    if (!c || av.kind == V_ERR || bv.kind == V_ERR) return vec_free(&pa), vec_free(&pb), val_err();
+    bool vec = av.kind == V_VEC || bv.kind == V_VEC;
+    if (ir_is_const(c) || vec) { /* decided at compile time, or vector sides: both sides' code runs */
+        IrStmtVec *both[2] = {c->c.u || !ir_is_const(c) ? &pa : NULL, !c->c.u || !ir_is_const(c) ? &pb : NULL};
+        for (int k = 0; k < 2; k++)
+            for (int j = 0; both[k] && j < both[k]->len; j++) sema_emit(S, both[k]->items[j]);
+        vec_free(&pa), vec_free(&pb);
+        if (!vec) return val_expr(select_(S, c, sema_rvalue(S, av, e->ifexp.a->span), sema_rvalue(S, bv, e->ifexp.b->span), e->span));
+        Val shape = av.kind == V_VEC ? av : bv;
+        if (av.kind == V_VEC && bv.kind == V_VEC && (av.vec.n != bv.vec.n || av.vec.m != bv.vec.m)) {
+            diag_error(e->span, QD2040, "the sides of `a if c else b` are %s and %s", val_describe(av), val_describe(bv));
+            return val_err();
+        }
+        Val out = vec_make(S, shape.vec.n, shape.vec.m);
+        for (int k = 0; k < vec_len(out); k++) {
+            IrExpr *x = sema_rvalue(S, av.kind == V_VEC ? av.vec.c[k] : av, e->ifexp.a->span);
+            IrExpr *y = sema_rvalue(S, bv.kind == V_VEC ? bv.vec.c[k] : bv, e->ifexp.b->span);
+            if (!x || !y) return val_err();
+            out.vec.c[k] = val_expr(select_(S, c, x, y, e->span));
+        }
+        return out;
+    }
+    IrExpr *a = sema_rvalue(S, av, e->ifexp.a->span), *b = sema_rvalue(S, bv, e->ifexp.b->span);
+    if (!a || !b) return vec_free(&pa), vec_free(&pb), val_err();
+    if ((!pa.len && !pb.len && !ir_expr_any(a, unsafe_operand, NULL) && !ir_expr_any(b, unsafe_operand, NULL)) || !S->cur) {
+        vec_free(&pa), vec_free(&pb);
+        return val_expr(select_(S, c, a, b, e->span));
+    }
+    return val_expr(branch_local(S, c, &pa, a, &pb, b, "$ifexp", e->span));
+}
+
+/* Vector operands of and/or: element-wise logical and/or (u1 components; a scalar operand is
+ * used for every component), every operand evaluated, as Quadrants does for vectors. */
+static Val vec_bool_op(Sema *S, const Expr *e, Val first) {
+    Val r = first;
     for (int k = 1; k < e->list.n; k++) {
-        IrStmtVec pre = {0}, *saved = S->cur;
-        if (saved) S->cur = &pre;
-        IrExpr *b = sema_to_bool(S, sema_expr(S, e->list.items[k]));
-        S->cur = saved;
-        if (!r || !b || !saved) {
+        Val b = sema_eval(S, e->list.items[k]);
+        if (b.kind == V_ERR) return b;
+        Val shape = r.kind == V_VEC ? r : b;
+        if (shape.kind != V_VEC || (r.kind == V_VEC && b.kind == V_VEC && (r.vec.n != b.vec.n || r.vec.m != b.vec.m))) {
+            diag_error(e->span, QD2040, "'%s' of vectors of different shapes", e->op == T_KW_AND ? "and" : "or");
+            return val_err();
+        }
+        Val out = vec_make(S, shape.vec.n, shape.vec.m);
+        for (int c = 0; c < vec_len(out); c++) {
+            IrExpr *x = sema_to_bool(S, sema_rvalue(S, r.kind == V_VEC ? r.vec.c[c] : r, e->span));
+            IrExpr *y = sema_to_bool(S, sema_rvalue(S, b.kind == V_VEC ? b.vec.c[c] : b, e->span));
+            IrExpr *z = sema_binary(S, e->op == T_KW_AND ? IR_LAND : IR_LOR, x, y, e->span);
+            if (!z) return val_err();
+            out.vec.c[c] = val_expr(z);
+        }
+        r = out;
+    }
+    return r;
+}
+
+/* a and b / a or b as in Python (Quadrants' default, short_circuit_operators=True): the value
+ * of the operand that decides (`x and y` is y when x is true, else x; comparisons give u1), and
+ * b is evaluated only when a does not decide. A constant a decides at compile time (b is
+ * still checked, its code dropped; inside qd.static(...) this is Python's rule); a b that needs
+ * statements (an inlined qd.func) or may fault runs under an if; otherwise both are evaluated
+ * and combined (no observable difference). */
+static Val bool_op(Sema *S, const Expr *e) {
+    bool and_ = e->op == T_KW_AND;
+    Val first = sema_eval(S, e->list.items[0]);
+    if (first.kind == V_ERR || first.kind == V_VEC) return first.kind == V_VEC ? vec_bool_op(S, e, first) : first;
+    IrExpr *r = sema_rvalue(S, first, e->list.items[0]->span);
+    for (int k = 1; k < e->list.n; k++) {
+        IrStmtVec pre = {0};
+        Val bv = eval_into(S, e->list.items[k], &pre);
+        IrExpr *b = bv.kind == V_ERR ? NULL : sema_rvalue(S, bv, e->list.items[k]->span);
+        IrExpr *rc = r ? sema_to_bool(S, r) : NULL;
+        if (!rc || !b || !S->cur) {
             vec_free(&pre);
-            r = r && b ? sema_binary(S, and_ ? IR_LAND : IR_LOR, r, b, e->span) : NULL;
+            r = rc && b ? select_(S, rc, and_ ? b : r, and_ ? r : b, e->span) : NULL;
             continue;
         }
-        if (ir_is_const(r)) { /* decided here: b's code runs only when a does not decide */
-            if ((r->c.u != 0) == and_) {
+        if (ir_is_const(rc)) { /* decided here: b's code runs only when a does not decide */
+            if ((rc->c.u != 0) == and_) {
                 for (int j = 0; j < pre.len; j++) sema_emit(S, pre.items[j]);
                 r = b;
             }
             vec_free(&pre);
             continue;
         }
+        bool both_u1 = r->type == QT_U1 && b->type == QT_U1;
         if (!pre.len && !ir_expr_any(b, unsafe_operand, NULL)) {
-            r = sema_binary(S, and_ ? IR_LAND : IR_LOR, r, b, e->span);
+            r = both_u1 ? sema_binary(S, and_ ? IR_LAND : IR_LOR, r, b, e->span) : select_(S, rc, and_ ? b : r, and_ ? r : b, e->span);
             continue;
         }
-        int t = sema_new_local(S, and_ ? "$and" : "$or", QT_U1);
-        IrStmt *set = sema_stmt_new(S, IR_ASSIGN, e->span);
-        set->assign.local = t, set->assign.value = r;
-        sema_emit(S, set);
-        IrStmt *upd = sema_stmt_new(S, IR_ASSIGN, e->span);
-        upd->assign.local = t, upd->assign.value = b;
-        vec_push(&pre, upd);
-        IrStmt *st = sema_stmt_new(S, IR_IF, e->span);
-        IrExpr *cur = sema_local(S, t, e->span);
-        st->if_.cond = and_ ? cur : sema_binary(S, IR_EQ, cur, irb_int(S->arena, QT_U1, 0, e->span), e->span);
-        st->if_.then = sema_freeze(S, &pre);
-        sema_emit(S, st);
-        r = sema_local(S, t, e->span);
+        if (r->kind != IR_LOCAL && r->kind != IR_PARAM) { /* read once: it is also the result */
+            int l = sema_new_local(S, and_ ? "$and_l" : "$or_l", r->type);
+            IrStmt *st = sema_stmt_new(S, IR_ASSIGN, e->span);
+            st->assign.local = l, st->assign.value = r;
+            sema_emit(S, st);
+            r = sema_local(S, l, e->span), rc = sema_to_bool(S, r);
+        }
+        IrStmtVec keep = {0};
+        r = and_ ? branch_local(S, rc, &pre, b, &keep, r, "$and", e->span) : branch_local(S, rc, &keep, r, &pre, b, "$or", e->span);
     }
-    return r;
+    return r ? val_expr(r) : val_err();
 }
 
 /* ---- value builtins ---- */

@@ -508,8 +508,12 @@ static void static_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
 /* One unrolled iteration of a qd.static loop; false when a break (or a return) ends the
  * unrolling. */
 bool sema_static_iteration(Sema *S, const StmtList *body) {
-    if (S->rf.on && S->cur && sema_may_return(body)) static_iteration_unless_returned(S, body);
+    IrStmtVec *top = S->toplevel;
+    S->toplevel = NULL; /* only this loop's own body is top level */
+    if (top) sema_split_tasks(S, body, top);
+    else if (S->rf.on && S->cur && sema_may_return(body)) static_iteration_unless_returned(S, body);
     else sema_block(S, body);
+    S->toplevel = top;
     bool more = S->static_jump != JUMP_BREAK && !S->returned;
     S->static_jump = JUMP_NONE;
     return more;
@@ -894,8 +898,21 @@ static void stmt_assert(Sema *S, const Stmt *s) {
     sema_emit(S, st);
 }
 
+/* qd.loop_config directly before a loop nested in another loop: only top-level loops are
+ * configured; Quadrants warns and drops it. */
+static bool nested_loop_config(Sema *S, const StmtList *l, int k) {
+    const Stmt *s = l->stmts[k];
+    if ((S->loop != LOOP_SERIAL && S->loop != LOOP_PARALLEL) || k + 1 >= l->n || l->stmts[k + 1]->kind != S_FOR) return false;
+    const char *p = s->kind == S_EXPR && s->expr->kind == E_CALL ? sema_path(S, s->expr->call.fn) : NULL;
+    if (!p || strcmp(p, "qd.loop_config")) return false;
+    diag_warning(s->span, QD2103, "qd.loop_config before a loop nested inside another for-loop has no effect: only "
+                                  "top-level loops are configured (Quadrants warns too)");
+    return true;
+}
+
 void sema_block(Sema *S, const StmtList *l) {
     for (int k = 0; k < l->n && !S->returned && !S->static_jump && !S->rf.dead; k++) {
+        if (nested_loop_config(S, l, k)) continue;
         sema_stmt(S, l->stmts[k]);
         if (!S->rf.on || !S->cur || S->returned || S->rf.dead || S->static_jump || !stmt_may_return(l->stmts[k])) continue;
         if (S->rf.loops) leave_if_returned(S, l->stmts[k]->span);

@@ -1,6 +1,6 @@
 # semantics.py — kernel-language semantics Quadrants defines (issue 14): break and continue of
 # qd.static loops, qd.static with several arguments, returns under run-time control flow in a
-# qd.real_func, and `and` / `or` that short-circuit as in Python.
+# qd.real_func, `and` / `or` and `a if c else b` evaluated as in Python.
 # Host: semantics.c.
 import quadrants as qd
 
@@ -10,6 +10,7 @@ out = qd.field(qd.i32, shape=32)
 x = qd.field(qd.i32, shape=())
 a = qd.field(qd.i32, shape=10)
 calls = qd.field(qd.i32, shape=())
+grid = qd.field(qd.i32, shape=(3, 64))
 
 
 @qd.real_func
@@ -109,8 +110,27 @@ def sem(n: qd.i32):
     out[24] = qd.static(0 or 3 or 5)
     c, d = qd.static(out, x)
     c[25] = d[None] + 1
+    out[26] = (n and 7) + (0 or n) * 100  # the deciding operand's value
+    out[27] = a[n - 1] if n < 10 else -3  # a[n - 1] is not read
+    va = qd.Vector([2, 2, 0, 0])
+    vb = qd.Vector([1, 0, 1, 0])
+    z = va or vb  # element-wise
+    w = va and vb
+    out[30] = z[0] * 1000 + z[1] * 100 + z[2] * 10 + z[3]
+    out[31] = w[0] * 1000 + w[1] * 100 + w[2] * 10 + w[3]
     out[28] = 0
     out[29] = 0
     store_first(2)
     store_first(2)
     store_first(2)
+
+
+@qd.kernel
+def tops(n: qd.i32):
+    s = n * 2  # read by the parallel loops: a kernel-scope local
+    for d in qd.static(range(3)):  # unrolled at the top level: its loops are parallel
+        qd.loop_config(block_dim=32)
+        for i in range(64):
+            grid[d, i] = i + d * 100 + s
+        if qd.static(d == 1):
+            break

@@ -135,7 +135,7 @@ Test(lang_sem, and_short_circuits_an_inlined_func) {
     cr_expect_eq(c.r.status, 0, "%s", c.r.err);
     char *ir = read_text(c.out, NULL);
     cr_assert(ir);
-    const char *cond = strstr(ir, "if %"), *load = strstr(ir, "load field a[");
+    const char *cond = strstr(ir, "\n    if %1\n"), *load = strstr(ir, "\n      %0 = (load field a[-1:i32]");
     cr_expect(cond && load && cond < load, "the load is not under the if:\n%s", ir);
     free(ir);
     compiled_free(&c);
@@ -245,4 +245,36 @@ Test(lang_sem, assert_percent_message) {
     compiled_free(&c);
     expect_error("import quadrants as qd\n\n@qd.kernel\ndef k(n: qd.i32):\n    assert n > 0, 'n=%d %d' % (n,)\n",
                  "5:19: error[QD2007]: not enough arguments for the assert message's format string", "\n   |                   ^~~~~~~~~~~~~~~~\n");
+}
+
+/* A qd.static loop at a kernel's top level is unrolled there: the loops in its body are
+ * parallel tasks (with their qd.loop_config), as in Quadrants. */
+Test(lang_sem, toplevel_static_loop_bodies_are_top_level) {
+    Compiled c = compile_src("import quadrants as qd\nx = qd.field(qd.i32, shape=(3, 16))\n\n@qd.kernel\ndef k(n: qd.i32):\n"
+                             "    for d in qd.static(range(3)):\n        qd.loop_config(block_dim=32)\n        for i in range(16):\n"
+                             "            x[d, i] = i + n\n        if qd.static(d == 1):\n            break\n",
+                             "--emit=ir");
+    cr_expect_eq(c.r.status, 0, "%s", c.r.err);
+    cr_expect_str_eq(c.r.err, "");
+    char *ir = read_text(c.out, NULL);
+    cr_assert(ir);
+    cr_expect(strstr(ir, "task k_t0 parallel extent=16:i32 index=%0 block_dim=32\n") &&
+              strstr(ir, "task k_t1 parallel extent=16:i32 index=%2 block_dim=32\n") && !strstr(ir, "k_t2"), "%s", ir);
+    free(ir);
+    compiled_free(&c);
+}
+
+/* qd.loop_config before a loop nested in another loop: Quadrants drops it with a warning. */
+Test(lang_sem, nested_loop_config_warns) {
+    Compiled c = compile_src("import quadrants as qd\nx = qd.field(qd.i32, shape=16)\n\n@qd.kernel\ndef k():\n"
+                             "    for _ in range(2):\n        qd.loop_config(name=\"inner\")\n        for i in range(16):\n            x[i] += 1\n",
+                             NULL);
+    char *want = NULL;
+    cr_assert(asprintf(&want, "%s:7:9: warning[QD2103]: qd.loop_config before a loop nested inside another for-loop has no effect: "
+                              "only top-level loops are configured (Quadrants warns too) [-Wloop-config-ignored]\n", c.src) > 0);
+    cr_expect_eq(c.r.status, 0, "%s", c.r.err);
+    cr_expect(!strncmp(c.r.err, want, strlen(want)), "got:\n%s", c.r.err);
+    cr_expect(c.wrote);
+    free(want);
+    compiled_free(&c);
 }
