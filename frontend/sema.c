@@ -68,6 +68,12 @@ const char *sema_path(Sema *S, const Expr *e) {
     return base ? arena_printf(S->arena, "%s.%s", base, e->attr.name) : NULL;
 }
 
+bool sema_py_scalar(const Sema *S, Val v, QdType *out) {
+    if (v.kind != V_NS || (strcmp(v.path, "int") && strcmp(v.path, "float"))) return false;
+    *out = v.path[0] == 'i' ? S->default_ip : S->default_fp;
+    return true;
+}
+
 bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out) {
     Scope *saved = S->scope;
     S->scope = S->hscope; /* annotations name things of the scope the definition is in */
@@ -76,8 +82,7 @@ bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out) {
     Val v = sema_eval(S, ann);
     S->scope = saved, S->cur = cur;
     if (v.kind == V_TYPE) return *out = v.type, true;
-    if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float")))
-        return *out = v.path[0] == 'i' ? QT_I32 : QT_F32, true;
+    if (sema_py_scalar(S, v, out)) return true;
     if (v.kind == V_NS && !strncmp(v.path, "qd.", 3))
         diag_error(ann->span, QD2005, "'%s' is not a scalar type of the kernel language (qd.i8 ... qd.f64)", v.path);
     else if (v.kind != V_ERR)
@@ -286,7 +291,7 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
  * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
 bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
-        c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC)
+        c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC || c->kind == V_PYFUNC)
         return true;
     if (c->kind == V_VEC) { /* a constant vector or matrix */
         for (int k = 0; k < vec_len(*c); k++)
@@ -332,11 +337,12 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             while (r->kind == E_ATTR || r->kind == E_CALL) r = r->kind == E_ATTR ? r->attr.obj : r->call.fn;
             Binding *rb = r->kind == E_NAME ? host_find(S, r->name) : NULL;
             bool compile_time = rb && (rb->v.kind == V_SNODE || rb->v.kind == V_ERR || rb->v.kind == V_VECTYPE ||
-                                       rb->v.kind == V_STRUCTTYPE); /* ... or a type's: vec3.field(...) */
+                                       rb->v.kind == V_STRUCTTYPE || (rb->v.kind == V_NS && !strcmp(rb->v.path, "math")));
             if (!compile_time) return true;
         }
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
         if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
+        if (fb && fb->v.kind == V_PYFUNC) return sema_pyfunc_is_host(S, e, fb->v.def);
         bool dict = e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); /* {"a": qd.f32} */
         if (dict && !e->call.args.n && !e->call.nkw) return true; /* {}: an empty dict the script fills */
         if (!dict && sema_is_host_expr(S, e->call.fn)) return true;
@@ -506,6 +512,11 @@ static void import_submodule(Sema *S, const Stmt *s) {
 
 static void module_import(Sema *S, const Stmt *s) {
     if (!strncmp(s->import.module, "quadrants.", 10)) return import_submodule(S, s);
+    if (!strcmp(s->import.module, "math")) { /* Python's math: constants and functions of compile-time numbers */
+        const char *name = s->import.alias ? s->import.alias : "math";
+        scope_bind(S, S->hscope, name, (Val){.kind = V_NS, .path = "math"}, s->span);
+        return;
+    }
     if (strcmp(s->import.module, "quadrants"))
         return (void)diag_error(s->span, QD2003, "only 'import quadrants as qd' is supported, not '%s'", s->import.module);
     S->qd_alias = s->import.alias ? s->import.alias : "quadrants";
@@ -1351,7 +1362,8 @@ IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_c
 IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
     Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .prefix = "",
               .subgroup_width = fo ? fo->subgroup_width : 0, .max_shared_bytes = fo ? fo->max_shared_bytes : -1,
-              .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1, .rng_field = -1};
+              .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1, .rng_field = -1,
+              .default_fp = QT_F32, .default_ip = QT_I32, .arch = fo ? fo->arch : NULL};
     S.hscope = &S.module;
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)
