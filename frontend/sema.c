@@ -813,7 +813,7 @@ static bool range_args(Sema *S, const Expr *call, LoopSpace *ls, int d) {
 static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
     if (call->call.nkw) return diag_error(call->call.kw[0].span, QD2012, "qd.ndrange keyword arguments are not supported in v1"), false;
     int n = call->call.args.n;
-    if (n < 1 || n > IR_MAX_DIMS) return diag_error(call->span, QD2012, "qd.ndrange takes 1 to %d dimensions", IR_MAX_DIMS), false;
+    if (n > IR_MAX_DIMS) return diag_error(call->span, QD2012, "qd.ndrange takes at most %d dimensions", IR_MAX_DIMS), false;
     ls->ndims = n;
     for (int d = 0; d < n; d++) {
         const Expr *a = call->call.args.items[d];
@@ -853,7 +853,6 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     }
     ls->ndims = v.kind == V_FIELD ? S->fields.items[v.index].ndim - S->fields.items[v.index].elem_ndim
                                   : S->params.items[v.index].ndim - S->params.items[v.index].elem_ndim;
-    if (ls->ndims == 0) return diag_error(iter->span, QD2012, "a struct-for needs a field or ndarray with at least one dimension"), false;
     for (int d = 0; d < ls->ndims; d++) {
         ls->begin[d] = irb_int(S->arena, QT_I32, 0, iter->span), ls->step[d] = 1;
         if (v.kind == V_FIELD) { /* offset=: the indices start at the origin */
@@ -898,8 +897,8 @@ static bool loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
         f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
     }
     if (iter->kind == E_CALL && !(iter = sema_unpack(S, iter))) return false; /* qd.ndrange(*a.shape) */
-    if (!ls->is_static && iter->kind != E_CALL) return struct_for_space(S, iter, ls);
-    if (f.kind == V_NS && !strcmp(f.path, "range")) ok = (ls->ndims = 1, range_args(S, iter, ls, 0));
+    if (!ls->is_static && iter->kind != E_CALL) ok = struct_for_space(S, iter, ls);
+    else if (f.kind == V_NS && !strcmp(f.path, "range")) ok = (ls->ndims = 1, range_args(S, iter, ls, 0));
     else if (f.kind == V_NS && !strcmp(f.path, "qd.ndrange")) ok = ndrange_args(S, iter, ls);
     else {
         if (iter->kind != E_CALL || f.kind != V_ERR)
@@ -910,6 +909,13 @@ static bool loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     for (int d = 0; ok && ls->is_static && d < ls->ndims; d++)
         if (!ir_is_const(ls->begin[d]) || !ir_is_const(ls->end[d]))
             return diag_error(iter->span, QD2009, "the bounds of a qd.static loop must be compile-time constants"), false;
+    if (ok && ls->ndims == 0) { /* one point (Quadrants runs the body once), indexed by an empty vector */
+        if (!ls->grouped)
+            return diag_error(iter->span, QD2012, "a 0-d iteration space has no loop variable: iterate over qd.grouped(...) "
+                                                  "(its variable is the empty index, x[I] is x[None])"), false;
+        ls->ndims = 1, ls->zero_d = true, ls->step[0] = 1;
+        ls->begin[0] = irb_int(S->arena, QT_I32, 0, iter->span), ls->end[0] = irb_int(S->arena, QT_I32, 1, iter->span);
+    }
     return ok;
 }
 
@@ -998,7 +1004,7 @@ void sema_for_body(Sema *S, const Stmt *loop) {
         if (ls.grouped) group.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
         if (d > 0) rest = sema_binary(S, IR_DIV, rest, count[d], v->span);
     }
-    if (ls.grouped) scope_bind(S, S->scope, t0->name, group, t0->span);
+    if (ls.grouped) scope_bind(S, S->scope, t0->name, ls.zero_d ? vec_make(S, 0, 0) : group, t0->span);
     IrStmtVec body = {0}, *outer = S->cur;
     S->cur = &body;
     LoopKind around = S->loop; /* LOOP_STATIC in an unrolled top-level qd.static loop */

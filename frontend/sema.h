@@ -435,12 +435,12 @@ bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p); /* sema.c */
 
 /* sema_stmt.c */
 void sema_block(Sema *S, const StmtList *l);
-bool sema_static_iteration(Sema *S, const StmtList *body);
-void sema_split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial); /* sema.c: top-level statements into tasks */
-bool sema_may_return(const StmtList *l);
-Val sema_print_call(Sema *S, const Expr *call);            /* sema_format.c: print(...) */
-const char *sema_assert_message(Sema *S, const Expr *msg); /* sema_format.c: an assert's message text (NULL: reported) */
-bool sema_is_real_func(Sema *S, const Stmt *def); /* sema_stmt.c: decorated @qd.real_func */ /* sema_stmt.c: a return anywhere in l (nested blocks included) */ /* sema_stmt.c: false when a break ends the unrolling */
+bool sema_static_iteration(Sema *S, const StmtList *body);            /* false when a break ends the unrolling */
+bool sema_may_return(const StmtList *l);                                /* a return anywhere in l (nested blocks too) */
+bool sema_is_real_func(Sema *S, const Stmt *def);                       /* decorated @qd.real_func */
+void sema_split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial);   /* sema.c: top-level statements into tasks */
+Val sema_print_call(Sema *S, const Expr *call);                         /* sema_format.c: print(...) */
+const char *sema_assert_message(Sema *S, const Expr *msg);              /* sema_format.c: an assert's message text (NULL: reported) */
 void sema_stmt(Sema *S, const Stmt *s);
 void sema_assign(Sema *S, const Expr *target, Val v, Span sp);
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def);
@@ -454,6 +454,8 @@ typedef struct LoopSpace {
     int64_t step[IR_MAX_DIMS];
     bool is_static;
     bool grouped; /* qd.grouped(...): one loop variable, a vector of the indices */
+    bool zero_d;  /* a 0-d space (qd.grouped(qd.ndrange()), a 0-d field): one point, whose index
+                     vector is empty; kept as one dimension of extent 1 */
 } LoopSpace;
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *out);
 IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp); /* i32, >= 0 */

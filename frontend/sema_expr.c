@@ -1207,10 +1207,13 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_NS && sema_is_more_builtin(f.path)) return sema_more_builtin_call(S, call, f.path);
     Val ew;
     if (sema_vec_elementwise(S, call, f, &ew)) return ew;
-    if (f.kind == V_TYPE) {
-        char name[32];
-        snprintf(name, sizeof name, "qd.%s", qt_name(f.type));
-        return check_args(S, call, name, 1, 1) ? val_expr(explicit_cast(S, arg(S, call, 0), f.type)) : val_err();
+    if (f.kind == V_TYPE) { /* qd.f32(x): a cast of one value (Quadrants' words for anything else) */
+        if (call->call.args.n != 1 || call->call.nkw) {
+            diag_error(call->span, QD2007, "A primitive type can only decorate a single expression: 'qd.%s' takes one positional "
+                                           "argument, got %d%s", qt_name(f.type), call->call.args.n, call->call.nkw ? " and keywords" : "");
+            return val_err();
+        }
+        return val_expr(explicit_cast(S, arg(S, call, 0), f.type));
     }
     if (f.kind != V_NS) {
         diag_error(call->call.fn->span, QD2019, "%s is not callable%s", val_describe(f),

@@ -337,8 +337,46 @@ Val sema_print_call(Sema *S, const Expr *call) {
  * decides whether they leave code); a compile-time value is formatted into the text, a run-time
  * one keeps its conversion (%d) there: an assert failure reports a fixed message. NULL
  * (reported) for another kind of message. */
+/* An f-string message with run-time fields: each field is checked; a compile-time string or
+ * integer is formatted into the text, a run-time one keeps its {field} text. */
+static const char *assert_fstring(Sema *S, const Expr *m) {
+    const char *raw = S->src->text + m->span.off;
+    int n = (int)m->span.len, q = 0;
+    while (q < n && strchr("rRfFbBuU", raw[q])) q++;
+    int quotes = q + 2 < n && raw[q + 1] == raw[q] && raw[q + 2] == raw[q] ? 3 : 1;
+    const char *str = m->str;
+    int sn = (int)strlen(str), ri = q + quotes, si = 0, rn = n - quotes;
+    bool rbad = false, sbad = false, ok = true;
+    FField rf, sf;
+    StrBuf b;
+    sb_init(&b);
+    for (;;) {
+        bool more = fstring_next(str, sn, &si, &sf, &b, &sbad), rmore = fstring_next(raw, rn, &ri, &rf, NULL, &rbad);
+        if (sbad || rbad || more != rmore) {
+            diag_error(m->span, QD2007, "an f-string field that an assert message cannot take (a !conversion, or an unbalanced brace)");
+            ok = false;
+        }
+        if (!more || !ok) break;
+        if (sf.shown) sb_append(&b, str + sf.start, (size_t)sf.shown);
+        Source *owned;
+        Expr *e = frontend_parse_field(S->src, S->arena, m->span.off + (uint32_t)rf.start, (uint32_t)rf.len, &owned);
+        if (owned) vec_push(&S->spec_sources, owned);
+        Val v = e ? sema_eval(S, e) : val_err();
+        IrExpr *x = v.kind == V_EXPR || v.kind == V_LOCAL || v.kind == V_REF ? sema_rvalue(S, v, m->span) : NULL;
+        if (!e || v.kind == V_ERR) ok = false;
+        else if (v.kind == V_STR) sb_puts(&b, v.path);
+        else if (x && ir_is_const(x) && qt_is_integral(x->type)) sb_printf(&b, "%lld", (long long)x->c.i);
+        else sb_printf(&b, "{%.*s}", sf.len, str + sf.start);
+        if (!ok) break;
+    }
+    const char *text = ok ? arena_strdup(S->arena, b.data ? b.data : "") : NULL;
+    sb_free(&b);
+    return text;
+}
+
 const char *sema_assert_message(Sema *S, const Expr *m) {
     if (m->kind == E_STR && !m->fstr) return m->str;
+    if (m->kind == E_STR && !sema_fstring_known(S, m)) return assert_fstring(S, m);
     if (m->kind == E_STR || m->kind == E_INT || m->kind == E_FLOAT || m->kind == E_BOOL) {
         StrBuf b;
         sb_init(&b);

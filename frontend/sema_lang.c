@@ -124,7 +124,7 @@ static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
         for (int k = 0; k < cnt; k++) (*items)[k] = vec_make(S, 1, 0), (*items)[k].vec.c[0] = r[k];
         return true;
     }
-    if (nd < 1 || nd > IR_MAX_DIMS) return diag_error(in->span, QD2012, "qd.ndrange takes 1 to %d dimensions", IR_MAX_DIMS), false;
+    if (nd > IR_MAX_DIMS) return diag_error(in->span, QD2012, "qd.ndrange takes at most %d dimensions", IR_MAX_DIMS), false;
     for (int d = 0; d < nd; d++) {
         const Expr *a = in->call.args.items[d];
         Val v = sema_eval(S, a);

@@ -562,7 +562,7 @@ static void stmt_for(Sema *S, const Stmt *s) {
             if (l < 0) return;
             g.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
         }
-        scope_bind(S, S->scope, t->name, g, t->span);
+        scope_bind(S, S->scope, t->name, ls.zero_d ? vec_make(S, 0, 0) : g, t->span);
         return serial_for(S, s, &ls, vars, 0);
     }
     if (loop_targets(S, s, vars, ls.ndims) < 0) return;

@@ -17,6 +17,8 @@ int main(int argc, char **argv) {
     if (!host_launch_ok(tops(&targs, nt))) return 2;
     for (int d = 0; d < 3; d++)
         for (int i = 0; i < 64; i++) bad += qd_field_grid[d][i] != (d < 2 ? i + d * 100 + 40 : 0);
+    if (!host_launch_ok(zerod(&(zerod_args){0}, nt))) return 2;
+    bad += qd_field_zero != 43;
     printf("semantics: %d wrong\n", bad);
     return bad != 0;
 }

@@ -11,6 +11,7 @@ x = qd.field(qd.i32, shape=())
 a = qd.field(qd.i32, shape=10)
 calls = qd.field(qd.i32, shape=())
 grid = qd.field(qd.i32, shape=(3, 64))
+zero = qd.field(qd.i32, shape=())
 
 
 @qd.real_func
@@ -134,3 +135,11 @@ def tops(n: qd.i32):
             grid[d, i] = i + d * 100 + s
         if qd.static(d == 1):
             break
+
+
+@qd.kernel
+def zerod():
+    for I in qd.grouped(qd.ndrange()):  # one point, I is the empty index
+        zero[I] = 42
+    for I in qd.grouped(zero):  # a struct-for over a 0-d field
+        zero[I] += 1

@@ -231,8 +231,8 @@ Test(lang_sem, print_format_errors) {
 /* An assert's message may be "..." % values; --debug reports the text with the compile-time
  * values formatted in. */
 Test(lang_sem, assert_percent_message) {
-    Compiled c = compile_src("import quadrants as qd\n\n@qd.kernel\ndef k(n: qd.i32):\n    assert n > 0, 'n=%d of %d (%s) %%' % (n, 4, 'x')\n"
-                             "    assert n > 1\n",
+    Compiled c = compile_src("import quadrants as qd\nK = 7\n@qd.kernel\ndef k(n: qd.i32):\n    assert n > 0, 'n=%d of %d (%s) %%' % (n, 4, 'x')\n"
+                             "    assert n > 1\n    assert n > 2, f'n={n + 1} k={K} {{}}'\n",
                              "--debug");
     cr_expect_eq(c.r.status, 0, "%s", c.r.err);
     run_free(&c.r);
@@ -240,8 +240,10 @@ Test(lang_sem, assert_percent_message) {
     c.r = run_qdc_argv(argv, NULL, c.dir);
     char *w1 = NULL, *w2 = NULL;
     cr_assert(asprintf(&w1, "%s:5:5: assertion failed: n=%%d of 4 (x) %%\"", c.src) > 0 && asprintf(&w2, "%s:6:5: assertion failed: n > 1\"", c.src) > 0);
-    cr_expect(strstr(c.r.out, w1) && strstr(c.r.out, w2), "%s", c.r.out);
-    free(w1), free(w2);
+    char *w3 = NULL;
+    cr_assert(asprintf(&w3, "%s:7:5: assertion failed: n={n + 1} k=7 {}\"", c.src) > 0);
+    cr_expect(strstr(c.r.out, w1) && strstr(c.r.out, w2) && strstr(c.r.out, w3), "%s", c.r.out);
+    free(w1), free(w2), free(w3);
     compiled_free(&c);
     expect_error("import quadrants as qd\n\n@qd.kernel\ndef k(n: qd.i32):\n    assert n > 0, 'n=%d %d' % (n,)\n",
                  "5:19: error[QD2007]: not enough arguments for the assert message's format string", "\n   |                   ^~~~~~~~~~~~~~~~\n");
@@ -277,4 +279,33 @@ Test(lang_sem, nested_loop_config_warns) {
     cr_expect(c.wrote);
     free(want);
     compiled_free(&c);
+}
+
+/* A 0-d iteration space (qd.grouped(qd.ndrange()), qd.grouped of a 0-d field): the body runs
+ * once with the empty index, x[I] is x[None]; without qd.grouped there is no loop variable. */
+Test(lang_sem, zero_d_grouped_loops) {
+    Compiled c = compile_src("import quadrants as qd\nv = qd.field(qd.i32, shape=())\n\n@qd.kernel\ndef k():\n"
+                             "    for I in qd.grouped(qd.ndrange()):\n        v[I] = 42\n    for I in qd.grouped(v):\n        v[I] += 1\n"
+                             "    for I in qd.static(qd.grouped(qd.ndrange())):\n        v[I] += 10\n",
+                             "--emit=ir");
+    cr_expect_eq(c.r.status, 0, "%s", c.r.err);
+    cr_expect_str_eq(c.r.err, "");
+    char *ir = read_text(c.out, NULL);
+    cr_assert(ir);
+    cr_expect(strstr(ir, "task k_t0 parallel extent=1:i32") && strstr(ir, "store field v[]:i32 = 42:i32") &&
+              strstr(ir, "task k_t1 parallel extent=1:i32") && strstr(ir, "field v[]:i32 10:i32"), "%s", ir);
+    free(ir);
+    compiled_free(&c);
+    expect_error("import quadrants as qd\n\n@qd.kernel\ndef k():\n    for i in qd.ndrange():\n        pass\n",
+                 "5:14: error[QD2012]: a 0-d iteration space has no loop variable: iterate over qd.grouped(...) (its variable "
+                 "is the empty index, x[I] is x[None])",
+                 "\n   |              ^~~~~~~~~~~~\n");
+}
+
+/* qd.i64(1, 2): Quadrants' "A primitive type can only decorate a single expression." */
+Test(lang_sem, primitive_type_takes_one_expression) {
+    expect_error("import quadrants as qd\n\n@qd.kernel\ndef k():\n    a = qd.i64(1, 2)\n",
+                 "5:9: error[QD2007]: A primitive type can only decorate a single expression: 'qd.i64' takes one positional "
+                 "argument, got 2",
+                 "\n   |         ^~~~~~~~~~~~\n");
 }
