@@ -11,6 +11,8 @@ typedef struct AstModule AstModule;
 /* Lexes and parses src (validating UTF-8, NUL bytes, nesting and size limits). Returns the
  * module (possibly partial) or NULL when nothing usable was parsed. */
 AstModule *frontend_parse(const Source *src, Arena *arena);
+/* One {expression} field of an f-string at [off, off + len) of src (frontend/parse.c). */
+struct Expr *frontend_parse_field(const Source *src, Arena *arena, uint32_t off, uint32_t len, Source **owned);
 /* --emit=ast: stable textual dump; the format is documented at the top of frontend/ast_dump.c. */
 void ast_dump(const AstModule *m, StrBuf *out);
 /* Semantic analysis and IR construction; NULL if errors were reported. */

@@ -1422,3 +1422,28 @@ AstModule *frontend_parse(const Source *src, Arena *arena) {
     vec_free(&v);
     return P.fatal ? NULL : m;
 }
+
+/* One {expression} field of an f-string (print, sema_format.c), at [off, off + len) of src: a
+ * copy of the source with everything else blanked (newlines kept, so diagnostics keep their
+ * line and column) and the field's delimiters made parentheses, parsed as one expression.
+ * *owned: that copy, which the caller frees after the diagnostics are out. NULL after an
+ * error. */
+Expr *frontend_parse_field(const Source *src, Arena *arena, uint32_t off, uint32_t len, Source **owned) {
+    *owned = NULL;
+    if (off < 1 || (size_t)off + len >= src->len) return NULL;
+    char *text = xmalloc(src->len + 1);
+    for (size_t k = 0; k < src->len; k++) text[k] = src->text[k] == '\n' ? '\n' : ' ';
+    memcpy(text + off, src->text + off, len);
+    text[off - 1] = '(', text[off + len] = ')', text[src->len] = 0;
+    Source *fs = *owned = source_new(src->name, text, src->len);
+    free(text);
+    TokenList tl;
+    int errors = diag_error_count();
+    if (!lex_source(fs, arena, &tl) || diag_error_count() > errors) return NULL;
+    Parser P = {.src = fs, .arena = arena, .toks = tl.toks, .ntoks = tl.n};
+    while (at(&P, T_INDENT) || at(&P, T_NEWLINE)) next(&P);
+    Expr *e = parse_test(&P);
+    while (at(&P, T_NEWLINE) || at(&P, T_DEDENT)) next(&P);
+    if (!at(&P, T_EOF)) expected(&P, "the end of the f-string field");
+    return diag_error_count() > errors || P.fatal ? NULL : e;
+}

@@ -923,7 +923,7 @@ static bool ndrange_axes(Sema *S, const Keyword *kw, int n, LoopSpace *ls) {
 
 static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
     int n = call->call.args.n;
-    if (n < 1 || n > IR_MAX_DIMS) return diag_error(call->span, QD2012, "qd.ndrange takes 1 to %d dimensions", IR_MAX_DIMS), false;
+    if (n > IR_MAX_DIMS) return diag_error(call->span, QD2012, "qd.ndrange takes at most %d dimensions", IR_MAX_DIMS), false;
     for (int k = 0; k < call->call.nkw; k++)
         if (!ndrange_axes(S, &call->call.kw[k], n, ls)) return false;
     ls->ndims = n;
@@ -965,7 +965,6 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     }
     ls->ndims = v.kind == V_FIELD ? S->fields.items[v.index].ndim - S->fields.items[v.index].elem_ndim
                                   : S->params.items[v.index].ndim - S->params.items[v.index].elem_ndim;
-    if (ls->ndims == 0) return diag_error(iter->span, QD2012, "a struct-for needs a field or ndarray with at least one dimension"), false;
     for (int d = 0; d < ls->ndims; d++) {
         ls->begin[d] = irb_int(S->arena, QT_I32, 0, iter->span), ls->step[d] = 1;
         if (v.kind == V_FIELD) { /* offset=: the indices start at the origin */
@@ -1009,8 +1008,8 @@ static bool loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
         f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
     }
     if (iter->kind == E_CALL && !(iter = sema_unpack(S, iter))) return false; /* qd.ndrange(*a.shape) */
-    if (!ls->is_static && iter->kind != E_CALL) return struct_for_space(S, iter, ls);
-    if (f.kind == V_NS && !strcmp(f.path, "range")) ok = (ls->ndims = 1, range_args(S, iter, ls, 0));
+    if (!ls->is_static && iter->kind != E_CALL) ok = struct_for_space(S, iter, ls);
+    else if (f.kind == V_NS && !strcmp(f.path, "range")) ok = (ls->ndims = 1, range_args(S, iter, ls, 0));
     else if (f.kind == V_NS && !strcmp(f.path, "qd.ndrange")) ok = ndrange_args(S, iter, ls);
     else {
         if (iter->kind != E_CALL || f.kind != V_ERR)
@@ -1021,6 +1020,13 @@ static bool loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     for (int d = 0; ok && ls->is_static && d < ls->ndims; d++)
         if (!ir_is_const(ls->begin[d]) || !ir_is_const(ls->end[d]))
             return diag_error(iter->span, QD2009, "the bounds of a qd.static loop must be compile-time constants"), false;
+    if (ok && ls->ndims == 0) { /* one point (Quadrants runs the body once), indexed by an empty vector */
+        if (!ls->grouped)
+            return diag_error(iter->span, QD2012, "a 0-d iteration space has no loop variable: iterate over qd.grouped(...) "
+                                                  "(its variable is the empty index, x[I] is x[None])"), false;
+        ls->ndims = 1, ls->zero_d = true, ls->step[0] = 1;
+        ls->begin[0] = irb_int(S->arena, QT_I32, 0, iter->span), ls->end[0] = irb_int(S->arena, QT_I32, 1, iter->span);
+    }
     return ok;
 }
 
@@ -1110,14 +1116,15 @@ void sema_for_body(Sema *S, const Stmt *loop) {
         if (ls.grouped) group.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
         if (lv > 0) rest = sema_binary(S, IR_DIV, rest, count[d], v->span);
     }
-    if (ls.grouped) scope_bind(S, S->scope, t0->name, group, t0->span);
+    if (ls.grouped) scope_bind(S, S->scope, t0->name, ls.zero_d ? vec_make(S, 0, 0) : group, t0->span);
     IrStmtVec body = {0}, *outer = S->cur;
     S->cur = &body;
+    LoopKind around = S->loop; /* LOOP_STATIC in an unrolled top-level qd.static loop */
     S->loop = LOOP_PARALLEL, S->parallel_continue = false;
     S->dyn++;
     sema_block(S, &loop->for_.body);
     S->dyn--;
-    S->loop = LOOP_NONE, S->cur = outer;
+    S->loop = around, S->cur = outer;
     if (!S->parallel_continue) {
         for (int k = 0; k < body.len; k++) sema_emit(S, body.items[k]);
         vec_free(&body);
@@ -1189,7 +1196,7 @@ static void loop_config(Sema *S, const Expr *call) {
 static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
     if (s->kind != S_EXPR || s->expr->kind != E_CALL || s->expr->call.fn->kind != E_NAME) return false;
     Binding *b = sema_lookup(S, s->expr->call.fn->name);
-    if (!b || b->v.kind != V_FUNC) return false;
+    if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
     for (int k = 0; k < b->v.def->def.body.n; k++) {
         const Stmt *x = b->v.def->def.body.stmts[k];
         if ((x->kind == S_FOR && !(x->for_.iter->kind == E_CALL && sema_path(S, x->for_.iter->call.fn) &&
@@ -1245,12 +1252,19 @@ static const StmtList *static_branch(Sema *S, const Stmt *s) {
     return c ? (c->c.u ? &s->if_.then : &s->if_.els) : &none;
 }
 
+void sema_split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) { split_tasks(S, l, serial); }
+
 static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
-    for (int k = 0; k < l->n && !S->returned; k++) {
+    for (int k = 0; k < l->n && !S->returned && !S->static_jump; k++) {
         const Stmt *s = l->stmts[k], *def;
         const StmtList *branch = static_branch(S, s);
         if (branch) {
             split_tasks(S, branch, serial);
+        } else if (is_static_for(S, s)) { /* unrolled here: each iteration's body is top level (its loops parallel) */
+            IrStmtVec *saved = S->toplevel;
+            S->toplevel = serial;
+            sema_stmt(S, s);
+            S->toplevel = saved;
         } else if (is_loop_config(S, s)) {
             loop_config(S, s->expr);
         } else if (s->kind == S_FOR && !is_static_for(S, s) && S->serialize) {
@@ -1272,7 +1286,8 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
                 diag_error(S->block_dim_span, QD2017, "qd.loop_config must directly precede a top-level for loop");
                 S->block_dim = 0, S->serialize = false;
             }
-            if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
+            bool code = s->kind != S_BREAK && s->kind != S_CONTINUE && s->kind != S_PASS; /* a static loop's jump: no task */
+            if (S->task < 0 && code) open_task(S, IR_TASK_SERIAL, s->span, serial);
             sema_stmt(S, s);
         }
     }

@@ -213,6 +213,16 @@ typedef struct Sema {
     bool returned;       /* a return was checked: the rest of the function is not compiled */
     int dyn;             /* run-time ifs and loops around the statement, in the current function */
     Val fn_result;       /* the inlined qd.func's result, from its return */
+    /* break/continue of a qd.static loop (under compile-time control flow only, as Quadrants):
+     * the rest of the iteration is not compiled; a break also ends the unrolling */
+    enum { JUMP_NONE, JUMP_BREAK, JUMP_CONTINUE } static_jump;
+    int static_dyn;      /* S->dyn where the innermost qd.static loop's body starts */
+    /* a qd.real_func that returns under run-time control flow (sema_stmt.c): its returns set the
+     * flag local and the result local (-1: none) and leave its run-time loops; statements after
+     * a statement that may return run only while the flag is clear */
+    struct RealFunc { bool on; int flag, result, loops; bool dead; } rf;
+    IrStmtVec *toplevel; /* a qd.static loop at a kernel's top level is being unrolled: its body is
+                            split into tasks like the kernel's (sema.c), with this serial body */
     const Stmt *kernel_def; /* the kernel being checked */
     int rng_local;       /* the open task's qd.random state (a u32 local), -1 before its first use */
     int rng_field;       /* the kernel's launch counter qdc_rng_<kernel> (a 0-d u32 field), or -1 */
@@ -462,6 +472,12 @@ bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p); /* sema.c */
 
 /* sema_stmt.c */
 void sema_block(Sema *S, const StmtList *l);
+bool sema_static_iteration(Sema *S, const StmtList *body);            /* false when a break ends the unrolling */
+bool sema_may_return(const StmtList *l);                                /* a return anywhere in l (nested blocks too) */
+bool sema_is_real_func(Sema *S, const Stmt *def);                       /* decorated @qd.real_func */
+void sema_split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial);   /* sema.c: top-level statements into tasks */
+Val sema_print_call(Sema *S, const Expr *call);                         /* sema_format.c: print(...) */
+const char *sema_assert_message(Sema *S, const Expr *msg);              /* sema_format.c: an assert's message text (NULL: reported) */
 void sema_stmt(Sema *S, const Stmt *s);
 void sema_assign(Sema *S, const Expr *target, Val v, Span sp);
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def);
@@ -477,6 +493,8 @@ typedef struct LoopSpace {
     bool grouped; /* qd.grouped(...): one loop variable, a vector of the indices */
     bool ordered; /* qd.ndrange(..., axes=): order[L] is the dimension at nesting level L, outermost first */
     unsigned char order[IR_MAX_DIMS];
+    bool zero_d;  /* a 0-d space (qd.grouped(qd.ndrange()), a 0-d field): one point, whose index
+                     vector is empty; kept as one dimension of extent 1 */
 } LoopSpace;
 #define LOOP_DIM(ls, level) ((ls)->ordered ? (int)(ls)->order[level] : (level))
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *out);

@@ -492,28 +492,43 @@ static Val eval_attr(Sema *S, const Expr *e) {
     return sema_vec_alias(r.path, &t) ? t : r;
 }
 
-/* A constant index must lie in its axis (extent < 0: an ndarray, whose extent is known at run
- * time only, so only the i32 index range applies): b[-1] and b[16] on a 16-element field would
- * otherwise address the neighbouring field, and Quadrants has no negative indexing. */
-static bool check_const_index(const IrExpr *x, const Expr *src, const char *name, int axis, int64_t extent) {
-    if (!ir_is_const(x)) return true;
+/* A constant index should lie in its axis (extent < 0: an ndarray, whose extent is known at run
+ * time only, so only the i32 index range applies): b[-1] and b[16] on a 16-element field address
+ * memory outside it, and Quadrants has no negative indexing. Quadrants checks bounds at run time
+ * in debug mode only, so code that never runs may hold such an index (`False and f()`): a
+ * warning, and under --debug the run-time check (bounds_check) reports it when it runs. */
+static void check_const_index(const IrExpr *x, const Expr *src, const char *name, int axis, int64_t extent) {
+    if (!ir_is_const(x)) return;
     bool neg = qt_is_signed(x->type) && x->c.i < 0;
     uint64_t v = x->c.u, lim = extent < 0 ? (uint64_t)INT32_MAX + 1 : (uint64_t)extent;
-    if (!neg && v < lim) return true;
+    if (!neg && v < lim) return;
     if (extent < 0)
-        diag_error(src->span, QD2011, "index %s%llu is out of bounds for axis %d of '%s' (indices are 0 to 2147483647)",
-                   neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name);
+        diag_warning(src->span, QD2111, "index %s%llu is out of bounds for axis %d of '%s' (indices are 0 to 2147483647)",
+                     neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name);
     else
-        diag_error(src->span, QD2011, "index %s%llu is out of bounds for axis %d of '%s' with size %lld",
-                   neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name, (long long)extent);
-    return false;
+        diag_warning(src->span, QD2111, "index %s%llu is out of bounds for axis %d of '%s' with size %lld",
+                     neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name, (long long)extent);
+}
+
+/* --debug: the index (already less the axis' origin) is checked where it is evaluated, like an
+ * assert (Quadrants' debug mode checks every access). extent: the axis' size (NULL: unknown). */
+static void bounds_check(Sema *S, IrExpr *x, IrExpr *extent, const char *name, int axis, Span sp) {
+    if (!S->debug || !S->cur || !x || !extent) return;
+    if (ir_is_const(x) && ir_is_const(extent) && x->c.i >= 0 && x->c.i < extent->c.i) return;
+    uint32_t line, col;
+    source_line_col(S->src, sp.off, &line, &col);
+    IrStmt *st = sema_stmt_new(S, IR_ASSERT, sp);
+    st->assert_.cond = sema_binary(S, IR_LT, irb_cast(S->arena, x, QT_U32), irb_cast(S->arena, extent, QT_U32), sp);
+    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: index out of bounds for axis %d of '%s'", S->src->name, (int)line, (int)col, axis, name);
+    sema_emit(S, st);
 }
 
 /* Index expressions of a subscript: x[None] and x[()] have none; x[i, j] has two.
  * shape: the extents of a field or SharedArray, NULL for an ndarray. */
 /* origin: a field's offset= (NULL: 0), subtracted from each index (constant ones are checked
  * against [origin, origin + extent)). */
-static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name, int ndim, const int64_t *shape, const int64_t *origin) {
+static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name, int ndim, const int64_t *shape, const int64_t *origin,
+                        int param) {
     const Expr *const *items = (const Expr *const *)&ix;
     int n = 1;
     if (ix->kind == E_NONE) n = 0;
@@ -536,14 +551,21 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
             }
             int64_t o = origin && m < ndim ? origin[m] : 0;
             if (x && o) {
-                if (ir_is_const(x) && (x->c.i < o || x->c.i >= o + shape[m])) {
-                    diag_error(items[k]->span, QD2011, "index %lld is out of bounds for axis %d of '%s' (offset=: indices %lld to %lld)",
-                               (long long)x->c.i, m, name, (long long)o, (long long)(o + shape[m] - 1));
-                    x = NULL;
-                } else if (x) {
-                    x = sema_binary(S, IR_SUB, irb_cast(S->arena, x, QT_I32), irb_int(S->arena, QT_I32, o, items[k]->span), items[k]->span);
+                if (ir_is_const(x) && (x->c.i < o || x->c.i >= o + shape[m]))
+                    diag_warning(items[k]->span, QD2111, "index %lld is out of bounds for axis %d of '%s' (offset=: indices %lld to %lld)",
+                                 (long long)x->c.i, m, name, (long long)o, (long long)(o + shape[m] - 1));
+                x = sema_binary(S, IR_SUB, irb_cast(S->arena, x, QT_I32), irb_int(S->arena, QT_I32, o, items[k]->span), items[k]->span);
+            } else if (x && m < ndim) {
+                check_const_index(x, items[k], name, m, shape ? shape[m] : -1);
+            }
+            if (x && m < ndim) {
+                IrExpr *ext = shape ? irb_int(S->arena, QT_I32, shape[m], items[k]->span) : NULL;
+                if (!shape && param >= 0) {
+                    ext = irb_new(S->arena, IR_SHAPE, QT_I32, items[k]->span);
+                    ext->shape.param = param, ext->shape.axis = m;
                 }
-            } else if (x && m < ndim && !check_const_index(x, items[k], name, m, shape ? shape[m] : -1)) x = NULL;
+                bounds_check(S, irb_cast(S->arena, x, QT_I32), ext, name, m, items[k]->span);
+            }
             ok &= x != NULL;
             (*out)[m] = irb_cast(S->arena, x, QT_I32);
         }
@@ -596,7 +618,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         diag_error(e->span, QD2011, "%s is not subscriptable", val_describe(o));
         return val_err();
     }
-    r->nidx = eval_indices(S, e->sub.index, &r->idx, name, ndim - edim, shape, origin);
+    r->nidx = eval_indices(S, e->sub.index, &r->idx, name, ndim - edim, shape, origin, o.kind == V_NDARRAY ? o.index : -1);
     if (r->nidx < 0) return val_err();
     if (o.kind == V_NDARRAY && r->nidx == ndim - edim) sema_ndarray_permute(&S->params.items[o.index], r->idx); /* a layout= ndarray */
     if (edim && r->nidx == ndim - edim) return sema_vec_ref(S, r, en, em); /* before any SNode flattening */
@@ -724,6 +746,9 @@ static Val eval_tuple(Sema *S, const Expr *e) {
 }
 
 
+static Val bool_op(Sema *S, const Expr *e);
+static Val cond_expr(Sema *S, const Expr *e);
+
 Val sema_eval(Sema *S, const Expr *e) {
     switch (e->kind) {
     case E_ERROR: return val_err();
@@ -761,12 +786,7 @@ Val sema_eval(Sema *S, const Expr *e) {
         if (a.kind == V_VEC || b.kind == V_VEC || e->op == T_AT) return sema_vec_binary(S, e->op, a, b, e->span);
         return val_expr(sema_binop_tok(S, e->op, sema_rvalue(S, a, e->bin.a->span), sema_rvalue(S, b, e->bin.b->span), e->span));
     }
-    case E_BOOLOP: {
-        IrExpr *r = sema_expr(S, e->list.items[0]);
-        for (int k = 1; k < e->list.n; k++)
-            r = sema_binary(S, e->op == T_KW_AND ? IR_LAND : IR_LOR, r, sema_expr(S, e->list.items[k]), e->span);
-        return val_expr(sema_to_bool(S, r));
-    }
+    case E_BOOLOP: return bool_op(S, e);
     case E_COMPARE: {
         if (sema_is_static_compare(e)) return sema_lang_eval(S, e);
         if (e->cmp.items.n != 2) return val_expr(eval_compare(S, e));
@@ -791,9 +811,167 @@ Val sema_eval(Sema *S, const Expr *e) {
         return val_expr(sema_binop_tok(S, e->cmp.ops[0], sema_rvalue(S, a, e->cmp.items.items[0]->span),
                                        sema_rvalue(S, b, e->cmp.items.items[1]->span), e->span));
     }
-    case E_IFEXP: return val_expr(eval_ifexp(S, e));
+    case E_IFEXP: return cond_expr(S, e);
     }
     unreachable();
+}
+
+/* ---- and / or ---- */
+
+/* An operand whose evaluation may fault or has an effect: a load (its index may be valid only
+ * when the left operand says so), an atomic or collective, an integer division. */
+static bool unsafe_operand(const IrExpr *e, void *ctx) {
+    (void)ctx;
+    if (e->kind == IR_LOAD || e->kind == IR_MEMOP || e->kind == IR_SUBGROUP) return true;
+    return e->kind == IR_BINARY && qt_is_integral(e->type) &&
+           (e->bin.op == IR_DIV || e->bin.op == IR_FLOORDIV || e->bin.op == IR_MOD || e->bin.op == IR_REM);
+}
+
+/* Code evaluated into its own statement list (S->cur NULL: compile time, no list). */
+static Val eval_into(Sema *S, const Expr *e, IrStmtVec *pre) {
+    IrStmtVec *saved = S->cur;
+    if (saved) S->cur = pre;
+    Val v = sema_eval(S, e);
+    S->cur = saved;
+    return v;
+}
+
+static IrExpr *select_(Sema *S, IrExpr *c, IrExpr *a, IrExpr *b, Span sp) {
+    QdType t = qt_promote(a->type, b->type);
+    if (ir_is_const(c)) return irb_cast(S->arena, c->c.u ? a : b, t);
+    IrExpr *s = irb_new(S->arena, IR_SELECT, t, sp);
+    s->sel.cond = c, s->sel.a = irb_cast(S->arena, a, t), s->sel.b = irb_cast(S->arena, b, t);
+    return s;
+}
+
+/* `c ? a-code-then-a : b-code-then-b` as a local: only the chosen side's statements run. */
+static IrExpr *branch_local(Sema *S, IrExpr *c, IrStmtVec *pa, IrExpr *a, IrStmtVec *pb, IrExpr *b, const char *name, Span sp) {
+    QdType t = qt_promote(a->type, b->type);
+    int l = sema_new_local(S, name, t);
+    IrStmt *st = sema_stmt_new(S, IR_IF, sp), *sa = sema_stmt_new(S, IR_ASSIGN, sp), *sb = sema_stmt_new(S, IR_ASSIGN, sp);
+    sa->assign.local = sb->assign.local = l, sa->assign.value = irb_cast(S->arena, a, t), sb->assign.value = irb_cast(S->arena, b, t);
+    vec_push(pa, sa);
+    vec_push(pb, sb);
+    st->if_.cond = c, st->if_.then = sema_freeze(S, pa), st->if_.els = sema_freeze(S, pb);
+    sema_emit(S, st);
+    return sema_local(S, l, sp);
+}
+
+/* a if c else b as in Python: only the chosen side is evaluated. A side that needs statements
+ * (an inlined qd.func) or may fault (a load, an integer division) or has an effect runs under
+ * an if; pure sides become a select. A vector condition is QD2040 (Quadrants: use qd.select);
+ * vector sides (a scalar side is used for every component) are chosen component by component. */
+static Val cond_expr(Sema *S, const Expr *e) {
+    Val cv = sema_eval(S, e->ifexp.cond);
+    if (cv.kind == V_VEC) {
+        diag_error(e->ifexp.cond->span, QD2040, "a vector condition in `a if c else b`: use qd.select(c, a, b) to choose "
+                                                 "component by component (Quadrants: \"Please use \"qd.select\" instead.\")");
+        return val_err();
+    }
+    IrExpr *c = cv.kind == V_ERR ? NULL : sema_to_bool(S, sema_rvalue(S, cv, e->ifexp.cond->span));
+    IrStmtVec pa = {0}, pb = {0};
+    Val av = eval_into(S, e->ifexp.a, &pa), bv = eval_into(S, e->ifexp.b, &pb);
+    if (!c || av.kind == V_ERR || bv.kind == V_ERR) return vec_free(&pa), vec_free(&pb), val_err();
+    bool vec = av.kind == V_VEC || bv.kind == V_VEC;
+    if (ir_is_const(c) || vec) { /* decided at compile time, or vector sides: both sides' code runs */
+        IrStmtVec *both[2] = {c->c.u || !ir_is_const(c) ? &pa : NULL, !c->c.u || !ir_is_const(c) ? &pb : NULL};
+        for (int k = 0; k < 2; k++)
+            for (int j = 0; both[k] && j < both[k]->len; j++) sema_emit(S, both[k]->items[j]);
+        vec_free(&pa), vec_free(&pb);
+        if (!vec) return val_expr(select_(S, c, sema_rvalue(S, av, e->ifexp.a->span), sema_rvalue(S, bv, e->ifexp.b->span), e->span));
+        Val shape = av.kind == V_VEC ? av : bv;
+        if (av.kind == V_VEC && bv.kind == V_VEC && (av.vec.n != bv.vec.n || av.vec.m != bv.vec.m)) {
+            diag_error(e->span, QD2040, "the sides of `a if c else b` are %s and %s", val_describe(av), val_describe(bv));
+            return val_err();
+        }
+        Val out = vec_make(S, shape.vec.n, shape.vec.m);
+        for (int k = 0; k < vec_len(out); k++) {
+            IrExpr *x = sema_rvalue(S, av.kind == V_VEC ? av.vec.c[k] : av, e->ifexp.a->span);
+            IrExpr *y = sema_rvalue(S, bv.kind == V_VEC ? bv.vec.c[k] : bv, e->ifexp.b->span);
+            if (!x || !y) return val_err();
+            out.vec.c[k] = val_expr(select_(S, c, x, y, e->span));
+        }
+        return out;
+    }
+    IrExpr *a = sema_rvalue(S, av, e->ifexp.a->span), *b = sema_rvalue(S, bv, e->ifexp.b->span);
+    if (!a || !b) return vec_free(&pa), vec_free(&pb), val_err();
+    if ((!pa.len && !pb.len && !ir_expr_any(a, unsafe_operand, NULL) && !ir_expr_any(b, unsafe_operand, NULL)) || !S->cur) {
+        vec_free(&pa), vec_free(&pb);
+        return val_expr(select_(S, c, a, b, e->span));
+    }
+    return val_expr(branch_local(S, c, &pa, a, &pb, b, "$ifexp", e->span));
+}
+
+/* Vector operands of and/or: element-wise logical and/or (u1 components; a scalar operand is
+ * used for every component), every operand evaluated, as Quadrants does for vectors. */
+static Val vec_bool_op(Sema *S, const Expr *e, Val first) {
+    Val r = first;
+    for (int k = 1; k < e->list.n; k++) {
+        Val b = sema_eval(S, e->list.items[k]);
+        if (b.kind == V_ERR) return b;
+        Val shape = r.kind == V_VEC ? r : b;
+        if (shape.kind != V_VEC || (r.kind == V_VEC && b.kind == V_VEC && (r.vec.n != b.vec.n || r.vec.m != b.vec.m))) {
+            diag_error(e->span, QD2040, "'%s' of vectors of different shapes", e->op == T_KW_AND ? "and" : "or");
+            return val_err();
+        }
+        Val out = vec_make(S, shape.vec.n, shape.vec.m);
+        for (int c = 0; c < vec_len(out); c++) {
+            IrExpr *x = sema_to_bool(S, sema_rvalue(S, r.kind == V_VEC ? r.vec.c[c] : r, e->span));
+            IrExpr *y = sema_to_bool(S, sema_rvalue(S, b.kind == V_VEC ? b.vec.c[c] : b, e->span));
+            IrExpr *z = sema_binary(S, e->op == T_KW_AND ? IR_LAND : IR_LOR, x, y, e->span);
+            if (!z) return val_err();
+            out.vec.c[c] = val_expr(z);
+        }
+        r = out;
+    }
+    return r;
+}
+
+/* a and b / a or b as in Python (Quadrants' default, short_circuit_operators=True): the value
+ * of the operand that decides (`x and y` is y when x is true, else x; comparisons give u1), and
+ * b is evaluated only when a does not decide. A constant a decides at compile time (b is
+ * still checked, its code dropped; inside qd.static(...) this is Python's rule); a b that needs
+ * statements (an inlined qd.func) or may fault runs under an if; otherwise both are evaluated
+ * and combined (no observable difference). */
+static Val bool_op(Sema *S, const Expr *e) {
+    bool and_ = e->op == T_KW_AND;
+    Val first = sema_eval(S, e->list.items[0]);
+    if (first.kind == V_ERR || first.kind == V_VEC) return first.kind == V_VEC ? vec_bool_op(S, e, first) : first;
+    IrExpr *r = sema_rvalue(S, first, e->list.items[0]->span);
+    for (int k = 1; k < e->list.n; k++) {
+        IrStmtVec pre = {0};
+        Val bv = eval_into(S, e->list.items[k], &pre);
+        IrExpr *b = bv.kind == V_ERR ? NULL : sema_rvalue(S, bv, e->list.items[k]->span);
+        IrExpr *rc = r ? sema_to_bool(S, r) : NULL;
+        if (!rc || !b || !S->cur) {
+            vec_free(&pre);
+            r = rc && b ? select_(S, rc, and_ ? b : r, and_ ? r : b, e->span) : NULL;
+            continue;
+        }
+        if (ir_is_const(rc)) { /* decided here: b's code runs only when a does not decide */
+            if ((rc->c.u != 0) == and_) {
+                for (int j = 0; j < pre.len; j++) sema_emit(S, pre.items[j]);
+                r = b;
+            }
+            vec_free(&pre);
+            continue;
+        }
+        bool both_u1 = r->type == QT_U1 && b->type == QT_U1;
+        if (!pre.len && !ir_expr_any(b, unsafe_operand, NULL)) {
+            r = both_u1 ? sema_binary(S, and_ ? IR_LAND : IR_LOR, r, b, e->span) : select_(S, rc, and_ ? b : r, and_ ? r : b, e->span);
+            continue;
+        }
+        if (r->kind != IR_LOCAL && r->kind != IR_PARAM) { /* read once: it is also the result */
+            int l = sema_new_local(S, and_ ? "$and_l" : "$or_l", r->type);
+            IrStmt *st = sema_stmt_new(S, IR_ASSIGN, e->span);
+            st->assign.local = l, st->assign.value = r;
+            sema_emit(S, st);
+            r = sema_local(S, l, e->span), rc = sema_to_bool(S, r);
+        }
+        IrStmtVec keep = {0};
+        r = and_ ? branch_local(S, rc, &pre, b, &keep, r, "$and", e->span) : branch_local(S, rc, &keep, r, &pre, b, "$or", e->span);
+    }
+    return r ? val_expr(r) : val_err();
 }
 
 /* ---- value builtins ---- */
@@ -976,13 +1154,6 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     }
     if (!strcmp(p, "min") || !strcmp(p, "qd.min")) return min_max(S, call, p, IR_MIN);
     if (!strcmp(p, "max") || !strcmp(p, "qd.max")) return min_max(S, call, p, IR_MAX);
-    if (!strcmp(p, "qd.static")) {
-        S->in_static++;
-        IrExpr *a = arg(S, call, 0);
-        S->in_static--;
-        if (a && !ir_is_const(a)) diag_error(call->call.args.items[0]->span, QD2009, "the argument of qd.static must be a compile-time constant");
-        return ir_is_const(a) ? a : NULL;
-    }
     if (!strcmp(p, "qd.static_assert")) {
         IrExpr *a = sema_to_bool(S, arg(S, call, 0));
         if (a && !ir_is_const(a)) diag_error(sp, QD2009, "the condition of qd.static_assert must be a compile-time constant");
@@ -991,73 +1162,6 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
         return NULL;
     }
     die("value builtin '%s' without a handler", p);
-}
-
-static void fmt_text(StrBuf *b, const char *s) { /* literal text in a printf format */
-    for (; *s; s++) {
-        if (*s == '%') sb_putc(b, '%');
-        sb_putc(b, *s);
-    }
-}
-
-/* print(a, "text", b, sep=" ", end="\n"): one printf per call with Quadrants' conversions
- * (integers at least 32 bits wide; f16/f32 as "%f" of a double, f64 as "%.12f"). Where the
- * target has no output channel the backend warns (QD5180) and drops it. */
-static Val print_call(Sema *S, const Expr *call) {
-    const char *sep = " ", *end = "\n";
-    for (int k = 0; k < call->call.nkw; k++) {
-        const Keyword *kw = &call->call.kw[k];
-        bool s = !strcmp(kw->name, "sep");
-        if ((!s && strcmp(kw->name, "end")) || kw->value->kind != E_STR) {
-            diag_error(kw->span, QD2007, "print takes only sep= and end= keyword arguments, as string literals");
-            return val_err();
-        }
-        *(s ? &sep : &end) = kw->value->str;
-    }
-    if (!S->cur) return diag_error(call->span, QD2019, "'print' can only be used inside a kernel or qd.func"), val_err();
-    if (call->call.args.n > 32) return diag_error(call->span, QD2007, "print takes at most 32 arguments"), val_err();
-    StrBuf fmt;
-    sb_init(&fmt);
-    IrExpr **args = ARENA_ARRAY(S->arena, IrExpr *, 96);
-    int n = 0;
-    bool ok = true;
-    for (int k = 0; k < call->call.args.n; k++) {
-        const Expr *a = call->call.args.items[k];
-        if (k) fmt_text(&fmt, sep);
-        if (a->kind == E_STR) {
-            fmt_text(&fmt, a->str);
-            continue;
-        }
-        Val v = sema_eval(S, a);
-        int nc = v.kind == V_VEC ? vec_len(v) : 1;
-        if (v.kind == V_VEC && n + nc > 64) return sb_free(&fmt), diag_error(a->span, QD2007, "print takes at most 64 values"), val_err();
-        if (v.kind == V_VEC) sb_puts(&fmt, v.vec.m ? "[[" : "["); /* Quadrants prints [1, 2] and [[1, 2], [3, 4]] */
-        for (int c = 0; c < nc; c++) {
-            if (c) sb_puts(&fmt, v.vec.m && c % v.vec.m == 0 ? "], [" : ", ");
-            IrExpr *e = sema_rvalue(S, v.kind == V_VEC ? v.vec.c[c] : v, a->span);
-            if (!e) {
-                ok = false;
-                break;
-            }
-            QdType t = e->type, w;
-            const char *spec;
-            if (qt_is_float(t)) w = QT_F64, spec = t == QT_F64 ? "%.12f" : "%f";
-            else if (t == QT_I64 || t == QT_U64) w = t, spec = t == QT_I64 ? "%lld" : "%llu";
-            else if (t == QT_U32 || t == QT_U16 || t == QT_U8) w = QT_U32, spec = "%u";
-            else w = QT_I32, spec = "%d";
-            sb_puts(&fmt, spec);
-            args[n++] = irb_cast(S->arena, e, w);
-        }
-        if (v.kind == V_VEC) sb_puts(&fmt, v.vec.m ? "]]" : "]");
-    }
-    fmt_text(&fmt, end);
-    if (ok) {
-        IrStmt *st = sema_stmt_new(S, IR_PRINT, call->span);
-        st->print.fmt = arena_strdup(S->arena, fmt.data), st->print.args = args, st->print.nargs = n;
-        sema_emit(S, st);
-    }
-    sb_free(&fmt);
-    return ok ? (Val){.kind = V_NONE} : val_err();
 }
 
 /* The qd.* builtin nearest to an unknown path (same namespace depth or not), for QD2008. */
@@ -1076,6 +1180,28 @@ static const char *closest_builtin(const char *p) {
     return closest_name(p, cands, n);
 }
 
+/* qd.static(x): x's value, which must be known at compile time (a compile-time object such as a
+ * field, type or tuple is itself); qd.static(a, b, ...): the tuple of those (Quadrants: a list). */
+static Val static_value(Sema *S, const Expr *a) {
+    S->in_static++;
+    Val v = sema_eval(S, a);
+    S->in_static--;
+    if (v.kind != V_EXPR && v.kind != V_LOCAL && v.kind != V_REF) return v;
+    IrExpr *e = sema_rvalue(S, v, a->span);
+    if (e && !ir_is_const(e)) diag_error(a->span, QD2009, "the argument of qd.static must be a compile-time constant");
+    return e && ir_is_const(e) ? val_expr(e) : val_err();
+}
+
+static Val static_call(Sema *S, const Expr *call) {
+    if (call->call.nkw) return diag_error(call->call.kw[0].span, QD2007, "'qd.static' takes no keyword arguments"), val_err();
+    if (!call->call.args.n) return diag_error(call->span, QD2007, "'qd.static' takes at least 1 argument"), val_err();
+    if (call->call.args.n == 1) return static_value(S, call->call.args.items[0]);
+    Val t = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, call->call.args.n), call->call.args.n}};
+    for (int k = 0; k < call->call.args.n; k++)
+        if ((t.tuple.items[k] = static_value(S, call->call.args.items[k])).kind == V_ERR) return val_err();
+    return t;
+}
+
 Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
     if (f.kind == V_PYFUNC) return sema_pyfunc_call(S, call, f.def);
@@ -1084,10 +1210,13 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_NS && sema_is_more_builtin(f.path)) return sema_more_builtin_call(S, call, f.path);
     Val ew;
     if (sema_vec_elementwise(S, call, f, &ew)) return ew;
-    if (f.kind == V_TYPE) {
-        char name[32];
-        snprintf(name, sizeof name, "qd.%s", qt_name(f.type));
-        return check_args(S, call, name, 1, 1) ? val_expr(explicit_cast(S, arg(S, call, 0), f.type)) : val_err();
+    if (f.kind == V_TYPE) { /* qd.f32(x): a cast of one value (Quadrants' words for anything else) */
+        if (call->call.args.n != 1 || call->call.nkw) {
+            diag_error(call->span, QD2007, "A primitive type can only decorate a single expression: 'qd.%s' takes one positional "
+                                           "argument, got %d%s", qt_name(f.type), call->call.args.n, call->call.nkw ? " and keywords" : "");
+            return val_err();
+        }
+        return val_expr(explicit_cast(S, arg(S, call, 0), f.type));
     }
     if (f.kind != V_NS) {
         diag_error(call->call.fn->span, QD2019, "%s is not callable%s", val_describe(f),
@@ -1098,10 +1227,11 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     if (!strncmp(p, "math.", 5)) return py_math_call(S, call, p);
     if (sema_is_mem_builtin(p)) return sema_mem_call(S, call, p);
     if (sema_is_simt_builtin(p)) return sema_simt_call(S, call, p);
-    if (!strcmp(p, "print")) return print_call(S, call);
+    if (!strcmp(p, "print")) return sema_print_call(S, call);
     if (!strcmp(p, "dict")) return sema_dict_call(S, call);
     if (!strcmp(p, "getattr")) return sema_getattr(S, call);
     if (!strcmp(p, "str")) return sema_str_call(S, call);
+    if (!strcmp(p, "qd.static")) return static_call(S, call);
     int fb = float_builtin(p);
     if (fb >= 0) return float_builtin_call(S, call, p, fb);
     for (size_t k = 0; k < ARRAY_LEN(value_builtins); k++) {

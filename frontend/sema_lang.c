@@ -123,7 +123,7 @@ static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
         for (int k = 0; k < cnt; k++) (*items)[k] = vec_make(S, 1, 0), (*items)[k].vec.c[0] = r[k];
         return true;
     }
-    if (nd < 1 || nd > IR_MAX_DIMS) return diag_error(in->span, QD2012, "qd.ndrange takes 1 to %d dimensions", IR_MAX_DIMS), false;
+    if (nd > IR_MAX_DIMS) return diag_error(in->span, QD2012, "qd.ndrange takes at most %d dimensions", IR_MAX_DIMS), false;
     for (int d = 0; d < nd; d++) {
         const Expr *a = in->call.args.items[d];
         Val v = sema_eval(S, a);
@@ -185,16 +185,16 @@ bool sema_static_seq_for(Sema *S, const Stmt *s) {
     int n;
     if (!iter_items(S, in, &items, &n)) return true;
     LoopKind saved = S->loop;
-    S->loop = LOOP_STATIC;
+    int dyn = S->static_dyn;
+    S->loop = LOOP_STATIC, S->static_dyn = S->dyn;
     for (int k = 0, errs = diag_error_count(); k < n && diag_error_count() == errs; k++) {
         if (++S->unrolled > MAX_ITEMS) {
             diag_error(it->span, QD2022, "qd.static loops unroll to more than %d iterations in this kernel", MAX_ITEMS);
             break;
         }
-        if (!bind_target(S, S->scope, s->for_.target, items[k])) break;
-        sema_block(S, &s->for_.body);
+        if (!bind_target(S, S->scope, s->for_.target, items[k]) || !sema_static_iteration(S, &s->for_.body)) break;
     }
-    S->loop = saved;
+    S->loop = saved, S->static_dyn = dyn;
     return true;
 }
 

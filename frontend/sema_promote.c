@@ -122,30 +122,47 @@ static bool names_target(const Expr *t, const char *name) {
     return false;
 }
 
-static bool is_loop_target(const StmtList *body, const char *name) {
-    for (int k = 0; k < body->n; k++)
-        if (body->stmts[k]->kind == S_FOR && names_target(body->stmts[k]->for_.target, name)) return true;
+static bool is_static_loop(Sema *S, const Stmt *s) {
+    return s->kind == S_FOR && s->for_.iter->kind == E_CALL && call_named(S, &(Stmt){.kind = S_EXPR, .expr = s->for_.iter}, "qd.static");
+}
+
+/* The loops of the top level (the body of a top-level qd.static loop is top level too). */
+static bool is_loop_target(Sema *S, const StmtList *body, const char *name) {
+    for (int k = 0; k < body->n; k++) {
+        const Stmt *s = body->stmts[k];
+        if (s->kind == S_FOR && (is_static_loop(S, s) ? is_loop_target(S, &s->for_.body, name) : names_target(s->for_.target, name)))
+            return true;
+    }
     return false;
 }
 
-/* Mirrors split_tasks: a top-level non-static for is its own task, serial runs between. */
+/* Mirrors split_tasks: a top-level non-static for is its own task, serial runs between; a
+ * top-level qd.static loop's body is top level (its loops are tasks). */
+static void scan_top(Sema *S, UseVec *u, const StmtList *body, int *task) {
+    for (int k = 0; k < body->n; k++) {
+        const Stmt *s = body->stmts[k];
+        if (is_static_loop(S, s)) {
+            refs_expr(u, s->for_.iter, *task);
+            scan_top(S, u, &s->for_.body, task);
+            continue;
+        }
+        bool parallel = s->kind == S_FOR && !serial_config(S, k ? body->stmts[k - 1] : NULL);
+        if (!parallel) {
+            refs_stmt(u, s, *task, true);
+            continue;
+        }
+        refs_stmt(u, s, *task + 1, false);
+        *task += 2;
+    }
+}
+
 void sema_find_promoted(Sema *S, const StmtList *body) {
     UseVec u = {0};
     int task = 0;
-    for (int k = 0; k < body->n; k++) {
-        const Stmt *s = body->stmts[k];
-        bool parallel = s->kind == S_FOR && !(s->for_.iter->kind == E_CALL && call_named(S, &(Stmt){.kind = S_EXPR, .expr = s->for_.iter}, "qd.static")) &&
-                        !serial_config(S, k ? body->stmts[k - 1] : NULL);
-        if (!parallel) {
-            refs_stmt(&u, s, task, true);
-            continue;
-        }
-        refs_stmt(&u, s, task + 1, false);
-        task += 2;
-    }
+    scan_top(S, &u, body, &task);
     S->promoted.len = 0;
     for (int k = 0; k < u.len; k++)
-        if (u.items[k].set_task >= 0 && u.items[k].other && !is_loop_target(body, u.items[k].name))
+        if (u.items[k].set_task >= 0 && u.items[k].other && !is_loop_target(S, body, u.items[k].name))
             vec_push(&S->promoted, u.items[k].name);
     vec_free(&u);
 }

@@ -323,14 +323,72 @@ static void stmt_if(Sema *S, const Stmt *s) {
     if (cond) sema_emit(S, st);
 }
 
+/* ---- return under run-time control flow (qd.real_func) ---- */
+
+static bool stmt_may_return(const Stmt *s) {
+    switch (s->kind) {
+    case S_RETURN: return true;
+    case S_IF: return sema_may_return(&s->if_.then) || sema_may_return(&s->if_.els);
+    case S_WHILE: return sema_may_return(&s->while_.body);
+    case S_FOR: return sema_may_return(&s->for_.body);
+    default: return false;
+    }
+}
+
+bool sema_may_return(const StmtList *l) {
+    for (int k = 0; k < l->n; k++)
+        if (stmt_may_return(l->stmts[k])) return true;
+    return false;
+}
+
+static IrExpr *returned_flag(Sema *S, bool set, Span sp) {
+    IrExpr *f = sema_local(S, S->rf.flag, sp);
+    return set ? f : sema_binary(S, IR_EQ, f, irb_int(S->arena, QT_U1, 0, sp), sp);
+}
+
+static IrStmt *if_then(Sema *S, IrExpr *cond, IrStmtVec *then, Span sp) {
+    IrStmt *st = sema_stmt_new(S, IR_IF, sp);
+    st->if_.cond = cond, st->if_.then = sema_freeze(S, then);
+    return st;
+}
+
+/* `if returned: break` in a run-time loop of the function. */
+static void leave_if_returned(Sema *S, Span sp) {
+    IrStmtVec v = {0};
+    vec_push(&v, sema_stmt_new(S, IR_BREAK, sp));
+    sema_emit(S, if_then(S, returned_flag(S, true, sp), &v, sp));
+}
+
+/* The statements of l from k on, run only while the function has not returned. */
+static void unless_returned(Sema *S, const StmtList *l, int k) {
+    IrStmtVec v = {0}, *saved = S->cur;
+    StmtList rest = {l->stmts + k, l->n - k};
+    Span sp = l->stmts[k]->span;
+    S->cur = &v;
+    sema_block(S, &rest);
+    S->cur = saved;
+    sema_emit(S, if_then(S, returned_flag(S, false, sp), &v, sp));
+}
+
+/* One unrolled iteration of a qd.static loop whose body may return in a qd.real_func: it runs
+ * only while the function has not returned. */
+static void static_iteration_unless_returned(Sema *S, const StmtList *body) {
+    IrStmtVec v = {0}, *saved = S->cur;
+    S->cur = &v;
+    sema_block(S, body);
+    S->cur = saved;
+    Span sp = body->n ? body->stmts[0]->span : (Span){0};
+    sema_emit(S, if_then(S, returned_flag(S, false, sp), &v, sp));
+}
+
 static IrBlock loop_body(Sema *S, const StmtList *body, LoopKind kind, IrStmtVec *prefix) {
     LoopKind saved = S->loop;
     S->loop = kind;
     IrStmtVec *outer = S->cur;
     S->cur = prefix;
-    S->dyn++;
+    S->dyn++, S->rf.loops++;
     sema_block(S, body);
-    S->dyn--;
+    S->dyn--, S->rf.loops--;
     S->cur = outer;
     S->loop = saved;
     return sema_freeze(S, prefix);
@@ -367,7 +425,14 @@ static void stmt_jump(Sema *S, const Stmt *s) {
     const char *w = brk ? "break" : "continue";
     switch (S->loop) {
     case LOOP_NONE: diag_error(s->span, QD2014, "'%s' outside a loop", w); return;
-    case LOOP_STATIC: diag_error(s->span, QD2014, "'%s' cannot leave a qd.static loop (it is unrolled)", w); return;
+    case LOOP_STATIC: /* unrolling: decided at compile time, so only under compile-time control flow */
+        if (S->dyn > S->static_dyn) {
+            diag_error(s->span, QD2014, "'%s' of a qd.static loop inside a run-time if (the loop is unrolled: only "
+                                          "`if qd.static(...)` can decide it)", w);
+            return;
+        }
+        S->static_jump = brk ? JUMP_BREAK : JUMP_CONTINUE;
+        return;
     case LOOP_PARALLEL:
         if (brk) {
             diag_error(s->span, QD2014, "'break' cannot leave a parallel (top-level) for loop");
@@ -423,7 +488,8 @@ static void static_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
         }
     }
     LoopKind saved = S->loop;
-    S->loop = LOOP_STATIC;
+    int dyn = S->static_dyn;
+    S->loop = LOOP_STATIC, S->static_dyn = S->dyn;
     for (int64_t it = 0, errs = diag_error_count(); it < total && diag_error_count() == errs && !S->returned; it++) {
         if (++S->unrolled > MAX_UNROLL) {
             diag_error(s->for_.iter->span, QD2022, "qd.static loops unroll to more than %d iterations in this kernel", MAX_UNROLL);
@@ -433,10 +499,24 @@ static void static_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
             int64_t v = ls->begin[d]->c.i + idx[d] * ls->step[d];
             scope_bind(S, S->scope, vars[d]->name, val_expr(irb_int(S->arena, QT_I32, v, vars[d]->span)), vars[d]->span);
         }
-        sema_block(S, &s->for_.body);
+        if (!sema_static_iteration(S, &s->for_.body)) break;
         for (int lv = ls->ndims - 1; lv >= 0 && ++idx[LOOP_DIM(ls, lv)] == n[LOOP_DIM(ls, lv)]; lv--) idx[LOOP_DIM(ls, lv)] = 0; /* axes= */
     }
-    S->loop = saved;
+    S->loop = saved, S->static_dyn = dyn;
+}
+
+/* One unrolled iteration of a qd.static loop; false when a break (or a return) ends the
+ * unrolling. */
+bool sema_static_iteration(Sema *S, const StmtList *body) {
+    IrStmtVec *top = S->toplevel;
+    S->toplevel = NULL; /* only this loop's own body is top level */
+    if (top) sema_split_tasks(S, body, top);
+    else if (S->rf.on && S->cur && sema_may_return(body)) static_iteration_unless_returned(S, body);
+    else sema_block(S, body);
+    S->toplevel = top;
+    bool more = S->static_jump != JUMP_BREAK && !S->returned;
+    S->static_jump = JUMP_NONE;
+    return more;
 }
 
 /* A serial loop nest: one IR_FOR per dimension (nesting level lv: the dimension axes= puts
@@ -457,7 +537,8 @@ static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
         LoopKind saved = S->loop;
         S->loop = LOOP_SERIAL;
         S->cur = &body;
-        serial_for(S, s, ls, vars, lv + 1);
+        if (!sema_static_iteration(S, &s->for_.body)) break;
+        for (int lv = ls->ndims - 1; lv >= 0 && ++idx[LOOP_DIM(ls, lv)] == n[LOOP_DIM(ls, lv)]; lv--) idx[LOOP_DIM(ls, lv)] = 0; /* axes= */
         S->cur = outer;
         S->loop = saved;
         st->for_.body = sema_freeze(S, &body);
@@ -483,7 +564,7 @@ static void stmt_for(Sema *S, const Stmt *s) {
             if (l < 0) return;
             g.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
         }
-        scope_bind(S, S->scope, t->name, g, t->span);
+        scope_bind(S, S->scope, t->name, ls.zero_d ? vec_make(S, 0, 0) : g, t->span);
         return serial_for(S, s, &ls, vars, 0);
     }
     if (loop_targets(S, s, vars, ls.ndims) < 0) return;
@@ -585,23 +666,56 @@ static bool is_static_call(Sema *S, const Expr *e) {
 
 /* Quadrants allows `return` anywhere control flow is decided at compile time: at the end, and
  * inside `if qd.static(...)` and `for ... in qd.static(...)`; not under a run-time if or loop. */
-static bool check_returns(Sema *S, const StmtList *l, bool dynamic) {
+static bool check_returns(Sema *S, const StmtList *l, bool dynamic, bool report) {
     bool ok = true;
     for (int k = 0; k < l->n; k++) {
         const Stmt *s = l->stmts[k];
         if (s->kind == S_RETURN && dynamic) {
-            diag_error(s->span, QD2015, "return inside a run-time if, for or while is not supported (Quadrants: \"Return inside "
-                                          "non-static if/for is not supported\"); assign a result variable instead");
+            if (report)
+                diag_error(s->span, QD2015, "return inside a run-time if, for or while is not supported in a qd.func (Quadrants: "
+                                            "\"Return inside non-static if/for is not supported\"; a qd.real_func may); assign a result variable instead");
             ok = false;
         }
         if (s->kind == S_IF) {
             bool d = dynamic || !is_static_call(S, s->if_.cond);
-            ok &= check_returns(S, &s->if_.then, d) & check_returns(S, &s->if_.els, d);
+            ok &= check_returns(S, &s->if_.then, d, report) & check_returns(S, &s->if_.els, d, report);
         }
-        if (s->kind == S_WHILE) ok &= check_returns(S, &s->while_.body, true);
-        if (s->kind == S_FOR) ok &= check_returns(S, &s->for_.body, dynamic || !is_static_call(S, s->for_.iter));
+        if (s->kind == S_WHILE) ok &= check_returns(S, &s->while_.body, true, report);
+        if (s->kind == S_FOR) ok &= check_returns(S, &s->for_.body, dynamic || !is_static_call(S, s->for_.iter), report);
     }
     return ok;
+}
+
+/* @qd.real_func (Quadrants compiles it as a function of its own: its loops are serial wherever it
+ * is called, and it may return under run-time control flow). */
+bool sema_is_real_func(Sema *S, const Stmt *def) {
+    for (int k = 0; k < def->def.decorators.n; k++) {
+        const Expr *d = def->def.decorators.items[k];
+        const char *p = sema_path(S, d->kind == E_CALL ? d->call.fn : d);
+        if (p && (!strcmp(p, "qd.real_func") || !strcmp(p, "qd.experimental.real_func"))) return true;
+    }
+    return false;
+}
+
+/* A qd.real_func that returns under run-time control flow: its flag and result locals, cleared
+ * at the call. False (reported) for a result that is not a scalar. */
+static bool real_func_begin(Sema *S, const Stmt *def, Span sp) {
+    QdType t = QT_VOID;
+    int n = 0, m = 0;
+    const Expr *r = def->def.returns;
+    if (r && r->kind != E_NONE && ((sema_vec_type_of(S, r, &t, &n, &m) && n) || !sema_annotation_type(S, r, &t))) {
+        if (n) diag_error(r->span, QD2015, "qd.real_func '%s' returns under a run-time if, for or while: qdc supports a scalar "
+                                            "result there, not %s", def->def.name, m ? "a matrix" : "a vector");
+        return false;
+    }
+    S->rf = (struct RealFunc){.on = true, .result = -1};
+    S->rf.flag = sema_new_local(S, arena_printf(S->arena, "$%s_returned", def->def.name), QT_U1);
+    emit_assign(S, S->rf.flag, irb_int(S->arena, QT_U1, 0, sp), sp);
+    if (t != QT_VOID) {
+        S->rf.result = sema_new_local(S, arena_printf(S->arena, "$%s_ret", def->def.name), t);
+        emit_assign(S, S->rf.result, irb_int(S->arena, t, 0, sp), sp);
+    }
+    return true;
 }
 
 /* The value a qd.func's `return` gives its call (materialized into locals). */
@@ -631,9 +745,32 @@ static Val func_result(Sema *S, const Stmt *def, const Stmt *ret, const Expr *ca
     return result;
 }
 
+/* return in a qd.real_func that returns under run-time control flow: the result and the flag
+ * are set, a run-time loop of the function is left, and the rest of the block is not compiled
+ * (under compile-time control flow only: nothing after it is). */
+static void real_func_return(Sema *S, const Stmt *s) {
+    const Stmt *def = S->inline_stack[S->ninline - 1];
+    if (s->expr && s->expr->kind != E_NONE) {
+        if (S->rf.result < 0) {
+            diag_error(s->span, QD2015, "'%s' returns a value but declares no return type (def %s(...) -> qd.i32:)", def->def.name, def->def.name);
+        } else {
+            IrExpr *e = sema_expr(S, s->expr);
+            if (e) emit_assign(S, S->rf.result, e, s->span);
+        }
+    }
+    if (!S->dyn) {
+        S->returned = true;
+        return;
+    }
+    emit_assign(S, S->rf.flag, irb_int(S->arena, QT_U1, 1, s->span), s->span);
+    if (S->rf.loops) sema_emit(S, sema_stmt_new(S, IR_BREAK, s->span));
+    S->rf.dead = true;
+}
+
 /* `return` before the end of a function, under compile-time control flow only (check_returns;
  * S->dyn counts run-time ifs and loops in case a path got here unchecked). */
 static void stmt_return(Sema *S, const Stmt *s) {
+    if (S->rf.on) return real_func_return(S, s);
     if (S->dyn) {
         diag_error(s->span, QD2015, "return inside a run-time if, for or while is not supported (Quadrants: \"Return inside "
                                       "non-static if/for is not supported\"); assign a result variable instead");
@@ -668,23 +805,36 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     if (S->ninline == (int)ARRAY_LEN(S->inline_stack))
         return diag_error(call->span, QD2016, "qd.func calls nested too deeply (limit %d)", (int)ARRAY_LEN(S->inline_stack)), val_err();
     Scope *sc = sema_bind_args(S, call, def);
-    if (sc && !check_returns(S, &def->def.body, false)) vec_free(&sc->b), sc = NULL;
+    bool real = sc && !check_returns(S, &def->def.body, false, false) && sema_is_real_func(S, def);
+    if (sc && !real && !check_returns(S, &def->def.body, false, true)) vec_free(&sc->b), sc = NULL;
     if (!sc) return val_err();
     Scope *saved = S->scope;
     LoopKind loop = S->loop;
-    int dyn = S->dyn;
-    S->scope = sc, S->loop = LOOP_NONE, S->dyn = 0;
+    int dyn = S->dyn, static_dyn = S->static_dyn;
+    struct RealFunc rf = S->rf;
+    S->rf = (struct RealFunc){.result = -1};
+    S->scope = sc, S->loop = LOOP_NONE, S->dyn = 0, S->static_dyn = 0;
     S->inline_stack[S->ninline++] = def;
     const StmtList *body = &def->def.body;
     const Stmt *ret = body->n && body->stmts[body->n - 1]->kind == S_RETURN ? body->stmts[body->n - 1] : NULL;
     StmtList init = {body->stmts, ret ? body->n - 1 : body->n};
-    sema_block(S, &init);
     Val result = {.kind = V_NONE};
-    if (S->returned) result = S->fn_result; /* a return under qd.static control flow */
-    else if (ret && ret->expr) result = func_result(S, def, ret, call);
+    if (real) { /* returns under run-time control flow: a flag and a result local */
+        if (real_func_begin(S, def, call->span)) {
+            sema_block(S, body);
+            if (S->rf.result >= 0) result = val_expr(sema_local(S, S->rf.result, call->span));
+        } else {
+            result = val_err();
+        }
+    } else {
+        sema_block(S, &init);
+        if (S->returned) result = S->fn_result; /* a return under qd.static control flow */
+        else if (ret && ret->expr) result = func_result(S, def, ret, call);
+    }
     S->returned = false;
     S->ninline--;
-    S->scope = saved, S->loop = loop, S->dyn = dyn;
+    S->rf = rf;
+    S->scope = saved, S->loop = loop, S->dyn = dyn, S->static_dyn = static_dyn;
     vec_free(&sc->b);
     return result;
 }
@@ -727,6 +877,12 @@ void sema_stmt(Sema *S, const Stmt *s) {
     }
 }
 
+/* The source text of an expression (an assert without a message reports its condition, as
+ * Quadrants does). */
+static const char *source_text(Sema *S, const Expr *e) {
+    return arena_strndup(S->arena, S->src->text + e->span.off, e->span.len);
+}
+
 /* assert cond[, "message"]: Quadrants checks asserts only in debug mode (qd.init(debug=True)).
  * qdc checks the condition and message like any code and compiles the assert out: it has no
  * debug mode in which a target reports a failed assert (qdc-lang(7), "assert"). */
@@ -734,21 +890,38 @@ static void stmt_assert(Sema *S, const Stmt *s) {
     IrStmtVec none = {0}, *saved = S->cur;
     if (!S->debug) S->cur = &none; /* evaluated for its diagnostics only: no code */
     IrExpr *c = sema_to_bool(S, sema_expr(S, s->assert_.cond));
+    const Expr *m = s->assert_.msg;
+    const char *text = m ? sema_assert_message(S, m) : source_text(S, s->assert_.cond);
     S->cur = saved;
     vec_free(&none);
-    const Expr *m = s->assert_.msg;
-    if (m && m->kind != E_STR && m->kind != E_ERROR)
-        return (void)diag_error(m->span, QD2019, "the message of an assert must be a string literal");
-    if (!S->debug || !c) return;
+    if (!S->debug || !c || !text) return;
     uint32_t line, col;
     source_line_col(S->src, s->span.off, &line, &col);
     IrStmt *st = sema_stmt_new(S, IR_ASSERT, s->span);
     st->assert_.cond = c;
-    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: assertion failed%s%s", S->src->name, (int)line, (int)col, m ? ": " : "",
-                                   m ? m->str : "");
+    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: assertion failed: %s", S->src->name, (int)line, (int)col, text);
     sema_emit(S, st);
 }
 
+/* qd.loop_config directly before a loop nested in another loop: only top-level loops are
+ * configured; Quadrants warns and drops it. */
+static bool nested_loop_config(Sema *S, const StmtList *l, int k) {
+    const Stmt *s = l->stmts[k];
+    if ((S->loop != LOOP_SERIAL && S->loop != LOOP_PARALLEL) || k + 1 >= l->n || l->stmts[k + 1]->kind != S_FOR) return false;
+    const char *p = s->kind == S_EXPR && s->expr->kind == E_CALL ? sema_path(S, s->expr->call.fn) : NULL;
+    if (!p || strcmp(p, "qd.loop_config")) return false;
+    diag_warning(s->span, QD2103, "qd.loop_config before a loop nested inside another for-loop has no effect: only "
+                                  "top-level loops are configured (Quadrants warns too)");
+    return true;
+}
+
 void sema_block(Sema *S, const StmtList *l) {
-    for (int k = 0; k < l->n && !S->returned; k++) sema_stmt(S, l->stmts[k]);
+    for (int k = 0; k < l->n && !S->returned && !S->static_jump && !S->rf.dead; k++) {
+        if (nested_loop_config(S, l, k)) continue;
+        sema_stmt(S, l->stmts[k]);
+        if (!S->rf.on || !S->cur || S->returned || S->rf.dead || S->static_jump || !stmt_may_return(l->stmts[k])) continue;
+        if (S->rf.loops) leave_if_returned(S, l->stmts[k]->span);
+        else if (k + 1 < l->n) return unless_returned(S, l, k + 1);
+    }
+    S->rf.dead = false; /* a return ends its own block only */
 }

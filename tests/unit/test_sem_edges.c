@@ -42,23 +42,41 @@ static void expect_rejected(const char *text, const char *target, const char *co
 #define TWO_FIELDS PRELUDE "a = qd.field(qd.i32, shape=(16,))\nb = qd.field(qd.i32, shape=(16,))\n" \
                            "s = qd.field(qd.i32, shape=(4, 8))\n\n@qd.kernel\ndef k(x: qd.types.NDArray[qd.i32, 1]):\n"
 
+/* A constant index outside its axis is warning QD2111 (Quadrants checks bounds only at run time,
+ * in debug mode, so such code may be code that never runs): the output is written;
+ * -Werror=index-out-of-bounds makes it fatal (exit 1, no output). */
+static void expect_oob_warned(const char *text, const char *const *needles) {
+    Compiled c = compile_text(text, "--target=x86_64", NULL);
+    cr_expect_eq(c.r.status, 0, "exit status %d; stderr:\n%s", c.r.status, c.r.err);
+    cr_expect(c.out_exists, "a warning stopped the output");
+    for (const char *const *n = needles; *n; n++) cr_expect(strstr(c.r.err, *n), "missing '%s' in:\n%s", *n, c.r.err);
+    run_free(&c.r);
+    c = compile_text(text, "--target=x86_64", "-Werror=index-out-of-bounds");
+    cr_expect_eq(c.r.status, 1, "-Werror=index-out-of-bounds: exit status %d; stderr:\n%s", c.r.status, c.r.err);
+    cr_expect(!c.out_exists, "an output was written by a failing compile");
+    run_free(&c.r);
+}
+
 Test(sem_edges, constant_index_out_of_bounds) {
-    expect_rejected(TWO_FIELDS "    b[-1] = 7\n    b[16] = 9\n    b[15] = 1\n    s[3, 8] = 2\n    s[2, 7] = 2\n", "--target=x86_64",
-                    NEEDLES("in.qd:9:7: error[QD2011]: index -1 is out of bounds for axis 0 of 'b' with size 16\n",
-                            "in.qd:10:7: error[QD2011]: index 16 is out of bounds for axis 0 of 'b' with size 16\n",
-                            "in.qd:12:10: error[QD2011]: index 8 is out of bounds for axis 1 of 's' with size 8\n"));
-    expect_rejected(TWO_FIELDS "    x[-3] = 1\n    x[2147483648] = 1\n    x[2147483647] = 1\n", "--target=x86_64",
-                    NEEDLES("in.qd:9:7: error[QD2011]: index -3 is out of bounds for axis 0 of 'x' (indices are 0 to 2147483647)\n",
-                            "in.qd:10:7: error[QD2011]: index 2147483648 is out of bounds for axis 0 of 'x' (indices are 0 to 2147483647)\n"));
+    expect_oob_warned(TWO_FIELDS "    b[-1] = 7\n    b[16] = 9\n    b[15] = 1\n    s[3, 8] = 2\n    s[2, 7] = 2\n",
+                      NEEDLES("in.qd:9:7: warning[QD2111]: index -1 is out of bounds for axis 0 of 'b' with size 16 [-Windex-out-of-bounds]\n",
+                              "in.qd:10:7: warning[QD2111]: index 16 is out of bounds for axis 0 of 'b' with size 16 [-Windex-out-of-bounds]\n",
+                              "in.qd:12:10: warning[QD2111]: index 8 is out of bounds for axis 1 of 's' with size 8 [-Windex-out-of-bounds]\n"));
+    expect_oob_warned(TWO_FIELDS "    x[-3] = 1\n    x[2147483648] = 1\n    x[2147483647] = 1\n",
+                      NEEDLES("in.qd:9:7: warning[QD2111]: index -3 is out of bounds for axis 0 of 'x' (indices are 0 to 2147483647) "
+                              "[-Windex-out-of-bounds]\n",
+                              "in.qd:10:7: warning[QD2111]: index 2147483648 is out of bounds for axis 0 of 'x' (indices are 0 to 2147483647) "
+                              "[-Windex-out-of-bounds]\n"));
     Compiled c = compile_text(TWO_FIELDS "    b[15] = 1\n    s[3, 7] = 2\n    x[2147483647] = 1\n", "--target=x86_64", NULL);
     cr_expect_eq(c.r.status, 0, "in-bounds constant indexes are fine:\n%s", c.r.err);
+    cr_expect_str_eq(c.r.err, "");
     run_free(&c.r);
 }
 
 Test(sem_edges, constant_index_into_shared_array) {
-    expect_rejected(PRELUDE "@qd.kernel\ndef k(x: qd.types.NDArray[qd.i32, 1]):\n    qd.loop_config(block_dim=32)\n"
-                    "    for i in range(64):\n        t = qd.simt.block.SharedArray((32,), qd.i32)\n        t[32] = i\n",
-                    "--target=x86_64", NEEDLES("in.qd:8:11: error[QD2011]: index 32 is out of bounds for axis 0 of 't' with size 32\n"));
+    expect_oob_warned(PRELUDE "@qd.kernel\ndef k(x: qd.types.NDArray[qd.i32, 1]):\n    qd.loop_config(block_dim=32)\n"
+                      "    for i in range(64):\n        t = qd.simt.block.SharedArray((32,), qd.i32)\n        t[32] = i\n",
+                      NEEDLES("in.qd:8:11: warning[QD2111]: index 32 is out of bounds for axis 0 of 't' with size 32 [-Windex-out-of-bounds]\n"));
 }
 
 /* ---- item 20: Trojan Source and terminal escapes ---- */
