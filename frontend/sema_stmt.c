@@ -537,8 +537,8 @@ static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
         LoopKind saved = S->loop;
         S->loop = LOOP_SERIAL;
         S->cur = &body;
-        if (!sema_static_iteration(S, &s->for_.body)) break;
-        for (int lv = ls->ndims - 1; lv >= 0 && ++idx[LOOP_DIM(ls, lv)] == n[LOOP_DIM(ls, lv)]; lv--) idx[LOOP_DIM(ls, lv)] = 0; /* axes= */
+        serial_for(S, s, ls, vars, lv + 1);
+        if (S->rf.on && sema_may_return(&s->for_.body)) leave_if_returned(S, s->span);
         S->cur = outer;
         S->loop = saved;
         st->for_.body = sema_freeze(S, &body);
