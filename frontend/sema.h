@@ -440,6 +440,10 @@ bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, Span sp); /* v[i
 const Expr *sema_val_node(Sema *S, Val v, int slot, Span sp); /* an E_NAME bound to v */
 extern const Expr *sema_discarded; /* the expression statement being checked (result unused) */
 
+/* sema_linalg.c: qd.sym_eig, qd.svd, qd.polar_decompose, qd.solve, qd.eig (straight-line scalar IR) */
+bool sema_linalg_path(const char *path);
+Val sema_linalg_call(Sema *S, const Expr *call, const char *path);
+
 /* sema_struct.c: structs, scalarized like vectors: a struct value is its members; a struct
  * field is one field per scalar component, placed together (AOS, as Quadrants). */
 bool sema_struct_path(const char *path);

@@ -706,7 +706,7 @@ bool sema_vec_path(const char *p) {
            !strcmp(p, "qd.math.dot") || !strcmp(p, "qd.math.cross") || !strcmp(p, "qd.math.normalize") ||
            !strcmp(p, "qd.math.length") || !strcmp(p, "qd.math.distance") || !strcmp(p, "qd.math.mix") ||
            (!strncmp(p, "qd.math.", 8) && is_transform(p + 8)) ||
-           !strcmp(p, "qd.grad") || !strncmp(p, "qd.ad.", 6) || !strcmp(p, "qd.Tape");
+           !strcmp(p, "qd.grad") || !strncmp(p, "qd.ad.", 6) || !strcmp(p, "qd.Tape") || sema_linalg_path(p);
 }
 
 /* ---- methods ---- */
@@ -1051,6 +1051,7 @@ Val sema_vec_call(Sema *S, const Expr *call, Val f) {
         diag_error(call->span, QD2044, "'%s' is not supported: qdc does not compile autodiff (no gradients or tapes)", p);
         return val_err();
     }
+    if (sema_linalg_path(p)) return sema_linalg_call(S, call, p);
     if (!strncmp(p, "qd.math.", 8) && is_transform(p + 8)) return transform(S, call, p);
     if (!strncmp(p, "qd.math.", 8)) return math_fn(S, call, p);
     static const char *const factories[] = {"qd.Matrix.diag", "qd.Matrix.identity", "qd.Matrix.zero", "qd.Matrix.one",
