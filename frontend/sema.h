@@ -73,7 +73,7 @@ struct Val {
         const char *path; /* V_NS ("qd.simt", or "range" for builtins); V_STR contents */
         const Stmt *def;  /* V_FUNC, V_KERNEL */
         struct { Val *items; int n; } tuple;
-        struct { int node; const char *method; } snode; /* V_SNODE */
+        struct { int node; const char *method; int builder; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index */
         struct { QdType type; int ndim; } harr;         /* V_HOSTARRAY */
         struct SemaObject *obj;                         /* V_OBJECT */
         struct { Val *c; int n, m; } vec;                 /* V_VEC */
@@ -185,6 +185,8 @@ typedef struct Sema {
     int inst;                       /* the instantiation being checked, -1 for none */
     VEC(struct SNode) snodes;       /* module-level SNode tree; node 0 is qd.root */
     VEC(IrStorage) storages;
+    VEC(Span) builders;             /* qd.FieldsBuilder()s: where each was finalized (length 0: not yet) */
+    VEC(const char *) unplaced_why; /* per field (NULL: none): why host code's placement of it is unknown */
     /* host functions (sema.c): the scope module-level statements bind in and its entry-name prefix */
     Scope *hscope;
     const char *prefix;           /* "" at module level, "f__" in host function f, "f__g__" in g inside f */
@@ -240,6 +242,10 @@ bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out);
 Scope *sema_def_scope(Sema *S, const Stmt *def); /* the scope a kernel's or qd.func's body sees */
 Binding *sema_lookup(Sema *S, const char *name); /* from the innermost scope outwards */
 const char *sema_unique_name(Sema *S, const char *base); /* base, or base__defN when given already */
+/* where host statements bind: a class instance's attributes, else the host scope */
+#define BIND_SCOPE(S) ((S)->bind_to ? (S)->bind_to : (S)->hscope)
+const char *sema_field_name(Sema *S, const char *name);    /* a field's symbol name: prefix, __defN */
+const char *sema_field_written(Sema *S, const char *name); /* ... and back to the name as written */
 bool sema_is_host_expr(Sema *S, const Expr *e);   /* only running the script can evaluate it */
 bool sema_module_constant(Sema *S, Val *c);       /* a compile-time value a name can be bound to (narrows literals) */
 void sema_host_function_once(Sema *S, const Stmt *def, const Val *params, const Span *decls, const char *combo, bool first);
@@ -348,6 +354,7 @@ GenericResult sema_callsite_param(Sema *S, const Param *ap, IrParam *p, Val *bou
 /* sema_snode.c: qd.root.dense(...).place(...) */
 Val sema_snode_call(Sema *S, const Expr *call, Val callee); /* callee: V_SNODE method or qd.root.* */
 Val sema_snode_attr(Sema *S, Val obj, const char *name);
+Val sema_snode_builder(Sema *S, const Expr *call); /* qd.FieldsBuilder() */
 void sema_snode_finish(Sema *S);
 void sema_snode_free(Sema *S); /* the SNode tree's memory (the layout is in the fields by then) */
 IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp);
@@ -391,7 +398,7 @@ int sema_struct_leaf_fields(Val v, int *out, int max);
 bool sema_struct_param(Sema *S, const Param *ap); /* a kernel parameter of a struct type: false if it is not one */
 Val sema_struct_params(Sema *S, const QdStruct *st, const char *name, Span sp); /* one scalar parameter per component, NAME_member[_k] */ /* the component fields of a struct field, in order */
 void sema_snode_place_together(Sema *S, const int *fields, int n, const int64_t *shape, int ndim, Span sp);
-void sema_snode_place_ordered(Sema *S, int field, const int64_t *shape, const int *axes, int ndim, Span sp); /* order= */
+void sema_snode_place_ordered(Sema *S, const int *fields, int n, const int64_t *shape, const int *axes, int ndim, Span sp); /* order= */
 
 /* sema_pydc.c: @dataclasses.dataclass containers, flattened into kernel parameters */
 void sema_pydc_class(Sema *S, const Stmt *cls);

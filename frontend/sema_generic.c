@@ -398,7 +398,8 @@ static bool call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell) {
         Binding *b = sema_lookup(S, a->name);
         if (!b) return false;
         *v = b->v;
-        if (v->kind == V_FIELD || v->kind == V_OBJECT) return sb_puts(spell, a->name), true;
+        bool components = v->kind == V_VEC && v->vec.c[0].kind == V_FIELD; /* a vector field placed as components (SOA, SNodes) */
+        if (v->kind == V_FIELD || v->kind == V_OBJECT || components) return sb_puts(spell, a->name), true;
     } else if (a->kind == E_ATTR && sema_path(S, a)) { /* qd.f32 passed to a qd.template() */
         Scope *saved = S->scope;
         S->scope = S->hscope;

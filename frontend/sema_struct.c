@@ -350,17 +350,17 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
         else if (strcmp(kw, "dtype") && strcmp(kw, "name"))
             return diag_error(call->call.kw[k].span, QD2045, "struct field argument '%s' is not supported", kw), true;
     }
-    if (!st) return scope_bind(S, &S->module, target->name, val_err(), span), true;
+    if (!st) return scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span), true;
     int64_t sh[IR_MAX_DIMS];
     int nd = shape ? sema_const_shape(S, shape, sh, IR_MAX_DIMS, "a field shape") : 0; /* no shape: placed later */
-    if (nd < 0) return scope_bind(S, &S->module, target->name, val_err(), span), true;
+    if (nd < 0) return scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span), true;
     for (int k = 0; k < nd; k++)
         if (sh[k] <= 0 || sh[k] > INT32_MAX)
             return diag_error(sema_shape_span(shape, k), QD2004, "field extent %lld is out of range", (long long)sh[k]), true;
     int idx[1024], n = 0;
-    Val v = struct_fields(S, st, target->name, idx, &n, span);
+    Val v = struct_fields(S, st, sema_field_name(S, target->name), idx, &n, span);
     if (shape) sema_snode_place_together(S, idx, n, sh, nd, span);
-    scope_bind(S, &S->module, target->name, v, span);
+    scope_bind(S, BIND_SCOPE(S), target->name, v, span);
     return true;
 }
 
