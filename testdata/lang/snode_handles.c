@@ -64,7 +64,11 @@ int main(int argc, char **argv) {
     /* self.block = qd.root.dense(qd.i, 3) in __init__: cells {a; b} */
     for (int i = 0; i < 3; i++)
         bad += i32_at(qd_snode_grid__a, i * 8) != i + 1 || i32_at(qd_snode_grid__a, i * 8 + 4) != -i || *qd_field_grid__b_at(i) != -i;
+    /* struct SOA + offset=(2,): a alone (element i at i - 2), v's components together in 8-byte cells */
+    for (int i = 2; i < 5; i++)
+        bad += qd_field_ps_a[i - 2] != i * 7 || f32_at(qd_snode_ps_v_0, (i - 2) * 8) != i || f32_at(qd_snode_ps_v_0, (i - 2) * 8 + 4) != -i;
     bad += qd_field_test_twice__total != 1 || qd_field_test_twice__total__def2 != 2;
+    for (int i = 0; i < 2; i++) bad += qd_field_test_twice__pr_lo[i] != i || qd_field_test_twice__pr_hi[i] != 10 + i;
     printf("snode_handles: %d wrong, sizes %zu %zu %zu %zu\n", bad, sizeof qd_snode_w, sizeof qd_snode_q, sizeof qd_snode_t_0,
            sizeof qd_snode_grid__a);
     return bad != 0;

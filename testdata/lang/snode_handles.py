@@ -1,8 +1,9 @@
 # snode_handles.py — SNode handles bound to names and used later (issue 14 item 1): several
 # children under one node, a handle kept by a @qd.data_oriented __init__; a qd.FieldsBuilder
 # tree; vector fields with layout=qd.Layout.SOA and a permuted order= (issue 15 item 2);
-# get_scalar_field; and field statements run more than once in a host function (each field
-# gets its own symbol: __defN).
+# get_scalar_field; struct fields with layout=qd.Layout.SOA and offset=, one of a struct type
+# made in a host function; and field statements run more than once in a host function (each
+# field gets its own symbol: __defN).
 # Host: snode_handles.c checks every element through the header's accessors and the raw bytes.
 import quadrants as qd
 
@@ -29,6 +30,9 @@ qd.root.dense(qd.i, 5).place(v.get_scalar_field(1))
 s = qd.Vector.field(3, qd.i32, shape=(4, 5), layout=qd.Layout.SOA)
 t = qd.Vector.field(3, qd.i32, shape=(4, 5), order="ji")
 u = qd.Matrix.field(2, 2, qd.f32, shape=(3, 4), order="ji", layout=qd.Layout.SOA, offset=(1, -2))
+
+P = qd.types.struct(a=qd.i32, v=qd.types.vector(2, qd.f32))
+ps = P.field(shape=(3,), layout=qd.Layout.SOA, offset=(2,))
 
 
 @qd.data_oriented
@@ -73,6 +77,9 @@ def run():
         bump(s, i, j)
     for i, j in u:
         u[i, j] = qd.Matrix([[i, j], [i * 10.0, j * 10.0]])
+    for i in ps:
+        ps[i].a = i * 7
+        ps[i].v = qd.Vector([i * 1.0, -i * 1.0])
 
 
 def test_twice():
@@ -84,10 +91,15 @@ def test_twice():
 
     first()
     total = qd.field(qd.i32, shape=())
+    pair = qd.types.struct(lo=qd.i32, hi=qd.i32)
+    pr = pair.field(shape=(2,), layout=qd.Layout.SOA)
 
     @qd.kernel
     def second():
         total[None] += 2
+        for i in pr:
+            pr[i].lo = i
+            pr[i].hi = 10 + i
 
     second()
 

@@ -13,8 +13,11 @@ extern float qd_field_v_1[5];
 extern int32_t qd_field_s_0[4][5];
 extern int32_t qd_field_s_1[4][5];
 extern int32_t qd_field_s_2[4][5];
+extern int32_t qd_field_ps_a[3];
 extern int32_t qd_field_test_twice__total;
 extern int32_t qd_field_test_twice__total__def2;
+extern int32_t qd_field_test_twice__pr_lo[2];
+extern int32_t qd_field_test_twice__pr_hi[2];
 
 /* SNode storages (qd.root.dense(...).place(...)): fields placed together interleave;
    qd_field_<name>_at(i0, ...) points at an element (qdc-abi(7)) */
@@ -25,6 +28,7 @@ extern uint8_t qd_snode_u_0[48];
 extern uint8_t qd_snode_u_1[48];
 extern uint8_t qd_snode_u_2[48];
 extern uint8_t qd_snode_u_3[48];
+extern uint8_t qd_snode_ps_v_0[24];
 extern uint8_t qd_snode_grid__a[24];
 static inline int32_t *qd_field_w_at(int32_t i0, int32_t i1) {
     return (int32_t *)(void *)qd_snode_w + (0LL + ((int64_t)i0 * 4LL + (int64_t)i1) * 21LL + 0LL);
@@ -61,6 +65,12 @@ static inline float *qd_field_u_2_at(int32_t i0, int32_t i1) {
 }
 static inline float *qd_field_u_3_at(int32_t i0, int32_t i1) {
     return (float *)(void *)qd_snode_u_3 + (0LL + ((int64_t)i1) * 3LL + 0LL + ((int64_t)i0) * 1LL + 0LL);
+}
+static inline float *qd_field_ps_v_0_at(int32_t i0) {
+    return (float *)(void *)qd_snode_ps_v_0 + (0LL + ((int64_t)i0) * 2LL + 0LL);
+}
+static inline float *qd_field_ps_v_1_at(int32_t i0) {
+    return (float *)(void *)qd_snode_ps_v_0 + (0LL + ((int64_t)i0) * 2LL + 1LL);
 }
 static inline int32_t *qd_field_grid__a_at(int32_t i0) {
     return (int32_t *)(void *)qd_snode_grid__a + (0LL + ((int64_t)i0) * 2LL + 0LL);
@@ -100,6 +110,8 @@ void run_t5(const void *args, int32_t begin, int32_t end, qdrt_lane *lane);
 int32_t run_t5_extent(const void *args);
 void run_t6(const void *args, int32_t begin, int32_t end, qdrt_lane *lane);
 int32_t run_t6_extent(const void *args);
+void run_t7(const void *args, int32_t begin, int32_t end, qdrt_lane *lane);
+int32_t run_t7_extent(const void *args);
 static inline int run(const run_args *args, int nthreads) {
     static const qdrt_task tasks[] = {
         {run_t0, run_t0_extent, QDRT_PARALLEL, 128, 0},
@@ -109,8 +121,9 @@ static inline int run(const run_args *args, int nthreads) {
         {run_t4, run_t4_extent, QDRT_PARALLEL, 128, 0},
         {run_t5, run_t5_extent, QDRT_PARALLEL, 128, 0},
         {run_t6, run_t6_extent, QDRT_PARALLEL, 128, 0},
+        {run_t7, run_t7_extent, QDRT_PARALLEL, 128, 0},
     };
-    return qdrt_launch(tasks, 7, args, nthreads);
+    return qdrt_launch(tasks, 8, args, nthreads);
 }
 
 /* kernel test_twice__first */
@@ -130,11 +143,14 @@ typedef struct test_twice__second_args {
     uint8_t qdc_unused_; /* no parameters */
 } test_twice__second_args;
 void test_twice__second_t0(const void *args, int32_t begin, int32_t end, qdrt_lane *lane);
+void test_twice__second_t1(const void *args, int32_t begin, int32_t end, qdrt_lane *lane);
+int32_t test_twice__second_t1_extent(const void *args);
 static inline int test_twice__second(const test_twice__second_args *args, int nthreads) {
     static const qdrt_task tasks[] = {
         {test_twice__second_t0, 0, QDRT_SERIAL, 128, 0},
+        {test_twice__second_t1, test_twice__second_t1_extent, QDRT_PARALLEL, 128, 0},
     };
-    return qdrt_launch(tasks, 1, args, nthreads);
+    return qdrt_launch(tasks, 2, args, nthreads);
 }
 
 #ifdef __cplusplus

@@ -109,3 +109,13 @@ Test(snode, header_and_metadata_golden) {
     expect_golden("header", "testdata/snode/snode_handles.h");
     expect_golden("metadata", "testdata/snode/snode_handles.json");
 }
+
+Test(snode, struct_field_errors) {
+    expect_errors("import quadrants as qd\n\nP = qd.types.struct(a=qd.i32, b=qd.f32)\n"
+                  "x = P.field(shape=(4,), layout=qd.Layout.ROWS)\ny = P.field(shape=(4, 2), offset=(1,))\n"
+                  "z = P.field(offset=(1,))\n\n@qd.kernel\ndef k():\n    pass\n",
+                  "%s:4:32: error[QD2043]: layout= takes qd.Layout.AOS or qd.Layout.SOA\n"
+                  "%s:5:34: error[QD2004]: offset= has 1 value but the shape has 2 dimensions (the dimensionality of shape "
+                  "and offset must be the same)\n"
+                  "%s:6:20: error[QD2004]: shape cannot be None when offset is set\n");
+}
