@@ -392,6 +392,14 @@ static bool apply_fact(Ld *L, int key, yaml_node_t *v) {
         diag_error(node_span(L, v), QD3003, "bad value '%s' for %s (worker, subgroup, none)", s, capk_names[key]);
         return false;
     }
+    if (key == CAPK_CLOCK_COUNTER && strcmp(s, "readcyclecounter") && strcmp(s, "shader_clock") && strcmp(s, "none")) {
+        diag_error(node_span(L, v), QD3003, "bad value '%s' for %s (readcyclecounter, shader_clock, none)", s, capk_names[key]);
+        return false;
+    }
+    if (key == CAPK_PRINT_CHANNEL && strcmp(s, "printf") && strcmp(s, "vprintf") && strcmp(s, "debug_printf") && strcmp(s, "none")) {
+        diag_error(node_span(L, v), QD3003, "bad value '%s' for %s (printf, vprintf, debug_printf, none)", s, capk_names[key]);
+        return false;
+    }
     if (key == CAPK_REWRITE_SG_TY) {
         static const char *const tys[] = {"int32", "int64", "f32-add", "f64-add"};
         bool ok = true;
@@ -572,11 +580,11 @@ static bool apply_unset(Ld *L, yaml_node_t *v) {
 /* ---- one file ---- */
 enum { TK_SCHEMA, TK_NAME, TK_EXTENDS, TK_ABSTRACT, TK_RANK, TK_UNSET, TK_ALIASES, TK_BACKEND, TK_DESCRIPTION,
        TK_LLVM, TK_PTX, TK_AMDGPU, TK_SPIRV, TK_MSL, TK_OUTPUT, TK_LIMITS, TK_CAPS, TK_SCOPES, TK_ORDERS,
-       TK_VOLATILE, TK_FENCE, TK_OPS, TK_SIMT, TK_REWRITE, TK_COUNT };
+       TK_VOLATILE, TK_FENCE, TK_OPS, TK_SIMT, TK_REWRITE, TK_CLOCK, TK_PRINT, TK_COUNT };
 static const char *const top_keys[TK_COUNT] = {
     "schema", "name", "extends", "abstract", "rank", "unset", "aliases", "backend", "description",
     "llvm", "ptx", "amdgpu", "spirv", "msl", "output", "limits", "caps", "scopes", "orders",
-    "volatile", "fence", "ops", "simt", "rewrite"};
+    "volatile", "fence", "ops", "simt", "rewrite", "clock", "print"};
 
 static bool resolve(CapDb *db, int idx, const Ld *from, yaml_node_t *ref);
 
@@ -638,7 +646,8 @@ static bool apply_parent(Ld *L, yaml_node_t *v) {
 static bool apply_key(Ld *L, int k, yaml_node_t *v) {
     static const char *const secs[] = {[TK_LLVM] = "llvm", [TK_PTX] = "ptx", [TK_AMDGPU] = "amdgpu",
                                        [TK_SPIRV] = "spirv", [TK_MSL] = "msl", [TK_OUTPUT] = "output",
-                                       [TK_LIMITS] = "limits", [TK_SIMT] = "simt", [TK_REWRITE] = "rewrite"};
+                                       [TK_LIMITS] = "limits", [TK_SIMT] = "simt", [TK_REWRITE] = "rewrite",
+                                       [TK_CLOCK] = "clock", [TK_PRINT] = "print"};
     key_put(L, 0, "", top_keys[k]);
     switch (k) {
     case TK_SCHEMA: case TK_NAME: case TK_EXTENDS: return true;

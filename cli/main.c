@@ -356,6 +356,14 @@ static int common_subgroup_width(const Options *o, const Job *jobs, int njobs) {
     return w;
 }
 
+/* Quadrants' arch (backends.def) every job's family has, or NULL when they differ. */
+static const char *common_arch(const Job *jobs, int njobs) {
+    const Backend *b = njobs ? backend_find(cap_backend(jobs[0].t)) : NULL;
+    for (int j = 1; b && j < njobs; j++)
+        if (strcmp(backend_find(cap_backend(jobs[j].t))->qd_arch, b->qd_arch)) return NULL;
+    return b ? b->qd_arch : NULL;
+}
+
 /* The max_shared_bytes (capability database) every job's family has, or -1 when they differ. */
 static int common_max_shared(const Job *jobs, int njobs) {
     long m = njobs ? cap_int(jobs[0].t, "max_shared_bytes", -1) : -1;
@@ -390,7 +398,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
         for (int j = 0; j < njobs; j++) binary_on_stdout |= jobs[j].path && !strcmp(jobs[j].path, "-");
         progress_phase("check", 0, 0);
         FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug, common_subgroup_width(o, jobs, njobs),
-                              common_max_shared(jobs, njobs), binary_on_stdout};
+                              common_max_shared(jobs, njobs), binary_on_stdout, common_arch(jobs, njobs)};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         diag_hold(false);
         LAP(check);

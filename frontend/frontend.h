@@ -26,6 +26,8 @@ typedef struct FrontendOptions {
     int max_shared_bytes; /* the targets' max_shared_bytes when they agree, else -1:
                              qd.lang.impl.get_max_shared_memory_bytes() folds to it */
     bool print_to_stderr; /* an output goes to standard output: qd.static_print writes to stderr */
+    const char *arch; /* Quadrants' arch ("cuda", "x64", ...) when every target has the same, else NULL:
+                         qd.lang.impl.current_cfg().arch is qd.<arch> */
 } FrontendOptions;
 IrModule *frontend_check_with(const AstModule *m, Arena *arena, const FrontendOptions *o);
 #endif

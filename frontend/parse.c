@@ -1343,7 +1343,8 @@ static void module_stmt(Parser *P, StmtVec *out) {
     else if (k == T_KW_CLASS) what = "a Python class";
     else if (k == T_KW_IF || k == T_KW_WHILE || k == T_KW_FOR || k == T_KW_TRY || k == T_KW_WITH || k == T_KW_ASYNC)
         what = "set by host code";
-    else if (k == T_KW_FROM || (k == T_KW_IMPORT && !(peek2(P)->kind == T_NAME && !strcmp(peek2(P)->s, "quadrants"))))
+    else if (k == T_KW_FROM || (k == T_KW_IMPORT && !(peek2(P)->kind == T_NAME && (!strcmp(peek2(P)->s, "quadrants") ||
+                                                                                  !strcmp(peek2(P)->s, "math")))))
         what = "a module the script imports";
     if (what) {
         if (k == T_AT) while (at(P, T_AT)) skip_line_and_block(P);

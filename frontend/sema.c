@@ -68,6 +68,12 @@ const char *sema_path(Sema *S, const Expr *e) {
     return base ? arena_printf(S->arena, "%s.%s", base, e->attr.name) : NULL;
 }
 
+bool sema_py_scalar(const Sema *S, Val v, QdType *out) {
+    if (v.kind != V_NS || (strcmp(v.path, "int") && strcmp(v.path, "float"))) return false;
+    *out = v.path[0] == 'i' ? S->default_ip : S->default_fp;
+    return true;
+}
+
 bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out) {
     Scope *saved = S->scope;
     S->scope = S->hscope; /* annotations name things of the scope the definition is in */
@@ -76,8 +82,7 @@ bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out) {
     Val v = sema_eval(S, ann);
     S->scope = saved, S->cur = cur;
     if (v.kind == V_TYPE) return *out = v.type, true;
-    if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float")))
-        return *out = v.path[0] == 'i' ? QT_I32 : QT_F32, true;
+    if (sema_py_scalar(S, v, out)) return true;
     if (v.kind == V_NS && !strncmp(v.path, "qd.", 3))
         diag_error(ann->span, QD2005, "'%s' is not a scalar type of the kernel language (qd.i8 ... qd.f64)", v.path);
     else if (v.kind != V_ERR)
@@ -330,7 +335,7 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
  * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
 bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
-        c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC)
+        c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC || c->kind == V_PYFUNC)
         return true;
     if (c->kind == V_VEC) { /* a constant vector or matrix */
         for (int k = 0; k < vec_len(*c); k++)
@@ -377,12 +382,14 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             Binding *rb = r->kind == E_NAME ? host_find(S, r->name) : NULL;
             bool compile_time = rb && (rb->v.kind == V_SNODE || rb->v.kind == V_ERR || rb->v.kind == V_VECTYPE ||
                                        rb->v.kind == V_STRUCTTYPE || /* ... or a type's: vec3.field(...) */
+                                       (rb->v.kind == V_NS && !strcmp(rb->v.path, "math")) ||
                                        (rb->v.kind == V_NS && !strcmp(rb->v.path, "qd.root")) || /* S0 = qd.root; S0.dense(...) */
                                        (rb->v.kind == V_VEC && !strcmp(e->call.fn->attr.name, "get_scalar_field")));
             if (!compile_time) return true;
         }
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
         if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
+        if (fb && fb->v.kind == V_PYFUNC) return sema_pyfunc_is_host(S, e, fb->v.def);
         bool dict = e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); /* {"a": qd.f32} */
         if (dict && !e->call.args.n && !e->call.nkw) return true; /* {}: an empty dict the script fills */
         if (!dict && sema_is_host_expr(S, e->call.fn)) return true;
@@ -475,9 +482,13 @@ static Binding *host_binding(Sema *S, const Expr *e) {
 /* qd.root.dense(...).place(x), blk.place(x) with blk an SNode, fb.dense(...) with fb a
  * qd.FieldsBuilder(), fb.finalize(): evaluated at module level and in host functions. */
 static bool is_snode_chain(Sema *S, const Expr *e) {
-    e = chain_root(S, e);
-    Binding *b = host_binding(S, e); /* S0 = qd.root */
-    if (e->kind == E_ATTR && !b) return S->qd_alias && e->attr.obj->kind == E_NAME && !strcmp(e->attr.obj->name, S->qd_alias);
+    const Expr *r = chain_root(S, e);
+    Binding *b = host_binding(S, r); /* S0 = qd.root */
+    if (r->kind == E_ATTR && !b) return S->qd_alias && r->attr.obj->kind == E_NAME && !strcmp(r->attr.obj->name, S->qd_alias);
+    if (b && b->v.kind == V_PYFUNC) /* make_block(8).place(x): a function returning qd.root.dense(...) */
+        for (; e->kind == E_CALL || e->kind == E_ATTR; e = e->kind == E_CALL ? e->call.fn : e->attr.obj)
+            if (e->kind == E_ATTR && e->attr.obj->kind == E_CALL && e->attr.obj->call.fn == r)
+                return !strcmp(e->attr.name, "place") || !strcmp(e->attr.name, "dense");
     return b && (b->v.kind == V_SNODE || b->v.kind == V_ERR || (b->v.kind == V_NS && !strcmp(b->v.path, "qd.root")));
 }
 
@@ -621,6 +632,11 @@ static void import_submodule(Sema *S, const Stmt *s) {
 
 static void module_import(Sema *S, const Stmt *s) {
     if (!strncmp(s->import.module, "quadrants.", 10)) return import_submodule(S, s);
+    if (!strcmp(s->import.module, "math")) { /* Python's math: constants and functions of compile-time numbers */
+        const char *name = s->import.alias ? s->import.alias : "math";
+        scope_bind(S, S->hscope, name, (Val){.kind = V_NS, .path = "math"}, s->span);
+        return;
+    }
     if (strcmp(s->import.module, "quadrants"))
         return (void)diag_error(s->span, QD2003, "only 'import quadrants as qd' is supported, not '%s'", s->import.module);
     S->qd_alias = s->import.alias ? s->import.alias : "quadrants";
@@ -1458,7 +1474,8 @@ IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_c
 IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
     Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .prefix = "",
               .subgroup_width = fo ? fo->subgroup_width : 0, .max_shared_bytes = fo ? fo->max_shared_bytes : -1,
-              .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1, .rng_field = -1};
+              .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1, .rng_field = -1,
+              .default_fp = QT_F32, .default_ip = QT_I32, .arch = fo ? fo->arch : NULL};
     S.hscope = &S.module;
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)

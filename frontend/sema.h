@@ -42,6 +42,8 @@ typedef enum {
     V_ANNOT,   /* a module-level alias of an array or template annotation (A = qd.types.ndarray()) */
     V_PYDC,    /* an instance of one: one Val per member (in kernels: parameters, fields, constants,
                   nested V_PYDC; in host code: what a call passes) */
+    V_PYFUNC,  /* a Python function whose body is `return EXPR` (def; Sema.pyfuncs has its scope):
+                  a call evaluates EXPR with the parameters bound, as Python does when it compiles */
 } ValKind;
 
 typedef struct PyDc { /* a @dataclasses.dataclass: its annotated members in declaration order */
@@ -209,9 +211,13 @@ typedef struct Sema {
     int rng_field;       /* the kernel's launch counter qdc_rng_<kernel> (a 0-d u32 field), or -1 */
     IrStmt *rng_init;    /* ... and its seeding, put first in the task's body when it is closed */
     int64_t random_seed; /* qd.init(random_seed=N) */
+    QdType default_fp, default_ip; /* qd.init(default_fp=, default_ip=): Python's float and int */
+    const char *arch; /* FrontendOptions.arch: NULL when the targets' archs differ */
     int max_shared_bytes; /* FrontendOptions.max_shared_bytes */
     bool print_to_stderr; /* FrontendOptions.print_to_stderr */
     VEC(SemaHelper) helpers;
+    VEC(struct PyFunc { const Stmt *def; struct Scope *scope; }) pyfuncs; /* V_PYFUNC: where each is defined */
+    int pyfunc_depth;
     VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */
     const AstModule *ast;
     int helper_depth;
@@ -308,7 +314,20 @@ bool sema_is_more_builtin(const char *path);
 Val sema_more_builtin_call(Sema *S, const Expr *call, const char *path);
 bool sema_iter_items(Sema *S, const Expr *iter, Val **items, int *n); /* sema_lang.c: a compile-time iterable's items */
 bool sema_static_seq_for(Sema *S, const Stmt *s); /* sema_lang.c: for x in qd.static(<sequence>); false: not one */
-void sema_init_call(Sema *S, const Expr *e);       /* qd.init(random_seed=...) */
+/* Whether two compile-time values are equal (types, namespaces such as qd.cuda, strings, None,
+ * constants, tuples of them): 1, 0, or -1 when one is a run-time value (sema_lang.c). */
+int sema_same_value(Sema *S, Val a, Val b);
+/* sema_param.c: a host def whose body is one `return EXPR` (after a docstring) is bound as V_PYFUNC;
+ * its calls are compile-time when the arguments and EXPR are; a call evaluates EXPR. */
+const Expr *sema_pyfunc_return(const Stmt *def);
+bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def);
+Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def);
+/* qd.lang.impl.current_cfg().NAME (sema_builtin.c): arch (the compile's, as qd.<arch>), default_fp,
+ * default_ip, debug. */
+Val sema_cfg_attr(Sema *S, const char *name, Span sp);
+void sema_init_call(Sema *S, const Expr *e);       /* qd.init(random_seed=, default_fp=, default_ip=) */
+/* Python's int and float as types: qd.init's default_ip and default_fp (qd.i32, qd.f32). */
+bool sema_py_scalar(const Sema *S, Val v, QdType *out);
 
 /* sema_mem.c: qd.* builtins that touch memory or the block */
 bool sema_is_mem_builtin(const char *path);

@@ -296,6 +296,32 @@ static Val max_shared(Sema *S, const Expr *call) {
     return val_expr(irb_int(S->arena, QT_I32, S->max_shared_bytes, call->span));
 }
 
+/* qd._lib.core.data_type_size(dt): the size of a scalar type in bytes (u1: 1), an int. */
+static Val data_type_size(Sema *S, const Expr *call) {
+    QdType t;
+    if (!sema_annotation_type(S, call->call.args.items[0], &t)) return val_err();
+    int bits = qt_bits(t);
+    return val_expr(irb_int(S->arena, QT_I32, bits < 8 ? 1 : bits / 8, call->span));
+}
+
+/* qd.lang.impl.current_cfg(): the configuration of the compile, of which qdc knows the arch (every
+ * target's Quadrants arch, backends.def; QD2080 when they differ), default_fp, default_ip (qd.init)
+ * and debug (--debug). */
+Val sema_cfg_attr(Sema *S, const char *name, Span sp) {
+    if (!strcmp(name, "arch")) {
+        if (!S->arch) {
+            diag_error(sp, QD2080, "the targets of this compile are different Quadrants archs (CUDA, AMDGPU, Vulkan, Metal, "
+                                   "x64); compile them separately to use current_cfg().arch");
+            return val_err();
+        }
+        return (Val){.kind = V_NS, .path = arena_printf(S->arena, "qd.%s", S->arch)};
+    }
+    if (!strcmp(name, "default_fp") || !strcmp(name, "default_ip")) return (Val){.kind = V_TYPE, .type = name[8] == 'f' ? S->default_fp : S->default_ip};
+    if (!strcmp(name, "debug")) return val_expr(irb_int(S->arena, QT_U1, S->debug, sp));
+    diag_error(sp, QD2019, "current_cfg().%s is Quadrants' run-time configuration; qdc knows arch, default_fp, default_ip and debug", name);
+    return val_err();
+}
+
 /* ---- qd.random ---- */
 
 /* lowbias32 (Chris Wellons' integer hash): seeds one stream per loop iteration. */
@@ -366,27 +392,42 @@ static IrExpr *u64_of(Sema *S, IrExpr *hi, IrExpr *lo, Span sp) {
 
 /* qd.random(dtype=float): floats uniform in [0, 1) (24 random bits for f16/f32, 53 for f64);
  * 32-bit integers all 2^32 bit patterns, 64-bit integers all 2^64. */
-static Val random_(Sema *S, const Expr *call) {
-    QdType t = QT_F32;
+/* A float uniform in [0, 1): 24 random bits for f16/f32, 53 for f64. */
+static IrExpr *random_float(Sema *S, QdType t, Span sp) {
+    if (t == QT_F64) {
+        IrExpr *a = pcg_next(S, sp), *b = pcg_next(S, sp);
+        IrExpr *m = sema_binary(S, IR_SHR, u64_of(S, a, b, sp), irb_int(S->arena, QT_U64, 11, sp), sp);
+        return sema_binary(S, IR_MUL, irb_cast(S->arena, m, QT_F64), irb_float(S->arena, QT_F64, 0x1p-53, sp), sp);
+    }
+    IrExpr *m = sema_binary(S, IR_SHR, pcg_next(S, sp), u32c(S, 8, sp), sp);
+    return irb_cast(S->arena, sema_binary(S, IR_MUL, irb_cast(S->arena, m, QT_F32), irb_float(S->arena, QT_F32, 0x1p-24, sp), sp), t);
+}
+
+/* The dtype argument of qd.random / qd.randn (positional or `name=`) into *t; false after a
+ * diagnostic. A call outside a kernel is QD2019. */
+static bool random_dtype(Sema *S, const Expr *call, const char *fn, const char *kw, QdType *t, Span *at) {
     const Expr *dt = call->call.args.n ? call->call.args.items[0] : NULL;
+    *at = call->span;
     for (int k = 0; k < call->call.nkw; k++) {
-        if (strcmp(call->call.kw[k].name, "dtype") || dt)
-            return diag_error(call->call.kw[k].span, QD2007, "qd.random takes one argument, dtype"), val_err();
+        if (strcmp(call->call.kw[k].name, kw) || dt)
+            return diag_error(call->call.kw[k].span, QD2007, "%s takes one argument, %s", fn, kw), false;
         dt = call->call.kw[k].value;
     }
-    if (dt && !sema_annotation_type(S, dt, &t)) return val_err();
-    if (!S->cur || S->task < 0) return diag_error(call->span, QD2019, "qd.random can only be called inside a kernel or qd.func"), val_err();
+    if (dt && !sema_annotation_type(S, dt, t)) return false;
+    if (dt) *at = dt->span;
+    if (!S->cur || S->task < 0) return diag_error(call->span, QD2019, "%s can only be called inside a kernel or qd.func", fn), false;
+    return true;
+}
+
+/* qd.random(dtype=float): floats uniform in [0, 1) (24 random bits for f16/f32, 53 for f64);
+ * 32-bit integers all 2^32 bit patterns, 64-bit integers all 2^64. */
+static Val random_(Sema *S, const Expr *call) {
+    QdType t = S->default_fp;
+    Span at;
+    if (!random_dtype(S, call, "qd.random", "dtype", &t, &at)) return val_err();
     Span sp = call->span;
-    if (t == QT_U1 || t == QT_VOID) return diag_error(dt->span, QD2021, "qd.random takes a float or integer type, got %s", qt_name(t)), val_err();
-    if (qt_is_float(t)) {
-        if (t == QT_F64) {
-            IrExpr *a = pcg_next(S, sp), *b = pcg_next(S, sp);
-            IrExpr *m = sema_binary(S, IR_SHR, u64_of(S, a, b, sp), irb_int(S->arena, QT_U64, 11, sp), sp);
-            return val_expr(sema_binary(S, IR_MUL, irb_cast(S->arena, m, QT_F64), irb_float(S->arena, QT_F64, 0x1p-53, sp), sp));
-        }
-        IrExpr *m = sema_binary(S, IR_SHR, pcg_next(S, sp), u32c(S, 8, sp), sp);
-        return val_expr(irb_cast(S->arena, sema_binary(S, IR_MUL, irb_cast(S->arena, m, QT_F32), irb_float(S->arena, QT_F32, 0x1p-24, sp), sp), t));
-    }
+    if (t == QT_U1 || t == QT_VOID) return diag_error(at, QD2021, "qd.random takes a float or integer type, got %s", qt_name(t)), val_err();
+    if (qt_is_float(t)) return val_expr(random_float(S, t, sp));
     if (qt_bits(t) == 64) {
         IrExpr *a = pcg_next(S, sp), *b = pcg_next(S, sp), *u = u64_of(S, a, b, sp);
         return val_expr(t == QT_U64 ? u : bitcast(S, u, t));
@@ -396,6 +437,28 @@ static Val random_(Sema *S, const Expr *call) {
     return val_expr(irb_cast(S->arena, r, t)); /* narrower integers: the low bits */
 }
 
+/* qd.randn(dt=None): a standard normal sample by Quadrants' Box-Muller transform over two
+ * qd.random draws, in this order: u1 = 1 - random(dt), u2 = random(dt),
+ * sqrt(-2 log u1) * cos(2 pi u2). dt is f32 or f64 (default: qd.init's default_fp). */
+static Val randn(Sema *S, const Expr *call) {
+    QdType t = S->default_fp;
+    Span at;
+    if (!random_dtype(S, call, "qd.randn", "dt", &t, &at)) return val_err();
+    Span sp = call->span;
+    if (t != QT_F32 && t != QT_F64) return diag_error(at, QD2021, "qd.randn takes qd.f32 or qd.f64, got %s", qt_name(t)), val_err();
+    IrExpr *u1 = sema_binary(S, IR_SUB, irb_float(S->arena, t, 1.0, sp), random_float(S, t, sp), sp);
+    IrExpr *u2 = random_float(S, t, sp);
+    IrExpr *r = irb_math(S->arena, IR_SQRT, sema_binary(S, IR_MUL, irb_float(S->arena, t, -2.0, sp), irb_math(S->arena, IR_LOG, u1, sp), sp), sp);
+    IrExpr *c = irb_math(S->arena, IR_COS, sema_binary(S, IR_MUL, irb_float(S->arena, t, 6.283185307179586, sp), u2, sp), sp);
+    return val_expr(sema_binary(S, IR_MUL, r, c, sp));
+}
+
+/* qd.clock_counter(): the i64 cycle counter (how each family reads it: its clock section). */
+static Val clock_counter(Sema *S, const Expr *call) {
+    if (!S->cur || S->task < 0) return diag_error(call->span, QD2019, "qd.clock_counter can only be called inside a kernel or qd.func"), val_err();
+    return val_expr(irb_new(S->arena, IR_CLOCK, QT_I64, call->span));
+}
+
 /* ---- dispatch ---- */
 
 static const struct { const char *name; int min, max; } builtins[] = {
@@ -403,7 +466,8 @@ static const struct { const char *name; int min, max; } builtins[] = {
     {"qd.math.isnan", 1, 1}, {"qd.math.isinf", 1, 1}, {"qd.math.sign", 1, 1}, {"qd.math.ffs", 1, 1}, {"qd.ffs", 1, 1},
     {"qd.bit_shr", 2, 2}, {"qd.zero", 1, 1}, {"qd.one", 1, 1},
     {"qd.global_thread_idx", 0, 0}, {"qd.static_print", 0, 64}, {"qd.lang.impl.get_max_shared_memory_bytes", 0, 0},
-    {"qd.random", 0, 1}, {"qd.math.vdir", 1, 1}, {"qd.frexp", 1, 1}, {"qd.math.fns", 3, 3},
+    {"qd._lib.core.data_type_size", 1, 1}, {"qd.lang.impl.current_cfg", 0, 0}, {"qd.impl.current_cfg", 0, 0},
+    {"qd.random", 0, 1}, {"qd.randn", 0, 1}, {"qd.clock_counter", 0, 0}, {"qd.math.vdir", 1, 1}, {"qd.frexp", 1, 1}, {"qd.math.fns", 3, 3},
 };
 
 bool sema_is_more_builtin(const char *p) {
@@ -416,7 +480,7 @@ Val sema_more_builtin_call(Sema *S, const Expr *call, const char *p) {
     size_t k = 0;
     while (strcmp(builtins[k].name, p)) k++;
     int n = call->call.args.n;
-    bool kw_ok = !strcmp(p, "qd.static_print") || !strcmp(p, "qd.random") || !strcmp(p, "qd.lang.impl.get_max_shared_memory_bytes");
+    bool kw_ok = !strcmp(p, "qd.static_print") || !strcmp(p, "qd.random") || !strcmp(p, "qd.randn") || !strcmp(p, "qd.lang.impl.get_max_shared_memory_bytes");
     if (n < builtins[k].min || n > builtins[k].max || (call->call.nkw && !kw_ok)) {
         diag_error(call->span, QD2007, "'%s' takes %d%s%d argument%s, got %d", p, builtins[k].min, builtins[k].max > builtins[k].min ? " to " : "",
                    builtins[k].max > builtins[k].min ? builtins[k].max : -1, builtins[k].max == 1 ? "" : "s", n + call->call.nkw);
@@ -438,10 +502,15 @@ Val sema_more_builtin_call(Sema *S, const Expr *call, const char *p) {
     if (!strcmp(p, "qd.math.fns")) return fns(S, call);
     if (!strcmp(p, "qd.static_print")) return static_print(S, call);
     if (!strcmp(p, "qd.lang.impl.get_max_shared_memory_bytes")) return max_shared(S, call);
+    if (!strcmp(p, "qd.randn")) return randn(S, call);
+    if (!strcmp(p, "qd._lib.core.data_type_size")) return data_type_size(S, call);
+    if (!strcmp(p, "qd.lang.impl.current_cfg") || !strcmp(p, "qd.impl.current_cfg")) return (Val){.kind = V_NS, .path = "qd.lang.impl.current_cfg()"};
+    if (!strcmp(p, "qd.clock_counter")) return clock_counter(S, call);
     return random_(S, call);
 }
 
-/* qd.init(..., random_seed=N) at module level: qd.random's seed (default 0). */
+/* qd.init(..., random_seed=N, default_fp=T) at module level: qd.random's seed (default 0) and
+ * the type of `float` in qd.random / qd.randn (default qd.f32). */
 void sema_init_call(Sema *S, const Expr *e) {
     const char *p = e->kind == E_CALL ? sema_path(S, e->call.fn) : NULL;
     if (!p || strcmp(p, "qd.init")) return;
@@ -449,5 +518,13 @@ void sema_init_call(Sema *S, const Expr *e) {
         int64_t seed;
         if (!strcmp(e->call.kw[k].name, "random_seed") && sema_const_int(S, e->call.kw[k].value, &seed, "qd.init's random_seed"))
             S->random_seed = seed;
+        bool fp = !strcmp(e->call.kw[k].name, "default_fp"), ip = !strcmp(e->call.kw[k].name, "default_ip");
+        QdType t;
+        if ((!fp && !ip) || !sema_annotation_type(S, e->call.kw[k].value, &t)) continue;
+        if (fp ? t == QT_F16 || t == QT_F32 || t == QT_F64 : t == QT_I32 || t == QT_I64)
+            *(fp ? &S->default_fp : &S->default_ip) = t;
+        else
+            diag_error(e->call.kw[k].value->span, QD2021, "qd.init's %s must be %s, got %s", e->call.kw[k].name,
+                       fp ? "qd.f16, qd.f32 or qd.f64" : "qd.i32 or qd.i64", qt_name(t));
     }
 }

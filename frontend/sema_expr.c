@@ -22,6 +22,7 @@ const char *val_describe(Val v) {
     case V_NONE: return "None";
     case V_STR: return "a string";
     case V_HOST: return "a run-time value of the script";
+    case V_PYFUNC: return "a Python function";
     case V_SNODE: return "an SNode";
     case V_VEC: return v.vec.m ? "a matrix" : "a vector";
     case V_VECTYPE: return "a vector or matrix type";
@@ -91,7 +92,7 @@ static IrExpr *lit_const(Sema *S, PyInt v, Span sp) {
         v = 0;
     }
     QdType t = !S->k ? (v > INT64_MAX ? QT_U64 : QT_I64)
-               : v >= INT32_MIN && v <= INT32_MAX ? QT_I32 : v <= INT64_MAX ? QT_I64 : QT_U64;
+               : v >= INT32_MIN && v <= INT32_MAX && S->default_ip == QT_I32 ? QT_I32 : v <= INT64_MAX ? QT_I64 : QT_U64;
     IrExpr *e = irb_int(S->arena, t, (int64_t)(uint64_t)v, sp);
     e->literal = true;
     return e;
@@ -266,15 +267,116 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
     return n;
 }
 
-/* qd.math.pi, e, inf, nan (also imported: from quadrants.math import pi): Python floats, f32 in
- * kernels like any float literal. */
+/* qd.math.pi, e, inf, nan (also imported: from quadrants.math import pi) and Python's math.pi, e,
+ * tau, inf, nan (import math): Python floats, default_fp in kernels like any float literal. */
 static bool math_const(Sema *S, const char *path, Span sp, Val *out) {
     static const struct { const char *name; double v; } consts[] = {
-        {"pi", 3.14159265358979323846}, {"e", 2.71828182845904523536}, {"inf", INFINITY}, {"nan", NAN}};
-    if (strncmp(path, "qd.math.", 8)) return false;
-    for (size_t k = 0; k < ARRAY_LEN(consts); k++)
-        if (!strcmp(consts[k].name, path + 8)) return *out = val_expr(irb_float(S->arena, S->k ? QT_F32 : QT_F64, consts[k].v, sp)), true;
+        {"pi", 3.14159265358979323846}, {"e", 2.71828182845904523536}, {"inf", INFINITY}, {"nan", NAN},
+        {"tau", 6.28318530717958647692}};
+    const char *name = !strncmp(path, "qd.math.", 8) ? path + 8 : !strncmp(path, "math.", 5) ? path + 5 : NULL;
+    for (size_t k = 0; name && k < ARRAY_LEN(consts); k++)
+        if (!strcmp(consts[k].name, name) && (k < 4 || path[0] == 'm'))
+            return *out = val_expr(irb_float(S->arena, S->k ? S->default_fp : QT_F64, consts[k].v, sp)), true;
     return false;
+}
+
+/* Python's math module on compile-time numbers (import math): evaluated in double at compile
+ * time, as Python evaluates it when Quadrants compiles the kernel; floor, ceil and trunc give
+ * ints, isnan/isinf/isfinite bools, the rest floats (default_fp in kernels, like a literal). A
+ * run-time argument is QD2009 (Python's math cannot take a Quadrants value: qd.<fn> can), a
+ * value outside the function's domain QD2009 as Python's ValueError. */
+/* math.prod(iterable, start=1) of compile-time numbers (a tuple, list or shape): an int when all
+ * are ints, else a float. */
+static Val py_math_prod(Sema *S, const Expr *call) {
+    const Expr *start = NULL;
+    for (int k = 0; k < call->call.nkw; k++) {
+        if (strcmp(call->call.kw[k].name, "start") || start)
+            return diag_error(call->call.kw[k].span, QD2007, "math.prod takes (iterable, start=1)"), val_err();
+        start = call->call.kw[k].value;
+    }
+    if (call->call.args.n != 1) return diag_error(call->span, QD2007, "math.prod takes (iterable, start=1)"), val_err();
+    Val v = sema_eval(S, call->call.args.items[0]);
+    if (v.kind == V_ERR) return v;
+    if (v.kind != V_TUPLE)
+        return diag_error(call->call.args.items[0]->span, QD2009, "math.prod needs a compile-time tuple or list, got %s", val_describe(v)), val_err();
+    IrExpr *r = start ? sema_expr(S, start) : lit_const(S, 1, call->span);
+    for (int k = 0; r && k < v.tuple.n; k++) {
+        IrExpr *x = sema_rvalue(S, v.tuple.items[k], call->span);
+        if (!x || !ir_is_const(x) || !ir_is_const(r))
+            return diag_error(call->call.args.items[0]->span, QD2009, "math.prod needs compile-time numbers"), val_err();
+        r = sema_binary(S, IR_MUL, r, x, call->span);
+    }
+    return r ? val_expr(r) : val_err();
+}
+
+static Val py_math_call(Sema *S, const Expr *call, const char *p) {
+    static const struct { const char *name; int nargs; char result; } fns[] = {
+        {"sqrt", 1, 'f'}, {"sin", 1, 'f'}, {"cos", 1, 'f'}, {"tan", 1, 'f'}, {"asin", 1, 'f'}, {"acos", 1, 'f'},
+        {"atan", 1, 'f'}, {"sinh", 1, 'f'}, {"cosh", 1, 'f'}, {"tanh", 1, 'f'}, {"exp", 1, 'f'}, {"log", 1, 'f'},
+        {"log2", 1, 'f'}, {"log10", 1, 'f'}, {"fabs", 1, 'f'}, {"radians", 1, 'f'}, {"degrees", 1, 'f'},
+        {"floor", 1, 'i'}, {"ceil", 1, 'i'}, {"trunc", 1, 'i'}, {"isnan", 1, 'b'}, {"isinf", 1, 'b'},
+        {"isfinite", 1, 'b'}, {"atan2", 2, 'f'}, {"pow", 2, 'f'}, {"hypot", 2, 'f'}, {"copysign", 2, 'f'}, {"fmod", 2, 'f'}};
+    const char *f = p + 5;
+    if (!strcmp(f, "prod")) return py_math_prod(S, call);
+    size_t k = 0;
+    while (k < ARRAY_LEN(fns) && strcmp(fns[k].name, f)) k++;
+    if (k == ARRAY_LEN(fns)) {
+        diag_error(call->call.fn->span, QD2008, "'%s' is not supported (Python's math module: qdc evaluates %s)", p,
+                   "pi, e, tau, inf, nan and sqrt, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, exp, log, log2, "
+                   "log10, pow, hypot, fabs, floor, ceil, trunc, copysign, fmod, radians, degrees, isnan, isinf, isfinite, prod");
+        return val_err();
+    }
+    int n = call->call.args.n, want = fns[k].nargs + (!strcmp(f, "log") && n == 2);
+    if (n != want || call->call.nkw)
+        return diag_error(call->span, QD2007, "'%s' takes %d argument%s, got %d", p, fns[k].nargs, fns[k].nargs == 1 ? "" : "s", n + call->call.nkw), val_err();
+    double x[2] = {0, 0};
+    for (int i = 0; i < n; i++) {
+        IrExpr *a = sema_expr(S, call->call.args.items[i]);
+        if (!a) return val_err();
+        if (!ir_is_const(a))
+            return diag_error(call->call.args.items[i]->span, QD2009, "%s takes compile-time numbers (Python's math cannot take a "
+                              "kernel value); use qd.%s for a run-time value", p, f), val_err();
+        x[i] = qt_is_float(a->type) ? a->c.f : qt_is_signed(a->type) ? (double)a->c.i : (double)a->c.u;
+    }
+    double r = 0;
+    bool domain = true;
+    switch (k) {
+    case 0: domain = x[0] >= 0, r = sqrt(x[0]); break;
+    case 1: r = sin(x[0]); break;
+    case 2: r = cos(x[0]); break;
+    case 3: r = tan(x[0]); break;
+    case 4: domain = fabs(x[0]) <= 1, r = asin(x[0]); break;
+    case 5: domain = fabs(x[0]) <= 1, r = acos(x[0]); break;
+    case 6: r = atan(x[0]); break;
+    case 7: r = sinh(x[0]); break;
+    case 8: r = cosh(x[0]); break;
+    case 9: r = tanh(x[0]); break;
+    case 10: r = exp(x[0]); break;
+    case 11: domain = x[0] > 0 && (n == 1 || (x[1] > 0 && x[1] != 1)), r = n == 2 ? log(x[0]) / log(x[1]) : log(x[0]); break;
+    case 12: domain = x[0] > 0, r = log2(x[0]); break;
+    case 13: domain = x[0] > 0, r = log10(x[0]); break;
+    case 14: r = fabs(x[0]); break;
+    case 15: r = x[0] * (3.14159265358979323846 / 180.0); break;
+    case 16: r = x[0] * (180.0 / 3.14159265358979323846); break;
+    case 17: domain = isfinite(x[0]), r = floor(x[0]); break;
+    case 18: domain = isfinite(x[0]), r = ceil(x[0]); break;
+    case 19: domain = isfinite(x[0]), r = trunc(x[0]); break;
+    case 20: r = isnan(x[0]); break;
+    case 21: r = isinf(x[0]); break;
+    case 22: r = isfinite(x[0]); break;
+    case 23: r = atan2(x[0], x[1]); break;
+    case 24: domain = !(x[0] == 0 && x[1] < 0) && !(x[0] < 0 && x[1] != floor(x[1])), r = pow(x[0], x[1]); break;
+    case 25: r = hypot(x[0], x[1]); break;
+    case 26: r = copysign(x[0], x[1]); break;
+    default: domain = x[1] != 0 && !isinf(x[0]), r = fmod(x[0], x[1]); break;
+    }
+    if (!domain) return diag_error(call->span, QD2009, "%s: math domain error (Python raises ValueError)", p), val_err();
+    if (fns[k].result == 'b') return val_expr(irb_int(S->arena, QT_U1, r != 0, call->span));
+    if (fns[k].result == 'i') {
+        if (fabs(r) >= 0x1p63) return diag_error(call->span, QD2050, "%s gives an integer that does not fit in 64 bits", p), val_err();
+        return val_expr(lit_const(S, (PyInt)(int64_t)r, call->span));
+    }
+    return val_expr(irb_float(S->arena, S->k ? S->default_fp : QT_F64, r, call->span));
 }
 
 /* A fastcache kernel (@qd.kernel(fastcache=True), pure=True, @qd.pure) and the qd.funcs it calls
@@ -343,6 +445,12 @@ static Val eval_name(Sema *S, const Expr *e) {
     return val_err();
 }
 
+/* A Python object a kernel can only compare for identity: a type, a namespace (qd.cuda), a
+ * string, None, a function. */
+static bool is_python_object(Val v) {
+    return v.kind == V_TYPE || v.kind == V_NS || v.kind == V_STR || v.kind == V_NONE || v.kind == V_FUNC || v.kind == V_KERNEL;
+}
+
 static Val eval_attr(Sema *S, const Expr *e) {
     Val o = sema_eval(S, e->attr.obj);
     if (o.kind == V_ERR) return o;
@@ -362,6 +470,12 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (o.kind == V_FIELD && !strcmp(e->attr.name, "grad")) {
         diag_error(e->span, QD2044, "'.grad' is not supported: qdc does not compile autodiff");
         return val_err();
+    }
+    if (o.kind == V_NS && !strcmp(o.path, "qd.lang.impl.current_cfg()")) return sema_cfg_attr(S, e->attr.name, e->span);
+    if (o.kind == V_NS && !strcmp(o.path, "math")) { /* import math */
+        char *path = arena_printf(S->arena, "math.%s", e->attr.name);
+        Val c;
+        return math_const(S, path, e->span, &c) ? c : (Val){.kind = V_NS, .path = path};
     }
     if (o.kind != V_NS || strncmp(o.path, "qd", 2) != 0) {
         diag_error(e->span, QD2019, "%s has no attribute '%s' in the kernel language", val_describe(o), e->attr.name);
@@ -616,7 +730,7 @@ Val sema_eval(Sema *S, const Expr *e) {
     /* module level approximates Python's numbers (i64 / f64); the constant is narrowed to a
      * literal's type (i32 or i64 / f32) when it is bound, see sema.c module_assign */
     case E_INT: return val_expr(lit_const(S, (PyInt)e->i, e->span));
-    case E_FLOAT: return val_expr(irb_float(S->arena, S->k ? QT_F32 : QT_F64, e->f, e->span));
+    case E_FLOAT: return val_expr(irb_float(S->arena, S->k ? S->default_fp : QT_F64, e->f, e->span));
     case E_BOOL: return val_expr(irb_int(S->arena, QT_U1, e->b, e->span));
     case E_NONE: return (Val){.kind = V_NONE};
     case E_STR: return e->fstr ? sema_fstring(S, e) : (Val){.kind = V_STR, .path = e->str};
@@ -657,6 +771,20 @@ Val sema_eval(Sema *S, const Expr *e) {
         if (e->cmp.items.n != 2) return val_expr(eval_compare(S, e));
         Val a = sema_eval(S, e->cmp.items.items[0]), b = sema_eval(S, e->cmp.items.items[1]);
         if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
+        int op = e->cmp.ops[0];
+        if ((op == T_EQ || op == T_NE) && (is_python_object(a) || is_python_object(b))) {
+            /* dtype == qd.f32, arch == qd.cuda, s == "add": Python compares the objects when the kernel compiles */
+            bool runtime = (a.kind == V_EXPR && !ir_is_const(a.e)) || (b.kind == V_EXPR && !ir_is_const(b.e)) ||
+                           a.kind == V_LOCAL || a.kind == V_REF || b.kind == V_LOCAL || b.kind == V_REF;
+            int r = runtime ? -1 : sema_same_value(S, a, b);
+            if (r < 0) {
+                diag_error(e->span, QD2009, "'%s' between %s and %s compares compile-time values only (Quadrants evaluates it in Python)",
+                           op == T_EQ ? "==" : "!=", runtime && !is_python_object(a) ? "a run-time value" : val_describe(a),
+                           runtime && !is_python_object(b) ? "a run-time value" : val_describe(b));
+                return val_err();
+            }
+            return val_expr(irb_int(S->arena, QT_U1, op == T_EQ ? r : !r, e->span));
+        }
         a = sema_list_as_vec(S, a, b), b = sema_list_as_vec(S, b, a);
         if (a.kind == V_VEC || b.kind == V_VEC) return sema_vec_binary(S, e->cmp.ops[0], a, b, e->span);
         return val_expr(sema_binop_tok(S, e->cmp.ops[0], sema_rvalue(S, a, e->cmp.items.items[0]->span),
@@ -688,8 +816,7 @@ static IrExpr *arg(Sema *S, const Expr *call, int k) { return sema_expr(S, call-
 static bool type_arg(Sema *S, const Expr *call, int k, QdType *t) {
     Val v = sema_eval(S, call->call.args.items[k]);
     if (v.kind == V_TYPE) return *t = v.type, true;
-    if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float")))
-        return *t = v.path[0] == 'i' ? QT_I32 : QT_F32, true;
+    if (sema_py_scalar(S, v, t)) return true;
     if (v.kind != V_ERR) diag_error(call->call.args.items[k]->span, QD2019, "expected a type such as qd.f32, got %s", val_describe(v));
     return false;
 }
@@ -813,8 +940,8 @@ static const struct { const char *name; int min, max; } value_builtins[] = {
 
 static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     Span sp = call->span;
-    if (!strcmp(p, "int")) return explicit_cast(S, arg(S, call, 0), QT_I32);
-    if (!strcmp(p, "float")) return explicit_cast(S, arg(S, call, 0), QT_F32);
+    if (!strcmp(p, "int")) return explicit_cast(S, arg(S, call, 0), S->default_ip);
+    if (!strcmp(p, "float")) return explicit_cast(S, arg(S, call, 0), S->default_fp);
     if (!strcmp(p, "bool")) return sema_to_bool(S, arg(S, call, 0));
     if (!strcmp(p, "abs") || !strcmp(p, "qd.abs")) {
         IrExpr *a = arg(S, call, 0);
@@ -950,6 +1077,7 @@ static const char *closest_builtin(const char *p) {
 
 Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
+    if (f.kind == V_PYFUNC) return sema_pyfunc_call(S, call, f.def);
     if (f.kind == V_STRUCTTYPE || (f.kind == V_NS && sema_struct_path(f.path))) return sema_struct_call(S, call, f);
     if (f.kind == V_METHOD || f.kind == V_VECTYPE || (f.kind == V_NS && sema_vec_path(f.path))) return sema_vec_call(S, call, f);
     if (f.kind == V_NS && sema_is_more_builtin(f.path)) return sema_more_builtin_call(S, call, f.path);
@@ -966,6 +1094,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         return val_err();
     }
     const char *p = f.path;
+    if (!strncmp(p, "math.", 5)) return py_math_call(S, call, p);
     if (sema_is_mem_builtin(p)) return sema_mem_call(S, call, p);
     if (sema_is_simt_builtin(p)) return sema_simt_call(S, call, p);
     if (!strcmp(p, "print")) return print_call(S, call);

@@ -364,8 +364,8 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
         if (!keyword_of(e, "shape", &shape)) shape = e->call.args.n > 1 ? e->call.args.items[1] : NULL;
         Binding *b = dt && dt->kind == E_NAME ? sema_lookup(S, dt->name) : NULL;
         if (b && b->v.kind == V_TYPE) t = b->v.type;
-        else if (!b && dt && dt->kind == E_NAME && !strcmp(dt->name, "int")) t = QT_I32;   /* Quadrants' default_ip */
-        else if (!b && dt && dt->kind == E_NAME && !strcmp(dt->name, "float")) t = QT_F32; /* and default_fp */
+        else if (!b && dt && dt->kind == E_NAME && !strcmp(dt->name, "int")) t = S->default_ip;
+        else if (!b && dt && dt->kind == E_NAME && !strcmp(dt->name, "float")) t = S->default_fp;
         else if (dt && sema_path(S, dt)) {
             Scope *saved = S->scope;
             S->scope = S->hscope;

@@ -278,7 +278,7 @@ static bool quiet_constant(Sema *S, const Expr *e) {
         if (!b) return false;
         ValKind k = b->v.kind;
         return k == V_EXPR || k == V_TYPE || k == V_STR || k == V_NONE || k == V_TUPLE || k == V_FIELD || k == V_VECTYPE ||
-               (k == V_NS && !strncmp(b->v.path, "qd.", 3));
+               k == V_FUNC || k == V_PYFUNC || (k == V_NS && !strncmp(b->v.path, "qd.", 3)); /* functions passed to a helper */
     }
     case E_SUBSCRIPT: { /* TUPLE_CONSTANT[i] */
         Binding *b = e->sub.obj->kind == E_NAME ? find(S, e->sub.obj->name) : NULL;
@@ -286,8 +286,9 @@ static bool quiet_constant(Sema *S, const Expr *e) {
     }
     case E_ATTR: {
         const char *p = sema_path(S, e);
-        if (!p || strncmp(p, "qd.", 3)) return false;
-        return true; /* a qd type, a qd.math constant, or a qd name (qd.ndarray): param_value */
+        if (p) return !strncmp(p, "qd.", 3); /* a qd type, a qd.math constant, or a qd name (qd.ndarray): param_value */
+        Binding *b = e->attr.obj->kind == E_NAME ? find(S, e->attr.obj->name) : NULL; /* subgroup.reduce_add */
+        return b && b->v.kind == V_NS && !strncmp(b->v.path, "qd.", 3);
     }
     default: return false;
     }
@@ -296,7 +297,7 @@ static bool quiet_constant(Sema *S, const Expr *e) {
 /* One parametrized value in the enclosing scope: V_ERR when qdc cannot evaluate it. */
 static Val param_value(Sema *S, const Expr *e) {
     if (contains_error(e) || !quiet_constant(S, e)) return val_err();
-    if (e->kind == E_ATTR) { /* qd.NAME... as cond_atom reads it: a type, else the namespace path */
+    if (e->kind == E_ATTR && sema_path(S, e)) { /* qd.NAME... as cond_atom reads it: a type, else the namespace path */
         const char *p = sema_path(S, e);
         bool mathc = !strcmp(p, "qd.math.pi") || !strcmp(p, "qd.math.e") || !strcmp(p, "qd.math.inf") || !strcmp(p, "qd.math.nan");
         QdType t = strchr(p + 3, '.') ? QT_VOID : qt_from_name(p + 3);
@@ -325,6 +326,22 @@ static const char *spell(Sema *S, Val v, const char *name, int row) {
     return arena_printf(S->arena, "%s%d", name ? name : "p", row);
 }
 
+/* The list or tuple literal a module-level `NAME = [...]` assigns (the last such assignment before
+ * the use), or NULL. */
+static const Expr *module_list(Sema *S, const Expr *name) {
+    const Expr *found = NULL;
+    for (int k = 0; S->ast && k < S->ast->body.n; k++) {
+        const Stmt *s = S->ast->body.stmts[k];
+        if (s->span.src != name->span.src || s->span.off > name->span.off) break;
+        if (s->kind != S_ASSIGN || s->assign.targets.n != 1 || s->assign.targets.items[0]->kind != E_NAME ||
+            strcmp(s->assign.targets.items[0]->name, name->name))
+            continue;
+        const Expr *v = s->assign.value;
+        found = v->kind == E_LIST || v->kind == E_TUPLE ? v : NULL;
+    }
+    return found;
+}
+
 static void parse_values(Sema *S, Deco *d, const Expr *e) {
     d->nrows = -1;
     if (!e || contains_error(e) || arg_or_kw(d->deco, 99, "indirect")) return;
@@ -335,8 +352,14 @@ static void parse_values(Sema *S, Deco *d, const Expr *e) {
         rows = (const Expr *const *)e->list.items, n = e->list.n;
     } else if (e->kind == E_NAME) { /* VALUES = [...] at module level */
         listed = param_value(S, e);
-        if (listed.kind != V_TUPLE) return;
-        rows = NULL, n = listed.tuple.n;
+        const Expr *lit = listed.kind == V_TUPLE ? NULL : module_list(S, e);
+        if (lit) { /* a list qdc does not evaluate as a whole (pytest.param rows): read its rows */
+            rows = (const Expr *const *)lit->list.items, n = lit->list.n;
+            e = lit;
+        } else {
+            if (listed.kind != V_TUPLE) return;
+            rows = NULL, n = listed.tuple.n;
+        }
     } else {
         return;
     }
@@ -385,8 +408,84 @@ static void parse_values(Sema *S, Deco *d, const Expr *e) {
 
 static bool defer_helper(Sema *S, const Stmt *s);
 
+/* ---- Python functions returning one expression ---- */
+
+const Expr *sema_pyfunc_return(const Stmt *def) {
+    const StmtList *b = &def->def.body;
+    int k = b->n > 1 && b->stmts[0]->kind == S_EXPR && b->stmts[0]->expr->kind == E_STR ? 1 : 0; /* a docstring */
+    return b->n == k + 1 && b->stmts[k]->kind == S_RETURN ? b->stmts[k]->expr : NULL;
+}
+
+static struct PyFunc *pyfunc_of(Sema *S, const Stmt *def) {
+    for (int k = 0; k < S->pyfuncs.len; k++)
+        if (S->pyfuncs.items[k].def == def) return &S->pyfuncs.items[k];
+    die("V_PYFUNC %s without its scope", def->def.name);
+}
+
+/* A scope under the function's own with each parameter bound to its argument (or default);
+ * NULL when a call passes what the function does not take (a TypeError in Python). */
+static Scope *pyfunc_scope(Sema *S, const Expr *call, const Stmt *def) {
+    int np = def->def.nparams;
+    if (call->call.args.n > np) return NULL;
+    Val *v = ARENA_ARRAY(S->arena, Val, np + 1);
+    bool *set = ARENA_ARRAY(S->arena, bool, np + 1);
+    for (int k = 0; k < call->call.args.n; k++) v[k] = sema_eval(S, call->call.args.items[k]), set[k] = true;
+    for (int j = 0; j < call->call.nkw; j++) {
+        int k = 0;
+        while (k < np && (!call->call.kw[j].name || strcmp(def->def.params[k].name, call->call.kw[j].name))) k++;
+        if (k == np || set[k]) return NULL;
+        v[k] = sema_eval(S, call->call.kw[j].value), set[k] = true;
+    }
+    struct PyFunc *pf = pyfunc_of(S, def);
+    Scope *sc = xcalloc(1, sizeof *sc), *caller_h = S->hscope, *caller = S->scope;
+    sc->parent = pf->scope;
+    vec_push(&S->host_scopes, sc);
+    S->hscope = pf->scope, S->scope = NULL; /* defaults: evaluated where the function is defined */
+    for (int k = 0; k < np; k++) {
+        if (!set[k] && !def->def.params[k].dflt) { S->hscope = caller_h, S->scope = caller; return NULL; }
+        if (!set[k]) v[k] = sema_eval(S, def->def.params[k].dflt);
+        scope_bind(S, sc, def->def.params[k].name, v[k], def->def.params[k].span);
+    }
+    S->hscope = caller_h, S->scope = caller;
+    return sc;
+}
+
+bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def) {
+    for (int k = 0; k < call->call.args.n; k++)
+        if (sema_is_host_expr(S, call->call.args.items[k])) return true;
+    for (int k = 0; k < call->call.nkw; k++)
+        if (sema_is_host_expr(S, call->call.kw[k].value)) return true;
+    if (S->pyfunc_depth >= 16) return true;
+    Scope *sc = pyfunc_scope(S, call, def);
+    if (!sc) return true;
+    Scope *h = S->hscope;
+    S->hscope = sc, S->pyfunc_depth++;
+    bool host = sema_is_host_expr(S, sema_pyfunc_return(def));
+    S->hscope = h, S->pyfunc_depth--;
+    return host;
+}
+
+Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
+    if (S->pyfunc_depth >= 16)
+        return diag_error(call->span, QD2019, "'%s' calls itself more than 16 deep while qdc evaluates it", def->def.name), val_err();
+    Scope *sc = pyfunc_scope(S, call, def);
+    if (!sc) return diag_error(call->span, QD2007, "this call does not match the parameters of '%s'", def->def.name), val_err();
+    Scope *h = S->hscope, *k = S->scope;
+    if (S->scope) S->scope = sc; /* in a kernel: the function sees its own scope, not the kernel's locals */
+    else S->hscope = sc;
+    S->pyfunc_depth++;
+    Val r = sema_eval(S, sema_pyfunc_return(def));
+    S->hscope = h, S->scope = k, S->pyfunc_depth--;
+    return r;
+}
+
 void sema_param_host_function(Sema *S, const Stmt *s) {
     int np = s->def.nparams;
+    if (!s->def.decorators.n && sema_pyfunc_return(s) && strncmp(s->def.name, "test", 4)) {
+        vec_push(&S->pyfuncs, ((struct PyFunc){s, S->hscope}));
+        scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_PYFUNC, .def = s}, s->def.name_span);
+        return;
+    }
     Val *bound = ARENA_ARRAY(S->arena, Val, np ? np : 1);
     Span *decl = ARENA_ARRAY(S->arena, Span, np ? np : 1);
     const char *what = arena_printf(S->arena, "a parameter of the host function '%s'", s->def.name);
@@ -455,6 +554,12 @@ void sema_param_host_function(Sema *S, const Stmt *s) {
 
 /* A compile-time value of a host condition, or V_ERR; never a diagnostic. */
 static Val cond_atom(Sema *S, const Expr *e) {
+    if (e->kind == E_ATTR && e->attr.obj->kind == E_CALL && !e->attr.obj->call.args.n && !strcmp(e->attr.name, "arch")) {
+        const char *p = sema_path(S, e->attr.obj->call.fn); /* qd.lang.impl.current_cfg().arch: the compile's */
+        if (S->arch && p && (!strcmp(p, "qd.lang.impl.current_cfg") || !strcmp(p, "qd.impl.current_cfg")))
+            return (Val){.kind = V_NS, .path = arena_printf(S->arena, "qd.%s", S->arch)};
+        return val_err();
+    }
     if (e->kind == E_ATTR || e->kind == E_NAME) { /* qd.ndarray, qd.f32, a bound name */
         const char *p = e->kind == E_ATTR ? sema_path(S, e) : NULL;
         if (p && !strncmp(p, "qd.", 3)) {
@@ -492,7 +597,8 @@ static int same(Val a, Val b) {
     switch (a.kind) {
     case V_EXPR: return a.e->c.u == b.e->c.u;
     case V_NONE: return 1;
-    case V_STR: case V_NS: return !strcmp(a.path, b.path);
+    case V_STR: return !strcmp(a.path, b.path);
+    case V_NS: return !strcmp(!strcmp(a.path, "qd.cpu") ? "qd.x64" : a.path, !strcmp(b.path, "qd.cpu") ? "qd.x64" : b.path);
     case V_TYPE: return a.type == b.type;
     default: return -1;
     }

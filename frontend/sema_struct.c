@@ -37,7 +37,7 @@ static bool member_type(Sema *S, const Keyword *kw, QdStruct *st, int k) {
     st->names[k] = kw->name, st->vn[k] = st->vm[k] = 0, st->sub[k] = NULL;
     if (v.kind == V_STRUCTTYPE) return st->sub[k] = v.strct.st, st->dt[k] = QT_VOID, true;
     if (v.kind == V_TYPE) return st->dt[k] = v.type, true;
-    if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float"))) return st->dt[k] = v.path[0] == 'i' ? QT_I32 : QT_F32, true;
+    if (sema_py_scalar(S, v, &st->dt[k])) return true;
     if (v.kind == V_VECTYPE) {
         st->dt[k] = v.vt.dt == QT_VOID ? QT_F32 : v.vt.dt, st->vn[k] = v.vt.n, st->vm[k] = v.vt.m;
         return true;

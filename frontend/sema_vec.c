@@ -450,7 +450,8 @@ static QdType type_value(Sema *S, const Expr *e, bool *ok) {
     Val v = sema_eval(S, e);
     S->cur = cur;
     if (v.kind == V_TYPE) return v.type;
-    if (v.kind == V_NS && (!strcmp(v.path, "int") || !strcmp(v.path, "float"))) return v.path[0] == 'i' ? QT_I32 : QT_F32;
+    QdType py;
+    if (sema_py_scalar(S, v, &py)) return py;
     if (v.kind != V_ERR) diag_error(e->span, QD2005, "expected a scalar type such as qd.f32, got %s", val_describe(v));
     *ok = false;
     return QT_VOID;
@@ -695,12 +696,15 @@ bool sema_vec_alias(const char *p, Val *out) {
     return true;
 }
 
+static bool is_transform(const char *f);
+
 bool sema_vec_path(const char *p) {
     Val t;
     return !strcmp(p, "len") || !strcmp(p, "qd.Vector") || !strcmp(p, "qd.Matrix") || !strcmp(p, "qd.types.vector") || !strcmp(p, "qd.types.matrix") ||
            !strncmp(p, "qd.Matrix.", 10) || !strncmp(p, "qd.Vector.", 10) || sema_vec_alias(p, &t) ||
            !strcmp(p, "qd.math.dot") || !strcmp(p, "qd.math.cross") || !strcmp(p, "qd.math.normalize") ||
            !strcmp(p, "qd.math.length") || !strcmp(p, "qd.math.distance") || !strcmp(p, "qd.math.mix") ||
+           (!strncmp(p, "qd.math.", 8) && is_transform(p + 8)) ||
            !strcmp(p, "qd.grad") || !strncmp(p, "qd.ad.", 6) || !strcmp(p, "qd.Tape");
 }
 
@@ -945,6 +949,95 @@ static Val math_fn(Sema *S, const Expr *call, const char *p) {
     return method(S, &fake, self, m);
 }
 
+/* qd.math's transform builders, as Quadrants defines them: rotation2d(ang) (2x2, counter-clockwise),
+ * and the 4x4 homogeneous translate(dx, dy, dz), scale(sx, sy, sz), rot_yaw_pitch_roll(yaw, pitch,
+ * roll) (about Y, then X, then Z), rotation3d(ax, ay, az) = rot_yaw_pitch_roll(az, ax, ay) and
+ * rot_by_axis(axis, ang) (the axis normalized). Elements have the default float type. */
+typedef struct { Sema *S; QdType t; Span sp; } Tx;
+static IrExpr *tx_k(Tx *x, double v) { return irb_float(x->S->arena, x->t, v, x->sp); }
+static IrExpr *tx_op(Tx *x, IrBinOp op, IrExpr *a, IrExpr *b) { return sema_binary(x->S, op, a, b, x->sp); }
+static IrExpr *tx_once(Tx *x, IrExpr *e) { return e ? rv(x->S, stable(x->S, val_expr(irb_cast(x->S->arena, e, x->t)), x->sp), x->sp) : NULL; }
+static IrExpr *tx_neg(Tx *x, IrExpr *a, Span sp) {
+    IrExpr *u = irb_new(x->S->arena, IR_UNARY, a->type, sp);
+    u->un.op = IR_NEG, u->un.a = a;
+    return u;
+}
+static IrExpr *tx_trig(Tx *x, IrMathOp op, IrExpr *a) { return tx_once(x, irb_math(x->S->arena, op, a, x->sp)); }
+
+static bool is_transform(const char *f) {
+    return !strcmp(f, "rotation2d") || !strcmp(f, "rotation3d") || !strcmp(f, "rot_yaw_pitch_roll") || !strcmp(f, "rot_by_axis") ||
+           !strcmp(f, "translate") || !strcmp(f, "scale");
+}
+
+static Val transform(Sema *S, const Expr *call, const char *p) {
+    const char *f = p + 8;
+    Tx x = {S, S->default_fp, call->span};
+    int want = !strcmp(f, "rotation2d") ? 1 : !strcmp(f, "rot_by_axis") ? 2 : 3, n = call->call.args.n;
+    if (n != want || call->call.nkw)
+        return diag_error(call->span, QD2007, "'%s' takes %d argument%s, got %d", p, want, want == 1 ? "" : "s", n + call->call.nkw), val_err();
+    IrExpr *a[3] = {NULL, NULL, NULL}, *ax[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(f, "rot_by_axis") && i == 0) {
+            Val v = sema_eval(S, call->call.args.items[0]);
+            if (v.kind == V_ERR) return v;
+            if (v.kind != V_VEC || v.vec.m || v.vec.n != 3)
+                return diag_error(call->call.args.items[0]->span, QD2040, "'%s' needs a 3-vector axis, got %s", p, val_describe(v)), val_err();
+            Expr none = *call;
+            none.call.args.n = 0;
+            Val u = method(S, &none, v, "normalized");
+            if (u.kind != V_VEC) return val_err();
+            for (int k = 0; k < 3; k++) ax[k] = tx_once(&x, rv(S, u.vec.c[k], x.sp));
+            continue;
+        }
+        a[i] = tx_once(&x, sema_expr(S, call->call.args.items[i]));
+        if (!a[i]) return val_err();
+    }
+    IrExpr *z = tx_k(&x, 0), *one = tx_k(&x, 1), *e[16];
+    if (!strcmp(f, "rotation2d")) {
+        IrExpr *c = tx_trig(&x, IR_COS, a[0]), *s = tx_trig(&x, IR_SIN, a[0]);
+        IrExpr *m2[4] = {c, tx_neg(&x, s, x.sp), s, c};
+        Val r = vec_make(S, 2, 2);
+        for (int k = 0; k < 4; k++) r.vec.c[k] = val_expr(m2[k]);
+        return r;
+    }
+    for (int k = 0; k < 16; k++) e[k] = k % 5 == 0 ? one : z;
+    if (!strcmp(f, "translate")) e[3] = a[0], e[7] = a[1], e[11] = a[2];
+    else if (!strcmp(f, "scale")) e[0] = a[0], e[5] = a[1], e[10] = a[2];
+    else if (!strcmp(f, "rot_by_axis")) {
+        IrExpr *c = tx_trig(&x, IR_COS, a[1]), *s = tx_trig(&x, IR_SIN, a[1]), *t[3];
+        IrExpr *omc = tx_once(&x, tx_op(&x, IR_SUB, one, c));
+        for (int k = 0; k < 3; k++) t[k] = tx_once(&x, tx_op(&x, IR_MUL, omc, ax[k]));
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                IrExpr *v = tx_op(&x, IR_MUL, t[i], ax[j]);
+                if (i == j) v = tx_op(&x, IR_ADD, c, v);
+                else { /* + s * axis[k] above the diagonal of (0,1),(1,2),(2,0); - below */
+                    int k = 3 - i - j;
+                    bool plus = (j == (i + 1) % 3);
+                    v = tx_op(&x, plus ? IR_ADD : IR_SUB, v, tx_op(&x, IR_MUL, s, ax[k]));
+                }
+                e[i * 4 + j] = v;
+            }
+    } else { /* rot_yaw_pitch_roll, rotation3d */
+        bool r3 = !strcmp(f, "rotation3d");
+        IrExpr *yaw = r3 ? a[2] : a[0], *pitch = r3 ? a[0] : a[1], *roll = r3 ? a[1] : a[2];
+        IrExpr *ch = tx_trig(&x, IR_COS, yaw), *sh = tx_trig(&x, IR_SIN, yaw), *cp = tx_trig(&x, IR_COS, pitch);
+        IrExpr *sp = tx_trig(&x, IR_SIN, pitch), *cb = tx_trig(&x, IR_COS, roll), *sb = tx_trig(&x, IR_SIN, roll);
+#define M(u, v) tx_op(&x, IR_MUL, u, v)
+#define M3(u, v, w) tx_op(&x, IR_MUL, tx_op(&x, IR_MUL, u, v), w)
+        e[0] = tx_op(&x, IR_ADD, M(ch, cb), M3(sh, sp, sb)), e[1] = M(sb, cp);
+        e[2] = tx_op(&x, IR_ADD, tx_neg(&x, M(sh, cb), x.sp), M3(ch, sp, sb));
+        e[4] = tx_op(&x, IR_ADD, tx_neg(&x, M(ch, sb), x.sp), M3(sh, sp, cb)), e[5] = M(cb, cp);
+        e[6] = tx_op(&x, IR_ADD, M(sb, sh), M3(ch, sp, cb));
+        e[8] = M(sh, cp), e[9] = tx_neg(&x, sp, x.sp), e[10] = M(ch, cp);
+#undef M
+#undef M3
+    }
+    Val r = vec_make(S, 4, 4);
+    for (int k = 0; k < 16; k++) r.vec.c[k] = val_expr(e[k]);
+    return r;
+}
+
 Val sema_vec_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_METHOD && f.method.self->kind == V_STRUCT) {
         const QdStruct *st = f.method.self->strct.st;
@@ -969,6 +1062,7 @@ Val sema_vec_call(Sema *S, const Expr *call, Val f) {
         diag_error(call->span, QD2044, "'%s' is not supported: qdc does not compile autodiff (no gradients or tapes)", p);
         return val_err();
     }
+    if (!strncmp(p, "qd.math.", 8) && is_transform(p + 8)) return transform(S, call, p);
     if (!strncmp(p, "qd.math.", 8)) return math_fn(S, call, p);
     static const char *const factories[] = {"qd.Matrix.diag", "qd.Matrix.identity", "qd.Matrix.zero", "qd.Matrix.one",
                                             "qd.Vector.zero", "qd.Vector.one", "qd.Vector.unit"};

@@ -113,6 +113,7 @@ static void dump_expr(const Dump *d, const IrExpr *e, StrBuf *out) {
     case IR_MEMOP: dump_memop(d, e, out); return;
     case IR_THREAD_IDX: sb_puts(out, "(thread_idx)"); return;
     case IR_GLOBAL_THREAD_IDX: sb_puts(out, "(global_thread_idx)"); return;
+    case IR_CLOCK: sb_puts(out, "(clock_counter)"); return;
     case IR_SUBGROUP:
         sb_printf(out, "(subgroup.%s", ir_sg_name(e->sg.op));
         if (e->sg.op == SG_REDUCE || e->sg.op == SG_INCLUSIVE || e->sg.op == SG_EXCLUSIVE)

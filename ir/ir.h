@@ -109,6 +109,7 @@ typedef enum {
     IR_THREAD_IDX,        /* i32 lane index within the block (qd.simt.block.thread_idx) */
     IR_GLOBAL_THREAD_IDX, /* i32 global linear thread index (block.global_thread_idx) */
     IR_SUBGROUP,   /* a subgroup collective: IrExpr.sg, ops in ir/simt.def */
+    IR_CLOCK,      /* i64 qd.clock_counter(): read as IrLowered.clock says */
 } IrExprKind;
 
 typedef enum {
@@ -342,11 +343,19 @@ typedef struct IrModule {
 /* One target's lowering of a module: the decision for every memory operation and fence
  * (ops[id]) and the optional device capabilities the decisions rely on (e.g. "int64-atomics"),
  * sorted, for metadata and SPIR-V capabilities. Each job of a run has its own. */
+typedef enum {
+    IR_CLOCK_ZERO,  /* the family has no cycle counter, or its capability is not asserted: 0 */
+    IR_CLOCK_CYCLE, /* LLVM's llvm.readcyclecounter */
+    IR_CLOCK_SHADER, /* SPIR-V OpReadClockKHR at Device scope (SPV_KHR_shader_clock) */
+} IrClock;
+
 typedef struct IrLowered {
     const IrLowering *ops;
     int nops;
     const char *const *caps_used;
     int ncaps_used;
+    IrClock clock; /* how IR_CLOCK reads (the database's clock section) */
+    bool print;    /* IR_PRINT has an output channel (the print section); else compiled out */
 } IrLowered;
 
 /* The decision for memory operation or fence `id`; dies on a missing one. */

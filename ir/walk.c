@@ -76,7 +76,7 @@ static IrExpr *walk_expr(IrWalker *w, IrExpr *e) {
         e->mem.val = walk_expr(w, e->mem.val), e->mem.val2 = walk_expr(w, e->mem.val2);
         break;
     case IR_SUBGROUP: e->sg.a = walk_expr(w, e->sg.a), e->sg.b = walk_expr(w, e->sg.b); break;
-    case IR_CONST: case IR_LOCAL: case IR_PARAM: case IR_SHAPE: case IR_THREAD_IDX: case IR_GLOBAL_THREAD_IDX: break;
+    case IR_CONST: case IR_LOCAL: case IR_PARAM: case IR_SHAPE: case IR_THREAD_IDX: case IR_GLOBAL_THREAD_IDX: case IR_CLOCK: break;
     }
     IrExpr *r = w->expr(w, e);
     ir_memo_put(&w->seen, e, r);

@@ -373,11 +373,86 @@ static bool check_block_dims(const IrModule *m, const CapTarget *t) {
     return ok;
 }
 
+/* qd.clock_counter(): how this family reads it (its clock section), and QD4020 at every use where
+ * it reads 0 (as Quadrants on such a device). */
+typedef struct {
+    const CapTarget *t;
+    const char *why; /* NULL: the counter is read */
+    bool used;
+    VEC(Span) seen; /* one warning per call: an expansion repeats a node */
+} ClockWalk;
+
+static IrExpr *clock_use(IrWalker *w, IrExpr *e) {
+    ClockWalk *c = w->ctx;
+    if (e->kind != IR_CLOCK) return e;
+    c->used = true;
+    for (int i = 0; c->why && i < c->seen.len; i++)
+        if (c->seen.items[i].src == e->span.src && c->seen.items[i].off == e->span.off) return e;
+    if (c->why) {
+        vec_push(&c->seen, e->span);
+        diag_warning(e->span, QD4020, "qd.clock_counter() is 0 on target '%s': %s", cap_name(c->t), c->why);
+    }
+    return e;
+}
+
+static IrClock decide_clock(LowerCtx *c, const IrModule *m) {
+    const CapFact *f = &c->t->facts[CAPK_CLOCK_COUNTER];
+    const char *how = f->value, *needs = cap_str(c->t, "clock.needs");
+    IrClock r = IR_CLOCK_ZERO;
+    char *why = NULL;
+    if (!how || !strcmp(how, "none"))
+        why = how ? xasprintf("the family has no cycle counter (%s:%d)", f->at.file, f->at.line)
+                  : xasprintf("its capability file has no clock section");
+    else if (needs && !cap_has(c->t, needs, opt_caps(c->o), opt_ncaps(c->o)))
+        why = xasprintf("pass --cap=+%s if the device has it (%s)", needs, cap_desc(c->t, needs));
+    else r = strcmp(how, "shader_clock") ? IR_CLOCK_CYCLE : IR_CLOCK_SHADER;
+    ClockWalk cw = {c->t, why, false, {0}};
+    IrWalker w = {.expr = clock_use, .ctx = &cw};
+    ir_walk_module((IrModule *)m, &w); /* a reader: clock_use never replaces a node */
+    if (cw.used && !why && needs) vec_push(&c->caps_used, needs);
+    vec_free(&cw.seen);
+    free(why);
+    return r;
+}
+
+/* print(...): an output channel (the print section: printf, vprintf, debug_printf) or the
+ * statement is compiled out with warning QD5180, as Quadrants does where a device has none. */
+typedef struct {
+    const CapTarget *t;
+    const char *why; /* NULL: printed */
+    bool used;
+} PrintWalk;
+
+static void print_use(IrWalker *w, IrStmt *s) {
+    PrintWalk *p = w->ctx;
+    if (s->kind != IR_PRINT) return;
+    p->used = true;
+    if (p->why) diag_warning(s->span, QD5180, "print(...) is compiled out for target '%s' (%s)", cap_name(p->t), p->why);
+}
+
+static bool decide_print(LowerCtx *c, const IrModule *m) {
+    const CapFact *f = &c->t->facts[CAPK_PRINT_CHANNEL];
+    const char *how = f->value, *needs = cap_str(c->t, "print.needs");
+    char *why = NULL;
+    if (!how || !strcmp(how, "none")) why = xasprintf("no output channel");
+    else if (needs && !cap_has(c->t, needs, opt_caps(c->o), opt_ncaps(c->o)))
+        why = xasprintf("pass --cap=+%s if the device has it: %s", needs, cap_desc(c->t, needs));
+    PrintWalk pw = {c->t, why, false};
+    IrWalker w = {.stmt = print_use, .ctx = &pw};
+    ir_walk_module((IrModule *)m, &w); /* a reader */
+    bool out = !why;
+    if (pw.used && out && needs) vec_push(&c->caps_used, needs);
+    free(why);
+    return out;
+}
+
 IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOptions *o, Arena *arena) {
     LowerCtx c = {t, o, arena, true, ARENA_ARRAY(arena, IrLowering, m->nmemops + 1), m->nmemops, {0}};
     if (!check_shared_limits(m, t)) c.ok = false;
     if (!check_block_dims(m, t)) c.ok = false;
     if (!lower_check_simt(m, t, o)) c.ok = false;
+    IrClock clock = decide_clock(&c, m);
+    bool print = decide_print(&c, m);
     ir_visit_memory_ops(m, visit, &c);
     const char *rewrite_caps[2] = {NULL, NULL};
     if (c.ok) lower_reductions(m, t, o, c.ops, arena, rewrite_caps);
@@ -390,7 +465,7 @@ IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOption
     const char **caps = ARENA_ARRAY(arena, const char *, c.caps_used.len + 1);
     for (int i = 0; i < c.caps_used.len; i++) caps[i] = arena_strdup(arena, c.caps_used.items[i]);
     IrLowered *r = ARENA_NEW(arena, IrLowered);
-    *r = (IrLowered){c.ops, c.nops, caps, c.caps_used.len};
+    *r = (IrLowered){c.ops, c.nops, caps, c.caps_used.len, clock, print};
     vec_free(&c.caps_used);
     return c.ok ? r : NULL;
 }

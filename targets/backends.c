@@ -20,7 +20,7 @@ int emit_from_name(const char *name) {
 
 static const Backend backends[] = {
 #define K(e) (1u << EMIT_##e)
-#define B(kind, emit, check, def, others, inproc) {kind, emit, check, EMIT_##def, K(def) | (others), EMIT_##inproc},
+#define B(kind, emit, check, def, others, inproc, arch) {kind, emit, check, EMIT_##def, K(def) | (others), EMIT_##inproc, arch},
 #include "backends.def"
 #undef B
 #undef K

@@ -45,6 +45,7 @@ typedef struct Backend {
     EmitKind def;          /* what EMIT_DEFAULT means */
     unsigned allowed;      /* bit per EmitKind it produces (def included) */
     EmitKind in_process;   /* an output made without external tools (the fuzzer's) */
+    const char *qd_arch;   /* Quadrants' arch for it: "x64", "cuda", "amdgpu", "vulkan", "metal" */
 } Backend;
 
 const Backend *backend_find(const char *name); /* targets/backends.c; NULL if unknown */

@@ -341,6 +341,13 @@ static uint32_t expr(SpvGen *g, const IrExpr *e) {
     case IR_THREAD_IDX: return g_builtin_x(g, &g->lid_var, SpvBuiltInLocalInvocationId, "tid");
     case IR_GLOBAL_THREAD_IDX: return g_builtin_x(g, &g->gid_var, SpvBuiltInGlobalInvocationId, "gid");
     case IR_SUBGROUP: return g_subgroup(g, e);
+    case IR_CLOCK: {
+        if (g->low->clock != IR_CLOCK_SHADER) return g_const(g, QT_I64, 0);
+        spv_cap(&g->b, SpvCapabilityShaderClockKHR);
+        spv_ext(&g->b, "SPV_KHR_shader_clock");
+        uint32_t now = G_OP(g, SpvOpReadClockKHR, g_ty(g, QT_U64), g_u32(g, SpvScopeDevice));
+        return G_OP(g, SpvOpBitcast, g_ty(g, QT_I64), now);
+    }
     }
     unreachable();
 }
@@ -356,6 +363,7 @@ uint32_t g_expr(SpvGen *g, const IrExpr *e) {
 
 /* ---- statements ---- */
 static void stmt(SpvGen *g, const IrStmt *s);
+static void g_print(SpvGen *g, const IrStmt *s);
 
 static void if_stmt(SpvGen *g, const IrStmt *s) {
     uint32_t c = g_expr(g, s->if_.cond);
@@ -448,10 +456,51 @@ static void stmt(SpvGen *g, const IrStmt *s) {
     case IR_ASSERT:
         diag_warning(s->span, QD5181, "assert is compiled out for SPIR-V and MSL targets even with --debug (no way to report)");
         break;
-    case IR_PRINT: /* debug printf needs validation layers on the device: not emitted */
-        diag_warning(s->span, QD5180, "print(...) is compiled out for SPIR-V and MSL targets (no output channel)");
+    case IR_PRINT:
+        if (g->low->print) g_print(g, s); /* else compiled out: QD5180 from the lowering */
         break;
     }
+}
+
+/* print(...) as NonSemantic.DebugPrintf (the print section's debug_printf), which the validation
+ * layer's Debug Printf or RenderDoc turn into messages. The format is rewritten into that
+ * dialect (%lld and %llu are %ld and %lu); f16/f32 values, which the frontend widened to f64 for
+ * "%f", are narrowed back to f32 so that printing needs no Float64; f64 values ("%.12f") stay. */
+static void g_print(SpvGen *g, const IrStmt *s) {
+    if (!g->printf_set) {
+        g->printf_set = spv_id(&g->b);
+        if (g->t->minor < 6) spv_ext(&g->b, "SPV_KHR_non_semantic_info"); /* core in SPIR-V 1.6 */
+        spv_inst_str(&g->b, SPV_SEC_IMPORT, SpvOpExtInstImport, &g->printf_set, 1, "NonSemantic.DebugPrintf", NULL, 0);
+    }
+    StrBuf fmt;
+    sb_init(&fmt);
+    uint32_t w[3 + 64];
+    int n = 0;
+    for (const char *p = s->print.fmt; *p; p++) {
+        if (*p != '%' || p[1] == '%') {
+            sb_putc(&fmt, *p);
+            if (*p == '%') sb_putc(&fmt, '%'), p++;
+            continue;
+        }
+        size_t len = strcspn(p + 1, "duf") + 2; /* the frontend writes %d %u %lld %llu %f %.12f */
+        if (n == s->print.nargs || n == 64) die("print format '%s' has more conversions than values", s->print.fmt);
+        const IrExpr *a = s->print.args[n];
+        bool narrow = a->type == QT_F64 && len == 2;
+        if (len == 4 && p[1] == 'l') sb_printf(&fmt, "%%l%c", p[3]); /* %lld -> %ld, %llu -> %lu */
+        else sb_printf(&fmt, "%.*s", (int)len, p);
+        uint32_t v;
+        if (narrow && a->kind == IR_CONST) v = g_const_num(g, QT_F32, (float)a->c.f, 0); /* no f64 at all */
+        else if (narrow && a->kind == IR_CAST && qt_is_float(a->arg->type))
+            v = g_convert(g, g_expr(g, a->arg), a->arg->type, QT_F32); /* the value before the widening */
+        else v = narrow ? g_convert(g, g_expr(g, a), QT_F64, QT_F32) : g_expr(g, a);
+        w[3 + n++] = v;
+        p += len - 1;
+    }
+    uint32_t str = spv_id(&g->b);
+    spv_inst_str(&g->b, SPV_SEC_SOURCE, SpvOpString, &str, 1, fmt.data ? fmt.data : "", NULL, 0);
+    sb_free(&fmt);
+    w[0] = g->printf_set, w[1] = 1 /* DebugPrintf */, w[2] = str;
+    g_op(g, SpvOpExtInst, g_ty(g, QT_VOID), 3 + n, w);
 }
 
 /* Statements after a break/continue (g->cur == 0: no open block) are unreachable and not

@@ -94,6 +94,7 @@ typedef struct SpvGen {
     bool ok;             /* false after a diagnostic */
     IrMemo shared_ids;   /* IrExpr.shared nodes evaluated in the current statement */
     uint32_t src_file;   /* -g: the OpString naming the input; 0 without -g */
+    uint32_t printf_set; /* the NonSemantic.DebugPrintf import, 0 until a print */
 } SpvGen;
 
 /* spirv.c */

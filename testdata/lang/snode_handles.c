@@ -43,6 +43,7 @@ int main(int argc, char **argv) {
         memcpy(&rr, qd_snode_q + i * 8 + 4, 2);
         bad += f32_at(qd_snode_q, i * 8) != i * 2.0f || rr != i - 2 || *qd_field_r_at(i) != rr;
     }
+    for (int i = 0; i < 8; i++) bad += qd_field_p[i] != i * 0.5f;
     for (int i = 0; i < 5; i++) bad += qd_field_v_0[i] != i * 1.0f || qd_field_v_1[i] != i * 3.0f;
     /* SOA: one row-major array per component; order="ji" AOS: element (i, j) at j * 4 + i, components inside */
     for (int i = 0; i < 4; i++)

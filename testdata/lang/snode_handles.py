@@ -1,9 +1,9 @@
 # snode_handles.py — SNode handles bound to names and used later (issue 14 item 1): several
-# children under one node, a handle kept by a @qd.data_oriented __init__; a qd.FieldsBuilder
-# tree; vector fields with layout=qd.Layout.SOA and a permuted order= (issue 15 item 2);
-# get_scalar_field; struct fields with layout=qd.Layout.SOA and offset=, one of a struct type
-# made in a host function; and field statements run more than once in a host function (each
-# field gets its own symbol: __defN).
+# children under one node, a handle kept by a @qd.data_oriented __init__, one returned by a
+# function; a qd.FieldsBuilder tree; vector fields with layout=qd.Layout.SOA and a permuted
+# order= (issue 15 item 2); get_scalar_field; struct fields with layout=qd.Layout.SOA and
+# offset=, one of a struct type made in a host function; and field statements run more than
+# once in a host function (each field gets its own symbol: __defN).
 # Host: snode_handles.c checks every element through the header's accessors and the raw bytes.
 import quadrants as qd
 
@@ -16,6 +16,15 @@ blk = qd.root.dense(qd.ij, 4)
 blk.place(w)
 blk.dense(qd.ij, 2).dense(qd.ij, 2).place(x)
 blk.dense(qd.i, 4).place(y)
+
+
+
+def make_block(n):
+    return qd.root.dense(qd.i, n)
+
+
+p = qd.field(qd.f32)
+make_block(8).place(p)
 
 fb = qd.FieldsBuilder()
 q = qd.field(qd.f32)
@@ -66,6 +75,8 @@ def run():
         x[i, j] = i * 100 + j
     for i, j in y:
         y[i, j] = i * 1000 + j
+    for i in p:
+        p[i] = i * 0.5
     for i in q:
         q[i] = i * 2.0
         r[i] = qd.i16(i - 2)

@@ -8,6 +8,7 @@ extern "C" {
 #endif
 
 /* fields: zero-initialized, row-major */
+extern float qd_field_p[8];
 extern float qd_field_v_0[5];
 extern float qd_field_v_1[5];
 extern int32_t qd_field_s_0[4][5];
@@ -112,6 +113,8 @@ void run_t6(const void *args, int32_t begin, int32_t end, qdrt_lane *lane);
 int32_t run_t6_extent(const void *args);
 void run_t7(const void *args, int32_t begin, int32_t end, qdrt_lane *lane);
 int32_t run_t7_extent(const void *args);
+void run_t8(const void *args, int32_t begin, int32_t end, qdrt_lane *lane);
+int32_t run_t8_extent(const void *args);
 static inline int run(const run_args *args, int nthreads) {
     static const qdrt_task tasks[] = {
         {run_t0, run_t0_extent, QDRT_PARALLEL, 128, 0},
@@ -122,8 +125,9 @@ static inline int run(const run_args *args, int nthreads) {
         {run_t5, run_t5_extent, QDRT_PARALLEL, 128, 0},
         {run_t6, run_t6_extent, QDRT_PARALLEL, 128, 0},
         {run_t7, run_t7_extent, QDRT_PARALLEL, 128, 0},
+        {run_t8, run_t8_extent, QDRT_PARALLEL, 128, 0},
     };
-    return qdrt_launch(tasks, 8, args, nthreads);
+    return qdrt_launch(tasks, 9, args, nthreads);
 }
 
 /* kernel test_twice__first */

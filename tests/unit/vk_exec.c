@@ -312,3 +312,39 @@ int vk_run(const char *dir, const char *spv, const char *meta, const char *const
     free(vk);
     return result;
 }
+
+int vk_run_printf(const char *dir, const char *spv, const char *const *entries, int nentries, char **out, char **err) {
+    *out = *err = NULL;
+    char *vk = vkrun_path(dir);
+    if (!vk) {
+        vk_count_skip(1, "vkrun cannot be built (libvulkan-dev missing?)");
+        return 0;
+    }
+    const char *argv[20];
+    int na = 0;
+    argv[na++] = vk, argv[na++] = "--printf", argv[na++] = spv;
+    for (int i = 0; i < nentries && na < 19; i++) argv[na++] = entries[i];
+    argv[na] = NULL;
+    RunResult r = vk_spawn(argv);
+    int result = -1;
+    if (r.status == 77) {
+        char *why = xasprintf("%s", r.out);
+        why[strcspn(why, "\n")] = 0;
+        vk_count_skip(1, why);
+        free(why);
+        result = 0;
+    } else if (r.status != 0) {
+        *err = xasprintf("vkrun exit %d: %s%s", r.status, r.out, r.err);
+    } else {
+        StrBuf b;
+        sb_init(&b);
+        for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n"))
+            if (!strncmp(line, "vkrun: printf: ", 15)) sb_printf(&b, "%s\n", line + 15);
+        *out = b.data ? b.data : xstrdup("");
+        tally('R', 1, NULL);
+        result = 1;
+    }
+    run_free(&r);
+    free(vk);
+    return result;
+}

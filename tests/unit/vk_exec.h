@@ -54,6 +54,11 @@ typedef enum { VK_FULL, VK_FEW } VkGrid;
 int vk_run(const char *dir, const char *spv, const char *metadata, const char *const *kernels, int nkernels,
            VkArray *arrays, int narrays, const int32_t *scalar, int items, VkGrid grid, bool validate, char **err);
 
+/* Runs entry points (ENTRY:GROUPS) of a module without buffers under the validation layer's Debug
+ * Printf (vkrun --printf). Returns 1 when it ran, with *out the printed lines, one per message,
+ * in order (malloc'd); 0 when skipped (counted); -1 on an error (*err). */
+int vk_run_printf(const char *dir, const char *spv, const char *const *entries, int nentries, char **out, char **err);
+
 /* Runs a vkrun command line in vkrun's environment (the private lavapipe's libraries/layers). */
 #include "harness.h"
 RunResult vk_spawn(const char *const *argv);

@@ -18,6 +18,9 @@
  * --validate (or VKRUN_VALIDATE=1) enables VK_LAYER_KHRONOS_validation when it is installed and
  * counts its messages: any warning or error makes the run fail (exit 4). Without the layer it
  * says so on stderr and runs plainly.
+ * --printf also turns on the layer's Debug Printf (a module with NonSemantic.DebugPrintf: qdc's
+ * print on Vulkan) and writes each message on stdout as "vkrun: printf: TEXT"; without the layer
+ * the run is a skip (exit 77), as nothing could be printed.
  * Exit 0 ok, 1 usage/file errors, 2 Vulkan errors, 4 validation messages, 77 no usable device:
  * none at all, too old for the module, or lacking a feature the module needs (the notice is
  * printed on stdout; callers count a skip). */
@@ -61,7 +64,7 @@ static void *slurp(const char *path, size_t *len) {
 /* ---- what the module needs ---- */
 
 /* Feature structures vkrun may chain; each field a module can need is one Need below. */
-enum { S_CORE, S_16BIT, S_8BIT, S_F16I8, S_I64ATOM, S_MEMMODEL, S_FATOM, S_FATOM2, NSTRUCT };
+enum { S_CORE, S_16BIT, S_8BIT, S_F16I8, S_I64ATOM, S_MEMMODEL, S_FATOM, S_FATOM2, S_CLOCK, NSTRUCT };
 static const struct {
     VkStructureType stype;
     size_t size;
@@ -83,6 +86,8 @@ static const struct {
                  0, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME},
     [S_FATOM2] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT, sizeof(VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT),
                   0, VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME},
+    [S_CLOCK] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR, sizeof(VkPhysicalDeviceShaderClockFeaturesKHR),
+                 0, VK_KHR_SHADER_CLOCK_EXTENSION_NAME},
 };
 
 typedef struct { int s; size_t off; const char *name; } Need;
@@ -92,7 +97,7 @@ enum {
     N_INT64, N_INT16, N_FLOAT64, N_INT8, N_FLOAT16, N_SB8, N_SB16, N_BUF_I64ATOM, N_SH_I64ATOM, N_VMM, N_VMM_DEV,
     N_BUF_F32, N_BUF_F32ADD, N_BUF_F64, N_BUF_F64ADD, N_SH_F32, N_SH_F32ADD, N_SH_F64, N_SH_F64ADD,
     N_BUF_F16, N_BUF_F16ADD, N_BUF_F16MM, N_BUF_F32MM, N_BUF_F64MM, N_SH_F16, N_SH_F16ADD, N_SH_F16MM, N_SH_F32MM, N_SH_F64MM,
-    NNEED
+    N_DEV_CLOCK, NNEED
 };
 static const Need needs[NNEED] = {
     [N_INT64] = CORE(shaderInt64), [N_INT16] = CORE(shaderInt16), [N_FLOAT64] = CORE(shaderFloat64),
@@ -115,12 +120,14 @@ static const Need needs[NNEED] = {
     FA2(N_BUF_F64MM, shaderBufferFloat64AtomicMinMax), FA2(N_SH_F16, shaderSharedFloat16Atomics),
     FA2(N_SH_F16ADD, shaderSharedFloat16AtomicAdd), FA2(N_SH_F16MM, shaderSharedFloat16AtomicMinMax),
     FA2(N_SH_F32MM, shaderSharedFloat32AtomicMinMax), FA2(N_SH_F64MM, shaderSharedFloat64AtomicMinMax),
+    [N_DEV_CLOCK] = FIELD(S_CLOCK, VkPhysicalDeviceShaderClockFeaturesKHR, shaderDeviceClock),
 };
 
 typedef struct {
     uint32_t api;             /* Vulkan version the SPIR-V version needs */
     unsigned char need[NNEED];
     unsigned char ext[NSTRUCT]; /* a SPIR-V extension asks for this struct's device extension */
+    unsigned char non_semantic; /* SPV_KHR_non_semantic_info: VK_KHR_shader_non_semantic_info before 1.3 */
 } Module;
 
 /* SPIR-V opcodes and enumerants vkrun reads (the SPIR-V 1.6 specification's numbers). */
@@ -168,6 +175,7 @@ static int capability(Module *m, uint32_t cap) {
     case 6033: case 6034: case 6095: /* AtomicFloat32/64/16AddEXT */
     case 5612: case 5613: case 5616: /* AtomicFloat16/32/64MinMaxEXT */ return 1;
     case 61: /* GroupNonUniform */ case 62: case 63: case 64: case 65: case 66: case 67: case 68: return 1;
+    case 5055: /* ShaderClockKHR: qdc reads at Device scope */ m->need[N_DEV_CLOCK] = 1; return 1;
     default: return 0;
     }
 }
@@ -177,8 +185,9 @@ static int extension(Module *m, const char *name) {
         {"SPV_KHR_storage_buffer_storage_class", -1}, {"SPV_KHR_16bit_storage", S_16BIT},
         {"SPV_KHR_8bit_storage", S_8BIT}, {"SPV_KHR_vulkan_memory_model", S_MEMMODEL},
         {"SPV_EXT_shader_atomic_float_add", S_FATOM}, {"SPV_EXT_shader_atomic_float_min_max", S_FATOM2},
-        {"SPV_EXT_shader_atomic_float16_add", S_FATOM2},
+        {"SPV_EXT_shader_atomic_float16_add", S_FATOM2}, {"SPV_KHR_shader_clock", S_CLOCK},
     };
+    if (!strcmp(name, "SPV_KHR_non_semantic_info")) return m->non_semantic = 1;
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(map[i].spv, name)) {
             if (map[i].s >= 0) m->ext[map[i].s] = 1;
@@ -265,12 +274,17 @@ static uint32_t create_device(VkInstance inst, const Module *m) {
     for (int s = 0; s < NSTRUCT; s++) used[s] |= m->ext[s];
     used[S_CORE] = 1;
     used[S_FATOM] |= used[S_FATOM2]; /* VK_EXT_shader_atomic_float2 requires VK_EXT_shader_atomic_float */
-    const char *enable[NSTRUCT];
+    const char *enable[NSTRUCT + 1];
     uint32_t nenable = 0;
     for (int s = 1; s < NSTRUCT; s++) {
         if (!used[s] || (structs[s].core && m->api >= structs[s].core)) continue;
         if (!has_ext(exts, next, structs[s].ext)) skip("the device lacks extension ", structs[s].ext);
         enable[nenable++] = structs[s].ext;
+    }
+    if (m->non_semantic && m->api < VK_API_VERSION_1_3) {
+        if (!has_ext(exts, next, VK_KHR_SHADER_NON_SEMANTIC_INFO_EXTENSION_NAME))
+            skip("the device lacks extension ", VK_KHR_SHADER_NON_SEMANTIC_INFO_EXTENSION_NAME);
+        enable[nenable++] = VK_KHR_SHADER_NON_SEMANTIC_INFO_EXTENSION_NAME;
     }
     free(exts);
     /* Query the used structures, check every needed field, then enable exactly those. */
@@ -356,9 +370,25 @@ static void write_sets(VkDescriptorSet *sets) {
 
 /* ---- validation layer ---- */
 
+static int printf_on; /* --printf */
+
 static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT sev, VkDebugUtilsMessageTypeFlagsEXT type,
                                                  const VkDebugUtilsMessengerCallbackDataEXT *d, void *user) {
     (void)type, (void)user;
+    if (printf_on && d->pMessageIdName && strstr(d->pMessageIdName, "DEBUG-PRINTF")) {
+        /* The layer puts its context first: "... | MessageID = 0x... | TEXT" (1.3.239) or a
+         * location line, then TEXT (later layers). */
+        const char *text = d->pMessage, *id = strstr(text, "| MessageID = 0x");
+        if (id && strstr(id + 2, "| ")) text = strstr(id + 2, "| ") + 2;
+        else {
+            size_t n = strlen(text);
+            while (n && text[n - 1] == '\n') n--;
+            for (size_t i = 0; i < n; i++)
+                if (text[i] == '\n') text = d->pMessage + i + 1;
+        }
+        printf("vkrun: printf: %s%s", text, text[0] && text[strlen(text) - 1] == '\n' ? "" : "\n");
+        return VK_FALSE;
+    }
     if (sev >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
         validation_messages++;
         fprintf(stderr, "vkrun: validation %s: %s\n", sev >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error" : "warning",
@@ -381,7 +411,8 @@ static int layer_installed(const char *name) {
 int main(int argc, char **argv) {
     int validate = getenv("VKRUN_VALIDATE") && !strcmp(getenv("VKRUN_VALIDATE"), "1"), a0 = 1;
     if (argc > 1 && !strcmp(argv[1], "--validate")) validate = 1, a0 = 2;
-    if (argc < a0 + 1) { fprintf(stderr, "usage: vkrun [--validate] MODULE.spv [--buffer S,B,FILE]... [--push FILE] ENTRY:GROUPS...\n"); return 1; }
+    if (argc > 1 && !strcmp(argv[1], "--printf")) validate = printf_on = 1, a0 = 2;
+    if (argc < a0 + 1) { fprintf(stderr, "usage: vkrun [--validate|--printf] MODULE.spv [--buffer S,B,FILE]... [--push FILE] ENTRY:GROUPS...\n"); return 1; }
     const char *push_file = NULL, *entries[MAXE];
     int nentries = 0;
     for (int i = a0 + 1; i < argc; i++) {
@@ -405,15 +436,19 @@ int main(int argc, char **argv) {
     if (loader < m.api) skip("the Vulkan loader is too old for the module", NULL);
     const char *layer = "VK_LAYER_KHRONOS_validation", *dbg_ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     if (validate && !layer_installed(layer)) {
+        if (printf_on) skip(layer, " is not installed: nothing can print");
         fprintf(stderr, "vkrun: %s is not installed; running without validation\n", layer);
         validate = 0;
     }
+    VkValidationFeatureEnableEXT dbg = VK_VALIDATION_FEATURE_ENABLE_DEBUG_PRINTF_EXT;
     VkDebugUtilsMessengerCreateInfoEXT mci = {VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT, NULL, 0,
-        VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT |
+            (printf_on ? VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT : 0),
         VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
             VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT, on_message, NULL};
     VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO, NULL, "vkrun", 1, "qdc", 1, m.api};
-    VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, validate ? &mci : NULL, 0, &app,
+    VkValidationFeaturesEXT features = {VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT, &mci, 1, &dbg, 0, NULL};
+    VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, !validate ? NULL : printf_on ? (void *)&features : (void *)&mci, 0, &app,
                                 (uint32_t)validate, &layer, (uint32_t)validate, &dbg_ext};
     VkInstance inst;
     if (vkCreateInstance(&ici, NULL, &inst) != VK_SUCCESS) skip("no Vulkan instance", NULL);
