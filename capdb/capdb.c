@@ -134,6 +134,12 @@ bool cap_has(const CapTarget *t, const char *cap, const char *const *caps, int n
 
 const CapCell *cap_missing_cell(const CapTarget *t) { return t->missing; }
 
+const CapCell *cap_vector_cell(const CapTarget *t, QdOp op, QdType dt, int width) {
+    int w = width == 2 ? 0 : width == 4 ? 1 : width == 8 ? 2 : -1;
+    if (w < 0 || op < 0 || op >= QOP_COUNT || dt < 0 || dt >= QT_COUNT) return NULL;
+    return t->vcells[op][dt][w];
+}
+
 static bool wave32(const CapTarget *t, const char *const *caps, int ncaps) {
     return cap_str(t, "simt.wave32") && cap_has(t, "wave32", caps, ncaps);
 }
@@ -261,6 +267,14 @@ static void print_text(const CapTarget *t, FILE *out) {
                 print_cell_text(c, out);
                 fputc('\n', out);
             }
+    for (int op = 0; op < QOP_COUNT; op++) /* vector_atomics: only the cells the family sets */
+        for (int dt = QT_I8; dt < QT_COUNT; dt++)
+            for (int w = 0; w < 3; w++)
+                if (t->vcells[op][dt][w]) {
+                    fprintf(out, "%-8s %-4s global.v%d ", qop_name(op), qt_name(dt), 2 << w);
+                    print_cell_text(t->vcells[op][dt][w], out);
+                    fputc('\n', out);
+                }
 }
 
 static void print_json(const CapTarget *t, FILE *out) {
@@ -308,6 +322,18 @@ static void print_json(const CapTarget *t, FILE *out) {
                 sb_puts(&b, bits ? ",\"via_int\":true}" : "}");
                 first = false;
             }
+    sb_puts(&b, "],\"vector_ops\":[");
+    first = true;
+    for (int op = 0; op < QOP_COUNT; op++)
+        for (int dt = QT_I8; dt < QT_COUNT; dt++)
+            for (int w = 0; w < 3; w++)
+                if (t->vcells[op][dt][w]) {
+                    sb_printf(&b, "%s{\"op\":\"%s\",\"dtype\":\"%s\",\"width\":%d,\"cell\":", first ? "" : ",",
+                              qop_name(op), qt_name(dt), 2 << w);
+                    print_cell_json(t->vcells[op][dt][w], &b);
+                    sb_putc(&b, '}');
+                    first = false;
+                }
     sb_puts(&b, "]}\n");
     fputs(b.data, out);
     sb_free(&b);

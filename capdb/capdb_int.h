@@ -62,6 +62,9 @@ struct CapTarget {
     VEC(const char *) files;     /* this file and its ancestors (display names) */
     const CapCell *cells[QOP_COUNT][QT_COUNT][QSPACE_COUNT];
     const CapCell *volatile_cell, *fence_cell;
+    /* vector_atomics.ops: one instruction for CAP_VEC_WIDTHS consecutive elements (v2, v4, v8),
+     * global memory only; NULL where the family says nothing (qdc-capdb(5)) */
+    const CapCell *vcells[QOP_COUNT][QT_COUNT][3];
     CapOrigin ops_at;            /* the file's `ops:` key (reason for missing cells) */
     CapCell *missing;            /* the answer for a cell no file sets */
 };
@@ -102,6 +105,8 @@ CapAnswer cap_resolve_cell(const CapTarget *t, const CapCell *c, QdScope scope, 
                            const char *const *caps, int ncaps);
 const CapCell *cap_missing_cell(const CapTarget *t);
 const char *cap_status_name(CapStatus s);
+/* The vector_atomics cell for (op, dtype, width 2/4/8), NULL where the family has none. */
+const CapCell *cap_vector_cell(const CapTarget *t, QdOp op, QdType dt, int width);
 int capdb_ntargets(const CapDb *db);
 const CapTarget *capdb_target_at(const CapDb *db, int i);
 #endif

@@ -525,6 +525,71 @@ static bool apply_aliases(Ld *L, yaml_node_t *v) {
     return true;
 }
 
+/* ---- vector_atomics: one instruction for 2, 4 or 8 consecutive elements ---- */
+static int vec_width_index(const char *k) {
+    return !strcmp(k, "v2") ? 0 : !strcmp(k, "v4") ? 1 : !strcmp(k, "v8") ? 2 : -1;
+}
+
+/* ops: {add: {f32: {v2: cell, v4: cell}}}: add, min or max of one float dtype; a cell is
+ * native or unsupported (a vector atomic the family lacks is the scalar ones, never a loop). */
+static bool vector_ops(Ld *L, yaml_node_t *m) {
+    if (!is_map(L, m, "'vector_atomics.ops'") || !map_keys_ok(L, m)) return false;
+    FOR_PAIRS(L, m, k, kn, v) {
+        QdOp op = qop_from_name(k);
+        if (op != QOP_ADD && op != QOP_MIN && op != QOP_MAX) {
+            diag_error(node_span(L, kn), op == QOP_COUNT ? QD3002 : QD3003,
+                       "'%s' in vector_atomics.ops: vector atomics are add, min or max", k);
+            return false;
+        }
+        if (!is_map(L, v, "an operation entry") || !map_keys_ok(L, v)) return false;
+        FOR_PAIRS(L, v, dk, dkn, dv) {
+            QdType dt = qt_from_name(dk);
+            if (dt == QT_VOID || strcmp(qt_name(dt), dk) || !qt_is_float(dt)) {
+                diag_error(node_span(L, dkn), QD3002, "'%s' in vector_atomics.ops.%s: expected one float dtype (f16, bf16, f32, f64)", dk, k);
+                return false;
+            }
+            if (!is_map(L, dv, "a dtype entry of vector_atomics") || !map_keys_ok(L, dv)) return false;
+            FOR_PAIRS(L, dv, wk, wkn, wv) {
+                int w = vec_width_index(wk);
+                if (w < 0) {
+                    diag_error(node_span(L, wkn), QD3002, "unknown vector width '%s' (v2, v4, v8)", wk);
+                    return false;
+                }
+                key_put(L, 0, "", "vector_atomics"), key_put(L, strlen(L->key), ".", k);
+                key_put(L, strlen(L->key), ".", dk), key_put(L, strlen(L->key), ".", wk);
+                const CapCell *c = parse_cell(L, wv);
+                if (!c) return false;
+                if (c->status == CS_CAS || c->unused_only || c->els || c->nwhen) {
+                    diag_error(node_span(L, wv), QD3003, "a vector_atomics cell is 'native' or 'unsupported' (no cas, "
+                                                         "native_noret, when or else)");
+                    return false;
+                }
+                L->t->vcells[op][dt][w] = c;
+            }
+        }
+    }
+    return true;
+}
+
+static bool apply_vector(Ld *L, yaml_node_t *m) {
+    if (!is_map(L, m, "'vector_atomics'") || !map_keys_ok(L, m)) return false;
+    FOR_PAIRS(L, m, k, kn, v) {
+        if (!strcmp(k, "ops")) {
+            if (!vector_ops(L, v)) return false;
+            continue;
+        }
+        char dotted[64];
+        snprintf(dotted, sizeof dotted, "vector_atomics.%s", k);
+        int key = capk_find(dotted);
+        if (key < 0) {
+            diag_error(node_span(L, kn), QD3002, "unknown key '%s' in 'vector_atomics' (llvm_features, ptx_isa, ops)", k);
+            return false;
+        }
+        if (!apply_fact(L, key, v)) return false;
+    }
+    return true;
+}
+
 /* ---- unset: remove inherited facts ---- */
 static bool unset_ops(Ld *L, yaml_node_t *e, char *rest) {
     char *dt = strchr(rest, '.');
@@ -554,6 +619,12 @@ static bool unset_one(Ld *L, yaml_node_t *e, const char *path) {
     if (!strncmp(buf, "ops.", 4)) return unset_ops(L, e, buf + 4);
     if (!strcmp(path, "volatile")) return t->volatile_cell = NULL, true;
     if (!strcmp(path, "fence")) return t->fence_cell = NULL, true;
+    if (!strcmp(path, "vector_atomics") || !strcmp(path, "vector_atomics.ops")) {
+        memset(t->vcells, 0, sizeof t->vcells);
+        if (path[14]) return true;
+        t->facts[CAPK_VEC_FEATURES] = t->facts[CAPK_VEC_PTX_ISA] = (CapFact){0};
+        return true;
+    }
     if (!strncmp(path, "scopes.", 7) && (sc = qscope_from_name(path + 7)) >= 0) return t->scope_map[sc] = -1, true;
     if (!strncmp(path, "orders.", 7) && (ok = name_index(ordk_names, ORDK_COUNT, path + 7)) >= 0)
         return t->orders[ok] = 0, true;
@@ -580,11 +651,11 @@ static bool apply_unset(Ld *L, yaml_node_t *v) {
 /* ---- one file ---- */
 enum { TK_SCHEMA, TK_NAME, TK_EXTENDS, TK_ABSTRACT, TK_RANK, TK_UNSET, TK_ALIASES, TK_BACKEND, TK_DESCRIPTION,
        TK_LLVM, TK_PTX, TK_AMDGPU, TK_SPIRV, TK_MSL, TK_OUTPUT, TK_LIMITS, TK_CAPS, TK_SCOPES, TK_ORDERS,
-       TK_VOLATILE, TK_FENCE, TK_OPS, TK_SIMT, TK_REWRITE, TK_CLOCK, TK_PRINT, TK_COUNT };
+       TK_VOLATILE, TK_FENCE, TK_OPS, TK_SIMT, TK_REWRITE, TK_CLOCK, TK_PRINT, TK_VECTOR, TK_COUNT };
 static const char *const top_keys[TK_COUNT] = {
     "schema", "name", "extends", "abstract", "rank", "unset", "aliases", "backend", "description",
     "llvm", "ptx", "amdgpu", "spirv", "msl", "output", "limits", "caps", "scopes", "orders",
-    "volatile", "fence", "ops", "simt", "rewrite", "clock", "print"};
+    "volatile", "fence", "ops", "simt", "rewrite", "clock", "print", "vector_atomics"};
 
 static bool resolve(CapDb *db, int idx, const Ld *from, yaml_node_t *ref);
 
@@ -601,6 +672,7 @@ static void inherit(CapTarget *t, const CapTarget *p) {
     memcpy(t->scope_map, p->scope_map, sizeof t->scope_map);
     memcpy(t->scope_at, p->scope_at, sizeof t->scope_at);
     memcpy(t->cells, p->cells, sizeof t->cells);
+    memcpy(t->vcells, p->vcells, sizeof t->vcells);
     t->volatile_cell = p->volatile_cell, t->fence_cell = p->fence_cell;
     t->ops_at = p->ops_at;
     for (int i = 0; i < p->caps.len; i++) vec_push(&t->caps, p->caps.items[i]);
@@ -663,6 +735,7 @@ static bool apply_key(Ld *L, int k, yaml_node_t *v) {
     case TK_VOLATILE: return (L->t->volatile_cell = parse_cell(L, v)) != NULL;
     case TK_FENCE: return (L->t->fence_cell = parse_cell(L, v)) != NULL;
     case TK_OPS: L->t->ops_at = origin(L, v); return apply_ops(L, v);
+    case TK_VECTOR: return apply_vector(L, v);
     default: return apply_section(L, secs[k], v);
     }
 }
@@ -698,6 +771,10 @@ static bool apply_file(Ld *L) {
     }
     if (name_index(backends, ARRAY_LEN(backends), be) < 0) {
         diag_error(span_make(L->t->src, 0, 1), QD3003, "unknown backend '%s' (ptx, amdgpu, spirv, msl, x86_64)", be);
+        return false;
+    }
+    if (slot[TK_VECTOR] && strcmp(be, "ptx")) { /* the only backend that emits them (nvptx_vec.c) */
+        diag_error(node_span(L, slot[TK_VECTOR]), QD3003, "vector_atomics is implemented for the ptx backend only, not '%s'", be);
         return false;
     }
     CapCell *m = L->t->missing = ARENA_NEW(&L->db->arena, CapCell);

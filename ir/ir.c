@@ -70,6 +70,8 @@ static void dump_lowering(const Dump *d, int id, StrBuf *out) {
     if (l->fence_before) sb_printf(out, " fence_before(%s %s)", qord_name(l->fence_order), qscope_name(l->fence_scope));
     if (l->fence_after) sb_printf(out, " fence_after(%s %s)", qord_name(l->fence_order), qscope_name(l->fence_scope));
     if (l->no_return) sb_puts(out, " no_return");
+    if (l->vec_width > 1) sb_printf(out, " vector%d", l->vec_width);
+    if (l->vec_member) sb_puts(out, " in_vector");
     if (l->flags) sb_printf(out, " flags=%u", l->flags);
     if (l->spelling) sb_printf(out, " \"%s\"", l->spelling);
 }

@@ -61,6 +61,13 @@ typedef struct IrLowering {
     const char *reason_key;  /* and its key path ("ops.add.f32.global"): what reports name */
     const char *detail;   /* one line for --report-lowering, e.g. "seq_cst as fence.sc + acq_rel" */
     const char *spelling; /* the instruction the database names, if any, e.g. "atom.add.f32" */
+    /* A vector atomic (lower/vector.c, qdc-lang(7) "Vector atomics"): vec_width > 1 on the
+     * first of vec_width consecutive component atomics of one vector statement, vec_ops[] (it
+     * first), emitted as one instruction of the database's vector_atomics cell; the others are
+     * vec_member and emit nothing. Both 0 for every other operation. */
+    int vec_width;
+    const IrExpr *const *vec_ops;
+    bool vec_member;
 } IrLowering;
 
 enum {
@@ -356,6 +363,7 @@ typedef struct IrLowered {
     int ncaps_used;
     IrClock clock; /* how IR_CLOCK reads (the database's clock section) */
     bool print;    /* IR_PRINT has an output channel (the print section); else compiled out */
+    int nvector; /* vector atomics decided (IrLowering.vec_width > 1): PTX needs vector_atomics.ptx_isa */
 } IrLowered;
 
 /* The decision for memory operation or fence `id`; dies on a missing one. */

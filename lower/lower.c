@@ -456,6 +456,7 @@ IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOption
     ir_visit_memory_ops(m, visit, &c);
     const char *rewrite_caps[2] = {NULL, NULL};
     if (c.ok) lower_reductions(m, t, o, c.ops, arena, rewrite_caps);
+    int nvector = c.ok ? lower_vectors(m, t, c.ops, arena) : 0;
     for (int i = 0; i < 2; i++) {
         bool seen = !rewrite_caps[i];
         for (int k = 0; !seen && k < c.caps_used.len; k++) seen = !strcmp(c.caps_used.items[k], rewrite_caps[i]);
@@ -465,7 +466,7 @@ IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOption
     const char **caps = ARENA_ARRAY(arena, const char *, c.caps_used.len + 1);
     for (int i = 0; i < c.caps_used.len; i++) caps[i] = arena_strdup(arena, c.caps_used.items[i]);
     IrLowered *r = ARENA_NEW(arena, IrLowered);
-    *r = (IrLowered){c.ops, c.nops, caps, c.caps_used.len, clock, print};
+    *r = (IrLowered){c.ops, c.nops, caps, c.caps_used.len, clock, print, nvector};
     vec_free(&c.caps_used);
     return c.ok ? r : NULL;
 }

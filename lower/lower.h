@@ -23,6 +23,10 @@ IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOption
  * rewrite.reduce_needs), NULL where none. */
 void lower_reductions(const IrModule *m, const CapTarget *t, const LowerOptions *o, IrLowering *ops, Arena *arena,
                       const char **caps_used);
+/* lower/vector.c: turns the component atomics of one vector statement into vector atomics
+ * (IrLowering.vec_width / vec_member) where the family's vector_atomics cells allow; called by
+ * lower_module on decisions already taken (after lower_reductions). Returns how many. */
+int lower_vectors(const IrModule *m, const CapTarget *t, IrLowering *ops, Arena *arena);
 /* Decides one IR_MEMOP expression alone into *out (tests, tools); false after a QD4xxx diagnostic. */
 bool lower_memop(const IrExpr *memop, const CapTarget *t, const LowerOptions *o, Arena *arena, IrLowering *out);
 /* simt.c: qd.simt.warp.* only on 32-lane families, every collective on a family with a simt

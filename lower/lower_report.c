@@ -73,6 +73,7 @@ static void record_json(Rep *r, const char *kernel, Span sp, const char *op, con
     sb_puts(b, L->reduce == LOW_REDUCE_WORKER ? ",\"reduce\":\"worker\""
                : L->reduce == LOW_REDUCE_SUBGROUP ? ",\"reduce\":\"subgroup\""
                : L->reduce == LOW_AGGREGATE_SUBGROUP ? ",\"reduce\":\"aggregate-subgroup\"" : ",\"reduce\":null");
+    if (L->vec_width > 1) sb_printf(b, ",\"vector\":%d", L->vec_width); /* a vector atomic's record only */
     sb_puts(b, "}\n");
 }
 
@@ -94,10 +95,14 @@ static void visit(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *e
     Rep *r = ctx;
     if (e) {
         const IrMemOp *m = &e->mem;
-        const char *op = m->is_volatile ? "volatile_load" : qop_name(m->op);
+        const IrLowering *L = ir_low_memop(r->low, e);
+        if (L->vec_member) return; /* one record for a vector atomic: its first component's */
+        char vop[32];
+        snprintf(vop, sizeof vop, "%s.v%d", qop_name(m->op), L->vec_width);
+        const char *op = m->is_volatile ? "volatile_load" : L->vec_width > 1 ? vop : qop_name(m->op);
         const char *dt = qt_name(m->ref->type), *sp = qspace_name(m->ref->space);
-        if (r->json) record_json(r, k->name, e->span, op, dt, sp, m->order, m->scope, ir_low_memop(r->low, e));
-        else record_text(r, e->span, op, dt, sp, m->order, m->scope, ir_low_memop(r->low, e));
+        if (r->json) record_json(r, k->name, e->span, m->is_volatile ? op : qop_name(m->op), dt, sp, m->order, m->scope, L);
+        else record_text(r, e->span, op, dt, sp, m->order, m->scope, L);
     } else if (s) {
         if (r->json) record_json(r, k->name, s->span, "fence", "-", "-", s->fence.order, s->fence.scope, ir_low_fence(r->low, s));
         else record_text(r, s->span, "fence", "-", "-", s->fence.order, s->fence.scope, ir_low_fence(r->low, s));

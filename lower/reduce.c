@@ -240,7 +240,7 @@ void lower_reductions(const IrModule *m, const CapTarget *t, const LowerOptions 
     if (acap && !asserted(o, acap))
         rw.agg_no = arena_printf(arena, "the family's aggregation needs --cap=+%s", acap), rw.agg_cap = NULL;
     if (rw.level == LOW_REDUCE_NONE && !rw.aggregate) return;
-    IrLowered low = {ops, m->nmemops, NULL, 0, IR_CLOCK_ZERO, false};
+    IrLowered low = {ops, m->nmemops, NULL, 0, IR_CLOCK_ZERO, false, 0};
     for (int k = 0; k < m->nkernels; k++)
         for (int ti = 0; ti < m->kernels[k].ntasks; ti++) {
             const IrTask *task = &m->kernels[k].tasks[ti];

@@ -271,8 +271,26 @@ void cg_reduce_end(LlvmCg *cg) {
 
 LLVMValueRef cg_memop_with(LlvmCg *cg, const IrExpr *e, LLVMValueRef operand) { return emit_memop(cg, e, operand); }
 
+/* A vector atomic: the operands of its components (independent of the memory they update,
+ * lower/vector.c), then one instruction at the first component's address. */
+static LLVMValueRef vector_memop(LlvmCg *cg, const IrExpr *e, const IrLowering *low) {
+    if (!cg->tgt->vector_rmw || low->vec_width > 8) die("vector atomic decided for a target without one");
+    QdType qt = e->mem.ref->type;
+    CgAtomic a = {.low = low, .mem = &e->mem, .qt = qt, .space = e->mem.ref->space, .ty = cg_type(cg, qt)};
+    a.ptr = cg_ref_ptr(cg, e->mem.ref);
+    LLVMValueRef vals[8];
+    for (int k = 0; k < low->vec_width; k++) {
+        vals[k] = cg_expr(cg, low->vec_ops[k]->mem.val);
+        if (low->negate) vals[k] = qt_is_float(qt) ? LLVMBuildFNeg(cg->b, vals[k], "") : LLVMBuildNeg(cg->b, vals[k], "");
+    }
+    cg->tgt->vector_rmw(cg, &a, vals, low->vec_width);
+    return NULL;
+}
+
 LLVMValueRef cg_memop(LlvmCg *cg, const IrExpr *e) {
     const IrLowering *low = ir_low_memop(cg->low, e);
+    if (low->vec_member) return NULL; /* its vector atomic's first component emitted it */
+    if (low->vec_width > 1) return vector_memop(cg, e, low);
     if (low->reduce == LOW_AGGREGATE_SUBGROUP && cg->tgt->aggregate_subgroup) {
         QdType qt = e->mem.ref->type;
         cg_ref_ptr(cg, e->mem.ref); /* shared index nodes evaluated here, before any branch */

@@ -71,4 +71,6 @@ int gpu_block_dim(LlvmCg *cg, const IrTask *t);
 void gpu_serial_body(LlvmCg *cg, LLVMValueRef gid);
 /* Shared-array storage: an internal [elems x T] global in as_shared, named <task>.<array>. */
 LLVMValueRef gpu_shared_base(LlvmCg *cg, int shared);
+/* nvptx_vec.c: LlvmTarget.vector_rmw of the PTX target (atom.global.add.v4.f32 ...). */
+void nv_vector_rmw(LlvmCg *cg, const CgAtomic *a, LLVMValueRef *vals, int n);
 #endif

@@ -108,6 +108,10 @@ struct LlvmTarget {
     LLVMValueRef (*atomic_load)(LlvmCg *cg, const CgAtomic *a);
     /* qd.atomic_store of a->val. NULL: store atomic. */
     void (*atomic_store)(LlvmCg *cg, const CgAtomic *a);
+    /* A vector atomic (IrLowering.vec_width > 1, lower/vector.c): one instruction of a->low->op
+     * on the n consecutive elements at a->ptr, operands vals[0..n-1] of type a->ty (negated when
+     * low->negate), results unused. NULL: the family's database never decides one. */
+    void (*vector_rmw)(LlvmCg *cg, const CgAtomic *a, LLVMValueRef *vals, int n);
     /* qd.volatile_load. NULL: load volatile. */
     LLVMValueRef (*volatile_load)(LlvmCg *cg, const CgAtomic *a);
     /* The C library's `name` (libm spelling without the f suffix: "sin", "atan2", "pow") on a

@@ -157,6 +157,8 @@ bool machine_init(LlvmCg *cg) {
     init_llvm_target(cap_backend(cg->cap));
     const char *triple = cap_str(cg->cap, "llvm.triple"), *cpu = cap_str(cg->cap, "llvm.cpu");
     const char *features = cap_llvm_features(cg->cap, cg->opts->caps, cg->opts->ncaps); /* --cap=+wave32 */
+    if (cg->low && cg->low->nvector && cap_str(cg->cap, "vector_atomics.llvm_features"))
+        features = cap_str(cg->cap, "vector_atomics.llvm_features"); /* PTX ISA of vector atomics */
     Span none = {0};
     if (!triple || !cpu) {
         diag_error(none, QD5001, "target '%s' has no llvm.triple/llvm.cpu in the capability database", cap_name(cg->cap));

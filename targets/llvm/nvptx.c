@@ -407,6 +407,8 @@ static bool nv_check_directives(LlvmCg *cg, const char *ptx) {
     bool ok = true;
     for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
         const char *want = cap_str(cg->cap, facts[i].key);
+        if (i == 0 && cg->low && cg->low->nvector && cap_str(cg->cap, "vector_atomics.ptx_isa"))
+            want = cap_str(cg->cap, "vector_atomics.ptx_isa"); /* a module with vector atomics */
         char *got = ptx_directive(ptx, facts[i].directive);
         if (want && (!got || strcmp(got, want))) {
             diag_error(cap_where(cg->cap, facts[i].key), QD3013,
@@ -575,6 +577,7 @@ const LlvmTarget llvm_target_nvptx = {
     .cmpxchg = nv_cmpxchg,
     .atomic_load = nv_atomic_load,
     .atomic_store = nv_atomic_store,
+    .vector_rmw = nv_vector_rmw,
     .volatile_load = NULL, /* load volatile -> ld.volatile.global */
     .print = nv_print,
     .assert_fail = nv_assert_fail,

@@ -19,7 +19,7 @@ static inline void hand_decide(IrExpr *memop, IrLowering low) {
 static inline IrLowering *hand_low(const IrExpr *memop) { return &hand_ops[memop->mem.id]; }
 static inline const IrLowered *hand_lowered(void) {
     static IrLowered l;
-    l = (IrLowered){hand_ops, hand_nops, NULL, 0, IR_CLOCK_ZERO, false};
+    l = (IrLowered){hand_ops, hand_nops, NULL, 0, IR_CLOCK_ZERO, false, 0};
     return &l;
 }
 #endif
