@@ -92,7 +92,6 @@ bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out) {
 
 /* ---- module level and host functions ---- */
 
-#define BIND_SCOPE(S) ((S)->bind_to ? (S)->bind_to : (S)->hscope)
 
 Binding *sema_lookup(Sema *S, const char *name) {
     for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent) {
@@ -142,6 +141,23 @@ const char *sema_unique_name(Sema *S, const char *base) {
     return name;
 }
 
+/* The name of a field bound to `name` here: the host function's prefix, and __defN when a
+ * field of that name was declared already (the same statement run twice, x = qd.field(...)
+ * in a loop or twice in one function), so every field has its own symbol (qdc-abi(7)). */
+const char *sema_field_name(Sema *S, const char *name) {
+    return sema_unique_name(S, *S->prefix ? arena_printf(S->arena, "%s%s", S->prefix, name) : name);
+}
+
+/* A field's name as written: without its host function's prefix and __defN. */
+const char *sema_field_written(Sema *S, const char *name) {
+    const char *end = name + strlen(name), *tail = name;
+    const char *d = end;
+    while (d > name && d[-1] >= '0' && d[-1] <= '9') d--;
+    if (d < end && d - name >= 5 && !strncmp(d - 5, "__def", 5)) end = d - 5;
+    for (const char *p = strstr(name, "__"); p && p < end; p = strstr(p + 2, "__")) tail = p + 2;
+    return arena_printf(S->arena, "%.*s", (int)(end - tail), tail);
+}
+
 static bool keyword(const Expr *call, const char *name, const Expr **out) {
     for (int k = 0; k < call->call.nkw; k++)
         if (!strcmp(call->call.kw[k].name, name)) return *out = call->call.kw[k].value, true;
@@ -153,7 +169,11 @@ static bool field_shape(Sema *S, const Expr *shape, IrField *f) {
     if (n < 0) return false;
     f->ndim = n, f->elems = 1;
     for (int k = 0; k < n; k++) {
-        if (f->shape[k] <= 0 || f->shape[k] > INT32_MAX || f->elems * f->shape[k] > INT32_MAX) {
+        if (f->shape[k] <= 0) { /* Quadrants: "Every dimension of a Quadrants field should be positive" */
+            diag_error(sema_shape_span(shape, k), QD2004, "every dimension of a field must be positive, got %lld", (long long)f->shape[k]);
+            return false;
+        }
+        if (f->shape[k] > INT32_MAX || f->elems * f->shape[k] > INT32_MAX) {
             diag_error(sema_shape_span(shape, k), QD2004, "field extent %lld is out of range (1 to 2^31-1 elements in all)", (long long)f->shape[k]);
             return false;
         }
@@ -175,14 +195,15 @@ static int field_order(Sema *S, const Expr *order, const IrField *f, int vn, int
     if (order->kind != E_STR) return diag_error(order->span, QD2004, "order= takes a string such as \"ji\""), -1;
     int n = (int)strlen(order->str), seen = 0, nd = f->ndim - f->elem_ndim; /* a vector field: its element axes are not ordered */
     bool permuted = false;
-    if (n != nd) return diag_error(order->span, QD2004, "order=\"%s\" names %d ax%s but the shape has %d", order->str, n, n == 1 ? "is" : "es", nd), -1;
+    if (n != nd) return diag_error(order->span, QD2004, "order=\"%s\" names %d ax%s but the shape has %d (the dimensionality of shape and order must be the same)",
+                                      order->str, n, n == 1 ? "is" : "es", nd), -1;
     for (int k = 0; k < n; k++) {
         int a = order->str[k] - 'i';
         if (a < 0 || a >= n || seen & (1 << a))
             return diag_error(order->span, QD2004, "order=\"%s\" must name each of the axes %.*s once", order->str, n, "ijkl"), -1;
         seen |= 1 << a, axes[k] = a, permuted |= a != k;
     }
-    if (permuted && vn) return diag_error(order->span, QD2043, "a permuted order= of a vector or matrix field is not supported"), -1;
+    (void)vn;
     return permuted;
 }
 
@@ -193,8 +214,8 @@ static bool field_origin(Sema *S, const Expr *offset, IrField *f) {
     int n = sema_const_shape(S, offset, o, IR_MAX_DIMS, "a field offset");
     if (n < 0) return false;
     if (n != f->ndim)
-        return diag_error(offset->span, QD2004, "offset= has %d value%s but the shape has %d dimension%s", n, n == 1 ? "" : "s", f->ndim,
-                          f->ndim == 1 ? "" : "s"), false;
+        return diag_error(offset->span, QD2004, "offset= has %d value%s but the shape has %d dimension%s (the dimensionality of "
+                          "shape and offset must be the same)", n, n == 1 ? "" : "s", f->ndim, f->ndim == 1 ? "" : "s"), false;
     for (int k = 0; k < n; k++) {
         if (o[k] < INT32_MIN || o[k] + f->shape[k] - 1 > INT32_MAX)
             return diag_error(offset->span, QD2004, "offset %lld puts axis %d outside the i32 index range", (long long)o[k], k), false;
@@ -218,17 +239,43 @@ static bool field_args(Sema *S, const Expr *call) {
     return true;
 }
 
+/* A vector or matrix field with layout=qd.Layout.SOA or a permuted order=: one scalar field
+ * per component (as Quadrants makes them), placed as Quadrants places them: AOS, all together
+ * under one dense node per axis in the order given (the components of an element stay
+ * contiguous); SOA, each alone under its own nodes (one plain array per component when the
+ * order is row-major). axes: the order (outermost first), NULL for row-major. */
+static void vector_placed(Sema *S, const Expr *target, Span span, const IrField *f, int n, int m, const int *axes, bool soa) {
+    int nd = f->ndim - f->elem_ndim, ids[64], row[IR_MAX_DIMS];
+    for (int k = 0; k < nd; k++) row[k] = k;
+    Val v = vec_make(S, n, m);
+    for (int k = 0; k < vec_len(v); k++) {
+        IrField c = *f;
+        c.name = arena_printf(S->arena, "%s_%d", f->name, k), c.ndim = -1, c.elem_ndim = 0;
+        vec_push(&S->fields, c);
+        ids[k] = S->fields.len - 1;
+        v.vec.c[k] = (Val){.kind = V_FIELD, .index = ids[k]};
+        if (soa) sema_snode_place_ordered(S, &ids[k], 1, f->shape, axes ? axes : row, nd, span);
+    }
+    if (!soa) sema_snode_place_ordered(S, ids, vec_len(v), f->shape, axes, nd, span);
+    scope_bind(S, BIND_SCOPE(S), target->name, v, span);
+}
+
 /* A rejected declaration poisons its name: later uses are not reported again. */
-static void declare_field(Sema *S, const Expr *target, Span span, const Expr *call) {
-    IrField f = {.name = *S->prefix ? arena_printf(S->arena, "%s%s", S->prefix, target->name) : target->name, .span = span};
-    const char *base = f.name;
-    for (int k = 0, n = 2; *S->prefix && k < S->fields.len; k++) /* declared again (a host loop, a rebinding): NAME__def2 */
-        if (!strcmp(S->fields.items[k].name, f.name)) f.name = arena_printf(S->arena, "%s__def%d", base, n++), k = -1;
+static void declare_field(Sema *S, const Expr *target, Span span, const Expr *call, bool soa) {
+    IrField f = {.name = sema_field_name(S, target->name), .span = span};
     const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL, *shape = call->call.args.n > 1 ? call->call.args.items[1] : NULL;
     keyword(call, "dtype", &dt), keyword(call, "shape", &shape);
+    if (shape && is_none(S, shape)) shape = NULL; /* shape=None: placed later, as without shape= */
     if (!field_args(S, call)) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
     int n = 0, m = 0;
     bool ok = sema_vec_type_of(S, dt, &f.type, &n, &m) ? n > 0 : sema_annotation_type(S, dt, &f.type);
+    const Expr *offset = NULL, *order = NULL;
+    keyword(call, "offset", &offset), keyword(call, "order", &order);
+    if (offset && is_none(S, offset)) offset = NULL;
+    if (order && is_none(S, order)) order = NULL;
+    if (ok && order && !shape) ok = (diag_error(order->span, QD2004, "shape cannot be None when order is set"), false);
+    if (ok && offset && !shape)
+        ok = (diag_error(offset->span, QD2004, "shape cannot be None when offset is set (a field placed later takes its offset from place())"), false);
     if (ok && !shape && n) { /* placed later, as Quadrants does: one scalar field per component, placed together */
         Val v = vec_make(S, n, m);
         for (int k = 0; k < vec_len(v); k++) {
@@ -239,21 +286,14 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
         }
         return (void)scope_bind(S, BIND_SCOPE(S), target->name, v, span);
     }
-    const Expr *offset = NULL;
-    keyword(call, "offset", &offset);
-    if (offset && is_none(S, offset)) offset = NULL;
-    if (ok && offset && !shape) ok = (diag_error(offset->span, QD2004, "offset= needs shape= (a field placed later takes its offset from place())"), false);
     if (ok && !shape) f.ndim = -1; /* placed later: qd.root.dense(...).place(x) */
     else if (ok) ok = field_shape(S, shape, &f) && field_origin(S, offset, &f) && sema_vec_field_elem(S, &f, n, m, call->span);
-    const Expr *order = NULL;
     int axes[IR_MAX_DIMS], ordered = 0;
-    keyword(call, "order", &order);
-    if (order && is_none(S, order)) order = NULL;
     if (ok && shape) ordered = field_order(S, order, &f, n, axes);
-    else if (ok && order && order->kind != E_NONE) ordered = (diag_error(order->span, QD2004, "order= needs shape="), -1);
     if (!ok || ordered < 0) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
+    if (n && (soa || ordered)) return vector_placed(S, target, span, &f, n, m, ordered ? axes : NULL, soa);
     vec_push(&S->fields, f);
-    if (ordered) sema_snode_place_ordered(S, S->fields.len - 1, f.shape, axes, f.ndim, span);
+    if (ordered) sema_snode_place_ordered(S, &(int){S->fields.len - 1}, 1, f.shape, axes, f.ndim, span);
     scope_bind(S, BIND_SCOPE(S), target->name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
 }
 
@@ -261,13 +301,14 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
 
 void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call, int vec) {
     if (vec) vector_field(S, target, span, call, vec == 2);
-    else declare_field(S, target, span, call);
+    else declare_field(S, target, span, call, false);
 }
 
 /* qd.Vector.field(n, dtype, shape) / qd.Matrix.field(n, m, dtype, shape): a field of the
  * vector type (qd.field(qd.types.vector(n, dtype), shape)). */
 static void vector_field(Sema *S, const Expr *target, Span span, const Expr *call, bool matrix) {
     int want = matrix ? 3 : 2, na = call->call.args.n;
+    bool soa = false;
     Expr tcall = *call, fcall = *call, *targs[3], *fargs[2];
     Keyword tkw[3], fkw[8];
     tcall.call.args.items = targs, tcall.call.args.n = 0, tcall.call.kw = tkw, tcall.call.nkw = 0;
@@ -278,11 +319,11 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
         const Keyword *kw = &call->call.kw[k];
         if (!strcmp(kw->name, "n") || !strcmp(kw->name, "m") || !strcmp(kw->name, "dtype") || !strcmp(kw->name, "dt")) {
             if (tcall.call.nkw < 3) tkw[tcall.call.nkw++] = *kw;
-        } else if (!strcmp(kw->name, "layout")) { /* AOS is qdc's layout; SOA is not implemented */
+        } else if (!strcmp(kw->name, "layout")) { /* qd.Layout.AOS (the default) or qd.Layout.SOA */
             const char *lp = sema_path(S, kw->value);
-            if (!lp || strcmp(lp, "qd.Layout.AOS"))
-                return (void)diag_error(kw->span, QD2043, "layout=%s of a vector or matrix field is not supported; fields are "
-                                                            "qd.Layout.AOS (one element's components contiguous)", lp ? lp : "...");
+            if (!lp || (strcmp(lp, "qd.Layout.AOS") && strcmp(lp, "qd.Layout.SOA")))
+                return (void)diag_error(kw->value->span, QD2043, "layout= takes qd.Layout.AOS or qd.Layout.SOA");
+            soa = !strcmp(lp, "qd.Layout.SOA");
         } else if (fcall.call.nkw < 8) {
             fkw[fcall.call.nkw++] = *kw;
         }
@@ -294,7 +335,7 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
     S->val_slots[5] = ty;
     fargs[0] = (Expr *)sema_val_node(S, ty, 5, call->span);
     if (fcall.call.args.n == 0) fcall.call.args.n = 1;
-    declare_field(S, target, span, &fcall);
+    declare_field(S, target, span, &fcall, soa);
 }
 
 /* A module-level constant: a number (narrowed to the type a literal of it has in a kernel: i32
@@ -352,7 +393,10 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             while (r->kind == E_ATTR || r->kind == E_CALL) r = r->kind == E_ATTR ? r->attr.obj : r->call.fn;
             Binding *rb = r->kind == E_NAME ? host_find(S, r->name) : NULL;
             bool compile_time = rb && (rb->v.kind == V_SNODE || rb->v.kind == V_ERR || rb->v.kind == V_VECTYPE ||
-                                       rb->v.kind == V_STRUCTTYPE || (rb->v.kind == V_NS && !strcmp(rb->v.path, "math")));
+                                       rb->v.kind == V_STRUCTTYPE || /* ... or a type's: vec3.field(...) */
+                                       (rb->v.kind == V_NS && !strcmp(rb->v.path, "math")) ||
+                                       (rb->v.kind == V_NS && !strcmp(rb->v.path, "qd.root")) || /* S0 = qd.root; S0.dense(...) */
+                                       (rb->v.kind == V_VEC && !strcmp(e->call.fn->attr.name, "get_scalar_field")));
             if (!compile_time) return true;
         }
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
@@ -426,28 +470,99 @@ static const char *host_value_what(Sema *S, const Expr *v) {
                         host_find(S, n->name)->v.path);
 }
 
-/* qd.root.dense(...).place(x) or blk.place(x) with blk an SNode: evaluated at module level. */
-static bool is_snode_chain(Sema *S, const Expr *e) {
-    while (e->kind == E_CALL || (e->kind == E_ATTR && !(e->attr.obj->kind == E_NAME && !strcmp(e->attr.name, "root"))))
+/* The start of a chain of calls and attributes: blk in blk.dense(...).place(x), qd.root in
+ * qd.root.dense(...). */
+static const Expr *chain_root(Sema *S, const Expr *e) {
+    while (e->kind == E_CALL || (e->kind == E_ATTR && !(e->attr.obj->kind == E_NAME && !strcmp(e->attr.name, "root")))) {
+        if (e->kind == E_ATTR && e->attr.obj->kind == E_NAME) { /* self.block: an attribute of an instance */
+            Binding *ob = host_find(S, e->attr.obj->name);
+            if (ob && ob->v.kind == V_OBJECT) return e;
+        }
         e = e->kind == E_CALL ? e->call.fn : e->attr.obj;
-    if (e->kind == E_ATTR) return S->qd_alias && !strcmp(e->attr.obj->name, S->qd_alias);
-    Binding *b = e->kind == E_NAME ? host_find(S, e->name) : NULL;
-    return b && (b->v.kind == V_SNODE || b->v.kind == V_ERR); /* after a rejected node: poison what it places */
+    }
+    return e;
 }
 
-/* After a rejected placement statement, the fields it places are poisoned: not reported as
- * unplaced, and their uses in kernels stay quiet. */
-static void poison_placed(Sema *S, const Expr *e) {
+/* A name, or an instance's attribute (self.block, self.x), bound by host code; NULL if none. */
+static Binding *host_binding(Sema *S, const Expr *e) {
+    if (e->kind == E_NAME) return host_find(S, e->name);
+    if (e->kind != E_ATTR || e->attr.obj->kind != E_NAME) return NULL;
+    Binding *ob = host_find(S, e->attr.obj->name);
+    return ob && ob->v.kind == V_OBJECT ? scope_find(&ob->v.obj->attrs, e->attr.name) : NULL;
+}
+
+/* qd.root.dense(...).place(x), blk.place(x) with blk an SNode, fb.dense(...) with fb a
+ * qd.FieldsBuilder(), fb.finalize(): evaluated at module level and in host functions. */
+static bool is_snode_chain(Sema *S, const Expr *e) {
+    const Expr *r = chain_root(S, e);
+    Binding *b = host_binding(S, r); /* S0 = qd.root */
+    if (r->kind == E_ATTR && !b) return S->qd_alias && r->attr.obj->kind == E_NAME && !strcmp(r->attr.obj->name, S->qd_alias);
+    if (b && b->v.kind == V_PYFUNC) /* make_block(8).place(x): a function returning qd.root.dense(...) */
+        for (; e->kind == E_CALL || e->kind == E_ATTR; e = e->kind == E_CALL ? e->call.fn : e->attr.obj)
+            if (e->kind == E_ATTR && e->attr.obj->kind == E_CALL && e->attr.obj->call.fn == r)
+                return !strcmp(e->attr.name, "place") || !strcmp(e->attr.name, "dense");
+    return b && (b->v.kind == V_SNODE || b->v.kind == V_ERR || (b->v.kind == V_NS && !strcmp(b->v.path, "qd.root")));
+}
+
+/* The fields that place(...) calls in e name: leaves of vector, matrix and struct fields too. */
+static void placed_fields(Sema *S, const Expr *e, const char *why) {
     for (; e->kind == E_CALL || e->kind == E_ATTR; e = e->kind == E_CALL ? e->call.fn : e->attr.obj) {
         if (e->kind != E_CALL || e->call.fn->kind != E_ATTR || strcmp(e->call.fn->attr.name, "place")) continue;
         for (int k = 0; k < e->call.args.n; k++) {
             const Expr *a = e->call.args.items[k];
-            Binding *b = a->kind == E_NAME ? host_find(S, a->name) : NULL;
-            if (!b || b->v.kind != V_FIELD) continue;
-            if (S->fields.items[b->v.index].ndim < 0) S->fields.items[b->v.index].ndim = 0;
-            b->v = val_err();
+            Binding *b = host_binding(S, a);
+            Val v = b ? b->v : val_err();
+            if (a->kind == E_CALL && a->call.fn->kind == E_ATTR && !strcmp(a->call.fn->attr.name, "get_scalar_field") &&
+                (b = host_binding(S, a->call.fn->attr.obj)) && b->v.kind == V_VEC) { /* v.get_scalar_field(0) */
+                int mark = diag_quiet_begin();
+                v = sema_eval(S, a);
+                diag_quiet_end(mark);
+            }
+            int leaf[1024], n = 0;
+            if (v.kind == V_FIELD) leaf[n++] = v.index;
+            else if (v.kind == V_STRUCT && v.strct.st) n = sema_struct_leaf_fields(v, leaf, 1024);
+            for (int c = 0; v.kind == V_VEC && c < vec_len(v) && n < 1024; c++)
+                if (v.vec.c[c].kind == V_FIELD) leaf[n++] = v.vec.c[c].index;
+            for (int j = 0; j < n; j++) {
+                if (S->fields.items[leaf[j]].ndim >= 0) continue;
+                while (S->unplaced_why.len <= leaf[j]) vec_push(&S->unplaced_why, NULL);
+                if (!S->unplaced_why.items[leaf[j]]) S->unplaced_why.items[leaf[j]] = why;
+            }
         }
     }
+}
+
+/* After a rejected placement statement the fields it places stay without a shape, quietly:
+ * their uses in kernels are not reported again, nor are they reported as never placed. */
+static void poison_placed(Sema *S, const Expr *e) { placed_fields(S, e, ""); }
+
+/* blk.place(x) where blk, or a size in the chain, is a value only the running script knows:
+ * the fields it places keep no shape, and sema_snode_finish says why. */
+static void placed_by_host(Sema *S, const Expr *e, const char *why) { placed_fields(S, e, why); }
+
+/* In a host function, the first argument of an SNode chain that only the running script
+ * knows (qd.root.dense(qd.i, n) with n a parameter); NULL if none. */
+static const Expr *snode_host_arg(Sema *S, const Expr *e) {
+    for (const Expr *c = e; S->hscope != &S->module && (c->kind == E_CALL || c->kind == E_ATTR); c = c->kind == E_CALL ? c->call.fn : c->attr.obj) {
+        for (int k = 0; c->kind == E_CALL && k < c->call.args.n; k++)
+            if (sema_is_host_expr(S, c->call.args.items[k])) return c->call.args.items[k];
+        for (int k = 0; c->kind == E_CALL && k < c->call.nkw; k++)
+            if (sema_is_host_expr(S, c->call.kw[k].value)) return c->call.kw[k].value;
+    }
+    return NULL;
+}
+
+/* A statement that places fields: evaluated when qdc can; in a host function, one that
+ * depends on run-time values records why its fields stay unplaced. */
+static void snode_stmt(Sema *S, const Expr *e) {
+    const Expr *r = chain_root(S, e);
+    Binding *rb = host_binding(S, r);
+    if (rb && rb->v.kind == V_HOST)
+        return placed_by_host(S, e, arena_printf(S->arena, "'%s' is %s", rb->name, rb->v.path));
+    if (!is_snode_chain(S, e)) return;
+    const Expr *a = snode_host_arg(S, e);
+    if (a) return placed_by_host(S, e, host_value_what(S, a));
+    if (sema_eval(S, e).kind == V_ERR) poison_placed(S, e);
 }
 
 void sema_bind_host(Sema *S, const Expr *target, const char *what) {
@@ -490,7 +605,9 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     Binding *hb = v->kind == E_NAME ? host_find(S, v->name) : NULL;
     if (hb && hb->v.kind == V_HOST) return sema_bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
     if (hb && hb->v.kind == V_HOSTARRAY && t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
-    if (sema_is_host_expr(S, v)) return sema_bind_host(S, t, host_value_what(S, v));
+    const Expr *ha = is_snode_chain(S, v) ? snode_host_arg(S, v) : NULL; /* blk = qd.root.dense(...).dense(...): its arguments decide */
+    if (ha) return sema_bind_host(S, t, host_value_what(S, ha));
+    if (!is_snode_chain(S, v) && sema_is_host_expr(S, v)) return sema_bind_host(S, t, host_value_what(S, v));
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
         if (t->kind == E_NAME && sema_struct_field(S, t, sp, v, p)) return;
@@ -501,14 +618,14 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
             Expr fcall = *v;
             Expr *args[2] = {v->call.fn->attr.obj, v->call.args.n ? v->call.args.items[0] : NULL};
             fcall.call.args.items = args, fcall.call.args.n = v->call.args.n + 1;
-            return declare_field(S, t, sp, &fcall);
+            return declare_field(S, t, sp, &fcall, false);
         }
-        if (p && !strcmp(p, "qd.field") && t->kind == E_NAME) return declare_field(S, t, sp, v);
+        if (p && !strcmp(p, "qd.field") && t->kind == E_NAME) return declare_field(S, t, sp, v, false);
         if (p && (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")) && t->kind == E_NAME)
             return vector_field(S, t, sp, v, p[3] == 'M');
     }
     Val c;
-    if (S->hscope != &S->module) { /* host function: what qdc cannot evaluate, Python computes when it runs */
+    if (S->hscope != &S->module && !is_snode_chain(S, v)) { /* host function: what qdc cannot evaluate, Python computes when it runs */
         int mark = diag_quiet_begin();
         c = sema_eval(S, v);
         if (diag_quiet_end(mark))
@@ -852,7 +969,7 @@ void sema_module_body(Sema *S, const StmtList *l) {
         case S_EXPR: /* SNode placement; else qd.init(...), main() ... */
             sema_init_call(S, s->expr);
             sema_with_layout(S, s->expr, NULL);
-            if (is_snode_chain(S, s->expr) && sema_eval(S, s->expr).kind == V_ERR) poison_placed(S, s->expr);
+            snode_stmt(S, s->expr);
             break;
         case S_PASS: break;
         case S_ASSERT: break; /* host code: Python checks it when the script runs */
@@ -963,6 +1080,7 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
                    v.kind == V_EXPR || v.kind == V_LOCAL ? "a scalar" : val_describe(v));
         return false;
     }
+    if (v.kind == V_FIELD && S->fields.items[v.index].ndim < 0) return false; /* never placed: reported at its declaration */
     ls->ndims = v.kind == V_FIELD ? S->fields.items[v.index].ndim - S->fields.items[v.index].elem_ndim
                                   : S->params.items[v.index].ndim - S->params.items[v.index].elem_ndim;
     for (int d = 0; d < ls->ndims; d++) {

@@ -78,7 +78,7 @@ struct Val {
         const char *path; /* V_NS ("qd.simt", or "range" for builtins); V_STR contents */
         const Stmt *def;  /* V_FUNC, V_KERNEL */
         struct { Val *items; int n; } tuple;
-        struct { int node; const char *method; } snode; /* V_SNODE */
+        struct { int node; const char *method; int builder; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index */
         struct { QdType type; signed char ndim, en, em; const unsigned char *layout; } harr; /* V_HOSTARRAY: ndim array
                               axes of a scalar (en 0), vector (en) or matrix (en x em) type; layout: storage order
                               of the axes, outermost first (NULL: canonical), sema_tensor.c */
@@ -196,6 +196,8 @@ typedef struct Sema {
     int inst;                       /* the instantiation being checked, -1 for none */
     VEC(struct SNode) snodes;       /* module-level SNode tree; node 0 is qd.root */
     VEC(IrStorage) storages;
+    VEC(Span) builders;             /* qd.FieldsBuilder()s: where each was finalized (length 0: not yet) */
+    VEC(const char *) unplaced_why; /* per field (NULL: none): why host code's placement of it is unknown */
     /* host functions (sema.c): the scope module-level statements bind in and its entry-name prefix */
     Scope *hscope;
     const char *prefix;           /* "" at module level, "f__" in host function f, "f__g__" in g inside f */
@@ -271,6 +273,10 @@ bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out);
 Scope *sema_def_scope(Sema *S, const Stmt *def); /* the scope a kernel's or qd.func's body sees */
 Binding *sema_lookup(Sema *S, const char *name); /* from the innermost scope outwards */
 const char *sema_unique_name(Sema *S, const char *base); /* base, or base__defN when given already */
+/* where host statements bind: a class instance's attributes, else the host scope */
+#define BIND_SCOPE(S) ((S)->bind_to ? (S)->bind_to : (S)->hscope)
+const char *sema_field_name(Sema *S, const char *name);    /* a field's symbol name: prefix, __defN */
+const char *sema_field_written(Sema *S, const char *name); /* ... and back to the name as written */
 bool sema_is_host_expr(Sema *S, const Expr *e);   /* only running the script can evaluate it */
 bool sema_module_constant(Sema *S, Val *c);       /* a compile-time value a name can be bound to (narrows literals) */
 void sema_host_function_once(Sema *S, const Stmt *def, const Val *params, const Span *decls, const char *combo, bool first);
@@ -414,6 +420,7 @@ void sema_ndarray_permute(const IrParam *p, IrExpr **idx);                    /*
 /* sema_snode.c: qd.root.dense(...).place(...) */
 Val sema_snode_call(Sema *S, const Expr *call, Val callee); /* callee: V_SNODE method or qd.root.* */
 Val sema_snode_attr(Sema *S, Val obj, const char *name);
+Val sema_snode_builder(Sema *S, const Expr *call); /* qd.FieldsBuilder() */
 void sema_snode_finish(Sema *S);
 void sema_snode_free(Sema *S); /* the SNode tree's memory (the layout is in the fields by then) */
 IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp);
@@ -461,7 +468,7 @@ int sema_struct_leaf_fields(Val v, int *out, int max);
 bool sema_struct_param(Sema *S, const Param *ap); /* a kernel parameter of a struct type: false if it is not one */
 Val sema_struct_params(Sema *S, const QdStruct *st, const char *name, Span sp); /* one scalar parameter per component, NAME_member[_k] */ /* the component fields of a struct field, in order */
 void sema_snode_place_together(Sema *S, const int *fields, int n, const int64_t *shape, int ndim, Span sp);
-void sema_snode_place_ordered(Sema *S, int field, const int64_t *shape, const int *axes, int ndim, Span sp); /* order= */
+void sema_snode_place_ordered(Sema *S, const int *fields, int n, const int64_t *shape, const int *axes, int ndim, Span sp); /* order= */
 
 /* sema_pydc.c: @dataclasses.dataclass containers, flattened into kernel parameters */
 void sema_pydc_class(Sema *S, const Stmt *cls);

@@ -457,6 +457,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
     Val o = sema_eval(S, e->attr.obj);
     if (o.kind == V_ERR) return o;
     if (o.kind == V_NDARRAY && !strcmp(e->attr.name, "shape")) return (Val){.kind = V_SHAPE, .index = o.index};
+    if (o.kind == V_VEC && o.vec.c[0].kind == V_FIELD && !strcmp(e->attr.name, "shape")) o = o.vec.c[0]; /* a vector field as components */
     if (o.kind == V_FIELD && !strcmp(e->attr.name, "shape") && S->fields.items[o.index].ndim >= 0) { /* a tuple of constants */
         const IrField *f = &S->fields.items[o.index];
         Val t = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, f->ndim + 1), f->ndim - f->elem_ndim}};
@@ -768,6 +769,7 @@ Val sema_eval(Sema *S, const Expr *e) {
         Val f = sema_eval(S, e->call.fn);
         if (f.kind != V_ERR && !(e = sema_unpack(S, e))) return val_err();
         if (f.kind == V_SNODE || (f.kind == V_NS && !strncmp(f.path, "qd.root.", 8))) return sema_snode_call(S, e, f);
+        if (f.kind == V_NS && !strcmp(f.path, "qd.FieldsBuilder")) return sema_snode_builder(S, e);
         return f.kind == V_ERR ? f : sema_call(S, e, f);
     }
     case E_UNARY: {

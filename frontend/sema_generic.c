@@ -553,6 +553,7 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
     } else if (a->kind == E_NONE) { /* None for a qd.template() or qd.Tensor: qd.static(x is None) decides */
         *v = (Val){.kind = V_NONE};
         return sb_puts(spell, "None"), true;
+        if (v->kind == V_VEC && v->vec.c[0].kind == V_FIELD) return sb_puts(spell, a->name), true; /* a vector field placed as components (SOA, SNodes) */
     } else if (a->kind == E_ATTR && sema_path(S, a)) { /* qd.f32 passed to a qd.template() */
         Scope *saved = S->scope;
         S->scope = S->hscope;

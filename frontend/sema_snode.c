@@ -139,6 +139,32 @@ static Val place(Sema *S, const Expr *call, int node) {
     return (Val){.kind = V_SNODE, .snode = {node, NULL}};
 }
 
+/* qd.FieldsBuilder(): a root of its own. Its children are children of qd.root here (each
+ * child of qd.root is its own storage, or a plain field, so the layout is the one a separate
+ * tree would have); the builder only remembers whether it was finalized. */
+Val sema_snode_builder(Sema *S, const Expr *call) {
+    if (S->k) return diag_error(call->span, QD2063, "qd.FieldsBuilder() is host code: build SNode trees at module level or in a host function, not in a kernel"), val_err();
+    if (call->call.args.n || call->call.nkw) return diag_error(call->span, QD2063, "qd.FieldsBuilder() takes no arguments"), val_err();
+    vec_push(&S->builders, (Span){0});
+    return (Val){.kind = V_SNODE, .snode = {root(S, call->span), NULL, S->builders.len}};
+}
+
+static Val builder_method(Sema *S, const Expr *call, int b, const char *m) {
+    Span *fin = &S->builders.items[b - 1];
+    if (fin->src) { /* Quadrants raises QuadrantsRuntimeError("FieldsBuilder finalized") */
+        diag_error(call->span, QD2063, "this qd.FieldsBuilder was finalized already; Quadrants raises "
+                                       "QuadrantsRuntimeError(\"FieldsBuilder finalized\") at its '%s'", m);
+        diag_note(*fin, "finalized here");
+        return val_err();
+    }
+    for (int k = 0; k < call->call.nkw; k++)
+        if (strcmp(call->call.kw[k].name, "raise_warning"))
+            return diag_error(call->call.kw[k].span, QD2063, "finalize() takes no argument '%s'", call->call.kw[k].name), val_err();
+    if (call->call.args.n > 1) return diag_error(call->span, QD2063, "finalize() takes (raise_warning=True)"), val_err();
+    *fin = call->span;
+    return (Val){.kind = V_HOST, .path = "an SNodeTree (the handle fb.finalize() returns; host code only)"};
+}
+
 Val sema_snode_call(Sema *S, const Expr *call, Val callee) {
     int node;
     const char *m;
@@ -146,6 +172,12 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee) {
     else node = root(S, call->span), m = callee.path + strlen("qd.root.");
     if (S->k) return diag_error(call->span, QD2063, "SNodes are declared at module level, not in a kernel"), val_err();
     if (!m) return diag_error(call->span, QD2063, "an SNode is not callable"), val_err();
+    if (callee.kind == V_SNODE && callee.snode.builder) {
+        Span fin = S->builders.items[callee.snode.builder - 1];
+        if (!strcmp(m, "finalize") || fin.src) return builder_method(S, call, callee.snode.builder, m);
+    } else if (!strcmp(m, "finalize")) {
+        return diag_error(call->call.fn->span, QD2063, "finalize() is a method of qd.FieldsBuilder(), not of an SNode"), val_err();
+    }
     if (!strcmp(m, "dense")) return dense(S, call, node);
     if (!strcmp(m, "place")) return place(S, call, node);
     if (!strcmp(m, "pointer") || !strcmp(m, "bitmasked") || !strcmp(m, "dynamic") || !strcmp(m, "hash") ||
@@ -173,23 +205,29 @@ void sema_snode_place_together(Sema *S, const int *fields, int n, const int64_t 
     }
 }
 
-/* qd.field(..., shape=S, order="kji"): the field alone under one dense node per axis, in the
- * order given (outermost first), so its storage is S with the axes permuted, as Quadrants lays
- * out order= (the index space stays S). */
-void sema_snode_place_ordered(Sema *S, int field, const int64_t *shape, const int *axes, int ndim, Span sp) {
+/* qd.field(..., shape=S, order="kji"): the fields (one, or a vector's components placed
+ * together) under one dense node per axis, in the order given (outermost first; NULL:
+ * row-major), so the storage is S with the axes permuted, as Quadrants lays out order= (a
+ * dense node of the permuted shape; the index space stays S). This is the shared helper for
+ * permuted layouts: a field's element (i0, i1, ...) is at the row-major position of
+ * (i[axes[0]], i[axes[1]], ...) in the permuted shape, times the cell. */
+void sema_snode_place_ordered(Sema *S, const int *fields, int n, const int64_t *shape, const int *axes, int ndim, Span sp) {
     int node = root(S, sp);
     for (int k = 0; k < ndim; k++) {
+        int a = axes ? axes[k] : k;
         node = new_node(S, node, sp);
         SNode *p = &S->snodes.items[node];
-        p->naxes = 1, p->axis[0] = axes[k], p->size[0] = shape[axes[k]], p->ncells = shape[axes[k]];
+        p->naxes = 1, p->axis[0] = a, p->size[0] = shape[a], p->ncells = shape[a];
     }
-    S->fields.items[field].ndim = 0; /* placed: sema_snode_finish computes the shape */
-    vec_push(&S->snodes.items[node].ch, -(field + 1));
+    for (int k = 0; k < n; k++) {
+        S->fields.items[fields[k]].ndim = 0; /* placed: sema_snode_finish computes the shape */
+        vec_push(&S->snodes.items[node].ch, -(fields[k] + 1));
+    }
 }
 
 Val sema_snode_attr(Sema *S, Val obj, const char *name) {
     (void)S;
-    return (Val){.kind = V_SNODE, .snode = {obj.snode.node, name}};
+    return (Val){.kind = V_SNODE, .snode = {obj.snode.node, name, obj.snode.builder}};
 }
 
 /* ---- layout ---- */
@@ -323,9 +361,13 @@ void sema_snode_finish(Sema *S) {
         if (!used) S->storages.len--;
     }
     for (int i = 0; i < S->fields.len; i++) {
-        const char *name = S->fields.items[i].name, *tail = name; /* as written: without a host function's prefix */
-        for (const char *p = strstr(name, "__"); p; p = strstr(p + 2, "__")) tail = p + 2;
-        if (S->fields.items[i].ndim < 0)
+        const char *tail = sema_field_written(S, S->fields.items[i].name);
+        const char *why = i < S->unplaced_why.len ? S->unplaced_why.items[i] : NULL;
+        if (S->fields.items[i].ndim < 0 && why && !*why) continue; /* its placement was reported */
+        if (S->fields.items[i].ndim < 0 && why)
+            diag_error(S->fields.items[i].span, QD2004, "field '%s' is placed by host code that qdc cannot evaluate (%s), "
+                                                         "so its shape is known only when the script runs", tail, why);
+        else if (S->fields.items[i].ndim < 0)
             diag_error(S->fields.items[i].span, QD2004, "field '%s' has no shape and is never placed; give it shape= "
                                                          "or place it: qd.root.dense(qd.i, N).place(%s)", tail, tail);
         else if (S->fields.items[i].norigin && S->fields.items[i].norigin != S->fields.items[i].ndim - S->fields.items[i].elem_ndim)
@@ -337,6 +379,7 @@ void sema_snode_finish(Sema *S) {
 }
 
 void sema_snode_free(Sema *S) {
+    vec_free(&S->unplaced_why), vec_free(&S->builders);
     for (int n = 0; n < S->snodes.len; n++) vec_free(&S->snodes.items[n].ch);
     vec_free(&S->snodes);
 }

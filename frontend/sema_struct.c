@@ -67,7 +67,7 @@ bool sema_struct_path(const char *p) { return !strcmp(p, "qd.types.struct") || !
 
 bool sema_struct_type_of(Sema *S, const Expr *ann, const QdStruct **st) {
     if (ann->kind != E_NAME) return false;
-    Binding *b = scope_find(&S->module, ann->name);
+    Binding *b = sema_lookup(S, ann->name); /* a struct type made in a host function too */
     if (!b || b->v.kind != V_STRUCTTYPE) return false;
     *st = b->v.strct.st;
     return true;
@@ -342,25 +342,50 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
         return false;
     }
     (void)first_kw;
+    const Expr *offset = NULL;
+    bool soa = false;
     for (int k = 0; k < call->call.nkw; k++) {
         const char *kw = call->call.kw[k].name;
-        if (!strcmp(kw, "shape")) shape = call->call.kw[k].value;
-        else if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual"))
+        const Expr *kv = call->call.kw[k].value;
+        if (!strcmp(kw, "shape")) shape = kv;
+        else if (!strcmp(kw, "offset")) offset = kv->kind == E_NONE ? NULL : kv;
+        else if (!strcmp(kw, "layout")) { /* AOS: the members of an element together; SOA: each member its own array */
+            const char *lp = sema_path(S, kv);
+            if (!lp || (strcmp(lp, "qd.Layout.AOS") && strcmp(lp, "qd.Layout.SOA")))
+                return diag_error(kv->span, QD2043, "layout= takes qd.Layout.AOS or qd.Layout.SOA"), true;
+            soa = !strcmp(lp, "qd.Layout.SOA");
+        } else if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual"))
             return diag_error(call->call.kw[k].span, QD2063, "%s=... is not supported: qdc does not compile autodiff", kw), true;
         else if (strcmp(kw, "dtype") && strcmp(kw, "name"))
             return diag_error(call->call.kw[k].span, QD2045, "struct field argument '%s' is not supported", kw), true;
     }
-    if (!st) return scope_bind(S, &S->module, target->name, val_err(), span), true;
+    if (shape && shape->kind == E_NONE) shape = NULL;
+    if (offset && !shape) return diag_error(offset->span, QD2004, "shape cannot be None when offset is set"), true;
+    if (!st) return scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span), true;
     int64_t sh[IR_MAX_DIMS];
     int nd = shape ? sema_const_shape(S, shape, sh, IR_MAX_DIMS, "a field shape") : 0; /* no shape: placed later */
-    if (nd < 0) return scope_bind(S, &S->module, target->name, val_err(), span), true;
+    if (nd < 0) return scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span), true;
     for (int k = 0; k < nd; k++)
         if (sh[k] <= 0 || sh[k] > INT32_MAX)
             return diag_error(sema_shape_span(shape, k), QD2004, "field extent %lld is out of range", (long long)sh[k]), true;
+    int64_t org[IR_MAX_DIMS];
+    int no = offset ? sema_const_shape(S, offset, org, IR_MAX_DIMS, "a field offset") : 0;
+    if (no < 0) return scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span), true;
+    if (offset && no != nd)
+        return diag_error(offset->span, QD2004, "offset= has %d value%s but the shape has %d dimension%s (the dimensionality of shape "
+                          "and offset must be the same)", no, no == 1 ? "" : "s", nd, nd == 1 ? "" : "s"), true;
     int idx[1024], n = 0;
-    Val v = struct_fields(S, st, target->name, idx, &n, span);
-    if (shape) sema_snode_place_together(S, idx, n, sh, nd, span);
-    scope_bind(S, &S->module, target->name, v, span);
+    Val v = struct_fields(S, st, sema_field_name(S, target->name), idx, &n, span);
+    for (int k = 0; k < n; k++)
+        for (int d = 0; d < no; d++) S->fields.items[idx[k]].origin[d] = org[d];
+    if (shape && !soa) sema_snode_place_together(S, idx, n, sh, nd, span);
+    for (int k = 0, at = 0; shape && soa && k < st->n; k++) { /* each member under its own dense node (a vector's components together) */
+        Val m = v.strct.m[k];
+        int c = m.kind == V_STRUCT ? sema_struct_leaf_fields(m, idx + at, 1024 - at) : m.kind == V_VEC ? vec_len(m) : 1;
+        sema_snode_place_together(S, idx + at, c, sh, nd, span);
+        at += c;
+    }
+    scope_bind(S, BIND_SCOPE(S), target->name, v, span);
     return true;
 }
 

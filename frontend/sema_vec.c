@@ -841,6 +841,18 @@ static Val method(Sema *S, const Expr *call, Val self, const char *name) {
     Val v = self;
     const Expr *a0 = call->call.args.n ? call->call.args.items[0] : NULL;
     bool no_args = !call->call.args.n && !call->call.nkw;
+    if (!strcmp(name, "get_scalar_field") && v.vec.c[0].kind == V_FIELD) { /* a component of a vector field placed later */
+        int64_t ij[2] = {0, 0};
+        int want = v.vec.m ? 2 : 1;
+        if (call->call.args.n != want || call->call.nkw)
+            return diag_error(sp, QD2007, "get_scalar_field takes %s", want == 2 ? "(row, column)" : "(component)"), val_err();
+        for (int k = 0; k < want; k++) {
+            if (!sema_const_int(S, call->call.args.items[k], &ij[k], "a component index")) return val_err();
+            if (ij[k] < 0 || ij[k] >= (k ? v.vec.m : v.vec.n))
+                return diag_error(call->call.args.items[k]->span, QD2042, "component %lld is out of range for %s", (long long)ij[k], shape_text(S, v)), val_err();
+        }
+        return v.vec.c[want == 2 ? ij[0] * v.vec.m + ij[1] : ij[0]];
+    }
     if (!strcmp(name, "dot")) return a0 ? val_expr(dot(S, v, sema_eval(S, a0), sp)) : val_err();
     if (!strcmp(name, "cross")) return a0 ? cross(S, v, sema_eval(S, a0), sp) : val_err();
     if (!strcmp(name, "outer_product")) return a0 ? outer(S, v, sema_eval(S, a0), sp) : val_err();

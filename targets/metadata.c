@@ -58,9 +58,11 @@ static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const C
     sb_puts(b, "]}");
 }
 
-/* A field in an SNode storage: its levels, outermost first (qdc-abi(7), "SNode storages"). */
+/* A field in an SNode storage: its slot's byte offset in the outermost cell ("byte_offset":
+ * "offset" is the index origin of offset=), its levels, outermost first (qdc-abi(7), "SNode
+ * storages"). */
 static void levels_json(StrBuf *b, const IrField *f) {
-    sb_puts(b, ", \"offset\": ");
+    sb_puts(b, ", \"byte_offset\": ");
     sb_printf(b, "%lld, \"levels\": [", (long long)f->offset);
     for (int l = 0; l < f->nlevels; l++) {
         const IrSnodeLevel *lv = &f->levels[l];
