@@ -1390,7 +1390,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     vec_free(&S.objects), vec_free(&S.classes);
     for (int k = 0; k < S.helpers.len; k++) vec_free(&S.helpers.items[k].combos);
     vec_free(&S.helpers), vec_free(&S.tests);
-    vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.lambdas), vec_free(&S.used_names), vec_free(&S.callinsts);
+    vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.lambdas), vec_free(&S.used_names), vec_free(&S.callinsts), vec_free(&S.pyfuncs);
     vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks);
     if (diag_error_count()) return NULL;
     ir_seal(m);
