@@ -234,10 +234,48 @@ static Expr *parse_atom(Parser *P) {
     }
 }
 
+/* {k: v, ...} with any other keys is the call dict([(k, v), ...]), which Python evaluates alike. */
+static Expr *parse_pairs_dict(Parser *P, Token *open) {
+    next(P);
+    Expr *call = new_expr(P, E_CALL, tspan(P, open)), *fn = new_expr(P, E_NAME, tspan(P, open));
+    fn->name = "dict";
+    call->call.fn = fn;
+    ExprVec pairs = {0};
+    while (!at(P, T_RBRACE) && !at(P, T_EOF) && !P->quiet) {
+        Expr *k = parse_test(P);
+        if (!at(P, T_COLON)) {
+            syntax_error(P, open, QD1012, "sets and dict comprehensions are not supported in kernels");
+            break;
+        }
+        next(P);
+        Expr *pair = new_expr(P, E_TUPLE, k->span);
+        Expr **kv = ARENA_ARRAY(P->arena, Expr *, 2);
+        kv[0] = k, kv[1] = parse_test(P);
+        pair->list = (ExprList){kv, 2};
+        pair->span = span_join(k->span, kv[1]->span);
+        vec_push(&pairs, pair);
+        if (at(P, T_KW_FOR)) {
+            syntax_error(P, open, QD1012, "sets and dict comprehensions are not supported in kernels");
+            break;
+        }
+        if (!accept(P, T_COMMA)) break;
+    }
+    Token *close = peek(P);
+    expect(P, T_RBRACE);
+    Expr *list = new_expr(P, E_LIST, span_join(tspan(P, open), tspan(P, close)));
+    list->list = freeze_exprs(P, &pairs);
+    call->span = list->span;
+    call->call.args.items = ARENA_ARRAY(P->arena, Expr *, 1);
+    call->call.args.items[0] = list, call->call.args.n = 1;
+    return call;
+}
+
 /* {"a": qd.f32, "b": vec3} (string keys only: qd.Struct.field's members) is read as the call
- * dict(a=qd.f32, b=vec3); any other set or dict is QD1012. */
+ * dict(a=qd.f32, b=vec3); other keys as dict([(k, v), ...]); a set is QD1012. */
 /* dict = '{' (STRING ':' test (',' STRING ':' test)* [','])? '}' */
 static Expr *parse_dict(Parser *P, Token *open) {
+    if (peek2(P)->kind != T_RBRACE && !(peek2(P)->kind == T_STRING && P->pos + 2 < P->ntoks && P->toks[P->pos + 2].kind == T_COLON))
+        return parse_pairs_dict(P, open);
     next(P);
     Expr *call = new_expr(P, E_CALL, tspan(P, open)), *fn = new_expr(P, E_NAME, tspan(P, open));
     fn->name = "dict";
@@ -498,13 +536,14 @@ static Expr *parse_lambda(Parser *P) {
     Token *kw = next(P);
     VEC(Param) v = {0};
     while (!at(P, T_COLON) && !at(P, T_EOF) && !P->quiet) {
-        if (at(P, T_STAR) || at(P, T_POW) || at(P, T_SLASH)) {
-            syntax_error(P, peek(P), QD1012, "'*', '**' and '/' parameters are not supported in kernels");
+        if (at(P, T_SLASH)) {
+            syntax_error(P, peek(P), QD1012, "'/' parameters are not supported in kernels");
             break;
         }
+        const char *star = accept(P, T_STAR) ? "*" : accept(P, T_POW) ? "**" : ""; /* host code: a call from a kernel is QD1012 */
         Token *n = peek(P);
         if (!expect(P, T_NAME)) break;
-        Param p = {n->s, NULL, NULL, tspan(P, n)};
+        Param p = {*star ? arena_printf(P->arena, "%s%s", star, n->s) : n->s, NULL, NULL, tspan(P, n)};
         if (accept(P, T_ASSIGN)) p.dflt = parse_test(P);
         vec_push(&v, p);
         if (!accept(P, T_COMMA)) break;

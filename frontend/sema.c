@@ -293,6 +293,11 @@ bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
         c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC || c->kind == V_PYFUNC)
         return true;
+    if (c->kind == V_DICT) { /* keys are compile-time by construction; the values must be constants too */
+        for (int k = 0; k < c->dict.n; k++)
+            if (!sema_module_constant(S, &c->dict.vals[k])) return false;
+        return true;
+    }
     if (c->kind == V_VEC) { /* a constant vector or matrix */
         for (int k = 0; k < vec_len(*c); k++)
             if (!sema_module_constant(S, &c->vec.c[k])) return false;
@@ -496,6 +501,10 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
 static void module_assign(Sema *S, const Stmt *s) {
     for (int k = 0; k < s->assign.targets.n; k++) {
         const Expr *t = s->assign.targets.items[k];
+        if (t->kind == E_NAME && s->assign.value == S->helper_ret_call && S->helper_ret.kind != V_ERR) {
+            scope_bind(S, S->hscope, t->name, S->helper_ret, t->span); /* kern = make_kernel(op) */
+            continue;
+        }
         if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) sema_module_value(S, t, s->assign.value, s->span);
         /* x[i] = v, obj.attr = v: host code changing run-time data; kernels do not see it */
     }
@@ -571,6 +580,14 @@ static void dotted(StrBuf *b, const Expr *e) {
     else sb_puts(b, "?");
 }
 
+/* The dispatcher whose .register decorates s (@op.register or @op.register(...)), or -1. */
+static int dispatcher_of(Sema *S, const Expr *d) {
+    const Expr *fn = d->kind == E_CALL ? d->call.fn : d;
+    if (fn->kind != E_ATTR || strcmp(fn->attr.name, "register") || fn->attr.obj->kind != E_NAME) return -1;
+    Binding *b = host_find(S, fn->attr.obj->name);
+    return b && b->v.kind == V_DISPATCH ? b->v.index : -1;
+}
+
 /* The decorators of a kernel or qd.func: 'K' for @qd.kernel (*pure: @qd.kernel(fastcache=True),
  * pure=True, or @qd.pure above it), 'F' for @qd.func (and its aliases), 0 after an error.
  * Decorators from outside the qd namespace (@test_utils.test(...)) are host code: the definition
@@ -621,6 +638,11 @@ static char decorator_kind(Sema *S, const Stmt *s, bool *pure) {
         const Expr *d = s->def.decorators.items[k];
         const Expr *fn = d->kind == E_CALL ? d->call.fn : d;
         if (sema_path(S, fn)) continue;
+        int disp = dispatcher_of(S, d);
+        if (disp >= 0) { /* @op.register: one of op's implementations */
+            vec_push(&S->dispatchers.items[disp].impls, s);
+            continue;
+        }
         StrBuf name;
         sb_init(&name);
         dotted(&name, fn);
@@ -633,7 +655,24 @@ static char decorator_kind(Sema *S, const Stmt *s, bool *pure) {
 
 #define MAX_DEFS 10000 /* kernels and qd.funcs in one file: documented limit (QD2024) */
 
+/* @qd.perf_dispatch(...) def op(...): ...  — a prototype: the host times the implementations
+ * registered with @op.register and calls the fastest; qdc compiles each as its own entry, and a
+ * host call op(args) is a call site of every one of them. True when s is one. */
+static bool perf_dispatch_def(Sema *S, const Stmt *s) {
+    for (int k = 0; k < s->def.decorators.n; k++) {
+        const Expr *d = s->def.decorators.items[k];
+        const char *p = sema_path(S, d->kind == E_CALL ? d->call.fn : d);
+        if (!p || strcmp(p, "qd.perf_dispatch")) continue;
+        struct SemaDispatch sd = {s, {0}};
+        vec_push(&S->dispatchers, sd);
+        scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_DISPATCH, .index = S->dispatchers.len - 1}, s->def.name_span);
+        return true;
+    }
+    return false;
+}
+
 static void module_def(Sema *S, const Stmt *s) {
+    if (perf_dispatch_def(S, s)) return;
     if (S->ndefs++ == MAX_DEFS)
         diag_error(s->def.name_span, QD2024, "more than %d kernels and functions in one file", MAX_DEFS);
     if (S->ndefs > MAX_DEFS) return;
@@ -657,6 +696,24 @@ static void module_def(Sema *S, const Stmt *s) {
  * kernel defined in this host function freezes the scope it sees (Quadrants compiles a kernel at
  * its first call, reading the enclosing function's variables then); a call of a generic kernel
  * adds an instantiation (sema_generic.c). */
+/* A host call of kernel def: the first call of a kernel defined in a host function freezes the
+ * scope it sees; a generic kernel gets the call's instantiation. */
+static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
+    int d = S->defs.len - 1;
+    while (d >= 0 && S->defs.items[d].def != def) d--;
+    if (d < 0) return;
+    SemaDef *sd = &S->defs.items[d];
+    if (!sd->frozen && sd->scope == S->hscope && sd->scope != &S->module) {
+        Scope *snap = xcalloc(1, sizeof *snap);
+        snap->parent = sd->scope->parent;
+        for (int k = 0; k < sd->scope->b.len; k++) vec_push(&snap->b, sd->scope->b.items[k]);
+        vec_push(&S->host_scopes, snap);
+        sd->scope = snap;
+    }
+    sd->frozen = true;
+    sema_call_site(S, e, d);
+}
+
 static void host_calls(Sema *S, const Expr *e) {
     if (!e) return;
     switch (e->kind) {
@@ -675,20 +732,17 @@ static void host_calls(Sema *S, const Expr *e) {
         bool unparsed = false; /* an argument outside the grammar (host_call_stmt): not a kernel call site */
         for (int k = 0; k < e->call.args.n; k++) unparsed |= e->call.args.items[k]->kind == E_ERROR;
         for (int k = 0; k < e->call.nkw; k++) unparsed |= e->call.kw[k].value->kind == E_ERROR;
-        if (!b || b->v.kind != V_KERNEL || unparsed) return;
-        int d = S->defs.len - 1;
-        while (d >= 0 && S->defs.items[d].def != b->v.def) d--;
-        if (d < 0) return;
-        SemaDef *sd = &S->defs.items[d];
-        if (!sd->frozen && sd->scope == S->hscope && sd->scope != &S->module) {
-            Scope *snap = xcalloc(1, sizeof *snap);
-            snap->parent = sd->scope->parent;
-            for (int k = 0; k < sd->scope->b.len; k++) vec_push(&snap->b, sd->scope->b.items[k]);
-            vec_push(&S->host_scopes, snap);
-            sd->scope = snap;
+        if (b && b->v.kind == V_DISPATCH && !unparsed) { /* op(args): a call of whichever implementation wins */
+            struct SemaDispatch *sd = &S->dispatchers.items[b->v.index];
+            for (int k = 0; k < sd->impls.len; k++) kernel_call_site(S, e, sd->impls.items[k]);
+            return;
         }
-        sd->frozen = true;
-        sema_call_site(S, e, d);
+        if (fn == S->helper_ret_call && S->helper_ret.kind == V_KERNEL && !unparsed) { /* make_kernel(op)(arr) */
+            kernel_call_site(S, e, S->helper_ret.def);
+            return;
+        }
+        if (!b || b->v.kind != V_KERNEL || unparsed) return;
+        kernel_call_site(S, e, b->v.def);
         return;
     }
     case E_SUBSCRIPT: return host_calls(S, e->sub.obj), host_calls(S, e->sub.index);
@@ -726,6 +780,10 @@ void sema_host_function_once(Sema *S, const Stmt *s, const Val *params, const Sp
     S->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, name));
     sema_module_body(S, &s->def.body);
     sema_helpers_finish(S, sc);
+    const StmtList *body = &s->def.body; /* `return kern`: a helper that makes and returns a kernel */
+    const Stmt *last = body->n ? body->stmts[body->n - 1] : NULL;
+    Binding *rb = last && last->kind == S_RETURN && last->expr && last->expr->kind == E_NAME ? scope_find(sc, last->expr->name) : NULL;
+    S->helper_ret = rb && (rb->v.kind == V_KERNEL || rb->v.kind == V_FUNC) ? rb->v : val_err();
     S->hscope = saved, S->prefix = prefix;
 }
 
@@ -1388,9 +1446,11 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     for (int k = 0; k < S.host_scopes.len; k++) vec_free(&S.host_scopes.items[k]->b), free(S.host_scopes.items[k]);
     for (int k = 0; k < S.objects.len; k++) vec_free(&S.objects.items[k]->attrs.b), free(S.objects.items[k]);
     vec_free(&S.objects), vec_free(&S.classes);
-    for (int k = 0; k < S.helpers.len; k++) vec_free(&S.helpers.items[k].combos);
+    for (int k = 0; k < S.helpers.len; k++) vec_free(&S.helpers.items[k].combos), vec_free(&S.helpers.items[k].rets);
     vec_free(&S.helpers), vec_free(&S.tests);
-    vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.lambdas), vec_free(&S.used_names), vec_free(&S.callinsts), vec_free(&S.pyfuncs);
+    for (int k = 0; k < S.dispatchers.len; k++) vec_free(&S.dispatchers.items[k].impls);
+    vec_free(&S.dispatchers), vec_free(&S.pyfuncs);
+    vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.lambdas), vec_free(&S.used_names), vec_free(&S.callinsts);
     vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks);
     if (diag_error_count()) return NULL;
     ir_seal(m);

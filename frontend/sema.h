@@ -42,6 +42,9 @@ typedef enum {
     V_ANNOT,   /* a module-level alias of an array or template annotation (A = qd.types.ndarray()) */
     V_PYDC,    /* an instance of one: one Val per member (in kernels: parameters, fields, constants,
                   nested V_PYDC; in host code: what a call passes) */
+    V_DICT,    /* a dict of compile-time keys (dict.keys) and values (dict.vals): {1: qd.atomic_add} */
+    V_DISPATCH, /* a @qd.perf_dispatch prototype (index: in Sema.dispatchers): the host picks one of
+                   its registered implementations at run time; each compiles as its own entry */
     V_PYFUNC,  /* a Python function whose body is `return EXPR` (def; Sema.pyfuncs has its scope):
                   a call evaluates EXPR with the parameters bound, as Python does when it compiles */
 } ValKind;
@@ -84,6 +87,7 @@ struct Val {
         struct { const QdStruct *st; Val *m; } strct;    /* V_STRUCTTYPE (m NULL), V_STRUCT */
         struct { const PyDc *dc; Val *m; } pydc;         /* V_PYDCTYPE (m NULL), V_PYDC */
         const Expr *ann;                                 /* V_ANNOT: the annotation it names */
+        struct { Val *keys, *vals; int n; } dict;        /* V_DICT */
     };
 };
 
@@ -149,6 +153,7 @@ typedef struct SemaHelper {
     Scope *scope;              /* where it is defined */
     const char *prefix;        /* the entry-name prefix there */
     VEC(const char *) combos;  /* the calls evaluated so far, as spelled in entry names ("" for none) */
+    VEC(Val) rets;             /* per combo: the kernel or qd.func its `return NAME` gives, else V_ERR */
 } SemaHelper;
 
 typedef struct Sema {
@@ -214,6 +219,9 @@ typedef struct Sema {
     int max_shared_bytes; /* FrontendOptions.max_shared_bytes */
     bool print_to_stderr; /* FrontendOptions.print_to_stderr */
     VEC(SemaHelper) helpers;
+    Val helper_ret;              /* what the last helper call returned (a kernel or qd.func), else V_ERR */
+    const Expr *helper_ret_call; /* that call */
+    VEC(struct SemaDispatch { const Stmt *proto; VEC(const Stmt *) impls; }) dispatchers; /* @qd.perf_dispatch */
     VEC(struct PyFunc { const Stmt *def; struct Scope *scope; }) pyfuncs; /* V_PYFUNC: where each is defined */
     int pyfunc_depth;
     VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */
@@ -311,6 +319,10 @@ bool sema_static_seq_for(Sema *S, const Stmt *s); /* sema_lang.c: for x in qd.st
 /* Whether two compile-time values are equal (types, namespaces such as qd.cuda, strings, None,
  * constants, tuples of them): 1, 0, or -1 when one is a run-time value (sema_lang.c). */
 int sema_same_value(Sema *S, Val a, Val b);
+/* dict(), dict([(k, v), ...]), dict(name=v, ...) and {k: v, ...}: a V_DICT whose keys are
+ * compile-time values (sema_lang.c); d[key] is its value, QD2011 when absent. */
+Val sema_dict_call(Sema *S, const Expr *call);
+Val sema_dict_get(Sema *S, Val d, const Expr *key);
 /* sema_param.c: a host def whose body is one `return EXPR` (after a docstring) is bound as V_PYFUNC;
  * its calls are compile-time when the arguments and EXPR are; a call evaluates EXPR. */
 const Expr *sema_pyfunc_return(const Stmt *def);

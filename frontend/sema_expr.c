@@ -23,6 +23,8 @@ const char *val_describe(Val v) {
     case V_STR: return "a string";
     case V_HOST: return "a run-time value of the script";
     case V_PYFUNC: return "a Python function";
+    case V_DISPATCH: return "a qd.perf_dispatch dispatcher (host code)";
+    case V_DICT: return "a dict";
     case V_SNODE: return "an SNode";
     case V_VEC: return v.vec.m ? "a matrix" : "a vector";
     case V_VECTYPE: return "a vector or matrix type";
@@ -403,7 +405,7 @@ void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope 
 }
 
 static Val eval_name(Sema *S, const Expr *e) {
-    static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len",
+    static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len", "dict",
                                            "all", "any", "sum", "tuple", "list", "enumerate", "zip", "reversed"};
     static const char *const host_builtins[] = {"getattr", "str"}; /* host code only (sema_param.c) */
     if (!strncmp(e->name, "$val", 4)) return S->val_slots[e->name[4] - '0']; /* sema_val_node */
@@ -470,7 +472,8 @@ static Val eval_attr(Sema *S, const Expr *e) {
         diag_error(e->span, QD2044, "'.grad' is not supported: qdc does not compile autodiff");
         return val_err();
     }
-    if (o.kind == V_NS && !strcmp(o.path, "qd.lang.impl.current_cfg()")) return sema_cfg_attr(S, e->attr.name, e->span);
+    if (o.kind == V_NS && (!strcmp(o.path, "qd.lang.impl.current_cfg()") || !strcmp(o.path, "qd.cfg")))
+        return sema_cfg_attr(S, e->attr.name, e->span); /* qd.cfg is the same object */
     if (o.kind == V_NS && !strcmp(o.path, "math")) { /* import math */
         char *path = arena_printf(S->arena, "math.%s", e->attr.name);
         Val c;
@@ -570,6 +573,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     }
     if (o.kind == V_VEC) return sema_vec_subscript(S, o, e->sub.index, e->span);
     if (o.kind == V_STRUCT) return sema_struct_subscript(S, o, e);
+    if (o.kind == V_DICT) return sema_dict_get(S, o, e->sub.index);
     IrRef *r = ARENA_NEW(S->arena, IrRef);
     r->span = e->span;
     r->index = o.index;
@@ -1096,6 +1100,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     if (sema_is_mem_builtin(p)) return sema_mem_call(S, call, p);
     if (sema_is_simt_builtin(p)) return sema_simt_call(S, call, p);
     if (!strcmp(p, "print")) return print_call(S, call);
+    if (!strcmp(p, "dict")) return sema_dict_call(S, call);
     if (!strcmp(p, "getattr")) return sema_getattr(S, call);
     if (!strcmp(p, "str")) return sema_str_call(S, call);
     int fb = float_builtin(p);

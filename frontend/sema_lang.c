@@ -19,6 +19,7 @@ static Val tuple_of(Sema *S, Val *items, int n) {
  * rows, an ndarray shape's axes. False (nothing reported) for anything else. */
 static bool seq_items(Sema *S, Val v, Span sp, Val **items, int *n) {
     if (v.kind == V_TUPLE) return *items = v.tuple.items, *n = v.tuple.n, true;
+    if (v.kind == V_DICT) return *items = v.dict.keys, *n = v.dict.n, true; /* `k in d`, `for k in d` */
     if (v.kind == V_VEC && !v.vec.m) return *items = v.vec.c, *n = v.vec.n, true;
     if (v.kind == V_VEC) {
         *n = v.vec.n;
@@ -550,4 +551,53 @@ Val sema_lang_eval(Sema *S, const Expr *e) {
     case E_VALUE: return *(const Val *)e->value;
     default: die("sema_lang_eval: not a language form");
     }
+}
+
+/* ---- dicts ---- */
+
+static bool dict_key(Sema *S, Val k, Span sp) {
+    Val c = k;
+    if (k.kind == V_EXPR && ir_is_const(k.e)) return true;
+    if (k.kind == V_TYPE || k.kind == V_NS || k.kind == V_STR || k.kind == V_NONE || k.kind == V_TUPLE) return sema_module_constant(S, &c);
+    diag_error(sp, QD2009, "a dict key must be a compile-time value (a number, string, type or tuple of them), got %s", val_describe(k));
+    return false;
+}
+
+static void dict_put(Sema *S, Val *d, Val k, Val v) {
+    for (int i = 0; i < d->dict.n; i++)
+        if (same_value(S, d->dict.keys[i], k) == 1) { d->dict.vals[i] = v; return; } /* a repeated key: the last wins */
+    d->dict.keys[d->dict.n] = k, d->dict.vals[d->dict.n++] = v;
+}
+
+Val sema_dict_call(Sema *S, const Expr *call) {
+    int max = call->call.nkw;
+    const Expr *pairs = call->call.args.n == 1 ? call->call.args.items[0] : NULL;
+    if (call->call.args.n > 1 || (pairs && pairs->kind != E_LIST && pairs->kind != E_TUPLE))
+        return diag_error(call->span, QD2007, "dict takes a list of (key, value) pairs and keywords here"), val_err();
+    if (pairs) max += pairs->list.n;
+    Val d = {.kind = V_DICT};
+    d.dict.keys = ARENA_ARRAY(S->arena, Val, max ? max : 1), d.dict.vals = ARENA_ARRAY(S->arena, Val, max ? max : 1);
+    for (int i = 0; pairs && i < pairs->list.n; i++) {
+        const Expr *p = pairs->list.items[i];
+        if ((p->kind != E_TUPLE && p->kind != E_LIST) || p->list.n != 2)
+            return diag_error(p->span, QD2007, "dict takes (key, value) pairs"), val_err();
+        Val k = sema_eval(S, p->list.items[0]), v = sema_eval(S, p->list.items[1]);
+        if (k.kind == V_ERR || v.kind == V_ERR || !dict_key(S, k, p->list.items[0]->span)) return val_err();
+        dict_put(S, &d, k, v);
+    }
+    for (int i = 0; i < call->call.nkw; i++) {
+        Val v = sema_eval(S, call->call.kw[i].value);
+        if (v.kind == V_ERR) return v;
+        dict_put(S, &d, (Val){.kind = V_STR, .path = call->call.kw[i].name}, v);
+    }
+    return d;
+}
+
+Val sema_dict_get(Sema *S, Val d, const Expr *key) {
+    Val k = sema_eval(S, key);
+    if (k.kind == V_ERR || !dict_key(S, k, key->span)) return val_err();
+    for (int i = 0; i < d.dict.n; i++)
+        if (same_value(S, d.dict.keys[i], k) == 1) return d.dict.vals[i];
+    diag_error(key->span, QD2011, "the key is not in the dict (Python raises KeyError)");
+    return val_err();
 }

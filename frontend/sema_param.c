@@ -554,11 +554,12 @@ void sema_param_host_function(Sema *S, const Stmt *s) {
 
 /* A compile-time value of a host condition, or V_ERR; never a diagnostic. */
 static Val cond_atom(Sema *S, const Expr *e) {
-    if (e->kind == E_ATTR && e->attr.obj->kind == E_CALL && !e->attr.obj->call.args.n && !strcmp(e->attr.name, "arch")) {
-        const char *p = sema_path(S, e->attr.obj->call.fn); /* qd.lang.impl.current_cfg().arch: the compile's */
-        if (S->arch && p && (!strcmp(p, "qd.lang.impl.current_cfg") || !strcmp(p, "qd.impl.current_cfg")))
+    if (e->kind == E_ATTR && !strcmp(e->attr.name, "arch")) { /* qd.lang.impl.current_cfg().arch, qd.cfg.arch: the compile's */
+        const Expr *o = e->attr.obj;
+        const char *p = o->kind == E_CALL && !o->call.args.n ? sema_path(S, o->call.fn) : sema_path(S, o);
+        if (S->arch && p && (!strcmp(p, "qd.lang.impl.current_cfg") || !strcmp(p, "qd.impl.current_cfg") || (o->kind != E_CALL && !strcmp(p, "qd.cfg"))))
             return (Val){.kind = V_NS, .path = arena_printf(S->arena, "qd.%s", S->arch)};
-        return val_err();
+        if (p && (!strcmp(p, "qd.cfg") || !strcmp(p, "qd.lang.impl.current_cfg") || !strcmp(p, "qd.impl.current_cfg"))) return val_err();
     }
     if (e->kind == E_ATTR || e->kind == E_NAME) { /* qd.ndarray, qd.f32, a bound name */
         const char *p = e->kind == E_ATTR ? sema_path(S, e) : NULL;
@@ -623,6 +624,17 @@ static int cond_value(Sema *S, const Expr *e) {
     case E_COMPARE: {
         if (e->cmp.items.n != 2) return -1;
         int op = e->cmp.ops[0];
+        const Expr *rhs = e->cmp.items.items[1];
+        if ((op == T_KW_IN || op == CMP_NOT_IN) && (rhs->kind == E_TUPLE || rhs->kind == E_LIST)) { /* dtype in (qd.f16, qd.f32) */
+            Val a = cond_atom(S, e->cmp.items.items[0]);
+            int found = 0;
+            for (int k = 0; k < rhs->list.n && !found; k++) {
+                int eq = same(a, cond_atom(S, rhs->list.items[k]));
+                if (eq < 0 || (a.kind == V_EXPR && eq == 0 && !qt_is_integral(a.e->type))) return -1;
+                found = eq;
+            }
+            return op == T_KW_IN ? found : !found;
+        }
         Val a = cond_atom(S, e->cmp.items.items[0]), b = cond_atom(S, e->cmp.items.items[1]);
         int eq = same(a, b);
         if (eq < 0) return -1;
@@ -743,16 +755,23 @@ static bool defer_helper(Sema *S, const Stmt *s) {
 }
 
 static void run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl, const char *combo) {
+    S->helper_ret = val_err();
     for (int k = 0; k < h->combos.len; k++)
-        if (!strcmp(h->combos.items[k], combo ? combo : "")) return;
+        if (!strcmp(h->combos.items[k], combo ? combo : "")) {
+            S->helper_ret = h->rets.items[k];
+            return;
+        }
     vec_push(&h->combos, combo ? combo : "");
+    vec_push(&h->rets, val_err());
     if (S->helper_depth >= 8) return; /* a recursive helper: its deeper calls are not evaluated */
     const Stmt *def = h->def;
     Scope *hscope = S->hscope, *bind_to = S->bind_to;
     const char *prefix = S->prefix;
     S->hscope = h->scope, S->prefix = h->prefix, S->bind_to = NULL, S->helper_depth++;
+    int slot = h->rets.len - 1, hi = (int)(h - S->helpers.items);
     sema_host_function_once(S, def, bound, decl, combo, false);
     S->hscope = hscope, S->prefix = prefix, S->bind_to = bind_to, S->helper_depth--;
+    S->helpers.items[hi].rets.items[slot] = S->helper_ret; /* S->helpers may have moved while the body ran */
 }
 
 /* helper(args...): each parameter is bound to its argument (or default) when qdc evaluates it
@@ -799,6 +818,7 @@ bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
     const char *combo = any ? arena_strdup(S->arena, id.data) : NULL;
     sb_free(&id);
     run_helper(S, h, bound, decl, combo);
+    S->helper_ret_call = call;
     return true;
 }
 

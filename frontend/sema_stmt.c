@@ -655,6 +655,9 @@ static void stmt_return(Sema *S, const Stmt *s) {
 
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     if (!S->cur) return diag_error(call->span, QD2019, "a qd.func can only be called inside a kernel"), val_err();
+    for (int k = 0; k < def->def.nparams; k++)
+        if (def->def.params[k].name[0] == '*') /* a lambda of host code (lambda *args: ...) */
+            return diag_error(call->span, QD1012, "'%s' parameters are not supported in kernels", def->def.params[k].name), val_err();
     for (int k = 0; k < S->ninline; k++)
         if (S->inline_stack[k] == def) {
             diag_error(call->span, QD2016, "recursive call of qd.func '%s' (qd.func calls are inlined)", def->def.name);

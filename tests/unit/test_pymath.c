@@ -128,3 +128,35 @@ Test(pymath, current_cfg_arch_of_one_arch) {
     cr_expect_eq(x.status, 0, "%s", x.err);
     run_free(&x);
 }
+
+/* A lambda with *args or **kwargs is host code (a perf_dispatch hash): called from a kernel, QD1012. */
+Test(pymath, star_lambda_in_a_kernel) {
+    const char *src = "import quadrants as qd\n"
+                      "f = lambda *args: 1\n"
+                      "@qd.kernel\n"
+                      "def k() -> qd.i32:\n"
+                      "    return f(1, 2)\n";
+    RunResult r = compile_emit(src, "x86_64", "--check");
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "k.py:5:12: error[QD1012]: '*args' parameters are not supported in kernels\n"), "%s", r.err);
+    run_free(&r);
+}
+
+/* Dicts of compile-time keys: a missing key is Python's KeyError (QD2011), a kernel value as key
+ * QD2009, a set or a dict comprehension QD1012. */
+Test(pymath, dict_errors) {
+    static const struct { const char *src, *err; } rows[] = {
+        {"import quadrants as qd\nD = {1: 2}\n@qd.kernel\ndef k() -> qd.i32:\n    return D[3]\n",
+         "k.py:5:14: error[QD2011]: the key is not in the dict (Python raises KeyError)\n"},
+        {"import quadrants as qd\nD = {1: 2}\n@qd.kernel\ndef k(a: qd.i32) -> qd.i32:\n    return D[a]\n",
+         "k.py:5:14: error[QD2009]: a dict key must be a compile-time value (a number, string, type or tuple of them), got "},
+        {"import quadrants as qd\n@qd.kernel\ndef k() -> qd.i32:\n    s = {1, 2}\n    return 0\n",
+         "k.py:4:9: error[QD1012]: sets and dict comprehensions are not supported in kernels\n"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        RunResult r = compile_emit(rows[i].src, "x86_64", "--check");
+        cr_expect_eq(r.status, 1, "row %zu: %s", i, r.err);
+        cr_expect(strstr(r.err, rows[i].err), "row %zu: expected\n%s\ngot\n%s", i, rows[i].err, r.err);
+        run_free(&r);
+    }
+}
