@@ -419,16 +419,26 @@ struct IrWalker {
     /* Called on every expression once (shared nodes too), after its operands, in evaluation
      * order; returns the node that replaces it (or e itself). NULL: expressions not visited. */
     IrExpr *(*expr)(IrWalker *w, IrExpr *e);
-    /* Called on every statement before its expressions, in program order (may be NULL). */
+    /* Called on every expression before its operands (may be NULL); false skips the node: its
+     * operands and expr are not visited and it is not marked seen, so another use reaches it
+     * again. For read-only walks that stop early (the first f64 node of a statement). */
+    bool (*enter)(IrWalker *w, IrExpr *e);
+    /* Called on every statement before its expressions, in program order (may be NULL). All
+     * expressions of a statement are visited before its nested blocks. */
     void (*stmt)(IrWalker *w, IrStmt *s);
     void *ctx;
     IrKernel *k; /* where the walk is */
     IrTask *t;
-    IrMemo seen; /* private: node -> replacement */
+    /* node -> replacement, so a shared node is visited once; a read-only walk may clear it
+     * (ir_memo_clear) in its stmt hook to visit nodes shared between statements per statement. */
+    IrMemo seen;
 };
 /* Walks every task of every kernel (of one kernel): its extent, then its body. */
 void ir_walk_module(IrModule *m, IrWalker *w);
 void ir_walk_kernel(IrKernel *k, IrWalker *w);
+/* One task (its extent, then its body), or one block; w->k and w->t are left as they are. */
+void ir_walk_task(IrTask *t, IrWalker *w);
+void ir_walk_block(IrBlock *b, IrWalker *w);
 
 /* Whether some expression node of `e` (operands and indexes included) or of `b` (its statements,
  * nested blocks included) satisfies pred; both walk with the walker above. */

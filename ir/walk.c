@@ -59,9 +59,10 @@ static void walk_ref(IrWalker *w, IrRef *r) {
 }
 
 static IrExpr *walk_expr(IrWalker *w, IrExpr *e) {
-    if (!e || !w->expr) return e;
+    if (!e || (!w->expr && !w->enter)) return e;
     IrExpr *done = ir_memo_get(&w->seen, e);
     if (done) return done;
+    if (w->enter && !w->enter(w, e)) return e;
     switch (e->kind) {
     case IR_LOAD: walk_ref(w, e->ref); break;
     case IR_UNARY: e->un.a = walk_expr(w, e->un.a); break;
@@ -78,7 +79,7 @@ static IrExpr *walk_expr(IrWalker *w, IrExpr *e) {
     case IR_SUBGROUP: e->sg.a = walk_expr(w, e->sg.a), e->sg.b = walk_expr(w, e->sg.b); break;
     case IR_CONST: case IR_LOCAL: case IR_PARAM: case IR_SHAPE: case IR_THREAD_IDX: case IR_GLOBAL_THREAD_IDX: case IR_CLOCK: break;
     }
-    IrExpr *r = w->expr(w, e);
+    IrExpr *r = w->expr ? w->expr(w, e) : e;
     ir_memo_put(&w->seen, e, r);
     if (r != e) ir_memo_put(&w->seen, r, r); /* a replacement is not walked again */
     return r;
@@ -122,6 +123,17 @@ void ir_walk_kernel(IrKernel *k, IrWalker *w) {
     walk_tasks(k, w);
     ir_memo_free(&w->seen);
     w->k = NULL, w->t = NULL;
+}
+
+void ir_walk_task(IrTask *t, IrWalker *w) {
+    t->extent = walk_expr(w, t->extent);
+    walk_block(w, &t->body);
+    ir_memo_free(&w->seen);
+}
+
+void ir_walk_block(IrBlock *b, IrWalker *w) {
+    walk_block(w, b);
+    ir_memo_free(&w->seen);
 }
 
 void ir_walk_module(IrModule *m, IrWalker *w) {

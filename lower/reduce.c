@@ -19,52 +19,29 @@ typedef struct {
     const char *blocker; /* the first construct that forbids every rewrite in the task */
 } TaskScan;
 
-static void scan_expr(TaskScan *s, const IrExpr *e);
-
-static void scan_ref(TaskScan *s, const IrRef *r, const IrExpr *memop) {
-    for (int i = 0; i < r->nidx; i++) scan_expr(s, r->idx[i]);
-    if (r->flat) scan_expr(s, r->flat);
-    vec_push(&s->acc, ((Access){r, memop}));
+/* Through the IR walker: each load and memory operation after its operands, each store and
+ * the fence and barrier blockers at their statement. */
+static IrExpr *scan_expr(IrWalker *w, IrExpr *e) {
+    TaskScan *s = w->ctx;
+    if (e->kind == IR_LOAD) vec_push(&s->acc, ((Access){e->ref, NULL}));
+    if (e->kind != IR_MEMOP) return e;
+    vec_push(&s->acc, ((Access){e->mem.ref, e}));
+    if (!s->blocker && e->mem.is_volatile) s->blocker = "a volatile load in the loop";
+    if (!s->blocker && e->mem.order != QORD_RELAXED && e->mem.ref->kind != IR_REF_LOCAL)
+        s->blocker = "an atomic with a non-relaxed order in the loop";
+    return e;
 }
 
-static void scan_expr(TaskScan *s, const IrExpr *e) {
-    if (!e) return;
-    switch (e->kind) {
-    case IR_LOAD: scan_ref(s, e->ref, NULL); return;
-    case IR_UNARY: scan_expr(s, e->un.a); return;
-    case IR_BINARY: scan_expr(s, e->bin.a), scan_expr(s, e->bin.b); return;
-    case IR_SELECT: scan_expr(s, e->sel.cond), scan_expr(s, e->sel.a), scan_expr(s, e->sel.b); return;
-    case IR_CAST: case IR_BITCAST: scan_expr(s, e->arg); return;
-    case IR_MATH: scan_expr(s, e->math.a), scan_expr(s, e->math.b); return;
-    case IR_SUBGROUP: scan_expr(s, e->sg.a), scan_expr(s, e->sg.b); return;
-    case IR_MEMOP:
-        scan_expr(s, e->mem.val), scan_expr(s, e->mem.val2);
-        scan_ref(s, e->mem.ref, e);
-        if (!s->blocker && e->mem.is_volatile) s->blocker = "a volatile load in the loop";
-        if (!s->blocker && e->mem.order != QORD_RELAXED && e->mem.ref->kind != IR_REF_LOCAL)
-            s->blocker = "an atomic with a non-relaxed order in the loop";
-        return;
-    default: return;
-    }
+static void scan_stmt(IrWalker *w, IrStmt *st) {
+    TaskScan *s = w->ctx;
+    if (st->kind == IR_STORE) vec_push(&s->acc, ((Access){st->store.ref, NULL}));
+    if (!s->blocker && st->kind == IR_FENCE) s->blocker = "a memory fence in the loop";
+    if (!s->blocker && st->kind == IR_BARRIER) s->blocker = "a block barrier in the loop";
 }
 
 static void scan_block(TaskScan *s, const IrBlock *b) {
-    for (int i = 0; i < b->n; i++) {
-        const IrStmt *st = b->stmts[i];
-        switch (st->kind) {
-        case IR_ASSIGN: scan_expr(s, st->assign.value); break;
-        case IR_STORE: scan_expr(s, st->store.value), scan_ref(s, st->store.ref, NULL); break;
-        case IR_EVAL: scan_expr(s, st->eval); break;
-        case IR_IF: scan_expr(s, st->if_.cond), scan_block(s, &st->if_.then), scan_block(s, &st->if_.els); break;
-        case IR_WHILE: scan_expr(s, st->while_.cond), scan_block(s, &st->while_.body); break;
-        case IR_FOR: scan_expr(s, st->for_.begin), scan_expr(s, st->for_.end), scan_block(s, &st->for_.body); break;
-        case IR_FENCE: if (!s->blocker) s->blocker = "a memory fence in the loop"; break;
-        case IR_BARRIER: if (!s->blocker) s->blocker = "a block barrier in the loop"; break;
-        case IR_PRINT: for (int k = 0; k < st->print.nargs; k++) scan_expr(s, st->print.args[k]); break;
-        case IR_ASSERT: scan_expr(s, st->assert_.cond); break;
-        default: break;
-        }
-    }
+    IrWalker w = {.expr = scan_expr, .stmt = scan_stmt, .ctx = s};
+    ir_walk_block((IrBlock *)b, &w); /* read-only: every callback returns its node */
 }
 
 /* The same value in every iteration: constants, scalar arguments, ndarray shapes and pure

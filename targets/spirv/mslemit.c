@@ -18,50 +18,27 @@ typedef struct {
     bool *plain; /* per Metal buffer index */
 } Need;
 
-static void need_expr(Need *n, const IrExpr *e);
-
-static void need_ref(Need *n, const IrRef *r, bool plain) {
+static void need_ref(Need *n, const IrRef *r) {
     int b = r->kind == IR_REF_NDARRAY ? n->lay->binding[r->index] : r->kind == IR_REF_FIELD ? n->lay->nndarray + r->index : -1;
-    if (plain && b >= 0) n->plain[b] = true;
-    for (int i = 0; i < r->nidx; i++) need_expr(n, r->idx[i]);
+    if (b >= 0) n->plain[b] = true;
 }
 
-static void need_expr(Need *n, const IrExpr *e) {
-    if (!e) return;
-    switch (e->kind) {
-    case IR_LOAD: need_ref(n, e->ref, true); break;
-    case IR_UNARY: need_expr(n, e->un.a); break;
-    case IR_BINARY: need_expr(n, e->bin.a), need_expr(n, e->bin.b); break;
-    case IR_SELECT: need_expr(n, e->sel.cond), need_expr(n, e->sel.a), need_expr(n, e->sel.b); break;
-    case IR_CAST: case IR_BITCAST: need_expr(n, e->arg); break;
-    case IR_MATH: need_expr(n, e->math.a); break;
-    case IR_MEMOP: {
-        const IrMemOp *m = &e->mem;
-        const IrLowering *L = ir_low_memop(n->low, e);
-        bool dev_fence = (L->fence_before || L->fence_after) && L->fence_scope != QSCOPE_BLOCK;
-        n->sync |= m->is_volatile || dev_fence;
-        need_ref(n, m->ref, m->is_volatile || L->kind == LOW_PLAIN);
-        need_expr(n, m->val), need_expr(n, m->val2);
-        break;
-    }
-    default: break;
-    }
+/* Through the IR walker: plain loads and memory operations, then stores and fences. */
+static IrExpr *need_expr(IrWalker *w, IrExpr *e) {
+    Need *n = w->ctx;
+    if (e->kind == IR_LOAD) need_ref(n, e->ref);
+    if (e->kind != IR_MEMOP) return e;
+    const IrLowering *L = ir_low_memop(n->low, e);
+    bool dev_fence = (L->fence_before || L->fence_after) && L->fence_scope != QSCOPE_BLOCK;
+    n->sync |= e->mem.is_volatile || dev_fence;
+    if (e->mem.is_volatile || L->kind == LOW_PLAIN) need_ref(n, e->mem.ref);
+    return e;
 }
 
-static void need_block(Need *n, const IrBlock *b) {
-    for (int i = 0; i < b->n; i++) {
-        const IrStmt *s = b->stmts[i];
-        switch (s->kind) {
-        case IR_ASSIGN: need_expr(n, s->assign.value); break;
-        case IR_STORE: need_ref(n, s->store.ref, true), need_expr(n, s->store.value); break;
-        case IR_EVAL: need_expr(n, s->eval); break;
-        case IR_IF: need_expr(n, s->if_.cond), need_block(n, &s->if_.then), need_block(n, &s->if_.els); break;
-        case IR_WHILE: need_expr(n, s->while_.cond), need_block(n, &s->while_.body); break;
-        case IR_FOR: need_expr(n, s->for_.begin), need_expr(n, s->for_.end), need_block(n, &s->for_.body); break;
-        case IR_FENCE: n->sync |= ir_low_fence(n->low, s)->fence_scope != QSCOPE_BLOCK; break;
-        default: break;
-        }
-    }
+static void need_stmt(IrWalker *w, IrStmt *s) {
+    Need *n = w->ctx;
+    if (s->kind == IR_STORE) need_ref(n, s->store.ref);
+    if (s->kind == IR_FENCE) n->sync |= ir_low_fence(n->low, s)->fence_scope != QSCOPE_BLOCK;
 }
 
 /* coherent[b] for every Metal buffer b of the task (nbuf entries). */
@@ -70,8 +47,8 @@ static bool *coherent_buffers(const IrModule *m, const IrLowered *low, const IrK
     spv_layout_kernel(k, &lay);
     *nbuf = lay.nndarray + m->nfields;
     Need n = {low, &lay, false, xcalloc((size_t)*nbuf + 1, sizeof(bool))};
-    if (task->extent) need_expr(&n, task->extent);
-    need_block(&n, &task->body);
+    IrWalker w = {.expr = need_expr, .stmt = need_stmt, .ctx = &n};
+    ir_walk_task((IrTask *)task, &w); /* read-only: every callback returns its node */
     if (!n.sync) memset(n.plain, 0, (size_t)*nbuf + 1);
     spv_layout_free(&lay);
     return n.plain;
@@ -86,56 +63,47 @@ static bool no_f64(QdType t, Span sp, const char *what) {
     return false;
 }
 
-static bool f64_expr(const IrExpr *e);
+/* Through the IR walker: the first f64 node of each statement (before its operands, so the
+ * outermost), then nothing more of that statement; nested statements have their own. A node
+ * shared between statements is checked in each (the stmt hook forgets what was seen). The
+ * load or memory operation is not checked itself (its buffer is, where declared), only what
+ * it is given. */
+typedef struct {
+    const IrLowered *low;
+    bool ok;
+    bool stmt_done; /* reported, or a statement that is compiled out */
+} F64Check;
 
-/* The indexes of a reference (an f64 computed only to index is still a double in MSL). */
-static bool f64_ref(const IrRef *r) {
-    for (int i = 0; i < r->nidx; i++)
-        if (!f64_expr(r->idx[i])) return false;
-    return true;
+static bool f64_enter(IrWalker *w, IrExpr *e) {
+    F64Check *c = w->ctx;
+    if (c->stmt_done) return false;
+    if (e->kind == IR_MEMOP || e->kind == IR_LOAD || no_f64(e->type, e->span, "this expression")) return true;
+    c->ok = false, c->stmt_done = true;
+    return false;
 }
 
-static bool f64_expr(const IrExpr *e) {
-    if (!e) return true;
-    if (e->kind != IR_MEMOP && e->kind != IR_LOAD && !no_f64(e->type, e->span, "this expression")) return false;
-    switch (e->kind) {
-    case IR_LOAD: return f64_ref(e->ref);
-    case IR_UNARY: return f64_expr(e->un.a);
-    case IR_BINARY: return f64_expr(e->bin.a) && f64_expr(e->bin.b);
-    case IR_SELECT: return f64_expr(e->sel.cond) && f64_expr(e->sel.a) && f64_expr(e->sel.b);
-    case IR_CAST: case IR_BITCAST: return f64_expr(e->arg);
-    case IR_MATH: return f64_expr(e->math.a) && f64_expr(e->math.b);
-    case IR_MEMOP: return f64_ref(e->mem.ref) && f64_expr(e->mem.val) && f64_expr(e->mem.val2);
-    case IR_SUBGROUP: return f64_expr(e->sg.a) && f64_expr(e->sg.b);
-    default: return true;
-    }
+/* An assert, and a print without an output channel, emit nothing (QD5181, QD5180). */
+static void f64_stmt(IrWalker *w, IrStmt *s) {
+    F64Check *c = w->ctx;
+    c->stmt_done = s->kind == IR_ASSERT || (s->kind == IR_PRINT && !c->low->print);
+    ir_memo_clear(&w->seen);
 }
 
-static bool f64_block(const IrBlock *b) {
-    bool ok = true;
-    for (int i = 0; i < b->n; i++) {
-        const IrStmt *s = b->stmts[i];
-        switch (s->kind) {
-        case IR_ASSIGN: ok &= f64_expr(s->assign.value); break;
-        case IR_STORE: ok &= f64_ref(s->store.ref) && f64_expr(s->store.value); break;
-        case IR_EVAL: ok &= f64_expr(s->eval); break;
-        case IR_IF: ok &= f64_expr(s->if_.cond) & f64_block(&s->if_.then) & f64_block(&s->if_.els); break;
-        case IR_WHILE: ok &= f64_expr(s->while_.cond) & f64_block(&s->while_.body); break;
-        case IR_FOR: ok &= f64_expr(s->for_.begin) & f64_expr(s->for_.end) & f64_block(&s->for_.body); break;
-        default: break;
-        }
-    }
-    return ok;
+static bool f64_block(const IrLowered *low, const IrBlock *b) {
+    F64Check c = {low, true, false};
+    IrWalker w = {.enter = f64_enter, .stmt = f64_stmt, .ctx = &c};
+    ir_walk_block((IrBlock *)b, &w); /* read-only: nothing is replaced */
+    return c.ok;
 }
 
-static bool msl_check_types(const IrModule *m) {
+static bool msl_check_types(const IrModule *m, const IrLowered *low) {
     bool ok = true;
     for (int i = 0; i < m->nfields; i++) ok &= no_f64(m->fields[i].type, m->fields[i].span, "this field");
     for (int k = 0; k < m->nkernels; k++) {
         const IrKernel *kn = &m->kernels[k];
         for (int i = 0; i < kn->nparams; i++) ok &= no_f64(kn->params[i].type, kn->params[i].span, "this parameter");
         for (int i = 0; i < kn->nshared; i++) ok &= no_f64(kn->shared[i].type, kn->shared[i].span, "this array");
-        for (int i = 0; ok && i < kn->ntasks; i++) ok &= f64_block(&kn->tasks[i].body);
+        for (int i = 0; ok && i < kn->ntasks; i++) ok &= f64_block(low, &kn->tasks[i].body);
     }
     return ok;
 }
@@ -164,7 +132,7 @@ static bool msl_task(const IrModule *m, const IrLowered *low, const IrKernel *k,
 }
 
 bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *st, const MslTarget *mt, StrBuf *out) {
-    if (!msl_check_types(m)) return false;
+    if (!msl_check_types(m, low)) return false;
     bool ok = true;
     MslItems items = {0};
     for (int k = 0; k < m->nkernels; k++)

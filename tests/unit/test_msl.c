@@ -342,3 +342,34 @@ Test(msl, int64_emulation_gives_exact_results_under_contention, .timeout = 120) 
     remove_tree(dir);
     free(dir), free(metal), free(drv), free(exe), free(in), free(inc), free(incflag);
 }
+
+/* The completion step's walk (the one IR walker) sees every operand: b is read only as the
+ * second operand of atan2, after a device fence, so it is coherent(device) too (the hand-written
+ * walk looked at a math function's first operand only). */
+Test(msl, a_load_in_any_operand_makes_its_buffer_coherent) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/m.qd", dir);
+    cr_assert(write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.f32, ndim=1), "
+                              "b: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n    for i in range(a.shape[0]):\n"
+                              "        qd.simt.grid.mem_fence()\n        a[i] = qd.atan2(1.0, b[i])\n"));
+    RunResult r = run_qdc(src, "--target=apple8", "--cap=+msl3.2", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "kernel void k_t0(coherent(device) device k_t0_buf_f32& a [[buffer(0)]], "
+                            "coherent(device) device k_t0_buf_f32& b [[buffer(1)]], "), "%s", r.out);
+    run_free(&r), free(src);
+    remove_tree(dir), free(dir);
+}
+
+/* print and assert are compiled out on Metal (QD5180, QD5181): an f64 they are given is no
+ * double in the MSL, so it is no QD5104. */
+Test(msl, f64_in_a_compiled_out_print_or_assert_is_no_error, .init = cr_redirect_stderr) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/p.qd", dir), *out = xasprintf("%s/p.metal", dir);
+    cr_assert(write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                              "    for i in range(a.shape[0]):\n        print(qd.cast(i, qd.f64) * 0.5)\n"
+                              "        assert qd.cast(i, qd.f64) < 1e300\n        a[i] = 1.0\n"));
+    RunResult r = run_qdc(src, "--target=apple8", "--color=never", "-o", out, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.err, "QD5104"), "%s", r.err);
+    cr_expect(file_exists(out));
+    run_free(&r), free(src), free(out);
+    remove_tree(dir), free(dir);
+}
