@@ -614,7 +614,8 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     } else if (o.kind == V_SHARED) {
         IrShared *sh = &S->shared.items[o.index];
         r->kind = IR_REF_SHARED, r->type = sh->type, ndim = sh->ndim, name = sh->name, r->space = QSPACE_SHARED;
-        shape = sh->shape;
+        shape = sh->shape, edim = sh->elem_ndim;
+        if (edim) en = (int)sh->shape[ndim - edim], em = edim == 2 ? (int)sh->shape[ndim - 1] : 0;
     } else {
         diag_error(e->span, QD2011, "%s is not subscriptable", val_describe(o));
         return val_err();

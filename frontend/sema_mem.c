@@ -339,7 +339,19 @@ static Val shared_array(Sema *S, const Expr *call) {
     }
     if (!shape || !dt) return diag_error(call->span, QD2007, "SharedArray takes (shape, dtype)"), val_err();
     if (S->task < 0 || !S->k) return diag_error(call->span, QD2018, "a SharedArray must be declared inside a kernel"), val_err();
-    if (!sema_annotation_type(S, dt, &sh.type) || !shared_shape(S, shape, &sh)) return val_err();
+    int en = 0, em = 0;
+    if (!(sema_vec_type_of(S, dt, &sh.type, &en, &em) && en > 0) && !sema_annotation_type(S, dt, &sh.type)) return val_err();
+    if (!shared_shape(S, shape, &sh)) return val_err();
+    if (en > 0) { /* a vector or matrix element: its components are the last axes (AOS) */
+        sh.elem_ndim = em ? 2 : 1;
+        if (sh.ndim + sh.elem_ndim > IR_MAX_DIMS || sh.elems * en * (em ? em : 1) > (1 << 24)) {
+            diag_error(call->span, QD2018, "a SharedArray of %s has at most %d dimensions and 16777216 scalar components",
+                       em ? "matrices" : "vectors", IR_MAX_DIMS - sh.elem_ndim);
+            return val_err();
+        }
+        sh.shape[sh.ndim++] = en, sh.elems *= en;
+        if (em) sh.shape[sh.ndim++] = em, sh.elems *= em;
+    }
     sh.name = "$shared", sh.task = S->task, sh.span = call->span;
     vec_push(&S->shared, sh);
     S->uses_block = true;

@@ -262,9 +262,11 @@ typedef struct IrParam {
 typedef struct IrShared {
     const char *name;
     QdType type;
-    int ndim;
+    int ndim;      /* a vector/matrix element type's component axes included */
+    int elem_ndim; /* SharedArray(shape, vecN / matNxM): its last 1 or 2 axes are the components,
+                      so one element's components are contiguous (AOS, as fields) */
     int64_t shape[IR_MAX_DIMS];
-    int64_t elems; /* product of shape */
+    int64_t elems; /* product of shape (scalars) */
     int task;      /* the task that declares it */
     Span span;
 } IrShared;

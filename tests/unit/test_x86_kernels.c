@@ -96,6 +96,12 @@ Test(x86_kernels, simt) {
     run_kernel("tests/kernels/simt.qd", "tests/kernels/simt.c", "simt", "4099");
 }
 
+/* qd.simt.block.SharedArray of vectors and matrices (issue 15): element and component stores,
+ * loads and atomics in 32-lane blocks */
+Test(x86_kernels, shared_vec) {
+    run_kernel("tests/kernels/shared_vec.qd", "tests/kernels/shared_vec.c", "shared_vec", "4096");
+}
+
 /* qd.simt.block.reduce/reduce_all/inclusive_scan/exclusive_scan with a user @qd.func operator
  * (block_dim 8, 96, 256) and block.radix_rank_match_atomic_or (block_dim 256 and 64), exact. */
 Test(x86_kernels, simt_block) {
