@@ -1,4 +1,5 @@
-/* qd.simt.subgroup.*, qd.simt.warp.* and the qd.simt.block.* collectives. The primitives (lane id, size,
+/* qd.simt.subgroup.*, qd.simt.warp.*, the qd.simt.block.* collectives and the generic helpers of
+ * quadrants.lang.simt.reductions (_inclusive_scan_tiled ...). The primitives (lane id, size,
  * shuffles, broadcast, ballot, votes, full-subgroup reductions and scans, sync) become one
  * IR_SUBGROUP node each (ops in ir/simt.def); Quadrants' *_tiled helpers and lane masks expand
  * here into those primitives exactly as Quadrants composes them (shuffle_down trees, xor
@@ -13,7 +14,8 @@ typedef enum { F_PRIM, F_SIZE, F_LOG2_SIZE, F_SYNC, F_FENCE, F_ELECT, F_BALLOT, 
                F_BCAST_FIRST, F_SHUFFLE_XOR, F_LANEMASK, F_REDUCE, F_SCAN, F_REDUCE_TILED, F_REDUCE_ALL_TILED,
                F_VOTE_TILED, F_ALL_EQUAL_TILED, F_SCAN_TILED, F_EXSCAN_TILED, F_SEGMENTED, F_SEGMENTED_TILED, F_SORT, F_SORT_TILED,
                W_VOTE, W_UNIQUE, W_BALLOT, W_SHFL, W_SHFL_XOR, W_MATCH_ANY, W_MATCH_ALL, W_ACTIVE, W_SYNC,
-               B_REDUCE, B_SCAN, B_SYNC_NONZERO, B_GENERIC, B_RADIX } SimtForm;
+               B_REDUCE, B_SCAN, B_SYNC_NONZERO, B_GENERIC, B_RADIX,
+               R_REDUCE, R_SCAN, R_EXSCAN, R_SEG_DIST, R_BIN } SimtForm;
 
 /* One row per spelling: path suffix, form, IR op (or the lanemask kind), combine op, args. */
 typedef struct { const char *name; SimtForm form; int op; IrBinOp combine; int nargs; } SimtFn;
@@ -21,6 +23,7 @@ typedef struct { const char *name; SimtForm form; int op; IrBinOp combine; int n
 #define SUB(n, f, op, c, na) {"qd.simt.subgroup." n, f, op, c, na}
 #define WARP(n, f, op, c, na) {"qd.simt.warp." n, f, op, c, na}
 #define BLOCK(n, f, op, c, na) {"qd.simt.block." n, f, op, c, na}
+#define RED(n, f, c, na) {"qd.simt.reductions." n, f, 0, c, na}
 #define RED3(sfx, c) SUB("reduce_" sfx, F_REDUCE, SG_REDUCE, c, 1), SUB("reduce_all_" sfx, F_REDUCE, SG_REDUCE, c, 1), \
     SUB("reduce_" sfx "_tiled", F_REDUCE_TILED, 0, c, 2), SUB("reduce_all_" sfx "_tiled", F_REDUCE_ALL_TILED, 0, c, 2)
 #define SCAN(sfx, c) SUB("inclusive_" sfx, F_SCAN, SG_INCLUSIVE, c, 1), SUB("exclusive_" sfx, F_SCAN, SG_EXCLUSIVE, c, 1), \
@@ -67,9 +70,22 @@ static const SimtFn fns[] = {
     BLOCK("reduce", B_GENERIC, SG_REDUCE, IR_ADD, 4), BLOCK("reduce_all", B_GENERIC, SG_REDUCE, IR_ADD, 4),
     BLOCK("inclusive_scan", B_GENERIC, SG_INCLUSIVE, IR_ADD, 4), BLOCK("exclusive_scan", B_GENERIC, SG_EXCLUSIVE, IR_ADD, 5),
     BLOCK("radix_rank_match_atomic_or", B_RADIX, 0, IR_ADD, 7),
+    /* the private helpers of quadrants.lang.simt.reductions that upstream code imports; its public
+     * names are qd.simt.subgroup's (find) */
+    RED("_reduce_tiled", R_REDUCE, IR_ADD, 3), RED("_inclusive_scan_tiled", R_SCAN, IR_ADD, 3),
+    RED("_exclusive_scan_tiled", R_EXSCAN, IR_ADD, 4), RED("_segment_head_distance_tiled", R_SEG_DIST, IR_ADD, 2),
+    /* its binary operators, called or passed as the op of the helpers above */
+    RED("_bin_add", R_BIN, IR_ADD, 2), RED("_bin_mul", R_BIN, IR_MUL, 2), RED("_bin_min", R_BIN, IR_MIN, 2),
+    RED("_bin_max", R_BIN, IR_MAX, 2), RED("_bin_and", R_BIN, IR_AND, 2), RED("_bin_or", R_BIN, IR_OR, 2),
+    RED("_bin_xor", R_BIN, IR_XOR, 2),
 };
 
 static const SimtFn *find(const char *path) {
+    static const char red[] = "qd.simt.reductions.";
+    char sub[128];
+    if (!strncmp(path, red, sizeof red - 1) && path[sizeof red - 1] != '_' && /* reductions.reduce_add_tiled: the subgroup one */
+        snprintf(sub, sizeof sub, "qd.simt.subgroup.%s", path + sizeof red - 1) < (int)sizeof sub)
+        path = sub;
     for (size_t k = 0; k < ARRAY_LEN(fns); k++)
         if (!strcmp(fns[k].name, path)) return &fns[k];
     return NULL;
@@ -212,7 +228,7 @@ static void assign(Ctx *c, int local, IrExpr *v);
 /* Quadrants' segmented reduce: lane - (the nearest head at or below the lane in its group of
  * 2**log2 lanes, the group's first lane if none), from one u64 ballot and a clz; then a
  * Hillis-Steele scan that never reaches past that head. */
-static IrExpr *segmented(Ctx *c, IrBinOp op, IrExpr *v, IrExpr *head, int log2) {
+static IrExpr *seg_distance(Ctx *c, IrExpr *head, int log2) {
     IrExpr *l = lane(c), *all = irb_int(c->S->arena, QT_U64, -1, c->sp);
     IrExpr *full = once(c, sg(c, SG_BALLOT, IR_ADD, nonzero(c, head), NULL));
     IrExpr *base = once(c, irb_cast(c->S->arena, bin(c, IR_AND, l, i32c(c, ~((1 << log2) - 1))), QT_U64));
@@ -221,7 +237,11 @@ static IrExpr *segmented(Ctx *c, IrBinOp op, IrExpr *v, IrExpr *head, int log2) 
     IrExpr *upto = bin(c, IR_SHR, all, irb_cast(c->S->arena, bin(c, IR_SUB, i32c(c, 63), l), QT_U64));
     IrExpr *clz = irb_new(c->S->arena, IR_MATH, QT_U64, c->sp);
     clz->math.op = IR_CLZ, clz->math.a = bin(c, IR_AND, eff, upto);
-    IrExpr *dist = once(c, bin(c, IR_SUB, l, bin(c, IR_SUB, i32c(c, 63), irb_cast(c->S->arena, clz, QT_I32))));
+    return once(c, bin(c, IR_SUB, l, bin(c, IR_SUB, i32c(c, 63), irb_cast(c->S->arena, clz, QT_I32))));
+}
+
+static IrExpr *segmented(Ctx *c, IrBinOp op, IrExpr *v, IrExpr *head, int log2) {
+    IrExpr *dist = seg_distance(c, head, log2);
     for (int i = 0; i < log2; i++) {
         v = once(c, v);
         IrExpr *sel = irb_new(c->S->arena, IR_SELECT, v->type, c->sp);
@@ -490,6 +510,97 @@ static IrExpr *block_generic(Ctx *c, const SimtFn *f, IrExpr *v, int64_t bd, con
     if_close(c, st, &body, outer);
     barrier(c);
     return sema_local(c->S, res, c->sp);
+}
+
+/* ---- quadrants.lang.simt.reductions' generic helpers ----
+ * _reduce_tiled(value, op, log2_size), _inclusive_scan_tiled(value, op, log2_size) and
+ * _exclusive_scan_tiled(value, op, identity, log2_size), op a @qd.func (or one of the module's
+ * _bin_* operators), unrolled as Quadrants composes them: a shuffle_down tree folding
+ * value = op(value, partner) (valid in lane 0 of each group of 2**log2_size lanes), and a
+ * Hillis-Steele scan folding the predecessor in, value = op(partner, value), so lane k holds
+ * op(a[g], op(a[g+1], ..., a[k])) over its group: a non-commutative op keeps its order. The
+ * shuffles run on every lane (uniform); only the fold is conditional. */
+
+typedef struct { const Stmt *def; const Expr *fn; IrBinOp op; } UserOp;
+
+static bool user_op_arg(Ctx *c, const char *name, const Expr *x, UserOp *u) {
+    Val v = sema_eval(c->S, x);
+    if (v.kind == V_ERR) return false;
+    if (v.kind == V_FUNC) return u->def = v.def, u->fn = x, true;
+    const SimtFn *f = v.kind == V_NS ? find(v.path) : NULL;
+    if (f && f->form == R_BIN) return u->def = NULL, u->op = f->combine, true;
+    diag_error(x->span, QD2070, "'%s' takes a @qd.func op(a, b) as its operator, got %s", name, val_describe(v));
+    return false;
+}
+
+static IrExpr *apply_op(Ctx *c, const UserOp *u, IrExpr *a, IrExpr *b, QdType t) {
+    if (!u->def) return irb_cast(c->S->arena, bin(c, u->op, a, b), t);
+    return user_op(c, u->def, u->fn, a, b, t);
+}
+
+static IrExpr *user_scan(Ctx *c, const UserOp *u, IrExpr *v, int log2) {
+    QdType t = v->type;
+    int val = sema_new_local(c->S, "$val", t);
+    assign(c, val, v);
+    IrExpr *in_group = log2 ? once(c, bin(c, IR_AND, lane(c), i32c(c, (1 << log2) - 1))) : NULL;
+    for (int i = 0; i < log2; i++) {
+        IrExpr *partner = once(c, sg(c, SG_SHUFFLE_UP, IR_ADD, sema_local(c->S, val, c->sp), i32c(c, 1 << i)));
+        IrStmtVec body = {0}, *outer;
+        IrStmt *st = if_open(c, bin(c, IR_GE, in_group, i32c(c, 1 << i)), &body, &outer);
+        IrExpr *r = apply_op(c, u, partner, sema_local(c->S, val, c->sp), t);
+        if (!r) return c->S->cur = outer, NULL;
+        assign(c, val, r);
+        if_close(c, st, &body, outer);
+    }
+    return sema_local(c->S, val, c->sp);
+}
+
+static Val reductions_call(Ctx *c, const SimtFn *f, const Expr *call) {
+    Sema *S = c->S;
+    const Expr *const *a = (const Expr *const *)call->call.args.items;
+    const char *name = strrchr(f->name, '.') + 1;
+    int log2;
+    IrExpr *v = sema_expr(S, a[0]);
+    if (!v) return val_err();
+    if (f->form == R_BIN) {
+        IrExpr *b = sema_expr(S, a[1]);
+        return b ? val_expr(bin(c, f->combine, v, b)) : val_err();
+    }
+    if (f->form == R_SEG_DIST) {
+        if (!log2_arg(c, a[1], &log2)) return val_err();
+        return val_expr(seg_distance(c, v, log2));
+    }
+    UserOp u = {0};
+    IrExpr *ident = NULL;
+    if (!value_ok(c, v, name, a[0]->span, false) || !user_op_arg(c, name, a[1], &u)) return val_err();
+    if (f->form == R_EXSCAN && !(ident = sema_expr(S, a[2]))) return val_err();
+    if (!log2_arg(c, a[f->nargs - 1], &log2)) return val_err();
+    QdType t = v->type;
+    IrExpr *r;
+    if (f->form == R_REDUCE) {
+        int val = sema_new_local(S, "$val", t);
+        assign(c, val, v);
+        for (int i = 0; i < log2; i++) {
+            IrExpr *cur = sema_local(S, val, c->sp);
+            IrExpr *partner = once(c, sg(c, SG_SHUFFLE_DOWN, IR_ADD, cur, i32c(c, 1 << (log2 - 1 - i))));
+            if (!(r = apply_op(c, &u, sema_local(S, val, c->sp), partner, t))) return val_err();
+            assign(c, val, r);
+        }
+        r = sema_local(S, val, c->sp);
+    } else {
+        if (f->form == R_EXSCAN) { /* the predecessor's input, identity in each group's first lane */
+            int prev = sema_new_local(S, "$prev", t);
+            assign(c, prev, sg(c, SG_SHUFFLE_UP, IR_ADD, v, i32c(c, 1)));
+            IrStmtVec body = {0}, *outer;
+            IrStmt *st = if_open(c, bin(c, IR_EQ, bin(c, IR_AND, lane(c), i32c(c, (1 << log2) - 1)), i32c(c, 0)), &body, &outer);
+            assign(c, prev, irb_cast(S->arena, ident, t));
+            if_close(c, st, &body, outer);
+            v = sema_local(S, prev, c->sp);
+        }
+        if (!(r = user_scan(c, &u, v, log2))) return val_err();
+    }
+    S->uses_block = true;
+    return val_expr(r);
 }
 
 /* ---- block.radix_rank_match_atomic_or(key, block_dim, radix_bits, bit_start, num_bits, bins, excl_prefix) ----
@@ -788,6 +899,7 @@ Val sema_simt_call(Sema *S, const Expr *call, const char *p) {
     if (call->call.args.n != f->nargs)
         return diag_error(call->span, QD2007, "'%s' takes %d argument%s, got %d", p, f->nargs, f->nargs == 1 ? "" : "s",
                           call->call.args.n), val_err();
+    if (f->form >= R_REDUCE) return reductions_call(&c, f, call);
     if (f->form >= B_REDUCE) return block_call(&c, f, call);
     bool tiled = f->form == F_SORT_TILED || f->form == F_REDUCE_TILED || f->form == F_REDUCE_ALL_TILED || f->form == F_VOTE_TILED ||
                  f->form == F_ALL_EQUAL_TILED || f->form == F_SCAN_TILED || f->form == F_EXSCAN_TILED ||

@@ -6,6 +6,7 @@
 #include "../../support/util.h"
 #include "harness.h"
 #include "vk_exec.h"
+#include "../kernels/simt_reductions_check.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +315,56 @@ Test(simt, runs_on_vulkan, .timeout = 300) {
     free(dir);
 }
 
+/* quadrants.lang.simt.reductions' generic helpers with a non-commutative operator on the
+ * Vulkan device (groups of at most 8 lanes: lavapipe's subgroups), and on every family. */
+Test(simt, reductions_helpers_on_vulkan, .timeout = 300) {
+    char *dir = make_temp_dir(), *src = root_path("tests/kernels/simt_reductions.qd");
+    char *spv = compile_to(dir, src, "vulkan1.2", NULL, ".spv"), *mf = compile_to(dir, src, "vulkan1.2", "--emit=metadata", ".json");
+    char *meta = mf ? read_text(mf, NULL) : NULL;
+    cr_assert(spv && meta);
+    enum { N = 1024 };
+    uint32_t *a = xcalloc(N, sizeof *a), *out = xcalloc((size_t)N * SR_NC, sizeof *out);
+    uint32_t x = 2463534242u;
+    for (int i = 0; i < N; i++) x ^= x << 13, x ^= x >> 17, x ^= x << 5, a[i] = x;
+    VkArray arr[2] = {{a, N * sizeof *a, N}, {out, (size_t)N * SR_NC * sizeof *out, N * SR_NC}};
+    const char *kernels[] = {"tiles"};
+    char *err = NULL;
+    int rc = vk_run(dir, spv, meta, kernels, 1, arr, 2, NULL, N, VK_FULL, true, &err);
+    cr_expect(rc >= 0, "vkrun: %s", err);
+    if (rc > 0) cr_expect_eq(sr_check_tiles(a, out, N), 0, "reductions helpers on Vulkan: wrong values (stderr)");
+    free(err), free(a), free(out), free(meta), free(mf), free(spv), free(src);
+    remove_tree(dir);
+    free(dir);
+}
+
+Test(simt, reductions_helpers_every_family, .timeout = 180) {
+    char *dir = make_temp_dir(), *src = root_path("tests/kernels/simt_reductions.qd");
+    char *ptx = compile_to(dir, src, "sm_80", NULL, ".ptx");
+    char *text = ptx ? read_text(ptx, NULL) : NULL;
+    expect_in(text, "shfl.sync.up.b32", "sm_80");
+    expect_in(text, "shfl.sync.down.b32", "sm_80");
+    if (ptx && tool_available(PTXAS)) {
+        char *cubin = xasprintf("%s.cubin", ptx);
+        RunResult p = run_argv((const char *[]){PTXAS, "-arch=sm_80", ptx, "-o", cubin, NULL}, NULL, NULL);
+        cr_expect_eq(p.status, 0, "ptxas: %s", p.err);
+        run_free(&p);
+        free(cubin);
+    }
+    free(text), free(ptx);
+    static const char *const fams[][3] = {{"gfx942", NULL, ".hsaco"}, {"gfx1100", "--cap=+wave32", ".hsaco"},
+                                          {"vulkan1.1", NULL, ".spv"}, {"apple7", NULL, ".metal"}};
+    for (size_t i = 0; i < ARRAY_LEN(fams); i++) {
+        char *out = xasprintf("%s/r.%s%s", dir, fams[i][0], fams[i][2]), *tgt = xasprintf("--target=%s", fams[i][0]);
+        RunResult r = run_qdc(tgt, fams[i][1] ? fams[i][1] : "-O2", src, "-o", out, NULL);
+        cr_expect_eq(r.status, 0, "%s: %s", fams[i][0], r.err);
+        cr_expect(file_exists(out), "%s: no output", fams[i][0]);
+        run_free(&r);
+        free(out), free(tgt);
+    }
+    remove_tree(dir);
+    free(dir), free(src);
+}
+
 /* ---- what is refused ---- */
 
 static void expect_error(const char *body, const char *family, const char *extra, int line, int col, const char *msg) {
@@ -371,6 +422,12 @@ Test(simt, operand_and_size_errors) {
     expect_error("        a[i] = qd.simt.warp.shfl_sync_i32(qd.u32(0xFFFF), a[i], 0)\n", "sm_80", NULL, 6, 43,
                  "error[QD2072]: qdc supports qd.simt.warp.* only with the full mask 0xFFFFFFFF (a constant); "
                  "partial-warp masks are not supported");
+    expect_error("        a[i] = qd.simt.reductions._inclusive_scan_tiled(a[i], 3, 2)\n", "x86_64", NULL, 6, 63,
+                 "error[QD2070]: '_inclusive_scan_tiled' takes a @qd.func op(a, b) as its operator, got a value");
+    expect_error("        a[i] = qd.simt.reductions._reduce_tiled(a[i], qd.simt.reductions._bin_max, 9)\n", "x86_64", NULL, 6, 84,
+                 "error[QD2071]: log2_size must be a constant from 0 to 6 (groups of 1 to 64 lanes), got 9");
+    expect_error("        a[i] = qd.simt.reductions._exclusive_scan_tiled(qd.cast(a[i], qd.i8), qd.simt.reductions._bin_max, 0, 2)\n",
+                 "x86_64", NULL, 6, 57, "error[QD2070]: '_exclusive_scan_tiled' takes a 32- or 64-bit integer or float (f32, f64), got i8");
     expect_error("        a[i] = qd.simt.subgroup.shuffle(a[i])\n", "x86_64", NULL, 6, 16,
                  "error[QD2007]: 'qd.simt.subgroup.shuffle' takes 2 arguments, got 1");
     expect_error("        a[i] = qd.simt.block.radix_rank_match_atomic_or(qd.u32(a[i]), 64, 7, 0, 7, a, a)\n", "x86_64", NULL, 6, 71,

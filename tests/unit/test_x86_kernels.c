@@ -96,6 +96,12 @@ Test(x86_kernels, simt) {
     run_kernel("tests/kernels/simt.qd", "tests/kernels/simt.c", "simt", "4099");
 }
 
+/* quadrants.lang.simt.reductions' _inclusive_scan_tiled / _exclusive_scan_tiled / _reduce_tiled
+ * with a non-commutative @qd.func operator, and its other names (issue 16) */
+Test(x86_kernels, simt_reductions) {
+    run_kernel("tests/kernels/simt_reductions.qd", "tests/kernels/simt_reductions.c", "simt_reductions", "4096");
+}
+
 /* qd.simt.block.SharedArray of vectors and matrices (issue 15): element and component stores,
  * loads and atomics in 32-lane blocks */
 Test(x86_kernels, shared_vec) {
