@@ -1419,6 +1419,11 @@ bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
     int64_t ndim;
     int n = 0, m = 0;
     bool vec = sema_vec_type_of(S, dt, &p->type, &n, &m);
+    const QdStruct *st;
+    if (!vec && dt && sema_struct_type_of(S, dt, &st)) /* qd.ndarray(struct, ...) raises in Quadrants */
+        return diag_error(dt->span, QD2005, "a struct type is not an ndarray element type (Quadrants: only scalars, vectors and "
+                                            "matrices; qd.ndarray raises \"is not supported as ndarray element type\"); use a "
+                                            "struct field (MyStruct.field(shape=...)) or one ndarray per member"), false;
     if ((vec && !n) || (!vec && !sema_annotation_type(S, dt, &p->type)) || !sema_const_int(S, nd, &ndim, "ndim")) return false;
     int edim = n ? (m ? 2 : 1) : 0;
     if (ndim < 0 || ndim + edim > IR_MAX_DIMS) return diag_error(nd->span, QD2005, "ndim must be between 0 and %d", IR_MAX_DIMS - edim), false;

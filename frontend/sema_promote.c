@@ -240,10 +240,131 @@ static void vector_return(Sema *S, const Stmt *def, const Stmt *ret, QdType t, i
     }
 }
 
+/* ---- struct and tuple returns: one kernel-owned field per leaf (qdc_ret_<kernel>_<path>) ---- */
+
+static bool same_struct(const QdStruct *a, const QdStruct *b) {
+    if (a == b) return true;
+    if (a->n != b->n) return false;
+    for (int k = 0; k < a->n; k++)
+        if (strcmp(a->names[k], b->names[k]) || a->dt[k] != b->dt[k] || a->vn[k] != b->vn[k] || a->vm[k] != b->vm[k] ||
+            !a->sub[k] != !b->sub[k] || (a->sub[k] && !same_struct(a->sub[k], b->sub[k])))
+            return false;
+    return true;
+}
+
+typedef VEC(IrRetMember) RetVec;
+
+/* One leaf: the value v (a scalar, or a V_VEC of n x m) stored into a new field. */
+static bool ret_leaf(Sema *S, RetVec *out, const char *path, QdType t, int n, int m, Val v, Span sp) {
+    int len = n ? (m ? n * m : n) : 1;
+    if ((n && (v.kind != V_VEC || v.vec.n != n || v.vec.m != m)) || (!n && (v.kind == V_VEC || v.kind == V_STRUCT || v.kind == V_TUPLE))) {
+        char want[48];
+        if (!n) snprintf(want, sizeof want, "%s", qt_name(t));
+        else if (m) snprintf(want, sizeof want, "a %dx%d matrix", n, m);
+        else snprintf(want, sizeof want, "a %d-vector", n);
+        char got[48];
+        if (v.kind == V_VEC && v.vec.m) snprintf(got, sizeof got, "a %dx%d matrix", v.vec.n, v.vec.m);
+        else if (v.kind == V_VEC) snprintf(got, sizeof got, "a %d-vector", v.vec.n);
+        else snprintf(got, sizeof got, "%s", val_describe(v));
+        diag_error(sp, QD2040, "member '%s' of the declared return type is %s, got %s", path, want, got);
+        return false;
+    }
+    char *sym = arena_printf(S->arena, "qdc_ret_%s_%s", S->k->name, path);
+    for (char *p = sym; *p; p++)
+        if (*p == '.') *p = '_';
+    int f = owned_field(S, sym, t, sp);
+    if (n) {
+        IrField *fd = &S->fields.items[f];
+        fd->ndim = 1, fd->shape[0] = len, fd->elems = len;
+    }
+    for (int c = 0; c < len; c++) {
+        IrExpr *e = sema_rvalue(S, n ? v.vec.c[c] : v, sp);
+        if (!e) return false;
+        IrRef *r = field_ref(S, f, sp).ref;
+        if (n) r->idx[0] = irb_int(S->arena, QT_I32, c, sp), r->nidx = 1;
+        IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
+        st->store.ref = r, st->store.value = irb_cast(S->arena, e, t);
+        sema_emit(S, st);
+    }
+    vec_push(out, ((IrRetMember){.name = path, .type = t, .field = f, .n = n, .m = m}));
+    return true;
+}
+
+static bool ret_struct(Sema *S, RetVec *out, const char *prefix, const QdStruct *st, Val v, Span sp) {
+    if (v.kind != V_STRUCT || !same_struct(v.strct.st, st)) {
+        const char *got = v.kind == V_STRUCT ? "a struct of other members or member types" : val_describe(v);
+        if (prefix) diag_error(sp, QD2040, "member '%s' of the declared return type is a struct, got %s", prefix, got);
+        else diag_error(sp, QD2040, "the declared return type is a struct, got %s", got);
+        return false;
+    }
+    for (int k = 0; k < st->n; k++) {
+        const char *path = prefix ? arena_printf(S->arena, "%s.%s", prefix, st->names[k]) : st->names[k];
+        bool ok = st->sub[k] ? ret_struct(S, out, path, st->sub[k], v.strct.m[k], sp)
+                             : ret_leaf(S, out, path, st->dt[k], st->vn[k], st->vm[k], v.strct.m[k], sp);
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* The element annotations of `-> tuple[A, B]`, `-> typing.Tuple[A, B]` or `-> (A, B)`, or NULL. */
+static const ExprList *tuple_annotation(Sema *S, const Expr *ann) {
+    if (ann->kind == E_TUPLE) return &ann->list;
+    if (ann->kind != E_SUBSCRIPT || ann->sub.index->kind != E_TUPLE) return NULL;
+    const Expr *o = ann->sub.obj;
+    const char *name = o->kind == E_NAME ? o->name : o->kind == E_ATTR ? o->attr.name : NULL;
+    (void)S;
+    return name && (!strcmp(name, "tuple") || !strcmp(name, "Tuple")) ? &ann->sub.index->list : NULL;
+}
+
+/* An element of a tuple return: a struct, vector or matrix, or scalar type. */
+static bool ret_element(Sema *S, RetVec *out, const char *path, const Expr *ann, Val v, Span sp) {
+    const QdStruct *st;
+    QdType t;
+    int n = 0, m = 0;
+    if (sema_struct_type_of(S, ann, &st)) return ret_struct(S, out, path, st, v, sp);
+    if (sema_vec_type_of(S, ann, &t, &n, &m)) return n && ret_leaf(S, out, path, t, n, m, v, sp);
+    return sema_annotation_type(S, ann, &t) && ret_leaf(S, out, path, t, 0, 0, v, sp);
+}
+
+/* -> MyStruct / -> tuple[...]: true when the annotation is one of those (the return handled). */
+static bool aggregate_return(Sema *S, const Stmt *def, const Stmt *ret) {
+    const Expr *ann = def->def.returns;
+    const QdStruct *st = NULL;
+    const ExprList *items = tuple_annotation(S, ann);
+    if (!items && !sema_struct_type_of(S, ann, &st)) return false;
+    if (!ret->expr) {
+        diag_error(ret->span, QD2015, "kernel '%s' is declared to return a %s but returns no value", def->def.name, st ? "struct" : "tuple");
+        return true;
+    }
+    Val v = sema_eval(S, ret->expr);
+    if (v.kind == V_ERR) return true;
+    RetVec out = {0};
+    bool ok;
+    if (st) {
+        ok = ret_struct(S, &out, NULL, st, v, ret->expr->span);
+    } else if (v.kind != V_TUPLE || v.tuple.n != items->n) {
+        diag_error(ret->expr->span, QD2040, "kernel '%s' is declared to return a tuple of %d values, got %s", def->def.name, items->n,
+                   val_describe(v));
+        ok = false;
+    } else {
+        ok = true;
+        for (int k = 0; ok && k < items->n; k++)
+            ok = ret_element(S, &out, arena_printf(S->arena, "_%d", k), items->items[k], v.tuple.items[k], ret->expr->span);
+    }
+    if (ok) {
+        S->k->ret_members = ARENA_ARRAY(S->arena, IrRetMember, out.len);
+        memcpy(S->k->ret_members, out.items, sizeof(IrRetMember) * (size_t)out.len);
+        S->k->ret_nmembers = out.len;
+    }
+    vec_free(&out);
+    return true;
+}
+
 /* `return value` as the last top-level statement of a kernel declared `-> T`. */
 void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret) {
     QdType t;
     int n = 0, m = 0;
+    if (aggregate_return(S, def, ret)) return;
     if (sema_vec_type_of(S, def->def.returns, &t, &n, &m)) {
         if (n) vector_return(S, def, ret, t, n, m);
         return;

@@ -194,6 +194,10 @@ static void dump_kernel(const IrModule *m, const IrLowered *low, const IrKernel 
     }
     sb_puts(out, ")");
     if (k->ret_type != QT_VOID) sb_printf(out, " -> %s in field %s", qt_name(k->ret_type), m->fields[k->ret_field].name);
+    for (int i = 0; i < k->ret_nmembers; i++)
+        sb_printf(out, "%s%s: %s in field %s", i ? ", " : " -> {", k->ret_members[i].name, qt_name(k->ret_members[i].type),
+                  m->fields[k->ret_members[i].field].name);
+    if (k->ret_nmembers) sb_puts(out, "}");
     sb_putc(out, '\n');
     for (int i = 0; i < k->nlocals; i++) sb_printf(out, "  local %%%d %s: %s\n", i, k->locals[i].name, qt_name(k->locals[i].type));
     for (int i = 0; i < k->nshared; i++) {

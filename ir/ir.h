@@ -283,6 +283,16 @@ typedef struct IrTask {
     Span span;
 } IrTask;
 
+/* One leaf of a struct or tuple return (`-> MyStruct`, `-> tuple[qd.f32, MyStruct]`): its path
+ * ("a", "b.a"; tuple elements are "_0", "_1", ...), type and shape, and the kernel-owned field
+ * the last task stores it in (0-d, or 1-d with the n (n*m) components row-major). */
+typedef struct IrRetMember {
+    const char *name;
+    QdType type;
+    int field;
+    int n, m; /* a vector (m 0) or matrix member; 0 for a scalar */
+} IrRetMember;
+
 typedef struct IrKernel {
     const char *name;
     IrParam *params;
@@ -298,6 +308,8 @@ typedef struct IrKernel {
     int ret_field;   /* the 0-d field the last task stores the result in (IrModule.fields), or -1 */
     int ret_n, ret_m; /* `-> qd.types.vector(n, T)` (m 0) / matrix(n, m, T): ret_field is 1-d with
                          the n (n*m) components row-major; 0 for a scalar */
+    IrRetMember *ret_members; /* a struct or tuple return: its leaves in declaration order (ret_type */
+    int ret_nmembers;         /* is then QT_VOID and ret_field -1); 0 otherwise */
     Span span;
 } IrKernel;
 

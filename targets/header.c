@@ -88,6 +88,34 @@ static void field_decl(StrBuf *b, const IrField *f) {
     sb_puts(b, ";\n");
 }
 
+/* The C struct of a struct or tuple return, nested as the type is: the members whose path starts
+ * with the first plen characters of prefix, from index i; returns the index after them. */
+static int ret_members(StrBuf *b, const IrKernel *k, int i, const char *prefix, size_t plen, int depth) {
+    while (i < k->ret_nmembers && !strncmp(k->ret_members[i].name, prefix, plen)) {
+        const IrRetMember *r = &k->ret_members[i];
+        const char *rest = r->name + plen, *dot = strchr(rest, '.');
+        sb_printf(b, "%*s", 4 * depth, "");
+        if (dot) { /* a nested struct: its members share the path up to the dot */
+            sb_puts(b, "struct {\n");
+            i = ret_members(b, k, i, r->name, (size_t)(dot - r->name) + 1, depth + 1);
+            sb_printf(b, "%*s} %.*s;\n", 4 * depth, "", (int)(dot - rest), rest);
+            continue;
+        }
+        sb_printf(b, "%s %s", abi_c_type(r->type), rest);
+        if (r->n) sb_printf(b, "[%d]", r->n);
+        if (r->m) sb_printf(b, "[%d]", r->m);
+        sb_puts(b, ";\n");
+        i++;
+    }
+    return i;
+}
+
+static void ret_typedef(StrBuf *b, const IrKernel *k) {
+    sb_printf(b, "typedef struct %s_ret {\n", k->name);
+    ret_members(b, k, 0, "", 0, 1);
+    sb_printf(b, "} %s_ret;\n", k->name);
+}
+
 static const char *task_kind(const IrTask *t) {
     return t->kind == IR_TASK_SERIAL ? "QDRT_SERIAL" : t->uses_block ? "QDRT_BLOCK" : "QDRT_PARALLEL";
 }
@@ -99,14 +127,18 @@ static void cpu_launcher(StrBuf *b, const IrModule *m, const IrKernel *k, const 
         sb_printf(b, "void %s(const void *args, int32_t begin, int32_t end, qdrt_lane *lane);\n", s);
         if (k->tasks[i].kind == IR_TASK_PARALLEL) sb_printf(b, "int32_t %s_extent(const void *args);\n", s);
     }
-    bool ret = k->ret_type != QT_VOID;
+    bool ret = k->ret_type != QT_VOID, agg = k->ret_nmembers > 0;
     int len = k->ret_m ? k->ret_n * k->ret_m : k->ret_n;
-    if (ret && len)
+    if (agg)
+        sb_printf(b, "/* %s returns a struct %s_ret (above): stored in *ret when the launch succeeds (ret may be NULL) */\n",
+                  k->name, k->name);
+    else if (ret && len)
         sb_printf(b, "/* %s returns a %s of %s (%d components, row-major): stored in ret[0..%d] when the launch succeeds (ret may be NULL) */\n",
                   k->name, k->ret_m ? "matrix" : "vector", qt_name(k->ret_type), len, len - 1);
     else if (ret) sb_printf(b, "/* %s returns %s: stored in *ret when the launch succeeds (ret may be NULL) */\n", k->name, qt_name(k->ret_type));
     sb_printf(b, "static inline int %s(const %s_args *args, int nthreads", k->name, k->name);
-    if (ret) sb_printf(b, ", %s *ret", abi_c_type(k->ret_type));
+    if (agg) sb_printf(b, ", %s_ret *ret", k->name);
+    else if (ret) sb_printf(b, ", %s *ret", abi_c_type(k->ret_type));
     sb_puts(b, ") {\n");
     sb_puts(b, "    static const qdrt_task tasks[] = {\n");
     for (int i = 0; i < k->ntasks; i++) {
@@ -115,6 +147,20 @@ static void cpu_launcher(StrBuf *b, const IrModule *m, const IrKernel *k, const 
         sb_printf(b, "        {%s, %s, %s, %d, %ld},\n", t->name, ext, task_kind(t), abi_block_dim(t, cap),
                   abi_task_shared_bytes(k, i));
         free(ext);
+    }
+    if (agg) {
+        sb_printf(b, "    };\n    int rc = qdrt_launch(tasks, %d, args, nthreads);\n    if (!rc && ret) {\n", k->ntasks);
+        for (int i = 0; i < k->ret_nmembers; i++) {
+            const IrRetMember *r = &k->ret_members[i];
+            const char *f = m->fields[r->field].name;
+            if (!r->n) sb_printf(b, "        ret->%s = qd_field_%s;\n", r->name, f);
+            else if (!r->m) sb_printf(b, "        for (int i = 0; i < %d; i++) ret->%s[i] = qd_field_%s[i];\n", r->n, r->name, f);
+            else
+                sb_printf(b, "        for (int i = 0; i < %d; i++) ret->%s[i / %d][i %% %d] = qd_field_%s[i];\n", r->n * r->m, r->name,
+                          r->m, r->m, f);
+        }
+        sb_puts(b, "    }\n    return rc;\n}\n");
+        return;
     }
     if (!ret) {
         sb_printf(b, "    };\n    return qdrt_launch(tasks, %d, args, nthreads);\n}\n", k->ntasks);
@@ -157,6 +203,14 @@ bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, 
         sb_printf(out, "\n/* kernel %s */\n", k->name);
         if (bind) bind->args_struct(out, m, i, bind->ctx);
         else args_struct(out, k);
+        if (k->ret_nmembers) ret_typedef(out, k);
+        if (k->ret_nmembers && !cpu) { /* GPU: the host reads each member's slot after the launch */
+            sb_printf(out, "/* %s returns a struct %s_ret, each member in its own field (%s; the metadata's \"returns\"):", k->name,
+                      k->name, bind ? "a buffer binding" : "symbol qd_field_<field>");
+            for (int r = 0; r < k->ret_nmembers; r++)
+                sb_printf(out, "%s %s in %s", r ? "," : "", k->ret_members[r].name, m->fields[k->ret_members[r].field].name);
+            sb_puts(out, " */\n");
+        }
         if (cpu) cpu_launcher(out, m, k, t);
         else if (k->ret_type != QT_VOID && !bind) /* GPU: the host reads the result slot after the launch */
             sb_printf(out, "/* %s returns %s in the %s field symbol qd_field_%s (see the metadata's \"returns\") */\n",

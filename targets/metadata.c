@@ -31,6 +31,24 @@ static void task_json(StrBuf *b, const IrKernel *k, int i, const CapTarget *t) {
 }
 
 void abi_returns_json(StrBuf *b, const IrModule *m, const IrKernel *k) {
+    if (k->ret_nmembers) { /* a struct or tuple: one slot per leaf member, in declaration order */
+        sb_puts(b, "\"returns\": {\"struct\": [");
+        for (int i = 0; i < k->ret_nmembers; i++) {
+            const IrRetMember *r = &k->ret_members[i];
+            const char *f = m->fields[r->field].name;
+            sb_printf(b, "%s{\"name\": ", i ? ", " : "");
+            json_str(b, r->name);
+            sb_printf(b, ", \"dtype\": \"%s\", \"field\": ", qt_name(r->type));
+            json_str(b, f);
+            sb_puts(b, ", \"symbol\": ");
+            json_strf(b, "qd_field_%s", f);
+            if (r->m) sb_printf(b, ", \"shape\": [%d, %d]", r->n, r->m);
+            else if (r->n) sb_printf(b, ", \"shape\": [%d]", r->n);
+            sb_puts(b, "}");
+        }
+        sb_puts(b, "]}");
+        return;
+    }
     const char *f = m->fields[k->ret_field].name; /* the result slot: a field the last task stores into */
     sb_printf(b, "\"returns\": {\"dtype\": \"%s\", \"field\": ", qt_name(k->ret_type));
     json_str(b, f);
@@ -44,7 +62,7 @@ void abi_returns_json(StrBuf *b, const IrModule *m, const IrKernel *k) {
 static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const CapTarget *t) {
     sb_puts(b, "    {\"name\": ");
     json_str(b, k->name);
-    if (k->ret_type != QT_VOID) sb_puts(b, ",\n     "), abi_returns_json(b, m, k);
+    if (k->ret_type != QT_VOID || k->ret_nmembers) sb_puts(b, ",\n     "), abi_returns_json(b, m, k);
     sb_puts(b, ",\n     \"params\": [");
     for (int i = 0; i < k->nparams; i++) {
         if (i) sb_puts(b, ", ");

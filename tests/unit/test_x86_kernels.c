@@ -102,6 +102,11 @@ Test(x86_kernels, simt_reductions) {
     run_kernel("tests/kernels/simt_reductions.qd", "tests/kernels/simt_reductions.c", "simt_reductions", "4096");
 }
 
+/* kernels that return a struct or a tuple (issue 15), read through the header's <kernel>_ret */
+Test(x86_kernels, struct_return) {
+    run_kernel("tests/kernels/struct_return.qd", "tests/kernels/struct_return.c", "struct_return", "4096");
+}
+
 /* qd.simt.block.SharedArray of vectors and matrices (issue 15): element and component stores,
  * loads and atomics in 32-lane blocks */
 Test(x86_kernels, shared_vec) {
