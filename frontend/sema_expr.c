@@ -112,6 +112,13 @@ static PyInt lit_pow(PyInt x, PyInt y) {
     return r;
 }
 
+/* A tree of integer literals and arithmetic on them (2**64 - 1), folded as Python folds it:
+ * exactly, its intermediate values unbounded (here: up to 2**120), so only the result has to fit
+ * in 64 bits. False for anything else or a step with no int answer: the operators then run one
+ * at a time (fold_literal) and report what Python would raise. */
+static bool fold_py(IrBinOp op, PyInt x, PyInt y, PyInt *r);
+static bool literal_tree(const Expr *e, PyInt *out, int depth);
+
 /* op on two Python int constants, exactly; NULL where Python's answer is not an int (true
  * division, a negative power) or the operator is not arithmetic (left to ir_binary). */
 static IrExpr *fold_literal(Sema *S, IrBinOp op, const IrExpr *a, const IrExpr *b, Span sp) {
@@ -646,6 +653,49 @@ static const struct { int tok; IrBinOp op; const char *spelling; } binops[] = {
     {T_GT, IR_GT, ">"}, {T_GE, IR_GE, ">="},
 };
 
+static bool fold_py(IrBinOp op, PyInt x, PyInt y, PyInt *r) {
+    switch (op) {
+    case IR_ADD: *r = x + y; break;
+    case IR_SUB: *r = x - y; break;
+    case IR_MUL: if (__builtin_mul_overflow(x, y, r)) return false; break;
+    case IR_FLOORDIV: case IR_MOD:
+        if (y == 0) return false;
+        *r = op == IR_FLOORDIV ? x / y - ((x % y != 0) && ((x < 0) != (y < 0)))
+                               : x % y + ((x % y != 0 && ((x % y < 0) != (y < 0))) ? y : 0);
+        break;
+    case IR_POW:
+        if (y < 0) return false;
+        if (x == 0 || x == 1 || x == -1) {
+            *r = x == 0 ? y == 0 : x == 1 ? 1 : y % 2 ? -1 : 1;
+            break;
+        }
+        if (y > 128) return false;
+        *r = 1;
+        for (PyInt k = 0; k < y; k++)
+            if (__builtin_mul_overflow(*r, x, r) || *r >= PYINT_TOO_BIG || *r <= -PYINT_TOO_BIG) return false;
+        break;
+    case IR_SHL: if (y < 0 || y >= 120 || (x && __builtin_mul_overflow(x, (PyInt)1 << (int)y, r))) return false; if (!x) *r = 0; break;
+    case IR_SHR: if (y < 0) return false; *r = y >= 127 ? (x < 0 ? -1 : 0) : x >> (int)y; break;
+    case IR_AND: *r = x & y; break;
+    case IR_OR: *r = x | y; break;
+    case IR_XOR: *r = x ^ y; break;
+    default: return false;
+    }
+    return *r > -PYINT_TOO_BIG && *r < PYINT_TOO_BIG;
+}
+
+static bool literal_tree(const Expr *e, PyInt *out, int depth) {
+    PyInt a, b;
+    if (depth > 32) return false;
+    if (e->kind == E_INT) return *out = (PyInt)e->i, true;
+    if (e->kind == E_UNARY && (e->op == T_MINUS || e->op == T_PLUS || e->op == T_TILDE) && literal_tree(e->un.a, &a, depth + 1))
+        return *out = e->op == T_MINUS ? -a : e->op == T_PLUS ? a : ~a, true;
+    if (e->kind != E_BINARY || !literal_tree(e->bin.a, &a, depth + 1) || !literal_tree(e->bin.b, &b, depth + 1)) return false;
+    for (size_t k = 0; k < ARRAY_LEN(binops); k++)
+        if (binops[k].tok == e->op) return fold_py(binops[k].op, a, b, out);
+    return false;
+}
+
 /* A Python binary operator with Quadrants typing; tok is the operator's token kind. */
 IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp) {
     if (!a || !b) return NULL;
@@ -782,6 +832,8 @@ Val sema_eval(Sema *S, const Expr *e) {
         return val_expr(eval_unary(S, &fake));
     }
     case E_BINARY: {
+        PyInt exact;
+        if (literal_tree(e, &exact, 0)) return val_expr(lit_const(S, exact, e->span)); /* 2**64 - 1 */
         Val a = sema_eval(S, e->bin.a), b = sema_eval(S, e->bin.b), str;
         if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
         a = sema_list_as_vec(S, a, b), b = sema_list_as_vec(S, b, a);

@@ -173,6 +173,26 @@ Test(sem_edges, constants_do_not_wrap_to_32_bits) {
     free(dir), free(in), free(text);
 }
 
+/* Python folds a literal expression exactly whatever its intermediate values: 2**64 - 1 is
+ * UINT64_MAX (test_return.py: qd.u64(2**64 - 1)); only the result has to fit in 64 bits. */
+Test(sem_edges, constant_intermediates_past_64_bits) {
+    const char *text = PRELUDE "g = qd.field(qd.i64, shape=(4,))\n\n@qd.kernel\ndef k() -> qd.u64:\n"
+                       "    g[0] = 2**70 // 2**10 - 1\n    g[1] = (1 << 100) >> 90\n    g[2] = (-1)**(2**62) + 0**0 + 3**3\n"
+                       "    g[3] = -(2**64) // 2**2\n    return qd.u64(2**64 - 1)\n";
+    char *dir = make_temp_dir(), *in = xasprintf("%s/in.qd", dir);
+    cr_assert(write_text(in, text));
+    RunResult r = run_qdc(in, "--target=x86_64", "--emit=ir", "-o", "-", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "store field g[0:i32]:i64 = 1152921504606846975:i64\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "store field g[1:i32]:i64 = 1024:i64\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "store field g[2:i32]:i64 = 29:i64\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "store field g[3:i32]:i64 = -4611686018427387904:i64\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "store field qdc_ret_k[]:u64 = 18446744073709551615:u64\n"), "%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(in);
+}
+
 Test(sem_edges, constant_conversion_warns) {
     const char *text = PRELUDE "x = qd.field(qd.i32, shape=(4,))\nu = qd.field(qd.u32, shape=(4,))\n\n@qd.kernel\ndef k():\n"
                        "    x[0] = 4294967301\n    v: qd.i8 = 300\n    x[1] = v\n    u[0] = qd.u32(-1)\n    u[1] = 0xFFFFFFFF\n"
