@@ -38,6 +38,7 @@ static bool member_type(Sema *S, const Keyword *kw, QdStruct *st, int k) {
     if (v.kind == V_STRUCTTYPE) return st->sub[k] = v.strct.st, st->dt[k] = QT_VOID, true;
     if (v.kind == V_TYPE) return st->dt[k] = v.type, true;
     if (sema_py_scalar(S, v, &st->dt[k])) return true;
+    if (v.kind == V_NS && !strcmp(v.path, "bool")) return st->dt[k] = QT_U1, true; /* Quadrants: bool is u1 */
     if (v.kind == V_VECTYPE) {
         st->dt[k] = v.vt.dt == QT_VOID ? QT_F32 : v.vt.dt, st->vn[k] = v.vt.n, st->vm[k] = v.vt.m;
         return true;
@@ -109,9 +110,28 @@ static Val zero_member(Sema *S, const QdStruct *st, int k, Span sp) {
 static Val member_value(Sema *S, const QdStruct *st, int k, Val v, Span sp) {
     if (v.kind == V_ERR) return v;
     if (st->sub[k]) {
-        if (v.kind != V_STRUCT)
+        if (v.kind == V_STRUCT) return struct_convert(S, st->sub[k], v, sp);
+        if (v.kind == V_TUPLE || v.kind == V_VEC || !sema_rvalue(S, v, sp))
             return diag_error(sp, QD2040, "struct member '%s' is a struct, got %s", st->names[k], val_describe(v)), val_err();
-        return struct_convert(S, st->sub[k], v, sp);
+        /* Quadrants calls the member's type with the value: its first member takes it, the rest are 0 */
+        const QdStruct *sub = st->sub[k];
+        Val r = struct_make(S, sub);
+        for (int j = 0; j < sub->n; j++)
+            if ((r.strct.m[j] = j ? zero_member(S, sub, j, sp) : member_value(S, sub, 0, v, sp)).kind == V_ERR) return val_err();
+        return r;
+    }
+    if (v.kind == V_TUPLE && st->vn[k]) { /* (1, 2, 3) for a vector member, ((1, 2), (3, 4)) for a matrix */
+        Val t = vec_make(S, st->vn[k], st->vm[k]);
+        bool ok = v.tuple.n == st->vn[k];
+        for (int i = 0; ok && i < st->vn[k]; i++) {
+            Val row = v.tuple.items[i];
+            if (!st->vm[k]) t.vec.c[i] = row;
+            else if ((ok = row.kind == V_TUPLE && row.tuple.n == st->vm[k]))
+                for (int j = 0; j < st->vm[k]; j++) t.vec.c[i * st->vm[k] + j] = row.tuple.items[j];
+        }
+        if (!ok) return diag_error(sp, QD2040, "struct member '%s' is %s, got a tuple of another shape", st->names[k],
+                                   st->vm[k] ? "a matrix" : "a vector"), val_err();
+        v = t;
     }
     if (v.kind == V_STRUCT) return diag_error(sp, QD2040, "struct member '%s' is not a struct, got a struct", st->names[k]), val_err();
     if (!st->vn[k]) {
@@ -159,25 +179,37 @@ static Val construct(Sema *S, const Expr *call, const QdStruct *st) {
 
 /* qd.Struct(a=1.0, v=qd.Vector(...)): an anonymous struct typed by its values. */
 static Val anonymous(Sema *S, const Expr *call) {
-    if (call->call.args.n || !call->call.nkw) return diag_error(call->span, QD2045, "qd.Struct takes member=value keywords"), val_err();
-    int n = call->call.nkw;
+    Val d = {.kind = V_ERR};
+    if (call->call.args.n == 1 && !call->call.nkw) { /* qd.Struct({"a": 1, "b": v}) */
+        d = sema_eval(S, call->call.args.items[0]);
+        if (d.kind == V_ERR) return d;
+        for (int k = 0; d.kind == V_DICT && k < d.dict.n; k++)
+            if (d.dict.keys[k].kind != V_STR) d.kind = V_ERR;
+        if (d.kind != V_DICT || !d.dict.n) d.kind = V_ERR;
+    }
+    if ((d.kind != V_DICT && (call->call.args.n || !call->call.nkw)))
+        return diag_error(call->span, QD2045, "qd.Struct takes member=value keywords or a dict of them"), val_err();
+    int n = d.kind == V_DICT ? d.dict.n : call->call.nkw;
     QdStruct *st = struct_alloc(S, n);
     Val r = struct_make(S, st);
     for (int k = 0; k < n; k++) {
-        Val v = sema_eval(S, call->call.kw[k].value);
+        Span at = d.kind == V_DICT ? call->call.args.items[0]->span : call->call.kw[k].span;
+        Val v = d.kind == V_DICT ? d.dict.vals[k] : sema_eval(S, call->call.kw[k].value);
         if (v.kind == V_ERR) return v;
-        st->names[k] = call->call.kw[k].name;
+        st->names[k] = d.kind == V_DICT ? d.dict.keys[k].path : call->call.kw[k].name;
+        for (int j = 0; j < k; j++)
+            if (!strcmp(st->names[j], st->names[k])) return diag_error(at, QD2045, "struct member '%s' is given twice", st->names[k]), val_err();
         if (v.kind == V_STRUCT) {
             st->sub[k] = v.strct.st, st->dt[k] = QT_VOID;
         } else if (v.kind == V_VEC) {
             IrExpr *e = sema_rvalue(S, v.vec.c[0], call->span);
             st->dt[k] = e ? e->type : QT_F32, st->vn[k] = v.vec.n, st->vm[k] = v.vec.m;
         } else {
-            IrExpr *e = sema_rvalue(S, v, call->call.kw[k].span);
+            IrExpr *e = sema_rvalue(S, v, at);
             if (!e) return val_err();
             st->dt[k] = e->type;
         }
-        r.strct.m[k] = member_value(S, st, k, v, call->call.kw[k].span);
+        r.strct.m[k] = member_value(S, st, k, v, at);
         if (r.strct.m[k].kind == V_ERR) return val_err();
     }
     return r;
@@ -229,14 +261,17 @@ void sema_struct_dataclass(Sema *S, const Stmt *cls) {
         else if (s->kind == S_DEF && s->def.nparams) methods[nm++] = s;
     }
     Expr fake = {.kind = E_CALL, .span = cls->class_.name_span};
-    const QdStruct *st = members(S, &fake, kw, n);
+    const QdStruct *st = n ? members(S, &fake, kw, n) : struct_alloc(S, 0); /* a dataclass of methods only */
     Val t = {.kind = V_ERR};
     if (st) {
         ((QdStruct *)st)->methods = methods, ((QdStruct *)st)->nmethods = nm;
         t = (Val){.kind = V_STRUCTTYPE};
         t.strct.st = st, t.strct.m = NULL;
     }
-    scope_bind(S, &S->module, cls->class_.name, t, cls->class_.name_span);
+    Scope *where = S->bind_to ? S->bind_to : S->hscope; /* a dataclass of a host function is its own */
+    scope_bind(S, where, cls->class_.name, t, cls->class_.name_span);
+    for (int k = 0; k < nm; k++) /* its methods' bodies see that scope (sema_def_scope) */
+        vec_push(&S->lambdas, ((SemaDef){.def = methods[k], .scope = where}));
 }
 
 /* p.method(args): the method inlined like a qd.func, self bound to p itself (updates of
