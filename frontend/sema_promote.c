@@ -316,6 +316,12 @@ static const ExprList *tuple_annotation(Sema *S, const Expr *ann) {
     return name && (!strcmp(name, "tuple") || !strcmp(name, "Tuple")) ? &ann->sub.index->list : NULL;
 }
 
+/* A scalar return type; Python's bool is u1, as Quadrants cooks it. */
+static bool ret_scalar_type(Sema *S, const Expr *ann, QdType *t) {
+    if (ann->kind == E_NAME && !strcmp(ann->name, "bool") && !sema_lookup(S, "bool")) return *t = QT_U1, true;
+    return sema_annotation_type(S, ann, t);
+}
+
 /* An element of a tuple return: a struct, vector or matrix, or scalar type. */
 static bool ret_element(Sema *S, RetVec *out, const char *path, const Expr *ann, Val v, Span sp) {
     const QdStruct *st;
@@ -323,7 +329,7 @@ static bool ret_element(Sema *S, RetVec *out, const char *path, const Expr *ann,
     int n = 0, m = 0;
     if (sema_struct_type_of(S, ann, &st)) return ret_struct(S, out, path, st, v, sp);
     if (sema_vec_type_of(S, ann, &t, &n, &m)) return n && ret_leaf(S, out, path, t, n, m, v, sp);
-    return sema_annotation_type(S, ann, &t) && ret_leaf(S, out, path, t, 0, 0, v, sp);
+    return ret_scalar_type(S, ann, &t) && ret_leaf(S, out, path, t, 0, 0, v, sp);
 }
 
 /* -> MyStruct / -> tuple[...]: true when the annotation is one of those (the return handled). */
@@ -369,7 +375,7 @@ void sema_kernel_return(Sema *S, const Stmt *def, const Stmt *ret) {
         if (n) vector_return(S, def, ret, t, n, m);
         return;
     }
-    if (!sema_annotation_type(S, def->def.returns, &t)) return;
+    if (!ret_scalar_type(S, def->def.returns, &t)) return;
     if (!ret->expr) {
         diag_error(ret->span, QD2015, "kernel '%s' is declared to return %s but returns no value", def->def.name, qt_name(t));
         return;

@@ -33,6 +33,14 @@ int main(int argc, char **argv) {
     expect(s._0 == (int32_t)sum, "summed[0]");
     expect(s._1.p[0] == 5 && s._1.p[1] == a[5] && s._1.w == 200, "summed[1]");
     expect(summed(&sa, nt, NULL) == 0, "a launch with ret NULL");
+    flags_ret fl = {0, 1};
+    flags_args fa = {5};
+    if (!host_launch_ok(flags(&fa, nt, &fl))) return 2;
+    expect(fl._0 == 1 && fl._1 == 0, "flags (bool, bool)");
+    uint8_t pos = 0;
+    positive_args pa2 = {2.5f};
+    if (!host_launch_ok(positive(&pa2, nt, &pos))) return 2;
+    expect(pos == 1, "positive -> bool");
     printf("struct and tuple returns: %s\n", bad ? "WRONG" : "exact");
     free(a);
     return bad != 0;
