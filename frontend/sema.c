@@ -338,9 +338,26 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
     declare_field(S, target, span, &fcall, soa);
 }
 
+/* A struct value whose every leaf is a constant (already of its member's type). */
+static bool const_struct(Val v) {
+    if (v.kind == V_EXPR) return ir_is_const(v.e);
+    if (v.kind == V_VEC) {
+        for (int k = 0; k < vec_len(v); k++)
+            if (!const_struct(v.vec.c[k])) return false;
+        return true;
+    }
+    if (v.kind != V_STRUCT) return false;
+    for (int k = 0; k < v.strct.st->n; k++)
+        if (!const_struct(v.strct.m[k])) return false;
+    return true;
+}
+
 /* A module-level constant: a number (narrowed to the type a literal of it has in a kernel: i32
- * or i64, f32), a type, or a tuple/list of them (SHAPE = (4, 8)). False if it is none of these. */
+ * or i64, f32), a type, a tuple/list of them (SHAPE = (4, 8)), or a struct of constants
+ * (s = P(a=1.0): kernels see its values, as Quadrants bakes a Python-scope struct in). False if
+ * it is none of these. */
 bool sema_module_constant(Sema *S, Val *c) {
+    if (c->kind == V_STRUCT) return const_struct(*c);
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
         c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC || c->kind == V_PYFUNC)
         return true;

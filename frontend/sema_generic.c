@@ -548,6 +548,12 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
         if (v->kind == V_OBJECT) return sb_puts(spell, a->name), true;
         if (v->kind == V_NONE) return sb_puts(spell, "None"), true;
         if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
+        if (v->kind == V_STRUCT && v->strct.st->n) { /* a struct field: spelled by its first component field */
+            int leaves[64], n = sema_struct_leaf_fields(*v, leaves, 64);
+            bool fields = n > 0;
+            for (int k = 0; k < n; k++) fields &= leaves[k] >= 0;
+            if (fields) return field_spell(S, (Val){.kind = V_FIELD, .index = leaves[0]}, kentry, spell);
+        }
     } else if (sema_tensor_alias(S, a, v)) { /* qd.wrap(x), x._unwrap() */
         if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
     } else if (a->kind == E_NONE) { /* None for a qd.template() or qd.Tensor: qd.static(x is None) decides */

@@ -1,8 +1,9 @@
 # Struct forms of upstream tests (issue 15): a @qd.dataclass of a host function is that function's
 # own (two tests define different Foo), its methods construct it by name; a bool member; a tuple
 # given for a vector member; a scalar given for a struct member (its first member takes it, as
-# Quadrants calls the member's type); qd.Struct({...}); a dataclass of methods only. The host
-# (struct_forms.c) checks every value.
+# Quadrants calls the member's type); qd.Struct({...}); a dataclass of methods only; struct fields
+# passed to qd.template() parameters and a host-code struct value captured by a kernel (its values
+# baked in). The host (struct_forms.c) checks every value.
 import numpy as np
 
 import quadrants as qd
@@ -60,3 +61,38 @@ def test_second():
 
     out = np.zeros(8, dtype=np.int32)
     k(out)
+
+
+def test_third():
+    @qd.dataclass
+    class Seg:
+        p1: qd.math.vec3
+        p2: qd.math.vec3
+
+        @qd.func
+        def pull(self, other, extra):
+            self.p1 = (self.p1 + mid(other)) / 2 + extra.p1
+
+    base = Seg(p1=[0, 2, 4], p2=[-2, -4, -6])
+
+    @qd.func
+    def mid(s) -> qd.math.vec3:
+        return (s.p1 + s.p2) / 2
+
+    @qd.kernel
+    def step(f1: qd.template(), f2: qd.template()):
+        for i in f1:
+            f1[i].pull(f2[i], base)
+
+    field1 = Seg.field()
+    field2 = Seg.field()
+    qd.root.dense(qd.i, 16).place(field1, field2)
+
+    @qd.kernel
+    def fill():
+        for i in range(16):
+            field1[i] = Seg(p1=[1, 2, 3], p2=[4, 5, 6])
+            field2[i] = Seg(p1=[4, 5, 6], p2=[i, 2, 3])
+
+    fill()
+    step(field1, field2)
