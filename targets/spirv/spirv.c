@@ -305,10 +305,21 @@ static uint32_t local_tmp(SpvGen *g, QdType t) {
     return v;
 }
 
-/* for (i = gid; i < extent; i += groups * block_dim) { index = i; body } */
+/* for (i = gid; i < extent; i += groups * block_dim) { index = i; body }, with the meaning of the
+ * LLVM backends' loop (cg_emit_strided_loop, qdc-semantics(7)): exact for every extent up to
+ * INT32_MAX. The exit test is unsigned against max(extent, 0): 0 <= i < 2^31 and the stride is
+ * below 2^31, so i + stride never wraps as an unsigned number, where a signed test would see
+ * a negative i once i + stride passes INT32_MAX and run the body again out of the range. */
 static void parallel_body(SpvGen *g, const IrTask *task, uint32_t ctr, int block_dim) {
     uint32_t i32 = g_ty(g, QT_I32), boolt = g_ty(g, QT_U1);
-    uint32_t extent = g_expr(g, task->extent);
+    const IrExpr *e = task->extent;
+    bool nonneg = (e->kind == IR_CONST && e->c.i >= 0) || e->kind == IR_SHAPE ||
+                  (e->kind == IR_BINARY && e->bin.op == IR_MAX && e->bin.b->kind == IR_CONST && e->bin.b->c.i >= 0);
+    uint32_t extent = g_expr(g, e);
+    if (!nonneg) {
+        uint32_t zero = g_i32(g, 0);
+        extent = G_OP(g, SpvOpSelect, i32, G_OP(g, SpvOpSGreaterThan, boolt, extent, zero), extent, zero);
+    }
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, ctr, g_builtin_x(g, &g->gid_var, SpvBuiltInGlobalInvocationId, "gid"));
     uint32_t groups = g_builtin_x(g, &g->nwg_var, SpvBuiltInNumWorkgroups, "num_groups");
     uint32_t stride = G_OP(g, SpvOpIMul, i32, groups, g_i32(g, block_dim));
@@ -319,7 +330,7 @@ static void parallel_body(SpvGen *g, const IrTask *task, uint32_t ctr, int block
     g_branch(g, cond);
     g_label(g, cond);
     uint32_t i = G_OP(g, SpvOpLoad, i32, ctr);
-    uint32_t c = G_OP(g, SpvOpSLessThan, boolt, i, extent);
+    uint32_t c = G_OP(g, SpvOpULessThan, boolt, i, extent);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpBranchConditional, c, body, merge);
     g_label(g, body);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, g->local_var[task->index_local], i);

@@ -34,7 +34,7 @@ kernel void exchange_handoff_t0(device exchange_handoff_t0_buf_i32& head [[buffe
     for (;;)
     {
         int _42 = _13;
-        if (_42 < _23)
+        if (uint(_42) < uint(_23))
         {
             int _6 = _42;
             int _8 = _6;
@@ -86,7 +86,7 @@ kernel void exchange_handoff_t1(device exchange_handoff_t1_buf_i32& link [[buffe
     for (;;)
     {
         int _42 = _13;
-        if (_42 < _23)
+        if (uint(_42) < uint(_23))
         {
             int _9 = _42;
             int _10 = _9;
@@ -131,7 +131,7 @@ kernel void exchange_handoff_t2(device exchange_handoff_t2_buf_u32& box [[buffer
     for (;;)
     {
         int _42 = _13;
-        if (_42 < _23)
+        if (uint(_42) < uint(_23))
         {
             int _11 = _42;
             int _12 = _11;

@@ -19,7 +19,7 @@ kernel void float_sum_t0(device float_sum_t0_buf_u32& _out [[buffer(1)]], uint3 
     for (;;)
     {
         int _32 = _11;
-        if (_32 < 1)
+        if (uint(_32) < uint(1))
         {
             int _6 = _32;
             int _8 = _6;
@@ -62,7 +62,7 @@ kernel void float_sum_t1(device float_sum_t1_buf_f32& x [[buffer(0)]], device fl
     for (;;)
     {
         int _45 = _11;
-        if (_45 < _26)
+        if (uint(_45) < uint(_26))
         {
             int _9 = _45;
             int _10 = _9;

@@ -19,7 +19,7 @@ kernel void histogram_t0(device histogram_t0_buf_i32& bins [[buffer(1)]], uint3 
     for (;;)
     {
         int _32 = _11;
-        if (_32 < 256)
+        if (uint(_32) < uint(256))
         {
             int _6 = _32;
             int _8 = _6;
@@ -54,7 +54,7 @@ kernel void histogram_t1(device histogram_t1_buf_i32& data [[buffer(0)]], device
     for (;;)
     {
         int _40 = _11;
-        if (_40 < _21)
+        if (uint(_40) < uint(_21))
         {
             int _9 = _40;
             int _10 = _9;

@@ -183,3 +183,38 @@ static void matrix(int dt, int space, const char *family, bool caps) {
             matrix(XD_##dt, XS_##sp, "vulkan1.1", wide_); /* 64-bit atomics through VK_KHR_shader_atomic_int64 */  \
     }
 EXEC_MATRIX_CELLS(MATRIX)
+
+/* ---- the task loop near INT32_MAX ----
+ * The grid-stride loop has the LLVM backends' meaning (qdc-semantics(7)): every index of an
+ * extent up to INT32_MAX exactly once. With a signed exit test, i + stride wraps negative on the
+ * last turn of each invocation and the loop runs on out of the range (found by this test: the
+ * run never ended). 3 groups, so each invocation turns ~5.6 million times. */
+Test(exec_vulkan, task_loop_is_exact_near_int32_max, .timeout = 300) {
+    static const char src[] = "import quadrants as qd\n\n@qd.kernel\n"
+                              "def k(n: qd.i32, c: qd.types.ndarray(qd.i32, ndim=1)):\n"
+                              "    for i in range(n):\n"
+                              "        if i >= n - 8:\n"
+                              "            qd.atomic_add(c[0], 1)\n"
+                              "        if i < 0:\n"
+                              "            qd.atomic_add(c[1], 1)\n";
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/big.qd", dir), *meta = NULL;
+    cr_assert(write_text(qd, src));
+    const char *asm_args[] = {qd, "--target=vulkan1.1", "--emit=spirv-asm", "-o", "-", NULL};
+    RunResult r = run_qdc_argv(asm_args, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    const char *head = strstr(r.out, "OpLoopMerge");
+    cr_assert(head, "no task loop:\n%s", r.out);
+    cr_expect(strstr(head, "OpULessThan %bool"), "the exit test is not unsigned:\n%s", head);
+    run_free(&r);
+    char *spv = compile(dir, qd, "big", "vulkan1.1", false, &meta);
+    int32_t c[2] = {0, 0}, n = 2147483647;
+    VkArray arr[1] = {{c, sizeof c, 2}};
+    const char *kernels[] = {"k"};
+    char *err = NULL;
+    int rc = spv ? vk_run(dir, spv, meta, kernels, 1, arr, 1, &n, 384, VK_FEW, false, &err) : -1;
+    cr_expect_neq(rc, -1, "%s", err ? err : "");
+    if (rc == 1) cr_expect(c[0] == 8 && c[1] == 0, "last 8 indexes seen %d times, negative indexes %d times", c[0], c[1]);
+    free(err), free(spv), free(meta), free(qd);
+    remove_tree(dir);
+    free(dir);
+}
