@@ -510,5 +510,4 @@ typedef struct LoopSpace {
 #define LOOP_DIM(ls, level) ((ls)->ordered ? (int)(ls)->order[level] : (level))
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *out);
 IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp); /* i32, >= 0 */
-void sema_for_body(Sema *S, const Stmt *loop);
 #endif

@@ -438,7 +438,7 @@ static void stmt_jump(Sema *S, const Stmt *s) {
             diag_error(s->span, QD2014, "'break' cannot leave a parallel (top-level) for loop");
             return;
         }
-        S->parallel_continue = true; /* leaves the body wrapper: see sema_for_body */
+        S->parallel_continue = true; /* leaves the body wrapper: see for_body in sema.c */
         sema_emit(S, sema_stmt_new(S, IR_BREAK, s->span));
         return;
     case LOOP_SERIAL: sema_emit(S, sema_stmt_new(S, brk ? IR_BREAK : IR_CONTINUE, s->span)); return;
