@@ -1434,17 +1434,20 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial);
  * store_bounds, in a serial task opened for them when none precedes the loop. */
 static void parallel_for(Sema *S, const Stmt *s, IrStmtVec *serial) {
     LoopSpace ls;
-    IrStmtVec pre = {0}, *cur = S->cur; /* what evaluating the bounds emits (an inlined qd.func) */
+    bool opened = S->task < 0; /* the serial code the bounds need, dropped again when they are uniform */
+    if (opened) open_task(S, IR_TASK_SERIAL, s->span, serial);
+    IrStmtVec pre = {0}, *cur = S->cur; /* what evaluating the bounds emits (an inlined qd.func, qd.random) */
     S->cur = &pre;
     bool ok = sema_loop_space(S, s->for_.iter, &ls);
     S->cur = cur;
     for (int d = 0; ok && d < ls.ndims; d++) ls.begin[d] = known_bound(S, serial, ls.begin[d]), ls.end[d] = known_bound(S, serial, ls.end[d]);
     bool device = ok && !space_uniform(&ls);
     if (device) {
-        if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
         for (int k = 0; k < pre.len; k++) vec_push(S->cur, pre.items[k]); /* emitted (noted) once already */
         ok = device = bounds_visible(S, &ls);
         if (ok) store_bounds(S, &ls, s->for_.iter->span);
+    } else if (opened && !serial->len && !S->rng_init) { /* no serial task after all: as if never opened */
+        S->tasks.len--, S->task = -1, S->cur = NULL;
     }
     close_task(S, serial);
     IrStmtVec body = {0};

@@ -190,3 +190,27 @@ Test(bounds, refused_forms) {
                  "    f(x[0])\n",
                  "g.qd:7:20: error[QD2025]: 'n' is created inside a qd.func's serial code and exists only there");
 }
+
+/* Bounds right after another loop get a serial task of their own, which may call qd.random;
+ * uniform bounds there add none (k_t1 is the second loop). */
+Test(bounds, serial_task_only_when_needed) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/g.qd", dir);
+    cr_assert(write_text(src, "import quadrants as qd\n"
+                              "x = qd.field(qd.i32, shape=(16,))\n"
+                              "@qd.kernel\n"
+                              "def k(n: qd.i32):\n"
+                              "    for i in range(4):\n"
+                              "        x[i] = 0\n"
+                              "    for i in range(n, 8):\n"
+                              "        x[i] = 1\n"
+                              "    for i in range(qd.random(qd.i32) % 8 + 8):\n"
+                              "        x[i] += 1\n"));
+    char *ir = emit(src, "x86_64", "ir", "-");
+    cr_expect(ir && strstr(ir, "task k_t1 parallel extent=(max:i32 (sub:i32 8:i32 $n) 0:i32)"), "%s", ir);
+    cr_expect(ir && strstr(ir, "task k_t2 serial\n"), "%s", ir);
+    cr_expect(ir && strstr(ir, "    store field qdc_bounds_k_t3[0:i32]:i32 = (add:i32 (select:i32"), "%s", ir);
+    cr_expect(ir && strstr(ir, "task k_t3 parallel extent=(max:i32 (load field qdc_bounds_k_t3[0:i32]:i32) 0:i32)"), "%s", ir);
+    free(ir);
+    remove_tree(dir);
+    free(dir), free(src);
+}
