@@ -1191,12 +1191,12 @@ static bool space_uniform(const LoopSpace *ls) {
     return true;
 }
 
-static IrExpr *known_bound(Sema *S, const IrStmtVec *serial, IrExpr *e);
+static IrExpr *known_bound(Sema *S, IrStmtVec *serial, IrExpr *e);
 
 /* The value of local l when its only assignment so far is a statement of the serial code just
  * before the loop, outside any if or loop (so it ran), and uniform once its own locals are
  * replaced; else NULL. */
-static IrExpr *top_level_value(Sema *S, const IrStmtVec *serial, int l) {
+static IrExpr *top_level_value(Sema *S, IrStmtVec *serial, int l) {
     const IrExpr *d = l < S->local_def.len ? S->local_def.items[l] : NULL;
     if (!d || d == SEMA_REASSIGNED || S->task < 0 || S->tasks.items[S->task].kind != IR_TASK_SERIAL) return NULL;
     for (int k = 0; k < serial->len; k++)
@@ -1207,13 +1207,58 @@ static IrExpr *top_level_value(Sema *S, const IrStmtVec *serial, int l) {
     return NULL;
 }
 
+/* How often the kernel so far writes field f (stores and atomics, every task and nesting). */
+typedef struct { int field, writes; } FieldWrites;
+static void note_store(IrWalker *w, IrStmt *s) {
+    FieldWrites *c = w->ctx;
+    c->writes += s->kind == IR_STORE && s->store.ref->kind == IR_REF_FIELD && s->store.ref->index == c->field;
+}
+static IrExpr *note_memop(IrWalker *w, IrExpr *e) {
+    FieldWrites *c = w->ctx;
+    c->writes += e->kind == IR_MEMOP && e->mem.op != QOP_LOAD && e->mem.ref->kind == IR_REF_FIELD && e->mem.ref->index == c->field;
+    return e;
+}
+static int field_writes(Sema *S, IrStmtVec *serial, int f) {
+    FieldWrites c = {f, 0};
+    IrWalker w = {.expr = note_memop, .stmt = note_store, .ctx = &c};
+    for (int t = 0; t < S->tasks.len; t++)
+        if (t != S->task) ir_walk_block(&S->tasks.items[t].body, &w);
+    IrBlock b = {serial->items, serial->len};
+    ir_walk_block(&b, &w);
+    return c.writes;
+}
+
+static IrExpr *stored_value(IrStmt *const *stmts, int n, int f) {
+    for (int k = 0; k < n; k++)
+        if (stmts[k]->kind == IR_STORE && stmts[k]->store.ref->kind == IR_REF_FIELD && stmts[k]->store.ref->index == f)
+            return stmts[k]->store.value;
+    return NULL;
+}
+
+/* The same for a kernel-scope local promoted to qdc_tmp_<kernel>_<name> (another loop uses
+ * it): its only write so far is a top-level statement of serial code, which ran before. */
+static IrExpr *promoted_value(Sema *S, IrStmtVec *serial, const IrRef *r) {
+    if (r->kind != IR_REF_FIELD || r->nidx || strncmp(S->fields.items[r->index].name, "qdc_tmp_", 8)) return NULL;
+    if (field_writes(S, serial, r->index) != 1) return NULL;
+    IrExpr *v = S->task >= 0 ? stored_value(serial->items, serial->len, r->index) : NULL;
+    for (int t = 0; !v && t < S->tasks.len; t++)
+        if (t != S->task && S->tasks.items[t].kind == IR_TASK_SERIAL)
+            v = stored_value(S->tasks.items[t].body.stmts, S->tasks.items[t].body.n, r->index);
+    v = v ? known_bound(S, serial, v) : NULL;
+    return v && ir_is_uniform(v) ? v : NULL;
+}
+
 /* e with each such local replaced by its value, so `n = a.shape[0]` then `range(n)` keeps
  * uniform bounds (the launch computes them). */
-static IrExpr *known_bound(Sema *S, const IrStmtVec *serial, IrExpr *e) {
+static IrExpr *known_bound(Sema *S, IrStmtVec *serial, IrExpr *e) {
     IrExpr *a, *b, *c;
     switch (e->kind) {
     case IR_LOCAL: {
         IrExpr *d = top_level_value(S, serial, e->local);
+        return d && d->type == e->type ? d : e;
+    }
+    case IR_LOAD: {
+        IrExpr *d = promoted_value(S, serial, e->ref);
         return d && d->type == e->type ? d : e;
     }
     case IR_UNARY: case IR_CAST: case IR_BITCAST:

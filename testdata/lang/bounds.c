@@ -14,6 +14,8 @@ void bounds_expected(int32_t *want) {
     for (int i = 20; i > 3; i -= 3) want[160 + i] = 7;
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 3; j++) want[192 + i * 4 + j] = i + j + 100;
+    for (int i = 0; i < 6; i++) want[208 + i] = 6 + i;
+    want[222] = want[223] = 9;
     want[250] = 13, want[251] = 32;
 }
 

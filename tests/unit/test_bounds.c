@@ -24,6 +24,8 @@ static void expected(int32_t *want) {
     for (int i = 20; i > 3; i -= 3) want[160 + i] = 7;
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 3; j++) want[192 + i * 4 + j] = i + j + 100;
+    for (int i = 0; i < 6; i++) want[208 + i] = 6 + i;
+    want[222] = want[223] = 9;
     want[250] = 13, want[251] = 32;
 }
 
@@ -122,8 +124,9 @@ Test(bounds, ptxas_accepts, .timeout = 120) {
 }
 
 /* A kernel-scope local assigned once, unconditionally, from a uniform value bounds the loop as
- * that value would: the launch computes the extent (no qdc_bounds field). A conditional or a
- * second assignment, or a load, goes through the field. */
+ * that value would: the launch computes the extent (no qdc_bounds field), also when it is shared
+ * with the loops (promoted). A conditional or a second assignment, or a load, goes through the
+ * field. */
 Test(bounds, uniform_local_keeps_the_launch_extent) {
     char *dir = make_temp_dir(), *src = xasprintf("%s/g.qd", dir);
     cr_assert(write_text(src, "import quadrants as qd\n"
@@ -146,6 +149,24 @@ Test(bounds, uniform_local_keeps_the_launch_extent) {
     cr_expect(ir && strstr(ir, "task k_t3 parallel extent=(max:i32 (load field qdc_bounds_k_t3[0:i32]:i32) 0:i32)"), "%s", ir);
     cr_expect(ir && strstr(ir, "task k_t5 parallel extent=(max:i32 (load field qdc_bounds_k_t5[0:i32]:i32) 0:i32)"), "%s", ir);
     cr_expect(ir && !strstr(ir, "field qdc_bounds_k_t1"), "%s", ir);
+    free(ir);
+    /* shared with the loop's body (a qdc_tmp_ field), written once at the top level: the same;
+     * written twice: read on the device */
+    cr_assert(write_text(src, "import quadrants as qd\n"
+                              "@qd.kernel\n"
+                              "def k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                              "    n = a.shape[0] - 1\n"
+                              "    for i in range(n):\n"
+                              "        a[i] = n\n"
+                              "    for i in range(n, a.shape[0]):\n"
+                              "        a[i] = 0\n"
+                              "    n += 1\n"
+                              "    for i in range(n):\n"
+                              "        a[i] += n\n"));
+    ir = emit(src, "x86_64", "ir", "-");
+    cr_expect(ir && strstr(ir, "task k_t1 parallel extent=(max:i32 (sub:i32 (shape a 0) 1:i32) 0:i32)"), "%s", ir);
+    cr_expect(ir && strstr(ir, "task k_t2 parallel extent=(max:i32 (sub:i32 (shape a 0) (sub:i32 (shape a 0) 1:i32)) 0:i32)"), "%s", ir);
+    cr_expect(ir && strstr(ir, "task k_t4 parallel extent=(max:i32 (load field qdc_bounds_k_t4[0:i32]:i32) 0:i32)"), "%s", ir);
     free(ir);
     remove_tree(dir);
     free(dir), free(src);
