@@ -1513,8 +1513,8 @@ static void parallel_for(Sema *S, const Stmt *s, IrStmtVec *serial) {
 
 /* A qd.func whose body holds top-level loops, called as a kernel statement: its loops stay
  * parallel (Quadrants inlines it at the kernel's top level). Arguments are evaluated in a
- * serial task; uniform ones (constants, arguments, shapes) are substituted, so they may bound
- * the parallel loops. */
+ * serial task; uniform ones (constants, arguments, shapes) are substituted, the others are
+ * kernel-scope (kernel-owned fields, as promoted locals), so every loop may read them. */
 static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *serial) {
     for (int k = 0; k < S->ninline; k++)
         if (S->inline_stack[k] == def)
@@ -1522,6 +1522,7 @@ static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *
     if (S->ninline == (int)ARRAY_LEN(S->inline_stack))
         return (void)diag_error(s->span, QD2016, "qd.func calls nested too deeply");
     if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
+    S->bind_shared = true; /* its non-uniform arguments are kernel-scope: kernel-owned fields */
     Scope *sc = sema_bind_args(S, s->expr, def);
     if (!sc) return;
     const StmtList *b = &def->def.body;

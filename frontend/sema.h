@@ -254,6 +254,7 @@ typedef struct Sema {
      * SEMA_REASSIGNED: more than one), and the innermost `if` whose condition differs between
      * the lanes of one subgroup / of the block (depth 0: none) */
     VEC(const IrExpr *) local_def;
+    bool bind_shared; /* binding the arguments of a qd.func whose loops are top level (tasks) */
     int sg_divergent, block_divergent;
     Span sg_div_at, block_div_at;
     uint32_t div_reported; /* the span offset of the last collective reported, +1 */

@@ -16,6 +16,7 @@ void bounds_expected(int32_t *want) {
         for (int j = 0; j < 3; j++) want[192 + i * 4 + j] = i + j + 100;
     for (int i = 0; i < 6; i++) want[208 + i] = 6 + i;
     want[222] = want[223] = 9;
+    for (int i = 0; i < 8; i++) want[224 + i] = i < 4 ? 4 : i;
     want[250] = 13, want[251] = 32;
 }
 
