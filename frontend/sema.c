@@ -1200,17 +1200,157 @@ static void open_task(Sema *S, IrTaskKind kind, Span sp, IrStmtVec *body) {
     S->uses_block = false;
 }
 
+/* ---- bounds known on the device only ---- */
+
+static bool space_uniform(const LoopSpace *ls) {
+    for (int d = 0; d < ls->ndims; d++)
+        if (!ir_is_uniform(ls->begin[d]) || !ir_is_uniform(ls->end[d])) return false;
+    return true;
+}
+
+static IrExpr *known_bound(Sema *S, IrStmtVec *serial, IrExpr *e);
+
+/* The value of local l when its only assignment so far is a statement of the serial code just
+ * before the loop, outside any if or loop (so it ran), and uniform once its own locals are
+ * replaced; else NULL. */
+static IrExpr *top_level_value(Sema *S, IrStmtVec *serial, int l) {
+    const IrExpr *d = l < S->local_def.len ? S->local_def.items[l] : NULL;
+    if (!d || d == SEMA_REASSIGNED || S->task < 0 || S->tasks.items[S->task].kind != IR_TASK_SERIAL) return NULL;
+    for (int k = 0; k < serial->len; k++)
+        if (serial->items[k]->kind == IR_ASSIGN && serial->items[k]->assign.local == l) {
+            IrExpr *v = known_bound(S, serial, serial->items[k]->assign.value); /* m = n * 2 after n = a.shape[0] */
+            return ir_is_uniform(v) ? v : NULL;
+        }
+    return NULL;
+}
+
+/* How often the kernel so far writes field f (stores and atomics, every task and nesting). */
+typedef struct { int field, writes; } FieldWrites;
+static void note_store(IrWalker *w, IrStmt *s) {
+    FieldWrites *c = w->ctx;
+    c->writes += s->kind == IR_STORE && s->store.ref->kind == IR_REF_FIELD && s->store.ref->index == c->field;
+}
+static IrExpr *note_memop(IrWalker *w, IrExpr *e) {
+    FieldWrites *c = w->ctx;
+    c->writes += e->kind == IR_MEMOP && e->mem.op != QOP_LOAD && e->mem.ref->kind == IR_REF_FIELD && e->mem.ref->index == c->field;
+    return e;
+}
+static int field_writes(Sema *S, IrStmtVec *serial, int f) {
+    FieldWrites c = {f, 0};
+    IrWalker w = {.expr = note_memop, .stmt = note_store, .ctx = &c};
+    for (int t = 0; t < S->tasks.len; t++)
+        if (t != S->task) ir_walk_block(&S->tasks.items[t].body, &w);
+    IrBlock b = {serial->items, serial->len};
+    ir_walk_block(&b, &w);
+    return c.writes;
+}
+
+static IrExpr *stored_value(IrStmt *const *stmts, int n, int f) {
+    for (int k = 0; k < n; k++)
+        if (stmts[k]->kind == IR_STORE && stmts[k]->store.ref->kind == IR_REF_FIELD && stmts[k]->store.ref->index == f)
+            return stmts[k]->store.value;
+    return NULL;
+}
+
+/* The same for a kernel-scope local promoted to qdc_tmp_<kernel>_<name> (another loop uses
+ * it): its only write so far is a top-level statement of serial code, which ran before. */
+static IrExpr *promoted_value(Sema *S, IrStmtVec *serial, const IrRef *r) {
+    if (r->kind != IR_REF_FIELD || r->nidx || strncmp(S->fields.items[r->index].name, "qdc_tmp_", 8)) return NULL;
+    if (field_writes(S, serial, r->index) != 1) return NULL;
+    IrExpr *v = S->task >= 0 ? stored_value(serial->items, serial->len, r->index) : NULL;
+    for (int t = 0; !v && t < S->tasks.len; t++)
+        if (t != S->task && S->tasks.items[t].kind == IR_TASK_SERIAL)
+            v = stored_value(S->tasks.items[t].body.stmts, S->tasks.items[t].body.n, r->index);
+    v = v ? known_bound(S, serial, v) : NULL;
+    return v && ir_is_uniform(v) ? v : NULL;
+}
+
+/* e with each such local replaced by its value, so `n = a.shape[0]` then `range(n)` keeps
+ * uniform bounds (the launch computes them). */
+static IrExpr *known_bound(Sema *S, IrStmtVec *serial, IrExpr *e) {
+    IrExpr *a, *b, *c;
+    switch (e->kind) {
+    case IR_LOCAL: {
+        IrExpr *d = top_level_value(S, serial, e->local);
+        return d && d->type == e->type ? d : e;
+    }
+    case IR_LOAD: {
+        IrExpr *d = promoted_value(S, serial, e->ref);
+        return d && d->type == e->type ? d : e;
+    }
+    case IR_UNARY: case IR_CAST: case IR_BITCAST:
+        a = known_bound(S, serial, e->kind == IR_UNARY ? e->un.a : e->arg);
+        if (a == (e->kind == IR_UNARY ? e->un.a : e->arg)) return e;
+        c = ARENA_NEW(S->arena, IrExpr), *c = *e;
+        if (e->kind == IR_UNARY) c->un.a = a;
+        else c->arg = a;
+        return c;
+    case IR_BINARY:
+        a = known_bound(S, serial, e->bin.a), b = known_bound(S, serial, e->bin.b);
+        if (a == e->bin.a && b == e->bin.b) return e;
+        c = ARENA_NEW(S->arena, IrExpr), *c = *e, c->bin.a = a, c->bin.b = b;
+        return c;
+    default: return e;
+    }
+}
+
+/* Another load of the same slot: a bound is read by the extent and by the body, which the
+ * backends build as separate functions, so they never share a node. */
+static IrExpr *fresh_bound(Sema *S, IrExpr *e) {
+    if (e->kind != IR_LOAD) return e;
+    IrExpr *c = ARENA_NEW(S->arena, IrExpr);
+    IrRef *r = ARENA_NEW(S->arena, IrRef);
+    *c = *e, *r = *e->ref, c->ref = r;
+    return c;
+}
+
+/* The serial task that stores the bounds sees the locals they read (they were evaluated
+ * before it was chosen): a local of another task is QD2025, as anywhere else. */
+typedef struct { Sema *S; bool ok; } Visible;
+static bool local_hidden(const IrExpr *e, void *ctx) {
+    Visible *v = ctx;
+    if (e->kind == IR_LOCAL && v->ok) v->ok = sema_local_visible(v->S, e->local, e->span);
+    return !v->ok;
+}
+
+static bool bounds_visible(Sema *S, const LoopSpace *ls) {
+    Visible v = {S, true};
+    for (int d = 0; d < ls->ndims && v.ok; d++)
+        if (!ir_expr_any(ls->begin[d], local_hidden, &v)) ir_expr_any(ls->end[d], local_hidden, &v);
+    return v.ok;
+}
+
+/* Bounds that are not uniform (they read fields, ndarrays or kernel-scope locals) are evaluated
+ * once by the serial code before the loop, as Quadrants' offload pass does, and stored in the
+ * kernel-owned i32 field qdc_bounds_<task> (one slot per such bound, in source order); the task
+ * then reads them: its extent is known on the device only (qdc-abi(7), "Device bounds"). */
+static void store_bounds(Sema *S, LoopSpace *ls, Span sp) {
+    int n = 0;
+    for (int d = 0; d < ls->ndims; d++) n += !ir_is_uniform(ls->begin[d]) + !ir_is_uniform(ls->end[d]);
+    const char *name = arena_printf(S->arena, "qdc_bounds_%s_t%d", S->k->name, S->tasks.len); /* the task opened next */
+    int f = sema_owned_field(S, name, QT_I32, sp), slot = 0;
+    IrField *fd = &S->fields.items[f];
+    fd->ndim = 1, fd->shape[0] = n, fd->elems = n;
+    for (int d = 0; d < ls->ndims; d++)
+        for (int e = 0; e < 2; e++) {
+            IrExpr **b = e ? &ls->end[d] : &ls->begin[d];
+            if (ir_is_uniform(*b)) continue;
+            IrRef *r = sema_owned_ref(S, f, sp).ref;
+            r->idx[0] = irb_int(S->arena, QT_I32, slot++, sp), r->nidx = 1;
+            IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
+            st->store.ref = r, st->store.value = *b;
+            sema_emit(S, st);
+            *b = irb_new(S->arena, IR_LOAD, QT_I32, sp);
+            (*b)->ref = sema_owned_ref(S, f, sp).ref;
+            (*b)->ref->idx[0] = irb_int(S->arena, QT_I32, slot - 1, sp), (*b)->ref->nidx = 1;
+        }
+}
+
 /* The body of a parallel task: loop variables from the linear index, then the loop body.
  * A `continue` leaves the body: the body is wrapped in `while True: ...; break`. */
-void sema_for_body(Sema *S, const Stmt *loop) {
+static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
     IrTask *t = &S->tasks.items[S->task];
-    LoopSpace ls;
     const Expr *iter = loop->for_.iter;
-    int task = S->task;
-    S->task = -1; /* bounds are checked for uniformity below, not for task visibility */
-    bool ok = sema_loop_space(S, iter, &ls);
-    S->task = task;
-    if (!ok) return;
     const Expr *t0 = loop->for_.target;
     int nvars = t0->kind == E_TUPLE ? t0->list.n : 1;
     if (ls.grouped && nvars == 1) nvars = ls.ndims;
@@ -1221,15 +1361,16 @@ void sema_for_body(Sema *S, const Stmt *loop) {
     }
     IrExpr *count[IR_MAX_DIMS], *extent = NULL;
     for (int d = 0; d < ls.ndims; d++) {
-        if (!ir_is_uniform(ls.begin[d]) || !ir_is_uniform(ls.end[d])) {
-            diag_error(iter->span, QD2013, "the bounds of a parallel (top-level) loop may only use constants, scalar "
-                                             "kernel arguments and ndarray shapes");
-            return;
-        }
         count[d] = sema_trip_count(S, &ls, d, iter->span);
         extent = extent ? sema_binary(S, IR_MUL, extent, count[d], iter->span) : count[d];
     }
     t->extent = extent;
+    if (!space_uniform(&ls)) /* the body reads the slots itself (the extent is another function) */
+        for (int d = 0; d < ls.ndims; d++) {
+            LoopSpace one = {.ndims = 1, .begin = {fresh_bound(S, ls.begin[d])}, .end = {fresh_bound(S, ls.end[d])}, .step = {ls.step[d]}};
+            count[d] = sema_trip_count(S, &one, 0, iter->span);
+            ls.begin[d] = fresh_bound(S, ls.begin[d]);
+        }
     t->index_local = sema_new_local(S, "$index", QT_I32);
     IrExpr *rest = sema_local(S, t->index_local, iter->span);
     Val group = ls.grouped ? vec_make(S, ls.ndims, 0) : val_err();
@@ -1349,10 +1490,48 @@ static bool is_static_for(Sema *S, const Stmt *s) {
 
 static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial);
 
+/* A top-level for: a parallel task. Its bounds are evaluated first, where Quadrants evaluates
+ * them: in the serial code before the loop, after the previous task has finished. Uniform ones
+ * (constants, scalar arguments, shapes) stay expressions of the launch; the others go through
+ * store_bounds, in a serial task opened for them when none precedes the loop. */
+static void parallel_for(Sema *S, const Stmt *s, IrStmtVec *serial) {
+    LoopSpace ls;
+    bool opened = S->task < 0; /* the serial code the bounds need, dropped again when they are uniform */
+    if (opened) open_task(S, IR_TASK_SERIAL, s->span, serial);
+    IrStmtVec pre = {0}, *cur = S->cur; /* what evaluating the bounds emits (an inlined qd.func, qd.random) */
+    S->cur = &pre;
+    bool ok = sema_loop_space(S, s->for_.iter, &ls);
+    S->cur = cur;
+    for (int d = 0; ok && d < ls.ndims; d++) ls.begin[d] = known_bound(S, serial, ls.begin[d]), ls.end[d] = known_bound(S, serial, ls.end[d]);
+    bool device = ok && !space_uniform(&ls);
+    if (device) {
+        for (int k = 0; k < pre.len; k++) vec_push(S->cur, pre.items[k]); /* emitted (noted) once already */
+        ok = device = bounds_visible(S, &ls);
+        if (ok) store_bounds(S, &ls, s->for_.iter->span);
+    } else if (opened && !serial->len && !S->rng_init) { /* no serial task after all: as if never opened */
+        S->tasks.len--, S->task = -1, S->cur = NULL;
+    }
+    close_task(S, serial);
+    IrStmtVec body = {0};
+    open_task(S, IR_TASK_PARALLEL, s->span, &body);
+    int task = S->task;
+    S->tasks.items[task].block_dim = S->block_dim > 0 ? S->block_dim : 0;
+    S->block_dim = 0;
+    if (!device)
+        for (int k = 0; k < pre.len; k++) vec_push(S->cur, pre.items[k]); /* emitted (noted) once already */
+    vec_free(&pre);
+    if (ok) for_body(S, s, ls);
+    close_task(S, &body);
+    if (device && S->tasks.items[task].uses_block)
+        diag_error(s->for_.iter->span, QD2013, "a parallel loop that uses qd.simt.block or subgroup operations needs bounds "
+                                               "known at launch (constants, scalar arguments, ndarray shapes): a GPU must "
+                                               "run it on exactly ceil(extent / block_dim) blocks");
+}
+
 /* A qd.func whose body holds top-level loops, called as a kernel statement: its loops stay
  * parallel (Quadrants inlines it at the kernel's top level). Arguments are evaluated in a
- * serial task; uniform ones (constants, arguments, shapes) are substituted, so they may bound
- * the parallel loops. */
+ * serial task; uniform ones (constants, arguments, shapes) are substituted, the others are
+ * kernel-scope (kernel-owned fields, as promoted locals), so every loop may read them. */
 static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *serial) {
     for (int k = 0; k < S->ninline; k++)
         if (S->inline_stack[k] == def)
@@ -1360,6 +1539,7 @@ static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *
     if (S->ninline == (int)ARRAY_LEN(S->inline_stack))
         return (void)diag_error(s->span, QD2016, "qd.func calls nested too deeply");
     if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
+    S->bind_shared = true; /* its non-uniform arguments are kernel-scope: kernel-owned fields */
     Scope *sc = sema_bind_args(S, s->expr, def);
     if (!sc) return;
     const StmtList *b = &def->def.body;
@@ -1407,13 +1587,7 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
             if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
             sema_stmt(S, s);
         } else if (s->kind == S_FOR && !is_static_for(S, s)) {
-            close_task(S, serial);
-            IrStmtVec body = {0};
-            open_task(S, IR_TASK_PARALLEL, s->span, &body);
-            S->tasks.items[S->task].block_dim = S->block_dim > 0 ? S->block_dim : 0;
-            S->block_dim = 0;
-            sema_for_body(S, s);
-            close_task(S, &body);
+            parallel_for(S, s, serial);
         } else if (func_has_toplevel_for(S, s, &def)) {
             inline_toplevel(S, s, def, serial);
         } else {

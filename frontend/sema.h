@@ -254,6 +254,7 @@ typedef struct Sema {
      * SEMA_REASSIGNED: more than one), and the innermost `if` whose condition differs between
      * the lanes of one subgroup / of the block (depth 0: none) */
     VEC(const IrExpr *) local_def;
+    bool bind_shared; /* binding the arguments of a qd.func whose loops are top level (tasks) */
     int sg_divergent, block_divergent;
     Span sg_div_at, block_div_at;
     uint32_t div_reported; /* the span offset of the last collective reported, +1 */
@@ -510,5 +511,4 @@ typedef struct LoopSpace {
 #define LOOP_DIM(ls, level) ((ls)->ordered ? (int)(ls)->order[level] : (level))
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *out);
 IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp); /* i32, >= 0 */
-void sema_for_body(Sema *S, const Stmt *loop);
 #endif

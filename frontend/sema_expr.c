@@ -933,7 +933,13 @@ static Val cond_expr(Sema *S, const Expr *e) {
         for (int k = 0; k < 2; k++)
             for (int j = 0; both[k] && j < both[k]->len; j++) sema_emit(S, both[k]->items[j]);
         vec_free(&pa), vec_free(&pb);
-        if (!vec) return val_expr(select_(S, c, sema_rvalue(S, av, e->ifexp.a->span), sema_rvalue(S, bv, e->ifexp.b->span), e->span));
+        bool objects = av.kind != V_EXPR && av.kind != V_LOCAL && av.kind != V_REF;
+        objects |= bv.kind != V_EXPR && bv.kind != V_LOCAL && bv.kind != V_REF;
+        if (!vec && ir_is_const(c) && objects) return c->c.u ? av : bv; /* `qd.field if flag else qd.ndarray` */
+        if (!vec) {
+            IrExpr *ra = sema_rvalue(S, av, e->ifexp.a->span), *rb = sema_rvalue(S, bv, e->ifexp.b->span);
+            return ra && rb ? val_expr(select_(S, c, ra, rb, e->span)) : val_err();
+        }
         Val shape = av.kind == V_VEC ? av : bv;
         if (av.kind == V_VEC && bv.kind == V_VEC && (av.vec.n != bv.vec.n || av.vec.m != bv.vec.m)) {
             diag_error(e->span, QD2040, "the sides of `a if c else b` are %s and %s", val_describe(av), val_describe(bv));

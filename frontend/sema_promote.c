@@ -151,7 +151,8 @@ static void scan_top(Sema *S, UseVec *u, const StmtList *body, int *task) {
             refs_stmt(u, s, *task, true);
             continue;
         }
-        refs_stmt(u, s, *task + 1, false);
+        refs_expr(u, s->for_.iter, *task); /* the bounds are evaluated by the serial code before the loop */
+        refs_stmts(u, &s->for_.body, *task + 1, false);
         *task += 2;
     }
 }

@@ -438,7 +438,7 @@ static void stmt_jump(Sema *S, const Stmt *s) {
             diag_error(s->span, QD2014, "'break' cannot leave a parallel (top-level) for loop");
             return;
         }
-        S->parallel_continue = true; /* leaves the body wrapper: see sema_for_body */
+        S->parallel_continue = true; /* leaves the body wrapper: see for_body in sema.c */
         sema_emit(S, sema_stmt_new(S, IR_BREAK, s->span));
         return;
     case LOOP_SERIAL: sema_emit(S, sema_stmt_new(S, brk ? IR_BREAK : IR_CONTINUE, s->span)); return;
@@ -606,6 +606,16 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
         scope_bind(S, sc, p->name, val_expr(irb_cast(S->arena, e, t)), p->span);
         return true;
     }
+    if (S->bind_shared) { /* a qd.func with top-level loops: each loop is a task, so the argument is
+                             kernel-scope, kept in a kernel-owned field (sema_promote.c) */
+        int f = sema_owned_field(S, arena_printf(S->arena, "qdc_tmp_%s_%s", S->k->name, p->name), t == QT_U1 ? QT_I32 : t, sp);
+        Val r = sema_owned_ref(S, f, sp);
+        IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
+        st->store.ref = r.ref, st->store.value = irb_cast(S->arena, e, r.ref->type);
+        sema_emit(S, st);
+        scope_bind(S, sc, p->name, r, p->span);
+        return true;
+    }
     int l = sema_new_local(S, p->name, t);
     emit_assign(S, l, e, sp);
     scope_bind(S, sc, p->name, (Val){.kind = V_LOCAL, .index = l}, p->span);
@@ -614,6 +624,8 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
 
 /* Evaluates the call's arguments (in the caller's scope) and binds them in a new scope. */
 Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
+    bool shared = S->bind_shared;
+    S->bind_shared = false; /* not for the qd.func calls inside the arguments */
     Scope *sc = ARENA_NEW(S->arena, Scope);
     sc->parent = sema_def_scope(S, def);
     int np = def->def.nparams;
@@ -653,7 +665,9 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
             vec_free(&sc->b);
             return NULL;
         }
+        S->bind_shared = shared;
         ok &= bind_param(S, sc, p, vals[k], call->span);
+        S->bind_shared = false;
     }
     if (!ok) vec_free(&sc->b);
     return ok ? sc : NULL;

@@ -275,7 +275,9 @@ typedef enum { IR_TASK_PARALLEL, IR_TASK_SERIAL } IrTaskKind;
 typedef struct IrTask {
     IrTaskKind kind;
     const char *name; /* "<kernel>_t<k>", unique in the module: entry point names derive from it */
-    IrExpr *extent;   /* parallel: i32 number of iterations; uses only consts, params, shapes */
+    IrExpr *extent;   /* parallel: i32 number of iterations, from consts, params and shapes, or
+                         reading the task's field qdc_bounds_<task> (run-time bounds stored by the
+                         serial task before it: the extent is known on the device only) */
     int index_local;  /* parallel: local that receives the linear iteration index (i32) */
     int block_dim;    /* from qd.loop_config(block_dim=...); 0 = the target's default */
     bool uses_block;  /* contains IR_BARRIER, IR_THREAD_IDX, IR_SUBGROUP or shared arrays */
@@ -325,7 +327,8 @@ typedef struct IrSnodeLevel {
 
 typedef struct IrField {
     const char *name;  /* kernel-owned temporaries (a kernel-scope local shared between tasks,
-                          a kernel's return slot) are "qdc_tmp_<kernel>_<var>", "qdc_ret_<kernel>" */
+                          a kernel's return slot, a task's run-time loop bounds) are
+                          "qdc_tmp_<kernel>_<var>", "qdc_ret_<kernel>", "qdc_bounds_<task>" */
     QdType type;
     int ndim; /* 0 for shape=(); a vector/matrix field's component axes included */
     int elem_ndim; /* a field of vectors (1) or matrices (2): its last axes are the components,

@@ -47,6 +47,13 @@ int abi_block_dim(const IrTask *t, const CapTarget *cap) {
     return t->block_dim ? t->block_dim : (int)cap_int(cap, "limits.default_block_dim", 0); /* required key */
 }
 
+bool abi_device_extent(const IrTask *t) { return t->kind == IR_TASK_PARALLEL && t->extent && !ir_is_uniform(t->extent); }
+
+int abi_device_groups(const IrTask *t, int block_dim) {
+    (void)t;
+    return (QDC_DEVICE_EXTENT_THREADS + block_dim - 1) / block_dim;
+}
+
 void abi_guard(StrBuf *out, const char *module, const char *suffix) {
     size_t at = out->len;
     sb_puts(out, "QDC_");

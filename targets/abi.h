@@ -14,6 +14,15 @@ long abi_shared_offset(const IrKernel *k, int s);
 long abi_task_shared_bytes(const IrKernel *k, int task);
 /* The block size a task runs with: its block_dim, else the family's default_block_dim. */
 int abi_block_dim(const IrTask *t, const CapTarget *cap);
+/* A parallel task whose loop bounds the serial code before it stored in its kernel-owned field
+ * qdc_bounds_<task> (qdc-lang(7)): its extent reads that field, so only the device knows it and
+ * a GPU host cannot size the grid from the arguments. Such a task covers its extent with any
+ * grid; the metadata suggests QDC_DEVICE_EXTENT_THREADS threads' worth of blocks, the count
+ * Quadrants' SPIR-V backend dispatches for loops whose bounds it learns on the device
+ * (qdc-abi(7), "Device bounds"). */
+#define QDC_DEVICE_EXTENT_THREADS 131072
+bool abi_device_extent(const IrTask *t);
+int abi_device_groups(const IrTask *t, int block_dim); /* ceil(QDC_DEVICE_EXTENT_THREADS / block_dim) */
 /* Writes `name` with every character outside [A-Za-z0-9_] replaced by '_'. */
 void abi_ident(StrBuf *out, const char *name);
 /* The include guard of a module's header: "QDC_<MODULE>_<SUFFIX>" as a valid macro name. */

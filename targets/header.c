@@ -211,6 +211,11 @@ bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, 
                 sb_printf(out, "%s %s in %s", r ? "," : "", k->ret_members[r].name, m->fields[k->ret_members[r].field].name);
             sb_puts(out, " */\n");
         }
+        for (int ti = 0; !cpu && ti < k->ntasks; ti++)
+            if (abi_device_extent(&k->tasks[ti]))
+                sb_printf(out, "/* %s reads its loop bounds on the device (qdc-abi(7), Device bounds): any grid covers "
+                               "them; %d blocks of %d suggested */\n", k->tasks[ti].name,
+                          abi_device_groups(&k->tasks[ti], abi_block_dim(&k->tasks[ti], t)), abi_block_dim(&k->tasks[ti], t));
         if (cpu) cpu_launcher(out, m, k, t);
         else if (k->ret_type != QT_VOID && !bind) /* GPU: the host reads the result slot after the launch */
             sb_printf(out, "/* %s returns %s in the %s field symbol qd_field_%s (see the metadata's \"returns\") */\n",

@@ -4,6 +4,7 @@
  * binding layout through AbiBindings. Keys are stable (man/qdc-abi.7, qdc-spirv(7)). */
 #include "abi.h"
 #include "../support/json.h"
+#include <string.h>
 
 static void param_json(StrBuf *b, const IrParam *p) {
     sb_puts(b, "{\"name\": ");
@@ -25,9 +26,14 @@ static void task_json(StrBuf *b, const IrKernel *k, int i, const CapTarget *t) {
     const IrTask *task = &k->tasks[i];
     sb_puts(b, "{\"name\": ");
     json_str(b, task->name);
-    sb_printf(b, ", \"kind\": \"%s\", \"block_dim\": %d, \"uses_block\": %s, \"shared_bytes\": %ld}",
+    sb_printf(b, ", \"kind\": \"%s\", \"block_dim\": %d, \"uses_block\": %s, \"shared_bytes\": %ld",
               task->kind == IR_TASK_SERIAL ? "serial" : "parallel", abi_block_dim(task, t),
               task->uses_block ? "true" : "false", abi_task_shared_bytes(k, i));
+    if (abi_device_extent(task)) { /* bounds read on the device: any grid, this many blocks suggested */
+        sb_puts(b, ", \"extent\": \"device\"");
+        if (strcmp(cap_backend(t), "x86_64")) sb_printf(b, ", \"groups\": %d", abi_device_groups(task, abi_block_dim(task, t)));
+    }
+    sb_puts(b, "}");
 }
 
 void abi_returns_json(StrBuf *b, const IrModule *m, const IrKernel *k) {

@@ -71,6 +71,7 @@ static void json_tasks(StrBuf *o, const IrKernel *k, const SpvTarget *st) {
         kv_str(o, "entry", t->name);
         sb_printf(o, ", \"kind\": \"%s\", \"block_dim\": %d", par ? "parallel" : "serial", bd);
         if (!par) sb_puts(o, ", \"groups\": 1");
+        else if (abi_device_extent(t)) sb_printf(o, ", \"groups\": %d, \"extent\": \"device\"", abi_device_groups(t, bd));
         else if (t->extent && t->extent->kind == IR_CONST)
             sb_printf(o, ", \"groups\": %lld", (long long)((t->extent->c.i + bd - 1) / bd));
         else sb_puts(o, ", \"groups\": null");

@@ -309,3 +309,48 @@ Test(lang_sem, primitive_type_takes_one_expression) {
                  "argument, got 2",
                  "\n   |         ^~~~~~~~~~~~\n");
 }
+
+/* `a if c else b` whose sides are objects (a field constructor, an ndarray annotation): a
+ * compile-time condition picks one, as Python does (it crashed qdc: six upstream scripts);
+ * a run-time one is an error, not a crash. */
+Test(lang_sem, conditional_of_objects) {
+    Compiled c = compile_src("import quadrants as qd\n"
+                             "WIDE = False\n"
+                             "DT = qd.f64 if WIDE else qd.i32\n"
+                             "x = qd.field(DT, shape=(4,))\n"
+                             "@qd.kernel\n"
+                             "def k():\n"
+                             "    for i in range(4):\n"
+                             "        x[i] = i // 2\n",
+                             "--emit=ir");
+    cr_expect_eq(c.r.status, 0, "%s", c.r.err);
+    char *ir = read_text(c.out, NULL);
+    cr_expect(ir && strstr(ir, "field x: i32[4]\n"), "%s", ir);
+    free(ir);
+    compiled_free(&c);
+    c = compile_src("import pytest\n" /* in a parametrized host function: the form that crashed */
+                    "import quadrants as qd\n"
+                    "@pytest.mark.parametrize('use_field', [False, True])\n"
+                    "def test_pick(use_field):\n"
+                    "    V = qd.field if use_field else qd.ndarray\n"
+                    "    x = qd.field(qd.i32, shape=(4,))\n"
+                    "    @qd.kernel\n"
+                    "    def k():\n"
+                    "        for i in range(4):\n"
+                    "            x[i] = i\n"
+                    "    k()\n",
+                    NULL);
+    cr_expect_eq(c.r.status, 0, "%s", c.r.err);
+    cr_expect(c.wrote);
+    compiled_free(&c);
+    c = compile_src("import quadrants as qd\n"
+                    "x = qd.field(qd.i32, shape=(4,))\n"
+                    "@qd.kernel\n"
+                    "def k(n: qd.i32):\n"
+                    "    y = x if n > 0 else x\n",
+                    NULL);
+    cr_expect_eq(c.r.status, 1, "%s", c.r.err);
+    cr_expect(strstr(c.r.err, "k.py:5:9: error[QD2032]: "), "%s", c.r.err);
+    cr_expect(!c.wrote);
+    compiled_free(&c);
+}

@@ -113,7 +113,9 @@ bool vk_parse_kernel(const char *meta, const char *kernel, VkKernel *k) {
         char l[512];
         snprintf(l, sizeof l, "%.*s", (int)(len < sizeof l ? len : sizeof l - 1), line);
         bool mine = line > start && (!end || line < end);
-        if (strstr(l, "\"shape\": [") && strstr(l, "\"set\": 1") && k->nfields < 8) {
+        if (strstr(l, "\"shape\": [") && strstr(l, "\"set\": 1") && k->nfields == (int)(sizeof k->fields / sizeof k->fields[0])) {
+            k->overflow = true;
+        } else if (strstr(l, "\"shape\": [") && strstr(l, "\"set\": 1")) {
             VkSlot *s = &k->fields[k->nfields++];
             str_after(l, "\"name\": \"", s->name, sizeof s->name);
             str_after(l, "\"dtype\": \"", buf, sizeof buf);
@@ -136,10 +138,13 @@ bool vk_parse_kernel(const char *meta, const char *kernel, VkKernel *k) {
                 if (!strcmp(k->arrays[i].name, buf)) idx = i;
             k->push[k->npush].is_value = strstr(l, "\"what\": \"value\"") != NULL;
             k->push[k->npush].array = idx, k->push[k->npush++].offset = int_after(l, "\"offset\": ", 0);
-        } else if (mine && strstr(l, "{\"entry\": \"") && k->ntasks < 16) {
+        } else if (mine && strstr(l, "{\"entry\": \"") && k->ntasks == (int)(sizeof k->tasks / sizeof k->tasks[0])) {
+            k->overflow = true;
+        } else if (mine && strstr(l, "{\"entry\": \"")) {
             VkTask *t = &k->tasks[k->ntasks++];
             str_after(l, "{\"entry\": \"", t->entry, sizeof t->entry);
             t->block_dim = int_after(l, "\"block_dim\": ", 1), t->groups = int_after(l, "\"groups\": ", -1);
+            t->device = strstr(l, "\"extent\": \"device\"") != NULL;
         }
         line = nl ? nl + 1 : NULL;
     }
@@ -222,6 +227,7 @@ int vk_run(const char *dir, const char *spv, const char *meta, const char *const
     *err = NULL;
     VkKernel k;
     if (!vk_parse_kernel(meta, kernels[0], &k)) return *err = xasprintf("no kernel %s in the metadata", kernels[0]), -1;
+    if (k.overflow) return *err = xasprintf("%s has more tasks or fields than vk_exec.h holds", kernels[0]), -1;
     if (k.narrays != narrays) return *err = xasprintf("%s has %d ndarrays, the test gives %d", kernels[0], k.narrays, narrays), -1;
     char *vk = vkrun_path(dir);
     if (!vk) {
@@ -272,6 +278,7 @@ int vk_run(const char *dir, const char *spv, const char *meta, const char *const
         const VkKernel *use = kk ? &kn : &k;
         for (int t = 0; t < use->ntasks && na < 390; t++) {
             long g = use->tasks[t].groups;
+            if (use->tasks[t].device && grid == VK_FEW && g > 3) g = 3;
             if (g < 0) {
                 g = (items + use->tasks[t].block_dim - 1) / use->tasks[t].block_dim;
                 if (grid == VK_FEW && g > 3) g = 3;

@@ -23,17 +23,19 @@ typedef struct {
 typedef struct {
     char entry[96];
     int block_dim, groups; /* groups -1: sized by the launch (null in the metadata) */
+    bool device;           /* "extent": "device": bounds read on the device, any grid covers them */
 } VkTask;
 typedef struct {
-    VkSlot arrays[16], fields[8];
+    VkSlot arrays[16], fields[32];
     int narrays, nfields;
     char scalar[64];
     int has_scalar;
     int push_size;
     struct { int array, offset, is_value; } push[24]; /* array: index into arrays (extent) */
     int npush;
-    VkTask tasks[16];
+    VkTask tasks[32];
     int ntasks;
+    bool overflow; /* more tasks, fields or arrays than the arrays above hold */
 } VkKernel;
 bool vk_parse_kernel(const char *metadata, const char *kernel, VkKernel *k);
 
@@ -45,7 +47,8 @@ typedef struct {
 } VkArray;
 
 /* Groups of a launch: tasks with fixed groups keep them; the others get ceil(items / block_dim)
- * ("full") or min(3, that) ("few": the grid-stride loops turn), capped at 65535. */
+ * ("full") or min(3, that) ("few": the grid-stride loops turn), capped at 65535. A task whose
+ * extent only the device knows gets the metadata's suggested groups, or 3 on a "few" grid. */
 typedef enum { VK_FULL, VK_FEW } VkGrid;
 
 /* Runs kernels (all with the same interface as the first) in order in one vkrun process.
