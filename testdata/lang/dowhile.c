@@ -47,6 +47,12 @@ int main(int argc, char **argv) {
     bad += check("deep", x, N, 2 * 3 * 2, 2 * 3 * 2) + (a != 0) + (b != 0) + (cc != 0);
 
     memset(x, 0, N * 4);
+    outer = 3;
+    tail_args ta = {.x = x, .x_shape = {N}, .outer = &outer, .inner = &inner};
+    if (!host_launch_ok(tail(&ta, nt))) return 2;
+    bad += check("tail", x, N, 3 * 2, 3 * 2) + (outer != 0) + (inner != 0);
+
+    memset(x, 0, N * 4);
     int32_t c1 = 5;
     siblings_args sa = {.x = x, .x_shape = {N}, .y = y, .y_shape = {N}, .c1 = &c1, .c2 = &c2};
     if (!host_launch_ok(siblings(&sa, nt))) return 2;

@@ -64,6 +64,17 @@ def deep(x: qd.types.ndarray(qd.i32, ndim=1), a: qd.types.ndarray(qd.i32, ndim=0
 
 
 @qd.kernel(graph=True)
+def tail(x: qd.types.ndarray(qd.i32, ndim=1), outer: qd.types.ndarray(qd.i32, ndim=0), inner: qd.types.ndarray(qd.i32, ndim=0)):
+    while qd.graph.do_while(outer):  # ends with the inner loop: both loops end at one task
+        outer[()] = outer[()] - 1
+        inner[()] = 2
+        while qd.graph.do_while(inner):
+            for i in range(x.shape[0]):
+                x[i] = x[i] + 1
+            inner[()] = inner[()] - 1
+
+
+@qd.kernel(graph=True)
 def siblings(x: qd.types.ndarray(qd.i32, ndim=1), y: qd.types.ndarray(qd.i32, ndim=1), c1: qd.types.ndarray(qd.i32, ndim=0),
              c2: qd.types.ndarray(qd.i32, ndim=0)):
     while qd.graph.do_while(c1):
