@@ -1189,6 +1189,20 @@ static void open_task(Sema *S, IrTaskKind kind, Span sp, IrStmtVec *body) {
     S->uses_block = false;
 }
 
+/* A parallel loop's bound: uniform (constants, scalar arguments, shapes) or read from memory with
+ * such indexes (`range(n[()])`, `range(count[None])`), as Quadrants allows. A read is evaluated
+ * where the task's extent is: once before the task on x86 (libqdrt's extent call), by each
+ * thread at the task's start on a GPU (qdc-lang(7), LOOPS). */
+static bool bound_part(const IrExpr *e, void *ctx) {
+    (void)ctx;
+    switch (e->kind) {
+    case IR_CONST: case IR_PARAM: case IR_SHAPE: case IR_UNARY: case IR_BINARY: case IR_SELECT: case IR_CAST:
+    case IR_BITCAST: case IR_MATH: case IR_LOAD: return false;
+    default: return true;
+    }
+}
+static bool loop_bound_ok(const IrExpr *e) { return !ir_expr_any(e, bound_part, NULL); }
+
 /* The body of a parallel task: loop variables from the linear index, then the loop body.
  * A `continue` leaves the body: the body is wrapped in `while True: ...; break`. */
 void sema_for_body(Sema *S, const Stmt *loop) {
@@ -1210,9 +1224,9 @@ void sema_for_body(Sema *S, const Stmt *loop) {
     }
     IrExpr *count[IR_MAX_DIMS], *extent = NULL;
     for (int d = 0; d < ls.ndims; d++) {
-        if (!ir_is_uniform(ls.begin[d]) || !ir_is_uniform(ls.end[d])) {
+        if (!loop_bound_ok(ls.begin[d]) || !loop_bound_ok(ls.end[d])) {
             diag_error(iter->span, QD2013, "the bounds of a parallel (top-level) loop may only use constants, scalar "
-                                             "kernel arguments and ndarray shapes");
+                                             "kernel arguments, ndarray shapes and elements of fields and ndarrays");
             return;
         }
         count[d] = sema_trip_count(S, &ls, d, iter->span);

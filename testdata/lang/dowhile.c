@@ -63,6 +63,14 @@ int main(int argc, char **argv) {
     if (!host_launch_ok(funcs(&fa, nt))) return 2;
     bad += check("funcs", x, N, 10 + 4 * (1000 + 3 + 1), 10 + 4 * (3 + 1)) + (runs != 1) + (c != 0);
 
+    memset(x, 0, N * 4);
+    int32_t n = 10;
+    outer = 2;
+    bounded_args ba = {.x = x, .x_shape = {N}, .n = &n, .outer = &outer};
+    if (!host_launch_ok(bounded(&ba, nt))) return 2;
+    for (int i = 0; i < N; i++) bad += x[i] != (i < 5 ? 202 : i < 10 ? 2 : 0);
+    bad += outer != 0;
+
     c = 3;
     draws_args dr = {.r = f, .r_shape = {N}, .c = &c};
     if (!host_launch_ok(draws(&dr, nt))) return 2;

@@ -2,8 +2,9 @@
 of a qd.i32 ndarray is non-zero (at least once). A counter and a flag as the condition, loops
 nested two and three deep, sibling loops, run-once for loops and bare statements around them,
 bare statements and ifs in a body, a qd.func with a parallel loop at both levels, qd.loop_config
-inside a body, a kernel-scope local used inside a loop, qd.random drawing anew in each pass, the
-deprecated qd.graph_do_while spelling and a @qd.data_oriented member as the condition. Host: dowhile.c."""
+inside a body, a kernel-scope local used inside a loop, loop bounds read from memory, qd.random
+drawing anew in each pass, the deprecated qd.graph_do_while spelling and a @qd.data_oriented
+member as the condition. Host: dowhile.c."""
 import numpy as np
 
 import quadrants as qd
@@ -111,6 +112,17 @@ def funcs(x: qd.types.ndarray(qd.i32, ndim=1), runs: qd.types.ndarray(qd.i32, nd
             x[i] = x[i] + step
         bump(x, 1)
         c[()] = c[()] - 1
+
+
+@qd.kernel(graph=True)
+def bounded(x: qd.types.ndarray(qd.i32, ndim=1), n: qd.types.ndarray(qd.i32, ndim=0), outer: qd.types.ndarray(qd.i32, ndim=0)):
+    half = n[()] // 2  # kernel-scope: a loop bound read from memory
+    while qd.graph.do_while(outer):
+        for i in range(n[()]):  # a bound read from device memory, as Quadrants allows
+            x[i] = x[i] + 1
+        for i in range(half):
+            x[i] = x[i] + 100
+        outer[()] = outer[()] - 1
 
 
 @qd.kernel(graph=True)

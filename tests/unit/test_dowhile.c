@@ -136,8 +136,9 @@ Test(dowhile, metadata_and_headers) {
 }
 
 /* lavapipe: the nested loops' entry points repeat as the counters say (outer 3, inner reset to 2
- * each pass: 6 increments), a kernel whose flag starts at 0 still runs once, and two loops that
- * end at one entry repeat the inner one first (outer 4 x inner 2). */
+ * each pass: 6 increments), a kernel whose flag starts at 0 still runs once, two loops that end
+ * at one entry repeat the inner one first (outer 4 x inner 2), and a parallel loop's bound read
+ * from device memory covers exactly that many items. */
 Test(dowhile, vulkan_runs_the_loops, .timeout = 120) {
     char *dir = make_temp_dir(), *src = xasprintf("%s/g.py", dir), *spv = xasprintf("%s/g.spv", dir);
     cr_assert(write_text(src, NESTED "\n@qd.kernel(graph=True)\ndef once(x: qd.types.ndarray(qd.i32, ndim=1), "
@@ -149,7 +150,10 @@ Test(dowhile, vulkan_runs_the_loops, .timeout = 120) {
                                      "    while qd.graph.do_while(outer):\n        outer[()] = outer[()] - 1\n"
                                      "        inner[()] = 2\n        while qd.graph.do_while(inner):\n"
                                      "            for i in range(x.shape[0]):\n                x[i] = x[i] + 1\n"
-                                     "            inner[()] = inner[()] - 1\n"));
+                                     "            inner[()] = inner[()] - 1\n"
+                                     "\n@qd.kernel\ndef dyn(x: qd.types.ndarray(qd.i32, ndim=1), "
+                                     "outer: qd.types.ndarray(qd.i32, ndim=0), inner: qd.types.ndarray(qd.i32, ndim=0)):\n"
+                                     "    for i in range(inner[()]):\n        x[i] = x[i] + outer[()]\n"));
     const char *argv[] = {"--target=vulkan1.3", "-o", spv, "g.py", NULL};
     RunResult r = run_qdc_argv(argv, NULL, dir);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -179,6 +183,12 @@ Test(dowhile, vulkan_runs_the_loops, .timeout = 120) {
     rc = vk_run(dir, spv, meta, t, 1, arr, 3, NULL, N, VK_FULL, false, &err);
     cr_expect_geq(rc, 0, "vkrun: %s", err);
     if (rc > 0) cr_expect(x[0] == 24 && x[N - 1] == 24 && outer == 0 && inner == 0, "tail: x[0] = %d (want 24)", x[0]);
+    free(err);
+    outer = 7, inner = 100; /* a parallel loop's bound read from device memory */
+    const char *d[] = {"dyn"};
+    rc = vk_run(dir, spv, meta, d, 1, arr, 3, NULL, N, VK_FEW, true, &err);
+    cr_expect_geq(rc, 0, "vkrun: %s", err);
+    if (rc > 0) cr_expect(x[0] == 31 && x[99] == 31 && x[100] == 24 && x[N - 1] == 24, "dyn: x[99] = %d (want 31), x[100] = %d", x[99], x[100]);
     free(err), free(meta);
     remove_tree(dir);
     free(dir), free(src), free(spv);
