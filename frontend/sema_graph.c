@@ -155,6 +155,11 @@ void sema_do_while(Sema *S, const Stmt *s, IrStmtVec *serial) {
         diag_error(S->block_dim_span, QD2017, "qd.loop_config must directly precede a top-level for loop");
         S->block_dim = 0, S->serialize = false;
     }
+    if (S->task >= 0 && S->task == S->tasks.len - 1 && S->tasks.items[S->task].kind == IR_TASK_SERIAL && !serial->len && !S->rng_init) {
+        bool owns = false; /* an empty serial task (a qd.func's arguments were all substituted): dropped */
+        for (int k = 0; k < S->local_task.len; k++) owns |= S->local_task.items[k] == S->task;
+        if (!owns) S->tasks.len--, S->task = -1, S->cur = NULL, S->uses_block = false;
+    }
     sema_close_task(S, serial);
     IrLoop lp = {.first = S->tasks.len, .param = param, .parent = S->cur_loop, .cond = label, .span = call->span};
     int me = S->loops.len, outer = S->cur_loop;

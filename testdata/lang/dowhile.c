@@ -64,6 +64,12 @@ int main(int argc, char **argv) {
     bad += check("funcs", x, N, 10 + 4 * (1000 + 3 + 1), 10 + 4 * (3 + 1)) + (runs != 1) + (c != 0);
 
     memset(x, 0, N * 4);
+    c = 4;
+    factored_args fc = {.x = x, .x_shape = {N}, .c = &c};
+    if (!host_launch_ok(factored(&fc, nt))) return 2;
+    bad += check("factored", x, N, 12, 12) + (c != 0);
+
+    memset(x, 0, N * 4);
     int32_t n = 10;
     outer = 2;
     bounded_args ba = {.x = x, .x_shape = {N}, .n = &n, .outer = &outer};

@@ -1,10 +1,10 @@
 """dowhile.py — graph kernels: `while qd.graph.do_while(c):` repeats its body's tasks while element 0
 of a qd.i32 ndarray is non-zero (at least once). A counter and a flag as the condition, loops
 nested two and three deep, sibling loops, run-once for loops and bare statements around them,
-bare statements and ifs in a body, a qd.func with a parallel loop at both levels, qd.loop_config
-inside a body, a kernel-scope local used inside a loop, loop bounds read from memory, qd.random
-drawing anew in each pass, the deprecated qd.graph_do_while spelling and a @qd.data_oriented
-member as the condition. Host: dowhile.c."""
+bare statements and ifs in a body, a qd.func with a parallel loop at both levels, a loop in a
+qd.func, qd.loop_config inside a body, a kernel-scope local used inside a loop, loop bounds read
+from memory, qd.random drawing anew in each pass, the deprecated qd.graph_do_while spelling and a
+@qd.data_oriented member as the condition. Host: dowhile.c."""
 import numpy as np
 
 import quadrants as qd
@@ -112,6 +112,21 @@ def funcs(x: qd.types.ndarray(qd.i32, ndim=1), runs: qd.types.ndarray(qd.i32, nd
             x[i] = x[i] + step
         bump(x, 1)
         c[()] = c[()] - 1
+
+
+@qd.func
+def relax(x: qd.types.ndarray(qd.i32, ndim=1), c: qd.types.ndarray(qd.i32, ndim=0)):
+    while qd.graph.do_while(c):  # qd.funcs are inlined: the loop is the calling kernel's
+        for i in range(x.shape[0]):
+            x[i] = x[i] + 1
+        c[()] = c[()] - 1
+
+
+@qd.kernel(graph=True)
+def factored(x: qd.types.ndarray(qd.i32, ndim=1), c: qd.types.ndarray(qd.i32, ndim=0)):
+    relax(x, c)
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 3
 
 
 @qd.kernel(graph=True)
