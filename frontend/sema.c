@@ -1191,6 +1191,12 @@ static void close_task(Sema *S, IrStmtVec *body) {
     S->task = -1, S->cur = NULL, S->uses_block = false;
 }
 
+void sema_close_task(Sema *S, IrStmtVec *body) { close_task(S, body); }
+static void open_task(Sema *S, IrTaskKind kind, Span sp, IrStmtVec *body);
+void sema_open_serial(Sema *S, Span sp, IrStmtVec *serial) {
+    if (S->task < 0) open_task(S, IR_TASK_SERIAL, sp, serial);
+}
+
 static void open_task(Sema *S, IrTaskKind kind, Span sp, IrStmtVec *body) {
     IrTask t = {.kind = kind, .span = sp, .index_local = -1};
     t.name = arena_printf(S->arena, "%s_t%d", S->k->name, S->tasks.len);
@@ -1475,6 +1481,7 @@ static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
     if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
     for (int k = 0; k < b->v.def->def.body.n; k++) {
         const Stmt *x = b->v.def->def.body.stmts[k];
+        if (sema_is_do_while(S, x)) return *def = b->v.def, true; /* its tasks repeat: they are the kernel's */
         if ((x->kind == S_FOR && !(x->for_.iter->kind == E_CALL && sema_path(S, x->for_.iter->call.fn) &&
                                    !strcmp(sema_path(S, x->for_.iter->call.fn), "qd.static"))) || is_loop_config(S, x))
             return *def = b->v.def, true;
@@ -1588,6 +1595,8 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
             sema_stmt(S, s);
         } else if (s->kind == S_FOR && !is_static_for(S, s)) {
             parallel_for(S, s, serial);
+        } else if (sema_is_do_while(S, s)) {
+            sema_do_while(S, s, serial);
         } else if (func_has_toplevel_for(S, s, &def)) {
             inline_toplevel(S, s, def, serial);
         } else {
@@ -1700,6 +1709,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
     S->rng_local = -1, S->rng_init = NULL;
     S->returned = false, S->dyn = 0, S->kernel_def = def, S->rng_field = -1;
+    S->loops.len = 0, S->cur_loop = -1, S->graph = sema_kernel_graph(S, def);
     k.ret_type = QT_VOID, k.ret_field = -1;
     if (S->inst >= 0) sema_check_instance_args(S, def);
     k.name = kernel_params(S, def, sd->entry);
@@ -1710,6 +1720,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     const Stmt *ret = b->n && b->stmts[b->n - 1]->kind == S_RETURN ? b->stmts[b->n - 1] : NULL;
     bool returns = def->def.returns && def->def.returns->kind != E_NONE;
     StmtList body = {b->stmts, ret && (returns || !ret->expr) ? b->n - 1 : b->n};
+    sema_graph_validate(S, b);
     sema_find_promoted(S, &body);
     split_tasks(S, &body, &serial);
     if (S->task >= 0 && S->tasks.items[S->task].kind != IR_TASK_SERIAL) close_task(S, &serial);
@@ -1737,6 +1748,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     TAKE(k.locals, k.nlocals, S->locals);
     TAKE(k.shared, k.nshared, S->shared);
     TAKE(k.tasks, k.ntasks, S->tasks);
+    TAKE(k.loops, k.nloops, S->loops);
     vec_free(&scope.b);
     S->scope = NULL, S->k = NULL, S->hscope = &S->module, S->pure = false;
     vec_push(&S->kernels, k);
@@ -1841,7 +1853,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     for (int k = 0; k < S.dispatchers.len; k++) vec_free(&S.dispatchers.items[k].impls);
     vec_free(&S.dispatchers), vec_free(&S.pyfuncs);
     vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.lambdas), vec_free(&S.used_names), vec_free(&S.callinsts);
-    vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks);
+    vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks), vec_free(&S.loops);
     if (diag_error_count()) return NULL;
     ir_seal(m);
     return m;

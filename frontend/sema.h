@@ -175,6 +175,9 @@ typedef struct Sema {
     VEC(int) local_task; /* the task that created each local */
     VEC(IrShared) shared;
     VEC(IrTask) tasks;
+    VEC(IrLoop) loops; /* qd.graph.do_while loops of the kernel (sema_graph.c) */
+    int cur_loop;      /* the innermost one being checked, -1 for none */
+    bool graph;        /* the kernel is @qd.kernel(graph=True) */
     Scope *scope;     /* innermost function scope (kernel, or an inlined qd.func) */
     IrStmtVec *cur;   /* the block statements are appended to (NULL: no run-time code here) */
     int task;         /* index of the open task, -1 if none */
@@ -481,6 +484,15 @@ bool sema_pydc_param(Sema *S, const Param *ap, Val host); /* a kernel parameter 
 Val sema_pydc_attr(Sema *S, Val o, const Expr *attr);
 Val sema_pydc_flatten(Sema *S, Val host, const char *prefix, Span sp); /* a host instance's members as parameters PREFIX__NAME */
 bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p); /* sema.c */
+
+/* sema_graph.c: @qd.kernel(graph=True) and `while qd.graph.do_while(c):` loops of tasks */
+bool sema_is_do_while(Sema *S, const Stmt *s);          /* `while qd.graph.do_while(...)` (or qd.graph_do_while) */
+bool sema_kernel_graph(Sema *S, const Stmt *def);       /* decorated @qd.kernel(graph=True) */
+void sema_graph_validate(Sema *S, const StmtList *body); /* Quadrants' statement rules for a kernel using it */
+void sema_do_while(Sema *S, const Stmt *s, IrStmtVec *serial); /* one at the top level: its tasks repeat */
+void sema_do_while_misplaced(Sema *S, const Stmt *s);  /* one met inside run-time code */
+void sema_close_task(Sema *S, IrStmtVec *body);        /* sema.c: ends the open task */
+void sema_open_serial(Sema *S, Span sp, IrStmtVec *serial); /* sema.c: a serial task, unless one is open */
 
 /* sema_stmt.c */
 void sema_block(Sema *S, const StmtList *l);

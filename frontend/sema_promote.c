@@ -132,6 +132,7 @@ static bool is_loop_target(Sema *S, const StmtList *body, const char *name) {
         const Stmt *s = body->stmts[k];
         if (s->kind == S_FOR && (is_static_loop(S, s) ? is_loop_target(S, &s->for_.body, name) : names_target(s->for_.target, name)))
             return true;
+        if (sema_is_do_while(S, s) && is_loop_target(S, &s->while_.body, name)) return true;
     }
     return false;
 }
@@ -144,6 +145,13 @@ static void scan_top(Sema *S, UseVec *u, const StmtList *body, int *task) {
         if (is_static_loop(S, s)) {
             refs_expr(u, s->for_.iter, *task);
             scan_top(S, u, &s->for_.body, task);
+            continue;
+        }
+        if (sema_is_do_while(S, s)) { /* its body is top level, in tasks of its own */
+            refs_expr(u, s->while_.cond, *task);
+            *task += 1;
+            scan_top(S, u, &s->while_.body, task);
+            *task += 1;
             continue;
         }
         bool parallel = s->kind == S_FOR && !serial_config(S, k ? body->stmts[k - 1] : NULL);

@@ -395,6 +395,7 @@ static IrBlock loop_body(Sema *S, const StmtList *body, LoopKind kind, IrStmtVec
 }
 
 static void stmt_while(Sema *S, const Stmt *s) {
+    if (sema_is_do_while(S, s)) return sema_do_while_misplaced(S, s); /* in run-time code (sema_graph.c) */
     IrStmtVec pre = {0}, *outer = S->cur;
     S->cur = &pre;
     IrExpr *cond = sema_to_bool(S, sema_expr(S, s->while_.cond));

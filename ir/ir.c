@@ -206,6 +206,12 @@ static void dump_kernel(const IrModule *m, const IrLowered *low, const IrKernel 
         dump_shape(s->shape, s->ndim, out);
         sb_printf(out, " task %d\n", s->task);
     }
+    for (int i = 0; i < k->nloops; i++) {
+        const IrLoop *l = &k->loops[i];
+        sb_printf(out, "  loop %d tasks %d..%d while %s[0]", i, l->first, l->last, k->params[l->param].name);
+        if (l->parent >= 0) sb_printf(out, " in loop %d", l->parent);
+        sb_putc(out, '\n');
+    }
     for (int i = 0; i < k->ntasks; i++) {
         const IrTask *t = &k->tasks[i];
         sb_printf(out, "  task %s %s", t->name, t->kind == IR_TASK_PARALLEL ? "parallel" : "serial");

@@ -295,6 +295,21 @@ typedef struct IrRetMember {
     int n, m; /* a vector (m 0) or matrix member; 0 for a scalar */
 } IrRetMember;
 
+/* A qd.graph.do_while loop (qdc-lang(7) "Graph kernels", qdc-abi(7) "Do-while loops"): tasks
+ * first..last (inclusive, at least one) run, then again while the condition, element 0 of
+ * 32-bit integer ndarray parameter `param`, is non-zero (a do-while: the body runs at least
+ * once). Loops nest as intervals: IrKernel.loops is in pre-order (an enclosing loop before the
+ * loops inside it), parent is the index of the enclosing loop or -1. After task t the host checks
+ * the loops whose last task is t, innermost first, and continues at the first task of the first
+ * whose condition holds. */
+typedef struct IrLoop {
+    int first, last;
+    int param;
+    int parent;
+    const char *cond; /* the condition as written: "counter", "self.counter", "params.counter" */
+    Span span;
+} IrLoop;
+
 typedef struct IrKernel {
     const char *name;
     IrParam *params;
@@ -306,6 +321,8 @@ typedef struct IrKernel {
     IrTask *tasks; /* top-level statements in order: each top-level for is a parallel task,
                       runs of other top-level statements are serial tasks (one thread) */
     int ntasks;
+    IrLoop *loops; /* @qd.kernel(graph=True) with qd.graph.do_while: the repeated task ranges */
+    int nloops;
     QdType ret_type; /* `-> T`: the type returned, QT_VOID for none */
     int ret_field;   /* the 0-d field the last task stores the result in (IrModule.fields), or -1 */
     int ret_n, ret_m; /* `-> qd.types.vector(n, T)` (m 0) / matrix(n, m, T): ret_field is 1-d with

@@ -513,6 +513,31 @@ int qdrt_launch(const qdrt_task *tasks, int ntasks, const void *args, int nthrea
     return rc;
 }
 
+static int32_t loop_condition(const void *args, const qdrt_loop *l) {
+    const int32_t *flag;
+    memcpy(&flag, (const char *)args + l->cond_offset, sizeof flag);
+    return flag[0];
+}
+
+int qdrt_launch_loops(const qdrt_task *tasks, int ntasks, const qdrt_loop *loops, int nloops, const void *args, int nthreads) {
+    for (int pc = 0; pc < ntasks;) {
+        int stop = ntasks; /* the next loop boundary after pc */
+        for (int l = 0; l < nloops; l++) {
+            if (loops[l].first > pc && loops[l].first < stop) stop = loops[l].first;
+            if (loops[l].last + 1 > pc && loops[l].last + 1 < stop) stop = loops[l].last + 1;
+        }
+        int rc = qdrt_launch(tasks + pc, stop - pc, args, nthreads);
+        if (rc) return rc;
+        pc = stop;
+        for (int l = nloops - 1; l >= 0; l--) /* pre-order backwards: the innermost loop first */
+            if (loops[l].last == stop - 1 && loop_condition(args, &loops[l])) {
+                pc = loops[l].first;
+                break;
+            }
+    }
+    return 0;
+}
+
 void qdrt_shutdown(void) {
     pthread_once(&g_once, g_init);
     if (pthread_mutex_trylock(&g_pool.busy)) return; /* a launch is running: leave it be */

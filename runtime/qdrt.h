@@ -3,6 +3,7 @@
  * block's lanes as coroutines on one thread, switching at qd.simt.block.sync(). */
 #ifndef QDRT_H
 #define QDRT_H
+#include <stddef.h>
 #include <stdint.h>
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +31,22 @@ typedef struct qdrt_task {
  * task finished by all threads before the next starts. Returns 0, or an errno value when
  * threads or memory could not be had (nothing ran then). */
 int qdrt_launch(const qdrt_task *tasks, int ntasks, const void *args, int nthreads);
+/* A qd.graph.do_while loop (qdc-abi(7), "Do-while loops"): after task `last` the condition, the
+ * int32_t that the ndarray pointer at byte cond_offset of the argument struct points at (element
+ * 0), is read; non-zero: the run continues at task `first`. */
+typedef struct qdrt_loop {
+    int32_t first, last;
+    int32_t cond_offset;
+} qdrt_loop;
+
+/* Runs tasks[0..ntasks) like qdrt_launch, repeating the loops: loops[] is in pre-order (a loop
+ * before the loops inside it), each a range of at least one task, nested ranges inside their
+ * loop's. After a task that ends loops, they are checked innermost first; the first whose
+ * condition is non-zero continues at its first task (a do-while: a loop's tasks run at least
+ * once). Each maximal range of tasks that no loop starts or ends inside is one qdrt_launch, so the
+ * condition is read after all threads have finished the loop's last task. Returns 0, or the
+ * first error of qdrt_launch (the ranges before it ran). */
+int qdrt_launch_loops(const qdrt_task *tasks, int ntasks, const qdrt_loop *loops, int nloops, const void *args, int nthreads);
 /* $QDRT_THREADS if set to a positive number, else the number of online CPUs. */
 int qdrt_default_threads(void);
 

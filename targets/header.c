@@ -148,8 +148,20 @@ static void cpu_launcher(StrBuf *b, const IrModule *m, const IrKernel *k, const 
                   abi_task_shared_bytes(k, i));
         free(ext);
     }
+    sb_puts(b, "    };\n");
+    char *launch = xasprintf("qdrt_launch(tasks, %d, args, nthreads)", k->ntasks);
+    if (k->nloops) { /* qd.graph.do_while: libqdrt repeats the ranges */
+        sb_puts(b, "    static const qdrt_loop loops[] = {\n");
+        for (int l = 0; l < k->nloops; l++)
+            sb_printf(b, "        {%d, %d, (int32_t)offsetof(%s_args, %s)},\n", k->loops[l].first, k->loops[l].last, k->name,
+                      k->params[k->loops[l].param].name);
+        sb_puts(b, "    };\n");
+        free(launch);
+        launch = xasprintf("qdrt_launch_loops(tasks, %d, loops, %d, args, nthreads)", k->ntasks, k->nloops);
+    }
     if (agg) {
-        sb_printf(b, "    };\n    int rc = qdrt_launch(tasks, %d, args, nthreads);\n    if (!rc && ret) {\n", k->ntasks);
+        sb_printf(b, "    int rc = %s;\n    if (!rc && ret) {\n", launch);
+        free(launch);
         for (int i = 0; i < k->ret_nmembers; i++) {
             const IrRetMember *r = &k->ret_members[i];
             const char *f = m->fields[r->field].name;
@@ -163,14 +175,34 @@ static void cpu_launcher(StrBuf *b, const IrModule *m, const IrKernel *k, const 
         return;
     }
     if (!ret) {
-        sb_printf(b, "    };\n    return qdrt_launch(tasks, %d, args, nthreads);\n}\n", k->ntasks);
+        sb_printf(b, "    return %s;\n}\n", launch);
+        free(launch);
         return;
     }
-    sb_printf(b, "    };\n    int rc = qdrt_launch(tasks, %d, args, nthreads);\n", k->ntasks);
+    sb_printf(b, "    int rc = %s;\n", launch);
+    free(launch);
     if (len)
         sb_printf(b, "    if (!rc && ret)\n        for (int i = 0; i < %d; i++) ret[i] = qd_field_%s[i];\n    return rc;\n}\n", len,
                   m->fields[k->ret_field].name);
     else sb_printf(b, "    if (!rc && ret) *ret = qd_field_%s;\n    return rc;\n}\n", m->fields[k->ret_field].name);
+}
+
+/* The do-while loops of a graph kernel, for every backend: the host runs the tasks in order and
+ * repeats each loop's range (qdc-abi(7), "Do-while loops"). */
+static void loops_decl(StrBuf *b, const IrKernel *k) {
+    sb_printf(b, "/* %s repeats tasks (qd.graph.do_while, qdc-abi(7)): run the tasks in order; after a loop's last task, while\n"
+                 "   element 0 of its condition ndarray is non-zero, continue at its first task (loops ending there: innermost first).\n",
+              k->name);
+    for (int l = 0; l < k->nloops; l++) {
+        sb_printf(b, "   loop %d: tasks %d..%d while %s (parameter %d)", l, k->loops[l].first, k->loops[l].last,
+                  k->params[k->loops[l].param].name, k->loops[l].param);
+        if (k->loops[l].parent >= 0) sb_printf(b, ", inside loop %d", k->loops[l].parent);
+        sb_puts(b, "\n");
+    }
+    sb_printf(b, "   %s_LOOPS: {first task, last task, condition parameter index} per loop, outer loops first */\n", k->name);
+    sb_printf(b, "#define %s_NLOOPS %d\n#define %s_LOOPS {", k->name, k->nloops, k->name);
+    for (int l = 0; l < k->nloops; l++) sb_printf(b, "%s{%d, %d, %d}", l ? ", " : "", k->loops[l].first, k->loops[l].last, k->loops[l].param);
+    sb_puts(b, "}\n");
 }
 
 bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, const AbiBindings *bind, StrBuf *out) {
@@ -216,6 +248,7 @@ bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, 
                 sb_printf(out, "/* %s reads its loop bounds on the device (qdc-abi(7), Device bounds): any grid covers "
                                "them; %d blocks of %d suggested */\n", k->tasks[ti].name,
                           abi_device_groups(&k->tasks[ti], abi_block_dim(&k->tasks[ti], t)), abi_block_dim(&k->tasks[ti], t));
+        if (k->nloops) loops_decl(out, k);
         if (cpu) cpu_launcher(out, m, k, t);
         else if (k->ret_type != QT_VOID && !bind) /* GPU: the host reads the result slot after the launch */
             sb_printf(out, "/* %s returns %s in the %s field symbol qd_field_%s (see the metadata's \"returns\") */\n",

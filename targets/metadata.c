@@ -65,6 +65,23 @@ void abi_returns_json(StrBuf *b, const IrModule *m, const IrKernel *k) {
     sb_puts(b, "}");
 }
 
+/* A graph kernel's do-while loops (qdc-abi(7), "Do-while loops"), one object per loop, outer
+ * loops first; `sep` goes before each. */
+void abi_loops_json(StrBuf *b, const IrKernel *k, const char *sep) {
+    sb_puts(b, "\"loops\": [");
+    for (int l = 0; l < k->nloops; l++) {
+        const IrLoop *lp = &k->loops[l];
+        if (l) sb_puts(b, ","), sb_puts(b, sep);
+        sb_printf(b, "{\"first_task\": %d, \"last_task\": %d, \"parent\": %d, \"condition\": {\"param\": ", lp->first, lp->last,
+                  lp->parent);
+        json_str(b, k->params[lp->param].name);
+        sb_printf(b, ", \"index\": %d, \"element\": 0, \"dtype\": \"%s\", \"as_written\": ", lp->param, qt_name(k->params[lp->param].type));
+        json_str(b, lp->cond);
+        sb_puts(b, "}}");
+    }
+    sb_puts(b, "]");
+}
+
 static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const CapTarget *t) {
     sb_puts(b, "    {\"name\": ");
     json_str(b, k->name);
@@ -79,7 +96,9 @@ static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const C
         if (i) sb_puts(b, ",\n               ");
         task_json(b, k, i, t);
     }
-    sb_puts(b, "]}");
+    sb_puts(b, "]");
+    if (k->nloops) sb_puts(b, ",\n     "), abi_loops_json(b, k, "\n               ");
+    sb_puts(b, "}");
 }
 
 /* A field in an SNode storage: its slot's byte offset in the outermost cell ("byte_offset":

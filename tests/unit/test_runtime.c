@@ -1,7 +1,7 @@
 /* libqdrt's scheduler driven directly with hand-written task functions: every iteration runs
  * exactly once on any team size, tasks run in order behind a barrier, a spin on a lower
- * iteration cannot deadlock, and the worker pool survives shutdown, concurrent launches
- * from several host threads, and fork. */
+ * iteration cannot deadlock, the worker pool survives shutdown, concurrent launches from
+ * several host threads, and fork, and qdrt_launch_loops repeats task ranges in order. */
 #include "runtime/qdrt.h"
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -145,4 +145,52 @@ Test(runtime, forked_child_starts_a_new_pool) {
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
     check_once(1000, 4);
+}
+
+/* qdrt_launch_loops: the exact order of tasks for two loops that end at one task (the inner one
+ * is checked first) inside a run-once prologue and epilogue, with a parallel task in the inner
+ * loop whose every iteration runs once per pass, on 1 and 4 threads. */
+typedef struct {
+    int32_t *outer, *inner;
+    int32_t trace[32], ntrace;
+    atomic_int *hits;
+} LoopArgs;
+static void loop_log(LoopArgs *a, int32_t t) {
+    if (a->ntrace < 32) a->trace[a->ntrace] = t;
+    a->ntrace++;
+}
+static void lt0(const void *p, int32_t b, int32_t e, qdrt_lane *l) { (void)b, (void)e, (void)l, loop_log((LoopArgs *)p, 0); }
+static void lt1(const void *p, int32_t b, int32_t e, qdrt_lane *l) {
+    LoopArgs *a = (LoopArgs *)p;
+    (void)b, (void)e, (void)l, loop_log(a, 1), *a->inner = 2;
+}
+static void lt2(const void *p, int32_t b, int32_t e, qdrt_lane *l) {
+    const LoopArgs *a = p;
+    (void)l;
+    for (int32_t i = b; i < e; i++) atomic_fetch_add(&a->hits[i], 1);
+}
+static int32_t lt2_extent(const void *p) { (void)p; return 100; }
+static void lt3(const void *p, int32_t b, int32_t e, qdrt_lane *l) {
+    LoopArgs *a = (LoopArgs *)p;
+    (void)b, (void)e, (void)l, loop_log(a, 3);
+    if (--*a->inner == 0) --*a->outer;
+}
+static void lt4(const void *p, int32_t b, int32_t e, qdrt_lane *l) { (void)b, (void)e, (void)l, loop_log((LoopArgs *)p, 4); }
+
+Test(runtime, launch_loops_repeat_task_ranges) {
+    static const qdrt_task tasks[] = {{lt0, 0, QDRT_SERIAL, 0, 0}, {lt1, 0, QDRT_SERIAL, 0, 0}, {lt2, lt2_extent, QDRT_PARALLEL, 0, 0},
+                                      {lt3, 0, QDRT_SERIAL, 0, 0}, {lt4, 0, QDRT_SERIAL, 0, 0}};
+    static const qdrt_loop loops[] = {{1, 3, (int32_t)offsetof(LoopArgs, outer)}, {2, 3, (int32_t)offsetof(LoopArgs, inner)}};
+    static const int32_t want[] = {0, 1, 3, 3, 1, 3, 3, 1, 3, 3, 4};
+    const int threads[] = {1, 4};
+    for (int t = 0; t < 2; t++) {
+        atomic_int hits[100] = {0};
+        int32_t outer = 3, inner = 0;
+        LoopArgs a = {.outer = &outer, .inner = &inner, .hits = hits};
+        cr_assert_eq(qdrt_launch_loops(tasks, 5, loops, 2, &a, threads[t]), 0);
+        cr_expect_eq(a.ntrace, 11, "%d tasks logged on %d threads", a.ntrace, threads[t]);
+        for (int i = 0; i < 11 && i < a.ntrace; i++) cr_expect_eq(a.trace[i], want[i], "task %d: %d, want %d", i, a.trace[i], want[i]);
+        for (int i = 0; i < 100; i++) cr_expect_eq(atomic_load(&hits[i]), 6, "iteration %d ran %d times", i, atomic_load(&hits[i]));
+        cr_expect(outer == 0 && inner == 0);
+    }
 }

@@ -131,6 +131,13 @@ bool vk_parse_kernel(const char *meta, const char *kernel, VkKernel *k) {
             str_after(l, "\"name\": \"", k->scalar, sizeof k->scalar), k->has_scalar = 1;
         } else if (mine && strstr(l, "\"push_constants\": {\"size\": ")) {
             k->push_size = int_after(l, "\"size\": ", 0);
+        } else if (mine && strstr(l, "{\"first_task\": ") && k->nloops < 8) { /* before the push members: it names a param too */
+            str_after(l, "\"condition\": {\"param\": \"", buf, sizeof buf);
+            int idx = -1;
+            for (int i = 0; i < k->narrays; i++)
+                if (!strcmp(k->arrays[i].name, buf)) idx = i;
+            k->loops[k->nloops].first = int_after(l, "\"first_task\": ", -1), k->loops[k->nloops].last = int_after(l, "\"last_task\": ", -1);
+            k->loops[k->nloops++].array = idx;
         } else if (mine && strstr(l, "{\"param\": \"") && k->npush < 24) {
             str_after(l, "{\"param\": \"", buf, sizeof buf);
             int idx = -1;
@@ -276,6 +283,10 @@ int vk_run(const char *dir, const char *spv, const char *meta, const char *const
             break;
         }
         const VkKernel *use = kk ? &kn : &k;
+        for (int l = 0; l < use->nloops && na < 380; l++) { /* entries of this kernel start at `entries` */
+            argv[na++] = "--loop";
+            argv[na++] = owned[no++] = xasprintf("%d,%d,%d", entries + use->loops[l].first, entries + use->loops[l].last, use->loops[l].array);
+        }
         for (int t = 0; t < use->ntasks && na < 390; t++) {
             long g = use->tasks[t].groups;
             if (use->tasks[t].device && grid == VK_FEW && g > 3) g = 3;

@@ -36,6 +36,8 @@ typedef struct {
     VkTask tasks[32];
     int ntasks;
     bool overflow; /* more tasks, fields or arrays than the arrays above hold */
+    struct { int first, last, array; } loops[8]; /* qd.graph.do_while: tasks first..last while arrays[array][0] */
+    int nloops;
 } VkKernel;
 bool vk_parse_kernel(const char *metadata, const char *kernel, VkKernel *k);
 
@@ -51,7 +53,8 @@ typedef struct {
  * extent only the device knows gets the metadata's suggested groups, or 3 on a "few" grid. */
 typedef enum { VK_FULL, VK_FEW } VkGrid;
 
-/* Runs kernels (all with the same interface as the first) in order in one vkrun process.
+/* Runs kernels (all with the same interface as the first) in order in one vkrun process (the
+ * loops of a graph kernel repeat its tasks: vkrun --loop).
  * Returns 1 when it ran (arrays read back), 0 when skipped (counted; a CI failure), and -1 on
  * an error, with the message in *err (malloc'd). `runs` is how many kernel runs this is. */
 int vk_run(const char *dir, const char *spv, const char *metadata, const char *const *kernels, int nkernels,

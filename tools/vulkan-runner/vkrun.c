@@ -1,9 +1,14 @@
 /* vkrun: runs qdc's SPIR-V through Vulkan compute on the first device with a compute queue.
- *   vkrun [--validate] MODULE.spv [--buffer SET,BINDING,FILE]... [--push FILE] ENTRY:GROUPS...
+ *   vkrun [--validate] MODULE.spv [--buffer SET,BINDING,FILE]... [--push FILE] [--loop FIRST,LAST,BUF]...
+ *         ENTRY:GROUPS...
  * (with no entry it only creates the device and says which Vulkan version it asked for)
  * Buffers start with FILE's bytes and are written back to FILE afterwards; the push-constant
  * block comes from --push (layout: man/qdc-spirv.7, --emit=metadata). Entries run in order with
- * a full barrier between them.
+ * a full barrier between them. --loop (a qd.graph.do_while loop, qdc-abi(7) "Do-while loops";
+ * give them outer loops first): after entry LAST (0-based), the host waits for the device and
+ * reads the first int32 of the BUF-th --buffer (0-based); non-zero: it continues at entry FIRST.
+ * Loops ending at one entry are checked innermost (last given) first. Without --loop every entry
+ * goes in one submission.
  *
  * Vulkan's rules, read from the module itself:
  *  - the instance and device are created for the Vulkan version the module's SPIR-V version
@@ -414,8 +419,16 @@ int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "--printf")) validate = printf_on = 1, a0 = 2;
     if (argc < a0 + 1) { fprintf(stderr, "usage: vkrun [--validate|--printf] MODULE.spv [--buffer S,B,FILE]... [--push FILE] ENTRY:GROUPS...\n"); return 1; }
     const char *push_file = NULL, *entries[MAXE];
-    int nentries = 0;
+    int nentries = 0, nloops = 0;
+    struct { int first, last, buf; } loops[MAXE];
     for (int i = a0 + 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--loop") && i + 1 < argc) {
+            if (nloops == MAXE) return fprintf(stderr, "vkrun: more than %d loops\n", MAXE), 1;
+            if (sscanf(argv[++i], "%d,%d,%d", &loops[nloops].first, &loops[nloops].last, &loops[nloops].buf) != 3)
+                return fprintf(stderr, "vkrun: bad --loop %s\n", argv[i]), 1;
+            nloops++;
+            continue;
+        }
         if (!strcmp(argv[i], "--buffer") && i + 1 < argc) {
             if (nbufs == MAXB) return fprintf(stderr, "vkrun: more than %d buffers\n", MAXB), 1;
             Buf *b = &bufs[nbufs++];
@@ -485,15 +498,21 @@ int main(int argc, char **argv) {
     VkCommandPoolCreateInfo cpi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0, qf};
     VkCommandPool cpool;
     CHECK(vkCreateCommandPool(dev, &cpi, NULL, &cpool));
-    VkCommandBufferAllocateInfo cba = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, cpool, VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
-    VkCommandBuffer cb;
-    CHECK(vkAllocateCommandBuffers(dev, &cba, &cb));
-    VkCommandBufferBeginInfo cbi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL};
-    CHECK(vkBeginCommandBuffer(cb, &cbi));
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pl, 0, 2, sets, 0, NULL);
-    if (push_len) vkCmdPushConstants(cb, pl, VK_SHADER_STAGE_COMPUTE_BIT, 0, pr.size, push);
+    for (int l = 0; l < nloops; l++)
+        if (loops[l].first < 0 || loops[l].first > loops[l].last || loops[l].last >= nentries || loops[l].buf < 0 || loops[l].buf >= nbufs)
+            return fprintf(stderr, "vkrun: --loop %d,%d,%d: no such entries or buffer\n", loops[l].first, loops[l].last, loops[l].buf), 1;
+    /* one command buffer per entry: a loop submits a range of them again */
+    VkCommandBufferAllocateInfo cba = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, cpool, VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                       (uint32_t)(nentries ? nentries : 1)};
+    VkCommandBuffer cbs[MAXE];
+    CHECK(vkAllocateCommandBuffers(dev, &cba, cbs));
+    VkCommandBufferBeginInfo cbi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL, nloops ? 0 : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL};
     VkPipeline pipes[MAXE];
     for (int e = 0; e < nentries; e++) {
+        VkCommandBuffer cb = cbs[e];
+        CHECK(vkBeginCommandBuffer(cb, &cbi));
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pl, 0, 2, sets, 0, NULL);
+        if (push_len) vkCmdPushConstants(cb, pl, VK_SHADER_STAGE_COMPUTE_BIT, 0, pr.size, push);
         char name[256];
         unsigned long groups = 1;
         snprintf(name, sizeof name, "%s", entries[e]);
@@ -511,13 +530,26 @@ int main(int argc, char **argv) {
                               VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_HOST_READ_BIT};
         vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
                              0, 1, &mb, 0, NULL, 0, NULL);
+        CHECK(vkEndCommandBuffer(cb));
     }
-    CHECK(vkEndCommandBuffer(cb));
-    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cb, 0, NULL};
     struct timespec t0, t1;
     timespec_get(&t0, TIME_UTC);
-    CHECK(vkQueueSubmit(queue, 1, &si, VK_NULL_HANDLE));
-    CHECK(vkQueueWaitIdle(queue));
+    for (int pc = 0; pc < nentries;) {
+        int stop = nentries; /* the next loop boundary after pc */
+        for (int l = 0; l < nloops; l++) {
+            if (loops[l].first > pc && loops[l].first < stop) stop = loops[l].first;
+            if (loops[l].last + 1 > pc && loops[l].last + 1 < stop) stop = loops[l].last + 1;
+        }
+        VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, (uint32_t)(stop - pc), &cbs[pc], 0, NULL};
+        CHECK(vkQueueSubmit(queue, 1, &si, VK_NULL_HANDLE));
+        CHECK(vkQueueWaitIdle(queue));
+        pc = stop;
+        for (int l = nloops - 1; l >= 0; l--) /* innermost first */
+            if (loops[l].last == stop - 1 && *(const int32_t *)bufs[loops[l].buf].map) {
+                pc = loops[l].first;
+                break;
+            }
+    }
     timespec_get(&t1, TIME_UTC);
     const char *tm = getenv("VKRUN_TIME");
     if (tm && *tm && strcmp(tm, "0"))
@@ -531,7 +563,7 @@ int main(int argc, char **argv) {
            VK_API_VERSION_MINOR(m.api));
 
     for (int e = 0; e < nentries; e++) vkDestroyPipeline(dev, pipes[e], NULL);
-    vkFreeCommandBuffers(dev, cpool, 1, &cb);
+    vkFreeCommandBuffers(dev, cpool, (uint32_t)(nentries ? nentries : 1), cbs);
     vkDestroyCommandPool(dev, cpool, NULL);
     vkDestroyDescriptorPool(dev, pool, NULL);
     vkDestroyPipelineLayout(dev, pl, NULL);
