@@ -548,12 +548,12 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
         if (v->kind == V_OBJECT) return sb_puts(spell, a->name), true;
         if (v->kind == V_NONE) return sb_puts(spell, "None"), true;
         if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
+        if (v->kind == V_VEC && v->vec.c[0].kind == V_FIELD) return sb_puts(spell, a->name), true; /* a vector field placed as components (SOA, SNodes) */
     } else if (sema_tensor_alias(S, a, v)) { /* qd.wrap(x), x._unwrap() */
         if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
     } else if (a->kind == E_NONE) { /* None for a qd.template() or qd.Tensor: qd.static(x is None) decides */
         *v = (Val){.kind = V_NONE};
         return sb_puts(spell, "None"), true;
-        if (v->kind == V_VEC && v->vec.c[0].kind == V_FIELD) return sb_puts(spell, a->name), true; /* a vector field placed as components (SOA, SNodes) */
     } else if (a->kind == E_ATTR && sema_path(S, a)) { /* qd.f32 passed to a qd.template() */
         Scope *saved = S->scope;
         S->scope = S->hscope;
