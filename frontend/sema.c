@@ -68,9 +68,10 @@ const char *sema_path(Sema *S, const Expr *e) {
     return base ? arena_printf(S->arena, "%s.%s", base, e->attr.name) : NULL;
 }
 
+/* Python's int, float and bool as dtypes (Quadrants' cook_dtype: default_ip, default_fp, u1). */
 bool sema_py_scalar(const Sema *S, Val v, QdType *out) {
-    if (v.kind != V_NS || (strcmp(v.path, "int") && strcmp(v.path, "float"))) return false;
-    *out = v.path[0] == 'i' ? S->default_ip : S->default_fp;
+    if (v.kind != V_NS || (strcmp(v.path, "int") && strcmp(v.path, "float") && strcmp(v.path, "bool"))) return false;
+    *out = v.path[0] == 'i' ? S->default_ip : v.path[0] == 'f' ? S->default_fp : QT_U1;
     return true;
 }
 
@@ -425,6 +426,8 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
                                        rb->v.kind == V_STRUCTTYPE || /* ... or a type's: vec3.field(...) */
                                        (rb->v.kind == V_NS && !strcmp(rb->v.path, "math")) ||
                                        (rb->v.kind == V_NS && !strcmp(rb->v.path, "qd.root")) || /* S0 = qd.root; S0.dense(...) */
+                                       (rb->v.kind == V_NS && !strncmp(rb->v.path, "qd.", 3) && /* impl.get_runtime().default_fp */
+                                        (!strcmp(e->call.fn->attr.name, "get_runtime") || !strcmp(e->call.fn->attr.name, "current_cfg"))) ||
                                        (rb->v.kind == V_VEC && !strcmp(e->call.fn->attr.name, "get_scalar_field")));
             if (!compile_time) return true;
         }
@@ -1031,6 +1034,7 @@ void sema_module_body(Sema *S, const StmtList *l) {
             for (int j = 0; j < s->host.names.n; j++) sema_bind_host(S, s->host.names.items[j], s->host.what);
             break;
         case S_EXPR: /* SNode placement; else qd.init(...), main() ... */
+            if (sema_host_list_method(S, s->expr)) break;
             sema_init_call(S, s->expr);
             sema_with_layout(S, s->expr, NULL);
             snode_stmt(S, s->expr);
@@ -1642,7 +1646,11 @@ static void check_kernels(Sema *S, int d) {
             if (diag_quiet_end(mark)) S->kernels.len = nk; /* Quadrants raises there, as the script expects: no entry */
         }
         S->callinst = NULL;
-        if (!any) sema_missing_instance(S, def, sd->entry);
+        if (!any) { /* its annotations name things of the scope it is defined in */
+            S->hscope = S->defs.items[d].scope;
+            sema_missing_instance(S, def, S->defs.items[d].entry);
+            S->hscope = &S->module;
+        }
         return;
     }
     for (int i = sema_next_instance(S, sd->entry, 0); i >= 0; i = sema_next_instance(S, sd->entry, i + 1)) {

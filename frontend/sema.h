@@ -300,6 +300,7 @@ bool sema_iter_is_host(Sema *S, const Expr *it);  /* an iterable only the runnin
 void sema_host_while(Sema *S, const Stmt *s);    /* a `while` in host code */
 void sema_host_jump(Sema *S, const Stmt *s);     /* break / continue in host code */
 void sema_host_augassign(Sema *S, const Stmt *s); /* NAME op= value in host code */
+bool sema_host_list_method(Sema *S, const Expr *e); /* NAME.append(v) / NAME.extend(seq) in host code */
 void sema_bind_host(Sema *S, const Expr *target, const char *what); /* NAME (or a tuple of them) := run-time value */
 void sema_module_value(Sema *S, const Expr *target, const Expr *value, Span sp);
 void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call, int vec); /* qd.field / vec 1: qd.Vector.field / 2: qd.Matrix.field */ /* NAME = value at module level or in a host function */

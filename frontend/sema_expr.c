@@ -464,6 +464,12 @@ static Val eval_attr(Sema *S, const Expr *e) {
         for (int d = 0; d < t.tuple.n; d++) t.tuple.items[d] = val_expr(irb_int(S->arena, QT_I32, f->shape[d], e->span));
         return t;
     }
+    if (o.kind == V_FIELD && S->fields.items[o.index].elem_ndim && S->fields.items[o.index].ndim >= 0 &&
+        (!strcmp(e->attr.name, "n") || !strcmp(e->attr.name, "m"))) { /* a vector or matrix field's element shape */
+        const IrField *f = &S->fields.items[o.index];
+        int64_t n = f->shape[f->ndim - f->elem_ndim], m = f->elem_ndim == 2 ? f->shape[f->ndim - 1] : 1;
+        return val_expr(irb_int(S->arena, QT_I32, e->attr.name[0] == 'n' ? n : m, e->span));
+    }
     if (o.kind == V_SNODE) return sema_snode_attr(S, o, e->attr.name);
     if (o.kind == V_OBJECT) return sema_object_attr(S, o, e);
     if (o.kind == V_VEC) return sema_vec_attr(S, o, e->attr.name, e->span);
@@ -482,6 +488,8 @@ static Val eval_attr(Sema *S, const Expr *e) {
     }
     if (o.kind == V_NS && (!strcmp(o.path, "qd.lang.impl.current_cfg()") || !strcmp(o.path, "qd.cfg")))
         return sema_cfg_attr(S, e->attr.name, e->span); /* qd.cfg is the same object */
+    if (o.kind == V_NS && !strcmp(o.path, "qd.lang.impl.get_runtime()") && (!strcmp(e->attr.name, "default_fp") || !strcmp(e->attr.name, "default_ip")))
+        return sema_cfg_attr(S, e->attr.name, e->span); /* the runtime's default types are qd.init's, as the config's */
     if (o.kind == V_NS && !strcmp(o.path, "math")) { /* import math */
         char *path = arena_printf(S->arena, "math.%s", e->attr.name);
         Val c;
@@ -497,6 +505,18 @@ static Val eval_attr(Sema *S, const Expr *e) {
     }
     Val r = {.kind = V_NS, .path = arena_printf(S->arena, "%s.%s", o.path, e->attr.name)}, t;
     if (math_const(S, r.path, e->span, &t)) return t;
+    if (!strcmp(o.path, "qd.types.primitive_types")) { /* real_types, integer_types, all_types: Quadrants' sets, in its source's order */
+        static const char *const real[] = {"f16", "f32", "f64", "float"}, *const integer[] = {"i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64", "int", "bool"};
+        bool r_ = !strcmp(e->attr.name, "real_types"), i_ = !strcmp(e->attr.name, "integer_types"), a_ = !strcmp(e->attr.name, "all_types");
+        if (r_ || i_ || a_) {
+            Val set = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, 15), 0}};
+            for (size_t k = 0; (r_ || a_) && k < ARRAY_LEN(real); k++)
+                set.tuple.items[set.tuple.n++] = qt_from_name(real[k]) != QT_VOID ? (Val){.kind = V_TYPE, .type = qt_from_name(real[k])} : (Val){.kind = V_NS, .path = real[k]};
+            for (size_t k = 0; (i_ || a_) && k < ARRAY_LEN(integer); k++)
+                set.tuple.items[set.tuple.n++] = qt_from_name(integer[k]) != QT_VOID ? (Val){.kind = V_TYPE, .type = qt_from_name(integer[k])} : (Val){.kind = V_NS, .path = integer[k]};
+            return set;
+        }
+    }
     return sema_vec_alias(r.path, &t) ? t : r;
 }
 

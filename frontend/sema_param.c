@@ -433,6 +433,14 @@ static void parse_values(Sema *S, Deco *d, const Expr *e) {
         }
     } else if (sema_permutations(S, e, &listed)) { /* list(itertools.permutations(range(3))) */
         rows = NULL, n = listed.tuple.n;
+    } else if (!sema_is_host_expr(S, e)) { /* qd.types.primitive_types.all_types, [x for x in ...], range(3) ... */
+        int mark = diag_quiet_begin();
+        Val *items = NULL;
+        n = 0;
+        bool ok = sema_iter_items(S, e, &items, &n);
+        if (diag_quiet_end(mark) || !ok) return;
+        listed = (Val){.kind = V_TUPLE, .tuple = {items, n}};
+        rows = NULL;
     } else {
         return;
     }
@@ -1106,6 +1114,47 @@ void sema_host_while(Sema *S, const Stmt *s) {
 }
 
 void sema_host_jump(Sema *S, const Stmt *s) { S->host_jump = s->kind == S_BREAK ? HJ_BREAK : HJ_CONTINUE; }
+
+/* Every binding of scopes from `from` outward that holds the list `items` besides `self`: a
+ * list changed through one name is changed for the others (Python's aliasing). */
+static void unshare(Sema *S, Scope *from, const Binding *self, const Val *items) {
+    for (Scope *sc = from; sc; sc = sc->parent)
+        for (int k = 0; k < sc->b.len; k++) {
+            Binding *b = &sc->b.items[k];
+            if (b != self && b->v.kind == V_TUPLE && b->v.tuple.items == items && b->v.tuple.n)
+                b->v = (Val){.kind = V_HOST, .path = "a list host code changes through another name"};
+        }
+}
+
+/* NAME.append(v) and NAME.extend(seq) on a compile-time list: NAME holds the longer list (a
+ * value qdc cannot compute makes it the script's). False when e is not such a call. */
+bool sema_host_list_method(Sema *S, const Expr *e) {
+    if (e->kind != E_CALL || e->call.fn->kind != E_ATTR || e->call.fn->attr.obj->kind != E_NAME || e->call.args.n != 1 || e->call.nkw)
+        return false;
+    const char *m = e->call.fn->attr.name;
+    bool extend = !strcmp(m, "extend");
+    if (!extend && strcmp(m, "append")) return false;
+    Binding *b = find(S, e->call.fn->attr.obj->name);
+    if (!b || b->v.kind != V_TUPLE) return false;
+    const Expr *a = e->call.args.items[0];
+    Val v = val_err(), *add = &v;
+    int n = 1;
+    const char *why = "a list host code fills with values qdc cannot compute";
+    if (!sema_is_host_expr(S, a)) {
+        int mark = diag_quiet_begin();
+        bool ok = extend ? sema_iter_items(S, a, &add, &n) : (v = sema_eval(S, a)).kind != V_ERR;
+        if (diag_quiet_end(mark) || !ok) v = val_err(), add = &v, n = 1;
+        for (int k = 0; k < n && ok; k++) ok = sema_module_constant(S, &add[k]);
+        if (!ok) add = &v, v = val_err(), n = 1;
+    }
+    unshare(S, S->hscope, b, b->v.tuple.items);
+    if (add[0].kind == V_ERR) return b->v = (Val){.kind = V_HOST, .path = why}, true;
+    Val t = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, b->v.tuple.n + n + 1), b->v.tuple.n + n}};
+    memcpy(t.tuple.items, b->v.tuple.items, sizeof(Val) * (size_t)b->v.tuple.n);
+    memcpy(t.tuple.items + b->v.tuple.n, add, sizeof(Val) * (size_t)n);
+    b->v = t;
+    return true;
+}
 
 /* NAME op= VALUE: NAME = NAME op VALUE when qdc can evaluate it (i += 1 in a host loop);
  * else NAME is the script's value. Other targets (x[i] += 1, obj.n += 1) change run-time data. */

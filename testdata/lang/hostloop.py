@@ -2,11 +2,14 @@
 # while loops, break and continue in host for loops, NAME op= VALUE, helper functions of several
 # statements returning a value (an annotation chosen by an if, a power of two from a while loop),
 # `A if cond else B` choosing an annotation, a parametrized constructor (tensor_type(dtype, shape)
-# with tensor_type qd.ndarray or qd.field), qd.Tensor(a) of a helper's field. Host: hostloop.c.
+# with tensor_type qd.ndarray or qd.field), qd.Tensor(a) of a helper's field, list.append/extend,
+# a vector field's .n, impl.get_runtime().default_fp, parametrize over
+# qd.types.primitive_types.integer_types. Host: hostloop.c.
 # backends: x86_64
 import pytest
 
 import quadrants as qd
+from quadrants.lang import impl
 
 out = qd.field(qd.i32, shape=16)
 
@@ -82,3 +85,29 @@ def test_wrapped():
         out[6] = t[2]
 
     put(qd.Tensor(a))
+
+
+coeffs = []
+for d in (2, 3, 4):
+    coeffs.append(d * 10)
+coeffs.extend([7])
+vf = qd.Vector.field(3, dtype=qd.i32, shape=2)
+
+
+@qd.kernel
+def lists():
+    out[7] = coeffs[0] + coeffs[3]  # 27
+    out[8] = len(coeffs) * 10 + vf.n  # 43
+    out[10] = int(qd.cast(2.5, FP) * 2)  # 5
+
+
+FP = impl.get_runtime().default_fp  # qd.init's (f32); read when lists() compiles, after the module
+
+
+@pytest.mark.parametrize("dt", qd.types.primitive_types.integer_types)
+def test_cast(dt):
+    @qd.kernel
+    def conv():
+        out[9] = qd.cast(qd.cast(-3.7, dt), qd.i32)
+
+    conv()

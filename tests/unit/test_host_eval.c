@@ -111,6 +111,17 @@ Test(host_eval, string_refusals_name_the_reason) {
                    "g.py:3:1: note: 'S' is set here\n 3 | S = \"{:>4}\".format(3)\n   | ^\n");
 }
 
+/* list.append on a list another name also holds: that name is the script's value (qdc does not
+ * follow aliasing), the appended list itself is known. */
+Test(host_eval, list_changed_through_another_name) {
+    expect_exactly("import quadrants as qd\n\nc = qd.field(qd.i32, shape=())\na = [1]\nb = a\na.append(2)\n\n@qd.kernel\ndef k():\n"
+                   "    c[None] = b[0] + a[1]\n",
+                   "g.py:10:15: error[QD2062]: 'b' is a list host code changes through another name, known only when the script runs; "
+                   "kernels can use module constants, fields, qd.func and their own arguments\n"
+                   " 10 |     c[None] = b[0] + a[1]\n    |               ^\n"
+                   "g.py:5:1: note: 'b' is set here\n 5 | b = a\n   | ^~~~~\n");
+}
+
 /* `A if cond else B` whose sides are not scalars (qd.Vector.field / qd.Vector.ndarray) used to
  * crash qdc (a select of two non-values): Python's choice is taken. */
 Test(host_eval, conditional_of_callables_does_not_crash) {
