@@ -432,6 +432,9 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             if (!compile_time) return true;
         }
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
+        if (!fb && e->call.fn->kind == E_NAME && (!strcmp(e->call.fn->name, "list") || !strcmp(e->call.fn->name, "tuple")) &&
+            e->call.args.n == 1 && !e->call.nkw)
+            return sema_iter_is_host(S, e->call.args.items[0]); /* list(reversed(coeffs)), tuple(range(n)) */
         if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
         if (fb && fb->v.kind == V_PYFUNC) return sema_pyfunc_is_host(S, e, fb->v.def);
         bool dict = e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); /* {"a": qd.f32} */
@@ -889,6 +892,13 @@ static void module_def(Sema *S, const Stmt *s) {
         return;
     }
     /* in a host function a name may be bound again (Python rebinds it); each kernel keeps its own entry */
+    bool registered = false;
+    for (int k = 0; k < s->def.decorators.n; k++) registered |= dispatcher_of(S, s->def.decorators.items[k]) >= 0;
+    if (kind == 'K' && S->helper_depth > 0 && !registered) { /* each evaluation of a helper defines its own kernel: */
+        Stmt *own = ARENA_NEW(S->arena, Stmt);            /* `f = make(3)`, `g = make(4)`: f(x) is make(3)'s */
+        *own = *s;
+        s = own;
+    }
     SemaDef d = {.def = s, .scope = S->hscope, .kernel = kind == 'K', .pure = pure};
     if (d.kernel) d.entry = *S->prefix ? sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, s->def.name)) : s->def.name;
     vec_push(&S->defs, d);

@@ -2,7 +2,7 @@
  * helper functions at compile time, the ndarray and field instantiations of the parametrized
  * test (annotations from a helper and from `A if c else B`), and a helper's field passed through
  * qd.Tensor, lists built by append/extend, a vector field's .n, the runtime's default_fp, qd.cast to each of Quadrants'
- * primitive_types.integer_types (a parametrize list); every value exact. */
+ * primitive_types.integer_types (a parametrize list), kernels two calls of one helper make; every value exact. */
 #include "hostloop.h"
 #include "common.h"
 
@@ -14,6 +14,13 @@ int main(int argc, char **argv) {
     test_ann__ndarray__fill_args fa = {arr, {4}, arr, {4}};
     test_ann__field__fill__x__x_args ff = {0};
     test_wrapped__put___alloc__1_i32_t3__ret_args pw = {0};
+    make_filler__10_1__fill__test_makers__f_args ma = {0};
+    make_filler__20_1__fill__test_makers__g_args mb = {0};
+    if (!host_launch_ok(make_filler__10_1__fill__test_makers__f(&ma, nt)) || !host_launch_ok(make_filler__20_1__fill__test_makers__g(&mb, nt)))
+        return 2;
+    for (int i = 0; i < 2; i++) /* each helper call's own kernel, annotated with the helper's own `ann` */
+        if (qd_field_test_makers__f[i] != 10 + i || qd_field_test_makers__g[i] != 20 + i)
+            printf("makers [%d]: %d %d\n", i, qd_field_test_makers__f[i], qd_field_test_makers__g[i]), bad++;
     lists_args li = {0};
     test_cast__i8__conv_args c8 = {0};
     test_cast__dt9__conv_args ci = {0};

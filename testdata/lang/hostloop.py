@@ -4,7 +4,8 @@
 # `A if cond else B` choosing an annotation, a parametrized constructor (tensor_type(dtype, shape)
 # with tensor_type qd.ndarray or qd.field), qd.Tensor(a) of a helper's field, list.append/extend,
 # a vector field's .n, impl.get_runtime().default_fp, parametrize over
-# qd.types.primitive_types.integer_types. Host: hostloop.c.
+# qd.types.primitive_types.integer_types, the kernels two calls of one helper return (each its own,
+# its parameter annotated with a name of the helper). Host: hostloop.c.
 # backends: x86_64
 import pytest
 
@@ -111,3 +112,23 @@ def test_cast(dt):
         out[9] = qd.cast(qd.cast(-3.7, dt), qd.i32)
 
     conv()
+
+
+def make_filler(n, kind):
+    ann = qd.template() if kind == 1 else qd.types.ndarray()
+
+    @qd.kernel
+    def fill(x: ann):
+        for i in range(2):
+            x[i] = i + n
+
+    return fill
+
+
+def test_makers():
+    f = qd.field(qd.i32, shape=2)
+    g = qd.field(qd.i32, shape=2)
+    fill_a = make_filler(10, 1)
+    fill_b = make_filler(20, 1)
+    fill_a(f)  # make_filler(10, 1)'s kernel, though make_filler(20, 1) defined one since
+    fill_b(g)
