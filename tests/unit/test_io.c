@@ -322,8 +322,18 @@ static void killed_in_write_window(int sig) {
     char cwd[4096];
     cr_assert(getcwd(cwd, sizeof cwd));
     cr_assert(chdir(dir) == 0);
+    /* qdc keeps a signal its parent ignores ignored (as nohup asks), so the child gets the
+     * signal's default disposition and an empty mask whatever the suite was started under. */
+    posix_spawnattr_t attr;
+    sigset_t dfl, none;
+    sigemptyset(&dfl), sigaddset(&dfl, sig), sigemptyset(&none);
+    cr_assert(posix_spawnattr_init(&attr) == 0);
+    cr_assert(posix_spawnattr_setsigdefault(&attr, &dfl) == 0);
+    cr_assert(posix_spawnattr_setsigmask(&attr, &none) == 0);
+    cr_assert(posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK) == 0);
     pid_t pid;
-    int rc = posix_spawn(&pid, qdc_bin(), NULL, NULL, argv, environ);
+    int rc = posix_spawn(&pid, qdc_bin(), NULL, &attr, argv, environ);
+    posix_spawnattr_destroy(&attr);
     cr_assert(chdir(cwd) == 0);
     cr_assert_eq(rc, 0);
     bool staged = false;
