@@ -1304,6 +1304,29 @@ static bool host_for(Parser *P, StmtVec *out) {
     return true;
 }
 
+/* `while TEST:` with its block in host code (sema evaluates it while it knows the condition,
+ * sema_param.c): the header speculatively (false, nothing consumed, when it is outside the
+ * grammar), the block like module level; an `else:` clause is host code. */
+static bool host_while(Parser *P, StmtVec *out) {
+    int from = P->pos;
+    Token *kw = next(P);
+    P->speculative = true, P->failed = false;
+    Expr *cond = parse_test(P);
+    if (!P->failed) expect(P, T_COLON);
+    if (!P->failed) expect(P, T_NEWLINE);
+    if (!P->failed && !at(P, T_INDENT)) P->failed = true;
+    P->speculative = false;
+    bool ok = !P->failed;
+    P->failed = P->quiet = false;
+    if (!ok) return P->pos = from, false;
+    Stmt *s = new_stmt(P, S_WHILE, tspan(P, kw));
+    s->while_.cond = cond;
+    s->while_.body = host_block(P);
+    vec_push(out, s);
+    if (at(P, T_KW_ELSE)) host_stmt(P, P->pos, "set by host code", out);
+    return true;
+}
+
 /* `with ITEMS:` and `try:` in a host function's body: the block runs once, so it is read like
  * the rest of the body (an S_IF whose condition is True; `raises` for a try block and for
  * `with pytest.raises(...)`, whose code the script expects to fail); names bound by `as NAME`
@@ -1374,7 +1397,8 @@ static void module_stmt(Parser *P, StmtVec *out) {
     if (k == T_AT && data_oriented_class(P, out)) return;
     if ((k == T_KW_DEF || (k == T_AT && !qd_decorated(P))) && host_def(P, out)) return;
     if (k == T_KW_IF && host_if(P, out)) return;
-    if (k == T_KW_FOR && P->hostfn && host_for(P, out)) return;
+    if (k == T_KW_FOR && host_for(P, out)) return;
+    if (k == T_KW_WHILE && host_while(P, out)) return;
     if ((k == T_KW_WITH || k == T_KW_TRY) && P->hostfn && host_once(P, out)) return;
     if (k == T_AT && !qd_decorated(P)) what = "a decorated Python definition";
     else if (k == T_AT && P->raises) what = "defined in a block the script expects to raise (try, with pytest.raises), not compiled";

@@ -68,9 +68,10 @@ const char *sema_path(Sema *S, const Expr *e) {
     return base ? arena_printf(S->arena, "%s.%s", base, e->attr.name) : NULL;
 }
 
+/* Python's int, float and bool as dtypes (Quadrants' cook_dtype: default_ip, default_fp, u1). */
 bool sema_py_scalar(const Sema *S, Val v, QdType *out) {
-    if (v.kind != V_NS || (strcmp(v.path, "int") && strcmp(v.path, "float"))) return false;
-    *out = v.path[0] == 'i' ? S->default_ip : S->default_fp;
+    if (v.kind != V_NS || (strcmp(v.path, "int") && strcmp(v.path, "float") && strcmp(v.path, "bool"))) return false;
+    *out = v.path[0] == 'i' ? S->default_ip : v.path[0] == 'f' ? S->default_fp : QT_U1;
     return true;
 }
 
@@ -192,15 +193,18 @@ static bool is_none(Sema *S, const Expr *e) {
  * 0 when the order is row-major (nothing to do), -1 after an error. */
 static int field_order(Sema *S, const Expr *order, const IrField *f, int vn, int *axes) {
     if (!order || order->kind == E_NONE) return 0;
-    if (order->kind != E_STR) return diag_error(order->span, QD2004, "order= takes a string such as \"ji\""), -1;
-    int n = (int)strlen(order->str), seen = 0, nd = f->ndim - f->elem_ndim; /* a vector field: its element axes are not ordered */
+    Val ov = order->kind == E_STR ? (Val){.kind = V_STR, .path = order->str} : sema_eval(S, order); /* order=_order_string(layout) */
+    if (ov.kind == V_ERR) return -1;
+    if (ov.kind != V_STR) return diag_error(order->span, QD2004, "order= takes a string such as \"ji\", got %s", val_describe(ov)), -1;
+    const char *str = ov.path;
+    int n = (int)strlen(str), seen = 0, nd = f->ndim - f->elem_ndim; /* a vector field: its element axes are not ordered */
     bool permuted = false;
     if (n != nd) return diag_error(order->span, QD2004, "order=\"%s\" names %d ax%s but the shape has %d (the dimensionality of shape and order must be the same)",
-                                      order->str, n, n == 1 ? "is" : "es", nd), -1;
+                                      str, n, n == 1 ? "is" : "es", nd), -1;
     for (int k = 0; k < n; k++) {
-        int a = order->str[k] - 'i';
+        int a = str[k] - 'i';
         if (a < 0 || a >= n || seen & (1 << a))
-            return diag_error(order->span, QD2004, "order=\"%s\" must name each of the axes %.*s once", order->str, n, "ijkl"), -1;
+            return diag_error(order->span, QD2004, "order=\"%s\" must name each of the axes %.*s once", str, n, "ijkl"), -1;
         seen |= 1 << a, axes[k] = a, permuted |= a != k;
     }
     (void)vn;
@@ -359,7 +363,7 @@ static bool const_struct(Val v) {
 bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_STRUCT) return const_struct(*c);
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
-        c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC || c->kind == V_PYFUNC)
+        c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC || c->kind == V_PYFUNC || c->kind == V_ANNOT)
         return true;
     if (c->kind == V_DICT) { /* keys are compile-time by construction; the values must be constants too */
         for (int k = 0; k < c->dict.n; k++)
@@ -384,11 +388,35 @@ bool sema_module_constant(Sema *S, Val *c) {
     return true;
 }
 
+/* A compile-time string: a literal (an f-string of known fields), a name bound to one, a str
+ * method called on one, or + of them (sema_pystr.c evaluates the methods). */
+static bool str_expr(Sema *S, const Expr *e) {
+    if (e->kind == E_STR) return !e->fstr || sema_fstring_known(S, e);
+    if (e->kind == E_BINARY) return e->op == T_PLUS && str_expr(S, e->bin.a) && str_expr(S, e->bin.b);
+    if (e->kind == E_CALL && e->call.fn->kind == E_ATTR) return sema_str_method(e->call.fn->attr.name) && str_expr(S, e->call.fn->attr.obj);
+    Binding *b = e->kind == E_NAME ? host_find(S, e->name) : NULL;
+    return b && b->v.kind == V_STR;
+}
+
+/* The iterable of a comprehension: range(), enumerate(), zip() and reversed() are Python's
+ * (unless the script binds the name), so only their arguments decide. */
+bool sema_iter_is_host(Sema *S, const Expr *it) {
+    static const char *const py[] = {"range", "enumerate", "zip", "reversed"};
+    if (it->kind == E_CALL && it->call.fn->kind == E_NAME && !host_find(S, it->call.fn->name) && !it->call.nkw)
+        for (size_t k = 0; k < ARRAY_LEN(py); k++) {
+            if (strcmp(py[k], it->call.fn->name)) continue;
+            for (int a = 0; a < it->call.args.n; a++)
+                if (sema_is_host_expr(S, it->call.args.items[a])) return true;
+            return false;
+        }
+    return sema_is_host_expr(S, it);
+}
+
 /* True when a module-level expression can only be evaluated by running the script: it names
  * something host code binds or Python provides at run time (np.pi, len(x), a helper's
  * result), or allocates run-time data (qd.ndarray). Such values are bound as V_HOST. */
 bool sema_is_host_expr(Sema *S, const Expr *e) {
-    static const char *const builtins[] = {"int", "float", "bool", "min", "max", "abs", "pow", "getattr", "str", "tuple", "list"};
+    static const char *const builtins[] = {"int", "float", "bool", "min", "max", "abs", "pow", "getattr", "str", "tuple", "list", "chr", "ord", "len"};
     switch (e->kind) {
     case E_NAME: {
         Binding *b = host_find(S, e->name);
@@ -405,7 +433,9 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
         if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "getattr") && (e->call.args.n != 2 || e->call.nkw))
             return true; /* getattr(obj, name, default): whether obj has it is a run-time question */
-        if (e->call.fn->kind == E_ATTR && !p) { /* x.to_numpy(), sim.run(): a method of a run-time object */
+        if (e->call.fn->kind == E_ATTR && !p && str_expr(S, e->call.fn->attr.obj) && sema_str_method(e->call.fn->attr.name)) {
+            /* "".join(...), "{}_{}".format(a, b): compile-time when the arguments are */
+        } else if (e->call.fn->kind == E_ATTR && !p) { /* x.to_numpy(), sim.run(): a method of a run-time object */
             const Expr *r = e->call.fn;
             while (r->kind == E_ATTR || r->kind == E_CALL) r = r->kind == E_ATTR ? r->attr.obj : r->call.fn;
             Binding *rb = r->kind == E_NAME ? host_find(S, r->name) : NULL;
@@ -413,10 +443,15 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
                                        rb->v.kind == V_STRUCTTYPE || /* ... or a type's: vec3.field(...) */
                                        (rb->v.kind == V_NS && !strcmp(rb->v.path, "math")) ||
                                        (rb->v.kind == V_NS && !strcmp(rb->v.path, "qd.root")) || /* S0 = qd.root; S0.dense(...) */
+                                       (rb->v.kind == V_NS && !strncmp(rb->v.path, "qd.", 3) && /* impl.get_runtime().default_fp */
+                                        (!strcmp(e->call.fn->attr.name, "get_runtime") || !strcmp(e->call.fn->attr.name, "current_cfg"))) ||
                                        (rb->v.kind == V_VEC && !strcmp(e->call.fn->attr.name, "get_scalar_field")));
             if (!compile_time) return true;
         }
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
+        if (!fb && e->call.fn->kind == E_NAME && (!strcmp(e->call.fn->name, "list") || !strcmp(e->call.fn->name, "tuple")) &&
+            e->call.args.n == 1 && !e->call.nkw)
+            return sema_iter_is_host(S, e->call.args.items[0]); /* list(reversed(coeffs)), tuple(range(n)) */
         if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
         if (fb && fb->v.kind == V_PYFUNC) return sema_pyfunc_is_host(S, e, fb->v.def);
         bool dict = e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); /* {"a": qd.f32} */
@@ -441,7 +476,10 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         return false;
     case E_IFEXP: return sema_is_host_expr(S, e->ifexp.cond) || sema_is_host_expr(S, e->ifexp.a) || sema_is_host_expr(S, e->ifexp.b);
     case E_STARRED: return sema_is_host_expr(S, e->un.a);
-    case E_COMP: return sema_is_host_expr(S, e->comp.iter);
+    case E_COMP:
+        for (const Expr *c = e; c; c = c->comp.next)
+            if (sema_iter_is_host(S, c->comp.iter)) return true;
+        return false;
     case E_STR: return e->fstr && !sema_fstring_known(S, e);
     default: return false;
     }
@@ -588,10 +626,36 @@ void sema_bind_host(Sema *S, const Expr *target, const char *what) {
         for (int k = 0; k < target->list.n; k++) sema_bind_host(S, target->list.items[k], what);
 }
 
+/* NAME(args) where NAME is bound to a qd callable (tensor_type = qd.ndarray, parametrized):
+ * the same call spelled with the path (qd.ndarray(args)), so that it declares or allocates as
+ * written; NULL when v is not one. */
+static const Expr *aliased_call(Sema *S, const Expr *v) {
+    Binding *b = v->kind == E_CALL && v->call.fn->kind == E_NAME && S->qd_alias ? host_find(S, v->call.fn->name) : NULL;
+    if (!b || b->v.kind != V_NS || strncmp(b->v.path, "qd.", 3)) return NULL;
+    Expr *fn = ARENA_NEW(S->arena, Expr);
+    *fn = (Expr){.kind = E_NAME, .span = v->call.fn->span, .name = S->qd_alias};
+    for (const char *p = b->v.path + 3; *p;) {
+        size_t n = strcspn(p, ".");
+        Expr *a = ARENA_NEW(S->arena, Expr);
+        *a = (Expr){.kind = E_ATTR, .span = v->call.fn->span};
+        a->attr.obj = fn, a->attr.name = arena_strndup(S->arena, p, n), fn = a;
+        p += n + (p[n] == '.');
+    }
+    Expr *call = ARENA_NEW(S->arena, Expr);
+    *call = *v;
+    call->call.fn = fn;
+    return call;
+}
+
 void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
+    const Expr *alias = aliased_call(S, v);
+    if (alias) return sema_module_value(S, t, alias, sp);
     Val arr;
+    int side = v->kind == E_IFEXP ? sema_host_cond(S, v->ifexp.cond) : -1;
+    if (side >= 0) return sema_module_value(S, t, side ? v->ifexp.a : v->ifexp.b, sp); /* A = X if cond else Y: only the side Python evaluates */
     if (t->kind == E_NAME && sema_new_object(S, t, v, sp)) return;
     if (t->kind == E_NAME && sema_pydc_new(S, t, v, BIND_SCOPE(S), sp)) return;
+    if (t->kind == E_NAME && sema_tensor_alias(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp); /* before qd.Tensor as an annotation */
     if (t->kind == E_NAME && sema_annotation_alias(S, v)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, (Val){.kind = V_ANNOT, .ann = v}, sp);
     if (t->kind == E_NAME && sema_host_array(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
     if (t->kind == E_NAME && v == S->helper_call &&
@@ -607,7 +671,6 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
         return;
     }
     if (t->kind == E_NAME && sema_with_layout(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
-    if (t->kind == E_NAME && sema_tensor_alias(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
     if (t->kind == E_NAME && sema_permutations(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
     QdType npt = t->kind == E_NAME && v->kind != E_NAME ? sema_numpy_dtype(S, v) : QT_VOID;
     if (npt != QT_VOID && v->kind != E_STR) /* np_dtype = np.float32 (if ... else ...): a type */
@@ -642,7 +705,8 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
             return vector_field(S, t, sp, v, p[3] == 'M');
     }
     Val c;
-    if (S->hscope != &S->module && !is_snode_chain(S, v)) { /* host function: what qdc cannot evaluate, Python computes when it runs */
+    bool strings = v->kind == E_CALL && v->call.fn->kind == E_ATTR && sema_str_method(v->call.fn->attr.name); /* "{:>4}".format(n) */
+    if ((S->hscope != &S->module || strings) && !is_snode_chain(S, v)) { /* host function: what qdc cannot evaluate, Python computes when it runs */
         int mark = diag_quiet_begin();
         c = sema_eval(S, v);
         if (diag_quiet_end(mark))
@@ -845,6 +909,13 @@ static void module_def(Sema *S, const Stmt *s) {
         return;
     }
     /* in a host function a name may be bound again (Python rebinds it); each kernel keeps its own entry */
+    bool registered = false;
+    for (int k = 0; k < s->def.decorators.n; k++) registered |= dispatcher_of(S, s->def.decorators.items[k]) >= 0;
+    if (kind == 'K' && S->helper_depth > 0 && !registered) { /* each evaluation of a helper defines its own kernel: */
+        Stmt *own = ARENA_NEW(S->arena, Stmt);            /* `f = make(3)`, `g = make(4)`: f(x) is make(3)'s */
+        *own = *s;
+        s = own;
+    }
     SemaDef d = {.def = s, .scope = S->hscope, .kernel = kind == 'K', .pure = pure};
     if (d.kernel) d.entry = *S->prefix ? sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, s->def.name)) : s->def.name;
     vec_push(&S->defs, d);
@@ -936,21 +1007,22 @@ void sema_host_function_once(Sema *S, const Stmt *s, const Val *params, const Sp
     const char *prefix = S->prefix;
     S->hscope = sc;
     bool returned = S->host_returned;
-    S->host_returned = false, S->host_ret = val_err();
+    int loops = S->host_loops; /* a function's body is outside the caller's loops */
+    S->host_returned = false, S->host_ret = val_err(), S->host_loops = 0;
     const char *name = combo ? arena_printf(S->arena, "%s%s__%s", prefix, s->def.name, combo) : arena_printf(S->arena, "%s%s", prefix, s->def.name);
     S->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, name));
     sema_module_body(S, &s->def.body);
     Val ret = S->host_returned ? S->host_ret : val_err();
     S->host_returned = false;
     sema_helpers_finish(S, sc);
-    S->hscope = saved, S->prefix = prefix, S->host_returned = returned, S->host_ret = ret;
+    S->hscope = saved, S->prefix = prefix, S->host_returned = returned, S->host_ret = ret, S->host_loops = loops, S->host_jump = HJ_NONE;
 }
 
 void sema_module_body(Sema *S, const StmtList *l) {
     bool host = S->hscope != &S->module;
-    for (int k = 0; k < l->n && !S->host_returned; k++) {
+    for (int k = 0; k < l->n && !S->host_returned && !S->host_jump; k++) {
         const Stmt *s = l->stmts[k];
-        switch (s->kind) {
+        switch (S->pyfunc_body ? S_PASS : s->kind) { /* a value helper's body: computes only, no call sites */
         case S_EXPR: host_calls(S, s->expr); break;
         case S_ASSIGN: host_calls(S, s->assign.value); break;
         case S_ANNASSIGN: host_calls(S, s->ann.value); break;
@@ -965,7 +1037,7 @@ void sema_module_body(Sema *S, const StmtList *l) {
         case S_ANNASSIGN:
             if (s->ann.value && s->ann.target->kind == E_NAME) sema_module_value(S, s->ann.target, s->ann.value, s->span);
             break;
-        case S_AUGASSIGN: sema_bind_host(S, s->aug.target, "updated by host code"); break;
+        case S_AUGASSIGN: sema_host_augassign(S, s); break;
         case S_DEF:
             if (s->def.host && S->hscope == &S->module && !strncmp(s->def.name, "test", 4)) { /* run after the module body */
                 scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
@@ -980,10 +1052,16 @@ void sema_module_body(Sema *S, const StmtList *l) {
             break;
         case S_IF: sema_host_if(S, s); break;
         case S_FOR: sema_host_for(S, s); break;
+        case S_WHILE: sema_host_while(S, s); break;
+        case S_BREAK: case S_CONTINUE:
+            if (S->host_loops) sema_host_jump(S, s);
+            else diag_error(s->span, QD2002, "'%s' outside a loop", s->kind == S_BREAK ? "break" : "continue");
+            break;
         case S_HOST:
             for (int j = 0; j < s->host.names.n; j++) sema_bind_host(S, s->host.names.items[j], s->host.what);
             break;
         case S_EXPR: /* SNode placement; else qd.init(...), main() ... */
+            if (sema_host_list_method(S, s->expr)) break;
             sema_init_call(S, s->expr);
             sema_with_layout(S, s->expr, NULL);
             snode_stmt(S, s->expr);
@@ -991,10 +1069,11 @@ void sema_module_body(Sema *S, const StmtList *l) {
         case S_PASS: break;
         case S_ASSERT: break; /* host code: Python checks it when the script runs */
         case S_RETURN: /* a host function's: what follows is not evaluated (Python returns) */
-            if (host) S->host_ret = s->expr ? sema_host_return(S, s->expr) : val_err(), S->host_returned = true;
+            if (host && S->pyfunc_body) S->host_ret = sema_pyfunc_result(S, s->expr), S->host_returned = true;
+            else if (host) S->host_ret = s->expr ? sema_host_return(S, s->expr) : val_err(), S->host_returned = true;
             if (host) break;
             /* fall through */
-        default: diag_error(s->span, QD2002, "'%s' outside a function", s->kind == S_RETURN ? "return" : s->kind == S_BREAK ? "break" : "continue"); break;
+        default: diag_error(s->span, QD2002, "'return' outside a function"); break;
         }
     }
 }
@@ -1785,7 +1864,11 @@ static void check_kernels(Sema *S, int d) {
             if (diag_quiet_end(mark)) S->kernels.len = nk; /* Quadrants raises there, as the script expects: no entry */
         }
         S->callinst = NULL;
-        if (!any) sema_missing_instance(S, def, sd->entry);
+        if (!any) { /* its annotations name things of the scope it is defined in */
+            S->hscope = S->defs.items[d].scope;
+            sema_missing_instance(S, def, S->defs.items[d].entry);
+            S->hscope = &S->module;
+        }
         return;
     }
     for (int i = sema_next_instance(S, sd->entry, 0); i >= 0; i = sema_next_instance(S, sd->entry, i + 1)) {

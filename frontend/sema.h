@@ -242,6 +242,7 @@ typedef struct Sema {
     VEC(struct SemaDispatch { const Stmt *proto; VEC(const Stmt *) impls; }) dispatchers; /* @qd.perf_dispatch */
     VEC(struct PyFunc { const Stmt *def; struct Scope *scope; }) pyfuncs; /* V_PYFUNC: where each is defined */
     int pyfunc_depth;
+    int pyfunc_body;              /* evaluating the body of a function of several statements (sema_pyfunc.c) */
     VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */
     const AstModule *ast;
     int helper_depth;
@@ -250,6 +251,10 @@ typedef struct Sema {
     const Expr *helper_call;  /* the last host helper call evaluated, and what it returned */
     Val helper_ret;
     int raises;
+    /* host loops being evaluated (sema_param.c): a break or continue met ends the body's
+     * evaluation; one under an `if` qdc cannot decide makes the rest of the loop unknown */
+    int host_loops;
+    enum { HJ_NONE, HJ_BREAK, HJ_CONTINUE, HJ_UNKNOWN } host_jump;
     bool pure;                    /* the kernel being checked is @qd.kernel(fastcache=True) (sema_pure_capture) */
     int in_static;                /* evaluating the argument of qd.static(...) */                   /* inside blocks the script expects to raise (try, with pytest.raises) */             /* helper calls being evaluated (a recursion bound) */
     Val val_slots[8]; /* what the names "$val0".."$val7" denote (sema_val_node) */
@@ -294,7 +299,12 @@ bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out);
 Val sema_str_call(Sema *S, const Expr *call);
 Val sema_getattr(Sema *S, const Expr *call);
 void sema_host_if(Sema *S, const Stmt *s);
-void sema_host_for(Sema *S, const Stmt *s);      /* a `for` in a host function's body */       /* an `if` in a host function's body */
+void sema_host_for(Sema *S, const Stmt *s);      /* a `for` in host code (sema_param.c) */
+bool sema_iter_is_host(Sema *S, const Expr *it);  /* an iterable only the running script knows (sema.c) */
+void sema_host_while(Sema *S, const Stmt *s);    /* a `while` in host code */
+void sema_host_jump(Sema *S, const Stmt *s);     /* break / continue in host code */
+void sema_host_augassign(Sema *S, const Stmt *s); /* NAME op= value in host code */
+bool sema_host_list_method(Sema *S, const Expr *e); /* NAME.append(v) / NAME.extend(seq) in host code */
 void sema_bind_host(Sema *S, const Expr *target, const char *what); /* NAME (or a tuple of them) := run-time value */
 void sema_module_value(Sema *S, const Expr *target, const Expr *value, Span sp);
 void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call, int vec); /* qd.field / vec 1: qd.Vector.field / 2: qd.Matrix.field */ /* NAME = value at module level or in a host function */
@@ -330,6 +340,11 @@ Val val_err(void);
 const char *val_describe(Val v);
 Val sema_call(Sema *S, const Expr *call, Val callee);
 
+/* sema_pystr.c: str methods, chr and ord on compile-time strings (host code) */
+bool sema_str_method(const char *name);
+Val sema_str_method_call(Sema *S, const Expr *call, const char *s, const char *name);
+Val sema_chr_ord(Sema *S, const Expr *call, bool chr);
+
 /* sema_lang.c: compile-time Python forms (unpacking, slices, comprehensions, is/in, lambda) */
 Val sema_lang_eval(Sema *S, const Expr *e);         /* E_STARRED E_SLICE E_COMP E_LAMBDA E_VALUE, static E_COMPARE */
 const Expr *sema_unpack(Sema *S, const Expr *e);    /* a call or tuple/list with its *a items expanded (NULL: error) */
@@ -356,6 +371,11 @@ Val sema_dict_get(Sema *S, Val d, const Expr *key);
 const Expr *sema_pyfunc_return(const Stmt *def);
 bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def);
 Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def);
+/* sema_pyfunc.c: ... and a def of several statements that only compute and return a value */
+bool sema_pyfunc_body_ok(const Stmt *def);
+Val sema_pyfunc_body(Sema *S, const Stmt *def, Scope *sc);
+Val sema_pyfunc_result(Sema *S, const Expr *e);   /* `return e` in such a body */
+void sema_pyfunc_unknown_return(Sema *S, const StmtList *l, const char *why);
 /* qd.lang.impl.current_cfg().NAME (sema_builtin.c): arch (the compile's, as qd.<arch>), default_fp,
  * default_ip, debug. */
 Val sema_cfg_attr(Sema *S, const char *name, Span sp);

@@ -467,6 +467,7 @@ static const struct { const char *name; int min, max; } builtins[] = {
     {"qd.bit_shr", 2, 2}, {"qd.zero", 1, 1}, {"qd.one", 1, 1},
     {"qd.global_thread_idx", 0, 0}, {"qd.static_print", 0, 64}, {"qd.lang.impl.get_max_shared_memory_bytes", 0, 0},
     {"qd._lib.core.data_type_size", 1, 1}, {"qd.lang.impl.current_cfg", 0, 0}, {"qd.impl.current_cfg", 0, 0},
+    {"qd.lang.impl.get_runtime", 0, 0}, {"qd.impl.get_runtime", 0, 0},
     {"qd.random", 0, 1}, {"qd.randn", 0, 1}, {"qd.clock_counter", 0, 0}, {"qd.math.vdir", 1, 1}, {"qd.frexp", 1, 1}, {"qd.math.fns", 3, 3},
 };
 
@@ -505,6 +506,7 @@ Val sema_more_builtin_call(Sema *S, const Expr *call, const char *p) {
     if (!strcmp(p, "qd.randn")) return randn(S, call);
     if (!strcmp(p, "qd._lib.core.data_type_size")) return data_type_size(S, call);
     if (!strcmp(p, "qd.lang.impl.current_cfg") || !strcmp(p, "qd.impl.current_cfg")) return (Val){.kind = V_NS, .path = "qd.lang.impl.current_cfg()"};
+    if (strstr(p, "get_runtime")) return (Val){.kind = V_NS, .path = "qd.lang.impl.get_runtime()"};
     if (!strcmp(p, "qd.clock_counter")) return clock_counter(S, call);
     return random_(S, call);
 }

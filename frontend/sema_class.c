@@ -62,7 +62,8 @@ static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call,
     }
     Scope *hs = S->hscope;
     const char *prefix = S->prefix;
-    S->hscope = is, S->prefix = o->prefix;
+    int loops = S->host_loops; /* __init__'s body is outside the caller's loops */
+    S->hscope = is, S->prefix = o->prefix, S->host_loops = 0;
     for (int k = 0; k < init->def.body.n; k++) {
         const Stmt *s = init->def.body.stmts[k];
         const Expr *t = s->kind == S_ASSIGN && s->assign.targets.n == 1 ? s->assign.targets.items[0] : s->kind == S_ANNASSIGN ? s->ann.target : NULL;
@@ -74,7 +75,7 @@ static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call,
         StmtList one = {(Stmt **)&init->def.body.stmts[k], 1};
         sema_module_body(S, &one);
     }
-    S->hscope = hs, S->prefix = prefix;
+    S->hscope = hs, S->prefix = prefix, S->host_loops = loops, S->host_jump = HJ_NONE;
 }
 
 bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {

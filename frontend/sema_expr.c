@@ -28,7 +28,7 @@ const char *val_describe(Val v) {
     case V_SNODE: return "an SNode";
     case V_VEC: return v.vec.m ? "a matrix" : "a vector";
     case V_VECTYPE: return "a vector or matrix type";
-    case V_METHOD: return "a method of a vector";
+    case V_METHOD: return v.method.self->kind == V_STR ? "a method of a string" : "a method of a vector";
     case V_STRUCT: return "a struct";
     case V_STRUCTTYPE: return "a struct type";
     case V_PYDC: return "a dataclass instance";
@@ -413,7 +413,7 @@ void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope 
 
 static Val eval_name(Sema *S, const Expr *e) {
     static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len", "dict",
-                                           "all", "any", "sum", "tuple", "list", "enumerate", "zip", "reversed"};
+                                           "all", "any", "sum", "tuple", "list", "enumerate", "zip", "reversed", "chr", "ord"};
     static const char *const host_builtins[] = {"getattr", "str"}; /* host code only (sema_param.c) */
     if (!strncmp(e->name, "$val", 4)) return S->val_slots[e->name[4] - '0']; /* sema_val_node */
     for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent) {
@@ -471,17 +471,32 @@ static Val eval_attr(Sema *S, const Expr *e) {
         for (int d = 0; d < t.tuple.n; d++) t.tuple.items[d] = val_expr(irb_int(S->arena, QT_I32, f->shape[d], e->span));
         return t;
     }
+    if (o.kind == V_FIELD && S->fields.items[o.index].elem_ndim && S->fields.items[o.index].ndim >= 0 &&
+        (!strcmp(e->attr.name, "n") || !strcmp(e->attr.name, "m"))) { /* a vector or matrix field's element shape */
+        const IrField *f = &S->fields.items[o.index];
+        int64_t n = f->shape[f->ndim - f->elem_ndim], m = f->elem_ndim == 2 ? f->shape[f->ndim - 1] : 1;
+        return val_expr(irb_int(S->arena, QT_I32, e->attr.name[0] == 'n' ? n : m, e->span));
+    }
     if (o.kind == V_SNODE) return sema_snode_attr(S, o, e->attr.name);
     if (o.kind == V_OBJECT) return sema_object_attr(S, o, e);
     if (o.kind == V_VEC) return sema_vec_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_STRUCT) return sema_struct_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_PYDC) return sema_pydc_attr(S, o, e);
+    if (o.kind == V_STR && sema_str_method(e->attr.name)) { /* "".join, "{}".format ... (sema_pystr.c) */
+        Val m = {.kind = V_METHOD};
+        m.method.self = ARENA_NEW(S->arena, Val);
+        *m.method.self = o;
+        m.method.name = e->attr.name;
+        return m;
+    }
     if ((o.kind == V_FIELD || o.kind == V_NDARRAY) && !strcmp(e->attr.name, "grad")) { /* also qd.tensor(..., needs_grad=True) */
         diag_error(e->span, QD2044, "'.grad' is not supported: qdc does not compile autodiff");
         return val_err();
     }
     if (o.kind == V_NS && (!strcmp(o.path, "qd.lang.impl.current_cfg()") || !strcmp(o.path, "qd.cfg")))
         return sema_cfg_attr(S, e->attr.name, e->span); /* qd.cfg is the same object */
+    if (o.kind == V_NS && !strcmp(o.path, "qd.lang.impl.get_runtime()") && (!strcmp(e->attr.name, "default_fp") || !strcmp(e->attr.name, "default_ip")))
+        return sema_cfg_attr(S, e->attr.name, e->span); /* the runtime's default types are qd.init's, as the config's */
     if (o.kind == V_NS && !strcmp(o.path, "math")) { /* import math */
         char *path = arena_printf(S->arena, "math.%s", e->attr.name);
         Val c;
@@ -497,6 +512,18 @@ static Val eval_attr(Sema *S, const Expr *e) {
     }
     Val r = {.kind = V_NS, .path = arena_printf(S->arena, "%s.%s", o.path, e->attr.name)}, t;
     if (math_const(S, r.path, e->span, &t)) return t;
+    if (!strcmp(o.path, "qd.types.primitive_types")) { /* real_types, integer_types, all_types: Quadrants' sets, in its source's order */
+        static const char *const real[] = {"f16", "f32", "f64", "float"}, *const integer[] = {"i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64", "int", "bool"};
+        bool r_ = !strcmp(e->attr.name, "real_types"), i_ = !strcmp(e->attr.name, "integer_types"), a_ = !strcmp(e->attr.name, "all_types");
+        if (r_ || i_ || a_) {
+            Val set = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, 15), 0}};
+            for (size_t k = 0; (r_ || a_) && k < ARRAY_LEN(real); k++)
+                set.tuple.items[set.tuple.n++] = qt_from_name(real[k]) != QT_VOID ? (Val){.kind = V_TYPE, .type = qt_from_name(real[k])} : (Val){.kind = V_NS, .path = real[k]};
+            for (size_t k = 0; (i_ || a_) && k < ARRAY_LEN(integer); k++)
+                set.tuple.items[set.tuple.n++] = qt_from_name(integer[k]) != QT_VOID ? (Val){.kind = V_TYPE, .type = qt_from_name(integer[k])} : (Val){.kind = V_NS, .path = integer[k]};
+            return set;
+        }
+    }
     return sema_vec_alias(r.path, &t) ? t : r;
 }
 
@@ -587,6 +614,12 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     if (sliced) return sv;
     Val o = sema_eval(S, e->sub.obj);
     if (o.kind == V_ERR) return o;
+    if (o.kind == V_STR) { /* s[k]: one character, as a string */
+        Val *items;
+        int n;
+        sema_iter_items(S, e->sub.obj, &items, &n);
+        o = (Val){.kind = V_TUPLE, .tuple = {items, n}};
+    }
     if (o.kind == V_SHAPE || o.kind == V_TUPLE) {
         int64_t k;
         if (!sema_const_int(S, e->sub.index, &k, "the index of a shape or compile-time list")) return val_err();
@@ -927,6 +960,13 @@ static Val cond_expr(Sema *S, const Expr *e) {
     IrStmtVec pa = {0}, pb = {0};
     Val av = eval_into(S, e->ifexp.a, &pa), bv = eval_into(S, e->ifexp.b, &pb);
     if (!c || av.kind == V_ERR || bv.kind == V_ERR) return vec_free(&pa), vec_free(&pb), val_err();
+    bool scalar_a = av.kind == V_EXPR || av.kind == V_LOCAL || av.kind == V_REF || av.kind == V_VEC,
+         scalar_b = bv.kind == V_EXPR || bv.kind == V_LOCAL || bv.kind == V_REF || bv.kind == V_VEC;
+    if (ir_is_const(c) && (!scalar_a || !scalar_b)) { /* qd.Vector.field if b else qd.Vector.ndarray: Python's choice */
+        for (int j = 0; j < (c->c.u ? pa.len : pb.len); j++) sema_emit(S, c->c.u ? pa.items[j] : pb.items[j]);
+        vec_free(&pa), vec_free(&pb);
+        return c->c.u ? av : bv;
+    }
     bool vec = av.kind == V_VEC || bv.kind == V_VEC;
     if (ir_is_const(c) || vec) { /* decided at compile time, or vector sides: both sides' code runs */
         IrStmtVec *both[2] = {c->c.u || !ir_is_const(c) ? &pa : NULL, !c->c.u || !ir_is_const(c) ? &pb : NULL};
@@ -1216,7 +1256,9 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     if (!strcmp(p, "min") || !strcmp(p, "qd.min")) return min_max(S, call, p, IR_MIN);
     if (!strcmp(p, "max") || !strcmp(p, "qd.max")) return min_max(S, call, p, IR_MAX);
     if (!strcmp(p, "qd.static_assert")) {
+        S->in_static++; /* Quadrants evaluates the condition in static scope */
         IrExpr *a = sema_to_bool(S, arg(S, call, 0));
+        S->in_static--;
         if (a && !ir_is_const(a)) diag_error(sp, QD2009, "the condition of qd.static_assert must be a compile-time constant");
         else if (a && !a->c.u) diag_error(sp, QD2022, "qd.static_assert failed%s%s", call->call.args.n > 1 ? ": " : "",
                                            call->call.args.n > 1 && call->call.args.items[1]->kind == E_STR ? call->call.args.items[1]->str : "");
@@ -1266,6 +1308,7 @@ static Val static_call(Sema *S, const Expr *call) {
 Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
     if (f.kind == V_PYFUNC) return sema_pyfunc_call(S, call, f.def);
+    if (f.kind == V_METHOD && f.method.self->kind == V_STR) return sema_str_method_call(S, call, f.method.self->path, f.method.name);
     if (f.kind == V_STRUCTTYPE || (f.kind == V_NS && sema_struct_path(f.path))) return sema_struct_call(S, call, f);
     if (f.kind == V_METHOD || f.kind == V_VECTYPE || (f.kind == V_NS && sema_vec_path(f.path))) return sema_vec_call(S, call, f);
     if (f.kind == V_NS && sema_is_more_builtin(f.path)) return sema_more_builtin_call(S, call, f.path);
@@ -1292,6 +1335,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     if (!strcmp(p, "dict")) return sema_dict_call(S, call);
     if (!strcmp(p, "getattr")) return sema_getattr(S, call);
     if (!strcmp(p, "str")) return sema_str_call(S, call);
+    if (!strcmp(p, "chr") || !strcmp(p, "ord")) return sema_chr_ord(S, call, p[0] == 'c');
     if (!strcmp(p, "qd.static")) return static_call(S, call);
     int fb = float_builtin(p);
     if (fb >= 0) return float_builtin_call(S, call, p, fb);

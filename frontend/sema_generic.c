@@ -554,12 +554,13 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
             for (int k = 0; k < n; k++) fields &= leaves[k] >= 0;
             if (fields) return field_spell(S, (Val){.kind = V_FIELD, .index = leaves[0]}, kentry, spell);
         }
+        if (v->kind == V_VEC && v->vec.n > 0 && v->vec.c[0].kind == V_FIELD) /* a vector field placed as components (SOA, SNodes) */
+            return sb_puts(spell, a->name), true;
     } else if (sema_tensor_alias(S, a, v)) { /* qd.wrap(x), x._unwrap() */
         if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
     } else if (a->kind == E_NONE) { /* None for a qd.template() or qd.Tensor: qd.static(x is None) decides */
         *v = (Val){.kind = V_NONE};
         return sb_puts(spell, "None"), true;
-        if (v->kind == V_VEC && v->vec.c[0].kind == V_FIELD) return sb_puts(spell, a->name), true; /* a vector field placed as components (SOA, SNodes) */
     } else if (a->kind == E_ATTR && sema_path(S, a)) { /* qd.f32 passed to a qd.template() */
         Scope *saved = S->scope;
         S->scope = S->hscope;
@@ -588,10 +589,13 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
 
 void sema_call_site(Sema *S, const Expr *call, int d) {
     const Stmt *def = S->defs.items[d].def;
-    bool generic = false;
-    for (int k = 0; k < def->def.nparams; k++) generic |= sema_param_is_generic(S, &def->def.params[k]);
-    if (!generic) return;
     int np = def->def.nparams;
+    bool generic = false, *gen = ARENA_ARRAY(S->arena, bool, np ? np : 1);
+    Scope *caller = S->hscope;
+    S->hscope = S->defs.items[d].scope; /* annotations name things where the kernel is defined (x: ann) */
+    for (int k = 0; k < np; k++) generic |= gen[k] = sema_param_is_generic(S, &def->def.params[k]);
+    S->hscope = caller;
+    if (!generic) return;
     const Expr **given = ARENA_ARRAY(S->arena, const Expr *, np ? np : 1);
     int self = S->defs.items[d].method ? 1 : 0;
     for (int k = 0; k + self < np && k < call->call.args.n; k++) given[k + self] = call->call.args.items[k];
@@ -604,7 +608,7 @@ void sema_call_site(Sema *S, const Expr *call, int d) {
     sb_puts(&entry, S->defs.items[d].entry);
     for (int k = 0; k < np; k++) {
         ci.args[k] = val_err();
-        if (!sema_param_is_generic(S, &def->def.params[k])) continue;
+        if (!gen[k]) continue;
         sb_puts(&entry, "__");
         if (!given[k] || !call_value(S, given[k], S->defs.items[d].entry, &ci.args[k], &entry)) { /* reported if no --instantiate names the kernel */
             ci.args = NULL, ci.span = given[k] ? given[k]->span : call->span, ci.entry = def->def.params[k].name;

@@ -20,6 +20,12 @@ static Val tuple_of(Sema *S, Val *items, int n) {
 static bool seq_items(Sema *S, Val v, Span sp, Val **items, int *n) {
     if (v.kind == V_TUPLE) return *items = v.tuple.items, *n = v.tuple.n, true;
     if (v.kind == V_DICT) return *items = v.dict.keys, *n = v.dict.n, true; /* `k in d`, `for k in d` */
+    if (v.kind == V_STR) { /* a string: its characters, each a string */
+        *n = (int)strlen(v.path);
+        *items = ARENA_ARRAY(S->arena, Val, *n ? *n : 1);
+        for (int k = 0; k < *n; k++) (*items)[k] = (Val){.kind = V_STR, .path = arena_strndup(S->arena, v.path + k, 1)};
+        return true;
+    }
     if (v.kind == V_VEC && !v.vec.m) return *items = v.vec.c, *n = v.vec.n, true;
     if (v.kind == V_VEC) {
         *n = v.vec.n;
@@ -347,6 +353,12 @@ static Val slice_value(Sema *S, Val o, const Expr *ix, Span sp) {
         if (!axis_positions(S, axes[0], n, pos, &cnt, &sl)) return val_err();
         Val *r = ARENA_ARRAY(S->arena, Val, cnt ? cnt : 1);
         for (int k = 0; k < cnt; k++) r[k] = items[pos[k]];
+        if (o.kind == V_STR && sl) { /* a string's slice is a string */
+            char *t = ARENA_ARRAY(S->arena, char, cnt + 1);
+            for (int k = 0; k < cnt; k++) t[k] = r[k].path[0];
+            t[cnt] = 0;
+            return (Val){.kind = V_STR, .path = t};
+        }
         return tuple_of(S, r, cnt);
     }
     int rows = o.vec.n, cols = matrix ? o.vec.m : 1;
@@ -399,12 +411,17 @@ typedef VEC(Val) ValVec;
 static bool comp_clause(Sema *S, const Expr *c, Scope *sc, ValVec *out) {
     Val *items;
     int n;
-    if (!iter_items(S, c->comp.iter, &items, &n)) return false;
+    S->in_static++; /* ... and its iterables */
+    bool ok = iter_items(S, c->comp.iter, &items, &n);
+    S->in_static--;
+    if (!ok) return false;
     for (int i = 0; i < n; i++) {
         if (!bind_target(S, sc, c->comp.target, items[i])) return false;
         bool keep = true;
         for (int k = 0; k < c->comp.conds.n && keep; k++) {
+            S->in_static++; /* Quadrants builds a comprehension's conditions in static scope */
             IrExpr *x = sema_to_bool(S, sema_expr(S, c->comp.conds.items[k]));
+            S->in_static--;
             if (!x) return false;
             if (!ir_is_const(x))
                 return diag_error(c->comp.conds.items[k]->span, QD2009, "a comprehension's condition must be a compile-time value"), false;
@@ -472,9 +489,57 @@ static int same_value(Sema *S, Val a, Val b) {
     }
 }
 
+/* A direct qd.template() / qd.Tensor parameter of the kernel being checked (not of a qd.func
+ * inlined into it), named by e. */
+static bool template_param(Sema *S, const Expr *e) {
+    if (e->kind != E_NAME || S->ninline || !S->kernel_def) return false;
+    Binding *b = sema_lookup(S, e->name);
+    if (!b || !b->is_param) return false;
+    const Stmt *def = S->kernel_def;
+    for (int k = 0; k < def->def.nparams; k++) {
+        const Param *p = &def->def.params[k];
+        const Expr *dt, *nd;
+        if (!strcmp(p->name, e->name) && p->annotation) {
+            SemaParamShape sh = sema_param_shape(S, p->annotation, &dt, &nd);
+            return sh == PS_TEMPLATE || sh == PS_TENSOR;
+        }
+    }
+    return false;
+}
+
+/* Quadrants' rules for is / in in kernel code (its ast_transformer build_Compare): `is` and
+ * `is not` only inside qd.static, and there only between None and a direct qd.template() or
+ * qd.Tensor kernel parameter; `in` and `not in` only inside qd.static (a comprehension's
+ * condition is one). Host Python (a helper function qdc evaluates) has Python's rules. */
+static bool quadrants_allows(Sema *S, const Expr *e, int k) {
+    if (!S->k || !S->scope || S->pyfunc_depth) return true;
+    int op = e->cmp.ops[k];
+    bool is = op == T_KW_IS || op == T_KW_NOT;
+    const char *name = op == T_KW_IS ? "is" : op == T_KW_NOT ? "is not" : op == T_KW_IN ? "in" : "not in";
+    if (!S->in_static) {
+        diag_error(e->span, QD2009, is ? "'%s' is not supported in kernel code (Quadrants: Operator \"%s\" in Quadrants scope is not "
+                                         "supported); write qd.static(x %s None) with x a qd.template() parameter"
+                                       : "'%s' is only supported inside qd.static (Quadrants: \"%s\" is only supported inside "
+                                         "`qd.static`)%s", name, is ? name : op == T_KW_IN ? "In" : "NotIn", is ? name : "");
+        return false;
+    }
+    const Expr *l = e->cmp.items.items[k], *r = e->cmp.items.items[k + 1];
+    if (is && !(r->kind == E_NONE ? template_param(S, l) : l->kind == E_NONE && template_param(S, r))) {
+        diag_error(e->span, QD2009, "'%s' inside qd.static needs a direct qd.template() or qd.Tensor kernel parameter on one side "
+                                    "and None on the other (Quadrants: Operator \"%s\" inside `qd.static` requires a direct "
+                                    "`qd.template()` or `qd.Tensor` kernel argument and `None`)", name, name);
+        return false;
+    }
+    return true;
+}
+
 /* `a is b` / `a is not b` / `a in b` / `a not in b` on compile-time values (Quadrants evaluates
  * them in Python, inside qd.static): a u1 constant. */
 static Val static_compare(Sema *S, const Expr *e) {
+    for (int k = 0; k + 1 < e->cmp.items.n; k++) {
+        int op = e->cmp.ops[k];
+        if ((op == T_KW_IS || op == T_KW_NOT || op == T_KW_IN || op == CMP_NOT_IN) && !quadrants_allows(S, e, k)) return val_err();
+    }
     Val result = val_expr(irb_int(S->arena, QT_U1, 1, e->span));
     Val a = sema_eval(S, e->cmp.items.items[0]);
     for (int k = 1; k < e->cmp.items.n && a.kind != V_ERR; k++) {
@@ -488,6 +553,8 @@ static Val static_compare(Sema *S, const Expr *e) {
         } else if (op == T_KW_IS || op == T_KW_NOT) {
             r = same_value(S, a, b);
             if (a.kind == V_EXPR && b.kind == V_EXPR && r >= 0 && a.e->type != b.e->type) r = 0;
+        } else if ((op == T_KW_IN || op == CMP_NOT_IN) && a.kind == V_STR && b.kind == V_STR) {
+            r = strstr(b.path, a.path) != NULL; /* a substring */
         } else if (op == T_KW_IN || op == CMP_NOT_IN) {
             Val *items;
             int n;

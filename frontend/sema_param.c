@@ -433,6 +433,14 @@ static void parse_values(Sema *S, Deco *d, const Expr *e) {
         }
     } else if (sema_permutations(S, e, &listed)) { /* list(itertools.permutations(range(3))) */
         rows = NULL, n = listed.tuple.n;
+    } else if (!sema_is_host_expr(S, e)) { /* qd.types.primitive_types.all_types, [x for x in ...], range(3) ... */
+        int mark = diag_quiet_begin();
+        Val *items = NULL;
+        n = 0;
+        bool ok = sema_iter_items(S, e, &items, &n);
+        if (diag_quiet_end(mark) || !ok) return;
+        listed = (Val){.kind = V_TUPLE, .tuple = {items, n}};
+        rows = NULL;
     } else {
         return;
     }
@@ -529,6 +537,11 @@ bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def) {
     for (int k = 0; k < call->call.nkw; k++)
         if (sema_is_host_expr(S, call->call.kw[k].value)) return true;
     if (S->pyfunc_depth >= 16) return true;
+    if (!sema_pyfunc_return(def)) { /* a body of several statements: whether qdc can run it */
+        int mark = diag_quiet_begin();
+        Val r = sema_pyfunc_call(S, call, def);
+        return diag_quiet_end(mark) || r.kind == V_ERR;
+    }
     Scope *sc = pyfunc_scope(S, call, def);
     if (!sc) return true;
     Scope *h = S->hscope;
@@ -543,6 +556,14 @@ Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
         return diag_error(call->span, QD2019, "'%s' calls itself more than 16 deep while qdc evaluates it", def->def.name), val_err();
     Scope *sc = pyfunc_scope(S, call, def);
     if (!sc) return diag_error(call->span, QD2007, "this call does not match the parameters of '%s'", def->def.name), val_err();
+    if (!sema_pyfunc_return(def)) {
+        S->pyfunc_depth++;
+        Val r = sema_pyfunc_body(S, def, sc);
+        S->pyfunc_depth--;
+        if (r.kind == V_HOST)
+            return diag_error(call->span, QD2062, "'%s' returns %s; qdc evaluates a helper function only when it can compute its result", def->def.name, r.path), val_err();
+        return r;
+    }
     Scope *h = S->hscope, *k = S->scope;
     if (S->scope) S->scope = sc; /* in a kernel: the function sees its own scope, not the kernel's locals */
     else S->hscope = sc;
@@ -554,7 +575,7 @@ Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
 
 void sema_param_host_function(Sema *S, const Stmt *s) {
     int np = s->def.nparams;
-    if (!s->def.decorators.n && sema_pyfunc_return(s) && strncmp(s->def.name, "test", 4)) {
+    if (!s->def.decorators.n && (sema_pyfunc_return(s) || sema_pyfunc_body_ok(s)) && strncmp(s->def.name, "test", 4)) {
         vec_push(&S->pyfuncs, ((struct PyFunc){s, S->hscope}));
         scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_PYFUNC, .def = s}, s->def.name_span);
         return;
@@ -678,6 +699,19 @@ static int same(Val a, Val b) {
     }
 }
 
+/* Any other condition whose operands are compile-time values (i < n, len(s) > 2, "x" in name):
+ * evaluated quietly, with Python's truth of the result; -1 when qdc cannot. */
+static int eval_truth(Sema *S, const Expr *e) {
+    if (sema_is_host_expr(S, e)) return -1;
+    int mark = diag_quiet_begin();
+    Val v = sema_eval(S, e);
+    if (diag_quiet_end(mark) || v.kind == V_ERR) return -1;
+    if (v.kind == V_TUPLE) return v.tuple.n > 0;
+    if (v.kind == V_DICT) return v.dict.n > 0;
+    if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_float(v.e->type)) return v.e->c.f != 0;
+    return v.kind == V_EXPR && !ir_is_const(v.e) ? -1 : truth(v);
+}
+
 static int cond_value(Sema *S, const Expr *e) {
     switch (e->kind) {
     case E_UNARY: {
@@ -695,26 +729,31 @@ static int cond_value(Sema *S, const Expr *e) {
         return and;
     }
     case E_COMPARE: {
-        if (e->cmp.items.n != 2) return -1;
         int op = e->cmp.ops[0];
+        if (e->cmp.items.n != 2 || (op != T_EQ && op != T_NE && op != T_KW_IS && op != T_KW_NOT && op != T_KW_IN && op != CMP_NOT_IN))
+            return eval_truth(S, e);
         const Expr *rhs = e->cmp.items.items[1];
         if ((op == T_KW_IN || op == CMP_NOT_IN) && (rhs->kind == E_TUPLE || rhs->kind == E_LIST)) { /* dtype in (qd.f16, qd.f32) */
             Val a = cond_atom(S, e->cmp.items.items[0]);
             int found = 0;
             for (int k = 0; k < rhs->list.n && !found; k++) {
                 int eq = same(a, cond_atom(S, rhs->list.items[k]));
-                if (eq < 0 || (a.kind == V_EXPR && eq == 0 && !qt_is_integral(a.e->type))) return -1;
+                if (eq < 0 || (a.kind == V_EXPR && eq == 0 && !qt_is_integral(a.e->type))) return eval_truth(S, e);
                 found = eq;
             }
             return op == T_KW_IN ? found : !found;
         }
+        if (op == T_KW_IN || op == CMP_NOT_IN) return eval_truth(S, e); /* "x" in name, k in (a, b) of names */
         Val a = cond_atom(S, e->cmp.items.items[0]), b = cond_atom(S, e->cmp.items.items[1]);
         int eq = same(a, b);
-        if (eq < 0) return -1;
+        if (eq < 0) return op == T_EQ || op == T_NE ? eval_truth(S, e) : -1;
         if ((op == T_KW_IS || op == T_KW_NOT) && a.kind == V_EXPR) return -1; /* `is` on integers: identity */
         return op == T_EQ || op == T_KW_IS ? eq : op == T_NE || op == T_KW_NOT ? !eq : -1;
     }
-    default: return truth(cond_atom(S, e));
+    default: {
+        int t = truth(cond_atom(S, e));
+        return t >= 0 ? t : eval_truth(S, e);
+    }
     }
 }
 
@@ -732,6 +771,8 @@ static void bind_block_host(Sema *S, const StmtList *l, const char *what) {
             for (int j = 0; j < s->host.names.n; j++) sema_bind_host(S, s->host.names.items[j], what);
             break;
         case S_IF: bind_block_host(S, &s->if_.then, what), bind_block_host(S, &s->if_.els, what); break;
+        case S_FOR: sema_bind_host(S, s->for_.target, what), bind_block_host(S, &s->for_.body, what); break;
+        case S_WHILE: bind_block_host(S, &s->while_.body, what); break;
         case S_DEF: case S_CLASS: case S_IMPORT: {
             const char *n = s->kind == S_DEF ? s->def.name : s->kind == S_CLASS ? s->class_.name : s->import.alias;
             if (!n) break;
@@ -753,9 +794,22 @@ static void bind_block_host(Sema *S, const StmtList *l, const char *what) {
  * branch's kernels are compiled. */
 int sema_host_cond(Sema *S, const Expr *e) { return cond_value(S, e); }
 
+/* A break or continue of the enclosing loop in l (not one of a loop nested in it). */
+static bool block_jumps(const StmtList *l) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        if (s->kind == S_BREAK || s->kind == S_CONTINUE) return true;
+        if (s->kind == S_IF && (block_jumps(&s->if_.then) || block_jumps(&s->if_.els))) return true;
+    }
+    return false;
+}
+
 void sema_host_if(Sema *S, const Stmt *s) {
     int v = cond_value(S, s->if_.cond);
+    if (v < 0 && S->host_loops && (block_jumps(&s->if_.then) || block_jumps(&s->if_.els))) S->host_jump = HJ_UNKNOWN;
     if (v < 0) {
+        sema_pyfunc_unknown_return(S, &s->if_.then, "from inside an if statement whose condition qdc cannot evaluate");
+        sema_pyfunc_unknown_return(S, &s->if_.els, "from inside an if statement whose condition qdc cannot evaluate");
         bind_block_host(S, &s->if_.then, "set in an if statement whose condition qdc cannot evaluate");
         bind_block_host(S, &s->if_.els, "set in an if statement whose condition qdc cannot evaluate");
         return;
@@ -935,21 +989,15 @@ void sema_helpers_finish(Sema *S, const Scope *scope) {
     }
 }
 
-/* ---- `for` in a host function's body ---- */
+/* ---- loops in host code: for, while, break, continue ---- */
 
-#define MAX_HOST_ITERS 64
-
-static bool block_breaks(const StmtList *l) {
-    for (int k = 0; k < l->n; k++) {
-        const Stmt *s = l->stmts[k];
-        if (s->kind == S_BREAK || s->kind == S_CONTINUE) return true;
-        if (s->kind == S_IF && (block_breaks(&s->if_.then) || block_breaks(&s->if_.els))) return true;
-    }
-    return false;
-}
+#define MAX_HOST_ITERS 64 /* iterations of one host loop qdc evaluates (qdc-lang(7)) */
 
 /* The values a host loop iterates over, when qdc knows them: range() of compile-time integers,
- * a tuple or list of values @pytest.mark.parametrize accepts, or a name bound to one. */
+ * a tuple or list of values @pytest.mark.parametrize accepts, a name bound to one, or any other
+ * compile-time iterable (zip, enumerate, a comprehension, a string ...); -1: unknown. More than
+ * MAX_HOST_ITERS values: MAX_HOST_ITERS + 1, *out holding the first MAX_HOST_ITERS (a loop that
+ * ends early, by break or return, is still evaluated). */
 static int loop_values(Sema *S, const Expr *it, Val **out) {
     if (it->kind == E_CALL && it->call.fn->kind == E_NAME && !strcmp(it->call.fn->name, "range") && !it->call.nkw &&
         it->call.args.n >= 1 && it->call.args.n <= 3) {
@@ -963,26 +1011,31 @@ static int loop_values(Sema *S, const Expr *it, Val **out) {
         if (!a[2]) return -1;
         __int128 lo = a[0], hi = a[1], st = a[2]; /* Python ints: range(-2**63, 2**63 - 1) must not overflow */
         __int128 wide = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
-        if (wide > MAX_HOST_ITERS) return -1;
-        int64_t cnt = (int64_t)wide;
+        int64_t cnt = wide > MAX_HOST_ITERS ? MAX_HOST_ITERS : (int64_t)wide; /* the first values; a loop that needs more is unknown */
         *out = ARENA_ARRAY(S->arena, Val, cnt ? cnt : 1);
         for (int64_t k = 0; k < cnt; k++) {
             (*out)[k] = (Val){.kind = V_EXPR, .e = irb_int(S->arena, QT_I64, a[0] + k * a[2], it->span)};
             sema_module_constant(S, &(*out)[k]); /* a Python int: i32 when it fits */
         }
-        return (int)cnt;
+        return wide > MAX_HOST_ITERS ? MAX_HOST_ITERS + 1 : (int)cnt;
     }
     if (it->kind == E_TUPLE || it->kind == E_LIST) {
-        if (it->list.n > MAX_HOST_ITERS) return -1;
-        *out = ARENA_ARRAY(S->arena, Val, it->list.n ? it->list.n : 1);
-        for (int k = 0; k < it->list.n; k++)
+        int n = it->list.n > MAX_HOST_ITERS ? MAX_HOST_ITERS : it->list.n;
+        *out = ARENA_ARRAY(S->arena, Val, n ? n : 1);
+        for (int k = 0; k < n; k++)
             if (((*out)[k] = param_value(S, it->list.items[k])).kind == V_ERR) return -1;
-        return it->list.n;
+        return it->list.n > MAX_HOST_ITERS ? MAX_HOST_ITERS + 1 : n;
     }
     Val v = it->kind == E_NAME ? param_value(S, it) : val_err();
-    if (v.kind != V_TUPLE || v.tuple.n > MAX_HOST_ITERS) return -1;
-    *out = v.tuple.items;
-    return v.tuple.n;
+    int n = -1;
+    if (v.kind == V_TUPLE) {
+        *out = v.tuple.items, n = v.tuple.n;
+    } else if (!sema_iter_is_host(S, it)) {
+        int mark = diag_quiet_begin();
+        if (!sema_iter_items(S, it, out, &n)) n = -1;
+        if (diag_quiet_end(mark)) n = -1;
+    }
+    return n > MAX_HOST_ITERS ? MAX_HOST_ITERS + 1 : n;
 }
 
 static bool bind_target(Sema *S, const Expr *t, Val v) {
@@ -995,23 +1048,122 @@ static bool bind_target(Sema *S, const Expr *t, Val v) {
     return false;
 }
 
-/* Python runs the body once per value: when qdc knows the values (at most MAX_HOST_ITERS) and
- * the body has no break/continue, it evaluates the body once per value with the target bound
- * to it (kernel calls in it are call sites; a kernel defined in it is defined again in each
- * iteration, as in Python: KERNEL, KERNEL__def2 ...). Otherwise the target and every name the
- * body binds are run-time values and its kernels are not compiled. */
+/* One evaluation of a host loop's body; false when the loop ends here (a break, or a jump qdc
+ * cannot decide: *unknown). */
+static bool loop_body(Sema *S, const StmtList *body, bool *unknown) {
+    S->host_loops++;
+    sema_module_body(S, body);
+    S->host_loops--;
+    int jump = S->host_jump;
+    S->host_jump = HJ_NONE;
+    *unknown = jump == HJ_UNKNOWN;
+    return jump != HJ_BREAK && jump != HJ_UNKNOWN && !S->host_returned;
+}
+
+/* After a host loop qdc could not evaluate to its end: its target and every name its body
+ * binds are run-time values (kernels it defines are not compiled). */
+static void loop_unknown(Sema *S, const Expr *target, const StmtList *body, const char *what) {
+    sema_pyfunc_unknown_return(S, body, arena_printf(S->arena, "from inside a loop qdc cannot follow (its names are %s)", what));
+    if (target) sema_bind_host(S, target, what);
+    bind_block_host(S, body, what);
+}
+
+static const char *too_many(Sema *S, const char *loop) {
+    return arena_printf(S->arena, "set in a %s loop that runs more than %d times (qdc evaluates at most %d iterations of a "
+                                  "host loop)", loop, MAX_HOST_ITERS, MAX_HOST_ITERS);
+}
+
+/* Python runs the body once per value: when qdc knows the values (at most MAX_HOST_ITERS), it
+ * evaluates the body once per value with the target bound to it (kernel calls in it are call
+ * sites; a kernel defined in it is defined again in each iteration, as in Python: KERNEL,
+ * KERNEL__def2 ...), honouring break and continue. Otherwise, or from a break or continue qdc
+ * cannot decide, the target and every name the body binds are run-time values. */
 void sema_host_for(Sema *S, const Stmt *s) {
     Val *vals = NULL;
-    int n = block_breaks(&s->for_.body) ? -1 : loop_values(S, s->for_.iter, &vals);
-    for (int k = 0; k < n; k++) {
-        if (!bind_target(S, s->for_.target, vals[k])) {
-            n = -1;
+    int n = loop_values(S, s->for_.iter, &vals);
+    bool unknown = n < 0;
+    bool many = n > MAX_HOST_ITERS && !block_jumps(&s->for_.body) && !sema_may_return(&s->for_.body); /* cannot end early */
+    unknown |= many;
+    for (int k = 0; k < n && !unknown; k++) {
+        if (k == MAX_HOST_ITERS) {
+            unknown = many = true;
             break;
         }
-        sema_module_body(S, &s->for_.body);
+        if (!bind_target(S, s->for_.target, vals[k])) {
+            unknown = true;
+            break;
+        }
+        if (!loop_body(S, &s->for_.body, &unknown)) break;
     }
-    if (n >= 0) return;
-    const char *what = "set in a for loop whose values qdc cannot evaluate";
-    sema_bind_host(S, s->for_.target, what);
-    bind_block_host(S, &s->for_.body, what);
+    if (unknown) loop_unknown(S, s->for_.target, &s->for_.body, many ? too_many(S, "for") : "set in a for loop whose values qdc cannot evaluate");
+}
+
+/* while COND: evaluated while qdc knows COND (sema_host_cond), at most MAX_HOST_ITERS times. */
+void sema_host_while(Sema *S, const Stmt *s) {
+    bool unknown = false;
+    for (int k = 0;; k++) {
+        int c = cond_value(S, s->while_.cond);
+        if (c == 0) return;
+        if (c < 0 || k == MAX_HOST_ITERS) {
+            loop_unknown(S, NULL, &s->while_.body, c < 0 ? "set in a while loop whose condition qdc cannot evaluate" : too_many(S, "while"));
+            return;
+        }
+        if (!loop_body(S, &s->while_.body, &unknown)) break;
+    }
+    if (unknown) loop_unknown(S, NULL, &s->while_.body, "set in a while loop whose break or continue qdc cannot decide");
+}
+
+void sema_host_jump(Sema *S, const Stmt *s) { S->host_jump = s->kind == S_BREAK ? HJ_BREAK : HJ_CONTINUE; }
+
+/* Every binding of scopes from `from` outward that holds the list `items` besides `self`: a
+ * list changed through one name is changed for the others (Python's aliasing). */
+static void unshare(Sema *S, Scope *from, const Binding *self, const Val *items) {
+    for (Scope *sc = from; sc; sc = sc->parent)
+        for (int k = 0; k < sc->b.len; k++) {
+            Binding *b = &sc->b.items[k];
+            if (b != self && b->v.kind == V_TUPLE && b->v.tuple.items == items && b->v.tuple.n)
+                b->v = (Val){.kind = V_HOST, .path = "a list host code changes through another name"};
+        }
+}
+
+/* NAME.append(v) and NAME.extend(seq) on a compile-time list: NAME holds the longer list (a
+ * value qdc cannot compute makes it the script's). False when e is not such a call. */
+bool sema_host_list_method(Sema *S, const Expr *e) {
+    if (e->kind != E_CALL || e->call.fn->kind != E_ATTR || e->call.fn->attr.obj->kind != E_NAME || e->call.args.n != 1 || e->call.nkw)
+        return false;
+    const char *m = e->call.fn->attr.name;
+    bool extend = !strcmp(m, "extend");
+    if (!extend && strcmp(m, "append")) return false;
+    Binding *b = find(S, e->call.fn->attr.obj->name);
+    if (!b || b->v.kind != V_TUPLE) return false;
+    const Expr *a = e->call.args.items[0];
+    Val v = val_err(), *add = &v;
+    int n = 1;
+    const char *why = "a list host code fills with values qdc cannot compute";
+    if (!sema_is_host_expr(S, a)) {
+        int mark = diag_quiet_begin();
+        bool ok = extend ? sema_iter_items(S, a, &add, &n) : (v = sema_eval(S, a)).kind != V_ERR;
+        if (diag_quiet_end(mark) || !ok) v = val_err(), add = &v, n = 1;
+        for (int k = 0; k < n && ok; k++) ok = sema_module_constant(S, &add[k]);
+        if (!ok) add = &v, v = val_err(), n = 1;
+    }
+    unshare(S, S->hscope, b, b->v.tuple.items);
+    if (add[0].kind == V_ERR) return b->v = (Val){.kind = V_HOST, .path = why}, true;
+    Val t = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, b->v.tuple.n + n + 1), b->v.tuple.n + n}};
+    memcpy(t.tuple.items, b->v.tuple.items, sizeof(Val) * (size_t)b->v.tuple.n);
+    memcpy(t.tuple.items + b->v.tuple.n, add, sizeof(Val) * (size_t)n);
+    b->v = t;
+    return true;
+}
+
+/* NAME op= VALUE: NAME = NAME op VALUE when qdc can evaluate it (i += 1 in a host loop);
+ * else NAME is the script's value. Other targets (x[i] += 1, obj.n += 1) change run-time data. */
+void sema_host_augassign(Sema *S, const Stmt *s) {
+    Binding *b = s->aug.target->kind == E_NAME ? find(S, s->aug.target->name) : NULL;
+    bool value = b && ((b->v.kind == V_EXPR && ir_is_const(b->v.e)) || b->v.kind == V_STR || b->v.kind == V_TUPLE);
+    if (!value) return sema_bind_host(S, s->aug.target, "updated by host code");
+    Expr *v = ARENA_NEW(S->arena, Expr);
+    *v = (Expr){.kind = E_BINARY, .span = s->span, .op = s->aug.op};
+    v->bin.a = s->aug.target, v->bin.b = s->aug.value;
+    sema_module_value(S, s->aug.target, v, s->span);
 }

@@ -345,7 +345,8 @@ bool sema_tensor_alias(Sema *S, const Expr *e, Val *out) {
         a = br;
     } else if (e->kind == E_CALL) {
         const char *p = sema_path(S, e->call.fn);
-        if (p && !strcmp(p, "qd.wrap") && e->call.args.n == 1 && !e->call.nkw) a = e->call.args.items[0];
+        bool wrap = p && (!strcmp(p, "qd.wrap") || !strcmp(p, "qd.Tensor") || !strcmp(p, "qd.VectorTensor") || !strcmp(p, "qd.MatrixTensor"));
+        if (wrap && e->call.args.n == 1 && !e->call.nkw) a = e->call.args.items[0]; /* qd.Tensor(impl): the same array or field */
         else if (e->call.fn->kind == E_ATTR && !strcmp(e->call.fn->attr.name, "_unwrap") && !e->call.args.n) a = e->call.fn->attr.obj;
     }
     if (a && a->kind != E_NAME) return sema_tensor_alias(S, a, out); /* qd.wrap(b)._unwrap() */
@@ -368,5 +369,13 @@ Val sema_host_return(Sema *S, const Expr *e) {
     if (b && (b->v.kind == V_HOSTARRAY || b->v.kind == V_FIELD || b->v.kind == V_KERNEL || b->v.kind == V_FUNC)) return b->v; /* or `return kern` */
     Val v;
     if (!b && sema_host_array(S, e, &v)) return v;
+    const char *p = e->kind == E_CALL ? sema_path(S, e->call.fn) : NULL;
+    if (p && (!strcmp(p, "qd.field") || !strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field"))) {
+        Expr *t = ARENA_NEW(S->arena, Expr); /* return qd.field(...): a field named for the function's result */
+        *t = (Expr){.kind = E_NAME, .span = e->span, .name = "ret"};
+        sema_module_value(S, t, e, e->span);
+        b = sema_lookup(S, "ret");
+        if (b && (b->v.kind == V_FIELD || (b->v.kind == V_VEC && b->v.vec.c[0].kind == V_FIELD))) return b->v;
+    }
     return val_err();
 }

@@ -1051,7 +1051,7 @@ Val sema_vec_call(Sema *S, const Expr *call, Val f) {
     if (!strcmp(p, "len")) { /* len(v): rows of a vector or matrix, items of a tuple, axes of a shape */
         if (call->call.args.n != 1 || call->call.nkw) return diag_error(call->span, QD2007, "len takes 1 argument"), val_err();
         Val v = sema_eval(S, call->call.args.items[0]);
-        int n = v.kind == V_VEC ? v.vec.n : v.kind == V_TUPLE ? v.tuple.n : v.kind == V_SHAPE ? S->params.items[v.index].ndim - S->params.items[v.index].elem_ndim : -1;
+        int n = v.kind == V_VEC ? v.vec.n : v.kind == V_TUPLE ? v.tuple.n : v.kind == V_STR ? (int)strlen(v.path) : v.kind == V_DICT ? v.dict.n : v.kind == V_SHAPE ? S->params.items[v.index].ndim - S->params.items[v.index].elem_ndim : -1;
         if (n < 0 && v.kind != V_ERR) diag_error(call->call.args.items[0]->span, QD2019, "len of %s is not known at compile time", val_describe(v));
         return n < 0 ? val_err() : val_expr(irb_int(S->arena, QT_I32, n, call->span));
     }

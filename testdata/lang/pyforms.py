@@ -45,7 +45,6 @@ def forms(a: qd.types.ndarray(dtype=qd.i32, ndim=2)):
         sub = m[1:, :2]  # [[4 5] [7 8]]
         out[5] = sub[0, 0] * 1000 + sub[0, 1] * 100 + sub[1, 0] * 10 + sub[1, 1]  # 4578
         out[6] = qd.static(3 in t) * 10 + qd.static(4 not in t)  # 11
-        out[7] = qd.static(None is None) * 10 + qd.static(WEIGHTS is not None)  # 11
         out[8] = sum([x * y for x, y in qd.static(zip(t, WEIGHTS)) if x != 2])  # 3 + 21
         acc = 0
         for k, wt in qd.static(enumerate(WEIGHTS)):
@@ -90,6 +89,7 @@ def pick(a: qd.template()):
 
 @qd.kernel
 def early(a: qd.template()) -> qd.i32:
+    out[7] = qd.static(a is not None) * 10 + qd.static(None is not a)  # 11: Quadrants' only is form
     out[18] = pick(1)
     out[19] = pick(3)
     out[20] = pick(7)

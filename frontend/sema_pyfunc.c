@@ -1,0 +1,154 @@
+/* Python helper functions of several statements that compute a value (qdc-lang(7) "Whole
+ * scripts"): `def _ann(kind, dt, n): if kind == qd.ndarray: return qd.types.NDArray[dt, n]
+ * ... return qd.Template`, `def pow2(x): p = 1; while p < x: p <<= 1; return p`. Their body
+ * may only bind local names (assignments, if, for, while, break, continue, return), so a call
+ * is evaluated like Python runs it, as often as it is called, without effects on the script:
+ * a call is a V_PYFUNC call (sema_param.c) whose result is the value the body returns. */
+#include "sema.h"
+#include <string.h>
+
+/* Calls that change the script's state (declare or place fields, allocate or fill arrays). */
+static bool effect_call(const Expr *e) {
+    static const char *const effects[] = {"field", "ndarray", "tensor", "place", "dense", "pointer", "bitmasked", "dynamic", "from_numpy",
+                                          "fill", "finalize", "FieldsBuilder", "copy_from", "append", "extend", "insert", "pop",
+                                          "update", "setdefault", "clear", "remove", "sort", "init", "sync", "reset"};
+    const Expr *fn = e->call.fn;
+    const char *name = fn->kind == E_ATTR ? fn->attr.name : fn->kind == E_NAME ? fn->name : NULL;
+    for (size_t k = 0; name && k < ARRAY_LEN(effects); k++)
+        if (!strcmp(effects[k], name)) return true;
+    return false;
+}
+
+static bool pure_expr(const Expr *e) {
+    if (!e) return true;
+    switch (e->kind) {
+    case E_CALL:
+        if (effect_call(e) || !pure_expr(e->call.fn)) return false;
+        for (int k = 0; k < e->call.args.n; k++)
+            if (!pure_expr(e->call.args.items[k])) return false;
+        for (int k = 0; k < e->call.nkw; k++)
+            if (!pure_expr(e->call.kw[k].value)) return false;
+        return true;
+    case E_ATTR: return pure_expr(e->attr.obj);
+    case E_SUBSCRIPT: return pure_expr(e->sub.obj) && pure_expr(e->sub.index);
+    case E_TUPLE: case E_LIST: case E_BOOLOP:
+        for (int k = 0; k < e->list.n; k++)
+            if (!pure_expr(e->list.items[k])) return false;
+        return true;
+    case E_UNARY: case E_STARRED: return pure_expr(e->un.a);
+    case E_BINARY: return pure_expr(e->bin.a) && pure_expr(e->bin.b);
+    case E_COMPARE:
+        for (int k = 0; k < e->cmp.items.n; k++)
+            if (!pure_expr(e->cmp.items.items[k])) return false;
+        return true;
+    case E_IFEXP: return pure_expr(e->ifexp.cond) && pure_expr(e->ifexp.a) && pure_expr(e->ifexp.b);
+    case E_SLICE: return pure_expr(e->slice.lo) && pure_expr(e->slice.hi) && pure_expr(e->slice.step);
+    case E_COMP:
+        for (const Expr *c = e; c; c = c->comp.next) {
+            if (!pure_expr(c->comp.iter)) return false;
+            for (int k = 0; k < c->comp.conds.n; k++)
+                if (!pure_expr(c->comp.conds.items[k])) return false;
+        }
+        return pure_expr(e->comp.elt);
+    case E_ERROR: return false;
+    default: return true;
+    }
+}
+
+static bool name_targets(const Expr *t) {
+    if (t->kind == E_NAME) return true;
+    if (t->kind != E_TUPLE && t->kind != E_LIST) return false;
+    for (int k = 0; k < t->list.n; k++)
+        if (!name_targets(t->list.items[k])) return false;
+    return true;
+}
+
+static bool pure_block(const StmtList *l) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        bool ok;
+        switch (s->kind) {
+        case S_EXPR: ok = s->expr->kind == E_STR; break; /* a docstring */
+        case S_ASSIGN:
+            ok = pure_expr(s->assign.value);
+            for (int j = 0; j < s->assign.targets.n; j++) ok &= name_targets(s->assign.targets.items[j]);
+            break;
+        case S_ANNASSIGN: ok = s->ann.value && name_targets(s->ann.target) && pure_expr(s->ann.value); break;
+        case S_AUGASSIGN: ok = s->aug.target->kind == E_NAME && pure_expr(s->aug.value); break;
+        case S_IF: ok = pure_expr(s->if_.cond) && !s->if_.raises && pure_block(&s->if_.then) && pure_block(&s->if_.els); break;
+        case S_FOR: ok = name_targets(s->for_.target) && pure_expr(s->for_.iter) && pure_block(&s->for_.body); break;
+        case S_WHILE: ok = pure_expr(s->while_.cond) && pure_block(&s->while_.body); break;
+        case S_RETURN: ok = pure_expr(s->expr); break;
+        case S_BREAK: case S_CONTINUE: case S_PASS: ok = true; break;
+        default: ok = false; break; /* definitions, imports, host statements qdc skips (a try, a with) */
+        }
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* A host function qdc evaluates at each call: one whose body only computes (pure_block) and
+ * returns somewhere. */
+bool sema_pyfunc_body_ok(const Stmt *def) { return sema_may_return(&def->def.body) && pure_block(&def->def.body); }
+
+/* A copy of e with each name the function's scopes bind replaced by its value (E_VALUE), so an
+ * annotation it returns (qd.types.NDArray[dtype, ndim]) means the same outside the function. */
+static Expr *bound_copy(Sema *S, const Expr *e) {
+    Expr *c = ARENA_NEW(S->arena, Expr);
+    *c = *e;
+    switch (e->kind) {
+    case E_NAME: {
+        Binding *b = sema_lookup(S, e->name);
+        return b ? sema_value_expr(S, b->v, e->span) : c;
+    }
+    case E_ATTR: c->attr.obj = bound_copy(S, e->attr.obj); return c;
+    case E_SUBSCRIPT: c->sub.obj = bound_copy(S, e->sub.obj), c->sub.index = bound_copy(S, e->sub.index); return c;
+    case E_TUPLE: case E_LIST:
+        c->list.items = ARENA_ARRAY(S->arena, Expr *, e->list.n ? e->list.n : 1);
+        for (int k = 0; k < e->list.n; k++) c->list.items[k] = bound_copy(S, e->list.items[k]);
+        return c;
+    case E_CALL:
+        c->call.fn = bound_copy(S, e->call.fn);
+        c->call.args.items = ARENA_ARRAY(S->arena, Expr *, e->call.args.n ? e->call.args.n : 1);
+        for (int k = 0; k < e->call.args.n; k++) c->call.args.items[k] = bound_copy(S, e->call.args.items[k]);
+        c->call.kw = ARENA_ARRAY(S->arena, Keyword, e->call.nkw ? e->call.nkw : 1);
+        for (int k = 0; k < e->call.nkw; k++) c->call.kw[k] = e->call.kw[k], c->call.kw[k].value = bound_copy(S, e->call.kw[k].value);
+        return c;
+    default: return c;
+    }
+}
+
+/* `return e` in such a body: e's value, or V_HOST saying why qdc cannot compute it. */
+Val sema_pyfunc_result(Sema *S, const Expr *e) {
+    if (!e) return (Val){.kind = V_NONE};
+    if (sema_annotation_alias(S, e)) return (Val){.kind = V_ANNOT, .ann = bound_copy(S, e)}; /* return qd.types.NDArray[dt, n] */
+    if (sema_is_host_expr(S, e)) return (Val){.kind = V_HOST, .path = "a value known only when the script runs"};
+    int mark = diag_quiet_begin();
+    Val v = sema_eval(S, e);
+    if (diag_quiet_end(mark)) return (Val){.kind = V_HOST, .path = arena_printf(S->arena, "a value qdc cannot compute (%s)", diag_quiet_first())};
+    return v;
+}
+
+/* Evaluates def's body in sc (its parameters bound): what it returns, None when it ends
+ * without a return (Python's rule); V_HOST when qdc cannot follow it. */
+Val sema_pyfunc_body(Sema *S, const Stmt *def, Scope *sc) {
+    Scope *h = S->hscope, *k = S->scope, *bind_to = S->bind_to;
+    IrStmtVec *cur = S->cur;
+    bool returned = S->host_returned;
+    Val ret = S->host_ret;
+    int loops = S->host_loops;
+    S->hscope = sc, S->scope = NULL, S->cur = NULL, S->bind_to = NULL, S->host_loops = 0;
+    S->host_returned = false, S->host_ret = val_err(), S->pyfunc_body++;
+    sema_module_body(S, &def->def.body);
+    Val r = S->host_returned ? S->host_ret : (Val){.kind = V_NONE};
+    S->hscope = h, S->scope = k, S->bind_to = bind_to, S->cur = cur, S->host_loops = loops, S->host_jump = HJ_NONE;
+    S->host_returned = returned, S->host_ret = ret, S->pyfunc_body--;
+    return r;
+}
+
+/* In a body being evaluated, a return qdc cannot tell whether it happens (under an `if` or in
+ * a loop it cannot decide): the call's value is unknown. */
+void sema_pyfunc_unknown_return(Sema *S, const StmtList *l, const char *why) {
+    if (!S->pyfunc_body || S->host_returned || !sema_may_return(l)) return;
+    S->host_returned = true, S->host_ret = (Val){.kind = V_HOST, .path = why};
+}

@@ -1,0 +1,130 @@
+/* Host Python that qdc evaluates at compile time (issue 14 item 6, frontend/sema_pystr.c,
+ * sema_pyfunc.c, the host loops of sema_param.c) beyond the corpus files testdata/lang/hoststr.py
+ * and hostloop.py: each refusal exact (text, location, exit 1, no output), Quadrants' rules for
+ * is / in in kernel code, and the scripts that used to crash qdc. */
+#include "harness.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Compiles text as g.py for x86_64 into g.o; the exit status, stderr in *err (malloc'd). */
+static int compile(const char *text, char **err, bool *wrote) {
+    char *dir = make_temp_dir(), *src = NULL, *out = NULL;
+    cr_assert(asprintf(&src, "%s/g.py", dir) > 0 && asprintf(&out, "%s/g.o", dir) > 0);
+    cr_assert(write_text(src, text));
+    const char *argv[] = {"--color=never", "--target=x86_64", "-o", out, "g.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    int status = r.status;
+    *err = strdup(r.err ? r.err : "");
+    *wrote = file_exists(out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out);
+    return status;
+}
+
+/* The script fails with exactly the diagnostics want (the whole of stderr). */
+static void expect_exactly(const char *text, const char *want) {
+    char *err;
+    bool wrote;
+    int status = compile(text, &err, &wrote);
+    cr_expect_eq(status, 1, "exit %d: %s", status, err);
+    cr_expect_str_eq(err, want);
+    cr_expect(!wrote, "an output was written after an error");
+    free(err);
+}
+
+static void expect_ok(const char *text) {
+    char *err;
+    bool wrote;
+    int status = compile(text, &err, &wrote);
+    cr_expect_eq(status, 0, "exit %d: %s", status, err);
+    cr_expect_str_eq(err, "");
+    cr_expect(wrote, "no output");
+    free(err);
+}
+
+/* Quadrants (ast_transformer build_Compare): `is` outside qd.static is refused, `in` is only
+ * allowed inside it, and inside it `is` needs None and a direct qd.template() parameter. */
+Test(host_eval, is_and_in_follow_quadrants) {
+    expect_exactly("import quadrants as qd\n\nc = qd.field(qd.i32, shape=())\n\n@qd.kernel\ndef k(n: qd.i32):\n    c[None] = n is 3\n",
+                   "g.py:7:15: error[QD2009]: 'is' is not supported in kernel code (Quadrants: Operator \"is\" in Quadrants scope is "
+                   "not supported); write qd.static(x is None) with x a qd.template() parameter\n"
+                   " 7 |     c[None] = n is 3\n   |               ^~~~~~\n");
+    expect_exactly("import quadrants as qd\n\nc = qd.field(qd.i32, shape=())\n\n@qd.kernel\ndef k(n: qd.i32):\n    c[None] = n in (1, 2)\n",
+                   "g.py:7:15: error[QD2009]: 'in' is only supported inside qd.static (Quadrants: \"In\" is only supported inside "
+                   "`qd.static`)\n"
+                   " 7 |     c[None] = n in (1, 2)\n   |               ^~~~~~~~~~~\n");
+    expect_exactly("import quadrants as qd\n\nc = qd.field(qd.i32, shape=())\nW = (1, 2)\n\n@qd.kernel\ndef k(t: qd.template()):\n"
+                   "    c[None] = qd.static(W is not None) + qd.static(t is None)\n\nk(1)\n",
+                   "g.py:8:25: error[QD2009]: 'is not' inside qd.static needs a direct qd.template() or qd.Tensor kernel parameter on "
+                   "one side and None on the other (Quadrants: Operator \"is not\" inside `qd.static` requires a direct `qd.template()` "
+                   "or `qd.Tensor` kernel argument and `None`)\n"
+                   " 8 |     c[None] = qd.static(W is not None) + qd.static(t is None)\n   |                         ^~~~~~~~~~~~~\n");
+    /* accepted: in inside qd.static and a comprehension's condition; is between None and a
+     * template parameter; is in a host helper a kernel calls (Python's own rules there) */
+    expect_ok("import quadrants as qd\n\nc = qd.field(qd.i32, shape=4)\nW = (1, 2)\n\ndef same(a, b):\n    return 1 if a is b else 0\n\n"
+              "@qd.kernel\ndef k(t: qd.template()):\n    c[0] = qd.static(2 in W) + qd.static(t is not None) + qd.static(None is t)\n"
+              "    c[1] = len([w for w in W if w not in (2, 3)])\n    c[2] = same(None, None)\n\nk(1)\n");
+}
+
+/* Host loops: break at module level outside a loop (Python's SyntaxError), a while loop past
+ * the evaluation limit and a helper returning under a condition qdc cannot evaluate (QD2062
+ * where a kernel uses the value, naming the reason). */
+Test(host_eval, loops_and_helpers_refused_precisely) {
+    expect_exactly("import quadrants as qd\n\nbreak\n", "g.py:3:1: error[QD2002]: 'break' outside a loop\n 3 | break\n   | ^~~~~\n");
+    expect_exactly("import quadrants as qd\n\nc = qd.field(qd.i32, shape=())\nn = 0\nwhile n >= 0:\n    n += 1\n\n@qd.kernel\ndef k():\n"
+                   "    c[None] = n\n",
+                   "g.py:10:15: error[QD2062]: 'n' is set in a while loop that runs more than 64 times (qdc evaluates at most 64 "
+                   "iterations of a host loop), known only when the script runs; kernels can use module constants, fields, qd.func and "
+                   "their own arguments\n"
+                   " 10 |     c[None] = n\n    |               ^\n"
+                   "g.py:6:5: note: 'n' is set here\n 6 |     n += 1\n   |     ^\n");
+    expect_exactly("import quadrants as qd\n\nc = qd.field(qd.i32, shape=())\n\ndef pick(x):\n    if x > LIMIT:\n        return 1\n"
+                   "    return 2\n\n@qd.kernel\ndef k():\n    c[None] = pick(3)\n",
+                   "g.py:12:15: error[QD2062]: 'pick' returns from inside an if statement whose condition qdc cannot evaluate; qdc "
+                   "evaluates a helper function only when it can compute its result\n"
+                   " 12 |     c[None] = pick(3)\n    |               ^~~~~~~\n");
+    /* a for loop of 100 values that a break ends after 3 is evaluated; unused run-time values are not errors */
+    expect_ok("import quadrants as qd\n\nc = qd.field(qd.i32, shape=())\nhit = -1\nfor i in range(100):\n    if i * i > 5:\n"
+              "        hit = i\n        break\nfor i in range(1000):\n    other = i\n\n@qd.kernel\ndef k():\n    c[None] = hit\n");
+}
+
+/* A str method whose argument is wrong gives the field it names a reason; a format spec at
+ * module level is not an error until a kernel uses the value. */
+Test(host_eval, string_refusals_name_the_reason) {
+    expect_exactly("import pytest\nimport quadrants as qd\n\n@pytest.mark.parametrize(\"layout\", [(1, 0)])\ndef test_j(layout):\n"
+                   "    order = \"\".join(layout)\n    f = qd.field(qd.f32, shape=(2, 2), order=order)\n\n    @qd.kernel\n    def k():\n"
+                   "        f[0, 0] = 1.0\n\n    k()\n",
+                   "g.py:11:9: error[QD2062]: 'f' is a field declared from 'order' (a value qdc cannot compute (str.join: sequence item "
+                   "0: expected a string, got an integer)), known only when the script runs; kernels can use module constants, fields, "
+                   "qd.func and their own arguments\n"
+                   " 11 |         f[0, 0] = 1.0\n    |         ^\n"
+                   "g.py:7:5: note: 'f' is set here\n 7 |     f = qd.field(qd.f32, shape=(2, 2), order=order)\n   |     ^\n");
+    expect_exactly("import quadrants as qd\n\nS = \"{:>4}\".format(3)\nc = qd.field(qd.i32, shape=())\n\n@qd.kernel\ndef k():\n"
+                   "    c[None] = len(S)\n",
+                   "g.py:8:19: error[QD2062]: 'S' is a value qdc cannot compute (str.format with a format spec or conversion ({x:>4}, "
+                   "{x!r}); qdc formats fields {}, {N} and {name} of compile-time strings, integers, bools and None), known only when "
+                   "the script runs; kernels can use module constants, fields, qd.func and their own arguments\n"
+                   " 8 |     c[None] = len(S)\n   |                   ^\n"
+                   "g.py:3:1: note: 'S' is set here\n 3 | S = \"{:>4}\".format(3)\n   | ^\n");
+}
+
+/* list.append on a list another name also holds: that name is the script's value (qdc does not
+ * follow aliasing), the appended list itself is known. */
+Test(host_eval, list_changed_through_another_name) {
+    expect_exactly("import quadrants as qd\n\nc = qd.field(qd.i32, shape=())\na = [1]\nb = a\na.append(2)\n\n@qd.kernel\ndef k():\n"
+                   "    c[None] = b[0] + a[1]\n",
+                   "g.py:10:15: error[QD2062]: 'b' is a list host code changes through another name, known only when the script runs; "
+                   "kernels can use module constants, fields, qd.func and their own arguments\n"
+                   " 10 |     c[None] = b[0] + a[1]\n    |               ^\n"
+                   "g.py:5:1: note: 'b' is set here\n 5 | b = a\n   | ^~~~~\n");
+}
+
+/* `A if cond else B` whose sides are not scalars (qd.Vector.field / qd.Vector.ndarray) used to
+ * crash qdc (a select of two non-values): Python's choice is taken. */
+Test(host_eval, conditional_of_callables_does_not_crash) {
+    expect_ok("import quadrants as qd\n\nmake = qd.Vector.field if 1 > 2 else qd.Vector.ndarray\nc = qd.field(qd.i32, shape=())\n\n"
+              "@qd.kernel\ndef k():\n    c[None] = 1\n");
+}
