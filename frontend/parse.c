@@ -1217,11 +1217,12 @@ static void parse_from_quadrants(Parser *P, StmtVec *out) {
     accept(P, T_NEWLINE);
 }
 
-/* `if TEST:` / `elif TEST:` with its block, at P->pos on the keyword: the header speculatively
- * (false, nothing consumed, when it is outside the grammar), the block like module level. */
-static bool host_if_clause(Parser *P, Stmt **out) {
+/* `KEYWORD TEST: NEWLINE INDENT` of a host compound statement, at P->pos on the keyword, read
+ * speculatively: its test, with *kw the keyword, or NULL with nothing consumed when it is outside
+ * the grammar. */
+static Expr *host_header(Parser *P, Token **kw) {
     int from = P->pos;
-    Token *kw = next(P);
+    *kw = next(P);
     P->speculative = true, P->failed = false;
     Expr *cond = parse_test(P);
     if (!P->failed) expect(P, T_COLON);
@@ -1230,7 +1231,16 @@ static bool host_if_clause(Parser *P, Stmt **out) {
     P->speculative = false;
     bool ok = !P->failed;
     P->failed = P->quiet = false;
-    if (!ok) return P->pos = from, false;
+    if (!ok) P->pos = from;
+    return ok ? cond : NULL;
+}
+
+/* `if TEST:` / `elif TEST:` with its block, at P->pos on the keyword: the header speculatively
+ * (false, nothing consumed, when it is outside the grammar), the block like module level. */
+static bool host_if_clause(Parser *P, Stmt **out) {
+    Token *kw;
+    Expr *cond = host_header(P, &kw);
+    if (!cond) return false;
     Stmt *s = new_stmt(P, S_IF, tspan(P, kw));
     s->if_.cond = cond;
     s->if_.then = host_block(P);
@@ -1308,17 +1318,9 @@ static bool host_for(Parser *P, StmtVec *out) {
  * sema_param.c): the header speculatively (false, nothing consumed, when it is outside the
  * grammar), the block like module level; an `else:` clause is host code. */
 static bool host_while(Parser *P, StmtVec *out) {
-    int from = P->pos;
-    Token *kw = next(P);
-    P->speculative = true, P->failed = false;
-    Expr *cond = parse_test(P);
-    if (!P->failed) expect(P, T_COLON);
-    if (!P->failed) expect(P, T_NEWLINE);
-    if (!P->failed && !at(P, T_INDENT)) P->failed = true;
-    P->speculative = false;
-    bool ok = !P->failed;
-    P->failed = P->quiet = false;
-    if (!ok) return P->pos = from, false;
+    Token *kw;
+    Expr *cond = host_header(P, &kw);
+    if (!cond) return false;
     Stmt *s = new_stmt(P, S_WHILE, tspan(P, kw));
     s->while_.cond = cond;
     s->while_.body = host_block(P);
