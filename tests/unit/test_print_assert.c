@@ -107,15 +107,9 @@ static const char *const assert_host =
     "    int rc = k(&a, atoi(argv[2]));\n    printf(\"rc %d x7 %d\\n\", rc, qd_field_x[7]);\n    return 0;\n}\n";
 
 static RunResult debug_run(const char *dir, const char *src, const char *flag, const char *n) {
-    char *obj = NULL, *hdr = NULL;
-    cr_assert(asprintf(&obj, "%s/d.o", dir) > 0 && asprintf(&hdr, "%s/d.h", dir) > 0);
-    RunResult c = run_qdc(flag, src, "-o", obj, NULL), h = run_qdc("--emit=header", src, "-o", hdr, NULL);
-    cr_assert(c.status == 0 && h.status == 0, "%s%s", c.err, h.err);
-    run_free(&c), run_free(&h);
-    const char *objs[] = {"d.o", NULL};
-    cr_assert(x86_build_host(dir, assert_host, objs));
-    free(obj), free(hdr);
-    return x86_run_host(dir, n, "4", NULL);
+    RunResult r = x86_compile_and_run(dir, src, flag, assert_host, n, "4");
+    cr_assert(r.status != -1, "%s", r.err);
+    return r;
 }
 
 Test(print_assert, debug_asserts) {

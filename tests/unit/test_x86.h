@@ -12,5 +12,8 @@ bool x86_build_host(const char *dir, const char *host_src, const char *const *ob
 bool x86_build_host_file(const char *dir, const char *src_path, const char *const *objs);
 /* Runs dir/host with up to 4 arguments (NULL-terminated). */
 RunResult x86_run_host(const char *dir, const char *a1, const char *a2, const char *a3);
+/* Compiles src with `flag` to dir/d.o and its header dir/d.h, builds host_src against them and
+ * runs it with a1, a2; status -1 (message on stderr) when qdc or cc fails. */
+RunResult x86_compile_and_run(const char *dir, const char *src, const char *flag, const char *host_src, const char *a1, const char *a2);
 bool x86_have_runtime(void); /* QDC_RT set and cc available; prints a skip notice if not */
 #endif

@@ -67,3 +67,16 @@ RunResult x86_run_host(const char *dir, const char *a1, const char *a2, const ch
     free(exe);
     return r;
 }
+
+RunResult x86_compile_and_run(const char *dir, const char *src, const char *flag, const char *host_src, const char *a1, const char *a2) {
+    char *obj = NULL, *hdr = NULL;
+    if (asprintf(&obj, "%s/d.o", dir) < 0 || asprintf(&hdr, "%s/d.h", dir) < 0) abort();
+    RunResult c = run_qdc(flag, src, "-o", obj, NULL), h = run_qdc("--emit=header", src, "-o", hdr, NULL);
+    bool compiled = c.status == 0 && h.status == 0;
+    if (!compiled) fprintf(stderr, "x86_compile_and_run: qdc failed:\n%s%s", c.err, h.err);
+    run_free(&c), run_free(&h);
+    free(obj), free(hdr);
+    const char *objs[] = {"d.o", NULL};
+    if (!compiled || !x86_build_host(dir, host_src, objs)) return (RunResult){.status = -1, .out = strdup(""), .err = strdup("qdc or cc failed")};
+    return x86_run_host(dir, a1, a2, NULL);
+}
