@@ -57,7 +57,10 @@ static void dump_ref(const Dump *d, const IrRef *r, StrBuf *out) {
         dump_expr(d, r->idx[i], out);
     }
     sb_printf(out, "]:%s", qt_name(r->type));
-    if (r->flat) sb_puts(out, " @"), dump_expr(d, r->flat, out);
+    /* the frontend's index into an SNode storage; a row-major index (ir_expand_module) is the
+     * subscripts' own meaning and not shown */
+    if (r->flat && r->kind == IR_REF_FIELD && r->index < d->m->nfields && d->m->fields[r->index].storage)
+        sb_puts(out, " @"), dump_expr(d, r->flat, out);
 }
 
 static void dump_lowering(const Dump *d, int id, StrBuf *out) {
