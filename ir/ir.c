@@ -286,6 +286,22 @@ static void number(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *
     if (fence) ((IrStmt *)fence)->fence.id = (*n)++;
 }
 
+static int64_t shared_size(const IrShared *s) { return s->elems * ((qt_bits(s->type) + 7) / 8); }
+
+int64_t ir_shared_offset(const IrKernel *k, int s) {
+    int64_t off = 0;
+    for (int i = 0; i < s; i++)
+        if (k->shared[i].task == k->shared[s].task) off += (shared_size(&k->shared[i]) + IR_SHARED_ALIGN - 1) / IR_SHARED_ALIGN * IR_SHARED_ALIGN;
+    return off;
+}
+
+int64_t ir_task_shared_bytes(const IrKernel *k, int task) {
+    int64_t end = 0;
+    for (int i = 0; i < k->nshared; i++)
+        if (k->shared[i].task == task) end = ir_shared_offset(k, i) + shared_size(&k->shared[i]);
+    return end;
+}
+
 void ir_seal(IrModule *m) {
     int n = 0;
     ir_visit_memory_ops(m, number, &n);

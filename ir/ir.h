@@ -340,6 +340,13 @@ typedef struct IrKernel {
     Span span;
 } IrKernel;
 
+/* The layout of a task's SharedArrays in its block-shared memory, the one every reader uses (the
+ * limit check against max_shared_bytes, the CPU backend, the header and the metadata): in
+ * declaration order, each starting on an IR_SHARED_ALIGN boundary. */
+#define IR_SHARED_ALIGN 16
+int64_t ir_shared_offset(const IrKernel *k, int s); /* byte offset of shared[s] in its task's memory */
+int64_t ir_task_shared_bytes(const IrKernel *k, int task); /* the end of its last SharedArray (0: none) */
+
 /* One level of an SNode path (qd.root.dense(axes, sizes)...): the axes it splits, their sizes,
  * the bytes of one cell, and where the next level (or the field) sits inside a cell. */
 typedef struct IrSnodeLevel {
