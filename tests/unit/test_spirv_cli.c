@@ -435,6 +435,25 @@ Test(spirv_cli, f16_shared_atomics_on_u32_words, .timeout = 60) {
     cr_expect_eq(count_of(r.out, "f16   shared  relaxed  device   cas          CAS loop computing"), 5, "%s", r.out);
     cr_expect_eq(count_of(r.out, "the SharedArray is stored as u32 words, one value per word"), 5, "%s", r.out);
     run_free(&r);
+    /* With --cap=+float16-atomic-add the add and sub on s would be native, but mul needs the words:
+       they become CAS loops on them; v, whose only atomic is an add, stays half and native. */
+    char *mixed = root_path("testdata/lowering/f16_shared.qd");
+    r = run_qdc(mixed, "--target=vulkan1.3", "--cap=+float16-atomic-add", "--report-lowering", "-o", spv, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "add            f16   shared  relaxed  device   cas          CAS loop computing add on the u32 word "
+                            "instead of OpAtomicFAddEXT: another operation stores the SharedArray as u32 words, one value per "
+                            "word  (capability-db/vulkan1.1.yaml:ops.add.f16.shared)") &&
+                  strstr(r.out, "CAS loop computing add on the u32 word instead of OpAtomicFAddEXT: another operation stores the "
+                                "SharedArray as u32 words, one value per word; sub as add of the negation") &&
+                  count_of(r.out, "native       OpAtomicFAddEXT; relies on +float16-atomic-add") == 1, "%s", r.out);
+    run_free(&r);
+    r = run_argv((const char *[]){"spirv-dis", spv, NULL}, NULL, NULL);
+    cr_expect(count_of(r.out, "OpAtomicFAddEXT %half") == 1 && count_of(r.out, "OpAtomicCompareExchange %uint") == 7,
+              "one native add (v), seven loops on words (s: 6, c: 1):\n%s", r.out);
+    run_free(&r);
+    r = run_argv((const char *[]){"spirv-val", "--target-env", "vulkan1.3", spv, NULL}, NULL, NULL);
+    cr_expect_eq(r.status, 0, "spirv-val: %s", r.err);
+    run_free(&r), free(mixed);
     /* Apple: threadgroup uint words and the MSL compare-exchange loop */
     r = run_qdc(qd, "--target=apple7", "-o", "-", NULL);
     cr_expect_eq(r.status, 0, "%s", r.err);
