@@ -360,6 +360,7 @@ static void widen_peer(void *ctx, const IrKernel *k, const IrTask *t, const IrEx
     L->detail = arena_printf(p->c->arena, "CAS loop computing %s on the u32 word instead of %s: another operation "
                              "stores the SharedArray as u32 words, one value per word%s", qop_name(L->op),
                              L->spelling ? L->spelling : "the native instruction", L->negate ? "; sub as add of the negation" : "");
+    L->spelling = NULL; /* no longer the instruction emitted */
 }
 
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }

@@ -37,7 +37,7 @@ static void where(Span sp, const char **file, uint32_t *line, uint32_t *col) {
 static void flags_json(StrBuf *b, unsigned flags) {
     sb_puts(b, "[");
     bool first = true;
-    for (unsigned f = 1; f <= LOWF_VOLATILE_DECORATION; f <<= 1)
+    for (unsigned f = 1; f <= LOWF_SHARED_U32; f <<= 1) /* every LOWF_* flag */
         if (flags & f) sb_printf(b, "%s\"%s\"", first ? "" : ",", lowf_name(f)), first = false;
     sb_puts(b, "]");
 }

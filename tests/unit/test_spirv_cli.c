@@ -435,6 +435,9 @@ Test(spirv_cli, f16_shared_atomics_on_u32_words, .timeout = 60) {
     cr_expect_eq(count_of(r.out, "f16   shared  relaxed  device   cas          CAS loop computing"), 5, "%s", r.out);
     cr_expect_eq(count_of(r.out, "the SharedArray is stored as u32 words, one value per word"), 5, "%s", r.out);
     run_free(&r);
+    r = run_qdc(qd, "--target=vulkan1.3", "--report-lowering=json", "--check", NULL);
+    cr_expect(count_of(r.out, "\"decision\":\"cas\"") == 5 && count_of(r.out, "\"flags\":[\"shared_u32\"]") == 5, "%s", r.out);
+    run_free(&r);
     /* With --cap=+float16-atomic-add the add and sub on s would be native, but mul needs the words:
        they become CAS loops on them; v, whose only atomic is an add, stays half and native. */
     char *mixed = root_path("testdata/lowering/f16_shared.qd");
