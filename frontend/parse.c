@@ -193,6 +193,7 @@ static Expr *parse_atom(Parser *P) {
     case T_NAME: next(P), e = new_expr(P, E_NAME, tspan(P, t)), e->name = t->s; return e;
     case T_INT: next(P), e = new_expr(P, E_INT, tspan(P, t)), e->i = t->i; return e;
     case T_FLOAT: next(P), e = new_expr(P, E_FLOAT, tspan(P, t)), e->f = t->f; return e;
+    case T_IMAG: syntax_error(P, t, QD1012, "complex numbers are not supported in kernels (Quadrants has no complex type)"); next(P); return error_expr(P);
     case T_KW_TRUE: case T_KW_FALSE: next(P), e = new_expr(P, E_BOOL, tspan(P, t)), e->b = t->kind == T_KW_TRUE; return e;
     case T_KW_NONE: next(P); return new_expr(P, E_NONE, tspan(P, t));
     case T_STRING: {
@@ -577,7 +578,18 @@ static Expr *parse_test(Parser *P) {
         e->ifexp.cond = c, e->ifexp.a = a, e->ifexp.b = b;
         a = e;
     }
-    if (at(P, T_WALRUS)) syntax_error(P, peek(P), QD1012, "assignment expressions (:=) are not supported in kernels");
+    /* NAME := value in a kernel or qd.func (Quadrants' build_NamedExpr: an assignment whose value
+     * is the expression's); in host code it stays Python that qdc does not evaluate */
+    if (at(P, T_WALRUS) && (P->speculative || a->kind != E_NAME)) {
+        syntax_error(P, peek(P), QD1012, P->speculative ? "assignment expressions (:=) are not supported in host code qdc evaluates"
+                                                        : "the target of an assignment expression (:=) must be a name");
+    } else if (at(P, T_WALRUS)) {
+        next(P);
+        Expr *v = parse_test(P);
+        Expr *e = new_expr(P, E_NAMED, span_join(a->span, v->span));
+        e->bin.a = a, e->bin.b = v;
+        a = e;
+    }
     return leave(P, a);
 }
 

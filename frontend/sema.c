@@ -469,7 +469,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             if (sema_is_host_expr(S, e->list.items[k])) return true;
         return false;
     case E_UNARY: return sema_is_host_expr(S, e->un.a);
-    case E_BINARY: return sema_is_host_expr(S, e->bin.a) || sema_is_host_expr(S, e->bin.b);
+    case E_BINARY: case E_NAMED: return sema_is_host_expr(S, e->bin.a) || sema_is_host_expr(S, e->bin.b);
     case E_COMPARE:
         for (int k = 0; k < e->cmp.items.n; k++)
             if (sema_is_host_expr(S, e->cmp.items.items[k])) return true;
@@ -503,7 +503,7 @@ static const Expr *host_name_in(Sema *S, const Expr *e) {
         for (int k = 0; !r && k < e->list.n; k++) r = host_name_in(S, e->list.items[k]);
         return r;
     case E_UNARY: return host_name_in(S, e->un.a);
-    case E_BINARY: return (r = host_name_in(S, e->bin.a)) ? r : host_name_in(S, e->bin.b);
+    case E_BINARY: case E_NAMED: return (r = host_name_in(S, e->bin.a)) ? r : host_name_in(S, e->bin.b);
     case E_COMPARE:
         for (int k = 0; !r && k < e->cmp.items.n; k++) r = host_name_in(S, e->cmp.items.items[k]);
         return r;
@@ -980,7 +980,7 @@ static void host_calls(Sema *S, const Expr *e) {
         for (int k = 0; k < e->list.n; k++) host_calls(S, e->list.items[k]);
         return;
     case E_UNARY: return host_calls(S, e->un.a);
-    case E_BINARY: return host_calls(S, e->bin.a), host_calls(S, e->bin.b);
+    case E_BINARY: case E_NAMED: return host_calls(S, e->bin.a), host_calls(S, e->bin.b);
     case E_COMPARE:
         for (int k = 0; k < e->cmp.items.n; k++) host_calls(S, e->cmp.items.items[k]);
         return;
@@ -1559,7 +1559,7 @@ static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
     Binding *b = sema_lookup(S, s->expr->call.fn->name);
     if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
     for (int k = 0; k < b->v.def->def.body.n; k++) {
-        const Stmt *x = b->v.def->def.body.stmts[k];
+        const Stmt *x = sema_for_select(S, b->v.def->def.body.stmts[k]);
         if (sema_is_do_while(S, x)) return *def = b->v.def, true; /* its tasks repeat: they are the kernel's */
         if ((x->kind == S_FOR && !(x->for_.iter->kind == E_CALL && sema_path(S, x->for_.iter->call.fn) &&
                                    !strcmp(sema_path(S, x->for_.iter->call.fn), "qd.static"))) || is_loop_config(S, x))
@@ -1657,7 +1657,7 @@ void sema_split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) { split_tas
 
 static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
     for (int k = 0; k < l->n && !S->returned && !S->static_jump; k++) {
-        const Stmt *s = l->stmts[k], *def;
+        const Stmt *s = sema_for_select(S, l->stmts[k]), *def;
         const StmtList *branch = static_branch(S, s);
         if (branch) {
             split_tasks(S, branch, serial);
@@ -1800,7 +1800,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     bool returns = def->def.returns && def->def.returns->kind != E_NONE;
     StmtList body = {b->stmts, ret && (returns || !ret->expr) ? b->n - 1 : b->n};
     sema_graph_validate(S, b);
-    sema_find_promoted(S, &body);
+    sema_find_promoted(S, b); /* the final `return value` too: it reads what the serial code set before the loops */
     split_tasks(S, &body, &serial);
     if (S->task >= 0 && S->tasks.items[S->task].kind != IR_TASK_SERIAL) close_task(S, &serial);
     bool returned = S->returned; /* a return under qd.static control flow ended the kernel */

@@ -357,6 +357,9 @@ bool sema_tuple_binary(Sema *S, int op, Val a, Val b, Val *out, Span sp); /* tup
 /* sema_builtin.c: builtins made of existing IR operations, qd.random */
 bool sema_is_more_builtin(const char *path);
 Val sema_more_builtin_call(Sema *S, const Expr *call, const char *path);
+/* sema_glsl.c: qd.math.degrees/radians/fract/step/smoothstep/mod/log2/reflect/refract/eye */
+bool sema_is_glsl(const char *path);
+Val sema_glsl_call(Sema *S, const Expr *call, const char *path);
 bool sema_iter_items(Sema *S, const Expr *iter, Val **items, int *n); /* sema_lang.c: a compile-time iterable's items */
 bool sema_static_seq_for(Sema *S, const Stmt *s); /* sema_lang.c: for x in qd.static(<sequence>); false: not one */
 /* Whether two compile-time values are equal (types, namespaces such as qd.cuda, strings, None,
@@ -523,6 +526,8 @@ void sema_split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial);   /* sema.
 Val sema_print_call(Sema *S, const Expr *call);                         /* sema_format.c: print(...) */
 const char *sema_assert_message(Sema *S, const Expr *msg);              /* sema_format.c: an assert's message text (NULL: reported) */
 void sema_stmt(Sema *S, const Stmt *s);
+Val sema_named_expr(Sema *S, const Expr *e); /* NAME := value */
+const Stmt *sema_for_select(Sema *S, const Stmt *s); /* for x in A if qd.static(c) else B: the loop over A or B */
 void sema_assign(Sema *S, const Expr *target, Val v, Span sp);
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def);
 Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def); /* NULL after an error */

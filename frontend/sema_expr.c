@@ -859,7 +859,7 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_UNARY: {
         Val a = sema_eval(S, e->un.a);
         if (a.kind == V_ERR) return a;
-        if (a.kind == V_VEC && e->op != T_KW_NOT) return sema_vec_unary(S, e, a);
+        if (a.kind == V_VEC) return sema_vec_unary(S, e, a); /* `not v` too: element-wise, Quadrants' logical_not */
         Expr fake = *e;
         fake.un.a = (Expr *)sema_val_node(S, a, 0, e->un.a->span);
         return val_expr(eval_unary(S, &fake));
@@ -900,6 +900,7 @@ Val sema_eval(Sema *S, const Expr *e) {
                                        sema_rvalue(S, b, e->cmp.items.items[1]->span), e->span));
     }
     case E_IFEXP: return cond_expr(S, e);
+    case E_NAMED: return sema_named_expr(S, e);
     }
     unreachable();
 }
@@ -1291,7 +1292,8 @@ static Val static_value(Sema *S, const Expr *a) {
     S->in_static--;
     if (v.kind != V_EXPR && v.kind != V_LOCAL && v.kind != V_REF) return v;
     IrExpr *e = sema_rvalue(S, v, a->span);
-    if (e && !ir_is_const(e)) diag_error(a->span, QD2009, "the argument of qd.static must be a compile-time constant");
+    if (e && !ir_is_const(e)) diag_error(a->span, QD2009, "the argument of qd.static must be a compile-time constant (Quadrants: \"Input to qd.static "
+                                                                "must be compile-time constants or global pointers\")");
     return e && ir_is_const(e) ? val_expr(e) : val_err();
 }
 
@@ -1312,6 +1314,11 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_STRUCTTYPE || (f.kind == V_NS && sema_struct_path(f.path))) return sema_struct_call(S, call, f);
     if (f.kind == V_METHOD || f.kind == V_VECTYPE || (f.kind == V_NS && sema_vec_path(f.path))) return sema_vec_call(S, call, f);
     if (f.kind == V_NS && sema_is_more_builtin(f.path)) return sema_more_builtin_call(S, call, f.path);
+    if (f.kind == V_NS && sema_is_glsl(f.path)) return sema_glsl_call(S, call, f.path);
+    PyInt big; /* float(2**64): Python converts its exact int, past 64 bits too (rounded to a double) */
+    if (f.kind == V_NS && !strcmp(f.path, "float") && call->call.args.n == 1 && !call->call.nkw &&
+        literal_tree(call->call.args.items[0], &big, 0) && (big < INT64_MIN || big > (PyInt)UINT64_MAX))
+        return val_expr(explicit_cast(S, irb_float(S->arena, QT_F64, (double)big, call->span), S->default_fp));
     Val ew;
     if (sema_vec_elementwise(S, call, f, &ew)) return ew;
     if (f.kind == V_TYPE) { /* qd.f32(x): a cast of one value (Quadrants' words for anything else) */

@@ -839,7 +839,7 @@ static bool expr_calls(const Expr *e, const char *name) {
             if (expr_calls(e->list.items[k], name)) return true;
         return false;
     case E_UNARY: return expr_calls(e->un.a, name);
-    case E_BINARY: return expr_calls(e->bin.a, name) || expr_calls(e->bin.b, name);
+    case E_BINARY: case E_NAMED: return expr_calls(e->bin.a, name) || expr_calls(e->bin.b, name);
     case E_COMPARE:
         for (int k = 0; k < e->cmp.items.n; k++)
             if (expr_calls(e->cmp.items.items[k], name)) return true;

@@ -50,7 +50,7 @@ static bool pure_expr(const Expr *e) {
                 if (!pure_expr(c->comp.conds.items[k])) return false;
         }
         return pure_expr(e->comp.elt);
-    case E_ERROR: return false;
+    case E_ERROR: case E_NAMED: return false; /* a walrus assigns */
     default: return true;
     }
 }

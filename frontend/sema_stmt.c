@@ -217,6 +217,15 @@ static void stmt_assign(Sema *S, const Stmt *s) {
     for (int k = 0; k < s->assign.targets.n; k++) sema_assign(S, s->assign.targets.items[k], v, s->assign.value->span);
 }
 
+/* NAME := value: assigned as `NAME = value` is; the expression is then the variable's value. */
+Val sema_named_expr(Sema *S, const Expr *e) {
+    if (!S->cur) return diag_error(e->span, QD1012, "assignment expressions (:=) are only supported inside a kernel or qd.func"), val_err();
+    Val v = snapshot(S, sema_eval(S, e->bin.b), e->bin.b->span);
+    if (v.kind == V_ERR) return v;
+    sema_assign(S, e->bin.a, v, e->bin.b->span);
+    return sema_eval(S, e->bin.a);
+}
+
 static void stmt_annassign(Sema *S, const Stmt *s) {
     QdType t;
     int n = 0, m = 0;
@@ -429,7 +438,8 @@ static void stmt_jump(Sema *S, const Stmt *s) {
     case LOOP_STATIC: /* unrolling: decided at compile time, so only under compile-time control flow */
         if (S->dyn > S->static_dyn) {
             diag_error(s->span, QD2014, "'%s' of a qd.static loop inside a run-time if (the loop is unrolled: only "
-                                          "`if qd.static(...)` can decide it)", w);
+                                          "`if qd.static(...)` can decide it; Quadrants: \"You are trying to `%s` a static "
+                                          "`for` loop, but the `%s` statement is inside a non-static `if`.\")", w, w, w);
             return;
         }
         S->static_jump = brk ? JUMP_BREAK : JUMP_CONTINUE;
@@ -679,6 +689,33 @@ static bool is_static_call(Sema *S, const Expr *e) {
     return p && !strcmp(p, "qd.static");
 }
 
+/* for x in A if qd.static(c) else B: the loop over the branch c selects, as Quadrants' build_For
+ * rebuilds the loop with it (at any depth; either branch may be static or not). Any other
+ * condition is Quadrants' error; the loop is then over an error value (nothing more reported). */
+const Stmt *sema_for_select(Sema *S, const Stmt *s) {
+    if (s->kind != S_FOR || s->for_.iter->kind != E_IFEXP) return s;
+    const Expr *it = s->for_.iter, *c = it->ifexp.cond;
+    Stmt *r = ARENA_NEW(S->arena, Stmt);
+    *r = *s;
+    if (!is_static_call(S, c)) {
+        diag_error(c->span, QD2012, "the condition of an inline if that a for loop iterates must be qd.static(...) (Quadrants: "
+                                    "\"Using non static inlined if statement as for-loop iterable is not currently supported.\")");
+        Expr *err = ARENA_NEW(S->arena, Expr);
+        err->kind = E_ERROR, err->span = it->span;
+        r->for_.iter = err;
+        return r;
+    }
+    IrExpr *v = sema_to_bool(S, sema_expr(S, c));
+    if (!v || v->kind != IR_CONST) {
+        Expr *err = ARENA_NEW(S->arena, Expr);
+        err->kind = E_ERROR, err->span = it->span;
+        r->for_.iter = err;
+        return r;
+    }
+    r->for_.iter = v->c.u ? it->ifexp.a : it->ifexp.b;
+    return sema_for_select(S, r);
+}
+
 /* Quadrants allows `return` anywhere control flow is decided at compile time: at the end, and
  * inside `if qd.static(...)` and `for ... in qd.static(...)`; not under a run-time if or loop. */
 static bool check_returns(Sema *S, const StmtList *l, bool dynamic, bool report) {
@@ -696,7 +733,7 @@ static bool check_returns(Sema *S, const StmtList *l, bool dynamic, bool report)
             ok &= check_returns(S, &s->if_.then, d, report) & check_returns(S, &s->if_.els, d, report);
         }
         if (s->kind == S_WHILE) ok &= check_returns(S, &s->while_.body, true, report);
-        if (s->kind == S_FOR) ok &= check_returns(S, &s->for_.body, dynamic || !is_static_call(S, s->for_.iter), report);
+        if (s->kind == S_FOR) ok &= check_returns(S, &s->for_.body, dynamic || !is_static_call(S, sema_for_select(S, s)->for_.iter), report);
     }
     return ok;
 }
@@ -881,7 +918,7 @@ void sema_stmt(Sema *S, const Stmt *s) {
     case S_AUGASSIGN: stmt_augassign(S, s); return;
     case S_IF: stmt_if(S, s); return;
     case S_WHILE: stmt_while(S, s); return;
-    case S_FOR: stmt_for(S, s); return;
+    case S_FOR: stmt_for(S, sema_for_select(S, s)); return;
     case S_BREAK: case S_CONTINUE: stmt_jump(S, s); return;
     case S_PASS: return;
     case S_ASSERT: stmt_assert(S, s); return;

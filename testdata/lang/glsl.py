@@ -1,0 +1,71 @@
+# glsl.py — near misses of issue 14 (language reach): qd.math's GLSL-style helpers (degrees,
+# radians, fract, step, smoothstep, mod, log2, reflect, refract, eye) on scalars and vectors,
+# `not` on a vector (element-wise), float() of an int constant past 64 bits, a for loop over
+# `A if qd.static(c) else B`, and float literals past f64's range. Host: glsl.c.
+import quadrants as qd
+
+qd.init(arch=qd.cpu)
+
+FAST = True
+SLOW = False
+N = 6
+sc = qd.field(qd.f32, shape=16)
+vv = qd.Vector.field(3, qd.f32, shape=8)
+nots = qd.Vector.field(3, qd.i32, shape=2)
+counts = qd.field(qd.i32, shape=(4, 8))
+eye3 = qd.Matrix.field(3, 3, qd.f32, shape=())
+
+
+@qd.kernel
+def maths(x: qd.f32):
+    v = qd.Vector([2.25, -0.75, 3.5])
+    n = qd.Vector([0.0, 1.0, 0.0])
+    sc[0] = qd.math.degrees(x)
+    sc[1] = qd.math.radians(180.0)
+    sc[2] = qd.math.fract(x + 2.0)
+    sc[3] = qd.math.step(0.5, x)
+    sc[4] = qd.math.smoothstep(0.0, 2.0, x)
+    sc[5] = qd.math.mod(-7.5, 2.0)
+    sc[6] = qd.math.log2(8.0)
+    sc[7] = qd.math.step(x, 0.5)
+    sc[8] = float(2**64) / float(2**63)
+    sc[9] = 1e-400 + 1.0
+    sc[10] = qd.math.smoothstep(0.0, 1.0, 7.0)
+    vv[0] = qd.math.fract(v)
+    vv[1] = qd.math.mod(v, 2.0)
+    vv[2] = qd.math.reflect(v, n)
+    vv[3] = qd.math.refract(qd.Vector([0.6, -0.8, 0.0]), n, 0.5)
+    vv[4] = qd.math.refract(qd.Vector([0.8, -0.6, 0.0]), n, 2.0)
+    vv[5] = qd.math.step(qd.Vector([0.0, 1.0, 2.0]), qd.Vector([1.0, 1.0, 1.0]))
+    vv[6] = qd.math.degrees(qd.Vector([0.0, x, 2.0 * x]))
+    eye3[None] = qd.math.eye(3) * 2.0
+    w = qd.Vector([3, 0, -2])
+    nots[0] = not w
+    nots[1] = not (w - 3)
+
+
+@qd.kernel
+def loops(n: qd.i32):
+    for i in range(n) if qd.static(FAST) else qd.static(range(2)):
+        counts[0, i] += 1
+    for i in range(n) if qd.static(SLOW) else qd.static(range(2)):
+        counts[1, i] += 1
+    for b in range(2):
+        for j in qd.static(range(3)) if qd.static(SLOW) else range(n + b):
+            counts[2 + b, j] += 1
+
+
+@qd.func
+def twice(v):
+    return v * 2
+
+
+@qd.kernel
+def walrus(n: qd.i32) -> qd.i32:
+    b = 3 + (a := n * 5)  # a is a variable from here on
+    b += a
+    if (c := twice(a)) > 20:
+        b += c
+    for i in range(3):
+        counts[0, 7] += (d := i + n) - d + 1
+    return b

@@ -1,0 +1,112 @@
+/* Near misses of issue 14 (language reach), the refusals: exact diagnostics (with Quadrants'
+ * own words where a script expects its error), exit status 1 and no output file; and the forms
+ * that now compile. The kernels that run are testdata/lang/glsl.py (host glsl.c). */
+#include "harness.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Compiles text as k.py for x86_64 into k.o; status and stderr, and whether k.o was written. */
+static RunResult compile_text(const char *text, bool *wrote) {
+    char *dir = make_temp_dir(), *src = NULL, *obj = NULL;
+    cr_assert(asprintf(&src, "%s/k.py", dir) > 0 && asprintf(&obj, "%s/k.o", dir) > 0 && write_text(src, text));
+    const char *argv[] = {"--color=never", "--target=x86_64", "-o", "k.o", "k.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    *wrote = file_exists(obj);
+    remove_tree(dir);
+    free(dir), free(src), free(obj);
+    return r;
+}
+
+static void expect_refusal(const char *text, const char *want) {
+    bool wrote;
+    RunResult r = compile_text(text, &wrote);
+    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    cr_expect_str_eq(r.err, want);
+    cr_expect(!wrote, "an output was written after an error");
+    run_free(&r);
+}
+
+static void expect_ok(const char *text) {
+    bool wrote;
+    RunResult r = compile_text(text, &wrote);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect(wrote, "no output");
+    run_free(&r);
+}
+
+/* Python's imaginary literals lex (host code may use them); a kernel cannot. */
+Test(near, complex_literals) {
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k():\n    b = 2.5e1J\n",
+                   "k.py:4:9: error[QD1012]: complex numbers are not supported in kernels (Quadrants has no complex type)\n"
+                   " 4 |     b = 2.5e1J\n   |         ^~~~~~\n");
+    expect_refusal("import quadrants as qd\nx = qd.field(qd.i32, shape=4)\n@qd.kernel\ndef k():\n    x[0] = 0x1j\n",
+                   "k.py:5:12: error[QD1009]: malformed numeric literal '0x1j'\n 5 |     x[0] = 0x1j\n   |            ^~~~\n");
+    expect_ok("import quadrants as qd\nx = qd.field(qd.i32, shape=4)\ndef h(v):\n    return v * 1j + 0777j\n"
+              "@qd.kernel\ndef k():\n    x[0] = 1\n");
+}
+
+/* Python floats never fail on range: 1e-400 is 0.0, 1e-323 a subnormal, 1e400 inf. */
+Test(near, float_literal_range) {
+    expect_ok("import quadrants as qd\nx = qd.field(qd.f64, shape=4)\n@qd.kernel\ndef k():\n"
+              "    x[0] = 1e-323\n    x[1] = 1e-400\n    x[2] = 1e400\n");
+    expect_refusal("import quadrants as qd\nx = qd.field(qd.i64, shape=4)\n@qd.kernel\ndef k():\n    x[0] = int(2**64)\n",
+                   "k.py:5:16: error[QD2050]: integer constant expression does not fit in 64 bits\n"
+                   " 5 |     x[0] = int(2**64)\n   |                ^~~~~\n");
+}
+
+Test(near, for_over_inline_if) {
+    expect_refusal("import quadrants as qd\nx = qd.field(qd.i32, shape=4)\n@qd.kernel\ndef k(n: qd.i32):\n"
+                   "    for i in range(4) if n > 0 else range(2):\n        x[i] = 1\n",
+                   "k.py:5:26: error[QD2012]: the condition of an inline if that a for loop iterates must be qd.static(...) "
+                   "(Quadrants: \"Using non static inlined if statement as for-loop iterable is not currently supported.\")\n"
+                   " 5 |     for i in range(4) if n > 0 else range(2):\n   |                          ^~~~~\n");
+    /* the static branch chosen is a qd.static loop: its break is decided at compile time only */
+    expect_refusal("import quadrants as qd\nS = True\nx = qd.field(qd.i32, shape=4)\n@qd.kernel\ndef k(n: qd.i32):\n"
+                   "    for b in range(2):\n        for i in qd.static(range(3)) if qd.static(S) else range(n):\n"
+                   "            if i >= n:\n                break\n",
+                   "k.py:9:17: error[QD2014]: 'break' of a qd.static loop inside a run-time if (the loop is unrolled: only "
+                   "`if qd.static(...)` can decide it; Quadrants: \"You are trying to `break` a static `for` loop, but the "
+                   "`break` statement is inside a non-static `if`.\")\n"
+                   " 9 |                 break\n   |                 ^~~~~\n");
+    expect_ok("import quadrants as qd\nS = False\nx = qd.field(qd.i32, shape=4)\n@qd.kernel\ndef k(n: qd.i32):\n"
+              "    for b in range(2):\n        for i in qd.static(range(3)) if qd.static(S) else range(n):\n"
+              "            if i >= n:\n                break\n");
+}
+
+Test(near, swizzle_out_of_range_in_quadrants_words) {
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k():\n    b = qd.math.vec3(1, 2, 3)\n    b.xw = [1, 2]\n",
+                   "k.py:5:5: error[QD2042]: component 'w' is out of range for a 3-vector (Quadrants: \"vec3 only has "
+                   "attributes=('x', 'y', 'z'), got=('x', 'w')\")\n 5 |     b.xw = [1, 2]\n   |     ^~~~\n");
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k():\n    b = qd.math.vec2(1, 2)\n    c = b.b\n",
+                   "k.py:5:9: error[QD2042]: component 'b' is out of range for a 2-vector (Quadrants: \"vec2 only has "
+                   "attributes=('g', 'r'), got=('b',)\")\n 5 |     c = b.b\n   |         ^~~\n");
+}
+
+Test(near, static_of_a_runtime_value) {
+    expect_refusal("import quadrants as qd\nx = qd.field(qd.i32, shape=4)\n@qd.kernel\ndef k(v: qd.f32):\n"
+                   "    if qd.static(v > 0.5):\n        x[0] = 1\n",
+                   "k.py:5:18: error[QD2009]: the argument of qd.static must be a compile-time constant (Quadrants: \"Input "
+                   "to qd.static must be compile-time constants or global pointers\")\n"
+                   " 5 |     if qd.static(v > 0.5):\n   |                  ^~~~~~~\n");
+}
+
+Test(near, glsl_helpers_misused) {
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k():\n    b = qd.math.step(1.0)\n",
+                   "k.py:4:9: error[QD2007]: 'qd.math.step' takes 2 arguments, got 1\n"
+                   " 4 |     b = qd.math.step(1.0)\n   |         ^~~~~~~~~~~~~~~~~\n");
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k():\n    b = qd.math.reflect(1.0, 2.0)\n",
+                   "k.py:4:25: error[QD2040]: 'qd.math.reflect' needs a vector, got a value\n"
+                   " 4 |     b = qd.math.reflect(1.0, 2.0)\n   |                         ^~~\n");
+}
+
+/* NAME := value in a kernel (run: testdata/lang/glsl.py); host code keeps it as Python qdc skips. */
+Test(near, walrus) {
+    expect_refusal("import quadrants as qd\nx = qd.field(qd.i32, shape=4)\n@qd.kernel\ndef k():\n    if (x[0] := 3) > 1:\n        pass\n",
+                   "k.py:5:14: error[QD1012]: the target of an assignment expression (:=) must be a name\n"
+                   " 5 |     if (x[0] := 3) > 1:\n   |              ^~\n");
+    expect_ok("import quadrants as qd\nx = qd.field(qd.i32, shape=4)\ndef h(v):\n    if (n := len(v)) > 2:\n        return n\n"
+              "    return 0\n@qd.kernel\ndef k(m: qd.i32):\n    x[0] = (a := m + 1) * a\n");
+}
