@@ -99,9 +99,71 @@ static IrExpr *expand_expr(IrWalker *w, IrExpr *e) {
     return r;
 }
 
+/* ---- addressing: the element index of a subscript ----
+ * x[i0, i1, ..., in] of a field, ndarray or SharedArray with extents e0..en is element
+ * ((i0 * e1 + i1) * e2 + ...) * en + in of its row-major buffer, exact in i64 (IrRef.flat). A
+ * field in an SNode storage already carries the frontend's index into its storage. */
+static IrExpr *extent(Arena *a, const IrModule *m, const IrKernel *k, const IrRef *r, int axis) {
+    if (r->kind == IR_REF_NDARRAY) {
+        IrExpr *e = irb_new(a, IR_SHAPE, QT_I32, r->span);
+        e->shape.param = r->index, e->shape.axis = axis;
+        return irb_cast(a, e, QT_I64);
+    }
+    const int64_t *shape = r->kind == IR_REF_FIELD ? m->fields[r->index].shape : k->shared[r->index].shape;
+    return k_int(a, QT_I64, shape[axis], r->span);
+}
+
+static void linearize(Arena *a, const IrModule *m, const IrKernel *k, IrRef *r) {
+    if (r->flat || r->kind == IR_REF_LOCAL || r->nidx == 0) return;
+    IrExpr *lin = irb_cast(a, r->idx[0], QT_I64);
+    for (int d = 1; d < r->nidx; d++)
+        lin = irb_binary(a, IR_ADD, irb_binary(a, IR_MUL, lin, extent(a, m, k, r, d), r->span), irb_cast(a, r->idx[d], QT_I64), r->span);
+    r->flat = lin;
+}
+
+typedef struct {
+    Arena *a;
+    const IrModule *m;
+} Linear;
+
+static IrExpr *linearize_expr(IrWalker *w, IrExpr *e) {
+    const Linear *l = w->ctx;
+    if (e->kind == IR_LOAD) linearize(l->a, l->m, w->k, e->ref);
+    if (e->kind == IR_MEMOP) linearize(l->a, l->m, w->k, e->mem.ref);
+    return e;
+}
+
+static void linearize_stmt(IrWalker *w, IrStmt *s) {
+    const Linear *l = w->ctx;
+    if (s->kind == IR_STORE) linearize(l->a, l->m, w->k, s->store.ref);
+}
+
+/* ---- the task loop: its extent, >= 0, so that every backend's unsigned exit test is the
+ * loop's meaning (ir.h, IrTask.extent) ---- */
+bool ir_nonneg(const IrExpr *e) {
+    if (e->kind == IR_CONST) return qt_is_int(e->type) && (!qt_is_signed(e->type) || e->c.i >= 0);
+    if (e->kind == IR_SHAPE) return true;
+    return e->kind == IR_BINARY && e->bin.op == IR_MAX && ir_nonneg(e->bin.b);
+}
+
+static void clamp_extents(IrModule *m, Arena *a) {
+    for (int k = 0; k < m->nkernels; k++)
+        for (int t = 0; t < m->kernels[k].ntasks; t++) {
+            IrTask *task = &m->kernels[k].tasks[t];
+            if (task->kind != IR_TASK_PARALLEL || ir_nonneg(task->extent)) continue;
+            IrExpr *e = task->extent;
+            task->extent = irb_binary(a, IR_MAX, e, k_int(a, e->type, 0, e->span), e->span);
+        }
+}
+
 void ir_expand_module(IrModule *m, Arena *a) {
     if (m->expanded) return;
     IrWalker w = {.expr = expand_expr, .ctx = a};
     ir_walk_module(m, &w);
+    /* after the operators, so the element indexes are built from expanded subscripts */
+    Linear l = {a, m};
+    IrWalker lw = {.expr = linearize_expr, .stmt = linearize_stmt, .ctx = &l};
+    ir_walk_module(m, &lw);
+    clamp_extents(m, a);
     m->expanded = true;
 }

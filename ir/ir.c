@@ -57,7 +57,10 @@ static void dump_ref(const Dump *d, const IrRef *r, StrBuf *out) {
         dump_expr(d, r->idx[i], out);
     }
     sb_printf(out, "]:%s", qt_name(r->type));
-    if (r->flat) sb_puts(out, " @"), dump_expr(d, r->flat, out);
+    /* the frontend's index into an SNode storage; a row-major index (ir_expand_module) is the
+     * subscripts' own meaning and not shown */
+    if (r->flat && r->kind == IR_REF_FIELD && r->index < d->m->nfields && d->m->fields[r->index].storage)
+        sb_puts(out, " @"), dump_expr(d, r->flat, out);
 }
 
 static void dump_lowering(const Dump *d, int id, StrBuf *out) {
@@ -281,6 +284,22 @@ static void number(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *
     int *n = ctx;
     if (memop) ((IrExpr *)memop)->mem.id = (*n)++;
     if (fence) ((IrStmt *)fence)->fence.id = (*n)++;
+}
+
+static int64_t shared_size(const IrShared *s) { return s->elems * ((qt_bits(s->type) + 7) / 8); }
+
+int64_t ir_shared_offset(const IrKernel *k, int s) {
+    int64_t off = 0;
+    for (int i = 0; i < s; i++)
+        if (k->shared[i].task == k->shared[s].task) off += (shared_size(&k->shared[i]) + IR_SHARED_ALIGN - 1) / IR_SHARED_ALIGN * IR_SHARED_ALIGN;
+    return off;
+}
+
+int64_t ir_task_shared_bytes(const IrKernel *k, int task) {
+    int64_t end = 0;
+    for (int i = 0; i < k->nshared; i++)
+        if (k->shared[i].task == task) end = ir_shared_offset(k, i) + shared_size(&k->shared[i]);
+    return end;
 }
 
 void ir_seal(IrModule *m) {

@@ -96,9 +96,12 @@ typedef struct IrRef {
     int nidx;
     QdType type;   /* element type */
     QdSpace space; /* global for fields/ndarrays, shared for SharedArray (locals: global) */
-    IrExpr *flat;  /* a field in an SNode storage (IrField.storage > 0): element index into the
-                      storage in units of `type` (i32, or i64 for a storage of more than
-                      2^31-1 elements), computed by the frontend from idx */
+    IrExpr *flat;  /* the element index: for a field in an SNode storage (IrField.storage > 0)
+                      the frontend's index into the storage in units of `type` (i32, or i64
+                      for a storage of more than 2^31-1 elements); for every other subscript
+                      (nidx > 0) the row-major index into the buffer, exact in i64, built
+                      by ir_expand_module from idx. Backends address memory with flat only;
+                      idx stays for readers of the subscripts. NULL: the buffer's start. */
     Span span;
 } IrRef;
 
@@ -277,7 +280,12 @@ typedef struct IrTask {
     const char *name; /* "<kernel>_t<k>", unique in the module: entry point names derive from it */
     IrExpr *extent;   /* parallel: i32 number of iterations, from consts, params and shapes, or
                          reading the task's field qdc_bounds_<task> (run-time bounds stored by the
-                         serial task before it: the extent is known on the device only) */
+                         serial task before it: the extent is known on the device only).
+                         After ir_expand_module it is >= 0 by construction (ir_nonneg), and
+                         every backend runs the task's loop as qdc-semantics(7) defines it:
+                         for (i = first; i <u extent; i += step), first and step the target's
+                         (x86: a worker's chunk, step 1; GPUs: the global invocation index and
+                         the grid size), i + step never wrapping below 2^32 */
     int index_local;  /* parallel: local that receives the linear iteration index (i32) */
     int block_dim;    /* from qd.loop_config(block_dim=...); 0 = the target's default */
     bool uses_block;  /* contains IR_BARRIER, IR_THREAD_IDX, IR_SUBGROUP or shared arrays */
@@ -331,6 +339,13 @@ typedef struct IrKernel {
     int ret_nmembers;         /* is then QT_VOID and ret_field -1); 0 otherwise */
     Span span;
 } IrKernel;
+
+/* The layout of a task's SharedArrays in its block-shared memory, the one every reader uses (the
+ * limit check against max_shared_bytes, the CPU backend, the header and the metadata): in
+ * declaration order, each starting on an IR_SHARED_ALIGN boundary. */
+#define IR_SHARED_ALIGN 16
+int64_t ir_shared_offset(const IrKernel *k, int s); /* byte offset of shared[s] in its task's memory */
+int64_t ir_task_shared_bytes(const IrKernel *k, int task); /* the end of its last SharedArray (0: none) */
 
 /* One level of an SNode path (qd.root.dense(axes, sizes)...): the axes it splits, their sizes,
  * the bytes of one cell, and where the next level (or the field) sits inside a cell. */
@@ -432,8 +447,11 @@ IrExpr *ir_fold_binary(Arena *a, IrBinOp op, const IrExpr *x, const IrExpr *y, S
 /* x op y (operands of one type) with the meaning documented above, built from primitive ops;
  * a constant when both operands are constants: this is how the constant folder evaluates. */
 IrExpr *ir_expand_binary(Arena *a, IrBinOp op, IrExpr *x, IrExpr *y, Span sp);
-/* Rewrites every non-primitive operation of the checked module (once, before lowering). */
+/* Rewrites every non-primitive operation of the checked module (once, before lowering), builds
+ * each subscript's element index (IrRef.flat) and clamps each parallel task's extent to >= 0. */
 void ir_expand_module(IrModule *m, Arena *a);
+/* Whether e >= 0 by construction: a non-negative constant, an ndarray extent, max(x, c >= 0). */
+bool ir_nonneg(const IrExpr *e);
 
 /* ---- walking (ir/walk.c): the one traversal of kernels, tasks, statements, expressions ---- */
 /* A pointer-keyed map, used to visit shared expression nodes once and by backends to evaluate

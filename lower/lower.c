@@ -344,20 +344,18 @@ static void visit(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *m
 
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-/* Shared arrays of one task must fit the family's max_shared_bytes (from the database). */
+/* Shared arrays of one task, laid out as every backend and the metadata lay them out
+ * (ir_task_shared_bytes), must fit the family's max_shared_bytes (from the database). */
 static bool check_shared_limits(const IrModule *m, const CapTarget *t) {
     long limit = cap_int(t, "max_shared_bytes", 0);
     bool ok = true;
     for (int k = 0; limit > 0 && k < m->nkernels; k++) {
         const IrKernel *kn = &m->kernels[k];
         for (int task = 0; task < kn->ntasks; task++) {
-            int64_t bytes = 0;
+            int64_t bytes = ir_task_shared_bytes(kn, task);
             const IrShared *last = NULL;
             for (int i = 0; i < kn->nshared; i++)
-                if (kn->shared[i].task == task) {
-                    bytes += kn->shared[i].elems * (qt_bits(kn->shared[i].type) < 8 ? 1 : qt_bits(kn->shared[i].type) / 8);
-                    last = &kn->shared[i];
-                }
+                if (kn->shared[i].task == task) last = &kn->shared[i];
             if (last && bytes > limit) {
                 diag_error(last->span, QD4006, "task '%s' needs %lld bytes of shared memory; %s allows %ld "
                                                  "(max_shared_bytes)", kn->tasks[task].name, (long long)bytes, cap_name(t), limit);

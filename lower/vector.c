@@ -137,7 +137,7 @@ static const char *why_not(VecCtx *c, const IrExpr *const *run, int n, int *w) {
         if (run[k]->mem.result_used) return "its old values are used";
     if (m0->ref->space != QSPACE_GLOBAL) return "vector atomics exist for global memory only";
     if (m0->ref->kind == IR_REF_NDARRAY) return "ndarray data is only element-aligned (qdc-abi(7))";
-    if (m0->ref->kind != IR_REF_FIELD || m0->ref->flat || c->m->fields[m0->ref->index].storage)
+    if (m0->ref->kind != IR_REF_FIELD || c->m->fields[m0->ref->index].storage)
         return "it is not a plain field (an SNode storage cell is only element-aligned)";
     for (int k = 0; k < n; k++) {
         const IrMemOp *m = &run[k]->mem;

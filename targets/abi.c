@@ -26,23 +26,6 @@ void abi_ident(StrBuf *out, const char *name) {
     for (const char *p = name; *p; p++) sb_putc(out, isalnum((unsigned char)*p) || *p == '_' ? *p : '_');
 }
 
-long abi_shared_offset(const IrKernel *k, int s) {
-    long off = 0;
-    for (int i = 0; i < s; i++)
-        if (k->shared[i].task == k->shared[s].task)
-            off += (k->shared[i].elems * (qt_bits(k->shared[i].type) + 7) / 8 + QDC_SHARED_ALIGN - 1) /
-                   QDC_SHARED_ALIGN * QDC_SHARED_ALIGN;
-    return off;
-}
-
-long abi_task_shared_bytes(const IrKernel *k, int task) {
-    long end = 0;
-    for (int i = 0; i < k->nshared; i++)
-        if (k->shared[i].task == task)
-            end = abi_shared_offset(k, i) + k->shared[i].elems * ((qt_bits(k->shared[i].type) + 7) / 8);
-    return end;
-}
-
 int abi_block_dim(const IrTask *t, const CapTarget *cap) {
     return t->block_dim ? t->block_dim : (int)cap_int(cap, "limits.default_block_dim", 0); /* required key */
 }

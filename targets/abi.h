@@ -1,17 +1,14 @@
 /* Layout facts of the qdc C ABI (man/qdc-abi.7) shared by the header and metadata writers and
- * the CPU backend: C spellings of dtypes, shared-memory layout, symbol names. */
+ * the CPU backend: C spellings of dtypes and symbol names (the shared-memory layout is the IR's,
+ * ir_shared_offset). */
 #ifndef QDC_TARGETS_ABI_H
 #define QDC_TARGETS_ABI_H
 #include "target.h"
 #include <stdlib.h>
 
 #define QDC_ABI_VERSION 1
-#define QDC_SHARED_ALIGN 16 /* each SharedArray of a task starts on this boundary */
 
 const char *abi_c_type(QdType t);  /* "int32_t", "float"; u1 -> "uint8_t", f16/bf16 -> "uint16_t" */
-/* Byte offset of shared array `s` in its task's block-shared storage, and the task's total. */
-long abi_shared_offset(const IrKernel *k, int s);
-long abi_task_shared_bytes(const IrKernel *k, int task);
 /* The block size a task runs with: its block_dim, else the family's default_block_dim. */
 int abi_block_dim(const IrTask *t, const CapTarget *cap);
 /* A parallel task whose loop bounds the serial code before it stored in its kernel-owned field

@@ -28,7 +28,7 @@ static void task_json(StrBuf *b, const IrKernel *k, int i, const CapTarget *t) {
     json_str(b, task->name);
     sb_printf(b, ", \"kind\": \"%s\", \"block_dim\": %d, \"uses_block\": %s, \"shared_bytes\": %ld",
               task->kind == IR_TASK_SERIAL ? "serial" : "parallel", abi_block_dim(task, t),
-              task->uses_block ? "true" : "false", abi_task_shared_bytes(k, i));
+              task->uses_block ? "true" : "false", (long)ir_task_shared_bytes(k, i));
     if (abi_device_extent(task)) { /* bounds read on the device: any grid, this many blocks suggested */
         sb_puts(b, ", \"extent\": \"device\"");
         if (strcmp(cap_backend(t), "x86_64")) sb_printf(b, ", \"groups\": %d", abi_device_groups(task, abi_block_dim(task, t)));

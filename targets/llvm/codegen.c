@@ -1,6 +1,6 @@
 /* IR -> LLVM IR: the target-independent core shared by x86, PTX and AMDGPU. Types, fields,
- * parameters, locals (allocas, promoted by mem2reg), expressions, statements and row-major
- * addressing. Memory operations are in atomics.c; everything target-specific is a hook. */
+ * parameters, locals (allocas, promoted by mem2reg), expressions, statements and addressing
+ * (a buffer and its element index, IrRef.flat). Memory operations are in atomics.c; everything target-specific is a hook. */
 #include "llvm_target.h"
 #include <string.h>
 
@@ -144,41 +144,19 @@ void cg_task_end(LlvmCg *cg) {
 
 LLVMValueRef cg_task_extent(LlvmCg *cg) { return cg_expr(cg, cg->task->extent); }
 
-/* ---- addressing: row-major linear index in i64 ---- */
-static LLVMValueRef linear_index(LlvmCg *cg, const IrRef *r, LLVMValueRef *dims) {
-    LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
-    LLVMValueRef lin = cg_i64(cg, 0);
-    for (int d = 0; d < r->nidx; d++) {
-        LLVMValueRef ix = LLVMBuildSExt(cg->b, cg_expr(cg, r->idx[d]), i64, "");
-        if (d > 0) lin = LLVMBuildMul(cg->b, lin, dims[d], "");
-        lin = d > 0 ? LLVMBuildAdd(cg->b, lin, ix, "") : ix;
-    }
-    return lin;
-}
-
+/* ---- addressing: the buffer (or storage) plus IrRef.flat, the element index ir_expand_module
+ * built (row-major, i64) or the frontend's index into an SNode storage ---- */
 LLVMValueRef cg_ref_ptr(LlvmCg *cg, const IrRef *r) {
-    LLVMValueRef dims[IR_MAX_DIMS] = {0};
     LLVMValueRef base;
     switch (r->kind) {
     case IR_REF_LOCAL: return cg->locals[r->index];
     case IR_REF_FIELD: {
         const IrField *f = &cg->m->fields[r->index];
-        if (f->storage) { /* in an SNode storage: the frontend computed the element index */
-            LLVMValueRef flat = cg_expr(cg, r->flat);
-            return LLVMBuildGEP2(cg->b, cg_storage_type(cg, r->type), cg->storage_globals[f->storage - 1], &flat, 1, "");
-        }
-        for (int d = 0; d < f->ndim; d++) dims[d] = cg_i64(cg, f->shape[d]);
-        base = cg->field_globals[r->index];
+        base = f->storage ? cg->storage_globals[f->storage - 1] : cg->field_globals[r->index];
         break;
     }
-    case IR_REF_NDARRAY:
-        for (int d = 0; d < cg->kernel->params[r->index].ndim; d++)
-            dims[d] = LLVMBuildSExt(cg->b, cg->param_shape[r->index][d], LLVMInt64TypeInContext(cg->ctx), "");
-        base = cg->param_vals[r->index];
-        break;
-    case IR_REF_SHARED: {
-        const IrShared *s = &cg->kernel->shared[r->index];
-        for (int d = 0; d < s->ndim; d++) dims[d] = cg_i64(cg, s->shape[d]);
+    case IR_REF_NDARRAY: base = cg->param_vals[r->index]; break;
+    case IR_REF_SHARED:
         if (!cg->tgt->shared_base) {
             diag_error(r->span, QD5002, "qd.simt.block.SharedArray is not supported on target '%s'", cap_name(cg->cap));
             cg->failed = true;
@@ -186,11 +164,10 @@ LLVMValueRef cg_ref_ptr(LlvmCg *cg, const IrRef *r) {
         }
         base = cg->tgt->shared_base(cg, r->index);
         break;
-    }
     default: unreachable();
     }
-    if (r->nidx == 0) return base;
-    LLVMValueRef lin = linear_index(cg, r, dims);
+    if (!r->flat) return base;
+    LLVMValueRef lin = cg_expr(cg, r->flat);
     return LLVMBuildGEP2(cg->b, cg_storage_type(cg, r->type), base, &lin, 1, "");
 }
 
@@ -464,9 +441,9 @@ static void branch_weights(LlvmCg *cg, LLVMValueRef br, unsigned taken, unsigned
     LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4), node);
 }
 
-/* The one definition of a parallel task's loop on every LLVM backend (x86: begin/end are a
- * worker's chunk, step 1; GPUs: the grid-stride loop, begin = global thread index, step = grid
- * size): for (i = begin; i < end; i += step), rotated. The increment is `add nuw` with an
+/* The task loop of ir.h (IrTask.extent) on every LLVM backend (x86: begin/end are a worker's
+ * chunk, step 1; GPUs: the grid-stride loop, begin = global thread index, step = grid size,
+ * end = the extent): for (i = begin; i < end; i += step), rotated. The increment is `add nuw` with an
  * unsigned exit test: in the loop 0 <= i < end <= INT32_MAX and 0 < step < 2^31 (a grid has
  * fewer than 2^31 threads, the ABI in gpu.h), so i + step < 2^32 never wraps and the test is
  * exact for every extent up to INT32_MAX (a signed `add nsw` would be poison past INT32_MAX).

@@ -305,21 +305,13 @@ static uint32_t local_tmp(SpvGen *g, QdType t) {
     return v;
 }
 
-/* for (i = gid; i < extent; i += groups * block_dim) { index = i; body }, with the meaning of the
- * LLVM backends' loop (cg_emit_strided_loop, qdc-semantics(7)): exact for every extent up to
- * INT32_MAX. The exit test is unsigned against max(extent, 0): 0 <= i < 2^31 and the stride is
- * below 2^31, so i + stride never wraps as an unsigned number, where a signed test would see
- * a negative i once i + stride passes INT32_MAX and run the body again out of the range. */
+/* for (i = gid; i <u extent; i += groups * block_dim) { index = i; body }: the task loop of
+ * qdc-semantics(7) (ir.h, IrTask.extent: >= 0 after ir_expand_module), as the LLVM backends run
+ * it (cg_emit_strided_loop): 0 <= i < 2^31 and the stride is below 2^31, so i + stride never
+ * wraps as an unsigned number, and every extent up to INT32_MAX is exact. */
 static void parallel_body(SpvGen *g, const IrTask *task, uint32_t ctr, int block_dim) {
     uint32_t i32 = g_ty(g, QT_I32), boolt = g_ty(g, QT_U1);
-    const IrExpr *e = task->extent;
-    bool nonneg = (e->kind == IR_CONST && e->c.i >= 0) || e->kind == IR_SHAPE ||
-                  (e->kind == IR_BINARY && e->bin.op == IR_MAX && e->bin.b->kind == IR_CONST && e->bin.b->c.i >= 0);
-    uint32_t extent = g_expr(g, e);
-    if (!nonneg) {
-        uint32_t zero = g_i32(g, 0);
-        extent = G_OP(g, SpvOpSelect, i32, G_OP(g, SpvOpSGreaterThan, boolt, extent, zero), extent, zero);
-    }
+    uint32_t extent = g_expr(g, task->extent);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpStore, ctr, g_builtin_x(g, &g->gid_var, SpvBuiltInGlobalInvocationId, "gid"));
     uint32_t groups = g_builtin_x(g, &g->nwg_var, SpvBuiltInNumWorkgroups, "num_groups");
     uint32_t stride = G_OP(g, SpvOpIMul, i32, groups, g_i32(g, block_dim));

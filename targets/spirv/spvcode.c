@@ -88,25 +88,36 @@ uint32_t g_from_store(SpvGen *g, uint32_t v, QdType t, int view) {
     return v;
 }
 
-/* ---- addressing ---- */
-static uint32_t extent_of(SpvGen *g, const IrRef *r, int axis) {
-    if (r->kind == IR_REF_NDARRAY) return g_push_load(g, r->index, axis);
-    const int64_t *shape = r->kind == IR_REF_FIELD ? g->m->fields[r->index].shape : g->k->shared[r->index].shape;
-    return g_i32(g, (int32_t)shape[axis]);
+/* ---- addressing ----
+ * A subscript addresses element IrRef.flat of its buffer: the IR's exact index (ir_expand_module:
+ * row-major in i64; an SNode storage's index from the frontend). SPIR-V indexes in 32 bits and
+ * computes it modulo 2^32: truncation commutes with +, - and *, so the i64 sums and products
+ * are evaluated on their low 32 bits, and every index a Vulkan buffer can hold (its range is a
+ * 32-bit count of bytes) or workgroup memory (kilobytes) comes out exact. Other nodes (a load,
+ * a shared value) are evaluated as they are and truncated. */
+static uint32_t index32(SpvGen *g, const IrExpr *e) {
+    uint32_t i32 = g_ty(g, QT_I32);
+    if (!e->shared && qt_is_int(e->type) && qt_bits(e->type) == 64) {
+        switch (e->kind) {
+        case IR_CONST: return g_i32(g, (int32_t)(uint32_t)e->c.u);
+        case IR_CAST:
+            if (qt_is_int(e->arg->type) && qt_bits(e->arg->type) <= 32)
+                return g_convert(g, g_expr(g, e->arg), e->arg->type, QT_I32); /* the low bits of its extension */
+            break;
+        case IR_BINARY:
+            if (e->bin.op == IR_ADD || e->bin.op == IR_SUB || e->bin.op == IR_MUL) {
+                uint32_t a = index32(g, e->bin.a), b = index32(g, e->bin.b);
+                SpvOp op = e->bin.op == IR_ADD ? SpvOpIAdd : e->bin.op == IR_SUB ? SpvOpISub : SpvOpIMul;
+                return G_OP(g, op, i32, a, b);
+            }
+            break;
+        default: break;
+        }
+    }
+    return g_convert(g, g_expr(g, e), e->type, QT_I32);
 }
 
-/* Row-major linear index: ((i0 * s1) + i1) * s2 + i2 ... */
-uint32_t g_linear_index(SpvGen *g, const IrRef *r) {
-    uint32_t i32 = g_ty(g, QT_I32);
-    if (r->flat) return g_expr(g, r->flat); /* a field in an SNode storage: the frontend's element index */
-    if (r->nidx == 0) return g_i32(g, 0);
-    uint32_t lin = g_expr(g, r->idx[0]);
-    for (int a = 1; a < r->nidx; a++) {
-        lin = G_OP(g, SpvOpIMul, i32, lin, extent_of(g, r, a));
-        lin = G_OP(g, SpvOpIAdd, i32, lin, g_expr(g, r->idx[a]));
-    }
-    return lin;
-}
+uint32_t g_linear_index(SpvGen *g, const IrRef *r) { return r->flat ? index32(g, r->flat) : g_i32(g, 0); }
 
 uint32_t g_ref_ptr(SpvGen *g, const IrRef *r, int view, SpvStorageClass *sc) {
     if (r->kind == IR_REF_LOCAL) {

@@ -114,6 +114,36 @@ Test(shared_vec, components_count_in_the_shared_limit, .timeout = 60) {
     free(dir), free(out), free(want);
 }
 
+/* The limit counts the layout every backend and the metadata use (ir_task_shared_bytes): each
+ * SharedArray starts on a 16-byte boundary. One u8 and 8188 i32 fill apple7's 32 KiB exactly
+ * (16 + 32752), and the metadata (here x86_64's) says so; with 8189 i32 the raw bytes (32757) would fit, the
+ * laid-out 32772 do not. */
+Test(shared_vec, the_limit_counts_the_laid_out_bytes, .timeout = 60) {
+    char *dir = make_temp_dir(), *out = xasprintf("%s/e.out", dir), *meta = xasprintf("%s/e.json", dir);
+    static const char fits[] = "        b = qd.simt.block.SharedArray((1,), qd.u8)\n        w = qd.simt.block.SharedArray((8188,), qd.i32)\n"
+                               "        b[0] = qd.u8(1)\n        w[i % 8188] = qd.i32(a[i]) + qd.i32(b[0])\n";
+    RunResult r = compile_body(dir, fits, "apple7");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *src = xasprintf("%s/e.qd", dir);
+    r = run_qdc("--target=x86_64", "--emit=metadata", src, "-o", meta, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *json = read_text(meta, NULL);
+    cr_expect(json && strstr(json, "\"shared_bytes\": 32768"), "metadata:\n%s", json ? json : "(none)");
+    free(json), run_free(&r), remove(out);
+    static const char over[] = "        b = qd.simt.block.SharedArray((1,), qd.u8)\n        w = qd.simt.block.SharedArray((8189,), qd.i32)\n"
+                               "        b[0] = qd.u8(1)\n        w[i % 8189] = qd.i32(a[i]) + qd.i32(b[0])\n";
+    r = compile_body(dir, over, "apple7");
+    char *want = xasprintf("%s/e.qd:9:13: error[QD4006]: task 'k_t0' needs 32772 bytes of shared memory; apple7 allows 32768 "
+                           "(max_shared_bytes)\n", dir);
+    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "want\n%sgot\n%s", want, r.err);
+    cr_expect(!file_exists(out), "an output file after an error");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(out), free(meta), free(src), free(want);
+}
+
 static void expect_error(const char *body, int line, int col, const char *msg) {
     char *dir = make_temp_dir(), *out = xasprintf("%s/e.out", dir);
     RunResult r = compile_body(dir, body, "x86_64");

@@ -303,3 +303,75 @@ Test(spirv_cli, published_buffers_are_coherent_and_relaxed_ones_are_not) {
     run_free(&r);
     free(src);
 }
+
+/* ---- f16 atomics with VK_EXT_shader_atomic_float2 ----
+ * +float16-atomic-add (add, and sub as add of the negation) and +float16-atomic-min-max, on
+ * workgroup and buffer memory: the instructions, their capabilities and spirv-val. (lavapipe has
+ * neither feature, so nothing runs them here.) */
+Test(spirv_cli, f16_atomics_with_the_float2_caps, .timeout = 60) {
+    static const char src[] = "import quadrants as qd\n\n@qd.kernel\n"
+                              "def k(out: qd.types.ndarray(qd.f16, ndim=1), g: qd.types.ndarray(qd.f16, ndim=1)):\n"
+                              "    qd.loop_config(block_dim=32)\n"
+                              "    for i in range(64):\n"
+                              "        s = qd.simt.block.SharedArray((2,), qd.f16)\n"
+                              "        t = i % 32\n"
+                              "        if t < 2:\n"
+                              "            s[t] = qd.f16(8.0)\n"
+                              "        qd.simt.block.sync()\n"
+                              "        qd.atomic_add(s[0], qd.f16(0.25))\n"
+                              "        qd.atomic_sub(s[1], qd.f16(0.125))\n"
+                              "        qd.atomic_add(g[0], qd.f16(0.5))\n"
+                              "        qd.atomic_sub(g[1], qd.f16(i))\n"
+                              "        qd.simt.block.sync()\n"
+                              "        if t < 2:\n"
+                              "            out[(i // 32) * 2 + t] = s[t]\n";
+    static const char minmax[] = "import quadrants as qd\n\n@qd.kernel\n"
+                              "def m(s: qd.types.ndarray(qd.f16, ndim=1), g: qd.types.ndarray(qd.f16, ndim=1)):\n"
+                              "    for i in range(64):\n"
+                              "        sh = qd.simt.block.SharedArray((2,), qd.f16)\n"
+                              "        qd.atomic_min(sh[0], s[i])\n"
+                              "        qd.atomic_max(g[0], sh[1])\n";
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/h.qd", dir), *spv = xasprintf("%s/h.spv", dir);
+    char *mq = xasprintf("%s/mm.qd", dir), *mspv = xasprintf("%s/mm.spv", dir);
+    cr_assert(write_text(qd, src) && write_text(mq, minmax));
+    const char *refused[] = {mq, "--target=vulkan1.3", "--cap=+float16-atomic-add", "-o", mspv, NULL};
+    RunResult r = run_qdc_argv(refused, NULL, NULL);
+    cr_expect_eq(r.status, 1, "f16 min without +float16-atomic-min-max: exit %d", r.status);
+    cr_expect(strstr(r.err, "atomic min on f16 in shared memory is not supported on target 'vulkan1.3'") &&
+                  strstr(r.err, "pass --cap=+float16-atomic-min-max if the device has it"),
+              "%s", r.err);
+    cr_expect(!file_exists(mspv), "an output file after an error");
+    run_free(&r);
+    const char *margs[] = {mq, "--target=vulkan1.3", "--cap=+float16-atomic-min-max", "-o", mspv, NULL};
+    r = run_qdc_argv(margs, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    const char *dis[] = {"spirv-dis", mspv, NULL};
+    r = run_argv(dis, NULL, NULL);
+    cr_expect(strstr(r.out, "OpAtomicFMinEXT %half") && strstr(r.out, "OpAtomicFMaxEXT %half") &&
+                  strstr(r.out, "OpCapability AtomicFloat16MinMaxEXT") && strstr(r.out, "OpExtension \"SPV_EXT_shader_atomic_float_min_max\""),
+              "%s", r.out);
+    run_free(&r);
+    const char *val[] = {"spirv-val", "--target-env", "vulkan1.3", mspv, NULL};
+    r = run_argv(val, NULL, NULL);
+    cr_expect_eq(r.status, 0, "spirv-val: %s", r.err);
+    run_free(&r);
+    const char *aargs[] = {qd, "--target=vulkan1.3", "--cap=+float16-atomic-add", "-o", spv, NULL};
+    r = run_qdc_argv(aargs, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    const char *adis[] = {"spirv-dis", spv, NULL};
+    r = run_argv(adis, NULL, NULL);
+    int nadd = 0;
+    for (const char *p = r.out; (p = strstr(p, "OpAtomicFAddEXT %half")); p++) nadd++;
+    cr_expect_eq(nadd, 4, "add and sub (as add of the negation), shared and global: 4 OpAtomicFAddEXT on half, got %d:\n%s", nadd, r.out);
+    cr_expect(strstr(r.out, "OpFNegate %half") && strstr(r.out, "OpCapability AtomicFloat16AddEXT"), "%s", r.out);
+    run_free(&r);
+    const char *aval[] = {"spirv-val", "--target-env", "vulkan1.3", spv, NULL};
+    r = run_argv(aval, NULL, NULL);
+    cr_expect_eq(r.status, 0, "spirv-val: %s", r.err);
+    run_free(&r);
+    free(qd), free(spv), free(mq), free(mspv);
+    remove_tree(dir);
+    free(dir);
+}
