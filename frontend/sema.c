@@ -1559,7 +1559,7 @@ static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
     Binding *b = sema_lookup(S, s->expr->call.fn->name);
     if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
     for (int k = 0; k < b->v.def->def.body.n; k++) {
-        const Stmt *x = sema_for_select(S, b->v.def->def.body.stmts[k]);
+        const Stmt *x = sema_loop_form(S, b->v.def->def.body.stmts[k]);
         if (sema_is_do_while(S, x)) return *def = b->v.def, true; /* its tasks repeat: they are the kernel's */
         if ((x->kind == S_FOR && !(x->for_.iter->kind == E_CALL && sema_path(S, x->for_.iter->call.fn) &&
                                    !strcmp(sema_path(S, x->for_.iter->call.fn), "qd.static"))) || is_loop_config(S, x))
@@ -1657,7 +1657,7 @@ void sema_split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) { split_tas
 
 static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
     for (int k = 0; k < l->n && !S->returned && !S->static_jump; k++) {
-        const Stmt *s = sema_for_select(S, l->stmts[k]), *def;
+        const Stmt *s = sema_loop_form(S, l->stmts[k]), *def;
         const StmtList *branch = static_branch(S, s);
         if (branch) {
             split_tasks(S, branch, serial);

@@ -374,6 +374,8 @@ Val sema_dict_get(Sema *S, Val d, const Expr *key);
 const Expr *sema_pyfunc_return(const Stmt *def);
 bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def);
 Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def);
+const Expr *sema_pyfunc_expand(Sema *S, const Expr *call); /* f() where f returns EXPR: EXPR, its names bound */
+Expr *sema_bound_copy(Sema *S, const Expr *e);             /* e with the names in scope replaced by their values */
 /* sema_pyfunc.c: ... and a def of several statements that only compute and return a value */
 bool sema_pyfunc_body_ok(const Stmt *def);
 Val sema_pyfunc_body(Sema *S, const Stmt *def, Scope *sc);
@@ -527,7 +529,9 @@ Val sema_print_call(Sema *S, const Expr *call);                         /* sema_
 const char *sema_assert_message(Sema *S, const Expr *msg);              /* sema_format.c: an assert's message text (NULL: reported) */
 void sema_stmt(Sema *S, const Stmt *s);
 Val sema_named_expr(Sema *S, const Expr *e); /* NAME := value */
-const Stmt *sema_for_select(Sema *S, const Stmt *s); /* for x in A if qd.static(c) else B: the loop over A or B */
+/* s as the loop it stands for: for x in A if qd.static(c) else B -> the loop over A or B;
+ * F.fill(v) -> for I in qd.grouped(F): F[I] = v; any other statement: s */
+const Stmt *sema_loop_form(Sema *S, const Stmt *s);
 void sema_assign(Sema *S, const Expr *target, Val v, Span sp);
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def);
 Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def); /* NULL after an error */

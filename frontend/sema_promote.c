@@ -140,7 +140,7 @@ static bool is_static_loop(Sema *S, const Stmt *s) {
 /* The loops of the top level (the body of a top-level qd.static loop is top level too). */
 static bool is_loop_target(Sema *S, const StmtList *body, const char *name) {
     for (int k = 0; k < body->n; k++) {
-        const Stmt *s = sema_for_select(S, body->stmts[k]);
+        const Stmt *s = sema_loop_form(S, body->stmts[k]);
         if (s->kind == S_FOR && (is_static_loop(S, s) ? is_loop_target(S, &s->for_.body, name) : names_target(s->for_.target, name)))
             return true;
         if (sema_is_do_while(S, s) && is_loop_target(S, &s->while_.body, name)) return true;
@@ -152,7 +152,7 @@ static bool is_loop_target(Sema *S, const StmtList *body, const char *name) {
  * top-level qd.static loop's body is top level (its loops are tasks). */
 static void scan_top(Sema *S, UseVec *u, const StmtList *body, int *task) {
     for (int k = 0; k < body->n; k++) {
-        const Stmt *s = sema_for_select(S, body->stmts[k]);
+        const Stmt *s = sema_loop_form(S, body->stmts[k]);
         if (is_static_loop(S, s)) {
             refs_expr(u, s->for_.iter, *task);
             scan_top(S, u, &s->for_.body, task);

@@ -49,6 +49,29 @@ int main(int argc, char **argv) {
     if (!host_launch_ok(walrus(&wa, nt, &wr))) return 2;
     if (wr != 63) printf("walrus: %d, want 63\n", (int)wr), bad++;
     if (qd_field_counts[0][7] != 3) printf("counts[0, 7] = %d, want 3\n", (int)qd_field_counts[0][7]), bad++;
+    for (int c = 0; c < 2; c++) { /* d: my_int = 2, then d: qd.i32 = 7 under `if c > 0` */
+        annotated_args aa = {.c = c};
+        int32_t ar = 0;
+        if (!host_launch_ok(annotated(&aa, nt, &ar))) return 2;
+        if (ar != (c ? 7 : 2)) printf("annotated(%d): %d, want %d\n", c, (int)ar, c ? 7 : 2), bad++;
+    }
+    stencil_args sa = {0};
+    if (!host_launch_ok(stencil(&sa, nt))) return 2;
+    for (int i = 0; i < 8; i++) {
+        int w = (i >> 2) + ((i >> 1) & 1) * 3 + (i & 1) * 10;
+        if (qd_field_st[i] != w) printf("st[%d] = %d, want %d\n", i, (int)qd_field_st[i], w), bad++;
+    }
+    fills_args fa = {.v = 4};
+    if (!host_launch_ok(fills(&fa, nt))) return 2;
+    for (int i = 0; i < 15; i++)
+        if (qd_field_fs[i / 5][i % 5] != 4) printf("fs[%d] = %d, want 4\n", i, (int)qd_field_fs[i / 5][i % 5]), bad++;
+    for (int i = 0; i < 12; i++)
+        if (qd_field_fv[i / 2][i % 2] != 2.0f) printf("fv[%d] = %g, want 2\n", i, (double)qd_field_fv[i / 2][i % 2]), bad++;
+    for (int i = 0; i < 4; i++) {
+        int wm[4] = {1, 4, 8, 3};
+        for (int c = 0; c < 4; c++)
+            if (qd_field_fm[i / 2][i % 2][c / 2][c % 2] != wm[c]) printf("fm[%d][%d] = %d, want %d\n", i, c, (int)qd_field_fm[i / 2][i % 2][c / 2][c % 2], wm[c]), bad++;
+    }
     printf("glsl: %d wrong\n", bad);
     return bad != 0;
 }

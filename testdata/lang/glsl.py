@@ -69,3 +69,39 @@ def walrus(n: qd.i32) -> qd.i32:
     for i in range(3):
         counts[0, 7] += (d := i + n) - d + 1
     return b
+
+
+@qd.kernel
+def annotated(c: qd.i32) -> qd.i32:
+    my_int = qd.i32  # a type bound by the kernel itself names the annotation
+    d: my_int = 2
+    if c > 0:
+        d: qd.i32 = 7  # declared already: an assignment to that variable (same type only)
+    return d
+
+
+st = qd.field(qd.i32, shape=8)
+
+
+def cube(k, dims):
+    return qd.ndrange(*((k,) * dims))
+
+
+@qd.kernel
+def stencil():
+    for I in qd.static(qd.grouped(cube(2, 3))):  # the helper's qd.ndrange, unrolled
+        st[I[0] * 4 + I[1] * 2 + I[2]] = I[0] + I[1] * 3 + I[2] * 10
+
+
+fs = qd.field(qd.i32, shape=(3, 5))
+fv = qd.Vector.field(2, qd.f32, shape=6)
+fm = qd.Matrix.field(2, 2, qd.i32, shape=(2, 2))
+
+
+@qd.kernel
+def fills(v: qd.i32):
+    fs.fill(v)  # a parallel loop over fs
+    for r in range(2):
+        if r == 1:
+            fv.fill(0.5 * v)  # nested: a serial loop, one value for both components
+    fm.fill(qd.Matrix([[1, v], [2 * v, 3]]))

@@ -110,3 +110,24 @@ Test(near, walrus) {
     expect_ok("import quadrants as qd\nx = qd.field(qd.i32, shape=4)\ndef h(v):\n    if (n := len(v)) > 2:\n        return n\n"
               "    return 0\n@qd.kernel\ndef k(m: qd.i32):\n    x[0] = (a := m + 1) * a\n");
 }
+
+/* x: T = v where x is declared already assigns to it (testdata/lang/glsl.py runs it); another type
+ * is Quadrants' error. */
+Test(near, annotated_assignment_of_a_declared_variable) {
+    expect_refusal("import quadrants as qd\nx = qd.field(qd.f32, shape=4)\n@qd.kernel\ndef k():\n    my_int = qd.i32\n"
+                   "    d: my_int = 2\n    if x[0] > 0:\n        d: qd.f32 = 2.0\n    x[1] = d\n",
+                   "k.py:8:12: error[QD2010]: 'd' is declared as i32 already; an annotation cannot change its type to f32 "
+                   "(Quadrants: \"Static assign cannot have type overloading\")\n"
+                   " 8 |         d: qd.f32 = 2.0\n   |            ^~~~~~\n"
+                   "k.py:6:5: note: 'd' is declared here\n 6 |     d: my_int = 2\n   |     ^\n");
+}
+
+/* x.fill(v) in a kernel is a loop (testdata/lang/glsl.py runs it). */
+Test(near, field_fill_in_a_kernel) {
+    expect_refusal("import quadrants as qd\nx = qd.field(qd.i32, shape=4)\n@qd.kernel\ndef k():\n    x.fill(1, 2)\n",
+                   "k.py:5:5: error[QD2007]: a field's fill takes one value, got 2 arguments\n 5 |     x.fill(1, 2)\n   |     ^~~~~~~~~~~~\n");
+    expect_refusal("import quadrants as qd\nx = qd.Vector.field(3, qd.i32, shape=4)\n@qd.kernel\ndef k():\n"
+                   "    x.fill(qd.Vector([1, 2]))\n",
+                   "k.py:5:12: error[QD2040]: cannot assign a 2-vector to a 3-vector\n"
+                   " 5 |     x.fill(qd.Vector([1, 2]))\n   |            ^~~~~~~~~~~~~~~~~\n");
+}
