@@ -91,9 +91,29 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
     o->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, target->name)));
     scope_bind(S, S->bind_to ? S->bind_to : S->hscope, target->name, (Val){.kind = V_OBJECT, .obj = o}, sp);
     const StmtList *body = &c.cls->class_.body;
+    for (int k = 0; k < body->n; k++) { /* class attributes (`flag: bool = True`): what self.flag is unless __init__ sets it */
+        const Stmt *d = body->stmts[k];
+        const Expr *t = d->kind == S_ASSIGN && d->assign.targets.n == 1 ? d->assign.targets.items[0] : d->kind == S_ANNASSIGN ? d->ann.target : NULL;
+        const Expr *v = d->kind == S_ASSIGN ? d->assign.value : d->kind == S_ANNASSIGN ? d->ann.value : NULL;
+        /* not a call: a field or array made in the class body is one object every instance shares */
+        if (t && v && t->kind == E_NAME && v->kind != E_CALL) bind_value(S, &o->attrs, c.scope, t->name, v, t->span);
+    }
     for (int k = 0; k < body->n; k++) { /* methods first: __init__ may call them */
         const Stmt *d = body->stmts[k];
         char kind = method_kind(S, d);
+        if (!kind && d->kind == S_DEF && d->def.host && d->def.nparams && !d->def.decorators.n && strcmp(d->def.name, "__init__") &&
+            (sema_pyfunc_return(d) || sema_pyfunc_body_ok(d))) {
+            /* a plain method qdc can evaluate (`return x + y`): a Python function with self bound,
+             * which a kernel calls as Quadrants runs it, at compile time */
+            Stmt *m = ARENA_NEW(S->arena, Stmt);
+            *m = *d;
+            m->def.params = d->def.params + 1, m->def.nparams = d->def.nparams - 1;
+            Scope *ms = new_scope(S, c.scope);
+            scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
+            vec_push(&S->pyfuncs, ((struct PyFunc){m, ms}));
+            scope_bind(S, &o->attrs, d->def.name, (Val){.kind = V_PYFUNC, .def = m}, d->def.name_span);
+            continue;
+        }
         if (!kind) continue;
         Stmt *m = ARENA_NEW(S->arena, Stmt); /* one definition per instance: its self differs */
         *m = *d;
@@ -115,8 +135,8 @@ Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
     SemaObject *o = obj.obj;
     Binding *b = scope_find(&o->attrs, attr->attr.name);
     if (!b) {
-        diag_error(attr->span, QD2019, "instance '%s' of '%s' has no attribute '%s' that qdc can see (set in __init__ as self.%s, or "
-                   "a kernel or qd.func method)", o->name, S->classes.items[o->cls].cls->class_.name, attr->attr.name, attr->attr.name);
+        diag_error(attr->span, QD2019, "instance '%s' of '%s' has no attribute '%s' that qdc can see (set in __init__ as self.%s, "
+                   "a class attribute, or a kernel or qd.func method)", o->name, S->classes.items[o->cls].cls->class_.name, attr->attr.name, attr->attr.name);
         return val_err();
     }
     if (b->v.kind == V_HOSTARRAY && S->k) { /* an array attribute: an extra ndarray parameter INSTANCE__NAME */

@@ -1308,6 +1308,11 @@ static Val static_call(Sema *S, const Expr *call) {
 }
 
 Val sema_call(Sema *S, const Expr *call, Val f) {
+    if (f.kind == V_NS && (!strncmp(f.path, "qd.impl.qd_", 11) || !strncmp(f.path, "qd.lang.impl.qd_", 16))) {
+        /* what Quadrants turns int(x), float(x) and bool(x) into: the same builtins */
+        const char *b = strstr(f.path, ".qd_") + 4;
+        if (!strcmp(b, "int") || !strcmp(b, "float") || !strcmp(b, "bool")) f.path = b;
+    }
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
     if (f.kind == V_PYFUNC) return sema_pyfunc_call(S, call, f.def);
     if (f.kind == V_METHOD && f.method.self->kind == V_STR) return sema_str_method_call(S, call, f.method.self->path, f.method.name);

@@ -72,6 +72,15 @@ int main(int argc, char **argv) {
         for (int c = 0; c < 4; c++)
             if (qd_field_fm[i / 2][i % 2][c / 2][c % 2] != wm[c]) printf("fm[%d][%d] = %d, want %d\n", i, c, (int)qd_field_fm[i / 2][i % 2][c / 2][c % 2], wm[c]), bad++;
     }
+    ctr__run_args ca = {.w = 20};
+    if (!host_launch_ok(ctr__run(&ca, nt))) return 2;
+    if (qd_field_ctr__out[0] != 3 || qd_field_ctr__out[1] != 100 || qd_field_ctr__out[2] != 43 + 5)
+        printf("ctr.out = %d %d %d, want 3 100 48\n", (int)qd_field_ctr__out[0], (int)qd_field_ctr__out[1], (int)qd_field_ctr__out[2]), bad++;
+    project_args pa = {.s = 1.0f}; /* make_spd: eigenvalues 2, -1 and 3, -1; the negative ones become 0 */
+    if (!host_launch_ok(project(&pa, nt))) return 2;
+    double ws[2][4] = {{2, 0, 0, 0}, {1.5, 1.5, 1.5, 1.5}};
+    for (int i = 0; i < 2; i++)
+        for (int c = 0; c < 4; c++) near(qd_field_spd[i][c / 2][c % 2], ws[i][c], "spd", i * 4 + c);
     printf("glsl: %d wrong\n", bad);
     return bad != 0;
 }

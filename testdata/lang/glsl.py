@@ -105,3 +105,36 @@ def fills(v: qd.i32):
         if r == 1:
             fv.fill(0.5 * v)  # nested: a serial loop, one value for both components
     fm.fill(qd.Matrix([[1, v], [2 * v, 3]]))
+
+
+@qd.data_oriented
+class Counter:
+    step = 3  # class attributes: self.step reads them unless __init__ sets its own
+    scale: qd.i32 = 10
+
+    def __init__(self):
+        self.out = qd.field(qd.i32, shape=3)
+        self.scale = 100
+
+    def plus_step(self, v):  # a plain method: run at compile time, as Quadrants runs Python
+        return v * 2 + self.step
+
+    @qd.kernel
+    def run(self, w: qd.i32):
+        if qd.static(self.step == 3):
+            self.out[0] = self.step
+        self.out[1] = self.scale
+        out, plus = qd.static(self.out, self.plus_step)
+        out[2] = plus(w) + self.plus_step(1)
+
+
+ctr = Counter()
+
+
+spd = qd.Matrix.field(2, 2, qd.f32, shape=2)
+
+
+@qd.kernel
+def project(s: qd.f32):
+    spd[0] = qd.make_spd(qd.Matrix([[2.0, 0.0], [0.0, -s]]))
+    spd[1] = qd.make_spd(qd.Matrix([[1.0, 2.0 * s], [2.0 * s, 1.0]]), qd.f32)

@@ -131,3 +131,30 @@ Test(near, field_fill_in_a_kernel) {
                    "k.py:5:12: error[QD2040]: cannot assign a 2-vector to a 3-vector\n"
                    " 5 |     x.fill(qd.Vector([1, 2]))\n   |            ^~~~~~~~~~~~~~~~~\n");
 }
+
+/* A data-oriented class's class attributes (testdata/lang/glsl.py runs one); one made by a call is
+ * not an instance's own. */
+Test(near, class_attributes) {
+    expect_ok("import quadrants as qd\n@qd.data_oriented\nclass C:\n    flag: bool = True\n    def __init__(self):\n"
+              "        self.x = qd.field(qd.i32, shape=2)\n    @qd.kernel\n    def k(self):\n        if qd.static(self.flag):\n"
+              "            self.x[0] = 1\nc = C()\n");
+    expect_refusal("import quadrants as qd\n@qd.data_oriented\nclass C:\n    y = qd.field(qd.i32, shape=2)\n    def __init__(self):\n"
+                   "        self.x = qd.field(qd.i32, shape=2)\n    @qd.kernel\n    def k(self):\n        self.y[0] = 1\nc = C()\n",
+                   "k.py:9:9: error[QD2019]: instance 'c' of 'C' has no attribute 'y' that qdc can see (set in __init__ as self.y, a "
+                   "class attribute, or a kernel or qd.func method)\n 9 |         self.y[0] = 1\n   |         ^~~~~~\n");
+}
+
+Test(near, data_oriented_member_of_a_dataclass) {
+    expect_refusal("import dataclasses\nimport quadrants as qd\n@qd.data_oriented\nclass In:\n    def __init__(self):\n"
+                   "        self.y = qd.field(qd.i32, shape=4)\n@dataclasses.dataclass(frozen=True)\nclass Out:\n    inner: In\n"
+                   "o = Out(inner=In())\n@qd.kernel\ndef k(s: qd.template()):\n    s.inner.y[0] = 1\nk(o)\n",
+                   "k.py:9:12: error[QD2005]: member 'inner' of dataclass 'Out' holds a @qd.data_oriented instance, which qdc does "
+                   "not support inside a dataclass; pass the instance as a qd.template() argument of its own\n"
+                   " 9 |     inner: In\n   |            ^~\n");
+}
+
+Test(near, make_spd_sizes) {
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k():\n    m = qd.make_spd(qd.Matrix([[1.0]]))\n",
+                   "k.py:4:21: error[QD2043]: 'qd.make_spd' is supported for 2x2 to 6x6 square matrices in qdc, got a 1x1 matrix\n"
+                   " 4 |     m = qd.make_spd(qd.Matrix([[1.0]]))\n   |                     ^~~~~~~~~~~~~~~~~~\n");
+}
