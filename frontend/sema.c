@@ -754,10 +754,23 @@ static void module_import(Sema *S, const Stmt *s) {
     S->qd_alias = s->import.alias ? s->import.alias : "quadrants";
 }
 
-/* A keyword of @qd.kernel(...) that must be a compile-time bool: its value, or -1 after an error. */
+/* A keyword of @qd.kernel(...) that must be a compile-time bool: its value, or -1 after an error.
+ * fastcache= and pure= only decide whether Quadrants caches the kernel and checks its captures,
+ * never its code: one known only when the script runs (fastcache=gs.use_fastcache) compiles the
+ * kernel without that check, with warning QD2107. */
 static int kernel_flag(Sema *S, const Expr *d, const char *name) {
     const Expr *e;
     if (!keyword(d, name, &e)) return 0;
+    if (!strcmp(name, "fastcache") || !strcmp(name, "pure")) {
+        int mark = diag_quiet_begin();
+        sema_eval(S, e);
+        if (diag_quiet_end(mark) && diag_quiet_first_code() == QD2062) {
+            diag_warning(e->span, QD2107, "@qd.kernel(%s=...) is known only when the script runs: qdc compiles the kernel as "
+                         "written (%s decides how Quadrants caches a kernel, not its code) and skips the checks of "
+                         "captured values that %s=True adds", name, name, name);
+            return 0;
+        }
+    }
     Val v = sema_eval(S, e);
     if (v.kind == V_ERR) return -1;
     if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_integral(v.e->type)) return v.e->c.u != 0;

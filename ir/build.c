@@ -36,8 +36,8 @@ IrExpr *irb_float(Arena *a, QdType t, double v, Span sp) {
     return e;
 }
 
-/* A conversion to t; a constant converts here exactly as at run time (a float outside the
- * integer range becomes 0, qdc-lang(7): unspecified). */
+/* A conversion to t; a constant converts here exactly as at run time (ir.h, IR_CAST: a float
+ * converts toward zero, saturating at the integer range, NaN to 0). */
 IrExpr *irb_cast(Arena *a, IrExpr *e, QdType t) {
     if (!e || e->type == t) return e;
     if (e->kind != IR_CONST) {
@@ -53,8 +53,13 @@ IrExpr *irb_cast(Arena *a, IrExpr *e, QdType t) {
         return r;
     }
     double f = trunc(e->c.f);
+    int n = qt_bits(t);
+    bool sg = qt_is_signed(t);
+    double hi = ldexp(1.0, sg ? n - 1 : n), lo = sg ? -hi : 0; /* powers of two: exact */
     if (t == QT_U1) r->c.u = e->c.f != 0;
-    else if (!(f > -9.3e18 && f < 1.8e19)) ir_set_int_const(r, t, 0); /* out of range: unspecified */
+    else if (isnan(f)) ir_set_int_const(r, t, 0);
+    else if (f >= hi) ir_set_int_const(r, t, sg ? UINT64_MAX >> (65 - n) : UINT64_MAX >> (64 - n));
+    else if (f <= lo) ir_set_int_const(r, t, sg ? (uint64_t)1 << (n - 1) : 0);
     else ir_set_int_const(r, t, f < 0 ? (uint64_t)(int64_t)f : (uint64_t)f);
     return r;
 }

@@ -115,7 +115,9 @@ typedef enum {
     IR_UNARY,
     IR_BINARY,
     IR_SELECT,     /* cond (u1) ? a : b, both evaluated */
-    IR_CAST,       /* value conversion to e->type (float->int truncates toward zero) */
+    IR_CAST,       /* value conversion to e->type; float -> int truncates toward zero and
+                      saturates: past the range gives the minimum or maximum, NaN gives 0
+                      (the constant folder, LLVM's fptosi.sat and the SPIR-V sequence agree) */
     IR_BITCAST,    /* same width reinterpretation */
     IR_MATH,       /* builtin call: math op over args */
     IR_MEMOP,      /* atomic RMW/cas/inc/dec/load/store or volatile load; see IrMemOp */

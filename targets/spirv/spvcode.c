@@ -1,6 +1,7 @@
 /* Statements and expressions: structured control flow (selection and loop merges), arithmetic
  * with the IR's exact semantics (Python // and %, minNum/maxNum), conversions, addressing. */
 #include "spvgen.h"
+#include <math.h>
 #include <string.h>
 
 enum { GLSL_TRUNC = 3, GLSL_FABS = 4, GLSL_SABS = 5, GLSL_FSIGN = 6, GLSL_FLOOR = 8, GLSL_CEIL = 9, GLSL_SIN = 13,
@@ -323,6 +324,23 @@ static uint32_t math(SpvGen *g, const IrExpr *e) {
     unreachable();
 }
 
+/* A float -> integer cast with the IR's meaning (ir.h, IR_CAST): toward zero, saturating, NaN to
+ * 0. OpConvertFToS/U leaves NaN and out-of-range values undefined, so those lanes are selected
+ * away: x >= hi gives the maximum, x <= lo the minimum (hi = 2^(n-1) or 2^n, lo = -2^(n-1) or 0,
+ * powers of two: exact in f32/f64; in f16 a bound past 65504 becomes infinity, which still
+ * catches exactly the infinite inputs). */
+static uint32_t float_to_int(SpvGen *g, uint32_t x, QdType from, QdType to) {
+    uint32_t ty = g_ty(g, to), boolt = g_ty(g, QT_U1);
+    int n = qt_bits(to);
+    bool sg = qt_is_signed(to);
+    double hi = ldexp(1.0, sg ? n - 1 : n), lo = sg ? -hi : 0;
+    uint64_t max = sg ? (UINT64_MAX >> (65 - n)) : (UINT64_MAX >> (64 - n)), min = sg ? (uint64_t)1 << (n - 1) : 0;
+    uint32_t r = g_convert(g, x, from, to);
+    r = G_OP(g, SpvOpSelect, ty, G_OP(g, SpvOpFOrdGreaterThanEqual, boolt, x, g_const_num(g, from, hi, 0)), g_const(g, to, max), r);
+    r = G_OP(g, SpvOpSelect, ty, G_OP(g, SpvOpFOrdLessThanEqual, boolt, x, g_const_num(g, from, lo, 0)), g_const(g, to, min), r);
+    return G_OP(g, SpvOpSelect, ty, G_OP(g, SpvOpIsNan, boolt, x), g_const(g, to, 0), r);
+}
+
 static uint32_t constant(SpvGen *g, const IrExpr *e) {
     if (qt_is_float(e->type)) return g_const_num(g, e->type, e->c.f, 0);
     return g_const(g, e->type, e->c.u);
@@ -345,7 +363,9 @@ static uint32_t expr(SpvGen *g, const IrExpr *e) {
         uint32_t c = g_expr(g, e->sel.cond), a = g_expr(g, e->sel.a), b = g_expr(g, e->sel.b);
         return G_OP(g, SpvOpSelect, g_ty(g, e->type), c, a, b);
     }
-    case IR_CAST: return g_convert(g, g_expr(g, e->arg), e->arg->type, e->type);
+    case IR_CAST:
+        if (qt_is_float(e->arg->type) && qt_is_int(e->type)) return float_to_int(g, g_expr(g, e->arg), e->arg->type, e->type);
+        return g_convert(g, g_expr(g, e->arg), e->arg->type, e->type);
     case IR_BITCAST: return G_OP(g, SpvOpBitcast, g_ty(g, e->type), g_expr(g, e->arg));
     case IR_MATH: return math(g, e);
     case IR_MEMOP: return g_memop(g, e);

@@ -73,6 +73,7 @@ float pow(float, float);
 float fmod(float, float);
 half floor(half);
 half sqrt(half);
+template <typename T> bool isnan(T x) { return x != x; } /* Metal's isnan (float and half) */
 
 namespace precise { /* IEEE min/max: a NaN operand loses */
 float min(float, float);

@@ -95,6 +95,19 @@ static RunResult compile_body(const char *dir, const char *body, const char *tar
     return r;
 }
 
+/* body over apple7's 32 KiB: QD4006 at line:col naming `bytes`, exit 1, no output file. */
+static void expect_over_apple7(const char *dir, const char *body, const char *at, long bytes) {
+    char *out = xasprintf("%s/e.out", dir);
+    RunResult r = compile_body(dir, body, "apple7");
+    char *want = xasprintf("%s/e.qd:%s: error[QD4006]: task 'k_t0' needs %ld bytes of shared memory; apple7 allows 32768 "
+                           "(max_shared_bytes)\n", dir, at, bytes);
+    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "want\n%sgot\n%s", want, r.err);
+    cr_expect(!file_exists(out), "an output file after an error");
+    run_free(&r);
+    free(out), free(want);
+}
+
 /* apple7 allows 32 KiB of threadgroup memory: 2048 vec4 of f32 fill it exactly, 2049 do not
  * (the error counts every component). */
 Test(shared_vec, components_count_in_the_shared_limit, .timeout = 60) {
@@ -103,15 +116,9 @@ Test(shared_vec, components_count_in_the_shared_limit, .timeout = 60) {
     cr_expect_eq(r.status, 0, "%s", r.err);
     run_free(&r);
     remove(out);
-    r = compile_body(dir, "        sh = qd.simt.block.SharedArray((2049,), vec4)\n        sh[i % 2049].y = a[i]\n", "apple7");
-    char *want = xasprintf("%s/e.qd:8:14: error[QD4006]: task 'k_t0' needs 32784 bytes of shared memory; apple7 allows 32768 "
-                           "(max_shared_bytes)\n", dir);
-    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
-    cr_expect(!strncmp(r.err, want, strlen(want)), "want\n%sgot\n%s", want, r.err);
-    cr_expect(!file_exists(out), "an output file after an error");
-    run_free(&r);
+    expect_over_apple7(dir, "        sh = qd.simt.block.SharedArray((2049,), vec4)\n        sh[i % 2049].y = a[i]\n", "8:14", 32784);
     remove_tree(dir);
-    free(dir), free(out), free(want);
+    free(dir), free(out);
 }
 
 /* The limit counts the layout every backend and the metadata use (ir_task_shared_bytes): each
@@ -133,15 +140,9 @@ Test(shared_vec, the_limit_counts_the_laid_out_bytes, .timeout = 60) {
     free(json), run_free(&r), remove(out);
     static const char over[] = "        b = qd.simt.block.SharedArray((1,), qd.u8)\n        w = qd.simt.block.SharedArray((8189,), qd.i32)\n"
                                "        b[0] = qd.u8(1)\n        w[i % 8189] = qd.i32(a[i]) + qd.i32(b[0])\n";
-    r = compile_body(dir, over, "apple7");
-    char *want = xasprintf("%s/e.qd:9:13: error[QD4006]: task 'k_t0' needs 32772 bytes of shared memory; apple7 allows 32768 "
-                           "(max_shared_bytes)\n", dir);
-    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
-    cr_expect(!strncmp(r.err, want, strlen(want)), "want\n%sgot\n%s", want, r.err);
-    cr_expect(!file_exists(out), "an output file after an error");
-    run_free(&r);
+    expect_over_apple7(dir, over, "9:13", 32772);
     remove_tree(dir);
-    free(dir), free(out), free(meta), free(src), free(want);
+    free(dir), free(out), free(meta), free(src);
 }
 
 static void expect_error(const char *body, int line, int col, const char *msg) {

@@ -304,6 +304,24 @@ Test(spirv_cli, published_buffers_are_coherent_and_relaxed_ones_are_not) {
     free(src);
 }
 
+/* qdc src --target=vulkan1.3 cap -o spv must succeed and spirv-val accept it: its disassembly. */
+static char *vulkan13_asm(const char *src, const char *cap, const char *spv) {
+    const char *args[] = {src, "--target=vulkan1.3", cap, "-o", spv, NULL};
+    RunResult r = run_qdc_argv(args, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    const char *val[] = {"spirv-val", "--target-env", "vulkan1.3", spv, NULL};
+    r = run_argv(val, NULL, NULL);
+    cr_expect_eq(r.status, 0, "spirv-val: %s", r.err);
+    run_free(&r);
+    const char *dis[] = {"spirv-dis", spv, NULL};
+    r = run_argv(dis, NULL, NULL);
+    char *text = r.out;
+    r.out = NULL;
+    run_free(&r);
+    return text;
+}
+
 /* ---- f16 atomics with VK_EXT_shader_atomic_float2 ----
  * +float16-atomic-add (add, and sub as add of the negation) and +float16-atomic-min-max, on
  * workgroup and buffer memory: the instructions, their capabilities and spirv-val. (lavapipe has
@@ -342,35 +360,17 @@ Test(spirv_cli, f16_atomics_with_the_float2_caps, .timeout = 60) {
               "%s", r.err);
     cr_expect(!file_exists(mspv), "an output file after an error");
     run_free(&r);
-    const char *margs[] = {mq, "--target=vulkan1.3", "--cap=+float16-atomic-min-max", "-o", mspv, NULL};
-    r = run_qdc_argv(margs, NULL, NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    run_free(&r);
-    const char *dis[] = {"spirv-dis", mspv, NULL};
-    r = run_argv(dis, NULL, NULL);
-    cr_expect(strstr(r.out, "OpAtomicFMinEXT %half") && strstr(r.out, "OpAtomicFMaxEXT %half") &&
-                  strstr(r.out, "OpCapability AtomicFloat16MinMaxEXT") && strstr(r.out, "OpExtension \"SPV_EXT_shader_atomic_float_min_max\""),
-              "%s", r.out);
-    run_free(&r);
-    const char *val[] = {"spirv-val", "--target-env", "vulkan1.3", mspv, NULL};
-    r = run_argv(val, NULL, NULL);
-    cr_expect_eq(r.status, 0, "spirv-val: %s", r.err);
-    run_free(&r);
-    const char *aargs[] = {qd, "--target=vulkan1.3", "--cap=+float16-atomic-add", "-o", spv, NULL};
-    r = run_qdc_argv(aargs, NULL, NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    run_free(&r);
-    const char *adis[] = {"spirv-dis", spv, NULL};
-    r = run_argv(adis, NULL, NULL);
+    char *text = vulkan13_asm(mq, "--cap=+float16-atomic-min-max", mspv);
+    cr_expect(strstr(text, "OpAtomicFMinEXT %half") && strstr(text, "OpAtomicFMaxEXT %half") &&
+                  strstr(text, "OpCapability AtomicFloat16MinMaxEXT") && strstr(text, "OpExtension \"SPV_EXT_shader_atomic_float_min_max\""),
+              "%s", text);
+    free(text);
+    text = vulkan13_asm(qd, "--cap=+float16-atomic-add", spv);
     int nadd = 0;
-    for (const char *p = r.out; (p = strstr(p, "OpAtomicFAddEXT %half")); p++) nadd++;
-    cr_expect_eq(nadd, 4, "add and sub (as add of the negation), shared and global: 4 OpAtomicFAddEXT on half, got %d:\n%s", nadd, r.out);
-    cr_expect(strstr(r.out, "OpFNegate %half") && strstr(r.out, "OpCapability AtomicFloat16AddEXT"), "%s", r.out);
-    run_free(&r);
-    const char *aval[] = {"spirv-val", "--target-env", "vulkan1.3", spv, NULL};
-    r = run_argv(aval, NULL, NULL);
-    cr_expect_eq(r.status, 0, "spirv-val: %s", r.err);
-    run_free(&r);
+    for (const char *p = text; (p = strstr(p, "OpAtomicFAddEXT %half")); p++) nadd++;
+    cr_expect_eq(nadd, 4, "add and sub (as add of the negation), shared and global: 4 OpAtomicFAddEXT on half, got %d:\n%s", nadd, text);
+    cr_expect(strstr(text, "OpFNegate %half") && strstr(text, "OpCapability AtomicFloat16AddEXT"), "%s", text);
+    free(text);
     free(qd), free(spv), free(mq), free(mspv);
     remove_tree(dir);
     free(dir);
