@@ -129,6 +129,8 @@ Scope *sema_def_scope(Sema *S, const Stmt *def) {
         if (S->lambdas.items[k].def == def) return S->lambdas.items[k].scope;
     for (int k = S->defs.len - 1; k >= 0; k--)
         if (S->defs.items[k].def == def) return S->defs.items[k].scope;
+    for (int k = S->pyfuncs.len - 1; k >= 0; k--) /* a Python function made a qd.func in a kernel: qd.func(f) */
+        if (S->pyfuncs.items[k].def == def) return S->pyfuncs.items[k].scope;
     return &S->module;
 }
 

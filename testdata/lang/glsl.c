@@ -81,6 +81,10 @@ int main(int argc, char **argv) {
     double ws[2][4] = {{2, 0, 0, 0}, {1.5, 1.5, 1.5, 1.5}};
     for (int i = 0; i < 2; i++)
         for (int c = 0; c < 4; c++) near(qd_field_spd[i][c / 2][c % 2], ws[i][c], "spd", i * 4 + c);
+    lifted_args la = {0};
+    if (!host_launch_ok(lifted(&la, nt))) return 2;
+    for (int i = 0; i < 4; i++)
+        if (qd_field_lf[i] != 2 * i + 1) printf("lf[%d] = %d, want %d\n", i, (int)qd_field_lf[i], 2 * i + 1), bad++;
     printf("glsl: %d wrong\n", bad);
     return bad != 0;
 }

@@ -138,3 +138,17 @@ spd = qd.Matrix.field(2, 2, qd.f32, shape=2)
 def project(s: qd.f32):
     spd[0] = qd.make_spd(qd.Matrix([[2.0, 0.0], [0.0, -s]]))
     spd[1] = qd.make_spd(qd.Matrix([[1.0, 2.0 * s], [2.0 * s, 1.0]]), qd.f32)
+
+
+lf = qd.field(qd.i32, shape=4)
+
+
+def lift(i):
+    return i * 2 + 1
+
+
+@qd.kernel
+def lifted():
+    qd.static_assert(lf.dtype == qd.i32 and fv.dtype == qd.f32)  # a field's dtype is its element type
+    for i in range(4):
+        lf[i] = qd.func(lift)(i)  # a Python function made a qd.func where it is called

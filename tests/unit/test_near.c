@@ -158,3 +158,26 @@ Test(near, make_spd_sizes) {
                    "k.py:4:21: error[QD2043]: 'qd.make_spd' is supported for 2x2 to 6x6 square matrices in qdc, got a 1x1 matrix\n"
                    " 4 |     m = qd.make_spd(qd.Matrix([[1.0]]))\n   |                     ^~~~~~~~~~~~~~~~~~\n");
 }
+
+/* Quadrants' logic_not, bit_not and ffs take integral inputs only; a Python float constant is Python's. */
+Test(near, integral_only_unary_ops) {
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k(x: qd.f32) -> qd.i32:\n    return not x\n",
+                   "k.py:4:12: error[QD2006]: operator 'not' requires an integer or bool operand, got f32 (Quadrants: \"'logic_not' "
+                   "takes integral inputs only, however 'f32' is provided\")\n 4 |     return not x\n   |            ^~~~~\n");
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k(x: qd.f32) -> qd.i32:\n    return ~x\n",
+                   "k.py:4:12: error[QD2006]: operator '~' requires an integer operand, got f32 (Quadrants: \"'bit_not' takes "
+                   "integral inputs only, however 'f32' is provided\")\n 4 |     return ~x\n   |            ^~\n");
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k(x: qd.f64) -> qd.i32:\n    return qd.math.popcnt(x)\n",
+                   "k.py:4:12: error[QD2006]: 'qd.math.popcnt' requires an integer operand, got f64 (Quadrants: \"'popcnt' takes "
+                   "integral inputs only, however 'f64' is provided\")\n 4 |     return qd.math.popcnt(x)\n   |            ^~~~~~~~~~~~~~~~~\n");
+    expect_ok("import quadrants as qd\nH = 0.5\nx = qd.field(qd.i32, shape=2)\n@qd.kernel\ndef k(v: qd.i32):\n"
+              "    x[0] = not H\n    x[1] = not v\n");
+}
+
+Test(near, static_assert_and_qd_func_forms) {
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k():\n    value = False\n    qd.static_assert(value, \"no\")\n",
+                   "k.py:5:5: error[QD2009]: the condition of qd.static_assert must be a compile-time constant (Quadrants: \"Static "
+                   "assert with non-static condition\")\n 5 |     qd.static_assert(value, \"no\")\n   |     ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+    expect_refusal("import quadrants as qd\nx = qd.field(qd.i32, shape=2)\n@qd.kernel\ndef k():\n    x[0] = qd.func(3)(1)\n",
+                   "k.py:5:20: error[QD2019]: qd.func takes a function, got a value\n 5 |     x[0] = qd.func(3)(1)\n   |                    ^\n");
+}
