@@ -111,7 +111,7 @@ struct Stmt {
             Span name_span;
             bool host; /* an undecorated (or not qd-decorated) host function: body parsed like module level */
         } def;
-        struct { const char *name; Span name_span; StmtList body; bool dataclass, py_dataclass; } class_; /* @qd.dataclass; @dataclasses.dataclass */
+        struct { const char *name; Span name_span; StmtList body; bool dataclass, py_dataclass, int_enum, int_flag; } class_; /* @qd.dataclass; @dataclasses.dataclass; (IntEnum); (IntFlag) */
         struct { const char *module, *alias; } import; /* alias NULL without 'as' */
         struct { Expr *cond, *msg; } assert_;             /* msg may be NULL */
         struct { ExprList names; const char *what; } host; /* E_NAMEs the host code assigns */

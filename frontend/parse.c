@@ -1197,6 +1197,25 @@ static bool data_oriented_class(Parser *P, StmtVec *out) {
     return true;
 }
 
+/* class NAME(IntEnum): / (IntFlag) / (enum.IntEnum): Python's int enumerations, kept (their
+ * members are int constants a kernel may use, sema_class.c); any other plain class is host code. */
+static bool int_enum_class(Parser *P, StmtVec *out) {
+    int c = P->pos, i = c + 3;
+    if (i + 6 >= P->ntoks || P->toks[c + 1].kind != T_NAME || P->toks[c + 2].kind != T_LPAREN) return false;
+    if (P->toks[i].kind == T_NAME && P->toks[i + 1].kind == T_DOT) i += 2;
+    const Token *base = &P->toks[i];
+    if (base->kind != T_NAME || (strcmp(base->s, "IntEnum") && strcmp(base->s, "IntFlag"))) return false;
+    if (P->toks[i + 1].kind != T_RPAREN || P->toks[i + 2].kind != T_COLON || P->toks[i + 3].kind != T_NEWLINE ||
+        P->toks[i + 4].kind != T_INDENT)
+        return false;
+    Stmt *s = new_stmt(P, S_CLASS, tspan(P, &P->toks[c]));
+    s->class_.name = P->toks[c + 1].s, s->class_.name_span = tspan(P, &P->toks[c + 1]);
+    s->class_.int_enum = true, s->class_.int_flag = !strcmp(base->s, "IntFlag");
+    P->pos = i + 4;
+    s->class_.body = host_block(P);
+    vec_push(out, s);
+    return true;
+}
 
 /* `from quadrants[.sub...] import NAME [as ALIAS], ...` (module level): one S_IMPORT per name,
  * module "quadrants.sub.NAME" bound to ALIAS (or NAME); sema maps it into the qd namespace
@@ -1409,6 +1428,7 @@ static void module_stmt(Parser *P, StmtVec *out) {
     const char *what = NULL;
     if (k == T_KW_FROM && peek2(P)->kind == T_NAME && !strcmp(peek2(P)->s, "quadrants")) return parse_from_quadrants(P, out);
     if (k == T_AT && data_oriented_class(P, out)) return;
+    if (k == T_KW_CLASS && int_enum_class(P, out)) return;
     if ((k == T_KW_DEF || (k == T_AT && !qd_decorated(P))) && host_def(P, out)) return;
     if (k == T_KW_IF && host_if(P, out)) return;
     if (k == T_KW_FOR && host_for(P, out)) return;

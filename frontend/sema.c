@@ -1062,7 +1062,8 @@ void sema_module_body(Sema *S, const StmtList *l) {
             }
             break;
         case S_CLASS:
-            if (s->class_.py_dataclass) sema_pydc_class(S, s);
+            if (s->class_.int_enum) sema_int_enum(S, s);
+            else if (s->class_.py_dataclass) sema_pydc_class(S, s);
             else s->class_.dataclass ? sema_struct_dataclass(S, s) : sema_class(S, s);
             break;
         case S_IF: sema_host_if(S, s); break;

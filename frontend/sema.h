@@ -360,6 +360,7 @@ Val sema_more_builtin_call(Sema *S, const Expr *call, const char *path);
 /* sema_glsl.c: qd.math.degrees/radians/fract/step/smoothstep/mod/log2/reflect/refract/eye */
 bool sema_is_glsl(const char *path);
 Val sema_glsl_call(Sema *S, const Expr *call, const char *path);
+void sema_int_enum(Sema *S, const Stmt *cls); /* sema_class.c: class NAME(IntEnum) */
 bool sema_iter_items(Sema *S, const Expr *iter, Val **items, int *n); /* sema_lang.c: a compile-time iterable's items */
 bool sema_static_seq_for(Sema *S, const Stmt *s); /* sema_lang.c: for x in qd.static(<sequence>); false: not one */
 /* Whether two compile-time values are equal (types, namespaces such as qd.cuda, strings, None,

@@ -85,6 +85,11 @@ int main(int argc, char **argv) {
     if (!host_launch_ok(lifted(&la, nt))) return 2;
     for (int i = 0; i < 4; i++)
         if (qd_field_lf[i] != 2 * i + 1) printf("lf[%d] = %d, want %d\n", i, (int)qd_field_lf[i], 2 * i + 1), bad++;
+    enums_args ea = {.kind = 7}; /* IntEnum / IntFlag members, auto() included */
+    if (!host_launch_ok(enums(&ea, nt))) return 2;
+    int we[6] = {1, 8, 17, 1, -3, 2};
+    for (int i = 0; i < 6; i++)
+        if (qd_field_ek[i] != we[i]) printf("ek[%d] = %d, want %d\n", i, (int)qd_field_ek[i], we[i]), bad++;
     printf("glsl: %d wrong\n", bad);
     return bad != 0;
 }

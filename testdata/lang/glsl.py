@@ -2,6 +2,8 @@
 # radians, fract, step, smoothstep, mod, log2, reflect, refract, eye) on scalars and vectors,
 # `not` on a vector (element-wise), float() of an int constant past 64 bits, a for loop over
 # `A if qd.static(c) else B`, and float literals past f64's range. Host: glsl.c.
+from enum import IntEnum, IntFlag, auto
+
 import quadrants as qd
 
 qd.init(arch=qd.cpu)
@@ -152,3 +154,32 @@ def lifted():
     qd.static_assert(lf.dtype == qd.i32 and fv.dtype == qd.f32)  # a field's dtype is its element type
     for i in range(4):
         lf[i] = qd.func(lift)(i)  # a Python function made a qd.func where it is called
+
+
+class Shape(IntEnum):
+    SPHERE = 0
+    BOX = auto()  # 1
+    PLANE = 7
+    MESH = auto()  # 8
+    BELOW = -3
+
+
+class Bits(IntFlag):
+    A = auto()  # 1
+    B = auto()  # 2
+    C = 8
+    D = auto()  # 16
+
+
+ek = qd.field(qd.i32, shape=6)
+
+
+@qd.kernel
+def enums(kind: qd.i32):
+    ek[0] = Shape.BOX
+    ek[1] = Shape.MESH
+    ek[2] = Bits.D | Bits.A
+    ek[3] = 1 if kind == Shape.PLANE else 2
+    ek[4] = Shape.BELOW
+    if qd.static(Bits.C == 8):
+        ek[5] = Bits.B

@@ -181,3 +181,15 @@ Test(near, static_assert_and_qd_func_forms) {
     expect_refusal("import quadrants as qd\nx = qd.field(qd.i32, shape=2)\n@qd.kernel\ndef k():\n    x[0] = qd.func(3)(1)\n",
                    "k.py:5:20: error[QD2019]: qd.func takes a function, got a value\n 5 |     x[0] = qd.func(3)(1)\n   |                    ^\n");
 }
+
+/* class NAME(IntEnum) / (IntFlag): members are int constants (testdata/lang/glsl.py runs them). */
+Test(near, int_enums) {
+    expect_refusal("import quadrants as qd\nfrom enum import IntEnum\nclass K(IntEnum):\n    A = 1\n    B = len(sys.argv)\n"
+                   "x = qd.field(qd.i32, shape=2)\n@qd.kernel\ndef k():\n    x[0] = K.B\n    x[1] = K.C\n",
+                   "k.py:9:12: error[QD2062]: 'K.B' is an enum member qdc cannot compute; kernels can use members given as int "
+                   "constants or auto()\n 9 |     x[0] = K.B\n   |            ^~~\nk.py:5:5: note: 'B' is set here\n"
+                   " 5 |     B = len(sys.argv)\n   |     ^\nk.py:10:12: error[QD2019]: enum 'K' has no member 'C'\n"
+                   " 10 |     x[1] = K.C\n    |            ^~~\n");
+    expect_ok("import quadrants as qd\nimport enum\nx = qd.field(qd.i32, shape=2)\ndef t():\n    class F(enum.IntFlag):\n"
+              "        R = enum.auto()\n        W = enum.auto()\n    @qd.kernel\n    def k():\n        x[0] = F.R | F.W\n    k()\n");
+}
