@@ -28,7 +28,7 @@ int capk_find(const char *dotted) {
     return -1;
 }
 
-static const char *const lowf_names[] = {"unsafe_fp_atomics", "membar_orders", "volatile_decoration", "msl_helper", "split64"};
+static const char *const lowf_names[] = {"unsafe_fp_atomics", "membar_orders", "volatile_decoration", "msl_helper", "split64", "shared_u32"};
 const char *lowf_name(unsigned bit) {
     for (unsigned i = 0; i < ARRAY_LEN(lowf_names); i++)
         if (bit == 1u << i) return lowf_names[i];
@@ -224,7 +224,7 @@ static bool cell_flags(Ld *L, CapCell *c, yaml_node_t *v) {
         const char *s = scalar(L, e, "a flag");
         int f = s ? lowf_from_name(s) : -1;
         if (f < 0) {
-            if (s) diag_error(node_span(L, e), QD3003, "unknown flag '%s' (unsafe_fp_atomics, membar_orders, volatile_decoration, msl_helper, split64)", s);
+            if (s) diag_error(node_span(L, e), QD3003, "unknown flag '%s' (unsafe_fp_atomics, membar_orders, volatile_decoration, msl_helper, split64, shared_u32)", s);
             return false;
         }
         c->flags |= (unsigned)f;

@@ -521,6 +521,9 @@ static const Expr *host_name_in(Sema *S, const Expr *e) {
 static const char *host_value_what(Sema *S, const Expr *v) {
     const char *p = v->kind == E_CALL ? sema_path(S, v->call.fn) : NULL;
     const Expr *n = host_name_in(S, v);
+    if (v->kind == E_CALL && subgroup_size_call(S, v)) /* the host asks the device (Quadrants' group_size()) */
+        return "the device's subgroup width, which this compile does not fix (the target's is the device's or the targets "
+               "of this compile differ; Vulkan: assert it with --cap=+subgroup32)";
     if (S->hscope == &S->module && !n) return "a module-level value computed by the script";
     if (!n) return "a value computed by the host function";
     return arena_printf(S->arena, "%s from '%s' (%s)", p && !strcmp(p, "qd.field") ? "a field declared" : "a value computed", n->name,

@@ -286,19 +286,40 @@ static void number(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *
     if (fence) ((IrStmt *)fence)->fence.id = (*n)++;
 }
 
-static int64_t shared_size(const IrShared *s) { return s->elems * ((qt_bits(s->type) + 7) / 8); }
+typedef struct { const IrLowered *low; int s; bool wide; } WideScan;
 
-int64_t ir_shared_offset(const IrKernel *k, int s) {
+static void wide_use(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *memop, const IrStmt *fence) {
+    (void)k, (void)t, (void)fence;
+    WideScan *w = ctx;
+    if (memop && memop->mem.ref->kind == IR_REF_SHARED && memop->mem.ref->index == w->s &&
+        (ir_low(w->low, memop->mem.id)->flags & LOWF_SHARED_U32))
+        w->wide = true;
+}
+
+bool ir_shared_widened(const IrKernel *k, const IrLowered *low, int s) {
+    WideScan w = {low, s, false};
+    if (low && qt_bits(k->shared[s].type) < 32) ir_visit_kernel_memory_ops(k, wide_use, &w);
+    return w.wide;
+}
+
+static int64_t shared_size(const IrKernel *k, const IrLowered *low, int s) {
+    const IrShared *sh = &k->shared[s];
+    int bytes = (qt_bits(sh->type) + 7) / 8;
+    if (bytes < 4 && ir_shared_widened(k, low, s)) bytes = 4;
+    return sh->elems * bytes;
+}
+
+int64_t ir_shared_offset(const IrKernel *k, const IrLowered *low, int s) {
     int64_t off = 0;
     for (int i = 0; i < s; i++)
-        if (k->shared[i].task == k->shared[s].task) off += (shared_size(&k->shared[i]) + IR_SHARED_ALIGN - 1) / IR_SHARED_ALIGN * IR_SHARED_ALIGN;
+        if (k->shared[i].task == k->shared[s].task) off += (shared_size(k, low, i) + IR_SHARED_ALIGN - 1) / IR_SHARED_ALIGN * IR_SHARED_ALIGN;
     return off;
 }
 
-int64_t ir_task_shared_bytes(const IrKernel *k, int task) {
+int64_t ir_task_shared_bytes(const IrKernel *k, const IrLowered *low, int task) {
     int64_t end = 0;
     for (int i = 0; i < k->nshared; i++)
-        if (k->shared[i].task == task) end = ir_shared_offset(k, i) + shared_size(&k->shared[i]);
+        if (k->shared[i].task == task) end = ir_shared_offset(k, low, i) + shared_size(k, low, i);
     return end;
 }
 

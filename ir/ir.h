@@ -79,6 +79,8 @@ enum {
     LOWF_VOLATILE_DECORATION = 1u << 2, /* SPIR-V for MSL: volatile as a variable decoration */
     LOWF_MSL_HELPER = 1u << 3,        /* MSL: a 64-bit atomic written by a qdc helper (Apple9 ulong min/max) */
     LOWF_SPLIT64 = 1u << 4,           /* MSL: a 64-bit op emulated as two 32-bit atomics (opt-in) */
+    LOWF_SHARED_U32 = 1u << 5,        /* SPIR-V: the SharedArray is stored one value per u32 word
+                                         (no 16-bit atomics: the CAS loop swaps the word) */
 };
 
 /* ---- memory references ---- */
@@ -344,10 +346,14 @@ typedef struct IrKernel {
 
 /* The layout of a task's SharedArrays in its block-shared memory, the one every reader uses (the
  * limit check against max_shared_bytes, the CPU backend, the header and the metadata): in
- * declaration order, each starting on an IR_SHARED_ALIGN boundary. */
+ * declaration order, each starting on an IR_SHARED_ALIGN boundary. An array that a decision of
+ * `low` widens (LOWF_SHARED_U32 on a memory operation on it) takes 4 bytes per element, as the
+ * SPIR-V backend declares it; low NULL: every array at its natural width (no widening target). */
 #define IR_SHARED_ALIGN 16
-int64_t ir_shared_offset(const IrKernel *k, int s); /* byte offset of shared[s] in its task's memory */
-int64_t ir_task_shared_bytes(const IrKernel *k, int task); /* the end of its last SharedArray (0: none) */
+struct IrLowered;
+bool ir_shared_widened(const IrKernel *k, const struct IrLowered *low, int s);
+int64_t ir_shared_offset(const IrKernel *k, const struct IrLowered *low, int s); /* byte offset of shared[s] in its task's memory */
+int64_t ir_task_shared_bytes(const IrKernel *k, const struct IrLowered *low, int task); /* the end of its last SharedArray (0: none) */
 
 /* One level of an SNode path (qd.root.dense(axes, sizes)...): the axes it splits, their sizes,
  * the bytes of one cell, and where the next level (or the field) sits inside a cell. */

@@ -215,6 +215,7 @@ static void set_detail(LowerCtx *c, IrLowering *L, const IrMemOp *m, const CapAn
     if (qt_is_float(m->ref->type) && (m->op == QOP_MIN || m->op == QOP_MAX)) sb_puts(&d, "; minNum/maxNum: a NaN operand loses");
     for (int i = 0; i < a->ncaps_used; i++) sb_printf(&d, "; relies on +%s", a->caps_used[i]);
     if (L->no_return) sb_puts(&d, "; result unused: no-return form");
+    if (L->flags & LOWF_SHARED_U32) sb_puts(&d, "; the SharedArray is stored as u32 words, one value per word");
     if (why->len) sb_printf(&d, "; %s", why->data);
     L->detail = arena_strdup(c->arena, d.data);
     L->spelling = a->cell->spelling;
@@ -342,17 +343,37 @@ static void visit(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *m
     if (fence) decide_fence(c, fence, slot(c, fence->fence.id));
 }
 
+/* A SharedArray that one decision stores as u32 words (LOWF_SHARED_U32) is words for every
+ * operation on it: a native 16-bit atomic on the same array (--cap=+float16-atomic-add next to
+ * a CAS-loop min) becomes a CAS loop on the word too, and the report says why. (Loads, stores,
+ * exchanges and compare-and-swaps stay single instructions, on the word.) */
+typedef struct { LowerCtx *c; const IrLowered *decided; } Peers;
+
+static void widen_peer(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *memop, const IrStmt *fence) {
+    (void)t, (void)fence;
+    Peers *p = ctx;
+    if (!memop || memop->mem.ref->kind != IR_REF_SHARED || memop->mem.is_volatile) return;
+    IrLowering *L = slot(p->c, memop->mem.id);
+    if (L->kind != LOW_NATIVE || bit_op(L->op) || (L->flags & LOWF_SHARED_U32) || !ir_shared_widened(k, p->decided, memop->mem.ref->index)) return;
+    L->kind = LOW_CAS_LOOP, L->flags |= LOWF_SHARED_U32, L->no_return = false;
+    L->via_int = qt_is_float(memop->mem.ref->type);
+    L->detail = arena_printf(p->c->arena, "CAS loop computing %s on the u32 word instead of %s: another operation "
+                             "stores the SharedArray as u32 words, one value per word%s", qop_name(L->op),
+                             L->spelling ? L->spelling : "the native instruction", L->negate ? "; sub as add of the negation" : "");
+}
+
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 /* Shared arrays of one task, laid out as every backend and the metadata lay them out
- * (ir_task_shared_bytes), must fit the family's max_shared_bytes (from the database). */
-static bool check_shared_limits(const IrModule *m, const CapTarget *t) {
+ * (ir_task_shared_bytes, with the arrays the decisions widen), must fit the family's
+ * max_shared_bytes (from the database). */
+static bool check_shared_limits(const IrModule *m, const CapTarget *t, const IrLowered *low) {
     long limit = cap_int(t, "max_shared_bytes", 0);
     bool ok = true;
     for (int k = 0; limit > 0 && k < m->nkernels; k++) {
         const IrKernel *kn = &m->kernels[k];
         for (int task = 0; task < kn->ntasks; task++) {
-            int64_t bytes = ir_task_shared_bytes(kn, task);
+            int64_t bytes = ir_task_shared_bytes(kn, low, task);
             const IrShared *last = NULL;
             for (int i = 0; i < kn->nshared; i++)
                 if (kn->shared[i].task == task) last = &kn->shared[i];
@@ -456,12 +477,15 @@ static bool decide_print(LowerCtx *c, const IrModule *m) {
 
 IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOptions *o, Arena *arena) {
     LowerCtx c = {t, o, arena, true, ARENA_ARRAY(arena, IrLowering, m->nmemops + 1), m->nmemops, {0}};
-    if (!check_shared_limits(m, t)) c.ok = false;
     if (!check_block_dims(m, t)) c.ok = false;
     if (!lower_check_simt(m, t, o)) c.ok = false;
     IrClock clock = decide_clock(&c, m);
     bool print = decide_print(&c, m);
     ir_visit_memory_ops(m, visit, &c);
+    IrLowered decided = {.ops = c.ops, .nops = c.nops};
+    Peers peers = {&c, &decided};
+    ir_visit_memory_ops(m, widen_peer, &peers);
+    if (!check_shared_limits(m, t, &decided)) c.ok = false;
     const char *rewrite_caps[2] = {NULL, NULL};
     if (c.ok) lower_reductions(m, t, o, c.ops, arena, rewrite_caps);
     int nvector = c.ok ? lower_vectors(m, t, c.ops, arena) : 0;

@@ -22,13 +22,13 @@ static void param_json(StrBuf *b, const IrParam *p) {
     sb_puts(b, "}");
 }
 
-static void task_json(StrBuf *b, const IrKernel *k, int i, const CapTarget *t) {
+static void task_json(StrBuf *b, const IrKernel *k, int i, const IrLowered *low, const CapTarget *t) {
     const IrTask *task = &k->tasks[i];
     sb_puts(b, "{\"name\": ");
     json_str(b, task->name);
     sb_printf(b, ", \"kind\": \"%s\", \"block_dim\": %d, \"uses_block\": %s, \"shared_bytes\": %ld",
               task->kind == IR_TASK_SERIAL ? "serial" : "parallel", abi_block_dim(task, t),
-              task->uses_block ? "true" : "false", (long)ir_task_shared_bytes(k, i));
+              task->uses_block ? "true" : "false", (long)ir_task_shared_bytes(k, low, i));
     if (abi_device_extent(task)) { /* bounds read on the device: any grid, this many blocks suggested */
         sb_puts(b, ", \"extent\": \"device\"");
         if (strcmp(cap_backend(t), "x86_64")) sb_printf(b, ", \"groups\": %d", abi_device_groups(task, abi_block_dim(task, t)));
@@ -82,7 +82,7 @@ void abi_loops_json(StrBuf *b, const IrKernel *k, const char *sep) {
     sb_puts(b, "]");
 }
 
-static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const CapTarget *t) {
+static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const IrLowered *low, const CapTarget *t) {
     sb_puts(b, "    {\"name\": ");
     json_str(b, k->name);
     if (k->ret_type != QT_VOID || k->ret_nmembers) sb_puts(b, ",\n     "), abi_returns_json(b, m, k);
@@ -94,7 +94,7 @@ static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const C
     sb_puts(b, "],\n     \"tasks\": [");
     for (int i = 0; i < k->ntasks; i++) {
         if (i) sb_puts(b, ",\n               ");
-        task_json(b, k, i, t);
+        task_json(b, k, i, low, t);
     }
     sb_puts(b, "]");
     if (k->nloops) sb_puts(b, ",\n     "), abi_loops_json(b, k, "\n               ");
@@ -178,7 +178,7 @@ bool metadata_emit(const IrModule *m, const IrLowered *low, const CapTarget *t, 
     for (int i = 0; i < m->nkernels; i++) {
         sb_puts(out, i ? ",\n" : "\n");
         if (bind) bind->meta_kernel(out, m, i, bind->ctx);
-        else kernel_json(out, m, &m->kernels[i], t);
+        else kernel_json(out, m, &m->kernels[i], low, t);
     }
     sb_puts(out, m->nkernels ? "\n  ]\n}\n" : "]\n}\n");
     return true;

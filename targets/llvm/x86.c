@@ -44,7 +44,7 @@ static LLVMValueRef x86_shared_base(LlvmCg *cg, int s) {
     LLVMTypeRef p = cg_ptr(cg, 0);
     LLVMValueRef l = lane(cg);
     LLVMValueRef base = cg_call_extern(cg, "qdrt_lane_shared", p, &p, 1, &l);
-    LLVMValueRef off = cg_i64(cg, ir_shared_offset(cg->kernel, s));
+    LLVMValueRef off = cg_i64(cg, ir_shared_offset(cg->kernel, NULL, s));
     return LLVMBuildGEP2(cg->b, LLVMInt8TypeInContext(cg->ctx), base, &off, 1, "");
 }
 

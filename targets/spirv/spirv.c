@@ -80,8 +80,10 @@ uint32_t g_ty(SpvGen *g, QdType t) {
     unreachable();
 }
 
-/* Element type in memory: u1 is a byte; a float in an integer view is the same-width uint. */
+/* Element type in memory: u1 is a byte; a float in an integer view is the same-width uint; a
+ * 16-bit element in the wide view a u32 word. */
 uint32_t g_ty_store(SpvGen *g, QdType t, int view) {
+    if (view == VIEW_WIDE && qt_bits(t) < 32) return g_ty(g, QT_U32);
     if (t == QT_U1) return g_ty(g, QT_U8);
     if (view == VIEW_INT && qt_is_float(t)) return g_ty(g, qt_uint_same_width(t));
     return g_ty(g, t);
@@ -189,8 +191,10 @@ SpvRes *g_res(SpvGen *g, const IrRef *r) {
 /* The variable for a resource in a view, declared on first use. */
 uint32_t g_res_var(SpvGen *g, const IrRef *r, int view) {
     SpvRes *res = g_res(g, r);
-    if (r->kind == IR_REF_SHARED && res->need_int && res->need_float)
+    if (r->kind == IR_REF_SHARED && res->need_int && res->need_float && !res->wide)
         die("shared array '%s' needs both float and integer views", g->k->shared[r->index].name);
+    if (r->kind == IR_REF_SHARED && res->wide != (view == VIEW_WIDE))
+        die("shared array '%s' accessed in view %d (widened: %d)", g->k->shared[r->index].name, view, (int)res->wide);
     bool buffer = r->kind == IR_REF_FIELD || r->kind == IR_REF_NDARRAY;
     if (!res->var[view]) {
         if (r->kind == IR_REF_FIELD) {

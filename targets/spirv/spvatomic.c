@@ -6,8 +6,10 @@
 #include "spvgen.h"
 #include <stdio.h>
 
-/* Which view a decided memory operation needs: floats go through integers unless native. */
+/* Which view a decided memory operation needs: a widened SharedArray's u32 words; floats go
+ * through integers unless native. */
 int g_memop_view(const SpvGen *g, const IrMemOp *mo) {
+    if (mo->ref->kind == IR_REF_SHARED && g->shared[mo->ref->index].wide) return VIEW_WIDE;
     if (g_low(g, mo)->via_int) return VIEW_INT;
     if (g_low(g, mo)->kind == LOW_CAS_LOOP && qt_is_float(mo->ref->type)) return VIEW_INT;
     return VIEW_NATURAL;
@@ -21,6 +23,8 @@ static bool publishes(const IrLowering *l) {
 void g_note_memop(SpvGen *g, const IrMemOp *mo) {
     if (!mo->is_volatile && publishes(g_low(g, mo))) g->publishes = true;
     SpvRes *res = g_res(g, mo->ref);
+    if (mo->ref->kind == IR_REF_SHARED && (g_low(g, mo)->flags & LOWF_SHARED_U32) && qt_bits(mo->ref->type) < 32)
+        res->wide = true; /* the lowering gives every atomic on such an array the flag */
     if (!res || !qt_is_float(mo->ref->type) || mo->is_volatile || g_low(g, mo)->kind == LOW_PLAIN) return;
     if (g_memop_view(g, mo) == VIEW_INT) res->need_int = true;
     else res->need_float = true;
@@ -175,6 +179,12 @@ static uint32_t combine(SpvGen *g, QdOp op, QdType t, uint32_t old, uint32_t v) 
     }
 }
 
+/* The type an atomic operates on in memory: the u32 word, the same-width uint, or the type. */
+static QdType stored_type(QdType t, int view) {
+    if (view == VIEW_WIDE) return QT_U32;
+    return view == VIEW_INT && qt_is_float(t) ? qt_uint_same_width(t) : t;
+}
+
 static void atomic_caps(SpvGen *g, QdType st) {
     if (qt_bits(st) == 64) spv_cap(&g->b, SpvCapabilityInt64Atomics);
 }
@@ -236,8 +246,10 @@ static SpvOp int_atomic(QdOp op, QdType t) {
 
 /* One OpAtomic* instruction. Returns the old value in the IR type (0 for stores). */
 static uint32_t native(SpvGen *g, const IrMemOp *mo, int view) {
-    QdType t = mo->ref->type, st = view == VIEW_INT && qt_is_float(t) ? qt_uint_same_width(t) : t;
+    QdType t = mo->ref->type, st = stored_type(t, view);
     QdOp op = g_low(g, mo)->op;
+    if (view == VIEW_WIDE && !(op == QOP_LOAD || op == QOP_STORE || op == QOP_EXCHANGE || op == QOP_CAS))
+        die("native '%s' on a widened SharedArray (the lowering makes it a CAS loop on the word)", qop_name(op));
     uint32_t v = op == QOP_LOAD ? 0 : operand(g, mo), v2 = op == QOP_CAS ? g_expr(g, mo->val2) : 0;
     SpvStorageClass sc;
     uint32_t p = g_ref_ptr(g, mo->ref, view, &sc), scope, stty = g_ty(g, st), r;
@@ -265,7 +277,7 @@ static uint32_t native(SpvGen *g, const IrMemOp *mo, int view) {
 
 /* old = atomic load; loop { new = op(old, v); r = cas(p, old -> new); if r == old break; old = r } */
 static uint32_t cas_loop(SpvGen *g, const IrMemOp *mo, int view) {
-    QdType t = mo->ref->type, st = view == VIEW_INT && qt_is_float(t) ? qt_uint_same_width(t) : t;
+    QdType t = mo->ref->type, st = stored_type(t, view);
     uint32_t v = operand(g, mo);
     SpvStorageClass sc;
     uint32_t p = g_ref_ptr(g, mo->ref, view, &sc), scope, stty = g_ty(g, st);
@@ -302,7 +314,7 @@ static void decorate_once(SpvGen *g, uint32_t var, bool *done, SpvDecoration d) 
 
 static uint32_t volatile_load(SpvGen *g, const IrMemOp *mo) {
     SpvRes *res = g_res(g, mo->ref);
-    int view = res && res->need_int ? VIEW_INT : VIEW_NATURAL;
+    int view = g_res_view(res);
     SpvStorageClass sc;
     uint32_t p = g_ref_ptr(g, mo->ref, view, &sc);
     if (res && sc == SpvStorageClassStorageBuffer) {
@@ -453,7 +465,7 @@ uint32_t g_memop(SpvGen *g, const IrExpr *e) {
     const IrMemOp *mo = &e->mem;
     const IrLowering *l = g_low(g, mo);
     if (mo->is_volatile) return volatile_load(g, mo);
-    if (l->kind == LOW_PLAIN) return plain(g, mo, g_res(g, mo->ref) && g_res(g, mo->ref)->need_int ? VIEW_INT : VIEW_NATURAL);
+    if (l->kind == LOW_PLAIN) return plain(g, mo, g_res_view(g_res(g, mo->ref)));
     uint32_t var = l->reduce == LOW_REDUCE_SUBGROUP ? partial_of(g, e) : 0;
     if (var) return reduce_step(g, e, var);
     uint32_t r = l->reduce == LOW_AGGREGATE_SUBGROUP ? aggregate(g, e) : as_decided(g, e);

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-enum { GLSL_TRUNC = 3, GLSL_FABS = 4, GLSL_SABS = 5, GLSL_FSIGN = 6, GLSL_FLOOR = 8, GLSL_CEIL = 9, GLSL_SIN = 13,
+enum { GLSL_PACKHALF2X16 = 58, GLSL_UNPACKHALF2X16 = 62, GLSL_TRUNC = 3, GLSL_FABS = 4, GLSL_SABS = 5, GLSL_FSIGN = 6, GLSL_FLOOR = 8, GLSL_CEIL = 9, GLSL_SIN = 13,
        GLSL_COS = 14, GLSL_TAN = 15, GLSL_ASIN = 16, GLSL_ACOS = 17, GLSL_ATAN = 18, GLSL_TANH = 21, GLSL_ATAN2 = 25,
        GLSL_EXP = 27, GLSL_LOG = 28, GLSL_INVSQRT = 32, GLSL_POW = 26, GLSL_SQRT = 31, GLSL_UMIN = 38,
        GLSL_SMIN = 39, GLSL_UMAX = 41, GLSL_SMAX = 42, GLSL_FINDUMSB = 75, GLSL_NMIN = 79, GLSL_NMAX = 80 };
@@ -77,13 +77,32 @@ uint32_t g_convert(SpvGen *g, uint32_t v, QdType from, QdType to) {
     return G_OP(g, op, g_ty(g, to), v);
 }
 
-/* Memory <-> value: u1 is stored as a byte, floats in an integer view as their bits. */
+/* A 16-bit value <-> the u32 word that holds it in the wide view. f16 goes through f32 and
+ * GLSL.std.450 PackHalf2x16 / UnpackHalf2x16 (the half in the low 16 bits), exact for every
+ * half, so the module needs no Int16 (a bitcast to u16 would); integers are converted. */
+static uint32_t to_word(SpvGen *g, uint32_t v, QdType t) {
+    if (!qt_is_float(t)) return g_convert(g, v, t, QT_U32);
+    uint32_t f32 = g_ty(g, QT_F32), v2 = SPV_TYPE(&g->b, SpvOpTypeVector, f32, 2);
+    uint32_t pair = G_OP(g, SpvOpCompositeConstruct, v2, g_convert(g, v, t, QT_F32), g_const_num(g, QT_F32, 0, 0));
+    return ext1(g, g_ty(g, QT_U32), GLSL_PACKHALF2X16, pair);
+}
+static uint32_t from_word(SpvGen *g, uint32_t w, QdType t) {
+    if (!qt_is_float(t)) return g_convert(g, w, QT_U32, t);
+    uint32_t f32 = g_ty(g, QT_F32), v2 = SPV_TYPE(&g->b, SpvOpTypeVector, f32, 2);
+    uint32_t lo = G_OP(g, SpvOpCompositeExtract, f32, ext1(g, v2, GLSL_UNPACKHALF2X16, w), 0);
+    return g_convert(g, lo, QT_F32, t);
+}
+
+/* Memory <-> value: u1 is stored as a byte, floats in an integer view as their bits, 16-bit
+ * values in the wide view as a u32 word. */
 uint32_t g_to_store(SpvGen *g, uint32_t v, QdType t, int view) {
+    if (view == VIEW_WIDE && qt_bits(t) < 32) return to_word(g, v, t);
     if (t == QT_U1) return from_bool(g, v, QT_U8);
     if (view == VIEW_INT && qt_is_float(t)) return G_OP(g, SpvOpBitcast, g_ty_store(g, t, view), v);
     return v;
 }
 uint32_t g_from_store(SpvGen *g, uint32_t v, QdType t, int view) {
+    if (view == VIEW_WIDE && qt_bits(t) < 32) return from_word(g, v, t);
     if (t == QT_U1) return to_bool(g, v, QT_U8);
     if (view == VIEW_INT && qt_is_float(t)) return G_OP(g, SpvOpBitcast, g_ty(g, t), v);
     return v;
@@ -135,11 +154,13 @@ uint32_t g_ref_ptr(SpvGen *g, const IrRef *r, int view, SpvStorageClass *sc) {
     return G_OP(g, SpvOpAccessChain, g_ptr(g, *sc, elem), var, g_i32(g, 0), lin);
 }
 
-/* The view plain accesses use: integer storage when any memory operation needs it. */
-static int plain_view(SpvGen *g, const IrRef *r) {
-    SpvRes *res = g_res(g, r);
+/* The view plain accesses use: u32 words for a widened SharedArray, integer storage when any
+ * memory operation needs it. */
+int g_res_view(const SpvRes *res) {
+    if (res && res->wide) return VIEW_WIDE;
     return res && res->need_int ? VIEW_INT : VIEW_NATURAL;
 }
+static int plain_view(SpvGen *g, const IrRef *r) { return g_res_view(g_res(g, r)); }
 
 static uint32_t load_ref(SpvGen *g, const IrRef *r) {
     if (r->kind == IR_REF_LOCAL) return G_OP(g, SpvOpLoad, g_ty(g, r->type), g->local_var[r->index]);

@@ -49,14 +49,20 @@ void spv_layout_free(SpvLayout *l);
 QdType spv_push_type(QdType t);
 
 /* ---- generator state ---- */
-enum { VIEW_NATURAL, VIEW_INT }; /* how a resource's elements are declared (floats as uint) */
+/* How a resource's elements are declared: as their type; floats as the same-width uint; a
+ * SharedArray of 16-bit elements as u32 words, one value per word (LOWF_SHARED_U32: Vulkan has
+ * no 16-bit atomics, so its CAS loops swap the word). */
+enum { VIEW_NATURAL, VIEW_INT, VIEW_WIDE, VIEW_COUNT };
 
 typedef struct SpvRes {
-    uint32_t var[2];   /* per view, 0 until declared */
+    uint32_t var[VIEW_COUNT]; /* per view, 0 until declared */
     bool need_int;     /* some memory operation needs integer-typed storage */
     bool need_float;   /* some native float atomic needs float-typed storage */
-    bool coherent[2], volatile_[2]; /* decorations added, per view */
+    bool wide;         /* a SharedArray some decision stores as u32 words: every access uses VIEW_WIDE */
+    bool coherent[VIEW_COUNT], volatile_[VIEW_COUNT]; /* decorations added, per view */
 } SpvRes;
+/* The view plain accesses of a resource use (NULL: a local). */
+int g_res_view(const SpvRes *res);
 
 typedef struct SpvLoop { uint32_t merge, cont; } SpvLoop;
 /* One call site of a 64-bit MSL helper: void NAME(int idx, T v) { buf[idx] = v; } whose body

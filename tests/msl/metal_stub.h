@@ -40,7 +40,11 @@ typedef int int2 __attribute__((ext_vector_type(2)));
 typedef int int3 __attribute__((ext_vector_type(3)));
 typedef uint uint2 __attribute__((ext_vector_type(2)));
 typedef uint uint3 __attribute__((ext_vector_type(3)));
-typedef float float2 __attribute__((ext_vector_type(2)));
+struct float2 { /* Metal's float2(x, y) constructor, as SPIRV-Cross writes PackHalf2x16's operand */
+    float x, y;
+    float2() = default;
+    float2(float a, float b) : x(a), y(b) {}
+};
 typedef float float3 __attribute__((ext_vector_type(3)));
 struct uint4 { /* Metal's uint4(uint2, uint, uint) constructor, as SPIRV-Cross's ballot helper uses it */
     uint x, y, z, w;
@@ -50,6 +54,14 @@ struct uint4 { /* Metal's uint4(uint2, uint, uint) constructor, as SPIRV-Cross's
     uint4 operator&(uint4 o) const { return uint4(x & o.x, y & o.y, uint2{z & o.z, w & o.w}); }
 };
 template <typename T, uint N> using vec = T __attribute__((ext_vector_type(N)));
+/* half2 as SPIRV-Cross writes GLSL.std.450 Pack/UnpackHalf2x16: as_type<uint>(half2(float2)) and
+ * float2(as_type<half2>(uint)), converting each component. */
+struct half2 {
+    half x, y;
+    half2() = default;
+    explicit half2(float2 v) : x(half(v.x)), y(half(v.y)) {}
+    explicit operator float2() const { return float2(float(x), float(y)); }
+};
 
 /* ---- conversions and math (those SPIRV-Cross writes for qdc's IR) ---- */
 template <typename T, typename U> T as_type(U u) {

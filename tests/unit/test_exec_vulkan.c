@@ -218,3 +218,138 @@ Test(exec_vulkan, task_loop_is_exact_near_int32_max, .timeout = 300) {
     remove_tree(dir);
     free(dir);
 }
+
+/* ---- f16 atomics on a SharedArray (no 16-bit atomics: u32 words, CAS loops) ----
+ * add/sub/mul/min/max and a vector component on Workgroup u32 words, each half converted
+ * through f32 (capability-db shared_u32 cells; spirv_cli/f16_shared_atomics_on_u32_words checks
+ * the instructions). Every value is exact in f16 whatever order the 32 invocations of a group
+ * take (multiples of 0.25 below 1024; 1.5^4 = 5.0625), so the results are exact; the old
+ * values add returns sum to 32 * 8 + 0.25 * (0 + ... + 31) = 380 per group. */
+static const char f16_shared_kernel[] =
+    "import quadrants as qd\n\nhvec2 = qd.types.vector(2, qd.f16)\n\n@qd.kernel\n"
+    "def k(out: qd.types.ndarray(qd.f32, ndim=1), olds: qd.types.ndarray(qd.f32, ndim=1)):\n"
+    "    qd.loop_config(block_dim=32)\n"
+    "    for i in range(96):\n"
+    "        s = qd.simt.block.SharedArray((5,), qd.f16)\n"
+    "        v = qd.simt.block.SharedArray((2,), hvec2)\n"
+    "        t = i % 32\n"
+    "        if t == 0:\n"
+    "            s[0] = qd.f16(8.0)\n"
+    "            s[1] = qd.f16(100.0)\n"
+    "            s[2] = qd.f16(1.0)\n"
+    "            s[3] = qd.f16(64.0)\n"
+    "            s[4] = qd.f16(-64.0)\n"
+    "        if t < 2:\n"
+    "            v[t] = qd.Vector([qd.f16(t), qd.f16(-2.5)])\n"
+    "        qd.simt.block.sync()\n"
+    "        o = qd.atomic_add(s[0], qd.f16(0.25))\n"
+    "        qd.atomic_sub(s[1], qd.f16(t) * qd.f16(0.5))\n"
+    "        if t < 4:\n"
+    "            qd.atomic_mul(s[2], qd.f16(1.5))\n"
+    "        qd.atomic_min(s[3], qd.f16(t) - qd.f16(10.0))\n"
+    "        qd.atomic_max(s[4], qd.f16(t) * qd.f16(0.75))\n"
+    "        qd.atomic_add(v[t % 2].y, qd.f16(0.25))\n"
+    "        qd.atomic_add(olds[i // 32], qd.cast(o, qd.f32))\n"
+    "        qd.simt.block.sync()\n"
+    "        if t < 7:\n"
+    "            out[(i // 32) * 7 + t] = s[t] if t < 5 else v[t - 5][1]\n";
+
+Test(exec_vulkan, f16_shared_atomics, .timeout = 300) {
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/h.qd", dir);
+    cr_assert(write_text(qd, f16_shared_kernel));
+    /* per group: 8 + 32 * 0.25; 100 - 0.5 * 496; 1.5^4; min(t - 10); max(0.75 t); -2.5 + 16 * 0.25 (twice) */
+    static const float want[7] = {16.0f, -148.0f, 5.0625f, -10.0f, 23.25f, 1.5f, 1.5f};
+    for (size_t f = 0; f < ARRAY_LEN(families); f++) {
+        char *stem = xasprintf("h-%s", families[f]), *meta = NULL;
+        char *spv = compile(dir, qd, stem, families[f], false, &meta);
+        for (int validate = 0; spv && validate < 2; validate++) {
+            float out[21], olds[3];
+            for (int i = 0; i < 21; i++) out[i] = 12345.0f;
+            memset(olds, 0, sizeof olds);
+            VkArray arr[2] = {{out, sizeof out, 21}, {olds, sizeof olds, 3}};
+            const char *kernels[] = {"k"};
+            char *err = NULL;
+            int rc = vk_run(dir, spv, meta, kernels, 1, arr, 2, NULL, 96, VK_FULL, validate, &err);
+            cr_expect(rc >= 0, "%s: %s", families[f], err);
+            for (int i = 0; rc > 0 && i < 21; i++)
+                cr_expect_eq(out[i], want[i % 7], "%s%s: group %d value %d is %g, want %g", families[f],
+                             validate ? " (validation layer)" : "", i / 7, i % 7, (double)out[i], (double)want[i % 7]);
+            for (int g = 0; rc > 0 && g < 3; g++)
+                cr_expect_eq(olds[g], 380.0f, "%s: group %d's old values sum to %g", families[f], g, (double)olds[g]);
+            free(err);
+        }
+        free(stem), free(meta), free(spv);
+    }
+    free(qd);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Exchanges on u32 words (f16 through the u16 row, i16, u16): per group the 32 old values and
+ * the final one are exactly the initial value and the 32 operands, in some order. */
+static const char x16_shared_kernel[] =
+    "import quadrants as qd\n\n@qd.kernel\n"
+    "def k(h: qd.types.ndarray(qd.f32, ndim=1), w: qd.types.ndarray(qd.i32, ndim=1), u: qd.types.ndarray(qd.i32, ndim=1)):\n"
+    "    qd.loop_config(block_dim=32)\n"
+    "    for i in range(64):\n"
+    "        sh = qd.simt.block.SharedArray((1,), qd.f16)\n"
+    "        sw = qd.simt.block.SharedArray((1,), qd.i16)\n"
+    "        su = qd.simt.block.SharedArray((1,), qd.u16)\n"
+    "        t = i % 32\n"
+    "        if t == 0:\n"
+    "            sh[0] = qd.f16(-1.5)\n"
+    "            sw[0] = qd.i16(-300)\n"
+    "            su[0] = qd.u16(65535)\n"
+    "        qd.simt.block.sync()\n"
+    "        h[i] = qd.cast(qd.atomic_exchange(sh[0], qd.f16(t) * qd.f16(0.25)), qd.f32)\n"
+    "        w[i] = qd.cast(qd.atomic_exchange(sw[0], qd.i16(-t)), qd.i32)\n"
+    "        u[i] = qd.cast(qd.atomic_exchange(su[0], qd.u16(t + 1000)), qd.i32)\n"
+    "        qd.simt.block.sync()\n"
+    "        if t == 0:\n"
+    "            h[64 + i // 32] = qd.cast(sh[0], qd.f32)\n"
+    "            w[64 + i // 32] = qd.cast(sw[0], qd.i32)\n"
+    "            u[64 + i // 32] = qd.cast(su[0], qd.i32)\n";
+
+/* want[k] for k < 32 is operand k; want[32] the initial value. Each value of got[] (33 values:
+ * the group's 32 olds and the final) must match a distinct want. */
+static bool same_multiset(const double *got, const double *want) {
+    bool used[33] = {0};
+    for (int i = 0; i < 33; i++) {
+        int k = 0;
+        while (k < 33 && (used[k] || want[k] != got[i])) k++;
+        if (k == 33) return false;
+        used[k] = true;
+    }
+    return true;
+}
+
+Test(exec_vulkan, x16_shared_exchange, .timeout = 300) {
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/x.qd", dir);
+    cr_assert(write_text(qd, x16_shared_kernel));
+    double wh[33], ww[33], wu[33];
+    for (int t = 0; t < 32; t++) wh[t] = t * 0.25, ww[t] = -t, wu[t] = t + 1000;
+    wh[32] = -1.5, ww[32] = -300, wu[32] = 65535;
+    for (size_t f = 0; f < ARRAY_LEN(families); f++) {
+        char *stem = xasprintf("x-%s", families[f]), *meta = NULL;
+        char *spv = compile(dir, qd, stem, families[f], false, &meta);
+        float h[66];
+        int32_t w[66], u[66];
+        VkArray arr[3] = {{h, sizeof h, 66}, {w, sizeof w, 66}, {u, sizeof u, 66}};
+        const char *kernels[] = {"k"};
+        char *err = NULL;
+        int rc = spv ? vk_run(dir, spv, meta, kernels, 1, arr, 3, NULL, 64, VK_FULL, true, &err) : -1;
+        cr_expect(rc >= 0, "%s: %s", families[f], err ? err : "not compiled");
+        for (int g = 0; rc > 0 && g < 2; g++) {
+            double gh[33], gw[33], gu[33];
+            for (int t = 0; t < 32; t++) gh[t] = h[g * 32 + t], gw[t] = w[g * 32 + t], gu[t] = u[g * 32 + t];
+            gh[32] = h[64 + g], gw[32] = w[64 + g], gu[32] = u[64 + g];
+            cr_expect(same_multiset(gh, wh), "%s group %d: f16 exchanges lost or invented a value", families[f], g);
+            cr_expect(same_multiset(gw, ww), "%s group %d: i16 exchanges lost or invented a value", families[f], g);
+            cr_expect(same_multiset(gu, wu), "%s group %d: u16 exchanges lost or invented a value", families[f], g);
+        }
+        free(err), free(stem), free(meta), free(spv);
+    }
+    free(qd);
+    remove_tree(dir);
+    free(dir);
+}

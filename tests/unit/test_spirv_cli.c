@@ -354,8 +354,11 @@ Test(spirv_cli, f16_atomics_with_the_float2_caps, .timeout = 60) {
     cr_assert(write_text(qd, src) && write_text(mq, minmax));
     const char *refused[] = {mq, "--target=vulkan1.3", "--cap=+float16-atomic-add", "-o", mspv, NULL};
     RunResult r = run_qdc_argv(refused, NULL, NULL);
-    cr_expect_eq(r.status, 1, "f16 min without +float16-atomic-min-max: exit %d", r.status);
-    cr_expect(strstr(r.err, "atomic min on f16 in shared memory is not supported on target 'vulkan1.3'") &&
+    cr_expect_eq(r.status, 1, "f16 max without +float16-atomic-min-max: exit %d", r.status);
+    /* the shared min is a CAS loop on a u32 word without the cap (spirv_cli/f16_shared_atomics_on_u32_words);
+       the buffer's max has no such fallback */
+    cr_expect(strstr(r.err, "atomic max on f16 in global memory is not supported on target 'vulkan1.3'") &&
+                  !strstr(r.err, "in shared memory") &&
                   strstr(r.err, "pass --cap=+float16-atomic-min-max if the device has it"),
               "%s", r.err);
     cr_expect(!file_exists(mspv), "an output file after an error");
@@ -374,4 +377,149 @@ Test(spirv_cli, f16_atomics_with_the_float2_caps, .timeout = 60) {
     free(qd), free(spv), free(mq), free(mspv);
     remove_tree(dir);
     free(dir);
+}
+
+/* ---- f16 atomics on a SharedArray without 16-bit atomics ----
+ * The cells' shared_u32 flag (vulkan1.1.yaml, apple7.yaml): the array is a Workgroup u32[N], one
+ * half per word, the five operations are 32-bit CAS loops on it, plain accesses convert through
+ * f32 with Pack/UnpackHalf2x16 (no Int16), the limit and the metadata count 4 bytes an element,
+ * and a buffer's f16 atomic is still refused. (exec_vulkan/f16_shared_atomics runs it.) */
+static const char f16_shared_src[] = "import quadrants as qd\n\n@qd.kernel\n"
+                                     "def k(out: qd.types.ndarray(qd.f32, ndim=1)):\n"
+                                     "    qd.loop_config(block_dim=32)\n"
+                                     "    for i in range(64):\n"
+                                     "        s = qd.simt.block.SharedArray((5,), qd.f16)\n"
+                                     "        t = i % 32\n"
+                                     "        if t < 5:\n"
+                                     "            s[t] = qd.f16(t)\n"
+                                     "        qd.simt.block.sync()\n"
+                                     "        qd.atomic_add(s[0], qd.f16(0.25))\n"
+                                     "        qd.atomic_sub(s[1], qd.f16(0.5))\n"
+                                     "        qd.atomic_mul(s[2], qd.f16(1.5))\n"
+                                     "        qd.atomic_min(s[3], qd.f16(t))\n"
+                                     "        qd.atomic_max(s[4], qd.f16(t))\n"
+                                     "        qd.simt.block.sync()\n"
+                                     "        if t < 5:\n"
+                                     "            out[i] = s[t]\n";
+
+static int count_of(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p++) n++;
+    return n;
+}
+
+Test(spirv_cli, f16_shared_atomics_on_u32_words, .timeout = 60) {
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/h.qd", dir), *spv = xasprintf("%s/h.spv", dir);
+    cr_assert(write_text(qd, f16_shared_src));
+    for (size_t i = 0; i < ARRAY_LEN(vk_targets); i++) {
+        char *tgt = xasprintf("--target=%s", vk_targets[i]);
+        RunResult r = run_qdc(qd, tgt, "-o", spv, NULL);
+        cr_assert_eq(r.status, 0, "%s: %s", vk_targets[i], r.err);
+        run_free(&r);
+        r = run_argv((const char *[]){"spirv-dis", spv, NULL}, NULL, NULL);
+        cr_expect_eq(count_of(r.out, "OpAtomicCompareExchange %uint"), 5, "%s: five u32 CAS loops:\n%s", vk_targets[i], r.out);
+        cr_expect(strstr(r.out, "%s = OpVariable %_ptr_Workgroup__arr_uint_uint_5 Workgroup") &&
+                      !strstr(r.out, "OpTypePointer StorageBuffer %uint"), /* so every u32 atomic is on the Workgroup words */
+                  "%s: s is not a Workgroup u32[5]:\n%s", vk_targets[i], r.out);
+        cr_expect(count_of(r.out, "PackHalf2x16") == 6 && count_of(r.out, "UnpackHalf2x16") == 11,
+                  "%s: conversions (6 packs: a store, 5 loops; 11 unpacks: 5 loops, 5 results, a load):\n%s", vk_targets[i], r.out);
+        cr_expect(!strstr(r.out, "OpCapability Int16") && !strstr(r.out, "OpTypeInt 16") && !strstr(r.out, "OpAtomicFAddEXT") &&
+                      !strstr(r.out, "StorageBuffer16BitAccess"), "%s:\n%s", vk_targets[i], r.out);
+        run_free(&r);
+        r = run_argv((const char *[]){"spirv-val", "--target-env", vk_targets[i], spv, NULL}, NULL, NULL);
+        cr_expect_eq(r.status, 0, "spirv-val %s: %s", vk_targets[i], r.err);
+        run_free(&r), free(tgt);
+    }
+    RunResult r = run_qdc(qd, "--target=vulkan1.3", "--report-lowering", "--check", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count_of(r.out, "f16   shared  relaxed  device   cas          CAS loop computing"), 5, "%s", r.out);
+    cr_expect_eq(count_of(r.out, "the SharedArray is stored as u32 words, one value per word"), 5, "%s", r.out);
+    run_free(&r);
+    /* With --cap=+float16-atomic-add the add and sub on s would be native, but mul needs the words:
+       they become CAS loops on them; v, whose only atomic is an add, stays half and native. */
+    char *mixed = root_path("testdata/lowering/f16_shared.qd");
+    r = run_qdc(mixed, "--target=vulkan1.3", "--cap=+float16-atomic-add", "--report-lowering", "-o", spv, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "add            f16   shared  relaxed  device   cas          CAS loop computing add on the u32 word "
+                            "instead of OpAtomicFAddEXT: another operation stores the SharedArray as u32 words, one value per "
+                            "word  (capability-db/vulkan1.1.yaml:ops.add.f16.shared)") &&
+                  strstr(r.out, "CAS loop computing add on the u32 word instead of OpAtomicFAddEXT: another operation stores the "
+                                "SharedArray as u32 words, one value per word; sub as add of the negation") &&
+                  count_of(r.out, "native       OpAtomicFAddEXT; relies on +float16-atomic-add") == 1, "%s", r.out);
+    run_free(&r);
+    r = run_argv((const char *[]){"spirv-dis", spv, NULL}, NULL, NULL);
+    cr_expect(count_of(r.out, "OpAtomicFAddEXT %half") == 1 && count_of(r.out, "OpAtomicCompareExchange %uint") == 7,
+              "one native add (v), seven loops on words (s: 6, c: 1):\n%s", r.out);
+    run_free(&r);
+    r = run_argv((const char *[]){"spirv-val", "--target-env", "vulkan1.3", spv, NULL}, NULL, NULL);
+    cr_expect_eq(r.status, 0, "spirv-val: %s", r.err);
+    run_free(&r), free(mixed);
+    /* Apple: threadgroup uint words and the MSL compare-exchange loop */
+    r = run_qdc(qd, "--target=apple7", "-o", "-", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "threadgroup uint s[5];") &&
+                  count_of(r.out, "atomic_compare_exchange_weak_explicit((threadgroup atomic_uint*)&s[") == 5 &&
+                  strstr(r.out, "as_type<uint>(half2(") && strstr(r.out, "as_type<half2>("), "%s", r.out);
+    run_free(&r);
+    free(qd), free(spv);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* A buffer's f16 atomic keeps the QD4001 it had (the host sees its layout: nothing widens). */
+Test(spirv_cli, f16_buffer_atomics_stay_refused) {
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/g.qd", dir), *out = xasprintf("%s/g.spv", dir);
+    cr_assert(write_text(qd, "import quadrants as qd\n\n@qd.kernel\ndef k(g: qd.types.ndarray(qd.f16, ndim=1)):\n"
+                             "    for i in range(64):\n        qd.atomic_add(g[0], qd.f16(1.0))\n"));
+    RunResult r = run_qdc(qd, "--target=vulkan1.3", "--color=never", "-o", out, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "g.qd:6:9: error[QD4001]: atomic add on f16 in global memory is not supported on target "
+                            "'vulkan1.3' (capability-db/vulkan1.1.yaml:") &&
+                  strstr(r.err, "note: pass --cap=+float16-atomic-add if the device has it"), "%s", r.err);
+    cr_expect(!file_exists(out), "an output file after an error");
+    run_free(&r);
+    r = run_qdc(qd, "--target=apple7", "--color=never", "-o", out, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "error[QD4001]: atomic add on f16 in global memory is not supported on target 'apple7'"), "%s", r.err);
+    cr_expect(!file_exists(out), "an output file after an error");
+    run_free(&r), free(qd), free(out);
+    remove_tree(dir), free(dir);
+}
+
+/* The widened words count in the shared-memory limit: 8192 halves fit vulkan1.3's 16384 bytes
+ * as plain halves, not once an atomic needs them as u32 words; apple7's 32 KiB hold 8192 words. */
+static RunResult f16_array_kernel(const char *dir, int n, bool atomic, const char *target) {
+    char *qd = xasprintf("%s/l.qd", dir), *tgt = xasprintf("--target=%s", target), *out = xasprintf("%s/l.out", dir);
+    char *src = xasprintf("import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(qd.f16, ndim=1)):\n"
+                          "    for i in range(a.shape[0]):\n        s = qd.simt.block.SharedArray((%d,), qd.f16)\n"
+                          "        s[i %% %d] = a[i]\n%s        a[i] = s[(i + 1) %% %d]\n",
+                          n, n, atomic ? "        qd.atomic_max(s[0], a[i])\n" : "", n);
+    cr_assert(write_text(qd, src));
+    remove(out);
+    RunResult r = run_qdc(qd, tgt, "--color=never", "-o", out, NULL);
+    cr_expect_eq(file_exists(out), r.status == 0, "%s: output file and exit status %d disagree", target, r.status);
+    free(qd), free(tgt), free(src), free(out);
+    return r;
+}
+
+Test(spirv_cli, widened_f16_arrays_count_four_bytes_an_element, .timeout = 60) {
+    char *dir = make_temp_dir();
+    RunResult r = f16_array_kernel(dir, 8192, false, "vulkan1.3");
+    cr_expect_eq(r.status, 0, "8192 plain halves fit 16384 bytes: %s", r.err);
+    run_free(&r);
+    r = f16_array_kernel(dir, 8192, true, "vulkan1.3");
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "l.qd:6:13: error[QD4006]: task 'k_t0' needs 32768 bytes of shared memory; vulkan1.3 allows "
+                            "16384 (max_shared_bytes)"), "%s", r.err);
+    run_free(&r);
+    r = f16_array_kernel(dir, 4096, true, "vulkan1.3");
+    cr_expect_eq(r.status, 0, "4096 words: %s", r.err);
+    run_free(&r);
+    r = f16_array_kernel(dir, 8192, true, "apple7"); /* 32 KiB: exactly full */
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = f16_array_kernel(dir, 8193, true, "apple7");
+    cr_expect(strstr(r.err, "error[QD4006]: task 'k_t0' needs 32772 bytes of shared memory; apple7 allows 32768"), "%s", r.err);
+    run_free(&r);
+    remove_tree(dir), free(dir);
 }
