@@ -21,6 +21,7 @@ typedef enum {
     E_COMPARE,  /* items[0] ops[0] items[1] ops[1] ... (chained); `is` is T_KW_IS, `is not` T_KW_NOT,
                    `in` T_KW_IN, `not in` CMP_NOT_IN */
     E_IFEXP,    /* a if cond else b */
+    E_NAMED,    /* NAME := value (bin.a the name, bin.b the value) */
     E_STARRED,  /* *a: a call argument or a tuple/list item, unpacked (un.a) */
     E_SLICE,    /* lo:hi:step inside a subscript; absent parts NULL (slice) */
     E_COMP,     /* [elt for target in iter if cond ...] (list) or (elt for ...) (gen: a generator) */
@@ -110,7 +111,7 @@ struct Stmt {
             Span name_span;
             bool host; /* an undecorated (or not qd-decorated) host function: body parsed like module level */
         } def;
-        struct { const char *name; Span name_span; StmtList body; bool dataclass, py_dataclass; } class_; /* @qd.dataclass; @dataclasses.dataclass */
+        struct { const char *name; Span name_span; StmtList body; bool dataclass, py_dataclass, int_enum, int_flag; } class_; /* @qd.dataclass; @dataclasses.dataclass; (IntEnum); (IntFlag) */
         struct { const char *module, *alias; } import; /* alias NULL without 'as' */
         struct { Expr *cond, *msg; } assert_;             /* msg may be NULL */
         struct { ExprList names; const char *what; } host; /* E_NAMEs the host code assigns */

@@ -72,6 +72,7 @@ static void dump_expr(const Expr *e, StrBuf *out) {
         sb_puts(out, "(ifexp "), dump_expr(e->ifexp.cond, out), sb_putc(out, ' ');
         dump_expr(e->ifexp.a, out), sb_putc(out, ' '), dump_expr(e->ifexp.b, out);
         break;
+    case E_NAMED: sb_puts(out, "(named "), dump_expr(e->bin.a, out), sb_putc(out, ' '), dump_expr(e->bin.b, out); break;
     case E_STARRED: sb_puts(out, "(starred "), dump_expr(e->un.a, out); break;
     case E_SLICE:
         sb_puts(out, "(slice");

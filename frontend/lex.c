@@ -3,14 +3,13 @@
  * NEWLINE/INDENT/DEDENT tokens; decodes numeric and string literals. */
 #include "lex.h"
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const spellings[T_COUNT] = {
     [T_EOF] = "end of file", [T_NEWLINE] = "end of line", [T_INDENT] = "indent",
     [T_DEDENT] = "dedent", [T_NAME] = "name", [T_INT] = "integer literal",
-    [T_FLOAT] = "float literal", [T_STRING] = "string literal",
+    [T_FLOAT] = "float literal", [T_IMAG] = "imaginary literal", [T_STRING] = "string literal",
 #define X(e, s) [T_##e] = s,
 #include "tokens.def"
 #undef X
@@ -199,12 +198,16 @@ static void lex_number(Lexer *L) {
         }
     }
     const char *end = p;
-    while (p < L->end && is_ident_char(*p)) p++; /* a glued suffix (1j, 12abc) is an error */
+    /* Python's imaginary literal (1j, 2.5e3J): decimal only; kernels reject it in the parser */
+    bool imag = base == 10 && p < L->end && (*p == 'j' || *p == 'J') && !(p + 1 < L->end && is_ident_char(p[1]));
+    if (imag) is_float = true, p++;
+    while (p < L->end && is_ident_char(*p)) p++; /* a glued suffix (12abc, 0x1j) is an error */
+    if (imag) end = p - 1;
     L->p = p;
     const char *digits = base == 10 ? s : s + 2;
     if (base != 10 && digits < end && *digits == '_') digits++; /* Python allows 0x_FF */
     char *buf = xmalloc((size_t)(end - s) + 1); /* no length limit: a 600-digit float is valid */
-    bool ok = end == p && end > digits && strip_underscores(digits, end, buf, (size_t)(end - s) + 1);
+    bool ok = end + imag == p && end > digits && strip_underscores(digits, end, buf, (size_t)(end - s) + 1);
     if (ok && base != 10)
         for (char *q = buf; *q; q++) ok &= is_digit_of(*q, base);
     if (ok && base == 10 && !is_float && buf[0] == '0')
@@ -213,7 +216,7 @@ static void lex_number(Lexer *L) {
         char *e = buf + strlen(buf);
         ok = (e[-1] >= '0' && e[-1] <= '9') || e[-1] == '.';
     }
-    Token *t = push(L, is_float ? T_FLOAT : T_INT, s, p);
+    Token *t = push(L, imag ? T_IMAG : is_float ? T_FLOAT : T_INT, s, p);
     if (!ok) {
         diag_error(span_at(L, s, (size_t)(p - s)), QD1009, "malformed numeric literal '%.*s'", (int)(p - s), s);
         free(buf);
@@ -223,7 +226,8 @@ static void lex_number(Lexer *L) {
     if (is_float) t->f = strtod(buf, NULL);
     else t->i = strtoull(buf, NULL, base);
     free(buf);
-    if (errno == ERANGE || (is_float && isinf(t->f)))
+    /* Python floats never fail on range: 1e-400 is 0.0, 1e-323 a subnormal, 1e400 inf */
+    if (errno == ERANGE && !is_float)
         diag_error(span_at(L, s, (size_t)(p - s)), QD1009, "numeric literal '%.*s' is out of range", (int)(p - s), s);
 }
 

@@ -13,7 +13,7 @@
 #define QDL_MAX_IDENT 1024  /* characters in one identifier */
 
 typedef enum {
-    T_EOF, T_NEWLINE, T_INDENT, T_DEDENT, T_NAME, T_INT, T_FLOAT, T_STRING,
+    T_EOF, T_NEWLINE, T_INDENT, T_DEDENT, T_NAME, T_INT, T_FLOAT, T_IMAG, T_STRING,
 #define X(e, s) T_##e,
 #include "tokens.def"
 #undef X
@@ -25,7 +25,7 @@ typedef struct Token {
     uint32_t off, len;
     union {
         uint64_t i;      /* T_INT */
-        double f;        /* T_FLOAT */
+        double f;        /* T_FLOAT, T_IMAG (the imaginary part) */
         const char *s;   /* T_NAME (the name), T_STRING (decoded contents) */
     };
 } Token;

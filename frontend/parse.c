@@ -193,6 +193,7 @@ static Expr *parse_atom(Parser *P) {
     case T_NAME: next(P), e = new_expr(P, E_NAME, tspan(P, t)), e->name = t->s; return e;
     case T_INT: next(P), e = new_expr(P, E_INT, tspan(P, t)), e->i = t->i; return e;
     case T_FLOAT: next(P), e = new_expr(P, E_FLOAT, tspan(P, t)), e->f = t->f; return e;
+    case T_IMAG: syntax_error(P, t, QD1012, "complex numbers are not supported in kernels (Quadrants has no complex type)"); next(P); return error_expr(P);
     case T_KW_TRUE: case T_KW_FALSE: next(P), e = new_expr(P, E_BOOL, tspan(P, t)), e->b = t->kind == T_KW_TRUE; return e;
     case T_KW_NONE: next(P); return new_expr(P, E_NONE, tspan(P, t));
     case T_STRING: {
@@ -577,7 +578,18 @@ static Expr *parse_test(Parser *P) {
         e->ifexp.cond = c, e->ifexp.a = a, e->ifexp.b = b;
         a = e;
     }
-    if (at(P, T_WALRUS)) syntax_error(P, peek(P), QD1012, "assignment expressions (:=) are not supported in kernels");
+    /* NAME := value in a kernel or qd.func (Quadrants' build_NamedExpr: an assignment whose value
+     * is the expression's); in host code it stays Python that qdc does not evaluate */
+    if (at(P, T_WALRUS) && (P->speculative || a->kind != E_NAME)) {
+        syntax_error(P, peek(P), QD1012, P->speculative ? "assignment expressions (:=) are not supported in host code qdc evaluates"
+                                                        : "the target of an assignment expression (:=) must be a name");
+    } else if (at(P, T_WALRUS)) {
+        next(P);
+        Expr *v = parse_test(P);
+        Expr *e = new_expr(P, E_NAMED, span_join(a->span, v->span));
+        e->bin.a = a, e->bin.b = v;
+        a = e;
+    }
     return leave(P, a);
 }
 
@@ -1185,6 +1197,25 @@ static bool data_oriented_class(Parser *P, StmtVec *out) {
     return true;
 }
 
+/* class NAME(IntEnum): / (IntFlag) / (enum.IntEnum): Python's int enumerations, kept (their
+ * members are int constants a kernel may use, sema_class.c); any other plain class is host code. */
+static bool int_enum_class(Parser *P, StmtVec *out) {
+    int c = P->pos, i = c + 3;
+    if (i + 6 >= P->ntoks || P->toks[c + 1].kind != T_NAME || P->toks[c + 2].kind != T_LPAREN) return false;
+    if (P->toks[i].kind == T_NAME && P->toks[i + 1].kind == T_DOT) i += 2;
+    const Token *base = &P->toks[i];
+    if (base->kind != T_NAME || (strcmp(base->s, "IntEnum") && strcmp(base->s, "IntFlag"))) return false;
+    if (P->toks[i + 1].kind != T_RPAREN || P->toks[i + 2].kind != T_COLON || P->toks[i + 3].kind != T_NEWLINE ||
+        P->toks[i + 4].kind != T_INDENT)
+        return false;
+    Stmt *s = new_stmt(P, S_CLASS, tspan(P, &P->toks[c]));
+    s->class_.name = P->toks[c + 1].s, s->class_.name_span = tspan(P, &P->toks[c + 1]);
+    s->class_.int_enum = true, s->class_.int_flag = !strcmp(base->s, "IntFlag");
+    P->pos = i + 4;
+    s->class_.body = host_block(P);
+    vec_push(out, s);
+    return true;
+}
 
 /* `from quadrants[.sub...] import NAME [as ALIAS], ...` (module level): one S_IMPORT per name,
  * module "quadrants.sub.NAME" bound to ALIAS (or NAME); sema maps it into the qd namespace
@@ -1397,6 +1428,7 @@ static void module_stmt(Parser *P, StmtVec *out) {
     const char *what = NULL;
     if (k == T_KW_FROM && peek2(P)->kind == T_NAME && !strcmp(peek2(P)->s, "quadrants")) return parse_from_quadrants(P, out);
     if (k == T_AT && data_oriented_class(P, out)) return;
+    if (k == T_KW_CLASS && int_enum_class(P, out)) return;
     if ((k == T_KW_DEF || (k == T_AT && !qd_decorated(P))) && host_def(P, out)) return;
     if (k == T_KW_IF && host_if(P, out)) return;
     if (k == T_KW_FOR && host_for(P, out)) return;

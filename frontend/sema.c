@@ -129,6 +129,8 @@ Scope *sema_def_scope(Sema *S, const Stmt *def) {
         if (S->lambdas.items[k].def == def) return S->lambdas.items[k].scope;
     for (int k = S->defs.len - 1; k >= 0; k--)
         if (S->defs.items[k].def == def) return S->defs.items[k].scope;
+    for (int k = S->pyfuncs.len - 1; k >= 0; k--) /* a Python function made a qd.func in a kernel: qd.func(f) */
+        if (S->pyfuncs.items[k].def == def) return S->pyfuncs.items[k].scope;
     return &S->module;
 }
 
@@ -469,7 +471,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             if (sema_is_host_expr(S, e->list.items[k])) return true;
         return false;
     case E_UNARY: return sema_is_host_expr(S, e->un.a);
-    case E_BINARY: return sema_is_host_expr(S, e->bin.a) || sema_is_host_expr(S, e->bin.b);
+    case E_BINARY: case E_NAMED: return sema_is_host_expr(S, e->bin.a) || sema_is_host_expr(S, e->bin.b);
     case E_COMPARE:
         for (int k = 0; k < e->cmp.items.n; k++)
             if (sema_is_host_expr(S, e->cmp.items.items[k])) return true;
@@ -503,7 +505,7 @@ static const Expr *host_name_in(Sema *S, const Expr *e) {
         for (int k = 0; !r && k < e->list.n; k++) r = host_name_in(S, e->list.items[k]);
         return r;
     case E_UNARY: return host_name_in(S, e->un.a);
-    case E_BINARY: return (r = host_name_in(S, e->bin.a)) ? r : host_name_in(S, e->bin.b);
+    case E_BINARY: case E_NAMED: return (r = host_name_in(S, e->bin.a)) ? r : host_name_in(S, e->bin.b);
     case E_COMPARE:
         for (int k = 0; !r && k < e->cmp.items.n; k++) r = host_name_in(S, e->cmp.items.items[k]);
         return r;
@@ -519,6 +521,9 @@ static const Expr *host_name_in(Sema *S, const Expr *e) {
 static const char *host_value_what(Sema *S, const Expr *v) {
     const char *p = v->kind == E_CALL ? sema_path(S, v->call.fn) : NULL;
     const Expr *n = host_name_in(S, v);
+    if (v->kind == E_CALL && subgroup_size_call(S, v)) /* the host asks the device (Quadrants' group_size()) */
+        return "the device's subgroup width, which this compile does not fix (the target's is the device's or the targets "
+               "of this compile differ; Vulkan: assert it with --cap=+subgroup32)";
     if (S->hscope == &S->module && !n) return "a module-level value computed by the script";
     if (!n) return "a value computed by the host function";
     return arena_printf(S->arena, "%s from '%s' (%s)", p && !strcmp(p, "qd.field") ? "a field declared" : "a value computed", n->name,
@@ -754,10 +759,23 @@ static void module_import(Sema *S, const Stmt *s) {
     S->qd_alias = s->import.alias ? s->import.alias : "quadrants";
 }
 
-/* A keyword of @qd.kernel(...) that must be a compile-time bool: its value, or -1 after an error. */
+/* A keyword of @qd.kernel(...) that must be a compile-time bool: its value, or -1 after an error.
+ * fastcache= and pure= only decide whether Quadrants caches the kernel and checks its captures,
+ * never its code: one known only when the script runs (fastcache=gs.use_fastcache) compiles the
+ * kernel without that check, with warning QD2107. */
 static int kernel_flag(Sema *S, const Expr *d, const char *name) {
     const Expr *e;
     if (!keyword(d, name, &e)) return 0;
+    if (!strcmp(name, "fastcache") || !strcmp(name, "pure")) {
+        int mark = diag_quiet_begin();
+        sema_eval(S, e);
+        if (diag_quiet_end(mark) && diag_quiet_first_code() == QD2062) {
+            diag_warning(e->span, QD2107, "@qd.kernel(%s=...) is known only when the script runs: qdc compiles the kernel as "
+                         "written (%s decides how Quadrants caches a kernel, not its code) and skips the checks of "
+                         "captured values that %s=True adds", name, name, name);
+            return 0;
+        }
+    }
     Val v = sema_eval(S, e);
     if (v.kind == V_ERR) return -1;
     if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_integral(v.e->type)) return v.e->c.u != 0;
@@ -980,7 +998,7 @@ static void host_calls(Sema *S, const Expr *e) {
         for (int k = 0; k < e->list.n; k++) host_calls(S, e->list.items[k]);
         return;
     case E_UNARY: return host_calls(S, e->un.a);
-    case E_BINARY: return host_calls(S, e->bin.a), host_calls(S, e->bin.b);
+    case E_BINARY: case E_NAMED: return host_calls(S, e->bin.a), host_calls(S, e->bin.b);
     case E_COMPARE:
         for (int k = 0; k < e->cmp.items.n; k++) host_calls(S, e->cmp.items.items[k]);
         return;
@@ -1047,7 +1065,8 @@ void sema_module_body(Sema *S, const StmtList *l) {
             }
             break;
         case S_CLASS:
-            if (s->class_.py_dataclass) sema_pydc_class(S, s);
+            if (s->class_.int_enum) sema_int_enum(S, s);
+            else if (s->class_.py_dataclass) sema_pydc_class(S, s);
             else s->class_.dataclass ? sema_struct_dataclass(S, s) : sema_class(S, s);
             break;
         case S_IF: sema_host_if(S, s); break;
@@ -1559,7 +1578,7 @@ static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
     Binding *b = sema_lookup(S, s->expr->call.fn->name);
     if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
     for (int k = 0; k < b->v.def->def.body.n; k++) {
-        const Stmt *x = b->v.def->def.body.stmts[k];
+        const Stmt *x = sema_loop_form(S, b->v.def->def.body.stmts[k]);
         if (sema_is_do_while(S, x)) return *def = b->v.def, true; /* its tasks repeat: they are the kernel's */
         if ((x->kind == S_FOR && !(x->for_.iter->kind == E_CALL && sema_path(S, x->for_.iter->call.fn) &&
                                    !strcmp(sema_path(S, x->for_.iter->call.fn), "qd.static"))) || is_loop_config(S, x))
@@ -1657,7 +1676,7 @@ void sema_split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) { split_tas
 
 static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
     for (int k = 0; k < l->n && !S->returned && !S->static_jump; k++) {
-        const Stmt *s = l->stmts[k], *def;
+        const Stmt *s = sema_loop_form(S, l->stmts[k]), *def;
         const StmtList *branch = static_branch(S, s);
         if (branch) {
             split_tasks(S, branch, serial);
@@ -1800,7 +1819,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     bool returns = def->def.returns && def->def.returns->kind != E_NONE;
     StmtList body = {b->stmts, ret && (returns || !ret->expr) ? b->n - 1 : b->n};
     sema_graph_validate(S, b);
-    sema_find_promoted(S, &body);
+    sema_find_promoted(S, b); /* the final `return value` too: it reads what the serial code set before the loops */
     split_tasks(S, &body, &serial);
     if (S->task >= 0 && S->tasks.items[S->task].kind != IR_TASK_SERIAL) close_task(S, &serial);
     bool returned = S->returned; /* a return under qd.static control flow ended the kernel */

@@ -357,6 +357,10 @@ bool sema_tuple_binary(Sema *S, int op, Val a, Val b, Val *out, Span sp); /* tup
 /* sema_builtin.c: builtins made of existing IR operations, qd.random */
 bool sema_is_more_builtin(const char *path);
 Val sema_more_builtin_call(Sema *S, const Expr *call, const char *path);
+/* sema_glsl.c: qd.math.degrees/radians/fract/step/smoothstep/mod/log2/reflect/refract/eye */
+bool sema_is_glsl(const char *path);
+Val sema_glsl_call(Sema *S, const Expr *call, const char *path);
+void sema_int_enum(Sema *S, const Stmt *cls); /* sema_class.c: class NAME(IntEnum) */
 bool sema_iter_items(Sema *S, const Expr *iter, Val **items, int *n); /* sema_lang.c: a compile-time iterable's items */
 bool sema_static_seq_for(Sema *S, const Stmt *s); /* sema_lang.c: for x in qd.static(<sequence>); false: not one */
 /* Whether two compile-time values are equal (types, namespaces such as qd.cuda, strings, None,
@@ -371,6 +375,8 @@ Val sema_dict_get(Sema *S, Val d, const Expr *key);
 const Expr *sema_pyfunc_return(const Stmt *def);
 bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def);
 Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def);
+const Expr *sema_pyfunc_expand(Sema *S, const Expr *call); /* f() where f returns EXPR: EXPR, its names bound */
+Expr *sema_bound_copy(Sema *S, const Expr *e);             /* e with the names in scope replaced by their values */
 /* sema_pyfunc.c: ... and a def of several statements that only compute and return a value */
 bool sema_pyfunc_body_ok(const Stmt *def);
 Val sema_pyfunc_body(Sema *S, const Stmt *def, Scope *sc);
@@ -523,6 +529,10 @@ void sema_split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial);   /* sema.
 Val sema_print_call(Sema *S, const Expr *call);                         /* sema_format.c: print(...) */
 const char *sema_assert_message(Sema *S, const Expr *msg);              /* sema_format.c: an assert's message text (NULL: reported) */
 void sema_stmt(Sema *S, const Stmt *s);
+Val sema_named_expr(Sema *S, const Expr *e); /* NAME := value */
+/* s as the loop it stands for: for x in A if qd.static(c) else B -> the loop over A or B;
+ * F.fill(v) -> for I in qd.grouped(F): F[I] = v; any other statement: s */
+const Stmt *sema_loop_form(Sema *S, const Stmt *s);
 void sema_assign(Sema *S, const Expr *target, Val v, Span sp);
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def);
 Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def); /* NULL after an error */

@@ -48,7 +48,9 @@ static IrExpr *sign_(Sema *S, IrExpr *a, Span sp) { /* float(x >= 0) - float(x <
 }
 static IrExpr *ffs_(Sema *S, IrExpr *a, Span sp) { /* 1 + the lowest set bit's position; 0 for 0 */
     if (!a) return NULL;
-    if (!qt_is_int(a->type)) return diag_error(sp, QD2006, "'ffs' requires an integer operand, got %s", qt_name(a->type)), NULL;
+    if (!qt_is_int(a->type))
+        return diag_error(sp, QD2006, "'ffs' requires an integer operand, got %s (Quadrants: \"'ffs' takes integral inputs only, however "
+                                      "'%s' is provided\")", qt_name(a->type), qt_name(a->type)), NULL;
     QdType u = qt_int_of_width(qt_bits(a->type), false);
     IrExpr *x = a->type == u ? a : bitcast(S, a, u), *one = irb_int(S->arena, u, 1, sp), *zero = irb_int(S->arena, u, 0, sp);
     IrExpr *pc = irb_new(S->arena, IR_MATH, u, sp);

@@ -91,9 +91,29 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
     o->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, target->name)));
     scope_bind(S, S->bind_to ? S->bind_to : S->hscope, target->name, (Val){.kind = V_OBJECT, .obj = o}, sp);
     const StmtList *body = &c.cls->class_.body;
+    for (int k = 0; k < body->n; k++) { /* class attributes (`flag: bool = True`): what self.flag is unless __init__ sets it */
+        const Stmt *d = body->stmts[k];
+        const Expr *t = d->kind == S_ASSIGN && d->assign.targets.n == 1 ? d->assign.targets.items[0] : d->kind == S_ANNASSIGN ? d->ann.target : NULL;
+        const Expr *v = d->kind == S_ASSIGN ? d->assign.value : d->kind == S_ANNASSIGN ? d->ann.value : NULL;
+        /* not a call: a field or array made in the class body is one object every instance shares */
+        if (t && v && t->kind == E_NAME && v->kind != E_CALL) bind_value(S, &o->attrs, c.scope, t->name, v, t->span);
+    }
     for (int k = 0; k < body->n; k++) { /* methods first: __init__ may call them */
         const Stmt *d = body->stmts[k];
         char kind = method_kind(S, d);
+        if (!kind && d->kind == S_DEF && d->def.host && d->def.nparams && !d->def.decorators.n && strcmp(d->def.name, "__init__") &&
+            (sema_pyfunc_return(d) || sema_pyfunc_body_ok(d))) {
+            /* a plain method qdc can evaluate (`return x + y`): a Python function with self bound,
+             * which a kernel calls as Quadrants runs it, at compile time */
+            Stmt *m = ARENA_NEW(S->arena, Stmt);
+            *m = *d;
+            m->def.params = d->def.params + 1, m->def.nparams = d->def.nparams - 1;
+            Scope *ms = new_scope(S, c.scope);
+            scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
+            vec_push(&S->pyfuncs, ((struct PyFunc){m, ms}));
+            scope_bind(S, &o->attrs, d->def.name, (Val){.kind = V_PYFUNC, .def = m}, d->def.name_span);
+            continue;
+        }
         if (!kind) continue;
         Stmt *m = ARENA_NEW(S->arena, Stmt); /* one definition per instance: its self differs */
         *m = *d;
@@ -114,9 +134,15 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
 Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
     SemaObject *o = obj.obj;
     Binding *b = scope_find(&o->attrs, attr->attr.name);
+    if (S->classes.items[o->cls].cls->class_.int_enum && (!b || b->v.kind == V_HOST)) {
+        if (!b) diag_error(attr->span, QD2019, "enum '%s' has no member '%s'", o->name, attr->attr.name);
+        else diag_error(attr->span, QD2062, "'%s.%s' is an enum member qdc cannot compute; kernels can use members given as int "
+                        "constants or auto()", o->name, attr->attr.name), diag_note(b->decl, "'%s' is set here", attr->attr.name);
+        return val_err();
+    }
     if (!b) {
-        diag_error(attr->span, QD2019, "instance '%s' of '%s' has no attribute '%s' that qdc can see (set in __init__ as self.%s, or "
-                   "a kernel or qd.func method)", o->name, S->classes.items[o->cls].cls->class_.name, attr->attr.name, attr->attr.name);
+        diag_error(attr->span, QD2019, "instance '%s' of '%s' has no attribute '%s' that qdc can see (set in __init__ as self.%s, "
+                   "a class attribute, or a kernel or qd.func method)", o->name, S->classes.items[o->cls].cls->class_.name, attr->attr.name, attr->attr.name);
         return val_err();
     }
     if (b->v.kind == V_HOSTARRAY && S->k) { /* an array attribute: an extra ndarray parameter INSTANCE__NAME */
@@ -141,6 +167,50 @@ Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
         return val_err();
     }
     return sema_fresh_ref(S, b->v, attr->span);
+}
+
+/* class NAME(IntEnum) / (IntFlag): an object whose attributes are its members, int constants (as
+ * Python ints in a kernel: Quadrants sees an int). A member is an int literal expression or
+ * auto() (IntEnum: the previous value + 1, from 1; IntFlag: the next power of two); one qdc
+ * cannot compute is known only when the script runs. */
+void sema_int_enum(Sema *S, const Stmt *cls) {
+    SemaClass c = {.cls = cls, .scope = S->hscope, .instantiated = true};
+    vec_push(&S->classes, c);
+    SemaObject *o = xcalloc(1, sizeof *o);
+    vec_push(&S->objects, o);
+    o->cls = S->classes.len - 1, o->name = cls->class_.name, o->at = cls->class_.name_span;
+    o->prefix = arena_printf(S->arena, "%s%s__", S->prefix, cls->class_.name);
+    int64_t last = 0, flags = 0;
+    for (int k = 0; k < cls->class_.body.n; k++) {
+        const Stmt *d = cls->class_.body.stmts[k];
+        if (d->kind != S_ASSIGN || d->assign.targets.n != 1 || d->assign.targets.items[0]->kind != E_NAME) continue;
+        const Expr *t = d->assign.targets.items[0], *v = d->assign.value;
+        const char *callee = v->kind == E_CALL && !v->call.args.n ? (v->call.fn->kind == E_NAME ? v->call.fn->name : v->call.fn->kind == E_ATTR ? v->call.fn->attr.name : NULL) : NULL;
+        Expr *lit = ARENA_NEW(S->arena, Expr);
+        lit->kind = E_INT, lit->span = v->span;
+        int64_t n;
+        if (callee && !strcmp(callee, "auto")) {
+            int64_t next = 1;
+            while (cls->class_.int_flag && next <= flags && next < INT64_MAX / 2) next <<= 1;
+            n = cls->class_.int_flag ? next : last + 1;
+        } else {
+            Scope *sc = S->scope;
+            S->scope = NULL;
+            int mark = diag_quiet_begin();
+            bool ok = sema_const_int(S, v, &n, "an enum member");
+            S->scope = sc;
+            if (diag_quiet_end(mark) || !ok) {
+                scope_bind(S, &o->attrs, t->name, (Val){.kind = V_HOST, .path = "an enum member qdc cannot compute"}, t->span);
+                continue;
+            }
+        }
+        last = n, flags |= n;
+        lit->i = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+        Expr neg = {.kind = E_UNARY, .span = v->span, .op = T_MINUS};
+        neg.un.a = lit;
+        scope_bind(S, &o->attrs, t->name, sema_eval(S, n < 0 ? &neg : lit), t->span);
+    }
+    scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_OBJECT, .obj = o}, cls->class_.name_span);
 }
 
 bool sema_method_object(Sema *S, const Stmt *def, Val *obj) {

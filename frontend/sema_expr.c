@@ -477,6 +477,8 @@ static Val eval_attr(Sema *S, const Expr *e) {
         int64_t n = f->shape[f->ndim - f->elem_ndim], m = f->elem_ndim == 2 ? f->shape[f->ndim - 1] : 1;
         return val_expr(irb_int(S->arena, QT_I32, e->attr.name[0] == 'n' ? n : m, e->span));
     }
+    if (!strcmp(e->attr.name, "dtype") && (o.kind == V_FIELD || (o.kind == V_VEC && vec_len(o) && o.vec.c[0].kind == V_FIELD)))
+        return (Val){.kind = V_TYPE, .type = S->fields.items[(o.kind == V_FIELD ? o : o.vec.c[0]).index].type}; /* its element type */
     if (o.kind == V_SNODE) return sema_snode_attr(S, o, e->attr.name);
     if (o.kind == V_OBJECT) return sema_object_attr(S, o, e);
     if (o.kind == V_VEC) return sema_vec_attr(S, o, e->attr.name, e->span);
@@ -777,9 +779,17 @@ static IrExpr *eval_unary(Sema *S, const Expr *e) {
     IrExpr *a = sema_expr(S, e->un.a);
     if (!a) return NULL;
     if (e->op == T_PLUS) return a;
+    /* Quadrants' logic_not and bit_not take integral inputs only (a Python float constant is
+     * Python's business: `not 0.5` is False) */
+    if (e->op == T_KW_NOT && qt_is_float(a->type) && !ir_is_const(a)) {
+        diag_error(e->span, QD2006, "operator 'not' requires an integer or bool operand, got %s (Quadrants: \"'logic_not' takes "
+                                    "integral inputs only, however '%s' is provided\")", qt_name(a->type), qt_name(a->type));
+        return NULL;
+    }
     if (e->op == T_KW_NOT) return sema_binary(S, IR_EQ, sema_to_bool(S, a), irb_int(S->arena, QT_U1, 0, e->span), e->span);
     if (e->op == T_TILDE && !qt_is_integral(a->type)) {
-        diag_error(e->span, QD2006, "operator '~' requires an integer operand, got %s", qt_name(a->type));
+        diag_error(e->span, QD2006, "operator '~' requires an integer operand, got %s (Quadrants: \"'bit_not' takes integral inputs "
+                                    "only, however '%s' is provided\")", qt_name(a->type), qt_name(a->type));
         return NULL;
     }
     if (e->op == T_MINUS && a->type == QT_U1) a = irb_cast(S->arena, a, QT_I32);
@@ -859,7 +869,7 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_UNARY: {
         Val a = sema_eval(S, e->un.a);
         if (a.kind == V_ERR) return a;
-        if (a.kind == V_VEC && e->op != T_KW_NOT) return sema_vec_unary(S, e, a);
+        if (a.kind == V_VEC) return sema_vec_unary(S, e, a); /* `not v` too: element-wise, Quadrants' logical_not */
         Expr fake = *e;
         fake.un.a = (Expr *)sema_val_node(S, a, 0, e->un.a->span);
         return val_expr(eval_unary(S, &fake));
@@ -900,6 +910,7 @@ Val sema_eval(Sema *S, const Expr *e) {
                                        sema_rvalue(S, b, e->cmp.items.items[1]->span), e->span));
     }
     case E_IFEXP: return cond_expr(S, e);
+    case E_NAMED: return sema_named_expr(S, e);
     }
     unreachable();
 }
@@ -1136,7 +1147,8 @@ static IrExpr *bit_cast(Sema *S, const Expr *call) {
 static IrExpr *int_math(Sema *S, const Expr *call, const char *name, IrMathOp op) {
     IrExpr *a = arg(S, call, 0);
     if (a && !qt_is_int(a->type)) {
-        diag_error(call->span, QD2006, "'%s' requires an integer operand, got %s", name, qt_name(a->type));
+        diag_error(call->span, QD2006, "'%s' requires an integer operand, got %s (Quadrants: \"'%s' takes integral inputs only, "
+                                       "however '%s' is provided\")", name, qt_name(a->type), strrchr(name, '.') + 1, qt_name(a->type));
         return NULL;
     }
     return a ? math1(S, op, a, a->type, call->span) : NULL;
@@ -1259,7 +1271,8 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
         S->in_static++; /* Quadrants evaluates the condition in static scope */
         IrExpr *a = sema_to_bool(S, arg(S, call, 0));
         S->in_static--;
-        if (a && !ir_is_const(a)) diag_error(sp, QD2009, "the condition of qd.static_assert must be a compile-time constant");
+        if (a && !ir_is_const(a)) diag_error(sp, QD2009, "the condition of qd.static_assert must be a compile-time constant (Quadrants: "
+                                                   "\"Static assert with non-static condition\")");
         else if (a && !a->c.u) diag_error(sp, QD2022, "qd.static_assert failed%s%s", call->call.args.n > 1 ? ": " : "",
                                            call->call.args.n > 1 && call->call.args.items[1]->kind == E_STR ? call->call.args.items[1]->str : "");
         return NULL;
@@ -1291,7 +1304,8 @@ static Val static_value(Sema *S, const Expr *a) {
     S->in_static--;
     if (v.kind != V_EXPR && v.kind != V_LOCAL && v.kind != V_REF) return v;
     IrExpr *e = sema_rvalue(S, v, a->span);
-    if (e && !ir_is_const(e)) diag_error(a->span, QD2009, "the argument of qd.static must be a compile-time constant");
+    if (e && !ir_is_const(e)) diag_error(a->span, QD2009, "the argument of qd.static must be a compile-time constant (Quadrants: \"Input to qd.static "
+                                                                "must be compile-time constants or global pointers\")");
     return e && ir_is_const(e) ? val_expr(e) : val_err();
 }
 
@@ -1306,12 +1320,29 @@ static Val static_call(Sema *S, const Expr *call) {
 }
 
 Val sema_call(Sema *S, const Expr *call, Val f) {
+    if (f.kind == V_NS && (!strncmp(f.path, "qd.impl.qd_", 11) || !strncmp(f.path, "qd.lang.impl.qd_", 16))) {
+        /* what Quadrants turns int(x), float(x) and bool(x) into: the same builtins */
+        const char *b = strstr(f.path, ".qd_") + 4;
+        if (!strcmp(b, "int") || !strcmp(b, "float") || !strcmp(b, "bool")) f.path = b;
+    }
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
     if (f.kind == V_PYFUNC) return sema_pyfunc_call(S, call, f.def);
     if (f.kind == V_METHOD && f.method.self->kind == V_STR) return sema_str_method_call(S, call, f.method.self->path, f.method.name);
     if (f.kind == V_STRUCTTYPE || (f.kind == V_NS && sema_struct_path(f.path))) return sema_struct_call(S, call, f);
     if (f.kind == V_METHOD || f.kind == V_VECTYPE || (f.kind == V_NS && sema_vec_path(f.path))) return sema_vec_call(S, call, f);
     if (f.kind == V_NS && sema_is_more_builtin(f.path)) return sema_more_builtin_call(S, call, f.path);
+    if (f.kind == V_NS && sema_is_glsl(f.path)) return sema_glsl_call(S, call, f.path);
+    if (f.kind == V_NS && !strcmp(f.path, "qd.func") && call->call.args.n == 1 && !call->call.nkw) {
+        /* qd.func(f) applied in a kernel: f as a qd.func (then called like one) */
+        Val g = sema_eval(S, call->call.args.items[0]);
+        if (g.kind == V_PYFUNC || g.kind == V_FUNC) return (Val){.kind = V_FUNC, .def = g.def};
+        if (g.kind != V_ERR) diag_error(call->call.args.items[0]->span, QD2019, "qd.func takes a function, got %s", val_describe(g));
+        return val_err();
+    }
+    PyInt big; /* float(2**64): Python converts its exact int, past 64 bits too (rounded to a double) */
+    if (f.kind == V_NS && !strcmp(f.path, "float") && call->call.args.n == 1 && !call->call.nkw &&
+        literal_tree(call->call.args.items[0], &big, 0) && (big < INT64_MIN || big > (PyInt)UINT64_MAX))
+        return val_expr(explicit_cast(S, irb_float(S->arena, QT_F64, (double)big, call->span), S->default_fp));
     Val ew;
     if (sema_vec_elementwise(S, call, f, &ew)) return ew;
     if (f.kind == V_TYPE) { /* qd.f32(x): a cast of one value (Quadrants' words for anything else) */

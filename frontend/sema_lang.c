@@ -113,7 +113,7 @@ static bool combinator_items(Sema *S, const Expr *call, const char *p, Val **ite
 /* qd.grouped(qd.ndrange(...)) / qd.grouped(range(...)) with constant bounds: one i32 vector of
  * indices per point, the last axis fastest (the order of qd.ndrange). */
 static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
-    const Expr *in = call->call.args.n == 1 ? call->call.args.items[0] : NULL;
+    const Expr *in = call->call.args.n == 1 ? sema_pyfunc_expand(S, call->call.args.items[0]) : NULL;
     const char *p = in && in->kind == E_CALL ? (in->call.fn->kind == E_NAME ? in->call.fn->name : sema_path(S, in->call.fn)) : NULL;
     if (!p || (strcmp(p, "qd.ndrange") && strcmp(p, "range")))
         return diag_error(call->span, QD2012, "qd.static(qd.grouped(...)) takes qd.ndrange(...) or range(...)"), false;

@@ -235,7 +235,7 @@ static void eig2(La *L, IrExpr **a, IrExpr **val, IrExpr **vec) {
 
 /* ---- the calls ---- */
 
-static const char *const fns[] = {"qd.sym_eig", "qd.svd", "qd.polar_decompose", "qd.solve", "qd.eig"};
+static const char *const fns[] = {"qd.sym_eig", "qd.svd", "qd.polar_decompose", "qd.solve", "qd.eig", "qd.make_spd"};
 
 bool sema_linalg_path(const char *p) {
     for (size_t k = 0; k < ARRAY_LEN(fns); k++)
@@ -295,7 +295,7 @@ Val sema_linalg_call(Sema *S, const Expr *call, const char *p) {
     if (!S->cur) return diag_error(call->span, QD2004, "'%s' computes at run time: call it inside a kernel or qd.func", p), val_err();
     const Expr *ae = call->call.args.items[0];
     Val av = sema_eval(S, ae);
-    bool is_eig = !strcmp(p, "qd.eig"), is_sym = !strcmp(p, "qd.sym_eig");
+    bool is_eig = !strcmp(p, "qd.eig"), is_spd = !strcmp(p, "qd.make_spd"), is_sym = is_spd || !strcmp(p, "qd.sym_eig");
     if (av.kind == V_VEC && av.vec.m && (av.vec.n != av.vec.m || av.vec.n < 2 || av.vec.n > (is_sym ? 6 : is_eig ? 2 : 3)))
         return diag_error(ae->span, QD2043, "'%s' is supported for %s matrices in qdc, got a %dx%d matrix", p,
                           is_sym ? "2x2 to 6x6 square" : is_eig ? "2x2" : "2x2 and 3x3", av.vec.n, av.vec.m), val_err();
@@ -313,6 +313,18 @@ Val sema_linalg_call(Sema *S, const Expr *call, const char *p) {
     if (is_eig) {
         eig2(&L, a, x, y);
         return tuple(S, mat_val(S, x, 2, 2), mat_val(S, y, 4, 2), NULL);
+    }
+    if (is_spd) { /* Q diag(max(l, 0)) Q^T, as Quadrants: a negative l times 0.0, each sum from A[0, 0] * 0.0 */
+        sym_eig(&L, a, n, x, y);
+        for (int k = 0; k < n; k++) x[k] = once(&L, sel(&L, op(&L, IR_LT, x[k], k_(&L, 0)), mul(&L, x[k], k_(&L, 0)), x[k]));
+        IrExpr *zero = once(&L, mul(&L, a[0], k_(&L, 0)));
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                IrExpr *acc = zero;
+                for (int k = 0; k < n; k++) acc = add(&L, acc, mul(&L, mul(&L, y[i * n + k], x[k]), y[j * n + k]));
+                z[i * n + j] = acc;
+            }
+        return mat_val(S, z, n, n);
     }
     if (is_sym) {
         sym_eig(&L, a, n, x, y);

@@ -573,6 +573,26 @@ Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
     return r;
 }
 
+/* call, or when it calls a Python function whose body is `return EXPR`: EXPR with the call's
+ * arguments and the function's names bound (E_VALUE), so a form qdc recognises by its shape
+ * (qd.static(qd.grouped(make_range()))) is seen through the helper that builds it. */
+const Expr *sema_pyfunc_expand(Sema *S, const Expr *call) {
+    for (int depth = 0; call->kind == E_CALL && depth < 16; depth++) {
+        int mark = diag_quiet_begin();
+        Val f = sema_eval(S, call->call.fn);
+        diag_quiet_end(mark);
+        const Expr *ret = f.kind == V_PYFUNC ? sema_pyfunc_return(f.def) : NULL;
+        Scope *sc = ret ? pyfunc_scope(S, call, f.def) : NULL;
+        if (!sc) return call;
+        Scope *h = S->hscope, *k = S->scope;
+        if (S->scope) S->scope = sc;
+        else S->hscope = sc;
+        call = sema_bound_copy(S, ret);
+        S->hscope = h, S->scope = k;
+    }
+    return call;
+}
+
 void sema_param_host_function(Sema *S, const Stmt *s) {
     int np = s->def.nparams;
     if (!s->def.decorators.n && (sema_pyfunc_return(s) || sema_pyfunc_body_ok(s)) && strncmp(s->def.name, "test", 4)) {
@@ -839,7 +859,7 @@ static bool expr_calls(const Expr *e, const char *name) {
             if (expr_calls(e->list.items[k], name)) return true;
         return false;
     case E_UNARY: return expr_calls(e->un.a, name);
-    case E_BINARY: return expr_calls(e->bin.a, name) || expr_calls(e->bin.b, name);
+    case E_BINARY: case E_NAMED: return expr_calls(e->bin.a, name) || expr_calls(e->bin.b, name);
     case E_COMPARE:
         for (int k = 0; k < e->cmp.items.n; k++)
             if (expr_calls(e->cmp.items.items[k], name)) return true;

@@ -34,6 +34,8 @@ static void note_ref(UseVec *u, const char *name, int task) {
 }
 
 static void refs_expr(UseVec *u, const Expr *e, int task);
+static void set_name(UseVec *u, const Expr *t, int task, bool serial);
+static bool refs_serial = true; /* the statement being scanned runs in serial code (a walrus in it sets a name) */
 static void refs_list(UseVec *u, const ExprList *l, int task) {
     for (int k = 0; k < l->n; k++) refs_expr(u, l->items[k], task);
 }
@@ -51,6 +53,7 @@ static void refs_expr(UseVec *u, const Expr *e, int task) {
     case E_TUPLE: case E_LIST: case E_BOOLOP: refs_list(u, &e->list, task); break;
     case E_UNARY: refs_expr(u, e->un.a, task); break;
     case E_BINARY: refs_expr(u, e->bin.a, task), refs_expr(u, e->bin.b, task); break;
+    case E_NAMED: refs_expr(u, e->bin.b, task), set_name(u, e->bin.a, task, refs_serial); break;
     case E_COMPARE: refs_list(u, &e->cmp.items, task); break;
     case E_IFEXP: refs_expr(u, e->ifexp.cond, task), refs_expr(u, e->ifexp.a, task), refs_expr(u, e->ifexp.b, task); break;
     case E_STARRED: refs_expr(u, e->un.a, task); break;
@@ -76,7 +79,15 @@ static void set_name(UseVec *u, const Expr *t, int task, bool serial) {
 
 /* serial: the statement runs in serial code (assignments there create kernel-scope locals) */
 static void refs_stmts(UseVec *u, const StmtList *l, int task, bool serial);
+static void refs_stmt_in(UseVec *u, const Stmt *s, int task, bool serial);
 static void refs_stmt(UseVec *u, const Stmt *s, int task, bool serial) {
+    bool saved = refs_serial;
+    refs_serial = serial;
+    refs_stmt_in(u, s, task, serial);
+    refs_serial = saved;
+}
+
+static void refs_stmt_in(UseVec *u, const Stmt *s, int task, bool serial) {
     switch (s->kind) {
     case S_EXPR: case S_RETURN: refs_expr(u, s->expr, task); break;
     case S_ASSIGN:
@@ -129,7 +140,7 @@ static bool is_static_loop(Sema *S, const Stmt *s) {
 /* The loops of the top level (the body of a top-level qd.static loop is top level too). */
 static bool is_loop_target(Sema *S, const StmtList *body, const char *name) {
     for (int k = 0; k < body->n; k++) {
-        const Stmt *s = body->stmts[k];
+        const Stmt *s = sema_loop_form(S, body->stmts[k]);
         if (s->kind == S_FOR && (is_static_loop(S, s) ? is_loop_target(S, &s->for_.body, name) : names_target(s->for_.target, name)))
             return true;
         if (sema_is_do_while(S, s) && is_loop_target(S, &s->while_.body, name)) return true;
@@ -141,7 +152,7 @@ static bool is_loop_target(Sema *S, const StmtList *body, const char *name) {
  * top-level qd.static loop's body is top level (its loops are tasks). */
 static void scan_top(Sema *S, UseVec *u, const StmtList *body, int *task) {
     for (int k = 0; k < body->n; k++) {
-        const Stmt *s = body->stmts[k];
+        const Stmt *s = sema_loop_form(S, body->stmts[k]);
         if (is_static_loop(S, s)) {
             refs_expr(u, s->for_.iter, *task);
             scan_top(S, u, &s->for_.body, task);

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef enum { M_BAD, M_DC, M_ARRAY, M_GENERIC, M_VEC, M_STRUCT, M_SCALAR } MemberKind;
+typedef enum { M_BAD, M_DC, M_ARRAY, M_GENERIC, M_VEC, M_STRUCT, M_SCALAR, M_OBJECT } MemberKind;
 
 /* The dataclass an annotation (a name or a dotted name) denotes, NULL if none. */
 const PyDc *sema_pydc_of(Sema *S, const Expr *ann) {
@@ -57,6 +57,10 @@ static MemberKind member_kind(Sema *S, const PyDc *dc, int k, const PyDc **sub) 
     else if (shape == PS_ARRAY) r = M_ARRAY;
     else if (sema_vec_type_of(S, ann, &t, &n, &m)) r = n ? M_VEC : M_BAD;
     else if (sema_struct_type_of(S, ann, &st)) r = M_STRUCT;
+    else if (ann->kind == E_NAME) { /* a @qd.data_oriented class */
+        Binding *b = sema_lookup(S, ann->name);
+        if (b && b->v.kind == V_CLASS) r = M_OBJECT;
+    }
     S->hscope = hs, S->scope = sc;
     return r;
 }
@@ -254,6 +258,11 @@ static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span s
             break;
         }
         case M_BAD: break;
+        case M_OBJECT:
+            diag_error(dc->anns[k]->span, QD2005, "member '%s' of dataclass '%s' holds a @qd.data_oriented instance, which qdc "
+                       "does not support inside a dataclass; pass the instance as a qd.template() argument of its own",
+                       dc->names[k], dc->cls->class_.name);
+            break;
         }
         S->hscope = hs, S->scope = sc;
         v.pydc.m[k] = r;

@@ -50,7 +50,7 @@ static bool pure_expr(const Expr *e) {
                 if (!pure_expr(c->comp.conds.items[k])) return false;
         }
         return pure_expr(e->comp.elt);
-    case E_ERROR: return false;
+    case E_ERROR: case E_NAMED: return false; /* a walrus assigns */
     default: return true;
     }
 }
@@ -93,7 +93,7 @@ bool sema_pyfunc_body_ok(const Stmt *def) { return sema_may_return(&def->def.bod
 
 /* A copy of e with each name the function's scopes bind replaced by its value (E_VALUE), so an
  * annotation it returns (qd.types.NDArray[dtype, ndim]) means the same outside the function. */
-static Expr *bound_copy(Sema *S, const Expr *e) {
+Expr *sema_bound_copy(Sema *S, const Expr *e) {
     Expr *c = ARENA_NEW(S->arena, Expr);
     *c = *e;
     switch (e->kind) {
@@ -101,18 +101,20 @@ static Expr *bound_copy(Sema *S, const Expr *e) {
         Binding *b = sema_lookup(S, e->name);
         return b ? sema_value_expr(S, b->v, e->span) : c;
     }
-    case E_ATTR: c->attr.obj = bound_copy(S, e->attr.obj); return c;
-    case E_SUBSCRIPT: c->sub.obj = bound_copy(S, e->sub.obj), c->sub.index = bound_copy(S, e->sub.index); return c;
+    case E_ATTR: c->attr.obj = sema_bound_copy(S, e->attr.obj); return c;
+    case E_UNARY: case E_STARRED: c->un.a = sema_bound_copy(S, e->un.a); return c;
+    case E_BINARY: c->bin.a = sema_bound_copy(S, e->bin.a), c->bin.b = sema_bound_copy(S, e->bin.b); return c;
+    case E_SUBSCRIPT: c->sub.obj = sema_bound_copy(S, e->sub.obj), c->sub.index = sema_bound_copy(S, e->sub.index); return c;
     case E_TUPLE: case E_LIST:
         c->list.items = ARENA_ARRAY(S->arena, Expr *, e->list.n ? e->list.n : 1);
-        for (int k = 0; k < e->list.n; k++) c->list.items[k] = bound_copy(S, e->list.items[k]);
+        for (int k = 0; k < e->list.n; k++) c->list.items[k] = sema_bound_copy(S, e->list.items[k]);
         return c;
     case E_CALL:
-        c->call.fn = bound_copy(S, e->call.fn);
+        c->call.fn = sema_bound_copy(S, e->call.fn);
         c->call.args.items = ARENA_ARRAY(S->arena, Expr *, e->call.args.n ? e->call.args.n : 1);
-        for (int k = 0; k < e->call.args.n; k++) c->call.args.items[k] = bound_copy(S, e->call.args.items[k]);
+        for (int k = 0; k < e->call.args.n; k++) c->call.args.items[k] = sema_bound_copy(S, e->call.args.items[k]);
         c->call.kw = ARENA_ARRAY(S->arena, Keyword, e->call.nkw ? e->call.nkw : 1);
-        for (int k = 0; k < e->call.nkw; k++) c->call.kw[k] = e->call.kw[k], c->call.kw[k].value = bound_copy(S, e->call.kw[k].value);
+        for (int k = 0; k < e->call.nkw; k++) c->call.kw[k] = e->call.kw[k], c->call.kw[k].value = sema_bound_copy(S, e->call.kw[k].value);
         return c;
     default: return c;
     }
@@ -121,7 +123,7 @@ static Expr *bound_copy(Sema *S, const Expr *e) {
 /* `return e` in such a body: e's value, or V_HOST saying why qdc cannot compute it. */
 Val sema_pyfunc_result(Sema *S, const Expr *e) {
     if (!e) return (Val){.kind = V_NONE};
-    if (sema_annotation_alias(S, e)) return (Val){.kind = V_ANNOT, .ann = bound_copy(S, e)}; /* return qd.types.NDArray[dt, n] */
+    if (sema_annotation_alias(S, e)) return (Val){.kind = V_ANNOT, .ann = sema_bound_copy(S, e)}; /* return qd.types.NDArray[dt, n] */
     if (sema_is_host_expr(S, e)) return (Val){.kind = V_HOST, .path = "a value known only when the script runs"};
     int mark = diag_quiet_begin();
     Val v = sema_eval(S, e);

@@ -217,6 +217,15 @@ static void stmt_assign(Sema *S, const Stmt *s) {
     for (int k = 0; k < s->assign.targets.n; k++) sema_assign(S, s->assign.targets.items[k], v, s->assign.value->span);
 }
 
+/* NAME := value: assigned as `NAME = value` is; the expression is then the variable's value. */
+Val sema_named_expr(Sema *S, const Expr *e) {
+    if (!S->cur) return diag_error(e->span, QD1012, "assignment expressions (:=) are only supported inside a kernel or qd.func"), val_err();
+    Val v = snapshot(S, sema_eval(S, e->bin.b), e->bin.b->span);
+    if (v.kind == V_ERR) return v;
+    sema_assign(S, e->bin.a, v, e->bin.b->span);
+    return sema_eval(S, e->bin.a);
+}
+
 static void stmt_annassign(Sema *S, const Stmt *s) {
     QdType t;
     int n = 0, m = 0;
@@ -233,7 +242,10 @@ static void stmt_annassign(Sema *S, const Stmt *s) {
         }
         return sema_assign(S, s->ann.target, v, s->span);
     }
-    if (!sema_annotation_type(S, s->ann.annotation, &t)) return;
+    /* the annotation is evaluated where the statement is: a kernel's own `my_int = qd.i32` too */
+    const Binding *alias = s->ann.annotation->kind == E_NAME ? sema_lookup(S, s->ann.annotation->name) : NULL;
+    if (alias && alias->v.kind == V_TYPE) t = alias->v.type;
+    else if (!sema_annotation_type(S, s->ann.annotation, &t)) return;
     if (s->ann.target->kind != E_NAME) {
         if (s->ann.value) sema_assign(S, s->ann.target, sema_eval(S, s->ann.value), s->span);
         return;
@@ -245,6 +257,21 @@ static void stmt_annassign(Sema *S, const Stmt *s) {
     }
     IrExpr *e = s->ann.value ? sema_expr(S, s->ann.value) : irb_int(S->arena, t, 0, s->span);
     if (!e) return;
+    /* a variable declared already (in this block or an enclosing one): Quadrants assigns to it,
+     * and only with the type it has */
+    Binding *known = sema_lookup(S, s->ann.target->name);
+    if (known && known->v.kind == V_LOCAL && !known->is_param) {
+        QdType have = S->locals.items[known->v.index].type;
+        if (have != t) {
+            diag_error(s->ann.annotation->span, QD2010, "'%s' is declared as %s already; an annotation cannot change its type to %s "
+                                                        "(Quadrants: \"Static assign cannot have type overloading\")",
+                       s->ann.target->name, qt_name(have), qt_name(t));
+            diag_note(known->decl, "'%s' is declared here", s->ann.target->name);
+            return;
+        }
+        if (s->ann.value) sema_assign(S, s->ann.target, val_expr(irb_cast(S->arena, e, t)), s->span);
+        return;
+    }
     if (!b && sema_is_promoted(S, s->ann.target->name))
         return store_ref(S, sema_promote(S, s->ann.target->name, t, s->ann.target->span), e, s->span);
     int l = sema_new_local(S, s->ann.target->name, t);
@@ -429,7 +456,8 @@ static void stmt_jump(Sema *S, const Stmt *s) {
     case LOOP_STATIC: /* unrolling: decided at compile time, so only under compile-time control flow */
         if (S->dyn > S->static_dyn) {
             diag_error(s->span, QD2014, "'%s' of a qd.static loop inside a run-time if (the loop is unrolled: only "
-                                          "`if qd.static(...)` can decide it)", w);
+                                          "`if qd.static(...)` can decide it; Quadrants: \"You are trying to `%s` a static "
+                                          "`for` loop, but the `%s` statement is inside a non-static `if`.\")", w, w, w);
             return;
         }
         S->static_jump = brk ? JUMP_BREAK : JUMP_CONTINUE;
@@ -679,6 +707,72 @@ static bool is_static_call(Sema *S, const Expr *e) {
     return p && !strcmp(p, "qd.static");
 }
 
+/* F.fill(v) on a field, in a kernel or qd.func: Quadrants' field_fill_quadrants_scope, a qd.func
+ * `for I in grouped(F): F[I] = val` with val a template argument (so v is evaluated where it is
+ * used, in each iteration; a vector or matrix field takes a scalar for every component). A
+ * top-level one is a parallel loop. */
+static const Stmt *fill_loop(Sema *S, const Stmt *s) {
+    const Expr *c = s->expr, *fn = c->call.fn;
+    int mark = diag_quiet_begin();
+    Val f = sema_eval(S, fn->attr.obj);
+    diag_quiet_end(mark);
+    bool field = f.kind == V_FIELD || (f.kind == V_VEC && vec_len(f) && f.vec.c[0].kind == V_FIELD);
+    if (!field) return s;
+    if (c->call.args.n != 1 || c->call.nkw) {
+        diag_error(c->span, QD2007, "a field's fill takes one value, got %d argument%s", c->call.args.n + c->call.nkw,
+                   c->call.args.n + c->call.nkw == 1 ? "" : "s");
+        Stmt *none = ARENA_NEW(S->arena, Stmt);
+        none->kind = S_PASS, none->span = s->span;
+        return none;
+    }
+    Arena *a = S->arena;
+    Expr *obj = sema_value_expr(S, f, fn->attr.obj->span);
+    Expr *grouped = ARENA_NEW(a, Expr), *index = ARENA_NEW(a, Expr), *elem = ARENA_NEW(a, Expr);
+    grouped->kind = E_CALL, grouped->span = c->span, grouped->call.fn = sema_value_expr(S, (Val){.kind = V_NS, .path = "qd.grouped"}, fn->span);
+    grouped->call.args.n = 1, grouped->call.args.items = ARENA_ARRAY(a, Expr *, 1), grouped->call.args.items[0] = obj;
+    index->kind = E_NAME, index->span = c->span, index->name = "$fill";
+    elem->kind = E_SUBSCRIPT, elem->span = c->span, elem->sub.obj = obj, elem->sub.index = index;
+    Stmt *st = ARENA_NEW(a, Stmt), *loop = ARENA_NEW(a, Stmt);
+    st->kind = S_ASSIGN, st->span = s->span, st->assign.value = c->call.args.items[0];
+    st->assign.targets.n = 1, st->assign.targets.items = ARENA_ARRAY(a, Expr *, 1), st->assign.targets.items[0] = elem;
+    loop->kind = S_FOR, loop->span = s->span, loop->for_.target = index, loop->for_.iter = grouped;
+    loop->for_.body.n = 1, loop->for_.body.stmts = ARENA_ARRAY(a, Stmt *, 1), loop->for_.body.stmts[0] = st;
+    return loop;
+}
+
+static bool is_fill_call(const Stmt *s) {
+    const Expr *c = s->kind == S_EXPR ? s->expr : NULL;
+    return c && c->kind == E_CALL && c->call.fn->kind == E_ATTR && !strcmp(c->call.fn->attr.name, "fill");
+}
+
+/* for x in A if qd.static(c) else B: the loop over the branch c selects, as Quadrants' build_For
+ * rebuilds the loop with it (at any depth; either branch may be static or not). Any other
+ * condition is Quadrants' error; the loop is then over an error value (nothing more reported). */
+const Stmt *sema_loop_form(Sema *S, const Stmt *s) {
+    if (is_fill_call(s)) return fill_loop(S, s);
+    if (s->kind != S_FOR || s->for_.iter->kind != E_IFEXP) return s;
+    const Expr *it = s->for_.iter, *c = it->ifexp.cond;
+    Stmt *r = ARENA_NEW(S->arena, Stmt);
+    *r = *s;
+    if (!is_static_call(S, c)) {
+        diag_error(c->span, QD2012, "the condition of an inline if that a for loop iterates must be qd.static(...) (Quadrants: "
+                                    "\"Using non static inlined if statement as for-loop iterable is not currently supported.\")");
+        Expr *err = ARENA_NEW(S->arena, Expr);
+        err->kind = E_ERROR, err->span = it->span;
+        r->for_.iter = err;
+        return r;
+    }
+    IrExpr *v = sema_to_bool(S, sema_expr(S, c));
+    if (!v || v->kind != IR_CONST) {
+        Expr *err = ARENA_NEW(S->arena, Expr);
+        err->kind = E_ERROR, err->span = it->span;
+        r->for_.iter = err;
+        return r;
+    }
+    r->for_.iter = v->c.u ? it->ifexp.a : it->ifexp.b;
+    return sema_loop_form(S, r);
+}
+
 /* Quadrants allows `return` anywhere control flow is decided at compile time: at the end, and
  * inside `if qd.static(...)` and `for ... in qd.static(...)`; not under a run-time if or loop. */
 static bool check_returns(Sema *S, const StmtList *l, bool dynamic, bool report) {
@@ -696,7 +790,7 @@ static bool check_returns(Sema *S, const StmtList *l, bool dynamic, bool report)
             ok &= check_returns(S, &s->if_.then, d, report) & check_returns(S, &s->if_.els, d, report);
         }
         if (s->kind == S_WHILE) ok &= check_returns(S, &s->while_.body, true, report);
-        if (s->kind == S_FOR) ok &= check_returns(S, &s->for_.body, dynamic || !is_static_call(S, s->for_.iter), report);
+        if (s->kind == S_FOR) ok &= check_returns(S, &s->for_.body, dynamic || !is_static_call(S, sema_loop_form(S, s)->for_.iter), report);
     }
     return ok;
 }
@@ -859,6 +953,7 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
 static void stmt_assert(Sema *S, const Stmt *s);
 
 void sema_stmt(Sema *S, const Stmt *s) {
+    if (is_fill_call(s)) s = sema_loop_form(S, s);
     switch (s->kind) {
     case S_EXPR: {
         if (s->expr->kind == E_STR) return; /* a docstring */
@@ -881,7 +976,7 @@ void sema_stmt(Sema *S, const Stmt *s) {
     case S_AUGASSIGN: stmt_augassign(S, s); return;
     case S_IF: stmt_if(S, s); return;
     case S_WHILE: stmt_while(S, s); return;
-    case S_FOR: stmt_for(S, s); return;
+    case S_FOR: stmt_for(S, sema_loop_form(S, s)); return;
     case S_BREAK: case S_CONTINUE: stmt_jump(S, s); return;
     case S_PASS: return;
     case S_ASSERT: stmt_assert(S, s); return;

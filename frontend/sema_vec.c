@@ -1105,8 +1105,26 @@ Val sema_vec_attr(Sema *S, Val o, const char *name, Span sp) {
         Val r = vec_make(S, (int)len, 0);
         for (size_t k = 0; k < len; k++) {
             int c = swizzle_comp(name[k]);
-            if (c >= o.vec.n) {
-                diag_error(sp, QD2042, "component '%c' is out of range for %s", name[k], shape_text(S, o));
+            if (c >= o.vec.n) { /* with Quadrants' words: its valid letters sorted, the pattern as a tuple */
+                static const char *const sets[] = {"xyzw", "rgba", "stpq"};
+                const char *set = sets[0];
+                for (int s = 0; s < 3; s++) set = strchr(sets[s], name[k]) ? sets[s] : set;
+                char valid[4];
+                int nv = o.vec.n;
+                memcpy(valid, set, (size_t)nv);
+                for (int i = 1; i < nv; i++) /* insertion sort: at most 4 letters */
+                    for (int j = i; j > 0 && valid[j - 1] > valid[j]; j--) {
+                        char t = valid[j];
+                        valid[j] = valid[j - 1], valid[j - 1] = t;
+                    }
+                StrBuf q = {0};
+                sb_printf(&q, "vec%d only has attributes=(", nv);
+                for (int i = 0; i < nv; i++) sb_printf(&q, "%s'%c'", i ? ", " : "", valid[i]);
+                sb_puts(&q, "), got=(");
+                for (size_t i = 0; i < len; i++) sb_printf(&q, "%s'%c'", i ? ", " : "", name[i]);
+                sb_puts(&q, len == 1 ? ",)" : ")");
+                diag_error(sp, QD2042, "component '%c' is out of range for %s (Quadrants: \"%s\")", name[k], shape_text(S, o), q.data);
+                sb_free(&q);
                 return val_err();
             }
             r.vec.c[k] = o.vec.c[c];

@@ -29,6 +29,7 @@ static struct {
     int quiet;       /* diag_quiet depth: > 0 while a speculative evaluation runs */
     int quiet_errors; /* errors and warnings dropped while quiet */
     char quiet_first[256]; /* the message of the first error dropped since diag_quiet_begin */
+    DiagCode quiet_first_code; /* and its code */
     bool stopped;          /* the error limit was reached: nothing more is shown */
     bool wdisabled[ARRAY_LEN(codes)], werror[ARRAY_LEN(codes)];
     StrBuf sarif;    /* results accumulated for SARIF */
@@ -419,9 +420,9 @@ static bool seen_before(Span sp, const char *code, const char *fmt, va_list ap) 
 }
 
 /* While quiet, a diagnostic is only counted in quiet_errors (its notes are dropped too). */
-static bool quiet_drop(const char *fmt, va_list *ap) {
+static bool quiet_drop(DiagCode id, const char *fmt, va_list *ap) {
     if (!D.quiet) return false;
-    if (ap && !D.quiet_first[0]) vsnprintf(D.quiet_first, sizeof D.quiet_first, fmt, *ap);
+    if (ap && !D.quiet_first[0]) vsnprintf(D.quiet_first, sizeof D.quiet_first, fmt, *ap), D.quiet_first_code = id;
     D.quiet_errors++;
     D.last_shown = false;
     return true;
@@ -434,6 +435,7 @@ int diag_quiet_begin(void) {
 }
 
 const char *diag_quiet_first(void) { return D.quiet_first; }
+DiagCode diag_quiet_first_code(void) { return D.quiet_first[0] ? D.quiet_first_code : (DiagCode)0; }
 
 int diag_quiet_end(int mark) {
     if (D.quiet > 0) D.quiet--;
@@ -445,7 +447,7 @@ void diag_error(Span sp, DiagCode id, const char *fmt, ...) {
     if (D.stopped) return (void)(D.last_shown = false);
     va_list ap;
     va_start(ap, fmt);
-    bool dropped = quiet_drop(fmt, &ap);
+    bool dropped = quiet_drop(id, fmt, &ap);
     va_end(ap);
     if (dropped) return;
     va_start(ap, fmt);
@@ -467,7 +469,7 @@ void diag_warning(Span sp, DiagCode id, const char *fmt, ...) {
     int i = find_code(id);
     const char *code = codes[i].code;
     D.last_shown = false;
-    if (D.stopped || D.wdisabled[i] || quiet_drop(NULL, NULL)) return;
+    if (D.stopped || D.wdisabled[i] || quiet_drop(id, NULL, NULL)) return;
     bool as_error = D.werror[i] || D.cfg.warnings_are_errors;
     va_list ap;
     va_start(ap, fmt);

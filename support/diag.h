@@ -94,6 +94,7 @@ void diag_note(Span sp, const char *fmt, ...) __attribute__((format(printf, 2, 3
 int diag_quiet_begin(void);
 int diag_quiet_end(int mark);
 const char *diag_quiet_first(void); /* the first error's message since diag_quiet_begin, or "" */
+DiagCode diag_quiet_first_code(void); /* and its code (0: none) */
 
 int diag_error_count(void);
 int diag_warning_count(void);

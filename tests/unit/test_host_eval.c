@@ -128,3 +128,37 @@ Test(host_eval, conditional_of_callables_does_not_crash) {
     expect_ok("import quadrants as qd\n\nmake = qd.Vector.field if 1 > 2 else qd.Vector.ndarray\nc = qd.field(qd.i32, shape=())\n\n"
               "@qd.kernel\ndef k():\n    c[None] = 1\n");
 }
+
+/* fastcache= only decides how Quadrants caches a kernel: a value known only when the script runs
+ * (a physics engine's fastcache=gs.use_fastcache) compiles the kernel, with warning QD2107 and
+ * without the capture checks; graph=, which changes the code, stays a compile-time bool. */
+static const char runtime_flag[] = "import sys\nimport quadrants as qd\n\nx = qd.field(qd.i32, shape=4)\n\n"
+                                   "@qd.kernel(%s=sys.flags.optimize > 0)\ndef k(a: qd.types.ndarray(qd.i32, ndim=1)):\n"
+                                   "    for i in range(4):\n        a[i] = x[i] + 1\n";
+
+Test(host_eval, fastcache_known_at_run_time_compiles) {
+    char text[512], *err;
+    bool wrote;
+    snprintf(text, sizeof text, runtime_flag, "fastcache");
+    int status = compile(text, &err, &wrote);
+    cr_expect_eq(status, 0, "exit %d: %s", status, err);
+    cr_expect(wrote, "no output");
+    cr_expect_str_eq(err, "g.py:6:22: warning[QD2107]: @qd.kernel(fastcache=...) is known only when the script runs: qdc compiles the "
+                          "kernel as written (fastcache decides how Quadrants caches a kernel, not its code) and skips the checks of "
+                          "captured values that fastcache=True adds [-Wruntime-fastcache]\n"
+                          " 6 | @qd.kernel(fastcache=sys.flags.optimize > 0)\n   |                      ^~~~~~~~~~~~~~~~~~~~~~\n");
+    free(err);
+    snprintf(text, sizeof text, runtime_flag, "graph");
+    expect_exactly(text, "g.py:6:18: error[QD2062]: 'sys' is a module the script imports, known only when the script runs; kernels can "
+                         "use module constants, fields, qd.func and their own arguments\n"
+                         " 6 | @qd.kernel(graph=sys.flags.optimize > 0)\n   |                  ^~~\n"
+                         "g.py:1:8: note: 'sys' is set here\n 1 | import sys\n   |        ^~~\n");
+    /* a known fastcache=True still checks captures */
+    snprintf(text, sizeof text, runtime_flag, "fastcache");
+    char *p = strstr(text, "sys.flags.optimize > 0");
+    memcpy(p, "True                  ", 22);
+    expect_exactly(text, "g.py:9:16: error[QD2064]: fastcache kernel 'k' reads a field 'x' captured from outside it; a fastcache (pure) "
+                         "kernel takes all its data as parameters\n"
+                         " 9 |         a[i] = x[i] + 1\n   |                ^\n"
+                         "g.py:4:1: note: 'x' is set here\n 4 | x = qd.field(qd.i32, shape=4)\n   | ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+}

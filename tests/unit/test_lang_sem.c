@@ -52,12 +52,14 @@ Test(lang_sem, static_break_under_a_runtime_if) {
     expect_error("import quadrants as qd\nx = qd.field(qd.i32, 8)\n\n@qd.kernel\ndef k(n: qd.i32):\n"
                  "    for i in qd.static(range(5)):\n        if n > i:\n            break\n        x[i] = 1\n",
                  "8:13: error[QD2014]: 'break' of a qd.static loop inside a run-time if (the loop is unrolled: only "
-                 "`if qd.static(...)` can decide it)",
+                 "`if qd.static(...)` can decide it; Quadrants: \"You are trying to `break` a static `for` loop, but the "
+                 "`break` statement is inside a non-static `if`.\")",
                  "\n   |             ^~~~~\n");
     expect_error("import quadrants as qd\nx = qd.field(qd.i32, 8)\n\n@qd.kernel\ndef k(n: qd.i32):\n"
                  "    for v in qd.static((1, 2)):\n        if n > v:\n            continue\n        x[v] = 1\n",
                  "8:13: error[QD2014]: 'continue' of a qd.static loop inside a run-time if (the loop is unrolled: only "
-                 "`if qd.static(...)` can decide it)",
+                 "`if qd.static(...)` can decide it; Quadrants: \"You are trying to `continue` a static `for` loop, but the "
+                 "`continue` statement is inside a non-static `if`.\")",
                  "\n   |             ^~~~~~~~\n");
 }
 
@@ -104,7 +106,8 @@ Test(lang_sem, static_with_several_arguments) {
     expect_error("import quadrants as qd\n\n@qd.kernel\ndef k():\n    a = qd.static()\n",
                  "5:9: error[QD2007]: 'qd.static' takes at least 1 argument", "\n   |         ^~~~~~~~~~~\n");
     expect_error("import quadrants as qd\n\n@qd.kernel\ndef k(n: qd.i32):\n    a, b = qd.static(1, n)\n",
-                 "5:25: error[QD2009]: the argument of qd.static must be a compile-time constant", "\n   |                         ^\n");
+                 "5:25: error[QD2009]: the argument of qd.static must be a compile-time constant (Quadrants: \"Input to qd.static must "
+                 "be compile-time constants or global pointers\")", "\n   |                         ^\n");
 }
 
 static const char *const oob_src = "import quadrants as qd\na = qd.field(qd.i32, shape=10)\n\n@qd.func\ndef explode() -> qd.i32:\n"
