@@ -14,6 +14,8 @@ typedef struct {
     IrLowering *ops; /* the result being built, indexed by memory-operation id */
     int nops;
     VEC(const char *) caps_used;
+    CapAnswer *op_caps; /* lower_module: the answer each memory operation's caps come from, counted
+                           once the SharedArray widening settles (a widened peer relies on none) */
 } LowerCtx;
 
 static const char *const *opt_caps(const LowerOptions *o) { return o ? (const char *const *)o->caps : NULL; }
@@ -295,7 +297,8 @@ static bool decide_memop(LowerCtx *c, const IrExpr *e, IrLowering *L) {
     if (L->kind == LOW_CAS_LOOP) decide_loop_cas(c, m, dt, L);
     L->no_return = !m->result_used && L->kind == LOW_NATIVE && kind == ORDK_RMW &&
                    (c->t->orders[ORDK_NORET] & (1u << L->order));
-    use_caps(c, &a);
+    if (c->op_caps) c->op_caps[m->id] = a;
+    else use_caps(c, &a);
     set_detail(c, L, m, &a, &why);
     sb_free(&why);
     return true;
@@ -361,6 +364,7 @@ static void widen_peer(void *ctx, const IrKernel *k, const IrTask *t, const IrEx
                              "stores the SharedArray as u32 words, one value per word%s", qop_name(L->op),
                              L->spelling ? L->spelling : "the native instruction", L->negate ? "; sub as add of the negation" : "");
     L->spelling = NULL; /* no longer the instruction emitted */
+    p->c->op_caps[memop->mem.id].ncaps_used = 0; /* nor relies on what enabled it */
 }
 
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
@@ -477,7 +481,8 @@ static bool decide_print(LowerCtx *c, const IrModule *m) {
 }
 
 IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOptions *o, Arena *arena) {
-    LowerCtx c = {t, o, arena, true, ARENA_ARRAY(arena, IrLowering, m->nmemops + 1), m->nmemops, {0}};
+    LowerCtx c = {t, o, arena, true, ARENA_ARRAY(arena, IrLowering, m->nmemops + 1), m->nmemops, {0},
+                  ARENA_ARRAY(arena, CapAnswer, m->nmemops + 1)};
     if (!check_block_dims(m, t)) c.ok = false;
     if (!lower_check_simt(m, t, o)) c.ok = false;
     IrClock clock = decide_clock(&c, m);
@@ -486,6 +491,7 @@ IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOption
     IrLowered decided = {.ops = c.ops, .nops = c.nops};
     Peers peers = {&c, &decided};
     ir_visit_memory_ops(m, widen_peer, &peers);
+    for (int i = 0; i < c.nops; i++) use_caps(&c, &c.op_caps[i]);
     if (!check_shared_limits(m, t, &decided)) c.ok = false;
     const char *rewrite_caps[2] = {NULL, NULL};
     if (c.ok) lower_reductions(m, t, o, c.ops, arena, rewrite_caps);
@@ -506,7 +512,7 @@ IrLowered *lower_module(const IrModule *m, const CapTarget *t, const LowerOption
 
 bool lower_memop(const IrExpr *memop, const CapTarget *t, const LowerOptions *o, Arena *arena, IrLowering *out) {
     if (memop->kind != IR_MEMOP) die("lower_memop on a non-memop expression");
-    LowerCtx c = {t, o, arena, true, out, 1, {0}};
+    LowerCtx c = {t, o, arena, true, out, 1, {0}, NULL};
     bool ok = decide_memop(&c, memop, out) && c.ok;
     vec_free(&c.caps_used);
     return ok;
