@@ -193,3 +193,13 @@ Test(near, int_enums) {
     expect_ok("import quadrants as qd\nimport enum\nx = qd.field(qd.i32, shape=2)\ndef t():\n    class F(enum.IntFlag):\n"
               "        R = enum.auto()\n        W = enum.auto()\n    @qd.kernel\n    def k():\n        x[0] = F.R | F.W\n    k()\n");
 }
+
+Test(near, rescale_index_arguments) {
+    expect_refusal("import quadrants as qd\na = qd.field(qd.i32, shape=(4, 4))\n@qd.kernel\ndef k():\n    for I in qd.grouped(a):\n"
+                   "        J = qd.rescale_index(a, 3, I)\n",
+                   "k.py:6:33: error[QD2019]: qd.rescale_index takes fields, got a value\n"
+                   " 6 |         J = qd.rescale_index(a, 3, I)\n   |                                 ^\n");
+    expect_refusal("import quadrants as qd\na = qd.field(qd.i32, shape=(4, 4))\n@qd.kernel\ndef k():\n    J = qd.rescale_index(a, a, 2)\n",
+                   "k.py:5:32: error[QD2040]: qd.rescale_index needs an index vector (qd.grouped's), got a value\n"
+                   " 5 |     J = qd.rescale_index(a, a, 2)\n   |                                ^\n");
+}
