@@ -83,6 +83,9 @@ Test(near, swizzle_out_of_range_in_quadrants_words) {
     expect_refusal("import quadrants as qd\n@qd.kernel\ndef k():\n    b = qd.math.vec2(1, 2)\n    c = b.b\n",
                    "k.py:5:9: error[QD2042]: component 'b' is out of range for a 2-vector (Quadrants: \"vec2 only has "
                    "attributes=('g', 'r'), got=('b',)\")\n 5 |     c = b.b\n   |         ^~~\n");
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k():\n    b = qd.math.vec4(1, 2, 3, 4)\n    c = b.rgbq\n",
+                   "k.py:5:9: error[QD2042]: swizzle 'rgbq' mixes the letter groups xyzw, rgba and stpq (a pattern uses one group)\n"
+                   " 5 |     c = b.rgbq\n   |         ^~~~~~\n");
 }
 
 Test(near, static_of_a_runtime_value) {
