@@ -86,6 +86,48 @@ static Val bit_shr(Sema *S, const Expr *call) {
     return r;
 }
 
+/* qd.rescale_index(a, b, I): I, an index of field a, as an index of field b (Quadrants' snode.py):
+ * along each axis both have, divided by a.shape / b.shape when a is finer, multiplied by
+ * b.shape / a.shape when it is coarser; the other components as they are. */
+static const IrField *rescale_field(Sema *S, Val v) {
+    if (v.kind == V_VEC && vec_len(v) && v.vec.c[0].kind == V_FIELD) v = v.vec.c[0];
+    return v.kind == V_FIELD && S->fields.items[v.index].ndim >= 0 ? &S->fields.items[v.index] : NULL;
+}
+
+static Val rescale_index(Sema *S, const Expr *call) {
+    const IrField *f[2];
+    for (int k = 0; k < 2; k++) {
+        Val v = sema_eval(S, call->call.args.items[k]);
+        if (v.kind == V_ERR) return v;
+        if (!(f[k] = rescale_field(S, v)))
+            return diag_error(call->call.args.items[k]->span, QD2019, "qd.rescale_index takes fields, got %s", val_describe(v)), val_err();
+    }
+    Val I = sema_eval(S, call->call.args.items[2]);
+    if (I.kind == V_TUPLE) { /* a list of indices */
+        Val t = vec_make(S, I.tuple.n, 0);
+        for (int k = 0; k < I.tuple.n; k++) t.vec.c[k] = I.tuple.items[k];
+        I = t;
+    }
+    if (I.kind == V_ERR) return I;
+    if (I.kind != V_VEC || I.vec.m)
+        return diag_error(call->call.args.items[2]->span, QD2040, "qd.rescale_index needs an index vector (qd.grouped's), got %s",
+                          val_describe(I)), val_err();
+    int n = I.vec.n, da = f[0]->ndim - f[0]->elem_ndim, db = f[1]->ndim - f[1]->elem_ndim;
+    Val r = vec_make(S, n, 0);
+    for (int i = 0; i < n; i++) {
+        r.vec.c[i] = I.vec.c[i];
+        if (i >= da || i >= db || f[0]->shape[i] == f[1]->shape[i]) continue;
+        bool finer = f[0]->shape[i] > f[1]->shape[i];
+        int64_t k = finer ? f[0]->shape[i] / f[1]->shape[i] : f[1]->shape[i] / f[0]->shape[i];
+        Expr *e = ARENA_NEW(S->arena, Expr), *c = ARENA_NEW(S->arena, Expr);
+        c->kind = E_INT, c->span = call->span, c->i = (uint64_t)k;
+        e->kind = E_BINARY, e->span = call->span, e->op = finer ? T_FDIV : T_STAR;
+        e->bin.a = sema_value_expr(S, I.vec.c[i], call->span), e->bin.b = c;
+        r.vec.c[i] = sema_eval(S, e);
+    }
+    return r;
+}
+
 /* qd.math.vdir(a): the unit vector (cos a, sin a). */
 static Val vdir(Sema *S, const Expr *call) {
     IrExpr *a = sema_expr(S, call->call.args.items[0]);
@@ -470,7 +512,7 @@ static const struct { const char *name; int min, max; } builtins[] = {
     {"qd.global_thread_idx", 0, 0}, {"qd.static_print", 0, 64}, {"qd.lang.impl.get_max_shared_memory_bytes", 0, 0},
     {"qd._lib.core.data_type_size", 1, 1}, {"qd.lang.impl.current_cfg", 0, 0}, {"qd.impl.current_cfg", 0, 0},
     {"qd.lang.impl.get_runtime", 0, 0}, {"qd.impl.get_runtime", 0, 0},
-    {"qd.random", 0, 1}, {"qd.randn", 0, 1}, {"qd.clock_counter", 0, 0}, {"qd.math.vdir", 1, 1}, {"qd.frexp", 1, 1}, {"qd.math.fns", 3, 3},
+    {"qd.random", 0, 1}, {"qd.randn", 0, 1}, {"qd.clock_counter", 0, 0}, {"qd.math.vdir", 1, 1}, {"qd.rescale_index", 3, 3}, {"qd.frexp", 1, 1}, {"qd.math.fns", 3, 3},
 };
 
 bool sema_is_more_builtin(const char *p) {
@@ -501,6 +543,7 @@ Val sema_more_builtin_call(Sema *S, const Expr *call, const char *p) {
     if (!strcmp(p, "qd.bit_shr")) return bit_shr(S, call);
     if (!strcmp(p, "qd.global_thread_idx")) return sema_mem_call(S, call, "qd.simt.block.global_thread_idx");
     if (!strcmp(p, "qd.math.vdir")) return vdir(S, call);
+    if (!strcmp(p, "qd.rescale_index")) return rescale_index(S, call);
     if (!strcmp(p, "qd.frexp")) return frexp_(S, call);
     if (!strcmp(p, "qd.math.fns")) return fns(S, call);
     if (!strcmp(p, "qd.static_print")) return static_print(S, call);

@@ -1094,6 +1094,8 @@ static int swizzle_comp(char c) {
     return -1;
 }
 
+static int swizzle_group(char c) { return strchr("xyzw", c) ? 0 : strchr("rgba", c) ? 1 : strchr("stpq", c) ? 2 : -1; }
+
 Val sema_vec_attr(Sema *S, Val o, const char *name, Span sp) {
     if (!strcmp(name, "n")) return val_expr(irb_int(S->arena, QT_I32, o.vec.n, sp));
     if (!strcmp(name, "m")) return val_expr(irb_int(S->arena, QT_I32, o.vec.m ? o.vec.m : 1, sp));
@@ -1101,6 +1103,10 @@ Val sema_vec_attr(Sema *S, Val o, const char *name, Span sp) {
     size_t len = strlen(name);
     bool swz = len >= 1 && len <= 4 && !o.vec.m;
     for (size_t k = 0; swz && k < len; k++) swz = swizzle_comp(name[k]) >= 0;
+    for (size_t k = 1; swz && k < len; k++)
+        if (swizzle_group(name[k]) != swizzle_group(name[0])) /* Quadrants makes patterns of one group only */
+            return diag_error(sp, QD2042, "swizzle '%s' mixes the letter groups xyzw, rgba and stpq (a pattern uses one group)", name),
+                   val_err();
     if (swz) {
         Val r = vec_make(S, (int)len, 0);
         for (size_t k = 0; k < len; k++) {

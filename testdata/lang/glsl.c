@@ -90,6 +90,15 @@ int main(int argc, char **argv) {
     int we[6] = {1, 8, 17, 1, -3, 2};
     for (int i = 0; i < 6; i++)
         if (qd_field_ek[i] != we[i]) printf("ek[%d] = %d, want %d\n", i, (int)qd_field_ek[i], we[i]), bad++;
+    rescale_args ra = {0};
+    if (!host_launch_ok(rescale(&ra, nt))) return 2;
+    for (int i = 0; i < 4; i++)
+        if (qd_field_rb[i / 2][i % 2] != 9) printf("rb[%d] = %d, want 9\n", i, (int)qd_field_rb[i / 2][i % 2]), bad++;
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            int w = i % 3 == 0 && j % 3 == 0 ? i * 10 + j + 1 : 0;
+            if (qd_field_ra[i][j] != w) printf("ra[%d, %d] = %d, want %d\n", i, j, (int)qd_field_ra[i][j], w), bad++;
+        }
     printf("glsl: %d wrong\n", bad);
     return bad != 0;
 }

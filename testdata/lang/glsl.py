@@ -183,3 +183,16 @@ def enums(kind: qd.i32):
     ek[4] = Shape.BELOW
     if qd.static(Bits.C == 8):
         ek[5] = Bits.B
+
+
+ra = qd.field(qd.i32, shape=(6, 6))
+rb = qd.field(qd.i32, shape=(2, 2))
+
+
+@qd.kernel
+def rescale():
+    for I in qd.grouped(ra):  # each 3x3 block of ra onto one cell of rb
+        qd.atomic_add(rb[qd.rescale_index(ra, rb, I)], 1)
+    for I in qd.grouped(rb):
+        J = qd.rescale_index(rb, ra, I)
+        ra[J] = J[0] * 10 + J[1] + 1

@@ -83,6 +83,9 @@ Test(near, swizzle_out_of_range_in_quadrants_words) {
     expect_refusal("import quadrants as qd\n@qd.kernel\ndef k():\n    b = qd.math.vec2(1, 2)\n    c = b.b\n",
                    "k.py:5:9: error[QD2042]: component 'b' is out of range for a 2-vector (Quadrants: \"vec2 only has "
                    "attributes=('g', 'r'), got=('b',)\")\n 5 |     c = b.b\n   |         ^~~\n");
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k():\n    b = qd.math.vec4(1, 2, 3, 4)\n    c = b.rgbq\n",
+                   "k.py:5:9: error[QD2042]: swizzle 'rgbq' mixes the letter groups xyzw, rgba and stpq (a pattern uses one group)\n"
+                   " 5 |     c = b.rgbq\n   |         ^~~~~~\n");
 }
 
 Test(near, static_of_a_runtime_value) {
@@ -192,4 +195,14 @@ Test(near, int_enums) {
                    " 10 |     x[1] = K.C\n    |            ^~~\n");
     expect_ok("import quadrants as qd\nimport enum\nx = qd.field(qd.i32, shape=2)\ndef t():\n    class F(enum.IntFlag):\n"
               "        R = enum.auto()\n        W = enum.auto()\n    @qd.kernel\n    def k():\n        x[0] = F.R | F.W\n    k()\n");
+}
+
+Test(near, rescale_index_arguments) {
+    expect_refusal("import quadrants as qd\na = qd.field(qd.i32, shape=(4, 4))\n@qd.kernel\ndef k():\n    for I in qd.grouped(a):\n"
+                   "        J = qd.rescale_index(a, 3, I)\n",
+                   "k.py:6:33: error[QD2019]: qd.rescale_index takes fields, got a value\n"
+                   " 6 |         J = qd.rescale_index(a, 3, I)\n   |                                 ^\n");
+    expect_refusal("import quadrants as qd\na = qd.field(qd.i32, shape=(4, 4))\n@qd.kernel\ndef k():\n    J = qd.rescale_index(a, a, 2)\n",
+                   "k.py:5:32: error[QD2040]: qd.rescale_index needs an index vector (qd.grouped's), got a value\n"
+                   " 5 |     J = qd.rescale_index(a, a, 2)\n   |                                ^\n");
 }
