@@ -6,29 +6,11 @@
 #include "../../support/util.h"
 #include "harness.h"
 #include "vk_exec.h"
+#include "../../testdata/lang/bounds_expected.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* What bounds() leaves in out[256] for a = {3, 1, 6, 5, 20, 3, 10, 4} (out starts at -1); the
- * x86 host (testdata/lang/bounds.c) computes the same. */
-static void expected(int32_t *want) {
-    for (int i = 0; i < 256; i++) want[i] = -1;
-    for (int i = 24; i < 32; i++) want[i] = i + 32;
-    for (int i = 0; i < 8; i++) want[32 + i] = i * 2;
-    for (int i = 1; i < 4; i++)
-        for (int j = 2; j < 6; j++) want[64 + i * 8 + j] = i * 10 + j;
-    for (int i = 0; i < 5; i++) want[128 + i] = 1;
-    for (int i = 0; i < 10; i++) want[144 + i] = 13;
-    for (int i = 20; i > 3; i -= 3) want[160 + i] = 7;
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 3; j++) want[192 + i * 4 + j] = i + j + 100;
-    for (int i = 0; i < 6; i++) want[208 + i] = 6 + i;
-    want[222] = want[223] = 9;
-    for (int i = 0; i < 8; i++) want[224 + i] = i < 4 ? 4 : i;
-    want[250] = 13, want[251] = 32;
-}
 
 static char *emit(const char *src, const char *target, const char *what, const char *out) {
     char *t = xasprintf("--target=%s", target), *e = xasprintf("--emit=%s", what ? what : "");
@@ -44,7 +26,7 @@ Test(bounds, vulkan_exact, .timeout = 300) {
     static const char *const families[] = {"vulkan1.1", "vulkan1.3"};
     char *dir = make_temp_dir(), *src = root_path("testdata/lang/bounds.qd");
     int32_t want[256];
-    expected(want);
+    bounds_expected(want);
     for (size_t f = 0; f < ARRAY_LEN(families); f++) {
         char *spv = xasprintf("%s/%s.spv", dir, families[f]), *mf = xasprintf("%s/%s.json", dir, families[f]);
         free(emit(src, families[f], NULL, spv));
