@@ -376,6 +376,31 @@ static bool apply_ops(Ld *L, yaml_node_t *m) {
 }
 
 /* ---- sections ---- */
+/* The range of every integer fact (CK_INT in capdb_keys.def; man/qdc-capdb.5 lists them): a
+ * value outside it is QD3003 at the value, so nothing downstream sees a 0-lane subgroup, an
+ * empty block or a width that does not fit an int. */
+static const struct { CapKey key; long min, max; bool pow2; const char *why; } int_ranges[] = {
+    {CAPK_LLVM_LARGE_FN,  0, 2147483647, false, "0 turns the check off"},
+    {CAPK_SUBGROUP_WIDTH, 1, 128, true, "lanes of a subgroup"},
+    {CAPK_DEFAULT_BLOCK,  1, 1 << 20, false, "threads of a block"},
+    {CAPK_MAX_BLOCK,      1, 1 << 20, false, "threads of a block"},
+    {CAPK_MAX_SHARED,     1, 1L << 30, false, "bytes of shared memory per block"},
+    {CAPK_CLOCK_BITS,     16, 64, false, "bits of a cycle counter"},
+};
+
+static bool int_in_range(const Ld *L, int key, yaml_node_t *v, long n) {
+    for (size_t i = 0; i < ARRAY_LEN(int_ranges); i++) {
+        if ((int)int_ranges[i].key != key) continue;
+        long lo = int_ranges[i].min, hi = int_ranges[i].max;
+        bool pow2 = int_ranges[i].pow2;
+        if (n >= lo && n <= hi && (!pow2 || (n & (n - 1)) == 0)) return true;
+        diag_error(node_span(L, v), QD3003, "%s is %ld: expected %s from %ld to %ld (%s)", capk_names[key], n,
+                   pow2 ? "a power of two" : "an integer", lo, hi, int_ranges[i].why);
+        return false;
+    }
+    die("integer fact '%s' has no range in capdb_load.c", capk_names[key]);
+}
+
 static bool apply_fact(Ld *L, int key, yaml_node_t *v) {
     CapFact *f = &L->t->facts[key];
     const char *s = scalar(L, v, capk_names[key]);
@@ -383,7 +408,7 @@ static bool apply_fact(Ld *L, int key, yaml_node_t *v) {
     key_put(L, 0, "", capk_names[key]);
     f->at = origin(L, v);
     f->value = arena_strdup(&L->db->arena, s);
-    if (capk_kinds[key] == CK_INT) return parse_long(L, v, &f->num);
+    if (capk_kinds[key] == CK_INT) return parse_long(L, v, &f->num) && int_in_range(L, key, v, f->num);
     if (key == CAPK_REWRITE_AGGR && strcmp(s, "subgroup") && strcmp(s, "none")) {
         diag_error(node_span(L, v), QD3003, "bad value '%s' for %s (subgroup, none)", s, capk_names[key]);
         return false;
@@ -788,6 +813,14 @@ static bool apply_file(Ld *L) {
                        L->t->name, be, capk_names[required[i].key]);
             return false;
         }
+    const CapFact *dflt = &L->t->facts[CAPK_DEFAULT_BLOCK], *max = &L->t->facts[CAPK_MAX_BLOCK];
+    if (dflt->value && max->value && dflt->num > max->num) { /* blame the one this file sets */
+        bool here = max->at.file && !strcmp(max->at.file, L->t->disp);
+        diag_error(cap_where(L->t, capk_names[here ? CAPK_MAX_BLOCK : CAPK_DEFAULT_BLOCK]), QD3003,
+                   "limits.default_block_dim of '%s' (%ld) is larger than its limits.max_block_dim (%ld)", L->t->name,
+                   dflt->num, max->num);
+        return false;
+    }
     CapCell *m = L->t->missing = ARENA_NEW(&L->db->arena, CapCell);
     *m = (CapCell){.status = CS_UNSUPPORTED, .max_scope = -1, .at = L->t->ops_at, .note = "no entry in the database"};
     if (!m->at.file) m->at = (CapOrigin){L->t->disp, 1, NULL};

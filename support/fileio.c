@@ -123,15 +123,22 @@ void outputs_add(OutputSet *s, const char *path, const void *data, size_t len) {
     vec_push(&s->outs, o);
 }
 
-/* Creates the missing parent directories of path (for -o out/%t/k.%e), remembering them. */
-static void make_parents(OutputSet *s, const char *path) {
+/* Creates the missing parent directories of path (for -o out/%t/k.%e), remembering them. A
+ * directory that cannot be made gives its own reason (EACCES, EROFS, ENOTDIR...), not the
+ * ENOENT that writing under it would give. */
+static bool make_parents(OutputSet *s, const char *path, int *err) {
     char *dir = xstrdup(path);
-    for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+    bool ok = true;
+    for (char *p = strchr(dir + 1, '/'); p && ok; p = strchr(p + 1, '/')) {
         *p = 0;
-        if (mkdir(dir, 0777) == 0) vec_push(&s->made_dirs, xstrdup(dir));
+        struct stat st;
+        int e = mkdir(dir, 0777) == 0 ? 0 : errno;
+        if (!e) vec_push(&s->made_dirs, xstrdup(dir));
+        else if (e != EEXIST && !(stat(dir, &st) == 0 && S_ISDIR(st.st_mode))) *err = e, ok = false;
         *p = '/';
     }
     free(dir);
+    return ok;
 }
 
 /* Decides how o is written: "-" to stdout, an existing non-regular file in place, anything
@@ -143,7 +150,7 @@ static bool classify(OutputSet *s, Output *o, int *err) {
         if (errno != ENOENT) return *err = errno, false;
         struct stat lst;
         if (lstat(o->path, &lst) == 0) return *err = ENOENT, false; /* a dangling symlink */
-        make_parents(s, o->path);
+        if (!make_parents(s, o->path, err)) return false;
         o->kind = OUT_RENAME, o->dest = xstrdup(o->path);
         return true;
     }

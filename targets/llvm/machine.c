@@ -99,16 +99,9 @@ static bool probe(LLVMTargetRef target, const char *triple, const char *cpu, con
     return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
-/* LLVM only warns about an unknown llvm.cpu or llvm.features and aborts later, so the family is
- * first compiled for in a child process: what LLVM says there becomes QD3012 at the line of the
- * capability file that sets the value. */
-bool backend_llvm_check(const CapTarget *t) {
-    init_llvm_target(cap_backend(t));
-    const char *triple = cap_str(t, "llvm.triple"), *cpu = cap_str(t, "llvm.cpu"), *features = cap_str(t, "llvm.features");
-    LLVMTargetRef target;
-    char *err = NULL;
-    if (!triple || !cpu) return true; /* machine_init reports QD5001 */
-    if (LLVMGetTargetFromTriple(triple, &target, &err)) return LLVMDisposeMessage(err), true;
+static bool check_features(const CapTarget *t, LLVMTargetRef target, const char *triple, const char *cpu,
+                           const char *fkey) {
+    const char *features = cap_str(t, fkey);
     StrBuf said;
     sb_init(&said);
     bool ran = probe(target, triple, cpu, features ? features : "", &said), bad_cpu = false;
@@ -124,20 +117,42 @@ bool backend_llvm_check(const CapTarget *t) {
             bad_cpu = true;
         } else if (strstr(line, "is not a recognized feature")) {
             if (!reported || strcmp(reported, line))
-                diag_error(cap_where(t, "llvm.features"), QD3012, "llvm.features of '%s': %s", cap_name(t), line), errors++;
+                diag_error(cap_where(t, fkey), QD3012, "%s of '%s': %s", fkey, cap_name(t), line), errors++;
             reported = line;
         } else if (!ran && !errors && *line) {
-            diag_error(cap_where(t, features && *features ? "llvm.features" : "llvm.cpu"), QD3012,
-                       "LLVM cannot compile for '%s' (llvm.cpu '%s', llvm.features '%s'): %s", cap_name(t), cpu,
+            diag_error(cap_where(t, features && *features ? fkey : "llvm.cpu"), QD3012,
+                       "LLVM cannot compile for '%s' (llvm.cpu '%s', %s '%s'): %s", cap_name(t), cpu, fkey,
                        features ? features : "", line), errors++;
         }
         line = nl ? nl + 1 : NULL;
     }
     if (!ran && !errors)
-        diag_error(cap_where(t, "llvm.cpu"), QD3012, "LLVM cannot compile for '%s' (llvm.cpu '%s', llvm.features '%s')",
-                   cap_name(t), cpu, features ? features : ""), errors++;
-    bool ok = !errors;
+        diag_error(cap_where(t, "llvm.cpu"), QD3012, "LLVM cannot compile for '%s' (llvm.cpu '%s', %s '%s')",
+                   cap_name(t), cpu, fkey, features ? features : ""), errors++;
     sb_free(&said);
+    return !errors;
+}
+
+/* LLVM only warns about an unknown llvm.cpu or llvm.features and aborts later, so the family is
+ * first compiled for in a child process: what LLVM says there becomes QD3012 at the line of the
+ * capability file that sets the value. The features a module with vector atomics is compiled
+ * with (vector_atomics.llvm_features) are probed the same way; an unknown llvm.triple is QD5001
+ * at its line. */
+bool backend_llvm_check(const CapTarget *t) {
+    init_llvm_target(cap_backend(t));
+    const char *triple = cap_str(t, "llvm.triple"), *cpu = cap_str(t, "llvm.cpu");
+    LLVMTargetRef target;
+    char *err = NULL;
+    if (!triple || !cpu) return true; /* machine_init reports QD5001 */
+    if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+        diag_error(cap_where(t, "llvm.triple"), QD5001, "LLVM has no target for triple '%s' (llvm.triple of '%s'): %s",
+                   triple, cap_name(t), err);
+        LLVMDisposeMessage(err);
+        return false;
+    }
+    bool ok = check_features(t, target, triple, cpu, "llvm.features");
+    if (ok && cap_str(t, "vector_atomics.llvm_features"))
+        ok = check_features(t, target, triple, cpu, "vector_atomics.llvm_features");
     return ok;
 }
 
@@ -167,7 +182,8 @@ bool machine_init(LlvmCg *cg) {
     LLVMTargetRef target;
     char *err = NULL;
     if (LLVMGetTargetFromTriple(triple, &target, &err)) {
-        diag_error(none, QD5001, "LLVM has no target for triple '%s': %s", triple, err);
+        diag_error(cap_where(cg->cap, "llvm.triple"), QD5001, "LLVM has no target for triple '%s' (llvm.triple of '%s'): %s",
+                   triple, cap_name(cg->cap), err);
         LLVMDisposeMessage(err);
         return false;
     }

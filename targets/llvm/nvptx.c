@@ -404,15 +404,16 @@ static bool nv_check_directives(LlvmCg *cg, const char *ptx) {
     static const struct { const char *key, *directive; } facts[] = {{"ptx.isa", ".version"}, {"ptx.sm", ".target"}};
     bool ok = true;
     for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
-        const char *want = cap_str(cg->cap, facts[i].key);
-        if (i == 0 && cg->low && cg->low->nvector && cap_str(cg->cap, "vector_atomics.ptx_isa"))
-            want = cap_str(cg->cap, "vector_atomics.ptx_isa"); /* a module with vector atomics */
+        const char *key = facts[i].key, *fkey = "llvm.features";
+        bool vec = cg->low && cg->low->nvector; /* a module with vector atomics: their own facts */
+        if (i == 0 && vec && cap_str(cg->cap, "vector_atomics.ptx_isa")) key = "vector_atomics.ptx_isa";
+        if (vec && cap_str(cg->cap, "vector_atomics.llvm_features")) fkey = "vector_atomics.llvm_features";
+        const char *want = cap_str(cg->cap, key), *features = cap_str(cg->cap, fkey);
         char *got = ptx_directive(ptx, facts[i].directive);
         if (want && (!got || strcmp(got, want))) {
-            diag_error(cap_where(cg->cap, facts[i].key), QD3013,
-                       "%s of '%s' is '%s', but LLVM wrote PTX '%s %s' (from llvm.cpu '%s', llvm.features '%s')",
-                       facts[i].key, cap_name(cg->cap), want, facts[i].directive, got ? got : "(none)",
-                       cap_str(cg->cap, "llvm.cpu"), cap_str(cg->cap, "llvm.features") ? cap_str(cg->cap, "llvm.features") : "");
+            diag_error(cap_where(cg->cap, key), QD3013, "%s of '%s' is '%s', but LLVM wrote PTX '%s %s' (from llvm.cpu '%s', %s '%s')",
+                       key, cap_name(cg->cap), want, facts[i].directive, got ? got : "(none)",
+                       cap_str(cg->cap, "llvm.cpu"), fkey, features ? features : "");
             ok = false;
         }
         free(got);

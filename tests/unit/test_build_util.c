@@ -1,5 +1,6 @@
 /* Helpers for the build-system tests: working families, temporary installs, file times. */
 #include "test_build_util.h"
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -78,6 +79,30 @@ bool copy_file(const char *from, const char *to) {
     if (f) ok = fclose(f) == 0 && ok;
     free(data);
     return ok;
+}
+
+char *public_qdc_copy(char **qdc) {
+    char tmpl[] = "/tmp/qdc-public-XXXXXX";
+    if (!mkdtemp(tmpl) || chmod(tmpl, 0755) != 0) return NULL;
+    char *dir = strdup(tmpl), *bin = path_join(dir, "bin"), *share = path_join(dir, "share");
+    char *qshare = path_join(share, "qdc"), *db = path_join(qshare, "capability-db");
+    char *src_db = path_join(qdc_root(), "capability-db");
+    *qdc = path_join(bin, "qdc");
+    bool ok = mkdir(bin, 0755) == 0 && mkdir(share, 0755) == 0 && mkdir(qshare, 0755) == 0 &&
+              mkdir(db, 0755) == 0 && copy_file(qdc_bin(), *qdc) && chmod(*qdc, 0755) == 0;
+    DIR *d = ok ? opendir(src_db) : NULL;
+    ok = ok && d;
+    for (struct dirent *e; ok && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".yaml")) continue;
+        char *from = path_join(src_db, e->d_name), *to = path_join(db, e->d_name);
+        ok = copy_file(from, to) && chmod(to, 0644) == 0;
+        free(from), free(to);
+    }
+    if (d) closedir(d);
+    free(bin), free(share), free(qshare), free(db), free(src_db);
+    if (!ok) remove_tree(dir), free(dir), free(*qdc), dir = *qdc = NULL;
+    return dir;
 }
 
 int count_lines_with(const char *text, const char *needle) {

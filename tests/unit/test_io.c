@@ -3,6 +3,7 @@
  * outputs of a run written or none, stdout write errors reported, temporaries removed on
  * signals, a single -o taken literally, 255-byte names, --stats kept out of `-o -`. */
 #include "harness.h"
+#include "test_build_util.h"
 #include "support/util.h"
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -256,6 +257,25 @@ Test(io, failed_rename_puts_earlier_outputs_back) {
     expect_listing(x86, "k.o");
     expect_listing(ptx, "k.ptx");
     run_free(&r), free(kept), free(x86), free(ptx), free(old), free(locked), free(out), remove_tree(dir), free(dir);
+}
+
+/* Issue 34 item 14: a parent directory that cannot be made gives its own reason (here EACCES,
+ * as uid 65534 under a root-owned 0555 directory), not the ENOENT of writing under it. */
+Test(io, uncreatable_parent_directory_says_why) {
+    if (geteuid() != 0 || !tool_available("setpriv")) cr_skip_test("needs root and setpriv to test as another user");
+    char *qdc = NULL, *pub = public_qdc_copy(&qdc);
+    cr_assert(pub, "cannot copy qdc into a directory under /tmp");
+    char *k = in_dir(pub, "k.qd"), *locked = in_dir(pub, "locked"), *out = in_dir(pub, "locked/sub/k.o");
+    cr_assert(write_text(k, kernel_src) && chmod(k, 0644) == 0);
+    cr_assert(mkdir(locked, 0555) == 0 && chmod(locked, 0555) == 0);
+    const char *argv[] = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", qdc, k, "--target=x86_64",
+                          "-o", out, NULL};
+    RunResult r = run_argv(argv, NULL, "/");
+    char *want = xasprintf("qdc: error[QD0003]: cannot write '%s': Permission denied\n", out);
+    cr_expect_str_eq(r.err, want);
+    cr_expect_eq(r.status, 1);
+    expect_listing(locked, "");
+    run_free(&r), free(want), free(k), free(locked), free(out), free(qdc), remove_tree(pub), free(pub);
 }
 
 Test(io, failed_depfile_leaves_no_output) {

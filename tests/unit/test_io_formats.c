@@ -315,19 +315,22 @@ Test(capdb_path, more_than_sixty_entries) {
 
 Test(capdb_path, unreadable_directory_is_warned) {
     if (geteuid() != 0 || !tool_available("setpriv")) cr_skip_test("needs root and setpriv to test as another user");
-    char *tmp = make_temp_dir(), *db = path_join(tmp, "db"), *k = path_join(tmp, "k.qd");
-    chmod(tmp, 0755);
-    cr_assert(write_text(k, kernel_src));
+    /* everything uid 65534 touches lives in a 0755 directory under /tmp (the checkout may be
+     * under a 0700 directory such as /root, where that user cannot run its qdc) */
+    char *qdc = NULL, *pub = public_qdc_copy(&qdc);
+    cr_assert(pub, "cannot copy qdc into a directory under /tmp");
+    char *db = path_join(pub, "db"), *k = path_join(pub, "k.qd");
+    cr_assert(write_text(k, kernel_src) && chmod(k, 0644) == 0);
     free(copy_family(db, "qlocked"));
-    chmod(db, 0300); /* searchable for nobody? no: owner-only, and nobody is not the owner */
-    const char *argv[] = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", qdc_bin(), "--check", k,
+    chmod(db, 0300); /* owner-only, and nobody is not the owner */
+    const char *argv[] = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", qdc, "--check", k,
                           "--capdb-dir", db, NULL};
     RunResult r = run_argv(argv, NULL, "/");
     char *want = xasprintf("qdc: warning[QD0006]: --capdb-dir directory '%s' is ignored: Permission denied [-Wmissing-capdb-dir]\n", db);
     cr_expect_str_eq(r.err, want);
     cr_expect_eq(r.status, 0);
     chmod(db, 0755);
-    free(want), run_free(&r), free(db), free(k), remove_tree(tmp), free(tmp);
+    free(want), run_free(&r), free(db), free(k), free(qdc), remove_tree(pub), free(pub);
 }
 
 /* ---- item 19: no build-tree lookups from an installed qdc ---- */

@@ -91,3 +91,43 @@ Test(llvm_family, llvm_fatal_error_is_internal_error, .exit_code = 3, .init = cr
     backend_llvm_emit(m, low, t, &o, &out); /* exits 3 */
     cr_assert_fail("LLVM accepted an x86_64 subtarget without 64-bit code");
 }
+
+/* Issue 34 item 14: each fact is reported where it is set, in the user's file, not at the
+ * shipped parent's line of a related key; an unknown llvm.triple is located too. */
+static const char vec4_kernel[] = "import quadrants as qd\n\nvec4 = qd.types.vector(4, qd.f32)\n"
+                                  "f = qd.Vector.field(4, qd.f32, shape=(16,))\n\n@qd.kernel\ndef k(w: vec4):\n"
+                                  "    for i in range(16):\n        qd.atomic_add(f[i], w)\n";
+
+/* Compiles vec4_kernel to PTX for a family `name` (text: its file) and expects exactly one error,
+ * want_fmt (with %s = the directory) at the start of stderr, exit 1 and no output. */
+static void expect_located(const char *name, const char *text, const char *want_fmt) {
+    char *dir = make_temp_dir(), *path = xasprintf("%s/%s.yaml", dir, name), *src = xasprintf("%s/v.py", dir);
+    char *out = xasprintf("%s/k.out", dir), *tgt = xasprintf("--target=%s", name), *want = xasprintf(want_fmt, dir);
+    cr_assert(write_text(path, text) && write_text(src, vec4_kernel));
+    RunResult r = run_qdc("--color=never", "--capdb-dir", dir, tgt, "--emit=ptx", src, "-o", out, NULL);
+    cr_expect_eq(r.status, 1, "%s: status %d: %s", name, r.status, r.err);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "%s: got\n%s\nwant\n%s", name, r.err, want);
+    cr_expect_eq(count_lines_with(r.err, "error["), 1, "one error for %s:\n%s", name, r.err);
+    cr_expect(!strstr(r.err, "sm_60.yaml") && !strstr(r.err, "sm_90.yaml"), "a shipped file blamed:\n%s", r.err);
+    cr_expect(!strstr(r.err, "\n'+"), "raw LLVM warning on stderr:\n%s", r.err);
+    cr_expect(!file_exists(out), "no output after an error");
+    run_free(&r), remove_tree(dir);
+    free(dir), free(path), free(src), free(out), free(tgt), free(want);
+}
+
+Test(llvm_family, vector_atomics_facts_are_located_in_the_users_file) {
+    expect_located("myv", "schema: 1\nname: myv\nextends: sm_90\nvector_atomics:\n  llvm_features: \"+ptx99\"\n",
+                   "%s/myv.yaml:5:3: error[QD3012]: vector_atomics.llvm_features of 'myv': '+ptx99' is not a "
+                   "recognized feature for this target (ignoring feature)\n 5 |   llvm_features: \"+ptx99\"\n");
+    expect_located("myw", "schema: 1\nname: myw\nextends: sm_90\nvector_atomics:\n  ptx_isa: \"7.7\"\n",
+                   "%s/myw.yaml:5:3: error[QD3013]: vector_atomics.ptx_isa of 'myw' is '7.7', but LLVM wrote PTX "
+                   "'.version 8.1' (from llvm.cpu 'sm_90', vector_atomics.llvm_features '+ptx81')\n"
+                   " 5 |   ptx_isa: \"7.7\"\n");
+}
+
+Test(llvm_family, unknown_triple_is_located) {
+    expect_located("myt", "schema: 1\nname: myt\nextends: sm_90\nllvm:\n  triple: bogus-triple-xyz\n",
+                   "%s/myt.yaml:5:3: error[QD5001]: LLVM has no target for triple 'bogus-triple-xyz' (llvm.triple "
+                   "of 'myt'): No available targets are compatible with triple \"bogus-triple-xyz\"\n"
+                   " 5 |   triple: bogus-triple-xyz\n");
+}
