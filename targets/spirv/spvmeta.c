@@ -72,8 +72,8 @@ static void json_tasks(StrBuf *o, const IrKernel *k, const SpvTarget *st) {
         sb_printf(o, ", \"kind\": \"%s\", \"block_dim\": %d", par ? "parallel" : "serial", bd);
         if (!par) sb_puts(o, ", \"groups\": 1");
         else if (abi_device_extent(t)) sb_printf(o, ", \"groups\": %d, \"extent\": \"device\"", abi_device_groups(t, bd));
-        else if (t->extent && t->extent->kind == IR_CONST)
-            sb_printf(o, ", \"groups\": %lld", (long long)((t->extent->c.i + bd - 1) / bd));
+        else if (t->extent && t->extent->kind == IR_CONST) /* a loop that runs zero times: one group */
+            sb_printf(o, ", \"groups\": %lld", t->extent->c.i > 0 ? (long long)((t->extent->c.i + bd - 1) / bd) : 1LL);
         else sb_puts(o, ", \"groups\": null");
         sb_puts(o, "}");
     }

@@ -26,6 +26,8 @@
  * --printf also turns on the layer's Debug Printf (a module with NonSemantic.DebugPrintf: qdc's
  * print on Vulkan) and writes each message on stdout as "vkrun: printf: TEXT"; without the layer
  * the run is a skip (exit 77), as nothing could be printed.
+ * An entry that uses a storage buffer (a DescriptorSet/Binding) no --buffer names is a usage
+ * error that names the entry, set, binding and variable.
  * Exit 0 ok, 1 usage/file errors, 2 Vulkan errors, 4 validation messages, 77 no usable device:
  * none at all, too old for the module, or lacking a feature the module needs (the notice is
  * printed on stdout; callers count a skip). */
@@ -225,6 +227,89 @@ static Module read_module(const uint32_t *w, size_t nwords) {
     }
     free(ids);
     return m;
+}
+
+/* ---- every binding an entry uses has a --buffer ---- */
+
+/* The length of a SPIR-V string operand of at most room bytes (a malformed one has no NUL). */
+static int name_bytes(const char *s, size_t room) {
+    const char *nul = memchr(s, 0, room);
+    return (int)(nul ? (size_t)(nul - s) : room);
+}
+
+/* Exits 1 when an entry point in entries (ENTRY[:GROUPS]) reaches a storage buffer or uniform
+ * variable whose DescriptorSet/Binding no --buffer names (Vulkan would read an unbound
+ * descriptor: lavapipe crashes). An entry reaches a variable when a function called from it,
+ * directly or not, takes an access chain of it, loads, stores, applies an atomic to or passes
+ * it. Names the entry, the set, the binding and the variable's OpName. */
+static void check_bindings(const uint32_t *w, size_t nwords, const char *const *entries, int nentries) {
+    uint32_t bound = w[3];
+    typedef struct { uint32_t set, binding; unsigned char var, has_set, has_binding, reached; const char *name; int name_len; } Info;
+    Info *id = calloc(bound + 1, sizeof *id);
+    /* pass 1: names, decorations, variables, where each function starts */
+    for (size_t i = 5; i < nwords; i += w[i] >> 16) {
+        uint32_t op = w[i] & 0xffff, len = w[i] >> 16;
+        const uint32_t *a = w + i + 1;
+        if (op == 5 /* OpName */ && len >= 3 && a[0] < bound)
+            id[a[0]].name = (const char *)(a + 1), id[a[0]].name_len = name_bytes((const char *)(a + 1), 4 * (len - 2));
+        if (op == 71 /* OpDecorate */ && len >= 4 && a[0] < bound) {
+            if (a[1] == 34 /* DescriptorSet */) id[a[0]].set = a[2], id[a[0]].has_set = 1;
+            if (a[1] == 33 /* Binding */) id[a[0]].binding = a[2], id[a[0]].has_binding = 1;
+        }
+        if (op == 59 /* OpVariable */ && len >= 4 && a[1] < bound && (a[2] == SC_StorageBuffer || a[2] == 2 /* Uniform */))
+            id[a[1]].var = 1;
+    }
+    for (int e = 0; e < nentries; e++) {
+        char name[256];
+        snprintf(name, sizeof name, "%s", entries[e]);
+        char *colon = strrchr(name, ':');
+        if (colon) *colon = 0;
+        uint32_t root = 0;
+        for (size_t i = 5; i < nwords && !root; i += w[i] >> 16)
+            if ((w[i] & 0xffff) == 15 /* OpEntryPoint */ && (w[i] >> 16) >= 4 && !strncmp((const char *)(w + i + 3), name, 4 * ((w[i] >> 16) - 3)))
+                root = w[i + 2];
+        if (!root || root >= bound) continue; /* pipeline creation reports an unknown entry */
+        for (uint32_t k = 0; k < bound; k++) id[k].reached = 0;
+        id[root].reached = 1;
+        /* reach functions to a fixed point: a call inside a reached function reaches its callee */
+        for (int changed = 1; changed;) {
+            changed = 0;
+            uint32_t fn = 0;
+            for (size_t i = 5; i < nwords; i += w[i] >> 16) {
+                uint32_t op = w[i] & 0xffff, len = w[i] >> 16;
+                const uint32_t *a = w + i + 1;
+                if (op == 54 /* OpFunction */ && len >= 3) fn = a[1] < bound ? a[1] : 0;
+                else if (op == 56 /* OpFunctionEnd */) fn = 0;
+                if (!fn || !id[fn].reached) continue;
+                uint32_t uses[2] = {0, 0};
+                if (op == 57 /* OpFunctionCall */ && len >= 4 && a[2] < bound && !id[a[2]].reached) id[a[2]].reached = 1, changed = 1;
+                if ((op >= 65 && op <= 67) || op == 70 || op == 61 || op == 68 || op == 83 || (op >= OpAtomicLoad && op <= OpAtomicXor) ||
+                    op == OpAtomicFMinEXT || op == OpAtomicFMaxEXT || op == OpAtomicFAddEXT)
+                    uses[0] = len >= 4 ? a[2] : 0; /* access chains, load, array length, copy, atomics */
+                if (op == 62 /* OpStore */ || op == OpAtomicStore) uses[0] = len >= 2 ? a[0] : 0;
+                if (op == 63 /* OpCopyMemory */) uses[0] = len >= 3 ? a[0] : 0, uses[1] = len >= 3 ? a[1] : 0;
+                for (int u = 0; u < 2; u++)
+                    if (uses[u] && uses[u] < bound && id[uses[u]].var) id[uses[u]].reached = 1;
+                for (uint32_t k = 3; op == 57 && k + 1 < len; k++)
+                    if (a[k] < bound && id[a[k]].var) id[a[k]].reached = 1;
+            }
+        }
+        uint32_t v = 0; /* the missing binding with the lowest set, then binding */
+        for (uint32_t u = 0; u < bound; u++) {
+            if (!id[u].var || !id[u].reached || !id[u].has_set || !id[u].has_binding) continue;
+            int given = 0;
+            for (int b = 0; b < nbufs && !given; b++) given = bufs[b].set == id[u].set && bufs[b].binding == id[u].binding;
+            if (!given && (!v || id[u].set < id[v].set || (id[u].set == id[v].set && id[u].binding < id[v].binding))) v = u;
+        }
+        if (v) {
+            char vname[128] = "";
+            if (id[v].name) snprintf(vname, sizeof vname, " ('%.*s')", id[v].name_len < 100 ? id[v].name_len : 100, id[v].name);
+            fprintf(stderr, "vkrun: entry %s uses set %u binding %u%s, but no --buffer %u,%u,FILE was given\n", name,
+                    id[v].set, id[v].binding, vname, id[v].set, id[v].binding);
+            exit(1);
+        }
+    }
+    free(id);
 }
 
 /* ---- device selection and creation ---- */
@@ -471,6 +556,7 @@ int main(int argc, char **argv) {
         if (cm) CHECK(cm(inst, &mci, NULL, &messenger));
     }
     uint32_t qf = create_device(inst, &m);
+    check_bindings(code, code_len / 4, entries, nentries); /* after the device: none is a skip (77) */
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(phys, &props);
     VkQueue queue;
