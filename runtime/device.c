@@ -644,3 +644,10 @@ uint32_t qdrt_groups(const Task *t, int64_t items, uint32_t max) {
     if (g > (int64_t)max) g = max;
     return (uint32_t)g;
 }
+
+qdrt_status qdrt_launch_on(qdrt_device *dev, const char *module, const char *kernel, const qdrt_value *args, int nargs, void *ret,
+                           size_t ret_bytes) {
+    for (qdrt_module *m = dev->modules; m; m = m->next)
+        if (!strcmp(m->name, module)) return qdrt_launch_kernel(m, kernel, args, nargs, ret, ret_bytes);
+    return qdrt_fail(QDRT_E_ARGUMENT, "no module %s is loaded on %s (qdrt_module_load)", module, dev->name);
+}

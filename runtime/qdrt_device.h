@@ -96,6 +96,12 @@ qdrt_status qdrt_field_read(qdrt_module *mod, const char *field, void *dst, size
 qdrt_status qdrt_launch_kernel(qdrt_module *mod, const char *kernel, const qdrt_value *args, int nargs, void *ret,
                                size_t ret_bytes);
 
+/* The same for the module named `module` (its metadata's "module") loaded on dev, the most
+ * recently loaded one of that name: what the typed launchers <kernel>_run(dev, ...) of qdc's
+ * generated headers call (qdc-abi(7), TYPED LAUNCHERS). */
+qdrt_status qdrt_launch_on(qdrt_device *dev, const char *module, const char *kernel, const qdrt_value *args, int nargs, void *ret,
+                           size_t ret_bytes);
+
 /* What a kernel takes, for tools (qdrun): parameter i's name, whether it is an ndarray, its
  * dtype and ndim (0 for a scalar). Returns the number of parameters, or -1 (no such kernel). */
 int qdrt_kernel_params(const qdrt_module *mod, const char *kernel);

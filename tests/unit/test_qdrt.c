@@ -347,3 +347,46 @@ Test(qdrt, qdrun_bad_use) {
     remove_tree(dir);
     free(dir);
 }
+
+/* ---- typed launchers ---- */
+
+/* examples/qdrt/histogram_any.c (20 lines of host code) runs histogram_run(dev, data, bins) from
+ * the Vulkan header on lavapipe and on the CPU: both print exactly the expected bins. */
+Test(qdrt, host_program_histogram_vulkan_and_cpu) {
+    char *dir = make_temp_dir(), *spv = compile(dir, "histogram", "vulkan1.2", "spv"), *o = compile(dir, "histogram", "x86_64", "o");
+    char *src = root_path("examples/histogram.qd"), *hdr = xasprintf("%s/histogram.h", dir), *exe = xasprintf("%s/histogram_any", dir);
+    RunResult h = run_qdc("--target=vulkan1.2", "--emit=header", src, "-o", hdr, NULL);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    run_free(&h);
+    char *host = root_path("examples/qdrt/histogram_any.c"), *rtinc = xasprintf("-I%s/runtime", qdc_root()), *inc = xasprintf("-I%s", dir);
+    bool asan = getenv("QDC_ASAN") && !strcmp(getenv("QDC_ASAN"), "1");
+    const char *cc[] = {"cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-O1", asan ? "-fsanitize=address,undefined" : "-DQDRT_PLAIN",
+                        rtinc, inc, host, getenv("QDC_RT"), "-lpthread", "-lm", "-Wl,--export-dynamic-symbol=qdrt_*", "-o", exe, NULL};
+    RunResult b = run_argv(cc, NULL, NULL);
+    cr_assert_eq(b.status, 0, "building histogram_any: %s", b.err);
+    run_free(&b);
+    char want[2048] = "";
+    int bins[256] = {0};
+    for (int i = 0; i < 1000; i++) bins[(i * 7) & 255]++;
+    for (int i = 0; i < 256; i++) snprintf(want + strlen(want), sizeof want - strlen(want), "%d%c", bins[i], i % 16 == 15 ? '\n' : ' ');
+    const char *runs[][3] = {{exe, "cpu", o}, {exe, "vulkan", spv}};
+    for (int i = 0; i < 2; i++) {
+        const char *argv[] = {runs[i][0], runs[i][1], runs[i][2], NULL};
+        RunResult r = vk_spawn(argv);
+        if (i == 1 && r.status == 1 && strstr(r.err, "histogram_any: no Vulkan")) vk_count_skip(1, r.err);
+        else {
+            cr_expect_eq(r.status, 0, "histogram_any %s: %s", runs[i][1], r.err);
+            cr_expect_str_eq(r.out, want, "histogram_any %s", runs[i][1]);
+        }
+        run_free(&r);
+    }
+    /* a module not loaded: the typed launcher says which */
+    qdrt_device *dev = open_dev(QDRT_DEVICE_CPU);
+    cr_assert_eq(qdrt_launch_on(dev, "histogram", "histogram", NULL, 0, NULL, 0), QDRT_E_ARGUMENT);
+    char *msg = xasprintf("no module histogram is loaded on %s (qdrt_module_load)", qdrt_device_name(dev));
+    cr_assert_str_eq(qdrt_error(), msg);
+    qdrt_device_close(dev);
+    free(msg), free(host), free(rtinc), free(inc), free(src), free(hdr), free(exe), free(spv), free(o);
+    remove_tree(dir);
+    free(dir);
+}
