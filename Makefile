@@ -207,7 +207,7 @@ RT_PUBLIC_HDRS := $(filter-out runtime/qdrt_backend.h,$(wildcard runtime/*.h))
 INSTALLED_FILES = bin/qdc bin/qdrun lib/libqdrt.a lib/pkgconfig/qdrt.pc \
   $(patsubst capability-db/%,share/qdc/capability-db/%,$(wildcard capability-db/*.yaml)) \
   $(patsubst runtime/%,include/qdc/%,$(RT_PUBLIC_HDRS)) \
-  $(foreach s,1 5 7,$(patsubst man/%,share/man/man$(s)/%,$(wildcard man/*.$(s)))) \
+  $(foreach s,1 3 5 7,$(patsubst man/%,share/man/man$(s)/%,$(wildcard man/*.$(s)))) \
   lib/cmake/qdc/qdcConfig.cmake lib/cmake/qdc/qdcConfigVersion.cmake lib/cmake/qdc/qdc-version.txt \
   $(patsubst %,share/doc/qdc/examples/%,$(notdir $(wildcard examples/*.qd))) \
   share/doc/qdc/examples/cuda-launcher/launch.c share/doc/qdc/examples/cuda-launcher/Makefile
@@ -220,7 +220,7 @@ install-files:
 	$(foreach f,$(wildcard capability-db/*.yaml),install -m 644 $(f) $(P)/share/qdc/capability-db/ &&) true
 	install -m 644 $(B)/libqdrt.a $(P)/lib/
 	$(foreach f,$(RT_PUBLIC_HDRS),install -m 644 $(f) $(P)/include/qdc/ &&) true
-	$(foreach s,1 5 7,$(foreach f,$(wildcard man/*.$(s)),install -d $(P)/share/man/man$(s) && \
+	$(foreach s,1 3 5 7,$(foreach f,$(wildcard man/*.$(s)),install -d $(P)/share/man/man$(s) && \
 	  sed '1,5s/"qdc [0-9][0-9.]*"/"qdc $(VERSION)"/' $(f) > $(P)/share/man/man$(s)/$(notdir $(f)) &&)) true
 	install -m 644 cmake/qdcConfig.cmake cmake/qdcConfigVersion.cmake $(P)/lib/cmake/qdc/
 	install -m 644 VERSION $(P)/lib/cmake/qdc/qdc-version.txt

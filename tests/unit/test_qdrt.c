@@ -390,3 +390,20 @@ Test(qdrt, host_program_histogram_vulkan_and_cpu) {
     remove_tree(dir);
     free(dir);
 }
+
+/* Kernels k and k_run: the typed launcher of k would be k_run's launcher (QD5006, nothing written). */
+Test(qdrt, typed_launcher_name_clash) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/krun.qd", dir), *out = xasprintf("%s/krun.o", dir);
+    write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                    "    for i in range(a.shape[0]):\n        a[i] = 1\n\n@qd.kernel\ndef k_run(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                    "    for i in range(a.shape[0]):\n        a[i] = 2\n");
+    RunResult r = run_qdc("--color=never", src, "-o", out, NULL);
+    cr_assert_eq(r.status, 1);
+    char *want = xasprintf("%s:9:5: error[QD5006]: the launcher of kernel 'k_run' is named 'k_run', which is already the typed launcher "
+                           "of kernel 'k'; rename one of them\n", src);
+    cr_assert(!strncmp(r.err, want, strlen(want)), "%s", r.err);
+    cr_assert(!file_exists(out));
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out), free(want);
+}
