@@ -407,3 +407,31 @@ Test(qdrt, typed_launcher_name_clash) {
     remove_tree(dir);
     free(dir), free(src), free(out), free(want);
 }
+
+/* A module needing a device feature lavapipe does not have (an f16 atomic min on a buffer, with
+ * --cap=+float16-atomic-min-max): refused at load, the feature named; qdrun exits 77. */
+Test(qdrt, missing_feature_vulkan) {
+    qdrt_device *dev = open_dev(QDRT_DEVICE_VULKAN);
+    if (!dev) return;
+    char *dir = make_temp_dir(), *src = xasprintf("%s/f16min.qd", dir), *spv = xasprintf("%s/f16min.spv", dir),
+         *meta = xasprintf("%s/f16min.json", dir);
+    write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.f16, ndim=1), "
+                    "v: qd.types.ndarray(dtype=qd.f16, ndim=1)):\n    for i in range(v.shape[0]):\n        qd.atomic_min(a[0], v[i])\n");
+    RunResult r = run_qdc("--target=vulkan1.3", "--cap=+float16-atomic-min-max", src, "-o", spv, NULL),
+              m = run_qdc("--target=vulkan1.3", "--cap=+float16-atomic-min-max", "--emit=metadata", src, "-o", meta, NULL);
+    cr_assert(r.status == 0 && m.status == 0, "%s%s", r.err, m.err);
+    run_free(&r), run_free(&m);
+    qdrt_module *mod;
+    cr_assert_eq(qdrt_module_load(dev, spv, NULL, &mod), QDRT_E_FEATURE, "%s", qdrt_error());
+    char *want = xasprintf("%s (metadata %s): module f16min needs the Vulkan feature shaderBufferFloat16AtomicMinMax (SPIR-V capability "
+                           "5616); %s does not have it", spv, meta, qdrt_device_name(dev));
+    cr_assert_str_eq(qdrt_error(), want);
+    const char *args[] = {spv, "k", NULL};
+    r = qdrun(args);
+    cr_assert_eq(r.status, 77, "%d %s", r.status, r.err);
+    cr_assert(strstr(r.err, "needs the Vulkan feature shaderBufferFloat16AtomicMinMax"), "%s", r.err);
+    run_free(&r);
+    qdrt_device_close(dev);
+    remove_tree(dir);
+    free(dir), free(src), free(spv), free(meta), free(want);
+}
