@@ -75,7 +75,7 @@ vulkan-deps:
 	    echo "vulkan-deps: NO lavapipe: every Vulkan run of the suite will be SKIPPED" >&2; \
 	    case "$${CI:-}" in ""|0|false) ;; *) echo "vulkan-deps: CI is set: failing" >&2; exit 1;; esac; }; \
 	fi
-	@if [ ! -x $(B)/vkrun ] || [ tools/vulkan-runner/vkrun.c -nt $(B)/vkrun ]; then \
+	@if [ ! -x $(B)/vkrun ] || [ tools/vulkan-runner/vkrun.c -nt $(B)/vkrun ] || [ runtime/vk_features.def -nt $(B)/vkrun ]; then \
 	  mkdir -p $(B) && $(CC) -std=c17 -O2 -Wall -Wextra -Werror -o $(B)/vkrun tools/vulkan-runner/vkrun.c -lvulkan || { \
 	    rm -f $(B)/vkrun; echo "vulkan-deps: cannot build vkrun (libvulkan-dev?): Vulkan runs will be SKIPPED" >&2; \
 	    case "$${CI:-}" in ""|0|false) ;; *) exit 1;; esac; }; \
@@ -128,6 +128,7 @@ $(B)/qdc-build-tree $(B)/asan/qdc-build-tree:
 # loader, libcuda and libamdhip64 at run time (only Vulkan's headers are needed to build it); a
 # program that runs CPU modules through it exports its qdrt_* symbols (RT_EXPORT, qdrt(3)).
 RT_EXPORT := -Wl,--export-dynamic-symbol=qdrt_*
+$(B)/obj/runtime/device_vk.o $(B)/asan/obj/runtime/device_vk.o: runtime/vk_features.def
 $(B)/libqdrt.a: $(patsubst %.c,$(B)/obj/%.o,$(RT_SRCS))
 	$(call say,AR,$@)
 	@rm -f $@; ar rcs $@ $^
