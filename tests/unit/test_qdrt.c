@@ -435,3 +435,52 @@ Test(qdrt, missing_feature_vulkan) {
     remove_tree(dir);
     free(dir), free(src), free(spv), free(meta), free(want);
 }
+
+/* A kernel with a return value and a scalar: qdrun prints it, the API copies it into ret, on the
+ * CPU and on lavapipe; a float for an i32 scalar and a ret of the wrong size are refused. */
+Test(qdrt, return_value_and_scalar) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/ret.qd", dir), *npy = xasprintf("%s/a.npy", dir), *a_npy = xasprintf("a=%s", npy);
+    write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef total(a: qd.types.ndarray(dtype=qd.i32, ndim=1), scale: qd.i32) -> qd.i32:\n"
+                    "    s = 0\n    for i in range(a.shape[0]):\n        s += a[i] * scale\n    return s\n");
+    int32_t a[100];
+    for (int i = 0; i < 100; i++) a[i] = i;
+    write_npy(npy, "<i4", 100, a, sizeof a);
+    const char *fam[][3] = {{"x86_64", "o", "cpu"}, {"vulkan1.2", "spv", "vulkan"}};
+    for (int f = 0; f < 2; f++) {
+        char *mod = xasprintf("%s/ret-%s.%s", dir, fam[f][0], fam[f][1]), *meta = xasprintf("%s/ret-%s.json", dir, fam[f][0]),
+             *t = xasprintf("--target=%s", fam[f][0]);
+        RunResult r = run_qdc(t, src, "-o", mod, NULL), m = run_qdc(t, "--emit=metadata", src, "-o", meta, NULL);
+        cr_assert(r.status == 0 && m.status == 0, "%s%s", r.err, m.err);
+        run_free(&r), run_free(&m);
+        qdrt_device *dev = open_dev(f ? QDRT_DEVICE_VULKAN : QDRT_DEVICE_CPU);
+        if (dev) {
+            qdrt_module *mm;
+            qdrt_array *arr;
+            int64_t n = 100;
+            int32_t ret = 0;
+            int16_t small = 0;
+            cr_assert_eq(qdrt_module_load(dev, mod, NULL, &mm), QDRT_OK, "%s", qdrt_error());
+            cr_assert_eq(qdrt_array_new(dev, QDRT_I32, 1, &n, &arr), QDRT_OK);
+            cr_assert_eq(qdrt_array_write(arr, a, sizeof a), QDRT_OK);
+            qdrt_value args[2] = {qdrt_arr(arr), qdrt_i64(3)};
+            cr_assert_eq(qdrt_launch_kernel(mm, "total", args, 2, &ret, sizeof ret), QDRT_OK, "%s", qdrt_error());
+            cr_expect_eq(ret, 14850, "%s: %d", fam[f][2], ret);
+            cr_assert_eq(qdrt_launch_kernel(mm, "total", args, 2, &small, sizeof small), QDRT_E_ARGUMENT);
+            cr_assert_str_eq(qdrt_error(), "kernel total returns 4 bytes; ret has 2");
+            args[1] = qdrt_f64(2.5);
+            cr_assert_eq(qdrt_launch_kernel(mm, "total", args, 2, NULL, 0), QDRT_E_ARGUMENT);
+            cr_assert_str_eq(qdrt_error(), "kernel total: parameter scale is i32; a float value was given");
+            qdrt_device_close(dev);
+            char *dv = xasprintf("--device=%s", fam[f][2]);
+            const char *qa[] = {mod, "total", dv, a_npy, "scale=3", NULL};
+            r = qdrun(qa);
+            cr_expect_eq(r.status, 0, "%s", r.err);
+            cr_expect_str_eq(r.out, "total returned 14850\n");
+            run_free(&r);
+            free(dv);
+        }
+        free(mod), free(meta), free(t);
+    }
+    remove_tree(dir);
+    free(dir), free(src), free(npy), free(a_npy);
+}
