@@ -1,5 +1,5 @@
 # qdc — ahead-of-time compiler for Quadrants GPU kernels.
-#   make            build build/qdc and build/libqdrt.a
+#   make            build build/qdc, build/libqdrt.a and build/qdrun
 #   make test       install missing Debian packages, build, run the suite (plain, fuzz smoke,
 #                   ASan+UBSan) and print one summary; V=1 shows full command lines
 #   make demo       compile every example for every family into build/demo and run it on the CPU
@@ -48,7 +48,7 @@ endif
 OBJS      = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRCS))
 AOBJS     = $(patsubst %.c,$(B)/asan/obj/%.o,$(LIB_SRCS))
 
-all: $(B)/qdc $(B)/libqdrt.a
+all: $(B)/qdc $(B)/libqdrt.a $(B)/qdrun
 .PHONY: all deps vulkan-deps test check lit unit test-asan demo clean install install-files uninstall FORCE
 
 deps:
@@ -75,7 +75,7 @@ vulkan-deps:
 	    echo "vulkan-deps: NO lavapipe: every Vulkan run of the suite will be SKIPPED" >&2; \
 	    case "$${CI:-}" in ""|0|false) ;; *) echo "vulkan-deps: CI is set: failing" >&2; exit 1;; esac; }; \
 	fi
-	@if [ ! -x $(B)/vkrun ] || [ tools/vulkan-runner/vkrun.c -nt $(B)/vkrun ]; then \
+	@if [ ! -x $(B)/vkrun ] || [ tools/vulkan-runner/vkrun.c -nt $(B)/vkrun ] || [ runtime/vk_features.def -nt $(B)/vkrun ]; then \
 	  mkdir -p $(B) && $(CC) -std=c17 -O2 -Wall -Wextra -Werror -o $(B)/vkrun tools/vulkan-runner/vkrun.c -lvulkan || { \
 	    rm -f $(B)/vkrun; echo "vulkan-deps: cannot build vkrun (libvulkan-dev?): Vulkan runs will be SKIPPED" >&2; \
 	    case "$${CI:-}" in ""|0|false) ;; *) exit 1;; esac; }; \
@@ -124,20 +124,31 @@ $(B)/qdc-build-tree $(B)/asan/qdc-build-tree:
 	@mkdir -p $(dir $@)
 	@realpath -m --relative-to=$(dir $@) capability-db > $@
 
-# The CPU runtime (libqdrt): plain C and pthreads, no LLVM.
+# The runtime (libqdrt): plain C, pthreads and dlopen, no LLVM. Its device API opens the Vulkan
+# loader, libcuda and libamdhip64 at run time (only Vulkan's headers are needed to build it); a
+# program that runs CPU modules through it exports its qdrt_* symbols (RT_EXPORT, qdrt(3)).
+RT_EXPORT := -Wl,--export-dynamic-symbol=qdrt_*
+$(B)/obj/runtime/device_vk.o $(B)/asan/obj/runtime/device_vk.o: runtime/vk_features.def
 $(B)/libqdrt.a: $(patsubst %.c,$(B)/obj/%.o,$(RT_SRCS))
 	$(call say,AR,$@)
 	@rm -f $@; ar rcs $@ $^
 $(B)/asan/libqdrt.a: $(patsubst %.c,$(B)/asan/obj/%.o,$(RT_SRCS))
 	$(call say,AR,$@)
 	@rm -f $@; ar rcs $@ $^
+# qdrun(1): one kernel of a compiled module on a device, .npy files in and out.
+$(B)/qdrun: $(B)/obj/tools/qdrun/qdrun.o $(B)/libqdrt.a
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(OPT) -o $@ $^ -lpthread -lm $(RT_EXPORT)
+$(B)/asan/qdrun: $(B)/asan/obj/tools/qdrun/qdrun.o $(B)/asan/libqdrt.a
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(OPT) $(SAN) -o $@ $^ -lpthread -lm $(RT_EXPORT)
 
 $(B)/qdc-tests: $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRCS)) $(B)/libqdc.a $(B)/libqdrt.a
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(OPT) -o $@ $^ $(LIBS) -lcriterion
+	$(Q)$(CC) $(OPT) -o $@ $^ $(LIBS) -lcriterion $(RT_EXPORT)
 $(B)/asan/qdc-tests: $(patsubst %.c,$(B)/asan/obj/%.o,$(TEST_SRCS)) $(B)/asan/libqdc.a $(B)/asan/libqdrt.a
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS) -lcriterion
+	$(Q)$(CC) $(OPT) $(SAN) -o $@ $^ $(LIBS) -lcriterion $(RT_EXPORT)
 
 export ASAN_OPTIONS := detect_leaks=1:abort_on_error=0:$(ASAN_OPTIONS)
 export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
@@ -145,13 +156,13 @@ export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
 
 # Criterion's own closing line ("Synthesis: Tested: N | Passing: ...") ends each run; before it
 # the suite prints "Vulkan runs: N executed, M skipped" (skips are never passes).
-unit: vulkan-deps $(B)/qdc $(B)/qdc-tests $(B)/libqdrt.a
+unit: vulkan-deps $(B)/qdc $(B)/qdc-tests $(B)/libqdrt.a $(B)/qdrun
 	$(call say,TEST,$(B)/qdc-tests $(CRITERION_ARGS))
-	$(Q)$(VK_ENV) QDC_BIN=$(CURDIR)/$(B)/qdc QDC_RT=$(CURDIR)/$(B)/libqdrt.a QDC_ROOT=$(CURDIR) \
+	$(Q)$(VK_ENV) QDC_QDRUN=$(CURDIR)/$(B)/qdrun QDC_BIN=$(CURDIR)/$(B)/qdc QDC_RT=$(CURDIR)/$(B)/libqdrt.a QDC_ROOT=$(CURDIR) \
 	  $(B)/qdc-tests --jobs 2 $(CRITERION_ARGS)
-test-asan: vulkan-deps $(B)/asan/qdc $(B)/asan/qdc-tests $(B)/asan/libqdrt.a
+test-asan: vulkan-deps $(B)/asan/qdc $(B)/asan/qdc-tests $(B)/asan/libqdrt.a $(B)/asan/qdrun
 	$(call say,TEST,$(B)/asan/qdc-tests $(CRITERION_ARGS))
-	$(Q)$(VK_ENV) QDC_BIN=$(CURDIR)/$(B)/asan/qdc QDC_RT=$(CURDIR)/$(B)/asan/libqdrt.a QDC_ROOT=$(CURDIR) QDC_ASAN=1 \
+	$(Q)$(VK_ENV) QDC_QDRUN=$(CURDIR)/$(B)/asan/qdrun QDC_BIN=$(CURDIR)/$(B)/asan/qdc QDC_RT=$(CURDIR)/$(B)/asan/libqdrt.a QDC_ROOT=$(CURDIR) QDC_ASAN=1 \
 	  $(B)/asan/qdc-tests --jobs 2 $(CRITERION_ARGS)
 
 # The suite plain, each libFuzzer target for a short fixed-seed smoke run (replaying every saved
@@ -193,10 +204,11 @@ install: all
 # its database at <bindir>/../share/qdc/capability-db; qdrt.pc and the CMake package locate
 # the prefix relative to themselves, so the tree stays relocatable.
 P := $(DESTDIR)$(PREFIX)
-INSTALLED_FILES = bin/qdc lib/libqdrt.a lib/pkgconfig/qdrt.pc \
+RT_PUBLIC_HDRS := $(filter-out runtime/qdrt_backend.h,$(wildcard runtime/*.h))
+INSTALLED_FILES = bin/qdc bin/qdrun lib/libqdrt.a lib/pkgconfig/qdrt.pc \
   $(patsubst capability-db/%,share/qdc/capability-db/%,$(wildcard capability-db/*.yaml)) \
-  $(patsubst runtime/%,include/qdc/%,$(wildcard runtime/*.h)) \
-  $(foreach s,1 5 7,$(patsubst man/%,share/man/man$(s)/%,$(wildcard man/*.$(s)))) \
+  $(patsubst runtime/%,include/qdc/%,$(RT_PUBLIC_HDRS)) \
+  $(foreach s,1 3 5 7,$(patsubst man/%,share/man/man$(s)/%,$(wildcard man/*.$(s)))) \
   lib/cmake/qdc/qdcConfig.cmake lib/cmake/qdc/qdcConfigVersion.cmake lib/cmake/qdc/qdc-version.txt \
   $(patsubst %,share/doc/qdc/examples/%,$(notdir $(wildcard examples/*.qd))) \
   share/doc/qdc/examples/cuda-launcher/launch.c share/doc/qdc/examples/cuda-launcher/Makefile
@@ -205,17 +217,18 @@ INSTALLED_DIRS := share/doc/qdc/examples/cuda-launcher share/doc/qdc/examples sh
 install-files:
 	install -d $(P)/bin $(P)/share/qdc/capability-db $(P)/lib/cmake/qdc $(P)/lib/pkgconfig $(P)/include/qdc \
 	  $(P)/share/doc/qdc/examples/cuda-launcher
-	install -m 755 $(B)/qdc $(P)/bin/qdc
+	install -m 755 $(B)/qdc $(B)/qdrun $(P)/bin/
 	$(foreach f,$(wildcard capability-db/*.yaml),install -m 644 $(f) $(P)/share/qdc/capability-db/ &&) true
 	install -m 644 $(B)/libqdrt.a $(P)/lib/
-	$(foreach f,$(wildcard runtime/*.h),install -m 644 $(f) $(P)/include/qdc/ &&) true
-	$(foreach s,1 5 7,$(foreach f,$(wildcard man/*.$(s)),install -d $(P)/share/man/man$(s) && \
+	$(foreach f,$(RT_PUBLIC_HDRS),install -m 644 $(f) $(P)/include/qdc/ &&) true
+	$(foreach s,1 3 5 7,$(foreach f,$(wildcard man/*.$(s)),install -d $(P)/share/man/man$(s) && \
 	  sed '1,5s/"qdc [0-9][0-9.]*"/"qdc $(VERSION)"/' $(f) > $(P)/share/man/man$(s)/$(notdir $(f)) &&)) true
 	install -m 644 cmake/qdcConfig.cmake cmake/qdcConfigVersion.cmake $(P)/lib/cmake/qdc/
 	install -m 644 VERSION $(P)/lib/cmake/qdc/qdc-version.txt
 	printf '%s\n' 'prefix=$${pcfiledir}/../..' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include/qdc' '' \
-	  'Name: qdrt' 'Description: qdc CPU runtime: launches x86_64 kernels compiled by qdc (qdc-abi(7))' \
-	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lqdrt -lpthread -lm' > $(P)/lib/pkgconfig/qdrt.pc
+	  'Name: qdrt' 'Description: qdc runtime: runs kernels compiled by qdc on Vulkan, CUDA, HIP and the CPU (qdrt(3))' \
+	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lqdrt -lpthread -lm -Wl,--export-dynamic-symbol=qdrt_*' \
+	  > $(P)/lib/pkgconfig/qdrt.pc
 	$(foreach f,$(wildcard examples/*.qd),install -m 644 $(f) $(P)/share/doc/qdc/examples/ &&) true
 	install -m 644 tools/cuda-launcher/launch.c tools/cuda-launcher/Makefile $(P)/share/doc/qdc/examples/cuda-launcher/
 # Removes exactly what install-files wrote, then the directories it made if they are empty.

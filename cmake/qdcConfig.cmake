@@ -1,5 +1,7 @@
 # qdcConfig.cmake — the qdc CMake package: the imported executable qdc::qdc, the CPU runtime
-# qdc::qdrt, qdc_add_kernels() and qdc_add_library(). Works installed (<prefix>/lib/cmake/qdc)
+# qdc::qdrt (libqdrt: the CPU runtime and the device API of qdrt(3), whose Vulkan, CUDA and HIP
+# backends open their driver at run time, so linking qdc::qdrt is all any backend needs),
+# qdc_add_kernels() and qdc_add_library(). Works installed (<prefix>/lib/cmake/qdc)
 # and from a source checkout (cmake/, using build/qdc and build/libqdrt.a). Set QDC_EXECUTABLE
 # to override. qdc leaves an output untouched when its bytes did not change and CMake's Ninja
 # generator gives custom commands `restat = 1`, so an edit that does not change a header does
@@ -42,7 +44,9 @@ if(NOT TARGET qdc::qdrt AND _qdc_rt)
   set_target_properties(qdc::qdrt PROPERTIES
     IMPORTED_LOCATION "${_qdc_rt}"
     INTERFACE_INCLUDE_DIRECTORIES "${_qdc_rt_inc}"
-    INTERFACE_LINK_LIBRARIES "pthread;m")
+    INTERFACE_LINK_LIBRARIES "pthread;m;${CMAKE_DL_LIBS}"
+    # CPU modules loaded at run time (qdrt_module_load of a .o) call back into the program's libqdrt
+    INTERFACE_LINK_OPTIONS "LINKER:--export-dynamic-symbol=qdrt_*")
 endif()
 
 # _qdc_compile(<out var> <src> <family> <file template> <options...>): one custom command
@@ -130,8 +134,8 @@ endfunction()
 # family in TARGETS (x86_64, x86_64-v3) every source becomes an object in the library and a C
 # header <OUTPUT_DIR>/<family>/<source name>.h; qdc::qdrt is linked PUBLIC (SHARED: INTERFACE,
 # so the program holds the one copy the kernels call back into). GPU families are
-# compiled to their natural outputs, listed in <name>_GPU_OUTPUTS and the property
-# QDC_GPU_OUTPUTS; with EMBED each is also compiled with --emit=c-array into the library, as
+# compiled to their natural outputs and their metadata (<family>/<source>.json, for libqdrt's
+# qdrt_module_load), all listed in <name>_GPU_OUTPUTS and the property QDC_GPU_OUTPUTS; with EMBED each is also compiled with --emit=c-array into the library, as
 # `const unsigned char <prefix>qdc_<source>_<family>[]` and `..._size` (see qdc(1)).
 # Symbols get --symbol-prefix=<source name>_ unless SYMBOL_PREFIX says otherwise, so two sources
 # may both declare a field `counter`. INSTANTIATE specs ("[ENTRY=]KERNEL(PARAM=VALUE, ...)")
@@ -198,7 +202,9 @@ function(qdc_add_library name)
         list(APPEND headers "${hdr}")
       else()
         _qdc_compile(out "${src}" "${tgt}" "${ARG_OUTPUT_DIR}/%t/%m.%e" ${pfx} ${ARG_OPTIONS})
-        list(APPEND gpu "${out}")
+        # the metadata beside it: what qdrt_module_load(dev, "<family>/<source>.<ext>", NULL, ...) reads
+        _qdc_compile(meta "${src}" "${tgt}" "${ARG_OUTPUT_DIR}/%t/%m.json" ${pfx} --emit=metadata ${ARG_OPTIONS})
+        list(APPEND gpu "${out}" "${meta}")
         if(ARG_EMBED)
           _qdc_compile(arr "${src}" "${tgt}" "${ARG_OUTPUT_DIR}/%t/%m.c" ${pfx} ${ARG_OPTIONS})
           list(APPEND embedded "${arr}")

@@ -205,6 +205,42 @@ static void loops_decl(StrBuf *b, const IrKernel *k) {
     sb_puts(b, "}\n");
 }
 
+/* The typed launcher of a kernel, the same text in every target's header: `qdrt_status
+ * <kernel>_run(qdrt_device *dev, <typed arguments>[, ret])` runs the kernel of this module loaded
+ * on dev through libqdrt's device API (qdrt(3)). Kernels whose arguments or result the device API
+ * does not take yet (f16/bf16 scalars, struct returns) get a comment saying so instead. */
+static void typed_launcher(StrBuf *b, const IrKernel *k, const char *module) {
+    const char *why = k->ret_nmembers ? "it returns a struct" : NULL;
+    for (int i = 0; i < k->nparams && !why; i++)
+        if (k->params[i].kind == IR_PARAM_SCALAR && (k->params[i].type == QT_F16 || k->params[i].type == QT_BF16))
+            why = "it takes a 16-bit float scalar";
+    if (why) {
+        sb_printf(b, "/* %s_run: no typed launcher (%s: not in libqdrt's device API yet) */\n", k->name, why);
+        return;
+    }
+    int len = k->ret_m ? k->ret_n * k->ret_m : k->ret_n ? k->ret_n : 1;
+    sb_printf(b, "static inline qdrt_status %s_run(qdrt_device *dev", k->name);
+    for (int i = 0; i < k->nparams; i++) {
+        const IrParam *p = &k->params[i];
+        if (p->kind == IR_PARAM_SCALAR) sb_printf(b, ", %s %s", abi_c_type(p->type), p->name);
+        else sb_printf(b, ", qdrt_array *%s", p->name);
+    }
+    if (k->ret_type != QT_VOID) sb_printf(b, ", %s *ret", abi_c_type(k->ret_type));
+    sb_puts(b, ") {\n");
+    if (k->nparams) {
+        sb_puts(b, "    const qdrt_value args[] = {");
+        for (int i = 0; i < k->nparams; i++) {
+            const IrParam *p = &k->params[i];
+            const char *wrap = p->kind != IR_PARAM_SCALAR ? "qdrt_arr" : qt_is_float(p->type) ? "qdrt_f64" : "qdrt_i64";
+            sb_printf(b, "%s%s(%s%s)", i ? ", " : "", wrap, !strcmp(wrap, "qdrt_i64") ? "(int64_t)" : "", p->name);
+        }
+        sb_puts(b, "};\n");
+    }
+    sb_printf(b, "    return qdrt_launch_on(dev, \"%s\", \"%s\", %s, %d, ", module, k->name, k->nparams ? "args" : "NULL", k->nparams);
+    if (k->ret_type != QT_VOID) sb_printf(b, "ret, ret ? %d * sizeof *ret : 0);\n}\n", len);
+    else sb_puts(b, "NULL, 0);\n}\n");
+}
+
 bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, const AbiBindings *bind, StrBuf *out) {
     bool cpu = !strcmp(cap_backend(t), "x86_64");
     StrBuf guard;
@@ -256,6 +292,13 @@ bool header_emit(const IrModule *m, const CapTarget *t, const TargetOptions *o, 
         else if (k->ret_type != QT_VOID)
             sb_printf(out, "/* %s returns %s in the %s field %s: its buffer binding (see the metadata's \"returns\") */\n",
                       k->name, qt_name(k->ret_type), slot, m->fields[k->ret_field].name);
+    }
+    if (m->nkernels) { /* typed launchers, for every backend: they need libqdrt's device API */
+        sb_puts(out, "\n/* Typed launchers (qdrt(3)): include \"qdrt_device.h\" before this header. Each runs its kernel of module ");
+        sb_printf(out, "%s,\n   loaded on dev with qdrt_module_load, on any device (Vulkan, CUDA, HIP, CPU). */\n#ifdef QDRT_DEVICE_H\n",
+                  o->module_name);
+        for (int i = 0; i < m->nkernels; i++) typed_launcher(out, &m->kernels[i], o->module_name);
+        sb_puts(out, "#endif\n");
     }
     sb_printf(out, "\n#ifdef __cplusplus\n}\n#endif\n#endif /* %s */\n", guard.data);
     sb_free(&guard);

@@ -1,6 +1,6 @@
 /* The C-visible names of a module (man/qdc-abi.7): task entry points "<kernel>_t<k>" and their
  * "<task>_extent", field symbols "qd_field_<field>", the launcher "<kernel>" and its
- * "<kernel>_args" struct with members "<param>" and "<param>_shape[...]". Mangling is only
+ * "<kernel>_args" struct, the typed launcher "<kernel>_run", with members "<param>" and "<param>_shape[...]". Mangling is only
  * injective if no two of these are equal and none is reserved in C, C++ or the headers the
  * generated header includes; otherwise the object renames a symbol behind the metadata's back or
  * the header does not compile. Each clash is a located QD5006. */
@@ -125,6 +125,7 @@ bool abi_check_names(const IrModule *m) {
         const IrKernel *kn = &m->kernels[k];
         add(&g, 0, xstrdup(kn->name), xasprintf("the launcher of kernel '%s'", kn->name), kn->span);
         add(&g, 0, xasprintf("%s_args", kn->name), xasprintf("the argument struct of kernel '%s'", kn->name), kn->span);
+        add(&g, 0, xasprintf("%s_run", kn->name), xasprintf("the typed launcher of kernel '%s'", kn->name), kn->span);
         for (int t = 0; t < kn->ntasks; t++) {
             const IrTask *task = &kn->tasks[t];
             add(&g, 0, xstrdup(task->name), xasprintf("the entry point of task %d of kernel '%s'", t, kn->name),

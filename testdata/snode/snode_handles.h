@@ -157,6 +157,23 @@ static inline int test_twice__second(const test_twice__second_args *args, int nt
     return qdrt_launch(tasks, 2, args, nthreads);
 }
 
+/* Typed launchers (qdrt(3)): include "qdrt_device.h" before this header. Each runs its kernel of module snode_handles,
+   loaded on dev with qdrt_module_load, on any device (Vulkan, CUDA, HIP, CPU). */
+#ifdef QDRT_DEVICE_H
+static inline qdrt_status grid__fill_run(qdrt_device *dev) {
+    return qdrt_launch_on(dev, "snode_handles", "grid__fill", NULL, 0, NULL, 0);
+}
+static inline qdrt_status run_run(qdrt_device *dev) {
+    return qdrt_launch_on(dev, "snode_handles", "run", NULL, 0, NULL, 0);
+}
+static inline qdrt_status test_twice__first_run(qdrt_device *dev) {
+    return qdrt_launch_on(dev, "snode_handles", "test_twice__first", NULL, 0, NULL, 0);
+}
+static inline qdrt_status test_twice__second_run(qdrt_device *dev) {
+    return qdrt_launch_on(dev, "snode_handles", "test_twice__second", NULL, 0, NULL, 0);
+}
+#endif
+
 #ifdef __cplusplus
 }
 #endif

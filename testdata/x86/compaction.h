@@ -37,6 +37,15 @@ static inline int compact(const compact_args *args, int nthreads) {
     return qdrt_launch(tasks, 3, args, nthreads);
 }
 
+/* Typed launchers (qdrt(3)): include "qdrt_device.h" before this header. Each runs its kernel of module compaction,
+   loaded on dev with qdrt_module_load, on any device (Vulkan, CUDA, HIP, CPU). */
+#ifdef QDRT_DEVICE_H
+static inline qdrt_status compact_run(qdrt_device *dev, qdrt_array *src, qdrt_array *dst_val, qdrt_array *dst_idx, qdrt_array *n_out, int32_t threshold) {
+    const qdrt_value args[] = {qdrt_arr(src), qdrt_arr(dst_val), qdrt_arr(dst_idx), qdrt_arr(n_out), qdrt_i64((int64_t)threshold)};
+    return qdrt_launch_on(dev, "compaction", "compact", args, 5, NULL, 0);
+}
+#endif
+
 #ifdef __cplusplus
 }
 #endif

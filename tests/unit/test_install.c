@@ -22,12 +22,16 @@ Test(install, installs_everything_and_runs_from_destdir) {
     char *dest = install_to_temp();
     cr_assert(dest, "make install-files failed");
     const char *files[] = {"usr/bin/qdc", "usr/lib/libqdrt.a", "usr/share/man/man1/qdc.1", "usr/share/man/man7/qdc-lang.7",
-                           "usr/lib/cmake/qdc/qdcConfig.cmake", "usr/lib/cmake/qdc/qdcConfigVersion.cmake"};
+                           "usr/lib/cmake/qdc/qdcConfig.cmake", "usr/lib/cmake/qdc/qdcConfigVersion.cmake",
+                           "usr/bin/qdrun", "usr/include/qdc/qdrt_device.h", "usr/include/qdc/qdrt.h"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *p = path_join(dest, files[i]);
         cr_expect(file_exists(p), "%s not installed", files[i]);
         free(p);
     }
+    char *internal = path_join(dest, "usr/include/qdc/qdrt_backend.h");
+    cr_expect(!file_exists(internal), "the runtime's internal header is installed");
+    free(internal);
     char *repo_db = root_path("capability-db"), *inst_db = path_join(dest, "usr/share/qdc/capability-db");
     cr_expect_eq(count_suffix(inst_db, ".yaml"), count_suffix(repo_db, ".yaml"), "every family file installed");
     /* The installed qdc lists the same families as the build tree's, with no flags. */

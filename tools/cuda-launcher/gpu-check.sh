@@ -4,7 +4,8 @@
 # multiples of the block size, on full grids and on 3 blocks, and the whole atomics matrix
 # (tests/unit/exec_spec.c: op x dtype x order x global/shared/field, exact sequential-history check),
 # compiled for the GPU's own sm_XY (or the nearest lower family qdc knows) and JIT-loaded through
-# the CUDA driver API by tools/cuda-launcher (needs only the driver: no CUDA toolkit).
+# the CUDA driver API by tools/cuda-launcher (needs only the driver: no CUDA toolkit); then
+# libqdrt's CUDA device through tools/qdrun/device-check.sh (typed launcher and qdrun vs the CPU).
 # Never runs in CI (CI set: it refuses). Exit 0 all exact, 1 a mismatch, 77 no GPU.
 set -u
 b=${1:-build}
@@ -40,6 +41,8 @@ for qd in "$root"/examples/*.qd; do
         run "$name n=$n 3 blocks" "$launch" "$name" "$work/$name.ptx" "$n" few
     done
 done
+# libqdrt's CUDA device (issue 32): the typed launcher and qdrun against the CPU, byte for byte
+run "libqdrt: histogram_any + qdrun on cuda vs cpu" bash "$root/tools/qdrun/device-check.sh" "$b" cuda "$target" ptx
 "$launch" --emit-matrix "$work" || exit 2
 for dt in i32 u32 i64 u64 f32 f64; do
     for sp in global shared field; do

@@ -71,30 +71,19 @@ static void *slurp(const char *path, size_t *len) {
 /* ---- what the module needs ---- */
 
 /* Feature structures vkrun may chain; each field a module can need is one Need below. */
-enum { S_CORE, S_16BIT, S_8BIT, S_F16I8, S_I64ATOM, S_MEMMODEL, S_FATOM, S_FATOM2, S_CLOCK, NSTRUCT };
+enum {
+#define VK_FEATURES(id, stype, T, core, ext) id,
+#include "../../runtime/vk_features.def"
+    NSTRUCT
+};
 static const struct {
     VkStructureType stype;
     size_t size;
-    uint32_t core;         /* Vulkan version that has it without an extension (0: never) */
-    const char *ext;       /* the device extension otherwise */
+    uint32_t core;   /* Vulkan version that has it without an extension (0: never) */
+    const char *ext; /* the device extension otherwise */
 } structs[NSTRUCT] = {
-    [S_CORE] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, sizeof(VkPhysicalDeviceFeatures2), VK_API_VERSION_1_0, NULL},
-    [S_16BIT] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES, sizeof(VkPhysicalDevice16BitStorageFeatures),
-                 VK_API_VERSION_1_1, VK_KHR_16BIT_STORAGE_EXTENSION_NAME},
-    [S_8BIT] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES, sizeof(VkPhysicalDevice8BitStorageFeatures),
-                VK_API_VERSION_1_2, VK_KHR_8BIT_STORAGE_EXTENSION_NAME},
-    [S_F16I8] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES, sizeof(VkPhysicalDeviceShaderFloat16Int8Features),
-                 VK_API_VERSION_1_2, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME},
-    [S_I64ATOM] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES, sizeof(VkPhysicalDeviceShaderAtomicInt64Features),
-                   VK_API_VERSION_1_2, VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME},
-    [S_MEMMODEL] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES, sizeof(VkPhysicalDeviceVulkanMemoryModelFeatures),
-                    VK_API_VERSION_1_2, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME},
-    [S_FATOM] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT, sizeof(VkPhysicalDeviceShaderAtomicFloatFeaturesEXT),
-                 0, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME},
-    [S_FATOM2] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT, sizeof(VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT),
-                  0, VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME},
-    [S_CLOCK] = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR, sizeof(VkPhysicalDeviceShaderClockFeaturesKHR),
-                 0, VK_KHR_SHADER_CLOCK_EXTENSION_NAME},
+#define VK_FEATURES(id, stype, T, core, ext) [id] = {stype, sizeof(T), core, ext},
+#include "../../runtime/vk_features.def"
 };
 
 typedef struct { int s; size_t off; const char *name; } Need;

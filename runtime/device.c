@@ -1,0 +1,653 @@
+/* libqdrt's device API: errors, the metadata reader, devices, modules, arrays, fields and the
+ * checks every launch gets before its backend runs it (qdrt(3)). */
+#include "qdrt_backend.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- errors ---- */
+
+static _Thread_local char errbuf[1024];
+
+const char *qdrt_error(void) { return errbuf; }
+
+qdrt_status qdrt_fail(qdrt_status s, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+const char *qdrt_status_name(qdrt_status s) {
+    static const char *const names[] = {"ok", "bad argument", "bad module", "no device", "missing feature",
+                                        "out of memory", "device error", "unsupported"};
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown status";
+}
+
+/* ---- dtypes ---- */
+
+static const struct { const char *name; size_t size; } dtypes[QDRT_NDTYPES] = {
+    [QDRT_U1] = {"u1", 1}, [QDRT_I8] = {"i8", 1}, [QDRT_I16] = {"i16", 2}, [QDRT_I32] = {"i32", 4},
+    [QDRT_I64] = {"i64", 8}, [QDRT_U8] = {"u8", 1}, [QDRT_U16] = {"u16", 2}, [QDRT_U32] = {"u32", 4},
+    [QDRT_U64] = {"u64", 8}, [QDRT_F16] = {"f16", 2}, [QDRT_BF16] = {"bf16", 2}, [QDRT_F32] = {"f32", 4},
+    [QDRT_F64] = {"f64", 8},
+};
+
+const char *qdrt_dtype_name(qdrt_dtype t) { return (unsigned)t < QDRT_NDTYPES ? dtypes[t].name : "?"; }
+size_t qdrt_dtype_size(qdrt_dtype t) { return (unsigned)t < QDRT_NDTYPES ? dtypes[t].size : 0; }
+
+qdrt_status qdrt_dtype_parse(const char *name, qdrt_dtype *out) {
+    for (int i = 0; i < QDRT_NDTYPES; i++)
+        if (!strcmp(dtypes[i].name, name)) return *out = (qdrt_dtype)i, QDRT_OK;
+    return qdrt_fail(QDRT_E_MODULE, "unknown dtype '%s'", name);
+}
+
+static bool is_float(qdrt_dtype t) { return t == QDRT_F16 || t == QDRT_BF16 || t == QDRT_F32 || t == QDRT_F64; }
+
+bool qdrt_nonzero(qdrt_dtype t, const void *p) {
+    size_t n = qdrt_dtype_size(t);
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i] && !(is_float(t) && i == n - 1 && b[i] == 0x80)) return true; /* -0.0 is zero */
+    return false;
+}
+
+void *qdrt_slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return qdrt_fail(QDRT_E_MODULE, "cannot open %s: %s", path, strerror(errno)), NULL;
+    char *p = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            char *q = realloc(p, cap = cap * 2 + 8192);
+            if (!q) return free(p), fclose(f), qdrt_fail(QDRT_E_MEMORY, "out of memory reading %s", path), NULL;
+            p = q;
+        }
+        size_t r = fread(p + n, 1, 4096, f);
+        n += r;
+        if (r < 4096) break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) return free(p), qdrt_fail(QDRT_E_MODULE, "cannot read %s", path), NULL;
+    p[n] = 0;
+    *len = n;
+    return p;
+}
+
+/* ---- a small JSON reader (the metadata documents qdc writes) ---- */
+
+typedef enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ } JKind;
+typedef struct J {
+    JKind kind;
+    double num;
+    char *str;        /* J_STR; the key of an object member */
+    struct J *kids;   /* J_ARR, J_OBJ */
+    int nkids;
+    char *key;
+} J;
+
+typedef struct { const char *p; int depth; bool bad; } JP;
+
+static void jfree(J *j) {
+    for (int i = 0; i < j->nkids; i++) jfree(&j->kids[i]);
+    free(j->kids), free(j->str), free(j->key);
+}
+
+static void jws(JP *p) { while (isspace((unsigned char)*p->p)) p->p++; }
+
+static char *jstring(JP *p) {
+    if (*p->p != '"') return p->bad = true, NULL;
+    p->p++;
+    size_t cap = 16, n = 0;
+    char *s = malloc(cap);
+    while (s && *p->p && *p->p != '"') {
+        char c = *p->p++;
+        if (c == '\\') {
+            c = *p->p++;
+            if (c == 'n') c = '\n';
+            else if (c == 't') c = '\t';
+            else if (c == 'u') { /* metadata names are ASCII identifiers: keep \u as '?' */
+                for (int i = 0; i < 4 && *p->p; i++) p->p++;
+                c = '?';
+            } else if (!c) break;
+        }
+        if (n + 2 > cap) {
+            char *t = realloc(s, cap *= 2);
+            if (!t) return free(s), p->bad = true, NULL;
+            s = t;
+        }
+        s[n++] = c;
+    }
+    if (!s || *p->p != '"') return free(s), p->bad = true, NULL;
+    p->p++;
+    s[n] = 0;
+    return s;
+}
+
+static bool jvalue(JP *p, J *j) {
+    memset(j, 0, sizeof *j);
+    jws(p);
+    if (++p->depth > 64) return p->bad = true, false;
+    char c = *p->p;
+    if (c == '{' || c == '[') {
+        j->kind = c == '{' ? J_OBJ : J_ARR;
+        p->p++;
+        jws(p);
+        char close = c == '{' ? '}' : ']';
+        while (*p->p != close) {
+            J *k = realloc(j->kids, (size_t)(j->nkids + 1) * sizeof *k);
+            if (!k) return p->bad = true, false;
+            j->kids = k;
+            J *kid = &j->kids[j->nkids];
+            memset(kid, 0, sizeof *kid);
+            char *key = NULL;
+            if (j->kind == J_OBJ) {
+                jws(p);
+                if (!(key = jstring(p))) return false;
+                jws(p);
+                if (*p->p++ != ':') return free(key), p->bad = true, false;
+            }
+            bool ok = jvalue(p, kid);
+            kid->key = key;
+            j->nkids++;
+            if (!ok) return false;
+            jws(p);
+            if (*p->p == ',') p->p++, jws(p);
+            else if (*p->p != close) return p->bad = true, false;
+        }
+        p->p++;
+    } else if (c == '"') {
+        j->kind = J_STR;
+        if (!(j->str = jstring(p))) return false;
+    } else if (!strncmp(p->p, "null", 4)) j->kind = J_NULL, p->p += 4;
+    else if (!strncmp(p->p, "true", 4)) j->kind = J_BOOL, j->num = 1, p->p += 4;
+    else if (!strncmp(p->p, "false", 5)) j->kind = J_BOOL, p->p += 5;
+    else {
+        char *end;
+        j->kind = J_NUM;
+        j->num = strtod(p->p, &end);
+        if (end == p->p) return p->bad = true, false;
+        p->p = end;
+    }
+    p->depth--;
+    return true;
+}
+
+static const J *jget(const J *o, const char *key) {
+    for (int i = 0; o && o->kind == J_OBJ && i < o->nkids; i++)
+        if (!strcmp(o->kids[i].key, key)) return &o->kids[i];
+    return NULL;
+}
+static const char *jstr(const J *o, const char *key) {
+    const J *v = jget(o, key);
+    return v && v->kind == J_STR ? v->str : NULL;
+}
+static long jnum(const J *o, const char *key, long dflt) {
+    const J *v = jget(o, key);
+    return v && (v->kind == J_NUM || v->kind == J_BOOL) ? (long)v->num : dflt;
+}
+static char *dup(const char *s) {
+    char *d = malloc(strlen(s) + 1);
+    return d ? strcpy(d, s) : NULL;
+}
+
+/* ---- metadata ---- */
+
+static void module_meta_free(qdrt_module *m) {
+    for (int i = 0; i < m->nkernels; i++) {
+        Kernel *k = &m->kernels[i];
+        for (int p = 0; p < k->nparams; p++) free(k->params[p].name);
+        for (int t = 0; t < k->ntasks; t++) free(k->tasks[t].name);
+        free(k->name), free(k->params), free(k->tasks), free(k->loops), free(k->push);
+    }
+    for (int i = 0; i < m->nfields; i++) free(m->fields[i].name), free(m->fields[i].symbol);
+    free(m->kernels), free(m->fields), free(m->name), free(m->target), free(m->backend);
+}
+
+static int field_index(const qdrt_module *m, const char *name) {
+    for (int i = 0; i < m->nfields; i++)
+        if (!strcmp(m->fields[i].name, name)) return i;
+    return -1;
+}
+
+#define BAD(...) (st = qdrt_fail(QDRT_E_MODULE, __VA_ARGS__), false)
+
+static bool parse_kernel(qdrt_module *m, const J *jk, Kernel *k, qdrt_status *stp) {
+    qdrt_status st = QDRT_OK;
+    const J *ps = jget(jk, "params"), *ts = jget(jk, "tasks"), *ls = jget(jk, "loops"), *pc = jget(jk, "push_constants");
+    const char *name = jstr(jk, "name");
+    bool ok = true;
+    if (!name || !ps || ps->kind != J_ARR || !ts || ts->kind != J_ARR || !ts->nkids) ok = BAD("metadata: a kernel without name, params or tasks");
+    if (ok) k->name = dup(name);
+    k->params = calloc((size_t)(ps ? ps->nkids : 0) + 1, sizeof *k->params);
+    k->tasks = calloc((size_t)(ts ? ts->nkids : 0) + 1, sizeof *k->tasks);
+    for (int i = 0; ok && i < ps->nkids; i++) {
+        const J *jp = &ps->kids[i];
+        Param *p = &k->params[k->nparams++];
+        const char *pn = jstr(jp, "name"), *kind = jstr(jp, "kind"), *dt = jstr(jp, "dtype");
+        if (!pn || !kind || !dt) { ok = BAD("metadata: kernel %s: a parameter without name, kind or dtype", name); break; }
+        p->name = dup(pn);
+        p->array = !strcmp(kind, "ndarray");
+        p->ndim = p->array ? (int)jnum(jp, "ndim", 0) : 0;
+        p->set = (int)jnum(jp, "set", -1), p->binding = (int)jnum(jp, "binding", -1);
+        if (jget(jp, "layout")) {
+            st = qdrt_fail(QDRT_E_UNSUPPORTED, "kernel %s: parameter %s has a layout (qd.tensor layout=): not supported by libqdrt yet", name, pn);
+            ok = false;
+        } else if (!p->array && jget(jp, "element_shape")) {
+            st = qdrt_fail(QDRT_E_UNSUPPORTED, "kernel %s: parameter %s is a vector: not supported by libqdrt yet", name, pn);
+            ok = false;
+        } else if (qdrt_dtype_parse(dt, &p->dtype)) ok = BAD("metadata: kernel %s: parameter %s: unknown dtype %s", name, pn, dt);
+        else if (p->ndim < 0 || p->ndim > QDRT_MAX_NDIM) ok = BAD("metadata: kernel %s: parameter %s: ndim %d", name, pn, p->ndim);
+    }
+    for (int i = 0; ok && i < ts->nkids; i++) {
+        const J *jt = &ts->kids[i];
+        Task *t = &k->tasks[k->ntasks++];
+        const char *tn = jstr(jt, "entry") ? jstr(jt, "entry") : jstr(jt, "name"), *kind = jstr(jt, "kind");
+        if (!tn || !kind) { ok = BAD("metadata: kernel %s: a task without name or kind", name); break; }
+        t->name = dup(tn);
+        t->block_dim = (int)jnum(jt, "block_dim", 128);
+        t->shared_bytes = jnum(jt, "shared_bytes", 0);
+        t->groups = (int)jnum(jt, "groups", -1);
+        const char *ext = jstr(jt, "extent");
+        t->device_extent = ext && !strcmp(ext, "device");
+        t->kind = !strcmp(kind, "serial") ? 1 : jnum(jt, "uses_block", 0) ? 2 : 0;
+        if (t->block_dim < 1) ok = BAD("metadata: task %s: block_dim %d", tn, t->block_dim);
+    }
+    if (ok && ls && ls->kind == J_ARR) {
+        k->loops = calloc((size_t)ls->nkids + 1, sizeof *k->loops);
+        for (int i = 0; ok && k->loops && i < ls->nkids; i++) {
+            const J *jl = &ls->kids[i];
+            Loop *l = &k->loops[k->nloops++];
+            l->first = (int)jnum(jl, "first_task", -1), l->last = (int)jnum(jl, "last_task", -1);
+            l->param = (int)jnum(jget(jl, "condition"), "index", -1);
+            if (l->first < 0 || l->first > l->last || l->last >= k->ntasks || l->param < 0 || l->param >= k->nparams ||
+                !k->params[l->param].array)
+                ok = BAD("metadata: kernel %s: malformed loop %d", name, i);
+        }
+    }
+    if (ok && pc) {
+        const J *mem = jget(pc, "members");
+        k->push_size = (int)jnum(pc, "size", 0);
+        k->push = calloc((size_t)(mem ? mem->nkids : 0) + 1, sizeof *k->push);
+        for (int i = 0; ok && mem && i < mem->nkids; i++) {
+            const J *jm = &mem->kids[i];
+            PushMember *pm = &k->push[k->npush++];
+            const char *pn = jstr(jm, "param"), *what = jstr(jm, "what"), *dt = jstr(jm, "dtype");
+            pm->param = -1;
+            for (int p = 0; pn && p < k->nparams; p++)
+                if (!strcmp(k->params[p].name, pn)) pm->param = p;
+            pm->value = what && !strcmp(what, "value");
+            pm->axis = (int)jnum(jm, "axis", 0), pm->offset = (int)jnum(jm, "offset", -1);
+            if (pm->param < 0 || !what || !dt || qdrt_dtype_parse(dt, &pm->dtype) || pm->offset < 0 ||
+                pm->offset + (int)qdrt_dtype_size(pm->dtype) > k->push_size ||
+                (!pm->value && pm->axis >= k->params[pm->param].ndim))
+                ok = BAD("metadata: kernel %s: malformed push-constant member %d", name, i);
+        }
+    }
+    k->ret_field = -1;
+    const J *r = jget(jk, "returns");
+    if (ok && r) {
+        const char *f = jstr(r, "field"), *dt = jstr(r, "dtype");
+        if (jget(r, "struct")) st = qdrt_fail(QDRT_E_UNSUPPORTED, "kernel %s returns a struct: not supported by libqdrt yet", name), ok = false;
+        else if (!f || !dt || (k->ret_field = field_index(m, f)) < 0 || qdrt_dtype_parse(dt, &k->ret_dtype))
+            ok = BAD("metadata: kernel %s: malformed returns", name);
+        else k->ret_count = (int)m->fields[k->ret_field].count;
+    }
+    if (ok && (!k->name || !k->params || !k->tasks)) st = qdrt_fail(QDRT_E_MEMORY, "out of memory"), ok = false;
+    if (!ok) *stp = st;
+    return ok;
+}
+
+static qdrt_status parse_metadata(qdrt_module *m, const char *text) {
+    JP p = {text, 0, false};
+    J root;
+    bool ok = jvalue(&p, &root);
+    qdrt_status st = QDRT_OK;
+    if (ok) jws(&p);
+    if (!ok || p.bad || *p.p || root.kind != J_OBJ) {
+        if (ok || p.bad) jfree(&root);
+        return qdrt_fail(QDRT_E_MODULE, "metadata: not a JSON document (byte %ld)", (long)(p.p - text));
+    }
+    const J *fs = jget(&root, "fields"), *ks = jget(&root, "kernels");
+    const char *mod = jstr(&root, "module"), *target = jstr(&root, "target"), *backend = jstr(&root, "backend");
+    if (jnum(&root, "qdc_abi", 0) != 1) ok = BAD("metadata: qdc_abi %ld; this libqdrt reads version 1", jnum(&root, "qdc_abi", 0));
+    else if (!mod || !target || !backend || !fs || fs->kind != J_ARR || !ks || ks->kind != J_ARR)
+        ok = BAD("metadata: module, target, backend, fields or kernels missing");
+    if (ok) {
+        m->name = dup(mod), m->target = dup(target), m->backend = dup(backend);
+        const char *sv = jstr(&root, "spirv_version");
+        m->spirv_minor = sv && !strncmp(sv, "1.", 2) ? atoi(sv + 2) : 0;
+        m->fields = calloc((size_t)fs->nkids + 1, sizeof *m->fields);
+        m->kernels = calloc((size_t)ks->nkids + 1, sizeof *m->kernels);
+        if (!m->name || !m->target || !m->backend || !m->fields || !m->kernels) st = qdrt_fail(QDRT_E_MEMORY, "out of memory"), ok = false;
+    }
+    for (int i = 0; ok && i < fs->nkids; i++) {
+        const J *jf = &fs->kids[i];
+        Field *f = &m->fields[m->nfields++];
+        const char *fn = jstr(jf, "name"), *dt = jstr(jf, "dtype"), *sym = jstr(jf, "symbol");
+        const J *shape = jget(jf, "shape");
+        if (!fn || !dt || !shape || shape->kind != J_ARR || qdrt_dtype_parse(dt, &f->dtype)) { ok = BAD("metadata: field %d malformed", i); break; }
+        if (jget(jf, "levels") || (sym && !strncmp(sym, "qd_snode_", 9))) {
+            st = qdrt_fail(QDRT_E_UNSUPPORTED, "field %s is placed in an SNode storage: not supported by libqdrt yet", fn), ok = false;
+            break;
+        }
+        f->name = dup(fn), f->symbol = sym ? dup(sym) : NULL;
+        f->count = 1;
+        for (int d = 0; d < shape->nkids; d++) f->count *= (int64_t)shape->kids[d].num;
+        f->set = (int)jnum(jf, "set", -1), f->binding = (int)jnum(jf, "binding", -1);
+    }
+    for (int i = 0; ok && i < ks->nkids; i++) ok = parse_kernel(m, &ks->kids[i], &m->kernels[m->nkernels++], &st);
+    jfree(&root);
+    return ok ? QDRT_OK : st;
+}
+
+/* ---- devices ---- */
+
+static const Backend *backend_of(qdrt_device_kind k) {
+    switch (k) {
+    case QDRT_DEVICE_VULKAN: return &qdrt_vulkan_backend;
+    case QDRT_DEVICE_CUDA: return &qdrt_cuda_backend;
+    case QDRT_DEVICE_HIP: return &qdrt_hip_backend;
+    case QDRT_DEVICE_CPU: return &qdrt_cpu_backend;
+    default: return NULL;
+    }
+}
+
+qdrt_status qdrt_device_kind_parse(const char *name, qdrt_device_kind *out) {
+    static const char *const names[] = {"best", "vulkan", "cuda", "hip", "cpu"};
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(names[i], name)) return *out = (qdrt_device_kind)i, QDRT_OK;
+    return qdrt_fail(QDRT_E_ARGUMENT, "unknown device '%s' (vulkan, cuda, hip, cpu or best)", name);
+}
+
+qdrt_status qdrt_device_open(qdrt_device_kind kind, qdrt_device **out) {
+    *out = NULL;
+    if (kind == QDRT_DEVICE_BEST) {
+        static const qdrt_device_kind order[] = {QDRT_DEVICE_CUDA, QDRT_DEVICE_HIP, QDRT_DEVICE_VULKAN, QDRT_DEVICE_CPU};
+        qdrt_status st = QDRT_E_NO_DEVICE;
+        for (int i = 0; i < 4; i++)
+            if ((st = qdrt_device_open(order[i], out)) != QDRT_E_NO_DEVICE) return st;
+        return st;
+    }
+    const Backend *be = backend_of(kind);
+    if (!be) return qdrt_fail(QDRT_E_ARGUMENT, "no device kind %d", (int)kind);
+    qdrt_device *d = calloc(1, sizeof *d);
+    if (!d) return qdrt_fail(QDRT_E_MEMORY, "out of memory");
+    d->kind = kind, d->be = be;
+    snprintf(d->name, sizeof d->name, "%s", be->name);
+    qdrt_status st = be->open(d);
+    if (st) return free(d), st;
+    *out = d;
+    return QDRT_OK;
+}
+
+qdrt_device_kind qdrt_device_kind_of(const qdrt_device *dev) { return dev->kind; }
+const char *qdrt_device_name(const qdrt_device *dev) { return dev->name; }
+
+void qdrt_device_close(qdrt_device *dev) {
+    if (!dev) return;
+    while (dev->modules) qdrt_module_free(dev->modules);
+    while (dev->arrays) qdrt_array_free(dev->arrays);
+    dev->be->close(dev);
+    free(dev);
+}
+
+/* ---- arrays ---- */
+
+static qdrt_status array_make(qdrt_device *dev, qdrt_dtype dtype, int ndim, const int64_t *shape, qdrt_array **out) {
+    *out = NULL;
+    if ((unsigned)dtype >= QDRT_NDTYPES) return qdrt_fail(QDRT_E_ARGUMENT, "array: no dtype %d", (int)dtype);
+    if (ndim < 0 || ndim > QDRT_MAX_NDIM) return qdrt_fail(QDRT_E_ARGUMENT, "array: ndim %d (0..%d)", ndim, QDRT_MAX_NDIM);
+    qdrt_array *a = calloc(1, sizeof *a);
+    if (!a) return qdrt_fail(QDRT_E_MEMORY, "out of memory");
+    a->dev = dev, a->dtype = dtype, a->ndim = ndim;
+    uint64_t n = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] < 0 || shape[d] > INT32_MAX || (shape[d] && n > UINT64_MAX / 16 / (uint64_t)shape[d]))
+            return free(a), qdrt_fail(QDRT_E_ARGUMENT, "array: extent %lld of axis %d is out of range", (long long)shape[d], d);
+        a->shape[d] = shape[d];
+        n *= (uint64_t)shape[d];
+    }
+    a->bytes = (size_t)(n * qdrt_dtype_size(dtype));
+    qdrt_status st = dev->be->alloc(a);
+    if (st) return free(a), st;
+    a->next = dev->arrays;
+    if (dev->arrays) dev->arrays->prev = a;
+    dev->arrays = a;
+    *out = a;
+    return QDRT_OK;
+}
+
+qdrt_status qdrt_array_new(qdrt_device *dev, qdrt_dtype dtype, int ndim, const int64_t *shape, qdrt_array **out) {
+    return array_make(dev, dtype, ndim, shape, out);
+}
+
+size_t qdrt_array_bytes(const qdrt_array *a) { return a->bytes; }
+
+qdrt_status qdrt_array_write(qdrt_array *a, const void *src, size_t bytes) {
+    if (bytes != a->bytes) return qdrt_fail(QDRT_E_ARGUMENT, "array write: %zu bytes given, the array has %zu", bytes, a->bytes);
+    return bytes ? a->dev->be->write(a, src) : QDRT_OK;
+}
+
+qdrt_status qdrt_array_read(const qdrt_array *a, void *dst, size_t bytes) {
+    if (bytes != a->bytes) return qdrt_fail(QDRT_E_ARGUMENT, "array read: %zu bytes asked, the array has %zu", bytes, a->bytes);
+    return bytes ? a->dev->be->read(a, dst) : QDRT_OK;
+}
+
+void qdrt_array_free(qdrt_array *a) {
+    if (!a) return;
+    a->dev->be->release(a);
+    if (a->prev) a->prev->next = a->next;
+    else if (a->dev->arrays == a) a->dev->arrays = a->next; /* a module's field is on no list */
+    if (a->next) a->next->prev = a->prev;
+    free(a);
+}
+
+/* ---- modules ---- */
+
+static const char *family_word(const char *backend) {
+    if (!strcmp(backend, "spirv")) return "Vulkan";
+    if (!strcmp(backend, "ptx")) return "CUDA";
+    if (!strcmp(backend, "amdgpu")) return "HIP";
+    if (!strcmp(backend, "x86_64")) return "the CPU";
+    return "Metal (no libqdrt backend: qdrt(3), METAL)";
+}
+
+qdrt_status qdrt_module_load_memory(qdrt_device *dev, const void *code, size_t size, const char *metadata_json, qdrt_module **out) {
+    *out = NULL;
+    qdrt_module *m = calloc(1, sizeof *m);
+    if (!m) return qdrt_fail(QDRT_E_MEMORY, "out of memory");
+    m->dev = dev;
+    qdrt_status st = parse_metadata(m, metadata_json);
+    if (!st && strcmp(m->backend, dev->be->family))
+        st = qdrt_fail(QDRT_E_MODULE, "module %s was compiled for %s (%s, for %s); this device is %s", m->name, m->target, m->backend,
+                       family_word(m->backend), dev->name);
+    if (!st) st = dev->be->load(m, code, size);
+    if (st) {
+        module_meta_free(m);
+        free(m);
+        return st;
+    }
+    m->next = dev->modules;
+    dev->modules = m;
+    *out = m;
+    return QDRT_OK;
+}
+
+qdrt_status qdrt_module_load(qdrt_device *dev, const char *path, const char *metadata, qdrt_module **out) {
+    *out = NULL;
+    char *meta_path = NULL;
+    if (!metadata) {
+        const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+        size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
+        if (!(meta_path = malloc(stem + 6))) return qdrt_fail(QDRT_E_MEMORY, "out of memory");
+        memcpy(meta_path, path, stem);
+        strcpy(meta_path + stem, ".json");
+        metadata = meta_path;
+    }
+    size_t clen, mlen;
+    char *code = qdrt_slurp(path, &clen), *meta = code ? qdrt_slurp(metadata, &mlen) : NULL;
+    qdrt_status st = meta ? qdrt_module_load_memory(dev, code, clen, meta, out) : strstr(errbuf, "out of memory") ? QDRT_E_MEMORY : QDRT_E_MODULE;
+    if (st && meta) { /* name the files */
+        char msg[sizeof errbuf];
+        snprintf(msg, sizeof msg, "%s", errbuf);
+        qdrt_fail(st, "%s (metadata %s): %s", path, metadata, msg);
+    }
+    free(code), free(meta), free(meta_path);
+    return st;
+}
+
+void qdrt_module_free(qdrt_module *m) {
+    if (!m) return;
+    m->dev->be->unload(m);
+    for (qdrt_module **p = &m->dev->modules; *p; p = &(*p)->next)
+        if (*p == m) { *p = m->next; break; }
+    module_meta_free(m);
+    free(m);
+}
+
+static qdrt_status field_of(qdrt_module *m, const char *name, size_t bytes, Field **out) {
+    int i = field_index(m, name);
+    if (i < 0) return qdrt_fail(QDRT_E_ARGUMENT, "module %s has no field %s", m->name, name);
+    size_t want = (size_t)m->fields[i].count * qdrt_dtype_size(m->fields[i].dtype);
+    if (bytes != want) return qdrt_fail(QDRT_E_ARGUMENT, "field %s: %zu bytes given, it has %zu", name, bytes, want);
+    *out = &m->fields[i];
+    return QDRT_OK;
+}
+
+qdrt_status qdrt_field_write(qdrt_module *m, const char *name, const void *src, size_t bytes) {
+    Field *f;
+    qdrt_status st = field_of(m, name, bytes, &f);
+    if (st) return st;
+    if (f->host) return memcpy(f->host, src, bytes), QDRT_OK;
+    return f->store ? qdrt_array_write(f->store, src, bytes) : QDRT_OK;
+}
+
+qdrt_status qdrt_field_read(qdrt_module *m, const char *name, void *dst, size_t bytes) {
+    Field *f;
+    qdrt_status st = field_of(m, name, bytes, &f);
+    if (st) return st;
+    if (f->host) return memcpy(dst, f->host, bytes), QDRT_OK;
+    return f->store ? qdrt_array_read(f->store, dst, bytes) : QDRT_OK;
+}
+
+/* ---- launches ---- */
+
+static Kernel *kernel_of(const qdrt_module *m, const char *name) {
+    for (int i = 0; i < m->nkernels; i++)
+        if (!strcmp(m->kernels[i].name, name)) return &m->kernels[i];
+    return NULL;
+}
+
+int qdrt_kernel_params(const qdrt_module *m, const char *kernel) {
+    const Kernel *k = kernel_of(m, kernel);
+    return k ? k->nparams : -1;
+}
+
+qdrt_status qdrt_kernel_param(const qdrt_module *m, const char *kernel, int i, const char **name, int *is_array, qdrt_dtype *dtype,
+                              int *ndim) {
+    const Kernel *k = kernel_of(m, kernel);
+    if (!k || i < 0 || i >= k->nparams) return qdrt_fail(QDRT_E_ARGUMENT, "no parameter %d of kernel %s", i, kernel);
+    *name = k->params[i].name, *is_array = k->params[i].array, *dtype = k->params[i].dtype, *ndim = k->params[i].ndim;
+    return QDRT_OK;
+}
+
+size_t qdrt_kernel_ret_bytes(const qdrt_module *m, const char *kernel, qdrt_dtype *dtype) {
+    const Kernel *k = kernel_of(m, kernel);
+    if (!k || k->ret_field < 0) return 0;
+    if (dtype) *dtype = k->ret_dtype;
+    return (size_t)k->ret_count * qdrt_dtype_size(k->ret_dtype);
+}
+
+/* The scalar in the parameter's C type, in the low bytes of a uint64_t. */
+static qdrt_status scalar_bits(const Kernel *k, const Param *p, const qdrt_value *v, uint64_t *out) {
+    union { uint64_t u; int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint8_t u8; uint16_t u16; uint32_t u32; float f32; double f64; } b;
+    b.u = 0;
+    if (v->is_float && !is_float(p->dtype))
+        return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s: parameter %s is %s; a float value was given", k->name, p->name, qdrt_dtype_name(p->dtype));
+    double f = v->is_float ? v->f : (double)v->i;
+    switch (p->dtype) {
+    case QDRT_U1: b.u8 = v->i != 0; break;
+    case QDRT_I8: b.i8 = (int8_t)v->i; break;
+    case QDRT_U8: b.u8 = (uint8_t)v->i; break;
+    case QDRT_I16: b.i16 = (int16_t)v->i; break;
+    case QDRT_U16: b.u16 = (uint16_t)v->i; break;
+    case QDRT_I32: b.i32 = (int32_t)v->i; break;
+    case QDRT_U32: b.u32 = (uint32_t)v->i; break;
+    case QDRT_I64: case QDRT_U64: b.i64 = v->i; break;
+    case QDRT_F32: b.f32 = (float)f; break;
+    case QDRT_F64: b.f64 = f; break;
+    default: return qdrt_fail(QDRT_E_UNSUPPORTED, "kernel %s: %s scalar parameter %s: not supported by libqdrt yet", k->name,
+                              qdrt_dtype_name(p->dtype), p->name);
+    }
+    *out = b.u;
+    return QDRT_OK;
+}
+
+qdrt_status qdrt_launch_kernel(qdrt_module *m, const char *kernel, const qdrt_value *args, int nargs, void *ret, size_t ret_bytes) {
+    Kernel *k = kernel_of(m, kernel);
+    if (!k) return qdrt_fail(QDRT_E_ARGUMENT, "module %s has no kernel %s", m->name, kernel);
+    if (nargs != k->nparams)
+        return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s takes %d argument%s, %d given", kernel, k->nparams, k->nparams == 1 ? "" : "s", nargs);
+    qdrt_array *arr[64] = {0};
+    uint64_t sc[64] = {0};
+    if (k->nparams > 64) return qdrt_fail(QDRT_E_UNSUPPORTED, "kernel %s has more than 64 parameters", kernel);
+    for (int i = 0; i < nargs; i++) {
+        const Param *p = &k->params[i];
+        const qdrt_array *a = args[i].array;
+        if (p->array != (a != NULL))
+            return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s: argument %d (%s) must be %s", kernel, i + 1, p->name,
+                             p->array ? "an ndarray" : "a scalar");
+        if (!a) {
+            qdrt_status st = scalar_bits(k, p, &args[i], &sc[i]);
+            if (st) return st;
+            continue;
+        }
+        if (a->dev != m->dev) return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s: argument %s is an array of another device", kernel, p->name);
+        if (a->dtype != p->dtype)
+            return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s: argument %s is an ndarray of %s; the kernel takes %s", kernel, p->name,
+                             qdrt_dtype_name(a->dtype), qdrt_dtype_name(p->dtype));
+        if (a->ndim != p->ndim)
+            return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s: argument %s has %d dimension%s; the kernel takes ndim=%d", kernel, p->name,
+                             a->ndim, a->ndim == 1 ? "" : "s", p->ndim);
+        arr[i] = (qdrt_array *)a;
+    }
+    for (int l = 0; l < k->nloops; l++)
+        if (!arr[k->loops[l].param]->bytes)
+            return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s: the loop condition %s is an empty array", kernel, k->params[k->loops[l].param].name);
+    size_t want = k->ret_field < 0 ? 0 : (size_t)k->ret_count * qdrt_dtype_size(k->ret_dtype);
+    if (ret && ret_bytes != want)
+        return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s returns %zu bytes; ret has %zu", kernel, want, ret_bytes);
+    qdrt_status st = m->dev->be->launch(m, k, arr, sc);
+    if (!st && ret && want) st = qdrt_field_read(m, m->fields[k->ret_field].name, ret, want);
+    return st;
+}
+
+int64_t qdrt_items(const Kernel *k, qdrt_array *const *a) {
+    int64_t items = 1;
+    for (int i = 0; i < k->nparams; i++)
+        if (a[i]) {
+            int64_t n = 1;
+            for (int d = 0; d < a[i]->ndim; d++) n *= a[i]->shape[d];
+            if (n > items) items = n;
+        }
+    return items;
+}
+
+uint32_t qdrt_groups(const Task *t, int64_t items, uint32_t max) {
+    int64_t g = t->groups >= 1 ? t->groups : (items + t->block_dim - 1) / t->block_dim;
+    if (g < 1) g = 1;
+    if (g > (int64_t)max) g = max;
+    return (uint32_t)g;
+}
+
+qdrt_status qdrt_launch_on(qdrt_device *dev, const char *module, const char *kernel, const qdrt_value *args, int nargs, void *ret,
+                           size_t ret_bytes) {
+    for (qdrt_module *m = dev->modules; m; m = m->next)
+        if (!strcmp(m->name, module)) return qdrt_launch_kernel(m, kernel, args, nargs, ret, ret_bytes);
+    return qdrt_fail(QDRT_E_ARGUMENT, "no module %s is loaded on %s (qdrt_module_load)", module, dev->name);
+}

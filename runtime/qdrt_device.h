@@ -1,0 +1,119 @@
+/* libqdrt's device API (qdrt(3)): one C API that runs a module qdc compiled on a Vulkan device,
+ * an NVIDIA GPU (CUDA driver API), an AMD GPU (HIP) or the CPU. A device is opened, a module is
+ * loaded onto it with its metadata (qdc --emit=metadata), ndarrays are allocated on it, and a
+ * kernel is launched by name with its arguments in parameter order; the launch runs every task
+ * of the kernel in order with a full barrier between tasks, repeats qd.graph.do_while loops,
+ * sizes the grid of tasks whose bounds the device reads, and returns once the device is idle.
+ * Every function returns a qdrt_status; on failure qdrt_error() is a message that says what
+ * and why (never an abort, never a message on stderr). Not thread-safe per device. */
+#ifndef QDRT_DEVICE_H
+#define QDRT_DEVICE_H
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum qdrt_status {
+    QDRT_OK = 0,
+    QDRT_E_ARGUMENT,  /* wrong argument count, type, dtype, shape, unknown kernel/field name */
+    QDRT_E_MODULE,    /* module or metadata unreadable, malformed, or for another family */
+    QDRT_E_NO_DEVICE, /* no driver library, or no device of that kind */
+    QDRT_E_FEATURE,   /* the device lacks a feature or version the module needs (named) */
+    QDRT_E_MEMORY,    /* out of host or device memory */
+    QDRT_E_DEVICE,    /* a driver call failed (the message names it and its result) */
+    QDRT_E_UNSUPPORTED /* valid, but this runtime does not do it yet (the message says what) */
+} qdrt_status;
+
+typedef enum qdrt_device_kind {
+    QDRT_DEVICE_BEST = 0, /* the first that opens of: CUDA, HIP, Vulkan, CPU */
+    QDRT_DEVICE_VULKAN,
+    QDRT_DEVICE_CUDA,
+    QDRT_DEVICE_HIP,
+    QDRT_DEVICE_CPU
+} qdrt_device_kind;
+
+/* Element types, as qdc's dtypes (qdc-abi(7), TYPES: f16/bf16 are raw 16-bit patterns). */
+typedef enum qdrt_dtype {
+    QDRT_U1, QDRT_I8, QDRT_I16, QDRT_I32, QDRT_I64, QDRT_U8, QDRT_U16, QDRT_U32, QDRT_U64,
+    QDRT_F16, QDRT_BF16, QDRT_F32, QDRT_F64, QDRT_NDTYPES
+} qdrt_dtype;
+
+#define QDRT_MAX_NDIM 8
+
+typedef struct qdrt_device qdrt_device;
+typedef struct qdrt_module qdrt_module;
+typedef struct qdrt_array qdrt_array;
+
+/* One argument of a launch: an ndarray (array non-NULL) or a scalar. A scalar given as is_float
+ * goes to a float parameter only; an integer goes to an integer parameter, or to a float one
+ * converted (qdrt_i64(3) for an f32 parameter is 3.0f). */
+typedef struct qdrt_value {
+    qdrt_array *array;
+    int is_float;
+    int64_t i;
+    double f;
+} qdrt_value;
+static inline qdrt_value qdrt_arr(qdrt_array *a) { qdrt_value v = {a, 0, 0, 0}; return v; }
+static inline qdrt_value qdrt_i64(int64_t x) { qdrt_value v = {NULL, 0, x, 0}; return v; }
+static inline qdrt_value qdrt_f64(double x) { qdrt_value v = {NULL, 1, 0, x}; return v; }
+
+/* The message of the last failure on this thread ("" if none). */
+const char *qdrt_error(void);
+const char *qdrt_status_name(qdrt_status s);
+
+/* Opens a device of a kind; QDRT_E_NO_DEVICE when its driver or device is missing. */
+qdrt_status qdrt_device_open(qdrt_device_kind kind, qdrt_device **out);
+/* Parses "vulkan", "cuda", "hip", "cpu" or "best". */
+qdrt_status qdrt_device_kind_parse(const char *name, qdrt_device_kind *out);
+qdrt_device_kind qdrt_device_kind_of(const qdrt_device *dev);
+const char *qdrt_device_name(const qdrt_device *dev); /* "cpu", "vulkan: llvmpipe ...", ... */
+void qdrt_device_close(qdrt_device *dev);             /* frees its modules and arrays too */
+
+/* Loads a module file qdc wrote: .spv (Vulkan), .ptx (CUDA), .hsaco (HIP), .o (CPU: linked into
+ * a shared object with ld.lld-19 and loaded; the process must export libqdrt's qdrt_* symbols,
+ * see qdrt(3)). metadata: the --emit=metadata file; NULL: PATH with its extension replaced by
+ * .json (qdc's default name). */
+qdrt_status qdrt_module_load(qdrt_device *dev, const char *path, const char *metadata, qdrt_module **out);
+/* The same from memory: an --emit=c-array array (or any bytes) and the metadata's JSON text. */
+qdrt_status qdrt_module_load_memory(qdrt_device *dev, const void *code, size_t size, const char *metadata_json,
+                                    qdrt_module **out);
+void qdrt_module_free(qdrt_module *mod);
+
+/* A zero-filled ndarray on the device: ndim axes of shape[], row-major, tightly packed. */
+qdrt_status qdrt_array_new(qdrt_device *dev, qdrt_dtype dtype, int ndim, const int64_t *shape, qdrt_array **out);
+qdrt_status qdrt_array_write(qdrt_array *a, const void *src, size_t bytes); /* bytes: the array's size */
+qdrt_status qdrt_array_read(const qdrt_array *a, void *dst, size_t bytes);
+size_t qdrt_array_bytes(const qdrt_array *a);
+void qdrt_array_free(qdrt_array *a);
+
+/* A module field (a qd.field), zero at load and kept across launches: whole contents. */
+qdrt_status qdrt_field_write(qdrt_module *mod, const char *field, const void *src, size_t bytes);
+qdrt_status qdrt_field_read(qdrt_module *mod, const char *field, void *dst, size_t bytes);
+
+/* Launches kernel `kernel` with args[0..nargs) in parameter order and waits for it. A kernel
+ * with a return value stores it in ret (ret_bytes: the value's size; ret may be NULL). */
+qdrt_status qdrt_launch_kernel(qdrt_module *mod, const char *kernel, const qdrt_value *args, int nargs, void *ret,
+                               size_t ret_bytes);
+
+/* The same for the module named `module` (its metadata's "module") loaded on dev, the most
+ * recently loaded one of that name: what the typed launchers <kernel>_run(dev, ...) of qdc's
+ * generated headers call (qdc-abi(7), TYPED LAUNCHERS). */
+qdrt_status qdrt_launch_on(qdrt_device *dev, const char *module, const char *kernel, const qdrt_value *args, int nargs, void *ret,
+                           size_t ret_bytes);
+
+/* What a kernel takes, for tools (qdrun): parameter i's name, whether it is an ndarray, its
+ * dtype and ndim (0 for a scalar). Returns the number of parameters, or -1 (no such kernel). */
+int qdrt_kernel_params(const qdrt_module *mod, const char *kernel);
+qdrt_status qdrt_kernel_param(const qdrt_module *mod, const char *kernel, int i, const char **name, int *is_array,
+                              qdrt_dtype *dtype, int *ndim);
+/* The size in bytes of the kernel's return value (0: none). */
+size_t qdrt_kernel_ret_bytes(const qdrt_module *mod, const char *kernel, qdrt_dtype *dtype);
+const char *qdrt_dtype_name(qdrt_dtype t);
+size_t qdrt_dtype_size(qdrt_dtype t);
+qdrt_status qdrt_dtype_parse(const char *name, qdrt_dtype *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,486 @@
+/* libqdrt's device API and qdrun (issue 32): every example run through the public API and through
+ * qdrun (.npy files) on lavapipe and on the CPU, checked exactly with the inputs and checks of the
+ * execution tests (exec_spec.h); a small host program run on both with identical output; bad use
+ * (argument count, dtype, ndim, a module for another family, a missing driver, .npy files
+ * qdrun does not read) with exact messages and statuses. A Vulkan run that cannot happen (no
+ * lavapipe) is counted as a skip (vk_exec.h), which CI fails. */
+#include "exec_spec.h"
+#include "harness.h"
+#include "runtime/qdrt_device.h"
+#include "support/util.h"
+#include "vk_exec.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *qdrun_bin(void) {
+    static char *p;
+    if (!p) p = getenv("QDC_QDRUN") && *getenv("QDC_QDRUN") ? xstrdup(getenv("QDC_QDRUN")) : root_path("build/qdrun");
+    return p;
+}
+
+/* examples/<name>.qd compiled for family into dir/<name>-<family>.<ext>, its metadata beside. */
+static char *compile(const char *dir, const char *name, const char *family, const char *ext) {
+    char *rel = xasprintf("examples/%s.qd", name), *src = root_path(rel);
+    char *out = xasprintf("%s/%s-%s.%s", dir, name, family, ext), *meta = xasprintf("%s/%s-%s.json", dir, name, family);
+    char *t = xasprintf("--target=%s", family);
+    RunResult r = run_qdc(t, src, "-o", out, NULL), m = run_qdc(t, "--emit=metadata", src, "-o", meta, NULL);
+    cr_assert_eq(r.status, 0, "qdc %s %s: %s", t, name, r.err);
+    cr_assert_eq(m.status, 0, "qdc %s --emit=metadata %s: %s", t, name, m.err);
+    run_free(&r), run_free(&m);
+    free(rel), free(src), free(meta), free(t);
+    return out;
+}
+
+/* Opens a device; a Vulkan device that is not there is a counted skip (NULL). */
+static qdrt_device *open_dev(qdrt_device_kind k) {
+    qdrt_device *d;
+    qdrt_status st = qdrt_device_open(k, &d);
+    if (st == QDRT_E_NO_DEVICE && k == QDRT_DEVICE_VULKAN) {
+        vk_count_skip(1, qdrt_error());
+        return NULL;
+    }
+    cr_assert_eq(st, QDRT_OK, "qdrt_device_open: %s", qdrt_error());
+    return d;
+}
+
+
+/* One example at size n through the API: the arrays in parameter order, the scalar where it is. */
+static void api_example(qdrt_device *dev, const char *path, const Example *ex, int n, const char *label) {
+    qdrt_module *m;
+    cr_assert_eq(qdrt_module_load(dev, path, NULL, &m), QDRT_OK, "%s: %s", label, qdrt_error());
+    ExArgs a = {0};
+    ex->setup(&a, n);
+    int np = qdrt_kernel_params(m, ex->kernel), b = 0;
+    cr_assert(np > 0 && np <= 8, "%s: %d parameters", label, np);
+    qdrt_value v[8];
+    qdrt_array *arr[8] = {0};
+    for (int i = 0; i < np; i++) {
+        const char *name;
+        int is_array, ndim;
+        qdrt_dtype dt;
+        cr_assert_eq(qdrt_kernel_param(m, ex->kernel, i, &name, &is_array, &dt, &ndim), QDRT_OK);
+        if (!is_array) {
+            v[i] = qdrt_i64(a.scalar);
+            continue;
+        }
+        ExBuf *eb = &a.bufs[b++];
+        cr_assert_eq(qdrt_dtype_size(dt), eb->elem, "%s: %s", label, name);
+        int64_t shape = eb->n;
+        cr_assert_eq(qdrt_array_new(dev, dt, 1, &shape, &arr[i]), QDRT_OK, "%s", qdrt_error());
+        cr_assert_eq(qdrt_array_write(arr[i], eb->host, eb->elem * eb->n), QDRT_OK, "%s", qdrt_error());
+        v[i] = qdrt_arr(arr[i]);
+    }
+    cr_assert_eq(b, a.nbufs, "%s: %d arrays for %d ndarray parameters", label, a.nbufs, b);
+    cr_assert_eq(qdrt_launch_kernel(m, ex->kernel, v, np, NULL, 0), QDRT_OK, "%s n=%d: %s", label, n, qdrt_error());
+    for (int i = 0, k = 0; i < np; i++)
+        if (arr[i]) {
+            ExBuf *eb = &a.bufs[k++];
+            cr_assert_eq(qdrt_array_read(arr[i], eb->host, eb->elem * eb->n), QDRT_OK, "%s", qdrt_error());
+            qdrt_array_free(arr[i]);
+        }
+    cr_expect(ex->check(&a, n), "%s n=%d: %s", label, n, a.why);
+    exec_args_free(&a);
+    qdrt_module_free(m);
+}
+
+static const int sizes[] = {128, 1000, 4096};
+
+static void api_everywhere(qdrt_device_kind kind, const char *family, const char *ext) {
+    qdrt_device *dev = open_dev(kind);
+    if (!dev) return;
+    char *dir = make_temp_dir();
+    for (int e = 0; e < exec_nexamples; e++) {
+        const Example *ex = &exec_examples[e];
+        char *path = compile(dir, ex->name, family, ext), *label = xasprintf("%s on %s", ex->name, qdrt_device_name(dev));
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            if (!ex->full_grid_only || sizes[s] % 128 == 0) api_example(dev, path, ex, sizes[s], label);
+        free(path), free(label);
+    }
+    qdrt_device_close(dev);
+    remove_tree(dir);
+    free(dir);
+}
+
+Test(qdrt, examples_api_cpu) { api_everywhere(QDRT_DEVICE_CPU, "x86_64", "o"); }
+Test(qdrt, examples_api_vulkan) { api_everywhere(QDRT_DEVICE_VULKAN, "vulkan1.2", "spv"); }
+
+/* ---- qdrun ---- */
+
+static void write_npy(const char *path, const char *descr, size_t n, const void *data, size_t bytes) {
+    char h[128];
+    int len = snprintf(h, sizeof h, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }", descr, n);
+    while ((10 + len + 1) % 64) h[len++] = ' ';
+    h[len++] = '\n';
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)len, 0};
+    fwrite(pre, 1, 10, f), fwrite(h, 1, (size_t)len, f), fwrite(data, 1, bytes, f);
+    fclose(f);
+}
+
+/* The data of a .npy file qdrun wrote, after checking its header is exactly what NumPy reads. */
+static void read_npy(const char *path, const char *descr, size_t n, void *data, size_t bytes) {
+    size_t len;
+    char *t = read_text(path, &len), want[128];
+    cr_assert(t, "%s not written", path);
+    snprintf(want, sizeof want, "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }", descr, n);
+    cr_assert(len >= 10 && !memcmp(t, "\x93NUMPY\x01\x00", 8), "%s: no .npy 1.0 magic", path);
+    size_t hl = (unsigned char)t[8] | (size_t)(unsigned char)t[9] << 8;
+    cr_assert_eq((10 + hl) % 64, 0, "%s: header not padded to 64", path);
+    cr_assert(!strncmp(t + 10, want, strlen(want)), "%s: header %.*s", path, (int)hl, t + 10);
+    cr_assert_eq(len, 10 + hl + bytes, "%s: %zu bytes", path, len);
+    memcpy(data, t + 10 + hl, bytes);
+    free(t);
+}
+
+static RunResult qdrun(const char *const *args) {
+    const char *argv[24] = {qdrun_bin()};
+    int n = 1;
+    while (*args && n < 23) argv[n++] = *args++;
+    argv[n] = NULL;
+    return vk_spawn(argv); /* the lavapipe environment, harmless for the CPU */
+}
+
+/* One example at size n through qdrun: every array @FILE.npy (read and written back). */
+static void qdrun_example(const char *dir, const char *path, const char *device, const Example *ex, int n) {
+    qdrt_device *cpu;
+    cr_assert_eq(qdrt_device_open(QDRT_DEVICE_CPU, &cpu), QDRT_OK);
+    ExArgs a = {0};
+    ex->setup(&a, n);
+    /* parameter names and dtypes from the metadata, read through a CPU device's view of it */
+    char *meta_path = xasprintf("%.*s.json", (int)(strrchr(path, '.') - path), path), *meta = read_text(meta_path, NULL);
+    const char *args[20] = {path, ex->kernel, device};
+    int na = 3, b = 0;
+    char *owned[16];
+    int no = 0;
+    char *files[8];
+    const char *descrs[8];
+    const char *p = strstr(meta, "\"params\": ["), *end = p ? strchr(p, ']') : NULL;
+    cr_assert(end, "%s: no params", meta_path);
+    while ((p = strstr(p, "{\"name\": \"")) && p < end && na < 18) {
+        const char *name = p + 10, *q = strchr(name, '"'), *close = strchr(q, '}');
+        const char *kind = strstr(q, "\"kind\": \""), *dt = strstr(q, "\"dtype\": \"");
+        int nl = (int)(q - name);
+        p = close;
+        cr_assert(kind && dt && kind < close && dt < close, "%s: a parameter without kind or dtype", meta_path);
+        if (strncmp(kind + 9, "ndarray", 7)) {
+            args[na++] = owned[no++] = xasprintf("%.*s=%d", nl, name, a.scalar);
+            continue;
+        }
+        static const char *const npy[][2] = {{"i32", "<i4"}, {"u32", "<u4"}, {"i64", "<i8"}, {"u64", "<u8"}, {"f32", "<f4"},
+                                             {"f64", "<f8"}, {"i16", "<i2"}, {"u8", "|u1"}};
+        ExBuf *eb = &a.bufs[b];
+        descrs[b] = NULL;
+        for (size_t i = 0; i < sizeof npy / sizeof npy[0]; i++)
+            if (!strncmp(dt + 10, npy[i][0], strlen(npy[i][0])) && dt[10 + strlen(npy[i][0])] == '"') descrs[b] = npy[i][1];
+        cr_assert(descrs[b], "%s: dtype %.6s", meta_path, dt + 10);
+        files[b] = xasprintf("%s/%s-%.*s.npy", dir, ex->name, nl, name);
+        write_npy(files[b], descrs[b], eb->n, eb->host, eb->elem * eb->n);
+        args[na++] = owned[no++] = xasprintf("%.*s=@%s", nl, name, files[b]);
+        b++;
+    }
+    args[na] = NULL;
+    cr_assert_eq(b, a.nbufs, "%s: %d .npy files for %d arrays", ex->name, b, a.nbufs);
+    RunResult r = qdrun(args);
+    if (r.status == 77 && !strcmp(device, "--device=vulkan")) vk_count_skip(1, r.err);
+    else {
+        cr_assert_eq(r.status, 0, "qdrun %s %s n=%d: status %d: %s", ex->name, device, n, r.status, r.err);
+        cr_assert_str_empty(r.err);
+        for (int i = 0; i < b; i++) read_npy(files[i], descrs[i], a.bufs[i].n, a.bufs[i].host, a.bufs[i].elem * a.bufs[i].n);
+        cr_expect(ex->check(&a, n), "qdrun %s %s n=%d: %s", ex->name, device, n, a.why);
+    }
+    run_free(&r);
+    for (int i = 0; i < b; i++) free(files[i]);
+    for (int i = 0; i < no; i++) free(owned[i]);
+    free(meta_path), free(meta);
+    exec_args_free(&a);
+    qdrt_device_close(cpu);
+}
+
+static void qdrun_everywhere(const char *family, const char *ext, const char *device) {
+    char *dir = make_temp_dir();
+    for (int e = 0; e < exec_nexamples; e++) {
+        char *path = compile(dir, exec_examples[e].name, family, ext);
+        qdrun_example(dir, path, device, &exec_examples[e], 1024);
+        free(path);
+    }
+    remove_tree(dir);
+    free(dir);
+}
+
+Test(qdrt, examples_qdrun_cpu) { qdrun_everywhere("x86_64", "o", "--device=cpu"); }
+Test(qdrt, examples_qdrun_vulkan) { qdrun_everywhere("vulkan1.2", "spv", "--device=vulkan"); }
+
+/* ---- bad use ---- */
+
+Test(qdrt, bad_arguments) {
+    char *dir = make_temp_dir(), *path = compile(dir, "histogram", "x86_64", "o");
+    qdrt_device *dev = open_dev(QDRT_DEVICE_CPU);
+    qdrt_module *m;
+    cr_assert_eq(qdrt_module_load(dev, path, NULL, &m), QDRT_OK, "%s", qdrt_error());
+    int64_t n = 10, nb = 256, two[2] = {2, 5};
+    qdrt_array *data, *bins, *f32, *mat;
+    cr_assert_eq(qdrt_array_new(dev, QDRT_I32, 1, &n, &data), QDRT_OK);
+    cr_assert_eq(qdrt_array_new(dev, QDRT_I32, 1, &nb, &bins), QDRT_OK);
+    cr_assert_eq(qdrt_array_new(dev, QDRT_F32, 1, &nb, &f32), QDRT_OK);
+    cr_assert_eq(qdrt_array_new(dev, QDRT_I32, 2, two, &mat), QDRT_OK);
+    qdrt_value one[1] = {qdrt_arr(data)};
+    cr_assert_eq(qdrt_launch_kernel(m, "histogram", one, 1, NULL, 0), QDRT_E_ARGUMENT);
+    cr_assert_str_eq(qdrt_error(), "kernel histogram takes 2 arguments, 1 given");
+    qdrt_value wrong_dtype[2] = {qdrt_arr(data), qdrt_arr(f32)};
+    cr_assert_eq(qdrt_launch_kernel(m, "histogram", wrong_dtype, 2, NULL, 0), QDRT_E_ARGUMENT);
+    cr_assert_str_eq(qdrt_error(), "kernel histogram: argument bins is an ndarray of f32; the kernel takes i32");
+    qdrt_value wrong_ndim[2] = {qdrt_arr(mat), qdrt_arr(bins)};
+    cr_assert_eq(qdrt_launch_kernel(m, "histogram", wrong_ndim, 2, NULL, 0), QDRT_E_ARGUMENT);
+    cr_assert_str_eq(qdrt_error(), "kernel histogram: argument data has 2 dimensions; the kernel takes ndim=1");
+    qdrt_value scalar[2] = {qdrt_i64(3), qdrt_arr(bins)};
+    cr_assert_eq(qdrt_launch_kernel(m, "histogram", scalar, 2, NULL, 0), QDRT_E_ARGUMENT);
+    cr_assert_str_eq(qdrt_error(), "kernel histogram: argument 1 (data) must be an ndarray");
+    cr_assert_eq(qdrt_launch_kernel(m, "nope", scalar, 2, NULL, 0), QDRT_E_ARGUMENT);
+    cr_assert_str_eq(qdrt_error(), "module histogram has no kernel nope");
+    int32_t small[3];
+    cr_assert_eq(qdrt_array_write(data, small, sizeof small), QDRT_E_ARGUMENT);
+    cr_assert_str_eq(qdrt_error(), "array write: 12 bytes given, the array has 40");
+    /* the good call still works after all that, and nothing it was given changed */
+    qdrt_value good[2] = {qdrt_arr(data), qdrt_arr(bins)};
+    cr_assert_eq(qdrt_launch_kernel(m, "histogram", good, 2, NULL, 0), QDRT_OK, "%s", qdrt_error());
+    int32_t out[256];
+    cr_assert_eq(qdrt_array_read(bins, out, sizeof out), QDRT_OK);
+    cr_assert_eq(out[0], 10); /* ten zeros */
+    qdrt_device_close(dev); /* frees the module and the arrays */
+    remove_tree(dir);
+    free(dir), free(path);
+}
+
+Test(qdrt, module_for_another_family) {
+    char *dir = make_temp_dir(), *spv = compile(dir, "histogram", "vulkan1.2", "spv");
+    qdrt_device *dev = open_dev(QDRT_DEVICE_CPU);
+    qdrt_module *m;
+    cr_assert_eq(qdrt_module_load(dev, spv, NULL, &m), QDRT_E_MODULE);
+    char *want = xasprintf("%s (metadata %s/histogram-vulkan1.2.json): module histogram was compiled for vulkan1.2 (spirv, for Vulkan); "
+                           "this device is %s", spv, dir, qdrt_device_name(dev));
+    cr_assert_str_eq(qdrt_error(), want);
+    cr_assert_null(m);
+    free(want);
+    const char *args[] = {spv, "histogram", "--device=cpu", "data=x.npy", NULL};
+    RunResult r = qdrun(args);
+    cr_assert_eq(r.status, 1);
+    cr_assert(strstr(r.err, "qdrun: error: ") == r.err && strstr(r.err, "was compiled for vulkan1.2 (spirv, for Vulkan); this device is cpu"),
+              "%s", r.err);
+    run_free(&r);
+    qdrt_device_close(dev);
+    remove_tree(dir);
+    free(dir), free(spv);
+}
+
+Test(qdrt, missing_driver) {
+    qdrt_device *d = (qdrt_device *)1;
+    setenv("QDRT_VULKAN_LIBRARY", "/nonexistent/libvulkan.so.1", 1);
+    cr_assert_eq(qdrt_device_open(QDRT_DEVICE_VULKAN, &d), QDRT_E_NO_DEVICE);
+    cr_assert_null(d);
+    cr_assert(!strncmp(qdrt_error(), "no Vulkan loader (/nonexistent/libvulkan.so.1): ", 48), "%s", qdrt_error());
+    unsetenv("QDRT_VULKAN_LIBRARY");
+    /* no NVIDIA or AMD driver here: a distinct status scripts can test (a GPU machine skips this) */
+    const char *names[] = {"cuda", "hip"};
+    for (int i = 0; i < 2; i++) {
+        if (!qdrt_device_open(i ? QDRT_DEVICE_HIP : QDRT_DEVICE_CUDA, &d)) {
+            qdrt_device_close(d);
+            continue;
+        }
+        char *dev = xasprintf("--device=%s", names[i]);
+        const char *args[] = {"m.ptx", "k", dev, NULL};
+        RunResult r = qdrun(args);
+        cr_assert_eq(r.status, 77, "%s: %d %s", names[i], r.status, r.err);
+        cr_assert(strstr(r.err, i ? "qdrun: error: no HIP driver (libamdhip64.so)" : "qdrun: error: no CUDA driver (libcuda.so.1)"), "%s", r.err);
+        run_free(&r);
+        free(dev);
+    }
+}
+
+Test(qdrt, qdrun_bad_use) {
+    char *dir = make_temp_dir(), *o = compile(dir, "histogram", "x86_64", "o");
+    char *data = xasprintf("%s/data.npy", dir), *bins = xasprintf("%s/bins.npy", dir), *big = xasprintf("%s/big.npy", dir);
+    int32_t d[4] = {1, 2, 3, 300}, b[256] = {0};
+    write_npy(data, "<i4", 4, d, sizeof d);
+    write_npy(bins, "<i4", 256, b, sizeof b);
+    write_npy(big, ">i4", 4, d, sizeof d);
+    char *a_data = xasprintf("data=%s", data), *a_bins = xasprintf("bins=@%s", bins), *a_big = xasprintf("data=%s", big);
+    struct { const char *args[6]; int status; const char *err; } cases[] = {
+        {{o, NULL}, 2, "usage: qdrun MODULE KERNEL"},
+        {{o, "histogram", "--frob", NULL}, 2, "qdrun: error: unknown option --frob\n"},
+        {{o, "histogram", "--device=tpu", NULL}, 2, "qdrun: error: unknown device 'tpu' (vulkan, cuda, hip, cpu or best)\n"},
+        {{o, "histogram", a_data, NULL}, 1, "qdrun: error: kernel histogram: no value for parameter bins (an ndarray: NAME=FILE.npy)\n"},
+        {{o, "histogram", a_data, a_bins, "extra=3", NULL}, 1, "qdrun: error: kernel histogram has no parameter extra\n"},
+        {{o, "histogram", "data=7", a_bins, NULL}, 1, "qdrun: error: kernel histogram: argument 1 (data) must be an ndarray\n"},
+        {{o, "histogram", "data=x7", a_bins, NULL}, 1, "qdrun: error: data=x7: not a number, a .npy file or @FILE.npy\n"},
+        {{o, "histogram", a_big, a_bins, NULL}, 1, NULL},
+        {{o, "nope", NULL}, 1, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        RunResult r = qdrun(cases[i].args);
+        cr_expect_eq(r.status, cases[i].status, "case %zu: status %d: %s", i, r.status, r.err);
+        if (cases[i].err) cr_expect(!strncmp(r.err, cases[i].err, strlen(cases[i].err)), "case %zu: %s", i, r.err);
+        run_free(&r);
+    }
+    RunResult r = qdrun((const char *[]){o, "histogram", a_big, a_bins, NULL});
+    char *want = xasprintf("qdrun: error: %s: dtype '>i4' is not supported (big-endian: convert with "
+                           "arr.astype(arr.dtype.newbyteorder('<')))\n", big);
+    cr_expect_str_eq(r.err, want);
+    run_free(&r), free(want);
+    r = qdrun((const char *[]){o, "nope", NULL});
+    want = xasprintf("qdrun: error: module %s has no kernel nope\n", o);
+    cr_expect_str_eq(r.err, want);
+    run_free(&r), free(want);
+    /* bins was never written back by the failed runs; a good run writes it */
+    int32_t back[256];
+    read_npy(bins, "<i4", 256, back, sizeof back);
+    cr_assert_eq(back[1], 0);
+    r = qdrun((const char *[]){o, "histogram", a_data, a_bins, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_str_empty(r.out);
+    read_npy(bins, "<i4", 256, back, sizeof back);
+    cr_assert(back[1] == 1 && back[2] == 1 && back[3] == 1 && back[300 & 255] == 1 && back[0] == 0);
+    run_free(&r);
+    free(a_data), free(a_bins), free(a_big), free(data), free(bins), free(big), free(o);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* ---- typed launchers ---- */
+
+/* examples/qdrt/histogram_any.c (20 lines of host code) runs histogram_run(dev, data, bins) from
+ * the Vulkan header on lavapipe and on the CPU: both print exactly the expected bins. */
+Test(qdrt, host_program_histogram_vulkan_and_cpu) {
+    char *dir = make_temp_dir(), *spv = compile(dir, "histogram", "vulkan1.2", "spv"), *o = compile(dir, "histogram", "x86_64", "o");
+    char *src = root_path("examples/histogram.qd"), *hdr = xasprintf("%s/histogram.h", dir), *exe = xasprintf("%s/histogram_any", dir);
+    RunResult h = run_qdc("--target=vulkan1.2", "--emit=header", src, "-o", hdr, NULL);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    run_free(&h);
+    char *host = root_path("examples/qdrt/histogram_any.c"), *rtinc = xasprintf("-I%s/runtime", qdc_root()), *inc = xasprintf("-I%s", dir);
+    bool asan = getenv("QDC_ASAN") && !strcmp(getenv("QDC_ASAN"), "1");
+    const char *cc[] = {"cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-O1", asan ? "-fsanitize=address,undefined" : "-DQDRT_PLAIN",
+                        rtinc, inc, host, getenv("QDC_RT"), "-lpthread", "-lm", "-Wl,--export-dynamic-symbol=qdrt_*", "-o", exe, NULL};
+    RunResult b = run_argv(cc, NULL, NULL);
+    cr_assert_eq(b.status, 0, "building histogram_any: %s", b.err);
+    run_free(&b);
+    char want[2048] = "";
+    int bins[256] = {0};
+    for (int i = 0; i < 1000; i++) bins[(i * 7) & 255]++;
+    for (int i = 0; i < 256; i++) snprintf(want + strlen(want), sizeof want - strlen(want), "%d%c", bins[i], i % 16 == 15 ? '\n' : ' ');
+    const char *runs[][3] = {{exe, "cpu", o}, {exe, "vulkan", spv}};
+    for (int i = 0; i < 2; i++) {
+        const char *argv[] = {runs[i][0], runs[i][1], runs[i][2], NULL};
+        RunResult r = vk_spawn(argv);
+        if (i == 1 && r.status == 1 && strstr(r.err, "histogram_any: no Vulkan")) vk_count_skip(1, r.err);
+        else {
+            cr_expect_eq(r.status, 0, "histogram_any %s: %s", runs[i][1], r.err);
+            cr_expect_str_eq(r.out, want, "histogram_any %s", runs[i][1]);
+        }
+        run_free(&r);
+    }
+    /* a module not loaded: the typed launcher says which */
+    qdrt_device *dev = open_dev(QDRT_DEVICE_CPU);
+    cr_assert_eq(qdrt_launch_on(dev, "histogram", "histogram", NULL, 0, NULL, 0), QDRT_E_ARGUMENT);
+    char *msg = xasprintf("no module histogram is loaded on %s (qdrt_module_load)", qdrt_device_name(dev));
+    cr_assert_str_eq(qdrt_error(), msg);
+    qdrt_device_close(dev);
+    free(msg), free(host), free(rtinc), free(inc), free(src), free(hdr), free(exe), free(spv), free(o);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Kernels k and k_run: the typed launcher of k would be k_run's launcher (QD5006, nothing written). */
+Test(qdrt, typed_launcher_name_clash) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/krun.qd", dir), *out = xasprintf("%s/krun.o", dir);
+    write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                    "    for i in range(a.shape[0]):\n        a[i] = 1\n\n@qd.kernel\ndef k_run(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                    "    for i in range(a.shape[0]):\n        a[i] = 2\n");
+    RunResult r = run_qdc("--color=never", src, "-o", out, NULL);
+    cr_assert_eq(r.status, 1);
+    char *want = xasprintf("%s:9:5: error[QD5006]: the launcher of kernel 'k_run' is named 'k_run', which is already the typed launcher "
+                           "of kernel 'k'; rename one of them\n", src);
+    cr_assert(!strncmp(r.err, want, strlen(want)), "%s", r.err);
+    cr_assert(!file_exists(out));
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out), free(want);
+}
+
+/* A module needing a device feature lavapipe does not have (an f16 atomic min on a buffer, with
+ * --cap=+float16-atomic-min-max): refused at load, the feature named; qdrun exits 77. */
+Test(qdrt, missing_feature_vulkan) {
+    qdrt_device *dev = open_dev(QDRT_DEVICE_VULKAN);
+    if (!dev) return;
+    char *dir = make_temp_dir(), *src = xasprintf("%s/f16min.qd", dir), *spv = xasprintf("%s/f16min.spv", dir),
+         *meta = xasprintf("%s/f16min.json", dir);
+    write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.f16, ndim=1), "
+                    "v: qd.types.ndarray(dtype=qd.f16, ndim=1)):\n    for i in range(v.shape[0]):\n        qd.atomic_min(a[0], v[i])\n");
+    RunResult r = run_qdc("--target=vulkan1.3", "--cap=+float16-atomic-min-max", src, "-o", spv, NULL),
+              m = run_qdc("--target=vulkan1.3", "--cap=+float16-atomic-min-max", "--emit=metadata", src, "-o", meta, NULL);
+    cr_assert(r.status == 0 && m.status == 0, "%s%s", r.err, m.err);
+    run_free(&r), run_free(&m);
+    qdrt_module *mod;
+    cr_assert_eq(qdrt_module_load(dev, spv, NULL, &mod), QDRT_E_FEATURE, "%s", qdrt_error());
+    char *want = xasprintf("%s (metadata %s): module f16min needs the Vulkan feature shaderBufferFloat16AtomicMinMax (SPIR-V capability "
+                           "5616); %s does not have it", spv, meta, qdrt_device_name(dev));
+    cr_assert_str_eq(qdrt_error(), want);
+    const char *args[] = {spv, "k", NULL};
+    r = qdrun(args);
+    cr_assert_eq(r.status, 77, "%d %s", r.status, r.err);
+    cr_assert(strstr(r.err, "needs the Vulkan feature shaderBufferFloat16AtomicMinMax"), "%s", r.err);
+    run_free(&r);
+    qdrt_device_close(dev);
+    remove_tree(dir);
+    free(dir), free(src), free(spv), free(meta), free(want);
+}
+
+/* A kernel with a return value and a scalar: qdrun prints it, the API copies it into ret, on the
+ * CPU and on lavapipe; a float for an i32 scalar and a ret of the wrong size are refused. */
+Test(qdrt, return_value_and_scalar) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/ret.qd", dir), *npy = xasprintf("%s/a.npy", dir), *a_npy = xasprintf("a=%s", npy);
+    write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef total(a: qd.types.ndarray(dtype=qd.i32, ndim=1), scale: qd.i32) -> qd.i32:\n"
+                    "    s = 0\n    for i in range(a.shape[0]):\n        s += a[i] * scale\n    return s\n");
+    int32_t a[100];
+    for (int i = 0; i < 100; i++) a[i] = i;
+    write_npy(npy, "<i4", 100, a, sizeof a);
+    const char *fam[][3] = {{"x86_64", "o", "cpu"}, {"vulkan1.2", "spv", "vulkan"}};
+    for (int f = 0; f < 2; f++) {
+        char *mod = xasprintf("%s/ret-%s.%s", dir, fam[f][0], fam[f][1]), *meta = xasprintf("%s/ret-%s.json", dir, fam[f][0]),
+             *t = xasprintf("--target=%s", fam[f][0]);
+        RunResult r = run_qdc(t, src, "-o", mod, NULL), m = run_qdc(t, "--emit=metadata", src, "-o", meta, NULL);
+        cr_assert(r.status == 0 && m.status == 0, "%s%s", r.err, m.err);
+        run_free(&r), run_free(&m);
+        qdrt_device *dev = open_dev(f ? QDRT_DEVICE_VULKAN : QDRT_DEVICE_CPU);
+        if (dev) {
+            qdrt_module *mm;
+            qdrt_array *arr;
+            int64_t n = 100;
+            int32_t ret = 0;
+            int16_t small = 0;
+            cr_assert_eq(qdrt_module_load(dev, mod, NULL, &mm), QDRT_OK, "%s", qdrt_error());
+            cr_assert_eq(qdrt_array_new(dev, QDRT_I32, 1, &n, &arr), QDRT_OK);
+            cr_assert_eq(qdrt_array_write(arr, a, sizeof a), QDRT_OK);
+            qdrt_value args[2] = {qdrt_arr(arr), qdrt_i64(3)};
+            cr_assert_eq(qdrt_launch_kernel(mm, "total", args, 2, &ret, sizeof ret), QDRT_OK, "%s", qdrt_error());
+            cr_expect_eq(ret, 14850, "%s: %d", fam[f][2], ret);
+            cr_assert_eq(qdrt_launch_kernel(mm, "total", args, 2, &small, sizeof small), QDRT_E_ARGUMENT);
+            cr_assert_str_eq(qdrt_error(), "kernel total returns 4 bytes; ret has 2");
+            args[1] = qdrt_f64(2.5);
+            cr_assert_eq(qdrt_launch_kernel(mm, "total", args, 2, NULL, 0), QDRT_E_ARGUMENT);
+            cr_assert_str_eq(qdrt_error(), "kernel total: parameter scale is i32; a float value was given");
+            qdrt_device_close(dev);
+            char *dv = xasprintf("--device=%s", fam[f][2]);
+            const char *qa[] = {mod, "total", dv, a_npy, "scale=3", NULL};
+            r = qdrun(qa);
+            cr_expect_eq(r.status, 0, "%s", r.err);
+            cr_expect_str_eq(r.out, "total returned 14850\n");
+            run_free(&r);
+            free(dv);
+        }
+        free(mod), free(meta), free(t);
+    }
+    remove_tree(dir);
+    free(dir), free(src), free(npy), free(a_npy);
+}
