@@ -20,9 +20,16 @@ CapDb *capdb_open(const char *const *dirs, int ndirs);
 /* The same with the first nuser dirs named by the user (--capdb-dir, QDC_CAPDB_PATH): a file
  * there that shadows a later one of the same name is reported (warning QD0008). */
 CapDb *capdb_open_search(const char *const *dirs, int ndirs, int nuser);
+/* The same search, but a file is read only when a run needs it: capdb_target loads the named
+ * family's file and the files it extends (or, for an alias, the file declaring it), so a malformed
+ * file fails only the families whose chain includes it. Listings load every file (capdb_load_all),
+ * leaving out quietly those that cannot be loaded. NULL (reported) when no file is found. */
+CapDb *capdb_open_lazy(const char *const *dirs, int ndirs, int nuser);
+void capdb_load_all(const CapDb *db);
 void capdb_close(CapDb *db);
 
-/* A family by name or alias ("h100" -> sm_90); NULL if unknown. */
+/* A family by name or alias ("h100" -> sm_90); NULL if unknown or (lazy, reported) if its files
+ * cannot be loaded. */
 const CapTarget *capdb_target(const CapDb *db, const char *name);
 /* All family names in database order, comma separated, for usage errors. */
 const char *capdb_target_names(const CapDb *db);

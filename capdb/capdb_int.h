@@ -74,6 +74,8 @@ struct CapDb {
     VEC(CapTarget *) targets;    /* sorted by family order (backend, then name) */
     VEC(Source *) sources;
     char *names_csv;
+    bool lazy;                   /* capdb_open_lazy: files are read when a family is asked for */
+    bool all;                    /* every file has been tried (capdb_load_all) */
 };
 
 extern const char *const capk_names[CAPK_COUNT];
@@ -107,6 +109,7 @@ const CapCell *cap_missing_cell(const CapTarget *t);
 const char *cap_status_name(CapStatus s);
 /* The vector_atomics cell for (op, dtype, width 2/4/8), NULL where the family has none. */
 const CapCell *cap_vector_cell(const CapTarget *t, QdOp op, QdType dt, int width);
+/* Every loaded family (a lazy database loads them all first, quietly). */
 int capdb_ntargets(const CapDb *db);
 const CapTarget *capdb_target_at(const CapDb *db, int i);
 #endif
