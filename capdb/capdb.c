@@ -84,6 +84,7 @@ int capdb_target_files(const CapTarget *t, const char ***paths_out) {
 }
 
 const char *cap_name(const CapTarget *t) { return t->name; }
+bool cap_shipped(const CapTarget *t) { return !t->user; }
 const char *cap_backend(const CapTarget *t) { return t->facts[CAPK_BACKEND].value; }
 
 Span cap_where(const CapTarget *t, const char *key) {

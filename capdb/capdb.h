@@ -41,6 +41,9 @@ int capdb_names(const CapDb *db, const char **names, int max);
 int capdb_target_files(const CapTarget *t, const char ***paths_out);
 
 const char *cap_name(const CapTarget *t);    /* canonical family name: "sm_90" */
+/* Whether the family's file and every file it extends come from the shipped database (not from
+ * --capdb-dir or QDC_CAPDB_PATH): facts the suite has checked, which need no probe per run. */
+bool cap_shipped(const CapTarget *t);
 /* Backend kind: "ptx", "amdgpu", "spirv", "msl", "x86_64". */
 const char *cap_backend(const CapTarget *t);
 /* Per-family strings by dotted key, NULL if absent. Keys targets use:

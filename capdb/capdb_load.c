@@ -807,6 +807,8 @@ static bool resolve(CapDb *db, int idx, const Ld *from, yaml_node_t *ref) {
     Ld L = {db, t, &docs[idx].doc, 0, ""};
     bool ok = parse_one(db, idx) && apply_file(&L);
     t->state = ok ? 2 : 3;
+    int parent = ok && t->parent ? find_file(db, t->parent) : -1;
+    t->user = t->from_dir < db->nuser || (parent >= 0 && db->targets.items[parent]->user);
     return ok;
 }
 
@@ -948,6 +950,7 @@ static void load_end(CapDb *db) {
 
 /* Only the search: every *.yaml file's name and place (first directory wins), nothing read. */
 static void discover(CapDb *db, const char *const *dirs, int ndirs, int nuser) {
+    db->nuser = nuser;
     for (int d = 0; d < ndirs; d++) {
         char **names;
         int n = list_yaml(dirs[d], &names);

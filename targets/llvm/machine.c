@@ -99,10 +99,12 @@ static bool probe(LLVMTargetRef target, const char *triple, const char *cpu, con
     return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
-/* LLVM only warns about an unknown llvm.cpu or llvm.features and aborts later, so the family is
- * first compiled for in a child process: what LLVM says there becomes QD3012 at the line of the
- * capability file that sets the value. */
+/* LLVM only warns about an unknown llvm.cpu or llvm.features and aborts later, so a family from
+ * a user's capability file is first compiled for in a child process: what LLVM says there becomes
+ * QD3012 at the line of the capability file that sets the value. A shipped family needs no probe
+ * (the suite compiles for every one: tests/unit/test_llvm_family.c), and a run forks nothing. */
 bool backend_llvm_check(const CapTarget *t) {
+    if (cap_shipped(t)) return true;
     init_llvm_target(cap_backend(t));
     const char *triple = cap_str(t, "llvm.triple"), *cpu = cap_str(t, "llvm.cpu"), *features = cap_str(t, "llvm.features");
     LLVMTargetRef target;
