@@ -47,6 +47,14 @@ pick_targets() {
     for t in ${BENCH_TARGETS:-x86_64 sm_80 gfx942 vulkan1.2 apple8}; do grep -qw -- "$t" <<<"$list" && out+="$t "; done
     echo "$out"
 }
+# llc_flags TARGET: -mcpu/-mattr from the family's llvm.cpu and llvm.features (qdc --print-caps),
+# so the llc floor compiles the IR for the same machine qdc does (without them llc-19 picks a
+# generic CPU and aborts on sm_80 IR: redux.sync, activemask).
+llc_flags() {
+    "$QDC" --print-caps "$1" 2>/dev/null | awk -F': *' '
+        $1 == "llvm.cpu" && $2 != "" { printf " -mcpu=%s", $2 }
+        $1 == "llvm.features" && $2 != "" { printf " -mattr=%s", $2 }'
+}
 backend_of() { "$QDC" --list-targets 2>/dev/null | awk -v t="$1" '$1 == t {for (i = 2; i <= NF; i++) if ($i ~ /^(x86_64|ptx|amdgpu|spirv|msl)$/) {print $i; exit}}'; }
 
 examples=()
@@ -97,8 +105,10 @@ section1() {
             l=n/a n=n/a g=n/a
             if [[ $kind == x86_64 || $kind == ptx || $kind == amdgpu ]] &&
                 "$QDC" "$src" --target="$t" --emit=llvm-ir -o "$W/$ex.$t.ll" 2>/dev/null; then
-                cl=(llc-19 -O2 "$W/$ex.$t.ll" -o "$W/$ex.$t.llc") names+=(cl) l=
-                [[ $kind == ptx ]] || cl=(llc-19 -O2 -filetype=obj "$W/$ex.$t.ll" -o "$W/$ex.$t.llc")
+                local -a lf
+                read -ra lf <<<"$(llc_flags "$t")"
+                cl=(llc-19 -O2 "${lf[@]}" "$W/$ex.$t.ll" -o "$W/$ex.$t.llc") names+=(cl) l=
+                [[ $kind == ptx ]] || cl=(llc-19 -O2 "${lf[@]}" -filetype=obj "$W/$ex.$t.ll" -o "$W/$ex.$t.llc")
             fi
             if [[ $kind == amdgpu ]] && "$QDC" "$src" --target="$t" --emit=obj -o "$W/$ex.$t.o" 2>/dev/null; then
                 co=("$QDC" "$src" --target="$t" --emit=obj -o "$W/$ex.$t.o")

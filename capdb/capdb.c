@@ -6,33 +6,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-int capdb_ntargets(const CapDb *db) { return db->targets.len; }
+int capdb_ntargets(const CapDb *db) {
+    capdb_load_all(db);
+    return db->targets.len;
+}
 const CapTarget *capdb_target_at(const CapDb *db, int i) { return db->targets.items[i]; }
 
-const CapTarget *capdb_target(const CapDb *db, const char *name) {
-    for (int i = 0; i < db->targets.len; i++) {
-        const CapTarget *t = db->targets.items[i];
-        if (t->abstract) continue;
-        if (!strcmp(t->name, name)) return t;
-        for (int a = 0; a < t->aliases.len; a++)
-            if (!strcmp(t->aliases.items[a], name)) return t;
-    }
-    return NULL;
-}
+/* A family a listing shows: loaded and selectable. */
+static bool listed(const CapTarget *t) { return t->state == 2 && !t->abstract; }
 
 const char *capdb_target_names(const CapDb *db) {
+    capdb_load_all(db);
     StrBuf b;
     sb_init(&b);
     for (int i = 0; i < db->targets.len; i++)
-        if (!db->targets.items[i]->abstract) sb_printf(&b, "%s%s", b.len ? ", " : "", db->targets.items[i]->name);
+        if (listed(db->targets.items[i])) sb_printf(&b, "%s%s", b.len ? ", " : "", db->targets.items[i]->name);
     free(((CapDb *)db)->names_csv);
     return ((CapDb *)db)->names_csv = sb_take(&b);
 }
 
 void capdb_list_targets(const CapDb *db, FILE *out) {
+    capdb_load_all(db);
     for (int i = 0; i < db->targets.len; i++) {
         const CapTarget *t = db->targets.items[i];
-        if (t->abstract) continue;
+        if (!listed(t)) continue;
         StrBuf al;
         sb_init(&al);
         for (int a = 0; a < t->aliases.len; a++) sb_printf(&al, "%s%s", a ? "," : "", t->aliases.items[a]);
@@ -45,13 +42,14 @@ void capdb_list_targets(const CapDb *db, FILE *out) {
 
 /* --list-targets --format=json: one document, families in listing order. */
 void capdb_list_targets_json(const CapDb *db, FILE *out) {
+    capdb_load_all(db);
     StrBuf b;
     sb_init(&b);
     sb_puts(&b, "{\"schema\":1,\"targets\":[");
     bool first = true;
     for (int i = 0; i < db->targets.len; i++) {
         const CapTarget *t = db->targets.items[i];
-        if (t->abstract) continue;
+        if (!listed(t)) continue;
         sb_puts(&b, first ? "\n{\"name\":" : ",\n{\"name\":"), json_str(&b, t->name);
         sb_puts(&b, ",\"backend\":"), json_str(&b, cap_backend(t));
         sb_puts(&b, ",\"aliases\":[");
@@ -69,10 +67,11 @@ void capdb_list_targets_json(const CapDb *db, FILE *out) {
 
 /* Up to max family names and aliases (for "did you mean"); returns how many. */
 int capdb_names(const CapDb *db, const char **names, int max) {
+    capdb_load_all(db);
     int n = 0;
     for (int i = 0; i < db->targets.len; i++) {
         const CapTarget *t = db->targets.items[i];
-        if (t->abstract) continue;
+        if (!listed(t)) continue;
         if (n < max) names[n++] = t->name;
         for (int a = 0; a < t->aliases.len && n < max; a++) names[n++] = t->aliases.items[a];
     }
@@ -85,6 +84,7 @@ int capdb_target_files(const CapTarget *t, const char ***paths_out) {
 }
 
 const char *cap_name(const CapTarget *t) { return t->name; }
+bool cap_shipped(const CapTarget *t) { return !t->user; }
 const char *cap_backend(const CapTarget *t) { return t->facts[CAPK_BACKEND].value; }
 
 Span cap_where(const CapTarget *t, const char *key) {
@@ -94,9 +94,9 @@ Span cap_where(const CapTarget *t, const char *key) {
 }
 
 Span cap_where_line(const CapTarget *t, const char *file, int at_line) {
-    for (int i = 0; file && i < capdb_ntargets(t->db); i++) {
-        const CapTarget *u = capdb_target_at(t->db, i);
-        if (strcmp(u->disp, file)) continue;
+    for (int i = 0; file && i < t->db->targets.len; i++) { /* the family's own files are loaded */
+        const CapTarget *u = t->db->targets.items[i];
+        if (!u->src || strcmp(u->disp, file)) continue;
         const char *p = u->src->text, *end = p + u->src->len;
         for (int line = 1; line < at_line && p < end; p++)
             if (*p == '\n') line++;

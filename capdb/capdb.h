@@ -20,9 +20,16 @@ CapDb *capdb_open(const char *const *dirs, int ndirs);
 /* The same with the first nuser dirs named by the user (--capdb-dir, QDC_CAPDB_PATH): a file
  * there that shadows a later one of the same name is reported (warning QD0008). */
 CapDb *capdb_open_search(const char *const *dirs, int ndirs, int nuser);
+/* The same search, but a file is read only when a run needs it: capdb_target loads the named
+ * family's file and the files it extends (or, for an alias, the file declaring it), so a malformed
+ * file fails only the families whose chain includes it. Listings load every file (capdb_load_all),
+ * leaving out quietly those that cannot be loaded. NULL (reported) when no file is found. */
+CapDb *capdb_open_lazy(const char *const *dirs, int ndirs, int nuser);
+void capdb_load_all(const CapDb *db);
 void capdb_close(CapDb *db);
 
-/* A family by name or alias ("h100" -> sm_90); NULL if unknown. */
+/* A family by name or alias ("h100" -> sm_90); NULL if unknown or (lazy, reported) if its files
+ * cannot be loaded. */
 const CapTarget *capdb_target(const CapDb *db, const char *name);
 /* All family names in database order, comma separated, for usage errors. */
 const char *capdb_target_names(const CapDb *db);
@@ -34,6 +41,9 @@ int capdb_names(const CapDb *db, const char **names, int max);
 int capdb_target_files(const CapTarget *t, const char ***paths_out);
 
 const char *cap_name(const CapTarget *t);    /* canonical family name: "sm_90" */
+/* Whether the family's file and every file it extends come from the shipped database (not from
+ * --capdb-dir or QDC_CAPDB_PATH): facts the suite has checked, which need no probe per run. */
+bool cap_shipped(const CapTarget *t);
 /* Backend kind: "ptx", "amdgpu", "spirv", "msl", "x86_64". */
 const char *cap_backend(const CapTarget *t);
 /* Per-family strings by dotted key, NULL if absent. Keys targets use:

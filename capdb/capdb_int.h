@@ -47,6 +47,7 @@ struct CapTarget {
     const char *path;        /* as opened, for diagnostics */
     const char *disp;        /* display name for reports: "<dir>/<name>.yaml" */
     int from_dir;            /* index of its directory on the search path */
+    bool user;               /* it or a file it extends is from a user directory */
     Source *src;
     int state;               /* 0 unresolved, 1 resolving, 2 resolved, 3 failed */
     bool abstract;
@@ -74,6 +75,9 @@ struct CapDb {
     VEC(CapTarget *) targets;    /* sorted by family order (backend, then name) */
     VEC(Source *) sources;
     char *names_csv;
+    int nuser;                   /* the first nuser search directories are the user's */
+    bool lazy;                   /* capdb_open_lazy: files are read when a family is asked for */
+    bool all;                    /* every file has been tried (capdb_load_all) */
 };
 
 extern const char *const capk_names[CAPK_COUNT];
@@ -107,6 +111,7 @@ const CapCell *cap_missing_cell(const CapTarget *t);
 const char *cap_status_name(CapStatus s);
 /* The vector_atomics cell for (op, dtype, width 2/4/8), NULL where the family has none. */
 const CapCell *cap_vector_cell(const CapTarget *t, QdOp op, QdType dt, int width);
+/* Every loaded family (a lazy database loads them all first, quietly). */
 int capdb_ntargets(const CapDb *db);
 const CapTarget *capdb_target_at(const CapDb *db, int i);
 #endif

@@ -73,10 +73,11 @@ static size_t key_put(Ld *L, size_t at, const char *sep, const char *name) {
 
 typedef struct {
     yaml_document_t doc;
-    bool loaded;
+    bool tried, loaded; /* parse attempted (and reported); document held */
 } DocSlot;
 
-static DocSlot *docs; /* parallel to db->targets during capdb_open */
+static DocSlot *docs; /* parallel to db->targets during one load (load_begin .. load_end) */
+static bool parse_one(CapDb *db, int idx);
 
 /* ---- small YAML helpers ---- */
 static Span node_span(const Ld *L, const yaml_node_t *n) {
@@ -837,8 +838,10 @@ static bool resolve(CapDb *db, int idx, const Ld *from, yaml_node_t *ref) {
     }
     t->state = 1;
     Ld L = {db, t, &docs[idx].doc, 0, ""};
-    bool ok = docs[idx].loaded && apply_file(&L);
+    bool ok = parse_one(db, idx) && apply_file(&L);
     t->state = ok ? 2 : 3;
+    int parent = ok && t->parent ? find_file(db, t->parent) : -1;
+    t->user = t->from_dir < db->nuser || (parent >= 0 && db->targets.items[parent]->user);
     return ok;
 }
 
@@ -867,10 +870,11 @@ static int list_yaml(const char *dir, char ***out) {
     return names.len;
 }
 
-static bool parse_doc(CapDb *db, CapTarget *t, DocSlot *slot) {
+static bool parse_doc(CapTarget *t, DocSlot *slot) {
     yaml_parser_t p;
     yaml_parser_initialize(&p);
     yaml_parser_set_input_string(&p, (const unsigned char *)t->src->text, t->src->len);
+    slot->tried = true;
     slot->loaded = yaml_parser_load(&p, &slot->doc);
     if (!slot->loaded || p.error != YAML_NO_ERROR) {
         size_t off = p.problem_mark.index <= t->src->len ? p.problem_mark.index : 0;
@@ -880,43 +884,60 @@ static bool parse_doc(CapDb *db, CapTarget *t, DocSlot *slot) {
         slot->loaded = false;
     }
     yaml_parser_delete(&p);
-    (void)db;
     return slot->loaded;
 }
 
-static bool add_file(CapDb *db, const char *dir, const char *file) {
+/* Reads a discovered file's text (once); false after reporting why it cannot be read. */
+static bool read_text(CapDb *db, CapTarget *t) {
+    if (t->src) return true;
+    char *text = NULL;
+    size_t len = 0;
+    int err = 0;
+    ReadStatus rs = read_file(t->path, 4u << 20, &text, &len, &err);
+    if (rs != READ_OK) { /* say what is wrong; never a made-up errno */
+        diag_error((Span){0}, QD0001, "cannot read capability file '%s': %s", t->path,
+                   rs == READ_ISDIR ? "Is a directory" : rs == READ_TOO_LARGE ? "larger than the 4 MiB limit" : strerror(err));
+        free(text);
+        return false;
+    }
+    t->src = source_new(t->path, text, len);
+    vec_push(&db->sources, t->src);
+    free(text);
+    return true;
+}
+
+/* The file's YAML document for this load, read and parsed on first use. A failure is reported
+ * once per load (a quiet alias scan leaves the slot untried, so a real use reports it). */
+static bool parse_one(CapDb *db, int idx) {
+    DocSlot *slot = &docs[idx];
+    if (slot->tried) return slot->loaded;
+    CapTarget *t = db->targets.items[idx];
+    if (!read_text(db, t)) return slot->tried = true, slot->loaded = false;
+    return parse_doc(t, slot);
+}
+
+/* A discovered family file, not read yet: reading, parsing and resolving happen when a run
+ * needs the family (capdb_target) or every family (listings, capdb_load_all). */
+static void add_file(CapDb *db, const char *dir, const char *file, int from_dir) {
     char *path = xasprintf("%s/%s", dir, file);
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) { /* a FIFO would block every command */
         diag_warning((Span){0}, QD3011, "'%s' is skipped: a capability file must be a regular file", path);
         free(path);
-        return true;
+        return;
     }
-    char *text = NULL;
-    size_t len = 0;
-    int err = 0;
-    ReadStatus rs = read_file(path, 4u << 20, &text, &len, &err);
-    bool ok = rs == READ_OK;
-    if (!ok) /* say what is wrong; never a made-up errno */
-        diag_error((Span){0}, QD0001, "cannot read capability file '%s': %s", path,
-                   rs == READ_ISDIR ? "Is a directory" : rs == READ_TOO_LARGE ? "larger than the 4 MiB limit" : strerror(err));
-    else {
-        CapTarget *t = ARENA_NEW(&db->arena, CapTarget);
-        t->db = db;
-        t->name = arena_strndup(&db->arena, file, strlen(file) - 5);
-        t->path = arena_strdup(&db->arena, path);
-        char *disp = display_name(dir, file);
-        t->disp = arena_strdup(&db->arena, disp);
-        free(disp);
-        t->src = source_new(path, text, len);
-        t->rank = 1000000;
-        for (int s = 0; s < QSCOPE_COUNT; s++) t->scope_map[s] = -1;
-        vec_push(&db->sources, t->src);
-        vec_push(&db->targets, t);
-    }
-    free(text);
+    CapTarget *t = ARENA_NEW(&db->arena, CapTarget);
+    t->db = db;
+    t->name = arena_strndup(&db->arena, file, strlen(file) - 5);
+    t->path = arena_strdup(&db->arena, path);
+    char *disp = display_name(dir, file);
+    t->disp = arena_strdup(&db->arena, disp);
+    free(disp);
+    t->rank = 1000000;
+    t->from_dir = from_dir;
+    for (int s = 0; s < QSCOPE_COUNT; s++) t->scope_map[s] = -1;
+    vec_push(&db->targets, t);
     free(path);
-    return ok;
 }
 
 static int cmp_target(const void *a, const void *b) {
@@ -948,22 +969,29 @@ static bool check_names(CapDb *db) {
     return ok;
 }
 
-CapDb *capdb_open(const char *const *dirs, int ndirs) { return capdb_open_search(dirs, ndirs, 0); }
+static void load_begin(CapDb *db) { docs = xcalloc((size_t)db->targets.len + 1, sizeof *docs); }
 
-CapDb *capdb_open_search(const char *const *dirs, int ndirs, int nuser) {
-    CapDb *db = xcalloc(1, sizeof *db);
-    bool ok = true;
+/* Drops the documents of one load and puts the resolved families in listing order (rank,
+ * then name; files not loaded last). */
+static void load_end(CapDb *db) {
+    for (int i = 0; i < db->targets.len; i++)
+        if (docs[i].loaded) yaml_document_delete(&docs[i].doc);
+    free(docs);
+    docs = NULL;
+    qsort(db->targets.items, (size_t)db->targets.len, sizeof(CapTarget *), cmp_target);
+}
+
+/* Only the search: every *.yaml file's name and place (first directory wins), nothing read. */
+static void discover(CapDb *db, const char *const *dirs, int ndirs, int nuser) {
+    db->nuser = nuser;
     for (int d = 0; d < ndirs; d++) {
         char **names;
         int n = list_yaml(dirs[d], &names);
         for (int i = 0; i < n; i++) {
             char *base = xstrndup(names[i], strlen(names[i]) - 5);
             int first = find_file(db, base);
-            if (first < 0) {
-                int before = db->targets.len;
-                ok &= add_file(db, dirs[d], names[i]);
-                if (db->targets.len > before) db->targets.items[before]->from_dir = d;
-            } else if (db->targets.items[first]->from_dir < nuser) {
+            if (first < 0) add_file(db, dirs[d], names[i], d);
+            else if (db->targets.items[first]->from_dir < nuser) {
                 char *path = xasprintf("%s/%s", dirs[d], names[i]);
                 diag_warning((Span){0}, QD0008, "capability file '%s' shadows '%s' (user directories come first)",
                              db->targets.items[first]->path, path);
@@ -974,21 +1002,102 @@ CapDb *capdb_open_search(const char *const *dirs, int ndirs, int nuser) {
         }
         free(names);
     }
-    docs = xcalloc((size_t)db->targets.len + 1, sizeof *docs);
-    for (int i = 0; i < db->targets.len; i++) ok &= parse_doc(db, db->targets.items[i], &docs[i]);
+}
+
+CapDb *capdb_open(const char *const *dirs, int ndirs) { return capdb_open_search(dirs, ndirs, 0); }
+
+CapDb *capdb_open_search(const char *const *dirs, int ndirs, int nuser) {
+    CapDb *db = xcalloc(1, sizeof *db);
+    discover(db, dirs, ndirs, nuser);
+    bool ok = true;
+    load_begin(db);
+    for (int i = 0; i < db->targets.len; i++) ok &= parse_one(db, i);
     for (int i = 0; ok && i < db->targets.len; i++) ok &= resolve(db, i, NULL, NULL);
-    for (int i = 0; i < db->targets.len; i++)
-        if (docs[i].loaded) yaml_document_delete(&docs[i].doc);
-    free(docs);
-    docs = NULL;
+    load_end(db);
+    db->all = true;
     ok = ok && check_names(db);
     if (!ok || !db->targets.len) {
         if (ok) diag_error((Span){0}, QD3007, "no capability files found on the search path");
         capdb_close(db);
         return NULL;
     }
-    qsort(db->targets.items, (size_t)db->targets.len, sizeof(CapTarget *), cmp_target);
     return db;
+}
+
+CapDb *capdb_open_lazy(const char *const *dirs, int ndirs, int nuser) {
+    CapDb *db = xcalloc(1, sizeof *db);
+    db->lazy = true;
+    discover(db, dirs, ndirs, nuser);
+    if (!db->targets.len) {
+        diag_error((Span){0}, QD3007, "no capability files found on the search path");
+        capdb_close(db);
+        return NULL;
+    }
+    return db;
+}
+
+/* Whether the top-level `aliases:` of file idx names `name`; parsing is quiet (an unusable file
+ * is reported only where a run needs it). */
+static bool declares_alias(CapDb *db, int idx, const char *name) {
+    int mark = diag_quiet_begin();
+    bool parsed = parse_one(db, idx);
+    if (diag_quiet_end(mark) || !parsed) {
+        if (docs[idx].loaded) yaml_document_delete(&docs[idx].doc);
+        docs[idx] = (DocSlot){0};
+        return false;
+    }
+    yaml_document_t *doc = &docs[idx].doc;
+    yaml_node_t *root = yaml_document_get_root_node(doc);
+    if (!root || root->type != YAML_MAPPING_NODE) return false;
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(doc, p->key), *v = yaml_document_get_node(doc, p->value);
+        if (!k || k->type != YAML_SCALAR_NODE || strcmp((const char *)k->data.scalar.value, "aliases") || !v ||
+            v->type != YAML_SEQUENCE_NODE)
+            continue;
+        for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+            yaml_node_t *a = yaml_document_get_node(doc, *it);
+            if (a && a->type == YAML_SCALAR_NODE && !strcmp((const char *)a->data.scalar.value, name)) return true;
+        }
+    }
+    return false;
+}
+
+const CapTarget *capdb_target(const CapDb *cdb, const char *name) {
+    CapDb *db = (CapDb *)cdb;
+    const CapTarget *hit = NULL;
+    for (int i = 0; i < db->targets.len && !hit; i++) {
+        const CapTarget *t = db->targets.items[i];
+        if (t->state != 2 || t->abstract) continue;
+        if (!strcmp(t->name, name)) hit = t;
+        for (int a = 0; a < t->aliases.len && !hit; a++)
+            if (!strcmp(t->aliases.items[a], name)) hit = t;
+    }
+    if (hit || db->all) return hit;
+    /* a lazy database: the file of that name and its parents, else the file declaring the alias */
+    load_begin(db);
+    int idx = find_file(db, name);
+    CapTarget *t = idx >= 0 ? db->targets.items[idx] : NULL;
+    if (t && !t->state && resolve(db, idx, NULL, NULL) && !t->abstract) hit = t;
+    for (int i = 0; !hit && !t && i < db->targets.len; i++) {
+        CapTarget *u = db->targets.items[i];
+        if (!u->state && declares_alias(db, i, name) && resolve(db, i, NULL, NULL) && !u->abstract) hit = u;
+    }
+    load_end(db);
+    return hit;
+}
+
+/* Every family of a lazy database, for listings and "did you mean": a file that cannot be loaded
+ * is left out quietly (a run that names it reports why). */
+void capdb_load_all(const CapDb *cdb) {
+    CapDb *db = (CapDb *)cdb;
+    if (db->all) return;
+    db->all = true;
+    int mark = diag_quiet_begin();
+    load_begin(db);
+    for (int i = 0; i < db->targets.len; i++)
+        if (!db->targets.items[i]->state) resolve(db, i, NULL, NULL);
+    load_end(db);
+    diag_quiet_end(mark);
 }
 
 void capdb_close(CapDb *db) {

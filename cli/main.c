@@ -541,8 +541,9 @@ static EmitKind golden_kind(const char *backend) {
  * backend-specific facts checked (QD3012). */
 static int make_job(const Options *o, const CapDb *db, const char *name, Job *j) {
     memset(j, 0, sizeof *j);
+    int errors = diag_error_count();
     j->t = capdb_target(db, name);
-    if (!j->t) return unknown_target(db, name);
+    if (!j->t) return diag_error_count() > errors ? QDC_EXIT_INPUT : unknown_target(db, name);
     const Backend *be = backend_find(cap_backend(j->t));
     if (!be) die("no backend for '%s'", cap_backend(j->t));
     unsigned allowed = be->allowed | (1u << EMIT_AST) | (1u << EMIT_IR) | (1u << EMIT_C_ARRAY);
@@ -680,7 +681,9 @@ static int run(const Options *o) {
     char *owned;
     int nuser;
     int ndirs = capdb_dirs(o, &dirs, &owned, &nuser);
-    CapDb *db = capdb_open_search(dirs, ndirs, nuser);
+    /* a compile reads only its families' files (and their parents); listings read them all */
+    bool lists = o->list_targets || o->support_matrix;
+    CapDb *db = lists ? capdb_open_search(dirs, ndirs, nuser) : capdb_open_lazy(dirs, ndirs, nuser);
     int rc = QDC_EXIT_OK;
     if (!db) {
         free(dirs), free(owned);
@@ -692,8 +695,9 @@ static int run(const Options *o) {
         else if (json) capdb_list_targets_json(db, stdout);
         else capdb_list_targets(db, stdout);
     } else if (o->print_caps) {
+        int errors = diag_error_count();
         const CapTarget *t = capdb_target(db, o->print_caps);
-        if (!t) rc = unknown_target(db, o->print_caps);
+        if (!t) rc = diag_error_count() > errors ? QDC_EXIT_INPUT : unknown_target(db, o->print_caps);
         else if (md) rc = usage("%s%s", "--print-caps prints text or json, not md", "");
         else capdb_print_target(t, json, stdout);
     } else if (o->support_matrix) {

@@ -52,7 +52,7 @@ static void hint_families(const CapTarget *t, QdOp op, QdType dt, QdSpace sp) {
     int n = 0;
     for (int i = 0; i < capdb_ntargets(t->db); i++) {
         const CapTarget *u = capdb_target_at(t->db, i);
-        if (u->abstract || u == t) continue;
+        if (u->abstract || u->state != 2 || u == t) continue;
         CapAnswer a = cap_lookup(u, op, dt, sp, QSCOPE_DEVICE, true, NULL, 0);
         if (a.status != CS_UNSUPPORTED && n++ < 8) sb_printf(&b, "%s%s", n > 1 ? ", " : "", u->name);
     }
@@ -140,7 +140,7 @@ static bool decide_scope(LowerCtx *c, Span sp, QdScope want, IrLowering *L, StrB
         sb_init(&b);
         for (int i = 0; i < capdb_ntargets(c->t->db); i++) {
             const CapTarget *u = capdb_target_at(c->t->db, i);
-            if (!u->abstract && u->scope_map[want] >= 0) sb_printf(&b, "%s%s", b.len ? ", " : "", u->name);
+            if (!u->abstract && u->state == 2 && u->scope_map[want] >= 0) sb_printf(&b, "%s%s", b.len ? ", " : "", u->name);
         }
         diag_error(sp, QD4003, "scope '%s' is not supported on target '%s' (%s)", qscope_name(want), c->t->name,
                    c->t->disp);

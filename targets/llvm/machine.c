@@ -133,12 +133,14 @@ static bool check_features(const CapTarget *t, LLVMTargetRef target, const char 
     return !errors;
 }
 
-/* LLVM only warns about an unknown llvm.cpu or llvm.features and aborts later, so the family is
- * first compiled for in a child process: what LLVM says there becomes QD3012 at the line of the
- * capability file that sets the value. The features a module with vector atomics is compiled
- * with (vector_atomics.llvm_features) are probed the same way; an unknown llvm.triple is QD5001
- * at its line. */
+/* LLVM only warns about an unknown llvm.cpu or llvm.features and aborts later, so a family from
+ * a user's capability file is first compiled for in a child process: what LLVM says there becomes
+ * QD3012 at the line of the capability file that sets the value. The features a module with vector
+ * atomics is compiled with (vector_atomics.llvm_features) are probed the same way; an unknown
+ * llvm.triple is QD5001 at its line. A shipped family needs no probe (the suite compiles for every
+ * one: tests/unit/test_llvm_family.c), and a run forks nothing. */
 bool backend_llvm_check(const CapTarget *t) {
+    if (cap_shipped(t)) return true;
     init_llvm_target(cap_backend(t));
     const char *triple = cap_str(t, "llvm.triple"), *cpu = cap_str(t, "llvm.cpu");
     LLVMTargetRef target;

@@ -172,3 +172,45 @@ Test(capdb_inputs, oversized_file_says_so) {
     remove_tree(tmp);
     free(tmp), free(file);
 }
+
+/* Issue 34 item 16: a compile reads only its families' files and the files they extend, so a
+ * malformed user file fails the families whose chain includes it and no other (listings, which
+ * read every file, still report it). */
+Test(capdb_inputs, malformed_file_fails_only_its_chain) {
+    char *tmp = make_temp_dir(), *in = root_path("examples/histogram.qd");
+    char *broken = cat(tmp, "broken.yaml"), *child = cat(tmp, "child.yaml"), *mine = cat(tmp, "mine.yaml");
+    char *o1 = cat(tmp, "a.bin"), *tmpl = cat(tmp, "k.%t.o"), *o2 = cat(tmp, "k.x86_64.o");
+    cr_assert(write_text(broken, "schema: 1\nname: broken\nextends: x86_64\nbogus_key: 1\n"));
+    cr_assert(write_text(child, "schema: 1\nname: child\nextends: broken\n"));
+    cr_assert(write_text(mine, "schema: 1\nname: mine\nextends: x86_64\naliases: [mycpu]\n"));
+    const char *want = "broken.yaml:4:1: error[QD3002]: unknown key 'bogus_key'";
+    const char *fams[] = {"x86_64", "sm_80", "mine", "mycpu"};
+    for (size_t i = 0; i < sizeof fams / sizeof *fams; i++) {
+        char t[64];
+        snprintf(t, sizeof t, "--target=%s", fams[i]);
+        RunResult r = run_qdc(in, "--capdb-dir", tmp, t, "-o", o1, NULL);
+        cr_expect_eq(r.status, 0, "%s: %s", fams[i], r.err);
+        cr_expect_str_empty(r.err, "%s", fams[i]);
+        cr_expect(file_exists(o1), "%s", fams[i]);
+        remove(o1);
+        run_free(&r);
+    }
+    const char *bad[] = {"--target=broken", "--target=child", "--target=x86_64,child"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        RunResult r = run_qdc(in, "--capdb-dir", tmp, bad[i], "-o", tmpl, NULL);
+        cr_expect_eq(r.status, 1, "%s: %s", bad[i], r.err);
+        cr_expect(strstr(r.err, want), "%s: %s", bad[i], r.err);
+        cr_expect(!file_exists(o2), "%s wrote an output", bad[i]);
+        run_free(&r);
+    }
+    RunResult r = run_qdc("--capdb-dir", tmp, "--print-caps", "child", NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, want), "%s", r.err);
+    run_free(&r);
+    r = run_qdc("--capdb-dir", tmp, "--list-targets", NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, want), "%s", r.err);
+    run_free(&r);
+    remove_tree(tmp);
+    free(tmp), free(in), free(broken), free(child), free(mine), free(o1), free(tmpl), free(o2);
+}

@@ -67,6 +67,36 @@ Test(llvm_family, checked_in_families_pass) {
     free(src);
 }
 
+/* A shipped family is not probed per run (cap_shipped), so this probes each one here: a user
+ * file that extends it and changes nothing is checked in the child like any user family. */
+Test(llvm_family, every_shipped_llvm_family_probes_clean) {
+    RunResult l = run_qdc("--list-targets", NULL);
+    cr_assert_eq(l.status, 0, "%s", l.err);
+    char *dir = make_temp_dir(), *src = root_path("examples/histogram.qd");
+    int n = 0;
+    for (char *line = l.out; line && *line;) {
+        char name[64], backend[16];
+        char *nl = strchr(line, '\n');
+        if (sscanf(line, "%63s %15s", name, backend) == 2 &&
+            (!strcmp(backend, "ptx") || !strcmp(backend, "amdgpu") || !strcmp(backend, "x86_64"))) {
+            char *path = xasprintf("%s/probe-%s.yaml", dir, name), *text = xasprintf("schema: 1\nname: probe-%s\nextends: %s\n", name, name);
+            char *tgt = xasprintf("--target=probe-%s", name);
+            cr_assert(write_text(path, text));
+            RunResult r = run_qdc("--capdb-dir", dir, tgt, "--check", src, NULL);
+            cr_expect_eq(r.status, 0, "%s: %s", name, r.err);
+            cr_expect_str_empty(r.err, "%s", name);
+            run_free(&r);
+            free(path), free(text), free(tgt);
+            n++;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    cr_expect_geq(n, 16, "only %d LLVM families listed", n);
+    run_free(&l);
+    remove_tree(dir);
+    free(dir), free(src);
+}
+
 /* In process, past the check: LLVM's fatal error goes through qdc's handler (exit 3). */
 Test(llvm_family, llvm_fatal_error_is_internal_error, .exit_code = 3, .init = cr_redirect_stderr) {
     char *dir = family_dir("my32", "x86_64", "  features: \"-64bit\"\n");
