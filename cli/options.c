@@ -14,7 +14,7 @@ static const char *const option_names[] = {
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
     "--emit-all", "--golden-check", "--time-report", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
-    "-O0", "-O1", "-O2", "-O3", "-g",
+    "-O0", "-O1", "-O2", "-O3", "-g", "--lsp",
 };
 
 static bool usage_error(const char *fmt, const char *arg) {
@@ -100,6 +100,7 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     const char *a = argv[*i], *v;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return (o->help = true);
     if (!strcmp(a, "--version")) return (o->version = true);
+    if (!strcmp(a, "--lsp")) return usage_error("%s", "--lsp comes first: qdc --lsp [FLAGS...] (man qdc-lsp)");
     if (!strcmp(a, "--check")) return (o->check_only = true);
     if (!strcmp(a, "--stats")) return (o->stats = true);
     if (!strcmp(a, "--debug")) return (o->debug = true);
