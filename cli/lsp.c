@@ -334,6 +334,8 @@ static void put_message(StrBuf *b, const JsonVal *rec, const char *copy, const c
 static void convert_diagnostics(Lsp *L, Doc *d, const Run *r, const char *copy, const char *cwd, StrBuf *arr) {
     sb_putc(arr, '[');
     bool any = false, open_related = false;
+    StrBuf last_range; /* the range of the diagnostic the notes belong to */
+    sb_init(&last_range);
     sb_free(&d->refused);
     for (char *p = r->err; p < r->err + r->err_len;) {
         char *nl = memchr(p, '\n', (size_t)(r->err + r->err_len - p));
@@ -350,11 +352,14 @@ static void convert_diagnostics(Lsp *L, Doc *d, const Run *r, const char *copy, 
             /* relatedInformation of the diagnostic before it */
             sb_puts(arr, open_related ? "," : ",\"relatedInformation\":[");
             open_related = true;
+            /* a note without a line (the whole input) points where its diagnostic does */
+            bool doc = !strcmp(json_get_str(rec, "file", ""), copy);
             sb_puts(arr, "{\"location\":{\"uri\":");
-            if (in_doc(rec, copy)) json_str(arr, d->uri);
+            if (doc) json_str(arr, d->uri);
             else put_file_uri(arr, json_get_str(rec, "file", ""), cwd);
             sb_puts(arr, ",\"range\":");
-            put_record_range(L, arr, d, rec, copy);
+            if (doc && !in_doc(rec, copy)) sb_puts(arr, last_range.data);
+            else put_record_range(L, arr, d, rec, copy);
             sb_puts(arr, "},\"message\":"), put_message(arr, rec, copy, ""), sb_puts(arr, "}");
             json_free(rec);
             continue;
@@ -364,7 +369,9 @@ static void convert_diagnostics(Lsp *L, Doc *d, const Run *r, const char *copy, 
         any = true;
         bool internal = !strcmp(sev, "internal-error");
         sb_puts(arr, "{\"range\":");
-        put_record_range(L, arr, d, rec, copy);
+        last_range.len = 0;
+        put_record_range(L, &last_range, d, rec, copy);
+        sb_puts(arr, last_range.data);
         sb_printf(arr, ",\"severity\":%s", severity_num(sev));
         const char *code = json_get_str(rec, "code", NULL);
         if (code) sb_puts(arr, ",\"code\":"), json_str(arr, code);
@@ -391,6 +398,7 @@ static void convert_diagnostics(Lsp *L, Doc *d, const Run *r, const char *copy, 
     }
     if (any) sb_puts(arr, open_related ? "]}" : "}");
     sb_putc(arr, ']');
+    sb_free(&last_range);
 }
 
 /* Checks a document with a qdc child and publishes its diagnostics. */
