@@ -9,6 +9,7 @@
 #include "depfile.h"
 #include "embed.h"
 #include "golden.h"
+#include "lsp.h"
 #include "options.h"
 #include "progress.h"
 #include "stats.h"
@@ -720,6 +721,7 @@ static int run(const Options *o) {
 }
 
 int main(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "--lsp")) return lsp_main(QDC_VERSION, argc - 2, argv + 2); /* man/qdc-lsp.1 */
     Options o;
     DiagConfig early = {options_diag_format(argc, argv), DIAG_COLOR_NEVER, 20, false, stderr};
     diag_init(&early); /* errors in the command line itself come out in the requested format */

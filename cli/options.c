@@ -14,7 +14,7 @@ static const char *const option_names[] = {
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
     "--emit-all", "--golden-check", "--time-report", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
-    "-O0", "-O1", "-O2", "-O3", "-g",
+    "-O0", "-O1", "-O2", "-O3", "-g", "--lsp", "-fdiagnostics-parseable-fixits",
 };
 
 static bool usage_error(const char *fmt, const char *arg) {
@@ -100,6 +100,7 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     const char *a = argv[*i], *v;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return (o->help = true);
     if (!strcmp(a, "--version")) return (o->version = true);
+    if (!strcmp(a, "--lsp")) return usage_error("%s", "--lsp comes first: qdc --lsp [FLAGS...] (man qdc-lsp)");
     if (!strcmp(a, "--check")) return (o->check_only = true);
     if (!strcmp(a, "--stats")) return (o->stats = true);
     if (!strcmp(a, "--debug")) return (o->debug = true);
@@ -110,6 +111,7 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (!strcmp(a, "--list-diagnostics")) return (o->list_codes = true);
     if (!strcmp(a, "--support-matrix")) return (o->support_matrix = true);
     if (!strcmp(a, "-Werror")) return (o->diag.warnings_are_errors = true);
+    if (!strcmp(a, "-fdiagnostics-parseable-fixits")) return diag_set_parseable_fixits(true), true;
     if (!strcmp(a, "--report-lowering") || !strcmp(a, "--report-lowering=text")) return (o->report_lowering = 1) != 0;
     if (!strcmp(a, "--report-lowering=json")) return (o->report_lowering = 2) != 0;
     if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) return o->opt_level = a[2] - '0', true;

@@ -58,6 +58,11 @@ static void expected(Parser *P, const char *what) {
 
 static bool expect(Parser *P, TokKind k) {
     if (accept(P, k)) return true;
+    /* a ':' missing at the end of a line: insert it after the last token (fix-it) */
+    if (k == T_COLON && peek(P)->kind == T_NEWLINE && P->pos > 0 && !P->speculative && !P->quiet && !P->fatal) {
+        Span prev = tspan(P, &P->toks[P->pos - 1]);
+        diag_fixit(span_make(prev.src, prev.off + prev.len, 0), ":");
+    }
     char what[64];
     snprintf(what, sizeof what, "'%s'", tok_spelling(k));
     expected(P, what);

@@ -448,6 +448,7 @@ static Val eval_name(Sema *S, const Expr *e) {
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++) vec_push(&cands, builtins[k]);
     if (S->qd_alias) vec_push(&cands, S->qd_alias);
     const char *near = closest_name(e->name, cands.items, cands.len);
+    if (near) diag_fixit(e->span, near);
     diag_error(e->span, QD2001, "use of undefined name '%s'%s%s%s", e->name, near ? "; did you mean '" : "", near ? near : "",
                near ? "'?" : "");
     vec_free(&cands);
@@ -1384,6 +1385,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         diag_error(call->span, QD2004, "qd.field can only be declared at module level");
     else {
         const char *near = closest_builtin(p);
+        if (near) diag_fixit(call->call.fn->span, near);
         diag_error(call->call.fn->span, QD2008, "'%s' is not supported in v1 kernels%s%s%s", p, near ? "; did you mean '" : "",
                    near ? near : "", near ? "'?" : "");
     }

@@ -37,6 +37,13 @@ static struct {
     StrBuf sarif_props; /* the run's properties (diag_record) */
     StrBuf *json_related; /* notes for the pending JSON record */
     const char *input;    /* names location-less diagnostics in JSON and SARIF */
+    bool sarif_open;      /* the last SARIF result is still open for its notes */
+    StrBuf sarif_related; /* that result's relatedLocations */
+    int sarif_nrelated;
+    Span fix;             /* diag_fixit's pending fix-it (fix.src NULL: none) */
+    char *fix_text;
+    bool note_related;    /* the note being emitted belongs to the previous result */
+    bool parseable_fixits;
 } D = {.cfg = {DIAG_TEXT, DIAG_COLOR_AUTO, 20, false, NULL}};
 
 Source *source_new(const char *name, const char *text, size_t len) {
@@ -240,6 +247,54 @@ static void print_snippet(FILE *o, Span sp) {
         if (((unsigned char)text[i] & 0xC0) != 0x80) fputc('~', o);
     if (D.color) fputs(C_OFF, o);
     fputc('\n', o);
+    /* the fix-it's text under the caret line, at its column, as clang shows it */
+    if (D.fix.src != sp.src || D.fix.off < from || D.fix.off > to || strchr(D.fix_text, '\n')) return;
+    fprintf(o, " %*s |%s", w, "", from > ls ? "    " : " ");
+    for (uint32_t i = from; i < D.fix.off; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if ((c & 0xC0) != 0x80) fputc(c == '\t' ? '\t' : ' ', o);
+    }
+    if (D.color) fputs(C_GREEN, o);
+    put_escaped(o, D.fix_text);
+    if (D.color) fputs(C_OFF, o);
+    fputc('\n', o);
+}
+
+/* clang's -fdiagnostics-parseable-fixits line: fix-it:"FILE":{L:C-L:C}:"TEXT", 1-based columns,
+ * the end exclusive; '"' and '\\' escaped with a backslash, other control bytes as \ooo. */
+static void put_quoted(FILE *o, const char *s) {
+    fputc('"', o);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') fputc('\\', o), fputc(*p, o);
+        else if (*p < 0x20 || *p == 0x7F) fprintf(o, "\\%03o", *p);
+        else fputc(*p, o);
+    }
+    fputc('"', o);
+}
+
+static void print_parseable_fixit(FILE *o) {
+    uint32_t line, col, eline, ecol;
+    source_line_col(D.fix.src, D.fix.off, &line, &col);
+    source_line_col(D.fix.src, D.fix.off + D.fix.len, &eline, &ecol);
+    fputs("fix-it:", o);
+    put_quoted(o, D.fix.src->name);
+    fprintf(o, ":{%u:%u-%u:%u}:", line, col, eline, ecol);
+    put_quoted(o, D.fix_text);
+    fputc('\n', o);
+}
+
+void diag_fixit(Span sp, const char *text) {
+    free(D.fix_text);
+    D.fix = sp;
+    D.fix_text = xstrdup(text ? text : "");
+}
+
+void diag_set_parseable_fixits(bool on) { D.parseable_fixits = on; }
+
+static void fix_clear(void) {
+    free(D.fix_text);
+    D.fix_text = NULL;
+    D.fix = (Span){0};
 }
 
 static void json_location(StrBuf *b, Span sp) {
@@ -256,7 +311,44 @@ static void json_location(StrBuf *b, Span sp) {
               line, col, eline, ecol, sp.src ? sp.off : 0, sp.src ? sp.len : 0);
 }
 
+/* SARIF region of a span: 1-based lines and columns (end column exclusive) and bytes. */
+static void sarif_region(StrBuf *b, Span sp) {
+    uint32_t line, col, eline, ecol;
+    source_line_col(sp.src, sp.off, &line, &col);
+    source_line_col(sp.src, sp.off + sp.len, &eline, &ecol);
+    sb_printf(b, "{\"startLine\":%u,\"startColumn\":%u,\"endLine\":%u,\"endColumn\":%u,\"byteOffset\":%u,"
+                 "\"byteLength\":%u}", line, col, eline, ecol, sp.off, sp.len);
+}
+
+/* Ends the open result: its notes as relatedLocations (SARIF 2.1.0 §3.27.22). */
+static void sarif_close(void) {
+    if (!D.sarif_open) return;
+    if (D.sarif_nrelated) sb_printf(&D.sarif, ",\"relatedLocations\":[%s]", D.sarif_related.data);
+    sb_putc(&D.sarif, '}');
+    D.sarif_open = false;
+    D.sarif_related.len = 0, D.sarif_nrelated = 0;
+    if (D.sarif_related.data) D.sarif_related.data[0] = 0;
+}
+
+/* A note of the open result: a location with its message (and a region when it has one). */
+static void sarif_related(Span sp, const char *msg) {
+    StrBuf *b = &D.sarif_related;
+    sb_printf(b, "%s{\"id\":%d,\"message\":{\"text\":", D.sarif_nrelated ? "," : "", D.sarif_nrelated);
+    json_str(b, msg);
+    sb_putc(b, '}');
+    if (sp.src) {
+        sb_puts(b, ",\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
+        json_uri(b, sp.src->name);
+        sb_puts(b, "},\"region\":");
+        sarif_region(b, sp);
+        sb_putc(b, '}');
+    }
+    sb_putc(b, '}');
+    D.sarif_nrelated++;
+}
+
 static void sarif_result(const char *level, const char *code, Span sp, const char *msg) {
+    sarif_close();
     if (D.sarif_results++) sb_putc(&D.sarif, ',');
     sb_putc(&D.sarif, '{');
     if (code) sb_puts(&D.sarif, "\"ruleId\":"), json_str(&D.sarif, code), sb_putc(&D.sarif, ',');
@@ -265,19 +357,28 @@ static void sarif_result(const char *level, const char *code, Span sp, const cha
     json_str(&D.sarif, msg);
     sb_puts(&D.sarif, "}");
     if (sp.src) {
-        uint32_t line, col, eline, ecol;
-        source_line_col(sp.src, sp.off, &line, &col);
-        source_line_col(sp.src, sp.off + sp.len, &eline, &ecol);
         sb_puts(&D.sarif, ",\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
         json_uri(&D.sarif, sp.src->name);
-        sb_printf(&D.sarif, "},\"region\":{\"startLine\":%u,\"startColumn\":%u,\"endLine\":%u,\"endColumn\":%u,"
-                            "\"byteOffset\":%u,\"byteLength\":%u}}}]", line, col, eline, ecol, sp.off, sp.len);
+        sb_puts(&D.sarif, "},\"region\":");
+        sarif_region(&D.sarif, sp);
+        sb_puts(&D.sarif, "}}]");
     } else if (D.input) { /* no region: the location is the whole input (SARIF 2.1.0 §3.29.4) */
         sb_puts(&D.sarif, ",\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":");
         json_uri(&D.sarif, D.input);
         sb_puts(&D.sarif, "}}}]");
     }
-    sb_puts(&D.sarif, "}");
+    if (D.fix.src) { /* SARIF 2.1.0 §3.55: one fix, one replacement */
+        sb_puts(&D.sarif, ",\"fixes\":[{\"description\":{\"text\":");
+        json_strf(&D.sarif, D.fix.len ? "replace with '%s'" : "insert '%s'", D.fix_text);
+        sb_puts(&D.sarif, "},\"artifactChanges\":[{\"artifactLocation\":{\"uri\":");
+        json_uri(&D.sarif, D.fix.src->name);
+        sb_puts(&D.sarif, "},\"replacements\":[{\"deletedRegion\":");
+        sarif_region(&D.sarif, D.fix);
+        sb_puts(&D.sarif, ",\"insertedContent\":{\"text\":");
+        json_str(&D.sarif, D.fix_text);
+        sb_puts(&D.sarif, "}}]}]}]");
+    }
+    D.sarif_open = true; /* closed by the next result or diag_finish, after its notes */
 }
 
 /* Held diagnostics (diag_hold): each error or warning and its notes are one group, rendered
@@ -355,12 +456,18 @@ static void emit(const char *level, const char *code, const char *flag, Span sp,
         json_location(&b, sp);
         sb_puts(&b, ",\"message\":");
         json_str(&b, m.data);
+        if (D.fix.src && strcmp(level, "note")) {
+            sb_puts(&b, ",\"fixits\":[{");
+            json_location(&b, D.fix);
+            sb_puts(&b, ",\"text\":"), json_str(&b, D.fix_text), sb_puts(&b, "}]");
+        }
         sb_puts(&b, "}\n");
         fputs(b.data, o);
         sb_free(&b);
     } else if (D.cfg.format == DIAG_SARIF) {
         bool note = !strcmp(level, "note"); /* SARIF levels: note, warning, error */
-        sarif_result(!strcmp(level, "internal-error") ? "error" : level, note ? "note" : code, sp, m.data);
+        if (note && D.note_related && D.sarif_open) sarif_related(sp, m.data);
+        else sarif_result(!strcmp(level, "internal-error") ? "error" : level, note ? "note" : code, sp, m.data);
     } else {
         const char *lc = strcmp(level, "error") == 0 ? C_RED : strcmp(level, "warning") == 0 ? C_MAG : C_CYAN;
         if (D.color) fputs(C_BOLD, o);
@@ -380,6 +487,7 @@ static void emit(const char *level, const char *code, const char *flag, Span sp,
         if (flag) fprintf(o, " [%s]", flag);
         fprintf(o, "%s\n", D.color ? C_OFF : "");
         if (sp.src) print_snippet(o, sp);
+        if (D.fix.src && D.parseable_fixits && strcmp(level, "note")) print_parseable_fixit(o);
     }
     fflush(o);
     if (guarded) output_guard(false);
@@ -442,22 +550,22 @@ int diag_quiet_end(int mark) {
     return D.quiet_errors - mark;
 }
 
-void diag_error(Span sp, DiagCode id, const char *fmt, ...) {
+static void error_v(Span sp, DiagCode id, const char *fmt, va_list args) {
     const char *code = codes[find_code(id)].code;
     if (D.stopped) return (void)(D.last_shown = false);
     va_list ap;
-    va_start(ap, fmt);
+    va_copy(ap, args);
     bool dropped = quiet_drop(id, fmt, &ap);
     va_end(ap);
     if (dropped) return;
-    va_start(ap, fmt);
+    va_copy(ap, args);
     bool dup = sp.src && seen_before(sp, code, fmt, ap);
     va_end(ap);
     if (dup) {
         D.last_shown = false; /* its notes too */
         return;
     }
-    va_start(ap, fmt);
+    va_copy(ap, args);
     emit("error", code, NULL, sp, fmt, ap);
     va_end(ap);
     D.errors++;
@@ -465,14 +573,22 @@ void diag_error(Span sp, DiagCode id, const char *fmt, ...) {
     check_limit();
 }
 
-void diag_warning(Span sp, DiagCode id, const char *fmt, ...) {
+void diag_error(Span sp, DiagCode id, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    error_v(sp, id, fmt, ap);
+    va_end(ap);
+    fix_clear(); /* consumed, shown or not */
+}
+
+static void warning_v(Span sp, DiagCode id, const char *fmt, va_list args) {
     int i = find_code(id);
     const char *code = codes[i].code;
     D.last_shown = false;
     if (D.stopped || D.wdisabled[i] || quiet_drop(id, NULL, NULL)) return;
     bool as_error = D.werror[i] || D.cfg.warnings_are_errors;
     va_list ap;
-    va_start(ap, fmt);
+    va_copy(ap, args);
     char flag[80];
     snprintf(flag, sizeof flag, "-W%s%s", D.werror[i] ? "error=" : "", codes[i].wname ? codes[i].wname : "");
     emit(as_error ? "error" : "warning", code, codes[i].wname ? flag : NULL, sp, fmt, ap);
@@ -484,6 +600,14 @@ void diag_warning(Span sp, DiagCode id, const char *fmt, ...) {
     } else {
         D.warnings++;
     }
+}
+
+void diag_warning(Span sp, DiagCode id, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    warning_v(sp, id, fmt, ap);
+    va_end(ap);
+    fix_clear();
 }
 
 void diag_usage(const char *fmt, ...) {
@@ -539,7 +663,9 @@ void diag_note(Span sp, const char *fmt, ...) {
     if (!D.last_shown) return;
     va_list ap;
     va_start(ap, fmt);
+    D.note_related = true;
     emit("note", NULL, NULL, sp, fmt, ap);
+    D.note_related = false;
     va_end(ap);
 }
 
@@ -550,6 +676,7 @@ void diag_reset_counts(void) { D.errors = D.warnings = 0, D.last_shown = D.stopp
 void diag_finish(void) {
     if (H.on) diag_hold(false);
     if (D.cfg.format != DIAG_SARIF) return;
+    sarif_close();
     FILE *o = D.cfg.out ? D.cfg.out : stderr;
     fputs("{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\","
           "\"runs\":[{\"tool\":{\"driver\":{\"name\":\"qdc\",\"rules\":[",
@@ -567,5 +694,6 @@ void diag_finish(void) {
     fflush(o);
     sb_free(&D.sarif);
     sb_free(&D.sarif_props);
+    sb_free(&D.sarif_related);
     D.sarif_results = 0;
 }

@@ -85,7 +85,16 @@ bool diag_machine_format(void);
 /* Called with true before and false after the diagnostics path writes to its stream (the
  * progress line of cli/progress.c erases itself and holds off); NULL: none. */
 void diag_set_output_guard(void (*guard)(bool begin));
-/* A note attached to the previous error or warning (dropped if that one was suppressed). */
+/* A fix-it for the next diag_error or diag_warning (and only it: that call consumes it, shown
+ * or not): replace the text of sp (len 0: insert at sp.off) with text. Only for a mistake with
+ * one obvious edit. Text: the replacement under the caret line, as clang prints it (and with
+ * parseable_fixits, clang's fix-it line); JSON: "fixits"; SARIF: the result's "fixes". */
+void diag_fixit(Span sp, const char *text);
+/* -fdiagnostics-parseable-fixits: in text, clang's fix-it:"file":{l:c-l:c}:"text" line after a
+ * diagnostic that has a fix-it (kept across diag_init). */
+void diag_set_parseable_fixits(bool on);
+/* A note attached to the previous error or warning (dropped if that one was suppressed). In
+ * SARIF it is one of the result's relatedLocations. */
 void diag_note(Span sp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A speculative evaluation: diag_quiet_begin() returns a mark; until the matching
