@@ -14,6 +14,7 @@
 #include "stats.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -233,12 +234,17 @@ static char *capdb_file_path(const SearchPath *sp, const char *disp) {
 static bool render_depfile(const Options *o, const Job *jobs, int njobs, const SearchPath *sp, StrBuf *b) {
     VEC(const char *) deps = {0};
     VEC(char *) owned = {0};
-    if (strcmp(o->input, "-")) vec_push(&deps, o->input);
+    if (strcmp(o->input, "-")) {
+        char *in = path_normalize(o->input);
+        vec_push(&deps, in);
+        vec_push(&owned, in);
+    }
     for (int j = 0; j < njobs; j++) {
         const char **files;
         int n = capdb_target_files(jobs[j].t, &files);
         for (int k = 0; k < n; k++) {
-            char *path = capdb_file_path(sp, files[k]);
+            char *found = capdb_file_path(sp, files[k]), *path = path_normalize(found);
+            free(found);
             bool seen = false;
             for (int d = 0; d < deps.len && !seen; d++) seen = !strcmp(deps.items[d], path);
             if (seen) {
@@ -266,27 +272,37 @@ static bool render_depfile(const Options *o, const Job *jobs, int njobs, const S
     return !why;
 }
 
+/* An output that already holds the bytes of this run: with --keep-unchanged it is left alone
+ * (Ninja's restat then skips what depends on it); by default its time stamp is set to now, so
+ * make, which compares time stamps only, sees it newer than the input it was just made from. */
+static void keep_or_touch(const Options *o, const char *path) {
+    if (!o->keep_unchanged && strcmp(path, "-")) utimensat(AT_FDCWD, path, NULL, 0);
+}
+
 /* Writes every output of the run and the depfile together: all of them, or none (QD0003). A file
- * that already holds the same bytes is left untouched (its time stamp too: see unchanged()). */
+ * that already holds the same bytes is not rewritten (see keep_or_touch()). */
 static int write_outputs(const Options *o, Job *jobs, int njobs, const char *dep_path, const SearchPath *sp) {
     OutputSet *set = outputs_new();
     StrBuf dep;
     sb_init(&dep);
+    VEC(const char *) same = {0};
     for (int j = 0; j < njobs; j++)
-        if (jobs[j].path && !unchanged(jobs[j].path, jobs[j].out.data, jobs[j].out.len))
-            outputs_add(set, jobs[j].path, jobs[j].out.data, jobs[j].out.len);
+        if (jobs[j].path && unchanged(jobs[j].path, jobs[j].out.data, jobs[j].out.len)) vec_push(&same, jobs[j].path);
+        else if (jobs[j].path) outputs_add(set, jobs[j].path, jobs[j].out.data, jobs[j].out.len);
     if (dep_path && !render_depfile(o, jobs, njobs, sp, &dep)) {
-        outputs_free(set), sb_free(&dep);
+        outputs_free(set), sb_free(&dep), free(same.items);
         return QDC_EXIT_INPUT;
     }
-    if (dep_path && !unchanged(dep_path, dep.data, dep.len)) outputs_add(set, dep_path, dep.data, dep.len);
+    if (dep_path && unchanged(dep_path, dep.data, dep.len)) vec_push(&same, dep_path);
+    else if (dep_path) outputs_add(set, dep_path, dep.data, dep.len);
     const char *failed = NULL;
     int err = 0, rc = QDC_EXIT_OK;
     if (!outputs_commit(set, &failed, &err)) {
         diag_error((Span){0}, QD0003, "cannot write '%s': %s", failed, strerror(err));
         rc = QDC_EXIT_INPUT;
     }
-    outputs_free(set), sb_free(&dep);
+    for (int i = 0; rc == QDC_EXIT_OK && i < same.len; i++) keep_or_touch(o, same.items[i]);
+    outputs_free(set), sb_free(&dep), free(same.items);
     return rc;
 }
 

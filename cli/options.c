@@ -13,7 +13,7 @@ static const char *const option_names[] = {
     "--help", "--version", "--check", "--stats", "--print-output-names", "--list-targets", "--list-warnings",
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
-    "--emit-all", "--golden-check", "--time-report", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
+    "--emit-all", "--golden-check", "--time-report", "--keep-unchanged", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
     "-O0", "-O1", "-O2", "-O3", "-g",
 };
 
@@ -115,6 +115,7 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) return o->opt_level = a[2] - '0', true;
     if (!strcmp(a, "--golden-check")) return (o->golden_check = true);
     if (!strcmp(a, "--time-report")) return (o->time_report = true);
+    if (!strcmp(a, "--keep-unchanged")) return (o->keep_unchanged = true);
     if (!strncmp(a, "-Werror=", 8)) return set_warning(a + 8, true, true);
     if (!strncmp(a, "-Wno-", 5)) return set_warning(a + 5, false, false);
     if (!strncmp(a, "-W", 2) && a[2]) return set_warning(a + 2, true, false);
@@ -335,7 +336,7 @@ void print_usage(FILE *out) {
           "  --check                 parse and check only; write nothing\n"
           "  --instantiate=[ENTRY=]KERNEL(P=VALUE, ...)  compile a generic kernel for these arguments\n"
           "                          (VALUE: f32[2] for an ndarray, 4 for an integer, a field's name)\n"
-          "  -MD, -MMD               also write a make dependency file (default: output with .d)\n"
+        XX
           "  -MF FILE, -MT TARGET, -MQ TARGET, -MP  depfile name, rule target (quoted), phony rules\n"
           "  --stats                 print kernels, tasks and memory operations (stdout)\n"
           "  -g                      source line information (DWARF, PTX .loc, SPIR-V OpLine)\n"

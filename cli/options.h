@@ -42,6 +42,7 @@ typedef struct Options {
     const char *emit_all;      /* --emit-all=DIR: every text artifact per target (golden files) */
     bool golden_check;         /* --golden-check: compare with --emit-all's DIR, write nothing */
     bool time_report;          /* --time-report: time per phase on stderr */
+    bool keep_unchanged;       /* --keep-unchanged: an output with the same bytes keeps its time stamp */
     ArgVec args;               /* the arguments after @file expansion (owned) */
 } Options;
 
