@@ -306,6 +306,49 @@ static int write_outputs(const Options *o, Job *jobs, int njobs, const char *dep
     return rc;
 }
 
+/* Appends arg quoted for a POSIX shell when it needs it ('it'\''s'). */
+static void shell_quote(StrBuf *b, const char *arg) {
+    bool plain = *arg;
+    for (const char *p = arg; *p && plain; p++)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("_-./=,+%:@", *p);
+    if (plain) return sb_puts(b, arg);
+    sb_putc(b, '\'');
+    for (const char *p = arg; *p; p++) *p == '\'' ? sb_puts(b, "'\\''") : sb_putc(b, *p);
+    sb_putc(b, '\'');
+}
+
+/* The command that accepts a changed golden directory: this run without --golden-check (response
+ * files expanded), quoted for a shell. */
+static char *accept_command(const Options *o) {
+    StrBuf b;
+    sb_init(&b);
+    shell_quote(&b, o->argc ? o->argv[0] : "qdc");
+    for (int i = 0; i < o->args.len; i++)
+        if (strcmp(o->args.items[i], "--golden-check")) sb_putc(&b, ' '), shell_quote(&b, o->args.items[i]);
+    bool rest = false;
+    for (int i = 1; i < o->argc; i++)
+        if (rest || (rest = !strcmp(o->argv[i], "--"))) sb_putc(&b, ' '), shell_quote(&b, o->argv[i]);
+    sb_putc(&b, 0);
+    return sb_take(&b);
+}
+
+/* --golden-check: compares, notes golden directories of families this run does not build, and
+ * on a difference says how to accept it. */
+static int check_golden(const Options *o, const Job *jobs, int njobs, const GoldenFile *files, int n) {
+    int differ = golden_check(files, n, stdout);
+    const char *built[64];
+    for (int j = 0; j < njobs; j++) built[j] = cap_name(jobs[j].t);
+    char *mod = module_name(o->input);
+    golden_stale(o->emit_all, mod, built, njobs, stdout);
+    free(mod);
+    if (!differ) return QDC_EXIT_OK;
+    char *cmd = accept_command(o);
+    diag_summary("%d of %d golden files under '%s' differ; to accept the new outputs, run:\n  %s", differ, n,
+                 o->emit_all, cmd);
+    free(cmd);
+    return QDC_EXIT_INPUT;
+}
+
 /* --emit-all: each job's text output and its lowering report "<dir>/<family>/<module>.lowering.txt",
  * written, or with --golden-check compared (a unified diff per changed file, exit status 1). */
 static int write_golden(const Options *o, Job *jobs, int njobs) {
@@ -318,12 +361,8 @@ static int write_golden(const Options *o, Job *jobs, int njobs) {
         files[n++] = (GoldenFile){jobs[j].path, &jobs[j].out};
         files[n++] = (GoldenFile){reports[j], &jobs[j].report};
     }
-    if (o->golden_check) {
-        int differ = golden_check(files, n, stdout);
-        if (differ) diag_summary("%d of %d golden files under '%s' differ", differ, n, o->emit_all);
-        rc = differ ? QDC_EXIT_INPUT : QDC_EXIT_OK;
-    }
-    if (!o->golden_check) {
+    if (o->golden_check) rc = check_golden(o, jobs, njobs, files, n);
+    else {
         OutputSet *set = outputs_new();
         for (int i = 0; i < n; i++)
             if (!unchanged(files[i].path, files[i].data->data, files[i].data->len))

@@ -44,6 +44,8 @@ typedef struct Options {
     bool time_report;          /* --time-report: time per phase on stderr */
     bool keep_unchanged;       /* --keep-unchanged: an output with the same bytes keeps its time stamp */
     ArgVec args;               /* the arguments after @file expansion (owned) */
+    char **argv;               /* the command line as given (argv[0] names this qdc) */
+    int argc;
 } Options;
 
 /* Parses argv; on a usage error prints it and returns false. */
