@@ -47,10 +47,4 @@ void dep_render(StrBuf *out, const DepTarget *targets, int ntargets, const char 
     }
 }
 
-char *dep_default_path(const char *output) {
-    const char *slash = strrchr(output, '/');
-    const char *base = slash ? slash + 1 : output;
-    const char *dot = strrchr(base, '.');
-    size_t keep = dot && dot != base ? (size_t)(dot - output) : strlen(output);
-    return xasprintf("%.*s.d", (int)keep, output);
-}
+char *dep_default_path(const char *output) { return xasprintf("%s.d", output); }

@@ -19,6 +19,7 @@ const char *dep_unwritable(const char *path);
  * deleting or renaming a capability file does not break make. */
 void dep_render(StrBuf *out, const DepTarget *targets, int ntargets, const char *const *deps, int ndeps,
                 int ninputs, bool phony);
-/* The default depfile path for an output: its extension replaced by ".d" ("out/k.ptx" -> "out/k.d"). */
+/* The default depfile path for an output: ".d" appended ("out/k.ptx" -> "out/k.ptx.d"), so outputs
+ * that differ only in their extension (k.o, k.h, k.spv) never share a depfile. */
 char *dep_default_path(const char *output);
 #endif

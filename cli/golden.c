@@ -1,13 +1,19 @@
-/* Golden-directory check (see golden.h) and a small unified-diff writer: common prefix and
- * suffix trimmed, an LCS table over the rest (bounded; past the bound the rest is shown as
- * replaced), hunks with 3 lines of context as `diff -u` prints them. */
+/* Golden-directory check (see golden.h) and a unified-diff writer: a shortest edit script by
+ * Myers' O(ND) algorithm in linear space (the middle snake, divide and conquer), hunks with 3
+ * lines of context as `diff -u` prints them. */
 #include "golden.h"
 #include "../support/fileio.h"
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct {
-    const char **p; /* line starts */
-    size_t *len;    /* line lengths, including the '\n' if any */
+    const char **p;  /* line starts */
+    size_t *len;     /* line lengths, including the '\n' if any */
+    unsigned *hash;
     size_t n;
 } Lines;
 
@@ -16,49 +22,102 @@ static Lines split_lines(const char *s, size_t len) {
     size_t cap = 0;
     for (size_t i = 0; i < len;) {
         size_t j = i;
-        while (j < len && s[j] != '\n') j++;
+        unsigned h = 2166136261u; /* FNV-1a: most unequal lines differ in their hash */
+        while (j < len && s[j] != '\n') h = (h ^ (unsigned char)s[j++]) * 16777619u;
         if (j < len) j++;
         if (l.n == cap) {
             cap = cap ? cap * 2 : 64;
             l.p = xrealloc(l.p, cap * sizeof *l.p), l.len = xrealloc(l.len, cap * sizeof *l.len);
+            l.hash = xrealloc(l.hash, cap * sizeof *l.hash);
         }
-        l.p[l.n] = s + i, l.len[l.n++] = j - i;
+        l.p[l.n] = s + i, l.len[l.n] = j - i, l.hash[l.n++] = h;
         i = j;
     }
     return l;
 }
 
+static int cmp_str(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+
 static bool same(const Lines *a, size_t i, const Lines *b, size_t j) {
-    return a->len[i] == b->len[j] && !memcmp(a->p[i], b->p[j], a->len[i]);
+    return a->hash[i] == b->hash[j] && a->len[i] == b->len[j] && !memcmp(a->p[i], b->p[j], a->len[i]);
 }
 
-/* The edit script: ' ' (both), '-' (a only), '+' (b only), in order. */
-static char *edit_script(const Lines *a, const Lines *b, size_t *nops) {
-    size_t pre = 0, suf = 0;
-    while (pre < a->n && pre < b->n && same(a, pre, b, pre)) pre++;
-    while (suf < a->n - pre && suf < b->n - pre && same(a, a->n - 1 - suf, b, b->n - 1 - suf)) suf++;
-    size_t n = a->n - pre - suf, m = b->n - pre - suf, k = 0;
-    char *ops = xmalloc(a->n + b->n + 1);
-    memset(ops, ' ', pre), k = pre;
-    if (n && m && n * m <= (size_t)4 << 20) {
-        unsigned *t = xcalloc((n + 1) * (m + 1), sizeof *t); /* t[i][j]: LCS of a[i..], b[j..] */
-#define T(i, j) t[(i) * (m + 1) + (j)]
-        for (size_t i = n; i-- > 0;)
-            for (size_t j = m; j-- > 0;)
-                T(i, j) = same(a, pre + i, b, pre + j) ? T(i + 1, j + 1) + 1 : T(i + 1, j) > T(i, j + 1) ? T(i + 1, j) : T(i, j + 1);
-        size_t i = 0, j = 0;
-        while (i < n || j < m) {
-            if (i < n && j < m && same(a, pre + i, b, pre + j)) ops[k++] = ' ', i++, j++;
-            else if (i < n && (j == m || T(i + 1, j) >= T(i, j + 1))) ops[k++] = '-', i++; /* '-' first, as diff -u */
-            else ops[k++] = '+', j++;
+/* The comparison state: the two files, the furthest-reaching x on each diagonal k = x - y of
+ * the forward and backward searches (indexed k + off), and the lines each side loses or gains. */
+typedef struct {
+    const Lines *a, *b;
+    long *fd, *bd, off;
+    bool *del, *ins;
+} Cmp;
+
+/* Finds a middle snake of a[xl..xh) against b[yl..yh) (both non-empty): a point (x, y) on a
+ * shortest edit path, found where the forward and backward searches meet. */
+static void middle_snake(Cmp *c, long xl, long xh, long yl, long yh, long *xm, long *ym) {
+    long *fd = c->fd + c->off, *bd = c->bd + c->off;
+    long dmin = xl - yh, dmax = xh - yl, fmid = xl - yl, bmid = xh - yh;
+    long fmin = fmid, fmax = fmid, bmin = bmid, bmax = bmid;
+    bool odd = (fmid - bmid) & 1;
+    fd[fmid] = xl, bd[bmid] = xh;
+    for (;;) {
+        if (fmin > dmin) fd[--fmin - 1] = -1;
+        else ++fmin;
+        if (fmax < dmax) fd[++fmax + 1] = -1;
+        else --fmax;
+        for (long k = fmax; k >= fmin; k -= 2) {
+            long x = fd[k - 1] >= fd[k + 1] ? fd[k - 1] + 1 : fd[k + 1], y = x - k;
+            while (x < xh && y < yh && same(c->a, (size_t)x, c->b, (size_t)y)) x++, y++;
+            fd[k] = x;
+            if (odd && bmin <= k && k <= bmax && bd[k] <= x) {
+                *xm = x, *ym = y;
+                return;
+            }
         }
-#undef T
-        free(t);
-    } else {
-        memset(ops + k, '-', n), k += n;
-        memset(ops + k, '+', m), k += m;
+        if (bmin > dmin) bd[--bmin - 1] = LONG_MAX;
+        else ++bmin;
+        if (bmax < dmax) bd[++bmax + 1] = LONG_MAX;
+        else --bmax;
+        for (long k = bmax; k >= bmin; k -= 2) {
+            long x = bd[k - 1] < bd[k + 1] ? bd[k - 1] : bd[k + 1] - 1, y = x - k;
+            while (x > xl && y > yl && same(c->a, (size_t)x - 1, c->b, (size_t)y - 1)) x--, y--;
+            bd[k] = x;
+            if (!odd && fmin <= k && k <= fmax && x <= fd[k]) {
+                *xm = x, *ym = y;
+                return;
+            }
+        }
     }
-    memset(ops + k, ' ', suf), k += suf;
+}
+
+/* Marks the lines of a[xl..xh) deleted and of b[yl..yh) inserted by a shortest edit script. */
+static void compare(Cmp *c, long xl, long xh, long yl, long yh) {
+    while (xl < xh && yl < yh && same(c->a, (size_t)xl, c->b, (size_t)yl)) xl++, yl++;
+    while (xl < xh && yl < yh && same(c->a, (size_t)xh - 1, c->b, (size_t)yh - 1)) xh--, yh--;
+    if (xl == xh) {
+        while (yl < yh) c->ins[yl++] = true;
+    } else if (yl == yh) {
+        while (xl < xh) c->del[xl++] = true;
+    } else {
+        long xm, ym;
+        middle_snake(c, xl, xh, yl, yh, &xm, &ym);
+        compare(c, xl, xm, yl, ym);
+        compare(c, xm, xh, ym, yh);
+    }
+}
+
+/* The edit script: ' ' (both), '-' (a only), '+' (b only), in order; in each changed run the
+ * deletions come first, as diff -u prints them. */
+static char *edit_script(const Lines *a, const Lines *b, size_t *nops) {
+    size_t n = a->n, m = b->n, k = 0;
+    Cmp c = {a, b, xcalloc(n + m + 3, sizeof(long)), xcalloc(n + m + 3, sizeof(long)), (long)m + 1,
+             xcalloc(n + 1, sizeof(bool)), xcalloc(m + 1, sizeof(bool))};
+    compare(&c, 0, (long)n, 0, (long)m);
+    char *ops = xmalloc(n + m + 1);
+    for (size_t i = 0, j = 0; i < n || j < m;) {
+        if (i < n && c.del[i]) ops[k++] = '-', i++;
+        else if (j < m && c.ins[j]) ops[k++] = '+', j++;
+        else ops[k++] = ' ', i++, j++;
+    }
+    free(c.fd), free(c.bd), free(c.del), free(c.ins);
     *nops = k;
     return ops;
 }
@@ -96,7 +155,33 @@ void unified_diff(StrBuf *out, const char *a_name, const char *a, size_t alen, c
             else put_line(out, '+', lb.p[bi], lb.len[bi]), bi++;
         }
     }
-    free(ops), free(la.p), free(la.len), free(lb.p), free(lb.len);
+    free(ops), free(la.p), free(la.len), free(la.hash), free(lb.p), free(lb.len), free(lb.hash);
+}
+
+/* Reads a golden file as the capability loader reads YAML: a regular file (a FIFO or device is
+ * never opened, so nothing blocks) of at most GOLDEN_MAX_BYTES; otherwise one line saying why. */
+static bool read_golden(const char *path, char **text, size_t *len, FILE *out) {
+    struct stat st;
+    int err = 0;
+    ReadStatus rs = READ_ERRNO;
+    if (stat(path, &st)) err = errno, rs = errno == ENOENT ? READ_NOENT : READ_ERRNO;
+    else if (S_ISDIR(st.st_mode)) rs = READ_ISDIR;
+    else if (!S_ISREG(st.st_mode)) err = 0;
+    else if ((unsigned long long)st.st_size > GOLDEN_MAX_BYTES) rs = READ_TOO_LARGE;
+    else rs = read_file(path, GOLDEN_MAX_BYTES, text, len, &err);
+    switch (rs) {
+    case READ_OK: return true;
+    case READ_NOENT: fprintf(out, "qdc: golden file '%s' is missing (run without --golden-check to write it)\n", path); break;
+    case READ_ISDIR: fprintf(out, "qdc: golden file '%s' is a directory, not a regular file\n", path); break;
+    case READ_TOO_LARGE:
+        fprintf(out, "qdc: golden file '%s' is larger than the %u MiB limit\n", path, GOLDEN_MAX_BYTES >> 20);
+        break;
+    default:
+        if (err) fprintf(out, "qdc: cannot read golden file '%s': %s\n", path, strerror(err));
+        else fprintf(out, "qdc: golden file '%s' is not a regular file\n", path);
+        break;
+    }
+    return false;
 }
 
 int golden_check(const GoldenFile *files, int n, FILE *out) {
@@ -104,10 +189,8 @@ int golden_check(const GoldenFile *files, int n, FILE *out) {
     for (int i = 0; i < n; i++) {
         char *old = NULL;
         size_t len = 0;
-        int err = 0;
         const StrBuf *now = files[i].data;
-        if (read_file(files[i].path, (size_t)1 << 30, &old, &len, &err) != READ_OK) {
-            fprintf(out, "qdc: golden file '%s' is missing (run without --golden-check to write it)\n", files[i].path);
+        if (!read_golden(files[i].path, &old, &len, out)) {
             differ++;
             continue;
         }
@@ -119,4 +202,28 @@ int golden_check(const GoldenFile *files, int n, FILE *out) {
         free(cur), free(old), sb_free(&d);
     }
     return differ;
+}
+
+int golden_stale(const char *dir, const char *module, const char *const *built, int nbuilt, FILE *out) {
+    DIR *d = opendir(dir);
+    int stale = 0;
+    VEC(char *) names = {0};
+    for (struct dirent *e; d && (e = readdir(d));) {
+        bool known = e->d_name[0] == '.';
+        for (int i = 0; i < nbuilt && !known; i++) known = !strcmp(e->d_name, built[i]);
+        char *report = known ? NULL : xasprintf("%s/%s/%s.lowering.txt", dir, e->d_name, module);
+        struct stat st;
+        if (report && !lstat(report, &st) && S_ISREG(st.st_mode)) vec_push(&names, xstrdup(e->d_name));
+        free(report);
+    }
+    if (d) closedir(d);
+    qsort(names.items, (size_t)names.len, sizeof *names.items, cmp_str); /* readdir's order is the file system's */
+    for (int i = 0; i < names.len; i++, stale++) {
+        fprintf(out, "qdc: note: golden directory '%s/%s' holds %s outputs for family '%s', which this run does not "
+                     "build (add --target=%s, or delete the directory)\n", dir, names.items[i], module, names.items[i],
+                names.items[i]);
+        free(names.items[i]);
+    }
+    free(names.items);
+    return stale;
 }

@@ -12,9 +12,16 @@ typedef struct GoldenFile {
     const StrBuf *data;
 } GoldenFile;
 
-/* Compares each file's bytes with what is on disk; prints `diff -u`-style hunks (or "missing")
- * for every difference to out. Returns the number of files that differ. */
+/* The largest golden file read (a larger one is reported, never loaded). */
+#define GOLDEN_MAX_BYTES (64u << 20)
+
+/* Compares each file's bytes with what is on disk; prints `diff -u`-style hunks for every
+ * difference to out, or one line for a file that is missing, not a regular file (a FIFO is never
+ * opened) or over GOLDEN_MAX_BYTES. Returns the number of files that differ. */
 int golden_check(const GoldenFile *files, int n, FILE *out);
+/* Prints a note for each directory DIR/<family>/ holding <module>.lowering.txt for a family not
+ * among built (a family dropped from the build leaves its goldens behind); returns how many. */
+int golden_stale(const char *dir, const char *module, const char *const *built, int nbuilt, FILE *out);
 /* Appends a unified diff (3 lines of context) of a -> b to out; nothing if they are equal. */
 void unified_diff(StrBuf *out, const char *a_name, const char *a, size_t alen, const char *b_name, const char *b,
                   size_t blen);

@@ -15,6 +15,7 @@
 #include "stats.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -234,12 +235,17 @@ static char *capdb_file_path(const SearchPath *sp, const char *disp) {
 static bool render_depfile(const Options *o, const Job *jobs, int njobs, const SearchPath *sp, StrBuf *b) {
     VEC(const char *) deps = {0};
     VEC(char *) owned = {0};
-    if (strcmp(o->input, "-")) vec_push(&deps, o->input);
+    if (strcmp(o->input, "-")) {
+        char *in = path_normalize(o->input);
+        vec_push(&deps, in);
+        vec_push(&owned, in);
+    }
     for (int j = 0; j < njobs; j++) {
         const char **files;
         int n = capdb_target_files(jobs[j].t, &files);
         for (int k = 0; k < n; k++) {
-            char *path = capdb_file_path(sp, files[k]);
+            char *found = capdb_file_path(sp, files[k]), *path = path_normalize(found);
+            free(found);
             bool seen = false;
             for (int d = 0; d < deps.len && !seen; d++) seen = !strcmp(deps.items[d], path);
             if (seen) {
@@ -267,28 +273,81 @@ static bool render_depfile(const Options *o, const Job *jobs, int njobs, const S
     return !why;
 }
 
+/* An output that already holds the bytes of this run: with --keep-unchanged it is left alone
+ * (Ninja's restat then skips what depends on it); by default its time stamp is set to now, so
+ * make, which compares time stamps only, sees it newer than the input it was just made from. */
+static void keep_or_touch(const Options *o, const char *path) {
+    if (!o->keep_unchanged && strcmp(path, "-")) utimensat(AT_FDCWD, path, NULL, 0);
+}
+
 /* Writes every output of the run and the depfile together: all of them, or none (QD0003). A file
- * that already holds the same bytes is left untouched (its time stamp too: see unchanged()). */
+ * that already holds the same bytes is not rewritten (see keep_or_touch()). */
 static int write_outputs(const Options *o, Job *jobs, int njobs, const char *dep_path, const SearchPath *sp) {
     OutputSet *set = outputs_new();
     StrBuf dep;
     sb_init(&dep);
+    VEC(const char *) same = {0};
     for (int j = 0; j < njobs; j++)
-        if (jobs[j].path && !unchanged(jobs[j].path, jobs[j].out.data, jobs[j].out.len))
-            outputs_add(set, jobs[j].path, jobs[j].out.data, jobs[j].out.len);
+        if (jobs[j].path && unchanged(jobs[j].path, jobs[j].out.data, jobs[j].out.len)) vec_push(&same, jobs[j].path);
+        else if (jobs[j].path) outputs_add(set, jobs[j].path, jobs[j].out.data, jobs[j].out.len);
     if (dep_path && !render_depfile(o, jobs, njobs, sp, &dep)) {
-        outputs_free(set), sb_free(&dep);
+        outputs_free(set), sb_free(&dep), free(same.items);
         return QDC_EXIT_INPUT;
     }
-    if (dep_path && !unchanged(dep_path, dep.data, dep.len)) outputs_add(set, dep_path, dep.data, dep.len);
+    if (dep_path && unchanged(dep_path, dep.data, dep.len)) vec_push(&same, dep_path);
+    else if (dep_path) outputs_add(set, dep_path, dep.data, dep.len);
     const char *failed = NULL;
     int err = 0, rc = QDC_EXIT_OK;
     if (!outputs_commit(set, &failed, &err)) {
         diag_error((Span){0}, QD0003, "cannot write '%s': %s", failed, strerror(err));
         rc = QDC_EXIT_INPUT;
     }
-    outputs_free(set), sb_free(&dep);
+    for (int i = 0; rc == QDC_EXIT_OK && i < same.len; i++) keep_or_touch(o, same.items[i]);
+    outputs_free(set), sb_free(&dep), free(same.items);
     return rc;
+}
+
+/* Appends arg quoted for a POSIX shell when it needs it ('it'\''s'). */
+static void shell_quote(StrBuf *b, const char *arg) {
+    bool plain = *arg;
+    for (const char *p = arg; *p && plain; p++)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("_-./=,+%:@", *p);
+    if (plain) return sb_puts(b, arg);
+    sb_putc(b, '\'');
+    for (const char *p = arg; *p; p++) *p == '\'' ? sb_puts(b, "'\\''") : sb_putc(b, *p);
+    sb_putc(b, '\'');
+}
+
+/* The command that accepts a changed golden directory: this run without --golden-check (response
+ * files expanded), quoted for a shell. */
+static char *accept_command(const Options *o) {
+    StrBuf b;
+    sb_init(&b);
+    shell_quote(&b, o->argc ? o->argv[0] : "qdc");
+    for (int i = 0; i < o->args.len; i++)
+        if (strcmp(o->args.items[i], "--golden-check")) sb_putc(&b, ' '), shell_quote(&b, o->args.items[i]);
+    bool rest = false;
+    for (int i = 1; i < o->argc; i++)
+        if (rest || (rest = !strcmp(o->argv[i], "--"))) sb_putc(&b, ' '), shell_quote(&b, o->argv[i]);
+    sb_putc(&b, 0);
+    return sb_take(&b);
+}
+
+/* --golden-check: compares, notes golden directories of families this run does not build, and
+ * on a difference says how to accept it. */
+static int check_golden(const Options *o, const Job *jobs, int njobs, const GoldenFile *files, int n) {
+    int differ = golden_check(files, n, stdout);
+    const char *built[64];
+    for (int j = 0; j < njobs; j++) built[j] = cap_name(jobs[j].t);
+    char *mod = module_name(o->input);
+    golden_stale(o->emit_all, mod, built, njobs, stdout);
+    free(mod);
+    if (!differ) return QDC_EXIT_OK;
+    char *cmd = accept_command(o);
+    diag_summary("%d of %d golden files under '%s' differ; to accept the new outputs, run:\n  %s", differ, n,
+                 o->emit_all, cmd);
+    free(cmd);
+    return QDC_EXIT_INPUT;
 }
 
 /* --emit-all: each job's text output and its lowering report "<dir>/<family>/<module>.lowering.txt",
@@ -303,12 +362,8 @@ static int write_golden(const Options *o, Job *jobs, int njobs) {
         files[n++] = (GoldenFile){jobs[j].path, &jobs[j].out};
         files[n++] = (GoldenFile){reports[j], &jobs[j].report};
     }
-    if (o->golden_check) {
-        int differ = golden_check(files, n, stdout);
-        if (differ) diag_summary("%d of %d golden files under '%s' differ", differ, n, o->emit_all);
-        rc = differ ? QDC_EXIT_INPUT : QDC_EXIT_OK;
-    }
-    if (!o->golden_check) {
+    if (o->golden_check) rc = check_golden(o, jobs, njobs, files, n);
+    else {
         OutputSet *set = outputs_new();
         for (int i = 0; i < n; i++)
             if (!unchanged(files[i].path, files[i].data->data, files[i].data->len))

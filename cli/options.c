@@ -13,7 +13,7 @@ static const char *const option_names[] = {
     "--help", "--version", "--check", "--stats", "--print-output-names", "--list-targets", "--list-warnings",
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
-    "--emit-all", "--golden-check", "--time-report", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
+    "--emit-all", "--golden-check", "--time-report", "--keep-unchanged", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
     "-O0", "-O1", "-O2", "-O3", "-g", "--lsp", "-fdiagnostics-parseable-fixits",
 };
 
@@ -117,6 +117,7 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) return o->opt_level = a[2] - '0', true;
     if (!strcmp(a, "--golden-check")) return (o->golden_check = true);
     if (!strcmp(a, "--time-report")) return (o->time_report = true);
+    if (!strcmp(a, "--keep-unchanged")) return (o->keep_unchanged = true);
     if (!strncmp(a, "-Werror=", 8)) return set_warning(a + 8, true, true);
     if (!strncmp(a, "-Wno-", 5)) return set_warning(a + 5, false, false);
     if (!strncmp(a, "-W", 2) && a[2]) return set_warning(a + 2, true, false);
@@ -293,6 +294,7 @@ DiagFormat options_diag_format(int argc, char **argv) {
 
 bool options_parse(int argc, char **argv, Options *o) {
     memset(o, 0, sizeof *o);
+    o->argc = argc, o->argv = argv;
     o->opt_level = 2;
     o->diag.error_limit = 20;
     o->diag.out = stderr;
@@ -321,43 +323,57 @@ void options_free(Options *o) {
 }
 
 void print_usage(FILE *out) {
-    fputs("usage: qdc [options] FILE        (FILE may be - for standard input)\n"
+    fputs("usage: qdc [options] FILE...     (FILE may be - for standard input)\n"
           "\n"
-          "Compile a Quadrants kernel file (.qd) for a GPU family or the CPU.\n"
+          "Compile Quadrants kernel files (.qd) for GPU families and the CPU.\n"
           "\n"
-          "  -o FILE                 write the output to FILE (- for standard output)\n"
-          "  --target=NAME[,NAME...] families to compile for (default x86_64; see --list-targets);\n"
-          "                          several need -o with %t (family) and %e (extension)\n"
+          "Choose targets and outputs:\n"
+          "  --target=NAME[,NAME...] families to compile for (default x86_64; see --list-targets;\n"
+          "                          nvcc's --arch=sm_NN and glslc's --target-env=vulkanX.Y also work)\n"
+          "  -o FILE                 write the output to FILE (- for standard output); a template with\n"
+          "                          %t (family), %e (extension), %m (module), %n (input stem)\n"
           "  --emit=KIND             ast, ir, obj, asm, llvm-ir, header, metadata, ptx, hsaco,\n"
           "                          spirv, spirv-asm, msl, c-array (default: the target's natural output)\n"
           "  --symbol-prefix=P       prefix every exported symbol (kernels, tasks, fields) with P\n"
-          "  --emit-all=DIR          write every text artifact and lowering report to DIR/<family>/\n"
-          "  --golden-check          with --emit-all: compare with DIR, print a diff, exit 1 on change\n"
-          "  --time-report           print the time of each phase (stderr)\n"
-          "  --check                 parse and check only; write nothing\n"
           "  --instantiate=[ENTRY=]KERNEL(P=VALUE, ...)  compile a generic kernel for these arguments\n"
           "                          (VALUE: f32[2] for an ndarray, 4 for an integer, a field's name)\n"
-          "  -MD, -MMD               also write a make dependency file (default: output with .d)\n"
-          "  -MF FILE, -MT TARGET, -MQ TARGET, -MP  depfile name, rule target (quoted), phony rules\n"
-          "  --stats                 print kernels, tasks and memory operations (stdout)\n"
-          "  -g                      source line information (DWARF, PTX .loc, SPIR-V OpLine)\n"
-          "  --debug                 check asserts at run time (x86: message + abort; PTX: __assertfail)\n"
-          "  --print-output-names    print the files a run would write, one a line; compile nothing\n"
-          "  -O0 -O1 -O2 -O3         optimization level (default -O2)\n"
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"
           "  --capdb-dir DIR         also search DIR for capability files\n"
-          "  --report-lowering[=text|json]  print one record per memory operation to stdout\n"
+          "  -O0 -O1 -O2 -O3         optimization level (default -O2)\n"
+          "  -g                      source line information (DWARF, PTX .loc, SPIR-V OpLine)\n"
+          "  --debug                 check asserts at run time (x86: message + abort; PTX: __assertfail)\n"
           "  --atomic-rewrite=all|reduce|none  reduce and aggregate loop-invariant atomics (all, the\n"
           "                          default), only reduce them, or keep one atomic per execution\n"
-          "  --list-targets [--format=json]  list the families, their backends and aliases\n"
-          "  --print-caps TARGET [--format=text|json]  print a family after inheritance\n"
-          "  --support-matrix --targets=LIST|all [--format=md|text|json]  the support matrix\n"
+          "\n"
+          "Build systems:\n"
+          "  -MD, -MMD               also write a make dependency file (default: the output + .d)\n"
+          "  -MF FILE, -MT TARGET, -MQ TARGET, -MP  depfile name, rule target (quoted), phony rules\n"
+          "  --keep-unchanged        leave an output with unchanged bytes untouched (Ninja restat);\n"
+          "                          by default its time stamp is updated (plain make)\n"
+          "  --print-output-names    print the files a run would write, one a line; compile nothing\n"
+          "  @FILE                   read more arguments from FILE;  --  ends the options\n"
+          "\n"
+          "Check and inspect:\n"
+          "  --check                 parse and check only; write nothing\n"
+          "  --report-lowering[=text|json]  print one record per memory operation to stdout\n"
+          "  --stats                 print kernels, tasks and memory operations (stdout)\n"
+          "  --time-report           print the time of each phase (stderr)\n"
+          "  --emit-all=DIR          write every text artifact and lowering report to DIR/<family>/\n"
+          "  --golden-check          with --emit-all: compare with DIR, print a diff, exit 1 on change\n"
+          "\n"
+          "Diagnostics:\n"
+          "  -Wall, -Wextra          warning groups (see --list-warnings)\n"
+          "  -Werror, -W<name>, -Wno-<name>, -Werror=<name>\n"
           "  --error-limit=N         stop after N errors (default 20, 0 = no limit)\n"
           "  --diagnostics-format=text|json|sarif\n"
           "  --color=auto|always|never\n"
-          "  -Werror, -W<name>, -Wno-<name>, -Werror=<name>, --list-warnings, --list-diagnostics\n"
-          "  --version (build facts), --help\n"
-          "  @FILE                   read more arguments from FILE;  --  ends the options\n"
+          "\n"
+          "The capability database and the tool:\n"
+          "  --list-targets [--format=json]  list the families, their backends and aliases\n"
+          "  --print-caps TARGET [--format=text|json]  print a family after inheritance\n"
+          "  --support-matrix --targets=LIST|all [--format=md|text|json]  the support matrix\n"
+          "  --list-warnings, --list-diagnostics\n"
+          "  --version [--format=json] (build facts), --help\n"
           "\n"
           "Exit status: 0 success, 1 the input has errors, 2 usage error, 3 internal error.\n"
           "See qdc(1) for the full manual.\n",

@@ -3,9 +3,10 @@
 # backends open their driver at run time, so linking qdc::qdrt is all any backend needs),
 # qdc_add_kernels() and qdc_add_library(). Works installed (<prefix>/lib/cmake/qdc)
 # and from a source checkout (cmake/, using build/qdc and build/libqdrt.a). Set QDC_EXECUTABLE
-# to override. qdc leaves an output untouched when its bytes did not change and CMake's Ninja
-# generator gives custom commands `restat = 1`, so an edit that does not change a header does
-# not recompile the host code that includes it.
+# to override. With a Ninja generator qdc is run with --keep-unchanged (an output whose bytes did
+# not change keeps its time stamp) and CMake gives custom commands `restat = 1`, so an edit that
+# does not change a header does not recompile the host code that includes it. Other generators
+# compare time stamps only, so there qdc updates them (its default) and nothing reruns forever.
 cmake_policy(PUSH)
 cmake_policy(VERSION 3.20)
 if(POLICY CMP0116)
@@ -58,11 +59,15 @@ function(_qdc_compile outvar src tgt tmpl)
     OUTPUT_VARIABLE out OUTPUT_STRIP_TRAILING_WHITESPACE
     ERROR_VARIABLE err RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "qdc: ${err}")
+    message(FATAL_ERROR "${err}") # qdc's message already starts with "qdc: error"
+  endif()
+  set(keep "")
+  if(CMAKE_GENERATOR MATCHES "Ninja")
+    set(keep --keep-unchanged)
   endif()
   add_custom_command(
     OUTPUT "${out}"
-    COMMAND qdc::qdc "--target=${tgt}" ${ARGN} -o "${out}" -MD -MF "${out}.d" "${src}"
+    COMMAND qdc::qdc "--target=${tgt}" ${keep} ${ARGN} -o "${out}" -MD -MF "${out}.d" "${src}"
     DEPENDS "${src}" qdc::qdc
     DEPFILE "${out}.d"
     WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"

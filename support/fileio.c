@@ -267,16 +267,51 @@ void outputs_free(OutputSet *s) {
 
 /* ---- same-file checks ---- */
 
-/* The identity of path: its device and inode, or (not existing yet) its directory's and name. */
+char *path_normalize(const char *path) {
+    StrBuf b;
+    sb_init(&b);
+    bool abs = path[0] == '/';
+    if (abs) sb_putc(&b, '/');
+    size_t floor = b.len; /* ".." never climbs above the root or a leading ".." */
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && !strncmp(p, "..", 2) && b.len > floor) {
+            while (b.len > floor && b.data[b.len - 1] != '/') b.len--;
+            if (b.len > floor) b.len--; /* the separator before the dropped component */
+        } else if (n == 2 && !strncmp(p, "..", 2) && !abs) {
+            sb_puts(&b, b.len ? "/.." : "..");
+            floor = b.len;
+        } else if (n && !(n == 1 && *p == '.') && !(n == 2 && !strncmp(p, "..", 2))) {
+            if (b.len > (size_t)abs) sb_putc(&b, '/');
+            sb_append(&b, p, n);
+        }
+        p += n;
+        while (*p == '/') p++;
+    }
+    if (!b.len) sb_putc(&b, '.');
+    sb_putc(&b, 0);
+    return sb_take(&b);
+}
+
+
+/* The identity of path: its device and inode, or (not existing yet) those of its deepest existing
+ * directory and the lexically normalised rest ("out/x.o" before out/ exists: "." and "out/x.o"). */
 static bool identity(const char *path, struct stat *st, char **name) {
     *name = NULL;
     if (stat(path, st) == 0) return S_ISREG(st->st_mode);
-    if (errno != ENOENT) return false;
-    char *d = xstrdup(path), *b = xstrdup(path);
-    bool ok = stat(dirname(d), st) == 0;
-    *name = xstrdup(basename(b));
-    free(d), free(b);
-    return ok;
+    if (errno != ENOENT && errno != ENOTDIR) return false;
+    for (size_t end = strlen(path); end > 0;) {
+        while (end > 0 && path[end - 1] != '/') end--;
+        size_t cut = end;
+        while (cut > 1 && path[cut - 1] == '/') cut--; /* "a//b": the directory is "a" */
+        char *dir = cut ? xstrndup(path, cut) : xstrdup(".");
+        bool found = stat(dir, st) == 0 && S_ISDIR(st->st_mode);
+        free(dir);
+        if (found) return *name = path_normalize(path + end), true;
+        if (!cut || (cut == 1 && path[0] == '/')) return false;
+        end = cut - 1;
+    }
+    return false;
 }
 
 bool same_file(const char *a, const char *b) {

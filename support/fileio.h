@@ -27,4 +27,7 @@ void outputs_free(OutputSet *s);
 /* True when a and b name the same existing file (device and inode), or the same name in the
  * same directory for files that do not exist yet. Special files (/dev/null twice) never match. */
 bool same_file(const char *a, const char *b);
+/* path with "." and "dir/.." removed and slashes collapsed, lexically ("bin/../db/x.yaml" ->
+ * "db/x.yaml", "/a/../../b" -> "/b", "../x" stays); malloc'd. */
+char *path_normalize(const char *path);
 #endif

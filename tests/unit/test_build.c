@@ -35,7 +35,7 @@ Test(build, depfile_quoting_mt_verbatim_mq_quoted) {
 
 Test(build, depfile_default_path) {
     char *a = dep_default_path("out/k.ptx"), *b = dep_default_path("out.d/k"), *c = dep_default_path(".hidden");
-    cr_expect_str_eq(a, "out/k.d");
+    cr_expect_str_eq(a, "out/k.ptx.d"); /* the output name + .d: k.o and k.h never share one */
     cr_expect_str_eq(b, "out.d/k.d");
     cr_expect_str_eq(c, ".hidden.d");
     free(a), free(b), free(c);
@@ -80,8 +80,8 @@ Test(build, depfile_written_with_output_lists_source_and_capdb) {
     const char *args[] = {tflag, "-o", "out/k.bin", "-MD", "-MP", "k.qd", NULL};
     RunResult r = run_qdc_argv(args, NULL, dir);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    char *dpath = path_join(dir, "out/k.d"), *d = read_text(dpath, NULL);
-    cr_assert(d, "no depfile at out/k.d");
+    char *dpath = path_join(dir, "out/k.bin.d"), *d = read_text(dpath, NULL);
+    cr_assert(d, "no depfile at out/k.bin.d");
     cr_expect(!strncmp(d, "out/k.bin: \\\n  k.qd", 19), "%s", d);
     cr_expect(strstr(d, ".yaml"), "capability files missing from the depfile:\n%s", d);
     cr_expect_eq(count_lines_with(d, ".yaml:"), count_lines_with(d, ".yaml") / 2, "-MP: one phony rule per YAML");

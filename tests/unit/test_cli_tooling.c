@@ -180,10 +180,10 @@ Test(cli_tooling, version_reports_build_facts_from_one_source) {
     free(vf), free(v);
 }
 
-Test(cli_tooling, unchanged_outputs_keep_their_time_stamp) {
+Test(cli_tooling, keep_unchanged_outputs_keep_their_time_stamp) {
     char *dir = make_temp_dir(), *ex = root_path("examples/histogram.qd"), *h = path_join(dir, "k.h"),
          *d = path_join(dir, "k.h.d");
-    const char *args[] = {"--target=x86_64", "-o", h, "-MD", "-MF", d, ex, NULL};
+    const char *args[] = {"--keep-unchanged", "--target=x86_64", "-o", h, "-MD", "-MF", d, ex, NULL};
     RunResult r = run_qdc_argv(args, NULL, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     run_free(&r);

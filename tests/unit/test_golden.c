@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static char *diff_of(const char *a, const char *b) {
     StrBuf d;
@@ -66,7 +67,10 @@ Test(golden, emit_all_then_check_catches_a_changed_lowering) {
               "%s", r.out);
     cr_expect(strstr(r.out, "+               OpCapability AtomicFloat32AddEXT\n"), "%s", r.out);
     char want[4400];
-    snprintf(want, sizeof want, "qdc: 2 of 2 golden files under '%s' differ\n", g);
+    snprintf(want, sizeof want, "qdc: 2 of 2 golden files under '%s' differ; to accept the new outputs, run:\n"
+                                "  %s %s --golden-check --target=vulkan1.2 --cap=+float-atomic-add %s\n", g, qdc_bin(), flag, ex);
+    *strstr(want, "--golden-check ") = 0; /* the command is this one without --golden-check */
+    snprintf(want + strlen(want), sizeof want - strlen(want), "--target=vulkan1.2 --cap=+float-atomic-add %s\n", ex);
     cr_expect_str_eq(r.err, want);
     run_free(&r);
     char *after = read_text(rep, NULL);
@@ -76,7 +80,11 @@ Test(golden, emit_all_then_check_catches_a_changed_lowering) {
     cr_assert(!remove(ptx));
     r = run_qdc(flag, "--golden-check", "--target=sm_90", ex, NULL);
     cr_expect_eq(r.status, 1);
-    snprintf(want, sizeof want, "qdc: golden file '%s' is missing (run without --golden-check to write it)\n", ptx);
+    snprintf(want, sizeof want, "qdc: golden file '%s' is missing (run without --golden-check to write it)\n"
+                                "qdc: note: golden directory '%s/vulkan1.2' holds float_sum outputs for family 'vulkan1.2', "
+                                "which this run does not build (add --target=vulkan1.2, or delete the directory)\n"
+                                "qdc: note: golden directory '%s/x86_64' holds float_sum outputs for family 'x86_64', "
+                                "which this run does not build (add --target=x86_64, or delete the directory)\n", ptx, g, g);
     cr_expect_str_eq(r.out, want);
     run_free(&r);
     const char *bad[] = {flag, "-o", "k.ptx", "k.qd", NULL};
@@ -136,4 +144,93 @@ Test(golden, time_report_names_each_phase) {
         if (p) at = p;
     }
     run_free(&r), remove_tree(dir), free(dir), free(ex), free(out);
+}
+
+/* ---- issue 35 item 5, issue 34 item 10: diffs, golden files that are not files, accepting ---- */
+
+/* A 20,000-line PTX-like text with one edit near its start and one near its end: a shortest
+ * edit script (Myers) gives a diff within 1.2x of `diff -u`'s, not a whole-file replacement. */
+Test(golden, two_edits_in_20k_lines_give_a_small_diff) {
+    StrBuf a, b;
+    sb_init(&a), sb_init(&b);
+    for (int i = 0; i < 20000; i++) {
+        sb_printf(&a, "\tadd.s32 \t%%r%d, %%r%d, %d;\n", i % 97, i % 89, i);
+        if (i == 40) sb_puts(&b, "\tatom.global.max.s32 \t%r1, [%rd1], %r2;\n");
+        else if (i == 19950) sb_puts(&b, "\tmax.s32 \t%r3, %r4, 7;\n\tbar.sync \t0;\n");
+        else sb_printf(&b, "\tadd.s32 \t%%r%d, %%r%d, %d;\n", i % 97, i % 89, i);
+    }
+    StrBuf d;
+    sb_init(&d);
+    unified_diff(&d, "a", a.data, a.len, "b", b.data, b.len);
+    sb_putc(&d, 0);
+    cr_expect(strstr(d.data, "@@ -38,7 +38,7 @@\n"), "%.400s", d.data);
+    cr_expect(strstr(d.data, "-\tadd.s32 \t%r40, %r40, 40;\n+\tatom.global.max.s32 \t%r1, [%rd1], %r2;\n"), "%.400s", d.data);
+    cr_expect(strstr(d.data, "@@ -19948,7 +19948,8 @@\n"), "%s", d.data);
+    int ours = count_lines_with(d.data, "");
+    char *dir = make_temp_dir(), *pa = path_join(dir, "a"), *pb = path_join(dir, "b");
+    cr_assert(write_text(pa, a.data) && write_text(pb, b.data));
+    if (tool_available("diff")) {
+        const char *argv[] = {"diff", "-u", pa, pb, NULL};
+        RunResult r = run_argv(argv, NULL, NULL);
+        int theirs = count_lines_with(r.out, "");
+        cr_expect_eq(r.status, 1);
+        cr_expect_leq(ours * 10, theirs * 12, "ours %d lines, diff -u %d", ours, theirs);
+        run_free(&r);
+    }
+    cr_expect_leq(ours, 24, "%d lines", ours);
+    sb_free(&a), sb_free(&b), sb_free(&d), remove_tree(dir), free(dir), free(pa), free(pb);
+}
+
+/* Golden files are read as capability files are: a FIFO is never opened (the check does not
+ * block), a file over the limit is named as such (not "missing", not loaded), a directory too. */
+Test(golden, fifo_large_and_directory_goldens_are_reported, .timeout = 60) {
+    char *dir = make_temp_dir(), *ex = root_path("examples/float_sum.qd"), *g = path_join(dir, "g"), flag[4200];
+    snprintf(flag, sizeof flag, "--emit-all=%s", g);
+    RunResult r = run_qdc(flag, "--target=sm_90,x86_64,vulkan1.2", ex, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *ptx = path_join(g, "sm_90/float_sum.ptx"), *s = path_join(g, "x86_64/float_sum.s"),
+         *rep = path_join(g, "vulkan1.2/float_sum.lowering.txt");
+    cr_assert(!remove(ptx) && !mkfifo(ptx, 0666));
+    cr_assert(!truncate(s, (off_t)65 << 20)); /* sparse: 65 MiB without the disk space */
+    cr_assert(!remove(rep) && !mkdir(rep, 0777));
+    r = run_qdc(flag, "--golden-check", "--target=sm_90,x86_64,vulkan1.2", ex, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    char want[9000];
+    snprintf(want, sizeof want,
+             "qdc: golden file '%s' is not a regular file\n"
+             "qdc: golden file '%s' is larger than the 64 MiB limit\n"
+             "qdc: golden file '%s' is a directory, not a regular file\n",
+             ptx, s, rep);
+    cr_expect_str_eq(r.out, want);
+    run_free(&r);
+    remove_tree(dir), free(dir), free(ex), free(g), free(ptx), free(s), free(rep);
+}
+
+/* A failing check prints the exact command that accepts the new outputs (running it makes the
+ * check pass) and notes golden directories of families the run no longer builds. */
+Test(golden, check_prints_the_accept_command_and_stale_families) {
+    char *dir = make_temp_dir(), *ex = root_path("examples/float_sum.qd"), *g = path_join(dir, "g"), flag[4200];
+    snprintf(flag, sizeof flag, "--emit-all=%s", g);
+    RunResult r = run_qdc(flag, "--target=sm_90,x86_64", ex, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_qdc(flag, "--golden-check", "--target=sm_90", "--symbol-prefix=p_", ex, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    char want[9000];
+    snprintf(want, sizeof want, "qdc: 1 of 2 golden files under '%s' differ; to accept the new outputs, run:\n  %s %s --target=sm_90 --symbol-prefix=p_ %s\n",
+             g, qdc_bin(), flag, ex);
+    cr_expect_str_eq(r.err, want);
+    snprintf(want, sizeof want, "qdc: note: golden directory '%s/x86_64' holds float_sum outputs for family 'x86_64', "
+                                "which this run does not build (add --target=x86_64, or delete the directory)\n", g);
+    cr_expect(strstr(r.out, want), "%s", r.out);
+    run_free(&r);
+    r = run_qdc(flag, "--target=sm_90", "--symbol-prefix=p_", ex, NULL); /* the printed command */
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_qdc(flag, "--golden-check", "--target=sm_90", "--symbol-prefix=p_", ex, NULL);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect_str_empty(r.err);
+    run_free(&r);
+    remove_tree(dir), free(dir), free(ex), free(g);
 }

@@ -281,7 +281,7 @@ Test(depfile, phony_rules_for_every_capability_file_with_stdin) {
     const char *args[] = {"-", "-o", "s.o", "-MD", "-MP", "--target=x86_64-v3", NULL};
     RunResult r = run_qdc_argv(args, kernel_src, tmp);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    char *d = path_join(tmp, "s.d"), *text = read_text(d, NULL);
+    char *d = path_join(tmp, "s.o.d"), *text = read_text(d, NULL); /* the output name + .d */
     cr_assert(text);
     /* the rule lists both family files (no input: it is stdin), and each has its phony rule */
     cr_expect(!strncmp(text, "s.o: \\\n  ", 9), "%s", text);

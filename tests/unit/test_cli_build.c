@@ -1,0 +1,214 @@
+/* The command line as build systems use it (issues 34 and 35): depfile names that never collide
+ * or replace an output, lexically normalised dependency paths, time stamps a plain Makefile can
+ * rely on (and --keep-unchanged for Ninja's restat), a real plain-make project that rebuilds
+ * exactly what an edit changed and is idle after. */
+#include "test_build_util.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <time.h>
+#include <sys/stat.h>
+
+static char *example(const char *name) {
+    char rel[128];
+    snprintf(rel, sizeof rel, "examples/%s", name);
+    return root_path(rel);
+}
+
+/* -MD without -MF appends ".d" to the output: k.o and k.h of one kernel get their own depfile. */
+Test(cli_build, default_depfile_is_the_output_name_plus_d) {
+    char *dir = make_temp_dir(), *ex = example("histogram.qd"), *o = path_join(dir, "out/k.o"),
+         *h = path_join(dir, "out/k.h");
+    const char *a1[] = {"--target=x86_64", "-o", o, "-MD", ex, NULL}, *a2[] = {"--target=x86_64", "-o", h, "-MD", ex, NULL};
+    RunResult r = run_qdc_argv(a1, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_qdc_argv(a2, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *od = path_join(dir, "out/k.o.d"), *hd = path_join(dir, "out/k.h.d"), *old = path_join(dir, "out/k.d");
+    char *otext = read_text(od, NULL), *htext = read_text(hd, NULL);
+    cr_assert(otext && htext, "k.o.d and k.h.d are written");
+    cr_expect(!strncmp(otext, o, strlen(o)) && otext[strlen(o)] == ':', "%s", otext);
+    cr_expect(!strncmp(htext, h, strlen(h)) && htext[strlen(h)] == ':', "%s", htext);
+    cr_expect(!file_exists(old), "no out/k.d shared by both");
+    free(otext), free(htext), free(od), free(hd), free(old);
+    remove_tree(dir), free(dir), free(ex), free(o), free(h);
+}
+
+/* Issue 34 item 1: a depfile named like one of several outputs (whose directory does not exist
+ * yet) is refused, QD0007, exit 1, nothing written: for every target and every kind. */
+Test(cli_build, depfile_never_replaces_an_output) {
+    char *dir = make_temp_dir(), *ex = example("histogram.qd"), *tmpl = path_join(dir, "out/%t.%e"),
+         *obj = path_join(dir, "out/x86_64.o"), *out = path_join(dir, "out");
+    const char *a1[] = {"--target=x86_64,sm_90", "-o", tmpl, "-MD", "-MF", obj, ex, NULL};
+    RunResult r = run_qdc_argv(a1, NULL, NULL);
+    char want[9000];
+    snprintf(want, sizeof want, "qdc: error[QD0007]: the depfile '%s' is also the output file '%s'\n", obj, obj);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect_str_eq(r.err, want);
+    cr_expect(!file_exists(out), "nothing is written");
+    run_free(&r);
+    char *meta = path_join(dir, "out/%t.d"), *md = path_join(dir, "out/sm_90.d");
+    const char *a2[] = {"--target=x86_64,sm_90", "-o", meta, "--emit=metadata", "-MD", "-MF", md, ex, NULL};
+    r = run_qdc_argv(a2, NULL, NULL);
+    snprintf(want, sizeof want, "qdc: error[QD0007]: the depfile '%s' is also the output file '%s'\n", md, md);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect_str_eq(r.err, want);
+    cr_expect(!file_exists(out), "nothing is written");
+    run_free(&r);
+    /* the same file through a directory that does not exist yet, spelled two ways */
+    char *one = path_join(dir, "new/sub/../k.o"), *two = path_join(dir, "new//k.o");
+    const char *a3[] = {"--target=x86_64", "-o", one, "-MD", "-MF", two, ex, NULL};
+    r = run_qdc_argv(a3, NULL, NULL);
+    snprintf(want, sizeof want, "qdc: error[QD0007]: the depfile '%s' is also the output file '%s'\n", two, one);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect_str_eq(r.err, want);
+    run_free(&r);
+    free(two);
+    remove_tree(dir), free(dir), free(ex), free(tmpl), free(obj), free(out), free(meta), free(md), free(one);
+}
+
+/* Dependency paths are normalised lexically: no "dir/.." or "./" (the build tree's database is
+ * found through "<exe dir>/../capability-db"). */
+Test(cli_build, depfile_paths_are_normalised) {
+    char *dir = make_temp_dir(), *ex = example("histogram.qd"), *sub = path_join(dir, "sub"), *k = path_join(dir, "k.qd");
+    cr_assert(!mkdir(sub, 0777) && copy_file(ex, k));
+    const char *args[] = {"--target=x86_64", "-o", "k.o", "-MD", "./sub/../k.qd", NULL};
+    RunResult r = run_qdc_argv(args, NULL, dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *d = path_join(dir, "k.o.d"), *text = read_text(d, NULL);
+    cr_assert(text);
+    cr_expect(!strncmp(text, "k.o: \\\n  k.qd \\\n  /", 19), "%s", text);
+    cr_expect(!strstr(text, "/../") && !strstr(text, "/./"), "%s", text);
+    cr_expect(strstr(text, "/capability-db/x86_64.yaml"), "%s", text);
+    free(d), free(text), remove_tree(dir), free(dir), free(ex), free(sub), free(k);
+}
+
+/* By default an output that already holds the bytes gets a new time stamp (make compares time
+ * stamps only); with --keep-unchanged it is left alone (Ninja's restat). */
+Test(cli_build, unchanged_outputs_are_touched_unless_keep_unchanged) {
+    char *dir = make_temp_dir(), *ex = example("histogram.qd"), *o = path_join(dir, "k.o"), *d = path_join(dir, "k.o.d");
+    const char *args[] = {"--target=x86_64", "-o", o, "-MD", ex, NULL};
+    RunResult r = run_qdc_argv(args, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    struct stat before, after, dafter;
+    set_mtime(o, -1000), set_mtime(d, -1000);
+    cr_assert(!stat(o, &before));
+    r = run_qdc_argv(args, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    cr_assert(!stat(o, &after) && !stat(d, &dafter));
+    cr_expect_gt(after.st_mtime, before.st_mtime + 900, "the object's time stamp is now");
+    cr_expect_gt(dafter.st_mtime, before.st_mtime + 900, "the depfile's time stamp is now");
+    cr_expect_eq(after.st_ino, before.st_ino, "touched, not replaced");
+    set_mtime(o, -1000);
+    cr_assert(!stat(o, &before));
+    const char *keep[] = {"--keep-unchanged", "--target=x86_64", "-o", o, "-MD", ex, NULL};
+    r = run_qdc_argv(keep, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    cr_assert(!stat(o, &after));
+    cr_expect_eq(after.st_mtime, before.st_mtime, "--keep-unchanged leaves the time stamp");
+    remove_tree(dir), free(dir), free(ex), free(o), free(d);
+}
+
+/* ---- a real plain-make project: examples/make/Makefile ---- */
+
+typedef struct {
+    char *dir, *src, *db;
+} Project;
+
+static RunResult make_in(Project *p, const char *flag) {
+    char *mk = root_path("examples/make/Makefile"), q[4200];
+    snprintf(q, sizeof q, "QDC=%s", qdc_bin());
+    const char *argv[] = {"make", "-f", mk, q, "TARGETS=x86_64 sm_90", "SRCDIR=src", "OUT=out",
+                          "QDCFLAGS=--capdb-dir=db -Wno-capdb-shadow", flag, NULL};
+    RunResult r = run_argv(argv, NULL, p->dir);
+    free(mk);
+    return r;
+}
+
+/* Sets every file under a directory to one time stamp 100 s ago (one instant for all, so no
+ * file is newer than another by the time the walk took). */
+static struct timespec aged[2];
+static int age_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    utimensat(AT_FDCWD, path, aged, AT_SYMLINK_NOFOLLOW);
+    return 0;
+}
+static void age_tree(const char *dir) {
+    clock_gettime(CLOCK_REALTIME, &aged[0]);
+    aged[0].tv_sec -= 100, aged[0].tv_nsec = 0, aged[1] = aged[0];
+    nftw(dir, age_one, 16, FTW_PHYS);
+}
+
+/* Runs make and returns which (family, kernel) pairs it compiled, as "x86_64:histogram ...". */
+static char *rebuilt(Project *p) {
+    RunResult r = make_in(p, "--no-print-directory");
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    static const char *const fams[] = {"x86_64", "sm_90"}, *const ks[] = {"histogram", "float_sum"};
+    char *list = calloc(1, 256);
+    for (int f = 0; f < 2; f++)
+        for (int k = 0; k < 2; k++) {
+            char line[128];
+            snprintf(line, sizeof line, "--target=%s -o out/%s/%s.", fams[f], fams[f], ks[k]);
+            int n = count_lines_with(r.out, line);
+            cr_expect_leq(n, 1, "%s", r.out);
+            if (n) sprintf(list + strlen(list), "%s%s:%s", *list ? " " : "", fams[f], ks[k]);
+        }
+    run_free(&r);
+    age_tree(p->dir); /* every file older than the next edit */
+    return list;
+}
+
+static void expect_idle(Project *p) {
+    char *l = rebuilt(p);
+    cr_expect_str_empty(l, "make is idle, yet it compiled %s", l);
+    free(l);
+}
+
+static void append(const char *path, const char *text) {
+    FILE *f = fopen(path, "a");
+    cr_assert(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+Test(cli_build, plain_makefile_rebuilds_exactly_and_is_idle_after) {
+    if (!tool_available("make")) cr_skip_test("make is not installed");
+    Project p = {make_temp_dir(), NULL, NULL};
+    p.src = path_join(p.dir, "src"), p.db = path_join(p.dir, "db");
+    cr_assert(!mkdir(p.src, 0777) && !mkdir(p.db, 0777));
+    char *h = path_join(p.src, "histogram.qd"), *f = path_join(p.src, "float_sum.qd"), *y = path_join(p.db, "x86_64.yaml");
+    char *eh = example("histogram.qd"), *ef = example("float_sum.qd"), *ey = root_path("capability-db/x86_64.yaml");
+    cr_assert(copy_file(eh, h) && copy_file(ef, f) && copy_file(ey, y));
+    char *l = rebuilt(&p);
+    cr_expect_str_eq(l, "x86_64:histogram x86_64:float_sum sm_90:histogram sm_90:float_sum");
+    free(l);
+    expect_idle(&p);
+    append(h, "# a comment: the outputs do not change\n");
+    l = rebuilt(&p);
+    cr_expect_str_eq(l, "x86_64:histogram sm_90:histogram");
+    free(l);
+    expect_idle(&p); /* the unchanged outputs were touched, so make does not rerun qdc */
+    append(y, "# a comment in the family's capability file\n");
+    l = rebuilt(&p);
+    cr_expect_str_eq(l, "x86_64:histogram x86_64:float_sum");
+    free(l);
+    expect_idle(&p);
+    char *text = read_text(f, NULL), *edited = malloc(strlen(text) + 64);
+    sprintf(edited, "%s\n@qd.kernel\ndef extra_kernel():\n    pass\n", text);
+    cr_assert(write_text(f, edited));
+    l = rebuilt(&p);
+    cr_expect_str_eq(l, "x86_64:float_sum sm_90:float_sum");
+    free(l);
+    expect_idle(&p);
+    free(text), free(edited), free(h), free(f), free(y), free(eh), free(ef), free(ey);
+    remove_tree(p.dir), free(p.dir), free(p.src), free(p.db);
+}
