@@ -13,7 +13,7 @@ static const char *const option_names[] = {
     "--help", "--version", "--check", "--stats", "--print-output-names", "--list-targets", "--list-warnings",
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
-    "--emit-all", "--golden-check", "--time-report", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
+    "--emit-all", "--eval-limit", "--golden-check", "--time-report", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
     "-O0", "-O1", "-O2", "-O3", "-g",
 };
 
@@ -177,6 +177,12 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         if (!v || !*v) return usage_error("%s needs a spec such as 'k(a=f32[1], n=4)'", "--instantiate");
         return push(&o->instantiate, &o->ninstantiate, v), true;
     }
+    if (take_value("--eval-limit", argc, argv, i, &v)) {
+        char err[160];
+        if (!v || !eval_limit_parse(&o->eval_limits, v, err, sizeof err))
+            return usage_error("%s", v ? err : "--eval-limit needs NAME=N (steps, size, depth, calls, inlines, kernels or loop)");
+        return true;
+    }
     if (take_value("--print-caps", argc, argv, i, &v)) {
         if (!v || !*v) return usage_error("%s needs a target name", "--print-caps");
         return o->print_caps = v, true;
@@ -335,6 +341,8 @@ void print_usage(FILE *out) {
           "  --check                 parse and check only; write nothing\n"
           "  --instantiate=[ENTRY=]KERNEL(P=VALUE, ...)  compile a generic kernel for these arguments\n"
           "                          (VALUE: f32[2] for an ndarray, 4 for an integer, a field's name)\n"
+          "  --eval-limit=NAME=N     raise a compile-time evaluation budget: steps, size, depth,\n"
+          "                          calls, inlines, kernels, loop (defaults and units: qdc(1))\n"
           "  -MD, -MMD               also write a make dependency file (default: output with .d)\n"
           "  -MF FILE, -MT TARGET, -MQ TARGET, -MP  depfile name, rule target (quoted), phony rules\n"
           "  --stats                 print kernels, tasks and memory operations (stdout)\n"

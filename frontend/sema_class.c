@@ -126,7 +126,8 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
     }
     for (int k = 0; k < body->n; k++) {
         const Stmt *d = body->stmts[k];
-        if (d->kind == S_DEF && d->def.host && !strcmp(d->def.name, "__init__") && d->def.nparams) run_init(S, o, d, call, c.scope);
+        if (d->kind == S_DEF && d->def.host && !strcmp(d->def.name, "__init__") && d->def.nparams && budget_enter(&S->budget, call->span))
+            run_init(S, o, d, call, c.scope), budget_leave(&S->budget); /* an __init__ that creates its own class recurses */
     }
     return true;
 }
