@@ -1929,12 +1929,15 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     }
     S.ast = ast;
     sema_module_body(&S, &ast->body);
-    for (int k = 0; k < S.tests.len; k++) sema_param_host_function(&S, S.tests.items[k]);
+    /* a budget that ran out ended the evaluation: the kernels would only report what is missing */
+    for (int k = 0; k < S.tests.len && budget_ok(&S.budget); k++) sema_param_host_function(&S, S.tests.items[k]);
+    budget_report(&S.budget);
     sema_helpers_finish(&S, &S.module);
     sema_snode_finish(&S);
     sema_parse_instances(&S, fo);
     for (int d = 0; d < S.defs.len; d++)
-        if (S.defs.items[d].kernel) check_kernels(&S, d);
+        if (S.defs.items[d].kernel && budget_ok(&S.budget)) check_kernels(&S, d);
+    budget_report(&S.budget);
     sema_finish_instances(&S);
     sema_finish_classes(&S);
     check_entry_names(&S);

@@ -50,9 +50,16 @@ void budget_init(EvalBudget *b, const EvalLimits *set) {
 bool budget_charge(EvalBudget *b, EvalLimit which, int64_t n, Span at) {
     if (b->exhausted) return false;
     if (n <= b->limit[which] - b->used[which]) return b->used[which] += n, true;
-    b->exhausted = true;
-    diag_error(at, limits[which].code, "compile-time evaluation exceeds its budget of %" PRId64 " %s; raise it with --eval-limit=%s=N",
-               b->limit[which], limits[which].unit, limits[which].name);
+    b->exhausted = true, b->which = which, b->where = at;
+    return false;
+}
+
+bool budget_report(EvalBudget *b) {
+    if (!b->exhausted) return true;
+    if (!b->reported)
+        diag_error(b->where, limits[b->which].code, "compile-time evaluation exceeds its budget of %" PRId64 " %s; raise it with --eval-limit=%s=N",
+                   b->limit[b->which], limits[b->which].unit, limits[b->which].name);
+    b->reported = true;
     return false;
 }
 
