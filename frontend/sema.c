@@ -386,8 +386,11 @@ bool sema_module_constant(Sema *S, Val *c) {
     }
     if (c->kind != V_EXPR || !ir_is_const(c->e)) return false;
     if (qt_is_float(c->e->type)) c->e = irb_cast(S->arena, c->e, QT_F32); /* a Python float literal */
-    else if (qt_is_int(c->e->type) && qt_is_signed(c->e->type) && c->e->c.i >= INT32_MIN && c->e->c.i <= INT32_MAX)
-        c->e = irb_cast(S->arena, c->e, QT_I32); /* a Python int literal */
+    else if (qt_is_int(c->e->type) && qt_is_signed(c->e->type) && c->e->c.i >= INT32_MIN && c->e->c.i <= INT32_MAX) {
+        bool exact = c->e->literal; /* a Python int stays one: p * p is exact (sema_expr.c, PyInt) */
+        c->e = irb_cast(S->arena, c->e, QT_I32);
+        c->e->literal = exact;
+    }
     return true;
 }
 

@@ -1038,6 +1038,7 @@ static int loop_values(Sema *S, const Expr *it, Val **out) {
         *out = ARENA_ARRAY(S->arena, Val, cnt ? cnt : 1);
         for (int64_t k = 0; k < cnt; k++) {
             (*out)[k] = (Val){.kind = V_EXPR, .e = irb_int(S->arena, QT_I64, a[0] + k * a[2], it->span)};
+            (*out)[k].e->literal = true; /* a Python int: exact in arithmetic */
             sema_module_constant(S, &(*out)[k]); /* a Python int: i32 when it fits */
         }
         return wide > MAX_HOST_ITERS ? MAX_HOST_ITERS + 1 : (int)cnt;

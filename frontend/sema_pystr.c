@@ -11,6 +11,7 @@ static Val str_val(const char *s) { return (Val){.kind = V_STR, .path = s}; }
 
 static Val int_val(Sema *S, int64_t v, Span sp) {
     Val r = val_expr(irb_int(S->arena, QT_I64, v, sp));
+    r.e->literal = true; /* a Python int: exact in arithmetic */
     sema_module_constant(S, &r); /* a Python int: i32 when it fits */
     return r;
 }
