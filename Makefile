@@ -28,7 +28,7 @@ DEB_PKGS := llvm-19-dev lld-19 libyaml-dev libcriterion-dev spirv-tools libspirv
             spirv-headers clang-19 libclang-rt-19-dev cmake ninja-build valgrind glslang-tools time \
             libvulkan-dev llvm-19-tools
 
-SRC_DIRS := cli frontend ir capdb lower targets targets/llvm targets/spirv support
+SRC_DIRS := cli frontend frontend/py ir capdb lower targets targets/llvm targets/spirv support
 LIB_SRCS := $(filter-out cli/main.c,$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 HDRS     := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.h $(d)/*.def)) $(wildcard runtime/*.h)
 RT_SRCS  := $(wildcard runtime/*.c)

@@ -488,7 +488,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
         progress_phase("check", 0, 0);
         FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug, common_subgroup_width(o, jobs, njobs),
                               common_max_shared(jobs, njobs), binary_on_stdout, common_arch(jobs, njobs),
-                              smallest_max_block_dim(jobs, njobs)};
+                              smallest_max_block_dim(jobs, njobs), o->eval_limits};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         diag_hold(false);
         LAP(check);

@@ -13,7 +13,7 @@ static const char *const option_names[] = {
     "--help", "--version", "--check", "--stats", "--print-output-names", "--list-targets", "--list-warnings",
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
-    "--emit-all", "--golden-check", "--time-report", "--keep-unchanged", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
+    "--emit-all", "--eval-limit", "--golden-check", "--time-report", "--keep-unchanged", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
     "-O0", "-O1", "-O2", "-O3", "-g", "--lsp", "-fdiagnostics-parseable-fixits",
 };
 
@@ -180,6 +180,12 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         if (!v || !*v) return usage_error("%s needs a spec such as 'k(a=f32[1], n=4)'", "--instantiate");
         return push(&o->instantiate, &o->ninstantiate, v), true;
     }
+    if (take_value("--eval-limit", argc, argv, i, &v)) {
+        char err[160];
+        if (!v || !eval_limit_parse(&o->eval_limits, v, err, sizeof err))
+            return usage_error("%s", v ? err : "--eval-limit needs NAME=N (steps, size, depth, calls, inlines, kernels or loop)");
+        return true;
+    }
     if (take_value("--print-caps", argc, argv, i, &v)) {
         if (!v || !*v) return usage_error("%s needs a target name", "--print-caps");
         return o->print_caps = v, true;
@@ -337,6 +343,8 @@ void print_usage(FILE *out) {
           "  --symbol-prefix=P       prefix every exported symbol (kernels, tasks, fields) with P\n"
           "  --instantiate=[ENTRY=]KERNEL(P=VALUE, ...)  compile a generic kernel for these arguments\n"
           "                          (VALUE: f32[2] for an ndarray, 4 for an integer, a field's name)\n"
+          "  --eval-limit=NAME=N     raise a compile-time evaluation budget: steps, size, depth,\n"
+          "                          calls, inlines, kernels, loop (defaults and units: qdc(1))\n"
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"
           "  --capdb-dir DIR         also search DIR for capability files\n"
           "  -O0 -O1 -O2 -O3         optimization level (default -O2)\n"

@@ -1,6 +1,7 @@
 /* Command-line options of qdc (documented in man/qdc.1). */
 #ifndef QDC_OPTIONS_H
 #define QDC_OPTIONS_H
+#include "../frontend/py/budget.h"
 #include "../support/diag.h"
 #include "../targets/target.h"
 #include "depfile.h"
@@ -24,6 +25,7 @@ typedef struct Options {
     int ncapdb_dirs;
     const char **instantiate; /* --instantiate SPEC, in order (generic kernels) */
     int ninstantiate;
+    EvalLimits eval_limits; /* --eval-limit=NAME=N: the compile-time evaluator's budgets */
     DiagConfig diag;
     /* informational modes */
     bool help, version, list_targets, list_warnings, list_codes, support_matrix;

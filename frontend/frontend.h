@@ -5,6 +5,7 @@
 #include "../ir/ir.h"
 #include "../support/diag.h"
 #include "../support/util.h"
+#include "py/budget.h"
 
 typedef struct AstModule AstModule;
 
@@ -32,6 +33,7 @@ typedef struct FrontendOptions {
                          qd.lang.impl.current_cfg().arch is qd.<arch> */
     int max_block_dim; /* the smallest max_block_dim of the targets (capability database), 0: none
                           known: the block_dim of block collectives is bounded by it */
+    EvalLimits limits; /* --eval-limit: the compile-time evaluator's budgets (py/budget.h) */
 } FrontendOptions;
 IrModule *frontend_check_with(const AstModule *m, Arena *arena, const FrontendOptions *o);
 #endif

@@ -378,15 +378,19 @@ bool sema_module_constant(Sema *S, Val *c) {
         return true;
     }
     if (c->kind == V_NS && !strncmp(c->path, "qd.", 3)) return true; /* sg = qd.simt.subgroup */
-    if (c->kind == V_TUPLE) {
+    if (c->kind == V_TUPLE) { /* [T, T, T] shares T: a walk can take exponential time, so it is charged */
+        if (!budget_charge(&S->budget, EB_STEPS, c->tuple.n, S->budget.at)) return false;
         for (int k = 0; k < c->tuple.n; k++)
             if (!sema_module_constant(S, &c->tuple.items[k])) return false;
         return true;
     }
     if (c->kind != V_EXPR || !ir_is_const(c->e)) return false;
     if (qt_is_float(c->e->type)) c->e = irb_cast(S->arena, c->e, QT_F32); /* a Python float literal */
-    else if (qt_is_int(c->e->type) && qt_is_signed(c->e->type) && c->e->c.i >= INT32_MIN && c->e->c.i <= INT32_MAX)
-        c->e = irb_cast(S->arena, c->e, QT_I32); /* a Python int literal */
+    else if (qt_is_int(c->e->type) && qt_is_signed(c->e->type) && c->e->c.i >= INT32_MIN && c->e->c.i <= INT32_MAX) {
+        bool exact = c->e->literal; /* a Python int stays one: p * p is exact (sema_expr.c, PyInt) */
+        c->e = irb_cast(S->arena, c->e, QT_I32);
+        c->e->literal = exact;
+    }
     return true;
 }
 
@@ -894,8 +898,6 @@ static char decorator_kind(Sema *S, const Stmt *s, bool *pure) {
     return kind;
 }
 
-#define MAX_DEFS 10000 /* kernels and qd.funcs in one file: documented limit (QD2024) */
-
 /* @qd.perf_dispatch(...) def op(...): ...  — a prototype: the host times the implementations
  * registered with @op.register and calls the fastest; qdc compiles each as its own entry, and a
  * host call op(args) is a call site of every one of them. True when s is one. */
@@ -914,9 +916,8 @@ static bool perf_dispatch_def(Sema *S, const Stmt *s) {
 
 static void module_def(Sema *S, const Stmt *s) {
     if (perf_dispatch_def(S, s)) return;
-    if (S->ndefs++ == MAX_DEFS)
-        diag_error(s->def.name_span, QD2024, "more than %d kernels and functions in one file", MAX_DEFS);
-    if (S->ndefs > MAX_DEFS) return;
+    if (!budget_charge(&S->budget, EB_KERNELS, 1, s->def.name_span)) return; /* QD2024 */
+    S->ndefs++;
     bool pure;
     char kind = decorator_kind(S, s, &pure);
     if (!kind || !s->def.name) return;
@@ -1040,6 +1041,8 @@ void sema_module_body(Sema *S, const StmtList *l) {
     bool host = S->hscope != &S->module;
     for (int k = 0; k < l->n && !S->host_returned && !S->host_jump; k++) {
         const Stmt *s = l->stmts[k];
+        if (!budget_charge(&S->budget, EB_STEPS, 1, s->span)) return;
+        S->budget.at = s->span;
         switch (S->pyfunc_body ? S_PASS : s->kind) { /* a value helper's body: computes only, no call sites */
         case S_EXPR: host_calls(S, s->expr); break;
         case S_ASSIGN: host_calls(S, s->assign.value); break;
@@ -1918,6 +1921,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
               .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1, .rng_field = -1,
               .default_fp = QT_F32, .default_ip = QT_I32, .arch = fo ? fo->arch : NULL};
     S.hscope = &S.module;
+    budget_init(&S.budget, fo ? &fo->limits : NULL);
     Arena *arena_ = arena;
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)
         if (ast->body.stmts[k]->kind == S_IMPORT && !strcmp(ast->body.stmts[k]->import.module, "quadrants"))
@@ -1928,12 +1932,15 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     }
     S.ast = ast;
     sema_module_body(&S, &ast->body);
-    for (int k = 0; k < S.tests.len; k++) sema_param_host_function(&S, S.tests.items[k]);
+    /* a budget that ran out ended the evaluation: the kernels would only report what is missing */
+    for (int k = 0; k < S.tests.len && budget_ok(&S.budget); k++) sema_param_host_function(&S, S.tests.items[k]);
+    budget_report(&S.budget);
     sema_helpers_finish(&S, &S.module);
     sema_snode_finish(&S);
     sema_parse_instances(&S, fo);
     for (int d = 0; d < S.defs.len; d++)
-        if (S.defs.items[d].kernel) check_kernels(&S, d);
+        if (S.defs.items[d].kernel && budget_ok(&S.budget)) check_kernels(&S, d);
+    budget_report(&S.budget);
     sema_finish_instances(&S);
     sema_finish_classes(&S);
     check_entry_names(&S);

@@ -64,6 +64,7 @@ typedef struct QdStruct { /* a struct type: members in declaration order */
     int *vn, *vm; /* a vector (vn > 0, vm == 0) or matrix member; 0: a scalar */
     const struct QdStruct **sub; /* a nested struct member (dt unused), else NULL */
     const Stmt **methods; /* @qd.dataclass: its @qd.func methods (self first) */
+    int64_t scalars;      /* scalar components, nested structs included (what the size budget is charged) */
     int nmethods;
 } QdStruct;
 
@@ -162,6 +163,7 @@ typedef struct SemaHelper {
 
 typedef struct Sema {
     Arena *arena;
+    EvalBudget budget; /* the compile-time evaluator's budgets (py/budget.h), per compilation */
     const Source *src;
     IrModule *m;
     Scope module;
@@ -339,6 +341,9 @@ Val val_expr(IrExpr *e);
 Val val_err(void);
 const char *val_describe(Val v);
 Val sema_call(Sema *S, const Expr *call, Val callee);
+/* A string or list the evaluator just made: charged to the size budget (py/budget.h) by its
+ * characters or items; V_ERR (after QD2026) when that exhausts it. Other values pass unchanged. */
+Val sema_new_value(Sema *S, Val v, Span at);
 
 /* sema_pystr.c: str methods, chr and ord on compile-time strings (host code) */
 bool sema_str_method(const char *name);

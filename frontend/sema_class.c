@@ -126,7 +126,8 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
     }
     for (int k = 0; k < body->n; k++) {
         const Stmt *d = body->stmts[k];
-        if (d->kind == S_DEF && d->def.host && !strcmp(d->def.name, "__init__") && d->def.nparams) run_init(S, o, d, call, c.scope);
+        if (d->kind == S_DEF && d->def.host && !strcmp(d->def.name, "__init__") && d->def.nparams && budget_enter(&S->budget, call->span))
+            run_init(S, o, d, call, c.scope), budget_leave(&S->budget); /* an __init__ that creates its own class recurses */
     }
     return true;
 }
@@ -136,8 +137,12 @@ Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
     Binding *b = scope_find(&o->attrs, attr->attr.name);
     if (S->classes.items[o->cls].cls->class_.int_enum && (!b || b->v.kind == V_HOST)) {
         if (!b) diag_error(attr->span, QD2019, "enum '%s' has no member '%s'", o->name, attr->attr.name);
-        else diag_error(attr->span, QD2062, "'%s.%s' is an enum member qdc cannot compute; kernels can use members given as int "
-                        "constants or auto()", o->name, attr->attr.name), diag_note(b->decl, "'%s' is set here", attr->attr.name);
+        else if (strncmp(b->v.path, "an IntFlag", 10))
+            diag_error(attr->span, QD2062, "'%s.%s' is an enum member qdc cannot compute; kernels can use members given as int "
+                       "constants or auto()", o->name, attr->attr.name), diag_note(b->decl, "'%s' is set here", attr->attr.name);
+        else
+            diag_error(attr->span, QD2062, "'%s.%s' is %s; kernels can use integers of up to 64 bits", o->name, attr->attr.name, b->v.path),
+                diag_note(b->decl, "'%s' is set here", attr->attr.name);
         return val_err();
     }
     if (!b) {
@@ -180,7 +185,8 @@ void sema_int_enum(Sema *S, const Stmt *cls) {
     vec_push(&S->objects, o);
     o->cls = S->classes.len - 1, o->name = cls->class_.name, o->at = cls->class_.name_span;
     o->prefix = arena_printf(S->arena, "%s%s__", S->prefix, cls->class_.name);
-    int64_t last = 0, flags = 0;
+    int64_t last = 0;
+    int high = -1; /* IntFlag: the highest bit of the members so far (auto() is the next one; Python ints are unbounded) */
     for (int k = 0; k < cls->class_.body.n; k++) {
         const Stmt *d = cls->class_.body.stmts[k];
         if (d->kind != S_ASSIGN || d->assign.targets.n != 1 || d->assign.targets.items[0]->kind != E_NAME) continue;
@@ -189,10 +195,20 @@ void sema_int_enum(Sema *S, const Stmt *cls) {
         Expr *lit = ARENA_NEW(S->arena, Expr);
         lit->kind = E_INT, lit->span = v->span;
         int64_t n;
+        if (callee && !strcmp(callee, "auto") && cls->class_.int_flag && high >= 63) { /* 2**64 and up: exact in Python, not here */
+            high++;
+            scope_bind(S, &o->attrs, t->name, (Val){.kind = V_HOST, .path = arena_printf(S->arena, "an IntFlag member of value 2**%d, "
+                       "beyond the 64 bits qdc evaluates", high)}, t->span);
+            continue;
+        }
+        if (callee && !strcmp(callee, "auto") && cls->class_.int_flag) {
+            lit->i = (uint64_t)1 << ++high; /* 2**63 is a u64 constant */
+            scope_bind(S, &o->attrs, t->name, sema_eval(S, lit), t->span);
+            last = (int64_t)lit->i;
+            continue;
+        }
         if (callee && !strcmp(callee, "auto")) {
-            int64_t next = 1;
-            while (cls->class_.int_flag && next <= flags && next < INT64_MAX / 2) next <<= 1;
-            n = cls->class_.int_flag ? next : last + 1;
+            n = last + 1;
         } else {
             Scope *sc = S->scope;
             S->scope = NULL;
@@ -204,7 +220,9 @@ void sema_int_enum(Sema *S, const Stmt *cls) {
                 continue;
             }
         }
-        last = n, flags |= n;
+        last = n;
+        for (int b = 62; b > high; b--) /* IntFlag: a negative member has every high bit (Python: ~0 ...) */
+            if (n < 0 || (n >> b) & 1) high = n < 0 ? 62 : b;
         lit->i = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
         Expr neg = {.kind = E_UNARY, .span = v->span, .op = T_MINUS};
         neg.un.a = lit;

@@ -207,6 +207,11 @@ IrExpr *sema_binary(Sema *S, IrBinOp op, IrExpr *a, IrExpr *b, Span sp) {
 
 /* ---- values ---- */
 
+Val sema_new_value(Sema *S, Val v, Span at) {
+    int64_t units = v.kind == V_STR ? (int64_t)strlen(v.path) + 1 : v.kind == V_TUPLE ? (int64_t)v.tuple.n + 1 : 0;
+    return !units || budget_charge(&S->budget, EB_SIZE, units, at) ? v : val_err();
+}
+
 IrExpr *sema_rvalue(Sema *S, Val v, Span sp) {
     switch (v.kind) {
     case V_ERR: return NULL;
@@ -881,7 +886,7 @@ Val sema_eval(Sema *S, const Expr *e) {
         Val a = sema_eval(S, e->bin.a), b = sema_eval(S, e->bin.b), str;
         if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
         a = sema_list_as_vec(S, a, b), b = sema_list_as_vec(S, b, a);
-        if (sema_str_binary(S, e->op, a, b, &str) || sema_tuple_binary(S, e->op, a, b, &str, e->span)) return str;
+        if (sema_str_binary(S, e->op, a, b, &str) || sema_tuple_binary(S, e->op, a, b, &str, e->span)) return sema_new_value(S, str, e->span);
         if (a.kind == V_VEC || b.kind == V_VEC || e->op == T_AT) return sema_vec_binary(S, e->op, a, b, e->span);
         return val_expr(sema_binop_tok(S, e->op, sema_rvalue(S, a, e->bin.a->span), sema_rvalue(S, b, e->bin.b->span), e->span));
     }

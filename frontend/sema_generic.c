@@ -118,6 +118,7 @@ void sema_parse_instances(Sema *S, const FrontendOptions *o) {
         Instance in;
         if (parse_spec(S, o->instantiate[i], &in)) {
             vec_push(&S->instances, in);
+            if (!budget_charge(&S->budget, EB_KERNELS, 1, in.span)) return;
         } else if (in.src) {
             vec_push(&S->spec_sources, in.src);
         }
@@ -624,6 +625,7 @@ void sema_call_site(Sema *S, const Expr *call, int d) {
             S->callinsts.items[c].raises &= ci.raises;
             return;
         }
+    if (!budget_charge(&S->budget, EB_KERNELS, 1, call->span)) return; /* each instantiation compiles a kernel */
     vec_push(&S->callinsts, ci);
 }
 

@@ -111,7 +111,7 @@ Val sema_fstring(Sema *S, const Expr *e) {
                                       "evaluates f-strings whose fields are names of compile-time values");
         return val_err();
     }
-    return f.ok ? r : val_err();
+    return f.ok ? sema_new_value(S, r, e->span) : val_err();
 }
 
 /* str(x) and STR + STR on compile-time values; *out unset (false) when the operands are not. */
@@ -552,6 +552,7 @@ bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def) {
 }
 
 Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
+    if (!budget_charge(&S->budget, EB_CALLS, 1, call->span)) return val_err();
     if (S->pyfunc_depth >= 16)
         return diag_error(call->span, QD2019, "'%s' calls itself more than 16 deep while qdc evaluates it", def->def.name), val_err();
     Scope *sc = pyfunc_scope(S, call, def);
@@ -909,6 +910,7 @@ static Val run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl
         if (!strcmp(h->combos.items[k], combo ? combo : "")) return h->rets.items[k];
     vec_push(&h->combos, combo ? combo : "");
     vec_push(&h->rets, val_err());
+    if (!budget_charge(&S->budget, EB_CALLS, 1, h->def->span)) return val_err();
     if (S->helper_depth >= 8) return val_err(); /* a recursive helper: its deeper calls are not evaluated */
     const Stmt *def = h->def;
     Scope *hscope = S->hscope, *bind_to = S->bind_to;
@@ -1011,7 +1013,8 @@ void sema_helpers_finish(Sema *S, const Scope *scope) {
 
 /* ---- loops in host code: for, while, break, continue ---- */
 
-#define MAX_HOST_ITERS 64 /* iterations of one host loop qdc evaluates (qdc-lang(7)) */
+/* iterations of one host loop qdc evaluates (qdc-lang(7)): 64 unless --eval-limit=loop=N */
+#define MAX_HOST_ITERS ((int)S->budget.limit[EB_LOOP])
 
 /* The values a host loop iterates over, when qdc knows them: range() of compile-time integers,
  * a tuple or list of values @pytest.mark.parametrize accepts, a name bound to one, or any other
@@ -1035,6 +1038,7 @@ static int loop_values(Sema *S, const Expr *it, Val **out) {
         *out = ARENA_ARRAY(S->arena, Val, cnt ? cnt : 1);
         for (int64_t k = 0; k < cnt; k++) {
             (*out)[k] = (Val){.kind = V_EXPR, .e = irb_int(S->arena, QT_I64, a[0] + k * a[2], it->span)};
+            (*out)[k].e->literal = true; /* a Python int: exact in arithmetic */
             sema_module_constant(S, &(*out)[k]); /* a Python int: i32 when it fits */
         }
         return wide > MAX_HOST_ITERS ? MAX_HOST_ITERS + 1 : (int)cnt;
@@ -1070,7 +1074,9 @@ static bool bind_target(Sema *S, const Expr *t, Val v) {
 
 /* One evaluation of a host loop's body; false when the loop ends here (a break, or a jump qdc
  * cannot decide: *unknown). */
-static bool loop_body(Sema *S, const StmtList *body, bool *unknown) {
+static bool loop_body(Sema *S, const StmtList *body, bool *unknown, Span at) {
+    *unknown = false;
+    if (!budget_charge(&S->budget, EB_STEPS, 1, at)) return false; /* nested loops multiply: one budget for all */
     S->host_loops++;
     sema_module_body(S, body);
     S->host_loops--;
@@ -1113,7 +1119,7 @@ void sema_host_for(Sema *S, const Stmt *s) {
             unknown = true;
             break;
         }
-        if (!loop_body(S, &s->for_.body, &unknown)) break;
+        if (!loop_body(S, &s->for_.body, &unknown, s->for_.iter->span)) break;
     }
     if (unknown) loop_unknown(S, s->for_.target, &s->for_.body, many ? too_many(S, "for") : "set in a for loop whose values qdc cannot evaluate");
 }
@@ -1128,7 +1134,7 @@ void sema_host_while(Sema *S, const Stmt *s) {
             loop_unknown(S, NULL, &s->while_.body, c < 0 ? "set in a while loop whose condition qdc cannot evaluate" : too_many(S, "while"));
             return;
         }
-        if (!loop_body(S, &s->while_.body, &unknown)) break;
+        if (!loop_body(S, &s->while_.body, &unknown, s->while_.cond->span)) break;
     }
     if (unknown) loop_unknown(S, NULL, &s->while_.body, "set in a while loop whose break or continue qdc cannot decide");
 }

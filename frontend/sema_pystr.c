@@ -11,6 +11,7 @@ static Val str_val(const char *s) { return (Val){.kind = V_STR, .path = s}; }
 
 static Val int_val(Sema *S, int64_t v, Span sp) {
     Val r = val_expr(irb_int(S->arena, QT_I64, v, sp));
+    r.e->literal = true; /* a Python int: exact in arithmetic */
     sema_module_constant(S, &r); /* a Python int: i32 when it fits */
     return r;
 }
@@ -240,7 +241,7 @@ bool sema_str_method(const char *name) {
 
 /* s.NAME(args) on a compile-time string s (NAME one of methods[]: eval_attr gives the others
  * their "no attribute" error). */
-Val sema_str_method_call(Sema *S, const Expr *call, const char *s, const char *name) {
+static Val str_method(Sema *S, const Expr *call, const char *s, const char *name) {
     if (!strcmp(name, "join")) return join(S, call, s);
     if (!strcmp(name, "format")) return format(S, call, s);
     if (!strcmp(name, "upper") || !strcmp(name, "lower") || !strcmp(name, "capitalize")) return map_chars(S, call, s, name);
@@ -248,6 +249,10 @@ Val sema_str_method_call(Sema *S, const Expr *call, const char *s, const char *n
     if (!strcmp(name, "replace")) return replace(S, call, s);
     if (!strcmp(name, "split")) return split(S, call, s);
     return query(S, call, s, name);
+}
+
+Val sema_str_method_call(Sema *S, const Expr *call, const char *s, const char *name) {
+    return sema_new_value(S, str_method(S, call, s, name), call->span);
 }
 
 /* chr(i) and ord(c) (host code). */

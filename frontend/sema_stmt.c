@@ -911,6 +911,7 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
             diag_error(call->span, QD2016, "recursive call of qd.func '%s' (qd.func calls are inlined)", def->def.name);
             return val_err();
         }
+    if (!budget_charge(&S->budget, EB_INLINES, 1, call->span)) return val_err();
     if (S->ninline == (int)ARRAY_LEN(S->inline_stack))
         return diag_error(call->span, QD2016, "qd.func calls nested too deeply (limit %d)", (int)ARRAY_LEN(S->inline_stack)), val_err();
     Scope *sc = sema_bind_args(S, call, def);

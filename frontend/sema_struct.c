@@ -58,7 +58,10 @@ static const QdStruct *members(Sema *S, const Expr *call, const Keyword *kw, int
         ok &= member_type(S, &kw[k], st, k);
         for (int j = 0; j < k; j++)
             if (!strcmp(kw[j].name, kw[k].name)) ok = false, diag_error(kw[k].span, QD2045, "struct member '%s' is declared twice", kw[k].name);
+        if (ok) st->scalars += st->sub[k] ? st->sub[k]->scalars : st->vn[k] ? member_len(st, k) : 1;
     }
+    /* struct(v=S, w=S) doubles: the type's size, not its (shared) description, is charged */
+    if (ok && !budget_charge(&S->budget, EB_SIZE, st->scalars, call->span)) ok = false;
     return ok ? st : NULL;
 }
 
