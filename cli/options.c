@@ -177,6 +177,19 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         if (!v || !*v) return usage_error("%s needs a spec such as 'k(a=f32[1], n=4)'", "--instantiate");
         return push(&o->instantiate, &o->ninstantiate, v), true;
     }
+    /* ---- whole programs: -I DIR, -D NAME=EXPR, --kernel NAME (qdc-lang(7), IMPORTS) ---- */
+    if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2)) {
+        if (!a[2] && *i + 1 >= argc) return usage_error("%s needs an argument", a);
+        v = a[2] ? a + 2 : argv[++*i];
+        if (a[1] == 'I') return *v ? (push(&o->include, &o->ninclude, v), true) : usage_error("%s needs a directory", "-I");
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v) return usage_error("-D needs NAME=EXPR (NAME may be MODULE.NAME), got '%s'", v);
+        return push(&o->defines, &o->ndefines, v), true;
+    }
+    if (take_value("--kernel", argc, argv, i, &v)) {
+        if (!v || !*v) return usage_error("%s needs a kernel name", "--kernel");
+        return push(&o->kernels, &o->nkernels, v), true;
+    }
     if (take_value("--print-caps", argc, argv, i, &v)) {
         if (!v || !*v) return usage_error("%s needs a target name", "--print-caps");
         return o->print_caps = v, true;
@@ -313,6 +326,7 @@ void options_free(Options *o) {
     free(o->caps);
     free(o->capdb_dirs);
     free(o->instantiate);
+    free(o->include), free(o->defines), free(o->kernels);
     free(o->dep_targets);
     for (int i = 0; i < o->args.len; i++) free(o->args.items[i]);
     vec_free(&o->args);
@@ -334,6 +348,9 @@ void print_usage(FILE *out) {
           "  --time-report           print the time of each phase (stderr)\n"
           "  --check                 parse and check only; write nothing\n"
           "  --instantiate=[ENTRY=]KERNEL(P=VALUE, ...)  compile a generic kernel for these arguments\n"
+          "  -I DIR                search DIR for imported modules (after the input's directory; then QDC_PATH)\n"
+          "  -D [MODULE.]NAME=EXPR  set a module-level NAME (of the input, or of an imported MODULE) to a constant\n"
+          "  --kernel NAME         compile only this kernel of the input (repeatable)\n"
           "                          (VALUE: f32[2] for an ndarray, 4 for an integer, a field's name)\n"
           "  -MD, -MMD               also write a make dependency file (default: output with .d)\n"
           "  -MF FILE, -MT TARGET, -MQ TARGET, -MP  depfile name, rule target (quoted), phony rules\n"

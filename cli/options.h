@@ -24,6 +24,9 @@ typedef struct Options {
     int ncapdb_dirs;
     const char **instantiate; /* --instantiate SPEC, in order (generic kernels) */
     int ninstantiate;
+    /* whole programs (qdc-lang(7), IMPORTS): -I DIR, -D NAME=EXPR, --kernel NAME, each in order */
+    const char **include, **defines, **kernels;
+    int ninclude, ndefines, nkernels;
     DiagConfig diag;
     /* informational modes */
     bool help, version, list_targets, list_warnings, list_codes, support_matrix;
