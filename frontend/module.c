@@ -163,9 +163,10 @@ static bool stdlib_module(const char *name) { /* modules whose names qdc reads a
 
 static void bind_opaque(Sema *S, const Stmt *s, const char *module) {
     if (s->import.star) return;
-    const char *what = arena_printf(S->arena, "%s '%s', a module qdc does not read (it is not on the search path: the "
-                                    "input's directory, -I, QDC_PATH)", s->import.name ? "imported from" : "the module", module);
-    scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_HOST, .path = what}, s->span);
+    const char *what = s->import.name ? arena_printf(S->arena, "imported from '%s', a module that is not on qdc's search path "
+                                                     "(the input's directory, -I, QDC_PATH)", module)
+                                      : "a module the script imports";
+    scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_HOST, .path = what}, s->import.bound);
 }
 
 /* `from . import x`, `from ..utils import geom`: the absolute name, or NULL after an error. */
@@ -191,7 +192,7 @@ void sema_import(Sema *S, const Stmt *s) {
     if (!name) return;
     if (!s->import.level && stdlib_module(name)) {
         if (!s->import.name && !s->import.star) /* import pytest: the script's, as before */
-            scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_HOST, .path = "a module the script imports"}, s->span);
+            scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_HOST, .path = "a module the script imports"}, s->import.bound);
         return;
     }
     SemaModule *m = import_module(S, name, s->span);
@@ -206,24 +207,24 @@ void sema_import(Sema *S, const Stmt *s) {
     if (!s->import.name) { /* import a.b: binds a (the package); import a.b as c: binds a.b */
         bool top = !strcmp(s->import.alias, arena_strndup(S->arena, name, strcspn(name, "."))) && strchr(name, '.');
         SemaModule *b = top ? find_loaded(S, s->import.alias) : m;
-        scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_MODULE, .mod = b ? b : m}, s->span);
+        scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_MODULE, .mod = b ? b : m}, s->import.bound);
         return;
     }
     Binding *b = scope_find(m->scope, s->import.name);
     if (!b && m->dir) { /* from pkg import sub: the submodule */
         SemaModule *sub = import_module(S, arena_printf(S->arena, "%s.%s", name, s->import.name), s->span);
-        if (sub) return (void)scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_MODULE, .mod = sub}, s->span);
+        if (sub) return (void)scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_MODULE, .mod = sub}, s->import.bound);
         b = scope_find(m->scope, s->import.name);
     }
-    if (b) return (void)scope_bind(S, BIND_SCOPE(S), s->import.alias, b->v, s->span);
+    if (b) return (void)scope_bind(S, BIND_SCOPE(S), s->import.alias, b->v, s->import.bound);
     if (m->why) { /* a stand-in: what -D does not give stays the script's */
         const char *what = arena_printf(S->arena, "imported from '%s', %s", name, m->why);
-        return (void)scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_HOST, .path = what}, s->span);
+        return (void)scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_HOST, .path = what}, s->import.bound);
     }
     diag_error(s->span, QD2065, "cannot import name '%s' from %s'%s'%s (%s)", s->import.name,
                m->loading ? "partially initialized module " : "", name,
                m->loading ? " (most likely due to a circular import)" : "", m->path ? m->path : "a namespace package");
-    scope_bind(S, BIND_SCOPE(S), s->import.alias, val_err(), s->span);
+    scope_bind(S, BIND_SCOPE(S), s->import.alias, val_err(), s->import.bound);
 }
 
 /* module.NAME: its binding now (Python's module attributes are live), a submodule, or an error

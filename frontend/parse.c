@@ -1258,8 +1258,10 @@ static void parse_user_import(Parser *P, StmtVec *out) {
     while (from && at(P, T_DOT)) next(P), level++;
     StrBuf mod;
     sb_init(&mod);
+    Span first = tspan(P, peek(P));
     while (!from || !at(P, T_KW_IMPORT)) {
         Token *m = peek(P);
+        if (!mod.len) first = tspan(P, m);
         if (!expect(P, T_NAME)) break;
         sb_printf(&mod, "%s%s", mod.len ? "." : "", m->s);
         if (!accept(P, T_DOT)) {
@@ -1268,11 +1270,13 @@ static void parse_user_import(Parser *P, StmtVec *out) {
                 if (!expect(P, T_NAME)) break;
                 Stmt *s = new_stmt(P, S_IMPORT, span_join(tspan(P, kw), prev_span(P)));
                 s->import.module = arena_strdup(P->arena, mod.data), s->import.alias = a->s, s->import.user = true;
+                s->import.bound = tspan(P, a);
                 vec_push(out, s);
             } else if (!from) {
                 Stmt *s = new_stmt(P, S_IMPORT, span_join(tspan(P, kw), prev_span(P)));
                 s->import.module = arena_strdup(P->arena, mod.data), s->import.user = true;
                 s->import.alias = arena_strndup(P->arena, mod.data, strcspn(mod.data, "."));
+                s->import.bound = first;
                 vec_push(out, s);
             }
             if (from || !accept(P, T_COMMA)) break;
@@ -1292,10 +1296,10 @@ static void parse_user_import(Parser *P, StmtVec *out) {
                 break;
             }
             if (!expect(P, T_NAME)) break;
-            s->import.name = s->import.alias = n->s;
+            s->import.name = s->import.alias = n->s, s->import.bound = tspan(P, n);
             if (accept(P, T_KW_AS)) {
                 Token *a = peek(P);
-                if (expect(P, T_NAME)) s->import.alias = a->s;
+                if (expect(P, T_NAME)) s->import.alias = a->s, s->import.bound = tspan(P, a);
             }
             s->span = span_join(s->span, prev_span(P));
             vec_push(out, s);
