@@ -83,10 +83,13 @@ static void run_module(Sema *S, SemaModule *m) {
     else vec_push(&S->spec_sources, src);
     apply_defines(S, m, false);
     if (blank) return;
-    int errors = diag_error_count();
+    /* Its top level is read quietly: a program's modules hold Python qdc does not read (host code,
+     * definitions nothing compiles); what it could not evaluate is reported where a kernel needs it. */
+    int mark = diag_quiet_begin();
     AstModule *ast = frontend_parse(src, S->arena);
-    if (!ast || diag_error_count() > errors) {
-        m->why = "a module qdc cannot parse";
+    if (!ast) {
+        diag_quiet_end(mark);
+        m->why = arena_printf(S->arena, "a module qdc cannot read (%s)", diag_quiet_first());
         return;
     }
     Scope *hscope = S->hscope, *bind_to = S->bind_to;
@@ -103,6 +106,7 @@ static void run_module(Sema *S, SemaModule *m) {
     m->loading = true;
     sema_module_body(S, &ast->body);
     m->loading = false;
+    if (diag_quiet_end(mark) && !m->why) m->why = arena_printf(S->arena, "a module qdc could not fully evaluate (%s)", diag_quiet_first());
     S->hscope = hscope, S->bind_to = bind_to, S->prefix = prefix, S->qd_alias = qd_alias, S->cur_mod = cur;
     S->host_returned = returned, S->host_loops = loops, S->host_jump = HJ_NONE;
 }
@@ -193,6 +197,8 @@ void sema_import(Sema *S, const Stmt *s) {
     if (!s->import.level && stdlib_module(name)) {
         if (!s->import.name && !s->import.star) /* import pytest: the script's, as before */
             scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_HOST, .path = "a module the script imports"}, s->import.bound);
+        if (s->import.name && !strcmp(s->import.name, "TYPE_CHECKING")) /* False when the program runs */
+            scope_bind(S, BIND_SCOPE(S), s->import.alias, val_expr(irb_int(S->arena, QT_U1, 0, s->import.bound)), s->import.bound);
         return;
     }
     SemaModule *m = import_module(S, name, s->span);
@@ -264,7 +270,7 @@ Binding *sema_module_member(Sema *S, const Expr *e) {
     Val o;
     if (e->attr.obj->kind == E_NAME) {
         Binding *b = NULL;
-        for (Scope *s = S->hscope; s && !b; s = s->parent) b = scope_find(s, e->attr.obj->name);
+        for (Scope *s = S->scope ? S->scope : S->hscope; s && !b; s = s->parent) b = scope_find(s, e->attr.obj->name);
         if (!b || b->v.kind != V_MODULE) return NULL;
         o = b->v;
     } else {
