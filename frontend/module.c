@@ -22,7 +22,17 @@ struct SemaModule {
     Span at;            /* the import that first named it */
     Scope *scope;       /* its globals */
     bool loading;       /* its top level is being evaluated (an import cycle sees it partly defined) */
+    VEC(struct ImportError { Span at; const char *msg; }) errors; /* the input's: import errors met while an
+                           imported module was read quietly, reported when the outermost import ends */
 };
+
+/* An import error (QD2065): Python stops the program there, so it is reported even inside a
+ * module read quietly (after that module's import, run_module). */
+static void import_error(Sema *S, Span at, const char *msg) {
+    if (!S->cur_mod) return (void)diag_error(at, QD2065, "%s", msg);
+    struct ImportError e = {at, msg};
+    vec_push(&S->input->errors, e);
+}
 
 static bool is_file(const char *p) {
     struct stat st;
@@ -108,6 +118,8 @@ static void run_module(Sema *S, SemaModule *m) {
     m->loading = false;
     if (diag_quiet_end(mark) && !m->why) m->why = arena_printf(S->arena, "a module qdc could not fully evaluate (%s)", diag_quiet_first());
     S->hscope = hscope, S->bind_to = bind_to, S->prefix = prefix, S->qd_alias = qd_alias, S->cur_mod = cur;
+    for (int k = 0; !cur && k < S->input->errors.len; k++) diag_error(S->input->errors.items[k].at, QD2065, "%s", S->input->errors.items[k].msg);
+    if (!cur) S->input->errors.len = 0;
     S->host_returned = returned, S->host_loops = loops, S->host_jump = HJ_NONE;
 }
 
@@ -178,14 +190,14 @@ static const char *absolute_name(Sema *S, const Stmt *s) {
     if (!s->import.level) return s->import.module;
     const char *pkg = S->cur_mod ? S->cur_mod->pkg : S->input ? S->input->pkg : "";
     if (!*pkg) {
-        diag_error(s->span, QD2065, "attempted relative import with no known parent package (give the root of its "
-                   "package with -I so qdc knows the input's package)");
+        import_error(S, s->span, "attempted relative import with no known parent package (give the root of its "
+                     "package with -I so qdc knows the input's package)");
         return NULL;
     }
     size_t n = strlen(pkg);
     for (int up = 1; up < s->import.level; up++) {
         while (n > 0 && pkg[n - 1] != '.') n--;
-        if (n == 0) return diag_error(s->span, QD2065, "attempted relative import beyond top-level package"), NULL;
+        if (n == 0) return import_error(S, s->span, "attempted relative import beyond top-level package"), NULL;
         n--;
     }
     return *s->import.module ? arena_printf(S->arena, "%.*s.%s", (int)n, pkg, s->import.module) : arena_strndup(S->arena, pkg, n);
@@ -227,9 +239,10 @@ void sema_import(Sema *S, const Stmt *s) {
         const char *what = arena_printf(S->arena, "imported from '%s', %s", name, m->why);
         return (void)scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_HOST, .path = what}, s->import.bound);
     }
-    diag_error(s->span, QD2065, "cannot import name '%s' from %s'%s'%s (%s)", s->import.name,
-               m->loading ? "partially initialized module " : "", name,
-               m->loading ? " (most likely due to a circular import)" : "", m->path ? m->path : "a namespace package");
+    import_error(S, s->span, arena_printf(S->arena, "cannot import name '%s' from %s'%s'%s (%s)", s->import.name,
+                                          m->loading ? "partially initialized module " : "", name,
+                                          m->loading ? " (most likely due to a circular import)" : "",
+                                          m->path ? m->path : "a namespace package"));
     scope_bind(S, BIND_SCOPE(S), s->import.alias, val_err(), s->import.bound);
 }
 
@@ -452,7 +465,10 @@ void sema_modules_begin(Sema *S, const FrontendOptions *fo, const AstModule *ast
     apply_defines(S, m, true);
 }
 
-void sema_modules_end(Sema *S) { vec_free(&S->modules), vec_free(&S->search); }
+void sema_modules_end(Sema *S) {
+    if (S->input) vec_free(&S->input->errors);
+    vec_free(&S->modules), vec_free(&S->search);
+}
 
 /* ---- --kernel NAME ---- */
 

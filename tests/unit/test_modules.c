@@ -230,9 +230,11 @@ Test(modules, define_errors) {
                                             "    a[0] = N\n", NULL};
     expect_error(files, (const char *const[]){"-D", "N=(1", NULL}, 1,
                  "-D:1:3: error[QD1008]: '(' was never closed\n 1 | N=(1\n   |   ^\n");
-    expect_error(files, (const char *const[]){"-D", "N=qd.ndarray(qd.f32, 4)", NULL}, 1,
-                 "-D:1:3: error[QD2066]: invalid -D option: a value known only when the script runs is not a compile-time constant\n"
-                 " 1 | N=qd.ndarray(qd.f32, 4)\n   |   ^~~~~~~~~~~~~~~~~~~~~\n");
+    expect_error(files, (const char *const[]){"-D", "N=[1, print]", NULL}, 1,
+                 "-D:1:3: error[QD2066]: invalid -D option: a tuple is not a compile-time constant\n"
+                 " 1 | N=[1, print]\n   |   ^~~~~~~~~~\n");
+    expect_error(files, (const char *const[]){"-D", "N=M", NULL}, 1,
+                 "-D:1:3: error[QD2001]: use of undefined name 'M'\n 1 | N=M\n   |   ^\n");
     expect_error(files, (const char *const[]){"-D", "N", NULL}, 2,
                  "qdc: error: -D needs NAME=EXPR (NAME may be MODULE.NAME), got 'N'\nqdc: run 'qdc --help' for usage\n");
 }
