@@ -230,15 +230,21 @@ static char *capdb_file_path(const SearchPath *sp, const char *disp) {
     return xstrdup(disp);
 }
 
-/* The depfile: the input (unless stdin) and every capability file the targets read. A name make
- * and ninja cannot read back is QD0009 (false), so no depfile is written that lies. */
-static bool render_depfile(const Options *o, const Job *jobs, int njobs, const SearchPath *sp, StrBuf *b) {
+/* The depfile: the input (unless stdin), every module it imports (qdc-lang(7), IMPORTS) and every
+ * capability file the targets read. A name make and ninja cannot read back is QD0009 (false), so
+ * no depfile is written that lies. */
+static bool render_depfile(const Options *o, const Job *jobs, int njobs, const SearchPath *sp, const FrontendFiles *mods, StrBuf *b) {
     VEC(const char *) deps = {0};
     VEC(char *) owned = {0};
     if (strcmp(o->input, "-")) {
         char *in = path_normalize(o->input);
         vec_push(&deps, in);
         vec_push(&owned, in);
+    }
+    for (int k = 0; k < mods->len; k++) {
+        char *m = path_normalize(mods->items[k]->name);
+        vec_push(&deps, m);
+        vec_push(&owned, m);
     }
     for (int j = 0; j < njobs; j++) {
         const char **files;
@@ -282,7 +288,8 @@ static void keep_or_touch(const Options *o, const char *path) {
 
 /* Writes every output of the run and the depfile together: all of them, or none (QD0003). A file
  * that already holds the same bytes is not rewritten (see keep_or_touch()). */
-static int write_outputs(const Options *o, Job *jobs, int njobs, const char *dep_path, const SearchPath *sp) {
+static int write_outputs(const Options *o, Job *jobs, int njobs, const char *dep_path, const SearchPath *sp,
+                         const FrontendFiles *mods) {
     OutputSet *set = outputs_new();
     StrBuf dep;
     sb_init(&dep);
@@ -290,7 +297,7 @@ static int write_outputs(const Options *o, Job *jobs, int njobs, const char *dep
     for (int j = 0; j < njobs; j++)
         if (jobs[j].path && unchanged(jobs[j].path, jobs[j].out.data, jobs[j].out.len)) vec_push(&same, jobs[j].path);
         else if (jobs[j].path) outputs_add(set, jobs[j].path, jobs[j].out.data, jobs[j].out.len);
-    if (dep_path && !render_depfile(o, jobs, njobs, sp, &dep)) {
+    if (dep_path && !render_depfile(o, jobs, njobs, sp, mods, &dep)) {
         outputs_free(set), sb_free(&dep), free(same.items);
         return QDC_EXIT_INPUT;
     }
@@ -473,6 +480,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     if (!src) return progress_stop(), QDC_EXIT_INPUT;
     LAP(read);
     Arena arena = {0};
+    FrontendFiles modules = {0}; /* the imported modules read: spans into them live as long as the IR */
     int rc = QDC_EXIT_INPUT;
     char *modname = module_name(o->input);
     diag_hold(true); /* the frontend's diagnostics are printed sorted by position */
@@ -488,7 +496,8 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
         progress_phase("check", 0, 0);
         FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug, common_subgroup_width(o, jobs, njobs),
                               common_max_shared(jobs, njobs), binary_on_stdout, common_arch(jobs, njobs),
-                              smallest_max_block_dim(jobs, njobs), o->eval_limits};
+                              smallest_max_block_dim(jobs, njobs), o->eval_limits, o->include, o->ninclude, getenv("QDC_PATH"),
+                              o->defines, o->ndefines, o->kernels, o->nkernels, &modules};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         diag_hold(false);
         LAP(check);
@@ -510,7 +519,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     }
     progress_phase("write", 0, 0);
     if (o->emit_all) rc = stdout_ok() ? write_golden(o, jobs, njobs) : QDC_EXIT_INPUT;
-    else rc = stdout_ok() ? write_outputs(o, jobs, njobs, dep_path, sp) : QDC_EXIT_INPUT;
+    else rc = stdout_ok() ? write_outputs(o, jobs, njobs, dep_path, sp, &modules) : QDC_EXIT_INPUT;
 done:
     diag_hold(false);
     progress_stop();
@@ -519,6 +528,7 @@ done:
     if (o->time_report) print_times(&tm, jobs, nlowered, now_ms());
     free(modname);
     arena_free(&arena);
+    frontend_files_free(&modules);
     source_free(src);
     return rc;
 }

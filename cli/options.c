@@ -14,7 +14,7 @@ static const char *const option_names[] = {
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
     "--emit-all", "--eval-limit", "--golden-check", "--time-report", "--keep-unchanged", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
-    "-O0", "-O1", "-O2", "-O3", "-g", "--lsp", "-fdiagnostics-parseable-fixits",
+    "-O0", "-O1", "-O2", "-O3", "-g", "--lsp", "-fdiagnostics-parseable-fixits", "--kernel",
 };
 
 static bool usage_error(const char *fmt, const char *arg) {
@@ -186,6 +186,19 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
             return usage_error("%s", v ? err : "--eval-limit needs NAME=N (steps, size, depth, calls, inlines, kernels or loop)");
         return true;
     }
+    /* ---- whole programs: -I DIR, -D NAME=EXPR, --kernel NAME (qdc-lang(7), IMPORTS) ---- */
+    if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2)) {
+        if (!a[2] && *i + 1 >= argc) return usage_error("%s needs an argument", a);
+        v = a[2] ? a + 2 : argv[++*i];
+        if (a[1] == 'I') return *v ? (push(&o->include, &o->ninclude, v), true) : usage_error("%s needs a directory", "-I");
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v) return usage_error("-D needs NAME=EXPR (NAME may be MODULE.NAME), got '%s'", v);
+        return push(&o->defines, &o->ndefines, v), true;
+    }
+    if (take_value("--kernel", argc, argv, i, &v)) {
+        if (!v || !*v) return usage_error("%s needs a kernel name", "--kernel");
+        return push(&o->kernels, &o->nkernels, v), true;
+    }
     if (take_value("--print-caps", argc, argv, i, &v)) {
         if (!v || !*v) return usage_error("%s needs a target name", "--print-caps");
         return o->print_caps = v, true;
@@ -323,6 +336,7 @@ void options_free(Options *o) {
     free(o->caps);
     free(o->capdb_dirs);
     free(o->instantiate);
+    free(o->include), free(o->defines), free(o->kernels);
     free(o->dep_targets);
     for (int i = 0; i < o->args.len; i++) free(o->args.items[i]);
     vec_free(&o->args);
@@ -343,6 +357,9 @@ void print_usage(FILE *out) {
           "  --symbol-prefix=P       prefix every exported symbol (kernels, tasks, fields) with P\n"
           "  --instantiate=[ENTRY=]KERNEL(P=VALUE, ...)  compile a generic kernel for these arguments\n"
           "                          (VALUE: f32[2] for an ndarray, 4 for an integer, a field's name)\n"
+          "  -I DIR                search DIR for imported modules (after the input's directory; then QDC_PATH)\n"
+          "  -D [MODULE.]NAME=EXPR  set a module-level NAME (of the input, or of an imported MODULE) to a constant\n"
+          "  --kernel NAME         compile only this kernel of the input (repeatable)\n"
           "  --eval-limit=NAME=N     raise a compile-time evaluation budget: steps, size, depth,\n"
           "                          calls, inlines, kernels, loop (defaults and units: qdc(1))\n"
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"

@@ -26,6 +26,9 @@ typedef struct Options {
     const char **instantiate; /* --instantiate SPEC, in order (generic kernels) */
     int ninstantiate;
     EvalLimits eval_limits; /* --eval-limit=NAME=N: the compile-time evaluator's budgets */
+    /* whole programs (qdc-lang(7), IMPORTS): -I DIR, -D NAME=EXPR, --kernel NAME, each in order */
+    const char **include, **defines, **kernels;
+    int ninclude, ndefines, nkernels;
     DiagConfig diag;
     /* informational modes */
     bool help, version, list_targets, list_warnings, list_codes, support_matrix;

@@ -112,7 +112,11 @@ struct Stmt {
             bool host; /* an undecorated (or not qd-decorated) host function: body parsed like module level */
         } def;
         struct { const char *name; Span name_span; StmtList body; bool dataclass, py_dataclass, int_enum, int_flag; } class_; /* @qd.dataclass; @dataclasses.dataclass; (IntEnum); (IntFlag) */
-        struct { const char *module, *alias; } import; /* alias NULL without 'as' */
+        struct { const char *module, *alias; /* alias NULL without 'as' (quadrants, math) */
+                 const char *name; int level; bool user, star; Span bound; } import; /* user: a module of the program
+                 (frontend/module.c): alias is the name bound; name: of `from MODULE import name` (NULL:
+                 `import MODULE`, which binds MODULE's first component unless `as`); level: leading dots;
+                 star: `from MODULE import *`; bound: the name bound, as written */
         struct { Expr *cond, *msg; } assert_;             /* msg may be NULL */
         struct { ExprList names; const char *what; } host; /* E_NAMEs the host code assigns */
     };

@@ -18,6 +18,7 @@
 #include "../support/json.h"
 #include "frontend.h"
 #include "lex.h"
+#include <string.h>
 
 static void pos(const Span *sp, StrBuf *out) {
     uint32_t line = 0, col = 0;
@@ -157,8 +158,12 @@ static void dump_stmt(const Stmt *s, int depth, StrBuf *out) {
         break;
     case S_RETURN: sb_puts(out, "(return"); if (s->expr) sb_putc(out, ' '), dump_expr(s->expr, out); break;
     case S_IMPORT:
-        sb_printf(out, "(import %s", s->import.module ? s->import.module : "?");
-        if (s->import.alias) sb_printf(out, " as %s", s->import.alias);
+        if (s->import.name || s->import.star)
+            sb_printf(out, "(from %.*s%s import %s", s->import.level, "........................", s->import.module,
+                      s->import.star ? "*" : s->import.name);
+        else sb_printf(out, "(import %s", s->import.module ? s->import.module : "?");
+        if (s->import.alias && (!s->import.user || s->import.name || strcmp(s->import.alias, s->import.module)))
+            sb_printf(out, " as %s", s->import.alias);
         break;
     case S_DEF: break;
     case S_CLASS: sb_printf(out, "(class %s", s->class_.name); break;

@@ -34,6 +34,18 @@ typedef struct FrontendOptions {
     int max_block_dim; /* the smallest max_block_dim of the targets (capability database), 0: none
                           known: the block_dim of block collectives is bounded by it */
     EvalLimits limits; /* --eval-limit: the compile-time evaluator's budgets (py/budget.h) */
+    /* whole programs (frontend/module.c, qdc-lang(7) IMPORTS) */
+    const char *const *include; /* -I DIR, in order: searched after the input's directory */
+    int ninclude;
+    const char *qdc_path;       /* QDC_PATH (colon-separated), searched after -I; NULL: none */
+    const char *const *defines; /* -D [MODULE.]NAME=EXPR */
+    int ndefines;
+    const char *const *kernels; /* --kernel NAME: compile only these kernels of the input */
+    int nkernels;
+    struct FrontendFiles *files; /* out: every module read besides the input (caller frees: frontend_files_free) */
 } FrontendOptions;
+/* The sources of the modules a check read: they outlive the IR (spans point into them). */
+typedef struct FrontendFiles { Source **items; int len, cap; } FrontendFiles;
+void frontend_files_free(FrontendFiles *f);
 IrModule *frontend_check_with(const AstModule *m, Arena *arena, const FrontendOptions *o);
 #endif

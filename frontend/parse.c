@@ -1253,6 +1253,68 @@ static void parse_from_quadrants(Parser *P, StmtVec *out) {
     accept(P, T_NEWLINE);
 }
 
+/* A program's own imports (frontend/module.c), one S_IMPORT (user) per name bound:
+ *   import a.b [as c], d       from [.]*[a.b] import x [as y], (z, w)       from a import *
+ * `import a.b` binds a (alias), `import a.b as c` binds c; a from-import binds each name. */
+static void parse_user_import(Parser *P, StmtVec *out) {
+    Token *kw = next(P);
+    bool from = kw->kind == T_KW_FROM;
+    int level = 0;
+    while (from && at(P, T_DOT)) next(P), level++;
+    StrBuf mod;
+    sb_init(&mod);
+    Span first = tspan(P, peek(P));
+    while (!from || !at(P, T_KW_IMPORT)) {
+        Token *m = peek(P);
+        if (!mod.len) first = tspan(P, m);
+        if (!expect(P, T_NAME)) break;
+        sb_printf(&mod, "%s%s", mod.len ? "." : "", m->s);
+        if (!accept(P, T_DOT)) {
+            if (!from && accept(P, T_KW_AS)) {
+                Token *a = peek(P);
+                if (!expect(P, T_NAME)) break;
+                Stmt *s = new_stmt(P, S_IMPORT, span_join(tspan(P, kw), prev_span(P)));
+                s->import.module = arena_strdup(P->arena, mod.data), s->import.alias = a->s, s->import.user = true;
+                s->import.bound = tspan(P, a);
+                vec_push(out, s);
+            } else if (!from) {
+                Stmt *s = new_stmt(P, S_IMPORT, span_join(tspan(P, kw), prev_span(P)));
+                s->import.module = arena_strdup(P->arena, mod.data), s->import.user = true;
+                s->import.alias = arena_strndup(P->arena, mod.data, strcspn(mod.data, "."));
+                s->import.bound = first;
+                vec_push(out, s);
+            }
+            if (from || !accept(P, T_COMMA)) break;
+            sb_free(&mod), sb_init(&mod);
+        }
+    }
+    if (from && expect(P, T_KW_IMPORT)) {
+        bool paren = accept(P, T_LPAREN);
+        do {
+            Token *n = peek(P);
+            if (paren && at(P, T_RPAREN)) break;
+            Stmt *s = new_stmt(P, S_IMPORT, tspan(P, kw));
+            s->import.module = arena_strdup(P->arena, mod.len ? mod.data : ""), s->import.level = level, s->import.user = true;
+            if (!paren && accept(P, T_STAR)) {
+                s->import.star = true, s->span = span_join(s->span, prev_span(P));
+                vec_push(out, s);
+                break;
+            }
+            if (!expect(P, T_NAME)) break;
+            s->import.name = s->import.alias = n->s, s->import.bound = tspan(P, n);
+            if (accept(P, T_KW_AS)) {
+                Token *a = peek(P);
+                if (expect(P, T_NAME)) s->import.alias = a->s, s->import.bound = tspan(P, a);
+            }
+            s->span = span_join(s->span, prev_span(P));
+            vec_push(out, s);
+        } while (accept(P, T_COMMA));
+        if (paren) expect(P, T_RPAREN);
+    }
+    sb_free(&mod);
+    if (!at(P, T_EOF)) expect(P, T_NEWLINE);
+}
+
 /* `KEYWORD TEST: NEWLINE INDENT` of a host compound statement, at P->pos on the keyword, read
  * speculatively: its test, with *kw the keyword, or NULL with nothing consumed when it is outside
  * the grammar. */
@@ -1432,6 +1494,9 @@ static void module_stmt(Parser *P, StmtVec *out) {
     TokKind k = peek(P)->kind;
     const char *what = NULL;
     if (k == T_KW_FROM && peek2(P)->kind == T_NAME && !strcmp(peek2(P)->s, "quadrants")) return parse_from_quadrants(P, out);
+    if (k == T_KW_FROM || (k == T_KW_IMPORT && !(peek2(P)->kind == T_NAME && (!strcmp(peek2(P)->s, "quadrants") ||
+                                                                             !strcmp(peek2(P)->s, "math")))))
+        return parse_user_import(P, out); /* the program's modules (frontend/module.c) */
     if (k == T_AT && data_oriented_class(P, out)) return;
     if (k == T_KW_CLASS && int_enum_class(P, out)) return;
     if ((k == T_KW_DEF || (k == T_AT && !qd_decorated(P))) && host_def(P, out)) return;
@@ -1445,9 +1510,6 @@ static void module_stmt(Parser *P, StmtVec *out) {
     else if (k == T_KW_CLASS) what = "a Python class";
     else if (k == T_KW_IF || k == T_KW_WHILE || k == T_KW_FOR || k == T_KW_TRY || k == T_KW_WITH || k == T_KW_ASYNC)
         what = "set by host code";
-    else if (k == T_KW_FROM || (k == T_KW_IMPORT && !(peek2(P)->kind == T_NAME && (!strcmp(peek2(P)->s, "quadrants") ||
-                                                                                  !strcmp(peek2(P)->s, "math")))))
-        what = "a module the script imports";
     if (what) {
         if (k == T_AT) while (at(P, T_AT)) skip_line_and_block(P);
         skip_line_and_block(P);

@@ -365,7 +365,8 @@ static bool const_struct(Val v) {
 bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_STRUCT) return const_struct(*c);
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
-        c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC || c->kind == V_PYFUNC || c->kind == V_ANNOT)
+        c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC || c->kind == V_PYFUNC || c->kind == V_ANNOT ||
+        c->kind == V_MODULE)
         return true;
     if (c->kind == V_DICT) { /* keys are compile-time by construction; the values must be constants too */
         for (int k = 0; k < c->dict.n; k++)
@@ -657,6 +658,7 @@ static const Expr *aliased_call(Sema *S, const Expr *v) {
 }
 
 void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
+    if (t->kind == E_NAME && sema_defined(S, t->name)) return; /* -D NAME=EXPR wins (module.c) */
     const Expr *alias = aliased_call(S, v);
     if (alias) return sema_module_value(S, t, alias, sp);
     Val arr;
@@ -748,10 +750,11 @@ static void import_submodule(Sema *S, const Stmt *s) {
     const char *rest = s->import.module + strlen("quadrants");
     if (!strncmp(rest, ".lang.", 6)) rest += 5;
     Val v = {.kind = V_NS, .path = arena_printf(S->arena, "qd%s", rest)};
-    if (s->import.alias) scope_bind(S, &S->module, s->import.alias, v, s->span);
+    if (s->import.alias) scope_bind(S, S->hscope, s->import.alias, v, s->span);
 }
 
 static void module_import(Sema *S, const Stmt *s) {
+    if (s->import.user) return sema_import(S, s); /* the program's modules (module.c) */
     if (!strncmp(s->import.module, "quadrants.", 10)) return import_submodule(S, s);
     if (!strcmp(s->import.module, "math")) { /* Python's math: constants and functions of compile-time numbers */
         const char *name = s->import.alias ? s->import.alias : "math";
@@ -935,7 +938,7 @@ static void module_def(Sema *S, const Stmt *s) {
         *own = *s;
         s = own;
     }
-    SemaDef d = {.def = s, .scope = S->hscope, .kernel = kind == 'K', .pure = pure};
+    SemaDef d = {.def = s, .scope = S->hscope, .kernel = kind == 'K', .pure = pure, .imported = S->cur_mod != NULL};
     if (d.kernel) d.entry = *S->prefix ? sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, s->def.name)) : s->def.name;
     vec_push(&S->defs, d);
     scope_bind(S, S->hscope, s->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = s}, s->def.name_span);
@@ -952,7 +955,8 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
     while (d >= 0 && S->defs.items[d].def != def) d--;
     if (d < 0) return;
     SemaDef *sd = &S->defs.items[d];
-    if (!sd->frozen && sd->scope == S->hscope && sd->scope != &S->module) {
+    sd->called = true;
+    if (!sd->frozen && sd->scope == S->hscope && !sema_is_module_scope(S, sd->scope)) {
         Scope *snap = xcalloc(1, sizeof *snap);
         snap->parent = sd->scope->parent;
         for (int k = 0; k < sd->scope->b.len; k++) vec_push(&snap->b, sd->scope->b.items[k]);
@@ -977,6 +981,7 @@ static void host_calls(Sema *S, const Expr *e) {
             Binding *ob = host_find(S, fn->attr.obj->name);
             b = ob && ob->v.kind == V_OBJECT ? scope_find(&ob->v.obj->attrs, fn->attr.name) : NULL;
         }
+        if (!b && fn->kind == E_ATTR) b = sema_module_member(S, fn); /* mod.kernel(...) */
         if (b && b->v.kind == V_HOST && e->call.fn->kind == E_NAME) sema_helper_call(S, e, b);
         bool unparsed = false; /* an argument outside the grammar (host_call_stmt): not a kernel call site */
         for (int k = 0; k < e->call.args.n; k++) unparsed |= e->call.args.items[k]->kind == E_ERROR;
@@ -1931,6 +1936,8 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
         return NULL;
     }
     S.ast = ast;
+    S.kernel_names = fo ? fo->kernels : NULL, S.nkernel_names = fo ? fo->nkernels : 0;
+    sema_modules_begin(&S, fo, ast);
     sema_module_body(&S, &ast->body);
     /* a budget that ran out ended the evaluation: the kernels would only report what is missing */
     for (int k = 0; k < S.tests.len && budget_ok(&S.budget); k++) sema_param_host_function(&S, S.tests.items[k]);
@@ -1938,12 +1945,14 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     sema_helpers_finish(&S, &S.module);
     sema_snode_finish(&S);
     sema_parse_instances(&S, fo);
+    sema_check_kernel_names(&S);
     for (int d = 0; d < S.defs.len; d++)
-        if (S.defs.items[d].kernel && budget_ok(&S.budget)) check_kernels(&S, d);
+        if (S.defs.items[d].kernel && budget_ok(&S.budget) && sema_kernel_selected(&S, &S.defs.items[d])) check_kernels(&S, d);
     budget_report(&S.budget);
     sema_finish_instances(&S);
     sema_finish_classes(&S);
     check_entry_names(&S);
+    sema_check_hollow(&S);
     if (!S.kernels.len && !diag_error_count())
         diag_warning(span_make(ast->src, 0, 0), QD2102, "the module defines no kernels");
     IrModule *m = ARENA_NEW(arena, IrModule);
@@ -1952,6 +1961,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     TAKE(m->storages, m->nstorages, S.storages);
     TAKE(m->kernels, m->nkernels, S.kernels);
     sema_free_instances(&S);
+    sema_modules_end(&S);
     sema_snode_free(&S); /* again: a qd.root met in a kernel body makes a node */
     vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b), vec_free(&S.storages);
     for (int k = 0; k < S.host_scopes.len; k++) vec_free(&S.host_scopes.items[k]->b), free(S.host_scopes.items[k]);

@@ -47,6 +47,7 @@ typedef enum {
                    its registered implementations at run time; each compiles as its own entry */
     V_PYFUNC,  /* a Python function whose body is `return EXPR` (def; Sema.pyfuncs has its scope):
                   a call evaluates EXPR with the parameters bound, as Python does when it compiles */
+    V_MODULE,  /* a module of the program (mod), imported (module.c) */
 } ValKind;
 
 typedef struct PyDc { /* a @dataclasses.dataclass: its annotated members in declaration order */
@@ -69,6 +70,7 @@ typedef struct QdStruct { /* a struct type: members in declaration order */
 } QdStruct;
 
 typedef struct Val Val;
+typedef struct SemaModule SemaModule; /* module.c */
 struct Val {
     ValKind kind;
     union {
@@ -91,6 +93,7 @@ struct Val {
         struct { const PyDc *dc; Val *m; } pydc;         /* V_PYDCTYPE (m NULL), V_PYDC */
         const Expr *ann;                                 /* V_ANNOT: the annotation it names */
         struct { Val *keys, *vals; int n; } dict;        /* V_DICT */
+        struct SemaModule *mod;                          /* V_MODULE */
     };
 };
 
@@ -123,6 +126,7 @@ typedef struct SemaDef {
     bool kernel, frozen;
     bool method; /* of a data-oriented instance: its first parameter (self) is bound in scope */
     bool pure;   /* @qd.kernel(fastcache=True) / pure=True / @qd.pure: reads no captured values */
+    bool imported, called; /* defined by an imported module (compiled only when called); host code calls it */
 } SemaDef;
 
 /* @qd.data_oriented (sema_class.c): a class, and each instance created in host code. */
@@ -130,6 +134,7 @@ typedef struct SemaClass {
     const Stmt *cls;
     Scope *scope;      /* where the class is defined */
     bool instantiated;
+    bool imported;     /* defined by an imported module (module.c) */
 } SemaClass;
 
 typedef struct SemaObject {
@@ -268,6 +273,16 @@ typedef struct Sema {
     int sg_divergent, block_divergent;
     Span sg_div_at, block_div_at;
     uint32_t div_reported; /* the span offset of the last collective reported, +1 */
+    /* the program's modules (module.c) */
+    VEC(SemaModule *) modules;     /* imported (and the input, when it has a package name), by name */
+    SemaModule *input, *cur_mod;   /* the input; the imported module whose top level is being evaluated */
+    VEC(const char *) search;      /* the input's directory, -I, QDC_PATH */
+    const char *const *defines;    /* -D [MODULE.]NAME=EXPR */
+    int ndefines;
+    const char **define_mod, **define_name; /* each -D's module (its dotted name; NULL: the input) and NAME */
+    const char *const *kernel_names; /* --kernel NAME */
+    int nkernel_names;
+    struct FrontendFiles *files;   /* the modules read (FrontendOptions.files) */
 } Sema;
 #define SEMA_REASSIGNED ((const IrExpr *)&sema_reassigned)
 extern const int sema_reassigned;
@@ -311,6 +326,19 @@ void sema_bind_host(Sema *S, const Expr *target, const char *what); /* NAME (or 
 void sema_module_value(Sema *S, const Expr *target, const Expr *value, Span sp);
 void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call, int vec); /* qd.field / vec 1: qd.Vector.field / 2: qd.Matrix.field */ /* NAME = value at module level or in a host function */
 void sema_module_body(Sema *S, const StmtList *l); /* module-level statements, in S->hscope */
+
+/* module.c: imports of the program's modules, -D, --kernel, nothing hollow */
+void sema_modules_begin(Sema *S, const FrontendOptions *fo, const AstModule *ast);
+void sema_modules_end(Sema *S);
+void sema_import(Sema *S, const Stmt *s);             /* a user import statement (s->import.user) */
+Val sema_module_attr(Sema *S, Val o, const Expr *e); /* o.mod's NAME */
+Binding *sema_module_member(Sema *S, const Expr *e);  /* mod.NAME in host code, or NULL */
+bool sema_is_module_scope(const Sema *S, const Scope *sc);
+bool sema_defined(Sema *S, const char *name);          /* a -D value overrides this top-level NAME = ... */
+bool sema_kernel_selected(Sema *S, const SemaDef *sd);
+void sema_check_kernel_names(Sema *S);
+void sema_check_hollow(Sema *S);
+bool sema_class_has_kernels(Sema *S, const SemaClass *c); /* sema_class.c */
 
 /* sema_promote.c: kernel-scope locals that more than one task uses live in a kernel-owned 0-d
  * field (Quadrants' global temporaries); the kernel's return value too. */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 void sema_class(Sema *S, const Stmt *cls) {
-    SemaClass c = {.cls = cls, .scope = S->hscope};
+    SemaClass c = {.cls = cls, .scope = S->hscope, .imported = S->cur_mod != NULL};
     vec_push(&S->classes, c);
     scope_bind(S, S->bind_to ? S->bind_to : S->hscope, cls->class_.name, (Val){.kind = V_CLASS, .index = S->classes.len - 1},
                cls->class_.name_span);
@@ -79,8 +79,8 @@ static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call,
 }
 
 bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
-    if (call->kind != E_CALL || call->call.fn->kind != E_NAME) return false;
-    Binding *b = sema_lookup(S, call->call.fn->name);
+    if (call->kind != E_CALL || (call->call.fn->kind != E_NAME && call->call.fn->kind != E_ATTR)) return false;
+    Binding *b = call->call.fn->kind == E_NAME ? sema_lookup(S, call->call.fn->name) : sema_module_member(S, call->call.fn); /* mod.Class(...) */
     if (!b || b->v.kind != V_CLASS) return false;
     int ci = b->v.index;
     S->classes.items[ci].instantiated = true;
@@ -119,7 +119,7 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
         *m = *d;
         Scope *ms = new_scope(S, c.scope);
         scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
-        SemaDef sd = {.def = m, .scope = ms, .kernel = kind == 'K', .method = true};
+        SemaDef sd = {.def = m, .scope = ms, .kernel = kind == 'K', .method = true, .imported = S->cur_mod != NULL};
         if (sd.kernel) sd.entry = sema_unique_name(S, arena_printf(S->arena, "%s%s", o->prefix, d->def.name));
         vec_push(&S->defs, sd);
         scope_bind(S, &o->attrs, d->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = m}, d->def.name_span);
@@ -242,12 +242,16 @@ bool sema_method_object(Sema *S, const Stmt *def, Val *obj) {
     return false;
 }
 
+bool sema_class_has_kernels(Sema *S, const SemaClass *c) {
+    bool kernels = false;
+    for (int j = 0; j < c->cls->class_.body.n; j++) kernels |= method_kind(S, c->cls->class_.body.stmts[j]) == 'K';
+    return kernels;
+}
+
 void sema_finish_classes(Sema *S) {
     for (int k = 0; k < S->classes.len; k++) {
         const SemaClass *c = &S->classes.items[k];
-        bool kernels = false;
-        for (int j = 0; j < c->cls->class_.body.n; j++) kernels |= method_kind(S, c->cls->class_.body.stmts[j]) == 'K';
-        if (!c->instantiated && kernels)
+        if (!c->instantiated && !c->imported && sema_class_has_kernels(S, c))
             diag_warning(c->cls->class_.name_span, QD2104, "@qd.data_oriented class '%s' has kernels, but no instance of it is created "
                          "where qdc can see it (NAME = %s(...) at module level or in a host function); they are not compiled",
                          c->cls->class_.name, c->cls->class_.name);

@@ -23,6 +23,7 @@ const char *val_describe(Val v) {
     case V_STR: return "a string";
     case V_HOST: return "a run-time value of the script";
     case V_PYFUNC: return "a Python function";
+    case V_MODULE: return "a module";
     case V_DISPATCH: return "a qd.perf_dispatch dispatcher (host code)";
     case V_DICT: return "a dict";
     case V_SNODE: return "an SNode";
@@ -487,6 +488,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
         return (Val){.kind = V_TYPE, .type = S->fields.items[(o.kind == V_FIELD ? o : o.vec.c[0]).index].type}; /* its element type */
     if (o.kind == V_SNODE) return sema_snode_attr(S, o, e->attr.name);
     if (o.kind == V_OBJECT) return sema_object_attr(S, o, e);
+    if (o.kind == V_MODULE) return sema_module_attr(S, o, e);
     if (o.kind == V_VEC) return sema_vec_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_STRUCT) return sema_struct_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_PYDC) return sema_pydc_attr(S, o, e);

@@ -51,7 +51,7 @@ bool sema_annotation_alias(Sema *S, const Expr *v) {
 SemaParamShape sema_param_shape(Sema *S, const Expr *ann, const Expr **dt, const Expr **nd) {
     *dt = *nd = NULL;
     if (!ann) return PS_SCALAR;
-    Binding *alias = ann->kind == E_NAME ? sema_lookup(S, ann->name) : NULL;
+    Binding *alias = ann->kind == E_NAME ? sema_lookup(S, ann->name) : sema_module_member(S, ann); /* x: mod.V */
     if (alias && alias->v.kind == V_ANNOT) ann = alias->v.ann; /* V = qd.types.ndarray() ... x: V */
     const char *p = ann_path(S, ann);
     if (is_template_path(p)) return PS_TEMPLATE;

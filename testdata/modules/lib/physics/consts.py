@@ -1,0 +1,3 @@
+from .units import KM
+
+G = 10 * KM

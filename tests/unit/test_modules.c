@@ -1,0 +1,277 @@
+/* Whole programs (issue 30, frontend/module.c, qdc-lang(7) IMPORTS): imports of the program's own
+ * modules and packages on the search path (the input's directory, -I, QDC_PATH), -D values,
+ * --kernel, and the "nothing hollow" rule. The program in testdata/modules runs on x86 with exact
+ * results; every refusal is checked whole (text, location, exit status, no output). */
+#include "test_x86.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Writes the files (name, text pairs, NULL-terminated) into a new temporary directory. */
+static char *program(const char *const *files) {
+    char *dir = make_temp_dir();
+    for (int k = 0; files[k]; k += 2) {
+        char *path = NULL;
+        cr_assert(asprintf(&path, "%s/%s", dir, files[k]) > 0);
+        for (char *s = strchr(path + strlen(dir) + 1, '/'); s; s = strchr(s + 1, '/')) {
+            *s = 0;
+            char *mk = NULL;
+            cr_assert(asprintf(&mk, "%s", path) > 0);
+            (void)!mkdir(mk, 0700);
+            free(mk);
+            *s = '/';
+        }
+        cr_assert(write_text(path, files[k + 1]), "cannot write %s", path);
+        free(path);
+    }
+    return dir;
+}
+
+/* qdc ARGS... main.py -o main.o in dir (args NULL-terminated): the result; *wrote: main.o exists. */
+static RunResult qdc_in(const char *dir, const char *const *args, bool *wrote) {
+    const char *argv[32];
+    int n = 0;
+    argv[n++] = "--color=never";
+    for (int k = 0; args[k]; k++) argv[n++] = args[k];
+    argv[n++] = "-o", argv[n++] = "main.o", argv[n++] = "main.py", argv[n] = NULL;
+    char *out = NULL;
+    cr_assert(asprintf(&out, "%s/main.o", dir) > 0);
+    remove(out);
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    *wrote = file_exists(out);
+    free(out);
+    return r;
+}
+
+static void expect_error(const char *const *files, const char *const *args, int status, const char *want) {
+    char *dir = program(files);
+    bool wrote;
+    RunResult r = qdc_in(dir, args, &wrote);
+    cr_expect_eq(r.status, status, "exit %d: %s", r.status, r.err);
+    cr_expect_str_eq(r.err, want);
+    cr_expect(!wrote, "an output was written after an error");
+    run_free(&r);
+    remove_tree(dir), free(dir);
+}
+
+static const char *const none[] = {NULL};
+
+/* The program of testdata/modules: three modules and a package (relative imports, a circular
+ * import, a submodule bound by `import physics.units as u`), a -D that stands in for a value the
+ * program sets at start-up and one that overrides the input's constant; built and run on x86. */
+Test(modules, program_runs_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    char *app = root_path("testdata/modules/app"), *lib = root_path("testdata/modules/lib"), *dir = make_temp_dir();
+    char *src = NULL, *obj = NULL, *hdr = NULL, *host = NULL;
+    cr_assert(asprintf(&src, "%s/main.py", app) > 0 && asprintf(&obj, "%s/main.o", dir) > 0 &&
+              asprintf(&hdr, "%s/main.h", dir) > 0 && asprintf(&host, "%s/main.c", app) > 0);
+    const char *d1 = "-Dphysics.dtype=qd.f32", *d2 = "N=5";
+    RunResult r = run_qdc_argv((const char *const[]){"--target=x86_64", "--stats", "-I", lib, d1, "-D", d2, "-o", obj, src, NULL}, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect_str_eq(r.out, "main: 2 kernels (zero, step), 2 tasks, 0 atomics, 0 volatile loads, 0 fences\n");
+    run_free(&r);
+    r = run_qdc_argv((const char *const[]){"--target=x86_64", "--emit=header", "-I", lib, d1, "-D", d2, "-o", hdr, src, NULL}, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    cr_assert(x86_build_host_file(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
+    for (int t = 1; t <= 4; t *= 2) {
+        char nt[4];
+        snprintf(nt, sizeof nt, "%d", t);
+        RunResult x = x86_run_host(dir, nt, NULL, NULL);
+        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
+        cr_expect_str_eq(x.out, "modules: 0 wrong\n");
+        run_free(&x);
+    }
+    remove_tree(dir);
+    free(app), free(lib), free(dir), free(src), free(obj), free(hdr), free(host);
+}
+
+/* Without the -D, the package's own value (qd.f64) takes the other branch of the qd.func. */
+Test(modules, define_stands_in_for_startup_value) {
+    char *app = root_path("testdata/modules/app"), *lib = root_path("testdata/modules/lib");
+    char *src = NULL;
+    cr_assert(asprintf(&src, "%s/main.py", app) > 0);
+    RunResult a = run_qdc_argv((const char *const[]){"--emit=ir", "-I", lib, "-D", "physics.dtype=qd.f32", "-o", "-", src, NULL}, NULL, NULL);
+    RunResult b = run_qdc_argv((const char *const[]){"--emit=ir", "-I", lib, "-o", "-", src, NULL}, NULL, NULL);
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    cr_assert_eq(b.status, 0, "%s", b.err);
+    cr_expect(strstr(a.out, "%3 = (add:f32 %2 5:f32)") != NULL, "%s", a.out);
+    cr_expect(strstr(b.out, "(sub:f32 %2 1:f32)") != NULL, "%s", b.out);
+    cr_expect(strstr(b.out, "(add:i32 (add:i32 (add:i32 %5 10000:i32) 1000:i32) 6:i32)") != NULL, "N = 3 without -D N=5: %s", b.out);
+    run_free(&a), run_free(&b);
+    free(app), free(lib), free(src);
+}
+
+/* Every module read is a dependency (editing one rebuilds), after the input, with -MP phony rules. */
+Test(modules, depfile_lists_every_module) {
+    const char *const files[] = {"main.py", "import quadrants as qd\nimport pkg.b as b\nfrom c import F\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                                            "    for i in range(a.shape[0]):\n        a[i] = b.V + F\n",
+                                 "pkg/__init__.py", "", "pkg/b.py", "V = 1\n", "c.py", "F = 2\n", NULL};
+    char *dir = program(files);
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--target=x86_64", "-MD", "-MP", "-MF", "main.d", NULL}, &wrote);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(wrote);
+    char *path = NULL;
+    cr_assert(asprintf(&path, "%s/main.d", dir) > 0);
+    char *d = read_text(path, NULL);
+    cr_assert(d);
+    cr_expect(!strncmp(d, "main.o: \\\n  main.py \\\n  pkg/__init__.py \\\n  pkg/b.py \\\n  c.py \\\n", 61), "%s", d);
+    cr_expect(strstr(d, "\npkg/b.py:\n") && strstr(d, "\nc.py:\n") && strstr(d, "\npkg/__init__.py:\n"), "%s", d);
+    free(d), free(path);
+    run_free(&r);
+    remove_tree(dir), free(dir);
+}
+
+/* The search path: the input's directory, then each -I in order, then QDC_PATH; the first wins. */
+Test(modules, search_path_order) {
+    const char *const files[] = {"main.py", "import quadrants as qd\nimport m\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                                            "    for i in range(a.shape[0]):\n        a[i] = m.V\n",
+                                 "i1/m.py", "V = 11\n", "i2/m.py", "V = 22\n", "env/m.py", "V = 33\n", "env/n.py", "V = 44\n", NULL};
+    char *dir = program(files), *env = NULL;
+    cr_assert(asprintf(&env, "%s/nowhere:%s/env", dir, dir) > 0);
+    setenv("QDC_PATH", env, 1);
+    bool wrote;
+    struct { const char *args[6]; const char *want; } cases[] = {
+        {{"--emit=ir", "-I", "i1", "-I", "i2", NULL}, "= 11:i32"},
+        {{"--emit=ir", "-I", "i2", "-I", "i1", NULL}, "= 22:i32"},
+        {{"--emit=ir", NULL}, "= 33:i32"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        RunResult r = qdc_in(dir, cases[c].args, &wrote);
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        char *path = NULL, *ir;
+        cr_assert(asprintf(&path, "%s/main.o", dir) > 0);
+        ir = read_text(path, NULL);
+        cr_expect(ir && strstr(ir, cases[c].want), "case %zu: want '%s' in\n%s", c, cases[c].want, ir ? ir : "");
+        free(ir), free(path);
+        run_free(&r);
+    }
+    char *beside = NULL; /* the input's directory comes before -I and QDC_PATH */
+    cr_assert(asprintf(&beside, "%s/m.py", dir) > 0 && write_text(beside, "V = 55\n"));
+    RunResult r = qdc_in(dir, (const char *const[]){"--emit=ir", "-I", "i1", NULL}, &wrote);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *path = NULL, *ir;
+    cr_assert(asprintf(&path, "%s/main.o", dir) > 0);
+    ir = read_text(path, NULL);
+    cr_expect(ir && strstr(ir, "= 55:i32"), "%s", ir ? ir : "");
+    free(ir), free(path), free(beside);
+    run_free(&r);
+    unsetenv("QDC_PATH");
+    remove_tree(dir), free(dir), free(env);
+}
+
+/* A module that is not on the search path stays the script's: using a name imported from it is
+ * QD2062 at the use with a note at the import (never "undefined name"). */
+Test(modules, module_not_found_is_located) {
+    const char *const files[] = {"main.py", "import quadrants as qd\nfrom util import twice\n\n@qd.kernel\n"
+                                            "def k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n    for i in range(a.shape[0]):\n"
+                                            "        a[i] = twice(a[i])\n", NULL};
+    expect_error(files, none, 1,
+                 "main.py:7:16: error[QD2062]: 'twice' is imported from 'util', a module that is not on qdc's search path (the "
+                 "input's directory, -I, QDC_PATH), known only when the script runs; kernels can use module constants, fields, "
+                 "qd.func and their own arguments\n"
+                 " 7 |         a[i] = twice(a[i])\n   |                ^~~~~\n"
+                 "main.py:2:18: note: 'twice' is set here\n 2 | from util import twice\n   |                  ^~~~~\n");
+}
+
+/* Python's import errors, with its wording: a name the module does not define, a name a circular
+ * import has not defined yet, a relative import without a package, a missing attribute. */
+Test(modules, import_errors_use_python_wording) {
+    const char *const missing[] = {"main.py", "import quadrants as qd\nfrom util import thrice\n\n@qd.kernel\ndef k():\n    pass\n",
+                                   "util.py", "def twice(x):\n    return 2 * x\n", NULL};
+    expect_error(missing, none, 1,
+                 "main.py:2:1: error[QD2065]: cannot import name 'thrice' from 'util' (util.py)\n"
+                 " 2 | from util import thrice\n   | ^~~~~~~~~~~~~~~~~~~~~~~\n");
+    const char *const cycle[] = {"main.py", "import quadrants as qd\nimport a\n\n@qd.kernel\ndef k():\n    pass\n",
+                                 "a.py", "from b import g\n\nF = 1\n", "b.py", "from a import F\n\ng = 2\n", NULL};
+    expect_error(cycle, none, 1,
+                 "b.py:1:1: error[QD2065]: cannot import name 'F' from partially initialized module 'a' (most likely due to a "
+                 "circular import) (a.py)\n 1 | from a import F\n   | ^~~~~~~~~~~~~~~\n");
+    const char *const relative[] = {"main.py", "import quadrants as qd\nfrom . import x\n\n@qd.kernel\ndef k():\n    pass\n", NULL};
+    expect_error(relative, none, 1,
+                 "main.py:2:1: error[QD2065]: attempted relative import with no known parent package (give the root of its "
+                 "package with -I so qdc knows the input's package)\n 2 | from . import x\n   | ^~~~~~~~~~~~~~~\n");
+    const char *const attr[] = {"main.py", "import quadrants as qd\nimport util\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                                           "    a[0] = util.SCALEE\n", "util.py", "SCALE = 2\n", NULL};
+    expect_error(attr, none, 1,
+                 "main.py:6:12: error[QD2019]: module 'util' has no attribute 'SCALEE'; did you mean 'SCALE'?\n"
+                 " 6 |     a[0] = util.SCALEE\n   |            ^~~~~~~~~~~\n"
+                 "main.py:2:1: note: 'util' is imported here\n 2 | import util\n   | ^~~~~~~~~~~\n");
+}
+
+/* A package that cannot be read (its __init__ imports torch, say) is replaced by -D values for
+ * the attributes kernels use; one -D does not give is named with the -D to write. */
+Test(modules, define_stands_in_for_a_missing_module) {
+    const char *const files[] = {"main.py", "import quadrants as qd\nimport genesis as gs\n\n@qd.kernel\n"
+                                            "def k(a: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n    for i in range(a.shape[0]):\n"
+                                            "        a[i] = qd.cast(gs.EPS, gs.qd_float)\n", NULL};
+    char *dir = program(files);
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"-D", "gs.qd_float=qd.f32", "-D", "genesis.EPS=1e-3", NULL}, &wrote);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect(wrote);
+    run_free(&r);
+    remove_tree(dir), free(dir);
+    expect_error(files, (const char *const[]){"-D", "gs.qd_float=qd.f32", NULL}, 1,
+                 "main.py:7:24: error[QD2062]: 'genesis.EPS' is known only when the script runs: module 'genesis' is not on "
+                 "qdc's search path; its -D values stand in for it; give it with -D genesis.EPS=VALUE\n"
+                 " 7 |         a[i] = qd.cast(gs.EPS, gs.qd_float)\n   |                        ^~~~~~\n"
+                 "main.py:2:1: note: 'genesis' is imported here\n 2 | import genesis as gs\n   | ^~~~~~~~~~~~~~~~~~~~\n");
+}
+
+/* -D errors point into the option; -D without '=' is a usage error (exit 2). */
+Test(modules, define_errors) {
+    const char *const files[] = {"main.py", "import quadrants as qd\nN = 4\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                                            "    a[0] = N\n", NULL};
+    expect_error(files, (const char *const[]){"-D", "N=(1", NULL}, 1,
+                 "-D:1:3: error[QD1008]: '(' was never closed\n 1 | N=(1\n   |   ^\n");
+    expect_error(files, (const char *const[]){"-D", "N=[1, print]", NULL}, 1,
+                 "-D:1:3: error[QD2066]: invalid -D option: a tuple is not a compile-time constant\n"
+                 " 1 | N=[1, print]\n   |   ^~~~~~~~~~\n");
+    expect_error(files, (const char *const[]){"-D", "N=M", NULL}, 1,
+                 "-D:1:3: error[QD2001]: use of undefined name 'M'\n 1 | N=M\n   |   ^\n");
+    expect_error(files, (const char *const[]){"-D", "N", NULL}, 2,
+                 "qdc: error: -D needs NAME=EXPR (NAME may be MODULE.NAME), got 'N'\nqdc: run 'qdc --help' for usage\n");
+}
+
+/* --kernel: only the named kernels of the input; an unknown name has a did-you-mean. */
+Test(modules, kernel_option_selects_entries) {
+    const char *const files[] = {"main.py", "import quadrants as qd\n\n@qd.kernel\ndef fill(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                                            "    a[0] = 1\n\n@qd.kernel\ndef broken(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                                            "    a[0] = undefined_name\n", NULL};
+    char *dir = program(files);
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--kernel", "fill", "--stats", NULL}, &wrote);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.out, "main: 1 kernel (fill), 1 task, 0 atomics, 0 volatile loads, 0 fences\n");
+    cr_expect(wrote);
+    run_free(&r);
+    remove_tree(dir), free(dir);
+    expect_error(files, (const char *const[]){"--kernel", "fil", NULL}, 1,
+                 "qdc: error[QD2067]: --kernel fil: the input defines no kernel named 'fil'; did you mean 'fill'?\n");
+}
+
+/* Nothing hollow: kernels defined but none compiled is an error naming what to do. */
+Test(modules, nothing_hollow) {
+    const char *const files[] = {"main.py", "import quadrants as qd\n\n@qd.data_oriented\nclass Sim:\n    def __init__(self):\n"
+                                            "        self.n = 4\n\n    @qd.kernel\n    def step(self):\n        pass\n", NULL};
+    expect_error(files, (const char *const[]){"-Wno-data-oriented-unused", NULL}, 1,
+                 "main.py:4:7: error[QD2068]: the input defines kernels but compiles none: @qd.data_oriented class 'Sim' is never "
+                 "instantiated; create one where qdc can see it (obj = Sim(...) at module level or in a host function)\n"
+                 " 4 | class Sim:\n   |       ^~~\n");
+    /* a library module's kernels are not the input's: an input with none of its own compiles nothing, with the usual warning */
+    const char *const lib[] = {"main.py", "import quadrants as qd\nimport lib\n", "lib.py",
+                               "import quadrants as qd\n\n@qd.kernel\ndef k():\n    pass\n", NULL};
+    char *dir = program(lib);
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--check", NULL}, &wrote);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "warning[QD2102]: the module defines no kernels") != NULL, "%s", r.err);
+    run_free(&r);
+    remove_tree(dir), free(dir);
+}
