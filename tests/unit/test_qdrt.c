@@ -361,7 +361,7 @@ Test(qdrt, host_program_histogram_vulkan_and_cpu) {
     char *host = root_path("examples/qdrt/histogram_any.c"), *rtinc = xasprintf("-I%s/runtime", qdc_root()), *inc = xasprintf("-I%s", dir);
     bool asan = getenv("QDC_ASAN") && !strcmp(getenv("QDC_ASAN"), "1");
     const char *cc[] = {"cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-O1", asan ? "-fsanitize=address,undefined" : "-DQDRT_PLAIN",
-                        rtinc, inc, host, getenv("QDC_RT"), "-lpthread", "-lm", "-Wl,--export-dynamic-symbol=qdrt_*", "-o", exe, NULL};
+                        rtinc, inc, host, getenv("QDC_RT"), "-lpthread", "-lm", "-rdynamic", "-o", exe, NULL};
     RunResult b = run_argv(cc, NULL, NULL);
     cr_assert_eq(b.status, 0, "building histogram_any: %s", b.err);
     run_free(&b);
