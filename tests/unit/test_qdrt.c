@@ -484,3 +484,33 @@ Test(qdrt, return_value_and_scalar) {
     remove_tree(dir);
     free(dir), free(src), free(npy), free(a_npy);
 }
+
+/* A module from memory (what an --emit=c-array array or CMake EMBED gives) with its metadata's
+ * text runs like one from a file; malformed metadata is refused with where it broke. */
+Test(qdrt, module_from_memory) {
+    char *dir = make_temp_dir(), *o = compile(dir, "histogram", "x86_64", "o"), *meta = xasprintf("%s/histogram-x86_64.json", dir);
+    size_t clen, mlen;
+    char *code = read_text(o, &clen), *json = read_text(meta, &mlen);
+    cr_assert(code && json);
+    qdrt_device *dev = open_dev(QDRT_DEVICE_CPU);
+    qdrt_module *m;
+    cr_assert_eq(qdrt_module_load_memory(dev, code, clen, json, &m), QDRT_OK, "%s", qdrt_error());
+    int64_t n = 3, nb = 256;
+    qdrt_array *d, *b;
+    int32_t data[3] = {5, 5, 261}, bins[256];
+    cr_assert_eq(qdrt_array_new(dev, QDRT_I32, 1, &n, &d), QDRT_OK);
+    cr_assert_eq(qdrt_array_new(dev, QDRT_I32, 1, &nb, &b), QDRT_OK);
+    cr_assert_eq(qdrt_array_write(d, data, sizeof data), QDRT_OK);
+    qdrt_value args[2] = {qdrt_arr(d), qdrt_arr(b)};
+    cr_assert_eq(qdrt_launch_kernel(m, "histogram", args, 2, NULL, 0), QDRT_OK, "%s", qdrt_error());
+    cr_assert_eq(qdrt_array_read(b, bins, sizeof bins), QDRT_OK);
+    cr_assert(bins[5] == 3 && bins[4] == 0 && bins[6] == 0);
+    json[20] = 0; /* cut the document short */
+    cr_assert_eq(qdrt_module_load_memory(dev, code, clen, json, &m), QDRT_E_MODULE);
+    cr_assert_str_eq(qdrt_error(), "metadata: not a JSON document (byte 20)");
+    cr_assert_eq(qdrt_module_load_memory(dev, "junk", 4, "{\"qdc_abi\": 2}", &m), QDRT_E_MODULE);
+    cr_assert_str_eq(qdrt_error(), "metadata: qdc_abi 2; this libqdrt reads version 1");
+    qdrt_device_close(dev);
+    remove_tree(dir);
+    free(dir), free(o), free(meta), free(code), free(json);
+}
