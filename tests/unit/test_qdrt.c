@@ -514,3 +514,69 @@ Test(qdrt, module_from_memory) {
     remove_tree(dir);
     free(dir), free(o), free(meta), free(code), free(json);
 }
+
+/* ---- the atomics matrix through the API ---- */
+
+/* Every kernel of one (dtype, space) cell of the atomics matrix (exec_spec.h) launched through
+ * qdrt_launch_kernel, each judged by the exact sequential-history check. */
+static void matrix_cell(qdrt_device *dev, int dt, int space, const char *family, const char *ext, const char *const *caps) {
+    XFile f;
+    xfile_init(&f, dt, space);
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/x.qd", dir), *text = xfile_source(&f), *mod = xasprintf("%s/x.%s", dir, ext),
+         *meta = xasprintf("%s/x.json", dir), *t = xasprintf("--target=%s", family);
+    cr_assert(write_text(qd, text));
+    const char *a1[12] = {t, qd, "-o", mod}, *a2[12] = {t, "--emit=metadata", qd, "-o", meta};
+    for (int i = 0; caps[i]; i++) a1[4 + i] = a2[5 + i] = caps[i];
+    RunResult r = run_qdc_argv(a1, NULL, NULL), m = run_qdc_argv(a2, NULL, NULL);
+    cr_assert(r.status == 0 && m.status == 0, "%s%s", r.err, m.err);
+    run_free(&r), run_free(&m);
+    qdrt_module *mm;
+    cr_assert_eq(qdrt_module_load(dev, mod, NULL, &mm), QDRT_OK, "%s", qdrt_error());
+    int n = space == XS_SHARED ? 1024 : 1000;
+    XData d;
+    xdata_init(&d, &f, n, 777u);
+    static const qdrt_dtype dts[XD_COUNT] = {QDRT_I32, QDRT_U32, QDRT_I64, QDRT_U64, QDRT_F32, QDRT_F64};
+    void *host[4] = {d.v, d.w, d.tgt, d.old};
+    size_t bytes[4] = {xdata_bytes(&d, 'v'), xdata_bytes(&d, 'v'), xdata_bytes(&d, 't'), xdata_bytes(&d, 'o')};
+    qdrt_array *arr[4];
+    qdrt_value args[5] = {qdrt_i64(n)};
+    for (int i = 0; i < 4; i++) {
+        int64_t count = (int64_t)(bytes[i] / (size_t)d.esize);
+        cr_assert_eq(qdrt_array_new(dev, dts[dt], 1, &count, &arr[i]), QDRT_OK, "%s", qdrt_error());
+        cr_assert_eq(qdrt_array_write(arr[i], host[i], bytes[i]), QDRT_OK, "%s", qdrt_error());
+        args[1 + i] = qdrt_arr(arr[i]);
+    }
+    for (int k = 0; k < f.nkernels; k++) {
+        char *name = xkernel_name(&f, k);
+        cr_assert_eq(qdrt_launch_kernel(mm, name, args, 5, NULL, 0), QDRT_OK, "%s: %s", name, qdrt_error());
+        free(name);
+    }
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(qdrt_array_read(arr[i], host[i], bytes[i]), QDRT_OK);
+        qdrt_array_free(arr[i]);
+    }
+    char why[512];
+    for (int k = 0; k < f.nkernels; k++)
+        cr_expect(xcheck(&f, &d, k, why, sizeof why), "%s on %s %s %s: %s", family, qdrt_device_name(dev), xdtype_name[dt], xspace_name[space], why);
+    xdata_free(&d);
+    qdrt_module_free(mm);
+    remove_tree(dir);
+    free(dir), free(qd), free(text), free(mod), free(meta), free(t);
+}
+
+static void matrix_everywhere(qdrt_device_kind kind, const char *family, const char *ext, const char *const *caps) {
+    qdrt_device *dev = open_dev(kind);
+    if (!dev) return;
+    for (int dt = 0; dt < XD_COUNT; dt++)
+        for (int sp = 0; sp < XS_COUNT; sp++) matrix_cell(dev, dt, sp, family, ext, caps);
+    qdrt_device_close(dev);
+}
+
+Test(qdrt, atomics_matrix_api_vulkan, .timeout = 600) {
+    const char *caps[] = {"--cap=+int64-atomics", "--cap=+float-atomic-add", "--cap=+float-atomic-min-max", NULL};
+    matrix_everywhere(QDRT_DEVICE_VULKAN, "vulkan1.3", "spv", caps);
+}
+Test(qdrt, atomics_matrix_api_cpu, .timeout = 600) {
+    const char *caps[] = {NULL};
+    matrix_everywhere(QDRT_DEVICE_CPU, "x86_64", "o", caps);
+}
