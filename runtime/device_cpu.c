@@ -32,7 +32,7 @@ static qdrt_status cpu_alloc(qdrt_array *a) {
     a->host = calloc(1, a->bytes ? a->bytes : 1);
     return a->host ? QDRT_OK : qdrt_fail(QDRT_E_MEMORY, "out of memory for a %zu-byte array", a->bytes);
 }
-static void cpu_release(qdrt_array *a) { free(a->host); }
+static void cpu_release(qdrt_array *a) { free(a->host), a->host = NULL; }
 static qdrt_status cpu_write(qdrt_array *a, const void *src) { return memcpy(a->host, src, a->bytes), QDRT_OK; }
 static qdrt_status cpu_read(const qdrt_array *a, void *dst) { return memcpy(dst, a->host, a->bytes), QDRT_OK; }
 
