@@ -187,7 +187,10 @@ static void qdrun_example(const char *dir, const char *path, const char *device,
     if (r.status == 77 && !strcmp(device, "--device=vulkan")) vk_count_skip(1, r.err);
     else {
         cr_assert_eq(r.status, 0, "qdrun %s %s n=%d: status %d: %s", ex->name, device, n, r.status, r.err);
-        cr_assert_str_empty(r.err);
+        /* nothing on stderr but, under ASan, its notice that block lanes switch with swapcontext */
+        const char *err = r.err;
+        if (!strncmp(err, "==", 2) && strstr(err, "WARNING: ASan doesn't fully support makecontext/swapcontext")) err = strchr(err, '\n') + 1;
+        cr_assert_str_empty(err);
         for (int i = 0; i < b; i++) read_npy(files[i], descrs[i], a.bufs[i].n, a.bufs[i].host, a.bufs[i].elem * a.bufs[i].n);
         cr_expect(ex->check(&a, n), "qdrun %s %s n=%d: %s", ex->name, device, n, a.why);
     }
