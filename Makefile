@@ -127,7 +127,7 @@ $(B)/qdc-build-tree $(B)/asan/qdc-build-tree:
 # The runtime (libqdrt): plain C, pthreads and dlopen, no LLVM. Its device API opens the Vulkan
 # loader, libcuda and libamdhip64 at run time (only Vulkan's headers are needed to build it); a
 # program that runs CPU modules through it exports its qdrt_* symbols (RT_EXPORT, qdrt(3)).
-RT_EXPORT := -Wl,--export-dynamic-symbol=qdrt_*
+RT_EXPORT := -rdynamic
 $(B)/obj/runtime/device_vk.o $(B)/asan/obj/runtime/device_vk.o: runtime/vk_features.def
 $(B)/libqdrt.a: $(patsubst %.c,$(B)/obj/%.o,$(RT_SRCS))
 	$(call say,AR,$@)
@@ -227,7 +227,7 @@ install-files:
 	install -m 644 VERSION $(P)/lib/cmake/qdc/qdc-version.txt
 	printf '%s\n' 'prefix=$${pcfiledir}/../..' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include/qdc' '' \
 	  'Name: qdrt' 'Description: qdc runtime: runs kernels compiled by qdc on Vulkan, CUDA, HIP and the CPU (qdrt(3))' \
-	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lqdrt -lpthread -lm -Wl,--export-dynamic-symbol=qdrt_*' \
+	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lqdrt -lpthread -lm -rdynamic' \
 	  > $(P)/lib/pkgconfig/qdrt.pc
 	$(foreach f,$(wildcard examples/*.qd),install -m 644 $(f) $(P)/share/doc/qdc/examples/ &&) true
 	install -m 644 tools/cuda-launcher/launch.c tools/cuda-launcher/Makefile $(P)/share/doc/qdc/examples/cuda-launcher/

@@ -47,7 +47,7 @@ if(NOT TARGET qdc::qdrt AND _qdc_rt)
     INTERFACE_INCLUDE_DIRECTORIES "${_qdc_rt_inc}"
     INTERFACE_LINK_LIBRARIES "pthread;m;${CMAKE_DL_LIBS}"
     # CPU modules loaded at run time (qdrt_module_load of a .o) call back into the program's libqdrt
-    INTERFACE_LINK_OPTIONS "LINKER:--export-dynamic-symbol=qdrt_*")
+    INTERFACE_LINK_OPTIONS "LINKER:--export-dynamic")
 endif()
 
 # _qdc_compile(<out var> <src> <family> <file template> <options...>): one custom command

@@ -414,7 +414,7 @@ static qdrt_status array_make(qdrt_device *dev, qdrt_dtype dtype, int ndim, cons
     }
     a->bytes = (size_t)(n * qdrt_dtype_size(dtype));
     qdrt_status st = dev->be->alloc(a);
-    if (st) return free(a), st;
+    if (st) return dev->be->release(a), free(a), st; /* release undoes a partial allocation */
     a->next = dev->arrays;
     if (dev->arrays) dev->arrays->prev = a;
     dev->arrays = a;

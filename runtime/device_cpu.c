@@ -1,7 +1,7 @@
 /* libqdrt's CPU device: qdc's x86-64 object linked at load time into a shared object with
  * ld.lld-19 ($QDRT_LD overrides), dlopen'd, its tasks run by qdrt_launch (qdrt.h). The object's
  * calls into libqdrt (qdrt_block_sync, ...) resolve against the program's own libqdrt, so the
- * program must export those symbols (-Wl,--export-dynamic-symbol=qdrt_*; qdrt(3)). */
+ * program must export those symbols (-rdynamic; qdrt(3)). */
 #include "qdrt.h"
 #include "qdrt_backend.h"
 #include <dlfcn.h>
@@ -32,7 +32,7 @@ static qdrt_status cpu_alloc(qdrt_array *a) {
     a->host = calloc(1, a->bytes ? a->bytes : 1);
     return a->host ? QDRT_OK : qdrt_fail(QDRT_E_MEMORY, "out of memory for a %zu-byte array", a->bytes);
 }
-static void cpu_release(qdrt_array *a) { free(a->host); }
+static void cpu_release(qdrt_array *a) { free(a->host), a->host = NULL; }
 static qdrt_status cpu_write(qdrt_array *a, const void *src) { return memcpy(a->host, src, a->bytes), QDRT_OK; }
 static qdrt_status cpu_read(const qdrt_array *a, void *dst) { return memcpy(dst, a->host, a->bytes), QDRT_OK; }
 
@@ -113,7 +113,7 @@ static qdrt_status cpu_load(qdrt_module *m, const void *code, size_t size) {
     if (size < 4 || memcmp(code, "\177ELF", 4)) return qdrt_fail(QDRT_E_MODULE, "not an ELF object (a CPU module is qdc's .o)");
     if (!dlsym(RTLD_DEFAULT, "qdrt_block_sync"))
         return qdrt_fail(QDRT_E_UNSUPPORTED, "this program does not export libqdrt's symbols, which a CPU module calls: "
-                                             "link it with -Wl,--export-dynamic-symbol=qdrt_* (qdrt(3))");
+                                             "link it with -rdynamic (qdrt(3))");
     qdrt_status st = link_and_open(code, size, &m->impl);
     for (int i = 0; !st && i < m->nfields; i++) {
         Field *f = &m->fields[i];

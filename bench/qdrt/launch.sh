@@ -20,7 +20,7 @@ mkdir -p "$work/cpu"
 "$qdc" "$src" -o "$work/cpu/trivial.o"
 "$qdc" --emit=metadata "$src" -o "$work/cpu/trivial.json"
 cc -std=c17 -O2 -Wall -Wextra -Werror -I"$root/runtime" -o "$work/launch" "$root/bench/qdrt/launch.c" "$root/$b/libqdrt.a" \
-  -lpthread -lm '-Wl,--export-dynamic-symbol=qdrt_*'
+  -lpthread -lm -rdynamic
 read -r vk_launch vk_open vk_first < <("$work/launch" vulkan "$work/trivial.spv" 1000)
 read -r cpu_launch cpu_open cpu_first < <("$work/launch" cpu "$work/cpu/trivial.o" 1000)
 printf '\1\0\0\0' > "$work/buf"

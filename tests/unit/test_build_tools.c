@@ -323,7 +323,8 @@ Test(build_tools, pkg_config_and_uninstall) {
     RunResult r = run_argv(argv, NULL, NULL);
     cr_expect_eq(r.status, 0, "%s", r.err);
     char want[4400];
-    snprintf(want, sizeof want, "-I%s/usr/lib/pkgconfig/../../include/qdc -L%s/usr/lib/pkgconfig/../../lib -lqdrt -lpthread -lm \n",
+    snprintf(want, sizeof want, "-I%s/usr/lib/pkgconfig/../../include/qdc -L%s/usr/lib/pkgconfig/../../lib -lqdrt -lpthread -lm "
+             "-rdynamic \n",
              dest, dest);
     cr_expect_str_eq(r.out, want);
     run_free(&r);

@@ -18,7 +18,7 @@ mkdir -p "$work/dev" "$work/cpu"
   "$qdc" "$src" -o "$work/cpu/histogram.o" && "$qdc" --emit=metadata "$src" -o "$work/cpu/histogram.json" &&
   "$qdc" --target="$target" --emit=header "$src" -o "$work/histogram.h" || exit 2
 cc -std=c17 -Wall -Wextra -Werror -I"$root/runtime" -I"$work" -o "$work/histogram_any" "$root/examples/qdrt/histogram_any.c" "$rt" \
-  -lpthread -lm '-Wl,--export-dynamic-symbol=qdrt_*' || exit 2
+  -lpthread -lm -rdynamic || exit 2
 "$work/histogram_any" cpu "$work/cpu/histogram.o" > "$work/cpu.txt" || exit 1
 "$work/histogram_any" "$dev" "$work/dev/histogram.$ext" > "$work/dev.txt" 2> "$work/err"; rc=$?
 if [ $rc != 0 ]; then
