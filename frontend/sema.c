@@ -1941,7 +1941,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     for (int d = 0; d < S.defs.len; d++)
         if (S.defs.items[d].kernel && budget_ok(&S.budget)) check_kernels(&S, d);
     budget_report(&S.budget);
-    sema_finish_instances(&S);
+    if (budget_ok(&S.budget)) sema_finish_instances(&S); /* unused specs: their kernels were not checked */
     sema_finish_classes(&S);
     check_entry_names(&S);
     if (!S.kernels.len && !diag_error_count())

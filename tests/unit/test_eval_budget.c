@@ -174,7 +174,7 @@ Test(eval_budget, option_raises_a_budget, .timeout = 60) {
                          "out = qd.field(qd.i32, shape=())\n\n@qd.kernel\ndef k():\n    out[None] = n\n";
     Outcome o = compile(text, "--eval-limit=steps=100");
     cr_expect_eq(o.status, 1, "exit %d: %s", o.status, o.err);
-    cr_expect(strstr(o.err, "g.py:6:9: error[QD2026]: compile-time evaluation exceeds its budget of 100 steps"), "%s", o.err);
+    cr_expect(strstr(o.err, "g.py:6:11: error[QD2026]: compile-time evaluation exceeds its budget of 100 steps"), "%s", o.err);
     free(o.err);
     o = compile(text, "--eval-limit=steps=9000");
     cr_expect_eq(o.status, 0, "exit %d: %s", o.status, o.err);
