@@ -80,6 +80,17 @@ static char *repeated(const char *head, const char *line, int n, const char *tai
     return sb_take(&b);
 }
 
+/* head, then line_fmt for k = 1..n (its three %d: k, k - 1, k - 1: each item uses the one
+ * before twice), then tail. */
+static char *doubling(const char *head, const char *line_fmt, int n, const char *tail) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, head);
+    for (int k = 1; k <= n; k++) sb_printf(&b, line_fmt, k, k - 1, k - 1);
+    sb_puts(&b, tail);
+    return sb_take(&b);
+}
+
 /* Nested host loops multiplied the per-loop cap of 64 iterations: 64^4 took > 5 CPU-s and
  * 926 MB, 64^6 2.3 GB. One step budget counts every iteration of every loop. */
 Test(eval_budget, nested_host_loops, .timeout = 60) {
@@ -123,27 +134,20 @@ Test(eval_budget, growing_lists, .timeout = 60) {
 
 /* S_i = qd.types.struct(v=S_{i-1}, w=S_{i-1}): S_40 would have 2^40 members. */
 Test(eval_budget, doubling_struct_types, .timeout = 60) {
-    StrBuf b;
-    sb_init(&b);
-    sb_puts(&b, P "S0 = qd.types.struct(v=qd.f32)\n");
-    for (int k = 1; k <= 40; k++) sb_printf(&b, "S%d = qd.types.struct(v=S%d, w=S%d)\n", k, k - 1, k - 1);
-    sb_puts(&b, "F = qd.field(S40, shape=())\n");
-    expect_budget(b.data, "g.py:27:7: error[QD2026]: compile-time evaluation exceeds its budget of 16777216 " SIZE
-                          " 27 | S24 = qd.types.struct(v=S23, w=S23)\n    |       ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
-    sb_free(&b);
+    char *t = doubling(P "S0 = qd.types.struct(v=qd.f32)\n", "S%d = qd.types.struct(v=S%d, w=S%d)\n", 40, "F = qd.field(S40, shape=())\n");
+    expect_budget(t, "g.py:27:7: error[QD2026]: compile-time evaluation exceeds its budget of 16777216 " SIZE
+                     " 27 | S24 = qd.types.struct(v=S23, w=S23)\n    |       ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+    free(t);
 }
 
 /* f_i calls f_{i-1} twice: 2^21 inlined calls, 20 deep (under the depth limit of 32). */
 Test(eval_budget, doubling_func_calls, .timeout = 60) {
-    StrBuf b;
-    sb_init(&b);
-    sb_puts(&b, P "out = qd.field(qd.i32, shape=())\n\n\n@qd.func\ndef f0() -> qd.i32:\n    return 1\n\n\n");
-    for (int k = 1; k <= 20; k++) sb_printf(&b, "@qd.func\ndef f%d() -> qd.i32:\n    return f%d() + f%d()\n\n\n", k, k - 1, k - 1);
-    sb_puts(&b, "@qd.kernel\ndef k():\n    out[None] = f20()\n");
-    expect_budget(b.data, "g.py:18:19: error[QD2026]: compile-time evaluation exceeds its budget of 100000 inlined qd.func calls; "
-                          "raise it with --eval-limit=inlines=N\n"
-                          " 18 |     return f1() + f1()\n    |                   ^~~~\n");
-    sb_free(&b);
+    char *t = doubling(P "out = qd.field(qd.i32, shape=())\n\n\n@qd.func\ndef f0() -> qd.i32:\n    return 1\n\n\n",
+                       "@qd.func\ndef f%d() -> qd.i32:\n    return f%d() + f%d()\n\n\n", 20, "@qd.kernel\ndef k():\n    out[None] = f20()\n");
+    expect_budget(t, "g.py:18:19: error[QD2026]: compile-time evaluation exceeds its budget of 100000 inlined qd.func calls; "
+                     "raise it with --eval-limit=inlines=N\n"
+                     " 18 |     return f1() + f1()\n    |                   ^~~~\n");
+    free(t);
 }
 
 /* An __init__ that creates an instance of its own class. */
