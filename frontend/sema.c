@@ -1949,7 +1949,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     for (int d = 0; d < S.defs.len; d++)
         if (S.defs.items[d].kernel && budget_ok(&S.budget) && sema_kernel_selected(&S, &S.defs.items[d])) check_kernels(&S, d);
     budget_report(&S.budget);
-    sema_finish_instances(&S);
+    if (budget_ok(&S.budget)) sema_finish_instances(&S); /* unused specs: their kernels were not checked */
     sema_finish_classes(&S);
     check_entry_names(&S);
     sema_check_hollow(&S);

@@ -1,0 +1,246 @@
+/* The compile-time evaluator's budgets (frontend/py/budget.h; issue 29 item 3, issue 34 items
+ * 6-9): each adversarial script ends in one exact diagnostic naming the budget and the option
+ * that raises it, exit 1, no output, in bounded CPU time and memory (measured with
+ * /usr/bin/time); --eval-limit raises a budget; and Python ints in host code stay exact or are
+ * a located error (issue 34 items 2 and 3; the exact values are run on x86 by the corpus file
+ * testdata/lang/pyint.py). */
+#include "harness.h"
+#include "support/util.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define P "import quadrants as qd\n\n"
+#define USE_S "n = len(s)\nout = qd.field(qd.i64, shape=())\n\n@qd.kernel\ndef k():\n    out[None] = n\n"
+#define STEPS "steps (host statements, loop iterations and walks over compile-time values); raise it with --eval-limit=steps=N\n"
+#define SIZE "units of compile-time values (string characters, list and tuple items, struct members); raise it with --eval-limit=size=N\n"
+
+static bool asan(void) { return getenv("QDC_ASAN") && !strcmp(getenv("QDC_ASAN"), "1"); }
+
+typedef struct {
+    int status;
+    char *err;     /* stderr without /usr/bin/time's line */
+    double cpu_s;  /* user + system, -1 without /usr/bin/time */
+    long rss_mib;
+    bool wrote;
+} Outcome;
+
+/* Compiles text as g.py for x86_64 (extra: one more option or NULL) under /usr/bin/time. */
+static Outcome compile(const char *text, const char *extra) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/g.py", dir), *out = xasprintf("%s/g.o", dir);
+    cr_assert(write_text(src, text));
+    bool timed = access("/usr/bin/time", X_OK) == 0;
+    const char *argv[] = {"/usr/bin/time", "-f", "qdc-usage=%U %S %M", qdc_bin(), "--color=never", "--target=x86_64", "-o", out, "g.py", extra, NULL};
+    RunResult r = run_argv(timed ? argv : argv + 3, NULL, dir);
+    Outcome o = {.status = r.status, .err = strdup(r.err ? r.err : ""), .cpu_s = -1, .wrote = file_exists(out)};
+    char *u = strstr(o.err, "qdc-usage=");
+    double user, sys;
+    long kib;
+    if (timed && u && sscanf(u + 10, "%lf %lf %ld", &user, &sys, &kib) == 3) o.cpu_s = user + sys, o.rss_mib = kib / 1024, *u = 0;
+    char *exited = strstr(o.err, "Command exited with non-zero status"); /* /usr/bin/time's own line */
+    if (exited) *exited = 0;
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out);
+    return o;
+}
+
+/* Exactly `want` on stderr, exit 1, no output, < 2 CPU-s and < 300 MiB (ASan: 5x). */
+static void expect_budget(const char *text, const char *want) {
+    Outcome o = compile(text, NULL);
+    cr_expect_eq(o.status, 1, "exit %d: %s", o.status, o.err);
+    cr_expect_str_eq(o.err, want);
+    cr_expect(!o.wrote, "an output was written after an error");
+    double slack = asan() ? 5 : 1;
+    if (o.cpu_s >= 0) {
+        cr_expect_lt(o.cpu_s, 2 * slack, "%.2f CPU-s", o.cpu_s);
+        cr_expect_lt(o.rss_mib, 300 * slack, "%ld MiB", o.rss_mib);
+    }
+    free(o.err);
+}
+
+/* for a0 in range(64): ... n deep, around body. */
+static char *nested_loops(int n, const char *body) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, P "n = 0\n");
+    for (int k = 0; k < n; k++) sb_printf(&b, "%*sfor a%d in range(64):\n", 4 * k, "", k);
+    sb_printf(&b, "%*s%s\n", 4 * n, "", body);
+    return sb_take(&b);
+}
+
+static char *repeated(const char *head, const char *line, int n, const char *tail) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, head);
+    for (int k = 0; k < n; k++) sb_puts(&b, line);
+    sb_puts(&b, tail);
+    return sb_take(&b);
+}
+
+/* head, then line_fmt for k = 1..n (its three %d: k, k - 1, k - 1: each item uses the one
+ * before twice), then tail. */
+static char *doubling(const char *head, const char *line_fmt, int n, const char *tail) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, head);
+    for (int k = 1; k <= n; k++) sb_printf(&b, line_fmt, k, k - 1, k - 1);
+    sb_puts(&b, tail);
+    return sb_take(&b);
+}
+
+/* Nested host loops multiplied the per-loop cap of 64 iterations: 64^4 took > 5 CPU-s and
+ * 926 MB, 64^6 2.3 GB. One step budget counts every iteration of every loop. */
+Test(eval_budget, nested_host_loops, .timeout = 60) {
+    char *t = nested_loops(4, "n += 1");
+    expect_budget(t, "g.py:8:19: error[QD2026]: compile-time evaluation exceeds its budget of 500000 " STEPS
+                     " 8 |                 n += 1\n   |                   ^~\n");
+    free(t);
+    t = nested_loops(6, "n += 1");
+    expect_budget(t, "g.py:10:27: error[QD2026]: compile-time evaluation exceeds its budget of 500000 " STEPS
+                     " 10 |                         n += 1\n    |                           ^~\n");
+    free(t);
+}
+
+/* s = s + s, f-strings, str.replace and str.join doubling a string 64 times. */
+Test(eval_budget, growing_strings, .timeout = 60) {
+    expect_budget(P "s = \"ab\"\nfor i in range(64):\n    s = s + s\n",
+                  "g.py:5:9: error[QD2026]: compile-time evaluation exceeds its budget of 16777216 " SIZE
+                  " 5 |     s = s + s\n   |         ^~~~~\n");
+    expect_budget(P "s = \"ab\"\nfor i in range(64):\n    s = f\"{s}{s}\"\n",
+                  "g.py:5:9: error[QD2026]: compile-time evaluation exceeds its budget of 16777216 " SIZE
+                  " 5 |     s = f\"{s}{s}\"\n   |         ^~~~~~~~~\n");
+    char *t = repeated(P "s = \"aa\"\n", "s = s.replace(\"a\", \"aa\")\n", 64, USE_S);
+    expect_budget(t, "g.py:25:5: error[QD2026]: compile-time evaluation exceeds its budget of 16777216 " SIZE
+                     " 25 | s = s.replace(\"a\", \"aa\")\n    |     ^~~~~~~~~~~~~~~~~~~~\n");
+    free(t);
+    t = repeated(P "s = \"ab\"\n", "s = \"\".join([s, s])\n", 64, USE_S);
+    expect_budget(t, "g.py:25:5: error[QD2026]: compile-time evaluation exceeds its budget of 16777216 " SIZE
+                     " 25 | s = \"\".join([s, s])\n    |     ^~~~~~~~~~~~~~~\n");
+    free(t);
+}
+
+/* L = L + L and T = [T, T, T]: the lists share their items, so walking them is what grows. */
+Test(eval_budget, growing_lists, .timeout = 60) {
+    expect_budget(P "L = [1, 2]\nfor i in range(64):\n    L = L + L\n",
+                  "g.py:5:5: error[QD2026]: compile-time evaluation exceeds its budget of 500000 " STEPS
+                  " 5 |     L = L + L\n   |     ^~~~~~~~~\n");
+    expect_budget(P "T = (1, 2)\nfor i in range(64):\n    T = [T, T, T]\n",
+                  "g.py:5:5: error[QD2026]: compile-time evaluation exceeds its budget of 500000 " STEPS
+                  " 5 |     T = [T, T, T]\n   |     ^~~~~~~~~~~~~\n");
+}
+
+/* S_i = qd.types.struct(v=S_{i-1}, w=S_{i-1}): S_40 would have 2^40 members. */
+Test(eval_budget, doubling_struct_types, .timeout = 60) {
+    char *t = doubling(P "S0 = qd.types.struct(v=qd.f32)\n", "S%d = qd.types.struct(v=S%d, w=S%d)\n", 40, "F = qd.field(S40, shape=())\n");
+    expect_budget(t, "g.py:27:7: error[QD2026]: compile-time evaluation exceeds its budget of 16777216 " SIZE
+                     " 27 | S24 = qd.types.struct(v=S23, w=S23)\n    |       ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+    free(t);
+}
+
+/* f_i calls f_{i-1} twice: 2^21 inlined calls, 20 deep (under the depth limit of 32). */
+Test(eval_budget, doubling_func_calls, .timeout = 60) {
+    char *t = doubling(P "out = qd.field(qd.i32, shape=())\n\n\n@qd.func\ndef f0() -> qd.i32:\n    return 1\n\n\n",
+                       "@qd.func\ndef f%d() -> qd.i32:\n    return f%d() + f%d()\n\n\n", 20, "@qd.kernel\ndef k():\n    out[None] = f20()\n");
+    expect_budget(t, "g.py:18:19: error[QD2026]: compile-time evaluation exceeds its budget of 100000 inlined qd.func calls; "
+                     "raise it with --eval-limit=inlines=N\n"
+                     " 18 |     return f1() + f1()\n    |                   ^~~~\n");
+    free(t);
+}
+
+/* An __init__ that creates an instance of its own class. */
+Test(eval_budget, recursive_init, .timeout = 60) {
+    expect_budget(P "@qd.data_oriented\nclass A:\n    def __init__(self, n):\n        self.x = qd.field(qd.f32, shape=(4,))\n"
+                    "        child = A(n + 1)\n\n    @qd.kernel\n    def k(self):\n        self.x[0] = 1.0\n\n\na = A(0)\na.k()\n",
+                  "g.py:7:17: error[QD2026]: compile-time evaluation exceeds its budget of 100 nested compile-time calls (a "
+                  "data-oriented __init__ creating instances); raise it with --eval-limit=depth=N\n"
+                  " 7 |         child = A(n + 1)\n   |                 ^~~~~~~~\n");
+}
+
+/* 10,001 host calls of a generic kernel compiled 10,001 kernels past the 10,000-kernel limit,
+ * exit 0. The definition and its instantiations share the one budget. */
+Test(eval_budget, host_call_instantiations, .timeout = 60) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, P "@qd.kernel\ndef k(t: qd.template()):\n    pass\n\n\n");
+    for (int k = 0; k <= 10000; k++) sb_printf(&b, "k(%d)\n", k);
+    expect_budget(b.data, "g.py:10007:1: error[QD2024]: compile-time evaluation exceeds its budget of 10000 kernels, qd.funcs and "
+                          "instantiations of generic kernels; raise it with --eval-limit=kernels=N\n"
+                          " 10007 | k(9999)\n       | ^~~~~~~\n");
+    sb_free(&b);
+}
+
+/* Raising a budget: the same script compiles; a bad --eval-limit is a usage error (exit 2). */
+Test(eval_budget, option_raises_a_budget, .timeout = 60) {
+    const char *text = P "n = 0\nfor a in range(64):\n    for b in range(64):\n        n += 1\n"
+                         "out = qd.field(qd.i32, shape=())\n\n@qd.kernel\ndef k():\n    out[None] = n\n";
+    Outcome o = compile(text, "--eval-limit=steps=100");
+    cr_expect_eq(o.status, 1, "exit %d: %s", o.status, o.err);
+    cr_expect(strstr(o.err, "g.py:6:11: error[QD2026]: compile-time evaluation exceeds its budget of 100 steps"), "%s", o.err);
+    free(o.err);
+    o = compile(text, "--eval-limit=steps=9000");
+    cr_expect_eq(o.status, 0, "exit %d: %s", o.status, o.err);
+    cr_expect(o.wrote);
+    free(o.err);
+    o = compile(text, "--eval-limit=stepz=9000");
+    cr_expect_eq(o.status, 2, "exit %d: %s", o.status, o.err);
+    cr_expect_str_eq(o.err, "qdc: error: unknown evaluation limit 'stepz' (steps, size, depth, calls, inlines, kernels or loop)\n"
+                            "qdc: run 'qdc --help' for usage\n");
+    free(o.err);
+    o = compile(text, "--eval-limit=loop=0");
+    cr_expect_eq(o.status, 2, "exit %d: %s", o.status, o.err);
+    cr_expect_str_eq(o.err, "qdc: error: --eval-limit=loop=N needs a count N from 1 to 16777216\nqdc: run 'qdc --help' for usage\n");
+    free(o.err);
+}
+
+/* --instantiate options share the kernels budget with host calls and definitions. */
+Test(eval_budget, instantiate_options, .timeout = 120) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/g.py", dir);
+    cr_assert(write_text(src, P "@qd.kernel\ndef k(t: qd.template()):\n    pass\n"));
+    enum { N = 10001 };
+    const char **argv = calloc(N + 6, sizeof *argv);
+    char **specs = calloc(N, sizeof *specs);
+    int n = 0;
+    argv[n++] = "--color=never", argv[n++] = "--check", argv[n++] = "g.py";
+    for (int k = 0; k < N; k++) argv[n++] = specs[k] = xasprintf("--instantiate=k(t=%d)", k);
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 1, "exit %d: %.2000s", r.status, r.err);
+    cr_expect_str_eq(r.err, "--instantiate:1:1: error[QD2024]: compile-time evaluation exceeds its budget of 10000 kernels, qd.funcs and "
+                            "instantiations of generic kernels; raise it with --eval-limit=kernels=N\n"
+                            " 1 | k(t=9999)\n   | ^~~~~~~~~\n");
+    run_free(&r);
+    for (int k = 0; k < N; k++) free(specs[k]);
+    free(specs), free(argv);
+    remove_tree(dir);
+    free(dir), free(src);
+}
+
+/* Host ints are Python ints: 3 ** 64 does not fit the 64 bits qdc evaluates: a located error
+ * (it used to wrap: n = n * n went negative). */
+Test(pyint, past_64_bits_is_located) {
+    Outcome o = compile(P "n = 3\nfor i in range(6):\n    n = n * n\n", NULL);
+    cr_expect_eq(o.status, 1, "exit %d: %s", o.status, o.err);
+    cr_expect_str_eq(o.err, "g.py:5:9: error[QD2050]: integer constant expression does not fit in 64 bits\n"
+                            " 5 |     n = n * n\n   |         ^~~~~\n");
+    free(o.err);
+}
+
+/* IntFlag auto() saturated at 2^62 (members 62, 63 and 66 aliased): 2^63 is a u64 member
+ * (pyint.py runs it), 2^64 and up are Python's values qdc does not hold: an error where used. */
+Test(pyint, intflag_past_64_bits) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, P "from enum import IntFlag, auto\n\n\nclass F(IntFlag):\n");
+    for (int k = 0; k < 67; k++) sb_printf(&b, "    M%d = auto()\n", k);
+    sb_puts(&b, "\n\nout = qd.field(qd.u64, shape=())\n\n\n@qd.kernel\ndef k():\n    out[None] = F.M66\n");
+    Outcome o = compile(b.data, NULL);
+    cr_expect_eq(o.status, 1, "exit %d: %s", o.status, o.err);
+    cr_expect_str_eq(o.err, "g.py:81:17: error[QD2062]: 'F.M66' is an IntFlag member of value 2**66, beyond the 64 bits qdc "
+                            "evaluates; kernels can use integers of up to 64 bits\n"
+                            " 81 |     out[None] = F.M66\n    |                 ^~~~~\n"
+                            "g.py:73:5: note: 'M66' is set here\n 73 |     M66 = auto()\n    |     ^~~\n");
+    free(o.err);
+    sb_free(&b);
+}
