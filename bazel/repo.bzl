@@ -111,4 +111,5 @@ qdc_repository = repository_rule(
     },
     environ = ["PATH"],
     local = True,
+    configure = True,  # `bazel sync --configure` fetches it again (after a capability file changed)
 )

@@ -2,8 +2,9 @@
  * a workspace with qdc_library (x86 object and header, sm_80 PTX, EMBED arrays) and
  * qdc_kernels (vulkan1.2, gfx942) builds, the program linked against the library runs, and
  * after `bazel clean` a second build with the same --disk_cache runs no action: every one is a
- * cache hit (the actions declare every input, so their keys are stable). Skipped without bazel
- * (make deps installs it). */
+ * cache hit (the actions declare every input, so their keys are stable); an edit to sm_75.yaml
+ * (after `bazel sync --configure`) reruns sm_80's two actions and nothing else (each action's
+ * inputs are its family's capability chain). Skipped without bazel (make deps installs it). */
 #include "harness.h"
 #include "support/util.h"
 #include <criterion/criterion.h>
@@ -42,12 +43,18 @@ Test(bazel, disk_cache_second_build_is_all_hits, .timeout = 900) {
     RunResult m = run_argv(mk, NULL, NULL);
     cr_assert_eq(m.status, 0);
     run_free(&m);
-    char *rules = root_path("bazel"), *hist = root_path("examples/histogram.qd");
+    char *rules = root_path("bazel"), *hist = root_path("examples/histogram.qd"), *db = root_path("capability-db");
+    char *capdb = xasprintf("%s/capdb", dir);
+    const char *cp[] = {"cp", "-r", db, capdb, NULL};
+    m = run_argv(cp, NULL, NULL);
+    cr_assert_eq(m.status, 0);
+    run_free(&m);
     char *text = xasprintf("local_repository(name = \"rules_cc\", path = \"%s/offline/rules_cc\")\n"
                            "local_repository(name = \"rules_java\", path = \"%s/offline/rules_java\")\n"
                            "local_repository(name = \"qdc_rules\", path = \"%s\")\n"
                            "load(\"@qdc_rules//:repo.bzl\", \"qdc_repository\")\n"
-                           "qdc_repository(name = \"qdc\", qdc = \"%s\")\n", rules, rules, rules, qdc_bin());
+                           "qdc_repository(name = \"qdc\", qdc = \"%s\", capdb = \"%s\")\n", rules, rules, rules,
+                           qdc_bin(), capdb);
     char *path = xasprintf("%s/WORKSPACE", ws);
     cr_assert(write_text(path, text));
     free(path), free(text);
@@ -105,6 +112,21 @@ Test(bazel, disk_cache_second_build_is_all_hits, .timeout = 900) {
                  "second build ran actions: %s (first: %s)", second, first);
     cr_expect_gt(hits, asan ? 5 : 8, "%s", second);
     cr_expect_eq(n, hits + internal, "%s", second);
+    /* sm_80 extends sm_75: an edit there reruns sm_80's two actions (PTX, C array), no other */
+    char *yaml = xasprintf("%s/sm_75.yaml", capdb), *old = read_text(yaml, NULL), *edited = xasprintf("%s# edited\n", old);
+    cr_assert(write_text(yaml, edited));
+    r = bazel(root, ws, "sync", "--configure", NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = bazel(root, ws, "build", what, asan ? "//:gpu" : NULL, NULL);
+    cr_assert_eq(r.status, 0, "third build:\n%s", r.err);
+    char *third = processes_line(r.err), strategy[64] = "";
+    run_free(&r);
+    cr_assert(third);
+    int ran = 0;
+    cr_expect_eq(sscanf(third, "INFO: %d processes: %d internal, %d %63[a-z-].", &n, &internal, &ran, strategy), 4, "%s", third);
+    cr_expect_eq(ran, 2, "%s", third);
+    free(yaml), free(old), free(edited), free(third);
     free(first), free(second);
     r = bazel(root, ws, "clean", "--expunge", NULL, NULL);
     run_free(&r);
@@ -114,5 +136,5 @@ Test(bazel, disk_cache_second_build_is_all_hits, .timeout = 900) {
     r = run_argv(rm, NULL, NULL);
     run_free(&r);
     remove_tree(dir);
-    free(dir), free(ws), free(root), free(cache), free(rules), free(hist);
+    free(dir), free(ws), free(root), free(cache), free(rules), free(hist), free(db), free(capdb);
 }
