@@ -23,10 +23,11 @@ LIBS     := -L$(LLVM)/lib -Wl,-rpath,$(LLVM)/lib -lLLVM-19 -lyaml -lspirv-cross-
             -lSPIRV-Tools -lstdc++ -lm -lpthread
 SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
-# Debian 12 packages the build, the tests and the tools qdc spawns need.
+# Debian 12 packages the build, the tests and the tools qdc spawns need (bazel-bootstrap, Bazel
+# 4.2, 35 MB with its Java libraries: the bazel suite builds a workspace with bazel/'s rules).
 DEB_PKGS := llvm-19-dev lld-19 libyaml-dev libcriterion-dev spirv-tools libspirv-cross-c-shared-dev \
             spirv-headers clang-19 libclang-rt-19-dev cmake ninja-build valgrind glslang-tools time \
-            libvulkan-dev llvm-19-tools
+            libvulkan-dev llvm-19-tools bazel-bootstrap
 
 SRC_DIRS := cli frontend frontend/py ir capdb lower targets targets/llvm targets/spirv support
 LIB_SRCS := $(filter-out cli/main.c,$(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))

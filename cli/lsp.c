@@ -743,7 +743,8 @@ static bool handle(Lsp *L, const JsonVal *msg, int *status) {
     const char *method = json_get_str(msg, "method", NULL);
     const JsonVal *params = json_get(msg, "params");
     if (!msg || msg->kind != JV_OBJ || !method) {
-        if (id || !msg || msg->kind != JV_OBJ) reply_error(id, RPC_INVALID_REQUEST, "not a JSON-RPC request or notification");
+        bool response = msg && msg->kind == JV_OBJ && (json_get(msg, "result") || json_get(msg, "error"));
+        if (!response) reply_error(id, RPC_INVALID_REQUEST, "not a JSON-RPC request or notification");
         return true; /* a response from the client (we send no requests) is ignored */
     }
     if (!strcmp(method, "exit")) return *status = L->shutdown ? 0 : 1, false;

@@ -113,6 +113,8 @@ Test(lsp, malformed_input_and_protocol_order) {
     frame(&in, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{\"capabilities\":{\"general\":"
                "{\"positionEncodings\":[\"utf-8\",\"utf-16\"]}}}}");
     frame(&in, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"initialize\",\"params\":{}}");
+    frame(&in, "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":null}"); /* a response: ignored */
+    frame(&in, "{\"jsonrpc\":\"2.0\",\"id\":10}");
     frame(&in, "\"\\ud800\"");
     RunResult r = serve(in.data, "--target=x86_64");
     char *init = xasprintf("\"positionEncoding\":\"utf-8\"");
@@ -126,6 +128,7 @@ Test(lsp, malformed_input_and_protocol_order) {
     cr_expect(!strncmp(r.out, want, strlen(want)), "%s", r.out);
     const char *tail_frames[] = {
         "{\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32600,\"message\":\"initialize was already received\"}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":10,\"error\":{\"code\":-32600,\"message\":\"not a JSON-RPC request or notification\"}}",
         "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"not a JSON-RPC request or notification\"}}",
         NULL};
     char *tail = frames(tail_frames);
