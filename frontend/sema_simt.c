@@ -372,6 +372,14 @@ static void if_close(Ctx *c, IrStmt *st, IrStmtVec *body, IrStmtVec *outer) {
     sema_emit(c->S, st);
 }
 
+/* Leaves an if_open body on an error: its statements (a user operator's bound parameters) are
+ * dropped with the vector that holds them. Returns NULL for the caller to return. */
+static IrExpr *if_abandon(Ctx *c, IrStmtVec *body, IrStmtVec *outer) {
+    c->S->cur = outer;
+    vec_free(body);
+    return NULL;
+}
+
 static void assign(Ctx *c, int local, IrExpr *v) {
     IrStmt *as = sema_stmt_new(c->S, IR_ASSIGN, c->sp);
     as->assign.local = local, as->assign.value = v;
@@ -476,7 +484,7 @@ static IrExpr *block_generic(Ctx *c, const SimtFn *f, IrExpr *v, int64_t bd, con
                                bin(c, IR_LT, tid, i32c(c, bd - s)));
             st = if_open(c, cond, &body, &outer);
             IrExpr *r = user_op(c, def, fn, load_at(c, sh, tid), load_at(c, sh, bin(c, IR_ADD, tid, i32c(c, s))), t);
-            if (!r) return c->S->cur = outer, NULL;
+            if (!r) return if_abandon(c, &body, outer);
             store_at(c, sh, tid, r);
             if_close(c, st, &body, outer);
             barrier(c);
@@ -495,7 +503,7 @@ static IrExpr *block_generic(Ctx *c, const SimtFn *f, IrExpr *v, int64_t bd, con
         body = (IrStmtVec){0};
         st = if_open(c, bin(c, IR_GE, tid, i32c(c, s)), &body, &outer);
         IrExpr *r = user_op(c, def, fn, sema_local(c->S, tmp, c->sp), sema_local(c->S, val, c->sp), t);
-        if (!r) return c->S->cur = outer, NULL;
+        if (!r) return if_abandon(c, &body, outer);
         assign(c, val, r);
         store_at(c, sh, tid, sema_local(c->S, val, c->sp));
         if_close(c, st, &body, outer);
@@ -548,7 +556,7 @@ static IrExpr *user_scan(Ctx *c, const UserOp *u, IrExpr *v, int log2) {
         IrStmtVec body = {0}, *outer;
         IrStmt *st = if_open(c, bin(c, IR_GE, in_group, i32c(c, 1 << i)), &body, &outer);
         IrExpr *r = apply_op(c, u, partner, sema_local(c->S, val, c->sp), t);
-        if (!r) return c->S->cur = outer, NULL;
+        if (!r) return if_abandon(c, &body, outer);
         assign(c, val, r);
         if_close(c, st, &body, outer);
     }

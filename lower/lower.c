@@ -239,6 +239,12 @@ static void decide_volatile(LowerCtx *c, const IrExpr *e, IrLowering *L) {
     StrBuf why;
     sb_init(&why);
     note(&why, "volatile load: every access reaches memory, never an atomic%s%s", "", "");
+    CapCell shared;
+    if (e->mem.ref->space == QSPACE_SHARED && (a.cell->flags & LOWF_VOLATILE_DECORATION)) {
+        /* the flag's form for a SharedArray (targets/spirv/mslemit.c): its declaration, not a buffer */
+        shared = *a.cell, shared.spelling = "volatile threadgroup (the SharedArray is declared volatile)";
+        a.cell = &shared;
+    }
     set_detail(c, L, &e->mem, &a, &why);
     sb_free(&why);
 }

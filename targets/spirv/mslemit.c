@@ -54,6 +54,44 @@ static bool *coherent_buffers(const IrModule *m, const IrLowered *low, const IrK
     return n.plain;
 }
 
+/* The first qd.volatile_load of each SharedArray of a task whose lowering carries the
+ * volatile_decoration flag (the MSL families' volatile cell): vol[i] for k->shared[i]. */
+typedef struct {
+    const IrLowered *low;
+    const IrExpr **vol;
+} VolShared;
+
+static IrExpr *vol_expr(IrWalker *w, IrExpr *e) {
+    VolShared *v = w->ctx;
+    if (e->kind == IR_MEMOP && e->mem.is_volatile && e->mem.ref->kind == IR_REF_SHARED &&
+        (ir_low_memop(v->low, e)->flags & LOWF_VOLATILE_DECORATION) && !v->vol[e->mem.ref->index])
+        v->vol[e->mem.ref->index] = e;
+    return e;
+}
+
+/* Declares volatile threadgroup every SharedArray the task reads with qd.volatile_load
+ * (mslfix.c); *msl is replaced. One whose declaration is not found is refused (QD4004 at the
+ * load), never written as a plain threadgroup load a spin could hoist. */
+static bool volatile_shared(const IrLowered *low, const IrKernel *k, const IrTask *task, char **msl) {
+    VolShared v = {low, xcalloc((size_t)k->nshared + 1, sizeof(const IrExpr *))};
+    IrWalker w = {.expr = vol_expr, .ctx = &v};
+    ir_walk_task((IrTask *)task, &w); /* read-only: every callback returns its node */
+    bool ok = true;
+    for (int i = 0; i < k->nshared; i++) {
+        if (!v.vol[i]) continue;
+        char *next = msl_volatile_threadgroup(*msl, k->shared[i].name);
+        if (next) {
+            free(*msl), *msl = next;
+            continue;
+        }
+        diag_error(v.vol[i]->span, QD4004, "volatile_load of SharedArray '%s' has no MSL form: SPIRV-Cross renamed the "
+                   "array, so its threadgroup declaration cannot be made volatile (rename the array)", k->shared[i].name);
+        ok = false;
+    }
+    free(v.vol);
+    return ok;
+}
+
 /* ---- types Metal lacks ---- */
 /* MSL has no double (SPIRV-Cross would write C++ double and 0.5lf, which Metal rejects):
  * every f64 value, variable, parameter or field is QD5104, reported once per construct. */
@@ -123,7 +161,8 @@ static bool msl_task(const IrModule *m, const IrLowered *low, const IrKernel *k,
         int nbuf = 0;
         bool *coh = mt->facts.coherent ? coherent_buffers(m, low, k, task, &nbuf) : xcalloc(1, sizeof(bool));
         char *done = msl_complete(msl.data, &mt->facts, coh, nbuf);
-        msl_merge(items, done);
+        ok = volatile_shared(low, k, task, &done);
+        if (ok) msl_merge(items, done);
         free(done), free(coh);
     }
     free(b);

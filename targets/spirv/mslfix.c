@@ -2,7 +2,9 @@
  * cannot write for MSL 3.2, qdc writes into its output, only at places qdc itself planted:
  *   1. the empty marker functions qdc_fence_{threadgroup,device}() get their fence statement;
  *   2. kernel parameters [[buffer(n)]] shared across threadgroups get the coherent qualifier;
- *   3. the pieces of several tasks are merged item by item (a helper both runs wrote is kept
+ *   3. a SharedArray that qd.volatile_load reads is declared `volatile threadgroup` (SPIRV-Cross
+ *      2021 drops the Volatile memory access of a threadgroup load: the spin could be hoisted);
+ *   4. the pieces of several tasks are merged item by item (a helper both runs wrote is kept
  *      once; two different items of one name are an internal error, never silent output).
  * A marker that cannot be found is an internal error: the output is never left half done. */
 #include "spvtools.h"
@@ -116,6 +118,32 @@ static char *add_coherent(const char *msl, const char *qual, const bool *coheren
     }
     sb_puts(&b, p + 1);
     return b.data;
+}
+
+/* "    threadgroup T NAME[...];" -> "    volatile threadgroup T NAME[...];" for every declaration of
+ * the SharedArray NAME in the kernel body (one per view); NULL when there is none (a name
+ * SPIRV-Cross changed): the caller refuses the load rather than write a plain one. */
+char *msl_volatile_threadgroup(const char *msl, const char *name) {
+    StrBuf b;
+    sb_init(&b);
+    char *want = xasprintf(" %s[", name);
+    int found = 0;
+    for (const char *line = msl; *line;) {
+        const char *nl = strchr(line, '\n'), *end = nl ? nl + 1 : line + strlen(line), *p = line;
+        while (p < end && *p == ' ') p++;
+        const char *at = !strncmp(p, "threadgroup ", 12) ? strstr(p, want) : NULL;
+        if (at && at < end && p > line && end[-1 - (nl != NULL)] == ';') {
+            sb_append(&b, line, (size_t)(p - line));
+            sb_puts(&b, "volatile ");
+            sb_append(&b, p, (size_t)(end - p));
+            found++;
+        } else sb_append(&b, line, (size_t)(end - line));
+        line = end;
+    }
+    free(want);
+    if (found) return sb_take(&b);
+    sb_free(&b);
+    return NULL;
 }
 
 /* ---- item merge ---- */

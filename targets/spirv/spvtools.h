@@ -25,6 +25,9 @@ typedef struct MslFacts {
 } MslFacts;
 /* Fills the fence markers and adds `coherent` to the parameters [[buffer(n)]] with coherent[n]. */
 char *msl_complete(const char *msl, const MslFacts *f, const bool *coherent, int nbuf);
+/* Declares the SharedArray `name` volatile threadgroup (qd.volatile_load of its elements); NULL
+ * when SPIRV-Cross wrote no declaration of that name. */
+char *msl_volatile_threadgroup(const char *msl, const char *name);
 typedef struct MslItem { char *text, *name; } MslItem;
 typedef VEC(MslItem) MslItems;
 /* Adds the top-level items of one SPIRV-Cross output, each distinct item once. */

@@ -373,3 +373,53 @@ Test(msl, f64_in_a_compiled_out_print_or_assert_is_no_error, .init = cr_redirect
     run_free(&r), free(src), free(out);
     remove_tree(dir), free(dir);
 }
+
+/* Issue 34 item 4: qd.volatile_load of a SharedArray element. SPIRV-Cross 2021 drops SPIR-V's
+ * Volatile on a threadgroup load, so the array itself is declared volatile threadgroup (every
+ * access re-reads threadgroup memory: the spin cannot be hoisted), and --report-lowering says
+ * so; an array SPIRV-Cross renamed (a Metal keyword) is refused at the load, with no output. */
+static const char shared_spin_fmt[] =
+    "import quadrants as qd\n\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+    "    qd.loop_config(block_dim=64)\n    for i in range(64):\n        %s = qd.simt.block.SharedArray((2,), qd.i32)\n"
+    "        if i == 0:\n            %s[0] = 0\n        qd.simt.block.sync()\n        qd.atomic_add(%s[1], 1)\n"
+    "        if i == 1:\n            %s[0] = 1\n        if i == 0:\n            while qd.volatile_load(%s[0]) == 0:\n"
+    "                pass\n        a[i] = %s[1]\n";
+
+Test(msl, volatile_load_of_a_shared_array_is_a_volatile_threadgroup_access) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/sv.qd", dir), *out = xasprintf("%s/sv.metal", dir);
+    char *text = xasprintf(shared_spin_fmt, "flag", "flag", "flag", "flag", "flag", "flag");
+    cr_assert(write_text(src, text));
+    static const char *const fam[] = {"--target=apple7", "--target=apple8", "--target=apple9"};
+    for (int f = 0; f < 3; f++) {
+        RunResult r = run_qdc(src, fam[f], "-o", "-", NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        cr_expect(strstr(r.out, "\n    volatile threadgroup int flag[2];\n"), "%s: %s", fam[f], r.out);
+        cr_expect_eq(count_of(r.out, "threadgroup int flag["), 1, "%s", r.out);
+        /* the atomic still casts the element to an atomic_int, and the spin reads the volatile array */
+        cr_expect(strstr(r.out, "atomic_fetch_add_explicit((threadgroup atomic_int*)&flag[1], 1, memory_order_relaxed)"), "%s", r.out);
+        cr_expect(strstr(r.out, "while (flag[0] == 0)"), "%s", r.out);
+        run_free(&r);
+    }
+    RunResult r = run_qdc(src, "--target=apple8", "--report-lowering", "-o", out, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "volatile_load  i32   shared  relaxed  device   native       volatile threadgroup (the SharedArray "
+                            "is declared volatile); volatile load: every access reaches memory, never an atomic  "
+                            "(capability-db/apple7.yaml:volatile)\n"), "%s", r.out);
+    cr_expect(!strstr(r.out, "volatile device"), "%s", r.out);
+    run_free(&r);
+    /* the JSON report names the same form */
+    r = run_qdc(src, "--target=apple8", "--report-lowering=json", "-o", out, NULL);
+    cr_expect(strstr(r.out, "\"spelling\":\"volatile threadgroup (the SharedArray is declared volatile)\""), "%s", r.out);
+    run_free(&r);
+    free(text);
+    text = xasprintf(shared_spin_fmt, "device", "device", "device", "device", "device", "device");
+    cr_assert(write_text(src, text));
+    remove(out);
+    r = run_qdc(src, "--target=apple8", "--color=never", "-o", out, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "sv.qd:16:19: error[QD4004]: volatile_load of SharedArray 'device' has no MSL form: SPIRV-Cross "
+                            "renamed the array, so its threadgroup declaration cannot be made volatile (rename the array)\n"),
+              "%s", r.err);
+    cr_expect(!file_exists(out));
+    run_free(&r), free(text), free(src), free(out), remove_tree(dir), free(dir);
+}
