@@ -571,9 +571,32 @@ static char *kind_list(unsigned allowed) {
     return sb_take(&b);
 }
 
+/* The newest family (by version order of the number in its name) that shares name's letters
+ * before the first digit ("sm_" for sm_100), when name sorts after it: a family newer than the
+ * database knows. NULL otherwise. */
+static const char *newest_of_kind(const char *name, const char *const *names, int n) {
+    size_t pre = strcspn(name, "0123456789");
+    if (!pre || !name[pre]) return NULL;
+    const char *newest = NULL;
+    for (int i = 0; i < n; i++)
+        if (strlen(names[i]) > pre && !strncmp(names[i], name, pre) && strchr("0123456789", names[i][pre]) &&
+            (!newest || strverscmp(names[i], newest) > 0))
+            newest = names[i];
+    return newest && strverscmp(name, newest) > 0 ? newest : NULL;
+}
+
 static int unknown_target(const CapDb *db, const char *name) {
     const char *names[256];
-    const char *best = closest_name(name, names, capdb_names(db, names, 256));
+    int nnames = capdb_names(db, names, 256);
+    const char *newest = newest_of_kind(name, names, nnames);
+    if (newest) {
+        diag_usage("unknown target '%s'; known targets: %s", name, capdb_target_names(db));
+        diag_usage_hint(true, "the newest %.*s family in the capability database is '%s'; to compile for %s, describe it in "
+                        "%s.yaml ('extends: %s' and what differs) in a --capdb-dir directory (see qdc-capdb(5))",
+                        (int)strcspn(name, "0123456789"), name, newest, name, name, newest);
+        return QDC_EXIT_USAGE;
+    }
+    const char *best = closest_name(name, names, nnames);
     if (best && diag_machine_format())
         diag_usage("unknown target '%s'; did you mean '%s'? known targets: %s", name, best, capdb_target_names(db));
     else diag_usage("unknown target '%s'; known targets: %s", name, capdb_target_names(db));
@@ -706,9 +729,33 @@ static int compile_targets(const Options *o, const CapDb *db, const SearchPath *
     return rc;
 }
 
+/* --version --format=json: the same facts as one object, schema qdc-version/1:
+ * {"schema","version","git","llvm","spirv_tools","spirv_cross","capdb_schema","capdb_dirs":[...]}. */
+static void print_version_json(const Options *o) {
+    StrBuf b;
+    sb_init(&b);
+    const char *keys[] = {"schema", "version", "git", "llvm", "spirv_tools", "spirv_cross"};
+    const char *vals[] = {"qdc-version/1", QDC_VERSION, QDC_GIT_REV, QDC_LLVM_VERSION, QDC_SPIRV_TOOLS_VERSION,
+                          QDC_SPIRV_CROSS_VERSION};
+    for (size_t i = 0; i < ARRAY_LEN(keys); i++) sb_printf(&b, "%s\"%s\":", i ? "," : "{", keys[i]), json_str(&b, vals[i]);
+    sb_printf(&b, ",\"capdb_schema\":%d,\"capdb_dirs\":[", CAPDB_SCHEMA);
+    const char **dirs;
+    char *owned;
+    int nuser, n = capdb_dirs(o, &dirs, &owned, &nuser);
+    for (int i = 0; i < n; i++) {
+        char real[PATH_MAX];
+        if (i) sb_putc(&b, ',');
+        json_str(&b, realpath(dirs[i], real) ? real : dirs[i]);
+    }
+    sb_puts(&b, "]}\n");
+    fwrite(b.data, 1, b.len, stdout);
+    sb_free(&b), free(dirs), free(owned);
+}
+
 /* --version: the release (from VERSION), the git revision built, the libraries that decide the
  * output, and the capability database this run would read. */
 static void print_version(const Options *o) {
+    if (o->format && !strcmp(o->format, "json")) return print_version_json(o);
     printf("qdc %s (git %s)\n", QDC_VERSION, QDC_GIT_REV);
     printf("backends: LLVM %s, SPIRV-Tools %s, SPIRV-Cross %s\n", QDC_LLVM_VERSION, QDC_SPIRV_TOOLS_VERSION,
            QDC_SPIRV_CROSS_VERSION);
@@ -727,6 +774,11 @@ static void print_version(const Options *o) {
 
 static int run(const Options *o) {
     if (o->help) return print_usage(stdout), QDC_EXIT_OK;
+    bool lists = o->version || o->list_targets || o->print_caps || o->support_matrix;
+    if (o->format && !lists)
+        return usage("--format=%s applies to --version, --list-targets, --print-caps and --support-matrix%s", o->format, "");
+    if (o->version && o->format && strcmp(o->format, "text") && strcmp(o->format, "json"))
+        return usage("--version prints text or json, not %s%s", o->format, "");
     if (o->version) return print_version(o), QDC_EXIT_OK;
     if (o->list_warnings) return diag_list_warnings(stdout), QDC_EXIT_OK;
     if (o->list_codes) return diag_list_codes(stdout), QDC_EXIT_OK;

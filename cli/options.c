@@ -13,9 +13,20 @@ static const char *const option_names[] = {
     "--help", "--version", "--check", "--stats", "--print-output-names", "--list-targets", "--list-warnings",
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
-    "--emit-all", "--golden-check", "--time-report", "--keep-unchanged", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
+    "--emit-all", "--golden-check", "--time-report", "--keep-unchanged", "-Wall", "-Wextra", "--arch", "--target-env", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
     "-O0", "-O1", "-O2", "-O3", "-g",
 };
+
+/* Other compilers' target options, taken as --target: nvcc's -arch/--gpu-architecture (sm_90;
+ * also with '=' or a space) and glslc's --target-env (vulkan1.3). */
+static const char *const target_spellings[] = {"--arch", "-arch", "--gpu-architecture", "--target-env"};
+
+/* -Wall and -Wextra: every warning (all are on by default; these undo an earlier -Wno-NAME). */
+static void set_all_warnings(void) {
+    const char *names[128];
+    int n = diag_warning_names(names, 128);
+    for (int i = 0; i < n; i++) diag_set_warning(names[i], true, false);
+}
 
 static bool usage_error(const char *fmt, const char *arg) {
     diag_usage(fmt, arg);
@@ -113,6 +124,9 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (!strcmp(a, "--report-lowering") || !strcmp(a, "--report-lowering=text")) return (o->report_lowering = 1) != 0;
     if (!strcmp(a, "--report-lowering=json")) return (o->report_lowering = 2) != 0;
     if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) return o->opt_level = a[2] - '0', true;
+    if (a[0] == '-' && a[1] == 'O' && a[2]) /* -O4, -Os, -Ofast: a level, not -o's file name */
+        return usage_error("unknown optimization level '%s' (qdc has -O0, -O1, -O2 and -O3; did you mean '-O3'?)", a);
+    if (!strcmp(a, "-Wall") || !strcmp(a, "-Wextra")) return set_all_warnings(), true;
     if (!strcmp(a, "--golden-check")) return (o->golden_check = true);
     if (!strcmp(a, "--time-report")) return (o->time_report = true);
     if (!strcmp(a, "--keep-unchanged")) return (o->keep_unchanged = true);
@@ -139,6 +153,12 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         if (!v || !*v) return usage_error("%s needs a target name (see --list-targets)", "--target");
         return o->target = v, true;
     }
+    /* nvcc's and glslc's spellings of a target: the family names are the same (sm_90, vulkan1.3) */
+    for (size_t k = 0; k < ARRAY_LEN(target_spellings); k++)
+        if (take_value(target_spellings[k], argc, argv, i, &v)) {
+            if (!v || !*v) return usage_error("%s needs a target name (see --list-targets)", target_spellings[k]);
+            return o->target = v, true;
+        }
     if (take_value("--emit", argc, argv, i, &v)) {
         int k = v ? emit_from_name(v) : -1;
         if (k >= 0) return o->emit = (EmitKind)k, true;

@@ -212,3 +212,104 @@ Test(cli_build, plain_makefile_rebuilds_exactly_and_is_idle_after) {
     free(text), free(edited), free(h), free(f), free(y), free(eh), free(ef), free(ey);
     remove_tree(p.dir), free(p.dir), free(p.src), free(p.db);
 }
+
+/* ---- issue 35 items 6 and 8, issue 34 item 13: habits from other compilers, suggestions ---- */
+
+static void expect_usage_err(RunResult r, const char *want) {
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect_str_eq(r.err, want);
+    run_free(&r);
+}
+
+Test(cli_build, other_compilers_spellings_and_suggestions) {
+    expect_usage_err(run_qdc("-O4", "k.qd", NULL), "qdc: error: unknown optimization level '-O4' (qdc has -O0, -O1, -O2 "
+                                                   "and -O3; did you mean '-O3'?)\nqdc: run 'qdc --help' for usage\n");
+    RunResult r = run_qdc("--target=sm_100", "k.qd", NULL);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "qdc: error: unknown target 'sm_100'; known targets: sm_60, "), "%s", r.err);
+    cr_expect(strstr(r.err, "\nqdc: note: the newest sm_ family in the capability database is 'sm_90a'; to compile for "
+                            "sm_100, describe it in sm_100.yaml ('extends: sm_90a' and what differs) in a --capdb-dir "
+                            "directory (see qdc-capdb(5))\n"), "%s", r.err);
+    cr_expect(!strstr(r.err, "sm_60'?"), "%s", r.err);
+    run_free(&r);
+    char *ex = example("histogram.qd");
+    RunResult want = run_qdc("--target=sm_90", "-o", "-", ex, NULL), want_v = run_qdc("--target=vulkan1.3", "-o", "-", ex, NULL);
+    cr_assert_eq(want.status, 0, "%s", want.err);
+    const char *const spell[][3] = {{"-arch=sm_90", NULL}, {"-arch", "sm_90"}, {"--arch=sm_90", NULL},
+                                    {"--gpu-architecture=sm_90", NULL}, {"--target-env=vulkan1.3", NULL}};
+    for (size_t i = 0; i < sizeof spell / sizeof spell[0]; i++) {
+        const char *args[] = {spell[i][0], spell[i][1] ? spell[i][1] : "-o", spell[i][1] ? "-o" : "-", spell[i][1] ? "-" : ex,
+                              spell[i][1] ? ex : NULL, NULL};
+        r = run_qdc_argv(args, NULL, NULL);
+        RunResult *w = strstr(spell[i][0], "vulkan") ? &want_v : &want;
+        cr_expect_eq(r.status, 0, "%s: %s", spell[i][0], r.err);
+        cr_expect(r.out_len == w->out_len && !memcmp(r.out, w->out, r.out_len), "%s compiles as --target", spell[i][0]);
+        run_free(&r);
+    }
+    run_free(&want), run_free(&want_v), free(ex);
+}
+
+Test(cli_build, taichi_import_and_instantiate_name_give_one_error) {
+    const char *taichi = "import taichi as ti\n\n@ti.kernel\ndef k(a: ti.types.ndarray(dtype=ti.i32, ndim=1)):\n    a[0] = 1\n";
+    const char *a1[] = {"--check", "-", NULL};
+    RunResult r = run_qdc_argv(a1, taichi, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.err, "<stdin>:1:1: error[QD2003]: Quadrants kernels import quadrants, not taichi: write 'import "
+                            "quadrants as qd' and qd.<name> where the code has its Taichi alias\n 1 | import taichi as ti\n"
+                            "   | ^~~~~~\n");
+    run_free(&r);
+    const char *generic = "import quadrants as qd\n\n@qd.kernel\ndef scale(a: qd.types.ndarray()):\n    a[0] = 1\n";
+    const char *a2[] = {"--check", "--instantiate=scael(a=f32[1])", "-", NULL};
+    r = run_qdc_argv(a2, generic, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.err, "--instantiate:1:1: error[QD2061]: --instantiate names 'scael', which is not a kernel of this "
+                            "module; did you mean 'scale'?\n 1 | scael(a=f32[1])\n   | ^~~~~\n");
+    run_free(&r);
+}
+
+Test(cli_build, wall_wextra_version_json_and_format_where_it_applies) {
+    const char *src = "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.u8, ndim=1)):\n    a[0] = 300\n";
+    const char *quiet[] = {"--check", "-Wno-constant-conversion", "-", NULL},
+               *wall[] = {"--check", "-Wno-constant-conversion", "-Wall", "-", NULL},
+               *wextra[] = {"--check", "-Wno-constant-conversion", "-Wextra", "-Werror", "-", NULL};
+    RunResult q = run_qdc_argv(quiet, src, NULL), w = run_qdc_argv(wall, src, NULL), x = run_qdc_argv(wextra, src, NULL);
+    cr_expect_eq(q.status, 0, "%s", q.err);
+    cr_expect_str_empty(q.err);
+    cr_expect_eq(w.status, 0, "%s", w.err);
+    cr_expect(strstr(w.err, "warning[QD2150]"), "-Wall turns the warning back on: %s", w.err);
+    cr_expect_eq(x.status, 1, "%s", x.err);
+    cr_expect(strstr(x.err, "error[QD2150]"), "%s", x.err);
+    run_free(&q), run_free(&w), run_free(&x);
+    RunResult v = run_qdc("--version", "--format=json", NULL);
+    cr_expect_eq(v.status, 0, "%s", v.err);
+    cr_expect(!strncmp(v.out, "{\"schema\":\"qdc-version/1\",\"version\":\"", 37), "%s", v.out);
+    cr_expect(strstr(v.out, ",\"capdb_schema\":1,\"capdb_dirs\":[\""), "%s", v.out);
+    cr_expect_eq(v.out[v.out_len - 2], '}', "%s", v.out);
+    run_free(&v);
+    expect_usage_err(run_qdc("--format=json", "k.qd", NULL),
+                     "qdc: error: --format=json applies to --version, --list-targets, --print-caps and --support-matrix\n");
+    expect_usage_err(run_qdc("--version", "--format=md", NULL), "qdc: error: --version prints text or json, not md\n");
+}
+
+/* Issue 34 item 13: a capability description holding ESC or BEL is printed escaped. */
+Test(cli_build, control_characters_in_descriptions_are_escaped) {
+    char *dir = make_temp_dir(), *shipped = root_path("capability-db/x86_64.yaml"), *mine = path_join(dir, "x86_64.yaml");
+    char *t = read_text(shipped, NULL), *d = strstr(t, "\ndescription: ");
+    cr_assert(d);
+    char *eol = strchr(d + 1, '\n'), flag[4200];
+    size_t n = strlen(t) + 64;
+    char *text = malloc(n);
+    snprintf(text, n, "%.*s\ndescription: \"x86 \\e[31mred\\a\"%s", (int)(d - t), t, eol);
+    cr_assert(write_text(mine, text));
+    snprintf(flag, sizeof flag, "--capdb-dir=%s", dir);
+    RunResult r = run_qdc(flag, "-Wno-capdb-shadow", "--list-targets", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "x86_64     x86_64  -         x86 \\e[31mred\\x07\n"), "%s", r.out);
+    cr_expect(!strchr(r.out, '\033') && !strchr(r.out, '\a'));
+    run_free(&r);
+    r = run_qdc(flag, "-Wno-capdb-shadow", "--print-caps", "x86_64", NULL);
+    cr_expect(strstr(r.out, "\ndescription: x86 \\e[31mred\\x07\n"), "%s", r.out);
+    cr_expect(!strchr(r.out, '\033') && !strchr(r.out, '\a'));
+    run_free(&r);
+    free(t), free(text), free(shipped), free(mine), remove_tree(dir), free(dir);
+}
