@@ -313,3 +313,41 @@ Test(cli_build, control_characters_in_descriptions_are_escaped) {
     run_free(&r);
     free(t), free(text), free(shipped), free(mine), remove_tree(dir), free(dir);
 }
+
+/* Issue 35 item 8: `make install` puts a bash completion beside qdc whose families, aliases and
+ * capabilities come from the database through the installed qdc. */
+static char *complete_line(const char *script, const char *words, int cword) {
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "source '%s'; COMP_WORDS=(%s); COMP_CWORD=%d; _qdc; printf '%%s\\n' \"${COMPREPLY[@]}\"",
+             script, words, cword);
+    const char *argv[] = {"bash", "--norc", "-c", cmd, NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *out = strdup(r.out);
+    run_free(&r);
+    return out;
+}
+
+Test(cli_build, bash_completion_is_installed_and_asks_the_database) {
+    if (!tool_available("bash")) cr_skip_test("bash is not installed");
+    char *dest = install_to_temp();
+    cr_assert(dest, "install failed");
+    char *script = path_join(dest, "usr/share/bash-completion/completions/qdc"), *qdc = path_join(dest, "usr/bin/qdc"), w[4400];
+    cr_assert(file_exists(script), "no completion installed at %s", script);
+    snprintf(w, sizeof w, "'%s' --target = sm_9", qdc);
+    char *t = complete_line(script, w, 3);
+    cr_expect_str_eq(t, "sm_90\nsm_90a\n");
+    snprintf(w, sizeof w, "'%s' --target = sm_90,gfx94", qdc);
+    char *list = complete_line(script, w, 3);
+    cr_expect_str_eq(list, "sm_90,gfx942\n");
+    snprintf(w, sizeof w, "'%s' --print-caps h1", qdc);
+    char *alias = complete_line(script, w, 2);
+    cr_expect_str_eq(alias, "h100\n");
+    snprintf(w, sizeof w, "'%s' --target = vulkan1.2 --cap = -subgroup", qdc);
+    char *caps = complete_line(script, w, 6);
+    cr_expect_str_eq(caps, "-subgroup-arithmetic\n-subgroup-ballot\n-subgroup32\n");
+    snprintf(w, sizeof w, "'%s' --keep", qdc);
+    char *opt = complete_line(script, w, 1);
+    cr_expect_str_eq(opt, "--keep-unchanged\n");
+    free(t), free(list), free(alias), free(caps), free(opt), free(script), free(qdc), remove_tree(dest), free(dest);
+}
