@@ -352,7 +352,7 @@ static int check_golden(const Options *o, const Job *jobs, int njobs, const Gold
 /* --emit-all: each job's text output and its lowering report "<dir>/<family>/<module>.lowering.txt",
  * written, or with --golden-check compared (a unified diff per changed file, exit status 1). */
 static int write_golden(const Options *o, Job *jobs, int njobs) {
-    GoldenFile files[128];
+    GoldenFile files[128] = {0};
     char *reports[64];
     int n = 0, rc = QDC_EXIT_OK;
     for (int j = 0; j < njobs; j++) {
@@ -522,7 +522,8 @@ done:
     return rc;
 }
 
-/* Expands -o's %t (family), %e (extension without the dot), %m (module) and %%. */
+/* Expands -o's %t (family), %e (extension without the dot), %m (module), %n (the input's stem:
+ * the module's name, for several inputs) and %%. */
 static char *expand_output(const char *tmpl, const CapTarget *t, EmitKind emit, const char *mod, bool *bad) {
     StrBuf b;
     sb_init(&b);
@@ -531,7 +532,8 @@ static char *expand_output(const char *tmpl, const CapTarget *t, EmitKind emit, 
         switch (*++p) {
         case 't': sb_puts(&b, cap_name(t)); break;
         case 'e': sb_puts(&b, emit_extension(emit) + 1); break;
-        case 'm': sb_puts(&b, mod); break;
+        case 'm':
+        case 'n': sb_puts(&b, mod); break;
         case '%': sb_putc(&b, '%'); break;
         default: *bad = true; p -= !*p; break;
         }
@@ -540,12 +542,12 @@ static char *expand_output(const char *tmpl, const CapTarget *t, EmitKind emit, 
     return sb_take(&b);
 }
 
-/* -o is a template when it holds %t, %e, %m or %%; otherwise it is a file name taken as it is
+/* -o is a template when it holds %t, %e, %m, %n or %%; otherwise it is a file name taken as it is
  * ("my%file.o", "50%.o"), like gcc's. Any name can be given: doubling every '%' makes a
  * template that expands to it ("a%%t.o" is "a%t.o"). */
 static bool is_template(const char *out) {
     for (const char *p = out; *p; p++)
-        if (*p == '%' && *++p && strchr("tem%", *p)) return true;
+        if (*p == '%' && *++p && strchr("temn%", *p)) return true;
     return false;
 }
 
@@ -670,7 +672,7 @@ static int plan_outputs(const Options *o, Job *jobs, int njobs, char **dep_path)
                            : expand_output(tmpl, jobs[j].t, jobs[j].emit, mod, &bad);
     }
     free(mod), free(golden);
-    if (bad) return usage("bad %%-sequence in -o '%s' (use %%t, %%e, %%m or %%%%)%s", o->output, "");
+    if (bad) return usage("bad %%-sequence in -o '%s' (use %%t, %%e, %%m, %%n or %%%%)%s", o->output, "");
     if (o->dep_file && !o->dep_path && (!jobs[0].path || !strcmp(jobs[0].path, "-")))
         return usage("%s%s", "-MD without an output file needs -MF FILE", "");
     if (o->dep_file && !o->ndep_targets && (!jobs[0].path || !strcmp(jobs[0].path, "-")))
@@ -708,25 +710,88 @@ static int check_collisions(const Options *o, const Job *jobs, int njobs, const 
     return QDC_EXIT_OK;
 }
 
-/* Splits --target's comma list into jobs, plans their outputs and compiles. */
-static int compile_targets(const Options *o, const CapDb *db, const SearchPath *sp) {
-    char *list = xstrdup(o->target ? o->target : "x86_64");
+/* One input file of the run: its options (input set to it), its jobs and depfile. */
+typedef struct Unit {
+    Options o;
     Job jobs[64];
-    int njobs = 0, rc = QDC_EXIT_OK;
+    int njobs;
+    char *dep_path;
+} Unit;
+
+/* Splits --target's comma list into the unit's jobs and plans their outputs. */
+static int plan_unit(const CapDb *db, Unit *u) {
+    const Options *o = &u->o;
+    char *list = xstrdup(o->target ? o->target : "x86_64");
+    int rc = QDC_EXIT_OK;
     for (char *save = NULL, *n = strtok_r(list, ",", &save); n && rc == QDC_EXIT_OK; n = strtok_r(NULL, ",", &save)) {
-        if (njobs == 64) rc = usage("%s%s", "more than 64 targets in --target", "");
-        else rc = make_job(o, db, n, &jobs[njobs++]);
+        if (u->njobs == 64) rc = usage("%s%s", "more than 64 targets in --target", "");
+        else rc = make_job(o, db, n, &u->jobs[u->njobs++]);
     }
-    if (rc == QDC_EXIT_OK && !njobs) rc = usage("%s%s", "--target needs a target name (see --list-targets)", "");
-    char *dep_path = NULL;
-    if (rc == QDC_EXIT_OK) rc = plan_outputs(o, jobs, njobs, &dep_path);
-    if (rc == QDC_EXIT_OK && o->print_outputs)
-        for (int j = 0; j < njobs; j++) printf("%s\n", jobs[j].path ? jobs[j].path : "");
-    else if (rc == QDC_EXIT_OK && (rc = check_collisions(o, jobs, njobs, dep_path)) == QDC_EXIT_OK)
-        rc = compile(o, jobs, njobs, dep_path, sp);
-    for (int j = 0; j < njobs; j++) free(jobs[j].path), sb_free(&jobs[j].out), sb_free(&jobs[j].report);
-    free(list), free(dep_path);
+    if (rc == QDC_EXIT_OK && !u->njobs) rc = usage("%s%s", "--target needs a target name (see --list-targets)", "");
+    if (rc == QDC_EXIT_OK) rc = plan_outputs(o, u->jobs, u->njobs, &u->dep_path);
+    free(list);
     return rc;
+}
+
+/* Two inputs that would write one file (a/k.qd and b/k.qd with -o out/%n.%e): QD0007. */
+static int check_unit_collisions(const Unit *a, const Unit *b) {
+    for (int j = 0; j < a->njobs; j++)
+        for (int k = 0; a->jobs[j].path && k < b->njobs; k++)
+            if (b->jobs[k].path && same_file(a->jobs[j].path, b->jobs[k].path)) {
+                diag_error((Span){0}, QD0007, "the output file '%s' would be written for both '%s' and '%s'",
+                           b->jobs[k].path, a->o.input, b->o.input);
+                return QDC_EXIT_INPUT;
+            }
+    return QDC_EXIT_OK;
+}
+
+/* Several inputs (qdc a.qd b.qd): -o must be a template (%n or %m: one file per input), and the
+ * depfile of each output is its own <output>.d, so -MF, -MT and -MQ (one file, one rule) and
+ * standard input are refused. */
+static int check_inputs(const Options *o) {
+    if (o->ninputs < 2) return QDC_EXIT_OK;
+    if (o->output && (!is_template(o->output) || (!strstr(o->output, "%n") && !strstr(o->output, "%m"))))
+        return usage("cannot specify -o '%s' with several input files: use a template with %%n (the input's name), "
+                     "for example -o out/%%n.%%e%s", o->output, "");
+    if (o->dep_path || o->ndep_targets)
+        return usage("%s%s", "-MF, -MT and -MQ name one depfile and one rule: with several input files each output gets "
+                     "its own depfile (<output>.d)", "");
+    for (int i = 0; i < o->ninputs; i++)
+        if (!strcmp(o->inputs[i], "-")) return usage("%s%s", "standard input (-) cannot be one of several input files", "");
+    return QDC_EXIT_OK;
+}
+
+/* Plans every input's outputs (and refuses collisions between them) before any is compiled,
+ * then compiles them in the order given; diagnostics come in that order. Exit status: the
+ * worst of the inputs'. */
+static int compile_inputs(const Options *o, const CapDb *db, const SearchPath *sp) {
+    int rc = check_inputs(o), n = o->ninputs;
+    if (rc != QDC_EXIT_OK) return rc;
+    Unit *units = xcalloc((size_t)n, sizeof *units);
+    for (int i = 0; i < n && rc == QDC_EXIT_OK; i++) {
+        units[i].o = *o, units[i].o.input = o->inputs[i];
+        rc = plan_unit(db, &units[i]);
+        for (int k = 0; k < i && rc == QDC_EXIT_OK; k++) rc = check_unit_collisions(&units[k], &units[i]);
+    }
+    for (int i = 0; i < n && rc == QDC_EXIT_OK && o->print_outputs; i++)
+        for (int j = 0; j < units[i].njobs; j++) printf("%s\n", units[i].jobs[j].path ? units[i].jobs[j].path : "");
+    int worst = rc;
+    for (int i = 0; i < n && rc == QDC_EXIT_OK && !o->print_outputs; i++) {
+        Unit *u = &units[i];
+        diag_set_input(strcmp(u->o.input, "-") ? u->o.input : "<stdin>");
+        if (i) diag_reset_counts(); /* each input has its own error count and limit */
+        int r = check_collisions(&u->o, u->jobs, u->njobs, u->dep_path);
+        if (r == QDC_EXIT_OK) r = compile(&u->o, u->jobs, u->njobs, u->dep_path, sp);
+        if (r == QDC_EXIT_OK && diag_error_count()) r = QDC_EXIT_INPUT;
+        if (r > worst) worst = r;
+    }
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < units[i].njobs; j++)
+            free(units[i].jobs[j].path), sb_free(&units[i].jobs[j].out), sb_free(&units[i].jobs[j].report);
+        free(units[i].dep_path);
+    }
+    free(units);
+    return worst;
 }
 
 /* --version --format=json: the same facts as one object, schema qdc-version/1:
@@ -815,7 +880,7 @@ static int run(const Options *o) {
         rc = usage("%s%s", "no input file (run 'qdc --help' for usage)", "");
     } else {
         SearchPath sp = {dirs, ndirs};
-        rc = compile_targets(o, db, &sp);
+        rc = compile_inputs(o, db, &sp);
     }
     capdb_close(db);
     free(dirs), free(owned);

@@ -94,8 +94,8 @@ static bool parse_int(const char *s, int lo, int hi, int *out) {
 }
 
 static bool add_input(Options *o, const char *a) {
-    if (o->input) return usage_error("more than one input file given ('%s')", a);
-    o->input = a;
+    if (!o->input) o->input = a;
+    push(&o->inputs, &o->ninputs, a);
     return true;
 }
 
@@ -333,6 +333,7 @@ bool options_parse(int argc, char **argv, Options *o) {
 
 void options_free(Options *o) {
     free(o->caps);
+    free(o->inputs);
     free(o->capdb_dirs);
     free(o->instantiate);
     free(o->dep_targets);

@@ -8,7 +8,9 @@
 typedef VEC(char *) ArgVec;
 
 typedef struct Options {
-    const char *input;    /* path or "-" */
+    const char *input;    /* path or "-": the (first) input */
+    const char **inputs;  /* every input file, in order (qdc a.qd b.qd) */
+    int ninputs;
     const char *output;   /* -o; NULL = derived */
     const char *target;   /* --target; NULL = x86_64; a comma list fans out (-o with %t) */
     EmitKind emit;

@@ -351,3 +351,63 @@ Test(cli_build, bash_completion_is_installed_and_asks_the_database) {
     cr_expect_str_eq(opt, "--keep-unchanged\n");
     free(t), free(list), free(alias), free(caps), free(opt), free(script), free(qdc), remove_tree(dest), free(dest);
 }
+
+/* ---- issue 35 item 2: several input files per call ---- */
+
+Test(cli_build, several_inputs_compile_in_order_with_a_depfile_each) {
+    char *dir = make_temp_dir(), *a = path_join(dir, "a"), *b = path_join(dir, "b"), *eh = example("histogram.qd"),
+         *ef = example("float_sum.qd");
+    cr_assert(!mkdir(a, 0777) && !mkdir(b, 0777));
+    char *ah = path_join(a, "histogram.qd"), *af = path_join(a, "float_sum.qd"), *bh = path_join(b, "histogram.qd");
+    cr_assert(copy_file(eh, ah) && copy_file(ef, af) && copy_file(eh, bh));
+    const char *args[] = {"a/histogram.qd", "a/float_sum.qd", "--target=x86_64,sm_90", "-o", "out/%t/%n.%e", "-MD", NULL};
+    RunResult r = run_qdc_argv(args, NULL, dir);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    const char *files[] = {"out/x86_64/histogram.o", "out/sm_90/histogram.ptx", "out/x86_64/float_sum.o", "out/sm_90/float_sum.ptx"};
+    for (size_t i = 0; i < 4; i++) {
+        char *p = path_join(dir, files[i]);
+        cr_expect(file_exists(p), "%s", files[i]);
+        free(p);
+    }
+    char *dh = path_join(dir, "out/x86_64/histogram.o.d"), *df = path_join(dir, "out/x86_64/float_sum.o.d");
+    char *th = read_text(dh, NULL), *tf = read_text(df, NULL);
+    cr_assert(th && tf);
+    cr_expect(!strncmp(th, "out/x86_64/histogram.o out/sm_90/histogram.ptx: \\\n  a/histogram.qd \\\n", 69), "%s", th);
+    cr_expect(!strncmp(tf, "out/x86_64/float_sum.o out/sm_90/float_sum.ptx: \\\n  a/float_sum.qd \\\n", 69), "%s", tf);
+    free(dh), free(df), free(th), free(tf);
+    /* the same as one call per input: byte for byte */
+    const char *one[] = {"a/float_sum.qd", "--target=sm_90", "-o", "-", NULL};
+    r = run_qdc_argv(one, NULL, dir);
+    char *p = path_join(dir, "out/sm_90/float_sum.ptx"), *t = read_text(p, NULL);
+    cr_expect(t && !strcmp(t, r.out), "several inputs compile as one each");
+    run_free(&r), free(p), free(t);
+    /* diagnostics in input order, every input tried, the worst status */
+    const char *bad[] = {"--check", "nothere.qd", "a/histogram.qd", "missing2.qd", NULL};
+    r = run_qdc_argv(bad, NULL, dir);
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.err, "qdc: error[QD0001]: cannot open 'nothere.qd': no such file\n"
+                            "qdc: error[QD0001]: cannot open 'missing2.qd': no such file\n");
+    run_free(&r);
+    /* two inputs that would write one file */
+    const char *clash[] = {"a/histogram.qd", "b/histogram.qd", "-o", "o2/%n.%e", NULL};
+    r = run_qdc_argv(clash, NULL, dir);
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.err, "qdc: error[QD0007]: the output file 'o2/histogram.o' would be written for both "
+                            "'a/histogram.qd' and 'b/histogram.qd'\n");
+    run_free(&r);
+    char *o2 = path_join(dir, "o2");
+    cr_expect(!file_exists(o2), "nothing written");
+    const char *mf[] = {"a/histogram.qd", "a/float_sum.qd", "-o", "o3/%n.%e", "-MD", "-MF", "x.d", NULL};
+    r = run_qdc_argv(mf, NULL, dir);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "qdc: error: -MF, -MT and -MQ name one depfile and one rule: with several input files each "
+                            "output gets its own depfile (<output>.d)\n");
+    run_free(&r);
+    const char *in[] = {"a/histogram.qd", "-", NULL};
+    r = run_qdc_argv(in, "", dir);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "qdc: error: standard input (-) cannot be one of several input files\n");
+    run_free(&r);
+    free(o2), free(ah), free(af), free(bh), free(a), free(b), free(eh), free(ef), remove_tree(dir), free(dir);
+}
