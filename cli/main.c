@@ -166,6 +166,8 @@ typedef struct Job {
     double ms;          /* --time-report: lowering and emission */
     char *path;
     StrBuf out;
+    char *embed_c, *embed_h; /* --embed: <path>.c and <path>.h, the output as a C array */
+    StrBuf c, h;
 } Job;
 
 /* The lowering engine's options from the command line (--cap, --atomic-rewrite). */
@@ -202,6 +204,10 @@ static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const c
     sb_init(&raw);
     bool ok = be->emit(ir, low, j->t, &to, embed ? &raw : &j->out) && diag_error_count() == errors_before;
     if (ok && embed) c_array_render(&j->out, o->symbol_prefix, modname, cap_name(j->t), emit_kind_name(j->def), &raw);
+    if (ok && j->embed_c) { /* the same bytes as the output: compiled once */
+        c_array_render(&j->c, o->symbol_prefix, modname, cap_name(j->t), emit_kind_name(j->emit), &j->out);
+        c_array_header(&j->h, o->symbol_prefix, modname, cap_name(j->t), emit_kind_name(j->emit), j->out.len);
+    }
     sb_free(&raw);
     return ok;
 }
@@ -257,9 +263,11 @@ static bool render_depfile(const Options *o, const Job *jobs, int njobs, const S
     }
     DepTarget *tg = o->dep_targets;
     int ntg = o->ndep_targets;
-    DepTarget fallback[64];
+    DepTarget fallback[3 * 64];
     if (!ntg) {
         for (int j = 0; j < njobs; j++) fallback[ntg++] = (DepTarget){jobs[j].path, true};
+        for (int j = 0; j < njobs && jobs[0].embed_c; j++) /* --embed: its files are outputs too */
+            fallback[ntg++] = (DepTarget){jobs[j].embed_c, true}, fallback[ntg++] = (DepTarget){jobs[j].embed_h, true};
         tg = fallback;
     }
     const char *bad = NULL, *why = NULL;
@@ -286,9 +294,13 @@ static int write_outputs(const Options *o, Job *jobs, int njobs, const char *dep
     StrBuf dep;
     sb_init(&dep);
     VEC(const char *) same = {0};
-    for (int j = 0; j < njobs; j++)
-        if (jobs[j].path && unchanged(jobs[j].path, jobs[j].out.data, jobs[j].out.len)) vec_push(&same, jobs[j].path);
-        else if (jobs[j].path) outputs_add(set, jobs[j].path, jobs[j].out.data, jobs[j].out.len);
+    for (int j = 0; j < njobs; j++) {
+        const char *paths[] = {jobs[j].path, jobs[j].embed_c, jobs[j].embed_h};
+        const StrBuf *data[] = {&jobs[j].out, &jobs[j].c, &jobs[j].h};
+        for (int k = 0; k < 3; k++)
+            if (paths[k] && unchanged(paths[k], data[k]->data, data[k]->len)) vec_push(&same, paths[k]);
+            else if (paths[k]) outputs_add(set, paths[k], data[k]->data ? data[k]->data : "", data[k]->len);
+    }
     if (dep_path && !render_depfile(o, jobs, njobs, sp, &dep)) {
         outputs_free(set), sb_free(&dep), free(same.items);
         return QDC_EXIT_INPUT;
@@ -673,6 +685,13 @@ static int plan_outputs(const Options *o, Job *jobs, int njobs, char **dep_path)
     }
     free(mod), free(golden);
     if (bad) return usage("bad %%-sequence in -o '%s' (use %%t, %%e, %%m, %%n or %%%%)%s", o->output, "");
+    for (int j = 0; o->embed && j < njobs; j++) {
+        if (!jobs[j].path || !strcmp(jobs[j].path, "-") || jobs[j].emit == EMIT_C_ARRAY || jobs[j].emit == EMIT_AST ||
+            jobs[j].emit == EMIT_IR || o->emit_all)
+            return usage("%s%s", "--embed writes <output>.c and <output>.h beside an output file: give -o FILE (not -), "
+                         "and no --emit=c-array, ast or ir, or --emit-all", "");
+        jobs[j].embed_c = xasprintf("%s.c", jobs[j].path), jobs[j].embed_h = xasprintf("%s.h", jobs[j].path);
+    }
     if (o->dep_file && !o->dep_path && (!jobs[0].path || !strcmp(jobs[0].path, "-")))
         return usage("%s%s", "-MD without an output file needs -MF FILE", "");
     if (o->dep_file && !o->ndep_targets && (!jobs[0].path || !strcmp(jobs[0].path, "-")))
@@ -787,7 +806,9 @@ static int compile_inputs(const Options *o, const CapDb *db, const SearchPath *s
     }
     for (int i = 0; i < n; i++) {
         for (int j = 0; j < units[i].njobs; j++)
-            free(units[i].jobs[j].path), sb_free(&units[i].jobs[j].out), sb_free(&units[i].jobs[j].report);
+            free(units[i].jobs[j].path), sb_free(&units[i].jobs[j].out), sb_free(&units[i].jobs[j].report),
+                free(units[i].jobs[j].embed_c), free(units[i].jobs[j].embed_h), sb_free(&units[i].jobs[j].c),
+                sb_free(&units[i].jobs[j].h);
         free(units[i].dep_path);
     }
     free(units);

@@ -13,7 +13,7 @@ static const char *const option_names[] = {
     "--help", "--version", "--check", "--stats", "--print-output-names", "--list-targets", "--list-warnings",
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
-    "--emit-all", "--golden-check", "--time-report", "--keep-unchanged", "-Wall", "-Wextra", "--arch", "--target-env", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
+    "--emit-all", "--golden-check", "--time-report", "--keep-unchanged", "--embed", "-Wall", "-Wextra", "--arch", "--target-env", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
     "-O0", "-O1", "-O2", "-O3", "-g",
 };
 
@@ -130,6 +130,7 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (!strcmp(a, "--golden-check")) return (o->golden_check = true);
     if (!strcmp(a, "--time-report")) return (o->time_report = true);
     if (!strcmp(a, "--keep-unchanged")) return (o->keep_unchanged = true);
+    if (!strcmp(a, "--embed")) return (o->embed = true);
     if (!strncmp(a, "-Werror=", 8)) return set_warning(a + 8, true, true);
     if (!strncmp(a, "-Wno-", 5)) return set_warning(a + 5, false, false);
     if (!strncmp(a, "-W", 2) && a[2]) return set_warning(a + 2, true, false);
@@ -354,6 +355,7 @@ void print_usage(FILE *out) {
           "  --emit=KIND             ast, ir, obj, asm, llvm-ir, header, metadata, ptx, hsaco,\n"
           "                          spirv, spirv-asm, msl, c-array (default: the target's natural output)\n"
           "  --symbol-prefix=P       prefix every exported symbol (kernels, tasks, fields) with P\n"
+          "  --embed                 also write the output as a C array, <output>.c, declared in <output>.h\n"
           "  --instantiate=[ENTRY=]KERNEL(P=VALUE, ...)  compile a generic kernel for these arguments\n"
           "                          (VALUE: f32[2] for an ndarray, 4 for an integer, a field's name)\n"
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"

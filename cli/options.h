@@ -44,6 +44,7 @@ typedef struct Options {
     const char *emit_all;      /* --emit-all=DIR: every text artifact per target (golden files) */
     bool golden_check;         /* --golden-check: compare with --emit-all's DIR, write nothing */
     bool time_report;          /* --time-report: time per phase on stderr */
+    bool embed;                /* --embed: also <output>.c (C array) and <output>.h (its declarations) */
     bool keep_unchanged;       /* --keep-unchanged: an output with the same bytes keeps its time stamp */
     ArgVec args;               /* the arguments after @file expansion (owned) */
     char **argv;               /* the command line as given (argv[0] names this qdc) */

@@ -411,3 +411,45 @@ Test(cli_build, several_inputs_compile_in_order_with_a_depfile_each) {
     run_free(&r);
     free(o2), free(ah), free(af), free(bh), free(a), free(b), free(eh), free(ef), remove_tree(dir), free(dir);
 }
+
+/* ---- issue 35 item 4: --embed (CMake's EMBED) ---- */
+
+/* One run writes the output, <output>.c holding its bytes and <output>.h declaring them; a C
+ * program that includes the header gets back exactly the output's bytes. */
+Test(cli_build, embed_writes_the_array_and_its_header_in_the_same_run) {
+    if (!tool_available("cc")) cr_skip_test("no C compiler");
+    char *dir = make_temp_dir(), *ex = example("histogram.qd");
+    const char *args[] = {"--target=sm_90", "--embed", "--symbol-prefix=h_", "-o", "gpu/k.ptx", "-MD", ex, NULL};
+    RunResult r = run_qdc_argv(args, NULL, dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *ptx = path_join(dir, "gpu/k.ptx"), *h = path_join(dir, "gpu/k.ptx.h"), *d = path_join(dir, "gpu/k.ptx.d");
+    size_t plen;
+    char *p = read_text(ptx, &plen), *ht = read_text(h, NULL), *dt = read_text(d, NULL), decl[256];
+    cr_assert(p && ht && dt);
+    snprintf(decl, sizeof decl, "extern const size_t h_qdc_histogram_sm_90_size;\nextern const unsigned char "
+                                "h_qdc_histogram_sm_90[%zu];\n", plen + 1);
+    cr_expect(strstr(ht, decl), "%s", ht);
+    cr_expect(strstr(ht, "#ifndef H_QDC_HISTOGRAM_SM_90_H\n"), "%s", ht);
+    cr_expect(!strncmp(dt, "gpu/k.ptx gpu/k.ptx.c gpu/k.ptx.h: \\\n", 37), "the depfile names all three: %s", dt);
+    char *m = path_join(dir, "m.c");
+    cr_assert(write_text(m, "#include \"gpu/k.ptx.h\"\n#include <stdio.h>\nint main(void) {\n"
+                            "    fwrite(h_qdc_histogram_sm_90, 1, h_qdc_histogram_sm_90_size, stdout);\n"
+                            "    return h_qdc_histogram_sm_90[h_qdc_histogram_sm_90_size];\n}\n"));
+    const char *cc[] = {"cc", "-std=c17", "-Wall", "-Werror", "-I.", "-include", "gpu/k.ptx.h", "-o", "m", "m.c", "gpu/k.ptx.c", NULL};
+    r = run_argv(cc, NULL, dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    const char *run[] = {"./m", NULL};
+    r = run_argv(run, NULL, dir);
+    cr_expect_eq(r.status, 0);
+    cr_expect(r.out_len == plen && !memcmp(r.out, p, plen), "the embedded bytes are the .ptx");
+    run_free(&r);
+    const char *bad[] = {"--target=sm_90", "--embed", "-o", "-", ex, NULL};
+    r = run_qdc_argv(bad, NULL, dir);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "qdc: error: --embed writes <output>.c and <output>.h beside an output file: give -o FILE (not "
+                            "-), and no --emit=c-array, ast or ir, or --emit-all\n");
+    run_free(&r);
+    free(p), free(ht), free(dt), free(ptx), free(h), free(d), free(m), free(ex), remove_tree(dir), free(dir);
+}
