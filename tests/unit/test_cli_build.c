@@ -334,22 +334,20 @@ Test(cli_build, bash_completion_is_installed_and_asks_the_database) {
     cr_assert(dest, "install failed");
     char *script = path_join(dest, "usr/share/bash-completion/completions/qdc"), *qdc = path_join(dest, "usr/bin/qdc"), w[4400];
     cr_assert(file_exists(script), "no completion installed at %s", script);
-    snprintf(w, sizeof w, "'%s' --target = sm_9", qdc);
-    char *t = complete_line(script, w, 3);
-    cr_expect_str_eq(t, "sm_90\nsm_90a\n");
-    snprintf(w, sizeof w, "'%s' --target = sm_90,gfx94", qdc);
-    char *list = complete_line(script, w, 3);
-    cr_expect_str_eq(list, "sm_90,gfx942\n");
-    snprintf(w, sizeof w, "'%s' --print-caps h1", qdc);
-    char *alias = complete_line(script, w, 2);
-    cr_expect_str_eq(alias, "h100\n");
-    snprintf(w, sizeof w, "'%s' --target = vulkan1.2 --cap = -subgroup", qdc);
-    char *caps = complete_line(script, w, 6);
-    cr_expect_str_eq(caps, "-subgroup-arithmetic\n-subgroup-ballot\n-subgroup32\n");
-    snprintf(w, sizeof w, "'%s' --keep", qdc);
-    char *opt = complete_line(script, w, 1);
-    cr_expect_str_eq(opt, "--keep-unchanged\n");
-    free(t), free(list), free(alias), free(caps), free(opt), free(script), free(qdc), remove_tree(dest), free(dest);
+    static const struct { const char *words; int cword; const char *want; } cases[] = {
+        {"--target = sm_9", 3, "sm_90\nsm_90a\n"},
+        {"--target = sm_90,gfx94", 3, "sm_90,gfx942\n"}, /* after a comma */
+        {"--print-caps h1", 2, "h100\n"},                /* aliases */
+        {"--target = vulkan1.2 --cap = -subgroup", 6, "-subgroup-arithmetic\n-subgroup-ballot\n-subgroup32\n"},
+        {"--keep", 1, "--keep-unchanged\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(w, sizeof w, "'%s' %s", qdc, cases[i].words);
+        char *got = complete_line(script, w, cases[i].cword);
+        cr_expect_str_eq(got, cases[i].want, "%s", cases[i].words);
+        free(got);
+    }
+    free(script), free(qdc), remove_tree(dest), free(dest);
 }
 
 /* ---- issue 35 item 2: several input files per call ---- */
@@ -452,4 +450,23 @@ Test(cli_build, embed_writes_the_array_and_its_header_in_the_same_run) {
                             "-), and no --emit=c-array, ast or ir, or --emit-all\n");
     run_free(&r);
     free(p), free(ht), free(dt), free(ptx), free(h), free(d), free(m), free(ex), remove_tree(dir), free(dir);
+}
+
+/* Issue 35 item 10: a CMake configure error quotes qdc's message once ("qdc: error: ..."), not
+ * "qdc: qdc: error: ...". */
+Test(cli_build, cmake_configure_error_is_not_prefixed_twice) {
+    if (!tool_available("cmake")) cr_skip_test("cmake is not installed");
+    char *dir = make_temp_dir(), *lists = path_join(dir, "CMakeLists.txt"), *k = path_join(dir, "k.qd"),
+         *ex = example("histogram.qd"), *b = path_join(dir, "b"), *cm = root_path("cmake"), def[4200];
+    cr_assert(copy_file(ex, k));
+    cr_assert(write_text(lists, "cmake_minimum_required(VERSION 3.20)\nproject(t C)\nfind_package(qdc REQUIRED)\n"
+                                "qdc_add_kernels(k SOURCES k.qd TARGETS sm_9000)\n"));
+    snprintf(def, sizeof def, "-Dqdc_DIR=%s", cm);
+    const char *argv[] = {"cmake", "-S", dir, "-B", b, def, NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    cr_expect_neq(r.status, 0);
+    cr_expect(strstr(r.err, "qdc: error: unknown target 'sm_9000'; known targets: "), "%s", r.err);
+    cr_expect(!strstr(r.err, "qdc: qdc:"), "%s", r.err);
+    run_free(&r);
+    free(lists), free(k), free(ex), free(b), free(cm), remove_tree(dir), free(dir);
 }
