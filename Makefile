@@ -212,9 +212,10 @@ INSTALLED_FILES = bin/qdc bin/qdrun lib/libqdrt.a lib/pkgconfig/qdrt.pc \
   $(foreach s,1 3 5 7,$(patsubst man/%,share/man/man$(s)/%,$(wildcard man/*.$(s)))) \
   lib/cmake/qdc/qdcConfig.cmake lib/cmake/qdc/qdcConfigVersion.cmake lib/cmake/qdc/qdc-version.txt \
   $(patsubst %,share/doc/qdc/examples/%,$(notdir $(wildcard examples/*.qd))) \
-  share/doc/qdc/examples/cuda-launcher/launch.c share/doc/qdc/examples/cuda-launcher/Makefile
+  share/doc/qdc/examples/cuda-launcher/launch.c share/doc/qdc/examples/cuda-launcher/Makefile \
+  share/bash-completion/completions/qdc
 INSTALLED_DIRS := share/doc/qdc/examples/cuda-launcher share/doc/qdc/examples share/doc/qdc share/qdc/capability-db \
-  share/qdc include/qdc lib/cmake/qdc lib/cmake lib/pkgconfig
+  share/qdc include/qdc lib/cmake/qdc lib/cmake lib/pkgconfig share/bash-completion/completions share/bash-completion
 install-files:
 	install -d $(P)/bin $(P)/share/qdc/capability-db $(P)/lib/cmake/qdc $(P)/lib/pkgconfig $(P)/include/qdc \
 	  $(P)/share/doc/qdc/examples/cuda-launcher
@@ -232,6 +233,8 @@ install-files:
 	  > $(P)/lib/pkgconfig/qdrt.pc
 	$(foreach f,$(wildcard examples/*.qd),install -m 644 $(f) $(P)/share/doc/qdc/examples/ &&) true
 	install -m 644 tools/cuda-launcher/launch.c tools/cuda-launcher/Makefile $(P)/share/doc/qdc/examples/cuda-launcher/
+	install -d $(P)/share/bash-completion/completions
+	install -m 644 tools/completion/qdc.bash $(P)/share/bash-completion/completions/qdc
 # Removes exactly what install-files wrote, then the directories it made if they are empty.
 uninstall:
 	rm -f $(addprefix $(P)/,$(INSTALLED_FILES))

@@ -36,7 +36,8 @@ void capdb_list_targets(const CapDb *db, FILE *out) {
         fprintf(out, "%-10s %-7s %-8s", t->name, cap_backend(t), al.len ? al.data : "-");
         sb_free(&al);
         const char *d = t->facts[CAPK_DESCRIPTION].value;
-        fprintf(out, "%s%s\n", d ? "  " : "", d ? d : "");
+        if (d) fputs("  ", out), fput_printable(d, out);
+        fputc('\n', out);
     }
 }
 
@@ -257,7 +258,7 @@ static void print_text(const CapTarget *t, FILE *out) {
     for (int i = 0; i < t->files.len; i++) fprintf(out, " %s", t->files.items[i]);
     fputc('\n', out);
     for (int k = 0; k < CAPK_COUNT; k++)
-        if (t->facts[k].value) fprintf(out, "%s: %s\n", capk_names[k], t->facts[k].value);
+        if (t->facts[k].value) fprintf(out, "%s: ", capk_names[k]), fput_printable(t->facts[k].value, out), fputc('\n', out);
     orders_text(t, out);
     fputs("volatile: ", out), print_cell_text(t->volatile_cell, out), fputc('\n', out);
     fputs("fence: ", out), print_cell_text(t->fence_cell, out), fputc('\n', out);

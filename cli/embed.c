@@ -19,12 +19,17 @@ static void put_ident(StrBuf *b, const char *s) {
     }
 }
 
+/* <prefix>qdc_<module>_<family>: the symbol of an embedded artifact. */
+static void symbol_of(StrBuf *sym, const char *prefix, const char *module, const char *family) {
+    sb_puts(sym, prefix ? prefix : "");
+    sb_puts(sym, "qdc_"), put_ident(sym, module), sb_putc(sym, '_'), put_ident(sym, family);
+}
+
 void c_array_render(StrBuf *out, const char *prefix, const char *module, const char *family, const char *kind,
                     const StrBuf *data) {
     StrBuf sym;
     sb_init(&sym);
-    sb_puts(&sym, prefix ? prefix : "");
-    sb_puts(&sym, "qdc_"), put_ident(&sym, module), sb_putc(&sym, '_'), put_ident(&sym, family);
+    symbol_of(&sym, prefix, module, family);
     sb_printf(out, "/* The %s output of %s.qd for %s, embedded by qdc --emit=c-array. Generated; do not edit. */\n",
               kind, module, family);
     sb_printf(out, "#include <stddef.h>\n\nconst size_t %s_size = %zu;\nconst unsigned char %s[%zu] = {", sym.data,
@@ -35,4 +40,20 @@ void c_array_render(StrBuf *out, const char *prefix, const char *module, const c
     }
     sb_puts(out, "\n};\n");
     sb_free(&sym);
+}
+
+void c_array_header(StrBuf *out, const char *prefix, const char *module, const char *family, const char *kind,
+                    size_t size) {
+    StrBuf sym, guard;
+    sb_init(&sym), sb_init(&guard);
+    symbol_of(&sym, prefix, module, family);
+    for (const char *p = sym.data; *p; p++) sb_putc(&guard, *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p);
+    sb_printf(out, "/* The %s output of %s.qd for %s, embedded by qdc --embed. Generated; do not edit. */\n", kind,
+              module, family);
+    sb_printf(out, "#ifndef %s_H\n#define %s_H\n#include <stddef.h>\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", guard.data,
+              guard.data);
+    sb_printf(out, "/* %zu bytes, and a NUL after them (PTX and MSL can be passed as strings) */\n", size);
+    sb_printf(out, "extern const size_t %s_size;\nextern const unsigned char %s[%zu];\n", sym.data, sym.data, size + 1);
+    sb_printf(out, "\n#ifdef __cplusplus\n}\n#endif\n#endif\n");
+    sb_free(&sym), sb_free(&guard);
 }

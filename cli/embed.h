@@ -12,4 +12,8 @@ void ir_prefix_symbols(IrModule *m, const char *prefix, Arena *arena);
  * sym is <prefix>qdc_<module>_<family> with every other character turned into '_'. */
 void c_array_render(StrBuf *out, const char *prefix, const char *module, const char *family, const char *kind,
                     const StrBuf *data);
+/* The header declaring what c_array_render() defines (--embed), as glslangValidator --vn and
+ * dxc -Fh give: include guard, extern "C", the size and the array of `size` bytes + NUL. */
+void c_array_header(StrBuf *out, const char *prefix, const char *module, const char *family, const char *kind,
+                    size_t size);
 #endif

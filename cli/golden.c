@@ -217,7 +217,7 @@ int golden_stale(const char *dir, const char *module, const char *const *built, 
         free(report);
     }
     if (d) closedir(d);
-    qsort(names.items, (size_t)names.len, sizeof *names.items, cmp_str); /* readdir's order is the file system's */
+    if (names.len) qsort(names.items, (size_t)names.len, sizeof *names.items, cmp_str); /* readdir's order is the file system's */
     for (int i = 0; i < names.len; i++, stale++) {
         fprintf(out, "qdc: note: golden directory '%s/%s' holds %s outputs for family '%s', which this run does not "
                      "build (add --target=%s, or delete the directory)\n", dir, names.items[i], module, names.items[i],

@@ -167,6 +167,8 @@ typedef struct Job {
     double ms;          /* --time-report: lowering and emission */
     char *path;
     StrBuf out;
+    char *embed_c, *embed_h; /* --embed: <path>.c and <path>.h, the output as a C array */
+    StrBuf c, h;
 } Job;
 
 /* The lowering engine's options from the command line (--cap, --atomic-rewrite). */
@@ -203,6 +205,10 @@ static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const c
     sb_init(&raw);
     bool ok = be->emit(ir, low, j->t, &to, embed ? &raw : &j->out) && diag_error_count() == errors_before;
     if (ok && embed) c_array_render(&j->out, o->symbol_prefix, modname, cap_name(j->t), emit_kind_name(j->def), &raw);
+    if (ok && j->embed_c) { /* the same bytes as the output: compiled once */
+        c_array_render(&j->c, o->symbol_prefix, modname, cap_name(j->t), emit_kind_name(j->emit), &j->out);
+        c_array_header(&j->h, o->symbol_prefix, modname, cap_name(j->t), emit_kind_name(j->emit), j->out.len);
+    }
     sb_free(&raw);
     return ok;
 }
@@ -264,9 +270,11 @@ static bool render_depfile(const Options *o, const Job *jobs, int njobs, const S
     }
     DepTarget *tg = o->dep_targets;
     int ntg = o->ndep_targets;
-    DepTarget fallback[64];
+    DepTarget fallback[3 * 64];
     if (!ntg) {
         for (int j = 0; j < njobs; j++) fallback[ntg++] = (DepTarget){jobs[j].path, true};
+        for (int j = 0; j < njobs && jobs[0].embed_c; j++) /* --embed: its files are outputs too */
+            fallback[ntg++] = (DepTarget){jobs[j].embed_c, true}, fallback[ntg++] = (DepTarget){jobs[j].embed_h, true};
         tg = fallback;
     }
     const char *bad = NULL, *why = NULL;
@@ -294,9 +302,13 @@ static int write_outputs(const Options *o, Job *jobs, int njobs, const char *dep
     StrBuf dep;
     sb_init(&dep);
     VEC(const char *) same = {0};
-    for (int j = 0; j < njobs; j++)
-        if (jobs[j].path && unchanged(jobs[j].path, jobs[j].out.data, jobs[j].out.len)) vec_push(&same, jobs[j].path);
-        else if (jobs[j].path) outputs_add(set, jobs[j].path, jobs[j].out.data, jobs[j].out.len);
+    for (int j = 0; j < njobs; j++) {
+        const char *paths[] = {jobs[j].path, jobs[j].embed_c, jobs[j].embed_h};
+        const StrBuf *data[] = {&jobs[j].out, &jobs[j].c, &jobs[j].h};
+        for (int k = 0; k < 3; k++)
+            if (paths[k] && unchanged(paths[k], data[k]->data, data[k]->len)) vec_push(&same, paths[k]);
+            else if (paths[k]) outputs_add(set, paths[k], data[k]->data ? data[k]->data : "", data[k]->len);
+    }
     if (dep_path && !render_depfile(o, jobs, njobs, sp, mods, &dep)) {
         outputs_free(set), sb_free(&dep), free(same.items);
         return QDC_EXIT_INPUT;
@@ -360,7 +372,7 @@ static int check_golden(const Options *o, const Job *jobs, int njobs, const Gold
 /* --emit-all: each job's text output and its lowering report "<dir>/<family>/<module>.lowering.txt",
  * written, or with --golden-check compared (a unified diff per changed file, exit status 1). */
 static int write_golden(const Options *o, Job *jobs, int njobs) {
-    GoldenFile files[128];
+    GoldenFile files[128] = {0};
     char *reports[64];
     int n = 0, rc = QDC_EXIT_OK;
     for (int j = 0; j < njobs; j++) {
@@ -533,7 +545,8 @@ done:
     return rc;
 }
 
-/* Expands -o's %t (family), %e (extension without the dot), %m (module) and %%. */
+/* Expands -o's %t (family), %e (extension without the dot), %m (module), %n (the input's stem:
+ * the module's name, for several inputs) and %%. */
 static char *expand_output(const char *tmpl, const CapTarget *t, EmitKind emit, const char *mod, bool *bad) {
     StrBuf b;
     sb_init(&b);
@@ -542,7 +555,8 @@ static char *expand_output(const char *tmpl, const CapTarget *t, EmitKind emit, 
         switch (*++p) {
         case 't': sb_puts(&b, cap_name(t)); break;
         case 'e': sb_puts(&b, emit_extension(emit) + 1); break;
-        case 'm': sb_puts(&b, mod); break;
+        case 'm':
+        case 'n': sb_puts(&b, mod); break;
         case '%': sb_putc(&b, '%'); break;
         default: *bad = true; p -= !*p; break;
         }
@@ -551,12 +565,12 @@ static char *expand_output(const char *tmpl, const CapTarget *t, EmitKind emit, 
     return sb_take(&b);
 }
 
-/* -o is a template when it holds %t, %e, %m or %%; otherwise it is a file name taken as it is
+/* -o is a template when it holds %t, %e, %m, %n or %%; otherwise it is a file name taken as it is
  * ("my%file.o", "50%.o"), like gcc's. Any name can be given: doubling every '%' makes a
  * template that expands to it ("a%%t.o" is "a%t.o"). */
 static bool is_template(const char *out) {
     for (const char *p = out; *p; p++)
-        if (*p == '%' && *++p && strchr("tem%", *p)) return true;
+        if (*p == '%' && *++p && strchr("temn%", *p)) return true;
     return false;
 }
 
@@ -582,9 +596,32 @@ static char *kind_list(unsigned allowed) {
     return sb_take(&b);
 }
 
+/* The newest family (by version order of the number in its name) that shares name's letters
+ * before the first digit ("sm_" for sm_100), when name sorts after it: a family newer than the
+ * database knows. NULL otherwise. */
+static const char *newest_of_kind(const char *name, const char *const *names, int n) {
+    size_t pre = strcspn(name, "0123456789");
+    if (!pre || !name[pre]) return NULL;
+    const char *newest = NULL;
+    for (int i = 0; i < n; i++)
+        if (strlen(names[i]) > pre && !strncmp(names[i], name, pre) && strchr("0123456789", names[i][pre]) &&
+            (!newest || strverscmp(names[i], newest) > 0))
+            newest = names[i];
+    return newest && strverscmp(name, newest) > 0 ? newest : NULL;
+}
+
 static int unknown_target(const CapDb *db, const char *name) {
     const char *names[256];
-    const char *best = closest_name(name, names, capdb_names(db, names, 256));
+    int nnames = capdb_names(db, names, 256);
+    const char *newest = newest_of_kind(name, names, nnames);
+    if (newest) {
+        diag_usage("unknown target '%s'; known targets: %s", name, capdb_target_names(db));
+        diag_usage_hint(true, "the newest %.*s family in the capability database is '%s'; to compile for %s, describe it in "
+                        "%s.yaml ('extends: %s' and what differs) in a --capdb-dir directory (see qdc-capdb(5))",
+                        (int)strcspn(name, "0123456789"), name, newest, name, name, newest);
+        return QDC_EXIT_USAGE;
+    }
+    const char *best = closest_name(name, names, nnames);
     if (best && diag_machine_format())
         diag_usage("unknown target '%s'; did you mean '%s'? known targets: %s", name, best, capdb_target_names(db));
     else diag_usage("unknown target '%s'; known targets: %s", name, capdb_target_names(db));
@@ -659,7 +696,14 @@ static int plan_outputs(const Options *o, Job *jobs, int njobs, char **dep_path)
                            : expand_output(tmpl, jobs[j].t, jobs[j].emit, mod, &bad);
     }
     free(mod), free(golden);
-    if (bad) return usage("bad %%-sequence in -o '%s' (use %%t, %%e, %%m or %%%%)%s", o->output, "");
+    if (bad) return usage("bad %%-sequence in -o '%s' (use %%t, %%e, %%m, %%n or %%%%)%s", o->output, "");
+    for (int j = 0; o->embed && j < njobs; j++) {
+        if (!jobs[j].path || !strcmp(jobs[j].path, "-") || jobs[j].emit == EMIT_C_ARRAY || jobs[j].emit == EMIT_AST ||
+            jobs[j].emit == EMIT_IR || o->emit_all)
+            return usage("%s%s", "--embed writes <output>.c and <output>.h beside an output file: give -o FILE (not -), "
+                         "and no --emit=c-array, ast or ir, or --emit-all", "");
+        jobs[j].embed_c = xasprintf("%s.c", jobs[j].path), jobs[j].embed_h = xasprintf("%s.h", jobs[j].path);
+    }
     if (o->dep_file && !o->dep_path && (!jobs[0].path || !strcmp(jobs[0].path, "-")))
         return usage("%s%s", "-MD without an output file needs -MF FILE", "");
     if (o->dep_file && !o->ndep_targets && (!jobs[0].path || !strcmp(jobs[0].path, "-")))
@@ -697,30 +741,119 @@ static int check_collisions(const Options *o, const Job *jobs, int njobs, const 
     return QDC_EXIT_OK;
 }
 
-/* Splits --target's comma list into jobs, plans their outputs and compiles. */
-static int compile_targets(const Options *o, const CapDb *db, const SearchPath *sp) {
-    char *list = xstrdup(o->target ? o->target : "x86_64");
+/* One input file of the run: its options (input set to it), its jobs and depfile. */
+typedef struct Unit {
+    Options o;
     Job jobs[64];
-    int njobs = 0, rc = QDC_EXIT_OK;
+    int njobs;
+    char *dep_path;
+} Unit;
+
+/* Splits --target's comma list into the unit's jobs and plans their outputs. */
+static int plan_unit(const CapDb *db, Unit *u) {
+    const Options *o = &u->o;
+    char *list = xstrdup(o->target ? o->target : "x86_64");
+    int rc = QDC_EXIT_OK;
     for (char *save = NULL, *n = strtok_r(list, ",", &save); n && rc == QDC_EXIT_OK; n = strtok_r(NULL, ",", &save)) {
-        if (njobs == 64) rc = usage("%s%s", "more than 64 targets in --target", "");
-        else rc = make_job(o, db, n, &jobs[njobs++]);
+        if (u->njobs == 64) rc = usage("%s%s", "more than 64 targets in --target", "");
+        else rc = make_job(o, db, n, &u->jobs[u->njobs++]);
     }
-    if (rc == QDC_EXIT_OK && !njobs) rc = usage("%s%s", "--target needs a target name (see --list-targets)", "");
-    char *dep_path = NULL;
-    if (rc == QDC_EXIT_OK) rc = plan_outputs(o, jobs, njobs, &dep_path);
-    if (rc == QDC_EXIT_OK && o->print_outputs)
-        for (int j = 0; j < njobs; j++) printf("%s\n", jobs[j].path ? jobs[j].path : "");
-    else if (rc == QDC_EXIT_OK && (rc = check_collisions(o, jobs, njobs, dep_path)) == QDC_EXIT_OK)
-        rc = compile(o, jobs, njobs, dep_path, sp);
-    for (int j = 0; j < njobs; j++) free(jobs[j].path), sb_free(&jobs[j].out), sb_free(&jobs[j].report);
-    free(list), free(dep_path);
+    if (rc == QDC_EXIT_OK && !u->njobs) rc = usage("%s%s", "--target needs a target name (see --list-targets)", "");
+    if (rc == QDC_EXIT_OK) rc = plan_outputs(o, u->jobs, u->njobs, &u->dep_path);
+    free(list);
     return rc;
+}
+
+/* Two inputs that would write one file (a/k.qd and b/k.qd with -o out/%n.%e): QD0007. */
+static int check_unit_collisions(const Unit *a, const Unit *b) {
+    for (int j = 0; j < a->njobs; j++)
+        for (int k = 0; a->jobs[j].path && k < b->njobs; k++)
+            if (b->jobs[k].path && same_file(a->jobs[j].path, b->jobs[k].path)) {
+                diag_error((Span){0}, QD0007, "the output file '%s' would be written for both '%s' and '%s'",
+                           b->jobs[k].path, a->o.input, b->o.input);
+                return QDC_EXIT_INPUT;
+            }
+    return QDC_EXIT_OK;
+}
+
+/* Several inputs (qdc a.qd b.qd): -o must be a template (%n or %m: one file per input), and the
+ * depfile of each output is its own <output>.d, so -MF, -MT and -MQ (one file, one rule) and
+ * standard input are refused. */
+static int check_inputs(const Options *o) {
+    if (o->ninputs < 2) return QDC_EXIT_OK;
+    if (o->output && (!is_template(o->output) || (!strstr(o->output, "%n") && !strstr(o->output, "%m"))))
+        return usage("cannot specify -o '%s' with several input files: use a template with %%n (the input's name), "
+                     "for example -o out/%%n.%%e%s", o->output, "");
+    if (o->dep_path || o->ndep_targets)
+        return usage("%s%s", "-MF, -MT and -MQ name one depfile and one rule: with several input files each output gets "
+                     "its own depfile (<output>.d)", "");
+    for (int i = 0; i < o->ninputs; i++)
+        if (!strcmp(o->inputs[i], "-")) return usage("%s%s", "standard input (-) cannot be one of several input files", "");
+    return QDC_EXIT_OK;
+}
+
+/* Plans every input's outputs (and refuses collisions between them) before any is compiled,
+ * then compiles them in the order given; diagnostics come in that order. Exit status: the
+ * worst of the inputs'. */
+static int compile_inputs(const Options *o, const CapDb *db, const SearchPath *sp) {
+    int rc = check_inputs(o), n = o->ninputs;
+    if (rc != QDC_EXIT_OK) return rc;
+    Unit *units = xcalloc((size_t)n, sizeof *units);
+    for (int i = 0; i < n && rc == QDC_EXIT_OK; i++) {
+        units[i].o = *o, units[i].o.input = o->inputs[i];
+        rc = plan_unit(db, &units[i]);
+        for (int k = 0; k < i && rc == QDC_EXIT_OK; k++) rc = check_unit_collisions(&units[k], &units[i]);
+    }
+    for (int i = 0; i < n && rc == QDC_EXIT_OK && o->print_outputs; i++)
+        for (int j = 0; j < units[i].njobs; j++) printf("%s\n", units[i].jobs[j].path ? units[i].jobs[j].path : "");
+    int worst = rc;
+    for (int i = 0; i < n && rc == QDC_EXIT_OK && !o->print_outputs; i++) {
+        Unit *u = &units[i];
+        diag_set_input(strcmp(u->o.input, "-") ? u->o.input : "<stdin>");
+        if (i) diag_reset_counts(); /* each input has its own error count and limit */
+        int r = check_collisions(&u->o, u->jobs, u->njobs, u->dep_path);
+        if (r == QDC_EXIT_OK) r = compile(&u->o, u->jobs, u->njobs, u->dep_path, sp);
+        if (r == QDC_EXIT_OK && diag_error_count()) r = QDC_EXIT_INPUT;
+        if (r > worst) worst = r;
+    }
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < units[i].njobs; j++)
+            free(units[i].jobs[j].path), sb_free(&units[i].jobs[j].out), sb_free(&units[i].jobs[j].report),
+                free(units[i].jobs[j].embed_c), free(units[i].jobs[j].embed_h), sb_free(&units[i].jobs[j].c),
+                sb_free(&units[i].jobs[j].h);
+        free(units[i].dep_path);
+    }
+    free(units);
+    return worst;
+}
+
+/* --version --format=json: the same facts as one object, schema qdc-version/1:
+ * {"schema","version","git","llvm","spirv_tools","spirv_cross","capdb_schema","capdb_dirs":[...]}. */
+static void print_version_json(const Options *o) {
+    StrBuf b;
+    sb_init(&b);
+    const char *keys[] = {"schema", "version", "git", "llvm", "spirv_tools", "spirv_cross"};
+    const char *vals[] = {"qdc-version/1", QDC_VERSION, QDC_GIT_REV, QDC_LLVM_VERSION, QDC_SPIRV_TOOLS_VERSION,
+                          QDC_SPIRV_CROSS_VERSION};
+    for (size_t i = 0; i < ARRAY_LEN(keys); i++) sb_printf(&b, "%s\"%s\":", i ? "," : "{", keys[i]), json_str(&b, vals[i]);
+    sb_printf(&b, ",\"capdb_schema\":%d,\"capdb_dirs\":[", CAPDB_SCHEMA);
+    const char **dirs;
+    char *owned;
+    int nuser, n = capdb_dirs(o, &dirs, &owned, &nuser);
+    for (int i = 0; i < n; i++) {
+        char real[PATH_MAX];
+        if (i) sb_putc(&b, ',');
+        json_str(&b, realpath(dirs[i], real) ? real : dirs[i]);
+    }
+    sb_puts(&b, "]}\n");
+    fwrite(b.data, 1, b.len, stdout);
+    sb_free(&b), free(dirs), free(owned);
 }
 
 /* --version: the release (from VERSION), the git revision built, the libraries that decide the
  * output, and the capability database this run would read. */
 static void print_version(const Options *o) {
+    if (o->format && !strcmp(o->format, "json")) return print_version_json(o);
     printf("qdc %s (git %s)\n", QDC_VERSION, QDC_GIT_REV);
     printf("backends: LLVM %s, SPIRV-Tools %s, SPIRV-Cross %s\n", QDC_LLVM_VERSION, QDC_SPIRV_TOOLS_VERSION,
            QDC_SPIRV_CROSS_VERSION);
@@ -739,6 +872,11 @@ static void print_version(const Options *o) {
 
 static int run(const Options *o) {
     if (o->help) return print_usage(stdout), QDC_EXIT_OK;
+    bool lists = o->version || o->list_targets || o->print_caps || o->support_matrix;
+    if (o->format && !lists)
+        return usage("--format=%s applies to --version, --list-targets, --print-caps and --support-matrix%s", o->format, "");
+    if (o->version && o->format && strcmp(o->format, "text") && strcmp(o->format, "json"))
+        return usage("--version prints text or json, not %s%s", o->format, "");
     if (o->version) return print_version(o), QDC_EXIT_OK;
     if (o->list_warnings) return diag_list_warnings(stdout), QDC_EXIT_OK;
     if (o->list_codes) return diag_list_codes(stdout), QDC_EXIT_OK;
@@ -778,7 +916,7 @@ static int run(const Options *o) {
         rc = usage("%s%s", "no input file (run 'qdc --help' for usage)", "");
     } else {
         SearchPath sp = {dirs, ndirs};
-        rc = compile_targets(o, db, &sp);
+        rc = compile_inputs(o, db, &sp);
     }
     capdb_close(db);
     free(dirs), free(owned);

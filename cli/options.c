@@ -13,9 +13,21 @@ static const char *const option_names[] = {
     "--help", "--version", "--check", "--stats", "--print-output-names", "--list-targets", "--list-warnings",
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
-    "--emit-all", "--eval-limit", "--golden-check", "--time-report", "--keep-unchanged", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
+    "--emit-all", "--eval-limit", "--golden-check", "--time-report", "--keep-unchanged", "--embed", "-Wall", "-Wextra", "--arch",
+    "--target-env", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
     "-O0", "-O1", "-O2", "-O3", "-g", "--lsp", "-fdiagnostics-parseable-fixits", "--kernel",
 };
+
+/* Other compilers' target options, taken as --target: nvcc's -arch/--gpu-architecture (sm_90;
+ * also with '=' or a space) and glslc's --target-env (vulkan1.3). */
+static const char *const target_spellings[] = {"--arch", "-arch", "--gpu-architecture", "--target-env"};
+
+/* -Wall and -Wextra: every warning (all are on by default; these undo an earlier -Wno-NAME). */
+static void set_all_warnings(void) {
+    const char *names[128];
+    int n = diag_warning_names(names, 128);
+    for (int i = 0; i < n; i++) diag_set_warning(names[i], true, false);
+}
 
 static bool usage_error(const char *fmt, const char *arg) {
     diag_usage(fmt, arg);
@@ -83,8 +95,8 @@ static bool parse_int(const char *s, int lo, int hi, int *out) {
 }
 
 static bool add_input(Options *o, const char *a) {
-    if (o->input) return usage_error("more than one input file given ('%s')", a);
-    o->input = a;
+    if (!o->input) o->input = a;
+    push(&o->inputs, &o->ninputs, a);
     return true;
 }
 
@@ -115,9 +127,13 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (!strcmp(a, "--report-lowering") || !strcmp(a, "--report-lowering=text")) return (o->report_lowering = 1) != 0;
     if (!strcmp(a, "--report-lowering=json")) return (o->report_lowering = 2) != 0;
     if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) return o->opt_level = a[2] - '0', true;
+    if (a[0] == '-' && a[1] == 'O' && a[2]) /* -O4, -Os, -Ofast: a level, not -o's file name */
+        return usage_error("unknown optimization level '%s' (qdc has -O0, -O1, -O2 and -O3; did you mean '-O3'?)", a);
+    if (!strcmp(a, "-Wall") || !strcmp(a, "-Wextra")) return set_all_warnings(), true;
     if (!strcmp(a, "--golden-check")) return (o->golden_check = true);
     if (!strcmp(a, "--time-report")) return (o->time_report = true);
     if (!strcmp(a, "--keep-unchanged")) return (o->keep_unchanged = true);
+    if (!strcmp(a, "--embed")) return (o->embed = true);
     if (!strncmp(a, "-Werror=", 8)) return set_warning(a + 8, true, true);
     if (!strncmp(a, "-Wno-", 5)) return set_warning(a + 5, false, false);
     if (!strncmp(a, "-W", 2) && a[2]) return set_warning(a + 2, true, false);
@@ -141,6 +157,12 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         if (!v || !*v) return usage_error("%s needs a target name (see --list-targets)", "--target");
         return o->target = v, true;
     }
+    /* nvcc's and glslc's spellings of a target: the family names are the same (sm_90, vulkan1.3) */
+    for (size_t k = 0; k < ARRAY_LEN(target_spellings); k++)
+        if (take_value(target_spellings[k], argc, argv, i, &v)) {
+            if (!v || !*v) return usage_error("%s needs a target name (see --list-targets)", target_spellings[k]);
+            return o->target = v, true;
+        }
     if (take_value("--emit", argc, argv, i, &v)) {
         int k = v ? emit_from_name(v) : -1;
         if (k >= 0) return o->emit = (EmitKind)k, true;
@@ -334,6 +356,7 @@ bool options_parse(int argc, char **argv, Options *o) {
 
 void options_free(Options *o) {
     free(o->caps);
+    free(o->inputs);
     free(o->capdb_dirs);
     free(o->instantiate);
     free(o->include), free(o->defines), free(o->kernels);
@@ -355,11 +378,13 @@ void print_usage(FILE *out) {
           "  --emit=KIND             ast, ir, obj, asm, llvm-ir, header, metadata, ptx, hsaco,\n"
           "                          spirv, spirv-asm, msl, c-array (default: the target's natural output)\n"
           "  --symbol-prefix=P       prefix every exported symbol (kernels, tasks, fields) with P\n"
+          "  --embed                 also write the output as a C array, <output>.c, declared in <output>.h\n"
           "  --instantiate=[ENTRY=]KERNEL(P=VALUE, ...)  compile a generic kernel for these arguments\n"
           "                          (VALUE: f32[2] for an ndarray, 4 for an integer, a field's name)\n"
-          "  -I DIR                search DIR for imported modules (after the input's directory; then QDC_PATH)\n"
-          "  -D [MODULE.]NAME=EXPR  set a module-level NAME (of the input, or of an imported MODULE) to a constant\n"
-          "  --kernel NAME         compile only this kernel of the input (repeatable)\n"
+          "  -I DIR                  search DIR for imported modules (after the input's directory;\n"
+          "                          then QDC_PATH)\n"
+          "  -D [MODULE.]NAME=EXPR   set a module-level NAME (of the input, or of an imported MODULE)\n"
+          "  --kernel NAME           compile only this kernel of the input (repeatable)\n"
           "  --eval-limit=NAME=N     raise a compile-time evaluation budget: steps, size, depth,\n"
           "                          calls, inlines, kernels, loop (defaults and units: qdc(1))\n"
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"
@@ -392,6 +417,8 @@ void print_usage(FILE *out) {
           "  --error-limit=N         stop after N errors (default 20, 0 = no limit)\n"
           "  --diagnostics-format=text|json|sarif\n"
           "  --color=auto|always|never\n"
+          "  -fdiagnostics-parseable-fixits  also print fix-its as fix-it:\"file\":{l:c-l:c}:\"text\"\n"
+          "  --lsp [FLAG...]         serve the Language Server Protocol on stdin/stdout (qdc-lsp(1))\n"
           "\n"
           "The capability database and the tool:\n"
           "  --list-targets [--format=json]  list the families, their backends and aliases\n"

@@ -9,7 +9,9 @@
 typedef VEC(char *) ArgVec;
 
 typedef struct Options {
-    const char *input;    /* path or "-" */
+    const char *input;    /* path or "-": the (first) input */
+    const char **inputs;  /* every input file, in order (qdc a.qd b.qd) */
+    int ninputs;
     const char *output;   /* -o; NULL = derived */
     const char *target;   /* --target; NULL = x86_64; a comma list fans out (-o with %t) */
     EmitKind emit;
@@ -47,6 +49,7 @@ typedef struct Options {
     const char *emit_all;      /* --emit-all=DIR: every text artifact per target (golden files) */
     bool golden_check;         /* --golden-check: compare with --emit-all's DIR, write nothing */
     bool time_report;          /* --time-report: time per phase on stderr */
+    bool embed;                /* --embed: also <output>.c (C array) and <output>.h (its declarations) */
     bool keep_unchanged;       /* --keep-unchanged: an output with the same bytes keeps its time stamp */
     ArgVec args;               /* the arguments after @file expansion (owned) */
     char **argv;               /* the command line as given (argv[0] names this qdc) */

@@ -65,9 +65,15 @@ function(_qdc_compile outvar src tgt tmpl)
   if(CMAKE_GENERATOR MATCHES "Ninja")
     set(keep --keep-unchanged)
   endif()
+  set(outs "${out}")
+  set(embed "")
+  if(_qdc_embed) # qdc_add_library(EMBED): the same run writes <out>.c and <out>.h
+    set(outs "${out}" "${out}.c" "${out}.h")
+    set(embed --embed)
+  endif()
   add_custom_command(
-    OUTPUT "${out}"
-    COMMAND qdc::qdc "--target=${tgt}" ${keep} ${ARGN} -o "${out}" -MD -MF "${out}.d" "${src}"
+    OUTPUT ${outs}
+    COMMAND qdc::qdc "--target=${tgt}" ${keep} ${embed} ${ARGN} -o "${out}" -MD -MF "${out}.d" "${src}"
     DEPENDS "${src}" qdc::qdc
     DEPFILE "${out}.d"
     WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"
@@ -140,8 +146,10 @@ endfunction()
 # header <OUTPUT_DIR>/<family>/<source name>.h; qdc::qdrt is linked PUBLIC (SHARED: INTERFACE,
 # so the program holds the one copy the kernels call back into). GPU families are
 # compiled to their natural outputs and their metadata (<family>/<source>.json, for libqdrt's
-# qdrt_module_load), all listed in <name>_GPU_OUTPUTS and the property QDC_GPU_OUTPUTS; with EMBED each is also compiled with --emit=c-array into the library, as
-# `const unsigned char <prefix>qdc_<source>_<family>[]` and `..._size` (see qdc(1)).
+# qdrt_module_load), all listed in <name>_GPU_OUTPUTS and the property QDC_GPU_OUTPUTS; with EMBED
+# the same qdc run (--embed) also writes <output>.c, compiled into the library as
+# `const unsigned char <prefix>qdc_<source>_<family>[]` and `..._size`, and <output>.h declaring
+# them (#include "<family>/<source>.<ext>.h" with OUTPUT_DIR on the include path; see qdc(1)).
 # Symbols get --symbol-prefix=<source name>_ unless SYMBOL_PREFIX says otherwise, so two sources
 # may both declare a field `counter`. INSTANTIATE specs ("[ENTRY=]KERNEL(PARAM=VALUE, ...)")
 # are passed as --instantiate=<spec> for every source, as in qdc_add_kernels().
@@ -206,13 +214,14 @@ function(qdc_add_library name)
         list(APPEND objs "${obj}")
         list(APPEND headers "${hdr}")
       else()
+        set(_qdc_embed ${ARG_EMBED}) # read by _qdc_compile: one run writes the output and its array
         _qdc_compile(out "${src}" "${tgt}" "${ARG_OUTPUT_DIR}/%t/%m.%e" ${pfx} ${ARG_OPTIONS})
+        set(_qdc_embed FALSE)
         # the metadata beside it: what qdrt_module_load(dev, "<family>/<source>.<ext>", NULL, ...) reads
         _qdc_compile(meta "${src}" "${tgt}" "${ARG_OUTPUT_DIR}/%t/%m.json" ${pfx} --emit=metadata ${ARG_OPTIONS})
         list(APPEND gpu "${out}" "${meta}")
         if(ARG_EMBED)
-          _qdc_compile(arr "${src}" "${tgt}" "${ARG_OUTPUT_DIR}/%t/%m.c" ${pfx} ${ARG_OPTIONS})
-          list(APPEND embedded "${arr}")
+          list(APPEND embedded "${out}.c" "${out}.h")
         endif()
       endif()
     endforeach()
@@ -222,6 +231,9 @@ function(qdc_add_library name)
   add_library(${name} ${kind} ${objs} ${headers} ${embedded})
   set_target_properties(${name} PROPERTIES LINKER_LANGUAGE C QDC_GPU_OUTPUTS "${gpu}")
   add_dependencies(${name} ${name}_qdc_outputs)
+  if(ARG_EMBED) # "<family>/<source>.<ext>.h" declares each embedded array
+    target_include_directories(${name} PUBLIC "${ARG_OUTPUT_DIR}")
+  endif()
   if(ncpus EQUAL 1)
     target_include_directories(${name} PUBLIC "${ARG_OUTPUT_DIR}/${cpus}")
   elseif(ncpus GREATER 1)

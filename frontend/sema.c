@@ -1931,6 +1931,16 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     for (int k = 0; k < ast->body.n && !S.qd_alias; k++)
         if (ast->body.stmts[k]->kind == S_IMPORT && !strcmp(ast->body.stmts[k]->import.module, "quadrants"))
             module_import(&S, ast->body.stmts[k]);
+    for (int k = 0; k < ast->body.n && !S.qd_alias; k++) { /* Taichi code brought over: say what to import */
+        const Stmt *s = ast->body.stmts[k];
+        const char *t = s->kind == S_HOST ? s->span.src->text + s->span.off : "";
+        size_t n = !strncmp(t, "import taichi", 13) ? 13 : !strncmp(t, "from taichi", 11) ? 11 : 0;
+        if (n && t[n] && strchr(" \t.\r\n", t[n])) {
+            diag_error(s->span, QD2003, "Quadrants kernels import quadrants, not taichi: write 'import quadrants as qd' "
+                       "and qd.<name> where the code has its Taichi alias");
+            return NULL;
+        }
+    }
     if (!S.qd_alias && ast->body.n) {
         diag_error(ast->body.stmts[0]->span, QD2003, "missing 'import quadrants as qd' (the qd namespace is undefined)");
         return NULL;

@@ -263,7 +263,20 @@ const char *sema_instance_entry(Sema *S, int inst) { return S->instances.items[i
 void sema_mark_instance_used(Sema *S, int inst) { S->instances.items[inst].used = true; }
 
 /* A generic kernel without an instantiation: name the option and show a spec to start from. */
+/* True when an --instantiate spec names no kernel of the module (it is reported by
+ * sema_finish_instances; a generic kernel it was probably meant for is then not reported too). */
+static bool spec_names_no_kernel(Sema *S) {
+    for (int i = 0; i < S->instances.len; i++) {
+        bool kernel = false;
+        for (int d = 0; d < S->defs.len && !kernel; d++)
+            kernel = S->defs.items[d].kernel && !strcmp(S->defs.items[d].entry, S->instances.items[i].kernel);
+        if (!kernel && !S->instances.items[i].used) return true;
+    }
+    return false;
+}
+
 void sema_missing_instance(Sema *S, const Stmt *def, const char *entry) {
+    if (spec_names_no_kernel(S)) return;
     StrBuf ex;
     sb_init(&ex);
     const Param *first = NULL;
@@ -287,10 +300,17 @@ void sema_finish_instances(Sema *S) {
         if (in->used) continue;
         const Span sp = in->call->call.fn->span;
         bool kernel = false;
-        for (int d = 0; d < S->defs.len; d++)
+        VEC(const char *) names = {0};
+        for (int d = 0; d < S->defs.len; d++) {
             kernel |= S->defs.items[d].kernel && !strcmp(S->defs.items[d].entry, in->kernel);
-        if (!kernel) diag_error(sp, QD2061, "--instantiate names '%s', which is not a kernel of this module", in->kernel);
+            if (S->defs.items[d].kernel) vec_push(&names, S->defs.items[d].entry);
+        }
+        const char *best = kernel ? NULL : closest_name(in->kernel, names.items, names.len);
+        if (!kernel)
+            diag_error(sp, QD2061, "--instantiate names '%s', which is not a kernel of this module%s%s%s", in->kernel,
+                       best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
         else diag_error(sp, QD2061, "kernel '%s' is not generic; it needs no --instantiate", in->kernel);
+        free(names.items);
     }
 }
 

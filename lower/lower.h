@@ -37,6 +37,9 @@ bool lower_check_simt(const IrModule *m, const CapTarget *t, const LowerOptions 
 int lower_simt_width(const CapTarget *t, const LowerOptions *o);
 void lower_report_simt(const IrModule *m, const CapTarget *t, bool json, StrBuf *out);
 /* --report-lowering: one record per memory operation (text or JSON lines). */
+/* The "schema" member every JSON record carries (last, so that readers that match a record's
+ * first members keep working); bumped only when a member changes meaning or goes away. */
+#define LOWERING_REPORT_SCHEMA "qdc-lowering/1"
 void lower_report(const IrModule *m, const IrLowered *low, const CapTarget *t, bool json, StrBuf *out);
 /* --print-caps and --support-matrix. */
 void capdb_print_target(const CapTarget *t, bool json, FILE *out);

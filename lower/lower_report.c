@@ -74,7 +74,7 @@ static void record_json(Rep *r, const char *kernel, Span sp, const char *op, con
                : L->reduce == LOW_REDUCE_SUBGROUP ? ",\"reduce\":\"subgroup\""
                : L->reduce == LOW_AGGREGATE_SUBGROUP ? ",\"reduce\":\"aggregate-subgroup\"" : ",\"reduce\":null");
     if (L->vec_width > 1) sb_printf(b, ",\"vector\":%d", L->vec_width); /* a vector atomic's record only */
-    sb_puts(b, "}\n");
+    sb_puts(b, ",\"schema\":\"" LOWERING_REPORT_SCHEMA "\"}\n");
 }
 
 static void record_text(Rep *r, Span sp, const char *op, const char *dt, const char *space, QdOrder ord, QdScope sc,

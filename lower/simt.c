@@ -102,7 +102,7 @@ static IrExpr *record(IrWalker *w, IrExpr *e) {
         sb_puts(s->out, ",\"target\":"), json_str(s->out, cap_name(s->t));
         sb_printf(s->out, ",\"op\":\"%s\",\"dtype\":\"%s\",\"decision\":\"%s\",\"spelling\":", op, dt, decision);
         json_str(s->out, how ? how : "");
-        sb_puts(s->out, ",\"reason\":"), json_strf(s->out, "%s:%s", dbfile, key), sb_puts(s->out, "}\n");
+        sb_puts(s->out, ",\"reason\":"), json_strf(s->out, "%s:%s", dbfile, key), sb_puts(s->out, ",\"schema\":\"" LOWERING_REPORT_SCHEMA "\"}\n");
     } else {
         char loc[512];
         snprintf(loc, sizeof loc, "%s:%u:%u", file, line, col);

@@ -183,3 +183,14 @@ const char *closest_name(const char *name, const char *const *cands, int n) {
     }
     return pick;
 }
+
+void fput_printable(const char *s, FILE *out) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p >= 0x20 && *p != 0x7f) fputc(*p, out);
+        else if (*p == '\t') fputs("\\t", out);
+        else if (*p == '\n') fputs("\\n", out);
+        else if (*p == '\r') fputs("\\r", out);
+        else if (*p == 0x1b) fputs("\\e", out);
+        else fprintf(out, "\\x%02x", *p);
+    }
+}

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h> /* free() in vec_free */
 
@@ -77,4 +78,7 @@ int edit_distance(const char *a, const char *b, int cap);
  * <= 2 (and less than the name's length); ties go to the first. NULL if none. Every suggestion
  * (options, targets, warnings, capabilities, builtins, names, memory orders) comes from here. */
 const char *closest_name(const char *name, const char *const *cands, int n);
+/* Writes s to out with control characters escaped (\t, \n, \r, \e, other bytes below 0x20 and
+ * 0x7f as \xHH), so text read from a file (a capability description) cannot drive a terminal. */
+void fput_printable(const char *s, FILE *out);
 #endif

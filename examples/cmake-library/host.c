@@ -6,8 +6,7 @@
 #include <stdlib.h>
 
 #if QDC_EXAMPLE_EMBEDS_SM_90
-extern const unsigned char histogram_qdc_histogram_sm_90[];
-extern const size_t histogram_qdc_histogram_sm_90_size;
+#include "sm_90/histogram.ptx.h" /* EMBED: declares the array and its size */
 #endif
 
 int main(void) {

@@ -231,8 +231,10 @@ Test(build_tools, cmake_library_links_host_and_settles) {
     RunResult r = run_argv(argv, NULL, NULL);
     cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
     run_free(&r);
-    r = ninja(&e, "-j2");
+    r = ninja(&e, "-v");
     cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    if (strcmp(gpu + strlen("-DQDC_EXAMPLE_GPU_TARGETS="), "")) /* EMBED: one qdc run per source gives the PTX and its array */
+        cr_expect_eq(count_lines_with(r.out, "--target=sm_90"), 2, "%s", r.out);
     run_free(&r);
     char *host = path_join(b, "host");
     const char *run[] = {host, NULL};

@@ -65,10 +65,12 @@ Test(cli, unknown_target_lists_known_ones) {
     run_free(&r);
 }
 
-Test(cli, two_inputs_are_a_usage_error) {
-    RunResult r = run_qdc("a.qd", "b.qd", NULL);
+/* Several inputs are compiled one after another (test_cli_build.c); one -o file for all is not. */
+Test(cli, two_inputs_with_one_output_file_are_a_usage_error) {
+    RunResult r = run_qdc("a.qd", "b.qd", "-o", "k.o", NULL);
     cr_expect_eq(r.status, 2);
-    cr_expect_str_eq(r.err, "qdc: error: more than one input file given ('b.qd')\nqdc: run 'qdc --help' for usage\n");
+    cr_expect_str_eq(r.err, "qdc: error: cannot specify -o 'k.o' with several input files: use a template with %n (the "
+                            "input's name), for example -o out/%n.%e\n");
     run_free(&r);
 }
 

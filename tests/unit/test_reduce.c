@@ -144,14 +144,15 @@ Test(reduce, bad_atomic_rewrite_value) {
     run_free(&r);
 }
 
-/* The JSON report ends each record with "reduce": "worker" on a reduced atomic, else null. */
+/* The JSON report ends each record with "reduce": "worker" on a reduced atomic, else null, and
+ * then the record's schema. */
 Test(reduce, json_report_names_the_level) {
     RunResult r = run_qdc("--target=x86_64", "--report-lowering=json", "--check", "testdata/lowering/reduce.qd", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     int worker = 0, none = 0;
     for (const char *p = r.out; (p = strstr(p, ",\"reduce\":")); p++) {
-        if (!strncmp(p, ",\"reduce\":\"worker\"}\n", 20)) worker++;
-        else if (!strncmp(p, ",\"reduce\":null}\n", 16)) none++;
+        if (!strncmp(p, ",\"reduce\":\"worker\",\"schema\":\"qdc-lowering/1\"}\n", 46)) worker++;
+        else if (!strncmp(p, ",\"reduce\":null,\"schema\":\"qdc-lowering/1\"}\n", 42)) none++;
     }
     cr_expect_eq(worker, 11, "reduced records: %d\n%s", worker, r.out);
     cr_expect_eq(none, 16, "other records: %d", none);
