@@ -872,8 +872,8 @@ static void print_version(const Options *o) {
 
 static int run(const Options *o) {
     if (o->help) return print_usage(stdout), QDC_EXIT_OK;
-    bool lists = o->version || o->list_targets || o->print_caps || o->support_matrix;
-    if (o->format && !lists)
+    bool formatted = o->version || o->list_targets || o->print_caps || o->support_matrix;
+    if (o->format && !formatted)
         return usage("--format=%s applies to --version, --list-targets, --print-caps and --support-matrix%s", o->format, "");
     if (o->version && o->format && strcmp(o->format, "text") && strcmp(o->format, "json"))
         return usage("--version prints text or json, not %s%s", o->format, "");
