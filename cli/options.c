@@ -14,7 +14,7 @@ static const char *const option_names[] = {
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
     "--emit-all", "--golden-check", "--time-report", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
-    "-O0", "-O1", "-O2", "-O3", "-g",
+    "-O0", "-O1", "-O2", "-O3", "-g", "-j", "--jobs",
 };
 
 static bool usage_error(const char *fmt, const char *arg) {
@@ -127,6 +127,16 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         o->dep_targets = xrealloc(o->dep_targets, sizeof(DepTarget) * (size_t)(o->ndep_targets + 1));
         o->dep_targets[o->ndep_targets++] = (DepTarget){v, a[2] == 'Q'};
         return true;
+    }
+    bool short_j = !strncmp(a, "-j", 2);
+    if (short_j || take_value("--jobs", argc, argv, i, &v)) { /* -j N, -jN, --jobs=N, --jobs N */
+        if (short_j) v = a[2] ? a + 2 : *i + 1 < argc ? argv[++*i] : NULL;
+        char *end = NULL;
+        errno = 0;
+        long n = v ? strtol(v, &end, 10) : 0;
+        if (!v || end == v || *end || errno || n < 1 || n > 1024)
+            return usage_error("-j needs a number of jobs from 1 to 1024, got '%s'", v ? v : "");
+        return o->jobs = (int)n, true;
     }
     if (!strcmp(a, "-o")) {
         if (*i + 1 >= argc) return usage_error("%s needs a file name", a);
@@ -342,6 +352,7 @@ void print_usage(FILE *out) {
           "  --debug                 check asserts at run time (x86: message + abort; PTX: __assertfail)\n"
           "  --print-output-names    print the files a run would write, one a line; compile nothing\n"
           "  -O0 -O1 -O2 -O3         optimization level (default -O2)\n"
+          "  -j N, --jobs=N          compile up to N targets of --target at once (default: the cores)\n"
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"
           "  --capdb-dir DIR         also search DIR for capability files\n"
           "  --report-lowering[=text|json]  print one record per memory operation to stdout\n"
