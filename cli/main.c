@@ -11,6 +11,7 @@
 #include "golden.h"
 #include "lsp.h"
 #include "options.h"
+#include "parallel.h"
 #include "progress.h"
 #include "stats.h"
 #include <dirent.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -479,6 +481,67 @@ static int common_max_shared(const Job *jobs, int njobs) {
     return (int)m;
 }
 
+/* -j: one worker per job (cli/parallel.c); the parent takes each job's result in order. */
+typedef struct Fan {
+    const Options *o;
+    const IrModule *ir;
+    Job *jobs;
+    const char *modname;
+    Arena *arena;
+    int *rc, *nlowered;
+    bool *failed;
+    double start;
+    int njobs;
+} Fan;
+
+static void fan_start(void *ctx, int i) {
+    const Fan *f = ctx;
+    char what[80];
+    snprintf(what, sizeof what, "lower+emit %s", cap_name(f->jobs[i].t));
+    progress_phase(what, i + 1, f->njobs);
+}
+
+typedef struct FanResult {
+    int ok, rc, errors, warnings;
+    double ms;
+    size_t out, report;
+} FanResult;
+
+static void fan_work(void *ctx, int i, StrBuf *res) {
+    Fan *f = ctx;
+    Job *j = &f->jobs[i];
+    FanResult h = {0, QDC_EXIT_INPUT, diag_error_count(), diag_warning_count(), 0, 0, 0};
+    h.ok = lower_and_emit(f->o, f->ir, j, f->modname, f->arena, &h.rc);
+    h.ms = now_ms() - f->start;
+    h.errors = diag_error_count() - h.errors, h.warnings = diag_warning_count() - h.warnings;
+    h.out = j->out.len, h.report = j->report.len;
+    sb_append(res, &h, sizeof h);
+    sb_append(res, j->out.data ? j->out.data : "", j->out.len);
+    sb_append(res, j->report.data ? j->report.data : "", j->report.len);
+}
+
+static bool fan_take(void *ctx, int i, const char *res, size_t len, int status) {
+    Fan *f = ctx;
+    Job *j = &f->jobs[i];
+    FanResult h;
+    *f->nlowered = i + 1;
+    if (!res || len < sizeof h) { /* an internal error in the worker (it said so on its stderr) */
+        if (!WIFEXITED(status))
+            die("the -j worker compiling for '%s' ended by signal %d", cap_name(j->t), WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+        *f->rc = WEXITSTATUS(status) ? WEXITSTATUS(status) : QDC_EXIT_INTERNAL, *f->failed = true;
+        return false;
+    }
+    memcpy(&h, res, sizeof h);
+    if (len != sizeof h + h.out + h.report) die("a -j worker's result for '%s' is truncated", cap_name(j->t));
+    sb_append(&j->out, res + sizeof h, h.out);
+    sb_append(&j->report, res + sizeof h + h.out, h.report);
+    j->ms = h.ms;
+    diag_add_counts(h.errors, h.warnings);
+    if (!h.ok) *f->failed = true;
+    if (h.rc == QDC_EXIT_USAGE) *f->rc = QDC_EXIT_USAGE;
+    return h.rc != QDC_EXIT_USAGE; /* a serial run stops there */
+}
+
 /* Parses and checks the input once, then lowers and emits it for every job. Outputs are
  * written only when every job succeeded and standard output took the reports. */
 static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path, const SearchPath *sp) {
@@ -518,6 +581,13 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
         ir_expand_module(ir, &arena); /* the operators' meaning, once, for every target */
         if (o->stats) print_stats(ir, modname, binary_on_stdout);
         bool lower = !o->check_only || o->report_lowering, failed = false;
+        int width = o->jobs ? o->jobs : parallel_cores();
+        if (lower && njobs > 1 && width > 1 && o->diag.format != DIAG_SARIF) { /* -j: qdc(1) */
+            Fan f = {o, ir, jobs, modname, &arena, &rc, &nlowered, &failed, t, njobs};
+            parallel_run(njobs, width, fan_start, fan_work, fan_take, &f);
+            t = now_ms();
+            lower = false;
+        }
         /* every family is tried, so one run reports all that reject the kernel */
         for (int j = 0; lower && j < njobs && rc != QDC_EXIT_USAGE; j++) {
             char what[80];

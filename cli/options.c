@@ -15,7 +15,7 @@ static const char *const option_names[] = {
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
     "--emit-all", "--eval-limit", "--golden-check", "--time-report", "--keep-unchanged", "--embed", "-Wall", "-Wextra", "--arch",
     "--target-env", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
-    "-O0", "-O1", "-O2", "-O3", "-g", "--lsp", "-fdiagnostics-parseable-fixits", "--kernel",
+    "-O0", "-O1", "-O2", "-O3", "-g", "--lsp", "-fdiagnostics-parseable-fixits", "--kernel", "-j", "--jobs",
 };
 
 /* Other compilers' target options, taken as --target: nvcc's -arch/--gpu-architecture (sm_90;
@@ -146,6 +146,16 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         o->dep_targets = xrealloc(o->dep_targets, sizeof(DepTarget) * (size_t)(o->ndep_targets + 1));
         o->dep_targets[o->ndep_targets++] = (DepTarget){v, a[2] == 'Q'};
         return true;
+    }
+    bool short_j = !strncmp(a, "-j", 2);
+    if (short_j || take_value("--jobs", argc, argv, i, &v)) { /* -j N, -jN, --jobs=N, --jobs N */
+        if (short_j) v = a[2] ? a + 2 : *i + 1 < argc ? argv[++*i] : NULL;
+        char *end = NULL;
+        errno = 0;
+        long n = v ? strtol(v, &end, 10) : 0;
+        if (!v || end == v || *end || errno || n < 1 || n > 1024)
+            return usage_error("-j needs a number of jobs from 1 to 1024, got '%s'", v ? v : "");
+        return o->jobs = (int)n, true;
     }
     if (!strcmp(a, "-o")) {
         if (*i + 1 >= argc) return usage_error("%s needs a file name", a);
@@ -401,6 +411,7 @@ void print_usage(FILE *out) {
           "  --keep-unchanged        leave an output with unchanged bytes untouched (Ninja restat);\n"
           "                          by default its time stamp is updated (plain make)\n"
           "  --print-output-names    print the files a run would write, one a line; compile nothing\n"
+          "  -j N, --jobs=N          compile up to N targets of --target at once (default: the cores)\n"
           "  @FILE                   read more arguments from FILE;  --  ends the options\n"
           "\n"
           "Check and inspect:\n"

@@ -21,6 +21,7 @@ typedef struct Options {
     bool debug;           /* --debug: compile asserts in where the target can report (qdc-lang(7)) */
     bool debug_lines;     /* -g: source line information in the outputs (qdc(1), DEBUG INFORMATION) */
     int opt_level;
+    int jobs;             /* -j N: targets compiled at once (0: the machine's cores) */
     const char **caps;
     int ncaps;
     const char **capdb_dirs; /* --capdb-dir, in order */

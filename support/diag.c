@@ -671,6 +671,16 @@ void diag_note(Span sp, const char *fmt, ...) {
 
 int diag_error_count(void) { return D.errors; }
 int diag_warning_count(void) { return D.warnings; }
+void diag_add_counts(int errors, int warnings) { D.errors += errors, D.warnings += warnings; }
+
+void diag_replay(const char *text, size_t len) {
+    if (!len) return;
+    FILE *o = D.cfg.out ? D.cfg.out : stderr;
+    if (output_guard) output_guard(true);
+    fwrite(text, 1, len, o);
+    fflush(o);
+    if (output_guard) output_guard(false);
+}
 void diag_reset_counts(void) { D.errors = D.warnings = 0, D.last_shown = D.stopped = false, vec_free(&seen_errors); }
 
 void diag_finish(void) {

@@ -109,6 +109,10 @@ int diag_error_count(void);
 int diag_warning_count(void);
 /* For in-process drivers that compile many inputs (the fuzzers): forget the counts so far. */
 void diag_reset_counts(void);
+/* Counts diagnostics a -j worker printed (their text is replayed by the driver). */
+void diag_add_counts(int errors, int warnings);
+/* Prints diagnostics text a -j worker wrote, where diagnostics go (the progress line erased). */
+void diag_replay(const char *text, size_t len);
 /* diag_hold(true): from now on, errors and warnings (with their notes) are kept back;
  * diag_hold(false) prints them sorted by position in the source. diag_finish() ends a hold. */
 void diag_hold(bool on);

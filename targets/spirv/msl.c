@@ -2,7 +2,9 @@
  * indices, the family's MSL version. SPIRV-Cross exceptions come back as messages. */
 #include "spvtools.h"
 #include <spirv_cross_c.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 static void on_error(void *user, const char *msg) {
     StrBuf *err = user;
@@ -31,8 +33,8 @@ static bool configure(spvc_compiler comp, const char *version, const SpvMslBindi
     return true;
 }
 
-bool spv_to_msl(const uint32_t *words, size_t n, const char *version, const SpvMslBinding *b, int nb,
-                bool line_directives, StrBuf *out, StrBuf *err) {
+static bool translate(const uint32_t *words, size_t n, const char *version, const SpvMslBinding *b, int nb,
+                      bool line_directives, StrBuf *out, StrBuf *err) {
     spvc_context ctx = NULL;
     if (spvc_context_create(&ctx) != SPVC_SUCCESS) die("spvc_context_create failed");
     spvc_context_set_error_callback(ctx, on_error, err);
@@ -47,4 +49,39 @@ bool spv_to_msl(const uint32_t *words, size_t n, const char *version, const SpvM
     else if (!err->len) sb_puts(err, spvc_context_get_last_error_string(ctx));
     spvc_context_destroy(ctx);
     return ok;
+}
+
+/* SPIRV-Cross recurses over the module (about 4 KiB of stack per rewritten atomic of one task:
+ * 1,700 of them overflowed the main thread's 8 MiB), so it runs on a thread whose stack is
+ * reserved large; untouched pages cost nothing. */
+#define MSL_STACK_BYTES ((size_t)1 << 30)
+
+typedef struct {
+    const uint32_t *words;
+    size_t n;
+    const char *version;
+    const SpvMslBinding *b;
+    int nb;
+    bool lines, ok;
+    StrBuf *out, *err;
+} Job;
+
+static void *run_job(void *arg) {
+    Job *j = arg;
+    j->ok = translate(j->words, j->n, j->version, j->b, j->nb, j->lines, j->out, j->err);
+    return NULL;
+}
+
+bool spv_to_msl(const uint32_t *words, size_t n, const char *version, const SpvMslBinding *b, int nb,
+                bool line_directives, StrBuf *out, StrBuf *err) {
+    Job j = {words, n, version, b, nb, line_directives, false, out, err};
+    pthread_attr_t attr;
+    pthread_t th;
+    if (pthread_attr_init(&attr)) die("pthread_attr_init failed");
+    int rc = pthread_attr_setstacksize(&attr, MSL_STACK_BYTES);
+    if (!rc) rc = pthread_create(&th, &attr, run_job, &j);
+    pthread_attr_destroy(&attr);
+    if (rc) die("cannot start the MSL translation thread (%s byte stack): %s", "1 GiB", strerror(rc));
+    if (pthread_join(th, NULL)) die("pthread_join failed");
+    return j.ok;
 }
