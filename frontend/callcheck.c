@@ -1,19 +1,25 @@
 /* The checks Quadrants makes when host code calls a kernel (its _func_base.py and
  * ndarray_type.py), with its wording, located at the call: too many arguments, a missing or
  * unexpected one, two values for one, an ndarray of another element type or ndim, a float
- * passed to an integer parameter. Only what qdc knows of the arguments is checked (an array
+ * passed to an integer parameter, for kernels that are not generic. Only what qdc knows of the arguments is checked (an array
  * bound by qd.ndarray(...), a literal or a module constant); calls in a block the script expects
  * to raise are not checked (Quadrants raises there, as the script expects). */
 #include "sema.h"
 #include <string.h>
 
+/* A scalar type spelled qd.NAME (other spellings are not evaluated here: evaluating a name the
+ * script binds would report it, and reports are made once, where a kernel uses it). */
+static bool qd_type(Sema *S, const Expr *e, QdType *t) {
+    const char *p = e ? sema_path(S, e) : NULL;
+    return p && !strncmp(p, "qd.", 3) && (*t = qt_from_name(p + 3)) != QT_VOID;
+}
+
 /* The declared element type and ndim of an ndarray parameter (false when either is open). */
 static bool array_decl(Sema *S, const Param *p, QdType *dt, int64_t *nd) {
     const Expr *dte, *nde;
-    if (sema_param_shape(S, p->annotation, &dte, &nde) != PS_ARRAY || !dte || !nde) return false;
-    int mark = diag_quiet_begin();
-    bool ok = sema_annotation_type(S, dte, dt) && sema_const_int(S, nde, nd, "ndim");
-    return !diag_quiet_end(mark) && ok;
+    if (sema_param_shape(S, p->annotation, &dte, &nde) != PS_ARRAY || !nde || nde->kind != E_INT) return false;
+    *nd = (int64_t)nde->i;
+    return qd_type(S, dte, dt);
 }
 
 /* Argument a (v: what its name is bound to where the call is, or NULL) for parameter p, number
@@ -31,11 +37,7 @@ static void check_arg(Sema *S, const Param *p, int pos, const Expr *a, const Val
                        (long long)nd, v->harr.ndim);
         return;
     }
-    const Expr *dte, *nde;
-    if (sema_param_shape(S, p->annotation, &dte, &nde) != PS_SCALAR) return;
-    int mark = diag_quiet_begin();
-    bool scalar = sema_annotation_type(S, p->annotation, &pt);
-    if (diag_quiet_end(mark) || !scalar || !qt_is_integral(pt)) return;
+    if (!qd_type(S, p->annotation, &pt) || !qt_is_integral(pt)) return;
     bool is_float = a->kind == E_FLOAT || (a->kind == E_UNARY && a->un.a->kind == E_FLOAT) ||
                     (v && v->kind == V_EXPR && ir_is_const(v->e) && qt_is_float(v->e->type));
     if (is_float)
@@ -56,6 +58,12 @@ void sema_check_call(Sema *S, const Expr *call, int d) {
     const Stmt *def = sd->def;
     int self = sd->method ? 1 : 0, np = def->def.nparams - self, na = call->call.args.n;
     if (S->raises || np < 0) return;
+    bool generic = false; /* a generic kernel's calls make instantiations (sema_generic.c), which check them */
+    Scope *at = S->hscope;
+    S->hscope = sd->scope;
+    for (int k = 0; k < def->def.nparams; k++) generic |= sema_param_is_generic(S, &def->def.params[k]);
+    S->hscope = at;
+    if (generic) return;
     for (int k = 0; k < na; k++)
         if (call->call.args.items[k]->kind == E_STARRED) return; /* k(*args): not known here */
     if (na > np) {
