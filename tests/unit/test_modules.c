@@ -78,7 +78,7 @@ Test(modules, program_runs_on_x86, .timeout = 120) {
     run_free(&r);
     cr_assert(x86_build_host_file(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
     for (int t = 1; t <= 4; t *= 2) {
-        char nt[4];
+        char nt[16];
         snprintf(nt, sizeof nt, "%d", t);
         RunResult x = x86_run_host(dir, nt, NULL, NULL);
         cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
