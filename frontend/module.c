@@ -143,7 +143,8 @@ static SemaModule *import_module(Sema *S, const char *name, Span at) {
     if (parent) {
         found = locate_in(S, parent->dir, leaf, &path, &pdir);
     } else {
-        for (int k = 0; k < S->search.len && !found; k++) found = locate_in(S, S->search.items[k], leaf, &path, &pdir);
+        for (int k = 0; k < S->search.len && !found; k++)
+            found = S->search.items[k] && locate_in(S, S->search.items[k], leaf, &path, &pdir);
     }
     if (!found) return NULL;
     m = new_module(S, name, at);
@@ -170,7 +171,8 @@ static SemaModule *stand_in(Sema *S, const char *name, Span at) {
 
 static bool stdlib_module(const char *name) { /* modules whose names qdc reads as written (dataclasses, enum ...) */
     static const char *const names[] = {"__future__", "dataclasses", "enum", "typing", "functools", "math", "pytest", "abc",
-                                        "collections", "itertools", "operator", "typing_extensions"};
+                                        "collections", "itertools", "operator", "typing_extensions", "warnings", "os", "sys",
+                                        "io", "logging", "contextlib", "copy", "inspect", "re", "time", "types", "weakref"};
     size_t n = strcspn(name, ".");
     for (size_t k = 0; k < ARRAY_LEN(names); k++)
         if (strlen(names[k]) == n && !strncmp(name, names[k], n)) return true;
@@ -396,9 +398,9 @@ static char *dir_of(const char *path) {
 
 /* The input's dotted name: its path under a search directory (-I, QDC_PATH), else under the
  * packages (directories with __init__.py) that contain it; "__main__" when in none. */
-static const char *input_name(Sema *S, const char *path, bool *package) {
+static const char *input_name(Sema *S, const char *path, bool *package, const char **root_dir) {
     char *real = realpath(path, NULL);
-    *package = false;
+    *package = false, *root_dir = NULL;
     if (!real) return "__main__";
     const char *found = NULL;
     for (int k = 1; k < S->search.len && !found; k++) {
@@ -418,7 +420,7 @@ static const char *input_name(Sema *S, const char *path, bool *package) {
             free(rel), free(dir);
             rel = r, dir = up;
         }
-        if (strchr(rel, '/')) found = arena_strdup(S->arena, rel);
+        if (strchr(rel, '/')) found = arena_strdup(S->arena, rel), *root_dir = arena_strdup(S->arena, dir);
         free(rel), free(dir);
     }
     free(real);
@@ -450,7 +452,8 @@ void sema_modules_begin(Sema *S, const FrontendOptions *fo, const AstModule *ast
     }
     SemaModule *m = ARENA_NEW(S->arena, SemaModule);
     bool package = false;
-    m->name = stdin_ ? "__main__" : input_name(S, src->name, &package);
+    const char *root = NULL; /* the root of the packages around the input (no -I names it) */
+    m->name = stdin_ ? "__main__" : input_name(S, src->name, &package, &root);
     m->scope = &S->module, m->path = src->name;
     const char *dot = strrchr(m->name, '.');
     m->pkg = package ? m->name : dot ? arena_strndup(S->arena, m->name, (size_t)(dot - m->name)) : "";
@@ -461,7 +464,9 @@ void sema_modules_begin(Sema *S, const FrontendOptions *fo, const AstModule *ast
     }
     S->input = m;
     split_defines(S, ast);
-    if (strcmp(m->name, "__main__")) vec_push(&S->modules, m); /* importing it back gives this module */
+    /* The input runs as __main__ (python -m PACKAGE.MODULE): a module importing it by name gets a
+     * copy of its own, read like any module; in a package, its directory is not on the path. */
+    if (strcmp(m->name, "__main__") && !stdin_) S->search.items[0] = root;
     apply_defines(S, m, true);
 }
 

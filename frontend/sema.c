@@ -964,6 +964,7 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
         sd->scope = snap;
     }
     sd->frozen = true;
+    sema_check_call(S, e, d); /* Quadrants' checks of the arguments (callcheck.c) */
     sema_call_site(S, e, d);
 }
 

@@ -339,6 +339,7 @@ bool sema_kernel_selected(Sema *S, const SemaDef *sd);
 void sema_check_kernel_names(Sema *S);
 void sema_check_hollow(Sema *S);
 bool sema_class_has_kernels(Sema *S, const SemaClass *c); /* sema_class.c */
+void sema_check_call(Sema *S, const Expr *call, int d);   /* callcheck.c: Quadrants' checks of a host call's arguments */
 
 /* sema_promote.c: kernel-scope locals that more than one task uses live in a kernel-owned 0-d
  * field (Quadrants' global temporaries); the kernel's return value too. */

@@ -283,10 +283,15 @@ Test(lang, data_oriented_errors) {
     cr_assert(asprintf(&src, "%s/g.py", dir) > 0 && write_text(src, cls));
     const char *argv[] = {"--color=never", "--check", "g.py", NULL};
     RunResult r = run_qdc_argv(argv, NULL, dir);
-    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    /* a file whose only kernels are those of a class nothing instantiates compiles nothing: an error (issue 30, QD2068) */
+    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
     cr_expect(strstr(r.err, "g.py:4:7: warning[QD2104]: @qd.data_oriented class 'Sim' has kernels, but no instance of it is "
                             "created where qdc can see it (NAME = Sim(...) at module level or in a host function); they are "
                             "not compiled [-Wdata-oriented-unused]\n"),
+              "got:\n%s", r.err);
+    cr_expect(strstr(r.err, "g.py:4:7: error[QD2068]: the input defines kernels but compiles none: @qd.data_oriented class 'Sim' "
+                            "is never instantiated; create one where qdc can see it (obj = Sim(...) at module level or in a host "
+                            "function)\n"),
               "got:\n%s", r.err);
     run_free(&r);
     remove_tree(dir);

@@ -78,7 +78,7 @@ Test(modules, program_runs_on_x86, .timeout = 120) {
     run_free(&r);
     cr_assert(x86_build_host_file(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
     for (int t = 1; t <= 4; t *= 2) {
-        char nt[4];
+        char nt[16];
         snprintf(nt, sizeof nt, "%d", t);
         RunResult x = x86_run_host(dir, nt, NULL, NULL);
         cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
@@ -274,4 +274,30 @@ Test(modules, nothing_hollow) {
     cr_expect(strstr(r.err, "warning[QD2102]: the module defines no kernels") != NULL, "%s", r.err);
     run_free(&r);
     remove_tree(dir), free(dir);
+}
+
+/* The checks Quadrants makes when host code calls a kernel, with its wording, at the call
+ * (callcheck.c); a call in a block the script expects to raise is not checked. */
+Test(calls, quadrants_call_checks) {
+    const char *const files[] = {"main.py", "import quadrants as qd\nimport pytest\n\n@qd.kernel\n"
+                                            "def k(a: qd.types.ndarray(dtype=qd.f32, ndim=1), n: qd.i32):\n"
+                                            "    for i in range(n):\n        a[i] = 1.0\n\n"
+                                            "def test_calls():\n    x = qd.ndarray(qd.i32, (4,))\n    k(x, 3)\n"
+                                            "    y = qd.ndarray(qd.f32, (4, 4))\n    k(y, 3)\n    z = qd.ndarray(qd.f32, (4,))\n"
+                                            "    k(z)\n    k(z, 3, 4)\n    k(z, 2.5)\n    k(z, n=1, m=2)\n    k(z, 1, a=z)\n"
+                                            "    with pytest.raises(ValueError):\n        k(x, 3)\n", NULL};
+    expect_error(files, none, 1,
+                 "main.py:11:7: error[QD2069]: Invalid value for argument a - required element type: f32, but i32 is provided\n"
+                 " 11 |     k(x, 3)\n    |       ^\n"
+                 "main.py:13:7: error[QD2069]: Invalid value for argument a - required ndim=1, but 2d ndarray is provided\n"
+                 " 13 |     k(y, 3)\n    |       ^\n"
+                 "main.py:15:5: error[QD2069]: Missing argument 'n'. (calling kernel 'k')\n 15 |     k(z)\n    |     ^~~~\n"
+                 "main.py:5:50: note: 'n' is declared here\n"
+                 " 5 | def k(a: qd.types.ndarray(dtype=qd.f32, ndim=1), n: qd.i32):\n   |                                                  ^\n"
+                 "main.py:16:13: error[QD2069]: Too many arguments. Expected (a, n), got 3 arguments (calling kernel 'k')\n"
+                 " 16 |     k(z, 3, 4)\n    |             ^\n"
+                 "main.py:17:10: error[QD2069]: Argument (1,) (type=<class 'float'>) cannot be converted into required type i32\n"
+                 " 17 |     k(z, 2.5)\n    |          ^~~\n"
+                 "main.py:18:15: error[QD2069]: Unexpected argument 'm'. (calling kernel 'k')\n 18 |     k(z, n=1, m=2)\n    |               ^\n"
+                 "main.py:19:13: error[QD2069]: Multiple values for argument 'a'. (calling kernel 'k')\n 19 |     k(z, 1, a=z)\n    |             ^\n");
 }

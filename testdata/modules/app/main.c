@@ -10,7 +10,7 @@ int main(int argc, char **argv) {
     int32_t *p = host_alloc((size_t)n, 4);
     for (int i = 0; i < n; i++) v[i] = (float)i;
     step_args s = {v, {n}, p, {n}};
-    if (!host_launch_ok(step(&s, nt))) return 2;
+    if (!host_launch_ok(step(&s, nt))) return free(v), free(p), 2;
     for (int i = 0; i < n; i++) {
         /* accel with dtype f32: v + (G // KM) * 0.5; p: perimeter 4i + 1, G 10000, KM 1000, SCALE 2 * N 5 */
         float want_v = (float)i + 10.0f * 0.5f;
@@ -19,8 +19,9 @@ int main(int argc, char **argv) {
         if (p[i] != want_p) bad++, printf("p[%d] = %d, want %d\n", i, p[i], want_p);
     }
     zero_args z = {v, {n}};
-    if (!host_launch_ok(zero(&z, nt))) return 2;
+    if (!host_launch_ok(zero(&z, nt))) return free(v), free(p), 2;
     for (int i = 0; i < n; i++) bad += v[i] != 0.0f;
     printf("modules: %d wrong\n", bad);
+    free(v), free(p);
     return bad != 0;
 }

@@ -1,0 +1,102 @@
+/* The checks Quadrants makes when host code calls a kernel (its _func_base.py and
+ * ndarray_type.py), with its wording, located at the call: too many arguments, a missing or
+ * unexpected one, two values for one, an ndarray of another element type or ndim, a float
+ * passed to an integer parameter, for kernels that are not generic. Only what qdc knows of the arguments is checked (an array
+ * bound by qd.ndarray(...), a literal or a module constant); calls in a block the script expects
+ * to raise are not checked (Quadrants raises there, as the script expects). */
+#include "sema.h"
+#include <string.h>
+
+/* A scalar type spelled qd.NAME (other spellings are not evaluated here: evaluating a name the
+ * script binds would report it, and reports are made once, where a kernel uses it). */
+static bool qd_type(Sema *S, const Expr *e, QdType *t) {
+    const char *p = e ? sema_path(S, e) : NULL;
+    return p && !strncmp(p, "qd.", 3) && (*t = qt_from_name(p + 3)) != QT_VOID;
+}
+
+/* The declared element type and ndim of an ndarray parameter (false when either is open). */
+static bool array_decl(Sema *S, const Param *p, QdType *dt, int64_t *nd) {
+    const Expr *dte, *nde;
+    if (sema_param_shape(S, p->annotation, &dte, &nde) != PS_ARRAY || !nde || nde->kind != E_INT) return false;
+    *nd = (int64_t)nde->i;
+    return qd_type(S, dte, dt);
+}
+
+/* Argument a (v: what its name is bound to where the call is, or NULL) for parameter p, number
+ * pos; S->hscope is where the kernel is defined. */
+static void check_arg(Sema *S, const Param *p, int pos, const Expr *a, const Val *v) {
+    if (!p->annotation) return;
+    QdType dt, pt;
+    int64_t nd;
+    if (v && v->kind == V_HOSTARRAY && !v->harr.en && array_decl(S, p, &dt, &nd)) {
+        if (v->harr.type != dt)
+            diag_error(a->span, QD2069, "Invalid value for argument %s - required element type: %s, but %s is provided", p->name,
+                       qt_name(dt), qt_name(v->harr.type));
+        else if (v->harr.ndim >= 0 && v->harr.ndim != nd)
+            diag_error(a->span, QD2069, "Invalid value for argument %s - required ndim=%lld, but %dd ndarray is provided", p->name,
+                       (long long)nd, v->harr.ndim);
+        return;
+    }
+    if (!qd_type(S, p->annotation, &pt) || !qt_is_integral(pt)) return;
+    bool is_float = a->kind == E_FLOAT || (a->kind == E_UNARY && a->un.a->kind == E_FLOAT) ||
+                    (v && v->kind == V_EXPR && ir_is_const(v->e) && qt_is_float(v->e->type));
+    if (is_float)
+        diag_error(a->span, QD2069, "Argument (%d,) (type=<class 'float'>) cannot be converted into required type %s", pos, qt_name(pt));
+}
+
+/* Checks argument a against parameter p when p is not generic. */
+static void check_one(Sema *S, const SemaDef *sd, Scope *caller, const Param *p, int pos, const Expr *a) {
+    Binding *b = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL; /* where the call is */
+    Val v = b ? b->v : val_err();
+    S->hscope = sd->scope; /* the annotation: where the kernel is defined */
+    if (!sema_param_is_generic(S, p)) check_arg(S, p, pos, a, b ? &v : NULL);
+    S->hscope = caller;
+}
+
+void sema_check_call(Sema *S, const Expr *call, int d) {
+    const SemaDef *sd = &S->defs.items[d];
+    const Stmt *def = sd->def;
+    int self = sd->method ? 1 : 0, np = def->def.nparams - self, na = call->call.args.n;
+    if (S->raises || np < 0) return;
+    bool generic = false; /* a generic kernel's calls make instantiations (sema_generic.c), which check them */
+    Scope *at = S->hscope;
+    S->hscope = sd->scope;
+    for (int k = 0; k < def->def.nparams; k++) generic |= sema_param_is_generic(S, &def->def.params[k]);
+    S->hscope = at;
+    if (generic) return;
+    for (int k = 0; k < na; k++)
+        if (call->call.args.items[k]->kind == E_STARRED) return; /* k(*args): not known here */
+    if (na > np) {
+        StrBuf want;
+        sb_init(&want);
+        for (int k = 0; k < np; k++) sb_printf(&want, "%s%s", k ? ", " : "", def->def.params[k + self].name);
+        diag_error(call->call.args.items[np]->span, QD2069, "Too many arguments. Expected (%s), got %d arguments (calling kernel '%s')",
+                   want.data ? want.data : "", na, def->def.name);
+        sb_free(&want);
+        return;
+    }
+    Scope *caller = S->hscope;
+    S->hscope = sd->scope; /* annotations name things where the kernel is defined */
+    bool *given = ARENA_ARRAY(S->arena, bool, np + 1);
+    for (int k = 0; k < na; k++) given[k] = true;
+    for (int j = 0; j < call->call.nkw; j++) {
+        const Keyword *kw = &call->call.kw[j];
+        int k = 0;
+        while (k < np && strcmp(def->def.params[k + self].name, kw->name)) k++;
+        if (k == np) diag_error(kw->span, QD2069, "Unexpected argument '%s'. (calling kernel '%s')", kw->name, def->def.name);
+        else if (given[k]) diag_error(kw->span, QD2069, "Multiple values for argument '%s'. (calling kernel '%s')", kw->name, def->def.name);
+        else given[k] = true;
+    }
+    for (int k = 0; k < np; k++)
+        if (!given[k] && !def->def.params[k + self].dflt) {
+            diag_error(call->span, QD2069, "Missing argument '%s'. (calling kernel '%s')", def->def.params[k + self].name, def->def.name);
+            diag_note(def->def.params[k + self].span, "'%s' is declared here", def->def.params[k + self].name);
+        }
+    S->hscope = caller;
+    for (int k = 0; k < na; k++) check_one(S, sd, caller, &def->def.params[k + self], k, call->call.args.items[k]);
+    for (int j = 0; j < call->call.nkw; j++)
+        for (int k = 0; k < np; k++)
+            if (!strcmp(def->def.params[k + self].name, call->call.kw[j].name))
+                check_one(S, sd, caller, &def->def.params[k + self], k, call->call.kw[j].value);
+    S->hscope = caller;
+}
