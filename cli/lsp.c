@@ -291,6 +291,10 @@ static char *copy_path(Lsp *L, const Doc *d) {
     return xasprintf("%s/%s", L->tmp, base);
 }
 
+/* The name the check gives the copy (--input-name): the document's own path, so its imports
+ * resolve as a compile of the file would; a document without one is named as its copy. */
+static char *checked_name(Lsp *L, const Doc *d) { return d->path ? xstrdup(d->path) : copy_path(L, d); }
+
 static const char *severity_num(const char *sev) {
     return !strcmp(sev, "warning") ? "2" : !strcmp(sev, "note") ? "3" : "1";
 }
@@ -424,6 +428,8 @@ static void check_doc(Lsp *L, Doc *d) {
     char *config = find_config(d->path);
     if (config) config_flags(config, &argv);
     for (int i = 0; i < L->flags.len; i++) vec_push(&argv, xstrdup(L->flags.items[i]));
+    char *name = checked_name(L, d);
+    vec_push(&argv, xasprintf("--input-name=%s", name));
     vec_push(&argv, xstrdup("--"));
     vec_push(&argv, xstrdup(copy));
     vec_push(&argv, NULL);
@@ -438,7 +444,7 @@ static void check_doc(Lsp *L, Doc *d) {
     json_str(&b, d->uri);
     sb_puts(&b, ",\"diagnostics\":");
     if (run_child(L, argv.items, cwd, &r)) {
-        convert_diagnostics(L, d, &r, copy, cwd, &b);
+        convert_diagnostics(L, d, &r, name, cwd, &b);
         if (r.out_len) free(d->report), d->report = xstrndup(r.out, r.out_len);
     } else sb_puts(&b, "[]");
     sb_puts(&b, "}}");
@@ -446,13 +452,13 @@ static void check_doc(Lsp *L, Doc *d) {
     sb_free(&b);
     unlink(copy);
     for (int i = 0; i < argv.len; i++) free(argv.items[i]);
-    free(argv.items), free(r.out), free(r.err), free(config), free(cwd), free(copy);
+    free(argv.items), free(r.out), free(r.err), free(config), free(cwd), free(copy), free(name);
 }
 
 /* ---- hover: the lowering of the atomic under the cursor, per family ---- */
 
 static void hover(Lsp *L, const Doc *d, size_t off, const JsonVal *id) {
-    char *copy = copy_path(L, d);
+    char *copy = checked_name(L, d);
     uint32_t line = 1, col = 1;
     for (size_t i = 0; i < off && i < d->len; i++) d->text[i] == '\n' ? (line++, col = 1) : col++;
     /* the records on the cursor's line; the one starting last at or before the cursor */
@@ -508,6 +514,7 @@ static void hover(Lsp *L, const Doc *d, size_t off, const JsonVal *id) {
 typedef struct Binding {
     const char *name;
     Span span;
+    const Stmt *imp; /* the import that binds it, else NULL */
 } Binding;
 typedef VEC(Binding) Bindings;
 
@@ -516,7 +523,7 @@ static bool covers(Span s, uint32_t off) { return s.src && off >= s.off && off <
 /* The names an assignment target binds. */
 static void target_names(const Expr *e, Bindings *out) {
     if (!e) return;
-    if (e->kind == E_NAME) vec_push(out, ((Binding){e->name, e->span}));
+    if (e->kind == E_NAME) vec_push(out, ((Binding){e->name, e->span, NULL}));
     else if (e->kind == E_TUPLE || e->kind == E_LIST)
         for (int i = 0; i < e->list.n; i++) target_names(e->list.items[i], out);
     else if (e->kind == E_STARRED) target_names(e->un.a, out);
@@ -535,15 +542,15 @@ static void scope_bindings(const StmtList *l, Bindings *out) {
         case S_FOR: target_names(s->for_.target, out), scope_bindings(&s->for_.body, out); break;
         case S_IF: scope_bindings(&s->if_.then, out), scope_bindings(&s->if_.els, out); break;
         case S_WHILE: scope_bindings(&s->while_.body, out); break;
-        case S_DEF: vec_push(out, ((Binding){s->def.name, s->def.name_span})); break;
-        case S_CLASS: vec_push(out, ((Binding){s->class_.name, s->class_.name_span})); break;
+        case S_DEF: vec_push(out, ((Binding){s->def.name, s->def.name_span, NULL})); break;
+        case S_CLASS: vec_push(out, ((Binding){s->class_.name, s->class_.name_span, NULL})); break;
         case S_HOST:
             for (int k = 0; k < s->host.names.n; k++) target_names(s->host.names.items[k], out);
             break;
         case S_IMPORT:
             if (s->import.alias || s->import.module) {
                 const char *nm = s->import.alias ? s->import.alias : s->import.module;
-                vec_push(out, ((Binding){nm, s->span}));
+                vec_push(out, ((Binding){nm, s->span, s->import.user ? s : NULL}));
             }
             break;
         default: break;
@@ -553,7 +560,8 @@ static void scope_bindings(const StmtList *l, Bindings *out) {
 
 typedef struct Finder {
     uint32_t off;
-    const Expr *name;      /* the E_NAME under the cursor */
+    const Expr *name;      /* the E_NAME under the cursor (the head of attr) */
+    const Expr *attr;      /* the E_ATTR whose attribute name is under the cursor */
     Binding self;          /* a definition's own name under the cursor */
     const Stmt *defs[32];  /* the functions enclosing the cursor, outermost first */
     int ndefs, depth;
@@ -573,13 +581,13 @@ static void find_def(Finder *f, const Stmt *s, uint32_t limit) {
     find_list(f, &s->def.decorators);
     if (f->name || f->off < s->span.off || f->off >= limit) return;
     if (covers(s->def.name_span, f->off)) {
-        f->self = (Binding){s->def.name, s->def.name_span};
+        f->self = (Binding){s->def.name, s->def.name_span, NULL};
         return;
     }
     if (f->ndefs < (int)ARRAY_LEN(f->defs)) f->defs[f->ndefs++] = s;
     for (int k = 0; k < s->def.nparams; k++) {
         const Param *p = &s->def.params[k];
-        if (covers(p->span, f->off) && !f->name) f->self = (Binding){p->name, p->span};
+        if (covers(p->span, f->off) && !f->name) f->self = (Binding){p->name, p->span, NULL};
         find_expr(f, p->annotation), find_expr(f, p->dflt);
     }
     find_expr(f, s->def.returns);
@@ -591,7 +599,14 @@ static void find_expr(Finder *f, const Expr *e) {
     f->depth++;
     switch (e->kind) {
     case E_NAME: f->name = e; break;
-    case E_ATTR: find_expr(f, e->attr.obj); break;
+    case E_ATTR:
+        if (covers(e->attr.obj->span, f->off)) find_expr(f, e->attr.obj);
+        else { /* m.f, a.b.f: resolved from the head name */
+            const Expr *h = e->attr.obj;
+            while (h->kind == E_ATTR) h = h->attr.obj;
+            if (h->kind == E_NAME) f->attr = e, f->name = h;
+        }
+        break;
     case E_CALL:
         find_expr(f, e->call.fn), find_list(f, &e->call.args);
         for (int i = 0; i < e->call.nkw; i++) find_expr(f, e->call.kw[i].value);
@@ -627,7 +642,7 @@ static void find_stmt(Finder *f, const Stmt *s, uint32_t limit) {
     case S_ASSERT: find_expr(f, s->assert_.cond), find_expr(f, s->assert_.msg); break;
     case S_DEF: find_def(f, s, limit); break;
     case S_CLASS:
-        if (covers(s->class_.name_span, f->off)) f->self = (Binding){s->class_.name, s->class_.name_span};
+        if (covers(s->class_.name_span, f->off)) f->self = (Binding){s->class_.name, s->class_.name_span, NULL};
         else if (f->off >= s->span.off && f->off < limit) find_stmts(f, &s->class_.body, limit);
         break;
     case S_HOST: find_list(f, &s->host.names); break;
@@ -641,16 +656,177 @@ static void find_stmts(Finder *f, const StmtList *l, uint32_t limit) {
 }
 
 /* The binding of name in a scope: a parameter, else the first binding in source order. */
-static bool lookup(const char *name, const Stmt *def, const StmtList *body, Span *out) {
+static bool lookup(const char *name, const Stmt *def, const StmtList *body, Binding *out) {
     for (int k = 0; def && k < def->def.nparams; k++)
-        if (!strcmp(def->def.params[k].name, name)) return *out = def->def.params[k].span, true;
+        if (!strcmp(def->def.params[k].name, name)) return *out = (Binding){name, def->def.params[k].span, NULL}, true;
     Bindings b = {0};
     scope_bindings(body, &b);
     bool found = false;
     for (int i = 0; i < b.len && !found; i++)
-        if (!strcmp(b.items[i].name, name)) *out = b.items[i].span, found = true;
+        if (!strcmp(b.items[i].name, name)) *out = b.items[i], found = true;
     vec_free(&b);
     return found;
+}
+
+/* ---- definitions in imported modules ---- */
+
+/* Where qdc looks for the document's absolute imports (qdc-lang(7), IMPORTS): the input's
+ * directory (the root of the packages around it; none where a -I directory holds it), the -I
+ * directories of the check's flags (relative to its cwd), then QDC_PATH. */
+static Args search_dirs(Lsp *L, const Doc *d) {
+    Args flags = {0}, dirs = {0};
+    char *config = find_config(d->path);
+    if (config) config_flags(config, &flags);
+    for (int i = 0; i < L->flags.len; i++) vec_push(&flags, xstrdup(L->flags.items[i]));
+    char *cwd = xstrdup(config ? config : d->path);
+    *strrchr(cwd, '/') = 0;
+    vec_push(&dirs, NULL); /* the input's, below */
+    for (int i = 0; i < flags.len; i++) {
+        const char *v = !strcmp(flags.items[i], "-I") && i + 1 < flags.len ? flags.items[++i]
+                        : !strncmp(flags.items[i], "-I", 2) ? flags.items[i] + 2 : NULL;
+        if (v && *v) vec_push(&dirs, *v == '/' ? xstrdup(v) : xasprintf("%s/%s", *cwd ? cwd : "", v));
+    }
+    const char *qp = getenv("QDC_PATH");
+    for (const char *p = qp; p && *p;) {
+        size_t n = strcspn(p, ":");
+        if (n) vec_push(&dirs, xstrndup(p, n));
+        p += n + (p[n] == ':');
+    }
+    char *real = realpath(d->path, NULL);
+    bool under = false;
+    for (int k = 1; real && k < dirs.len && !under; k++) {
+        char *root = realpath(dirs.items[k], NULL);
+        size_t n = root ? strlen(root) : 0;
+        under = root && !strncmp(real, root, n) && real[n] == '/';
+        free(root);
+    }
+    if (!under) { /* the directory, or the root of the packages holding it */
+        char *dir = xstrdup(d->path);
+        *strrchr(dir, '/') = 0;
+        for (;;) {
+            char *init = xasprintf("%s/__init__.py", *dir ? dir : "");
+            struct stat st;
+            bool pkg = stat(init, &st) == 0 && S_ISREG(st.st_mode);
+            free(init);
+            if (!pkg || !strrchr(dir, '/')) break;
+            *strrchr(dir, '/') = 0;
+        }
+        dirs.items[0] = *dir ? dir : (free(dir), xstrdup("/"));
+    }
+    for (int i = 0; i < flags.len; i++) free(flags.items[i]);
+    free(flags.items), free(real), free(cwd), free(config);
+    return dirs;
+}
+
+/* A module an import names: `name` in dirs (dirs[0] is the package of a relative import;
+ * name "" is that package itself). */
+typedef struct ModRef {
+    Args dirs;
+    char *name;
+} ModRef;
+
+static char *mod_file(const ModRef *m) {
+    if (*m->name) return module_locate((const char *const *)m->dirs.items, m->dirs.len, m->name);
+    char *init = xasprintf("%s/__init__.py", m->dirs.items[0]);
+    struct stat st;
+    if (stat(init, &st) == 0 && S_ISREG(st.st_mode)) return init;
+    return free(init), NULL;
+}
+
+static char *mod_sub(const ModRef *m, const char *leaf) {
+    return *m->name ? xasprintf("%s.%s", m->name, leaf) : xstrdup(leaf);
+}
+
+/* The module an import statement names, absolute or relative to the document's directory. */
+static bool import_ref(Lsp *L, const Doc *d, const Stmt *s, ModRef *out) {
+    out->dirs = (Args){0};
+    if (!s->import.level) {
+        out->dirs = search_dirs(L, d);
+        out->name = xstrdup(s->import.module);
+        return true;
+    }
+    char *dir = xstrdup(d->path);
+    for (int up = 0; up < s->import.level; up++) {
+        char *slash = strrchr(dir, '/');
+        if (!slash) return free(dir), false;
+        *slash = 0;
+    }
+    vec_push(&out->dirs, *dir ? dir : (free(dir), xstrdup("/")));
+    out->name = xstrdup(s->import.module ? s->import.module : "");
+    return true;
+}
+
+static void ref_free(ModRef *m) {
+    for (int i = 0; i < m->dirs.len; i++) free(m->dirs.items[i]);
+    free(m->dirs.items), free(m->name);
+}
+
+/* A Location in another file: name's top-level binding there, or its first line (name NULL). */
+static bool put_file_location(Lsp *L, StrBuf *b, const char *file, const char *name) {
+    char *text = NULL;
+    size_t len = 0;
+    int err = 0;
+    if (read_file(file, QDC_MAX_INPUT_BYTES, &text, &len, &err) != READ_OK) return false;
+    size_t off = 0, n = 0;
+    bool found = !name;
+    if (name) {
+        Source *src = source_new(file, text, len);
+        Arena arena = {0};
+        int mark = diag_quiet_begin();
+        AstModule *m = frontend_parse(src, &arena);
+        diag_quiet_end(mark);
+        Binding bd;
+        if (m && lookup(name, NULL, &m->body, &bd)) found = true, off = bd.span.off, n = bd.span.len;
+        arena_free(&arena);
+        source_free(src);
+    }
+    if (found) {
+        char *abs = realpath(file, NULL);
+        long l0, c0, l1, c1;
+        offset_to_pos(L, text, len, off, &l0, &c0);
+        offset_to_pos(L, text, len, off + n, &l1, &c1);
+        sb_puts(b, "{\"uri\":"), put_file_uri(b, abs ? abs : file, NULL);
+        sb_printf(b, ",\"range\":{\"start\":{\"line\":%ld,\"character\":%ld},\"end\":{\"line\":%ld,"
+                     "\"character\":%ld}}}", l0, c0, l1, c1);
+        free(abs);
+    }
+    free(text);
+    return found;
+}
+
+/* The definition of a name an import binds, or of an attribute chain (f->attr) on it: a
+ * submodule's file, else the binding in the module's file. */
+static bool imported_definition(Lsp *L, const Doc *d, const Stmt *s, const Expr *attr, StrBuf *b) {
+    ModRef m;
+    if (!d->path || !import_ref(L, d, s, &m)) return false;
+    const char *leaf = s->import.name; /* from M import leaf */
+    if (!leaf && s->import.alias && !strchr(s->import.alias, '.') && strchr(m.name, '.') &&
+        strlen(s->import.alias) == strcspn(m.name, ".") && !strncmp(m.name, s->import.alias, strlen(s->import.alias)))
+        m.name[strcspn(m.name, ".")] = 0; /* import a.b binds a */
+    const char *chain[64];
+    int n = 0;
+    for (const Expr *e = attr; e && e->kind == E_ATTR && n < 64; e = e->attr.obj) chain[n++] = e->attr.name;
+    bool ok = false;
+    for (int k = n; k >= -1; k--) { /* leaf, then the chain outermost first */
+        const char *nm = k == n ? leaf : k >= 0 ? chain[k] : NULL;
+        if (k == n && !leaf) continue;
+        char *sub = nm ? mod_sub(&m, nm) : NULL, *file = NULL;
+        if (sub && (file = module_locate((const char *const *)m.dirs.items, m.dirs.len, sub))) {
+            free(m.name), m.name = sub;
+            if (k <= 0) ok = put_file_location(L, b, file, NULL);
+            free(file);
+            if (k <= 0) break;
+            continue;
+        }
+        free(sub);
+        file = mod_file(&m);
+        /* a name in the module: the answer only where it is the last of the chain */
+        if (file && (!nm || k <= 0)) ok = put_file_location(L, b, file, nm);
+        free(file);
+        break;
+    }
+    ref_free(&m);
+    return ok;
 }
 
 static void definition(Lsp *L, const Doc *d, size_t off, const JsonVal *id) {
@@ -660,24 +836,25 @@ static void definition(Lsp *L, const Doc *d, size_t off, const JsonVal *id) {
     AstModule *m = frontend_parse(src, &arena);
     diag_quiet_end(mark);
     Finder f = {.off = (uint32_t)off};
-    Span found = {0};
+    Binding found = {0};
     if (m) find_stmts(&f, &m->body, (uint32_t)d->len + 1);
-    if (f.self.name) found = f.self.span;
+    if (f.self.name) found = f.self;
     else if (f.name) {
         bool ok = false;
         for (int k = f.ndefs - 1; k >= 0 && !ok; k--) ok = lookup(f.name->name, f.defs[k], &f.defs[k]->def.body, &found);
-        if (!ok && !lookup(f.name->name, NULL, &m->body, &found)) found = (Span){0};
+        if (!ok && !lookup(f.name->name, NULL, &m->body, &found)) found = (Binding){0};
     }
-    if (!found.src) reply(id, "null");
+    StrBuf b;
+    sb_init(&b);
+    if (found.imp && imported_definition(L, d, found.imp, f.attr, &b)) reply(id, b.data);
+    else if (!found.span.src || f.attr) reply(id, "null");
     else {
-        StrBuf b;
-        sb_init(&b);
         sb_puts(&b, "{\"uri\":"), json_str(&b, d->uri), sb_puts(&b, ",\"range\":");
-        put_range(L, &b, d, found.off, found.len);
+        put_range(L, &b, d, found.span.off, found.span.len);
         sb_puts(&b, "}");
         reply(id, b.data);
-        sb_free(&b);
     }
+    sb_free(&b);
     arena_free(&arena);
     source_free(src);
 }

@@ -142,7 +142,7 @@ static bool stdout_ok(void) {
     return false;
 }
 
-static Source *read_source(const char *path) {
+static Source *read_source(const char *path, const char *name) {
     char *text = NULL;
     size_t len = 0;
     int err = 0;
@@ -156,7 +156,7 @@ static Source *read_source(const char *path) {
     case READ_NOENT: diag_error(none, QD0001, "cannot open '%s': no such file", path); return NULL;
     default: diag_error(none, QD0001, "cannot read '%s': %s", path, strerror(err)); return NULL;
     }
-    Source *s = source_new(strcmp(path, "-") ? path : "<stdin>", text, len);
+    Source *s = source_new(name ? name : strcmp(path, "-") ? path : "<stdin>", text, len);
     free(text);
     return s;
 }
@@ -551,7 +551,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     progress_start(o->input);
     progress_phase("read", 0, 0);
 #define LAP(field) (tm.field = now_ms() - t, t += tm.field)
-    Source *src = read_source(o->input);
+    Source *src = read_source(o->input, o->input_name);
     if (!src) return progress_stop(), QDC_EXIT_INPUT;
     LAP(read);
     Arena arena = {0};
@@ -871,6 +871,7 @@ static int compile_inputs(const Options *o, const CapDb *db, const SearchPath *s
     Unit *units = xcalloc((size_t)n, sizeof *units);
     for (int i = 0; i < n && rc == QDC_EXIT_OK; i++) {
         units[i].o = *o, units[i].o.input = o->inputs[i];
+        if (n > 1) units[i].o.input_name = NULL; /* it names one input */
         rc = plan_unit(db, &units[i]);
         for (int k = 0; k < i && rc == QDC_EXIT_OK; k++) rc = check_unit_collisions(&units[k], &units[i]);
     }
@@ -879,7 +880,7 @@ static int compile_inputs(const Options *o, const CapDb *db, const SearchPath *s
     int worst = rc;
     for (int i = 0; i < n && rc == QDC_EXIT_OK && !o->print_outputs; i++) {
         Unit *u = &units[i];
-        diag_set_input(strcmp(u->o.input, "-") ? u->o.input : "<stdin>");
+        diag_set_input(u->o.input_name ? u->o.input_name : strcmp(u->o.input, "-") ? u->o.input : "<stdin>");
         if (i) diag_reset_counts(); /* each input has its own error count and limit */
         int r = check_collisions(&u->o, u->jobs, u->njobs, u->dep_path);
         if (r == QDC_EXIT_OK) r = compile(&u->o, u->jobs, u->njobs, u->dep_path, sp);
@@ -1000,7 +1001,7 @@ int main(int argc, char **argv) {
     diag_init(&early); /* errors in the command line itself come out in the requested format */
     if (!options_parse(argc, argv, &o)) return diag_finish(), options_free(&o), QDC_EXIT_USAGE;
     diag_init(&o.diag);
-    diag_set_input(!o.input || strcmp(o.input, "-") ? o.input : "<stdin>");
+    diag_set_input(o.input_name ? o.input_name : !o.input || strcmp(o.input, "-") ? o.input : "<stdin>");
     int rc = run(&o);
     if (!stdout_ok() && rc == QDC_EXIT_OK) rc = QDC_EXIT_INPUT;
     if (rc == QDC_EXIT_OK && diag_error_count()) rc = QDC_EXIT_INPUT;

@@ -12,7 +12,7 @@ const char *emit_kind_name(EmitKind k) { return k == EMIT_DEFAULT ? "default" : 
 static const char *const option_names[] = {
     "--help", "--version", "--check", "--stats", "--print-output-names", "--list-targets", "--list-warnings",
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
-    "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix",
+    "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix", "--input-name",
     "--emit-all", "--eval-limit", "--golden-check", "--time-report", "--keep-unchanged", "--embed", "-Wall", "-Wextra", "--arch",
     "--target-env", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
     "-O0", "-O1", "-O2", "-O3", "-g", "--lsp", "-fdiagnostics-parseable-fixits", "--kernel", "-j", "--jobs",
@@ -189,6 +189,10 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         usage_error("%s", msg);
         free(msg);
         return false;
+    }
+    if (take_value("--input-name", argc, argv, i, &v)) {
+        if (!v || !*v) return usage_error("%s needs a path", "--input-name");
+        return o->input_name = v, true;
     }
     if (take_value("--symbol-prefix", argc, argv, i, &v)) {
         if (!v || !symbol_prefix_ok(v))
@@ -388,6 +392,7 @@ void print_usage(FILE *out) {
           "  --emit=KIND             ast, ir, obj, asm, llvm-ir, header, metadata, ptx, hsaco,\n"
           "                          spirv, spirv-asm, msl, c-array (default: the target's natural output)\n"
           "  --symbol-prefix=P       prefix every exported symbol (kernels, tasks, fields) with P\n"
+          "  --input-name=PATH       name the input PATH: its diagnostics and its imports as if it were there\n"
           "  --embed                 also write the output as a C array, <output>.c, declared in <output>.h\n"
           "  --instantiate=[ENTRY=]KERNEL(P=VALUE, ...)  compile a generic kernel for these arguments\n"
           "                          (VALUE: f32[2] for an ndarray, 4 for an integer, a field's name)\n"

@@ -47,6 +47,7 @@ typedef struct Options {
     DepTarget *dep_targets;
     int ndep_targets;
     const char *symbol_prefix; /* --symbol-prefix: prepended to every exported symbol */
+    const char *input_name;    /* --input-name: the input's name (diagnostics, imports), not its file's */
     const char *emit_all;      /* --emit-all=DIR: every text artifact per target (golden files) */
     bool golden_check;         /* --golden-check: compare with --emit-all's DIR, write nothing */
     bool time_report;          /* --time-report: time per phase on stderr */

@@ -47,5 +47,9 @@ typedef struct FrontendOptions {
 /* The sources of the modules a check read: they outlive the IR (spans point into them). */
 typedef struct FrontendFiles { Source **items; int len, cap; } FrontendFiles;
 void frontend_files_free(FrontendFiles *f);
+/* The file of module `name` (dotted, absolute) as an import finds it in the search directories
+ * dirs, in order (qdc-lang(7), IMPORTS): NAME.py or a package's __init__.py; NULL when it is not
+ * found or is a namespace package. Caller frees. */
+char *module_locate(const char *const *dirs, int ndirs, const char *name);
 IrModule *frontend_check_with(const AstModule *m, Arena *arena, const FrontendOptions *o);
 #endif

@@ -63,13 +63,42 @@ static void apply_defines(Sema *S, SemaModule *m, bool input);
 
 /* Where Python would find the last component of `name` in one directory: a package
  * (DIR/NAME/__init__.py), a module (DIR/NAME.py) or a namespace package (DIR/NAME/). */
+static bool locate_file(const char *dir, const char *leaf, char **path, char **pdir) {
+    char *d = strcmp(dir, ".") ? xasprintf("%s/%s", dir, leaf) : xstrdup(leaf);
+    char *init = xasprintf("%s/__init__.py", d), *py = xasprintf("%s.py", d);
+    *path = *pdir = NULL;
+    if (is_file(init)) *path = init, *pdir = d, init = d = NULL;
+    else if (is_file(py)) *path = py, py = NULL;
+    else if (is_dir(d)) *pdir = d, d = NULL;
+    bool found = *path || *pdir;
+    free(d), free(init), free(py);
+    return found;
+}
+
 static bool locate_in(Sema *S, const char *dir, const char *leaf, const char **path, const char **pdir) {
-    const char *d = strcmp(dir, ".") ? arena_printf(S->arena, "%s/%s", dir, leaf) : leaf;
-    const char *init = arena_printf(S->arena, "%s/__init__.py", d), *py = arena_printf(S->arena, "%s.py", d);
-    if (is_file(init)) return *path = init, *pdir = d, true;
-    if (is_file(py)) return *path = py, *pdir = NULL, true;
-    if (is_dir(d)) return *path = NULL, *pdir = d, true;
-    return false;
+    char *p, *d;
+    if (!locate_file(dir, leaf, &p, &d)) return false;
+    *path = p ? arena_strdup(S->arena, p) : NULL, *pdir = d ? arena_strdup(S->arena, d) : NULL;
+    free(p), free(d);
+    return true;
+}
+
+char *module_locate(const char *const *dirs, int ndirs, const char *name) {
+    char *path = NULL, *pdir = NULL, *within = NULL; /* within: the package searched next */
+    for (const char *p = name; *p;) {
+        size_t n = strcspn(p, ".");
+        char *leaf = xstrndup(p, n);
+        free(path), path = NULL;
+        bool found = false;
+        if (within) found = locate_file(within, leaf, &path, &pdir);
+        else
+            for (int k = 0; k < ndirs && !found; k++) found = dirs[k] && locate_file(dirs[k], leaf, &path, &pdir);
+        free(leaf), free(within), within = pdir, pdir = NULL;
+        p += n + (p[n] == '.');
+        if (!found || (*p && !within)) return free(path), free(within), NULL; /* a module has no submodules */
+    }
+    free(within);
+    return path;
 }
 
 /* Reads and evaluates m's top level in its own scope, with the checker's per-module state saved. */
