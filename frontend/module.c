@@ -429,6 +429,12 @@ static char *dir_of(const char *path) {
  * packages (directories with __init__.py) that contain it; "__main__" when in none. */
 static const char *input_name(Sema *S, const char *path, bool *package, const char **root_dir) {
     char *real = realpath(path, NULL);
+    if (!real) { /* not on disk (--input-name of an unsaved file): where it would be */
+        char *d = dir_of(path), *rd = realpath(d, NULL);
+        const char *base = strrchr(path, '/');
+        if (rd) real = xasprintf("%s/%s", strcmp(rd, "/") ? rd : "", base ? base + 1 : path);
+        free(d), free(rd);
+    }
     *package = false, *root_dir = NULL;
     if (!real) return "__main__";
     const char *found = NULL;

@@ -197,3 +197,155 @@ Test(lsp, project_config_change_and_close) {
     sb_free(&in);
     remove_tree(dir), free(dir);
 }
+
+/* A definition reply: a Location in file (an absolute path) */
+static char *location(const char *id, const char *file, int l0, int c0, int l1, int c1) {
+    return xasprintf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"uri\":\"file://%s\",\"range\":{\"start\":{\"line\":%d,"
+                     "\"character\":%d},\"end\":{\"line\":%d,\"character\":%d}}}}", id, file, l0, c0, l1, c1);
+}
+
+static void open_doc(StrBuf *in, const char *uri, const char *text) {
+    StrBuf b;
+    sb_init(&b);
+    sb_printf(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{\"textDocument\":{\"uri\":\"%s\","
+                  "\"version\":1,\"text\":\"", uri);
+    for (const char *p = text; *p; p++) *p == '\n' ? sb_puts(&b, "\\n") : sb_putc(&b, *p);
+    sb_puts(&b, "\"}}}");
+    frame(in, b.data);
+    sb_free(&b);
+}
+
+static void ask_definition(StrBuf *in, int id, const char *uri, int line, int ch) {
+    char *q = xasprintf("{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"textDocument/definition\",\"params\":{\"textDocument\":"
+                        "{\"uri\":\"%s\"},\"position\":{\"line\":%d,\"character\":%d}}}", id, uri, line, ch);
+    frame(in, q), free(q);
+}
+
+static const char *HELPERS = "import quadrants as qd\n\nSCALE = 2.0\n\n\n@qd.func\ndef twice(x):\n    return x * SCALE\n";
+static const char *MAIN = "import quadrants as qd\n"
+                          "from .helpers import twice as tw\n"
+                          "from . import helpers\n"
+                          "import mathx\n"
+                          "\n"
+                          "\n"
+                          "@qd.kernel\n"
+                          "def k(a: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                          "    for i in range(4):\n"
+                          "        a[i] = tw(a[i]) + helpers.SCALE + mathx.half(1.0)\n";
+static const char *RUN = "import quadrants as qd\n"
+                         "import pkg.helpers\n"
+                         "import pkg.helpers as ph\n"
+                         "\n"
+                         "\n"
+                         "@qd.kernel\n"
+                         "def k(a: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                         "    a[0] = pkg.helpers.twice(1.0) + ph.SCALE\n";
+
+/* A project of two files and a library (issue 35.9): app/pkg/main.py imports app/pkg/helpers.py
+ * relatively and lib/mathx.py through the -I of app/.qdc-lsp; app/run.py imports the package
+ * absolutely. The checks see no false import errors (the copy is checked under the document's
+ * name), and definition jumps into the other files: a from-import's name, a module's
+ * attribute, a module name, a package. */
+Test(lsp, imports_resolve_and_definition_crosses_files) {
+    char *tmp = make_temp_dir(), *dir = realpath(tmp, NULL);
+    cr_assert(dir);
+    char *app = xasprintf("%s/app", dir), *pkg = xasprintf("%s/app/pkg", dir), *lib = xasprintf("%s/lib", dir);
+    const char *mk[] = {"mkdir", app, pkg, lib, NULL};
+    RunResult m = run_argv(mk, NULL, NULL);
+    cr_assert_eq(m.status, 0);
+    run_free(&m);
+    char *files[][2] = {{xasprintf("%s/.qdc-lsp", app), xstrdup("-I\n../lib\n")},
+                        {xasprintf("%s/__init__.py", pkg), xstrdup("")},
+                        {xasprintf("%s/helpers.py", pkg), xstrdup(HELPERS)},
+                        {xasprintf("%s/mathx.py", lib), xstrdup("import quadrants as qd\n\n\n@qd.func\ndef half(x):\n    return x * 0.5\n")}};
+    for (int i = 0; i < 4; i++) cr_assert(write_text(files[i][0], files[i][1]));
+    /* the documents exist only in the client (never saved) */
+    char *main_uri = xasprintf("file://%s/main.py", pkg), *run_uri = xasprintf("file://%s/run.py", app);
+    StrBuf in;
+    sb_init(&in);
+    frame(&in, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}");
+    open_doc(&in, main_uri, MAIN);
+    ask_definition(&in, 10, main_uri, 9, 15); /* tw */
+    ask_definition(&in, 11, main_uri, 9, 26); /* helpers */
+    ask_definition(&in, 12, main_uri, 9, 34); /* helpers.SCALE */
+    ask_definition(&in, 13, main_uri, 9, 42); /* mathx */
+    ask_definition(&in, 14, main_uri, 9, 48); /* mathx.half */
+    ask_definition(&in, 15, main_uri, 9, 8);  /* a: still the parameter */
+    open_doc(&in, run_uri, RUN);
+    ask_definition(&in, 20, run_uri, 7, 11); /* pkg: the package */
+    ask_definition(&in, 21, run_uri, 7, 23); /* pkg.helpers.twice */
+    ask_definition(&in, 22, run_uri, 7, 39); /* ph.SCALE */
+    frame(&in, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"shutdown\"}");
+    frame(&in, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+    const char *args[] = {"--lsp", NULL};
+    RunResult r = run_qdc_argv(args, in.data, NULL);
+    char *helpers = files[2][0], *mathx = files[3][0], *init = files[1][0];
+    char *main_path = xasprintf("%s/main.py", pkg);
+    char *clean_main = xasprintf("{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":\"%s\","
+                                 "\"diagnostics\":[]}}", main_uri);
+    char *clean_run = xasprintf("{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":\"%s\","
+                                "\"diagnostics\":[]}}", run_uri);
+    char *want_items[] = {clean_main,
+                          location("10", helpers, 6, 4, 6, 9),
+                          location("11", helpers, 0, 0, 0, 0),
+                          location("12", helpers, 2, 0, 2, 5),
+                          location("13", mathx, 0, 0, 0, 0),
+                          location("14", mathx, 4, 4, 4, 8),
+                          location("15", main_path, 7, 6, 7, 7),
+                          clean_run,
+                          location("20", init, 0, 0, 0, 0),
+                          location("21", helpers, 6, 4, 6, 9),
+                          location("22", helpers, 2, 0, 2, 5),
+                          "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":null}",
+                          NULL};
+    char *want = frames((const char *const *)want_items);
+    const char *after = strstr(r.out, "\"}}}"); /* past the initialize reply */
+    cr_assert(after, "%s", r.out);
+    cr_expect_str_eq(after + 4, want);
+    cr_expect_str_empty(r.err);
+    cr_expect_eq(r.status, 0);
+    run_free(&r);
+    for (int i = 1; i < 11; i++) if (i != 7) free(want_items[i]);
+    free(want), free(clean_main), free(clean_run), free(main_path), free(main_uri), free(run_uri);
+    for (int i = 0; i < 4; i++) free(files[i][0]), free(files[i][1]);
+    free(app), free(pkg), free(lib);
+    sb_free(&in);
+    remove_tree(dir), free(dir), free(tmp);
+}
+
+/* --input-name: the copy's text under the document's name; its imports resolve from there. */
+Test(lsp, input_name_names_the_checked_copy) {
+    char *tmp = make_temp_dir(), *dir = realpath(tmp, NULL);
+    cr_assert(dir);
+    char *pkg = xasprintf("%s/pkg", dir), *elsewhere = xasprintf("%s/other", dir);
+    const char *mk[] = {"mkdir", pkg, elsewhere, NULL};
+    RunResult m = run_argv(mk, NULL, NULL);
+    cr_assert_eq(m.status, 0);
+    run_free(&m);
+    char *init = xasprintf("%s/__init__.py", pkg), *helpers = xasprintf("%s/helpers.py", pkg);
+    char *copy = xasprintf("%s/main.py", elsewhere), *name = xasprintf("%s/main.py", pkg);
+    char *flag = xasprintf("--input-name=%s", name);
+    cr_assert(write_text(init, "") && write_text(helpers, HELPERS));
+    cr_assert(write_text(copy, "import quadrants as qd\nfrom .helpers import twice\n\n\n@qd.kernel\n"
+                               "def k(a: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n    a[0] = twice(1.0)\n"));
+    const char *bare[] = {"--check", "-I", elsewhere, copy, NULL};
+    RunResult r = run_qdc_argv(bare, NULL, NULL);
+    char *want = xasprintf("%s:2:1: error[QD2065]: attempted relative import with no known parent package", copy);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "%s", r.err);
+    cr_expect_eq(r.status, 1);
+    run_free(&r);
+    const char *named[] = {"--check", flag, copy, NULL};
+    r = run_qdc_argv(named, NULL, NULL);
+    cr_expect_str_empty(r.err);
+    cr_expect_eq(r.status, 0);
+    run_free(&r);
+    cr_assert(write_text(copy, "import quadrants as qd\nfrom .helpers import nothing\n"));
+    r = run_qdc_argv(named, NULL, NULL);
+    free(want);
+    want = xasprintf("%s:2:1: error[QD2065]: cannot import name 'nothing' from 'pkg.helpers' (%s)\n", name, helpers);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "%s", r.err);
+    cr_expect_eq(r.status, 1);
+    run_free(&r);
+    free(want), free(flag), free(name), free(copy), free(helpers), free(init), free(pkg), free(elsewhere);
+    remove_tree(dir), free(dir), free(tmp);
+}
