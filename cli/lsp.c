@@ -4,11 +4,13 @@
  *
  * Diagnostics: each open document is checked by a qdc child process (this executable, with an
  * argv, never a shell): `--check --report-lowering=json --diagnostics-format=json` plus the
- * configured flags, on a private copy of the text. A child that crashes or hangs costs a
+ * configured flags, on a private copy of the text named as the document (--input-name, so its
+ * imports resolve as a compile of the file would). A child that crashes or hangs costs a
  * diagnostic, never the server. Its JSON-lines diagnostics become publishDiagnostics (notes:
  * relatedInformation); its lowering report answers hover on an atomic. Go-to-definition parses
  * the text in process (diagnostics quiet) and resolves a name through the enclosing functions
- * and the module. */
+ * and the module; a name an import binds, and its attributes, into the imported module's file
+ * (found by frontend/module.c's module_locate on qdc's search path). */
 #include "lsp.h"
 #include "../frontend/ast.h"
 #include "../frontend/frontend.h"
@@ -600,11 +602,11 @@ static void find_expr(Finder *f, const Expr *e) {
     switch (e->kind) {
     case E_NAME: f->name = e; break;
     case E_ATTR:
-        if (covers(e->attr.obj->span, f->off)) find_expr(f, e->attr.obj);
+        if (!e->attr.obj || covers(e->attr.obj->span, f->off)) find_expr(f, e->attr.obj);
         else { /* m.f, a.b.f: resolved from the head name */
             const Expr *h = e->attr.obj;
-            while (h->kind == E_ATTR) h = h->attr.obj;
-            if (h->kind == E_NAME) f->attr = e, f->name = h;
+            while (h && h->kind == E_ATTR) h = h->attr.obj;
+            if (h && h->kind == E_NAME) f->attr = e, f->name = h;
         }
         break;
     case E_CALL:
