@@ -1936,7 +1936,9 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
         const Stmt *s = ast->body.stmts[k];
         const char *t = s->kind == S_HOST ? s->span.src->text + s->span.off : "";
         size_t n = !strncmp(t, "import taichi", 13) ? 13 : !strncmp(t, "from taichi", 11) ? 11 : 0;
-        if (n && t[n] && strchr(" \t.\r\n", t[n])) {
+        const char *m = s->kind == S_IMPORT && s->import.module ? s->import.module : "";
+        bool taichi = !strncmp(m, "taichi", 6) && (!m[6] || m[6] == '.');
+        if (taichi || (n && t[n] && strchr(" \t.\r\n", t[n]))) {
             diag_error(s->span, QD2003, "Quadrants kernels import quadrants, not taichi: write 'import quadrants as qd' "
                        "and qd.<name> where the code has its Taichi alias");
             return NULL;

@@ -256,7 +256,7 @@ Test(cli_build, taichi_import_and_instantiate_name_give_one_error) {
     cr_expect_eq(r.status, 1);
     cr_expect_str_eq(r.err, "<stdin>:1:1: error[QD2003]: Quadrants kernels import quadrants, not taichi: write 'import "
                             "quadrants as qd' and qd.<name> where the code has its Taichi alias\n 1 | import taichi as ti\n"
-                            "   | ^~~~~~\n");
+                            "   | ^~~~~~~~~~~~~~~~~~~\n");
     run_free(&r);
     const char *generic = "import quadrants as qd\n\n@qd.kernel\ndef scale(a: qd.types.ndarray()):\n    a[0] = 1\n";
     const char *a2[] = {"--check", "--instantiate=scael(a=f32[1])", "-", NULL};

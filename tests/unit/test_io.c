@@ -187,7 +187,8 @@ Test(io, output_equal_to_the_input_is_refused) {
 
 Test(io, depfile_equal_to_an_output_is_refused) {
     char *dir = scratch();
-    const char *a1[] = {"k.qd", "--emit=metadata", "-o", "m.d", "-MD", NULL};
+    /* the default depfile is <output>.d, so only -MF can name an output */
+    const char *a1[] = {"k.qd", "--emit=metadata", "-o", "m.d", "-MD", "-MF", "m.d", NULL};
     refused(dir, a1, "qdc: error[QD0007]: the depfile 'm.d' is also the output file 'm.d'\n");
     const char *a2[] = {"k.qd", "-o", "k.o", "-MD", "-MF", "k.o", NULL};
     refused(dir, a2, "qdc: error[QD0007]: the depfile 'k.o' is also the output file 'k.o'\n");
@@ -279,20 +280,20 @@ Test(io, uncreatable_parent_directory_says_why) {
 }
 
 Test(io, failed_depfile_leaves_no_output) {
-    char *dir = scratch(), *dd = in_dir(dir, "k.d"), *obj = in_dir(dir, "k.o");
+    char *dir = scratch(), *dd = in_dir(dir, "k.o.d"), *obj = in_dir(dir, "k.o");
     mkdir(dd, 0755);
     const char *args[] = {"k.qd", "-o", "k.o", "-MD", NULL};
     RunResult r = run_qdc_argv(args, NULL, dir);
     cr_expect_eq(r.status, 1, "%s", r.err);
-    cr_expect(strstr(r.err, "error[QD0003]: cannot write 'k.d': Is a directory"), "%s", r.err);
-    expect_listing(dir, "k.d k.qd");
+    cr_expect(strstr(r.err, "error[QD0003]: cannot write 'k.o.d': Is a directory"), "%s", r.err);
+    expect_listing(dir, "k.o.d k.qd");
     run_free(&r);
     cr_assert(write_text(obj, "old"));
     r = run_qdc_argv(args, NULL, dir);
     cr_expect_eq(r.status, 1, "%s", r.err);
     char *kept = read_text(obj, NULL);
     cr_expect_str_eq(kept, "old");
-    expect_listing(dir, "k.d k.o k.qd");
+    expect_listing(dir, "k.o k.o.d k.qd");
     run_free(&r), free(kept), free(dd), free(obj), remove_tree(dir), free(dir);
 }
 
@@ -387,7 +388,7 @@ Test(io, output_without_template_sequences_is_literal) {
     const char *a2[] = {"k.qd", "-o", "100%.o", "-MD", NULL};
     r = run_qdc_argv(a2, NULL, dir);
     cr_expect_eq(r.status, 0, "%s", r.err);
-    expect_listing(dir, "100%.d 100%.o k.qd my%file.o");
+    expect_listing(dir, "100%.o 100%.o.d k.qd my%file.o");
     run_free(&r);
     const char *a3[] = {"k.qd", "-o", "50%.o", "--print-output-names", NULL};
     r = run_qdc_argv(a3, NULL, dir);
@@ -440,7 +441,7 @@ Test(io, depfile_names_make_cannot_read_are_refused) {
     const char *mt[] = {"k.qd", "-o", "k.o", "-MD", "-MF", "k.d", "-MT", "t\\", NULL}; /* -MT is verbatim */
     r = run_qdc_argv(mt, NULL, dir);
     cr_expect_eq(r.status, 0, "%s", r.err);
-    expect_listing(dir, "k.d k.o k.qd");
+    expect_listing(dir, "k.o k.o.d k.qd");
     run_free(&r), remove_tree(dir), free(dir);
 }
 

@@ -532,7 +532,7 @@ Test(simt, reports_and_caps) {
     run_free(&r);
     r = run_qdc("--target=sm_70", "--report-lowering=json", src, "-o", out, NULL);
     cr_expect(strstr(r.out, "\"op\":\"subgroup.reduce_add\",\"dtype\":\"i32\",\"decision\":\"expanded\",\"spelling\":\"butterfly\","
-                            "\"reason\":\"capability-db/sm_60.yaml:simt.reduce\"}"),
+                            "\"reason\":\"capability-db/sm_60.yaml:simt.reduce\",\"schema\":\"qdc-lowering/1\"}"),
               "%s", r.out);
     run_free(&r);
     r = run_qdc("--print-caps=gfx942", NULL);
