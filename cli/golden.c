@@ -207,7 +207,7 @@ void spirv_stable_ids(const char *text, size_t len, StrBuf *out) {
             line = eol;
             continue;
         }
-        if (line_is_op(line, eol, "OpFunction")) in_function = true, local.len = 0;
+        bool opens = line_is_op(line, eol, "OpFunction"); /* its own ids (function, type) are module-level */
         size_t start = out->len, pad = 0, width = 0; /* "%id = " keeps the column of its "=" */
         while (line + pad < eol && line[pad] == ' ') pad++;
         if (pad && line + pad < eol && line[pad] == '%')
@@ -232,6 +232,7 @@ void spirv_stable_ids(const char *text, size_t len, StrBuf *out) {
         sb_reserve(out, at);
         memmove(out->data + start + at, out->data + start, out->len - start);
         memset(out->data + start, ' ', at), out->len += at, out->data[out->len] = 0;
+        if (opens) in_function = true, local.len = 0;
         if (line_is_op(line, eol, "OpFunctionEnd")) in_function = false;
         line = eol;
     }
