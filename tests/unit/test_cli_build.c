@@ -450,7 +450,7 @@ Test(cli_build, embed_writes_the_array_and_its_header_in_the_same_run) {
     const char *cc_c[] = {"cc", "-std=c17", "-c", "-o", "k.o", "gpu/k.ptx.c", NULL};
     r = run_argv(cc_c, NULL, dir);
     cr_expect_neq(r.status, 0, "a mismatched header compiles: %s", wrong);
-    cr_expect(strstr(r.err, "conflicting types for 'h_qdc_histogram_sm_90'"), "%s", r.err);
+    cr_expect(strstr(r.err, "h_qdc_histogram_sm_90"), "the compiler names the symbol: %s", r.err);
     run_free(&r);
     free(c), free(ct);
     const char *run[] = {"./m", NULL};
