@@ -180,24 +180,29 @@ static bool line_is_op(const char *p, const char *end, const char *op) {
     return (size_t)(end - p) >= n && !memcmp(p, op, n) && (p + n == end || p[n] == ' ' || p[n] == '\n');
 }
 
-typedef VEC(unsigned long) IdMap; /* old id -> new number, as pairs */
+/* New numbers of ids, indexed by id (a module's ids are below its bound); an entry counts only
+ * when its stamp is the table's current one, so a function's table is emptied in O(1). Ids from
+ * ID_DIRECT up (no module qdc writes has that many) keep their number. */
+enum { ID_DIRECT = 1 << 22 };
+typedef struct {
+    unsigned *num, *stamp, cur, next;
+    size_t cap;
+} IdTab;
 
-static unsigned long id_lookup(const IdMap *m, unsigned long id) {
-    for (int i = 0; i + 1 < m->len; i += 2)
-        if (m->items[i] == id) return m->items[i + 1];
-    return 0;
-}
-
-/* Maps id to the next number (from 1) and returns it. */
-static unsigned long id_add(IdMap *m, unsigned long id) {
-    unsigned long num = (unsigned long)m->len / 2 + 1;
-    vec_push(m, id);
-    vec_push(m, num);
-    return num;
+static unsigned *id_slot(IdTab *t, unsigned long id) {
+    if (id >= ID_DIRECT) return NULL;
+    if (id >= t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap <= id) cap *= 2;
+        t->num = xrealloc(t->num, cap * sizeof *t->num), t->stamp = xrealloc(t->stamp, cap * sizeof *t->stamp);
+        memset(t->stamp + t->cap, 0, (cap - t->cap) * sizeof *t->stamp);
+        t->cap = cap;
+    }
+    return t->stamp[id] == t->cur ? &t->num[id] : (t->stamp[id] = t->cur, t->num[id] = 0, &t->num[id]);
 }
 
 void spirv_stable_ids(const char *text, size_t len, StrBuf *out) {
-    IdMap global = {0}, local = {0};
+    IdTab global = {.cur = 1}, local = {.cur = 1};
     bool in_function = false;
     const char *end = text + len;
     for (const char *line = text; line < end;) {
@@ -213,17 +218,15 @@ void spirv_stable_ids(const char *text, size_t len, StrBuf *out) {
         if (pad && line + pad < eol && line[pad] == '%')
             for (width = pad; line + width < eol && line[width] != ' '; width++) {}
         for (const char *p = line + pad; p < eol;) {
-            unsigned long id, num;
+            unsigned long id;
             size_t n = numeric_id(p, eol, &id);
-            if (!n) {
+            unsigned *g = n ? id_slot(&global, id) : NULL, *l = g && !*g && in_function ? id_slot(&local, id) : NULL;
+            if (!g) {
                 sb_putc(out, *p++);
                 continue;
             }
-            if ((num = id_lookup(&global, id))) sb_printf(out, "%%g%lu", num);
-            else if (in_function) {
-                if (!(num = id_lookup(&local, id))) num = id_add(&local, id);
-                sb_printf(out, "%%%lu", num);
-            } else sb_printf(out, "%%g%lu", id_add(&global, id));
+            if (l) sb_printf(out, "%%%u", *l ? *l : (*l = ++local.next));
+            else sb_printf(out, "%%g%u", *g ? *g : (*g = ++global.next));
             p += n;
         }
         size_t tok = 0, at = width ? 0 : pad; /* the result id's new length; spaces to put before the line */
@@ -232,11 +235,11 @@ void spirv_stable_ids(const char *text, size_t len, StrBuf *out) {
         sb_reserve(out, at);
         memmove(out->data + start + at, out->data + start, out->len - start);
         memset(out->data + start, ' ', at), out->len += at, out->data[out->len] = 0;
-        if (opens) in_function = true, local.len = 0;
+        if (opens) in_function = true, local.cur++, local.next = 0;
         if (line_is_op(line, eol, "OpFunctionEnd")) in_function = false;
         line = eol;
     }
-    free(global.items), free(local.items);
+    free(global.num), free(global.stamp), free(local.num), free(local.stamp);
 }
 
 /* Reads a golden file as the capability loader reads YAML: a regular file (a FIFO or device is
