@@ -464,6 +464,15 @@ Test(cli_build, embed_writes_the_array_and_its_header_in_the_same_run) {
     cr_expect_str_eq(r.err, "qdc: error: --embed writes <output>.c and <output>.h beside an output file: give -o FILE (not "
                             "-), and no --emit=c-array, ast or ir, or --emit-all\n");
     run_free(&r);
+    const char *quote[] = {"--target=sm_90", "--embed", "-o", "gpu/k\"1.ptx", ex, NULL};
+    r = run_qdc_argv(quote, NULL, dir);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "qdc: error: --embed: the output name 'k\"1.ptx' cannot be #included from <output>.c (it "
+                            "holds '\"', '\\' or a newline)\n");
+    char *q = path_join(dir, "gpu/k\"1.ptx"), *qc = path_join(dir, "gpu/k\"1.ptx.c");
+    cr_expect(!file_exists(q) && !file_exists(qc), "nothing written");
+    free(q), free(qc);
+    run_free(&r);
     free(p), free(ht), free(dt), free(ptx), free(h), free(d), free(m), free(ex), remove_tree(dir), free(dir);
 }
 
