@@ -1,4 +1,4 @@
-/* --symbol-prefix and --emit=c-array (see embed.h). */
+/* --symbol-prefix, --emit=c-array and --embed (see embed.h). */
 #include "embed.h"
 #include <string.h>
 
@@ -26,12 +26,13 @@ static void symbol_of(StrBuf *sym, const char *prefix, const char *module, const
 }
 
 void c_array_render(StrBuf *out, const char *prefix, const char *module, const char *family, const char *kind,
-                    const StrBuf *data) {
+                    const StrBuf *data, const char *header) {
     StrBuf sym;
     sb_init(&sym);
     symbol_of(&sym, prefix, module, family);
-    sb_printf(out, "/* The %s output of %s.qd for %s, embedded by qdc --emit=c-array. Generated; do not edit. */\n",
-              kind, module, family);
+    sb_printf(out, "/* The %s output of %s.qd for %s, embedded by qdc %s. Generated; do not edit. */\n", kind, module,
+              family, header ? "--embed" : "--emit=c-array");
+    if (header) sb_printf(out, "#include \"%s\"\n", header); /* its declarations are checked against these */
     sb_printf(out, "#include <stddef.h>\n\nconst size_t %s_size = %zu;\nconst unsigned char %s[%zu] = {", sym.data,
               data->len, sym.data, data->len + 1);
     for (size_t i = 0; i <= data->len; i++) {

@@ -10,7 +10,17 @@
 typedef struct GoldenFile {
     const char *path;
     const StrBuf *data;
+    bool spirv; /* a SPIR-V disassembly: the stored file is compared through spirv_stable_ids() */
 } GoldenFile;
+
+/* A SPIR-V disassembly (spirv-dis friendly names) whose remaining numeric ids are renumbered so a
+ * small kernel change gives a small diff: ids first seen outside functions become %g1, %g2, ...
+ * in order of first appearance (an OpFunction line's ids included), those first seen in a
+ * function's body %1, %2, ... counted afresh in each function; the "; Bound:" header line is
+ * dropped. Idempotent, so a golden file written before (raw numbering) and one written now
+ * compare alike. For comparison only: the ids of different functions may repeat, so it does
+ * not reassemble. */
+void spirv_stable_ids(const char *text, size_t len, StrBuf *out);
 
 /* The largest golden file read (a larger one is reported, never loaded). */
 #define GOLDEN_MAX_BYTES (64u << 20)

@@ -206,9 +206,10 @@ static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const c
     StrBuf raw;
     sb_init(&raw);
     bool ok = be->emit(ir, low, j->t, &to, embed ? &raw : &j->out) && diag_error_count() == errors_before;
-    if (ok && embed) c_array_render(&j->out, o->symbol_prefix, modname, cap_name(j->t), emit_kind_name(j->def), &raw);
+    if (ok && embed) c_array_render(&j->out, o->symbol_prefix, modname, cap_name(j->t), emit_kind_name(j->def), &raw, NULL);
     if (ok && j->embed_c) { /* the same bytes as the output: compiled once */
-        c_array_render(&j->c, o->symbol_prefix, modname, cap_name(j->t), emit_kind_name(j->emit), &j->out);
+        const char *slash = strrchr(j->embed_h, '/'), *hname = slash ? slash + 1 : j->embed_h; /* beside the .c */
+        c_array_render(&j->c, o->symbol_prefix, modname, cap_name(j->t), emit_kind_name(j->emit), &j->out, hname);
         c_array_header(&j->h, o->symbol_prefix, modname, cap_name(j->t), emit_kind_name(j->emit), j->out.len);
     }
     sb_free(&raw);
@@ -380,8 +381,15 @@ static int write_golden(const Options *o, Job *jobs, int njobs) {
     for (int j = 0; j < njobs; j++) {
         const char *ext = strrchr(jobs[j].path, '.');
         reports[j] = xasprintf("%.*s.lowering.txt", (int)(ext - jobs[j].path), jobs[j].path);
-        files[n++] = (GoldenFile){jobs[j].path, &jobs[j].out};
-        files[n++] = (GoldenFile){reports[j], &jobs[j].report};
+        bool spirv = jobs[j].emit == EMIT_SPIRV_ASM;
+        if (spirv) { /* stored and compared with stable ids (see golden.h) */
+            StrBuf st;
+            sb_init(&st);
+            spirv_stable_ids(jobs[j].out.data ? jobs[j].out.data : "", jobs[j].out.len, &st);
+            sb_free(&jobs[j].out), jobs[j].out = st;
+        }
+        files[n++] = (GoldenFile){jobs[j].path, &jobs[j].out, spirv};
+        files[n++] = (GoldenFile){reports[j], &jobs[j].report, false};
     }
     if (o->golden_check) rc = check_golden(o, jobs, njobs, files, n);
     else {
@@ -772,6 +780,10 @@ static int plan_outputs(const Options *o, Job *jobs, int njobs, char **dep_path)
             jobs[j].emit == EMIT_IR || o->emit_all)
             return usage("%s%s", "--embed writes <output>.c and <output>.h beside an output file: give -o FILE (not -), "
                          "and no --emit=c-array, ast or ir, or --emit-all", "");
+        const char *slash = strrchr(jobs[j].path, '/'), *base = slash ? slash + 1 : jobs[j].path;
+        if (strpbrk(base, "\"\\\n")) /* the .c includes the .h by this name */
+            return usage("--embed: the output name '%s' cannot be #included from <output>.c (it holds '\"', '\\' or a "
+                         "newline)%s", base, "");
         jobs[j].embed_c = xasprintf("%s.c", jobs[j].path), jobs[j].embed_h = xasprintf("%s.h", jobs[j].path);
     }
     if (o->dep_file && !o->dep_path && (!jobs[0].path || !strcmp(jobs[0].path, "-")))

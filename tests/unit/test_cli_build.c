@@ -434,10 +434,25 @@ Test(cli_build, embed_writes_the_array_and_its_header_in_the_same_run) {
     cr_assert(write_text(m, "#include \"gpu/k.ptx.h\"\n#include <stdio.h>\nint main(void) {\n"
                             "    fwrite(h_qdc_histogram_sm_90, 1, h_qdc_histogram_sm_90_size, stdout);\n"
                             "    return h_qdc_histogram_sm_90[h_qdc_histogram_sm_90_size];\n}\n"));
-    const char *cc[] = {"cc", "-std=c17", "-Wall", "-Werror", "-I.", "-include", "gpu/k.ptx.h", "-o", "m", "m.c", "gpu/k.ptx.c", NULL};
+    char *c = path_join(dir, "gpu/k.ptx.c"), *ct = read_text(c, NULL);
+    cr_assert(ct);
+    cr_expect(!strncmp(ct, "/* The ptx output of histogram.qd for sm_90, embedded by qdc --embed. Generated; do not edit. */\n"
+                           "#include \"k.ptx.h\"\n#include <stddef.h>\n", 128), "the .c includes its own header: %s", ct);
+    const char *cc[] = {"cc", "-std=c17", "-Wall", "-Werror", "-I.", "-o", "m", "m.c", "gpu/k.ptx.c", NULL};
     r = run_argv(cc, NULL, dir);
     cr_assert_eq(r.status, 0, "%s", r.err);
     run_free(&r);
+    /* a header that disagrees with the definitions (one byte short) no longer compiles with them */
+    char wrong[256];
+    snprintf(wrong, sizeof wrong, "#include <stddef.h>\nextern const size_t h_qdc_histogram_sm_90_size;\n"
+                                  "extern const unsigned char h_qdc_histogram_sm_90[%zu];\n", plen);
+    cr_assert(write_text(h, wrong));
+    const char *cc_c[] = {"cc", "-std=c17", "-c", "-o", "k.o", "gpu/k.ptx.c", NULL};
+    r = run_argv(cc_c, NULL, dir);
+    cr_expect_neq(r.status, 0, "a mismatched header compiles: %s", wrong);
+    cr_expect(strstr(r.err, "h_qdc_histogram_sm_90"), "the compiler names the symbol: %s", r.err);
+    run_free(&r);
+    free(c), free(ct);
     const char *run[] = {"./m", NULL};
     r = run_argv(run, NULL, dir);
     cr_expect_eq(r.status, 0);
@@ -448,6 +463,15 @@ Test(cli_build, embed_writes_the_array_and_its_header_in_the_same_run) {
     cr_expect_eq(r.status, 2);
     cr_expect_str_eq(r.err, "qdc: error: --embed writes <output>.c and <output>.h beside an output file: give -o FILE (not "
                             "-), and no --emit=c-array, ast or ir, or --emit-all\n");
+    run_free(&r);
+    const char *quote[] = {"--target=sm_90", "--embed", "-o", "gpu/k\"1.ptx", ex, NULL};
+    r = run_qdc_argv(quote, NULL, dir);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "qdc: error: --embed: the output name 'k\"1.ptx' cannot be #included from <output>.c (it "
+                            "holds '\"', '\\' or a newline)\n");
+    char *q = path_join(dir, "gpu/k\"1.ptx"), *qc = path_join(dir, "gpu/k\"1.ptx.c");
+    cr_expect(!file_exists(q) && !file_exists(qc), "nothing written");
+    free(q), free(qc);
     run_free(&r);
     free(p), free(ht), free(dt), free(ptx), free(h), free(d), free(m), free(ex), remove_tree(dir), free(dir);
 }

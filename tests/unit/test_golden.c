@@ -234,3 +234,98 @@ Test(golden, check_prints_the_accept_command_and_stale_families) {
     run_free(&r);
     remove_tree(dir), free(dir), free(ex), free(g);
 }
+
+/* Issue 35 item 5: SPIR-V goldens carry stable ids (friendly names; the rest numbered in order of
+ * first appearance, per function), so the disassembly of a module renumbers predictably, aligned
+ * as spirv-dis aligns it, and renumbering again changes nothing. */
+Test(golden, spirv_stable_ids_number_per_function) {
+    const char *raw = "; SPIR-V\n; Bound: 98\n         %18 = OpExtInstImport \"GLSL.std.450\"\n"
+                      "               OpEntryPoint GLCompute %57 \"k_t0\" %x\n               OpDecorate %120 NoContraction\n"
+                      "          %2 = OpTypeFunction %void\n         %57 = OpFunction %void None %2\n         %58 = OpLabel\n"
+                      "        %120 = OpExtInst %int %18 SMax %x %int_0\n               OpBranch %58\n"
+                      "               OpFunctionEnd\n          %7 = OpFunction %void None %2\n"
+                      "          %8 = OpLabel\n%_ptr_Function_int = OpTypePointer Function %int\n"
+                      "               OpFunctionEnd\n";
+    const char *want = "; SPIR-V\n         %g1 = OpExtInstImport \"GLSL.std.450\"\n"
+                       "               OpEntryPoint GLCompute %g2 \"k_t0\" %x\n               OpDecorate %g3 NoContraction\n"
+                       "         %g4 = OpTypeFunction %void\n         %g2 = OpFunction %void None %g4\n          %1 = OpLabel\n"
+                       "         %g3 = OpExtInst %int %g1 SMax %x %int_0\n               OpBranch %1\n"
+                       "               OpFunctionEnd\n         %g5 = OpFunction %void None %g4\n"
+                       "          %1 = OpLabel\n%_ptr_Function_int = OpTypePointer Function %int\n"
+                       "               OpFunctionEnd\n";
+    StrBuf a, b;
+    sb_init(&a), sb_init(&b);
+    spirv_stable_ids(raw, strlen(raw), &a);
+    sb_putc(&a, 0);
+    cr_expect_str_eq(a.data, want);
+    spirv_stable_ids(a.data, strlen(a.data), &b);
+    sb_putc(&b, 0);
+    cr_expect_str_eq(b.data, want, "renumbering is idempotent");
+    sb_free(&a), sb_free(&b);
+}
+
+/* One statement of the first of two kernels gains an operand: the raw disassembly renumbers
+ * every id after it (the second kernel's included), the golden diff shows only the lines of the
+ * first kernel that changed. A golden written with the raw numbering still compares clean. */
+Test(golden, one_statement_changes_a_few_spirv_golden_lines) {
+    const char *v1 = "import quadrants as qd\n\n@qd.kernel\ndef first(x: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                     "    for i in range(x.shape[0]):\n        x[i] = x[i] * 3 + 1\n\n"
+                     "@qd.kernel\ndef second(y: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                     "    for i in range(y.shape[0]):\n        y[i] = y[i] * 2.0 + 1.0\n";
+    char *dir = make_temp_dir(), *k = path_join(dir, "k.qd"), *g = path_join(dir, "golden"), *gk = path_join(g, "vulkan1.2/k.spvasm");
+    char *raw1 = path_join(dir, "k1.spvasm"), *raw2 = path_join(dir, "k2.spvasm"), flag[4200];
+    snprintf(flag, sizeof flag, "--emit-all=%s", g);
+    char *v2 = strdup(v1);
+    cr_assert(write_text(k, v1));
+    RunResult r = run_qdc("--target=vulkan1.2", "--emit=spirv-asm", "-o", raw1, k, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_qdc(flag, "--target=vulkan1.2", k, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *stored = read_text(gk, NULL);
+    cr_assert(stored);
+    cr_expect(!strstr(stored, "; Bound:") && strstr(stored, "         %g2 = OpFunction %void None %g4\n          %1 = OpLabel\n"),
+              "%s", stored);
+    /* the edit: x[i] * 3 + 1 becomes x[i] * 3 + 1 + i */
+    size_t n1 = strlen(v1);
+    v2 = realloc(v2, n1 + 5);
+    char *at = strstr(v2, "* 3 + 1\n") + 7;
+    memmove(at + 4, at, strlen(at) + 1), memcpy(at, " + i", 4);
+    cr_assert(write_text(k, v2));
+    r = run_qdc("--target=vulkan1.2", "--emit=spirv-asm", "-o", raw2, k, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *t1 = read_text(raw1, NULL), *t2 = read_text(raw2, NULL);
+    cr_assert(t1 && t2);
+    StrBuf rd;
+    sb_init(&rd);
+    unified_diff(&rd, "a", t1, strlen(t1), "b", t2, strlen(t2));
+    sb_putc(&rd, 0);
+    int raw_changed = -2; /* the "---" and "+++" lines */
+    for (const char *l = rd.data; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) raw_changed += *l == '-' || *l == '+';
+    cr_expect_geq(raw_changed, 60, "the raw numbering shifts: %d changed lines\n%s", raw_changed, rd.data);
+    r = run_qdc(flag, "--golden-check", "--target=vulkan1.2", k, NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    char want[9000];
+    snprintf(want, sizeof want, "--- %s\n+++ %s (now)\n@@ -101,13 +101,15 @@\n"
+             "          %%26 = OpIMul %%int %%25 %%int_3\n          %%27 = OpIAdd %%int %%26 %%int_1\n"
+             "          %%28 = OpLoad %%int %%3\n"
+             "-         %%29 = OpAccessChain %%_ptr_StorageBuffer_int %%x %%int_0 %%28\n-               OpStore %%29 %%27\n"
+             "+         %%29 = OpIAdd %%int %%27 %%28\n+         %%30 = OpLoad %%int %%3\n"
+             "+         %%31 = OpAccessChain %%_ptr_StorageBuffer_int %%x %%int_0 %%30\n+               OpStore %%31 %%29\n"
+             "                OpBranch %%17\n          %%17 = OpLabel\n"
+             "-         %%30 = OpLoad %%int %%4\n-         %%31 = OpIAdd %%int %%30 %%14\n-               OpStore %%4 %%31\n"
+             "+         %%32 = OpLoad %%int %%4\n+         %%33 = OpIAdd %%int %%32 %%14\n+               OpStore %%4 %%33\n"
+             "                OpBranch %%15\n          %%16 = OpLabel\n                OpReturn\n", gk, gk);
+    cr_expect_str_eq(r.out, want);
+    run_free(&r);
+    /* a golden directory written with the raw numbering (before stable ids) compares clean */
+    cr_assert(write_text(gk, t2));
+    r = run_qdc(flag, "--golden-check", "--target=vulkan1.2", k, NULL);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect_str_empty(r.out);
+    run_free(&r);
+    sb_free(&rd), free(t1), free(t2), free(stored), free(v2), free(raw1), free(raw2), free(gk), free(g), free(k);
+    remove_tree(dir), free(dir);
+}
