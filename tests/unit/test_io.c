@@ -441,7 +441,7 @@ Test(io, depfile_names_make_cannot_read_are_refused) {
     const char *mt[] = {"k.qd", "-o", "k.o", "-MD", "-MF", "k.d", "-MT", "t\\", NULL}; /* -MT is verbatim */
     r = run_qdc_argv(mt, NULL, dir);
     cr_expect_eq(r.status, 0, "%s", r.err);
-    expect_listing(dir, "k.o k.o.d k.qd");
+    expect_listing(dir, "k.d k.o k.qd");
     run_free(&r), remove_tree(dir), free(dir);
 }
 

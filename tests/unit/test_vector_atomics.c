@@ -287,7 +287,7 @@ Test(vector_atomics, report_has_one_record_per_vector_atomic) {
                            "\"decision\":\"native\",\"emit_op\":\"add\""), "%s", json);
     cr_expect(strstr(json, "\"no_return\":false,\"flags\":[],\"spelling\":\"atom.global.add.v4.f32\""), "%s", json);
     cr_expect(strstr(json, "\"reason\":\"capability-db/sm_90.yaml:vector_atomics.add.f32.v4\",\"fence_order\":null,"
-                           "\"reduce\":null,\"vector\":4}\n"), "%s", json);
+                           "\"reduce\":null,\"vector\":4,\"schema\":\"qdc-lowering/1\"}\n"), "%s", json);
     free(json);
     /* --atomic-rewrite: a reduced vector atomic stays per component; with none it is fused */
     const char *red = "import quadrants as qd\n\nz = qd.Vector.field(2, qd.f32, shape=())\n\n@qd.kernel\ndef k():\n"
