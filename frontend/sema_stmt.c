@@ -876,6 +876,39 @@ static void real_func_return(Sema *S, const Stmt *s) {
     S->rf.dead = true;
 }
 
+/* The offset of the ')' that closes def's parameter list, or -1 (strings in annotations skipped). */
+static long params_close(const Stmt *def) {
+    const char *t = def->def.name_span.src->text;
+    uint32_t n = def->def.name_span.src->len, i = def->def.name_span.off + def->def.name_span.len;
+    int depth = 0;
+    for (; i < n; i++) {
+        char c = t[i];
+        if (c == '"' || c == '\'') {
+            for (i++; i < n && t[i] != c && t[i] != '\n'; i++) i += t[i] == '\\';
+        } else if (c == '(' || c == '[') {
+            depth++;
+        } else if (c == ')' || c == ']') {
+            if (--depth == 0) return c == ')' ? (long)i : -1;
+        } else if (c == ':' && depth == 0) {
+            return -1;
+        }
+    }
+    return -1;
+}
+
+/* A kernel that returns a scalar but declares no return type: the one obvious edit inserts
+ * ` -> qd.<type>` after the parameter list (the value's type, evaluated quietly). Sets *ty. */
+static void return_type_fixit(Sema *S, const Stmt *def, const Expr *value, const char **ty) {
+    int mark = diag_quiet_begin();
+    IrExpr *e = sema_expr(S, value);
+    bool clean = !diag_quiet_end(mark);
+    long close = params_close(def);
+    if (!e || !clean || close < 0 || qt_kind(e->type) == K_VOID) return;
+    *ty = qt_name(e->type);
+    diag_fixit(span_make(def->def.name_span.src, (uint32_t)close + 1, 0),
+               arena_printf(S->arena, " -> qd.%s", *ty));
+}
+
 /* `return` before the end of a function, under compile-time control flow only (check_returns;
  * S->dyn counts run-time ifs and loops in case a path got here unchecked). */
 static void stmt_return(Sema *S, const Stmt *s) {
@@ -894,7 +927,13 @@ static void stmt_return(Sema *S, const Stmt *s) {
     const Stmt *def = S->kernel_def;
     bool returns = def && def->def.returns && def->def.returns->kind != E_NONE;
     if (s->expr && s->expr->kind != E_NONE && !returns) {
-        diag_error(s->span, QD2015, "a kernel returns a value only when declared with a return type (def k() -> qd.i32:)");
+        const char *ty = NULL;
+        if (def) return_type_fixit(S, def, s->expr, &ty);
+        if (ty)
+            diag_error(s->span, QD2015, "a kernel returns a value only when declared with a return type (def %s(...) -> qd.%s:)",
+                       def->def.name, ty);
+        else
+            diag_error(s->span, QD2015, "a kernel returns a value only when declared with a return type (def k() -> qd.i32:)");
         return;
     }
     if (returns) sema_kernel_return(S, def, s);

@@ -165,3 +165,29 @@ Test(fixits, a_fixit_is_consumed_by_the_next_diagnostic) {
         "\"byteLength\":1}}}]}]}]}\n");
     free(out);
 }
+
+/* A kernel that returns a scalar without declaring it: ` -> qd.<type of the value>` after the
+ * parameter list; a value that is not a scalar gets no fix-it (no one obvious spelling). */
+Test(fixits, missing_return_type_is_inserted_after_the_parameters) {
+    const char *src = "import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                      "    return a[0] * 2\n";
+    RunResult r = check(src, "-fdiagnostics-parseable-fixits", NULL, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.err, "k.qd:5:5: error[QD2015]: a kernel returns a value only when declared with a return type "
+                            "(def k(...) -> qd.f32:)\n"
+                            " 5 |     return a[0] * 2\n"
+                            "   |     ^~~~~~\n"
+                            "fix-it:\"k.qd\":{4:49-4:49}:\" -> qd.f32\"\n");
+    run_free(&r);
+    const char *ints = "import quadrants as qd\n\n@qd.kernel\ndef count(n: qd.i32, s: qd.types.ndarray(dtype=qd.u8, ndim=1)):\n"
+                       "    return n + 1\n";
+    r = check(ints, "-fdiagnostics-parseable-fixits", NULL, NULL);
+    cr_expect(strstr(r.err, "(def count(...) -> qd.i32:)\n") && strstr(r.err, "fix-it:\"k.qd\":{4:63-4:63}:\" -> qd.i32\"\n"),
+              "%s", r.err);
+    run_free(&r);
+    const char *vec = "import quadrants as qd\n\n@qd.kernel\ndef v():\n    return qd.Vector([1.0, 2.0])\n";
+    r = check(vec, "-fdiagnostics-parseable-fixits", NULL, NULL);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "error[QD2015]") && !strstr(r.err, "fix-it:"), "%s", r.err);
+    run_free(&r);
+}
