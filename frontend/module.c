@@ -556,6 +556,13 @@ void sema_check_hollow(Sema *S) {
                              "or give --instantiate" : "was not compiled");
         return;
     }
+    const Stmt *kernel, *fn;
+    if (sema_uncalled_helper_kernel(S, &kernel, &fn)) {
+        diag_error(kernel->def.name_span, QD2068, "the input defines kernels but compiles none: '%s' is defined in the host "
+                   "function '%s', which no call qdc can evaluate reaches (as in Python, a function that is not called defines "
+                   "nothing); call %s(...) in host code with arguments qdc can evaluate", kernel->def.name, fn->def.name, fn->def.name);
+        return;
+    }
     for (int k = 0; k < S->classes.len; k++) {
         const SemaClass *c = &S->classes.items[k];
         if (c->instantiated || c->imported || !sema_class_has_kernels(S, c)) continue;

@@ -1039,7 +1039,6 @@ void sema_host_function_once(Sema *S, const Stmt *s, const Val *params, const Sp
     sema_module_body(S, &s->def.body);
     Val ret = S->host_returned ? S->host_ret : val_err();
     S->host_returned = false;
-    sema_helpers_finish(S, sc);
     S->hscope = saved, S->prefix = prefix, S->host_returned = returned, S->host_ret = ret, S->host_loops = loops, S->host_jump = HJ_NONE;
 }
 
@@ -1955,7 +1954,6 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     /* a budget that ran out ended the evaluation: the kernels would only report what is missing */
     for (int k = 0; k < S.tests.len && budget_ok(&S.budget); k++) sema_param_host_function(&S, S.tests.items[k]);
     budget_report(&S.budget);
-    sema_helpers_finish(&S, &S.module);
     sema_snode_finish(&S);
     sema_parse_instances(&S, fo);
     sema_check_kernel_names(&S);

@@ -309,7 +309,7 @@ void sema_host_function_once(Sema *S, const Stmt *def, const Val *params, const 
 /* sema_param.c: @pytest.mark.parametrize host functions, getattr, f-strings, str */
 void sema_param_host_function(Sema *S, const Stmt *def);
 bool sema_helper_call(Sema *S, const Expr *call, const Binding *b); /* a call of a host helper function */
-void sema_helpers_finish(Sema *S, const Scope *scope); /* helpers defined there that no call evaluated */
+bool sema_uncalled_helper_kernel(Sema *S, const Stmt **kernel, const Stmt **fn);
 bool sema_fstring_known(Sema *S, const Expr *e);  /* every {field} names a compile-time str/int/bool/None */
 Val sema_fstring(Sema *S, const Expr *e);
 bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out);

@@ -842,62 +842,13 @@ void sema_host_if(Sema *S, const Stmt *s) {
 
 /* ---- calls of host helper functions ---- */
 
-static bool expr_calls(const Expr *e, const char *name) {
-    if (!e) return false;
-    switch (e->kind) {
-    case E_CALL:
-        if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, name)) return true;
-        if (expr_calls(e->call.fn, name)) return true;
-        for (int k = 0; k < e->call.args.n; k++)
-            if (expr_calls(e->call.args.items[k], name)) return true;
-        for (int k = 0; k < e->call.nkw; k++)
-            if (expr_calls(e->call.kw[k].value, name)) return true;
-        return false;
-    case E_ATTR: return expr_calls(e->attr.obj, name);
-    case E_SUBSCRIPT: return expr_calls(e->sub.obj, name) || expr_calls(e->sub.index, name);
-    case E_TUPLE: case E_LIST: case E_BOOLOP:
-        for (int k = 0; k < e->list.n; k++)
-            if (expr_calls(e->list.items[k], name)) return true;
-        return false;
-    case E_UNARY: return expr_calls(e->un.a, name);
-    case E_BINARY: case E_NAMED: return expr_calls(e->bin.a, name) || expr_calls(e->bin.b, name);
-    case E_COMPARE:
-        for (int k = 0; k < e->cmp.items.n; k++)
-            if (expr_calls(e->cmp.items.items[k], name)) return true;
-        return false;
-    case E_IFEXP: return expr_calls(e->ifexp.cond, name) || expr_calls(e->ifexp.a, name) || expr_calls(e->ifexp.b, name);
-    default: return false;
-    }
-}
-
-/* Whether host code anywhere in the script calls NAME(...) (kernel bodies excluded: a kernel
- * cannot call a Python function). */
-static bool block_calls(const StmtList *l, const char *name) {
-    for (int k = 0; k < l->n; k++) {
-        const Stmt *s = l->stmts[k];
-        switch (s->kind) {
-        case S_EXPR: case S_RETURN: if (expr_calls(s->expr, name)) return true; break;
-        case S_ASSIGN: if (expr_calls(s->assign.value, name)) return true; break;
-        case S_ANNASSIGN: if (expr_calls(s->ann.value, name)) return true; break;
-        case S_AUGASSIGN: if (expr_calls(s->aug.value, name)) return true; break;
-        case S_ASSERT: if (expr_calls(s->assert_.cond, name)) return true; break;
-        case S_IF: if (block_calls(&s->if_.then, name) || block_calls(&s->if_.els, name)) return true; break;
-        case S_FOR: if (expr_calls(s->for_.iter, name) || block_calls(&s->for_.body, name)) return true; break;
-        case S_WHILE: if (block_calls(&s->while_.body, name)) return true; break;
-        case S_DEF: if (s->def.host && block_calls(&s->def.body, name)) return true; break;
-        case S_CLASS: if (block_calls(&s->class_.body, name)) return true; break;
-        default: break;
-        }
-    }
-    return false;
-}
-
-/* A host function with parameters that the script itself calls (not a module-level pytest
- * test, whose arguments come from the test runner) is not evaluated where it is defined but at each call
- * (sema_helper_call), and once more with run-time parameters if no call reached it. */
+/* A host function with parameters (not a module-level pytest test, whose arguments come from the
+ * test runner) is not evaluated where it is defined but at each call qdc evaluates
+ * (sema_helper_call). As in Python, a function no call reaches never runs: the kernels it would
+ * define do not exist (sema_check_hollow names them when nothing else is compiled). */
 static bool defer_helper(Sema *S, const Stmt *s) {
     bool collected = S->hscope == &S->module && !strncmp(s->def.name, "test", 4); /* pytest calls it */
-    if (!s->def.nparams || collected || !S->ast || !block_calls(&S->ast->body, s->def.name)) return false;
+    if (!s->def.nparams || collected || !S->ast) return false;
     scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
     SemaHelper h = {.def = s, .scope = S->hscope, .prefix = S->prefix};
     vec_push(&S->helpers, h);
@@ -996,19 +947,40 @@ bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
     return true;
 }
 
-void sema_helpers_finish(Sema *S, const Scope *scope) {
-    for (int k = 0; k < S->helpers.len; k++) {
-        SemaHelper *h = &S->helpers.items[k];
-        if (h->scope != scope || h->combos.len) continue;
-        int np = h->def->def.nparams;
-        Val *bound = ARENA_ARRAY(S->arena, Val, np);
-        Span *decl = ARENA_ARRAY(S->arena, Span, np);
-        for (int j = 0; j < np; j++)
-            bound[j] = (Val){.kind = V_HOST, .path = arena_printf(S->arena, "a parameter of the host function '%s'", h->def->def.name)},
-            decl[j] = h->def->def.params[j].span;
-        run_helper(S, h, bound, decl, NULL);
-        h = &S->helpers.items[k];
+/* The first kernel a host function's body defines (nested functions included), or NULL. */
+static const Stmt *first_kernel_in(const StmtList *l) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        const Stmt *found = NULL;
+        switch (s->kind) {
+        case S_DEF:
+            for (int d = 0; d < s->def.decorators.n; d++) {
+                const Expr *e = s->def.decorators.items[d];
+                if (e->kind == E_CALL) e = e->call.fn;
+                if (e->kind == E_ATTR && !strcmp(e->attr.name, "kernel")) return s;
+            }
+            if (s->def.host) found = first_kernel_in(&s->def.body);
+            break;
+        case S_IF: found = first_kernel_in(&s->if_.then); if (!found) found = first_kernel_in(&s->if_.els); break;
+        case S_FOR: found = first_kernel_in(&s->for_.body); break;
+        case S_WHILE: found = first_kernel_in(&s->while_.body); break;
+        default: break;
+        }
+        if (found) return found;
     }
+    return NULL;
+}
+
+/* A host function with parameters that no evaluated call reached and that would define a kernel:
+ * the kernel and the function (for sema_check_hollow's message); false when there is none. */
+bool sema_uncalled_helper_kernel(Sema *S, const Stmt **kernel, const Stmt **fn) {
+    for (int k = 0; k < S->helpers.len; k++) {
+        const SemaHelper *h = &S->helpers.items[k];
+        if (h->combos.len || !(*kernel = first_kernel_in(&h->def->def.body))) continue;
+        *fn = h->def;
+        return true;
+    }
+    return false;
 }
 
 /* ---- loops in host code: for, while, break, continue ---- */

@@ -223,14 +223,24 @@ static void expect_script_failure(const char *text, const char *const *want) {
  * parameter), a generic kernel whose only call qdc cannot evaluate (QD2060 at the argument,
  * naming the nested kernel's entry for --instantiate), one that is never called. */
 Test(lang, host_function_errors) {
-    const char *const param[] = {
-        "g.py:9:36: error[QD2062]: 'step' is a parameter of the host function 'run_case', known only when the script runs; "
-        "kernels can use module constants, fields, qd.func and their own arguments\n",
-        "g.py:3:14: note: 'step' is set here\n", NULL};
+    const char *const param[] = { /* called with a value only the script knows: the note is at the argument */
+        "g.py:9:36: error[QD2062]: 'step' is a parameter of the host function 'run_case' whose argument qdc cannot evaluate, "
+        "known only when the script runs; kernels can use module constants, fields, qd.func and their own arguments\n",
+        "g.py:14:14: note: 'step' is set here\n", NULL};
+    expect_script_failure("import quadrants as qd\n\ndef run_case(step, n=4):\n    c = qd.field(qd.i32, shape=())\n\n"
+                          "    @qd.kernel\n    def func():\n        for i in range(4):\n            qd.atomic_add(c[None], step)\n\n"
+                          "    func()\n\ndef test_case(s):\n    run_case(s)\n",
+                          param);
+    /* never called: as in Python, run_case never runs and defines no kernel; compiling nothing is QD2068 */
+    const char *const uncalled[] = {
+        "g.py:7:9: error[QD2068]: the input defines kernels but compiles none: 'func' is defined in the host function 'run_case', "
+        "which no call qdc can evaluate reaches (as in Python, a function that is not called defines nothing); call run_case(...) "
+        "in host code with arguments qdc can evaluate\n",
+        NULL};
     expect_script_failure("import quadrants as qd\n\ndef run_case(step, n=4):\n    c = qd.field(qd.i32, shape=())\n\n"
                           "    @qd.kernel\n    def func():\n        for i in range(4):\n            qd.atomic_add(c[None], step)\n\n"
                           "    func()\n",
-                          param);
+                          uncalled);
     const char *const call[] = { /* the first call instantiates k; the second cannot be evaluated */
         "g.py:10:7: error[QD2060]: kernel 'k' is generic and qdc cannot evaluate this call's argument for 'a' (only fields, "
         "compile-time numbers and arrays made by qd.ndarray or numpy with a dtype are known); compile it with --instantiate "
@@ -262,6 +272,25 @@ Test(lang, host_function_errors) {
     expect_script_failure("import quadrants as qd\n\ndef test_v(kind):\n    table = kind == \"x\"\n    mode = qd.i32 + 1\n"
                           "    c = qd.field(qd.i32, shape=())\n\n    @qd.kernel\n    def k():\n        c[None] = mode\n\n    k()\n",
                           host_values);
+}
+
+/* A helper with parameters that nothing calls is not run (as in Python): its kernel, which needs
+ * the parameter, is neither an error nor an entry; the module's own kernel compiles. */
+Test(lang, uncalled_helper_defines_nothing) {
+    char *dir = make_temp_dir(), *src = NULL;
+    cr_assert(asprintf(&src, "%s/g.py", dir) > 0);
+    cr_assert(write_text(src, "import quadrants as qd\n\ndef helper(dt):\n    w = qd.field(dt, shape=8)\n\n"
+                              "    @qd.kernel\n    def k():\n        for i in w:\n            w[i] += 1\n\n"
+                              "x = qd.field(qd.f32, shape=2)\n\n@qd.kernel\ndef func():\n    for i in range(2):\n"
+                              "        x[i] = 1.0\n\nfunc()\n"));
+    const char *argv[] = {"--color=never", "--check", "--stats", "--target=x86_64", "g.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect_str_eq(r.out, "g: 1 kernel (func), 1 task, 0 atomics, 0 volatile loads, 0 fences\n", "stderr:\n%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
 }
 
 /* @qd.data_oriented: an instance whose __init__ sizes a field from a host function's parameter
