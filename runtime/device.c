@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- errors ---- */
 
@@ -364,6 +365,24 @@ qdrt_status qdrt_device_kind_parse(const char *name, qdrt_device_kind *out) {
     return qdrt_fail(QDRT_E_ARGUMENT, "unknown device '%s' (vulkan, cuda, hip, cpu or best)", name);
 }
 
+static qdrt_status device_open(qdrt_device_kind kind, const qdrt_vulkan_options *vk, qdrt_device **out) {
+    *out = NULL;
+    const Backend *be = backend_of(kind);
+    if (!be) return qdrt_fail(QDRT_E_ARGUMENT, "no device kind %d", (int)kind);
+    qdrt_device *d = calloc(1, sizeof *d);
+    if (!d) return qdrt_fail(QDRT_E_MEMORY, "out of memory");
+    d->kind = kind, d->be = be;
+    snprintf(d->name, sizeof d->name, "%s", be->name);
+    qdrt_status st = be->open(d, vk);
+    if (st) return free(d), st;
+    *out = d;
+    return QDRT_OK;
+}
+
+qdrt_status qdrt_device_open_vulkan(const qdrt_vulkan_options *opt, qdrt_device **out) {
+    return device_open(QDRT_DEVICE_VULKAN, opt, out);
+}
+
 qdrt_status qdrt_device_open(qdrt_device_kind kind, qdrt_device **out) {
     *out = NULL;
     if (kind == QDRT_DEVICE_BEST) {
@@ -373,19 +392,23 @@ qdrt_status qdrt_device_open(qdrt_device_kind kind, qdrt_device **out) {
             if ((st = qdrt_device_open(order[i], out)) != QDRT_E_NO_DEVICE) return st;
         return st;
     }
-    const Backend *be = backend_of(kind);
-    if (!be) return qdrt_fail(QDRT_E_ARGUMENT, "no device kind %d", (int)kind);
-    qdrt_device *d = calloc(1, sizeof *d);
-    if (!d) return qdrt_fail(QDRT_E_MEMORY, "out of memory");
-    d->kind = kind, d->be = be;
-    snprintf(d->name, sizeof d->name, "%s", be->name);
-    qdrt_status st = be->open(d);
-    if (st) return free(d), st;
-    *out = d;
-    return QDRT_OK;
+    return device_open(kind, NULL, out);
 }
 
 qdrt_device_kind qdrt_device_kind_of(const qdrt_device *dev) { return dev->kind; }
+
+qdrt_status qdrt_device_cap_groups(qdrt_device *dev, uint32_t max_groups) {
+    dev->cap_groups = max_groups;
+    return QDRT_OK;
+}
+
+double qdrt_device_last_run_ms(const qdrt_device *dev) { return dev->last_run_ms; }
+
+double qdrt_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 const char *qdrt_device_name(const qdrt_device *dev) { return dev->name; }
 
 void qdrt_device_close(qdrt_device *dev) {
@@ -457,12 +480,16 @@ static const char *family_word(const char *backend) {
     return "Metal (no libqdrt backend: qdrt(3), METAL)";
 }
 
-qdrt_status qdrt_module_load_memory(qdrt_device *dev, const void *code, size_t size, const char *metadata_json, qdrt_module **out) {
+/* metadata_json NULL: a module of code alone (qdrt_module_load_code). */
+static qdrt_status module_load(qdrt_device *dev, const void *code, size_t size, const char *metadata_json, qdrt_module **out) {
     *out = NULL;
     qdrt_module *m = calloc(1, sizeof *m);
     if (!m) return qdrt_fail(QDRT_E_MEMORY, "out of memory");
     m->dev = dev;
-    qdrt_status st = parse_metadata(m, metadata_json);
+    qdrt_status st = QDRT_OK;
+    if (metadata_json) st = parse_metadata(m, metadata_json);
+    else if (!(m->name = dup("(no metadata)")) || !(m->target = dup("?")) || !(m->backend = dup(dev->be->family)))
+        st = qdrt_fail(QDRT_E_MEMORY, "out of memory");
     if (!st && strcmp(m->backend, dev->be->family))
         st = qdrt_fail(QDRT_E_MODULE, "module %s was compiled for %s (%s, for %s); this device is %s", m->name, m->target, m->backend,
                        family_word(m->backend), dev->name);
@@ -476,6 +503,15 @@ qdrt_status qdrt_module_load_memory(qdrt_device *dev, const void *code, size_t s
     dev->modules = m;
     *out = m;
     return QDRT_OK;
+}
+
+qdrt_status qdrt_module_load_memory(qdrt_device *dev, const void *code, size_t size, const char *metadata_json, qdrt_module **out) {
+    if (!metadata_json) return *out = NULL, qdrt_fail(QDRT_E_ARGUMENT, "no metadata (a module without it: qdrt_module_load_code)");
+    return module_load(dev, code, size, metadata_json, out);
+}
+
+qdrt_status qdrt_module_load_code(qdrt_device *dev, const void *code, size_t size, qdrt_module **out) {
+    return module_load(dev, code, size, NULL, out);
 }
 
 qdrt_status qdrt_module_load(qdrt_device *dev, const char *path, const char *metadata, qdrt_module **out) {
@@ -638,8 +674,9 @@ int64_t qdrt_items(const Kernel *k, qdrt_array *const *a) {
     return items;
 }
 
-uint32_t qdrt_groups(const Task *t, int64_t items, uint32_t max) {
+uint32_t qdrt_groups(const qdrt_device *d, const Task *t, int64_t items, uint32_t max) {
     int64_t g = t->groups >= 1 ? t->groups : (items + t->block_dim - 1) / t->block_dim;
+    if (d->cap_groups && d->cap_groups < max) max = d->cap_groups;
     if (g < 1) g = 1;
     if (g > (int64_t)max) g = max;
     return (uint32_t)g;
@@ -650,4 +687,26 @@ qdrt_status qdrt_launch_on(qdrt_device *dev, const char *module, const char *ker
     for (qdrt_module *m = dev->modules; m; m = m->next)
         if (!strcmp(m->name, module)) return qdrt_launch_kernel(m, kernel, args, nargs, ret, ret_bytes);
     return qdrt_fail(QDRT_E_ARGUMENT, "no module %s is loaded on %s (qdrt_module_load)", module, dev->name);
+}
+
+qdrt_status qdrt_dispatch(qdrt_module *m, const qdrt_binding *b, int nb, const void *push, size_t push_bytes, const qdrt_entry *e,
+                          int ne, const qdrt_repeat *loops, int nloops) {
+    if (!m->dev->be->dispatch) return qdrt_fail(QDRT_E_UNSUPPORTED, "qdrt_dispatch: %s has no entry-point dispatch (Vulkan only)", m->dev->name);
+    if (nb < 0 || ne < 0 || nloops < 0 || (push_bytes && !push)) return qdrt_fail(QDRT_E_ARGUMENT, "qdrt_dispatch: bad counts");
+    for (int i = 0; i < nb; i++) {
+        if (!b[i].array || b[i].array->dev != m->dev)
+            return qdrt_fail(QDRT_E_ARGUMENT, "binding %u,%u: %s", b[i].set, b[i].binding, b[i].array ? "an array of another device" : "no array");
+        if (b[i].set > 1) return qdrt_fail(QDRT_E_ARGUMENT, "binding %u,%u: set %u (qdc's modules use sets 0 and 1)", b[i].set, b[i].binding, b[i].set);
+        for (int j = 0; j < i; j++)
+            if (b[j].set == b[i].set && b[j].binding == b[i].binding)
+                return qdrt_fail(QDRT_E_ARGUMENT, "binding %u,%u is given twice", b[i].set, b[i].binding);
+    }
+    for (int l = 0; l < nloops; l++) {
+        const qdrt_repeat *r = &loops[l];
+        if (r->first < 0 || r->first > r->last || r->last >= ne || !r->condition || r->condition->dev != m->dev ||
+            (unsigned)r->dtype >= QDRT_NDTYPES || r->condition->bytes < qdrt_dtype_size(r->dtype))
+            return qdrt_fail(QDRT_E_ARGUMENT, "loop %d (entries %d..%d): no such entries, or its condition is not an array of this device "
+                                              "with an element", l, r->first, r->last);
+    }
+    return m->dev->be->dispatch(m, b, nb, push, push_bytes, e, ne, loops, nloops);
 }

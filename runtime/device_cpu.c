@@ -22,7 +22,8 @@ typedef struct CpuKernel {
     qdrt_loop *loops;
 } CpuKernel;
 
-static qdrt_status cpu_open(qdrt_device *d) {
+static qdrt_status cpu_open(qdrt_device *d, const qdrt_vulkan_options *vk) {
+    (void)vk;
     snprintf(d->name, sizeof d->name, "cpu (%d threads)", qdrt_default_threads());
     return QDRT_OK;
 }
@@ -142,11 +143,12 @@ static qdrt_status cpu_launch(qdrt_module *m, Kernel *k, qdrt_array *const *a, c
             memcpy(at + sizeof(void *) + 4 * (size_t)d, &e, 4);
         }
     }
+    double t0 = qdrt_now();
     int rc = k->nloops ? qdrt_launch_loops(c->tasks, k->ntasks, c->loops, k->nloops, args, 0) : qdrt_launch(c->tasks, k->ntasks, args, 0);
+    m->dev->last_run_ms = (qdrt_now() - t0) * 1e3;
     free(args);
-    (void)m;
     return rc ? qdrt_fail(QDRT_E_MEMORY, "kernel %s: no threads or memory for the launch: %s", k->name, strerror(rc)) : QDRT_OK;
 }
 
 const Backend qdrt_cpu_backend = {"cpu", "x86_64", cpu_open, cpu_close, cpu_alloc, cpu_release, cpu_write, cpu_read,
-                                  cpu_load, cpu_unload, cpu_launch};
+                                  cpu_load, cpu_unload, cpu_launch, NULL};

@@ -107,8 +107,8 @@ static qdrt_status gpu_open_api(qdrt_device *d, const Api *api) {
     if (st) gpu_close(d);
     return st;
 }
-static qdrt_status cuda_open(qdrt_device *d) { return gpu_open_api(d, &cuda_api); }
-static qdrt_status hip_open(qdrt_device *d) { return gpu_open_api(d, &hip_api); }
+static qdrt_status cuda_open(qdrt_device *d, const qdrt_vulkan_options *vk) { return (void)vk, gpu_open_api(d, &cuda_api); }
+static qdrt_status hip_open(qdrt_device *d, const qdrt_vulkan_options *vk) { return (void)vk, gpu_open_api(d, &hip_api); }
 
 /* An array's impl is non-NULL when libqdrt allocated its memory (a field's global is not). */
 static qdrt_status gpu_alloc(qdrt_array *a) {
@@ -192,9 +192,10 @@ static qdrt_status gpu_launch(qdrt_module *m, Kernel *k, qdrt_array *const *a, c
         for (int d = 0; d < a[i]->ndim; d++) shapes[ns] = (int32_t)a[i]->shape[d], params[np++] = &shapes[ns++];
     }
     int64_t items = qdrt_items(k, a);
+    double t0 = qdrt_now();
     for (int pc = 0; pc < k->ntasks;) {
         const Task *t = &k->tasks[pc];
-        GCHECK(g, g->launch(fns[pc], qdrt_groups(t, items, 65535), 1, 1, (unsigned)t->block_dim, 1, 1, 0, NULL, params, NULL), g->api->launch);
+        GCHECK(g, g->launch(fns[pc], qdrt_groups(m->dev, t, items, 65535), 1, 1, (unsigned)t->block_dim, 1, 1, 0, NULL, params, NULL), g->api->launch);
         int next = pc + 1;
         for (int l = k->nloops - 1; l >= 0; l--) /* innermost first */
             if (k->loops[l].last == pc) {
@@ -207,10 +208,11 @@ static qdrt_status gpu_launch(qdrt_module *m, Kernel *k, qdrt_array *const *a, c
         pc = next;
     }
     GCHECK(g, g->sync(), g->api->sync);
+    m->dev->last_run_ms = (qdrt_now() - t0) * 1e3;
     return QDRT_OK;
 }
 
 const Backend qdrt_cuda_backend = {"cuda", "ptx", cuda_open, gpu_close, gpu_alloc, gpu_release, gpu_write, gpu_read,
-                                   gpu_load, gpu_unload, gpu_launch};
+                                   gpu_load, gpu_unload, gpu_launch, NULL};
 const Backend qdrt_hip_backend = {"hip", "amdgpu", hip_open, gpu_close, gpu_alloc, gpu_release, gpu_write, gpu_read,
-                                  gpu_load, gpu_unload, gpu_launch};
+                                  gpu_load, gpu_unload, gpu_launch, NULL};

@@ -78,7 +78,7 @@ struct qdrt_array {
 typedef struct Backend {
     const char *name;      /* "vulkan", ... */
     const char *family;    /* the metadata's "backend" its modules have */
-    qdrt_status (*open)(qdrt_device *dev);
+    qdrt_status (*open)(qdrt_device *dev, const qdrt_vulkan_options *vk); /* vk: Vulkan's options or NULL */
     void (*close)(qdrt_device *dev);
     qdrt_status (*alloc)(qdrt_array *a); /* a->bytes > 0; zero-filled */
     void (*release)(qdrt_array *a);
@@ -89,6 +89,9 @@ typedef struct Backend {
     /* args validated; a[i] the array of ndarray parameter i (NULL for scalars), s[i] the
      * scalar's bytes as the parameter's C type (8 bytes, low ones used) */
     qdrt_status (*launch)(qdrt_module *m, Kernel *k, qdrt_array *const *a, const uint64_t *s);
+    /* qdrt_dispatch, its arguments' devices checked; NULL: not this device's */
+    qdrt_status (*dispatch)(qdrt_module *m, const qdrt_binding *b, int nb, const void *push, size_t push_bytes,
+                            const qdrt_entry *e, int ne, const qdrt_repeat *loops, int nloops);
 } Backend;
 
 struct qdrt_device {
@@ -98,6 +101,8 @@ struct qdrt_device {
     void *impl;
     qdrt_module *modules;
     qdrt_array *arrays;
+    uint32_t cap_groups; /* qdrt_device_cap_groups; 0: none */
+    double last_run_ms;
 };
 
 extern const Backend qdrt_cpu_backend, qdrt_vulkan_backend, qdrt_cuda_backend, qdrt_hip_backend;
@@ -107,8 +112,11 @@ qdrt_status qdrt_fail(qdrt_status s, const char *fmt, ...) __attribute__((format
 /* The number of work items a task without a fixed grid covers: the largest ndarray argument's
  * element count (at least 1). */
 int64_t qdrt_items(const Kernel *k, qdrt_array *const *a);
-/* Groups of task t: fixed or suggested, else ceil(items / block_dim), within [1, max]. */
-uint32_t qdrt_groups(const Task *t, int64_t items, uint32_t max);
+/* Groups of task t: fixed or suggested, else ceil(items / block_dim), within [1, max] and the
+ * device's cap. */
+uint32_t qdrt_groups(const qdrt_device *d, const Task *t, int64_t items, uint32_t max);
+/* Seconds on a monotonic clock. */
+double qdrt_now(void);
 /* Element 0 of the array as an integer is non-zero (a do-while condition). */
 bool qdrt_nonzero(qdrt_dtype t, const void *p);
 /* Reads a whole file; NULL with the error set. */
