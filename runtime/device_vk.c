@@ -225,6 +225,7 @@ typedef struct VkMod { VkShaderModule sm; Needs needs; } VkMod;
     } while (0)
 
 static qdrt_status vk_fail(VkResult r, const char *call) {
+    if (!strncmp(call, "v->", 3)) call += 3;
     return qdrt_fail(r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? QDRT_E_MEMORY : QDRT_E_DEVICE,
                      "Vulkan: %.*s failed (VkResult %d)", (int)strcspn(call, "("), call, (int)r);
 }
@@ -368,6 +369,7 @@ static qdrt_status pick_device(qdrt_device *d, Vk *v, const Needs *mod) {
     v->max_groups = props.limits.maxComputeWorkGroupCount[0];
     v->max_push = props.limits.maxPushConstantsSize;
     snprintf(d->name, sizeof d->name, "vulkan: %s (Vulkan %u.%u)", props.deviceName, VK_API_VERSION_MAJOR(v->api), VK_API_VERSION_MINOR(v->api));
+    snprintf(d->target, sizeof d->target, "vulkan1.%u", VK_API_VERSION_MINOR(v->api) < 3 ? VK_API_VERSION_MINOR(v->api) : 3);
     v->vkGetPhysicalDeviceMemoryProperties(v->phys, &v->mem);
     return QDRT_OK;
 }
@@ -685,7 +687,11 @@ static void vk_unload(qdrt_module *m) {
         if (p) pipes_free(v, p), free(p);
         m->kernels[i].impl = NULL;
     }
-    for (int i = 0; i < m->nfields; i++) qdrt_array_free(m->fields[i].store), m->fields[i].store = NULL;
+    for (int i = 0; i < m->nfields; i++) {
+        if (m->fields[i].storage < 0) qdrt_array_free(m->fields[i].store);
+        m->fields[i].store = NULL;
+    }
+    for (int i = 0; i < m->nstorages; i++) qdrt_array_free(m->storages[i].store), m->storages[i].store = NULL;
     VkMod *vm = m->impl;
     if (vm) {
         if (vm->sm) v->vkDestroyShaderModule(v->dev, vm->sm, NULL);
@@ -732,19 +738,24 @@ static qdrt_status vk_load(qdrt_module *m, const void *code, size_t size) {
     VkShaderModuleCreateInfo smi = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, NULL, 0, size, words};
     if (!st && v->vkCreateShaderModule(v->dev, &smi, NULL, &vm->sm)) st = qdrt_fail(QDRT_E_MODULE, "Vulkan: vkCreateShaderModule failed");
     free(words);
-    for (int i = 0; !st && i < m->nfields; i++) {
-        Field *f = &m->fields[i];
-        int64_t shape = f->count;
-        if (f->set != 1 || f->binding < 0) st = qdrt_fail(QDRT_E_MODULE, "metadata: field %s has no set 1 binding", f->name);
-        else st = qdrt_array_new(m->dev, f->dtype, 1, &shape, &f->store);
-        if (!st) { /* a field is the module's, not one of the device's arrays the user frees */
-            qdrt_array *a = f->store;
+    /* one buffer per field, or per SNode storage (bound to the bindings of all its fields) */
+    for (int i = 0; !st && i < m->nfields + m->nstorages; i++) {
+        Field *f = i < m->nfields ? &m->fields[i] : NULL;
+        qdrt_array **store = f ? &f->store : &m->storages[i - m->nfields].store;
+        int64_t shape = f ? f->count : (int64_t)m->storages[i - m->nfields].bytes;
+        if (f && (f->set != 1 || f->binding < 0)) st = qdrt_fail(QDRT_E_MODULE, "metadata: field %s has no set 1 binding", f->name);
+        else if (f && f->storage >= 0) continue;
+        else st = qdrt_array_new(m->dev, f ? f->dtype : QDRT_U8, 1, &shape, store);
+        if (!st) { /* the module's, not one of the device's arrays the user frees */
+            qdrt_array *a = *store;
             if (a->prev) a->prev->next = a->next;
             else m->dev->arrays = a->next;
             if (a->next) a->next->prev = a->prev;
             a->prev = a->next = NULL;
         }
     }
+    for (int i = 0; !st && i < m->nfields; i++)
+        if (m->fields[i].storage >= 0) m->fields[i].store = m->storages[m->fields[i].storage].store;
     for (int i = 0; !st && i < m->nkernels; i++) st = vk_kernel(v, m, &m->kernels[i]);
     if (st) vk_unload(m);
     return st;
@@ -757,7 +768,22 @@ static void push_bytes(const Kernel *k, qdrt_array *const *a, const uint64_t *s,
         const Param *p = &k->params[pm->param];
         uint64_t bits = 0;
         if (!pm->value) bits = (uint32_t)(int32_t)a[pm->param]->shape[pm->axis];
-        else {
+        else if ((p->dtype == QDRT_F16 || p->dtype == QDRT_BF16) && pm->dtype == QDRT_F32) { /* widened to f32 */
+            uint32_t h = (uint32_t)s[pm->param] & 0xffff, w;
+            if (p->dtype == QDRT_BF16) w = h << 16;
+            else {
+                uint32_t sign = (h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+                if (e == 31) w = sign | 0x7f800000 | (m << 13);
+                else if (e) w = sign | ((e + 112) << 23) | (m << 13);
+                else if (!m) w = sign;
+                else { /* subnormal: normalise */
+                    int ex = 113;
+                    while (!(m & 0x400)) m <<= 1, ex--;
+                    w = sign | ((uint32_t)ex << 23) | ((m & 0x3ff) << 13);
+                }
+            }
+            bits = w;
+        } else {
             bits = s[pm->param];
             size_t from = qdrt_dtype_size(p->dtype);
             bool sign = p->dtype == QDRT_I8 || p->dtype == QDRT_I16;

@@ -26,6 +26,15 @@ typedef struct Task {
 typedef struct Loop { int first, last, param; } Loop;
 typedef struct PushMember { int param, axis, offset; bool value; qdrt_dtype dtype; } PushMember;
 
+/* A member of a kernel's return value: the field holding it, count elements at offset in the
+ * C struct of the header's <kernel>_ret (qdc-abi(7)). */
+typedef struct RetMember {
+    char *name; /* "inner.a"; "" for a value that is not a struct */
+    int field, count;
+    qdrt_dtype dtype;
+    size_t offset;
+} RetMember;
+
 typedef struct Kernel {
     char *name;
     Param *params;
@@ -36,19 +45,40 @@ typedef struct Kernel {
     int nloops;
     PushMember *push;
     int npush, push_size;
-    int ret_field; /* -1: no return value; else the field holding it */
-    int ret_count; /* components */
-    qdrt_dtype ret_dtype;
+    RetMember *rets; /* the return value's members (one for a scalar, vector or matrix) */
+    int nrets;
+    size_t ret_size;   /* 0: no return value; else its C size */
+    bool ret_struct;
     void *impl; /* the backend's per-kernel state */
 } Kernel;
+
+/* One level of an SNode path (qdc-abi(7), "SNode storages"): a dense node over axes[]. */
+typedef struct SnLevel {
+    int naxes, axes[QDRT_MAX_NDIM];
+    int64_t sizes[QDRT_MAX_NDIM], cell_bytes, child_offset;
+} SnLevel;
+
+/* An SNode storage several fields share: one byte array (a symbol, or one buffer). */
+typedef struct Storage {
+    char *symbol;
+    size_t bytes;
+    qdrt_array *store; /* GPU backends: its buffer (the fields in it share it) */
+    void *host;        /* CPU: the symbol */
+} Storage;
 
 typedef struct Field {
     char *name, *symbol;
     qdrt_dtype dtype;
+    int ndim;
+    int64_t shape[QDRT_MAX_NDIM];
     int64_t count; /* elements (components included) */
     int set, binding;
-    qdrt_array *store; /* GPU backends: its buffer */
+    qdrt_array *store; /* GPU backends: its buffer (a storage's for a field in one) */
     void *host;        /* CPU: the symbol's storage */
+    int storage;       /* -1: its own; else the index of its SNode storage */
+    int64_t byte_offset;
+    SnLevel *levels;   /* its path, outermost first; NULL: not in the metadata (SPIR-V's) */
+    int nlevels;
 } Field;
 
 struct qdrt_module {
@@ -56,6 +86,8 @@ struct qdrt_module {
     char *name, *target, *backend;
     Field *fields;
     int nfields;
+    Storage *storages;
+    int nstorages;
     Kernel *kernels;
     int nkernels;
     int spirv_minor; /* SPIR-V 1.x */
@@ -98,6 +130,7 @@ struct qdrt_device {
     qdrt_device_kind kind;
     const Backend *be;
     char name[320];
+    char target[32]; /* qdrt_device_target */
     void *impl;
     qdrt_module *modules;
     qdrt_array *arrays;

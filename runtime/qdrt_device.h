@@ -69,6 +69,9 @@ qdrt_status qdrt_device_kind_parse(const char *name, qdrt_device_kind *out);
 qdrt_device_kind qdrt_device_kind_of(const qdrt_device *dev);
 const char *qdrt_device_name(const qdrt_device *dev); /* "cpu", "vulkan: llvmpipe ...", ... */
 void qdrt_device_close(qdrt_device *dev);             /* frees its modules and arrays too */
+/* The qdc family (--target) this device runs natively: "sm_XY" for CUDA, "vulkan1.N" for the
+ * Vulkan version the device was made for, "x86_64" for the CPU; "" when unknown (HIP). */
+const char *qdrt_device_target(const qdrt_device *dev);
 
 /* Loads a module file qdc wrote: .spv (Vulkan), .ptx (CUDA), .hsaco (HIP), .o (CPU: linked into
  * a shared object with ld.lld-19 and loaded; the process must export libqdrt's qdrt_* symbols,
@@ -79,6 +82,7 @@ qdrt_status qdrt_module_load(qdrt_device *dev, const char *path, const char *met
 qdrt_status qdrt_module_load_memory(qdrt_device *dev, const void *code, size_t size, const char *metadata_json,
                                     qdrt_module **out);
 void qdrt_module_free(qdrt_module *mod);
+qdrt_device *qdrt_module_device(const qdrt_module *mod);
 
 /* A zero-filled ndarray on the device: ndim axes of shape[], row-major, tightly packed. */
 qdrt_status qdrt_array_new(qdrt_device *dev, qdrt_dtype dtype, int ndim, const int64_t *shape, qdrt_array **out);
@@ -115,8 +119,16 @@ double qdrt_device_last_run_ms(const qdrt_device *dev);
 int qdrt_kernel_params(const qdrt_module *mod, const char *kernel);
 qdrt_status qdrt_kernel_param(const qdrt_module *mod, const char *kernel, int i, const char **name, int *is_array,
                               qdrt_dtype *dtype, int *ndim);
-/* The size in bytes of the kernel's return value (0: none). */
+/* The size in bytes of the kernel's return value (0: none); *dtype its elements' (a struct's:
+ * its first member's). A struct (or tuple) is returned as the C struct <kernel>_ret of qdc's
+ * header, padding as a C compiler on the host lays it out (qdc-abi(7)). */
 size_t qdrt_kernel_ret_bytes(const qdrt_module *mod, const char *kernel, qdrt_dtype *dtype);
+/* The members of the return value (1 for a scalar, vector or matrix; -1: none, or no kernel)
+ * and member i: its path ("inner.a"; "" when the value is not a struct), dtype, element count
+ * and byte offset in ret. */
+int qdrt_kernel_ret_members(const qdrt_module *mod, const char *kernel);
+qdrt_status qdrt_kernel_ret_member(const qdrt_module *mod, const char *kernel, int i, const char **name, qdrt_dtype *dtype,
+                                   int *count, size_t *offset);
 const char *qdrt_dtype_name(qdrt_dtype t);
 size_t qdrt_dtype_size(qdrt_dtype t);
 qdrt_status qdrt_dtype_parse(const char *name, qdrt_dtype *out);

@@ -1,6 +1,6 @@
-/* The CUDA launcher (tools/cuda-launcher): builds with a C compiler alone (no CUDA headers),
- * then runs each example's sm_70 PTX (JIT-compiled by the driver for the GPU present) and checks
- * the results. Without a driver or GPU it prints a skip notice (the launcher exits 77); the full
+/* The CUDA launcher (tools/cuda-launcher, a client of libqdrt's CUDA device): builds with a C
+ * compiler and libqdrt.a alone (no CUDA headers), then runs each example's sm_70 PTX with its
+ * metadata (JIT-compiled by the driver for the GPU present) and checks the results. Without a driver or GPU it prints a skip notice (the launcher exits 77); the full
  * GPU check is `make gpu-check` (never in CI). */
 #include "exec_spec.h"
 #include "test_ptx_ir.h"
@@ -12,10 +12,11 @@ static const char *const launched[] = {"histogram", "shared_histogram", "float_s
 
 Test(ptx_launcher, examples_on_gpu, .timeout = 120) {
     char *dir = make_temp_dir();
-    char *src = root_path("tools/cuda-launcher/launch.c"), *spec = root_path("tests/unit/exec_spec.c");
+    char *src = root_path("tools/cuda-launcher/launch.c"), *spec = root_path("tests/unit/exec_spec.c"), *eq = root_path("tests/unit/exec_qdrt.c");
     char *bin = xasprintf("%s/qdc-cuda-launch", dir);
+    cr_assert(getenv("QDC_RT"), "QDC_RT (libqdrt.a) is not set");
     RunResult b = run_argv((const char *[]){"cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-O1", "-D_GNU_SOURCE",
-                                            "-o", bin, src, spec, "-ldl", "-lm", NULL}, NULL, NULL);
+                                            "-o", bin, src, spec, eq, getenv("QDC_RT"), "-ldl", "-lpthread", "-lm", NULL}, NULL, NULL);
     cr_assert_eq(b.status, 0, "the launcher does not build:\n%s", b.err);
     run_free(&b);
     RunResult u = run_argv((const char *[]){bin, NULL}, NULL, NULL);
@@ -25,9 +26,11 @@ Test(ptx_launcher, examples_on_gpu, .timeout = 120) {
         char *qd = xasprintf("examples/%s.qd", launched[i]);
         char *qdp = root_path(qd);
         char *ptx = xasprintf("%s/%s.ptx", dir, launched[i]);
-        RunResult c = run_qdc(qdp, "--target=sm_70", "-o", ptx, NULL);
+        char *meta = xasprintf("%s/%s.json", dir, launched[i]);
+        RunResult c = run_qdc(qdp, "--target=sm_70", "-o", ptx, NULL), cm = run_qdc(qdp, "--target=sm_70", "--emit=metadata", "-o", meta, NULL);
         cr_expect_eq(c.status, 0, "%s: %s", qd, c.err);
-        run_free(&c);
+        cr_expect_eq(cm.status, 0, "%s: %s", qd, cm.err);
+        run_free(&c), run_free(&cm), free(meta);
         RunResult r = run_argv((const char *[]){bin, launched[i], ptx, "4096", NULL}, NULL, NULL);
         if (r.status == 77) {
             printf("ptx_launcher: SKIP running %s: %s", launched[i], r.out);
@@ -45,10 +48,12 @@ Test(ptx_launcher, examples_on_gpu, .timeout = 120) {
     run_free(&e);
     for (int dt = 0; dt < XD_COUNT; dt++)
         for (int sp = 0; sp < XS_COUNT; sp++) {
-            char *qd = xasprintf("%s/x_%s_%s.qd", dir, xdtype_name[dt], xspace_name[sp]), *ptx = xasprintf("%s.ptx", qd);
-            RunResult c = run_qdc(qd, "--target=sm_70", "-o", ptx, NULL);
+            char *stem = xasprintf("%s/x_%s_%s", dir, xdtype_name[dt], xspace_name[sp]), *qd = xasprintf("%s.qd", stem),
+                 *ptx = xasprintf("%s.ptx", stem), *meta = xasprintf("%s.json", stem);
+            RunResult c = run_qdc(qd, "--target=sm_70", "-o", ptx, NULL), cm = run_qdc(qd, "--target=sm_70", "--emit=metadata", "-o", meta, NULL);
             cr_expect_eq(c.status, 0, "%s: %s", qd, c.err);
-            run_free(&c);
+            cr_expect_eq(cm.status, 0, "%s: %s", qd, cm.err);
+            run_free(&c), run_free(&cm), free(stem), free(meta);
             char *text = read_text(ptx, NULL);
             XFile f;
             xfile_init(&f, dt, sp);
@@ -62,5 +67,5 @@ Test(ptx_launcher, examples_on_gpu, .timeout = 120) {
             free(qd), free(ptx), free(text);
         }
     remove_tree(dir);
-    free(dir), free(src), free(spec), free(bin);
+    free(dir), free(src), free(spec), free(eq), free(bin);
 }
