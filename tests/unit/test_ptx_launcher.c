@@ -22,6 +22,18 @@ Test(ptx_launcher, examples_on_gpu, .timeout = 120) {
     RunResult u = run_argv((const char *[]){bin, NULL}, NULL, NULL);
     cr_expect_eq(u.status, 2, "usage error must exit 2");
     run_free(&u);
+    /* --info (make gpu-check's choice of target) through libqdrt's CUDA device: the GPU's name and
+     * compute capability, here from testdata/qdrt/fake_gpu.c standing in for libcuda.so.1 */
+    char *stub = root_path("testdata/qdrt/fake_gpu.c"), *fake = xasprintf("%s/libcuda.so.1", dir), *ld = xasprintf("LD_LIBRARY_PATH=%s", dir);
+    RunResult fb = run_argv((const char *[]){"cc", "-std=c17", "-D_GNU_SOURCE", "-shared", "-fPIC", "-o", fake, stub, NULL}, NULL, NULL);
+    cr_assert_eq(fb.status, 0, "%s", fb.err);
+    run_free(&fb);
+    RunResult info = run_argv((const char *[]){"env", ld, bin, "--info", NULL}, NULL, NULL);
+    cr_expect_eq(info.status, 0, "%s", info.err);
+    cr_expect_str_eq(info.out, "Fake GPU 0|sm_86\n");
+    run_free(&info);
+    remove(fake);
+    free(stub), free(fake), free(ld);
     for (size_t i = 0; i < ARRAY_LEN(launched); i++) {
         char *qd = xasprintf("examples/%s.qd", launched[i]);
         char *qdp = root_path(qd);

@@ -778,3 +778,73 @@ Test(qdrt, snode_fields) {
     remove_tree(dir);
     free(dir), free(src);
 }
+
+/* ---- the CUDA and HIP devices without a GPU ---- */
+
+/* libqdrt's CUDA and HIP devices run here against testdata/qdrt/fake_gpu.c, a stand-in for
+ * libcuda.so.1 and libamdhip64.so that runs no kernel but logs what the device asks of the
+ * driver: qdrun on an sm_70 and a gfx942 module loads the image, finds every task's entry
+ * point, allocates and copies the arrays, and launches each task in order with qdc-abi(7)'s
+ * flattened parameters (an ndarray's pointer then its extent, a scalar by value, in the PTX
+ * entry's own .param sizes) on ceil(items / block_dim) blocks; the bins come back unchanged.
+ * `make gpu-check` runs the same path on an NVIDIA GPU with results checked. */
+Test(qdrt, cuda_hip_without_a_gpu) {
+    char *dir = make_temp_dir(), *stub = root_path("testdata/qdrt/fake_gpu.c"), *cuda = xasprintf("%s/libcuda.so.1", dir),
+         *hip = xasprintf("%s/libamdhip64.so", dir), *log = xasprintf("%s/log", dir);
+    RunResult b = run_argv((const char *[]){"cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-shared", "-fPIC", "-o", cuda, stub, NULL},
+                           NULL, NULL);
+    cr_assert_eq(b.status, 0, "%s", b.err);
+    run_free(&b);
+    b = run_argv((const char *[]){"cp", cuda, hip, NULL}, NULL, NULL);
+    cr_assert_eq(b.status, 0);
+    run_free(&b);
+    char *ptx = compile(dir, "histogram", "sm_70", "ptx"), *hsaco = compile(dir, "histogram", "gfx942", "hsaco"),
+         *cptx = compile(dir, "compaction", "sm_70", "ptx");
+    char *data = xasprintf("%s/data.npy", dir), *bins = xasprintf("%s/bins.npy", dir), *a_data = xasprintf("data=%s", data),
+         *a_bins = xasprintf("bins=@%s", bins);
+    int32_t d[1000], bn[256];
+    for (int i = 0; i < 1000; i++) d[i] = i;
+    for (int i = 0; i < 256; i++) bn[i] = 7;
+    write_npy(data, "<i4", 1000, d, sizeof d);
+    write_npy(bins, "<i4", 256, bn, sizeof bn);
+    char *ld = xasprintf("LD_LIBRARY_PATH=%s", dir), *fl = xasprintf("FAKE_GPU_LOG=%s", log);
+    static const char *const want[2] = {
+        "load ptx\nalloc 4000\nalloc 1024\n"
+        "launch histogram_t0 grid=8,1,1 block=128,1,1 shared=0 (buf0,1000,buf1,256)\n"
+        "launch histogram_t1 grid=8,1,1 block=128,1,1 shared=0 (buf0,1000,buf1,256)\n",
+        "load elf\nalloc 4000\nalloc 1024\n"
+        "launch histogram_t0 grid=4,1,1 block=256,1,1 shared=0 ()\nlaunch histogram_t1 grid=4,1,1 block=256,1,1 shared=0 ()\n"};
+    for (int g = 0; g < 2; g++) {
+        remove(log);
+        RunResult r = run_argv((const char *[]){"env", ld, fl, qdrun_bin(), g ? hsaco : ptx, "histogram", g ? "--device=hip" : "--device=cuda",
+                                                a_data, a_bins, NULL}, NULL, NULL);
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        char *got = read_text(log, NULL);
+        cr_expect_str_eq(got ? got : "", want[g]);
+        free(got);
+        run_free(&r);
+        int32_t back[256];
+        read_npy(bins, "<i4", 256, back, sizeof back);
+        cr_expect(!memcmp(back, bn, sizeof bn), "the bins changed");
+    }
+    /* a field (the module's global, found by its symbol) and a scalar by value where the PTX entry
+     * declares it (compaction's count and threshold) */
+    char *cn = xasprintf("%s/n.npy", dir), *a_src = xasprintf("src=%s", data), *a_val = xasprintf("dst_val=@%s", data),
+         *a_idx = xasprintf("dst_idx=@%s", data), *a_n = xasprintf("n_out=@%s", cn);
+    write_npy(cn, "<i4", 1, d, 4);
+    remove(log);
+    RunResult r = run_argv((const char *[]){"env", ld, fl, qdrun_bin(), cptx, "compact", a_src, a_val, a_idx, a_n, "threshold=-5", NULL},
+                           NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *got = read_text(log, NULL);
+    cr_expect_str_eq(got ? got : "", "load ptx\nglobal qd_field_count 4\nalloc 4000\nalloc 4000\nalloc 4000\nalloc 4\n"
+                                     "launch compact_t0 grid=8,1,1 block=128,1,1 shared=0 (buf1,1000,buf2,1000,buf3,1000,buf4,1,-5)\n"
+                                     "launch compact_t1 grid=8,1,1 block=128,1,1 shared=0 (buf1,1000,buf2,1000,buf3,1000,buf4,1,-5)\n"
+                                     "launch compact_t2 grid=8,1,1 block=128,1,1 shared=0 (buf1,1000,buf2,1000,buf3,1000,buf4,1,-5)\n");
+    free(got);
+    run_free(&r);
+    free(cn), free(a_src), free(a_val), free(a_idx), free(a_n);
+    remove_tree(dir);
+    free(dir), free(stub), free(cuda), free(hip), free(log), free(ptx), free(hsaco), free(cptx), free(data), free(bins), free(a_data),
+        free(a_bins), free(ld), free(fl);
+}
