@@ -22,18 +22,27 @@ static const char *qdrun_bin(void) {
     return p;
 }
 
-/* examples/<name>.qd compiled for family into dir/<name>-<family>.<ext>, its metadata beside. */
-static char *compile(const char *dir, const char *name, const char *family, const char *ext) {
-    char *rel = xasprintf("examples/%s.qd", name), *src = root_path(rel);
-    char *out = xasprintf("%s/%s-%s.%s", dir, name, family, ext), *meta = xasprintf("%s/%s-%s.json", dir, name, family);
+/* src compiled for family into dir/<stem>-<family>.<ext>, its metadata beside. */
+static char *compile_file(const char *dir, const char *src, const char *stem, const char *family, const char *ext) {
+    char *out = xasprintf("%s/%s-%s.%s", dir, stem, family, ext), *meta = xasprintf("%s/%s-%s.json", dir, stem, family);
     char *t = xasprintf("--target=%s", family);
     RunResult r = run_qdc(t, src, "-o", out, NULL), m = run_qdc(t, "--emit=metadata", src, "-o", meta, NULL);
-    cr_assert_eq(r.status, 0, "qdc %s %s: %s", t, name, r.err);
-    cr_assert_eq(m.status, 0, "qdc %s --emit=metadata %s: %s", t, name, m.err);
+    cr_assert_eq(r.status, 0, "qdc %s %s: %s", t, src, r.err);
+    cr_assert_eq(m.status, 0, "qdc %s --emit=metadata %s: %s", t, src, m.err);
     run_free(&r), run_free(&m);
-    free(rel), free(src), free(meta), free(t);
+    free(meta), free(t);
     return out;
 }
+
+/* examples/<name>.qd compiled for family into dir/<name>-<family>.<ext>, its metadata beside. */
+static char *compile(const char *dir, const char *name, const char *family, const char *ext) {
+    char *rel = xasprintf("examples/%s.qd", name), *src = root_path(rel), *out = compile_file(dir, src, name, family, ext);
+    free(rel), free(src);
+    return out;
+}
+
+/* The two devices the suite runs kernels on: family, module extension, qdrun's --device. */
+static const char *const both[2][3] = {{"x86_64", "o", "cpu"}, {"vulkan1.2", "spv", "vulkan"}};
 
 /* Opens a device; a Vulkan device that is not there is a counted skip (NULL). */
 static qdrt_device *open_dev(qdrt_device_kind k) {
@@ -426,13 +435,10 @@ Test(qdrt, return_value_and_scalar) {
     int32_t a[100];
     for (int i = 0; i < 100; i++) a[i] = i;
     write_npy(npy, "<i4", 100, a, sizeof a);
-    const char *fam[][3] = {{"x86_64", "o", "cpu"}, {"vulkan1.2", "spv", "vulkan"}};
+    const char *const (*fam)[3] = both;
     for (int f = 0; f < 2; f++) {
-        char *mod = xasprintf("%s/ret-%s.%s", dir, fam[f][0], fam[f][1]), *meta = xasprintf("%s/ret-%s.json", dir, fam[f][0]),
-             *t = xasprintf("--target=%s", fam[f][0]);
-        RunResult r = run_qdc(t, src, "-o", mod, NULL), m = run_qdc(t, "--emit=metadata", src, "-o", meta, NULL);
-        cr_assert(r.status == 0 && m.status == 0, "%s%s", r.err, m.err);
-        run_free(&r), run_free(&m);
+        char *mod = compile_file(dir, src, "ret", fam[f][0], fam[f][1]);
+        RunResult r;
         qdrt_device *dev = open_dev(f ? QDRT_DEVICE_VULKAN : QDRT_DEVICE_CPU);
         if (dev) {
             qdrt_module *mm;
@@ -460,7 +466,7 @@ Test(qdrt, return_value_and_scalar) {
             run_free(&r);
             free(dv);
         }
-        free(mod), free(meta), free(t);
+        free(mod);
     }
     remove_tree(dir);
     free(dir), free(src), free(npy), free(a_npy);
@@ -593,13 +599,10 @@ Test(qdrt, f16_scalar) {
     _Float16 in[N], out[N];
     for (int i = 0; i < N; i++) in[i] = (_Float16)((i - 150) * 0.25f);
     const double scales[] = {2.5, 0.1, -65504.0 / 4096};
-    const char *fam[][3] = {{"x86_64", "o", "cpu"}, {"vulkan1.2", "spv", "vulkan"}};
+    const char *const (*fam)[3] = both;
     for (int f = 0; f < 2; f++) {
-        char *mod = xasprintf("%s/h-%s.%s", dir, fam[f][0], fam[f][1]), *meta = xasprintf("%s/h-%s.json", dir, fam[f][0]),
-             *t = xasprintf("--target=%s", fam[f][0]);
-        RunResult r = run_qdc(t, src, "-o", mod, NULL), m = run_qdc(t, "--emit=metadata", src, "-o", meta, NULL);
-        cr_assert(r.status == 0 && m.status == 0, "%s%s", r.err, m.err);
-        run_free(&r), run_free(&m);
+        char *mod = compile_file(dir, src, "h", fam[f][0], fam[f][1]);
+        RunResult r;
         qdrt_device *dev = open_dev(f ? QDRT_DEVICE_VULKAN : QDRT_DEVICE_CPU);
         if (dev) {
             qdrt_module *mm;
@@ -632,7 +635,7 @@ Test(qdrt, f16_scalar) {
             run_free(&r);
             free(dv), free(npy), free(a_npy);
         }
-        free(mod), free(meta), free(t);
+        free(mod);
     }
     remove_tree(dir);
     free(dir), free(src);
@@ -660,13 +663,10 @@ Test(qdrt, struct_return) {
     int32_t a[100];
     for (int i = 0; i < 100; i++) a[i] = i;
     write_npy(npy, "<i4", 100, a, sizeof a);
-    const char *fam[][3] = {{"x86_64", "o", "cpu"}, {"vulkan1.2", "spv", "vulkan"}};
+    const char *const (*fam)[3] = both;
     for (int f = 0; f < 2; f++) {
-        char *mod = xasprintf("%s/s-%s.%s", dir, fam[f][0], fam[f][1]), *meta = xasprintf("%s/s-%s.json", dir, fam[f][0]),
-             *t = xasprintf("--target=%s", fam[f][0]);
-        RunResult r = run_qdc(t, src, "-o", mod, NULL), m = run_qdc(t, "--emit=metadata", src, "-o", meta, NULL);
-        cr_assert(r.status == 0 && m.status == 0, "%s%s", r.err, m.err);
-        run_free(&r), run_free(&m);
+        char *mod = compile_file(dir, src, "s", fam[f][0], fam[f][1]);
+        RunResult r;
         qdrt_device *dev = open_dev(f ? QDRT_DEVICE_VULKAN : QDRT_DEVICE_CPU);
         if (dev) {
             qdrt_module *mm;
@@ -702,7 +702,7 @@ Test(qdrt, struct_return) {
             run_free(&r);
             free(dv);
         }
-        free(mod), free(meta), free(t);
+        free(mod);
     }
     remove_tree(dir);
     free(dir), free(src), free(npy), free(a_npy);
@@ -723,13 +723,9 @@ Test(qdrt, snode_fields) {
                     "@qd.kernel\ndef k(out: qd.types.ndarray(dtype=qd.i32, ndim=2)):\n    for i, j in x:\n"
                     "        x[i, j] = x[i, j] * 2 + i * 100 + j\n        out[i, j] = x[i, j]\n    for i, j in y:\n        y[i, j] = y[i, j] + 1\n"
                     "    for i in c:\n        c[i] = c[i] + 0.5\n        e[i] = e[i] - 1\n");
-    const char *fam[][3] = {{"x86_64", "o", "cpu"}, {"vulkan1.2", "spv", "vulkan"}};
+    const char *const (*fam)[3] = both;
     for (int f = 0; f < 2; f++) {
-        char *mod = xasprintf("%s/sn-%s.%s", dir, fam[f][0], fam[f][1]), *meta = xasprintf("%s/sn-%s.json", dir, fam[f][0]),
-             *t = xasprintf("--target=%s", fam[f][0]);
-        RunResult r = run_qdc(t, src, "-o", mod, NULL), m = run_qdc(t, "--emit=metadata", src, "-o", meta, NULL);
-        cr_assert(r.status == 0 && m.status == 0, "%s%s", r.err, m.err);
-        run_free(&r), run_free(&m);
+        char *mod = compile_file(dir, src, "sn", fam[f][0], fam[f][1]);
         qdrt_device *dev = open_dev(f ? QDRT_DEVICE_VULKAN : QDRT_DEVICE_CPU);
         if (!dev) continue;
         qdrt_module *mm;
@@ -773,7 +769,7 @@ Test(qdrt, snode_fields) {
             cr_expect_str_eq(qdrt_error(), "field x is in SNode storage qd_snode_w, whose layout (levels) vulkan1.2's metadata does not give");
         }
         qdrt_device_close(dev);
-        free(mod), free(meta), free(t);
+        free(mod);
     }
     remove_tree(dir);
     free(dir), free(src);
