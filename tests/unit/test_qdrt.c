@@ -421,6 +421,16 @@ Test(qdrt, missing_feature_vulkan) {
     cr_assert_eq(r.status, 77, "%d %s", r.status, r.err);
     cr_assert(strstr(r.err, "needs the Vulkan feature shaderBufferFloat16AtomicMinMax"), "%s", r.err);
     run_free(&r);
+    /* vkrun: the device made for the module (qdrt_vulkan_options.spirv) names it too, a skip */
+    const char *vk = getenv("QDC_VKRUN");
+    if (vk && file_exists(vk)) {
+        r = vk_spawn((const char *[]){vk, spv, NULL});
+        cr_expect_eq(r.status, 77, "%d %s%s", r.status, r.out, r.err);
+        cr_expect(!strncmp(r.out, "vkrun: the module needs the Vulkan feature shaderBufferFloat16AtomicMinMax; ", 76) &&
+                      strstr(r.out, " does not have it; skipping\n"),
+                  "%s", r.out);
+        run_free(&r);
+    }
     qdrt_device_close(dev);
     remove_tree(dir);
     free(dir), free(src), free(spv), free(meta), free(want);
