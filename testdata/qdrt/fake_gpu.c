@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Mod { char *image; size_t size; int ptx; } Mod;
-typedef struct Fn { Mod *mod; char name[128]; } Fn;
+typedef struct Fn Fn;
+typedef struct Mod { char *image; size_t size; int ptx; Fn *fns; void *globals[64]; int nglobals; } Mod;
+struct Fn { Mod *mod; char name[128]; Fn *next; }; /* the module's, freed with it, as a driver's */
 
 static uint64_t allocs[256];
 static int nallocs;
@@ -60,7 +61,7 @@ static int func(void **out, void *mod, const char *fname) {
     snprintf(pat, sizeof pat, m->ptx ? ".entry %s(" : "%s", fname);
     if (!memmem(m->image, m->size, pat, strlen(pat) + (m->ptx ? 0 : 1))) return say("no entry %s", fname), 500;
     Fn *f = calloc(1, sizeof *f);
-    f->mod = m;
+    f->mod = m, f->next = m->fns, m->fns = f;
     snprintf(f->name, sizeof f->name, "%s", fname);
     *out = f;
     return 0;
@@ -86,7 +87,8 @@ static int global(uint64_t *p, size_t *n, void *mod, const char *sym) {
         size_t elem = t[2] == '8' ? 1 : !strncmp(t + 2, "16", 2) ? 2 : !strncmp(t + 2, "32", 2) ? 4 : 8, count = 1;
         if (name[1 + strlen(sym)] == '[') count = strtoul(name + 2 + strlen(sym), NULL, 10);
         *n = elem * count;
-        *p = (uint64_t)(uintptr_t)calloc(1, *n);
+        if (m->nglobals == 64) return 1;
+        *p = (uint64_t)(uintptr_t)(m->globals[m->nglobals++] = calloc(1, *n));
         if (nallocs < 256) allocs[nallocs++] = *p;
         say("global %s %zu", sym, *n);
         return 0;
@@ -95,6 +97,8 @@ static int global(uint64_t *p, size_t *n, void *mod, const char *sym) {
 }
 static int unload(void *mod) {
     Mod *m = mod;
+    for (Fn *f = m->fns, *next; f; f = next) next = f->next, free(f);
+    for (int i = 0; i < m->nglobals; i++) free(m->globals[i]);
     return free(m->image), free(m), 0;
 }
 

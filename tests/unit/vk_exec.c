@@ -169,7 +169,9 @@ static char *vkrun_path(const char *dir) {
     if (built && file_exists(built)) return xstrdup(built);
     if (!rt || !file_exists(rt)) return NULL;
     char *src = root_path("tools/vulkan-runner/vkrun.c"), *out = xasprintf("%s/vkrun", dir);
-    RunResult r = run_argv((const char *[]){"cc", "-std=c17", "-O1", "-Wall", "-Wextra", "-Werror", "-o", out, src, rt, "-lpthread", "-lm", NULL},
+    bool asan = getenv("QDC_ASAN") && !strcmp(getenv("QDC_ASAN"), "1"); /* QDC_RT is then the sanitized libqdrt */
+    RunResult r = run_argv((const char *[]){"cc", "-std=c17", "-O1", "-Wall", "-Wextra", "-Werror", asan ? "-fsanitize=address,undefined" : "-O1",
+                                            "-o", out, src, rt, "-lpthread", "-lm", NULL},
                            NULL, NULL);
     bool ok = r.status == 0;
     if (!ok) fprintf(stderr, "vk_exec: cannot build vkrun: %s\n", r.err);
