@@ -3,10 +3,11 @@
 # bench/results.md. Sections: 1 compile latency per target kind (qdc vs llc-19 -O2 on qdc's own
 # LLVM IR, nvcc -ptx on bench/cuda/, glslangValidator -V on bench/glsl/); 2 PTX quality vs nvcc
 # (atomics, instructions, registers, spills from ptxas -v) on sm_80 and sm_90; 3 x86 run time vs
-# bench/c/ (1 and 2 threads); 4 compile time and peak memory for 10^2..10^5 statements.
+# bench/c/ (1 and 2 threads); 4 compile time and peak memory for 10^2..10^5 statements; 5 libqdrt's
+# launch overhead vs vkrun (bench/qdrt/launch.sh).
 # Public tools only: date, /usr/bin/time, repeated runs, medians. nvcc/ptxas columns are
 # skipped with a note when /usr/local/cuda/bin is absent.
-# usage: bash bench/bench.sh BUILD_DIR     env: BENCH_RUNS (5), BENCH_N (10^8), BENCH_SECTIONS (1234)
+# usage: bash bench/bench.sh BUILD_DIR     env: BENCH_RUNS (5), BENCH_N (10^8), BENCH_SECTIONS (12345)
 set -u
 B=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +15,7 @@ QDC=$(cd "$B" && pwd)/qdc
 W=$(cd "$B" && pwd)/bench
 RUNS=${BENCH_RUNS:-5}
 N=${BENCH_N:-100000000}
-SECTIONS=${BENCH_SECTIONS:-1234}
+SECTIONS=${BENCH_SECTIONS:-12345}
 CUDA=/usr/local/cuda/bin
 OUT=$ROOT/bench/results.md
 mkdir -p "$W"
@@ -334,6 +335,18 @@ section4() {
 }
 mib() { awk -v m="$1" 'BEGIN { if (m+0 > 0) printf "%.1f", m/1024; else print m }'; }
 
+# 5. libqdrt's launch overhead vs vkrun (issue 32): bench/qdrt/launch.sh's one run, its table here.
+section5() {
+    say "## 5. Launch overhead: libqdrt vs vkrun (issue 32; bench/qdrt/launch.sh, one run; vkrun is itself a client of libqdrt)"
+    say ""
+    if bash "$ROOT/bench/qdrt/launch.sh" "$B" >"$W/launch.log" 2>&1; then
+        sed -n '3,$p' "$ROOT/bench/qdrt/results.md" | while IFS= read -r l; do say "$l"; done
+    else
+        say "(skipped: bench/qdrt/launch.sh failed: $(tail -1 "$W/launch.log"))"
+    fi
+    say ""
+}
+
 say "# qdc benchmarks"
 say ""
 say "Host: $(nproc) CPUs, $(uname -m); qdc $("$QDC" --version 2>/dev/null | head -1); $(llc-19 --version | grep -m1 'LLVM version' | sed 's/^ *//')"
@@ -343,5 +356,6 @@ say ""
 [[ $SECTIONS == *3* ]] && { section3; section3v; }
 [[ $SECTIONS == *v* && $SECTIONS != *3* ]] && section3v   # BENCH_SECTIONS=v: the Vulkan part alone
 [[ $SECTIONS == *4* ]] && section4
+[[ $SECTIONS == *5* ]] && section5
 cp "$REPORT" "$OUT"
 echo "written: bench/results.md"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- errors ---- */
 
@@ -202,10 +203,12 @@ static void module_meta_free(qdrt_module *m) {
         Kernel *k = &m->kernels[i];
         for (int p = 0; p < k->nparams; p++) free(k->params[p].name);
         for (int t = 0; t < k->ntasks; t++) free(k->tasks[t].name);
-        free(k->name), free(k->params), free(k->tasks), free(k->loops), free(k->push);
+        for (int r = 0; r < k->nrets; r++) free(k->rets[r].name);
+        free(k->name), free(k->params), free(k->tasks), free(k->loops), free(k->push), free(k->rets);
     }
-    for (int i = 0; i < m->nfields; i++) free(m->fields[i].name), free(m->fields[i].symbol);
-    free(m->kernels), free(m->fields), free(m->name), free(m->target), free(m->backend);
+    for (int i = 0; i < m->nfields; i++) free(m->fields[i].name), free(m->fields[i].symbol), free(m->fields[i].levels);
+    for (int i = 0; i < m->nstorages; i++) free(m->storages[i].symbol);
+    free(m->kernels), free(m->fields), free(m->storages), free(m->name), free(m->target), free(m->backend);
 }
 
 static int field_index(const qdrt_module *m, const char *name) {
@@ -215,6 +218,83 @@ static int field_index(const qdrt_module *m, const char *name) {
 }
 
 #define BAD(...) (st = qdrt_fail(QDRT_E_MODULE, __VA_ARGS__), false)
+
+/* ---- a struct return value's C layout, from its members' dotted paths ---- */
+
+/* Component d of a dotted path (its length in *len), or NULL past the last. */
+static const char *seg(const char *path, int d, size_t *len) {
+    for (; d > 0; d--)
+        if (!(path = strchr(path, '.'))) return NULL;
+        else path++;
+    *len = strcspn(path, ".");
+    return path;
+}
+static int depth_of(const char *path) {
+    int n = 1;
+    for (; *path; path++) n += *path == '.';
+    return n;
+}
+/* The end of the group starting at member i at depth d: i + 1 for a leaf, else the run of
+ * members in the same nested struct. */
+static int group_end(const RetMember *r, int i, int hi, int d) {
+    size_t li = 0, lj = 0;
+    const char *si = seg(r[i].name, d, &li);
+    if (depth_of(r[i].name) == d + 1) return i + 1;
+    int j = i + 1;
+    for (const char *sj; j < hi && depth_of(r[j].name) > d + 1 && (sj = seg(r[j].name, d, &lj)) && lj == li && !memcmp(si, sj, li);) j++;
+    return j;
+}
+static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+static size_t align_of(const RetMember *r, int lo, int hi, int d) {
+    size_t a = 1;
+    for (int i = lo, j; i < hi; i = j) {
+        j = group_end(r, i, hi, d);
+        size_t ai = j == i + 1 && depth_of(r[i].name) == d + 1 ? qdrt_dtype_size(r[i].dtype) : align_of(r, i, j, d + 1);
+        if (ai > a) a = ai;
+    }
+    return a;
+}
+/* Places members lo..hi (a struct at depth d) from base; returns the struct's size. */
+static size_t place(RetMember *r, int lo, int hi, int d, size_t base) {
+    size_t off = 0;
+    for (int i = lo, j; i < hi; i = j) {
+        j = group_end(r, i, hi, d);
+        if (j == i + 1 && depth_of(r[i].name) == d + 1) {
+            size_t es = qdrt_dtype_size(r[i].dtype);
+            off = round_up(off, es);
+            r[i].offset = base + off;
+            off += es * (size_t)r[i].count;
+        } else {
+            off = round_up(off, align_of(r, i, j, d + 1));
+            off += place(r, i, j, d + 1, base + off);
+        }
+    }
+    return round_up(off, align_of(r, lo, hi, d));
+}
+
+/* "returns": {"field", "dtype"} (a value) or {"struct": [{"name", "dtype", "field", "shape"?}, ...]}. */
+static bool parse_returns(qdrt_module *m, Kernel *k, const J *r, qdrt_status *stp) {
+    qdrt_status st = QDRT_OK;
+    const J *members = jget(r, "struct");
+    int n = members ? members->nkids : 1;
+    if (members && (members->kind != J_ARR || !n)) return *stp = qdrt_fail(QDRT_E_MODULE, "metadata: kernel %s: malformed returns", k->name), false;
+    if (!(k->rets = calloc((size_t)n, sizeof *k->rets))) return *stp = qdrt_fail(QDRT_E_MEMORY, "out of memory"), false;
+    for (int i = 0; i < n; i++) {
+        const J *jm = members ? &members->kids[i] : r;
+        const char *f = jstr(jm, "field"), *dt = jstr(jm, "dtype"), *name = members ? jstr(jm, "name") : "";
+        RetMember *rm = &k->rets[k->nrets++];
+        rm->name = name ? dup(name) : NULL;
+        if (!f || !dt || !rm->name || !*rm->name != !members || (rm->field = field_index(m, f)) < 0 || qdrt_dtype_parse(dt, &rm->dtype)) {
+            *stp = rm->name || !name ? qdrt_fail(QDRT_E_MODULE, "metadata: kernel %s: malformed returns", k->name) : qdrt_fail(QDRT_E_MEMORY, "out of memory");
+            return false;
+        }
+        rm->count = (int)m->fields[rm->field].count;
+    }
+    k->ret_struct = members != NULL;
+    k->ret_size = members ? place(k->rets, 0, n, 0, 0) : (size_t)k->rets[0].count * qdrt_dtype_size(k->rets[0].dtype);
+    (void)st;
+    return true;
+}
 
 static bool parse_kernel(qdrt_module *m, const J *jk, Kernel *k, qdrt_status *stp) {
     qdrt_status st = QDRT_OK;
@@ -288,18 +368,65 @@ static bool parse_kernel(qdrt_module *m, const J *jk, Kernel *k, qdrt_status *st
                 ok = BAD("metadata: kernel %s: malformed push-constant member %d", name, i);
         }
     }
-    k->ret_field = -1;
     const J *r = jget(jk, "returns");
-    if (ok && r) {
-        const char *f = jstr(r, "field"), *dt = jstr(r, "dtype");
-        if (jget(r, "struct")) st = qdrt_fail(QDRT_E_UNSUPPORTED, "kernel %s returns a struct: not supported by libqdrt yet", name), ok = false;
-        else if (!f || !dt || (k->ret_field = field_index(m, f)) < 0 || qdrt_dtype_parse(dt, &k->ret_dtype))
-            ok = BAD("metadata: kernel %s: malformed returns", name);
-        else k->ret_count = (int)m->fields[k->ret_field].count;
-    }
+    if (ok && r) ok = parse_returns(m, k, r, &st);
     if (ok && (!k->name || !k->params || !k->tasks)) st = qdrt_fail(QDRT_E_MEMORY, "out of memory"), ok = false;
     if (!ok) *stp = st;
     return ok;
+}
+
+/* A field in an SNode storage: the storage (the CPU's and PTX's "symbol" qd_snode_* listed in
+ * "storages", SPIR-V's "storage" and "storage_bytes") and its levels when the metadata has them. */
+static bool parse_snode(qdrt_module *m, const J *root, const J *jf, Field *f, qdrt_status *stp) {
+    qdrt_status st = QDRT_OK;
+    const char *name = jstr(jf, "storage"), *sym = jstr(jf, "symbol");
+    const J *levels = jget(jf, "levels");
+    size_t bytes = (size_t)jnum(jf, "storage_bytes", 0);
+    if (!name && sym && !strncmp(sym, "qd_snode_", 9)) {
+        name = sym;
+        const J *ss = jget(root, "storages");
+        for (int i = 0; ss && ss->kind == J_ARR && i < ss->nkids; i++)
+            if (jstr(&ss->kids[i], "symbol") && !strcmp(jstr(&ss->kids[i], "symbol"), sym)) bytes = (size_t)jnum(&ss->kids[i], "bytes", 0);
+    }
+    if (!name) return true;
+    int s = 0;
+    while (s < m->nstorages && strcmp(m->storages[s].symbol, name)) s++;
+    if (s == m->nstorages) {
+        Storage *ns = realloc(m->storages, (size_t)(s + 1) * sizeof *ns);
+        if (!ns) return *stp = qdrt_fail(QDRT_E_MEMORY, "out of memory"), false;
+        m->storages = ns;
+        memset(&ns[s], 0, sizeof ns[s]);
+        if (!(ns[s].symbol = dup(name))) return *stp = qdrt_fail(QDRT_E_MEMORY, "out of memory"), false;
+        ns[s].bytes = bytes;
+        m->nstorages++;
+        if (!bytes) return *stp = BAD("metadata: SNode storage %s has no size", name), false;
+    }
+    f->storage = s;
+    f->byte_offset = jnum(jf, "byte_offset", 0);
+    if (!levels) return true;
+    if (levels->kind != J_ARR || !levels->nkids || !(f->levels = calloc((size_t)levels->nkids, sizeof *f->levels)))
+        return *stp = levels->kind == J_ARR && levels->nkids ? qdrt_fail(QDRT_E_MEMORY, "out of memory") : BAD("metadata: field %s: malformed levels", f->name), false;
+    bool seen[QDRT_MAX_NDIM] = {0};
+    int naxes = 0;
+    for (int l = 0; l < levels->nkids; l++) {
+        const J *jl = &levels->kids[l], *ax = jget(jl, "axes"), *sz = jget(jl, "sizes");
+        SnLevel *lv = &f->levels[f->nlevels++];
+        if (!ax || !sz || ax->kind != J_ARR || sz->kind != J_ARR || ax->nkids != sz->nkids || ax->nkids > QDRT_MAX_NDIM)
+            return *stp = BAD("metadata: field %s: malformed level %d", f->name, l), false;
+        lv->naxes = ax->nkids, lv->cell_bytes = jnum(jl, "cell_bytes", -1), lv->child_offset = jnum(jl, "child_offset", -1);
+        for (int k = 0; k < ax->nkids; k++) {
+            lv->axes[k] = (int)ax->kids[k].num, lv->sizes[k] = (int64_t)sz->kids[k].num;
+            if (lv->axes[k] < 0 || lv->axes[k] >= QDRT_MAX_NDIM || lv->sizes[k] < 1 || (k && lv->axes[k] <= lv->axes[k - 1]))
+                return *stp = BAD("metadata: field %s: malformed level %d", f->name, l), false;
+            naxes += !seen[lv->axes[k]], seen[lv->axes[k]] = true;
+        }
+        if (lv->cell_bytes < 1 || lv->child_offset < 0) return *stp = BAD("metadata: field %s: malformed level %d", f->name, l), false;
+    }
+    if (naxes != f->ndim)
+        return *stp = qdrt_fail(QDRT_E_UNSUPPORTED, "field %s: %d dimensions over %d SNode axes: not supported by libqdrt", f->name, f->ndim,
+                                naxes), false;
+    (void)st;
+    return true;
 }
 
 static qdrt_status parse_metadata(qdrt_module *m, const char *text) {
@@ -331,14 +458,15 @@ static qdrt_status parse_metadata(qdrt_module *m, const char *text) {
         const char *fn = jstr(jf, "name"), *dt = jstr(jf, "dtype"), *sym = jstr(jf, "symbol");
         const J *shape = jget(jf, "shape");
         if (!fn || !dt || !shape || shape->kind != J_ARR || qdrt_dtype_parse(dt, &f->dtype)) { ok = BAD("metadata: field %d malformed", i); break; }
-        if (jget(jf, "levels") || (sym && !strncmp(sym, "qd_snode_", 9))) {
-            st = qdrt_fail(QDRT_E_UNSUPPORTED, "field %s is placed in an SNode storage: not supported by libqdrt yet", fn), ok = false;
-            break;
-        }
         f->name = dup(fn), f->symbol = sym ? dup(sym) : NULL;
         f->count = 1;
-        for (int d = 0; d < shape->nkids; d++) f->count *= (int64_t)shape->kids[d].num;
+        f->ndim = shape->nkids;
+        if (f->ndim > QDRT_MAX_NDIM) { ok = BAD("metadata: field %s has %d dimensions", fn, f->ndim); break; }
+        for (int d = 0; d < shape->nkids; d++) f->shape[d] = (int64_t)shape->kids[d].num, f->count *= f->shape[d];
         f->set = (int)jnum(jf, "set", -1), f->binding = (int)jnum(jf, "binding", -1);
+        f->storage = -1;
+        if (!f->name || (sym && !f->symbol)) { st = qdrt_fail(QDRT_E_MEMORY, "out of memory"), ok = false; break; }
+        ok = parse_snode(m, &root, jf, f, &st);
     }
     for (int i = 0; ok && i < ks->nkids; i++) ok = parse_kernel(m, &ks->kids[i], &m->kernels[m->nkernels++], &st);
     jfree(&root);
@@ -364,6 +492,24 @@ qdrt_status qdrt_device_kind_parse(const char *name, qdrt_device_kind *out) {
     return qdrt_fail(QDRT_E_ARGUMENT, "unknown device '%s' (vulkan, cuda, hip, cpu or best)", name);
 }
 
+static qdrt_status device_open(qdrt_device_kind kind, const qdrt_vulkan_options *vk, qdrt_device **out) {
+    *out = NULL;
+    const Backend *be = backend_of(kind);
+    if (!be) return qdrt_fail(QDRT_E_ARGUMENT, "no device kind %d", (int)kind);
+    qdrt_device *d = calloc(1, sizeof *d);
+    if (!d) return qdrt_fail(QDRT_E_MEMORY, "out of memory");
+    d->kind = kind, d->be = be;
+    snprintf(d->name, sizeof d->name, "%s", be->name);
+    qdrt_status st = be->open(d, vk);
+    if (st) return free(d), st;
+    *out = d;
+    return QDRT_OK;
+}
+
+qdrt_status qdrt_device_open_vulkan(const qdrt_vulkan_options *opt, qdrt_device **out) {
+    return device_open(QDRT_DEVICE_VULKAN, opt, out);
+}
+
 qdrt_status qdrt_device_open(qdrt_device_kind kind, qdrt_device **out) {
     *out = NULL;
     if (kind == QDRT_DEVICE_BEST) {
@@ -373,19 +519,25 @@ qdrt_status qdrt_device_open(qdrt_device_kind kind, qdrt_device **out) {
             if ((st = qdrt_device_open(order[i], out)) != QDRT_E_NO_DEVICE) return st;
         return st;
     }
-    const Backend *be = backend_of(kind);
-    if (!be) return qdrt_fail(QDRT_E_ARGUMENT, "no device kind %d", (int)kind);
-    qdrt_device *d = calloc(1, sizeof *d);
-    if (!d) return qdrt_fail(QDRT_E_MEMORY, "out of memory");
-    d->kind = kind, d->be = be;
-    snprintf(d->name, sizeof d->name, "%s", be->name);
-    qdrt_status st = be->open(d);
-    if (st) return free(d), st;
-    *out = d;
-    return QDRT_OK;
+    return device_open(kind, NULL, out);
 }
 
 qdrt_device_kind qdrt_device_kind_of(const qdrt_device *dev) { return dev->kind; }
+const char *qdrt_device_target(const qdrt_device *dev) { return dev->target; }
+qdrt_device *qdrt_module_device(const qdrt_module *m) { return m->dev; }
+
+qdrt_status qdrt_device_cap_groups(qdrt_device *dev, uint32_t max_groups) {
+    dev->cap_groups = max_groups;
+    return QDRT_OK;
+}
+
+double qdrt_device_last_run_ms(const qdrt_device *dev) { return dev->last_run_ms; }
+
+double qdrt_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 const char *qdrt_device_name(const qdrt_device *dev) { return dev->name; }
 
 void qdrt_device_close(qdrt_device *dev) {
@@ -457,12 +609,16 @@ static const char *family_word(const char *backend) {
     return "Metal (no libqdrt backend: qdrt(3), METAL)";
 }
 
-qdrt_status qdrt_module_load_memory(qdrt_device *dev, const void *code, size_t size, const char *metadata_json, qdrt_module **out) {
+/* metadata_json NULL: a module of code alone (qdrt_module_load_code). */
+static qdrt_status module_load(qdrt_device *dev, const void *code, size_t size, const char *metadata_json, qdrt_module **out) {
     *out = NULL;
     qdrt_module *m = calloc(1, sizeof *m);
     if (!m) return qdrt_fail(QDRT_E_MEMORY, "out of memory");
     m->dev = dev;
-    qdrt_status st = parse_metadata(m, metadata_json);
+    qdrt_status st = QDRT_OK;
+    if (metadata_json) st = parse_metadata(m, metadata_json);
+    else if (!(m->name = dup("(no metadata)")) || !(m->target = dup("?")) || !(m->backend = dup(dev->be->family)))
+        st = qdrt_fail(QDRT_E_MEMORY, "out of memory");
     if (!st && strcmp(m->backend, dev->be->family))
         st = qdrt_fail(QDRT_E_MODULE, "module %s was compiled for %s (%s, for %s); this device is %s", m->name, m->target, m->backend,
                        family_word(m->backend), dev->name);
@@ -476,6 +632,15 @@ qdrt_status qdrt_module_load_memory(qdrt_device *dev, const void *code, size_t s
     dev->modules = m;
     *out = m;
     return QDRT_OK;
+}
+
+qdrt_status qdrt_module_load_memory(qdrt_device *dev, const void *code, size_t size, const char *metadata_json, qdrt_module **out) {
+    if (!metadata_json) return *out = NULL, qdrt_fail(QDRT_E_ARGUMENT, "no metadata (a module without it: qdrt_module_load_code)");
+    return module_load(dev, code, size, metadata_json, out);
+}
+
+qdrt_status qdrt_module_load_code(qdrt_device *dev, const void *code, size_t size, qdrt_module **out) {
+    return module_load(dev, code, size, NULL, out);
 }
 
 qdrt_status qdrt_module_load(qdrt_device *dev, const char *path, const char *metadata, qdrt_module **out) {
@@ -519,10 +684,60 @@ static qdrt_status field_of(qdrt_module *m, const char *name, size_t bytes, Fiel
     return QDRT_OK;
 }
 
+/* The byte offset in its storage of element e (row-major over the field's shape) of a field in
+ * an SNode storage: each level's cell index row-major over its axes, each axis's index split
+ * over the levels naming it (the outer the high part); the field's dimensions are its axes in
+ * order (qdc-abi(7), "SNode storages"). */
+static int64_t snode_offset(const Field *f, int64_t e) {
+    int64_t idx[QDRT_MAX_NDIM] = {0}, inner[QDRT_MAX_NDIM];
+    int dim_of[QDRT_MAX_NDIM], nd = 0;
+    for (int a = 0; a < QDRT_MAX_NDIM; a++) { /* axes in order are the dimensions */
+        dim_of[a] = -1;
+        for (int l = 0; l < f->nlevels && dim_of[a] < 0; l++)
+            for (int k = 0; k < f->levels[l].naxes; k++)
+                if (f->levels[l].axes[k] == a) dim_of[a] = nd++;
+    }
+    for (int d = f->ndim - 1; d >= 0; d--) idx[d] = e % f->shape[d], e /= f->shape[d];
+    for (int a = 0; a < QDRT_MAX_NDIM; a++) inner[a] = 1;
+    int64_t off = f->byte_offset;
+    for (int l = f->nlevels - 1; l >= 0; l--) { /* innermost first: inner[] is the product of the levels inside */
+        const SnLevel *lv = &f->levels[l];
+        int64_t cell = 0;
+        for (int k = 0; k < lv->naxes; k++)
+            cell = cell * lv->sizes[k] + idx[dim_of[lv->axes[k]]] / inner[lv->axes[k]] % lv->sizes[k];
+        off += cell * lv->cell_bytes + lv->child_offset;
+        for (int k = 0; k < lv->naxes; k++) inner[lv->axes[k]] *= lv->sizes[k];
+    }
+    return off;
+}
+
+/* A field in an SNode storage, copied element by element between dense and its storage. */
+static qdrt_status snode_copy(qdrt_module *m, Field *f, void *dense, bool to_storage) {
+    Storage *s = &m->storages[f->storage];
+    if (!f->levels)
+        return qdrt_fail(QDRT_E_UNSUPPORTED, "field %s is in SNode storage %s, whose layout (levels) %s's metadata does not give", f->name,
+                         s->symbol, m->target);
+    size_t es = qdrt_dtype_size(f->dtype);
+    for (int64_t e = 0; e < f->count; e++)
+        if (snode_offset(f, e) < 0 || (size_t)snode_offset(f, e) + es > s->bytes)
+            return qdrt_fail(QDRT_E_MODULE, "metadata: field %s: element %lld lies outside storage %s", f->name, (long long)e, s->symbol);
+    unsigned char *bytes = s->host;
+    if (!bytes && !(bytes = malloc(s->bytes))) return qdrt_fail(QDRT_E_MEMORY, "out of memory");
+    qdrt_status st = s->host || !s->store ? QDRT_OK : qdrt_array_read(s->store, bytes, s->bytes);
+    for (int64_t e = 0; !st && e < f->count; e++) {
+        unsigned char *at = bytes + snode_offset(f, e), *d = (unsigned char *)dense + (size_t)e * es;
+        memcpy(to_storage ? at : d, to_storage ? d : at, es);
+    }
+    if (!st && to_storage && !s->host && s->store) st = qdrt_array_write(s->store, bytes, s->bytes);
+    if (bytes != s->host) free(bytes);
+    return st;
+}
+
 qdrt_status qdrt_field_write(qdrt_module *m, const char *name, const void *src, size_t bytes) {
     Field *f;
     qdrt_status st = field_of(m, name, bytes, &f);
     if (st) return st;
+    if (f->storage >= 0) return snode_copy(m, f, (void *)src, true);
     if (f->host) return memcpy(f->host, src, bytes), QDRT_OK;
     return f->store ? qdrt_array_write(f->store, src, bytes) : QDRT_OK;
 }
@@ -531,6 +746,7 @@ qdrt_status qdrt_field_read(qdrt_module *m, const char *name, void *dst, size_t 
     Field *f;
     qdrt_status st = field_of(m, name, bytes, &f);
     if (st) return st;
+    if (f->storage >= 0) return snode_copy(m, f, dst, false);
     if (f->host) return memcpy(dst, f->host, bytes), QDRT_OK;
     return f->store ? qdrt_array_read(f->store, dst, bytes) : QDRT_OK;
 }
@@ -558,9 +774,53 @@ qdrt_status qdrt_kernel_param(const qdrt_module *m, const char *kernel, int i, c
 
 size_t qdrt_kernel_ret_bytes(const qdrt_module *m, const char *kernel, qdrt_dtype *dtype) {
     const Kernel *k = kernel_of(m, kernel);
-    if (!k || k->ret_field < 0) return 0;
-    if (dtype) *dtype = k->ret_dtype;
-    return (size_t)k->ret_count * qdrt_dtype_size(k->ret_dtype);
+    if (!k || !k->ret_size) return 0;
+    if (dtype) *dtype = k->rets[0].dtype;
+    return k->ret_size;
+}
+
+int qdrt_kernel_ret_members(const qdrt_module *m, const char *kernel) {
+    const Kernel *k = kernel_of(m, kernel);
+    return k && k->ret_size ? k->nrets : -1;
+}
+
+qdrt_status qdrt_kernel_ret_member(const qdrt_module *m, const char *kernel, int i, const char **name, qdrt_dtype *dtype, int *count,
+                                   size_t *offset) {
+    const Kernel *k = kernel_of(m, kernel);
+    if (!k || i < 0 || i >= k->nrets) return qdrt_fail(QDRT_E_ARGUMENT, "no return member %d of kernel %s", i, kernel);
+    const RetMember *r = &k->rets[i];
+    *name = r->name, *dtype = r->dtype, *count = r->count, *offset = r->offset;
+    return QDRT_OK;
+}
+
+/* f to IEEE binary16 / bfloat16 bits, rounded to nearest even (qdc-abi(7): raw 16-bit patterns). */
+static uint16_t half_bits(double d) {
+    float f = (float)d;
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000, e = (x >> 23) & 0xff, m = x & 0x7fffff;
+    if (e == 0xff) return (uint16_t)(sign | 0x7c00 | (m ? 0x200 | (m >> 13) : 0)); /* inf, nan (quiet) */
+    int ex = (int)e - 127 + 15;
+    if (ex >= 31) return (uint16_t)(sign | 0x7c00);
+    if (ex <= 0) { /* subnormal or zero: shift the full significand */
+        if (ex < -10) return (uint16_t)sign;
+        m |= 0x800000;
+        int shift = 14 - ex;
+        uint32_t h = m >> shift, rest = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rest > half || (rest == half && (h & 1))) h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = ((uint32_t)ex << 10) | (m >> 13), rest = m & 0x1fff;
+    if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) h++; /* a carry into the exponent is right, up to inf */
+    return (uint16_t)(sign | h);
+}
+static uint16_t bf16_bits(double d) {
+    float f = (float)d;
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffff) > 0x7f800000) return (uint16_t)((x >> 16) | 0x40); /* nan stays quiet */
+    x += 0x7fff + ((x >> 16) & 1);
+    return (uint16_t)(x >> 16);
 }
 
 /* The scalar in the parameter's C type, in the low bytes of a uint64_t. */
@@ -579,10 +839,11 @@ static qdrt_status scalar_bits(const Kernel *k, const Param *p, const qdrt_value
     case QDRT_I32: b.i32 = (int32_t)v->i; break;
     case QDRT_U32: b.u32 = (uint32_t)v->i; break;
     case QDRT_I64: case QDRT_U64: b.i64 = v->i; break;
+    case QDRT_F16: b.u16 = half_bits(f); break;
+    case QDRT_BF16: b.u16 = bf16_bits(f); break;
     case QDRT_F32: b.f32 = (float)f; break;
     case QDRT_F64: b.f64 = f; break;
-    default: return qdrt_fail(QDRT_E_UNSUPPORTED, "kernel %s: %s scalar parameter %s: not supported by libqdrt yet", k->name,
-                              qdrt_dtype_name(p->dtype), p->name);
+    default: return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s: parameter %s has no dtype %d", k->name, p->name, (int)p->dtype);
     }
     *out = b.u;
     return QDRT_OK;
@@ -619,11 +880,15 @@ qdrt_status qdrt_launch_kernel(qdrt_module *m, const char *kernel, const qdrt_va
     for (int l = 0; l < k->nloops; l++)
         if (!arr[k->loops[l].param]->bytes)
             return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s: the loop condition %s is an empty array", kernel, k->params[k->loops[l].param].name);
-    size_t want = k->ret_field < 0 ? 0 : (size_t)k->ret_count * qdrt_dtype_size(k->ret_dtype);
+    size_t want = k->ret_size;
     if (ret && ret_bytes != want)
         return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s returns %zu bytes; ret has %zu", kernel, want, ret_bytes);
     qdrt_status st = m->dev->be->launch(m, k, arr, sc);
-    if (!st && ret && want) st = qdrt_field_read(m, m->fields[k->ret_field].name, ret, want);
+    if (ret && want && !st) memset(ret, 0, want); /* a struct's padding */
+    for (int r = 0; ret && want && !st && r < k->nrets; r++) {
+        const RetMember *rm = &k->rets[r];
+        st = qdrt_field_read(m, m->fields[rm->field].name, (char *)ret + rm->offset, (size_t)rm->count * qdrt_dtype_size(rm->dtype));
+    }
     return st;
 }
 
@@ -638,8 +903,9 @@ int64_t qdrt_items(const Kernel *k, qdrt_array *const *a) {
     return items;
 }
 
-uint32_t qdrt_groups(const Task *t, int64_t items, uint32_t max) {
+uint32_t qdrt_groups(const qdrt_device *d, const Task *t, int64_t items, uint32_t max) {
     int64_t g = t->groups >= 1 ? t->groups : (items + t->block_dim - 1) / t->block_dim;
+    if (d->cap_groups && d->cap_groups < max) max = d->cap_groups;
     if (g < 1) g = 1;
     if (g > (int64_t)max) g = max;
     return (uint32_t)g;
@@ -650,4 +916,26 @@ qdrt_status qdrt_launch_on(qdrt_device *dev, const char *module, const char *ker
     for (qdrt_module *m = dev->modules; m; m = m->next)
         if (!strcmp(m->name, module)) return qdrt_launch_kernel(m, kernel, args, nargs, ret, ret_bytes);
     return qdrt_fail(QDRT_E_ARGUMENT, "no module %s is loaded on %s (qdrt_module_load)", module, dev->name);
+}
+
+qdrt_status qdrt_dispatch(qdrt_module *m, const qdrt_binding *b, int nb, const void *push, size_t push_bytes, const qdrt_entry *e,
+                          int ne, const qdrt_repeat *loops, int nloops) {
+    if (!m->dev->be->dispatch) return qdrt_fail(QDRT_E_UNSUPPORTED, "qdrt_dispatch: %s has no entry-point dispatch (Vulkan only)", m->dev->name);
+    if (nb < 0 || ne < 0 || nloops < 0 || (push_bytes && !push)) return qdrt_fail(QDRT_E_ARGUMENT, "qdrt_dispatch: bad counts");
+    for (int i = 0; i < nb; i++) {
+        if (!b[i].array || b[i].array->dev != m->dev)
+            return qdrt_fail(QDRT_E_ARGUMENT, "binding %u,%u: %s", b[i].set, b[i].binding, b[i].array ? "an array of another device" : "no array");
+        if (b[i].set > 1) return qdrt_fail(QDRT_E_ARGUMENT, "binding %u,%u: set %u (qdc's modules use sets 0 and 1)", b[i].set, b[i].binding, b[i].set);
+        for (int j = 0; j < i; j++)
+            if (b[j].set == b[i].set && b[j].binding == b[i].binding)
+                return qdrt_fail(QDRT_E_ARGUMENT, "binding %u,%u is given twice", b[i].set, b[i].binding);
+    }
+    for (int l = 0; l < nloops; l++) {
+        const qdrt_repeat *r = &loops[l];
+        if (r->first < 0 || r->first > r->last || r->last >= ne || !r->condition || r->condition->dev != m->dev ||
+            (unsigned)r->dtype >= QDRT_NDTYPES || r->condition->bytes < qdrt_dtype_size(r->dtype))
+            return qdrt_fail(QDRT_E_ARGUMENT, "loop %d (entries %d..%d): no such entries, or its condition is not an array of this device "
+                                              "with an element", l, r->first, r->last);
+    }
+    return m->dev->be->dispatch(m, b, nb, push, push_bytes, e, ne, loops, nloops);
 }

@@ -1,5 +1,5 @@
 /* libqdrt's CPU device: qdc's x86-64 object linked at load time into a shared object with
- * ld.lld-19 ($QDRT_LD overrides), dlopen'd, its tasks run by qdrt_launch (qdrt.h). The object's
+ * ld.lld-19 ($QDRT_LD overrides) and LLVM 19's builtins archive ($QDRT_BUILTINS), dlopen'd, its tasks run by qdrt_launch (qdrt.h). The object's
  * calls into libqdrt (qdrt_block_sync, ...) resolve against the program's own libqdrt, so the
  * program must export those symbols (-rdynamic; qdrt(3)). */
 #include "qdrt.h"
@@ -22,8 +22,10 @@ typedef struct CpuKernel {
     qdrt_loop *loops;
 } CpuKernel;
 
-static qdrt_status cpu_open(qdrt_device *d) {
+static qdrt_status cpu_open(qdrt_device *d, const qdrt_vulkan_options *vk) {
+    (void)vk;
     snprintf(d->name, sizeof d->name, "cpu (%d threads)", qdrt_default_threads());
+    snprintf(d->target, sizeof d->target, "x86_64");
     return QDRT_OK;
 }
 static void cpu_close(qdrt_device *d) { (void)d; }
@@ -49,7 +51,11 @@ static qdrt_status link_and_open(const void *obj, size_t size, void **handle) {
     if (!f || fwrite(obj, 1, size, f) != size) st = qdrt_fail(QDRT_E_DEVICE, "cannot write %s", o);
     if (f && fclose(f) && !st) st = qdrt_fail(QDRT_E_DEVICE, "cannot write %s", o);
     const char *ld = getenv("QDRT_LD") && *getenv("QDRT_LD") ? getenv("QDRT_LD") : "ld.lld-19";
-    char *argv[] = {(char *)ld, "-shared", "-o", so, o, NULL};
+    /* LLVM's builtins (f16/bf16 conversions such as __extendhfsf2, __truncsfbf2) linked in: the
+     * program loading the module need not have them */
+    const char *rt = getenv("QDRT_BUILTINS") && *getenv("QDRT_BUILTINS") ? getenv("QDRT_BUILTINS")
+                                                                        : "/usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.builtins-x86_64.a";
+    char *argv[] = {(char *)ld, "-shared", "-o", so, o, access(rt, R_OK) ? NULL : (char *)rt, NULL};
     pid_t pid;
     int status = 0, rc = st ? 0 : posix_spawnp(&pid, ld, NULL, NULL, argv, environ);
     if (!st && rc) st = qdrt_fail(QDRT_E_NO_DEVICE, "cannot run %s to link the CPU module: %s", ld, strerror(rc));
@@ -115,6 +121,9 @@ static qdrt_status cpu_load(qdrt_module *m, const void *code, size_t size) {
         return qdrt_fail(QDRT_E_UNSUPPORTED, "this program does not export libqdrt's symbols, which a CPU module calls: "
                                              "link it with -rdynamic (qdrt(3))");
     qdrt_status st = link_and_open(code, size, &m->impl);
+    for (int i = 0; !st && i < m->nstorages; i++)
+        if (!(m->storages[i].host = dlsym(m->impl, m->storages[i].symbol)))
+            st = qdrt_fail(QDRT_E_MODULE, "the CPU module has no SNode storage symbol %s", m->storages[i].symbol);
     for (int i = 0; !st && i < m->nfields; i++) {
         Field *f = &m->fields[i];
         if (!(f->host = dlsym(m->impl, f->symbol ? f->symbol : f->name)))
@@ -142,11 +151,12 @@ static qdrt_status cpu_launch(qdrt_module *m, Kernel *k, qdrt_array *const *a, c
             memcpy(at + sizeof(void *) + 4 * (size_t)d, &e, 4);
         }
     }
+    double t0 = qdrt_now();
     int rc = k->nloops ? qdrt_launch_loops(c->tasks, k->ntasks, c->loops, k->nloops, args, 0) : qdrt_launch(c->tasks, k->ntasks, args, 0);
+    m->dev->last_run_ms = (qdrt_now() - t0) * 1e3;
     free(args);
-    (void)m;
     return rc ? qdrt_fail(QDRT_E_MEMORY, "kernel %s: no threads or memory for the launch: %s", k->name, strerror(rc)) : QDRT_OK;
 }
 
 const Backend qdrt_cpu_backend = {"cpu", "x86_64", cpu_open, cpu_close, cpu_alloc, cpu_release, cpu_write, cpu_read,
-                                  cpu_load, cpu_unload, cpu_launch};
+                                  cpu_load, cpu_unload, cpu_launch, NULL};

@@ -95,6 +95,9 @@ static qdrt_status gpu_start(qdrt_device *d, Gpu *g) {
     char name[200] = "?";
     g->name(name, (int)sizeof name, g->dev);
     snprintf(d->name, sizeof d->name, "%s: %s", d->be->name, name);
+    int (*attr)(int *, int, int) = NULL, major = 0, minor = 0; /* CUDA: the compute capability (cuda.h's attributes 75, 76) */
+    if (g->ctx_retain && (*(void **)&attr = dlsym(g->lib, "cuDeviceGetAttribute")) && !attr(&major, 75, g->dev) && !attr(&minor, 76, g->dev))
+        snprintf(d->target, sizeof d->target, "sm_%d%d", major, minor);
     return QDRT_OK;
 }
 
@@ -107,8 +110,8 @@ static qdrt_status gpu_open_api(qdrt_device *d, const Api *api) {
     if (st) gpu_close(d);
     return st;
 }
-static qdrt_status cuda_open(qdrt_device *d) { return gpu_open_api(d, &cuda_api); }
-static qdrt_status hip_open(qdrt_device *d) { return gpu_open_api(d, &hip_api); }
+static qdrt_status cuda_open(qdrt_device *d, const qdrt_vulkan_options *vk) { return (void)vk, gpu_open_api(d, &cuda_api); }
+static qdrt_status hip_open(qdrt_device *d, const qdrt_vulkan_options *vk) { return (void)vk, gpu_open_api(d, &hip_api); }
 
 /* An array's impl is non-NULL when libqdrt allocated its memory (a field's global is not). */
 static qdrt_status gpu_alloc(qdrt_array *a) {
@@ -138,6 +141,7 @@ static void gpu_unload(qdrt_module *m) {
     Gpu *g = m->dev->impl;
     for (int i = 0; i < m->nkernels; i++) free(m->kernels[i].impl), m->kernels[i].impl = NULL;
     for (int i = 0; i < m->nfields; i++) free(m->fields[i].store), m->fields[i].store = NULL; /* the module's globals */
+    for (int i = 0; i < m->nstorages; i++) free(m->storages[i].store), m->storages[i].store = NULL;
     if (m->impl) g->unload(m->impl);
     m->impl = NULL;
 }
@@ -152,16 +156,20 @@ static qdrt_status gpu_load(qdrt_module *m, const void *code, size_t size) {
     free(image);
     if (r) return m->impl = NULL, qdrt_fail(QDRT_E_MODULE, "%s: %s failed (error %d): a module for another GPU?", g->api->what, g->api->load, r);
     qdrt_status st = QDRT_OK;
-    for (int i = 0; !st && i < m->nfields; i++) {
-        Field *f = &m->fields[i];
+    for (int i = 0; !st && i < m->nfields + m->nstorages; i++) { /* fields, then SNode storages (their fields read through them) */
+        Field *f = i < m->nfields ? &m->fields[i] : NULL;
+        Storage *s = f ? NULL : &m->storages[i - m->nfields];
+        const char *sym = f ? (f->symbol ? f->symbol : f->name) : s->symbol;
+        if (f && f->storage >= 0) continue;
         qdrt_array *a = calloc(1, sizeof *a);
         size_t bytes = 0;
         if (!a) st = qdrt_fail(QDRT_E_MEMORY, "out of memory");
-        else if ((r = g->global(&a->dptr, &bytes, m->impl, f->symbol ? f->symbol : f->name)))
-            free(a), st = qdrt_fail(QDRT_E_MODULE, "%s: the module has no global %s (error %d)", g->api->what, f->symbol ? f->symbol : f->name, r);
+        else if ((r = g->global(&a->dptr, &bytes, m->impl, sym)))
+            free(a), st = qdrt_fail(QDRT_E_MODULE, "%s: the module has no global %s (error %d)", g->api->what, sym, r);
         else {
-            a->dev = m->dev, a->dtype = f->dtype, a->ndim = 1, a->shape[0] = f->count, a->bytes = bytes;
-            f->store = a;
+            a->dev = m->dev, a->dtype = f ? f->dtype : QDRT_U8, a->ndim = 1, a->shape[0] = f ? f->count : (int64_t)bytes, a->bytes = bytes;
+            if (f) f->store = a;
+            else s->store = a;
         }
     }
     for (int i = 0; !st && i < m->nkernels; i++) {
@@ -192,9 +200,10 @@ static qdrt_status gpu_launch(qdrt_module *m, Kernel *k, qdrt_array *const *a, c
         for (int d = 0; d < a[i]->ndim; d++) shapes[ns] = (int32_t)a[i]->shape[d], params[np++] = &shapes[ns++];
     }
     int64_t items = qdrt_items(k, a);
+    double t0 = qdrt_now();
     for (int pc = 0; pc < k->ntasks;) {
         const Task *t = &k->tasks[pc];
-        GCHECK(g, g->launch(fns[pc], qdrt_groups(t, items, 65535), 1, 1, (unsigned)t->block_dim, 1, 1, 0, NULL, params, NULL), g->api->launch);
+        GCHECK(g, g->launch(fns[pc], qdrt_groups(m->dev, t, items, 65535), 1, 1, (unsigned)t->block_dim, 1, 1, 0, NULL, params, NULL), g->api->launch);
         int next = pc + 1;
         for (int l = k->nloops - 1; l >= 0; l--) /* innermost first */
             if (k->loops[l].last == pc) {
@@ -207,10 +216,11 @@ static qdrt_status gpu_launch(qdrt_module *m, Kernel *k, qdrt_array *const *a, c
         pc = next;
     }
     GCHECK(g, g->sync(), g->api->sync);
+    m->dev->last_run_ms = (qdrt_now() - t0) * 1e3;
     return QDRT_OK;
 }
 
 const Backend qdrt_cuda_backend = {"cuda", "ptx", cuda_open, gpu_close, gpu_alloc, gpu_release, gpu_write, gpu_read,
-                                   gpu_load, gpu_unload, gpu_launch};
+                                   gpu_load, gpu_unload, gpu_launch, NULL};
 const Backend qdrt_hip_backend = {"hip", "amdgpu", hip_open, gpu_close, gpu_alloc, gpu_release, gpu_write, gpu_read,
-                                  gpu_load, gpu_unload, gpu_launch};
+                                  gpu_load, gpu_unload, gpu_launch, NULL};

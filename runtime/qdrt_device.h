@@ -69,6 +69,9 @@ qdrt_status qdrt_device_kind_parse(const char *name, qdrt_device_kind *out);
 qdrt_device_kind qdrt_device_kind_of(const qdrt_device *dev);
 const char *qdrt_device_name(const qdrt_device *dev); /* "cpu", "vulkan: llvmpipe ...", ... */
 void qdrt_device_close(qdrt_device *dev);             /* frees its modules and arrays too */
+/* The qdc family (--target) this device runs natively: "sm_XY" for CUDA, "vulkan1.N" for the
+ * Vulkan version the device was made for, "x86_64" for the CPU; "" when unknown (HIP). */
+const char *qdrt_device_target(const qdrt_device *dev);
 
 /* Loads a module file qdc wrote: .spv (Vulkan), .ptx (CUDA), .hsaco (HIP), .o (CPU: linked into
  * a shared object with ld.lld-19 and loaded; the process must export libqdrt's qdrt_* symbols,
@@ -79,6 +82,7 @@ qdrt_status qdrt_module_load(qdrt_device *dev, const char *path, const char *met
 qdrt_status qdrt_module_load_memory(qdrt_device *dev, const void *code, size_t size, const char *metadata_json,
                                     qdrt_module **out);
 void qdrt_module_free(qdrt_module *mod);
+qdrt_device *qdrt_module_device(const qdrt_module *mod);
 
 /* A zero-filled ndarray on the device: ndim axes of shape[], row-major, tightly packed. */
 qdrt_status qdrt_array_new(qdrt_device *dev, qdrt_dtype dtype, int ndim, const int64_t *shape, qdrt_array **out);
@@ -102,16 +106,83 @@ qdrt_status qdrt_launch_kernel(qdrt_module *mod, const char *kernel, const qdrt_
 qdrt_status qdrt_launch_on(qdrt_device *dev, const char *module, const char *kernel, const qdrt_value *args, int nargs, void *ret,
                            size_t ret_bytes);
 
+/* Caps the grid of every task launched on a GPU device at max_groups (0: the device's own
+ * limit; the CPU ignores it): a test that the kernels' grid-stride loops cover their range on a
+ * few groups (the suite's "3 blocks" runs). */
+qdrt_status qdrt_device_cap_groups(qdrt_device *dev, uint32_t max_groups);
+/* The wall time of the device's last launch or dispatch, in milliseconds, from its first
+ * submission until the device was idle (argument checks and command recording excluded). */
+double qdrt_device_last_run_ms(const qdrt_device *dev);
+
 /* What a kernel takes, for tools (qdrun): parameter i's name, whether it is an ndarray, its
  * dtype and ndim (0 for a scalar). Returns the number of parameters, or -1 (no such kernel). */
 int qdrt_kernel_params(const qdrt_module *mod, const char *kernel);
 qdrt_status qdrt_kernel_param(const qdrt_module *mod, const char *kernel, int i, const char **name, int *is_array,
                               qdrt_dtype *dtype, int *ndim);
-/* The size in bytes of the kernel's return value (0: none). */
+/* The size in bytes of the kernel's return value (0: none); *dtype its elements' (a struct's:
+ * its first member's). A struct (or tuple) is returned as the C struct <kernel>_ret of qdc's
+ * header, padding as a C compiler on the host lays it out (qdc-abi(7)). */
 size_t qdrt_kernel_ret_bytes(const qdrt_module *mod, const char *kernel, qdrt_dtype *dtype);
+/* The members of the return value (1 for a scalar, vector or matrix; -1: none, or no kernel)
+ * and member i: its path ("inner.a"; "" when the value is not a struct), dtype, element count
+ * and byte offset in ret. */
+int qdrt_kernel_ret_members(const qdrt_module *mod, const char *kernel);
+qdrt_status qdrt_kernel_ret_member(const qdrt_module *mod, const char *kernel, int i, const char **name, qdrt_dtype *dtype,
+                                   int *count, size_t *offset);
 const char *qdrt_dtype_name(qdrt_dtype t);
 size_t qdrt_dtype_size(qdrt_dtype t);
 qdrt_status qdrt_dtype_parse(const char *name, qdrt_dtype *out);
+
+/* ---- Vulkan: how the device is made, and entry points dispatched as the caller says ----
+ * (what tools/vulkan-runner/vkrun is made of; qdrt(3), VULKAN). */
+
+typedef enum qdrt_message_kind { QDRT_MSG_WARNING, QDRT_MSG_ERROR, QDRT_MSG_PRINTF } qdrt_message_kind;
+
+typedef struct qdrt_vulkan_options {
+    /* Non-NULL: the device is made for this SPIR-V module: the Vulkan version its SPIR-V version
+     * needs, and exactly the features and extensions its capabilities, extensions and atomic
+     * instructions need (QDRT_E_FEATURE names the first the device lacks). NULL: the newest
+     * version up to 1.3 and every feature qdc's SPIR-V can use that the device has. */
+    const void *spirv;
+    size_t spirv_size;
+    int validate;     /* VK_LAYER_KHRONOS_validation when it is installed (qdrt_vulkan_info says) */
+    int debug_printf; /* with validate: the layer's Debug Printf (qdc's print on Vulkan) */
+    /* The layer's warnings and errors and the printf lines, one call each, the text without its
+     * final newline; NULL: dropped. */
+    void (*on_message)(void *user, qdrt_message_kind kind, const char *text);
+    void *user;
+} qdrt_vulkan_options;
+
+typedef struct qdrt_vulkan_info {
+    uint32_t api_version;       /* VK_MAKE_API_VERSION(0, 1, minor, 0) the device was made for */
+    const char *device;         /* VkPhysicalDeviceProperties.deviceName */
+    const char *features;       /* the features enabled, space-separated ("" none) */
+    const char *extensions;     /* the device extensions enabled, space-separated ("" none) */
+    int validation;             /* the validation layer is on */
+    uint32_t max_groups;        /* maxComputeWorkGroupCount[0] */
+    uint32_t max_push_bytes;    /* maxPushConstantsSize */
+} qdrt_vulkan_info;
+
+/* qdrt_device_open(QDRT_DEVICE_VULKAN) with options (NULL: the defaults). */
+qdrt_status qdrt_device_open_vulkan(const qdrt_vulkan_options *opt, qdrt_device **out);
+/* QDRT_E_ARGUMENT on another kind of device. The strings live as long as the device. */
+qdrt_status qdrt_device_vulkan_info(const qdrt_device *dev, qdrt_vulkan_info *out);
+
+/* A module without metadata (Vulkan: a SPIR-V binary), for qdrt_dispatch: it has no kernels. */
+qdrt_status qdrt_module_load_code(qdrt_device *dev, const void *code, size_t size, qdrt_module **out);
+
+typedef struct qdrt_binding { uint32_t set, binding; qdrt_array *array; } qdrt_binding; /* set 0 or 1 */
+typedef struct qdrt_entry { const char *name; uint32_t groups; } qdrt_entry;
+/* Entries first..last run again while element 0 of condition, read as dtype, is non-zero after
+ * entry last (a qd.graph.do_while loop); loops ending at one entry are tested last given first. */
+typedef struct qdrt_repeat { int first, last; const qdrt_array *condition; qdrt_dtype dtype; } qdrt_repeat;
+
+/* Runs entries[0..n) of mod in order, a full barrier between them, each on its groups, with the
+ * storage buffers bindings[] and the push-constant block push[0..push_bytes) (NULL, 0: none),
+ * and waits. Vulkan only (QDRT_E_UNSUPPORTED elsewhere): qdrt_launch_kernel is this, with the
+ * bindings, push constants and groups the metadata gives. */
+qdrt_status qdrt_dispatch(qdrt_module *mod, const qdrt_binding *bindings, int nbindings, const void *push, size_t push_bytes,
+                          const qdrt_entry *entries, int nentries, const qdrt_repeat *loops, int nloops);
 
 #ifdef __cplusplus
 }

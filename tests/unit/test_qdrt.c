@@ -4,15 +4,17 @@
  * (argument count, dtype, ndim, a module for another family, a missing driver, .npy files
  * qdrun does not read) with exact messages and statuses. A Vulkan run that cannot happen (no
  * lavapipe) is counted as a skip (vk_exec.h), which CI fails. */
-#include "exec_spec.h"
+#include "exec_qdrt.h"
 #include "harness.h"
 #include "runtime/qdrt_device.h"
 #include "support/util.h"
 #include "vk_exec.h"
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static const char *qdrun_bin(void) {
     static char *p;
@@ -20,18 +22,27 @@ static const char *qdrun_bin(void) {
     return p;
 }
 
-/* examples/<name>.qd compiled for family into dir/<name>-<family>.<ext>, its metadata beside. */
-static char *compile(const char *dir, const char *name, const char *family, const char *ext) {
-    char *rel = xasprintf("examples/%s.qd", name), *src = root_path(rel);
-    char *out = xasprintf("%s/%s-%s.%s", dir, name, family, ext), *meta = xasprintf("%s/%s-%s.json", dir, name, family);
+/* src compiled for family into dir/<stem>-<family>.<ext>, its metadata beside. */
+static char *compile_file(const char *dir, const char *src, const char *stem, const char *family, const char *ext) {
+    char *out = xasprintf("%s/%s-%s.%s", dir, stem, family, ext), *meta = xasprintf("%s/%s-%s.json", dir, stem, family);
     char *t = xasprintf("--target=%s", family);
     RunResult r = run_qdc(t, src, "-o", out, NULL), m = run_qdc(t, "--emit=metadata", src, "-o", meta, NULL);
-    cr_assert_eq(r.status, 0, "qdc %s %s: %s", t, name, r.err);
-    cr_assert_eq(m.status, 0, "qdc %s --emit=metadata %s: %s", t, name, m.err);
+    cr_assert_eq(r.status, 0, "qdc %s %s: %s", t, src, r.err);
+    cr_assert_eq(m.status, 0, "qdc %s --emit=metadata %s: %s", t, src, m.err);
     run_free(&r), run_free(&m);
-    free(rel), free(src), free(meta), free(t);
+    free(meta), free(t);
     return out;
 }
+
+/* examples/<name>.qd compiled for family into dir/<name>-<family>.<ext>, its metadata beside. */
+static char *compile(const char *dir, const char *name, const char *family, const char *ext) {
+    char *rel = xasprintf("examples/%s.qd", name), *src = root_path(rel), *out = compile_file(dir, src, name, family, ext);
+    free(rel), free(src);
+    return out;
+}
+
+/* The two devices the suite runs kernels on: family, module extension, qdrun's --device. */
+static const char *const both[2][3] = {{"x86_64", "o", "cpu"}, {"vulkan1.2", "spv", "vulkan"}};
 
 /* Opens a device; a Vulkan device that is not there is a counted skip (NULL). */
 static qdrt_device *open_dev(qdrt_device_kind k) {
@@ -46,42 +57,14 @@ static qdrt_device *open_dev(qdrt_device_kind k) {
 }
 
 
-/* One example at size n through the API: the arrays in parameter order, the scalar where it is. */
+/* One example at size n through the API (exec_qdrt.c, what the CUDA launcher of `make gpu-check` runs too). */
 static void api_example(qdrt_device *dev, const char *path, const Example *ex, int n, const char *label) {
     qdrt_module *m;
     cr_assert_eq(qdrt_module_load(dev, path, NULL, &m), QDRT_OK, "%s: %s", label, qdrt_error());
-    ExArgs a = {0};
-    ex->setup(&a, n);
-    int np = qdrt_kernel_params(m, ex->kernel), b = 0;
-    cr_assert(np > 0 && np <= 8, "%s: %d parameters", label, np);
-    qdrt_value v[8];
-    qdrt_array *arr[8] = {0};
-    for (int i = 0; i < np; i++) {
-        const char *name;
-        int is_array, ndim;
-        qdrt_dtype dt;
-        cr_assert_eq(qdrt_kernel_param(m, ex->kernel, i, &name, &is_array, &dt, &ndim), QDRT_OK);
-        if (!is_array) {
-            v[i] = qdrt_i64(a.scalar);
-            continue;
-        }
-        ExBuf *eb = &a.bufs[b++];
-        cr_assert_eq(qdrt_dtype_size(dt), eb->elem, "%s: %s", label, name);
-        int64_t shape = eb->n;
-        cr_assert_eq(qdrt_array_new(dev, dt, 1, &shape, &arr[i]), QDRT_OK, "%s", qdrt_error());
-        cr_assert_eq(qdrt_array_write(arr[i], eb->host, eb->elem * eb->n), QDRT_OK, "%s", qdrt_error());
-        v[i] = qdrt_arr(arr[i]);
-    }
-    cr_assert_eq(b, a.nbufs, "%s: %d arrays for %d ndarray parameters", label, a.nbufs, b);
-    cr_assert_eq(qdrt_launch_kernel(m, ex->kernel, v, np, NULL, 0), QDRT_OK, "%s n=%d: %s", label, n, qdrt_error());
-    for (int i = 0, k = 0; i < np; i++)
-        if (arr[i]) {
-            ExBuf *eb = &a.bufs[k++];
-            cr_assert_eq(qdrt_array_read(arr[i], eb->host, eb->elem * eb->n), QDRT_OK, "%s", qdrt_error());
-            qdrt_array_free(arr[i]);
-        }
-    cr_expect(ex->check(&a, n), "%s n=%d: %s", label, n, a.why);
-    exec_args_free(&a);
+    char why[512];
+    int rc = exec_qdrt_example(m, ex, n, why, sizeof why);
+    cr_assert_geq(rc, 0, "%s n=%d: %s", label, n, why);
+    cr_expect_eq(rc, 1, "%s n=%d: %s", label, n, why);
     qdrt_module_free(m);
 }
 
@@ -438,6 +421,16 @@ Test(qdrt, missing_feature_vulkan) {
     cr_assert_eq(r.status, 77, "%d %s", r.status, r.err);
     cr_assert(strstr(r.err, "needs the Vulkan feature shaderBufferFloat16AtomicMinMax"), "%s", r.err);
     run_free(&r);
+    /* vkrun: the device made for the module (qdrt_vulkan_options.spirv) names it too, a skip */
+    const char *vk = getenv("QDC_VKRUN");
+    if (vk && file_exists(vk)) {
+        r = vk_spawn((const char *[]){vk, spv, NULL});
+        cr_expect_eq(r.status, 77, "%d %s%s", r.status, r.out, r.err);
+        cr_expect(!strncmp(r.out, "vkrun: the module needs the Vulkan feature shaderBufferFloat16AtomicMinMax; ", 76) &&
+                      strstr(r.out, " does not have it; skipping\n"),
+                  "%s", r.out);
+        run_free(&r);
+    }
     qdrt_device_close(dev);
     remove_tree(dir);
     free(dir), free(src), free(spv), free(meta), free(want);
@@ -452,13 +445,10 @@ Test(qdrt, return_value_and_scalar) {
     int32_t a[100];
     for (int i = 0; i < 100; i++) a[i] = i;
     write_npy(npy, "<i4", 100, a, sizeof a);
-    const char *fam[][3] = {{"x86_64", "o", "cpu"}, {"vulkan1.2", "spv", "vulkan"}};
+    const char *const (*fam)[3] = both;
     for (int f = 0; f < 2; f++) {
-        char *mod = xasprintf("%s/ret-%s.%s", dir, fam[f][0], fam[f][1]), *meta = xasprintf("%s/ret-%s.json", dir, fam[f][0]),
-             *t = xasprintf("--target=%s", fam[f][0]);
-        RunResult r = run_qdc(t, src, "-o", mod, NULL), m = run_qdc(t, "--emit=metadata", src, "-o", meta, NULL);
-        cr_assert(r.status == 0 && m.status == 0, "%s%s", r.err, m.err);
-        run_free(&r), run_free(&m);
+        char *mod = compile_file(dir, src, "ret", fam[f][0], fam[f][1]);
+        RunResult r;
         qdrt_device *dev = open_dev(f ? QDRT_DEVICE_VULKAN : QDRT_DEVICE_CPU);
         if (dev) {
             qdrt_module *mm;
@@ -486,7 +476,7 @@ Test(qdrt, return_value_and_scalar) {
             run_free(&r);
             free(dv);
         }
-        free(mod), free(meta), free(t);
+        free(mod);
     }
     remove_tree(dir);
     free(dir), free(src), free(npy), free(a_npy);
@@ -539,33 +529,11 @@ static void matrix_cell(qdrt_device *dev, int dt, int space, const char *family,
     run_free(&r), run_free(&m);
     qdrt_module *mm;
     cr_assert_eq(qdrt_module_load(dev, mod, NULL, &mm), QDRT_OK, "%s", qdrt_error());
-    int n = space == XS_SHARED ? 1024 : 1000;
-    XData d;
-    xdata_init(&d, &f, n, 777u);
-    static const qdrt_dtype dts[XD_COUNT] = {QDRT_I32, QDRT_U32, QDRT_I64, QDRT_U64, QDRT_F32, QDRT_F64};
-    void *host[4] = {d.v, d.w, d.tgt, d.old};
-    size_t bytes[4] = {xdata_bytes(&d, 'v'), xdata_bytes(&d, 'v'), xdata_bytes(&d, 't'), xdata_bytes(&d, 'o')};
-    qdrt_array *arr[4];
-    qdrt_value args[5] = {qdrt_i64(n)};
-    for (int i = 0; i < 4; i++) {
-        int64_t count = (int64_t)(bytes[i] / (size_t)d.esize);
-        cr_assert_eq(qdrt_array_new(dev, dts[dt], 1, &count, &arr[i]), QDRT_OK, "%s", qdrt_error());
-        cr_assert_eq(qdrt_array_write(arr[i], host[i], bytes[i]), QDRT_OK, "%s", qdrt_error());
-        args[1 + i] = qdrt_arr(arr[i]);
-    }
-    for (int k = 0; k < f.nkernels; k++) {
-        char *name = xkernel_name(&f, k);
-        cr_assert_eq(qdrt_launch_kernel(mm, name, args, 5, NULL, 0), QDRT_OK, "%s: %s", name, qdrt_error());
-        free(name);
-    }
-    for (int i = 0; i < 4; i++) {
-        cr_assert_eq(qdrt_array_read(arr[i], host[i], bytes[i]), QDRT_OK);
-        qdrt_array_free(arr[i]);
-    }
     char why[512];
-    for (int k = 0; k < f.nkernels; k++)
-        cr_expect(xcheck(&f, &d, k, why, sizeof why), "%s on %s %s %s: %s", family, qdrt_device_name(dev), xdtype_name[dt], xspace_name[space], why);
-    xdata_free(&d);
+    int fails = exec_qdrt_matrix(mm, &f, space == XS_SHARED ? 1024 : 1000, 777u, why, sizeof why);
+    cr_assert_geq(fails, 0, "%s on %s %s %s: %s", family, qdrt_device_name(dev), xdtype_name[dt], xspace_name[space], why);
+    cr_expect_eq(fails, 0, "%s on %s %s %s: %d kernels fail, the first: %s", family, qdrt_device_name(dev), xdtype_name[dt],
+                 xspace_name[space], fails, why);
     qdrt_module_free(mm);
     remove_tree(dir);
     free(dir), free(qd), free(text), free(mod), free(meta), free(t);
@@ -587,4 +555,302 @@ Test(qdrt, atomics_matrix_api_vulkan, .timeout = 600) {
 Test(qdrt, atomics_matrix_api_cpu, .timeout = 600) {
     const char *caps[] = {NULL};
     matrix_everywhere(QDRT_DEVICE_CPU, "x86_64", "o", caps);
+}
+
+/* ---- out of memory ---- */
+
+/* An array larger than the process may map is QDRT_E_MEMORY with its size, on the CPU and on
+ * lavapipe (whose memory is the process's too), and the device keeps working. The address space
+ * is limited with RLIMIT_AS in this test's own process; under ASan (whose shadow memory needs
+ * terabytes of address space) the limit cannot be set, and the test says so. */
+Test(qdrt, out_of_memory) {
+    if (getenv("QDC_ASAN") && !strcmp(getenv("QDC_ASAN"), "1")) {
+        cr_log_info("qdrt/out_of_memory: not run under ASan (RLIMIT_AS)");
+        return;
+    }
+    const qdrt_device_kind kinds[] = {QDRT_DEVICE_CPU, QDRT_DEVICE_VULKAN};
+    for (int k = 0; k < 2; k++) {
+        qdrt_device *dev = open_dev(kinds[k]);
+        if (!dev) continue;
+        struct rlimit old, lim;
+        cr_assert_eq(getrlimit(RLIMIT_AS, &old), 0);
+        lim = old;
+        lim.rlim_cur = (rlim_t)12 << 30; /* 12 GiB: the arrays below need 16 */
+        cr_assert_eq(setrlimit(RLIMIT_AS, &lim), 0);
+        int64_t shape[2] = {1 << 30, 4};
+        qdrt_array *a = (qdrt_array *)1, *small;
+        qdrt_status st = qdrt_array_new(dev, QDRT_I32, 2, shape, &a);
+        setrlimit(RLIMIT_AS, &old);
+        cr_expect_eq(st, QDRT_E_MEMORY, "%s: %s", qdrt_device_name(dev), qdrt_error());
+        cr_expect_null(a);
+        if (k == 0) cr_expect_str_eq(qdrt_error(), "out of memory for a 17179869184-byte array");
+        else cr_expect(strstr(qdrt_error(), "Vulkan: vk") && strstr(qdrt_error(), "failed (VkResult -"), "%s", qdrt_error());
+        int64_t one = 1;
+        int32_t v = 5;
+        cr_assert_eq(qdrt_array_new(dev, QDRT_I32, 1, &one, &small), QDRT_OK, "%s", qdrt_error());
+        cr_assert_eq(qdrt_array_write(small, &v, 4), QDRT_OK);
+        v = 0;
+        cr_assert_eq(qdrt_array_read(small, &v, 4), QDRT_OK);
+        cr_expect_eq(v, 5);
+        qdrt_device_close(dev);
+    }
+}
+
+/* ---- 16-bit float scalars ---- */
+
+/* An f16 scalar argument (given as a double, rounded to nearest even into binary16; widened to
+ * f32 in Vulkan's push constants) scales an f16 ndarray on the CPU and on lavapipe with exact
+ * results, 0.1 (not exact in binary16) included; qdrun takes it from the command line. */
+Test(qdrt, f16_scalar) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/h.qd", dir);
+    write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef scale(a: qd.types.ndarray(dtype=qd.f16, ndim=1), s: qd.f16):\n"
+                    "    for i in range(a.shape[0]):\n        a[i] = a[i] * s\n");
+    enum { N = 300 };
+    _Float16 in[N], out[N];
+    for (int i = 0; i < N; i++) in[i] = (_Float16)((i - 150) * 0.25f);
+    const double scales[] = {2.5, 0.1, -65504.0 / 4096};
+    const char *const (*fam)[3] = both;
+    for (int f = 0; f < 2; f++) {
+        char *mod = compile_file(dir, src, "h", fam[f][0], fam[f][1]);
+        RunResult r;
+        qdrt_device *dev = open_dev(f ? QDRT_DEVICE_VULKAN : QDRT_DEVICE_CPU);
+        if (dev) {
+            qdrt_module *mm;
+            qdrt_array *arr;
+            int64_t n = N;
+            cr_assert_eq(qdrt_module_load(dev, mod, NULL, &mm), QDRT_OK, "%s", qdrt_error());
+            cr_assert_eq(qdrt_array_new(dev, QDRT_F16, 1, &n, &arr), QDRT_OK);
+            for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++) {
+                cr_assert_eq(qdrt_array_write(arr, in, sizeof in), QDRT_OK);
+                qdrt_value args[2] = {qdrt_arr(arr), qdrt_f64(scales[k])};
+                cr_assert_eq(qdrt_launch_kernel(mm, "scale", args, 2, NULL, 0), QDRT_OK, "%s", qdrt_error());
+                cr_assert_eq(qdrt_array_read(arr, out, sizeof out), QDRT_OK);
+                _Float16 s = (_Float16)scales[k];
+                for (int i = 0; i < N; i++) {
+                    _Float16 want = (_Float16)((float)in[i] * (float)s);
+                    cr_expect(!memcmp(&out[i], &want, 2), "%s: %g * %g = %g, want %g", fam[f][2], (double)in[i], scales[k], (double)out[i],
+                              (double)want);
+                }
+            }
+            qdrt_device_close(dev);
+            char *dv = xasprintf("--device=%s", fam[f][2]), *npy = xasprintf("%s/a.npy", dir), *a_npy = xasprintf("a=@%s", npy);
+            write_npy(npy, "<f2", N, in, sizeof in);
+            r = qdrun((const char *[]){mod, "scale", dv, a_npy, "s=0.1", NULL});
+            cr_expect_eq(r.status, 0, "%s", r.err);
+            read_npy(npy, "<f2", N, out, sizeof out);
+            for (int i = 0; i < N; i++) {
+                _Float16 want = (_Float16)((float)in[i] * (float)(_Float16)0.1);
+                cr_expect(!memcmp(&out[i], &want, 2), "qdrun %s: element %d", fam[f][2], i);
+            }
+            run_free(&r);
+            free(dv), free(npy), free(a_npy);
+        }
+        free(mod);
+    }
+    remove_tree(dir);
+    free(dir), free(src);
+}
+
+/* ---- struct return values ---- */
+
+/* A kernel returning a nested dataclass fills the header's C struct k_ret (padding as the C
+ * compiler lays it out: qdc-abi(7)) on the CPU and on lavapipe; qdrun prints it member by member. */
+typedef struct k_ret {
+    double x;
+    struct {
+        float a[3];
+        int16_t b;
+    } inner;
+    int8_t c;
+} k_ret;
+
+Test(qdrt, struct_return) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/s.qd", dir), *npy = xasprintf("%s/a.npy", dir), *a_npy = xasprintf("a=%s", npy);
+    write_text(src, "import quadrants as qd\n\n@qd.dataclass\nclass Inner:\n    a: qd.types.vector(3, qd.f32)\n    b: qd.i16\n\n"
+                    "@qd.dataclass\nclass R:\n    x: qd.f64\n    inner: Inner\n    c: qd.i8\n\n"
+                    "@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)) -> R:\n    s = 0\n    for i in range(a.shape[0]):\n"
+                    "        s += a[i]\n    r = R(x=1.5, inner=Inner(a=qd.Vector([1.0, 2.0, 3.0]), b=-7), c=3)\n    r.x = s * 0.5\n    return r\n");
+    int32_t a[100];
+    for (int i = 0; i < 100; i++) a[i] = i;
+    write_npy(npy, "<i4", 100, a, sizeof a);
+    const char *const (*fam)[3] = both;
+    for (int f = 0; f < 2; f++) {
+        char *mod = compile_file(dir, src, "s", fam[f][0], fam[f][1]);
+        RunResult r;
+        qdrt_device *dev = open_dev(f ? QDRT_DEVICE_VULKAN : QDRT_DEVICE_CPU);
+        if (dev) {
+            qdrt_module *mm;
+            qdrt_array *arr;
+            int64_t n = 100;
+            cr_assert_eq(qdrt_module_load(dev, mod, NULL, &mm), QDRT_OK, "%s", qdrt_error());
+            cr_assert_eq(qdrt_kernel_ret_bytes(mm, "k", NULL), sizeof(k_ret));
+            cr_assert_eq(qdrt_kernel_ret_members(mm, "k"), 4);
+            const char *name;
+            qdrt_dtype dt;
+            int count;
+            size_t off;
+            cr_assert_eq(qdrt_kernel_ret_member(mm, "k", 2, &name, &dt, &count, &off), QDRT_OK);
+            cr_expect(!strcmp(name, "inner.b") && dt == QDRT_I16 && count == 1 && off == offsetof(k_ret, inner.b), "%s %d %zu", name, count, off);
+            cr_assert_eq(qdrt_array_new(dev, QDRT_I32, 1, &n, &arr), QDRT_OK);
+            cr_assert_eq(qdrt_array_write(arr, a, sizeof a), QDRT_OK);
+            k_ret ret;
+            memset(&ret, 0x55, sizeof ret);
+            qdrt_value args[1] = {qdrt_arr(arr)};
+            cr_assert_eq(qdrt_launch_kernel(mm, "k", args, 1, &ret, sizeof ret), QDRT_OK, "%s", qdrt_error());
+            cr_expect(ret.x == 2475.0 && ret.inner.a[0] == 1.0f && ret.inner.a[1] == 2.0f && ret.inner.a[2] == 3.0f && ret.inner.b == -7 &&
+                          ret.c == 3,
+                      "%s: %g %g %g %g %d %d", fam[f][2], ret.x, ret.inner.a[0], ret.inner.a[1], ret.inner.a[2], ret.inner.b, ret.c);
+            cr_assert_eq(qdrt_launch_kernel(mm, "k", args, 1, &ret, sizeof ret - 1), QDRT_E_ARGUMENT);
+            char *want = xasprintf("kernel k returns %zu bytes; ret has %zu", sizeof ret, sizeof ret - 1);
+            cr_expect_str_eq(qdrt_error(), want);
+            free(want);
+            qdrt_device_close(dev);
+            char *dv = xasprintf("--device=%s", fam[f][2]);
+            r = qdrun((const char *[]){mod, "k", dv, a_npy, NULL});
+            cr_expect_eq(r.status, 0, "%s", r.err);
+            cr_expect_str_eq(r.out, "k returned x=2475 inner.a=1 2 3 inner.b=-7 c=3\n");
+            run_free(&r);
+            free(dv);
+        }
+        free(mod);
+    }
+    remove_tree(dir);
+    free(dir), free(src), free(npy), free(a_npy);
+}
+
+/* ---- fields in SNode storages ---- */
+
+/* Fields placed together and in blocked layouts (qdc-abi(7)'s example: w, x in 2x2 blocks of 2x2
+ * cells, y) are written and read whole through qdrt_field_write/read on the CPU (element by
+ * element through their levels) and used by kernels on the CPU and on lavapipe, where one
+ * buffer per storage is bound to all its fields' bindings; the SPIR-V metadata has no levels,
+ * so reading such a field there is refused, saying why. */
+Test(qdrt, snode_fields) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/sn.qd", dir);
+    write_text(src, "import quadrants as qd\n\nw = qd.field(qd.i32)\nx = qd.field(qd.i32)\ny = qd.field(qd.i32)\nc = qd.field(qd.f64)\n"
+                    "e = qd.field(qd.i16)\nblk = qd.root.dense(qd.ij, 4)\nblk.place(w)\nblk.dense(qd.ij, 2).dense(qd.ij, 2).place(x)\n"
+                    "blk.dense(qd.i, 4).place(y)\nqd.root.dense(qd.i, 6).place(c, e)\n\n"
+                    "@qd.kernel\ndef k(out: qd.types.ndarray(dtype=qd.i32, ndim=2)):\n    for i, j in x:\n"
+                    "        x[i, j] = x[i, j] * 2 + i * 100 + j\n        out[i, j] = x[i, j]\n    for i, j in y:\n        y[i, j] = y[i, j] + 1\n"
+                    "    for i in c:\n        c[i] = c[i] + 0.5\n        e[i] = e[i] - 1\n");
+    const char *const (*fam)[3] = both;
+    for (int f = 0; f < 2; f++) {
+        char *mod = compile_file(dir, src, "sn", fam[f][0], fam[f][1]);
+        qdrt_device *dev = open_dev(f ? QDRT_DEVICE_VULKAN : QDRT_DEVICE_CPU);
+        if (!dev) continue;
+        qdrt_module *mm;
+        cr_assert_eq(qdrt_module_load(dev, mod, NULL, &mm), QDRT_OK, "%s", qdrt_error());
+        static int32_t x[16][16], y[16][4], out[16][16];
+        double c[6];
+        int16_t e[6];
+        int64_t shape[2] = {16, 16};
+        qdrt_array *o;
+        cr_assert_eq(qdrt_array_new(dev, QDRT_I32, 2, shape, &o), QDRT_OK);
+        qdrt_value args[1] = {qdrt_arr(o)};
+        if (!f) {
+            for (int i = 0; i < 16; i++)
+                for (int j = 0; j < 16; j++) x[i][j] = i * 16 + j, y[i][j % 4] = -i;
+            for (int i = 0; i < 6; i++) c[i] = i, e[i] = (int16_t)(i * 10);
+            cr_assert_eq(qdrt_field_write(mm, "x", x, sizeof x), QDRT_OK, "%s", qdrt_error());
+            cr_assert_eq(qdrt_field_write(mm, "y", y, sizeof y), QDRT_OK, "%s", qdrt_error());
+            cr_assert_eq(qdrt_field_write(mm, "c", c, sizeof c), QDRT_OK, "%s", qdrt_error());
+            cr_assert_eq(qdrt_field_write(mm, "e", e, sizeof e), QDRT_OK, "%s", qdrt_error());
+        }
+        cr_assert_eq(qdrt_launch_kernel(mm, "k", args, 1, NULL, 0), QDRT_OK, "%s", qdrt_error());
+        cr_assert_eq(qdrt_array_read(o, out, sizeof out), QDRT_OK);
+        for (int i = 0; i < 16; i++)
+            for (int j = 0; j < 16; j++) {
+                int32_t want = (f ? 0 : (i * 16 + j) * 2) + i * 100 + j;
+                cr_expect_eq(out[i][j], want, "%s: out[%d][%d] = %d, want %d", fam[f][2], i, j, out[i][j], want);
+            }
+        if (!f) {
+            cr_assert_eq(qdrt_field_read(mm, "x", x, sizeof x), QDRT_OK, "%s", qdrt_error());
+            cr_assert_eq(qdrt_field_read(mm, "y", y, sizeof y), QDRT_OK, "%s", qdrt_error());
+            cr_assert_eq(qdrt_field_read(mm, "c", c, sizeof c), QDRT_OK, "%s", qdrt_error());
+            cr_assert_eq(qdrt_field_read(mm, "e", e, sizeof e), QDRT_OK, "%s", qdrt_error());
+            for (int i = 0; i < 16; i++)
+                for (int j = 0; j < 16; j++) {
+                    cr_expect_eq(x[i][j], out[i][j], "x[%d][%d]", i, j);
+                    if (j < 4) cr_expect_eq(y[i][j], 1 - i, "y[%d][%d] = %d", i, j, y[i][j]);
+                }
+            for (int i = 0; i < 6; i++) cr_expect(c[i] == i + 0.5 && e[i] == i * 10 - 1, "c[%d] = %g, e[%d] = %d", i, c[i], i, e[i]);
+        } else {
+            cr_assert_eq(qdrt_field_read(mm, "x", x, sizeof x), QDRT_E_UNSUPPORTED);
+            cr_expect_str_eq(qdrt_error(), "field x is in SNode storage qd_snode_w, whose layout (levels) vulkan1.2's metadata does not give");
+        }
+        qdrt_device_close(dev);
+        free(mod);
+    }
+    remove_tree(dir);
+    free(dir), free(src);
+}
+
+/* ---- the CUDA and HIP devices without a GPU ---- */
+
+/* libqdrt's CUDA and HIP devices run here against testdata/qdrt/fake_gpu.c, a stand-in for
+ * libcuda.so.1 and libamdhip64.so that runs no kernel but logs what the device asks of the
+ * driver: qdrun on an sm_70 and a gfx942 module loads the image, finds every task's entry
+ * point, allocates and copies the arrays, and launches each task in order with qdc-abi(7)'s
+ * flattened parameters (an ndarray's pointer then its extent, a scalar by value, in the PTX
+ * entry's own .param sizes) on ceil(items / block_dim) blocks; the bins come back unchanged.
+ * `make gpu-check` runs the same path on an NVIDIA GPU with results checked. */
+Test(qdrt, cuda_hip_without_a_gpu) {
+    char *dir = make_temp_dir(), *stub = root_path("testdata/qdrt/fake_gpu.c"), *cuda = xasprintf("%s/libcuda.so.1", dir),
+         *hip = xasprintf("%s/libamdhip64.so", dir), *log = xasprintf("%s/log", dir);
+    RunResult b = run_argv((const char *[]){"cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-shared", "-fPIC", "-o", cuda, stub, NULL},
+                           NULL, NULL);
+    cr_assert_eq(b.status, 0, "%s", b.err);
+    run_free(&b);
+    b = run_argv((const char *[]){"cp", cuda, hip, NULL}, NULL, NULL);
+    cr_assert_eq(b.status, 0);
+    run_free(&b);
+    char *ptx = compile(dir, "histogram", "sm_70", "ptx"), *hsaco = compile(dir, "histogram", "gfx942", "hsaco"),
+         *cptx = compile(dir, "compaction", "sm_70", "ptx");
+    char *data = xasprintf("%s/data.npy", dir), *bins = xasprintf("%s/bins.npy", dir), *a_data = xasprintf("data=%s", data),
+         *a_bins = xasprintf("bins=@%s", bins);
+    int32_t d[1000], bn[256];
+    for (int i = 0; i < 1000; i++) d[i] = i;
+    for (int i = 0; i < 256; i++) bn[i] = 7;
+    write_npy(data, "<i4", 1000, d, sizeof d);
+    write_npy(bins, "<i4", 256, bn, sizeof bn);
+    char *ld = xasprintf("LD_LIBRARY_PATH=%s", dir), *fl = xasprintf("FAKE_GPU_LOG=%s", log);
+    static const char *const want[2] = {
+        "load ptx\nalloc 4000\nalloc 1024\n"
+        "launch histogram_t0 grid=8,1,1 block=128,1,1 shared=0 (buf0,1000,buf1,256)\n"
+        "launch histogram_t1 grid=8,1,1 block=128,1,1 shared=0 (buf0,1000,buf1,256)\n",
+        "load elf\nalloc 4000\nalloc 1024\n"
+        "launch histogram_t0 grid=4,1,1 block=256,1,1 shared=0 ()\nlaunch histogram_t1 grid=4,1,1 block=256,1,1 shared=0 ()\n"};
+    for (int g = 0; g < 2; g++) {
+        remove(log);
+        RunResult r = run_argv((const char *[]){"env", ld, fl, qdrun_bin(), g ? hsaco : ptx, "histogram", g ? "--device=hip" : "--device=cuda",
+                                                a_data, a_bins, NULL}, NULL, NULL);
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        char *got = read_text(log, NULL);
+        cr_expect_str_eq(got ? got : "", want[g]);
+        free(got);
+        run_free(&r);
+        int32_t back[256];
+        read_npy(bins, "<i4", 256, back, sizeof back);
+        cr_expect(!memcmp(back, bn, sizeof bn), "the bins changed");
+    }
+    /* a field (the module's global, found by its symbol) and a scalar by value where the PTX entry
+     * declares it (compaction's count and threshold) */
+    char *cn = xasprintf("%s/n.npy", dir), *a_src = xasprintf("src=%s", data), *a_val = xasprintf("dst_val=@%s", data),
+         *a_idx = xasprintf("dst_idx=@%s", data), *a_n = xasprintf("n_out=@%s", cn);
+    write_npy(cn, "<i4", 1, d, 4);
+    remove(log);
+    RunResult r = run_argv((const char *[]){"env", ld, fl, qdrun_bin(), cptx, "compact", a_src, a_val, a_idx, a_n, "threshold=-5", NULL},
+                           NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *got = read_text(log, NULL);
+    cr_expect_str_eq(got ? got : "", "load ptx\nglobal qd_field_count 4\nalloc 4000\nalloc 4000\nalloc 4000\nalloc 4\n"
+                                     "launch compact_t0 grid=8,1,1 block=128,1,1 shared=0 (buf1,1000,buf2,1000,buf3,1000,buf4,1,-5)\n"
+                                     "launch compact_t1 grid=8,1,1 block=128,1,1 shared=0 (buf1,1000,buf2,1000,buf3,1000,buf4,1,-5)\n"
+                                     "launch compact_t2 grid=8,1,1 block=128,1,1 shared=0 (buf1,1000,buf2,1000,buf3,1000,buf4,1,-5)\n");
+    free(got);
+    run_free(&r);
+    free(cn), free(a_src), free(a_val), free(a_idx), free(a_n);
+    remove_tree(dir);
+    free(dir), free(stub), free(cuda), free(hip), free(log), free(ptx), free(hsaco), free(cptx), free(data), free(bins), free(a_data),
+        free(a_bins), free(ld), free(fl);
 }

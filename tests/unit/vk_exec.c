@@ -160,14 +160,18 @@ bool vk_parse_kernel(const char *meta, const char *kernel, VkKernel *k) {
 
 /* ---- running ---- */
 
-/* $QDC_VKRUN, else vkrun built once per test process into that test's directory. */
+/* $QDC_VKRUN, else vkrun built once per test process into that test's directory against
+ * $QDC_RT (libqdrt.a: vkrun is a client of its device API). */
 static char *vkrun_path(const char *dir) {
     static char *built;
-    const char *env = getenv("QDC_VKRUN");
+    const char *env = getenv("QDC_VKRUN"), *rt = getenv("QDC_RT");
     if (env && file_exists(env)) return xstrdup(env);
     if (built && file_exists(built)) return xstrdup(built);
+    if (!rt || !file_exists(rt)) return NULL;
     char *src = root_path("tools/vulkan-runner/vkrun.c"), *out = xasprintf("%s/vkrun", dir);
-    RunResult r = run_argv((const char *[]){"cc", "-std=c17", "-O1", "-Wall", "-Wextra", "-Werror", "-o", out, src, "-lvulkan", NULL},
+    bool asan = getenv("QDC_ASAN") && !strcmp(getenv("QDC_ASAN"), "1"); /* QDC_RT is then the sanitized libqdrt */
+    RunResult r = run_argv((const char *[]){"cc", "-std=c17", "-O1", "-Wall", "-Wextra", "-Werror", asan ? "-fsanitize=address,undefined" : "-O1",
+                                            "-o", out, src, rt, "-lpthread", "-lm", NULL},
                            NULL, NULL);
     bool ok = r.status == 0;
     if (!ok) fprintf(stderr, "vk_exec: cannot build vkrun: %s\n", r.err);
@@ -238,7 +242,7 @@ int vk_run(const char *dir, const char *spv, const char *meta, const char *const
     if (k.narrays != narrays) return *err = xasprintf("%s has %d ndarrays, the test gives %d", kernels[0], k.narrays, narrays), -1;
     char *vk = vkrun_path(dir);
     if (!vk) {
-        vk_count_skip(nkernels, "vkrun cannot be built (libvulkan-dev missing?)");
+        vk_count_skip(nkernels, "vkrun cannot be built (QDC_VKRUN and QDC_RT unset?)");
         return 0;
     }
     const char *argv[400];
@@ -335,7 +339,7 @@ int vk_run_printf(const char *dir, const char *spv, const char *const *entries, 
     *out = *err = NULL;
     char *vk = vkrun_path(dir);
     if (!vk) {
-        vk_count_skip(1, "vkrun cannot be built (libvulkan-dev missing?)");
+        vk_count_skip(1, "vkrun cannot be built (QDC_VKRUN and QDC_RT unset?)");
         return 0;
     }
     const char *argv[20];

@@ -1,8 +1,8 @@
-/* Running qdc's SPIR-V on a Vulkan device from the suite (tools/vulkan-runner/vkrun), and the
- * accounting of those runs.
+/* Running qdc's SPIR-V on a Vulkan device from the suite (tools/vulkan-runner/vkrun, a client of
+ * libqdrt's device API: what users call is what these runs prove), and the accounting of those runs.
  *
  * Environment (the Makefile's `unit`/`test-asan` set it): QDC_VKRUN (a built vkrun; else it is
- * built into the test's temp dir), QDC_VULKAN_DIR (the private lavapipe of `make vulkan-deps`:
+ * built into the test's temp dir against QDC_RT, libqdrt.a), QDC_VULKAN_DIR (the private lavapipe of `make vulkan-deps`:
  * vkrun gets its libdir in LD_LIBRARY_PATH and its validation layer in VK_LAYER_PATH),
  * VK_DRIVER_FILES (the ICD). A run that cannot happen (no device: vkrun exits 77, or vkrun cannot
  * be built) is a SKIP, never a pass: it is counted, and when CI is set (non-empty, not "0" or

@@ -3,9 +3,10 @@
 # write bench/gpu-results.md. Every example (examples/*.qd) at sizes that are and are not
 # multiples of the block size, on full grids and on 3 blocks, and the whole atomics matrix
 # (tests/unit/exec_spec.c: op x dtype x order x global/shared/field, exact sequential-history check),
-# compiled for the GPU's own sm_XY (or the nearest lower family qdc knows) and JIT-loaded through
-# the CUDA driver API by tools/cuda-launcher (needs only the driver: no CUDA toolkit); then
-# libqdrt's CUDA device through tools/qdrun/device-check.sh (typed launcher and qdrun vs the CPU).
+# compiled for the GPU's own sm_XY (or the nearest lower family qdc knows) with its metadata and
+# run by tools/cuda-launcher through libqdrt's CUDA device (the driver API JIT-loads the PTX;
+# needs only the driver: no CUDA toolkit); then tools/qdrun/device-check.sh (the typed launcher
+# and qdrun on the GPU against the CPU).
 # Never runs in CI (CI set: it refuses). Exit 0 all exact, 1 a mismatch, 77 no GPU.
 set -u
 b=${1:-build}
@@ -15,7 +16,7 @@ qdc="$root/$b/qdc"
 [ -x "$qdc" ] || { echo "gpu-check: $qdc missing (run make first)" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/qdc-gpu-check.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
-make -s -C "$root/tools/cuda-launcher" OUT="$work" >/dev/null || exit 2
+make -s -C "$root/tools/cuda-launcher" OUT="$work" RT="$root/$b/libqdrt.a" >/dev/null || exit 2
 launch="$work/qdc-cuda-launch"
 info=$("$launch" --info); rc=$?
 [ $rc = 0 ] || { echo "$info"; exit $rc; }
@@ -35,7 +36,7 @@ run() { # label, command...
 }
 for qd in "$root"/examples/*.qd; do
     name=$(basename "$qd" .qd)
-    "$qdc" "$qd" --target="$target" -o "$work/$name.ptx" || { fail=$((fail + 1)); echo "| $name | COMPILE FAIL | | |" >> "$log"; continue; }
+    { "$qdc" "$qd" --target="$target" -o "$work/$name.ptx" && "$qdc" "$qd" --target="$target" --emit=metadata -o "$work/$name.json"; } || { fail=$((fail + 1)); echo "| $name | COMPILE FAIL | | |" >> "$log"; continue; }
     for n in 1 127 128 1000 4097 100003 1000000; do
         run "$name n=$n full" "$launch" "$name" "$work/$name.ptx" "$n"
         run "$name n=$n 3 blocks" "$launch" "$name" "$work/$name.ptx" "$n" few
@@ -47,7 +48,7 @@ run "libqdrt: histogram_any + qdrun on cuda vs cpu" bash "$root/tools/qdrun/devi
 for dt in i32 u32 i64 u64 f32 f64; do
     for sp in global shared field; do
         f="$work/x_${dt}_${sp}"
-        "$qdc" "$f.qd" --target="$target" -o "$f.ptx" || { fail=$((fail + 1)); echo "| matrix $dt $sp | COMPILE FAIL | | |" >> "$log"; continue; }
+        { "$qdc" "$f.qd" --target="$target" -o "$f.ptx" && "$qdc" "$f.qd" --target="$target" --emit=metadata -o "$f.json"; } || { fail=$((fail + 1)); echo "| matrix $dt $sp | COMPILE FAIL | | |" >> "$log"; continue; }
         for n in 1024 131072; do
             run "matrix $dt $sp n=$n" "$launch" --matrix "$dt" "$sp" "$f.ptx" "$n"
         done

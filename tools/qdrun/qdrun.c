@@ -287,10 +287,16 @@ int main(int argc, char **argv) {
         else rc = npy_write(writeback[i], dt, ndim, shapes[i], buf, bytes);
         free(buf);
     }
-    if (!rc && rb) {
-        size_t es = qdrt_dtype_size(rt);
+    if (!rc && rb) { /* "k returned 3", "k returned 1 2 3", "k returned x=1.5 inner.a=1 2 3 c=7" */
         printf("%s returned", kernel);
-        for (size_t o = 0; o < rb; o += es) putchar(' '), print_value(rt, ret + o);
+        for (int m = 0, nm = qdrt_kernel_ret_members(mod, kernel); m < nm; m++) {
+            const char *mname;
+            int count;
+            size_t off;
+            qdrt_kernel_ret_member(mod, kernel, m, &mname, &rt, &count, &off);
+            printf(" %s%s", mname, *mname ? "=" : "");
+            for (int e = 0; e < count; e++) printf("%s", e ? " " : ""), print_value(rt, ret + off + (size_t)e * qdrt_dtype_size(rt));
+        }
         putchar('\n');
     }
     free(ret);
