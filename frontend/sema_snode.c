@@ -183,8 +183,10 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee) {
     if (!strcmp(m, "pointer") || !strcmp(m, "bitmasked") || !strcmp(m, "dynamic") || !strcmp(m, "hash") ||
         !strcmp(m, "bit_struct") || !strcmp(m, "quant_array"))
         return diag_error(call->call.fn->span, QD2063, "sparse and quantized SNodes ('%s') are not supported: qdc compiles dense layouts only", m), val_err();
+    if (!strcmp(m, "lazy_grad") && !call->call.args.n && !call->call.nkw)
+        return (Val){.kind = V_NONE}; /* every needs_grad=True field has its adjoint already (sema_ad.c) */
     if (!strcmp(m, "lazy_grad") || !strcmp(m, "lazy_dual") || !strcmp(m, "_allocate_adjoint_checkbit"))
-        return diag_error(call->call.fn->span, QD2063, "'%s' is not supported: qdc does not compile autodiff (no gradient fields)", m), val_err();
+        return diag_error(call->call.fn->span, QD2063, "'%s' is not supported: qdc compiles reverse-mode gradients only (qd.root.lazy_grad())", m), val_err();
     return diag_error(call->call.fn->span, QD2063, "SNode method '%s' is not supported (dense and place are)", m), val_err();
 }
 
