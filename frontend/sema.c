@@ -1958,8 +1958,9 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     for (int k = 0; k < S.tests.len && budget_ok(&S.budget); k++) sema_param_host_function(&S, S.tests.items[k]);
     budget_report(&S.budget);
     sema_helpers_finish(&S, &S.module);
+    sema_ad_finish(&S, false);
     sema_snode_finish(&S);
-    sema_ad_finish(&S);
+    sema_ad_finish(&S, true);
     sema_parse_instances(&S, fo);
     sema_check_kernel_names(&S);
     for (int d = 0; d < S.defs.len; d++)

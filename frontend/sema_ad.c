@@ -37,14 +37,26 @@ void sema_ad_mark(Sema *S, const Expr *call, int first) {
     }
 }
 
-/* Makes field f's adjoint field if it is wanted and f's shape is known; its index or -1. */
-static int make_grad(Sema *S, int f) {
+static bool is_adjoint(const Sema *S, int g) {
+    for (int k = 0; k < S->fields.len; k++)
+        if (S->fields.items[k].grad == g + 1) return true;
+    return false;
+}
+
+static void copy_shape(IrField *g, const IrField *x) {
+    g->ndim = x->ndim, g->elem_ndim = x->elem_ndim, g->elems = x->elems, g->norigin = x->norigin;
+    memcpy(g->shape, x->shape, sizeof g->shape), memcpy(g->origin, x->origin, sizeof g->origin);
+}
+
+/* Field f's adjoint field, made when first wanted: of f's shape when f has its final one (declared
+ * with shape=, or laid out), else unplaced: place(x, x.grad) places it, or it follows its primal
+ * as one plain buffer (IrField.grad -2 on the adjoint until the storages are laid out). -1: none. */
+static int make_grad(Sema *S, int f, bool wanted) {
     IrField *x = &S->fields.items[f];
     if (x->grad > 0) return x->grad - 1;
-    if (x->grad == 0 || x->ndim < 0) return -1;
-    IrField g = {.name = arena_printf(S->arena, "%s_grad", x->name), .type = x->type, .ndim = x->ndim,
-                 .elem_ndim = x->elem_ndim, .elems = x->elems, .norigin = x->norigin, .span = x->span};
-    memcpy(g.shape, x->shape, sizeof g.shape), memcpy(g.origin, x->origin, sizeof g.origin);
+    if ((x->grad == 0 && !wanted) || !qt_is_float(x->type) || is_adjoint(S, f)) return -1;
+    IrField g = {.name = arena_printf(S->arena, "%s_grad", x->name), .type = x->type, .ndim = -1, .span = x->span};
+    if (x->ndim >= 0 && x->elems > 0) copy_shape(&g, x);
     for (int k = 0; k < S->fields.len; k++)
         if (!strcmp(S->fields.items[k].name, g.name)) {
             diag_error(x->span, QD2063, "the gradient of field '%s' is named '%s', which another field has already", x->name, g.name);
@@ -56,8 +68,23 @@ static int make_grad(Sema *S, int f) {
     return S->fields.len - 1;
 }
 
-void sema_ad_finish(Sema *S) {
-    for (int f = 0, n = S->fields.len; f < n; f++) make_grad(S, f);
+void sema_ad_lazy(Sema *S) {
+    for (int f = 0; f < S->fields.len; f++)
+        if (!S->fields.items[f].grad && qt_is_float(S->fields.items[f].type) && !is_adjoint(S, f)) S->fields.items[f].grad = -1;
+}
+
+/* Before the layout: adjoints nobody placed follow their placed primals (marked, 0-d for now);
+ * after it: they take their primal's shape, and the wanted adjoints not made yet are made. */
+void sema_ad_finish(Sema *S, bool laid_out) {
+    for (int f = 0, n = S->fields.len; f < n; f++) {
+        IrField *x = &S->fields.items[f];
+        if (x->ndim < 0 || (!laid_out && x->grad <= 0)) continue; /* never placed: reported as such */
+        int g = laid_out ? make_grad(S, f, false) : x->grad - 1;
+        if (g < 0) continue;
+        IrField *gf = &S->fields.items[g];
+        if (!laid_out && gf->ndim < 0) gf->ndim = 0, gf->grad = -2;
+        else if (laid_out && gf->grad == -2) copy_shape(gf, &S->fields.items[f]), gf->grad = 0;
+    }
 }
 
 /* x.grad (a field or a vector field's components) or x.dual; V_NONE: not ours, look further. */
@@ -73,12 +100,9 @@ Val sema_ad_attr(Sema *S, Val o, const Expr *e) {
     if (o.kind == V_VEC) r.vec.c = arena_alloc(S->arena, sizeof(Val) * (size_t)vec_len(o)), memcpy(r.vec.c, o.vec.c, sizeof(Val) * (size_t)vec_len(o));
     for (int k = 0; k < (o.kind == V_VEC ? vec_len(o) : 1); k++) {
         Val *c = o.kind == V_VEC ? &r.vec.c[k] : &r;
-        int f = c->index, g = make_grad(S, f);
-        if (g < 0) {
-            const IrField *x = &S->fields.items[f];
-            return diag_error(e->span, QD2044, x->grad ? "the gradient of field '%s' exists once its shape is placed: use '.grad' in kernels"
-                                                       : "field '%s' has no gradient: declare it with needs_grad=True", x->name), val_err();
-        }
+        int f = c->index, g = make_grad(S, f, true);
+        if (g < 0)
+            return diag_error(e->span, QD2044, "field '%s' has no gradient: only floating-point fields have one", S->fields.items[f].name), val_err();
         c->index = g;
     }
     return r;

@@ -21,6 +21,7 @@
  * continue, a cross-iteration read after write of a needs_grad field) and what qdc does not do
  * yet get a QD2112 warning and no companion. */
 #include "autodiff.h"
+#include "snode.h"
 #include <string.h>
 
 typedef VEC(IrStmt *) StmtVec;
@@ -245,27 +246,29 @@ static IrExpr *once(Ad *ad, StmtVec *out, IrExpr *g) {
     return local_ref(ad, t, g->span);
 }
 
+static IrExpr *int_bin(void *a, IrBinOp op, IrExpr *x, IrExpr *y, Span sp) { return irb_binary(a, op, x, y, sp); }
+
+/* The element of x.grad that a cloned reference r to x names: the same subscripts, addressed as
+ * the adjoint field is stored (a plain buffer, or its place in an SNode storage). */
+static IrRef *grad_ref(Ad *ad, const IrRef *r) {
+    const IrField *g = &ad->m->fields[ad->m->fields[r->index].grad - 1];
+    IrRef *gr = ARENA_NEW(ad->a, IrRef);
+    *gr = *r;
+    gr->index = (int)(g - ad->m->fields);
+    gr->flat = g->storage ? ir_snode_flat(ad->a, int_bin, ad->a, ad->m->storages[g->storage - 1].bytes, g, r->idx, r->span) : NULL;
+    return gr;
+}
+
 /* x.grad[...] += g for a cloned reference r of a field with an adjoint (subscripts in versions). */
 static IrStmt *grad_add(Ad *ad, const IrRef *r, IrExpr *g, Span sp) {
     const IrField *f = &ad->m->fields[r->index];
-    IrRef *gr = ARENA_NEW(ad->a, IrRef);
-    *gr = *r;
-    gr->index = f->grad - 1;
-    gr->flat = NULL; /* the adjoint field is a plain row-major buffer: ir_expand_module indexes it */
+    IrRef *gr = grad_ref(ad, r);
     IrExpr *op = irb_new(ad->a, IR_MEMOP, f->type, sp);
     op->mem = (IrMemOp){.op = QOP_ADD, .ref = gr, .val = irb_cast(ad->a, g, f->type), .order = QORD_RELAXED, .scope = QSCOPE_DEVICE,
                         .from_augassign = true};
     IrStmt *s = ARENA_NEW(ad->a, IrStmt);
     s->kind = IR_EVAL, s->span = sp, s->eval = op;
     return s;
-}
-
-static IrRef *grad_ref(Ad *ad, const IrRef *r) {
-    IrRef *gr = ARENA_NEW(ad->a, IrRef);
-    *gr = *r;
-    gr->index = ad->m->fields[r->index].grad - 1;
-    gr->flat = NULL;
-    return gr;
 }
 
 /* Adds g (the adjoint of e's value, of e's type) to the adjoints of what e was computed from. */
