@@ -47,6 +47,8 @@ typedef struct {
     VEC(unsigned char) active; /* per local: its value depends on a field with an adjoint */
     VEC(int) adj;              /* per local: the local holding its adjoint, or -1 */
     int *cur;                  /* primal local -> its current version */
+    int *acc;                  /* primal local -> the version accumulating it in the loop being transformed, or -1 */
+    StmtVec acc_updates;       /* the accumulations' forward statements (not replayed in the sweep) */
     VEC(Fwd) fwd;
     IntVec stored;           /* fields this task stored to (plain stores) */
     IrMemo clone_memo, act_memo;
@@ -502,27 +504,27 @@ static void assigned(const IrBlock *b, unsigned char *set) {
     }
 }
 
-typedef struct { const unsigned char *set; unsigned char *written; } ReadCtx;
+typedef struct { const unsigned char *set; unsigned char *written, *carried; } ReadCtx;
 static bool reads_unwritten(const IrExpr *e, void *ctx) {
     const ReadCtx *r = ctx;
-    return e->kind == IR_LOCAL && r->set[e->local] && !r->written[e->local];
+    if (e->kind == IR_LOCAL && r->set[e->local] && !r->written[e->local]) r->carried[e->local] = 1;
+    return false;
 }
 
-/* Whether an iteration of the loop body reads a local the body assigns before assigning it (a
- * value carried from the previous iteration); assignments in nested blocks do not count. */
-static bool carries(const IrBlock *b, const unsigned char *set, unsigned char *written) {
-    ReadCtx r = {set, written};
+/* Marks in carried the locals an iteration of the loop body reads before it assigns them (values
+ * carried from the previous iteration); assignments in nested blocks do not count. */
+static void carries(const IrBlock *b, const unsigned char *set, unsigned char *written, unsigned char *carried) {
+    ReadCtx r = {set, written, carried};
     for (int k = 0; k < b->n; k++) {
         const IrStmt *s = b->stmts[k];
         IrBlock one = {.stmts = (IrStmt **)&b->stmts[k], .n = 1};
         if (s->kind == IR_ASSIGN) {
-            if (ir_expr_any(s->assign.value, reads_unwritten, &r)) return true;
+            ir_expr_any(s->assign.value, reads_unwritten, &r);
             written[s->assign.local] = 1;
-        } else if (ir_block_any(&one, reads_unwritten, &r)) {
-            return true;
+        } else {
+            ir_block_any(&one, reads_unwritten, &r);
         }
     }
-    return false;
 }
 
 typedef struct { const unsigned char *set; int n; } ReadCount;
@@ -530,6 +532,66 @@ static bool count_reads(const IrExpr *e, void *ctx) {
     ReadCount *r = ctx;
     r->n += e->kind == IR_LOCAL && r->set[e->local];
     return false;
+}
+static int reads_of(const IrBlock *b, const unsigned char *set) {
+    ReadCount c = {set, 0};
+    ir_block_any(b, count_reads, &c);
+    return c.n;
+}
+static int expr_reads_of(const IrExpr *e, const unsigned char *set) {
+    ReadCount c = {set, 0};
+    ir_expr_any(e, count_reads, &c);
+    return c.n;
+}
+
+static const IrExpr *strip_fcast(const IrExpr *e) {
+    while (e->kind == IR_CAST && qt_is_float(e->type) && qt_is_float(e->arg->type)) e = e->arg;
+    return e;
+}
+
+/* The summand e of an accumulation `l = l + e`, `l = e + l` or `l = l - e` (*sign -1), float
+ * conversions around l or the sum allowed (an f32 accumulator of f64 terms); else NULL. */
+static const IrExpr *summand(const IrStmt *s, int l, int *sign) {
+    const IrExpr *v = strip_fcast(s->assign.value);
+    if (s->kind != IR_ASSIGN || s->assign.local != l || v->kind != IR_BINARY || (v->bin.op != IR_ADD && v->bin.op != IR_SUB)) return NULL;
+    const IrExpr *x = strip_fcast(v->bin.a), *y = strip_fcast(v->bin.b);
+    bool left = x->kind == IR_LOCAL && x->local == l, right = y->kind == IR_LOCAL && y->local == l;
+    *sign = v->bin.op == IR_SUB ? -1 : 1;
+    if (left && !right) return v->bin.b;
+    if (right && !left && v->bin.op == IR_ADD) return v->bin.a;
+    return NULL;
+}
+
+/* Whether carried local l only accumulates: its every assignment in the body is a top-level
+ * `l = l +- e` whose e reads no carried local, and nothing else in the body reads it. Its adjoint
+ * is then the same in every iteration: no ad stack is needed. */
+static int assignments_of(const IrBlock *b, int l) {
+    int n = 0;
+    for (int k = 0; k < b->n; k++) {
+        const IrStmt *s = b->stmts[k];
+        n += s->kind == IR_ASSIGN && s->assign.local == l;
+        if (s->kind == IR_IF) n += assignments_of(&s->if_.then, l) + assignments_of(&s->if_.els, l);
+        if (s->kind == IR_FOR) n += assignments_of(&s->for_.body, l);
+        if (s->kind == IR_WHILE) n += assignments_of(&s->while_.body, l);
+    }
+    return n;
+}
+
+static bool accumulates(const IrBlock *body, int l, const unsigned char *carried, int nlocals) {
+    unsigned char *only = calloc((size_t)nlocals, 1);
+    only[l] = 1;
+    int updates = 0, sign;
+    bool ok = true;
+    for (int k = 0; k < body->n && ok; k++) {
+        const IrStmt *s = body->stmts[k];
+        if (s->kind != IR_ASSIGN || s->assign.local != l) continue;
+        const IrExpr *e = summand(s, l, &sign);
+        ok = e && !expr_reads_of(e, carried);
+        updates++;
+    }
+    ok = ok && updates && assignments_of(body, l) == updates && reads_of(body, only) == updates;
+    free(only);
+    return ok;
 }
 
 static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
@@ -547,34 +609,67 @@ static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
         }
     }
     int n = ad->pk->nlocals;
-    unsigned char *set = calloc((size_t)n * 2, 1), *written = set + n;
+    unsigned char *set = calloc((size_t)n * 4, 1), *written = set + n, *carried = written + n, *acc = carried + n;
     assigned(&s->for_.body, set);
     set[s->for_.counter] = 0;
-    bool carried = carries(&s->for_.body, set, written);
-    if (!carried) { /* read outside the loop (after it: carried out of it; before it: conservatively refused) */
-        ReadCount all = {set, 0}, in = {set, 0};
-        ir_block_any(&ad->task->body, count_reads, &all);
-        ir_block_any(&s->for_.body, count_reads, &in);
-        ir_expr_any(s->for_.begin, count_reads, &in), ir_expr_any(s->for_.end, count_reads, &in);
-        carried = all.n > in.n;
+    carries(&s->for_.body, set, written, carried);
+    bool ok = true;
+    for (int l = 0; l < n && ok; l++)
+        if (carried[l]) ok = qt_is_float(ad->pk->locals[l].type) && accumulates(&s->for_.body, l, carried, n), acc[l] = 1;
+    if (ok) { /* a local the loop assigns, read outside it (before it: conservatively refused), unless it accumulates */
+        unsigned char *plain = calloc((size_t)n, 1);
+        for (int l = 0; l < n; l++) plain[l] = set[l] && !acc[l];
+        int in = reads_of(&s->for_.body, plain) + expr_reads_of(s->for_.begin, plain) + expr_reads_of(s->for_.end, plain);
+        ok = reads_of(&ad->task->body, plain) == in;
+        free(plain);
     }
-    free(set);
-    if (carried)
+    if (!ok) {
+        free(set);
         return refuse(ad, s->span, "a loop whose trip count is known at run time only, carrying a local from one iteration to the next, "
                                    "needs Quadrants' ad stack, which qdc's autodiff does not implement yet (a compile-time trip "
-                                   "count, e.g. range(4) or qd.static(range(n)), is unrolled)");
-    /* replayed and swept per iteration, in the adjoint sweep only */
+                                   "count, e.g. range(4) or qd.static(range(n)), is unrolled, and a local that only accumulates, "
+                                   "s += f(j), is differentiated without it)");
+    }
+    /* the accumulators: one version each for the whole loop, updated in place */
+    for (int l = 0; l < n; l++) {
+        if (!acc[l]) continue;
+        int from = ad->cur[l], v = version(ad, b, -1, ad->pk->locals[l].type, ad->pk->locals[l].name, true, s->span);
+        vec_push(&b->f, assign(ad, v, local_ref(ad, from, s->span), s->span));
+        StmtVec ch = {0};
+        backprop(ad, &ch, local_ref(ad, from, s->span), local_ref(ad, ad->adj.items[v], s->span));
+        chunk_push(b, ch);
+        ad->cur[l] = v, ad->acc[l] = v;
+    }
     int *before = malloc(sizeof(int) * (size_t)n);
     memcpy(before, ad->cur, sizeof(int) * (size_t)n);
     int c = version(ad, b, s->for_.counter, ad->pk->locals[s->for_.counter].type, NULL, false, s->span);
-    int nsaved = ad->fwd.len;
+    int nsaved = ad->fwd.len, nskip = ad->acc_updates.len;
     Blk body = {0};
     xform_block(ad, &body, &s->for_.body);
     ad->fwd.len = nsaved;
     forget_stored(ad, &s->for_.body);
     memcpy(ad->cur, before, sizeof(int) * (size_t)n);
     free(before);
-    IrBlock fwd = block_of(ad, &body.f), rev = blk_reverse(ad, &body);
+    bool any_acc = false;
+    for (int l = 0; l < n; l++) any_acc |= acc[l], ad->acc[l] = -1;
+    free(set);
+    StmtVec replay = {0}; /* the adjoint sweep's replay: the body without the accumulations */
+    for (int k = 0; k < body.f.len; k++) {
+        bool skip = false;
+        for (int j = nskip; j < ad->acc_updates.len; j++) skip |= ad->acc_updates.items[j] == body.f.items[k];
+        if (!skip) vec_push(&replay, body.f.items[k]);
+    }
+    ad->acc_updates.len = nskip;
+    IrBlock fwd = block_of(ad, &replay), rev = blk_reverse(ad, &body);
+    if (any_acc) { /* the forward replay runs the loop for the accumulators' final values */
+        IrStmt *fl = ARENA_NEW(ad->a, IrStmt);
+        fl->kind = IR_FOR, fl->span = s->span;
+        fl->for_.counter = c, fl->for_.begin = begin, fl->for_.end = end, fl->for_.step = step;
+        fl->for_.body = block_of(ad, &body.f);
+        vec_push(&b->f, fl);
+    } else {
+        vec_free(&body.f);
+    }
     IrStmt *loop = ARENA_NEW(ad->a, IrStmt);
     loop->kind = IR_FOR, loop->span = s->span;
     loop->for_.counter = c, loop->for_.begin = begin, loop->for_.end = end, loop->for_.step = step;
@@ -587,9 +682,27 @@ static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
     chunk_push(b, ch);
 }
 
+/* l = l +- e for an accumulator of the loop being transformed (x_for): e's adjoint is the
+ * accumulator's, in every iteration. */
+static void x_accumulate(Ad *ad, Blk *b, const IrStmt *s) {
+    int sign = 1, v = ad->acc[s->assign.local];
+    const IrExpr *pe = summand(s, s->assign.local, &sign);
+    IrStmt *u = assign(ad, v, clone_stmt_expr(ad, s->assign.value), s->span); /* the accumulator is the local's version */
+    IrExpr *e = clone(ad, pe);
+    vec_push(&b->f, u);
+    vec_push(&ad->acc_updates, u);
+    StmtVec ch = {0};
+    IrExpr *g = irb_cast(ad->a, local_ref(ad, ad->adj.items[v], s->span), e->type);
+    backprop(ad, &ch, e, sign < 0 ? neg(ad, g) : g);
+    chunk_push(b, ch);
+}
+
 static void xform_stmt(Ad *ad, Blk *b, const IrStmt *s) {
     switch (s->kind) {
-    case IR_ASSIGN: assign_version(ad, b, s->assign.local, clone_stmt_expr(ad, s->assign.value), NULL, s->span); return;
+    case IR_ASSIGN:
+        if (ad->acc[s->assign.local] >= 0) return x_accumulate(ad, b, s);
+        assign_version(ad, b, s->assign.local, clone_stmt_expr(ad, s->assign.value), NULL, s->span);
+        return;
     case IR_STORE: x_store(ad, b, s); return;
     case IR_EVAL:
         if (s->eval->kind == IR_MEMOP && !s->eval->mem.is_volatile && s->eval->mem.op != QOP_LOAD && s->eval->mem.op != QOP_STORE) x_atomic(ad, b, s);
@@ -643,12 +756,15 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
     const IrKernel *pk = &m->kernels[ki];
     Ad ad = {.a = a, .m = m, .pk = pk, .budget = 1 << 16};
     for (int l = 0; l < pk->nlocals; l++) new_local(&ad, pk->locals[l].name, pk->locals[l].type, false);
-    ad.cur = malloc(sizeof(int) * (size_t)(pk->nlocals + 1));
+    ad.cur = malloc(sizeof(int) * (size_t)(pk->nlocals + 1)), ad.acc = malloc(sizeof(int) * (size_t)(pk->nlocals + 1));
+    for (int l = 0; l < pk->nlocals; l++) ad.acc[l] = -1;
     *out = (IrKernel){.name = arena_printf(a, "%s_grad", pk->name), .params = pk->params, .nparams = pk->nparams, .ntasks = pk->ntasks,
                       .ret_type = QT_VOID, .ret_field = -1, .grad_of = ki + 1, .span = pk->span};
     out->tasks = ARENA_ARRAY(a, IrTask, pk->ntasks ? pk->ntasks : 1);
     if (pk->nloops) refuse(&ad, pk->loops[0].span, "qd.graph.do_while is not supported by qdc's autodiff yet");
-    if (name_taken(m, out->name, m->nkernels)) refuse(&ad, pk->span, arena_printf(a, "another kernel or task is named '%s'", out->name));
+    if (name_taken(m, out->name, m->nkernels)) out->name = arena_printf(a, "%s__grad", pk->name); /* a kernel of the module has the name */
+    if (name_taken(m, out->name, m->nkernels))
+        refuse(&ad, pk->span, arena_printf(a, "other kernels are named '%s_grad' and '%s'", pk->name, out->name));
     for (int t = 0; t < pk->ntasks && !ad.why; t++) {
         const IrTask *pt = &pk->tasks[pk->ntasks - 1 - t];
         IrTask *gt = &out->tasks[t];
@@ -678,7 +794,8 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
     }
     vec_free(&ad.locals), vec_free(&ad.active), vec_free(&ad.adj), vec_free(&ad.fwd), vec_free(&ad.stored);
     ir_memo_free(&ad.clone_memo), ir_memo_free(&ad.act_memo);
-    free(ad.cur);
+    vec_free(&ad.acc_updates);
+    free(ad.cur), free(ad.acc);
     return ok;
 }
 
