@@ -5,6 +5,8 @@
 #include "../../support/util.h"
 #include "harness.h"
 #include "test_x86.h"
+#include "vk_exec.h"
+#include <math.h>
 #include <criterion/criterion.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -116,6 +118,7 @@ static char *host_source(void) {
             add(&s, "        cmp(\"%s fd\", i, \"x\", gx, fd(&qd_field_x[i], f_%s));\n        cmp(\"%s fd\", i, \"w\", gw, fd(&qd_field_w[i], f_%s));\n",
                 o->name, o->name, o->name, o->name);
         if (o->da) add(&s, "        cmp(\"%s\", i, \"x\", gx, %s);\n        cmp(\"%s\", i, \"w\", gw, %s);\n", o->name, o->da, o->name, o->db);
+        add(&s, "        printf(\"G %s %%d %%.17g %%.17g\\n\", i, gx, gw);\n", o->name);
         add(&s, "    }\n}\n");
     }
     add(&s, "int main(void) {\n");
@@ -126,7 +129,8 @@ static char *host_source(void) {
             "        cmp(\"chain fd\", i, \"w\", qd_field_w_grad[i], fd(&qd_field_w[i], chain));\n"
             "        cmp(\"chain\", i, \"x\", qd_field_x_grad[i], 2 * sin(a) * b * cos(a) * b);\n"
             "        cmp(\"chain\", i, \"w\", qd_field_w_grad[i], 2 * sin(a) * b * sin(a));\n"
-            "        cmp(\"chain\", i, \"y\", qd_field_y_grad[i], 0);\n    }\n"
+            "        cmp(\"chain\", i, \"y\", qd_field_y_grad[i], 0);\n"
+            "        printf(\"G chain %%d %%.17g %%.17g\\n\", i, qd_field_x_grad[i], qd_field_w_grad[i]);\n    }\n"
             "    init(); memset(qd_field_x, 0, sizeof qd_field_x), memset(qd_field_w, 0, sizeof qd_field_w);\n"
             "    RUN(kinks); qd_field_loss_grad = 1; RUN(kinks_grad);\n"
             "    for (int i = 0; i < N; i++) cmp(\"kinks\", i, \"x\", qd_field_x_grad[i], 0), cmp(\"kinks\", i, \"w\", qd_field_w_grad[i], 2);\n"
@@ -134,14 +138,114 @@ static char *host_source(void) {
     return s;
 }
 
-Test(autodiff, x86_gradients_match_finite_differences, .timeout = 240) {
-    if (!x86_have_runtime()) return;
+/* The x86 run: its output ("G op i dx dw" lines, then "N checks, M failed"), or NULL after a
+ * test failure. */
+static char *x86_reference(void) {
     char *dir = make_temp_dir(), *qd = xasprintf("%s/ad.py", dir), *src = module_source(), *host = host_source();
     cr_assert(write_text(qd, src));
     RunResult r = x86_compile_and_run(dir, qd, "--target=x86_64", host, NULL, NULL);
-    cr_assert_eq(r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
-    cr_expect(strstr(r.out, ", 0 failed") && !strstr(r.out, "FAIL"), "%s", r.out);
+    cr_expect_eq(r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
+    char *out = r.status == 0 ? xstrdup(r.out) : NULL;
     run_free(&r);
     remove_tree(dir);
     free(dir), free(qd), free(src), free(host);
+    return out;
+}
+
+Test(autodiff, x86_gradients_match_finite_differences, .timeout = 240) {
+    if (!x86_have_runtime()) return;
+    char *out = x86_reference();
+    cr_assert(out);
+    cr_expect(strstr(out, ", 0 failed") && !strstr(out, "FAIL"), "%s", out);
+    free(out);
+}
+
+/* The same kernels in f32 on lavapipe: each op's forward and gradient kernels between a kernel
+ * that loads x, w and seeds loss.grad and one that copies the gradients into the ndarray io;
+ * compared with the x86 f64 gradients (themselves checked against finite differences). */
+#define VN 12
+static char *vulkan_source(void) {
+    char *s = xstrdup("import quadrants as qd\n\nN = 12\nIO = qd.types.ndarray(qd.f32, ndim=1)\n"
+                      "x = qd.field(qd.f32, shape=N, needs_grad=True)\nw = qd.field(qd.f32, shape=N, needs_grad=True)\n"
+                      "y = qd.field(qd.f32, shape=N, needs_grad=True)\nloss = qd.field(qd.f32, shape=(), needs_grad=True)\n"
+                      "cnt = qd.field(qd.i32, shape=())\n\n@qd.func\ndef sq(u, v):\n    return u * u * v\n\n"
+                      "@qd.kernel\ndef load(io: IO):\n    for i in x:\n        x[i] = io[i]\n        w[i] = io[N + i]\n"
+                      "        x.grad[i] = 0.0\n        w.grad[i] = 0.0\n        y[i] = 0.0\n        y.grad[i] = 0.0\n"
+                      "    loss[None] = 0.0\n    loss.grad[None] = 1.0\n    cnt[None] = 3\n\n"
+                      "@qd.kernel\ndef chain1(io: IO):\n    for i in x:\n        y[i] = qd.sin(x[i]) * w[i]\n\n"
+                      "@qd.kernel\ndef chain2(io: IO):\n    for i in y:\n        loss[None] += y[i] ** 2\n");
+    for (int k = 0; k <= NOPS; k++) {
+        if (k < NOPS) {
+            char *body = xstrdup(ops[k].body);
+            for (char *p = strstr(body, "qd.f64"); p; p = strstr(p, "qd.f64")) p[4] = '3', p[5] = '2';
+            add(&s, "\n@qd.kernel\ndef k_%s(io: IO):\n    for i in x:\n        a = x[i]\n        b = w[i]\n        %s\n        loss[None] += r\n",
+                ops[k].name, body);
+            free(body);
+        }
+        add(&s, "\n@qd.kernel\ndef dump_%d(io: IO):\n    for i in x:\n        io[%d + i] = x.grad[i]\n        io[%d + i] = w.grad[i]\n", k,
+            (2 + 2 * k) * VN, (3 + 2 * k) * VN);
+    }
+    return s;
+}
+
+Test(autodiff, lavapipe_gradients_match_x86, .timeout = 300) {
+    if (!x86_have_runtime()) return;
+    char *ref = x86_reference();
+    cr_assert(ref);
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/ad.py", dir), *spv = xasprintf("%s/ad.spv", dir), *mf = xasprintf("%s/ad.json", dir);
+    char *src = vulkan_source();
+    cr_assert(write_text(qd, src));
+    RunResult r = run_qdc("--target=vulkan1.2", qd, "-o", spv, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_qdc("--target=vulkan1.2", "--emit=metadata", qd, "-o", mf, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *meta = read_text(mf, NULL);
+    cr_assert(meta);
+    size_t nio = (size_t)(2 + 2 * (NOPS + 1)) * VN;
+    float *io = calloc(nio, sizeof *io);
+    for (int i = 0; i < VN; i++) io[i] = (float)(0.2 + 0.05 * i), io[VN + i] = (float)(0.3 + 0.06 * i);
+    for (int first = 0; first <= NOPS; first += 8) { /* a few ops per vkrun: its command line has room for them */
+        const char *ks[64];
+        char *names[64];
+        int nk = 0, nn = 0;
+        for (int k = first; k < first + 8 && k <= NOPS; k++) {
+            const char *op = k < NOPS ? ops[k].name : "chain";
+            ks[nk++] = "load";
+            if (k < NOPS) {
+                ks[nk++] = names[nn++] = xasprintf("k_%s", op);
+                ks[nk++] = names[nn++] = xasprintf("k_%s_grad", op);
+            } else {
+                ks[nk++] = "chain1", ks[nk++] = "chain2", ks[nk++] = "chain2_grad", ks[nk++] = "chain1_grad";
+            }
+            ks[nk++] = names[nn++] = xasprintf("dump_%d", k);
+        }
+        VkArray arr[1] = {{io, nio * sizeof *io, (int32_t)nio}};
+        char *err = NULL;
+        int rc = vk_run(dir, spv, meta, ks, nk, arr, 1, NULL, VN, VK_FULL, true, &err);
+        cr_expect_neq(rc, -1, "%s", err ? err : "");
+        free(err);
+        for (int j = 0; j < nn; j++) free(names[j]);
+        if (rc != 1) break;
+    }
+    int checked = 0;
+    for (const char *p = strstr(ref, "G "); p; p = strstr(p + 1, "\nG ")) {
+        char op[32];
+        int i;
+        double gx, gw;
+        if (*p == '\n') p++;
+        if (sscanf(p, "G %31s %d %lf %lf", op, &i, &gx, &gw) != 4) continue;
+        int k = 0;
+        while (k < NOPS && strcmp(ops[k].name, op)) k++;
+        if (!strcmp(op, "cast")) continue; /* f64 there */
+        double vx = io[(2 + 2 * k) * VN + i], vw = io[(3 + 2 * k) * VN + i];
+        cr_expect(fabs(vx - gx) <= 2e-3 * (1 + fabs(gx)), "%s x[%d]: lavapipe %.7g, x86 f64 %.12g", op, i, vx, gx);
+        cr_expect(fabs(vw - gw) <= 2e-3 * (1 + fabs(gw)), "%s w[%d]: lavapipe %.7g, x86 f64 %.12g", op, i, vw, gw);
+        checked++;
+    }
+    cr_expect_eq(checked, NOPS * VN, "compared %d", checked); /* every op but cast, and the chain */
+    free(io), free(meta), free(src), free(qd), free(spv), free(mf), free(ref);
+    remove_tree(dir);
+    free(dir);
 }
