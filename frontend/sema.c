@@ -856,8 +856,10 @@ static char decorator_kind(Sema *S, const Stmt *s, bool *pure) {
             pure_deco = true;
             continue;
         }
+        if (!strcmp(p, "qd.ad.no_grad") && d->kind != E_CALL) continue; /* the kernel gets no <kernel>_grad (sema_ad_no_grad) */
         if (!strncmp(p, "qd.ad.", 6)) {
-            diag_error(d->span, QD2044, "'@%s' is not supported: qdc does not compile autodiff", p);
+            diag_error(d->span, QD2044, "'@%s' on a kernel or qd.func is not supported: @qd.ad.grad_replaced and @qd.ad.grad_for decorate "
+                                        "host functions, @qd.ad.no_grad a kernel", p);
             return 0;
         }
         char kk = !strcmp(p, "qd.kernel") ? 'K'
@@ -1860,6 +1862,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     TAKE(k.loops, k.nloops, S->loops);
     vec_free(&scope.b);
     S->scope = NULL, S->k = NULL, S->hscope = &S->module, S->pure = false;
+    k.grad_of = sema_ad_no_grad(S, def) ? -1 : 0;
     vec_push(&S->kernels, k);
 }
 

@@ -107,3 +107,11 @@ Val sema_ad_attr(Sema *S, Val o, const Expr *e) {
     }
     return r;
 }
+
+bool sema_ad_no_grad(Sema *S, const Stmt *def) {
+    for (int k = 0; k < def->def.decorators.n; k++) {
+        const char *p = sema_path(S, def->def.decorators.items[k]);
+        if (p && !strcmp(p, "qd.ad.no_grad")) return true;
+    }
+    return false;
+}

@@ -803,7 +803,7 @@ void ad_module(IrModule *m, Arena *a) {
     int n = m->nkernels, extra = 0;
     for (int k = 0; k < n; k++)
         for (int t = 0; t < m->kernels[k].ntasks && !m->kernels[k].grad_of; t++)
-            if (touches_block(m, &m->kernels[k].tasks[t].body)) {
+            if (m->kernels[k].grad_of == 0 && touches_block(m, &m->kernels[k].tasks[t].body)) {
                 extra++;
                 break;
             }

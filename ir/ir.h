@@ -341,7 +341,8 @@ typedef struct IrKernel {
                          the n (n*m) components row-major; 0 for a scalar */
     IrRetMember *ret_members; /* a struct or tuple return: its leaves in declaration order (ret_type */
     int ret_nmembers;         /* is then QT_VOID and ret_field -1); 0 otherwise */
-    int grad_of; /* the reverse-mode companion "<primal>_grad" of kernel grad_of - 1 (ir/autodiff.c); 0: a kernel as written */
+    int grad_of; /* the reverse-mode companion "<primal>_grad" of kernel grad_of - 1 (ir/autodiff.c); 0: a kernel as
+                    written; -1: one written with @qd.ad.no_grad, which gets no companion */
     Span span;
 } IrKernel;
 

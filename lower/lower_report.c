@@ -102,7 +102,7 @@ static void visit(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *e
         const char *op = m->is_volatile ? "volatile_load" : L->vec_width > 1 ? vop : qop_name(m->op);
         const char *dt = qt_name(m->ref->type), *sp = qspace_name(m->ref->space);
         if (r->json) record_json(r, k->name, e->span, m->is_volatile ? op : qop_name(m->op), dt, sp, m->order, m->scope, L);
-        else if (k->grad_of) { /* an adjoint accumulation of a gradient kernel (ir/autodiff.c) */
+        else if (k->grad_of > 0) { /* an adjoint accumulation of a gradient kernel (ir/autodiff.c) */
             char note[256];
             snprintf(note, sizeof note, "adjoint accumulation in %s: ", k->name);
             record_text(r, e->span, op, dt, sp, m->order, m->scope, L, note);

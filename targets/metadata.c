@@ -85,7 +85,7 @@ void abi_loops_json(StrBuf *b, const IrKernel *k, const char *sep) {
 static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const IrLowered *low, const CapTarget *t) {
     sb_puts(b, "    {\"name\": ");
     json_str(b, k->name);
-    if (k->grad_of) sb_puts(b, ", \"grad_of\": "), json_str(b, m->kernels[k->grad_of - 1].name); /* a reverse-mode companion */
+    if (k->grad_of > 0) sb_puts(b, ", \"grad_of\": "), json_str(b, m->kernels[k->grad_of - 1].name); /* a reverse-mode companion */
     if (k->ret_type != QT_VOID || k->ret_nmembers) sb_puts(b, ",\n     "), abi_returns_json(b, m, k);
     sb_puts(b, ",\n     \"params\": [");
     for (int i = 0; i < k->nparams; i++) {
