@@ -51,6 +51,7 @@ typedef struct {
     StmtVec acc_updates;       /* the accumulations' forward statements (not replayed in the sweep) */
     VEC(Fwd) fwd;
     IntVec stored;           /* fields this task stored to (plain stores) */
+    VEC(const IrRef *) loads, stores; /* the task's loads (not forwarded) and plain stores of fields with adjoints */
     IrMemo clone_memo, act_memo;
     const IrTask *task;
     int budget;                /* statements left to unroll */
@@ -169,6 +170,7 @@ static IrExpr *clone_load(Ad *ad, const IrExpr *e) {
         refuse(ad, e->span, arena_printf(ad->a, "Cross-iteration read-after-write on the `needs_grad` global field `%s` at the offload-level "
                                                 "loop body is not supported in reverse-mode autodiff (Quadrants' global data access rule)",
                                          ad->m->fields[r->index].name));
+    if (has_grad(ad, r)) vec_push(&ad->loads, r);
     IrExpr *c = irb_new(ad->a, IR_LOAD, e->type, e->span);
     c->ref = r;
     return c;
@@ -413,6 +415,7 @@ static void x_store(Ad *ad, Blk *b, const IrStmt *s) {
     vec_push(&ad->fwd, ((Fwd){.field = r->index, .ref = r, .version = t}));
     if (f->grad <= 0) return;
     if (!stored_here(ad, r->index)) vec_push(&ad->stored, r->index);
+    vec_push(&ad->stores, r);
     StmtVec c = {0}; /* adj(t) += y.grad[i]; y.grad[i] = 0 */
     IrExpr *gl = irb_new(ad->a, IR_LOAD, f->type, s->span);
     gl->ref = grad_ref(ad, r);
@@ -724,6 +727,28 @@ static void xform_block(Ad *ad, Blk *b, const IrBlock *src) {
 }
 
 /* ---- kernels ---- */
+static bool reads_local(const IrExpr *e, void *ctx) { return (void)ctx, e->kind == IR_LOCAL; }
+static bool varies(const IrRef *r) {
+    for (int k = 0; k < r->nidx; k++)
+        if (ir_expr_any(r->idx[k], reads_local, NULL)) return true;
+    return false;
+}
+
+/* Quadrants' check of a task: a load of a needs_grad field and a store to another element of it,
+ * both indexed by the iteration, make the adjoint chain cross iterations, which it does not
+ * generate (the companion would read the value the forward pass overwrote). */
+static void cross_iteration(Ad *ad) {
+    for (int l = 0; l < ad->loads.len && !ad->why; l++)
+        for (int k = 0; k < ad->stores.len; k++) {
+            const IrRef *ld = ad->loads.items[l], *st = ad->stores.items[k];
+            if (ld->index != st->index || same_ref(ld, st) || !varies(ld) || !varies(st)) continue;
+            refuse(ad, ld->span, arena_printf(ad->a, "Cross-iteration read-after-write on the `needs_grad` global field `%s` at the "
+                                                     "offload-level loop body is not supported in reverse-mode autodiff (Quadrants' "
+                                                     "global data access rule)", ad->m->fields[ld->index].name));
+            break;
+        }
+}
+
 static bool touches_ref(const IrModule *m, const IrRef *r) {
     return r && r->kind == IR_REF_FIELD && m->fields[r->index].grad > 0;
 }
@@ -777,7 +802,9 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
         ir_memo_clear(&ad.clone_memo);
         if (pt->extent) gt->extent = clone_stmt_expr(&ad, pt->extent);
         Blk b = {0};
+        ad.loads.len = ad.stores.len = 0;
         xform_block(&ad, &b, &pt->body);
+        cross_iteration(&ad);
         IrBlock f = block_of(&ad, &b.f), r = blk_reverse(&ad, &b);
         gt->body.n = f.n + r.n;
         gt->body.stmts = ARENA_ARRAY(a, IrStmt *, f.n + r.n + 1);
@@ -794,7 +821,7 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
     }
     vec_free(&ad.locals), vec_free(&ad.active), vec_free(&ad.adj), vec_free(&ad.fwd), vec_free(&ad.stored);
     ir_memo_free(&ad.clone_memo), ir_memo_free(&ad.act_memo);
-    vec_free(&ad.acc_updates);
+    vec_free(&ad.acc_updates), vec_free(&ad.loads), vec_free(&ad.stores);
     free(ad.cur), free(ad.acc);
     return ok;
 }
