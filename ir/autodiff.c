@@ -16,8 +16,10 @@
  * Control flow: `if` keeps its shape (both sweeps test the recorded condition, locals assigned
  * in a branch merge in a version of their own); a loop with a compile-time trip count is unrolled;
  * a loop whose trip count is known at run time only is replayed and swept per iteration, which is
- * exact when no local carries a value from one iteration to the next: the others need Quadrants'
- * ad stack, which qdc does not implement, and are refused. What Quadrants refuses (while, break,
+ * exact when no local carries a value from one iteration to the next, or when such a local only
+ * accumulates (s += f(j): its adjoint is the same in every iteration; the forward replay runs the
+ * loop once more for its final value): the others need Quadrants' ad stack, which qdc does not
+ * implement, and are refused. What Quadrants refuses (while, break,
  * continue, a cross-iteration read after write of a needs_grad field) and what qdc does not do
  * yet get a QD2112 warning and no companion. */
 #include "autodiff.h"
@@ -515,18 +517,38 @@ static bool reads_unwritten(const IrExpr *e, void *ctx) {
 }
 
 /* Marks in carried the locals an iteration of the loop body reads before it assigns them (values
- * carried from the previous iteration); assignments in nested blocks do not count. */
-static void carries(const IrBlock *b, const unsigned char *set, unsigned char *written, unsigned char *carried) {
+ * carried from the previous iteration). An assignment in a nested block counts inside that block
+ * only (a nested loop's counter is assigned by the loop). */
+static void carries(const IrBlock *b, const unsigned char *set, unsigned char *written, unsigned char *carried, int n) {
     ReadCtx r = {set, written, carried};
     for (int k = 0; k < b->n; k++) {
         const IrStmt *s = b->stmts[k];
-        IrBlock one = {.stmts = (IrStmt **)&b->stmts[k], .n = 1};
-        if (s->kind == IR_ASSIGN) {
+        const IrBlock *inner[2] = {NULL, NULL};
+        int counter = -1;
+        switch (s->kind) {
+        case IR_ASSIGN:
             ir_expr_any(s->assign.value, reads_unwritten, &r);
             written[s->assign.local] = 1;
-        } else {
+            continue;
+        case IR_IF: ir_expr_any(s->if_.cond, reads_unwritten, &r), inner[0] = &s->if_.then, inner[1] = &s->if_.els; break;
+        case IR_FOR:
+            ir_expr_any(s->for_.begin, reads_unwritten, &r), ir_expr_any(s->for_.end, reads_unwritten, &r);
+            inner[0] = &s->for_.body, counter = s->for_.counter;
+            break;
+        case IR_WHILE: ir_expr_any(s->while_.cond, reads_unwritten, &r), inner[0] = &s->while_.body; break;
+        default: {
+            IrBlock one = {.stmts = (IrStmt **)&b->stmts[k], .n = 1};
             ir_block_any(&one, reads_unwritten, &r);
+            continue;
         }
+        }
+        unsigned char *w = malloc((size_t)n);
+        for (int j = 0; j < 2 && inner[j]; j++) {
+            memcpy(w, written, (size_t)n);
+            if (counter >= 0) w[counter] = 1;
+            carries(inner[j], set, w, carried, n);
+        }
+        free(w);
     }
 }
 
@@ -615,7 +637,7 @@ static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
     unsigned char *set = calloc((size_t)n * 4, 1), *written = set + n, *carried = written + n, *acc = carried + n;
     assigned(&s->for_.body, set);
     set[s->for_.counter] = 0;
-    carries(&s->for_.body, set, written, carried);
+    carries(&s->for_.body, set, written, carried, n);
     bool ok = true;
     for (int l = 0; l < n && ok; l++)
         if (carried[l]) ok = qt_is_float(ad->pk->locals[l].type) && accumulates(&s->for_.body, l, carried, n), acc[l] = 1;
@@ -654,7 +676,8 @@ static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
     memcpy(ad->cur, before, sizeof(int) * (size_t)n);
     free(before);
     bool any_acc = false;
-    for (int l = 0; l < n; l++) any_acc |= acc[l], ad->acc[l] = -1;
+    for (int l = 0; l < n; l++)
+        if (acc[l]) any_acc = true, ad->acc[l] = -1; /* an enclosing loop's accumulators stay */
     free(set);
     StmtVec replay = {0}; /* the adjoint sweep's replay: the body without the accumulations */
     for (int k = 0; k < body.f.len; k++) {

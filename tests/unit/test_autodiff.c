@@ -55,6 +55,8 @@ static const AdOp ops[] = {
     {"dynloop", "r = 0.0\n        for j in range(cnt[None]):\n            loss[None] += a * b * w[j]", NULL, NULL},
     {"accum", "s = qd.f64(0.0)\n        for j in range(cnt[None]):\n            s += a * w[j]\n        r = s * b", NULL, NULL},
     {"accum2", "s = qd.f64(1.0)\n        for j in range(cnt[None]):\n            u = qd.sin(a * w[j])\n            s = s + u * u\n            s -= a\n        r = s * s * b", NULL, NULL},
+    {"nested", "s = qd.f64(0.0)\n        for j in range(cnt[None]):\n            t = qd.f64(0.0)\n            for k in range(cnt[None]):\n"
+               "                t += w[k] * a\n            s += t * w[j]\n        r = s * b", NULL, NULL},
     {"vec", "v = qd.Vector([a, b])\n        m = qd.Matrix([[a, b], [b, a]])\n        r = (m @ v).dot(v)", "3 * a * a + 3 * b * b", "6 * a * b"},
     {"store", "y[i] = a * b\n        r = y[i] * y[i]", "2 * a * b * b", "2 * a * a * b"},
 };
