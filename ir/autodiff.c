@@ -458,11 +458,11 @@ static void x_atomic(Ad *ad, Blk *b, const IrStmt *s) {
 
 static void x_if(Ad *ad, Blk *b, const IrStmt *s) {
     int c = assign_version(ad, b, -1, clone_stmt_expr(ad, s->if_.cond), "$cond", s->span);
-    int n = ad->pk->nlocals, *before = malloc(sizeof(int) * (size_t)n * 3), *after_t = before + n, *after_e = after_t + n;
+    int n = ad->pk->nlocals, *before = malloc(sizeof(int) * ((size_t)n * 3 + 1)), *after_t = before + n, *after_e = after_t + n;
     memcpy(before, ad->cur, sizeof(int) * (size_t)n);
     Fwd *saved = malloc(sizeof(Fwd) * (size_t)(ad->fwd.len + 1));
     int nsaved = ad->fwd.len;
-    memcpy(saved, ad->fwd.items, sizeof(Fwd) * (size_t)nsaved);
+    if (nsaved) memcpy(saved, ad->fwd.items, sizeof(Fwd) * (size_t)nsaved);
     Blk bt = {0}, be = {0};
     xform_block(ad, &bt, &s->if_.then);
     memcpy(after_t, ad->cur, sizeof(int) * (size_t)n), memcpy(ad->cur, before, sizeof(int) * (size_t)n);
@@ -542,7 +542,7 @@ static void carries(const IrBlock *b, const unsigned char *set, unsigned char *w
             continue;
         }
         }
-        unsigned char *w = malloc((size_t)n);
+        unsigned char *w = malloc((size_t)n + 1);
         for (int j = 0; j < 2 && inner[j]; j++) {
             memcpy(w, written, (size_t)n);
             if (counter >= 0) w[counter] = 1;
@@ -634,7 +634,7 @@ static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
         }
     }
     int n = ad->pk->nlocals;
-    unsigned char *set = calloc((size_t)n * 4, 1), *written = set + n, *carried = written + n, *acc = carried + n;
+    unsigned char *set = calloc((size_t)n * 4 + 1, 1), *written = set + n, *carried = written + n, *acc = carried + n;
     assigned(&s->for_.body, set);
     set[s->for_.counter] = 0;
     carries(&s->for_.body, set, written, carried, n);
@@ -665,7 +665,7 @@ static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
         chunk_push(b, ch);
         ad->cur[l] = v, ad->acc[l] = v;
     }
-    int *before = malloc(sizeof(int) * (size_t)n);
+    int *before = malloc(sizeof(int) * ((size_t)n + 1));
     memcpy(before, ad->cur, sizeof(int) * (size_t)n);
     int c = version(ad, b, s->for_.counter, ad->pk->locals[s->for_.counter].type, NULL, false, s->span);
     int nsaved = ad->fwd.len, nskip = ad->acc_updates.len;
@@ -840,7 +840,7 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
     else {
         out->nlocals = ad.locals.len;
         out->locals = ARENA_ARRAY(a, IrLocal, ad.locals.len);
-        memcpy(out->locals, ad.locals.items, sizeof(IrLocal) * (size_t)ad.locals.len);
+        if (ad.locals.len) memcpy(out->locals, ad.locals.items, sizeof(IrLocal) * (size_t)ad.locals.len);
     }
     vec_free(&ad.locals), vec_free(&ad.active), vec_free(&ad.adj), vec_free(&ad.fwd), vec_free(&ad.stored);
     ir_memo_free(&ad.clone_memo), ir_memo_free(&ad.act_memo);
