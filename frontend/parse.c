@@ -1020,7 +1020,8 @@ static void host_stmt(Parser *P, int from, const char *what, StmtVec *out) {
 static bool qd_decorated(Parser *P) {
     for (int i = P->pos; i + 1 < P->ntoks && P->toks[i].kind == T_AT; ) {
         Token *n = &P->toks[i + 1];
-        if (n->kind == T_NAME && P->qd_alias && !strcmp(n->s, P->qd_alias)) return true;
+        bool ad = i + 3 < P->ntoks && P->toks[i + 2].kind == T_DOT && P->toks[i + 3].kind == T_NAME && !strcmp(P->toks[i + 3].s, "ad");
+        if (n->kind == T_NAME && P->qd_alias && !strcmp(n->s, P->qd_alias) && !ad) return true; /* @qd.ad.grad_replaced: a host function */
         while (i < P->ntoks && P->toks[i].kind != T_NEWLINE && P->toks[i].kind != T_EOF) i++;
         i++;
     }

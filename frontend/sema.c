@@ -2,6 +2,7 @@
  * kernel and qd.func definitions, parameter annotations, and the split of each kernel body
  * into tasks (each top-level for is a parallel task; runs of other statements are serial). */
 #include "sema.h"
+#include "../ir/autodiff.h"
 #include <string.h>
 
 /* ---- scopes, locals, statements ---- */
@@ -235,8 +236,7 @@ static bool field_args(Sema *S, const Expr *call) {
     keyword(call, "dtype", &dt);
     for (int k = 0; k < call->call.nkw; k++) {
         const char *kw = call->call.kw[k].name;
-        if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual"))
-            return diag_error(call->call.kw[k].span, QD2063, "qd.field(%s=...) is not supported: qdc does not compile autodiff", kw), false;
+        if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual")) continue; /* sema_ad_mark */
         if (strcmp(kw, "dtype") && strcmp(kw, "shape") && strcmp(kw, "name") && strcmp(kw, "offset") && strcmp(kw, "order"))
             return diag_error(call->call.kw[k].span, QD2004, "qd.field argument '%s' is not supported in v1", kw), false;
     }
@@ -306,8 +306,10 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
 static void vector_field(Sema *S, const Expr *target, Span span, const Expr *call, bool matrix);
 
 void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call, int vec) {
+    int first = S->fields.len;
     if (vec) vector_field(S, target, span, call, vec == 2);
     else declare_field(S, target, span, call, false);
+    sema_ad_mark(S, call, first);
 }
 
 /* qd.Vector.field(n, dtype, shape) / qd.Matrix.field(n, m, dtype, shape): a field of the
@@ -709,11 +711,11 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
             Expr fcall = *v;
             Expr *args[2] = {v->call.fn->attr.obj, v->call.args.n ? v->call.args.items[0] : NULL};
             fcall.call.args.items = args, fcall.call.args.n = v->call.args.n + 1;
-            return declare_field(S, t, sp, &fcall, false);
+            return sema_declare_field(S, t, sp, &fcall, 0);
         }
-        if (p && !strcmp(p, "qd.field") && t->kind == E_NAME) return declare_field(S, t, sp, v, false);
+        if (p && !strcmp(p, "qd.field") && t->kind == E_NAME) return sema_declare_field(S, t, sp, v, 0);
         if (p && (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")) && t->kind == E_NAME)
-            return vector_field(S, t, sp, v, p[3] == 'M');
+            return sema_declare_field(S, t, sp, v, p[3] == 'M' ? 2 : 1);
     }
     Val c;
     bool strings = v->kind == E_CALL && v->call.fn->kind == E_ATTR && sema_str_method(v->call.fn->attr.name); /* "{:>4}".format(n) */
@@ -854,8 +856,10 @@ static char decorator_kind(Sema *S, const Stmt *s, bool *pure) {
             pure_deco = true;
             continue;
         }
+        if (!strcmp(p, "qd.ad.no_grad") && d->kind != E_CALL) continue; /* the kernel gets no <kernel>_grad (sema_ad_no_grad) */
         if (!strncmp(p, "qd.ad.", 6)) {
-            diag_error(d->span, QD2044, "'@%s' is not supported: qdc does not compile autodiff", p);
+            diag_error(d->span, QD2044, "'@%s' on a kernel or qd.func is not supported: @qd.ad.grad_replaced and @qd.ad.grad_for decorate "
+                                        "host functions, @qd.ad.no_grad a kernel", p);
             return 0;
         }
         char kk = !strcmp(p, "qd.kernel") ? 'K'
@@ -1857,6 +1861,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     TAKE(k.loops, k.nloops, S->loops);
     vec_free(&scope.b);
     S->scope = NULL, S->k = NULL, S->hscope = &S->module, S->pure = false;
+    k.grad_of = sema_ad_no_grad(S, def) ? -1 : 0;
     vec_push(&S->kernels, k);
 }
 
@@ -1954,7 +1959,9 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     /* a budget that ran out ended the evaluation: the kernels would only report what is missing */
     for (int k = 0; k < S.tests.len && budget_ok(&S.budget); k++) sema_param_host_function(&S, S.tests.items[k]);
     budget_report(&S.budget);
+    sema_ad_finish(&S, false);
     sema_snode_finish(&S);
+    sema_ad_finish(&S, true);
     sema_parse_instances(&S, fo);
     sema_check_kernel_names(&S);
     for (int d = 0; d < S.defs.len; d++)
@@ -1985,6 +1992,7 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.lambdas), vec_free(&S.used_names), vec_free(&S.callinsts);
     vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks), vec_free(&S.loops);
     if (diag_error_count()) return NULL;
+    ad_module(m, arena); /* the <kernel>_grad companions (ir/autodiff.c) */
     ir_seal(m);
     return m;
 }

@@ -486,6 +486,13 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee); /* callee: V_SNODE m
 Val sema_snode_attr(Sema *S, Val obj, const char *name);
 Val sema_snode_builder(Sema *S, const Expr *call); /* qd.FieldsBuilder() */
 void sema_snode_finish(Sema *S);
+/* Autodiff (sema_ad.c): needs_grad=/needs_dual= of a field declaration that made fields first..
+ * (marks them), the adjoint fields made once shapes are known, and x.grad / x.dual. */
+void sema_ad_mark(Sema *S, const Expr *call, int first);
+void sema_ad_finish(Sema *S, bool laid_out); /* before and after sema_snode_finish */
+bool sema_ad_no_grad(Sema *S, const Stmt *def); /* @qd.ad.no_grad on a kernel */
+void sema_ad_lazy(Sema *S); /* qd.root.lazy_grad(): every floating-point field gets its adjoint */
+Val sema_ad_attr(Sema *S, Val o, const Expr *e);
 void sema_snode_free(Sema *S); /* the SNode tree's memory (the layout is in the fields by then) */
 IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp);
 

@@ -499,9 +499,9 @@ static Val eval_attr(Sema *S, const Expr *e) {
         m.method.name = e->attr.name;
         return m;
     }
-    if ((o.kind == V_FIELD || o.kind == V_NDARRAY) && !strcmp(e->attr.name, "grad")) { /* also qd.tensor(..., needs_grad=True) */
-        diag_error(e->span, QD2044, "'.grad' is not supported: qdc does not compile autodiff");
-        return val_err();
+    if (!strcmp(e->attr.name, "grad") || !strcmp(e->attr.name, "dual")) { /* x.grad, x.dual (sema_ad.c) */
+        Val g = sema_ad_attr(S, o, e);
+        if (g.kind != V_NONE) return g;
     }
     if (o.kind == V_NS && (!strcmp(o.path, "qd.lang.impl.current_cfg()") || !strcmp(o.path, "qd.cfg")))
         return sema_cfg_attr(S, e->attr.name, e->span); /* qd.cfg is the same object */

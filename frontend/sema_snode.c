@@ -8,6 +8,7 @@
  * (qd_snode_<name>) and every access carries its element index (IrRef.flat). Sparse nodes
  * and autodiff placement are rejected (QD2063). */
 #include "sema.h"
+#include "../ir/snode.h"
 #include <string.h>
 
 typedef struct SNode {
@@ -183,8 +184,10 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee) {
     if (!strcmp(m, "pointer") || !strcmp(m, "bitmasked") || !strcmp(m, "dynamic") || !strcmp(m, "hash") ||
         !strcmp(m, "bit_struct") || !strcmp(m, "quant_array"))
         return diag_error(call->call.fn->span, QD2063, "sparse and quantized SNodes ('%s') are not supported: qdc compiles dense layouts only", m), val_err();
+    if (!strcmp(m, "lazy_grad") && !call->call.args.n && !call->call.nkw)
+        return sema_ad_lazy(S), (Val){.kind = V_NONE};
     if (!strcmp(m, "lazy_grad") || !strcmp(m, "lazy_dual") || !strcmp(m, "_allocate_adjoint_checkbit"))
-        return diag_error(call->call.fn->span, QD2063, "'%s' is not supported: qdc does not compile autodiff (no gradient fields)", m), val_err();
+        return diag_error(call->call.fn->span, QD2063, "'%s' is not supported: qdc compiles reverse-mode gradients only (qd.root.lazy_grad())", m), val_err();
     return diag_error(call->call.fn->span, QD2063, "SNode method '%s' is not supported (dense and place are)", m), val_err();
 }
 
@@ -384,31 +387,9 @@ void sema_snode_free(Sema *S) {
     vec_free(&S->snodes);
 }
 
-/* The element index of x[idx...] in its storage, in units of the field's type (i32 when the
- * storage has at most 2^31-1 such elements, else i64). */
+static IrExpr *flat_bin(void *S, IrBinOp op, IrExpr *x, IrExpr *y, Span sp) { return sema_binary(S, op, x, y, sp); }
+
+/* The element index of x[idx...] in its storage (ir/snode.c), built with the frontend's folding. */
 IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp) {
-    int64_t esz = elem_bytes(f->type);
-    const QdType ix = S->storages.items[f->storage - 1].bytes / esz <= INT32_MAX ? QT_I32 : QT_I64;
-    IrExpr *flat = irb_int(S->arena, ix, f->offset / esz, sp);
-    for (int l = 0; l < f->nlevels; l++) {
-        const IrSnodeLevel *lv = &f->levels[l];
-        IrExpr *cell = irb_int(S->arena, ix, 0, sp);
-        for (int k = 0; k < lv->naxes; k++) {
-            int pos = lv->axis[k];
-            int64_t inner = 1;
-            for (int m = l + 1; m < f->nlevels; m++)
-                for (int j = 0; j < f->levels[m].naxes; j++)
-                    if (f->levels[m].axis[j] == pos) inner *= f->levels[m].size[j];
-            bool outer = true; /* the first level of this axis needs no wrap */
-            for (int m = 0; m < l; m++)
-                for (int j = 0; j < f->levels[m].naxes; j++) outer &= f->levels[m].axis[j] != pos;
-            IrExpr *i = irb_cast(S->arena, idx[pos], ix);
-            if (inner > 1) i = sema_binary(S, IR_DIV, i, irb_int(S->arena, ix, inner, sp), sp);
-            if (!outer) i = sema_binary(S, IR_REM, i, irb_int(S->arena, ix, lv->size[k], sp), sp);
-            cell = sema_binary(S, IR_ADD, sema_binary(S, IR_MUL, cell, irb_int(S->arena, ix, lv->size[k], sp), sp), i, sp);
-        }
-        IrExpr *term = sema_binary(S, IR_MUL, cell, irb_int(S->arena, ix, lv->cell_bytes / esz, sp), sp);
-        flat = sema_binary(S, IR_ADD, flat, sema_binary(S, IR_ADD, term, irb_int(S->arena, ix, lv->child_offset / esz, sp), sp), sp);
-    }
-    return flat;
+    return ir_snode_flat(S->arena, flat_bin, S, S->storages.items[f->storage - 1].bytes, f, idx, sp);
 }

@@ -218,7 +218,7 @@ static bool tensor_new(Sema *S, const Expr *target, const Expr *call, Scope *bin
         int nk = 0;
         for (int k = 0; k < call->call.nkw && nk < 7; k++) {
             const char *n = call->call.kw[k].name;
-            if (strcmp(n, "backend") && strcmp(n, "layout") && strcmp(n, "needs_grad")) kws[nk++] = call->call.kw[k];
+            if (strcmp(n, "backend") && strcmp(n, "layout")) kws[nk++] = call->call.kw[k]; /* needs_grad=: an adjoint field */
         }
         if (permuted == 1) {
             char *order = arena_alloc(S->arena, (size_t)nd + 1);
@@ -230,6 +230,15 @@ static bool tensor_new(Sema *S, const Expr *target, const Expr *call, Scope *bin
         }
         fcall.call.kw = kws, fcall.call.nkw = nk;
         sema_declare_field(S, target, sp, &fcall, lead);
+        return true;
+    }
+    const Expr *ng = NULL;
+    kw_of(call, "needs_grad", &ng);
+    IrExpr *ngv = ng ? sema_expr(S, ng) : NULL;
+    if (ngv && ir_is_const(ngv) && ngv->c.u) {
+        diag_error(ng->span, QD2063, "needs_grad=True on an ndarray is not supported yet: qdc keeps the gradients of fields "
+                                     "(backend=qd.Backend.FIELD, qdc-lang(7) AUTODIFF)");
+        scope_bind(S, bind, target->name, val_err(), sp);
         return true;
     }
     Val arr;

@@ -1060,7 +1060,8 @@ Val sema_vec_call(Sema *S, const Expr *call, Val f) {
     if (!strcmp(p, "qd.types.vector") || !strcmp(p, "qd.types.matrix")) return make_type(S, call, p[9] == 'm');
     if (!strcmp(p, "qd.Vector") || !strcmp(p, "qd.Matrix")) return literal(S, call, p[3] == 'M');
     if (!strcmp(p, "qd.grad") || !strncmp(p, "qd.ad.", 6) || !strcmp(p, "qd.Tape")) {
-        diag_error(call->span, QD2044, "'%s' is not supported: qdc does not compile autodiff (no gradients or tapes)", p);
+        diag_error(call->span, QD2044, "'%s' is not supported in kernels: gradients are the <kernel>_grad entries qdc compiles for "
+                                       "kernels that use fields with needs_grad=True (qdc-lang(7), AUTODIFF)", p);
         return val_err();
     }
     if (sema_linalg_path(p)) return sema_linalg_call(S, call, p);

@@ -341,6 +341,8 @@ typedef struct IrKernel {
                          the n (n*m) components row-major; 0 for a scalar */
     IrRetMember *ret_members; /* a struct or tuple return: its leaves in declaration order (ret_type */
     int ret_nmembers;         /* is then QT_VOID and ret_field -1); 0 otherwise */
+    int grad_of; /* the reverse-mode companion "<primal>_grad" of kernel grad_of - 1 (ir/autodiff.c); 0: a kernel as
+                    written; -1: one written with @qd.ad.no_grad, which gets no companion */
     Span span;
 } IrKernel;
 
@@ -387,6 +389,10 @@ typedef struct IrField {
     int64_t offset; /* bytes from the storage's start to the field's slot in the outermost cell */
     int nlevels;
     IrSnodeLevel levels[IR_MAX_DIMS];
+    /* qd.field(..., needs_grad=True): 1 + the index of its adjoint field "<name>_grad" (a plain
+     * row-major field of the same type and shape, qdc-abi(7) "GRADIENTS"); 0: none; -1 while the
+     * frontend has not made it yet (frontend/sema_ad.c). */
+    int grad;
 } IrField;
 
 /* The memory of one child of qd.root that is not a plain row-major field: symbol

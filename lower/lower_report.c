@@ -78,14 +78,14 @@ static void record_json(Rep *r, const char *kernel, Span sp, const char *op, con
 }
 
 static void record_text(Rep *r, Span sp, const char *op, const char *dt, const char *space, QdOrder ord, QdScope sc,
-                        const IrLowering *L) {
+                        const IrLowering *L, const char *note) {
     const char *file;
     uint32_t line, col;
     where(sp, &file, &line, &col);
     char loc[512];
     snprintf(loc, sizeof loc, "%s:%u:%u", file, line, col);
-    sb_printf(r->out, "%-36s  %-13s  %-4s  %-6s  %-7s  %-7s  %-11s  %s", loc, op, dt, space, qord_name(ord),
-              qscope_name(sc), kind_name(L->kind), L->detail ? L->detail : "");
+    sb_printf(r->out, "%-36s  %-13s  %-4s  %-6s  %-7s  %-7s  %-11s  %s%s", loc, op, dt, space, qord_name(ord),
+              qscope_name(sc), kind_name(L->kind), note, L->detail ? L->detail : "");
     if (L->reason_file) sb_puts(r->out, "  ("), reason(r->out, L), sb_putc(r->out, ')');
     sb_putc(r->out, '\n');
 }
@@ -102,10 +102,14 @@ static void visit(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *e
         const char *op = m->is_volatile ? "volatile_load" : L->vec_width > 1 ? vop : qop_name(m->op);
         const char *dt = qt_name(m->ref->type), *sp = qspace_name(m->ref->space);
         if (r->json) record_json(r, k->name, e->span, m->is_volatile ? op : qop_name(m->op), dt, sp, m->order, m->scope, L);
-        else record_text(r, e->span, op, dt, sp, m->order, m->scope, L);
+        else if (k->grad_of > 0) { /* an adjoint accumulation of a gradient kernel (ir/autodiff.c) */
+            char note[256];
+            snprintf(note, sizeof note, "adjoint accumulation in %s: ", k->name);
+            record_text(r, e->span, op, dt, sp, m->order, m->scope, L, note);
+        } else record_text(r, e->span, op, dt, sp, m->order, m->scope, L, "");
     } else if (s) {
         if (r->json) record_json(r, k->name, s->span, "fence", "-", "-", s->fence.order, s->fence.scope, ir_low_fence(r->low, s));
-        else record_text(r, s->span, "fence", "-", "-", s->fence.order, s->fence.scope, ir_low_fence(r->low, s));
+        else record_text(r, s->span, "fence", "-", "-", s->fence.order, s->fence.scope, ir_low_fence(r->low, s), "");
     }
 }
 

@@ -85,6 +85,7 @@ void abi_loops_json(StrBuf *b, const IrKernel *k, const char *sep) {
 static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const IrLowered *low, const CapTarget *t) {
     sb_puts(b, "    {\"name\": ");
     json_str(b, k->name);
+    if (k->grad_of > 0) sb_puts(b, ", \"grad_of\": "), json_str(b, m->kernels[k->grad_of - 1].name); /* a reverse-mode companion */
     if (k->ret_type != QT_VOID || k->ret_nmembers) sb_puts(b, ",\n     "), abi_returns_json(b, m, k);
     sb_puts(b, ",\n     \"params\": [");
     for (int i = 0; i < k->nparams; i++) {
@@ -141,6 +142,7 @@ static void field_json(StrBuf *b, const IrModule *m, int i, const AbiBindings *b
         for (int d = 0; d < f->ndim - f->elem_ndim; d++) sb_printf(b, "%s%lld", d ? ", " : "", (long long)f->origin[d]);
         sb_puts(b, "]");
     }
+    if (f->grad > 0) sb_puts(b, ", \"grad\": "), json_str(b, m->fields[f->grad - 1].name); /* needs_grad=True: its adjoint field */
     if (bind) bind->meta_field(b, m, i, bind->ctx);
     else if (f->storage) levels_json(b, f);
     sb_puts(b, "}");

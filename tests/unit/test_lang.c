@@ -561,7 +561,8 @@ Test(lang, kernel_decorators) {
     const char *const purefunc[] = {
         "g.py:5:5: error[QD2020]: @qd.pure marks a kernel: write it above @qd.kernel (or use @qd.kernel(fastcache=True))\n", NULL};
     expect_script_failure("import quadrants as qd\n\n@qd.pure\n@qd.func\ndef f(x):\n    return x\n", purefunc);
-    const char *const ad[] = {"g.py:3:2: error[QD2044]: '@qd.ad.grad_replaced' is not supported: qdc does not compile autodiff\n", NULL};
+    const char *const ad[] = {"g.py:3:2: error[QD2044]: '@qd.ad.grad_replaced' on a kernel or qd.func is not supported: "
+                              "@qd.ad.grad_replaced and @qd.ad.grad_for decorate host functions, @qd.ad.no_grad a kernel\n", NULL};
     expect_script_failure("import quadrants as qd\n\n@qd.ad.grad_replaced\n@qd.kernel\ndef k():\n    pass\n", ad);
     /* a foreign decorator is host code: the kernel compiles as declared, with QD2105 */
     char *dir = make_temp_dir(), *src = NULL, *out = NULL;

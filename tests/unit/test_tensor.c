@@ -60,9 +60,13 @@ Test(tensor, invalid_calls) {
 }
 
 Test(tensor, grad_and_runtime_values) {
-    expect_error("a = qd.tensor(qd.f32, shape=(4,), needs_grad=True)\n\n@qd.kernel\ndef g(x: qd.types.ndarray()):\n"
+    expect_error("a = qd.tensor(qd.f32, shape=(4,), needs_grad=True)\n",
+                 "t.py:10:46: error[QD2063]: needs_grad=True on an ndarray is not supported yet: qdc keeps the gradients of fields "
+                 "(backend=qd.Backend.FIELD, qdc-lang(7) AUTODIFF)");
+    expect_error("a = qd.tensor(qd.f32, shape=(4,))\n\n@qd.kernel\ndef g(x: qd.types.ndarray()):\n"
                  "    x.grad[0] = 1.0\n\ng(a)\n",
-                 "t.py:14:5: error[QD2044]: '.grad' is not supported: qdc does not compile autodiff");
+                 "t.py:14:5: error[QD2044]: '.grad' of an ndarray is not supported yet: qdc keeps gradients of fields declared with "
+                 "qd.field(..., needs_grad=True)");
     expect_error("def test_x(backend):\n    a = qd.tensor(qd.f32, shape=(4, 1), backend=backend)\n    fill(a)\n",
                  "t.py:12:10: error[QD2060]: kernel 'fill' is generic and qdc cannot evaluate this call's argument for 'x'");
     expect_error("def test_x(lay):\n    a = qd.tensor(qd.f32, shape=(4, 1), layout=lay)\n    fill(a)\n",
@@ -75,12 +79,13 @@ Test(tensor, grad_and_runtime_values) {
                  "error[QD2012]: qd.ndrange has no keyword argument 'order' (it takes axes=)");
 }
 
-/* needs_grad=True without a use of .grad compiles (the primal only); a field tensor is a field. */
+/* A field tensor is a field (needs_grad=True: with its adjoint field, qdc-abi(7) GRADIENTS). */
 Test(tensor, accepted_forms) {
     bool wrote;
     char *h = NULL;
     RunResult r = compile("@pytest.mark.parametrize(\"backend\", [qd.Backend.FIELD, qd.Backend.NDARRAY, 0])\n"
-                          "def test_a(backend):\n    a = qd.tensor(qd.f32, shape=(4, 3), backend=backend, needs_grad=True)\n    fill(a)\n"
+                          "def test_a(backend):\n    a = qd.tensor(qd.f32, shape=(4, 3), backend=backend)\n    fill(a)\n"
+                          "    g = qd.tensor(qd.f32, shape=(2, 1), backend=qd.Backend.FIELD, needs_grad=True)\n    fill(g)\n"
                           "    b = qd.tensor(qd.i32, (2, 3), layout=(1, 0), needs_grad=False)\n    fill(b)\n"
                           "    c = qd.Matrix.tensor(2, 3, qd.f64, (5,))\n    d = qd.Vector.ndarray(4, qd.u8, shape=(2, 2))\n"
                           "    e = qd.tensor(qd.f32, (7,), layout=None)\n\n    @qd.kernel\n"
@@ -92,6 +97,7 @@ Test(tensor, accepted_forms) {
     cr_assert(h);
     static const char *const want[] = {
         "extern float qd_field_test_a__FIELD__a[4][3];\n",
+        "extern float qd_field_test_a__FIELD__g_grad[2][1];\n",
         "extern float qd_field_test_a__0__a[4][3];\n",
         "typedef struct fill__test_a__FIELD__a_args {",
         "typedef struct fill__test_a__0__a_args {",

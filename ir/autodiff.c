@@ -1,0 +1,869 @@
+/* Reverse-mode automatic differentiation of the checked IR: for every kernel k that touches a
+ * field with an adjoint (IrField.grad), a companion kernel "<k>_grad" with k's parameters whose
+ * tasks are k's in reverse order. Each companion task runs over k's task's iterations and
+ *   1. recomputes the task's values (forward replay): every assignment to a local gets a fresh
+ *      local of its own (a version), so no value the adjoint needs is overwritten; stores and
+ *      atomics to global memory are dropped, a load of an element this iteration stored earlier
+ *      reads the stored version (Quadrants forwards it the same way);
+ *   2. walks the statements backwards (the adjoint sweep), accumulating the adjoint of every
+ *      version in a local of its own and the adjoint of every field element it loaded into
+ *      x.grad with an atomic add, so the capability-driven lowering, the CAS fallback and the
+ *      contended-atomic rewrite apply to it as to any atomic (qdc-lang(7) "AUTODIFF").
+ * The derivative of each operation is Quadrants' (its make_adjoint.cpp), written once below:
+ * min/max pass the adjoint to the winner of a strict comparison, abs uses sgn (0 at 0), floor,
+ * ceil, round, %, // and comparisons pass nothing, a store takes y.grad[i] and zeroes it, an
+ * atomic add takes y.grad[i] and leaves it.
+ * Control flow: `if` keeps its shape (both sweeps test the recorded condition, locals assigned
+ * in a branch merge in a version of their own); a loop with a compile-time trip count is unrolled;
+ * a loop whose trip count is known at run time only is replayed and swept per iteration, which is
+ * exact when no local carries a value from one iteration to the next, or when such a local only
+ * accumulates (s += f(j): its adjoint is the same in every iteration; the forward replay runs the
+ * loop once more for its final value): the others need Quadrants' ad stack, which qdc does not
+ * implement, and are refused. What Quadrants refuses (while, break,
+ * continue, a cross-iteration read after write of a needs_grad field) and what qdc does not do
+ * yet get a QD2112 warning and no companion. */
+#include "autodiff.h"
+#include "snode.h"
+#include <string.h>
+
+typedef VEC(IrStmt *) StmtVec;
+typedef VEC(int) IntVec;
+
+typedef struct {      /* a store this iteration made, for the loads after it */
+    int field;
+    const IrRef *ref; /* cloned: subscripts in versions */
+    int version;
+} Fwd;
+
+typedef struct {
+    StmtVec f;               /* forward replay */
+    VEC(StmtVec) chunks;     /* adjoint code per statement, in program order (emitted reversed) */
+    StmtVec init;            /* zeroes the adjoints of the versions made in this block */
+} Blk;
+
+typedef struct {
+    Arena *a;
+    IrModule *m;
+    const IrKernel *pk; /* the primal kernel */
+    VEC(IrLocal) locals;
+    VEC(unsigned char) active; /* per local: its value depends on a field with an adjoint */
+    VEC(int) adj;              /* per local: the local holding its adjoint, or -1 */
+    int *cur;                  /* primal local -> its current version */
+    int *acc;                  /* primal local -> the version accumulating it in the loop being transformed, or -1 */
+    StmtVec acc_updates;       /* the accumulations' forward statements (not replayed in the sweep) */
+    VEC(Fwd) fwd;
+    IntVec stored;           /* fields this task stored to (plain stores) */
+    VEC(const IrRef *) loads, stores; /* the task's loads (not forwarded) and plain stores of fields with adjoints */
+    IrMemo clone_memo, act_memo;
+    const IrTask *task;
+    int budget;                /* statements left to unroll */
+    const char *why;           /* the first refusal, and where */
+    Span why_span;
+} Ad;
+
+static void refuse(Ad *ad, Span sp, const char *why) {
+    if (!ad->why) ad->why = why, ad->why_span = sp;
+}
+
+/* ---- building ---- */
+static int new_local(Ad *ad, const char *name, QdType t, bool active) {
+    vec_push(&ad->locals, ((IrLocal){.name = name, .type = t}));
+    vec_push(&ad->active, active);
+    vec_push(&ad->adj, -1);
+    return ad->locals.len - 1;
+}
+
+static IrExpr *local_ref(Ad *ad, int l, Span sp) {
+    IrExpr *e = irb_new(ad->a, IR_LOCAL, ad->locals.items[l].type, sp);
+    e->local = l;
+    return e;
+}
+
+static IrStmt *assign(Ad *ad, int l, IrExpr *v, Span sp) {
+    IrStmt *s = ARENA_NEW(ad->a, IrStmt);
+    s->kind = IR_ASSIGN, s->span = sp, s->assign.local = l, s->assign.value = v;
+    return s;
+}
+
+static IrBlock block_of(Ad *ad, StmtVec *v) {
+    IrBlock b = {.stmts = ARENA_ARRAY(ad->a, IrStmt *, v->len ? v->len : 1), .n = v->len};
+    if (v->len) memcpy(b.stmts, v->items, sizeof(IrStmt *) * (size_t)v->len);
+    vec_free(v);
+    return b;
+}
+
+/* The adjoint sweep of a block: its zeroing, then its statements' chunks last to first. */
+static IrBlock blk_reverse(Ad *ad, Blk *b) {
+    StmtVec r = {0};
+    for (int k = 0; k < b->init.len; k++) vec_push(&r, b->init.items[k]);
+    for (int c = b->chunks.len - 1; c >= 0; c--) {
+        for (int k = 0; k < b->chunks.items[c].len; k++) vec_push(&r, b->chunks.items[c].items[k]);
+        vec_free(&b->chunks.items[c]);
+    }
+    vec_free(&b->chunks), vec_free(&b->init);
+    return block_of(ad, &r);
+}
+
+/* A version of primal local l (or a temporary, l < 0) made in block b, with its adjoint. */
+static int version(Ad *ad, Blk *b, int l, QdType t, const char *name, bool active, Span sp) {
+    int v = new_local(ad, l >= 0 ? ad->pk->locals[l].name : name, t, active);
+    if (active && qt_is_float(t)) {
+        int g = new_local(ad, arena_printf(ad->a, "$adj_%s", ad->locals.items[v].name), t, false);
+        ad->adj.items[v] = g;
+        vec_push(&b->init, assign(ad, g, irb_float(ad->a, t, 0, sp), sp));
+    }
+    if (l >= 0) ad->cur[l] = v;
+    return v;
+}
+
+/* ---- cloning primal expressions into the companion (locals as their current versions) ---- */
+static bool same(const IrExpr *x, const IrExpr *y);
+
+static bool same_ref(const IrRef *p, const IrRef *q) {
+    if (p->kind != q->kind || p->index != q->index || p->nidx != q->nidx || !p->flat != !q->flat) return false;
+    for (int k = 0; k < p->nidx; k++)
+        if (!same(p->idx[k], q->idx[k])) return false;
+    return !p->flat || same(p->flat, q->flat);
+}
+
+/* Structural equality of two cloned (version-numbered, effect-free) expressions. */
+static bool same(const IrExpr *x, const IrExpr *y) {
+    if (x == y) return true;
+    if (x->kind != y->kind || x->type != y->type) return false;
+    switch (x->kind) {
+    case IR_CONST: return x->c.u == y->c.u;
+    case IR_LOCAL: return x->local == y->local;
+    case IR_PARAM: return x->param == y->param;
+    case IR_SHAPE: return x->shape.param == y->shape.param && x->shape.axis == y->shape.axis;
+    case IR_UNARY: return x->un.op == y->un.op && same(x->un.a, y->un.a);
+    case IR_BINARY: return x->bin.op == y->bin.op && same(x->bin.a, y->bin.a) && same(x->bin.b, y->bin.b);
+    case IR_CAST: case IR_BITCAST: return same(x->arg, y->arg);
+    case IR_LOAD: return same_ref(x->ref, y->ref);
+    default: return false;
+    }
+}
+
+static IrExpr *clone(Ad *ad, const IrExpr *e);
+
+static IrRef *clone_ref(Ad *ad, const IrRef *r) {
+    IrRef *c = ARENA_NEW(ad->a, IrRef);
+    *c = *r;
+    c->idx = r->nidx ? ARENA_ARRAY(ad->a, IrExpr *, r->nidx) : NULL;
+    for (int k = 0; k < r->nidx; k++) c->idx[k] = clone(ad, r->idx[k]);
+    c->flat = r->flat ? clone(ad, r->flat) : NULL;
+    return c;
+}
+
+static bool has_grad(const Ad *ad, const IrRef *r) { return r->kind == IR_REF_FIELD && ad->m->fields[r->index].grad > 0; }
+
+static bool stored_here(const Ad *ad, int field) {
+    for (int k = 0; k < ad->stored.len; k++)
+        if (ad->stored.items[k] == field) return true;
+    return false;
+}
+
+static IrExpr *clone_load(Ad *ad, const IrExpr *e) {
+    IrRef *r = clone_ref(ad, e->ref);
+    if (r->kind == IR_REF_SHARED) refuse(ad, e->span, "a SharedArray in a kernel with gradients is not supported by qdc's autodiff yet");
+    if (r->kind == IR_REF_FIELD)
+        for (int k = ad->fwd.len - 1; k >= 0; k--)
+            if (ad->fwd.items[k].field == r->index && same_ref(ad->fwd.items[k].ref, r)) return local_ref(ad, ad->fwd.items[k].version, e->span);
+    if (has_grad(ad, r) && stored_here(ad, r->index))
+        refuse(ad, e->span, arena_printf(ad->a, "Cross-iteration read-after-write on the `needs_grad` global field `%s` at the offload-level "
+                                                "loop body is not supported in reverse-mode autodiff (Quadrants' global data access rule)",
+                                         ad->m->fields[r->index].name));
+    if (has_grad(ad, r)) vec_push(&ad->loads, r);
+    IrExpr *c = irb_new(ad->a, IR_LOAD, e->type, e->span);
+    c->ref = r;
+    return c;
+}
+
+static IrExpr *clone(Ad *ad, const IrExpr *e) {
+    IrExpr *c = ir_memo_get(&ad->clone_memo, e);
+    if (c) return c;
+    switch (e->kind) {
+    case IR_LOCAL: c = local_ref(ad, ad->cur[e->local], e->span); break;
+    case IR_LOAD: c = clone_load(ad, e); break;
+    case IR_MEMOP:
+    case IR_SUBGROUP:
+        refuse(ad, e->span, e->kind == IR_MEMOP ? "an atomic whose result is used, or a volatile load, is not supported by qdc's autodiff yet"
+                                                : "subgroup collectives are not supported by qdc's autodiff yet");
+        c = irb_float(ad->a, qt_is_float(e->type) ? e->type : QT_F32, 0, e->span);
+        if (!qt_is_float(e->type)) c = irb_int(ad->a, e->type, 0, e->span);
+        break;
+    default:
+        c = ARENA_NEW(ad->a, IrExpr);
+        *c = *e;
+        c->shared = false;
+        switch (e->kind) {
+        case IR_UNARY: c->un.a = clone(ad, e->un.a); break;
+        case IR_BINARY: c->bin.a = clone(ad, e->bin.a), c->bin.b = clone(ad, e->bin.b); break;
+        case IR_SELECT: c->sel.cond = clone(ad, e->sel.cond), c->sel.a = clone(ad, e->sel.a), c->sel.b = clone(ad, e->sel.b); break;
+        case IR_CAST: case IR_BITCAST: c->arg = clone(ad, e->arg); break;
+        case IR_MATH: c->math.a = clone(ad, e->math.a), c->math.b = e->math.b ? clone(ad, e->math.b) : NULL; break;
+        default: break; /* constants, parameters, shapes, thread indexes, the clock */
+        }
+    }
+    ir_memo_put(&ad->clone_memo, e, c);
+    return c;
+}
+
+/* A primal expression of one statement in the companion's terms. */
+static IrExpr *clone_stmt_expr(Ad *ad, const IrExpr *e) {
+    ir_memo_clear(&ad->clone_memo);
+    return clone(ad, e);
+}
+
+/* ---- activity: whether a cloned value depends on a field with an adjoint ---- */
+static bool active(Ad *ad, const IrExpr *e) {
+    if (!qt_is_float(e->type)) return false;
+    void *m = ir_memo_get(&ad->act_memo, e);
+    if (m) return m == (void *)2;
+    bool r = false;
+    switch (e->kind) {
+    case IR_LOCAL: r = ad->active.items[e->local]; break;
+    case IR_LOAD: r = has_grad(ad, e->ref); break;
+    case IR_UNARY: r = active(ad, e->un.a); break;
+    case IR_BINARY: r = active(ad, e->bin.a) || active(ad, e->bin.b); break;
+    case IR_SELECT: r = active(ad, e->sel.a) || active(ad, e->sel.b); break;
+    case IR_CAST: r = active(ad, e->arg); break;
+    case IR_MATH: r = active(ad, e->math.a) || (e->math.b && active(ad, e->math.b)); break;
+    default: break;
+    }
+    ir_memo_put(&ad->act_memo, e, (void *)(uintptr_t)(r ? 2 : 1));
+    return r;
+}
+
+/* ---- the adjoint of one expression ---- */
+static IrExpr *fc(Ad *ad, const IrExpr *like, double v) { return irb_float(ad->a, like->type, v, like->span); }
+static IrExpr *bin(Ad *ad, IrBinOp op, IrExpr *x, IrExpr *y) { return irb_binary(ad->a, op, x, y, x->span); }
+static IrExpr *math1(Ad *ad, IrMathOp op, IrExpr *x) { return irb_math(ad->a, op, x, x->span); }
+static IrExpr *neg(Ad *ad, IrExpr *x) {
+    IrExpr *e = irb_new(ad->a, IR_UNARY, x->type, x->span);
+    e->un.op = IR_NEG, e->un.a = x;
+    return e;
+}
+
+/* A value used more than once: a temporary local, so each use reads it. */
+static IrExpr *once(Ad *ad, StmtVec *out, IrExpr *g) {
+    if (g->kind == IR_LOCAL || g->kind == IR_CONST) return g;
+    int t = new_local(ad, "$adj", g->type, false);
+    vec_push(out, assign(ad, t, g, g->span));
+    return local_ref(ad, t, g->span);
+}
+
+static IrExpr *int_bin(void *a, IrBinOp op, IrExpr *x, IrExpr *y, Span sp) { return irb_binary(a, op, x, y, sp); }
+
+/* The element of x.grad that a cloned reference r to x names: the same subscripts, addressed as
+ * the adjoint field is stored (a plain buffer, or its place in an SNode storage). */
+static IrRef *grad_ref(Ad *ad, const IrRef *r) {
+    const IrField *g = &ad->m->fields[ad->m->fields[r->index].grad - 1];
+    IrRef *gr = ARENA_NEW(ad->a, IrRef);
+    *gr = *r;
+    gr->index = (int)(g - ad->m->fields);
+    gr->flat = g->storage ? ir_snode_flat(ad->a, int_bin, ad->a, ad->m->storages[g->storage - 1].bytes, g, r->idx, r->span) : NULL;
+    return gr;
+}
+
+/* x.grad[...] += g for a cloned reference r of a field with an adjoint (subscripts in versions). */
+static IrStmt *grad_add(Ad *ad, const IrRef *r, IrExpr *g, Span sp) {
+    const IrField *f = &ad->m->fields[r->index];
+    IrRef *gr = grad_ref(ad, r);
+    IrExpr *op = irb_new(ad->a, IR_MEMOP, f->type, sp);
+    op->mem = (IrMemOp){.op = QOP_ADD, .ref = gr, .val = irb_cast(ad->a, g, f->type), .order = QORD_RELAXED, .scope = QSCOPE_DEVICE,
+                        .from_augassign = true};
+    IrStmt *s = ARENA_NEW(ad->a, IrStmt);
+    s->kind = IR_EVAL, s->span = sp, s->eval = op;
+    return s;
+}
+
+/* Adds g (the adjoint of e's value, of e's type) to the adjoints of what e was computed from. */
+static void backprop(Ad *ad, StmtVec *out, IrExpr *e, IrExpr *g) {
+    if (!active(ad, e)) return;
+    Span sp = e->span;
+    switch (e->kind) {
+    case IR_LOCAL: {
+        int a = ad->adj.items[e->local];
+        if (a >= 0) vec_push(out, assign(ad, a, bin(ad, IR_ADD, local_ref(ad, a, sp), g), sp));
+        return;
+    }
+    case IR_LOAD: vec_push(out, grad_add(ad, e->ref, g, sp)); return;
+    case IR_UNARY:
+        if (e->un.op == IR_NEG) backprop(ad, out, e->un.a, neg(ad, g));
+        return;
+    case IR_CAST:
+        if (qt_is_float(e->arg->type)) backprop(ad, out, e->arg, irb_cast(ad->a, g, e->arg->type));
+        return;
+    case IR_SELECT: {
+        g = once(ad, out, g);
+        IrExpr *z = fc(ad, g, 0);
+        backprop(ad, out, e->sel.a, irb_select(ad->a, e->sel.cond, g, z, sp));
+        backprop(ad, out, e->sel.b, irb_select(ad->a, e->sel.cond, z, g, sp));
+        return;
+    }
+    case IR_BINARY: {
+        IrExpr *x = e->bin.a, *y = e->bin.b;
+        g = once(ad, out, g);
+        switch (e->bin.op) {
+        case IR_ADD: backprop(ad, out, x, g), backprop(ad, out, y, g); return;
+        case IR_SUB: backprop(ad, out, x, g), backprop(ad, out, y, neg(ad, g)); return;
+        case IR_MUL: backprop(ad, out, x, bin(ad, IR_MUL, g, y)), backprop(ad, out, y, bin(ad, IR_MUL, g, x)); return;
+        case IR_DIV:
+            backprop(ad, out, x, bin(ad, IR_DIV, g, y));
+            backprop(ad, out, y, neg(ad, bin(ad, IR_DIV, bin(ad, IR_MUL, g, x), bin(ad, IR_MUL, y, y))));
+            return;
+        case IR_POW: { /* d(x^y) = x^(y-1) (y dx + log(x) x dy) */
+            IrExpr *c = bin(ad, IR_POW, x, bin(ad, IR_SUB, y, fc(ad, y, 1)));
+            backprop(ad, out, x, bin(ad, IR_MUL, g, bin(ad, IR_MUL, y, c)));
+            backprop(ad, out, y, bin(ad, IR_MUL, g, bin(ad, IR_MUL, math1(ad, IR_LOG, x), bin(ad, IR_MUL, x, c))));
+            return;
+        }
+        case IR_MIN: case IR_MAX: { /* the adjoint goes to x where x < y (min) / y < x (max) holds, else to y */
+            IrExpr *cmp = e->bin.op == IR_MIN ? bin(ad, IR_LT, x, y) : bin(ad, IR_LT, y, x), *z = fc(ad, g, 0);
+            backprop(ad, out, x, irb_select(ad->a, cmp, g, z, sp));
+            backprop(ad, out, y, irb_select(ad->a, cmp, z, g, sp));
+            return;
+        }
+        default: return; /* %, //, comparisons, bit and logical operations */
+        }
+    }
+    case IR_MATH: {
+        IrExpr *x = e->math.a, *one = fc(ad, x, 1), *d = NULL;
+        switch (e->math.op) {
+        case IR_SIN: d = math1(ad, IR_COS, x); break;
+        case IR_COS: d = neg(ad, math1(ad, IR_SIN, x)); break;
+        case IR_TAN: { IrExpr *t = math1(ad, IR_TAN, x); d = bin(ad, IR_ADD, one, bin(ad, IR_MUL, t, t)); break; }
+        case IR_TANH: { IrExpr *t = math1(ad, IR_TANH, x); d = bin(ad, IR_SUB, one, bin(ad, IR_MUL, t, t)); break; }
+        case IR_ASIN: d = bin(ad, IR_DIV, one, math1(ad, IR_SQRT, bin(ad, IR_SUB, one, bin(ad, IR_MUL, x, x)))); break;
+        case IR_ACOS: d = neg(ad, bin(ad, IR_DIV, one, math1(ad, IR_SQRT, bin(ad, IR_SUB, one, bin(ad, IR_MUL, x, x))))); break;
+        case IR_ATAN: d = bin(ad, IR_DIV, one, bin(ad, IR_ADD, one, bin(ad, IR_MUL, x, x))); break;
+        case IR_EXP: d = math1(ad, IR_EXP, x); break;
+        case IR_LOG: backprop(ad, out, x, bin(ad, IR_DIV, g, x)); return;
+        case IR_SQRT: d = bin(ad, IR_DIV, fc(ad, x, 0.5), math1(ad, IR_SQRT, x)); break;
+        case IR_RSQRT: { IrExpr *r = math1(ad, IR_RSQRT, x); d = bin(ad, IR_MUL, fc(ad, x, -0.5), bin(ad, IR_MUL, r, bin(ad, IR_MUL, r, r))); break; }
+        case IR_ABS: /* sgn(x): 0 at 0 */
+            d = irb_select(ad->a, bin(ad, IR_GT, x, fc(ad, x, 0)), one, irb_select(ad->a, bin(ad, IR_LT, x, fc(ad, x, 0)), fc(ad, x, -1), fc(ad, x, 0), sp), sp);
+            break;
+        case IR_ATAN2: { /* atan2(y = a, x = b) */
+            IrExpr *y = e->math.a, *xx = e->math.b;
+            g = once(ad, out, g);
+            IrExpr *n = bin(ad, IR_ADD, bin(ad, IR_MUL, y, y), bin(ad, IR_MUL, xx, xx));
+            backprop(ad, out, y, bin(ad, IR_DIV, bin(ad, IR_MUL, g, xx), n));
+            backprop(ad, out, xx, neg(ad, bin(ad, IR_DIV, bin(ad, IR_MUL, g, y), n)));
+            return;
+        }
+        default: return; /* floor, ceil, round */
+        }
+        backprop(ad, out, x, bin(ad, IR_MUL, g, d));
+        return;
+    }
+    default: return;
+    }
+}
+
+/* ---- statements ---- */
+static void xform_block(Ad *ad, Blk *b, const IrBlock *src);
+
+static void chunk_push(Blk *b, StmtVec c) { vec_push(&b->chunks, c); }
+
+/* v = value: the version's assignment forward, the adjoint of value backward. */
+static int assign_version(Ad *ad, Blk *b, int l, IrExpr *value, const char *name, Span sp) {
+    int v = version(ad, b, l, value->type, name, active(ad, value), sp);
+    vec_push(&b->f, assign(ad, v, value, sp));
+    StmtVec c = {0};
+    if (ad->adj.items[v] >= 0) backprop(ad, &c, value, local_ref(ad, ad->adj.items[v], sp));
+    chunk_push(b, c);
+    return v;
+}
+
+static void fields_stored(const IrBlock *b, IntVec *out) {
+    for (int k = 0; k < b->n; k++) {
+        const IrStmt *s = b->stmts[k];
+        if (s->kind == IR_STORE && s->store.ref->kind == IR_REF_FIELD) vec_push(out, s->store.ref->index);
+        if (s->kind == IR_EVAL && s->eval->kind == IR_MEMOP && s->eval->mem.ref->kind == IR_REF_FIELD) vec_push(out, s->eval->mem.ref->index);
+        if (s->kind == IR_IF) fields_stored(&s->if_.then, out), fields_stored(&s->if_.els, out);
+        if (s->kind == IR_FOR) fields_stored(&s->for_.body, out);
+        if (s->kind == IR_WHILE) fields_stored(&s->while_.body, out);
+    }
+}
+
+static void forget_stored(Ad *ad, const IrBlock *b) {
+    IntVec st = {0};
+    fields_stored(b, &st);
+    for (int k = 0; k < ad->fwd.len; k++)
+        for (int j = 0; j < st.len; j++)
+            if (ad->fwd.items[k].field == st.items[j]) {
+                ad->fwd.items[k] = ad->fwd.items[--ad->fwd.len], k--;
+                break;
+            }
+    for (int j = 0; j < st.len; j++) {
+        const IrField *f = &ad->m->fields[st.items[j]];
+        if (f->grad > 0 && !stored_here(ad, st.items[j])) vec_push(&ad->stored, st.items[j]);
+    }
+    vec_free(&st);
+}
+
+static void x_store(Ad *ad, Blk *b, const IrStmt *s) {
+    IrExpr *v = clone_stmt_expr(ad, s->store.value);
+    IrRef *r = clone_ref(ad, s->store.ref);
+    if (r->kind == IR_REF_SHARED) return refuse(ad, s->span, "a SharedArray in a kernel with gradients is not supported by qdc's autodiff yet");
+    if (r->kind != IR_REF_FIELD) return;
+    const IrField *f = &ad->m->fields[r->index];
+    if (!strncmp(f->name, "qdc_tmp_", 8) && active(ad, v))
+        return refuse(ad, s->span, "a kernel-scope variable that carries a differentiable value from one loop to the next is not supported by qdc's autodiff yet");
+    int t = assign_version(ad, b, -1, v, "$stored", s->span);
+    for (int k = 0; k < ad->fwd.len; k++) /* an element stored again: the older store is gone */
+        if (ad->fwd.items[k].field == r->index) ad->fwd.items[k] = ad->fwd.items[--ad->fwd.len], k--;
+    vec_push(&ad->fwd, ((Fwd){.field = r->index, .ref = r, .version = t}));
+    if (f->grad <= 0) return;
+    if (!stored_here(ad, r->index)) vec_push(&ad->stored, r->index);
+    vec_push(&ad->stores, r);
+    StmtVec c = {0}; /* adj(t) += y.grad[i]; y.grad[i] = 0 */
+    IrExpr *gl = irb_new(ad->a, IR_LOAD, f->type, s->span);
+    gl->ref = grad_ref(ad, r);
+    if (ad->adj.items[t] >= 0) vec_push(&c, assign(ad, ad->adj.items[t], bin(ad, IR_ADD, local_ref(ad, ad->adj.items[t], s->span), irb_cast(ad->a, gl, ad->locals.items[t].type)), s->span));
+    IrStmt *z = ARENA_NEW(ad->a, IrStmt);
+    z->kind = IR_STORE, z->span = s->span, z->store.ref = grad_ref(ad, r), z->store.value = irb_float(ad->a, f->type, 0, s->span);
+    vec_push(&c, z);
+    chunk_push(b, c);
+}
+
+static void x_atomic(Ad *ad, Blk *b, const IrStmt *s) {
+    const IrMemOp *mo = &s->eval->mem;
+    if (mo->ref->kind != IR_REF_FIELD || mo->ref->index < 0 || ad->m->fields[mo->ref->index].grad <= 0) {
+        if (mo->ref->kind == IR_REF_FIELD)
+            for (int k = 0; k < ad->fwd.len; k++)
+                if (ad->fwd.items[k].field == mo->ref->index) ad->fwd.items[k] = ad->fwd.items[--ad->fwd.len], k--;
+        if (mo->ref->kind == IR_REF_LOCAL && qt_is_float(mo->ref->type))
+            refuse(ad, s->span, "an atomic on a float local is not supported by qdc's autodiff yet");
+        return; /* its value reaches no adjoint */
+    }
+    if (mo->op != QOP_ADD && mo->op != QOP_SUB)
+        return refuse(ad, s->span, arena_printf(ad->a, "atomic %s on a needs_grad field is not differentiable (atomic add and sub are)", qop_name(mo->op)));
+    IrExpr *v = clone_stmt_expr(ad, mo->val);
+    IrRef *r = clone_ref(ad, mo->ref);
+    for (int k = 0; k < ad->fwd.len; k++)
+        if (ad->fwd.items[k].field == r->index) ad->fwd.items[k] = ad->fwd.items[--ad->fwd.len], k--;
+    if (!active(ad, v)) return;
+    int t = assign_version(ad, b, -1, v, "$added", s->span);
+    const IrField *f = &ad->m->fields[r->index];
+    IrExpr *gl = irb_new(ad->a, IR_LOAD, f->type, s->span);
+    gl->ref = grad_ref(ad, r);
+    IrExpr *g = irb_cast(ad->a, gl, ad->locals.items[t].type);
+    if (mo->op == QOP_SUB) g = neg(ad, g);
+    StmtVec c = {0};
+    vec_push(&c, assign(ad, ad->adj.items[t], bin(ad, IR_ADD, local_ref(ad, ad->adj.items[t], s->span), g), s->span));
+    chunk_push(b, c);
+}
+
+static void x_if(Ad *ad, Blk *b, const IrStmt *s) {
+    int c = assign_version(ad, b, -1, clone_stmt_expr(ad, s->if_.cond), "$cond", s->span);
+    int n = ad->pk->nlocals, *before = malloc(sizeof(int) * ((size_t)n * 3 + 1)), *after_t = before + n, *after_e = after_t + n;
+    memcpy(before, ad->cur, sizeof(int) * (size_t)n);
+    Fwd *saved = malloc(sizeof(Fwd) * (size_t)(ad->fwd.len + 1));
+    int nsaved = ad->fwd.len;
+    if (nsaved) memcpy(saved, ad->fwd.items, sizeof(Fwd) * (size_t)nsaved);
+    Blk bt = {0}, be = {0};
+    xform_block(ad, &bt, &s->if_.then);
+    memcpy(after_t, ad->cur, sizeof(int) * (size_t)n), memcpy(ad->cur, before, sizeof(int) * (size_t)n);
+    ad->fwd.len = 0;
+    for (int k = 0; k < nsaved; k++) vec_push(&ad->fwd, saved[k]);
+    xform_block(ad, &be, &s->if_.els);
+    memcpy(after_e, ad->cur, sizeof(int) * (size_t)n);
+    ad->fwd.len = 0;
+    for (int k = 0; k < nsaved; k++) vec_push(&ad->fwd, saved[k]);
+    forget_stored(ad, &s->if_.then), forget_stored(ad, &s->if_.els);
+    for (int l = 0; l < n; l++) { /* a local either branch assigned: a merged version */
+        if (after_t[l] == before[l] && after_e[l] == before[l]) continue;
+        bool act = ad->active.items[after_t[l]] || ad->active.items[after_e[l]];
+        int p = version(ad, b, l, ad->pk->locals[l].type, NULL, act, s->span);
+        for (int br = 0; br < 2; br++) {
+            Blk *x = br ? &be : &bt;
+            int from = br ? after_e[l] : after_t[l];
+            vec_push(&x->f, assign(ad, p, local_ref(ad, from, s->span), s->span));
+            StmtVec ch = {0};
+            if (ad->adj.items[p] >= 0) backprop(ad, &ch, local_ref(ad, from, s->span), local_ref(ad, ad->adj.items[p], s->span));
+            chunk_push(x, ch);
+        }
+    }
+    free(before), free(saved);
+    IrStmt *fi = ARENA_NEW(ad->a, IrStmt), *ri = ARENA_NEW(ad->a, IrStmt);
+    fi->kind = ri->kind = IR_IF, fi->span = ri->span = s->span;
+    fi->if_.cond = local_ref(ad, c, s->span), ri->if_.cond = local_ref(ad, c, s->span);
+    ri->if_.then = blk_reverse(ad, &bt), ri->if_.els = blk_reverse(ad, &be);
+    fi->if_.then = block_of(ad, &bt.f), fi->if_.els = block_of(ad, &be.f);
+    vec_push(&b->f, fi);
+    StmtVec ch = {0};
+    vec_push(&ch, ri);
+    chunk_push(b, ch);
+}
+
+/* Locals the block assigns (nested blocks included). */
+static void assigned(const IrBlock *b, unsigned char *set) {
+    for (int k = 0; k < b->n; k++) {
+        const IrStmt *s = b->stmts[k];
+        if (s->kind == IR_ASSIGN) set[s->assign.local] = 1;
+        if (s->kind == IR_IF) assigned(&s->if_.then, set), assigned(&s->if_.els, set);
+        if (s->kind == IR_FOR) set[s->for_.counter] = 1, assigned(&s->for_.body, set);
+        if (s->kind == IR_WHILE) assigned(&s->while_.body, set);
+    }
+}
+
+typedef struct { const unsigned char *set; unsigned char *written, *carried; } ReadCtx;
+static bool reads_unwritten(const IrExpr *e, void *ctx) {
+    const ReadCtx *r = ctx;
+    if (e->kind == IR_LOCAL && r->set[e->local] && !r->written[e->local]) r->carried[e->local] = 1;
+    return false;
+}
+
+/* Marks in carried the locals an iteration of the loop body reads before it assigns them (values
+ * carried from the previous iteration). An assignment in a nested block counts inside that block
+ * only (a nested loop's counter is assigned by the loop). */
+static void carries(const IrBlock *b, const unsigned char *set, unsigned char *written, unsigned char *carried, int n) {
+    ReadCtx r = {set, written, carried};
+    for (int k = 0; k < b->n; k++) {
+        const IrStmt *s = b->stmts[k];
+        const IrBlock *inner[2] = {NULL, NULL};
+        int counter = -1;
+        switch (s->kind) {
+        case IR_ASSIGN:
+            ir_expr_any(s->assign.value, reads_unwritten, &r);
+            written[s->assign.local] = 1;
+            continue;
+        case IR_IF: ir_expr_any(s->if_.cond, reads_unwritten, &r), inner[0] = &s->if_.then, inner[1] = &s->if_.els; break;
+        case IR_FOR:
+            ir_expr_any(s->for_.begin, reads_unwritten, &r), ir_expr_any(s->for_.end, reads_unwritten, &r);
+            inner[0] = &s->for_.body, counter = s->for_.counter;
+            break;
+        case IR_WHILE: ir_expr_any(s->while_.cond, reads_unwritten, &r), inner[0] = &s->while_.body; break;
+        default: {
+            IrBlock one = {.stmts = (IrStmt **)&b->stmts[k], .n = 1};
+            ir_block_any(&one, reads_unwritten, &r);
+            continue;
+        }
+        }
+        unsigned char *w = malloc((size_t)n + 1);
+        for (int j = 0; j < 2 && inner[j]; j++) {
+            memcpy(w, written, (size_t)n);
+            if (counter >= 0) w[counter] = 1;
+            carries(inner[j], set, w, carried, n);
+        }
+        free(w);
+    }
+}
+
+typedef struct { const unsigned char *set; int n; } ReadCount;
+static bool count_reads(const IrExpr *e, void *ctx) {
+    ReadCount *r = ctx;
+    r->n += e->kind == IR_LOCAL && r->set[e->local];
+    return false;
+}
+static int reads_of(const IrBlock *b, const unsigned char *set) {
+    ReadCount c = {set, 0};
+    ir_block_any(b, count_reads, &c);
+    return c.n;
+}
+static int expr_reads_of(const IrExpr *e, const unsigned char *set) {
+    ReadCount c = {set, 0};
+    ir_expr_any(e, count_reads, &c);
+    return c.n;
+}
+
+static const IrExpr *strip_fcast(const IrExpr *e) {
+    while (e->kind == IR_CAST && qt_is_float(e->type) && qt_is_float(e->arg->type)) e = e->arg;
+    return e;
+}
+
+/* The summand e of an accumulation `l = l + e`, `l = e + l` or `l = l - e` (*sign -1), float
+ * conversions around l or the sum allowed (an f32 accumulator of f64 terms); else NULL. */
+static const IrExpr *summand(const IrStmt *s, int l, int *sign) {
+    const IrExpr *v = strip_fcast(s->assign.value);
+    if (s->kind != IR_ASSIGN || s->assign.local != l || v->kind != IR_BINARY || (v->bin.op != IR_ADD && v->bin.op != IR_SUB)) return NULL;
+    const IrExpr *x = strip_fcast(v->bin.a), *y = strip_fcast(v->bin.b);
+    bool left = x->kind == IR_LOCAL && x->local == l, right = y->kind == IR_LOCAL && y->local == l;
+    *sign = v->bin.op == IR_SUB ? -1 : 1;
+    if (left && !right) return v->bin.b;
+    if (right && !left && v->bin.op == IR_ADD) return v->bin.a;
+    return NULL;
+}
+
+/* Whether carried local l only accumulates: its every assignment in the body is a top-level
+ * `l = l +- e` whose e reads no carried local, and nothing else in the body reads it. Its adjoint
+ * is then the same in every iteration: no ad stack is needed. */
+static int assignments_of(const IrBlock *b, int l) {
+    int n = 0;
+    for (int k = 0; k < b->n; k++) {
+        const IrStmt *s = b->stmts[k];
+        n += s->kind == IR_ASSIGN && s->assign.local == l;
+        if (s->kind == IR_IF) n += assignments_of(&s->if_.then, l) + assignments_of(&s->if_.els, l);
+        if (s->kind == IR_FOR) n += assignments_of(&s->for_.body, l);
+        if (s->kind == IR_WHILE) n += assignments_of(&s->while_.body, l);
+    }
+    return n;
+}
+
+static bool accumulates(const IrBlock *body, int l, const unsigned char *carried, int nlocals) {
+    unsigned char *only = calloc((size_t)nlocals, 1);
+    only[l] = 1;
+    int updates = 0, sign;
+    bool ok = true;
+    for (int k = 0; k < body->n && ok; k++) {
+        const IrStmt *s = body->stmts[k];
+        if (s->kind != IR_ASSIGN || s->assign.local != l) continue;
+        const IrExpr *e = summand(s, l, &sign);
+        ok = e && !expr_reads_of(e, carried);
+        updates++;
+    }
+    ok = ok && updates && assignments_of(body, l) == updates && reads_of(body, only) == updates;
+    free(only);
+    return ok;
+}
+
+static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
+    IrExpr *begin = clone_stmt_expr(ad, s->for_.begin), *end = clone_stmt_expr(ad, s->for_.end);
+    int64_t step = s->for_.step;
+    if (begin->kind == IR_CONST && end->kind == IR_CONST && step) { /* a compile-time trip count: unrolled */
+        int64_t lo = begin->c.i, hi = end->c.i, trip = step > 0 ? (hi > lo ? (hi - lo + step - 1) / step : 0) : (lo > hi ? (lo - hi - step - 1) / -step : 0);
+        if (trip <= 256 && trip * (s->for_.body.n + 1) <= ad->budget) {
+            ad->budget -= (int)(trip * (s->for_.body.n + 1));
+            for (int64_t it = 0; it < trip; it++) {
+                assign_version(ad, b, s->for_.counter, irb_int(ad->a, ad->pk->locals[s->for_.counter].type, lo + it * step, s->span), NULL, s->span);
+                xform_block(ad, b, &s->for_.body);
+            }
+            return;
+        }
+    }
+    int n = ad->pk->nlocals;
+    unsigned char *set = calloc((size_t)n * 4 + 1, 1), *written = set + n, *carried = written + n, *acc = carried + n;
+    assigned(&s->for_.body, set);
+    set[s->for_.counter] = 0;
+    carries(&s->for_.body, set, written, carried, n);
+    bool ok = true;
+    for (int l = 0; l < n && ok; l++)
+        if (carried[l]) ok = qt_is_float(ad->pk->locals[l].type) && accumulates(&s->for_.body, l, carried, n), acc[l] = 1;
+    if (ok) { /* a local the loop assigns, read outside it (before it: conservatively refused), unless it accumulates */
+        unsigned char *plain = calloc((size_t)n, 1);
+        for (int l = 0; l < n; l++) plain[l] = set[l] && !acc[l];
+        int in = reads_of(&s->for_.body, plain) + expr_reads_of(s->for_.begin, plain) + expr_reads_of(s->for_.end, plain);
+        ok = reads_of(&ad->task->body, plain) == in;
+        free(plain);
+    }
+    if (!ok) {
+        free(set);
+        return refuse(ad, s->span, "a loop whose trip count is known at run time only, carrying a local from one iteration to the next, "
+                                   "needs Quadrants' ad stack, which qdc's autodiff does not implement yet (a compile-time trip "
+                                   "count, e.g. range(4) or qd.static(range(n)), is unrolled, and a local that only accumulates, "
+                                   "s += f(j), is differentiated without it)");
+    }
+    /* the accumulators: one version each for the whole loop, updated in place */
+    for (int l = 0; l < n; l++) {
+        if (!acc[l]) continue;
+        int from = ad->cur[l], v = version(ad, b, -1, ad->pk->locals[l].type, ad->pk->locals[l].name, true, s->span);
+        vec_push(&b->f, assign(ad, v, local_ref(ad, from, s->span), s->span));
+        StmtVec ch = {0};
+        backprop(ad, &ch, local_ref(ad, from, s->span), local_ref(ad, ad->adj.items[v], s->span));
+        chunk_push(b, ch);
+        ad->cur[l] = v, ad->acc[l] = v;
+    }
+    int *before = malloc(sizeof(int) * ((size_t)n + 1));
+    memcpy(before, ad->cur, sizeof(int) * (size_t)n);
+    int c = version(ad, b, s->for_.counter, ad->pk->locals[s->for_.counter].type, NULL, false, s->span);
+    int nsaved = ad->fwd.len, nskip = ad->acc_updates.len;
+    Blk body = {0};
+    xform_block(ad, &body, &s->for_.body);
+    ad->fwd.len = nsaved;
+    forget_stored(ad, &s->for_.body);
+    memcpy(ad->cur, before, sizeof(int) * (size_t)n);
+    free(before);
+    bool any_acc = false;
+    for (int l = 0; l < n; l++)
+        if (acc[l]) any_acc = true, ad->acc[l] = -1; /* an enclosing loop's accumulators stay */
+    free(set);
+    StmtVec replay = {0}; /* the adjoint sweep's replay: the body without the accumulations */
+    for (int k = 0; k < body.f.len; k++) {
+        bool skip = false;
+        for (int j = nskip; j < ad->acc_updates.len; j++) skip |= ad->acc_updates.items[j] == body.f.items[k];
+        if (!skip) vec_push(&replay, body.f.items[k]);
+    }
+    ad->acc_updates.len = nskip;
+    IrBlock fwd = block_of(ad, &replay), rev = blk_reverse(ad, &body);
+    if (any_acc) { /* the forward replay runs the loop for the accumulators' final values */
+        IrStmt *fl = ARENA_NEW(ad->a, IrStmt);
+        fl->kind = IR_FOR, fl->span = s->span;
+        fl->for_.counter = c, fl->for_.begin = begin, fl->for_.end = end, fl->for_.step = step;
+        fl->for_.body = block_of(ad, &body.f);
+        vec_push(&b->f, fl);
+    } else {
+        vec_free(&body.f);
+    }
+    IrStmt *loop = ARENA_NEW(ad->a, IrStmt);
+    loop->kind = IR_FOR, loop->span = s->span;
+    loop->for_.counter = c, loop->for_.begin = begin, loop->for_.end = end, loop->for_.step = step;
+    loop->for_.body.n = fwd.n + rev.n;
+    loop->for_.body.stmts = ARENA_ARRAY(ad->a, IrStmt *, fwd.n + rev.n + 1);
+    memcpy(loop->for_.body.stmts, fwd.stmts, sizeof(IrStmt *) * (size_t)fwd.n);
+    memcpy(loop->for_.body.stmts + fwd.n, rev.stmts, sizeof(IrStmt *) * (size_t)rev.n);
+    StmtVec ch = {0};
+    vec_push(&ch, loop);
+    chunk_push(b, ch);
+}
+
+/* l = l +- e for an accumulator of the loop being transformed (x_for): e's adjoint is the
+ * accumulator's, in every iteration. */
+static void x_accumulate(Ad *ad, Blk *b, const IrStmt *s) {
+    int sign = 1, v = ad->acc[s->assign.local];
+    const IrExpr *pe = summand(s, s->assign.local, &sign);
+    IrStmt *u = assign(ad, v, clone_stmt_expr(ad, s->assign.value), s->span); /* the accumulator is the local's version */
+    IrExpr *e = clone(ad, pe);
+    vec_push(&b->f, u);
+    vec_push(&ad->acc_updates, u);
+    StmtVec ch = {0};
+    IrExpr *g = irb_cast(ad->a, local_ref(ad, ad->adj.items[v], s->span), e->type);
+    backprop(ad, &ch, e, sign < 0 ? neg(ad, g) : g);
+    chunk_push(b, ch);
+}
+
+static void xform_stmt(Ad *ad, Blk *b, const IrStmt *s) {
+    switch (s->kind) {
+    case IR_ASSIGN:
+        if (ad->acc[s->assign.local] >= 0) return x_accumulate(ad, b, s);
+        assign_version(ad, b, s->assign.local, clone_stmt_expr(ad, s->assign.value), NULL, s->span);
+        return;
+    case IR_STORE: x_store(ad, b, s); return;
+    case IR_EVAL:
+        if (s->eval->kind == IR_MEMOP && !s->eval->mem.is_volatile && s->eval->mem.op != QOP_LOAD && s->eval->mem.op != QOP_STORE) x_atomic(ad, b, s);
+        else if (s->eval->kind == IR_MEMOP && s->eval->mem.op == QOP_STORE) refuse(ad, s->span, "qd.atomic_store in a kernel with gradients is not supported by qdc's autodiff yet");
+        else if (ir_has_effects(s->eval)) refuse(ad, s->span, "subgroup collectives are not supported by qdc's autodiff yet");
+        return;
+    case IR_IF: x_if(ad, b, s); return;
+    case IR_FOR: x_for(ad, b, s); return;
+    case IR_WHILE: return refuse(ad, s->span, "WhileStmt is not supported in AutoDiff.");
+    case IR_BREAK: return refuse(ad, s->span, "WhileControlStmt (break) is not supported in AutoDiff.");
+    case IR_CONTINUE: return refuse(ad, s->span, "ContinueStmt is not supported in AutoDiff.");
+    case IR_BARRIER: return refuse(ad, s->span, "qd.simt.block.sync() is not supported by qdc's autodiff yet");
+    case IR_FENCE: case IR_PRINT: case IR_ASSERT: return; /* no adjoint; the companion does not repeat them */
+    }
+}
+
+static void xform_block(Ad *ad, Blk *b, const IrBlock *src) {
+    for (int k = 0; k < src->n && !ad->why; k++) xform_stmt(ad, b, src->stmts[k]);
+}
+
+/* ---- kernels ---- */
+static bool reads_local(const IrExpr *e, void *ctx) { return (void)ctx, e->kind == IR_LOCAL; }
+static bool varies(const IrRef *r) {
+    for (int k = 0; k < r->nidx; k++)
+        if (ir_expr_any(r->idx[k], reads_local, NULL)) return true;
+    return false;
+}
+
+/* Quadrants' check of a task: a load of a needs_grad field and a store to another element of it,
+ * both indexed by the iteration, make the adjoint chain cross iterations, which it does not
+ * generate (the companion would read the value the forward pass overwrote). */
+static void cross_iteration(Ad *ad) {
+    for (int l = 0; l < ad->loads.len && !ad->why; l++)
+        for (int k = 0; k < ad->stores.len; k++) {
+            const IrRef *ld = ad->loads.items[l], *st = ad->stores.items[k];
+            if (ld->index != st->index || same_ref(ld, st) || !varies(ld) || !varies(st)) continue;
+            refuse(ad, ld->span, arena_printf(ad->a, "Cross-iteration read-after-write on the `needs_grad` global field `%s` at the "
+                                                     "offload-level loop body is not supported in reverse-mode autodiff (Quadrants' "
+                                                     "global data access rule)", ad->m->fields[ld->index].name));
+            break;
+        }
+}
+
+static bool touches_ref(const IrModule *m, const IrRef *r) {
+    return r && r->kind == IR_REF_FIELD && m->fields[r->index].grad > 0;
+}
+static bool touches_expr(const IrExpr *e, void *ctx) {
+    return (e->kind == IR_LOAD && touches_ref(ctx, e->ref)) || (e->kind == IR_MEMOP && touches_ref(ctx, e->mem.ref));
+}
+static bool touches_block(const IrModule *m, const IrBlock *b) {
+    if (ir_block_any(b, touches_expr, (void *)m)) return true;
+    for (int k = 0; k < b->n; k++) {
+        const IrStmt *s = b->stmts[k];
+        if (s->kind == IR_STORE && touches_ref(m, s->store.ref)) return true;
+        if (s->kind == IR_IF && (touches_block(m, &s->if_.then) || touches_block(m, &s->if_.els))) return true;
+        if (s->kind == IR_FOR && touches_block(m, &s->for_.body)) return true;
+        if (s->kind == IR_WHILE && touches_block(m, &s->while_.body)) return true;
+    }
+    return false;
+}
+
+static bool name_taken(const IrModule *m, const char *name, int nkernels) {
+    for (int k = 0; k < nkernels; k++) {
+        if (!strcmp(m->kernels[k].name, name)) return true;
+        for (int t = 0; t < m->kernels[k].ntasks; t++)
+            if (!strcmp(m->kernels[k].tasks[t].name, name)) return true;
+    }
+    return false;
+}
+
+/* The companion of kernel ki, or false after a warning. */
+static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
+    const IrKernel *pk = &m->kernels[ki];
+    Ad ad = {.a = a, .m = m, .pk = pk, .budget = 1 << 16};
+    for (int l = 0; l < pk->nlocals; l++) new_local(&ad, pk->locals[l].name, pk->locals[l].type, false);
+    ad.cur = malloc(sizeof(int) * (size_t)(pk->nlocals + 1)), ad.acc = malloc(sizeof(int) * (size_t)(pk->nlocals + 1));
+    for (int l = 0; l < pk->nlocals; l++) ad.acc[l] = -1;
+    *out = (IrKernel){.name = arena_printf(a, "%s_grad", pk->name), .params = pk->params, .nparams = pk->nparams, .ntasks = pk->ntasks,
+                      .ret_type = QT_VOID, .ret_field = -1, .grad_of = ki + 1, .span = pk->span};
+    out->tasks = ARENA_ARRAY(a, IrTask, pk->ntasks ? pk->ntasks : 1);
+    if (pk->nloops) refuse(&ad, pk->loops[0].span, "qd.graph.do_while is not supported by qdc's autodiff yet");
+    if (name_taken(m, out->name, m->nkernels)) out->name = arena_printf(a, "%s__grad", pk->name); /* a kernel of the module has the name */
+    if (name_taken(m, out->name, m->nkernels))
+        refuse(&ad, pk->span, arena_printf(a, "other kernels are named '%s_grad' and '%s'", pk->name, out->name));
+    for (int t = 0; t < pk->ntasks && !ad.why; t++) {
+        const IrTask *pt = &pk->tasks[pk->ntasks - 1 - t];
+        IrTask *gt = &out->tasks[t];
+        *gt = *pt;
+        gt->name = arena_printf(a, "%s_t%d", out->name, t);
+        if (pt->uses_block) refuse(&ad, pt->span, "SharedArrays, block barriers and subgroup collectives are not supported by qdc's autodiff yet");
+        for (int l = 0; l < pk->nlocals; l++) ad.cur[l] = l;
+        ad.fwd.len = ad.stored.len = 0;
+        ad.task = pt;
+        ir_memo_clear(&ad.clone_memo);
+        if (pt->extent) gt->extent = clone_stmt_expr(&ad, pt->extent);
+        Blk b = {0};
+        ad.loads.len = ad.stores.len = 0;
+        xform_block(&ad, &b, &pt->body);
+        cross_iteration(&ad);
+        IrBlock f = block_of(&ad, &b.f), r = blk_reverse(&ad, &b);
+        gt->body.n = f.n + r.n;
+        gt->body.stmts = ARENA_ARRAY(a, IrStmt *, f.n + r.n + 1);
+        memcpy(gt->body.stmts, f.stmts, sizeof(IrStmt *) * (size_t)f.n);
+        memcpy(gt->body.stmts + f.n, r.stmts, sizeof(IrStmt *) * (size_t)r.n);
+    }
+    bool ok = !ad.why;
+    if (!ok)
+        diag_warning(ad.why_span, QD2112, "kernel '%s' gets no gradient kernel '%s': %s", pk->name, out->name, ad.why);
+    else {
+        out->nlocals = ad.locals.len;
+        out->locals = ARENA_ARRAY(a, IrLocal, ad.locals.len);
+        if (ad.locals.len) memcpy(out->locals, ad.locals.items, sizeof(IrLocal) * (size_t)ad.locals.len);
+    }
+    vec_free(&ad.locals), vec_free(&ad.active), vec_free(&ad.adj), vec_free(&ad.fwd), vec_free(&ad.stored);
+    ir_memo_free(&ad.clone_memo), ir_memo_free(&ad.act_memo);
+    vec_free(&ad.acc_updates), vec_free(&ad.loads), vec_free(&ad.stores);
+    free(ad.cur), free(ad.acc);
+    return ok;
+}
+
+void ad_module(IrModule *m, Arena *a) {
+    int n = m->nkernels, extra = 0;
+    for (int k = 0; k < n; k++)
+        for (int t = 0; t < m->kernels[k].ntasks && !m->kernels[k].grad_of; t++)
+            if (m->kernels[k].grad_of == 0 && touches_block(m, &m->kernels[k].tasks[t].body)) {
+                extra++;
+                break;
+            }
+    if (!extra) return;
+    IrKernel *ks = ARENA_ARRAY(a, IrKernel, n + extra);
+    memcpy(ks, m->kernels, sizeof(IrKernel) * (size_t)n);
+    m->kernels = ks;
+    for (int k = 0; k < n; k++) {
+        bool touches = false;
+        for (int t = 0; t < ks[k].ntasks && !touches; t++) touches = touches_block(m, &ks[k].tasks[t].body);
+        if (touches && !ks[k].grad_of && grad_kernel(m, a, k, &ks[m->nkernels])) m->nkernels++;
+    }
+}
