@@ -509,6 +509,11 @@ void ir_walk_block(IrBlock *b, IrWalker *w);
 /* Whether some expression node of `e` (operands and indexes included) or of `b` (its statements,
  * nested blocks included) satisfies pred; both walk with the walker above. */
 bool ir_expr_any(const IrExpr *e, bool (*pred)(const IrExpr *e, void *ctx), void *ctx);
+/* Marks used[i] for every local of the task's kernel that the task reads or writes (its index
+ * local, loop counters and assigned temporaries included); `used` has one entry per kernel local.
+ * Backends declare only these per task function: declaring every local of the kernel made a
+ * kernel of n loops cost n^2 (bench/scaling.md). */
+void ir_task_locals(const IrTask *t, bool *used);
 bool ir_block_any(const IrBlock *b, bool (*pred)(const IrExpr *e, void *ctx), void *ctx);
 bool ir_has_effects(const IrExpr *e); /* contains a memory operation or a collective */
 bool ir_is_uniform(const IrExpr *e);  /* only constants, scalar arguments and shapes */

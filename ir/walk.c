@@ -190,3 +190,31 @@ static bool not_uniform(const IrExpr *e, void *ctx) {
 }
 
 bool ir_is_uniform(const IrExpr *e) { return !ir_expr_any(e, not_uniform, NULL); }
+
+/* ---- the locals one task touches ---- */
+
+static void mark_ref(bool *used, const IrRef *r) {
+    if (r && r->kind == IR_REF_LOCAL) used[r->index] = true;
+}
+
+static IrExpr *locals_expr(IrWalker *w, IrExpr *e) {
+    bool *used = w->ctx;
+    if (e->kind == IR_LOCAL) used[e->local] = true;
+    else if (e->kind == IR_LOAD) mark_ref(used, e->ref);
+    else if (e->kind == IR_MEMOP) mark_ref(used, e->mem.ref);
+    return e;
+}
+
+static void locals_stmt(IrWalker *w, IrStmt *s) {
+    bool *used = w->ctx;
+    if (s->kind == IR_ASSIGN) used[s->assign.local] = true;
+    else if (s->kind == IR_STORE) mark_ref(used, s->store.ref);
+    else if (s->kind == IR_FOR) used[s->for_.counter] = true;
+}
+
+/* Read-only like any_in: the callbacks return each node itself. */
+void ir_task_locals(const IrTask *t, bool *used) {
+    if (t->kind == IR_TASK_PARALLEL) used[t->index_local] = true;
+    IrWalker w = {.expr = locals_expr, .stmt = locals_stmt, .ctx = used};
+    ir_walk_task((IrTask *)t, &w);
+}

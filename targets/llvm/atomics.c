@@ -242,29 +242,39 @@ static LLVMValueRef reduce_step(LlvmCg *cg, const IrExpr *e, const IrLowering *l
 
 static LLVMValueRef emit_memop(LlvmCg *cg, const IrExpr *e, LLVMValueRef given);
 
-/* After the task's loop: each partial reaches memory by one atomic, as the operation decided. */
+/* After the task's loop: each partial reaches memory by one atomic, as the operation decided.
+ * All subgroup reductions come first (they share the subgroup's mask), then the atomics, those
+ * with the same leader under one branch. */
 void cg_reduce_end(LlvmCg *cg) {
+    LLVMValueRef *vals = xcalloc((size_t)cg->nreduced + 1, sizeof *vals), *leaders = xcalloc((size_t)cg->nreduced + 1, sizeof *leaders);
+    cg->flush_mask = NULL;
     for (int i = 0; i < cg->nreduced; i++) {
         const IrExpr *e = cg->reduced[i];
         const IrLowering *low = ir_low_memop(cg->low, e);
         QdType qt = e->mem.ref->type;
-        LLVMValueRef v = LLVMBuildLoad2(cg->b, cg_type(cg, qt), cg->partials[i], ""), leader = NULL;
-        ir_memo_clear(&cg->shared_vals);
+        vals[i] = LLVMBuildLoad2(cg->b, cg_type(cg, qt), cg->partials[i], "");
         if (low->reduce == LOW_REDUCE_SUBGROUP) {
             if (!cg->tgt->reduce_subgroup) die("a subgroup reduction on a target without reduce_subgroup");
-            v = cg->tgt->reduce_subgroup(cg, partial_op(low), qt, v, &leader);
+            vals[i] = cg->tgt->reduce_subgroup(cg, partial_op(low), qt, vals[i], &leaders[i]);
         }
-        if (!leader) {
-            emit_memop(cg, e, v);
+    }
+    for (int i = 0; i < cg->nreduced;) {
+        ir_memo_clear(&cg->shared_vals);
+        if (!leaders[i]) {
+            emit_memop(cg, cg->reduced[i], vals[i]);
+            i++;
             continue;
         }
         LLVMBasicBlockRef one = cg_block(cg, "reduce.flush"), join = cg_block(cg, "reduce.done");
-        LLVMBuildCondBr(cg->b, leader, one, join);
+        LLVMBuildCondBr(cg->b, leaders[i], one, join);
         LLVMPositionBuilderAtEnd(cg->b, one);
-        emit_memop(cg, e, v);
+        LLVMValueRef leader = leaders[i];
+        for (; i < cg->nreduced && leaders[i] == leader; i++) emit_memop(cg, cg->reduced[i], vals[i]);
         LLVMBuildBr(cg->b, join);
         LLVMPositionBuilderAtEnd(cg->b, join);
     }
+    free(vals), free(leaders);
+    cg->flush_mask = NULL;
     free(cg->reduced), free(cg->partials);
     cg->reduced = NULL, cg->partials = NULL, cg->nreduced = 0;
 }

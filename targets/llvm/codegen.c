@@ -126,8 +126,11 @@ void cg_task_begin(LlvmCg *cg, const IrKernel *k, int ti) {
     cg->param_vals = xcalloc((size_t)k->nparams + 1, sizeof *cg->param_vals);
     cg->param_shape = xcalloc((size_t)k->nparams + 1, sizeof *cg->param_shape);
     cg->locals = xcalloc((size_t)k->nlocals + 1, sizeof *cg->locals);
+    bool *used = xcalloc((size_t)k->nlocals + 1, sizeof *used);
+    ir_task_locals(cg->task, used);
     for (int i = 0; i < k->nlocals; i++)
-        cg->locals[i] = LLVMBuildAlloca(cg->b, cg_type(cg, k->locals[i].type), k->locals[i].name);
+        if (used[i]) cg->locals[i] = LLVMBuildAlloca(cg->b, cg_type(cg, k->locals[i].type), k->locals[i].name);
+    free(used);
     cg->iter_index = NULL;
     cg->nloops = 0;
 }

@@ -168,6 +168,7 @@ struct LlvmCg {
     const IrExpr **reduced;
     LLVMValueRef *partials;
     int nreduced;
+    LLVMValueRef flush_mask; /* the subgroup's lanes at the flush, shared by its reductions (NULL: none yet) */
     /* core-private (debug.c): -g's DIBuilder and the compile unit's file; NULL without -g */
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file;

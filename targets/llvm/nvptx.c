@@ -465,35 +465,66 @@ static void nv_assert_fail(LlvmCg *cg, const char *msg) {
     cg_call_intrinsic(cg, "llvm.trap", NULL, 0, NULL, 0);
 }
 
-/* One 32-bit or 64-bit value from lane `src` of the lanes in mask (shfl.sync.idx; 64-bit as two). */
-static LLVMValueRef nv_shfl_idx(LlvmCg *cg, QdType t, LLVMValueRef mask, LLVMValueRef v, LLVMValueRef src) {
+/* One 32-bit or 64-bit value from another lane of the lanes in mask (64-bit as two shuffles):
+ * shfl.sync.idx reads lane `src`, shfl.sync.bfly lane (this lane ^ src). */
+static LLVMValueRef nv_shfl(LlvmCg *cg, const char *mode, QdType t, LLVMValueRef mask, LLVMValueRef v, LLVMValueRef src) {
     LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx), ty = LLVMTypeOf(v);
+    char name[40];
     if (qt_bits(t) == 32) {
         LLVMValueRef args[4] = {mask, v, src, cg_i32(cg, 31)};
-        return cg_call_intrinsic(cg, qt_is_float(t) ? "llvm.nvvm.shfl.sync.idx.f32" : "llvm.nvvm.shfl.sync.idx.i32", NULL, 0,
-                                 args, 4);
+        snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.%s", mode, qt_is_float(t) ? "f32" : "i32");
+        return cg_call_intrinsic(cg, name, NULL, 0, args, 4);
     }
+    snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.i32", mode);
     LLVMValueRef w = qt_is_float(t) ? LLVMBuildBitCast(cg->b, v, i64, "") : v, half[2];
     for (int h = 0; h < 2; h++) {
         LLVMValueRef part = LLVMBuildTrunc(cg->b, h ? LLVMBuildLShr(cg->b, w, LLVMConstInt(i64, 32, 0), "") : w, i32, "");
         LLVMValueRef args[4] = {mask, part, src, cg_i32(cg, 31)};
-        half[h] = LLVMBuildZExt(cg->b, cg_call_intrinsic(cg, "llvm.nvvm.shfl.sync.idx.i32", NULL, 0, args, 4), i64, "");
+        half[h] = LLVMBuildZExt(cg->b, cg_call_intrinsic(cg, name, NULL, 0, args, 4), i64, "");
     }
     LLVMValueRef r = LLVMBuildOr(cg->b, half[0], LLVMBuildShl(cg->b, half[1], LLVMConstInt(i64, 32, 0), ""), "");
     return qt_is_float(t) ? LLVMBuildBitCast(cg->b, r, ty, "") : r;
 }
 
+/* The full-warp fast path (database key rewrite.full_warp: shfl.sync.bfly): when activemask is
+ * all 32 lanes, every lane of the warp executes the same branch, so a butterfly of shfl.sync.bfly
+ * over the full mask (five steps, every lane ends with the warp's total) is exact, and lane 0
+ * issues the one atomic. Any other mask (a partial warp, lanes not reconverged after the loop)
+ * leaves each lane its own partial and its own atomic: correct for every mask, at the price of
+ * one atomic per lane in such warps only. */
+static LLVMValueRef nv_reduce_full_warp(LlvmCg *cg, QdOp op, QdType t, LLVMValueRef v, LLVMValueRef mask,
+                                        LLVMValueRef *leader) {
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
+    LLVMValueRef all = LLVMConstInt(i32, 0xffffffffu, 0), full = LLVMBuildICmp(cg->b, LLVMIntEQ, mask, all, "");
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b), warp = cg_block(cg, "reduce.warp"), join = cg_block(cg, "reduce.lanes");
+    LLVMBuildCondBr(cg->b, full, warp, join);
+    LLVMPositionBuilderAtEnd(cg->b, warp);
+    LLVMValueRef r = v;
+    for (int d = 16; d >= 1; d >>= 1) r = cg_apply_op(cg, op, t, r, nv_shfl(cg, "bfly", t, all, r, cg_i32(cg, d)));
+    LLVMBasicBlockRef warp_end = LLVMGetInsertBlock(cg->b);
+    LLVMBuildBr(cg->b, join);
+    LLVMPositionBuilderAtEnd(cg->b, join);
+    LLVMValueRef phi = LLVMBuildPhi(cg->b, LLVMTypeOf(v), "reduce.value");
+    LLVMAddIncoming(phi, &r, &warp_end, 1);
+    LLVMAddIncoming(phi, &v, &pre, 1);
+    LLVMValueRef lane0 = LLVMBuildICmp(cg->b, LLVMIntEQ, nv_sg_lane(cg), cg_i32(cg, 0), "");
+    *leader = LLVMBuildOr(cg->b, LLVMBuildNot(cg->b, full, ""), lane0, "");
+    return phi;
+}
+
 /* The partials of the lanes active at the flush (activemask: after the grid-stride loop every
  * lane that reached it, also in a partial warp or when lanes have not reconverged, each group
  * reducing its own members), led by the lowest of them. i32/u32 on families whose simt.reduce
- * is redux.sync: one redux.sync. Otherwise (64-bit integers, f32/f64 add, sm_60-sm_75) a tree
+ * is redux.sync: one redux.sync. Otherwise (64-bit integers, f32/f64 add, sm_60-sm_75) the
+ * full-warp butterfly where the database has it (nv_reduce_full_warp), else a tree
  * over the lanes' ranks among the active ones, which works for any mask: at step d = 1, 2, 4,
  * 8, 16 a lane adds the value of the active lane d ranks above it (fns.b32 finds it, shfl.sync.idx
  * over the mask reads it), if there is one; the lowest lane ends with the sum of all. */
 static LLVMValueRef nv_reduce_subgroup(LlvmCg *cg, QdOp op, QdType t, LLVMValueRef v, LLVMValueRef *leader) {
     LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->ctx);
-    LLVMValueRef mask = cg_call_intrinsic(cg, "llvm.nvvm.activemask", NULL, 0, NULL, 0), r;
-    const char *simt_reduce = cap_str(cg->cap, "simt.reduce");
+    if (!cg->flush_mask) cg->flush_mask = cg_call_intrinsic(cg, "llvm.nvvm.activemask", NULL, 0, NULL, 0);
+    LLVMValueRef mask = cg->flush_mask, r;
+    const char *simt_reduce = cap_str(cg->cap, "simt.reduce"), *full_warp = cap_str(cg->cap, "rewrite.full_warp");
     if ((t == QT_I32 || t == QT_U32) && simt_reduce && !strcmp(simt_reduce, "redux.sync")) {
         bool s = t == QT_I32;
         const char *name = op == QOP_ADD ? "llvm.nvvm.redux.sync.add"
@@ -504,6 +535,8 @@ static LLVMValueRef nv_reduce_subgroup(LlvmCg *cg, QdOp op, QdType t, LLVMValueR
                                            : "llvm.nvvm.redux.sync.xor";
         LLVMValueRef args[2] = {v, mask};
         r = cg_call_intrinsic(cg, name, NULL, 0, args, 2);
+    } else if (full_warp && !strcmp(full_warp, "shfl.sync.bfly")) {
+        return nv_reduce_full_warp(cg, op, t, v, mask, leader);
     } else {
         LLVMValueRef lane = nv_sg_lane(cg);
         r = v;
@@ -511,7 +544,7 @@ static LLVMValueRef nv_reduce_subgroup(LlvmCg *cg, QdOp op, QdType t, LLVMValueR
             LLVMValueRef fa[3] = {mask, lane, cg_i32(cg, d + 1)};
             LLVMValueRef src = cg_call_intrinsic(cg, "llvm.nvvm.fns", NULL, 0, fa, 3);
             LLVMValueRef has = LLVMBuildICmp(cg->b, LLVMIntNE, src, LLVMConstInt(i32, 0xffffffffu, 0), "");
-            LLVMValueRef got = nv_shfl_idx(cg, t, mask, r, LLVMBuildSelect(cg->b, has, src, lane, "")); /* a lane in mask */
+            LLVMValueRef got = nv_shfl(cg, "idx", t, mask, r, LLVMBuildSelect(cg->b, has, src, lane, "")); /* a lane in mask */
             r = LLVMBuildSelect(cg->b, has, cg_apply_op(cg, op, t, r, got), r, "");
         }
     }

@@ -295,12 +295,16 @@ static void note(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *me
 }
 
 /* ---- entry points ---- */
-static void declare_locals(SpvGen *g) {
+static void declare_locals(SpvGen *g, const IrTask *task) {
+    bool *used = xcalloc((size_t)g->k->nlocals + 1, sizeof *used);
+    ir_task_locals(task, used);
     for (int i = 0; i < g->k->nlocals; i++) {
+        if (!used[i]) continue;
         uint32_t ty = g_ty(g, g->k->locals[i].type), v = spv_id(&g->b);
         SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpVariable, g_ptr(g, SpvStorageClassFunction, ty), v, SpvStorageClassFunction);
         g->local_var[i] = v;
     }
+    free(used);
 }
 
 static uint32_t local_tmp(SpvGen *g, QdType t) {
@@ -377,7 +381,7 @@ static void emit_task(SpvGen *g, const IrTask *task) {
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpFunction, voidt, fn, SpvFunctionControlMaskNone, fnty);
     SPV_OP(&g->b, SPV_SEC_FUNC, SpvOpLabel, entry);
     g->cur = entry;
-    declare_locals(g);
+    declare_locals(g, task);
     uint32_t ctr = local_tmp(g, QT_I32);
     if (task->kind == IR_TASK_PARALLEL) g_reduce_begin(g, task);
     if (task->kind == IR_TASK_PARALLEL) parallel_body(g, task, ctr, bd);

@@ -106,18 +106,26 @@ Test(reduce, ptx_one_atomic_per_warp) {
     run_free(&r);
 }
 
-/* Where redux.sync does not apply (f32 add anywhere; any type before sm_80) the lanes' partials
- * go through a tree over their ranks among the active lanes: five steps of fns.b32 (the lane d
- * ranks up) and shfl.sync.idx over activemask, then one atom by the lowest lane. float_sum has
- * two reduced f32 adds; i32 sum on sm_70 one tree and no redux.sync. ptxas accepts the modules
- * where it is installed (ptx_golden). */
-Test(reduce, ptx_shuffle_tree_where_redux_cannot) {
+/* Where redux.sync does not apply (f32 add anywhere; any type before sm_80) every NVIDIA family
+ * has rewrite.full_warp: shfl.sync.bfly (issue 33 item 5): one activemask for the loop's
+ * reductions, a branch on it being all 32 lanes, five shfl.sync.bfly over the full mask per
+ * reduction, and the atoms by lane 0 (each lane's own under any other mask), those of one
+ * flush under one branch. float_sum has two reduced f32 adds; i32 sum on sm_70 one butterfly and
+ * no redux.sync. ptxas accepts the modules where it is installed (ptx_golden). */
+Test(reduce, ptx_full_warp_butterfly_where_redux_cannot) {
     RunResult r = run_qdc("--target=sm_80", "--emit=ptx", "examples/float_sum.qd", "-o", "-", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     char *fs = ptx_entry(r.out, "float_sum_t1");
-    cr_expect_eq(count(fs, "activemask.b32"), 2);
-    cr_expect_eq(count(fs, "fns.b32"), 10);
-    cr_expect_eq(count(fs, "shfl.sync.idx.b32"), 10);
+    cr_expect_eq(count(fs, "activemask.b32"), 1);
+    cr_expect_eq(count(fs, "fns.b32"), 0);
+    cr_expect_eq(count(fs, "shfl.sync.idx.b32"), 0);
+    cr_expect_eq(count(fs, "shfl.sync.bfly.b32"), 10);
+    for (int d = 1; d <= 16; d <<= 1) {
+        char *step = xasprintf(", %d, 31, -1;", d);
+        cr_expect_eq(count(fs, step), 2, "%s", step);
+        free(step);
+    }
+    cr_expect_eq(count(fs, "%laneid"), 1);
     cr_expect_eq(count(fs, "atom.global.add.f32"), 2);
     cr_expect_eq(count(fs, "redux.sync"), 0);
     free(fs);
@@ -125,16 +133,37 @@ Test(reduce, ptx_shuffle_tree_where_redux_cannot) {
     r = run_qdc("--target=sm_70", "--emit=ptx", "bench/x86/reductions.qd", "-o", "-", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     char *isum = ptx_entry(r.out, "isum_t1");
-    cr_expect_eq(count(isum, "fns.b32"), 5);
-    cr_expect_eq(count(isum, "shfl.sync.idx.b32"), 5);
+    cr_expect_eq(count(isum, "fns.b32"), 0);
+    cr_expect_eq(count(isum, "shfl.sync.bfly.b32"), 5);
     cr_expect_eq(count(isum, "atom.global.add.u32"), 1);
     cr_expect_eq(count(isum, "redux.sync"), 0);
     free(isum);
     run_free(&r);
     r = run_qdc("--target=sm_80", "--emit=ptx", "--atomic-rewrite=none", "examples/float_sum.qd", "-o", "-", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_expect_eq(count(r.out, "fns.b32"), 0);
+    cr_expect_eq(count(r.out, "shfl.sync"), 0);
     run_free(&r);
+}
+
+/* A family without rewrite.full_warp (a user family extending sm_70 with full_warp: none) keeps
+ * the tree over the active lanes' ranks: five steps of fns.b32 (the lane d ranks up) and
+ * shfl.sync.idx over activemask, then one atom by the lowest lane. */
+Test(reduce, ptx_rank_tree_without_full_warp) {
+    char *dir = make_temp_dir(), *yaml = xasprintf("%s/sm_70_tree.yaml", dir);
+    cr_assert(write_text(yaml, "schema: 1\nname: sm_70_tree\nextends: sm_70\nrank: 1\n"
+                               "description: \"sm_70 without the full-warp fast path\"\nrewrite:\n  full_warp: none\n"));
+    RunResult r = run_qdc("--capdb-dir", dir, "--target=sm_70_tree", "--emit=ptx", "bench/x86/reductions.qd", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *isum = ptx_entry(r.out, "isum_t1");
+    cr_expect_eq(count(isum, "activemask.b32"), 1);
+    cr_expect_eq(count(isum, "fns.b32"), 5);
+    cr_expect_eq(count(isum, "shfl.sync.idx.b32"), 5);
+    cr_expect_eq(count(isum, "shfl.sync.bfly"), 0);
+    cr_expect_eq(count(isum, "atom.global.add.u32"), 1);
+    free(isum);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(yaml);
 }
 
 Test(reduce, bad_atomic_rewrite_value) {
