@@ -35,6 +35,7 @@ const char *val_describe(Val v) {
     case V_PYDC: return "a dataclass instance";
     case V_PYDCTYPE: return "a dataclass type";
     case V_ANNOT: return "a parameter annotation";
+    case V_PYINT: return "an integer past 64 bits";
     default: return "a value";
     }
 }
@@ -83,14 +84,15 @@ static IrExpr *try_fold(Sema *S, IrBinOp op, QdType t, IrExpr *a, IrExpr *b, Spa
  * that) typed by its value (i32 when it fits, else i64, else u64; module level: i64), never a
  * value wrapped to 32 bits. Where it meets a type, range() bounds must fit (QD2012) and an
  * implicit conversion that changes it warns (QD2150, sema_convert). */
-typedef __int128 PyInt;
+typedef __int128 Int128; /* past 64 bits: frontend/py/pyint.h (sema_pyint.c) */
 
-static PyInt lit_value(const IrExpr *e) { return e->type == QT_U64 ? (PyInt)e->c.u : (PyInt)e->c.i; }
+static Int128 lit_value(const IrExpr *e) { return e->type == QT_U64 ? (Int128)e->c.u : (Int128)e->c.i; }
 
 static bool is_literal(const IrExpr *e) { return e && e->kind == IR_CONST && e->literal && qt_is_int(e->type); }
+bool sema_is_int_literal(const IrExpr *e) { return is_literal(e); }
 
-static IrExpr *lit_const(Sema *S, PyInt v, Span sp) {
-    if (v < INT64_MIN || v > (PyInt)UINT64_MAX) {
+static IrExpr *lit_const(Sema *S, Int128 v, Span sp) {
+    if (v < INT64_MIN || v > (Int128)UINT64_MAX) {
         diag_error(sp, QD2050, "integer constant expression does not fit in 64 bits");
         v = 0;
     }
@@ -101,15 +103,17 @@ static IrExpr *lit_const(Sema *S, PyInt v, Span sp) {
     return e;
 }
 
-#define PYINT_TOO_BIG (((PyInt)1) << 120) /* any value past 64 bits: lit_const reports it */
+IrExpr *sema_int_literal(Sema *S, Int128 v, Span sp) { return lit_const(S, v, sp); }
 
-static PyInt lit_pow(PyInt x, PyInt y) {
+#define PYINT_TOO_BIG (((Int128)1) << 120) /* any value past 64 bits: lit_const reports it */
+
+static Int128 lit_pow(Int128 x, Int128 y) {
     if (x == 0 || x == 1) return y == 0 ? 1 : x;
     if (x == -1) return y % 2 ? -1 : 1;
     if (y > 128) return PYINT_TOO_BIG;
-    PyInt r = 1;
-    for (PyInt k = 0; k < y; k++)
-        if (__builtin_mul_overflow(r, x, &r) || r > (PyInt)UINT64_MAX || r < INT64_MIN) return PYINT_TOO_BIG;
+    Int128 r = 1;
+    for (Int128 k = 0; k < y; k++)
+        if (__builtin_mul_overflow(r, x, &r) || r > (Int128)UINT64_MAX || r < INT64_MIN) return PYINT_TOO_BIG;
     return r;
 }
 
@@ -117,13 +121,13 @@ static PyInt lit_pow(PyInt x, PyInt y) {
  * exactly, its intermediate values unbounded (here: up to 2**120), so only the result has to fit
  * in 64 bits. False for anything else or a step with no int answer: the operators then run one
  * at a time (fold_literal) and report what Python would raise. */
-static bool fold_py(IrBinOp op, PyInt x, PyInt y, PyInt *r);
-static bool literal_tree(const Expr *e, PyInt *out, int depth);
+static bool fold_py(IrBinOp op, Int128 x, Int128 y, Int128 *r);
+static bool literal_tree(const Expr *e, Int128 *out, int depth);
 
 /* op on two Python int constants, exactly; NULL where Python's answer is not an int (true
  * division, a negative power) or the operator is not arithmetic (left to ir_binary). */
 static IrExpr *fold_literal(Sema *S, IrBinOp op, const IrExpr *a, const IrExpr *b, Span sp) {
-    PyInt x = lit_value(a), y = lit_value(b), r;
+    Int128 x = lit_value(a), y = lit_value(b), r;
     switch (op) {
     case IR_ADD: r = x + y; break;
     case IR_SUB: r = x - y; break;
@@ -147,7 +151,7 @@ static IrExpr *fold_literal(Sema *S, IrBinOp op, const IrExpr *a, const IrExpr *
         }
         if (op == IR_SHR) r = y >= 127 ? (x < 0 ? -1 : 0) : x >> (int)y;
         else if (x == 0) r = 0;
-        else if (y >= 120 || __builtin_mul_overflow(x, (PyInt)1 << (int)y, &r)) r = PYINT_TOO_BIG;
+        else if (y >= 120 || __builtin_mul_overflow(x, (Int128)1 << (int)y, &r)) r = PYINT_TOO_BIG;
         break;
     case IR_AND: r = x & y; break;
     case IR_OR: r = x | y; break;
@@ -234,6 +238,7 @@ IrExpr *sema_rvalue(Sema *S, Val v, Span sp) {
         diag_error(sp, QD2040, "%s cannot be used where a scalar is needed; index it (v[0], v.x) or reduce it (v.sum(), v.norm())",
                    val_describe(v));
         return NULL;
+    case V_PYINT: return sema_pyint_unfit(S, v, sp, "a kernel integer (i64 or u64)"), NULL;
     default:
         diag_error(sp, QD2019, "%s cannot be used as a scalar value", val_describe(v));
         return NULL;
@@ -243,7 +248,9 @@ IrExpr *sema_rvalue(Sema *S, Val v, Span sp) {
 IrExpr *sema_expr(Sema *S, const Expr *e) { return sema_rvalue(S, sema_eval(S, e), e->span); }
 
 bool sema_const_int(Sema *S, const Expr *e, int64_t *out, const char *what) {
-    IrExpr *x = sema_expr(S, e);
+    Val v = sema_eval(S, e);
+    if (v.kind == V_PYINT) return sema_pyint_unfit(S, v, e->span, what), false;
+    IrExpr *x = sema_rvalue(S, v, e->span);
     if (!x) return false;
     if (!ir_is_const(x) || !qt_is_integral(x->type)) {
         diag_error(e->span, QD2009, "%s must be a compile-time integer constant", what);
@@ -272,6 +279,7 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
     if (n > maxdims) return diag_error(e->span, QD2009, "%s has at most %d dimensions, got %d", what, maxdims, n), -1;
     for (int k = 0; k < n; k++) {
         IrExpr *x = items[k].kind == V_EXPR ? items[k].e : NULL;
+        if (items[k].kind == V_PYINT) return sema_pyint_unfit(S, items[k], sema_shape_span(e, k), what), -1;
         if (!ir_is_const(x) || !qt_is_integral(x->type)) {
             diag_error(sema_shape_span(e, k), QD2009, "%s must be a compile-time integer or a tuple of them, got %s", what,
                        x ? "a run-time value" : val_describe(items[k]));
@@ -389,7 +397,7 @@ static Val py_math_call(Sema *S, const Expr *call, const char *p) {
     if (fns[k].result == 'b') return val_expr(irb_int(S->arena, QT_U1, r != 0, call->span));
     if (fns[k].result == 'i') {
         if (fabs(r) >= 0x1p63) return diag_error(call->span, QD2050, "%s gives an integer that does not fit in 64 bits", p), val_err();
-        return val_expr(lit_const(S, (PyInt)(int64_t)r, call->span));
+        return val_expr(lit_const(S, (Int128)(int64_t)r, call->span));
     }
     return val_expr(irb_float(S->arena, S->k ? S->default_fp : QT_F64, r, call->span));
 }
@@ -696,7 +704,7 @@ static const struct { int tok; IrBinOp op; const char *spelling; } binops[] = {
     {T_GT, IR_GT, ">"}, {T_GE, IR_GE, ">="},
 };
 
-static bool fold_py(IrBinOp op, PyInt x, PyInt y, PyInt *r) {
+static bool fold_py(IrBinOp op, Int128 x, Int128 y, Int128 *r) {
     switch (op) {
     case IR_ADD: *r = x + y; break;
     case IR_SUB: *r = x - y; break;
@@ -714,10 +722,10 @@ static bool fold_py(IrBinOp op, PyInt x, PyInt y, PyInt *r) {
         }
         if (y > 128) return false;
         *r = 1;
-        for (PyInt k = 0; k < y; k++)
+        for (Int128 k = 0; k < y; k++)
             if (__builtin_mul_overflow(*r, x, r) || *r >= PYINT_TOO_BIG || *r <= -PYINT_TOO_BIG) return false;
         break;
-    case IR_SHL: if (y < 0 || y >= 120 || (x && __builtin_mul_overflow(x, (PyInt)1 << (int)y, r))) return false; if (!x) *r = 0; break;
+    case IR_SHL: if (y < 0 || y >= 120 || (x && __builtin_mul_overflow(x, (Int128)1 << (int)y, r))) return false; if (!x) *r = 0; break;
     case IR_SHR: if (y < 0) return false; *r = y >= 127 ? (x < 0 ? -1 : 0) : x >> (int)y; break;
     case IR_AND: *r = x & y; break;
     case IR_OR: *r = x | y; break;
@@ -727,10 +735,10 @@ static bool fold_py(IrBinOp op, PyInt x, PyInt y, PyInt *r) {
     return *r > -PYINT_TOO_BIG && *r < PYINT_TOO_BIG;
 }
 
-static bool literal_tree(const Expr *e, PyInt *out, int depth) {
-    PyInt a, b;
+static bool literal_tree(const Expr *e, Int128 *out, int depth) {
+    Int128 a, b;
     if (depth > 32) return false;
-    if (e->kind == E_INT) return *out = (PyInt)e->i, true;
+    if (e->kind == E_INT) return *out = (Int128)e->i, true;
     if (e->kind == E_UNARY && (e->op == T_MINUS || e->op == T_PLUS || e->op == T_TILDE) && literal_tree(e->un.a, &a, depth + 1))
         return *out = e->op == T_MINUS ? -a : e->op == T_PLUS ? a : ~a, true;
     if (e->kind != E_BINARY || !literal_tree(e->bin.a, &a, depth + 1) || !literal_tree(e->bin.b, &b, depth + 1)) return false;
@@ -859,7 +867,7 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_NAME: return eval_name(S, e);
     /* module level approximates Python's numbers (i64 / f64); the constant is narrowed to a
      * literal's type (i32 or i64 / f32) when it is bound, see sema.c module_assign */
-    case E_INT: return val_expr(lit_const(S, (PyInt)e->i, e->span));
+    case E_INT: return val_expr(lit_const(S, (Int128)e->i, e->span));
     case E_FLOAT: return val_expr(irb_float(S->arena, S->k ? S->default_fp : QT_F64, e->f, e->span));
     case E_BOOL: return val_expr(irb_int(S->arena, QT_U1, e->b, e->span));
     case E_NONE: return (Val){.kind = V_NONE};
@@ -878,15 +886,19 @@ Val sema_eval(Sema *S, const Expr *e) {
         Val a = sema_eval(S, e->un.a);
         if (a.kind == V_ERR) return a;
         if (a.kind == V_VEC) return sema_vec_unary(S, e, a); /* `not v` too: element-wise, Quadrants' logical_not */
+        Val exact;
+        if (sema_pyint_unary(S, e->op, a, e->span, &exact)) return exact;
         Expr fake = *e;
         fake.un.a = (Expr *)sema_val_node(S, a, 0, e->un.a->span);
         return val_expr(eval_unary(S, &fake));
     }
     case E_BINARY: {
-        PyInt exact;
-        if (literal_tree(e, &exact, 0)) return val_expr(lit_const(S, exact, e->span)); /* 2**64 - 1 */
+        Int128 exact;
+        if (literal_tree(e, &exact, 0) && exact >= INT64_MIN && exact <= (Int128)UINT64_MAX)
+            return val_expr(lit_const(S, exact, e->span)); /* 2**64 - 1 */
         Val a = sema_eval(S, e->bin.a), b = sema_eval(S, e->bin.b), str;
         if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
+        if (sema_pyint_binary(S, e->op, &a, &b, e->span, &str)) return str; /* Python ints: exact */
         a = sema_list_as_vec(S, a, b), b = sema_list_as_vec(S, b, a);
         if (sema_str_binary(S, e->op, a, b, &str) || sema_tuple_binary(S, e->op, a, b, &str, e->span)) return sema_new_value(S, str, e->span);
         if (a.kind == V_VEC || b.kind == V_VEC || e->op == T_AT) return sema_vec_binary(S, e->op, a, b, e->span);
@@ -912,6 +924,8 @@ Val sema_eval(Sema *S, const Expr *e) {
             }
             return val_expr(irb_int(S->arena, QT_U1, op == T_EQ ? r : !r, e->span));
         }
+        Val exact;
+        if (sema_pyint_compare(S, op, a, b, e->span, &exact)) return exact;
         a = sema_list_as_vec(S, a, b), b = sema_list_as_vec(S, b, a);
         if (a.kind == V_VEC || b.kind == V_VEC) return sema_vec_binary(S, e->cmp.ops[0], a, b, e->span);
         return val_expr(sema_binop_tok(S, e->cmp.ops[0], sema_rvalue(S, a, e->cmp.items.items[0]->span),
@@ -1347,9 +1361,9 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         if (g.kind != V_ERR) diag_error(call->call.args.items[0]->span, QD2019, "qd.func takes a function, got %s", val_describe(g));
         return val_err();
     }
-    PyInt big; /* float(2**64): Python converts its exact int, past 64 bits too (rounded to a double) */
+    Int128 big; /* float(2**64): Python converts its exact int, past 64 bits too (rounded to a double) */
     if (f.kind == V_NS && !strcmp(f.path, "float") && call->call.args.n == 1 && !call->call.nkw &&
-        literal_tree(call->call.args.items[0], &big, 0) && (big < INT64_MIN || big > (PyInt)UINT64_MAX))
+        literal_tree(call->call.args.items[0], &big, 0) && (big < INT64_MIN || big > (Int128)UINT64_MAX))
         return val_expr(explicit_cast(S, irb_float(S->arena, QT_F64, (double)big, call->span), S->default_fp));
     Val ew;
     if (sema_vec_elementwise(S, call, f, &ew)) return ew;

@@ -42,7 +42,7 @@ static bool room(PyIntCtx *c, uint64_t bytes) {
 
 static PyInt *alloc(PyIntCtx *c, uint64_t n) { /* room for n limbs, zeroed */
     if (n > MAX_LIMBS) return room(c, UINT64_MAX), NULL;
-    if (!charge(c, EB_SIZE, 4 * n)) return NULL;
+    if (n > 2 && !charge(c, EB_SIZE, 4 * n)) return NULL; /* 64 bits and less: what every constant costs */
     PyInt *r = arena_alloc(c->arena, sizeof *r + 4 * n);
     r->n = (uint32_t)n;
     return r;

@@ -2,7 +2,7 @@
  * (floor division and modulo, two's-complement bitwise operators on negative values, int(s, base)
  * and str()). Sign and magnitude in 32-bit limbs; a value is immutable once made, so it can be
  * shared. Every result is allocated in the context's arena and charged to its budget: the bytes
- * of the result to EB_SIZE, the limb products of a multiplication, division or conversion (one
+ * of a result past 64 bits to EB_SIZE, the limb products of a multiplication, division or conversion (one
  * step per 1024) to EB_STEPS, so `2 ** 10**9` ends in a budget error, never a hang. A call that
  * cannot give an int returns NULL and says why in ctx->err. Knows nothing of IR: this header
  * depends on budget.h and support/ only. */
