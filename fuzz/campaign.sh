@@ -7,9 +7,11 @@
 # LeakSanitizer, UBSan "runtime error:"), or leaves the directory other than the one output
 # (exit 0) or empty (exit 1-3). Internal errors (exit 3) are allowed by qdc(1) but counted.
 # Failing inputs are copied to OUT/fail/ with their stderr.
-# usage: fuzz/campaign.sh QDC N SEED OUT     e.g. fuzz/campaign.sh build/asan/qdc 1000 7 build/campaign-asan
+# With SECONDS, the campaign stops after the kernel running when that much time has passed (the
+# summary counts the kernels compiled), so that a long run fits a session.
+# usage: fuzz/campaign.sh QDC N SEED OUT [SECONDS]   e.g. fuzz/campaign.sh build/asan/qdc 1000 7 build/campaign-asan
 set -u
-qdc=$1 n=$2 seed=$3 out=$4
+qdc=$1 n=$2 seed=$3 out=$4 limit=${5:-0}
 export QDC_ROOT=${QDC_ROOT:-$PWD}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}
@@ -21,6 +23,7 @@ targets=(x86_64 sm_90 gfx942 vulkan1.1 apple8)
 declare -A by_rc=()
 fails=0 internal=0 k=0 t0=$(date +%s)
 for f in "$out"/in/*.qd; do
+    [ "$limit" -gt 0 ] && [ $(( $(date +%s) - t0 )) -ge "$limit" ] && break
     t=${targets[$((k % ${#targets[@]}))]}
     k=$((k + 1))
     d=$out/run
