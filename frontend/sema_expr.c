@@ -80,19 +80,19 @@ static IrExpr *try_fold(Sema *S, IrBinOp op, QdType t, IrExpr *a, IrExpr *b, Spa
 /* ---- Python int constants ----
  * Quadrants evaluates operators on Python ints in Python, exactly, and types the result only
  * where it meets a typed value (make_constant_expr: "Integer literal ... exceeded the range"). So
- * do we: a literal, and an operator on literals, is an exact value (up to 64 bits, QD2050 past
- * that) typed by its value (i32 when it fits, else i64, else u64; module level: i64), never a
+ * do we: a literal, and an operator on literals, is an exact value (past 64 bits a V_PYINT,
+ * sema_pyint.c, QD2050 where a kernel needs it) typed by its value (i32 when it fits, else i64, else u64; module level: i64), never a
  * value wrapped to 32 bits. Where it meets a type, range() bounds must fit (QD2012) and an
  * implicit conversion that changes it warns (QD2150, sema_convert). */
-typedef __int128 Int128; /* past 64 bits: frontend/py/pyint.h (sema_pyint.c) */
+typedef __int128 PyInt; /* up to 64 bits; past them, struct PyInt (frontend/py/pyint.h, sema_pyint.c) */
 
-static Int128 lit_value(const IrExpr *e) { return e->type == QT_U64 ? (Int128)e->c.u : (Int128)e->c.i; }
+static PyInt lit_value(const IrExpr *e) { return e->type == QT_U64 ? (PyInt)e->c.u : (PyInt)e->c.i; }
 
 static bool is_literal(const IrExpr *e) { return e && e->kind == IR_CONST && e->literal && qt_is_int(e->type); }
 bool sema_is_int_literal(const IrExpr *e) { return is_literal(e); }
 
-static IrExpr *lit_const(Sema *S, Int128 v, Span sp) {
-    if (v < INT64_MIN || v > (Int128)UINT64_MAX) {
+static IrExpr *lit_const(Sema *S, PyInt v, Span sp) {
+    if (v < INT64_MIN || v > (PyInt)UINT64_MAX) {
         diag_error(sp, QD2050, "integer constant expression does not fit in 64 bits");
         v = 0;
     }
@@ -103,17 +103,17 @@ static IrExpr *lit_const(Sema *S, Int128 v, Span sp) {
     return e;
 }
 
-IrExpr *sema_int_literal(Sema *S, Int128 v, Span sp) { return lit_const(S, v, sp); }
+IrExpr *sema_int_literal(Sema *S, PyInt v, Span sp) { return lit_const(S, v, sp); }
 
-#define PYINT_TOO_BIG (((Int128)1) << 120) /* any value past 64 bits: lit_const reports it */
+#define PYINT_TOO_BIG (((PyInt)1) << 120) /* any value past 64 bits: lit_const reports it */
 
-static Int128 lit_pow(Int128 x, Int128 y) {
+static PyInt lit_pow(PyInt x, PyInt y) {
     if (x == 0 || x == 1) return y == 0 ? 1 : x;
     if (x == -1) return y % 2 ? -1 : 1;
     if (y > 128) return PYINT_TOO_BIG;
-    Int128 r = 1;
-    for (Int128 k = 0; k < y; k++)
-        if (__builtin_mul_overflow(r, x, &r) || r > (Int128)UINT64_MAX || r < INT64_MIN) return PYINT_TOO_BIG;
+    PyInt r = 1;
+    for (PyInt k = 0; k < y; k++)
+        if (__builtin_mul_overflow(r, x, &r) || r > (PyInt)UINT64_MAX || r < INT64_MIN) return PYINT_TOO_BIG;
     return r;
 }
 
@@ -121,13 +121,13 @@ static Int128 lit_pow(Int128 x, Int128 y) {
  * exactly, its intermediate values unbounded (here: up to 2**120), so only the result has to fit
  * in 64 bits. False for anything else or a step with no int answer: the operators then run one
  * at a time (fold_literal) and report what Python would raise. */
-static bool fold_py(IrBinOp op, Int128 x, Int128 y, Int128 *r);
-static bool literal_tree(const Expr *e, Int128 *out, int depth);
+static bool fold_py(IrBinOp op, PyInt x, PyInt y, PyInt *r);
+static bool literal_tree(const Expr *e, PyInt *out, int depth);
 
 /* op on two Python int constants, exactly; NULL where Python's answer is not an int (true
  * division, a negative power) or the operator is not arithmetic (left to ir_binary). */
 static IrExpr *fold_literal(Sema *S, IrBinOp op, const IrExpr *a, const IrExpr *b, Span sp) {
-    Int128 x = lit_value(a), y = lit_value(b), r;
+    PyInt x = lit_value(a), y = lit_value(b), r;
     switch (op) {
     case IR_ADD: r = x + y; break;
     case IR_SUB: r = x - y; break;
@@ -151,7 +151,7 @@ static IrExpr *fold_literal(Sema *S, IrBinOp op, const IrExpr *a, const IrExpr *
         }
         if (op == IR_SHR) r = y >= 127 ? (x < 0 ? -1 : 0) : x >> (int)y;
         else if (x == 0) r = 0;
-        else if (y >= 120 || __builtin_mul_overflow(x, (Int128)1 << (int)y, &r)) r = PYINT_TOO_BIG;
+        else if (y >= 120 || __builtin_mul_overflow(x, (PyInt)1 << (int)y, &r)) r = PYINT_TOO_BIG;
         break;
     case IR_AND: r = x & y; break;
     case IR_OR: r = x | y; break;
@@ -397,7 +397,7 @@ static Val py_math_call(Sema *S, const Expr *call, const char *p) {
     if (fns[k].result == 'b') return val_expr(irb_int(S->arena, QT_U1, r != 0, call->span));
     if (fns[k].result == 'i') {
         if (fabs(r) >= 0x1p63) return diag_error(call->span, QD2050, "%s gives an integer that does not fit in 64 bits", p), val_err();
-        return val_expr(lit_const(S, (Int128)(int64_t)r, call->span));
+        return val_expr(lit_const(S, (PyInt)(int64_t)r, call->span));
     }
     return val_expr(irb_float(S->arena, S->k ? S->default_fp : QT_F64, r, call->span));
 }
@@ -704,7 +704,7 @@ static const struct { int tok; IrBinOp op; const char *spelling; } binops[] = {
     {T_GT, IR_GT, ">"}, {T_GE, IR_GE, ">="},
 };
 
-static bool fold_py(IrBinOp op, Int128 x, Int128 y, Int128 *r) {
+static bool fold_py(IrBinOp op, PyInt x, PyInt y, PyInt *r) {
     switch (op) {
     case IR_ADD: *r = x + y; break;
     case IR_SUB: *r = x - y; break;
@@ -722,10 +722,10 @@ static bool fold_py(IrBinOp op, Int128 x, Int128 y, Int128 *r) {
         }
         if (y > 128) return false;
         *r = 1;
-        for (Int128 k = 0; k < y; k++)
+        for (PyInt k = 0; k < y; k++)
             if (__builtin_mul_overflow(*r, x, r) || *r >= PYINT_TOO_BIG || *r <= -PYINT_TOO_BIG) return false;
         break;
-    case IR_SHL: if (y < 0 || y >= 120 || (x && __builtin_mul_overflow(x, (Int128)1 << (int)y, r))) return false; if (!x) *r = 0; break;
+    case IR_SHL: if (y < 0 || y >= 120 || (x && __builtin_mul_overflow(x, (PyInt)1 << (int)y, r))) return false; if (!x) *r = 0; break;
     case IR_SHR: if (y < 0) return false; *r = y >= 127 ? (x < 0 ? -1 : 0) : x >> (int)y; break;
     case IR_AND: *r = x & y; break;
     case IR_OR: *r = x | y; break;
@@ -735,10 +735,10 @@ static bool fold_py(IrBinOp op, Int128 x, Int128 y, Int128 *r) {
     return *r > -PYINT_TOO_BIG && *r < PYINT_TOO_BIG;
 }
 
-static bool literal_tree(const Expr *e, Int128 *out, int depth) {
-    Int128 a, b;
+static bool literal_tree(const Expr *e, PyInt *out, int depth) {
+    PyInt a, b;
     if (depth > 32) return false;
-    if (e->kind == E_INT) return *out = (Int128)e->i, true;
+    if (e->kind == E_INT) return *out = (PyInt)e->i, true;
     if (e->kind == E_UNARY && (e->op == T_MINUS || e->op == T_PLUS || e->op == T_TILDE) && literal_tree(e->un.a, &a, depth + 1))
         return *out = e->op == T_MINUS ? -a : e->op == T_PLUS ? a : ~a, true;
     if (e->kind != E_BINARY || !literal_tree(e->bin.a, &a, depth + 1) || !literal_tree(e->bin.b, &b, depth + 1)) return false;
@@ -867,7 +867,7 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_NAME: return eval_name(S, e);
     /* module level approximates Python's numbers (i64 / f64); the constant is narrowed to a
      * literal's type (i32 or i64 / f32) when it is bound, see sema.c module_assign */
-    case E_INT: return val_expr(lit_const(S, (Int128)e->i, e->span));
+    case E_INT: return val_expr(lit_const(S, (PyInt)e->i, e->span));
     case E_FLOAT: return val_expr(irb_float(S->arena, S->k ? S->default_fp : QT_F64, e->f, e->span));
     case E_BOOL: return val_expr(irb_int(S->arena, QT_U1, e->b, e->span));
     case E_NONE: return (Val){.kind = V_NONE};
@@ -893,8 +893,8 @@ Val sema_eval(Sema *S, const Expr *e) {
         return val_expr(eval_unary(S, &fake));
     }
     case E_BINARY: {
-        Int128 exact;
-        if (literal_tree(e, &exact, 0) && exact >= INT64_MIN && exact <= (Int128)UINT64_MAX)
+        PyInt exact;
+        if (literal_tree(e, &exact, 0) && exact >= INT64_MIN && exact <= (PyInt)UINT64_MAX)
             return val_expr(lit_const(S, exact, e->span)); /* 2**64 - 1 */
         Val a = sema_eval(S, e->bin.a), b = sema_eval(S, e->bin.b), str;
         if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
@@ -1361,9 +1361,9 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         if (g.kind != V_ERR) diag_error(call->call.args.items[0]->span, QD2019, "qd.func takes a function, got %s", val_describe(g));
         return val_err();
     }
-    Int128 big; /* float(2**64): Python converts its exact int, past 64 bits too (rounded to a double) */
+    PyInt big; /* float(2**64): Python converts its exact int, past 64 bits too (rounded to a double) */
     if (f.kind == V_NS && !strcmp(f.path, "float") && call->call.args.n == 1 && !call->call.nkw &&
-        literal_tree(call->call.args.items[0], &big, 0) && (big < INT64_MIN || big > (Int128)UINT64_MAX))
+        literal_tree(call->call.args.items[0], &big, 0) && (big < INT64_MIN || big > (PyInt)UINT64_MAX))
         return val_expr(explicit_cast(S, irb_float(S->arena, QT_F64, (double)big, call->span), S->default_fp));
     Val ew;
     if (sema_vec_elementwise(S, call, f, &ew)) return ew;
