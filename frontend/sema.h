@@ -48,6 +48,8 @@ typedef enum {
     V_PYFUNC,  /* a Python function whose body is `return EXPR` (def; Sema.pyfuncs has its scope):
                   a call evaluates EXPR with the parameters bound, as Python does when it compiles */
     V_MODULE,  /* a module of the program (mod), imported (module.c) */
+    V_PYINT,   /* a Python int past 64 bits (big, frontend/py/pyint.h): exact in host arithmetic,
+                  QD2050 where a kernel, a shape or an index would need it (sema_pyint.c) */
 } ValKind;
 
 typedef struct PyDc { /* a @dataclasses.dataclass: its annotated members in declaration order */
@@ -94,6 +96,7 @@ struct Val {
         const Expr *ann;                                 /* V_ANNOT: the annotation it names */
         struct { Val *keys, *vals; int n; } dict;        /* V_DICT */
         struct SemaModule *mod;                          /* V_MODULE */
+        const struct PyInt *big;                         /* V_PYINT */
     };
 };
 
@@ -364,6 +367,18 @@ IrExpr *sema_convert(Sema *S, IrExpr *e, QdType t); /* implicit conversion: warn
 IrExpr *sema_binary(Sema *S, IrBinOp op, IrExpr *a, IrExpr *b, Span sp); /* casts to a common type */
 IrExpr *sema_local(Sema *S, int local, Span sp);
 IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp); /* a Python operator */
+/* Python ints (an int literal's exact value: IrExpr.literal) */
+bool sema_is_int_literal(const IrExpr *e);
+IrExpr *sema_int_literal(Sema *S, __int128 v, Span sp); /* typed by its value; QD2050 past 64 bits */
+/* sema_pyint.c: Python ints past 64 bits. An operator between Python ints (int literals and
+ * V_PYINT values) is evaluated exactly (false: not such an operator; a V_PYINT meeting a float
+ * constant becomes a float first, as in Python); QD2050 where one is used as a kernel value. */
+bool sema_pyint_binary(Sema *S, int tok, Val *a, Val *b, Span sp, Val *out);
+bool sema_pyint_unary(Sema *S, int tok, Val a, Span sp, Val *out);
+bool sema_pyint_compare(Sema *S, int tok, Val a, Val b, Span sp, Val *out);
+Val sema_pyint_value(Sema *S, const struct PyInt *v, Span sp); /* an int literal when it fits 64 bits, else V_PYINT */
+void sema_pyint_unfit(Sema *S, Val v, Span sp, const char *what); /* QD2050: v does not fit what */
+const char *sema_pyint_text(Sema *S, Val v, Span sp); /* str() of a V_PYINT (NULL: a budget ran out) */
 IrExpr *sema_to_bool(Sema *S, IrExpr *e);
 bool ir_is_const(const IrExpr *e);
 Val val_expr(IrExpr *e);

@@ -9,6 +9,7 @@
  * kernel that uses it, after the declared parameters, in order of first use. A class with kernels and no instance qdc can see is
  * warning QD2104. */
 #include "sema.h"
+#include "py/pyint.h"
 #include <string.h>
 
 void sema_class(Sema *S, const Stmt *cls) {
@@ -195,10 +196,10 @@ void sema_int_enum(Sema *S, const Stmt *cls) {
         Expr *lit = ARENA_NEW(S->arena, Expr);
         lit->kind = E_INT, lit->span = v->span;
         int64_t n;
-        if (callee && !strcmp(callee, "auto") && cls->class_.int_flag && high >= 63) { /* 2**64 and up: exact in Python, not here */
-            high++;
-            scope_bind(S, &o->attrs, t->name, (Val){.kind = V_HOST, .path = arena_printf(S->arena, "an IntFlag member of value 2**%d, "
-                       "beyond the 64 bits qdc evaluates", high)}, t->span);
+        if (callee && !strcmp(callee, "auto") && cls->class_.int_flag && high >= 63) { /* 2**64 and up: a Python int past 64 bits */
+            PyIntCtx pc = {.arena = S->arena, .budget = &S->budget, .at = v->span};
+            PyInt *one = pyint_from_i64(&pc, 1), *bit = one ? pyint_shl(&pc, one, pyint_from_i64(&pc, ++high)) : NULL;
+            scope_bind(S, &o->attrs, t->name, bit ? sema_pyint_value(S, bit, v->span) : val_err(), t->span);
             continue;
         }
         if (callee && !strcmp(callee, "auto") && cls->class_.int_flag) {

@@ -35,6 +35,7 @@ const char *val_describe(Val v) {
     case V_PYDC: return "a dataclass instance";
     case V_PYDCTYPE: return "a dataclass type";
     case V_ANNOT: return "a parameter annotation";
+    case V_PYINT: return "an integer past 64 bits";
     default: return "a value";
     }
 }
@@ -79,15 +80,16 @@ static IrExpr *try_fold(Sema *S, IrBinOp op, QdType t, IrExpr *a, IrExpr *b, Spa
 /* ---- Python int constants ----
  * Quadrants evaluates operators on Python ints in Python, exactly, and types the result only
  * where it meets a typed value (make_constant_expr: "Integer literal ... exceeded the range"). So
- * do we: a literal, and an operator on literals, is an exact value (up to 64 bits, QD2050 past
- * that) typed by its value (i32 when it fits, else i64, else u64; module level: i64), never a
+ * do we: a literal, and an operator on literals, is an exact value (past 64 bits a V_PYINT,
+ * sema_pyint.c, QD2050 where a kernel needs it) typed by its value (i32 when it fits, else i64, else u64; module level: i64), never a
  * value wrapped to 32 bits. Where it meets a type, range() bounds must fit (QD2012) and an
  * implicit conversion that changes it warns (QD2150, sema_convert). */
-typedef __int128 PyInt;
+typedef __int128 PyInt; /* up to 64 bits; past them, struct PyInt (frontend/py/pyint.h, sema_pyint.c) */
 
 static PyInt lit_value(const IrExpr *e) { return e->type == QT_U64 ? (PyInt)e->c.u : (PyInt)e->c.i; }
 
 static bool is_literal(const IrExpr *e) { return e && e->kind == IR_CONST && e->literal && qt_is_int(e->type); }
+bool sema_is_int_literal(const IrExpr *e) { return is_literal(e); }
 
 static IrExpr *lit_const(Sema *S, PyInt v, Span sp) {
     if (v < INT64_MIN || v > (PyInt)UINT64_MAX) {
@@ -100,6 +102,8 @@ static IrExpr *lit_const(Sema *S, PyInt v, Span sp) {
     e->literal = true;
     return e;
 }
+
+IrExpr *sema_int_literal(Sema *S, PyInt v, Span sp) { return lit_const(S, v, sp); }
 
 #define PYINT_TOO_BIG (((PyInt)1) << 120) /* any value past 64 bits: lit_const reports it */
 
@@ -234,6 +238,7 @@ IrExpr *sema_rvalue(Sema *S, Val v, Span sp) {
         diag_error(sp, QD2040, "%s cannot be used where a scalar is needed; index it (v[0], v.x) or reduce it (v.sum(), v.norm())",
                    val_describe(v));
         return NULL;
+    case V_PYINT: return sema_pyint_unfit(S, v, sp, "a kernel integer (i64 or u64)"), NULL;
     default:
         diag_error(sp, QD2019, "%s cannot be used as a scalar value", val_describe(v));
         return NULL;
@@ -243,7 +248,9 @@ IrExpr *sema_rvalue(Sema *S, Val v, Span sp) {
 IrExpr *sema_expr(Sema *S, const Expr *e) { return sema_rvalue(S, sema_eval(S, e), e->span); }
 
 bool sema_const_int(Sema *S, const Expr *e, int64_t *out, const char *what) {
-    IrExpr *x = sema_expr(S, e);
+    Val v = sema_eval(S, e);
+    if (v.kind == V_PYINT) return sema_pyint_unfit(S, v, e->span, what), false;
+    IrExpr *x = sema_rvalue(S, v, e->span);
     if (!x) return false;
     if (!ir_is_const(x) || !qt_is_integral(x->type)) {
         diag_error(e->span, QD2009, "%s must be a compile-time integer constant", what);
@@ -272,6 +279,7 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
     if (n > maxdims) return diag_error(e->span, QD2009, "%s has at most %d dimensions, got %d", what, maxdims, n), -1;
     for (int k = 0; k < n; k++) {
         IrExpr *x = items[k].kind == V_EXPR ? items[k].e : NULL;
+        if (items[k].kind == V_PYINT) return sema_pyint_unfit(S, items[k], sema_shape_span(e, k), what), -1;
         if (!ir_is_const(x) || !qt_is_integral(x->type)) {
             diag_error(sema_shape_span(e, k), QD2009, "%s must be a compile-time integer or a tuple of them, got %s", what,
                        x ? "a run-time value" : val_describe(items[k]));
@@ -878,15 +886,19 @@ Val sema_eval(Sema *S, const Expr *e) {
         Val a = sema_eval(S, e->un.a);
         if (a.kind == V_ERR) return a;
         if (a.kind == V_VEC) return sema_vec_unary(S, e, a); /* `not v` too: element-wise, Quadrants' logical_not */
+        Val exact;
+        if (sema_pyint_unary(S, e->op, a, e->span, &exact)) return exact;
         Expr fake = *e;
         fake.un.a = (Expr *)sema_val_node(S, a, 0, e->un.a->span);
         return val_expr(eval_unary(S, &fake));
     }
     case E_BINARY: {
         PyInt exact;
-        if (literal_tree(e, &exact, 0)) return val_expr(lit_const(S, exact, e->span)); /* 2**64 - 1 */
+        if (literal_tree(e, &exact, 0) && exact >= INT64_MIN && exact <= (PyInt)UINT64_MAX)
+            return val_expr(lit_const(S, exact, e->span)); /* 2**64 - 1 */
         Val a = sema_eval(S, e->bin.a), b = sema_eval(S, e->bin.b), str;
         if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
+        if (sema_pyint_binary(S, e->op, &a, &b, e->span, &str)) return str; /* Python ints: exact */
         a = sema_list_as_vec(S, a, b), b = sema_list_as_vec(S, b, a);
         if (sema_str_binary(S, e->op, a, b, &str) || sema_tuple_binary(S, e->op, a, b, &str, e->span)) return sema_new_value(S, str, e->span);
         if (a.kind == V_VEC || b.kind == V_VEC || e->op == T_AT) return sema_vec_binary(S, e->op, a, b, e->span);
@@ -912,6 +924,8 @@ Val sema_eval(Sema *S, const Expr *e) {
             }
             return val_expr(irb_int(S->arena, QT_U1, op == T_EQ ? r : !r, e->span));
         }
+        Val exact;
+        if (sema_pyint_compare(S, op, a, b, e->span, &exact)) return exact;
         a = sema_list_as_vec(S, a, b), b = sema_list_as_vec(S, b, a);
         if (a.kind == V_VEC || b.kind == V_VEC) return sema_vec_binary(S, e->cmp.ops[0], a, b, e->span);
         return val_expr(sema_binop_tok(S, e->cmp.ops[0], sema_rvalue(S, a, e->cmp.items.items[0]->span),

@@ -16,6 +16,7 @@
 static const char *py_str(Sema *S, Val v) {
     if (v.kind == V_STR) return v.path;
     if (v.kind == V_NONE) return "None";
+    if (v.kind == V_PYINT) return sema_pyint_text(S, v, S->budget.at);
     if (v.kind != V_EXPR || !ir_is_const(v.e) || !qt_is_integral(v.e->type)) return NULL;
     if (v.e->type == QT_U1) return v.e->c.u ? "True" : "False";
     if (qt_is_signed(v.e->type)) return arena_printf(S->arena, "%lld", (long long)v.e->c.i);

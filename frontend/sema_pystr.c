@@ -27,6 +27,7 @@ static const char *text_of(Sema *S, Val v) {
     int64_t i;
     if (v.kind == V_STR) return v.path;
     if (v.kind == V_NONE) return "None";
+    if (v.kind == V_PYINT) return sema_pyint_text(S, v, S->budget.at);
     if (v.kind == V_EXPR && ir_is_const(v.e) && v.e->type == QT_U1) return v.e->c.u ? "True" : "False";
     if (const_int(v, &i))
         return qt_is_signed(v.e->type) ? arena_printf(S->arena, "%lld", (long long)i) : arena_printf(S->arena, "%llu", (unsigned long long)v.e->c.u);

@@ -11,8 +11,10 @@
 /* Sends diagnostics to /dev/null with no error limit (the limit would exit the process). */
 void fuzz_quiet_diagnostics(void);
 /* Opens the checked-in capability database ($QDC_ROOT/capability-db, default ./capability-db),
- * plus extra_dir when not NULL. NULL if it does not load. */
-CapDb *fuzz_open_capdb(const char *extra_dir);
+ * after user_dir when not NULL (as --capdb-dir puts it first). lazy: as a compile opens it (a
+ * family's file and its parents are read when asked for); else as a listing (every file read,
+ * resolved and its aliases checked). NULL if it does not load. */
+CapDb *fuzz_open_capdb(const char *user_dir, bool lazy);
 /* Every family of db, in the database's order (malloc'ed; *n set). Dies when there is none. */
 const CapTarget **fuzz_all_targets(CapDb *db, unsigned *n);
 /* Runs the pipeline on text; t == NULL stops after the checker. Returns true if it compiled. */

@@ -17,11 +17,12 @@ void fuzz_quiet_diagnostics(void) {
     diag_init(&cfg);
 }
 
-CapDb *fuzz_open_capdb(const char *extra_dir) {
+CapDb *fuzz_open_capdb(const char *user_dir, bool lazy) {
     const char *root = getenv("QDC_ROOT");
     char *dir = xasprintf("%s/capability-db", root && *root ? root : ".");
-    const char *dirs[2] = {dir, extra_dir};
-    CapDb *db = capdb_open(dirs, extra_dir ? 2 : 1);
+    const char *dirs[2] = {user_dir ? user_dir : dir, dir};
+    int ndirs = user_dir ? 2 : 1, nuser = user_dir ? 1 : 0;
+    CapDb *db = lazy ? capdb_open_lazy(dirs, ndirs, nuser) : capdb_open_search(dirs, ndirs, nuser);
     free(dir);
     return db;
 }

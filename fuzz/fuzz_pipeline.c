@@ -145,7 +145,7 @@ static unsigned ntargets;
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
     fuzz_quiet_diagnostics();
-    db = fuzz_open_capdb(NULL);
+    db = fuzz_open_capdb(NULL, false);
     if (!db) die("the capability database does not load (set QDC_ROOT)");
     targets = fuzz_all_targets(db, &ntargets);
     return 0;

@@ -2,15 +2,18 @@
 # (100000 * 100000, which a 32-bit fold made 1410065408), squaring in a host loop (3 ** 32, which
 # went negative), floor division, modulo and shifts of such values, an IntFlag whose auto()
 # members pass 2**62 (2**62 and 2**63 stay distinct: 2**63 is a u64), and a host loop of 100
-# iterations, which --eval-limit=loop=100 lets qdc evaluate (the default is 64). Host: pyint.c.
+# iterations, which --eval-limit=loop=100 lets qdc evaluate (the default is 64). Past 64 bits
+# (frontend/py/pyint.c): 3**64, 1 << 100 and 2**200 are exact in host code and qd.static, and
+# whatever fits 64 bits after them reaches the kernel; IntFlag members 2**64 and up are Python's
+# values (F.M66 >> 10). Host: pyint.c.
 # backends: x86_64
 # qdc: --eval-limit=loop=100
 from enum import IntFlag, auto
 
 import quadrants as qd
 
-out = qd.field(qd.i64, shape=8)
-flags = qd.field(qd.u64, shape=3)
+out = qd.field(qd.i64, shape=16)
+flags = qd.field(qd.u64, shape=4)
 
 
 class F(IntFlag):
@@ -78,6 +81,9 @@ class F(IntFlag):
     M61 = auto()
     M62 = auto()
     M63 = auto()
+    M64 = auto()
+    M65 = auto()
+    M66 = auto()
 
 
 p = 100000
@@ -91,6 +97,11 @@ for i in range(100):
 d = -q // 7
 m = -q % 7
 s = (q << 20) >> 3
+big = 1 << 100
+n64 = n * n
+less = 0
+if big < n64:
+    less = 1
 
 
 @qd.kernel
@@ -105,3 +116,12 @@ def k():
     flags[0] = F.M62
     flags[1] = F.M63
     flags[2] = F.M0 | F.M1
+    flags[3] = F.M66 >> 10
+    out[7] = big >> 95
+    out[8] = n64 % 1000000007
+    out[9] = big // 3**40
+    out[10] = -((-big) >> 90)
+    out[11] = (big | 5) & 0xFFFF
+    out[12] = qd.static((big * big) >> 150)
+    out[13] = less
+    out[14] = -n64 // big

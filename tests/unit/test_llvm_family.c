@@ -26,13 +26,14 @@ static char *family_dir(const char *name, const char *parent, const char *llvm_l
     return dir;
 }
 
+/* Exactly want_fmt (%s: the directory) on stderr: one located error, its line and caret. */
 static void expect_qd3012(const char *name, const char *parent, const char *llvm_lines, const char *want_fmt) {
     char *dir = family_dir(name, parent, llvm_lines), *src = root_path("examples/histogram.qd");
     char *out = xasprintf("%s/k.out", dir), *tgt = xasprintf("--target=%s", name);
     RunResult r = run_qdc("--capdb-dir", dir, tgt, src, "-o", out, NULL);
     cr_expect_eq(r.status, 1, "%s: status %d: %s", name, r.status, r.err);
     char *want = xasprintf(want_fmt, dir);
-    cr_expect(!strncmp(r.err, want, strlen(want)), "%s: got\n%s\nwant\n%s", name, r.err, want);
+    cr_expect_str_eq(r.err, want, "%s", name);
     cr_expect_eq(count_lines_with(r.err, "error["), 1, "one error for %s:\n%s", name, r.err);
     cr_expect(!file_exists(out), "no output after an error");
     run_free(&r);
@@ -43,19 +44,21 @@ static void expect_qd3012(const char *name, const char *parent, const char *llvm
 Test(llvm_family, unknown_cpu_is_located) {
     expect_qd3012("myx", "x86_64", "  cpu: not-a-cpu\n",
                   "%s/myx.yaml:5:3: error[QD3012]: LLVM's target for 'x86_64-unknown-linux-gnu' has no processor "
-                  "'not-a-cpu' (llvm.cpu of 'myx')\n 5 |   cpu: not-a-cpu\n");
+                  "'not-a-cpu' (llvm.cpu of 'myx')\n 5 |   cpu: not-a-cpu\n   |   ^~~~~~~~~~~~~~\n");
     expect_qd3012("myamd", "gfx942", "  cpu: gfx9999\n",
                   "%s/myamd.yaml:5:3: error[QD3012]: LLVM's target for 'amdgcn-amd-amdhsa' has no processor "
-                  "'gfx9999' (llvm.cpu of 'myamd')\n");
+                  "'gfx9999' (llvm.cpu of 'myamd')\n 5 |   cpu: gfx9999\n   |   ^~~~~~~~~~~~\n");
 }
 
 Test(llvm_family, impossible_or_unknown_features_are_located) {
     expect_qd3012("my32", "x86_64", "  features: \"-64bit\"\n",
                   "%s/my32.yaml:5:3: error[QD3012]: LLVM cannot compile for 'my32' (llvm.cpu 'x86-64', llvm.features "
-                  "'-64bit'): LLVM ERROR: 64-bit code requested on a subtarget that doesn't support it!\n");
+                  "'-64bit'): LLVM ERROR: 64-bit code requested on a subtarget that doesn't support it!\n"
+                  " 5 |   features: \"-64bit\"\n   |   ^~~~~~~~~~~~~~~~~~\n");
     expect_qd3012("myf", "x86_64", "  features: \"+nosuchfeature\"\n",
                   "%s/myf.yaml:5:3: error[QD3012]: llvm.features of 'myf': '+nosuchfeature' is not a recognized "
-                  "feature for this target (ignoring feature)\n");
+                  "feature for this target (ignoring feature)\n 5 |   features: \"+nosuchfeature\"\n"
+                  "   |   ^~~~~~~~~~~~~~~~~~~~~~~~~~\n");
 }
 
 Test(llvm_family, checked_in_families_pass) {
@@ -128,15 +131,16 @@ static const char vec4_kernel[] = "import quadrants as qd\n\nvec4 = qd.types.vec
                                   "f = qd.Vector.field(4, qd.f32, shape=(16,))\n\n@qd.kernel\ndef k(w: vec4):\n"
                                   "    for i in range(16):\n        qd.atomic_add(f[i], w)\n";
 
-/* Compiles vec4_kernel to PTX for a family `name` (text: its file) and expects exactly one error,
- * want_fmt (with %s = the directory) at the start of stderr, exit 1 and no output. */
+/* Compiles vec4_kernel to PTX for a family `name` (text: its file) and expects exactly want_fmt
+ * (with %s = the directory) on stderr: one located error, its source line and caret; exit 1 and
+ * no output. */
 static void expect_located(const char *name, const char *text, const char *want_fmt) {
     char *dir = make_temp_dir(), *path = xasprintf("%s/%s.yaml", dir, name), *src = xasprintf("%s/v.py", dir);
     char *out = xasprintf("%s/k.out", dir), *tgt = xasprintf("--target=%s", name), *want = xasprintf(want_fmt, dir);
     cr_assert(write_text(path, text) && write_text(src, vec4_kernel));
     RunResult r = run_qdc("--color=never", "--capdb-dir", dir, tgt, "--emit=ptx", src, "-o", out, NULL);
     cr_expect_eq(r.status, 1, "%s: status %d: %s", name, r.status, r.err);
-    cr_expect(!strncmp(r.err, want, strlen(want)), "%s: got\n%s\nwant\n%s", name, r.err, want);
+    cr_expect_str_eq(r.err, want, "%s", name);
     cr_expect_eq(count_lines_with(r.err, "error["), 1, "one error for %s:\n%s", name, r.err);
     cr_expect(!strstr(r.err, "sm_60.yaml") && !strstr(r.err, "sm_90.yaml"), "a shipped file blamed:\n%s", r.err);
     cr_expect(!strstr(r.err, "\n'+"), "raw LLVM warning on stderr:\n%s", r.err);
@@ -148,16 +152,17 @@ static void expect_located(const char *name, const char *text, const char *want_
 Test(llvm_family, vector_atomics_facts_are_located_in_the_users_file) {
     expect_located("myv", "schema: 1\nname: myv\nextends: sm_90\nvector_atomics:\n  llvm_features: \"+ptx99\"\n",
                    "%s/myv.yaml:5:3: error[QD3012]: vector_atomics.llvm_features of 'myv': '+ptx99' is not a "
-                   "recognized feature for this target (ignoring feature)\n 5 |   llvm_features: \"+ptx99\"\n");
+                   "recognized feature for this target (ignoring feature)\n 5 |   llvm_features: \"+ptx99\"\n"
+                   "   |   ^~~~~~~~~~~~~~~~~~~~~~~\n");
     expect_located("myw", "schema: 1\nname: myw\nextends: sm_90\nvector_atomics:\n  ptx_isa: \"7.7\"\n",
                    "%s/myw.yaml:5:3: error[QD3013]: vector_atomics.ptx_isa of 'myw' is '7.7', but LLVM wrote PTX "
                    "'.version 8.1' (from llvm.cpu 'sm_90', vector_atomics.llvm_features '+ptx81')\n"
-                   " 5 |   ptx_isa: \"7.7\"\n");
+                   " 5 |   ptx_isa: \"7.7\"\n   |   ^~~~~~~~~~~~~~\n");
 }
 
 Test(llvm_family, unknown_triple_is_located) {
     expect_located("myt", "schema: 1\nname: myt\nextends: sm_90\nllvm:\n  triple: bogus-triple-xyz\n",
                    "%s/myt.yaml:5:3: error[QD5001]: LLVM has no target for triple 'bogus-triple-xyz' (llvm.triple "
                    "of 'myt'): No available targets are compatible with triple \"bogus-triple-xyz\"\n"
-                   " 5 |   triple: bogus-triple-xyz\n");
+                   " 5 |   triple: bogus-triple-xyz\n   |   ^~~~~~~~~~~~~~~~~~~~~~~~\n");
 }

@@ -53,7 +53,8 @@ Test(near, float_literal_range) {
     expect_ok("import quadrants as qd\nx = qd.field(qd.f64, shape=4)\n@qd.kernel\ndef k():\n"
               "    x[0] = 1e-323\n    x[1] = 1e-400\n    x[2] = 1e400\n");
     expect_refusal("import quadrants as qd\nx = qd.field(qd.i64, shape=4)\n@qd.kernel\ndef k():\n    x[0] = int(2**64)\n",
-                   "k.py:5:16: error[QD2050]: integer constant expression does not fit in 64 bits\n"
+                   "k.py:5:16: error[QD2050]: integer 18446744073709551616 (2**64 <= value < 2**65) does not fit a kernel integer (i64 or u64): "
+                   "an integer a kernel uses must fit in 64 bits (i64: -2**63 to 2**63 - 1, u64: up to 2**64 - 1)\n"
                    " 5 |     x[0] = int(2**64)\n   |                ^~~~~\n");
 }
 

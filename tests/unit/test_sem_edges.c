@@ -151,7 +151,9 @@ Test(sem_edges, constants_do_not_wrap_to_32_bits) {
     expect_rejected(text, "--target=x86_64", NEEDLES("in.qd:8:26: error[QD2012]: range bound -4611686018427387904 does not fit i32 (loop indices are i32)\n"));
     free(text);
     text = xasprintf("%s    g[0] = 2**64\n    g[1] = 1 << -1\n", head);
-    expect_rejected(text, "--target=x86_64", NEEDLES("in.qd:8:12: error[QD2050]: integer constant expression does not fit in 64 bits\n",
+    expect_rejected(text, "--target=x86_64", NEEDLES("in.qd:8:12: error[QD2050]: integer 18446744073709551616 (2**64 <= value < 2**65) does not fit a kernel "
+                                                     "integer (i64 or u64): an integer a kernel uses must fit in 64 bits (i64: -2**63 "
+                                                     "to 2**63 - 1, u64: up to 2**64 - 1)\n",
                                                      "in.qd:9:12: error[QD2050]: negative shift count -1 in a constant expression\n"));
     free(text);
     /* exact values at full width, as Python computes them */
