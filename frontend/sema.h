@@ -283,6 +283,7 @@ typedef struct Sema {
     const char *const *kernel_names; /* --kernel NAME */
     int nkernel_names;
     struct FrontendFiles *files;   /* the modules read (FrontendOptions.files) */
+    const struct SemaHooks *up;    /* the feature files the core calls up into (hooks.def, check.c) */
 } Sema;
 #define SEMA_REASSIGNED ((const IrExpr *)&sema_reassigned)
 extern const int sema_reassigned;
@@ -587,4 +588,14 @@ typedef struct LoopSpace {
 #define LOOP_DIM(ls, level) ((ls)->ordered ? (int)(ls)->order[level] : (level))
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *out);
 IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp); /* i32, >= 0 */
+
+/* The checker's core (sema.c, sema_expr.c, sema_stmt.c, module.c, callcheck.c) calls the files
+ * above it only through this table: one pointer per row of hooks.def, filled by check.c. */
+typedef struct SemaHooks {
+#define H(name) __typeof__(name) *name;
+#include "hooks.def"
+#undef H
+} SemaHooks;
+/* Checks a module with the features of up (sema.c; frontend_check_with in check.c calls it). */
+IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *fo, const SemaHooks *up);
 #endif
