@@ -589,9 +589,20 @@ typedef struct LoopSpace {
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *out);
 IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp); /* i32, >= 0 */
 
+/* One feature's calls: which callees it takes (a qd.* or Python builtin's path, a kind of value
+ * such as a struct type or a method) and how a call of one is checked. sema_call asks the
+ * features in check.c's order; the first that takes the callee checks the call. */
+typedef struct SemaFeature {
+    const char *file; /* where the feature lives, for readers and the table's order */
+    bool (*takes)(Val f);
+    Val (*call)(Sema *S, const Expr *call, Val f);
+} SemaFeature;
 /* The checker's core (sema.c, sema_expr.c, sema_stmt.c, module.c, callcheck.c) calls the files
- * above it only through this table: one pointer per row of hooks.def, filled by check.c. */
+ * above it only through this table, filled by check.c: the features' calls, and one pointer
+ * per row of hooks.def for everything else the core asks a feature. */
 typedef struct SemaHooks {
+    const SemaFeature *calls;
+    int ncalls;
 #define H(name) __typeof__(name) *name;
 #include "hooks.def"
 #undef H

@@ -1334,12 +1334,8 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         if (!strcmp(b, "int") || !strcmp(b, "float") || !strcmp(b, "bool")) f.path = b;
     }
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
-    if (f.kind == V_PYFUNC) return S->up->sema_pyfunc_call(S, call, f.def);
-    if (f.kind == V_METHOD && f.method.self->kind == V_STR) return S->up->sema_str_method_call(S, call, f.method.self->path, f.method.name);
-    if (f.kind == V_STRUCTTYPE || (f.kind == V_NS && S->up->sema_struct_path(f.path))) return S->up->sema_struct_call(S, call, f);
-    if (f.kind == V_METHOD || f.kind == V_VECTYPE || (f.kind == V_NS && S->up->sema_vec_path(f.path))) return S->up->sema_vec_call(S, call, f);
-    if (f.kind == V_NS && S->up->sema_is_more_builtin(f.path)) return S->up->sema_more_builtin_call(S, call, f.path);
-    if (f.kind == V_NS && S->up->sema_is_glsl(f.path)) return S->up->sema_glsl_call(S, call, f.path);
+    for (int k = 0; k < S->up->ncalls; k++) /* the features' builtins, methods and types (check.c) */
+        if (S->up->calls[k].takes(f)) return S->up->calls[k].call(S, call, f);
     if (f.kind == V_NS && !strcmp(f.path, "qd.func") && call->call.args.n == 1 && !call->call.nkw) {
         /* qd.func(f) applied in a kernel: f as a qd.func (then called like one) */
         Val g = sema_eval(S, call->call.args.items[0]);
@@ -1368,13 +1364,6 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     }
     const char *p = f.path;
     if (!strncmp(p, "math.", 5)) return py_math_call(S, call, p);
-    if (S->up->sema_is_mem_builtin(p)) return S->up->sema_mem_call(S, call, p);
-    if (S->up->sema_is_simt_builtin(p)) return S->up->sema_simt_call(S, call, p);
-    if (!strcmp(p, "print")) return S->up->sema_print_call(S, call);
-    if (!strcmp(p, "dict")) return S->up->sema_dict_call(S, call);
-    if (!strcmp(p, "getattr")) return S->up->sema_getattr(S, call);
-    if (!strcmp(p, "str")) return S->up->sema_str_call(S, call);
-    if (!strcmp(p, "chr") || !strcmp(p, "ord")) return S->up->sema_chr_ord(S, call, p[0] == 'c');
     if (!strcmp(p, "qd.static")) return static_call(S, call);
     int fb = float_builtin(p);
     if (fb >= 0) return float_builtin_call(S, call, p, fb);
