@@ -37,8 +37,8 @@ static Val chr_ord_call(Sema *S, const Expr *c, Val f) { return sema_chr_ord(S, 
  * on a str is a str method, any other is a vector's). The core's own builtins (casts, qd.static,
  * math.*, the scalar qd.* functions) are asked after these; no path here is one of them. */
 static const SemaFeature calls[] = {
-    {"sema_pyfunc.c", pyfunc_takes, pyfunc_call},
-    {"sema_pystr.c", str_method_takes, str_method_call},
+    {"py/sema_pyfunc.c", pyfunc_takes, pyfunc_call},
+    {"py/sema_pystr.c", str_method_takes, str_method_call},
     {"sema_struct.c", struct_takes, sema_struct_call},
     {"sema_vec.c", vec_takes, sema_vec_call},
     {"sema_builtin.c", more_takes, more_call},
@@ -46,10 +46,10 @@ static const SemaFeature calls[] = {
     {"sema_mem.c", mem_takes, mem_call},
     {"sema_simt.c", simt_takes, simt_call},
     {"sema_format.c", print_takes, print_call},
-    {"sema_lang.c", dict_takes, dict_call},
-    {"sema_param.c", getattr_takes, getattr_call},
-    {"sema_param.c", str_takes, str_call},
-    {"sema_pystr.c", chr_ord_takes, chr_ord_call},
+    {"py/sema_lang.c", dict_takes, dict_call},
+    {"py/sema_param.c", getattr_takes, getattr_call},
+    {"py/sema_param.c", str_takes, str_call},
+    {"py/sema_pystr.c", chr_ord_takes, chr_ord_call},
 };
 
 static const SemaHooks features = {
