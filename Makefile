@@ -4,6 +4,7 @@
 #                   ASan+UBSan) and print one summary; V=1 shows full command lines
 #   make demo       compile every example for every family into build/demo and run it on the CPU
 #   make lit        the FileCheck tests (tests/lit, examples/lit) through LLVM's lit
+#   make layers     the circles of files that call each other; fails past the limit
 #   make install    PREFIX=/usr/local DESTDIR=      (make uninstall removes the same files)
 .SUFFIXES:
 SHELL := /bin/bash
@@ -50,7 +51,7 @@ OBJS      = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRCS))
 AOBJS     = $(patsubst %.c,$(B)/asan/obj/%.o,$(LIB_SRCS))
 
 all: $(B)/qdc $(B)/libqdrt.a $(B)/qdrun $(B)/vkrun
-.PHONY: all deps vulkan-deps test check lit unit test-asan demo clean install install-files uninstall FORCE
+.PHONY: all deps vulkan-deps test check lit layers unit test-asan demo clean install install-files uninstall FORCE
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -190,6 +191,12 @@ check: test
 LIT := /usr/lib/llvm-19/build/utils/lit/lit.py
 lit: deps $(B)/qdc
 	@QDC=$(CURDIR)/$(B)/qdc python3 $(LIT) -sv tests/lit examples/lit
+
+# Circles of files that call each other (from the objects' symbol tables): fails when one has
+# more files than tools/layers/circles.py's LIMIT (docs/architecture.md, "Circles"); the
+# suite's layers/* tests check the same.
+layers: $(OBJS)
+	@python3 tools/layers/circles.py --root . $(B)/obj
 
 # Compiles every example for every family into $(DEMO_DIR) (kept for inspection) and runs them
 # on the CPU.

@@ -17,7 +17,7 @@ static bool qd_type(Sema *S, const Expr *e, QdType *t) {
 /* The declared element type and ndim of an ndarray parameter (false when either is open). */
 static bool array_decl(Sema *S, const Param *p, QdType *dt, int64_t *nd) {
     const Expr *dte, *nde;
-    if (sema_param_shape(S, p->annotation, &dte, &nde) != PS_ARRAY || !nde || nde->kind != E_INT) return false;
+    if (S->up->sema_param_shape(S, p->annotation, &dte, &nde) != PS_ARRAY || !nde || nde->kind != E_INT) return false;
     *nd = (int64_t)nde->i;
     return qd_type(S, dte, dt);
 }
@@ -49,7 +49,7 @@ static void check_one(Sema *S, const SemaDef *sd, Scope *caller, const Param *p,
     Binding *b = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL; /* where the call is */
     Val v = b ? b->v : val_err();
     S->hscope = sd->scope; /* the annotation: where the kernel is defined */
-    if (!sema_param_is_generic(S, p)) check_arg(S, p, pos, a, b ? &v : NULL);
+    if (!S->up->sema_param_is_generic(S, p)) check_arg(S, p, pos, a, b ? &v : NULL);
     S->hscope = caller;
 }
 
@@ -61,7 +61,7 @@ void sema_check_call(Sema *S, const Expr *call, int d) {
     bool generic = false; /* a generic kernel's calls make instantiations (sema_generic.c), which check them */
     Scope *at = S->hscope;
     S->hscope = sd->scope;
-    for (int k = 0; k < def->def.nparams; k++) generic |= sema_param_is_generic(S, &def->def.params[k]);
+    for (int k = 0; k < def->def.nparams; k++) generic |= S->up->sema_param_is_generic(S, &def->def.params[k]);
     S->hscope = at;
     if (generic) return;
     for (int k = 0; k < na; k++)

@@ -549,7 +549,7 @@ void sema_check_hollow(Sema *S) {
     for (int d = 0; d < S->defs.len && !first; d++)
         if (S->defs.items[d].kernel && !S->defs.items[d].imported && sema_kernel_selected(S, &S->defs.items[d]))
             first = S->defs.items[d].def;
-    for (int k = 0; first && k < first->def.nparams; k++) generic |= sema_param_is_generic(S, &first->def.params[k]);
+    for (int k = 0; first && k < first->def.nparams; k++) generic |= S->up->sema_param_is_generic(S, &first->def.params[k]);
     if (first) {
         diag_error(first->def.name_span, QD2068, "the input defines kernels but compiles none: '%s' %s", first->def.name,
                    generic ? "is generic and nothing instantiates it; call it in host code with arguments qdc can evaluate, "
@@ -565,7 +565,7 @@ void sema_check_hollow(Sema *S) {
     }
     for (int k = 0; k < S->classes.len; k++) {
         const SemaClass *c = &S->classes.items[k];
-        if (c->instantiated || c->imported || !sema_class_has_kernels(S, c)) continue;
+        if (c->instantiated || c->imported || !S->up->sema_class_has_kernels(S, c)) continue;
         diag_error(c->cls->class_.name_span, QD2068, "the input defines kernels but compiles none: @qd.data_oriented class '%s' "
                    "is never instantiated; create one where qdc can see it (obj = %s(...) at module level or in a host function)",
                    c->cls->class_.name, c->cls->class_.name);

@@ -5,6 +5,8 @@
 #include "../ir/autodiff.h"
 #include <string.h>
 
+const int sema_reassigned = 0; /* SEMA_REASSIGNED points here (sema_simt.c uses it) */
+
 /* ---- scopes, locals, statements ---- */
 
 Binding *scope_find(Scope *s, const char *name) {
@@ -56,8 +58,8 @@ IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp) {
 
 void sema_emit(Sema *S, IrStmt *st) {
     if (!S->cur) die("statement emitted outside a block");
-    if (st->kind == IR_ASSIGN) sema_note_assign(S, st);
-    if (st->kind == IR_BARRIER && S->block_divergent) sema_check_uniform(S, st->span, "a block barrier", true);
+    if (st->kind == IR_ASSIGN) S->up->sema_note_assign(S, st);
+    if (st->kind == IR_BARRIER && S->block_divergent) S->up->sema_check_uniform(S, st->span, "a block barrier", true);
     vec_push(S->cur, st);
 }
 
@@ -253,16 +255,16 @@ static bool field_args(Sema *S, const Expr *call) {
 static void vector_placed(Sema *S, const Expr *target, Span span, const IrField *f, int n, int m, const int *axes, bool soa) {
     int nd = f->ndim - f->elem_ndim, ids[64], row[IR_MAX_DIMS];
     for (int k = 0; k < nd; k++) row[k] = k;
-    Val v = vec_make(S, n, m);
+    Val v = S->up->vec_make(S, n, m);
     for (int k = 0; k < vec_len(v); k++) {
         IrField c = *f;
         c.name = arena_printf(S->arena, "%s_%d", f->name, k), c.ndim = -1, c.elem_ndim = 0;
         vec_push(&S->fields, c);
         ids[k] = S->fields.len - 1;
         v.vec.c[k] = (Val){.kind = V_FIELD, .index = ids[k]};
-        if (soa) sema_snode_place_ordered(S, &ids[k], 1, f->shape, axes ? axes : row, nd, span);
+        if (soa) S->up->sema_snode_place_ordered(S, &ids[k], 1, f->shape, axes ? axes : row, nd, span);
     }
-    if (!soa) sema_snode_place_ordered(S, ids, vec_len(v), f->shape, axes, nd, span);
+    if (!soa) S->up->sema_snode_place_ordered(S, ids, vec_len(v), f->shape, axes, nd, span);
     scope_bind(S, BIND_SCOPE(S), target->name, v, span);
 }
 
@@ -274,7 +276,7 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
     if (shape && is_none(S, shape)) shape = NULL; /* shape=None: placed later, as without shape= */
     if (!field_args(S, call)) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
     int n = 0, m = 0;
-    bool ok = sema_vec_type_of(S, dt, &f.type, &n, &m) ? n > 0 : sema_annotation_type(S, dt, &f.type);
+    bool ok = S->up->sema_vec_type_of(S, dt, &f.type, &n, &m) ? n > 0 : sema_annotation_type(S, dt, &f.type);
     const Expr *offset = NULL, *order = NULL;
     keyword(call, "offset", &offset), keyword(call, "order", &order);
     if (offset && is_none(S, offset)) offset = NULL;
@@ -283,7 +285,7 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
     if (ok && offset && !shape)
         ok = (diag_error(offset->span, QD2004, "shape cannot be None when offset is set (a field placed later takes its offset from place())"), false);
     if (ok && !shape && n) { /* placed later, as Quadrants does: one scalar field per component, placed together */
-        Val v = vec_make(S, n, m);
+        Val v = S->up->vec_make(S, n, m);
         for (int k = 0; k < vec_len(v); k++) {
             IrField c = f;
             c.name = arena_printf(S->arena, "%s_%d", f.name, k), c.ndim = -1;
@@ -293,13 +295,13 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
         return (void)scope_bind(S, BIND_SCOPE(S), target->name, v, span);
     }
     if (ok && !shape) f.ndim = -1; /* placed later: qd.root.dense(...).place(x) */
-    else if (ok) ok = field_shape(S, shape, &f) && field_origin(S, offset, &f) && sema_vec_field_elem(S, &f, n, m, call->span);
+    else if (ok) ok = field_shape(S, shape, &f) && field_origin(S, offset, &f) && S->up->sema_vec_field_elem(S, &f, n, m, call->span);
     int axes[IR_MAX_DIMS], ordered = 0;
     if (ok && shape) ordered = field_order(S, order, &f, n, axes);
     if (!ok || ordered < 0) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
     if (n && (soa || ordered)) return vector_placed(S, target, span, &f, n, m, ordered ? axes : NULL, soa);
     vec_push(&S->fields, f);
-    if (ordered) sema_snode_place_ordered(S, &(int){S->fields.len - 1}, 1, f.shape, axes, f.ndim, span);
+    if (ordered) S->up->sema_snode_place_ordered(S, &(int){S->fields.len - 1}, 1, f.shape, axes, f.ndim, span);
     scope_bind(S, BIND_SCOPE(S), target->name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
 }
 
@@ -338,10 +340,10 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
     }
     Expr fn = {.kind = E_NAME, .span = call->span, .name = "$vectype"};
     tcall.call.fn = &fn;
-    Val ty = sema_vec_type_call(S, &tcall, matrix);
+    Val ty = S->up->sema_vec_type_call(S, &tcall, matrix);
     if (ty.kind != V_VECTYPE) return (void)scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
     S->val_slots[5] = ty;
-    fargs[0] = (Expr *)sema_val_node(S, ty, 5, call->span);
+    fargs[0] = (Expr *)S->up->sema_val_node(S, ty, 5, call->span);
     if (fcall.call.args.n == 0) fcall.call.args.n = 1;
     declare_field(S, target, span, &fcall, soa);
 }
@@ -400,9 +402,9 @@ bool sema_module_constant(Sema *S, Val *c) {
 /* A compile-time string: a literal (an f-string of known fields), a name bound to one, a str
  * method called on one, or + of them (sema_pystr.c evaluates the methods). */
 static bool str_expr(Sema *S, const Expr *e) {
-    if (e->kind == E_STR) return !e->fstr || sema_fstring_known(S, e);
+    if (e->kind == E_STR) return !e->fstr || S->up->sema_fstring_known(S, e);
     if (e->kind == E_BINARY) return e->op == T_PLUS && str_expr(S, e->bin.a) && str_expr(S, e->bin.b);
-    if (e->kind == E_CALL && e->call.fn->kind == E_ATTR) return sema_str_method(e->call.fn->attr.name) && str_expr(S, e->call.fn->attr.obj);
+    if (e->kind == E_CALL && e->call.fn->kind == E_ATTR) return S->up->sema_str_method(e->call.fn->attr.name) && str_expr(S, e->call.fn->attr.obj);
     Binding *b = e->kind == E_NAME ? host_find(S, e->name) : NULL;
     return b && b->v.kind == V_STR;
 }
@@ -442,7 +444,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
         if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "getattr") && (e->call.args.n != 2 || e->call.nkw))
             return true; /* getattr(obj, name, default): whether obj has it is a run-time question */
-        if (e->call.fn->kind == E_ATTR && !p && str_expr(S, e->call.fn->attr.obj) && sema_str_method(e->call.fn->attr.name)) {
+        if (e->call.fn->kind == E_ATTR && !p && str_expr(S, e->call.fn->attr.obj) && S->up->sema_str_method(e->call.fn->attr.name)) {
             /* "".join(...), "{}_{}".format(a, b): compile-time when the arguments are */
         } else if (e->call.fn->kind == E_ATTR && !p) { /* x.to_numpy(), sim.run(): a method of a run-time object */
             const Expr *r = e->call.fn;
@@ -462,7 +464,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             e->call.args.n == 1 && !e->call.nkw)
             return sema_iter_is_host(S, e->call.args.items[0]); /* list(reversed(coeffs)), tuple(range(n)) */
         if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
-        if (fb && fb->v.kind == V_PYFUNC) return sema_pyfunc_is_host(S, e, fb->v.def);
+        if (fb && fb->v.kind == V_PYFUNC) return S->up->sema_pyfunc_is_host(S, e, fb->v.def);
         bool dict = e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); /* {"a": qd.f32} */
         if (dict && !e->call.args.n && !e->call.nkw) return true; /* {}: an empty dict the script fills */
         if (!dict && sema_is_host_expr(S, e->call.fn)) return true;
@@ -489,7 +491,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         for (const Expr *c = e; c; c = c->comp.next)
             if (sema_iter_is_host(S, c->comp.iter)) return true;
         return false;
-    case E_STR: return e->fstr && !sema_fstring_known(S, e);
+    case E_STR: return e->fstr && !S->up->sema_fstring_known(S, e);
     default: return false;
     }
 }
@@ -587,7 +589,7 @@ static void placed_fields(Sema *S, const Expr *e, const char *why) {
             }
             int leaf[1024], n = 0;
             if (v.kind == V_FIELD) leaf[n++] = v.index;
-            else if (v.kind == V_STRUCT && v.strct.st) n = sema_struct_leaf_fields(v, leaf, 1024);
+            else if (v.kind == V_STRUCT && v.strct.st) n = S->up->sema_struct_leaf_fields(v, leaf, 1024);
             for (int c = 0; v.kind == V_VEC && c < vec_len(v) && n < 1024; c++)
                 if (v.vec.c[c].kind == V_FIELD) leaf[n++] = v.vec.c[c].index;
             for (int j = 0; j < n; j++) {
@@ -664,13 +666,13 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     const Expr *alias = aliased_call(S, v);
     if (alias) return sema_module_value(S, t, alias, sp);
     Val arr;
-    int side = v->kind == E_IFEXP ? sema_host_cond(S, v->ifexp.cond) : -1;
+    int side = v->kind == E_IFEXP ? S->up->sema_host_cond(S, v->ifexp.cond) : -1;
     if (side >= 0) return sema_module_value(S, t, side ? v->ifexp.a : v->ifexp.b, sp); /* A = X if cond else Y: only the side Python evaluates */
-    if (t->kind == E_NAME && sema_new_object(S, t, v, sp)) return;
-    if (t->kind == E_NAME && sema_pydc_new(S, t, v, BIND_SCOPE(S), sp)) return;
-    if (t->kind == E_NAME && sema_tensor_alias(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp); /* before qd.Tensor as an annotation */
-    if (t->kind == E_NAME && sema_annotation_alias(S, v)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, (Val){.kind = V_ANNOT, .ann = v}, sp);
-    if (t->kind == E_NAME && sema_host_array(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
+    if (t->kind == E_NAME && S->up->sema_new_object(S, t, v, sp)) return;
+    if (t->kind == E_NAME && S->up->sema_pydc_new(S, t, v, BIND_SCOPE(S), sp)) return;
+    if (t->kind == E_NAME && S->up->sema_tensor_alias(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp); /* before qd.Tensor as an annotation */
+    if (t->kind == E_NAME && S->up->sema_annotation_alias(S, v)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, (Val){.kind = V_ANNOT, .ann = v}, sp);
+    if (t->kind == E_NAME && S->up->sema_host_array(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
     if (t->kind == E_NAME && v == S->helper_call &&
         (S->helper_ret.kind == V_HOSTARRAY || S->helper_ret.kind == V_FIELD || S->helper_ret.kind == V_KERNEL || S->helper_ret.kind == V_FUNC))
         return (void)scope_bind(S, BIND_SCOPE(S), t->name, S->helper_ret, sp); /* a = helper(...) returning an array, k = make_kernel(op) */
@@ -683,12 +685,12 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
         }
         return;
     }
-    if (t->kind == E_NAME && sema_with_layout(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
-    if (t->kind == E_NAME && sema_permutations(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
-    QdType npt = t->kind == E_NAME && v->kind != E_NAME ? sema_numpy_dtype(S, v) : QT_VOID;
+    if (t->kind == E_NAME && S->up->sema_with_layout(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
+    if (t->kind == E_NAME && S->up->sema_permutations(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
+    QdType npt = t->kind == E_NAME && v->kind != E_NAME ? S->up->sema_numpy_dtype(S, v) : QT_VOID;
     if (npt != QT_VOID && v->kind != E_STR) /* np_dtype = np.float32 (if ... else ...): a type */
         return (void)scope_bind(S, BIND_SCOPE(S), t->name, (Val){.kind = V_TYPE, .type = npt}, sp);
-    if (sema_tensor_new(S, t, v, BIND_SCOPE(S), sp)) return;
+    if (S->up->sema_tensor_new(S, t, v, BIND_SCOPE(S), sp)) return;
     bool calls = (v->kind == E_TUPLE || v->kind == E_LIST) && v->list.n;
     for (int k = 0; calls && k < v->list.n; k++) calls = v->list.items[k]->kind == E_CALL;
     if (calls && (t->kind == E_TUPLE || t->kind == E_LIST) && t->list.n == v->list.n) {
@@ -703,11 +705,11 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     if (!is_snode_chain(S, v) && sema_is_host_expr(S, v)) return sema_bind_host(S, t, host_value_what(S, v));
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
-        if (t->kind == E_NAME && sema_struct_field(S, t, sp, v, p)) return;
+        if (t->kind == E_NAME && S->up->sema_struct_field(S, t, sp, v, p)) return;
         QdType vdt;
         int vn = 0, vm = 0;
         if (t->kind == E_NAME && v->call.fn->kind == E_ATTR && !strcmp(v->call.fn->attr.name, "field") &&
-            sema_vec_type_of(S, v->call.fn->attr.obj, &vdt, &vn, &vm) && vn && v->call.args.n <= 1) { /* vec3.field(shape=...) */
+            S->up->sema_vec_type_of(S, v->call.fn->attr.obj, &vdt, &vn, &vm) && vn && v->call.args.n <= 1) { /* vec3.field(shape=...) */
             Expr fcall = *v;
             Expr *args[2] = {v->call.fn->attr.obj, v->call.args.n ? v->call.args.items[0] : NULL};
             fcall.call.args.items = args, fcall.call.args.n = v->call.args.n + 1;
@@ -718,7 +720,7 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
             return sema_declare_field(S, t, sp, v, p[3] == 'M' ? 2 : 1);
     }
     Val c;
-    bool strings = v->kind == E_CALL && v->call.fn->kind == E_ATTR && sema_str_method(v->call.fn->attr.name); /* "{:>4}".format(n) */
+    bool strings = v->kind == E_CALL && v->call.fn->kind == E_ATTR && S->up->sema_str_method(v->call.fn->attr.name); /* "{:>4}".format(n) */
     if ((S->hscope != &S->module || strings) && !is_snode_chain(S, v)) { /* host function: what qdc cannot evaluate, Python computes when it runs */
         int mark = diag_quiet_begin();
         c = sema_eval(S, v);
@@ -969,7 +971,7 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
     }
     sd->frozen = true;
     sema_check_call(S, e, d); /* Quadrants' checks of the arguments (callcheck.c) */
-    sema_call_site(S, e, d);
+    S->up->sema_call_site(S, e, d);
 }
 
 static void host_calls(Sema *S, const Expr *e) {
@@ -987,7 +989,7 @@ static void host_calls(Sema *S, const Expr *e) {
             b = ob && ob->v.kind == V_OBJECT ? scope_find(&ob->v.obj->attrs, fn->attr.name) : NULL;
         }
         if (!b && fn->kind == E_ATTR) b = sema_module_member(S, fn); /* mod.kernel(...) */
-        if (b && b->v.kind == V_HOST && e->call.fn->kind == E_NAME) sema_helper_call(S, e, b);
+        if (b && b->v.kind == V_HOST && e->call.fn->kind == E_NAME) S->up->sema_helper_call(S, e, b);
         bool unparsed = false; /* an argument outside the grammar (host_call_stmt): not a kernel call site */
         for (int k = 0; k < e->call.args.n; k++) unparsed |= e->call.args.items[k]->kind == E_ERROR;
         for (int k = 0; k < e->call.nkw; k++) unparsed |= e->call.kw[k].value->kind == E_ERROR;
@@ -1067,41 +1069,41 @@ void sema_module_body(Sema *S, const StmtList *l) {
         case S_ANNASSIGN:
             if (s->ann.value && s->ann.target->kind == E_NAME) sema_module_value(S, s->ann.target, s->ann.value, s->span);
             break;
-        case S_AUGASSIGN: sema_host_augassign(S, s); break;
+        case S_AUGASSIGN: S->up->sema_host_augassign(S, s); break;
         case S_DEF:
             if (s->def.host && S->hscope == &S->module && !strncmp(s->def.name, "test", 4)) { /* run after the module body */
                 scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
                 vec_push(&S->tests, s);
             } else {
-                s->def.host ? sema_param_host_function(S, s) : module_def(S, s);
+                s->def.host ? S->up->sema_param_host_function(S, s) : module_def(S, s);
             }
             break;
         case S_CLASS:
-            if (s->class_.int_enum) sema_int_enum(S, s);
-            else if (s->class_.py_dataclass) sema_pydc_class(S, s);
-            else s->class_.dataclass ? sema_struct_dataclass(S, s) : sema_class(S, s);
+            if (s->class_.int_enum) S->up->sema_int_enum(S, s);
+            else if (s->class_.py_dataclass) S->up->sema_pydc_class(S, s);
+            else s->class_.dataclass ? S->up->sema_struct_dataclass(S, s) : S->up->sema_class(S, s);
             break;
-        case S_IF: sema_host_if(S, s); break;
-        case S_FOR: sema_host_for(S, s); break;
-        case S_WHILE: sema_host_while(S, s); break;
+        case S_IF: S->up->sema_host_if(S, s); break;
+        case S_FOR: S->up->sema_host_for(S, s); break;
+        case S_WHILE: S->up->sema_host_while(S, s); break;
         case S_BREAK: case S_CONTINUE:
-            if (S->host_loops) sema_host_jump(S, s);
+            if (S->host_loops) S->up->sema_host_jump(S, s);
             else diag_error(s->span, QD2002, "'%s' outside a loop", s->kind == S_BREAK ? "break" : "continue");
             break;
         case S_HOST:
             for (int j = 0; j < s->host.names.n; j++) sema_bind_host(S, s->host.names.items[j], s->host.what);
             break;
         case S_EXPR: /* SNode placement; else qd.init(...), main() ... */
-            if (sema_host_list_method(S, s->expr)) break;
-            sema_init_call(S, s->expr);
-            sema_with_layout(S, s->expr, NULL);
+            if (S->up->sema_host_list_method(S, s->expr)) break;
+            S->up->sema_init_call(S, s->expr);
+            S->up->sema_with_layout(S, s->expr, NULL);
             snode_stmt(S, s->expr);
             break;
         case S_PASS: break;
         case S_ASSERT: break; /* host code: Python checks it when the script runs */
         case S_RETURN: /* a host function's: what follows is not evaluated (Python returns) */
-            if (host && S->pyfunc_body) S->host_ret = sema_pyfunc_result(S, s->expr), S->host_returned = true;
-            else if (host) S->host_ret = s->expr ? sema_host_return(S, s->expr) : val_err(), S->host_returned = true;
+            if (host && S->pyfunc_body) S->host_ret = S->up->sema_pyfunc_result(S, s->expr), S->host_returned = true;
+            else if (host) S->host_ret = s->expr ? S->up->sema_host_return(S, s->expr) : val_err(), S->host_returned = true;
             if (host) break;
             /* fall through */
         default: diag_error(s->span, QD2002, "'return' outside a function"); break;
@@ -1178,12 +1180,12 @@ static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
         if (v.kind == V_TUPLE) { /* a compile-time (begin, end): qd.ndrange(*dims) */
             if (v.tuple.n != 2) return diag_error(a->span, QD2012, "an ndrange dimension is N or (begin, end)"), false;
             Expr **items = ARENA_ARRAY(S->arena, Expr *, 2);
-            for (int k = 0; k < 2; k++) items[k] = sema_value_expr(S, v.tuple.items[k], a->span);
+            for (int k = 0; k < 2; k++) items[k] = S->up->sema_value_expr(S, v.tuple.items[k], a->span);
             fake.call.args.items = items, fake.call.args.n = 2;
         } else if (a->kind != E_TUPLE && a->kind != E_LIST) {
             if (v.kind == V_ERR) return false;
             Expr **items = ARENA_ARRAY(S->arena, Expr *, 1);
-            items[0] = sema_value_expr(S, v, a->span);
+            items[0] = S->up->sema_value_expr(S, v, a->span);
             fake.call.args.items = items, fake.call.args.n = 1;
         } else if (a->kind == E_TUPLE || a->kind == E_LIST) {
             if (a->list.n != 2) return diag_error(a->span, QD2012, "an ndrange dimension is N or (begin, end)"), false;
@@ -1200,7 +1202,7 @@ static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
 static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     Val v = sema_eval(S, iter);
     if (v.kind == V_ERR) return false;
-    if (v.kind == V_STRUCT && v.strct.st && v.strct.m[0].kind != V_LOCAL) v = (Val){.kind = V_FIELD, .index = sema_struct_first_field(v)};
+    if (v.kind == V_STRUCT && v.strct.st && v.strct.m[0].kind != V_LOCAL) v = (Val){.kind = V_FIELD, .index = S->up->sema_struct_first_field(v)};
     if (v.kind == V_VEC && v.vec.c[0].kind == V_FIELD) v = v.vec.c[0]; /* a vector field placed under an SNode */
     if (v.kind != V_FIELD && v.kind != V_NDARRAY) {
         diag_error(iter->span, QD2012, "unsupported loop: a struct-for iterates over a field or an ndarray, not %s",
@@ -1217,7 +1219,7 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
             ls->begin[d] = irb_int(S->arena, QT_I32, f->origin[d], iter->span);
             ls->end[d] = irb_int(S->arena, QT_I32, f->origin[d] + f->shape[d], iter->span);
         } else {
-            ls->end[d] = sema_ndarray_shape(S, v.index, d, iter->span);
+            ls->end[d] = S->up->sema_ndarray_shape(S, v.index, d, iter->span);
         }
     }
     return true;
@@ -1252,7 +1254,7 @@ static bool loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
         iter = iter->call.args.items[0];
         f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
     }
-    if (iter->kind == E_CALL && !(iter = sema_unpack(S, iter))) return false; /* qd.ndrange(*a.shape) */
+    if (iter->kind == E_CALL && !(iter = S->up->sema_unpack(S, iter))) return false; /* qd.ndrange(*a.shape) */
     if (!ls->is_static && iter->kind != E_CALL) ok = struct_for_space(S, iter, ls);
     else if (f.kind == V_NS && !strcmp(f.path, "range")) ok = (ls->ndims = 1, range_args(S, iter, ls, 0));
     else if (f.kind == V_NS && !strcmp(f.path, "qd.ndrange")) ok = ndrange_args(S, iter, ls);
@@ -1444,20 +1446,20 @@ static void store_bounds(Sema *S, LoopSpace *ls, Span sp) {
     int n = 0;
     for (int d = 0; d < ls->ndims; d++) n += !ir_is_uniform(ls->begin[d]) + !ir_is_uniform(ls->end[d]);
     const char *name = arena_printf(S->arena, "qdc_bounds_%s_t%d", S->k->name, S->tasks.len); /* the task opened next */
-    int f = sema_owned_field(S, name, QT_I32, sp), slot = 0;
+    int f = S->up->sema_owned_field(S, name, QT_I32, sp), slot = 0;
     IrField *fd = &S->fields.items[f];
     fd->ndim = 1, fd->shape[0] = n, fd->elems = n;
     for (int d = 0; d < ls->ndims; d++)
         for (int e = 0; e < 2; e++) {
             IrExpr **b = e ? &ls->end[d] : &ls->begin[d];
             if (ir_is_uniform(*b)) continue;
-            IrRef *r = sema_owned_ref(S, f, sp).ref;
+            IrRef *r = S->up->sema_owned_ref(S, f, sp).ref;
             r->idx[0] = irb_int(S->arena, QT_I32, slot++, sp), r->nidx = 1;
             IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
             st->store.ref = r, st->store.value = *b;
             sema_emit(S, st);
             *b = irb_new(S->arena, IR_LOAD, QT_I32, sp);
-            (*b)->ref = sema_owned_ref(S, f, sp).ref;
+            (*b)->ref = S->up->sema_owned_ref(S, f, sp).ref;
             (*b)->ref->idx[0] = irb_int(S->arena, QT_I32, slot - 1, sp), (*b)->ref->nidx = 1;
         }
 }
@@ -1489,7 +1491,7 @@ static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
         }
     t->index_local = sema_new_local(S, "$index", QT_I32);
     IrExpr *rest = sema_local(S, t->index_local, iter->span);
-    Val group = ls.grouped ? vec_make(S, ls.ndims, 0) : val_err();
+    Val group = ls.grouped ? S->up->vec_make(S, ls.ndims, 0) : val_err();
     for (int lv = ls.ndims - 1; lv >= 0; lv--) { /* the innermost nesting level first */
         int d = LOOP_DIM(&ls, lv);
         const Expr *v = t0->kind == E_TUPLE ? t0->list.items[d] : t0;
@@ -1508,7 +1510,7 @@ static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
         if (ls.grouped) group.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
         if (lv > 0) rest = sema_binary(S, IR_DIV, rest, count[d], v->span);
     }
-    if (ls.grouped) scope_bind(S, S->scope, t0->name, ls.zero_d ? vec_make(S, 0, 0) : group, t0->span);
+    if (ls.grouped) scope_bind(S, S->scope, t0->name, ls.zero_d ? S->up->vec_make(S, 0, 0) : group, t0->span);
     IrStmtVec body = {0}, *outer = S->cur;
     S->cur = &body;
     LoopKind around = S->loop; /* LOOP_STATIC in an unrolled top-level qd.static loop */
@@ -1591,7 +1593,7 @@ static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
     if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
     for (int k = 0; k < b->v.def->def.body.n; k++) {
         const Stmt *x = sema_loop_form(S, b->v.def->def.body.stmts[k]);
-        if (sema_is_do_while(S, x)) return *def = b->v.def, true; /* its tasks repeat: they are the kernel's */
+        if (S->up->sema_is_do_while(S, x)) return *def = b->v.def, true; /* its tasks repeat: they are the kernel's */
         if ((x->kind == S_FOR && !(x->for_.iter->kind == E_CALL && sema_path(S, x->for_.iter->call.fn) &&
                                    !strcmp(sema_path(S, x->for_.iter->call.fn), "qd.static"))) || is_loop_config(S, x))
             return *def = b->v.def, true;
@@ -1705,8 +1707,8 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
             sema_stmt(S, s);
         } else if (s->kind == S_FOR && !is_static_for(S, s)) {
             parallel_for(S, s, serial);
-        } else if (sema_is_do_while(S, s)) {
-            sema_do_while(S, s, serial);
+        } else if (S->up->sema_is_do_while(S, s)) {
+            S->up->sema_do_while(S, s, serial);
         } else if (func_has_toplevel_for(S, s, &def)) {
             inline_toplevel(S, s, def, serial);
         } else {
@@ -1725,12 +1727,12 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
 
 bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
     const Expr *dt, *nd;
-    sema_param_shape(S, ann, &dt, &nd);
+    S->up->sema_param_shape(S, ann, &dt, &nd);
     int64_t ndim;
     int n = 0, m = 0;
-    bool vec = sema_vec_type_of(S, dt, &p->type, &n, &m);
+    bool vec = S->up->sema_vec_type_of(S, dt, &p->type, &n, &m);
     const QdStruct *st;
-    if (!vec && dt && sema_struct_type_of(S, dt, &st)) /* qd.ndarray(struct, ...) raises in Quadrants */
+    if (!vec && dt && S->up->sema_struct_type_of(S, dt, &st)) /* qd.ndarray(struct, ...) raises in Quadrants */
         return diag_error(dt->span, QD2005, "a struct type is not an ndarray element type (Quadrants: only scalars, vectors and "
                                             "matrices; qd.ndarray raises \"is not supported as ndarray element type\"); use a "
                                             "struct field (MyStruct.field(shape=...)) or one ndarray per member"), false;
@@ -1747,9 +1749,9 @@ static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bou
     const Expr *ann = ap->annotation, *dt, *nd;
     if (!ann) return diag_error(ap->span, QD2005, "kernel parameter '%s' needs a type annotation", ap->name), GP_ERR;
     if (ap->dflt) return diag_error(ap->dflt->span, QD2005, "kernel parameters cannot have default values in v1"), GP_ERR;
-    if (sema_param_is_generic(S, ap))
-        return S->callinst ? sema_callsite_param(S, ap, p, bound, entry) : sema_generic_param(S, ap, p, bound, entry);
-    if (sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return sema_ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;
+    if (S->up->sema_param_is_generic(S, ap))
+        return S->callinst ? S->up->sema_callsite_param(S, ap, p, bound, entry) : S->up->sema_generic_param(S, ap, p, bound, entry);
+    if (S->up->sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return sema_ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;
     return sema_annotation_type(S, ann, &p->type) ? GP_PARAM : GP_ERR;
 }
 
@@ -1758,9 +1760,9 @@ static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bou
 static bool vector_param(Sema *S, const Param *ap) {
     QdType t;
     int n = 0, m = 0;
-    if (!ap->annotation || ap->dflt || !sema_vec_type_of(S, ap->annotation, &t, &n, &m)) return false;
+    if (!ap->annotation || ap->dflt || !S->up->sema_vec_type_of(S, ap->annotation, &t, &n, &m)) return false;
     if (!n) return scope_bind(S, S->scope, ap->name, val_err(), ap->span)->is_param = true, true;
-    Val v = vec_make(S, n, m);
+    Val v = S->up->vec_make(S, n, m);
     for (int k = 0; k < vec_len(v); k++) {
         IrParam p = {.name = arena_printf(S->arena, "%s_%d", ap->name, k), .kind = IR_PARAM_SCALAR, .type = t, .span = ap->span};
         vec_push(&S->params, p);
@@ -1784,8 +1786,8 @@ static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
                 diag_error(ap->span, QD2005, "duplicate parameter '%s'", ap->name);
         IrParam p = {0};
         Val v = {0};
-        if (vector_param(S, ap) || sema_struct_param(S, ap)) continue;
-        if (sema_pydc_param(S, ap, S->callinst ? S->callinst->args[k] : (Val){.kind = V_HOST, .path = "no call qdc can evaluate"})) continue;
+        if (vector_param(S, ap) || S->up->sema_struct_param(S, ap)) continue;
+        if (S->up->sema_pydc_param(S, ap, S->callinst ? S->callinst->args[k] : (Val){.kind = V_HOST, .path = "no call qdc can evaluate"})) continue;
         GenericResult r = kernel_param(S, ap, &p, &v, &entry);
         if (r == GP_ERR) { /* poisoned: its uses are not reported again */
             scope_bind(S, S->scope, ap->name, val_err(), ap->span)->is_param = true;
@@ -1803,7 +1805,7 @@ static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
         }
         scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
     }
-    const char *name = S->inst >= 0 && sema_instance_entry(S, S->inst) ? sema_instance_entry(S, S->inst) : arena_strdup(S->arena, entry.data);
+    const char *name = S->inst >= 0 && S->up->sema_instance_entry(S, S->inst) ? S->up->sema_instance_entry(S, S->inst) : arena_strdup(S->arena, entry.data);
     sb_free(&entry);
     return name;
 }
@@ -1819,9 +1821,9 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
     S->rng_local = -1, S->rng_init = NULL;
     S->returned = false, S->dyn = 0, S->kernel_def = def, S->rng_field = -1;
-    S->loops.len = 0, S->cur_loop = -1, S->graph = sema_kernel_graph(S, def);
+    S->loops.len = 0, S->cur_loop = -1, S->graph = S->up->sema_kernel_graph(S, def);
     k.ret_type = QT_VOID, k.ret_field = -1;
-    if (S->inst >= 0) sema_check_instance_args(S, def);
+    if (S->inst >= 0) S->up->sema_check_instance_args(S, def);
     k.name = kernel_params(S, def, sd->entry);
     if (S->callinst) k.name = S->callinst->entry;
     Arena *arena_ = S->arena;
@@ -1830,8 +1832,8 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     const Stmt *ret = b->n && b->stmts[b->n - 1]->kind == S_RETURN ? b->stmts[b->n - 1] : NULL;
     bool returns = def->def.returns && def->def.returns->kind != E_NONE;
     StmtList body = {b->stmts, ret && (returns || !ret->expr) ? b->n - 1 : b->n};
-    sema_graph_validate(S, b);
-    sema_find_promoted(S, b); /* the final `return value` too: it reads what the serial code set before the loops */
+    S->up->sema_graph_validate(S, b);
+    S->up->sema_find_promoted(S, b); /* the final `return value` too: it reads what the serial code set before the loops */
     split_tasks(S, &body, &serial);
     if (S->task >= 0 && S->tasks.items[S->task].kind != IR_TASK_SERIAL) close_task(S, &serial);
     bool returned = S->returned; /* a return under qd.static control flow ended the kernel */
@@ -1840,11 +1842,11 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
         diag_error(def->def.returns->span, QD2015, "kernel '%s' declares a return type but does not end with 'return value'", def->def.name);
     if (returns && ret && !returned) {
         if (S->task < 0) open_task(S, IR_TASK_SERIAL, ret->span, &serial);
-        sema_kernel_return(S, def, ret);
+        S->up->sema_kernel_return(S, def, ret);
     }
     if (S->rng_field >= 0) {
         if (S->task < 0) open_task(S, IR_TASK_SERIAL, def->def.name_span, &serial);
-        sema_random_finish(S);
+        S->up->sema_random_finish(S);
     }
     close_task(S, &serial);
     if (S->block_dim) diag_error(S->block_dim_span, QD2017, "qd.loop_config is not followed by a top-level for loop");
@@ -1873,17 +1875,17 @@ static void check_kernels(Sema *S, int d) {
     const Stmt *def = sd->def;
     bool generic = false;
     S->hscope = sd->scope; /* annotations naming dataclasses of the host function */
-    for (int k = 0; k < def->def.nparams; k++) generic |= sema_param_is_generic(S, &def->def.params[k]);
+    for (int k = 0; k < def->def.nparams; k++) generic |= S->up->sema_param_is_generic(S, &def->def.params[k]);
     S->hscope = &S->module;
     S->inst = -1, S->callinst = NULL;
     if (!generic) return check_kernel(S, sd);
-    if (sema_next_instance(S, sd->entry, 0) < 0) {
+    if (S->up->sema_next_instance(S, sd->entry, 0) < 0) {
         bool any = false;
         for (int c = 0; c < S->callinsts.len; c++) {
             if (S->callinsts.items[c].def != d) continue;
             any = true;
             if (!S->callinsts.items[c].args) {
-                sema_bad_call_site(S, &S->callinsts.items[c]);
+                S->up->sema_bad_call_site(S, &S->callinsts.items[c]);
                 continue;
             }
             S->callinst = &S->callinsts.items[c];
@@ -1898,14 +1900,14 @@ static void check_kernels(Sema *S, int d) {
         S->callinst = NULL;
         if (!any) { /* its annotations name things of the scope it is defined in */
             S->hscope = S->defs.items[d].scope;
-            sema_missing_instance(S, def, S->defs.items[d].entry);
+            S->up->sema_missing_instance(S, def, S->defs.items[d].entry);
             S->hscope = &S->module;
         }
         return;
     }
-    for (int i = sema_next_instance(S, sd->entry, 0); i >= 0; i = sema_next_instance(S, sd->entry, i + 1)) {
+    for (int i = S->up->sema_next_instance(S, sd->entry, 0); i >= 0; i = S->up->sema_next_instance(S, sd->entry, i + 1)) {
         S->inst = i;
-        sema_mark_instance_used(S, i);
+        S->up->sema_mark_instance_used(S, i);
         check_kernel(S, sd);
     }
     S->inst = -1;
@@ -1922,10 +1924,8 @@ static void check_entry_names(Sema *S) {
             }
 }
 
-IrModule *frontend_check(const AstModule *ast, Arena *arena) { return frontend_check_with(ast, arena, NULL); }
-
-IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const FrontendOptions *fo) {
-    Sema S = {.arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .prefix = "",
+IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *fo, const SemaHooks *up) {
+    Sema S = {.up = up, .arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .prefix = "",
               .subgroup_width = fo ? fo->subgroup_width : 0, .max_shared_bytes = fo ? fo->max_shared_bytes : -1,
               .max_block_dim = fo ? fo->max_block_dim : 0,
               .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1, .rng_field = -1,
@@ -1957,18 +1957,18 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     sema_modules_begin(&S, fo, ast);
     sema_module_body(&S, &ast->body);
     /* a budget that ran out ended the evaluation: the kernels would only report what is missing */
-    for (int k = 0; k < S.tests.len && budget_ok(&S.budget); k++) sema_param_host_function(&S, S.tests.items[k]);
+    for (int k = 0; k < S.tests.len && budget_ok(&S.budget); k++) up->sema_param_host_function(&S, S.tests.items[k]);
     budget_report(&S.budget);
-    sema_ad_finish(&S, false);
-    sema_snode_finish(&S);
-    sema_ad_finish(&S, true);
-    sema_parse_instances(&S, fo);
+    up->sema_ad_finish(&S, false);
+    up->sema_snode_finish(&S);
+    up->sema_ad_finish(&S, true);
+    up->sema_parse_instances(&S, fo);
     sema_check_kernel_names(&S);
     for (int d = 0; d < S.defs.len; d++)
         if (S.defs.items[d].kernel && budget_ok(&S.budget) && sema_kernel_selected(&S, &S.defs.items[d])) check_kernels(&S, d);
     budget_report(&S.budget);
-    if (budget_ok(&S.budget)) sema_finish_instances(&S); /* unused specs: their kernels were not checked */
-    sema_finish_classes(&S);
+    if (budget_ok(&S.budget)) up->sema_finish_instances(&S); /* unused specs: their kernels were not checked */
+    up->sema_finish_classes(&S);
     check_entry_names(&S);
     sema_check_hollow(&S);
     if (!S.kernels.len && !diag_error_count())
@@ -1978,9 +1978,9 @@ IrModule *frontend_check_with(const AstModule *ast, Arena *arena, const Frontend
     TAKE(m->fields, m->nfields, S.fields);
     TAKE(m->storages, m->nstorages, S.storages);
     TAKE(m->kernels, m->nkernels, S.kernels);
-    sema_free_instances(&S);
+    up->sema_free_instances(&S);
     sema_modules_end(&S);
-    sema_snode_free(&S); /* again: a qd.root met in a kernel body makes a node */
+    up->sema_snode_free(&S); /* again: a qd.root met in a kernel body makes a node */
     vec_free(&S.fields), vec_free(&S.kernels), vec_free(&S.module.b), vec_free(&S.storages);
     for (int k = 0; k < S.host_scopes.len; k++) vec_free(&S.host_scopes.items[k]->b), free(S.host_scopes.items[k]);
     for (int k = 0; k < S.objects.len; k++) vec_free(&S.objects.items[k]->attrs.b), free(S.objects.items[k]);

@@ -286,6 +286,7 @@ typedef struct Sema {
     const char *const *kernel_names; /* --kernel NAME */
     int nkernel_names;
     struct FrontendFiles *files;   /* the modules read (FrontendOptions.files) */
+    const struct SemaHooks *up;    /* the feature files the core calls up into (hooks.def, check.c) */
 } Sema;
 #define SEMA_REASSIGNED ((const IrExpr *)&sema_reassigned)
 extern const int sema_reassigned;
@@ -609,4 +610,25 @@ typedef struct LoopSpace {
 #define LOOP_DIM(ls, level) ((ls)->ordered ? (int)(ls)->order[level] : (level))
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *out);
 IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp); /* i32, >= 0 */
+
+/* One feature's calls: which callees it takes (a qd.* or Python builtin's path, a kind of value
+ * such as a struct type or a method) and how a call of one is checked. sema_call asks the
+ * features in check.c's order; the first that takes the callee checks the call. */
+typedef struct SemaFeature {
+    const char *file; /* where the feature lives, for readers and the table's order */
+    bool (*takes)(Val f);
+    Val (*call)(Sema *S, const Expr *call, Val f);
+} SemaFeature;
+/* The checker's core (sema.c, sema_expr.c, sema_stmt.c, module.c, callcheck.c) calls the files
+ * above it only through this table, filled by check.c: the features' calls, and one pointer
+ * per row of hooks.def for everything else the core asks a feature. */
+typedef struct SemaHooks {
+    const SemaFeature *calls;
+    int ncalls;
+#define H(name) __typeof__(name) *name;
+#include "hooks.def"
+#undef H
+} SemaHooks;
+/* Checks a module with the features of up (sema.c; frontend_check_with in check.c calls it). */
+IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *fo, const SemaHooks *up);
 #endif

@@ -238,7 +238,7 @@ IrExpr *sema_rvalue(Sema *S, Val v, Span sp) {
         diag_error(sp, QD2040, "%s cannot be used where a scalar is needed; index it (v[0], v.x) or reduce it (v.sum(), v.norm())",
                    val_describe(v));
         return NULL;
-    case V_PYINT: return sema_pyint_unfit(S, v, sp, "a kernel integer (i64 or u64)"), NULL;
+    case V_PYINT: return S->up->sema_pyint_unfit(S, v, sp, "a kernel integer (i64 or u64)"), NULL;
     default:
         diag_error(sp, QD2019, "%s cannot be used as a scalar value", val_describe(v));
         return NULL;
@@ -249,7 +249,7 @@ IrExpr *sema_expr(Sema *S, const Expr *e) { return sema_rvalue(S, sema_eval(S, e
 
 bool sema_const_int(Sema *S, const Expr *e, int64_t *out, const char *what) {
     Val v = sema_eval(S, e);
-    if (v.kind == V_PYINT) return sema_pyint_unfit(S, v, e->span, what), false;
+    if (v.kind == V_PYINT) return S->up->sema_pyint_unfit(S, v, e->span, what), false;
     IrExpr *x = sema_rvalue(S, v, e->span);
     if (!x) return false;
     if (!ir_is_const(x) || !qt_is_integral(x->type)) {
@@ -279,7 +279,7 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
     if (n > maxdims) return diag_error(e->span, QD2009, "%s has at most %d dimensions, got %d", what, maxdims, n), -1;
     for (int k = 0; k < n; k++) {
         IrExpr *x = items[k].kind == V_EXPR ? items[k].e : NULL;
-        if (items[k].kind == V_PYINT) return sema_pyint_unfit(S, items[k], sema_shape_span(e, k), what), -1;
+        if (items[k].kind == V_PYINT) return S->up->sema_pyint_unfit(S, items[k], sema_shape_span(e, k), what), -1;
         if (!ir_is_const(x) || !qt_is_integral(x->type)) {
             diag_error(sema_shape_span(e, k), QD2009, "%s must be a compile-time integer or a tuple of them, got %s", what,
                        x ? "a run-time value" : val_describe(items[k]));
@@ -442,14 +442,14 @@ static Val eval_name(Sema *S, const Expr *e) {
             return val_err();
         }
         if (b && b->v.kind == V_VEC) { /* a promoted vector: each component a kernel-owned field */
-            Val v = vec_make(S, b->v.vec.n, b->v.vec.m);
-            for (int k = 0; k < vec_len(v); k++) v.vec.c[k] = sema_fresh_ref(S, b->v.vec.c[k], e->span);
+            Val v = S->up->vec_make(S, b->v.vec.n, b->v.vec.m);
+            for (int k = 0; k < vec_len(v); k++) v.vec.c[k] = S->up->sema_fresh_ref(S, b->v.vec.c[k], e->span);
             return v;
         }
         Val c;
         if (b && b->v.kind == V_NS && math_const(S, b->v.path, e->span, &c)) return c;
         if (b && S->pure && S->k) sema_pure_capture(S, e, b, s);
-        if (b) return sema_fresh_ref(S, b->v, e->span);
+        if (b) return S->up->sema_fresh_ref(S, b->v, e->span);
     }
     if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return (Val){.kind = V_NS, .path = "qd"};
     for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
@@ -494,13 +494,13 @@ static Val eval_attr(Sema *S, const Expr *e) {
     }
     if (!strcmp(e->attr.name, "dtype") && (o.kind == V_FIELD || (o.kind == V_VEC && vec_len(o) && o.vec.c[0].kind == V_FIELD)))
         return (Val){.kind = V_TYPE, .type = S->fields.items[(o.kind == V_FIELD ? o : o.vec.c[0]).index].type}; /* its element type */
-    if (o.kind == V_SNODE) return sema_snode_attr(S, o, e->attr.name);
-    if (o.kind == V_OBJECT) return sema_object_attr(S, o, e);
+    if (o.kind == V_SNODE) return S->up->sema_snode_attr(S, o, e->attr.name);
+    if (o.kind == V_OBJECT) return S->up->sema_object_attr(S, o, e);
     if (o.kind == V_MODULE) return sema_module_attr(S, o, e);
-    if (o.kind == V_VEC) return sema_vec_attr(S, o, e->attr.name, e->span);
-    if (o.kind == V_STRUCT) return sema_struct_attr(S, o, e->attr.name, e->span);
-    if (o.kind == V_PYDC) return sema_pydc_attr(S, o, e);
-    if (o.kind == V_STR && sema_str_method(e->attr.name)) { /* "".join, "{}".format ... (sema_pystr.c) */
+    if (o.kind == V_VEC) return S->up->sema_vec_attr(S, o, e->attr.name, e->span);
+    if (o.kind == V_STRUCT) return S->up->sema_struct_attr(S, o, e->attr.name, e->span);
+    if (o.kind == V_PYDC) return S->up->sema_pydc_attr(S, o, e);
+    if (o.kind == V_STR && S->up->sema_str_method(e->attr.name)) { /* "".join, "{}".format ... (sema_pystr.c) */
         Val m = {.kind = V_METHOD};
         m.method.self = ARENA_NEW(S->arena, Val);
         *m.method.self = o;
@@ -508,13 +508,13 @@ static Val eval_attr(Sema *S, const Expr *e) {
         return m;
     }
     if (!strcmp(e->attr.name, "grad") || !strcmp(e->attr.name, "dual")) { /* x.grad, x.dual (sema_ad.c) */
-        Val g = sema_ad_attr(S, o, e);
+        Val g = S->up->sema_ad_attr(S, o, e);
         if (g.kind != V_NONE) return g;
     }
     if (o.kind == V_NS && (!strcmp(o.path, "qd.lang.impl.current_cfg()") || !strcmp(o.path, "qd.cfg")))
-        return sema_cfg_attr(S, e->attr.name, e->span); /* qd.cfg is the same object */
+        return S->up->sema_cfg_attr(S, e->attr.name, e->span); /* qd.cfg is the same object */
     if (o.kind == V_NS && !strcmp(o.path, "qd.lang.impl.get_runtime()") && (!strcmp(e->attr.name, "default_fp") || !strcmp(e->attr.name, "default_ip")))
-        return sema_cfg_attr(S, e->attr.name, e->span); /* the runtime's default types are qd.init's, as the config's */
+        return S->up->sema_cfg_attr(S, e->attr.name, e->span); /* the runtime's default types are qd.init's, as the config's */
     if (o.kind == V_NS && !strcmp(o.path, "math")) { /* import math */
         char *path = arena_printf(S->arena, "math.%s", e->attr.name);
         Val c;
@@ -542,7 +542,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
             return set;
         }
     }
-    return sema_vec_alias(r.path, &t) ? t : r;
+    return S->up->sema_vec_alias(r.path, &t) ? t : r;
 }
 
 /* A constant index should lie in its axis (extent < 0: an ndarray, whose extent is known at run
@@ -628,14 +628,14 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
 
 static Val eval_subscript(Sema *S, const Expr *e) {
     bool sliced;
-    Val sv = sema_slice_subscript(S, e, &sliced);
+    Val sv = S->up->sema_slice_subscript(S, e, &sliced);
     if (sliced) return sv;
     Val o = sema_eval(S, e->sub.obj);
     if (o.kind == V_ERR) return o;
     if (o.kind == V_STR) { /* s[k]: one character, as a string */
         Val *items;
         int n;
-        sema_iter_items(S, e->sub.obj, &items, &n);
+        S->up->sema_iter_items(S, e->sub.obj, &items, &n);
         o = (Val){.kind = V_TUPLE, .tuple = {items, n}};
     }
     if (o.kind == V_SHAPE || o.kind == V_TUPLE) {
@@ -648,11 +648,11 @@ static Val eval_subscript(Sema *S, const Expr *e) {
             return val_err();
         }
         if (o.kind == V_TUPLE) return o.tuple.items[k];
-        return val_expr(sema_ndarray_shape(S, o.index, (int)k, e->span));
+        return val_expr(S->up->sema_ndarray_shape(S, o.index, (int)k, e->span));
     }
-    if (o.kind == V_VEC) return sema_vec_subscript(S, o, e->sub.index, e->span);
-    if (o.kind == V_STRUCT) return sema_struct_subscript(S, o, e);
-    if (o.kind == V_DICT) return sema_dict_get(S, o, e->sub.index);
+    if (o.kind == V_VEC) return S->up->sema_vec_subscript(S, o, e->sub.index, e->span);
+    if (o.kind == V_STRUCT) return S->up->sema_struct_subscript(S, o, e);
+    if (o.kind == V_DICT) return S->up->sema_dict_get(S, o, e->sub.index);
     IrRef *r = ARENA_NEW(S->arena, IrRef);
     r->span = e->span;
     r->index = o.index;
@@ -680,11 +680,11 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     }
     r->nidx = eval_indices(S, e->sub.index, &r->idx, name, ndim - edim, shape, origin, o.kind == V_NDARRAY ? o.index : -1);
     if (r->nidx < 0) return val_err();
-    if (o.kind == V_NDARRAY && r->nidx == ndim - edim) sema_ndarray_permute(&S->params.items[o.index], r->idx); /* a layout= ndarray */
-    if (edim && r->nidx == ndim - edim) return sema_vec_ref(S, r, en, em); /* before any SNode flattening */
+    if (o.kind == V_NDARRAY && r->nidx == ndim - edim) S->up->sema_ndarray_permute(&S->params.items[o.index], r->idx); /* a layout= ndarray */
+    if (edim && r->nidx == ndim - edim) return S->up->sema_vec_ref(S, r, en, em); /* before any SNode flattening */
     ndim -= edim;
     if (o.kind == V_FIELD && S->fields.items[o.index].storage && r->nidx == ndim)
-        r->flat = sema_snode_flat(S, &S->fields.items[o.index], r->idx, e->span);
+        r->flat = S->up->sema_snode_flat(S, &S->fields.items[o.index], r->idx, e->span);
     if (r->nidx != ndim) {
         diag_error(e->sub.index->span, QD2011, "'%s' has %d dimension%s but %d index%s given%s", name, ndim,
                    ndim == 1 ? "" : "s", r->nidx, r->nidx == 1 ? " was" : "es were",
@@ -863,7 +863,7 @@ static Val cond_expr(Sema *S, const Expr *e);
 Val sema_eval(Sema *S, const Expr *e) {
     switch (e->kind) {
     case E_ERROR: return val_err();
-    case E_STARRED: case E_SLICE: case E_COMP: case E_LAMBDA: case E_VALUE: return sema_lang_eval(S, e);
+    case E_STARRED: case E_SLICE: case E_COMP: case E_LAMBDA: case E_VALUE: return S->up->sema_lang_eval(S, e);
     case E_NAME: return eval_name(S, e);
     /* module level approximates Python's numbers (i64 / f64); the constant is narrowed to a
      * literal's type (i32 or i64 / f32) when it is bound, see sema.c module_assign */
@@ -871,25 +871,25 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_FLOAT: return val_expr(irb_float(S->arena, S->k ? S->default_fp : QT_F64, e->f, e->span));
     case E_BOOL: return val_expr(irb_int(S->arena, QT_U1, e->b, e->span));
     case E_NONE: return (Val){.kind = V_NONE};
-    case E_STR: return e->fstr ? sema_fstring(S, e) : (Val){.kind = V_STR, .path = e->str};
+    case E_STR: return e->fstr ? S->up->sema_fstring(S, e) : (Val){.kind = V_STR, .path = e->str};
     case E_ATTR: return eval_attr(S, e);
     case E_SUBSCRIPT: return eval_subscript(S, e);
-    case E_TUPLE: case E_LIST: return (e = sema_unpack(S, e)) ? eval_tuple(S, e) : val_err();
+    case E_TUPLE: case E_LIST: return (e = S->up->sema_unpack(S, e)) ? eval_tuple(S, e) : val_err();
     case E_CALL: {
         Val f = sema_eval(S, e->call.fn);
-        if (f.kind != V_ERR && !(e = sema_unpack(S, e))) return val_err();
-        if (f.kind == V_SNODE || (f.kind == V_NS && !strncmp(f.path, "qd.root.", 8))) return sema_snode_call(S, e, f);
-        if (f.kind == V_NS && !strcmp(f.path, "qd.FieldsBuilder")) return sema_snode_builder(S, e);
+        if (f.kind != V_ERR && !(e = S->up->sema_unpack(S, e))) return val_err();
+        if (f.kind == V_SNODE || (f.kind == V_NS && !strncmp(f.path, "qd.root.", 8))) return S->up->sema_snode_call(S, e, f);
+        if (f.kind == V_NS && !strcmp(f.path, "qd.FieldsBuilder")) return S->up->sema_snode_builder(S, e);
         return f.kind == V_ERR ? f : sema_call(S, e, f);
     }
     case E_UNARY: {
         Val a = sema_eval(S, e->un.a);
         if (a.kind == V_ERR) return a;
-        if (a.kind == V_VEC) return sema_vec_unary(S, e, a); /* `not v` too: element-wise, Quadrants' logical_not */
+        if (a.kind == V_VEC) return S->up->sema_vec_unary(S, e, a); /* `not v` too: element-wise, Quadrants' logical_not */
         Val exact;
-        if (sema_pyint_unary(S, e->op, a, e->span, &exact)) return exact;
+        if (S->up->sema_pyint_unary(S, e->op, a, e->span, &exact)) return exact;
         Expr fake = *e;
-        fake.un.a = (Expr *)sema_val_node(S, a, 0, e->un.a->span);
+        fake.un.a = (Expr *)S->up->sema_val_node(S, a, 0, e->un.a->span);
         return val_expr(eval_unary(S, &fake));
     }
     case E_BINARY: {
@@ -898,15 +898,15 @@ Val sema_eval(Sema *S, const Expr *e) {
             return val_expr(lit_const(S, exact, e->span)); /* 2**64 - 1 */
         Val a = sema_eval(S, e->bin.a), b = sema_eval(S, e->bin.b), str;
         if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
-        if (sema_pyint_binary(S, e->op, &a, &b, e->span, &str)) return str; /* Python ints: exact */
-        a = sema_list_as_vec(S, a, b), b = sema_list_as_vec(S, b, a);
-        if (sema_str_binary(S, e->op, a, b, &str) || sema_tuple_binary(S, e->op, a, b, &str, e->span)) return sema_new_value(S, str, e->span);
-        if (a.kind == V_VEC || b.kind == V_VEC || e->op == T_AT) return sema_vec_binary(S, e->op, a, b, e->span);
+        if (S->up->sema_pyint_binary(S, e->op, &a, &b, e->span, &str)) return str; /* Python ints: exact */
+        a = S->up->sema_list_as_vec(S, a, b), b = S->up->sema_list_as_vec(S, b, a);
+        if (S->up->sema_str_binary(S, e->op, a, b, &str) || S->up->sema_tuple_binary(S, e->op, a, b, &str, e->span)) return sema_new_value(S, str, e->span);
+        if (a.kind == V_VEC || b.kind == V_VEC || e->op == T_AT) return S->up->sema_vec_binary(S, e->op, a, b, e->span);
         return val_expr(sema_binop_tok(S, e->op, sema_rvalue(S, a, e->bin.a->span), sema_rvalue(S, b, e->bin.b->span), e->span));
     }
     case E_BOOLOP: return bool_op(S, e);
     case E_COMPARE: {
-        if (sema_is_static_compare(e)) return sema_lang_eval(S, e);
+        if (S->up->sema_is_static_compare(e)) return S->up->sema_lang_eval(S, e);
         if (e->cmp.items.n != 2) return val_expr(eval_compare(S, e));
         Val a = sema_eval(S, e->cmp.items.items[0]), b = sema_eval(S, e->cmp.items.items[1]);
         if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
@@ -915,7 +915,7 @@ Val sema_eval(Sema *S, const Expr *e) {
             /* dtype == qd.f32, arch == qd.cuda, s == "add": Python compares the objects when the kernel compiles */
             bool runtime = (a.kind == V_EXPR && !ir_is_const(a.e)) || (b.kind == V_EXPR && !ir_is_const(b.e)) ||
                            a.kind == V_LOCAL || a.kind == V_REF || b.kind == V_LOCAL || b.kind == V_REF;
-            int r = runtime ? -1 : sema_same_value(S, a, b);
+            int r = runtime ? -1 : S->up->sema_same_value(S, a, b);
             if (r < 0) {
                 diag_error(e->span, QD2009, "'%s' between %s and %s compares compile-time values only (Quadrants evaluates it in Python)",
                            op == T_EQ ? "==" : "!=", runtime && !is_python_object(a) ? "a run-time value" : val_describe(a),
@@ -925,9 +925,9 @@ Val sema_eval(Sema *S, const Expr *e) {
             return val_expr(irb_int(S->arena, QT_U1, op == T_EQ ? r : !r, e->span));
         }
         Val exact;
-        if (sema_pyint_compare(S, op, a, b, e->span, &exact)) return exact;
-        a = sema_list_as_vec(S, a, b), b = sema_list_as_vec(S, b, a);
-        if (a.kind == V_VEC || b.kind == V_VEC) return sema_vec_binary(S, e->cmp.ops[0], a, b, e->span);
+        if (S->up->sema_pyint_compare(S, op, a, b, e->span, &exact)) return exact;
+        a = S->up->sema_list_as_vec(S, a, b), b = S->up->sema_list_as_vec(S, b, a);
+        if (a.kind == V_VEC || b.kind == V_VEC) return S->up->sema_vec_binary(S, e->cmp.ops[0], a, b, e->span);
         return val_expr(sema_binop_tok(S, e->cmp.ops[0], sema_rvalue(S, a, e->cmp.items.items[0]->span),
                                        sema_rvalue(S, b, e->cmp.items.items[1]->span), e->span));
     }
@@ -1018,7 +1018,7 @@ static Val cond_expr(Sema *S, const Expr *e) {
             diag_error(e->span, QD2040, "the sides of `a if c else b` are %s and %s", val_describe(av), val_describe(bv));
             return val_err();
         }
-        Val out = vec_make(S, shape.vec.n, shape.vec.m);
+        Val out = S->up->vec_make(S, shape.vec.n, shape.vec.m);
         for (int k = 0; k < vec_len(out); k++) {
             IrExpr *x = sema_rvalue(S, av.kind == V_VEC ? av.vec.c[k] : av, e->ifexp.a->span);
             IrExpr *y = sema_rvalue(S, bv.kind == V_VEC ? bv.vec.c[k] : bv, e->ifexp.b->span);
@@ -1048,7 +1048,7 @@ static Val vec_bool_op(Sema *S, const Expr *e, Val first) {
             diag_error(e->span, QD2040, "'%s' of vectors of different shapes", e->op == T_KW_AND ? "and" : "or");
             return val_err();
         }
-        Val out = vec_make(S, shape.vec.n, shape.vec.m);
+        Val out = S->up->vec_make(S, shape.vec.n, shape.vec.m);
         for (int c = 0; c < vec_len(out); c++) {
             IrExpr *x = sema_to_bool(S, sema_rvalue(S, r.kind == V_VEC ? r.vec.c[c] : r, e->span));
             IrExpr *y = sema_to_bool(S, sema_rvalue(S, b.kind == V_VEC ? b.vec.c[c] : b, e->span));
@@ -1303,11 +1303,11 @@ static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
 }
 
 /* The qd.* builtin nearest to an unknown path (same namespace depth or not), for QD2008. */
-static const char *closest_builtin(const char *p) {
+static const char *closest_builtin(Sema *S, const char *p) {
     static const char *const others[] = {"qd.ndrange", "qd.static", "qd.loop_config", "qd.field", "qd.cast", "range"};
     static char spelled[2 * ARRAY_LEN(float_builtins)][24];
     const char *cands[256];
-    int n = sema_mem_builtin_names(cands, 128);
+    int n = S->up->sema_mem_builtin_names(cands, 128);
     for (size_t k = 0; k < ARRAY_LEN(value_builtins); k++) cands[n++] = value_builtins[k].name;
     for (size_t k = 0; k < ARRAY_LEN(others); k++) cands[n++] = others[k];
     for (size_t k = 0; k < ARRAY_LEN(float_builtins); k++) {
@@ -1348,12 +1348,8 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         if (!strcmp(b, "int") || !strcmp(b, "float") || !strcmp(b, "bool")) f.path = b;
     }
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
-    if (f.kind == V_PYFUNC) return sema_pyfunc_call(S, call, f.def);
-    if (f.kind == V_METHOD && f.method.self->kind == V_STR) return sema_str_method_call(S, call, f.method.self->path, f.method.name);
-    if (f.kind == V_STRUCTTYPE || (f.kind == V_NS && sema_struct_path(f.path))) return sema_struct_call(S, call, f);
-    if (f.kind == V_METHOD || f.kind == V_VECTYPE || (f.kind == V_NS && sema_vec_path(f.path))) return sema_vec_call(S, call, f);
-    if (f.kind == V_NS && sema_is_more_builtin(f.path)) return sema_more_builtin_call(S, call, f.path);
-    if (f.kind == V_NS && sema_is_glsl(f.path)) return sema_glsl_call(S, call, f.path);
+    for (int k = 0; k < S->up->ncalls; k++) /* the features' builtins, methods and types (check.c) */
+        if (S->up->calls[k].takes(f)) return S->up->calls[k].call(S, call, f);
     if (f.kind == V_NS && !strcmp(f.path, "qd.func") && call->call.args.n == 1 && !call->call.nkw) {
         /* qd.func(f) applied in a kernel: f as a qd.func (then called like one) */
         Val g = sema_eval(S, call->call.args.items[0]);
@@ -1366,7 +1362,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         literal_tree(call->call.args.items[0], &big, 0) && (big < INT64_MIN || big > (PyInt)UINT64_MAX))
         return val_expr(explicit_cast(S, irb_float(S->arena, QT_F64, (double)big, call->span), S->default_fp));
     Val ew;
-    if (sema_vec_elementwise(S, call, f, &ew)) return ew;
+    if (S->up->sema_vec_elementwise(S, call, f, &ew)) return ew;
     if (f.kind == V_TYPE) { /* qd.f32(x): a cast of one value (Quadrants' words for anything else) */
         if (call->call.args.n != 1 || call->call.nkw) {
             diag_error(call->span, QD2007, "A primitive type can only decorate a single expression: 'qd.%s' takes one positional "
@@ -1382,13 +1378,6 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     }
     const char *p = f.path;
     if (!strncmp(p, "math.", 5)) return py_math_call(S, call, p);
-    if (sema_is_mem_builtin(p)) return sema_mem_call(S, call, p);
-    if (sema_is_simt_builtin(p)) return sema_simt_call(S, call, p);
-    if (!strcmp(p, "print")) return sema_print_call(S, call);
-    if (!strcmp(p, "dict")) return sema_dict_call(S, call);
-    if (!strcmp(p, "getattr")) return sema_getattr(S, call);
-    if (!strcmp(p, "str")) return sema_str_call(S, call);
-    if (!strcmp(p, "chr") || !strcmp(p, "ord")) return sema_chr_ord(S, call, p[0] == 'c');
     if (!strcmp(p, "qd.static")) return static_call(S, call);
     int fb = float_builtin(p);
     if (fb >= 0) return float_builtin_call(S, call, p, fb);
@@ -1405,7 +1394,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     else if (!strcmp(p, "qd.field"))
         diag_error(call->span, QD2004, "qd.field can only be declared at module level");
     else {
-        const char *near = closest_builtin(p);
+        const char *near = closest_builtin(S, p);
         if (near) diag_fixit(call->call.fn->span, near);
         diag_error(call->call.fn->span, QD2008, "'%s' is not supported in v1 kernels%s%s%s", p, near ? "; did you mean '" : "",
                    near ? near : "", near ? "'?" : "");

@@ -770,8 +770,6 @@ static Val block_call(Ctx *c, const SimtFn *f, const Expr *call) {
  * errors. Anything else (the loop index, loaded values, unknown widths) is not analysed: divergence
  * there stays undefined, as on the GPU. */
 
-const int sema_reassigned = 0;
-
 void sema_note_assign(Sema *S, const IrStmt *st) {
     int l = st->assign.local;
     while (S->local_def.len <= l) vec_push(&S->local_def, NULL);

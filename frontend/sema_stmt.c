@@ -4,6 +4,8 @@
 #include "sema.h"
 #include <string.h>
 
+const Expr *sema_discarded;
+
 #define MAX_UNROLL 65536 /* qd.static iterations one kernel may unroll, nested ones included */
 
 IrBlock sema_freeze(Sema *S, IrStmtVec *v) {
@@ -51,23 +53,23 @@ static void assign_vec_name(Sema *S, const Expr *target, Binding *b, Val v, Span
         Val c = b->v.vec.c[k];
         same = (c.kind == V_LOCAL && S->local_task.items[c.index] == S->task) || c.kind == V_REF;
     }
-    if (same) return sema_vec_assign(S, eval_target(S, target), v, sp);
+    if (same) return S->up->sema_vec_assign(S, eval_target(S, target), v, sp);
     if (b && b->v.kind == V_VEC && b->v.vec.c[0].kind == V_LOCAL && S->local_task.items[b->v.vec.c[0].index] == S->task) {
         diag_error(sp, QD2040, "cannot assign %s to '%s', which holds %s", val_describe(v), target->name, val_describe(b->v));
         return;
     }
-    if (sema_is_promoted(S, target->name)) {
-        Val r = vec_make(S, v.vec.n, v.vec.m);
+    if (S->up->sema_is_promoted(S, target->name)) {
+        Val r = S->up->vec_make(S, v.vec.n, v.vec.m);
         for (int k = 0; k < vec_len(v); k++) {
             IrExpr *e = sema_rvalue(S, v.vec.c[k], sp);
             if (!e) return;
-            r.vec.c[k] = sema_promote(S, arena_printf(S->arena, "%s_%d", target->name, k), e->type, target->span);
+            r.vec.c[k] = S->up->sema_promote(S, arena_printf(S->arena, "%s_%d", target->name, k), e->type, target->span);
             store_ref(S, r.vec.c[k], e, sp);
         }
         scope_bind(S, S->scope, target->name, r, target->span);
         return;
     }
-    Val r = sema_vec_materialize(S, v, target->name, sp);
+    Val r = S->up->sema_vec_materialize(S, v, target->name, sp);
     scope_bind(S, S->scope, target->name, r, target->span);
 }
 
@@ -80,12 +82,12 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
     }
     if (v.kind == V_VEC) return assign_vec_name(S, target, b, v, sp);
     if (v.kind == V_STRUCT) { /* a struct variable: one local per component */
-        if (b && b->v.kind == V_STRUCT && b->v.strct.st == v.strct.st && !sema_is_promoted(S, target->name))
-            return sema_struct_assign(S, b->v, v, sp);
-        if (sema_is_promoted(S, target->name))
+        if (b && b->v.kind == V_STRUCT && b->v.strct.st == v.strct.st && !S->up->sema_is_promoted(S, target->name))
+            return S->up->sema_struct_assign(S, b->v, v, sp);
+        if (S->up->sema_is_promoted(S, target->name))
             return (void)diag_error(sp, QD2045, "a struct variable used by more than one top-level loop is not supported; "
                                                   "create it inside the loop");
-        Val r = sema_struct_materialize(S, v, target->name, sp);
+        Val r = S->up->sema_struct_materialize(S, v, target->name, sp);
         scope_bind(S, S->scope, target->name, r, target->span);
         return;
     }
@@ -112,8 +114,8 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
         scope_bind(S, S->scope, target->name, val_err(), target->span);
         return;
     }
-    if (b && b->v.kind == V_REF && sema_is_promoted(S, target->name)) return store_ref(S, sema_fresh_ref(S, b->v, target->span), e, sp);
-    if (!b && sema_is_promoted(S, target->name)) return store_ref(S, sema_promote(S, target->name, e->type, target->span), e, sp);
+    if (b && b->v.kind == V_REF && S->up->sema_is_promoted(S, target->name)) return store_ref(S, S->up->sema_fresh_ref(S, b->v, target->span), e, sp);
+    if (!b && S->up->sema_is_promoted(S, target->name)) return store_ref(S, S->up->sema_promote(S, target->name, e->type, target->span), e, sp);
     if (!b || b->v.kind != V_LOCAL || S->local_task.items[b->v.index] != S->task) { /* a new variable */
         int l = sema_new_local(S, target->name, e->type);
         b = scope_bind(S, S->scope, target->name, (Val){.kind = V_LOCAL, .index = l}, target->span);
@@ -145,11 +147,11 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
     if (target->kind == E_NAME) return assign_name(S, target, v, sp);
     if (target->kind == E_SUBSCRIPT || target->kind == E_ATTR) { /* x[i], v[0], v.x, v.xy, m[i, j] */
         if (target->kind == E_ATTR && pydc_member(S, target)) return;
-        if (sema_vec_dynamic_store(S, target, v, sp)) return;
+        if (S->up->sema_vec_dynamic_store(S, target, v, sp)) return;
         Val r = sema_eval(S, target);
         if (r.kind == V_ERR) return; /* reported: the value is not checked against it */
-        if (r.kind == V_VEC) return sema_vec_assign(S, r, sema_list_as_vec(S, v, r), sp); /* m[i] = [[1, 2], [3, 4]] */
-        if (r.kind == V_STRUCT) return sema_struct_assign(S, r, v, sp);
+        if (r.kind == V_VEC) return S->up->sema_vec_assign(S, r, S->up->sema_list_as_vec(S, v, r), sp); /* m[i] = [[1, 2], [3, 4]] */
+        if (r.kind == V_STRUCT) return S->up->sema_struct_assign(S, r, v, sp);
         if (v.kind == V_VEC) {
             if (r.kind != V_ERR) diag_error(sp, QD2040, "cannot assign a vector to a scalar element");
             return;
@@ -168,7 +170,7 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
         return;
     }
     if ((target->kind == E_TUPLE || target->kind == E_LIST) && v.kind == V_VEC && !v.vec.m && v.vec.n == target->list.n) {
-        Val t = sema_vec_materialize(S, v, "$unpack", sp); /* a, b, c = v */
+        Val t = S->up->sema_vec_materialize(S, v, "$unpack", sp); /* a, b, c = v */
         for (int k = 0; t.kind == V_VEC && k < target->list.n; k++) sema_assign(S, target->list.items[k], t.vec.c[k], sp);
         return;
     }
@@ -191,8 +193,8 @@ static Val snapshot(Sema *S, Val v, Span sp) {
     t.tuple.items = ARENA_ARRAY(S->arena, Val, v.tuple.n ? v.tuple.n : 1);
     for (int k = 0; k < v.tuple.n; k++) {
         t.tuple.items[k] = v.tuple.items[k];
-        if (v.tuple.items[k].kind == V_VEC) t.tuple.items[k] = sema_vec_materialize(S, v.tuple.items[k], "$tmp", sp);
-        if (v.tuple.items[k].kind == V_STRUCT) t.tuple.items[k] = sema_struct_materialize(S, v.tuple.items[k], "$tmp", sp);
+        if (v.tuple.items[k].kind == V_VEC) t.tuple.items[k] = S->up->sema_vec_materialize(S, v.tuple.items[k], "$tmp", sp);
+        if (v.tuple.items[k].kind == V_STRUCT) t.tuple.items[k] = S->up->sema_struct_materialize(S, v.tuple.items[k], "$tmp", sp);
         if (!is_scalar(v.tuple.items[k])) continue;
         IrExpr *e = sema_rvalue(S, v.tuple.items[k], sp);
         if (!e || ir_is_const(e)) continue;
@@ -229,14 +231,14 @@ Val sema_named_expr(Sema *S, const Expr *e) {
 static void stmt_annassign(Sema *S, const Stmt *s) {
     QdType t;
     int n = 0, m = 0;
-    if (sema_vec_type_of(S, s->ann.annotation, &t, &n, &m)) { /* v: vec3 = ... */
+    if (S->up->sema_vec_type_of(S, s->ann.annotation, &t, &n, &m)) { /* v: vec3 = ... */
         if (!n || !s->ann.value) {
             if (n) diag_error(s->span, QD2042, "a vector variable needs a value");
             return;
         }
         Val v = sema_eval(S, s->ann.value);
         if (v.kind == V_VEC) {
-            Val c = vec_make(S, v.vec.n, v.vec.m);
+            Val c = S->up->vec_make(S, v.vec.n, v.vec.m);
             for (int k = 0; k < vec_len(v); k++) c.vec.c[k] = val_expr(irb_cast(S->arena, sema_rvalue(S, v.vec.c[k], s->span), t));
             v = c;
         }
@@ -272,8 +274,8 @@ static void stmt_annassign(Sema *S, const Stmt *s) {
         if (s->ann.value) sema_assign(S, s->ann.target, val_expr(irb_cast(S->arena, e, t)), s->span);
         return;
     }
-    if (!b && sema_is_promoted(S, s->ann.target->name))
-        return store_ref(S, sema_promote(S, s->ann.target->name, t, s->ann.target->span), e, s->span);
+    if (!b && S->up->sema_is_promoted(S, s->ann.target->name))
+        return store_ref(S, S->up->sema_promote(S, s->ann.target->name, t, s->ann.target->span), e, s->span);
     int l = sema_new_local(S, s->ann.target->name, t);
     scope_bind(S, S->scope, s->ann.target->name, (Val){.kind = V_LOCAL, .index = l}, s->ann.target->span);
     emit_assign(S, l, e, s->span);
@@ -294,9 +296,9 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
             emit_assign(S, l, b->v.e, t->span);
             b->v = (Val){.kind = V_LOCAL, .index = l};
         }
-        if (b && b->v.kind == V_REF && sema_is_promoted(S, t->name)) return sema_augassign_global(S, s, sema_fresh_ref(S, b->v, t->span).ref);
+        if (b && b->v.kind == V_REF && S->up->sema_is_promoted(S, t->name)) return S->up->sema_augassign_global(S, s, S->up->sema_fresh_ref(S, b->v, t->span).ref);
         if (b && b->v.kind == V_LOCAL && !sema_local_visible(S, b->v.index, t->span)) return;
-        if (b && b->v.kind == V_VEC) return sema_augassign_vec(S, s, sema_eval(S, t));
+        if (b && b->v.kind == V_VEC) return S->up->sema_augassign_vec(S, s, sema_eval(S, t));
         if (!b || b->v.kind != V_LOCAL) {
             Val v = sema_eval(S, t);
             if (v.kind != V_ERR) diag_error(t->span, QD2010, "cannot update '%s' in place: it is %s, not a local variable", t->name, val_describe(v));
@@ -308,10 +310,10 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
     }
     Val r = sema_eval(S, t);
     if (r.kind == V_ERR) return;
-    if (r.kind == V_VEC) return sema_augassign_vec(S, s, r);
+    if (r.kind == V_VEC) return S->up->sema_augassign_vec(S, s, r);
     if (r.kind == V_EXPR && t->kind == E_SUBSCRIPT) { /* v[i] op= x with a run-time i on a vector variable */
         IrExpr *x = sema_binop_tok(S, s->aug.op, r.e, sema_expr(S, s->aug.value), s->span);
-        if (x && sema_vec_dynamic_store(S, t, val_expr(x), s->span)) return;
+        if (x && S->up->sema_vec_dynamic_store(S, t, val_expr(x), s->span)) return;
     }
     if (r.kind == V_LOCAL) { /* v[0] += 1 on a vector variable */
         IrExpr *x = sema_binop_tok(S, s->aug.op, sema_local(S, r.index, t->span), sema_expr(S, s->aug.value), s->span);
@@ -319,7 +321,7 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
         return;
     }
     if (r.kind != V_REF) return (void)diag_error(t->span, QD2010, "cannot update %s in place", val_describe(r));
-    sema_augassign_global(S, s, r.ref);
+    S->up->sema_augassign_global(S, s, r.ref);
 }
 
 /* ---- control flow ---- */
@@ -339,7 +341,7 @@ static void stmt_if(Sema *S, const Stmt *s) {
     st->if_.cond = cond;
     /* a condition that provably splits a subgroup (or the block): collectives (barriers) under
      * it are QD2074 (sema_simt.c) */
-    int div = cond ? sema_divergence(S, cond) : 0;
+    int div = cond ? S->up->sema_divergence(S, cond) : 0;
     Span sg_at = S->sg_div_at, blk_at = S->block_div_at;
     if (div == 1) S->sg_divergent++, S->sg_div_at = c->span;
     if (div) S->block_divergent++, S->block_div_at = c->span;
@@ -422,7 +424,7 @@ static IrBlock loop_body(Sema *S, const StmtList *body, LoopKind kind, IrStmtVec
 }
 
 static void stmt_while(Sema *S, const Stmt *s) {
-    if (sema_is_do_while(S, s)) return sema_do_while_misplaced(S, s); /* in run-time code (sema_graph.c) */
+    if (S->up->sema_is_do_while(S, s)) return S->up->sema_do_while_misplaced(S, s); /* in run-time code (sema_graph.c) */
     IrStmtVec pre = {0}, *outer = S->cur;
     S->cur = &pre;
     IrExpr *cond = sema_to_bool(S, sema_expr(S, s->while_.cond));
@@ -580,11 +582,11 @@ static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
 static void stmt_for(Sema *S, const Stmt *s) {
     LoopSpace ls;
     const Expr *vars[IR_MAX_DIMS];
-    if (sema_static_seq_for(S, s)) return;
+    if (S->up->sema_static_seq_for(S, s)) return;
     if (!sema_loop_space(S, s->for_.iter, &ls)) return;
     if (ls.grouped && s->for_.target->kind == E_NAME) { /* one name: a vector of per-dimension variables */
         const Expr *t = s->for_.target;
-        Val g = vec_make(S, ls.ndims, 0);
+        Val g = S->up->vec_make(S, ls.ndims, 0);
         for (int d = 0; d < ls.ndims; d++) {
             Expr *v = ARENA_NEW(S->arena, Expr);
             *v = *t, v->name = arena_printf(S->arena, "%s_%d", t->name, d);
@@ -593,7 +595,7 @@ static void stmt_for(Sema *S, const Stmt *s) {
             if (l < 0) return;
             g.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
         }
-        scope_bind(S, S->scope, t->name, ls.zero_d ? vec_make(S, 0, 0) : g, t->span);
+        scope_bind(S, S->scope, t->name, ls.zero_d ? S->up->vec_make(S, 0, 0) : g, t->span);
         return serial_for(S, s, &ls, vars, 0);
     }
     if (loop_targets(S, s, vars, ls.ndims) < 0) return;
@@ -610,21 +612,21 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
     if (v.kind == V_VEC && !template_) { /* passed by value */
         QdType t;
         int n = 0, m = 0;
-        if (p->annotation && sema_vec_type_of(S, p->annotation, &t, &n, &m)) {
+        if (p->annotation && S->up->sema_vec_type_of(S, p->annotation, &t, &n, &m)) {
             if (!n) return false;
             if (n != v.vec.n || m != v.vec.m) {
                 diag_error(sp, QD2040, "argument '%s' is a %s, not of the declared shape", p->name, val_describe(v));
                 return false;
             }
-            Val c = vec_make(S, v.vec.n, v.vec.m);
+            Val c = S->up->vec_make(S, v.vec.n, v.vec.m);
             for (int k = 0; k < vec_len(v); k++) c.vec.c[k] = val_expr(irb_cast(S->arena, sema_rvalue(S, v.vec.c[k], sp), t));
             v = c;
         }
-        Val r = sema_vec_materialize(S, v, p->name, sp);
+        Val r = S->up->sema_vec_materialize(S, v, p->name, sp);
         return r.kind == V_VEC && (scope_bind(S, sc, p->name, r, p->span), true);
     }
     if (v.kind == V_STRUCT && !template_ && strcmp(p->name, "self")) { /* passed by value (a method's self: by reference) */
-        Val r = sema_struct_materialize(S, v, p->name, sp);
+        Val r = S->up->sema_struct_materialize(S, v, p->name, sp);
         return r.kind == V_STRUCT && (scope_bind(S, sc, p->name, r, p->span), true);
     }
     if (template_ || !is_scalar(v)) return scope_bind(S, sc, p->name, v, p->span), true;
@@ -637,8 +639,8 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
     }
     if (S->bind_shared) { /* a qd.func with top-level loops: each loop is a task, so the argument is
                              kernel-scope, kept in a kernel-owned field (sema_promote.c) */
-        int f = sema_owned_field(S, arena_printf(S->arena, "qdc_tmp_%s_%s", S->k->name, p->name), t == QT_U1 ? QT_I32 : t, sp);
-        Val r = sema_owned_ref(S, f, sp);
+        int f = S->up->sema_owned_field(S, arena_printf(S->arena, "qdc_tmp_%s_%s", S->k->name, p->name), t == QT_U1 ? QT_I32 : t, sp);
+        Val r = S->up->sema_owned_ref(S, f, sp);
         IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
         st->store.ref = r.ref, st->store.value = irb_cast(S->arena, e, r.ref->type);
         sema_emit(S, st);
@@ -659,7 +661,7 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
     sc->parent = sema_def_scope(S, def);
     int np = def->def.nparams;
     Val obj;
-    int self = np && sema_method_object(S, def, &obj) ? 1 : 0; /* a method of a data-oriented instance: self is bound */
+    int self = np && S->up->sema_method_object(S, def, &obj) ? 1 : 0; /* a method of a data-oriented instance: self is bound */
     if (call->call.args.n > np - self) {
         diag_error(call->span, QD2007, "'%s' takes %d argument%s, got %d", def->def.name, np - self, np - self == 1 ? "" : "s", call->call.args.n);
         return NULL;
@@ -726,9 +728,9 @@ static const Stmt *fill_loop(Sema *S, const Stmt *s) {
         return none;
     }
     Arena *a = S->arena;
-    Expr *obj = sema_value_expr(S, f, fn->attr.obj->span);
+    Expr *obj = S->up->sema_value_expr(S, f, fn->attr.obj->span);
     Expr *grouped = ARENA_NEW(a, Expr), *index = ARENA_NEW(a, Expr), *elem = ARENA_NEW(a, Expr);
-    grouped->kind = E_CALL, grouped->span = c->span, grouped->call.fn = sema_value_expr(S, (Val){.kind = V_NS, .path = "qd.grouped"}, fn->span);
+    grouped->kind = E_CALL, grouped->span = c->span, grouped->call.fn = S->up->sema_value_expr(S, (Val){.kind = V_NS, .path = "qd.grouped"}, fn->span);
     grouped->call.args.n = 1, grouped->call.args.items = ARENA_ARRAY(a, Expr *, 1), grouped->call.args.items[0] = obj;
     index->kind = E_NAME, index->span = c->span, index->name = "$fill";
     elem->kind = E_SUBSCRIPT, elem->span = c->span, elem->sub.obj = obj, elem->sub.index = index;
@@ -812,7 +814,7 @@ static bool real_func_begin(Sema *S, const Stmt *def, Span sp) {
     QdType t = QT_VOID;
     int n = 0, m = 0;
     const Expr *r = def->def.returns;
-    if (r && r->kind != E_NONE && ((sema_vec_type_of(S, r, &t, &n, &m) && n) || !sema_annotation_type(S, r, &t))) {
+    if (r && r->kind != E_NONE && ((S->up->sema_vec_type_of(S, r, &t, &n, &m) && n) || !sema_annotation_type(S, r, &t))) {
         if (n) diag_error(r->span, QD2015, "qd.real_func '%s' returns under a run-time if, for or while: qdc supports a scalar "
                                             "result there, not %s", def->def.name, m ? "a matrix" : "a vector");
         return false;
@@ -832,18 +834,18 @@ static Val func_result(Sema *S, const Stmt *def, const Stmt *ret, const Expr *ca
     Val result = sema_eval(S, ret->expr);
     QdType t;
     int rn = 0, rm = 0;
-    if (result.kind == V_VEC && def->def.returns && sema_vec_type_of(S, def->def.returns, &t, &rn, &rm) && rn) {
+    if (result.kind == V_VEC && def->def.returns && S->up->sema_vec_type_of(S, def->def.returns, &t, &rn, &rm) && rn) {
         if (rn != result.vec.n || rm != result.vec.m) {
             diag_error(ret->expr->span, QD2040, "'%s' returns %s, not the declared shape", def->def.name, val_describe(result));
             result = val_err();
         } else {
-            Val c = vec_make(S, rn, rm);
+            Val c = S->up->vec_make(S, rn, rm);
             for (int k = 0; k < vec_len(c); k++) c.vec.c[k] = val_expr(irb_cast(S->arena, sema_rvalue(S, result.vec.c[k], ret->span), t));
             result = c;
         }
     }
-    if (result.kind == V_STRUCT) result = sema_struct_materialize(S, result, arena_printf(S->arena, "$%s_ret", def->def.name), ret->span);
-    if (result.kind == V_VEC) result = sema_vec_materialize(S, result, arena_printf(S->arena, "$%s_ret", def->def.name), ret->span);
+    if (result.kind == V_STRUCT) result = S->up->sema_struct_materialize(S, result, arena_printf(S->arena, "$%s_ret", def->def.name), ret->span);
+    if (result.kind == V_VEC) result = S->up->sema_vec_materialize(S, result, arena_printf(S->arena, "$%s_ret", def->def.name), ret->span);
     if (is_scalar(result)) {
         IrExpr *e = sema_rvalue(S, result, ret->expr->span);
         if (e && def->def.returns && sema_annotation_type(S, def->def.returns, &t)) e = irb_cast(S->arena, e, t);
@@ -936,7 +938,7 @@ static void stmt_return(Sema *S, const Stmt *s) {
             diag_error(s->span, QD2015, "a kernel returns a value only when declared with a return type (def k() -> qd.i32:)");
         return;
     }
-    if (returns) sema_kernel_return(S, def, s);
+    if (returns) S->up->sema_kernel_return(S, def, s);
     S->returned = true;
 }
 
@@ -1041,7 +1043,7 @@ static void stmt_assert(Sema *S, const Stmt *s) {
     if (!S->debug) S->cur = &none; /* evaluated for its diagnostics only: no code */
     IrExpr *c = sema_to_bool(S, sema_expr(S, s->assert_.cond));
     const Expr *m = s->assert_.msg;
-    const char *text = m ? sema_assert_message(S, m) : source_text(S, s->assert_.cond);
+    const char *text = m ? S->up->sema_assert_message(S, m) : source_text(S, s->assert_.cond);
     S->cur = saved;
     vec_free(&none);
     if (!S->debug || !c || !text) return;

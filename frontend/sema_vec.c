@@ -9,7 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-const Expr *sema_discarded;
 static bool scalar_call; /* sema_vec_elementwise is calling the scalar builtin itself */
 
 #define MAX_COMPONENTS 1024 /* n*m of one value: Quadrants warns past 144 */

@@ -1,4 +1,4 @@
-/* Host Python that qdc evaluates at compile time (issue 14 item 6, frontend/sema_pystr.c,
+/* Host Python that qdc evaluates at compile time (issue 14 item 6, frontend/py/sema_pystr.c,
  * sema_pyfunc.c, the host loops of sema_param.c) beyond the corpus files testdata/lang/hoststr.py
  * and hostloop.py: each refusal exact (text, location, exit 1, no output), Quadrants' rules for
  * is / in in kernel code, and the scripts that used to crash qdc. */

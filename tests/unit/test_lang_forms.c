@@ -1,4 +1,4 @@
-/* Compile-time Python in kernels (issue 14, frontend/sema_lang.c and sema_builtin.c) beyond the
+/* Compile-time Python in kernels (issue 14, frontend/py/sema_lang.c and sema_builtin.c) beyond the
  * corpus files testdata/lang/pyforms.py and random.py: what qd.static_print prints and where,
  * get_max_shared_memory_bytes() from the capability database, and the AST of the new forms. */
 #include "harness.h"

@@ -4,7 +4,7 @@
  * may only bind local names (assignments, if, for, while, break, continue, return), so a call
  * is evaluated like Python runs it, as often as it is called, without effects on the script:
  * a call is a V_PYFUNC call (sema_param.c) whose result is the value the body returns. */
-#include "sema.h"
+#include "py.h"
 #include <string.h>
 
 /* Calls that change the script's state (declare or place fields, allocate or fill arrays). */

@@ -3,7 +3,7 @@
  * "{}_{}".format(a, b), s.upper() ...), chr and ord, `in` on strings. Each computes exactly
  * what Python computes; an argument that is not a compile-time value keeps the caller's
  * reason (the value is then the script's, QD2062 where a kernel uses it). */
-#include "sema.h"
+#include "py.h"
 #include <ctype.h>
 #include <string.h>
 

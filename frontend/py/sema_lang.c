@@ -2,7 +2,7 @@
  * argument unpacking (*a), slices of vectors, matrices and compile-time sequences, list
  * comprehensions and generator expressions, `is` / `in`, and lambda (host code only, as
  * Quadrants). They share one notion: a compile-time sequence and its items. */
-#include "sema.h"
+#include "py.h"
 #include <string.h>
 
 #define MAX_ITEMS 65536 /* items one comprehension or unpacking may produce */

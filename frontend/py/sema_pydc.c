@@ -10,7 +10,7 @@
  * site like any generic kernel (sema_generic.c). In kernels and qd.funcs the instance is a
  * V_PYDC: `s.a` is the member, `s.inner` a nested instance (passed to a qd.func as is);
  * members are read-only (QD2010), their contents writable. */
-#include "sema.h"
+#include "py.h"
 #include <stdio.h>
 #include <string.h>
 

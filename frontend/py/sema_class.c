@@ -8,8 +8,8 @@
  * (qd.ndarray or numpy, passed to __init__) becomes an ndarray parameter INSTANCE__NAME of each
  * kernel that uses it, after the declared parameters, in order of first use. A class with kernels and no instance qdc can see is
  * warning QD2104. */
-#include "sema.h"
-#include "py/pyint.h"
+#include "py.h"
+#include "pyint.h"
 #include <string.h>
 
 void sema_class(Sema *S, const Stmt *cls) {

@@ -3,7 +3,7 @@
  *    the listed compile-time values, its kernels named HOSTFN__COMBO__KERNEL;
  *  - getattr(obj, NAME) with a compile-time NAME: the same value as obj.NAME;
  *  - f-strings, str() and + of compile-time strings. */
-#include "frontend/sema.h"
+#include "py.h"
 
 #include <stdio.h>
 #include <string.h>
