@@ -557,7 +557,7 @@ void sema_check_hollow(Sema *S) {
         return;
     }
     const Stmt *kernel, *fn;
-    if (sema_uncalled_helper_kernel(S, &kernel, &fn)) {
+    if (S->up->sema_uncalled_helper_kernel(S, &kernel, &fn)) {
         diag_error(kernel->def.name_span, QD2068, "the input defines kernels but compiles none: '%s' is defined in the host "
                    "function '%s', which no call qdc can evaluate reaches (as in Python, a function that is not called defines "
                    "nothing); call %s(...) in host code with arguments qdc can evaluate", kernel->def.name, fn->def.name, fn->def.name);

@@ -311,7 +311,7 @@ void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call
     int first = S->fields.len;
     if (vec) vector_field(S, target, span, call, vec == 2);
     else declare_field(S, target, span, call, false);
-    sema_ad_mark(S, call, first);
+    S->up->sema_ad_mark(S, call, first);
 }
 
 /* qd.Vector.field(n, dtype, shape) / qd.Matrix.field(n, m, dtype, shape): a field of the
@@ -1863,7 +1863,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     TAKE(k.loops, k.nloops, S->loops);
     vec_free(&scope.b);
     S->scope = NULL, S->k = NULL, S->hscope = &S->module, S->pure = false;
-    k.grad_of = sema_ad_no_grad(S, def) ? -1 : 0;
+    k.grad_of = S->up->sema_ad_no_grad(S, def) ? -1 : 0;
     vec_push(&S->kernels, k);
 }
 
