@@ -512,6 +512,8 @@ static Val eval_attr(Sema *S, const Expr *e) {
         Val c;
         return math_const(S, path, e->span, &c) ? c : (Val){.kind = V_NS, .path = path};
     }
+    Val lib;
+    if (sema_pylib_attr(S, o, e, &lib)) return lib; /* dataclasses.dataclass, functools.partial */
     if (o.kind != V_NS || strncmp(o.path, "qd", 2) != 0) {
         diag_error(e->span, QD2019, "%s has no attribute '%s' in the kernel language", val_describe(o), e->attr.name);
         return val_err();
@@ -561,10 +563,11 @@ static void bounds_check(Sema *S, IrExpr *x, IrExpr *extent, const char *name, i
     if (!S->debug || !S->cur || !x || !extent) return;
     if (ir_is_const(x) && ir_is_const(extent) && x->c.i >= 0 && x->c.i < extent->c.i) return;
     uint32_t line, col;
-    source_line_col(S->src, sp.off, &line, &col);
+    const Source *src = sp.src ? sp.src : S->src; /* the index's own module (an imported kernel) */
+    source_line_col(src, sp.off, &line, &col);
     IrStmt *st = sema_stmt_new(S, IR_ASSERT, sp);
     st->assert_.cond = sema_binary(S, IR_LT, irb_cast(S->arena, x, QT_U32), irb_cast(S->arena, extent, QT_U32), sp);
-    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: index out of bounds for axis %d of '%s'", S->src->name, (int)line, (int)col, axis, name);
+    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: index out of bounds for axis %d of '%s'", src->name, (int)line, (int)col, axis, name);
     sema_emit(S, st);
 }
 
@@ -1333,6 +1336,8 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         const char *b = strstr(f.path, ".qd_") + 4;
         if (!strcmp(b, "int") || !strcmp(b, "float") || !strcmp(b, "bool")) f.path = b;
     }
+    Val lib;
+    if (sema_pylib_call(S, call, f, &lib)) return lib;
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
     if (f.kind == V_PYFUNC) return sema_pyfunc_call(S, call, f.def);
     if (f.kind == V_METHOD && f.method.self->kind == V_STR) return sema_str_method_call(S, call, f.method.self->path, f.method.name);

@@ -1030,7 +1030,8 @@ void sema_stmt(Sema *S, const Stmt *s) {
 /* The source text of an expression (an assert without a message reports its condition, as
  * Quadrants does). */
 static const char *source_text(Sema *S, const Expr *e) {
-    return arena_strndup(S->arena, S->src->text + e->span.off, e->span.len);
+    const Source *src = e->span.src ? e->span.src : S->src; /* its own module's text */
+    return arena_strndup(S->arena, src->text + e->span.off, e->span.len);
 }
 
 /* assert cond[, "message"]: Quadrants checks asserts only in debug mode (qd.init(debug=True)).
@@ -1046,10 +1047,11 @@ static void stmt_assert(Sema *S, const Stmt *s) {
     vec_free(&none);
     if (!S->debug || !c || !text) return;
     uint32_t line, col;
-    source_line_col(S->src, s->span.off, &line, &col);
+    const Source *src = s->span.src ? s->span.src : S->src;
+    source_line_col(src, s->span.off, &line, &col);
     IrStmt *st = sema_stmt_new(S, IR_ASSERT, s->span);
     st->assert_.cond = c;
-    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: assertion failed: %s", S->src->name, (int)line, (int)col, text);
+    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: assertion failed: %s", src->name, (int)line, (int)col, text);
     sema_emit(S, st);
 }
 
