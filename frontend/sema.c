@@ -954,6 +954,9 @@ static void module_def(Sema *S, const Stmt *s) {
 /* A host call of kernel def: the first call of a kernel defined in a host function freezes the
  * scope it sees; a generic kernel gets the call's instantiation. */
 static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
+    /* an imported module's host functions run only when the program calls them: the calls in
+     * their bodies, read where they are defined, instantiate nothing (the input's calls do) */
+    if (S->cur_mod) return;
     int d = S->defs.len - 1;
     while (d >= 0 && S->defs.items[d].def != def) d--;
     if (d < 0) return;
