@@ -970,8 +970,9 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
         sd->scope = snap;
     }
     sd->frozen = true;
+    int errors = diag_error_count();
     sema_check_call(S, e, d); /* Quadrants' checks of the arguments (callcheck.c) */
-    sema_call_site(S, e, d);
+    if (diag_error_count() == errors) sema_call_site(S, e, d); /* a call Quadrants rejects instantiates nothing */
 }
 
 static void host_calls(Sema *S, const Expr *e) {
@@ -1899,7 +1900,8 @@ static void check_kernels(Sema *S, int d) {
             if (diag_quiet_end(mark)) S->kernels.len = nk; /* Quadrants raises there, as the script expects: no entry */
         }
         S->callinst = NULL;
-        if (!any) { /* its annotations name things of the scope it is defined in */
+        if (!any && !(S->defs.items[d].called && diag_error_count())) { /* called: every call was refused (QD2069) */
+            /* its annotations name things of the scope it is defined in */
             S->hscope = S->defs.items[d].scope;
             sema_missing_instance(S, def, S->defs.items[d].entry);
             S->hscope = &S->module;

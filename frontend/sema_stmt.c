@@ -172,6 +172,20 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
         for (int k = 0; t.kind == V_VEC && k < target->list.n; k++) sema_assign(S, target->list.items[k], t.vec.c[k], sp);
         return;
     }
+    if ((target->kind == E_TUPLE || target->kind == E_LIST) && v.kind == V_SHAPE) { /* n, m = x.shape */
+        const IrParam *p = &S->params.items[v.index];
+        int n = p->ndim - p->elem_ndim;
+        if (n != target->list.n)
+            return (void)diag_error(sp, QD2007, "cannot unpack the shape of a %dd ndarray into %d targets", n, target->list.n);
+        for (int k = 0; k < n; k++) { /* a new name is the shape itself: every loop of the kernel reads it (a qd.func's too) */
+            const Expr *t = target->list.items[k];
+            Val x = val_expr(sema_ndarray_shape(S, v.index, k, sp));
+            Binding *b = t->kind == E_NAME ? sema_lookup(S, t->name) : NULL;
+            if (t->kind == E_NAME && (!b || b->v.kind != V_LOCAL) && !sema_is_promoted(S, t->name)) scope_bind(S, S->scope, t->name, x, t->span);
+            else sema_assign(S, t, x, sp);
+        }
+        return;
+    }
     if (target->kind == E_TUPLE || target->kind == E_LIST) {
         if (v.kind != V_TUPLE || v.tuple.n != target->list.n) {
             if (v.kind != V_ERR)
@@ -203,6 +217,20 @@ static Val snapshot(Sema *S, Val v, Span sp) {
     return t;
 }
 
+/* NAME = qd.static(x) with x compile-time: NAME is that Python value (Quadrants evaluates
+ * qd.static when it compiles), not a variable, so every loop of the kernel sees it (a qd.func's
+ * `BW = qd.static(is_backward)` before the loops it puts in the kernel). */
+static bool static_name(Sema *S, const Stmt *s, Val v) {
+    const Expr *t = s->assign.targets.n == 1 ? s->assign.targets.items[0] : NULL, *e = s->assign.value;
+    if (!t || t->kind != E_NAME || e->kind != E_CALL || v.kind != V_EXPR || !ir_is_const(v.e)) return false;
+    const char *p = sema_path(S, e->call.fn);
+    if (!p || strcmp(p, "qd.static")) return false;
+    Binding *b = sema_lookup(S, t->name);
+    if ((b && b->v.kind == V_LOCAL) || sema_is_promoted(S, t->name)) return false;
+    scope_bind(S, S->scope, t->name, v, t->span);
+    return true;
+}
+
 static void stmt_assign(Sema *S, const Stmt *s) {
     for (int k = 0; k < s->assign.targets.n; k++) /* before the value: `s.a = other_array` is a rebinding */
         if (s->assign.targets.items[k]->kind == E_ATTR && pydc_member(S, s->assign.targets.items[k])) return;
@@ -214,6 +242,7 @@ static void stmt_assign(Sema *S, const Stmt *s) {
         emit_assign(S, l, e, s->span);
         v = (Val){.kind = V_LOCAL, .index = l};
     }
+    if (static_name(S, s, v)) return;
     for (int k = 0; k < s->assign.targets.n; k++) sema_assign(S, s->assign.targets.items[k], v, s->assign.value->span);
 }
 
