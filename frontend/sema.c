@@ -1590,16 +1590,27 @@ static void loop_config(Sema *S, const Expr *call) {
     if (!S->block_dim) S->block_dim = -1, S->block_dim_span = call->span; /* pending, default size */
 }
 
+/* Whether a for's iterable is qd.static(...) in every branch of its inline ifs (read, not
+ * evaluated: `A if qd.static(not BW) else B` names the qd.func's own values). */
+static bool static_iter(Sema *S, const Expr *it) {
+    if (it->kind == E_IFEXP) return static_iter(S, it->ifexp.a) && static_iter(S, it->ifexp.b);
+    const char *p = it->kind == E_CALL ? sema_path(S, it->call.fn) : NULL;
+    return p && !strcmp(p, "qd.static");
+}
+
 static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
     if (s->kind != S_EXPR || s->expr->kind != E_CALL || s->expr->call.fn->kind != E_NAME) return false;
     Binding *b = sema_lookup(S, s->expr->call.fn->name);
     if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
     for (int k = 0; k < b->v.def->def.body.n; k++) {
-        const Stmt *x = sema_loop_form(S, b->v.def->def.body.stmts[k]);
+        const Stmt *x = b->v.def->def.body.stmts[k];
+        if (x->kind == S_FOR && x->for_.iter->kind == E_IFEXP) { /* its branches are chosen inside the qd.func */
+            if (!static_iter(S, x->for_.iter)) return *def = b->v.def, true;
+            continue;
+        }
+        x = sema_loop_form(S, x);
         if (sema_is_do_while(S, x)) return *def = b->v.def, true; /* its tasks repeat: they are the kernel's */
-        if ((x->kind == S_FOR && !(x->for_.iter->kind == E_CALL && sema_path(S, x->for_.iter->call.fn) &&
-                                   !strcmp(sema_path(S, x->for_.iter->call.fn), "qd.static"))) || is_loop_config(S, x))
-            return *def = b->v.def, true;
+        if ((x->kind == S_FOR && !static_iter(S, x->for_.iter)) || is_loop_config(S, x)) return *def = b->v.def, true;
     }
     return false;
 }

@@ -586,6 +586,8 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
     int m = 0;
     for (int k = 0; k < n; k++) {
         Val v = sema_eval(S, items[k]);
+        if (v.kind == V_TUPLE && n == 1) /* x[I] with I = [i_l, i_b] (Genesis' batched index): one index per item */
+            v = (Val){.kind = V_VEC, .vec = {v.tuple.items, v.tuple.n, 0}};
         int nv = v.kind == V_VEC ? vec_len(v) : 1; /* x[I] with I from qd.grouped: one index per component */
         if (m + nv > IR_MAX_DIMS + 2) {
             diag_error(items[k]->span, QD2011, "too many indices for '%s'", name);

@@ -736,6 +736,14 @@ static bool is_static_call(Sema *S, const Expr *e) {
     return p && !strcmp(p, "qd.static");
 }
 
+/* A for's iterable that is qd.static(...) in every branch of its inline ifs, read without
+ * evaluating it (checked before the qd.func's body runs: `A if qd.static(not BW) else B` names
+ * values the body sets first). */
+static bool static_iter(Sema *S, const Expr *it) {
+    if (it->kind == E_IFEXP) return static_iter(S, it->ifexp.a) && static_iter(S, it->ifexp.b);
+    return is_static_call(S, it);
+}
+
 /* F.fill(v) on a field, in a kernel or qd.func: Quadrants' field_fill_quadrants_scope, a qd.func
  * `for I in grouped(F): F[I] = val` with val a template argument (so v is evaluated where it is
  * used, in each iteration; a vector or matrix field takes a scalar for every component). A
@@ -819,7 +827,7 @@ static bool check_returns(Sema *S, const StmtList *l, bool dynamic, bool report)
             ok &= check_returns(S, &s->if_.then, d, report) & check_returns(S, &s->if_.els, d, report);
         }
         if (s->kind == S_WHILE) ok &= check_returns(S, &s->while_.body, true, report);
-        if (s->kind == S_FOR) ok &= check_returns(S, &s->for_.body, dynamic || !is_static_call(S, sema_loop_form(S, s)->for_.iter), report);
+        if (s->kind == S_FOR) ok &= check_returns(S, &s->for_.body, dynamic || !static_iter(S, s->for_.iter), report);
     }
     return ok;
 }

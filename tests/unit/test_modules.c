@@ -455,3 +455,34 @@ Test(calls, algorithms_library_refused) {
                  "library (sort, scan, reduce, reduce_by_key, select and their *_scratch_slots helpers); write the loops in the kernel\n"
                  " 5 |     qd.algorithms.sort(keys, scratch, keys.shape[0])\n   |     ^~~~~~~~~~~~~~~~~~\n");
 }
+
+/* qdc ARGS... main.py -o main.o (--emit=ir among ARGS) in a new program of one file: the IR. */
+static char *ir_of(const char *text) {
+    const char *const files[] = {"main.py", text, NULL};
+    char *dir = program(files), *path = NULL;
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--emit=ir", NULL}, &wrote);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_assert(asprintf(&path, "%s/main.o", dir) > 0);
+    char *ir = r.status ? NULL : read_text(path, NULL);
+    run_free(&r);
+    free(path), remove_tree(dir), free(dir);
+    return ir;
+}
+
+/* Genesis' forward kinematics: a qd.func sets BW = qd.static(is_backward) and then loops over
+ * `range(n) if qd.static(not BW) else qd.static(range(m))` (the branch is chosen inside the
+ * qd.func, after BW is set); an index held in a list (I = [i, j]; a[I]) is one index per item. */
+Test(patterns, func_values_and_list_indices) {
+    char *ir = ir_of("import quadrants as qd\n\n@qd.func\ndef f(a: qd.types.ndarray(dtype=qd.f32, ndim=2), is_backward: qd.template()):\n"
+                     "    BW = qd.static(is_backward)\n    for i in (range(a.shape[0]) if qd.static(not BW) else qd.static(range(2))):\n"
+                     "        I = [i, 0]\n        a[I] += 1.0\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.f32, ndim=2)):\n"
+                     "    f(a, False)\n    f(a, True)\n");
+    cr_assert(ir);
+    cr_expect(strstr(ir, "  task k_t1 parallel extent=(max:i32 (shape a 0) 0:i32) index=%0\n    %1 = %0\n    %2 = %1\n"
+                         "    eval (atomic_add:f32 relaxed device ndarray a[%2, 0:i32]:f32 1:f32 unused augassign") != NULL, "%s", ir);
+    cr_expect(strstr(ir, "  task k_t2 serial\n    eval (atomic_add:f32 relaxed device ndarray a[0:i32, 0:i32]:f32 1:f32 unused augassign "
+                         "-> cas_loop add relaxed system via_int)\n    eval (atomic_add:f32 relaxed device ndarray a[1:i32, 0:i32]:f32") != NULL,
+              "the unrolled branch: %s", ir);
+    free(ir);
+}

@@ -46,7 +46,7 @@ class ArrayClass:
 
     def __init__(self, path):
         tree = ast.parse(open(path).read())
-        self.members, self.configs, self.aliases, self.arrays = {}, {}, {}, {}
+        self.members, self.configs, self.aliases, self.arrays, self.by_builder = {}, {}, {}, {}, {}
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 decos = [dotted(d) for d in node.decorator_list]
@@ -71,13 +71,17 @@ class ArrayClass:
         for s in ast.walk(fn):
             if isinstance(s, ast.Call) and isinstance(s.func, ast.Name) and s.func.id.startswith("Struct"):
                 arrays = self.arrays.setdefault(s.func.id, {})
+                mine = self.by_builder.setdefault(fn.name[4:] if fn.name.startswith("get_") else fn.name, {})
                 for kw in s.keywords:
                     if kw.arg and isinstance(kw.value, ast.Call):
                         arrays.setdefault(kw.arg, self.array(kw.value, shapes))
+                        mine[kw.arg] = self.array(kw.value, shapes)
 
     def array(self, call, shapes):
         fn = dotted(call.func)
         kw = {k.arg: k.value for k in call.keywords if k.arg}
+        if fn == "V_SCALAR_FROM":  # a 0-d array holding one value
+            return (0, 0, dotted(kw.get("dtype")) or "gs.qd_float", 0)
         if fn not in ("V", "V_VEC", "V_MAT"):
             return None
         ndim = self.ndim(kw.get("shape"), shapes)
@@ -112,15 +116,17 @@ class ArrayClass:
             return 1
         return 1
 
-    def build(self, cls, out, depth=0):
-        """Python text that builds an instance of dataclass cls."""
+    def build(self, cls, var, depth=0):
+        """Python text that builds an instance of dataclass cls (var: the parameter or member it is for:
+        get_<var> of array_class, when there is one, says its arrays)."""
         args = []
+        own = self.by_builder.get(var, {})
         for name, ann in self.members.get(cls, []):
             if ann and ann.startswith("Struct") and ann in self.members:
-                args.append(f"{name}={self.build(ann, out, depth + 1)}")
+                args.append(f"{name}={self.build(ann, name, depth + 1)}")
                 continue
-            n, m, dtype, ndim = (self.arrays.get(cls, {}).get(name) or (0, 0, "gs.qd_float", 1))
-            shape = "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"
+            n, m, dtype, ndim = (own.get(name) or self.arrays.get(cls, {}).get(name) or (0, 0, "gs.qd_float", 1))
+            shape = "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"  # ndim 0: ()
             if n and m:
                 args.append(f"{name}=qd.Matrix.ndarray({n}, {m}, {dtype}, {shape})")
             elif n:
@@ -137,6 +143,33 @@ class ArrayClass:
             t = dotted(ann)
             args.append(f"{name}={'False' if t == 'bool' else '0'}")
         return f"array_class.{cls}(" + ", ".join(args) + ")"
+
+
+def used_as_index(fn, name):
+    """Whether values read from name end up indexing an array or bounding a range (x = name[i];
+    y = [x, i_b]; a[y] / range(x)), followed through assignments."""
+    reads, grew = set(), True
+    while grew:
+        grew = False
+        for s in ast.walk(fn):
+            if not isinstance(s, ast.Assign):
+                continue
+            names = {n.id for n in ast.walk(s.value) if isinstance(n, ast.Name)}
+            src = any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name for n in ast.walk(s.value))
+            if src or names & reads:
+                for t in s.targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name) and n.id not in reads:
+                            reads.add(n.id), (grew := True)
+    for s in ast.walk(fn):
+        slots = [s.slice] if isinstance(s, ast.Subscript) else s.args if isinstance(s, ast.Call) and dotted(s.func) == "range" else []
+        for e in slots:
+            for n in ast.walk(e):
+                if isinstance(n, ast.Name) and n.id in reads:
+                    return True
+                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
+                    return True
+    return False
 
 
 def subscript_ndim(fn, name):
@@ -156,13 +189,13 @@ def argument(ac, fn, p, configs):
     d = dotted(ann)
     if d and d.startswith("array_class."):
         cls = ac.aliases.get(d.split(".", 1)[1], d.split(".", 1)[1])
-        return ac.build(cls, None) if cls in ac.members else None
+        return ac.build(cls, p.arg) if cls in ac.members else None
     if isinstance(ann, ast.Call) and dotted(ann.func) in ("qd.types.ndarray", "qd.types.NDArray"):
         kw = {k.arg: k.value for k in ann.keywords if k.arg}
         dt = dotted(kw.get("dtype") or (ann.args[0] if ann.args else None))
         nd = kw.get("ndim") or (ann.args[1] if len(ann.args) > 1 else None)
         ndim = nd.value if isinstance(nd, ast.Constant) else subscript_ndim(fn, p.arg)
-        dt = dt or ("gs.qd_int" if INDEX.search(p.arg) else "gs.qd_float")
+        dt = dt or ("gs.qd_int" if INDEX.search(p.arg) or used_as_index(fn, p.arg) else "gs.qd_float")
         if dt.split(".")[-1] in VEC:
             n, m, base = VEC[dt.split(".")[-1]]
             shape = "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"
