@@ -1,7 +1,7 @@
 /* The checks Quadrants makes when host code calls a kernel (its _func_base.py and
  * ndarray_type.py), with its wording, located at the call: too many arguments, a missing or
- * unexpected one, two values for one, an ndarray of another element type or ndim, a float
- * passed to an integer parameter, for kernels that are not generic. Only what qdc knows of the arguments is checked (an array
+ * unexpected one, two values for one, an ndarray of another element type or ndim (a generic
+ * kernel's: what its annotation fixes), a float passed to an integer parameter. Only what qdc knows of the arguments is checked (an array
  * bound by qd.ndarray(...), a literal or a module constant); calls in a block the script expects
  * to raise are not checked (Quadrants raises there, as the script expects). */
 #include "sema.h"
@@ -14,12 +14,14 @@ static bool qd_type(Sema *S, const Expr *e, QdType *t) {
     return p && !strncmp(p, "qd.", 3) && (*t = qt_from_name(p + 3)) != QT_VOID;
 }
 
-/* The declared element type and ndim of an ndarray parameter (false when either is open). */
+/* The declared element type (QT_VOID: open) and ndim (-1: open) of an ndarray parameter; false
+ * when p is not one. A generic kernel's `qd.types.ndarray(dtype=qd.f32)` fixes one of them. */
 static bool array_decl(Sema *S, const Param *p, QdType *dt, int64_t *nd) {
     const Expr *dte, *nde;
-    if (S->up->sema_param_shape(S, p->annotation, &dte, &nde) != PS_ARRAY || !nde || nde->kind != E_INT) return false;
-    *nd = (int64_t)nde->i;
-    return qd_type(S, dte, dt);
+    if (S->up->sema_param_shape(S, p->annotation, &dte, &nde) != PS_ARRAY) return false;
+    *nd = nde && nde->kind == E_INT ? (int64_t)nde->i : -1;
+    if (!dte || !qd_type(S, dte, dt)) *dt = QT_VOID;
+    return *dt != QT_VOID || *nd >= 0;
 }
 
 /* Argument a (v: what its name is bound to where the call is, or NULL) for parameter p, number
@@ -29,10 +31,10 @@ static void check_arg(Sema *S, const Param *p, int pos, const Expr *a, const Val
     QdType dt, pt;
     int64_t nd;
     if (v && v->kind == V_HOSTARRAY && !v->harr.en && array_decl(S, p, &dt, &nd)) {
-        if (v->harr.type != dt)
+        if (dt != QT_VOID && v->harr.type != dt)
             diag_error(a->span, QD2069, "Invalid value for argument %s - required element type: %s, but %s is provided", p->name,
                        qt_name(dt), qt_name(v->harr.type));
-        else if (v->harr.ndim >= 0 && v->harr.ndim != nd)
+        else if (nd >= 0 && v->harr.ndim >= 0 && v->harr.ndim != nd)
             diag_error(a->span, QD2069, "Invalid value for argument %s - required ndim=%lld, but %dd ndarray is provided", p->name,
                        (long long)nd, v->harr.ndim);
         return;
@@ -44,12 +46,17 @@ static void check_arg(Sema *S, const Param *p, int pos, const Expr *a, const Val
         diag_error(a->span, QD2069, "Argument (%d,) (type=<class 'float'>) cannot be converted into required type %s", pos, qt_name(pt));
 }
 
-/* Checks argument a against parameter p when p is not generic. */
+/* Checks argument a against parameter p (a generic one: against what its annotation fixes). */
 static void check_one(Sema *S, const SemaDef *sd, Scope *caller, const Param *p, int pos, const Expr *a) {
     Binding *b = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL; /* where the call is */
     Val v = b ? b->v : val_err();
+    if (!b && a->kind == E_CALL) { /* k(qd.ndarray(qd.i32, (4,))): the placeholder made in the call */
+        int mark = diag_quiet_begin();
+        if (!S->up->sema_host_array(S, a, &v)) v = val_err();
+        diag_quiet_end(mark);
+    }
     S->hscope = sd->scope; /* the annotation: where the kernel is defined */
-    if (!S->up->sema_param_is_generic(S, p)) check_arg(S, p, pos, a, b ? &v : NULL);
+    check_arg(S, p, pos, a, b || v.kind != V_ERR ? &v : NULL);
     S->hscope = caller;
 }
 
@@ -58,12 +65,6 @@ void sema_check_call(Sema *S, const Expr *call, int d) {
     const Stmt *def = sd->def;
     int self = sd->method ? 1 : 0, np = def->def.nparams - self, na = call->call.args.n;
     if (S->raises || np < 0) return;
-    bool generic = false; /* a generic kernel's calls make instantiations (sema_generic.c), which check them */
-    Scope *at = S->hscope;
-    S->hscope = sd->scope;
-    for (int k = 0; k < def->def.nparams; k++) generic |= S->up->sema_param_is_generic(S, &def->def.params[k]);
-    S->hscope = at;
-    if (generic) return;
     for (int k = 0; k < na; k++)
         if (call->call.args.items[k]->kind == E_STARRED) return; /* k(*args): not known here */
     if (na > np) {

@@ -238,6 +238,7 @@ void sema_import(Sema *S, const Stmt *s) {
     const char *name = absolute_name(S, s);
     if (!name) return;
     if (!s->import.level && stdlib_module(name)) {
+        if (sema_pylib_import(S, s, name)) return; /* dataclasses.dataclass, functools.partial */
         if (!s->import.name && !s->import.star) /* import pytest: the script's, as before */
             scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_HOST, .path = "a module the script imports"}, s->import.bound);
         if (s->import.name && !strcmp(s->import.name, "TYPE_CHECKING")) /* False when the program runs */
@@ -564,8 +565,9 @@ void sema_check_hollow(Sema *S) {
         return;
     }
     for (int k = 0; k < S->classes.len; k++) {
-        const SemaClass *c = &S->classes.items[k];
+        SemaClass *c = &S->classes.items[k];
         if (c->instantiated || c->imported || !S->up->sema_class_has_kernels(S, c)) continue;
+        c->hollow = true; /* the error says it: no QD2104 warning beside it */
         diag_error(c->cls->class_.name_span, QD2068, "the input defines kernels but compiles none: @qd.data_oriented class '%s' "
                    "is never instantiated; create one where qdc can see it (obj = %s(...) at module level or in a host function)",
                    c->cls->class_.name, c->cls->class_.name);

@@ -18,6 +18,7 @@ typedef struct {
     bool fatal; /* nesting limit hit: unwind without further work */
     bool speculative; /* module level: a statement that does not parse is host code, not an error */
     int hostfn;       /* depth of host function bodies being parsed (their `if` blocks are kept) */
+    int star_lambda;  /* depth of lambdas with star parameters (host code: f(**kwargs) is read) */
     int raises;       /* depth of host blocks the script expects to raise (try, with pytest.raises) */
     bool failed;      /* ... and this one did not parse */
     const char *qd_alias; /* the name quadrants was imported as (decorators rooted at it are ours) */
@@ -312,6 +313,13 @@ static void parse_call_args(Parser *P, Expr *call) {
     ExprVec args = {0};
     VEC(Keyword) kws = {0};
     while (!at(P, T_RPAREN) && !at(P, T_EOF) && !P->quiet) {
+        if (at(P, T_POW) && P->star_lambda) { /* lambda *a, **kw: f(*a, **kw): kept unevaluable (E_ERROR) */
+            Token *pow = next(P);
+            Expr *v = parse_test(P);
+            vec_push(&args, new_expr(P, E_ERROR, span_join(tspan(P, pow), v->span)));
+            if (!accept(P, T_COMMA)) break;
+            continue;
+        }
         if (at(P, T_POW)) {
             syntax_error(P, peek(P), QD1012, "keyword argument unpacking (**) is not supported in kernels");
             break;
@@ -555,7 +563,11 @@ static Expr *parse_lambda(Parser *P) {
         if (!accept(P, T_COMMA)) break;
     }
     expect(P, T_COLON);
+    bool star = false;
+    for (int k = 0; k < v.len; k++) star |= v.items[k].name[0] == '*';
+    P->star_lambda += star;
     Expr *body = parse_test(P);
+    P->star_lambda -= star;
     Stmt *def = ARENA_NEW(P->arena, Stmt), *ret = ARENA_NEW(P->arena, Stmt);
     def->kind = S_DEF, def->span = span_join(tspan(P, kw), body->span);
     def->def.name = "<lambda>", def->def.name_span = tspan(P, kw);
@@ -1176,11 +1188,31 @@ static bool py_dataclass_decorator(const Parser *P, int i) {
     return !strcmp(t[1].s, "dataclasses") && t[2].kind == T_DOT && t[3].kind == T_NAME && !strcmp(t[3].s, "dataclass");
 }
 
-/* @qd.data_oriented, @qd.dataclass or @dataclasses.dataclass class NAME[(bases)]: its body is
- * parsed like a host function's. */
+/* `@NAME` or `@a.b.NAME` alone above a class, at token i (the decorator line ends before cls):
+ * an alias sema resolves (Genesis' `DATA_ORIENTED = partial(dataclasses.dataclass, frozen=True)
+ * if gs.use_ndarray else qd.data_oriented`), as an E_NAME/E_ATTR; NULL for another shape. */
+static const Expr *decorator_alias(Parser *P, int i, int cls) {
+    const Token *t = P->toks;
+    if (t[i].kind != T_AT || t[i + 1].kind != T_NAME) return NULL;
+    int k = i + 2;
+    while (k + 1 < cls && t[k].kind == T_DOT && t[k + 1].kind == T_NAME) k += 2;
+    if (k + 1 != cls || t[k].kind != T_NEWLINE) return NULL;
+    Expr *e = new_expr(P, E_NAME, tspan(P, &P->toks[i + 1]));
+    e->name = t[i + 1].s;
+    for (int j = i + 3; j < k; j += 2) {
+        Expr *a = new_expr(P, E_ATTR, span_join(e->span, tspan(P, &P->toks[j])));
+        a->attr.obj = e, a->attr.name = t[j].s, e = a;
+    }
+    return e;
+}
+
+/* @qd.data_oriented, @qd.dataclass or @dataclasses.dataclass class NAME[(bases)], or one
+ * decorated by an alias sema resolves (decorator_alias): its body is parsed like a host
+ * function's. */
 static bool data_oriented_class(Parser *P, StmtVec *out) {
     int from = P->pos, cls = after_decorators(P);
     bool marked = false, dataclass = false, py_dataclass = false;
+    const Expr *alias = NULL;
     for (int i = from; i + 2 < cls; i++) {
         if (i + 3 < cls && P->toks[i].kind == T_AT && P->toks[i + 1].kind == T_NAME && P->qd_alias && !strcmp(P->toks[i + 1].s, P->qd_alias) &&
             P->toks[i + 2].kind == T_DOT && P->toks[i + 3].kind == T_NAME &&
@@ -1188,6 +1220,7 @@ static bool data_oriented_class(Parser *P, StmtVec *out) {
             marked = true, dataclass = !strcmp(P->toks[i + 3].s, "dataclass");
         if (py_dataclass_decorator(P, i)) marked = py_dataclass = true;
     }
+    if (!marked && P->toks[cls].kind == T_KW_CLASS && (alias = decorator_alias(P, from, cls))) marked = true;
     if (!marked || P->toks[cls].kind != T_KW_CLASS || P->toks[cls + 1].kind != T_NAME) return false;
     P->pos = cls + 2;
     if (accept(P, T_LPAREN)) {
@@ -1198,6 +1231,7 @@ static bool data_oriented_class(Parser *P, StmtVec *out) {
     Stmt *s = new_stmt(P, S_CLASS, tspan(P, &P->toks[cls]));
     s->class_.name = P->toks[cls + 1].s, s->class_.name_span = tspan(P, &P->toks[cls + 1]);
     s->class_.dataclass = dataclass && !py_dataclass, s->class_.py_dataclass = py_dataclass;
+    s->class_.deco = alias;
     s->class_.body = host_block(P);
     vec_push(out, s);
     return true;

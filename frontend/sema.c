@@ -370,7 +370,7 @@ bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_STRUCT) return const_struct(*c);
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
         c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC || c->kind == V_PYFUNC || c->kind == V_ANNOT ||
-        c->kind == V_MODULE || c->kind == V_PYINT)
+        c->kind == V_MODULE || c->kind == V_PYINT || c->kind == V_PYDCTYPE || c->kind == V_CLASS) /* classes: LinksState = StructLinksState if f else qd.template() */
         return true;
     if (c->kind == V_DICT) { /* keys are compile-time by construction; the values must be constants too */
         for (int k = 0; k < c->dict.n; k++)
@@ -383,6 +383,7 @@ bool sema_module_constant(Sema *S, Val *c) {
         return true;
     }
     if (c->kind == V_NS && !strncmp(c->path, "qd.", 3)) return true; /* sg = qd.simt.subgroup */
+    if (c->kind == V_NS && !strcmp(c->path, "dataclasses.dataclass")) return true; /* DATA_ORIENTED = partial(dataclasses.dataclass, ...) */
     if (c->kind == V_TUPLE) { /* [T, T, T] shares T: a walk can take exponential time, so it is charged */
         if (!budget_charge(&S->budget, EB_STEPS, c->tuple.n, S->budget.at)) return false;
         for (int k = 0; k < c->tuple.n; k++)
@@ -803,7 +804,8 @@ static char kernel_decorator(Sema *S, const Expr *d, bool *pure) {
         diag_error(d->call.args.items[0]->span, QD2020, "@qd.kernel(...) takes only keyword arguments (fastcache=, pure=, graph=, checkpoints=)");
         return 0;
     }
-    static const char *const known[] = {"fastcache", "pure", "graph", "checkpoints"};
+    /* gpu_graph= is graph='s name before Quadrants #446 (the spelling Genesis' pinned version takes) */
+    static const char *const known[] = {"fastcache", "pure", "graph", "checkpoints", "gpu_graph"};
     for (int k = 0; k < d->call.nkw; k++) {
         size_t j = 0;
         while (j < ARRAY_LEN(known) && strcmp(known[j], d->call.kw[k].name)) j++;
@@ -815,8 +817,9 @@ static char kernel_decorator(Sema *S, const Expr *d, bool *pure) {
         }
     }
     int fc = kernel_flag(S, d, "fastcache"), pu = kernel_flag(S, d, "pure"), graph = kernel_flag(S, d, "graph"),
-        cp = kernel_flag(S, d, "checkpoints");
-    if (fc < 0 || pu < 0 || graph < 0 || cp < 0) return 0;
+        cp = kernel_flag(S, d, "checkpoints"), old = kernel_flag(S, d, "gpu_graph");
+    if (fc < 0 || pu < 0 || graph < 0 || cp < 0 || old < 0) return 0;
+    graph |= old;
     if (cp) { /* Quadrants rejects checkpoints without graph at decoration time; qd.checkpoint is not compiled */
         diag_error(d->span, QD2020, graph ? "@qd.kernel(checkpoints=True) is not supported: qdc does not compile qd.checkpoint pause/resume"
                                             : "@qd.kernel(checkpoints=True) requires graph=True");
@@ -957,6 +960,9 @@ static void module_def(Sema *S, const Stmt *s) {
 /* A host call of kernel def: the first call of a kernel defined in a host function freezes the
  * scope it sees; a generic kernel gets the call's instantiation. */
 static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
+    /* an imported module's host functions run only when the program calls them: the calls in
+     * their bodies, read where they are defined, instantiate nothing (the input's calls do) */
+    if (S->cur_mod) return;
     int d = S->defs.len - 1;
     while (d >= 0 && S->defs.items[d].def != def) d--;
     if (d < 0) return;
@@ -970,8 +976,9 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
         sd->scope = snap;
     }
     sd->frozen = true;
+    int errors = diag_error_count();
     sema_check_call(S, e, d); /* Quadrants' checks of the arguments (callcheck.c) */
-    S->up->sema_call_site(S, e, d);
+    if (diag_error_count() == errors) S->up->sema_call_site(S, e, d); /* a call Quadrants rejects instantiates nothing */
 }
 
 static void host_calls(Sema *S, const Expr *e) {
@@ -1079,7 +1086,8 @@ void sema_module_body(Sema *S, const StmtList *l) {
             }
             break;
         case S_CLASS:
-            if (s->class_.int_enum) S->up->sema_int_enum(S, s);
+            if (s->class_.deco) S->up->sema_alias_class(S, s);
+            else if (s->class_.int_enum) S->up->sema_int_enum(S, s);
             else if (s->class_.py_dataclass) S->up->sema_pydc_class(S, s);
             else s->class_.dataclass ? S->up->sema_struct_dataclass(S, s) : S->up->sema_class(S, s);
             break;
@@ -1587,16 +1595,27 @@ static void loop_config(Sema *S, const Expr *call) {
     if (!S->block_dim) S->block_dim = -1, S->block_dim_span = call->span; /* pending, default size */
 }
 
+/* Whether a for's iterable is qd.static(...) in every branch of its inline ifs (read, not
+ * evaluated: `A if qd.static(not BW) else B` names the qd.func's own values). */
+static bool static_iter(Sema *S, const Expr *it) {
+    if (it->kind == E_IFEXP) return static_iter(S, it->ifexp.a) && static_iter(S, it->ifexp.b);
+    const char *p = it->kind == E_CALL ? sema_path(S, it->call.fn) : NULL;
+    return p && !strcmp(p, "qd.static");
+}
+
 static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
     if (s->kind != S_EXPR || s->expr->kind != E_CALL || s->expr->call.fn->kind != E_NAME) return false;
     Binding *b = sema_lookup(S, s->expr->call.fn->name);
     if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
     for (int k = 0; k < b->v.def->def.body.n; k++) {
-        const Stmt *x = sema_loop_form(S, b->v.def->def.body.stmts[k]);
+        const Stmt *x = b->v.def->def.body.stmts[k];
+        if (x->kind == S_FOR && x->for_.iter->kind == E_IFEXP) { /* its branches are chosen inside the qd.func */
+            if (!static_iter(S, x->for_.iter)) return *def = b->v.def, true;
+            continue;
+        }
+        x = sema_loop_form(S, x);
         if (S->up->sema_is_do_while(S, x)) return *def = b->v.def, true; /* its tasks repeat: they are the kernel's */
-        if ((x->kind == S_FOR && !(x->for_.iter->kind == E_CALL && sema_path(S, x->for_.iter->call.fn) &&
-                                   !strcmp(sema_path(S, x->for_.iter->call.fn), "qd.static"))) || is_loop_config(S, x))
-            return *def = b->v.def, true;
+        if ((x->kind == S_FOR && !static_iter(S, x->for_.iter)) || is_loop_config(S, x)) return *def = b->v.def, true;
     }
     return false;
 }
@@ -1898,7 +1917,8 @@ static void check_kernels(Sema *S, int d) {
             if (diag_quiet_end(mark)) S->kernels.len = nk; /* Quadrants raises there, as the script expects: no entry */
         }
         S->callinst = NULL;
-        if (!any) { /* its annotations name things of the scope it is defined in */
+        if (!any && !(S->defs.items[d].called && diag_error_count())) { /* called: every call was refused (QD2069) */
+            /* its annotations name things of the scope it is defined in */
             S->hscope = S->defs.items[d].scope;
             S->up->sema_missing_instance(S, def, S->defs.items[d].entry);
             S->hscope = &S->module;
@@ -1968,9 +1988,9 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
         if (S.defs.items[d].kernel && budget_ok(&S.budget) && sema_kernel_selected(&S, &S.defs.items[d])) check_kernels(&S, d);
     budget_report(&S.budget);
     if (budget_ok(&S.budget)) up->sema_finish_instances(&S); /* unused specs: their kernels were not checked */
-    up->sema_finish_classes(&S);
     check_entry_names(&S);
-    sema_check_hollow(&S);
+    sema_check_hollow(&S); /* before the classes' warnings: a class it names gets no QD2104 */
+    up->sema_finish_classes(&S);
     if (!S.kernels.len && !diag_error_count())
         diag_warning(span_make(ast->src, 0, 0), QD2102, "the module defines no kernels");
     IrModule *m = ARENA_NEW(arena, IrModule);

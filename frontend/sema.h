@@ -138,6 +138,7 @@ typedef struct SemaClass {
     Scope *scope;      /* where the class is defined */
     bool instantiated;
     bool imported;     /* defined by an imported module (module.c) */
+    bool hollow;       /* QD2068 names it: its QD2104 warning would repeat the cause */
 } SemaClass;
 
 typedef struct SemaObject {
@@ -559,6 +560,11 @@ void sema_snode_place_ordered(Sema *S, const int *fields, int n, const int64_t *
 
 /* sema_pydc.c: @dataclasses.dataclass containers, flattened into kernel parameters */
 void sema_pydc_class(Sema *S, const Stmt *cls);
+/* sema_pylib.c: dataclasses.dataclass, functools.partial of it, classes decorated by an alias */
+bool sema_pylib_import(Sema *S, const Stmt *s, const char *module);
+bool sema_pylib_attr(Sema *S, Val o, const Expr *e, Val *out);
+bool sema_pylib_call(Sema *S, const Expr *call, Val f, Val *out);
+void sema_alias_class(Sema *S, const Stmt *cls);
 const PyDc *sema_pydc_of(Sema *S, const Expr *ann); /* the dataclass an annotation names, or NULL */
 bool sema_pydc_is_generic(Sema *S, const PyDc *dc);
 bool sema_pydc_new(Sema *S, const Expr *target, const Expr *call, Scope *to, Span sp); /* NAME = State(...) in host code */

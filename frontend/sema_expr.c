@@ -520,6 +520,8 @@ static Val eval_attr(Sema *S, const Expr *e) {
         Val c;
         return math_const(S, path, e->span, &c) ? c : (Val){.kind = V_NS, .path = path};
     }
+    Val lib;
+    if (sema_pylib_attr(S, o, e, &lib)) return lib; /* dataclasses.dataclass, functools.partial */
     if (o.kind != V_NS || strncmp(o.path, "qd", 2) != 0) {
         diag_error(e->span, QD2019, "%s has no attribute '%s' in the kernel language", val_describe(o), e->attr.name);
         return val_err();
@@ -569,10 +571,11 @@ static void bounds_check(Sema *S, IrExpr *x, IrExpr *extent, const char *name, i
     if (!S->debug || !S->cur || !x || !extent) return;
     if (ir_is_const(x) && ir_is_const(extent) && x->c.i >= 0 && x->c.i < extent->c.i) return;
     uint32_t line, col;
-    source_line_col(S->src, sp.off, &line, &col);
+    const Source *src = sp.src ? sp.src : S->src; /* the index's own module (an imported kernel) */
+    source_line_col(src, sp.off, &line, &col);
     IrStmt *st = sema_stmt_new(S, IR_ASSERT, sp);
     st->assert_.cond = sema_binary(S, IR_LT, irb_cast(S->arena, x, QT_U32), irb_cast(S->arena, extent, QT_U32), sp);
-    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: index out of bounds for axis %d of '%s'", S->src->name, (int)line, (int)col, axis, name);
+    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: index out of bounds for axis %d of '%s'", src->name, (int)line, (int)col, axis, name);
     sema_emit(S, st);
 }
 
@@ -591,6 +594,8 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
     int m = 0;
     for (int k = 0; k < n; k++) {
         Val v = sema_eval(S, items[k]);
+        if (v.kind == V_TUPLE && n == 1) /* x[I] with I = [i_l, i_b] (Genesis' batched index): one index per item */
+            v = (Val){.kind = V_VEC, .vec = {v.tuple.items, v.tuple.n, 0}};
         int nv = v.kind == V_VEC ? vec_len(v) : 1; /* x[I] with I from qd.grouped: one index per component */
         if (m + nv > IR_MAX_DIMS + 2) {
             diag_error(items[k]->span, QD2011, "too many indices for '%s'", name);
@@ -1347,6 +1352,8 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         const char *b = strstr(f.path, ".qd_") + 4;
         if (!strcmp(b, "int") || !strcmp(b, "float") || !strcmp(b, "bool")) f.path = b;
     }
+    Val lib;
+    if (sema_pylib_call(S, call, f, &lib)) return lib;
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
     for (int k = 0; k < S->up->ncalls; k++) /* the features' builtins, methods and types (check.c) */
         if (S->up->calls[k].takes(f)) return S->up->calls[k].call(S, call, f);
@@ -1393,6 +1400,9 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         diag_error(call->span, QD2017, "qd.loop_config must be a statement directly before a top-level for loop of a kernel");
     else if (!strcmp(p, "qd.field"))
         diag_error(call->span, QD2004, "qd.field can only be declared at module level");
+    else if (!strncmp(p, "qd.algorithms.", 14)) /* a library of kernels and qd.funcs over its own scratch fields */
+        diag_error(call->call.fn->span, QD2008, "'%s' is not supported: qdc does not compile Quadrants' algorithms library "
+                   "(sort, scan, reduce, reduce_by_key, select and their *_scratch_slots helpers); write the loops in the kernel", p);
     else {
         const char *near = closest_builtin(S, p);
         if (near) diag_fixit(call->call.fn->span, near);

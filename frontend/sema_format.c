@@ -217,7 +217,8 @@ static bool fstring_next(const char *s, int n, int *i, FField *f, StrBuf *lit, b
  * f-string literal (no implicit concatenation). */
 static bool print_fstring(Printf *P, const Expr *a) {
     Sema *S = P->S;
-    const char *raw = S->src->text + a->span.off;
+    const Source *src = a->span.src ? a->span.src : S->src; /* the literal's own module */
+    const char *raw = src->text + a->span.off;
     int n = (int)a->span.len, q = 0;
     while (q < n && strchr("rRfFbBuU", raw[q])) q++;
     int quotes = q + 2 < n && raw[q + 1] == raw[q] && raw[q + 2] == raw[q] ? 3 : 1;
@@ -242,7 +243,7 @@ static bool print_fstring(Printf *P, const Expr *a) {
         if (!more) return true;
         if (sf.shown) fmt_text(&P->fmt, str + sf.start, (size_t)sf.shown);
         Source *owned;
-        Expr *e = frontend_parse_field(S->src, S->arena, a->span.off + (uint32_t)rf.start, (uint32_t)rf.len, &owned);
+        Expr *e = frontend_parse_field(src, S->arena, a->span.off + (uint32_t)rf.start, (uint32_t)rf.len, &owned);
         if (owned) vec_push(&S->spec_sources, owned);
         if (!e) return false;
         char *spec = sf.nspec ? arena_strndup(S->arena, str + sf.spec, (size_t)sf.nspec) : NULL;
@@ -340,7 +341,8 @@ Val sema_print_call(Sema *S, const Expr *call) {
 /* An f-string message with run-time fields: each field is checked; a compile-time string or
  * integer is formatted into the text, a run-time one keeps its {field} text. */
 static const char *assert_fstring(Sema *S, const Expr *m) {
-    const char *raw = S->src->text + m->span.off;
+    const Source *src = m->span.src ? m->span.src : S->src; /* the literal's own module */
+    const char *raw = src->text + m->span.off;
     int n = (int)m->span.len, q = 0;
     while (q < n && strchr("rRfFbBuU", raw[q])) q++;
     int quotes = q + 2 < n && raw[q + 1] == raw[q] && raw[q + 2] == raw[q] ? 3 : 1;
@@ -359,7 +361,7 @@ static const char *assert_fstring(Sema *S, const Expr *m) {
         if (!more || !ok) break;
         if (sf.shown) sb_append(&b, str + sf.start, (size_t)sf.shown);
         Source *owned;
-        Expr *e = frontend_parse_field(S->src, S->arena, m->span.off + (uint32_t)rf.start, (uint32_t)rf.len, &owned);
+        Expr *e = frontend_parse_field(src, S->arena, m->span.off + (uint32_t)rf.start, (uint32_t)rf.len, &owned);
         if (owned) vec_push(&S->spec_sources, owned);
         Val v = e ? sema_eval(S, e) : val_err();
         IrExpr *x = v.kind == V_EXPR || v.kind == V_LOCAL || v.kind == V_REF ? sema_rvalue(S, v, m->span) : NULL;

@@ -24,7 +24,7 @@ bool sema_kernel_graph(Sema *S, const Stmt *def) {
         const char *p = sema_path(S, d->call.fn);
         if (!p || strcmp(p, "qd.kernel")) continue;
         for (int j = 0; j < d->call.nkw; j++) {
-            if (strcmp(d->call.kw[j].name, "graph")) continue;
+            if (strcmp(d->call.kw[j].name, "graph") && strcmp(d->call.kw[j].name, "gpu_graph")) continue; /* its old name */
             IrStmtVec *cur = S->cur;
             S->cur = NULL;
             int mark = diag_quiet_begin(); /* the decorator was checked (and reported) already */

@@ -174,6 +174,20 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
         for (int k = 0; t.kind == V_VEC && k < target->list.n; k++) sema_assign(S, target->list.items[k], t.vec.c[k], sp);
         return;
     }
+    if ((target->kind == E_TUPLE || target->kind == E_LIST) && v.kind == V_SHAPE) { /* n, m = x.shape */
+        const IrParam *p = &S->params.items[v.index];
+        int n = p->ndim - p->elem_ndim;
+        if (n != target->list.n)
+            return (void)diag_error(sp, QD2007, "cannot unpack the shape of a %dd ndarray into %d targets", n, target->list.n);
+        for (int k = 0; k < n; k++) { /* a new name is the shape itself: every loop of the kernel reads it (a qd.func's too) */
+            const Expr *t = target->list.items[k];
+            Val x = val_expr(sema_ndarray_shape(S, v.index, k, sp));
+            Binding *b = t->kind == E_NAME ? sema_lookup(S, t->name) : NULL;
+            if (t->kind == E_NAME && (!b || b->v.kind != V_LOCAL) && !sema_is_promoted(S, t->name)) scope_bind(S, S->scope, t->name, x, t->span);
+            else sema_assign(S, t, x, sp);
+        }
+        return;
+    }
     if (target->kind == E_TUPLE || target->kind == E_LIST) {
         if (v.kind != V_TUPLE || v.tuple.n != target->list.n) {
             if (v.kind != V_ERR)
@@ -205,6 +219,20 @@ static Val snapshot(Sema *S, Val v, Span sp) {
     return t;
 }
 
+/* NAME = qd.static(x) with x compile-time: NAME is that Python value (Quadrants evaluates
+ * qd.static when it compiles), not a variable, so every loop of the kernel sees it (a qd.func's
+ * `BW = qd.static(is_backward)` before the loops it puts in the kernel). */
+static bool static_name(Sema *S, const Stmt *s, Val v) {
+    const Expr *t = s->assign.targets.n == 1 ? s->assign.targets.items[0] : NULL, *e = s->assign.value;
+    if (!t || t->kind != E_NAME || e->kind != E_CALL || v.kind != V_EXPR || !ir_is_const(v.e)) return false;
+    const char *p = sema_path(S, e->call.fn);
+    if (!p || strcmp(p, "qd.static")) return false;
+    Binding *b = sema_lookup(S, t->name);
+    if ((b && b->v.kind == V_LOCAL) || sema_is_promoted(S, t->name)) return false;
+    scope_bind(S, S->scope, t->name, v, t->span);
+    return true;
+}
+
 static void stmt_assign(Sema *S, const Stmt *s) {
     for (int k = 0; k < s->assign.targets.n; k++) /* before the value: `s.a = other_array` is a rebinding */
         if (s->assign.targets.items[k]->kind == E_ATTR && pydc_member(S, s->assign.targets.items[k])) return;
@@ -216,6 +244,7 @@ static void stmt_assign(Sema *S, const Stmt *s) {
         emit_assign(S, l, e, s->span);
         v = (Val){.kind = V_LOCAL, .index = l};
     }
+    if (static_name(S, s, v)) return;
     for (int k = 0; k < s->assign.targets.n; k++) sema_assign(S, s->assign.targets.items[k], v, s->assign.value->span);
 }
 
@@ -709,6 +738,14 @@ static bool is_static_call(Sema *S, const Expr *e) {
     return p && !strcmp(p, "qd.static");
 }
 
+/* A for's iterable that is qd.static(...) in every branch of its inline ifs, read without
+ * evaluating it (checked before the qd.func's body runs: `A if qd.static(not BW) else B` names
+ * values the body sets first). */
+static bool static_iter(Sema *S, const Expr *it) {
+    if (it->kind == E_IFEXP) return static_iter(S, it->ifexp.a) && static_iter(S, it->ifexp.b);
+    return is_static_call(S, it);
+}
+
 /* F.fill(v) on a field, in a kernel or qd.func: Quadrants' field_fill_quadrants_scope, a qd.func
  * `for I in grouped(F): F[I] = val` with val a template argument (so v is evaluated where it is
  * used, in each iteration; a vector or matrix field takes a scalar for every component). A
@@ -792,7 +829,7 @@ static bool check_returns(Sema *S, const StmtList *l, bool dynamic, bool report)
             ok &= check_returns(S, &s->if_.then, d, report) & check_returns(S, &s->if_.els, d, report);
         }
         if (s->kind == S_WHILE) ok &= check_returns(S, &s->while_.body, true, report);
-        if (s->kind == S_FOR) ok &= check_returns(S, &s->for_.body, dynamic || !is_static_call(S, sema_loop_form(S, s)->for_.iter), report);
+        if (s->kind == S_FOR) ok &= check_returns(S, &s->for_.body, dynamic || !static_iter(S, s->for_.iter), report);
     }
     return ok;
 }
@@ -1032,7 +1069,8 @@ void sema_stmt(Sema *S, const Stmt *s) {
 /* The source text of an expression (an assert without a message reports its condition, as
  * Quadrants does). */
 static const char *source_text(Sema *S, const Expr *e) {
-    return arena_strndup(S->arena, S->src->text + e->span.off, e->span.len);
+    const Source *src = e->span.src ? e->span.src : S->src; /* its own module's text */
+    return arena_strndup(S->arena, src->text + e->span.off, e->span.len);
 }
 
 /* assert cond[, "message"]: Quadrants checks asserts only in debug mode (qd.init(debug=True)).
@@ -1048,10 +1086,11 @@ static void stmt_assert(Sema *S, const Stmt *s) {
     vec_free(&none);
     if (!S->debug || !c || !text) return;
     uint32_t line, col;
-    source_line_col(S->src, s->span.off, &line, &col);
+    const Source *src = s->span.src ? s->span.src : S->src;
+    source_line_col(src, s->span.off, &line, &col);
     IrStmt *st = sema_stmt_new(S, IR_ASSERT, s->span);
     st->assert_.cond = c;
-    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: assertion failed: %s", S->src->name, (int)line, (int)col, text);
+    st->assert_.msg = arena_printf(S->arena, "%s:%d:%d: assertion failed: %s", src->name, (int)line, (int)col, text);
     sema_emit(S, st);
 }
 

@@ -288,6 +288,8 @@ bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, Span sp) {
     for (int k = 0; k < vec_len(o); k++)
         if (o.vec.c[k].kind != V_LOCAL) return false;
     for (int k = 0; k < n; k++)
+        if (ix[k]->kind == E_SLICE) return false; /* m[:, i] = v: the slice's elements, each stored */
+    for (int k = 0; k < n; k++)
         if (ix[k]->kind == E_INT) continue;
         else if (ix[k]->kind != E_NAME) break;
         else {

@@ -2,6 +2,7 @@
 #include "diag.h"
 #include "json.h"
 #include "util.h"
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,9 +384,13 @@ static void sarif_result(const char *level, const char *code, Span sp, const cha
 
 /* Held diagnostics (diag_hold): each error or warning and its notes are one group, rendered
  * into memory and printed sorted by position when the hold ends, so a check that visits
- * fields before kernels still reports top to bottom. Text and JSON lines only. */
+ * fields before kernels still reports top to bottom. Positions are compared within one file
+ * only: the files (a program's modules) come in the order their first diagnostic was held.
+ * Text and JSON lines only. */
 typedef struct {
-    uint32_t key; /* offset in the source; diagnostics without a location sort last */
+    const Source *src; /* the file; NULL (no location) sorts last */
+    int file;     /* the order of src's first group */
+    uint32_t key; /* offset in the source */
     int seq;
     char *text;
     size_t len;
@@ -405,7 +410,7 @@ static FILE *out_stream(const char *level, Span sp) {
     if (!H.on) return D.cfg.out;
     if (!strcmp(level, "note") && H.cur) return H.cur;
     held_close();
-    Held g = {sp.src ? sp.off : UINT32_MAX, H.groups.len, NULL, 0};
+    Held g = {sp.src, 0, sp.src ? sp.off : UINT32_MAX, H.groups.len, NULL, 0};
     vec_push(&H.groups, g);
     Held *h = &H.groups.items[H.groups.len - 1];
     H.cur = open_memstream(&h->text, &h->len);
@@ -415,6 +420,7 @@ static FILE *out_stream(const char *level, Span sp) {
 
 static int held_cmp(const void *a, const void *b) {
     const Held *x = a, *y = b;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
     if (x->key != y->key) return x->key < y->key ? -1 : 1;
     return x->seq - y->seq;
 }
@@ -426,6 +432,15 @@ void diag_hold(bool on) {
     }
     held_close();
     H.on = false;
+    VEC(const Source *) files = {0}; /* each file's rank: the order of its first group */
+    for (int i = 0; i < H.groups.len; i++) {
+        Held *g = &H.groups.items[i];
+        int f = 0;
+        while (f < files.len && files.items[f] != g->src) f++;
+        if (f == files.len && g->src) vec_push(&files, g->src);
+        g->file = g->src ? f : INT_MAX;
+    }
+    vec_free(&files);
     if (H.groups.len) qsort(H.groups.items, (size_t)H.groups.len, sizeof(Held), held_cmp);
     if (H.groups.len && output_guard) output_guard(true);
     for (int i = 0; i < H.groups.len; i++) {

@@ -79,6 +79,23 @@ static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call,
     S->hscope = hs, S->prefix = prefix, S->host_loops = loops, S->host_jump = HJ_NONE;
 }
 
+/* A class without __init__ created with arguments: they set its annotated names, by keyword or
+ * in declaration order, as the __init__ a metaclass such as Genesis' AutoInitMeta makes
+ * (`@qd.data_oriented class StructRigidSimStaticConfig(metaclass=AutoInitMeta)`). */
+static void auto_init(Sema *S, SemaObject *o, const StmtList *body, const Expr *call) {
+    int pos = 0;
+    for (int k = 0; k < body->n; k++) {
+        const Stmt *d = body->stmts[k];
+        if (d->kind != S_ANNASSIGN || d->ann.target->kind != E_NAME) continue;
+        const char *name = d->ann.target->name;
+        const Expr *given = pos < call->call.args.n ? call->call.args.items[pos] : NULL;
+        pos++;
+        for (int j = 0; j < call->call.nkw; j++)
+            if (call->call.kw[j].name && !strcmp(call->call.kw[j].name, name)) given = call->call.kw[j].value;
+        if (given) bind_value(S, &o->attrs, S->hscope, name, given, d->ann.target->span);
+    }
+}
+
 bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
     if (call->kind != E_CALL || (call->call.fn->kind != E_NAME && call->call.fn->kind != E_ATTR)) return false;
     Binding *b = call->call.fn->kind == E_NAME ? sema_lookup(S, call->call.fn->name) : sema_module_member(S, call->call.fn); /* mod.Class(...) */
@@ -125,11 +142,14 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
         vec_push(&S->defs, sd);
         scope_bind(S, &o->attrs, d->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = m}, d->def.name_span);
     }
+    bool init = false;
     for (int k = 0; k < body->n; k++) {
         const Stmt *d = body->stmts[k];
+        init |= d->kind == S_DEF && !strcmp(d->def.name, "__init__");
         if (d->kind == S_DEF && d->def.host && !strcmp(d->def.name, "__init__") && d->def.nparams && budget_enter(&S->budget, call->span))
             run_init(S, o, d, call, c.scope), budget_leave(&S->budget); /* an __init__ that creates its own class recurses */
     }
+    if (!init) auto_init(S, o, body, call);
     return true;
 }
 
@@ -252,7 +272,7 @@ bool sema_class_has_kernels(Sema *S, const SemaClass *c) {
 void sema_finish_classes(Sema *S) {
     for (int k = 0; k < S->classes.len; k++) {
         const SemaClass *c = &S->classes.items[k];
-        if (!c->instantiated && !c->imported && sema_class_has_kernels(S, c))
+        if (!c->instantiated && !c->imported && !c->hollow && sema_class_has_kernels(S, c))
             diag_warning(c->cls->class_.name_span, QD2104, "@qd.data_oriented class '%s' has kernels, but no instance of it is created "
                          "where qdc can see it (NAME = %s(...) at module level or in a host function); they are not compiled",
                          c->cls->class_.name, c->cls->class_.name);

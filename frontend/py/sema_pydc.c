@@ -18,6 +18,10 @@ typedef enum { M_BAD, M_DC, M_ARRAY, M_GENERIC, M_VEC, M_STRUCT, M_SCALAR, M_OBJ
 
 /* The dataclass an annotation (a name or a dotted name) denotes, NULL if none. */
 const PyDc *sema_pydc_of(Sema *S, const Expr *ann) {
+    if (ann && ann->kind == E_ATTR) { /* array_class.State: a module's */
+        Binding *b = sema_module_member(S, ann);
+        return b && b->v.kind == V_PYDCTYPE ? b->v.pydc.dc : NULL;
+    }
     if (!ann || (ann->kind != E_NAME && ann->kind != E_STR)) return NULL;
     Binding *b = sema_lookup(S, ann->kind == E_NAME ? ann->name : ann->str); /* "State": a forward reference */
     return b && b->v.kind == V_PYDCTYPE ? b->v.pydc.dc : NULL;

@@ -106,7 +106,7 @@ def test_named():
         for i in a:
             a[i] += k
 
-    bump(helper_array())  # not evaluable: --instantiate names the kernel instead
+    bump(helper_array(), 3)  # not evaluable: --instantiate names the kernel instead
 
 
 def helper_array():

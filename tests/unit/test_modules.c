@@ -58,6 +58,20 @@ static void expect_error(const char *const *files, const char *const *args, int 
 
 static const char *const none[] = {NULL};
 
+/* Builds the x86 host program `host` with the object `obj` in dir and runs it on 1, 2 and 4
+ * threads: each run prints `want` and exits 0. */
+static void run_host(const char *dir, const char *host, const char *obj, const char *want) {
+    cr_assert(x86_build_host_file(dir, host, (const char *const[]){obj, NULL}), "the host does not build");
+    for (int t = 1; t <= 4; t *= 2) {
+        char nt[16];
+        snprintf(nt, sizeof nt, "%d", t);
+        RunResult x = x86_run_host(dir, nt, NULL, NULL);
+        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
+        cr_expect_str_eq(x.out, want);
+        run_free(&x);
+    }
+}
+
 /* The program of testdata/modules: three modules and a package (relative imports, a circular
  * import, a submodule bound by `import physics.units as u`), a -D that stands in for a value the
  * program sets at start-up and one that overrides the input's constant; built and run on x86. */
@@ -76,15 +90,7 @@ Test(modules, program_runs_on_x86, .timeout = 120) {
     r = run_qdc_argv((const char *const[]){"--target=x86_64", "--emit=header", "-I", lib, d1, "-D", d2, "-o", hdr, src, NULL}, NULL, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     run_free(&r);
-    cr_assert(x86_build_host_file(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
-    for (int t = 1; t <= 4; t *= 2) {
-        char nt[16];
-        snprintf(nt, sizeof nt, "%d", t);
-        RunResult x = x86_run_host(dir, nt, NULL, NULL);
-        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
-        cr_expect_str_eq(x.out, "modules: 0 wrong\n");
-        run_free(&x);
-    }
+    run_host(dir, host, "main.o", "modules: 0 wrong\n");
     remove_tree(dir);
     free(app), free(lib), free(dir), free(src), free(obj), free(hdr), free(host);
 }
@@ -300,4 +306,183 @@ Test(calls, quadrants_call_checks) {
                  " 17 |     k(z, 2.5)\n    |          ^~~\n"
                  "main.py:18:15: error[QD2069]: Unexpected argument 'm'. (calling kernel 'k')\n 18 |     k(z, n=1, m=2)\n    |               ^\n"
                  "main.py:19:13: error[QD2069]: Multiple values for argument 'a'. (calling kernel 'k')\n 19 |     k(z, 1, a=z)\n    |             ^\n");
+}
+
+/* An imported module's kernel is checked against its own source: an f-string print and an
+ * assert's text come from lib.py (not from the input's text at the same offsets), and the
+ * messages of --debug's checks name lib.py. */
+Test(modules, imported_kernel_uses_its_own_source) {
+    const char *const files[] = {"main.py", "import quadrants as qd\nimport lib\n\n@qd.kernel\n"
+                                            "def fill(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n    for i in range(a.shape[0]):\n"
+                                            "        a[i] = i\n\ndef setup():\n    lib.show(qd.ndarray(qd.i32, (4,)))\n",
+                                 "lib.py", "import quadrants as qd\n\n@qd.kernel\ndef show(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                                           "    for i in range(a.shape[0]):\n        print(f\"a[{i}] = {a[i]}\")\n        assert a[i] >= 0\n",
+                                 NULL};
+    char *dir = program(files), *path = NULL;
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--debug", "--emit=ir", NULL}, &wrote);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_assert(asprintf(&path, "%s/main.o", dir) > 0);
+    char *ir = read_text(path, NULL);
+    cr_assert(ir);
+    cr_expect(strstr(ir, "    print \"a[%d] = %d\\n\" %1 (load ndarray a[%1]:i32)\n") != NULL, "%s", ir);
+    cr_expect(strstr(ir, "\"lib.py:7:9: assertion failed: a[i] >= 0\"") != NULL, "%s", ir);
+    cr_expect(strstr(ir, "\"lib.py:6:29: index out of bounds for axis 0 of 'a'\"") != NULL, "%s", ir);
+    cr_expect(strstr(ir, "\"main.py:7:11: index out of bounds for axis 0 of 'a'\"") != NULL, "%s", ir);
+    free(ir), free(path);
+    run_free(&r);
+    remove_tree(dir), free(dir);
+}
+
+/* Diagnostics are sorted by position within each file, the files in the order their first
+ * diagnostic came: lib.py's two errors (at offsets on both sides of main.py's) stay together. */
+Test(modules, diagnostics_sorted_per_file) {
+    const char *const files[] = {"main.py", "import quadrants as qd\nimport lib\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n"
+                                            "@qd.kernel\ndef fill(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n    a[0] = missing_a\n\n"
+                                            "def setup():\n    lib.bad(qd.ndarray(qd.i32, (4,)))\n",
+                                 "lib.py", "import quadrants as qd\n\n@qd.kernel\ndef bad(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                                           "    a[0] = missing_b\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n"
+                                           "    a[1] = missing_c\n", NULL};
+    expect_error(files, none, 1,
+                 "lib.py:5:12: error[QD2001]: use of undefined name 'missing_b'\n 5 |     a[0] = missing_b\n   |            ^~~~~~~~~\n"
+                 "lib.py:45:12: error[QD2001]: use of undefined name 'missing_c'\n 45 |     a[1] = missing_c\n    |            ^~~~~~~~~\n"
+                 "main.py:38:12: error[QD2001]: use of undefined name 'missing_a'\n 38 |     a[0] = missing_a\n    |            ^~~~~~~~~\n");
+}
+
+static const char *const mini_defines[] = {"-D", "gen.use_ndarray=True", "-D", "gen.qd_float=qd.f32", "-D", "gen.qd_int=qd.i32"};
+
+/* qdc ARGS... -I mini -D ... FILE (under testdata/modules), in the checkout. */
+static RunResult qdc_mini(const char *file, const char *const *args) {
+    char *mini = root_path("testdata/modules/mini"), *rel = NULL;
+    cr_assert(asprintf(&rel, "testdata/modules/%s", file) > 0);
+    char *src = root_path(rel);
+    free(rel);
+    const char *argv[32];
+    int n = 0;
+    argv[n++] = "--color=never", argv[n++] = "-I", argv[n++] = mini;
+    for (size_t k = 0; k < sizeof mini_defines / sizeof *mini_defines; k++) argv[n++] = mini_defines[k];
+    for (int k = 0; args[k]; k++) argv[n++] = args[k];
+    argv[n++] = src, argv[n] = NULL;
+    RunResult r = run_qdc_argv(argv, NULL, NULL);
+    free(mini), free(src);
+    return r;
+}
+
+/* A Genesis-shaped module read alone (testdata/modules/mini/gen/solvers/step.py): its array
+ * structs are dataclasses chosen by a decorator alias (partial(dataclasses.dataclass, ...)),
+ * its config a class whose __init__ a metaclass makes, its kernels generic, one with gpu_graph=,
+ * one registered on a perf_dispatch through lambdas of *args, **kwargs: every kernel reads
+ * through to "needs an instance" (QD2060), nothing else. */
+Test(modules, genesis_shaped_module_needs_instances) {
+    RunResult r = qdc_mini("mini/gen/solvers/step.py", (const char *const[]){"--check", NULL});
+    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    int n2060 = 0, other = 0;
+    for (const char *p = strstr(r.err, "error["); p; p = strstr(p + 1, "error[")) n2060 += !strncmp(p, "error[QD2060]", 13), other += !!strncmp(p, "error[QD2060]", 13);
+    cr_expect_eq(n2060, 3, "%s", r.err);
+    cr_expect_eq(other, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "step.py:52:29: error[QD2060]: kernel 'kernel_clear_all' is generic ('state' has no fixed type) and no call "
+                            "qdc can evaluate instantiates it") != NULL, "%s", r.err);
+    run_free(&r);
+}
+
+/* An instantiation driver (testdata/modules/drivers/step.py) compiles the module's kernels for
+ * every family: one entry per distinct signature (two configs, two atomics of the dict). */
+Test(modules, genesis_shaped_driver_compiles_everywhere) {
+    const char *targets[] = {"--target=x86_64", "--target=sm_90", "--target=gfx942", "--target=vulkan1.3"};
+    for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
+        RunResult r = qdc_mini("drivers/step.py", (const char *const[]){targets[t], "--check", "--stats", NULL});
+        cr_expect_eq(r.status, 0, "%s: %s", targets[t], r.err);
+        cr_expect_str_eq(r.err, "");
+        cr_expect(!strncmp(r.out, "step: 5 kernels (kernel_step__StructState_f32_2d_f32_2d_f32_1d__config, "
+                                  "kernel_step__StructState_f32_2d_f32_2d_f32_1d__back, kernel_energy__StructState_f32_2d_f32_2d_f32_1d__0, "
+                                  "kernel_energy__StructState_f32_2d_f32_2d_f32_1d__1, kernel_clear_all__StructState_f32_2d_f32_2d_f32_1d), ", 270),
+                  "%s: %s", targets[t], r.out);
+        run_free(&r);
+    }
+}
+
+/* The driver's entries run on x86 with exact results: the qd.func's top-level loops as the
+ * kernel's parallel loops (twice: qd.static(range(config.substeps))), its BW = qd.static(...)
+ * branch, n, m = x.shape, the dict of atomics, the old gpu_graph= spelling. */
+Test(modules, genesis_shaped_driver_runs_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    char *dir = make_temp_dir(), *obj = NULL, *hdr = NULL, *host = root_path("testdata/modules/drivers/step.c");
+    cr_assert(asprintf(&obj, "%s/step.o", dir) > 0 && asprintf(&hdr, "%s/step.h", dir) > 0);
+    RunResult r = qdc_mini("drivers/step.py", (const char *const[]){"--target=x86_64", "-o", obj, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = qdc_mini("drivers/step.py", (const char *const[]){"--target=x86_64", "--emit=header", "-o", hdr, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    run_host(dir, host, "step.o", "driver: 0 wrong\n");
+    remove_tree(dir);
+    free(dir), free(obj), free(hdr), free(host);
+}
+
+/* A generic kernel's calls get the same checks, on what its annotations fix (a dtype without
+ * ndim, an ndim without dtype, its typed parameters); a refused call instantiates nothing (no
+ * "needs an instance" beside the errors). */
+Test(calls, generic_kernel_call_checks) {
+    const char *const files[] = {"main.py", "import quadrants as qd\n\n@qd.kernel\n"
+                                            "def k(a: qd.types.ndarray(dtype=qd.f32), b: qd.types.ndarray(ndim=1), n: qd.i32):\n"
+                                            "    for i in range(n):\n        a[i] = b[i]\n\n"
+                                            "def test_calls():\n    x = qd.ndarray(qd.i32, (4,))\n    y = qd.ndarray(qd.f32, (4, 4))\n"
+                                            "    z = qd.ndarray(qd.f32, (4,))\n    k(x, z, 3)\n    k(z, y, 3)\n    k(z, z, 2.5)\n    k(z, z)\n"
+                                            "    k(qd.ndarray(qd.i32, (4,)), z, 1)\n", NULL};
+    expect_error(files, none, 1,
+                 "main.py:12:7: error[QD2069]: Invalid value for argument a - required element type: f32, but i32 is provided\n"
+                 " 12 |     k(x, z, 3)\n    |       ^\n"
+                 "main.py:13:10: error[QD2069]: Invalid value for argument b - required ndim=1, but 2d ndarray is provided\n"
+                 " 13 |     k(z, y, 3)\n    |          ^\n"
+                 "main.py:14:13: error[QD2069]: Argument (2,) (type=<class 'float'>) cannot be converted into required type i32\n"
+                 " 14 |     k(z, z, 2.5)\n    |             ^~~\n"
+                 "main.py:15:5: error[QD2069]: Missing argument 'n'. (calling kernel 'k')\n 15 |     k(z, z)\n    |     ^~~~~~~\n"
+                 "main.py:4:71: note: 'n' is declared here\n"
+                 " 4 | def k(a: qd.types.ndarray(dtype=qd.f32), b: qd.types.ndarray(ndim=1), n: qd.i32):\n"
+                 "   |                                                                       ^\n"
+                 "main.py:16:7: error[QD2069]: Invalid value for argument a - required element type: f32, but i32 is provided\n"
+                 " 16 |     k(qd.ndarray(qd.i32, (4,)), z, 1)\n    |       ^~~~~~~~~~~~~~~~~~~~~~~~\n");
+}
+
+/* qd.algorithms (Quadrants' sort/scan/reduce library) is refused where a kernel calls it, by name. */
+Test(calls, algorithms_library_refused) {
+    const char *const files[] = {"main.py", "import quadrants as qd\n\n@qd.kernel\n"
+                                            "def k(keys: qd.types.ndarray(dtype=qd.i32, ndim=1), scratch: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                                            "    qd.algorithms.sort(keys, scratch, keys.shape[0])\n", NULL};
+    expect_error(files, none, 1,
+                 "main.py:5:5: error[QD2008]: 'qd.algorithms.sort' is not supported: qdc does not compile Quadrants' algorithms "
+                 "library (sort, scan, reduce, reduce_by_key, select and their *_scratch_slots helpers); write the loops in the kernel\n"
+                 " 5 |     qd.algorithms.sort(keys, scratch, keys.shape[0])\n   |     ^~~~~~~~~~~~~~~~~~\n");
+}
+
+/* qdc ARGS... main.py -o main.o (--emit=ir among ARGS) in a new program of one file: the IR. */
+static char *ir_of(const char *text) {
+    const char *const files[] = {"main.py", text, NULL};
+    char *dir = program(files), *path = NULL;
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--emit=ir", NULL}, &wrote);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_assert(asprintf(&path, "%s/main.o", dir) > 0);
+    char *ir = r.status ? NULL : read_text(path, NULL);
+    run_free(&r);
+    free(path), remove_tree(dir), free(dir);
+    return ir;
+}
+
+/* Genesis' forward kinematics: a qd.func sets BW = qd.static(is_backward) and then loops over
+ * `range(n) if qd.static(not BW) else qd.static(range(m))` (the branch is chosen inside the
+ * qd.func, after BW is set); an index held in a list (I = [i, j]; a[I]) is one index per item. */
+Test(patterns, func_values_and_list_indices) {
+    char *ir = ir_of("import quadrants as qd\n\n@qd.func\ndef f(a: qd.types.ndarray(dtype=qd.f32, ndim=2), is_backward: qd.template()):\n"
+                     "    BW = qd.static(is_backward)\n    for i in (range(a.shape[0]) if qd.static(not BW) else qd.static(range(2))):\n"
+                     "        I = [i, 0]\n        a[I] += 1.0\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.f32, ndim=2)):\n"
+                     "    f(a, False)\n    f(a, True)\n");
+    cr_assert(ir);
+    cr_expect(strstr(ir, "  task k_t1 parallel extent=(max:i32 (shape a 0) 0:i32) index=%0\n    %1 = %0\n    %2 = %1\n"
+                         "    eval (atomic_add:f32 relaxed device ndarray a[%2, 0:i32]:f32 1:f32 unused augassign") != NULL, "%s", ir);
+    cr_expect(strstr(ir, "  task k_t2 serial\n    eval (atomic_add:f32 relaxed device ndarray a[0:i32, 0:i32]:f32 1:f32 unused augassign "
+                         "-> cas_loop add relaxed system via_int)\n    eval (atomic_add:f32 relaxed device ndarray a[1:i32, 0:i32]:f32") != NULL,
+              "the unrolled branch: %s", ir);
+    free(ir);
 }

@@ -88,3 +88,21 @@ Test(vectors, header_and_metadata_describe_the_layout) {
     run_free(&r);
     free(h), free(m);
 }
+
+/* m[:, j] = vector stores the column element by element (Genesis' raycast_qd builds a triangle
+ * matrix column by column); m[i, :] = vector the row. */
+Test(vectors, matrix_slice_store) {
+    char *ir = NULL;
+    RunResult r = compile("        m = qd.Matrix.zero(qd.i32, 2, 2)\n        for j in qd.static(range(2)):\n"
+                          "            m[:, j] = qd.Vector([v[i][j], v[i][2]])\n        m[0, :] = qd.Vector([7, 8])\n"
+                          "        v[i][0] = m[1, 0]\n        v[i][1] = m[0, 1]\n",
+                          "--emit=ir", &ir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(ir);
+    cr_expect(strstr(ir, "    %6 = (load field v[%1, 0:i32]:i32)\n    %7 = (load field v[%1, 2:i32]:i32)\n    %2 = %6\n    %4 = %7\n"
+                         "    %8 = (load field v[%1, 1:i32]:i32)\n    %9 = (load field v[%1, 2:i32]:i32)\n    %3 = %8\n    %5 = %9\n"
+                         "    %2 = 7:i32\n    %3 = 8:i32\n    store field v[%1, 0:i32]:i32 = %4\n    store field v[%1, 1:i32]:i32 = %3\n") != NULL,
+              "%s", ir);
+    free(ir);
+    run_free(&r);
+}

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Writes instantiation drivers (qdc(1), INSTANTIATION DRIVERS) for the kernels of a Genesis tree.
+
+    genesis_drivers.py GENESIS_ROOT MODULE.py OUTDIR
+
+For each module-level @qd.kernel of MODULE.py (a path under GENESIS_ROOT), OUTDIR/<kernel>.py is
+a driver that imports the module and calls the kernel once with placeholder arguments:
+
+  * array_class.X (X = StructX if gs.use_ndarray else ...): StructX(...) built member by member,
+    each array member a qd.ndarray / qd.Vector.ndarray / qd.Matrix.ndarray whose element type and
+    number of axes are read from the builder function of array_class that returns StructX
+    (V(dtype=..., shape=(a, b)), V_VEC(3, dtype=..., shape=...), maybe_shape(...), a shape
+    variable of that function); nested structs recursively;
+  * the static config classes (StructRigidSimStaticConfig, ...) built with their annotated
+    names (bool False, int 0 / their default);
+  * an untyped qd.types.ndarray(): its number of axes from the kernel's subscripts of it, its
+    element type int when its name says index (idx, _start, _n, ...), else gs.qd_float;
+  * qd.template() flags: False; scalars: 0 / 0.5.
+
+Placeholders only fix types: the values qdc sees are what Genesis builds at scene set-up only
+in their element types and numbers of axes. A kernel this cannot describe is written anyway
+(the compile then says what is missing). Reads the source with Python's ast; never imports it.
+"""
+import ast
+import os
+import re
+import sys
+
+VEC = {f"qd_vec{n}": (n, 0, "gs.qd_float") for n in (2, 3, 4, 6, 7, 11)}
+VEC.update({f"qd_ivec{n}": (n, 0, "gs.qd_int") for n in (2, 3, 4)})
+VEC.update({"qd_mat3": (3, 3, "gs.qd_float"), "qd_mat4": (4, 4, "gs.qd_float")})
+INDEX = re.compile(r"(idx|_start|_end|_n$|^n_|count|_id$|offset|flag|mask|errno|_cnt|num)", re.I)
+
+
+def dotted(e):
+    if isinstance(e, ast.Name):
+        return e.id
+    if isinstance(e, ast.Attribute):
+        d = dotted(e.value)
+        return d and f"{d}.{e.attr}"
+    return None
+
+
+class ArrayClass:
+    """What array_class.py declares: dataclass members, configs, aliases, builders' arrays."""
+
+    def __init__(self, path):
+        tree = ast.parse(open(path).read())
+        self.members, self.configs, self.aliases, self.arrays, self.by_builder = {}, {}, {}, {}, {}
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                decos = [dotted(d) for d in node.decorator_list]
+                fields = [(s.target.id, s.annotation, s.value) for s in node.body
+                          if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+                if "DATA_ORIENTED" in decos:
+                    self.members[node.name] = [(n, dotted(a)) for n, a, _ in fields]
+                elif "qd.data_oriented" in decos:
+                    self.configs[node.name] = fields
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.IfExp) and len(node.targets) == 1:
+                body = dotted(node.value.body)
+                if isinstance(node.targets[0], ast.Name) and body:
+                    self.aliases[node.targets[0].id] = body
+            elif isinstance(node, ast.FunctionDef):
+                self.builder(node)
+
+    def builder(self, fn):
+        shapes = {}
+        for s in ast.walk(fn):
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+                shapes[s.targets[0].id] = s.value
+        for s in ast.walk(fn):
+            if isinstance(s, ast.Call) and isinstance(s.func, ast.Name) and s.func.id.startswith("Struct"):
+                arrays = self.arrays.setdefault(s.func.id, {})
+                mine = self.by_builder.setdefault(fn.name[4:] if fn.name.startswith("get_") else fn.name, {})
+                for kw in s.keywords:
+                    if kw.arg and isinstance(kw.value, ast.Call):
+                        arrays.setdefault(kw.arg, self.array(kw.value, shapes))
+                        mine[kw.arg] = self.array(kw.value, shapes)
+
+    def array(self, call, shapes):
+        fn = dotted(call.func)
+        kw = {k.arg: k.value for k in call.keywords if k.arg}
+        if fn == "V_SCALAR_FROM":  # a 0-d array holding one value
+            return (0, 0, dotted(kw.get("dtype")) or "gs.qd_float", 0)
+        if fn not in ("V", "V_VEC", "V_MAT"):
+            return None
+        ndim = self.ndim(kw.get("shape"), shapes)
+        dtype = dotted(kw.get("dtype")) or "gs.qd_float"
+        n = m = 0
+        if fn == "V_VEC":
+            n = self.const(kw.get("n") or (call.args[0] if call.args else None))
+        if fn == "V_MAT":
+            n = self.const(kw.get("n") or (call.args[0] if call.args else None))
+            m = self.const(kw.get("m") or (call.args[1] if len(call.args) > 1 else None))
+        leaf = dtype.split(".")[-1]
+        if leaf in VEC:
+            n, m, dtype = VEC[leaf]
+        return (n, m, dtype, ndim)
+
+    @staticmethod
+    def const(e):
+        return e.value if isinstance(e, ast.Constant) and isinstance(e.value, int) else 3
+
+    def ndim(self, e, shapes, depth=0):
+        if e is None or depth > 4:
+            return 1
+        if isinstance(e, ast.Tuple):
+            return len(e.elts)
+        if isinstance(e, ast.Name) and e.id in shapes:
+            return self.ndim(shapes[e.id], shapes, depth + 1)
+        if isinstance(e, ast.Call) and dotted(e.func) == "maybe_shape" and e.args:
+            return self.ndim(e.args[0], shapes, depth + 1)
+        if isinstance(e, ast.BinOp):  # (a,) + shape
+            return self.ndim(e.left, shapes, depth + 1) + self.ndim(e.right, shapes, depth + 1)
+        if isinstance(e, ast.Constant) and isinstance(e.value, int):
+            return 1
+        return 1
+
+    def build(self, cls, var, depth=0):
+        """Python text that builds an instance of dataclass cls (var: the parameter or member it is for:
+        get_<var> of array_class, when there is one, says its arrays)."""
+        args = []
+        own = self.by_builder.get(var, {})
+        for name, ann in self.members.get(cls, []):
+            if ann and ann.startswith("Struct") and ann in self.members:
+                args.append(f"{name}={self.build(ann, name, depth + 1)}")
+                continue
+            n, m, dtype, ndim = (own.get(name) or self.arrays.get(cls, {}).get(name) or (0, 0, "gs.qd_float", 1))
+            shape = "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"  # ndim 0: ()
+            if n and m:
+                args.append(f"{name}=qd.Matrix.ndarray({n}, {m}, {dtype}, {shape})")
+            elif n:
+                args.append(f"{name}=qd.Vector.ndarray({n}, {dtype}, {shape})")
+            else:
+                args.append(f"{name}=qd.ndarray({dtype}, {shape})")
+        return f"array_class.{cls}(" + ", ".join(args) + ")"
+
+    def config(self, cls):
+        args = []
+        for name, ann, dflt in self.configs.get(cls, []):
+            if dflt is not None:
+                continue
+            t = dotted(ann)
+            args.append(f"{name}={'False' if t == 'bool' else '0'}")
+        return f"array_class.{cls}(" + ", ".join(args) + ")"
+
+
+def used_as_index(fn, name):
+    """Whether values read from name end up indexing an array or bounding a range (x = name[i];
+    y = [x, i_b]; a[y] / range(x)), followed through assignments."""
+    reads, grew = set(), True
+    while grew:
+        grew = False
+        for s in ast.walk(fn):
+            if not isinstance(s, ast.Assign):
+                continue
+            names = {n.id for n in ast.walk(s.value) if isinstance(n, ast.Name)}
+            src = any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name for n in ast.walk(s.value))
+            if src or names & reads:
+                for t in s.targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name) and n.id not in reads:
+                            reads.add(n.id), (grew := True)
+    for s in ast.walk(fn):
+        slots = [s.slice] if isinstance(s, ast.Subscript) else s.args if isinstance(s, ast.Call) and dotted(s.func) == "range" else []
+        for e in slots:
+            for n in ast.walk(e):
+                if isinstance(n, ast.Name) and n.id in reads:
+                    return True
+                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
+                    return True
+    return False
+
+
+def subscript_ndim(fn, name):
+    nd = 0
+    for s in ast.walk(fn):
+        if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name) and s.value.id == name:
+            nd = max(nd, len(s.slice.elts) if isinstance(s.slice, ast.Tuple) else 1)
+    return nd or 1
+
+
+CONFIGS = {"static_rigid_sim_config": "StructRigidSimStaticConfig", "collider_static_config": "StructColliderStaticConfig",
+           "gjk_static_config": "StructGJKStaticConfig"}
+
+
+def argument(ac, fn, p, configs):
+    ann = p.annotation
+    d = dotted(ann)
+    if d and d.startswith("array_class."):
+        cls = ac.aliases.get(d.split(".", 1)[1], d.split(".", 1)[1])
+        return ac.build(cls, p.arg) if cls in ac.members else None
+    if isinstance(ann, ast.Call) and dotted(ann.func) in ("qd.types.ndarray", "qd.types.NDArray"):
+        kw = {k.arg: k.value for k in ann.keywords if k.arg}
+        dt = dotted(kw.get("dtype") or (ann.args[0] if ann.args else None))
+        nd = kw.get("ndim") or (ann.args[1] if len(ann.args) > 1 else None)
+        ndim = nd.value if isinstance(nd, ast.Constant) else subscript_ndim(fn, p.arg)
+        dt = dt or ("gs.qd_int" if INDEX.search(p.arg) or used_as_index(fn, p.arg) else "gs.qd_float")
+        if dt.split(".")[-1] in VEC:
+            n, m, base = VEC[dt.split(".")[-1]]
+            shape = "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"
+            return f"qd.Matrix.ndarray({n}, {m}, {base}, {shape})" if m else f"qd.Vector.ndarray({n}, {base}, {shape})"
+        shape = "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"
+        return f"qd.ndarray({dt}, {shape})"
+    if isinstance(ann, ast.Call) and dotted(ann.func) == "qd.template":
+        if p.arg in CONFIGS:
+            configs[p.arg] = CONFIGS[p.arg]
+            return p.arg
+        return "False"
+    if d in ("int", "qd.i32", "gs.qd_int", "qd.i64", "qd.u32"):
+        return "1"
+    if d in ("float", "qd.f32", "gs.qd_float", "qd.f64"):
+        return "0.5"
+    if d in ("bool", "qd.u1", "gs.qd_bool"):
+        return "False"
+    return None
+
+
+def main(root, module, outdir):
+    ac = ArrayClass(os.path.join(root, "genesis/utils/array_class.py"))
+    rel = os.path.relpath(module, root)
+    modname = rel[:-3].replace("/", ".")
+    tree = ast.parse(open(module).read())
+    os.makedirs(outdir, exist_ok=True)
+    written = []
+    for fn in tree.body:
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        if not any((dotted(d.func if isinstance(d, ast.Call) else d) or "") == "qd.kernel" for d in fn.decorator_list):
+            continue
+        configs, args = {}, []
+        for p in fn.args.args:
+            args.append(argument(ac, fn, p, configs) or "None")
+        lines = ["import quadrants as qd", "import genesis as gs", "import genesis.utils.array_class as array_class",
+                 f"import {modname} as target", ""]
+        for name, cls in configs.items():
+            lines.append(f"{name} = {ac.config(cls)}")
+        lines += ["", "", "def drive():", f"    target.{fn.name}(" + ", ".join(args) + ")", ""]
+        path = os.path.join(outdir, f"{fn.name}.py")
+        open(path, "w").write("\n".join(lines))
+        written.append(path)
+    print("\n".join(written))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    main(*sys.argv[1:])
