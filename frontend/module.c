@@ -238,7 +238,7 @@ void sema_import(Sema *S, const Stmt *s) {
     const char *name = absolute_name(S, s);
     if (!name) return;
     if (!s->import.level && stdlib_module(name)) {
-        if (sema_pylib_import(S, s, name)) return; /* dataclasses.dataclass, functools.partial */
+        if (S->up->sema_pylib_import(S, s, name)) return; /* dataclasses.dataclass, functools.partial */
         if (!s->import.name && !s->import.star) /* import pytest: the script's, as before */
             scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_HOST, .path = "a module the script imports"}, s->import.bound);
         if (s->import.name && !strcmp(s->import.name, "TYPE_CHECKING")) /* False when the program runs */

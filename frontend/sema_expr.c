@@ -521,7 +521,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
         return math_const(S, path, e->span, &c) ? c : (Val){.kind = V_NS, .path = path};
     }
     Val lib;
-    if (sema_pylib_attr(S, o, e, &lib)) return lib; /* dataclasses.dataclass, functools.partial */
+    if (S->up->sema_pylib_attr(S, o, e, &lib)) return lib; /* dataclasses.dataclass, functools.partial */
     if (o.kind != V_NS || strncmp(o.path, "qd", 2) != 0) {
         diag_error(e->span, QD2019, "%s has no attribute '%s' in the kernel language", val_describe(o), e->attr.name);
         return val_err();
@@ -1353,7 +1353,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         if (!strcmp(b, "int") || !strcmp(b, "float") || !strcmp(b, "bool")) f.path = b;
     }
     Val lib;
-    if (sema_pylib_call(S, call, f, &lib)) return lib;
+    if (S->up->sema_pylib_call(S, call, f, &lib)) return lib;
     if (f.kind == V_FUNC) return sema_inline_call(S, call, f.def);
     for (int k = 0; k < S->up->ncalls; k++) /* the features' builtins, methods and types (check.c) */
         if (S->up->calls[k].takes(f)) return S->up->calls[k].call(S, call, f);

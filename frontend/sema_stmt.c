@@ -181,9 +181,9 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
             return (void)diag_error(sp, QD2007, "cannot unpack the shape of a %dd ndarray into %d targets", n, target->list.n);
         for (int k = 0; k < n; k++) { /* a new name is the shape itself: every loop of the kernel reads it (a qd.func's too) */
             const Expr *t = target->list.items[k];
-            Val x = val_expr(sema_ndarray_shape(S, v.index, k, sp));
+            Val x = val_expr(S->up->sema_ndarray_shape(S, v.index, k, sp));
             Binding *b = t->kind == E_NAME ? sema_lookup(S, t->name) : NULL;
-            if (t->kind == E_NAME && (!b || b->v.kind != V_LOCAL) && !sema_is_promoted(S, t->name)) scope_bind(S, S->scope, t->name, x, t->span);
+            if (t->kind == E_NAME && (!b || b->v.kind != V_LOCAL) && !S->up->sema_is_promoted(S, t->name)) scope_bind(S, S->scope, t->name, x, t->span);
             else sema_assign(S, t, x, sp);
         }
         return;
@@ -228,7 +228,7 @@ static bool static_name(Sema *S, const Stmt *s, Val v) {
     const char *p = sema_path(S, e->call.fn);
     if (!p || strcmp(p, "qd.static")) return false;
     Binding *b = sema_lookup(S, t->name);
-    if ((b && b->v.kind == V_LOCAL) || sema_is_promoted(S, t->name)) return false;
+    if ((b && b->v.kind == V_LOCAL) || S->up->sema_is_promoted(S, t->name)) return false;
     scope_bind(S, S->scope, t->name, v, t->span);
     return true;
 }

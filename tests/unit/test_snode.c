@@ -50,11 +50,13 @@ Test(snode, sparse_handle_in_host_function) {
 Test(snode, placement_with_run_time_values) {
     expect_errors("import quadrants as qd\n\ndef helper(n):\n    x = qd.field(qd.f32)\n    blk = qd.root.dense(qd.i, n)\n"
                   "    blk.place(x)\n    y = qd.field(qd.f32)\n    qd.root.dense(qd.i, n).place(y)\n\n"
-                  "    @qd.kernel\n    def k():\n        x[0] = y[0]\n",
+                  "    @qd.kernel\n    def k():\n        x[0] = y[0]\n\ndef test_h(m):\n    helper(m)\n",
                   "%s:4:5: error[QD2004]: field 'x' is placed by host code that qdc cannot evaluate ('blk' is a value computed "
-                  "from 'n' (a parameter of the host function 'helper')), so its shape is known only when the script runs\n"
+                  "from 'n' (a parameter of the host function 'helper' whose argument qdc cannot evaluate)), so its shape is known "
+                  "only when the script runs\n"
                   "%s:7:5: error[QD2004]: field 'y' is placed by host code that qdc cannot evaluate (a value computed from 'n' "
-                  "(a parameter of the host function 'helper')), so its shape is known only when the script runs\n");
+                  "(a parameter of the host function 'helper' whose argument qdc cannot evaluate)), so its shape is known only "
+                  "when the script runs\n");
 }
 
 Test(snode, fields_builder_after_finalize) {
