@@ -206,22 +206,15 @@ static void loops_decl(StrBuf *b, const IrKernel *k) {
 }
 
 /* The components of a vector or matrix parameter (v: qd.types.vector(3, qd.f32)) are the scalar
- * parameters v_0, v_1, ... that one annotation made (one span, one type): the number of them
- * from parameter i (1: a scalar of its own). */
+ * parameters v_0, v_1, ... (row-major), each with the type's shape in elem_shape (elem_ndim 0):
+ * the number of them from parameter i (0: i is not a vector's first component). */
 static int vector_run(const IrKernel *k, int i, size_t *base) {
     const IrParam *p = &k->params[i];
     const char *us = strrchr(p->name, '_');
-    if (p->kind != IR_PARAM_SCALAR || !p->span.src || !us || strcmp(us, "_0")) return 1;
+    if (p->kind != IR_PARAM_SCALAR || p->elem_shape[0] < 1 || !us || strcmp(us, "_0")) return 0;
+    int n = p->elem_shape[1] ? p->elem_shape[0] * p->elem_shape[1] : p->elem_shape[0];
+    if (i + n > k->nparams) return 0; /* not the frontend's: a scalar */
     *base = (size_t)(us - p->name);
-    int n = 1;
-    for (const IrParam *q; i + n < k->nparams; n++) {
-        q = &k->params[i + n];
-        char want[16];
-        snprintf(want, sizeof want, "_%d", n);
-        if (q->kind != IR_PARAM_SCALAR || q->type != p->type || q->span.src != p->span.src || q->span.off != p->span.off ||
-            strncmp(q->name, p->name, *base) || strcmp(q->name + *base, want))
-            break;
-    }
     return n;
 }
 
@@ -231,16 +224,21 @@ static const char *run_c_type(QdType t) { return t == QT_F16 || t == QT_BF16 ? "
 /* The typed launcher of a kernel, the same text in every target's header: `qdrt_status
  * <kernel>_run(qdrt_device *dev, <typed arguments>[, ret])` runs the kernel of this module loaded
  * on dev through libqdrt's device API (qdrt(3)): an ndarray as a qdrt_array *, a scalar in its C
- * type (f16/bf16 as float, rounded to nearest even), a vector or matrix as a const array of its
- * components (row-major), and the return value in *ret (a struct as <kernel>_ret). */
+ * type (f16/bf16 as float, rounded to nearest even), a vector as const T v[n], a matrix as
+ * const T m[n][m], and the return value in *ret (a struct as <kernel>_ret). */
 static void typed_launcher(StrBuf *b, const IrKernel *k, const char *module) {
     int len = k->ret_m ? k->ret_n * k->ret_m : k->ret_n ? k->ret_n : 1;
     sb_printf(b, "static inline qdrt_status %s_run(qdrt_device *dev", k->name);
     for (int i = 0, n; i < k->nparams; i += n) {
         const IrParam *p = &k->params[i];
         size_t base = 0;
-        if ((n = vector_run(k, i, &base)) > 1) sb_printf(b, ", const %s %.*s[%d]", run_c_type(p->type), (int)base, p->name, n);
-        else if (p->kind == IR_PARAM_SCALAR) sb_printf(b, ", %s %s", run_c_type(p->type), p->name);
+        if ((n = vector_run(k, i, &base))) {
+            sb_printf(b, ", const %s %.*s[%d]", run_c_type(p->type), (int)base, p->name, p->elem_shape[0]);
+            if (p->elem_shape[1]) sb_printf(b, "[%d]", p->elem_shape[1]);
+            continue;
+        }
+        n = 1;
+        if (p->kind == IR_PARAM_SCALAR) sb_printf(b, ", %s %s", run_c_type(p->type), p->name);
         else sb_printf(b, ", qdrt_array *%s", p->name);
     }
     if (k->ret_nmembers) sb_printf(b, ", %s_ret *ret", k->name);
@@ -254,8 +252,13 @@ static void typed_launcher(StrBuf *b, const IrKernel *k, const char *module) {
             n = vector_run(k, i, &base);
             const char *wrap = p->kind != IR_PARAM_SCALAR ? "qdrt_arr" : qt_is_float(p->type) ? "qdrt_f64" : "qdrt_i64";
             const char *cast = !strcmp(wrap, "qdrt_i64") ? "(int64_t)" : "";
-            if (n == 1) sb_printf(b, "%s%s(%s%s)", i ? ", " : "", wrap, cast, p->name);
-            for (int c = 0; n > 1 && c < n; c++) sb_printf(b, "%s%s(%s%.*s[%d])", i + c ? ", " : "", wrap, cast, (int)base, p->name, c);
+            int m = p->elem_shape[1];
+            if (!n) sb_printf(b, "%s%s(%s%s)", i ? ", " : "", wrap, cast, p->name), n = 1;
+            else if (!m)
+                for (int c = 0; c < n; c++) sb_printf(b, "%s%s(%s%.*s[%d])", i + c ? ", " : "", wrap, cast, (int)base, p->name, c);
+            else
+                for (int c = 0; c < n; c++)
+                    sb_printf(b, "%s%s(%s%.*s[%d][%d])", i + c ? ", " : "", wrap, cast, (int)base, p->name, c / m, c % m);
         }
         sb_puts(b, "};\n");
     }

@@ -857,34 +857,44 @@ Test(qdrt, cuda_hip_without_a_gpu) {
 
 /* ---- typed launchers: vectors, matrices, f16/bf16 scalars, struct returns ---- */
 
-/* A host program calls mix_run(dev, a, v, m, h, &ret) from the Vulkan header: a vector and a
- * matrix as const arrays of their components (row-major), an f16 scalar as a float (0.1, rounded
+/* A host program calls mix_run(dev, a, v, m, h, &ret) from the Vulkan header: a vector as
+ * const float v[3], a 2x2 matrix as const int32_t m[2][2], an f16 scalar as a float (0.1, rounded
  * to nearest even), a dataclass returned into the header's mix_ret; on the CPU also
  * bscale_run(dev, b, g) with a bf16 scalar given as float 0.1. The CPU and lavapipe print exactly
  * what the kernels compute (all sums exact in f32). */
 static const char mix_src[] =
-    "import quadrants as qd\n\n@qd.dataclass\nclass R:\n    total: qd.f32\n    pair: qd.types.vector(2, qd.i32)\n    h: qd.f16\n\n"
+    "import dataclasses\nimport quadrants as qd\n\n@qd.dataclass\nclass R:\n    total: qd.f32\n    pair: qd.types.vector(2, qd.i32)\n    h: qd.f16\n\n"
     "@qd.kernel\ndef mix(a: qd.types.ndarray(dtype=qd.f32, ndim=1), v: qd.types.vector(3, qd.f32), m: qd.types.matrix(2, 2, qd.i32),\n"
     "        h: qd.f16) -> R:\n    s = 0.0\n    for i in range(a.shape[0]):\n        a[i] = a[i] * v[i % 3] + m[i % 2, 1] + h\n"
-    "        s += a[i]\n    return R(total=s, pair=qd.Vector([m[0, 0], m[1, 0]]), h=h * 2)\n";
+    "        s += a[i]\n    return R(total=s, pair=qd.Vector([m[0, 0], m[1, 0]]), h=h * 2)\n\n"
+    "@qd.dataclass\nclass P:\n    pos: qd.types.vector(3, qd.f32)\n    w: qd.f32\n\n"
+    "@dataclasses.dataclass\nclass S:\n    a: qd.types.ndarray(dtype=qd.f32, ndim=1)\n    q: qd.types.matrix(2, 3, qd.i32)\n\n"
+    "@qd.kernel\ndef place(out: qd.types.ndarray(dtype=qd.f32, ndim=1), p: P, s: S, u: qd.types.vector(1, qd.i32)):\n"
+    "    for i in range(out.shape[0]):\n        out[i] = p.pos[i % 3] * p.w + s.q[i % 2, i % 3] + u[0]\n        s.a[i] = p.w\n";
 static const char bscale_src[] = "import quadrants as qd\n\n@qd.kernel\ndef bscale(b: qd.types.ndarray(dtype=qd.bf16, ndim=1), g: qd.bf16):\n"
                                  "    for i in range(b.shape[0]):\n        b[i] = b[i] * g\n";
 static const char mix_host[] =
     "#include \"qdrt_device.h\"\n#include \"mix.h\"\n#include \"bscale.h\"\n#include <stdio.h>\n#include <string.h>\n\n"
     "int main(int argc, char **argv) {\n"
     "    float a[10];\n    int64_t n = 10, nb = 4;\n    for (int i = 0; i < 10; i++) a[i] = (float)i;\n"
-    "    const float v[3] = {0.5f, 2.0f, -1.0f};\n    const int32_t m[4] = {1, 2, 3, 4};\n"
+    "    const float v[3] = {0.5f, 2.0f, -1.0f};\n    const int32_t m[2][2] = {{1, 2}, {3, 4}};\n"
     "    uint16_t b[4] = {0x3f80, 0x4000, 0x4080, 0xc100}; /* bf16 1, 2, 4, -8 */\n"
-    "    qdrt_device_kind kind;\n    qdrt_device *dev = NULL;\n    qdrt_module *mod;\n    qdrt_array *d, *bb;\n    mix_ret r;\n"
+    "    const float pos[3] = {1, 2, 3};\n    const int32_t q[2][3] = {{1, 2, 3}, {4, 5, 6}}, u[1] = {10};\n    float out[6], sa[6];\n"
+    "    int64_t n6 = 6;\n"
+    "    qdrt_device_kind kind;\n    qdrt_device *dev = NULL;\n    qdrt_module *mod;\n    qdrt_array *d, *bb, *o6, *a6;\n    mix_ret r;\n"
     "    memset(&r, 0x55, sizeof r);\n"
     "    if (argc < 3 || qdrt_device_kind_parse(argv[1], &kind) || qdrt_device_open(kind, &dev) ||\n"
     "        qdrt_module_load(dev, argv[2], NULL, &mod) || qdrt_array_new(dev, QDRT_F32, 1, &n, &d) ||\n"
     "        qdrt_array_write(d, a, sizeof a) || mix_run(dev, d, v, m, 0.1f, &r) || qdrt_array_read(d, a, sizeof a) ||\n"
+    "        qdrt_array_new(dev, QDRT_F32, 1, &n6, &o6) || qdrt_array_new(dev, QDRT_F32, 1, &n6, &a6) ||\n"
+    "        place_run(dev, o6, pos, 0.5f, a6, q, u) || qdrt_array_read(o6, out, sizeof out) || qdrt_array_read(a6, sa, sizeof sa) ||\n"
     "        (argc > 3 && (qdrt_module_load(dev, argv[3], NULL, &mod) || qdrt_array_new(dev, QDRT_BF16, 1, &nb, &bb) ||\n"
     "                      qdrt_array_write(bb, b, sizeof b) || bscale_run(dev, bb, 0.1f) || qdrt_array_read(bb, b, sizeof b))))\n"
     "        return fprintf(stderr, \"mixhost: %s\\n\", qdrt_error()), 1;\n"
     "    for (int i = 0; i < 10; i++) printf(\"%.9g \", a[i]);\n"
     "    printf(\"\\ntotal=%.9g pair=%d,%d h=%04x\\n\", r.total, r.pair[0], r.pair[1], r.h);\n"
+    "    for (int i = 0; i < 6; i++) printf(\"%g%c\", out[i], i == 5 ? '\\n' : ' ');\n"
+    "    printf(\"s.a=%g..%g\\n\", sa[0], sa[5]);\n"
     "    if (argc > 3) printf(\"b=%04x %04x %04x %04x\\n\", b[0], b[1], b[2], b[3]);\n"
     "    qdrt_device_close(dev);\n    return 0;\n}\n";
 
@@ -901,8 +911,10 @@ Test(qdrt, typed_launcher_vectors_f16_struct_return) {
     run_free(&h), run_free(&hb);
     size_t len;
     char *text = read_text(hdr, &len), *btext = read_text(bhdr, &len);
-    cr_expect(strstr(text, "static inline qdrt_status mix_run(qdrt_device *dev, qdrt_array *a, const float v[3], const int32_t m[4], "
+    cr_expect(strstr(text, "static inline qdrt_status mix_run(qdrt_device *dev, qdrt_array *a, const float v[3], const int32_t m[2][2], "
                            "float h, mix_ret *ret) {\n"), "%s", text);
+    cr_expect(strstr(text, "static inline qdrt_status place_run(qdrt_device *dev, qdrt_array *out, const float p_pos[3], float p_w, "
+                           "qdrt_array *s__a, const int32_t s__q[2][3], const int32_t u[1]) {\n"), "%s", text);
     cr_expect(strstr(btext, "static inline qdrt_status bscale_run(qdrt_device *dev, qdrt_array *b, float g) {\n"), "%s", btext);
     free(text), free(btext);
     char *rtinc = xasprintf("-I%s/runtime", qdc_root()), *inc = xasprintf("-I%s", dir);
@@ -926,6 +938,8 @@ Test(qdrt, typed_launcher_vectors_f16_struct_return) {
     uint16_t h2bits;
     memcpy(&h2bits, &h2, 2);
     snprintf(want + strlen(want), sizeof want - strlen(want), "\ntotal=%.9g pair=1,3 h=%04x\n", total, h2bits);
+    /* place: out[i] = pos[i % 3] * 0.5 + q[i % 2][i % 3] + u[0] */
+    snprintf(want + strlen(want), sizeof want - strlen(want), "11.5 16 14.5 14.5 13 17.5\ns.a=0.5..0.5\n");
     char *want_cpu = xasprintf("%sb=3dcd 3e4d 3ecd bf4d\n", want); /* bf16(0.1) = 0x3dcd times 1, 2, 4, -8 */
     const char *runs[][5] = {{exe, "cpu", o, bo, NULL}, {exe, "vulkan", spv, NULL, NULL}};
     for (int i = 0; i < 2; i++) {
