@@ -969,3 +969,24 @@ Test(qdrt, scalar_with_element_shape_is_malformed) {
     cr_assert_null(m);
     qdrt_device_close(dev);
 }
+
+/* Through qdrun a vector or matrix parameter is its components, v_0, v_1, ... (row-major), as the
+ * metadata lists them: the CPU and lavapipe return the same exact value. */
+Test(qdrt, qdrun_vector_components) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/vq.qd", dir);
+    write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef dot(v: qd.types.vector(3, qd.f32), m: qd.types.matrix(2, 2, qd.i32)) -> qd.f32:\n"
+                    "    return v[0] * 1.0 + v[1] * 10.0 + v[2] * 100.0 + m[0, 1] * 1000.0 + m[1, 0] * 10000.0\n");
+    for (int f = 0; f < 2; f++) {
+        char *mod = compile_file(dir, src, "vq", both[f][0], both[f][1]), *dv = xasprintf("--device=%s", both[f][2]);
+        RunResult r = qdrun((const char *[]){mod, "dot", dv, "v_0=1.0", "v_1=2.0", "v_2=3.0", "m_0=0", "m_1=4", "m_2=5", "m_3=0", NULL});
+        if (f && r.status == 77) vk_count_skip(1, r.err);
+        else {
+            cr_expect_eq(r.status, 0, "qdrun %s: %s", both[f][2], r.err);
+            cr_expect_str_eq(r.out, "dot returned 54321\n", "qdrun %s", both[f][2]);
+        }
+        run_free(&r);
+        free(mod), free(dv);
+    }
+    remove_tree(dir);
+    free(dir), free(src);
+}
