@@ -207,7 +207,8 @@ static void loops_decl(StrBuf *b, const IrKernel *k) {
 
 /* The components of a vector or matrix parameter (v: qd.types.vector(3, qd.f32)) are the scalar
  * parameters v_0, v_1, ... (row-major), each with the type's shape in elem_shape (elem_ndim 0):
- * the number of them from parameter i (0: i is not a vector's first component). */
+ * the number of them from parameter i (0: i is not a vector's first component, or another
+ * parameter is named v, as p_pos beside p: P with a member pos: then each component is given). */
 static int vector_run(const IrKernel *k, int i, size_t *base) {
     const IrParam *p = &k->params[i];
     const char *us = strrchr(p->name, '_');
@@ -215,6 +216,8 @@ static int vector_run(const IrKernel *k, int i, size_t *base) {
     int n = p->elem_shape[1] ? p->elem_shape[0] * p->elem_shape[1] : p->elem_shape[0];
     if (i + n > k->nparams) return 0; /* not the frontend's: a scalar */
     *base = (size_t)(us - p->name);
+    for (int j = 0; j < k->nparams; j++)
+        if (strlen(k->params[j].name) == *base && !strncmp(k->params[j].name, p->name, *base)) return 0;
     return n;
 }
 

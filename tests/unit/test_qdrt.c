@@ -990,3 +990,27 @@ Test(qdrt, qdrun_vector_components) {
     remove_tree(dir);
     free(dir), free(src);
 }
+
+/* A vector whose name another parameter has (p: P with a member pos, beside p_pos) is given
+ * component by component in the typed launcher, so the header still compiles. */
+Test(qdrt, typed_launcher_vector_name_taken) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/clash.qd", dir), *hdr = xasprintf("%s/clash.h", dir), *c = xasprintf("%s/clash.c", dir);
+    char *obj = xasprintf("%s/clash.o", dir), *rtinc = xasprintf("-I%s/runtime", qdc_root()), *inc = xasprintf("-I%s", dir);
+    write_text(src, "import quadrants as qd\n\n@qd.dataclass\nclass P:\n    pos: qd.types.vector(2, qd.f32)\n\n"
+                    "@qd.kernel\ndef k(p: P, p_pos: qd.f32, out: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                    "    out[0] = p.pos[0] + p.pos[1] + p_pos\n");
+    write_text(c, "#include \"qdrt_device.h\"\n#include \"clash.h\"\nint main(void) { return 0; }\n");
+    RunResult h = run_qdc("--target=x86_64", "--emit=header", src, "-o", hdr, NULL);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    run_free(&h);
+    size_t len;
+    char *text = read_text(hdr, &len);
+    cr_expect(strstr(text, "static inline qdrt_status k_run(qdrt_device *dev, float p_pos_0, float p_pos_1, float p_pos, qdrt_array *out) {\n"),
+              "%s", text);
+    const char *cc[] = {"cc", "-std=c17", "-Wall", "-Wextra", "-Werror", rtinc, inc, "-c", c, "-o", obj, NULL};
+    RunResult b = run_argv(cc, NULL, NULL);
+    cr_expect_eq(b.status, 0, "%s", b.err);
+    run_free(&b);
+    remove_tree(dir);
+    free(text), free(dir), free(src), free(hdr), free(c), free(obj), free(rtinc), free(inc);
+}
