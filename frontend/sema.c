@@ -1775,7 +1775,8 @@ static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bou
 }
 
 /* A parameter of a vector or matrix type (v: qd.types.vector(3, qd.f32)): one scalar parameter
- * per component, named <v>_<k> (row-major), in the argument struct (qdc-abi(7)). */
+ * per component, named <v>_<k> (row-major), in the argument struct (qdc-abi(7)); each carries the
+ * type's shape in elem_shape (elem_ndim stays 0: a scalar), for the typed launcher's const T v[n]. */
 static bool vector_param(Sema *S, const Param *ap) {
     QdType t;
     int n = 0, m = 0;
@@ -1783,7 +1784,8 @@ static bool vector_param(Sema *S, const Param *ap) {
     if (!n) return scope_bind(S, S->scope, ap->name, val_err(), ap->span)->is_param = true, true;
     Val v = S->up->vec_make(S, n, m);
     for (int k = 0; k < vec_len(v); k++) {
-        IrParam p = {.name = arena_printf(S->arena, "%s_%d", ap->name, k), .kind = IR_PARAM_SCALAR, .type = t, .span = ap->span};
+        IrParam p = {.name = arena_printf(S->arena, "%s_%d", ap->name, k), .kind = IR_PARAM_SCALAR, .type = t, .span = ap->span,
+                     .elem_shape = {n, m}};
         vec_push(&S->params, p);
         IrExpr *e = irb_new(S->arena, IR_PARAM, t, ap->span);
         e->param = S->params.len - 1;

@@ -302,7 +302,8 @@ Val sema_struct_params(Sema *S, const QdStruct *st, const char *name, Span sp) {
         int len = st->vn[k] ? member_len(st, k) : 1;
         if (st->vn[k]) v.strct.m[k] = vec_make(S, st->vn[k], st->vm[k]);
         for (int c = 0; c < len; c++) {
-            IrParam p = {.name = st->vn[k] ? arena_printf(S->arena, "%s_%d", base, c) : base, .kind = IR_PARAM_SCALAR, .type = st->dt[k], .span = sp};
+            IrParam p = {.name = st->vn[k] ? arena_printf(S->arena, "%s_%d", base, c) : base, .kind = IR_PARAM_SCALAR, .type = st->dt[k], .span = sp,
+                         .elem_shape = {st->vn[k], st->vm[k]}}; /* a vector member's shape, as vector_param's */
             vec_push(&S->params, p);
             IrExpr *e = irb_new(S->arena, IR_PARAM, st->dt[k], sp);
             e->param = S->params.len - 1;

@@ -318,8 +318,8 @@ static bool parse_kernel(qdrt_module *m, const J *jk, Kernel *k, qdrt_status *st
             st = qdrt_fail(QDRT_E_UNSUPPORTED, "kernel %s: parameter %s has a layout (qd.tensor layout=): not supported by libqdrt yet", name, pn);
             ok = false;
         } else if (!p->array && jget(jp, "element_shape")) {
-            st = qdrt_fail(QDRT_E_UNSUPPORTED, "kernel %s: parameter %s is a vector: not supported by libqdrt yet", name, pn);
-            ok = false;
+            ok = BAD("metadata: kernel %s: scalar parameter %s has an element_shape (a vector's components are scalars %s_0, ...)", name,
+                     pn, pn);
         } else if (qdrt_dtype_parse(dt, &p->dtype)) ok = BAD("metadata: kernel %s: parameter %s: unknown dtype %s", name, pn, dt);
         else if (p->ndim < 0 || p->ndim > QDRT_MAX_NDIM) ok = BAD("metadata: kernel %s: parameter %s: ndim %d", name, pn, p->ndim);
     }

@@ -205,39 +205,69 @@ static void loops_decl(StrBuf *b, const IrKernel *k) {
     sb_puts(b, "}\n");
 }
 
+/* The components of a vector or matrix parameter (v: qd.types.vector(3, qd.f32)) are the scalar
+ * parameters v_0, v_1, ... (row-major), each with the type's shape in elem_shape (elem_ndim 0):
+ * the number of them from parameter i (0: i is not a vector's first component, or another
+ * parameter is named v, as p_pos beside p: P with a member pos: then each component is given). */
+static int vector_run(const IrKernel *k, int i, size_t *base) {
+    const IrParam *p = &k->params[i];
+    const char *us = strrchr(p->name, '_');
+    if (p->kind != IR_PARAM_SCALAR || p->elem_shape[0] < 1 || !us || strcmp(us, "_0")) return 0;
+    int n = p->elem_shape[1] ? p->elem_shape[0] * p->elem_shape[1] : p->elem_shape[0];
+    if (i + n > k->nparams) return 0; /* not the frontend's: a scalar */
+    *base = (size_t)(us - p->name);
+    for (int j = 0; j < k->nparams; j++)
+        if (strlen(k->params[j].name) == *base && !strncmp(k->params[j].name, p->name, *base)) return 0;
+    return n;
+}
+
+/* A scalar's C type in a typed launcher: f16 and bf16 are given as float (libqdrt rounds them). */
+static const char *run_c_type(QdType t) { return t == QT_F16 || t == QT_BF16 ? "float" : abi_c_type(t); }
+
 /* The typed launcher of a kernel, the same text in every target's header: `qdrt_status
  * <kernel>_run(qdrt_device *dev, <typed arguments>[, ret])` runs the kernel of this module loaded
- * on dev through libqdrt's device API (qdrt(3)). Kernels whose arguments or result the device API
- * does not take yet (f16/bf16 scalars, struct returns) get a comment saying so instead. */
+ * on dev through libqdrt's device API (qdrt(3)): an ndarray as a qdrt_array *, a scalar in its C
+ * type (f16/bf16 as float, rounded to nearest even), a vector as const T v[n], a matrix as
+ * const T m[n][m], and the return value in *ret (a struct as <kernel>_ret). */
 static void typed_launcher(StrBuf *b, const IrKernel *k, const char *module) {
-    const char *why = k->ret_nmembers ? "it returns a struct" : NULL;
-    for (int i = 0; i < k->nparams && !why; i++)
-        if (k->params[i].kind == IR_PARAM_SCALAR && (k->params[i].type == QT_F16 || k->params[i].type == QT_BF16))
-            why = "it takes a 16-bit float scalar";
-    if (why) {
-        sb_printf(b, "/* %s_run: no typed launcher (%s: not in libqdrt's device API yet) */\n", k->name, why);
-        return;
-    }
     int len = k->ret_m ? k->ret_n * k->ret_m : k->ret_n ? k->ret_n : 1;
     sb_printf(b, "static inline qdrt_status %s_run(qdrt_device *dev", k->name);
-    for (int i = 0; i < k->nparams; i++) {
+    for (int i = 0, n; i < k->nparams; i += n) {
         const IrParam *p = &k->params[i];
-        if (p->kind == IR_PARAM_SCALAR) sb_printf(b, ", %s %s", abi_c_type(p->type), p->name);
+        size_t base = 0;
+        if ((n = vector_run(k, i, &base))) {
+            sb_printf(b, ", const %s %.*s[%d]", run_c_type(p->type), (int)base, p->name, p->elem_shape[0]);
+            if (p->elem_shape[1]) sb_printf(b, "[%d]", p->elem_shape[1]);
+            continue;
+        }
+        n = 1;
+        if (p->kind == IR_PARAM_SCALAR) sb_printf(b, ", %s %s", run_c_type(p->type), p->name);
         else sb_printf(b, ", qdrt_array *%s", p->name);
     }
-    if (k->ret_type != QT_VOID) sb_printf(b, ", %s *ret", abi_c_type(k->ret_type));
+    if (k->ret_nmembers) sb_printf(b, ", %s_ret *ret", k->name);
+    else if (k->ret_type != QT_VOID) sb_printf(b, ", %s *ret", abi_c_type(k->ret_type));
     sb_puts(b, ") {\n");
     if (k->nparams) {
         sb_puts(b, "    const qdrt_value args[] = {");
-        for (int i = 0; i < k->nparams; i++) {
+        for (int i = 0, n; i < k->nparams; i += n) {
             const IrParam *p = &k->params[i];
+            size_t base = 0;
+            n = vector_run(k, i, &base);
             const char *wrap = p->kind != IR_PARAM_SCALAR ? "qdrt_arr" : qt_is_float(p->type) ? "qdrt_f64" : "qdrt_i64";
-            sb_printf(b, "%s%s(%s%s)", i ? ", " : "", wrap, !strcmp(wrap, "qdrt_i64") ? "(int64_t)" : "", p->name);
+            const char *cast = !strcmp(wrap, "qdrt_i64") ? "(int64_t)" : "";
+            int m = p->elem_shape[1];
+            if (!n) sb_printf(b, "%s%s(%s%s)", i ? ", " : "", wrap, cast, p->name), n = 1;
+            else if (!m)
+                for (int c = 0; c < n; c++) sb_printf(b, "%s%s(%s%.*s[%d])", i + c ? ", " : "", wrap, cast, (int)base, p->name, c);
+            else
+                for (int c = 0; c < n; c++)
+                    sb_printf(b, "%s%s(%s%.*s[%d][%d])", i + c ? ", " : "", wrap, cast, (int)base, p->name, c / m, c % m);
         }
         sb_puts(b, "};\n");
     }
     sb_printf(b, "    return qdrt_launch_on(dev, \"%s\", \"%s\", %s, %d, ", module, k->name, k->nparams ? "args" : "NULL", k->nparams);
-    if (k->ret_type != QT_VOID) sb_printf(b, "ret, ret ? %d * sizeof *ret : 0);\n}\n", len);
+    if (k->ret_nmembers) sb_puts(b, "ret, ret ? sizeof *ret : 0);\n}\n");
+    else if (k->ret_type != QT_VOID) sb_printf(b, "ret, ret ? %d * sizeof *ret : 0);\n}\n", len);
     else sb_puts(b, "NULL, 0);\n}\n");
 }
 

@@ -250,7 +250,10 @@ static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span s
         case M_VEC:
             sema_vec_type_of(S, dc->anns[k], &t, &n, &m);
             r = vec_make(S, n, m);
+            int first = S->params.len;
             for (int c = 0; c < vec_len(r); c++) r.vec.c[c] = scalar_param(S, arena_printf(S->arena, "%s_%d", name, c), t, sp);
+            for (int c = first; S->params.len - first == vec_len(r) && c < S->params.len; c++) /* new components: the shape, as vector_param's */
+                S->params.items[c].elem_shape[0] = n, S->params.items[c].elem_shape[1] = m;
             break;
         case M_SCALAR:
             if (sema_annotation_type(S, dc->anns[k], &t)) r = scalar_param(S, name, t, sp);

@@ -854,3 +854,163 @@ Test(qdrt, cuda_hip_without_a_gpu) {
     free(dir), free(stub), free(cuda), free(hip), free(log), free(ptx), free(hsaco), free(cptx), free(data), free(bins), free(a_data),
         free(a_bins), free(ld), free(fl);
 }
+
+/* ---- typed launchers: vectors, matrices, f16/bf16 scalars, struct returns ---- */
+
+/* A host program calls mix_run(dev, a, v, m, h, &ret) from the Vulkan header: a vector as
+ * const float v[3], a 2x2 matrix as const int32_t m[2][2], an f16 scalar as a float (0.1, rounded
+ * to nearest even), a dataclass returned into the header's mix_ret; on the CPU also
+ * bscale_run(dev, b, g) with a bf16 scalar given as float 0.1. The CPU and lavapipe print exactly
+ * what the kernels compute (all sums exact in f32). */
+static const char mix_src[] =
+    "import dataclasses\nimport quadrants as qd\n\n@qd.dataclass\nclass R:\n    total: qd.f32\n    pair: qd.types.vector(2, qd.i32)\n    h: qd.f16\n\n"
+    "@qd.kernel\ndef mix(a: qd.types.ndarray(dtype=qd.f32, ndim=1), v: qd.types.vector(3, qd.f32), m: qd.types.matrix(2, 2, qd.i32),\n"
+    "        h: qd.f16) -> R:\n    s = 0.0\n    for i in range(a.shape[0]):\n        a[i] = a[i] * v[i % 3] + m[i % 2, 1] + h\n"
+    "        s += a[i]\n    return R(total=s, pair=qd.Vector([m[0, 0], m[1, 0]]), h=h * 2)\n\n"
+    "@qd.dataclass\nclass P:\n    pos: qd.types.vector(3, qd.f32)\n    w: qd.f32\n\n"
+    "@dataclasses.dataclass\nclass S:\n    a: qd.types.ndarray(dtype=qd.f32, ndim=1)\n    q: qd.types.matrix(2, 3, qd.i32)\n\n"
+    "@qd.kernel\ndef place(out: qd.types.ndarray(dtype=qd.f32, ndim=1), p: P, s: S, u: qd.types.vector(1, qd.i32)):\n"
+    "    for i in range(out.shape[0]):\n        out[i] = p.pos[i % 3] * p.w + s.q[i % 2, i % 3] + u[0]\n        s.a[i] = p.w\n";
+static const char bscale_src[] = "import quadrants as qd\n\n@qd.kernel\ndef bscale(b: qd.types.ndarray(dtype=qd.bf16, ndim=1), g: qd.bf16):\n"
+                                 "    for i in range(b.shape[0]):\n        b[i] = b[i] * g\n";
+static const char mix_host[] =
+    "#include \"qdrt_device.h\"\n#include \"mix.h\"\n#include \"bscale.h\"\n#include <stdio.h>\n#include <string.h>\n\n"
+    "int main(int argc, char **argv) {\n"
+    "    float a[10];\n    int64_t n = 10, nb = 4;\n    for (int i = 0; i < 10; i++) a[i] = (float)i;\n"
+    "    const float v[3] = {0.5f, 2.0f, -1.0f};\n    const int32_t m[2][2] = {{1, 2}, {3, 4}};\n"
+    "    uint16_t b[4] = {0x3f80, 0x4000, 0x4080, 0xc100}; /* bf16 1, 2, 4, -8 */\n"
+    "    const float pos[3] = {1, 2, 3};\n    const int32_t q[2][3] = {{1, 2, 3}, {4, 5, 6}}, u[1] = {10};\n    float out[6], sa[6];\n"
+    "    int64_t n6 = 6;\n"
+    "    qdrt_device_kind kind;\n    qdrt_device *dev = NULL;\n    qdrt_module *mod;\n    qdrt_array *d, *bb, *o6, *a6;\n    mix_ret r;\n"
+    "    memset(&r, 0x55, sizeof r);\n"
+    "    if (argc < 3 || qdrt_device_kind_parse(argv[1], &kind) || qdrt_device_open(kind, &dev) ||\n"
+    "        qdrt_module_load(dev, argv[2], NULL, &mod) || qdrt_array_new(dev, QDRT_F32, 1, &n, &d) ||\n"
+    "        qdrt_array_write(d, a, sizeof a) || mix_run(dev, d, v, m, 0.1f, &r) || qdrt_array_read(d, a, sizeof a) ||\n"
+    "        qdrt_array_new(dev, QDRT_F32, 1, &n6, &o6) || qdrt_array_new(dev, QDRT_F32, 1, &n6, &a6) ||\n"
+    "        place_run(dev, o6, pos, 0.5f, a6, q, u) || qdrt_array_read(o6, out, sizeof out) || qdrt_array_read(a6, sa, sizeof sa) ||\n"
+    "        (argc > 3 && (qdrt_module_load(dev, argv[3], NULL, &mod) || qdrt_array_new(dev, QDRT_BF16, 1, &nb, &bb) ||\n"
+    "                      qdrt_array_write(bb, b, sizeof b) || bscale_run(dev, bb, 0.1f) || qdrt_array_read(bb, b, sizeof b))))\n"
+    "        return fprintf(stderr, \"mixhost: %s\\n\", qdrt_error()), 1;\n"
+    "    for (int i = 0; i < 10; i++) printf(\"%.9g \", a[i]);\n"
+    "    printf(\"\\ntotal=%.9g pair=%d,%d h=%04x\\n\", r.total, r.pair[0], r.pair[1], r.h);\n"
+    "    for (int i = 0; i < 6; i++) printf(\"%g%c\", out[i], i == 5 ? '\\n' : ' ');\n"
+    "    printf(\"s.a=%g..%g\\n\", sa[0], sa[5]);\n"
+    "    if (argc > 3) printf(\"b=%04x %04x %04x %04x\\n\", b[0], b[1], b[2], b[3]);\n"
+    "    qdrt_device_close(dev);\n    return 0;\n}\n";
+
+Test(qdrt, typed_launcher_vectors_f16_struct_return) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/mix.qd", dir), *bsrc = xasprintf("%s/bscale.qd", dir), *host = xasprintf("%s/mixhost.c", dir);
+    write_text(src, mix_src), write_text(bsrc, bscale_src), write_text(host, mix_host);
+    char *spv = compile_file(dir, src, "mix", "vulkan1.2", "spv"), *o = compile_file(dir, src, "mix", "x86_64", "o");
+    char *bo = compile_file(dir, bsrc, "bscale", "x86_64", "o");
+    char *hdr = xasprintf("%s/mix.h", dir), *bhdr = xasprintf("%s/bscale.h", dir), *exe = xasprintf("%s/mixhost", dir);
+    RunResult h = run_qdc("--target=vulkan1.2", "--emit=header", src, "-o", hdr, NULL);
+    RunResult hb = run_qdc("--target=x86_64", "--emit=header", bsrc, "-o", bhdr, NULL);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    cr_assert_eq(hb.status, 0, "%s", hb.err);
+    run_free(&h), run_free(&hb);
+    size_t len;
+    char *text = read_text(hdr, &len), *btext = read_text(bhdr, &len);
+    cr_expect(strstr(text, "static inline qdrt_status mix_run(qdrt_device *dev, qdrt_array *a, const float v[3], const int32_t m[2][2], "
+                           "float h, mix_ret *ret) {\n"), "%s", text);
+    cr_expect(strstr(text, "static inline qdrt_status place_run(qdrt_device *dev, qdrt_array *out, const float p_pos[3], float p_w, "
+                           "qdrt_array *s__a, const int32_t s__q[2][3], const int32_t u[1]) {\n"), "%s", text);
+    cr_expect(strstr(btext, "static inline qdrt_status bscale_run(qdrt_device *dev, qdrt_array *b, float g) {\n"), "%s", btext);
+    free(text), free(btext);
+    char *rtinc = xasprintf("-I%s/runtime", qdc_root()), *inc = xasprintf("-I%s", dir);
+    bool asan = getenv("QDC_ASAN") && !strcmp(getenv("QDC_ASAN"), "1");
+    const char *cc[] = {"cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-O1", asan ? "-fsanitize=address,undefined" : "-DQDRT_PLAIN",
+                        rtinc, inc, host, getenv("QDC_RT"), "-lpthread", "-lm", "-rdynamic", "-o", exe, NULL};
+    RunResult b = run_argv(cc, NULL, NULL);
+    cr_assert_eq(b.status, 0, "building mixhost: %s", b.err);
+    run_free(&b);
+    /* the expected output: a[i] = i * v[i % 3] + m[i % 2][1] + f16(0.1), each exact in f32 */
+    const float v[3] = {0.5f, 2.0f, -1.0f}, h16 = (float)(_Float16)0.1;
+    const int mm[2][2] = {{1, 2}, {3, 4}};
+    char want[512] = "";
+    float total = 0;
+    for (int i = 0; i < 10; i++) {
+        float x = (float)i * v[i % 3] + (float)mm[i % 2][1] + h16;
+        total += x;
+        snprintf(want + strlen(want), sizeof want - strlen(want), "%.9g ", x);
+    }
+    _Float16 h2 = (_Float16)(h16 * 2);
+    uint16_t h2bits;
+    memcpy(&h2bits, &h2, 2);
+    snprintf(want + strlen(want), sizeof want - strlen(want), "\ntotal=%.9g pair=1,3 h=%04x\n", total, h2bits);
+    /* place: out[i] = pos[i % 3] * 0.5 + q[i % 2][i % 3] + u[0] */
+    snprintf(want + strlen(want), sizeof want - strlen(want), "11.5 16 14.5 14.5 13 17.5\ns.a=0.5..0.5\n");
+    char *want_cpu = xasprintf("%sb=3dcd 3e4d 3ecd bf4d\n", want); /* bf16(0.1) = 0x3dcd times 1, 2, 4, -8 */
+    const char *runs[][5] = {{exe, "cpu", o, bo, NULL}, {exe, "vulkan", spv, NULL, NULL}};
+    for (int i = 0; i < 2; i++) {
+        RunResult r = vk_spawn(runs[i]);
+        if (i == 1 && r.status == 1 && strstr(r.err, "mixhost: no Vulkan")) vk_count_skip(1, r.err);
+        else {
+            cr_expect_eq(r.status, 0, "mixhost %s: %s", runs[i][1], r.err);
+            cr_expect_str_eq(r.out, i ? want : want_cpu, "mixhost %s", runs[i][1]);
+        }
+        run_free(&r);
+    }
+    remove_tree(dir);
+    free(dir), free(src), free(bsrc), free(host), free(spv), free(o), free(bo), free(hdr), free(bhdr), free(exe), free(rtinc), free(inc),
+        free(want_cpu);
+}
+
+/* qdc writes a vector parameter's components as scalar parameters v_0, v_1, ...: a scalar
+ * parameter with an element_shape is malformed metadata, refused when the module loads. */
+Test(qdrt, scalar_with_element_shape_is_malformed) {
+    qdrt_device *dev = open_dev(QDRT_DEVICE_CPU);
+    qdrt_module *m;
+    const char *meta = "{\"qdc_abi\": 1, \"module\": \"v\", \"target\": \"x86_64\", \"backend\": \"x86_64\", \"fields\": [], \"kernels\": [\n"
+                       "  {\"name\": \"k\", \"params\": [{\"name\": \"v\", \"kind\": \"scalar\", \"dtype\": \"f32\", \"element_shape\": [3]}],\n"
+                       "   \"tasks\": [{\"name\": \"k_t0\", \"kind\": \"serial\"}]}]}";
+    cr_assert_eq(qdrt_module_load_memory(dev, "", 0, meta, &m), QDRT_E_MODULE);
+    cr_assert_str_eq(qdrt_error(), "metadata: kernel k: scalar parameter v has an element_shape (a vector's components are scalars v_0, ...)");
+    cr_assert_null(m);
+    qdrt_device_close(dev);
+}
+
+/* Through qdrun a vector or matrix parameter is its components, v_0, v_1, ... (row-major), as the
+ * metadata lists them: the CPU and lavapipe return the same exact value. */
+Test(qdrt, qdrun_vector_components) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/vq.qd", dir);
+    write_text(src, "import quadrants as qd\n\n@qd.kernel\ndef dot(v: qd.types.vector(3, qd.f32), m: qd.types.matrix(2, 2, qd.i32)) -> qd.f32:\n"
+                    "    return v[0] * 1.0 + v[1] * 10.0 + v[2] * 100.0 + m[0, 1] * 1000.0 + m[1, 0] * 10000.0\n");
+    for (int f = 0; f < 2; f++) {
+        char *mod = compile_file(dir, src, "vq", both[f][0], both[f][1]), *dv = xasprintf("--device=%s", both[f][2]);
+        RunResult r = qdrun((const char *[]){mod, "dot", dv, "v_0=1.0", "v_1=2.0", "v_2=3.0", "m_0=0", "m_1=4", "m_2=5", "m_3=0", NULL});
+        if (f && r.status == 77) vk_count_skip(1, r.err);
+        else {
+            cr_expect_eq(r.status, 0, "qdrun %s: %s", both[f][2], r.err);
+            cr_expect_str_eq(r.out, "dot returned 54321\n", "qdrun %s", both[f][2]);
+        }
+        run_free(&r);
+        free(mod), free(dv);
+    }
+    remove_tree(dir);
+    free(dir), free(src);
+}
+
+/* A vector whose name another parameter has (p: P with a member pos, beside p_pos) is given
+ * component by component in the typed launcher, so the header still compiles. */
+Test(qdrt, typed_launcher_vector_name_taken) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/clash.qd", dir), *hdr = xasprintf("%s/clash.h", dir), *c = xasprintf("%s/clash.c", dir);
+    char *obj = xasprintf("%s/clash.o", dir), *rtinc = xasprintf("-I%s/runtime", qdc_root()), *inc = xasprintf("-I%s", dir);
+    write_text(src, "import quadrants as qd\n\n@qd.dataclass\nclass P:\n    pos: qd.types.vector(2, qd.f32)\n\n"
+                    "@qd.kernel\ndef k(p: P, p_pos: qd.f32, out: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                    "    out[0] = p.pos[0] + p.pos[1] + p_pos\n");
+    write_text(c, "#include \"qdrt_device.h\"\n#include \"clash.h\"\nint main(void) { return 0; }\n");
+    RunResult h = run_qdc("--target=x86_64", "--emit=header", src, "-o", hdr, NULL);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    run_free(&h);
+    size_t len;
+    char *text = read_text(hdr, &len);
+    cr_expect(strstr(text, "static inline qdrt_status k_run(qdrt_device *dev, float p_pos_0, float p_pos_1, float p_pos, qdrt_array *out) {\n"),
+              "%s", text);
+    const char *cc[] = {"cc", "-std=c17", "-Wall", "-Wextra", "-Werror", rtinc, inc, "-c", c, "-o", obj, NULL};
+    RunResult b = run_argv(cc, NULL, NULL);
+    cr_expect_eq(b.status, 0, "%s", b.err);
+    run_free(&b);
+    remove_tree(dir);
+    free(text), free(dir), free(src), free(hdr), free(c), free(obj), free(rtinc), free(inc);
+}
