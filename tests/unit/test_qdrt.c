@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 static const char *qdrun_bin(void) {
     static char *p;
@@ -514,8 +515,145 @@ Test(qdrt, module_from_memory) {
 
 /* ---- the atomics matrix through the API ---- */
 
+static void write_bytes(const char *path, const void *p, size_t n);
+static void read_bytes(const char *path, void *p, size_t n);
+
+/* The fails of a cell's kernels by the sequential-history check; the first one's reason in why. */
+static int matrix_fails(const XFile *f, const XData *d, char *why, size_t whylen) {
+    int fails = 0;
+    char one[512];
+    for (int k = 0; k < f->nkernels; k++)
+        if (!xcheck(f, d, k, one, sizeof one) && !fails++) snprintf(why, whylen, "%s", one);
+    return fails;
+}
+
+static const char *const matrix_arrays[4] = {"v", "w", "tgt", "old"};
+
+/* The cell's kernels again, each through its typed launcher <kernel>_run(dev, n, v, w, tgt, old)
+ * from the header of family, in a host program built here: it reads the four arrays from files,
+ * runs every kernel in order and writes them back. */
+static void matrix_cell_typed(qdrt_device *dev, const XFile *f, const char *dir, const char *qd, const char *mod, const char *family,
+                              const char *const *caps) {
+    char *hdr = xasprintf("%s/x.h", dir), *t = xasprintf("--target=%s", family), *host = xasprintf("%s/xhost.c", dir),
+         *exe = xasprintf("%s/xhost", dir), *rtinc = xasprintf("-I%s/runtime", qdc_root()), *inc = xasprintf("-I%s", dir);
+    const char *ha[12] = {t, "--emit=header", qd, "-o", hdr};
+    for (int i = 0; caps[i]; i++) ha[5 + i] = caps[i];
+    RunResult h = run_qdc_argv(ha, NULL, NULL);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    run_free(&h);
+    static const char *const en[XD_COUNT] = {"QDRT_I32", "QDRT_U32", "QDRT_I64", "QDRT_U64", "QDRT_F32", "QDRT_F64"};
+    size_t cap = 16384, len = 0;
+    char *s = xmalloc(cap);
+    len += (size_t)snprintf(s + len, cap - len,
+                            "#include \"qdrt_device.h\"\n#include \"x.h\"\n#include <stdio.h>\n#include <stdlib.h>\n\n"
+                            "static void *buf[4];\nstatic size_t bytes[4];\nstatic qdrt_array *arr[4];\n"
+                            "static const char *const names[4] = {\"v\", \"w\", \"tgt\", \"old\"};\n\n"
+                            "static int file(const char *dir, int i, const char *ext, const char *mode) {\n"
+                            "    char p[4096];\n    snprintf(p, sizeof p, \"%%s/%%s.%%s\", dir, names[i], ext);\n"
+                            "    FILE *f = fopen(p, mode);\n    if (!f) return 1;\n"
+                            "    if (*mode == 'r') {\n        fseek(f, 0, SEEK_END);\n        bytes[i] = (size_t)ftell(f);\n        rewind(f);\n"
+                            "        buf[i] = malloc(bytes[i]);\n    }\n"
+                            "    size_t got = *mode == 'r' ? fread(buf[i], 1, bytes[i], f) : fwrite(buf[i], 1, bytes[i], f);\n"
+                            "    return fclose(f) | (got != bytes[i]);\n}\n\n"
+                            "int main(int argc, char **argv) {\n    qdrt_device_kind kind;\n    qdrt_device *dev = NULL;\n    qdrt_module *mod;\n"
+                            "    if (argc != 5 || qdrt_device_kind_parse(argv[1], &kind) || qdrt_device_open(kind, &dev) ||\n"
+                            "        qdrt_module_load(dev, argv[2], NULL, &mod))\n"
+                            "        return fprintf(stderr, \"xhost: %%s\\n\", qdrt_error()), 1;\n"
+                            "    int32_t n = (int32_t)atoi(argv[4]);\n"
+                            "    for (int i = 0; i < 4; i++) {\n"
+                            "        if (file(argv[3], i, \"in\", \"rb\")) return fprintf(stderr, \"xhost: %%s.in unreadable\\n\", names[i]), 1;\n"
+                            "        int64_t count = (int64_t)(bytes[i] / %d);\n"
+                            "        if (qdrt_array_new(dev, %s, 1, &count, &arr[i]) || qdrt_array_write(arr[i], buf[i], bytes[i]))\n"
+                            "            return fprintf(stderr, \"xhost: %%s: %%s\\n\", names[i], qdrt_error()), 1;\n    }\n",
+                            xdtype_size(f->dt), en[f->dt]);
+    for (int k = 0; k < f->nkernels; k++) {
+        char *name = xkernel_name(f, k);
+        len += (size_t)snprintf(s + len, cap - len,
+                                "    if (%s_run(dev, n, arr[0], arr[1], arr[2], arr[3]))\n"
+                                "        return fprintf(stderr, \"xhost: %%s\\n\", qdrt_error()), 1;\n",
+                                name);
+        free(name);
+        cr_assert_lt(len, cap - 512);
+    }
+    snprintf(s + len, cap - len,
+             "    for (int i = 0; i < 4; i++)\n"
+             "        if (qdrt_array_read(arr[i], buf[i], bytes[i]) || file(argv[3], i, \"out\", \"wb\"))\n"
+             "            return fprintf(stderr, \"xhost: %%s: %%s\\n\", names[i], qdrt_error()), 1;\n"
+             "    qdrt_device_close(dev);\n    return 0;\n}\n");
+    write_text(host, s);
+    bool asan = getenv("QDC_ASAN") && !strcmp(getenv("QDC_ASAN"), "1");
+    const char *cc[] = {"cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-O1", asan ? "-fsanitize=address,undefined" : "-DQDRT_PLAIN",
+                        rtinc, inc, host, getenv("QDC_RT"), "-lpthread", "-lm", "-rdynamic", "-o", exe, NULL};
+    RunResult b = run_argv(cc, NULL, NULL);
+    cr_assert_eq(b.status, 0, "building the matrix host:\n%s", b.err);
+    run_free(&b);
+    int n = f->space == XS_SHARED ? 1024 : 1000;
+    XData d;
+    xdata_init(&d, f, n, 777u);
+    void *host_arr[4] = {d.v, d.w, d.tgt, d.old};
+    size_t nbytes[4] = {xdata_bytes(&d, 'v'), xdata_bytes(&d, 'v'), xdata_bytes(&d, 't'), xdata_bytes(&d, 'o')};
+    for (int i = 0; i < 4; i++) {
+        char *p = xasprintf("%s/%s.in", dir, matrix_arrays[i]);
+        write_bytes(p, host_arr[i], nbytes[i]);
+        free(p);
+    }
+    char ns[16];
+    snprintf(ns, sizeof ns, "%d", n);
+    const char *argv[] = {exe, qdrt_device_kind_of(dev) == QDRT_DEVICE_VULKAN ? "vulkan" : "cpu", mod, dir, ns, NULL};
+    RunResult r = vk_spawn(argv);
+    cr_assert_eq(r.status, 0, "xhost %s: %s", family, r.err);
+    run_free(&r);
+    for (int i = 0; i < 4; i++) {
+        char *p = xasprintf("%s/%s.out", dir, matrix_arrays[i]);
+        read_bytes(p, host_arr[i], nbytes[i]);
+        free(p);
+    }
+    char why[512];
+    int fails = matrix_fails(f, &d, why, sizeof why);
+    cr_expect_eq(fails, 0, "%s %s %s through the typed launchers: %d kernels fail, the first: %s", family, xdtype_name[f->dt],
+                 xspace_name[f->space], fails, why);
+    xdata_free(&d);
+    free(hdr), free(t), free(host), free(exe), free(rtinc), free(inc), free(s);
+}
+
+/* The cell's kernels once more, each by its own qdrun run (one process per kernel), the arrays
+ * carried from one to the next in .npy files (NAME=@FILE.npy). */
+static void matrix_cell_qdrun(qdrt_device *dev, const XFile *f, const char *dir, const char *mod) {
+    static const char *const descr[XD_COUNT] = {"<i4", "<u4", "<i8", "<u8", "<f4", "<f8"};
+    int n = f->space == XS_SHARED ? 1024 : 1000;
+    XData d;
+    xdata_init(&d, f, n, 777u);
+    void *host_arr[4] = {d.v, d.w, d.tgt, d.old};
+    size_t nbytes[4] = {xdata_bytes(&d, 'v'), xdata_bytes(&d, 'v'), xdata_bytes(&d, 't'), xdata_bytes(&d, 'o')};
+    char *files[4], *args[4];
+    for (int i = 0; i < 4; i++) {
+        files[i] = xasprintf("%s/%s.npy", dir, matrix_arrays[i]);
+        args[i] = xasprintf("%s=@%s", matrix_arrays[i], files[i]);
+        write_npy(files[i], descr[f->dt], nbytes[i] / (size_t)d.esize, host_arr[i], nbytes[i]);
+    }
+    char *nv = xasprintf("n=%d", n);
+    const char *device = qdrt_device_kind_of(dev) == QDRT_DEVICE_VULKAN ? "--device=vulkan" : "--device=cpu";
+    for (int k = 0; k < f->nkernels; k++) {
+        char *name = xkernel_name(f, k);
+        const char *a[] = {mod, name, device, nv, args[0], args[1], args[2], args[3], NULL};
+        RunResult r = qdrun(a);
+        cr_assert_eq(r.status, 0, "qdrun %s %s: %s", name, device, r.err);
+        run_free(&r);
+        free(name);
+    }
+    for (int i = 0; i < 4; i++) read_npy(files[i], descr[f->dt], nbytes[i] / (size_t)d.esize, host_arr[i], nbytes[i]);
+    char why[512];
+    int fails = matrix_fails(f, &d, why, sizeof why);
+    cr_expect_eq(fails, 0, "%s %s %s through qdrun: %d kernels fail, the first: %s", device, xdtype_name[f->dt], xspace_name[f->space],
+                 fails, why);
+    for (int i = 0; i < 4; i++) free(files[i]), free(args[i]);
+    free(nv);
+    xdata_free(&d);
+}
+
 /* Every kernel of one (dtype, space) cell of the atomics matrix (exec_spec.h) launched through
- * qdrt_launch_kernel, each judged by the exact sequential-history check. */
+ * qdrt_launch_kernel, each judged by the exact sequential-history check; then through the
+ * typed launchers of the cell's header and (i32 and f64 cells) through qdrun. */
 static void matrix_cell(qdrt_device *dev, int dt, int space, const char *family, const char *ext, const char *const *caps) {
     XFile f;
     xfile_init(&f, dt, space);
@@ -535,6 +673,9 @@ static void matrix_cell(qdrt_device *dev, int dt, int space, const char *family,
     cr_expect_eq(fails, 0, "%s on %s %s %s: %d kernels fail, the first: %s", family, qdrt_device_name(dev), xdtype_name[dt],
                  xspace_name[space], fails, why);
     qdrt_module_free(mm);
+    matrix_cell_typed(dev, &f, dir, qd, mod, family, caps);
+    if (dt == XD_I32 || dt == XD_F64) /* one process per kernel: the integer and the float cells of each space */
+        matrix_cell_qdrun(dev, &f, dir, mod);
     remove_tree(dir);
     free(dir), free(qd), free(text), free(mod), free(meta), free(t);
 }
@@ -1014,3 +1155,134 @@ Test(qdrt, typed_launcher_vector_name_taken) {
     remove_tree(dir);
     free(text), free(dir), free(src), free(hdr), free(c), free(obj), free(rtinc), free(inc);
 }
+
+/* ---- every example through its typed launcher ---- */
+
+/* The C host of example ex: loads argv[2] on device argv[1], makes one 1-d array per ndarray
+ * parameter from DIR/b<k>.in (argv[3]), runs <kernel>_run(dev, ...) with argv[4] as the scalar,
+ * and writes each array back to DIR/b<k>.out. Its parameter list is read from the module's
+ * metadata (m), so the call is what a user would write against the header. */
+static char *typed_host_source(qdrt_module *m, const Example *ex, const char *header) {
+    size_t cap = 8192, len = 0;
+    char *s = xmalloc(cap), call[1024] = "";
+    len += (size_t)snprintf(s + len, cap - len,
+                            "#include \"qdrt_device.h\"\n#include \"%s\"\n#include <stdio.h>\n#include <stdlib.h>\n\n"
+                            "static size_t bytes[8];\n"
+                            "static qdrt_array *in(qdrt_device *dev, const char *dir, int k, qdrt_dtype dt, size_t elem) {\n"
+                            "    char p[4096];\n    snprintf(p, sizeof p, \"%%s/b%%d.in\", dir, k);\n"
+                            "    FILE *f = fopen(p, \"rb\");\n    if (!f) return NULL;\n"
+                            "    fseek(f, 0, SEEK_END);\n    bytes[k] = (size_t)ftell(f);\n    rewind(f);\n"
+                            "    void *buf = malloc(bytes[k]);\n    int64_t n = (int64_t)(bytes[k] / elem);\n    qdrt_array *a = NULL;\n"
+                            "    if (fread(buf, 1, bytes[k], f) != bytes[k] || qdrt_array_new(dev, dt, 1, &n, &a) || qdrt_array_write(a, buf, bytes[k]))\n"
+                            "        a = NULL;\n    fclose(f);\n    free(buf);\n    return a;\n}\n\n"
+                            "static int out(const qdrt_array *a, const char *dir, int k) {\n"
+                            "    char p[4096];\n    snprintf(p, sizeof p, \"%%s/b%%d.out\", dir, k);\n"
+                            "    void *buf = malloc(bytes[k]);\n    FILE *f = NULL;\n"
+                            "    int bad = qdrt_array_read(a, buf, bytes[k]) || !(f = fopen(p, \"wb\")) || fwrite(buf, 1, bytes[k], f) != bytes[k];\n"
+                            "    if (f) fclose(f);\n    free(buf);\n    return bad;\n}\n\n"
+                            "int main(int argc, char **argv) {\n"
+                            "    qdrt_device_kind kind;\n    qdrt_device *dev = NULL;\n    qdrt_module *mod;\n"
+                            "    if (argc != 5 || qdrt_device_kind_parse(argv[1], &kind) || qdrt_device_open(kind, &dev) ||\n"
+                            "        qdrt_module_load(dev, argv[2], NULL, &mod))\n"
+                            "        return fprintf(stderr, \"typed_host: no device or module: %%s\\n\", qdrt_error()), 1;\n",
+                            header);
+    int np = qdrt_kernel_params(m, ex->kernel), arrays = 0;
+    cr_assert(np > 0 && np <= 8, "%s: %d parameters", ex->kernel, np);
+    snprintf(call, sizeof call, "%s_run(dev", ex->kernel);
+    for (int i = 0; i < np; i++) {
+        const char *name;
+        int is_array, ndim;
+        qdrt_dtype dt;
+        cr_assert_eq(qdrt_kernel_param(m, ex->kernel, i, &name, &is_array, &dt, &ndim), QDRT_OK, "%s", qdrt_error());
+        char en[32];
+        snprintf(en, sizeof en, "QDRT_%s", qdrt_dtype_name(dt));
+        for (char *c = en; *c; c++) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+        if (is_array) {
+            len += (size_t)snprintf(s + len, cap - len, "    qdrt_array *a%d = in(dev, argv[3], %d, %s, %zu);\n    if (!a%d) return 1;\n", arrays,
+                                    arrays, en, qdrt_dtype_size(dt), arrays);
+            snprintf(call + strlen(call), sizeof call - strlen(call), ", a%d", arrays++);
+        } else {
+            const char *ct = dt == QDRT_I32 ? "int32_t" : dt == QDRT_I64 ? "int64_t" : dt == QDRT_U32 ? "uint32_t" : NULL;
+            cr_assert(ct, "%s: scalar parameter %s of type %s", ex->kernel, name, qdrt_dtype_name(dt));
+            snprintf(call + strlen(call), sizeof call - strlen(call), ", (%s)atoll(argv[4])", ct);
+        }
+    }
+    len += (size_t)snprintf(s + len, cap - len, "    if (%s))\n        return fprintf(stderr, \"typed_host: %%s\\n\", qdrt_error()), 1;\n", call);
+    for (int k = 0; k < arrays; k++) len += (size_t)snprintf(s + len, cap - len, "    if (out(a%d, argv[3], %d)) return 1;\n", k, k);
+    snprintf(s + len, cap - len, "    qdrt_device_close(dev);\n    return 0;\n}\n");
+    return s;
+}
+
+static void write_bytes(const char *path, const void *p, size_t n) {
+    FILE *f = fopen(path, "wb");
+    cr_assert(f && fwrite(p, 1, n, f) == n && !fclose(f), "writing %s", path);
+}
+
+static void read_bytes(const char *path, void *p, size_t n) {
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s was not written", path);
+    size_t got = fread(p, 1, n, f);
+    fclose(f);
+    cr_assert_eq(got, n, "%s: %zu bytes, not %zu", path, got, n);
+}
+
+/* Every example, compiled for the device's family with its header, built into a host program that
+ * calls only the example's typed launcher, and run at each size with the execution tests'
+ * inputs; the results are checked exactly as the API and qdrun runs are. */
+static void typed_everywhere(qdrt_device_kind kind, const char *family, const char *ext, const char *device) {
+    qdrt_device *dev = open_dev(kind);
+    if (!dev) return;
+    char *dir = make_temp_dir(), *rtinc = xasprintf("-I%s/runtime", qdc_root()), *inc = xasprintf("-I%s", dir);
+    bool asan = getenv("QDC_ASAN") && !strcmp(getenv("QDC_ASAN"), "1");
+    for (int e = 0; e < exec_nexamples; e++) {
+        const Example *ex = &exec_examples[e];
+        char *path = compile(dir, ex->name, family, ext), *rel = xasprintf("examples/%s.qd", ex->name), *src = root_path(rel);
+        char *hname = xasprintf("%s-%s.h", ex->name, family), *hdr = xasprintf("%s/%s", dir, hname), *t = xasprintf("--target=%s", family);
+        RunResult h = run_qdc(t, "--emit=header", src, "-o", hdr, NULL);
+        cr_assert_eq(h.status, 0, "%s: %s", ex->name, h.err);
+        run_free(&h);
+        qdrt_module *m;
+        cr_assert_eq(qdrt_module_load(dev, path, NULL, &m), QDRT_OK, "%s: %s", ex->name, qdrt_error());
+        char *host = xasprintf("%s/%s-%s-host.c", dir, ex->name, family), *exe = xasprintf("%s/%s-%s-host", dir, ex->name, family);
+        char *text = typed_host_source(m, ex, hname);
+        write_text(host, text);
+        qdrt_module_free(m);
+        const char *cc[] = {"cc", "-std=c17", "-Wall", "-Wextra", "-Werror", "-O1", asan ? "-fsanitize=address,undefined" : "-DQDRT_PLAIN",
+                            rtinc, inc, host, getenv("QDC_RT"), "-lpthread", "-lm", "-rdynamic", "-o", exe, NULL};
+        RunResult b = run_argv(cc, NULL, NULL);
+        cr_assert_eq(b.status, 0, "building the typed host of %s:\n%s\n%s", ex->name, b.err, text);
+        run_free(&b);
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            if (ex->full_grid_only && sizes[s] % 128) continue;
+            ExArgs a = {0};
+            ex->setup(&a, sizes[s]);
+            char *run = xasprintf("%s/run-%s-%d", dir, ex->name, sizes[s]), scalar[32];
+            cr_assert(mkdir(run, 0700) == 0);
+            for (int k = 0; k < a.nbufs; k++) {
+                char *p = xasprintf("%s/b%d.in", run, k);
+                write_bytes(p, a.bufs[k].host, a.bufs[k].elem * a.bufs[k].n);
+                free(p);
+            }
+            snprintf(scalar, sizeof scalar, "%d", (int)a.scalar);
+            const char *argv[] = {exe, device, path, run, scalar, NULL};
+            RunResult r = vk_spawn(argv);
+            cr_assert_eq(r.status, 0, "%s n=%d on %s: %s", ex->name, sizes[s], device, r.err);
+            run_free(&r);
+            for (int k = 0; k < a.nbufs; k++) {
+                char *p = xasprintf("%s/b%d.out", run, k);
+                read_bytes(p, a.bufs[k].host, a.bufs[k].elem * a.bufs[k].n);
+                free(p);
+            }
+            cr_expect(ex->check(&a, sizes[s]), "%s n=%d on %s through %s_run: %s", ex->name, sizes[s], device, ex->kernel, a.why);
+            exec_args_free(&a);
+            free(run);
+        }
+        free(path), free(rel), free(src), free(hname), free(hdr), free(t), free(host), free(exe), free(text);
+    }
+    qdrt_device_close(dev);
+    remove_tree(dir);
+    free(dir), free(rtinc), free(inc);
+}
+
+Test(qdrt, examples_typed_launchers_cpu, .timeout = 300) { typed_everywhere(QDRT_DEVICE_CPU, "x86_64", "o", "cpu"); }
+Test(qdrt, examples_typed_launchers_vulkan, .timeout = 300) { typed_everywhere(QDRT_DEVICE_VULKAN, "vulkan1.2", "spv", "vulkan"); }
