@@ -17,6 +17,9 @@ typedef struct SpvMslBinding { unsigned set, binding, buffer; } SpvMslBinding;
  * Buffer indices are the layout's (targets/spirv/spvgen.h), given explicitly. */
 bool spv_to_msl(const uint32_t *words, size_t n, const char *msl_version, const SpvMslBinding *b, int nb,
                 bool line_directives, StrBuf *out, StrBuf *err);
+/* Runs fn(arg) on a thread with a 1 GiB stack reserved and returns its result; spv_to_msl is
+ * called only from within such a run (SPIRV-Cross's recursion depth grows with the task). */
+bool spv_msl_on_large_stack(bool (*fn)(void *), void *arg);
 
 /* mslfix.c: the completion step (qdc-msl(7)). Spellings come from the family's msl.* keys;
  * NULL where the family's MSL has no such construct. */
