@@ -32,7 +32,14 @@ char *msl_complete(const char *msl, const MslFacts *f, const bool *coherent, int
  * when SPIRV-Cross wrote no declaration of that name. */
 char *msl_volatile_threadgroup(const char *msl, const char *name);
 typedef struct MslItem { char *text, *name; } MslItem;
-typedef VEC(MslItem) MslItems;
+/* The merged items in order, and two hash indexes of them (by text, by name; slot = item + 1,
+ * 0 empty) so that merging many tasks stays linear. Zero-initialised: empty. */
+typedef struct MslItems {
+    MslItem *items;
+    int len, cap;
+    int *by_text, *by_name;
+    unsigned nslots; /* a power of two, at least twice len */
+} MslItems;
 /* Adds the top-level items of one SPIRV-Cross output, each distinct item once. */
 void msl_merge(MslItems *merged, const char *msl);
 /* Writes the merged items separated by one blank line and frees them. */
