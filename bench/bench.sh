@@ -45,7 +45,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a+0 > 0 && b+0 > 0) printf "%.2f"
 pick_targets() {
     local list t out=""
     list=$("$QDC" --list-targets 2>/dev/null)
-    for t in ${BENCH_TARGETS:-x86_64 sm_80 gfx942 vulkan1.2 apple8}; do grep -qw -- "$t" <<<"$list" && out+="$t "; done
+    for t in ${BENCH_TARGETS:-x86_64 sm_80 gfx942 vulkan1.2 apple8}; do # each family once: a repeat gave duplicate rows
+        grep -qw -- "$t" <<<"$list" && [[ " $out" != *" $t "* ]] && out+="$t "
+    done
     echo "$out"
 }
 # llc_flags TARGET: -mcpu/-mattr from the family's llvm.cpu and llvm.features (qdc --print-caps),

@@ -53,28 +53,30 @@ static bool translate(const uint32_t *words, size_t n, const char *version, cons
 
 /* SPIRV-Cross recurses over the module (about 4 KiB of stack per rewritten atomic of one task:
  * 1,700 of them overflowed the main thread's 8 MiB), so it runs on a thread whose stack is
- * reserved large; untouched pages cost nothing. */
+ * reserved large; untouched pages cost nothing. One thread runs every task of a module (a
+ * thread per task mapped and unmapped 1 GiB each time: a quarter of a many-kernel compile). */
 #define MSL_STACK_BYTES ((size_t)1 << 30)
 
+bool spv_to_msl(const uint32_t *words, size_t n, const char *version, const SpvMslBinding *b, int nb,
+                bool line_directives, StrBuf *out, StrBuf *err) {
+    return translate(words, n, version, b, nb, line_directives, out, err);
+}
+
 typedef struct {
-    const uint32_t *words;
-    size_t n;
-    const char *version;
-    const SpvMslBinding *b;
-    int nb;
-    bool lines, ok;
-    StrBuf *out, *err;
+    bool (*fn)(void *);
+    void *arg;
+    bool ok;
 } Job;
 
 static void *run_job(void *arg) {
     Job *j = arg;
-    j->ok = translate(j->words, j->n, j->version, j->b, j->nb, j->lines, j->out, j->err);
+    j->ok = j->fn(j->arg);
     return NULL;
 }
 
-bool spv_to_msl(const uint32_t *words, size_t n, const char *version, const SpvMslBinding *b, int nb,
-                bool line_directives, StrBuf *out, StrBuf *err) {
-    Job j = {words, n, version, b, nb, line_directives, false, out, err};
+/* The calling thread waits: fn may report diagnostics as if it ran on it. */
+bool spv_msl_on_large_stack(bool (*fn)(void *), void *arg) {
+    Job j = {fn, arg, false};
     pthread_attr_t attr;
     pthread_t th;
     if (pthread_attr_init(&attr)) die("pthread_attr_init failed");

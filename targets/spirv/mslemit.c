@@ -147,10 +147,10 @@ static bool msl_check_types(const IrModule *m, const IrLowered *low) {
 }
 
 static bool msl_task(const IrModule *m, const IrLowered *low, const IrKernel *k, const IrTask *task, const SpvTarget *st, const MslTarget *mt,
-                     MslItems *items) {
+                     const SpvRes *field_views, MslItems *items) {
     StrBuf bin, msl, err;
     sb_init(&bin), sb_init(&msl), sb_init(&err);
-    bool ok = spirv_build(m, low, st, task, &bin);
+    bool ok = spirv_build(m, low, st, task, field_views, &bin);
     SpvMslBinding *b = NULL;
     int nb = spv_msl_bindings(m, k, &b);
     if (ok && !spv_to_msl((const uint32_t *)bin.data, bin.len / 4, mt->version, b, nb, st->debug_lines, &msl, &err)) {
@@ -170,12 +170,30 @@ static bool msl_task(const IrModule *m, const IrLowered *low, const IrKernel *k,
     return ok;
 }
 
+typedef struct {
+    const IrModule *m;
+    const IrLowered *low;
+    const SpvTarget *st;
+    const MslTarget *mt;
+    MslItems *items;
+} MslRun;
+
+static bool msl_tasks(void *arg) {
+    MslRun *r = arg;
+    bool ok = true;
+    SpvRes *views = spirv_field_views(r->m, r->low, r->st); /* once, not once per task */
+    for (int k = 0; k < r->m->nkernels; k++)
+        for (int i = 0; i < r->m->kernels[k].ntasks; i++)
+            ok &= msl_task(r->m, r->low, &r->m->kernels[k], &r->m->kernels[k].tasks[i], r->st, r->mt, views, r->items);
+    free(views);
+    return ok;
+}
+
 bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *st, const MslTarget *mt, StrBuf *out) {
     if (!msl_check_types(m, low)) return false;
-    bool ok = true;
     MslItems items = {0};
-    for (int k = 0; k < m->nkernels; k++)
-        for (int i = 0; i < m->kernels[k].ntasks; i++) ok &= msl_task(m, low, &m->kernels[k], &m->kernels[k].tasks[i], st, mt, &items);
+    MslRun run = {m, low, st, mt, &items};
+    bool ok = spv_msl_on_large_stack(msl_tasks, &run);
     msl_items_write(&items, out);
     return ok;
 }

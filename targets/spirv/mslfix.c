@@ -185,6 +185,49 @@ static char *item_name(const char *item) {
     return xstrdup("");
 }
 
+static unsigned str_hash(const char *s) {
+    unsigned h = 2166136261u; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The index slot of the first item whose key (text or name) equals key, or of the empty slot
+ * where it would go; *from starts the probe (0) and resumes it after a match. */
+static unsigned probe(const MslItems *m, const int *slots, bool by_name, const char *key, unsigned *from) {
+    unsigned mask = m->nslots - 1, i = (str_hash(key) + *from) & mask;
+    for (;; i = (i + 1) & mask, ++*from) {
+        if (!slots[i]) return i;
+        const MslItem *it = &m->items[slots[i] - 1];
+        const char *k = by_name ? it->name : it->text;
+        if (k && !strcmp(k, key)) return ++*from, i;
+    }
+}
+
+static void index_item(MslItems *m, int item) {
+    const MslItem *it = &m->items[item];
+    unsigned from = 0, i;
+    while (m->by_text[i = probe(m, m->by_text, false, it->text, &from)]) {}
+    m->by_text[i] = item + 1;
+    if (!it->name) return;
+    from = 0;
+    while (m->by_name[i = probe(m, m->by_name, true, it->name, &from)]) {}
+    m->by_name[i] = item + 1;
+}
+
+static void add_item(MslItems *m, MslItem it) {
+    vec_push(m, it);
+    if ((unsigned)m->len * 2 <= m->nslots) return index_item(m, m->len - 1);
+    free(m->by_text), free(m->by_name);
+    m->nslots = m->nslots ? m->nslots * 2 : 64;
+    m->by_text = xcalloc(m->nslots, sizeof(int)), m->by_name = xcalloc(m->nslots, sizeof(int));
+    for (int i = 0; i < m->len; i++) index_item(m, i);
+}
+
+static bool has_text(const MslItems *m, const char *text) {
+    unsigned from = 0;
+    return m->nslots && m->by_text[probe(m, m->by_text, false, text, &from)];
+}
+
 /* Appends the items of `msl` (runs of lines separated by blank lines outside braces) to
  * `merged`, skipping an item identical to one already there. */
 void msl_merge(MslItems *merged, const char *msl) {
@@ -197,22 +240,18 @@ void msl_merge(MslItems *merged, const char *msl) {
         bool end = !*p;
         if ((end || (depth == 0 && blank(p, len))) && cur.len) {
             char *name = item_name(cur.data);
-            bool dup = false;
-            for (int i = 0; i < merged->len && !dup; i++) {
-                if (!strcmp(merged->items[i].text, cur.data)) dup = true;
-                else if (name[0] && merged->items[i].name && !strcmp(merged->items[i].name, name) &&
-                         same_decl(merged->items[i].text, cur.data))
+            bool dup = has_text(merged, cur.data);
+            unsigned from = 0, i;
+            while (!dup && name[0] && merged->nslots && merged->by_name[i = probe(merged, merged->by_name, true, name, &from)])
+                if (same_decl(merged->items[merged->by_name[i] - 1].text, cur.data))
                     die("MSL merge: two different definitions of '%s' in one module", name);
-            }
-            if (!dup) vec_push(merged, ((MslItem){xstrdup(cur.data), name}));
+            if (!dup) add_item(merged, (MslItem){xstrdup(cur.data), name});
             else free(name);
             sb_free(&cur);
             sb_init(&cur);
         } else if (depth == 0 && (*p == '#' || !strncmp(p, "using namespace ", 16))) {
             char *line = xstrndup(p, len);
-            bool dup = false;
-            for (int i = 0; i < merged->len && !dup; i++) dup = !strcmp(merged->items[i].text, line);
-            if (!dup) vec_push(merged, ((MslItem){line, NULL}));
+            if (!has_text(merged, line)) add_item(merged, (MslItem){line, NULL});
             else free(line);
         } else if (!blank(p, len)) {
             sb_append(&cur, p, len), sb_puts(&cur, "\n");
@@ -241,6 +280,8 @@ void msl_items_write(MslItems *merged, StrBuf *out) {
         if (preamble_rank(&merged->items[i]) < 0) sb_printf(out, "\n%s", merged->items[i].text);
     for (int i = 0; i < merged->len; i++) free(merged->items[i].text), free(merged->items[i].name);
     vec_free(merged);
+    free(merged->by_text), free(merged->by_name);
+    *merged = (MslItems){0};
 }
 
 char *msl_complete(const char *msl, const MslFacts *f, const bool *coherent, int nbuf) {

@@ -439,13 +439,33 @@ static bool has_task(const IrKernel *k, const IrTask *only) {
     return false;
 }
 
+/* Fields are shared by every kernel: the views each needs, decided over the whole module. */
+static void decide_field_views(SpvGen *g) {
+    for (int i = 0; i < g->m->nkernels; i++) {
+        begin_kernel(g, &g->m->kernels[i]);
+        end_kernel(g);
+    }
+}
+
+SpvRes *spirv_field_views(const IrModule *m, const IrLowered *low, const SpvTarget *t) {
+    SpvGen g = {0};
+    spv_init(&g.b);
+    g.m = m, g.low = low, g.t = t, g.ok = true, g.prefix = "";
+    g.fields = xcalloc((size_t)m->nfields + 1, sizeof *g.fields);
+    if (m->nfields) decide_field_views(&g); /* nothing else outlives the pre-pass */
+    spv_free(&g.b);
+    return g.fields;
+}
+
 /* Builds, validates and appends the binary. A validation failure is an internal error. */
-bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, StrBuf *out) {
+bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, const SpvRes *field_views,
+                 StrBuf *out) {
     if (!m->expanded) die("the SPIR-V backend was given IR that ir_expand_module did not expand");
     SpvGen g = {0};
     spv_init(&g.b);
     g.m = m, g.low = low, g.t = t, g.ok = true, g.prefix = "";
     g.fields = xcalloc((size_t)m->nfields + 1, sizeof *g.fields);
+    if (field_views) memcpy(g.fields, field_views, (size_t)m->nfields * sizeof *g.fields);
     if (t->debug_lines && m->src) { /* -g: the input as named on the command line */
         g.src_file = spv_id(&g.b);
         spv_inst_str(&g.b, SPV_SEC_SOURCE, SpvOpString, &g.src_file, 1, m->src->name, NULL, 0);
@@ -453,10 +473,7 @@ bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, co
     }
     spv_cap(&g.b, SpvCapabilityShader);
     SPV_OP(&g.b, SPV_SEC_MODEL, SpvOpMemoryModel, SpvAddressingModelLogical, SpvMemoryModelGLSL450);
-    for (int i = 0; i < m->nkernels; i++) { /* fields are shared: decide their views first */
-        begin_kernel(&g, &m->kernels[i]);
-        end_kernel(&g);
-    }
+    if (!field_views) decide_field_views(&g);
     for (int i = 0; i < m->nkernels && g.ok; i++)
         if (has_task(&m->kernels[i], only)) emit_kernel(&g, &m->kernels[i], only);
     StrBuf bin;

@@ -159,8 +159,12 @@ void g_msl_markers(SpvGen *g);
 void g_reduce_begin(SpvGen *g, const IrTask *task);
 void g_reduce_end(SpvGen *g);
 
-/* spirv.c: the whole module (or one task of it, for MSL), validated. */
-bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, StrBuf *out);
+/* spirv.c: the whole module (or one task of it, for MSL), validated. field_views: the
+ * module's spirv_field_views, computed once for the many one-task builds of MSL (NULL: decided
+ * here, a walk over every kernel of the module). */
+SpvRes *spirv_field_views(const IrModule *m, const IrLowered *low, const SpvTarget *t); /* nfields + 1 entries, free() */
+bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, const SpvRes *field_views,
+                 StrBuf *out);
 /* backend.c: the disassembly of the whole module; MSL of every task, concatenated. */
 bool spirv_asm(const IrModule *m, const IrLowered *low, const SpvTarget *t, StrBuf *out);
 typedef struct CapTarget CapTarget;

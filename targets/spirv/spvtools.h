@@ -17,6 +17,9 @@ typedef struct SpvMslBinding { unsigned set, binding, buffer; } SpvMslBinding;
  * Buffer indices are the layout's (targets/spirv/spvgen.h), given explicitly. */
 bool spv_to_msl(const uint32_t *words, size_t n, const char *msl_version, const SpvMslBinding *b, int nb,
                 bool line_directives, StrBuf *out, StrBuf *err);
+/* Runs fn(arg) on a thread with a 1 GiB stack reserved and returns its result; spv_to_msl is
+ * called only from within such a run (SPIRV-Cross's recursion depth grows with the task). */
+bool spv_msl_on_large_stack(bool (*fn)(void *), void *arg);
 
 /* mslfix.c: the completion step (qdc-msl(7)). Spellings come from the family's msl.* keys;
  * NULL where the family's MSL has no such construct. */
@@ -29,7 +32,14 @@ char *msl_complete(const char *msl, const MslFacts *f, const bool *coherent, int
  * when SPIRV-Cross wrote no declaration of that name. */
 char *msl_volatile_threadgroup(const char *msl, const char *name);
 typedef struct MslItem { char *text, *name; } MslItem;
-typedef VEC(MslItem) MslItems;
+/* The merged items in order, and two hash indexes of them (by text, by name; slot = item + 1,
+ * 0 empty) so that merging many tasks stays linear. Zero-initialised: empty. */
+typedef struct MslItems {
+    MslItem *items;
+    int len, cap;
+    int *by_text, *by_name;
+    unsigned nslots; /* a power of two, at least twice len */
+} MslItems;
 /* Adds the top-level items of one SPIRV-Cross output, each distinct item once. */
 void msl_merge(MslItems *merged, const char *msl);
 /* Writes the merged items separated by one blank line and frees them. */

@@ -423,3 +423,39 @@ Test(msl, volatile_load_of_a_shared_array_is_a_volatile_threadgroup_access) {
     cr_expect(!file_exists(out));
     run_free(&r), free(text), free(src), free(out), remove_tree(dir), free(dir);
 }
+
+/* Many tasks' outputs (the merge's hash indexes grow from 64 slots to 1,024 on the way): the
+ * shared helper and preamble once, every kernel once and in order, a repeated item dropped. */
+Test(msl, merge_of_many_tasks_keeps_each_item_once_and_in_order) {
+    MslItems items = {0};
+    StrBuf want;
+    sb_init(&want);
+    sb_puts(&want, "#include <metal_stdlib>\n\nusing namespace metal;\n\ninline int spvH(int x)\n{\n    return x;\n}\n");
+    for (int i = 0; i < 300; i++) {
+        char *msl = xasprintf("#include <metal_stdlib>\n\nusing namespace metal;\n\ninline int spvH(int x)\n{\n    return x;\n}\n\n"
+                              "kernel void k%d_t0()\n{\n    int a = %d;\n}\n", i, i);
+        msl_merge(&items, msl);
+        if (i == 7) msl_merge(&items, msl); /* the same task twice: nothing new */
+        free(msl);
+        sb_printf(&want, "\nkernel void k%d_t0()\n{\n    int a = %d;\n}\n", i, i);
+    }
+    cr_expect_eq(items.len, 303); /* two preamble lines, the helper, 300 kernels */
+    StrBuf out;
+    sb_init(&out);
+    msl_items_write(&items, &out);
+    cr_expect_str_eq(out.data, want.data);
+    cr_expect_eq(items.len, 0);
+    sb_free(&out), sb_free(&want);
+}
+
+/* Two different bodies for one declaration are an internal error, found through the name index. */
+Test(msl, merge_refuses_two_definitions_of_one_helper_among_many, .exit_code = 3, .init = cr_redirect_stderr) {
+    MslItems items = {0};
+    for (int i = 0; i < 100; i++) {
+        char *msl = xasprintf("kernel void k%d_t0()\n{\n}\n", i);
+        msl_merge(&items, msl);
+        free(msl);
+    }
+    msl_merge(&items, "inline int spvH(int x)\n{\n    return x;\n}\n");
+    msl_merge(&items, "inline int spvH(int x)\n{\n    return x + 1;\n}\n");
+}

@@ -102,8 +102,8 @@ Test(spirv_emit, output_is_byte_stable) {
     StrBuf a, b;
     sb_init(&a), sb_init(&b);
     ir_expand_module(&t.m, &kit_arena);
-    cr_assert(spirv_build(&t.m, hand_lowered(), &kit_vk12, NULL, &a));
-    cr_assert(spirv_build(&t.m, hand_lowered(), &kit_vk12, NULL, &b));
+    cr_assert(spirv_build(&t.m, hand_lowered(), &kit_vk12, NULL, NULL, &a));
+    cr_assert(spirv_build(&t.m, hand_lowered(), &kit_vk12, NULL, NULL, &b));
     cr_expect_eq(a.len, b.len);
     cr_expect_eq(memcmp(a.data, b.data, a.len), 0);
     sb_free(&a), sb_free(&b);
@@ -260,6 +260,6 @@ Test(spirv_emit, validation_failure_is_an_internal_error, .exit_code = 3, .init 
     StrBuf out;
     sb_init(&out);
     ir_expand_module(&t.m, &kit_arena);
-    spirv_build(&t.m, hand_lowered(), &kit_vk12, NULL, &out);
+    spirv_build(&t.m, hand_lowered(), &kit_vk12, NULL, NULL, &out);
     cr_assert_fail("spirv_build accepted a module the validator rejects");
 }
