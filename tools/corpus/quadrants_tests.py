@@ -14,7 +14,8 @@ functions), then the test function's body as module-level host code. Decorators 
   * `@pytest.mark.skip*` / `xfail` are recorded.
 
 A test that expects an error (`with pytest.raises(E, match=M)` anywhere in its body) goes to the
-"rejected" corpus: E and M are recorded. OUTDIR/manifest.json lists every input with these
+"rejected" corpus: E and M are recorded, and each such `with` is replaced by its block (the
+code Quadrants rejects is compiled like the rest of the program; qdc must reject it). OUTDIR/manifest.json lists every input with these
 facts and a `category`:
 
   compile   a test whose body (or a module-level function it reaches) defines or calls a kernel
@@ -55,9 +56,36 @@ def segment(lines, node):
     return textwrap.dedent("".join(lines[first - 1:node.end_lineno])).rstrip() + "\n"
 
 
-def body_text(lines, fn):
+def first_line(stmt):
+    return min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
+
+
+def unwrap_raises(lines, fn):
+    """LINES with every `with pytest.raises(...):` of FN replaced by its block (dedented to the
+    with's column), so the code the test expects to fail is compiled like the rest."""
+    lines = list(lines)
+    withs = [n for n in ast.walk(fn) if isinstance(n, ast.With) and len(n.items) == 1
+             and isinstance(n.items[0].context_expr, ast.Call)
+             and dotted(n.items[0].context_expr.func) in ("pytest.raises", "raises")
+             and first_line(n.body[0]) > n.lineno]
+    for w in sorted(withs, key=lambda n: -n.lineno):  # inner ones first
+        start = first_line(w.body[0])
+        shift = w.body[0].col_offset - w.col_offset
+        block = []
+        for ln in lines[start - 1:w.end_lineno]:
+            lead = len(ln) - len(ln.lstrip(" "))
+            block.append(ln[min(shift, lead):] if ln.strip() else ln)
+        # keep the line count: the header's lines become blank, so line numbers stay the test's
+        lines[w.lineno - 1:w.end_lineno] = ["\n"] * (start - w.lineno) + block
+    return lines
+
+
+def body_text(lines, fn, rejected=False):
     body = fn.body
-    return textwrap.dedent("".join(lines[body[0].lineno - 1:body[-1].end_lineno])).rstrip() + "\n"
+    if rejected:
+        lines = unwrap_raises(lines, fn)
+    first = first_line(body[0])
+    return textwrap.dedent("".join(lines[first - 1:body[-1].end_lineno])).rstrip() + "\n"
 
 
 def names_in(node):
@@ -222,7 +250,7 @@ def extract_file(path, outdir, every, counter, manifest):
                   f"# written by tools/corpus/quadrants_tests.py; test_utils.test: "
                   f"{json.dumps(entry['test_utils'])}\n")
         text = header + prelude_text + "\n\n# --- the test's body ---\n"
-        text += "".join(p + "\n" for p in entry["params"]) + body_text(lines, fn)
+        text += "".join(p + "\n" for p in entry["params"]) + body_text(lines, fn, entry["category"] == "rejected")
         with open(os.path.join(outdir, entry["input"]), "w", encoding="utf-8") as f:
             f.write(text)
         manifest.append(entry)
