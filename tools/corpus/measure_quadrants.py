@@ -13,6 +13,7 @@ What counts:
   compile   passes when qdc exits 0 and its --stats line names at least one kernel;
   rejected  passes when qdc exits 1 (a located error); "with the reason" is judged by hand
             from the recorded exception and match text (printed with each line);
+  rejected-host  (an expected error with no kernel reachable) and
   nokernel  not counted in the ratio (no kernel is reachable from the test); printed apart;
   empty     a test whose body is only a docstring or pass.
 A crash (exit status 3 or a signal) or a time-out is always a failure.
@@ -53,7 +54,7 @@ def run_one(qdc, outdir, target, entry, timeout):
     if km:
         kernels = int(km.group(1))
     cat = entry["category"]
-    if cat == "rejected":
+    if cat.startswith("rejected"):
         ok = rc == 1 and first is not None
     else:
         ok = rc == 0 and kernels > 0
@@ -91,7 +92,7 @@ def main():
         diag = f"{f['line']}:{f['col']}: {f['code']}: {f['msg']}" if f else ""
         if not args.quiet:
             extra = ""
-            if r["category"] == "rejected" and r["raises"]:
+            if r["category"].startswith("rejected") and r["raises"]:
                 x = r["raises"][0]
                 extra = f"  [expects {x['exception']} {x['match'] or ''}]"
             print(f"{'PASS' if r['ok'] else 'FAIL'} {r['category']:9} rc={r['rc']} k={r['kernels']} "
@@ -101,10 +102,10 @@ def main():
                 cluster_key(f["code"], f["msg"]) if f else f"rc={r['rc']} no diagnostic, {r['kernels']} kernels")
             clusters.setdefault((r["category"], key), []).append(r["input"])
     print(f"\n== {args.target}: {len(results)} inputs")
-    for cat in ("compile", "rejected", "nokernel", "empty"):
+    for cat in ("compile", "rejected", "rejected-host", "nokernel", "empty"):
         if cat in totals:
             ok, n = totals[cat]
-            print(f"  {cat:9} {ok}/{n} {'pass' if cat != 'rejected' else 'rejected by qdc'}"
+            print(f"  {cat:9} {ok}/{n} {'rejected by qdc' if cat.startswith('rejected') else 'pass'}"
                   f" ({100.0 * ok / n:.1f}%)")
     print("\n== failure clusters (category, first diagnostic): count, examples")
     for (cat, key), items in sorted(clusters.items(), key=lambda kv: -len(kv[1])):

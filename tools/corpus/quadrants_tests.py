@@ -20,6 +20,8 @@ facts and a `category`:
 
   compile   a test whose body (or a module-level function it reaches) defines or calls a kernel
   rejected  as above, and expects an error
+  rejected-host  expects an error, but no kernel is reachable (an error of Python-scope code:
+            a field's constructor, to_numpy, ...): not a kernel Quadrants rejects
   nokernel  no `@qd.kernel` is reachable from the test (a pure Python-scope test)
 
 The tool reads upstream files at run time; the project never contains upstream test code.
@@ -241,7 +243,7 @@ def extract_file(path, outdir, every, counter, manifest):
                            and isinstance(fn.body[0].value, ast.Constant)):
             entry["category"] = "empty"
         elif entry["raises"]:
-            entry["category"] = "rejected"
+            entry["category"] = "rejected" if reaches_kernel(fn, module_defs) else "rejected-host"
         elif reaches_kernel(fn, module_defs):
             entry["category"] = "compile"
         else:
