@@ -1462,7 +1462,7 @@ static bool host_while(Parser *P, StmtVec *out) {
     return true;
 }
 
-/* `with ITEMS:` and `try:` in a host function's body: the block runs once, so it is read like
+/* `with ITEMS:` and `try:` at module level or in a host function's body: the block runs once, so it is read like
  * the rest of the body (an S_IF whose condition is True; `raises` for a try block and for
  * `with pytest.raises(...)`, whose code the script expects to fail); names bound by `as NAME`
  * and by the except/else/finally clauses are host code. False, nothing consumed, for a
@@ -1538,7 +1538,7 @@ static void module_stmt(Parser *P, StmtVec *out) {
     if (k == T_KW_IF && host_if(P, out)) return;
     if (k == T_KW_FOR && host_for(P, out)) return;
     if (k == T_KW_WHILE && host_while(P, out)) return;
-    if ((k == T_KW_WITH || k == T_KW_TRY) && P->hostfn && host_once(P, out)) return;
+    if ((k == T_KW_WITH || k == T_KW_TRY) && host_once(P, out)) return;
     if (k == T_AT && !qd_decorated(P)) what = "a decorated Python definition";
     else if (k == T_AT && P->raises) what = "defined in a block the script expects to raise (try, with pytest.raises), not compiled";
     else if (k == T_KW_DEF) what = "a Python function (not a qd.func)";

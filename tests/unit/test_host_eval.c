@@ -162,3 +162,23 @@ Test(host_eval, fastcache_known_at_run_time_compiles) {
                          " 9 |         a[i] = x[i] + 1\n   |                ^\n"
                          "g.py:4:1: note: 'x' is set here\n 4 | x = qd.field(qd.i32, shape=4)\n   | ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
 }
+
+/* A `with` or `try:` block at module level runs once, like one in a host function: the calls in
+ * it instantiate generic kernels (Quadrants' tests call kernels inside `with qd.ad.Tape(...)`
+ * and `try:` at the top of the script). Before, the block was opaque host code and the kernel
+ * stayed uninstantiated (QD2060). */
+Test(host_eval, module_level_with_and_try_blocks_run_once) {
+    expect_ok("import quadrants as qd\n\nx = qd.field(qd.f32, shape=4)\nloss = qd.field(qd.f32, shape=(), needs_grad=True)\n\n"
+              "@qd.kernel\ndef k(a: qd.template()):\n    for i in a:\n        a[i] += 1.0\n\n"
+              "with qd.ad.Tape(loss=loss):\n    k(x)\n");
+    expect_ok("import quadrants as qd\n\nx = qd.field(qd.f32, shape=4)\n\n"
+              "@qd.kernel\ndef k(a: qd.template()):\n    for i in a:\n        a[i] += 1.0\n\n"
+              "try:\n    k(x)\nexcept RuntimeError:\n    pass\n");
+    /* a name the with statement binds is host code: a kernel cannot read it */
+    expect_exactly("import quadrants as qd\n\nwith open('f') as h:\n    pass\n\n@qd.kernel\ndef k() -> qd.i32:\n    return h\n\nk()\n",
+                   "g.py:8:12: error[QD2062]: 'h' is bound by a with statement, known only when the script runs; kernels can use "
+                   "module constants, fields, qd.func and their own arguments\n"
+                   " 8 |     return h\n   |            ^\n"
+                   "g.py:3:19: note: 'h' is set here\n"
+                   " 3 | with open('f') as h:\n   |                   ^\n");
+}
