@@ -619,3 +619,37 @@ Test(autodiff, every_family_compiles_forward_companions, .timeout = 120) {
         free(dir), free(tgt);
     }
 }
+
+/* Quadrants' grad_test(tifunc) pattern (its test_ad_basics.py): a host helper defining fields and
+ * a kernel around a lambda it is passed. Each lambda is its own evaluation of the helper, named
+ * by where the lambda is (line, column), with its own _grad and _fwd companions (x.grad and
+ * x.dual placed in the SNode beside x), run on x86. */
+Test(autodiff, helper_with_lambdas_gets_a_kernel_per_lambda, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    static const char src[] = "import quadrants as qd\n\n"
+                              "def grad_test(tifunc):\n    x = qd.field(qd.f64)\n    y = qd.field(qd.f64)\n"
+                              "    qd.root.dense(qd.i, 1).place(x, x.grad, x.dual, y, y.grad, y.dual)\n\n"
+                              "    @qd.kernel\n    def func():\n        for i in x:\n            y[i] = tifunc(x[i])\n\n"
+                              "    func()\n    func.grad()\n\n"
+                              "def test_a():\n    grad_test(lambda x: x * x * x)\n    grad_test(lambda x: qd.sin(x))\n";
+    static const char host[] =
+        "#include \"d.h\"\n#include <math.h>\n#include <stdio.h>\n"
+        "#define RUN(k) do { k##_args a_ = {0}; if (k(&a_, 2)) return 2; } while (0)\n"
+        "int main(void) {\n"
+        "    *qd_field_grad_test__tifunc_l17c15__x_at(0) = 0.234, *qd_field_grad_test__tifunc_l17c15__y_grad_at(0) = 1;\n"
+        "    RUN(grad_test__tifunc_l17c15__func); RUN(grad_test__tifunc_l17c15__func_grad);\n"
+        "    *qd_field_grad_test__tifunc_l18c15__x_at(0) = 0.234, *qd_field_grad_test__tifunc_l18c15__x_dual_at(0) = 1;\n"
+        "    RUN(grad_test__tifunc_l18c15__func_fwd);\n"
+        "    printf(\"%.9f %.9f %.9f %.9f\\n\", *qd_field_grad_test__tifunc_l17c15__y_at(0), *qd_field_grad_test__tifunc_l17c15__x_grad_at(0),\n"
+        "           *qd_field_grad_test__tifunc_l18c15__y_at(0), *qd_field_grad_test__tifunc_l18c15__y_dual_at(0));\n"
+        "    return fabs(*qd_field_grad_test__tifunc_l18c15__y_dual_at(0) - cos(0.234)) > 1e-12;\n}\n";
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/ad.py", dir);
+    cr_assert(write_text(qd, src));
+    RunResult r = x86_compile_and_run(dir, qd, "--target=x86_64", host, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect_str_eq(r.out, "0.012812904 0.164268000 0.231870355 0.972746698\n"); /* 0.234^3, 3 * 0.234^2, sin, cos */
+    run_free(&r);
+    free(qd);
+    remove_tree(dir);
+    free(dir);
+}
