@@ -2014,7 +2014,8 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
     vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.lambdas), vec_free(&S.used_names), vec_free(&S.callinsts);
     vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks), vec_free(&S.loops);
     if (diag_error_count()) return NULL;
-    ad_module(m, arena); /* the <kernel>_grad companions (ir/autodiff.c) */
+    ad_module(m, arena);     /* the <kernel>_grad companions (ir/autodiff.c) */
+    ad_fwd_module(m, arena); /* the <kernel>_fwd companions (ir/autodiff_fwd.c) */
     ir_seal(m);
     return m;
 }

@@ -508,7 +508,7 @@ void sema_snode_finish(Sema *S);
 void sema_ad_mark(Sema *S, const Expr *call, int first);
 void sema_ad_finish(Sema *S, bool laid_out); /* before and after sema_snode_finish */
 bool sema_ad_no_grad(Sema *S, const Stmt *def); /* @qd.ad.no_grad on a kernel */
-void sema_ad_lazy(Sema *S); /* qd.root.lazy_grad(): every floating-point field gets its adjoint */
+void sema_ad_lazy(Sema *S, bool dual); /* qd.root.lazy_grad() / lazy_dual(): every floating-point field gets its adjoint / dual field */
 Val sema_ad_attr(Sema *S, Val o, const Expr *e);
 void sema_snode_free(Sema *S); /* the SNode tree's memory (the layout is in the fields by then) */
 IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp);

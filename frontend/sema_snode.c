@@ -184,10 +184,12 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee) {
     if (!strcmp(m, "pointer") || !strcmp(m, "bitmasked") || !strcmp(m, "dynamic") || !strcmp(m, "hash") ||
         !strcmp(m, "bit_struct") || !strcmp(m, "quant_array"))
         return diag_error(call->call.fn->span, QD2063, "sparse and quantized SNodes ('%s') are not supported: qdc compiles dense layouts only", m), val_err();
-    if (!strcmp(m, "lazy_grad") && !call->call.args.n && !call->call.nkw)
-        return sema_ad_lazy(S), (Val){.kind = V_NONE};
-    if (!strcmp(m, "lazy_grad") || !strcmp(m, "lazy_dual") || !strcmp(m, "_allocate_adjoint_checkbit"))
-        return diag_error(call->call.fn->span, QD2063, "'%s' is not supported: qdc compiles reverse-mode gradients only (qd.root.lazy_grad())", m), val_err();
+    if ((!strcmp(m, "lazy_grad") || !strcmp(m, "lazy_dual")) && !call->call.args.n && !call->call.nkw)
+        return sema_ad_lazy(S, m[5] == 'd'), (Val){.kind = V_NONE};
+    if (!strcmp(m, "lazy_grad") || !strcmp(m, "lazy_dual"))
+        return diag_error(call->call.fn->span, QD2063, "'%s' takes no arguments", m), val_err();
+    if (!strcmp(m, "_allocate_adjoint_checkbit"))
+        return diag_error(call->call.fn->span, QD2063, "'%s' (the global data access rule checker) is not supported: qdc checks that rule at compile time", m), val_err();
     return diag_error(call->call.fn->span, QD2063, "SNode method '%s' is not supported (dense and place are)", m), val_err();
 }
 

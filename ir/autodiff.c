@@ -9,10 +9,9 @@
  *      version in a local of its own and the adjoint of every field element it loaded into
  *      x.grad with an atomic add, so the capability-driven lowering, the CAS fallback and the
  *      contended-atomic rewrite apply to it as to any atomic (qdc-lang(7) "AUTODIFF").
- * The derivative of each operation is Quadrants' (its make_adjoint.cpp), written once below:
- * min/max pass the adjoint to the winner of a strict comparison, abs uses sgn (0 at 0), floor,
- * ceil, round, %, // and comparisons pass nothing, a store takes y.grad[i] and zeroes it, an
- * atomic add takes y.grad[i] and leaves it.
+ * The derivative of each operation is Quadrants' (its make_adjoint.cpp), written once for both
+ * modes in ir/ad_rules.c; a store takes y.grad[i] and zeroes it, an atomic add takes y.grad[i]
+ * and leaves it.
  * Control flow: `if` keeps its shape (both sweeps test the recorded condition, locals assigned
  * in a branch merge in a version of their own); a loop with a compile-time trip count is unrolled;
  * a loop whose trip count is known at run time only is replayed and swept per iteration, which is
@@ -235,9 +234,7 @@ static bool active(Ad *ad, const IrExpr *e) {
 }
 
 /* ---- the adjoint of one expression ---- */
-static IrExpr *fc(Ad *ad, const IrExpr *like, double v) { return irb_float(ad->a, like->type, v, like->span); }
 static IrExpr *bin(Ad *ad, IrBinOp op, IrExpr *x, IrExpr *y) { return irb_binary(ad->a, op, x, y, x->span); }
-static IrExpr *math1(Ad *ad, IrMathOp op, IrExpr *x) { return irb_math(ad->a, op, x, x->span); }
 static IrExpr *neg(Ad *ad, IrExpr *x) {
     IrExpr *e = irb_new(ad->a, IR_UNARY, x->type, x->span);
     e->un.op = IR_NEG, e->un.a = x;
@@ -288,76 +285,14 @@ static void backprop(Ad *ad, StmtVec *out, IrExpr *e, IrExpr *g) {
         return;
     }
     case IR_LOAD: vec_push(out, grad_add(ad, e->ref, g, sp)); return;
-    case IR_UNARY:
-        if (e->un.op == IR_NEG) backprop(ad, out, e->un.a, neg(ad, g));
-        return;
-    case IR_CAST:
-        if (qt_is_float(e->arg->type)) backprop(ad, out, e->arg, irb_cast(ad->a, g, e->arg->type));
-        return;
-    case IR_SELECT: {
-        g = once(ad, out, g);
-        IrExpr *z = fc(ad, g, 0);
-        backprop(ad, out, e->sel.a, irb_select(ad->a, e->sel.cond, g, z, sp));
-        backprop(ad, out, e->sel.b, irb_select(ad->a, e->sel.cond, z, g, sp));
+    default: {
+        AdPartial p[2];
+        int n = ad_partials(ad->a, e, p);
+        if (n > 1) g = once(ad, out, g);
+        for (int k = 0; k < n; k++)
+            if (active(ad, p[k].operand)) backprop(ad, out, p[k].operand, irb_cast(ad->a, ad_apply(ad->a, &p[k], g), p[k].operand->type));
         return;
     }
-    case IR_BINARY: {
-        IrExpr *x = e->bin.a, *y = e->bin.b;
-        g = once(ad, out, g);
-        switch (e->bin.op) {
-        case IR_ADD: backprop(ad, out, x, g), backprop(ad, out, y, g); return;
-        case IR_SUB: backprop(ad, out, x, g), backprop(ad, out, y, neg(ad, g)); return;
-        case IR_MUL: backprop(ad, out, x, bin(ad, IR_MUL, g, y)), backprop(ad, out, y, bin(ad, IR_MUL, g, x)); return;
-        case IR_DIV:
-            backprop(ad, out, x, bin(ad, IR_DIV, g, y));
-            backprop(ad, out, y, neg(ad, bin(ad, IR_DIV, bin(ad, IR_MUL, g, x), bin(ad, IR_MUL, y, y))));
-            return;
-        case IR_POW: { /* d(x^y) = x^(y-1) (y dx + log(x) x dy) */
-            IrExpr *c = bin(ad, IR_POW, x, bin(ad, IR_SUB, y, fc(ad, y, 1)));
-            backprop(ad, out, x, bin(ad, IR_MUL, g, bin(ad, IR_MUL, y, c)));
-            backprop(ad, out, y, bin(ad, IR_MUL, g, bin(ad, IR_MUL, math1(ad, IR_LOG, x), bin(ad, IR_MUL, x, c))));
-            return;
-        }
-        case IR_MIN: case IR_MAX: { /* the adjoint goes to x where x < y (min) / y < x (max) holds, else to y */
-            IrExpr *cmp = e->bin.op == IR_MIN ? bin(ad, IR_LT, x, y) : bin(ad, IR_LT, y, x), *z = fc(ad, g, 0);
-            backprop(ad, out, x, irb_select(ad->a, cmp, g, z, sp));
-            backprop(ad, out, y, irb_select(ad->a, cmp, z, g, sp));
-            return;
-        }
-        default: return; /* %, //, comparisons, bit and logical operations */
-        }
-    }
-    case IR_MATH: {
-        IrExpr *x = e->math.a, *one = fc(ad, x, 1), *d = NULL;
-        switch (e->math.op) {
-        case IR_SIN: d = math1(ad, IR_COS, x); break;
-        case IR_COS: d = neg(ad, math1(ad, IR_SIN, x)); break;
-        case IR_TAN: { IrExpr *t = math1(ad, IR_TAN, x); d = bin(ad, IR_ADD, one, bin(ad, IR_MUL, t, t)); break; }
-        case IR_TANH: { IrExpr *t = math1(ad, IR_TANH, x); d = bin(ad, IR_SUB, one, bin(ad, IR_MUL, t, t)); break; }
-        case IR_ASIN: d = bin(ad, IR_DIV, one, math1(ad, IR_SQRT, bin(ad, IR_SUB, one, bin(ad, IR_MUL, x, x)))); break;
-        case IR_ACOS: d = neg(ad, bin(ad, IR_DIV, one, math1(ad, IR_SQRT, bin(ad, IR_SUB, one, bin(ad, IR_MUL, x, x))))); break;
-        case IR_ATAN: d = bin(ad, IR_DIV, one, bin(ad, IR_ADD, one, bin(ad, IR_MUL, x, x))); break;
-        case IR_EXP: d = math1(ad, IR_EXP, x); break;
-        case IR_LOG: backprop(ad, out, x, bin(ad, IR_DIV, g, x)); return;
-        case IR_SQRT: d = bin(ad, IR_DIV, fc(ad, x, 0.5), math1(ad, IR_SQRT, x)); break;
-        case IR_RSQRT: { IrExpr *r = math1(ad, IR_RSQRT, x); d = bin(ad, IR_MUL, fc(ad, x, -0.5), bin(ad, IR_MUL, r, bin(ad, IR_MUL, r, r))); break; }
-        case IR_ABS: /* sgn(x): 0 at 0 */
-            d = irb_select(ad->a, bin(ad, IR_GT, x, fc(ad, x, 0)), one, irb_select(ad->a, bin(ad, IR_LT, x, fc(ad, x, 0)), fc(ad, x, -1), fc(ad, x, 0), sp), sp);
-            break;
-        case IR_ATAN2: { /* atan2(y = a, x = b) */
-            IrExpr *y = e->math.a, *xx = e->math.b;
-            g = once(ad, out, g);
-            IrExpr *n = bin(ad, IR_ADD, bin(ad, IR_MUL, y, y), bin(ad, IR_MUL, xx, xx));
-            backprop(ad, out, y, bin(ad, IR_DIV, bin(ad, IR_MUL, g, xx), n));
-            backprop(ad, out, xx, neg(ad, bin(ad, IR_DIV, bin(ad, IR_MUL, g, y), n)));
-            return;
-        }
-        default: return; /* floor, ceil, round */
-        }
-        backprop(ad, out, x, bin(ad, IR_MUL, g, d));
-        return;
-    }
-    default: return;
     }
 }
 

@@ -343,6 +343,7 @@ typedef struct IrKernel {
     int ret_nmembers;         /* is then QT_VOID and ret_field -1); 0 otherwise */
     int grad_of; /* the reverse-mode companion "<primal>_grad" of kernel grad_of - 1 (ir/autodiff.c); 0: a kernel as
                     written; -1: one written with @qd.ad.no_grad, which gets no companion */
+    int fwd_of;  /* the forward-mode companion "<primal>_fwd" of kernel fwd_of - 1 (ir/autodiff_fwd.c); 0: none */
     Span span;
 } IrKernel;
 
@@ -393,6 +394,10 @@ typedef struct IrField {
      * row-major field of the same type and shape, qdc-abi(7) "GRADIENTS"); 0: none; -1 while the
      * frontend has not made it yet (frontend/sema_ad.c). */
     int grad;
+    /* qd.field(..., needs_dual=True) / qd.root.lazy_dual(): 1 + the index of its dual field
+     * "<name>_dual" (forward mode, qdc-abi(7) "GRADIENTS"), made as the adjoint is; 0: none;
+     * -1 while the frontend has not made it yet. */
+    int dual;
 } IrField;
 
 /* The memory of one child of qd.root that is not a plain row-major field: symbol

@@ -106,6 +106,10 @@ static void visit(void *ctx, const IrKernel *k, const IrTask *t, const IrExpr *e
             char note[256];
             snprintf(note, sizeof note, "adjoint accumulation in %s: ", k->name);
             record_text(r, e->span, op, dt, sp, m->order, m->scope, L, note);
+        } else if (k->fwd_of > 0) { /* an atomic of a forward-mode companion (ir/autodiff_fwd.c): the primal's or a tangent's */
+            char note[256];
+            snprintf(note, sizeof note, "in %s: ", k->name);
+            record_text(r, e->span, op, dt, sp, m->order, m->scope, L, note);
         } else record_text(r, e->span, op, dt, sp, m->order, m->scope, L, "");
     } else if (s) {
         if (r->json) record_json(r, k->name, s->span, "fence", "-", "-", s->fence.order, s->fence.scope, ir_low_fence(r->low, s));

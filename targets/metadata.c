@@ -86,6 +86,7 @@ static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const I
     sb_puts(b, "    {\"name\": ");
     json_str(b, k->name);
     if (k->grad_of > 0) sb_puts(b, ", \"grad_of\": "), json_str(b, m->kernels[k->grad_of - 1].name); /* a reverse-mode companion */
+    if (k->fwd_of > 0) sb_puts(b, ", \"fwd_of\": "), json_str(b, m->kernels[k->fwd_of - 1].name);   /* a forward-mode companion */
     if (k->ret_type != QT_VOID || k->ret_nmembers) sb_puts(b, ",\n     "), abi_returns_json(b, m, k);
     sb_puts(b, ",\n     \"params\": [");
     for (int i = 0; i < k->nparams; i++) {
@@ -143,6 +144,7 @@ static void field_json(StrBuf *b, const IrModule *m, int i, const AbiBindings *b
         sb_puts(b, "]");
     }
     if (f->grad > 0) sb_puts(b, ", \"grad\": "), json_str(b, m->fields[f->grad - 1].name); /* needs_grad=True: its adjoint field */
+    if (f->dual > 0) sb_puts(b, ", \"dual\": "), json_str(b, m->fields[f->dual - 1].name); /* needs_dual=True: its dual field */
     if (bind) bind->meta_field(b, m, i, bind->ctx);
     else if (f->storage) levels_json(b, f);
     sb_puts(b, "}");

@@ -265,7 +265,7 @@ static bool numeric(Sema *S, const Expr *e) {
  * only known when the script runs. */
 static bool quiet_constant(Sema *S, const Expr *e) {
     switch (e->kind) {
-    case E_INT: case E_FLOAT: case E_BOOL: case E_NONE: return true;
+    case E_INT: case E_FLOAT: case E_BOOL: case E_NONE: case E_LAMBDA: return true; /* a lambda: a function passed to a helper */
     case E_STR: return !e->fstr || sema_fstring_known(S, e);
     case E_UNARY: return (e->op == T_MINUS || e->op == T_PLUS) && numeric(S, e->un.a);
     case E_BINARY:
@@ -890,6 +890,11 @@ static Val helper_arg(Sema *S, const Expr *e) {
 /* A helper's argument in its combo: as spell(), a tuple as its items joined by _ (t2_3 for
  * (2, 3)), so that calls with different tuples are evaluated (and named) apart. */
 static void helper_spell(Sema *S, StrBuf *b, Val v, const char *name) {
+    if (v.kind == V_FUNC && v.def && v.def->span.src && !strcmp(v.def->def.name, "<lambda>")) { /* a lambda: where it is, so each is evaluated apart */
+        uint32_t line, col;
+        source_line_col(v.def->span.src, v.def->span.off, &line, &col);
+        return (void)sb_puts(b, arena_printf(S->arena, "%s_l%uc%u", name, line, col));
+    }
     if (v.kind != V_TUPLE) return (void)sb_puts(b, spell(S, v, name, 0));
     sb_putc(b, 't');
     for (int k = 0; k < v.tuple.n; k++) {

@@ -107,6 +107,7 @@ static void meta_kernel(StrBuf *o, const IrModule *m, int k, const void *ctx) {
     sb_puts(o, "    {\n      ");
     kv_str(o, "name", kn->name);
     if (kn->grad_of > 0) sb_puts(o, ", "), kv_str(o, "grad_of", m->kernels[kn->grad_of - 1].name); /* a reverse-mode companion */
+    if (kn->fwd_of > 0) sb_puts(o, ", "), kv_str(o, "fwd_of", m->kernels[kn->fwd_of - 1].name);    /* a forward-mode companion */
     if (kn->ret_type != QT_VOID || kn->ret_nmembers) sb_puts(o, ",\n      "), abi_returns_json(o, m, kn);
     sb_printf(o, ",\n      \"msl_field_buffer_base\": %d,\n", st->for_msl ? l.nndarray : -1);
     json_params(o, kn, &l, st->for_msl);

@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 6; i++) w[i] = (float)i * 0.5f, v[i % 4] = i % 4 - 1;
     bump__i32_1d_args b1 = {v, {4}};
     bump__f32_2d_args b2 = {w, {2, 3}};
-    _check__i32_pred__seven_args c7 = {0};
+    _check__i32_pred_l125c20__seven_args c7 = {0};
     convert__i32__4_args cv1 = {0};
     convert__f32__4_args cv2 = {0};
     if (!host_launch_ok(_fill__i32_8_2__fill(&f1, nt)) || !host_launch_ok(_fill__f32_8_2__fill(&f2, nt)) ||
@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
         !host_launch_ok(put__2(&p2, nt)) || !host_launch_ok(put__3(&p3, nt)) || !host_launch_ok(put__3(&p3, nt)) ||
         !host_launch_ok(test_default__store(&st, nt)) || !host_launch_ok(test_default__twice(&tw, nt, &rtw)) ||
         !host_launch_ok(test_default__konst(&kn, nt, &rkn)) || !host_launch_ok(bump__i32_1d(&b1, nt)) ||
-        !host_launch_ok(bump__f32_2d(&b2, nt)) || !host_launch_ok(_check__i32_pred__seven(&c7, nt)) ||
+        !host_launch_ok(bump__f32_2d(&b2, nt)) || !host_launch_ok(_check__i32_pred_l125c20__seven(&c7, nt)) ||
         !host_launch_ok(convert__i32__4(&cv1, nt)))
         return 2;
     bad += qd_field_conv[0] != 0.0f || qd_field_conv[1] != 1.0f || qd_field_conv[2] != 3.0f || qd_field_conv[3] != 4.0f;
@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
         bad += qd_field__fill__i32_8_2__z[i] != 2 * i + 1 || qd_field__fill__f32_8_2__z[i] != (float)(2 * i + 1);
     for (int i = 0; i < 4; i++)
         bad += qd_field__fill__i32_4_3__z[i] != 3 * i + 1 || qd_field__fill__f32_4_3__z[i] != (float)(3 * i + 1);
-    bad += qd_field__late__5__out != 50 || qd_field__check__i32_pred__r != 7;
+    bad += qd_field__late__5__out != 50 || qd_field__check__i32_pred_l125c20__r != 7;
     /* acc[i * 4 + j] += i * 100 + j + 1: put__0 with i=1, put__1 i=0, put__2 i=0, put__3 i=2 twice */
     for (int k = 0; k < 16; k++) {
         int want = k == 4 ? 101 : k == 1 ? 2 : k == 2 ? 3 : k == 11 ? 2 * 204 : 0;

@@ -110,7 +110,7 @@ def test_arrays():
 
 
 def _check(dt, pred):
-    # pred is a lambda (outside the kernel grammar): a run-time value, spelled "pred"
+    # pred is a lambda: a compile-time function (a kernel could call it), spelled by where it is
     r = qd.field(dt, shape=())
 
     @qd.kernel
@@ -122,7 +122,7 @@ def _check(dt, pred):
 
 
 def test_check():
-    _check(qd.i32, lambda v: v == 7)  # _check__i32_pred__seven
+    _check(qd.i32, lambda v: v == 7)  # _check__i32_pred_l125c20__seven
 
 
 conv = qd.field(qd.f32, shape=4)

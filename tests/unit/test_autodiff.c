@@ -313,25 +313,6 @@ Test(autodiff, refusals_name_the_rule) {
     free(dir);
 }
 
-/* Forward mode is not accepted and ignored: each form is an error naming it. */
-Test(autodiff, forward_mode_is_refused_by_name) {
-    char *dir;
-    RunResult r = qdc_on("import quadrants as qd\n\nx = qd.field(qd.f32, shape=4, needs_dual=True)\ny = qd.field(qd.f32, shape=4)\n"
-                         "qd.root.lazy_dual()\n\n@qd.kernel\ndef k():\n    for i in y:\n        y.dual[i] = 1.0\n",
-                         "--check", NULL, &dir);
-    cr_expect_eq(r.status, 1);
-    static const char *const want[] = {
-        "ad.py:3:31: error[QD2063]: needs_dual=True (forward-mode autodiff, qd.ad.FwdMode) is not supported yet: qdc compiles "
-        "reverse-mode gradient kernels only (needs_grad=True)\n",
-        "ad.py:5:1: error[QD2063]: 'lazy_dual' is not supported: qdc compiles reverse-mode gradients only (qd.root.lazy_grad())\n",
-        "ad.py:10:9: error[QD2044]: '.dual' is not supported yet: qdc compiles reverse-mode gradients only (x.grad)\n",
-    };
-    for (size_t k = 0; k < sizeof want / sizeof *want; k++) cr_expect(strstr(r.err, want[k]), "no\n%s\nin:\n%s", want[k], r.err);
-    run_free(&r);
-    remove_tree(dir);
-    free(dir);
-}
-
 /* The companion compiles for every family; its adjoint accumulations are atomics the database
  * lowers (native or CAS) and the reductions rewrite reduces, as --report-lowering says. */
 Test(autodiff, every_family_compiles_companions, .timeout = 120) {
@@ -365,6 +346,310 @@ Test(autodiff, every_family_compiles_companions, .timeout = 120) {
     cr_expect(strstr(m, "\"name\": \"k_grad\", \"grad_of\": \"k\""), "%s", m);
     free(m), free(mp), free(src);
     run_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* ---- forward mode (ir/autodiff_fwd.c) ---- */
+
+/* Operations only forward mode differentiates (reverse mode needs the ad stack or refuses). */
+static const AdOp fops[] = {
+    {"while", "t = a\n        while t < 2.0:\n            t = t * (1.5 + b) + a\n        r = t", NULL, NULL},
+    {"nonlin", "t = a\n        for j in range(cnt[None]):\n            t = t * t * b + w[j]\n        r = t", NULL, NULL},
+    {"brk", "t = a\n        for j in range(cnt[None]):\n            if t > 1.0:\n                break\n            t = t * (2.0 + b)\n        r = t", NULL, NULL},
+    {"atomloc", "t = a * b\n        qd.atomic_add(t, qd.sin(a))\n        r = t", "b + cos(a)", "a"},
+};
+#define NFOPS ((int)(sizeof fops / sizeof fops[0]))
+
+/* The reverse-mode module with dual fields too, and the forward-only operations. */
+static char *fwd_module_source(void) {
+    char *base = module_source(), *s = xstrdup("");
+    for (const char *p = base; *p;) { /* needs_grad=True -> needs_grad=True, needs_dual=True */
+        const char *q = strstr(p, "needs_grad=True");
+        if (!q) { add(&s, "%s", p); break; }
+        add(&s, "%.*sneeds_grad=True, needs_dual=True", (int)(q - p), p);
+        p = q + strlen("needs_grad=True");
+    }
+    free(base);
+    for (int k = 0; k < NFOPS; k++)
+        add(&s, "\n@qd.kernel\ndef k_%s():\n    for i in x:\n        a = x[i]\n        b = w[i]\n        %s\n        loss[None] += r\n", fops[k].name, fops[k].body);
+    return s;
+}
+
+/* Each operation's <kernel>_fwd run with seeds along x only, w only and both: loss.dual
+ * against the central finite difference of the forward kernel along the seed (f64), the
+ * analytic directional derivative where known, and loss against the forward kernel's. */
+static char *fwd_host_source(void) {
+    char *s = xstrdup(host_head);
+    add(&s, "static double S1[N], S2[N];\n"
+            "static double along(double (*f)(void), double cx, double cw) {\n"
+            "    double x0[N], w0[N], p, m;\n    memcpy(x0, qd_field_x, sizeof x0), memcpy(w0, qd_field_w, sizeof w0);\n"
+            "    for (int i = 0; i < N; i++) qd_field_x[i] = x0[i] + H * cx * S1[i], qd_field_w[i] = w0[i] + H * cw * S2[i];\n"
+            "    p = f();\n"
+            "    for (int i = 0; i < N; i++) qd_field_x[i] = x0[i] - H * cx * S1[i], qd_field_w[i] = w0[i] - H * cw * S2[i];\n"
+            "    m = f();\n    memcpy(qd_field_x, x0, sizeof x0), memcpy(qd_field_w, w0, sizeof w0);\n    return (p - m) / (2 * H);\n}\n"
+            "static double seeded(void (*k)(void), double cx, double cw) {\n"
+            "    for (int i = 0; i < N; i++) qd_field_x_dual[i] = cx * S1[i], qd_field_w_dual[i] = cw * S2[i], qd_field_y_dual[i] = 0;\n"
+            "    qd_field_loss = 0, qd_field_loss_dual = 0;\n    k();\n    return qd_field_loss_dual;\n}\n");
+    for (int k = 0; k < NOPS + NFOPS; k++) {
+        const AdOp *o = k < NOPS ? &ops[k] : &fops[k - NOPS];
+        add(&s, "static double f_%s(void) { qd_field_loss = 0; RUN(k_%s); return qd_field_loss; }\n"
+                "static void r_%s(void) { RUN(k_%s_fwd); }\n"
+                "static void t_%s(void) {\n    init();\n    double primal = f_%s();\n"
+                "    for (int c = 0; c < 3; c++) {\n        double cx = c != 1, cw = c != 0;\n"
+                "        double got = seeded(r_%s, cx, cw);\n        cmp(\"%s fwd primal\", c, \"loss\", qd_field_loss, primal);\n",
+            o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name);
+        if (strcmp(o->name, "cast")) add(&s, "        cmp(\"%s fwd fd\", c, \"loss\", got, along(f_%s, cx, cw));\n", o->name, o->name);
+        if (o->da)
+            add(&s, "        double want = 0;\n        for (int i = 0; i < N; i++) {\n            double a = qd_field_x[i], b = qd_field_w[i]; (void)a, (void)b;\n"
+                    "            want += cx * S1[i] * (%s) + cw * S2[i] * (%s);\n        }\n        cmp(\"%s fwd\", c, \"loss\", got, want);\n",
+                o->da, o->db, o->name);
+        add(&s, "        printf(\"F %s %%d %%.17g\\n\", c, got);\n    }\n}\n", o->name);
+    }
+    add(&s, "static void r_chain(void) { RUN(chain1_fwd); RUN(chain2_fwd); }\n"
+            "int main(void) {\n    (void)fd;\n    for (int i = 0; i < N; i++) S1[i] = 0.5 + 0.1 * i, S2[i] = 1.3 - 0.07 * i;\n");
+    for (int k = 0; k < NOPS + NFOPS; k++) add(&s, "    t_%s();\n", k < NOPS ? ops[k].name : fops[k - NOPS].name);
+    add(&s, "    for (int c = 0; c < 3; c++) {\n        double cx = c != 1, cw = c != 0;\n        init();\n"
+            "        double got = seeded(r_chain, cx, cw);\n        cmp(\"chain fwd fd\", c, \"loss\", got, along(chain, cx, cw));\n"
+            "        for (int i = 0; i < N; i++) {\n            double a = qd_field_x[i], b = qd_field_w[i];\n"
+            "            cmp(\"chain fwd\", i, \"y\", qd_field_y_dual[i], cos(a) * b * cx * S1[i] + sin(a) * cw * S2[i]);\n"
+            "            cmp(\"chain fwd\", i, \"x\", qd_field_x_dual[i], cx * S1[i]);\n        }\n"
+            "        printf(\"F chain %%d %%.17g\\n\", c, got);\n    }\n"
+            "    printf(\"%%d checks, %%d failed\\n\", checks, fails);\n    return fails != 0;\n}\n");
+    return s;
+}
+
+static char *fwd_x86_reference(void) {
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/ad.py", dir), *src = fwd_module_source(), *host = fwd_host_source();
+    cr_assert(write_text(qd, src));
+    RunResult r = x86_compile_and_run(dir, qd, "--target=x86_64", host, NULL, NULL);
+    cr_expect_eq(r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
+    char *out = r.status == 0 ? xstrdup(r.out) : NULL;
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(qd), free(src), free(host);
+    return out;
+}
+
+Test(autodiff, x86_forward_mode_matches_finite_differences, .timeout = 300) {
+    if (!x86_have_runtime()) return;
+    char *out = fwd_x86_reference();
+    cr_assert(out);
+    cr_expect(strstr(out, ", 0 failed") && !strstr(out, "FAIL"), "%s", out);
+    int n = 0;
+    for (const char *p = strstr(out, "F "); p; p = strstr(p + 1, "\nF ")) n++;
+    cr_expect_eq(n, 3 * (NOPS + NFOPS + 1), "%d directional derivatives in:\n%s", n, out);
+    free(out);
+}
+
+/* Quadrants' own example (its user guide, qd.ad.FwdMode): loss[1] += x[3] * x[4] with the seed
+ * (0, 0, 0, 1, 1) laid out in x.dual gives loss.dual[1] == x[3] + x[4] == 7; the metadata names
+ * the dual fields and the companion, and the kernel the companion of a no_grad kernel is absent. */
+Test(autodiff, forward_mode_abi_and_quadrants_example, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    static const char src[] = "import quadrants as qd\n\nx = qd.field(qd.f32, shape=5)\nloss = qd.field(qd.f32, shape=5)\n"
+                              "n = qd.field(qd.i32, shape=5)\nqd.root.lazy_dual()\n\n"
+                              "@qd.kernel\ndef compute():\n    loss[1] += x[3] * x[4]\n\n"
+                              "@qd.ad.no_grad\n@qd.kernel\ndef quiet():\n    loss[0] += x[0]\n";
+    static const char host[] = "#include \"d.h\"\n#include <stdio.h>\n"
+                               "int main(void) {\n    for (int i = 0; i < 5; i++) qd_field_x[i] = (float)i;\n"
+                               "    qd_field_x_dual[3] = 1, qd_field_x_dual[4] = 1;\n"
+                               "    compute_fwd_args a = {0};\n    if (compute_fwd(&a, 4)) return 2;\n"
+                               "    printf(\"%g %g %g\\n\", qd_field_loss_dual[1], qd_field_loss[1], qd_field_loss_dual[0]);\n    return 0;\n}\n";
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/ad.py", dir);
+    cr_assert(write_text(qd, src));
+    RunResult r = x86_compile_and_run(dir, qd, "--target=x86_64", host, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect_str_eq(r.out, "7 12 0\n");
+    run_free(&r);
+    char *mf = xasprintf("%s/ad.json", dir);
+    r = run_qdc("--target=vulkan1.3", "--emit=metadata", qd, "-o", mf, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *m = read_text(mf, NULL);
+    cr_assert(m);
+    cr_expect(strstr(m, "{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [5], \"dual\": \"x_dual\", \"set\": 1, \"binding\": "), "%s", m);
+    cr_expect(strstr(m, "{\"name\": \"x_dual\", \"dtype\": \"f32\", \"shape\": [5], \"set\": 1"), "%s", m);
+    cr_expect(strstr(m, "\"name\": \"compute_fwd\", \"fwd_of\": \"compute\""), "%s", m);
+    cr_expect(!strstr(m, "\"n_dual\"") && !strstr(m, "quiet_fwd") && !strstr(m, "compute_grad"), "%s", m);
+    run_free(&r);
+    free(m), free(mf), free(qd);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* What forward mode does not differentiate: a located QD2140 warning and no companion. */
+Test(autodiff, forward_mode_refusals_are_located) {
+    char *dir;
+    RunResult r = qdc_on("import quadrants as qd\n\nx = qd.field(qd.f32, shape=8, needs_dual=True)\n"
+                         "loss = qd.field(qd.f32, shape=(), needs_dual=True)\nc = qd.field(qd.i32, shape=())\n\n"
+                         "@qd.kernel\ndef m():\n    for i in x:\n        qd.atomic_max(loss[None], x[i])\n\n"
+                         "@qd.kernel\ndef u():\n    for i in x:\n        x[i] = qd.atomic_add(loss[None], x[i])\n\n"
+                         "@qd.kernel\ndef ok():\n    for i in x:\n        loss[None] += x[i] * x[i]\n",
+                         "--emit=header", NULL, &dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    static const char *const want[] = {
+        "ad.py:10:9: warning[QD2140]: kernel 'm' gets no forward-mode kernel 'm_fwd': atomic max on a value that has a tangent is not "
+        "differentiated by qdc's forward mode (atomic add and sub are) [-Wno-fwd]\n",
+        "ad.py:15:16: warning[QD2140]: kernel 'u' gets no forward-mode kernel 'u_fwd': an atomic whose result is used, on or with a value "
+        "that has a tangent, is not differentiated by qdc's forward mode [-Wno-fwd]\n",
+    };
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) cr_expect(strstr(r.err, want[k]), "no\n%s\nin:\n%s", want[k], r.err);
+    char *hp = xasprintf("%s/out", dir), *h = read_text(hp, NULL);
+    cr_assert(h);
+    cr_expect(strstr(h, "static inline int ok_fwd(const ok_fwd_args *args, int nthreads)") && !strstr(h, " m_fwd(") && !strstr(h, " u_fwd("), "%s", h);
+    free(h), free(hp);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* The forward-mode companions in f32 on lavapipe: a kernel loads x, w and the seeds (both
+ * directions) from the ndarray io, each op's k_<op>_fwd runs, and a kernel copies loss.dual
+ * into io; compared with the x86 f64 directional derivatives (checked against finite
+ * differences above), and for the chain y.dual too. */
+static char *vulkan_fwd_source(void) {
+    char *s = xstrdup("import quadrants as qd\n\nN = 12\nIO = qd.types.ndarray(qd.f32, ndim=1)\n"
+                      "x = qd.field(qd.f32, shape=N, needs_dual=True)\nw = qd.field(qd.f32, shape=N, needs_dual=True)\n"
+                      "y = qd.field(qd.f32, shape=N, needs_dual=True)\nloss = qd.field(qd.f32, shape=(), needs_dual=True)\n"
+                      "cnt = qd.field(qd.i32, shape=())\n\n@qd.func\ndef sq(u, v):\n    return u * u * v\n\n"
+                      "@qd.kernel\ndef load(io: IO):\n    for i in x:\n        x[i] = io[i]\n        w[i] = io[N + i]\n"
+                      "        x.dual[i] = io[2 * N + i]\n        w.dual[i] = io[3 * N + i]\n        y[i] = 0.0\n        y.dual[i] = 0.0\n"
+                      "    loss[None] = 0.0\n    loss.dual[None] = 0.0\n    cnt[None] = 3\n\n"
+                      "@qd.kernel\ndef chain1(io: IO):\n    for i in x:\n        y[i] = qd.sin(x[i]) * w[i]\n\n"
+                      "@qd.kernel\ndef chain2(io: IO):\n    for i in y:\n        loss[None] += y[i] ** 2\n\n"
+                      "@qd.kernel\ndef dump_y(io: IO):\n    for i in y:\n        io[4 * N + i] = y.dual[i]\n");
+    for (int k = 0; k < NOPS + NFOPS; k++) {
+        const AdOp *o = k < NOPS ? &ops[k] : &fops[k - NOPS];
+        char *body = xstrdup(o->body);
+        for (char *p = strstr(body, "qd.f64"); p; p = strstr(p, "qd.f64")) p[4] = '3', p[5] = '2';
+        add(&s, "\n@qd.kernel\ndef k_%s(io: IO):\n    for i in x:\n        a = x[i]\n        b = w[i]\n        %s\n        loss[None] += r\n",
+            o->name, body);
+        free(body);
+    }
+    for (int k = 0; k <= NOPS + NFOPS; k++) add(&s, "\n@qd.kernel\ndef dump_%d(io: IO):\n    io[5 * N + %d] = loss.dual[None]\n", k, k);
+    return s;
+}
+
+Test(autodiff, lavapipe_forward_mode_matches_x86, .timeout = 300) {
+    if (!x86_have_runtime()) return;
+    char *ref = fwd_x86_reference();
+    cr_assert(ref);
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/ad.py", dir), *spv = xasprintf("%s/ad.spv", dir), *mf = xasprintf("%s/ad.json", dir);
+    char *src = vulkan_fwd_source();
+    cr_assert(write_text(qd, src));
+    RunResult r = run_qdc("--target=vulkan1.2", qd, "-o", spv, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_qdc("--target=vulkan1.2", "--emit=metadata", qd, "-o", mf, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *meta = read_text(mf, NULL);
+    cr_assert(meta);
+    int nall = NOPS + NFOPS;
+    size_t nio = (size_t)5 * VN + (size_t)nall + 1; /* x, w, their seeds, y.dual, then loss.dual per op and the chain */
+    float *io = calloc(nio, sizeof *io), *got = calloc((size_t)nall + 1, sizeof *got), ydual[VN];
+    for (int first = 0; first <= nall; first += 10) {
+        const char *ks[64];
+        char *names[64];
+        int nk = 0, nn = 0;
+        for (int k = first; k < first + 10 && k <= nall; k++) {
+            for (int i = 0; i < VN; i++) /* the x86 test's S1, S2, both directions */
+                io[i] = (float)(0.2 + 0.05 * i), io[VN + i] = (float)(0.3 + 0.06 * i), io[2 * VN + i] = (float)(0.5 + 0.1 * i),
+                io[3 * VN + i] = (float)(1.3 - 0.07 * i);
+            ks[nk++] = "load";
+            if (k < nall) ks[nk++] = names[nn++] = xasprintf("k_%s_fwd", k < NOPS ? ops[k].name : fops[k - NOPS].name);
+            else ks[nk++] = "chain1_fwd", ks[nk++] = "chain2_fwd", ks[nk++] = "dump_y";
+            ks[nk++] = names[nn++] = xasprintf("dump_%d", k);
+        }
+        VkArray arr[1] = {{io, nio * sizeof *io, (int32_t)nio}};
+        char *err = NULL;
+        int rc = vk_run(dir, spv, meta, ks, nk, arr, 1, NULL, VN, VK_FULL, true, &err);
+        cr_expect_neq(rc, -1, "%s", err ? err : "");
+        free(err);
+        for (int j = 0; j < nn; j++) free(names[j]);
+        if (rc != 1) break;
+        for (int k = first; k < first + 10 && k <= nall; k++) got[k] = io[5 * VN + k];
+    }
+    memcpy(ydual, io + 4 * VN, sizeof ydual);
+    int checked = 0;
+    for (const char *p = strstr(ref, "F "); p; p = strstr(p + 1, "\nF ")) {
+        char op[32];
+        int c;
+        double want;
+        if (*p == '\n') p++;
+        if (sscanf(p, "F %31s %d %lf", op, &c, &want) != 3 || c != 2 || !strcmp(op, "cast")) continue;
+        int k = 0;
+        while (k < nall && strcmp(k < NOPS ? ops[k].name : fops[k - NOPS].name, op)) k++;
+        cr_expect(fabs(got[k] - want) <= 2e-3 * (1 + fabs(want)), "%s: lavapipe %.7g, x86 f64 %.12g", op, got[k], want);
+        checked++;
+    }
+    cr_expect_eq(checked, nall, "compared %d", checked); /* every op but cast, and the chain */
+    for (int i = 0; i < VN; i++) {
+        double a = 0.2 + 0.05 * i, b = 0.3 + 0.06 * i, want = cos(a) * b * (0.5 + 0.1 * i) + sin(a) * (1.3 - 0.07 * i);
+        cr_expect(fabs(ydual[i] - want) <= 1e-4 * (1 + fabs(want)), "y.dual[%d]: lavapipe %.7g, analytic %.12g", i, ydual[i], want);
+    }
+    free(io), free(got), free(meta), free(src), free(qd), free(spv), free(mf), free(ref);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* The forward-mode companion compiles for every family; its tangent accumulation into
+ * loss.dual is an atomic the database lowers and the reductions rewrite reduces. */
+Test(autodiff, every_family_compiles_forward_companions, .timeout = 120) {
+    static const struct { const char *target, *want; } fam[] = {
+        {"x86_64", "in k_fwd: reduced per worker"},
+        {"sm_90", "native       in k_fwd: reduced per subgroup"},
+        {"sm_60", "in k_fwd: reduced per subgroup: a partial per thread, shfl.sync butterfly"},
+        {"gfx942", "in k_fwd:"},
+        {"vulkan1.1", "cas          in k_fwd: CAS loop computing add on the integer bits"},
+        {"vulkan1.3", "in k_fwd:"},
+        {"apple7", "in k_fwd:"},
+        {"apple9", "in k_fwd:"},
+    };
+    static const char src[] = "import quadrants as qd\n\nx = qd.field(qd.f32, shape=8, needs_dual=True)\n"
+                              "loss = qd.field(qd.f32, shape=(), needs_dual=True)\np = qd.field(qd.f32, shape=2, needs_dual=True)\n\n"
+                              "@qd.kernel\ndef k():\n    for i in x:\n        r = p[0] * x[i] + p[1]\n        loss[None] += qd.sin(r) * r\n";
+    for (size_t f = 0; f < sizeof fam / sizeof *fam; f++) {
+        char *dir, *tgt = xasprintf("--target=%s", fam[f].target);
+        RunResult r = qdc_on(src, tgt, "--report-lowering", &dir);
+        cr_expect_eq(r.status, 0, "%s: %s", fam[f].target, r.err);
+        cr_expect(strstr(r.out, fam[f].want), "%s: no '%s' in:\n%s", fam[f].target, fam[f].want, r.out);
+        run_free(&r);
+        remove_tree(dir);
+        free(dir), free(tgt);
+    }
+}
+
+/* Quadrants' grad_test(tifunc) pattern (its test_ad_basics.py): a host helper defining fields and
+ * a kernel around a lambda it is passed. Each lambda is its own evaluation of the helper, named
+ * by where the lambda is (line, column), with its own _grad and _fwd companions (x.grad and
+ * x.dual placed in the SNode beside x), run on x86. */
+Test(autodiff, helper_with_lambdas_gets_a_kernel_per_lambda, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    static const char src[] = "import quadrants as qd\n\n"
+                              "def grad_test(tifunc):\n    x = qd.field(qd.f64)\n    y = qd.field(qd.f64)\n"
+                              "    qd.root.dense(qd.i, 1).place(x, x.grad, x.dual, y, y.grad, y.dual)\n\n"
+                              "    @qd.kernel\n    def func():\n        for i in x:\n            y[i] = tifunc(x[i])\n\n"
+                              "    func()\n    func.grad()\n\n"
+                              "def test_a():\n    grad_test(lambda x: x * x * x)\n    grad_test(lambda x: qd.sin(x))\n";
+    static const char host[] =
+        "#include \"d.h\"\n#include <math.h>\n#include <stdio.h>\n"
+        "#define RUN(k) do { k##_args a_ = {0}; if (k(&a_, 2)) return 2; } while (0)\n"
+        "int main(void) {\n"
+        "    *qd_field_grad_test__tifunc_l17c15__x_at(0) = 0.234, *qd_field_grad_test__tifunc_l17c15__y_grad_at(0) = 1;\n"
+        "    RUN(grad_test__tifunc_l17c15__func); RUN(grad_test__tifunc_l17c15__func_grad);\n"
+        "    *qd_field_grad_test__tifunc_l18c15__x_at(0) = 0.234, *qd_field_grad_test__tifunc_l18c15__x_dual_at(0) = 1;\n"
+        "    RUN(grad_test__tifunc_l18c15__func_fwd);\n"
+        "    printf(\"%.9f %.9f %.9f %.9f\\n\", *qd_field_grad_test__tifunc_l17c15__y_at(0), *qd_field_grad_test__tifunc_l17c15__x_grad_at(0),\n"
+        "           *qd_field_grad_test__tifunc_l18c15__y_at(0), *qd_field_grad_test__tifunc_l18c15__y_dual_at(0));\n"
+        "    return fabs(*qd_field_grad_test__tifunc_l18c15__y_dual_at(0) - cos(0.234)) > 1e-12;\n}\n";
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/ad.py", dir);
+    cr_assert(write_text(qd, src));
+    RunResult r = x86_compile_and_run(dir, qd, "--target=x86_64", host, NULL, NULL);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect_str_eq(r.out, "0.012812904 0.164268000 0.231870355 0.972746698\n"); /* 0.234^3, 3 * 0.234^2, sin, cos */
+    run_free(&r);
+    free(qd);
     remove_tree(dir);
     free(dir);
 }

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Measures qdc on Quadrants' autodiff tests (tests/python/test_ad_*.py of a Quadrants checkout;
+not part of this repository): per test function, whether its file compiles for a target with the
+function's kernels and host calls (no error located in the function or at module level; the file is compiled again without the
+functions that have errors, so one test's error does not hide the others' kernels), and,
+for a test that differentiates (.grad(), qd.ad.Tape, qd.ad.FwdMode), whether its kernels got
+their companions (no QD2112/QD2140 warning in it, and a <kernel>_grad / <kernel>_fwd entry for
+a kernel it defines; a file that does not compile as a whole leaves them unverified: counted
+as without gradients, as is a test whose kernels are all defined outside it). Usage: measure.py QDC DIR [TARGET...] (default x86_64 vulkan1.3)."""
+import json, os, re, subprocess, sys, tempfile
+
+def test_ranges(src):
+    lines = src.split("\n")
+    starts = [i + 1 for i, l in enumerate(lines) if re.match(r"def (test_\w+)", l)]
+    out = []
+    for k, s in enumerate(starts):
+        name = re.match(r"def (test_\w+)", lines[s - 1]).group(1)
+        b = s
+        while b > 1 and lines[b - 2].startswith("@"):
+            b -= 1
+        e = len(lines)
+        for j in range(s, len(lines)):
+            if lines[j] and not lines[j][0].isspace() and not lines[j].startswith("#"):
+                e = j
+                break
+        out.append((name, b, e, "\n".join(lines[s - 1:e])))
+    return out
+
+def run(qdc, path, target):
+    with tempfile.TemporaryDirectory() as d:
+        mf = os.path.join(d, "m.json")
+        r = subprocess.run([qdc, "--target=" + target, "--emit=metadata", path, "-o", mf], capture_output=True, text=True)
+        kernels = []
+        if r.returncode == 0 and os.path.exists(mf):
+            try:
+                kernels = json.load(open(mf)).get("kernels", [])
+            except ValueError:
+                pass
+        return r.returncode, r.stderr, kernels
+
+def main():
+    qdc, d = sys.argv[1], sys.argv[2]
+    targets = sys.argv[3:] or ["x86_64", "vulkan1.3"]
+    total = {t: [0, 0, 0] for t in targets}  # tests, compile, compile+gradients
+    for f in sorted(os.listdir(d)):
+        if not re.match(r"test_ad_.*\.py$", f):
+            continue
+        src = open(os.path.join(d, f)).read()
+        tests = test_ranges(src)
+        for t in targets:
+            rc, err, kernels = run(qdc, os.path.join(d, f), t)
+            errs0 = [int(m.group(1)) for m in re.finditer(r"^[^\s:]+:(\d+):\d+: error\[", err, re.M)]
+            drop = [(b, e) for _, b, e, _ in tests if any(b <= x <= e for x in errs0)]
+            if rc != 0 and drop: # again without the tests that have errors (blanked: lines keep their numbers)
+                lines = src.split("\n")
+                for b, e in drop:
+                    for i in range(b - 1, e):
+                        lines[i] = ""
+                with tempfile.TemporaryDirectory() as td:
+                    p2 = os.path.join(td, f)
+                    open(p2, "w").write("\n".join(lines))
+                    rc, err2, kernels = run(qdc, p2, t)
+                err = err + err2
+            errs = [int(m.group(1)) for m in re.finditer(r"^[^\s:]+:(\d+):\d+: error\[", err, re.M)]
+            warns = [int(m.group(1)) for m in re.finditer(r"^[^\s:]+:(\d+):\d+: warning\[QD2(?:112|140)\]", err, re.M)]
+            names = {k.get("name") for k in kernels}
+            comp = {k.get("grad_of") for k in kernels if k.get("grad_of")} | {k.get("fwd_of") for k in kernels if k.get("fwd_of")}
+            toplevel = [e for e in errs if not any(b <= e <= en for _, b, en, _ in tests)]
+            ok_c = ok_g = 0
+            fails = []
+            for name, b, e, body in tests:
+                bad = any(b <= x <= e for x in errs) or (rc != 0 and toplevel)
+                if rc != 0 and not errs:
+                    bad = True
+                if bad:
+                    fails.append(name + " (error)")
+                    continue
+                ok_c += 1
+                diff = re.search(r"\.grad\(|Tape\(|FwdMode\(", body)
+                mine = [n for n in names if n and n.startswith(name + "__")]
+                if diff and (rc != 0 or any(b <= x <= e for x in warns) or not mine or not any(n in comp for n in mine)):
+                    fails.append(name + " (no gradient)")
+                    continue
+                ok_g += 1
+            total[t][0] += len(tests)
+            total[t][1] += ok_c
+            total[t][2] += ok_g
+            print(f"{t:10} {f:48} {len(tests):3} tests  {ok_c:3} compile  {ok_g:3} with gradients")
+            for x in fails:
+                print("    " + x)
+    for t in targets:
+        n, c, g = total[t]
+        print(f"TOTAL {t}: {n} tests, {c} compile ({100*c/max(n,1):.1f}%), {g} with gradients ({100*g/max(n,1):.1f}%)")
+
+main()
