@@ -195,15 +195,14 @@ typedef struct Sema {
     bool uses_block;  /* the open task uses barriers, thread_idx or shared arrays */
     LoopKind loop;    /* innermost loop kind, for break/continue */
     bool parallel_continue; /* a continue left the parallel loop body */
-    const Stmt *inline_stack[32];
-    int ninline;
+    const Stmt **inline_stack; /* the qd.funcs being inlined, outermost first (sema_inline_push) */
+    int ninline, inline_cap;
     int block_dim;    /* pending qd.loop_config(block_dim=...) */
     bool serialize;   /* pending qd.loop_config(serialize=True) / parallelize=1 */
     bool debug;       /* --debug: asserts are checked at run time */
     int subgroup_width; /* FrontendOptions.subgroup_width: 0 when not known at compile time */
     VEC(const char *) promoted; /* kernel-scope locals shared between tasks (sema_promote) */
     int ndefs;        /* kernels and funcs defined so far */
-    int64_t unrolled; /* qd.static iterations unrolled in this kernel, nested ones included */
     Span block_dim_span;
     VEC(struct Instance) instances; /* --instantiate specs that parsed */
     VEC(Source *) spec_sources;     /* specs that did not parse (freed at the end) */
@@ -390,6 +389,10 @@ Val sema_call(Sema *S, const Expr *call, Val callee);
 /* A string or list the evaluator just made: charged to the size budget (py/budget.h) by its
  * characters or items; V_ERR (after QD2026) when that exhausts it. Other values pass unchanged. */
 Val sema_new_value(Sema *S, Val v, Span at);
+/* Enters the body of qd.func def (one level of the depth budget, QD2026 when too deep: false);
+ * sema_inline_pop leaves it. */
+bool sema_inline_push(Sema *S, const Stmt *def, Span at);
+void sema_inline_pop(Sema *S);
 
 /* sema_pystr.c: str methods, chr and ord on compile-time strings (host code) */
 bool sema_str_method(const char *name);

@@ -27,7 +27,7 @@ bool eval_limit_parse(EvalLimits *l, const char *spec, char *err, size_t errlen)
     for (int k = 0; k < EB_COUNT; k++)
         if (strlen(limits[k].name) == len && !strncmp(spec, limits[k].name, len)) which = k;
     if (which < 0) {
-        snprintf(err, errlen, "unknown evaluation limit '%.*s' (steps, size, depth, calls, inlines, kernels or loop)", (int)len, spec);
+        snprintf(err, errlen, "unknown evaluation limit '%.*s' (%s)", (int)len, spec, EVAL_LIMIT_NAMES);
         return false;
     }
     char *end;

@@ -553,15 +553,14 @@ bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def) {
 }
 
 Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
-    if (!budget_charge(&S->budget, EB_CALLS, 1, call->span)) return val_err();
-    if (S->pyfunc_depth >= 16)
-        return diag_error(call->span, QD2019, "'%s' calls itself more than 16 deep while qdc evaluates it", def->def.name), val_err();
+    if (!budget_fits(&S->budget, EB_CALLS, 1, call->span) || !budget_fits(&S->budget, EB_DEPTH, 1, call->span)) return val_err();
     Scope *sc = pyfunc_scope(S, call, def);
     if (!sc) return diag_error(call->span, QD2007, "this call does not match the parameters of '%s'", def->def.name), val_err();
+    if (!budget_enter(&S->budget, call->span)) return val_err(); /* a call, one level deeper (QD2026: runaway recursion) */
     if (!sema_pyfunc_return(def)) {
         S->pyfunc_depth++;
         Val r = sema_pyfunc_body(S, def, sc);
-        S->pyfunc_depth--;
+        S->pyfunc_depth--, budget_leave(&S->budget);
         if (r.kind == V_HOST)
             return diag_error(call->span, QD2062, "'%s' returns %s; qdc evaluates a helper function only when it can compute its result", def->def.name, r.path), val_err();
         return r;
@@ -572,6 +571,7 @@ Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
     S->pyfunc_depth++;
     Val r = sema_eval(S, sema_pyfunc_return(def));
     S->hscope = h, S->scope = k, S->pyfunc_depth--;
+    budget_leave(&S->budget);
     return r;
 }
 
@@ -862,8 +862,7 @@ static Val run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl
         if (!strcmp(h->combos.items[k], combo ? combo : "")) return h->rets.items[k];
     vec_push(&h->combos, combo ? combo : "");
     vec_push(&h->rets, val_err());
-    if (!budget_charge(&S->budget, EB_CALLS, 1, h->def->span)) return val_err();
-    if (S->helper_depth >= 8) return val_err(); /* a recursive helper: its deeper calls are not evaluated */
+    if (!budget_enter(&S->budget, h->def->span)) return val_err(); /* a call, one level deeper (QD2026: runaway recursion) */
     const Stmt *def = h->def;
     Scope *hscope = S->hscope, *bind_to = S->bind_to;
     const char *prefix = S->prefix;
@@ -873,6 +872,7 @@ static Val run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl
     sema_host_function_once(S, def, bound, decl, combo, false);
     Val ret = S->host_ret;
     S->hscope = hscope, S->prefix = prefix, S->bind_to = bind_to, S->helper_depth--, S->host_ret = val_err();
+    budget_leave(&S->budget);
     S->helpers.items[hi].rets.items[idx] = ret;
     return ret;
 }
@@ -1148,6 +1148,8 @@ bool sema_host_list_method(Sema *S, const Expr *e) {
     }
     unshare(S, S->hscope, b, b->v.tuple.items);
     if (add[0].kind == V_ERR) return b->v = (Val){.kind = V_HOST, .path = why}, true;
+    if (!budget_charge(&S->budget, EB_SIZE, (int64_t)b->v.tuple.n + n + 1, e->span)) /* the longer list is a copy (QD2026) */
+        return b->v = (Val){.kind = V_HOST, .path = why}, true;
     Val t = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, b->v.tuple.n + n + 1), b->v.tuple.n + n}};
     memcpy(t.tuple.items, b->v.tuple.items, sizeof(Val) * (size_t)b->v.tuple.n);
     memcpy(t.tuple.items + b->v.tuple.n, add, sizeof(Val) * (size_t)n);

@@ -107,18 +107,18 @@ Test(eval_budget, nested_host_loops, .timeout = 60) {
 /* s = s + s, f-strings, str.replace and str.join doubling a string 64 times. */
 Test(eval_budget, growing_strings, .timeout = 60) {
     expect_budget(P "s = \"ab\"\nfor i in range(64):\n    s = s + s\n",
-                  "g.py:5:9: error[QD2026]: compile-time evaluation exceeds its budget of 16777216 " SIZE
+                  "g.py:5:9: error[QD2026]: compile-time evaluation exceeds its budget of 4194304 " SIZE
                   " 5 |     s = s + s\n   |         ^~~~~\n");
     expect_budget(P "s = \"ab\"\nfor i in range(64):\n    s = f\"{s}{s}\"\n",
-                  "g.py:5:9: error[QD2026]: compile-time evaluation exceeds its budget of 16777216 " SIZE
+                  "g.py:5:9: error[QD2026]: compile-time evaluation exceeds its budget of 4194304 " SIZE
                   " 5 |     s = f\"{s}{s}\"\n   |         ^~~~~~~~~\n");
     char *t = repeated(P "s = \"aa\"\n", "s = s.replace(\"a\", \"aa\")\n", 64, USE_S);
-    expect_budget(t, "g.py:25:5: error[QD2026]: compile-time evaluation exceeds its budget of 16777216 " SIZE
-                     " 25 | s = s.replace(\"a\", \"aa\")\n    |     ^~~~~~~~~~~~~~~~~~~~\n");
+    expect_budget(t, "g.py:23:5: error[QD2026]: compile-time evaluation exceeds its budget of 4194304 " SIZE
+                     " 23 | s = s.replace(\"a\", \"aa\")\n    |     ^~~~~~~~~~~~~~~~~~~~\n");
     free(t);
     t = repeated(P "s = \"ab\"\n", "s = \"\".join([s, s])\n", 64, USE_S);
-    expect_budget(t, "g.py:25:5: error[QD2026]: compile-time evaluation exceeds its budget of 16777216 " SIZE
-                     " 25 | s = \"\".join([s, s])\n    |     ^~~~~~~~~~~~~~~\n");
+    expect_budget(t, "g.py:23:5: error[QD2026]: compile-time evaluation exceeds its budget of 4194304 " SIZE
+                     " 23 | s = \"\".join([s, s])\n    |     ^~~~~~~~~~~~~~~\n");
     free(t);
 }
 
@@ -132,11 +132,11 @@ Test(eval_budget, growing_lists, .timeout = 60) {
                   " 5 |     T = [T, T, T]\n   |     ^~~~~~~~~~~~~\n");
 }
 
-/* S_i = qd.types.struct(v=S_{i-1}, w=S_{i-1}): S_40 would have 2^40 members. */
+/* S_i = qd.types.struct(v=S_{i-1}, w=S_{i-1}): S_40 would have 2^40 members; S_22 has 2^22. */
 Test(eval_budget, doubling_struct_types, .timeout = 60) {
     char *t = doubling(P "S0 = qd.types.struct(v=qd.f32)\n", "S%d = qd.types.struct(v=S%d, w=S%d)\n", 40, "F = qd.field(S40, shape=())\n");
-    expect_budget(t, "g.py:27:7: error[QD2026]: compile-time evaluation exceeds its budget of 16777216 " SIZE
-                     " 27 | S24 = qd.types.struct(v=S23, w=S23)\n    |       ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+    expect_budget(t, "g.py:25:7: error[QD2026]: compile-time evaluation exceeds its budget of 4194304 " SIZE
+                     " 25 | S22 = qd.types.struct(v=S21, w=S21)\n    |       ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
     free(t);
 }
 
@@ -154,8 +154,8 @@ Test(eval_budget, doubling_func_calls, .timeout = 60) {
 Test(eval_budget, recursive_init, .timeout = 60) {
     expect_budget(P "@qd.data_oriented\nclass A:\n    def __init__(self, n):\n        self.x = qd.field(qd.f32, shape=(4,))\n"
                     "        child = A(n + 1)\n\n    @qd.kernel\n    def k(self):\n        self.x[0] = 1.0\n\n\na = A(0)\na.k()\n",
-                  "g.py:7:17: error[QD2026]: compile-time evaluation exceeds its budget of 100 nested compile-time calls (a "
-                  "data-oriented __init__ creating instances); raise it with --eval-limit=depth=N\n"
+                  "g.py:7:17: error[QD2026]: compile-time evaluation exceeds its budget of 100 nested calls (host helpers, Python functions, "
+                  "lambdas, inlined qd.func calls, data-oriented __init__); raise it with --eval-limit=depth=N\n"
                   " 7 |         child = A(n + 1)\n   |                 ^~~~~~~~\n");
 }
 
@@ -186,7 +186,7 @@ Test(eval_budget, option_raises_a_budget, .timeout = 60) {
     free(o.err);
     o = compile(text, "--eval-limit=stepz=9000");
     cr_expect_eq(o.status, 2, "exit %d: %s", o.status, o.err);
-    cr_expect_str_eq(o.err, "qdc: error: unknown evaluation limit 'stepz' (steps, size, depth, calls, inlines, kernels or loop)\n"
+    cr_expect_str_eq(o.err, "qdc: error: unknown evaluation limit 'stepz' (steps, size, depth, calls, inlines, kernels, unroll or loop)\n"
                             "qdc: run 'qdc --help' for usage\n");
     free(o.err);
     o = compile(text, "--eval-limit=loop=0");
@@ -254,7 +254,7 @@ Test(pyint, python_errors_past_64_bits) {
  * 2 MB). Both end at once, located. */
 Test(pyint, runaway_values_end_in_a_budget, .timeout = 60) {
     expect_budget(P "C = 2 ** 10**9\n",
-                  "g.py:3:5: error[QD2026]: compile-time evaluation exceeds its budget of 16777216 " SIZE
+                  "g.py:3:5: error[QD2026]: compile-time evaluation exceeds its budget of 4194304 " SIZE
                   " 3 | C = 2 ** 10**9\n   |     ^~~~~~~~~~\n");
     expect_budget(P "C = 3 ** 10**7\n",
                   "g.py:3:5: error[QD2026]: compile-time evaluation exceeds its budget of 500000 " STEPS
