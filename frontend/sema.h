@@ -1,7 +1,15 @@
 /* Semantic analysis internals (frontend-only): the checker's state, compile-time values and
  * scopes shared by sema.c (module, kernels, tasks), sema_expr.c (expressions, builtins),
  * sema_mem.c (atomics, volatile loads, fences, shared arrays) and sema_stmt.c (statements,
- * loops, qd.func inlining). Everything sema builds is IR in the compilation arena. */
+ * loops, qd.func inlining). Everything sema builds is IR in the compilation arena.
+ *
+ * What a part may touch (docs/architecture.md, "The layers"): the checker core (sema.c,
+ * sema_expr.c, sema_stmt.c, module.c, callcheck.c) uses the syntax (ast.h, lex.h), the IR
+ * builders (ir/), support/ and py/budget.h, and reaches every feature file and the Python
+ * evaluator (py/) only through Sema.up (hooks.def, filled in check.c), never by a direct call.
+ * Feature files (sema_vec.c, sema_struct.c, ...) call down into the core and each other. No
+ * frontend file includes a lowering, capability-database or backend header: what the frontend
+ * knows of a target comes in FrontendOptions (frontend.h). */
 #ifndef QDC_SEMA_H
 #define QDC_SEMA_H
 #include "ast.h"
@@ -252,6 +260,7 @@ typedef struct Sema {
     VEC(struct SemaDispatch { const Stmt *proto; VEC(const Stmt *) impls; }) dispatchers; /* @qd.perf_dispatch */
     VEC(struct PyFunc { const Stmt *def; struct Scope *scope; }) pyfuncs; /* V_PYFUNC: where each is defined */
     int pyfunc_depth;
+    int pyfunc_trying; /* sema_pyfunc_is_host is running a Python function quietly to see whether it can */
     int pyfunc_body;              /* evaluating the body of a function of several statements (sema_pyfunc.c) */
     VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */
     const AstModule *ast;

@@ -532,17 +532,25 @@ static Scope *pyfunc_scope(Sema *S, const Expr *call, const Stmt *def) {
     return sc;
 }
 
+/* How deep sema_pyfunc_is_host looks through `return EXPR` functions for host values: it reads
+ * their shape without values, so a recursive one would never end; past this depth a call is the
+ * script's value (evaluation itself is bounded by the depth budget, budget.def). */
+#define PYFUNC_SHAPE_DEPTH 16
+
 bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def) {
     for (int k = 0; k < call->call.args.n; k++)
         if (sema_is_host_expr(S, call->call.args.items[k])) return true;
     for (int k = 0; k < call->call.nkw; k++)
         if (sema_is_host_expr(S, call->call.kw[k].value)) return true;
-    if (S->pyfunc_depth >= 16) return true;
-    if (!sema_pyfunc_return(def)) { /* a body of several statements: whether qdc can run it */
+    if (!sema_pyfunc_return(def)) { /* a body of several statements: whether qdc can run it (runaway recursion: the depth budget) */
+        if (S->pyfunc_trying) return false; /* inside such a trial: the outer one decides (2**depth trials otherwise) */
         int mark = diag_quiet_begin();
+        S->pyfunc_trying++;
         Val r = sema_pyfunc_call(S, call, def);
+        S->pyfunc_trying--;
         return diag_quiet_end(mark) || r.kind == V_ERR;
     }
+    if (S->pyfunc_depth >= PYFUNC_SHAPE_DEPTH) return true;
     Scope *sc = pyfunc_scope(S, call, def);
     if (!sc) return true;
     Scope *h = S->hscope;
