@@ -393,3 +393,19 @@ Test(eval_budget, unroll_is_global, .timeout = 60) {
                       "kernels (nested ones included); raise it with --eval-limit=unroll=N\n"
                       " 14 |     for i in qd.static(range(40000)):\n    |              ^~~~~~~~~~~~~~~~~~~~~~~\n");
 }
+
+/* STR * N is Python's repetition ("a string cannot be used as a scalar value" before); a result
+ * past the size budget is refused before it is made ('ab' * 10**9: 2 GB). */
+Test(eval_budget, string_repetition, .timeout = 60) {
+    expect_diag(P "u = \"ab\" * 10**9\n", NULL,
+                "g.py:3:1: error[QD2026]: compile-time evaluation exceeds its budget of 4194304 " SIZE
+                " 3 | u = \"ab\" * 10**9\n   | ^~~~~~~~~~~~~~~~\n");
+    char *dir = make_temp_dir(), *src = xasprintf("%s/g.py", dir);
+    cr_assert(write_text(src, P "s = \"ab\" * 3 + \"-\" * 0 + 2 * \"c\"\nt = \"x\" * -4\n\n\n@qd.kernel\ndef k():\n    print(s, t)\n"));
+    RunResult r = run_qdc_argv((const char *const[]){"--emit=ir", "-o", "-", "g.py", NULL}, NULL, dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.out, "    print \"abababcc \\n\"\n"), "%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
+}
