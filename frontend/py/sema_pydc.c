@@ -240,8 +240,7 @@ static Val generic_member(Sema *S, const PyDc *dc, int k, const char *name, Val 
     return val_err();
 }
 
-static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span sp, int depth) {
-    (void)depth;
+static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span sp) {
     if (!budget_charge(&S->budget, EB_DEPTH, 1, sp)) return val_err(); /* nested dataclasses: one level each (QD2026) */
     Val v = {.kind = V_PYDC, .pydc = {dc, ARENA_ARRAY(S->arena, Val, dc->n ? dc->n : 1)}};
     bool ok = true;
@@ -256,7 +255,7 @@ static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span s
         QdType t;
         int n = 0, m = 0;
         switch (mk) {
-        case M_DC: r = flatten(S, sub, name, h, sp, depth + 1); break;
+        case M_DC: r = flatten(S, sub, name, h, sp); break;
         case M_GENERIC: r = generic_member(S, dc, k, name, h, sp); break;
         case M_ARRAY: {
             IrParam p = {.name = name, .span = sp};
@@ -296,7 +295,7 @@ static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span s
     return v;
 }
 
-Val sema_pydc_flatten(Sema *S, Val host, const char *prefix, Span sp) { return flatten(S, host.pydc.dc, prefix, host, sp, 0); }
+Val sema_pydc_flatten(Sema *S, Val host, const char *prefix, Span sp) { return flatten(S, host.pydc.dc, prefix, host, sp); }
 
 bool sema_pydc_param(Sema *S, const Param *ap, Val host) {
     const PyDc *dc = ap->annotation ? sema_pydc_of(S, ap->annotation) : NULL;
@@ -305,7 +304,7 @@ bool sema_pydc_param(Sema *S, const Param *ap, Val host) {
         dc = host.pydc.dc; /* deprecated in Quadrants (a DeprecationWarning), still accepted */
     if (!dc) return false;
     if (ap->dflt) diag_error(ap->dflt->span, QD2005, "kernel parameters cannot have default values in v1");
-    Val v = ap->dflt ? val_err() : flatten(S, dc, ap->name, host, ap->span, 0);
+    Val v = ap->dflt ? val_err() : flatten(S, dc, ap->name, host, ap->span);
     scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
     return true;
 }
