@@ -219,7 +219,7 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (take_value("--eval-limit", argc, argv, i, &v)) {
         char err[160];
         if (!v || !eval_limit_parse(&o->eval_limits, v, err, sizeof err))
-            return usage_error("%s", v ? err : "--eval-limit needs NAME=N (steps, size, depth, calls, inlines, kernels or loop)");
+            return usage_error("%s", v ? err : "--eval-limit needs NAME=N (" EVAL_LIMIT_NAMES ")");
         return true;
     }
     /* ---- whole programs: -I DIR, -D NAME=EXPR, --kernel NAME (qdc-lang(7), IMPORTS) ---- */
@@ -401,7 +401,7 @@ void print_usage(FILE *out) {
           "  -D [MODULE.]NAME=EXPR   set a module-level NAME (of the input, or of an imported MODULE)\n"
           "  --kernel NAME           compile only this kernel of the input (repeatable)\n"
           "  --eval-limit=NAME=N     raise a compile-time evaluation budget: steps, size, depth,\n"
-          "                          calls, inlines, kernels, loop (defaults and units: qdc(1))\n"
+          "                          calls, inlines, kernels, unroll, loop (defaults: qdc(1))\n"
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"
           "  --capdb-dir DIR         also search DIR for capability files\n"
           "  -O0 -O1 -O2 -O3         optimization level (default -O2)\n"

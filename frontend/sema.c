@@ -1674,8 +1674,7 @@ static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *
     for (int k = 0; k < S->ninline; k++)
         if (S->inline_stack[k] == def)
             return (void)diag_error(s->span, QD2016, "recursive call of qd.func '%s' (qd.func calls are inlined)", def->def.name);
-    if (S->ninline == (int)ARRAY_LEN(S->inline_stack))
-        return (void)diag_error(s->span, QD2016, "qd.func calls nested too deeply");
+    if (!budget_fits(&S->budget, EB_DEPTH, 1, s->span)) return; /* QD2026, reported by budget_report */
     if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
     S->bind_shared = true; /* its non-uniform arguments are kernel-scope: kernel-owned fields */
     Scope *sc = sema_bind_args(S, s->expr, def);
@@ -1684,10 +1683,10 @@ static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *
     StmtList body = {b->stmts, b->n && b->stmts[b->n - 1]->kind == S_RETURN && !b->stmts[b->n - 1]->expr ? b->n - 1 : b->n};
     Scope *saved = S->scope;
     S->scope = sc;
-    S->inline_stack[S->ninline++] = def;
+    sema_inline_push(S, def, s->span);
     split_tasks(S, &body, serial);
     S->returned = false; /* a return under qd.static ended the qd.func, not the kernel */
-    S->ninline--;
+    sema_inline_pop(S);
     S->scope = saved;
     vec_free(&sc->b);
 }
@@ -1839,7 +1838,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     Scope scope = {.parent = sd->scope};
     S->hscope = sd->scope, S->method = sd->method, S->pure = sd->pure;
     S->scope = &scope;
-    S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0, S->unrolled = 0;
+    S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0;
     S->rng_local = -1, S->rng_init = NULL;
     S->returned = false, S->dyn = 0, S->kernel_def = def, S->rng_field = -1;
     S->loops.len = 0, S->cur_loop = -1, S->graph = S->up->sema_kernel_graph(S, def);

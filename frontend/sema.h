@@ -1,7 +1,15 @@
 /* Semantic analysis internals (frontend-only): the checker's state, compile-time values and
  * scopes shared by sema.c (module, kernels, tasks), sema_expr.c (expressions, builtins),
  * sema_mem.c (atomics, volatile loads, fences, shared arrays) and sema_stmt.c (statements,
- * loops, qd.func inlining). Everything sema builds is IR in the compilation arena. */
+ * loops, qd.func inlining). Everything sema builds is IR in the compilation arena.
+ *
+ * What a part may touch (docs/architecture.md, "The layers"): the checker core (sema.c,
+ * sema_expr.c, sema_stmt.c, module.c, callcheck.c) uses the syntax (ast.h, lex.h), the IR
+ * builders (ir/), support/ and py/budget.h, and reaches every feature file and the Python
+ * evaluator (py/) only through Sema.up (hooks.def, filled in check.c), never by a direct call.
+ * Feature files (sema_vec.c, sema_struct.c, ...) call down into the core and each other. No
+ * frontend file includes a lowering, capability-database or backend header: what the frontend
+ * knows of a target comes in FrontendOptions (frontend.h). */
 #ifndef QDC_SEMA_H
 #define QDC_SEMA_H
 #include "ast.h"
@@ -195,15 +203,14 @@ typedef struct Sema {
     bool uses_block;  /* the open task uses barriers, thread_idx or shared arrays */
     LoopKind loop;    /* innermost loop kind, for break/continue */
     bool parallel_continue; /* a continue left the parallel loop body */
-    const Stmt *inline_stack[32];
-    int ninline;
+    const Stmt **inline_stack; /* the qd.funcs being inlined, outermost first (sema_inline_push) */
+    int ninline, inline_cap;
     int block_dim;    /* pending qd.loop_config(block_dim=...) */
     bool serialize;   /* pending qd.loop_config(serialize=True) / parallelize=1 */
     bool debug;       /* --debug: asserts are checked at run time */
     int subgroup_width; /* FrontendOptions.subgroup_width: 0 when not known at compile time */
     VEC(const char *) promoted; /* kernel-scope locals shared between tasks (sema_promote) */
     int ndefs;        /* kernels and funcs defined so far */
-    int64_t unrolled; /* qd.static iterations unrolled in this kernel, nested ones included */
     Span block_dim_span;
     VEC(struct Instance) instances; /* --instantiate specs that parsed */
     VEC(Source *) spec_sources;     /* specs that did not parse (freed at the end) */
@@ -253,6 +260,7 @@ typedef struct Sema {
     VEC(struct SemaDispatch { const Stmt *proto; VEC(const Stmt *) impls; }) dispatchers; /* @qd.perf_dispatch */
     VEC(struct PyFunc { const Stmt *def; struct Scope *scope; }) pyfuncs; /* V_PYFUNC: where each is defined */
     int pyfunc_depth;
+    int pyfunc_trying; /* sema_pyfunc_is_host is running a Python function quietly to see whether it can */
     int pyfunc_body;              /* evaluating the body of a function of several statements (sema_pyfunc.c) */
     VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */
     const AstModule *ast;
@@ -390,6 +398,10 @@ Val sema_call(Sema *S, const Expr *call, Val callee);
 /* A string or list the evaluator just made: charged to the size budget (py/budget.h) by its
  * characters or items; V_ERR (after QD2026) when that exhausts it. Other values pass unchanged. */
 Val sema_new_value(Sema *S, Val v, Span at);
+/* Enters the body of qd.func def (one level of the depth budget, QD2026 when too deep: false);
+ * sema_inline_pop leaves it. */
+bool sema_inline_push(Sema *S, const Stmt *def, Span at);
+void sema_inline_pop(Sema *S);
 
 /* sema_pystr.c: str methods, chr and ord on compile-time strings (host code) */
 bool sema_str_method(const char *name);

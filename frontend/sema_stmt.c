@@ -6,7 +6,6 @@
 
 const Expr *sema_discarded;
 
-#define MAX_UNROLL 65536 /* qd.static iterations one kernel may unroll, nested ones included */
 
 IrBlock sema_freeze(Sema *S, IrStmtVec *v) {
     IrBlock b = {ARENA_ARRAY(S->arena, IrStmt *, v->len ? v->len : 1), v->len};
@@ -541,20 +540,14 @@ static void static_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
     for (int d = 0; d < ls->ndims; d++) {
         IrExpr *c = sema_trip_count(S, ls, d, s->span);
         n[d] = c->c.i;
-        total *= n[d];
-        if (total > MAX_UNROLL) {
-            diag_error(s->for_.iter->span, QD2022, "qd.static loop unrolls to more than %d iterations", MAX_UNROLL);
-            return;
-        }
+        total = n[d] > 0 && total > INT64_MAX / n[d] ? INT64_MAX : total * n[d];
+        if (!budget_fits(&S->budget, EB_UNROLL, total, s->for_.iter->span)) return; /* QD2022, reported by budget_report */
     }
     LoopKind saved = S->loop;
     int dyn = S->static_dyn;
     S->loop = LOOP_STATIC, S->static_dyn = S->dyn;
     for (int64_t it = 0, errs = diag_error_count(); it < total && diag_error_count() == errs && !S->returned; it++) {
-        if (++S->unrolled > MAX_UNROLL) {
-            diag_error(s->for_.iter->span, QD2022, "qd.static loops unroll to more than %d iterations in this kernel", MAX_UNROLL);
-            break;
-        }
+        if (!budget_charge(&S->budget, EB_UNROLL, 1, s->for_.iter->span)) break; /* every kernel's unrolled iterations, nested ones included */
         for (int d = 0; d < ls->ndims; d++) {
             int64_t v = ls->begin[d]->c.i + idx[d] * ls->step[d];
             scope_bind(S, S->scope, vars[d]->name, val_expr(irb_int(S->arena, QT_I32, v, vars[d]->span)), vars[d]->span);
@@ -979,6 +972,20 @@ static void stmt_return(Sema *S, const Stmt *s) {
     S->returned = true;
 }
 
+bool sema_inline_push(Sema *S, const Stmt *def, Span at) {
+    if (!budget_charge(&S->budget, EB_DEPTH, 1, at)) return false; /* one depth for qd.funcs and host calls */
+    if (S->ninline == S->inline_cap) {
+        int cap = S->inline_cap ? 2 * S->inline_cap : 32;
+        const Stmt **grown = ARENA_ARRAY(S->arena, const Stmt *, cap);
+        if (S->ninline) memcpy(grown, S->inline_stack, sizeof *grown * (size_t)S->ninline);
+        S->inline_stack = grown, S->inline_cap = cap;
+    }
+    S->inline_stack[S->ninline++] = def;
+    return true;
+}
+
+void sema_inline_pop(Sema *S) { S->ninline--, budget_leave(&S->budget); }
+
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     if (!S->cur) return diag_error(call->span, QD2019, "a qd.func can only be called inside a kernel"), val_err();
     for (int k = 0; k < def->def.nparams; k++)
@@ -989,9 +996,7 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
             diag_error(call->span, QD2016, "recursive call of qd.func '%s' (qd.func calls are inlined)", def->def.name);
             return val_err();
         }
-    if (!budget_charge(&S->budget, EB_INLINES, 1, call->span)) return val_err();
-    if (S->ninline == (int)ARRAY_LEN(S->inline_stack))
-        return diag_error(call->span, QD2016, "qd.func calls nested too deeply (limit %d)", (int)ARRAY_LEN(S->inline_stack)), val_err();
+    if (!budget_charge(&S->budget, EB_INLINES, 1, call->span) || !budget_fits(&S->budget, EB_DEPTH, 1, call->span)) return val_err();
     Scope *sc = sema_bind_args(S, call, def);
     bool real = sc && !check_returns(S, &def->def.body, false, false) && sema_is_real_func(S, def);
     if (sc && !real && !check_returns(S, &def->def.body, false, true)) vec_free(&sc->b), sc = NULL;
@@ -1002,7 +1007,7 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     struct RealFunc rf = S->rf;
     S->rf = (struct RealFunc){.result = -1};
     S->scope = sc, S->loop = LOOP_NONE, S->dyn = 0, S->static_dyn = 0;
-    S->inline_stack[S->ninline++] = def;
+    sema_inline_push(S, def, call->span); /* fits: checked above */
     const StmtList *body = &def->def.body;
     const Stmt *ret = body->n && body->stmts[body->n - 1]->kind == S_RETURN ? body->stmts[body->n - 1] : NULL;
     StmtList init = {body->stmts, ret ? body->n - 1 : body->n};
@@ -1020,7 +1025,7 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
         else if (ret && ret->expr) result = func_result(S, def, ret, call);
     }
     S->returned = false;
-    S->ninline--;
+    sema_inline_pop(S);
     S->rf = rf;
     S->scope = saved, S->loop = loop, S->dyn = dyn, S->static_dyn = static_dyn;
     vec_free(&sc->b);

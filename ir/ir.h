@@ -3,7 +3,10 @@
  * qd.static loops unrolled and module constants folded, then seals it (ir_seal numbers the
  * memory operations); after that it is never changed. The lowering engine produces, per target,
  * an IrLowered: one IrLowering decision per memory operation (IR_MEMOP, IR_FENCE), indexed by
- * the operation's id; targets obey it exactly. All nodes live in the compilation arena. */
+ * the operation's id; targets obey it exactly. All nodes live in the compilation arena.
+ *
+ * What it may touch: support/ only (ir/ includes no frontend, lowering, capability or backend
+ * header); every later layer reads this header and never a frontend one. */
 #ifndef QDC_IR_H
 #define QDC_IR_H
 #include "../support/diag.h"

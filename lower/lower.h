@@ -1,4 +1,6 @@
-/* The atomic lowering engine: one decision per memory operation, from database answers only. */
+/* The atomic lowering engine: one decision per memory operation, from database answers only.
+ * What it may touch: the sealed IR (ir/ir.h, read only), the capability database (capdb/) and
+ * support/; never the frontend, nor a backend: the backends read its IrLowered. */
 #ifndef QDC_LOWER_H
 #define QDC_LOWER_H
 #include "../capdb/capdb.h"

@@ -1,7 +1,10 @@
 /* The backend interface. The driver hands the sealed IrModule, this target's lowering of it
  * (IrLowered) and the resolved family to the backend named by the family's `backend:` key; the backend fills `out` with the artifact bytes
  * and never touches the file system for the output itself (the driver writes atomically).
- * Backends return false after reporting diagnostics; an internal failure uses die(). */
+ * Backends return false after reporting diagnostics; an internal failure uses die().
+ * What a backend may touch: this header, abi.h, ir/ir.h (the sealed IR and its IrLowered, read
+ * only), capdb/capdb.h (the family's answers) and support/; never a frontend header, another
+ * backend's folder, or the file system for its outputs. A backend is one row of backends.def. */
 #ifndef QDC_TARGET_H
 #define QDC_TARGET_H
 #include "../capdb/capdb.h"

@@ -29,6 +29,9 @@ typedef struct EvalBudget {
     Span at;        /* the host statement being evaluated: where charges without a location of their own point */
 } EvalBudget;
 
+/* The names of the rows of budget.def, for messages (kept in step by a test of the usage error). */
+#define EVAL_LIMIT_NAMES "steps, size, depth, calls, inlines, kernels, unroll or loop"
+
 /* The limits set on the command line: limit[k] > 0 replaces budget.def's default. */
 typedef struct EvalLimits { int64_t limit[EB_COUNT]; } EvalLimits;
 
@@ -48,4 +51,9 @@ static inline void budget_leave(EvalBudget *b) { b->used[EB_DEPTH]--; }
 /* QD2026 (QD2024 for kernels) for the budget that ran out, once; false when one did. */
 bool budget_report(EvalBudget *b);
 static inline bool budget_ok(const EvalBudget *b) { return !b->exhausted; }
+/* Whether n more units of `which` fit, charging nothing (false, and the budget is exhausted at
+ * `at`, when they do not): for work whose whole count is known before it starts. */
+static inline bool budget_fits(EvalBudget *b, EvalLimit which, int64_t n, Span at) {
+    return !b->exhausted && n <= b->limit[which] - b->used[which] ? true : (budget_charge(b, which, n, at), false);
+}
 #endif

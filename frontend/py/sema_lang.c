@@ -5,7 +5,14 @@
 #include "py.h"
 #include <string.h>
 
-#define MAX_ITEMS 65536 /* items one comprehension or unpacking may produce */
+/* Making n items (a range, a repeated tuple, a comprehension's values) is n steps of the
+ * evaluation budget (QD2026, reported by budget_report); a count past what a tuple holds
+ * is QD2022 where the steps budget was raised that far. */
+static bool items_fit(Sema *S, int64_t n, Span at) {
+    if (!budget_fits(&S->budget, EB_STEPS, n, at)) return false;
+    if (n > INT32_MAX / 2) return diag_error(at, QD2022, "a compile-time sequence of %lld items (at most %d)", (long long)n, INT32_MAX / 2), false;
+    return budget_charge(&S->budget, EB_STEPS, n, at);
+}
 
 static Val tuple_of(Sema *S, Val *items, int n) {
     Val t = {.kind = V_TUPLE};
@@ -71,7 +78,7 @@ static bool range_items(Sema *S, const Expr *call, Val **items, int *n) {
         if (!sema_const_int(S, call->call.args.items[k], &a[na == 1 ? 1 : k], "a range bound in a comprehension")) return false;
     if (!a[2]) return diag_error(call->call.args.items[2]->span, QD2012, "range step must not be zero"), false;
     int64_t cnt = a[2] > 0 ? (a[1] > a[0] ? (a[1] - a[0] + a[2] - 1) / a[2] : 0) : (a[0] > a[1] ? (a[0] - a[1] - a[2] - 1) / -a[2] : 0);
-    if (cnt > MAX_ITEMS) return diag_error(call->span, QD2022, "a compile-time range of more than %d items", MAX_ITEMS), false;
+    if (!items_fit(S, cnt, call->span)) return false;
     *n = (int)cnt;
     *items = ARENA_ARRAY(S->arena, Val, *n ? *n : 1);
     for (int64_t k = 0; k < cnt; k++) (*items)[k] = val_expr(irb_int(S->arena, QT_I32, a[0] + k * a[2], call->span));
@@ -140,9 +147,10 @@ static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
         if ((x[0] && !ir_is_const(x[0])) || !ir_is_const(x[1]))
             return diag_error(a->span, QD2009, "the bounds of a qd.static loop must be compile-time constants"), false;
         lo[d] = x[0] ? x[0]->c.i : 0, hi[d] = x[1]->c.i;
-        total *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
-        if (total > MAX_ITEMS) return diag_error(in->span, QD2022, "a compile-time range of more than %d items", MAX_ITEMS), false;
+        int64_t ext = hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+        total = ext && total > INT64_MAX / ext ? INT64_MAX : total * ext;
     }
+    if (!items_fit(S, total, in->span)) return false;
     *n = (int)total;
     *items = ARENA_ARRAY(S->arena, Val, total ? total : 1);
     for (int64_t k = 0; k < total; k++) {
@@ -194,10 +202,7 @@ bool sema_static_seq_for(Sema *S, const Stmt *s) {
     int dyn = S->static_dyn;
     S->loop = LOOP_STATIC, S->static_dyn = S->dyn;
     for (int k = 0, errs = diag_error_count(); k < n && diag_error_count() == errs; k++) {
-        if (++S->unrolled > MAX_ITEMS) {
-            diag_error(it->span, QD2022, "qd.static loops unroll to more than %d iterations in this kernel", MAX_ITEMS);
-            break;
-        }
+        if (!budget_charge(&S->budget, EB_UNROLL, 1, it->span)) break; /* QD2022, reported by budget_report */
         if (!bind_target(S, S->scope, s->for_.target, items[k]) || !sema_static_iteration(S, &s->for_.body)) break;
     }
     S->loop = saved, S->static_dyn = dyn;
@@ -270,7 +275,7 @@ bool sema_tuple_binary(Sema *S, int op, Val a, Val b, Val *out, Span sp) {
     }
     int64_t k = qt_is_signed(c->type) ? c->c.i : (int64_t)c->c.u;
     if (k < 0) k = 0;
-    if (k * t.tuple.n > MAX_ITEMS) return diag_error(c->span, QD2022, "a tuple of more than %d items", MAX_ITEMS), *out = val_err(), true;
+    if (!items_fit(S, t.tuple.n && k > INT64_MAX / t.tuple.n ? INT64_MAX : k * t.tuple.n, sp)) return *out = val_err(), true;
     Val *items = ARENA_ARRAY(S->arena, Val, k * t.tuple.n + 1);
     for (int64_t r = 0; r < k; r++) memcpy(items + r * t.tuple.n, t.tuple.items, sizeof(Val) * (size_t)t.tuple.n);
     return *out = tuple_of(S, items, (int)(k * t.tuple.n)), true;
@@ -434,8 +439,7 @@ static bool comp_clause(Sema *S, const Expr *c, Scope *sc, ValVec *out) {
         }
         Val v = sema_eval(S, c->comp.elt);
         if (v.kind == V_ERR) return false;
-        if (out->len == MAX_ITEMS)
-            return diag_error(c->span, QD2022, "a comprehension of more than %d items", MAX_ITEMS), false;
+        if (!items_fit(S, out->len == INT32_MAX / 2 ? INT64_MAX : 1, c->span)) return false; /* nested comprehensions share the one budget */
         vec_push(out, v);
     }
     return true;

@@ -115,8 +115,22 @@ Val sema_fstring(Sema *S, const Expr *e) {
     return f.ok ? sema_new_value(S, r, e->span) : val_err();
 }
 
-/* str(x) and STR + STR on compile-time values; *out unset (false) when the operands are not. */
+/* STR * N and N * STR: N copies (none for N <= 0). The size is checked before the string is
+ * made ('ab' * 10**9 would take 2 GB): the size budget, at the host statement (QD2026). */
+static bool str_repeat(Sema *S, Val s, Val n, Val *out) {
+    if (s.kind != V_STR || n.kind != V_EXPR || !ir_is_const(n.e) || !qt_is_integral(n.e->type)) return false;
+    int64_t k = qt_is_signed(n.e->type) ? n.e->c.i : (int64_t)(n.e->c.u > INT64_MAX ? INT64_MAX : n.e->c.u);
+    int64_t len = (int64_t)strlen(s.path), total = k <= 0 || !len ? 0 : k > INT64_MAX / len ? INT64_MAX : k * len;
+    if (!budget_fits(&S->budget, EB_SIZE, total == INT64_MAX ? total : total + 1, S->budget.at)) return *out = val_err(), true;
+    char *r = arena_alloc(S->arena, (size_t)total + 1);
+    for (int64_t c = 0; c < total; c += len) memcpy(r + c, s.path, (size_t)len);
+    r[total] = 0;
+    return *out = (Val){.kind = V_STR, .path = r}, true;
+}
+
+/* str(x), STR + STR and STR * N on compile-time values; *out unset (false) when the operands are not. */
 bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out) {
+    if (op == T_STAR) return str_repeat(S, a, b, out) || str_repeat(S, b, a, out);
     if (op != T_PLUS || a.kind != V_STR || b.kind != V_STR) return false;
     *out = (Val){.kind = V_STR, .path = arena_printf(S->arena, "%s%s", a.path, b.path)};
     return true;
@@ -532,17 +546,25 @@ static Scope *pyfunc_scope(Sema *S, const Expr *call, const Stmt *def) {
     return sc;
 }
 
+/* How deep sema_pyfunc_is_host looks through `return EXPR` functions for host values: it reads
+ * their shape without values, so a recursive one would never end; past this depth a call is the
+ * script's value (evaluation itself is bounded by the depth budget, budget.def). */
+#define PYFUNC_SHAPE_DEPTH 16
+
 bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def) {
     for (int k = 0; k < call->call.args.n; k++)
         if (sema_is_host_expr(S, call->call.args.items[k])) return true;
     for (int k = 0; k < call->call.nkw; k++)
         if (sema_is_host_expr(S, call->call.kw[k].value)) return true;
-    if (S->pyfunc_depth >= 16) return true;
-    if (!sema_pyfunc_return(def)) { /* a body of several statements: whether qdc can run it */
+    if (!sema_pyfunc_return(def)) { /* a body of several statements: whether qdc can run it (runaway recursion: the depth budget) */
+        if (S->pyfunc_trying) return false; /* inside such a trial: the outer one decides (2**depth trials otherwise) */
         int mark = diag_quiet_begin();
+        S->pyfunc_trying++;
         Val r = sema_pyfunc_call(S, call, def);
+        S->pyfunc_trying--;
         return diag_quiet_end(mark) || r.kind == V_ERR;
     }
+    if (S->pyfunc_depth >= PYFUNC_SHAPE_DEPTH) return true;
     Scope *sc = pyfunc_scope(S, call, def);
     if (!sc) return true;
     Scope *h = S->hscope;
@@ -553,15 +575,14 @@ bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def) {
 }
 
 Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
-    if (!budget_charge(&S->budget, EB_CALLS, 1, call->span)) return val_err();
-    if (S->pyfunc_depth >= 16)
-        return diag_error(call->span, QD2019, "'%s' calls itself more than 16 deep while qdc evaluates it", def->def.name), val_err();
+    if (!budget_fits(&S->budget, EB_CALLS, 1, call->span) || !budget_fits(&S->budget, EB_DEPTH, 1, call->span)) return val_err();
     Scope *sc = pyfunc_scope(S, call, def);
     if (!sc) return diag_error(call->span, QD2007, "this call does not match the parameters of '%s'", def->def.name), val_err();
+    if (!budget_enter(&S->budget, call->span)) return val_err(); /* a call, one level deeper (QD2026: runaway recursion) */
     if (!sema_pyfunc_return(def)) {
         S->pyfunc_depth++;
         Val r = sema_pyfunc_body(S, def, sc);
-        S->pyfunc_depth--;
+        S->pyfunc_depth--, budget_leave(&S->budget);
         if (r.kind == V_HOST)
             return diag_error(call->span, QD2062, "'%s' returns %s; qdc evaluates a helper function only when it can compute its result", def->def.name, r.path), val_err();
         return r;
@@ -572,6 +593,7 @@ Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
     S->pyfunc_depth++;
     Val r = sema_eval(S, sema_pyfunc_return(def));
     S->hscope = h, S->scope = k, S->pyfunc_depth--;
+    budget_leave(&S->budget);
     return r;
 }
 
@@ -862,8 +884,7 @@ static Val run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl
         if (!strcmp(h->combos.items[k], combo ? combo : "")) return h->rets.items[k];
     vec_push(&h->combos, combo ? combo : "");
     vec_push(&h->rets, val_err());
-    if (!budget_charge(&S->budget, EB_CALLS, 1, h->def->span)) return val_err();
-    if (S->helper_depth >= 8) return val_err(); /* a recursive helper: its deeper calls are not evaluated */
+    if (!budget_enter(&S->budget, h->def->span)) return val_err(); /* a call, one level deeper (QD2026: runaway recursion) */
     const Stmt *def = h->def;
     Scope *hscope = S->hscope, *bind_to = S->bind_to;
     const char *prefix = S->prefix;
@@ -873,6 +894,7 @@ static Val run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl
     sema_host_function_once(S, def, bound, decl, combo, false);
     Val ret = S->host_ret;
     S->hscope = hscope, S->prefix = prefix, S->bind_to = bind_to, S->helper_depth--, S->host_ret = val_err();
+    budget_leave(&S->budget);
     S->helpers.items[hi].rets.items[idx] = ret;
     return ret;
 }
@@ -1153,6 +1175,8 @@ bool sema_host_list_method(Sema *S, const Expr *e) {
     }
     unshare(S, S->hscope, b, b->v.tuple.items);
     if (add[0].kind == V_ERR) return b->v = (Val){.kind = V_HOST, .path = why}, true;
+    if (!budget_charge(&S->budget, EB_SIZE, (int64_t)b->v.tuple.n + n + 1, e->span)) /* the longer list is a copy (QD2026) */
+        return b->v = (Val){.kind = V_HOST, .path = why}, true;
     Val t = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, b->v.tuple.n + n + 1), b->v.tuple.n + n}};
     memcpy(t.tuple.items, b->v.tuple.items, sizeof(Val) * (size_t)b->v.tuple.n);
     memcpy(t.tuple.items + b->v.tuple.n, add, sizeof(Val) * (size_t)n);

@@ -69,11 +69,21 @@ static MemberKind member_kind(Sema *S, const PyDc *dc, int k, const PyDc **sub) 
     return r;
 }
 
+/* Each member dataclass is asked once per level (members of one type are alike: a dataclass
+ * whose members double at each level is walked in linear time, not 2**levels). */
 bool sema_pydc_is_generic(Sema *S, const PyDc *dc) {
+    const PyDc *seen[8];
+    int nseen = 0;
     for (int k = 0; k < dc->n; k++) {
         const PyDc *sub;
         MemberKind mk = member_kind(S, dc, k, &sub);
-        if (mk == M_GENERIC || (mk == M_DC && sub != dc && sema_pydc_is_generic(S, sub))) return true;
+        if (mk == M_GENERIC) return true;
+        if (mk != M_DC || sub == dc) continue;
+        bool again = false;
+        for (int j = 0; j < nseen; j++) again |= seen[j] == sub;
+        if (again) continue;
+        if (nseen < (int)ARRAY_LEN(seen)) seen[nseen++] = sub;
+        if (sema_pydc_is_generic(S, sub)) return true;
     }
     return false;
 }
@@ -180,15 +190,19 @@ bool sema_pydc_call_value(Sema *S, const Expr *a, Val *v, StrBuf *b) {
 /* ---- kernels: flattening a parameter ---- */
 
 /* A parameter already added under this name: a data-oriented instance's dataclass attribute is
- * flattened at each use (sema_object_attr), its members added once. */
-static int param_named(Sema *S, const char *name) {
+ * flattened at each use (sema_object_attr), its members added once. The scan is charged to the
+ * steps budget (one step per 64 parameters it passes): dataclasses that double at each level
+ * would make it quadratic. -2 when the budget ran out. */
+static int param_named(Sema *S, const char *name, Span sp) {
+    if (!budget_charge(&S->budget, EB_STEPS, 1 + (S->params.len >> 6), sp)) return -2;
     for (int k = 0; k < S->params.len; k++)
         if (!strcmp(S->params.items[k].name, name)) return k;
     return -1;
 }
 
 static Val scalar_param(Sema *S, const char *name, QdType t, Span sp) {
-    int have = param_named(S, name);
+    int have = param_named(S, name, sp);
+    if (have == -2) return val_err();
     if (have >= 0) {
         IrExpr *e = irb_new(S->arena, IR_PARAM, S->params.items[have].type, sp);
         e->param = have;
@@ -202,7 +216,8 @@ static Val scalar_param(Sema *S, const char *name, QdType t, Span sp) {
 }
 
 static Val ndarray_param(Sema *S, IrParam p) {
-    int have = param_named(S, p.name);
+    int have = param_named(S, p.name, p.span);
+    if (have == -2) return val_err();
     if (have >= 0) return (Val){.kind = V_NDARRAY, .index = have};
     vec_push(&S->params, p);
     return (Val){.kind = V_NDARRAY, .index = S->params.len - 1};
@@ -225,11 +240,11 @@ static Val generic_member(Sema *S, const PyDc *dc, int k, const char *name, Val 
     return val_err();
 }
 
-static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span sp, int depth) {
-    if (depth > 16) return diag_error(sp, QD2005, "dataclass '%s' contains itself", dc->cls->class_.name), val_err();
+static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span sp) {
+    if (!budget_charge(&S->budget, EB_DEPTH, 1, sp)) return val_err(); /* nested dataclasses: one level each (QD2026) */
     Val v = {.kind = V_PYDC, .pydc = {dc, ARENA_ARRAY(S->arena, Val, dc->n ? dc->n : 1)}};
     bool ok = true;
-    for (int k = 0; k < dc->n; k++) {
+    for (int k = 0; k < dc->n && budget_ok(&S->budget); k++) {
         const char *name = arena_printf(S->arena, "%s__%s", prefix, dc->names[k]);
         const PyDc *sub;
         MemberKind mk = member_kind(S, dc, k, &sub);
@@ -240,7 +255,7 @@ static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span s
         QdType t;
         int n = 0, m = 0;
         switch (mk) {
-        case M_DC: r = flatten(S, sub, name, h, sp, depth + 1); break;
+        case M_DC: r = flatten(S, sub, name, h, sp); break;
         case M_GENERIC: r = generic_member(S, dc, k, name, h, sp); break;
         case M_ARRAY: {
             IrParam p = {.name = name, .span = sp};
@@ -276,10 +291,11 @@ static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span s
         ok &= r.kind != V_ERR;
     }
     (void)ok; /* a member in error is V_ERR: its uses stay quiet, the others are checked */
+    budget_leave(&S->budget);
     return v;
 }
 
-Val sema_pydc_flatten(Sema *S, Val host, const char *prefix, Span sp) { return flatten(S, host.pydc.dc, prefix, host, sp, 0); }
+Val sema_pydc_flatten(Sema *S, Val host, const char *prefix, Span sp) { return flatten(S, host.pydc.dc, prefix, host, sp); }
 
 bool sema_pydc_param(Sema *S, const Param *ap, Val host) {
     const PyDc *dc = ap->annotation ? sema_pydc_of(S, ap->annotation) : NULL;
@@ -288,7 +304,7 @@ bool sema_pydc_param(Sema *S, const Param *ap, Val host) {
         dc = host.pydc.dc; /* deprecated in Quadrants (a DeprecationWarning), still accepted */
     if (!dc) return false;
     if (ap->dflt) diag_error(ap->dflt->span, QD2005, "kernel parameters cannot have default values in v1");
-    Val v = ap->dflt ? val_err() : flatten(S, dc, ap->name, host, ap->span, 0);
+    Val v = ap->dflt ? val_err() : flatten(S, dc, ap->name, host, ap->span);
     scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
     return true;
 }
