@@ -28,7 +28,7 @@ out=${OUTDIR:-$(mktemp -d)}
 defs=(-D gs.qd_float=qd.f32 -D gs.qd_int=qd.i32 -D gs.qd_bool=qd.u1 -D gs.use_ndarray=True)
 declare -A ok
 total=0
-mods=$(cd "$root" && grep -rl --include='*.py' '^@qd.kernel' genesis | sort)
+mods=${MODULES:-$(cd "$root" && grep -rl --include="*.py" "^@qd.kernel" genesis | sort)}
 for m in $mods; do
     dir="$out/${m%.py}"
     drivers=$(python3 "$here/genesis_drivers.py" "$root" "$root/$m" "$dir") || { echo "DRIVERS-FAILED $m"; continue; }
