@@ -1603,21 +1603,32 @@ static bool static_iter(Sema *S, const Expr *it) {
     return p && !strcmp(p, "qd.static");
 }
 
+/* Whether statements of a qd.func's body, at its top level, hold a loop that becomes the calling
+ * kernel's (also in a branch of an `if qd.static(...)`: its condition is known only once the
+ * func's arguments are bound, and the branch taken is as much top level as the func's body). */
+static bool body_has_toplevel_for(Sema *S, const StmtList *body) {
+    for (int k = 0; k < body->n; k++) {
+        const Stmt *x = body->stmts[k];
+        if (x->kind == S_FOR && x->for_.iter->kind == E_IFEXP) { /* its branches are chosen inside the qd.func */
+            if (!static_iter(S, x->for_.iter)) return true;
+            continue;
+        }
+        if (x->kind == S_IF && static_iter(S, x->if_.cond)) {
+            if (body_has_toplevel_for(S, &x->if_.then) || body_has_toplevel_for(S, &x->if_.els)) return true;
+            continue;
+        }
+        x = sema_loop_form(S, x);
+        if (S->up->sema_is_do_while(S, x)) return true; /* its tasks repeat: they are the kernel's */
+        if ((x->kind == S_FOR && !static_iter(S, x->for_.iter)) || is_loop_config(S, x)) return true;
+    }
+    return false;
+}
+
 static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
     if (s->kind != S_EXPR || s->expr->kind != E_CALL || s->expr->call.fn->kind != E_NAME) return false;
     Binding *b = sema_lookup(S, s->expr->call.fn->name);
     if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
-    for (int k = 0; k < b->v.def->def.body.n; k++) {
-        const Stmt *x = b->v.def->def.body.stmts[k];
-        if (x->kind == S_FOR && x->for_.iter->kind == E_IFEXP) { /* its branches are chosen inside the qd.func */
-            if (!static_iter(S, x->for_.iter)) return *def = b->v.def, true;
-            continue;
-        }
-        x = sema_loop_form(S, x);
-        if (S->up->sema_is_do_while(S, x)) return *def = b->v.def, true; /* its tasks repeat: they are the kernel's */
-        if ((x->kind == S_FOR && !static_iter(S, x->for_.iter)) || is_loop_config(S, x)) return *def = b->v.def, true;
-    }
-    return false;
+    return body_has_toplevel_for(S, &b->v.def->def.body) ? (*def = b->v.def, true) : false;
 }
 
 static bool is_static_for(Sema *S, const Stmt *s) {

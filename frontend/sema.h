@@ -202,6 +202,7 @@ typedef struct Sema {
     int task;         /* index of the open task, -1 if none */
     bool uses_block;  /* the open task uses barriers, thread_idx or shared arrays */
     LoopKind loop;    /* innermost loop kind, for break/continue */
+    int caller_dyn;   /* run-time loops around the calls of the qd.funcs being inlined */
     bool parallel_continue; /* a continue left the parallel loop body */
     const Stmt **inline_stack; /* the qd.funcs being inlined, outermost first (sema_inline_push) */
     int ninline, inline_cap;

@@ -1006,7 +1006,7 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     int dyn = S->dyn, static_dyn = S->static_dyn;
     struct RealFunc rf = S->rf;
     S->rf = (struct RealFunc){.result = -1};
-    S->scope = sc, S->loop = LOOP_NONE, S->dyn = 0, S->static_dyn = 0;
+    S->scope = sc, S->loop = LOOP_NONE, S->dyn = 0, S->static_dyn = 0, S->caller_dyn += dyn;
     sema_inline_push(S, def, call->span); /* fits: checked above */
     const StmtList *body = &def->def.body;
     const Stmt *ret = body->n && body->stmts[body->n - 1]->kind == S_RETURN ? body->stmts[body->n - 1] : NULL;
@@ -1027,7 +1027,7 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     S->returned = false;
     sema_inline_pop(S);
     S->rf = rf;
-    S->scope = saved, S->loop = loop, S->dyn = dyn, S->static_dyn = static_dyn;
+    S->scope = saved, S->loop = loop, S->dyn = dyn, S->static_dyn = static_dyn, S->caller_dyn -= dyn;
     vec_free(&sc->b);
     return result;
 }
@@ -1099,11 +1099,11 @@ static void stmt_assert(Sema *S, const Stmt *s) {
     sema_emit(S, st);
 }
 
-/* qd.loop_config directly before a loop nested in another loop: only top-level loops are
- * configured; Quadrants warns and drops it. */
+/* qd.loop_config directly before a loop nested in another loop (also one in a qd.func called
+ * inside a loop): only top-level loops are configured; Quadrants warns and drops it. */
 static bool nested_loop_config(Sema *S, const StmtList *l, int k) {
     const Stmt *s = l->stmts[k];
-    if ((S->loop != LOOP_SERIAL && S->loop != LOOP_PARALLEL) || k + 1 >= l->n || l->stmts[k + 1]->kind != S_FOR) return false;
+    if ((S->loop != LOOP_SERIAL && S->loop != LOOP_PARALLEL && S->caller_dyn <= 0) || k + 1 >= l->n || l->stmts[k + 1]->kind != S_FOR) return false;
     const char *p = s->kind == S_EXPR && s->expr->kind == E_CALL ? sema_path(S, s->expr->call.fn) : NULL;
     if (!p || strcmp(p, "qd.loop_config")) return false;
     diag_warning(s->span, QD2103, "qd.loop_config before a loop nested inside another for-loop has no effect: only "

@@ -278,6 +278,47 @@ Test(lang_sem, nested_loop_config_warns) {
     compiled_free(&c);
 }
 
+/* The same in a qd.func (Genesis' "this loop is considered an inner loop"): called inside a
+ * kernel's loop, its qd.loop_config is dropped with the warning; called at the kernel's top level
+ * (the same func), it configures the loop that becomes the kernel's parallel loop. */
+Test(lang_sem, func_loop_config_inside_loop_warns) {
+    Compiled c = compile_src("import quadrants as qd\nx = qd.field(qd.i32, shape=16)\n\n@qd.func\ndef inner(j):\n"
+                             "    qd.loop_config(block_dim=32)\n    for i in range(16):\n        x[i] += j\n\n"
+                             "@qd.kernel\ndef k():\n    for j in range(2):\n        inner(j)\n    inner(5)\n",
+                             "--emit=ir");
+    char *want = NULL;
+    cr_assert(asprintf(&want, "%s:6:5: warning[QD2103]: qd.loop_config before a loop nested inside another for-loop has no effect: "
+                              "only top-level loops are configured (Quadrants warns too) [-Wloop-config-ignored]\n", c.src) > 0);
+    cr_expect_eq(c.r.status, 0, "%s", c.r.err);
+    cr_expect(!strncmp(c.r.err, want, strlen(want)), "got:\n%s", c.r.err);
+    cr_expect(!strstr(c.r.err + strlen(want), "warning"), "one warning only:\n%s", c.r.err);
+    char *ir = read_text(c.out, NULL);
+    cr_assert(ir);
+    cr_expect(strstr(ir, "task k_t0 parallel extent=2:i32 index=%0\n") != NULL, "%s", ir);
+    cr_expect(strstr(ir, "task k_t2 parallel extent=16:i32 index=%5 block_dim=32\n") != NULL, "%s", ir);
+    free(ir), free(want);
+    compiled_free(&c);
+}
+
+/* A qd.func whose body is an `if qd.static(flag)` with a configured loop in a branch (Genesis'
+ * forward kinematics): the branch taken is the func's top level, so the loop is the kernel's
+ * parallel loop, configured in the instance that takes it. */
+Test(lang_sem, func_static_branch_loop_config) {
+    Compiled c = compile_src("import quadrants as qd\nx = qd.field(qd.i32, shape=16)\n\n@qd.func\ndef update(cfg: qd.template()):\n"
+                             "    if qd.static(cfg):\n        for i in range(16):\n            x[i] += 1\n    else:\n"
+                             "        qd.loop_config(block_dim=32)\n        for i in range(16):\n            x[i] += 2\n\n"
+                             "@qd.kernel\ndef k(cfg: qd.template()):\n    update(cfg)\n\nk(False)\nk(True)\n",
+                             "--emit=ir");
+    cr_expect_eq(c.r.status, 0, "%s", c.r.err);
+    cr_expect_str_eq(c.r.err, "");
+    char *ir = read_text(c.out, NULL);
+    cr_assert(ir);
+    cr_expect(strstr(ir, "task k__False_t1 parallel extent=16:i32 index=%0 block_dim=32\n") != NULL, "%s", ir);
+    cr_expect(strstr(ir, "task k__True_t1 parallel extent=16:i32 index=%0\n") != NULL, "%s", ir);
+    free(ir);
+    compiled_free(&c);
+}
+
 /* A 0-d iteration space (qd.grouped(qd.ndrange()), qd.grouped of a 0-d field): the body runs
  * once with the empty index, x[I] is x[None]; without qd.grouped there is no loop variable. */
 Test(lang_sem, zero_d_grouped_loops) {

@@ -47,6 +47,8 @@ class ArrayClass:
     def __init__(self, path):
         tree = ast.parse(open(path).read())
         self.members, self.configs, self.aliases, self.arrays, self.by_builder = {}, {}, {}, {}, {}
+        self.plain = {"V_ANNOTATION"}  # names standing for an untyped array (X = V_ANNOTATION)
+        self.by_name = {}  # an array's name (a builder's keyword, self.X = V(...)) -> its description
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 decos = [dotted(d) for d in node.decorator_list]
@@ -60,8 +62,14 @@ class ArrayClass:
                 body = dotted(node.value.body)
                 if isinstance(node.targets[0], ast.Name) and body:
                     self.aliases[node.targets[0].id] = body
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in self.plain:
+                self.plain.update(t.id for t in node.targets if isinstance(t, ast.Name))
             elif isinstance(node, ast.FunctionDef):
                 self.builder(node)
+        for s in ast.walk(tree):  # self.errno = V(dtype=gs.qd_int, shape=(solver._B,)) in a class
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Attribute) \
+                    and isinstance(s.value, ast.Call) and self.array(s.value, {}):
+                self.name(s.targets[0].attr, self.array(s.value, {}))
 
     def builder(self, fn):
         shapes = {}
@@ -72,10 +80,18 @@ class ArrayClass:
             if isinstance(s, ast.Call) and isinstance(s.func, ast.Name) and s.func.id.startswith("Struct"):
                 arrays = self.arrays.setdefault(s.func.id, {})
                 mine = self.by_builder.setdefault(fn.name[4:] if fn.name.startswith("get_") else fn.name, {})
-                for kw in s.keywords:
+                for kw in s.keywords:  # of two returns (a 0-d stand-in, the real one), the most axes
                     if kw.arg and isinstance(kw.value, ast.Call):
-                        arrays.setdefault(kw.arg, self.array(kw.value, shapes))
-                        mine[kw.arg] = self.array(kw.value, shapes)
+                        desc = self.array(kw.value, shapes)
+                        for table in (arrays, mine, self.by_name):
+                            if desc and (not table.get(kw.arg) or desc[3] > table[kw.arg][3]):
+                                table[kw.arg] = desc
+
+    def name(self, name, desc):
+        """Remembers desc for arrays called name, the one with the most axes (a builder's shape=()
+        stand-in for a disabled feature is not the array's real shape)."""
+        if desc and (name not in self.by_name or desc[3] > self.by_name[name][3]):
+            self.by_name[name] = desc
 
     def array(self, call, shapes):
         fn = dotted(call.func)
@@ -172,9 +188,36 @@ def used_as_index(fn, name):
     return False
 
 
+def static_truth(e):
+    """The value of an `if qd.static(...)` test under the driver's configs (every flag False, every
+    number 0): True / False, or None when it depends on more than that."""
+    if isinstance(e, ast.Call) and dotted(e.func) == "qd.static" and len(e.args) == 1:
+        return static_truth(e.args[0])
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        v = static_truth(e.operand)
+        return None if v is None else not v
+    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id in CONFIGS:
+        return False
+    return None
+
+
+def live_nodes(node):
+    """The nodes of node the driver's instance compiles: an `if qd.static(flag)` contributes only
+    the branch its configs take."""
+    if isinstance(node, ast.If):
+        v = static_truth(node.test)
+        if v is not None and isinstance(node.test, ast.Call):
+            for s in (node.body if v else node.orelse):
+                yield from live_nodes(s)
+            return
+    yield node
+    for child in ast.iter_child_nodes(node):
+        yield from live_nodes(child)
+
+
 def subscript_ndim(fn, name):
     nd = 0
-    for s in ast.walk(fn):
+    for s in live_nodes(fn):
         if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name) and s.value.id == name:
             nd = max(nd, len(s.slice.elts) if isinstance(s.slice, ast.Tuple) else 1)
     return nd or 1
@@ -187,7 +230,16 @@ CONFIGS = {"static_rigid_sim_config": "StructRigidSimStaticConfig", "collider_st
 def argument(ac, fn, p, configs):
     ann = p.annotation
     d = dotted(ann)
-    if d and d.startswith("array_class."):
+    if d and d.startswith("array_class.") and d.split(".", 1)[1] in ac.plain:
+        known = ac.by_name.get(p.arg)  # an array the builders name as the parameter is named
+        if known and (known[3] or known[0]):
+            n, m, dt, ndim = known
+            shape = "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"
+            return (f"qd.Matrix.ndarray({n}, {m}, {dt}, {shape})" if m else f"qd.Vector.ndarray({n}, {dt}, {shape})"
+                    if n else f"qd.ndarray({dt}, {shape})")
+        ann = ast.Call(func=ast.Attribute(value=ast.Attribute(value=ast.Name("qd"), attr="types"), attr="ndarray"),
+                       args=[], keywords=[])
+    elif d and d.startswith("array_class."):
         cls = ac.aliases.get(d.split(".", 1)[1], d.split(".", 1)[1])
         return ac.build(cls, p.arg) if cls in ac.members else None
     if isinstance(ann, ast.Call) and dotted(ann.func) in ("qd.types.ndarray", "qd.types.NDArray"):

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Measures how many of a Genesis tree's module-level kernels compile through instantiation
+# drivers (qdc(1), INSTANTIATION DRIVERS; issue 30 item 7).
+#
+#   tools/drivers/measure.sh GENESIS_ROOT [TARGET...]
+#
+# GENESIS_ROOT: an unmodified Genesis source tree (only its .py files are read), e.g.
+#   git -C MIRROR archive HEAD -- '*.py' | tar -x -C /tmp/genesis
+# TARGETs default to x86_64 sm_90 gfx942 vulkan1.3. For every module under GENESIS_ROOT/genesis
+# with a module-level @qd.kernel, tools/drivers/genesis_drivers.py writes one driver per kernel
+# (into $OUTDIR, default a fresh temporary directory); each driver is compiled with
+#   $QDC DRIVER.py -I GENESIS_ROOT -D gs.qd_float=qd.f32 -D gs.qd_int=qd.i32 \
+#        -D gs.qd_bool=qd.u1 -D gs.use_ndarray=True --target=T --check
+# (QDC defaults to build/qdc of this checkout). One line per kernel and target:
+#   PASS|FAIL  target  module:kernel  [the first diagnostic line, for a failure]
+# then per target and overall (a kernel counts once it compiles on every target):
+#   TOTAL target: N/M
+#   ALL: N/M
+# Exit status 0 (the counts are the result); 2 on bad usage.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=${1:?usage: measure.sh GENESIS_ROOT [TARGET...]}
+shift
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(x86_64 sm_90 gfx942 vulkan1.3)
+qdc=${QDC:-$here/../../build/qdc}
+out=${OUTDIR:-$(mktemp -d)}
+defs=(-D gs.qd_float=qd.f32 -D gs.qd_int=qd.i32 -D gs.qd_bool=qd.u1 -D gs.use_ndarray=True)
+declare -A ok
+total=0
+mods=${MODULES:-$(cd "$root" && grep -rl --include="*.py" "^@qd.kernel" genesis | sort)}
+for m in $mods; do
+    dir="$out/${m%.py}"
+    drivers=$(python3 "$here/genesis_drivers.py" "$root" "$root/$m" "$dir") || { echo "DRIVERS-FAILED $m"; continue; }
+    for d in $drivers; do
+        k=$(basename "$d" .py)
+        total=$((total + 1))
+        all=1
+        for t in "${targets[@]}"; do
+            err=$(timeout 120 "$qdc" "$d" -I "$root" "${defs[@]}" --target="$t" --check 2>&1 >/dev/null)
+            rc=$?
+            if [ $rc -eq 0 ]; then
+                echo "PASS $t $m:$k"
+                ok[$t]=$((${ok[$t]:-0} + 1))
+            else
+                first=$(printf '%s\n' "$err" | grep -m1 -E 'error|fatal|internal' || printf '%s\n' "$err" | head -1)
+                [ -n "$first" ] || first="exit $rc, no diagnostic"
+                echo "FAIL $t $m:$k  ${first#"$out/"}"
+                all=0
+            fi
+        done
+        ok[all]=$((${ok[all]:-0} + all))
+    done
+done
+for t in "${targets[@]}"; do echo "TOTAL $t: ${ok[$t]:-0}/$total"; done
+echo "ALL: ${ok[all]:-0}/$total"
