@@ -1825,6 +1825,7 @@ static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
             continue;
         }
         if (r == GP_PARAM) {
+            if (p.kind == IR_PARAM_NDARRAY) S->up->sema_ad_param(S, ap->annotation, &p);
             vec_push(&S->params, p);
             int idx = S->params.len - 1;
             v = (Val){.kind = V_NDARRAY, .index = idx};
@@ -2007,6 +2008,7 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
         diag_warning(span_make(ast->src, 0, 0), QD2102, "the module defines no kernels");
     IrModule *m = ARENA_NEW(arena, IrModule);
     m->src = ast->src;
+    m->ndarray_grads = S.ad_ndarray;
     TAKE(m->fields, m->nfields, S.fields);
     TAKE(m->storages, m->nstorages, S.storages);
     TAKE(m->kernels, m->nkernels, S.kernels);
