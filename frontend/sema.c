@@ -1009,6 +1009,10 @@ static void host_calls(Sema *S, const Expr *e) {
             kernel_call_site(S, e, S->helper_ret.def);
             return;
         }
+        if (!b && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME && !strcmp(fn->attr.name, "grad")) { /* K.grad(args): K's arguments */
+            b = host_find(S, fn->attr.obj->name);
+            if (b && b->v.kind != V_KERNEL) b = NULL;
+        }
         if (!b || b->v.kind != V_KERNEL || unparsed) return;
         kernel_call_site(S, e, b->v.def);
         return;

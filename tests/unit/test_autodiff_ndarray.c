@@ -268,3 +268,43 @@ Test(autodiff_ndarray, lavapipe_gradients_match_exact, .timeout = 300) {
     remove_tree(dir);
     free(dir);
 }
+
+/* k.grad(args) is a call site as k(args) is: a generic kernel called only through .grad (a
+ * backward pass from stored adjoints, as Quadrants' test_hash_encoder_simple) is instantiated
+ * with those arguments, and a kernel call Quadrants rejects is rejected there too. */
+Test(autodiff_ndarray, grad_call_instantiates) {
+    static const char src[] = "import quadrants as qd\n\n"
+                              "@qd.kernel\n"
+                              "def enc(table: qd.types.ndarray(), out: qd.types.ndarray()):\n"
+                              "    for level in range(1):\n"
+                              "        out[0, 0] = table[0] * 2.0\n\n"
+                              "def test_x():\n"
+                              "    table = qd.ndarray(shape=(1), dtype=qd.f32, needs_grad=True)\n"
+                              "    out = qd.ndarray(shape=(1, 1), dtype=qd.f32, needs_grad=True)\n"
+                              "    enc.grad(table, out)\n";
+    char *dir;
+    RunResult r = qdc_on(src, "--emit=metadata", NULL, &dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *m = out_text(dir);
+    cr_expect(strstr(m, "{\"name\": \"enc__f32_1d__f32_2d_grad\", \"grad_of\": \"enc__f32_1d__f32_2d\",") &&
+                  strstr(m, "{\"name\": \"table_grad\", \"kind\": \"ndarray\", \"dtype\": \"f32\", \"ndim\": 1, \"grad_of\": \"table\"}, "
+                            "{\"name\": \"out_grad\", \"kind\": \"ndarray\", \"dtype\": \"f32\", \"ndim\": 2, \"grad_of\": \"out\"}]"),
+              "%s", m);
+    free(m);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+    static const char bad[] = "import quadrants as qd\n\n"
+                              "@qd.kernel\n"
+                              "def enc(table: qd.types.ndarray(), out: qd.types.ndarray()):\n"
+                              "    out[0, 0] = table[0] * 2.0\n\n"
+                              "def test_x():\n"
+                              "    table = qd.ndarray(shape=(1), dtype=qd.f32, needs_grad=True)\n"
+                              "    enc.grad(table)\n";
+    r = qdc_on(bad, "--emit=metadata", NULL, &dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "ad.py:9:5: error[QD2069]"), "%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
