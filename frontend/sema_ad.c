@@ -2,8 +2,11 @@
  * field an adjoint field "<name>_grad" of the same type and shape (a plain row-major buffer,
  * qdc-abi(7) "GRADIENTS"), made once every shape is known (a field placed later gets its
  * shape from place()); x.grad names it in kernels and host code. needs_dual=True (forward
- * mode) gives it a dual field "<name>_dual" the same way, named by x.dual. The gradient
- * kernels are IR transforms (ir/autodiff.c, ir/autodiff_fwd.c). */
+ * mode) gives it a dual field "<name>_dual" the same way, named by x.dual. Ndarrays: x.grad
+ * of an ndarray parameter is the kernel's parameter "<x>_grad" (appended), needs_grad= of an
+ * ndarray annotation marks the parameter (IrParam.needs_grad); qd.ndarray(..., needs_grad=True)
+ * is seen by sema_tensor.c (Sema.ad_ndarray). The gradient kernels are IR transforms
+ * (ir/autodiff.c, ir/autodiff_fwd.c). */
 #include "sema.h"
 #include <string.h>
 

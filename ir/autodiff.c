@@ -1,6 +1,11 @@
 /* Reverse-mode automatic differentiation of the checked IR: for every kernel k that touches a
- * field with an adjoint (IrField.grad), a companion kernel "<k>_grad" with k's parameters whose
- * tasks are k's in reverse order. Each companion task runs over k's task's iterations and
+ * field with an adjoint (IrField.grad) or a differentiable ndarray parameter (a float one, not
+ * annotated needs_grad=False, in a module that allocates an ndarray with needs_grad=True, or
+ * annotated needs_grad=True), a companion kernel "<k>_grad" with k's parameters, then one
+ * adjoint array "<x>_grad" per differentiable ndarray x whose elements k reads or writes
+ * (IrParam.adjoint_of; qdc-abi(7) GRADIENTS), whose tasks are k's in reverse order. Fields and
+ * ndarrays are one kind of memory here (mid_of); an ndarray's adjoint is addressed with the
+ * primal's subscripts in its adjoint array. Each companion task runs over k's task's iterations and
  *   1. recomputes the task's values (forward replay): every assignment to a local gets a fresh
  *      local of its own (a version), so no value the adjoint needs is overwritten; stores and
  *      atomics to global memory are dropped, a load of an element this iteration stored earlier
