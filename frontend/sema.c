@@ -1009,6 +1009,10 @@ static void host_calls(Sema *S, const Expr *e) {
             kernel_call_site(S, e, S->helper_ret.def);
             return;
         }
+        if (!b && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME && !strcmp(fn->attr.name, "grad")) { /* K.grad(args): K's arguments */
+            b = host_find(S, fn->attr.obj->name);
+            if (b && b->v.kind != V_KERNEL) b = NULL;
+        }
         if (!b || b->v.kind != V_KERNEL || unparsed) return;
         kernel_call_site(S, e, b->v.def);
         return;
@@ -1825,6 +1829,7 @@ static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
             continue;
         }
         if (r == GP_PARAM) {
+            if (p.kind == IR_PARAM_NDARRAY) S->up->sema_ad_param(S, ap->annotation, &p);
             vec_push(&S->params, p);
             int idx = S->params.len - 1;
             v = (Val){.kind = V_NDARRAY, .index = idx};
@@ -2007,6 +2012,7 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
         diag_warning(span_make(ast->src, 0, 0), QD2102, "the module defines no kernels");
     IrModule *m = ARENA_NEW(arena, IrModule);
     m->src = ast->src;
+    m->ndarray_grads = S.ad_ndarray;
     TAKE(m->fields, m->nfields, S.fields);
     TAKE(m->storages, m->nstorages, S.storages);
     TAKE(m->kernels, m->nkernels, S.kernels);

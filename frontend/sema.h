@@ -271,6 +271,7 @@ typedef struct Sema {
     const Expr *helper_call;  /* the last host helper call evaluated, and what it returned */
     Val helper_ret;
     int raises;
+    bool ad_ndarray; /* an ndarray with needs_grad=True was allocated (sema_tensor.c): IrModule.ndarray_grads */
     /* host loops being evaluated (sema_param.c): a break or continue met ends the body's
      * evaluation; one under an `if` qdc cannot decide makes the rest of the loop unknown */
     int host_loops;
@@ -523,6 +524,7 @@ void sema_ad_finish(Sema *S, bool laid_out); /* before and after sema_snode_fini
 bool sema_ad_no_grad(Sema *S, const Stmt *def); /* @qd.ad.no_grad on a kernel */
 void sema_ad_lazy(Sema *S, bool dual); /* qd.root.lazy_grad() / lazy_dual(): every floating-point field gets its adjoint / dual field */
 Val sema_ad_attr(Sema *S, Val o, const Expr *e);
+void sema_ad_param(Sema *S, const Expr *annotation, IrParam *p); /* qd.types.ndarray(needs_grad=...) */
 void sema_snode_free(Sema *S); /* the SNode tree's memory (the layout is in the fields by then) */
 IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp);
 

@@ -2,8 +2,11 @@
  * field an adjoint field "<name>_grad" of the same type and shape (a plain row-major buffer,
  * qdc-abi(7) "GRADIENTS"), made once every shape is known (a field placed later gets its
  * shape from place()); x.grad names it in kernels and host code. needs_dual=True (forward
- * mode) gives it a dual field "<name>_dual" the same way, named by x.dual. The gradient
- * kernels are IR transforms (ir/autodiff.c, ir/autodiff_fwd.c). */
+ * mode) gives it a dual field "<name>_dual" the same way, named by x.dual. Ndarrays: x.grad
+ * of an ndarray parameter is the kernel's parameter "<x>_grad" (appended), needs_grad= of an
+ * ndarray annotation marks the parameter (IrParam.needs_grad); qd.ndarray(..., needs_grad=True)
+ * is seen by sema_tensor.c (Sema.ad_ndarray). The gradient kernels are IR transforms
+ * (ir/autodiff.c, ir/autodiff_fwd.c). */
 #include "sema.h"
 #include <string.h>
 
@@ -93,11 +96,56 @@ void sema_ad_finish(Sema *S, bool laid_out) {
         }
 }
 
+/* x.grad of ndarray parameter p in a kernel: the parameter "<x>_grad" holding its adjoint array
+ * (same element type, dimensions and layout), appended to the kernel's parameters the first
+ * time (qdc-abi(7) GRADIENTS). */
+static Val ndarray_grad(Sema *S, int p, const Expr *e) {
+    const IrParam *x = &S->params.items[p];
+    if (x->adjoint_of)
+        return diag_error(e->span, QD2153, "'%s' is the adjoint of ndarray '%s': it has no gradient of its own", x->name,
+                          S->params.items[x->adjoint_of - 1].name), val_err();
+    if (!qt_is_float(x->type))
+        return diag_error(e->span, QD2152, "%s is not supported for ndarray with `needs_grad=True` or `needs_dual=True`.", qt_name(x->type)),
+               val_err();
+    for (int k = 0; k < S->params.len; k++)
+        if (S->params.items[k].adjoint_of == p + 1) return (Val){.kind = V_NDARRAY, .index = k};
+    IrParam g = *x;
+    g.name = arena_printf(S->arena, "%s_grad", x->name), g.adjoint_of = p + 1, g.needs_grad = -1;
+    for (int k = 0; k < S->params.len; k++)
+        if (!strcmp(S->params.items[k].name, g.name))
+            return diag_error(e->span, QD2153, "'%s.grad' would be parameter '%s', which the kernel already has", x->name, g.name), val_err();
+    vec_push(&S->params, g);
+    return (Val){.kind = V_NDARRAY, .index = S->params.len - 1};
+}
+
+/* needs_grad= of an ndarray annotation, qd.types.ndarray(needs_grad=False): -1, True: 1. */
+void sema_ad_param(Sema *S, const Expr *ann, IrParam *p) {
+    if (!ann) return;
+    Binding *alias = ann->kind == E_NAME ? sema_lookup(S, ann->name) : sema_module_member(S, ann); /* A = qd.types.ndarray(...); x: A */
+    if (alias && alias->v.kind == V_ANNOT) ann = alias->v.ann;
+    if (ann->kind != E_CALL) return;
+    for (int k = 0; k < ann->call.nkw; k++) {
+        if (strcmp(ann->call.kw[k].name, "needs_grad")) continue;
+        if (ann->call.kw[k].value->kind == E_NAME && !strcmp(ann->call.kw[k].value->name, "None")) return;
+        Span sp;
+        int v = flag_kw(S, ann, "needs_grad", &sp);
+        if (v < 0) return;
+        p->needs_grad = v ? 1 : -1;
+        if (v && !qt_is_float(p->type))
+            diag_error(sp, QD2152, "%s is not supported for ndarray with `needs_grad=True` or `needs_dual=True`.", qt_name(p->type));
+    }
+}
+
 /* x.grad or x.dual (of a field or a vector field's components); V_NONE: not ours, look further. */
 Val sema_ad_attr(Sema *S, Val o, const Expr *e) {
     bool dual = !strcmp(e->attr.name, "dual");
     bool field = o.kind == V_FIELD || (o.kind == V_VEC && o.vec.c[0].kind == V_FIELD);
     if (!field && o.kind != V_NDARRAY && o.kind != V_HOSTARRAY) return (Val){.kind = V_NONE};
+    if (!dual && o.kind == V_HOSTARRAY) /* a.grad in host code: an array of a's element type and shape */
+        return qt_is_float(o.harr.type) ? o
+                                        : (diag_error(e->span, QD2152, "%s is not supported for ndarray with `needs_grad=True` or `needs_dual=True`.",
+                                                      qt_name(o.harr.type)), val_err());
+    if (!dual && o.kind == V_NDARRAY) return ndarray_grad(S, o.index, e);
     if (!field)
         return diag_error(e->span, QD2044, "'.%s' of an ndarray is not supported yet: qdc keeps gradients of fields declared "
                                            "with qd.field(..., %s=True)", e->attr.name, dual ? "needs_dual" : "needs_grad"), val_err();

@@ -149,6 +149,17 @@ static bool ndarray_value(Sema *S, const Expr *call, int lead, Val *out) {
     int nd = sema_shape_ndim(S, shape), edim = out->harr.en ? (out->harr.em ? 2 : 1) : 0;
     if (nd < 0 || nd + edim > IR_MAX_DIMS) return false;
     out->harr.ndim = (signed char)nd;
+    const Expr *ng = NULL;
+    kw_of(call, "needs_grad", &ng);
+    IrExpr *ngv = ng ? sema_expr(S, ng) : NULL;
+    if (ngv && ir_is_const(ngv) && !qt_is_float(ngv->type) && ngv->c.u) { /* an adjoint array (qdc-abi(7) GRADIENTS) */
+        if (!qt_is_float(out->harr.type)) {
+            if (!S->raises) /* Quadrants raises QuadrantsRuntimeError there */
+                diag_error(ng->span, QD2152, "%s is not supported for ndarray with `needs_grad=True` or `needs_dual=True`.", qt_name(out->harr.type));
+            return false;
+        }
+        S->ad_ndarray = true;
+    }
     return true;
 }
 
@@ -230,15 +241,6 @@ static bool tensor_new(Sema *S, const Expr *target, const Expr *call, Scope *bin
         }
         fcall.call.kw = kws, fcall.call.nkw = nk;
         sema_declare_field(S, target, sp, &fcall, lead);
-        return true;
-    }
-    const Expr *ng = NULL;
-    kw_of(call, "needs_grad", &ng);
-    IrExpr *ngv = ng ? sema_expr(S, ng) : NULL;
-    if (ngv && ir_is_const(ngv) && ngv->c.u) {
-        diag_error(ng->span, QD2063, "needs_grad=True on an ndarray is not supported yet: qdc keeps the gradients of fields "
-                                     "(backend=qd.Backend.FIELD, qdc-lang(7) AUTODIFF)");
-        scope_bind(S, bind, target->name, val_err(), sp);
         return true;
     }
     Val arr;

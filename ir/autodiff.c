@@ -1,6 +1,11 @@
 /* Reverse-mode automatic differentiation of the checked IR: for every kernel k that touches a
- * field with an adjoint (IrField.grad), a companion kernel "<k>_grad" with k's parameters whose
- * tasks are k's in reverse order. Each companion task runs over k's task's iterations and
+ * field with an adjoint (IrField.grad) or a differentiable ndarray parameter (a float one, not
+ * annotated needs_grad=False, in a module that allocates an ndarray with needs_grad=True, or
+ * annotated needs_grad=True), a companion kernel "<k>_grad" with k's parameters, then one
+ * adjoint array "<x>_grad" per differentiable ndarray x whose elements k reads or writes
+ * (IrParam.adjoint_of; qdc-abi(7) GRADIENTS), whose tasks are k's in reverse order. Fields and
+ * ndarrays are one kind of memory here (mid_of); an ndarray's adjoint is addressed with the
+ * primal's subscripts in its adjoint array. Each companion task runs over k's task's iterations and
  *   1. recomputes the task's values (forward replay): every assignment to a local gets a fresh
  *      local of its own (a version), so no value the adjoint needs is overwritten; stores and
  *      atomics to global memory are dropped, a load of an element this iteration stored earlier
@@ -23,6 +28,8 @@
  * yet get a QD2112 warning and no companion. */
 #include "autodiff.h"
 #include "snode.h"
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef VEC(IrStmt *) StmtVec;
@@ -55,6 +62,7 @@ typedef struct {
     VEC(const IrRef *) loads, stores; /* the task's loads (not forwarded) and plain stores of fields with adjoints */
     IrMemo clone_memo, act_memo;
     const IrTask *task;
+    int *pgrad;                /* per primal parameter: the companion's parameter holding its adjoint array, or -1 */
     int budget;                /* statements left to unroll */
     const char *why;           /* the first refusal, and where */
     Span why_span;
@@ -153,7 +161,18 @@ static IrRef *clone_ref(Ad *ad, const IrRef *r) {
     return c;
 }
 
-static bool has_grad(const Ad *ad, const IrRef *r) { return r->kind == IR_REF_FIELD && ad->m->fields[r->index].grad > 0; }
+/* The memory a reference names, one number for fields (their index) and ndarray parameters
+ * (-2 - the parameter's index); INT_MIN for anything else. */
+static int mid_of(const IrRef *r) { return r->kind == IR_REF_FIELD ? r->index : r->kind == IR_REF_NDARRAY ? -2 - r->index : INT_MIN; }
+
+static bool mid_has_grad(const Ad *ad, int mid) {
+    if (mid >= 0) return ad->m->fields[mid].grad > 0;
+    return mid != INT_MIN && ad->pgrad && ad->pgrad[-2 - mid] >= 0;
+}
+
+static bool has_grad(const Ad *ad, const IrRef *r) { return mid_has_grad(ad, mid_of(r)); }
+
+static const char *mid_name(const Ad *ad, int mid) { return mid >= 0 ? ad->m->fields[mid].name : ad->pk->params[-2 - mid].name; }
 
 static bool stored_here(const Ad *ad, int field) {
     for (int k = 0; k < ad->stored.len; k++)
@@ -164,13 +183,16 @@ static bool stored_here(const Ad *ad, int field) {
 static IrExpr *clone_load(Ad *ad, const IrExpr *e) {
     IrRef *r = clone_ref(ad, e->ref);
     if (r->kind == IR_REF_SHARED) refuse(ad, e->span, "a SharedArray in a kernel with gradients is not supported by qdc's autodiff yet");
-    if (r->kind == IR_REF_FIELD)
+    if (r->kind == IR_REF_NDARRAY && ad->pk->params[r->index].adjoint_of)
+        refuse(ad, e->span, arena_printf(ad->a, "Cannot automatically differentiate through a grad tensor ('%s' is the adjoint of '%s')",
+                                         ad->pk->params[r->index].name, ad->pk->params[ad->pk->params[r->index].adjoint_of - 1].name));
+    if (r->kind == IR_REF_FIELD || r->kind == IR_REF_NDARRAY)
         for (int k = ad->fwd.len - 1; k >= 0; k--)
-            if (ad->fwd.items[k].field == r->index && same_ref(ad->fwd.items[k].ref, r)) return local_ref(ad, ad->fwd.items[k].version, e->span);
-    if (has_grad(ad, r) && stored_here(ad, r->index))
-        refuse(ad, e->span, arena_printf(ad->a, "Cross-iteration read-after-write on the `needs_grad` global field `%s` at the offload-level "
+            if (ad->fwd.items[k].field == mid_of(r) && same_ref(ad->fwd.items[k].ref, r)) return local_ref(ad, ad->fwd.items[k].version, e->span);
+    if (has_grad(ad, r) && stored_here(ad, mid_of(r)))
+        refuse(ad, e->span, arena_printf(ad->a, "Cross-iteration read-after-write on the `needs_grad` global %s `%s` at the offload-level "
                                                 "loop body is not supported in reverse-mode autodiff (Quadrants' global data access rule)",
-                                         ad->m->fields[r->index].name));
+                                         r->kind == IR_REF_FIELD ? "field" : "ndarray", mid_name(ad, mid_of(r))));
     if (has_grad(ad, r)) vec_push(&ad->loads, r);
     IrExpr *c = irb_new(ad->a, IR_LOAD, e->type, e->span);
     c->ref = r;
@@ -254,6 +276,12 @@ static IrExpr *int_bin(void *a, IrBinOp op, IrExpr *x, IrExpr *y, Span sp) { ret
 /* The element of x.grad that a cloned reference r to x names: the same subscripts, addressed as
  * the adjoint field is stored (a plain buffer, or its place in an SNode storage). */
 static IrRef *grad_ref(Ad *ad, const IrRef *r) {
+    if (r->kind == IR_REF_NDARRAY) { /* the companion's adjoint array: same shape and layout, same subscripts */
+        IrRef *gr = ARENA_NEW(ad->a, IrRef);
+        *gr = *r;
+        gr->index = ad->pgrad[r->index];
+        return gr;
+    }
     const IrField *g = &ad->m->fields[ad->m->fields[r->index].grad - 1];
     IrRef *gr = ARENA_NEW(ad->a, IrRef);
     *gr = *r;
@@ -264,10 +292,10 @@ static IrRef *grad_ref(Ad *ad, const IrRef *r) {
 
 /* x.grad[...] += g for a cloned reference r of a field with an adjoint (subscripts in versions). */
 static IrStmt *grad_add(Ad *ad, const IrRef *r, IrExpr *g, Span sp) {
-    const IrField *f = &ad->m->fields[r->index];
+    QdType t = r->kind == IR_REF_FIELD ? ad->m->fields[r->index].type : r->type;
     IrRef *gr = grad_ref(ad, r);
-    IrExpr *op = irb_new(ad->a, IR_MEMOP, f->type, sp);
-    op->mem = (IrMemOp){.op = QOP_ADD, .ref = gr, .val = irb_cast(ad->a, g, f->type), .order = QORD_RELAXED, .scope = QSCOPE_DEVICE,
+    IrExpr *op = irb_new(ad->a, IR_MEMOP, t, sp);
+    op->mem = (IrMemOp){.op = QOP_ADD, .ref = gr, .val = irb_cast(ad->a, g, t), .order = QORD_RELAXED, .scope = QSCOPE_DEVICE,
                         .from_augassign = true};
     IrStmt *s = ARENA_NEW(ad->a, IrStmt);
     s->kind = IR_EVAL, s->span = sp, s->eval = op;
@@ -314,8 +342,8 @@ static int assign_version(Ad *ad, Blk *b, int l, IrExpr *value, const char *name
 static void fields_stored(const IrBlock *b, IntVec *out) {
     for (int k = 0; k < b->n; k++) {
         const IrStmt *s = b->stmts[k];
-        if (s->kind == IR_STORE && s->store.ref->kind == IR_REF_FIELD) vec_push(out, s->store.ref->index);
-        if (s->kind == IR_EVAL && s->eval->kind == IR_MEMOP && s->eval->mem.ref->kind == IR_REF_FIELD) vec_push(out, s->eval->mem.ref->index);
+        if (s->kind == IR_STORE && mid_of(s->store.ref) != INT_MIN) vec_push(out, mid_of(s->store.ref));
+        if (s->kind == IR_EVAL && s->eval->kind == IR_MEMOP && mid_of(s->eval->mem.ref) != INT_MIN) vec_push(out, mid_of(s->eval->mem.ref));
         if (s->kind == IR_IF) fields_stored(&s->if_.then, out), fields_stored(&s->if_.els, out);
         if (s->kind == IR_FOR) fields_stored(&s->for_.body, out);
         if (s->kind == IR_WHILE) fields_stored(&s->while_.body, out);
@@ -331,10 +359,8 @@ static void forget_stored(Ad *ad, const IrBlock *b) {
                 ad->fwd.items[k] = ad->fwd.items[--ad->fwd.len], k--;
                 break;
             }
-    for (int j = 0; j < st.len; j++) {
-        const IrField *f = &ad->m->fields[st.items[j]];
-        if (f->grad > 0 && !stored_here(ad, st.items[j])) vec_push(&ad->stored, st.items[j]);
-    }
+    for (int j = 0; j < st.len; j++)
+        if (mid_has_grad(ad, st.items[j]) && !stored_here(ad, st.items[j])) vec_push(&ad->stored, st.items[j]);
     vec_free(&st);
 }
 
@@ -342,33 +368,35 @@ static void x_store(Ad *ad, Blk *b, const IrStmt *s) {
     IrExpr *v = clone_stmt_expr(ad, s->store.value);
     IrRef *r = clone_ref(ad, s->store.ref);
     if (r->kind == IR_REF_SHARED) return refuse(ad, s->span, "a SharedArray in a kernel with gradients is not supported by qdc's autodiff yet");
-    if (r->kind != IR_REF_FIELD) return;
-    const IrField *f = &ad->m->fields[r->index];
-    if (!strncmp(f->name, "qdc_tmp_", 8) && active(ad, v))
+    int mid = mid_of(r);
+    if (mid == INT_MIN) return;
+    if (mid >= 0 && !strncmp(ad->m->fields[mid].name, "qdc_tmp_", 8) && active(ad, v))
         return refuse(ad, s->span, "a kernel-scope variable that carries a differentiable value from one loop to the next is not supported by qdc's autodiff yet");
+    QdType ft = mid >= 0 ? ad->m->fields[mid].type : r->type;
     int t = assign_version(ad, b, -1, v, "$stored", s->span);
     for (int k = 0; k < ad->fwd.len; k++) /* an element stored again: the older store is gone */
-        if (ad->fwd.items[k].field == r->index) ad->fwd.items[k] = ad->fwd.items[--ad->fwd.len], k--;
-    vec_push(&ad->fwd, ((Fwd){.field = r->index, .ref = r, .version = t}));
-    if (f->grad <= 0) return;
-    if (!stored_here(ad, r->index)) vec_push(&ad->stored, r->index);
+        if (ad->fwd.items[k].field == mid) ad->fwd.items[k] = ad->fwd.items[--ad->fwd.len], k--;
+    vec_push(&ad->fwd, ((Fwd){.field = mid, .ref = r, .version = t}));
+    if (!mid_has_grad(ad, mid)) return;
+    if (!stored_here(ad, mid)) vec_push(&ad->stored, mid);
     vec_push(&ad->stores, r);
     StmtVec c = {0}; /* adj(t) += y.grad[i]; y.grad[i] = 0 */
-    IrExpr *gl = irb_new(ad->a, IR_LOAD, f->type, s->span);
+    IrExpr *gl = irb_new(ad->a, IR_LOAD, ft, s->span);
     gl->ref = grad_ref(ad, r);
     if (ad->adj.items[t] >= 0) vec_push(&c, assign(ad, ad->adj.items[t], bin(ad, IR_ADD, local_ref(ad, ad->adj.items[t], s->span), irb_cast(ad->a, gl, ad->locals.items[t].type)), s->span));
     IrStmt *z = ARENA_NEW(ad->a, IrStmt);
-    z->kind = IR_STORE, z->span = s->span, z->store.ref = grad_ref(ad, r), z->store.value = irb_float(ad->a, f->type, 0, s->span);
+    z->kind = IR_STORE, z->span = s->span, z->store.ref = grad_ref(ad, r), z->store.value = irb_float(ad->a, ft, 0, s->span);
     vec_push(&c, z);
     chunk_push(b, c);
 }
 
 static void x_atomic(Ad *ad, Blk *b, const IrStmt *s) {
     const IrMemOp *mo = &s->eval->mem;
-    if (mo->ref->kind != IR_REF_FIELD || mo->ref->index < 0 || ad->m->fields[mo->ref->index].grad <= 0) {
-        if (mo->ref->kind == IR_REF_FIELD)
+    int mid = mid_of(mo->ref);
+    if (mid == INT_MIN || (mid >= 0 && mo->ref->index < 0) || !mid_has_grad(ad, mid)) {
+        if (mid != INT_MIN)
             for (int k = 0; k < ad->fwd.len; k++)
-                if (ad->fwd.items[k].field == mo->ref->index) ad->fwd.items[k] = ad->fwd.items[--ad->fwd.len], k--;
+                if (ad->fwd.items[k].field == mid) ad->fwd.items[k] = ad->fwd.items[--ad->fwd.len], k--;
         if (mo->ref->kind == IR_REF_LOCAL && qt_is_float(mo->ref->type))
             refuse(ad, s->span, "an atomic on a float local is not supported by qdc's autodiff yet");
         return; /* its value reaches no adjoint */
@@ -378,11 +406,10 @@ static void x_atomic(Ad *ad, Blk *b, const IrStmt *s) {
     IrExpr *v = clone_stmt_expr(ad, mo->val);
     IrRef *r = clone_ref(ad, mo->ref);
     for (int k = 0; k < ad->fwd.len; k++)
-        if (ad->fwd.items[k].field == r->index) ad->fwd.items[k] = ad->fwd.items[--ad->fwd.len], k--;
+        if (ad->fwd.items[k].field == mid) ad->fwd.items[k] = ad->fwd.items[--ad->fwd.len], k--;
     if (!active(ad, v)) return;
     int t = assign_version(ad, b, -1, v, "$added", s->span);
-    const IrField *f = &ad->m->fields[r->index];
-    IrExpr *gl = irb_new(ad->a, IR_LOAD, f->type, s->span);
+    IrExpr *gl = irb_new(ad->a, IR_LOAD, mid >= 0 ? ad->m->fields[mid].type : r->type, s->span);
     gl->ref = grad_ref(ad, r);
     IrExpr *g = irb_cast(ad->a, gl, ad->locals.items[t].type);
     if (mo->op == QOP_SUB) g = neg(ad, g);
@@ -699,30 +726,58 @@ static void cross_iteration(Ad *ad) {
     for (int l = 0; l < ad->loads.len && !ad->why; l++)
         for (int k = 0; k < ad->stores.len; k++) {
             const IrRef *ld = ad->loads.items[l], *st = ad->stores.items[k];
-            if (ld->index != st->index || same_ref(ld, st) || !varies(ld) || !varies(st)) continue;
-            refuse(ad, ld->span, arena_printf(ad->a, "Cross-iteration read-after-write on the `needs_grad` global field `%s` at the "
+            if (mid_of(ld) != mid_of(st) || same_ref(ld, st) || !varies(ld) || !varies(st)) continue;
+            refuse(ad, ld->span, arena_printf(ad->a, "Cross-iteration read-after-write on the `needs_grad` global %s `%s` at the "
                                                      "offload-level loop body is not supported in reverse-mode autodiff (Quadrants' "
-                                                     "global data access rule)", ad->m->fields[ld->index].name));
+                                                     "global data access rule)", ld->kind == IR_REF_FIELD ? "field" : "ndarray", mid_name(ad, mid_of(ld))));
             break;
         }
 }
 
-static bool touches_ref(const IrModule *m, const IrRef *r) {
-    return r && r->kind == IR_REF_FIELD && m->fields[r->index].grad > 0;
+/* Whether an ndarray parameter of kernel k is differentiable: a floating-point array that is not
+ * itself an adjoint, not annotated needs_grad=False, in a script that allocates an ndarray with
+ * needs_grad=True (or annotated needs_grad=True). */
+static bool param_differentiable(const IrModule *m, const IrKernel *k, int p) {
+    const IrParam *x = &k->params[p];
+    return x->kind == IR_PARAM_NDARRAY && qt_is_float(x->type) && !x->adjoint_of && x->needs_grad >= 0 && (m->ndarray_grads || x->needs_grad > 0);
+}
+
+typedef struct {
+    const IrModule *m;
+    const IrKernel *k;
+    unsigned char *used; /* per parameter: a differentiable ndarray whose elements the kernel reads or writes (NULL: not wanted) */
+    bool hit;
+} Touch;
+
+static void touches_ref(Touch *t, const IrRef *r) {
+    if (!r) return;
+    if (r->kind == IR_REF_FIELD && r->index >= 0 && t->m->fields[r->index].grad > 0) t->hit = true;
+    if (r->kind == IR_REF_NDARRAY && param_differentiable(t->m, t->k, r->index)) {
+        t->hit = true;
+        if (t->used) t->used[r->index] = 1;
+    }
 }
 static bool touches_expr(const IrExpr *e, void *ctx) {
-    return (e->kind == IR_LOAD && touches_ref(ctx, e->ref)) || (e->kind == IR_MEMOP && touches_ref(ctx, e->mem.ref));
+    if (e->kind == IR_LOAD) touches_ref(ctx, e->ref);
+    if (e->kind == IR_MEMOP) touches_ref(ctx, e->mem.ref);
+    return false; /* every reference is visited */
 }
-static bool touches_block(const IrModule *m, const IrBlock *b) {
-    if (ir_block_any(b, touches_expr, (void *)m)) return true;
+static void touches_block(Touch *t, const IrBlock *b) {
+    ir_block_any(b, touches_expr, t);
     for (int k = 0; k < b->n; k++) {
         const IrStmt *s = b->stmts[k];
-        if (s->kind == IR_STORE && touches_ref(m, s->store.ref)) return true;
-        if (s->kind == IR_IF && (touches_block(m, &s->if_.then) || touches_block(m, &s->if_.els))) return true;
-        if (s->kind == IR_FOR && touches_block(m, &s->for_.body)) return true;
-        if (s->kind == IR_WHILE && touches_block(m, &s->while_.body)) return true;
+        if (s->kind == IR_STORE) touches_ref(t, s->store.ref);
+        if (s->kind == IR_IF) touches_block(t, &s->if_.then), touches_block(t, &s->if_.els);
+        if (s->kind == IR_FOR) touches_block(t, &s->for_.body);
+        if (s->kind == IR_WHILE) touches_block(t, &s->while_.body);
     }
-    return false;
+}
+
+/* Whether kernel k reads or writes memory with an adjoint; used (optional): which ndarrays. */
+static bool touches_kernel(const IrModule *m, const IrKernel *k, unsigned char *used) {
+    Touch t = {.m = m, .k = k, .used = used};
+    for (int i = 0; i < k->ntasks; i++) touches_block(&t, &k->tasks[i].body);
+    return t.hit;
 }
 
 static bool name_taken(const IrModule *m, const char *name, int nkernels) {
@@ -743,6 +798,30 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
     for (int l = 0; l < pk->nlocals; l++) ad.acc[l] = -1;
     *out = (IrKernel){.name = arena_printf(a, "%s_grad", pk->name), .params = pk->params, .nparams = pk->nparams, .ntasks = pk->ntasks,
                       .ret_type = QT_VOID, .ret_field = -1, .grad_of = ki + 1, .span = pk->span};
+    /* The adjoint arrays: after the primal's parameters, "<x>_grad" for each differentiable
+     * ndarray x whose elements the kernel reads or writes, in parameter order (qdc-abi(7)). */
+    unsigned char *used = calloc((size_t)pk->nparams + 1, 1);
+    ad.pgrad = malloc(sizeof(int) * ((size_t)pk->nparams + 1));
+    touches_kernel(m, pk, used);
+    int nadj = 0;
+    for (int p = 0; p < pk->nparams; p++) nadj += used[p];
+    if (nadj) {
+        out->params = ARENA_ARRAY(a, IrParam, pk->nparams + nadj);
+        memcpy(out->params, pk->params, sizeof(IrParam) * (size_t)pk->nparams);
+    }
+    for (int p = 0; p < pk->nparams; p++) {
+        ad.pgrad[p] = -1;
+        if (!used[p]) continue;
+        IrParam *g = &out->params[out->nparams];
+        *g = pk->params[p];
+        g->name = arena_printf(a, "%s_grad", pk->params[p].name), g->adjoint_of = p + 1, g->needs_grad = -1;
+        for (int q = 0; q < out->nparams; q++)
+            if (!strcmp(out->params[q].name, g->name))
+                refuse(&ad, pk->params[p].span, arena_printf(a, "the adjoint array of ndarray '%s' would be parameter '%s', which the kernel already has",
+                                                             pk->params[p].name, g->name));
+        ad.pgrad[p] = out->nparams++;
+    }
+    free(used);
     out->tasks = ARENA_ARRAY(a, IrTask, pk->ntasks ? pk->ntasks : 1);
     if (pk->nloops) refuse(&ad, pk->loops[0].span, "qd.graph.do_while is not supported by qdc's autodiff yet");
     if (name_taken(m, out->name, m->nkernels)) out->name = arena_printf(a, "%s__grad", pk->name); /* a kernel of the module has the name */
@@ -780,25 +859,18 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
     vec_free(&ad.locals), vec_free(&ad.active), vec_free(&ad.adj), vec_free(&ad.fwd), vec_free(&ad.stored);
     ir_memo_free(&ad.clone_memo), ir_memo_free(&ad.act_memo);
     vec_free(&ad.acc_updates), vec_free(&ad.loads), vec_free(&ad.stores);
-    free(ad.cur), free(ad.acc);
+    free(ad.cur), free(ad.acc), free(ad.pgrad);
     return ok;
 }
 
 void ad_module(IrModule *m, Arena *a) {
     int n = m->nkernels, extra = 0;
     for (int k = 0; k < n; k++)
-        for (int t = 0; t < m->kernels[k].ntasks && !m->kernels[k].grad_of; t++)
-            if (m->kernels[k].grad_of == 0 && touches_block(m, &m->kernels[k].tasks[t].body)) {
-                extra++;
-                break;
-            }
+        if (m->kernels[k].grad_of == 0 && touches_kernel(m, &m->kernels[k], NULL)) extra++;
     if (!extra) return;
     IrKernel *ks = ARENA_ARRAY(a, IrKernel, n + extra);
     memcpy(ks, m->kernels, sizeof(IrKernel) * (size_t)n);
     m->kernels = ks;
-    for (int k = 0; k < n; k++) {
-        bool touches = false;
-        for (int t = 0; t < ks[k].ntasks && !touches; t++) touches = touches_block(m, &ks[k].tasks[t].body);
-        if (touches && !ks[k].grad_of && grad_kernel(m, a, k, &ks[m->nkernels])) m->nkernels++;
-    }
+    for (int k = 0; k < n; k++)
+        if (!ks[k].grad_of && touches_kernel(m, &ks[k], NULL) && grad_kernel(m, a, k, &ks[m->nkernels])) m->nkernels++;
 }

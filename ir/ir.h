@@ -267,6 +267,13 @@ typedef struct IrParam {
                       the shape the host passes are in storage order; layout[k] is the canonical
                       axis at storage level k, outermost first (qdc-abi(7)) */
     unsigned char layout[IR_MAX_DIMS];
+    /* Gradients of ndarrays (qdc-abi(7) GRADIENTS): needs_grad is the annotation's
+     * qd.types.ndarray(needs_grad=...): -1 False (never differentiated), 1 True, 0 not given;
+     * adjoint_of is 1 + the index of the ndarray parameter whose adjoint array this parameter
+     * is ("<name>_grad": x.grad in a kernel, or one of a <kernel>_grad companion's appended
+     * parameters), 0 for any other parameter. */
+    signed char needs_grad;
+    int adjoint_of;
     Span span;
 } IrParam;
 typedef struct IrShared {
@@ -422,6 +429,8 @@ typedef struct IrModule {
     int nkernels;
     int nmemops; /* memory operations and fences, numbered 0..nmemops-1 by ir_seal */
     bool expanded; /* ir_expand_module ran: only primitive operations remain */
+    bool ndarray_grads; /* the script allocates an ndarray with needs_grad=True: float ndarray
+                           parameters are differentiable (ir/autodiff.c) */
 } IrModule;
 
 /* One target's lowering of a module: the decision for every memory operation and fence

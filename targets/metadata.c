@@ -6,7 +6,7 @@
 #include "../support/json.h"
 #include <string.h>
 
-static void param_json(StrBuf *b, const IrParam *p) {
+static void param_json(StrBuf *b, const IrKernel *k, const IrParam *p) {
     sb_puts(b, "{\"name\": ");
     json_str(b, p->name);
     sb_printf(b, ", \"kind\": \"%s\", \"dtype\": \"%s\"", p->kind == IR_PARAM_SCALAR ? "scalar" : "ndarray",
@@ -19,6 +19,7 @@ static void param_json(StrBuf *b, const IrParam *p) {
         for (int d = 0; d < p->ndim; d++) sb_printf(b, "%s%d", d ? ", " : "", p->layout[d]);
         sb_puts(b, "]");
     }
+    if (p->adjoint_of) sb_puts(b, ", \"grad_of\": "), json_str(b, k->params[p->adjoint_of - 1].name); /* an adjoint array (GRADIENTS) */
     sb_puts(b, "}");
 }
 
@@ -91,7 +92,7 @@ static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const I
     sb_puts(b, ",\n     \"params\": [");
     for (int i = 0; i < k->nparams; i++) {
         if (i) sb_puts(b, ", ");
-        param_json(b, &k->params[i]);
+        param_json(b, k, &k->params[i]);
     }
     sb_puts(b, "],\n     \"tasks\": [");
     for (int i = 0; i < k->ntasks; i++) {
