@@ -261,6 +261,7 @@ typedef struct Sema {
     VEC(struct SemaDispatch { const Stmt *proto; VEC(const Stmt *) impls; }) dispatchers; /* @qd.perf_dispatch */
     VEC(struct PyFunc { const Stmt *def; struct Scope *scope; }) pyfuncs; /* V_PYFUNC: where each is defined */
     int pyfunc_depth;
+    struct PyShape *pyfunc_shape; /* the `return EXPR` functions sema_pyfunc_is_host is reading, innermost first */
     int pyfunc_trying; /* sema_pyfunc_is_host is running a Python function quietly to see whether it can */
     int pyfunc_body;              /* evaluating the body of a function of several statements (sema_pyfunc.c) */
     VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */

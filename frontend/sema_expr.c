@@ -995,6 +995,8 @@ static Val cond_expr(Sema *S, const Expr *e) {
         return val_err();
     }
     IrExpr *c = cv.kind == V_ERR ? NULL : sema_to_bool(S, sema_rvalue(S, cv, e->ifexp.cond->span));
+    if (c && ir_is_const(c) && (!S->k || S->pyfunc_depth)) /* Python code run at compile time: only the side chosen */
+        return sema_eval(S, c->c.u ? e->ifexp.a : e->ifexp.b); /* (fib(n - 1) when n < 2 would never end) */
     IrStmtVec pa = {0}, pb = {0};
     Val av = eval_into(S, e->ifexp.a, &pa), bv = eval_into(S, e->ifexp.b, &pb);
     if (!c || av.kind == V_ERR || bv.kind == V_ERR) return vec_free(&pa), vec_free(&pb), val_err();

@@ -546,10 +546,12 @@ static Scope *pyfunc_scope(Sema *S, const Expr *call, const Stmt *def) {
     return sc;
 }
 
-/* How deep sema_pyfunc_is_host looks through `return EXPR` functions for host values: it reads
- * their shape without values, so a recursive one would never end; past this depth a call is the
- * script's value (evaluation itself is bounded by the depth budget, budget.def). */
-#define PYFUNC_SHAPE_DEPTH 16
+/* sema_pyfunc_is_host reads the shape of `return EXPR` functions, without running them. A call
+ * of a function whose shape is being read already (recursion, direct or mutual) adds nothing:
+ * its arguments were checked, and its body is the one being read, so the outer reading decides
+ * (without this, fib's shape would branch twice per level and never end). Each reading is a step
+ * and one level of the depth budget (a chain of distinct functions), never a fixed cap. */
+struct PyShape { const Stmt *def; struct PyShape *up; };
 
 bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def) {
     for (int k = 0; k < call->call.args.n; k++)
@@ -564,13 +566,22 @@ bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def) {
         S->pyfunc_trying--;
         return diag_quiet_end(mark) || r.kind == V_ERR;
     }
-    if (S->pyfunc_depth >= PYFUNC_SHAPE_DEPTH) return true;
+    for (struct PyShape *p = S->pyfunc_shape; p; p = p->up)
+        if (p->def == def) return false; /* recursion: decided by the reading under way */
+    if (!budget_charge(&S->budget, EB_STEPS, 1, call->span) || !budget_charge(&S->budget, EB_DEPTH, 1, call->span))
+        return false; /* out of budget: the evaluation stops and budget_report says which */
+    int mark = diag_quiet_begin(); /* the arguments of a call in a branch Python may not take (gcd(b, a % b) when b == 0) */
     Scope *sc = pyfunc_scope(S, call, def);
-    if (!sc) return true;
-    Scope *h = S->hscope;
-    S->hscope = sc, S->pyfunc_depth++;
-    bool host = sema_is_host_expr(S, sema_pyfunc_return(def));
-    S->hscope = h, S->pyfunc_depth--;
+    bool failed = diag_quiet_end(mark) > 0;
+    bool host = !sc && !failed; /* a call that does not match: a run-time call (failed: the evaluation reports it) */
+    if (sc) {
+        struct PyShape me = {def, S->pyfunc_shape};
+        Scope *h = S->hscope;
+        S->hscope = sc, S->pyfunc_depth++, S->pyfunc_shape = &me;
+        host = sema_is_host_expr(S, sema_pyfunc_return(def));
+        S->hscope = h, S->pyfunc_depth--, S->pyfunc_shape = me.up;
+    }
+    budget_leave(&S->budget);
     return host;
 }
 
