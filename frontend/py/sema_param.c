@@ -513,7 +513,7 @@ const Expr *sema_pyfunc_return(const Stmt *def) {
 }
 
 static struct PyFunc *pyfunc_of(Sema *S, const Stmt *def) {
-    for (int k = 0; k < S->pyfuncs.len; k++)
+    for (int k = S->pyfuncs.len - 1; k >= 0; k--) /* the newest first: a closure is mostly called where it is made */
         if (S->pyfuncs.items[k].def == def) return &S->pyfuncs.items[k];
     die("V_PYFUNC %s without its scope", def->def.name);
 }
@@ -631,6 +631,10 @@ const Expr *sema_pyfunc_expand(Sema *S, const Expr *call) {
 void sema_param_host_function(Sema *S, const Stmt *s) {
     int np = s->def.nparams;
     if (!s->def.decorators.n && (sema_pyfunc_return(s) || sema_pyfunc_body_ok(s)) && strncmp(s->def.name, "test", 4)) {
+        if (S->pyfunc_body) { /* defined by a call of a Python function: a closure over that call's scope, one per call */
+            Stmt *c = ARENA_NEW(S->arena, Stmt);
+            *c = *s, s = c;
+        }
         vec_push(&S->pyfuncs, ((struct PyFunc){s, S->hscope}));
         scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_PYFUNC, .def = s}, s->def.name_span);
         return;
