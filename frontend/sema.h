@@ -327,7 +327,7 @@ bool sema_helper_call(Sema *S, const Expr *call, const Binding *b); /* a call of
 bool sema_uncalled_helper_kernel(Sema *S, const Stmt **kernel, const Stmt **fn);
 bool sema_fstring_known(Sema *S, const Expr *e);  /* every {field} names a compile-time str/int/bool/None */
 Val sema_fstring(Sema *S, const Expr *e);
-bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out);
+bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out, Span at);
 Val sema_str_call(Sema *S, const Expr *call);
 Val sema_getattr(Sema *S, const Expr *call);
 void sema_host_if(Sema *S, const Stmt *s);

@@ -116,12 +116,12 @@ Val sema_fstring(Sema *S, const Expr *e) {
 }
 
 /* STR * N and N * STR: N copies (none for N <= 0). The size is checked before the string is
- * made ('ab' * 10**9 would take 2 GB): the size budget, at the host statement (QD2026). */
-static bool str_repeat(Sema *S, Val s, Val n, Val *out) {
+ * made ('ab' * 10**9 would take 2 GB): the size budget, at the expression `at` (QD2026). */
+static bool str_repeat(Sema *S, Val s, Val n, Val *out, Span at) {
     if (s.kind != V_STR || n.kind != V_EXPR || !ir_is_const(n.e) || !qt_is_integral(n.e->type)) return false;
     int64_t k = qt_is_signed(n.e->type) ? n.e->c.i : (int64_t)(n.e->c.u > INT64_MAX ? INT64_MAX : n.e->c.u);
     int64_t len = (int64_t)strlen(s.path), total = k <= 0 || !len ? 0 : k > INT64_MAX / len ? INT64_MAX : k * len;
-    if (!budget_fits(&S->budget, EB_SIZE, total == INT64_MAX ? total : total + 1, S->budget.at)) return *out = val_err(), true;
+    if (!budget_fits(&S->budget, EB_SIZE, total == INT64_MAX ? total : total + 1, at)) return *out = val_err(), true;
     char *r = arena_alloc(S->arena, (size_t)total + 1);
     for (int64_t c = 0; c < total; c += len) memcpy(r + c, s.path, (size_t)len);
     r[total] = 0;
@@ -129,8 +129,8 @@ static bool str_repeat(Sema *S, Val s, Val n, Val *out) {
 }
 
 /* str(x), STR + STR and STR * N on compile-time values; *out unset (false) when the operands are not. */
-bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out) {
-    if (op == T_STAR) return str_repeat(S, a, b, out) || str_repeat(S, b, a, out);
+bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out, Span at) {
+    if (op == T_STAR) return str_repeat(S, a, b, out, at) || str_repeat(S, b, a, out, at);
     if (op != T_PLUS || a.kind != V_STR || b.kind != V_STR) return false;
     *out = (Val){.kind = V_STR, .path = arena_printf(S->arena, "%s%s", a.path, b.path)};
     return true;
