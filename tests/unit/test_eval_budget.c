@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "support/util.h"
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -514,4 +515,54 @@ Test(eval_budget, names_come_from_budget_def) {
     cr_expect(strstr(man, "default 100, at most 1000, QD2026: nested calls"), "the depth budget's row");
     run_free(&help), run_free(&bad);
     free(def), free(man), free(def_path), free(man_path);
+}
+
+/* testdata/eval-adversarial/: issue 29's third round of adversarial scripts (deep comprehensions,
+ * dict and set growth, string formatting growth, getattr chains, loops that never end,
+ * recursion through methods, closures and `return EXPR` functions). The first line of each says
+ * what it must give: "# expect: value N" (exit 0, out[None] = N) or
+ * "# expect: error LINE:COL CODE TEXT" (exit 1, exactly one error, there, whose message has
+ * TEXT); each in < 2 CPU-s and < 300 MiB (ASan: 5x), no output after an error. */
+Test(eval_budget, adversarial_corpus, .timeout = 240) {
+    char *dir = root_path("testdata/eval-adversarial");
+    DIR *d = opendir(dir);
+    cr_assert(d, "cannot open %s", dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".py")) continue;
+        char *path = xasprintf("%s/%s", dir, e->d_name), *text = read_text(path, NULL);
+        cr_assert(text, "cannot read %s", path);
+        int line = 0, col = 0;
+        long long value = 0;
+        char code[16] = "", what[160] = "";
+        bool error = sscanf(text, "# expect: error %d:%d %15s %159[^\n]", &line, &col, code, what) == 4;
+        cr_assert(error || sscanf(text, "# expect: value %lld", &value) == 1, "%s: no '# expect:' line", e->d_name);
+        Outcome o = compile(text, NULL);
+        double slack = asan() ? 5 : 1;
+        if (o.cpu_s >= 0) {
+            cr_expect_lt(o.cpu_s, 2 * slack, "%s: %.2f CPU-s", e->d_name, o.cpu_s);
+            cr_expect_lt(o.rss_mib, 300 * slack, "%s: %ld MiB", e->d_name, o.rss_mib);
+        }
+        if (error) {
+            char *at = xasprintf("g.py:%d:%d: error[%s]: ", line, col, code);
+            cr_expect_eq(o.status, 1, "%s: exit %d: %s", e->d_name, o.status, o.err);
+            cr_expect(!strncmp(o.err, at, strlen(at)), "%s: want %s...; got %s", e->d_name, at, o.err);
+            cr_expect(strstr(o.err, what), "%s: want '%s' in %s", e->d_name, what, o.err);
+            const char *first = strstr(o.err, "error[");
+            cr_expect(first && !strstr(first + 1, "error["), "%s: not exactly one error: %s", e->d_name, o.err);
+            cr_expect(!o.wrote, "%s: an output was written after an error", e->d_name);
+            free(at);
+        } else {
+            cr_expect_eq(o.status, 0, "%s: exit %d: %s", e->d_name, o.status, o.err);
+            char *ir = ir_of(text, NULL), *want = xasprintf("store field out[]:i64 = %lld:i64\n", value);
+            cr_expect(strstr(ir, want), "%s: want %s in %s", e->d_name, want, ir);
+            free(ir), free(want);
+        }
+        free(o.err), free(text), free(path);
+        n++;
+    }
+    closedir(d);
+    cr_expect_geq(n, 20);
+    free(dir);
 }
