@@ -447,6 +447,10 @@ Test(eval_budget, recursive_return_functions, .timeout = 60) {
     cr_expect(strstr(ir, "store field out[2:i32]:i64 = 9:i64\n"), "%s", ir);
     cr_expect(strstr(ir, "store field out[3:i32]:i64 = 97:i64\n"), "%s", ir);
     free(ir);
+    /* in a kernel: the same, the condition's side chosen at compile time */
+    ir = ir_of(RECURSIVE "out = qd.field(qd.i64, shape=())\n\n\n@qd.kernel\ndef k():\n    out[None] = fib(15) + gcd(12, 18)\n", NULL);
+    cr_expect(strstr(ir, "store field out[]:i64 = 616:i64\n"), "%s", ir);
+    free(ir);
     /* past the depth budget: located at the call one level too deep; raising the budget compiles it */
     const char *deep = RECURSIVE "x = down(150)\n" USE_X;
     expect_diag(deep, NULL, "g.py:16:29: error[QD2026]: compile-time evaluation exceeds its budget of 100 " DEPTH
