@@ -512,9 +512,12 @@ const Expr *sema_pyfunc_return(const Stmt *def) {
     return b->n == k + 1 && b->stmts[k]->kind == S_RETURN ? b->stmts[k]->expr : NULL;
 }
 
-static struct PyFunc *pyfunc_of(Sema *S, const Stmt *def) {
+/* The scope a Python function (or a lambda host code calls) sees besides its parameters. */
+static Scope *pyfunc_of(Sema *S, const Stmt *def) {
     for (int k = S->pyfuncs.len - 1; k >= 0; k--) /* the newest first: a closure is mostly called where it is made */
-        if (S->pyfuncs.items[k].def == def) return &S->pyfuncs.items[k];
+        if (S->pyfuncs.items[k].def == def) return S->pyfuncs.items[k].scope;
+    for (int k = S->lambdas.len - 1; k >= 0; k--) /* as sema_def_scope finds a lambda's */
+        if (S->lambdas.items[k].def == def) return S->lambdas.items[k].scope;
     die("V_PYFUNC %s without its scope", def->def.name);
 }
 
@@ -532,11 +535,11 @@ static Scope *pyfunc_scope(Sema *S, const Expr *call, const Stmt *def) {
         if (k == np || set[k]) return NULL;
         v[k] = sema_eval(S, call->call.kw[j].value), set[k] = true;
     }
-    struct PyFunc *pf = pyfunc_of(S, def);
+    Scope *def_scope = pyfunc_of(S, def);
     Scope *sc = xcalloc(1, sizeof *sc), *caller_h = S->hscope, *caller = S->scope;
-    sc->parent = pf->scope;
+    sc->parent = def_scope;
     vec_push(&S->host_scopes, sc);
-    S->hscope = pf->scope, S->scope = NULL; /* defaults: evaluated where the function is defined */
+    S->hscope = def_scope, S->scope = NULL; /* defaults: evaluated where the function is defined */
     for (int k = 0; k < np; k++) {
         if (!set[k] && !def->def.params[k].dflt) { S->hscope = caller_h, S->scope = caller; return NULL; }
         if (!set[k]) v[k] = sema_eval(S, def->def.params[k].dflt);

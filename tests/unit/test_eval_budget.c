@@ -493,6 +493,21 @@ Test(eval_budget, recursive_methods_and_closures, .timeout = 60) {
                   " 21 |         return inner(n + 1)\n    |                ^~~~~~~~~~~~\n");
 }
 
+/* A lambda called by host code was QD2019 ("a qd.func can only be called inside a kernel"):
+ * now Python's value, recursion included, under the same budgets. */
+Test(eval_budget, recursive_lambdas, .timeout = 60) {
+    char *ir = ir_of(P "fact = lambda n: 1 if n == 0 else n * fact(n - 1)\nadd = lambda a, b=10: a + b\n\n\n"
+                     "def mk(k):\n    f = lambda n: k if n == 0 else f(n - 1) + 1\n    return f(5)\n\n\n"
+                     "a = fact(30) % 1000003\nb = add(1) + add(1, 2)\nc = mk(100)\nd = 0\n" STORE4, NULL);
+    cr_expect(strstr(ir, "store field out[0:i32]:i64 = 90317:i64\n"), "%s", ir); /* 30! mod 1000003 */
+    cr_expect(strstr(ir, "store field out[1:i32]:i64 = 14:i64\n"), "%s", ir);
+    cr_expect(strstr(ir, "store field out[2:i32]:i64 = 105:i64\n"), "%s", ir);
+    free(ir);
+    expect_budget(P "away = lambda n: away(n + 1)\nx = away(0)\n" USE_X,
+                  "g.py:3:18: error[QD2026]: compile-time evaluation exceeds its budget of 100 " DEPTH
+                  " 3 | away = lambda n: away(n + 1)\n   |                  ^~~~~~~~~~~\n");
+}
+
 /* Everything that names the budgets is made from budget.def's rows: --eval-limit's usage
  * error, --help and qdc(1) (man/update-qdc1.sh). A row added to budget.def and not to the
  * manual fails here. */
