@@ -217,9 +217,9 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
         return push(&o->instantiate, &o->ninstantiate, v), true;
     }
     if (take_value("--eval-limit", argc, argv, i, &v)) {
-        char err[160];
+        char err[320], names[256];
         if (!v || !eval_limit_parse(&o->eval_limits, v, err, sizeof err))
-            return usage_error("%s", v ? err : "--eval-limit needs NAME=N (" EVAL_LIMIT_NAMES ")");
+            return usage_error(v ? "%s" : "--eval-limit needs NAME=N (%s)", v ? err : eval_limit_names(names, sizeof names));
         return true;
     }
     /* ---- whole programs: -I DIR, -D NAME=EXPR, --kernel NAME (qdc-lang(7), IMPORTS) ---- */
@@ -399,9 +399,19 @@ void print_usage(FILE *out) {
           "  -I DIR                  search DIR for imported modules (after the input's directory;\n"
           "                          then QDC_PATH)\n"
           "  -D [MODULE.]NAME=EXPR   set a module-level NAME (of the input, or of an imported MODULE)\n"
-          "  --kernel NAME           compile only this kernel of the input (repeatable)\n"
-          "  --eval-limit=NAME=N     raise a compile-time evaluation budget: steps, size, depth,\n"
-          "                          calls, inlines, kernels, unroll, loop (defaults: qdc(1))\n"
+          "  --kernel NAME           compile only this kernel of the input (repeatable)\n",
+          out);
+    /* the budgets' names are budget.def's rows, wrapped as the lines around them */
+    char names[256];
+    const char *w = eval_limit_names(names, sizeof names);
+    int col = fprintf(out, "  --eval-limit=NAME=N     raise a compile-time evaluation budget:");
+    for (const char *sp; *w; w = sp ? sp + 1 : w + strlen(w)) {
+        sp = strchr(w, ' ');
+        int n = sp ? (int)(sp - w) : (int)strlen(w);
+        if (col + 1 + n > 94) col = fprintf(out, "\n%25s", "") - 1; /* the next word's space makes the 26 columns */
+        col += fprintf(out, " %.*s", n, w);
+    }
+    fputs(" (defaults: qdc(1))\n"
           "  --cap=+NAME, --cap=-NAME  assert or deny an optional device capability\n"
           "  --capdb-dir DIR         also search DIR for capability files\n"
           "  -O0 -O1 -O2 -O3         optimization level (default -O2)\n"

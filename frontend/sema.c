@@ -458,6 +458,12 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
                                        (rb->v.kind == V_NS && !strncmp(rb->v.path, "qd.", 3) && /* impl.get_runtime().default_fp */
                                         (!strcmp(e->call.fn->attr.name, "get_runtime") || !strcmp(e->call.fn->attr.name, "current_cfg"))) ||
                                        (rb->v.kind == V_VEC && !strcmp(e->call.fn->attr.name, "get_scalar_field")));
+            if (!compile_time && rb && rb->v.kind == V_OBJECT && r == e->call.fn->attr.obj) { /* obj.method(...), self.f(n - 1) */
+                int mark = diag_quiet_begin();
+                Val m = sema_eval(S, e->call.fn);
+                diag_quiet_end(mark);
+                if (m.kind == V_PYFUNC) return S->up->sema_pyfunc_is_host(S, e, m.def); /* a method qdc evaluates */
+            }
             if (!compile_time) return true;
         }
         Binding *fb = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;

@@ -261,6 +261,7 @@ typedef struct Sema {
     VEC(struct SemaDispatch { const Stmt *proto; VEC(const Stmt *) impls; }) dispatchers; /* @qd.perf_dispatch */
     VEC(struct PyFunc { const Stmt *def; struct Scope *scope; }) pyfuncs; /* V_PYFUNC: where each is defined */
     int pyfunc_depth;
+    struct PyShape *pyfunc_shape; /* the `return EXPR` functions sema_pyfunc_is_host is reading, innermost first */
     int pyfunc_trying; /* sema_pyfunc_is_host is running a Python function quietly to see whether it can */
     int pyfunc_body;              /* evaluating the body of a function of several statements (sema_pyfunc.c) */
     VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */
@@ -327,7 +328,7 @@ bool sema_helper_call(Sema *S, const Expr *call, const Binding *b); /* a call of
 bool sema_uncalled_helper_kernel(Sema *S, const Stmt **kernel, const Stmt **fn);
 bool sema_fstring_known(Sema *S, const Expr *e);  /* every {field} names a compile-time str/int/bool/None */
 Val sema_fstring(Sema *S, const Expr *e);
-bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out);
+bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out, Span at);
 Val sema_str_call(Sema *S, const Expr *call);
 Val sema_getattr(Sema *S, const Expr *call);
 void sema_host_if(Sema *S, const Stmt *s);

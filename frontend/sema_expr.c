@@ -905,7 +905,7 @@ Val sema_eval(Sema *S, const Expr *e) {
         if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
         if (S->up->sema_pyint_binary(S, e->op, &a, &b, e->span, &str)) return str; /* Python ints: exact */
         a = S->up->sema_list_as_vec(S, a, b), b = S->up->sema_list_as_vec(S, b, a);
-        if (S->up->sema_str_binary(S, e->op, a, b, &str) || S->up->sema_tuple_binary(S, e->op, a, b, &str, e->span)) return sema_new_value(S, str, e->span);
+        if (S->up->sema_str_binary(S, e->op, a, b, &str, e->span) || S->up->sema_tuple_binary(S, e->op, a, b, &str, e->span)) return sema_new_value(S, str, e->span);
         if (a.kind == V_VEC || b.kind == V_VEC || e->op == T_AT) return S->up->sema_vec_binary(S, e->op, a, b, e->span);
         return val_expr(sema_binop_tok(S, e->op, sema_rvalue(S, a, e->bin.a->span), sema_rvalue(S, b, e->bin.b->span), e->span));
     }
@@ -995,6 +995,8 @@ static Val cond_expr(Sema *S, const Expr *e) {
         return val_err();
     }
     IrExpr *c = cv.kind == V_ERR ? NULL : sema_to_bool(S, sema_rvalue(S, cv, e->ifexp.cond->span));
+    if (c && ir_is_const(c) && (!S->k || S->pyfunc_depth)) /* Python code run at compile time: only the side chosen */
+        return sema_eval(S, c->c.u ? e->ifexp.a : e->ifexp.b); /* (fib(n - 1) when n < 2 would never end) */
     IrStmtVec pa = {0}, pb = {0};
     Val av = eval_into(S, e->ifexp.a, &pa), bv = eval_into(S, e->ifexp.b, &pb);
     if (!c || av.kind == V_ERR || bv.kind == V_ERR) return vec_free(&pa), vec_free(&pb), val_err();

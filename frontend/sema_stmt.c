@@ -987,6 +987,8 @@ bool sema_inline_push(Sema *S, const Stmt *def, Span at) {
 void sema_inline_pop(Sema *S) { S->ninline--, budget_leave(&S->budget); }
 
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
+    if (!S->cur && !S->k && !strcmp(def->def.name, "<lambda>")) /* a lambda called by host code: Python's value (f = lambda n: ...) */
+        return S->up->sema_pyfunc_call(S, call, def);
     if (!S->cur) return diag_error(call->span, QD2019, "a qd.func can only be called inside a kernel"), val_err();
     for (int k = 0; k < def->def.nparams; k++)
         if (def->def.params[k].name[0] == '*') /* a lambda of host code (lambda *args: ...) */

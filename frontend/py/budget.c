@@ -7,19 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct { const char *name; int64_t dflt; DiagCode code; const char *unit; } limits[] = {
-#define X(id, name, dflt, code, unit) [id] = {name, dflt, code, unit},
+static const struct { const char *name; int64_t dflt, max; DiagCode code; const char *unit; } limits[] = {
+#define X(id, name, dflt, max, code, unit) [id] = {name, dflt, max, code, unit},
 #include "budget.def"
 #undef X
 };
 _Static_assert(sizeof limits / sizeof limits[0] == EB_COUNT, "one row per budget");
 
-#define LIMIT_MAX ((int64_t)1 << 40) /* larger limits would only postpone running out of memory */
-#define LOOP_MAX ((int64_t)1 << 24)  /* the values of one host loop are held at once */
-#define DEPTH_MAX 1000 /* each nested call takes the compiler's own stack: 8 MiB hold 2000 qd.func levels, not 3000 */
-
 int64_t eval_limit_default(EvalLimit which) { return limits[which].dflt; }
+int64_t eval_limit_max(EvalLimit which) { return limits[which].max; }
 const char *eval_limit_name(EvalLimit which) { return limits[which].name; }
+
+const char *eval_limit_names(char *buf, size_t len) {
+    size_t at = 0;
+    if (len) buf[0] = 0;
+    for (int k = 0; k < EB_COUNT && at < len; k++) {
+        int n = snprintf(buf + at, len - at, "%s%s", !k ? "" : k == EB_COUNT - 1 ? " or " : ", ", limits[k].name);
+        at += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
+}
 
 bool eval_limit_parse(EvalLimits *l, const char *spec, char *err, size_t errlen) {
     const char *eq = strchr(spec, '=');
@@ -28,13 +35,14 @@ bool eval_limit_parse(EvalLimits *l, const char *spec, char *err, size_t errlen)
     for (int k = 0; k < EB_COUNT; k++)
         if (strlen(limits[k].name) == len && !strncmp(spec, limits[k].name, len)) which = k;
     if (which < 0) {
-        snprintf(err, errlen, "unknown evaluation limit '%.*s' (%s)", (int)len, spec, EVAL_LIMIT_NAMES);
+        char names[256];
+        snprintf(err, errlen, "unknown evaluation limit '%.*s' (%s)", (int)len, spec, eval_limit_names(names, sizeof names));
         return false;
     }
     char *end;
     errno = 0;
     long long v = eq && eq[1] >= '0' && eq[1] <= '9' ? strtoll(eq + 1, &end, 10) : -1;
-    int64_t max = which == EB_LOOP ? LOOP_MAX : which == EB_DEPTH ? DEPTH_MAX : LIMIT_MAX;
+    int64_t max = limits[which].max;
     if (v < 1 || errno || *end || v > max) {
         snprintf(err, errlen, "--eval-limit=%s=N needs a count N from 1 to %" PRId64, limits[which].name, max);
         return false;

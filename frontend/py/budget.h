@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 typedef enum {
-#define X(id, name, dflt, code, unit) id,
+#define X(id, name, dflt, max, code, unit) id,
 #include "budget.def"
 #undef X
     EB_COUNT
@@ -29,8 +29,6 @@ typedef struct EvalBudget {
     Span at;        /* the host statement being evaluated: where charges without a location of their own point */
 } EvalBudget;
 
-/* The names of the rows of budget.def, for messages (kept in step by a test of the usage error). */
-#define EVAL_LIMIT_NAMES "steps, size, depth, calls, inlines, kernels, unroll or loop"
 
 /* The limits set on the command line: limit[k] > 0 replaces budget.def's default. */
 typedef struct EvalLimits { int64_t limit[EB_COUNT]; } EvalLimits;
@@ -38,7 +36,10 @@ typedef struct EvalLimits { int64_t limit[EB_COUNT]; } EvalLimits;
 /* "NAME=N" (--eval-limit): sets one limit; false with a message in err (for a usage error). */
 bool eval_limit_parse(EvalLimits *l, const char *spec, char *err, size_t errlen);
 int64_t eval_limit_default(EvalLimit which);
+int64_t eval_limit_max(EvalLimit which); /* the largest N --eval-limit takes */
 const char *eval_limit_name(EvalLimit which);
+/* The rows' names for messages, "steps, size, ... or loop", in buf (truncated to len). */
+const char *eval_limit_names(char *buf, size_t len);
 
 void budget_init(EvalBudget *b, const EvalLimits *set); /* set may be NULL: the defaults */
 /* Charges n units of `which`; false when that exceeds its limit (the first time: `at` is where

@@ -116,12 +116,12 @@ Val sema_fstring(Sema *S, const Expr *e) {
 }
 
 /* STR * N and N * STR: N copies (none for N <= 0). The size is checked before the string is
- * made ('ab' * 10**9 would take 2 GB): the size budget, at the host statement (QD2026). */
-static bool str_repeat(Sema *S, Val s, Val n, Val *out) {
+ * made ('ab' * 10**9 would take 2 GB): the size budget, at the expression `at` (QD2026). */
+static bool str_repeat(Sema *S, Val s, Val n, Val *out, Span at) {
     if (s.kind != V_STR || n.kind != V_EXPR || !ir_is_const(n.e) || !qt_is_integral(n.e->type)) return false;
     int64_t k = qt_is_signed(n.e->type) ? n.e->c.i : (int64_t)(n.e->c.u > INT64_MAX ? INT64_MAX : n.e->c.u);
     int64_t len = (int64_t)strlen(s.path), total = k <= 0 || !len ? 0 : k > INT64_MAX / len ? INT64_MAX : k * len;
-    if (!budget_fits(&S->budget, EB_SIZE, total == INT64_MAX ? total : total + 1, S->budget.at)) return *out = val_err(), true;
+    if (!budget_fits(&S->budget, EB_SIZE, total == INT64_MAX ? total : total + 1, at)) return *out = val_err(), true;
     char *r = arena_alloc(S->arena, (size_t)total + 1);
     for (int64_t c = 0; c < total; c += len) memcpy(r + c, s.path, (size_t)len);
     r[total] = 0;
@@ -129,8 +129,8 @@ static bool str_repeat(Sema *S, Val s, Val n, Val *out) {
 }
 
 /* str(x), STR + STR and STR * N on compile-time values; *out unset (false) when the operands are not. */
-bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out) {
-    if (op == T_STAR) return str_repeat(S, a, b, out) || str_repeat(S, b, a, out);
+bool sema_str_binary(Sema *S, int op, Val a, Val b, Val *out, Span at) {
+    if (op == T_STAR) return str_repeat(S, a, b, out, at) || str_repeat(S, b, a, out, at);
     if (op != T_PLUS || a.kind != V_STR || b.kind != V_STR) return false;
     *out = (Val){.kind = V_STR, .path = arena_printf(S->arena, "%s%s", a.path, b.path)};
     return true;
@@ -512,9 +512,12 @@ const Expr *sema_pyfunc_return(const Stmt *def) {
     return b->n == k + 1 && b->stmts[k]->kind == S_RETURN ? b->stmts[k]->expr : NULL;
 }
 
-static struct PyFunc *pyfunc_of(Sema *S, const Stmt *def) {
-    for (int k = 0; k < S->pyfuncs.len; k++)
-        if (S->pyfuncs.items[k].def == def) return &S->pyfuncs.items[k];
+/* The scope a Python function (or a lambda host code calls) sees besides its parameters. */
+static Scope *pyfunc_of(Sema *S, const Stmt *def) {
+    for (int k = S->pyfuncs.len - 1; k >= 0; k--) /* the newest first: a closure is mostly called where it is made */
+        if (S->pyfuncs.items[k].def == def) return S->pyfuncs.items[k].scope;
+    for (int k = S->lambdas.len - 1; k >= 0; k--) /* as sema_def_scope finds a lambda's */
+        if (S->lambdas.items[k].def == def) return S->lambdas.items[k].scope;
     die("V_PYFUNC %s without its scope", def->def.name);
 }
 
@@ -532,11 +535,11 @@ static Scope *pyfunc_scope(Sema *S, const Expr *call, const Stmt *def) {
         if (k == np || set[k]) return NULL;
         v[k] = sema_eval(S, call->call.kw[j].value), set[k] = true;
     }
-    struct PyFunc *pf = pyfunc_of(S, def);
+    Scope *def_scope = pyfunc_of(S, def);
     Scope *sc = xcalloc(1, sizeof *sc), *caller_h = S->hscope, *caller = S->scope;
-    sc->parent = pf->scope;
+    sc->parent = def_scope;
     vec_push(&S->host_scopes, sc);
-    S->hscope = pf->scope, S->scope = NULL; /* defaults: evaluated where the function is defined */
+    S->hscope = def_scope, S->scope = NULL; /* defaults: evaluated where the function is defined */
     for (int k = 0; k < np; k++) {
         if (!set[k] && !def->def.params[k].dflt) { S->hscope = caller_h, S->scope = caller; return NULL; }
         if (!set[k]) v[k] = sema_eval(S, def->def.params[k].dflt);
@@ -546,10 +549,25 @@ static Scope *pyfunc_scope(Sema *S, const Expr *call, const Stmt *def) {
     return sc;
 }
 
-/* How deep sema_pyfunc_is_host looks through `return EXPR` functions for host values: it reads
- * their shape without values, so a recursive one would never end; past this depth a call is the
- * script's value (evaluation itself is bounded by the depth budget, budget.def). */
-#define PYFUNC_SHAPE_DEPTH 16
+/* What may keep a call's scope after the call: a lambda or a function made in it (they see
+ * its names), a kernel or qd.func defined or instantiated there (a snapshot scope pushed after
+ * it). A mark of them before the call; scope_drop frees the scope when none appeared, so a
+ * script's 100,000 calls (fib(24)) or 500,000 shape readings do not hold a scope each. */
+typedef struct { int lambdas, pyfuncs, defs, scopes; } ScopeMark;
+static ScopeMark scope_mark(Sema *S) { return (ScopeMark){S->lambdas.len, S->pyfuncs.len, S->defs.len, S->host_scopes.len}; }
+static void scope_drop(Sema *S, Scope *sc, ScopeMark m) {
+    if (S->lambdas.len != m.lambdas || S->pyfuncs.len != m.pyfuncs || S->defs.len != m.defs) return;
+    if (S->host_scopes.len != m.scopes + 1 || S->host_scopes.items[m.scopes] != sc) return;
+    S->host_scopes.len--;
+    vec_free(&sc->b), free(sc);
+}
+
+/* sema_pyfunc_is_host reads the shape of `return EXPR` functions, without running them. A call
+ * of a function whose shape is being read already (recursion, direct or mutual) adds nothing:
+ * its arguments were checked, and its body is the one being read, so the outer reading decides
+ * (without this, fib's shape would branch twice per level and never end). Each reading is a step
+ * and one level of the depth budget (a chain of distinct functions), never a fixed cap. */
+struct PyShape { const Stmt *def; struct PyShape *up; };
 
 bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def) {
     for (int k = 0; k < call->call.args.n; k++)
@@ -564,18 +582,30 @@ bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def) {
         S->pyfunc_trying--;
         return diag_quiet_end(mark) || r.kind == V_ERR;
     }
-    if (S->pyfunc_depth >= PYFUNC_SHAPE_DEPTH) return true;
+    for (struct PyShape *p = S->pyfunc_shape; p; p = p->up)
+        if (p->def == def) return false; /* recursion: decided by the reading under way */
+    if (!budget_charge(&S->budget, EB_STEPS, 1, call->span) || !budget_charge(&S->budget, EB_DEPTH, 1, call->span))
+        return false; /* out of budget: the evaluation stops and budget_report says which */
+    int mark = diag_quiet_begin(); /* the arguments of a call in a branch Python may not take (gcd(b, a % b) when b == 0) */
+    ScopeMark sm = scope_mark(S);
     Scope *sc = pyfunc_scope(S, call, def);
-    if (!sc) return true;
-    Scope *h = S->hscope;
-    S->hscope = sc, S->pyfunc_depth++;
-    bool host = sema_is_host_expr(S, sema_pyfunc_return(def));
-    S->hscope = h, S->pyfunc_depth--;
+    bool failed = diag_quiet_end(mark) > 0;
+    bool host = !sc && !failed; /* a call that does not match: a run-time call (failed: the evaluation reports it) */
+    if (sc) {
+        struct PyShape me = {def, S->pyfunc_shape};
+        Scope *h = S->hscope;
+        S->hscope = sc, S->pyfunc_depth++, S->pyfunc_shape = &me;
+        host = sema_is_host_expr(S, sema_pyfunc_return(def));
+        S->hscope = h, S->pyfunc_depth--, S->pyfunc_shape = me.up;
+        scope_drop(S, sc, sm);
+    }
+    budget_leave(&S->budget);
     return host;
 }
 
 Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
     if (!budget_fits(&S->budget, EB_CALLS, 1, call->span) || !budget_fits(&S->budget, EB_DEPTH, 1, call->span)) return val_err();
+    ScopeMark sm = scope_mark(S);
     Scope *sc = pyfunc_scope(S, call, def);
     if (!sc) return diag_error(call->span, QD2007, "this call does not match the parameters of '%s'", def->def.name), val_err();
     if (!budget_enter(&S->budget, call->span)) return val_err(); /* a call, one level deeper (QD2026: runaway recursion) */
@@ -583,6 +613,7 @@ Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
         S->pyfunc_depth++;
         Val r = sema_pyfunc_body(S, def, sc);
         S->pyfunc_depth--, budget_leave(&S->budget);
+        scope_drop(S, sc, sm);
         if (r.kind == V_HOST)
             return diag_error(call->span, QD2062, "'%s' returns %s; qdc evaluates a helper function only when it can compute its result", def->def.name, r.path), val_err();
         return r;
@@ -594,6 +625,7 @@ Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
     Val r = sema_eval(S, sema_pyfunc_return(def));
     S->hscope = h, S->scope = k, S->pyfunc_depth--;
     budget_leave(&S->budget);
+    scope_drop(S, sc, sm);
     return r;
 }
 
@@ -620,6 +652,10 @@ const Expr *sema_pyfunc_expand(Sema *S, const Expr *call) {
 void sema_param_host_function(Sema *S, const Stmt *s) {
     int np = s->def.nparams;
     if (!s->def.decorators.n && (sema_pyfunc_return(s) || sema_pyfunc_body_ok(s)) && strncmp(s->def.name, "test", 4)) {
+        if (S->pyfunc_body) { /* defined by a call of a Python function: a closure over that call's scope, one per call */
+            Stmt *c = ARENA_NEW(S->arena, Stmt);
+            *c = *s, s = c;
+        }
         vec_push(&S->pyfuncs, ((struct PyFunc){s, S->hscope}));
         scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_PYFUNC, .def = s}, s->def.name_span);
         return;

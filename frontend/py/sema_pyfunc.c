@@ -1,7 +1,8 @@
 /* Python helper functions of several statements that compute a value (qdc-lang(7) "Whole
  * scripts"): `def _ann(kind, dt, n): if kind == qd.ndarray: return qd.types.NDArray[dt, n]
  * ... return qd.Template`, `def pow2(x): p = 1; while p < x: p <<= 1; return p`. Their body
- * may only bind local names (assignments, if, for, while, break, continue, return), so a call
+ * may only bind local names (assignments, if, for, while, break, continue, return, nested
+ * functions of the same kind, which are closures over the call's names), so a call
  * is evaluated like Python runs it, as often as it is called, without effects on the script:
  * a call is a V_PYFUNC call (sema_param.c) whose result is the value the body returns. */
 #include "py.h"
@@ -80,6 +81,9 @@ static bool pure_block(const StmtList *l) {
         case S_WHILE: ok = pure_expr(s->while_.cond) && pure_block(&s->while_.body); break;
         case S_RETURN: ok = pure_expr(s->expr); break;
         case S_BREAK: case S_CONTINUE: case S_PASS: ok = true; break;
+        case S_DEF: /* a nested function that only computes: a closure over this call's names */
+            ok = s->def.host && !s->def.decorators.n && strncmp(s->def.name, "test", 4) && (sema_pyfunc_return(s) || sema_pyfunc_body_ok(s));
+            break;
         default: ok = false; break; /* definitions, imports, host statements qdc skips (a try, a with) */
         }
         if (!ok) return false;

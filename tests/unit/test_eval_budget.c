@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "support/util.h"
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,9 +398,12 @@ Test(eval_budget, unroll_is_global, .timeout = 60) {
 /* STR * N is Python's repetition ("a string cannot be used as a scalar value" before); a result
  * past the size budget is refused before it is made ('ab' * 10**9: 2 GB). */
 Test(eval_budget, string_repetition, .timeout = 60) {
-    expect_diag(P "u = \"ab\" * 10**9\n", NULL,
-                "g.py:3:1: error[QD2026]: compile-time evaluation exceeds its budget of 4194304 " SIZE
-                " 3 | u = \"ab\" * 10**9\n   | ^~~~~~~~~~~~~~~~\n");
+    expect_diag(P "u = \"ab\" * 10**9\n", NULL, /* at the `*` expression (it was the whole statement) */
+                "g.py:3:5: error[QD2026]: compile-time evaluation exceeds its budget of 4194304 " SIZE
+                " 3 | u = \"ab\" * 10**9\n   |     ^~~~~~~~~~~~\n");
+    expect_diag(P "x = len((\"ab\" * 1000) * 3000) + 1\n" USE_X, NULL, /* the product that does not fit, not its operand */
+                "g.py:3:10: error[QD2026]: compile-time evaluation exceeds its budget of 4194304 " SIZE
+                " 3 | x = len((\"ab\" * 1000) * 3000) + 1\n   |          ^~~~~~~~~~~~~~~~~~~\n");
     char *dir = make_temp_dir(), *src = xasprintf("%s/g.py", dir);
     cr_assert(write_text(src, P "s = \"ab\" * 3 + \"-\" * 0 + 2 * \"c\"\nt = \"x\" * -4\n\n\n@qd.kernel\ndef k():\n    print(s, t)\n"));
     RunResult r = run_qdc_argv((const char *const[]){"--emit=ir", "-o", "-", "g.py", NULL}, NULL, dir);
@@ -408,4 +412,176 @@ Test(eval_budget, string_repetition, .timeout = 60) {
     run_free(&r);
     remove_tree(dir);
     free(dir), free(src);
+}
+
+/* The IR of text compiled for x86_64 (exit 0), with extra (one option or NULL). */
+static char *ir_of(const char *text, const char *extra) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/g.py", dir);
+    cr_assert(write_text(src, text));
+    const char *argv[] = {"--color=never", "--emit=ir", "-o", "-", "g.py", extra, NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    char *out = strdup(r.out ? r.out : "");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
+    return out;
+}
+
+/* Recursive Python functions whose body is `return EXPR` were read to a fixed depth of 16
+ * (PYFUNC_SHAPE_DEPTH) and their value was then "computed by the script" (QD2062); and
+ * `a if c else b` evaluated both sides (gcd's a % b with b == 0: QD2023, fib's recursion never
+ * ended). Now they run as Python runs them, bounded by the depth and calls budgets. */
+#define RECURSIVE P "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\n\n" \
+    "def gcd(a, b):\n    return a if b == 0 else gcd(b, a % b)\n\n\n" \
+    "def ack(m, n):\n    return n + 1 if m == 0 else (ack(m - 1, 1) if n == 0 else ack(m - 1, ack(m, n - 1)))\n\n\n" \
+    "def down(n):\n    return 0 if n == 0 else down(n - 1) + 1\n\n\n" \
+    "def even(n):\n    return True if n == 0 else odd(n - 1)\n\n\n" \
+    "def odd(n):\n    return False if n == 0 else even(n - 1)\n\n\n"
+#define STORE4 "out = qd.field(qd.i64, shape=(4,))\n\n\n@qd.kernel\ndef k():\n    out[0] = a\n    out[1] = b\n    out[2] = c\n    out[3] = d\n"
+Test(eval_budget, recursive_return_functions, .timeout = 60) {
+    char *ir = ir_of(RECURSIVE "a = fib(20)\nb = gcd(1071 * 10**30, 462 * 10**30) // 10**30\nc = ack(2, 3)\nd = down(90) + (7 if even(60) and odd(61) else 0)\n"
+                     STORE4, NULL);
+    cr_expect(strstr(ir, "store field out[0:i32]:i64 = 6765:i64\n"), "%s", ir);
+    cr_expect(strstr(ir, "store field out[1:i32]:i64 = 21:i64\n"), "%s", ir);
+    cr_expect(strstr(ir, "store field out[2:i32]:i64 = 9:i64\n"), "%s", ir);
+    cr_expect(strstr(ir, "store field out[3:i32]:i64 = 97:i64\n"), "%s", ir);
+    free(ir);
+    /* in a kernel: the same, the condition's side chosen at compile time */
+    ir = ir_of(RECURSIVE "out = qd.field(qd.i64, shape=())\n\n\n@qd.kernel\ndef k():\n    out[None] = fib(15) + gcd(12, 18)\n", NULL);
+    cr_expect(strstr(ir, "store field out[]:i64 = 616:i64\n"), "%s", ir);
+    free(ir);
+    /* past the depth budget: located at the call one level too deep; raising the budget compiles it */
+    const char *deep = RECURSIVE "x = down(150)\n" USE_X;
+    expect_diag(deep, NULL, "g.py:16:29: error[QD2026]: compile-time evaluation exceeds its budget of 100 " DEPTH
+                            " 16 |     return 0 if n == 0 else down(n - 1) + 1\n    |                             ^~~~~~~~~~~\n");
+    ir = ir_of(deep, "--eval-limit=depth=200");
+    cr_expect(strstr(ir, "store field out[]:i64 = 150:i64\n"), "%s", ir);
+    free(ir);
+    expect_diag(P "def f(n):\n    return f(n + 1)\n\n\nx = f(0)\n" USE_X, NULL,
+                "g.py:4:12: error[QD2026]: compile-time evaluation exceeds its budget of 100 " DEPTH
+                " 4 |     return f(n + 1)\n   |            ^~~~~~~~\n");
+    /* fib(25) makes 242785 calls: the calls budget, in bounded time and memory */
+    expect_budget(RECURSIVE "x = fib(25)\n" USE_X,
+                  "g.py:4:28: error[QD2026]: compile-time evaluation exceeds its budget of 100000 compile-time function calls (host helpers, "
+                  "Python functions, data-oriented __init__); raise it with --eval-limit=calls=N\n"
+                  " 4 |     return n if n < 2 else fib(n - 1) + fib(n - 2)\n   |                            ^~~~~~~~~~\n");
+}
+
+/* Recursion through a data-oriented class's methods and through closures (nested functions):
+ * their values were "computed by the script" (QD2062); now exact, and runaway recursion is the
+ * depth budget at the recursive call. */
+#define CLASS P "@qd.data_oriented\nclass M:\n    def __init__(self, base):\n        self.base = base\n\n" \
+    "    def fact(self, n):\n        return 1 if n == 0 else n * self.fact(n - 1)\n\n" \
+    "    def run(self, n):\n        if n == 0:\n            return self.base\n        return self.run(n - 1) + 1\n\n" \
+    "    def away(self, n):\n        return self.away(n + 1)\n\n\n"
+#define CLOSURES "def outer(k):\n    def inner(n):\n        return k if n == 0 else inner(n - 1) + 1\n    return inner(10)\n\n\n" \
+    "def outer2(k):\n    def inner(n):\n        if n == 0:\n            return k\n        return inner(n - 1) * 2\n    return inner(30)\n\n\n" \
+    "def runaway(k):\n    def inner(n):\n        if n < 0:\n            return k\n        return inner(n + 1)\n    return inner(0)\n\n\n"
+Test(eval_budget, recursive_methods_and_closures, .timeout = 60) {
+    char *ir = ir_of(CLASS CLOSURES "m = M(7)\na = m.fact(25) % 1000000007\nb = m.run(50)\nc = outer(5) + outer(6)\nd = outer2(1)\n" STORE4, NULL);
+    cr_expect(strstr(ir, "store field out[0:i32]:i64 = 440732388:i64\n"), "%s", ir); /* 25! mod 1e9+7 */
+    cr_expect(strstr(ir, "store field out[1:i32]:i64 = 57:i64\n"), "%s", ir);
+    cr_expect(strstr(ir, "store field out[2:i32]:i64 = 31:i64\n"), "%s", ir); /* each call's closure sees its own k */
+    cr_expect(strstr(ir, "store field out[3:i32]:i64 = 1073741824:i64\n"), "%s", ir);
+    free(ir);
+    expect_budget(CLASS "m = M(7)\nx = m.away(0)\n" USE_X,
+                  "g.py:17:16: error[QD2026]: compile-time evaluation exceeds its budget of 100 " DEPTH
+                  " 17 |         return self.away(n + 1)\n    |                ^~~~~~~~~~~~~~~~\n");
+    expect_budget(P CLOSURES "x = runaway(1)\n" USE_X,
+                  "g.py:21:16: error[QD2026]: compile-time evaluation exceeds its budget of 100 " DEPTH
+                  " 21 |         return inner(n + 1)\n    |                ^~~~~~~~~~~~\n");
+}
+
+/* A lambda called by host code was QD2019 ("a qd.func can only be called inside a kernel"):
+ * now Python's value, recursion included, under the same budgets. */
+Test(eval_budget, recursive_lambdas, .timeout = 60) {
+    char *ir = ir_of(P "fact = lambda n: 1 if n == 0 else n * fact(n - 1)\nadd = lambda a, b=10: a + b\n\n\n"
+                     "def mk(k):\n    f = lambda n: k if n == 0 else f(n - 1) + 1\n    return f(5)\n\n\n"
+                     "a = fact(30) % 1000003\nb = add(1) + add(1, 2)\nc = mk(100)\nd = 0\n" STORE4, NULL);
+    cr_expect(strstr(ir, "store field out[0:i32]:i64 = 90317:i64\n"), "%s", ir); /* 30! mod 1000003 */
+    cr_expect(strstr(ir, "store field out[1:i32]:i64 = 14:i64\n"), "%s", ir);
+    cr_expect(strstr(ir, "store field out[2:i32]:i64 = 105:i64\n"), "%s", ir);
+    free(ir);
+    expect_budget(P "away = lambda n: away(n + 1)\nx = away(0)\n" USE_X,
+                  "g.py:3:18: error[QD2026]: compile-time evaluation exceeds its budget of 100 " DEPTH
+                  " 3 | away = lambda n: away(n + 1)\n   |                  ^~~~~~~~~~~\n");
+}
+
+/* Everything that names the budgets is made from budget.def's rows: --eval-limit's usage
+ * error, --help and qdc(1) (man/update-qdc1.sh). A row added to budget.def and not to the
+ * manual fails here. */
+Test(eval_budget, names_come_from_budget_def) {
+    char *def_path = root_path("frontend/py/budget.def"), *man_path = root_path("man/qdc.1");
+    char *def = read_text(def_path, NULL), *man = read_text(man_path, NULL);
+    cr_assert(def && man);
+    RunResult help = run_qdc("--help", NULL), bad = run_qdc("--eval-limit=nosuch=1", NULL);
+    cr_expect_eq(bad.status, 2);
+    int rows = 0;
+    for (const char *l = strstr(def, "\nX(EB_"); l; l = strstr(l + 1, "\nX(EB_")) {
+        char name[32], code[16];
+        long long dflt, max;
+        cr_assert_eq(sscanf(l, "\nX(EB_%*[A-Z_], \"%31[a-z]\", %lld, %lld, %15[A-Z0-9],", name, &dflt, &max, code), 4, "%.80s", l);
+        char *item = xasprintf(".B %s\ndefault %lld, at most ", name, dflt), *word = xasprintf(" %s", name);
+        cr_expect(strstr(man, item), "man/qdc.1 lacks the budget %s: run man/update-qdc1.sh", name);
+        cr_expect(strstr(help.out, word), "--help lacks the budget %s", name);
+        cr_expect(strstr(bad.err, name), "the usage error lacks the budget %s: %s", name, bad.err);
+        free(item), free(word);
+        rows++;
+    }
+    cr_expect_eq(rows, 8);
+    cr_expect(strstr(bad.err, "(steps, size, depth, calls, inlines, kernels, unroll or loop)"), "%s", bad.err);
+    cr_expect(strstr(man, "default 100, at most 1000, QD2026: nested calls"), "the depth budget's row");
+    run_free(&help), run_free(&bad);
+    free(def), free(man), free(def_path), free(man_path);
+}
+
+/* testdata/eval-adversarial/: issue 29's third round of adversarial scripts (deep comprehensions,
+ * dict and set growth, string formatting growth, getattr chains, loops that never end,
+ * recursion through methods, closures and `return EXPR` functions). The first line of each says
+ * what it must give: "# expect: value N" (exit 0, out[None] = N) or
+ * "# expect: error LINE:COL CODE TEXT" (exit 1, exactly one error, there, whose message has
+ * TEXT); each in < 2 CPU-s and < 300 MiB (ASan: 5x), no output after an error. */
+Test(eval_budget, adversarial_corpus, .timeout = 240) {
+    char *dir = root_path("testdata/eval-adversarial");
+    DIR *d = opendir(dir);
+    cr_assert(d, "cannot open %s", dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".py")) continue;
+        char *path = xasprintf("%s/%s", dir, e->d_name), *text = read_text(path, NULL);
+        cr_assert(text, "cannot read %s", path);
+        int line = 0, col = 0;
+        long long value = 0;
+        char code[16] = "", what[160] = "";
+        bool error = sscanf(text, "# expect: error %d:%d %15s %159[^\n]", &line, &col, code, what) == 4;
+        cr_assert(error || sscanf(text, "# expect: value %lld", &value) == 1, "%s: no '# expect:' line", e->d_name);
+        Outcome o = compile(text, NULL);
+        double slack = asan() ? 5 : 1;
+        if (o.cpu_s >= 0) {
+            cr_expect_lt(o.cpu_s, 2 * slack, "%s: %.2f CPU-s", e->d_name, o.cpu_s);
+            cr_expect_lt(o.rss_mib, 300 * slack, "%s: %ld MiB", e->d_name, o.rss_mib);
+        }
+        if (error) {
+            char *at = xasprintf("g.py:%d:%d: error[%s]: ", line, col, code);
+            cr_expect_eq(o.status, 1, "%s: exit %d: %s", e->d_name, o.status, o.err);
+            cr_expect(!strncmp(o.err, at, strlen(at)), "%s: want %s...; got %s", e->d_name, at, o.err);
+            cr_expect(strstr(o.err, what), "%s: want '%s' in %s", e->d_name, what, o.err);
+            const char *first = strstr(o.err, "error[");
+            cr_expect(first && !strstr(first + 1, "error["), "%s: not exactly one error: %s", e->d_name, o.err);
+            cr_expect(!o.wrote, "%s: an output was written after an error", e->d_name);
+            free(at);
+        } else {
+            cr_expect_eq(o.status, 0, "%s: exit %d: %s", e->d_name, o.status, o.err);
+            char *ir = ir_of(text, NULL), *want = xasprintf("store field out[]:i64 = %lld:i64\n", value);
+            cr_expect(strstr(ir, want), "%s: want %s in %s", e->d_name, want, ir);
+            free(ir), free(want);
+        }
+        free(o.err), free(text), free(path);
+        n++;
+    }
+    closedir(d);
+    cr_expect_geq(n, 20);
+    free(dir);
 }
