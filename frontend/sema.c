@@ -424,6 +424,19 @@ bool sema_iter_is_host(Sema *S, const Expr *it) {
     return sema_is_host_expr(S, it);
 }
 
+/* d.items() / d.keys() / d.values() on a compile-time dict (a name bound to one, an enum's
+ * __members__). */
+static bool dict_view(Sema *S, const Expr *call) {
+    const char *m = call->call.fn->attr.name;
+    if (call->call.args.n || call->call.nkw || (strcmp(m, "items") && strcmp(m, "keys") && strcmp(m, "values")) ||
+        sema_is_host_expr(S, call->call.fn->attr.obj))
+        return false;
+    int mark = diag_quiet_begin();
+    Val d = sema_eval(S, call->call.fn->attr.obj);
+    diag_quiet_end(mark);
+    return d.kind == V_DICT;
+}
+
 /* True when a module-level expression can only be evaluated by running the script: it names
  * something host code binds or Python provides at run time (np.pi, len(x), a helper's
  * result), or allocates run-time data (qd.ndarray). Such values are bound as V_HOST. */
@@ -447,6 +460,8 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             return true; /* getattr(obj, name, default): whether obj has it is a run-time question */
         if (e->call.fn->kind == E_ATTR && !p && str_expr(S, e->call.fn->attr.obj) && S->up->sema_str_method(e->call.fn->attr.name)) {
             /* "".join(...), "{}_{}".format(a, b): compile-time when the arguments are */
+        } else if (e->call.fn->kind == E_ATTR && !p && dict_view(S, e)) {
+            /* d.items(), E.__members__.keys() of a compile-time dict (sema_lang.c) */
         } else if (e->call.fn->kind == E_ATTR && !p) { /* x.to_numpy(), sim.run(): a method of a run-time object */
             const Expr *r = e->call.fn;
             while (r->kind == E_ATTR || r->kind == E_CALL) r = r->kind == E_ATTR ? r->attr.obj : r->call.fn;
@@ -741,9 +756,27 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     sema_bind_host(S, t, "set by an unpacking qdc cannot evaluate");
 }
 
+/* globals()[KEY] = v at a module's top level (in its loops and ifs too) with KEY a compile-time
+ * string: Python binds the global KEY (`for name, m in E.__members__.items(): globals()[name] = m`).
+ * The name target it stands for; NULL for any other subscript. */
+static const Expr *globals_target(Sema *S, const Expr *t) {
+    const Expr *g = t->kind == E_SUBSCRIPT ? t->sub.obj : NULL;
+    if (!g || g->kind != E_CALL || g->call.fn->kind != E_NAME || strcmp(g->call.fn->name, "globals") || g->call.args.n || g->call.nkw ||
+        sema_lookup(S, "globals") || !sema_is_module_scope(S, BIND_SCOPE(S)))
+        return NULL;
+    int mark = diag_quiet_begin();
+    Val key = sema_eval(S, t->sub.index);
+    diag_quiet_end(mark);
+    if (key.kind != V_STR) return NULL; /* a key only the script knows: a global qdc cannot name */
+    Expr *n = ARENA_NEW(S->arena, Expr);
+    *n = (Expr){.kind = E_NAME, .span = t->span, .name = key.path};
+    return n;
+}
+
 static void module_assign(Sema *S, const Stmt *s) {
     for (int k = 0; k < s->assign.targets.n; k++) {
-        const Expr *t = s->assign.targets.items[k];
+        const Expr *t = s->assign.targets.items[k], *g = globals_target(S, t);
+        if (g) sema_module_value(S, g, s->assign.value, s->span);
         if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) sema_module_value(S, t, s->assign.value, s->span);
         /* x[i] = v, obj.attr = v: host code changing run-time data; kernels do not see it */
     }

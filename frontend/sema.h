@@ -434,6 +434,9 @@ int sema_same_value(Sema *S, Val a, Val b);
  * compile-time values (sema_lang.c); d[key] is its value, QD2011 when absent. */
 Val sema_dict_call(Sema *S, const Expr *call);
 Val sema_dict_get(Sema *S, Val d, const Expr *key);
+/* d.items(), d.keys(), d.values() of a compile-time dict: a tuple, in insertion order (items:
+ * (key, value) pairs), which a host loop or a qd.static loop iterates. */
+Val sema_dict_method_call(Sema *S, const Expr *call, Val d, const char *name);
 /* sema_param.c: a host def whose body is one `return EXPR` (after a docstring) is bound as V_PYFUNC;
  * its calls are compile-time when the arguments and EXPR are; a call evaluates EXPR. */
 const Expr *sema_pyfunc_return(const Stmt *def);
