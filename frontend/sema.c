@@ -1639,15 +1639,36 @@ static bool static_iter(Sema *S, const Expr *it) {
 /* Whether statements of a qd.func's body, at its top level, hold a loop that becomes the calling
  * kernel's (also in a branch of an `if qd.static(...)`: its condition is known only once the
  * func's arguments are bound, and the branch taken is as much top level as the func's body). */
-static bool body_has_toplevel_for(Sema *S, const StmtList *body) {
+typedef struct { const Stmt *seen[64]; int n; } FuncWalk; /* qd.funcs already looked into (no loops found) */
+static bool body_has_toplevel_for(Sema *S, const StmtList *body, Scope *where, FuncWalk *w);
+
+/* A statement calling a qd.func (a name looked up from `where`, NULL: the current scope) whose
+ * body holds top-level loops, itself or through the qd.funcs it calls so (Genesis' forward
+ * dynamics: kernel -> func_forward_dynamics -> func_compute_mass_matrix's loops). */
+static bool calls_toplevel_for(Sema *S, const Stmt *s, Scope *where, FuncWalk *w, const Stmt **def) {
+    if (s->kind != S_EXPR || s->expr->kind != E_CALL || s->expr->call.fn->kind != E_NAME) return false;
+    Binding *b = NULL;
+    for (Scope *sc = where; sc && !b; sc = sc->parent) b = scope_find(sc, s->expr->call.fn->name);
+    if (!where) b = sema_lookup(S, s->expr->call.fn->name);
+    if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
+    for (int k = 0; k < w->n; k++)
+        if (w->seen[k] == b->v.def) return false; /* looked into (or being looked into: recursion) */
+    if (w->n == (int)ARRAY_LEN(w->seen)) return false;
+    w->seen[w->n++] = b->v.def;
+    if (!body_has_toplevel_for(S, &b->v.def->def.body, sema_def_scope(S, b->v.def), w)) return false;
+    return *def = b->v.def, true;
+}
+
+static bool body_has_toplevel_for(Sema *S, const StmtList *body, Scope *where, FuncWalk *w) {
     for (int k = 0; k < body->n; k++) {
-        const Stmt *x = body->stmts[k];
+        const Stmt *x = body->stmts[k], *d;
+        if (calls_toplevel_for(S, x, where, w, &d)) return true;
         if (x->kind == S_FOR && x->for_.iter->kind == E_IFEXP) { /* its branches are chosen inside the qd.func */
             if (!static_iter(S, x->for_.iter)) return true;
             continue;
         }
         if (x->kind == S_IF && static_iter(S, x->if_.cond)) {
-            if (body_has_toplevel_for(S, &x->if_.then) || body_has_toplevel_for(S, &x->if_.els)) return true;
+            if (body_has_toplevel_for(S, &x->if_.then, where, w) || body_has_toplevel_for(S, &x->if_.els, where, w)) return true;
             continue;
         }
         x = sema_loop_form(S, x);
@@ -1658,10 +1679,8 @@ static bool body_has_toplevel_for(Sema *S, const StmtList *body) {
 }
 
 static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
-    if (s->kind != S_EXPR || s->expr->kind != E_CALL || s->expr->call.fn->kind != E_NAME) return false;
-    Binding *b = sema_lookup(S, s->expr->call.fn->name);
-    if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
-    return body_has_toplevel_for(S, &b->v.def->def.body) ? (*def = b->v.def, true) : false;
+    FuncWalk w = {.n = 0};
+    return calls_toplevel_for(S, s, NULL, &w, def);
 }
 
 static bool is_static_for(Sema *S, const Stmt *s) {
