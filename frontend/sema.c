@@ -1747,7 +1747,17 @@ static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *
     Scope *saved = S->scope;
     S->scope = sc;
     sema_inline_push(S, def, s->span);
+    /* its serial code's locals that its loops (other tasks) read are kernel-scope too: promoted
+     * to kernel-owned fields qdc_tmp_<kernel>_<func>_<name> (sema_promote.c), as the kernel's own */
+    int depth = S->promoted_depth;
+    const char **kept = S->promoted.items;
+    int kept_len = S->promoted.len, kept_cap = S->promoted.cap;
+    S->promoted.items = NULL, S->promoted.len = S->promoted.cap = 0;
+    S->up->sema_find_promoted(S, &body);
+    S->promoted_depth = S->ninline;
     split_tasks(S, &body, serial);
+    vec_free(&S->promoted);
+    S->promoted.items = kept, S->promoted.len = kept_len, S->promoted.cap = kept_cap, S->promoted_depth = depth;
     S->returned = false; /* a return under qd.static ended the qd.func, not the kernel */
     sema_inline_pop(S);
     S->scope = saved;

@@ -211,6 +211,9 @@ typedef struct Sema {
     bool debug;       /* --debug: asserts are checked at run time */
     int subgroup_width; /* FrontendOptions.subgroup_width: 0 when not known at compile time */
     VEC(const char *) promoted; /* kernel-scope locals shared between tasks (sema_promote) */
+    int promoted_depth;         /* the ninline those names belong to: 0 the kernel's, else a qd.func
+                                   inlined at the kernel's top level (inline_toplevel), whose own
+                                   serial code's locals its loops read */
     int ndefs;        /* kernels and funcs defined so far */
     Span block_dim_span;
     VEC(struct Instance) instances; /* --instantiate specs that parsed */

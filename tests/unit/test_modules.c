@@ -558,3 +558,24 @@ Test(patterns, func_values_and_list_indices) {
               "the unrolled branch: %s", ir);
     free(ir);
 }
+
+/* A qd.func inlined at the kernel's top level: a local of its serial code (n = a.shape[0], a
+ * value read from an array, and one set inside its `if qd.static(...)` branch) that its loops
+ * read is kernel-scope, a kernel-owned field named after the kernel and the qd.func (no clash
+ * with the kernel's own n); `BW = qd.static(flag)` stays a compile-time value in every loop,
+ * in a qd.func and in the kernel (Genesis' forward dynamics). */
+Test(patterns, func_serial_locals_shared_with_its_loops) {
+    char *ir = ir_of("import quadrants as qd\n\n@qd.func\ndef inner(a: qd.types.ndarray(dtype=qd.f32, ndim=1), b: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                     "    n = a.shape[0]\n    scale = b[0] * 2.0\n    for i in range(n):\n        a[i] = a[i] + scale\n"
+                     "    if qd.static(True):\n        m = n - 1\n        for i in range(m):\n            a[i] = a[i] * scale\n\n"
+                     "@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.f32, ndim=1), b: qd.types.ndarray(dtype=qd.f32, ndim=1), flag: qd.template()):\n"
+                     "    BW = qd.static(flag)\n    n = 7\n    inner(a, b)\n"
+                     "    for i in (range(1) if qd.static(not BW) else qd.static(range(2))):\n        b[i] = n\n\n"
+                     "def setup():\n    k(qd.ndarray(qd.f32, (4,)), qd.ndarray(qd.f32, (4,)), False)\n");
+    cr_assert(ir);
+    cr_expect(strstr(ir, "    store field qdc_tmp_k__False_n[]:i32 = 7:i32\n    store field qdc_tmp_k__False_inner_n[]:i32 = (shape a 0)\n"
+                         "    store field qdc_tmp_k__False_inner_scale[]:f32 = (mul:f32 (load ndarray b[0:i32]:f32) 2:f32)\n") != NULL, "%s", ir);
+    cr_expect(strstr(ir, "parallel extent=(max:i32 (sub:i32 (shape a 0) 1:i32) 0:i32)") != NULL, "%s", ir); /* m: in the branch */
+    cr_expect(strstr(ir, "store ndarray b[%") != NULL && strstr(ir, "(cast:f32 (load field qdc_tmp_k__False_n[]:i32))") != NULL, "%s", ir);
+    free(ir);
+}
