@@ -584,6 +584,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         diag_hold(false);
         LAP(check);
+        if (ir) abi_spell_params(ir, &arena);
         if (!ir || diag_error_count() || !abi_check_names(ir)) goto done;
         if (o->symbol_prefix) ir_prefix_symbols(ir, o->symbol_prefix, &arena);
         ir_expand_module(ir, &arena); /* the operators' meaning, once, for every target */

@@ -25,6 +25,8 @@ static Val simt_call(Sema *S, const Expr *c, Val f) { return sema_simt_call(S, c
 static bool print_takes(Val f) { return is_path(f, "print"); }
 static Val print_call(Sema *S, const Expr *c, Val f) { return sema_print_call(S, c); }
 static bool dict_takes(Val f) { return is_path(f, "dict"); }
+static bool dict_method_takes(Val f) { return f.kind == V_METHOD && f.method.self->kind == V_DICT; }
+static Val dict_method_call(Sema *S, const Expr *c, Val f) { return sema_dict_method_call(S, c, *f.method.self, f.method.name); }
 static Val dict_call(Sema *S, const Expr *c, Val f) { return sema_dict_call(S, c); }
 static bool getattr_takes(Val f) { return is_path(f, "getattr"); }
 static Val getattr_call(Sema *S, const Expr *c, Val f) { return sema_getattr(S, c); }
@@ -34,11 +36,12 @@ static bool chr_ord_takes(Val f) { return is_path(f, "chr") || is_path(f, "ord")
 static Val chr_ord_call(Sema *S, const Expr *c, Val f) { return sema_chr_ord(S, c, f.path[0] == 'c'); }
 
 /* In the order sema_call asks them: a callee two features take goes to the first (a V_METHOD
- * on a str is a str method, any other is a vector's). The core's own builtins (casts, qd.static,
+ * on a str is a str method, on a dict a dict's, any other is a vector's). The core's own builtins (casts, qd.static,
  * math.*, the scalar qd.* functions) are asked after these; no path here is one of them. */
 static const SemaFeature calls[] = {
     {"py/sema_pyfunc.c", pyfunc_takes, pyfunc_call},
     {"py/sema_pystr.c", str_method_takes, str_method_call},
+    {"py/sema_lang.c", dict_method_takes, dict_method_call},
     {"sema_struct.c", struct_takes, sema_struct_call},
     {"sema_vec.c", vec_takes, sema_vec_call},
     {"sema_builtin.c", more_takes, more_call},

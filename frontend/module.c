@@ -250,7 +250,7 @@ void sema_import(Sema *S, const Stmt *s) {
     if (!m) return bind_opaque(S, s, name);
     if (s->import.star) {
         for (int k = 0; k < m->scope->b.len; k++)
-            if (m->scope->b.items[k].name[0] != '_')
+            if (m->scope->b.items[k].name[0] != '_' && !sema_defined(S, m->scope->b.items[k].name)) /* -D NAME wins */
                 scope_bind(S, BIND_SCOPE(S), m->scope->b.items[k].name, m->scope->b.items[k].v, s->span);
         return;
     }
@@ -260,6 +260,7 @@ void sema_import(Sema *S, const Stmt *s) {
         scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_MODULE, .mod = b ? b : m}, s->import.bound);
         return;
     }
+    if (sema_defined(S, s->import.alias)) return; /* -D NAME=EXPR wins over `from m import NAME` too */
     Binding *b = scope_find(m->scope, s->import.name);
     if (!b && m->dir) { /* from pkg import sub: the submodule */
         SemaModule *sub = import_module(S, arena_printf(S->arena, "%s.%s", name, s->import.name), s->span);

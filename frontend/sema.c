@@ -424,6 +424,19 @@ bool sema_iter_is_host(Sema *S, const Expr *it) {
     return sema_is_host_expr(S, it);
 }
 
+/* d.items() / d.keys() / d.values() on a compile-time dict (a name bound to one, an enum's
+ * __members__). */
+static bool dict_view(Sema *S, const Expr *call) {
+    const char *m = call->call.fn->attr.name;
+    if (call->call.args.n || call->call.nkw || (strcmp(m, "items") && strcmp(m, "keys") && strcmp(m, "values")) ||
+        sema_is_host_expr(S, call->call.fn->attr.obj))
+        return false;
+    int mark = diag_quiet_begin();
+    Val d = sema_eval(S, call->call.fn->attr.obj);
+    diag_quiet_end(mark);
+    return d.kind == V_DICT;
+}
+
 /* True when a module-level expression can only be evaluated by running the script: it names
  * something host code binds or Python provides at run time (np.pi, len(x), a helper's
  * result), or allocates run-time data (qd.ndarray). Such values are bound as V_HOST. */
@@ -447,6 +460,8 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             return true; /* getattr(obj, name, default): whether obj has it is a run-time question */
         if (e->call.fn->kind == E_ATTR && !p && str_expr(S, e->call.fn->attr.obj) && S->up->sema_str_method(e->call.fn->attr.name)) {
             /* "".join(...), "{}_{}".format(a, b): compile-time when the arguments are */
+        } else if (e->call.fn->kind == E_ATTR && !p && dict_view(S, e)) {
+            /* d.items(), E.__members__.keys() of a compile-time dict (sema_lang.c) */
         } else if (e->call.fn->kind == E_ATTR && !p) { /* x.to_numpy(), sim.run(): a method of a run-time object */
             const Expr *r = e->call.fn;
             while (r->kind == E_ATTR || r->kind == E_CALL) r = r->kind == E_ATTR ? r->attr.obj : r->call.fn;
@@ -747,9 +762,27 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     sema_bind_host(S, t, "set by an unpacking qdc cannot evaluate");
 }
 
+/* globals()[KEY] = v at a module's top level (in its loops and ifs too) with KEY a compile-time
+ * string: Python binds the global KEY (`for name, m in E.__members__.items(): globals()[name] = m`).
+ * The name target it stands for; NULL for any other subscript. */
+static const Expr *globals_target(Sema *S, const Expr *t) {
+    const Expr *g = t->kind == E_SUBSCRIPT ? t->sub.obj : NULL;
+    if (!g || g->kind != E_CALL || g->call.fn->kind != E_NAME || strcmp(g->call.fn->name, "globals") || g->call.args.n || g->call.nkw ||
+        sema_lookup(S, "globals") || !sema_is_module_scope(S, BIND_SCOPE(S)))
+        return NULL;
+    int mark = diag_quiet_begin();
+    Val key = sema_eval(S, t->sub.index);
+    diag_quiet_end(mark);
+    if (key.kind != V_STR) return NULL; /* a key only the script knows: a global qdc cannot name */
+    Expr *n = ARENA_NEW(S->arena, Expr);
+    *n = (Expr){.kind = E_NAME, .span = t->span, .name = key.path};
+    return n;
+}
+
 static void module_assign(Sema *S, const Stmt *s) {
     for (int k = 0; k < s->assign.targets.n; k++) {
-        const Expr *t = s->assign.targets.items[k];
+        const Expr *t = s->assign.targets.items[k], *g = globals_target(S, t);
+        if (g) sema_module_value(S, g, s->assign.value, s->span);
         if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) sema_module_value(S, t, s->assign.value, s->span);
         /* x[i] = v, obj.attr = v: host code changing run-time data; kernels do not see it */
     }
@@ -1616,15 +1649,36 @@ static bool static_iter(Sema *S, const Expr *it) {
 /* Whether statements of a qd.func's body, at its top level, hold a loop that becomes the calling
  * kernel's (also in a branch of an `if qd.static(...)`: its condition is known only once the
  * func's arguments are bound, and the branch taken is as much top level as the func's body). */
-static bool body_has_toplevel_for(Sema *S, const StmtList *body) {
+typedef struct { const Stmt *seen[64]; int n; } FuncWalk; /* qd.funcs already looked into (no loops found) */
+static bool body_has_toplevel_for(Sema *S, const StmtList *body, Scope *where, FuncWalk *w);
+
+/* A statement calling a qd.func (a name looked up from `where`, NULL: the current scope) whose
+ * body holds top-level loops, itself or through the qd.funcs it calls so (Genesis' forward
+ * dynamics: kernel -> func_forward_dynamics -> func_compute_mass_matrix's loops). */
+static bool calls_toplevel_for(Sema *S, const Stmt *s, Scope *where, FuncWalk *w, const Stmt **def) {
+    if (s->kind != S_EXPR || s->expr->kind != E_CALL || s->expr->call.fn->kind != E_NAME) return false;
+    Binding *b = NULL;
+    for (Scope *sc = where; sc && !b; sc = sc->parent) b = scope_find(sc, s->expr->call.fn->name);
+    if (!where) b = sema_lookup(S, s->expr->call.fn->name);
+    if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
+    for (int k = 0; k < w->n; k++)
+        if (w->seen[k] == b->v.def) return false; /* looked into (or being looked into: recursion) */
+    if (w->n == (int)ARRAY_LEN(w->seen)) return false;
+    w->seen[w->n++] = b->v.def;
+    if (!body_has_toplevel_for(S, &b->v.def->def.body, sema_def_scope(S, b->v.def), w)) return false;
+    return *def = b->v.def, true;
+}
+
+static bool body_has_toplevel_for(Sema *S, const StmtList *body, Scope *where, FuncWalk *w) {
     for (int k = 0; k < body->n; k++) {
-        const Stmt *x = body->stmts[k];
+        const Stmt *x = body->stmts[k], *d;
+        if (calls_toplevel_for(S, x, where, w, &d)) return true;
         if (x->kind == S_FOR && x->for_.iter->kind == E_IFEXP) { /* its branches are chosen inside the qd.func */
             if (!static_iter(S, x->for_.iter)) return true;
             continue;
         }
         if (x->kind == S_IF && static_iter(S, x->if_.cond)) {
-            if (body_has_toplevel_for(S, &x->if_.then) || body_has_toplevel_for(S, &x->if_.els)) return true;
+            if (body_has_toplevel_for(S, &x->if_.then, where, w) || body_has_toplevel_for(S, &x->if_.els, where, w)) return true;
             continue;
         }
         x = sema_loop_form(S, x);
@@ -1635,10 +1689,8 @@ static bool body_has_toplevel_for(Sema *S, const StmtList *body) {
 }
 
 static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
-    if (s->kind != S_EXPR || s->expr->kind != E_CALL || s->expr->call.fn->kind != E_NAME) return false;
-    Binding *b = sema_lookup(S, s->expr->call.fn->name);
-    if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
-    return body_has_toplevel_for(S, &b->v.def->def.body) ? (*def = b->v.def, true) : false;
+    FuncWalk w = {.n = 0};
+    return calls_toplevel_for(S, s, NULL, &w, def);
 }
 
 static bool is_static_for(Sema *S, const Stmt *s) {
@@ -1705,7 +1757,17 @@ static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *
     Scope *saved = S->scope;
     S->scope = sc;
     sema_inline_push(S, def, s->span);
+    /* its serial code's locals that its loops (other tasks) read are kernel-scope too: promoted
+     * to kernel-owned fields qdc_tmp_<kernel>_<func>_<name> (sema_promote.c), as the kernel's own */
+    int depth = S->promoted_depth;
+    const char **kept = S->promoted.items;
+    int kept_len = S->promoted.len, kept_cap = S->promoted.cap;
+    S->promoted.items = NULL, S->promoted.len = S->promoted.cap = 0;
+    S->up->sema_find_promoted(S, &body);
+    S->promoted_depth = S->ninline;
     split_tasks(S, &body, serial);
+    vec_free(&S->promoted);
+    S->promoted.items = kept, S->promoted.len = kept_len, S->promoted.cap = kept_cap, S->promoted_depth = depth;
     S->returned = false; /* a return under qd.static ended the qd.func, not the kernel */
     sema_inline_pop(S);
     S->scope = saved;

@@ -211,6 +211,9 @@ typedef struct Sema {
     bool debug;       /* --debug: asserts are checked at run time */
     int subgroup_width; /* FrontendOptions.subgroup_width: 0 when not known at compile time */
     VEC(const char *) promoted; /* kernel-scope locals shared between tasks (sema_promote) */
+    int promoted_depth;         /* the ninline those names belong to: 0 the kernel's, else a qd.func
+                                   inlined at the kernel's top level (inline_toplevel), whose own
+                                   serial code's locals its loops read */
     int ndefs;        /* kernels and funcs defined so far */
     Span block_dim_span;
     VEC(struct Instance) instances; /* --instantiate specs that parsed */
@@ -436,6 +439,9 @@ int sema_same_value(Sema *S, Val a, Val b);
  * compile-time values (sema_lang.c); d[key] is its value, QD2011 when absent. */
 Val sema_dict_call(Sema *S, const Expr *call);
 Val sema_dict_get(Sema *S, Val d, const Expr *key);
+/* d.items(), d.keys(), d.values() of a compile-time dict: a tuple, in insertion order (items:
+ * (key, value) pairs), which a host loop or a qd.static loop iterates. */
+Val sema_dict_method_call(Sema *S, const Expr *call, Val d, const char *name);
 /* sema_param.c: a host def whose body is one `return EXPR` (after a docstring) is bound as V_PYFUNC;
  * its calls are compile-time when the arguments and EXPR are; a call evaluates EXPR. */
 const Expr *sema_pyfunc_return(const Stmt *def);

@@ -500,6 +500,13 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (o.kind == V_VEC) return S->up->sema_vec_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_STRUCT) return S->up->sema_struct_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_PYDC) return S->up->sema_pydc_attr(S, o, e);
+    if (o.kind == V_DICT && (!strcmp(e->attr.name, "items") || !strcmp(e->attr.name, "keys") || !strcmp(e->attr.name, "values"))) {
+        Val m = {.kind = V_METHOD}; /* d.items() ... (sema_lang.c) */
+        m.method.self = ARENA_NEW(S->arena, Val);
+        *m.method.self = o;
+        m.method.name = e->attr.name;
+        return m;
+    }
     if (o.kind == V_STR && S->up->sema_str_method(e->attr.name)) { /* "".join, "{}".format ... (sema_pystr.c) */
         Val m = {.kind = V_METHOD};
         m.method.self = ARENA_NEW(S->arena, Val);

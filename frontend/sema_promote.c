@@ -166,6 +166,17 @@ static void scan_top(Sema *S, UseVec *u, const StmtList *body, int *task) {
             continue;
         }
         bool parallel = s->kind == S_FOR && !serial_config(S, k ? body->stmts[k - 1] : NULL);
+        if (s->kind == S_IF && call_named(S, &(Stmt){.kind = S_EXPR, .expr = s->if_.cond}, "qd.static")) {
+            refs_expr(u, s->if_.cond, *task); /* split_tasks keeps the branch taken top level: either may be */
+            scan_top(S, u, &s->if_.then, task);
+            scan_top(S, u, &s->if_.els, task);
+            continue;
+        }
+        if (s->kind == S_ASSIGN && s->assign.targets.n == 1 && s->assign.targets.items[0]->kind == E_NAME &&
+            call_named(S, &(Stmt){.kind = S_EXPR, .expr = s->assign.value}, "qd.static")) {
+            refs_expr(u, s->assign.value, *task); /* NAME = qd.static(x): a compile-time value (static_name), never shared */
+            continue;
+        }
         if (!parallel) {
             refs_stmt(u, s, *task, true);
             continue;
@@ -179,16 +190,18 @@ static void scan_top(Sema *S, UseVec *u, const StmtList *body, int *task) {
 void sema_find_promoted(Sema *S, const StmtList *body) {
     UseVec u = {0};
     int task = 0;
+    int mark = diag_quiet_begin(); /* read before the body runs: `A if qd.static(not BW) else B` names BW = qd.static(...) */
     scan_top(S, &u, body, &task);
     S->promoted.len = 0;
     for (int k = 0; k < u.len; k++)
         if (u.items[k].set_task >= 0 && u.items[k].other && !is_loop_target(S, body, u.items[k].name))
             vec_push(&S->promoted, u.items[k].name);
+    diag_quiet_end(mark);
     vec_free(&u);
 }
 
 bool sema_is_promoted(Sema *S, const char *name) {
-    if (S->ninline) return false; /* qd.func locals are the function's own */
+    if (S->ninline != S->promoted_depth) return false; /* qd.func locals are the function's own */
     for (int k = 0; k < S->promoted.len; k++)
         if (!strcmp(S->promoted.items[k], name)) return true;
     return false;
@@ -216,7 +229,8 @@ Val sema_owned_ref(Sema *S, int field, Span sp) { return field_ref(S, field, sp)
 
 Val sema_promote(Sema *S, const char *name, QdType t, Span sp) {
     if (t == QT_U1) t = QT_I32; /* no atomics on booleans: a shared flag is an i32 */
-    int f = owned_field(S, arena_printf(S->arena, "qdc_tmp_%s_%s", S->k->name, name), t, sp);
+    int f = owned_field(S, S->promoted_depth ? arena_printf(S->arena, "qdc_tmp_%s_%s_%s", S->k->name, S->inline_stack[S->promoted_depth - 1]->def.name, name)
+                                             : arena_printf(S->arena, "qdc_tmp_%s_%s", S->k->name, name), t, sp);
     Val v = field_ref(S, f, sp);
     scope_bind(S, S->scope, name, v, sp);
     return v;

@@ -675,6 +675,15 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
     return true;
 }
 
+/* An argument's value. A name bound to an array the script allocates (a module's global
+ * ndarray, array_class.PLACEHOLDER, passed on through a qd.func's parameter) is passed as it is,
+ * as Quadrants passes the Python object: only a use of it in the callee is an error (QD2062 at
+ * the use), so a callee whose qd.static branch never touches it compiles. */
+static Val arg_value(Sema *S, const Expr *a) {
+    Binding *b = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL;
+    return b && b->v.kind == V_HOSTARRAY ? b->v : sema_eval(S, a);
+}
+
 /* Evaluates the call's arguments (in the caller's scope) and binds them in a new scope. */
 Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
     bool shared = S->bind_shared;
@@ -691,7 +700,7 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
     Val *vals = ARENA_ARRAY(S->arena, Val, np ? np : 1);
     bool *have = ARENA_ARRAY(S->arena, bool, np ? np : 1);
     if (self) vals[0] = obj, have[0] = true;
-    for (int k = 0; k < call->call.args.n; k++) vals[k + self] = sema_eval(S, call->call.args.items[k]), have[k + self] = true;
+    for (int k = 0; k < call->call.args.n; k++) vals[k + self] = arg_value(S, call->call.args.items[k]), have[k + self] = true;
     for (int j = 0; j < call->call.nkw; j++) {
         int k = 0;
         while (k < np && strcmp(def->def.params[k].name, call->call.kw[j].name)) k++;
@@ -701,7 +710,7 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
             vec_free(&sc->b);
             return NULL;
         }
-        vals[k] = sema_eval(S, call->call.kw[j].value), have[k] = true;
+        vals[k] = arg_value(S, call->call.kw[j].value), have[k] = true;
     }
     bool ok = true;
     for (int k = 0; k < np; k++) {

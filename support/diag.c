@@ -29,8 +29,10 @@ static struct {
     bool last_shown; /* whether the previous error/warning was printed (for notes) */
     int quiet;       /* diag_quiet depth: > 0 while a speculative evaluation runs */
     int quiet_errors; /* errors and warnings dropped while quiet */
-    char quiet_first[256]; /* the message of the first error dropped since diag_quiet_begin */
+    char quiet_first[256]; /* the message of the first error dropped in the region diag_quiet_end closed last */
     DiagCode quiet_first_code; /* and its code */
+    struct { char msg[256]; DiagCode code; } quiet_open[16]; /* the same for each open region, outermost first:
+                           an inner region does not hide the first error of the one around it */
     bool stopped;          /* the error limit was reached: nothing more is shown */
     bool wdisabled[ARRAY_LEN(codes)], werror[ARRAY_LEN(codes)];
     StrBuf sarif;    /* results accumulated for SARIF */
@@ -545,15 +547,21 @@ static bool seen_before(Span sp, const char *code, const char *fmt, va_list ap) 
 /* While quiet, a diagnostic is only counted in quiet_errors (its notes are dropped too). */
 static bool quiet_drop(DiagCode id, const char *fmt, va_list *ap) {
     if (!D.quiet) return false;
-    if (ap && !D.quiet_first[0]) vsnprintf(D.quiet_first, sizeof D.quiet_first, fmt, *ap), D.quiet_first_code = id;
+    for (int k = 0; ap && k < D.quiet && k < (int)ARRAY_LEN(D.quiet_open); k++) {
+        if (D.quiet_open[k].msg[0]) continue;
+        va_list aq;
+        va_copy(aq, *ap);
+        vsnprintf(D.quiet_open[k].msg, sizeof D.quiet_open[k].msg, fmt, aq), D.quiet_open[k].code = id;
+        va_end(aq);
+    }
     D.quiet_errors++;
     D.last_shown = false;
     return true;
 }
 
 int diag_quiet_begin(void) {
+    if (D.quiet < (int)ARRAY_LEN(D.quiet_open)) D.quiet_open[D.quiet].msg[0] = 0;
     D.quiet++;
-    D.quiet_first[0] = 0;
     return D.quiet_errors;
 }
 
@@ -562,6 +570,8 @@ DiagCode diag_quiet_first_code(void) { return D.quiet_first[0] ? D.quiet_first_c
 
 int diag_quiet_end(int mark) {
     if (D.quiet > 0) D.quiet--;
+    if (D.quiet < (int)ARRAY_LEN(D.quiet_open)) /* deeper than the stack: the innermost recorded region's */
+        memcpy(D.quiet_first, D.quiet_open[D.quiet].msg, sizeof D.quiet_first), D.quiet_first_code = D.quiet_open[D.quiet].code;
     return D.quiet_errors - mark;
 }
 

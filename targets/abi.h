@@ -24,6 +24,10 @@ int abi_device_groups(const IrTask *t, int block_dim); /* ceil(QDC_DEVICE_EXTENT
 void abi_ident(StrBuf *out, const char *name);
 /* The include guard of a module's header: "QDC_<MODULE>_<SUFFIX>" as a valid macro name. */
 void abi_guard(StrBuf *out, const char *module, const char *suffix);
+/* Renames each kernel parameter whose name is a C or C++ keyword or a standard macro (errno,
+ * float, new, ...) to "<name>_", its spelling in the header, the metadata and the symbols
+ * (qdc-abi(7), NAMES); before abi_check_names, which then checks the new spellings. */
+void abi_spell_params(IrModule *m, Arena *arena);
 /* False after a located QD5006 for every C-visible name that clashes or is reserved (names.c). */
 bool abi_check_names(const IrModule *m);
 /* "returns": {"dtype", "field", "symbol"} of a kernel with a return value (qdc-abi(7)). */

@@ -3,7 +3,9 @@
  * "<kernel>_args" struct, the typed launcher "<kernel>_run", with members "<param>" and "<param>_shape[...]". Mangling is only
  * injective if no two of these are equal and none is reserved in C, C++ or the headers the
  * generated header includes; otherwise the object renames a symbol behind the metadata's back or
- * the header does not compile. Each clash is a located QD5006. */
+ * the header does not compile. Each clash is a located QD5006. A parameter named as a C or C++
+ * keyword or a standard macro (errno, which Quadrants programs use) is legal Python: its
+ * C-visible spelling takes a trailing underscore (abi_spell_params) before the check. */
 #include "abi.h"
 #include <string.h>
 
@@ -101,11 +103,26 @@ static void add(Names *ns, size_t from, char *name, char *what, Span sp) {
     *at = (size_t)ns->syms.len;
 }
 
+/* Whether `s` is one of the listed reserved words (a keyword or a macro such as errno), which a
+ * trailing underscore makes an ordinary identifier. */
+static bool is_listed(const char *s) {
+    for (size_t i = 0; i < ARRAY_LEN(reserved); i++)
+        if (!strcmp(reserved[i], s)) return true;
+    return false;
+}
+
 static void members(Names *ns, const IrKernel *k) {
     size_t from = (size_t)ns->syms.len;
     for (int i = 0; i < k->nparams; i++) {
         const IrParam *p = &k->params[i];
-        add(ns, from, xstrdup(p->name), xasprintf("parameter '%s' of kernel '%s'", p->name, k->name), p->span);
+        size_t n = strlen(p->name);
+        char *base = xstrdup(p->name);
+        bool spelled = n > 1 && p->span.src && p->span.len + 1 == n && (base[n - 1] = 0, is_listed(base));
+        add(ns, from, xstrdup(p->name),
+            spelled ? xasprintf("parameter '%s' of kernel '%s' (spelled '%s' in C)", base, k->name, p->name)
+                    : xasprintf("parameter '%s' of kernel '%s'", p->name, k->name),
+            p->span);
+        free(base);
         if (p->kind != IR_PARAM_NDARRAY) continue;
         add(ns, from, xasprintf("%s_shape", p->name),
             xasprintf("the shape member of parameter '%s' of kernel '%s'", p->name, k->name), p->span);
@@ -113,6 +130,14 @@ static void members(Names *ns, const IrKernel *k) {
             add(ns, from, xasprintf("%s_shape%d", p->name, d),
                 xasprintf("the shape member %d of parameter '%s' of kernel '%s'", d, p->name, k->name), p->span);
     }
+}
+
+void abi_spell_params(IrModule *m, Arena *arena) {
+    for (int k = 0; k < m->nkernels; k++)
+        for (int i = 0; i < m->kernels[k].nparams; i++) {
+            IrParam *p = &m->kernels[k].params[i];
+            if (is_listed(p->name)) p->name = arena_printf(arena, "%s_", p->name);
+        }
 }
 
 bool abi_check_names(const IrModule *m) {

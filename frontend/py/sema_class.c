@@ -156,6 +156,14 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
 Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
     SemaObject *o = obj.obj;
     Binding *b = scope_find(&o->attrs, attr->attr.name);
+    if (S->classes.items[o->cls].cls->class_.int_enum && !b && !strcmp(attr->attr.name, "__members__")) {
+        Val d = {.kind = V_DICT}; /* name -> member, in definition order (Python's mappingproxy) */
+        int n = o->attrs.b.len;
+        d.dict.keys = ARENA_ARRAY(S->arena, Val, n ? n : 1), d.dict.vals = ARENA_ARRAY(S->arena, Val, n ? n : 1);
+        for (int k = 0; k < n; k++)
+            d.dict.keys[d.dict.n] = (Val){.kind = V_STR, .path = o->attrs.b.items[k].name}, d.dict.vals[d.dict.n++] = o->attrs.b.items[k].v;
+        return d;
+    }
     if (S->classes.items[o->cls].cls->class_.int_enum && (!b || b->v.kind == V_HOST)) {
         if (!b) diag_error(attr->span, QD2019, "enum '%s' has no member '%s'", o->name, attr->attr.name);
         else if (strncmp(b->v.path, "an IntFlag", 10))

@@ -662,6 +662,17 @@ Val sema_dict_call(Sema *S, const Expr *call) {
     return d;
 }
 
+Val sema_dict_method_call(Sema *S, const Expr *call, Val d, const char *name) {
+    if (call->call.args.n || call->call.nkw)
+        return diag_error(call->span, QD2007, "dict.%s takes no arguments", name), val_err();
+    Val *items = ARENA_ARRAY(S->arena, Val, d.dict.n ? d.dict.n : 1);
+    for (int i = 0; i < d.dict.n; i++) {
+        Val pair[2] = {d.dict.keys[i], d.dict.vals[i]};
+        items[i] = name[0] == 'i' ? tuple_of(S, pair, 2) : name[0] == 'k' ? d.dict.keys[i] : d.dict.vals[i];
+    }
+    return tuple_of(S, items, d.dict.n);
+}
+
 Val sema_dict_get(Sema *S, Val d, const Expr *key) {
     Val k = sema_eval(S, key);
     if (k.kind == V_ERR || !dict_key(S, k, key->span)) return val_err();

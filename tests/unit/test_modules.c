@@ -420,6 +420,78 @@ Test(modules, genesis_shaped_driver_runs_on_x86, .timeout = 120) {
     free(dir), free(obj), free(hdr), free(host);
 }
 
+/* More Genesis patterns (testdata/modules/drivers/extra.py): a parameter named errno, qd.funcs
+ * with top-level loops reached through another qd.func (with qd.loop_config), a module's
+ * placeholder array passed down a branch that never uses it, package globals made by
+ * `globals()[name] = member` over an enum's __members__, and a -D (gen.qd_vec3) that wins over the
+ * package's star-import of a qd.func of that name. Compiles for every family, runs on x86. */
+static const char *const vec3_define[] = {"-D", "gen.qd_vec3=qd.types.vector(3, qd.f32)"};
+
+Test(modules, genesis_patterns_driver_compiles_everywhere) {
+    const char *targets[] = {"--target=x86_64", "--target=sm_90", "--target=gfx942", "--target=vulkan1.3"};
+    for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
+        RunResult r = qdc_mini("drivers/extra.py", (const char *const[]){vec3_define[0], vec3_define[1], targets[t], "--check", "--stats", NULL});
+        cr_expect_eq(r.status, 0, "%s: %s", targets[t], r.err);
+        cr_expect_str_eq(r.err, "");
+        cr_expect(!strncmp(r.out, "extra: 2 kernels (kernel_extra__f32_1d__i32_1d__True, kernel_extra__f32_1d__i32_1d__False), ", 92),
+                  "%s: %s", targets[t], r.out);
+        run_free(&r);
+    }
+    /* without the -D, gen.qd_vec3 is the star-imported qd.func (one parameter) */
+    RunResult r = qdc_mini("drivers/extra.py", (const char *const[]){"--check", NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "extra.py:45:13: error[QD2007]: 'qd_vec3' takes 1 argument, got 3") != NULL, "%s", r.err);
+    run_free(&r);
+}
+
+Test(modules, genesis_patterns_driver_runs_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    char *dir = make_temp_dir(), *obj = NULL, *hdr = NULL, *host = root_path("testdata/modules/drivers/extra.c");
+    cr_assert(asprintf(&obj, "%s/extra.o", dir) > 0 && asprintf(&hdr, "%s/extra.h", dir) > 0);
+    RunResult r = qdc_mini("drivers/extra.py", (const char *const[]){vec3_define[0], vec3_define[1], "--target=x86_64", "-o", obj, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = qdc_mini("drivers/extra.py", (const char *const[]){vec3_define[0], vec3_define[1], "--target=x86_64", "--emit=header", "-o", hdr, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    run_host(dir, host, "extra.o", "extra: 0 wrong\n");
+    remove_tree(dir);
+    free(dir), free(obj), free(hdr), free(host);
+}
+
+/* A placeholder array used where it is passed down: QD2062 at the use inside the qd.func. */
+Test(modules, placeholder_array_used_is_located) {
+    const char *const files[] = {"main.py", "import quadrants as qd\n\nP = qd.ndarray(qd.f32, (1,))\n\n\n@qd.func\n"
+                                            "def f(a: qd.types.ndarray()):\n    a[0] = 1.0\n\n\n@qd.kernel\ndef k():\n"
+                                            "    for _ in range(1):\n        f(P)\n", NULL};
+    expect_error(files, none, 1,
+                 "main.py:8:5: error[QD2062]: 'a' is an array the script allocates, known only when the script runs; kernels "
+                 "can use module constants, fields, qd.func and their own arguments\n 8 |     a[0] = 1.0\n   |     ^\n"
+                 "main.py:7:7: note: 'a' is set here\n 7 | def f(a: qd.types.ndarray()):\n   |       ^\n");
+}
+
+/* Python's dict views and an IntEnum's __members__ evaluate at compile time, in host loops and
+ * in qd.static loops; globals()[name] = v at module level binds name. */
+Test(patterns, dict_views_enum_members_and_globals) {
+    const char *const files[] = {"main.py", "import quadrants as qd\nfrom enum import IntEnum\n\n\nclass Mode(IntEnum):\n"
+                                            "    A = 1\n    B = 2\n    C = 5\n\n\nfor name, m in Mode.__members__.items():\n"
+                                            "    globals()['MODE_' + name] = m * 10\nD = {'x': 3, 'y': 4}\nKEYS = ''\n"
+                                            "for key in D.keys():\n    KEYS = KEYS + key\n\n\n@qd.kernel\n"
+                                            "def k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n    for i in range(1):\n"
+                                            "        s = 0\n        for key, v in qd.static(D.items()):\n            s += v\n"
+                                            "        for v in qd.static(D.values()):\n            s += v * 100\n"
+                                            "        a[0] = s + MODE_A + MODE_B + MODE_C + qd.static(len(KEYS)) * 1000\n", NULL};
+    char *dir = program(files);
+    RunResult r = run_qdc_argv((const char *const[]){"--color=never", "--emit=ir", "-o", "-", "main.py", NULL}, NULL, dir);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    /* items() and values() in insertion order; MODE_A/B/C = 10, 20, 50; len("xy") = 2 */
+    cr_expect(strstr(r.out, "    %2 = (add:i32 %2 3:i32)\n    %2 = (add:i32 %2 4:i32)\n    %2 = (add:i32 %2 300:i32)\n"
+                            "    %2 = (add:i32 %2 400:i32)\n    store ndarray a[0:i32]:i32 = (add:i32 (add:i32 (add:i32 (add:i32 "
+                            "%2 10:i32) 20:i32) 50:i32) 2000:i32)\n") != NULL, "%s", r.out);
+    run_free(&r);
+    remove_tree(dir), free(dir);
+}
+
 /* A generic kernel's calls get the same checks, on what its annotations fix (a dtype without
  * ndim, an ndim without dtype, its typed parameters); a refused call instantiates nothing (no
  * "needs an instance" beside the errors). */
@@ -484,5 +556,26 @@ Test(patterns, func_values_and_list_indices) {
     cr_expect(strstr(ir, "  task k_t2 serial\n    eval (atomic_add:f32 relaxed device ndarray a[0:i32, 0:i32]:f32 1:f32 unused augassign "
                          "-> cas_loop add relaxed system via_int)\n    eval (atomic_add:f32 relaxed device ndarray a[1:i32, 0:i32]:f32") != NULL,
               "the unrolled branch: %s", ir);
+    free(ir);
+}
+
+/* A qd.func inlined at the kernel's top level: a local of its serial code (n = a.shape[0], a
+ * value read from an array, and one set inside its `if qd.static(...)` branch) that its loops
+ * read is kernel-scope, a kernel-owned field named after the kernel and the qd.func (no clash
+ * with the kernel's own n); `BW = qd.static(flag)` stays a compile-time value in every loop,
+ * in a qd.func and in the kernel (Genesis' forward dynamics). */
+Test(patterns, func_serial_locals_shared_with_its_loops) {
+    char *ir = ir_of("import quadrants as qd\n\n@qd.func\ndef inner(a: qd.types.ndarray(dtype=qd.f32, ndim=1), b: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                     "    n = a.shape[0]\n    scale = b[0] * 2.0\n    for i in range(n):\n        a[i] = a[i] + scale\n"
+                     "    if qd.static(True):\n        m = n - 1\n        for i in range(m):\n            a[i] = a[i] * scale\n\n"
+                     "@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.f32, ndim=1), b: qd.types.ndarray(dtype=qd.f32, ndim=1), flag: qd.template()):\n"
+                     "    BW = qd.static(flag)\n    n = 7\n    inner(a, b)\n"
+                     "    for i in (range(1) if qd.static(not BW) else qd.static(range(2))):\n        b[i] = n\n\n"
+                     "def setup():\n    k(qd.ndarray(qd.f32, (4,)), qd.ndarray(qd.f32, (4,)), False)\n");
+    cr_assert(ir);
+    cr_expect(strstr(ir, "    store field qdc_tmp_k__False_n[]:i32 = 7:i32\n    store field qdc_tmp_k__False_inner_n[]:i32 = (shape a 0)\n"
+                         "    store field qdc_tmp_k__False_inner_scale[]:f32 = (mul:f32 (load ndarray b[0:i32]:f32) 2:f32)\n") != NULL, "%s", ir);
+    cr_expect(strstr(ir, "parallel extent=(max:i32 (sub:i32 (shape a 0) 1:i32) 0:i32)") != NULL, "%s", ir); /* m: in the branch */
+    cr_expect(strstr(ir, "store ndarray b[%") != NULL && strstr(ir, "(cast:f32 (load field qdc_tmp_k__False_n[]:i32))") != NULL, "%s", ir);
     free(ir);
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void compile_header(const char *h, const char *lang, const char *what);
+
 /* Compiles `src` (written to a temp dir) for x86_64; expects exit 1, `want` as the first error
  * and no output file. */
 static void expect_clash(const char *src, const char *want_fmt) {
@@ -54,9 +56,39 @@ Test(names, reserved_names) {
         expect_clash(src, want);
         free(src), free(want);
     }
-    expect_clash("import quadrants as qd\n@qd.kernel\ndef k(int: qd.i32):\n    for i in range(4):\n        pass\n",
-                 "%s:3:7: error[QD5006]: parameter 'int' of kernel 'k' is named 'int', which is reserved in C or C++ "
-                 "or by the qdc headers; rename it\n");
+    /* a parameter's spelling takes a trailing underscore (below); the new spelling is checked too */
+    expect_clash("import quadrants as qd\n@qd.kernel\ndef k(int: qd.i32, int_: qd.i32):\n    for i in range(4):\n        pass\n",
+                 "%s:3:20: error[QD5006]: parameter 'int_' of kernel 'k' is named 'int_', which is already parameter "
+                 "'int' of kernel 'k' (spelled 'int_' in C); rename one of them\n");
+}
+
+/* Python allows a parameter named like a C keyword or macro (Genesis' `errno`): the header, the
+ * metadata and the typed launcher spell it with a trailing underscore, and the header compiles
+ * as C and C++ on every header writer. */
+Test(names, reserved_parameter_names_take_an_underscore) {
+    static const char *const targets[] = {"x86_64", "gfx942", "vulkan1.3"};
+    char *dir = make_temp_dir(), *in = xasprintf("%s/k.py", dir);
+    cr_assert(write_text(in, "import quadrants as qd\n@qd.kernel\ndef k(errno: qd.types.ndarray(dtype=qd.i32, ndim=1), "
+                             "float: qd.i32, new: qd.f32):\n    for i in range(errno.shape[0]):\n"
+                             "        errno[i] = errno[i] | float + qd.i32(new)\n"));
+    for (size_t t = 0; t < ARRAY_LEN(targets); t++) {
+        char *tgt = xasprintf("--target=%s", targets[t]), *h = xasprintf("%s/k.%s.h", dir, targets[t]);
+        RunResult r = run_qdc(in, tgt, "--emit=header", "-o", h, NULL);
+        cr_expect_eq(r.status, 0, "%s: %s", targets[t], r.err);
+        char *text = read_text(h, NULL);
+        cr_assert_not_null(text, "%s", h);
+        cr_expect(strstr(text, "qdrt_array *errno_, int32_t float_, float new_)"), "%s:\n%s", targets[t], text);
+        cr_expect(!strstr(text, "*errno;"), "%s", text);
+        if (tool_available("cc") && tool_available("c++")) compile_header(h, "c", h), compile_header(h, "c++", h);
+        run_free(&r);
+        free(text), free(tgt), free(h);
+    }
+    RunResult r = run_qdc(in, "--emit=metadata", "-o", "-", NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "{\"name\": \"errno_\", \"kind\": \"ndarray\""), "%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(in);
 }
 
 /* A parameter may be named like a C library function: only file-scope names must avoid them. */

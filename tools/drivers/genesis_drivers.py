@@ -13,9 +13,13 @@ a driver that imports the module and calls the kernel once with placeholder argu
     variable of that function); nested structs recursively;
   * the static config classes (StructRigidSimStaticConfig, ...) built with their annotated
     names (bool False, int 0 / their default);
-  * an untyped qd.types.ndarray(): its number of axes from the kernel's subscripts of it, its
-    element type int when its name says index (idx, _start, _n, ...), else gs.qd_float;
-  * qd.template() flags: False; scalars: 0 / 0.5.
+  * an untyped qd.types.ndarray(): its number of axes from the kernel's subscripts of it (and
+    those of the module's qd.funcs it is passed to), in the code the driver's configs and
+    template flags keep (`if qd.static(flag == 0)`); a vector ndarray when subscripted twice
+    (a[i][j]); its element type bool when an element is the operand of `not`, int when its name
+    says index (idx, _start, _n, ...) or its values index arrays, else gs.qd_float;
+  * a qd.template() parameter the kernel subscripts: a field of the driver (a vector field when
+    subscripted twice); other qd.template() flags: False; scalars: 0 / 0.5.
 
 Placeholders only fix types: the values qdc sees are what Genesis builds at scene set-up only
 in their element types and numbers of axes. A kernel this cannot describe is written anyway
@@ -173,8 +177,8 @@ def used_as_index(fn, name):
             names = {n.id for n in ast.walk(s.value) if isinstance(n, ast.Name)}
             src = any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name for n in ast.walk(s.value))
             if src or names & reads:
-                for t in s.targets:
-                    for n in ast.walk(t):
+                for t in s.targets:  # x = name[i], (x, y) = ...: not a[i] = name[j] (a stores, i indexes)
+                    for n in ([t] if isinstance(t, ast.Name) else t.elts if isinstance(t, ast.Tuple) else []):
                         if isinstance(n, ast.Name) and n.id not in reads:
                             reads.add(n.id), (grew := True)
     for s in ast.walk(fn):
@@ -188,46 +192,102 @@ def used_as_index(fn, name):
     return False
 
 
-def static_truth(e):
+def used_as_bool(fn, name):
+    """Whether an element of name is the operand of `not` (Quadrants' logic_not takes integral
+    inputs only: a mask, a bool array)."""
+    for s in ast.walk(fn):
+        if isinstance(s, ast.UnaryOp) and isinstance(s.op, ast.Not) and isinstance(s.operand, ast.Subscript) \
+                and isinstance(s.operand.value, ast.Name) and s.operand.value.id == name:
+            return True
+    return False
+
+
+def element_width(fn, name):
+    """For name[i][j] (a vector element read or written component-wise): the vector's length, from
+    the largest constant component index or the qd.static(range(n)) its index runs over; 0 when
+    name is not subscripted twice."""
+    statics = {}
+    for s in ast.walk(fn):
+        if isinstance(s, ast.For) and isinstance(s.target, ast.Name) and isinstance(s.iter, ast.Call):
+            it = s.iter.args[0] if dotted(s.iter.func) == "qd.static" and s.iter.args else s.iter
+            if isinstance(it, ast.Call) and dotted(it.func) == "range" and len(it.args) == 1 \
+                    and isinstance(it.args[0], ast.Constant):
+                statics[s.target.id] = it.args[0].value
+    n = 0
+    for s in ast.walk(fn):
+        if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Subscript) and isinstance(s.value.value, ast.Name) \
+                and s.value.value.id == name:
+            i = s.slice
+            if isinstance(i, ast.Constant) and isinstance(i.value, int):
+                n = max(n, i.value + 1)
+            elif isinstance(i, ast.Name) and i.id in statics:
+                n = max(n, statics[i.id])
+            else:
+                n = max(n, 3)
+    return n
+
+
+def static_truth(e, templates=()):
     """The value of an `if qd.static(...)` test under the driver's configs (every flag False, every
     number 0): True / False, or None when it depends on more than that."""
     if isinstance(e, ast.Call) and dotted(e.func) == "qd.static" and len(e.args) == 1:
-        return static_truth(e.args[0])
+        return static_truth(e.args[0], templates)
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
-        v = static_truth(e.operand)
+        v = static_truth(e.operand, templates)
         return None if v is None else not v
     if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id in CONFIGS:
         return False
+    if isinstance(e, ast.Name) and e.id in templates:  # a qd.template() flag the driver passes False (0)
+        return False
+    if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.left, ast.Name) and e.left.id in templates \
+            and isinstance(e.comparators[0], ast.Constant) and isinstance(e.ops[0], (ast.Eq, ast.NotEq)):
+        return (e.comparators[0].value == 0) == isinstance(e.ops[0], ast.Eq)  # flag == 0 with flag False
     return None
 
 
-def live_nodes(node):
+def template_flags(fn):
+    return {p.arg for p in fn.args.args if isinstance(p.annotation, ast.Call) and dotted(p.annotation.func) == "qd.template"
+            and p.arg not in CONFIGS}
+
+
+def live_nodes(node, templates=()):
     """The nodes of node the driver's instance compiles: an `if qd.static(flag)` contributes only
-    the branch its configs take."""
+    the branch its configs and template flags (all False) take."""
     if isinstance(node, ast.If):
-        v = static_truth(node.test)
+        v = static_truth(node.test, templates)
         if v is not None and isinstance(node.test, ast.Call):
             for s in (node.body if v else node.orelse):
-                yield from live_nodes(s)
+                yield from live_nodes(s, templates)
             return
     yield node
     for child in ast.iter_child_nodes(node):
-        yield from live_nodes(child)
+        yield from live_nodes(child, templates)
 
 
-def subscript_ndim(fn, name):
+def subscript_ndim(fn, name, funcs=None, depth=0):
+    """The number of axes of name's subscripts in fn's live code, followed into the qd.funcs of the
+    module fn passes name to (by position or keyword)."""
     nd = 0
-    for s in live_nodes(fn):
+    for s in live_nodes(fn, template_flags(fn)):
         if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name) and s.value.id == name:
             nd = max(nd, len(s.slice.elts) if isinstance(s.slice, ast.Tuple) else 1)
-    return nd or 1
+        if funcs and depth < 4 and isinstance(s, ast.Call) and isinstance(s.func, ast.Name) and s.func.id in funcs:
+            callee = funcs[s.func.id]
+            params = [p.arg for p in callee.args.args]
+            for i, a in enumerate(s.args):
+                if isinstance(a, ast.Name) and a.id == name and i < len(params):
+                    nd = max(nd, subscript_ndim(callee, params[i], funcs, depth + 1))
+            for k in s.keywords:
+                if isinstance(k.value, ast.Name) and k.value.id == name and k.arg in params:
+                    nd = max(nd, subscript_ndim(callee, k.arg, funcs, depth + 1))
+    return nd if nd or depth else 1
 
 
 CONFIGS = {"static_rigid_sim_config": "StructRigidSimStaticConfig", "collider_static_config": "StructColliderStaticConfig",
            "gjk_static_config": "StructGJKStaticConfig"}
 
 
-def argument(ac, fn, p, configs):
+def argument(ac, fn, p, configs, funcs=None, fields=None):
     ann = p.annotation
     d = dotted(ann)
     if d and d.startswith("array_class.") and d.split(".", 1)[1] in ac.plain:
@@ -246,8 +306,12 @@ def argument(ac, fn, p, configs):
         kw = {k.arg: k.value for k in ann.keywords if k.arg}
         dt = dotted(kw.get("dtype") or (ann.args[0] if ann.args else None))
         nd = kw.get("ndim") or (ann.args[1] if len(ann.args) > 1 else None)
-        ndim = nd.value if isinstance(nd, ast.Constant) else subscript_ndim(fn, p.arg)
-        dt = dt or ("gs.qd_int" if INDEX.search(p.arg) or used_as_index(fn, p.arg) else "gs.qd_float")
+        ndim = nd.value if isinstance(nd, ast.Constant) else subscript_ndim(fn, p.arg, funcs)
+        width = element_width(fn, p.arg)
+        if not dt and width:  # a[i][j]: an ndarray of vectors
+            return f"qd.Vector.ndarray({width}, gs.qd_float, (" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + "))"
+        dt = dt or ("gs.qd_bool" if used_as_bool(fn, p.arg) else
+                    "gs.qd_int" if INDEX.search(p.arg) or used_as_index(fn, p.arg) else "gs.qd_float")
         if dt.split(".")[-1] in VEC:
             n, m, base = VEC[dt.split(".")[-1]]
             shape = "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"
@@ -258,6 +322,12 @@ def argument(ac, fn, p, configs):
         if p.arg in CONFIGS:
             configs[p.arg] = CONFIGS[p.arg]
             return p.arg
+        ndim = subscript_ndim(fn, p.arg, funcs, 1)
+        if ndim and fields is not None:  # subscripted: a field (Genesis passes its fields as templates)
+            width, shape = element_width(fn, p.arg), "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"
+            fields[f"field_{p.arg}"] = (f"qd.Vector.field({width}, gs.qd_float, shape={shape})" if width
+                                        else f"qd.field(gs.qd_float, shape={shape})")
+            return f"field_{p.arg}"
         return "False"
     if d in ("int", "qd.i32", "gs.qd_int", "qd.i64", "qd.u32"):
         return "1"
@@ -275,18 +345,22 @@ def main(root, module, outdir):
     tree = ast.parse(open(module).read())
     os.makedirs(outdir, exist_ok=True)
     written = []
+    funcs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)
+             and any((dotted(d.func if isinstance(d, ast.Call) else d) or "") == "qd.func" for d in f.decorator_list)}
     for fn in tree.body:
         if not isinstance(fn, ast.FunctionDef):
             continue
         if not any((dotted(d.func if isinstance(d, ast.Call) else d) or "") == "qd.kernel" for d in fn.decorator_list):
             continue
-        configs, args = {}, []
+        configs, args, fields = {}, [], {}
         for p in fn.args.args:
-            args.append(argument(ac, fn, p, configs) or "None")
+            args.append(argument(ac, fn, p, configs, funcs, fields) or "None")
         lines = ["import quadrants as qd", "import genesis as gs", "import genesis.utils.array_class as array_class",
                  f"import {modname} as target", ""]
         for name, cls in configs.items():
             lines.append(f"{name} = {ac.config(cls)}")
+        for name, decl in fields.items():
+            lines.append(f"{name} = {decl}")
         lines += ["", "", "def drive():", f"    target.{fn.name}(" + ", ".join(args) + ")", ""]
         path = os.path.join(outdir, f"{fn.name}.py")
         open(path, "w").write("\n".join(lines))

@@ -10,7 +10,9 @@
 # with a module-level @qd.kernel, tools/drivers/genesis_drivers.py writes one driver per kernel
 # (into $OUTDIR, default a fresh temporary directory); each driver is compiled with
 #   $QDC DRIVER.py -I GENESIS_ROOT -D gs.qd_float=qd.f32 -D gs.qd_int=qd.i32 \
-#        -D gs.qd_bool=qd.u1 -D gs.use_ndarray=True --target=T --check
+#        -D gs.qd_bool=qd.u1 -D gs.use_ndarray=True -D gs.EPS=... -D gs.qd_vec3=... --target=T --check
+# (the values gs.init(precision="32") sets: the dtypes, the vector and matrix types
+# gs.qd_vec2 ... gs.qd_ivec4 built from them, gs.EPS = float32's machine epsilon)
 # (QDC defaults to build/qdc of this checkout). One line per kernel and target:
 #   PASS|FAIL  target  module:kernel  [the first diagnostic line, for a failure]
 # then per target and overall (a kernel counts once it compiles on every target):
@@ -25,7 +27,10 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(x86_64 sm_90 gfx942 vulkan1.3)
 qdc=${QDC:-$here/../../build/qdc}
 out=${OUTDIR:-$(mktemp -d)}
-defs=(-D gs.qd_float=qd.f32 -D gs.qd_int=qd.i32 -D gs.qd_bool=qd.u1 -D gs.use_ndarray=True)
+defs=(-D gs.qd_float=qd.f32 -D gs.qd_int=qd.i32 -D gs.qd_bool=qd.u1 -D gs.use_ndarray=True -D gs.EPS=1.1920928955078125e-07)
+for n in 2 3 4 6 7 11; do defs+=(-D "gs.qd_vec$n=qd.types.vector($n, qd.f32)"); done
+for n in 2 3 4; do defs+=(-D "gs.qd_ivec$n=qd.types.vector($n, qd.i32)"); done
+for n in 3 4; do defs+=(-D "gs.qd_mat$n=qd.types.matrix($n, $n, qd.f32)"); done
 declare -A ok
 total=0
 mods=${MODULES:-$(cd "$root" && grep -rl --include="*.py" "^@qd.kernel" genesis | sort)}
