@@ -1738,6 +1738,8 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
             parallel_for(S, s, serial);
         } else if (S->up->sema_is_do_while(S, s)) {
             S->up->sema_do_while(S, s, serial);
+        } else if (s->kind == S_IF && s->if_.with) { /* its body stays top level (sema_graph.c) */
+            S->up->sema_with(S, s, serial);
         } else if (func_has_toplevel_for(S, s, &def)) {
             inline_toplevel(S, s, def, serial);
         } else {
@@ -1852,7 +1854,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0;
     S->rng_local = -1, S->rng_init = NULL;
     S->returned = false, S->dyn = 0, S->kernel_def = def, S->rng_field = -1;
-    S->loops.len = 0, S->cur_loop = -1, S->graph = S->up->sema_kernel_graph(S, def);
+    S->loops.len = 0, S->cur_loop = -1, S->graph = S->up->sema_kernel_graph(S, def), S->with_ctx = 0;
     k.ret_type = QT_VOID, k.ret_field = -1;
     if (S->inst >= 0) S->up->sema_check_instance_args(S, def);
     k.name = kernel_params(S, def, sd->entry);
