@@ -1,6 +1,8 @@
-/* Forms of Quadrants' own test kernels (issue 30): stores at a run-time index into local vectors
- * and matrices (testdata/qtforms/vecstore.py), run on x86 with exact results on 1, 2 and 8
- * threads and compiled for every family. */
+/* Forms of Quadrants' own test kernels (issue 30), run on x86 with exact results on 1, 2 and 8
+ * threads and compiled for every family: stores at a run-time index into local vectors and
+ * matrices (testdata/qtforms/vecstore.py); kernel-scope `with` blocks, qd.stream_parallel() and
+ * qd.graph.parallel_context() / qd.graph.parallel() (testdata/qtforms/withblocks.py), and what
+ * Quadrants rejects of them, with its message. */
 #include "../../support/util.h"
 #include "harness.h"
 #include "test_x86.h"
@@ -29,23 +31,28 @@ static const char vecstore_host[] =
     "    }\n"
     "    return 0;\n}\n";
 
-Test(qtforms, vecstore_runs_on_x86, .timeout = 120) {
+/* Runs testdata/qtforms/NAME with host on 1, 2 and 8 threads: exit 0 and exactly `want` printed. */
+static void run_x86(const char *name, const char *host, const char *want) {
     if (!x86_have_runtime()) return;
-    char *src = root_path("testdata/qtforms/vecstore.py");
+    char *rel = xasprintf("testdata/qtforms/%s", name), *src = root_path(rel);
     const char *threads[] = {"1", "2", "8"};
     for (int t = 0; t < 3; t++) {
         char *dir = make_temp_dir();
-        RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", vecstore_host, threads[t], NULL);
-        cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
-        /* Quadrants' test_local_matrix_non_constant_index gives [24, 30, 19]; + n = 7. Each residue r of
-         * 0..99 mod 4 sums to 1200 + 25 r, twice (the vector starts at zero on every launch). */
-        cr_expect_str_eq(r.out, "shared_vec 31 37 26\nprivate_mat 0 bad\nscalar_loop 1200 1225 1250 1275\n"
-                                "scalar_loop 1200 1225 1250 1275\n", "%s threads", threads[t]);
+        RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", host, threads[t], NULL);
+        cr_expect_eq(r.status, 0, "%s on %s threads: status %d\n%s%s", name, threads[t], r.status, r.out, r.err);
+        cr_expect_str_eq(r.out, want, "%s on %s threads", name, threads[t]);
         run_free(&r);
         remove_tree(dir);
         free(dir);
     }
-    free(src);
+    free(rel), free(src);
+}
+
+Test(qtforms, vecstore_runs_on_x86, .timeout = 120) {
+    /* Quadrants' test_local_matrix_non_constant_index gives [24, 30, 19]; + n = 7. Each residue r of
+     * 0..99 mod 4 sums to 1200 + 25 r, twice (the vector starts at zero on every launch). */
+    run_x86("vecstore.py", vecstore_host,
+            "shared_vec 31 37 26\nprivate_mat 0 bad\nscalar_loop 1200 1225 1250 1275\nscalar_loop 1200 1225 1250 1275\n");
 }
 
 /* Every family compiles it: the store is a chain of conditional stores, no target feature. */
@@ -59,4 +66,103 @@ Test(qtforms, vecstore_every_family, .timeout = 120) {
     run_free(&r);
     remove_tree(dir);
     free(src), free(dir), free(out);
+}
+
+static const char withblocks_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]), bad = 0;\n"
+    "    int32_t x[64], n = 5;\n"
+    "    for (int i = 0; i < 64; i++) x[i] = i;\n"
+    "    streams_args sa = {.k = 3};\n"
+    "    if (streams(&sa, nt)) return 2;\n"
+    "    for (int i = 0; i < 64; i++) bad += qd_field_a[i] != 3 * i || qd_field_b[i] != 2 * (i + 3);\n"
+    "    printf(\"streams %d bad\\n\", bad);\n"
+    "    sections_args ga = {.x = x, .x_shape = {64}};\n"
+    "    if (sections(&ga, nt)) return 2;\n"
+    "    for (int i = 0; i < 64; i++)\n"
+    "        bad += qd_field_a[i] != 3 * i + 100 || qd_field_b[i] != 2 * (i + 3) + 200 || x[i] != 3 * i || qd_field_c[i] != 4 * i;\n"
+    "    printf(\"sections %d bad\\n\", bad);\n"
+    "    looped_args la = {.x = x, .x_shape = {64}, .n = &n};\n"
+    "    if (looped(&la, nt)) return 2;\n"
+    "    for (int i = 0; i < 64; i++) bad += x[i] != 3 * i + 5;\n"
+    "    printf(\"looped %d bad, n = %d\\n\", bad, n);\n"
+    "    return 0;\n}\n";
+
+Test(qtforms, withblocks_run_on_x86, .timeout = 120) {
+    run_x86("withblocks.py", withblocks_host, "streams 0 bad\nsections 0 bad\nlooped 0 bad, n = 0\n");
+}
+
+/* Each block is a task list like the kernel's top level: streams has its 3 loops as tasks, the
+ * do-while of looped repeats its 2 sections' loops (qdc-abi(7) "Do-while loops"). */
+Test(qtforms, withblocks_every_family, .timeout = 120) {
+    char *src = root_path("testdata/qtforms/withblocks.py"), *dir = make_temp_dir(), *out = xasprintf("%s/w.%%t", dir);
+    RunResult r = run_qdc("--target=sm_90,gfx942,vulkan1.3,apple8,x86_64", "--stats", src, "-o", out, NULL);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect(strstr(r.out, "3 kernels (streams, sections, looped), 12 tasks, 3 atomics"), "%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(src), free(dir), free(out);
+}
+
+#define HEAD "import quadrants as qd\n\nN = 8\na = qd.field(qd.i32, shape=N)\n\n"
+
+/* body after HEAD fails: exit 1, no output, stderr starts with `want` exactly, one error. */
+static void expect_error(const char *body, const char *want) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/w.py", dir), *out = xasprintf("%s/w.o", dir), *text = xasprintf(HEAD "%s", body);
+    cr_assert(write_text(src, text));
+    const char *argv[] = {"--color=never", "--target=x86_64", "-o", out, "w.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "got:\n%s\nwant:\n%s", r.err, want);
+    cr_expect(!strstr(r.err + strlen(want), "error["), "more than one error:\n%s", r.err);
+    cr_expect(!file_exists(out), "an output was written after an error");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out), free(text);
+}
+
+#define LOOP "            for i in range(N):\n                a[i] = i\n"
+
+Test(qtforms, with_rejected_as_quadrants) {
+    expect_error("@qd.kernel\ndef k():\n    with qd.stream_parallel() as s:\n        a[0] = 1\n",
+                 "w.py:8:5: error[QD2170]: 'with ... as ...' is not supported in Quadrants kernels\n"
+                 " 8 |     with qd.stream_parallel() as s:\n   |     ^~~~\n");
+    expect_error("@qd.kernel\ndef k():\n    with qd.stream_parallel(), qd.stream_parallel():\n        a[0] = 1\n",
+                 "w.py:8:5: error[QD2170]: 'with' in Quadrants kernels only supports a single context manager\n");
+    expect_error("@qd.kernel\ndef k():\n    with open('f'):\n        a[0] = 1\n",
+                 "w.py:8:10: error[QD2170]: 'with' in Quadrants kernels only supports qd.stream_parallel(), qd.checkpoint(), "
+                 "qd.graph.parallel_context(), or qd.graph.parallel()\n 8 |     with open('f'):\n   |          ^~~~~~~~~\n");
+    expect_error("@qd.kernel\ndef k():\n    with qd.stream_parallel():\n        for i in range(N):\n            a[i] = i\n"
+                 "    a[0] = 5\n",
+                 "w.py:11:5: error[QD2170]: When using qd.stream_parallel(), all top-level statements in the kernel must be "
+                 "'with qd.stream_parallel():' blocks. Move non-parallel code to a separate kernel. [stmt 1: Assign, body_len=2]\n");
+    expect_error("@qd.kernel(graph=True)\ndef k():\n    with qd.stream_parallel():\n        a[0] = 1\n",
+                 "w.py:8:10: error[QD2170]: qd.stream_parallel() is not compatible with graph=True kernels. Streams and graphs "
+                 "cannot be combined; remove graph=True or the qd.stream_parallel() block.\n");
+    expect_error("@qd.func\ndef f():\n    with qd.stream_parallel():\n        a[0] = 1\n\n@qd.kernel\ndef k():\n    f()\n",
+                 "w.py:8:10: error[QD2170]: qd.stream_parallel() can only be used inside @qd.kernel, not @qd.func\n");
+    expect_error("@qd.kernel\ndef k():\n    with qd.stream_parallel():\n        with qd.stream_parallel():\n" LOOP,
+                 "w.py:9:14: error[QD2170]: Nested stream_parallel blocks are not supported\n");
+    expect_error("@qd.kernel\ndef k():\n    with qd.graph.parallel_context():\n        with qd.graph.parallel():\n" LOOP,
+                 "w.py:8:10: error[QD2086]: qd.graph.parallel_context() requires @qd.kernel(graph=True)\n");
+    expect_error("@qd.kernel(graph=True)\ndef k():\n    with qd.graph.parallel():\n        for i in range(N):\n            a[i] = i\n",
+                 "w.py:8:10: error[QD2086]: qd.graph.parallel() can only be used directly inside a qd.graph.parallel_context() "
+                 "region\n");
+    expect_error("@qd.kernel(graph=True)\ndef k():\n    with qd.graph.parallel_context(1):\n        pass\n",
+                 "w.py:8:10: error[QD2086]: qd.graph.parallel_context() takes no arguments\n");
+    expect_error("@qd.kernel(graph=True)\ndef k():\n    with qd.graph.parallel_context():\n        for i in range(N):\n"
+                 "            a[i] = i\n",
+                 "w.py:9:9: error[QD2086]: A qd.graph.parallel_context() region may contain only 'with qd.graph.parallel():' "
+                 "blocks (optionally inside 'if qd.static(...)' or 'for ... in qd.static(...)'). Move other work outside the "
+                 "region. [offending stmt 0: For]\n");
+    expect_error("@qd.kernel(graph=True)\ndef k():\n    with qd.graph.parallel_context():\n        with qd.graph.parallel():\n"
+                 "            with qd.graph.parallel():\n                a[0] = 1\n",
+                 "w.py:10:18: error[QD2086]: qd.graph.parallel() sections cannot be nested inside one another\n");
+    expect_error("@qd.kernel(graph=True)\ndef k(c: qd.types.ndarray(qd.i32, ndim=0)):\n    with qd.graph.parallel_context():\n"
+                 "        with qd.graph.parallel():\n            while qd.graph.do_while(c):\n                a[0] = 1\n",
+                 "w.py:10:19: error[QD2086]: qd.graph.do_while() cannot appear inside a qd.graph.parallel() section; a section "
+                 "body must be straight-line task work (put the qd.graph.parallel_context() region inside the "
+                 "qd.graph.do_while() loop, not the other way around)\n");
 }
