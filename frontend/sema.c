@@ -438,7 +438,17 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             if (!strcmp(builtins[k], e->name)) return false;
         return true;
     }
-    case E_ATTR: return sema_is_host_expr(S, e->attr.obj);
+    case E_ATTR:
+        if (e->attr.name[0] == '_' && e->attr.obj->kind != E_CALL && !sema_is_host_expr(S, e->attr.obj)) {
+            int mark = diag_quiet_begin(); /* k._primal.launch_stats: Quadrants' kernel object, a run-time value */
+            IrStmtVec *cur = S->cur;
+            S->cur = NULL;
+            Val o = sema_eval(S, e->attr.obj);
+            S->cur = cur;
+            diag_quiet_end(mark);
+            if (o.kind == V_KERNEL) return true;
+        }
+        return sema_is_host_expr(S, e->attr.obj);
     case E_CALL: {
         const char *p = sema_path(S, e->call.fn);
         if (subgroup_size_call(S, e)) return !S->subgroup_width; /* N = subgroup.group_size(): the compile's width */

@@ -166,3 +166,31 @@ Test(qtforms, with_rejected_as_quadrants) {
                  "body must be straight-line task work (put the qd.graph.parallel_context() region inside the "
                  "qd.graph.do_while() loop, not the other way around)\n");
 }
+
+/* Quadrants' kernel object in host code (test_py_dataclass.py: `k1._primal.launch_stats`) is a
+ * run-time value: the script compiles; a kernel that reads it gets QD2062 at the use, noting where
+ * it is set. */
+Test(qtforms, kernel_object_attributes_are_host_values) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/p.py", dir);
+    const char *head = "import quadrants as qd\n\na = qd.field(qd.i32, shape=4)\n\n@qd.kernel\ndef k():\n    for i in range(4):\n"
+                       "        a[i] = i\n\nk()\nprim = k._primal\nstats = k._primal.launch_stats.kernel_args_count_by_type\n"
+                       "assert prim.launch_stats is not None\n";
+    cr_assert(write_text(src, head));
+    const char *argv[] = {"--color=never", "--target=x86_64", "--check", "--stats", "p.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect(strstr(r.out, "p: 1 kernel (k), 1 task"), "%s", r.out);
+    run_free(&r);
+    char *text = xasprintf("%s\n@qd.kernel\ndef uses():\n    a[0] = prim.launch_stats\n", head);
+    cr_assert(write_text(src, text));
+    r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect_str_eq(r.err, "p.py:17:12: error[QD2062]: 'prim' is a module-level value computed by the script, known only when the "
+                            "script runs; kernels can use module constants, fields, qd.func and their own arguments\n"
+                            " 17 |     a[0] = prim.launch_stats\n    |            ^~~~\n"
+                            "p.py:11:1: note: 'prim' is set here\n 11 | prim = k._primal\n    | ^~~~\n");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(text);
+}
