@@ -84,6 +84,12 @@ void sema_check_call(Sema *S, const Expr *call, int d) {
         const Keyword *kw = &call->call.kw[j];
         int k = 0;
         while (k < np && strcmp(def->def.params[k + self].name, kw->name)) k++;
+        if (k == np && !strcmp(kw->name, "qd_stream")) { /* every kernel takes it: the stream it is launched on */
+            if (kw->value->kind != E_NONE && S->up->sema_kernel_graph(S, def))
+                diag_error(kw->span, QD2069, "qd_stream is not compatible with graph=True kernels. See "
+                                             "docs/source/user_guide/streams.md for details. (calling kernel '%s')", def->def.name);
+            continue;
+        }
         if (k == np) diag_error(kw->span, QD2069, "Unexpected argument '%s'. (calling kernel '%s')", kw->name, def->def.name);
         else if (given[k]) diag_error(kw->span, QD2069, "Multiple values for argument '%s'. (calling kernel '%s')", kw->name, def->def.name);
         else given[k] = true;

@@ -453,6 +453,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         const char *p = sema_path(S, e->call.fn);
         if (subgroup_size_call(S, e)) return !S->subgroup_width; /* N = subgroup.group_size(): the compile's width */
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
+        if (p && (!strcmp(p, "qd.create_stream") || !strcmp(p, "qd.create_event"))) return true; /* run-time handles */
         if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "getattr") && (e->call.args.n != 2 || e->call.nkw))
             return true; /* getattr(obj, name, default): whether obj has it is a run-time question */
         if (e->call.fn->kind == E_ATTR && !p && str_expr(S, e->call.fn->attr.obj) && S->up->sema_str_method(e->call.fn->attr.name)) {

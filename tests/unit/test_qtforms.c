@@ -194,3 +194,31 @@ Test(qtforms, kernel_object_attributes_are_host_values) {
     remove_tree(dir);
     free(dir), free(src), free(text);
 }
+
+/* Explicit streams (Quadrants' test_streams.py): qd.create_stream()/create_event() are run-time
+ * handles, `qd_stream=` is accepted by every kernel call, and rejected for a graph=True kernel
+ * with Quadrants' message at the keyword. */
+Test(qtforms, qd_stream_keyword) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/s.py", dir);
+    const char *head = "import quadrants as qd\n\nx = qd.field(qd.f32, shape=8)\n\n@qd.kernel\ndef fill(v: qd.f32):\n"
+                       "    for i in range(8):\n        x[i] = v\n\ns = qd.create_stream()\ne = qd.create_event()\n"
+                       "fill(3.0, qd_stream=s)\ne.record(s)\nfill(4.0, qd_stream=None)\ns.synchronize()\ns.destroy()\n";
+    cr_assert(write_text(src, head));
+    const char *argv[] = {"--color=never", "--target=x86_64", "--check", "--stats", "s.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect(strstr(r.out, "s: 1 kernel (fill), 1 task"), "%s", r.out);
+    run_free(&r);
+    char *text = xasprintf("%s\n@qd.kernel(graph=True)\ndef g():\n    for i in range(8):\n        x[i] = 1.0\n\n"
+                           "g(qd_stream=None)\ng(qd_stream=s)\n", head);
+    cr_assert(write_text(src, text));
+    r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect_str_eq(r.err, "s.py:24:3: error[QD2069]: qd_stream is not compatible with graph=True kernels. See "
+                            "docs/source/user_guide/streams.md for details. (calling kernel 'g')\n"
+                            " 24 | g(qd_stream=s)\n    |   ^~~~~~~~~\n");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(text);
+}
