@@ -6,6 +6,7 @@
 #include "../../support/util.h"
 #include "harness.h"
 #include "test_x86.h"
+#include "vk_exec.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,4 +222,40 @@ Test(qtforms, qd_stream_keyword) {
     run_free(&r);
     remove_tree(dir);
     free(dir), free(src), free(text);
+}
+
+/* The same stores on lavapipe (vulkan1.3): the shared vector's threads each write their own
+ * component, the `+=` at a run-time index is atomic per component. */
+Test(qtforms, vecstore_on_lavapipe, .timeout = 120) {
+    static const char src[] =
+        "import quadrants as qd\n\n@qd.kernel\ndef vs(o: qd.types.ndarray(qd.i32, ndim=1), n: qd.i32):\n"
+        "    tmp = qd.Vector([1, 2, 3])\n    for i in range(3):\n        vec = qd.Vector([4, 5, 6])\n"
+        "        for j in range(3):\n            vec[tmp[i] % 3] += vec[j]\n        tmp[i] = vec[tmp[i] % 3] + n\n"
+        "    acc = qd.Vector([0, 0, 0, 0])\n    for i in range(100):\n        acc[i % 4] += i\n"
+        "    for _ in range(1):\n        for c in range(3):\n            o[c] = tmp[c]\n"
+        "        for r in range(4):\n            o[3 + r] = acc[r]\n";
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/v.py", dir), *spv = xasprintf("%s/v.spv", dir), *mf = xasprintf("%s/v.json", dir);
+    cr_assert(write_text(qd, src));
+    RunResult r = run_qdc("--target=vulkan1.3", qd, "-o", spv, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_qdc("--target=vulkan1.3", "--emit=metadata", qd, "-o", mf, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *meta = read_text(mf, NULL);
+    int32_t got[7];
+    memset(got, 0x55, sizeof got);
+    VkArray arr[1] = {{got, sizeof got, 7}};
+    const char *kernels[] = {"vs"};
+    int32_t n = 7;
+    char *err = NULL;
+    int rc = vk_run(dir, spv, meta, kernels, 1, arr, 1, &n, 100, VK_FULL, true, &err);
+    cr_expect_neq(rc, -1, "%s", err ? err : "");
+    if (rc == 1) {
+        const int32_t want[7] = {31, 37, 26, 1200, 1225, 1250, 1275};
+        for (int i = 0; i < 7; i++) cr_expect_eq(got[i], want[i], "o[%d] = %d, want %d", i, got[i], want[i]);
+    }
+    free(err), free(meta), free(qd), free(spv), free(mf);
+    remove_tree(dir);
+    free(dir);
 }
