@@ -259,3 +259,22 @@ Test(qtforms, vecstore_on_lavapipe, .timeout = 120) {
     remove_tree(dir);
     free(dir);
 }
+
+/* A numpy array passed for an ndarray of vectors (Quadrants' test_ndarray.py
+ * _test_compiled_functions): its trailing dimension is the element's, so (6, 10) is a 1-d array of
+ * 10-vectors; (6, 10, 10) is 2-d and rejected with Quadrants' wording. */
+Test(qtforms, numpy_array_of_vectors_argument) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/n.py", dir);
+    cr_assert(write_text(src, "import numpy as np\nimport quadrants as qd\n\n@qd.kernel\n"
+                              "def func(a: qd.types.NDArray[qd.types.vector(10, qd.i32), 1]):\n    for i in range(5):\n"
+                              "        a[i][3] = 1\n\nv = np.zeros((6, 10), dtype=np.int32)\nfunc(v)\n"
+                              "w = np.zeros((6, 10, 10), dtype=np.int32)\nfunc(w)\n"));
+    const char *argv[] = {"--color=never", "--target=x86_64", "--check", "n.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect_str_eq(r.err, "n.py:12:6: error[QD2069]: Invalid value for argument a - required ndim=1, but 2d ndarray is provided\n"
+                            " 12 | func(w)\n    |      ^\n");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
+}
