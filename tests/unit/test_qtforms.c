@@ -168,60 +168,53 @@ Test(qtforms, with_rejected_as_quadrants) {
                  "qd.graph.do_while() loop, not the other way around)\n");
 }
 
+/* Script `text` as NAME.py checked for x86_64 (--check --stats): exit `status`, stderr exactly
+ * `err`, stdout containing `out` (NULL: not checked). */
+static void script_check(const char *name, const char *text, int status, const char *err, const char *out) {
+    char *dir = make_temp_dir(), *file = xasprintf("%s.py", name), *src = xasprintf("%s/%s", dir, file);
+    cr_assert(write_text(src, text));
+    const char *argv[] = {"--color=never", "--target=x86_64", "--check", "--stats", file, NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, status, "%s", r.err);
+    cr_expect_str_eq(r.err, err);
+    if (out) cr_expect(strstr(r.out, out), "no '%s' in:\n%s", out, r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(file), free(src);
+}
+
 /* Quadrants' kernel object in host code (test_py_dataclass.py: `k1._primal.launch_stats`) is a
  * run-time value: the script compiles; a kernel that reads it gets QD2062 at the use, noting where
  * it is set. */
 Test(qtforms, kernel_object_attributes_are_host_values) {
-    char *dir = make_temp_dir(), *src = xasprintf("%s/p.py", dir);
     const char *head = "import quadrants as qd\n\na = qd.field(qd.i32, shape=4)\n\n@qd.kernel\ndef k():\n    for i in range(4):\n"
                        "        a[i] = i\n\nk()\nprim = k._primal\nstats = k._primal.launch_stats.kernel_args_count_by_type\n"
                        "assert prim.launch_stats is not None\n";
-    cr_assert(write_text(src, head));
-    const char *argv[] = {"--color=never", "--target=x86_64", "--check", "--stats", "p.py", NULL};
-    RunResult r = run_qdc_argv(argv, NULL, dir);
-    cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect_str_eq(r.err, "");
-    cr_expect(strstr(r.out, "p: 1 kernel (k), 1 task"), "%s", r.out);
-    run_free(&r);
+    script_check("p", head, 0, "", "p: 1 kernel (k), 1 task");
     char *text = xasprintf("%s\n@qd.kernel\ndef uses():\n    a[0] = prim.launch_stats\n", head);
-    cr_assert(write_text(src, text));
-    r = run_qdc_argv(argv, NULL, dir);
-    cr_expect_eq(r.status, 1, "%s", r.err);
-    cr_expect_str_eq(r.err, "p.py:17:12: error[QD2062]: 'prim' is a module-level value computed by the script, known only when the "
-                            "script runs; kernels can use module constants, fields, qd.func and their own arguments\n"
-                            " 17 |     a[0] = prim.launch_stats\n    |            ^~~~\n"
-                            "p.py:11:1: note: 'prim' is set here\n 11 | prim = k._primal\n    | ^~~~\n");
-    run_free(&r);
-    remove_tree(dir);
-    free(dir), free(src), free(text);
+    script_check("p", text, 1,
+                 "p.py:17:12: error[QD2062]: 'prim' is a module-level value computed by the script, known only when the "
+                 "script runs; kernels can use module constants, fields, qd.func and their own arguments\n"
+                 " 17 |     a[0] = prim.launch_stats\n    |            ^~~~\n"
+                 "p.py:11:1: note: 'prim' is set here\n 11 | prim = k._primal\n    | ^~~~\n", NULL);
+    free(text);
 }
 
 /* Explicit streams (Quadrants' test_streams.py): qd.create_stream()/create_event() are run-time
  * handles, `qd_stream=` is accepted by every kernel call, and rejected for a graph=True kernel
  * with Quadrants' message at the keyword. */
 Test(qtforms, qd_stream_keyword) {
-    char *dir = make_temp_dir(), *src = xasprintf("%s/s.py", dir);
     const char *head = "import quadrants as qd\n\nx = qd.field(qd.f32, shape=8)\n\n@qd.kernel\ndef fill(v: qd.f32):\n"
                        "    for i in range(8):\n        x[i] = v\n\ns = qd.create_stream()\ne = qd.create_event()\n"
                        "fill(3.0, qd_stream=s)\ne.record(s)\nfill(4.0, qd_stream=None)\ns.synchronize()\ns.destroy()\n";
-    cr_assert(write_text(src, head));
-    const char *argv[] = {"--color=never", "--target=x86_64", "--check", "--stats", "s.py", NULL};
-    RunResult r = run_qdc_argv(argv, NULL, dir);
-    cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect_str_eq(r.err, "");
-    cr_expect(strstr(r.out, "s: 1 kernel (fill), 1 task"), "%s", r.out);
-    run_free(&r);
+    script_check("s", head, 0, "", "s: 1 kernel (fill), 1 task");
     char *text = xasprintf("%s\n@qd.kernel(graph=True)\ndef g():\n    for i in range(8):\n        x[i] = 1.0\n\n"
                            "g(qd_stream=None)\ng(qd_stream=s)\n", head);
-    cr_assert(write_text(src, text));
-    r = run_qdc_argv(argv, NULL, dir);
-    cr_expect_eq(r.status, 1, "%s", r.err);
-    cr_expect_str_eq(r.err, "s.py:24:3: error[QD2069]: qd_stream is not compatible with graph=True kernels. See "
-                            "docs/source/user_guide/streams.md for details. (calling kernel 'g')\n"
-                            " 24 | g(qd_stream=s)\n    |   ^~~~~~~~~\n");
-    run_free(&r);
-    remove_tree(dir);
-    free(dir), free(src), free(text);
+    script_check("s", text, 1,
+                 "s.py:24:3: error[QD2069]: qd_stream is not compatible with graph=True kernels. See "
+                 "docs/source/user_guide/streams.md for details. (calling kernel 'g')\n"
+                 " 24 | g(qd_stream=s)\n    |   ^~~~~~~~~\n", NULL);
+    free(text);
 }
 
 /* The same stores on lavapipe (vulkan1.3): the shared vector's threads each write their own
@@ -264,17 +257,10 @@ Test(qtforms, vecstore_on_lavapipe, .timeout = 120) {
  * _test_compiled_functions): its trailing dimension is the element's, so (6, 10) is a 1-d array of
  * 10-vectors; (6, 10, 10) is 2-d and rejected with Quadrants' wording. */
 Test(qtforms, numpy_array_of_vectors_argument) {
-    char *dir = make_temp_dir(), *src = xasprintf("%s/n.py", dir);
-    cr_assert(write_text(src, "import numpy as np\nimport quadrants as qd\n\n@qd.kernel\n"
-                              "def func(a: qd.types.NDArray[qd.types.vector(10, qd.i32), 1]):\n    for i in range(5):\n"
-                              "        a[i][3] = 1\n\nv = np.zeros((6, 10), dtype=np.int32)\nfunc(v)\n"
-                              "w = np.zeros((6, 10, 10), dtype=np.int32)\nfunc(w)\n"));
-    const char *argv[] = {"--color=never", "--target=x86_64", "--check", "n.py", NULL};
-    RunResult r = run_qdc_argv(argv, NULL, dir);
-    cr_expect_eq(r.status, 1, "%s", r.err);
-    cr_expect_str_eq(r.err, "n.py:12:6: error[QD2069]: Invalid value for argument a - required ndim=1, but 2d ndarray is provided\n"
-                            " 12 | func(w)\n    |      ^\n");
-    run_free(&r);
-    remove_tree(dir);
-    free(dir), free(src);
+    script_check("n", "import numpy as np\nimport quadrants as qd\n\n@qd.kernel\n"
+                      "def func(a: qd.types.NDArray[qd.types.vector(10, qd.i32), 1]):\n    for i in range(5):\n"
+                      "        a[i][3] = 1\n\nv = np.zeros((6, 10), dtype=np.int32)\nfunc(v)\n"
+                      "w = np.zeros((6, 10, 10), dtype=np.int32)\nfunc(w)\n",
+                 1, "n.py:12:6: error[QD2069]: Invalid value for argument a - required ndim=1, but 2d ndarray is provided\n"
+                    " 12 | func(w)\n    |      ^\n", NULL);
 }
