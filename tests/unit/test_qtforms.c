@@ -56,17 +56,23 @@ Test(qtforms, vecstore_runs_on_x86, .timeout = 120) {
             "shared_vec 31 37 26\nprivate_mat 0 bad\nscalar_loop 1200 1225 1250 1275\nscalar_loop 1200 1225 1250 1275\n");
 }
 
-/* Every family compiles it: the store is a chain of conditional stores, no target feature. */
-Test(qtforms, vecstore_every_family, .timeout = 120) {
-    char *src = root_path("testdata/qtforms/vecstore.py"), *dir = make_temp_dir(), *out = xasprintf("%s/v.%%t", dir);
+/* testdata/qtforms/NAME compiles for a family of each backend in one run, with no diagnostic,
+ * and its --stats line contains `stats`. */
+static void every_family(const char *name, const char *stats) {
+    char *rel = xasprintf("testdata/qtforms/%s", name), *src = root_path(rel), *dir = make_temp_dir(), *out = xasprintf("%s/o.%%t", dir);
     RunResult r = run_qdc("--target=sm_90,gfx942,vulkan1.3,apple8,x86_64", "--stats", src, "-o", out, NULL);
-    cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect_str_eq(r.err, "");
-    /* the atomic `+=` per component of the promoted vector: 4 in scalar_loop */
-    cr_expect(strstr(r.out, "3 kernels (shared_vec, private_mat, scalar_loop), 7 tasks, 4 atomics"), "%s", r.out);
+    cr_expect_eq(r.status, 0, "%s: %s", name, r.err);
+    cr_expect_str_eq(r.err, "", "%s", name);
+    cr_expect(strstr(r.out, stats), "%s: no '%s' in %s", name, stats, r.out);
     run_free(&r);
     remove_tree(dir);
-    free(src), free(dir), free(out);
+    free(rel), free(src), free(dir), free(out);
+}
+
+/* Every family compiles it: the store is a chain of conditional stores, no target feature; the
+ * atomic `+=` per component of the promoted vector: 4 in scalar_loop. */
+Test(qtforms, vecstore_every_family, .timeout = 120) {
+    every_family("vecstore.py", "3 kernels (shared_vec, private_mat, scalar_loop), 7 tasks, 4 atomics");
 }
 
 static const char withblocks_host[] =
@@ -97,14 +103,7 @@ Test(qtforms, withblocks_run_on_x86, .timeout = 120) {
 /* Each block is a task list like the kernel's top level: streams has its 3 loops as tasks, the
  * do-while of looped repeats its 2 sections' loops (qdc-abi(7) "Do-while loops"). */
 Test(qtforms, withblocks_every_family, .timeout = 120) {
-    char *src = root_path("testdata/qtforms/withblocks.py"), *dir = make_temp_dir(), *out = xasprintf("%s/w.%%t", dir);
-    RunResult r = run_qdc("--target=sm_90,gfx942,vulkan1.3,apple8,x86_64", "--stats", src, "-o", out, NULL);
-    cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect_str_eq(r.err, "");
-    cr_expect(strstr(r.out, "3 kernels (streams, sections, looped), 12 tasks, 3 atomics"), "%s", r.out);
-    run_free(&r);
-    remove_tree(dir);
-    free(src), free(dir), free(out);
+    every_family("withblocks.py", "3 kernels (streams, sections, looped), 12 tasks, 3 atomics");
 }
 
 #define HEAD "import quadrants as qd\n\nN = 8\na = qd.field(qd.i32, shape=N)\n\n"
