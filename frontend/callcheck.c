@@ -16,11 +16,19 @@ static bool qd_type(Sema *S, const Expr *e, QdType *t) {
 
 /* The declared element type (QT_VOID: open) and ndim (-1: open) of an ndarray parameter; false
  * when p is not one. A generic kernel's `qd.types.ndarray(dtype=qd.f32)` fixes one of them. */
-static bool array_decl(Sema *S, const Param *p, QdType *dt, int64_t *nd) {
+static bool array_decl(Sema *S, const Param *p, QdType *dt, int64_t *nd, int *elem) {
     const Expr *dte, *nde;
     if (S->up->sema_param_shape(S, p->annotation, &dte, &nde) != PS_ARRAY) return false;
     *nd = nde && nde->kind == E_INT ? (int64_t)nde->i : -1;
     if (!dte || !qd_type(S, dte, dt)) *dt = QT_VOID;
+    QdType vdt;
+    int vn = 0, vm = 0;
+    *elem = 0; /* a vector or matrix element: a numpy array has 1 or 2 more (trailing) dimensions */
+    if (dte && *dt == QT_VOID) {
+        int mark = diag_quiet_begin(); /* reported, if at all, where the kernel is checked */
+        if (S->up->sema_vec_type_of(S, dte, &vdt, &vn, &vm) && vn) *elem = vm ? 2 : 1;
+        diag_quiet_end(mark);
+    }
     return *dt != QT_VOID || *nd >= 0;
 }
 
@@ -30,13 +38,14 @@ static void check_arg(Sema *S, const Param *p, int pos, const Expr *a, const Val
     if (!p->annotation) return;
     QdType dt, pt;
     int64_t nd;
-    if (v && v->kind == V_HOSTARRAY && !v->harr.en && array_decl(S, p, &dt, &nd)) {
+    int elem;
+    if (v && v->kind == V_HOSTARRAY && !v->harr.en && array_decl(S, p, &dt, &nd, &elem)) {
         if (dt != QT_VOID && v->harr.type != dt)
             diag_error(a->span, QD2069, "Invalid value for argument %s - required element type: %s, but %s is provided", p->name,
                        qt_name(dt), qt_name(v->harr.type));
-        else if (nd >= 0 && v->harr.ndim >= 0 && v->harr.ndim != nd)
+        else if (nd >= 0 && v->harr.ndim >= 0 && v->harr.ndim != nd + elem)
             diag_error(a->span, QD2069, "Invalid value for argument %s - required ndim=%lld, but %dd ndarray is provided", p->name,
-                       (long long)nd, v->harr.ndim);
+                       (long long)nd, v->harr.ndim - elem); /* the array's dimensions less the element's */
         return;
     }
     if (!qd_type(S, p->annotation, &pt) || !qt_is_integral(pt)) return;
@@ -84,6 +93,12 @@ void sema_check_call(Sema *S, const Expr *call, int d) {
         const Keyword *kw = &call->call.kw[j];
         int k = 0;
         while (k < np && strcmp(def->def.params[k + self].name, kw->name)) k++;
+        if (k == np && !strcmp(kw->name, "qd_stream")) { /* every kernel takes it: the stream it is launched on */
+            if (kw->value->kind != E_NONE && S->up->sema_kernel_graph(S, def))
+                diag_error(kw->span, QD2069, "qd_stream is not compatible with graph=True kernels. See "
+                                             "docs/source/user_guide/streams.md for details. (calling kernel '%s')", def->def.name);
+            continue;
+        }
         if (k == np) diag_error(kw->span, QD2069, "Unexpected argument '%s'. (calling kernel '%s')", kw->name, def->def.name);
         else if (given[k]) diag_error(kw->span, QD2069, "Multiple values for argument '%s'. (calling kernel '%s')", kw->name, def->def.name);
         else given[k] = true;

@@ -885,7 +885,6 @@ static Stmt *parse_expr_stmt(Parser *P) {
 
 static const struct { TokKind kw; const char *msg; } rejected[] = {
     {T_KW_TRY, "'try' statements are not supported in kernels"},
-    {T_KW_WITH, "'with' statements are not supported in kernels"},
     {T_KW_CLASS, "classes are not supported in kernels"},
     {T_KW_RAISE, "'raise' is not supported in kernels"},
     {T_KW_DEL, "'del' is not supported in kernels"},
@@ -899,7 +898,7 @@ static const struct { TokKind kw; const char *msg; } rejected[] = {
 
 /* small_stmt = 'pass' | 'break' | 'continue' | 'return' [testlist] | import_stmt
  *            | 'assert' test [',' test] | expr_stmt
- * (try, with, class, raise, del, global, nonlocal, async, from-import: rejected[]) */
+ * (try, class, raise, del, global, nonlocal, async, from-import: rejected[]) */
 static Stmt *parse_small(Parser *P) {
     Token *t = peek(P);
     for (size_t k = 0; k < ARRAY_LEN(rejected); k++)
@@ -929,7 +928,24 @@ static Stmt *parse_small(Parser *P) {
     }
 }
 
-/* stmt = if_stmt | while_stmt | for_stmt | funcdef | decorated
+/* with_stmt = 'with' test ['as' binary(0)] (',' test ['as' binary(0)])* block
+ * In a kernel the block runs once where it stands: an S_IF whose condition is True, the first
+ * context expression in if_.with; sema_graph.c accepts Quadrants' forms (qd.stream_parallel(),
+ * qd.graph.parallel_context(), qd.graph.parallel()) and rejects the others with Quadrants' message. */
+static Stmt *parse_with(Parser *P, Token *kw) {
+    Stmt *s = new_stmt(P, S_IF, tspan(P, kw));
+    s->if_.cond = new_expr(P, E_BOOL, tspan(P, kw));
+    s->if_.cond->b = true;
+    do {
+        Expr *e = parse_test(P);
+        if (!s->if_.with_items++) s->if_.with = e;
+        if (accept(P, T_KW_AS)) s->if_.with_as = true, parse_binary(P, 0);
+    } while (accept(P, T_COMMA));
+    s->if_.then = parse_block(P);
+    return s;
+}
+
+/* stmt = if_stmt | while_stmt | for_stmt | with_stmt | funcdef | decorated
  *      | small_stmt (';' small_stmt)* [';'] NEWLINE */
 static void parse_stmt(Parser *P, StmtVec *out) {
     Token *t = peek(P);
@@ -941,6 +957,7 @@ static void parse_stmt(Parser *P, StmtVec *out) {
     switch (t->kind) {
     case T_INDENT: syntax_error(P, t, QD1005, "unexpected indent"); break;
     case T_KW_IF: next(P); s = parse_if(P, t); break;
+    case T_KW_WITH: next(P); s = parse_with(P, t); break;
     case T_KW_WHILE: case T_KW_FOR: next(P); s = parse_loop(P, t); break;
     case T_KW_DEF: next(P); s = parse_def(P, t, (ExprList){0}); break;
     case T_AT: s = parse_decorated(P); break;

@@ -451,11 +451,22 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             if (!strcmp(builtins[k], e->name)) return false;
         return true;
     }
-    case E_ATTR: return sema_is_host_expr(S, e->attr.obj);
+    case E_ATTR:
+        if (e->attr.name[0] == '_' && e->attr.obj->kind != E_CALL && !sema_is_host_expr(S, e->attr.obj)) {
+            int mark = diag_quiet_begin(); /* k._primal.launch_stats: Quadrants' kernel object, a run-time value */
+            IrStmtVec *cur = S->cur;
+            S->cur = NULL;
+            Val o = sema_eval(S, e->attr.obj);
+            S->cur = cur;
+            diag_quiet_end(mark);
+            if (o.kind == V_KERNEL) return true;
+        }
+        return sema_is_host_expr(S, e->attr.obj);
     case E_CALL: {
         const char *p = sema_path(S, e->call.fn);
         if (subgroup_size_call(S, e)) return !S->subgroup_width; /* N = subgroup.group_size(): the compile's width */
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
+        if (p && (!strcmp(p, "qd.create_stream") || !strcmp(p, "qd.create_event"))) return true; /* run-time handles */
         if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "getattr") && (e->call.args.n != 2 || e->call.nkw))
             return true; /* getattr(obj, name, default): whether obj has it is a run-time question */
         if (e->call.fn->kind == E_ATTR && !p && str_expr(S, e->call.fn->attr.obj) && S->up->sema_str_method(e->call.fn->attr.name)) {
@@ -1810,6 +1821,8 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
             parallel_for(S, s, serial);
         } else if (S->up->sema_is_do_while(S, s)) {
             S->up->sema_do_while(S, s, serial);
+        } else if (s->kind == S_IF && s->if_.with) { /* its body stays top level (sema_graph.c) */
+            S->up->sema_with(S, s, serial);
         } else if (func_has_toplevel_for(S, s, &def)) {
             inline_toplevel(S, s, def, serial);
         } else {
@@ -1925,7 +1938,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0;
     S->rng_local = -1, S->rng_init = NULL;
     S->returned = false, S->dyn = 0, S->kernel_def = def, S->rng_field = -1;
-    S->loops.len = 0, S->cur_loop = -1, S->graph = S->up->sema_kernel_graph(S, def);
+    S->loops.len = 0, S->cur_loop = -1, S->graph = S->up->sema_kernel_graph(S, def), S->with_ctx = 0;
     k.ret_type = QT_VOID, k.ret_field = -1;
     if (S->inst >= 0) S->up->sema_check_instance_args(S, def);
     k.name = kernel_params(S, def, sd->entry);

@@ -197,6 +197,8 @@ typedef struct Sema {
     VEC(IrLoop) loops; /* qd.graph.do_while loops of the kernel (sema_graph.c) */
     int cur_loop;      /* the innermost one being checked, -1 for none */
     bool graph;        /* the kernel is @qd.kernel(graph=True) */
+    int with_ctx;      /* inside `with qd.graph.parallel_context()` (1), a qd.graph.parallel() section (2),
+                          `with qd.stream_parallel()` (3), none (0) (sema_graph.c) */
     Scope *scope;     /* innermost function scope (kernel, or an inlined qd.func) */
     IrStmtVec *cur;   /* the block statements are appended to (NULL: no run-time code here) */
     int task;         /* index of the open task, -1 if none */
@@ -553,7 +555,7 @@ bool sema_vec_field_elem(Sema *S, IrField *f, int n, int m, Span sp); /* compone
 Val sema_vec_type_call(Sema *S, const Expr *call, bool matrix);  /* qd.types.vector/matrix(...) */        /* the components of a vector element */
 Val sema_vec_materialize(Sema *S, Val v, const char *name, Span sp); /* into new locals */
 void sema_vec_assign(Sema *S, Val target, Val v, Span sp); /* component-wise store/assign */
-bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, Span sp); /* v[i] = x, run-time i */
+bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, const Stmt *aug, Span sp); /* v[i] = x, run-time i; aug: v[i] op= x on a promoted vector (atomic) */
 const Expr *sema_val_node(Sema *S, Val v, int slot, Span sp); /* an E_NAME bound to v */
 extern const Expr *sema_discarded; /* the expression statement being checked (result unused) */
 
@@ -602,6 +604,7 @@ bool sema_kernel_graph(Sema *S, const Stmt *def);       /* decorated @qd.kernel(
 void sema_graph_validate(Sema *S, const StmtList *body); /* Quadrants' statement rules for a kernel using it */
 void sema_do_while(Sema *S, const Stmt *s, IrStmtVec *serial); /* one at the top level: its tasks repeat */
 void sema_do_while_misplaced(Sema *S, const Stmt *s);  /* one met inside run-time code */
+void sema_with(Sema *S, const Stmt *s, IrStmtVec *serial); /* a kernel's `with CALL:` (serial: at the top level, else NULL) */
 void sema_close_task(Sema *S, IrStmtVec *body);        /* sema.c: ends the open task */
 void sema_open_serial(Sema *S, Span sp, IrStmtVec *serial); /* sema.c: a serial task, unless one is open */
 

@@ -56,6 +56,12 @@ static bool uses_do_while(Sema *S, const StmtList *l) {
 /* The name Python's ast module gives the statement (Quadrants' message names it). */
 static const char *py_stmt_name(const Stmt *s) {
     switch (s->kind) {
+    case S_EXPR: return "Expr";
+    case S_ASSIGN: return "Assign";
+    case S_ANNASSIGN: return "AnnAssign";
+    case S_AUGASSIGN: return "AugAssign";
+    case S_IF: return s->if_.with ? "With" : "If";
+    case S_FOR: return "For";
     case S_WHILE: return "While";
     case S_BREAK: return "Break";
     case S_CONTINUE: return "Continue";
@@ -93,7 +99,163 @@ static bool validate_list(Sema *S, const StmtList *l, bool top) {
     return true;
 }
 
+/* ---- `with` blocks (qdc-lang(7), "With blocks"): Quadrants' ASTTransformer.build_With ---- */
+
+typedef enum { W_OTHER, W_STREAM, W_REGION, W_SECTION, W_CHECKPOINT } WithKind;
+
+static WithKind with_kind(Sema *S, const Expr *e) {
+    const char *p = e && e->kind == E_CALL ? sema_path(S, e->call.fn) : NULL;
+    if (!p) return W_OTHER;
+    if (!strcmp(p, "qd.stream_parallel")) return W_STREAM;
+    if (!strcmp(p, "qd.graph.parallel_context") || !strcmp(p, "qd.graph_parallel_context")) return W_REGION;
+    if (!strcmp(p, "qd.graph.parallel") || !strcmp(p, "qd.graph_parallel")) return W_SECTION;
+    if (!strcmp(p, "qd.checkpoint")) return W_CHECKPOINT;
+    return W_OTHER;
+}
+
+static WithKind stmt_with(Sema *S, const Stmt *s) {
+    return s->kind == S_IF && s->if_.with && s->if_.with_items == 1 && !s->if_.with_as ? with_kind(S, s->if_.with) : W_OTHER;
+}
+
+static bool is_docstring(const Stmt *s, int k) { return !k && s->kind == S_EXPR && s->expr->kind == E_STR; }
+
+static bool static_call(Sema *S, const Expr *e) {
+    const char *p = e->kind == E_CALL ? sema_path(S, e->call.fn) : NULL;
+    return p && !strcmp(p, "qd.static");
+}
+
+/* A section's body: task work only, no graph construct at any depth. */
+static bool validate_section(Sema *S, const StmtList *l) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        const char *msg = NULL;
+        if (sema_is_do_while(S, s))
+            msg = "qd.graph.do_while() cannot appear inside a qd.graph.parallel() section; a section body must be "
+                  "straight-line task work (put the qd.graph.parallel_context() region inside the qd.graph.do_while() "
+                  "loop, not the other way around)";
+        else if (s->kind == S_IF && s->if_.with) {
+            WithKind w = with_kind(S, s->if_.with);
+            msg = w == W_CHECKPOINT ? "qd.checkpoint() cannot appear inside a qd.graph.parallel() section; a section body "
+                                      "must be straight-line task work"
+                  : w == W_REGION   ? "qd.graph.parallel_context() cannot appear inside a qd.graph.parallel() section"
+                  : w == W_SECTION  ? "qd.graph.parallel() sections cannot be nested inside one another"
+                                    : NULL;
+        }
+        if (msg) return diag_error(s->kind == S_WHILE ? s->while_.cond->span : s->if_.with->span, QD2086, "%s", msg), false;
+        bool ok = true;
+        switch (s->kind) {
+        case S_IF: ok = validate_section(S, &s->if_.then) && validate_section(S, &s->if_.els); break;
+        case S_WHILE: ok = validate_section(S, &s->while_.body); break;
+        case S_FOR: ok = validate_section(S, &s->for_.body); break;
+        default: break;
+        }
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* A region's body: sections, optionally under `if qd.static(...)` or in `for ... in qd.static(...)`. */
+static bool validate_region(Sema *S, const StmtList *l) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        if (is_docstring(s, k) || s->kind == S_PASS) continue;
+        if (stmt_with(S, s) == W_SECTION) {
+            if (!validate_section(S, &s->if_.then)) return false;
+            continue;
+        }
+        if (s->kind == S_IF && !s->if_.with && static_call(S, s->if_.cond)) {
+            if (!validate_region(S, &s->if_.then) || !validate_region(S, &s->if_.els)) return false;
+            continue;
+        }
+        if (s->kind == S_FOR && static_call(S, s->for_.iter)) {
+            if (!validate_region(S, &s->for_.body)) return false;
+            continue;
+        }
+        diag_error(s->span, QD2086, "A qd.graph.parallel_context() region may contain only 'with qd.graph.parallel():' blocks "
+                                    "(optionally inside 'if qd.static(...)' or 'for ... in qd.static(...)'). Move other work "
+                                    "outside the region. [offending stmt %d: %s]", k, py_stmt_name(s));
+        return false;
+    }
+    return true;
+}
+
+/* The body runs once where the block stands: on every backend the sections of a region and the
+ * stream_parallel blocks run one after the other (Quadrants runs them concurrently only on CUDA;
+ * they are independent by the rules of both, so the results are the same). At the top level the
+ * body's loops are the kernel's parallel loops. */
+void sema_with(Sema *S, const Stmt *s, IrStmtVec *serial) {
+    const Expr *e = s->if_.with;
+    if (s->if_.with_items != 1)
+        return (void)diag_error(s->span, QD2170, "'with' in Quadrants kernels only supports a single context manager");
+    if (s->if_.with_as) return (void)diag_error(s->span, QD2170, "'with ... as ...' is not supported in Quadrants kernels");
+    if (e->kind != E_CALL) return (void)diag_error(e->span, QD2170, "'with' in Quadrants kernels requires a call expression");
+    WithKind w = with_kind(S, e);
+    const char *name = w == W_REGION ? "qd.graph.parallel_context()" : w == W_SECTION ? "qd.graph.parallel()" : "qd.stream_parallel()";
+    int ctx = 0;
+    switch (w) {
+    case W_OTHER:
+        return (void)diag_error(e->span, QD2170, "'with' in Quadrants kernels only supports qd.stream_parallel(), qd.checkpoint(), "
+                                                  "qd.graph.parallel_context(), or qd.graph.parallel()");
+    case W_CHECKPOINT: /* @qd.kernel(checkpoints=True) is rejected at the decorator: none reaches here */
+        if (S->ninline) return (void)diag_error(e->span, QD2086, "qd.checkpoint() can only be used inside @qd.kernel, not @qd.func");
+        if (!S->graph)
+            return (void)diag_error(e->span, QD2086, "qd.checkpoint() requires @qd.kernel(graph=True); the resume model only "
+                                                      "applies to graph kernels");
+        return (void)diag_error(e->span, QD2086, "qd.checkpoint() found in kernel '%s', but this kernel was not decorated with "
+                                                  "`checkpoints=True`. Add `checkpoints=True` to the decorator -- e.g. "
+                                                  "`@qd.kernel(graph=True, checkpoints=True)` -- to opt into the pause / resume model.",
+                                S->kernel_def->def.name);
+    case W_REGION:
+    case W_SECTION:
+        if (e->call.args.n || e->call.nkw) return (void)diag_error(e->span, QD2086, "%s takes no arguments", name);
+        if (w == W_SECTION) {
+            if (S->with_ctx != 1 || S->ninline)
+                return (void)diag_error(e->span, QD2086, "qd.graph.parallel() can only be used directly inside a "
+                                                          "qd.graph.parallel_context() region");
+            ctx = 2;
+            break;
+        }
+        if (S->ninline) return (void)diag_error(e->span, QD2086, "%s can only be used inside @qd.kernel, not @qd.func", name);
+        if (!S->graph) return (void)diag_error(e->span, QD2086, "%s requires @qd.kernel(graph=True)", name);
+        if (S->with_ctx == 1) return (void)diag_error(e->span, QD2086, "%s regions cannot be nested", name);
+        if (S->with_ctx == 2) return (void)diag_error(e->span, QD2086, "%s cannot appear inside a qd.graph.parallel() body", name);
+        if (!validate_region(S, &s->if_.then)) return;
+        ctx = 1;
+        break;
+    case W_STREAM:
+        if (S->ninline) return (void)diag_error(e->span, QD2170, "%s can only be used inside @qd.kernel, not @qd.func", name);
+        if (S->graph)
+            return (void)diag_error(e->span, QD2170, "qd.stream_parallel() is not compatible with graph=True kernels. Streams and "
+                                                      "graphs cannot be combined; remove graph=True or the qd.stream_parallel() block.");
+        if (S->with_ctx == 3) return (void)diag_error(e->span, QD2170, "Nested stream_parallel blocks are not supported");
+        ctx = 3;
+        break;
+    }
+    int outer = S->with_ctx;
+    S->with_ctx = ctx;
+    if (serial) sema_split_tasks(S, &s->if_.then, serial);
+    else sema_block(S, &s->if_.then);
+    S->with_ctx = outer;
+}
+
+/* Quadrants' FunctionDefTransformer._validate_stream_parallel_exclusivity: once one top-level
+ * statement is a stream_parallel block, all are (a docstring aside). */
+static void stream_exclusive(Sema *S, const StmtList *body) {
+    int any = 0;
+    for (int k = 0; k < body->n; k++) any |= stmt_with(S, body->stmts[k]) == W_STREAM;
+    if (!any) return;
+    for (int k = 0; k < body->n; k++) {
+        const Stmt *s = body->stmts[k];
+        if (is_docstring(s, k) || stmt_with(S, s) == W_STREAM) continue;
+        diag_error(s->span, QD2170, "When using qd.stream_parallel(), all top-level statements in the kernel must be 'with "
+                                    "qd.stream_parallel():' blocks. Move non-parallel code to a separate kernel. [stmt %d: %s, "
+                                    "body_len=%d]", k, py_stmt_name(s), body->n);
+        return;
+    }
+}
+
 void sema_graph_validate(Sema *S, const StmtList *body) {
+    stream_exclusive(S, body);
     if (uses_do_while(S, body)) validate_list(S, body, true);
 }
 

@@ -144,6 +144,7 @@ static bool is_loop_target(Sema *S, const StmtList *body, const char *name) {
         if (s->kind == S_FOR && (is_static_loop(S, s) ? is_loop_target(S, &s->for_.body, name) : names_target(s->for_.target, name)))
             return true;
         if (sema_is_do_while(S, s) && is_loop_target(S, &s->while_.body, name)) return true;
+        if (s->kind == S_IF && s->if_.with && is_loop_target(S, &s->if_.then, name)) return true;
     }
     return false;
 }
@@ -163,6 +164,10 @@ static void scan_top(Sema *S, UseVec *u, const StmtList *body, int *task) {
             *task += 1;
             scan_top(S, u, &s->while_.body, task);
             *task += 1;
+            continue;
+        }
+        if (s->kind == S_IF && s->if_.with) { /* a kernel's `with` block: its body is top level */
+            scan_top(S, u, &s->if_.then, task);
             continue;
         }
         bool parallel = s->kind == S_FOR && !serial_config(S, k ? body->stmts[k - 1] : NULL);

@@ -146,7 +146,7 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
     if (target->kind == E_NAME) return assign_name(S, target, v, sp);
     if (target->kind == E_SUBSCRIPT || target->kind == E_ATTR) { /* x[i], v[0], v.x, v.xy, m[i, j] */
         if (target->kind == E_ATTR && pydc_member(S, target)) return;
-        if (S->up->sema_vec_dynamic_store(S, target, v, sp)) return;
+        if (S->up->sema_vec_dynamic_store(S, target, v, NULL, sp)) return;
         Val r = sema_eval(S, target);
         if (r.kind == V_ERR) return; /* reported: the value is not checked against it */
         if (r.kind == V_VEC) return S->up->sema_vec_assign(S, r, S->up->sema_list_as_vec(S, v, r), sp); /* m[i] = [[1, 2], [3, 4]] */
@@ -340,8 +340,9 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
     if (r.kind == V_ERR) return;
     if (r.kind == V_VEC) return S->up->sema_augassign_vec(S, s, r);
     if (r.kind == V_EXPR && t->kind == E_SUBSCRIPT) { /* v[i] op= x with a run-time i on a vector variable */
+        if (S->up->sema_vec_dynamic_store(S, t, val_err(), s, s->span)) return; /* of a promoted vector */
         IrExpr *x = sema_binop_tok(S, s->aug.op, r.e, sema_expr(S, s->aug.value), s->span);
-        if (x && S->up->sema_vec_dynamic_store(S, t, val_expr(x), s->span)) return;
+        if (x && S->up->sema_vec_dynamic_store(S, t, val_expr(x), NULL, s->span)) return;
     }
     if (r.kind == V_LOCAL) { /* v[0] += 1 on a vector variable */
         IrExpr *x = sema_binop_tok(S, s->aug.op, sema_local(S, r.index, t->span), sema_expr(S, s->aug.value), s->span);
@@ -355,6 +356,7 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
 /* ---- control flow ---- */
 
 static void stmt_if(Sema *S, const Stmt *s) {
+    if (s->if_.with) return S->up->sema_with(S, s, NULL); /* a kernel's `with` in run-time code or a qd.func */
     const Expr *c = s->if_.cond;
     if (c->kind == E_CALL) { /* if qd.static(cond): only the chosen branch exists */
         Val f = sema_eval(S, c->call.fn);

@@ -273,7 +273,7 @@ Val sema_vec_subscript(Sema *S, Val o, const Expr *ix, Span sp) {
 
 /* v[i] = x, m[i, j] = x, m[i][j] = x on a vector variable with a run-time index: one
  * conditional assignment per component. False when target is not of that form. */
-bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, Span sp) {
+bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, const Stmt *aug, Span sp) {
     if (target->kind != E_SUBSCRIPT || !S->cur) return false;
     const Expr *obj = target->sub.obj, *ix[2] = {target->sub.index, NULL};
     int n = 1;
@@ -285,8 +285,13 @@ bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, Span sp) {
     Binding *b = scope_find(S->scope, obj->name);
     if (!b || b->v.kind != V_VEC || (n == 2) != (b->v.vec.m != 0)) return false;
     Val o = b->v;
-    for (int k = 0; k < vec_len(o); k++)
-        if (o.vec.c[k].kind != V_LOCAL) return false;
+    int nref = 0;
+    for (int k = 0; k < vec_len(o); k++) { /* locals, or a kernel-scope vector promoted to 0-d fields */
+        if (o.vec.c[k].kind != V_LOCAL && (o.vec.c[k].kind != V_REF || o.vec.c[k].ref->kind != IR_REF_FIELD || o.vec.c[k].ref->nidx))
+            return false;
+        nref += o.vec.c[k].kind == V_REF;
+    }
+    if (aug && nref != vec_len(o)) return false; /* v[i] op= x on locals: the caller stores the value it computed */
     for (int k = 0; k < n; k++)
         if (ix[k]->kind == E_SLICE) return false; /* m[:, i] = v: the slice's elements, each stored */
     for (int k = 0; k < n; k++)
@@ -304,21 +309,40 @@ bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, Span sp) {
             return diag_error(ix[k]->span, QD2011, "a vector or matrix index must be an integer, got %s", qt_name(x[k]->type)), true;
     }
     if (ir_is_const(x[0]) && (n == 1 || ir_is_const(x[1]))) return false;
-    if (v.kind == V_VEC) {
+    if (v.kind == V_VEC && !aug) {
         if (n == 1 && o.vec.m) return false;
         diag_error(sp, QD2040, "cannot assign %s to one component", val_describe(v));
         return true;
     }
-    Val val = stable(S, v, sp);
-    IrExpr *e = rv(S, val, sp);
-    if (!e) return true;
+    IrExpr *e = NULL;
+    if (!aug) {
+        Val val = stable(S, v, sp);
+        if (!(e = rv(S, val, sp))) return true;
+    }
     IrExpr *flat = n == 1 ? irb_cast(S->arena, x[0], QT_I32)
                           : sema_binary(S, IR_ADD, sema_binary(S, IR_MUL, irb_cast(S->arena, x[0], QT_I32), irb_int(S->arena, QT_I32, o.vec.m, sp), sp),
                                       irb_cast(S->arena, x[1], QT_I32), sp);
     Val fl = stable(S, val_expr(flat), sp);
-    for (int k = 0; k < vec_len(o); k++) {
-        IrStmt *st = sema_stmt_new(S, IR_IF, sp), *as = sema_stmt_new(S, IR_ASSIGN, sp);
-        as->assign.local = o.vec.c[k].index, as->assign.value = sema_convert(S, e, S->locals.items[o.vec.c[k].index].type);
+    for (int k = 0; k < vec_len(o); k++) { /* only the component chosen is written (another thread may own the others) */
+        IrStmt *st = sema_stmt_new(S, IR_IF, sp), *as;
+        if (aug) { /* promoted (shared by the threads of a loop): the update of that component, atomic as for a scalar */
+            IrStmtVec body = {0}, *outer = S->cur;
+            S->cur = &body;
+            S->up->sema_augassign_global(S, aug, S->up->sema_fresh_ref(S, o.vec.c[k], sp).ref);
+            S->cur = outer;
+            st->if_.cond = sema_binary(S, IR_EQ, rv(S, fl, sp), irb_int(S->arena, QT_I32, k, sp), sp);
+            st->if_.then = sema_freeze(S, &body);
+            sema_emit(S, st);
+            continue;
+        }
+        if (o.vec.c[k].kind == V_LOCAL) {
+            as = sema_stmt_new(S, IR_ASSIGN, sp);
+            as->assign.local = o.vec.c[k].index, as->assign.value = sema_convert(S, e, S->locals.items[o.vec.c[k].index].type);
+        } else {
+            IrRef *r = S->up->sema_fresh_ref(S, o.vec.c[k], sp).ref;
+            as = sema_stmt_new(S, IR_STORE, sp);
+            as->store.ref = r, as->store.value = sema_convert(S, e, r->type);
+        }
         st->if_.cond = sema_binary(S, IR_EQ, rv(S, fl, sp), irb_int(S->arena, QT_I32, k, sp), sp);
         st->if_.then.stmts = ARENA_ARRAY(S->arena, IrStmt *, 1), st->if_.then.stmts[0] = as, st->if_.then.n = 1;
         sema_emit(S, st);
