@@ -1,5 +1,7 @@
 /* Test helpers: subprocesses with posix_spawn (no shell), captured output, temp dirs. */
 #include "harness.h"
+#include "support/util.h"
+#include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -118,6 +120,15 @@ RunResult run_qdc(const char *first, ...) {
     va_end(ap);
     args[n] = NULL;
     return run_qdc_argv(args, NULL, NULL);
+}
+
+RunResult qdc_in_temp(const char *name, const char *src, const char *a1, const char *a2, char **dir_out) {
+    char *dir = make_temp_dir(), *path = xasprintf("%s/%s", dir, name), *out = xasprintf("%s/out", dir);
+    cr_assert(write_text(path, src));
+    RunResult r = a2 ? run_qdc(path, a1, a2, "-o", out, NULL) : run_qdc(path, a1, "-o", out, NULL);
+    free(path), free(out);
+    *dir_out = dir;
+    return r;
 }
 
 void run_free(RunResult *r) {

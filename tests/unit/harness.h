@@ -19,6 +19,9 @@ typedef struct {
 RunResult run_argv(const char *const *argv, const char *stdin_data, const char *cwd);
 /* Runs $QDC_BIN with the given arguments (NULL-terminated list). */
 RunResult run_qdc(const char *first, ...);
+/* Writes src to <a fresh temporary directory>/name and runs qdc on it with a1 [a2] -o <dir>/out;
+ * *dir_out gets the malloc'd directory (the caller removes it). */
+RunResult qdc_in_temp(const char *name, const char *src, const char *a1, const char *a2, char **dir_out);
 RunResult run_qdc_argv(const char *const *args, const char *stdin_data, const char *cwd);
 void run_free(RunResult *r);
 

@@ -252,16 +252,6 @@ Test(autodiff, lavapipe_gradients_match_x86, .timeout = 300) {
     free(dir);
 }
 
-/* Compiles src (a file ad.py in a fresh directory) with the given arguments and -o dir/out. */
-static RunResult qdc_on(const char *src, const char *a1, const char *a2, char **dir_out) {
-    char *dir = make_temp_dir(), *qd = xasprintf("%s/ad.py", dir), *out = xasprintf("%s/out", dir);
-    cr_assert(write_text(qd, src));
-    RunResult r = a2 ? run_qdc(qd, a1, a2, "-o", out, NULL) : run_qdc(qd, a1, "-o", out, NULL);
-    free(qd), free(out);
-    *dir_out = dir;
-    return r;
-}
-
 static const char gfield[] = "import quadrants as qd\n\nx = qd.field(qd.f32, shape=8, needs_grad=True)\n"
                              "loss = qd.field(qd.f32, shape=(), needs_grad=True)\nn = qd.field(qd.i32, shape=())\n\n";
 
@@ -282,7 +272,7 @@ Test(autodiff, refusals_name_the_rule) {
                           "@qd.ad.no_grad\n@qd.kernel\ndef quiet():\n    for i in x:\n        loss[None] += x[i]\n",
                           gfield);
     char *dir;
-    RunResult r = qdc_on(src, "--emit=header", NULL, &dir);
+    RunResult r = qdc_in_temp("ad.py", src, "--emit=header", NULL, &dir);
     cr_assert_eq(r.status, 0, "%s", r.err);
     static const char *const want[] = {
         "ad.py:11:9: warning[QD2112]: kernel 'w' gets no gradient kernel 'w_grad': WhileStmt is not supported in AutoDiff. [-Wno-grad]\n",
@@ -330,7 +320,7 @@ Test(autodiff, every_family_compiles_companions, .timeout = 120) {
                           "        r = p[0] * x[i] + p[1]\n        loss[None] += qd.sin(r) * r\n", gfield);
     for (size_t f = 0; f < sizeof fam / sizeof *fam; f++) {
         char *dir, *tgt = xasprintf("--target=%s", fam[f].target);
-        RunResult r = qdc_on(src, tgt, "--report-lowering", &dir);
+        RunResult r = qdc_in_temp("ad.py", src, tgt, "--report-lowering", &dir);
         cr_expect_eq(r.status, 0, "%s: %s", fam[f].target, r.err);
         cr_expect(strstr(r.out, fam[f].want), "%s: no '%s' in:\n%s", fam[f].target, fam[f].want, r.out);
         run_free(&r);
@@ -338,7 +328,7 @@ Test(autodiff, every_family_compiles_companions, .timeout = 120) {
         free(dir), free(tgt);
     }
     char *dir;
-    RunResult r = qdc_on(src, "--target=vulkan1.3", "--emit=metadata", &dir);
+    RunResult r = qdc_in_temp("ad.py", src, "--target=vulkan1.3", "--emit=metadata", &dir);
     cr_assert_eq(r.status, 0, "%s", r.err);
     char *mp = xasprintf("%s/out", dir), *m = read_text(mp, NULL);
     cr_assert(m);
@@ -480,7 +470,7 @@ Test(autodiff, forward_mode_abi_and_quadrants_example, .timeout = 120) {
 /* What forward mode does not differentiate: a located QD2140 warning and no companion. */
 Test(autodiff, forward_mode_refusals_are_located) {
     char *dir;
-    RunResult r = qdc_on("import quadrants as qd\n\nx = qd.field(qd.f32, shape=8, needs_dual=True)\n"
+    RunResult r = qdc_in_temp("ad.py", "import quadrants as qd\n\nx = qd.field(qd.f32, shape=8, needs_dual=True)\n"
                          "loss = qd.field(qd.f32, shape=(), needs_dual=True)\nc = qd.field(qd.i32, shape=())\n\n"
                          "@qd.kernel\ndef m():\n    for i in x:\n        qd.atomic_max(loss[None], x[i])\n\n"
                          "@qd.kernel\ndef u():\n    for i in x:\n        x[i] = qd.atomic_add(loss[None], x[i])\n\n"
@@ -611,7 +601,7 @@ Test(autodiff, every_family_compiles_forward_companions, .timeout = 120) {
                               "@qd.kernel\ndef k():\n    for i in x:\n        r = p[0] * x[i] + p[1]\n        loss[None] += qd.sin(r) * r\n";
     for (size_t f = 0; f < sizeof fam / sizeof *fam; f++) {
         char *dir, *tgt = xasprintf("--target=%s", fam[f].target);
-        RunResult r = qdc_on(src, tgt, "--report-lowering", &dir);
+        RunResult r = qdc_in_temp("ad.py", src, tgt, "--report-lowering", &dir);
         cr_expect_eq(r.status, 0, "%s: %s", fam[f].target, r.err);
         cr_expect(strstr(r.out, fam[f].want), "%s: no '%s' in:\n%s", fam[f].target, fam[f].want, r.out);
         run_free(&r);

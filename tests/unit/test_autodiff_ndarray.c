@@ -86,16 +86,6 @@ Test(autodiff_ndarray, x86_gradients_match_finite_differences, .timeout = 240) {
     free(dir), free(qd);
 }
 
-/* Compiles src (dir/ad.py) with a1 [a2] and -o dir/out. */
-static RunResult qdc_on(const char *src, const char *a1, const char *a2, char **dir_out) {
-    char *dir = make_temp_dir(), *qd = xasprintf("%s/ad.py", dir), *out = xasprintf("%s/out", dir);
-    cr_assert(write_text(qd, src));
-    RunResult r = a2 ? run_qdc(qd, a1, a2, "-o", out, NULL) : run_qdc(qd, a1, "-o", out, NULL);
-    free(qd), free(out);
-    *dir_out = dir;
-    return r;
-}
-
 static char *out_text(const char *dir) {
     char *p = xasprintf("%s/out", dir), *t = read_text(p, NULL);
     free(p);
@@ -129,7 +119,7 @@ static const char quadrants_src[] =
 
 Test(autodiff_ndarray, abi_metadata_and_header, .timeout = 120) {
     char *dir;
-    RunResult r = qdc_on(quadrants_src, "--emit=metadata", "--target=x86_64", &dir);
+    RunResult r = qdc_in_temp("ad.py", quadrants_src, "--emit=metadata", "--target=x86_64", &dir);
     cr_assert_eq(r.status, 0, "%s", r.err);
     /* reading an adjoint array is not differentiable: Quadrants' RuntimeError at peek.grad */
     cr_expect(strstr(r.err, "ad.py:11:20: warning[QD2112]: kernel 'peek__f32_1d__f32_0d' gets no gradient kernel 'peek__f32_1d__f32_0d_grad': Cannot "
@@ -152,7 +142,7 @@ Test(autodiff_ndarray, abi_metadata_and_header, .timeout = 120) {
     run_free(&r);
     remove_tree(dir);
     free(dir);
-    r = qdc_on(quadrants_src, "--emit=header", "--target=x86_64", &dir);
+    r = qdc_in_temp("ad.py", quadrants_src, "--emit=header", "--target=x86_64", &dir);
     cr_assert_eq(r.status, 0, "%s", r.err);
     char *h = out_text(dir);
     cr_expect(strstr(h, "float *a_grad;") && strstr(h, "int32_t a_grad_shape[1];") && strstr(h, "float *p_grad;"), "%s", h);
@@ -162,7 +152,7 @@ Test(autodiff_ndarray, abi_metadata_and_header, .timeout = 120) {
     remove_tree(dir);
     free(dir);
     /* the same companion for SPIR-V: the adjoint arrays are bindings after the primal's */
-    r = qdc_on(quadrants_src, "--emit=metadata", "--target=vulkan1.3", &dir);
+    r = qdc_in_temp("ad.py", quadrants_src, "--emit=metadata", "--target=vulkan1.3", &dir);
     cr_assert_eq(r.status, 0, "%s", r.err);
     m = out_text(dir);
     cr_expect(strstr(m, "{\"name\": \"a_grad\", \"dtype\": \"f32\", \"kind\": \"ndarray\", \"ndim\": 1, \"set\": 0, \"binding\": 4, "
@@ -190,7 +180,7 @@ Test(autodiff_ndarray, refusals_are_located) {
                               "    x = qd.ndarray(qd.i32, shape=3, needs_grad=True)\n"
                               "    k(x, qd.ndarray(qd.f32, shape=3))\n";
     char *dir;
-    RunResult r = qdc_on(src, "--emit=metadata", NULL, &dir);
+    RunResult r = qdc_in_temp("ad.py", src, "--emit=metadata", NULL, &dir);
     cr_expect_eq(r.status, 1, "%s", r.err);
     static const char *const want[] = {
         "ad.py:6:16: error[QD2152]: i32 is not supported for ndarray with `needs_grad=True` or `needs_dual=True`.\n",
@@ -209,7 +199,7 @@ Test(autodiff_ndarray, refusals_are_located) {
                                  "@qd.kernel\ndef k(a: qd.types.ndarray()):\n    for i in a:\n        a[i] = 1.0\n\n"
                                  "def test_x():\n    with pytest.raises(RuntimeError):\n        qd.ndarray(qd.i32, shape=3, needs_grad=True)\n"
                                  "    k(qd.ndarray(qd.f32, shape=3))\n";
-    r = qdc_on(raises, "--emit=metadata", NULL, &dir);
+    r = qdc_in_temp("ad.py", raises, "--emit=metadata", NULL, &dir);
     cr_expect_eq(r.status, 0, "%s", r.err);
     run_free(&r);
     remove_tree(dir);
@@ -283,7 +273,7 @@ Test(autodiff_ndarray, grad_call_instantiates) {
                               "    out = qd.ndarray(shape=(1, 1), dtype=qd.f32, needs_grad=True)\n"
                               "    enc.grad(table, out)\n";
     char *dir;
-    RunResult r = qdc_on(src, "--emit=metadata", NULL, &dir);
+    RunResult r = qdc_in_temp("ad.py", src, "--emit=metadata", NULL, &dir);
     cr_assert_eq(r.status, 0, "%s", r.err);
     char *m = out_text(dir);
     cr_expect(strstr(m, "{\"name\": \"enc__f32_1d__f32_2d_grad\", \"grad_of\": \"enc__f32_1d__f32_2d\",") &&
@@ -301,7 +291,7 @@ Test(autodiff_ndarray, grad_call_instantiates) {
                               "def test_x():\n"
                               "    table = qd.ndarray(shape=(1), dtype=qd.f32, needs_grad=True)\n"
                               "    enc.grad(table)\n";
-    r = qdc_on(bad, "--emit=metadata", NULL, &dir);
+    r = qdc_in_temp("ad.py", bad, "--emit=metadata", NULL, &dir);
     cr_expect_eq(r.status, 1, "%s", r.err);
     cr_expect(strstr(r.err, "ad.py:9:5: error[QD2069]"), "%s", r.err);
     run_free(&r);
@@ -329,7 +319,7 @@ Test(autodiff_ndarray, every_family_compiles_companions, .timeout = 120) {
                               "        loss[0] += qd.sin(x[i]) * x[i]\n";
     for (size_t f = 0; f < sizeof fam / sizeof *fam; f++) {
         char *dir, *t = xasprintf("--target=%s", fam[f].target);
-        RunResult r = qdc_on(src, t, "--report-lowering", &dir);
+        RunResult r = qdc_in_temp("ad.py", src, t, "--report-lowering", &dir);
         cr_expect_eq(r.status, 0, "%s: %s", fam[f].target, r.err);
         cr_expect(strstr(r.out, fam[f].want) || strstr(r.err, fam[f].want), "%s: no '%s' in\n%s%s", fam[f].target, fam[f].want, r.out, r.err);
         free(t);
