@@ -131,6 +131,18 @@ RunResult qdc_in_temp(const char *name, const char *src, const char *a1, const c
     return r;
 }
 
+void expect_lowering_report(const char *src, const TargetLine *fam, size_t n) {
+    for (size_t f = 0; f < n; f++) {
+        char *dir, *tgt = xasprintf("--target=%s", fam[f].target);
+        RunResult r = qdc_in_temp("ad.py", src, tgt, "--report-lowering", &dir);
+        cr_expect_eq(r.status, 0, "%s: %s", fam[f].target, r.err);
+        cr_expect(strstr(r.out, fam[f].want), "%s: no '%s' in:\n%s", fam[f].target, fam[f].want, r.out);
+        run_free(&r);
+        remove_tree(dir);
+        free(dir), free(tgt);
+    }
+}
+
 void run_free(RunResult *r) {
     free(r->out), free(r->err);
     r->out = r->err = NULL;

@@ -22,6 +22,11 @@ RunResult run_qdc(const char *first, ...);
 /* Writes src to <a fresh temporary directory>/name and runs qdc on it with a1 [a2] -o <dir>/out;
  * *dir_out gets the malloc'd directory (the caller removes it). */
 RunResult qdc_in_temp(const char *name, const char *src, const char *a1, const char *a2, char **dir_out);
+/* src compiles for each family with --report-lowering, and the report has the family's line. */
+typedef struct {
+    const char *target, *want;
+} TargetLine;
+void expect_lowering_report(const char *src, const TargetLine *fam, size_t n);
 RunResult run_qdc_argv(const char *const *args, const char *stdin_data, const char *cwd);
 void run_free(RunResult *r);
 

@@ -306,7 +306,7 @@ Test(autodiff, refusals_name_the_rule) {
 /* The companion compiles for every family; its adjoint accumulations are atomics the database
  * lowers (native or CAS) and the reductions rewrite reduces, as --report-lowering says. */
 Test(autodiff, every_family_compiles_companions, .timeout = 120) {
-    static const struct { const char *target, *want; } fam[] = {
+    static const TargetLine fam[] = {
         {"x86_64", "adjoint accumulation in k_grad: reduced per worker"},
         {"sm_90", "native       adjoint accumulation in k_grad: reduced per subgroup"},
         {"sm_60", "adjoint accumulation in k_grad: atom.add.f32"},
@@ -318,15 +318,7 @@ Test(autodiff, every_family_compiles_companions, .timeout = 120) {
     };
     char *src = xasprintf("%sp = qd.field(qd.f32, shape=2, needs_grad=True)\n\n@qd.kernel\ndef k():\n    for i in x:\n"
                           "        r = p[0] * x[i] + p[1]\n        loss[None] += qd.sin(r) * r\n", gfield);
-    for (size_t f = 0; f < sizeof fam / sizeof *fam; f++) {
-        char *dir, *tgt = xasprintf("--target=%s", fam[f].target);
-        RunResult r = qdc_in_temp("ad.py", src, tgt, "--report-lowering", &dir);
-        cr_expect_eq(r.status, 0, "%s: %s", fam[f].target, r.err);
-        cr_expect(strstr(r.out, fam[f].want), "%s: no '%s' in:\n%s", fam[f].target, fam[f].want, r.out);
-        run_free(&r);
-        remove_tree(dir);
-        free(dir), free(tgt);
-    }
+    expect_lowering_report(src, fam, sizeof fam / sizeof *fam);
     char *dir;
     RunResult r = qdc_in_temp("ad.py", src, "--target=vulkan1.3", "--emit=metadata", &dir);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -586,7 +578,7 @@ Test(autodiff, lavapipe_forward_mode_matches_x86, .timeout = 300) {
 /* The forward-mode companion compiles for every family; its tangent accumulation into
  * loss.dual is an atomic the database lowers and the reductions rewrite reduces. */
 Test(autodiff, every_family_compiles_forward_companions, .timeout = 120) {
-    static const struct { const char *target, *want; } fam[] = {
+    static const TargetLine fam[] = {
         {"x86_64", "in k_fwd: reduced per worker"},
         {"sm_90", "native       in k_fwd: reduced per subgroup"},
         {"sm_60", "in k_fwd: reduced per subgroup: a partial per thread, shfl.sync butterfly"},
@@ -599,15 +591,7 @@ Test(autodiff, every_family_compiles_forward_companions, .timeout = 120) {
     static const char src[] = "import quadrants as qd\n\nx = qd.field(qd.f32, shape=8, needs_dual=True)\n"
                               "loss = qd.field(qd.f32, shape=(), needs_dual=True)\np = qd.field(qd.f32, shape=2, needs_dual=True)\n\n"
                               "@qd.kernel\ndef k():\n    for i in x:\n        r = p[0] * x[i] + p[1]\n        loss[None] += qd.sin(r) * r\n";
-    for (size_t f = 0; f < sizeof fam / sizeof *fam; f++) {
-        char *dir, *tgt = xasprintf("--target=%s", fam[f].target);
-        RunResult r = qdc_in_temp("ad.py", src, tgt, "--report-lowering", &dir);
-        cr_expect_eq(r.status, 0, "%s: %s", fam[f].target, r.err);
-        cr_expect(strstr(r.out, fam[f].want), "%s: no '%s' in:\n%s", fam[f].target, fam[f].want, r.out);
-        run_free(&r);
-        remove_tree(dir);
-        free(dir), free(tgt);
-    }
+    expect_lowering_report(src, fam, sizeof fam / sizeof *fam);
 }
 
 /* Quadrants' grad_test(tifunc) pattern (its test_ad_basics.py): a host helper defining fields and

@@ -302,7 +302,7 @@ Test(autodiff_ndarray, grad_call_instantiates) {
 /* Every family compiles the companion with its adjoint arrays; the accumulations into them are
  * atomics the capability database lowers (native or CAS), marked in --report-lowering. */
 Test(autodiff_ndarray, every_family_compiles_companions, .timeout = 120) {
-    static const struct { const char *target, *want; } fam[] = {
+    static const TargetLine fam[] = {
         {"x86_64", "cas          adjoint accumulation in k_grad: CAS loop computing add on the integer bits"},
         {"sm_90", "native       adjoint accumulation in k_grad: atom.add.f32"},
         {"gfx942", "native       adjoint accumulation in k_grad: global_atomic_add_f32"},
@@ -317,14 +317,5 @@ Test(autodiff_ndarray, every_family_compiles_companions, .timeout = 120) {
                               "def k(x: A, loss: A):\n"
                               "    for i in x:\n"
                               "        loss[0] += qd.sin(x[i]) * x[i]\n";
-    for (size_t f = 0; f < sizeof fam / sizeof *fam; f++) {
-        char *dir, *t = xasprintf("--target=%s", fam[f].target);
-        RunResult r = qdc_in_temp("ad.py", src, t, "--report-lowering", &dir);
-        cr_expect_eq(r.status, 0, "%s: %s", fam[f].target, r.err);
-        cr_expect(strstr(r.out, fam[f].want) || strstr(r.err, fam[f].want), "%s: no '%s' in\n%s%s", fam[f].target, fam[f].want, r.out, r.err);
-        free(t);
-        run_free(&r);
-        remove_tree(dir);
-        free(dir);
-    }
+    expect_lowering_report(src, fam, sizeof fam / sizeof *fam);
 }
