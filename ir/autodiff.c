@@ -581,6 +581,98 @@ static bool accumulates(const IrBlock *body, int l, const unsigned char *carried
     return ok;
 }
 
+/* A loop whose trip count is known at run time only and which carries locals (H: per primal
+ * local, carried from one iteration to the next or read after the loop) that do not only
+ * accumulate: Quadrants' ad stack. Each local of H gets a header version h (h = its value before
+ * the loop; every iteration ends with h = its value at the iteration's end). The forward replay
+ * runs the loop (the final values of h, and the trip count nit). The adjoint sweep walks the
+ * iterations last to first; for iteration j it recomputes the values h had when iteration j began
+ * (h = the values before the loop, then iterations 0..j-1 replayed: what Quadrants pushes on its
+ * stack in the forward sweep and pops here, recomputed instead of stored, so there is no capacity
+ * and no overflow, for O(nit^2) replayed iterations), replays iteration j and sweeps it backwards,
+ * the adjoint of h carried into the adjoint of the iteration's end value first. */
+static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr *end, int64_t step, const unsigned char *H) {
+    int n = ad->pk->nlocals;
+    Span sp = s->span;
+    QdType ct = ad->pk->locals[s->for_.counter].type;
+    int *pre = malloc(sizeof(int) * ((size_t)n * 3 + 1)), *hdr = pre + n, *before = hdr + n;
+    /* the bounds and the trip count, once */
+    int bv = new_local(ad, "$begin", ct, false), ev = new_local(ad, "$end", ct, false), nit = new_local(ad, "$trips", ct, false);
+    vec_push(&b->f, assign(ad, bv, begin, sp));
+    vec_push(&b->f, assign(ad, ev, end, sp));
+    vec_push(&b->f, assign(ad, nit, irb_int(ad->a, ct, 0, sp), sp));
+    for (int l = 0; l < n; l++) {
+        hdr[l] = -1;
+        if (!H[l]) continue;
+        QdType t = ad->pk->locals[l].type;
+        pre[l] = ad->cur[l];
+        hdr[l] = version(ad, b, -1, t, ad->pk->locals[l].name, qt_is_float(t), sp);
+        vec_push(&b->f, assign(ad, hdr[l], local_ref(ad, pre[l], sp), sp));
+        StmtVec ch = {0};
+        if (ad->adj.items[hdr[l]] >= 0) backprop(ad, &ch, local_ref(ad, pre[l], sp), local_ref(ad, ad->adj.items[hdr[l]], sp));
+        chunk_push(b, ch);
+        ad->cur[l] = hdr[l];
+    }
+    memcpy(before, ad->cur, sizeof(int) * (size_t)n);
+    int c = version(ad, b, s->for_.counter, ct, NULL, false, sp);
+    int nsaved = ad->fwd.len;
+    Blk body = {0};
+    xform_block(ad, &body, &s->for_.body);
+    ad->fwd.len = nsaved;
+    forget_stored(ad, &s->for_.body);
+    StmtVec carry = {0}, carry_rev = {0}; /* h = the iteration's end value; backwards: its adjoint moves there */
+    for (int l = 0; l < n; l++) {
+        if (hdr[l] < 0 || ad->cur[l] == hdr[l]) continue;
+        int e = ad->cur[l], g = ad->adj.items[hdr[l]];
+        vec_push(&carry, assign(ad, hdr[l], local_ref(ad, e, sp), sp));
+        if (g < 0) continue;
+        backprop(ad, &carry_rev, local_ref(ad, e, sp), local_ref(ad, g, sp));
+        vec_push(&carry_rev, assign(ad, g, irb_float(ad->a, ad->locals.items[g].type, 0, sp), sp));
+    }
+    memcpy(ad->cur, before, sizeof(int) * (size_t)n);
+    chunk_push(&body, carry_rev); /* the last chunk: the first of the sweep, after the zeroing */
+    IrStmt **replay = ARENA_ARRAY(ad->a, IrStmt *, body.f.len + 1);
+    int nreplay = body.f.len;
+    if (nreplay) memcpy(replay, body.f.items, sizeof(IrStmt *) * (size_t)nreplay);
+    vec_push(&body.f, assign(ad, nit, bin(ad, IR_ADD, local_ref(ad, nit, sp), irb_int(ad->a, ct, 1, sp)), sp));
+    int nfwd = body.f.len; /* replay, the count, then the carries: one iteration of the forward replay */
+    for (int k = 0; k < carry.len; k++) vec_push(&body.f, carry.items[k]);
+    vec_free(&carry);
+    IrBlock iter = block_of(ad, &body.f), rev = blk_reverse(ad, &body);
+    IrBlock recompute = {.stmts = ARENA_ARRAY(ad->a, IrStmt *, iter.n + 1), .n = 0}; /* an iteration without the count */
+    for (int k = 0; k < iter.n; k++)
+        if (k != nfwd - 1) recompute.stmts[recompute.n++] = iter.stmts[k];
+    IrStmt *fl = ARENA_NEW(ad->a, IrStmt); /* forward: for c in range(begin, end, step): iteration */
+    fl->kind = IR_FOR, fl->span = sp;
+    fl->for_.counter = c, fl->for_.begin = local_ref(ad, bv, sp), fl->for_.end = local_ref(ad, ev, sp), fl->for_.step = step;
+    fl->for_.body = iter;
+    vec_push(&b->f, fl);
+    /* backwards: for k in range(nit): j = begin + (nit - 1 - k) * step; h = before; for c in range(begin, j, step): iteration;
+     * c = j; replay; sweep */
+    int kk = new_local(ad, "$rev", ct, false), jv = new_local(ad, "$iter", ct, false);
+    StmtVec rb = {0};
+    IrExpr *back = bin(ad, IR_SUB, bin(ad, IR_SUB, local_ref(ad, nit, sp), irb_int(ad->a, ct, 1, sp)), local_ref(ad, kk, sp));
+    vec_push(&rb, assign(ad, jv, bin(ad, IR_ADD, local_ref(ad, bv, sp), bin(ad, IR_MUL, back, irb_int(ad->a, ct, step, sp))), sp));
+    for (int l = 0; l < n; l++)
+        if (hdr[l] >= 0) vec_push(&rb, assign(ad, hdr[l], local_ref(ad, pre[l], sp), sp));
+    IrStmt *rl = ARENA_NEW(ad->a, IrStmt);
+    rl->kind = IR_FOR, rl->span = sp;
+    rl->for_.counter = c, rl->for_.begin = local_ref(ad, bv, sp), rl->for_.end = local_ref(ad, jv, sp), rl->for_.step = step;
+    rl->for_.body = recompute;
+    vec_push(&rb, rl);
+    vec_push(&rb, assign(ad, c, local_ref(ad, jv, sp), sp));
+    for (int k = 0; k < nreplay; k++) vec_push(&rb, replay[k]);
+    for (int k = 0; k < rev.n; k++) vec_push(&rb, rev.stmts[k]);
+    IrStmt *loop = ARENA_NEW(ad->a, IrStmt);
+    loop->kind = IR_FOR, loop->span = sp;
+    loop->for_.counter = kk, loop->for_.begin = irb_int(ad->a, ct, 0, sp), loop->for_.end = local_ref(ad, nit, sp), loop->for_.step = 1;
+    loop->for_.body = block_of(ad, &rb);
+    StmtVec ch = {0};
+    vec_push(&ch, loop);
+    chunk_push(b, ch);
+    free(pre);
+}
+
 static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
     IrExpr *begin = clone_stmt_expr(ad, s->for_.begin), *end = clone_stmt_expr(ad, s->for_.end);
     int64_t step = s->for_.step;
@@ -610,12 +702,18 @@ static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
         ok = reads_of(&ad->task->body, plain) == in;
         free(plain);
     }
-    if (!ok) {
+    if (!ok) { /* the ad stack: every carried local, and every one read after the loop, is replayed */
+        unsigned char *one = calloc((size_t)n + 1, 1);
+        for (int l = 0; l < n; l++) {
+            if (!set[l] || carried[l]) continue;
+            one[l] = 1; /* read outside the loop (before it too: conservatively) */
+            carried[l] = reads_of(&ad->task->body, one) > reads_of(&s->for_.body, one) + expr_reads_of(s->for_.begin, one) + expr_reads_of(s->for_.end, one);
+            one[l] = 0;
+        }
+        free(one);
+        x_for_replay(ad, b, s, begin, end, step, carried);
         free(set);
-        return refuse(ad, s->span, "a loop whose trip count is known at run time only, carrying a local from one iteration to the next, "
-                                   "needs Quadrants' ad stack, which qdc's autodiff does not implement yet (a compile-time trip "
-                                   "count, e.g. range(4) or qd.static(range(n)), is unrolled, and a local that only accumulates, "
-                                   "s += f(j), is differentiated without it)");
+        return;
     }
     /* the accumulators: one version each for the whole loop, updated in place */
     for (int l = 0; l < n; l++) {
