@@ -22,8 +22,8 @@
  * a loop whose trip count is known at run time only is replayed and swept per iteration, which is
  * exact when no local carries a value from one iteration to the next, or when such a local only
  * accumulates (s += f(j): its adjoint is the same in every iteration; the forward replay runs the
- * loop once more for its final value): the others need Quadrants' ad stack, which qdc does not
- * implement, and are refused. What Quadrants refuses (while, break,
+ * loop once more for its final value); the others take Quadrants' ad stack (x_for_replay: the
+ * values the stack would hold are recomputed, no storage, no capacity). What Quadrants refuses (while, break,
  * continue, a cross-iteration read after write of a needs_grad field) and what qdc does not do
  * yet get a QD2112 warning and no companion. */
 #include "autodiff.h"
