@@ -290,10 +290,20 @@ static IrRef *grad_ref(Ad *ad, const IrRef *r) {
     return gr;
 }
 
-/* x.grad[...] += g for a cloned reference r of a field with an adjoint (subscripts in versions). */
+/* x.grad[...] += g for a cloned reference r of a field with an adjoint (subscripts in versions):
+ * an atomic add, but in a serial task (one thread, tasks run one after another) a plain load, add
+ * and store, as Quadrants' serial offloads do, so a target without atomics of the type (f64 on
+ * vulkan1.3 without int64 atomics) still differentiates it. */
 static IrStmt *grad_add(Ad *ad, const IrRef *r, IrExpr *g, Span sp) {
     QdType t = r->kind == IR_REF_FIELD ? ad->m->fields[r->index].type : r->type;
     IrRef *gr = grad_ref(ad, r);
+    if (ad->task->kind == IR_TASK_SERIAL) {
+        IrExpr *old = irb_new(ad->a, IR_LOAD, t, sp);
+        old->ref = gr;
+        IrStmt *s = ARENA_NEW(ad->a, IrStmt);
+        s->kind = IR_STORE, s->span = sp, s->store.ref = grad_ref(ad, r), s->store.value = irb_binary(ad->a, IR_ADD, old, irb_cast(ad->a, g, t), sp);
+        return s;
+    }
     IrExpr *op = irb_new(ad->a, IR_MEMOP, t, sp);
     op->mem = (IrMemOp){.op = QOP_ADD, .ref = gr, .val = irb_cast(ad->a, g, t), .order = QORD_RELAXED, .scope = QSCOPE_DEVICE,
                         .from_augassign = true};

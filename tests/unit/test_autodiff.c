@@ -375,6 +375,44 @@ Test(autodiff, every_family_compiles_ad_stack_companions, .timeout = 180) {
     free(dir);
 }
 
+/* A serial task's companion accumulates adjoints with plain loads and stores (one thread): f64
+ * on vulkan1.3, which has no f64 atomic add without int64 atomics, differentiates; run on
+ * lavapipe, loss = x0 * x1 + x2^3 / x0 at dyadic x gives exact gradients. */
+Test(autodiff, serial_task_companion_needs_no_atomics, .timeout = 180) {
+    static const char src[] = "import quadrants as qd\n\nIO = qd.types.ndarray(qd.f64, ndim=1)\n"
+                              "x = qd.field(qd.f64, shape=3, needs_grad=True)\nloss = qd.field(qd.f64, shape=(), needs_grad=True)\n\n"
+                              "@qd.kernel\ndef load(io: IO):\n    for k in range(3):\n        x[k] = io[k]\n        x.grad[k] = 0.0\n"
+                              "    loss.grad[None] = 1.0\n\n"
+                              "@qd.kernel\ndef ser(io: IO):\n    loss[None] = x[0] * x[1] + x[2] * x[2] * x[2] / x[0]\n\n"
+                              "@qd.kernel\ndef dump(io: IO):\n    for k in range(3):\n        io[3 + k] = x.grad[k]\n    io[6] = loss[None]\n";
+    char *dir;
+    RunResult r = qdc_in_temp("ad.py", src, "--target=vulkan1.3", "--report-lowering", &dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.out, "ser_grad"), "an atomic in the serial companion:\n%s", r.out);
+    run_free(&r);
+    char *qd = xasprintf("%s/ad.py", dir), *spv = xasprintf("%s/ad.spv", dir), *mf = xasprintf("%s/ad.json", dir);
+    r = run_qdc("--target=vulkan1.3", qd, "-o", spv, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_qdc("--target=vulkan1.3", "--emit=metadata", qd, "-o", mf, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *meta = read_text(mf, NULL), *err = NULL;
+    cr_assert(meta);
+    double io[8] = {0.5, 1.5, 2.0, 7, 7, 7, 7, 7};
+    VkArray arr[1] = {{io, sizeof io, 8}};
+    const char *ks[] = {"load", "ser", "ser_grad", "dump"};
+    int rc = vk_run(dir, spv, meta, ks, 4, arr, 1, NULL, 8, VK_FULL, true, &err);
+    cr_expect_neq(rc, -1, "%s", err ? err : "");
+    if (rc == 1) {
+        cr_expect(io[6] == 16.75, "loss %.17g", io[6]);
+        cr_expect(io[3] == -30.5 && io[4] == 0.5 && io[5] == 24.0, "gradients %.17g %.17g %.17g", io[3], io[4], io[5]);
+    }
+    free(err), free(meta), free(qd), free(spv), free(mf);
+    remove_tree(dir);
+    free(dir);
+}
+
 /* ---- forward mode (ir/autodiff_fwd.c) ---- */
 
 /* Operations only forward mode differentiates (reverse mode needs the ad stack or refuses). */
