@@ -9,10 +9,52 @@ a kernel it defines; a file that does not compile as a whole leaves them unverif
 as without gradients, as is a test whose kernels are all defined outside it). The file is
 compiled again while a recompilation reports errors in further tests (a lowering error appears
 only once the frontend's are gone), at most MEASURE_ROUNDS times (default 4; 1 is the first
-version's single recompilation). Usage: measure.py QDC DIR [TARGET...] (default x86_64 vulkan1.3)."""
+version's single recompilation). An error inside a module-level function that is not a test (a
+helper such as _run_case(dtype), whose kernels are compiled for the tests that call it) counts
+against the tests that call it, directly or through other helpers, and is dropped with them;
+an error elsewhere outside the tests, or in a helper no test calls, counts against every test
+of the file (MEASURE_HELPERS=0: every error outside the tests does, as before).
+Usage: measure.py QDC DIR [TARGET...] (default x86_64 vulkan1.3)."""
 import json, os, re, subprocess, sys, tempfile
 
 ROUNDS = int(os.environ.get("MEASURE_ROUNDS", "4")) # recompilations without the failing tests (1: the original tool)
+HELPERS = os.environ.get("MEASURE_HELPERS", "1") != "0" # errors in helpers count against their callers only
+
+def helper_ranges(src, tests):
+    """(start, end, tests) per module-level function that is not a test: its lines and the
+    (begin, end) ranges of the tests that call it, directly or through other helpers."""
+    lines = src.split("\n")
+    hs = []
+    for i, l in enumerate(lines):
+        m = re.match(r"def (\w+)", l)
+        if not m or m.group(1).startswith("test_"):
+            continue
+        e = len(lines)
+        for j in range(i + 1, len(lines)):
+            if lines[j] and not lines[j][0].isspace() and not lines[j].startswith("#"):
+                e = j
+                break
+        hs.append((m.group(1), i + 1, e, "\n".join(lines[i + 1:e])))
+    calls = lambda body, name: re.search(r"(?<![\w.])" + re.escape(name) + r"\s*\(", body)
+    reach = {n: {(b, e) for _, b, e, body in tests if calls(body, n)} for n, _, _, _ in hs}
+    changed = True
+    while changed:
+        changed = False
+        for n, _, _, body in hs:
+            for m, _, _, _ in hs:
+                if m != n and calls(body, n) and not reach[n] >= reach[m]:
+                    reach[n] |= reach[m]
+                    changed = True
+    return [(b, e, reach[n]) for n, b, e, _ in hs if reach[n]] if HELPERS else []
+
+def blamed(lines_err, helpers):
+    """The test ranges an error in a helper counts against."""
+    out = set()
+    for x in lines_err:
+        for b, e, ts in helpers:
+            if b <= x <= e:
+                out |= ts
+    return out
 
 def test_ranges(src):
     lines = src.split("\n")
@@ -52,10 +94,12 @@ def main():
             continue
         src = open(os.path.join(d, f)).read()
         tests = test_ranges(src)
+        helpers = helper_ranges(src, tests)
         for t in targets:
             rc, err, kernels = run(qdc, os.path.join(d, f), t)
             errs0 = [int(m.group(1)) for m in re.finditer(r"^[^\s:]+:(\d+):\d+: error\[", err, re.M)]
-            drop = [(b, e) for _, b, e, _ in tests if any(b <= x <= e for x in errs0)]
+            hit = blamed(errs0, helpers)
+            drop = [(b, e) for _, b, e, _ in tests if any(b <= x <= e for x in errs0) or (b, e) in hit]
             rounds = 0
             while rc != 0 and drop and rounds < ROUNDS: # again without the tests that have errors (blanked: lines keep their numbers)
                 lines = src.split("\n")
@@ -70,7 +114,8 @@ def main():
                 rounds += 1
                 # errors of a later stage (lowering) appear only once the earlier ones are gone
                 more = [int(m.group(1)) for m in re.finditer(r"^[^\s:]+:(\d+):\d+: error\[", err2, re.M)]
-                new = [(b, e) for _, b, e, _ in tests if (b, e) not in drop and any(b <= x <= e for x in more)]
+                hit = blamed(more, helpers)
+                new = [(b, e) for _, b, e, _ in tests if (b, e) not in drop and (any(b <= x <= e for x in more) or (b, e) in hit)]
                 if not new:
                     break
                 drop += new
@@ -78,11 +123,12 @@ def main():
             warns = [int(m.group(1)) for m in re.finditer(r"^[^\s:]+:(\d+):\d+: warning\[QD2(?:112|140)\]", err, re.M)]
             names = {k.get("name") for k in kernels}
             comp = {k.get("grad_of") for k in kernels if k.get("grad_of")} | {k.get("fwd_of") for k in kernels if k.get("fwd_of")}
-            toplevel = [e for e in errs if not any(b <= e <= en for _, b, en, _ in tests)]
+            toplevel = [e for e in errs if not any(b <= e <= en for _, b, en, _ in tests) and not any(hb <= e <= he for hb, he, _ in helpers)]
+            hit = blamed(errs, helpers)
             ok_c = ok_g = 0
             fails = []
             for name, b, e, body in tests:
-                bad = any(b <= x <= e for x in errs) or (rc != 0 and toplevel)
+                bad = any(b <= x <= e for x in errs) or (b, e) in hit or (rc != 0 and toplevel)
                 if rc != 0 and not errs:
                     bad = True
                 if bad:
