@@ -415,7 +415,7 @@ Test(autodiff, serial_task_companion_needs_no_atomics, .timeout = 180) {
 
 /* ---- forward mode (ir/autodiff_fwd.c) ---- */
 
-/* Operations only forward mode differentiates (reverse mode needs the ad stack or refuses). */
+/* Operations for forward mode (reverse mode refuses while; nonlin takes its ad stack). */
 static const AdOp fops[] = {
     {"while", "t = a\n        while t < 2.0:\n            t = t * (1.5 + b) + a\n        r = t", NULL, NULL},
     {"nonlin", "t = a\n        for j in range(cnt[None]):\n            t = t * t * b + w[j]\n        r = t", NULL, NULL},
