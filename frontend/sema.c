@@ -1980,7 +1980,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     TAKE(k.loops, k.nloops, S->loops);
     vec_free(&scope.b);
     S->scope = NULL, S->k = NULL, S->hscope = &S->module, S->pure = false;
-    k.grad_of = S->up->sema_ad_no_grad(S, def) ? -1 : 0;
+    k.grad_of = S->up->sema_ad_no_grad(S, def) ? -1 : S->up->sema_ad_grad_wanted(S, def) ? -2 : 0;
     vec_push(&S->kernels, k);
 }
 

@@ -169,3 +169,48 @@ bool sema_ad_no_grad(Sema *S, const Stmt *def) {
     }
     return false;
 }
+
+/* ---- kernels whose gradient the script asks for (IrKernel.grad_of -2) ---- */
+static bool calls_named(const Expr *e, const char *name) {
+    return e && e->kind == E_CALL && e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, name);
+}
+
+/* NAME.grad(...) */
+static bool grad_call(const Expr *e, const char *name) {
+    if (!e || e->kind != E_CALL || e->call.fn->kind != E_ATTR || strcmp(e->call.fn->attr.name, "grad")) return false;
+    const Expr *o = e->call.fn->attr.obj;
+    return o->kind == E_NAME && !strcmp(o->name, name);
+}
+
+/* Whether statements l (host code) call NAME.grad(...), or NAME(...) inside `with qd.ad.Tape(...)`
+ * (tape: l is such a block's); nested blocks and host functions included. */
+static bool stmts_want(Sema *S, const StmtList *l, const char *name, bool tape) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        const Expr *e = s->kind == S_EXPR ? s->expr : s->kind == S_ASSIGN ? s->assign.value : NULL;
+        if (grad_call(e, name) || (tape && calls_named(e, name))) return true;
+        switch (s->kind) {
+        case S_IF:
+            if (stmts_want(S, &s->if_.then, name, tape || s->if_.tape) || stmts_want(S, &s->if_.els, name, tape)) return true;
+            break;
+        case S_FOR:
+            if (stmts_want(S, &s->for_.body, name, tape)) return true;
+            break;
+        case S_WHILE:
+            if (stmts_want(S, &s->while_.body, name, tape)) return true;
+            break;
+        case S_DEF:
+            if (s->def.host && stmts_want(S, &s->def.body, name, false)) return true;
+            break;
+        default: break;
+        }
+    }
+    return false;
+}
+
+/* Quadrants gives every kernel a gradient: K.grad() of a kernel that touches no field with an
+ * adjoint runs and changes nothing. qdc makes companions for the kernels that need them, and for
+ * a kernel the script differentiates by name (its kernels defined in host functions included). */
+bool sema_ad_grad_wanted(Sema *S, const Stmt *def) {
+    return S->ast && def->kind == S_DEF && stmts_want(S, &S->ast->body, def->def.name, false);
+}

@@ -971,14 +971,19 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
     return ok;
 }
 
+/* A kernel that touches memory with an adjoint, or whose gradient the script asks for. */
+static bool wants_grad(const IrModule *m, const IrKernel *k) {
+    return k->grad_of == -2 || (k->grad_of == 0 && touches_kernel(m, k, NULL));
+}
+
 void ad_module(IrModule *m, Arena *a) {
     int n = m->nkernels, extra = 0;
     for (int k = 0; k < n; k++)
-        if (m->kernels[k].grad_of == 0 && touches_kernel(m, &m->kernels[k], NULL)) extra++;
+        if (wants_grad(m, &m->kernels[k])) extra++;
     if (!extra) return;
     IrKernel *ks = ARENA_ARRAY(a, IrKernel, n + extra);
     memcpy(ks, m->kernels, sizeof(IrKernel) * (size_t)n);
     m->kernels = ks;
     for (int k = 0; k < n; k++)
-        if (!ks[k].grad_of && touches_kernel(m, &ks[k], NULL) && grad_kernel(m, a, k, &ks[m->nkernels])) m->nkernels++;
+        if (wants_grad(m, &ks[k]) && grad_kernel(m, a, k, &ks[m->nkernels])) m->nkernels++;
 }

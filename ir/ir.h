@@ -352,7 +352,9 @@ typedef struct IrKernel {
     IrRetMember *ret_members; /* a struct or tuple return: its leaves in declaration order (ret_type */
     int ret_nmembers;         /* is then QT_VOID and ret_field -1); 0 otherwise */
     int grad_of; /* the reverse-mode companion "<primal>_grad" of kernel grad_of - 1 (ir/autodiff.c); 0: a kernel as
-                    written; -1: one written with @qd.ad.no_grad, which gets no companion */
+                    written; -1: one written with @qd.ad.no_grad, which gets no companion; -2: one whose
+                    gradient the script asks for (K.grad(), or K run in a qd.ad.Tape), which gets its
+                    companion even when it touches no memory with an adjoint (then a no-op, as Quadrants') */
     int fwd_of;  /* the forward-mode companion "<primal>_fwd" of kernel fwd_of - 1 (ir/autodiff_fwd.c); 0: none */
     Span span;
 } IrKernel;

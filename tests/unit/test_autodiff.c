@@ -413,6 +413,33 @@ Test(autodiff, serial_task_companion_needs_no_atomics, .timeout = 180) {
     free(dir);
 }
 
+/* Quadrants gives every kernel a gradient: a kernel the script differentiates by name (K.grad(),
+ * or run inside `with qd.ad.Tape(...)`, in a host function too) gets its companion although it
+ * touches no field with an adjoint (a no-op there); a kernel the script does not differentiate
+ * gets none. */
+Test(autodiff, kernels_the_script_differentiates_get_companions) {
+    char *src = xasprintf("%s@qd.kernel\ndef inc():\n    for i in range(8):\n        n[None] += 1\n\n"
+                          "@qd.kernel\ndef nothing():\n    for i in range(3):\n        pass\n\n"
+                          "@qd.kernel\ndef plain():\n    for i in range(3):\n        pass\n\n"
+                          "def test_it():\n    @qd.kernel\n    def inner():\n        for i in range(3):\n            pass\n\n"
+                          "    with qd.ad.Tape(loss=loss):\n        inner()\n\n"
+                          "inc()\ninc.grad()\nwith qd.ad.Tape(loss=loss):\n    nothing()\nplain()\n",
+                          gfield);
+    char *dir;
+    RunResult r = qdc_in_temp("ad.py", src, "--emit=header", NULL, &dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_empty(r.err, "%s", r.err);
+    char *hp = xasprintf("%s/out", dir), *h = read_text(hp, NULL);
+    cr_assert(h);
+    static const char *const present[] = {" inc_grad(", " nothing_grad(", " test_it__inner_grad("};
+    for (size_t k = 0; k < sizeof present / sizeof *present; k++) cr_expect(strstr(h, present[k]), "no%s:\n%s", present[k], h);
+    cr_expect(strstr(h, " plain(") && !strstr(h, " plain_grad("), "%s", h);
+    free(h), free(hp), free(src);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
 /* ---- forward mode (ir/autodiff_fwd.c) ---- */
 
 /* Operations for forward mode (reverse mode refuses while; nonlin takes its ad stack). */
