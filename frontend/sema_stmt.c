@@ -1010,6 +1010,19 @@ bool sema_inline_push(Sema *S, const Stmt *def, Span at) {
 
 void sema_inline_pop(Sema *S) { S->ninline--, budget_leave(&S->budget); }
 
+/* The first `return VALUE` of a body, or NULL. */
+static const Stmt *value_return(const StmtList *l) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k], *r = NULL;
+        if (s->kind == S_RETURN && s->expr && s->expr->kind != E_NONE) return s;
+        if (s->kind == S_IF) r = value_return(&s->if_.then), r = r ? r : value_return(&s->if_.els);
+        if (s->kind == S_WHILE) r = value_return(&s->while_.body);
+        if (s->kind == S_FOR) r = value_return(&s->for_.body);
+        if (r) return r;
+    }
+    return NULL;
+}
+
 /* @qd.func(requires_top_level=True) */
 static bool requires_top_level(Sema *S, const Stmt *def) {
     for (int k = 0; k < def->def.decorators.n; k++) {
@@ -1044,6 +1057,12 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
                    "@qd.kernel (or directly inside a `while qd.graph.do_while(...)` body). It cannot be nested inside a "
                    "runtime for / if / while: that demotes its phase loops out of top-level position, collapsing the "
                    "per-phase grid-wide barriers and corrupting the result.", def->def.name);
+        return val_err();
+    }
+    const Stmt *vret = def->def.returns ? NULL : value_return(&def->def.body);
+    if (vret && sema_is_real_func(S, def)) { /* Quadrants' build_Return, for a real function */
+        diag_error(vret->span, QD2015, "A function with a return value must be annotated with a return type, e.g. def func() -> qd.f32 "
+                                       "(qd.real_func '%s')", def->def.name);
         return val_err();
     }
     Scope *sc = sema_bind_args(S, call, def);
