@@ -1061,8 +1061,8 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     }
     const Stmt *vret = def->def.returns ? NULL : value_return(&def->def.body);
     if (vret && sema_is_real_func(S, def)) { /* Quadrants' build_Return, for a real function */
-        diag_error(vret->span, QD2015, "A function with a return value must be annotated with a return type, e.g. def func() -> qd.f32 "
-                                       "(qd.real_func '%s')", def->def.name);
+        diag_error(vret->span, QD2015, "'%s' returns a value but declares no return type (def %s(...) -> qd.i32:)", def->def.name,
+                   def->def.name); /* the words of real_func_return, which a run-time return reaches */
         return val_err();
     }
     Scope *sc = sema_bind_args(S, call, def);
