@@ -75,7 +75,8 @@ static void assign_vec_name(Sema *S, const Expr *target, Binding *b, Val v, Span
 static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
     Binding *b = scope_find(S->scope, target->name);
     if (b && b->is_param) {
-        diag_error(target->span, QD2038, "cannot assign to kernel argument '%s'", target->name);
+        diag_error(target->span, QD2038, "cannot assign to kernel argument '%s' (Quadrants: Kernel argument \"%s\" is immutable in the kernel)",
+                   target->name, target->name);
         diag_note(b->decl, "'%s' is declared here", target->name);
         return;
     }
@@ -288,7 +289,8 @@ static void stmt_annassign(Sema *S, const Stmt *s) {
     }
     Binding *b = scope_find(S->scope, s->ann.target->name);
     if (b && b->is_param) {
-        diag_error(s->ann.target->span, QD2038, "cannot assign to kernel argument '%s'", s->ann.target->name);
+        diag_error(s->ann.target->span, QD2038, "cannot assign to kernel argument '%s' (Quadrants: Kernel argument \"%s\" is immutable in "
+                                                 "the kernel)", s->ann.target->name, s->ann.target->name);
         return;
     }
     IrExpr *e = s->ann.value ? sema_expr(S, s->ann.value) : irb_int(S->arena, t, 0, s->span);
@@ -321,7 +323,8 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
     if (t->kind == E_NAME) {
         Binding *b = scope_find(S->scope, t->name);
         if (b && b->is_param) {
-            diag_error(t->span, QD2038, "cannot reassign kernel argument '%s' with an augmented assignment", t->name);
+            diag_error(t->span, QD2038, "cannot reassign kernel argument '%s' with an augmented assignment (Quadrants: Kernel argument \"%s\" "
+                                        "is immutable in the kernel)", t->name, t->name);
             diag_note(b->decl, "'%s' is declared here", t->name);
             return;
         }

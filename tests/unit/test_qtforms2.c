@@ -125,6 +125,9 @@ Test(qtforms2, kernel_rules_rejected_as_quadrants) {
     expect_error("@qd.func\ndef f(p: qd.i32, q: qd.i32, r: qd.i32):\n    a[0] = p + q + r\n\nS = [1, 2]\n\n@qd.kernel\ndef k():\n"
                  "    f(*S, 3)\n",
                  "w.py:14:7: error[QD2171]: * args can only be present as the last argument of a function (STARNOTLAST)\n");
+    expect_error("@qd.kernel\ndef k(b: qd.i32):\n    b += 1\n    a[0] = b\n",
+                 "w.py:8:5: error[QD2038]: cannot reassign kernel argument 'b' with an augmented assignment (Quadrants: Kernel "
+                 "argument \"b\" is immutable in the kernel)\n");
     /* what Quadrants accepts of these forms: a static value per unrolled iteration, a slice of a
      * Python tuple, a negative step, *args last, a real_func with its return annotated */
     expect_ok("@qd.real_func\ndef add(x: qd.i32, y: qd.i32) -> qd.i32:\n    return x + y\n\nS = (1, 2)\n\n@qd.func\n"
