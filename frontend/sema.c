@@ -976,6 +976,51 @@ static bool perf_dispatch_def(Sema *S, const Stmt *s) {
     return false;
 }
 
+/* Quadrants' checks when @op.register decorates s (_perf_dispatch.py, register; _func_base.py,
+ * check_parameter_annotations): every parameter of the implementation is one of the prototype's
+ * and there are as many; @qd.kernel goes below @op.register (a kernel made of what register
+ * returned is "in front of other annotations"). False after the error. */
+static bool perf_dispatch_register_ok(Sema *S, const Stmt *s) {
+    int reg = -1, kernel_at = -1, disp = -1;
+    for (int k = 0; k < s->def.decorators.n; k++) {
+        const Expr *d = s->def.decorators.items[k];
+        const char *p = sema_path(S, d->kind == E_CALL ? d->call.fn : d);
+        if (p && !strcmp(p, "qd.kernel")) kernel_at = k;
+        int dd = dispatcher_of(S, d);
+        if (dd >= 0) reg = k, disp = dd;
+    }
+    if (disp < 0) return true;
+    const Stmt *proto = S->dispatchers.items[disp].proto;
+    const Expr *rd = s->def.decorators.items[reg];
+    for (int k = 0; k < s->def.nparams; k++) {
+        bool found = false;
+        for (int j = 0; j < proto->def.nparams && !found; j++) found = !strcmp(proto->def.params[j].name, s->def.params[k].name);
+        if (!found) {
+            diag_error(s->def.params[k].span, QD2020,
+                       "Signature parameter %s of function not in perf_dispatch function prototype "
+                       "(PERFDISPATCH_ANNOTATION_SEQUENCE_MISMATCH)",
+                       s->def.params[k].name);
+            diag_note(proto->def.name_span, "the prototype '%s' is defined here", proto->def.name);
+            return false;
+        }
+    }
+    if (s->def.nparams != proto->def.nparams) {
+        diag_error(s->def.name_span, QD2020,
+                   "Number of function parameters %d doesn't match number of parameters in perf_dispatch function "
+                   "prototype %d (PERFDISPATCH_ANNOTATION_SEQUENCE_MISMATCH)",
+                   s->def.nparams, proto->def.nparams);
+        diag_note(proto->def.name_span, "the prototype '%s' is defined here", proto->def.name);
+        return false;
+    }
+    if (kernel_at >= 0 && kernel_at < reg) {
+        diag_error(s->def.decorators.items[kernel_at]->span, QD2020,
+                   "Cant put kernel in front of other annotations (KERNEL_ANNOTATION_ORDER): write @%s.register above @qd.kernel",
+                   (rd->kind == E_CALL ? rd->call.fn : rd)->attr.obj->name);
+        return false;
+    }
+    return true;
+}
+
 static void module_def(Sema *S, const Stmt *s) {
     if (perf_dispatch_def(S, s)) return;
     if (!budget_charge(&S->budget, EB_KERNELS, 1, s->def.name_span)) return; /* QD2024 */
@@ -984,21 +1029,25 @@ static void module_def(Sema *S, const Stmt *s) {
     char kind = decorator_kind(S, s, &pure);
     if (!kind || !s->def.name) return;
     Binding *prev = scope_find(S->hscope, s->def.name);
-    if (prev && S->hscope == &S->module) {
-        diag_error(s->def.name_span, QD2020, "redefinition of '%s'", s->def.name);
-        diag_note(prev->decl, "'%s' was first defined here", s->def.name);
-        return;
-    }
-    /* in a host function a name may be bound again (Python rebinds it); each kernel keeps its own entry */
+    /* As in Python, a def binds its name again (the later one wins from then on, at module level
+     * as in a host function); each kernel keeps its own entry: the later ones get __defN. */
+    bool redefined = prev && S->hscope == &S->module && (prev->v.kind == V_KERNEL || prev->v.kind == V_FUNC);
     bool registered = false;
     for (int k = 0; k < s->def.decorators.n; k++) registered |= dispatcher_of(S, s->def.decorators.items[k]) >= 0;
-    if (kind == 'K' && S->helper_depth > 0 && !registered) { /* each evaluation of a helper defines its own kernel: */
+    if (registered && !perf_dispatch_register_ok(S, s)) return;
+    if (((kind == 'K' && S->helper_depth > 0) || redefined) && !registered) { /* each evaluation of a helper defines its own kernel: */
         Stmt *own = ARENA_NEW(S->arena, Stmt);            /* `f = make(3)`, `g = make(4)`: f(x) is make(3)'s */
         *own = *s;
         s = own;
     }
     SemaDef d = {.def = s, .scope = S->hscope, .kernel = kind == 'K', .pure = pure, .imported = S->cur_mod != NULL};
-    if (d.kernel) d.entry = *S->prefix ? sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, s->def.name)) : s->def.name;
+    if (d.kernel && redefined && !*S->prefix) {
+        bool seen = false; /* the first `name` was not recorded: record it so that this one gets __def2 */
+        for (int k = 0; k < S->used_names.len && !seen; k++) seen = !strcmp(S->used_names.items[k], s->def.name);
+        if (!seen) vec_push(&S->used_names, s->def.name);
+        d.entry = sema_unique_name(S, s->def.name);
+    } else if (d.kernel)
+        d.entry = *S->prefix ? sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, s->def.name)) : s->def.name;
     vec_push(&S->defs, d);
     scope_bind(S, S->hscope, s->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = s}, s->def.name_span);
 }
@@ -1018,7 +1067,10 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
     if (d < 0) return;
     SemaDef *sd = &S->defs.items[d];
     sd->called = true;
-    if (!sd->frozen && sd->scope == S->hscope && !sema_is_module_scope(S, sd->scope)) {
+    /* a kernel defined at module level in a loop is compiled, as in Python, with the names of the
+     * iteration that first calls it (a later iteration may bind them, and the kernel's name, again) */
+    bool loop = S->host_loops > 0 && sd->scope == &S->module;
+    if (!sd->frozen && sd->scope == S->hscope && (loop || !sema_is_module_scope(S, sd->scope))) {
         Scope *snap = xcalloc(1, sizeof *snap);
         snap->parent = sd->scope->parent;
         for (int k = 0; k < sd->scope->b.len; k++) vec_push(&snap->b, sd->scope->b.items[k]);

@@ -889,6 +889,10 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_TUPLE: case E_LIST: return (e = S->up->sema_unpack(S, e)) ? eval_tuple(S, e) : val_err();
     case E_CALL: {
         Val f = sema_eval(S, e->call.fn);
+        for (int k = 0; f.kind == V_FUNC && S->cur && k < e->call.args.n; k++) /* Quadrants' pruning of a qd.func call's arguments */
+            if (e->call.args.items[k]->kind == E_STARRED && (k != e->call.args.n - 1 || e->call.nkw))
+                return diag_error(e->call.args.items[k]->span, QD2171, "* args can only be present as the last argument of a "
+                                  "function (STARNOTLAST)"), val_err();
         if (f.kind != V_ERR && !(e = S->up->sema_unpack(S, e))) return val_err();
         if (f.kind == V_SNODE || (f.kind == V_NS && !strncmp(f.path, "qd.root.", 8))) return S->up->sema_snode_call(S, e, f);
         if (f.kind == V_NS && !strcmp(f.path, "qd.FieldsBuilder")) return S->up->sema_snode_builder(S, e);

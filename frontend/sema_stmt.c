@@ -75,7 +75,8 @@ static void assign_vec_name(Sema *S, const Expr *target, Binding *b, Val v, Span
 static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
     Binding *b = scope_find(S->scope, target->name);
     if (b && b->is_param) {
-        diag_error(target->span, QD2038, "cannot assign to kernel argument '%s'", target->name);
+        diag_error(target->span, QD2038, "cannot assign to kernel argument '%s' (Quadrants: Kernel argument \"%s\" is immutable in the kernel)",
+                   target->name, target->name);
         diag_note(b->decl, "'%s' is declared here", target->name);
         return;
     }
@@ -227,6 +228,12 @@ static bool static_name(Sema *S, const Stmt *s, Val v) {
     const char *p = sema_path(S, e->call.fn);
     if (!p || strcmp(p, "qd.static")) return false;
     Binding *b = sema_lookup(S, t->name);
+    if (b && b->v.kind == V_LOCAL && scope_find(S->scope, t->name) == b) { /* Quadrants: x = qd.static(...) creates x */
+        diag_error(t->span, QD2171, "Recreating variables is not allowed: '%s' is a variable of this function already, and "
+                                    "'%s = qd.static(...)' would create it again", t->name, t->name);
+        diag_note(b->decl, "'%s' is created here", t->name);
+        return true;
+    }
     if ((b && b->v.kind == V_LOCAL) || S->up->sema_is_promoted(S, t->name)) return false;
     scope_bind(S, S->scope, t->name, v, t->span);
     return true;
@@ -282,7 +289,8 @@ static void stmt_annassign(Sema *S, const Stmt *s) {
     }
     Binding *b = scope_find(S->scope, s->ann.target->name);
     if (b && b->is_param) {
-        diag_error(s->ann.target->span, QD2038, "cannot assign to kernel argument '%s'", s->ann.target->name);
+        diag_error(s->ann.target->span, QD2038, "cannot assign to kernel argument '%s' (Quadrants: Kernel argument \"%s\" is immutable in "
+                                                 "the kernel)", s->ann.target->name, s->ann.target->name);
         return;
     }
     IrExpr *e = s->ann.value ? sema_expr(S, s->ann.value) : irb_int(S->arena, t, 0, s->span);
@@ -315,7 +323,8 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
     if (t->kind == E_NAME) {
         Binding *b = scope_find(S->scope, t->name);
         if (b && b->is_param) {
-            diag_error(t->span, QD2038, "cannot reassign kernel argument '%s' with an augmented assignment", t->name);
+            diag_error(t->span, QD2038, "cannot reassign kernel argument '%s' with an augmented assignment (Quadrants: Kernel argument \"%s\" "
+                                        "is immutable in the kernel)", t->name, t->name);
             diag_note(b->decl, "'%s' is declared here", t->name);
             return;
         }
@@ -606,6 +615,13 @@ static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
 static void stmt_for(Sema *S, const Stmt *s) {
     LoopSpace ls;
     const Expr *vars[IR_MAX_DIMS];
+    const Expr *it = s->for_.iter;
+    const char *p = it->kind == E_CALL ? sema_path(S, it->call.fn) : NULL;
+    if (p && !strcmp(p, "qd.static") && it->call.args.n == 1 && it->call.args.items[0]->kind == E_CALL) {
+        const char *q = sema_path(S, it->call.args.items[0]->call.fn);
+        if (q && !strcmp(q, "qd.static")) /* Quadrants' build_For */
+            return (void)diag_error(it->call.args.items[0]->call.fn->span, QD2171, "'qd.static' cannot be nested");
+    }
     if (S->up->sema_static_seq_for(S, s)) return;
     if (!sema_loop_space(S, s->for_.iter, &ls)) return;
     if (ls.grouped && s->for_.target->kind == E_NAME) { /* one name: a vector of per-dimension variables */
@@ -997,6 +1013,35 @@ bool sema_inline_push(Sema *S, const Stmt *def, Span at) {
 
 void sema_inline_pop(Sema *S) { S->ninline--, budget_leave(&S->budget); }
 
+/* The first `return VALUE` of a body, or NULL. */
+static const Stmt *value_return(const StmtList *l) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k], *r = NULL;
+        if (s->kind == S_RETURN && s->expr && s->expr->kind != E_NONE) return s;
+        if (s->kind == S_IF) r = value_return(&s->if_.then), r = r ? r : value_return(&s->if_.els);
+        if (s->kind == S_WHILE) r = value_return(&s->while_.body);
+        if (s->kind == S_FOR) r = value_return(&s->for_.body);
+        if (r) return r;
+    }
+    return NULL;
+}
+
+/* @qd.func(requires_top_level=True) */
+static bool requires_top_level(Sema *S, const Stmt *def) {
+    for (int k = 0; k < def->def.decorators.n; k++) {
+        const Expr *d = def->def.decorators.items[k];
+        if (d->kind != E_CALL) continue;
+        const char *p = sema_path(S, d->call.fn);
+        if (!p || strcmp(p, "qd.func")) continue;
+        for (int j = 0; j < d->call.nkw; j++)
+            if (!strcmp(d->call.kw[j].name, "requires_top_level")) {
+                Val v = sema_eval(S, d->call.kw[j].value);
+                return v.kind == V_EXPR && ir_is_const(v.e) && v.e->c.u != 0;
+            }
+    }
+    return false;
+}
+
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     if (!S->cur && !S->k && !strcmp(def->def.name, "<lambda>")) /* a lambda called by host code: Python's value (f = lambda n: ...) */
         return S->up->sema_pyfunc_call(S, call, def);
@@ -1010,6 +1055,19 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
             return val_err();
         }
     if (!budget_charge(&S->budget, EB_INLINES, 1, call->span) || !budget_fits(&S->budget, EB_DEPTH, 1, call->span)) return val_err();
+    if (S->dyn + S->caller_dyn > 0 && requires_top_level(S, def)) { /* Quadrants' CallTransformer.build_Call */
+        diag_error(call->span, QD2171, "`%s` is decorated with requires_top_level=True and must be called at the top level of a "
+                   "@qd.kernel (or directly inside a `while qd.graph.do_while(...)` body). It cannot be nested inside a "
+                   "runtime for / if / while: that demotes its phase loops out of top-level position, collapsing the "
+                   "per-phase grid-wide barriers and corrupting the result.", def->def.name);
+        return val_err();
+    }
+    const Stmt *vret = def->def.returns ? NULL : value_return(&def->def.body);
+    if (vret && sema_is_real_func(S, def)) { /* Quadrants' build_Return, for a real function */
+        diag_error(vret->span, QD2015, "'%s' returns a value but declares no return type (def %s(...) -> qd.i32:)", def->def.name,
+                   def->def.name); /* the words of real_func_return, which a run-time return reaches */
+        return val_err();
+    }
     Scope *sc = sema_bind_args(S, call, def);
     bool real = sc && !check_returns(S, &def->def.body, false, false) && sema_is_real_func(S, def);
     if (sc && !real && !check_returns(S, &def->def.body, false, true)) vec_free(&sc->b), sc = NULL;

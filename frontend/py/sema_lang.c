@@ -341,6 +341,23 @@ static bool has_slice(const Expr *ix) {
     return false;
 }
 
+/* Quadrants' validate_subscript_index: a negative int index or slice bound of a kernel vector or
+ * matrix (not of a field, not of a Python sequence) is rejected. True after the error. */
+static bool negative_index(Sema *S, const Expr *ix) {
+    if (ix->kind == E_TUPLE) {
+        for (int k = 0; k < ix->list.n; k++)
+            if (negative_index(S, ix->list.items[k])) return true;
+        return false;
+    }
+    const Expr *parts[2] = {ix->kind == E_SLICE ? ix->slice.lo : ix, ix->kind == E_SLICE ? ix->slice.hi : NULL};
+    for (int k = 0; k < 2; k++) {
+        Val v = parts[k] ? sema_eval(S, parts[k]) : (Val){.kind = V_NONE};
+        if (v.kind == V_EXPR && v.e && ir_is_const(v.e) && qt_is_signed(v.e->type) && v.e->c.i < 0)
+            return diag_error(parts[k]->span, QD2171, "Negative indices are not supported in Quadrants kernels."), true;
+    }
+    return false;
+}
+
 /* v[a:b], m[:, 0], m[0, 1:], m[a:b, c:d], t[a:b] with compile-time bounds: a vector, a matrix
  * or a tuple of the selected items (Quadrants: an int index drops its axis). */
 static Val slice_value(Sema *S, Val o, const Expr *ix, Span sp) {
@@ -366,6 +383,7 @@ static Val slice_value(Sema *S, Val o, const Expr *ix, Span sp) {
         }
         return tuple_of(S, r, cnt);
     }
+    if (S->cur && negative_index(S, ix)) return val_err();
     int rows = o.vec.n, cols = matrix ? o.vec.m : 1;
     int rp[64], cp[64] = {0}, nr, nc = 1;
     bool rs, cs = false;

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""How many rejected inputs qdc rejects with Quadrants' reason.
+
+    reasons.py RESULTS.json [-v]
+
+RESULTS.json is written by measure_quadrants.py --json. Of the inputs of category `rejected`
+(a kernel is reachable and the test expects an exception) that qdc rejects, those whose
+pytest.raises has a match= text are judged mechanically: the match text (a Python string literal,
+r"..." or re.escape("...") as written in the test) is searched as a regular expression in the
+message of qdc's first error, as pytest.raises(match=) searches str(exception). Inputs whose
+test gives no match text are counted apart (their reason is judged by hand, if at all). -v lists
+the misses and the inputs without a match text.
+"""
+import ast
+import json
+import re
+import sys
+
+
+def pattern(text):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        pass
+    if text.startswith("re.escape(") and text.endswith(")"):
+        try:
+            return re.escape(ast.literal_eval(text[10:-1]))
+        except (ValueError, SyntaxError):
+            pass
+    return None
+
+
+def main():
+    results = json.load(open(sys.argv[1]))
+    verbose = "-v" in sys.argv[2:]
+    rejected = [r for r in results if r["category"] == "rejected"]
+    by_qdc = [r for r in rejected if r["ok"]]
+    texts = lambda r: [x["match"] for x in (r["raises"] or []) if x.get("match")]
+    with_text = [r for r in by_qdc if texts(r)]
+    hits, misses = 0, []
+    for r in with_text:
+        msg = (r["first"] or {}).get("msg", "")
+        found = False
+        for t in texts(r):
+            p = pattern(t)
+            if isinstance(p, str):
+                try:
+                    found = found or re.search(p, msg) is not None
+                except re.error:
+                    found = found or p in msg
+        hits += found
+        if not found:
+            misses.append(r)
+    no_text = [r for r in by_qdc if not texts(r)]
+    print(f"rejected inputs {len(rejected)}, rejected by qdc {len(by_qdc)}; with a match text {len(with_text)}, "
+          f"qdc's message matches it {hits}; without a match text {len(no_text)}")
+    if verbose:
+        name = lambda r: r["input"].split("/")[-1]
+        for r in misses:
+            f = r["first"] or {}
+            print(f"MISS {name(r)}  want {texts(r)[0][:70]}  got {f.get('code')} {f.get('msg', '')[:110]}")
+        for r in no_text:
+            f = r["first"] or {}
+            print(f"NOTEXT {name(r)}  {[x['exception'] for x in r['raises']]}  got {f.get('code')} {f.get('msg', '')[:110]}")
+
+
+if __name__ == "__main__":
+    main()
