@@ -495,6 +495,8 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (!strcmp(e->attr.name, "dtype") && (o.kind == V_FIELD || (o.kind == V_VEC && vec_len(o) && o.vec.c[0].kind == V_FIELD)))
         return (Val){.kind = V_TYPE, .type = S->fields.items[(o.kind == V_FIELD ? o : o.vec.c[0]).index].type}; /* its element type */
     if (o.kind == V_SNODE) return S->up->sema_snode_attr(S, o, e->attr.name);
+    if ((o.kind == V_FIELD || (o.kind == V_VEC && vec_len(o) && o.vec.c[0].kind == V_FIELD)) && (!strcmp(e->attr.name, "snode") || !strcmp(e->attr.name, "parent")))
+        return S->up->sema_snode_attr(S, o, e->attr.name); /* x.snode, x.parent() (sema_sparse.c) */
     if (o.kind == V_OBJECT) return S->up->sema_object_attr(S, o, e);
     if (o.kind == V_MODULE) return sema_module_attr(S, o, e);
     if (o.kind == V_VEC) return S->up->sema_vec_attr(S, o, e->attr.name, e->span);
