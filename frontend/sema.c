@@ -1320,7 +1320,7 @@ static bool loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
         f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
     }
     if (iter->kind == E_CALL && !(iter = S->up->sema_unpack(S, iter))) return false; /* qd.ndrange(*a.shape) */
-    if (!ls->is_static && iter->kind != E_CALL) ok = struct_for_space(S, iter, ls);
+    if (!ls->is_static && (iter->kind != E_CALL || f.kind == V_SNODE)) ok = struct_for_space(S, iter, ls); /* x.parent(): an SNode */
     else if (f.kind == V_NS && !strcmp(f.path, "range")) ok = (ls->ndims = 1, range_args(S, iter, ls, 0));
     else if (f.kind == V_NS && !strcmp(f.path, "qd.ndrange")) ok = ndrange_args(S, iter, ls);
     else {

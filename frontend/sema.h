@@ -91,7 +91,8 @@ struct Val {
         const char *path; /* V_NS ("qd.simt", or "range" for builtins); V_STR contents */
         const Stmt *def;  /* V_FUNC, V_KERNEL */
         struct { Val *items; int n; } tuple;
-        struct { int node; const char *method; int builder; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index */
+        struct { int node; const char *method; int builder; IrExpr **idx; int nidx; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index;
+                                                                               idx: x[i] of a field in a dynamic SNode (its list, sema_sparse.c) */
         struct { QdType type; signed char ndim, en, em; const unsigned char *layout; } harr; /* V_HOSTARRAY: ndim array
                               axes of a scalar (en 0), vector (en) or matrix (en x em) type; layout: storage order
                               of the axes, outermost first (NULL: canonical), sema_tensor.c */

@@ -57,6 +57,10 @@ static int axes_of(Sema *S, const Expr *e, int *axis) {
         }
     }
     const char *p = sema_path(S, e);
+    if (!p && e->kind == E_NAME) { /* indices = qd.ij; qd.root.pointer(indices, 8) */
+        Binding *b = sema_lookup(S, e->name);
+        if (b && b->v.kind == V_NS) p = b->v.path;
+    }
     if (p && !strncmp(p, "qd.", 3) && strlen(p) > 3 && strlen(p + 3) <= 4 && strspn(p + 3, "ijkl") == strlen(p + 3)) {
         int n = 0;
         for (const char *c = p + 3; *c; c++) axis[n++] = *c - 'i';
@@ -69,8 +73,10 @@ static int axes_of(Sema *S, const Expr *e, int *axis) {
 static Val dense(Sema *S, const Expr *call, int parent, int kind) {
     static const char *const names[] = {"dense", "pointer", "bitmasked", "dynamic"};
     int nkw = call->call.nkw;
+    int nargs = call->call.args.n;
     if (kind == IR_SNODE_DYNAMIC && nkw == 1 && !strcmp(call->call.kw[0].name, "chunk_size")) nkw = 0; /* allocation granule: none in qdc */
-    if (call->call.args.n != 2 || nkw)
+    if (kind == IR_SNODE_DYNAMIC && nargs == 3 && !call->call.nkw) nargs = 2; /* dynamic(axis, n, chunk_size) */
+    if (nargs != 2 || nkw)
         return diag_error(call->span, QD2063, "%s takes (axes, shape), e.g. qd.root.%s(qd.%s, %s)", names[kind], names[kind],
                           kind == IR_SNODE_DYNAMIC ? "j" : "ij", kind == IR_SNODE_DYNAMIC ? "1024" : "(4, 8)"), val_err();
     if (parent > 0 && S->snodes.items[parent].kind == IR_SNODE_DYNAMIC)
@@ -188,6 +194,7 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee) {
     if (callee.kind == V_SNODE) node = callee.snode.node, m = callee.snode.method;
     else node = root(S, call->span), m = callee.path + strlen("qd.root.");
     if (m && (!strcmp(m, "parent") || !strcmp(m, "deactivate_all"))) return sema_sparse_node_call(S, call, node, m);
+    if (m && node < 0 && (!strcmp(m, "append") || !strcmp(m, "length") || !strcmp(m, "deactivate"))) return sema_sparse_list_call(S, call, callee);
     if (node < 0) return diag_error(call->span, QD2063, "a field's SNode (x.snode) has no method '%s' in qdc", m ? m : "()"), val_err();
     if (S->k) return diag_error(call->span, QD2063, "SNodes are declared at module level, not in a kernel"), val_err();
     if (!m) return diag_error(call->span, QD2063, "an SNode is not callable"), val_err();
@@ -252,7 +259,8 @@ void sema_snode_place_ordered(Sema *S, const int *fields, int n, const int64_t *
 
 Val sema_snode_attr(Sema *S, Val obj, const char *name) {
     if (obj.kind != V_SNODE) return sema_sparse_field_attr(S, obj, name);
-    return (Val){.kind = V_SNODE, .snode = {obj.snode.node, name, obj.snode.builder}};
+    obj.snode.method = name;
+    return obj;
 }
 
 /* ---- layout ---- */

@@ -173,6 +173,8 @@ static bool argc(Sema *S, const Expr *call, int n, const char *fn) {
     return false;
 }
 
+static Val node_op(Sema *S, const char *fn, int n, IrExpr **idx, const Expr *value, Span sp);
+
 Val sema_sparse_call(Sema *S, const Expr *call, Val f) {
     const char *p = f.path, *fn = p + 3;
     Span sp = call->span;
@@ -191,6 +193,13 @@ Val sema_sparse_call(Sema *S, const Expr *call, Val f) {
     int nidx = v->ndim - (is_len || is_app || (kind == IR_SNODE_DYNAMIC && !strcmp(fn, "deactivate")));
     IrExpr *idx[IR_MAX_DIMS + 1];
     if (!indices(S, call->call.args.items[1], nidx, idx, p)) return val_err();
+    return node_op(S, fn, n, idx, is_app ? call->call.args.items[2] : NULL, sp);
+}
+
+/* qd.<fn>(node n, idx[, value]) once checked. */
+static Val node_op(Sema *S, const char *fn, int n, IrExpr **idx, const Expr *value, Span sp) {
+    const IrField *v = sema_snode_view(S, n);
+    bool is_len = !strcmp(fn, "length");
     if (!strcmp(fn, "is_active")) return val_expr(irb_cast(S->arena, ir_sparse_active(S->arena, fbin, S, v, v->nlevels - 1, idx, sp), QT_I32));
     if (!strcmp(fn, "activate")) return ir_sparse_activate(S->arena, fbin, S, v, v->nlevels - 1, idx, sp, emit_cb, S), (Val){.kind = V_NONE};
     if (!strcmp(fn, "deactivate")) return deactivate(S, n, idx, sp), (Val){.kind = V_NONE};
@@ -205,18 +214,18 @@ Val sema_sparse_call(Sema *S, const Expr *call, Val f) {
     if (is_len) return val_expr(sema_binary(S, IR_MIN, load(S, len, sp), i32c(S, cap, sp), sp));
     /* append: old = atomic_add(length, 1); if old < capacity: x[I, old] = val (a full list drops it) */
     int fields[IR_MAX_DIMS * 8], nf = sema_snode_fields(S, n, fields, IR_MAX_DIMS * 8);
-    Val val = sema_eval(S, call->call.args.items[2]);
+    Val val = sema_eval(S, value);
     if (val.kind == V_ERR) return val;
     Val *comp = &val;
     int nc = 1;
     if (val.kind == V_VEC) comp = val.vec.c, nc = vec_len(val);
     else if (val.kind == V_TUPLE) comp = val.tuple.items, nc = val.tuple.n;
     if (nc != nf)
-        return diag_error(call->call.args.items[2]->span, QD2040, "qd.append: the dynamic SNode holds %d field%s but the value has %d component%s",
+        return diag_error(value->span, QD2040, "qd.append: the dynamic SNode holds %d field%s but the value has %d component%s",
                           nf, nf == 1 ? "" : "s", nc, nc == 1 ? "" : "s"), val_err();
     IrExpr *vals[IR_MAX_DIMS * 8];
     for (int k = 0; k < nc; k++)
-        if (!(vals[k] = sema_rvalue(S, comp[k], call->call.args.items[2]->span))) return val_err();
+        if (!(vals[k] = sema_rvalue(S, comp[k], value->span))) return val_err();
     int old = sema_new_local(S, "$append", QT_I32);
     IrStmt *as = sema_stmt_new(S, IR_ASSIGN, sp);
     as->assign.local = old, as->assign.value = atomic(S, QOP_ADD, len, i32c(S, 1, sp), true, sp);
@@ -286,8 +295,8 @@ Val sema_sparse_field_attr(Sema *S, Val o, const char *name) {
     if (o.kind == V_VEC && vec_len(o) && o.vec.c[0].kind == V_FIELD) o = o.vec.c[0];
     if (o.kind != V_FIELD) return diag_error((Span){0}, QD2019, "no attribute '%s'", name), val_err();
     (void)S;
-    if (!strcmp(name, "snode")) return (Val){.kind = V_SNODE, .snode = {-(o.index + 1), NULL, 0}};
-    return (Val){.kind = V_SNODE, .snode = {-(o.index + 1), "parent", 0}};
+    if (!strcmp(name, "snode")) return (Val){.kind = V_SNODE, .snode = {-(o.index + 1), NULL, 0, NULL, 0}};
+    return (Val){.kind = V_SNODE, .snode = {-(o.index + 1), name, 0, NULL, 0}}; /* parent, append, length, deactivate */
 }
 
 /* ---- struct-for ---- */
@@ -309,4 +318,26 @@ IrExpr *sema_sparse_loop_cond(Sema *S, const LoopSpace *ls, IrExpr *const *vars,
     IrExpr *idx[IR_MAX_DIMS];
     for (int d = 0; d < ls->ndims && d < IR_MAX_DIMS; d++) idx[d] = sema_binary(S, IR_SUB, vars[d], ls->begin[d], sp);
     return ir_sparse_active(S->arena, fbin, S, ls->sparse, ls->sparse->nlevels - 1, idx, sp);
+}
+
+/* x[i].append(v), x[i].length(), x[i].deactivate(), and x.append(v) ... on a field placed in a
+ * dynamic SNode: the same as qd.append(x.parent(), [i], v) ... */
+Val sema_sparse_list_call(Sema *S, const Expr *call, Val list) {
+    const char *m = list.snode.method;
+    int f = -list.snode.node - 1, n = sema_snode_parent(S, list.snode.node);
+    Span sp = call->span;
+    if (!S->k) return diag_error(sp, QD2063, "x.%s() is kernel code (call it in a kernel or qd.func)", m), val_err();
+    if (n <= 0 || sema_snode_kind(S, n) != IR_SNODE_DYNAMIC)
+        return diag_error(call->call.fn->span, QD2063, "'%s' is not placed in a dynamic SNode: %s() is a method of dynamic lists", S->fields.items[f].name, m), val_err();
+    const IrField *v = sema_snode_view(S, n);
+    int want = strcmp(m, "append") ? 0 : 1;
+    if (call->call.args.n != want || call->call.nkw)
+        return diag_error(sp, QD2007, "%s() takes %d argument%s, got %d", m, want, want == 1 ? "" : "s", call->call.args.n + call->call.nkw), val_err();
+    int nidx = list.snode.idx ? list.snode.nidx : 0;
+    if (nidx != v->ndim - 1)
+        return diag_error(call->call.fn->span, QD2011, "%s(): index the list first, x[i].%s(...): '%s' has %d dimension%s besides its list's", m, m,
+                          S->fields.items[f].name, v->ndim - 1, v->ndim == 2 ? "" : "s"), val_err();
+    IrExpr *idx[IR_MAX_DIMS + 1];
+    for (int k = 0; k < nidx; k++) idx[k] = irb_cast(S->arena, list.snode.idx[k], QT_I32);
+    return node_op(S, m, n, idx, want ? call->call.args.items[0] : NULL, sp);
 }

@@ -17,5 +17,6 @@ int sema_snode_sparse_under(Sema *S, int n, int *out, int max);
 bool sema_is_sparse_builtin(const char *path); /* qd.is_active, qd.activate, qd.deactivate, qd.append, qd.length */
 Val sema_sparse_call(Sema *S, const Expr *call, Val f);
 Val sema_sparse_node_call(Sema *S, const Expr *call, int node, const char *method); /* parent(), deactivate_all() */
-Val sema_sparse_field_attr(Sema *S, Val field, const char *name);                     /* x.snode, x.parent */
+Val sema_sparse_field_attr(Sema *S, Val field, const char *name);                     /* x.snode, x.parent, x.append, ... */
+Val sema_sparse_list_call(Sema *S, const Expr *call, Val list); /* x[i].append(v), x[i].length(), x[i].deactivate(), x.append(v) */
 #endif
