@@ -38,8 +38,8 @@ static bool indices(Sema *S, const Expr *a, int n, IrExpr **out, const char *fn)
     if (v.kind == V_TUPLE) items = v.tuple.items, m = v.tuple.n;
     else if (v.kind == V_VEC) items = v.vec.c, m = vec_len(v);
     if (m != n)
-        return diag_error(a->span, QD2011, "%s: the SNode has %d dimension%s but %d index%s given", fn, n, n == 1 ? "" : "s", m,
-                          m == 1 ? " was" : "es were"), false;
+        return diag_error(a->span, QD2011, "%s: this SNode takes %d index%s here but %d %s given", fn, n, n == 1 ? "" : "es", m,
+                          m == 1 ? "was" : "were"), false;
     for (int k = 0; k < n; k++) {
         IrExpr *x = sema_rvalue(S, items[k], a->span);
         if (!x) return false;

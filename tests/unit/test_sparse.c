@@ -151,3 +151,69 @@ Test(sparse, metadata_fields) {
     cr_expect(strstr(r.out, "{\"name\": \"qdc_length_small_1\", \"symbol\": \"qd_field_qdc_length_small_1\", \"dtype\": \"i32\", \"shape\": [1]}"), "%s", r.out);
     run_free(&r), free(src);
 }
+
+/* Misuse: located errors in Quadrants' words, exit 1, no output file. */
+static void expect_errors(const char *rel, const char *want) {
+    char *dir = make_temp_dir(), *out = xasprintf("%s/out.o", dir);
+    const char *args[] = {rel, "--target=x86_64", "-o", out, NULL};
+    RunResult r = run_qdc_argv(args, NULL, qdc_root());
+    cr_expect_eq(r.status, 1, "%s: status %d", rel, r.status);
+    cr_expect_str_eq(r.err, want);
+    cr_expect(!file_exists(out), "%s: an output file was written", rel);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(out);
+}
+
+Test(sparse, errors_in_kernels) {
+    expect_errors("testdata/sparse/err-misuse.qd",
+        "testdata/sparse/err-misuse.qd:11:15: error[QD2063]: qd.append needs a dynamic SNode (qd.root.dynamic(...)), got a bitmasked one\n"
+        " 11 |     qd.append(bm, 0, 1)\n"
+        "    |               ^~\n"
+        "testdata/sparse/err-misuse.qd:15:22: error[QD2011]: qd.is_active: this SNode takes 1 index here but 2 were given\n"
+        " 15 |     qd.is_active(bm, [0, 1])\n"
+        "    |                      ^~~~~~\n"
+        "testdata/sparse/err-misuse.qd:19:5: error[QD2019]: a value has no attribute 'append' in the kernel language\n"
+        " 19 |     x[0].append(1)\n"
+        "    |     ^~~~~~~~~~~\n"
+        "testdata/sparse/err-misuse.qd:23:20: error[QD2011]: qd.length: this SNode takes 1 index here but 2 were given\n"
+        " 23 |     qd.length(lst, [1, 2])\n"
+        "    |                    ^~~~~~\n"
+        "testdata/sparse/err-misuse.qd:27:24: error[QD2011]: qd.deactivate: this SNode takes 1 index here but 2 were given\n"
+        " 27 |     qd.deactivate(lst, [0, 0])\n"
+        "    |                        ^~~~~~\n");
+}
+
+Test(sparse, errors_in_layouts) {
+    expect_errors("testdata/sparse/err-layout.qd",
+        "testdata/sparse/err-layout.qd:3:17: error[QD2063]: a dynamic SNode has one axis (Quadrants: \"Dynamic SNode can only have one index\"), got 2\n"
+        " 3 | qd.root.dynamic(qd.ij, (4, 4)).place(x)\n"
+        "   |                 ^~~~~\n"
+        "testdata/sparse/err-layout.qd:5:1: error[QD2063]: 'hash' SNodes are not supported: qdc compiles dense, pointer, bitmasked and dynamic layouts\n"
+        " 5 | qd.root.hash(qd.i, 4).place(y)\n"
+        "   | ^~~~~~~~~~~~\n"
+        "testdata/sparse/err-layout.qd:7:1: error[QD2063]: a dynamic SNode holds fields only: place() under it, not 'dense'\n"
+        " 7 | qd.root.dynamic(qd.i, 4).dense(qd.j, 2).place(z)\n"
+        "   | ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+}
+
+/* Sparse nodes bound to names in host functions (what test_snode.c's host-function handles
+ * were rejected for before): they compile, and a kernel over them activates and visits. */
+Test(sparse, handles_in_host_functions) {
+    static const char *const srcs[] = {
+        "import quadrants as qd\n\ndef test_p():\n    w = qd.field(qd.i32)\n    blk = qd.root.pointer(qd.ij, 4)\n"
+        "    blk.place(w)\n\n    @qd.kernel\n    def k():\n        for i, j in w:\n            w[i, j] = 1\n",
+        "import quadrants as qd\n\ndef test_p():\n    v = qd.Vector.field(3, qd.i32)\n    S0 = qd.root\n"
+        "    S1 = S0.bitmasked(qd.i, 4)\n    S2 = S1.dense(qd.i, 2)\n    S2.place(v.get_scalar_field(0))\n"
+        "    S2.dense(qd.i, 2).place(v.get_scalar_field(1), v.get_scalar_field(2))\n\n"
+        "    @qd.kernel\n    def k():\n        v[0][0] = 1\n",
+    };
+    for (int k = 0; k < 2; k++) {
+        char *dir = NULL;
+        RunResult r = qdc_in_temp("h.py", srcs[k], "--target=x86_64", "--stats", &dir);
+        cr_expect_eq(r.status, 0, "handle %d: %s", k, r.err);
+        cr_expect(strstr(r.err, "1 kernel (test_p__k)") || strstr(r.out, "1 kernel (test_p__k)"), "handle %d: %s%s", k, r.out, r.err);
+        run_free(&r);
+        remove_tree(dir), free(dir);
+    }
+}
