@@ -78,16 +78,31 @@ static IrStmt *atomic_stmt(Arena *a, QdOp op, IrRef *r, IrExpr *v, Span sp) {
     return s;
 }
 
+/* if (!cond) s: the atomic only where a plain load says it is needed (a stale load only costs a
+ * redundant atomic: bits are cleared and lengths lowered only by deactivation, which does not
+ * race with writes to the same cell). */
+static IrStmt *unless(Arena *a, IrExpr *cond, IrStmt *s, Span sp) {
+    IrStmt *st = ARENA_NEW(a, IrStmt);
+    st->kind = IR_IF, st->span = sp, st->if_.cond = cond;
+    st->if_.then.stmts = ARENA_ARRAY(a, IrStmt *, 1), st->if_.then.stmts[0] = s, st->if_.then.n = 1;
+    return st;
+}
+
 void ir_sparse_activate(Arena *a, IrBinBuilder bin, void *ctx, const IrField *f, int upto, IrExpr *const *idx, Span sp,
                         void (*emit)(void *ectx, IrStmt *s), void *ectx) {
     for (int l = 0; l <= upto && l < f->nlevels; l++) {
         const IrSnodeLevel *lv = &f->levels[l];
         if (lv->sparse == IR_SNODE_DYNAMIC) {
             IrExpr *n = bin(ctx, IR_ADD, ir_snode_cell(a, bin, ctx, QT_I32, f, l, idx, sp), irb_int(a, QT_I32, 1, sp), sp);
-            emit(ectx, atomic_stmt(a, QOP_MAX, length_ref(a, bin, ctx, f, l, idx, sp), n, sp));
+            IrExpr *m = bin(ctx, IR_ADD, ir_snode_cell(a, bin, ctx, QT_I32, f, l, idx, sp), irb_int(a, QT_I32, 1, sp), sp);
+            IrExpr *longer = bin(ctx, IR_LT, load(a, length_ref(a, bin, ctx, f, l, idx, sp), sp), m, sp);
+            emit(ectx, unless(a, longer, atomic_stmt(a, QOP_MAX, length_ref(a, bin, ctx, f, l, idx, sp), n, sp), sp));
         } else if (lv->sparse) {
             IrExpr *bit = bin(ctx, IR_SHL, irb_int(a, QT_U32, 1, sp), bit_shift(a, bin, ctx, f, l, idx, sp), sp);
-            emit(ectx, atomic_stmt(a, QOP_OR, word_ref(a, bin, ctx, f, l, idx, sp), bit, sp));
+            IrExpr *w = load(a, word_ref(a, bin, ctx, f, l, idx, sp), sp);
+            IrExpr *b = bin(ctx, IR_AND, bin(ctx, IR_SHR, w, bit_shift(a, bin, ctx, f, l, idx, sp), sp), irb_int(a, QT_U32, 1, sp), sp);
+            IrExpr *unset = bin(ctx, IR_EQ, b, irb_int(a, QT_U32, 0, sp), sp);
+            emit(ectx, unless(a, unset, atomic_stmt(a, QOP_OR, word_ref(a, bin, ctx, f, l, idx, sp), bit, sp), sp));
         }
     }
 }
