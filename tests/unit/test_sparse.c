@@ -143,6 +143,9 @@ Test(sparse, metadata_fields) {
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.out, "{\"name\": \"qdc_mask_y_1\", \"symbol\": \"qd_field_qdc_mask_y_1\", \"dtype\": \"u32\", \"shape\": [1]}"), "%s", r.out);
     cr_expect(strstr(r.out, "{\"name\": \"qdc_mask_y_2\", \"symbol\": \"qd_field_qdc_mask_y_2\", \"dtype\": \"u32\", \"shape\": [1]}"), "%s", r.out);
+    cr_expect(strstr(r.out, "\"levels\": [{\"axes\": [0], \"sizes\": [4], \"cell_bytes\": 32, \"child_offset\": 0, \"sparse\": \"pointer\", "
+                            "\"meta\": \"qdc_mask_y_1\"}, {\"axes\": [0], \"sizes\": [8], \"cell_bytes\": 4, \"child_offset\": 0, "
+                            "\"sparse\": \"bitmasked\", \"meta\": \"qdc_mask_y_2\"}]"), "%s", r.out);
     run_free(&r), free(src);
     src = root_path("testdata/sparse/dynamic.qd");
     r = run_qdc("--target=x86_64", "--emit=metadata", src, "-o", "-", NULL);
