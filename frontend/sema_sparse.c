@@ -13,7 +13,7 @@ static IrExpr *i32c(Sema *S, int64_t v, Span sp) { return irb_int(S->arena, QT_I
 
 bool sema_is_sparse_builtin(const char *p) {
     return !strcmp(p, "qd.is_active") || !strcmp(p, "qd.activate") || !strcmp(p, "qd.deactivate") || !strcmp(p, "qd.append") ||
-           !strcmp(p, "qd.length");
+           !strcmp(p, "qd.length") || !strcmp(p, "qd.no_activate");
 }
 
 /* The node an argument names: an SNode, or a field (its node: the one it is placed in). */
@@ -179,6 +179,11 @@ Val sema_sparse_call(Sema *S, const Expr *call, Val f) {
     const char *p = f.path, *fn = p + 3;
     Span sp = call->span;
     if (!S->k) return diag_error(sp, QD2063, "qd.%s is kernel code (call it in a kernel or qd.func)", fn), val_err();
+    if (!strcmp(fn, "no_activate")) { /* a hint that the kernel's writes find their cells active: activation is idempotent here */
+        for (int k = 0; k < call->call.args.n; k++)
+            if (node_of(S, call->call.args.items[k], p) < 0) return val_err();
+        return (Val){.kind = V_NONE};
+    }
     bool is_len = !strcmp(fn, "length"), is_app = !strcmp(fn, "append");
     if (!argc(S, call, is_app ? 3 : 2, p)) return val_err();
     int n = node_of(S, call->call.args.items[0], p);

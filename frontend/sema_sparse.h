@@ -14,7 +14,7 @@ int sema_snode_fields(Sema *S, int n, int *out, int max);
 int sema_snode_sparse_under(Sema *S, int n, int *out, int max);
 
 /* sema_sparse.c */
-bool sema_is_sparse_builtin(const char *path); /* qd.is_active, qd.activate, qd.deactivate, qd.append, qd.length */
+bool sema_is_sparse_builtin(const char *path); /* qd.is_active, qd.activate, qd.deactivate, qd.append, qd.length, qd.no_activate */
 Val sema_sparse_call(Sema *S, const Expr *call, Val f);
 Val sema_sparse_node_call(Sema *S, const Expr *call, int node, const char *method); /* parent(), deactivate_all() */
 Val sema_sparse_field_attr(Sema *S, Val field, const char *name);                     /* x.snode, x.parent, x.append, ... */
