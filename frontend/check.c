@@ -4,6 +4,7 @@
  * file depends on every feature and nothing depends on it but the driver, so no circle forms
  * (docs/architecture.md, "Circles"). */
 #include "sema.h"
+#include "sema_sparse.h"
 #include <string.h>
 
 /* ---- which callees each feature takes, and the call in the form its file checks it ---- */
@@ -32,6 +33,7 @@ static bool getattr_takes(Val f) { return is_path(f, "getattr"); }
 static Val getattr_call(Sema *S, const Expr *c, Val f) { return sema_getattr(S, c); }
 static bool str_takes(Val f) { return is_path(f, "str"); }
 static Val str_call(Sema *S, const Expr *c, Val f) { return sema_str_call(S, c); }
+static bool sparse_takes(Val f) { return f.kind == V_NS && sema_is_sparse_builtin(f.path); }
 static bool chr_ord_takes(Val f) { return is_path(f, "chr") || is_path(f, "ord"); }
 static Val chr_ord_call(Sema *S, const Expr *c, Val f) { return sema_chr_ord(S, c, f.path[0] == 'c'); }
 
@@ -53,6 +55,7 @@ static const SemaFeature calls[] = {
     {"py/sema_param.c", getattr_takes, getattr_call},
     {"py/sema_param.c", str_takes, str_call},
     {"py/sema_pystr.c", chr_ord_takes, chr_ord_call},
+    {"sema_sparse.c", sparse_takes, sema_sparse_call},
 };
 
 static const SemaHooks features = {

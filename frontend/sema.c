@@ -2,6 +2,7 @@
  * kernel and qd.func definitions, parameter annotations, and the split of each kernel body
  * into tasks (each top-level for is a parallel task; runs of other statements are serial). */
 #include "sema.h"
+#include "../ir/sparse.h"
 #include "../ir/autodiff.h"
 #include <string.h>
 
@@ -1318,6 +1319,7 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
     if (v.kind == V_ERR) return false;
     if (v.kind == V_STRUCT && v.strct.st && v.strct.m[0].kind != V_LOCAL) v = (Val){.kind = V_FIELD, .index = S->up->sema_struct_first_field(v)};
     if (v.kind == V_VEC && v.vec.c[0].kind == V_FIELD) v = v.vec.c[0]; /* a vector field placed under an SNode */
+    if (v.kind == V_SNODE) return S->up->sema_sparse_loop_space(S, v, ls, iter->span);
     if (v.kind != V_FIELD && v.kind != V_NDARRAY) {
         diag_error(iter->span, QD2012, "unsupported loop: a struct-for iterates over a field or an ndarray, not %s",
                    v.kind == V_EXPR || v.kind == V_LOCAL ? "a scalar" : val_describe(v));
@@ -1332,6 +1334,7 @@ static bool struct_for_space(Sema *S, const Expr *iter, LoopSpace *ls) {
             const IrField *f = &S->fields.items[v.index];
             ls->begin[d] = irb_int(S->arena, QT_I32, f->origin[d], iter->span);
             ls->end[d] = irb_int(S->arena, QT_I32, f->origin[d] + f->shape[d], iter->span);
+            if (ir_sparse_field(f)) ls->sparse = f;
         } else {
             ls->end[d] = S->up->sema_ndarray_shape(S, v.index, d, iter->span);
         }
@@ -1369,7 +1372,7 @@ static bool loop_space(Sema *S, const Expr *iter, LoopSpace *ls) {
         f = iter->kind == E_CALL ? sema_eval(S, iter->call.fn) : val_err();
     }
     if (iter->kind == E_CALL && !(iter = S->up->sema_unpack(S, iter))) return false; /* qd.ndrange(*a.shape) */
-    if (!ls->is_static && iter->kind != E_CALL) ok = struct_for_space(S, iter, ls);
+    if (!ls->is_static && (iter->kind != E_CALL || f.kind == V_SNODE)) ok = struct_for_space(S, iter, ls); /* x.parent(): an SNode */
     else if (f.kind == V_NS && !strcmp(f.path, "range")) ok = (ls->ndims = 1, range_args(S, iter, ls, 0));
     else if (f.kind == V_NS && !strcmp(f.path, "qd.ndrange")) ok = ndrange_args(S, iter, ls);
     else {
@@ -1604,7 +1607,7 @@ static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
             ls.begin[d] = fresh_bound(S, ls.begin[d]);
         }
     t->index_local = sema_new_local(S, "$index", QT_I32);
-    IrExpr *rest = sema_local(S, t->index_local, iter->span);
+    IrExpr *rest = sema_local(S, t->index_local, iter->span), *vars[IR_MAX_DIMS];
     Val group = ls.grouped ? S->up->vec_make(S, ls.ndims, 0) : val_err();
     for (int lv = ls.ndims - 1; lv >= 0; lv--) { /* the innermost nesting level first */
         int d = LOOP_DIM(&ls, lv);
@@ -1621,6 +1624,7 @@ static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
         IrStmt *as = sema_stmt_new(S, IR_ASSIGN, v->span);
         as->assign.local = l, as->assign.value = val;
         sema_emit(S, as);
+        vars[d] = sema_local(S, l, v->span);
         if (ls.grouped) group.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
         if (lv > 0) rest = sema_binary(S, IR_DIV, rest, count[d], v->span);
     }
@@ -1633,16 +1637,24 @@ static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
     sema_block(S, &loop->for_.body);
     S->dyn--;
     S->loop = around, S->cur = outer;
+    IrExpr *active = ls.sparse ? S->up->sema_sparse_loop_cond(S, &ls, vars, iter->span) : NULL;
+    IrStmtVec inactive = {0}, *around_cur = S->cur;
+    if (active) S->cur = &inactive; /* the body runs on active cells only */
     if (!S->parallel_continue) {
         for (int k = 0; k < body.len; k++) sema_emit(S, body.items[k]);
         vec_free(&body);
-        return;
+    } else {
+        vec_push(&body, sema_stmt_new(S, IR_BREAK, loop->span));
+        IrStmt *w = sema_stmt_new(S, IR_WHILE, loop->span);
+        w->while_.cond = irb_int(S->arena, QT_U1, 1, loop->span);
+        w->while_.body = sema_freeze(S, &body);
+        sema_emit(S, w);
     }
-    vec_push(&body, sema_stmt_new(S, IR_BREAK, loop->span));
-    IrStmt *w = sema_stmt_new(S, IR_WHILE, loop->span);
-    w->while_.cond = irb_int(S->arena, QT_U1, 1, loop->span);
-    w->while_.body = sema_freeze(S, &body);
-    sema_emit(S, w);
+    if (!active) return;
+    S->cur = around_cur;
+    IrStmt *st = sema_stmt_new(S, IR_IF, iter->span);
+    st->if_.cond = active, st->if_.then = sema_freeze(S, &inactive);
+    sema_emit(S, st);
 }
 
 static bool is_loop_config(Sema *S, const Stmt *s) {
@@ -2165,6 +2177,7 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
     if (diag_error_count()) return NULL;
     ad_module(m, arena);     /* the <kernel>_grad companions (ir/autodiff.c) */
     ad_fwd_module(m, arena); /* the <kernel>_fwd companions (ir/autodiff_fwd.c) */
+    ir_sparse_module(m, arena); /* writes to sparse fields activate their cells (ir/sparse.c) */
     ir_seal(m);
     return m;
 }

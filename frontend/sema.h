@@ -91,7 +91,8 @@ struct Val {
         const char *path; /* V_NS ("qd.simt", or "range" for builtins); V_STR contents */
         const Stmt *def;  /* V_FUNC, V_KERNEL */
         struct { Val *items; int n; } tuple;
-        struct { int node; const char *method; int builder; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index */
+        struct { int node; const char *method; int builder; IrExpr **idx; int nidx; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index;
+                                                                               idx: x[i] of a field in a dynamic SNode (its list, sema_sparse.c) */
         struct { QdType type; signed char ndim, en, em; const unsigned char *layout; } harr; /* V_HOSTARRAY: ndim array
                               axes of a scalar (en 0), vector (en) or matrix (en x em) type; layout: storage order
                               of the axes, outermost first (NULL: canonical), sema_tensor.c */
@@ -523,7 +524,7 @@ void sema_ndarray_permute(const IrParam *p, IrExpr **idx);                    /*
 
 /* sema_snode.c: qd.root.dense(...).place(...) */
 Val sema_snode_call(Sema *S, const Expr *call, Val callee); /* callee: V_SNODE method or qd.root.* */
-Val sema_snode_attr(Sema *S, Val obj, const char *name);
+Val sema_snode_attr(Sema *S, Val obj, const char *name); /* also a field's .snode / .parent */
 Val sema_snode_builder(Sema *S, const Expr *call); /* qd.FieldsBuilder() */
 void sema_snode_finish(Sema *S);
 /* Autodiff (sema_ad.c): needs_grad=/needs_dual= of a field declaration that made fields first..
@@ -638,9 +639,15 @@ typedef struct LoopSpace {
     unsigned char order[IR_MAX_DIMS];
     bool zero_d;  /* a 0-d space (qd.grouped(qd.ndrange()), a 0-d field): one point, whose index
                      vector is empty; kept as one dimension of extent 1 */
+    const IrField *sparse; /* a struct-for over a sparse field or SNode: the body runs where
+                              ir_sparse_active holds for the loop indices (frontend/sema_sparse.c) */
 } LoopSpace;
 #define LOOP_DIM(ls, level) ((ls)->ordered ? (int)(ls)->order[level] : (level))
 bool sema_loop_space(Sema *S, const Expr *iter, LoopSpace *out);
+/* sema_sparse.c: `for I in node` (an SNode's cells, the active ones); the condition the body
+ * of a loop over ls runs under (NULL: always), idx its indices from begin */
+bool sema_sparse_loop_space(Sema *S, Val v, LoopSpace *ls, Span sp);
+IrExpr *sema_sparse_loop_cond(Sema *S, const LoopSpace *ls, IrExpr *const *vars, Span sp);
 IrExpr *sema_trip_count(Sema *S, const LoopSpace *ls, int d, Span sp); /* i32, >= 0 */
 
 /* One feature's calls: which callees it takes (a qd.* or Python builtin's path, a kind of value

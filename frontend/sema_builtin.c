@@ -3,6 +3,7 @@
  * qd.global_thread_idx, qd.static_print, qd.lang.impl.get_max_shared_memory_bytes, and
  * qd.random, Quadrants' per-thread generator (a PCG32 stream per loop iteration). */
 #include "sema.h"
+#include "sema_sparse.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -91,6 +92,8 @@ static Val bit_shr(Sema *S, const Expr *call) {
  * b.shape / a.shape when it is coarser; the other components as they are. */
 static const IrField *rescale_field(Sema *S, Val v) {
     if (v.kind == V_VEC && vec_len(v) && v.vec.c[0].kind == V_FIELD) v = v.vec.c[0];
+    if (v.kind == V_SNODE && !v.snode.method) /* an SNode: its index space (sema_sparse.h) */
+        return sema_snode_view(S, v.snode.node < 0 ? sema_snode_parent(S, v.snode.node) : v.snode.node);
     return v.kind == V_FIELD && S->fields.items[v.index].ndim >= 0 ? &S->fields.items[v.index] : NULL;
 }
 
@@ -100,7 +103,7 @@ static Val rescale_index(Sema *S, const Expr *call) {
         Val v = sema_eval(S, call->call.args.items[k]);
         if (v.kind == V_ERR) return v;
         if (!(f[k] = rescale_field(S, v)))
-            return diag_error(call->call.args.items[k]->span, QD2019, "qd.rescale_index takes fields, got %s", val_describe(v)), val_err();
+            return diag_error(call->call.args.items[k]->span, QD2019, "qd.rescale_index takes fields or SNodes, got %s", val_describe(v)), val_err();
     }
     Val I = sema_eval(S, call->call.args.items[2]);
     if (I.kind == V_TUPLE) { /* a list of indices */

@@ -495,6 +495,9 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (!strcmp(e->attr.name, "dtype") && (o.kind == V_FIELD || (o.kind == V_VEC && vec_len(o) && o.vec.c[0].kind == V_FIELD)))
         return (Val){.kind = V_TYPE, .type = S->fields.items[(o.kind == V_FIELD ? o : o.vec.c[0]).index].type}; /* its element type */
     if (o.kind == V_SNODE) return S->up->sema_snode_attr(S, o, e->attr.name);
+    if ((o.kind == V_FIELD || (o.kind == V_VEC && vec_len(o) && o.vec.c[0].kind == V_FIELD)) && (!strcmp(e->attr.name, "snode") || !strcmp(e->attr.name, "parent") || !strcmp(e->attr.name, "append") ||
+                                                                                                    !strcmp(e->attr.name, "length") || !strcmp(e->attr.name, "deactivate")))
+        return S->up->sema_snode_attr(S, o, e->attr.name); /* x.snode, x.parent() (sema_sparse.c) */
     if (o.kind == V_OBJECT) return S->up->sema_object_attr(S, o, e);
     if (o.kind == V_MODULE) return sema_module_attr(S, o, e);
     if (o.kind == V_VEC) return S->up->sema_vec_attr(S, o, e->attr.name, e->span);
@@ -694,6 +697,9 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     if (r->nidx < 0) return val_err();
     if (o.kind == V_NDARRAY && r->nidx == ndim - edim) S->up->sema_ndarray_permute(&S->params.items[o.index], r->idx); /* a layout= ndarray */
     if (edim && r->nidx == ndim - edim) return S->up->sema_vec_ref(S, r, en, em); /* before any SNode flattening */
+    if (o.kind == V_FIELD && !edim && r->nidx == ndim - 1 && S->fields.items[o.index].nlevels &&
+        S->fields.items[o.index].levels[S->fields.items[o.index].nlevels - 1].sparse == IR_SNODE_DYNAMIC) /* x[i]: a list (x[i].append(v)) */
+        return (Val){.kind = V_SNODE, .snode = {-(o.index + 1), NULL, 0, r->idx, r->nidx}};
     ndim -= edim;
     if (o.kind == V_FIELD && S->fields.items[o.index].storage && r->nidx == ndim)
         r->flat = S->up->sema_snode_flat(S, &S->fields.items[o.index], r->idx, e->span);

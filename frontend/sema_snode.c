@@ -6,9 +6,12 @@
  * outer level most significant. A field alone under its qd.root child whose levels name axes
  * in non-decreasing order (so the layout is row-major) stays a plain buffer (qd_field_<name>); the others live in one storage per qd.root child
  * (qd_snode_<name>) and every access carries its element index (IrRef.flat). Sparse nodes
- * and autodiff placement are rejected (QD2063). */
+ * (pointer, bitmasked, dynamic) are laid out as dense ones, plus a metadata field each
+ * (ir/sparse.h); their in-kernel operations are frontend/sema_sparse.c. Quantized nodes and
+ * autodiff placement are rejected (QD2063). */
 #include "sema.h"
-#include "../ir/snode.h"
+#include "../ir/sparse.h"
+#include "sema_sparse.h"
 #include <string.h>
 
 typedef struct SNode {
@@ -20,10 +23,15 @@ typedef struct SNode {
     int64_t cell_bytes, ncells;
     int align;
     Span span;
+    int kind;     /* IR_SNODE_DENSE, _POINTER, _BITMASKED, _DYNAMIC */
+    int meta;     /* sparse: its metadata field (ir/sparse.h), -1 before sema_snode_finish */
+    bool viewed;  /* view is filled (sema_snode_finish) */
+    IrField view; /* the node's own index space as a field without storage: its path's levels,
+                     shape, sparse levels (the indices qd.is_active(node, I) and `for I in node` use) */
 } SNode;
 
 static int new_node(Sema *S, int parent, Span sp) {
-    SNode n = {.parent = parent, .span = sp, .ncells = 1};
+    SNode n = {.parent = parent, .span = sp, .ncells = 1, .meta = -1};
     vec_push(&S->snodes, n);
     if (parent >= 0) vec_push(&S->snodes.items[parent].ch, S->snodes.len - 1);
     return S->snodes.len - 1;
@@ -49,6 +57,10 @@ static int axes_of(Sema *S, const Expr *e, int *axis) {
         }
     }
     const char *p = sema_path(S, e);
+    if (!p && e->kind == E_NAME) { /* indices = qd.ij; qd.root.pointer(indices, 8) */
+        Binding *b = sema_lookup(S, e->name);
+        if (b && b->v.kind == V_NS) p = b->v.path;
+    }
     if (p && !strncmp(p, "qd.", 3) && strlen(p) > 3 && strlen(p + 3) <= 4 && strspn(p + 3, "ijkl") == strlen(p + 3)) {
         int n = 0;
         for (const char *c = p + 3; *c; c++) axis[n++] = *c - 'i';
@@ -58,9 +70,17 @@ static int axes_of(Sema *S, const Expr *e, int *axis) {
     return -1;
 }
 
-static Val dense(Sema *S, const Expr *call, int parent) {
-    if (call->call.args.n != 2 || call->call.nkw)
-        return diag_error(call->span, QD2063, "dense takes (axes, shape), e.g. qd.root.dense(qd.ij, (4, 8))"), val_err();
+static Val dense(Sema *S, const Expr *call, int parent, int kind) {
+    static const char *const names[] = {"dense", "pointer", "bitmasked", "dynamic"};
+    int nkw = call->call.nkw;
+    int nargs = call->call.args.n;
+    if (kind == IR_SNODE_DYNAMIC && nkw == 1 && !strcmp(call->call.kw[0].name, "chunk_size")) nkw = 0; /* allocation granule: none in qdc */
+    if (kind == IR_SNODE_DYNAMIC && nargs == 3 && !call->call.nkw) nargs = 2; /* dynamic(axis, n, chunk_size) */
+    if (nargs != 2 || nkw)
+        return diag_error(call->span, QD2063, "%s takes (axes, shape), e.g. qd.root.%s(qd.%s, %s)", names[kind], names[kind],
+                          kind == IR_SNODE_DYNAMIC ? "j" : "ij", kind == IR_SNODE_DYNAMIC ? "1024" : "(4, 8)"), val_err();
+    if (parent > 0 && S->snodes.items[parent].kind == IR_SNODE_DYNAMIC)
+        return diag_error(call->call.fn->span, QD2063, "a dynamic SNode holds fields only: place() under it, not '%s'", names[kind]), val_err();
     SNode n = {0};
     int64_t sizes[IR_MAX_DIMS];
     n.naxes = axes_of(S, call->call.args.items[0], n.axis);
@@ -68,12 +88,14 @@ static Val dense(Sema *S, const Expr *call, int parent) {
     if (n.naxes < 0 || ns < 0) return val_err();
     if (ns != 1 && ns != n.naxes)
         return diag_error(call->call.args.items[1]->span, QD2063, "%d axes but %d sizes", n.naxes, ns), val_err();
+    if (kind == IR_SNODE_DYNAMIC && n.naxes != 1) /* Quadrants: "Dynamic SNode can only have one index" */
+        return diag_error(call->call.args.items[0]->span, QD2063, "a dynamic SNode has one axis (Quadrants: \"Dynamic SNode can only have one index\"), got %d", n.naxes), val_err();
     for (int k = 0; k < n.naxes; k++) {
         n.size[k] = sizes[ns == 1 ? 0 : k];
         for (int j = 0; j < k; j++)
             if (n.axis[j] == n.axis[k]) return diag_error(call->call.args.items[0]->span, QD2063, "an axis is named twice"), val_err();
         if (n.size[k] <= 0 || n.size[k] > INT32_MAX)
-            return diag_error(sema_shape_span(call->call.args.items[1], k), QD2063, "dense size %lld is out of range", (long long)n.size[k]), val_err();
+            return diag_error(sema_shape_span(call->call.args.items[1], k), QD2063, "%s size %lld is out of range", names[kind], (long long)n.size[k]), val_err();
     }
     for (int k = 1; k < n.naxes; k++) /* sort by axis: the lower axis is the more significant */
         for (int j = k; j > 0 && n.axis[j - 1] > n.axis[j]; j--) {
@@ -82,7 +104,7 @@ static Val dense(Sema *S, const Expr *call, int parent) {
         }
     int id = new_node(S, parent, call->span);
     SNode *p = &S->snodes.items[id];
-    p->naxes = n.naxes;
+    p->naxes = n.naxes, p->kind = kind;
     memcpy(p->axis, n.axis, sizeof n.axis), memcpy(p->size, n.size, sizeof n.size);
     for (int k = 0; k < n.naxes; k++) p->ncells *= p->size[k];
     return (Val){.kind = V_SNODE, .snode = {id, NULL}};
@@ -171,6 +193,9 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee) {
     const char *m;
     if (callee.kind == V_SNODE) node = callee.snode.node, m = callee.snode.method;
     else node = root(S, call->span), m = callee.path + strlen("qd.root.");
+    if (m && (!strcmp(m, "parent") || !strcmp(m, "deactivate_all"))) return sema_sparse_node_call(S, call, node, m);
+    if (m && node < 0 && (!strcmp(m, "append") || !strcmp(m, "length") || !strcmp(m, "deactivate"))) return sema_sparse_list_call(S, call, callee);
+    if (node < 0) return diag_error(call->span, QD2063, "a field's SNode (x.snode) has no method '%s' in qdc", m ? m : "()"), val_err();
     if (S->k) return diag_error(call->span, QD2063, "SNodes are declared at module level, not in a kernel"), val_err();
     if (!m) return diag_error(call->span, QD2063, "an SNode is not callable"), val_err();
     if (callee.kind == V_SNODE && callee.snode.builder) {
@@ -179,18 +204,20 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee) {
     } else if (!strcmp(m, "finalize")) {
         return diag_error(call->call.fn->span, QD2063, "finalize() is a method of qd.FieldsBuilder(), not of an SNode"), val_err();
     }
-    if (!strcmp(m, "dense")) return dense(S, call, node);
+    if (!strcmp(m, "dense")) return dense(S, call, node, IR_SNODE_DENSE);
+    if (!strcmp(m, "pointer")) return dense(S, call, node, IR_SNODE_POINTER);
+    if (!strcmp(m, "bitmasked")) return dense(S, call, node, IR_SNODE_BITMASKED);
+    if (!strcmp(m, "dynamic")) return dense(S, call, node, IR_SNODE_DYNAMIC);
     if (!strcmp(m, "place")) return place(S, call, node);
-    if (!strcmp(m, "pointer") || !strcmp(m, "bitmasked") || !strcmp(m, "dynamic") || !strcmp(m, "hash") ||
-        !strcmp(m, "bit_struct") || !strcmp(m, "quant_array"))
-        return diag_error(call->call.fn->span, QD2063, "sparse and quantized SNodes ('%s') are not supported: qdc compiles dense layouts only", m), val_err();
+    if (!strcmp(m, "hash") || !strcmp(m, "bit_struct") || !strcmp(m, "quant_array"))
+        return diag_error(call->call.fn->span, QD2063, "'%s' SNodes are not supported: qdc compiles dense, pointer, bitmasked and dynamic layouts", m), val_err();
     if ((!strcmp(m, "lazy_grad") || !strcmp(m, "lazy_dual")) && !call->call.args.n && !call->call.nkw)
         return sema_ad_lazy(S, m[5] == 'd'), (Val){.kind = V_NONE};
     if (!strcmp(m, "lazy_grad") || !strcmp(m, "lazy_dual"))
         return diag_error(call->call.fn->span, QD2063, "'%s' takes no arguments", m), val_err();
     if (!strcmp(m, "_allocate_adjoint_checkbit"))
         return diag_error(call->call.fn->span, QD2063, "'%s' (the global data access rule checker) is not supported: qdc checks that rule at compile time", m), val_err();
-    return diag_error(call->call.fn->span, QD2063, "SNode method '%s' is not supported (dense and place are)", m), val_err();
+    return diag_error(call->call.fn->span, QD2063, "SNode method '%s' is not supported (dense, pointer, bitmasked, dynamic, place, parent and deactivate_all are)", m), val_err();
 }
 
 /* The members of a struct field (qd.Struct.field(..., shape=S)): placed together under one
@@ -231,8 +258,9 @@ void sema_snode_place_ordered(Sema *S, const int *fields, int n, const int64_t *
 }
 
 Val sema_snode_attr(Sema *S, Val obj, const char *name) {
-    (void)S;
-    return (Val){.kind = V_SNODE, .snode = {obj.snode.node, name, obj.snode.builder}};
+    if (obj.kind != V_SNODE) return sema_sparse_field_attr(S, obj, name);
+    obj.snode.method = name;
+    return obj;
 }
 
 /* ---- layout ---- */
@@ -287,9 +315,10 @@ static int count_fields(Sema *S, int n) {
     return c;
 }
 
-/* Fills field f's shape and levels from the path root child -> ... -> n. */
-static void place_field(Sema *S, int fi, int n, int top, int storage) {
-    IrField *f = &S->fields.items[fi];
+/* Fills f's shape and levels from the path root child -> ... -> n (leaf: what sits in n's cell,
+ * a node or -(field + 1); INT32_MIN: nothing, for a node's view); true when the layout is
+ * row-major and dense. */
+static bool fill_levels(Sema *S, IrField *f, int n, int leaf) {
     int path[64], np = 0;
     for (int x = n; x > 0 && np < 64; x = S->snodes.items[x].parent) path[np++] = x;
     f->nlevels = np > IR_MAX_DIMS ? IR_MAX_DIMS : np;
@@ -301,7 +330,9 @@ static void place_field(Sema *S, int fi, int n, int top, int storage) {
         SNode *p = &S->snodes.items[path[np - 1 - l]];
         IrSnodeLevel *lv = &f->levels[l];
         lv->naxes = p->naxes, lv->cell_bytes = p->cell_bytes;
-        lv->child_offset = child_offset(S, path[np - 1 - l], l + 1 < np ? path[np - 2 - l] : -(fi + 1));
+        lv->child_offset = l + 1 < np ? child_offset(S, path[np - 1 - l], path[np - 2 - l]) : leaf == INT32_MIN ? 0 : child_offset(S, path[np - 1 - l], leaf);
+        lv->sparse = p->kind, lv->meta = p->meta;
+        row_major &= !p->kind;
         for (int k = 0; k < p->naxes; k++) {
             lv->axis[k] = p->axis[k], lv->size[k] = p->size[k];
             /* row-major iff the axes, level by level, never decrease (a split axis stays contiguous) */
@@ -319,6 +350,12 @@ static void place_field(Sema *S, int fi, int n, int top, int storage) {
             for (int a = 0; a < f->levels[l].axis[k]; a++) pos += used[a];
             f->levels[l].axis[k] = pos;
         }
+    return row_major;
+}
+
+static void place_field(Sema *S, int fi, int n, int top, int storage) {
+    bool row_major = fill_levels(S, &S->fields.items[fi], n, -(fi + 1));
+    IrField *f = &S->fields.items[fi];
     if (f->elems > INT32_MAX) diag_error(f->span, QD2063, "field '%s' has more than 2^31-1 elements", f->name);
     bool plain = row_major && count_fields(S, top) == 1;
     f->storage = plain ? 0 : storage;
@@ -344,6 +381,26 @@ static const char *first_field(Sema *S, int n) {
     return NULL;
 }
 
+/* The metadata field of every sparse node under n (ir/sparse.h): qdc_mask_<first field>_<depth>
+ * (u32, one bit per cell of the node in the whole tree) or qdc_length_<first field>_<depth> (i32,
+ * one per cell of its parent), plain and zeroed by the host. cells: the parent's cells in the tree. */
+static void make_meta(Sema *S, int n, int64_t cells, int depth) {
+    SNode *p = &S->snodes.items[n];
+    int64_t mine = cells * p->ncells;
+    const char *first = first_field(S, n);
+    if (p->kind && first) {
+        bool dyn = p->kind == IR_SNODE_DYNAMIC;
+        int64_t len = dyn ? cells : (mine + 31) / 32;
+        if (mine > INT32_MAX) diag_error(p->span, QD2063, "this SNode has more than 2^31-1 cells in its tree");
+        IrField f = {.name = arena_printf(S->arena, "qdc_%s_%s_%d", dyn ? "length" : "mask", first, depth), .type = dyn ? QT_I32 : QT_U32,
+                     .ndim = 1, .shape = {len}, .elems = len, .span = p->span};
+        vec_push(&S->fields, f);
+        S->snodes.items[n].meta = S->fields.len - 1;
+    }
+    for (int k = 0; k < S->snodes.items[n].ch.len; k++)
+        if (S->snodes.items[n].ch.items[k] >= 0) make_meta(S, S->snodes.items[n].ch.items[k], mine, depth + 1);
+}
+
 /* After the module level: shapes and storages of placed fields; unplaced fields are errors. */
 void sema_snode_finish(Sema *S) {
     for (int r = 0; S->snodes.len && r < S->snodes.items[0].ch.len; r++) {
@@ -354,6 +411,7 @@ void sema_snode_finish(Sema *S) {
             continue;
         }
         layout(S, c);
+        make_meta(S, c, 1, 1);
         const char *name = first_field(S, c);
         if (!name) continue;
         IrStorage st = {name, S->snodes.items[c].ncells * S->snodes.items[c].cell_bytes, S->snodes.items[c].align,
@@ -380,7 +438,53 @@ void sema_snode_finish(Sema *S) {
                        S->fields.items[i].norigin, S->fields.items[i].norigin == 1 ? "" : "s",
                        S->fields.items[i].ndim - S->fields.items[i].elem_ndim, S->fields.items[i].ndim - S->fields.items[i].elem_ndim == 1 ? "" : "s");
     }
-    sema_snode_free(S);
+    for (int n = 1; n < S->snodes.len; n++) { /* kept for the kernels (sema_sparse.c); freed by sema_check */
+        SNode *p = &S->snodes.items[n];
+        p->view = (IrField){.name = first_field(S, n), .type = QT_I32, .span = p->span};
+        fill_levels(S, &p->view, n, INT32_MIN);
+        p->viewed = true;
+    }
+}
+
+/* ---- what sema_sparse.c asks of the tree ---- */
+
+const IrField *sema_snode_view(Sema *S, int node) {
+    return node > 0 && node < S->snodes.len && S->snodes.items[node].viewed ? &S->snodes.items[node].view : NULL;
+}
+
+int sema_snode_kind(Sema *S, int node) { return node > 0 && node < S->snodes.len ? S->snodes.items[node].kind : IR_SNODE_DENSE; }
+
+int sema_snode_parent(Sema *S, int node) {
+    if (node >= 0) return node < S->snodes.len ? S->snodes.items[node].parent : -1;
+    for (int n = 0; n < S->snodes.len; n++) /* a field's place node: the node holding it */
+        for (int k = 0; k < S->snodes.items[n].ch.len; k++)
+            if (S->snodes.items[n].ch.items[k] == node) return n;
+    return -1;
+}
+
+/* The fields in node n's cells (its subtree), up to max of them. */
+int sema_snode_fields(Sema *S, int n, int *out, int max) {
+    int c = 0;
+    if (n < 0 || n >= S->snodes.len) return 0;
+    for (int k = 0; k < S->snodes.items[n].ch.len && c < max; k++) {
+        int x = S->snodes.items[n].ch.items[k];
+        if (x >= 0) c += sema_snode_fields(S, x, out + c, max - c);
+        else out[c++] = -x - 1;
+    }
+    return c;
+}
+
+/* The sparse nodes strictly under n, up to max. */
+int sema_snode_sparse_under(Sema *S, int n, int *out, int max) {
+    int c = 0;
+    if (n < 0 || n >= S->snodes.len) return 0;
+    for (int k = 0; k < S->snodes.items[n].ch.len && c < max; k++) {
+        int x = S->snodes.items[n].ch.items[k];
+        if (x < 0) continue;
+        if (S->snodes.items[x].kind && S->snodes.items[x].meta >= 0 && c < max) out[c++] = x;
+        c += sema_snode_sparse_under(S, x, out + c, max - c);
+    }
+    return c;
 }
 
 void sema_snode_free(Sema *S) {

@@ -606,6 +606,19 @@ static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
         S->cur = outer;
         S->loop = saved;
         st->for_.body = sema_freeze(S, &body);
+    } else if (ls->sparse) { /* a struct-for over a sparse field or SNode: active cells only */
+        IrExpr *idx[IR_MAX_DIMS];
+        for (int k = 0; k < ls->ndims; k++) {
+            Binding *b = scope_find(S->scope, vars[k]->name);
+            idx[k] = b && b->v.kind == V_LOCAL ? sema_local(S, b->v.index, vars[k]->span) : irb_int(S->arena, QT_I32, 0, s->span);
+        }
+        IrExpr *active = S->up->sema_sparse_loop_cond(S, ls, idx, s->span);
+        IrStmtVec inner = {0};
+        IrStmt *cond = sema_stmt_new(S, IR_IF, s->span);
+        cond->if_.cond = active;
+        cond->if_.then = loop_body(S, &s->for_.body, LOOP_SERIAL, &inner);
+        vec_push(&body, cond);
+        st->for_.body = sema_freeze(S, &body);
     } else {
         st->for_.body = loop_body(S, &s->for_.body, LOOP_SERIAL, &body);
     }

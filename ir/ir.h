@@ -378,7 +378,13 @@ typedef struct IrSnodeLevel {
     int64_t size[IR_MAX_DIMS];
     int64_t cell_bytes;
     int64_t child_offset;     /* bytes */
+    /* Sparse levels (qd.root.pointer / bitmasked / dynamic, ir/sparse.h): storage stays dense;
+     * meta is the index of the level's metadata field (IR_SNODE_DENSE: unused): a u32 bit mask
+     * of its cells (pointer, bitmasked) or an i32 length per cell of its parent (dynamic). */
+    int sparse;
+    int meta;
 } IrSnodeLevel;
+enum { IR_SNODE_DENSE, IR_SNODE_POINTER, IR_SNODE_BITMASKED, IR_SNODE_DYNAMIC };
 
 typedef struct IrField {
     const char *name;  /* kernel-owned temporaries (a kernel-scope local shared between tasks,

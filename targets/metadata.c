@@ -106,8 +106,8 @@ static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const I
 
 /* A field in an SNode storage: its slot's byte offset in the outermost cell ("byte_offset":
  * "offset" is the index origin of offset=), its levels, outermost first (qdc-abi(7), "SNode
- * storages"). */
-static void levels_json(StrBuf *b, const IrField *f) {
+ * storages"); a sparse level adds its kind and its metadata field, "Sparse SNodes"). */
+static void levels_json(StrBuf *b, const IrModule *m, const IrField *f) {
     sb_puts(b, ", \"byte_offset\": ");
     sb_printf(b, "%lld, \"levels\": [", (long long)f->offset);
     for (int l = 0; l < f->nlevels; l++) {
@@ -116,7 +116,10 @@ static void levels_json(StrBuf *b, const IrField *f) {
         for (int k = 0; k < lv->naxes; k++) sb_printf(b, "%s%d", k ? ", " : "", lv->axis[k]);
         sb_puts(b, "], \"sizes\": [");
         for (int k = 0; k < lv->naxes; k++) sb_printf(b, "%s%lld", k ? ", " : "", (long long)lv->size[k]);
-        sb_printf(b, "], \"cell_bytes\": %lld, \"child_offset\": %lld}", (long long)lv->cell_bytes, (long long)lv->child_offset);
+        sb_printf(b, "], \"cell_bytes\": %lld, \"child_offset\": %lld", (long long)lv->cell_bytes, (long long)lv->child_offset);
+        static const char *const kinds[] = {"dense", "pointer", "bitmasked", "dynamic"};
+        if (lv->sparse) sb_printf(b, ", \"sparse\": \"%s\", \"meta\": \"%s\"", kinds[lv->sparse], m->fields[lv->meta].name);
+        sb_puts(b, "}");
     }
     sb_puts(b, "]");
 }
@@ -147,7 +150,7 @@ static void field_json(StrBuf *b, const IrModule *m, int i, const AbiBindings *b
     if (f->grad > 0) sb_puts(b, ", \"grad\": "), json_str(b, m->fields[f->grad - 1].name); /* needs_grad=True: its adjoint field */
     if (f->dual > 0) sb_puts(b, ", \"dual\": "), json_str(b, m->fields[f->dual - 1].name); /* needs_dual=True: its dual field */
     if (bind) bind->meta_field(b, m, i, bind->ctx);
-    else if (f->storage) levels_json(b, f);
+    else if (f->storage) levels_json(b, m, f);
     sb_puts(b, "}");
 }
 

@@ -33,17 +33,18 @@ static void expect_errors(const char *src, const char *want_fmt) {
     free(dir), free(in), free(out), free(got), free(want);
 }
 
-/* A sparse node bound to a name in a host function: its QD2063 at the call, and nothing
- * about the fields placed under it or the kernel that uses them. */
+/* A rejected node (hash; pointer and bitmasked compile: test_sparse.c) bound to a name in a host
+ * function: its QD2063 at the call, and nothing about the fields placed under it or the kernel
+ * that uses them. */
 Test(snode, sparse_handle_in_host_function) {
-    expect_errors("import quadrants as qd\n\ndef test_p():\n    w = qd.field(qd.i32)\n    blk = qd.root.pointer(qd.ij, 4)\n"
+    expect_errors("import quadrants as qd\n\ndef test_p():\n    w = qd.field(qd.i32)\n    blk = qd.root.hash(qd.ij, 4)\n"
                   "    blk.place(w)\n\n    @qd.kernel\n    def k():\n        for i, j in w:\n            w[i, j] = 1\n",
-                  "%s:5:11: error[QD2063]: sparse and quantized SNodes ('pointer') are not supported: qdc compiles dense layouts only\n");
+                  "%s:5:11: error[QD2063]: 'hash' SNodes are not supported: qdc compiles dense, pointer, bitmasked and dynamic layouts\n");
     expect_errors("import quadrants as qd\n\ndef test_p():\n    v = qd.Vector.field(3, qd.i32)\n    S0 = qd.root\n"
-                  "    S1 = S0.bitmasked(qd.i, 4)\n    S2 = S1.dense(qd.i, 2)\n    S2.place(v.get_scalar_field(0))\n"
+                  "    S1 = S0.hash(qd.i, 4)\n    S2 = S1.dense(qd.i, 2)\n    S2.place(v.get_scalar_field(0))\n"
                   "    S2.dense(qd.i, 2).place(v.get_scalar_field(1), v.get_scalar_field(2))\n\n"
                   "    @qd.kernel\n    def k():\n        v[0][0] = 1\n",
-                  "%s:6:10: error[QD2063]: sparse and quantized SNodes ('bitmasked') are not supported: qdc compiles dense layouts only\n");
+                  "%s:6:10: error[QD2063]: 'hash' SNodes are not supported: qdc compiles dense, pointer, bitmasked and dynamic layouts\n");
 }
 
 /* A placement that needs a value only the running script knows: QD2004 at each field, naming it. */
