@@ -579,3 +579,63 @@ Test(patterns, func_serial_locals_shared_with_its_loops) {
     cr_expect(strstr(ir, "store ndarray b[%") != NULL && strstr(ir, "(cast:f32 (load field qdc_tmp_k__False_n[]:i32))") != NULL, "%s", ir);
     free(ir);
 }
+
+/* A data-oriented class whose __init__ makes a field of a vector type that a package's attribute
+ * names (-D pkg.vec3=..., as Genesis' gs.qd_vec3) and a struct field with needs_grad=False
+ * (Quadrants' default: no gradient storage) and SOA layout; the kernel's three loops run on x86
+ * with 1, 2 and 4 threads: out[i] = c.x + 10 c.y + 100 c.z of the boxes' centres, 321 i + 470.5. */
+static const char *const boxes_files[] = {
+    "pkg/__init__.py", "",
+    "main.py",
+    "import quadrants as qd\nimport pkg\n\n\n@qd.dataclass\nclass Box:\n    lo: pkg.vec3\n    hi: pkg.vec3\n\n\n"
+    "@qd.data_oriented\nclass Boxes:\n    def __init__(self, n):\n        self.n = n\n"
+    "        self.centers = qd.field(pkg.vec3, shape=(n,))\n"
+    "        self.boxes = Box.field(shape=(n,), needs_grad=False, layout=qd.Layout.SOA)\n\n"
+    "    @qd.kernel\n    def run(self, out: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+    "        for i in range(self.n):\n            self.boxes[i].lo = pkg.vec3(i, 2 * i, 3 * i)\n"
+    "            self.boxes[i].hi = pkg.vec3(i + 1, 2 * i + 4, 3 * i + 9)\n"
+    "        for i in range(self.n):\n            self.centers[i] = (self.boxes[i].lo + self.boxes[i].hi) / 2\n"
+    "        for i in range(self.n):\n            out[i] = self.centers[i][0] + 10 * self.centers[i][1] + 100 * self.centers[i][2]\n\n\n"
+    "boxes = Boxes(8)\nboxes.run(qd.ndarray(qd.f32, (8,)))\n",
+    NULL};
+
+Test(patterns, class_fields_of_a_module_vector_type_run_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    char *dir = program(boxes_files);
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--target=x86_64", "-Dpkg.vec3=qd.types.vector(3, qd.f32)", "--stats", NULL}, &wrote);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect_str_eq(r.out, "main: 1 kernel (boxes__run), 3 tasks, 0 atomics, 0 volatile loads, 0 fences\n");
+    run_free(&r);
+    RunResult h = run_qdc_argv((const char *const[]){"--emit=header", "-Dpkg.vec3=qd.types.vector(3, qd.f32)", "-o", "main.h", "main.py", NULL}, NULL, dir);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    run_free(&h);
+    const char *host = "#include \"main.h\"\n#include \"common.h\"\n\nint main(int argc, char **argv) {\n"
+                       "    int nt = host_threads(argc, argv), bad = 0;\n    float *out = host_alloc(8, 4);\n"
+                       "    boxes__run_args a = {out, {8}};\n    if (!host_launch_ok(boxes__run(&a, nt))) return 2;\n"
+                       "    for (int i = 0; i < 8; i++)\n"
+                       "        if (out[i] != 321.0f * (float)i + 470.5f) bad++, printf(\"out[%d] = %g\\n\", i, (double)out[i]);\n"
+                       "    printf(\"boxes: %d wrong\\n\", bad);\n    free(out);\n    return bad != 0;\n}\n";
+    cr_assert(x86_build_host(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
+    for (int t = 1; t <= 4; t *= 2) {
+        char nt[16];
+        snprintf(nt, sizeof nt, "%d", t);
+        RunResult x = x86_run_host(dir, nt, NULL, NULL);
+        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
+        cr_expect_str_eq(x.out, "boxes: 0 wrong\n");
+        run_free(&x);
+    }
+    remove_tree(dir), free(dir);
+}
+
+/* needs_grad=True on a struct field is still refused (qdc keeps no gradient storage for one). */
+Test(patterns, struct_field_needs_grad_true_refused) {
+    const char *const files[] = {"main.py",
+                                 "import quadrants as qd\n\n\n@qd.dataclass\nclass P:\n    x: qd.f32\n\n\n"
+                                 "ps = P.field(shape=(4,), needs_grad=True)\n\n\n@qd.kernel\ndef k():\n    for i in range(4):\n        ps[i].x = 1.0\n",
+                                 NULL};
+    expect_error(files, none, 1,
+                 "main.py:9:26: error[QD2063]: needs_grad=... is not supported: qdc does not compile autodiff\n"
+                 " 9 | ps = P.field(shape=(4,), needs_grad=True)\n   |                          ^~~~~~~~~~\n");
+}
