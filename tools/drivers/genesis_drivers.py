@@ -51,6 +51,7 @@ class ArrayClass:
     def __init__(self, path):
         tree = ast.parse(open(path).read())
         self.members, self.configs, self.aliases, self.arrays, self.by_builder = {}, {}, {}, {}, {}
+        self.builds = {}  # a builder's name (get_mpr_state: mpr_state) -> the Struct class it returns
         self.plain = {"V_ANNOTATION"}  # names standing for an untyped array (X = V_ANNOTATION)
         self.by_name = {}  # an array's name (a builder's keyword, self.X = V(...)) -> its description
         for node in tree.body:
@@ -84,6 +85,8 @@ class ArrayClass:
             if isinstance(s, ast.Call) and isinstance(s.func, ast.Name) and s.func.id.startswith("Struct"):
                 arrays = self.arrays.setdefault(s.func.id, {})
                 mine = self.by_builder.setdefault(fn.name[4:] if fn.name.startswith("get_") else fn.name, {})
+                if any(isinstance(r, ast.Return) and r.value is s for r in ast.walk(fn)):
+                    self.builds[fn.name[4:] if fn.name.startswith("get_") else fn.name] = s.func.id
                 for kw in s.keywords:  # of two returns (a 0-d stand-in, the real one), the most axes
                     if kw.arg and isinstance(kw.value, ast.Call):
                         desc = self.array(kw.value, shapes)
@@ -283,11 +286,82 @@ def subscript_ndim(fn, name, funcs=None, depth=0):
     return nd if nd or depth else 1
 
 
+def attrs_read(fn, name, funcs=None, depth=0):
+    """The attributes of name (name.X) read in fn's live code, followed into the module's qd.funcs
+    fn passes name to (by position or keyword)."""
+    got = set()
+    for s in live_nodes(fn, template_flags(fn)):
+        if isinstance(s, ast.Attribute) and isinstance(s.value, ast.Name) and s.value.id == name:
+            got.add(s.attr)
+        if funcs and depth < 4 and isinstance(s, ast.Call) and isinstance(s.func, ast.Name) and s.func.id in funcs:
+            callee = funcs[s.func.id]
+            params = [p.arg for p in callee.args.args]
+            for i, a in enumerate(s.args):
+                if isinstance(a, ast.Name) and a.id == name and i < len(params):
+                    got |= attrs_read(callee, params[i], funcs, depth + 1)
+            for k in s.keywords:
+                if isinstance(k.value, ast.Name) and k.value.id == name and k.arg in params:
+                    got |= attrs_read(callee, k.arg, funcs, depth + 1)
+    return got
+
+
+class Classes:
+    """The @qd.data_oriented classes of a Genesis tree: the attributes their __init__ sets
+    (self.X = ...) and its parameters, to build a program's own object for a qd.template()
+    parameter whose attributes a kernel reads."""
+
+    def __init__(self, root):
+        self.found = {}  # class name -> (module, attributes, [(param, annotation, has default)])
+        for d, _, files in os.walk(os.path.join(root, "genesis")):
+            for f in sorted(files):
+                path = os.path.join(d, f)
+                if not f.endswith(".py") or "@qd.data_oriented" not in open(path).read():
+                    continue
+                mod = os.path.relpath(path, root)[:-3].replace("/", ".")
+                for c in ast.parse(open(path).read()).body:
+                    if not isinstance(c, ast.ClassDef) or "qd.data_oriented" not in [dotted(x) for x in c.decorator_list]:
+                        continue
+                    init = next((m for m in c.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
+                    if not init:
+                        continue
+                    attrs = {t.attr for s in ast.walk(init) if isinstance(s, ast.Assign) for t in s.targets
+                             if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+                    nd = len(init.args.args) - len(init.args.defaults)
+                    params = [(a.arg, dotted(a.annotation), i >= nd) for i, a in enumerate(init.args.args[1:], 1)]
+                    self.found[c.name] = (mod, attrs, params)
+
+    def build(self, want, objects, depth=0):
+        """The name of a driver variable holding an instance of the class whose __init__ sets every
+        attribute of want (of several, the one that sets fewest: LBVH copies AABB's aabbs; its
+        parameters: a class of the tree built the same way, else 4), adding (variable, module, class,
+        arguments) to objects; None when no class fits or two fit equally."""
+        fits = sorted((len(attrs), c) for c, (_, attrs, _) in self.found.items() if want and want <= attrs)
+        if not fits or (len(fits) > 1 and fits[0][0] == fits[1][0]) or depth > 3:
+            return None
+        cls = fits[0][1]
+        mod, _, params = self.found[cls]
+        args = []
+        for name, ann, dflt in params:
+            if ann in self.found:
+                sub = self.build(self.found[ann][1], objects, depth + 1) if ann != cls else None
+                if not sub:
+                    return None
+                args.append(f"{name}={sub}")
+            elif not dflt:
+                if ann not in (None, "int"):
+                    return None
+                args.append(f"{name}=4")
+        var = f"object_{cls}"
+        if all(o[0] != var for o in objects):
+            objects.append((var, mod, cls, ", ".join(args)))
+        return var
+
+
 CONFIGS = {"static_rigid_sim_config": "StructRigidSimStaticConfig", "collider_static_config": "StructColliderStaticConfig",
            "gjk_static_config": "StructGJKStaticConfig"}
 
 
-def argument(ac, fn, p, configs, funcs=None, fields=None):
+def argument(ac, fn, p, configs, funcs=None, fields=None, classes=None, objects=None):
     ann = p.annotation
     d = dotted(ann)
     if d and d.startswith("array_class.") and d.split(".", 1)[1] in ac.plain:
@@ -322,6 +396,12 @@ def argument(ac, fn, p, configs, funcs=None, fields=None):
         if p.arg in CONFIGS:
             configs[p.arg] = CONFIGS[p.arg]
             return p.arg
+        if p.arg in ac.builds and ac.builds[p.arg] in ac.members:  # mpr_state: what get_mpr_state builds
+            return ac.build(ac.builds[p.arg], p.arg)
+        if classes is not None and objects is not None:  # aabb_state.aabbs[...]: the program's class that sets .aabbs
+            obj = classes.build(attrs_read(fn, p.arg, funcs), objects)
+            if obj:
+                return obj
         ndim = subscript_ndim(fn, p.arg, funcs, 1)
         if ndim and fields is not None:  # subscripted: a field (Genesis passes its fields as templates)
             width, shape = element_width(fn, p.arg), "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"
@@ -340,6 +420,7 @@ def argument(ac, fn, p, configs, funcs=None, fields=None):
 
 def main(root, module, outdir):
     ac = ArrayClass(os.path.join(root, "genesis/utils/array_class.py"))
+    classes = Classes(root)
     rel = os.path.relpath(module, root)
     modname = rel[:-3].replace("/", ".")
     tree = ast.parse(open(module).read())
@@ -352,15 +433,17 @@ def main(root, module, outdir):
             continue
         if not any((dotted(d.func if isinstance(d, ast.Call) else d) or "") == "qd.kernel" for d in fn.decorator_list):
             continue
-        configs, args, fields = {}, [], {}
+        configs, args, fields, objects = {}, [], {}, []
         for p in fn.args.args:
-            args.append(argument(ac, fn, p, configs, funcs, fields) or "None")
+            args.append(argument(ac, fn, p, configs, funcs, fields, classes, objects) or "None")
         lines = ["import quadrants as qd", "import genesis as gs", "import genesis.utils.array_class as array_class",
                  f"import {modname} as target", ""]
         for name, cls in configs.items():
             lines.append(f"{name} = {ac.config(cls)}")
         for name, decl in fields.items():
             lines.append(f"{name} = {decl}")
+        for var, mod, cls, cargs in objects:
+            lines += [f"from {mod} import {cls}", f"{var} = {cls}({cargs})"]
         lines += ["", "", "def drive():", f"    target.{fn.name}(" + ", ".join(args) + ")", ""]
         path = os.path.join(outdir, f"{fn.name}.py")
         open(path, "w").write("\n".join(lines))
