@@ -52,6 +52,8 @@ class ArrayClass:
         tree = ast.parse(open(path).read())
         self.members, self.configs, self.aliases, self.arrays, self.by_builder = {}, {}, {}, {}, {}
         self.builds = {}  # a builder's name (get_mpr_state: mpr_state) -> the Struct class it returns
+        self.grads = set()  # (Struct class, member) built with needs_grad=<not False>
+        self.read_grad = set()  # members whose .grad the module being driven reads (x.vel.grad[...])
         self.plain = {"V_ANNOTATION"}  # names standing for an untyped array (X = V_ANNOTATION)
         self.by_name = {}  # an array's name (a builder's keyword, self.X = V(...)) -> its description
         for node in tree.body:
@@ -88,6 +90,10 @@ class ArrayClass:
                 if any(isinstance(r, ast.Return) and r.value is s for r in ast.walk(fn)):
                     self.builds[fn.name[4:] if fn.name.startswith("get_") else fn.name] = s.func.id
                 for kw in s.keywords:  # of two returns (a 0-d stand-in, the real one), the most axes
+                    if kw.arg and isinstance(kw.value, ast.Call) and any(
+                            k.arg == "needs_grad" and not (isinstance(k.value, ast.Constant) and not k.value.value)
+                            for k in kw.value.keywords):
+                        self.grads.add((s.func.id, kw.arg))  # V(..., needs_grad=requires_grad): may have a .grad
                     if kw.arg and isinstance(kw.value, ast.Call):
                         desc = self.array(kw.value, shapes)
                         for table in (arrays, mine, self.by_name):
@@ -150,12 +156,13 @@ class ArrayClass:
                 continue
             n, m, dtype, ndim = (own.get(name) or self.arrays.get(cls, {}).get(name) or (0, 0, "gs.qd_float", 1))
             shape = "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"  # ndim 0: ()
+            grad = ", needs_grad=True" if (cls, name) in self.grads and name in self.read_grad else ""
             if n and m:
-                args.append(f"{name}=qd.Matrix.ndarray({n}, {m}, {dtype}, {shape})")
+                args.append(f"{name}=qd.Matrix.ndarray({n}, {m}, {dtype}, {shape}{grad})")
             elif n:
-                args.append(f"{name}=qd.Vector.ndarray({n}, {dtype}, {shape})")
+                args.append(f"{name}=qd.Vector.ndarray({n}, {dtype}, {shape}{grad})")
             else:
-                args.append(f"{name}=qd.ndarray({dtype}, {shape})")
+                args.append(f"{name}=qd.ndarray({dtype}, {shape}{grad})")
         return f"array_class.{cls}(" + ", ".join(args) + ")"
 
     def config(self, cls):
@@ -284,6 +291,23 @@ def subscript_ndim(fn, name, funcs=None, depth=0):
                 if isinstance(k.value, ast.Name) and k.value.id == name and k.arg in params:
                     nd = max(nd, subscript_ndim(callee, k.arg, funcs, depth + 1))
     return nd if nd or depth else 1
+
+
+def grads_read(fn, funcs):
+    """The members whose gradient fn or the module's qd.funcs it calls read or write (x.vel.grad[...]):
+    the driver gives those (when their builder passes needs_grad=) needs_grad=True."""
+    got, seen, todo = set(), set(), [fn]
+    while todo:
+        f = todo.pop()
+        if f.name in seen:
+            continue
+        seen.add(f.name)
+        for e in ast.walk(f):
+            if isinstance(e, ast.Attribute) and e.attr == "grad" and isinstance(e.value, ast.Attribute):
+                got.add(e.value.attr)
+            if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in funcs:
+                todo.append(funcs[e.func.id])
+    return got
 
 
 def attrs_read(fn, name, funcs=None, depth=0):
@@ -434,6 +458,7 @@ def main(root, module, outdir):
         if not any((dotted(d.func if isinstance(d, ast.Call) else d) or "") == "qd.kernel" for d in fn.decorator_list):
             continue
         configs, args, fields, objects = {}, [], {}, []
+        ac.read_grad = grads_read(fn, funcs)
         for p in fn.args.args:
             args.append(argument(ac, fn, p, configs, funcs, fields, classes, objects) or "None")
         lines = ["import quadrants as qd", "import genesis as gs", "import genesis.utils.array_class as array_class",
