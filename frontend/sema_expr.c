@@ -638,8 +638,69 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
     return ok ? m : -1;
 }
 
+/* m[i, :], m[:, j], m[i, a:b] on a matrix variable with a run-time index i (a name) beside a
+ * slice of compile-time bounds (Quadrants accepts a variable index beside a slice; only the
+ * slice's own bounds must be constants): the number of positions the slice selects, in pos[],
+ * *sa the sliced axis, *d the index; 0 when e is not of that form (a constant index: the slice
+ * path), -1 after an error. */
+int sema_runtime_slice(Sema *S, const Expr *e, int *pos, int *sa, const Expr **d) {
+    const Expr *ix = e->sub.index, *obj = e->sub.obj;
+    if (e->kind != E_SUBSCRIPT || ix->kind != E_TUPLE || ix->list.n != 2 || obj->kind != E_NAME || !S->cur) return 0;
+    *sa = ix->list.items[0]->kind == E_SLICE ? 0 : ix->list.items[1]->kind == E_SLICE ? 1 : -1;
+    if (*sa < 0) return 0;
+    const Expr *sl = ix->list.items[*sa];
+    *d = ix->list.items[1 - *sa];
+    if ((*d)->kind != E_NAME) return 0;
+    Binding *b = sema_lookup(S, obj->name), *ib = sema_lookup(S, (*d)->name);
+    if (!b || b->v.kind != V_VEC || !b->v.vec.m || !ib || ib->v.kind != V_LOCAL) return 0;
+    int n = *sa == 0 ? b->v.vec.n : b->v.vec.m, cnt = 0;
+    int64_t step = 1;
+    if (sl->slice.step && !sema_const_int(S, sl->slice.step, &step, "a slice step")) return -1;
+    if (!step) return diag_error(sl->slice.step->span, QD2042, "slice step cannot be zero"), -1;
+    int64_t bnd[2] = {step > 0 ? 0 : n - 1, step > 0 ? n : -1};
+    const Expr *parts[2] = {sl->slice.lo, sl->slice.hi};
+    for (int k = 0; k < 2; k++) { /* Python's slice.indices(n) */
+        if (!parts[k]) continue;
+        if (!sema_const_int(S, parts[k], &bnd[k], "a slice bound (Quadrants slices with compile-time bounds)")) return -1;
+        if (bnd[k] < 0) bnd[k] += n;
+        if (bnd[k] < 0) bnd[k] = step > 0 ? 0 : -1;
+        if (bnd[k] >= n) bnd[k] = step > 0 ? n : n - 1;
+    }
+    for (int64_t i = bnd[0]; (step > 0 ? i < bnd[1] : i > bnd[1]) && cnt < 64; i += step) pos[cnt++] = (int)i;
+    if (!cnt) return diag_error(ix->span, QD2042, "the slice selects no components"), -1;
+    return cnt;
+}
+
+/* m[i, pos] of that form: the subscript of one selected position (lit, items: the caller's). */
+void sema_runtime_slice_at(const Expr *e, int sa, const Expr *d, int pos, Expr *lit, Expr *pair, Expr **items, Expr *sub) {
+    *lit = (Expr){.kind = E_INT, .span = e->sub.index->span, .i = (uint64_t)pos};
+    *pair = (Expr){.kind = E_TUPLE, .span = e->sub.index->span};
+    items[1 - sa] = (Expr *)d, items[sa] = lit;
+    pair->list.items = items, pair->list.n = 2;
+    *sub = *e, sub->sub.index = pair;
+}
+
+/* The value of that form: the row or column's selected components, each read at the run-time index. */
+static bool slice_beside_runtime_index(Sema *S, const Expr *e, Val *out) {
+    int pos[64], sa;
+    const Expr *d;
+    int cnt = sema_runtime_slice(S, e, pos, &sa, &d);
+    if (!cnt) return false;
+    if (cnt < 0) return *out = val_err(), true;
+    Val o = sema_lookup(S, e->sub.obj->name)->v, r = S->up->vec_make(S, cnt, 0);
+    for (int k = 0; k < cnt; k++) {
+        Expr lit, pair, sub, *items[2];
+        sema_runtime_slice_at(e, sa, d, pos[k], &lit, &pair, items, &sub);
+        r.vec.c[k] = S->up->sema_vec_subscript(S, o, &pair, e->span);
+        if (r.vec.c[k].kind == V_ERR) return *out = val_err(), true;
+    }
+    return *out = r, true;
+}
+
 static Val eval_subscript(Sema *S, const Expr *e) {
     bool sliced;
+    Val dv;
+    if (slice_beside_runtime_index(S, e, &dv)) return dv;
     Val sv = S->up->sema_slice_subscript(S, e, &sliced);
     if (sliced) return sv;
     Val o = sema_eval(S, e->sub.obj);
