@@ -600,9 +600,14 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
     bool ok = true;
     int m = 0;
     for (int k = 0; k < n; k++) {
-        Val v = sema_eval(S, items[k]);
-        if (v.kind == V_TUPLE && n == 1) /* x[I] with I = [i_l, i_b] (Genesis' batched index): one index per item */
+        bool star = items[k]->kind == E_STARRED; /* x[(i, j, *J)]: the items of J, one index each */
+        Val v = sema_eval(S, star ? items[k]->un.a : items[k]);
+        if (v.kind == V_TUPLE && (n == 1 || star)) /* x[I] with I = [i_l, i_b] (Genesis' batched index): one index per item */
             v = (Val){.kind = V_VEC, .vec = {v.tuple.items, v.tuple.n, 0}};
+        if (star && v.kind != V_ERR && (v.kind != V_VEC || v.vec.m)) {
+            diag_error(items[k]->span, QD2011, "'*' in an index unpacks a tuple, list or vector, not %s", val_describe(v));
+            return -1;
+        }
         int nv = v.kind == V_VEC ? vec_len(v) : 1; /* x[I] with I from qd.grouped: one index per component */
         if (m + nv > IR_MAX_DIMS + 2) {
             diag_error(items[k]->span, QD2011, "too many indices for '%s'", name);
@@ -722,6 +727,20 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         }
         if (o.kind == V_TUPLE) return o.tuple.items[k];
         return val_expr(S->up->sema_ndarray_shape(S, o.index, (int)k, e->span));
+    }
+    if (o.kind == V_VEC && o.vec.m && e->sub.index->kind == E_NAME) { /* m[J], J = (i, j) from qd.static(qd.grouped(...)) */
+        Binding *jb = sema_lookup(S, e->sub.index->name);
+        Val j = jb ? jb->v : val_err();
+        Val *ji = j.kind == V_TUPLE ? j.tuple.items : j.kind == V_VEC && !j.vec.m ? j.vec.c : NULL;
+        int jn = j.kind == V_TUPLE ? j.tuple.n : j.kind == V_VEC ? j.vec.n : 0;
+        IrExpr *a = ji && jn == 2 && ji[0].kind == V_EXPR ? ji[0].e : NULL, *b = ji && jn == 2 && ji[1].kind == V_EXPR ? ji[1].e : NULL;
+        if (a && b && ir_is_const(a) && ir_is_const(b) && qt_is_integral(a->type) && qt_is_integral(b->type) &&
+            !(qt_is_signed(a->type) && a->c.i < 0) && !(qt_is_signed(b->type) && b->c.i < 0)) {
+            Expr lit[2], pair = {.kind = E_TUPLE, .span = e->sub.index->span}, *items[2] = {&lit[0], &lit[1]};
+            for (int k = 0; k < 2; k++) lit[k] = (Expr){.kind = E_INT, .span = e->sub.index->span, .i = (ji[k].e)->c.u};
+            pair.list.items = items, pair.list.n = 2;
+            return S->up->sema_vec_subscript(S, o, &pair, e->span);
+        }
     }
     if (o.kind == V_VEC) return S->up->sema_vec_subscript(S, o, e->sub.index, e->span);
     if (o.kind == V_STRUCT) return S->up->sema_struct_subscript(S, o, e);

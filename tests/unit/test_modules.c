@@ -713,3 +713,58 @@ Test(patterns, runtime_index_beside_slice_refusals) {
                  "main.py:9:19: error[QD2040]: cannot assign a vector of 3 components to a slice of 2 components\n"
                  " 9 |         m[i, :] = qd.Vector([1, 2, 3])\n   |                   ^~~~~~~~~~~~~~~~~~~~\n");
 }
+
+/* `*` inside an index tuple (Genesis' render_T[(i_g, i_b, *J)] over qd.static(qd.grouped(...)))
+ * spreads J's items as indices; m[J] with such a J reads m[J[0], J[1]]. On x86 with 1, 2 and 4
+ * threads: a[i, j, r, c] = (1 + 2r + c)(i + 10j), plus 100 at [.., 0, 1] from a tuple spread. */
+static const char *const star_kernel =
+    "import quadrants as qd\n\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=4)):\n"
+    "    for i, j in qd.ndrange(a.shape[0], a.shape[1]):\n"
+    "        m = qd.Matrix([[1, 2], [3, 4]]) * (i + 10 * j)\n"
+    "        for J in qd.static(qd.grouped(qd.ndrange(2, 2))):\n"
+    "            a[(i, j, *J)] = m[J]\n"
+    "        t = (0, 1)\n"
+    "        a[(i, j, *t)] += 100\n";
+
+Test(patterns, star_in_index_tuple_runs_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    char *dir = program((const char *const[]){"main.py", star_kernel, NULL});
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--target=x86_64", NULL}, &wrote);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    run_free(&r);
+    RunResult h = run_qdc_argv((const char *const[]){"--emit=header", "-o", "main.h", "main.py", NULL}, NULL, dir);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    run_free(&h);
+    const char *host =
+        "#include \"main.h\"\n#include \"common.h\"\n\nint main(int argc, char **argv) {\n"
+        "    int nt = host_threads(argc, argv), bad = 0;\n    static int32_t a[3][4][2][2];\n"
+        "    k_args x = {&a[0][0][0][0], {3, 4, 2, 2}};\n    if (!host_launch_ok(k(&x, nt))) return 2;\n"
+        "    for (int i = 0; i < 3; i++)\n        for (int j = 0; j < 4; j++)\n            for (int r = 0; r < 2; r++)\n"
+        "                for (int c = 0; c < 2; c++) {\n"
+        "                    int want = (1 + 2 * r + c) * (i + 10 * j) + (r == 0 && c == 1 ? 100 : 0);\n"
+        "                    if (a[i][j][r][c] != want) bad++, printf(\"a[%d][%d][%d][%d] = %d, want %d\\n\", i, j, r, c, (int)a[i][j][r][c], want);\n"
+        "                }\n    printf(\"star: %d wrong\\n\", bad);\n    return bad != 0;\n}\n";
+    cr_assert(x86_build_host(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
+    for (int t = 1; t <= 4; t *= 2) {
+        char nt[16];
+        snprintf(nt, sizeof nt, "%d", t);
+        RunResult x = x86_run_host(dir, nt, NULL, NULL);
+        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
+        cr_expect_str_eq(x.out, "star: 0 wrong\n");
+        run_free(&x);
+    }
+    remove_tree(dir), free(dir);
+}
+
+/* `*` of a matrix inside an index: refused where it is written. */
+Test(patterns, star_in_index_of_a_matrix_refused) {
+    const char *const files[] = {"main.py",
+                                 "import quadrants as qd\n\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=3)):\n"
+                                 "    for i in range(2):\n        m = qd.Matrix([[0, 0], [0, 0]])\n        a[(i, *m)] = 1\n",
+                                 NULL};
+    expect_error(files, none, 1,
+                 "main.py:8:15: error[QD2011]: '*' in an index unpacks a tuple, list or vector, not a matrix\n"
+                 " 8 |         a[(i, *m)] = 1\n   |               ^~\n");
+}
