@@ -1087,6 +1087,16 @@ static Val cond_expr(Sema *S, const Expr *e) {
     IrStmtVec pa = {0}, pb = {0};
     Val av = eval_into(S, e->ifexp.a, &pa), bv = eval_into(S, e->ifexp.b, &pb);
     if (!c || av.kind == V_ERR || bv.kind == V_ERR) return vec_free(&pa), vec_free(&pb), val_err();
+    if (!ir_is_const(c)) /* (i, j) if c else (j, i) at run time: Quadrants makes each tuple of scalars a vector and selects */
+        for (int k = 0; k < 2; k++) {
+            Val *t = k ? &bv : &av;
+            bool scalars = t->kind == V_TUPLE && t->tuple.n > 0 && t->tuple.n <= 64;
+            for (int j = 0; scalars && j < t->tuple.n; j++) {
+                ValKind q = t->tuple.items[j].kind;
+                scalars = q == V_EXPR || q == V_LOCAL || q == V_REF;
+            }
+            if (scalars) *t = (Val){.kind = V_VEC, .vec = {t->tuple.items, t->tuple.n, 0}};
+        }
     bool scalar_a = av.kind == V_EXPR || av.kind == V_LOCAL || av.kind == V_REF || av.kind == V_VEC,
          scalar_b = bv.kind == V_EXPR || bv.kind == V_LOCAL || bv.kind == V_REF || bv.kind == V_VEC;
     if (ir_is_const(c) && (!scalar_a || !scalar_b)) { /* qd.Vector.field if b else qd.Vector.ndarray: Python's choice */

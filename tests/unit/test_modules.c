@@ -768,3 +768,45 @@ Test(patterns, star_in_index_of_a_matrix_refused) {
                  "main.py:8:15: error[QD2011]: '*' in an index unpacks a tuple, list or vector, not a matrix\n"
                  " 8 |         a[(i, *m)] = 1\n   |               ^~\n");
 }
+
+/* `(j, i) if c else (i, j)` with c known at run time (Genesis' collision_pair_idx[(i_gb, i_ga)
+ * if i_ga > i_gb else (i_ga, i_gb)]): Quadrants makes each tuple a vector and selects; used as
+ * an index it is two indices. On x86 with 1, 2 and 4 threads: out[a, b] = idx[min, max]. */
+static const char *const pair_kernel =
+    "import quadrants as qd\n\n\n@qd.kernel\n"
+    "def k(idx: qd.types.ndarray(dtype=qd.i32, ndim=2), out: qd.types.ndarray(dtype=qd.i32, ndim=2)):\n"
+    "    for a, b in qd.ndrange(out.shape[0], out.shape[1]):\n"
+    "        p = (b, a) if a > b else (a, b)\n"
+    "        out[a, b] = idx[(b, a) if a > b else (a, b)] + 1000 * p[0]\n";
+
+Test(patterns, runtime_choice_of_tuples_runs_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    char *dir = program((const char *const[]){"main.py", pair_kernel, NULL});
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--target=x86_64", NULL}, &wrote);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    run_free(&r);
+    RunResult h = run_qdc_argv((const char *const[]){"--emit=header", "-o", "main.h", "main.py", NULL}, NULL, dir);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    run_free(&h);
+    const char *host =
+        "#include \"main.h\"\n#include \"common.h\"\n\nint main(int argc, char **argv) {\n"
+        "    int nt = host_threads(argc, argv), bad = 0;\n    int32_t idx[5][5], out[5][5] = {{0}};\n"
+        "    for (int i = 0; i < 25; i++) idx[i / 5][i % 5] = 10 * (i / 5) + i % 5;\n"
+        "    k_args x = {&idx[0][0], {5, 5}, &out[0][0], {5, 5}};\n    if (!host_launch_ok(k(&x, nt))) return 2;\n"
+        "    for (int a = 0; a < 5; a++)\n        for (int b = 0; b < 5; b++) {\n"
+        "            int lo = a > b ? b : a, hi = a > b ? a : b, want = idx[lo][hi] + 1000 * lo;\n"
+        "            if (out[a][b] != want) bad++, printf(\"out[%d][%d] = %d, want %d\\n\", a, b, (int)out[a][b], want);\n"
+        "        }\n    printf(\"pairs: %d wrong\\n\", bad);\n    return bad != 0;\n}\n";
+    cr_assert(x86_build_host(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
+    for (int t = 1; t <= 4; t *= 2) {
+        char nt[16];
+        snprintf(nt, sizeof nt, "%d", t);
+        RunResult x = x86_run_host(dir, nt, NULL, NULL);
+        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
+        cr_expect_str_eq(x.out, "pairs: 0 wrong\n");
+        run_free(&x);
+    }
+    remove_tree(dir), free(dir);
+}
