@@ -145,7 +145,7 @@ class ArrayClass:
             return 1
         return 1
 
-    def build(self, cls, var, depth=0):
+    def build(self, cls, var, depth=0, axes=None):
         """Python text that builds an instance of dataclass cls (var: the parameter or member it is for:
         get_<var> of array_class, when there is one, says its arrays)."""
         args = []
@@ -155,6 +155,7 @@ class ArrayClass:
                 args.append(f"{name}={self.build(ann, name, depth + 1)}")
                 continue
             n, m, dtype, ndim = (own.get(name) or self.arrays.get(cls, {}).get(name) or (0, 0, "gs.qd_float", 1))
+            ndim = max(ndim, (axes or {}).get(name, 0))  # x.vgeom_start[i_l, i_b] in a kernel run only when batched
             shape = "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"  # ndim 0: ()
             grad = ", needs_grad=True" if (cls, name) in self.grads and name in self.read_grad else ""
             if n and m:
@@ -199,6 +200,18 @@ def used_as_index(fn, name):
                     return True
                 if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
                     return True
+    return False
+
+
+def used_in_bits(fn, name):
+    """Whether an element of name is an operand of a bitwise atomic or operator (qd.atomic_or(flag,
+    name[i]), name[i] & m): Quadrants takes integer operands only there."""
+    for s in ast.walk(fn):
+        ops = s.args if isinstance(s, ast.Call) and (dotted(s.func) or "").split(".")[-1] in ("atomic_or", "atomic_and", "atomic_xor") \
+            else [s.left, s.right] if isinstance(s, ast.BinOp) and isinstance(s.op, (ast.BitOr, ast.BitAnd, ast.BitXor, ast.LShift, ast.RShift)) else []
+        for o in ops:
+            if isinstance(o, ast.Subscript) and isinstance(o.value, ast.Name) and o.value.id == name:
+                return True
     return False
 
 
@@ -278,9 +291,16 @@ def subscript_ndim(fn, name, funcs=None, depth=0):
     """The number of axes of name's subscripts in fn's live code, followed into the qd.funcs of the
     module fn passes name to (by position or keyword)."""
     nd = 0
+    grouped = {}  # for J in qd.static(qd.grouped(qd.ndrange(4, 4))): J spreads (*J) into 2 indices
+    for s in ast.walk(fn):
+        if isinstance(s, ast.For) and isinstance(s.target, ast.Name):
+            for c in ast.walk(s.iter):
+                if isinstance(c, ast.Call) and (dotted(c.func) or "").endswith("ndrange"):
+                    grouped[s.target.id] = len(c.args)
     for s in live_nodes(fn, template_flags(fn)):
         if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name) and s.value.id == name:
-            nd = max(nd, len(s.slice.elts) if isinstance(s.slice, ast.Tuple) else 1)
+            nd = max(nd, sum(grouped.get(e.value.id, 1) if isinstance(e, ast.Starred) and isinstance(e.value, ast.Name) else 1
+                             for e in s.slice.elts) if isinstance(s.slice, ast.Tuple) else 1)
         if funcs and depth < 4 and isinstance(s, ast.Call) and isinstance(s.func, ast.Name) and s.func.id in funcs:
             callee = funcs[s.func.id]
             params = [p.arg for p in callee.args.args]
@@ -399,7 +419,12 @@ def argument(ac, fn, p, configs, funcs=None, fields=None, classes=None, objects=
                        args=[], keywords=[])
     elif d and d.startswith("array_class."):
         cls = ac.aliases.get(d.split(".", 1)[1], d.split(".", 1)[1])
-        return ac.build(cls, p.arg) if cls in ac.members else None
+        axes = {}  # param.member[a, b]: the member has at least that many axes
+        for s in live_nodes(fn, template_flags(fn)):
+            if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Attribute) and isinstance(s.value.value, ast.Name) \
+                    and s.value.value.id == p.arg and isinstance(s.slice, ast.Tuple):
+                axes[s.value.attr] = max(axes.get(s.value.attr, 0), len(s.slice.elts))
+        return ac.build(cls, p.arg, axes=axes) if cls in ac.members else None
     if isinstance(ann, ast.Call) and dotted(ann.func) in ("qd.types.ndarray", "qd.types.NDArray"):
         kw = {k.arg: k.value for k in ann.keywords if k.arg}
         dt = dotted(kw.get("dtype") or (ann.args[0] if ann.args else None))
@@ -409,7 +434,7 @@ def argument(ac, fn, p, configs, funcs=None, fields=None, classes=None, objects=
         if not dt and width:  # a[i][j]: an ndarray of vectors
             return f"qd.Vector.ndarray({width}, gs.qd_float, (" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + "))"
         dt = dt or ("gs.qd_bool" if used_as_bool(fn, p.arg) else
-                    "gs.qd_int" if INDEX.search(p.arg) or used_as_index(fn, p.arg) else "gs.qd_float")
+                    "gs.qd_int" if INDEX.search(p.arg) or used_as_index(fn, p.arg) or used_in_bits(fn, p.arg) else "gs.qd_float")
         if dt.split(".")[-1] in VEC:
             n, m, base = VEC[dt.split(".")[-1]]
             shape = "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"
