@@ -421,6 +421,8 @@ Val sema_chr_ord(Sema *S, const Expr *call, bool chr);
 Val sema_lang_eval(Sema *S, const Expr *e);         /* E_STARRED E_SLICE E_COMP E_LAMBDA E_VALUE, static E_COMPARE */
 const Expr *sema_unpack(Sema *S, const Expr *e);    /* a call or tuple/list with its *a items expanded (NULL: error) */
 Val sema_slice_subscript(Sema *S, const Expr *e, bool *handled); /* *handled: the subscript has a slice */
+int sema_runtime_slice(Sema *S, const Expr *e, int *pos, int *sa, const Expr **d); /* m[i, :], i at run time */
+void sema_runtime_slice_at(const Expr *e, int sa, const Expr *d, int pos, Expr *lit, Expr *pair, Expr **items, Expr *sub);
 bool sema_is_static_compare(const Expr *e);         /* uses is / is not / in / not in */
 Expr *sema_value_expr(Sema *S, Val v, Span sp);     /* an E_VALUE node denoting v */
 Val sema_list_as_vec(Sema *S, Val t, Val other);    /* [1, 2] beside a vector: a vector (else t unchanged) */

@@ -603,9 +603,14 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
     bool ok = true;
     int m = 0;
     for (int k = 0; k < n; k++) {
-        Val v = sema_eval(S, items[k]);
-        if (v.kind == V_TUPLE && n == 1) /* x[I] with I = [i_l, i_b] (Genesis' batched index): one index per item */
+        bool star = items[k]->kind == E_STARRED; /* x[(i, j, *J)]: the items of J, one index each */
+        Val v = sema_eval(S, star ? items[k]->un.a : items[k]);
+        if (v.kind == V_TUPLE && (n == 1 || star)) /* x[I] with I = [i_l, i_b] (Genesis' batched index): one index per item */
             v = (Val){.kind = V_VEC, .vec = {v.tuple.items, v.tuple.n, 0}};
+        if (star && v.kind != V_ERR && (v.kind != V_VEC || v.vec.m)) {
+            diag_error(items[k]->span, QD2011, "'*' in an index unpacks a tuple, list or vector, not %s", val_describe(v));
+            return -1;
+        }
         int nv = v.kind == V_VEC ? vec_len(v) : 1; /* x[I] with I from qd.grouped: one index per component */
         if (m + nv > IR_MAX_DIMS + 2) {
             diag_error(items[k]->span, QD2011, "too many indices for '%s'", name);
@@ -641,8 +646,69 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
     return ok ? m : -1;
 }
 
+/* m[i, :], m[:, j], m[i, a:b] on a matrix variable with a run-time index i (a name) beside a
+ * slice of compile-time bounds (Quadrants accepts a variable index beside a slice; only the
+ * slice's own bounds must be constants): the number of positions the slice selects, in pos[],
+ * *sa the sliced axis, *d the index; 0 when e is not of that form (a constant index: the slice
+ * path), -1 after an error. */
+int sema_runtime_slice(Sema *S, const Expr *e, int *pos, int *sa, const Expr **d) {
+    const Expr *ix = e->sub.index, *obj = e->sub.obj;
+    if (e->kind != E_SUBSCRIPT || ix->kind != E_TUPLE || ix->list.n != 2 || obj->kind != E_NAME || !S->cur) return 0;
+    *sa = ix->list.items[0]->kind == E_SLICE ? 0 : ix->list.items[1]->kind == E_SLICE ? 1 : -1;
+    if (*sa < 0) return 0;
+    const Expr *sl = ix->list.items[*sa];
+    *d = ix->list.items[1 - *sa];
+    if ((*d)->kind != E_NAME) return 0;
+    Binding *b = sema_lookup(S, obj->name), *ib = sema_lookup(S, (*d)->name);
+    if (!b || b->v.kind != V_VEC || !b->v.vec.m || !ib || ib->v.kind != V_LOCAL) return 0;
+    int n = *sa == 0 ? b->v.vec.n : b->v.vec.m, cnt = 0;
+    int64_t step = 1;
+    if (sl->slice.step && !sema_const_int(S, sl->slice.step, &step, "a slice step")) return -1;
+    if (!step) return diag_error(sl->slice.step->span, QD2042, "slice step cannot be zero"), -1;
+    int64_t bnd[2] = {step > 0 ? 0 : n - 1, step > 0 ? n : -1};
+    const Expr *parts[2] = {sl->slice.lo, sl->slice.hi};
+    for (int k = 0; k < 2; k++) { /* Python's slice.indices(n) */
+        if (!parts[k]) continue;
+        if (!sema_const_int(S, parts[k], &bnd[k], "a slice bound (Quadrants slices with compile-time bounds)")) return -1;
+        if (bnd[k] < 0) bnd[k] += n;
+        if (bnd[k] < 0) bnd[k] = step > 0 ? 0 : -1;
+        if (bnd[k] >= n) bnd[k] = step > 0 ? n : n - 1;
+    }
+    for (int64_t i = bnd[0]; (step > 0 ? i < bnd[1] : i > bnd[1]) && cnt < 64; i += step) pos[cnt++] = (int)i;
+    if (!cnt) return diag_error(ix->span, QD2042, "the slice selects no components"), -1;
+    return cnt;
+}
+
+/* m[i, pos] of that form: the subscript of one selected position (lit, items: the caller's). */
+void sema_runtime_slice_at(const Expr *e, int sa, const Expr *d, int pos, Expr *lit, Expr *pair, Expr **items, Expr *sub) {
+    *lit = (Expr){.kind = E_INT, .span = e->sub.index->span, .i = (uint64_t)pos};
+    *pair = (Expr){.kind = E_TUPLE, .span = e->sub.index->span};
+    items[1 - sa] = (Expr *)d, items[sa] = lit;
+    pair->list.items = items, pair->list.n = 2;
+    *sub = *e, sub->sub.index = pair;
+}
+
+/* The value of that form: the row or column's selected components, each read at the run-time index. */
+static bool slice_beside_runtime_index(Sema *S, const Expr *e, Val *out) {
+    int pos[64], sa;
+    const Expr *d;
+    int cnt = sema_runtime_slice(S, e, pos, &sa, &d);
+    if (!cnt) return false;
+    if (cnt < 0) return *out = val_err(), true;
+    Val o = sema_lookup(S, e->sub.obj->name)->v, r = S->up->vec_make(S, cnt, 0);
+    for (int k = 0; k < cnt; k++) {
+        Expr lit, pair, sub, *items[2];
+        sema_runtime_slice_at(e, sa, d, pos[k], &lit, &pair, items, &sub);
+        r.vec.c[k] = S->up->sema_vec_subscript(S, o, &pair, e->span);
+        if (r.vec.c[k].kind == V_ERR) return *out = val_err(), true;
+    }
+    return *out = r, true;
+}
+
 static Val eval_subscript(Sema *S, const Expr *e) {
     bool sliced;
+    Val dv;
+    if (slice_beside_runtime_index(S, e, &dv)) return dv;
     Val sv = S->up->sema_slice_subscript(S, e, &sliced);
     if (sliced) return sv;
     Val o = sema_eval(S, e->sub.obj);
@@ -664,6 +730,20 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         }
         if (o.kind == V_TUPLE) return o.tuple.items[k];
         return val_expr(S->up->sema_ndarray_shape(S, o.index, (int)k, e->span));
+    }
+    if (o.kind == V_VEC && o.vec.m && e->sub.index->kind == E_NAME) { /* m[J], J = (i, j) from qd.static(qd.grouped(...)) */
+        Binding *jb = sema_lookup(S, e->sub.index->name);
+        Val j = jb ? jb->v : val_err();
+        Val *ji = j.kind == V_TUPLE ? j.tuple.items : j.kind == V_VEC && !j.vec.m ? j.vec.c : NULL;
+        int jn = j.kind == V_TUPLE ? j.tuple.n : j.kind == V_VEC ? j.vec.n : 0;
+        IrExpr *a = ji && jn == 2 && ji[0].kind == V_EXPR ? ji[0].e : NULL, *b = ji && jn == 2 && ji[1].kind == V_EXPR ? ji[1].e : NULL;
+        if (a && b && ir_is_const(a) && ir_is_const(b) && qt_is_integral(a->type) && qt_is_integral(b->type) &&
+            !(qt_is_signed(a->type) && a->c.i < 0) && !(qt_is_signed(b->type) && b->c.i < 0)) {
+            Expr lit[2], pair = {.kind = E_TUPLE, .span = e->sub.index->span}, *items[2] = {&lit[0], &lit[1]};
+            for (int k = 0; k < 2; k++) lit[k] = (Expr){.kind = E_INT, .span = e->sub.index->span, .i = (ji[k].e)->c.u};
+            pair.list.items = items, pair.list.n = 2;
+            return S->up->sema_vec_subscript(S, o, &pair, e->span);
+        }
     }
     if (o.kind == V_VEC) return S->up->sema_vec_subscript(S, o, e->sub.index, e->span);
     if (o.kind == V_STRUCT) return S->up->sema_struct_subscript(S, o, e);
@@ -1017,6 +1097,16 @@ static Val cond_expr(Sema *S, const Expr *e) {
     IrStmtVec pa = {0}, pb = {0};
     Val av = eval_into(S, e->ifexp.a, &pa), bv = eval_into(S, e->ifexp.b, &pb);
     if (!c || av.kind == V_ERR || bv.kind == V_ERR) return vec_free(&pa), vec_free(&pb), val_err();
+    if (!ir_is_const(c)) /* (i, j) if c else (j, i) at run time: Quadrants makes each tuple of scalars a vector and selects */
+        for (int k = 0; k < 2; k++) {
+            Val *t = k ? &bv : &av;
+            bool scalars = t->kind == V_TUPLE && t->tuple.n > 0 && t->tuple.n <= 64;
+            for (int j = 0; scalars && j < t->tuple.n; j++) {
+                ValKind q = t->tuple.items[j].kind;
+                scalars = q == V_EXPR || q == V_LOCAL || q == V_REF;
+            }
+            if (scalars) *t = (Val){.kind = V_VEC, .vec = {t->tuple.items, t->tuple.n, 0}};
+        }
     bool scalar_a = av.kind == V_EXPR || av.kind == V_LOCAL || av.kind == V_REF || av.kind == V_VEC,
          scalar_b = bv.kind == V_EXPR || bv.kind == V_LOCAL || bv.kind == V_REF || bv.kind == V_VEC;
     if (ir_is_const(c) && (!scalar_a || !scalar_b)) { /* qd.Vector.field if b else qd.Vector.ndarray: Python's choice */

@@ -147,6 +147,23 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
     if (target->kind == E_NAME) return assign_name(S, target, v, sp);
     if (target->kind == E_SUBSCRIPT || target->kind == E_ATTR) { /* x[i], v[0], v.x, v.xy, m[i, j] */
         if (target->kind == E_ATTR && pydc_member(S, target)) return;
+        int pos[64], sa, cnt;
+        const Expr *d;
+        if (target->kind == E_SUBSCRIPT && (cnt = sema_runtime_slice(S, target, pos, &sa, &d))) { /* m[i, :] = v, i at run time */
+            if (cnt < 0 || v.kind == V_ERR) return;
+            if (v.kind != V_VEC || v.vec.m || v.vec.n != cnt) {
+                if (v.kind == V_VEC && !v.vec.m)
+                    return diag_error(sp, QD2040, "cannot assign a vector of %d components to a slice of %d component%s", v.vec.n, cnt, cnt == 1 ? "" : "s");
+                return diag_error(sp, QD2040, "cannot assign %s to a slice of %d component%s", val_describe(v), cnt, cnt == 1 ? "" : "s");
+            }
+            Val t = S->up->sema_vec_materialize(S, v, "$slice", sp); /* each component evaluated once */
+            for (int k = 0; t.kind == V_VEC && k < cnt; k++) {
+                Expr lit, pair, sub, *items[2];
+                sema_runtime_slice_at(target, sa, d, pos[k], &lit, &pair, items, &sub);
+                if (!S->up->sema_vec_dynamic_store(S, &sub, t.vec.c[k], NULL, sp)) return diag_error(sp, QD2010, "cannot assign to this slice");
+            }
+            return;
+        }
         if (S->up->sema_vec_dynamic_store(S, target, v, NULL, sp)) return;
         Val r = sema_eval(S, target);
         if (r.kind == V_ERR) return; /* reported: the value is not checked against it */

@@ -393,9 +393,12 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
             if (!lp || (strcmp(lp, "qd.Layout.AOS") && strcmp(lp, "qd.Layout.SOA")))
                 return diag_error(kv->span, QD2043, "layout= takes qd.Layout.AOS or qd.Layout.SOA"), true;
             soa = !strcmp(lp, "qd.Layout.SOA");
-        } else if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual"))
+        } else if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual")) {
+            IrExpr *f = sema_expr(S, kv); /* needs_grad=False: Quadrants' default, no gradient storage */
+            if (f && ir_is_const(f) && !qt_is_float(f->type) && !f->c.u) continue;
+            scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span); /* later uses are not reported again */
             return diag_error(call->call.kw[k].span, QD2063, "%s=... is not supported: qdc does not compile autodiff", kw), true;
-        else if (strcmp(kw, "dtype") && strcmp(kw, "name"))
+        } else if (strcmp(kw, "dtype") && strcmp(kw, "name"))
             return diag_error(call->call.kw[k].span, QD2045, "struct field argument '%s' is not supported", kw), true;
     }
     if (shape && shape->kind == E_NONE) shape = NULL;

@@ -500,9 +500,18 @@ bool sema_vec_type_of(Sema *S, const Expr *ann, QdType *dt, int *n, int *m) {
         v = b->v;
     } else {
         const char *p = sema_path(S, ann->kind == E_CALL ? ann->call.fn : ann);
-        if (!p) return false;
+        if (!p && ann->kind != E_ATTR) return false;
         if (ann->kind == E_CALL && strcmp(p, "qd.types.vector") && strcmp(p, "qd.types.matrix")) return false;
-        if (ann->kind != E_CALL && !sema_vec_alias(p, &v)) return false;
+        if (ann->kind == E_ATTR && (!p || !sema_vec_alias(p, &v))) { /* gs.qd_vec3: a module's vector type (-D, a global) */
+            Scope *saved = S->scope;
+            IrStmtVec *cur = S->cur;
+            S->scope = S->hscope, S->cur = NULL;
+            int mark = diag_quiet_begin();
+            v = sema_eval(S, ann);
+            diag_quiet_end(mark);
+            S->scope = saved, S->cur = cur;
+            if (v.kind != V_VECTYPE) return false;
+        } else if (ann->kind != E_CALL && !sema_vec_alias(p, &v)) return false;
         if (ann->kind == E_CALL) {
             Scope *saved = S->scope;
             IrStmtVec *cur = S->cur;

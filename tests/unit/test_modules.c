@@ -579,3 +579,234 @@ Test(patterns, func_serial_locals_shared_with_its_loops) {
     cr_expect(strstr(ir, "store ndarray b[%") != NULL && strstr(ir, "(cast:f32 (load field qdc_tmp_k__False_n[]:i32))") != NULL, "%s", ir);
     free(ir);
 }
+
+/* A data-oriented class whose __init__ makes a field of a vector type that a package's attribute
+ * names (-D pkg.vec3=..., as Genesis' gs.qd_vec3) and a struct field with needs_grad=False
+ * (Quadrants' default: no gradient storage) and SOA layout; the kernel's three loops run on x86
+ * with 1, 2 and 4 threads: out[i] = c.x + 10 c.y + 100 c.z of the boxes' centres, 321 i + 470.5. */
+static const char *const boxes_files[] = {
+    "pkg/__init__.py", "",
+    "main.py",
+    "import quadrants as qd\nimport pkg\n\n\n@qd.dataclass\nclass Box:\n    lo: pkg.vec3\n    hi: pkg.vec3\n\n\n"
+    "@qd.data_oriented\nclass Boxes:\n    def __init__(self, n):\n        self.n = n\n"
+    "        self.centers = qd.field(pkg.vec3, shape=(n,))\n"
+    "        self.boxes = Box.field(shape=(n,), needs_grad=False, layout=qd.Layout.SOA)\n\n"
+    "    @qd.kernel\n    def run(self, out: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+    "        for i in range(self.n):\n            self.boxes[i].lo = pkg.vec3(i, 2 * i, 3 * i)\n"
+    "            self.boxes[i].hi = pkg.vec3(i + 1, 2 * i + 4, 3 * i + 9)\n"
+    "        for i in range(self.n):\n            self.centers[i] = (self.boxes[i].lo + self.boxes[i].hi) / 2\n"
+    "        for i in range(self.n):\n            out[i] = self.centers[i][0] + 10 * self.centers[i][1] + 100 * self.centers[i][2]\n\n\n"
+    "boxes = Boxes(8)\nboxes.run(qd.ndarray(qd.f32, (8,)))\n",
+    NULL};
+
+Test(patterns, class_fields_of_a_module_vector_type_run_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    char *dir = program(boxes_files);
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--target=x86_64", "-Dpkg.vec3=qd.types.vector(3, qd.f32)", "--stats", NULL}, &wrote);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect_str_eq(r.out, "main: 1 kernel (boxes__run), 3 tasks, 0 atomics, 0 volatile loads, 0 fences\n");
+    run_free(&r);
+    RunResult h = run_qdc_argv((const char *const[]){"--emit=header", "-Dpkg.vec3=qd.types.vector(3, qd.f32)", "-o", "main.h", "main.py", NULL}, NULL, dir);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    run_free(&h);
+    const char *host = "#include \"main.h\"\n#include \"common.h\"\n\nint main(int argc, char **argv) {\n"
+                       "    int nt = host_threads(argc, argv), bad = 0;\n    float *out = host_alloc(8, 4);\n"
+                       "    boxes__run_args a = {out, {8}};\n    if (!host_launch_ok(boxes__run(&a, nt))) return 2;\n"
+                       "    for (int i = 0; i < 8; i++)\n"
+                       "        if (out[i] != 321.0f * (float)i + 470.5f) bad++, printf(\"out[%d] = %g\\n\", i, (double)out[i]);\n"
+                       "    printf(\"boxes: %d wrong\\n\", bad);\n    free(out);\n    return bad != 0;\n}\n";
+    cr_assert(x86_build_host(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
+    for (int t = 1; t <= 4; t *= 2) {
+        char nt[16];
+        snprintf(nt, sizeof nt, "%d", t);
+        RunResult x = x86_run_host(dir, nt, NULL, NULL);
+        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
+        cr_expect_str_eq(x.out, "boxes: 0 wrong\n");
+        run_free(&x);
+    }
+    remove_tree(dir), free(dir);
+}
+
+/* needs_grad=True on a struct field is still refused (qdc keeps no gradient storage for one). */
+Test(patterns, struct_field_needs_grad_true_refused) {
+    const char *const files[] = {"main.py",
+                                 "import quadrants as qd\n\n\n@qd.dataclass\nclass P:\n    x: qd.f32\n\n\n"
+                                 "ps = P.field(shape=(4,), needs_grad=True)\n\n\n@qd.kernel\ndef k():\n    for i in range(4):\n        ps[i].x = 1.0\n",
+                                 NULL};
+    expect_error(files, none, 1,
+                 "main.py:9:26: error[QD2063]: needs_grad=... is not supported: qdc does not compile autodiff\n"
+                 " 9 | ps = P.field(shape=(4,), needs_grad=True)\n   |                          ^~~~~~~~~~\n");
+}
+
+/* A run-time index beside a slice of compile-time bounds (Genesis' rot[:, axis_idx],
+ * rt[i, :]): rows, columns and part rows read, and a row written, at an index known only when
+ * the kernel runs; on x86 with 1, 2 and 4 threads, each of 9 items against the host's own sums. */
+static const char *const slice_kernel =
+    "import quadrants as qd\n\n\n@qd.kernel\n"
+    "def k(out: qd.types.ndarray(dtype=qd.i32, ndim=2), sel: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+    "    for t in range(sel.shape[0]):\n"
+    "        m = qd.Matrix([[1, 2, 3], [4, 5, 6], [7, 8, 9]])\n"
+    "        i = sel[t]\n"
+    "        r = m[i, :]\n        c = m[:, i]\n        p = m[i, 1:]\n        q = m[::-2, i]\n"
+    "        w = qd.Matrix([[0, 0, 0], [0, 0, 0]])\n        j = i % 2\n        w[j, :] = r * 2\n"
+    "        out[t, 0] = r[0] + 10 * r[1] + 100 * r[2]\n"
+    "        out[t, 1] = c[0] + 10 * c[1] + 100 * c[2]\n"
+    "        out[t, 2] = p[0] + 10 * p[1] + 100 * q[0] + 1000 * q[1]\n"
+    "        out[t, 3] = w[0, 0] + 10 * w[0, 1] + 100 * w[0, 2] + 1000 * w[1, 0] + 10000 * w[1, 1] + 100000 * w[1, 2]\n";
+
+Test(patterns, runtime_index_beside_slice_runs_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    char *dir = program((const char *const[]){"main.py", slice_kernel, NULL});
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--target=x86_64", NULL}, &wrote);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    run_free(&r);
+    RunResult h = run_qdc_argv((const char *const[]){"--emit=header", "-o", "main.h", "main.py", NULL}, NULL, dir);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    run_free(&h);
+    const char *host =
+        "#include \"main.h\"\n#include \"common.h\"\n\nint main(int argc, char **argv) {\n"
+        "    int nt = host_threads(argc, argv), bad = 0;\n    int32_t out[9][4] = {{0}}, sel[9];\n"
+        "    for (int t = 0; t < 9; t++) sel[t] = (t * 2) % 3;\n"
+        "    k_args a = {&out[0][0], {9, 4}, sel, {9}};\n    if (!host_launch_ok(k(&a, nt))) return 2;\n"
+        "    for (int t = 0; t < 9; t++) {\n"
+        "        int i = sel[t], m[3][3] = {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}, w[2][3] = {{0}};\n"
+        "        for (int c = 0; c < 3; c++) w[i % 2][c] = 2 * m[i][c];\n"
+        "        int want[4] = {m[i][0] + 10 * m[i][1] + 100 * m[i][2], m[0][i] + 10 * m[1][i] + 100 * m[2][i],\n"
+        "                       m[i][1] + 10 * m[i][2] + 100 * m[2][i] + 1000 * m[0][i],\n"
+        "                       w[0][0] + 10 * w[0][1] + 100 * w[0][2] + 1000 * w[1][0] + 10000 * w[1][1] + 100000 * w[1][2]};\n"
+        "        for (int q = 0; q < 4; q++)\n"
+        "            if (out[t][q] != want[q]) bad++, printf(\"out[%d][%d] = %d, want %d\\n\", t, q, (int)out[t][q], want[q]);\n"
+        "    }\n    printf(\"slices: %d wrong\\n\", bad);\n    return bad != 0;\n}\n";
+    cr_assert(x86_build_host(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
+    for (int t = 1; t <= 4; t *= 2) {
+        char nt[16];
+        snprintf(nt, sizeof nt, "%d", t);
+        RunResult x = x86_run_host(dir, nt, NULL, NULL);
+        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
+        cr_expect_str_eq(x.out, "slices: 0 wrong\n");
+        run_free(&x);
+    }
+    remove_tree(dir), free(dir);
+}
+
+/* The slice's own bounds stay compile-time constants (Quadrants: no variables in a slice), and a
+ * row written through a run-time index takes a vector of the slice's length. */
+Test(patterns, runtime_index_beside_slice_refusals) {
+    const char *const bound[] = {"main.py",
+                                 "import quadrants as qd\n\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                                 "    for t in range(2):\n        m = qd.Matrix([[1, 2], [3, 4]])\n        i = a[t]\n"
+                                 "        a[t] = m[i, i:].sum()\n",
+                                 NULL};
+    expect_error(bound, none, 1,
+                 "main.py:9:21: error[QD2009]: a slice bound (Quadrants slices with compile-time bounds) must be a compile-time integer constant\n"
+                 " 9 |         a[t] = m[i, i:].sum()\n   |                     ^\n");
+    const char *const width[] = {"main.py",
+                                 "import quadrants as qd\n\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                                 "    for t in range(2):\n        m = qd.Matrix([[1, 2], [3, 4]])\n        i = a[t]\n"
+                                 "        m[i, :] = qd.Vector([1, 2, 3])\n        a[t] = m[0, 0]\n",
+                                 NULL};
+    expect_error(width, none, 1,
+                 "main.py:9:19: error[QD2040]: cannot assign a vector of 3 components to a slice of 2 components\n"
+                 " 9 |         m[i, :] = qd.Vector([1, 2, 3])\n   |                   ^~~~~~~~~~~~~~~~~~~~\n");
+}
+
+/* `*` inside an index tuple (Genesis' render_T[(i_g, i_b, *J)] over qd.static(qd.grouped(...)))
+ * spreads J's items as indices; m[J] with such a J reads m[J[0], J[1]]. On x86 with 1, 2 and 4
+ * threads: a[i, j, r, c] = (1 + 2r + c)(i + 10j), plus 100 at [.., 0, 1] from a tuple spread. */
+static const char *const star_kernel =
+    "import quadrants as qd\n\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=4)):\n"
+    "    for i, j in qd.ndrange(a.shape[0], a.shape[1]):\n"
+    "        m = qd.Matrix([[1, 2], [3, 4]]) * (i + 10 * j)\n"
+    "        for J in qd.static(qd.grouped(qd.ndrange(2, 2))):\n"
+    "            a[(i, j, *J)] = m[J]\n"
+    "        t = (0, 1)\n"
+    "        a[(i, j, *t)] += 100\n";
+
+Test(patterns, star_in_index_tuple_runs_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    char *dir = program((const char *const[]){"main.py", star_kernel, NULL});
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--target=x86_64", NULL}, &wrote);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    run_free(&r);
+    RunResult h = run_qdc_argv((const char *const[]){"--emit=header", "-o", "main.h", "main.py", NULL}, NULL, dir);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    run_free(&h);
+    const char *host =
+        "#include \"main.h\"\n#include \"common.h\"\n\nint main(int argc, char **argv) {\n"
+        "    int nt = host_threads(argc, argv), bad = 0;\n    static int32_t a[3][4][2][2];\n"
+        "    k_args x = {&a[0][0][0][0], {3, 4, 2, 2}};\n    if (!host_launch_ok(k(&x, nt))) return 2;\n"
+        "    for (int i = 0; i < 3; i++)\n        for (int j = 0; j < 4; j++)\n            for (int r = 0; r < 2; r++)\n"
+        "                for (int c = 0; c < 2; c++) {\n"
+        "                    int want = (1 + 2 * r + c) * (i + 10 * j) + (r == 0 && c == 1 ? 100 : 0);\n"
+        "                    if (a[i][j][r][c] != want) bad++, printf(\"a[%d][%d][%d][%d] = %d, want %d\\n\", i, j, r, c, (int)a[i][j][r][c], want);\n"
+        "                }\n    printf(\"star: %d wrong\\n\", bad);\n    return bad != 0;\n}\n";
+    cr_assert(x86_build_host(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
+    for (int t = 1; t <= 4; t *= 2) {
+        char nt[16];
+        snprintf(nt, sizeof nt, "%d", t);
+        RunResult x = x86_run_host(dir, nt, NULL, NULL);
+        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
+        cr_expect_str_eq(x.out, "star: 0 wrong\n");
+        run_free(&x);
+    }
+    remove_tree(dir), free(dir);
+}
+
+/* `*` of a matrix inside an index: refused where it is written. */
+Test(patterns, star_in_index_of_a_matrix_refused) {
+    const char *const files[] = {"main.py",
+                                 "import quadrants as qd\n\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=3)):\n"
+                                 "    for i in range(2):\n        m = qd.Matrix([[0, 0], [0, 0]])\n        a[(i, *m)] = 1\n",
+                                 NULL};
+    expect_error(files, none, 1,
+                 "main.py:8:15: error[QD2011]: '*' in an index unpacks a tuple, list or vector, not a matrix\n"
+                 " 8 |         a[(i, *m)] = 1\n   |               ^~\n");
+}
+
+/* `(j, i) if c else (i, j)` with c known at run time (Genesis' collision_pair_idx[(i_gb, i_ga)
+ * if i_ga > i_gb else (i_ga, i_gb)]): Quadrants makes each tuple a vector and selects; used as
+ * an index it is two indices. On x86 with 1, 2 and 4 threads: out[a, b] = idx[min, max]. */
+static const char *const pair_kernel =
+    "import quadrants as qd\n\n\n@qd.kernel\n"
+    "def k(idx: qd.types.ndarray(dtype=qd.i32, ndim=2), out: qd.types.ndarray(dtype=qd.i32, ndim=2)):\n"
+    "    for a, b in qd.ndrange(out.shape[0], out.shape[1]):\n"
+    "        p = (b, a) if a > b else (a, b)\n"
+    "        out[a, b] = idx[(b, a) if a > b else (a, b)] + 1000 * p[0]\n";
+
+Test(patterns, runtime_choice_of_tuples_runs_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    char *dir = program((const char *const[]){"main.py", pair_kernel, NULL});
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--target=x86_64", NULL}, &wrote);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    run_free(&r);
+    RunResult h = run_qdc_argv((const char *const[]){"--emit=header", "-o", "main.h", "main.py", NULL}, NULL, dir);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    run_free(&h);
+    const char *host =
+        "#include \"main.h\"\n#include \"common.h\"\n\nint main(int argc, char **argv) {\n"
+        "    int nt = host_threads(argc, argv), bad = 0;\n    int32_t idx[5][5], out[5][5] = {{0}};\n"
+        "    for (int i = 0; i < 25; i++) idx[i / 5][i % 5] = 10 * (i / 5) + i % 5;\n"
+        "    k_args x = {&idx[0][0], {5, 5}, &out[0][0], {5, 5}};\n    if (!host_launch_ok(k(&x, nt))) return 2;\n"
+        "    for (int a = 0; a < 5; a++)\n        for (int b = 0; b < 5; b++) {\n"
+        "            int lo = a > b ? b : a, hi = a > b ? a : b, want = idx[lo][hi] + 1000 * lo;\n"
+        "            if (out[a][b] != want) bad++, printf(\"out[%d][%d] = %d, want %d\\n\", a, b, (int)out[a][b], want);\n"
+        "        }\n    printf(\"pairs: %d wrong\\n\", bad);\n    return bad != 0;\n}\n";
+    cr_assert(x86_build_host(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
+    for (int t = 1; t <= 4; t *= 2) {
+        char nt[16];
+        snprintf(nt, sizeof nt, "%d", t);
+        RunResult x = x86_run_host(dir, nt, NULL, NULL);
+        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
+        cr_expect_str_eq(x.out, "pairs: 0 wrong\n");
+        run_free(&x);
+    }
+    remove_tree(dir), free(dir);
+}

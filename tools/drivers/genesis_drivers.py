@@ -51,6 +51,9 @@ class ArrayClass:
     def __init__(self, path):
         tree = ast.parse(open(path).read())
         self.members, self.configs, self.aliases, self.arrays, self.by_builder = {}, {}, {}, {}, {}
+        self.builds = {}  # a builder's name (get_mpr_state: mpr_state) -> the Struct class it returns
+        self.grads = set()  # (Struct class, member) built with needs_grad=<not False>
+        self.read_grad = set()  # members whose .grad the module being driven reads (x.vel.grad[...])
         self.plain = {"V_ANNOTATION"}  # names standing for an untyped array (X = V_ANNOTATION)
         self.by_name = {}  # an array's name (a builder's keyword, self.X = V(...)) -> its description
         for node in tree.body:
@@ -84,7 +87,13 @@ class ArrayClass:
             if isinstance(s, ast.Call) and isinstance(s.func, ast.Name) and s.func.id.startswith("Struct"):
                 arrays = self.arrays.setdefault(s.func.id, {})
                 mine = self.by_builder.setdefault(fn.name[4:] if fn.name.startswith("get_") else fn.name, {})
+                if any(isinstance(r, ast.Return) and r.value is s for r in ast.walk(fn)):
+                    self.builds[fn.name[4:] if fn.name.startswith("get_") else fn.name] = s.func.id
                 for kw in s.keywords:  # of two returns (a 0-d stand-in, the real one), the most axes
+                    if kw.arg and isinstance(kw.value, ast.Call) and any(
+                            k.arg == "needs_grad" and not (isinstance(k.value, ast.Constant) and not k.value.value)
+                            for k in kw.value.keywords):
+                        self.grads.add((s.func.id, kw.arg))  # V(..., needs_grad=requires_grad): may have a .grad
                     if kw.arg and isinstance(kw.value, ast.Call):
                         desc = self.array(kw.value, shapes)
                         for table in (arrays, mine, self.by_name):
@@ -136,7 +145,7 @@ class ArrayClass:
             return 1
         return 1
 
-    def build(self, cls, var, depth=0):
+    def build(self, cls, var, depth=0, axes=None):
         """Python text that builds an instance of dataclass cls (var: the parameter or member it is for:
         get_<var> of array_class, when there is one, says its arrays)."""
         args = []
@@ -146,13 +155,15 @@ class ArrayClass:
                 args.append(f"{name}={self.build(ann, name, depth + 1)}")
                 continue
             n, m, dtype, ndim = (own.get(name) or self.arrays.get(cls, {}).get(name) or (0, 0, "gs.qd_float", 1))
+            ndim = max(ndim, (axes or {}).get(name, 0))  # x.vgeom_start[i_l, i_b] in a kernel run only when batched
             shape = "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"  # ndim 0: ()
+            grad = ", needs_grad=True" if (cls, name) in self.grads and name in self.read_grad else ""
             if n and m:
-                args.append(f"{name}=qd.Matrix.ndarray({n}, {m}, {dtype}, {shape})")
+                args.append(f"{name}=qd.Matrix.ndarray({n}, {m}, {dtype}, {shape}{grad})")
             elif n:
-                args.append(f"{name}=qd.Vector.ndarray({n}, {dtype}, {shape})")
+                args.append(f"{name}=qd.Vector.ndarray({n}, {dtype}, {shape}{grad})")
             else:
-                args.append(f"{name}=qd.ndarray({dtype}, {shape})")
+                args.append(f"{name}=qd.ndarray({dtype}, {shape}{grad})")
         return f"array_class.{cls}(" + ", ".join(args) + ")"
 
     def config(self, cls):
@@ -189,6 +200,18 @@ def used_as_index(fn, name):
                     return True
                 if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
                     return True
+    return False
+
+
+def used_in_bits(fn, name):
+    """Whether an element of name is an operand of a bitwise atomic or operator (qd.atomic_or(flag,
+    name[i]), name[i] & m): Quadrants takes integer operands only there."""
+    for s in ast.walk(fn):
+        ops = s.args if isinstance(s, ast.Call) and (dotted(s.func) or "").split(".")[-1] in ("atomic_or", "atomic_and", "atomic_xor") \
+            else [s.left, s.right] if isinstance(s, ast.BinOp) and isinstance(s.op, (ast.BitOr, ast.BitAnd, ast.BitXor, ast.LShift, ast.RShift)) else []
+        for o in ops:
+            if isinstance(o, ast.Subscript) and isinstance(o.value, ast.Name) and o.value.id == name:
+                return True
     return False
 
 
@@ -268,9 +291,16 @@ def subscript_ndim(fn, name, funcs=None, depth=0):
     """The number of axes of name's subscripts in fn's live code, followed into the qd.funcs of the
     module fn passes name to (by position or keyword)."""
     nd = 0
+    grouped = {}  # for J in qd.static(qd.grouped(qd.ndrange(4, 4))): J spreads (*J) into 2 indices
+    for s in ast.walk(fn):
+        if isinstance(s, ast.For) and isinstance(s.target, ast.Name):
+            for c in ast.walk(s.iter):
+                if isinstance(c, ast.Call) and (dotted(c.func) or "").endswith("ndrange"):
+                    grouped[s.target.id] = len(c.args)
     for s in live_nodes(fn, template_flags(fn)):
         if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name) and s.value.id == name:
-            nd = max(nd, len(s.slice.elts) if isinstance(s.slice, ast.Tuple) else 1)
+            nd = max(nd, sum(grouped.get(e.value.id, 1) if isinstance(e, ast.Starred) and isinstance(e.value, ast.Name) else 1
+                             for e in s.slice.elts) if isinstance(s.slice, ast.Tuple) else 1)
         if funcs and depth < 4 and isinstance(s, ast.Call) and isinstance(s.func, ast.Name) and s.func.id in funcs:
             callee = funcs[s.func.id]
             params = [p.arg for p in callee.args.args]
@@ -283,11 +313,99 @@ def subscript_ndim(fn, name, funcs=None, depth=0):
     return nd if nd or depth else 1
 
 
+def grads_read(fn, funcs):
+    """The members whose gradient fn or the module's qd.funcs it calls read or write (x.vel.grad[...]):
+    the driver gives those (when their builder passes needs_grad=) needs_grad=True."""
+    got, seen, todo = set(), set(), [fn]
+    while todo:
+        f = todo.pop()
+        if f.name in seen:
+            continue
+        seen.add(f.name)
+        for e in ast.walk(f):
+            if isinstance(e, ast.Attribute) and e.attr == "grad" and isinstance(e.value, ast.Attribute):
+                got.add(e.value.attr)
+            if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in funcs:
+                todo.append(funcs[e.func.id])
+    return got
+
+
+def attrs_read(fn, name, funcs=None, depth=0):
+    """The attributes of name (name.X) read in fn's live code, followed into the module's qd.funcs
+    fn passes name to (by position or keyword)."""
+    got = set()
+    for s in live_nodes(fn, template_flags(fn)):
+        if isinstance(s, ast.Attribute) and isinstance(s.value, ast.Name) and s.value.id == name:
+            got.add(s.attr)
+        if funcs and depth < 4 and isinstance(s, ast.Call) and isinstance(s.func, ast.Name) and s.func.id in funcs:
+            callee = funcs[s.func.id]
+            params = [p.arg for p in callee.args.args]
+            for i, a in enumerate(s.args):
+                if isinstance(a, ast.Name) and a.id == name and i < len(params):
+                    got |= attrs_read(callee, params[i], funcs, depth + 1)
+            for k in s.keywords:
+                if isinstance(k.value, ast.Name) and k.value.id == name and k.arg in params:
+                    got |= attrs_read(callee, k.arg, funcs, depth + 1)
+    return got
+
+
+class Classes:
+    """The @qd.data_oriented classes of a Genesis tree: the attributes their __init__ sets
+    (self.X = ...) and its parameters, to build a program's own object for a qd.template()
+    parameter whose attributes a kernel reads."""
+
+    def __init__(self, root):
+        self.found = {}  # class name -> (module, attributes, [(param, annotation, has default)])
+        for d, _, files in os.walk(os.path.join(root, "genesis")):
+            for f in sorted(files):
+                path = os.path.join(d, f)
+                if not f.endswith(".py") or "@qd.data_oriented" not in open(path).read():
+                    continue
+                mod = os.path.relpath(path, root)[:-3].replace("/", ".")
+                for c in ast.parse(open(path).read()).body:
+                    if not isinstance(c, ast.ClassDef) or "qd.data_oriented" not in [dotted(x) for x in c.decorator_list]:
+                        continue
+                    init = next((m for m in c.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
+                    if not init:
+                        continue
+                    attrs = {t.attr for s in ast.walk(init) if isinstance(s, ast.Assign) for t in s.targets
+                             if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+                    nd = len(init.args.args) - len(init.args.defaults)
+                    params = [(a.arg, dotted(a.annotation), i >= nd) for i, a in enumerate(init.args.args[1:], 1)]
+                    self.found[c.name] = (mod, attrs, params)
+
+    def build(self, want, objects, depth=0):
+        """The name of a driver variable holding an instance of the class whose __init__ sets every
+        attribute of want (of several, the one that sets fewest: LBVH copies AABB's aabbs; its
+        parameters: a class of the tree built the same way, else 4), adding (variable, module, class,
+        arguments) to objects; None when no class fits or two fit equally."""
+        fits = sorted((len(attrs), c) for c, (_, attrs, _) in self.found.items() if want and want <= attrs)
+        if not fits or (len(fits) > 1 and fits[0][0] == fits[1][0]) or depth > 3:
+            return None
+        cls = fits[0][1]
+        mod, _, params = self.found[cls]
+        args = []
+        for name, ann, dflt in params:
+            if ann in self.found:
+                sub = self.build(self.found[ann][1], objects, depth + 1) if ann != cls else None
+                if not sub:
+                    return None
+                args.append(f"{name}={sub}")
+            elif not dflt:
+                if ann not in (None, "int"):
+                    return None
+                args.append(f"{name}=4")
+        var = f"object_{cls}"
+        if all(o[0] != var for o in objects):
+            objects.append((var, mod, cls, ", ".join(args)))
+        return var
+
+
 CONFIGS = {"static_rigid_sim_config": "StructRigidSimStaticConfig", "collider_static_config": "StructColliderStaticConfig",
            "gjk_static_config": "StructGJKStaticConfig"}
 
 
-def argument(ac, fn, p, configs, funcs=None, fields=None):
+def argument(ac, fn, p, configs, funcs=None, fields=None, classes=None, objects=None):
     ann = p.annotation
     d = dotted(ann)
     if d and d.startswith("array_class.") and d.split(".", 1)[1] in ac.plain:
@@ -301,7 +419,12 @@ def argument(ac, fn, p, configs, funcs=None, fields=None):
                        args=[], keywords=[])
     elif d and d.startswith("array_class."):
         cls = ac.aliases.get(d.split(".", 1)[1], d.split(".", 1)[1])
-        return ac.build(cls, p.arg) if cls in ac.members else None
+        axes = {}  # param.member[a, b]: the member has at least that many axes
+        for s in live_nodes(fn, template_flags(fn)):
+            if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Attribute) and isinstance(s.value.value, ast.Name) \
+                    and s.value.value.id == p.arg and isinstance(s.slice, ast.Tuple):
+                axes[s.value.attr] = max(axes.get(s.value.attr, 0), len(s.slice.elts))
+        return ac.build(cls, p.arg, axes=axes) if cls in ac.members else None
     if isinstance(ann, ast.Call) and dotted(ann.func) in ("qd.types.ndarray", "qd.types.NDArray"):
         kw = {k.arg: k.value for k in ann.keywords if k.arg}
         dt = dotted(kw.get("dtype") or (ann.args[0] if ann.args else None))
@@ -311,7 +434,7 @@ def argument(ac, fn, p, configs, funcs=None, fields=None):
         if not dt and width:  # a[i][j]: an ndarray of vectors
             return f"qd.Vector.ndarray({width}, gs.qd_float, (" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + "))"
         dt = dt or ("gs.qd_bool" if used_as_bool(fn, p.arg) else
-                    "gs.qd_int" if INDEX.search(p.arg) or used_as_index(fn, p.arg) else "gs.qd_float")
+                    "gs.qd_int" if INDEX.search(p.arg) or used_as_index(fn, p.arg) or used_in_bits(fn, p.arg) else "gs.qd_float")
         if dt.split(".")[-1] in VEC:
             n, m, base = VEC[dt.split(".")[-1]]
             shape = "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"
@@ -322,6 +445,12 @@ def argument(ac, fn, p, configs, funcs=None, fields=None):
         if p.arg in CONFIGS:
             configs[p.arg] = CONFIGS[p.arg]
             return p.arg
+        if p.arg in ac.builds and ac.builds[p.arg] in ac.members:  # mpr_state: what get_mpr_state builds
+            return ac.build(ac.builds[p.arg], p.arg)
+        if classes is not None and objects is not None:  # aabb_state.aabbs[...]: the program's class that sets .aabbs
+            obj = classes.build(attrs_read(fn, p.arg, funcs), objects)
+            if obj:
+                return obj
         ndim = subscript_ndim(fn, p.arg, funcs, 1)
         if ndim and fields is not None:  # subscripted: a field (Genesis passes its fields as templates)
             width, shape = element_width(fn, p.arg), "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"
@@ -340,6 +469,7 @@ def argument(ac, fn, p, configs, funcs=None, fields=None):
 
 def main(root, module, outdir):
     ac = ArrayClass(os.path.join(root, "genesis/utils/array_class.py"))
+    classes = Classes(root)
     rel = os.path.relpath(module, root)
     modname = rel[:-3].replace("/", ".")
     tree = ast.parse(open(module).read())
@@ -352,15 +482,18 @@ def main(root, module, outdir):
             continue
         if not any((dotted(d.func if isinstance(d, ast.Call) else d) or "") == "qd.kernel" for d in fn.decorator_list):
             continue
-        configs, args, fields = {}, [], {}
+        configs, args, fields, objects = {}, [], {}, []
+        ac.read_grad = grads_read(fn, funcs)
         for p in fn.args.args:
-            args.append(argument(ac, fn, p, configs, funcs, fields) or "None")
+            args.append(argument(ac, fn, p, configs, funcs, fields, classes, objects) or "None")
         lines = ["import quadrants as qd", "import genesis as gs", "import genesis.utils.array_class as array_class",
                  f"import {modname} as target", ""]
         for name, cls in configs.items():
             lines.append(f"{name} = {ac.config(cls)}")
         for name, decl in fields.items():
             lines.append(f"{name} = {decl}")
+        for var, mod, cls, cargs in objects:
+            lines += [f"from {mod} import {cls}", f"{var} = {cls}({cargs})"]
         lines += ["", "", "def drive():", f"    target.{fn.name}(" + ", ".join(args) + ")", ""]
         path = os.path.join(outdir, f"{fn.name}.py")
         open(path, "w").write("\n".join(lines))
