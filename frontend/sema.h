@@ -147,6 +147,9 @@ typedef struct SemaClass {
     bool instantiated;
     bool imported;     /* defined by an imported module (module.c) */
     bool hollow;       /* QD2068 names it: its QD2104 warning would repeat the cause */
+    bool plain;        /* an undecorated Python class (no kernels of its own) */
+    int base;          /* plain: 1 + the index of its base class, 0 for none */
+    Scope *attrs;      /* plain: what CLASS.NAME is (class attributes, static and class methods) */
 } SemaClass;
 
 typedef struct SemaObject {

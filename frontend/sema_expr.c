@@ -495,7 +495,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (!strcmp(e->attr.name, "dtype") && (o.kind == V_FIELD || (o.kind == V_VEC && vec_len(o) && o.vec.c[0].kind == V_FIELD)))
         return (Val){.kind = V_TYPE, .type = S->fields.items[(o.kind == V_FIELD ? o : o.vec.c[0]).index].type}; /* its element type */
     if (o.kind == V_SNODE) return S->up->sema_snode_attr(S, o, e->attr.name);
-    if (o.kind == V_OBJECT) return S->up->sema_object_attr(S, o, e);
+    if (o.kind == V_OBJECT || (o.kind == V_CLASS && S->classes.items[o.index].plain)) return S->up->sema_object_attr(S, o, e);
     if (o.kind == V_MODULE) return sema_module_attr(S, o, e);
     if (o.kind == V_VEC) return S->up->sema_vec_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_STRUCT) return S->up->sema_struct_attr(S, o, e->attr.name, e->span);
