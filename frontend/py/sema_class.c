@@ -144,6 +144,39 @@ static void plain_instance(Sema *S, SemaObject *o) {
     }
 }
 
+/* __init__'s statements: `self.NAME = value` (also `self.a, self.b = x, y`) sets an attribute,
+ * an `if` whose condition qdc decides runs the branch Python takes (its self.NAME = too), any
+ * other statement runs as host code. */
+static void init_block(Sema *S, SemaObject *o, const StmtList *body, const char *self, Scope *is) {
+    for (int k = 0; k < body->n; k++) {
+        const Stmt *s = body->stmts[k];
+        const Expr *t = s->kind == S_ASSIGN && s->assign.targets.n == 1 ? s->assign.targets.items[0] : s->kind == S_ANNASSIGN ? s->ann.target : NULL;
+        const Expr *v = s->kind == S_ASSIGN ? s->assign.value : s->kind == S_ANNASSIGN ? s->ann.value : NULL;
+        if (t && v && t->kind == E_ATTR && t->attr.obj->kind == E_NAME && !strcmp(t->attr.obj->name, self)) {
+            bind_value(S, &o->attrs, is, t->attr.name, v, t->span);
+            continue;
+        }
+        bool pairs = t && v && t->kind == E_TUPLE && v->kind == E_TUPLE && t->list.n == v->list.n;
+        for (int j = 0; pairs && j < t->list.n; j++) {
+            const Expr *tj = t->list.items[j];
+            pairs = tj->kind == E_ATTR && tj->attr.obj->kind == E_NAME && !strcmp(tj->attr.obj->name, self);
+        }
+        if (pairs) { /* the values first, as Python evaluates the right side before it assigns */
+            Scope *tmp = new_scope(S, is);
+            for (int j = 0; j < t->list.n; j++) bind_value(S, tmp, is, t->list.items[j]->attr.name, v->list.items[j], t->list.items[j]->span);
+            for (int j = 0; j < tmp->b.len; j++) scope_bind(S, &o->attrs, tmp->b.items[j].name, tmp->b.items[j].v, tmp->b.items[j].decl);
+            continue;
+        }
+        int side = s->kind == S_IF && !s->if_.raises ? S->up->sema_host_cond(S, s->if_.cond) : -1;
+        if (side >= 0) {
+            init_block(S, o, side ? &s->if_.then : &s->if_.els, self, is);
+            continue;
+        }
+        StmtList one = {(Stmt **)&body->stmts[k], 1};
+        sema_module_body(S, &one);
+    }
+}
+
 static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call, Scope *defined) {
     Scope *is = new_scope(S, defined);
     const char *self = init->def.params[0].name;
@@ -162,17 +195,7 @@ static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call,
     const char *prefix = S->prefix;
     int loops = S->host_loops; /* __init__'s body is outside the caller's loops */
     S->hscope = is, S->prefix = o->prefix, S->host_loops = 0;
-    for (int k = 0; k < init->def.body.n; k++) {
-        const Stmt *s = init->def.body.stmts[k];
-        const Expr *t = s->kind == S_ASSIGN && s->assign.targets.n == 1 ? s->assign.targets.items[0] : s->kind == S_ANNASSIGN ? s->ann.target : NULL;
-        const Expr *v = s->kind == S_ASSIGN ? s->assign.value : s->kind == S_ANNASSIGN ? s->ann.value : NULL;
-        if (t && v && t->kind == E_ATTR && t->attr.obj->kind == E_NAME && !strcmp(t->attr.obj->name, self)) {
-            bind_value(S, &o->attrs, is, t->attr.name, v, t->span);
-            continue;
-        }
-        StmtList one = {(Stmt **)&init->def.body.stmts[k], 1};
-        sema_module_body(S, &one);
-    }
+    init_block(S, o, &init->def.body, self, is);
     S->hscope = hs, S->prefix = prefix, S->host_loops = loops, S->host_jump = HJ_NONE;
 }
 
