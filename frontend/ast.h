@@ -119,7 +119,7 @@ struct Stmt {
                  (frontend/module.c): alias is the name bound; name: of `from MODULE import name` (NULL:
                  `import MODULE`, which binds MODULE's first component unless `as`); level: leading dots;
                  star: `from MODULE import *`; bound: the name bound, as written */
-        struct { Expr *cond, *msg; } assert_;             /* msg may be NULL */
+        struct { Expr *cond, *msg; } assert_;             /* msg may be NULL; cond NULL: host `raise msg` */
         struct { ExprList names; const char *what; } host; /* E_NAMEs the host code assigns */
     };
 };

@@ -1298,6 +1298,23 @@ static bool plain_class(Parser *P, StmtVec *out) {
     return true;
 }
 
+/* `raise EXPR` in host code outside a try block: an S_ASSERT without a condition, which the
+ * evaluator reports when it runs it (frontend/py/sema_lang.c); a bare `raise`, `raise X from Y`
+ * or an EXPR outside the grammar stays host code. */
+static bool host_raise(Parser *P, StmtVec *out) {
+    int from = P->pos;
+    Token *kw = next(P);
+    if (at(P, T_NEWLINE)) return P->pos = from, false;
+    P->speculative = true, P->failed = false;
+    Stmt *s = new_stmt(P, S_ASSERT, tspan(P, kw));
+    s->assert_.msg = parse_test(P);
+    bool ok = !P->failed && at(P, T_NEWLINE);
+    P->speculative = false, P->failed = P->quiet = false;
+    if (!ok) return P->pos = from, false;
+    vec_push(out, s);
+    return true;
+}
+
 /* `from quadrants[.sub...] import NAME [as ALIAS], ...` (module level): one S_IMPORT per name,
  * module "quadrants.sub.NAME" bound to ALIAS (or NAME); sema maps it into the qd namespace
  * (`from quadrants.lang.simt import subgroup` binds subgroup to qd.simt.subgroup). */
@@ -1576,6 +1593,7 @@ static void module_stmt(Parser *P, StmtVec *out) {
     if (k == T_AT && data_oriented_class(P, out)) return;
     if (k == T_KW_CLASS && int_enum_class(P, out)) return;
     if (k == T_KW_CLASS && !P->raises && plain_class(P, out)) return;
+    if (k == T_KW_RAISE && !P->raises && host_raise(P, out)) return;
     if ((k == T_KW_DEF || (k == T_AT && !qd_decorated(P))) && host_def(P, out)) return;
     if (k == T_KW_IF && host_if(P, out)) return;
     if (k == T_KW_FOR && host_for(P, out)) return;

@@ -1162,7 +1162,7 @@ void sema_module_body(Sema *S, const StmtList *l) {
             snode_stmt(S, s->expr);
             break;
         case S_PASS: break;
-        case S_ASSERT: break; /* host code: Python checks it when the script runs */
+        case S_ASSERT: S->up->sema_host_assert(S, s); break; /* false or raised at compile time: an error, as Python raises */
         case S_RETURN: /* a host function's: what follows is not evaluated (Python returns) */
             if (host && S->pyfunc_body) S->host_ret = S->up->sema_pyfunc_result(S, s->expr), S->host_returned = true;
             else if (host) S->host_ret = s->expr ? S->up->sema_host_return(S, s->expr) : val_err(), S->host_returned = true;

@@ -681,3 +681,56 @@ Val sema_dict_get(Sema *S, Val d, const Expr *key) {
     diag_error(key->span, QD2011, "the key is not in the dict (Python raises KeyError)");
     return val_err();
 }
+
+/* ---- host assert and raise ---- */
+
+/* Python's truth of a value the evaluator computed: 1, 0, or -1 when it is not a value it
+ * knows (a run-time expression, an object, a function). */
+static int known_truth(Val v) {
+    switch (v.kind) {
+    case V_EXPR:
+        if (!ir_is_const(v.e)) return -1;
+        return qt_is_float(v.e->type) ? v.e->c.f != 0 : v.e->c.u != 0;
+    case V_NONE: return 0;
+    case V_STR: return *v.path != 0;
+    case V_TUPLE: return v.tuple.n > 0;
+    case V_DICT: return v.dict.n > 0;
+    default: return -1;
+    }
+}
+
+/* The text an assert's message or an exception's argument gives, evaluated as Python would;
+ * its source text when qdc cannot compute it. */
+static const char *message_text(Sema *S, const Expr *m) {
+    int mark = diag_quiet_begin();
+    Val v = sema_is_host_expr(S, m) ? val_err() : sema_eval(S, m);
+    bool failed = diag_quiet_end(mark) > 0;
+    if (!failed && v.kind == V_STR) return v.path;
+    const Source *src = m->span.src ? m->span.src : S->src;
+    return arena_strndup(S->arena, src->text + m->span.off, m->span.len);
+}
+
+/* `assert cond[, msg]` and `raise E(msg)` in host code (module level, a host function, a
+ * method) that the evaluator reaches: Python stops the script there, so a condition qdc
+ * computes as false, or a raise it runs, is QD2180 quoting the message. Not reported: a
+ * condition qdc cannot compute (it depends on values known when the script runs), code in a
+ * try block or `with pytest.raises(...)` (the script catches or expects it), a branch of an
+ * if qdc cannot decide (never run, sema_host_if), a function's trial run. */
+void sema_host_assert(Sema *S, const Stmt *s) {
+    if (S->raises || S->pyfunc_trying) return;
+    if (s->assert_.cond) {
+        const Expr *c = s->assert_.cond;
+        if (sema_is_host_expr(S, c)) return;
+        int mark = diag_quiet_begin();
+        Val v = sema_eval(S, c);
+        if (diag_quiet_end(mark) || known_truth(v) != 0) return;
+        const char *text = message_text(S, s->assert_.msg ? s->assert_.msg : c);
+        diag_error(s->span, QD2180, "assertion failed at compile time: %s", text);
+    } else {
+        const Expr *e = s->assert_.msg, *fn = e->kind == E_CALL ? e->call.fn : e;
+        const char *name = fn->kind == E_NAME ? fn->name : fn->kind == E_ATTR ? fn->attr.name : "an exception";
+        if (e->kind == E_CALL && e->call.args.n) diag_error(s->span, QD2180, "%s raised at compile time: %s", name, message_text(S, e->call.args.items[0]));
+        else diag_error(s->span, QD2180, "%s raised at compile time", name);
+    }
+    if (S->pyfunc_body) S->host_returned = true, S->host_ret = val_err(); /* the call ends there */
+}
