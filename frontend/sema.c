@@ -484,7 +484,8 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
                                        (rb->v.kind == V_NS && !strncmp(rb->v.path, "qd.", 3) && /* impl.get_runtime().default_fp */
                                         (!strcmp(e->call.fn->attr.name, "get_runtime") || !strcmp(e->call.fn->attr.name, "current_cfg"))) ||
                                        (rb->v.kind == V_VEC && !strcmp(e->call.fn->attr.name, "get_scalar_field")));
-            if (!compile_time && rb && rb->v.kind == V_OBJECT && r == e->call.fn->attr.obj) { /* obj.method(...), self.f(n - 1) */
+            bool evaluated = rb && (rb->v.kind == V_OBJECT || rb->v.kind == V_PYDC || (rb->v.kind == V_CLASS && S->classes.items[rb->v.index].plain));
+            if (!compile_time && evaluated && r == e->call.fn->attr.obj) { /* obj.method(...), self.f(n - 1), Cls.make(...) */
                 int mark = diag_quiet_begin();
                 Val m = sema_eval(S, e->call.fn);
                 diag_quiet_end(mark);

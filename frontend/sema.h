@@ -505,6 +505,7 @@ int sema_host_cond(Sema *S, const Expr *e);               /* a host if's conditi
 void sema_class(Sema *S, const Stmt *cls);               /* @qd.data_oriented (sema_class.c) */
 bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp); /* NAME = Class(...) */
 Val sema_object_attr(Sema *S, Val obj, const Expr *attr);  /* obj.name in a kernel or host code */
+Val sema_class_method(Sema *S, const StmtList *body, Scope *defined, Val obj, const Expr *attr, bool *found); /* obj.method of a class body */
 bool sema_method_object(Sema *S, const Stmt *def, Val *obj); /* def: a method of an instance */
 void sema_finish_classes(Sema *S);
 void sema_bad_call_site(Sema *S, const CallInst *ci);

@@ -291,6 +291,35 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
     return true;
 }
 
+/* obj.NAME for a method NAME defined in a class body (a dataclass's: sema_pydc.c): a plain or
+ * property method with self bound to obj (a property is called), a static method; *found false
+ * when the body defines no method NAME. */
+Val sema_class_method(Sema *S, const StmtList *body, Scope *defined, Val obj, const Expr *attr, bool *found) {
+    *found = false;
+    for (int k = body->n - 1; k >= 0; k--) {
+        const Stmt *d = body->stmts[k];
+        if (d->kind != S_DEF || !d->def.host || strcmp(d->def.name, attr->attr.name)) continue;
+        *found = true;
+        char deco = method_deco(d);
+        if (!evaluable(d) || deco == '?' || deco == 'c' || (deco != 's' && !d->def.nparams)) {
+            Binding b = {.name = d->def.name, .v = {.kind = V_HOST, .path = unevaluable_method}, .decl = d->def.name_span};
+            diag_error(attr->span, QD2062, "'%s' is %s; kernels and compile-time code can use methods that only compute a value", attr->attr.name, b.v.path);
+            return diag_note(b.decl, "'%s' is defined here", attr->attr.name), val_err();
+        }
+        if (deco == 's') {
+            vec_push(&S->pyfuncs, ((struct PyFunc){d, defined}));
+            return (Val){.kind = V_PYFUNC, .def = d};
+        }
+        Val m = bound_method(S, d, defined, obj);
+        if (deco != 'p') return m;
+        Expr *call = ARENA_NEW(S->arena, Expr);
+        *call = (Expr){.kind = E_CALL, .span = attr->span};
+        call->call.fn = (Expr *)attr;
+        return sema_pyfunc_call(S, call, m.def);
+    }
+    return val_err();
+}
+
 /* A plain class's or instance's attribute that is a method qdc cannot run. */
 static Val unevaluable(Sema *S, const char *what, const Expr *attr, const Binding *b) {
     diag_error(attr->span, QD2062, "'%s.%s' is %s; kernels and compile-time code can use methods that only compute a value", what,
