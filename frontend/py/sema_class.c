@@ -74,6 +74,14 @@ static const char unevaluable_method[] = "a method qdc cannot evaluate (its body
  * methods as functions (CLASS.method(obj)). */
 static void class_attrs(Sema *S, int ci) {
     Scope *defined = S->classes.items[ci].scope, *a = new_scope(S, defined);
+    for (int b = S->classes.items[ci].base - 1; b >= 0; b = S->classes.items[b].base - 1) { /* inherited class methods: cls is this class */
+        const StmtList *bb = &S->classes.items[b].cls->class_.body;
+        for (int k = 0; k < bb->n; k++) {
+            const Stmt *d = bb->stmts[k];
+            if (d->kind == S_DEF && d->def.host && method_deco(d) == 'c' && evaluable(d) && d->def.nparams && !scope_find(a, d->def.name))
+                scope_bind(S, a, d->def.name, bound_method(S, d, S->classes.items[b].scope, (Val){.kind = V_CLASS, .index = ci}), d->def.name_span);
+        }
+    }
     const StmtList *body = &S->classes.items[ci].cls->class_.body;
     for (int k = 0; k < body->n; k++) {
         const Stmt *d = body->stmts[k];
