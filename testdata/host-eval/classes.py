@@ -77,6 +77,10 @@ class Arr:
         return self.n * 2
 
 
+fact = lambda n: 1 if n <= 1 else n * fact(n - 1)  # recursive lambdas called in a kernel
+fib = lambda n: n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
 def build(m):
     obj = Derived(m, extra=7)
     return obj.total()
@@ -106,6 +110,8 @@ def classes(c: qd.template()):
         x[10] = T  # 4 + 3 + 12
         x[11] = qd.static(o.half)
         x[12] = small.total()  # 2 * 2 + 1
+        x[13] = fact(6)
+        x[14] = fib(15)
 
 
 @qd.kernel

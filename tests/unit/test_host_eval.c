@@ -192,7 +192,7 @@ static const char classes_host[] =
     "    int nt = atoi(argv[1]);\n"
     "    classes__d_args ca = {0};\n"
     "    if (classes__d(&ca, nt)) return 2;\n"
-    "    for (int k = 0; k < 13; k++) printf(\"%d%s\", qd_field_x[k], k == 12 ? \"\\n\" : \" \");\n"
+    "    for (int k = 0; k < 15; k++) printf(\"%d%s\", qd_field_x[k], k == 14 ? \"\\n\" : \" \");\n"
     "    int32_t out[4] = {-1, -1, -1, -1};\n"
     "    with_dataclass_args wa = {.p__out = out, .p__out_shape = {4}, .p__n = 4};\n"
     "    if (with_dataclass(&wa, nt)) return 2;\n"
@@ -203,8 +203,9 @@ static const char classes_host[] =
  * one), @property, @staticmethod, @classmethod (cls is the class named, also inherited),
  * class attributes seeing earlier ones, __init__ with defaults and an if, single inheritance,
  * an instance made in a helper, dataclass methods, properties and __post_init__, and a
- * dataclass method in a kernel on its run-time members: Python's values, on 1, 2 and 4 threads.
- * Before, a plain class was opaque (QD2062 at each use). */
+ * dataclass method in a kernel on its run-time members, recursive lambdas a kernel calls with
+ * constants: Python's values, on 1, 2 and 4 threads. Before, a plain class was opaque (QD2062 at
+ * each use) and a recursive lambda in a kernel was QD2016. */
 Test(host_eval, classes_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
     char *src = root_path("testdata/host-eval/classes.py");
@@ -213,7 +214,7 @@ Test(host_eval, classes_run_on_x86, .timeout = 120) {
         char *dir = make_temp_dir();
         RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", classes_host, threads[t], NULL);
         cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
-        cr_expect_str_eq(r.out, "20 21 15 14 6 10 6 37 2 5 19 6 5\n8 9 10 11\n", "%s threads", threads[t]);
+        cr_expect_str_eq(r.out, "20 21 15 14 6 10 6 37 2 5 19 6 5 720 610\n8 9 10 11\n", "%s threads", threads[t]);
         run_free(&r);
         remove_tree(dir);
         free(dir);
