@@ -77,6 +77,15 @@ class Arr:
         return self.n * 2
 
 
+class Table:
+    def __init__(self, items):
+        self.items = items
+
+    def __getitem__(self, i):
+        return self.items[i] * 10
+
+
+tbl = Table([1, 2, 3])
 fact = lambda n: 1 if n <= 1 else n * fact(n - 1)  # recursive lambdas called in a kernel
 fib = lambda n: n if n < 2 else fib(n - 1) + fib(n - 2)
 
@@ -112,6 +121,7 @@ def classes(c: qd.template()):
         x[12] = small.total()  # 2 * 2 + 1
         x[13] = fact(6)
         x[14] = fib(15)
+        x[15] = tbl[2]  # __getitem__
 
 
 @qd.kernel

@@ -192,7 +192,7 @@ static const char classes_host[] =
     "    int nt = atoi(argv[1]);\n"
     "    classes__d_args ca = {0};\n"
     "    if (classes__d(&ca, nt)) return 2;\n"
-    "    for (int k = 0; k < 15; k++) printf(\"%d%s\", qd_field_x[k], k == 14 ? \"\\n\" : \" \");\n"
+    "    for (int k = 0; k < 16; k++) printf(\"%d%s\", qd_field_x[k], k == 15 ? \"\\n\" : \" \");\n"
     "    int32_t out[4] = {-1, -1, -1, -1};\n"
     "    with_dataclass_args wa = {.p__out = out, .p__out_shape = {4}, .p__n = 4};\n"
     "    if (with_dataclass(&wa, nt)) return 2;\n"
@@ -202,6 +202,7 @@ static const char classes_host[] =
 /* testdata/host-eval/classes.py: methods of plain classes (calling each other, a host loop in
  * one), @property, @staticmethod, @classmethod (cls is the class named, also inherited),
  * class attributes seeing earlier ones, __init__ with defaults and an if, single inheritance,
+ * obj[i] through __getitem__ (Quadrants' test_subscript_user_classes_in_kernel),
  * an instance made in a helper, dataclass methods, properties and __post_init__, and a
  * dataclass method in a kernel on its run-time members, recursive lambdas a kernel calls with
  * constants: Python's values, on 1, 2 and 4 threads. Before, a plain class was opaque (QD2062 at
@@ -214,7 +215,7 @@ Test(host_eval, classes_run_on_x86, .timeout = 120) {
         char *dir = make_temp_dir();
         RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", classes_host, threads[t], NULL);
         cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
-        cr_expect_str_eq(r.out, "20 21 15 14 6 10 6 37 2 5 19 6 5 720 610\n8 9 10 11\n", "%s threads", threads[t]);
+        cr_expect_str_eq(r.out, "20 21 15 14 6 10 6 37 2 5 19 6 5 720 610 30\n8 9 10 11\n", "%s threads", threads[t]);
         run_free(&r);
         remove_tree(dir);
         free(dir);
@@ -263,10 +264,13 @@ Test(host_eval, host_assert_and_raise_at_compile_time) {
     free(text);
     expect_exactly("import quadrants as qd\n\nN = 3\nassert N % 2 == 0\n",
                    "g.py:4:1: error[QD2180]: assertion failed at compile time: N % 2 == 0\n 4 | assert N % 2 == 0\n   | ^~~~~~\n");
-    /* a try block catches it; an opaque condition, an undecided branch and a kernel's result are the script's */
+    /* a try block catches it; an opaque condition, an undecided branch, a kernel's result, a list
+     * code qdc does not run may append to, a flag a global statement rebinds, `is`: the script's */
     cr_assert(asprintf(&text, "%sM = check(3)\ntry:\n    check(-5)\nexcept ValueError:\n    pass\n"
                               "import sys\nassert len(sys.argv) == 99\nif len(sys.argv) > 5:\n    raise RuntimeError('many')\n"
-                              "k()\nassert x[0] == 7\n", helper) > 0);
+                              "k()\nassert x[0] == 7\n"
+                              "calls = []\nflag = False\ndef setf():\n    global flag\n    flag = True\n    calls.append(1)\n\n"
+                              "assert len(calls) == 1 and flag\nassert flag\nclass D:\n    pass\n\nassert D is not None\n", helper) > 0);
     expect_ok(text);
     free(text);
 }
