@@ -348,7 +348,7 @@ Val sema_pydc_attr(Sema *S, Val o, const Expr *attr) {
     for (int k = 0; k < dc->n; k++)
         if (!strcmp(dc->names[k], attr->attr.name)) return o.pydc.m[k];
     bool found;
-    Val m = sema_class_method(S, &dc->cls->class_.body, dc->scope, o, attr, &found); /* s.total(), s.area (a property) */
+    Val m = S->up->sema_class_method(S, &dc->cls->class_.body, dc->scope, o, attr, &found); /* s.total(), s.area (a property) */
     if (found) return m;
     diag_error(attr->span, QD2019, "dataclass '%s' has no member '%s'", dc->cls->class_.name, attr->attr.name);
     return val_err();
