@@ -153,6 +153,7 @@ static void dump_stmt(const Stmt *s, int depth, StrBuf *out) {
     case S_CONTINUE: sb_puts(out, "(continue"); break;
     case S_PASS: sb_puts(out, "(pass"); break;
     case S_ASSERT:
+        if (!s->assert_.cond) { sb_puts(out, "(raise "), dump_expr(s->assert_.msg, out); break; }
         sb_puts(out, "(assert "), dump_expr(s->assert_.cond, out);
         if (s->assert_.msg) sb_putc(out, ' '), dump_expr(s->assert_.msg, out);
         break;

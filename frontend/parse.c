@@ -1274,6 +1274,47 @@ static bool int_enum_class(Parser *P, StmtVec *out) {
     return true;
 }
 
+/* class NAME: / class NAME(): / class NAME(object): / class NAME(BASE): an undecorated Python
+ * class whose body is parsed like a host function's; the evaluator runs its instances, methods,
+ * properties (frontend/py/sema_class.c). Another header (several bases, a dotted base, keywords)
+ * stays host code. */
+static bool plain_class(Parser *P, StmtVec *out) {
+    int c = P->pos, i = c + 2;
+    if (i + 2 >= P->ntoks || P->toks[c + 1].kind != T_NAME) return false;
+    Token *base = NULL;
+    if (P->toks[i].kind == T_LPAREN) {
+        if (P->toks[i + 1].kind == T_NAME && P->toks[i + 2].kind == T_RPAREN) base = &P->toks[i + 1], i += 3;
+        else if (P->toks[i + 1].kind == T_RPAREN) i += 2;
+        else return false;
+    }
+    if (i + 2 >= P->ntoks || P->toks[i].kind != T_COLON || P->toks[i + 1].kind != T_NEWLINE || P->toks[i + 2].kind != T_INDENT) return false;
+    Stmt *s = new_stmt(P, S_CLASS, tspan(P, &P->toks[c]));
+    s->class_.name = P->toks[c + 1].s, s->class_.name_span = tspan(P, &P->toks[c + 1]);
+    s->class_.plain = true;
+    if (base && strcmp(base->s, "object")) s->class_.base = base->s, s->class_.base_span = tspan(P, base);
+    P->pos = i + 2;
+    s->class_.body = host_block(P);
+    vec_push(out, s);
+    return true;
+}
+
+/* `raise EXPR` in host code outside a try block: an S_ASSERT without a condition, which the
+ * evaluator reports when it runs it (frontend/py/sema_lang.c); a bare `raise`, `raise X from Y`
+ * or an EXPR outside the grammar stays host code. */
+static bool host_raise(Parser *P, StmtVec *out) {
+    int from = P->pos;
+    Token *kw = next(P);
+    if (at(P, T_NEWLINE)) return P->pos = from, false;
+    P->speculative = true, P->failed = false;
+    Stmt *s = new_stmt(P, S_ASSERT, tspan(P, kw));
+    s->assert_.msg = parse_test(P);
+    bool ok = !P->failed && at(P, T_NEWLINE);
+    P->speculative = false, P->failed = P->quiet = false;
+    if (!ok) return P->pos = from, false;
+    vec_push(out, s);
+    return true;
+}
+
 /* `from quadrants[.sub...] import NAME [as ALIAS], ...` (module level): one S_IMPORT per name,
  * module "quadrants.sub.NAME" bound to ALIAS (or NAME); sema maps it into the qd namespace
  * (`from quadrants.lang.simt import subgroup` binds subgroup to qd.simt.subgroup). */
@@ -1552,6 +1593,8 @@ static void module_stmt(Parser *P, StmtVec *out) {
         return parse_user_import(P, out); /* the program's modules (frontend/module.c) */
     if (k == T_AT && data_oriented_class(P, out)) return;
     if (k == T_KW_CLASS && int_enum_class(P, out)) return;
+    if (k == T_KW_CLASS && !P->raises && plain_class(P, out)) return;
+    if (k == T_KW_RAISE && !P->raises && host_raise(P, out)) return;
     if ((k == T_KW_DEF || (k == T_AT && !qd_decorated(P))) && host_def(P, out)) return;
     if (k == T_KW_IF && host_if(P, out)) return;
     if (k == T_KW_FOR && host_for(P, out)) return;

@@ -485,7 +485,8 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
                                        (rb->v.kind == V_NS && !strncmp(rb->v.path, "qd.", 3) && /* impl.get_runtime().default_fp */
                                         (!strcmp(e->call.fn->attr.name, "get_runtime") || !strcmp(e->call.fn->attr.name, "current_cfg"))) ||
                                        (rb->v.kind == V_VEC && !strcmp(e->call.fn->attr.name, "get_scalar_field")));
-            if (!compile_time && rb && rb->v.kind == V_OBJECT && r == e->call.fn->attr.obj) { /* obj.method(...), self.f(n - 1) */
+            bool evaluated = rb && (rb->v.kind == V_OBJECT || rb->v.kind == V_PYDC || (rb->v.kind == V_CLASS && S->classes.items[rb->v.index].plain));
+            if (!compile_time && evaluated && r == e->call.fn->attr.obj) { /* obj.method(...), self.f(n - 1), Cls.make(...) */
                 int mark = diag_quiet_begin();
                 Val m = sema_eval(S, e->call.fn);
                 diag_quiet_end(mark);
@@ -1215,7 +1216,7 @@ void sema_module_body(Sema *S, const StmtList *l) {
             snode_stmt(S, s->expr);
             break;
         case S_PASS: break;
-        case S_ASSERT: break; /* host code: Python checks it when the script runs */
+        case S_ASSERT: S->up->sema_host_assert(S, s); break; /* false or raised at compile time: an error, as Python raises */
         case S_RETURN: /* a host function's: what follows is not evaluated (Python returns) */
             if (host && S->pyfunc_body) S->host_ret = S->up->sema_pyfunc_result(S, s->expr), S->host_returned = true;
             else if (host) S->host_ret = s->expr ? S->up->sema_host_return(S, s->expr) : val_err(), S->host_returned = true;

@@ -148,6 +148,9 @@ typedef struct SemaClass {
     bool instantiated;
     bool imported;     /* defined by an imported module (module.c) */
     bool hollow;       /* QD2068 names it: its QD2104 warning would repeat the cause */
+    bool plain;        /* an undecorated Python class (no kernels of its own) */
+    int base;          /* plain: 1 + the index of its base class, 0 for none */
+    Scope *attrs;      /* plain: what CLASS.NAME is (class attributes, static and class methods) */
 } SemaClass;
 
 typedef struct SemaObject {
@@ -500,10 +503,12 @@ void sema_free_instances(Sema *S);
 void sema_call_site(Sema *S, const Expr *call, int def); /* a host call of a generic kernel */
 bool sema_host_array(Sema *S, const Expr *e, Val *out); /* qd.ndarray(...) / np.zeros(..., dtype=...) in host code */
 QdType sema_numpy_dtype(Sema *S, const Expr *e);         /* np.float32, a dtype variable, ...; QT_VOID if not one */
+void sema_host_assert(Sema *S, const Stmt *s);            /* a host assert or raise the evaluator runs (sema_lang.c) */
 int sema_host_cond(Sema *S, const Expr *e);               /* a host if's condition: 1, 0, or -1 unknown (sema_param.c) */
 void sema_class(Sema *S, const Stmt *cls);               /* @qd.data_oriented (sema_class.c) */
 bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp); /* NAME = Class(...) */
 Val sema_object_attr(Sema *S, Val obj, const Expr *attr);  /* obj.name in a kernel or host code */
+Val sema_class_method(Sema *S, const StmtList *body, Scope *defined, Val obj, const Expr *attr, bool *found); /* obj.method of a class body */
 bool sema_method_object(Sema *S, const Stmt *def, Val *obj); /* def: a method of an instance */
 void sema_finish_classes(Sema *S);
 void sema_bad_call_site(Sema *S, const CallInst *ci);

@@ -498,7 +498,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if ((o.kind == V_FIELD || (o.kind == V_VEC && vec_len(o) && o.vec.c[0].kind == V_FIELD)) && (!strcmp(e->attr.name, "snode") || !strcmp(e->attr.name, "parent") || !strcmp(e->attr.name, "append") ||
                                                                                                     !strcmp(e->attr.name, "length") || !strcmp(e->attr.name, "deactivate")))
         return S->up->sema_snode_attr(S, o, e->attr.name); /* x.snode, x.parent() (sema_sparse.c) */
-    if (o.kind == V_OBJECT) return S->up->sema_object_attr(S, o, e);
+    if (o.kind == V_OBJECT || (o.kind == V_CLASS && S->classes.items[o.index].plain)) return S->up->sema_object_attr(S, o, e);
     if (o.kind == V_MODULE) return sema_module_attr(S, o, e);
     if (o.kind == V_VEC) return S->up->sema_vec_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_STRUCT) return S->up->sema_struct_attr(S, o, e->attr.name, e->span);
@@ -713,6 +713,17 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     if (sliced) return sv;
     Val o = sema_eval(S, e->sub.obj);
     if (o.kind == V_ERR) return o;
+    if (o.kind == V_OBJECT && S->classes.items[o.obj->cls].plain) { /* obj[i] of a plain class: its __getitem__, run at compile time */
+        Expr *attr = ARENA_NEW(S->arena, Expr), *call = ARENA_NEW(S->arena, Expr);
+        *attr = (Expr){.kind = E_ATTR, .span = e->span};
+        attr->attr.obj = e->sub.obj, attr->attr.name = "__getitem__";
+        Val m = S->up->sema_object_attr(S, o, attr);
+        if (m.kind != V_PYFUNC) return val_err();
+        *call = (Expr){.kind = E_CALL, .span = e->span};
+        call->call.fn = attr, call->call.args.items = ARENA_ARRAY(S->arena, Expr *, 1), call->call.args.n = 1;
+        call->call.args.items[0] = e->sub.index;
+        return S->up->sema_pyfunc_call(S, call, m.def);
+    }
     if (o.kind == V_STR) { /* s[k]: one character, as a string */
         Val *items;
         int n;

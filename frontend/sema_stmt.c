@@ -1072,6 +1072,23 @@ static bool requires_top_level(Sema *S, const Stmt *def) {
     return false;
 }
 
+/* Every argument of call is a compile-time value (a constant, a string, None): evaluated
+ * quietly, without code. */
+static bool lambda_args_known(Sema *S, const Expr *call) {
+    IrStmtVec none = {0}, *saved = S->cur;
+    S->cur = &none;
+    int mark = diag_quiet_begin();
+    bool ok = !call->call.nkw;
+    for (int k = 0; ok && k < call->call.args.n; k++) {
+        Val v = sema_eval(S, call->call.args.items[k]);
+        ok = (v.kind == V_EXPR && ir_is_const(v.e)) || v.kind == V_STR || v.kind == V_NONE;
+    }
+    ok &= !diag_quiet_end(mark);
+    S->cur = saved;
+    vec_free(&none);
+    return ok;
+}
+
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     if (!S->cur && !S->k && !strcmp(def->def.name, "<lambda>")) /* a lambda called by host code: Python's value (f = lambda n: ...) */
         return S->up->sema_pyfunc_call(S, call, def);
@@ -1081,6 +1098,14 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
             return diag_error(call->span, QD1012, "'%s' parameters are not supported in kernels", def->def.params[k].name), val_err();
     for (int k = 0; k < S->ninline; k++)
         if (S->inline_stack[k] == def) {
+            if (!strcmp(def->def.name, "<lambda>") && lambda_args_known(S, call)) { /* Quadrants calls a lambda in Python: exact, budgeted */
+                IrStmtVec *cur = S->cur;
+                IrKernel *kern = S->k;
+                S->cur = NULL, S->k = NULL;
+                Val r = S->up->sema_pyfunc_call(S, call, def);
+                S->cur = cur, S->k = kern;
+                return r;
+            }
             diag_error(call->span, QD2016, "recursive call of qd.func '%s' (qd.func calls are inlined)", def->def.name);
             return val_err();
         }

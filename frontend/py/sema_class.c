@@ -12,13 +12,6 @@
 #include "pyint.h"
 #include <string.h>
 
-void sema_class(Sema *S, const Stmt *cls) {
-    SemaClass c = {.cls = cls, .scope = S->hscope, .imported = S->cur_mod != NULL};
-    vec_push(&S->classes, c);
-    scope_bind(S, S->bind_to ? S->bind_to : S->hscope, cls->class_.name, (Val){.kind = V_CLASS, .index = S->classes.len - 1},
-               cls->class_.name_span);
-}
-
 /* 'K' for a @qd.kernel method, 'F' for @qd.func, 0 for anything else. */
 static char method_kind(Sema *S, const Stmt *d) {
     if (d->kind != S_DEF || d->def.host || !d->def.nparams) return 0;
@@ -47,6 +40,151 @@ static void bind_value(Sema *S, Scope *to, Scope *in, const char *name, const Ex
     S->hscope = hs, S->bind_to = bt;
 }
 
+/* A method's decorator: 'p' @property (@functools.cached_property), 's' @staticmethod, 'c'
+ * @classmethod, 0 none, '?' another (the method is left to the script). */
+static char method_deco(const Stmt *d) {
+    if (!d->def.decorators.n) return 0;
+    const Expr *e = d->def.decorators.items[0];
+    const char *n = e->kind == E_NAME ? e->name : e->kind == E_ATTR ? e->attr.name : NULL;
+    if (d->def.decorators.n > 1 || !n) return '?';
+    if (!strcmp(n, "property") || !strcmp(n, "cached_property")) return 'p';
+    return !strcmp(n, "staticmethod") ? 's' : !strcmp(n, "classmethod") ? 'c' : '?';
+}
+
+/* A host method whose body only computes (sema_pyfunc.c's rule): the evaluator runs it. */
+static bool evaluable(const Stmt *d) {
+    return d->kind == S_DEF && d->def.host && strcmp(d->def.name, "__init__") && (sema_pyfunc_return(d) || sema_pyfunc_body_ok(d));
+}
+
+/* d with its first parameter (self, cls) bound to v: a Python function of the others. */
+static Val bound_method(Sema *S, const Stmt *d, Scope *defined, Val v) {
+    Stmt *m = ARENA_NEW(S->arena, Stmt); /* one definition per instance: its self differs */
+    *m = *d;
+    m->def.params = d->def.params + 1, m->def.nparams = d->def.nparams - 1;
+    Scope *ms = new_scope(S, defined);
+    scope_bind(S, ms, d->def.params[0].name, v, d->def.params[0].span);
+    vec_push(&S->pyfuncs, ((struct PyFunc){m, ms}));
+    return (Val){.kind = V_PYFUNC, .def = m};
+}
+
+static const char unevaluable_method[] = "a method qdc cannot evaluate (its body does more than compute a value)";
+
+/* A plain class's own attributes, what CLASS.NAME is: class attributes (evaluated in the class
+ * body, which sees the ones before), static methods, class methods (cls bound), and plain
+ * methods as functions (CLASS.method(obj)). */
+static void class_attrs(Sema *S, int ci) {
+    Scope *defined = S->classes.items[ci].scope, *a = new_scope(S, defined);
+    for (int b = S->classes.items[ci].base - 1; b >= 0; b = S->classes.items[b].base - 1) { /* inherited class methods: cls is this class */
+        const StmtList *bb = &S->classes.items[b].cls->class_.body;
+        for (int k = 0; k < bb->n; k++) {
+            const Stmt *d = bb->stmts[k];
+            if (d->kind == S_DEF && d->def.host && method_deco(d) == 'c' && evaluable(d) && d->def.nparams && !scope_find(a, d->def.name))
+                scope_bind(S, a, d->def.name, bound_method(S, d, S->classes.items[b].scope, (Val){.kind = V_CLASS, .index = ci}), d->def.name_span);
+        }
+    }
+    const StmtList *body = &S->classes.items[ci].cls->class_.body;
+    for (int k = 0; k < body->n; k++) {
+        const Stmt *d = body->stmts[k];
+        const Expr *t = d->kind == S_ASSIGN && d->assign.targets.n == 1 ? d->assign.targets.items[0] : d->kind == S_ANNASSIGN ? d->ann.target : NULL;
+        const Expr *v = d->kind == S_ASSIGN ? d->assign.value : d->kind == S_ANNASSIGN ? d->ann.value : NULL;
+        if (t && v && t->kind == E_NAME && v->kind != E_CALL) bind_value(S, a, a, t->name, v, t->span);
+        else if (t && v && t->kind == E_NAME) scope_bind(S, a, t->name, (Val){.kind = V_HOST, .path = "a class attribute made by a call"}, t->span);
+        if (d->kind != S_DEF || !d->def.host) continue;
+        char deco = method_deco(d);
+        if (evaluable(d) && (deco == 0 || deco == 's')) {
+            vec_push(&S->pyfuncs, ((struct PyFunc){d, defined}));
+            scope_bind(S, a, d->def.name, (Val){.kind = V_PYFUNC, .def = d}, d->def.name_span);
+        } else if (evaluable(d) && deco == 'c' && d->def.nparams) {
+            scope_bind(S, a, d->def.name, bound_method(S, d, defined, (Val){.kind = V_CLASS, .index = ci}), d->def.name_span);
+        } else if (strcmp(d->def.name, "__init__")) {
+            scope_bind(S, a, d->def.name, (Val){.kind = V_HOST, .path = unevaluable_method}, d->def.name_span);
+        }
+    }
+    S->classes.items[ci].attrs = a;
+}
+
+void sema_class(Sema *S, const Stmt *cls) {
+    int base = 0;
+    if (cls->class_.base) { /* a base qdc does not know (another module's, a library's): the class stays the script's */
+        Binding *b = sema_lookup(S, cls->class_.base);
+        if (!b || b->v.kind != V_CLASS || !S->classes.items[b->v.index].plain)
+            return (void)scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_HOST, .path = "a Python class"}, cls->class_.name_span);
+        base = b->v.index + 1;
+    }
+    SemaClass c = {.cls = cls, .scope = S->hscope, .imported = S->cur_mod != NULL, .plain = cls->class_.plain, .base = base};
+    vec_push(&S->classes, c);
+    int ci = S->classes.len - 1;
+    if (c.plain) class_attrs(S, ci);
+    scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_CLASS, .index = ci}, cls->class_.name_span);
+}
+
+/* The classes of ci's chain of bases, the root first; their number. */
+static int class_chain(Sema *S, int ci, int out[16]) {
+    int n = 0;
+    for (int k = ci; n < 16; k = S->classes.items[k].base - 1) {
+        out[n++] = k;
+        if (!S->classes.items[k].base) break;
+    }
+    for (int i = 0; i < n / 2; i++) {
+        int t = out[i];
+        out[i] = out[n - 1 - i], out[n - 1 - i] = t;
+    }
+    return n;
+}
+
+/* A plain instance's attributes before __init__: its classes' attributes, root first, each
+ * method bound to the instance (a property too: read, it is called). */
+static void plain_instance(Sema *S, SemaObject *o) {
+    int ch[16], n = class_chain(S, o->cls, ch);
+    for (int i = 0; i < n; i++) {
+        const SemaClass *c = &S->classes.items[ch[i]];
+        for (int k = 0; k < c->attrs->b.len; k++) {
+            const Binding *b = &c->attrs->b.items[k];
+            scope_bind(S, &o->attrs, b->name, b->v, b->decl);
+        }
+        const StmtList *body = &c->cls->class_.body;
+        for (int k = 0; k < body->n; k++) {
+            const Stmt *d = body->stmts[k];
+            char deco = d->kind == S_DEF ? method_deco(d) : '?';
+            if ((deco == 0 || deco == 'p') && evaluable(d) && d->def.nparams)
+                scope_bind(S, &o->attrs, d->def.name, bound_method(S, d, c->scope, (Val){.kind = V_OBJECT, .obj = o}), d->def.name_span);
+        }
+    }
+}
+
+/* __init__'s statements: `self.NAME = value` (also `self.a, self.b = x, y`) sets an attribute,
+ * an `if` whose condition qdc decides runs the branch Python takes (its self.NAME = too), any
+ * other statement runs as host code. */
+static void init_block(Sema *S, SemaObject *o, const StmtList *body, const char *self, Scope *is) {
+    for (int k = 0; k < body->n; k++) {
+        const Stmt *s = body->stmts[k];
+        const Expr *t = s->kind == S_ASSIGN && s->assign.targets.n == 1 ? s->assign.targets.items[0] : s->kind == S_ANNASSIGN ? s->ann.target : NULL;
+        const Expr *v = s->kind == S_ASSIGN ? s->assign.value : s->kind == S_ANNASSIGN ? s->ann.value : NULL;
+        if (t && v && t->kind == E_ATTR && t->attr.obj->kind == E_NAME && !strcmp(t->attr.obj->name, self)) {
+            bind_value(S, &o->attrs, is, t->attr.name, v, t->span);
+            continue;
+        }
+        bool pairs = t && v && t->kind == E_TUPLE && v->kind == E_TUPLE && t->list.n == v->list.n;
+        for (int j = 0; pairs && j < t->list.n; j++) {
+            const Expr *tj = t->list.items[j];
+            pairs = tj->kind == E_ATTR && tj->attr.obj->kind == E_NAME && !strcmp(tj->attr.obj->name, self);
+        }
+        if (pairs) { /* the values first, as Python evaluates the right side before it assigns */
+            Scope *tmp = new_scope(S, is);
+            for (int j = 0; j < t->list.n; j++) bind_value(S, tmp, is, t->list.items[j]->attr.name, v->list.items[j], t->list.items[j]->span);
+            for (int j = 0; j < tmp->b.len; j++) scope_bind(S, &o->attrs, tmp->b.items[j].name, tmp->b.items[j].v, tmp->b.items[j].decl);
+            continue;
+        }
+        int side = s->kind == S_IF && !s->if_.raises ? S->up->sema_host_cond(S, s->if_.cond) : -1;
+        if (side >= 0) {
+            init_block(S, o, side ? &s->if_.then : &s->if_.els, self, is);
+            continue;
+        }
+        StmtList one = {(Stmt **)&body->stmts[k], 1};
+        sema_module_body(S, &one);
+    }
+}
+
 static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call, Scope *defined) {
     Scope *is = new_scope(S, defined);
     const char *self = init->def.params[0].name;
@@ -65,17 +203,7 @@ static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call,
     const char *prefix = S->prefix;
     int loops = S->host_loops; /* __init__'s body is outside the caller's loops */
     S->hscope = is, S->prefix = o->prefix, S->host_loops = 0;
-    for (int k = 0; k < init->def.body.n; k++) {
-        const Stmt *s = init->def.body.stmts[k];
-        const Expr *t = s->kind == S_ASSIGN && s->assign.targets.n == 1 ? s->assign.targets.items[0] : s->kind == S_ANNASSIGN ? s->ann.target : NULL;
-        const Expr *v = s->kind == S_ASSIGN ? s->assign.value : s->kind == S_ANNASSIGN ? s->ann.value : NULL;
-        if (t && v && t->kind == E_ATTR && t->attr.obj->kind == E_NAME && !strcmp(t->attr.obj->name, self)) {
-            bind_value(S, &o->attrs, is, t->attr.name, v, t->span);
-            continue;
-        }
-        StmtList one = {(Stmt **)&init->def.body.stmts[k], 1};
-        sema_module_body(S, &one);
-    }
+    init_block(S, o, &init->def.body, self, is);
     S->hscope = hs, S->prefix = prefix, S->host_loops = loops, S->host_jump = HJ_NONE;
 }
 
@@ -108,6 +236,20 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
     o->cls = ci, o->name = target->name, o->at = call->span;
     o->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, target->name)));
     scope_bind(S, S->bind_to ? S->bind_to : S->hscope, target->name, (Val){.kind = V_OBJECT, .obj = o}, sp);
+    if (c.plain) { /* the most derived __init__ runs */
+        plain_instance(S, o);
+        int ch[16], n = class_chain(S, ci, ch);
+        for (int i = n - 1; i >= 0; i--) {
+            const StmtList *body = &S->classes.items[ch[i]].cls->class_.body;
+            for (int k = 0; k < body->n; k++) {
+                const Stmt *d = body->stmts[k];
+                if (d->kind != S_DEF || !d->def.host || strcmp(d->def.name, "__init__") || !d->def.nparams) continue;
+                if (budget_enter(&S->budget, call->span)) run_init(S, o, d, call, S->classes.items[ch[i]].scope), budget_leave(&S->budget);
+                return true;
+            }
+        }
+        return true;
+    }
     const StmtList *body = &c.cls->class_.body;
     for (int k = 0; k < body->n; k++) { /* class attributes (`flag: bool = True`): what self.flag is unless __init__ sets it */
         const Stmt *d = body->stmts[k];
@@ -119,8 +261,12 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
     for (int k = 0; k < body->n; k++) { /* methods first: __init__ may call them */
         const Stmt *d = body->stmts[k];
         char kind = method_kind(S, d);
-        if (!kind && d->kind == S_DEF && d->def.host && d->def.nparams && !d->def.decorators.n && strcmp(d->def.name, "__init__") &&
-            (sema_pyfunc_return(d) || sema_pyfunc_body_ok(d))) {
+        if (!kind && d->kind == S_DEF && method_deco(d) == 's' && evaluable(d)) { /* @staticmethod */
+            vec_push(&S->pyfuncs, ((struct PyFunc){d, c.scope}));
+            scope_bind(S, &o->attrs, d->def.name, (Val){.kind = V_PYFUNC, .def = d}, d->def.name_span);
+            continue;
+        }
+        if (!kind && d->kind == S_DEF && d->def.host && d->def.nparams && (method_deco(d) == 0 || method_deco(d) == 'p') && evaluable(d)) {
             /* a plain method qdc can evaluate (`return x + y`): a Python function with self bound,
              * which a kernel calls as Quadrants runs it, at compile time */
             Stmt *m = ARENA_NEW(S->arena, Stmt);
@@ -153,9 +299,72 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
     return true;
 }
 
+/* obj.NAME for a method NAME defined in a class body (a dataclass's: sema_pydc.c): a plain or
+ * property method with self bound to obj (a property is called), a static method; *found false
+ * when the body defines no method NAME. */
+Val sema_class_method(Sema *S, const StmtList *body, Scope *defined, Val obj, const Expr *attr, bool *found) {
+    *found = false;
+    for (int k = body->n - 1; k >= 0; k--) {
+        const Stmt *d = body->stmts[k];
+        if (d->kind != S_DEF || !d->def.host || strcmp(d->def.name, attr->attr.name)) continue;
+        *found = true;
+        char deco = method_deco(d);
+        if (!evaluable(d) || deco == '?' || deco == 'c' || (deco != 's' && !d->def.nparams)) {
+            Binding b = {.name = d->def.name, .v = {.kind = V_HOST, .path = unevaluable_method}, .decl = d->def.name_span};
+            diag_error(attr->span, QD2062, "'%s' is %s; kernels and compile-time code can use methods that only compute a value", attr->attr.name, b.v.path);
+            return diag_note(b.decl, "'%s' is defined here", attr->attr.name), val_err();
+        }
+        if (deco == 's') {
+            vec_push(&S->pyfuncs, ((struct PyFunc){d, defined}));
+            return (Val){.kind = V_PYFUNC, .def = d};
+        }
+        Val m = bound_method(S, d, defined, obj);
+        if (deco != 'p') return m;
+        Expr *call = ARENA_NEW(S->arena, Expr);
+        *call = (Expr){.kind = E_CALL, .span = attr->span};
+        call->call.fn = (Expr *)attr;
+        return sema_pyfunc_call(S, call, m.def);
+    }
+    return val_err();
+}
+
+/* A plain class's or instance's attribute that is a method qdc cannot run. */
+static Val unevaluable(Sema *S, const char *what, const Expr *attr, const Binding *b) {
+    diag_error(attr->span, QD2062, "'%s.%s' is %s; kernels and compile-time code can use methods that only compute a value", what,
+               attr->attr.name, b->v.path);
+    diag_note(b->decl, "'%s' is defined here", attr->attr.name);
+    return val_err();
+}
+
+/* CLASS.NAME of a plain class: its attributes, then its bases'. */
+static Val class_attr(Sema *S, Val cls, const Expr *attr) {
+    Binding *b = NULL;
+    for (int ci = cls.index; !b; ci = S->classes.items[ci].base - 1) {
+        b = scope_find(S->classes.items[ci].attrs, attr->attr.name);
+        if (!S->classes.items[ci].base) break;
+    }
+    const char *name = S->classes.items[cls.index].cls->class_.name;
+    if (!b) return diag_error(attr->span, QD2019, "class '%s' has no attribute '%s' that qdc can see (a class attribute, a static, class or "
+                              "plain method)", name, attr->attr.name), val_err();
+    if (b->v.kind == V_HOST && b->v.path == unevaluable_method) return unevaluable(S, name, attr, b);
+    if (b->v.kind == V_HOST && (S->cur || S->k)) {
+        diag_error(attr->span, QD2062, "'%s.%s' is %s, known only when the script runs", name, attr->attr.name, b->v.path);
+        return diag_note(b->decl, "'%s' is set here", attr->attr.name), val_err();
+    }
+    return sema_fresh_ref(S, b->v, attr->span);
+}
+
 Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
+    if (obj.kind == V_CLASS) return class_attr(S, obj, attr);
     SemaObject *o = obj.obj;
     Binding *b = scope_find(&o->attrs, attr->attr.name);
+    if (b && b->v.kind == V_PYFUNC && method_deco(b->v.def) == 'p') { /* a property: reading it calls it */
+        Expr *call = ARENA_NEW(S->arena, Expr);
+        *call = (Expr){.kind = E_CALL, .span = attr->span};
+        call->call.fn = (Expr *)attr;
+        return sema_pyfunc_call(S, call, b->v.def);
+    }
+    if (b && b->v.kind == V_HOST && b->v.path == unevaluable_method) return unevaluable(S, o->name, attr, b);
     if (S->classes.items[o->cls].cls->class_.int_enum && !b && !strcmp(attr->attr.name, "__members__")) {
         Val d = {.kind = V_DICT}; /* name -> member, in definition order (Python's mappingproxy) */
         int n = o->attrs.b.len;

@@ -699,3 +699,131 @@ Val sema_dict_get(Sema *S, Val d, const Expr *key) {
     diag_error(key->span, QD2011, "the key is not in the dict (Python raises KeyError)");
     return val_err();
 }
+
+/* ---- host assert and raise ---- */
+
+/* Python's truth of a value the evaluator computed: 1, 0, or -1 when it is not a value it
+ * knows (a run-time expression, an object, a function). */
+static int known_truth(Val v) {
+    switch (v.kind) {
+    case V_EXPR:
+        if (!ir_is_const(v.e)) return -1;
+        return qt_is_float(v.e->type) ? v.e->c.f != 0 : v.e->c.u != 0;
+    case V_NONE: return 0;
+    case V_STR: return *v.path != 0;
+    case V_TUPLE: return v.tuple.n > 0;
+    case V_DICT: return v.dict.n > 0;
+    default: return -1;
+    }
+}
+
+/* The text an assert's message or an exception's argument gives, evaluated as Python would;
+ * its source text when qdc cannot compute it. */
+static const char *message_text(Sema *S, const Expr *m) {
+    int mark = diag_quiet_begin();
+    Val v = sema_is_host_expr(S, m) ? val_err() : sema_eval(S, m);
+    bool failed = diag_quiet_end(mark) > 0;
+    if (!failed && v.kind == V_STR) return v.path;
+    const Source *src = m->span.src ? m->span.src : S->src;
+    return arena_strndup(S->arena, src->text + m->span.off, m->span.len);
+}
+
+/* Whether e reads only values the evaluator computes itself and the script cannot change
+ * behind its back: literals, names bound to numbers, strings or None, attributes of plain
+ * objects and dataclass instances, arithmetic, comparisons (not `is`), calls of functions and
+ * methods it evaluates and of abs/min/max/int/float/str/bool. Not: lists and their len() (code
+ * qdc does not run may append), qd.* and module attributes (Quadrants' run-time objects),
+ * data-oriented instances (kernels), vectors. */
+/* A `global NAME` or `nonlocal NAME` statement anywhere in src: a function qdc does not run
+ * may rebind NAME (a callback setting a flag the script asserts). */
+static bool rebound_elsewhere(const Source *src, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = src->text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        while (*p == ' ' || *p == '\t') p++;
+        const char *q = !strncmp(p, "global ", 7) ? p + 7 : !strncmp(p, "nonlocal ", 9) ? p + 9 : NULL;
+        for (; q && *q && *q != '\n' && *q != '#' && *q != ';'; q++) {
+            while (*q == ' ' || *q == ',' || *q == '\t') q++;
+            size_t len = strcspn(q, " ,\t\n#;");
+            if (len == n && !strncmp(q, name, n)) return true;
+            q += len ? len - 1 : 0;
+            if (!*q || *q == '\n') break;
+        }
+    }
+    return false;
+}
+
+static bool self_computed(Sema *S, const Expr *e) {
+    static const char *const builtins[] = {"abs", "min", "max", "int", "float", "str", "bool"};
+    switch (e->kind) {
+    case E_INT: case E_FLOAT: case E_BOOL: case E_NONE: return true;
+    case E_STR:
+        if (!e->fstr) return true;
+        return sema_fstring_known(S, e);
+    case E_NAME: {
+        Binding *b = sema_lookup(S, e->name);
+        if (!b || rebound_elsewhere(e->span.src ? e->span.src : S->src, e->name)) return false;
+        return (b->v.kind == V_EXPR && ir_is_const(b->v.e)) || b->v.kind == V_STR || b->v.kind == V_NONE || b->v.kind == V_PYINT;
+    }
+    case E_ATTR: {
+        if (e->attr.obj->kind != E_NAME) return false;
+        Binding *b = sema_lookup(S, e->attr.obj->name);
+        if (!b) return false;
+        return b->v.kind == V_PYDC || (b->v.kind == V_OBJECT && S->classes.items[b->v.obj->cls].plain) ||
+               (b->v.kind == V_CLASS && S->classes.items[b->v.index].plain);
+    }
+    case E_UNARY: return self_computed(S, e->un.a);
+    case E_BINARY: return self_computed(S, e->bin.a) && self_computed(S, e->bin.b);
+    case E_BOOLOP:
+        for (int k = 0; k < e->list.n; k++)
+            if (!self_computed(S, e->list.items[k])) return false;
+        return true;
+    case E_COMPARE:
+        for (int k = 0; k + 1 < e->cmp.items.n; k++)
+            if (e->cmp.ops[k] == T_KW_IS || e->cmp.ops[k] == T_KW_NOT) return false;
+        for (int k = 0; k < e->cmp.items.n; k++)
+            if (!self_computed(S, e->cmp.items.items[k])) return false;
+        return true;
+    case E_IFEXP: return self_computed(S, e->ifexp.cond) && self_computed(S, e->ifexp.a) && self_computed(S, e->ifexp.b);
+    case E_CALL: {
+        const Expr *fn = e->call.fn;
+        bool ok = false;
+        if (fn->kind == E_NAME) {
+            Binding *b = sema_lookup(S, fn->name);
+            ok = b && b->v.kind == V_PYFUNC;
+            for (size_t k = 0; !b && k < ARRAY_LEN(builtins); k++) ok |= !strcmp(fn->name, builtins[k]);
+        } else {
+            ok = self_computed(S, fn);
+        }
+        for (int k = 0; ok && k < e->call.args.n; k++) ok = self_computed(S, e->call.args.items[k]);
+        for (int k = 0; ok && k < e->call.nkw; k++) ok = self_computed(S, e->call.kw[k].value);
+        return ok;
+    }
+    default: return false;
+    }
+}
+
+/* `assert cond[, msg]` and `raise E(msg)` in host code (module level, a host function, a
+ * method) that the evaluator reaches: Python stops the script there, so a condition qdc
+ * computes as false, or a raise it runs, is QD2180 quoting the message. Not reported: a
+ * condition qdc cannot compute (it depends on values known when the script runs), code in a
+ * try block or `with pytest.raises(...)` (the script catches or expects it), a branch of an
+ * if qdc cannot decide (never run, sema_host_if), a function's trial run. */
+void sema_host_assert(Sema *S, const Stmt *s) {
+    if (S->raises || S->pyfunc_trying) return;
+    if (s->assert_.cond) {
+        const Expr *c = s->assert_.cond;
+        if (!self_computed(S, c) || sema_is_host_expr(S, c)) return;
+        int mark = diag_quiet_begin();
+        Val v = sema_eval(S, c);
+        if (diag_quiet_end(mark) || known_truth(v) != 0) return;
+        const char *text = message_text(S, s->assert_.msg ? s->assert_.msg : c);
+        diag_error(s->span, QD2180, "assertion failed at compile time: %s", text);
+    } else {
+        if (!S->pyfunc_body) return; /* only in a function qdc runs because it only computes: its ifs depend on its arguments */
+        const Expr *e = s->assert_.msg, *fn = e->kind == E_CALL ? e->call.fn : e;
+        const char *name = fn->kind == E_NAME ? fn->name : fn->kind == E_ATTR ? fn->attr.name : "an exception";
+        if (e->kind == E_CALL && e->call.args.n) diag_error(s->span, QD2180, "%s raised at compile time: %s", name, message_text(S, e->call.args.items[0]));
+        else diag_error(s->span, QD2180, "%s raised at compile time", name);
+    }
+    if (S->pyfunc_body) S->host_returned = true, S->host_ret = val_err(); /* the call ends there */
+}

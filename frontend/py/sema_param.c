@@ -303,6 +303,11 @@ static bool quiet_constant(Sema *S, const Expr *e) {
         const char *p = sema_path(S, e);
         if (p) return !strncmp(p, "qd.", 3); /* a qd type, a qd.math constant, or a qd name (qd.ndarray): param_value */
         Binding *b = e->attr.obj->kind == E_NAME ? find(S, e->attr.obj->name) : NULL; /* subgroup.reduce_add */
+        if (b && (b->v.kind == V_OBJECT || b->v.kind == V_PYDC || b->v.kind == V_CLASS)) { /* self.n: when qdc knows it */
+            int mark = diag_quiet_begin();
+            Val v = sema_eval(S, e);
+            return !diag_quiet_end(mark) && v.kind != V_ERR && sema_module_constant(S, &v);
+        }
         return b && b->v.kind == V_NS && !strncmp(b->v.path, "qd.", 3);
     }
     default: return false;

@@ -92,6 +92,39 @@ bool sema_pydc_is_generic(Sema *S, const PyDc *dc) {
 
 static Val host_value(Sema *S, const Expr *e);
 
+/* __post_init__(self): its `self.NAME = value` statements set members (in order, each seeing
+ * the ones before); a value qdc cannot compute is known only when the script runs. Other
+ * statements are the script's. */
+static void post_init(Sema *S, const PyDc *dc, Val *v) {
+    const StmtList *body = &dc->cls->class_.body;
+    const Stmt *pi = NULL;
+    for (int k = 0; k < body->n; k++)
+        if (body->stmts[k]->kind == S_DEF && body->stmts[k]->def.host && !strcmp(body->stmts[k]->def.name, "__post_init__") &&
+            body->stmts[k]->def.nparams == 1)
+            pi = body->stmts[k];
+    if (!pi || !budget_enter(&S->budget, pi->span)) return;
+    Scope *sc = xcalloc(1, sizeof *sc), *hs = S->hscope, *ks = S->scope;
+    sc->parent = dc->scope;
+    vec_push(&S->host_scopes, sc);
+    scope_bind(S, sc, pi->def.params[0].name, *v, pi->def.params[0].span);
+    S->hscope = sc, S->scope = NULL;
+    for (int k = 0; k < pi->def.body.n; k++) {
+        const Stmt *s = pi->def.body.stmts[k];
+        const Expr *t = s->kind == S_ASSIGN && s->assign.targets.n == 1 ? s->assign.targets.items[0] : NULL;
+        if (!t || t->kind != E_ATTR || t->attr.obj->kind != E_NAME || strcmp(t->attr.obj->name, pi->def.params[0].name)) continue;
+        int m = 0;
+        while (m < dc->n && strcmp(dc->names[m], t->attr.name)) m++;
+        if (m == dc->n) continue;
+        int mark = diag_quiet_begin();
+        Val r = sema_is_host_expr(S, s->assign.value) ? val_err() : sema_eval(S, s->assign.value);
+        bool known = !diag_quiet_end(mark) && r.kind != V_ERR && (r.kind != V_EXPR || ir_is_const(r.e));
+        v->pydc.m[m] = known ? r : (Val){.kind = V_HOST, .path = "a member __post_init__ sets from a value qdc cannot compute"};
+        scope_bind(S, sc, pi->def.params[0].name, *v, pi->def.params[0].span); /* self sees the members set so far */
+    }
+    S->hscope = hs, S->scope = ks;
+    budget_leave(&S->budget);
+}
+
 /* State(a=x, b=y) / State(x, y) in host code; false if the callee is not a dataclass. */
 static bool construct(Sema *S, const Expr *call, Val *out) {
     if (call->kind != E_CALL) return false;
@@ -110,6 +143,7 @@ static bool construct(Sema *S, const Expr *call, Val *out) {
             S->hscope = hs;
         } else v.pydc.m[k] = (Val){.kind = V_HOST, .path = "a member the construction does not give"};
     }
+    post_init(S, dc, &v);
     *out = v;
     return true;
 }
@@ -313,7 +347,9 @@ Val sema_pydc_attr(Sema *S, Val o, const Expr *attr) {
     const PyDc *dc = o.pydc.dc;
     for (int k = 0; k < dc->n; k++)
         if (!strcmp(dc->names[k], attr->attr.name)) return o.pydc.m[k];
-    (void)S;
+    bool found;
+    Val m = S->up->sema_class_method(S, &dc->cls->class_.body, dc->scope, o, attr, &found); /* s.total(), s.area (a property) */
+    if (found) return m;
     diag_error(attr->span, QD2019, "dataclass '%s' has no member '%s'", dc->cls->class_.name, attr->attr.name);
     return val_err();
 }

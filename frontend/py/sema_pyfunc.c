@@ -81,6 +81,7 @@ static bool pure_block(const StmtList *l) {
         case S_WHILE: ok = pure_expr(s->while_.cond) && pure_block(&s->while_.body); break;
         case S_RETURN: ok = pure_expr(s->expr); break;
         case S_BREAK: case S_CONTINUE: case S_PASS: ok = true; break;
+        case S_ASSERT: ok = pure_expr(s->assert_.cond) && pure_expr(s->assert_.msg); break; /* checks; a raise ends the call */
         case S_DEF: /* a nested function that only computes: a closure over this call's names */
             ok = s->def.host && !s->def.decorators.n && strncmp(s->def.name, "test", 4) && (sema_pyfunc_return(s) || sema_pyfunc_body_ok(s));
             break;

@@ -3,6 +3,7 @@
  * and hostloop.py: each refusal exact (text, location, exit 1, no output), Quadrants' rules for
  * is / in in kernel code, and the scripts that used to crash qdc. */
 #include "harness.h"
+#include "test_x86.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,4 +182,95 @@ Test(host_eval, module_level_with_and_try_blocks_run_once) {
                    " 8 |     return h\n   |            ^\n"
                    "g.py:3:19: note: 'h' is set here\n"
                    " 3 | with open('f') as h:\n   |                   ^\n");
+}
+
+/* ---- issue 29: classes, host assert / raise ---- */
+
+static const char classes_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    classes__d_args ca = {0};\n"
+    "    if (classes__d(&ca, nt)) return 2;\n"
+    "    for (int k = 0; k < 16; k++) printf(\"%d%s\", qd_field_x[k], k == 15 ? \"\\n\" : \" \");\n"
+    "    int32_t out[4] = {-1, -1, -1, -1};\n"
+    "    with_dataclass_args wa = {.p__out = out, .p__out_shape = {4}, .p__n = 4};\n"
+    "    if (with_dataclass(&wa, nt)) return 2;\n"
+    "    printf(\"%d %d %d %d\\n\", out[0], out[1], out[2], out[3]);\n"
+    "    return 0;\n}\n";
+
+/* testdata/host-eval/classes.py: methods of plain classes (calling each other, a host loop in
+ * one), @property, @staticmethod, @classmethod (cls is the class named, also inherited),
+ * class attributes seeing earlier ones, __init__ with defaults and an if, single inheritance,
+ * obj[i] through __getitem__ (Quadrants' test_subscript_user_classes_in_kernel),
+ * an instance made in a helper, dataclass methods, properties and __post_init__, and a
+ * dataclass method in a kernel on its run-time members, recursive lambdas a kernel calls with
+ * constants: Python's values, on 1, 2 and 4 threads. Before, a plain class was opaque (QD2062 at
+ * each use) and a recursive lambda in a kernel was QD2016. */
+Test(host_eval, classes_run_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    char *src = root_path("testdata/host-eval/classes.py");
+    const char *threads[] = {"1", "2", "4"};
+    for (int t = 0; t < 3; t++) {
+        char *dir = make_temp_dir();
+        RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", classes_host, threads[t], NULL);
+        cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
+        cr_expect_str_eq(r.out, "20 21 15 14 6 10 6 37 2 5 19 6 5 720 610 30\n8 9 10 11\n", "%s threads", threads[t]);
+        run_free(&r);
+        remove_tree(dir);
+        free(dir);
+    }
+    free(src);
+}
+
+/* What a class cannot give is located: a method whose body does more than compute, an
+ * attribute the class does not have, a class with a base qdc does not know (still the
+ * script's, as before). */
+Test(host_eval, class_refusals_are_located) {
+    expect_exactly("import quadrants as qd\n\nclass C:\n    def __init__(self):\n        self.n = 2\n\n"
+                   "    def log(self):\n        print(self.n)\n        return self.n\n\n"
+                   "c = C()\nx = qd.field(qd.i32, shape=2)\n\n@qd.kernel\ndef k():\n    x[0] = c.log()\n\nk()\n",
+                   "g.py:16:12: error[QD2062]: 'c.log' is a method qdc cannot evaluate (its body does more than compute a value); "
+                   "kernels and compile-time code can use methods that only compute a value\n"
+                   " 16 |     x[0] = c.log()\n    |            ^~~~~\n"
+                   "g.py:7:9: note: 'log' is defined here\n 7 |     def log(self):\n   |         ^~~\n");
+    expect_exactly("import quadrants as qd\n\nclass C:\n    n = 2\n\nx = qd.field(qd.i32, shape=2)\n\n"
+                   "@qd.kernel\ndef k():\n    x[0] = C.m\n\nk()\n",
+                   "g.py:10:12: error[QD2019]: class 'C' has no attribute 'm' that qdc can see (a class attribute, a static, class or "
+                   "plain method)\n"
+                   " 10 |     x[0] = C.m\n    |            ^~~\n");
+    expect_exactly("import quadrants as qd\nimport enum\n\nclass C(enum.Flag):\n    n = 2\n\nx = qd.field(qd.i32, shape=2)\n\n"
+                   "@qd.kernel\ndef k():\n    x[0] = C.n\n\nk()\n",
+                   "g.py:11:12: error[QD2062]: 'C' is a Python class, known only when the script runs; kernels can use module "
+                   "constants, fields, qd.func and their own arguments\n"
+                   " 11 |     x[0] = C.n\n    |            ^\n"
+                   "g.py:4:7: note: 'C' is set here\n 4 | class C(enum.Flag):\n   |       ^\n");
+}
+
+/* A host assert qdc computes as false, or a raise it reaches, stops the compile as Python
+ * stops the script (QD2180, the message as Python formats it); one it cannot compute, one in a
+ * branch it cannot decide, and one in a try block are left to the script. */
+Test(host_eval, host_assert_and_raise_at_compile_time) {
+    static const char helper[] = "import quadrants as qd\n\ndef check(n):\n    if n < 0:\n        raise ValueError(f\"n must be >= 0, got {n}\")\n"
+                                 "    return n * 2\n\nx = qd.field(qd.i32, shape=2)\n\n@qd.kernel\ndef k():\n    x[0] = M\n\n";
+    char *text = NULL;
+    cr_assert(asprintf(&text, "%sM = check(3)\nassert M == 7, f\"M is {M}\"\nk()\n", helper) > 0);
+    expect_exactly(text, "g.py:15:1: error[QD2180]: assertion failed at compile time: M is 6\n"
+                         " 15 | assert M == 7, f\"M is {M}\"\n    | ^~~~~~\n");
+    free(text);
+    cr_assert(asprintf(&text, "%sM = check(-1)\nk()\n", helper) > 0);
+    expect_exactly(text, "g.py:5:9: error[QD2180]: ValueError raised at compile time: n must be >= 0, got -1\n"
+                         " 5 |         raise ValueError(f\"n must be >= 0, got {n}\")\n   |         ^~~~~\n");
+    free(text);
+    expect_exactly("import quadrants as qd\n\nN = 3\nassert N % 2 == 0\n",
+                   "g.py:4:1: error[QD2180]: assertion failed at compile time: N % 2 == 0\n 4 | assert N % 2 == 0\n   | ^~~~~~\n");
+    /* a try block catches it; an opaque condition, an undecided branch, a kernel's result, a list
+     * code qdc does not run may append to, a flag a global statement rebinds, `is`: the script's */
+    cr_assert(asprintf(&text, "%sM = check(3)\ntry:\n    check(-5)\nexcept ValueError:\n    pass\n"
+                              "import sys\nassert len(sys.argv) == 99\nif len(sys.argv) > 5:\n    raise RuntimeError('many')\n"
+                              "k()\nassert x[0] == 7\n"
+                              "calls = []\nflag = False\ndef setf():\n    global flag\n    flag = True\n    calls.append(1)\n\n"
+                              "assert len(calls) == 1 and flag\nassert flag\nclass D:\n    pass\n\nassert D is not None\n", helper) > 0);
+    expect_ok(text);
+    free(text);
 }
