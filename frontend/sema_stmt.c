@@ -851,8 +851,12 @@ const Stmt *sema_loop_form(Sema *S, const Stmt *s) {
         r->for_.iter = err;
         return r;
     }
+    int errors = diag_error_count();
     IrExpr *v = sema_to_bool(S, sema_expr(S, c));
     if (!v || v->kind != IR_CONST) {
+        if (diag_error_count() == errors) /* a value qdc cannot decide (an opaque host object) */
+            diag_error(c->span, QD2012, "the condition of an inline if that a for loop iterates must be known at compile time; "
+                                        "qdc cannot decide this qd.static(...) condition");
         Expr *err = ARENA_NEW(S->arena, Expr);
         err->kind = E_ERROR, err->span = it->span;
         r->for_.iter = err;

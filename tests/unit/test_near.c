@@ -75,6 +75,14 @@ Test(near, for_over_inline_if) {
     expect_ok("import quadrants as qd\nS = False\nx = qd.field(qd.i32, shape=4)\n@qd.kernel\ndef k(n: qd.i32):\n"
               "    for b in range(2):\n        for i in qd.static(range(3)) if qd.static(S) else range(n):\n"
               "            if i >= n:\n                break\n");
+    /* a qd.static condition qdc cannot decide (a module it does not evaluate) is located: it used
+     * to leave a loop without an extent and crash the compiler (SIGSEGV) */
+    expect_refusal("import quadrants as qd\nimport pytest\nc = pytest.param(False)\nx = qd.field(qd.i32, shape=4)\n"
+                   "@qd.kernel\ndef k():\n    for _ in range(1) if qd.static(c) else qd.static(range(1)):\n"
+                   "        for i in range(4):\n            x[i] = 1\n",
+                   "k.py:7:26: error[QD2012]: the condition of an inline if that a for loop iterates must be known at compile time; "
+                   "qdc cannot decide this qd.static(...) condition\n"
+                   " 7 |     for _ in range(1) if qd.static(c) else qd.static(range(1)):\n   |                          ^~~~~~~~~~~~\n");
 }
 
 Test(near, swizzle_out_of_range_in_quadrants_words) {
@@ -201,7 +209,7 @@ Test(near, int_enums) {
 Test(near, rescale_index_arguments) {
     expect_refusal("import quadrants as qd\na = qd.field(qd.i32, shape=(4, 4))\n@qd.kernel\ndef k():\n    for I in qd.grouped(a):\n"
                    "        J = qd.rescale_index(a, 3, I)\n",
-                   "k.py:6:33: error[QD2019]: qd.rescale_index takes fields, got a value\n"
+                   "k.py:6:33: error[QD2019]: qd.rescale_index takes fields or SNodes, got a value\n"
                    " 6 |         J = qd.rescale_index(a, 3, I)\n   |                                 ^\n");
     expect_refusal("import quadrants as qd\na = qd.field(qd.i32, shape=(4, 4))\n@qd.kernel\ndef k():\n    J = qd.rescale_index(a, a, 2)\n",
                    "k.py:5:32: error[QD2040]: qd.rescale_index needs an index vector (qd.grouped's), got a value\n"
