@@ -181,7 +181,13 @@ static LowerOptions lower_options(const Options *o) {
 
 /* Lowers the checked module for one job (its own decisions; the module is shared and never
  * changed) and emits it; false after diagnostics. */
-static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const char *modname, Arena *arena, int *rc) {
+static void release_arena(void *arena) { arena_free(arena); }
+
+/* `last`: nothing reads the IR or the arena after this job, so the backend may have the arena
+ * freed once it has read them (TargetOptions.ir_done): a large kernel's LLVM or SPIR-V work
+ * then reuses the frontend's memory instead of adding to it. */
+static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const char *modname, Arena *arena, bool last,
+                           int *rc) {
     LowerOptions lo = lower_options(o);
     int errors_before = diag_error_count();
     if (!lower_check_caps(j->t, &lo)) return *rc = QDC_EXIT_USAGE, false;
@@ -202,7 +208,7 @@ static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const c
     if (!be) die("no backend for '%s'", cap_backend(j->t));
     bool embed = j->emit == EMIT_C_ARRAY;
     TargetOptions to = {embed ? j->def : j->emit, o->opt_level, modname, (const char *const *)o->caps, o->ncaps,
-                        o->debug_lines, o->symbol_prefix};
+                        o->debug_lines, o->symbol_prefix, last ? release_arena : NULL, arena};
     StrBuf raw;
     sb_init(&raw);
     bool ok = be->emit(ir, low, j->t, &to, embed ? &raw : &j->out) && diag_error_count() == errors_before;
@@ -519,7 +525,7 @@ static void fan_work(void *ctx, int i, StrBuf *res) {
     Fan *f = ctx;
     Job *j = &f->jobs[i];
     FanResult h = {0, QDC_EXIT_INPUT, diag_error_count(), diag_warning_count(), 0, 0, 0};
-    h.ok = lower_and_emit(f->o, f->ir, j, f->modname, f->arena, &h.rc);
+    h.ok = lower_and_emit(f->o, f->ir, j, f->modname, f->arena, true, &h.rc); /* a worker process per job */
     h.ms = now_ms() - f->start;
     h.errors = diag_error_count() - h.errors, h.warnings = diag_warning_count() - h.warnings;
     h.out = j->out.len, h.report = j->report.len;
@@ -602,7 +608,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
             char what[80];
             snprintf(what, sizeof what, "lower+emit %s", cap_name(jobs[j].t));
             progress_phase(what, j + 1, njobs);
-            failed |= !lower_and_emit(o, ir, &jobs[j], modname, &arena, &rc);
+            failed |= !lower_and_emit(o, ir, &jobs[j], modname, &arena, j == njobs - 1, &rc);
             jobs[j].ms = now_ms() - t, t += jobs[j].ms;
             nlowered = j + 1;
         }

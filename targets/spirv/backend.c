@@ -82,8 +82,8 @@ bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget
     if (!check_types(m)) return false;
     if (o->emit != EMIT_METADATA && o->emit != EMIT_HEADER && !check_has_tasks(m, t)) return false;
     switch (o->emit) {
-    case EMIT_SPIRV: return spirv_build(m, low, &st, NULL, NULL, out);
-    case EMIT_SPIRV_ASM: return spirv_asm(m, low, &st, out);
+    case EMIT_SPIRV: st.ir_done = o->ir_done, st.ir_done_ctx = o->ir_done_ctx; return spirv_build(m, low, &st, NULL, NULL, out);
+    case EMIT_SPIRV_ASM: st.ir_done = o->ir_done, st.ir_done_ctx = o->ir_done_ctx; return spirv_asm(m, low, &st, out);
     case EMIT_MSL: {
         MslTarget mt = msl_target(t, o->caps, o->ncaps);
         return spirv_msl(m, low, &st, &mt, out);

@@ -486,6 +486,7 @@ bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, co
     vec_free(&g.msl_helpers);
     vec_free(&g.partials);
     if (!g.ok) return sb_free(&bin), false;
+    if (!only && t->ir_done) t->ir_done(t->ir_done_ctx); /* m and low are not read again */
     StrBuf err;
     sb_init(&err);
     if (!spv_validate((const uint32_t *)bin.data, bin.len / 4, t->env, &err))

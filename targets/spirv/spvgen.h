@@ -15,6 +15,8 @@ typedef struct SpvTarget {
     int default_block_dim; /* LocalSize when loop_config gives none */
     int subgroup_width;    /* limits.subgroup_width: MSL scans SPIRV-Cross lacks unroll over it */
     bool debug_lines;      /* -g: OpString/OpSource for the input and an OpLine per statement */
+    void (*ir_done)(void *ctx); /* TargetOptions.ir_done: a whole-module build calls it before validating */
+    void *ir_done_ctx;
 } SpvTarget;
 
 /* ---- binding layout (version 1) ----
