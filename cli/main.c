@@ -574,7 +574,8 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     char *modname = module_name(o->input);
     diag_hold(true); /* the frontend's diagnostics are printed sorted by position */
     progress_phase("parse", 0, 0);
-    AstModule *ast = frontend_parse(src, &arena);
+    Arena ast_arena = {0}; /* the AST's nodes: freed once the IR is built (their strings are in arena) */
+    AstModule *ast = frontend_parse_split(src, &ast_arena, &arena);
     LAP(parse);
     if (!ast || diag_error_count()) goto done;
     if (jobs[0].emit == EMIT_AST) {
@@ -589,6 +590,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
                               o->defines, o->ndefines, o->kernels, o->nkernels, &modules};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         diag_hold(false);
+        arena_free(&ast_arena), ast = NULL;
         LAP(check);
         if (ir) abi_spell_params(ir, &arena);
         if (!ir || diag_error_count() || !abi_check_names(ir)) goto done;
@@ -624,7 +626,7 @@ done:
 #undef LAP
     if (o->time_report) print_times(&tm, jobs, nlowered, now_ms());
     free(modname);
-    arena_free(&arena);
+    arena_free(&arena), arena_free(&ast_arena);
     frontend_files_free(&modules);
     source_free(src);
     return rc;
