@@ -181,7 +181,13 @@ static LowerOptions lower_options(const Options *o) {
 
 /* Lowers the checked module for one job (its own decisions; the module is shared and never
  * changed) and emits it; false after diagnostics. */
-static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const char *modname, Arena *arena, int *rc) {
+static void release_arena(void *arena) { arena_free(arena); }
+
+/* `last`: nothing reads the IR or the arena after this job, so the backend may have the arena
+ * freed once it has read them (TargetOptions.ir_done): a large kernel's LLVM or SPIR-V work
+ * then reuses the frontend's memory instead of adding to it. */
+static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const char *modname, Arena *arena, bool last,
+                           int *rc) {
     LowerOptions lo = lower_options(o);
     int errors_before = diag_error_count();
     if (!lower_check_caps(j->t, &lo)) return *rc = QDC_EXIT_USAGE, false;
@@ -202,7 +208,7 @@ static bool lower_and_emit(const Options *o, const IrModule *ir, Job *j, const c
     if (!be) die("no backend for '%s'", cap_backend(j->t));
     bool embed = j->emit == EMIT_C_ARRAY;
     TargetOptions to = {embed ? j->def : j->emit, o->opt_level, modname, (const char *const *)o->caps, o->ncaps,
-                        o->debug_lines, o->symbol_prefix};
+                        o->debug_lines, o->symbol_prefix, last ? release_arena : NULL, arena};
     StrBuf raw;
     sb_init(&raw);
     bool ok = be->emit(ir, low, j->t, &to, embed ? &raw : &j->out) && diag_error_count() == errors_before;
@@ -519,7 +525,7 @@ static void fan_work(void *ctx, int i, StrBuf *res) {
     Fan *f = ctx;
     Job *j = &f->jobs[i];
     FanResult h = {0, QDC_EXIT_INPUT, diag_error_count(), diag_warning_count(), 0, 0, 0};
-    h.ok = lower_and_emit(f->o, f->ir, j, f->modname, f->arena, &h.rc);
+    h.ok = lower_and_emit(f->o, f->ir, j, f->modname, f->arena, true, &h.rc); /* a worker process per job */
     h.ms = now_ms() - f->start;
     h.errors = diag_error_count() - h.errors, h.warnings = diag_warning_count() - h.warnings;
     h.out = j->out.len, h.report = j->report.len;
@@ -568,7 +574,8 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
     char *modname = module_name(o->input);
     diag_hold(true); /* the frontend's diagnostics are printed sorted by position */
     progress_phase("parse", 0, 0);
-    AstModule *ast = frontend_parse(src, &arena);
+    Arena ast_arena = {0}; /* the AST's nodes: freed once the IR is built (their strings are in arena) */
+    AstModule *ast = frontend_parse_split(src, &ast_arena, &arena);
     LAP(parse);
     if (!ast || diag_error_count()) goto done;
     if (jobs[0].emit == EMIT_AST) {
@@ -583,6 +590,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
                               o->defines, o->ndefines, o->kernels, o->nkernels, &modules};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         diag_hold(false);
+        arena_free(&ast_arena), ast = NULL;
         LAP(check);
         if (ir) abi_spell_params(ir, &arena);
         if (!ir || diag_error_count() || !abi_check_names(ir)) goto done;
@@ -602,7 +610,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
             char what[80];
             snprintf(what, sizeof what, "lower+emit %s", cap_name(jobs[j].t));
             progress_phase(what, j + 1, njobs);
-            failed |= !lower_and_emit(o, ir, &jobs[j], modname, &arena, &rc);
+            failed |= !lower_and_emit(o, ir, &jobs[j], modname, &arena, j == njobs - 1, &rc);
             jobs[j].ms = now_ms() - t, t += jobs[j].ms;
             nlowered = j + 1;
         }
@@ -618,7 +626,7 @@ done:
 #undef LAP
     if (o->time_report) print_times(&tm, jobs, nlowered, now_ms());
     free(modname);
-    arena_free(&arena);
+    arena_free(&arena), arena_free(&ast_arena);
     frontend_files_free(&modules);
     source_free(src);
     return rc;

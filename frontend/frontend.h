@@ -12,6 +12,9 @@ typedef struct AstModule AstModule;
 /* Lexes and parses src (validating UTF-8, NUL bytes, nesting and size limits). Returns the
  * module (possibly partial) or NULL when nothing usable was parsed. */
 AstModule *frontend_parse(const Source *src, Arena *arena);
+/* The same with the AST's nodes in `arena` and its names and strings in `strs`: the IR points
+ * to the strings, never to a node, so the driver frees `arena` once the IR is built. */
+AstModule *frontend_parse_split(const Source *src, Arena *arena, Arena *strs);
 /* One {expression} field of an f-string at [off, off + len) of src (frontend/parse.c). */
 struct Expr *frontend_parse_field(const Source *src, Arena *arena, uint32_t off, uint32_t len, Source **owned);
 /* --emit=ast: stable textual dump; the format is documented at the top of frontend/ast_dump.c. */

@@ -387,6 +387,15 @@ static bool lex_one(Lexer *L) {
 }
 
 bool lex_source(const Source *src, Arena *arena, TokenList *out) {
+    bool ok = lex_source_owned(src, arena, out);
+    Token *toks = out->toks;
+    out->toks = ARENA_ARRAY(arena, Token, out->n);
+    if (out->n) memcpy(out->toks, toks, sizeof(Token) * (size_t)out->n);
+    free(toks);
+    return ok;
+}
+
+bool lex_source_owned(const Source *src, Arena *arena, TokenList *out) {
     out->toks = NULL, out->n = 0;
     if (!validate_bytes(src)) return false;
     Lexer L = {.src = src, .arena = arena, .p = src->text, .end = src->text + src->len};
@@ -402,9 +411,7 @@ bool lex_source(const Source *src, Arena *arena, TokenList *out) {
         push(&L, T_NEWLINE, e, e);
     for (; L.nindent > 0; L.nindent--) push(&L, T_DEDENT, e, e);
     push(&L, T_EOF, e, e);
-    out->toks = ARENA_ARRAY(arena, Token, L.toks.len);
-    memcpy(out->toks, L.toks.items, sizeof(Token) * (size_t)L.toks.len);
+    out->toks = L.toks.items; /* handed over */
     out->n = L.toks.len;
-    vec_free(&L.toks);
     return !L.fatal;
 }

@@ -38,5 +38,8 @@ typedef struct {
 /* Validates the bytes (UTF-8, no NUL, not empty) and lexes. Returns false after reporting an
  * error that makes parsing pointless (bad bytes, unbalanced or too deeply nested brackets). */
 bool lex_source(const Source *src, Arena *arena, TokenList *out);
+/* The same with out->toks malloc'd (the caller frees it; the strings stay in the arena): the
+ * parser frees the tokens once the AST is built. */
+bool lex_source_owned(const Source *src, Arena *arena, TokenList *out);
 const char *tok_spelling(TokKind k); /* "(" or "if"; "NEWLINE" etc. for layout tokens */
 #endif

@@ -11,6 +11,7 @@
 typedef struct {
     const Source *src;
     Arena *arena;
+    Arena *strs; /* names and strings: they outlive the AST nodes (the IR points to them) */
     Token *toks;
     int pos, ntoks;
     int depth;
@@ -219,7 +220,7 @@ static Expr *parse_atom(Parser *P) {
         }
         e = new_expr(P, E_STR, span_join(tspan(P, t), tspan(P, last)));
         e->fstr = fstr;
-        e->str = arena_strdup(P->arena, b.data ? b.data : "");
+        e->str = arena_strdup(P->strs, b.data ? b.data : "");
         sb_free(&b);
         return e;
     }
@@ -557,7 +558,7 @@ static Expr *parse_lambda(Parser *P) {
         const char *star = accept(P, T_STAR) ? "*" : accept(P, T_POW) ? "**" : ""; /* host code: a call from a kernel is QD1012 */
         Token *n = peek(P);
         if (!expect(P, T_NAME)) break;
-        Param p = {*star ? arena_printf(P->arena, "%s%s", star, n->s) : n->s, NULL, NULL, tspan(P, n)};
+        Param p = {*star ? arena_printf(P->strs, "%s%s", star, n->s) : n->s, NULL, NULL, tspan(P, n)};
         if (accept(P, T_ASSIGN)) p.dflt = parse_test(P);
         vec_push(&v, p);
         if (!accept(P, T_COMMA)) break;
@@ -792,7 +793,7 @@ static Stmt *parse_import(Parser *P, Token *kw) {
         if (!expect(P, T_NAME)) break;
         sb_printf(&b, ".%s", m->s);
     }
-    s->import.module = arena_strdup(P->arena, b.data);
+    s->import.module = arena_strdup(P->strs, b.data);
     sb_free(&b);
     if (accept(P, T_KW_AS)) {
         Token *a = peek(P);
@@ -1333,7 +1334,7 @@ static void parse_from_quadrants(Parser *P, StmtVec *out) {
         if (paren && at(P, T_RPAREN)) break;
         if (!expect(P, T_NAME)) break;
         Stmt *s = new_stmt(P, S_IMPORT, tspan(P, kw));
-        s->import.module = arena_printf(P->arena, "%s.%s", mod.data, n->s);
+        s->import.module = arena_printf(P->strs, "%s.%s", mod.data, n->s);
         s->import.alias = n->s;
         if (accept(P, T_KW_AS)) {
             Token *a = peek(P);
@@ -1367,13 +1368,13 @@ static void parse_user_import(Parser *P, StmtVec *out) {
                 Token *a = peek(P);
                 if (!expect(P, T_NAME)) break;
                 Stmt *s = new_stmt(P, S_IMPORT, span_join(tspan(P, kw), prev_span(P)));
-                s->import.module = arena_strdup(P->arena, mod.data), s->import.alias = a->s, s->import.user = true;
+                s->import.module = arena_strdup(P->strs, mod.data), s->import.alias = a->s, s->import.user = true;
                 s->import.bound = tspan(P, a);
                 vec_push(out, s);
             } else if (!from) {
                 Stmt *s = new_stmt(P, S_IMPORT, span_join(tspan(P, kw), prev_span(P)));
-                s->import.module = arena_strdup(P->arena, mod.data), s->import.user = true;
-                s->import.alias = arena_strndup(P->arena, mod.data, strcspn(mod.data, "."));
+                s->import.module = arena_strdup(P->strs, mod.data), s->import.user = true;
+                s->import.alias = arena_strndup(P->strs, mod.data, strcspn(mod.data, "."));
                 s->import.bound = first;
                 vec_push(out, s);
             }
@@ -1387,7 +1388,7 @@ static void parse_user_import(Parser *P, StmtVec *out) {
             Token *n = peek(P);
             if (paren && at(P, T_RPAREN)) break;
             Stmt *s = new_stmt(P, S_IMPORT, tspan(P, kw));
-            s->import.module = arena_strdup(P->arena, mod.len ? mod.data : ""), s->import.level = level, s->import.user = true;
+            s->import.module = arena_strdup(P->strs, mod.len ? mod.data : ""), s->import.level = level, s->import.user = true;
             if (!paren && accept(P, T_STAR)) {
                 s->import.star = true, s->span = span_join(s->span, prev_span(P));
                 vec_push(out, s);
@@ -1624,12 +1625,14 @@ static void module_stmt(Parser *P, StmtVec *out) {
     host_stmt(P, from, "set by host code", out);
 }
 
-AstModule *frontend_parse(const Source *src, Arena *arena) {
+AstModule *frontend_parse(const Source *src, Arena *arena) { return frontend_parse_split(src, arena, arena); }
+
+AstModule *frontend_parse_split(const Source *src, Arena *arena, Arena *strs) {
     TokenList tl;
     int errors = diag_error_count();
     /* after a lexical error the parser would mostly report its consequences: stop here */
-    if (!lex_source(src, arena, &tl) || diag_error_count() > errors) return NULL;
-    Parser P = {.src = src, .arena = arena, .toks = tl.toks, .ntoks = tl.n};
+    if (!lex_source_owned(src, strs, &tl) || diag_error_count() > errors) return free(tl.toks), NULL;
+    Parser P = {.src = src, .arena = arena, .strs = strs, .toks = tl.toks, .ntoks = tl.n};
     StmtVec v = {0};
     while (!at(&P, T_EOF) && !P.fatal) {
         if (accept(&P, T_NEWLINE) || accept(&P, T_DEDENT)) continue;
@@ -1641,6 +1644,7 @@ AstModule *frontend_parse(const Source *src, Arena *arena) {
     if (v.len) memcpy(m->body.stmts, v.items, sizeof(Stmt *) * (size_t)v.len);
     m->body.n = v.len;
     vec_free(&v);
+    free(tl.toks); /* the AST keeps no token */
     return P.fatal ? NULL : m;
 }
 
@@ -1660,11 +1664,12 @@ Expr *frontend_parse_field(const Source *src, Arena *arena, uint32_t off, uint32
     free(text);
     TokenList tl;
     int errors = diag_error_count();
-    if (!lex_source(fs, arena, &tl) || diag_error_count() > errors) return NULL;
-    Parser P = {.src = fs, .arena = arena, .toks = tl.toks, .ntoks = tl.n};
+    if (!lex_source_owned(fs, arena, &tl) || diag_error_count() > errors) return free(tl.toks), NULL;
+    Parser P = {.src = fs, .arena = arena, .strs = arena, .toks = tl.toks, .ntoks = tl.n};
     while (at(&P, T_INDENT) || at(&P, T_NEWLINE)) next(&P);
     Expr *e = parse_test(&P);
     while (at(&P, T_NEWLINE) || at(&P, T_DEDENT)) next(&P);
     if (!at(&P, T_EOF)) expected(&P, "the end of the f-string field");
+    free(tl.toks);
     return diag_error_count() > errors || P.fatal ? NULL : e;
 }

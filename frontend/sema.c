@@ -10,19 +10,71 @@ const int sema_reassigned = 0; /* SEMA_REASSIGNED points here (sema_simt.c uses 
 
 /* ---- scopes, locals, statements ---- */
 
+/* A scope's names by hash: scope_bind keeps it, in the compilation arena, once a scope holds
+ * SCOPE_INDEX_MIN bindings (a module of 10,000 kernels made the linear search quadratic).
+ * Scopes are also filled (vec_push of a copy) and emptied (vec_free) directly; the index
+ * covers b.items[0, n) only while b.items is still the array it was built on, bindings after n
+ * are searched linearly, and a stale index is not used (scope_bind rebuilds it). */
+#define SCOPE_INDEX_MIN 64
+typedef struct ScopeIndex {
+    const Binding *items; /* the array it indexes */
+    int n;                /* bindings indexed */
+    int cap;              /* slots, a power of two, at least twice n */
+    int *slot;            /* binding index + 1; 0: empty */
+} ScopeIndex;
+
+static uint32_t name_hash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+static bool index_usable(const Scope *s) {
+    return s->index && s->index->items == s->b.items && s->index->n <= s->b.len;
+}
+
+/* Adds binding k (a later binding of the same name replaces an earlier one, as the linear search
+ * from the end found it). */
+static void index_add(ScopeIndex *x, const Binding *items, int k) {
+    for (uint32_t i = name_hash(items[k].name) & (uint32_t)(x->cap - 1);; i = (i + 1) & (uint32_t)(x->cap - 1)) {
+        if (!x->slot[i] || !strcmp(items[x->slot[i] - 1].name, items[k].name)) {
+            x->slot[i] = k + 1;
+            return;
+        }
+    }
+}
+
+/* Brings s's index up to date with all of s->b (rebuilt, larger, when it fills to half). */
+static void index_update(Arena *a, Scope *s) {
+    ScopeIndex *x = s->index;
+    if (!index_usable(s) || s->b.len * 2 > x->cap) {
+        if (!x) x = s->index = ARENA_NEW(a, ScopeIndex);
+        int cap = 4 * SCOPE_INDEX_MIN;
+        while (cap < s->b.len * 4) cap *= 2;
+        x->cap = cap, x->n = 0, x->slot = ARENA_ARRAY(a, int, cap);
+    }
+    x->items = s->b.items;
+    for (; x->n < s->b.len; x->n++) index_add(x, s->b.items, x->n);
+}
+
 Binding *scope_find(Scope *s, const char *name) {
     if (!s) return NULL;
-    for (int k = s->b.len - 1; k >= 0; k--)
+    int n = index_usable(s) ? s->index->n : 0;
+    for (int k = s->b.len - 1; k >= n; k--)
         if (!strcmp(s->b.items[k].name, name)) return &s->b.items[k];
+    if (!n) return NULL;
+    const ScopeIndex *x = s->index;
+    for (uint32_t i = name_hash(name) & (uint32_t)(x->cap - 1); x->slot[i]; i = (i + 1) & (uint32_t)(x->cap - 1))
+        if (!strcmp(s->b.items[x->slot[i] - 1].name, name)) return &s->b.items[x->slot[i] - 1];
     return NULL;
 }
 
 Binding *scope_bind(Sema *S, Scope *s, const char *name, Val v, Span decl) {
-    (void)S;
     Binding *b = scope_find(s, name);
     if (!b) {
         Binding nb = {name, v, false, decl};
         vec_push(&s->b, nb);
+        if (s->b.len >= SCOPE_INDEX_MIN) index_update(S->arena, s);
         return &s->b.items[s->b.len - 1];
     }
     b->v = v, b->decl = decl;

@@ -120,6 +120,7 @@ typedef struct Scope Scope;
 struct Scope {
     Scope *parent;
     VEC(Binding) b;
+    struct ScopeIndex *index; /* scope_bind's hash of b by name (in the arena; NULL: none yet) */
 };
 
 typedef VEC(IrStmt *) IrStmtVec;

@@ -32,6 +32,11 @@ typedef struct TargetOptions {
     int ncaps;
     bool debug_lines;         /* -g: line information (DWARF / .loc / OpLine) mapping code to .qd lines */
     const char *symbol_prefix; /* --symbol-prefix (already applied to the IR's symbols); NULL: none */
+    /* Called at most once, when the backend has read the IR and the lowering for the last time
+     * (the driver frees them: a large kernel's LLVM or SPIR-V work then reuses that memory).
+     * After it the backend reads neither m nor low, nor anything they point to. NULL: none. */
+    void (*ir_done)(void *ctx);
+    void *ir_done_ctx;
 } TargetOptions;
 
 typedef bool (*BackendFn)(const IrModule *m, const IrLowered *low, const CapTarget *t, const TargetOptions *o,

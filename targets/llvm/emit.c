@@ -24,6 +24,12 @@ bool backend_llvm_emit(const IrModule *m, const IrLowered *low, const CapTarget 
     if (!tgt) die("no LLVM hooks for backend '%s'", cap_backend(t));
     LlvmCg cg = {.m = m, .low = low, .cap = t, .opts = o, .tgt = tgt};
     bool ok = machine_init(&cg) && cg_build_module(&cg);
+    IrLowered kept; /* what emission still reads of the lowering (PTX: nvector) */
+    if (ok && o->ir_done) {
+        kept = (IrLowered){.nvector = low ? low->nvector : 0};
+        cg.m = NULL, cg.low = low ? &kept : NULL;
+        o->ir_done(o->ir_done_ctx);
+    }
     if (ok) ok = tgt->emit_artifact ? tgt->emit_artifact(&cg, o->emit, out) : machine_emit(&cg, o->emit, out);
     machine_dispose(&cg);
     return ok;

@@ -298,20 +298,19 @@ bool machine_emit(LlvmCg *cg, EmitKind kind, StrBuf *out) {
         LLVMDisposeMessage(s);
         return true;
     }
-    LLVMModuleRef clone = LLVMCloneModule(cg->mod);
+    /* emitted in place (a copy of a large kernel's optimised module cost as much memory again):
+     * nothing reads the module afterwards */
     LLVMMemoryBufferRef buf = NULL;
     char *err = NULL;
     LLVMCodeGenFileType ft = kind == EMIT_OBJ || kind == EMIT_DEFAULT ? LLVMObjectFile : LLVMAssemblyFile;
     long large = cap_int(cg->cap, "llvm.large_function", 0);
-    if (large > 0 && largest_function(clone) > large) {
-        bool ok = emit_without_quadratic_passes(cg, clone, ft, out, &err);
-        LLVMDisposeModule(clone);
+    if (large > 0 && largest_function(cg->mod) > large) {
+        bool ok = emit_without_quadratic_passes(cg, cg->mod, ft, out, &err);
         if (!ok) diag_error((Span){0}, QD5003, "LLVM could not emit code for '%s': %s", cap_name(cg->cap), err);
         free(err);
         return ok;
     }
-    LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(cg->tm, clone, ft, &err, &buf);
-    LLVMDisposeModule(clone);
+    LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(cg->tm, cg->mod, ft, &err, &buf);
     if (cg->failed) {
         if (buf) LLVMDisposeMemoryBuffer(buf);
         LLVMDisposeMessage(err);

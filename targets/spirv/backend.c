@@ -52,9 +52,14 @@ static bool check_types(const IrModule *m) {
 }
 
 bool spirv_asm(const IrModule *m, const IrLowered *low, const SpvTarget *st, StrBuf *out) {
+    return spirv_asm_release(m, low, st, NULL, NULL, out);
+}
+
+bool spirv_asm_release(const IrModule *m, const IrLowered *low, const SpvTarget *st, void (*ir_done)(void *ctx), void *ctx,
+                       StrBuf *out) {
     StrBuf bin, err;
     sb_init(&bin), sb_init(&err);
-    bool ok = spirv_build(m, low, st, NULL, NULL, &bin);
+    bool ok = spirv_build_release(m, low, st, ir_done, ctx, &bin);
     if (ok && !spv_disassemble((const uint32_t *)bin.data, bin.len / 4, st->env, out, &err))
         die("SPIR-V disassembly failed: %s", err.data);
     sb_free(&bin), sb_free(&err);
@@ -82,8 +87,8 @@ bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget
     if (!check_types(m)) return false;
     if (o->emit != EMIT_METADATA && o->emit != EMIT_HEADER && !check_has_tasks(m, t)) return false;
     switch (o->emit) {
-    case EMIT_SPIRV: return spirv_build(m, low, &st, NULL, NULL, out);
-    case EMIT_SPIRV_ASM: return spirv_asm(m, low, &st, out);
+    case EMIT_SPIRV: return spirv_build_release(m, low, &st, o->ir_done, o->ir_done_ctx, out);
+    case EMIT_SPIRV_ASM: return spirv_asm_release(m, low, &st, o->ir_done, o->ir_done_ctx, out);
     case EMIT_MSL: {
         MslTarget mt = msl_target(t, o->caps, o->ncaps);
         return spirv_msl(m, low, &st, &mt, out);

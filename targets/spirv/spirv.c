@@ -458,8 +458,21 @@ SpvRes *spirv_field_views(const IrModule *m, const IrLowered *low, const SpvTarg
 }
 
 /* Builds, validates and appends the binary. A validation failure is an internal error. */
+static bool build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, const SpvRes *field_views,
+                  void (*ir_done)(void *ctx), void *ctx, StrBuf *out);
+
 bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, const SpvRes *field_views,
                  StrBuf *out) {
+    return build(m, low, t, only, field_views, NULL, NULL, out);
+}
+
+bool spirv_build_release(const IrModule *m, const IrLowered *low, const SpvTarget *t, void (*ir_done)(void *ctx), void *ctx,
+                         StrBuf *out) {
+    return build(m, low, t, NULL, NULL, ir_done, ctx, out);
+}
+
+static bool build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, const SpvRes *field_views,
+                  void (*ir_done)(void *ctx), void *ctx, StrBuf *out) {
     if (!m->expanded) die("the SPIR-V backend was given IR that ir_expand_module did not expand");
     SpvGen g = {0};
     spv_init(&g.b);
@@ -486,6 +499,7 @@ bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, co
     vec_free(&g.msl_helpers);
     vec_free(&g.partials);
     if (!g.ok) return sb_free(&bin), false;
+    if (ir_done) ir_done(ctx); /* m and low are not read again */
     StrBuf err;
     sb_init(&err);
     if (!spv_validate((const uint32_t *)bin.data, bin.len / 4, t->env, &err))

@@ -167,6 +167,12 @@ bool spirv_build(const IrModule *m, const IrLowered *low, const SpvTarget *t, co
                  StrBuf *out);
 /* backend.c: the disassembly of the whole module; MSL of every task, concatenated. */
 bool spirv_asm(const IrModule *m, const IrLowered *low, const SpvTarget *t, StrBuf *out);
+/* spirv_build and spirv_asm of the whole module that call ir_done(ctx) (TargetOptions.ir_done)
+ * once m and low are read for the last time, before validating. */
+bool spirv_build_release(const IrModule *m, const IrLowered *low, const SpvTarget *t, void (*ir_done)(void *ctx), void *ctx,
+                         StrBuf *out);
+bool spirv_asm_release(const IrModule *m, const IrLowered *low, const SpvTarget *t, void (*ir_done)(void *ctx), void *ctx,
+                       StrBuf *out);
 typedef struct CapTarget CapTarget;
 /* mslemit.c: the MSL version of this run and the completion step's spellings. */
 typedef struct MslTarget {

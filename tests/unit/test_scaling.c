@@ -86,3 +86,45 @@ Test(scaling, each_task_declares_only_its_own_locals) {
     remove_tree(dir);
     free(dir), free(qd), free(src);
 }
+
+/* Scopes of many names (issue 33: a module of 10,000 kernels made the frontend's linear name
+ * lookup quadratic): past 64 names a scope is looked up through a hash index, which must find
+ * the latest binding of a rebound name, the first and the last of many, and miss an unknown one
+ * (with the same "did you mean" as before). */
+static char *many_names(const char *last_use) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, "import quadrants as qd\n");
+    for (int k = 0; k < 300; k++) sb_printf(&b, "c%d = %d\n", k, k);
+    sb_puts(&b, "c5 = 1005\n\n@qd.kernel\ndef k(a: qd.types.NDArray[qd.i32, 1]):\n");
+    for (int k = 0; k < 100; k++) sb_printf(&b, "    v%d = a[%d] + %d\n", k, k, k);
+    sb_puts(&b, "    v3 = v3 * 2\n    a[0] = c0 + c299 + c5 + v3 + v99\n");
+    sb_printf(&b, "    a[1] = %s\n", last_use);
+    return sb_take(&b);
+}
+
+Test(scaling, scopes_of_many_names_find_the_latest_binding) {
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/names.qd", dir), *src = many_names("c150 + v0");
+    cr_assert(write_text(qd, src));
+    RunResult r = run_qdc(qd, "--emit=ir", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    /* c0 + c299 + c5 folds to 0 + 299 + 1005; v3 is the local rebound by `v3 = v3 * 2` */
+    cr_expect(strstr(r.out, "    %3 = (mul:i32 %3 2:i32)\n"
+                            "    store ndarray a[0:i32]:i32 = (add:i32 (add:i32 1304:i32 %3) %99)\n"
+                            "    store ndarray a[1:i32]:i32 = (add:i32 150:i32 %0)\n"), "%s", r.out);
+    run_free(&r);
+    const char *bad[][2] = {{"c300 + v0", "12: error[QD2001]: use of undefined name 'c300'; did you mean 'c30'?\n"},
+                            {"c150 + v100", "19: error[QD2001]: use of undefined name 'v100'; did you mean 'v10'?\n"}};
+    for (size_t k = 0; k < ARRAY_LEN(bad); k++) {
+        free(src), src = many_names(bad[k][0]);
+        cr_assert(write_text(qd, src));
+        RunResult e = run_qdc(qd, "--emit=ir", "-o", "-", NULL);
+        char *want = xasprintf("%s:408:%s", qd, bad[k][1]);
+        cr_expect_eq(e.status, 1);
+        cr_expect(!strncmp(e.err, want, strlen(want)), "want %s got %s", want, e.err);
+        cr_expect_eq(e.out_len, 0);
+        run_free(&e), free(want);
+    }
+    remove_tree(dir);
+    free(dir), free(qd), free(src);
+}
