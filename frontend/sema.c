@@ -185,9 +185,44 @@ Scope *sema_def_scope(Sema *S, const Stmt *def) {
         if (S->lambdas.items[k].def == def) return S->lambdas.items[k].scope;
     for (int k = S->defs.len - 1; k >= 0; k--)
         if (S->defs.items[k].def == def) return S->defs.items[k].scope;
-    for (int k = S->pyfuncs.len - 1; k >= 0; k--) /* a Python function made a qd.func in a kernel: qd.func(f) */
-        if (S->pyfuncs.items[k].def == def) return S->pyfuncs.items[k].scope;
-    return &S->module;
+    Scope *py = sema_pyfunc_scope(S, def); /* a Python function made a qd.func in a kernel: qd.func(f) */
+    return py ? py : &S->module;
+}
+
+/* Sema.pyfuncs grows by one entry per closure a script makes (a call of a function that defines
+ * one keeps its scope), so finding a def's scope by scanning it was quadratic in the calls; the
+ * index maps each def to the scope added last for it (open addressing on the pointer). */
+static uint32_t def_slot(const struct PyFuncIndex *x, const Stmt *def) {
+    uint64_t h = (uint64_t)(uintptr_t)def * 0x9E3779B97F4A7C15ull;
+    uint32_t i = (uint32_t)(h >> 32) & (uint32_t)(x->cap - 1);
+    while (x->def[i] && x->def[i] != def) i = (i + 1) & (uint32_t)(x->cap - 1);
+    return i;
+}
+
+void sema_pyfunc_add(Sema *S, const Stmt *def, Scope *scope) {
+    vec_push(&S->pyfuncs, ((struct PyFunc){def, scope}));
+    struct PyFuncIndex *x = &S->pyfunc_index;
+    if (2 * (x->n + 1) > x->cap) {
+        struct PyFuncIndex old = *x;
+        x->cap = old.cap ? 2 * old.cap : 64, x->n = 0;
+        x->def = xcalloc((size_t)x->cap, sizeof *x->def), x->scope = xcalloc((size_t)x->cap, sizeof *x->scope);
+        for (int k = 0; k < old.cap; k++)
+            if (old.def[k]) {
+                uint32_t i = def_slot(x, old.def[k]);
+                x->def[i] = old.def[k], x->scope[i] = old.scope[k], x->n++;
+            }
+        free(old.def), free(old.scope);
+    }
+    uint32_t i = def_slot(x, def);
+    if (!x->def[i]) x->def[i] = def, x->n++;
+    x->scope[i] = scope;
+}
+
+Scope *sema_pyfunc_scope(Sema *S, const Stmt *def) {
+    const struct PyFuncIndex *x = &S->pyfunc_index;
+    if (!x->cap) return NULL;
+    uint32_t i = def_slot(x, def);
+    return x->def[i] ? x->scope[i] : NULL;
 }
 
 /* base, or base__def2, base__def3 ... when base was given already (a name redefined in a host
@@ -2224,7 +2259,7 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
     for (int k = 0; k < S.helpers.len; k++) vec_free(&S.helpers.items[k].combos), vec_free(&S.helpers.items[k].rets);
     vec_free(&S.helpers), vec_free(&S.tests);
     for (int k = 0; k < S.dispatchers.len; k++) vec_free(&S.dispatchers.items[k].impls);
-    vec_free(&S.dispatchers), vec_free(&S.pyfuncs);
+    vec_free(&S.dispatchers), vec_free(&S.pyfuncs), free(S.pyfunc_index.def), free(S.pyfunc_index.scope);
     vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.lambdas), vec_free(&S.used_names), vec_free(&S.callinsts);
     vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks), vec_free(&S.loops);
     if (diag_error_count()) return NULL;

@@ -270,6 +270,7 @@ typedef struct Sema {
     VEC(SemaHelper) helpers;
     VEC(struct SemaDispatch { const Stmt *proto; VEC(const Stmt *) impls; }) dispatchers; /* @qd.perf_dispatch */
     VEC(struct PyFunc { const Stmt *def; struct Scope *scope; }) pyfuncs; /* V_PYFUNC: where each is defined */
+    struct PyFuncIndex { const Stmt **def; struct Scope **scope; int cap, n; } pyfunc_index; /* pyfuncs by def (the latest) */
     int pyfunc_depth;
     struct PyShape *pyfunc_shape; /* the `return EXPR` functions sema_pyfunc_is_host is reading, innermost first */
     int pyfunc_trying; /* sema_pyfunc_is_host is running a Python function quietly to see whether it can */
@@ -323,6 +324,8 @@ IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp);
 const char *sema_path(Sema *S, const Expr *e); /* "qd.types.ndarray" for a dotted name under qd */
 bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out);
 Scope *sema_def_scope(Sema *S, const Stmt *def); /* the scope a kernel's or qd.func's body sees */
+void sema_pyfunc_add(Sema *S, const Stmt *def, Scope *scope); /* Sema.pyfuncs and its index */
+Scope *sema_pyfunc_scope(Sema *S, const Stmt *def);           /* the latest scope added for def, or NULL */
 Binding *sema_lookup(Sema *S, const char *name); /* from the innermost scope outwards */
 const char *sema_unique_name(Sema *S, const char *base); /* base, or base__defN when given already */
 /* where host statements bind: a class instance's attributes, else the host scope */

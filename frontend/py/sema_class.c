@@ -63,7 +63,7 @@ static Val bound_method(Sema *S, const Stmt *d, Scope *defined, Val v) {
     m->def.params = d->def.params + 1, m->def.nparams = d->def.nparams - 1;
     Scope *ms = new_scope(S, defined);
     scope_bind(S, ms, d->def.params[0].name, v, d->def.params[0].span);
-    vec_push(&S->pyfuncs, ((struct PyFunc){m, ms}));
+    sema_pyfunc_add(S, m, ms);
     return (Val){.kind = V_PYFUNC, .def = m};
 }
 
@@ -92,7 +92,7 @@ static void class_attrs(Sema *S, int ci) {
         if (d->kind != S_DEF || !d->def.host) continue;
         char deco = method_deco(d);
         if (evaluable(d) && (deco == 0 || deco == 's')) {
-            vec_push(&S->pyfuncs, ((struct PyFunc){d, defined}));
+            sema_pyfunc_add(S, d, defined);
             scope_bind(S, a, d->def.name, (Val){.kind = V_PYFUNC, .def = d}, d->def.name_span);
         } else if (evaluable(d) && deco == 'c' && d->def.nparams) {
             scope_bind(S, a, d->def.name, bound_method(S, d, defined, (Val){.kind = V_CLASS, .index = ci}), d->def.name_span);
@@ -262,7 +262,7 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
         const Stmt *d = body->stmts[k];
         char kind = method_kind(S, d);
         if (!kind && d->kind == S_DEF && method_deco(d) == 's' && evaluable(d)) { /* @staticmethod */
-            vec_push(&S->pyfuncs, ((struct PyFunc){d, c.scope}));
+            sema_pyfunc_add(S, d, c.scope);
             scope_bind(S, &o->attrs, d->def.name, (Val){.kind = V_PYFUNC, .def = d}, d->def.name_span);
             continue;
         }
@@ -274,7 +274,7 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
             m->def.params = d->def.params + 1, m->def.nparams = d->def.nparams - 1;
             Scope *ms = new_scope(S, c.scope);
             scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
-            vec_push(&S->pyfuncs, ((struct PyFunc){m, ms}));
+            sema_pyfunc_add(S, m, ms);
             scope_bind(S, &o->attrs, d->def.name, (Val){.kind = V_PYFUNC, .def = m}, d->def.name_span);
             continue;
         }
@@ -315,7 +315,7 @@ Val sema_class_method(Sema *S, const StmtList *body, Scope *defined, Val obj, co
             return diag_note(b.decl, "'%s' is defined here", attr->attr.name), val_err();
         }
         if (deco == 's') {
-            vec_push(&S->pyfuncs, ((struct PyFunc){d, defined}));
+            sema_pyfunc_add(S, d, defined);
             return (Val){.kind = V_PYFUNC, .def = d};
         }
         Val m = bound_method(S, d, defined, obj);

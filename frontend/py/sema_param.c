@@ -519,8 +519,8 @@ const Expr *sema_pyfunc_return(const Stmt *def) {
 
 /* The scope a Python function (or a lambda host code calls) sees besides its parameters. */
 static Scope *pyfunc_of(Sema *S, const Stmt *def) {
-    for (int k = S->pyfuncs.len - 1; k >= 0; k--) /* the newest first: a closure is mostly called where it is made */
-        if (S->pyfuncs.items[k].def == def) return S->pyfuncs.items[k].scope;
+    Scope *py = sema_pyfunc_scope(S, def);
+    if (py) return py;
     for (int k = S->lambdas.len - 1; k >= 0; k--) /* as sema_def_scope finds a lambda's */
         if (S->lambdas.items[k].def == def) return S->lambdas.items[k].scope;
     die("V_PYFUNC %s without its scope", def->def.name);
@@ -661,7 +661,7 @@ void sema_param_host_function(Sema *S, const Stmt *s) {
             Stmt *c = ARENA_NEW(S->arena, Stmt);
             *c = *s, s = c;
         }
-        vec_push(&S->pyfuncs, ((struct PyFunc){s, S->hscope}));
+        sema_pyfunc_add(S, s, S->hscope);
         scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_PYFUNC, .def = s}, s->def.name_span);
         return;
     }
