@@ -7,7 +7,8 @@
 # so that a niced run starved of CPU on a loaded machine is not counted as a hang), prints a sanitizer report (AddressSanitizer,
 # LeakSanitizer, UBSan "runtime error:"), or leaves the directory other than the one output
 # (exit 0) or empty (exit 1-3). Internal errors (exit 3) are allowed by qdc(1) but counted.
-# Failing inputs are copied to OUT/fail/ with their stderr.
+# Failing inputs are copied to OUT/fail/ with their stderr, inputs that end in an internal error
+# (exit 3) to OUT/internal/.
 # With SECONDS, the campaign stops after the kernel running when that much time has passed (the
 # summary counts the kernels compiled), so that a long run fits a session.
 # usage: fuzz/campaign.sh QDC N SEED OUT [SECONDS]   e.g. fuzz/campaign.sh build/asan/qdc 1000 7 build/campaign-asan
@@ -45,7 +46,10 @@ for f in "$out"/in/*.qd; do
         if [ $rc -eq 0 ] && [ "$left" != "k.out" ]; then why="exit 0 left '$left'"
         elif [ $rc -ne 0 ] && [ -n "$left" ]; then why="exit $rc left '$left'"; fi
     fi
-    [ $rc -eq 3 ] && internal=$((internal + 1))
+    if [ $rc -eq 3 ]; then # allowed by qdc(1), but a defect to find: kept beside the failures
+        internal=$((internal + 1))
+        mkdir -p "$out/internal" && cp "$f" "$out/internal/$(basename "$f" .qd)-$t.qd" && cp "$out/err" "$out/internal/$(basename "$f" .qd)-$t.txt"
+    fi
     if [ -n "$why" ]; then
         fails=$((fails + 1))
         cp "$f" "$out/fail/$(basename "$f" .qd)-$t.qd"
