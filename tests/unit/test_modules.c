@@ -60,8 +60,7 @@ static const char *const none[] = {NULL};
 
 /* Builds the x86 host program `host` with the object `obj` in dir and runs it on 1, 2 and 4
  * threads: each run prints `want` and exits 0. */
-static void run_host(const char *dir, const char *host, const char *obj, const char *want) {
-    cr_assert(x86_build_host_file(dir, host, (const char *const[]){obj, NULL}), "the host does not build");
+static void runs_on_threads(const char *dir, const char *want) {
     for (int t = 1; t <= 4; t *= 2) {
         char nt[16];
         snprintf(nt, sizeof nt, "%d", t);
@@ -70,6 +69,17 @@ static void run_host(const char *dir, const char *host, const char *obj, const c
         cr_expect_str_eq(x.out, want);
         run_free(&x);
     }
+}
+
+static void run_host(const char *dir, const char *host, const char *obj, const char *want) {
+    cr_assert(x86_build_host_file(dir, host, (const char *const[]){obj, NULL}), "the host does not build");
+    runs_on_threads(dir, want);
+}
+
+/* The same with the host's C source in a string, linked with main.o. */
+static void run_host_src(const char *dir, const char *host, const char *want) {
+    cr_assert(x86_build_host(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
+    runs_on_threads(dir, want);
 }
 
 /* The program of testdata/modules: three modules and a package (relative imports, a circular
@@ -617,15 +627,7 @@ Test(patterns, class_fields_of_a_module_vector_type_run_on_x86, .timeout = 120) 
                        "    for (int i = 0; i < 8; i++)\n"
                        "        if (out[i] != 321.0f * (float)i + 470.5f) bad++, printf(\"out[%d] = %g\\n\", i, (double)out[i]);\n"
                        "    printf(\"boxes: %d wrong\\n\", bad);\n    free(out);\n    return bad != 0;\n}\n";
-    cr_assert(x86_build_host(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
-    for (int t = 1; t <= 4; t *= 2) {
-        char nt[16];
-        snprintf(nt, sizeof nt, "%d", t);
-        RunResult x = x86_run_host(dir, nt, NULL, NULL);
-        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
-        cr_expect_str_eq(x.out, "boxes: 0 wrong\n");
-        run_free(&x);
-    }
+    run_host_src(dir, host, "boxes: 0 wrong\n");
     remove_tree(dir), free(dir);
 }
 
@@ -681,15 +683,7 @@ Test(patterns, runtime_index_beside_slice_runs_on_x86, .timeout = 120) {
         "        for (int q = 0; q < 4; q++)\n"
         "            if (out[t][q] != want[q]) bad++, printf(\"out[%d][%d] = %d, want %d\\n\", t, q, (int)out[t][q], want[q]);\n"
         "    }\n    printf(\"slices: %d wrong\\n\", bad);\n    return bad != 0;\n}\n";
-    cr_assert(x86_build_host(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
-    for (int t = 1; t <= 4; t *= 2) {
-        char nt[16];
-        snprintf(nt, sizeof nt, "%d", t);
-        RunResult x = x86_run_host(dir, nt, NULL, NULL);
-        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
-        cr_expect_str_eq(x.out, "slices: 0 wrong\n");
-        run_free(&x);
-    }
+    run_host_src(dir, host, "slices: 0 wrong\n");
     remove_tree(dir), free(dir);
 }
 
@@ -746,15 +740,7 @@ Test(patterns, star_in_index_tuple_runs_on_x86, .timeout = 120) {
         "                    int want = (1 + 2 * r + c) * (i + 10 * j) + (r == 0 && c == 1 ? 100 : 0);\n"
         "                    if (a[i][j][r][c] != want) bad++, printf(\"a[%d][%d][%d][%d] = %d, want %d\\n\", i, j, r, c, (int)a[i][j][r][c], want);\n"
         "                }\n    printf(\"star: %d wrong\\n\", bad);\n    return bad != 0;\n}\n";
-    cr_assert(x86_build_host(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
-    for (int t = 1; t <= 4; t *= 2) {
-        char nt[16];
-        snprintf(nt, sizeof nt, "%d", t);
-        RunResult x = x86_run_host(dir, nt, NULL, NULL);
-        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
-        cr_expect_str_eq(x.out, "star: 0 wrong\n");
-        run_free(&x);
-    }
+    run_host_src(dir, host, "star: 0 wrong\n");
     remove_tree(dir), free(dir);
 }
 
@@ -799,14 +785,6 @@ Test(patterns, runtime_choice_of_tuples_runs_on_x86, .timeout = 120) {
         "            int lo = a > b ? b : a, hi = a > b ? a : b, want = idx[lo][hi] + 1000 * lo;\n"
         "            if (out[a][b] != want) bad++, printf(\"out[%d][%d] = %d, want %d\\n\", a, b, (int)out[a][b], want);\n"
         "        }\n    printf(\"pairs: %d wrong\\n\", bad);\n    return bad != 0;\n}\n";
-    cr_assert(x86_build_host(dir, host, (const char *const[]){"main.o", NULL}), "the host does not build");
-    for (int t = 1; t <= 4; t *= 2) {
-        char nt[16];
-        snprintf(nt, sizeof nt, "%d", t);
-        RunResult x = x86_run_host(dir, nt, NULL, NULL);
-        cr_expect_eq(x.status, 0, "%s threads: exit %d\n%s%s", nt, x.status, x.out, x.err);
-        cr_expect_str_eq(x.out, "pairs: 0 wrong\n");
-        run_free(&x);
-    }
+    run_host_src(dir, host, "pairs: 0 wrong\n");
     remove_tree(dir), free(dir);
 }
