@@ -1669,6 +1669,21 @@ static void store_bounds(Sema *S, LoopSpace *ls, Span sp) {
         }
 }
 
+/* A parallel loop's trip counts and extent are i32, as its index is. Compile-time bounds are
+ * folded as Python integers, so range(1, -2**31) or ndrange(10**5, 10**5) give a wider constant:
+ * an empty or fitting count is made i32, a larger one is a located error (it used to reach the
+ * backends as an i64 extent beside the i32 index: an internal error). */
+static IrExpr *task_count(Sema *S, IrExpr *e, Span sp) {
+    if (!e || e->kind != IR_CONST || e->type == QT_I32) return e;
+    int64_t v = e->c.i;
+    if (qt_is_signed(e->type) ? v > INT32_MAX : (uint64_t)v > INT32_MAX) {
+        diag_error(sp, QD2050, "this parallel loop runs %s%lld times; a parallel loop runs at most 2^31-1 iterations (its index is an i32)",
+                   qt_is_signed(e->type) ? "" : "u", (long long)v);
+        return irb_int(S->arena, QT_I32, 0, sp);
+    }
+    return irb_int(S->arena, QT_I32, v < 0 ? 0 : v, sp);
+}
+
 /* The body of a parallel task: loop variables from the linear index, then the loop body.
  * A `continue` leaves the body: the body is wrapped in `while True: ...; break`. */
 static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
@@ -1683,9 +1698,18 @@ static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
         return;
     }
     IrExpr *count[IR_MAX_DIMS], *extent = NULL;
+    bool known = true; /* every count a constant: their product is checked exactly */
+    int64_t product = 1;
     for (int d = 0; d < ls.ndims; d++) {
-        count[d] = sema_trip_count(S, &ls, d, iter->span);
+        count[d] = task_count(S, sema_trip_count(S, &ls, d, iter->span), iter->span);
+        known = known && count[d]->kind == IR_CONST;
+        if (known && product && __builtin_mul_overflow(product, count[d]->c.i, &product)) product = INT64_MAX;
         extent = extent ? sema_binary(S, IR_MUL, extent, count[d], iter->span) : count[d];
+    }
+    if (known && product > INT32_MAX) {
+        diag_error(iter->span, QD2050, "this parallel loop runs %lld times; a parallel loop runs at most 2^31-1 iterations (its index is an i32)",
+                   (long long)product);
+        extent = irb_int(S->arena, QT_I32, 0, iter->span);
     }
     t->extent = extent;
     if (!space_uniform(&ls)) /* the body reads the slots itself (the extent is another function) */

@@ -215,3 +215,22 @@ Test(near, rescale_index_arguments) {
                    "k.py:5:32: error[QD2040]: qd.rescale_index needs an index vector (qd.grouped's), got a value\n"
                    " 5 |     J = qd.rescale_index(a, a, 2)\n   |                                ^\n");
 }
+
+/* A parallel loop's trip count is an i32, as its index: compile-time bounds fold as Python
+ * integers, so an empty range whose difference leaves i32 (range(1, -2**31)) is simply empty,
+ * and a loop of more than 2^31-1 iterations is located (both used to reach the backends with an
+ * i64 extent beside the i32 index: an internal error on every target; the second wrapped). */
+Test(near, parallel_loop_counts_fit_i32) {
+    expect_ok("import quadrants as qd\nN = -2147483648\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=2), n: qd.i32):\n"
+              "    for i, j in qd.ndrange((1, N), n):\n        a[i, j] = 0\n");
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                   "    for i in range(-2147483648, 2147483647):\n        a[i] = 0\n",
+                   "k.py:4:14: error[QD2050]: this parallel loop runs 4294967295 times; a parallel loop runs at most 2^31-1 "
+                   "iterations (its index is an i32)\n"
+                   " 4 |     for i in range(-2147483648, 2147483647):\n   |              ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+    expect_refusal("import quadrants as qd\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                   "    for i, j in qd.ndrange(100000, 100000):\n        a[i] = 0\n",
+                   "k.py:4:17: error[QD2050]: this parallel loop runs 10000000000 times; a parallel loop runs at most 2^31-1 "
+                   "iterations (its index is an i32)\n"
+                   " 4 |     for i, j in qd.ndrange(100000, 100000):\n   |                 ^~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+}
