@@ -256,6 +256,12 @@ uint32_t g_binop(SpvGen *g, IrBinOp op, QdType t, uint32_t a, uint32_t b) {
     default: break;
     }
     SpvOp sop = pick(&simple_ops[op], t);
+    if (!sop && t == QT_U1 && !is_compare(op)) { /* u1 arithmetic (True + True): as LLVM's i1, modulo 2, computed in u32 */
+        uint32_t u = g_ty(g, QT_U32), one = g_const_num(g, QT_U32, 1, 1), zero = g_const_num(g, QT_U32, 0, 0);
+        uint32_t a32 = G_OP(g, SpvOpSelect, u, a, one, zero), b32 = G_OP(g, SpvOpSelect, u, b, one, zero);
+        uint32_t r = G_OP(g, SpvOpBitwiseAnd, u, g_binop(g, op, QT_U32, a32, b32), one);
+        return G_OP(g, SpvOpINotEqual, ty, r, zero);
+    }
     if (!sop) die("binary op %d has no form for %s", (int)op, qt_name(t));
     return G_OP(g, sop, rty, a, b);
 }

@@ -362,3 +362,36 @@ Test(qtforms2, kernel_rules_rejected_as_quadrants) {
               "    for j in qd.static(range(2)):\n        c = qd.static(j * 2)\n        a[j] = c + S[-1]\n"
               "    x = qd.Vector([i, i + 1, i + 2])\n    a[2] = x[::-2].sum() + add(1, 2)\n    f(3, *S)\n");
 }
+
+/* Arithmetic on comparisons: Quadrants types `a > b` as u1 and u1 op u1 as u1 (promoted_type),
+ * so + - * are modulo 2, as LLVM's i1 computes them on the CPU and GPU targets. SPIR-V has no
+ * integer arithmetic on booleans: the backend computes in u32 and keeps bit 0 (it used to stop
+ * with an internal error; found by the ASan campaign, seed 37, m006093). Run on lavapipe. */
+Test(qtforms, bool_arithmetic_on_lavapipe, .timeout = 120) {
+    static const char src[] =
+        "import quadrants as qd\n\n@qd.kernel\ndef b(a: qd.types.ndarray(dtype=qd.u32, ndim=1)):\n"
+        "    for i in range(a.shape[0]):\n        a[i] = (a[i] > 1) * (a[i] < 9) + (a[i] > 3) - (a[i] > 4)\n";
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/b.py", dir), *spv = xasprintf("%s/b.spv", dir), *mf = xasprintf("%s/b.json", dir);
+    cr_assert(write_text(qd, src));
+    RunResult r = run_qdc("--target=vulkan1.1", qd, "-o", spv, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_qdc("--target=vulkan1.1", "--emit=metadata", qd, "-o", mf, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *meta = read_text(mf, NULL);
+    uint32_t got[10];
+    for (int i = 0; i < 10; i++) got[i] = (uint32_t)i;
+    VkArray arr[1] = {{got, sizeof got, 10}};
+    const char *kernels[] = {"b"};
+    char *err = NULL;
+    int rc = vk_run(dir, spv, meta, kernels, 1, arr, 1, NULL, 10, VK_FULL, true, &err);
+    cr_expect_neq(rc, -1, "%s", err ? err : "");
+    if (rc == 1) {
+        const uint32_t want[10] = {0, 0, 1, 1, 0, 1, 1, 1, 1, 0};
+        for (int i = 0; i < 10; i++) cr_expect_eq(got[i], want[i], "a[%d] = %u, want %u", i, got[i], want[i]);
+    }
+    free(err), free(meta), free(qd), free(spv), free(mf);
+    remove_tree(dir);
+    free(dir);
+}
