@@ -110,15 +110,8 @@ Test(conversions, x86_saturates_on_every_thread_count, .timeout = 120) {
 }
 
 Test(conversions, spirv_saturates_on_lavapipe, .timeout = 120) {
-    char *dir = make_temp_dir(), *qd = xasprintf("%s/c.py", dir), *spv = xasprintf("%s/c.spv", dir), *mf = xasprintf("%s/c.json", dir);
-    cr_assert(write_text(qd, src));
-    RunResult r = run_qdc("--target=vulkan1.1", qd, "-o", spv, NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    run_free(&r);
-    r = run_qdc("--target=vulkan1.1", "--emit=metadata", qd, "-o", mf, NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    run_free(&r);
-    char *meta = read_text(mf, NULL);
+    char *dir = make_temp_dir(), *spv = NULL;
+    char *meta = vk_compile(dir, "c", "vulkan1.1", src, &spv);
     static int64_t got[NOUT];
     memset(got, 0x55, sizeof got);
     VkArray arr[1] = {{got, sizeof got, NOUT}};
@@ -128,7 +121,7 @@ Test(conversions, spirv_saturates_on_lavapipe, .timeout = 120) {
     int rc = vk_run(dir, spv, meta, kernels, 1, arr, 1, &n, 1, VK_FULL, true, &err);
     cr_expect_neq(rc, -1, "%s", err ? err : "");
     if (rc == 1) expect_all(got, "vulkan1.1 on lavapipe");
-    free(err), free(meta), free(qd), free(spv), free(mf);
+    free(err), free(meta), free(spv);
     remove_tree(dir);
     free(dir);
 }

@@ -226,15 +226,8 @@ Test(qtforms, vecstore_on_lavapipe, .timeout = 120) {
         "    acc = qd.Vector([0, 0, 0, 0])\n    for i in range(100):\n        acc[i % 4] += i\n"
         "    for _ in range(1):\n        for c in range(3):\n            o[c] = tmp[c]\n"
         "        for r in range(4):\n            o[3 + r] = acc[r]\n";
-    char *dir = make_temp_dir(), *qd = xasprintf("%s/v.py", dir), *spv = xasprintf("%s/v.spv", dir), *mf = xasprintf("%s/v.json", dir);
-    cr_assert(write_text(qd, src));
-    RunResult r = run_qdc("--target=vulkan1.3", qd, "-o", spv, NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    run_free(&r);
-    r = run_qdc("--target=vulkan1.3", "--emit=metadata", qd, "-o", mf, NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    run_free(&r);
-    char *meta = read_text(mf, NULL);
+    char *dir = make_temp_dir(), *spv = NULL;
+    char *meta = vk_compile(dir, "v", "vulkan1.3", src, &spv);
     int32_t got[7];
     memset(got, 0x55, sizeof got);
     VkArray arr[1] = {{got, sizeof got, 7}};
@@ -247,7 +240,7 @@ Test(qtforms, vecstore_on_lavapipe, .timeout = 120) {
         const int32_t want[7] = {31, 37, 26, 1200, 1225, 1250, 1275};
         for (int i = 0; i < 7; i++) cr_expect_eq(got[i], want[i], "o[%d] = %d, want %d", i, got[i], want[i]);
     }
-    free(err), free(meta), free(qd), free(spv), free(mf);
+    free(err), free(meta), free(spv);
     remove_tree(dir);
     free(dir);
 }
@@ -371,15 +364,8 @@ Test(qtforms, bool_arithmetic_on_lavapipe, .timeout = 120) {
     static const char src[] =
         "import quadrants as qd\n\n@qd.kernel\ndef b(a: qd.types.ndarray(dtype=qd.u32, ndim=1)):\n"
         "    for i in range(a.shape[0]):\n        a[i] = (a[i] > 1) * (a[i] < 9) + (a[i] > 3) - (a[i] > 4)\n";
-    char *dir = make_temp_dir(), *qd = xasprintf("%s/b.py", dir), *spv = xasprintf("%s/b.spv", dir), *mf = xasprintf("%s/b.json", dir);
-    cr_assert(write_text(qd, src));
-    RunResult r = run_qdc("--target=vulkan1.1", qd, "-o", spv, NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    run_free(&r);
-    r = run_qdc("--target=vulkan1.1", "--emit=metadata", qd, "-o", mf, NULL);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    run_free(&r);
-    char *meta = read_text(mf, NULL);
+    char *dir = make_temp_dir(), *spv = NULL;
+    char *meta = vk_compile(dir, "b", "vulkan1.1", src, &spv);
     uint32_t got[10];
     for (int i = 0; i < 10; i++) got[i] = (uint32_t)i;
     VkArray arr[1] = {{got, sizeof got, 10}};
@@ -391,7 +377,7 @@ Test(qtforms, bool_arithmetic_on_lavapipe, .timeout = 120) {
         const uint32_t want[10] = {0, 0, 1, 1, 0, 1, 1, 1, 1, 0};
         for (int i = 0; i < 10; i++) cr_expect_eq(got[i], want[i], "a[%d] = %u, want %u", i, got[i], want[i]);
     }
-    free(err), free(meta), free(qd), free(spv), free(mf);
+    free(err), free(meta), free(spv);
     remove_tree(dir);
     free(dir);
 }

@@ -370,3 +370,18 @@ int vk_run_printf(const char *dir, const char *spv, const char *const *entries, 
     free(vk);
     return result;
 }
+
+char *vk_compile(const char *dir, const char *name, const char *target, const char *src, char **spv) {
+    char *qd = xasprintf("%s/%s.py", dir, name), *mf = xasprintf("%s/%s.json", dir, name), *tflag = xasprintf("--target=%s", target);
+    *spv = xasprintf("%s/%s.spv", dir, name);
+    cr_assert(write_text(qd, src));
+    RunResult r = run_qdc(tflag, qd, "-o", *spv, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    r = run_qdc(tflag, "--emit=metadata", qd, "-o", mf, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *meta = read_text(mf, NULL);
+    free(qd), free(mf), free(tflag);
+    return meta;
+}

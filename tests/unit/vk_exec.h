@@ -60,6 +60,11 @@ typedef enum { VK_FULL, VK_FEW } VkGrid;
 int vk_run(const char *dir, const char *spv, const char *metadata, const char *const *kernels, int nkernels,
            VkArray *arrays, int narrays, const int32_t *scalar, int items, VkGrid grid, bool validate, char **err);
 
+/* Writes src to DIR/NAME.py and compiles it for target (a vulkan* family) into DIR/NAME.spv
+ * (*spv, malloc'd) and its metadata; returns the metadata's text (malloc'd). Asserts that both
+ * compiles succeed. */
+char *vk_compile(const char *dir, const char *name, const char *target, const char *src, char **spv);
+
 /* Runs entry points (ENTRY:GROUPS) of a module without buffers under the validation layer's Debug
  * Printf (vkrun --printf). Returns 1 when it ran, with *out the printed lines, one per message,
  * in order (malloc'd); 0 when skipped (counted); -1 on an error (*err). */
