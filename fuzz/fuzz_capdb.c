@@ -13,13 +13,22 @@
 static char *dir, *file;
 static FILE *devnull;
 
+/* libFuzzer leaves through exit() when -runs or -max_total_time ends the run (and on a crash
+ * report): the scratch directory goes with it, so no run leaves anything in the temp dir. */
+static void remove_scratch(void) {
+    unlink(file);
+    rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
     fuzz_quiet_diagnostics();
-    char tmpl[] = "/tmp/qdc-fuzz-capdb-XXXXXX";
-    if (!mkdtemp(tmpl)) die("mkdtemp failed");
-    dir = xstrdup(tmpl);
+    const char *tmp = getenv("TMPDIR");
+    char *tmpl = xasprintf("%s/qdc-fuzz-capdb-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tmpl)) die("mkdtemp %s failed", tmpl);
+    dir = tmpl;
     file = xasprintf("%s/fuzzfam.yaml", dir);
+    atexit(remove_scratch);
     devnull = fopen("/dev/null", "w");
     const char *root = getenv("QDC_ROOT");
     char *db = xasprintf("%s/capability-db", root && *root ? root : ".");
