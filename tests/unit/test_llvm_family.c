@@ -109,6 +109,7 @@ Test(llvm_family, llvm_fatal_error_is_internal_error, .exit_code = 3, .init = cr
     cr_assert_not_null(db);
     const CapTarget *t = capdb_target(db, "my32");
     cr_assert_not_null(t);
+    remove_tree(dir); /* read already; the test ends in exit(3), which would leave it behind */
     const char *text = "import quadrants as qd\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
                        "    for i in range(a.shape[0]):\n        a[i] = i\n";
     Arena arena = {0};
