@@ -910,6 +910,14 @@ static void module_import(Sema *S, const Stmt *s) {
     S->qd_alias = s->import.alias ? s->import.alias : "quadrants";
 }
 
+/* `import quadrants as qd` in its place among the module's statements (the alias itself is
+ * known before them): after `import foo as qd` the later import wins, as in Python. */
+static void rebind_quadrants(Sema *S, const Stmt *s) {
+    const char *name = s->import.alias ? s->import.alias : "quadrants";
+    Binding *b = scope_find(S->hscope, name);
+    if (b && S->qd_alias && !strcmp(name, S->qd_alias)) b->v = (Val){.kind = V_NS, .path = "qd"}, b->decl = s->span;
+}
+
 /* A keyword of @qd.kernel(...) that must be a compile-time bool: its value, or -1 after an error.
  * fastcache= and pure= only decide whether Quadrants caches the kernel and checks its captures,
  * never its code: one known only when the script runs (fastcache=gs.use_fastcache) compiles the
@@ -1266,7 +1274,7 @@ void sema_module_body(Sema *S, const StmtList *l) {
         default: break;
         }
         switch (s->kind) {
-        case S_IMPORT: if (strcmp(s->import.module, "quadrants")) module_import(S, s); break;
+        case S_IMPORT: strcmp(s->import.module, "quadrants") ? module_import(S, s) : rebind_quadrants(S, s); break;
         case S_ASSIGN: module_assign(S, s); break;
         case S_ANNASSIGN:
             if (s->ann.value && s->ann.target->kind == E_NAME) sema_module_value(S, s->ann.target, s->ann.value, s->span);
@@ -1919,6 +1927,7 @@ static void parallel_for(Sema *S, const Stmt *s, IrStmtVec *serial) {
         for (int k = 0; k < pre.len; k++) vec_push(S->cur, pre.items[k]); /* emitted (noted) once already */
     vec_free(&pre);
     if (ok) for_body(S, s, ls);
+    else if (!diag_error_count() && !diag_quiet_active()) die("a parallel loop without bounds and without a diagnostic");
     close_task(S, &body);
     if (device && S->tasks.items[task].uses_block)
         diag_error(s->for_.iter->span, QD2013, "a parallel loop that uses qd.simt.block or subgroup operations needs bounds "

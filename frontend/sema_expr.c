@@ -438,7 +438,7 @@ static Val eval_name(Sema *S, const Expr *e) {
             diag_error(e->span, QD2062, "'%s' is %s, known only when the script runs; kernels can use module "
                                           "constants, fields, qd.func and their own arguments", e->name, b->v.path);
             diag_note(b->decl, "'%s' is set here", e->name);
-            b->v = val_err(); /* reported once */
+            if (!diag_quiet_active()) b->v = val_err(); /* reported once (a speculative look reported nothing) */
             return val_err();
         }
         if (b && b->v.kind == V_VEC) { /* a promoted vector: each component a kernel-owned field */

@@ -566,6 +566,7 @@ int diag_quiet_begin(void) {
 }
 
 const char *diag_quiet_first(void) { return D.quiet_first; }
+bool diag_quiet_active(void) { return D.quiet > 0; }
 DiagCode diag_quiet_first_code(void) { return D.quiet_first[0] ? D.quiet_first_code : (DiagCode)0; }
 
 int diag_quiet_end(int mark) {

@@ -104,6 +104,9 @@ int diag_quiet_begin(void);
 int diag_quiet_end(int mark);
 const char *diag_quiet_first(void); /* the first error's message since diag_quiet_begin, or "" */
 DiagCode diag_quiet_first_code(void); /* and its code (0: none) */
+/* True inside a diag_quiet region: an error raised now is not shown, so whatever records "reported
+ * once" (a binding turned into an error value) must not be recorded. */
+bool diag_quiet_active(void);
 
 int diag_error_count(void);
 int diag_warning_count(void);

@@ -405,7 +405,7 @@ Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
                        b->v.kind == V_HOST ? b->v.path : "an array the script allocates");
             diag_note(b->decl, "'%s' is set here", attr->attr.name);
             diag_note(o->at, "'%s' is created here", o->name);
-            b->v = val_err();
+            if (!diag_quiet_active()) b->v = val_err(); /* reported once */
         }
         return val_err();
     }

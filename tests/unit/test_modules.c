@@ -788,3 +788,33 @@ Test(patterns, runtime_choice_of_tuples_runs_on_x86, .timeout = 120) {
     run_host_src(dir, host, "pairs: 0 wrong\n");
     remove_tree(dir), free(dir);
 }
+
+/* A name bound by two imports is the later one's, as in Python: `import foo as qd` (not on the
+ * search path: an opaque module) then `import quadrants as qd` compiles; the other order makes
+ * qd the opaque module. The first order once crashed the compile (a fuzzer input): the opaque
+ * binding was looked at speculatively inside the annotation, turned into an error value without a
+ * diagnostic, and the range(n) loop was left without bounds. */
+Test(modules, later_import_of_a_name_wins) {
+    const char *const body = "@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1), n: qd.i32):\n"
+                             "    for i in range(n):\n        a[i] = 1\n";
+    char *text = NULL;
+    cr_assert(asprintf(&text, "import foo as qd\nimport quadrants as qd\n%s", body) > 0);
+    const char *const later_quadrants[] = {"main.py", text, NULL};
+    char *dir = program(later_quadrants);
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--target=x86_64", "--stats", NULL}, &wrote);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect_str_eq(r.out, "main: 1 kernel (k), 1 task, 0 atomics, 0 volatile loads, 0 fences\n");
+    cr_expect(wrote);
+    run_free(&r);
+    remove_tree(dir), free(dir), free(text);
+    cr_assert(asprintf(&text, "import quadrants as qd\nimport foo as qd\n%s", body) > 0);
+    const char *const later_foo[] = {"main.py", text, NULL};
+    expect_error(later_foo, none, 1,
+                 "main.py:4:33: error[QD2062]: 'qd' is a module the script imports, known only when the script runs; kernels can "
+                 "use module constants, fields, qd.func and their own arguments\n"
+                 " 4 | def k(a: qd.types.ndarray(dtype=qd.i32, ndim=1), n: qd.i32):\n   |                                 ^~\n"
+                 "main.py:2:15: note: 'qd' is set here\n 2 | import foo as qd\n   |               ^~\n");
+    free(text);
+}
