@@ -591,16 +591,51 @@ static bool accumulates(const IrBlock *body, int l, const unsigned char *carried
     return ok;
 }
 
+/* The ad stack's checkpoints: x_for_replay keeps the carried locals' values at the start of
+ * AD_CHECKPOINTS evenly spaced iterations, so the adjoint sweep replays at most one segment. */
+enum { AD_CHECKPOINTS = 32 };
+
+static IrStmt *if_stmt(Ad *ad, IrExpr *cond, StmtVec *then, Span sp) {
+    IrStmt *s = ARENA_NEW(ad->a, IrStmt);
+    s->kind = IR_IF, s->span = sp, s->if_.cond = cond, s->if_.then = block_of(ad, then);
+    s->if_.els.stmts = ARENA_ARRAY(ad->a, IrStmt *, 1);
+    return s;
+}
+
+static IrStmt *for_stmt(Ad *ad, int counter, IrExpr *begin, IrExpr *end, int64_t step, IrBlock body, Span sp) {
+    IrStmt *s = ARENA_NEW(ad->a, IrStmt);
+    s->kind = IR_FOR, s->span = sp;
+    s->for_.counter = counter, s->for_.begin = begin, s->for_.end = end, s->for_.step = step, s->for_.body = body;
+    return s;
+}
+
+/* `if (sel == q) dst[q][l] = src[l]` for every checkpoint q (dst_q: ck + q * n) or
+ * `if (sel == q) dst[l] = ck[q][l]` (to_slots false), over the locals l with hdr[l] >= 0. */
+static void checkpoint_moves(Ad *ad, StmtVec *out, int sel, const int *ck, const int *other, const int *hdr, int n, bool to_slots, Span sp) {
+    QdType ct = ad->locals.items[sel].type;
+    for (int q = 0; q < AD_CHECKPOINTS; q++) {
+        StmtVec mv = {0};
+        for (int l = 0; l < n; l++)
+            if (hdr[l] >= 0)
+                vec_push(&mv, to_slots ? assign(ad, ck[q * n + l], local_ref(ad, other[l], sp), sp)
+                                       : assign(ad, other[l], local_ref(ad, ck[q * n + l], sp), sp));
+        vec_push(out, if_stmt(ad, bin(ad, IR_EQ, local_ref(ad, sel, sp), irb_int(ad->a, ct, q, sp)), &mv, sp));
+    }
+}
+
 /* A loop whose trip count is known at run time only and which carries locals (H: per primal
  * local, carried from one iteration to the next or read after the loop) that do not only
  * accumulate: Quadrants' ad stack. Each local of H gets a header version h (h = its value before
  * the loop; every iteration ends with h = its value at the iteration's end). The forward replay
  * runs the loop (the final values of h, and the trip count nit). The adjoint sweep walks the
  * iterations last to first; for iteration j it recomputes the values h had when iteration j began
- * (h = the values before the loop, then iterations 0..j-1 replayed: what Quadrants pushes on its
- * stack in the forward sweep and pops here, recomputed instead of stored, so there is no capacity
- * and no overflow, for O(nit^2) replayed iterations), replays iteration j and sweeps it backwards,
- * the adjoint of h carried into the adjoint of the iteration's end value first. */
+ * (what Quadrants pushes on its stack in the forward sweep and pops here, recomputed instead of
+ * stored, so there is no capacity and no overflow): the forward replay keeps h at the start of
+ * AD_CHECKPOINTS evenly spaced iterations (every S-th, S = ceil(trips / AD_CHECKPOINTS), in
+ * private locals), and the sweep walks the segments last to first, restoring h from the segment's
+ * checkpoint and replaying the segment's iterations up to j (O(nit * S / 2) replayed iterations in
+ * all, nit^2 / 64 for more than 32 trips), replays iteration j and sweeps it backwards, the adjoint
+ * of h carried into the adjoint of the iteration's end value first. */
 static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr *end, int64_t step, const unsigned char *H) {
     int n = ad->pk->nlocals;
     Span sp = s->span;
@@ -652,35 +687,57 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     IrBlock recompute = {.stmts = ARENA_ARRAY(ad->a, IrStmt *, iter.n + 1), .n = 0}; /* an iteration without the count */
     for (int k = 0; k < iter.n; k++)
         if (k != nfwd - 1) recompute.stmts[recompute.n++] = iter.stmts[k];
-    IrStmt *fl = ARENA_NEW(ad->a, IrStmt); /* forward: for c in range(begin, end, step): iteration */
-    fl->kind = IR_FOR, fl->span = sp;
-    fl->for_.counter = c, fl->for_.begin = local_ref(ad, bv, sp), fl->for_.end = local_ref(ad, ev, sp), fl->for_.step = step;
-    fl->for_.body = iter;
-    vec_push(&b->f, fl);
-    /* backwards: for k in range(nit): j = begin + (nit - 1 - k) * step; h = before; for c in range(begin, j, step): iteration;
-     * c = j; replay; sweep */
+    /* the segment length S = max(1, ceil(trips / AD_CHECKPOINTS)), trips from the bounds */
+    int64_t as = step > 0 ? step : -step;
+    IrExpr *span_ = step > 0 ? bin(ad, IR_SUB, local_ref(ad, ev, sp), local_ref(ad, bv, sp)) : bin(ad, IR_SUB, local_ref(ad, bv, sp), local_ref(ad, ev, sp));
+    IrExpr *trips = bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, span_, irb_int(ad->a, ct, as - 1, sp)), irb_int(ad->a, ct, as, sp)), irb_int(ad->a, ct, 0, sp));
+    int sv = new_local(ad, "$segment", ct, false);
+    vec_push(&b->f, assign(ad, sv, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, trips, irb_int(ad->a, ct, AD_CHECKPOINTS - 1, sp)),
+                                                               irb_int(ad->a, ct, AD_CHECKPOINTS, sp)), irb_int(ad->a, ct, 1, sp)), sp));
+    int *ck = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS + 1)), *seg = malloc(sizeof(int) * ((size_t)n + 1));
+    for (int l = 0; l < n; l++) {
+        seg[l] = -1;
+        if (hdr[l] < 0) continue;
+        QdType t = ad->locals.items[hdr[l]].type;
+        seg[l] = new_local(ad, "$restart", t, false);
+        for (int q = 0; q < AD_CHECKPOINTS; q++) ck[q * n + l] = new_local(ad, arena_printf(ad->a, "$checkpoint%d", q), t, false);
+    }
+    /* forward: for c in range(begin, end, step): if nit % S == 0: checkpoint[nit / S] = h; iteration */
+    int qv = new_local(ad, "$slot", ct, false);
+    StmtVec keep = {0}, fb = {0};
+    vec_push(&keep, assign(ad, qv, bin(ad, IR_DIV, local_ref(ad, nit, sp), local_ref(ad, sv, sp)), sp));
+    checkpoint_moves(ad, &keep, qv, ck, hdr, hdr, n, true, sp);
+    vec_push(&fb, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, local_ref(ad, nit, sp), local_ref(ad, sv, sp)), irb_int(ad->a, ct, 0, sp)), &keep, sp));
+    for (int k = 0; k < iter.n; k++) vec_push(&fb, iter.stmts[k]);
+    vec_push(&b->f, for_stmt(ad, c, local_ref(ad, bv, sp), local_ref(ad, ev, sp), step, block_of(ad, &fb), sp));
+    /* backwards, per segment q from the last: restart = checkpoint[q]; sb = q * S; se = min(sb + S, nit);
+     *   for k in range(se - sb): j = begin + (se - 1 - k) * step; h = restart;
+     *     for c in range(begin + sb * step, j, step): iteration; c = j; replay; sweep */
+    int kq = new_local(ad, "$segrev", ct, false), sb = new_local(ad, "$segfirst", ct, false), se = new_local(ad, "$segend", ct, false);
+    int cb = new_local(ad, "$segbegin", ct, false);
     int kk = new_local(ad, "$rev", ct, false), jv = new_local(ad, "$iter", ct, false);
-    StmtVec rb = {0};
-    IrExpr *back = bin(ad, IR_SUB, bin(ad, IR_SUB, local_ref(ad, nit, sp), irb_int(ad->a, ct, 1, sp)), local_ref(ad, kk, sp));
+    StmtVec rb = {0}, sbody = {0};
+    int nseg = new_local(ad, "$segments", ct, false);
+    StmtVec ch = {0};
+    vec_push(&ch, assign(ad, nseg, bin(ad, IR_DIV, bin(ad, IR_ADD, local_ref(ad, nit, sp), bin(ad, IR_SUB, local_ref(ad, sv, sp), irb_int(ad->a, ct, 1, sp))),
+                                       local_ref(ad, sv, sp)), sp));
+    vec_push(&sbody, assign(ad, qv, bin(ad, IR_SUB, bin(ad, IR_SUB, local_ref(ad, nseg, sp), irb_int(ad->a, ct, 1, sp)), local_ref(ad, kq, sp)), sp));
+    checkpoint_moves(ad, &sbody, qv, ck, seg, hdr, n, false, sp);
+    vec_push(&sbody, assign(ad, sb, bin(ad, IR_MUL, local_ref(ad, qv, sp), local_ref(ad, sv, sp)), sp));
+    vec_push(&sbody, assign(ad, se, bin(ad, IR_MIN, bin(ad, IR_ADD, local_ref(ad, sb, sp), local_ref(ad, sv, sp)), local_ref(ad, nit, sp)), sp));
+    vec_push(&sbody, assign(ad, cb, bin(ad, IR_ADD, local_ref(ad, bv, sp), bin(ad, IR_MUL, local_ref(ad, sb, sp), irb_int(ad->a, ct, step, sp))), sp));
+    IrExpr *back = bin(ad, IR_SUB, bin(ad, IR_SUB, local_ref(ad, se, sp), irb_int(ad->a, ct, 1, sp)), local_ref(ad, kk, sp));
     vec_push(&rb, assign(ad, jv, bin(ad, IR_ADD, local_ref(ad, bv, sp), bin(ad, IR_MUL, back, irb_int(ad->a, ct, step, sp))), sp));
     for (int l = 0; l < n; l++)
-        if (hdr[l] >= 0) vec_push(&rb, assign(ad, hdr[l], local_ref(ad, pre[l], sp), sp));
-    IrStmt *rl = ARENA_NEW(ad->a, IrStmt);
-    rl->kind = IR_FOR, rl->span = sp;
-    rl->for_.counter = c, rl->for_.begin = local_ref(ad, bv, sp), rl->for_.end = local_ref(ad, jv, sp), rl->for_.step = step;
-    rl->for_.body = recompute;
-    vec_push(&rb, rl);
+        if (hdr[l] >= 0) vec_push(&rb, assign(ad, hdr[l], local_ref(ad, seg[l], sp), sp));
+    vec_push(&rb, for_stmt(ad, c, local_ref(ad, cb, sp), local_ref(ad, jv, sp), step, recompute, sp));
     vec_push(&rb, assign(ad, c, local_ref(ad, jv, sp), sp));
     for (int k = 0; k < nreplay; k++) vec_push(&rb, replay[k]);
     for (int k = 0; k < rev.n; k++) vec_push(&rb, rev.stmts[k]);
-    IrStmt *loop = ARENA_NEW(ad->a, IrStmt);
-    loop->kind = IR_FOR, loop->span = sp;
-    loop->for_.counter = kk, loop->for_.begin = irb_int(ad->a, ct, 0, sp), loop->for_.end = local_ref(ad, nit, sp), loop->for_.step = 1;
-    loop->for_.body = block_of(ad, &rb);
-    StmtVec ch = {0};
-    vec_push(&ch, loop);
+    vec_push(&sbody, for_stmt(ad, kk, irb_int(ad->a, ct, 0, sp), bin(ad, IR_SUB, local_ref(ad, se, sp), local_ref(ad, sb, sp)), 1, block_of(ad, &rb), sp));
+    vec_push(&ch, for_stmt(ad, kq, irb_int(ad->a, ct, 0, sp), local_ref(ad, nseg, sp), 1, block_of(ad, &sbody), sp));
     chunk_push(b, ch);
-    free(pre);
+    free(pre), free(ck), free(seg);
 }
 
 static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
