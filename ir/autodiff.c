@@ -63,6 +63,7 @@ typedef struct {
     IrMemo clone_memo, act_memo;
     const IrTask *task;
     int *pgrad;                /* per primal parameter: the companion's parameter holding its adjoint array, or -1 */
+    unsigned char *uniq;       /* per memory (fields, then ndarray parameters): loop-unique in the task (loop_unique) */
     int budget;                /* statements left to unroll */
     const char *why;           /* the first refusal, and where */
     Span why_span;
@@ -291,13 +292,15 @@ static IrRef *grad_ref(Ad *ad, const IrRef *r) {
 }
 
 /* x.grad[...] += g for a cloned reference r of a field with an adjoint (subscripts in versions):
- * an atomic add, but in a serial task (one thread, tasks run one after another) a plain load, add
- * and store, as Quadrants' serial offloads do, so a target without atomics of the type (f64 on
+ * an atomic add, but in a serial task (one thread, tasks run one after another) and for memory
+ * the task accesses loop-uniquely (loop_unique) a plain load, add and store, as Quadrants' serial
+ * offloads and its demote_atomics pass do, so a target without atomics of the type (f64 on
  * vulkan1.3 without int64 atomics) still differentiates it. */
 static IrStmt *grad_add(Ad *ad, const IrRef *r, IrExpr *g, Span sp) {
     QdType t = r->kind == IR_REF_FIELD ? ad->m->fields[r->index].type : r->type;
     IrRef *gr = grad_ref(ad, r);
-    if (ad->task->kind == IR_TASK_SERIAL) {
+    int mid = mid_of(r), slot = mid >= 0 ? mid : ad->m->nfields + (-2 - mid);
+    if (ad->task->kind == IR_TASK_SERIAL || (mid != INT_MIN && ad->uniq[slot] == 1)) {
         IrExpr *old = irb_new(ad->a, IR_LOAD, t, sp);
         old->ref = gr;
         IrStmt *s = ARENA_NEW(ad->a, IrStmt);
@@ -884,6 +887,86 @@ static bool varies(const IrRef *r) {
     return false;
 }
 
+/* Quadrants' demotion of loop-unique atomics (its demote_atomics pass, on every range-for and
+ * struct-for offload): in a parallel task whose every access to a memory is at one subscript tuple
+ * made of the task's loop variables (the locals the body computes first from the iteration index,
+ * each assigned once, all of them, each once), every iteration touches an element of its own, so
+ * the adjoint accumulations need no atomic. Fills ad->uniq: 1 loop-unique, 2 not, 0 unseen. */
+typedef struct {
+    Ad *ad;
+    const IrTask *t;
+    int *lv; /* the loop variables */
+    int nlv;
+    const IrRef **first; /* per memory: its first reference */
+} Uniq;
+
+static int sets_of(const IrBlock *b, int l) {
+    int n = 0;
+    for (int k = 0; k < b->n; k++) {
+        const IrStmt *s = b->stmts[k];
+        n += (s->kind == IR_ASSIGN && s->assign.local == l) + (s->kind == IR_FOR && s->for_.counter == l);
+        if (s->kind == IR_IF) n += sets_of(&s->if_.then, l) + sets_of(&s->if_.els, l);
+        if (s->kind == IR_FOR) n += sets_of(&s->for_.body, l);
+        if (s->kind == IR_WHILE) n += sets_of(&s->while_.body, l);
+    }
+    return n;
+}
+
+static bool reads_index(const IrExpr *e, void *ctx) { return e->kind == IR_LOCAL && e->local == *(const int *)ctx; }
+
+static void uniq_ref(Uniq *u, const IrRef *r) {
+    int mid = mid_of(r);
+    if (!r || mid == INT_MIN) return;
+    int slot = mid >= 0 ? mid : u->ad->m->nfields + (-2 - mid);
+    if (u->ad->uniq[slot] == 2) return;
+    bool ok = r->nidx == u->nlv && u->nlv > 0;
+    for (int k = 0; ok && k < r->nidx; k++) {
+        const IrExpr *e = r->idx[k];
+        ok = e->kind == IR_LOCAL;
+        for (int j = 0; ok && j < k; j++) ok = r->idx[j]->local != e->local; /* each once */
+        bool lv = false;
+        for (int j = 0; ok && j < u->nlv; j++) lv |= u->lv[j] == e->local;
+        ok = ok && lv;
+    }
+    if (ok && u->first[slot]) ok = same_ref(r, u->first[slot]);
+    if (!u->first[slot]) u->first[slot] = r;
+    u->ad->uniq[slot] = ok ? 1 : 2;
+}
+static bool uniq_expr(const IrExpr *e, void *ctx) {
+    if (e->kind == IR_LOAD) uniq_ref(ctx, e->ref);
+    if (e->kind == IR_MEMOP) uniq_ref(ctx, e->mem.ref);
+    return false; /* every reference is visited */
+}
+static void uniq_stores(Uniq *u, const IrBlock *b) {
+    for (int k = 0; k < b->n; k++) {
+        const IrStmt *s = b->stmts[k];
+        if (s->kind == IR_STORE) uniq_ref(u, s->store.ref);
+        if (s->kind == IR_IF) uniq_stores(u, &s->if_.then), uniq_stores(u, &s->if_.els);
+        if (s->kind == IR_FOR) uniq_stores(u, &s->for_.body);
+        if (s->kind == IR_WHILE) uniq_stores(u, &s->while_.body);
+    }
+}
+
+static void loop_unique(Ad *ad, const IrTask *t) {
+    int nslots = ad->m->nfields + ad->pk->nparams;
+    memset(ad->uniq, 0, (size_t)nslots + 1);
+    if (t->kind != IR_TASK_PARALLEL) return;
+    Uniq u = {.ad = ad, .t = t, .lv = malloc(sizeof(int) * ((size_t)t->body.n + 1)), .first = calloc((size_t)nslots + 1, sizeof(IrRef *))};
+    for (int k = 0; k < t->body.n; k++) {
+        const IrStmt *s = t->body.stmts[k];
+        if (s->kind != IR_ASSIGN || !ir_expr_any(s->assign.value, reads_index, (void *)&t->index_local)) break;
+        if (s->assign.local == t->index_local || sets_of(&t->body, s->assign.local) != 1) { u.nlv = 0; break; }
+        u.lv[u.nlv++] = s->assign.local;
+    }
+    if (u.nlv && sets_of(&t->body, t->index_local) == 0) {
+        ir_block_any(&t->body, uniq_expr, &u);
+        uniq_stores(&u, &t->body);
+    } else {
+        memset(ad->uniq, 2, (size_t)nslots + 1);
+    }
+    free(u.lv), free(u.first);
+}
+
 /* Quadrants' check of a task: a load of a needs_grad field and a store to another element of it,
  * both indexed by the iteration, make the adjoint chain cross iterations, which it does not
  * generate (the companion would read the value the forward pass overwrote). */
@@ -967,6 +1050,7 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
      * ndarray x whose elements the kernel reads or writes, in parameter order (qdc-abi(7)). */
     unsigned char *used = calloc((size_t)pk->nparams + 1, 1);
     ad.pgrad = malloc(sizeof(int) * ((size_t)pk->nparams + 1));
+    ad.uniq = calloc((size_t)(m->nfields + pk->nparams) + 1, 1);
     touches_kernel(m, pk, used);
     int nadj = 0;
     for (int p = 0; p < pk->nparams; p++) nadj += used[p];
@@ -1001,6 +1085,7 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
         for (int l = 0; l < pk->nlocals; l++) ad.cur[l] = l;
         ad.fwd.len = ad.stored.len = 0;
         ad.task = pt;
+        loop_unique(&ad, pt);
         ir_memo_clear(&ad.clone_memo);
         if (pt->extent) gt->extent = clone_stmt_expr(&ad, pt->extent);
         Blk b = {0};
@@ -1024,7 +1109,7 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
     vec_free(&ad.locals), vec_free(&ad.active), vec_free(&ad.adj), vec_free(&ad.fwd), vec_free(&ad.stored);
     ir_memo_free(&ad.clone_memo), ir_memo_free(&ad.act_memo);
     vec_free(&ad.acc_updates), vec_free(&ad.loads), vec_free(&ad.stores);
-    free(ad.cur), free(ad.acc), free(ad.pgrad);
+    free(ad.cur), free(ad.acc), free(ad.pgrad), free(ad.uniq);
     return ok;
 }
 

@@ -735,3 +735,50 @@ Test(autodiff, helper_with_lambdas_gets_a_kernel_per_lambda, .timeout = 120) {
     remove_tree(dir);
     free(dir);
 }
+
+/* Quadrants' demote_atomics: an adjoint whose memory every iteration of a parallel task accesses
+ * at its own loop variables only (x[i] in `for i in range(1, 4)`, m[a, b] in `for a, b in m`) is
+ * accumulated with a plain load, add and store, so f64 on vulkan1.3 (no f64 atomic add without
+ * int64 atomics) differentiates (Quadrants' test_ad_if_parallel_f64); run on lavapipe at dyadic
+ * values, the gradients are exact. x[i] beside x[i - 1] is not loop-unique: an atomic, refused. */
+Test(autodiff, loop_unique_adjoints_need_no_atomics, .timeout = 180) {
+    static const char src[] = "import quadrants as qd\n\nIO = qd.types.ndarray(qd.f64, ndim=1)\n"
+                              "x = qd.field(qd.f64, shape=4, needs_grad=True)\ny = qd.field(qd.f64, shape=4, needs_grad=True)\n"
+                              "m = qd.field(qd.f64, shape=(2, 2), needs_grad=True)\nn = qd.field(qd.f64, shape=(2, 2), needs_grad=True)\n\n"
+                              "@qd.kernel\ndef load(io: IO):\n    for k in range(4):\n        x[k] = io[k]\n        x.grad[k] = 0.0\n"
+                              "        y.grad[k] = 1.0 + k\n    for a, b in m:\n        m[a, b] = io[a * 2 + b]\n        m.grad[a, b] = 0.0\n"
+                              "        n.grad[a, b] = 1.0\n\n"
+                              "@qd.kernel\ndef f(io: IO):\n    for i in range(1, 4):\n        t = x[i]\n        if t > 0:\n            y[i] = t * t\n"
+                              "        else:\n            y[i] = 2 * t\n\n"
+                              "@qd.kernel\ndef g(io: IO):\n    for a, b in m:\n        n[a, b] = m[a, b] * m[a, b] * m[a, b]\n\n"
+                              "@qd.kernel\ndef dump(io: IO):\n    for k in range(4):\n        io[4 + k] = x.grad[k]\n    for a, b in m:\n"
+                              "        io[8 + a * 2 + b] = m.grad[a, b]\n";
+    char *dir;
+    RunResult r = qdc_in_temp("ad.py", src, "--target=vulkan1.3", "--report-lowering", &dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.out, "f_grad") && !strstr(r.out, "g_grad"), "an atomic in a companion:\n%s", r.out);
+    run_free(&r);
+    char *spv = NULL, *meta = vk_compile(dir, "ad", "vulkan1.3", src, &spv), *err = NULL;
+    double io[12] = {-0.5, 1.5, 2.0, -1.0, 7, 7, 7, 7, 7, 7, 7, 7};
+    VkArray arr[1] = {{io, sizeof io, 12}};
+    const char *ks[] = {"load", "f", "f_grad", "g", "g_grad", "dump"};
+    int rc = vk_run(dir, spv, meta, ks, 6, arr, 1, NULL, 12, VK_FULL, true, &err);
+    cr_expect_neq(rc, -1, "%s", err ? err : "");
+    if (rc == 1) {
+        cr_expect(io[4] == 0 && io[5] == 6 && io[6] == 12 && io[7] == 8, "x.grad %.17g %.17g %.17g %.17g", io[4], io[5], io[6], io[7]);
+        cr_expect(io[8] == 0.75 && io[9] == 6.75 && io[10] == 12 && io[11] == 3, "m.grad %.17g %.17g %.17g %.17g", io[8], io[9], io[10], io[11]);
+    }
+    free(err), free(meta), free(spv);
+    remove_tree(dir);
+    free(dir);
+    static const char gather[] = "import quadrants as qd\n\nx = qd.field(qd.f64, shape=4, needs_grad=True)\n"
+                                 "y = qd.field(qd.f64, shape=4, needs_grad=True)\n\n"
+                                 "@qd.kernel\ndef k():\n    for i in range(1, 4):\n        y[i] = x[i] * x[i - 1]\n";
+    r = qdc_in_temp("ad.py", gather, "--target=vulkan1.3", NULL, &dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "ad.py:9:16: error[QD4001]: atomic add on f64 in global memory is not supported on target 'vulkan1.3'"), "%s", r.err);
+    cr_expect(strstr(r.err, "ad.py:9:23: error[QD4001]: atomic add on f64 in global memory is not supported on target 'vulkan1.3'"), "%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
