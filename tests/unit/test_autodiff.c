@@ -316,7 +316,8 @@ Test(autodiff, refusals_name_the_rule) {
 }
 
 /* The companion compiles for every family; its adjoint accumulations are atomics the database
- * lowers (native or CAS) and the reductions rewrite reduces, as --report-lowering says. */
+ * lowers (native or CAS) and the reductions rewrite reduces, as --report-lowering says (x is read
+ * at x[i // 2] too: not loop-unique, so its adjoint is an atomic, not demoted). */
 Test(autodiff, every_family_compiles_companions, .timeout = 120) {
     static const TargetLine fam[] = {
         {"x86_64", "adjoint accumulation in k_grad: reduced per worker"},
@@ -329,7 +330,7 @@ Test(autodiff, every_family_compiles_companions, .timeout = 120) {
         {"apple9", "adjoint accumulation in k_grad:"},
     };
     char *src = xasprintf("%sp = qd.field(qd.f32, shape=2, needs_grad=True)\n\n@qd.kernel\ndef k():\n    for i in x:\n"
-                          "        r = p[0] * x[i] + p[1]\n        loss[None] += qd.sin(r) * r\n", gfield);
+                          "        r = p[0] * x[i] + p[1] * x[i // 2]\n        loss[None] += qd.sin(r) * r\n", gfield);
     expect_lowering_report(src, fam, sizeof fam / sizeof *fam);
     char *dir;
     RunResult r = qdc_in_temp("ad.py", src, "--target=vulkan1.3", "--emit=metadata", &dir);
