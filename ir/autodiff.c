@@ -595,7 +595,8 @@ static bool accumulates(const IrBlock *body, int l, const unsigned char *carried
 }
 
 /* The ad stack's checkpoints: x_for_replay keeps the carried locals' values at the start of
- * AD_CHECKPOINTS evenly spaced iterations, so the adjoint sweep replays at most one segment. */
+ * AD_CHECKPOINTS evenly spaced iterations, and of as many sub-segments of the segment it sweeps,
+ * so the adjoint sweep replays at most one sub-segment per iteration. */
 enum { AD_CHECKPOINTS = 32 };
 
 static IrStmt *if_stmt(Ad *ad, IrExpr *cond, StmtVec *then, Span sp) {
@@ -612,18 +613,28 @@ static IrStmt *for_stmt(Ad *ad, int counter, IrExpr *begin, IrExpr *end, int64_t
     return s;
 }
 
-/* `if (sel == q) dst[q][l] = src[l]` for every checkpoint q (dst_q: ck + q * n) or
- * `if (sel == q) dst[l] = ck[q][l]` (to_slots false), over the locals l with hdr[l] >= 0. */
-static void checkpoint_moves(Ad *ad, StmtVec *out, int sel, const int *ck, const int *other, const int *hdr, int n, bool to_slots, Span sp) {
-    QdType ct = ad->locals.items[sel].type;
-    for (int q = 0; q < AD_CHECKPOINTS; q++) {
-        StmtVec mv = {0};
+/* The moves of checkpoint q in [lo, hi) where q is local sel's value: dst[q][l] = src[l] (to_slots)
+ * or src[l] = ck[q][l] (ck: q * n + l), over the locals l with hdr[l] >= 0; a binary search on
+ * sel, log2(AD_CHECKPOINTS) comparisons per move. */
+static void checkpoint_tree(Ad *ad, StmtVec *out, int sel, int lo, int hi, const int *ck, const int *other, const int *hdr, int n, bool to_slots, Span sp) {
+    if (hi - lo == 1) {
         for (int l = 0; l < n; l++)
             if (hdr[l] >= 0)
-                vec_push(&mv, to_slots ? assign(ad, ck[q * n + l], local_ref(ad, other[l], sp), sp)
-                                       : assign(ad, other[l], local_ref(ad, ck[q * n + l], sp), sp));
-        vec_push(out, if_stmt(ad, bin(ad, IR_EQ, local_ref(ad, sel, sp), irb_int(ad->a, ct, q, sp)), &mv, sp));
+                vec_push(out, to_slots ? assign(ad, ck[lo * n + l], local_ref(ad, other[l], sp), sp)
+                                       : assign(ad, other[l], local_ref(ad, ck[lo * n + l], sp), sp));
+        return;
     }
+    int mid = lo + (hi - lo) / 2;
+    StmtVec low = {0}, high = {0};
+    checkpoint_tree(ad, &low, sel, lo, mid, ck, other, hdr, n, to_slots, sp);
+    checkpoint_tree(ad, &high, sel, mid, hi, ck, other, hdr, n, to_slots, sp);
+    IrStmt *s = if_stmt(ad, bin(ad, IR_LT, local_ref(ad, sel, sp), irb_int(ad->a, ad->locals.items[sel].type, mid, sp)), &low, sp);
+    s->if_.els = block_of(ad, &high);
+    vec_push(out, s);
+}
+
+static void checkpoint_moves(Ad *ad, StmtVec *out, int sel, const int *ck, const int *other, const int *hdr, int n, bool to_slots, Span sp) {
+    checkpoint_tree(ad, out, sel, 0, AD_CHECKPOINTS, ck, other, hdr, n, to_slots, sp);
 }
 
 /* A loop whose trip count is known at run time only and which carries locals (H: per primal
@@ -635,10 +646,13 @@ static void checkpoint_moves(Ad *ad, StmtVec *out, int sel, const int *ck, const
  * (what Quadrants pushes on its stack in the forward sweep and pops here, recomputed instead of
  * stored, so there is no capacity and no overflow): the forward replay keeps h at the start of
  * AD_CHECKPOINTS evenly spaced iterations (every S-th, S = ceil(trips / AD_CHECKPOINTS), in
- * private locals), and the sweep walks the segments last to first, restoring h from the segment's
- * checkpoint and replaying the segment's iterations up to j (O(nit * S / 2) replayed iterations in
- * all, nit^2 / 64 for more than 32 trips), replays iteration j and sweeps it backwards, the adjoint
- * of h carried into the adjoint of the iteration's end value first. */
+ * private locals); the sweep walks the segments last to first, restores h from the segment's
+ * checkpoint, runs the segment forward once keeping h at the start of AD_CHECKPOINTS evenly
+ * spaced sub-segments (of T = ceil(S / AD_CHECKPOINTS) iterations), and walks those last to first
+ * the same way, replaying a sub-segment's iterations up to j (about 3 nit + nit * T / 2 replayed
+ * iterations in all: linear up to 1024 trips, nit^2 / 2048 past that), then replays iteration j and
+ * sweeps it backwards, the adjoint of h carried into the adjoint of the iteration's end value
+ * first. A checkpoint is chosen by a binary search on its number (5 comparisons). */
 static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr *end, int64_t step, const unsigned char *H) {
     int n = ad->pk->nlocals;
     Span sp = s->span;
@@ -713,33 +727,63 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     vec_push(&fb, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, local_ref(ad, nit, sp), local_ref(ad, sv, sp)), irb_int(ad->a, ct, 0, sp)), &keep, sp));
     for (int k = 0; k < iter.n; k++) vec_push(&fb, iter.stmts[k]);
     vec_push(&b->f, for_stmt(ad, c, local_ref(ad, bv, sp), local_ref(ad, ev, sp), step, block_of(ad, &fb), sp));
-    /* backwards, per segment q from the last: restart = checkpoint[q]; sb = q * S; se = min(sb + S, nit);
+    /* backwards, with a second level of checkpoints. Per segment q1 from the last: h = checkpoint[q1];
+     * s1 = q1 * S; e1 = min(s1 + S, nit); T = max(1, ceil((e1 - s1) / AD_CHECKPOINTS)); the segment
+     * runs forward once, keeping h at the start of every T-th of its iterations in sub[]; then per
+     * sub-segment q2 from the last: restart = sub[q2]; sb = s1 + q2 * T; se = min(sb + T, e1);
      *   for k in range(se - sb): j = begin + (se - 1 - k) * step; h = restart;
      *     for c in range(begin + sb * step, j, step): iteration; c = j; replay; sweep */
-    int kq = new_local(ad, "$segrev", ct, false), sb = new_local(ad, "$segfirst", ct, false), se = new_local(ad, "$segend", ct, false);
-    int cb = new_local(ad, "$segbegin", ct, false);
-    int kk = new_local(ad, "$rev", ct, false), jv = new_local(ad, "$iter", ct, false);
-    StmtVec rb = {0}, sbody = {0};
-    int nseg = new_local(ad, "$segments", ct, false);
-    StmtVec ch = {0};
-    vec_push(&ch, assign(ad, nseg, bin(ad, IR_DIV, bin(ad, IR_ADD, local_ref(ad, nit, sp), bin(ad, IR_SUB, local_ref(ad, sv, sp), irb_int(ad->a, ct, 1, sp))),
-                                       local_ref(ad, sv, sp)), sp));
-    vec_push(&sbody, assign(ad, qv, bin(ad, IR_SUB, bin(ad, IR_SUB, local_ref(ad, nseg, sp), irb_int(ad->a, ct, 1, sp)), local_ref(ad, kq, sp)), sp));
-    checkpoint_moves(ad, &sbody, qv, ck, seg, hdr, n, false, sp);
-    vec_push(&sbody, assign(ad, sb, bin(ad, IR_MUL, local_ref(ad, qv, sp), local_ref(ad, sv, sp)), sp));
-    vec_push(&sbody, assign(ad, se, bin(ad, IR_MIN, bin(ad, IR_ADD, local_ref(ad, sb, sp), local_ref(ad, sv, sp)), local_ref(ad, nit, sp)), sp));
-    vec_push(&sbody, assign(ad, cb, bin(ad, IR_ADD, local_ref(ad, bv, sp), bin(ad, IR_MUL, local_ref(ad, sb, sp), irb_int(ad->a, ct, step, sp))), sp));
-    IrExpr *back = bin(ad, IR_SUB, bin(ad, IR_SUB, local_ref(ad, se, sp), irb_int(ad->a, ct, 1, sp)), local_ref(ad, kk, sp));
-    vec_push(&rb, assign(ad, jv, bin(ad, IR_ADD, local_ref(ad, bv, sp), bin(ad, IR_MUL, back, irb_int(ad->a, ct, step, sp))), sp));
+    int *sub = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS + 1));
     for (int l = 0; l < n; l++)
-        if (hdr[l] >= 0) vec_push(&rb, assign(ad, hdr[l], local_ref(ad, seg[l], sp), sp));
-    vec_push(&rb, for_stmt(ad, c, local_ref(ad, cb, sp), local_ref(ad, jv, sp), step, recompute, sp));
-    vec_push(&rb, assign(ad, c, local_ref(ad, jv, sp), sp));
+        if (hdr[l] >= 0)
+            for (int q = 0; q < AD_CHECKPOINTS; q++)
+                sub[q * n + l] = new_local(ad, arena_printf(ad->a, "$subcheckpoint%d", q), ad->locals.items[hdr[l]].type, false);
+    int kq1 = new_local(ad, "$segrev", ct, false), s1 = new_local(ad, "$segfirst", ct, false), e1 = new_local(ad, "$segend", ct, false);
+    int tv = new_local(ad, "$subsegment", ct, false), ms = new_local(ad, "$subiter", ct, false), nsub = new_local(ad, "$subsegments", ct, false);
+    int qv2 = new_local(ad, "$subslot", ct, false), kq = new_local(ad, "$subrev", ct, false), sb = new_local(ad, "$subfirst", ct, false);
+    int se = new_local(ad, "$subend", ct, false), cb = new_local(ad, "$subbegin", ct, false);
+    int kk = new_local(ad, "$rev", ct, false), jv = new_local(ad, "$iter", ct, false);
+    int nseg = new_local(ad, "$segments", ct, false);
+    IrExpr *one = irb_int(ad->a, ct, 1, sp);
+#define L(x) local_ref(ad, x, sp)
+#define K(v) irb_int(ad->a, ct, v, sp)
+    StmtVec ch = {0}, s1body = {0}, fb2 = {0}, keep2 = {0}, sbody = {0}, rb = {0};
+    vec_push(&ch, assign(ad, nseg, bin(ad, IR_DIV, bin(ad, IR_ADD, L(nit), bin(ad, IR_SUB, L(sv), one)), L(sv)), sp));
+    vec_push(&s1body, assign(ad, qv, bin(ad, IR_SUB, bin(ad, IR_SUB, L(nseg), K(1)), L(kq1)), sp));
+    checkpoint_moves(ad, &s1body, qv, ck, hdr, hdr, n, false, sp);
+    vec_push(&s1body, assign(ad, s1, bin(ad, IR_MUL, L(qv), L(sv)), sp));
+    vec_push(&s1body, assign(ad, e1, bin(ad, IR_MIN, bin(ad, IR_ADD, L(s1), L(sv)), L(nit)), sp));
+    vec_push(&s1body, assign(ad, tv, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), K(AD_CHECKPOINTS - 1)),
+                                                          K(AD_CHECKPOINTS)), K(1)), sp));
+    /* the segment forward: for m in range(e1 - s1): if m % T == 0: sub[m / T] = h; c = begin + (s1 + m) * step; iteration */
+    vec_push(&keep2, assign(ad, qv2, bin(ad, IR_DIV, L(ms), L(tv)), sp));
+    checkpoint_moves(ad, &keep2, qv2, sub, hdr, hdr, n, true, sp);
+    vec_push(&fb2, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, L(ms), L(tv)), K(0)), &keep2, sp));
+    vec_push(&fb2, assign(ad, c, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, bin(ad, IR_ADD, L(s1), L(ms)), K(step))), sp));
+    for (int k = 0; k < recompute.n; k++) vec_push(&fb2, recompute.stmts[k]);
+    vec_push(&s1body, for_stmt(ad, ms, K(0), bin(ad, IR_SUB, L(e1), L(s1)), 1, block_of(ad, &fb2), sp));
+    vec_push(&s1body, assign(ad, nsub, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), bin(ad, IR_SUB, L(tv), K(1))), L(tv)), sp));
+    /* per sub-segment */
+    vec_push(&sbody, assign(ad, qv2, bin(ad, IR_SUB, bin(ad, IR_SUB, L(nsub), K(1)), L(kq)), sp));
+    checkpoint_moves(ad, &sbody, qv2, sub, seg, hdr, n, false, sp);
+    vec_push(&sbody, assign(ad, sb, bin(ad, IR_ADD, L(s1), bin(ad, IR_MUL, L(qv2), L(tv))), sp));
+    vec_push(&sbody, assign(ad, se, bin(ad, IR_MIN, bin(ad, IR_ADD, L(sb), L(tv)), L(e1)), sp));
+    vec_push(&sbody, assign(ad, cb, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, L(sb), K(step))), sp));
+    IrExpr *back = bin(ad, IR_SUB, bin(ad, IR_SUB, L(se), K(1)), L(kk));
+    vec_push(&rb, assign(ad, jv, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, back, K(step))), sp));
+    for (int l = 0; l < n; l++)
+        if (hdr[l] >= 0) vec_push(&rb, assign(ad, hdr[l], L(seg[l]), sp));
+    vec_push(&rb, for_stmt(ad, c, L(cb), L(jv), step, recompute, sp));
+    vec_push(&rb, assign(ad, c, L(jv), sp));
     for (int k = 0; k < nreplay; k++) vec_push(&rb, replay[k]);
     for (int k = 0; k < rev.n; k++) vec_push(&rb, rev.stmts[k]);
-    vec_push(&sbody, for_stmt(ad, kk, irb_int(ad->a, ct, 0, sp), bin(ad, IR_SUB, local_ref(ad, se, sp), local_ref(ad, sb, sp)), 1, block_of(ad, &rb), sp));
-    vec_push(&ch, for_stmt(ad, kq, irb_int(ad->a, ct, 0, sp), local_ref(ad, nseg, sp), 1, block_of(ad, &sbody), sp));
+    vec_push(&sbody, for_stmt(ad, kk, K(0), bin(ad, IR_SUB, L(se), L(sb)), 1, block_of(ad, &rb), sp));
+    vec_push(&s1body, for_stmt(ad, kq, K(0), L(nsub), 1, block_of(ad, &sbody), sp));
+    vec_push(&ch, for_stmt(ad, kq1, K(0), L(nseg), 1, block_of(ad, &s1body), sp));
+#undef L
+#undef K
     chunk_push(b, ch);
+    free(sub);
     free(pre), free(ck), free(seg);
 }
 

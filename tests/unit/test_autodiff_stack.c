@@ -1,9 +1,9 @@
 /* The ad stack with checkpoints (issue 31, ir/autodiff.c x_for_replay): run-time loops that carry
  * non-linear locals, with trip counts on both sides of the checkpoint count (32) and of its
- * multiples (segments of 1, 2, 3, 4, 7 and 32 iterations, a last segment shorter than the others,
- * zero trips), a loop that starts past 0, one that steps by -3, two carried locals, and a run-time
+ * multiples (segments of 1 to 157 iterations, sub-segments of 1, 2 and 5, last ones shorter than
+ * the others, zero trips), a loop that starts past 0, one that steps by -3, two carried locals, and a run-time
  * loop inside another; run forward and backward on x86-64 (4 worker threads) in f64 against
- * central finite differences of the forward kernels and the analytic derivatives; the same
+ * central finite differences (fourth order) of the forward kernels and the analytic derivatives; the same
  * kernels in f32 on lavapipe against the analytic derivatives. */
 #include "../../support/util.h"
 #include "harness.h"
@@ -52,8 +52,9 @@
     "        h[i] = t\n"
 
 /* trip counts: 0..3, around 32 and 64 (segments of 1 and 2), 77 (3, the last one 2), 100, 129
- * (5: the last one 4), 200, 333, 1000 (32) */
-#define TRIPS 0, 1, 2, 3, 31, 32, 33, 34, 63, 64, 65, 77, 100, 129, 200, 333, 1000
+ * (5: the last one 4), 333, 1000 (32), and past 32 x 32, where segments have sub-segments: 1500
+ * (segments of 47, sub-segments of 2, the last one 1), 5000 (157; 5, the last 2) */
+#define TRIPS 0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 77, 100, 129, 333, 1000, 1500, 5000
 #define STR_(...) #__VA_ARGS__
 #define STR(...) STR_(__VA_ARGS__)
 enum { NT = 17 };
@@ -71,14 +72,16 @@ static const char host[] =
     "static double run_f(void) { fib_args k = {A(a), A(b), A(n), A(f)}; if (fib(&k, 4)) fails++; return sum(f); }\n"
     "static double run_g(void) { down_args k = {A(a), A(b), A(n), A(g)}; if (down(&k, 4)) fails++; return sum(g); }\n"
     "static double run_h(void) { nest_args k = {A(a), A(b), A(n), A(h)}; if (nest(&k, 4)) fails++; return sum(h); }\n"
-    "static double fd(double *x, double (*r)(void)) { double s = *x; *x = s + H * (1 + fabs(s)); double lp = r(); *x = s - H * (1 + fabs(s));\n"
-    "    double lm = r(); *x = s; return (lp - lm) / (2 * H * (1 + fabs(s))); }\n"
+    /* central differences of fourth order: the third derivative of a^5000 spoils the second-order one */
+    "static double at(double *x, double v, double (*r)(void)) { *x = v; return r(); }\n"
+    "static double fd(double *x, double (*r)(void)) { double s = *x, h = H * (1 + fabs(s));\n"
+    "    double d = (8 * (at(x, s + h, r) - at(x, s - h, r)) - (at(x, s + 2 * h, r) - at(x, s - 2 * h, r))) / (12 * h); *x = s; r(); return d; }\n"
     "static void cmp(const char *what, int i, double got, double want) {\n"
     "    checks++;\n"
     "    if (!(fabs(got - want) <= 1e-6 * (1 + fabs(want)))) fails++, printf(\"FAIL %s[%d] (%d trips): %.12g, expected %.12g\\n\", what, i, n[i], got, want);\n}\n"
     "static void clear(void) { memset(ag, 0, sizeof ag), memset(bg, 0, sizeof bg); }\n"
     "int main(void) {\n"
-    "    for (int i = 0; i < N; i++) a[i] = 0.998 + 0.0003 * i, b[i] = 0.5 - 0.01 * i, n[i] = trips[i], pg[i] = fg[i] = gg[i] = hg[i] = 1;\n"
+    "    for (int i = 0; i < N; i++) a[i] = 0.9995 + 0.00005 * i, b[i] = 0.5 - 0.01 * i, n[i] = trips[i], pg[i] = fg[i] = gg[i] = hg[i] = 1;\n"
     "    run_p(), run_f(), run_g(), run_h();\n"
     "    power_grad_args gp = {A(a), A(n), A(p), G(a), G(p)};\n"
     "    if (power_grad(&gp, 4)) return 3;\n"
@@ -143,7 +146,7 @@ Test(autodiff_stack, lavapipe_long_loops_match_exact, .timeout = 300) {
     int32_t n[NT];
     float a[NT], b[NT], p[NT], f[NT], ag[NT], bg[NT], pg[NT], fg[NT];
     memcpy(n, trips, sizeof n);
-    for (int i = 0; i < NT; i++) a[i] = (float)(0.998 + 0.0003 * i), p[i] = ag[i] = 0, pg[i] = 1;
+    for (int i = 0; i < NT; i++) a[i] = (float)(0.9995 + 0.00005 * i), p[i] = ag[i] = 0, pg[i] = 1;
     VkArray pw[5] = {{a, sizeof a, NT}, {n, sizeof n, NT}, {p, sizeof p, NT}, {ag, sizeof ag, NT}, {pg, sizeof pg, NT}};
     if (vk_grad(dir, spv, meta, "power", pw, 5, 3) == 1)
         for (int i = 0; i < NT; i++) {
