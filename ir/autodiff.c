@@ -299,8 +299,9 @@ static IrRef *grad_ref(Ad *ad, const IrRef *r) {
 static IrStmt *grad_add(Ad *ad, const IrRef *r, IrExpr *g, Span sp) {
     QdType t = r->kind == IR_REF_FIELD ? ad->m->fields[r->index].type : r->type;
     IrRef *gr = grad_ref(ad, r);
-    int mid = mid_of(r), slot = mid >= 0 ? mid : ad->m->nfields + (-2 - mid);
-    if (ad->task->kind == IR_TASK_SERIAL || (mid != INT_MIN && ad->uniq[slot] == 1)) {
+    int mid = mid_of(r);
+    bool unique = mid != INT_MIN && ad->uniq[mid >= 0 ? mid : ad->m->nfields + (-2 - mid)] == 1;
+    if (ad->task->kind == IR_TASK_SERIAL || unique) {
         IrExpr *old = irb_new(ad->a, IR_LOAD, t, sp);
         old->ref = gr;
         IrStmt *s = ARENA_NEW(ad->a, IrStmt);
@@ -959,8 +960,8 @@ static int sets_of(const IrBlock *b, int l) {
 static bool reads_index(const IrExpr *e, void *ctx) { return e->kind == IR_LOCAL && e->local == *(const int *)ctx; }
 
 static void uniq_ref(Uniq *u, const IrRef *r) {
-    int mid = mid_of(r);
-    if (!r || mid == INT_MIN) return;
+    int mid = r ? mid_of(r) : INT_MIN;
+    if (mid == INT_MIN) return;
     int slot = mid >= 0 ? mid : u->ad->m->nfields + (-2 - mid);
     if (u->ad->uniq[slot] == 2) return;
     bool ok = r->nidx == u->nlv && u->nlv > 0;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One differentiated operation: a kernel body computing r from a = x[i], b = w[i] (loss is the
  * sum of r), and dr/da, dr/db in C (NULL: only the finite difference is known). */
@@ -779,6 +780,60 @@ Test(autodiff, loop_unique_adjoints_need_no_atomics, .timeout = 180) {
     cr_expect_eq(r.status, 1, "%s", r.err);
     cr_expect(strstr(r.err, "ad.py:9:16: error[QD4001]: atomic add on f64 in global memory is not supported on target 'vulkan1.3'"), "%s", r.err);
     cr_expect(strstr(r.err, "ad.py:9:23: error[QD4001]: atomic add on f64 in global memory is not supported on target 'vulkan1.3'"), "%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Quadrants gives every kernel run inside `with qd.ad.FwdMode(...)` a dual kernel: one that
+ * touches no field with a dual field (its handle_shape tests) gets its <kernel>_fwd, a no-op
+ * beside the primal's work, at module level and in a host function; K.grad() and a Tape ask for
+ * no forward companion, a kernel run outside FwdMode gets none, and @qd.ad.no_grad keeps it from
+ * one (Quadrants runs it as written). */
+Test(autodiff, kernels_run_in_fwdmode_get_forward_companions) {
+    static const char src[] = "import quadrants as qd\n\n"
+                              "a = qd.field(float)\nb = qd.field(float)\nqd.root.dense(qd.i, 1).place(a, b, a.dual, b.dual)\n"
+                              "c = qd.field(float, shape=(), needs_grad=True)\n\n"
+                              "@qd.kernel\ndef empty():\n    pass\n\n"
+                              "@qd.kernel\ndef count():\n    for i in range(3):\n        c[None] += 1.0\n\n"
+                              "@qd.kernel\ndef outside():\n    pass\n\n"
+                              "@qd.ad.no_grad\n@qd.kernel\ndef skipped():\n    pass\n\n"
+                              "def test_it():\n    @qd.kernel\n    def inner():\n        pass\n\n"
+                              "    with qd.ad.FwdMode(loss=b, param=a):\n        inner()\n\n"
+                              "with qd.ad.FwdMode(loss=b, param=a):\n    empty()\n    count()\n    skipped()\n"
+                              "outside()\nwith qd.ad.Tape(loss=c):\n    outside()\n";
+    char *dir;
+    RunResult r = qdc_in_temp("ad.py", src, "--emit=metadata", "--target=x86_64", &dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_empty(r.err, "%s", r.err);
+    char *mp = xasprintf("%s/out", dir), *m = read_text(mp, NULL);
+    cr_assert(m);
+    static const char *const present[] = {"\"name\": \"empty_fwd\", \"fwd_of\": \"empty\"", "\"name\": \"count_fwd\", \"fwd_of\": \"count\"",
+                                           "\"name\": \"test_it__inner_fwd\", \"fwd_of\": \"test_it__inner\"",
+                                           "\"name\": \"outside_grad\", \"grad_of\": \"outside\""};
+    for (size_t k = 0; k < sizeof present / sizeof *present; k++) cr_expect(strstr(m, present[k]), "no %s:\n%s", present[k], m);
+    cr_expect(!strstr(m, "outside_fwd") && !strstr(m, "skipped_fwd") && !strstr(m, "empty_grad"), "%s", m);
+    free(m), free(mp);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Ndarrays have no dual in Quadrants (Ndarray.has_dual() is always False): x.dual of an ndarray
+ * parameter is its AttributeError, located, and no output is written. */
+Test(autodiff, ndarray_dual_is_quadrants_attribute_error) {
+    static const char src[] = "import quadrants as qd\n\n"
+                              "@qd.kernel\ndef k(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n    for i in x:\n        x.dual[i] = 1.0\n";
+    char *dir;
+    RunResult r = qdc_in_temp("ad.py", src, "--target=x86_64", NULL, &dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "ad.py:6:9: error[QD2044]: 'AnyArray' object has no attribute 'dual': an ndarray has no dual in Quadrants; "
+                            "forward mode differentiates fields declared with needs_dual=True (or placed by qd.root.lazy_dual())\n"
+                            " 6 |         x.dual[i] = 1.0\n   |         ^~~~~~\n"),
+              "%s", r.err);
+    char *o = xasprintf("%s/out", dir);
+    cr_expect(access(o, F_OK) != 0, "an output file was written");
+    free(o);
     run_free(&r);
     remove_tree(dir);
     free(dir);
