@@ -598,7 +598,7 @@ static bool accumulates(const IrBlock *body, int l, const unsigned char *carried
 /* The ad stack's checkpoints: x_for_replay keeps the carried locals' values at the start of
  * AD_CHECKPOINTS evenly spaced iterations, and of as many sub-segments of the segment it sweeps,
  * so the adjoint sweep replays at most one sub-segment per iteration. */
-enum { AD_CHECKPOINTS = 32 };
+enum { AD_CHECKPOINTS = 16 };
 
 static IrStmt *if_stmt(Ad *ad, IrExpr *cond, StmtVec *then, Span sp) {
     IrStmt *s = ARENA_NEW(ad->a, IrStmt);
@@ -651,9 +651,11 @@ static void checkpoint_moves(Ad *ad, StmtVec *out, int sel, const int *ck, const
  * checkpoint, runs the segment forward once keeping h at the start of AD_CHECKPOINTS evenly
  * spaced sub-segments (of T = ceil(S / AD_CHECKPOINTS) iterations), and walks those last to first
  * the same way, replaying a sub-segment's iterations up to j (about 3 nit + nit * T / 2 replayed
- * iterations in all: linear up to 1024 trips, nit^2 / 2048 past that), then replays iteration j and
+ * iterations in all: linear up to 256 trips, nit^2 / 512 past that), then replays iteration j and
  * sweeps it backwards, the adjoint of h carried into the adjoint of the iteration's end value
- * first. A checkpoint is chosen by a binary search on its number (5 comparisons). */
+ * first. A checkpoint is chosen by a binary search on its number (4 comparisons). 16 checkpoints,
+ * not more: the 4 copies of the body per run-time loop nest, and at 32 LLVM took 10x as long on
+ * two nested loops. */
 static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr *end, int64_t step, const unsigned char *H) {
     int n = ad->pk->nlocals;
     Span sp = s->span;

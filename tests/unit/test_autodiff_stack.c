@@ -1,6 +1,6 @@
 /* The ad stack with checkpoints (issue 31, ir/autodiff.c x_for_replay): run-time loops that carry
- * non-linear locals, with trip counts on both sides of the checkpoint count (32) and of its
- * multiples (segments of 1 to 157 iterations, sub-segments of 1, 2 and 5, last ones shorter than
+ * non-linear locals, with trip counts on both sides of the checkpoint count (16) and of its
+ * multiples (segments of 1 to 313 iterations, sub-segments of 1 to 20, last ones shorter than
  * the others, zero trips), a loop that starts past 0, one that steps by -3, two carried locals, and a run-time
  * loop inside another; run forward and backward on x86-64 (4 worker threads) in f64 against
  * central finite differences (fourth order) of the forward kernels and the analytic derivatives; the same
@@ -51,9 +51,10 @@
     "            t = t * a[i] + 0.2\n"                                                                                       \
     "        h[i] = t\n"
 
-/* trip counts: 0..3, around 32 and 64 (segments of 1 and 2), 77 (3, the last one 2), 100, 129
- * (5: the last one 4), 333, 1000 (32), and past 32 x 32, where segments have sub-segments: 1500
- * (segments of 47, sub-segments of 2, the last one 1), 5000 (157; 5, the last 2) */
+/* trip counts: 0..3, around 16 x 2 and 16 x 4 (segments of 2 to 5, the last one shorter), 77, 100,
+ * 129 (segments of 9, the last one 3), and past 16 x 16, where segments have sub-segments: 333
+ * (21; 2, the last 1), 1000 (63; 4, the last 3), 1500 (94; 6, the last 4), 5000 (313; 20, the
+ * last 13) */
 #define TRIPS 0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 77, 100, 129, 333, 1000, 1500, 5000
 #define STR_(...) #__VA_ARGS__
 #define STR(...) STR_(__VA_ARGS__)
