@@ -183,9 +183,9 @@ static bool grad_call(const Expr *e, const char *name) {
     return o->kind == E_NAME && !strcmp(o->name, name);
 }
 
-/* Whether statements l (host code) call NAME.grad(...), or NAME(...) inside `with qd.ad.Tape(...)`
- * (tape: l is such a block's); fwd: whether they call NAME(...) inside `with qd.ad.FwdMode(...)`
- * (tape: l is such a block's); nested blocks and host functions included. */
+/* Whether statements l (host code) call NAME.grad(...), or NAME(...) inside `with qd.ad.Tape(...)`;
+ * fwd: whether they call NAME(...) inside `with qd.ad.FwdMode(...)`. tape: l is such a block's;
+ * nested blocks and host functions included. */
 static bool stmts_want(Sema *S, const StmtList *l, const char *name, bool tape, bool fwd) {
     for (int k = 0; k < l->n; k++) {
         const Stmt *s = l->stmts[k];

@@ -614,9 +614,9 @@ static IrStmt *for_stmt(Ad *ad, int counter, IrExpr *begin, IrExpr *end, int64_t
     return s;
 }
 
-/* The moves of checkpoint q in [lo, hi) where q is local sel's value: dst[q][l] = src[l] (to_slots)
- * or src[l] = ck[q][l] (ck: q * n + l), over the locals l with hdr[l] >= 0; a binary search on
- * sel, log2(AD_CHECKPOINTS) comparisons per move. */
+/* The moves of checkpoint q in [lo, hi), q the value of local sel: ck[q][l] = other[l] (to_slots)
+ * or other[l] = ck[q][l] (ck[q][l] at ck[q * n + l]), over the locals l with hdr[l] >= 0; a
+ * binary search on sel, log2(AD_CHECKPOINTS) comparisons per move. */
 static void checkpoint_tree(Ad *ad, StmtVec *out, int sel, int lo, int hi, const int *ck, const int *other, const int *hdr, int n, bool to_slots, Span sp) {
     if (hi - lo == 1) {
         for (int l = 0; l < n; l++)
