@@ -146,9 +146,10 @@ Val sema_ad_attr(Sema *S, Val o, const Expr *e) {
                                         : (diag_error(e->span, QD2152, "%s is not supported for ndarray with `needs_grad=True` or `needs_dual=True`.",
                                                       qt_name(o.harr.type)), val_err());
     if (!dual && o.kind == V_NDARRAY) return ndarray_grad(S, o.index, e);
-    if (!field)
-        return diag_error(e->span, QD2044, "'.%s' of an ndarray is not supported yet: qdc keeps gradients of fields declared "
-                                           "with qd.field(..., %s=True)", e->attr.name, dual ? "needs_dual" : "needs_grad"), val_err();
+    if (!field) /* Quadrants keeps no dual of an ndarray (Ndarray.has_dual() is always False): the attribute does not exist */
+        return diag_error(e->span, QD2044, "'%s' object has no attribute 'dual': an ndarray has no dual in Quadrants; forward mode "
+                                           "differentiates fields declared with needs_dual=True (or placed by qd.root.lazy_dual())",
+                          o.kind == V_NDARRAY ? "AnyArray" : "Ndarray"), val_err();
     Val r = o;
     if (o.kind == V_VEC) r.vec.c = arena_alloc(S->arena, sizeof(Val) * (size_t)vec_len(o)), memcpy(r.vec.c, o.vec.c, sizeof(Val) * (size_t)vec_len(o));
     for (int k = 0; k < (o.kind == V_VEC ? vec_len(o) : 1); k++) {
@@ -182,25 +183,27 @@ static bool grad_call(const Expr *e, const char *name) {
     return o->kind == E_NAME && !strcmp(o->name, name);
 }
 
-/* Whether statements l (host code) call NAME.grad(...), or NAME(...) inside `with qd.ad.Tape(...)`
- * (tape: l is such a block's); nested blocks and host functions included. */
-static bool stmts_want(Sema *S, const StmtList *l, const char *name, bool tape) {
+/* Whether statements l (host code) call NAME.grad(...), or NAME(...) inside `with qd.ad.Tape(...)`;
+ * fwd: whether they call NAME(...) inside `with qd.ad.FwdMode(...)`. tape: l is such a block's;
+ * nested blocks and host functions included. */
+static bool stmts_want(Sema *S, const StmtList *l, const char *name, bool tape, bool fwd) {
     for (int k = 0; k < l->n; k++) {
         const Stmt *s = l->stmts[k];
         const Expr *e = s->kind == S_EXPR ? s->expr : s->kind == S_ASSIGN ? s->assign.value : NULL;
-        if (grad_call(e, name) || (tape && calls_named(e, name))) return true;
+        if ((!fwd && grad_call(e, name)) || (tape && calls_named(e, name))) return true;
         switch (s->kind) {
         case S_IF:
-            if (stmts_want(S, &s->if_.then, name, tape || s->if_.tape) || stmts_want(S, &s->if_.els, name, tape)) return true;
+            if (stmts_want(S, &s->if_.then, name, tape || (fwd ? s->if_.fwd : s->if_.tape), fwd) || stmts_want(S, &s->if_.els, name, tape, fwd))
+                return true;
             break;
         case S_FOR:
-            if (stmts_want(S, &s->for_.body, name, tape)) return true;
+            if (stmts_want(S, &s->for_.body, name, tape, fwd)) return true;
             break;
         case S_WHILE:
-            if (stmts_want(S, &s->while_.body, name, tape)) return true;
+            if (stmts_want(S, &s->while_.body, name, tape, fwd)) return true;
             break;
         case S_DEF:
-            if (s->def.host && stmts_want(S, &s->def.body, name, false)) return true;
+            if (s->def.host && stmts_want(S, &s->def.body, name, false, fwd)) return true;
             break;
         default: break;
         }
@@ -212,5 +215,12 @@ static bool stmts_want(Sema *S, const StmtList *l, const char *name, bool tape) 
  * adjoint runs and changes nothing. qdc makes companions for the kernels that need them, and for
  * a kernel the script differentiates by name (its kernels defined in host functions included). */
 bool sema_ad_grad_wanted(Sema *S, const Stmt *def) {
-    return S->ast && def->kind == S_DEF && stmts_want(S, &S->ast->body, def->def.name, false);
+    return S->ast && def->kind == S_DEF && stmts_want(S, &S->ast->body, def->def.name, false, false);
+}
+
+/* The same for forward mode: a kernel run inside `with qd.ad.FwdMode(...)` gets its "<k>_fwd"
+ * companion (IrKernel.fwd_of -2) even when it touches no field with a dual field (then it
+ * computes what the kernel computes, as Quadrants' dual kernel of such a kernel does). */
+bool sema_ad_fwd_wanted(Sema *S, const Stmt *def) {
+    return S->ast && def->kind == S_DEF && stmts_want(S, &S->ast->body, def->def.name, false, true);
 }

@@ -63,6 +63,7 @@ typedef struct {
     IrMemo clone_memo, act_memo;
     const IrTask *task;
     int *pgrad;                /* per primal parameter: the companion's parameter holding its adjoint array, or -1 */
+    unsigned char *uniq;       /* per memory (fields, then ndarray parameters): loop-unique in the task (loop_unique) */
     int budget;                /* statements left to unroll */
     const char *why;           /* the first refusal, and where */
     Span why_span;
@@ -291,13 +292,16 @@ static IrRef *grad_ref(Ad *ad, const IrRef *r) {
 }
 
 /* x.grad[...] += g for a cloned reference r of a field with an adjoint (subscripts in versions):
- * an atomic add, but in a serial task (one thread, tasks run one after another) a plain load, add
- * and store, as Quadrants' serial offloads do, so a target without atomics of the type (f64 on
+ * an atomic add, but in a serial task (one thread, tasks run one after another) and for memory
+ * the task accesses loop-uniquely (loop_unique) a plain load, add and store, as Quadrants' serial
+ * offloads and its demote_atomics pass do, so a target without atomics of the type (f64 on
  * vulkan1.3 without int64 atomics) still differentiates it. */
 static IrStmt *grad_add(Ad *ad, const IrRef *r, IrExpr *g, Span sp) {
     QdType t = r->kind == IR_REF_FIELD ? ad->m->fields[r->index].type : r->type;
     IrRef *gr = grad_ref(ad, r);
-    if (ad->task->kind == IR_TASK_SERIAL) {
+    int mid = mid_of(r);
+    bool unique = mid != INT_MIN && ad->uniq[mid >= 0 ? mid : ad->m->nfields + (-2 - mid)] == 1;
+    if (ad->task->kind == IR_TASK_SERIAL || unique) {
         IrExpr *old = irb_new(ad->a, IR_LOAD, t, sp);
         old->ref = gr;
         IrStmt *s = ARENA_NEW(ad->a, IrStmt);
@@ -591,16 +595,67 @@ static bool accumulates(const IrBlock *body, int l, const unsigned char *carried
     return ok;
 }
 
+/* The ad stack's checkpoints: x_for_replay keeps the carried locals' values at the start of
+ * AD_CHECKPOINTS evenly spaced iterations, and of as many sub-segments of the segment it sweeps,
+ * so the adjoint sweep replays at most one sub-segment per iteration. */
+enum { AD_CHECKPOINTS = 16 };
+
+static IrStmt *if_stmt(Ad *ad, IrExpr *cond, StmtVec *then, Span sp) {
+    IrStmt *s = ARENA_NEW(ad->a, IrStmt);
+    s->kind = IR_IF, s->span = sp, s->if_.cond = cond, s->if_.then = block_of(ad, then);
+    s->if_.els.stmts = ARENA_ARRAY(ad->a, IrStmt *, 1);
+    return s;
+}
+
+static IrStmt *for_stmt(Ad *ad, int counter, IrExpr *begin, IrExpr *end, int64_t step, IrBlock body, Span sp) {
+    IrStmt *s = ARENA_NEW(ad->a, IrStmt);
+    s->kind = IR_FOR, s->span = sp;
+    s->for_.counter = counter, s->for_.begin = begin, s->for_.end = end, s->for_.step = step, s->for_.body = body;
+    return s;
+}
+
+/* The moves of checkpoint q in [lo, hi), q the value of local sel: ck[q][l] = other[l] (to_slots)
+ * or other[l] = ck[q][l] (ck[q][l] at ck[q * n + l]), over the locals l with hdr[l] >= 0; a
+ * binary search on sel, log2(AD_CHECKPOINTS) comparisons per move. */
+static void checkpoint_tree(Ad *ad, StmtVec *out, int sel, int lo, int hi, const int *ck, const int *other, const int *hdr, int n, bool to_slots, Span sp) {
+    if (hi - lo == 1) {
+        for (int l = 0; l < n; l++)
+            if (hdr[l] >= 0)
+                vec_push(out, to_slots ? assign(ad, ck[lo * n + l], local_ref(ad, other[l], sp), sp)
+                                       : assign(ad, other[l], local_ref(ad, ck[lo * n + l], sp), sp));
+        return;
+    }
+    int mid = lo + (hi - lo) / 2;
+    StmtVec low = {0}, high = {0};
+    checkpoint_tree(ad, &low, sel, lo, mid, ck, other, hdr, n, to_slots, sp);
+    checkpoint_tree(ad, &high, sel, mid, hi, ck, other, hdr, n, to_slots, sp);
+    IrStmt *s = if_stmt(ad, bin(ad, IR_LT, local_ref(ad, sel, sp), irb_int(ad->a, ad->locals.items[sel].type, mid, sp)), &low, sp);
+    s->if_.els = block_of(ad, &high);
+    vec_push(out, s);
+}
+
+static void checkpoint_moves(Ad *ad, StmtVec *out, int sel, const int *ck, const int *other, const int *hdr, int n, bool to_slots, Span sp) {
+    checkpoint_tree(ad, out, sel, 0, AD_CHECKPOINTS, ck, other, hdr, n, to_slots, sp);
+}
+
 /* A loop whose trip count is known at run time only and which carries locals (H: per primal
  * local, carried from one iteration to the next or read after the loop) that do not only
  * accumulate: Quadrants' ad stack. Each local of H gets a header version h (h = its value before
  * the loop; every iteration ends with h = its value at the iteration's end). The forward replay
  * runs the loop (the final values of h, and the trip count nit). The adjoint sweep walks the
  * iterations last to first; for iteration j it recomputes the values h had when iteration j began
- * (h = the values before the loop, then iterations 0..j-1 replayed: what Quadrants pushes on its
- * stack in the forward sweep and pops here, recomputed instead of stored, so there is no capacity
- * and no overflow, for O(nit^2) replayed iterations), replays iteration j and sweeps it backwards,
- * the adjoint of h carried into the adjoint of the iteration's end value first. */
+ * (what Quadrants pushes on its stack in the forward sweep and pops here, recomputed instead of
+ * stored, so there is no capacity and no overflow): the forward replay keeps h at the start of
+ * AD_CHECKPOINTS evenly spaced iterations (every S-th, S = ceil(trips / AD_CHECKPOINTS), in
+ * private locals); the sweep walks the segments last to first, restores h from the segment's
+ * checkpoint, runs the segment forward once keeping h at the start of AD_CHECKPOINTS evenly
+ * spaced sub-segments (of T = ceil(S / AD_CHECKPOINTS) iterations), and walks those last to first
+ * the same way, replaying a sub-segment's iterations up to j (about 3 nit + nit * T / 2 replayed
+ * iterations in all: linear up to 256 trips, nit^2 / 512 past that), then replays iteration j and
+ * sweeps it backwards, the adjoint of h carried into the adjoint of the iteration's end value
+ * first. A checkpoint is chosen by a binary search on its number (4 comparisons). 16 checkpoints,
+ * not more: the 4 copies of the body per run-time loop nest, and at 32 LLVM took 10x as long on
+ * two nested loops. */
 static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr *end, int64_t step, const unsigned char *H) {
     int n = ad->pk->nlocals;
     Span sp = s->span;
@@ -652,35 +707,87 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     IrBlock recompute = {.stmts = ARENA_ARRAY(ad->a, IrStmt *, iter.n + 1), .n = 0}; /* an iteration without the count */
     for (int k = 0; k < iter.n; k++)
         if (k != nfwd - 1) recompute.stmts[recompute.n++] = iter.stmts[k];
-    IrStmt *fl = ARENA_NEW(ad->a, IrStmt); /* forward: for c in range(begin, end, step): iteration */
-    fl->kind = IR_FOR, fl->span = sp;
-    fl->for_.counter = c, fl->for_.begin = local_ref(ad, bv, sp), fl->for_.end = local_ref(ad, ev, sp), fl->for_.step = step;
-    fl->for_.body = iter;
-    vec_push(&b->f, fl);
-    /* backwards: for k in range(nit): j = begin + (nit - 1 - k) * step; h = before; for c in range(begin, j, step): iteration;
-     * c = j; replay; sweep */
-    int kk = new_local(ad, "$rev", ct, false), jv = new_local(ad, "$iter", ct, false);
-    StmtVec rb = {0};
-    IrExpr *back = bin(ad, IR_SUB, bin(ad, IR_SUB, local_ref(ad, nit, sp), irb_int(ad->a, ct, 1, sp)), local_ref(ad, kk, sp));
-    vec_push(&rb, assign(ad, jv, bin(ad, IR_ADD, local_ref(ad, bv, sp), bin(ad, IR_MUL, back, irb_int(ad->a, ct, step, sp))), sp));
+    /* the segment length S = max(1, ceil(trips / AD_CHECKPOINTS)), trips from the bounds */
+    int64_t as = step > 0 ? step : -step;
+    IrExpr *span_ = step > 0 ? bin(ad, IR_SUB, local_ref(ad, ev, sp), local_ref(ad, bv, sp)) : bin(ad, IR_SUB, local_ref(ad, bv, sp), local_ref(ad, ev, sp));
+    IrExpr *trips = bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, span_, irb_int(ad->a, ct, as - 1, sp)), irb_int(ad->a, ct, as, sp)), irb_int(ad->a, ct, 0, sp));
+    int sv = new_local(ad, "$segment", ct, false);
+    vec_push(&b->f, assign(ad, sv, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, trips, irb_int(ad->a, ct, AD_CHECKPOINTS - 1, sp)),
+                                                               irb_int(ad->a, ct, AD_CHECKPOINTS, sp)), irb_int(ad->a, ct, 1, sp)), sp));
+    int *ck = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS + 1)), *seg = malloc(sizeof(int) * ((size_t)n + 1));
+    for (int l = 0; l < n; l++) {
+        seg[l] = -1;
+        if (hdr[l] < 0) continue;
+        QdType t = ad->locals.items[hdr[l]].type;
+        seg[l] = new_local(ad, "$restart", t, false);
+        for (int q = 0; q < AD_CHECKPOINTS; q++) ck[q * n + l] = new_local(ad, arena_printf(ad->a, "$checkpoint%d", q), t, false);
+    }
+    /* forward: for c in range(begin, end, step): if nit % S == 0: checkpoint[nit / S] = h; iteration */
+    int qv = new_local(ad, "$slot", ct, false);
+    StmtVec keep = {0}, fb = {0};
+    vec_push(&keep, assign(ad, qv, bin(ad, IR_DIV, local_ref(ad, nit, sp), local_ref(ad, sv, sp)), sp));
+    checkpoint_moves(ad, &keep, qv, ck, hdr, hdr, n, true, sp);
+    vec_push(&fb, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, local_ref(ad, nit, sp), local_ref(ad, sv, sp)), irb_int(ad->a, ct, 0, sp)), &keep, sp));
+    for (int k = 0; k < iter.n; k++) vec_push(&fb, iter.stmts[k]);
+    vec_push(&b->f, for_stmt(ad, c, local_ref(ad, bv, sp), local_ref(ad, ev, sp), step, block_of(ad, &fb), sp));
+    /* backwards, with a second level of checkpoints. Per segment q1 from the last: h = checkpoint[q1];
+     * s1 = q1 * S; e1 = min(s1 + S, nit); T = max(1, ceil((e1 - s1) / AD_CHECKPOINTS)); the segment
+     * runs forward once, keeping h at the start of every T-th of its iterations in sub[]; then per
+     * sub-segment q2 from the last: restart = sub[q2]; sb = s1 + q2 * T; se = min(sb + T, e1);
+     *   for k in range(se - sb): j = begin + (se - 1 - k) * step; h = restart;
+     *     for c in range(begin + sb * step, j, step): iteration; c = j; replay; sweep */
+    int *sub = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS + 1));
     for (int l = 0; l < n; l++)
-        if (hdr[l] >= 0) vec_push(&rb, assign(ad, hdr[l], local_ref(ad, pre[l], sp), sp));
-    IrStmt *rl = ARENA_NEW(ad->a, IrStmt);
-    rl->kind = IR_FOR, rl->span = sp;
-    rl->for_.counter = c, rl->for_.begin = local_ref(ad, bv, sp), rl->for_.end = local_ref(ad, jv, sp), rl->for_.step = step;
-    rl->for_.body = recompute;
-    vec_push(&rb, rl);
-    vec_push(&rb, assign(ad, c, local_ref(ad, jv, sp), sp));
+        if (hdr[l] >= 0)
+            for (int q = 0; q < AD_CHECKPOINTS; q++)
+                sub[q * n + l] = new_local(ad, arena_printf(ad->a, "$subcheckpoint%d", q), ad->locals.items[hdr[l]].type, false);
+    int kq1 = new_local(ad, "$segrev", ct, false), s1 = new_local(ad, "$segfirst", ct, false), e1 = new_local(ad, "$segend", ct, false);
+    int tv = new_local(ad, "$subsegment", ct, false), ms = new_local(ad, "$subiter", ct, false), nsub = new_local(ad, "$subsegments", ct, false);
+    int qv2 = new_local(ad, "$subslot", ct, false), kq = new_local(ad, "$subrev", ct, false), sb = new_local(ad, "$subfirst", ct, false);
+    int se = new_local(ad, "$subend", ct, false), cb = new_local(ad, "$subbegin", ct, false);
+    int kk = new_local(ad, "$rev", ct, false), jv = new_local(ad, "$iter", ct, false);
+    int nseg = new_local(ad, "$segments", ct, false);
+    IrExpr *one = irb_int(ad->a, ct, 1, sp);
+#define L(x) local_ref(ad, x, sp)
+#define K(v) irb_int(ad->a, ct, v, sp)
+    StmtVec ch = {0}, s1body = {0}, fb2 = {0}, keep2 = {0}, sbody = {0}, rb = {0};
+    vec_push(&ch, assign(ad, nseg, bin(ad, IR_DIV, bin(ad, IR_ADD, L(nit), bin(ad, IR_SUB, L(sv), one)), L(sv)), sp));
+    vec_push(&s1body, assign(ad, qv, bin(ad, IR_SUB, bin(ad, IR_SUB, L(nseg), K(1)), L(kq1)), sp));
+    checkpoint_moves(ad, &s1body, qv, ck, hdr, hdr, n, false, sp);
+    vec_push(&s1body, assign(ad, s1, bin(ad, IR_MUL, L(qv), L(sv)), sp));
+    vec_push(&s1body, assign(ad, e1, bin(ad, IR_MIN, bin(ad, IR_ADD, L(s1), L(sv)), L(nit)), sp));
+    vec_push(&s1body, assign(ad, tv, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), K(AD_CHECKPOINTS - 1)),
+                                                          K(AD_CHECKPOINTS)), K(1)), sp));
+    /* the segment forward: for m in range(e1 - s1): if m % T == 0: sub[m / T] = h; c = begin + (s1 + m) * step; iteration */
+    vec_push(&keep2, assign(ad, qv2, bin(ad, IR_DIV, L(ms), L(tv)), sp));
+    checkpoint_moves(ad, &keep2, qv2, sub, hdr, hdr, n, true, sp);
+    vec_push(&fb2, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, L(ms), L(tv)), K(0)), &keep2, sp));
+    vec_push(&fb2, assign(ad, c, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, bin(ad, IR_ADD, L(s1), L(ms)), K(step))), sp));
+    for (int k = 0; k < recompute.n; k++) vec_push(&fb2, recompute.stmts[k]);
+    vec_push(&s1body, for_stmt(ad, ms, K(0), bin(ad, IR_SUB, L(e1), L(s1)), 1, block_of(ad, &fb2), sp));
+    vec_push(&s1body, assign(ad, nsub, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), bin(ad, IR_SUB, L(tv), K(1))), L(tv)), sp));
+    /* per sub-segment */
+    vec_push(&sbody, assign(ad, qv2, bin(ad, IR_SUB, bin(ad, IR_SUB, L(nsub), K(1)), L(kq)), sp));
+    checkpoint_moves(ad, &sbody, qv2, sub, seg, hdr, n, false, sp);
+    vec_push(&sbody, assign(ad, sb, bin(ad, IR_ADD, L(s1), bin(ad, IR_MUL, L(qv2), L(tv))), sp));
+    vec_push(&sbody, assign(ad, se, bin(ad, IR_MIN, bin(ad, IR_ADD, L(sb), L(tv)), L(e1)), sp));
+    vec_push(&sbody, assign(ad, cb, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, L(sb), K(step))), sp));
+    IrExpr *back = bin(ad, IR_SUB, bin(ad, IR_SUB, L(se), K(1)), L(kk));
+    vec_push(&rb, assign(ad, jv, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, back, K(step))), sp));
+    for (int l = 0; l < n; l++)
+        if (hdr[l] >= 0) vec_push(&rb, assign(ad, hdr[l], L(seg[l]), sp));
+    vec_push(&rb, for_stmt(ad, c, L(cb), L(jv), step, recompute, sp));
+    vec_push(&rb, assign(ad, c, L(jv), sp));
     for (int k = 0; k < nreplay; k++) vec_push(&rb, replay[k]);
     for (int k = 0; k < rev.n; k++) vec_push(&rb, rev.stmts[k]);
-    IrStmt *loop = ARENA_NEW(ad->a, IrStmt);
-    loop->kind = IR_FOR, loop->span = sp;
-    loop->for_.counter = kk, loop->for_.begin = irb_int(ad->a, ct, 0, sp), loop->for_.end = local_ref(ad, nit, sp), loop->for_.step = 1;
-    loop->for_.body = block_of(ad, &rb);
-    StmtVec ch = {0};
-    vec_push(&ch, loop);
+    vec_push(&sbody, for_stmt(ad, kk, K(0), bin(ad, IR_SUB, L(se), L(sb)), 1, block_of(ad, &rb), sp));
+    vec_push(&s1body, for_stmt(ad, kq, K(0), L(nsub), 1, block_of(ad, &sbody), sp));
+    vec_push(&ch, for_stmt(ad, kq1, K(0), L(nseg), 1, block_of(ad, &s1body), sp));
+#undef L
+#undef K
     chunk_push(b, ch);
-    free(pre);
+    free(sub);
+    free(pre), free(ck), free(seg);
 }
 
 static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
@@ -827,6 +934,86 @@ static bool varies(const IrRef *r) {
     return false;
 }
 
+/* Quadrants' demotion of loop-unique atomics (its demote_atomics pass, on every range-for and
+ * struct-for offload): in a parallel task whose every access to a memory is at one subscript tuple
+ * made of the task's loop variables (the locals the body computes first from the iteration index,
+ * each assigned once, all of them, each once), every iteration touches an element of its own, so
+ * the adjoint accumulations need no atomic. Fills ad->uniq: 1 loop-unique, 2 not, 0 unseen. */
+typedef struct {
+    Ad *ad;
+    const IrTask *t;
+    int *lv; /* the loop variables */
+    int nlv;
+    const IrRef **first; /* per memory: its first reference */
+} Uniq;
+
+static int sets_of(const IrBlock *b, int l) {
+    int n = 0;
+    for (int k = 0; k < b->n; k++) {
+        const IrStmt *s = b->stmts[k];
+        n += (s->kind == IR_ASSIGN && s->assign.local == l) + (s->kind == IR_FOR && s->for_.counter == l);
+        if (s->kind == IR_IF) n += sets_of(&s->if_.then, l) + sets_of(&s->if_.els, l);
+        if (s->kind == IR_FOR) n += sets_of(&s->for_.body, l);
+        if (s->kind == IR_WHILE) n += sets_of(&s->while_.body, l);
+    }
+    return n;
+}
+
+static bool reads_index(const IrExpr *e, void *ctx) { return e->kind == IR_LOCAL && e->local == *(const int *)ctx; }
+
+static void uniq_ref(Uniq *u, const IrRef *r) {
+    int mid = r ? mid_of(r) : INT_MIN;
+    if (mid == INT_MIN) return;
+    int slot = mid >= 0 ? mid : u->ad->m->nfields + (-2 - mid);
+    if (u->ad->uniq[slot] == 2) return;
+    bool ok = r->nidx == u->nlv && u->nlv > 0;
+    for (int k = 0; ok && k < r->nidx; k++) {
+        const IrExpr *e = r->idx[k];
+        ok = e->kind == IR_LOCAL;
+        for (int j = 0; ok && j < k; j++) ok = r->idx[j]->local != e->local; /* each once */
+        bool lv = false;
+        for (int j = 0; ok && j < u->nlv; j++) lv |= u->lv[j] == e->local;
+        ok = ok && lv;
+    }
+    if (ok && u->first[slot]) ok = same_ref(r, u->first[slot]);
+    if (!u->first[slot]) u->first[slot] = r;
+    u->ad->uniq[slot] = ok ? 1 : 2;
+}
+static bool uniq_expr(const IrExpr *e, void *ctx) {
+    if (e->kind == IR_LOAD) uniq_ref(ctx, e->ref);
+    if (e->kind == IR_MEMOP) uniq_ref(ctx, e->mem.ref);
+    return false; /* every reference is visited */
+}
+static void uniq_stores(Uniq *u, const IrBlock *b) {
+    for (int k = 0; k < b->n; k++) {
+        const IrStmt *s = b->stmts[k];
+        if (s->kind == IR_STORE) uniq_ref(u, s->store.ref);
+        if (s->kind == IR_IF) uniq_stores(u, &s->if_.then), uniq_stores(u, &s->if_.els);
+        if (s->kind == IR_FOR) uniq_stores(u, &s->for_.body);
+        if (s->kind == IR_WHILE) uniq_stores(u, &s->while_.body);
+    }
+}
+
+static void loop_unique(Ad *ad, const IrTask *t) {
+    int nslots = ad->m->nfields + ad->pk->nparams;
+    memset(ad->uniq, 0, (size_t)nslots + 1);
+    if (t->kind != IR_TASK_PARALLEL) return;
+    Uniq u = {.ad = ad, .t = t, .lv = malloc(sizeof(int) * ((size_t)t->body.n + 1)), .first = calloc((size_t)nslots + 1, sizeof(IrRef *))};
+    for (int k = 0; k < t->body.n; k++) {
+        const IrStmt *s = t->body.stmts[k];
+        if (s->kind != IR_ASSIGN || !ir_expr_any(s->assign.value, reads_index, (void *)&t->index_local)) break;
+        if (s->assign.local == t->index_local || sets_of(&t->body, s->assign.local) != 1) { u.nlv = 0; break; }
+        u.lv[u.nlv++] = s->assign.local;
+    }
+    if (u.nlv && sets_of(&t->body, t->index_local) == 0) {
+        ir_block_any(&t->body, uniq_expr, &u);
+        uniq_stores(&u, &t->body);
+    } else {
+        memset(ad->uniq, 2, (size_t)nslots + 1);
+    }
+    free(u.lv), free(u.first);
+}
+
 /* Quadrants' check of a task: a load of a needs_grad field and a store to another element of it,
  * both indexed by the iteration, make the adjoint chain cross iterations, which it does not
  * generate (the companion would read the value the forward pass overwrote). */
@@ -910,6 +1097,7 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
      * ndarray x whose elements the kernel reads or writes, in parameter order (qdc-abi(7)). */
     unsigned char *used = calloc((size_t)pk->nparams + 1, 1);
     ad.pgrad = malloc(sizeof(int) * ((size_t)pk->nparams + 1));
+    ad.uniq = calloc((size_t)(m->nfields + pk->nparams) + 1, 1);
     touches_kernel(m, pk, used);
     int nadj = 0;
     for (int p = 0; p < pk->nparams; p++) nadj += used[p];
@@ -944,6 +1132,7 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
         for (int l = 0; l < pk->nlocals; l++) ad.cur[l] = l;
         ad.fwd.len = ad.stored.len = 0;
         ad.task = pt;
+        loop_unique(&ad, pt);
         ir_memo_clear(&ad.clone_memo);
         if (pt->extent) gt->extent = clone_stmt_expr(&ad, pt->extent);
         Blk b = {0};
@@ -967,7 +1156,7 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
     vec_free(&ad.locals), vec_free(&ad.active), vec_free(&ad.adj), vec_free(&ad.fwd), vec_free(&ad.stored);
     ir_memo_free(&ad.clone_memo), ir_memo_free(&ad.act_memo);
     vec_free(&ad.acc_updates), vec_free(&ad.loads), vec_free(&ad.stores);
-    free(ad.cur), free(ad.acc), free(ad.pgrad);
+    free(ad.cur), free(ad.acc), free(ad.pgrad), free(ad.uniq);
     return ok;
 }
 

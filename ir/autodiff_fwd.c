@@ -320,7 +320,8 @@ static bool touches_block(const IrModule *m, const IrBlock *b) {
 }
 
 static bool touches(const IrModule *m, const IrKernel *k) {
-    if (k->grad_of > 0 || k->grad_of == -1 || k->fwd_of) return false; /* a companion, or @qd.ad.no_grad (Quadrants runs it as written) */
+    if (k->grad_of > 0 || k->grad_of == -1 || k->fwd_of > 0) return false; /* a companion, or @qd.ad.no_grad (Quadrants runs it as written) */
+    if (k->fwd_of == -2) return true; /* run in a qd.ad.FwdMode */
     for (int t = 0; t < k->ntasks; t++)
         if (touches_block(m, &k->tasks[t].body)) return true;
     return false;

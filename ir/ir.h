@@ -355,7 +355,9 @@ typedef struct IrKernel {
                     written; -1: one written with @qd.ad.no_grad, which gets no companion; -2: one whose
                     gradient the script asks for (K.grad(), or K run in a qd.ad.Tape), which gets its
                     companion even when it touches no memory with an adjoint (then a no-op, as Quadrants') */
-    int fwd_of;  /* the forward-mode companion "<primal>_fwd" of kernel fwd_of - 1 (ir/autodiff_fwd.c); 0: none */
+    int fwd_of;  /* the forward-mode companion "<primal>_fwd" of kernel fwd_of - 1 (ir/autodiff_fwd.c); 0: a kernel
+                    as written; -2: one the script runs in a qd.ad.FwdMode, which gets its companion even
+                    when it touches no field with a dual field */
     Span span;
 } IrKernel;
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One differentiated operation: a kernel body computing r from a = x[i], b = w[i] (loss is the
  * sum of r), and dr/da, dr/db in C (NULL: only the finite difference is known). */
@@ -316,7 +317,8 @@ Test(autodiff, refusals_name_the_rule) {
 }
 
 /* The companion compiles for every family; its adjoint accumulations are atomics the database
- * lowers (native or CAS) and the reductions rewrite reduces, as --report-lowering says. */
+ * lowers (native or CAS) and the reductions rewrite reduces, as --report-lowering says (x is read
+ * at x[i // 2] too: not loop-unique, so its adjoint is an atomic, not demoted). */
 Test(autodiff, every_family_compiles_companions, .timeout = 120) {
     static const TargetLine fam[] = {
         {"x86_64", "adjoint accumulation in k_grad: reduced per worker"},
@@ -329,7 +331,7 @@ Test(autodiff, every_family_compiles_companions, .timeout = 120) {
         {"apple9", "adjoint accumulation in k_grad:"},
     };
     char *src = xasprintf("%sp = qd.field(qd.f32, shape=2, needs_grad=True)\n\n@qd.kernel\ndef k():\n    for i in x:\n"
-                          "        r = p[0] * x[i] + p[1]\n        loss[None] += qd.sin(r) * r\n", gfield);
+                          "        r = p[0] * x[i] + p[1] * x[i // 2]\n        loss[None] += qd.sin(r) * r\n", gfield);
     expect_lowering_report(src, fam, sizeof fam / sizeof *fam);
     char *dir;
     RunResult r = qdc_in_temp("ad.py", src, "--target=vulkan1.3", "--emit=metadata", &dir);
@@ -732,6 +734,107 @@ Test(autodiff, helper_with_lambdas_gets_a_kernel_per_lambda, .timeout = 120) {
     cr_expect_str_eq(r.out, "0.012812904 0.164268000 0.231870355 0.972746698\n"); /* 0.234^3, 3 * 0.234^2, sin, cos */
     run_free(&r);
     free(qd);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Quadrants' demote_atomics: an adjoint whose memory every iteration of a parallel task accesses
+ * at its own loop variables only (x[i] in `for i in range(1, 4)`, m[a, b] in `for a, b in m`) is
+ * accumulated with a plain load, add and store, so f64 on vulkan1.3 (no f64 atomic add without
+ * int64 atomics) differentiates (Quadrants' test_ad_if_parallel_f64); run on lavapipe at dyadic
+ * values, the gradients are exact. x[i] beside x[i - 1] is not loop-unique: an atomic, refused. */
+Test(autodiff, loop_unique_adjoints_need_no_atomics, .timeout = 180) {
+    static const char src[] = "import quadrants as qd\n\nIO = qd.types.ndarray(qd.f64, ndim=1)\n"
+                              "x = qd.field(qd.f64, shape=4, needs_grad=True)\ny = qd.field(qd.f64, shape=4, needs_grad=True)\n"
+                              "m = qd.field(qd.f64, shape=(2, 2), needs_grad=True)\nn = qd.field(qd.f64, shape=(2, 2), needs_grad=True)\n\n"
+                              "@qd.kernel\ndef load(io: IO):\n    for k in range(4):\n        x[k] = io[k]\n        x.grad[k] = 0.0\n"
+                              "        y.grad[k] = 1.0 + k\n    for a, b in m:\n        m[a, b] = io[a * 2 + b]\n        m.grad[a, b] = 0.0\n"
+                              "        n.grad[a, b] = 1.0\n\n"
+                              "@qd.kernel\ndef f(io: IO):\n    for i in range(1, 4):\n        t = x[i]\n        if t > 0:\n            y[i] = t * t\n"
+                              "        else:\n            y[i] = 2 * t\n\n"
+                              "@qd.kernel\ndef g(io: IO):\n    for a, b in m:\n        n[a, b] = m[a, b] * m[a, b] * m[a, b]\n\n"
+                              "@qd.kernel\ndef dump(io: IO):\n    for k in range(4):\n        io[4 + k] = x.grad[k]\n    for a, b in m:\n"
+                              "        io[8 + a * 2 + b] = m.grad[a, b]\n";
+    char *dir;
+    RunResult r = qdc_in_temp("ad.py", src, "--target=vulkan1.3", "--report-lowering", &dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.out, "f_grad") && !strstr(r.out, "g_grad"), "an atomic in a companion:\n%s", r.out);
+    run_free(&r);
+    char *spv = NULL, *meta = vk_compile(dir, "ad", "vulkan1.3", src, &spv), *err = NULL;
+    double io[12] = {-0.5, 1.5, 2.0, -1.0, 7, 7, 7, 7, 7, 7, 7, 7};
+    VkArray arr[1] = {{io, sizeof io, 12}};
+    const char *ks[] = {"load", "f", "f_grad", "g", "g_grad", "dump"};
+    int rc = vk_run(dir, spv, meta, ks, 6, arr, 1, NULL, 12, VK_FULL, true, &err);
+    cr_expect_neq(rc, -1, "%s", err ? err : "");
+    if (rc == 1) {
+        cr_expect(io[4] == 0 && io[5] == 6 && io[6] == 12 && io[7] == 8, "x.grad %.17g %.17g %.17g %.17g", io[4], io[5], io[6], io[7]);
+        cr_expect(io[8] == 0.75 && io[9] == 6.75 && io[10] == 12 && io[11] == 3, "m.grad %.17g %.17g %.17g %.17g", io[8], io[9], io[10], io[11]);
+    }
+    free(err), free(meta), free(spv);
+    remove_tree(dir);
+    free(dir);
+    static const char gather[] = "import quadrants as qd\n\nx = qd.field(qd.f64, shape=4, needs_grad=True)\n"
+                                 "y = qd.field(qd.f64, shape=4, needs_grad=True)\n\n"
+                                 "@qd.kernel\ndef k():\n    for i in range(1, 4):\n        y[i] = x[i] * x[i - 1]\n";
+    r = qdc_in_temp("ad.py", gather, "--target=vulkan1.3", NULL, &dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "ad.py:9:16: error[QD4001]: atomic add on f64 in global memory is not supported on target 'vulkan1.3'"), "%s", r.err);
+    cr_expect(strstr(r.err, "ad.py:9:23: error[QD4001]: atomic add on f64 in global memory is not supported on target 'vulkan1.3'"), "%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Quadrants gives every kernel run inside `with qd.ad.FwdMode(...)` a dual kernel: one that
+ * touches no field with a dual field (its handle_shape tests) gets its <kernel>_fwd, a no-op
+ * beside the primal's work, at module level and in a host function; K.grad() and a Tape ask for
+ * no forward companion, a kernel run outside FwdMode gets none, and @qd.ad.no_grad keeps it from
+ * one (Quadrants runs it as written). */
+Test(autodiff, kernels_run_in_fwdmode_get_forward_companions) {
+    static const char src[] = "import quadrants as qd\n\n"
+                              "a = qd.field(float)\nb = qd.field(float)\nqd.root.dense(qd.i, 1).place(a, b, a.dual, b.dual)\n"
+                              "c = qd.field(float, shape=(), needs_grad=True)\n\n"
+                              "@qd.kernel\ndef empty():\n    pass\n\n"
+                              "@qd.kernel\ndef count():\n    for i in range(3):\n        c[None] += 1.0\n\n"
+                              "@qd.kernel\ndef outside():\n    pass\n\n"
+                              "@qd.ad.no_grad\n@qd.kernel\ndef skipped():\n    pass\n\n"
+                              "def test_it():\n    @qd.kernel\n    def inner():\n        pass\n\n"
+                              "    with qd.ad.FwdMode(loss=b, param=a):\n        inner()\n\n"
+                              "with qd.ad.FwdMode(loss=b, param=a):\n    empty()\n    count()\n    skipped()\n"
+                              "outside()\nwith qd.ad.Tape(loss=c):\n    outside()\n";
+    char *dir;
+    RunResult r = qdc_in_temp("ad.py", src, "--emit=metadata", "--target=x86_64", &dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_empty(r.err, "%s", r.err);
+    char *mp = xasprintf("%s/out", dir), *m = read_text(mp, NULL);
+    cr_assert(m);
+    static const char *const present[] = {"\"name\": \"empty_fwd\", \"fwd_of\": \"empty\"", "\"name\": \"count_fwd\", \"fwd_of\": \"count\"",
+                                           "\"name\": \"test_it__inner_fwd\", \"fwd_of\": \"test_it__inner\"",
+                                           "\"name\": \"outside_grad\", \"grad_of\": \"outside\""};
+    for (size_t k = 0; k < sizeof present / sizeof *present; k++) cr_expect(strstr(m, present[k]), "no %s:\n%s", present[k], m);
+    cr_expect(!strstr(m, "outside_fwd") && !strstr(m, "skipped_fwd") && !strstr(m, "empty_grad"), "%s", m);
+    free(m), free(mp);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Ndarrays have no dual in Quadrants (Ndarray.has_dual() is always False): x.dual of an ndarray
+ * parameter is its AttributeError, located, and no output is written. */
+Test(autodiff, ndarray_dual_is_quadrants_attribute_error) {
+    static const char src[] = "import quadrants as qd\n\n"
+                              "@qd.kernel\ndef k(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n    for i in x:\n        x.dual[i] = 1.0\n";
+    char *dir;
+    RunResult r = qdc_in_temp("ad.py", src, "--target=x86_64", NULL, &dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "ad.py:6:9: error[QD2044]: 'AnyArray' object has no attribute 'dual': an ndarray has no dual in Quadrants; "
+                            "forward mode differentiates fields declared with needs_dual=True (or placed by qd.root.lazy_dual())\n"
+                            " 6 |         x.dual[i] = 1.0\n   |         ^~~~~~\n"),
+              "%s", r.err);
+    char *o = xasprintf("%s/out", dir);
+    cr_expect(access(o, F_OK) != 0, "an output file was written");
+    free(o);
+    run_free(&r);
     remove_tree(dir);
     free(dir);
 }

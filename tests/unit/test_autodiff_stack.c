@@ -1,0 +1,172 @@
+/* The ad stack with checkpoints (issue 31, ir/autodiff.c x_for_replay): run-time loops that carry
+ * non-linear locals, with trip counts on both sides of the checkpoint count (16) and of its
+ * multiples (segments of 1 to 313 iterations, sub-segments of 1 to 20, last ones shorter than
+ * the others, zero trips), a loop that starts past 0, one that steps by -3, two carried locals, and a run-time
+ * loop inside another; run forward and backward on x86-64 (4 worker threads) in f64 against
+ * central finite differences (fourth order) of the forward kernels and the analytic derivatives; the same
+ * kernels in f32 on lavapipe against the analytic derivatives. */
+#include "../../support/util.h"
+#include "harness.h"
+#include "test_x86.h"
+#include "vk_exec.h"
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KERNELS(T)                                                                                                           \
+    "import quadrants as qd\n\n"                                                                                             \
+    "A = qd.types.ndarray(qd." T ", ndim=1, needs_grad=True)\n"                                                              \
+    "I = qd.types.ndarray(qd.i32, ndim=1)\n\n"                                                                               \
+    "@qd.kernel\n"                                                                                                           \
+    "def power(a: A, n: I, p: A):\n"                                                                                         \
+    "    for i in a:\n"                                                                                                      \
+    "        r = qd." T "(1.0)\n"                                                                                            \
+    "        for j in range(3, n[i] + 3):\n"                                                                                 \
+    "            r = r * a[i]\n"                                                                                             \
+    "        p[i] = r\n\n"                                                                                                   \
+    "@qd.kernel\n"                                                                                                           \
+    "def fib(a: A, b: A, n: I, f: A):\n"                                                                                     \
+    "    for i in a:\n"                                                                                                      \
+    "        u = b[i]\n"                                                                                                     \
+    "        v = qd." T "(1.0)\n"                                                                                            \
+    "        for j in range(n[i]):\n"                                                                                        \
+    "            u, v = v, 0.5 * u + v * a[i]\n"                                                                                   \
+    "        f[i] = v\n\n"                                                                                                   \
+    "@qd.kernel\n"                                                                                                           \
+    "def down(a: A, b: A, n: I, g: A):\n"                                                                                    \
+    "    for i in a:\n"                                                                                                      \
+    "        t = a[i]\n"                                                                                                     \
+    "        for j in range(n[i], 0, -3):\n"                                                                                 \
+    "            t = qd.tanh(t * b[i] + 0.01 * j) + 0.5 * t\n"                                                               \
+    "        g[i] = t\n\n"                                                                                                   \
+    "@qd.kernel\n"                                                                                                           \
+    "def nest(a: A, b: A, n: I, h: A):\n"                                                                                    \
+    "    for i in a:\n"                                                                                                      \
+    "        t = a[i]\n"                                                                                                     \
+    "        for j in range(n[i] // 4):\n"                                                                                   \
+    "            for k in range(j + 1):\n"                                                                                   \
+    "                t = qd.sin(t * b[i]) + 0.5 * t + 0.1\n"                                                                 \
+    "            t = t * a[i] + 0.2\n"                                                                                       \
+    "        h[i] = t\n"
+
+/* trip counts: 0..3, around 16 x 2 and 16 x 4 (segments of 2 to 5, the last one shorter), 77, 100,
+ * 129 (segments of 9, the last one 3), and past 16 x 16, where segments have sub-segments: 333
+ * (21; 2, the last 1), 1000 (63; 4, the last 3), 1500 (94; 6, the last 4), 5000 (313; 20, the
+ * last 13) */
+#define TRIPS 0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 77, 100, 129, 333, 1000, 1500, 5000
+#define STR_(...) #__VA_ARGS__
+#define STR(...) STR_(__VA_ARGS__)
+enum { NT = 17 };
+
+static const char host[] =
+    "#include \"d.h\"\n#include <math.h>\n#include <stdio.h>\n#include <string.h>\n"
+    "#define N 17\n#define H 1e-6\n"
+    "static const int trips[N] = {" STR(TRIPS) "};\n"
+    "static double a[N], b[N], p[N], f[N], g[N], h[N], ag[N], bg[N], pg[N], fg[N], gg[N], hg[N];\nstatic int n[N];\n"
+    "static int fails, checks;\n"
+    "#define A(x) .x = x, .x##_shape = {N}\n"
+    "#define G(x) .x##_grad = x##g, .x##_grad_shape = {N}\n"
+    "static double sum(double *x) { double s = 0; for (int i = 0; i < N; i++) s += x[i]; return s; }\n"
+    "static double run_p(void) { power_args k = {A(a), A(n), A(p)}; if (power(&k, 4)) fails++; return sum(p); }\n"
+    "static double run_f(void) { fib_args k = {A(a), A(b), A(n), A(f)}; if (fib(&k, 4)) fails++; return sum(f); }\n"
+    "static double run_g(void) { down_args k = {A(a), A(b), A(n), A(g)}; if (down(&k, 4)) fails++; return sum(g); }\n"
+    "static double run_h(void) { nest_args k = {A(a), A(b), A(n), A(h)}; if (nest(&k, 4)) fails++; return sum(h); }\n"
+    /* central differences of fourth order: the third derivative of a^5000 spoils the second-order one */
+    "static double at(double *x, double v, double (*r)(void)) { *x = v; return r(); }\n"
+    "static double fd(double *x, double (*r)(void)) { double s = *x, h = H * (1 + fabs(s));\n"
+    "    double d = (8 * (at(x, s + h, r) - at(x, s - h, r)) - (at(x, s + 2 * h, r) - at(x, s - 2 * h, r))) / (12 * h); *x = s; r(); return d; }\n"
+    "static void cmp(const char *what, int i, double got, double want) {\n"
+    "    checks++;\n"
+    "    if (!(fabs(got - want) <= 1e-6 * (1 + fabs(want)))) fails++, printf(\"FAIL %s[%d] (%d trips): %.12g, expected %.12g\\n\", what, i, n[i], got, want);\n}\n"
+    "static void clear(void) { memset(ag, 0, sizeof ag), memset(bg, 0, sizeof bg); }\n"
+    "int main(void) {\n"
+    "    for (int i = 0; i < N; i++) a[i] = 0.9995 + 0.00005 * i, b[i] = 0.5 - 0.01 * i, n[i] = trips[i], pg[i] = fg[i] = gg[i] = hg[i] = 1;\n"
+    "    run_p(), run_f(), run_g(), run_h();\n"
+    "    power_grad_args gp = {A(a), A(n), A(p), G(a), G(p)};\n"
+    "    if (power_grad(&gp, 4)) return 3;\n"
+    "    for (int i = 0; i < N; i++) cmp(\"power exact\", i, ag[i], n[i] ? n[i] * pow(a[i], n[i] - 1) : 0), cmp(\"power fd\", i, ag[i], fd(&a[i], run_p));\n"
+    "    clear();\n"
+    "    for (int i = 0; i < N; i++) a[i] = 0.3 + 0.001 * i;\n"
+    "    run_f();\n"
+    "    fib_grad_args gf = {A(a), A(b), A(n), A(f), G(a), G(b), G(f)};\n"
+    "    if (fib_grad(&gf, 4)) return 3;\n"
+    "    for (int i = 0; i < N; i++) {\n"
+    "        cmp(\"fib a fd\", i, ag[i], fd(&a[i], run_f)), cmp(\"fib b fd\", i, bg[i], fd(&b[i], run_f));\n"
+    "        double u = 1, v = 0, x = b[i], y = 1, dx = 0, dy = 0;\n" /* d f / d b: the same recurrence from (1, 0); d f / d a: forward */
+    "        for (int j = 0; j < n[i]; j++) {\n"
+    "            double t = 0.5 * u + v * a[i], ny = 0.5 * x + y * a[i], dny = 0.5 * dx + dy * a[i] + y;\n"
+    "            u = v, v = t, x = y, y = ny, dx = dy, dy = dny;\n        }\n"
+    "        cmp(\"fib b exact\", i, bg[i], v), cmp(\"fib a exact\", i, ag[i], dy);\n"
+    "    }\n"
+    "    clear();\n"
+    "    down_grad_args gd = {A(a), A(b), A(n), A(g), G(a), G(b), G(g)};\n"
+    "    if (down_grad(&gd, 4)) return 3;\n"
+    "    for (int i = 0; i < N; i++) cmp(\"down a fd\", i, ag[i], fd(&a[i], run_g)), cmp(\"down b fd\", i, bg[i], fd(&b[i], run_g));\n"
+    "    clear();\n"
+    "    nest_grad_args gn = {A(a), A(b), A(n), A(h), G(a), G(b), G(h)};\n"
+    "    if (nest_grad(&gn, 4)) return 3;\n"
+    "    for (int i = 0; i < N; i++) cmp(\"nest a fd\", i, ag[i], fd(&a[i], run_h)), cmp(\"nest b fd\", i, bg[i], fd(&b[i], run_h));\n"
+    "    printf(\"%d checks, %d failed\\n\", checks, fails);\n"
+    "    return fails != 0;\n}\n";
+
+Test(autodiff_stack, x86_long_loops_match_finite_differences, .timeout = 300) {
+    if (!x86_have_runtime()) return;
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/ad.py", dir);
+    cr_assert(write_text(qd, KERNELS("f64")));
+    RunResult r = x86_compile_and_run(dir, qd, "--target=x86_64", host, NULL, NULL);
+    cr_expect_eq(r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
+    cr_expect(strstr(r.out, "170 checks, 0 failed"), "%s", r.out); /* 17 x (2 + 4 + 2 + 2) */
+    cr_expect_str_empty(r.err, "%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(qd);
+}
+
+/* One kernel's gradient on lavapipe: the primal, then the companion from seeded adjoints (1). */
+static int vk_grad(const char *dir, const char *spv, const char *meta, const char *k, VkArray *arr, int narr, int nprimal) {
+    char *kg = xasprintf("%s_grad", k), *err = NULL;
+    const char *one[] = {k}, *two[] = {kg};
+    int rc = vk_run(dir, spv, meta, one, 1, arr, nprimal, NULL, NT, VK_FULL, true, &err);
+    cr_expect_neq(rc, -1, "%s: %s", k, err ? err : "");
+    free(err), err = NULL;
+    if (rc == 1) {
+        rc = vk_run(dir, spv, meta, two, 1, arr, narr, NULL, NT, VK_FULL, true, &err);
+        cr_expect_neq(rc, -1, "%s: %s", kg, err ? err : "");
+        free(err);
+    }
+    free(kg);
+    return rc;
+}
+
+Test(autodiff_stack, lavapipe_long_loops_match_exact, .timeout = 300) {
+    char *dir = make_temp_dir(), *spv = NULL;
+    char *meta = vk_compile(dir, "ad", "vulkan1.2", KERNELS("f32"), &spv);
+    static const int32_t trips[NT] = {TRIPS};
+    int32_t n[NT];
+    float a[NT], b[NT], p[NT], f[NT], ag[NT], bg[NT], pg[NT], fg[NT];
+    memcpy(n, trips, sizeof n);
+    for (int i = 0; i < NT; i++) a[i] = (float)(0.9995 + 0.00005 * i), p[i] = ag[i] = 0, pg[i] = 1;
+    VkArray pw[5] = {{a, sizeof a, NT}, {n, sizeof n, NT}, {p, sizeof p, NT}, {ag, sizeof ag, NT}, {pg, sizeof pg, NT}};
+    if (vk_grad(dir, spv, meta, "power", pw, 5, 3) == 1)
+        for (int i = 0; i < NT; i++) {
+            double want = n[i] ? n[i] * pow((double)a[i], n[i] - 1) : 0;
+            cr_expect(fabs(ag[i] - want) <= 2e-3 * (1 + fabs(want)), "power a_grad[%d] (%d trips): lavapipe %.7g, exact %.9g", i, n[i], ag[i], want);
+        }
+    for (int i = 0; i < NT; i++) a[i] = (float)(0.3 + 0.001 * i), b[i] = (float)(0.5 - 0.01 * i), f[i] = ag[i] = bg[i] = 0, fg[i] = 1;
+    VkArray fw[7] = {{a, sizeof a, NT}, {b, sizeof b, NT}, {n, sizeof n, NT}, {f, sizeof f, NT}, {ag, sizeof ag, NT}, {bg, sizeof bg, NT}, {fg, sizeof fg, NT}};
+    if (vk_grad(dir, spv, meta, "fib", fw, 7, 4) == 1)
+        for (int i = 0; i < NT; i++) {
+            double u = 1, v = 0, x = b[i], y = 1, dx = 0, dy = 0; /* d f / d b: the recurrence from (1, 0); d f / d a: forward */
+            for (int j = 0; j < n[i]; j++) {
+                double t = 0.5 * u + v * a[i], ny = 0.5 * x + y * a[i], dny = 0.5 * dx + dy * a[i] + y;
+                u = v, v = t, x = y, y = ny, dx = dy, dy = dny;
+            }
+            cr_expect(fabs(bg[i] - v) <= 2e-3 * (1 + fabs(v)), "fib b_grad[%d] (%d trips): lavapipe %.7g, exact %.9g", i, n[i], bg[i], v);
+            cr_expect(fabs(ag[i] - dy) <= 2e-3 * (1 + fabs(dy)), "fib a_grad[%d] (%d trips): lavapipe %.7g, exact %.9g", i, n[i], ag[i], dy);
+        }
+    free(meta), free(spv);
+    remove_tree(dir);
+    free(dir);
+}
