@@ -22,6 +22,10 @@ def pattern(text):
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
         pass
+    try:  # adjacent literals on several lines: "a "\n "b", one string in the test's parentheses
+        return ast.literal_eval("(" + text + ")")
+    except (ValueError, SyntaxError):
+        pass
     if text.startswith("re.escape(") and text.endswith(")"):
         try:
             return re.escape(ast.literal_eval(text[10:-1]))
