@@ -857,6 +857,36 @@ static bool literal_tree(const Expr *e, PyInt *out, int depth) {
     return false;
 }
 
+/* qd.f32(0), qd.i32(0.5), qd.u16(-1): Quadrants' make_constant_expr annotates a literal with the
+ * type, and rejects a type of the other kind or an integer past the type's range (a value that
+ * is not a literal is cast: qd.cast(0, qd.f32) and qd.f32(x) of a variable x are casts). */
+static bool literal_annotation(Sema *S, const Expr *a, QdType t) {
+    PyInt v;
+    const Expr *f = a->kind == E_UNARY && (a->op == T_MINUS || a->op == T_PLUS) ? a->un.a : a;
+    if (t == QT_U1) return true;
+    if (f->kind == E_FLOAT && qt_is_integral(t)) {
+        diag_error(a->span, QD2171, "Floating-point literals must be annotated with a floating-point type. For type casting, use "
+                                    "`qd.cast`. (qd.%s of a float literal)", qt_name(t));
+        return false;
+    }
+    if (!literal_tree(a, &v, 0)) return true;
+    if (qt_is_float(t)) {
+        diag_error(a->span, QD2171, "Integer literals must be annotated with a integer type. For type casting, use `qd.cast`. "
+                                    "(qd.%s of an integer literal; write a float literal such as 1.0)", qt_name(t));
+        return false;
+    }
+    int bits = qt_bits(t);
+    PyInt lo = qt_is_signed(t) ? -((PyInt)1 << (bits - 1)) : 0;
+    PyInt hi = qt_is_signed(t) ? ((PyInt)1 << (bits - 1)) - 1 : ((PyInt)1 << bits) - 1;
+    if (v < INT64_MIN || v > (PyInt)UINT64_MAX) return true; /* past 64 bits: the big-int path reports it */
+    if (v < lo || v > hi) {
+        if (v < 0) diag_error(a->span, QD2171, "Integer literal %lld exceeded the range of specified dtype: %s", (long long)v, qt_name(t));
+        else diag_error(a->span, QD2171, "Integer literal %llu exceeded the range of specified dtype: %s", (unsigned long long)v, qt_name(t));
+        return false;
+    }
+    return true;
+}
+
 /* A Python binary operator with Quadrants typing; tok is the operator's token kind. */
 IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp) {
     if (!a || !b) return NULL;
@@ -1498,6 +1528,8 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         literal_tree(call->call.args.items[0], &big, 0) && (big < INT64_MIN || big > (PyInt)UINT64_MAX))
         return val_expr(explicit_cast(S, irb_float(S->arena, QT_F64, (double)big, call->span), S->default_fp));
     Val ew;
+    if (f.kind == V_TYPE && call->call.args.n == 1 && !call->call.nkw && !literal_annotation(S, call->call.args.items[0], f.type))
+        return val_err();
     if (S->up->sema_vec_elementwise(S, call, f, &ew)) return ew;
     if (f.kind == V_TYPE) { /* qd.f32(x): a cast of one value (Quadrants' words for anything else) */
         if (call->call.args.n != 1 || call->call.nkw) {

@@ -455,6 +455,11 @@ bool sema_vec_elementwise(Sema *S, const Expr *call, Val f, Val *out) {
         }
         shape = vals[k];
     }
+    if (f.kind == V_TYPE && shape.kind == V_VEC) { /* Quadrants' _build_call_if_is_type */
+        diag_error(call->span, QD2171, "A primitive type cannot decorate an expression with a compound type. (qd.%s of %s; write "
+                                       "qd.cast(v, qd.%s) for each component)", qt_name(f.type), shape_text(S, shape), qt_name(f.type));
+        return *out = val_err(), true;
+    }
     Expr fake = *call;
     fake.call.args.items = ARENA_ARRAY(S->arena, Expr *, n);
     if (shape.kind != V_VEC) {

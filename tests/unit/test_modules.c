@@ -696,8 +696,8 @@ Test(patterns, runtime_index_beside_slice_refusals) {
                                  "        a[t] = m[i, i:].sum()\n",
                                  NULL};
     expect_error(bound, none, 1,
-                 "main.py:9:21: error[QD2009]: Quadrants does not support variables in slice now: a slice bound must be a \"
-                 \"compile-time integer constant\n"
+                 "main.py:9:21: error[QD2009]: Quadrants does not support variables in slice now: a slice bound must be a "
+                 "compile-time integer constant\n"
                  " 9 |         a[t] = m[i, i:].sum()\n   |                     ^\n");
     const char *const width[] = {"main.py",
                                  "import quadrants as qd\n\n\n@qd.kernel\ndef k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"

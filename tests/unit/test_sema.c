@@ -115,9 +115,9 @@ Test(sema, serial_for_and_func_inlining) {
     char *ir = ir_of("@qd.func\ndef sq(x: qd.f32) -> qd.f32:\n    y = x * x\n    return y\n",
                      "a: qd.types.ndarray(dtype=qd.f32, ndim=1)",
                      "    for i in range(4):\n"
-                     "        for j in range(10, 0, -3):\n"
+                     "        for j in range(3, 10):\n"
                      "            a[j] = sq(a[i])\n");
-    expect_has(ir, "for %3 = 10:i32 to 0:i32 step -3\n");
+    expect_has(ir, "for %3 = 3:i32 to 10:i32\n");
     expect_has(ir, "\n      %2 = %3\n");
     expect_has(ir, "\n      %5 = (mul:f32 %4 %4)\n      %6 = %5\n      store ndarray a[%2]:f32 = %6\n");
     expect_has(ir, "local %6 $sq_ret: f32");
