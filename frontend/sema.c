@@ -1320,9 +1320,10 @@ void sema_module_body(Sema *S, const StmtList *l) {
 static bool range_args_of(Sema *S, const Expr *call, LoopSpace *ls, int d, bool ndrange) {
     int n = call->call.args.n;
     if (call->call.nkw) return diag_error(call->span, QD2012, "range takes no keyword arguments"), false;
-    if (n < 1 || n > 2) /* Quadrants' build_range_for: no step (qd.static(range(a, b, step)) unrolls one) */
-        return diag_error(call->span, QD2012, "Range should have 1 or 2 arguments, found %d", n), false;
-    IrExpr *a[2];
+    if (n < 1 || n > (ls->is_static ? 3 : 2)) /* Quadrants' build_range_for: no step (qd.static(range(a, b, step)) is Python's) */
+        return diag_error(call->span, QD2012, ls->is_static ? "range takes 1 to 3 positional arguments, got %d"
+                                                            : "Range should have 1 or 2 arguments, found %d", n), false;
+    IrExpr *a[3];
     for (int k = 0; k < n; k++) {
         a[k] = sema_expr(S, call->call.args.items[k]);
         if (!a[k]) return false;
@@ -1342,6 +1343,11 @@ static bool range_args_of(Sema *S, const Expr *call, LoopSpace *ls, int d, bool 
     ls->begin[d] = n == 1 ? irb_int(S->arena, QT_I32, 0, call->span) : a[0];
     ls->end[d] = n == 1 ? a[0] : a[1];
     ls->step[d] = 1;
+    if (n == 3) { /* qd.static(range(a, b, step)) */
+        if (!ir_is_const(a[2])) return diag_error(call->call.args.items[2]->span, QD2012, "the step of a range must be a compile-time constant"), false;
+        if (a[2]->c.i == 0) return diag_error(call->call.args.items[2]->span, QD2012, "the step of a range must not be zero"), false;
+        ls->step[d] = a[2]->c.i;
+    }
     return true;
 }
 
