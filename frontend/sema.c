@@ -1020,6 +1020,13 @@ static char decorator_kind(Sema *S, const Stmt *s, bool *pure) {
         }
         qd = d, kind = kk;
         if (kk == 'K' && !(kind = kernel_decorator(S, d, pure))) return 0;
+        if (!strcmp(p, "qd.real_func") || !strcmp(p, "qd.experimental.real_func")) /* Quadrants' _func_base, at decoration */
+            for (int j = 0; j < s->def.nparams; j++)
+                if (!s->def.params[j].annotation && !(j == 0 && !strcmp(s->def.params[j].name, "self"))) {
+                    diag_error(s->def.params[j].span, QD2005, "qd.real_func parameter '%s' needs a type annotation (Quadrants kernels "
+                               "parameters must be type annotated)", s->def.params[j].name);
+                    break; /* still defined: its calls are not reported again */
+                }
     }
     if (!qd) {
         diag_error(s->def.name_span, QD2020, "'%s' needs a @qd.kernel or @qd.func decorator", s->def.name);
@@ -2047,7 +2054,7 @@ bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
 static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry) {
     p->name = ap->name, p->span = ap->span, p->kind = IR_PARAM_SCALAR;
     const Expr *ann = ap->annotation, *dt, *nd;
-    if (!ann) return diag_error(ap->span, QD2005, "kernel parameter '%s' needs a type annotation", ap->name), GP_ERR;
+    if (!ann) return diag_error(ap->span, QD2005, "kernel parameter '%s' needs a type annotation (Quadrants kernels parameters must be type annotated)", ap->name), GP_ERR;
     if (ap->dflt) return diag_error(ap->dflt->span, QD2005, "kernel parameters cannot have default values in v1"), GP_ERR;
     if (S->up->sema_param_is_generic(S, ap))
         return S->callinst ? S->up->sema_callsite_param(S, ap, p, bound, entry) : S->up->sema_generic_param(S, ap, p, bound, entry);

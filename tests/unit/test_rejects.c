@@ -302,3 +302,20 @@ Test(rejects, the_forms_beside_them_compile) {
                     "        s = qd.static(2)\n"
                     "        x[s] = h[0] + m[0, 1] + qd.u16(65535) + qd.i8(-128)\n");
 }
+
+/* A qd.real_func's parameters are annotated, as a kernel's (Quadrants' _func_base, at decoration);
+ * the function stays defined, so its calls are not reported again. */
+Test(rejects, real_func_parameter_annotation) {
+    expect_rejected("import quadrants as qd\n"
+                    "@qd.real_func\n"
+                    "def add(a, b: qd.i32) -> qd.i32:\n"
+                    "    return a + b\n"
+                    "\n"
+                    "@qd.kernel\n"
+                    "def k() -> qd.i32:\n"
+                    "    return add(1, 2)\n",
+                    "k.py:3:9: error[QD2005]: qd.real_func parameter 'a' needs a type annotation (Quadrants kernels parameters "
+                    "must be type annotated)\n"
+                    " 3 | def add(a, b: qd.i32) -> qd.i32:\n"
+                    "   |         ^\n");
+}
