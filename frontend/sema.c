@@ -2054,11 +2054,16 @@ bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
 static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry) {
     p->name = ap->name, p->span = ap->span, p->kind = IR_PARAM_SCALAR;
     const Expr *ann = ap->annotation, *dt, *nd;
-    if (!ann) return diag_error(ap->span, QD2005, "kernel parameter '%s' needs a type annotation (Quadrants kernels parameters must be type annotated)", ap->name), GP_ERR;
+    if (!ann)
+        return diag_error(ap->span, QD2005, "kernel parameter '%s' needs a type annotation (Quadrants kernels parameters must be "
+                                            "type annotated)", ap->name), GP_ERR;
     if (ap->dflt) return diag_error(ap->dflt->span, QD2005, "kernel parameters cannot have default values in v1"), GP_ERR;
     if (S->up->sema_param_is_generic(S, ap))
         return S->callinst ? S->up->sema_callsite_param(S, ap, p, bound, entry) : S->up->sema_generic_param(S, ap, p, bound, entry);
     if (S->up->sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return sema_ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;
+    if (ann->kind == E_STR) /* Quadrants' _func_base: a string is no type */
+        return diag_error(ann->span, QD2005, "Invalid type annotation of kernel parameter '%s': the string '%s' is not a type", ap->name,
+                          ann->str), GP_ERR;
     return sema_annotation_type(S, ann, &p->type) ? GP_PARAM : GP_ERR;
 }
 

@@ -319,3 +319,14 @@ Test(rejects, real_func_parameter_annotation) {
                     " 3 | def add(a, b: qd.i32) -> qd.i32:\n"
                     "   |         ^\n");
 }
+
+/* A string as a kernel parameter's annotation (Quadrants: "Invalid type annotation"). */
+Test(rejects, string_annotation) {
+    expect_rejected("import quadrants as qd\n"
+                    "@qd.kernel\n"
+                    "def k(x: \"bar\"):\n"
+                    "    print(x)\n",
+                    "k.py:3:10: error[QD2005]: Invalid type annotation of kernel parameter 'x': the string 'bar' is not a type\n"
+                    " 3 | def k(x: \"bar\"):\n"
+                    "   |          ^~~~~\n");
+}
