@@ -887,7 +887,7 @@ static Stmt *parse_expr_stmt(Parser *P) {
 static const struct { TokKind kw; const char *msg; } rejected[] = {
     {T_KW_TRY, "'try' statements are not supported in kernels"},
     {T_KW_CLASS, "classes are not supported in kernels"},
-    {T_KW_RAISE, "'raise' is not supported in kernels"},
+    {T_KW_RAISE, "'raise' is not supported in kernels (Unsupported node \"Raise\")"},
     {T_KW_DEL, "'del' is not supported in kernels"},
     {T_KW_GLOBAL, "'global' is not supported in kernels"},
     {T_KW_NONLOCAL, "'nonlocal' is not supported in kernels"},

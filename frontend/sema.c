@@ -1028,6 +1028,13 @@ static char decorator_kind(Sema *S, const Stmt *s, bool *pure) {
         }
         qd = d, kind = kk;
         if (kk == 'K' && !(kind = kernel_decorator(S, d, pure))) return 0;
+        if (!strcmp(p, "qd.real_func") || !strcmp(p, "qd.experimental.real_func")) /* Quadrants' _func_base, at decoration */
+            for (int j = 0; j < s->def.nparams; j++)
+                if (!s->def.params[j].annotation && !(j == 0 && !strcmp(s->def.params[j].name, "self"))) {
+                    diag_error(s->def.params[j].span, QD2005, "qd.real_func parameter '%s' needs a type annotation (Quadrants kernels "
+                               "parameters must be type annotated)", s->def.params[j].name);
+                    break; /* still defined: its calls are not reported again */
+                }
     }
     if (!qd) {
         diag_error(s->def.name_span, QD2020, "'%s' needs a @qd.kernel or @qd.func decorator", s->def.name);
@@ -1324,16 +1331,21 @@ void sema_module_body(Sema *S, const StmtList *l) {
 
 /* ---- loop spaces ---- */
 
-static bool range_args(Sema *S, const Expr *call, LoopSpace *ls, int d) {
+/* ndrange: the dimension is an argument of qd.ndrange (Quadrants' words in the messages) */
+static bool range_args_of(Sema *S, const Expr *call, LoopSpace *ls, int d, bool ndrange) {
     int n = call->call.args.n;
-    if (n < 1 || n > 3 || call->call.nkw)
-        return diag_error(call->span, QD2012, "range takes 1 to 3 positional arguments, got %d", n), false;
+    if (call->call.nkw) return diag_error(call->span, QD2012, "range takes no keyword arguments"), false;
+    if (n < 1 || n > (ls->is_static ? 3 : 2)) /* Quadrants' build_range_for: no step (qd.static(range(a, b, step)) is Python's) */
+        return diag_error(call->span, QD2012, ls->is_static ? "range takes 1 to 3 positional arguments, got %d"
+                                                            : "Range should have 1 or 2 arguments, found %d", n), false;
     IrExpr *a[3];
     for (int k = 0; k < n; k++) {
         a[k] = sema_expr(S, call->call.args.items[k]);
         if (!a[k]) return false;
         if (!qt_is_integral(a[k]->type))
-            return diag_error(call->call.args.items[k]->span, QD2012, "range bounds must be integers, got %s", qt_name(a[k]->type)), false;
+            return diag_error(call->call.args.items[k]->span, QD2012, "range bounds must be integers, got %s%s", qt_name(a[k]->type),
+                              ndrange ? " (Every argument of ndrange should be an integer scalar or a tuple/list of (int, int))" : ""),
+                   false;
         const IrExpr *c = a[k];
         bool big = c->kind == IR_CONST && (c->type == QT_U64 ? c->c.u > INT32_MAX
                                            : qt_is_signed(c->type) && (c->c.i < INT32_MIN || c->c.i > INT32_MAX));
@@ -1346,13 +1358,15 @@ static bool range_args(Sema *S, const Expr *call, LoopSpace *ls, int d) {
     ls->begin[d] = n == 1 ? irb_int(S->arena, QT_I32, 0, call->span) : a[0];
     ls->end[d] = n == 1 ? a[0] : a[1];
     ls->step[d] = 1;
-    if (n == 3) {
+    if (n == 3) { /* qd.static(range(a, b, step)) */
         if (!ir_is_const(a[2])) return diag_error(call->call.args.items[2]->span, QD2012, "the step of a range must be a compile-time constant"), false;
         if (a[2]->c.i == 0) return diag_error(call->call.args.items[2]->span, QD2012, "the step of a range must not be zero"), false;
         ls->step[d] = a[2]->c.i;
     }
     return true;
 }
+
+static bool range_args(Sema *S, const Expr *call, LoopSpace *ls, int d) { return range_args_of(S, call, ls, d, false); }
 
 /* qd.ndrange(..., axes=(a0, a1, ...)): the dimension at each nesting level of the iteration,
  * outermost first, a permutation of the dimensions (Quadrants' rule); the loop variables stay
@@ -1389,7 +1403,7 @@ static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
         Expr fake = {.kind = E_CALL, .span = a->span};
         Val v = a->kind == E_TUPLE || a->kind == E_LIST ? val_err() : sema_eval(S, a);
         if (v.kind == V_TUPLE) { /* a compile-time (begin, end): qd.ndrange(*dims) */
-            if (v.tuple.n != 2) return diag_error(a->span, QD2012, "an ndrange dimension is N or (begin, end)"), false;
+            if (v.tuple.n != 2) return diag_error(a->span, QD2012, "an ndrange dimension is N or (begin, end) (Every argument of ndrange should be a scalar or a tuple/list like (begin, end))"), false;
             Expr **items = ARENA_ARRAY(S->arena, Expr *, 2);
             for (int k = 0; k < 2; k++) items[k] = S->up->sema_value_expr(S, v.tuple.items[k], a->span);
             fake.call.args.items = items, fake.call.args.n = 2;
@@ -1399,12 +1413,12 @@ static bool ndrange_args(Sema *S, const Expr *call, LoopSpace *ls) {
             items[0] = S->up->sema_value_expr(S, v, a->span);
             fake.call.args.items = items, fake.call.args.n = 1;
         } else if (a->kind == E_TUPLE || a->kind == E_LIST) {
-            if (a->list.n != 2) return diag_error(a->span, QD2012, "an ndrange dimension is N or (begin, end)"), false;
+            if (a->list.n != 2) return diag_error(a->span, QD2012, "an ndrange dimension is N or (begin, end) (Every argument of ndrange should be a scalar or a tuple/list like (begin, end))"), false;
             fake.call.args = a->list;
         } else {
             fake.call.args.items = (Expr **)&call->call.args.items[d], fake.call.args.n = 1;
         }
-        if (!range_args(S, &fake, ls, d)) return false;
+        if (!range_args_of(S, &fake, ls, d, true)) return false;
     }
     return true;
 }
@@ -1701,8 +1715,11 @@ static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
     int nvars = t0->kind == E_TUPLE ? t0->list.n : 1;
     if (ls.grouped && nvars == 1) nvars = ls.ndims;
     if (nvars != ls.ndims) {
-        diag_error(t0->span, QD2012, "the loop has %d dimension%s but %d loop variable%s", ls.ndims, ls.ndims == 1 ? "" : "s",
-                   nvars, nvars == 1 ? "" : "s");
+        const char *p = iter->kind == E_CALL ? sema_path(S, iter->call.fn) : NULL;
+        diag_error(t0->span, QD2012, "the loop has %d dimension%s but %d loop variable%s%s", ls.ndims, ls.ndims == 1 ? "" : "s",
+                   nvars, nvars == 1 ? "" : "s",
+                   p && !strcmp(p, "qd.ndrange") ? " (Ndrange for loop with number of the loop variables not equal to the dimension of "
+                                                   "the ndrange is not supported)" : "");
         return;
     }
     IrExpr *count[IR_MAX_DIMS], *extent = NULL;
@@ -2046,11 +2063,16 @@ bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p) {
 static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry) {
     p->name = ap->name, p->span = ap->span, p->kind = IR_PARAM_SCALAR;
     const Expr *ann = ap->annotation, *dt, *nd;
-    if (!ann) return diag_error(ap->span, QD2005, "kernel parameter '%s' needs a type annotation", ap->name), GP_ERR;
+    if (!ann)
+        return diag_error(ap->span, QD2005, "kernel parameter '%s' needs a type annotation (Quadrants kernels parameters must be "
+                                            "type annotated)", ap->name), GP_ERR;
     if (ap->dflt) return diag_error(ap->dflt->span, QD2005, "kernel parameters cannot have default values in v1"), GP_ERR;
     if (S->up->sema_param_is_generic(S, ap))
         return S->callinst ? S->up->sema_callsite_param(S, ap, p, bound, entry) : S->up->sema_generic_param(S, ap, p, bound, entry);
     if (S->up->sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return sema_ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;
+    if (ann->kind == E_STR) /* Quadrants' _func_base: a string is no type */
+        return diag_error(ann->span, QD2005, "Invalid type annotation of kernel parameter '%s': the string '%s' is not a type", ap->name,
+                          ann->str), GP_ERR;
     return sema_annotation_type(S, ann, &p->type) ? GP_PARAM : GP_ERR;
 }
 
@@ -2112,6 +2134,20 @@ static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
     return name;
 }
 
+/* A `return value` inside a run-time if/for/while of a kernel's body (qd.static ones are run-time
+ * loops here too: a return that ends the kernel under them sets S->returned), or NULL. */
+static const Stmt *nested_return(const StmtList *l, int depth) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k], *r = NULL;
+        if (s->kind == S_IF) r = nested_return(&s->if_.then, depth + 1), r = r ? r : nested_return(&s->if_.els, depth + 1);
+        if (s->kind == S_WHILE) r = nested_return(&s->while_.body, depth + 1);
+        if (s->kind == S_FOR) r = nested_return(&s->for_.body, depth + 1);
+        if (r) return r;
+        if (depth && s->kind == S_RETURN && s->expr && s->expr->kind != E_NONE) return s;
+    }
+    return NULL;
+}
+
 static void check_kernel(Sema *S, const SemaDef *sd) {
     const Stmt *def = sd->def;
     IrKernel k = {.name = sd->entry, .span = def->def.name_span};
@@ -2140,8 +2176,13 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     if (S->task >= 0 && S->tasks.items[S->task].kind != IR_TASK_SERIAL) close_task(S, &serial);
     bool returned = S->returned; /* a return under qd.static control flow ended the kernel */
     S->returned = false;
-    if (returns && !ret && !returned)
-        diag_error(def->def.returns->span, QD2015, "kernel '%s' declares a return type but does not end with 'return value'", def->def.name);
+    const Stmt *inner = returns && !ret && !returned ? nested_return(b, 0) : NULL;
+    if (inner)
+        diag_error(inner->span, QD2015, "return inside a run-time if, for or while is not supported (Quadrants: \"Return inside "
+                                         "non-static if/for is not supported\"); assign a result variable instead");
+    else if (returns && !ret && !returned)
+        diag_error(def->def.returns->span, QD2015, "kernel '%s' declares a return type but does not end with 'return value' (Kernel has "
+                   "a return type but does not have a return statement)", def->def.name);
     if (returns && ret && !returned) {
         if (S->task < 0) open_task(S, IR_TASK_SERIAL, ret->span, &serial);
         S->up->sema_kernel_return(S, def, ret);

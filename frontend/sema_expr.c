@@ -463,7 +463,7 @@ static Val eval_name(Sema *S, const Expr *e) {
     if (S->qd_alias) vec_push(&cands, S->qd_alias);
     const char *near = closest_name(e->name, cands.items, cands.len);
     if (near) diag_fixit(e->span, near);
-    diag_error(e->span, QD2001, "use of undefined name '%s'%s%s%s", e->name, near ? "; did you mean '" : "", near ? near : "",
+    diag_error(e->span, QD2001, "Name \"%s\" is not defined%s%s%s", e->name, near ? "; did you mean '" : "", near ? near : "",
                near ? "'?" : "");
     vec_free(&cands);
     return val_err();
@@ -619,7 +619,8 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
         for (int c = 0; c < nv; c++, m++) {
             IrExpr *x = sema_rvalue(S, v.kind == V_VEC ? v.vec.c[c] : v, items[k]->span);
             if (x && !qt_is_integral(x->type)) {
-                diag_error(items[k]->span, QD2011, "array index must be an integer, got %s", qt_name(x->type));
+                diag_error(items[k]->span, QD2011, "array index must be an integer, got %s (indices must be integers, however '%s' is provided "
+                           "as index %d)", qt_name(x->type), qt_name(x->type), m);
                 x = NULL;
             }
             int64_t o = origin && m < ndim ? origin[m] : 0;
@@ -669,7 +670,7 @@ int sema_runtime_slice(Sema *S, const Expr *e, int *pos, int *sa, const Expr **d
     const Expr *parts[2] = {sl->slice.lo, sl->slice.hi};
     for (int k = 0; k < 2; k++) { /* Python's slice.indices(n) */
         if (!parts[k]) continue;
-        if (!sema_const_int(S, parts[k], &bnd[k], "a slice bound (Quadrants slices with compile-time bounds)")) return -1;
+        if (!sema_const_int(S, parts[k], &bnd[k], "Quadrants does not support variables in slice now: a slice bound")) return -1;
         if (bnd[k] < 0) bnd[k] += n;
         if (bnd[k] < 0) bnd[k] = step > 0 ? 0 : -1;
         if (bnd[k] >= n) bnd[k] = step > 0 ? n : n - 1;
@@ -856,6 +857,36 @@ static bool literal_tree(const Expr *e, PyInt *out, int depth) {
     return false;
 }
 
+/* qd.f32(0), qd.i32(0.5), qd.u16(-1): Quadrants' make_constant_expr annotates a literal with the
+ * type, and rejects a type of the other kind or an integer past the type's range (a value that
+ * is not a literal is cast: qd.cast(0, qd.f32) and qd.f32(x) of a variable x are casts). */
+static bool literal_annotation(Sema *S, const Expr *a, QdType t) {
+    PyInt v;
+    const Expr *f = a->kind == E_UNARY && (a->op == T_MINUS || a->op == T_PLUS) ? a->un.a : a;
+    if (t == QT_U1) return true;
+    if (f->kind == E_FLOAT && qt_is_integral(t)) {
+        diag_error(a->span, QD2171, "Floating-point literals must be annotated with a floating-point type. For type casting, use "
+                                    "`qd.cast`. (qd.%s of a float literal)", qt_name(t));
+        return false;
+    }
+    if (!literal_tree(a, &v, 0)) return true;
+    if (qt_is_float(t)) {
+        diag_error(a->span, QD2171, "Integer literals must be annotated with a integer type. For type casting, use `qd.cast`. "
+                                    "(qd.%s of an integer literal; write a float literal such as 1.0)", qt_name(t));
+        return false;
+    }
+    int bits = qt_bits(t);
+    PyInt lo = qt_is_signed(t) ? -((PyInt)1 << (bits - 1)) : 0;
+    PyInt hi = qt_is_signed(t) ? ((PyInt)1 << (bits - 1)) - 1 : ((PyInt)1 << bits) - 1;
+    if (v < INT64_MIN || v > (PyInt)UINT64_MAX) return true; /* past 64 bits: the big-int path reports it */
+    if (v < lo || v > hi) {
+        if (v < 0) diag_error(a->span, QD2171, "Integer literal %lld exceeded the range of specified dtype: %s", (long long)v, qt_name(t));
+        else diag_error(a->span, QD2171, "Integer literal %llu exceeded the range of specified dtype: %s", (unsigned long long)v, qt_name(t));
+        return false;
+    }
+    return true;
+}
+
 /* A Python binary operator with Quadrants typing; tok is the operator's token kind. */
 IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp) {
     if (!a || !b) return NULL;
@@ -865,8 +896,8 @@ IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp) {
     IrBinOp op = binops[k].op;
     bool bitwise = op == IR_AND || op == IR_OR || op == IR_XOR || op == IR_SHL || op == IR_SHR;
     if (bitwise && (!qt_is_integral(a->type) || !qt_is_integral(b->type))) {
-        diag_error(sp, QD2006, "operator '%s' requires integer operands, got %s and %s", binops[k].spelling,
-                   qt_name(a->type), qt_name(b->type));
+        diag_error(sp, QD2006, "operator '%s' requires integer operands, got %s and %s (unsupported operand type(s) for '%s': '%s' and "
+                   "'%s')", binops[k].spelling, qt_name(a->type), qt_name(b->type), binops[k].spelling, qt_name(a->type), qt_name(b->type));
         return NULL;
     }
     if (op == IR_DIV) { /* true division: the result is a float */
@@ -1011,6 +1042,13 @@ Val sema_eval(Sema *S, const Expr *e) {
             return val_expr(lit_const(S, exact, e->span)); /* 2**64 - 1 */
         Val a = sema_eval(S, e->bin.a), b = sema_eval(S, e->bin.b), str;
         if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
+        if (a.kind == V_FIELD || b.kind == V_FIELD) { /* Python's TypeError in Quadrants */
+            size_t k = 0;
+            while (k < ARRAY_LEN(binops) && binops[k].tok != e->op) k++;
+            diag_error(e->span, QD2032, "unsupported operand type(s) for '%s': %s and %s; index the field (x[i], or x[None] for a 0-d field)",
+                       k < ARRAY_LEN(binops) ? binops[k].spelling : "@", val_describe(a), val_describe(b));
+            return val_err();
+        }
         if (S->up->sema_pyint_binary(S, e->op, &a, &b, e->span, &str)) return str; /* Python ints: exact */
         a = S->up->sema_list_as_vec(S, a, b), b = S->up->sema_list_as_vec(S, b, a);
         if (S->up->sema_str_binary(S, e->op, a, b, &str, e->span) || S->up->sema_tuple_binary(S, e->op, a, b, &str, e->span)) return sema_new_value(S, str, e->span);
@@ -1140,7 +1178,8 @@ static Val cond_expr(Sema *S, const Expr *e) {
         }
         Val shape = av.kind == V_VEC ? av : bv;
         if (av.kind == V_VEC && bv.kind == V_VEC && (av.vec.n != bv.vec.n || av.vec.m != bv.vec.m)) {
-            diag_error(e->span, QD2040, "the sides of `a if c else b` are %s and %s", val_describe(av), val_describe(bv));
+            diag_error(e->span, QD2040, "the sides of `a if c else b` are %s and %s of other shapes (Cannot broadcast tensor to tensor)",
+                       val_describe(av), val_describe(bv));
             return val_err();
         }
         Val out = S->up->vec_make(S, shape.vec.n, shape.vec.m);
@@ -1489,6 +1528,8 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         literal_tree(call->call.args.items[0], &big, 0) && (big < INT64_MIN || big > (PyInt)UINT64_MAX))
         return val_expr(explicit_cast(S, irb_float(S->arena, QT_F64, (double)big, call->span), S->default_fp));
     Val ew;
+    if (f.kind == V_TYPE && call->call.args.n == 1 && !call->call.nkw && !literal_annotation(S, call->call.args.items[0], f.type))
+        return val_err();
     if (S->up->sema_vec_elementwise(S, call, f, &ew)) return ew;
     if (f.kind == V_TYPE) { /* qd.f32(x): a cast of one value (Quadrants' words for anything else) */
         if (call->call.args.n != 1 || call->call.nkw) {

@@ -10,6 +10,7 @@
  * their errors point into the spec ("--instantiate:1:5"). */
 #include "sema.h"
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct Instance {
@@ -657,6 +658,20 @@ void sema_bad_call_site(Sema *S, const CallInst *ci) {
                "--instantiate '%s(...)'", def->def.name, ci->entry, S->defs.items[ci->def].entry);
 }
 
+/* A compile-time number as Python's repr() writes it (1.2, 3), else what the value is. */
+static const char *arg_repr(Sema *S, Val v) {
+    if (v.kind != V_EXPR || v.e->kind != IR_CONST) return val_describe(v);
+    if (qt_is_float(v.e->type)) {
+        for (int prec = 1; prec <= 17; prec++) {
+            const char *t = arena_printf(S->arena, "%.*g", prec, v.e->c.f);
+            double back = strtod(t, NULL);
+            if (v.e->type == QT_F32 ? (float)back == (float)v.e->c.f : back == v.e->c.f) return strpbrk(t, ".en") ? t : arena_printf(S->arena, "%s.0", t);
+        }
+    }
+    if (v.e->type == QT_U1) return v.e->c.u ? "True" : "False";
+    return qt_is_signed(v.e->type) ? arena_printf(S->arena, "%lld", (long long)v.e->c.i) : arena_printf(S->arena, "%llu", (unsigned long long)v.e->c.u);
+}
+
 GenericResult sema_callsite_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry) {
     (void)entry;
     const Stmt *def = S->defs.items[S->callinst->def].def;
@@ -665,13 +680,15 @@ GenericResult sema_callsite_param(Sema *S, const Param *ap, IrParam *p, Val *bou
     SemaParamShape shape = sema_param_shape(S, ap->annotation, &dt, &nd);
     if (v.kind == V_HOSTARRAY) {
         if (shape == PS_TEMPLATE) {
-            diag_error(S->callinst->span, QD2061, "'%s' is a qd.template(): pass a field or a compile-time value, not an ndarray", ap->name);
+            diag_error(S->callinst->span, QD2061, "'%s' is a qd.template(): pass a field or a compile-time value, not an ndarray (Ndarray "
+                       "shouldn't be passed in via `qd.template()`, please annotate your kernel using `qd.types.ndarray(...)` instead)", ap->name);
             return GP_ERR;
         }
         return array_param(S, ap, dt, nd, v, S->callinst->span, p);
     }
     if (shape == PS_ARRAY || (shape == PS_TENSOR && v.kind != V_FIELD && v.kind != V_NONE)) {
-        diag_error(S->callinst->span, QD2061, "'%s' is an ndarray parameter; this call passes %s", ap->name, val_describe(v));
+        diag_error(S->callinst->span, QD2061, "'%s' is an ndarray parameter; this call passes %s (Invalid type for argument %s, got %s)", ap->name,
+                   val_describe(v), ap->name, arg_repr(S, v));
         return GP_ERR;
     }
     *bound = v;

@@ -297,8 +297,10 @@ Val sema_linalg_call(Sema *S, const Expr *call, const char *p) {
     Val av = sema_eval(S, ae);
     bool is_eig = !strcmp(p, "qd.eig"), is_spd = !strcmp(p, "qd.make_spd"), is_sym = is_spd || !strcmp(p, "qd.sym_eig");
     if (av.kind == V_VEC && av.vec.m && (av.vec.n != av.vec.m || av.vec.n < 2 || av.vec.n > (is_sym ? 6 : is_eig ? 2 : 3)))
-        return diag_error(ae->span, QD2043, "'%s' is supported for %s matrices in qdc, got a %dx%d matrix", p,
-                          is_sym ? "2x2 to 6x6 square" : is_eig ? "2x2" : "2x2 and 3x3", av.vec.n, av.vec.m), val_err();
+        return diag_error(ae->span, QD2043, "'%s' is supported for %s matrices in qdc, got a %dx%d matrix%s", p,
+                          is_sym ? "2x2 to 6x6 square" : is_eig ? "2x2" : "2x2 and 3x3", av.vec.n, av.vec.m,
+                          is_sym && av.vec.n > 6 ? " (Symmetric eigen solver currently supports sizes up to 6\u00d76.)"
+                          : is_sym ? "" : !strcmp(p, "qd.polar_decompose") ? " (Polar decomposition only supports 2\u00d72 and 3\u00d73 matrices.)" : ""), val_err();
     IrExpr *a[36], *x[36], *y[36], *z[36];
     if (!operand(&L, av, p, true, ae, a)) return val_err();
     int n = av.vec.n;

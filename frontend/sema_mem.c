@@ -274,7 +274,7 @@ static Val volatile_load(Sema *S, const Expr *call) {
         for (int k = 0; k < vec_len(v); k++) {
             if (v.vec.c[k].kind != V_REF) {
                 diag_error(x->span, QD2034, "volatile_load requires a global lvalue (a field, ndarray or SharedArray element); "
-                                              "function-scope local vectors and matrices cannot be loaded volatile");
+                                              "function-scope local arrays are not visible to other threads");
                 return val_err();
             }
             IrExpr *e = memop_new(S, QOP_LOAD, v.vec.c[k].ref, call->span);
@@ -293,7 +293,8 @@ static Val volatile_load(Sema *S, const Expr *call) {
         return val_err();
     }
     if (v.kind == V_FIELD || v.kind == V_NDARRAY || v.kind == V_SHARED) {
-        diag_error(x->span, QD2032, "cannot pass %s directly to volatile_load; pass an element, e.g. flags[i]", val_describe(v));
+        diag_error(x->span, QD2032, "cannot pass %s directly to volatile_load; pass an element, e.g. flags[i] (cannot pass a Field directly to "
+                   "'qd.volatile_load'; index it first)", val_describe(v));
         return val_err();
     }
     if (v.kind != V_REF) {

@@ -432,7 +432,7 @@ void sema_snode_finish(Sema *S) {
                                                          "so its shape is known only when the script runs", tail, why);
         else if (S->fields.items[i].ndim < 0)
             diag_error(S->fields.items[i].span, QD2004, "field '%s' has no shape and is never placed; give it shape= "
-                                                         "or place it: qd.root.dense(qd.i, N).place(%s)", tail, tail);
+                                                         "or place it: qd.root.dense(qd.i, N).place(%s) (These field(s) are not placed)", tail, tail);
         else if (S->fields.items[i].norigin && S->fields.items[i].norigin != S->fields.items[i].ndim - S->fields.items[i].elem_ndim)
             diag_error(S->fields.items[i].span, QD2063, "field '%s' is placed with %d offset value%s but has %d dimension%s", tail,
                        S->fields.items[i].norigin, S->fields.items[i].norigin == 1 ? "" : "s",

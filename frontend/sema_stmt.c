@@ -256,7 +256,25 @@ static bool static_name(Sema *S, const Stmt *s, Val v) {
     return true;
 }
 
+static bool is_static_call(Sema *S, const Expr *e);
+
+/* Quadrants' build_assign_basic: x[i] = qd.static(...) (an element or attribute target) is rejected */
+static bool static_element(Sema *S, const Expr *t) {
+    if (t->kind == E_TUPLE || t->kind == E_LIST) {
+        for (int k = 0; k < t->list.n; k++)
+            if (static_element(S, t->list.items[k])) return true;
+        return false;
+    }
+    if (t->kind != E_SUBSCRIPT && t->kind != E_ATTR) return false;
+    diag_error(t->span, QD2171, "Static assign cannot be used on elements in arrays: the value of an element or attribute target "
+                                "cannot be qd.static(...)");
+    return true;
+}
+
 static void stmt_assign(Sema *S, const Stmt *s) {
+    if (s->assign.value->kind == E_CALL && is_static_call(S, s->assign.value))
+        for (int k = 0; k < s->assign.targets.n; k++)
+            if (static_element(S, s->assign.targets.items[k])) return;
     for (int k = 0; k < s->assign.targets.n; k++) /* before the value: `s.a = other_array` is a rebinding */
         if (s->assign.targets.items[k]->kind == E_ATTR && pydc_member(S, s->assign.targets.items[k])) return;
     Val v = snapshot(S, sema_eval(S, s->assign.value), s->assign.value->span);
@@ -522,7 +540,7 @@ static void stmt_jump(Sema *S, const Stmt *s) {
         return;
     case LOOP_PARALLEL:
         if (brk) {
-            diag_error(s->span, QD2014, "'break' cannot leave a parallel (top-level) for loop");
+            diag_error(s->span, QD2014, "'break' cannot leave a parallel (top-level) for loop (Cannot break in the outermost loop)");
             return;
         }
         S->parallel_continue = true; /* leaves the body wrapper: see for_body in sema.c */
@@ -685,7 +703,8 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
         if (p->annotation && S->up->sema_vec_type_of(S, p->annotation, &t, &n, &m)) {
             if (!n) return false;
             if (n != v.vec.n || m != v.vec.m) {
-                diag_error(sp, QD2040, "argument '%s' is a %s, not of the declared shape", p->name, val_describe(v));
+                diag_error(sp, QD2040, "argument '%s' is a %s, not of the declared shape (Argument %s is expected to be a Matrix with n %d, but got %d)", p->name,
+                             val_describe(v), p->name, n, v.vec.n);
                 return false;
             }
             Val c = S->up->vec_make(S, v.vec.n, v.vec.m);
@@ -742,7 +761,8 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
     Val obj;
     int self = np && S->up->sema_method_object(S, def, &obj) ? 1 : 0; /* a method of a data-oriented instance: self is bound */
     if (call->call.args.n > np - self) {
-        diag_error(call->span, QD2007, "'%s' takes %d argument%s, got %d", def->def.name, np - self, np - self == 1 ? "" : "s", call->call.args.n);
+        diag_error(call->span, QD2007, "Too many arguments: '%s' takes %d argument%s, got %d", def->def.name, np - self, np - self == 1 ? "" : "s",
+                   call->call.args.n);
         return NULL;
     }
     Val *vals = ARENA_ARRAY(S->arena, Val, np ? np : 1);
@@ -753,8 +773,8 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
         int k = 0;
         while (k < np && strcmp(def->def.params[k].name, call->call.kw[j].name)) k++;
         if (k == np || have[k]) {
-            diag_error(call->call.kw[j].span, QD2007, k == np ? "'%s' has no parameter '%s'" : "'%s' got parameter '%s' twice",
-                       def->def.name, call->call.kw[j].name);
+            diag_error(call->call.kw[j].span, QD2007, k == np ? "Unexpected argument '%s' in call to '%s'" : "Multiple values for argument '%s' in call to '%s'",
+                       call->call.kw[j].name, def->def.name);
             vec_free(&sc->b);
             return NULL;
         }
@@ -770,7 +790,7 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
             S->scope = saved;
         }
         if (!have[k]) {
-            diag_error(call->span, QD2007, "missing argument '%s' in call to '%s'", p->name, def->def.name);
+            diag_error(call->span, QD2007, "Missing argument '%s' in call to '%s'", p->name, def->def.name);
             diag_note(p->span, "'%s' is declared here", p->name);
             vec_free(&sc->b);
             return NULL;
@@ -954,7 +974,7 @@ static void real_func_return(Sema *S, const Stmt *s) {
     const Stmt *def = S->inline_stack[S->ninline - 1];
     if (s->expr && s->expr->kind != E_NONE) {
         if (S->rf.result < 0) {
-            diag_error(s->span, QD2015, "'%s' returns a value but declares no return type (def %s(...) -> qd.i32:)", def->def.name, def->def.name);
+            diag_error(s->span, QD2015, "'%s' returns a value but declares no return type: a function with a return value must be annotated with a return type, e.g. def %s(...) -> qd.i32", def->def.name, def->def.name);
         } else {
             IrExpr *e = sema_expr(S, s->expr);
             if (e) emit_assign(S, S->rf.result, e, s->span);
@@ -1123,7 +1143,7 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     }
     const Stmt *vret = def->def.returns ? NULL : value_return(&def->def.body);
     if (vret && sema_is_real_func(S, def)) { /* Quadrants' build_Return, for a real function */
-        diag_error(vret->span, QD2015, "'%s' returns a value but declares no return type (def %s(...) -> qd.i32:)", def->def.name,
+        diag_error(vret->span, QD2015, "'%s' returns a value but declares no return type: a function with a return value must be annotated with a return type, e.g. def %s(...) -> qd.i32", def->def.name,
                    def->def.name); /* the words of real_func_return, which a run-time return reaches */
         return val_err();
     }
@@ -1153,6 +1173,11 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
         sema_block(S, &init);
         if (S->returned) result = S->fn_result; /* a return under qd.static control flow */
         else if (ret && ret->expr) result = func_result(S, def, ret, call);
+        if (result.kind == V_NONE && def->def.returns && def->def.returns->kind != E_NONE && !value_return(body)) {
+            diag_error(def->def.returns->span, QD2015, "qd.func '%s' declares a return type but has no 'return value' (Function has a "
+                       "return type but does not have a return statement)", def->def.name);
+            result = val_err();
+        }
     }
     S->returned = false;
     sema_inline_pop(S);
@@ -1195,7 +1220,10 @@ void sema_stmt(Sema *S, const Stmt *s) {
     case S_PASS: return;
     case S_ASSERT: stmt_assert(S, s); return;
     case S_RETURN: stmt_return(S, s); return;
-    case S_DEF: diag_error(s->span, QD1012, "nested function definitions are not supported in kernels"); return;
+    case S_DEF:
+        diag_error(s->span, QD1012, "nested function definitions are not supported in kernels (Function definition is not allowed in "
+                   "'qd.%s'.)", S->ninline ? "func" : "kernel");
+        return;
     case S_IMPORT: diag_error(s->span, QD2003, "'import' inside a function is not supported"); return;
     case S_HOST: case S_CLASS: die("host code inside a function");
     }

@@ -41,6 +41,13 @@ static const char *shape_text(Sema *S, Val v) {
     return v.vec.m ? arena_printf(S->arena, "a %dx%d matrix", v.vec.n, v.vec.m) : arena_printf(S->arena, "a %d-vector", v.vec.n);
 }
 
+/* Quadrants' name of a tensor type: [Tensor (3) i32], [Tensor (2, 3) f32] */
+static const char *tensor_text(Sema *S, Val v) {
+    QdType t = vec_dtype(S, v);
+    const char *dt = t == QT_VOID ? "?" : qt_name(t);
+    return v.vec.m ? arena_printf(S->arena, "[Tensor (%d, %d) %s]", v.vec.n, v.vec.m, dt) : arena_printf(S->arena, "[Tensor (%d) %s]", v.vec.n, dt);
+}
+
 static IrExpr *rv(Sema *S, Val c, Span sp) { return sema_rvalue(S, c, sp); }
 
 /* A scalar used more than once (broadcast) is evaluated once, into a temporary; with
@@ -106,7 +113,8 @@ static bool same_shape(Val a, Val b) { return a.vec.n == b.vec.n && a.vec.m == b
 void sema_vec_assign(Sema *S, Val target, Val v, Span sp) {
     if (v.kind == V_ERR) return;
     if (v.kind == V_VEC && !same_shape(target, v)) {
-        diag_error(sp, QD2040, "cannot assign %s to %s", shape_text(S, v), shape_text(S, target));
+        diag_error(sp, QD2040, "cannot assign %s to %s (cannot assign '%s' to '%s')", shape_text(S, v), shape_text(S, target),
+                   tensor_text(S, v), tensor_text(S, target));
         return;
     }
     if (v.kind != V_VEC && !is_scalar(v)) {
@@ -206,7 +214,7 @@ Val sema_vec_subscript(Sema *S, Val o, const Expr *ix, Span sp) {
         n = ix->list.n, items[0] = ix->list.items[0], items[1] = n > 1 ? ix->list.items[1] : NULL;
     }
     if (n == 2 && !o.vec.m) {
-        diag_error(ix->span, QD2042, "%s takes one index, got 2", shape_text(S, o));
+        diag_error(ix->span, QD2042, "%s takes one index, got 2 (Expected 1 indices, got 2.)", shape_text(S, o));
         return val_err();
     }
     IrExpr *x[2] = {NULL, NULL};
@@ -446,6 +454,11 @@ bool sema_vec_elementwise(Sema *S, const Expr *call, Val f, Val *out) {
             return *out = val_err(), true;
         }
         shape = vals[k];
+    }
+    if (f.kind == V_TYPE && shape.kind == V_VEC) { /* Quadrants' _build_call_if_is_type */
+        diag_error(call->span, QD2171, "A primitive type cannot decorate an expression with a compound type. (qd.%s of %s; write "
+                                       "qd.cast(v, qd.%s) for each component)", qt_name(f.type), shape_text(S, shape), qt_name(f.type));
+        return *out = val_err(), true;
     }
     Expr fake = *call;
     fake.call.args.items = ARENA_ARRAY(S->arena, Expr *, n);
@@ -923,9 +936,13 @@ static Val method(Sema *S, const Expr *call, Val self, const char *name) {
         for (int k = 0; k < vec_len(v); k++) b.vec.c[k] = val_expr(sema_to_bool(S, rv(S, v.vec.c[k], sp)));
         return val_expr(sum_of(S, b, name[1] == 'n' ? IR_LOR : IR_LAND, sp));
     }
+    if (!strcmp(name, "transpose") && !v.vec.m) /* Quadrants' check_transpose */
+        return diag_error(sp, QD2040, "`transpose()` cannot apply to a vector. If you want something like `a @ b.transpose()`, write "
+                                      "`a.outer_product(b)` instead."), val_err();
     if (!strcmp(name, "transpose")) return transpose(S, v);
     if (!strcmp(name, "trace")) {
-        if (v.vec.m != v.vec.n) return diag_error(sp, QD2040, "trace needs a square matrix, got %s", shape_text(S, v)), val_err();
+        if (v.vec.m != v.vec.n) return diag_error(sp, QD2040, "trace needs a square matrix, got %s (expected a square matrix, got shape (%d, %d))", shape_text(S, v),
+                                               v.vec.n, v.vec.m), val_err();
         Val d = vec_make(S, v.vec.n, 0);
         for (int k = 0; k < v.vec.n; k++) d.vec.c[k] = v.vec.c[k * v.vec.n + k];
         return val_expr(sum_of(S, d, IR_ADD, sp));

@@ -311,7 +311,7 @@ static bool slice_positions(Sema *S, const Expr *sl, int n, int *pos, int *count
     const Expr *parts[2] = {sl->slice.lo, sl->slice.hi};
     for (int k = 0; k < 2; k++) {
         if (!parts[k]) continue;
-        if (!sema_const_int(S, parts[k], &b[k], "a slice bound (Quadrants slices with compile-time bounds)")) return false;
+        if (!sema_const_int(S, parts[k], &b[k], "Quadrants does not support variables in slice now: a slice bound")) return false;
         if (b[k] < 0) b[k] += n;
         if (b[k] < 0) b[k] = step > 0 ? 0 : -1;
         if (b[k] >= n) b[k] = step > 0 ? n : n - 1;

@@ -115,9 +115,9 @@ def classes(c: qd.template()):
         x[6] = Base.scale
         x[7] = B  # 6 * 5 + 7
         x[8] = c.steps()  # 0 + 2
-        x[9] = qd.static(c.hi)
+        s9 = qd.static(c.hi); x[9] = s9
         x[10] = T  # 4 + 3 + 12
-        x[11] = qd.static(o.half)
+        s11 = qd.static(o.half); x[11] = s11
         x[12] = small.total()  # 2 * 2 + 1
         x[13] = fact(6)
         x[14] = fib(15)

@@ -53,5 +53,5 @@ def strings():
     out[5] = len(PARTS) + (10 if qd.static("y" in PARTS) else 0)  # 13
     out[6] = qd.static(NAME.find("_")) * 100 + qd.static("a-b-c".count("-"))  # 402
     out[7] = 1 if qd.static(NAME.lower().startswith("grid") and "RID" in NAME) else 0
-    out[8] = qd.static(ord(chr(65).replace("A", "z")))  # 122
+    s8 = qd.static(ord(chr(65).replace("A", "z"))); out[8] = s8  # 122
     out[9] = 1 if qd.static("ab12"[2:].isdigit()) else 0

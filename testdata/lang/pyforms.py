@@ -61,7 +61,7 @@ def forms(a: qd.types.ndarray(dtype=qd.i32, ndim=2)):
         fo[1] = qd.zero(2.5) + qd.one(7.0) * 10  # 10
         d = qd.math.vdir(0.0)
         fo[2] = d[0] * 10 + d[1]  # 10
-        out[16] = qd.static(len([e for e in (1, 2, 3, 4) if e % 2 == 0]))  # 2
+        s16 = qd.static(len([e for e in (1, 2, 3, 4) if e % 2 == 0])); out[16] = s16  # 2
         out[17] = qd.global_thread_idx() * 0 + 17
         g = 0
         for I in qd.static(qd.grouped(qd.ndrange((1, 3), 2))):

@@ -122,6 +122,6 @@ def k():
     out[9] = big // 3**40
     out[10] = -((-big) >> 90)
     out[11] = (big | 5) & 0xFFFF
-    out[12] = qd.static((big * big) >> 150)
+    s12 = qd.static((big * big) >> 150); out[12] = s12  # Quadrants: no qd.static value for an element
     out[13] = less
     out[14] = -n64 // big

@@ -108,7 +108,7 @@ def sem(n: qd.i32):
     f = n < 0 and count() > 0  # nor here
     g = n > 0 and count() > 0  # it runs
     out[23] = calls[None] * 100 + qd.i32(t) * 10 + qd.i32(f) * 2 + qd.i32(g)
-    out[24] = qd.static(0 or 3 or 5)
+    s24 = qd.static(0 or 3 or 5); out[24] = s24
     c, d = qd.static(out, x)
     c[25] = d[None] + 1
     out[26] = (n and 7) + (0 or n) * 100  # the deciding operand's value

@@ -67,7 +67,7 @@ static const AdOp ops[] = {
                "            t = qd.tanh(t)\n        r = t", NULL, NULL},
     {"dynidx", "p = 0\n        s = qd.f64(0.0)\n        for j in range(cnt[None]):\n            s += qd.sin(a * w[p]) * b\n            p += 2\n"
                "        r = s", NULL, NULL},
-    {"dynlast", "u = qd.f64(0.0)\n        for j in range(cnt[None] + 1, 1, -1):\n            if u < a:\n                u = qd.exp(a * w[j]) - u\n"
+    {"dynlast", "u = qd.f64(0.0)\n        for jj in range(cnt[None]):\n            j = cnt[None] + 1 - jj\n            if u < a:\n                u = qd.exp(a * w[j]) - u\n"
                 "        r = u * b", NULL, NULL},
     {"vec", "v = qd.Vector([a, b])\n        m = qd.Matrix([[a, b], [b, a]])\n        r = (m @ v).dot(v)", "3 * a * a + 3 * b * b", "6 * a * b"},
     {"store", "y[i] = a * b\n        r = y[i] * y[i]", "2 * a * b * b", "2 * a * a * b"},

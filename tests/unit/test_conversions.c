@@ -131,8 +131,8 @@ Test(conversions, spirv_saturates_on_lavapipe, .timeout = 120) {
 Test(conversions, the_folder_saturates) {
     char *dir = make_temp_dir(), *qd = xasprintf("%s/f.py", dir);
     cr_assert(write_text(qd, "import quadrants as qd\n\n@qd.kernel\ndef f(o: qd.types.ndarray(qd.i64, ndim=1)):\n"
-                             "    for i in range(1):\n        o[0] = qd.i64(qd.i32(3e9))\n        o[1] = qd.i64(qd.u8(-1.5))\n"
-                             "        o[2] = qd.i64(qd.i16(-1e10))\n        o[3] = qd.i64(qd.u32(1e30))\n        o[4] = qd.i64(qd.i8(-2.5))\n"));
+                             "    for i in range(1):\n        o[0] = qd.i64(qd.cast(3e9, qd.i32))\n        o[1] = qd.i64(qd.cast(-1.5, qd.u8))\n"
+                             "        o[2] = qd.i64(qd.cast(-1e10, qd.i16))\n        o[3] = qd.i64(qd.cast(1e30, qd.u32))\n        o[4] = qd.i64(qd.cast(-2.5, qd.i8))\n"));
     RunResult r = run_qdc("--target=x86_64", "--emit=ir", qd, "-o", "-", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     static const char *const want[] = {"= 2147483647:i64", "= 0:i64", "= -32768:i64", "= 4294967295:i64", "= -2:i64"};

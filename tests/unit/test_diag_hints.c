@@ -25,7 +25,7 @@ Test(diag_hints, frontend_messages) {
         ":11:16: error[QD2008]: 'qd.sinn' is not supported in v1 kernels; did you mean 'qd.sin'?\n",
         ":11:32: error[QD2008]: 'qd.math.sqrtt' is not supported in v1 kernels; did you mean 'qd.math.sqrt'?\n",
         ":11:53: error[QD2008]: 'qd.atomic_ad' is not supported in v1 kernels; did you mean 'qd.atomic_add'?\n",
-        ":11:79: error[QD2001]: use of undefined name 'alpah'; did you mean 'alpha'?\n",
+        ":11:79: error[QD2001]: Name \"alpah\" is not defined; did you mean 'alpha'?\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) cr_expect(strstr(r.err, want[i]), "missing %s in:\n%s", want[i], r.err);
     cr_expect(!strstr(r.err, "'alph'"), "the arguments of a rejected call are not reported again:\n%s", r.err);

@@ -57,7 +57,7 @@ Test(fixits, did_you_mean_replaces_the_name) {
                             "   |         ^~~~~~~~~~~~\n"
                             "   |         qd.atomic_add\n"
                             "fix-it:\"k.qd\":{6:9-6:21}:\"qd.atomic_add\"\n"
-                            "k.qd:7:16: error[QD2001]: use of undefined name 'ii'; did you mean 'i'?\n"
+                            "k.qd:7:16: error[QD2001]: Name \"ii\" is not defined; did you mean 'i'?\n"
                             " 7 |         a[1] = ii\n"
                             "   |                ^~\n"
                             "   |                i\n"
@@ -74,7 +74,7 @@ Test(fixits, json_fixits_and_sarif_fixes) {
         "supported in v1 kernels; did you mean 'qd.atomic_add'?\",\"fixits\":[{\"file\":\"k.qd\",\"line\":6,\"column\":9,"
         "\"end_line\":6,\"end_column\":21,\"byte_offset\":116,\"byte_length\":12,\"text\":\"qd.atomic_add\"}]}\n"
         "{\"schema\":\"qdc-diagnostic/1\",\"severity\":\"error\",\"code\":\"QD2001\",\"file\":\"k.qd\",\"line\":7,\"column\":16,"
-        "\"end_line\":7,\"end_column\":18,\"byte_offset\":153,\"byte_length\":2,\"message\":\"use of undefined name 'ii'; "
+        "\"end_line\":7,\"end_column\":18,\"byte_offset\":153,\"byte_length\":2,\"message\":\"Name \\\"ii\\\" is not defined; "
         "did you mean 'i'?\",\"fixits\":[{\"file\":\"k.qd\",\"line\":7,\"column\":16,\"end_line\":7,\"end_column\":18,"
         "\"byte_offset\":153,\"byte_length\":2,\"text\":\"i\"}]}\n");
     run_free(&r);
@@ -88,7 +88,7 @@ Test(fixits, json_fixits_and_sarif_fixes) {
         "\"fixes\":[{\"description\":{\"text\":\"replace with 'qd.atomic_add'\"},\"artifactChanges\":[{\"artifactLocation\":"
         "{\"uri\":\"k.qd\"},\"replacements\":[{\"deletedRegion\":{\"startLine\":6,\"startColumn\":9,\"endLine\":6,\"endColumn\":21,"
         "\"byteOffset\":116,\"byteLength\":12},\"insertedContent\":{\"text\":\"qd.atomic_add\"}}]}]}]},"
-        "{\"ruleId\":\"QD2001\",\"level\":\"error\",\"message\":{\"text\":\"use of undefined name 'ii'; did you mean 'i'?\"},"
+        "{\"ruleId\":\"QD2001\",\"level\":\"error\",\"message\":{\"text\":\"Name \\\"ii\\\" is not defined; did you mean 'i'?\"},"
         "\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":\"k.qd\"},\"region\":{\"startLine\":7,"
         "\"startColumn\":16,\"endLine\":7,\"endColumn\":18,\"byteOffset\":153,\"byteLength\":2}}}],\"fixes\":[{\"description\":"
         "{\"text\":\"replace with 'i'\"},\"artifactChanges\":[{\"artifactLocation\":{\"uri\":\"k.qd\"},\"replacements\":"

@@ -97,7 +97,8 @@ Test(lang_sem, real_func_runtime_return_needs_a_scalar_result) {
                  "\n   |                     ^~~~~~~~~~~~\n");
     expect_error("import quadrants as qd\n\n@qd.real_func\ndef f(a: qd.i32):\n    if a > 0:\n        return 1\n\n"
                  "@qd.kernel\ndef k(n: qd.i32):\n    f(n)\n",
-                 "6:9: error[QD2015]: 'f' returns a value but declares no return type (def f(...) -> qd.i32:)",
+                 "6:9: error[QD2015]: 'f' returns a value but declares no return type: a function with a return value "
+                 "must be annotated with a return type, e.g. def f(...) -> qd.i32",
                  "\n   |         ^~~~~~\n");
 }
 

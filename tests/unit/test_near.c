@@ -140,7 +140,7 @@ Test(near, field_fill_in_a_kernel) {
                    "k.py:5:5: error[QD2007]: a field's fill takes one value, got 2 arguments\n 5 |     x.fill(1, 2)\n   |     ^~~~~~~~~~~~\n");
     expect_refusal("import quadrants as qd\nx = qd.Vector.field(3, qd.i32, shape=4)\n@qd.kernel\ndef k():\n"
                    "    x.fill(qd.Vector([1, 2]))\n",
-                   "k.py:5:12: error[QD2040]: cannot assign a 2-vector to a 3-vector\n"
+                   "k.py:5:12: error[QD2040]: cannot assign a 2-vector to a 3-vector (cannot assign '[Tensor (2) i32]' to '[Tensor (3) i32]')\n"
                    " 5 |     x.fill(qd.Vector([1, 2]))\n   |            ^~~~~~~~~~~~~~~~~\n");
 }
 

@@ -63,12 +63,12 @@ Test(ptx_widths, sixteen_bit_cas_where_the_database_has_it) {
     expect_memory("sm_70", "i16", "a[i] = qd.atomic_cas(a[0], qd.i16(1), qd.i16(2))", "atom.gpu.global.cas.b16 st.global.u16");
     expect_memory("sm_90", "u16", "a[i] = qd.atomic_cas(a[0], qd.u16(1), qd.u16(2), order=\"acq_rel\", scope=\"block\")",
                   "atom.acq_rel.cta.global.cas.b16 st.global.u16");
-    expect_memory("sm_80", "bf16", "a[i] = qd.atomic_add(a[0], qd.bf16(1))", "ld.volatile.global.u16 atom.gpu.global.cas.b16 st.global.u16");
-    expect_memory("sm_70", "f16", "a[i] = qd.atomic_exchange(a[0], qd.f16(1), order=\"release\")",
+    expect_memory("sm_80", "bf16", "a[i] = qd.atomic_add(a[0], qd.bf16(1.0))", "ld.volatile.global.u16 atom.gpu.global.cas.b16 st.global.u16");
+    expect_memory("sm_70", "f16", "a[i] = qd.atomic_exchange(a[0], qd.f16(1.0), order=\"release\")",
                   "ld.volatile.global.u16 atom.release.gpu.global.cas.b16 st.global.u16");
     expect_memory("sm_60", "i16", "a[i] = qd.atomic_cas(a[0], qd.i16(1), qd.i16(2))",
                   "ld.volatile.global.u16 ld.global.u16 atom.global.cas.b32 st.global.u16");
-    expect_memory("sm_60", "f16", "a[i] = qd.atomic_add(a[0], qd.f16(1))",
+    expect_memory("sm_60", "f16", "a[i] = qd.atomic_add(a[0], qd.f16(1.0))",
                   "ld.volatile.global.u16 ld.global.u16 atom.global.cas.b32 st.global.u16");
     /* 8 bits: no cas cell anywhere (PTX has no atom.cas.b8): the order as fences around LLVM's CAS */
     expect_memory("sm_70", "u8", "a[i] = qd.atomic_cas(a[0], qd.u8(1), qd.u8(2), order=\"acq_rel\")",

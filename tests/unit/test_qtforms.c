@@ -339,7 +339,8 @@ Test(qtforms2, kernel_rules_rejected_as_quadrants) {
                  "'b = qd.static(...)' would create it again\n 9 |     b = qd.static(2)\n   |     ^\nw.py:8:5: note: 'b' is "
                  "created here\n");
     expect_error("@qd.real_func\ndef add(x: qd.i32, y: qd.i32):\n    return x + y\n\n@qd.kernel\ndef k():\n    add(1, 2)\n",
-                 "w.py:8:5: error[QD2015]: 'add' returns a value but declares no return type (def add(...) -> qd.i32:)\n");
+                 "w.py:8:5: error[QD2015]: 'add' returns a value but declares no return type: a function with a return value "
+                 "must be annotated with a return type, e.g. def add(...) -> qd.i32\n");
     expect_error("@qd.kernel\ndef k(i: qd.i32):\n    x = qd.Vector([i, i + 1, i + 2])\n    a[0] = x[:-1].sum()\n",
                  "w.py:9:15: error[QD2171]: Negative indices are not supported in Quadrants kernels.\n");
     expect_error("@qd.func\ndef f(p: qd.i32, q: qd.i32, r: qd.i32):\n    a[0] = p + q + r\n\nS = [1, 2]\n\n@qd.kernel\ndef k():\n"

@@ -113,8 +113,8 @@ Test(scaling, scopes_of_many_names_find_the_latest_binding) {
                             "    store ndarray a[0:i32]:i32 = (add:i32 (add:i32 1304:i32 %3) %99)\n"
                             "    store ndarray a[1:i32]:i32 = (add:i32 150:i32 %0)\n"), "%s", r.out);
     run_free(&r);
-    const char *bad[][2] = {{"c300 + v0", "12: error[QD2001]: use of undefined name 'c300'; did you mean 'c30'?\n"},
-                            {"c150 + v100", "19: error[QD2001]: use of undefined name 'v100'; did you mean 'v10'?\n"}};
+    const char *bad[][2] = {{"c300 + v0", "12: error[QD2001]: Name \"c300\" is not defined; did you mean 'c30'?\n"},
+                            {"c150 + v100", "19: error[QD2001]: Name \"v100\" is not defined; did you mean 'v10'?\n"}};
     for (size_t k = 0; k < ARRAY_LEN(bad); k++) {
         free(src), src = many_names(bad[k][0]);
         cr_assert(write_text(qd, src));

@@ -48,7 +48,8 @@ static char *kernel_source(void) {
             const char *t = ops[o].type;
             char *xr = xasprintf("qd.%s(x[%d])", t, p), *yr = xasprintf("qd.%s(y[%d])", t, p);
             char *lx = lit(xs[p / NY]), *ly = lit(ys[p % NY]);
-            char *xc = xasprintf("qd.%s(%s)", t, lx), *yc = xasprintf("qd.%s(%s)", t, ly);
+            /* qd.cast wraps a literal (qd.i32(<literal>) annotates it: Quadrants' range error past i32) */
+            char *xc = xasprintf("qd.cast(%s, qd.%s)", lx, t), *yc = xasprintf("qd.cast(%s, qd.%s)", ly, t);
             sb_printf(&b, "        rt[%d] = qd.i64(", k), sb_printf(&b, ops[o].fmt, xr, yr), sb_puts(&b, ")\n");
             bool zero = (uint64_t)ys[p % NY] << (64 - (t[1] == '3' ? 32 : 64)) == 0;
             if (ops[o].divides && zero) sb_printf(&b, "        cf[%d] = 0\n", k);

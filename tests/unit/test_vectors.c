@@ -44,7 +44,7 @@ Test(vectors, rvalue_atomic_target) {
 Test(vectors, volatile_load_of_a_local_vector) {
     expect_error("        a = qd.Vector([1, 2, 3])\n        b = qd.volatile_load(a)\n",
                  "k.qd:9:30: error[QD2034]: volatile_load requires a global lvalue (a field, ndarray or SharedArray element); "
-                 "function-scope local vectors and matrices cannot be loaded volatile\n");
+                 "function-scope local arrays are not visible to other threads\n");
 }
 
 Test(vectors, vector_operand_with_a_scalar_target) {

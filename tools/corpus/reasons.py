@@ -9,7 +9,9 @@ pytest.raises has a match= text are judged mechanically: the match text (a Pytho
 r"..." or re.escape("...") as written in the test) is searched as a regular expression in the
 message of qdc's first error, as pytest.raises(match=) searches str(exception). Inputs whose
 test gives no match text are counted apart (their reason is judged by hand, if at all). -v lists
-the misses and the inputs without a match text.
+the misses and the inputs without a match text. The rejected inputs are also counted by the
+class of exception the test expects (COMPILE_TIME, RUN_OR_HOST below, else unclassified): a
+check Quadrants makes when the kernel runs, or in host code, is not one an AOT compiler sees.
 """
 import ast
 import json
@@ -22,12 +24,39 @@ def pattern(text):
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
         pass
+    try:  # adjacent literals on several lines: "a "\n "b", one string in the test's parentheses
+        return ast.literal_eval("(" + text + ")")
+    except (ValueError, SyntaxError):
+        pass
     if text.startswith("re.escape(") and text.endswith(")"):
         try:
             return re.escape(ast.literal_eval(text[10:-1]))
         except (ValueError, SyntaxError):
             pass
     return None
+
+
+# The exception classes Quadrants raises while it compiles a kernel (its AST transformer and the
+# C++ frontend's ErrorEmitter); anything else a test expects (AssertionError, RuntimeError,
+# ValueError, TypeError, QuadrantsAssertionError, QuadrantsRuntimeTypeError) is raised when the
+# kernel runs or by host code around it (argument checks at the call, Tape, to_torch); a bare
+# Exception (or an alias the extractor cannot resolve) says neither.
+COMPILE_TIME = {"QuadrantsCompilationError", "QuadrantsSyntaxError", "QuadrantsTypeError", "QuadrantsNameError",
+                "QuadrantsIndexError"}
+RUN_OR_HOST = {"AssertionError", "RuntimeError", "ValueError", "TypeError", "QuadrantsAssertionError",
+               "QuadrantsRuntimeTypeError"}
+
+
+def when(r):
+    names = set()
+    for x in r["raises"] or []:
+        for n in x["exception"].strip("()").split(","):
+            names.add(n.strip().split(".")[-1])
+    if names & COMPILE_TIME:
+        return "compile-time"
+    if names and names <= RUN_OR_HOST:
+        return "run-time-or-host"
+    return "unclassified"
 
 
 def main():
@@ -54,6 +83,12 @@ def main():
     no_text = [r for r in by_qdc if not texts(r)]
     print(f"rejected inputs {len(rejected)}, rejected by qdc {len(by_qdc)}; with a match text {len(with_text)}, "
           f"qdc's message matches it {hits}; without a match text {len(no_text)}")
+    groups = {}
+    for r in rejected:
+        g = groups.setdefault(when(r), [0, 0])
+        g[0] += r["ok"]
+        g[1] += 1
+    print("by the exception the test expects: " + "; ".join(f"{k} {v[0]}/{v[1]} rejected" for k, v in sorted(groups.items())))
     if verbose:
         name = lambda r: r["input"].split("/")[-1]
         for r in misses:
