@@ -38,7 +38,8 @@
     "def down(a: A, b: A, n: I, g: A):\n"                                                                                    \
     "    for i in a:\n"                                                                                                      \
     "        t = a[i]\n"                                                                                                     \
-    "        for j in range(n[i], 0, -3):\n"                                                                                 \
+    "        for s in range((n[i] + 2) // 3):\n" /* j = n[i], n[i] - 3, ... > 0 (range takes no step in kernels) */      \
+    "            j = n[i] - 3 * s\n"                                                                                     \
     "            t = qd.tanh(t * b[i] + 0.01 * j) + 0.5 * t\n"                                                               \
     "        g[i] = t\n\n"                                                                                                   \
     "@qd.kernel\n"                                                                                                           \
