@@ -1145,6 +1145,22 @@ static void module_def(Sema *S, const Stmt *s) {
  * kernel defined in this host function freezes the scope it sees (Quadrants compiles a kernel at
  * its first call, reading the enclosing function's variables then); a call of a generic kernel
  * adds an instantiation (sema_generic.c). */
+/* A module-level kernel's first call: Quadrants compiles it then, reading the module's globals as
+ * they are at that moment; a name the script binds again afterwards (`x = x.to_numpy()` after
+ * the call) does not change the kernel. The bindings of that moment, over the module itself (a
+ * name bound only later is read there, as before). */
+static Scope *module_snapshot(Sema *S) {
+    Scope *snap = xcalloc(1, sizeof *snap);
+    snap->parent = &S->module;
+    for (int k = 0; k < S->module.b.len; k++) {
+        const Binding *b = &S->module.b.items[k];
+        Binding *c = scope_bind(S, snap, b->name, b->v, b->decl);
+        c->is_param = b->is_param;
+    }
+    vec_push(&S->host_scopes, snap);
+    return snap;
+}
+
 /* A host call of kernel def: the first call of a kernel defined in a host function freezes the
  * scope it sees; a generic kernel gets the call's instantiation. */
 static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
@@ -1165,7 +1181,8 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
         for (int k = 0; k < sd->scope->b.len; k++) vec_push(&snap->b, sd->scope->b.items[k]);
         vec_push(&S->host_scopes, snap);
         sd->scope = snap;
-    }
+    } else if (!sd->frozen && sd->scope == S->hscope && sd->scope == &S->module)
+        sd->scope = module_snapshot(S);
     sd->frozen = true;
     int errors = diag_error_count();
     sema_check_call(S, e, d); /* Quadrants' checks of the arguments (callcheck.c) */

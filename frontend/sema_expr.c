@@ -2,6 +2,7 @@
  * qt_promote, `/` true division, explicit IR_CAST so operands share a type), constant folding,
  * and the value builtins (casts, select, min/max, math). Memory builtins are in sema_mem.c. */
 #include "sema.h"
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 
@@ -1377,10 +1378,59 @@ static const struct { const char *name; int min, max; } value_builtins[] = {
     {"qd.max", 0, 99},
 };
 
+/* float(STR), as Python reads it: blanks around, a sign, "inf", "infinity" or "nan" in any case,
+ * or a decimal literal whose digits may be grouped by single underscores; a Python float (an f64
+ * constant in host code, the default float type in a kernel). Anything else is Python's ValueError. */
+static bool float_digits(const char **q) {
+    if (!isdigit((unsigned char)**q)) return false;
+    while (isdigit((unsigned char)**q) || (**q == '_' && isdigit((unsigned char)(*q)[1]))) ++*q;
+    return true;
+}
+
+static bool same_word(const char *a, const char *lower) {
+    while (*a && tolower((unsigned char)*a) == *lower) a++, lower++;
+    return !*a && !*lower;
+}
+
+static IrExpr *float_of_str(Sema *S, const char *str, Span sp) {
+    const char *q = str, *end = str + strlen(str);
+    while (q < end && isspace((unsigned char)*q)) q++;
+    while (end > q && isspace((unsigned char)end[-1])) end--;
+    size_t n = (size_t)(end - q);
+    char *t = arena_alloc(S->arena, n + 1), *w = t;
+    for (const char *c = q; c < end; c++) if (*c != '_') *w++ = *c;
+    *w = 0;
+    const char *word = t + (*t == '+' || *t == '-');
+    bool ok;
+    if (same_word(word, "inf") || same_word(word, "infinity") || same_word(word, "nan")) ok = true;
+    else { /* the grammar on the text with its underscores: digits [. [digits]] | . digits, then [e [sign] digits] */
+        const char *g = q + (*q == '+' || *q == '-');
+        bool whole = float_digits(&g), frac = false;
+        if (*g == '.') g++, frac = float_digits(&g);
+        ok = whole || frac;
+        if (ok && (*g == 'e' || *g == 'E')) {
+            g++;
+            if (*g == '+' || *g == '-') g++;
+            ok = float_digits(&g);
+        }
+        ok = ok && g == end;
+    }
+    if (!ok) {
+        diag_error(sp, QD2019, "could not convert string to float: '%s'", str);
+        return NULL;
+    }
+    double d = same_word(word, "nan") ? (*t == '-' ? -NAN : NAN) : strtod(t, NULL);
+    return irb_float(S->arena, S->k ? S->default_fp : QT_F64, d, sp);
+}
+
 static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     Span sp = call->span;
     if (!strcmp(p, "int")) return explicit_cast(S, arg(S, call, 0), S->default_ip);
-    if (!strcmp(p, "float")) return explicit_cast(S, arg(S, call, 0), S->default_fp);
+    if (!strcmp(p, "float")) {
+        Val v = sema_eval(S, call->call.args.items[0]);
+        if (v.kind == V_STR) return float_of_str(S, v.path, call->call.args.items[0]->span);
+        return explicit_cast(S, sema_rvalue(S, v, call->call.args.items[0]->span), S->default_fp);
+    }
     if (!strcmp(p, "bool")) return sema_to_bool(S, arg(S, call, 0));
     if (!strcmp(p, "abs") || !strcmp(p, "qd.abs")) {
         IrExpr *a = arg(S, call, 0);
