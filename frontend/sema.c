@@ -551,6 +551,11 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         }
         return sema_is_host_expr(S, e->attr.obj);
     case E_CALL: {
+        if (sema_pytest_param(S, e)) { /* pytest.param(v, ...): its values */
+            for (int k = 0; k < e->call.args.n; k++)
+                if (sema_is_host_expr(S, e->call.args.items[k])) return true;
+            return false;
+        }
         const char *p = sema_path(S, e->call.fn);
         if (subgroup_size_call(S, e)) return !S->subgroup_width; /* N = subgroup.group_size(): the compile's width */
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;

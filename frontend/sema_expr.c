@@ -970,6 +970,18 @@ static Val eval_tuple(Sema *S, const Expr *e) {
 static Val bool_op(Sema *S, const Expr *e);
 static Val cond_expr(Sema *S, const Expr *e);
 
+/* pytest.param(...) in host code, `pytest` being the module the script imports (an opaque one). */
+bool sema_pytest_param(Sema *S, const Expr *e) {
+    const Expr *fn = e->call.fn;
+    if (S->k || fn->kind != E_ATTR || strcmp(fn->attr.name, "param") || fn->attr.obj->kind != E_NAME ||
+        strcmp(fn->attr.obj->name, "pytest"))
+        return false;
+    for (int k = 0; k < e->call.args.n; k++)
+        if (e->call.args.items[k]->kind == E_STARRED) return false;
+    Binding *b = sema_lookup(S, "pytest");
+    return b && b->v.kind == V_HOST;
+}
+
 Val sema_eval(Sema *S, const Expr *e) {
     switch (e->kind) {
     case E_ERROR: return val_err();
@@ -986,6 +998,12 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_SUBSCRIPT: return eval_subscript(S, e);
     case E_TUPLE: case E_LIST: return (e = S->up->sema_unpack(S, e)) ? eval_tuple(S, e) : val_err();
     case E_CALL: {
+        if (sema_pytest_param(S, e)) { /* pytest.param(v1, v2, id=..., marks=...): the values parametrize gives the test */
+            if (e->call.args.n == 1) return sema_eval(S, e->call.args.items[0]);
+            Expr t = {.kind = E_TUPLE, .span = e->span};
+            t.list = e->call.args;
+            return eval_tuple(S, &t);
+        }
         Val f = sema_eval(S, e->call.fn);
         for (int k = 0; f.kind == V_FUNC && S->cur && k < e->call.args.n; k++) /* Quadrants' pruning of a qd.func call's arguments */
             if (e->call.args.items[k]->kind == E_STARRED && (k != e->call.args.n - 1 || e->call.nkw))
