@@ -454,6 +454,15 @@ static bool const_struct(Val v) {
  * or i64, f32), a type, a tuple/list of them (SHAPE = (4, 8)), or a struct of constants
  * (s = P(a=1.0): kernels see its values, as Quadrants bakes a Python-scope struct in). False if
  * it is none of these. */
+/* A builtin function of Python's as a value (its V_NS path is its name). */
+static bool py_builtin(const char *p) {
+    static const char *const names[] = {"int", "float", "bool", "min", "max", "abs", "pow", "len", "range", "sum", "all", "any",
+                                        "tuple", "list", "dict", "enumerate", "zip", "reversed", "chr", "ord", "str"};
+    for (size_t k = 0; k < ARRAY_LEN(names); k++)
+        if (!strcmp(names[k], p)) return true;
+    return false;
+}
+
 bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_STRUCT) return const_struct(*c);
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
@@ -471,6 +480,7 @@ bool sema_module_constant(Sema *S, Val *c) {
         return true;
     }
     if (c->kind == V_NS && !strncmp(c->path, "qd.", 3)) return true; /* sg = qd.simt.subgroup */
+    if (c->kind == V_NS && py_builtin(c->path)) return true; /* castor = float */
     if (c->kind == V_NS && !strcmp(c->path, "dataclasses.dataclass")) return true; /* DATA_ORIENTED = partial(dataclasses.dataclass, ...) */
     if (c->kind == V_TUPLE) { /* [T, T, T] shares T: a walk can take exponential time, so it is charged */
         if (!budget_charge(&S->budget, EB_STEPS, c->tuple.n, S->budget.at)) return false;
