@@ -600,7 +600,8 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         if (!fb && e->call.fn->kind == E_NAME && (!strcmp(e->call.fn->name, "list") || !strcmp(e->call.fn->name, "tuple")) &&
             e->call.args.n == 1 && !e->call.nkw)
             return sema_iter_is_host(S, e->call.args.items[0]); /* list(reversed(coeffs)), tuple(range(n)) */
-        if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
+        if (fb && (fb->v.kind == V_KERNEL || (fb->v.kind == V_CLASS && !S->classes.items[fb->v.index].plain)))
+            return true; /* a launch; a data-oriented instance not bound to a name (a plain class's is evaluated) */
         if (fb && fb->v.kind == V_PYFUNC) return S->up->sema_pyfunc_is_host(S, e, fb->v.def);
         bool dict = e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); /* {"a": qd.f32} */
         if (dict && !e->call.args.n && !e->call.nkw) return true; /* {}: an empty dict the script fills */
@@ -899,7 +900,8 @@ static void module_assign(Sema *S, const Stmt *s) {
         const Expr *t = s->assign.targets.items[k], *g = globals_target(S, t);
         if (g) sema_module_value(S, g, s->assign.value, s->span);
         if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) sema_module_value(S, t, s->assign.value, s->span);
-        /* x[i] = v, obj.attr = v: host code changing run-time data; kernels do not see it */
+        else if (t->kind == E_ATTR) S->up->sema_host_setattr(S, t, s->assign.value, s->span); /* obj.attr = v of a plain instance */
+        /* x[i] = v, another obj.attr = v: host code changing run-time data; kernels do not see it */
     }
 }
 

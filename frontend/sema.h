@@ -327,6 +327,8 @@ Scope *sema_def_scope(Sema *S, const Stmt *def); /* the scope a kernel's or qd.f
 void sema_pyfunc_add(Sema *S, const Stmt *def, Scope *scope); /* Sema.pyfuncs and its index */
 Scope *sema_pyfunc_scope(Sema *S, const Stmt *def);           /* the latest scope added for def, or NULL */
 Binding *sema_lookup(Sema *S, const char *name); /* from the innermost scope outwards */
+Val sema_instance_call(Sema *S, const Expr *call, Val cls); /* py/sema_class.c: CLS(args) in an expression */
+void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp); /* py/sema_class.c: obj.NAME = v in host code */
 bool sema_pytest_param(Sema *S, const Expr *call); /* pytest.param(...) in host code: the values it gives the test */
 const char *sema_unique_name(Sema *S, const char *base); /* base, or base__defN when given already */
 /* where host statements bind: a class instance's attributes, else the host scope */

@@ -1441,9 +1441,39 @@ static IrExpr *float_of_str(Sema *S, const char *str, Span sp) {
     return irb_float(S->arena, S->k ? S->default_fp : QT_F64, d, sp);
 }
 
+/* int(STR) in base 10, as Python reads it: blanks around, a sign, digits grouped by single
+ * underscores; a Python int (64 bits here: past them QD2050). */
+static IrExpr *int_of_str(Sema *S, const char *str, Span sp) {
+    const char *q = str, *end = str + strlen(str);
+    while (q < end && isspace((unsigned char)*q)) q++;
+    while (end > q && isspace((unsigned char)end[-1])) end--;
+    bool neg = q < end && *q == '-';
+    const char *g = q + (q < end && (*q == '+' || *q == '-'));
+    const char *d0 = g;
+    if (!float_digits(&g) || g != end) {
+        diag_error(sp, QD2019, "invalid literal for int() with base 10: '%s'", str);
+        return NULL;
+    }
+    unsigned __int128 v = 0;
+    for (const char *c = d0; c < end; c++) {
+        if (*c == '_') continue;
+        v = v * 10 + (unsigned)(*c - '0');
+        if (v > (unsigned __int128)UINT64_MAX) break;
+    }
+    if (v > (neg ? (unsigned __int128)INT64_MAX + 1 : (unsigned __int128)UINT64_MAX)) {
+        diag_error(sp, QD2050, "int('%s') does not fit in 64 bits", str);
+        return NULL;
+    }
+    return lit_const(S, neg ? -(PyInt)v : (PyInt)v, sp);
+}
+
 static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     Span sp = call->span;
-    if (!strcmp(p, "int")) return explicit_cast(S, arg(S, call, 0), S->default_ip);
+    if (!strcmp(p, "int")) {
+        Val v = sema_eval(S, call->call.args.items[0]);
+        if (v.kind == V_STR) return int_of_str(S, v.path, call->call.args.items[0]->span);
+        return explicit_cast(S, sema_rvalue(S, v, call->call.args.items[0]->span), S->default_ip);
+    }
     if (!strcmp(p, "float")) {
         Val v = sema_eval(S, call->call.args.items[0]);
         if (v.kind == V_STR) return float_of_str(S, v.path, call->call.args.items[0]->span);

@@ -1228,6 +1228,12 @@ bool sema_host_list_method(Sema *S, const Expr *e) {
 /* NAME op= VALUE: NAME = NAME op VALUE when qdc can evaluate it (i += 1 in a host loop);
  * else NAME is the script's value. Other targets (x[i] += 1, obj.n += 1) change run-time data. */
 void sema_host_augassign(Sema *S, const Stmt *s) {
+    if (s->aug.target->kind == E_ATTR) { /* obj.n += v of a plain instance: obj.n = obj.n + v (sema_class.c) */
+        Expr *v = ARENA_NEW(S->arena, Expr);
+        *v = (Expr){.kind = E_BINARY, .span = s->span, .op = s->aug.op};
+        v->bin.a = s->aug.target, v->bin.b = s->aug.value;
+        return sema_host_setattr(S, s->aug.target, v, s->span);
+    }
     Binding *b = s->aug.target->kind == E_NAME ? find(S, s->aug.target->name) : NULL;
     bool value = b && ((b->v.kind == V_EXPR && ir_is_const(b->v.e)) || b->v.kind == V_STR || b->v.kind == V_TUPLE);
     if (!value) return sema_bind_host(S, s->aug.target, "updated by host code");
