@@ -275,6 +275,7 @@ typedef struct Sema {
     struct PyShape *pyfunc_shape; /* the `return EXPR` functions sema_pyfunc_is_host is reading, innermost first */
     int pyfunc_trying; /* sema_pyfunc_is_host is running a Python function quietly to see whether it can */
     int pyfunc_body;              /* evaluating the body of a function of several statements (sema_pyfunc.c) */
+    const Expr *pyfunc_call;      /* the innermost call of such a function being run (QD2180's note names it) */
     VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */
     const AstModule *ast;
     int helper_depth;

@@ -856,6 +856,9 @@ void sema_host_assert(Sema *S, const Stmt *s) {
         const char *name = fn->kind == E_NAME ? fn->name : fn->kind == E_ATTR ? fn->attr.name : "an exception";
         if (e->kind == E_CALL && e->call.args.n) diag_error(s->span, QD2180, "%s raised at compile time: %s", name, message_text(S, e->call.args.items[0]));
         else diag_error(s->span, QD2180, "%s raised at compile time", name);
+        if (S->pyfunc_call) /* where the script calls the function that raises */
+            diag_note(S->pyfunc_call->span, "raised in this call of '%s'", sema_path(S, S->pyfunc_call->call.fn) ? sema_path(S, S->pyfunc_call->call.fn)
+                      : S->pyfunc_call->call.fn->kind == E_NAME ? S->pyfunc_call->call.fn->name : "a function");
     }
     if (S->pyfunc_body) S->host_returned = true, S->host_ret = val_err(); /* the call ends there */
 }

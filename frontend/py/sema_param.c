@@ -616,7 +616,10 @@ Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
     if (!budget_enter(&S->budget, call->span)) return val_err(); /* a call, one level deeper (QD2026: runaway recursion) */
     if (!sema_pyfunc_return(def)) {
         S->pyfunc_depth++;
+        const Expr *outer = S->pyfunc_call;
+        S->pyfunc_call = call;
         Val r = sema_pyfunc_body(S, def, sc);
+        S->pyfunc_call = outer;
         S->pyfunc_depth--, budget_leave(&S->budget);
         scope_drop(S, sc, sm);
         if (r.kind == V_HOST)
@@ -1137,7 +1140,7 @@ static void loop_unknown(Sema *S, const Expr *target, const StmtList *body, cons
 
 static const char *too_many(Sema *S, const char *loop) {
     return arena_printf(S->arena, "set in a %s loop that runs more than %d times (qdc evaluates at most %d iterations of a "
-                                  "host loop)", loop, MAX_HOST_ITERS, MAX_HOST_ITERS);
+                                  "host loop, its loop budget: raise it with --eval-limit=loop=N)", loop, MAX_HOST_ITERS, MAX_HOST_ITERS);
 }
 
 /* Python runs the body once per value: when qdc knows the values (at most MAX_HOST_ITERS), it
