@@ -443,7 +443,10 @@ static void parse_values(Sema *S, Deco *d, const Expr *e) {
         rows = (const Expr *const *)e->list.items, n = e->list.n;
     } else if (e->kind == E_NAME) { /* VALUES = [...] at module level */
         listed = param_value(S, e);
-        const Expr *lit = listed.kind == V_TUPLE ? NULL : module_list(S, e);
+        const Expr *lit = module_list(S, e); /* its rows as written when they are pytest.param(...) (their ids) */
+        bool params = false;
+        for (int k = 0; lit && k < lit->list.n; k++) params |= is_pytest_param(lit->list.items[k]);
+        if (listed.kind == V_TUPLE && !params) lit = NULL;
         if (lit) { /* a list qdc does not evaluate as a whole (pytest.param rows): read its rows */
             rows = (const Expr *const *)lit->list.items, n = lit->list.n;
             e = lit;
