@@ -859,6 +859,8 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     }
     Val c;
     bool strings = v->kind == E_CALL && v->call.fn->kind == E_ATTR && S->up->sema_str_method(v->call.fn->attr.name); /* "{:>4}".format(n) */
+    for (int k = 0; !strings && (v->kind == E_LIST || v->kind == E_TUPLE) && k < v->list.n; k++)
+        strings = v->list.items[k]->kind == E_CALL && sema_pytest_param(S, v->list.items[k]); /* pytest.param rows: the test's values when qdc computes them */
     if ((S->hscope != &S->module || strings) && !is_snode_chain(S, v)) { /* host function: what qdc cannot evaluate, Python computes when it runs */
         int mark = diag_quiet_begin();
         c = sema_eval(S, v);
