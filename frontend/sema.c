@@ -561,6 +561,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         }
         return sema_is_host_expr(S, e->attr.obj);
     case E_CALL: {
+        if (sema_numpy_scalar(S, e) != QT_VOID) return sema_is_host_expr(S, e->call.args.items[0]); /* np.int64(0) */
         if (sema_pytest_param(S, e)) { /* pytest.param(v, ...): its values */
             for (int k = 0; k < e->call.args.n; k++)
                 if (sema_is_host_expr(S, e->call.args.items[k])) return true;

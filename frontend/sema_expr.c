@@ -970,6 +970,18 @@ static Val eval_tuple(Sema *S, const Expr *e) {
 static Val bool_op(Sema *S, const Expr *e);
 static Val cond_expr(Sema *S, const Expr *e);
 
+/* np.int64(v), np.float32(v) ... in host code, np a module the script imports: the type numpy
+ * converts v to (QT_VOID when call is not one). */
+QdType sema_numpy_scalar(Sema *S, const Expr *call) {
+    const Expr *fn = call->call.fn;
+    if (S->k || call->call.args.n != 1 || call->call.nkw || fn->kind != E_ATTR || fn->attr.obj->kind != E_NAME ||
+        call->call.args.items[0]->kind == E_STARRED)
+        return QT_VOID;
+    Binding *b = sema_lookup(S, fn->attr.obj->name);
+    if (!b || b->v.kind != V_HOST || strcmp(b->v.path, "a module the script imports")) return QT_VOID;
+    return S->up->sema_numpy_dtype(S, fn);
+}
+
 /* pytest.param(...) in host code, `pytest` being the module the script imports (an opaque one). */
 bool sema_pytest_param(Sema *S, const Expr *e) {
     const Expr *fn = e->call.fn;
@@ -1003,6 +1015,13 @@ Val sema_eval(Sema *S, const Expr *e) {
             Expr t = {.kind = E_TUPLE, .span = e->span};
             t.list = e->call.args;
             return eval_tuple(S, &t);
+        }
+        QdType npt = sema_numpy_scalar(S, e);
+        if (npt != QT_VOID) { /* np.int64(0): a number of that type */
+            Val v = sema_eval(S, e->call.args.items[0]);
+            if (v.kind == V_ERR) return v;
+            IrExpr *x = sema_rvalue(S, v, e->call.args.items[0]->span);
+            return x ? val_expr(explicit_cast(S, x, npt)) : val_err();
         }
         Val f = sema_eval(S, e->call.fn);
         for (int k = 0; f.kind == V_FUNC && S->cur && k < e->call.args.n; k++) /* Quadrants' pruning of a qd.func call's arguments */

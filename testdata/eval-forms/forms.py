@@ -1,5 +1,6 @@
 # Python forms the compile-time evaluator runs (issue 29's gaps, issue 30's corpus); each value
 # a kernel stores is what Python computes. tests/unit/test_eval_forms.c runs it on x86.
+import numpy as np
 import pytest
 
 import quadrants as qd
@@ -48,6 +49,7 @@ TABLE = {k: k * k for k in range(6) if k % 2}  # a dict comprehension
 CASES = [pytest.param(3, "add", id="a"), pytest.param(9, "min", id="m")]
 N_CASE, OP = list(CASES)[0]
 CAST = (qd.i32, float)[1]
+LO, HI = np.int64(2), np.int32(7)  # numpy scalars: numbers of their types
 
 x = qd.field(qd.i32, shape=16)
 y = qd.field(qd.f32, shape=2)
@@ -70,8 +72,11 @@ def forms():
         x[11] = N_CASE
         x[12] = qd.static(len(OP))
         x[13] = Shape.unit
+        x[14] = HI - LO
         y[0] = INF
         y[1] = NEG
+    for i in qd.ndrange((LO, HI)):
+        qd.atomic_add(x[15], i)  # 2 + 3 + 4 + 5 + 6
 
 
 forms()

@@ -42,7 +42,7 @@ static const char forms_host[] =
     "    int nt = atoi(argv[1]);\n"
     "    forms_args a = {0};\n"
     "    if (forms(&a, nt)) return 2;\n"
-    "    for (int k = 0; k < 14; k++) printf(\"%d \", qd_field_x[k]);\n"
+    "    for (int k = 0; k < 16; k++) printf(\"%d \", qd_field_x[k]);\n"
     "    printf(\"%g %g\\n\", (double)qd_field_y[0], (double)qd_field_y[1]);\n"
     "    return 0;\n}\n";
 
@@ -50,7 +50,7 @@ static const char forms_host[] =
  * BASE.__init__(self, ...), self.total += n in __init__, b.depth = ... and b.depth += 1 after
  * creation, a class attribute made by int("3"), float("inf") and float(" -1_000.5e-1 "), a dict
  * comprehension, pytest.param rows unpacked from list(CASES)[0], a builtin (float) as a value,
- * and a field rebound by `x = x.to_numpy()` after the kernel's first call. Before, each was a
+ * numpy scalars (np.int64(2)) as the bounds of a qd.ndrange, and a field rebound by `x = x.to_numpy()` after the kernel's first call. Before, each was a
  * QD2062 or QD2019 (the comprehension QD1012, the rebound field QD2062 at its use). */
 Test(eval_forms, forms_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
@@ -60,7 +60,7 @@ Test(eval_forms, forms_run_on_x86, .timeout = 120) {
         char *dir = make_temp_dir();
         RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", forms_host, threads[t], NULL);
         cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
-        cr_expect_str_eq(r.out, "12 13 12 3 26 10 7 24 6 25 3 3 3 3 inf -100.05\n", "%s threads", threads[t]);
+        cr_expect_str_eq(r.out, "12 13 12 3 26 10 7 24 6 25 3 3 3 3 5 20 inf -100.05\n", "%s threads", threads[t]);
         run_free(&r);
         remove_tree(dir);
         free(dir);
