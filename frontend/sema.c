@@ -841,7 +841,10 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     if (hb && hb->v.kind == V_HOSTARRAY && t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
     const Expr *ha = is_snode_chain(S, v) ? snode_host_arg(S, v) : NULL; /* blk = qd.root.dense(...).dense(...): its arguments decide */
     if (ha) return sema_bind_host(S, t, host_value_what(S, ha));
-    if (!is_snode_chain(S, v) && sema_is_host_expr(S, v)) return sema_bind_host(S, t, host_value_what(S, v));
+    if (!is_snode_chain(S, v) && sema_is_host_expr(S, v)) {
+        if (S->up->sema_unpack_row(S, t, v, sp)) return; /* a, b = list(CASES)[0]: item by item */
+        return sema_bind_host(S, t, host_value_what(S, v));
+    }
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
         if (t->kind == E_NAME && S->up->sema_struct_field(S, t, sp, v, p)) return;

@@ -433,6 +433,51 @@ static const Expr *module_list(Sema *S, const Expr *name) {
     return found;
 }
 
+/* Whether a module-level statement before `use` changes the list NAME in place after its literal
+ * (NAME.append(...), NAME[i] = v, NAME += [...]): then its rows as written are not its rows. */
+static bool list_changed(Sema *S, const Expr *name, const Expr *use) {
+    bool changed = false;
+    for (int k = 0; S->ast && k < S->ast->body.n; k++) {
+        const Stmt *s = S->ast->body.stmts[k];
+        if (s->span.src != use->span.src || s->span.off > use->span.off) break;
+        const Expr *t = s->kind == S_ASSIGN && s->assign.targets.n == 1 ? s->assign.targets.items[0] : s->kind == S_AUGASSIGN ? s->aug.target : NULL;
+        const Expr *c = s->kind == S_EXPR ? s->expr : NULL;
+        if (t && t->kind == E_NAME && !strcmp(t->name, name->name)) changed = s->kind == S_AUGASSIGN; /* NAME = [...] again: from there */
+        else if (t && t->kind == E_SUBSCRIPT && t->sub.obj->kind == E_NAME && !strcmp(t->sub.obj->name, name->name)) changed = true;
+        else if (c && c->kind == E_CALL && c->call.fn->kind == E_ATTR && c->call.fn->attr.obj->kind == E_NAME &&
+                 !strcmp(c->call.fn->attr.obj->name, name->name))
+            changed = true;
+    }
+    return changed;
+}
+
+/* `a, b = CASES[k]` or `a, b = list(CASES)[k]` at module level, CASES a module-level list literal
+ * of rows (tuples, or pytest.param(...)) that the script does not change in place, and the row
+ * as a whole one qdc cannot compute (np.sin beside qd.sin): each target gets its item, as Python
+ * unpacks the row, so the items qdc computes are known. False when v is not such a row. */
+bool sema_unpack_row(Sema *S, const Expr *t, const Expr *v, Span sp) {
+    if (S->hscope != &S->module || (t->kind != E_TUPLE && t->kind != E_LIST) || v->kind != E_SUBSCRIPT || v->sub.index->kind != E_INT)
+        return false;
+    const Expr *name = v->sub.obj;
+    if (name->kind == E_CALL && name->call.fn->kind == E_NAME && (!strcmp(name->call.fn->name, "list") || !strcmp(name->call.fn->name, "tuple")) &&
+        name->call.args.n == 1 && !name->call.nkw && !sema_lookup(S, name->call.fn->name))
+        name = name->call.args.items[0];
+    if (name->kind != E_NAME) return false;
+    const Expr *lit = module_list(S, name);
+    if (!lit || v->sub.index->i >= (uint64_t)lit->list.n || list_changed(S, name, v)) return false;
+    const Expr *row = lit->list.items[v->sub.index->i];
+    const Expr *const *items;
+    int n;
+    if (is_pytest_param(row)) items = (const Expr *const *)row->call.args.items, n = row->call.args.n;
+    else if (row->kind == E_TUPLE || row->kind == E_LIST) items = (const Expr *const *)row->list.items, n = row->list.n;
+    else return false;
+    if (n != t->list.n) return false;
+    for (int k = 0; k < n; k++)
+        if (items[k]->kind == E_STARRED || t->list.items[k]->kind == E_STARRED) return false;
+    for (int k = 0; k < n; k++) sema_module_value(S, t->list.items[k], items[k], sp);
+    return true;
+}
+
 static void parse_values(Sema *S, Deco *d, const Expr *e) {
     d->nrows = -1;
     if (!e || contains_error(e) || arg_or_kw(d->deco, 99, "indirect")) return;

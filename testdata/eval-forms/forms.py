@@ -50,8 +50,10 @@ CASES = [pytest.param(3, "add", id="a"), pytest.param(9, "min", id="m")]
 N_CASE, OP = list(CASES)[0]
 CAST = (qd.i32, float)[1]
 LO, HI = np.int64(2), np.int32(7)  # numpy scalars: numbers of their types
+ROWS = [(7, np.sin), (8, np.cos)]
+SEVEN, NP_FN = list(ROWS)[0]  # a row qdc cannot compute whole: item by item
 
-x = qd.field(qd.i32, shape=16)
+x = qd.field(qd.i32, shape=17)
 y = qd.field(qd.f32, shape=2)
 
 
@@ -73,6 +75,7 @@ def forms():
         x[12] = qd.static(len(OP))
         x[13] = Shape.unit
         x[14] = HI - LO
+        x[16] = SEVEN
         y[0] = INF
         y[1] = NEG
     for i in qd.ndrange((LO, HI)):

@@ -42,7 +42,7 @@ static const char forms_host[] =
     "    int nt = atoi(argv[1]);\n"
     "    forms_args a = {0};\n"
     "    if (forms(&a, nt)) return 2;\n"
-    "    for (int k = 0; k < 16; k++) printf(\"%d \", qd_field_x[k]);\n"
+    "    for (int k = 0; k < 17; k++) printf(\"%d \", qd_field_x[k]);\n"
     "    printf(\"%g %g\\n\", (double)qd_field_y[0], (double)qd_field_y[1]);\n"
     "    return 0;\n}\n";
 
@@ -50,7 +50,8 @@ static const char forms_host[] =
  * BASE.__init__(self, ...), self.total += n in __init__, b.depth = ... and b.depth += 1 after
  * creation, a class attribute made by int("3"), float("inf") and float(" -1_000.5e-1 "), a dict
  * comprehension, pytest.param rows unpacked from list(CASES)[0], a builtin (float) as a value,
- * numpy scalars (np.int64(2)) as the bounds of a qd.ndrange, and a field rebound by `x = x.to_numpy()` after the kernel's first call. Before, each was a
+ * numpy scalars (np.int64(2)) as the bounds of a qd.ndrange, a row of a module list unpacked
+ * item by item when the row holds a value only the script has (np.sin), and a field rebound by `x = x.to_numpy()` after the kernel's first call. Before, each was a
  * QD2062 or QD2019 (the comprehension QD1012, the rebound field QD2062 at its use). */
 Test(eval_forms, forms_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
@@ -60,7 +61,7 @@ Test(eval_forms, forms_run_on_x86, .timeout = 120) {
         char *dir = make_temp_dir();
         RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", forms_host, threads[t], NULL);
         cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
-        cr_expect_str_eq(r.out, "12 13 12 3 26 10 7 24 6 25 3 3 3 3 5 20 inf -100.05\n", "%s threads", threads[t]);
+        cr_expect_str_eq(r.out, "12 13 12 3 26 10 7 24 6 25 3 3 3 3 5 20 7 inf -100.05\n", "%s threads", threads[t]);
         run_free(&r);
         remove_tree(dir);
         free(dir);
@@ -78,6 +79,14 @@ Test(eval_forms, refusals_are_located) {
     expect_exactly("import quadrants as qd\n\nV = int(\" 1.5\")\n",
                    "g.py:3:9: error[QD2019]: invalid literal for int() with base 10: ' 1.5'\n"
                    " 3 | V = int(\" 1.5\")\n   |         ^~~~~~\n");
+    /* a list the script changes in place before the row is read: its rows as written are not its rows */
+    expect_exactly("import quadrants as qd\nimport numpy as np\n\nROWS = [(7, np.sin)]\nROWS.insert(0, (1, np.cos))\n"
+                   "N, F = list(ROWS)[0]\nx = qd.field(qd.i32, shape=2)\n\n@qd.kernel\ndef k():\n    x[0] = N\n\nk()\n",
+                   "g.py:11:12: error[QD2062]: 'N' is a value computed from 'ROWS' (a value computed from 'np' (a module the script "
+                   "imports)), known only when the script runs; kernels can use module constants, fields, qd.func and their own "
+                   "arguments\n"
+                   " 11 |     x[0] = N\n    |            ^\n"
+                   "g.py:6:1: note: 'N' is set here\n 6 | N, F = list(ROWS)[0]\n   | ^\n");
     expect_exactly("import quadrants as qd\nimport sys\n\nclass P:\n    def __init__(self):\n        self.n = 1\n\n"
                    "p = P()\np.n = len(sys.argv)\nx = qd.field(qd.i32, shape=2)\n\n@qd.kernel\ndef k():\n    x[0] = p.n\n\nk()\n",
                    "g.py:14:12: error[QD2062]: 'p.n' is set by host code after the instance's creation (a value computed from "
