@@ -53,7 +53,7 @@ LO, HI = np.int64(2), np.int32(7)  # numpy scalars: numbers of their types
 ROWS = [(7, np.sin), (8, np.cos)]
 SEVEN, NP_FN = list(ROWS)[0]  # a row qdc cannot compute whole: item by item
 
-x = qd.field(qd.i32, shape=17)
+x = qd.field(qd.i32, shape=18)
 y = qd.field(qd.f32, shape=2)
 
 
@@ -76,6 +76,8 @@ def forms():
         x[13] = Shape.unit
         x[14] = HI - LO
         x[16] = SEVEN
+        d = {k: k + 10 for k in range(4) if k != 1}  # in a kernel too, as Quadrants runs it
+        x[17] = d[3] + len(d)
         y[0] = INF
         y[1] = NEG
     for i in qd.ndrange((LO, HI)):
