@@ -1283,7 +1283,7 @@ void sema_host_augassign(Sema *S, const Stmt *s) {
         Expr *v = ARENA_NEW(S->arena, Expr);
         *v = (Expr){.kind = E_BINARY, .span = s->span, .op = s->aug.op};
         v->bin.a = s->aug.target, v->bin.b = s->aug.value;
-        return sema_host_setattr(S, s->aug.target, v, s->span);
+        return S->up->sema_host_setattr(S, s->aug.target, v, s->span);
     }
     Binding *b = s->aug.target->kind == E_NAME ? find(S, s->aug.target->name) : NULL;
     bool value = b && ((b->v.kind == V_EXPR && ir_is_const(b->v.e)) || b->v.kind == V_STR || b->v.kind == V_TUPLE);
