@@ -262,6 +262,17 @@ static Expr *parse_pairs_dict(Parser *P, Token *open) {
         pair->list = (ExprList){kv, 2};
         pair->span = span_join(k->span, kv[1]->span);
         vec_push(&pairs, pair);
+        if (at(P, T_KW_FOR) && pairs.len == 1) { /* {k: v for ...}: Python's dict([(k, v) for ...]), evaluated alike */
+            Expr *comp = parse_comp(P, pair, false);
+            Token *close = peek(P);
+            expect(P, T_RBRACE);
+            comp->span = span_join(tspan(P, open), tspan(P, close));
+            call->span = comp->span;
+            call->call.args.items = ARENA_ARRAY(P->arena, Expr *, 1);
+            call->call.args.items[0] = comp, call->call.args.n = 1;
+            vec_free(&pairs);
+            return call;
+        }
         if (at(P, T_KW_FOR)) {
             syntax_error(P, open, QD1012, "sets and dict comprehensions are not supported in kernels");
             break;

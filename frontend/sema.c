@@ -454,6 +454,15 @@ static bool const_struct(Val v) {
  * or i64, f32), a type, a tuple/list of them (SHAPE = (4, 8)), or a struct of constants
  * (s = P(a=1.0): kernels see its values, as Quadrants bakes a Python-scope struct in). False if
  * it is none of these. */
+/* A builtin function of Python's as a value (its V_NS path is its name). */
+static bool py_builtin(const char *p) {
+    static const char *const names[] = {"int", "float", "bool", "min", "max", "abs", "pow", "len", "range", "sum", "all", "any",
+                                        "tuple", "list", "dict", "enumerate", "zip", "reversed", "chr", "ord", "str"};
+    for (size_t k = 0; k < ARRAY_LEN(names); k++)
+        if (!strcmp(names[k], p)) return true;
+    return false;
+}
+
 bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_STRUCT) return const_struct(*c);
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
@@ -471,6 +480,7 @@ bool sema_module_constant(Sema *S, Val *c) {
         return true;
     }
     if (c->kind == V_NS && !strncmp(c->path, "qd.", 3)) return true; /* sg = qd.simt.subgroup */
+    if (c->kind == V_NS && py_builtin(c->path)) return true; /* castor = float */
     if (c->kind == V_NS && !strcmp(c->path, "dataclasses.dataclass")) return true; /* DATA_ORIENTED = partial(dataclasses.dataclass, ...) */
     if (c->kind == V_TUPLE) { /* [T, T, T] shares T: a walk can take exponential time, so it is charged */
         if (!budget_charge(&S->budget, EB_STEPS, c->tuple.n, S->budget.at)) return false;
@@ -551,6 +561,12 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         }
         return sema_is_host_expr(S, e->attr.obj);
     case E_CALL: {
+        if (sema_numpy_scalar(S, e) != QT_VOID) return sema_is_host_expr(S, e->call.args.items[0]); /* np.int64(0) */
+        if (sema_pytest_param(S, e)) { /* pytest.param(v, ...): its values */
+            for (int k = 0; k < e->call.args.n; k++)
+                if (sema_is_host_expr(S, e->call.args.items[k])) return true;
+            return false;
+        }
         const char *p = sema_path(S, e->call.fn);
         if (subgroup_size_call(S, e)) return !S->subgroup_width; /* N = subgroup.group_size(): the compile's width */
         if (p && (strstr(p, "ndarray") || !strcmp(p, "qd.tensor") || strstr(p, ".tensor"))) return true;
@@ -585,7 +601,8 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         if (!fb && e->call.fn->kind == E_NAME && (!strcmp(e->call.fn->name, "list") || !strcmp(e->call.fn->name, "tuple")) &&
             e->call.args.n == 1 && !e->call.nkw)
             return sema_iter_is_host(S, e->call.args.items[0]); /* list(reversed(coeffs)), tuple(range(n)) */
-        if (fb && (fb->v.kind == V_KERNEL || fb->v.kind == V_CLASS)) return true; /* a launch; an instance not bound to a name */
+        if (fb && (fb->v.kind == V_KERNEL || (fb->v.kind == V_CLASS && !S->classes.items[fb->v.index].plain)))
+            return true; /* a launch; a data-oriented instance not bound to a name (a plain class's is evaluated) */
         if (fb && fb->v.kind == V_PYFUNC) return S->up->sema_pyfunc_is_host(S, e, fb->v.def);
         bool dict = e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "dict"); /* {"a": qd.f32} */
         if (dict && !e->call.args.n && !e->call.nkw) return true; /* {}: an empty dict the script fills */
@@ -824,7 +841,10 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     if (hb && hb->v.kind == V_HOSTARRAY && t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
     const Expr *ha = is_snode_chain(S, v) ? snode_host_arg(S, v) : NULL; /* blk = qd.root.dense(...).dense(...): its arguments decide */
     if (ha) return sema_bind_host(S, t, host_value_what(S, ha));
-    if (!is_snode_chain(S, v) && sema_is_host_expr(S, v)) return sema_bind_host(S, t, host_value_what(S, v));
+    if (!is_snode_chain(S, v) && sema_is_host_expr(S, v)) {
+        if (S->up->sema_unpack_row(S, t, v, sp)) return; /* a, b = list(CASES)[0]: item by item */
+        return sema_bind_host(S, t, host_value_what(S, v));
+    }
     if (v->kind == E_CALL) {
         const char *p = sema_path(S, v->call.fn);
         if (t->kind == E_NAME && S->up->sema_struct_field(S, t, sp, v, p)) return;
@@ -843,6 +863,8 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     }
     Val c;
     bool strings = v->kind == E_CALL && v->call.fn->kind == E_ATTR && S->up->sema_str_method(v->call.fn->attr.name); /* "{:>4}".format(n) */
+    for (int k = 0; !strings && (v->kind == E_LIST || v->kind == E_TUPLE) && k < v->list.n; k++)
+        strings = v->list.items[k]->kind == E_CALL && sema_pytest_param(S, v->list.items[k]); /* pytest.param rows: the test's values when qdc computes them */
     if ((S->hscope != &S->module || strings) && !is_snode_chain(S, v)) { /* host function: what qdc cannot evaluate, Python computes when it runs */
         int mark = diag_quiet_begin();
         c = sema_eval(S, v);
@@ -884,7 +906,8 @@ static void module_assign(Sema *S, const Stmt *s) {
         const Expr *t = s->assign.targets.items[k], *g = globals_target(S, t);
         if (g) sema_module_value(S, g, s->assign.value, s->span);
         if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) sema_module_value(S, t, s->assign.value, s->span);
-        /* x[i] = v, obj.attr = v: host code changing run-time data; kernels do not see it */
+        else if (t->kind == E_ATTR) S->up->sema_host_setattr(S, t, s->assign.value, s->span); /* obj.attr = v of a plain instance */
+        /* x[i] = v, another obj.attr = v: host code changing run-time data; kernels do not see it */
     }
 }
 
@@ -1160,6 +1183,22 @@ static void module_def(Sema *S, const Stmt *s) {
  * kernel defined in this host function freezes the scope it sees (Quadrants compiles a kernel at
  * its first call, reading the enclosing function's variables then); a call of a generic kernel
  * adds an instantiation (sema_generic.c). */
+/* A module-level kernel's first call: Quadrants compiles it then, reading the module's globals as
+ * they are at that moment; a name the script binds again afterwards (`x = x.to_numpy()` after
+ * the call) does not change the kernel. The bindings of that moment, over the module itself (a
+ * name bound only later is read there, as before). */
+static Scope *module_snapshot(Sema *S) {
+    Scope *snap = xcalloc(1, sizeof *snap);
+    snap->parent = &S->module;
+    for (int k = 0; k < S->module.b.len; k++) {
+        const Binding *b = &S->module.b.items[k];
+        Binding *c = scope_bind(S, snap, b->name, b->v, b->decl);
+        c->is_param = b->is_param;
+    }
+    vec_push(&S->host_scopes, snap);
+    return snap;
+}
+
 /* A host call of kernel def: the first call of a kernel defined in a host function freezes the
  * scope it sees; a generic kernel gets the call's instantiation. */
 static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
@@ -1180,7 +1219,8 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
         for (int k = 0; k < sd->scope->b.len; k++) vec_push(&snap->b, sd->scope->b.items[k]);
         vec_push(&S->host_scopes, snap);
         sd->scope = snap;
-    }
+    } else if (!sd->frozen && sd->scope == S->hscope && sd->scope == &S->module)
+        sd->scope = module_snapshot(S);
     sd->frozen = true;
     int errors = diag_error_count();
     sema_check_call(S, e, d); /* Quadrants' checks of the arguments (callcheck.c) */

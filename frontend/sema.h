@@ -275,6 +275,7 @@ typedef struct Sema {
     struct PyShape *pyfunc_shape; /* the `return EXPR` functions sema_pyfunc_is_host is reading, innermost first */
     int pyfunc_trying; /* sema_pyfunc_is_host is running a Python function quietly to see whether it can */
     int pyfunc_body;              /* evaluating the body of a function of several statements (sema_pyfunc.c) */
+    const Expr *pyfunc_call;      /* the innermost call of such a function being run (QD2180's note names it) */
     VEC(const Stmt *) tests;      /* module-level test* functions: pytest runs them after the import */
     const AstModule *ast;
     int helper_depth;
@@ -327,6 +328,11 @@ Scope *sema_def_scope(Sema *S, const Stmt *def); /* the scope a kernel's or qd.f
 void sema_pyfunc_add(Sema *S, const Stmt *def, Scope *scope); /* Sema.pyfuncs and its index */
 Scope *sema_pyfunc_scope(Sema *S, const Stmt *def);           /* the latest scope added for def, or NULL */
 Binding *sema_lookup(Sema *S, const char *name); /* from the innermost scope outwards */
+Val sema_instance_call(Sema *S, const Expr *call, Val cls); /* py/sema_class.c: CLS(args) in an expression */
+void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp); /* py/sema_class.c: obj.NAME = v in host code */
+bool sema_unpack_row(Sema *S, const Expr *t, const Expr *v, Span sp); /* py/sema_param.c: a, b = list(CASES)[0] item by item */
+QdType sema_numpy_scalar(Sema *S, const Expr *call); /* np.int64(v) in host code: its type, QT_VOID if not one */
+bool sema_pytest_param(Sema *S, const Expr *call); /* pytest.param(...) in host code: the values it gives the test */
 const char *sema_unique_name(Sema *S, const char *base); /* base, or base__defN when given already */
 /* where host statements bind: a class instance's attributes, else the host scope */
 #define BIND_SCOPE(S) ((S)->bind_to ? (S)->bind_to : (S)->hscope)

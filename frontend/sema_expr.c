@@ -2,6 +2,7 @@
  * qt_promote, `/` true division, explicit IR_CAST so operands share a type), constant folding,
  * and the value builtins (casts, select, min/max, math). Memory builtins are in sema_mem.c. */
 #include "sema.h"
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 
@@ -1000,6 +1001,30 @@ static Val eval_tuple(Sema *S, const Expr *e) {
 static Val bool_op(Sema *S, const Expr *e);
 static Val cond_expr(Sema *S, const Expr *e);
 
+/* np.int64(v), np.float32(v) ... in host code, np a module the script imports: the type numpy
+ * converts v to (QT_VOID when call is not one). */
+QdType sema_numpy_scalar(Sema *S, const Expr *call) {
+    const Expr *fn = call->call.fn;
+    if (S->k || call->call.args.n != 1 || call->call.nkw || fn->kind != E_ATTR || fn->attr.obj->kind != E_NAME ||
+        call->call.args.items[0]->kind == E_STARRED)
+        return QT_VOID;
+    Binding *b = sema_lookup(S, fn->attr.obj->name);
+    if (!b || b->v.kind != V_HOST || strcmp(b->v.path, "a module the script imports")) return QT_VOID;
+    return S->up->sema_numpy_dtype(S, fn);
+}
+
+/* pytest.param(...) in host code, `pytest` being the module the script imports (an opaque one). */
+bool sema_pytest_param(Sema *S, const Expr *e) {
+    const Expr *fn = e->call.fn;
+    if (S->k || fn->kind != E_ATTR || strcmp(fn->attr.name, "param") || fn->attr.obj->kind != E_NAME ||
+        strcmp(fn->attr.obj->name, "pytest"))
+        return false;
+    for (int k = 0; k < e->call.args.n; k++)
+        if (e->call.args.items[k]->kind == E_STARRED) return false;
+    Binding *b = sema_lookup(S, "pytest");
+    return b && b->v.kind == V_HOST;
+}
+
 Val sema_eval(Sema *S, const Expr *e) {
     switch (e->kind) {
     case E_ERROR: return val_err();
@@ -1016,6 +1041,19 @@ Val sema_eval(Sema *S, const Expr *e) {
     case E_SUBSCRIPT: return eval_subscript(S, e);
     case E_TUPLE: case E_LIST: return (e = S->up->sema_unpack(S, e)) ? eval_tuple(S, e) : val_err();
     case E_CALL: {
+        if (sema_pytest_param(S, e)) { /* pytest.param(v1, v2, id=..., marks=...): the values parametrize gives the test */
+            if (e->call.args.n == 1) return sema_eval(S, e->call.args.items[0]);
+            Expr t = {.kind = E_TUPLE, .span = e->span};
+            t.list = e->call.args;
+            return eval_tuple(S, &t);
+        }
+        QdType npt = sema_numpy_scalar(S, e);
+        if (npt != QT_VOID) { /* np.int64(0): a number of that type */
+            Val v = sema_eval(S, e->call.args.items[0]);
+            if (v.kind == V_ERR) return v;
+            IrExpr *x = sema_rvalue(S, v, e->call.args.items[0]->span);
+            return x ? val_expr(explicit_cast(S, x, npt)) : val_err();
+        }
         Val f = sema_eval(S, e->call.fn);
         for (int k = 0; f.kind == V_FUNC && S->cur && k < e->call.args.n; k++) /* Quadrants' pruning of a qd.func call's arguments */
             if (e->call.args.items[k]->kind == E_STARRED && (k != e->call.args.n - 1 || e->call.nkw))
@@ -1416,10 +1454,89 @@ static const struct { const char *name; int min, max; } value_builtins[] = {
     {"qd.max", 0, 99},
 };
 
+/* float(STR), as Python reads it: blanks around, a sign, "inf", "infinity" or "nan" in any case,
+ * or a decimal literal whose digits may be grouped by single underscores; a Python float (an f64
+ * constant in host code, the default float type in a kernel). Anything else is Python's ValueError. */
+static bool float_digits(const char **q) {
+    if (!isdigit((unsigned char)**q)) return false;
+    while (isdigit((unsigned char)**q) || (**q == '_' && isdigit((unsigned char)(*q)[1]))) ++*q;
+    return true;
+}
+
+static bool same_word(const char *a, const char *lower) {
+    while (*a && tolower((unsigned char)*a) == *lower) a++, lower++;
+    return !*a && !*lower;
+}
+
+static IrExpr *float_of_str(Sema *S, const char *str, Span sp) {
+    const char *q = str, *end = str + strlen(str);
+    while (q < end && isspace((unsigned char)*q)) q++;
+    while (end > q && isspace((unsigned char)end[-1])) end--;
+    size_t n = (size_t)(end - q);
+    char *t = arena_alloc(S->arena, n + 1), *w = t;
+    for (const char *c = q; c < end; c++) if (*c != '_') *w++ = *c;
+    *w = 0;
+    const char *word = t + (*t == '+' || *t == '-');
+    bool ok;
+    if (same_word(word, "inf") || same_word(word, "infinity") || same_word(word, "nan")) ok = true;
+    else { /* the grammar on the text with its underscores: digits [. [digits]] | . digits, then [e [sign] digits] */
+        const char *g = q + (*q == '+' || *q == '-');
+        bool whole = float_digits(&g), frac = false;
+        if (*g == '.') g++, frac = float_digits(&g);
+        ok = whole || frac;
+        if (ok && (*g == 'e' || *g == 'E')) {
+            g++;
+            if (*g == '+' || *g == '-') g++;
+            ok = float_digits(&g);
+        }
+        ok = ok && g == end;
+    }
+    if (!ok) {
+        diag_error(sp, QD2019, "could not convert string to float: '%s'", str);
+        return NULL;
+    }
+    double d = same_word(word, "nan") ? (*t == '-' ? -NAN : NAN) : strtod(t, NULL);
+    return irb_float(S->arena, S->k ? S->default_fp : QT_F64, d, sp);
+}
+
+/* int(STR) in base 10, as Python reads it: blanks around, a sign, digits grouped by single
+ * underscores; a Python int (64 bits here: past them QD2050). */
+static IrExpr *int_of_str(Sema *S, const char *str, Span sp) {
+    const char *q = str, *end = str + strlen(str);
+    while (q < end && isspace((unsigned char)*q)) q++;
+    while (end > q && isspace((unsigned char)end[-1])) end--;
+    bool neg = q < end && *q == '-';
+    const char *g = q + (q < end && (*q == '+' || *q == '-'));
+    const char *d0 = g;
+    if (!float_digits(&g) || g != end) {
+        diag_error(sp, QD2019, "invalid literal for int() with base 10: '%s'", str);
+        return NULL;
+    }
+    unsigned __int128 v = 0;
+    for (const char *c = d0; c < end; c++) {
+        if (*c == '_') continue;
+        v = v * 10 + (unsigned)(*c - '0');
+        if (v > (unsigned __int128)UINT64_MAX) break;
+    }
+    if (v > (neg ? (unsigned __int128)INT64_MAX + 1 : (unsigned __int128)UINT64_MAX)) {
+        diag_error(sp, QD2050, "int('%s') does not fit in 64 bits", str);
+        return NULL;
+    }
+    return lit_const(S, neg ? -(PyInt)v : (PyInt)v, sp);
+}
+
 static IrExpr *value_builtin(Sema *S, const Expr *call, const char *p) {
     Span sp = call->span;
-    if (!strcmp(p, "int")) return explicit_cast(S, arg(S, call, 0), S->default_ip);
-    if (!strcmp(p, "float")) return explicit_cast(S, arg(S, call, 0), S->default_fp);
+    if (!strcmp(p, "int")) {
+        Val v = sema_eval(S, call->call.args.items[0]);
+        if (v.kind == V_STR) return int_of_str(S, v.path, call->call.args.items[0]->span);
+        return explicit_cast(S, sema_rvalue(S, v, call->call.args.items[0]->span), S->default_ip);
+    }
+    if (!strcmp(p, "float")) {
+        Val v = sema_eval(S, call->call.args.items[0]);
+        if (v.kind == V_STR) return float_of_str(S, v.path, call->call.args.items[0]->span);
+        return explicit_cast(S, sema_rvalue(S, v, call->call.args.items[0]->span), S->default_fp);
+    }
     if (!strcmp(p, "bool")) return sema_to_bool(S, arg(S, call, 0));
     if (!strcmp(p, "abs") || !strcmp(p, "qd.abs")) {
         IrExpr *a = arg(S, call, 0);

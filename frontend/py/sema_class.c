@@ -87,7 +87,9 @@ static void class_attrs(Sema *S, int ci) {
         const Stmt *d = body->stmts[k];
         const Expr *t = d->kind == S_ASSIGN && d->assign.targets.n == 1 ? d->assign.targets.items[0] : d->kind == S_ANNASSIGN ? d->ann.target : NULL;
         const Expr *v = d->kind == S_ASSIGN ? d->assign.value : d->kind == S_ANNASSIGN ? d->ann.value : NULL;
-        if (t && v && t->kind == E_NAME && v->kind != E_CALL) bind_value(S, a, a, t->name, v, t->span);
+        const char *p = v && v->kind == E_CALL ? sema_path(S, v->call.fn) : NULL;
+        if (t && v && t->kind == E_NAME && (v->kind != E_CALL || !p || strncmp(p, "qd.", 3))) /* scale = int(3), make(4): evaluated */
+            bind_value(S, a, a, t->name, v, t->span);
         else if (t && v && t->kind == E_NAME) scope_bind(S, a, t->name, (Val){.kind = V_HOST, .path = "a class attribute made by a call"}, t->span);
         if (d->kind != S_DEF || !d->def.host) continue;
         char deco = method_deco(d);
@@ -155,9 +157,21 @@ static void plain_instance(Sema *S, SemaObject *o) {
 /* __init__'s statements: `self.NAME = value` (also `self.a, self.b = x, y`) sets an attribute,
  * an `if` whose condition qdc decides runs the branch Python takes (its self.NAME = too), any
  * other statement runs as host code. */
-static void init_block(Sema *S, SemaObject *o, const StmtList *body, const char *self, Scope *is) {
+static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call, Scope *defined, int ci);
+static bool base_init(Sema *S, SemaObject *o, const Stmt *s, const char *self, int ci);
+
+static void init_block(Sema *S, SemaObject *o, const StmtList *body, const char *self, Scope *is, int ci) {
     for (int k = 0; k < body->n; k++) {
         const Stmt *s = body->stmts[k];
+        if (base_init(S, o, s, self, ci)) continue;
+        if (s->kind == S_AUGASSIGN && s->aug.target->kind == E_ATTR && s->aug.target->attr.obj->kind == E_NAME &&
+            !strcmp(s->aug.target->attr.obj->name, self)) { /* self.x += v: self.x = self.x + v (what Python computes for numbers, str, tuples) */
+            Expr *b = ARENA_NEW(S->arena, Expr);
+            *b = (Expr){.kind = E_BINARY, .span = s->span, .op = s->aug.op};
+            b->bin.a = s->aug.target, b->bin.b = s->aug.value;
+            bind_value(S, &o->attrs, is, s->aug.target->attr.name, b, s->aug.target->span);
+            continue;
+        }
         const Expr *t = s->kind == S_ASSIGN && s->assign.targets.n == 1 ? s->assign.targets.items[0] : s->kind == S_ANNASSIGN ? s->ann.target : NULL;
         const Expr *v = s->kind == S_ASSIGN ? s->assign.value : s->kind == S_ANNASSIGN ? s->ann.value : NULL;
         if (t && v && t->kind == E_ATTR && t->attr.obj->kind == E_NAME && !strcmp(t->attr.obj->name, self)) {
@@ -177,7 +191,7 @@ static void init_block(Sema *S, SemaObject *o, const StmtList *body, const char 
         }
         int side = s->kind == S_IF && !s->if_.raises ? S->up->sema_host_cond(S, s->if_.cond) : -1;
         if (side >= 0) {
-            init_block(S, o, side ? &s->if_.then : &s->if_.els, self, is);
+            init_block(S, o, side ? &s->if_.then : &s->if_.els, self, is, ci);
             continue;
         }
         StmtList one = {(Stmt **)&body->stmts[k], 1};
@@ -185,7 +199,56 @@ static void init_block(Sema *S, SemaObject *o, const StmtList *body, const char 
     }
 }
 
-static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call, Scope *defined) {
+/* The first __init__ of ci's bases (nearest first): its class, its definition; -1 when none. */
+static int base_init_def(Sema *S, int ci, const Stmt **init) {
+    for (int b = ci >= 0 ? S->classes.items[ci].base - 1 : -1; b >= 0; b = S->classes.items[b].base - 1) {
+        const StmtList *body = &S->classes.items[b].cls->class_.body;
+        for (int k = 0; k < body->n; k++) {
+            const Stmt *d = body->stmts[k];
+            if (d->kind == S_DEF && d->def.host && !strcmp(d->def.name, "__init__") && d->def.nparams) return *init = d, b;
+        }
+    }
+    return -1;
+}
+
+/* The __init__ of class b itself: its definition, or NULL. */
+static const Stmt *own_init(Sema *S, int b) {
+    const StmtList *body = &S->classes.items[b].cls->class_.body;
+    for (int k = 0; k < body->n; k++) {
+        const Stmt *d = body->stmts[k];
+        if (d->kind == S_DEF && d->def.host && !strcmp(d->def.name, "__init__") && d->def.nparams) return d;
+    }
+    return NULL;
+}
+
+/* super().__init__(args) or BASE.__init__(self, args) as a statement of class ci's __init__: the
+ * base's __init__ runs on the same instance (with no base __init__, object's does nothing). */
+static bool base_init(Sema *S, SemaObject *o, const Stmt *s, const char *self, int ci) {
+    const Expr *c = s->kind == S_EXPR ? s->expr : NULL;
+    if (!c || c->kind != E_CALL || c->call.fn->kind != E_ATTR || strcmp(c->call.fn->attr.name, "__init__") || ci < 0 ||
+        !S->classes.items[ci].plain)
+        return false;
+    const Expr *r = c->call.fn->attr.obj;
+    bool super = r->kind == E_CALL && r->call.fn->kind == E_NAME && !strcmp(r->call.fn->name, "super") && !r->call.nkw &&
+                 (r->call.args.n == 0 || r->call.args.n == 2);
+    int named = -1; /* BASE.__init__(self, ...): BASE one of ci's bases */
+    if (!super && r->kind == E_NAME && c->call.args.n && c->call.args.items[0]->kind == E_NAME && !strcmp(c->call.args.items[0]->name, self)) {
+        Binding *b = sema_lookup(S, r->name);
+        for (int k = S->classes.items[ci].base - 1; b && b->v.kind == V_CLASS && k >= 0 && named < 0; k = S->classes.items[k].base - 1)
+            if (k == b->v.index) named = k;
+    }
+    if (!super && named < 0) return false;
+    const Stmt *init = named >= 0 ? own_init(S, named) : NULL;
+    int at = init ? named : base_init_def(S, named >= 0 ? named : ci, &init);
+    if (at < 0) return true;
+    Expr *call = ARENA_NEW(S->arena, Expr);
+    *call = *c;
+    if (named >= 0) call->call.args.items++, call->call.args.n--;
+    if (budget_enter(&S->budget, c->span)) run_init(S, o, init, call, S->classes.items[at].scope, at), budget_leave(&S->budget);
+    return true;
+}
+
+static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call, Scope *defined, int ci) {
     Scope *is = new_scope(S, defined);
     const char *self = init->def.params[0].name;
     scope_bind(S, is, self, (Val){.kind = V_OBJECT, .obj = o}, init->def.params[0].span);
@@ -203,7 +266,7 @@ static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call,
     const char *prefix = S->prefix;
     int loops = S->host_loops; /* __init__'s body is outside the caller's loops */
     S->hscope = is, S->prefix = o->prefix, S->host_loops = 0;
-    init_block(S, o, &init->def.body, self, is);
+    init_block(S, o, &init->def.body, self, is, ci);
     S->hscope = hs, S->prefix = prefix, S->host_loops = loops, S->host_jump = HJ_NONE;
 }
 
@@ -224,6 +287,68 @@ static void auto_init(Sema *S, SemaObject *o, const StmtList *body, const Expr *
     }
 }
 
+static SemaObject *new_object(Sema *S, int ci, const char *name, Span at) {
+    SemaObject *o = xcalloc(1, sizeof *o);
+    vec_push(&S->objects, o);
+    o->cls = ci, o->name = name, o->at = at;
+    o->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, name)));
+    return o;
+}
+
+/* A plain instance's attributes, then the most derived __init__ of its chain. */
+static void plain_init(Sema *S, SemaObject *o, const Expr *call) {
+    plain_instance(S, o);
+    int ch[16], n = class_chain(S, o->cls, ch);
+    for (int i = n - 1; i >= 0; i--) {
+        const Stmt *d = own_init(S, ch[i]);
+        if (!d) continue;
+        if (budget_enter(&S->budget, call->span)) run_init(S, o, d, call, S->classes.items[ch[i]].scope, ch[i]), budget_leave(&S->budget);
+        return;
+    }
+}
+
+/* CLS(args) inside an expression (f(A(1)), [A(i) for i in ...], return A(x)) of a plain class: a
+ * new instance, as Python makes one, named after its class in messages. Another class's instance
+ * exists only bound to a name (its kernels are compiled per instance). */
+Val sema_instance_call(Sema *S, const Expr *call, Val cls) {
+    SemaClass *c = &S->classes.items[cls.index];
+    const char *name = c->cls->class_.name;
+    if (!c->plain || S->k || S->cur) {
+        diag_error(call->call.fn->span, QD2019, c->plain ? "class '%s' is instantiated in host code, not in a kernel"
+                                                         : "an instance of data-oriented class '%s' must be bound to a name (x = %s(...))", name, name);
+        return val_err();
+    }
+    c->instantiated = true;
+    SemaObject *o = new_object(S, cls.index, name, call->span);
+    plain_init(S, o, call);
+    return (Val){.kind = V_OBJECT, .obj = o};
+}
+
+static const char set_after[] = "set by host code after the instance's creation (";
+
+/* obj.NAME = value in host code, obj a plain instance (a name, or self.a.b): Python sets the
+ * attribute, and what reads it afterwards (a kernel compiled later, a method) sees the new value.
+ * Another object's attribute is the script's data: nothing changes. */
+void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp) {
+    IrStmtVec *cur = S->cur;
+    S->cur = NULL;
+    int mark = diag_quiet_begin();
+    Val o = sema_eval(S, target->attr.obj);
+    diag_quiet_end(mark);
+    S->cur = cur;
+    if (o.kind != V_OBJECT || !S->classes.items[o.obj->cls].plain) return;
+    Scope tmp = {0};
+    mark = diag_quiet_begin();
+    bind_value(S, &tmp, S->hscope, target->attr.name, value, sp);
+    bool failed = diag_quiet_end(mark) > 0 || !tmp.b.len || tmp.b.items[0].v.kind == V_ERR;
+    Val v = failed ? (Val){.kind = V_HOST, .path = "a value qdc cannot compute"} : tmp.b.items[0].v;
+    if (v.kind == V_HOST || v.kind == V_HOSTARRAY)
+        v = (Val){.kind = V_HOST, .path = arena_printf(S->arena, "%s%s)", set_after,
+                                                     v.kind == V_HOST ? v.path : "an array the script allocates")};
+    scope_bind(S, &o.obj->attrs, target->attr.name, v, target->span);
+    vec_free(&tmp.b);
+}
+
 bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
     if (call->kind != E_CALL || (call->call.fn->kind != E_NAME && call->call.fn->kind != E_ATTR)) return false;
     Binding *b = call->call.fn->kind == E_NAME ? sema_lookup(S, call->call.fn->name) : sema_module_member(S, call->call.fn); /* mod.Class(...) */
@@ -231,25 +356,9 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
     int ci = b->v.index;
     S->classes.items[ci].instantiated = true;
     const SemaClass c = S->classes.items[ci];
-    SemaObject *o = xcalloc(1, sizeof *o);
-    vec_push(&S->objects, o);
-    o->cls = ci, o->name = target->name, o->at = call->span;
-    o->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, target->name)));
+    SemaObject *o = new_object(S, ci, target->name, call->span);
     scope_bind(S, S->bind_to ? S->bind_to : S->hscope, target->name, (Val){.kind = V_OBJECT, .obj = o}, sp);
-    if (c.plain) { /* the most derived __init__ runs */
-        plain_instance(S, o);
-        int ch[16], n = class_chain(S, ci, ch);
-        for (int i = n - 1; i >= 0; i--) {
-            const StmtList *body = &S->classes.items[ch[i]].cls->class_.body;
-            for (int k = 0; k < body->n; k++) {
-                const Stmt *d = body->stmts[k];
-                if (d->kind != S_DEF || !d->def.host || strcmp(d->def.name, "__init__") || !d->def.nparams) continue;
-                if (budget_enter(&S->budget, call->span)) run_init(S, o, d, call, S->classes.items[ch[i]].scope), budget_leave(&S->budget);
-                return true;
-            }
-        }
-        return true;
-    }
+    if (c.plain) return plain_init(S, o, call), true;
     const StmtList *body = &c.cls->class_.body;
     for (int k = 0; k < body->n; k++) { /* class attributes (`flag: bool = True`): what self.flag is unless __init__ sets it */
         const Stmt *d = body->stmts[k];
@@ -293,7 +402,7 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
         const Stmt *d = body->stmts[k];
         init |= d->kind == S_DEF && !strcmp(d->def.name, "__init__");
         if (d->kind == S_DEF && d->def.host && !strcmp(d->def.name, "__init__") && d->def.nparams && budget_enter(&S->budget, call->span))
-            run_init(S, o, d, call, c.scope), budget_leave(&S->budget); /* an __init__ that creates its own class recurses */
+            run_init(S, o, d, call, c.scope, -1), budget_leave(&S->budget); /* an __init__ that creates its own class recurses */
     }
     if (!init) auto_init(S, o, body, call);
     return true;
@@ -399,7 +508,12 @@ Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
     }
     if (b->v.kind == V_PYDC && S->k) return sema_pydc_flatten(S, b->v, arena_printf(S->arena, "%s__%s", o->name, attr->attr.name), attr->span);
     if (b->v.kind == V_HOST || b->v.kind == V_HOSTARRAY) {
-        if (S->cur || S->k) {
+        if ((S->cur || S->k) && b->v.kind == V_HOST && !strncmp(b->v.path, set_after, sizeof set_after - 1)) {
+            diag_error(attr->span, QD2062, "'%s.%s' is %s, known only when the script runs; kernels can use fields and "
+                       "compile-time values", o->name, attr->attr.name, b->v.path);
+            diag_note(b->decl, "'%s' is set here", attr->attr.name);
+            b->v = val_err();
+        } else if (S->cur || S->k) {
             diag_error(attr->span, QD2062, "'%s.%s' is set in __init__ from a value known only when the script runs (%s); "
                        "kernels can use fields and compile-time values", o->name, attr->attr.name,
                        b->v.kind == V_HOST ? b->v.path : "an array the script allocates");

@@ -656,11 +656,43 @@ static void dict_put(Sema *S, Val *d, Val k, Val v) {
     d->dict.keys[d->dict.n] = k, d->dict.vals[d->dict.n++] = v;
 }
 
+/* dict(ITERABLE, **kw) with ITERABLE not written as a list of pairs: a comprehension ({k: v for
+ * ...} is dict([(k, v) for ...])), a name bound to a sequence of pairs, another dict (copied). */
+static Val dict_of_items(Sema *S, const Expr *call, const Expr *arg) {
+    Val it = sema_eval(S, arg);
+    if (it.kind == V_ERR) return it;
+    int n = it.kind == V_DICT ? it.dict.n : it.kind == V_TUPLE ? it.tuple.n : -1;
+    if (n < 0) return diag_error(arg->span, QD2007, "dict takes (key, value) pairs, got %s", val_describe(it)), val_err();
+    int max = n + call->call.nkw;
+    Val d = {.kind = V_DICT};
+    d.dict.keys = ARENA_ARRAY(S->arena, Val, max ? max : 1), d.dict.vals = ARENA_ARRAY(S->arena, Val, max ? max : 1);
+    for (int i = 0; i < n; i++) {
+        Val k, v;
+        if (it.kind == V_DICT) {
+            k = it.dict.keys[i], v = it.dict.vals[i];
+        } else {
+            Val p = it.tuple.items[i];
+            if (p.kind != V_TUPLE || p.tuple.n != 2)
+                return diag_error(arg->span, QD2007, "dict takes (key, value) pairs, got %s as item %d", val_describe(p), i), val_err();
+            k = p.tuple.items[0], v = p.tuple.items[1];
+        }
+        if (!dict_key(S, k, arg->span)) return val_err();
+        dict_put(S, &d, k, v);
+    }
+    for (int i = 0; i < call->call.nkw; i++) {
+        Val v = sema_eval(S, call->call.kw[i].value);
+        if (v.kind == V_ERR) return v;
+        dict_put(S, &d, (Val){.kind = V_STR, .path = call->call.kw[i].name}, v);
+    }
+    return d;
+}
+
 Val sema_dict_call(Sema *S, const Expr *call) {
     int max = call->call.nkw;
     const Expr *pairs = call->call.args.n == 1 ? call->call.args.items[0] : NULL;
-    if (call->call.args.n > 1 || (pairs && pairs->kind != E_LIST && pairs->kind != E_TUPLE))
+    if (call->call.args.n > 1)
         return diag_error(call->span, QD2007, "dict takes a list of (key, value) pairs and keywords here"), val_err();
+    if (pairs && pairs->kind != E_LIST && pairs->kind != E_TUPLE) return dict_of_items(S, call, pairs);
     if (pairs) max += pairs->list.n;
     Val d = {.kind = V_DICT};
     d.dict.keys = ARENA_ARRAY(S->arena, Val, max ? max : 1), d.dict.vals = ARENA_ARRAY(S->arena, Val, max ? max : 1);
@@ -824,6 +856,9 @@ void sema_host_assert(Sema *S, const Stmt *s) {
         const char *name = fn->kind == E_NAME ? fn->name : fn->kind == E_ATTR ? fn->attr.name : "an exception";
         if (e->kind == E_CALL && e->call.args.n) diag_error(s->span, QD2180, "%s raised at compile time: %s", name, message_text(S, e->call.args.items[0]));
         else diag_error(s->span, QD2180, "%s raised at compile time", name);
+        if (S->pyfunc_call) /* where the script calls the function that raises */
+            diag_note(S->pyfunc_call->span, "raised in this call of '%s'", sema_path(S, S->pyfunc_call->call.fn) ? sema_path(S, S->pyfunc_call->call.fn)
+                      : S->pyfunc_call->call.fn->kind == E_NAME ? S->pyfunc_call->call.fn->name : "a function");
     }
     if (S->pyfunc_body) S->host_returned = true, S->host_ret = val_err(); /* the call ends there */
 }

@@ -433,6 +433,51 @@ static const Expr *module_list(Sema *S, const Expr *name) {
     return found;
 }
 
+/* Whether a module-level statement before `use` changes the list NAME in place after its literal
+ * (NAME.append(...), NAME[i] = v, NAME += [...]): then its rows as written are not its rows. */
+static bool list_changed(Sema *S, const Expr *name, const Expr *use) {
+    bool changed = false;
+    for (int k = 0; S->ast && k < S->ast->body.n; k++) {
+        const Stmt *s = S->ast->body.stmts[k];
+        if (s->span.src != use->span.src || s->span.off > use->span.off) break;
+        const Expr *t = s->kind == S_ASSIGN && s->assign.targets.n == 1 ? s->assign.targets.items[0] : s->kind == S_AUGASSIGN ? s->aug.target : NULL;
+        const Expr *c = s->kind == S_EXPR ? s->expr : NULL;
+        if (t && t->kind == E_NAME && !strcmp(t->name, name->name)) changed = s->kind == S_AUGASSIGN; /* NAME = [...] again: from there */
+        else if (t && t->kind == E_SUBSCRIPT && t->sub.obj->kind == E_NAME && !strcmp(t->sub.obj->name, name->name)) changed = true;
+        else if (c && c->kind == E_CALL && c->call.fn->kind == E_ATTR && c->call.fn->attr.obj->kind == E_NAME &&
+                 !strcmp(c->call.fn->attr.obj->name, name->name))
+            changed = true;
+    }
+    return changed;
+}
+
+/* `a, b = CASES[k]` or `a, b = list(CASES)[k]` at module level, CASES a module-level list literal
+ * of rows (tuples, or pytest.param(...)) that the script does not change in place, and the row
+ * as a whole one qdc cannot compute (np.sin beside qd.sin): each target gets its item, as Python
+ * unpacks the row, so the items qdc computes are known. False when v is not such a row. */
+bool sema_unpack_row(Sema *S, const Expr *t, const Expr *v, Span sp) {
+    if (S->hscope != &S->module || (t->kind != E_TUPLE && t->kind != E_LIST) || v->kind != E_SUBSCRIPT || v->sub.index->kind != E_INT)
+        return false;
+    const Expr *name = v->sub.obj;
+    if (name->kind == E_CALL && name->call.fn->kind == E_NAME && (!strcmp(name->call.fn->name, "list") || !strcmp(name->call.fn->name, "tuple")) &&
+        name->call.args.n == 1 && !name->call.nkw && !sema_lookup(S, name->call.fn->name))
+        name = name->call.args.items[0];
+    if (name->kind != E_NAME) return false;
+    const Expr *lit = module_list(S, name);
+    if (!lit || v->sub.index->i >= (uint64_t)lit->list.n || list_changed(S, name, v)) return false;
+    const Expr *row = lit->list.items[v->sub.index->i];
+    const Expr *const *items;
+    int n;
+    if (is_pytest_param(row)) items = (const Expr *const *)row->call.args.items, n = row->call.args.n;
+    else if (row->kind == E_TUPLE || row->kind == E_LIST) items = (const Expr *const *)row->list.items, n = row->list.n;
+    else return false;
+    if (n != t->list.n) return false;
+    for (int k = 0; k < n; k++)
+        if (items[k]->kind == E_STARRED || t->list.items[k]->kind == E_STARRED) return false;
+    for (int k = 0; k < n; k++) sema_module_value(S, t->list.items[k], items[k], sp);
+    return true;
+}
+
 static void parse_values(Sema *S, Deco *d, const Expr *e) {
     d->nrows = -1;
     if (!e || contains_error(e) || arg_or_kw(d->deco, 99, "indirect")) return;
@@ -443,7 +488,10 @@ static void parse_values(Sema *S, Deco *d, const Expr *e) {
         rows = (const Expr *const *)e->list.items, n = e->list.n;
     } else if (e->kind == E_NAME) { /* VALUES = [...] at module level */
         listed = param_value(S, e);
-        const Expr *lit = listed.kind == V_TUPLE ? NULL : module_list(S, e);
+        const Expr *lit = module_list(S, e); /* its rows as written when they are pytest.param(...) (their ids) */
+        bool params = false;
+        for (int k = 0; lit && k < lit->list.n; k++) params |= is_pytest_param(lit->list.items[k]);
+        if (listed.kind == V_TUPLE && !params) lit = NULL;
         if (lit) { /* a list qdc does not evaluate as a whole (pytest.param rows): read its rows */
             rows = (const Expr *const *)lit->list.items, n = lit->list.n;
             e = lit;
@@ -616,7 +664,10 @@ Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
     if (!budget_enter(&S->budget, call->span)) return val_err(); /* a call, one level deeper (QD2026: runaway recursion) */
     if (!sema_pyfunc_return(def)) {
         S->pyfunc_depth++;
+        const Expr *outer = S->pyfunc_call;
+        S->pyfunc_call = call;
         Val r = sema_pyfunc_body(S, def, sc);
+        S->pyfunc_call = outer;
         S->pyfunc_depth--, budget_leave(&S->budget);
         scope_drop(S, sc, sm);
         if (r.kind == V_HOST)
@@ -1137,7 +1188,7 @@ static void loop_unknown(Sema *S, const Expr *target, const StmtList *body, cons
 
 static const char *too_many(Sema *S, const char *loop) {
     return arena_printf(S->arena, "set in a %s loop that runs more than %d times (qdc evaluates at most %d iterations of a "
-                                  "host loop)", loop, MAX_HOST_ITERS, MAX_HOST_ITERS);
+                                  "host loop, its loop budget: raise it with --eval-limit=loop=N)", loop, MAX_HOST_ITERS, MAX_HOST_ITERS);
 }
 
 /* Python runs the body once per value: when qdc knows the values (at most MAX_HOST_ITERS), it
@@ -1228,6 +1279,12 @@ bool sema_host_list_method(Sema *S, const Expr *e) {
 /* NAME op= VALUE: NAME = NAME op VALUE when qdc can evaluate it (i += 1 in a host loop);
  * else NAME is the script's value. Other targets (x[i] += 1, obj.n += 1) change run-time data. */
 void sema_host_augassign(Sema *S, const Stmt *s) {
+    if (s->aug.target->kind == E_ATTR) { /* obj.n += v of a plain instance: obj.n = obj.n + v (sema_class.c) */
+        Expr *v = ARENA_NEW(S->arena, Expr);
+        *v = (Expr){.kind = E_BINARY, .span = s->span, .op = s->aug.op};
+        v->bin.a = s->aug.target, v->bin.b = s->aug.value;
+        return S->up->sema_host_setattr(S, s->aug.target, v, s->span);
+    }
     Binding *b = s->aug.target->kind == E_NAME ? find(S, s->aug.target->name) : NULL;
     bool value = b && ((b->v.kind == V_EXPR && ir_is_const(b->v.e)) || b->v.kind == V_STR || b->v.kind == V_TUPLE);
     if (!value) return sema_bind_host(S, s->aug.target, "updated by host code");

@@ -1,4 +1,4 @@
-# expect: error 10:17 QD2062 'x' is set by
+# expect: error 4:24 QD2026 --eval-limit=steps=N
 import quadrants as qd
 
 x = len({i: i for i in range(10**7)})

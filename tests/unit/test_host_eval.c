@@ -78,7 +78,8 @@ Test(host_eval, loops_and_helpers_refused_precisely) {
     expect_exactly("import quadrants as qd\n\nc = qd.field(qd.i32, shape=())\nn = 0\nwhile n >= 0:\n    n += 1\n\n@qd.kernel\ndef k():\n"
                    "    c[None] = n\n",
                    "g.py:10:15: error[QD2062]: 'n' is set in a while loop that runs more than 64 times (qdc evaluates at most 64 "
-                   "iterations of a host loop), known only when the script runs; kernels can use module constants, fields, qd.func and "
+                   "iterations of a host loop, its loop budget: raise it with --eval-limit=loop=N), known only when the script runs; "
+                   "kernels can use module constants, fields, qd.func and "
                    "their own arguments\n"
                    " 10 |     c[None] = n\n    |               ^\n"
                    "g.py:6:5: note: 'n' is set here\n 6 |     n += 1\n   |     ^\n");
@@ -260,7 +261,8 @@ Test(host_eval, host_assert_and_raise_at_compile_time) {
     free(text);
     cr_assert(asprintf(&text, "%sM = check(-1)\nk()\n", helper) > 0);
     expect_exactly(text, "g.py:5:9: error[QD2180]: ValueError raised at compile time: n must be >= 0, got -1\n"
-                         " 5 |         raise ValueError(f\"n must be >= 0, got {n}\")\n   |         ^~~~~\n");
+                         " 5 |         raise ValueError(f\"n must be >= 0, got {n}\")\n   |         ^~~~~\n"
+                         "g.py:14:5: note: raised in this call of 'check'\n 14 | M = check(-1)\n    |     ^~~~~~~~~\n");
     free(text);
     expect_exactly("import quadrants as qd\n\nN = 3\nassert N % 2 == 0\n",
                    "g.py:4:1: error[QD2180]: assertion failed at compile time: N % 2 == 0\n 4 | assert N % 2 == 0\n   | ^~~~~~\n");
