@@ -72,7 +72,8 @@ def forms():
         x[9] = TABLE[5]
         x[10] = len(TABLE)
         x[11] = N_CASE
-        x[12] = qd.static(len(OP))
+        nop = qd.static(len(OP))  # Quadrants: no qd.static(...) stored into an element
+        x[12] = nop
         x[13] = Shape.unit
         x[14] = HI - LO
         x[16] = SEVEN
