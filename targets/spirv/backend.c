@@ -91,7 +91,7 @@ bool backend_spirv_emit(const IrModule *m, const IrLowered *low, const CapTarget
     case EMIT_SPIRV_ASM: return spirv_asm_release(m, low, &st, o->ir_done, o->ir_done_ctx, out);
     case EMIT_MSL: {
         MslTarget mt = msl_target(t, o->caps, o->ncaps);
-        return spirv_msl(m, low, &st, &mt, out);
+        return spirv_msl(m, low, &st, &mt, o->ir_done, o->ir_done_ctx, out);
     }
     case EMIT_METADATA: {
         AbiBindings b = spv_bindings(&st);

@@ -69,26 +69,46 @@ static IrExpr *vol_expr(IrWalker *w, IrExpr *e) {
     return e;
 }
 
-/* Declares volatile threadgroup every SharedArray the task reads with qd.volatile_load
- * (mslfix.c); *msl is replaced. One whose declaration is not found is refused (QD4004 at the
- * load), never written as a plain threadgroup load a spin could hoist. */
-static bool volatile_shared(const IrLowered *low, const IrKernel *k, const IrTask *task, char **msl) {
+/* What volatile_shared needs of the IR, taken before the task's SPIR-V build (which may free
+ * the IR): the name of each SharedArray the task reads with qd.volatile_load, and that load's
+ * location (the source outlives the IR). */
+typedef struct {
+    int n;
+    char **name;
+    Span *at;
+} VolNeeds;
+
+static VolNeeds volatile_needs(const IrLowered *low, const IrKernel *k, const IrTask *task) {
     VolShared v = {low, xcalloc((size_t)k->nshared + 1, sizeof(const IrExpr *))};
     IrWalker w = {.expr = vol_expr, .ctx = &v};
     ir_walk_task((IrTask *)task, &w); /* read-only: every callback returns its node */
+    VolNeeds need = {0, xcalloc((size_t)k->nshared + 1, sizeof(char *)), xcalloc((size_t)k->nshared + 1, sizeof(Span))};
+    for (int i = 0; i < k->nshared; i++)
+        if (v.vol[i]) need.name[need.n] = xstrdup(k->shared[i].name), need.at[need.n++] = v.vol[i]->span;
+    free(v.vol);
+    return need;
+}
+
+static void volatile_needs_free(VolNeeds *need) {
+    for (int i = 0; i < need->n; i++) free(need->name[i]);
+    free(need->name), free(need->at);
+}
+
+/* Declares volatile threadgroup every SharedArray the task reads with qd.volatile_load
+ * (mslfix.c); *msl is replaced. One whose declaration is not found is refused (QD4004 at the
+ * load), never written as a plain threadgroup load a spin could hoist. */
+static bool volatile_shared(const VolNeeds *need, char **msl) {
     bool ok = true;
-    for (int i = 0; i < k->nshared; i++) {
-        if (!v.vol[i]) continue;
-        char *next = msl_volatile_threadgroup(*msl, k->shared[i].name);
+    for (int i = 0; i < need->n; i++) {
+        char *next = msl_volatile_threadgroup(*msl, need->name[i]);
         if (next) {
             free(*msl), *msl = next;
             continue;
         }
-        diag_error(v.vol[i]->span, QD4004, "volatile_load of SharedArray '%s' has no MSL form: SPIRV-Cross renamed the "
-                   "array, so its threadgroup declaration cannot be made volatile (rename the array)", k->shared[i].name);
+        diag_error(need->at[i], QD4004, "volatile_load of SharedArray '%s' has no MSL form: SPIRV-Cross renamed the "
+                   "array, so its threadgroup declaration cannot be made volatile (rename the array)", need->name[i]);
         ok = false;
     }
-    free(v.vol);
     return ok;
 }
 
@@ -146,26 +166,33 @@ static bool msl_check_types(const IrModule *m, const IrLowered *low) {
     return ok;
 }
 
+/* One task's MSL, merged into items. Everything read of the IR is read before the SPIR-V build,
+ * which calls ir_done (non-NULL for the module's last task) once the IR is no longer needed,
+ * so that SPIRV-Cross's work reuses the frontend's memory. */
 static bool msl_task(const IrModule *m, const IrLowered *low, const IrKernel *k, const IrTask *task, const SpvTarget *st, const MslTarget *mt,
-                     const SpvRes *field_views, MslItems *items) {
+                     const SpvRes *field_views, MslItems *items, void (*ir_done)(void *ctx), void *ctx) {
     StrBuf bin, msl, err;
     sb_init(&bin), sb_init(&msl), sb_init(&err);
-    bool ok = spirv_build(m, low, st, task, field_views, &bin);
     SpvMslBinding *b = NULL;
     int nb = spv_msl_bindings(m, k, &b);
+    int nbuf = 0;
+    bool *coh = mt->facts.coherent ? coherent_buffers(m, low, k, task, &nbuf) : xcalloc(1, sizeof(bool));
+    VolNeeds vol = volatile_needs(low, k, task);
+    char *name = xstrdup(task->name);
+    Span at = task->span;
+    bool ok = spirv_build_task_release(m, low, st, task, field_views, ir_done, ctx, &bin);
     if (ok && !spv_to_msl((const uint32_t *)bin.data, bin.len / 4, mt->version, b, nb, st->debug_lines, &msl, &err)) {
-        diag_error(task->span, QD5102, "SPIRV-Cross cannot translate '%s' to MSL %s: %s", task->name, mt->version, err.data);
+        diag_error(at, QD5102, "SPIRV-Cross cannot translate '%s' to MSL %s: %s", name, mt->version, err.data);
         ok = false;
     }
     if (ok) {
-        int nbuf = 0;
-        bool *coh = mt->facts.coherent ? coherent_buffers(m, low, k, task, &nbuf) : xcalloc(1, sizeof(bool));
         char *done = msl_complete(msl.data, &mt->facts, coh, nbuf);
-        ok = volatile_shared(low, k, task, &done);
+        ok = volatile_shared(&vol, &done);
         if (ok) msl_merge(items, done);
-        free(done), free(coh);
+        free(done);
     }
-    free(b);
+    free(b), free(coh), free(name);
+    volatile_needs_free(&vol);
     sb_free(&bin), sb_free(&msl), sb_free(&err);
     return ok;
 }
@@ -176,23 +203,31 @@ typedef struct {
     const SpvTarget *st;
     const MslTarget *mt;
     MslItems *items;
+    void (*ir_done)(void *ctx);
+    void *ctx;
 } MslRun;
 
 static bool msl_tasks(void *arg) {
     MslRun *r = arg;
     bool ok = true;
+    int left = 0; /* the tasks not yet translated: the IR is not read once the last one is built */
+    for (int k = 0; k < r->m->nkernels; k++) left += r->m->kernels[k].ntasks;
     SpvRes *views = spirv_field_views(r->m, r->low, r->st); /* once, not once per task */
-    for (int k = 0; k < r->m->nkernels; k++)
-        for (int i = 0; i < r->m->kernels[k].ntasks; i++)
-            ok &= msl_task(r->m, r->low, &r->m->kernels[k], &r->m->kernels[k].tasks[i], r->st, r->mt, views, r->items);
+    for (int k = 0; left > 0; k++)
+        for (int i = 0, n = r->m->kernels[k].ntasks; i < n; i++) {
+            bool last = --left == 0;
+            ok &= msl_task(r->m, r->low, &r->m->kernels[k], &r->m->kernels[k].tasks[i], r->st, r->mt, views, r->items,
+                           last ? r->ir_done : NULL, r->ctx);
+        }
     free(views);
     return ok;
 }
 
-bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *st, const MslTarget *mt, StrBuf *out) {
+bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *st, const MslTarget *mt, void (*ir_done)(void *ctx),
+               void *ctx, StrBuf *out) {
     if (!msl_check_types(m, low)) return false;
     MslItems items = {0};
-    MslRun run = {m, low, st, mt, &items};
+    MslRun run = {m, low, st, mt, &items, ir_done, ctx};
     bool ok = spv_msl_on_large_stack(msl_tasks, &run);
     msl_items_write(&items, out);
     return ok;

@@ -471,6 +471,11 @@ bool spirv_build_release(const IrModule *m, const IrLowered *low, const SpvTarge
     return build(m, low, t, NULL, NULL, ir_done, ctx, out);
 }
 
+bool spirv_build_task_release(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only,
+                              const SpvRes *field_views, void (*ir_done)(void *ctx), void *ctx, StrBuf *out) {
+    return build(m, low, t, only, field_views, ir_done, ctx, out);
+}
+
 static bool build(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only, const SpvRes *field_views,
                   void (*ir_done)(void *ctx), void *ctx, StrBuf *out) {
     if (!m->expanded) die("the SPIR-V backend was given IR that ir_expand_module did not expand");

@@ -173,6 +173,9 @@ bool spirv_build_release(const IrModule *m, const IrLowered *low, const SpvTarge
                          StrBuf *out);
 bool spirv_asm_release(const IrModule *m, const IrLowered *low, const SpvTarget *t, void (*ir_done)(void *ctx), void *ctx,
                        StrBuf *out);
+/* spirv_build of one task that calls ir_done(ctx) as above (NULL: does not; MSL's last task). */
+bool spirv_build_task_release(const IrModule *m, const IrLowered *low, const SpvTarget *t, const IrTask *only,
+                              const SpvRes *field_views, void (*ir_done)(void *ctx), void *ctx, StrBuf *out);
 typedef struct CapTarget CapTarget;
 /* mslemit.c: the MSL version of this run and the completion step's spellings. */
 typedef struct MslTarget {
@@ -180,5 +183,6 @@ typedef struct MslTarget {
     MslFacts facts;      /* all NULL unless the upgrade cap is on (MSL before 3.2 has none) */
 } MslTarget;
 MslTarget msl_target(const CapTarget *t, const char *const *caps, int ncaps);
-bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *t, const MslTarget *mt, StrBuf *out);
+bool spirv_msl(const IrModule *m, const IrLowered *low, const SpvTarget *t, const MslTarget *mt, void (*ir_done)(void *ctx),
+               void *ctx, StrBuf *out); /* ir_done as spirv_build_release's (NULL: none) */
 #endif

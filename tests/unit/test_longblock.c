@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { STEPS = 1200, MAX_BLOCK = 384 };
 
@@ -267,4 +268,51 @@ Test(longblock, amdgpu_uniform_atomics_in_long_kernels_stay_straight, .timeout =
     cr_expect_leq(blocks, 64, "%d blocks reach AMDGPU instruction selection for 666 atomics", blocks);
     cr_expect_leq(longest, MAX_BLOCK + 8, "a block of %d instructions reaches AMDGPU instruction selection", longest);
     free(src);
+}
+
+/* Every AMDGPU family inherits gfx906's llvm.large_function (32768: a kernel of 10^5 statements
+ * held 1.6 GB in AMDGPU's pre-RA machine scheduler, bench/scaling.md), and a function past it is
+ * compiled exactly as llc-19 compiles qdc's IR with that scheduler and stack-slot colouring
+ * off; below it, exactly as plain llc-19. The threshold is lowered through a user gfx906.yaml
+ * (the chain gfx942 -> gfx90a -> gfx908 -> gfx906 reads it) so that histogram takes the path. */
+static char *amd_llc_asm(const char *ll, const char *dir, const char *name, bool large) {
+    char *out = path_join(dir, name);
+    const char *plain[] = {LLC, "-O2", "-asm-verbose=false", "-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942", ll, "-o", out, NULL};
+    const char *lf[] = {LLC, "-O2", "-asm-verbose=false", "-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942",
+                        "-enable-misched=false", "-disable-ssc", ll, "-o", out, NULL};
+    RunResult r = run_argv(large ? lf : plain, NULL, NULL);
+    cr_assert_eq(r.status, 0, "llc: %s", r.err);
+    char *text = read_text(out, NULL);
+    cr_assert(text);
+    run_free(&r), free(out);
+    return text;
+}
+
+Test(longblock, amdgpu_large_functions_compile_without_the_machine_scheduler, .timeout = 120) {
+    cr_assert(tool_available(LLC), LLC " is missing (Debian package llvm-19, a dependency of llvm-19-dev)");
+    static const char *const fams[] = {"gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1200"};
+    for (size_t i = 0; i < sizeof fams / sizeof *fams; i++) {
+        RunResult c = run_qdc("--print-caps", fams[i], NULL);
+        cr_expect(strstr(c.out, "\nllvm.large_function: 32768\n"), "%s: %s", fams[i], c.out);
+        run_free(&c);
+    }
+    char *dir = make_temp_dir(), *db = path_join(dir, "db"), *src = root_path("capability-db/gfx906.yaml");
+    char *text = read_text(src, NULL), *at = text ? strstr(text, "large_function: 32768") : NULL, *yaml = NULL;
+    cr_assert(at, "capability-db/gfx906.yaml no longer sets large_function: 32768");
+    cr_assert(mkdir(db, 0755) == 0);
+    cr_assert(asprintf(&yaml, "%.*slarge_function: 20%s", (int)(at - text), text, at + strlen("large_function: 32768")) > 0);
+    char *dbfile = path_join(db, "gfx906.yaml"), *ll = path_join(dir, "h.ll"), *ex = root_path("examples/histogram.qd");
+    cr_assert(write_text(dbfile, yaml));
+    RunResult ir = run_qdc(ex, "--target=gfx942", "--emit=llvm-ir", "-o", ll, NULL);
+    RunResult plain = run_qdc(ex, "--target=gfx942", "--emit=asm", "-o", "-", NULL);
+    RunResult large = run_qdc(ex, "--capdb-dir", db, "-Wno-capdb-shadow", "--target=gfx942", "--emit=asm", "-o", "-", NULL);
+    cr_assert(ir.status == 0 && plain.status == 0 && large.status == 0, "%s%s%s", ir.err, plain.err, large.err);
+    char *want_plain = amd_llc_asm(ll, dir, "plain.s", false), *want_large = amd_llc_asm(ll, dir, "large.s", true);
+    cr_expect_str_neq(want_plain, want_large, "histogram's gfx942 code is the same without the scheduler: choose another kernel");
+    cr_expect_str_eq(plain.out, want_plain);
+    cr_expect_str_eq(large.out, want_large);
+    free(want_plain), free(want_large);
+    run_free(&ir), run_free(&plain), run_free(&large);
+    free(dbfile), free(ll), free(ex), free(yaml), free(text), free(src), free(db);
+    remove_tree(dir), free(dir);
 }

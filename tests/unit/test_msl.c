@@ -459,3 +459,41 @@ Test(msl, merge_refuses_two_definitions_of_one_helper_among_many, .exit_code = 3
     msl_merge(&items, "inline int spvH(int x)\n{\n    return x;\n}\n");
     msl_merge(&items, "inline int spvH(int x)\n{\n    return x + 1;\n}\n");
 }
+
+/* The MSL backend hands the IR back (TargetOptions.ir_done) once, when the last task's SPIR-V
+ * is built, and reads none of it afterwards: the callback scribbles over the module (a later
+ * read of the task list, a name or a body would run off it or crash), and the output is the
+ * one of a run that keeps the IR. */
+typedef struct {
+    Kit *t;
+    int calls;
+} ScribbleIr;
+
+static void scribble_ir(void *ctx) {
+    ScribbleIr *s = ctx;
+    s->calls++;
+    s->t->m.nkernels = 1000, s->t->k.ntasks = 1000, s->t->k.nparams = 1000;
+    for (int i = 0; i < 2; i++) s->t->k.tasks[i].name = NULL, s->t->k.tasks[i].body.n = 1000;
+}
+
+Test(msl, the_ir_is_released_once_after_the_last_tasks_spirv) {
+    Kit t;
+    kit_init(&t, QT_I32);
+    IrRef *r = kref(IR_REF_NDARRAY, 0, QT_I32, kit_i());
+    kit_add(&t, keval(kmem(QOP_ADD, r, kparam(1, QT_I32), NULL, klow(LOW_NATIVE, QOP_ADD, false))));
+    IrTask tasks[2] = {t.task, t.task};
+    tasks[1].name = "k_t1";
+    t.k.tasks = tasks, t.k.ntasks = 2;
+    char *kept = kit_msl(&t, "2.3.0");
+    cr_assert(kept);
+    cr_assert(strstr(kept, "kernel void k_t1("), "%s", kept);
+    MslTarget mt = {"2.3.0", {0}};
+    ScribbleIr s = {&t, 0};
+    StrBuf out;
+    sb_init(&out);
+    cr_assert(spirv_msl(&t.m, hand_lowered(), &kit_msl_target, &mt, scribble_ir, &s, &out));
+    cr_expect_eq(s.calls, 1);
+    cr_expect_eq(t.k.ntasks, 1000, "the callback ran");
+    cr_expect_str_eq(out.data, kept);
+    sb_free(&out), free(kept);
+}

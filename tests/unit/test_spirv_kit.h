@@ -101,7 +101,7 @@ static inline char *kit_msl(Kit *t, const char *version) {
     StrBuf out;
     sb_init(&out);
     MslTarget mt = {version, {0}};
-    if (!spirv_msl(&t->m, hand_lowered(), &kit_msl_target, &mt, &out)) { sb_free(&out); return NULL; }
+    if (!spirv_msl(&t->m, hand_lowered(), &kit_msl_target, &mt, NULL, NULL, &out)) { sb_free(&out); return NULL; }
     return sb_take(&out);
 }
 /* Diagnostics to stderr (the driver normally configures this). */
