@@ -115,6 +115,7 @@ static void meta_kernel(StrBuf *o, const IrModule *m, int k, const void *ctx) {
     json_push(o, kn, &l, st->for_msl ? l.nndarray + m->nfields : -1);
     json_tasks(o, kn, st);
     if (kn->nloops) sb_puts(o, ",\n      "), abi_loops_json(o, kn, "\n                 ");
+    if (kn->ncheckpoints) sb_puts(o, ",\n      "), abi_checkpoints_json(o, kn, "\n                       ");
     sb_puts(o, "\n    }");
     spv_layout_free(&l);
 }
