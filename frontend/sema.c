@@ -2056,6 +2056,7 @@ static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bou
     const Expr *ann = ap->annotation, *dt, *nd;
     if (!ann) return diag_error(ap->span, QD2005, "kernel parameter '%s' needs a type annotation", ap->name), GP_ERR;
     if (ap->dflt) return diag_error(ap->dflt->span, QD2005, "kernel parameters cannot have default values in v1"), GP_ERR;
+    if (S->up->sema_builder_param(S, ann, p)) return GP_PARAM;
     if (S->up->sema_param_is_generic(S, ap))
         return S->callinst ? S->up->sema_callsite_param(S, ap, p, bound, entry) : S->up->sema_generic_param(S, ap, p, bound, entry);
     if (S->up->sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return sema_ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;

@@ -622,6 +622,9 @@ void sema_graph_validate(Sema *S, const StmtList *body); /* Quadrants' statement
 void sema_do_while(Sema *S, const Stmt *s, IrStmtVec *serial); /* one at the top level: its tasks repeat */
 void sema_do_while_misplaced(Sema *S, const Stmt *s);  /* one met inside run-time code */
 void sema_with(Sema *S, const Stmt *s, IrStmtVec *serial); /* a kernel's `with CALL:` (serial: at the top level, else NULL) */
+bool sema_builder_param(Sema *S, const Expr *ann, IrParam *p); /* sema_builder.c: K: qd.types.sparse_matrix_builder() */
+bool sema_builder_new(Sema *S, const Expr *call, Val *out);     /* qd.linalg.SparseMatrixBuilder(...) in host code */
+bool sema_builder_augassign(Sema *S, const Stmt *s);           /* K[i, j] += v: appends a triplet */
 bool sema_kernel_checkpoints(Sema *S, const Stmt *def); /* decorated @qd.kernel(checkpoints=True) */
 void sema_checkpoint_for(Sema *S, const Stmt *s, IrStmtVec *serial); /* a for loop as an implicit checkpoint */
 void sema_close_task(Sema *S, IrStmtVec *body);        /* sema.c: ends the open task */

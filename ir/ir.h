@@ -263,6 +263,7 @@ typedef struct IrParam {
     int ndim;    /* ndarray only; the component axes of a vector/matrix dtype included */
     int elem_ndim; /* ndarray of vectors (1) or matrices (2): its last axes are the components */
     int elem_shape[2];
+    bool builder;  /* qd.types.sparse_matrix_builder(): an i32 ndarray [count, i, j, bits(v), ...] (qdc-abi(7)) */
     bool permuted; /* ndarray stored in a permuted layout (qd.tensor(..., layout=)): the buffer and
                       the shape the host passes are in storage order; layout[k] is the canonical
                       axis at storage level k, outermost first (qdc-abi(7)) */
