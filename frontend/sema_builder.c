@@ -58,7 +58,7 @@ bool sema_builder_augassign(Sema *S, const Stmt *s) {
     S->cur = cur;
     if (o.kind != V_NDARRAY || !S->params.items[o.index].builder) return false;
     if (s->aug.op != T_PLUS && s->aug.op != T_MINUS)
-        return diag_error(s->span, QD2010, "Only operations '+=' and '-=' are supported on sparse matrices."), true;
+        return diag_error(t->span, QD2010, "Only operations '+=' and '-=' are supported on sparse matrices."), true;
     const Expr *ix = t->sub.index;
     if (ix->kind != E_TUPLE || ix->list.n != 2)
         return diag_error(ix->span, QD2042, "a sparse matrix builder takes two indices, K[i, j]"), true;

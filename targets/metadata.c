@@ -12,6 +12,7 @@ static void param_json(StrBuf *b, const IrKernel *k, const IrParam *p) {
     sb_printf(b, ", \"kind\": \"%s\", \"dtype\": \"%s\"", p->kind == IR_PARAM_SCALAR ? "scalar" : "ndarray",
               qt_name(p->type));
     if (p->kind == IR_PARAM_NDARRAY) sb_printf(b, ", \"ndim\": %d", p->ndim);
+    if (p->builder) sb_puts(b, ", \"sparse_matrix_builder\": {\"value_dtype\": \"f32\"}"); /* [count, i, j, bits(v), ...] (qdc-abi(7)) */
     if (p->elem_ndim == 1) sb_printf(b, ", \"element_shape\": [%d]", p->elem_shape[0]);
     if (p->elem_ndim == 2) sb_printf(b, ", \"element_shape\": [%d, %d]", p->elem_shape[0], p->elem_shape[1]);
     if (p->permuted) { /* the canonical axis at each storage level, outermost first */

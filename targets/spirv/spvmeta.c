@@ -36,6 +36,7 @@ static void json_params(StrBuf *o, const IrKernel *k, const SpvLayout *l, bool m
             sb_printf(o, ", \"kind\": \"ndarray\", \"ndim\": %d, \"set\": %d, \"binding\": %d", p->ndim,
                       SPV_SET_NDARRAY, l->binding[i]);
             if (msl) sb_printf(o, ", \"msl_buffer\": %d", l->binding[i]);
+            if (p->builder) sb_puts(o, ", \"sparse_matrix_builder\": {\"value_dtype\": \"f32\"}"); /* a triplet buffer */
             if (p->adjoint_of) sb_puts(o, ", "), kv_str(o, "grad_of", k->params[p->adjoint_of - 1].name); /* an adjoint array */
         } else {
             sb_puts(o, ", \"kind\": \"scalar\"");
