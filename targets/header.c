@@ -14,7 +14,10 @@ static void args_struct(StrBuf *b, const IrKernel *k) {
             sb_printf(b, "    %s %s;\n", abi_c_type(p->type), p->name);
             continue;
         }
-        if (p->elem_ndim == 1)
+        if (p->builder) /* qd.types.sparse_matrix_builder() (qdc-abi(7), Sparse matrix builders) */
+            sb_printf(b, "    int32_t *%s; /* sparse matrix builder: [count, i0, j0, v0, ...], v as f32 bits; %s_shape[0] = 1 + "
+                         "3 * capacity; count = appends made (may exceed capacity; min(count, capacity) stored) */\n", p->name, p->name);
+        else if (p->elem_ndim == 1)
             sb_printf(b, "    %s *%s; /* ndarray[%s, %d]: the last axis (%d) holds each element's vector */\n", abi_c_type(p->type),
                       p->name, qt_name(p->type), p->ndim, p->elem_shape[0]);
         else if (p->elem_ndim == 2)

@@ -149,6 +149,13 @@ Test(sparse_builder, every_family) {
                                      "{\"value_dtype\": \"f32\"}"),
               "metadata:\n%s", r.out);
     run_free(&r);
+    const char *hargv[] = {"--target=x86_64", "--emit=header", "-o", "-", "sb.py", NULL};
+    r = run_qdc_argv(hargv, NULL, dir);
+    cr_expect(r.out && strstr(r.out, "    int32_t *A; /* sparse matrix builder: [count, i0, j0, v0, ...], v as f32 bits; A_shape[0] = 1 + "
+                                     "3 * capacity; count = appends made (may exceed capacity; min(count, capacity) stored) */\n"
+                                     "    int32_t A_shape[1];\n"),
+              "header:\n%s", r.out);
+    run_free(&r);
     remove_tree(dir);
     free(dir), free(src);
 }
