@@ -26,7 +26,7 @@ bool sema_builder_param(Sema *S, const Expr *ann, IrParam *p) {
 
 /* qd.linalg.SparseMatrixBuilder(...) in host code: the array the script passes for such a
  * parameter. dtype= other than qd.f32 is not compiled (the buffer of f64 builders has 64-bit
- * words): false, and the call is reported where it is passed. */
+ * words): false, and the call is QD2008 as an unknown qd.* call. */
 bool sema_builder_new(Sema *S, const Expr *call, Val *out) {
     for (int k = 0; k < call->call.nkw; k++) {
         if (strcmp(call->call.kw[k].name, "dtype")) continue;
