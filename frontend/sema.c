@@ -1199,6 +1199,11 @@ static void host_calls(Sema *S, const Expr *e) {
             kernel_call_site(S, e, S->helper_ret.def);
             return;
         }
+        if (!b && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME && !strcmp(fn->attr.name, "resume")) { /* K.resume(..., from_checkpoint=L) */
+            Binding *kb = host_find(S, fn->attr.obj->name);
+            if (kb && kb->v.kind == V_KERNEL && !unparsed) S->up->sema_checkpoint_resume(S, e, kb->v.def);
+            return;
+        }
         if (!b && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME && !strcmp(fn->attr.name, "grad")) { /* K.grad(args): K's arguments */
             b = host_find(S, fn->attr.obj->name);
             if (b && b->v.kind != V_KERNEL) b = NULL;

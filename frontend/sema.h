@@ -625,6 +625,7 @@ void sema_with(Sema *S, const Stmt *s, IrStmtVec *serial); /* a kernel's `with C
 bool sema_builder_param(Sema *S, const Expr *ann, IrParam *p); /* sema_builder.c: K: qd.types.sparse_matrix_builder() */
 bool sema_builder_new(Sema *S, const Expr *call, Val *out);     /* qd.linalg.SparseMatrixBuilder(...) in host code */
 bool sema_builder_augassign(Sema *S, const Stmt *s);           /* K[i, j] += v: appends a triplet */
+void sema_checkpoint_resume(Sema *S, const Expr *call, const Stmt *def); /* K.resume(..., from_checkpoint=L) in host code */
 bool sema_kernel_checkpoints(Sema *S, const Stmt *def); /* decorated @qd.kernel(checkpoints=True) */
 void sema_checkpoint_for(Sema *S, const Stmt *s, IrStmtVec *serial); /* a for loop as an implicit checkpoint */
 void sema_close_task(Sema *S, IrStmtVec *body);        /* sema.c: ends the open task */

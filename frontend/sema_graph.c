@@ -9,6 +9,7 @@
  * uses it has only for loops, such loops, assignments, expression statements and ifs at those
  * levels (FunctionDefTransformer._validate_graph_do_while_structure). */
 #include "sema.h"
+#include <stdlib.h>
 #include <string.h>
 
 bool sema_is_do_while(Sema *S, const Stmt *s) {
@@ -503,4 +504,67 @@ static void checkpoint_with(Sema *S, const Stmt *s, IrStmtVec *serial) {
     sb_free(&t);
     sema_split_tasks(S, body, serial);
     cp_end(S, serial);
+}
+
+/* A label's value in host code, quietly: false when it is no compile-time int. */
+static bool host_label(Sema *S, const Expr *e, int64_t *out) {
+    IrStmtVec *cur = S->cur;
+    S->cur = NULL;
+    int mark = diag_quiet_begin();
+    Val v = sema_eval(S, e);
+    bool bad = diag_quiet_end(mark);
+    S->cur = cur;
+    if (bad || v.kind != V_EXPR || !ir_is_const(v.e) || !qt_is_int(v.e->type)) return false;
+    *out = qt_is_signed(v.e->type) ? v.e->c.i : (int64_t)v.e->c.u;
+    return true;
+}
+
+static void labels_of(Sema *S, const StmtList *l, StrBuf *b, int *n) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        if (sema_is_do_while(S, s)) labels_of(S, &s->while_.body, b, n);
+        if (stmt_with(S, s) != W_CHECKPOINT) continue;
+        const Expr *c = s->if_.with, *cp = c->call.args.n ? c->call.args.items[0] : NULL;
+        for (int j = 0; j < c->call.nkw; j++)
+            if (!strcmp(c->call.kw[j].name, "cp_id")) cp = c->call.kw[j].value;
+        int64_t v; /* the forms checkpoint_with takes */
+        bool form = cp && (cp->kind == E_INT || cp->kind == E_NAME || (cp->kind == E_ATTR && cp->attr.obj->kind == E_NAME));
+        if (form && host_label(S, cp, &v)) sb_printf(b, "%s%lld", (*n)++ ? ", " : "", (long long)v);
+    }
+}
+
+/* K.resume(..., from_checkpoint=L) in host code (Quadrants' QuadrantsCallable.resume and
+ * translate_user_label_to_internal_cp_id): L must be an int that labels a checkpoint of K. */
+void sema_checkpoint_resume(Sema *S, const Expr *call, const Stmt *def) {
+    const Expr *from = NULL;
+    for (int k = 0; k < call->call.nkw; k++)
+        if (!strcmp(call->call.kw[k].name, "from_checkpoint")) from = call->call.kw[k].value;
+    if (!from) return;
+    int64_t label;
+    if (!host_label(S, from, &label)) {
+        if (from->kind != E_STR && from->kind != E_FLOAT && from->kind != E_NONE && from->kind != E_BOOL) return; /* known when the script runs */
+        StrBuf t;
+        sb_init(&t);
+        if (from->kind == E_STR) sb_printf(&t, "'%s'", from->str);
+        else spell(&t, from);
+        diag_error(from->span, QD2086, "from_checkpoint= must be an int or IntEnum value matching a `qd.checkpoint(cp_id=...)` label "
+                   "in the kernel (typically `status.checkpoint` from the previous launch's GraphStatus); got %s.", t.data);
+        sb_free(&t);
+        return;
+    }
+    StrBuf b;
+    sb_init(&b);
+    int n = 0;
+    labels_of(S, &def->def.body, &b, &n);
+    bool found = false;
+    for (const char *p = b.data; p && *p;) { /* the labels as printed */
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        found |= v == label;
+        p = *end ? end + 2 : end;
+    }
+    if (!found)
+        diag_error(from->span, QD2086, "from_checkpoint=%lld does not match any qd.checkpoint(cp_id=...) in kernel '%s'. Available "
+                   "cp_id labels (source-declaration order): [%s].", (long long)label, def->def.name, b.data ? b.data : "");
+    sb_free(&b);
 }

@@ -75,6 +75,22 @@ Test(checkpoint, quadrants_errors) {
     /* a for loop is an implicit checkpoint: one inside it is nested (as in Quadrants) */
     expect_error(DECO "    for j in range(2):\n        with qd.checkpoint(0, yield_on=flag):\n" LOOP2,
                  "g.py:6:14: error[QD2086]: qd.checkpoint() cannot be nested inside another qd.checkpoint();");
+    /* host code: K.resume(..., from_checkpoint=L) with L no label of K (Quadrants raises RuntimeError there) */
+    const char *res = DECO "    with qd.checkpoint(10, yield_on=flag):\n" LOOP "    with qd.checkpoint(4, yield_on=flag):\n" LOOP
+                      "\nx = qd.ndarray(qd.i32, shape=(4,))\nf = qd.ndarray(qd.i32, shape=())\n";
+    char *src = xasprintf("%sk.resume(x, f, from_checkpoint=999)\n", res);
+    expect_error(src, "g.py:14:32: error[QD2086]: from_checkpoint=999 does not match any qd.checkpoint(cp_id=...) in kernel 'k'. "
+                      "Available cp_id labels (source-declaration order): [10, 4].\n");
+    free(src);
+    src = xasprintf("%sk.resume(x, f, from_checkpoint=\"bad\")\n", res);
+    expect_error(src, "g.py:14:32: error[QD2086]: from_checkpoint= must be an int or IntEnum value matching a "
+                      "`qd.checkpoint(cp_id=...)` label in the kernel (typically `status.checkpoint` from the previous launch's "
+                      "GraphStatus); got 'bad'.\n");
+    free(src);
+    src = xasprintf("%sk.resume(x, f, from_checkpoint=4)\nk.resume(x, f, from_checkpoint=x.shape[0])\nk(x, f)\n"
+                    "k.resume(x, f, from_checkpoint=999)\n", res); /* the labels pass; a run-time value is not judged */
+    expect_error(src, "g.py:17:32: error[QD2086]: from_checkpoint=999 does not match");
+    free(src);
     expect_error(DECO "    if x[0] > 0:\n        with qd.checkpoint(0, yield_on=flag):\n" LOOP2,
                  "g.py:6:14: error[QD2086]: qd.checkpoint() must stand at the kernel's top level or directly in a "
                  "qd.graph.do_while() body: its tasks are what a launch skips or stops after\n");
