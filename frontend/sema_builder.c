@@ -49,14 +49,10 @@ bool sema_builder_new(Sema *S, const Expr *call, Val *out) {
  * reported), false when its target is not a builder's element. */
 bool sema_builder_augassign(Sema *S, const Stmt *s) {
     const Expr *t = s->aug.target;
-    if (t->kind != E_SUBSCRIPT) return false;
-    IrStmtVec *cur = S->cur;
-    S->cur = NULL;
-    int mark = diag_quiet_begin();
-    Val o = sema_eval(S, t->sub.obj);
-    diag_quiet_end(mark);
-    S->cur = cur;
-    if (o.kind != V_NDARRAY || !S->params.items[o.index].builder) return false;
+    if (t->kind != E_SUBSCRIPT || t->sub.obj->kind != E_NAME) return false; /* the parameter's name: nothing evaluated */
+    Binding *b = sema_lookup(S, t->sub.obj->name);
+    if (!b || b->v.kind != V_NDARRAY || !S->params.items[b->v.index].builder) return false;
+    Val o = b->v;
     if (s->aug.op != T_PLUS && s->aug.op != T_MINUS)
         return diag_error(t->span, QD2010, "Only operations '+=' and '-=' are supported on sparse matrices."), true;
     const Expr *ix = t->sub.index;
