@@ -624,7 +624,9 @@ void sema_do_while_misplaced(Sema *S, const Stmt *s);  /* one met inside run-tim
 void sema_with(Sema *S, const Stmt *s, IrStmtVec *serial); /* a kernel's `with CALL:` (serial: at the top level, else NULL) */
 bool sema_builder_param(Sema *S, const Expr *ann, IrParam *p); /* sema_builder.c: K: qd.types.sparse_matrix_builder() */
 bool sema_builder_new(Sema *S, const Expr *call, Val *out);     /* qd.linalg.SparseMatrixBuilder(...) in host code */
-bool sema_builder_augassign(Sema *S, const Stmt *s);           /* K[i, j] += v: appends a triplet */
+bool sema_builder_augassign(Sema *S, const Stmt *s);
+bool sema_is_internal_call(const char *path);             /* qd.lang.impl.call_internal */
+Val sema_internal_call(Sema *S, const Expr *call);           /* K[i, j] += v: appends a triplet */
 void sema_checkpoint_resume(Sema *S, const Expr *call, const Stmt *def); /* K.resume(..., from_checkpoint=L) in host code */
 bool sema_kernel_checkpoints(Sema *S, const Stmt *def); /* decorated @qd.kernel(checkpoints=True) */
 void sema_checkpoint_for(Sema *S, const Stmt *s, IrStmtVec *serial); /* a for loop as an implicit checkpoint */

@@ -116,3 +116,46 @@ bool sema_builder_augassign(Sema *S, const Stmt *s) {
     sema_emit(S, iff);
     return true;
 }
+
+/* ---- qd.lang.impl.call_internal(name, *args) (qdc-lang(7) "Sparse matrix builders") ----
+ * The functions of Quadrants' LLVM runtime a kernel may call by name. Those with a meaning for a
+ * compiled kernel are computed here: do_nothing() and refresh_counter() return 0,
+ * test_internal_func_args(f32 i, f32 j, i32 k) returns (i32)((i + j) * k), each argument
+ * checked as Quadrants' type system does (a Python float is f32, an int i32). The others work
+ * on Quadrants' runtime itself (its list and node managers, the autodiff stack, CUDA lanes):
+ * a located QD2008 says so. */
+bool sema_is_internal_call(const char *path) {
+    return !strcmp(path, "qd.impl.call_internal") || !strcmp(path, "qd.lang.impl.call_internal");
+}
+
+Val sema_internal_call(Sema *S, const Expr *call) {
+    const Expr *name = call->call.args.n ? call->call.args.items[0] : NULL;
+    if (!name || name->kind != E_STR)
+        return diag_error(call->span, QD2007, "call_internal takes the internal function's name as a string first"), val_err();
+    int nargs = call->call.args.n - 1;
+    const char *n = name->str;
+    if (!strcmp(n, "do_nothing") || !strcmp(n, "refresh_counter")) {
+        if (nargs) return diag_error(call->span, QD2007, "%d arguments were passed in but expected 0", nargs), val_err();
+        return val_expr(irb_int(S->arena, QT_I32, 0, call->span));
+    }
+    if (strcmp(n, "test_internal_func_args"))
+        return diag_error(name->span, QD2008, "internal function '%s' works on Quadrants' own runtime (its memory managers, the "
+                          "autodiff stack, CUDA lanes), which a kernel compiled by qdc does not have", n), val_err();
+    if (nargs != 3)
+        return diag_error(call->span, QD2007, "%d arguments were passed in but expected 3. this is not supposed to happen; please "
+                          "report this as a bug", nargs), val_err();
+    static const QdType want[3] = {QT_F32, QT_F32, QT_I32};
+    IrExpr *a[3];
+    for (int k = 0; k < 3; k++) {
+        a[k] = sema_expr(S, call->call.args.items[k + 1]);
+        if (!a[k]) return val_err();
+        QdType t = a[k]->literal ? (qt_is_float(a[k]->type) ? QT_F32 : QT_I32) : a[k]->type;
+        if (t != want[k])
+            return diag_error(call->call.args.items[k + 1]->span, QD2021, "expected %s for argument #%d, but got %s", qt_name(want[k]),
+                              k + 1, qt_name(t)), val_err();
+        a[k] = irb_cast(S->arena, a[k], want[k]);
+    }
+    Span sp = call->span;
+    IrExpr *r = irb_binary(S->arena, IR_MUL, irb_binary(S->arena, IR_ADD, a[0], a[1], sp), irb_cast(S->arena, a[2], QT_F32), sp);
+    return val_expr(irb_cast(S->arena, r, QT_I32));
+}

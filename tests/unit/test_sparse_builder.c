@@ -184,3 +184,45 @@ Test(sparse_builder, misuse) {
     expect_error("    for i in range(4):\n        A[i, 0.5] += 2.0\n",
                  "g.py:6:10: error[QD2042]: a sparse matrix builder's indices must be integers, got i32 and f32\n");
 }
+
+/* qd.lang.impl.call_internal: the runtime functions with a meaning for a compiled kernel are
+ * computed (Quadrants' type check of their arguments, its messages); the others are located
+ * errors. */
+static void expect_internal_error(const char *call, const char *want) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/g.py", dir), *out = xasprintf("%s/g.o", dir);
+    char *text = xasprintf("import quadrants as qd\nfrom quadrants.lang import impl\n\n@qd.kernel\ndef k():\n    %s\n", call);
+    cr_assert(write_text(src, text));
+    const char *argv[] = {"--color=never", "-o", out, "g.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    cr_expect(!strncmp(r.err, want, strlen(want)), "got:\n%s\nwant:\n%s", r.err, want);
+    cr_expect(!file_exists(out), "an output was written after an error");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(out), free(text);
+}
+
+Test(sparse_builder, internal_functions) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/ci.py", dir);
+    cr_assert(write_text(src, "import quadrants as qd\nfrom quadrants.lang import impl\n\n@qd.kernel\n"
+                              "def k(x: qd.types.ndarray(qd.i32, ndim=1), a: qd.f32):\n"
+                              "    x[0] = impl.call_internal(\"test_internal_func_args\", a, 2.0, 3) + "
+                              "impl.call_internal(\"do_nothing\")\n    x[1] = impl.call_internal(\"test_internal_func_args\", 1.0, 2.0, 3)\n"));
+    const char *argv[] = {"--target=x86_64", "--emit=ir", "-o", "-", "ci.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(r.out && strstr(r.out, "store ndarray x[0:i32]:i32 = (cast:i32 (mul:f32 (add:f32 $a 2:f32) 3:f32))\n") &&
+                  strstr(r.out, "store ndarray x[1:i32]:i32 = 9:i32\n"),
+              "ir:\n%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
+    expect_internal_error("impl.call_internal(\"test_internal_func_args\", 1.0)",
+                          "g.py:6:5: error[QD2007]: 1 arguments were passed in but expected 3. this is not supposed to happen; "
+                          "please report this as a bug\n");
+    expect_internal_error("impl.call_internal(\"test_internal_func_args\", 1, 2, 3)",
+                          "g.py:6:51: error[QD2021]: expected f32 for argument #1, but got i32\n");
+    expect_internal_error("impl.call_internal(\"test_list_manager\")",
+                          "g.py:6:24: error[QD2008]: internal function 'test_list_manager' works on Quadrants' own runtime (its "
+                          "memory managers, the autodiff stack, CUDA lanes), which a kernel compiled by qdc does not have\n");
+}
