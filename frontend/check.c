@@ -35,6 +35,8 @@ static bool str_takes(Val f) { return is_path(f, "str"); }
 static Val str_call(Sema *S, const Expr *c, Val f) { return sema_str_call(S, c); }
 static bool sparse_takes(Val f) { return f.kind == V_NS && sema_is_sparse_builtin(f.path); }
 static bool class_takes(Val f) { return f.kind == V_CLASS; }
+static bool internal_takes(Val f) { return f.kind == V_NS && sema_is_internal_call(f.path); }
+static Val internal_call(Sema *S, const Expr *c, Val f) { return (void)f, sema_internal_call(S, c); }
 static bool chr_ord_takes(Val f) { return is_path(f, "chr") || is_path(f, "ord"); }
 static Val chr_ord_call(Sema *S, const Expr *c, Val f) { return sema_chr_ord(S, c, f.path[0] == 'c'); }
 
@@ -58,6 +60,7 @@ static const SemaFeature calls[] = {
     {"py/sema_pystr.c", chr_ord_takes, chr_ord_call},
     {"sema_sparse.c", sparse_takes, sema_sparse_call},
     {"py/sema_class.c", class_takes, sema_instance_call},
+    {"sema_builder.c", internal_takes, internal_call},
 };
 
 static const SemaHooks features = {

@@ -990,9 +990,8 @@ static char kernel_decorator(Sema *S, const Expr *d, bool *pure) {
         cp = kernel_flag(S, d, "checkpoints"), old = kernel_flag(S, d, "gpu_graph");
     if (fc < 0 || pu < 0 || graph < 0 || cp < 0 || old < 0) return 0;
     graph |= old;
-    if (cp) { /* Quadrants rejects checkpoints without graph at decoration time; qd.checkpoint is not compiled */
-        diag_error(d->span, QD2020, graph ? "@qd.kernel(checkpoints=True) is not supported: qdc does not compile qd.checkpoint pause/resume"
-                                            : "@qd.kernel(checkpoints=True) requires graph=True");
+    if (cp && !graph) { /* Quadrants rejects it at decoration time */
+        diag_error(d->span, QD2020, "@qd.kernel(checkpoints=True) requires graph=True");
         return 0;
     }
     *pure = fc || pu;
@@ -1253,6 +1252,11 @@ static void host_calls(Sema *S, const Expr *e) {
         }
         if (fn == S->helper_call && S->helper_ret.kind == V_KERNEL && !unparsed) { /* make_kernel(op)(arr) */
             kernel_call_site(S, e, S->helper_ret.def);
+            return;
+        }
+        if (!b && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME && !strcmp(fn->attr.name, "resume")) { /* K.resume(..., from_checkpoint=L) */
+            Binding *kb = host_find(S, fn->attr.obj->name);
+            if (kb && kb->v.kind == V_KERNEL && !unparsed) S->up->sema_checkpoint_resume(S, e, kb->v.def);
             return;
         }
         if (!b && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME && !strcmp(fn->attr.name, "grad")) { /* K.grad(args): K's arguments */
@@ -1577,7 +1581,7 @@ void sema_open_serial(Sema *S, Span sp, IrStmtVec *serial) {
 }
 
 static void open_task(Sema *S, IrTaskKind kind, Span sp, IrStmtVec *body) {
-    IrTask t = {.kind = kind, .span = sp, .index_local = -1};
+    IrTask t = {.kind = kind, .span = sp, .index_local = -1, .cp = S->cur_cp};
     t.name = arena_printf(S->arena, "%s_t%d", S->k->name, S->tasks.len);
     vec_push(&S->tasks, t);
     S->task = S->tasks.len - 1;
@@ -2042,9 +2046,25 @@ static const StmtList *static_branch(Sema *S, const Stmt *s) {
 
 void sema_split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) { split_tasks(S, l, serial); }
 
+/* A task never spans two checkpoints (sema_graph.c): an open task of another one is closed
+ * before the next statement, except the code outside any (cp 0) before a parallel loop, which
+ * may compute its bounds. */
+static void checkpoint_boundary(Sema *S, const Stmt *s, IrStmtVec *serial) {
+    if (S->task < 0 || S->tasks.items[S->task].cp == S->cur_cp) return;
+    if (!S->tasks.items[S->task].cp && s->kind == S_FOR && !S->serialize && !is_static_for(S, s)) return;
+    close_task(S, serial);
+}
+
 static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
+    bool wrap = S->cp_wrap; /* this list's for loops are implicit checkpoints (not those of lists inside it) */
+    S->cp_wrap = false;
     for (int k = 0; k < l->n && !S->returned && !S->static_jump; k++) {
         const Stmt *s = sema_loop_form(S, l->stmts[k]), *def;
+        if (wrap && s->kind == S_FOR) {
+            S->up->sema_checkpoint_for(S, s, serial);
+            continue;
+        }
+        checkpoint_boundary(S, s, serial);
         const StmtList *branch = static_branch(S, s);
         if (branch) {
             split_tasks(S, branch, serial);
@@ -2062,7 +2082,9 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
         } else if (s->kind == S_FOR && !is_static_for(S, s)) {
             parallel_for(S, s, serial);
         } else if (S->up->sema_is_do_while(S, s)) {
+            S->cp_wrap = wrap; /* Quadrants' auto-wrap recurses into the loop's body */
             S->up->sema_do_while(S, s, serial);
+            S->cp_wrap = false;
         } else if (s->kind == S_IF && s->if_.with) { /* its body stays top level (sema_graph.c) */
             S->up->sema_with(S, s, serial);
         } else if (func_has_toplevel_for(S, s, &def)) {
@@ -2107,6 +2129,7 @@ static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bou
         return diag_error(ap->span, QD2005, "kernel parameter '%s' needs a type annotation (Quadrants kernels parameters must be "
                                             "type annotated)", ap->name), GP_ERR;
     if (ap->dflt) return diag_error(ap->dflt->span, QD2005, "kernel parameters cannot have default values in v1"), GP_ERR;
+    if (S->up->sema_builder_param(S, ann, p)) return GP_PARAM;
     if (S->up->sema_param_is_generic(S, ap))
         return S->callinst ? S->up->sema_callsite_param(S, ap, p, bound, entry) : S->up->sema_generic_param(S, ap, p, bound, entry);
     if (S->up->sema_param_shape(S, ann, &dt, &nd) == PS_ARRAY) return sema_ndarray_annotation(S, ann, p) ? GP_PARAM : GP_ERR;
@@ -2200,6 +2223,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     S->rng_local = -1, S->rng_init = NULL;
     S->returned = false, S->dyn = 0, S->kernel_def = def, S->rng_field = -1;
     S->loops.len = 0, S->cur_loop = -1, S->graph = S->up->sema_kernel_graph(S, def), S->with_ctx = 0;
+    S->checkpoints = S->graph && S->up->sema_kernel_checkpoints(S, def), S->cps.len = 0, S->cur_cp = 0;
     k.ret_type = QT_VOID, k.ret_field = -1;
     if (S->inst >= 0) S->up->sema_check_instance_args(S, def);
     k.name = kernel_params(S, def, sd->entry);
@@ -2212,7 +2236,9 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     StmtList body = {b->stmts, ret && (returns || !ret->expr) ? b->n - 1 : b->n};
     S->up->sema_graph_validate(S, b);
     S->up->sema_find_promoted(S, b); /* the final `return value` too: it reads what the serial code set before the loops */
+    S->cp_wrap = S->checkpoints;
     split_tasks(S, &body, &serial);
+    S->cp_wrap = false;
     if (S->task >= 0 && S->tasks.items[S->task].kind != IR_TASK_SERIAL) close_task(S, &serial);
     bool returned = S->returned; /* a return under qd.static control flow ended the kernel */
     S->returned = false;
@@ -2244,6 +2270,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     TAKE(k.shared, k.nshared, S->shared);
     TAKE(k.tasks, k.ntasks, S->tasks);
     TAKE(k.loops, k.nloops, S->loops);
+    TAKE(k.checkpoints, k.ncheckpoints, S->cps);
     vec_free(&scope.b);
     S->scope = NULL, S->k = NULL, S->hscope = &S->module, S->pure = false;
     k.grad_of = S->up->sema_ad_no_grad(S, def) ? -1 : S->up->sema_ad_grad_wanted(S, def) ? -2 : 0;
@@ -2376,7 +2403,7 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
     for (int k = 0; k < S.dispatchers.len; k++) vec_free(&S.dispatchers.items[k].impls);
     vec_free(&S.dispatchers), vec_free(&S.pyfuncs), free(S.pyfunc_index.def), free(S.pyfunc_index.scope);
     vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.lambdas), vec_free(&S.used_names), vec_free(&S.callinsts);
-    vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks), vec_free(&S.loops);
+    vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks), vec_free(&S.loops), vec_free(&S.cps);
     if (diag_error_count()) return NULL;
     ad_module(m, arena);     /* the <kernel>_grad companions (ir/autodiff.c) */
     ad_fwd_module(m, arena); /* the <kernel>_fwd companions (ir/autodiff_fwd.c) */

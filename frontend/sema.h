@@ -202,6 +202,10 @@ typedef struct Sema {
     VEC(IrLoop) loops; /* qd.graph.do_while loops of the kernel (sema_graph.c) */
     int cur_loop;      /* the innermost one being checked, -1 for none */
     bool graph;        /* the kernel is @qd.kernel(graph=True) */
+    bool checkpoints;  /* ... and checkpoints=True (sema_graph.c) */
+    VEC(IrCheckpoint) cps; /* its checkpoints, in source order */
+    int cur_cp;        /* 1 + the checkpoint being checked, 0 for none */
+    bool cp_wrap;      /* the statement list split next is one whose for loops become implicit checkpoints */
     int with_ctx;      /* inside `with qd.graph.parallel_context()` (1), a qd.graph.parallel() section (2),
                           `with qd.stream_parallel()` (3), none (0) (sema_graph.c) */
     Scope *scope;     /* innermost function scope (kernel, or an inlined qd.func) */
@@ -625,6 +629,14 @@ void sema_graph_validate(Sema *S, const StmtList *body); /* Quadrants' statement
 void sema_do_while(Sema *S, const Stmt *s, IrStmtVec *serial); /* one at the top level: its tasks repeat */
 void sema_do_while_misplaced(Sema *S, const Stmt *s);  /* one met inside run-time code */
 void sema_with(Sema *S, const Stmt *s, IrStmtVec *serial); /* a kernel's `with CALL:` (serial: at the top level, else NULL) */
+bool sema_builder_param(Sema *S, const Expr *ann, IrParam *p); /* sema_builder.c: K: qd.types.sparse_matrix_builder() */
+bool sema_builder_new(Sema *S, const Expr *call, Val *out);     /* qd.linalg.SparseMatrixBuilder(...) in host code */
+bool sema_builder_augassign(Sema *S, const Stmt *s);
+bool sema_is_internal_call(const char *path);             /* qd.lang.impl.call_internal */
+Val sema_internal_call(Sema *S, const Expr *call);           /* K[i, j] += v: appends a triplet */
+void sema_checkpoint_resume(Sema *S, const Expr *call, const Stmt *def); /* K.resume(..., from_checkpoint=L) in host code */
+bool sema_kernel_checkpoints(Sema *S, const Stmt *def); /* decorated @qd.kernel(checkpoints=True) */
+void sema_checkpoint_for(Sema *S, const Stmt *s, IrStmtVec *serial); /* a for loop as an implicit checkpoint */
 void sema_close_task(Sema *S, IrStmtVec *body);        /* sema.c: ends the open task */
 void sema_open_serial(Sema *S, Span sp, IrStmtVec *serial); /* sema.c: a serial task, unless one is open */
 

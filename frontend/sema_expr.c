@@ -775,6 +775,10 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         if (edim) en = (int)f->shape[ndim - edim], em = edim == 2 ? (int)f->shape[ndim - 1] : 0;
     } else if (o.kind == V_NDARRAY) {
         IrParam *p = &S->params.items[o.index];
+        if (p->builder) { /* only K[i, j] += v and -= v (sema_builder.c) */
+            diag_error(e->span, QD2010, "Only operations '+=' and '-=' are supported on sparse matrices.");
+            return val_err();
+        }
         r->kind = IR_REF_NDARRAY, r->type = p->type, ndim = p->ndim, name = p->name;
         edim = p->elem_ndim, en = p->elem_shape[0], em = p->elem_shape[1];
     } else if (o.kind == V_SHARED) {

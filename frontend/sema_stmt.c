@@ -380,6 +380,7 @@ static void stmt_augassign(Sema *S, const Stmt *s) {
         if (r) emit_assign(S, b->v.index, r, s->span);
         return;
     }
+    if (S->up->sema_builder_augassign(S, s)) return; /* K[i, j] += v on a sparse matrix builder */
     Val r = sema_eval(S, t);
     if (r.kind == V_ERR) return;
     if (r.kind == V_VEC) return S->up->sema_augassign_vec(S, s, r);

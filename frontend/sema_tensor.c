@@ -167,6 +167,7 @@ bool sema_qd_ndarray(Sema *S, const Expr *call, const char *path, Val *out) {
     if (!strcmp(path, "qd.ndarray")) return ndarray_value(S, call, 0, out);
     if (!strcmp(path, "qd.Vector.ndarray")) return ndarray_value(S, call, 1, out);
     if (!strcmp(path, "qd.Matrix.ndarray")) return ndarray_value(S, call, 2, out);
+    if (!strcmp(path, "qd.linalg.SparseMatrixBuilder")) return sema_builder_new(S, call, out); /* sema_builder.c */
     return false;
 }
 

@@ -215,11 +215,17 @@ static void dump_kernel(const IrModule *m, const IrLowered *low, const IrKernel 
         if (l->parent >= 0) sb_printf(out, " in loop %d", l->parent);
         sb_putc(out, '\n');
     }
+    for (int i = 0; i < k->ncheckpoints; i++) {
+        const IrCheckpoint *c = &k->checkpoints[i];
+        if (c->param < 0) sb_printf(out, "  checkpoint %d implicit\n", i);
+        else sb_printf(out, "  checkpoint %d label %lld (%s) yield_on %s[0]\n", i, (long long)c->label, c->text, k->params[c->param].name);
+    }
     for (int i = 0; i < k->ntasks; i++) {
         const IrTask *t = &k->tasks[i];
         sb_printf(out, "  task %s %s", t->name, t->kind == IR_TASK_PARALLEL ? "parallel" : "serial");
         if (t->kind == IR_TASK_PARALLEL) sb_puts(out, " extent="), dump_expr(d, t->extent, out), sb_printf(out, " index=%%%d", t->index_local);
         if (t->block_dim) sb_printf(out, " block_dim=%d", t->block_dim);
+        if (t->cp) sb_printf(out, " checkpoint %d", t->cp - 1);
         if (t->uses_block) sb_puts(out, " uses_block");
         sb_putc(out, '\n');
         dump_block(d, &t->body, 2, out);

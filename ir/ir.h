@@ -263,6 +263,7 @@ typedef struct IrParam {
     int ndim;    /* ndarray only; the component axes of a vector/matrix dtype included */
     int elem_ndim; /* ndarray of vectors (1) or matrices (2): its last axes are the components */
     int elem_shape[2];
+    bool builder;  /* qd.types.sparse_matrix_builder(): an i32 ndarray [count, i, j, bits(v), ...] (qdc-abi(7)) */
     bool permuted; /* ndarray stored in a permuted layout (qd.tensor(..., layout=)): the buffer and
                       the shape the host passes are in storage order; layout[k] is the canonical
                       axis at storage level k, outermost first (qdc-abi(7)) */
@@ -302,6 +303,7 @@ typedef struct IrTask {
                          the grid size), i + step never wrapping below 2^32 */
     int index_local;  /* parallel: local that receives the linear iteration index (i32) */
     int block_dim;    /* from qd.loop_config(block_dim=...); 0 = the target's default */
+    int cp;           /* 1 + the index of the checkpoint (IrKernel.checkpoints) it belongs to; 0: none */
     bool uses_block;  /* contains IR_BARRIER, IR_THREAD_IDX, IR_SUBGROUP or shared arrays */
     IrBlock body;     /* parallel: starts by computing the loop variables from index_local */
     Span span;
@@ -332,6 +334,21 @@ typedef struct IrLoop {
     Span span;
 } IrLoop;
 
+/* A checkpoint of a @qd.kernel(graph=True, checkpoints=True) (qdc-lang(7) "Checkpoints",
+ * qdc-abi(7) "Checkpoints"): `with qd.checkpoint(label, yield_on=flag):` (explicit: param is the
+ * 0-d 32-bit integer ndarray flag), or a top-level for loop outside one (implicit: param -1, no
+ * label). Indices are source order; the tasks of checkpoint c have IrTask.cp == c + 1. A launch
+ * resuming from checkpoint r skips the tasks of checkpoints before r (on the first pass of the
+ * loops only); after the last task of a run of an explicit one, a non-zero flag ends the launch:
+ * no task of a checkpoint runs afterwards and no loop repeats. */
+typedef struct IrCheckpoint {
+    int param;         /* the yield_on ndarray parameter, -1 for an implicit checkpoint */
+    int64_t label;     /* the cp_id as given (an int, an IntEnum member's value) */
+    const char *text;  /* the label as written ("Stage.SIM", "3"); NULL when implicit */
+    const char *yield; /* the yield_on argument as written ("flag", "self.flag") */
+    Span span;
+} IrCheckpoint;
+
 typedef struct IrKernel {
     const char *name;
     IrParam *params;
@@ -345,6 +362,8 @@ typedef struct IrKernel {
     int ntasks;
     IrLoop *loops; /* @qd.kernel(graph=True) with qd.graph.do_while: the repeated task ranges */
     int nloops;
+    IrCheckpoint *checkpoints; /* @qd.kernel(graph=True, checkpoints=True): in source order */
+    int ncheckpoints;
     QdType ret_type; /* `-> T`: the type returned, QT_VOID for none */
     int ret_field;   /* the 0-d field the last task stores the result in (IrModule.fields), or -1 */
     int ret_n, ret_m; /* `-> qd.types.vector(n, T)` (m 0) / matrix(n, m, T): ret_field is 1-d with

@@ -538,6 +538,54 @@ int qdrt_launch_loops(const qdrt_task *tasks, int ntasks, const qdrt_loop *loops
     return 0;
 }
 
+static int32_t flag_at(const void *args, int32_t offset) {
+    const int32_t *flag;
+    memcpy(&flag, (const char *)args + offset, sizeof flag);
+    return flag[0];
+}
+
+int qdrt_launch_checkpoints(const qdrt_task *tasks, const int32_t *task_cp, int ntasks, const qdrt_loop *loops, int nloops,
+                            const qdrt_checkpoint *cps, int ncps, const int64_t *from_label, const void *args, int nthreads,
+                            qdrt_graph_status *status) {
+    int32_t resume = 0, yielded = -1;
+    if (status) *status = (qdrt_graph_status){0, -1, 0};
+    if (from_label) { /* implicit checkpoints have no label: never a resume target */
+        resume = -1;
+        for (int c = 0; c < ncps && resume < 0; c++)
+            if (cps[c].yield_offset >= 0 && cps[c].label == *from_label) resume = c;
+        if (resume < 0) return EINVAL;
+    }
+    for (int pc = 0; pc < ntasks;) {
+        int stop = pc + 1; /* a run of one checkpoint's tasks that no loop starts or ends inside */
+        while (stop < ntasks && task_cp[stop] == task_cp[pc]) {
+            bool edge = false;
+            for (int l = 0; l < nloops; l++) edge |= loops[l].first == stop || loops[l].last + 1 == stop;
+            if (edge) break;
+            stop++;
+        }
+        int32_t cp = task_cp[pc];
+        if (cp < 0 || (cp >= resume && yielded < 0)) {
+            int rc = qdrt_launch(tasks + pc, stop - pc, args, nthreads);
+            if (rc) return rc;
+            if (cp >= 0 && cp < ncps && (stop == ntasks || task_cp[stop] != cp) && cps[cp].yield_offset >= 0 &&
+                flag_at(args, cps[cp].yield_offset))
+                yielded = cp; /* the first wins: no checkpoint task runs after it */
+        }
+        pc = stop;
+        for (int l = nloops - 1; l >= 0; l--) /* pre-order backwards: the innermost loop first */
+            if (loops[l].last == stop - 1) {
+                resume = 0; /* a resume skips on the first pass only */
+                if (yielded >= 0) continue; /* a yield leaves every loop */
+                if (loop_condition(args, &loops[l])) {
+                    pc = loops[l].first;
+                    break;
+                }
+            }
+    }
+    if (status && yielded >= 0) *status = (qdrt_graph_status){1, yielded, cps[yielded].label};
+    return 0;
+}
+
 void qdrt_shutdown(void) {
     pthread_once(&g_once, g_init);
     if (pthread_mutex_trylock(&g_pool.busy)) return; /* a launch is running: leave it be */

@@ -47,6 +47,33 @@ typedef struct qdrt_loop {
  * condition is read after all threads have finished the loop's last task. Returns 0, or the
  * first error of qdrt_launch (the ranges before it ran). */
 int qdrt_launch_loops(const qdrt_task *tasks, int ntasks, const qdrt_loop *loops, int nloops, const void *args, int nthreads);
+/* A checkpoint of a @qd.kernel(graph=True, checkpoints=True) (qdc-abi(7), "Checkpoints"): its
+ * label (the cp_id) and the byte offset in the argument struct of the pointer to its yield_on
+ * ndarray (a 32-bit integer, element 0 read), -1 for an implicit checkpoint (no label, no flag). */
+typedef struct qdrt_checkpoint {
+    int64_t label;
+    int32_t yield_offset;
+} qdrt_checkpoint;
+
+/* What a launch of a checkpoints kernel reports (Quadrants' GraphStatus): yielded 1 when a
+ * checkpoint's flag was non-zero after its tasks ran, then checkpoint its index and label its
+ * cp_id; yielded 0, checkpoint -1 and label 0 otherwise. */
+typedef struct qdrt_graph_status {
+    int32_t yielded;
+    int32_t checkpoint;
+    int64_t label;
+} qdrt_graph_status;
+
+/* Runs tasks[0..ntasks) like qdrt_launch_loops, task t belonging to checkpoint task_cp[t] (-1:
+ * none; a checkpoint's tasks are contiguous). from_label NULL runs from the start; else the
+ * checkpoint of that label is found (EINVAL, nothing run, when none has it) and, until the
+ * first loop condition is read, the tasks of every checkpoint before it are skipped. After the
+ * last task of a checkpoint with a flag, a non-zero flag is a yield: no task of a checkpoint
+ * runs after it in this launch (tasks of none still do) and no loop repeats. *status (may be
+ * NULL) says whether and where it yielded. Returns 0 or the first error of qdrt_launch. */
+int qdrt_launch_checkpoints(const qdrt_task *tasks, const int32_t *task_cp, int ntasks, const qdrt_loop *loops, int nloops,
+                            const qdrt_checkpoint *cps, int ncps, const int64_t *from_label, const void *args, int nthreads,
+                            qdrt_graph_status *status);
 /* $QDRT_THREADS if set to a positive number, else the number of online CPUs. */
 int qdrt_default_threads(void);
 

@@ -33,6 +33,7 @@ bool abi_check_names(const IrModule *m);
 /* "returns": {"dtype", "field", "symbol"} of a kernel with a return value (qdc-abi(7)). */
 void abi_returns_json(StrBuf *out, const IrModule *m, const IrKernel *k);
 void abi_loops_json(StrBuf *out, const IrKernel *k, const char *sep); /* "loops": [...] of a graph kernel */
+void abi_checkpoints_json(StrBuf *out, const IrKernel *k, const char *sep); /* "checkpoints": [...] of a checkpoints kernel */
 
 /* How a backend that does not pass arguments as the C struct of --emit=header (SPIR-V and MSL:
  * descriptor bindings and push constants) fills its part of the one header and metadata writer.

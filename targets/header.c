@@ -14,7 +14,10 @@ static void args_struct(StrBuf *b, const IrKernel *k) {
             sb_printf(b, "    %s %s;\n", abi_c_type(p->type), p->name);
             continue;
         }
-        if (p->elem_ndim == 1)
+        if (p->builder) /* qd.types.sparse_matrix_builder() (qdc-abi(7), Sparse matrix builders) */
+            sb_printf(b, "    int32_t *%s; /* sparse matrix builder: [count, i0, j0, v0, ...], v as f32 bits; %s_shape[0] = 1 + "
+                         "3 * capacity; count = appends made (may exceed capacity; min(count, capacity) stored) */\n", p->name, p->name);
+        else if (p->elem_ndim == 1)
             sb_printf(b, "    %s *%s; /* ndarray[%s, %d]: the last axis (%d) holds each element's vector */\n", abi_c_type(p->type),
                       p->name, qt_name(p->type), p->ndim, p->elem_shape[0]);
         else if (p->elem_ndim == 2)
@@ -136,9 +139,24 @@ static void cpu_launcher(StrBuf *b, const IrModule *m, const IrKernel *k, const 
         sb_printf(b, "/* %s returns a %s of %s (%d components, row-major): stored in ret[0..%d] when the launch succeeds (ret may be NULL) */\n",
                   k->name, k->ret_m ? "matrix" : "vector", qt_name(k->ret_type), len, len - 1);
     else if (ret) sb_printf(b, "/* %s returns %s: stored in *ret when the launch succeeds (ret may be NULL) */\n", k->name, qt_name(k->ret_type));
-    sb_printf(b, "static inline int %s(const %s_args *args, int nthreads", k->name, k->name);
-    if (agg) sb_printf(b, ", %s_ret *ret", k->name);
-    else if (ret) sb_printf(b, ", %s *ret", abi_c_type(k->ret_type));
+    const char *rtype = agg ? xasprintf("%s_ret", k->name) : ret ? xstrdup(abi_c_type(k->ret_type)) : NULL;
+    if (k->ncheckpoints) { /* qd.checkpoint: <k> runs from the start, <k>_resume from a checkpoint, both through <k>_from */
+        sb_printf(b, "static inline int %s_from(const %s_args *args, int nthreads, const int64_t *from_checkpoint, "
+                     "qdrt_graph_status *status%s%s%s);\n", k->name, k->name, rtype ? ", " : "", rtype ? rtype : "", rtype ? " *ret" : "");
+        sb_printf(b, "/* %s runs the kernel from its start, %s_resume from the checkpoint labelled from_checkpoint (EINVAL: no such\n"
+                     "   label); *status (may be NULL) says whether a checkpoint yielded and which (qdc-abi(7), Checkpoints) */\n",
+                  k->name, k->name);
+        sb_printf(b, "static inline int %s(const %s_args *args, int nthreads, qdrt_graph_status *status%s%s%s) {\n"
+                     "    return %s_from(args, nthreads, NULL, status%s);\n}\n", k->name, k->name, rtype ? ", " : "", rtype ? rtype : "",
+                  rtype ? " *ret" : "", k->name, rtype ? ", ret" : "");
+        sb_printf(b, "static inline int %s_resume(const %s_args *args, int nthreads, int64_t from_checkpoint, qdrt_graph_status *status%s%s%s) {\n"
+                     "    return %s_from(args, nthreads, &from_checkpoint, status%s);\n}\n", k->name, k->name, rtype ? ", " : "",
+                  rtype ? rtype : "", rtype ? " *ret" : "", k->name, rtype ? ", ret" : "");
+        sb_printf(b, "static inline int %s_from(const %s_args *args, int nthreads, const int64_t *from_checkpoint, qdrt_graph_status *status",
+                  k->name, k->name);
+    } else sb_printf(b, "static inline int %s(const %s_args *args, int nthreads", k->name, k->name);
+    if (rtype) sb_printf(b, ", %s *ret", rtype);
+    free((void *)rtype);
     sb_puts(b, ") {\n");
     sb_puts(b, "    static const qdrt_task tasks[] = {\n");
     for (int i = 0; i < k->ntasks; i++) {
@@ -150,14 +168,30 @@ static void cpu_launcher(StrBuf *b, const IrModule *m, const IrKernel *k, const 
     }
     sb_puts(b, "    };\n");
     char *launch = xasprintf("qdrt_launch(tasks, %d, args, nthreads)", k->ntasks);
-    if (k->nloops) { /* qd.graph.do_while: libqdrt repeats the ranges */
+    if (k->nloops || k->ncheckpoints) { /* qd.graph.do_while: libqdrt repeats the ranges */
         sb_puts(b, "    static const qdrt_loop loops[] = {\n");
         for (int l = 0; l < k->nloops; l++)
             sb_printf(b, "        {%d, %d, (int32_t)offsetof(%s_args, %s)},\n", k->loops[l].first, k->loops[l].last, k->name,
                       k->params[k->loops[l].param].name);
+        if (!k->nloops) sb_puts(b, "        {0, 0, 0} /* none */\n");
         sb_puts(b, "    };\n");
         free(launch);
         launch = xasprintf("qdrt_launch_loops(tasks, %d, loops, %d, args, nthreads)", k->ntasks, k->nloops);
+    }
+    if (k->ncheckpoints) { /* qd.checkpoint: libqdrt skips and stops (qdc-abi(7), Checkpoints) */
+        sb_puts(b, "    static const int32_t task_cp[] = {");
+        for (int i = 0; i < k->ntasks; i++) sb_printf(b, "%s%d", i ? ", " : "", k->tasks[i].cp - 1);
+        sb_puts(b, "};\n    static const qdrt_checkpoint cps[] = {\n");
+        for (int c = 0; c < k->ncheckpoints; c++) {
+            const IrCheckpoint *cp = &k->checkpoints[c];
+            if (cp->param < 0) sb_printf(b, "        {0, -1}, /* %d: implicit */\n", c);
+            else sb_printf(b, "        {%lld, (int32_t)offsetof(%s_args, %s)}, /* %d: %s */\n", (long long)cp->label, k->name,
+                           k->params[cp->param].name, c, cp->text);
+        }
+        sb_puts(b, "    };\n");
+        free(launch);
+        launch = xasprintf("qdrt_launch_checkpoints(tasks, task_cp, %d, loops, %d, cps, %d, from_checkpoint, args, nthreads, status)",
+                           k->ntasks, k->nloops, k->ncheckpoints);
     }
     if (agg) {
         sb_printf(b, "    int rc = %s;\n    if (!rc && ret) {\n", launch);

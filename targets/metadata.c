@@ -12,6 +12,7 @@ static void param_json(StrBuf *b, const IrKernel *k, const IrParam *p) {
     sb_printf(b, ", \"kind\": \"%s\", \"dtype\": \"%s\"", p->kind == IR_PARAM_SCALAR ? "scalar" : "ndarray",
               qt_name(p->type));
     if (p->kind == IR_PARAM_NDARRAY) sb_printf(b, ", \"ndim\": %d", p->ndim);
+    if (p->builder) sb_puts(b, ", \"sparse_matrix_builder\": {\"value_dtype\": \"f32\"}"); /* [count, i, j, bits(v), ...] (qdc-abi(7)) */
     if (p->elem_ndim == 1) sb_printf(b, ", \"element_shape\": [%d]", p->elem_shape[0]);
     if (p->elem_ndim == 2) sb_printf(b, ", \"element_shape\": [%d, %d]", p->elem_shape[0], p->elem_shape[1]);
     if (p->permuted) { /* the canonical axis at each storage level, outermost first */
@@ -83,6 +84,33 @@ void abi_loops_json(StrBuf *b, const IrKernel *k, const char *sep) {
     sb_puts(b, "]");
 }
 
+/* A checkpoints kernel's checkpoints (qdc-abi(7), "Checkpoints"), in source order: each one's
+ * tasks (a contiguous range; -1, -1 when it has none), and for an explicit one its label and its
+ * yield_on flag; `sep` goes before each. */
+void abi_checkpoints_json(StrBuf *b, const IrKernel *k, const char *sep) {
+    sb_puts(b, "\"checkpoints\": [");
+    for (int c = 0; c < k->ncheckpoints; c++) {
+        const IrCheckpoint *cp = &k->checkpoints[c];
+        int first = -1, last = -1;
+        for (int t = 0; t < k->ntasks; t++)
+            if (k->tasks[t].cp == c + 1) last = t, first = first < 0 ? t : first;
+        if (c) sb_puts(b, ","), sb_puts(b, sep);
+        sb_printf(b, "{\"first_task\": %d, \"last_task\": %d, ", first, last);
+        if (cp->param < 0) {
+            sb_puts(b, "\"implicit\": true}");
+            continue;
+        }
+        sb_printf(b, "\"label\": %lld, \"label_as_written\": ", (long long)cp->label);
+        json_str(b, cp->text);
+        sb_puts(b, ", \"yield_on\": {\"param\": ");
+        json_str(b, k->params[cp->param].name);
+        sb_printf(b, ", \"index\": %d, \"element\": 0, \"dtype\": \"%s\", \"as_written\": ", cp->param, qt_name(k->params[cp->param].type));
+        json_str(b, cp->yield);
+        sb_puts(b, "}}");
+    }
+    sb_puts(b, "]");
+}
+
 static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const IrLowered *low, const CapTarget *t) {
     sb_puts(b, "    {\"name\": ");
     json_str(b, k->name);
@@ -101,6 +129,7 @@ static void kernel_json(StrBuf *b, const IrModule *m, const IrKernel *k, const I
     }
     sb_puts(b, "]");
     if (k->nloops) sb_puts(b, ",\n     "), abi_loops_json(b, k, "\n               ");
+    if (k->ncheckpoints) sb_puts(b, ",\n     "), abi_checkpoints_json(b, k, "\n                     ");
     sb_puts(b, "}");
 }
 

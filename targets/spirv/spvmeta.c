@@ -36,6 +36,7 @@ static void json_params(StrBuf *o, const IrKernel *k, const SpvLayout *l, bool m
             sb_printf(o, ", \"kind\": \"ndarray\", \"ndim\": %d, \"set\": %d, \"binding\": %d", p->ndim,
                       SPV_SET_NDARRAY, l->binding[i]);
             if (msl) sb_printf(o, ", \"msl_buffer\": %d", l->binding[i]);
+            if (p->builder) sb_puts(o, ", \"sparse_matrix_builder\": {\"value_dtype\": \"f32\"}"); /* a triplet buffer */
             if (p->adjoint_of) sb_puts(o, ", "), kv_str(o, "grad_of", k->params[p->adjoint_of - 1].name); /* an adjoint array */
         } else {
             sb_puts(o, ", \"kind\": \"scalar\"");
@@ -115,6 +116,7 @@ static void meta_kernel(StrBuf *o, const IrModule *m, int k, const void *ctx) {
     json_push(o, kn, &l, st->for_msl ? l.nndarray + m->nfields : -1);
     json_tasks(o, kn, st);
     if (kn->nloops) sb_puts(o, ",\n      "), abi_loops_json(o, kn, "\n                 ");
+    if (kn->ncheckpoints) sb_puts(o, ",\n      "), abi_checkpoints_json(o, kn, "\n                       ");
     sb_puts(o, "\n    }");
     spv_layout_free(&l);
 }
