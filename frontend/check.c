@@ -34,6 +34,7 @@ static Val getattr_call(Sema *S, const Expr *c, Val f) { return sema_getattr(S, 
 static bool str_takes(Val f) { return is_path(f, "str"); }
 static Val str_call(Sema *S, const Expr *c, Val f) { return sema_str_call(S, c); }
 static bool sparse_takes(Val f) { return f.kind == V_NS && sema_is_sparse_builtin(f.path); }
+static bool quant_takes(Val f) { return f.kind == V_NS && sema_quant_path(f.path); }
 static bool chr_ord_takes(Val f) { return is_path(f, "chr") || is_path(f, "ord"); }
 static Val chr_ord_call(Sema *S, const Expr *c, Val f) { return sema_chr_ord(S, c, f.path[0] == 'c'); }
 
@@ -56,6 +57,7 @@ static const SemaFeature calls[] = {
     {"py/sema_param.c", str_takes, str_call},
     {"py/sema_pystr.c", chr_ord_takes, chr_ord_call},
     {"sema_sparse.c", sparse_takes, sema_sparse_call},
+    {"sema_quant.c", quant_takes, sema_quant_call},
 };
 
 static const SemaHooks features = {

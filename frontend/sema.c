@@ -358,6 +358,7 @@ static void vector_placed(Sema *S, const Expr *target, Span span, const IrField 
 
 /* A rejected declaration poisons its name: later uses are not reported again. */
 static void declare_field(Sema *S, const Expr *target, Span span, const Expr *call, bool soa) {
+    if (S->up->sema_quant_field(S, target, span, call)) return;
     IrField f = {.name = sema_field_name(S, target->name), .span = span};
     const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL, *shape = call->call.args.n > 1 ? call->call.args.items[1] : NULL;
     keyword(call, "dtype", &dt), keyword(call, "shape", &shape);
@@ -750,6 +751,7 @@ static void snode_stmt(Sema *S, const Expr *e) {
     Binding *rb = host_binding(S, r);
     if (rb && rb->v.kind == V_HOST)
         return placed_by_host(S, e, arena_printf(S->arena, "'%s' is %s", rb->name, rb->v.path));
+    if (rb && rb->v.kind == V_NS && !strncmp(rb->v.path, "qd.bitpacked.", 13)) return (void)sema_eval(S, e); /* bitpack.place(x, y) */
     if (!is_snode_chain(S, e)) return;
     const Expr *a = snode_host_arg(S, e);
     if (a) return placed_by_host(S, e, host_value_what(S, a));
@@ -2267,6 +2269,7 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
     up->sema_finish_classes(&S);
     if (!S.kernels.len && !diag_error_count())
         diag_warning(span_make(ast->src, 0, 0), QD2102, "the module defines no kernels");
+    up->sema_quant_finish(&S); /* the quantized members leave the fields */
     IrModule *m = ARENA_NEW(arena, IrModule);
     m->src = ast->src;
     m->ndarray_grads = S.ad_ndarray;

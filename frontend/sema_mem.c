@@ -379,6 +379,7 @@ Val sema_mem_call(Sema *S, const Expr *call, const char *p) {
 
 /* x[i] op= v on a global target: += -= &= |= ^= are atomic (result unused), the rest plain. */
 void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref) {
+    if (S->quant && sema_quant_augassign(S, st, ref)) return; /* a quantized member: one CAS loop */
     static const struct { int tok; QdOp op; const char *name; } atomic_ops[] = {
         {T_PLUS, QOP_ADD, "atomic_add"}, {T_MINUS, QOP_SUB, "atomic_sub"}, {T_AMP, QOP_AND, "atomic_and"},
         {T_PIPE, QOP_OR, "atomic_or"}, {T_CARET, QOP_XOR, "atomic_xor"},

@@ -146,6 +146,9 @@ static Val place(Sema *S, const Expr *call, int node) {
             }
             continue;
         }
+        int word = sema_quant_pack_word(S, v, a->span); /* a qd.BitpackedFields: its word */
+        if (word == -1) continue;
+        if (word >= 0) v = (Val){.kind = V_FIELD, .index = word};
         if (v.kind != V_FIELD) {
             diag_error(a->span, QD2063, "place() takes fields declared with qd.field(dtype), not %s", val_describe(v));
             continue;
@@ -423,6 +426,7 @@ void sema_snode_finish(Sema *S) {
         for (int i = 0; i < S->fields.len; i++) used |= S->fields.items[i].storage == S->storages.len;
         if (!used) S->storages.len--;
     }
+    sema_quant_mirror(S); /* quantized members take their word's geometry */
     for (int i = 0; i < S->fields.len; i++) {
         const char *tail = sema_field_written(S, S->fields.items[i].name);
         const char *why = i < S->unplaced_why.len ? S->unplaced_why.items[i] : NULL;

@@ -39,6 +39,7 @@ static bool is_scalar(Val v) { return v.kind == V_EXPR || v.kind == V_LOCAL || v
 static Val eval_target(Sema *S, const Expr *t) { return sema_eval(S, t); }
 
 static void store_ref(Sema *S, Val r, IrExpr *e, Span sp) {
+    if (S->quant && S->up->sema_quant_store(S, r.ref, e, sp)) return; /* a quantized member: a CAS loop on its word */
     IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
     st->store.ref = r.ref, st->store.value = irb_cast(S->arena, e, r.ref->type);
     sema_emit(S, st);
@@ -181,6 +182,7 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
                        val_describe(r));
             return;
         }
+        if (S->quant && S->up->sema_quant_store(S, r.ref, e, sp)) return; /* a quantized member: a CAS loop on its word */
         IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
         st->store.ref = r.ref, st->store.value = sema_convert(S, e, r.ref->type);
         sema_emit(S, st);
