@@ -32,6 +32,7 @@ typedef struct QMember {
     int type;
     int pack;  /* -1: not placed in a BitpackedFields yet */
     int shift; /* bit offset in the word */
+    bool reported; /* its place() was rejected: not reported again as never placed */
 } QMember;
 
 typedef struct QPack {
@@ -110,8 +111,8 @@ static Val new_type(Sema *S, QType t) {
 static bool compute_type(Sema *S, const Expr *e, QdType *t) {
     if (!e || e->kind == E_NONE) return true;
     if (!sema_annotation_type(S, e, t)) return false;
-    if (*t != QT_I32 && *t != QT_U32 && *t != QT_F32 && *t != QT_I64 && *t != QT_U64 && *t != QT_F64)
-        return diag_error(e->span, QD2005, "a quantized type computes in a 32- or 64-bit type, got %s", qt_name(*t)), false;
+    if (*t == QT_U1 || *t == QT_F16 || *t == QT_BF16)
+        return diag_error(e->span, QD2005, "a quantized type computes in an integer or f32/f64 type, got %s", qt_name(*t)), false;
     return true;
 }
 
@@ -195,12 +196,18 @@ static int member_of(Sema *S, int field) {
 /* bitpack.place(x, y, ...): members in order from bit 0. */
 static Val pack_place(Sema *S, const Expr *call, int pk) {
     QPack *p = &Q(S)->packs.items[pk];
-    for (int k = 0; k < call->call.nkw; k++)
+    for (int k = 0; k < call->call.nkw; k++) {
+        for (int a = 0; a < call->call.args.n; a++) { /* the members stay unplaced, quietly */
+            Binding *b = call->call.args.items[a]->kind == E_NAME ? sema_lookup(S, call->call.args.items[a]->name) : NULL;
+            int m = b && b->v.kind == V_FIELD ? member_of(S, b->v.index) : -1;
+            if (m >= 0) Q(S)->members.items[m].reported = true;
+        }
         if (!strcmp(call->call.kw[k].name, "shared_exponent"))
             return diag_error(call->call.kw[k].span, QD2063, "BitpackedFields.place(..., shared_exponent=True) is not supported: "
                               "qdc packs each quantized float with its own exponent"), val_err();
         else
             return diag_error(call->call.kw[k].span, QD2063, "BitpackedFields.place() has no parameter '%s'", call->call.kw[k].name), val_err();
+    }
     if (p->word >= 0) return diag_error(call->span, QD2063, "this qd.BitpackedFields is placed already; place its fields before it"), val_err();
     for (int k = 0; k < call->call.args.n; k++) {
         const Expr *a = call->call.args.items[k];
@@ -218,6 +225,7 @@ static Val pack_place(Sema *S, const Expr *call, int pk) {
         }
         int bits = Q(S)->types.items[qm->type].bits;
         if (p->used + bits > p->max_bits) {
+            qm->reported = true;
             diag_error(a->span, QD2063, "the fields placed need %d bits, more than max_num_bits=%d", p->used + bits, p->max_bits);
             continue;
         }
@@ -297,7 +305,7 @@ void sema_quant_mirror(Sema *S) {
         IrField *f = &S->fields.items[m->field];
         int w = m->pack >= 0 ? S->quant->packs.items[m->pack].word : -1;
         if (w < 0 || S->fields.items[w].ndim < 0) {
-            if (m->pack < 0)
+            if (m->pack < 0 && !m->reported)
                 diag_error(f->span, QD2063, "field '%s' of a quantized type is never placed: place it with "
                            "b = qd.BitpackedFields(max_num_bits=32); b.place(%s); qd.root.place(b)", f->name, f->name);
             f->ndim = 0, f->elems = 1; /* reported (at the pack, or here) */

@@ -22,8 +22,8 @@ qd.root.place(trio)
 
 qf = qd.types.quant.float(exp=5, frac=10)
 f = qd.field(dtype=qf)
-g = qd.field(dtype=qd.types.quant.float(exp=6, frac=13, signed=False))
-floats = qd.BitpackedFields(max_num_bits=64)
+g = qd.field(dtype=qd.types.quant.float(exp=5, frac=10, signed=False))
+floats = qd.BitpackedFields(max_num_bits=32)
 floats.place(f, g)
 qd.root.dense(qd.i, 4).place(floats)
 
