@@ -33,6 +33,10 @@ def run(o: qd.types.ndarray(qd.i32, ndim=1), of: qd.types.ndarray(qd.f32, ndim=1
     for i in range(12):
         x[i] = -(2**i)
         y[i] = 2**i - 1
+    for _ in range(1):  # the word's members from zero (a device run need not zero fields)
+        a[None] = 0.0
+        b[None] = 0
+        c[None] = 0
     for i in range(45):
         if i % 3 == 0:
             a[None] += 0.03125
