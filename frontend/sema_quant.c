@@ -33,7 +33,19 @@ typedef struct QMember {
     int pack;  /* -1: not placed in a BitpackedFields yet */
     int shift; /* bit offset in the word */
     bool reported; /* its place() was rejected: not reported again as never placed */
+    int qarray; /* -1, or the quant_array it is placed in (bit offset: its index there times bits) */
 } QMember;
+
+/* snode.quant_array(axes, shape, max_num_bits=N): one word per cell of `node`, holding the
+ * elements of the axes it splits from bit 0, row-major. */
+typedef struct QArray {
+    int node, naxes;
+    int axis[IR_MAX_DIMS];
+    int64_t size[IR_MAX_DIMS];
+    int max_bits;
+    int word;
+    Span span;
+} QArray;
 
 typedef struct QPack {
     int max_bits;
@@ -47,6 +59,7 @@ struct SemaQuant {
     VEC(QType) types;
     VEC(QMember) members;
     VEC(QPack) packs;
+    VEC(QArray) arrays;
 };
 
 static struct SemaQuant *Q(Sema *S) {
@@ -56,7 +69,8 @@ static struct SemaQuant *Q(Sema *S) {
 
 bool sema_quant_path(const char *p) {
     return !strcmp(p, "qd.types.quant.int") || !strcmp(p, "qd.types.quant.fixed") || !strcmp(p, "qd.types.quant.float") ||
-           !strcmp(p, "qd.BitpackedFields") || (!strncmp(p, "qd.bitpacked.", 13) && strstr(p, ".place"));
+           !strcmp(p, "qd.BitpackedFields") || (!strncmp(p, "qd.bitpacked.", 13) && strstr(p, ".place")) ||
+           (!strncmp(p, "qd.quant_array.", 15) && strstr(p, ".place"));
 }
 
 static int val_index(Val v, const char *prefix) {
@@ -235,6 +249,45 @@ static Val pack_place(Sema *S, const Expr *call, int pk) {
     return (Val){.kind = V_NONE};
 }
 
+Val sema_quant_array(Sema *S, int node, int naxes, const int *axis, const int64_t *size, int64_t max_bits, Span span) {
+    if (max_bits != 32 && max_bits != 64)
+        return diag_error(span, QD2063, "max_num_bits of quant_array must be 32 or 64 (the word's width), got %lld", (long long)max_bits), val_err();
+    QArray a = {.node = node, .naxes = naxes, .max_bits = (int)max_bits, .word = -1, .span = span};
+    for (int k = 0; k < naxes; k++) a.axis[k] = axis[k], a.size[k] = size[k];
+    vec_push(&Q(S)->arrays, a);
+    return (Val){.kind = V_NS, .path = arena_printf(S->arena, "qd.quant_array.%d", Q(S)->arrays.len - 1)};
+}
+
+/* qa.place(x): x's elements in one word per cell of the quant_array's parent. */
+static Val array_place(Sema *S, const Expr *call, int ai) {
+    if (ai < 0 || !S->quant || ai >= S->quant->arrays.len) return diag_error(call->span, QD2063, "a quant_array has one method, place()"), val_err();
+    QArray *qa = &S->quant->arrays.items[ai];
+    if (call->call.nkw || call->call.args.n != 1)
+        return diag_error(call->span, QD2063, "a quant_array holds one field of a quantized type: place(x)"), val_err();
+    if (qa->word >= 0) return diag_error(call->span, QD2063, "this quant_array is placed already"), val_err();
+    const Expr *a = call->call.args.items[0];
+    Val v = sema_eval(S, a);
+    if (v.kind == V_ERR) return v;
+    int m = v.kind == V_FIELD ? member_of(S, v.index) : -1;
+    if (m < 0) return diag_error(a->span, QD2063, "quant_array().place() takes a field of a quantized type (qd.types.quant), not %s", val_describe(v)), val_err();
+    QMember *qm = &S->quant->members.items[m];
+    if (qm->pack >= 0 || qm->qarray >= 0) return diag_error(a->span, QD2063, "field '%s' is placed already", S->fields.items[qm->field].name), val_err();
+    int64_t n = 1;
+    for (int k = 0; k < qa->naxes; k++) n *= qa->size[k];
+    int bits = S->quant->types.items[qm->type].bits;
+    if (n * bits > qa->max_bits) {
+        qm->reported = true;
+        return diag_error(a->span, QD2063, "%lld elements of %d bits need %lld bits, more than max_num_bits=%d", (long long)n, bits,
+                          (long long)(n * bits), qa->max_bits), val_err();
+    }
+    IrField w = {.name = arena_printf(S->arena, "%s_bits", S->fields.items[qm->field].name), .type = qa->max_bits == 64 ? QT_U64 : QT_U32,
+                 .ndim = -1, .span = qa->span};
+    vec_push(&S->fields, w);
+    qa->word = S->fields.len - 1, qm->qarray = ai;
+    sema_snode_place_field(S, qa->node, qa->word);
+    return (Val){.kind = V_NONE};
+}
+
 Val sema_quant_call(Sema *S, const Expr *call, Val f) {
     const char *p = f.path;
     if (!strcmp(p, "qd.types.quant.int")) return quant_int(S, call);
@@ -243,6 +296,7 @@ Val sema_quant_call(Sema *S, const Expr *call, Val f) {
     if (!strcmp(p, "qd.BitpackedFields")) return bitpacked(S, call);
     char *base = arena_printf(S->arena, "%s", p);
     *strstr(base, ".place") = 0;
+    if (!strncmp(p, "qd.quant_array.", 15)) return array_place(S, call, val_index((Val){.kind = V_NS, .path = base}, "qd.quant_array."));
     int pk = val_index((Val){.kind = V_NS, .path = base}, "qd.bitpacked.");
     if (pk < 0 || !S->quant || pk >= S->quant->packs.len || strcmp(strstr(p, ".place"), ".place"))
         return diag_error(call->call.fn->span, QD2063, "a qd.BitpackedFields has one method, place()"), val_err();
@@ -277,7 +331,7 @@ bool sema_quant_field(Sema *S, const Expr *target, Span span, const Expr *call) 
                           "qd.BitpackedFields"), scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span), true;
     IrField f = {.name = sema_field_name(S, target->name), .span = span, .ndim = -1, .type = QT_U32};
     vec_push(&S->fields, f);
-    QMember m = {.field = S->fields.len - 1, .type = t, .pack = -1};
+    QMember m = {.field = S->fields.len - 1, .type = t, .pack = -1, .qarray = -1};
     vec_push(&Q(S)->members, m);
     scope_bind(S, BIND_SCOPE(S), target->name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
     return true;
@@ -303,6 +357,20 @@ void sema_quant_mirror(Sema *S) {
     for (int k = 0; k < S->quant->members.len; k++) {
         QMember *m = &S->quant->members.items[k];
         IrField *f = &S->fields.items[m->field];
+        if (m->qarray >= 0) { /* the word's axes times the array's sizes; a plain index space */
+            const QArray *qa = &S->quant->arrays.items[m->qarray];
+            const IrField *wf = &S->fields.items[qa->word];
+            if (wf->ndim < 0) { f->ndim = 0, f->elems = 1; continue; }
+            int nd = wf->ndim;
+            for (int j = 0; j < qa->naxes; j++) nd = qa->axis[j] + 1 > nd ? qa->axis[j] + 1 : nd;
+            f->ndim = nd, f->elems = 1, f->storage = 0, f->nlevels = 0, f->type = wf->type;
+            for (int d = 0; d < nd; d++) {
+                f->shape[d] = d < wf->ndim ? wf->shape[d] : 1;
+                for (int j = 0; j < qa->naxes; j++) f->shape[d] *= qa->axis[j] == d ? qa->size[j] : 1;
+                f->elems *= f->shape[d];
+            }
+            continue;
+        }
         int w = m->pack >= 0 ? S->quant->packs.items[m->pack].word : -1;
         if (w < 0 || S->fields.items[w].ndim < 0) {
             if (m->pack < 0 && !m->reported)
@@ -329,6 +397,7 @@ static int ref_member(Sema *S, const IrRef *r) {
     int m = member_of(S, r->index);
     if (m < 0) return -1;
     const QMember *qm = &S->quant->members.items[m];
+    if (qm->qarray >= 0) return S->quant->arrays.items[qm->qarray].word >= 0 ? m : -1;
     return qm->pack >= 0 && S->quant->packs.items[qm->pack].word >= 0 ? m : -1;
 }
 
@@ -344,24 +413,23 @@ static IrExpr *bitcast(Sema *S, IrExpr *a, QdType t) {
 }
 
 /* The member's digits (its bits, sign-extended when signed) in the word's width, signed. */
-static IrExpr *digits(Sema *S, const QMember *m, IrExpr *word, int bits, bool sign, int shift, Span sp) {
+static IrExpr *digits(Sema *S, IrExpr *word, int bits, bool sign, IrExpr *shift, Span sp) {
     QdType wt = word->type, st = wt == QT_U64 ? QT_I64 : QT_I32;
     int width = wt == QT_U64 ? 64 : 32;
-    IrExpr *up = bin(S, IR_SHL, word, irb_int(S->arena, wt, width - shift - bits, sp), sp);
-    (void)m;
+    IrExpr *up = bin(S, IR_SHL, word, bin(S, IR_SUB, irb_int(S->arena, wt, width - bits, sp), shift, sp), sp);
     if (sign) return bin(S, IR_SHR, bitcast(S, up, st), irb_int(S->arena, st, width - bits, sp), sp);
     return bitcast(S, bin(S, IR_SHR, up, irb_int(S->arena, wt, width - bits, sp), sp), st);
 }
 
 /* Decoding: the member's value, of its compute type, from the whole word. */
-static IrExpr *decode(Sema *S, const QMember *m, IrExpr *word, Span sp) {
+static IrExpr *decode(Sema *S, const QMember *m, IrExpr *word, IrExpr *shift, Span sp) {
     const QType *t = &S->quant->types.items[m->type];
-    if (t->kind == QK_INT) return irb_cast(S->arena, digits(S, m, word, t->bits, t->sign, m->shift, sp), t->compute);
+    if (t->kind == QK_INT) return irb_cast(S->arena, digits(S, word, t->bits, t->sign, shift, sp), t->compute);
     if (t->kind == QK_FIXED)
-        return bin(S, IR_MUL, irb_cast(S->arena, digits(S, m, word, t->bits, t->sign, m->shift, sp), t->compute),
+        return bin(S, IR_MUL, irb_cast(S->arena, digits(S, word, t->bits, t->sign, shift, sp), t->compute),
                    irb_float(S->arena, t->compute, t->scale, sp), sp);
     /* float: [frac | exp | sign] from the member's low bit, as Quadrants packs it; exponent 0 is zero */
-    IrExpr *w32 = irb_cast(S->arena, bin(S, IR_SHR, word, irb_int(S->arena, word->type, m->shift, sp), sp), QT_U32);
+    IrExpr *w32 = irb_cast(S->arena, bin(S, IR_SHR, word, shift, sp), QT_U32);
     IrExpr *frac = bin(S, IR_AND, w32, irb_int(S->arena, QT_U32, (1u << t->frac) - 1, sp), sp);
     IrExpr *exp = bin(S, IR_AND, bin(S, IR_SHR, w32, irb_int(S->arena, QT_U32, t->frac, sp), sp),
                       irb_int(S->arena, QT_U32, (1u << t->exp) - 1, sp), sp);
@@ -378,7 +446,7 @@ static IrExpr *decode(Sema *S, const QMember *m, IrExpr *word, Span sp) {
 }
 
 /* Encoding: the member's bits in place (the rest of the word zero), from a value. */
-static IrExpr *encode(Sema *S, const QMember *m, IrExpr *v, QdType wt, Span sp) {
+static IrExpr *encode(Sema *S, const QMember *m, IrExpr *v, QdType wt, IrExpr *shift, Span sp) {
     const QType *t = &S->quant->types.items[m->type];
     QdType st = wt == QT_U64 ? QT_I64 : QT_I32;
     uint64_t mask = t->bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << t->bits) - 1;
@@ -415,15 +483,53 @@ static IrExpr *encode(Sema *S, const QMember *m, IrExpr *v, QdType wt, Span sp) 
     }
     IrExpr *u = bitcast(S, d, wt);
     u = bin(S, IR_AND, u, irb_int(S->arena, wt, (int64_t)mask, sp), sp);
-    return bin(S, IR_SHL, u, irb_int(S->arena, wt, m->shift, sp), sp);
+    return bin(S, IR_SHL, u, shift, sp);
+}
+
+static void assign(Sema *S, int l, IrExpr *v, Span sp);
+
+/* The reference to the word holding r's element and the element's bit offset in it (of the
+ * word's type). Indices with effects are evaluated once, first. */
+static IrRef *word_ref(Sema *S, IrRef *r, int m, IrExpr **shift, Span sp) {
+    const QMember *qm = &S->quant->members.items[m];
+    for (int k = 0; k < r->nidx && !r->flat; k++) {
+        IrExpr *ix = r->idx[k];
+        if (ix->kind == IR_CONST || ix->kind == IR_LOCAL || ix->kind == IR_PARAM) continue;
+        int l = sema_new_local(S, "$qidx", ix->type);
+        assign(S, l, ix, sp);
+        r->idx[k] = sema_local(S, l, sp);
+    }
+    if (qm->qarray < 0) {
+        *shift = irb_int(S->arena, r->type, qm->shift, sp);
+        return r;
+    }
+    const QArray *qa = &S->quant->arrays.items[qm->qarray];
+    const IrField *wf = &S->fields.items[qa->word];
+    IrRef *w = ARENA_NEW(S->arena, IrRef);
+    *w = *r;
+    w->index = qa->word, w->type = wf->type, w->nidx = wf->ndim, w->flat = NULL;
+    w->idx = ARENA_ARRAY(S->arena, IrExpr *, wf->ndim + 1);
+    IrExpr *lin = irb_int(S->arena, QT_I32, 0, sp);
+    for (int k = 0; k < r->nidx; k++) {
+        int64_t q = 1;
+        for (int j = 0; j < qa->naxes; j++) q *= qa->axis[j] == k ? qa->size[j] : 1;
+        IrExpr *qs = irb_int(S->arena, QT_I32, q, sp), *ix = irb_cast(S->arena, r->idx[k], QT_I32);
+        if (k < wf->ndim) w->idx[k] = q == 1 ? ix : bin(S, IR_DIV, ix, qs, sp);
+        if (q > 1) lin = bin(S, IR_ADD, bin(S, IR_MUL, lin, qs, sp), bin(S, IR_REM, ix, qs, sp), sp);
+    }
+    if (wf->storage) w->flat = sema_snode_flat(S, wf, w->idx, sp);
+    *shift = irb_cast(S->arena, bin(S, IR_MUL, lin, irb_int(S->arena, QT_I32, S->quant->types.items[qm->type].bits, sp), sp), wf->type);
+    return w;
 }
 
 IrExpr *sema_quant_load(Sema *S, IrRef *r, Span sp) {
     int m = ref_member(S, r);
     if (m < 0) return NULL;
-    IrExpr *e = irb_new(S->arena, IR_LOAD, r->type, sp);
-    e->ref = r;
-    return decode(S, &S->quant->members.items[m], e, sp);
+    IrExpr *shift;
+    IrRef *w = word_ref(S, r, m, &shift, sp);
+    IrExpr *e = irb_new(S->arena, IR_LOAD, w->type, sp);
+    e->ref = w;
+    return decode(S, &S->quant->members.items[m], e, shift, sp);
 }
 
 static IrExpr *memop(Sema *S, QdOp op, IrRef *r, Span sp) {
@@ -441,15 +547,15 @@ static void assign(Sema *S, int l, IrExpr *v, Span sp) {
 
 /* One compare-and-swap loop on the member's word: new = old with the member's bits replaced by
  * encode(f(decode(old))); f is NULL for a store of v, else the operator token of `x[i] op= v`. */
-static void cas_loop(Sema *S, IrRef *r, int m, IrExpr *v, int tok, Span sp) {
+static void cas_loop(Sema *S, IrRef *r0, int m, IrExpr *v, int tok, Span sp) {
     const QMember *qm = &S->quant->members.items[m];
+    IrExpr *shift;
+    IrRef *r = word_ref(S, r0, m, &shift, sp);
     QdType wt = r->type;
-    for (int k = 0; k < r->nidx && !r->flat; k++) { /* indices with effects: once */
-        IrExpr *ix = r->idx[k];
-        if (ix->kind == IR_CONST || ix->kind == IR_LOCAL || ix->kind == IR_PARAM) continue;
-        int l = sema_new_local(S, "$qidx", ix->type);
-        assign(S, l, ix, sp);
-        r->idx[k] = sema_local(S, l, sp);
+    if (!ir_is_const(shift)) { /* a quant_array element: its offset once */
+        int ls = sema_new_local(S, "$qshift", wt);
+        assign(S, ls, shift, sp);
+        shift = sema_local(S, ls, sp);
     }
     const QType *t = &S->quant->types.items[qm->type];
     int lv = sema_new_local(S, "$qval", tok ? v->type : t->compute);
@@ -461,13 +567,14 @@ static void cas_loop(Sema *S, IrRef *r, int m, IrExpr *v, int tok, Span sp) {
     S->cur = &body;
     IrExpr *val = sema_local(S, lv, sp);
     if (tok) {
-        IrExpr *cur = decode(S, qm, sema_local(S, lold, sp), sp);
+        IrExpr *cur = decode(S, qm, sema_local(S, lold, sp), shift, sp);
         val = sema_binop_tok(S, tok, cur, val, sp);
     }
     if (val) {
-        uint64_t mask = ((t->bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << t->bits) - 1)) << qm->shift;
-        IrExpr *keep = bin(S, IR_AND, sema_local(S, lold, sp), irb_int(S->arena, wt, (int64_t)~mask, sp), sp);
-        IrExpr *nw = bin(S, IR_OR, keep, encode(S, qm, val, wt, sp), sp);
+        uint64_t mask = t->bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << t->bits) - 1;
+        IrExpr *hole = bin(S, IR_XOR, bin(S, IR_SHL, irb_int(S->arena, wt, (int64_t)mask, sp), shift, sp), irb_int(S->arena, wt, -1, sp), sp);
+        IrExpr *keep = bin(S, IR_AND, sema_local(S, lold, sp), hole, sp);
+        IrExpr *nw = bin(S, IR_OR, keep, encode(S, qm, val, wt, shift, sp), sp);
         IrExpr *cas = memop(S, QOP_CAS, r, sp);
         cas->mem.val = sema_local(S, lold, sp), cas->mem.val2 = nw;
         assign(S, lprev, cas, sp);
@@ -531,6 +638,7 @@ void sema_quant_finish(Sema *S) {
     for (int k = 0; k < S->quant->members.len; k++) { /* a member's references: its word's */
         const QMember *qm = &S->quant->members.items[k];
         int w = qm->pack >= 0 ? S->quant->packs.items[qm->pack].word : -1;
+        if (qm->qarray >= 0) w = S->quant->arrays.items[qm->qarray].word;
         map[qm->field] = w >= 0 ? map[w] : 0;
     }
     for (int i = 0; i < n; i++) {
@@ -555,6 +663,6 @@ void sema_quant_finish(Sema *S) {
     free(map), free(gone);
     vec_free(&S->quant->types), vec_free(&S->quant->members);
     for (int k = 0; k < S->quant->packs.len; k++) vec_free(&S->quant->packs.items[k].members);
-    vec_free(&S->quant->packs);
+    vec_free(&S->quant->packs), vec_free(&S->quant->arrays);
     S->quant = NULL;
 }

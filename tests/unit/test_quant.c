@@ -145,3 +145,81 @@ Test(quant, u64_word_needs_int64_atomics_on_vulkan) {
     remove_tree(dir);
     free(dir), free(src);
 }
+
+/* testdata/quant/array.py: a 1-bit quant_array of 32 in one word, a 3-bit one of 10 per cell of
+ * a dense node; every element written by its own iteration. */
+static const char want_array[] =
+    "0 1 0 1 0 0 1 0 1 0 0 1 0 1 0 0 1 0 1 0 0 1 0 1 0 0 1 0 1 0 0 1 "
+    "-3 -2 -1 0 1 2 3 -4 -3 -2 -1 0 1 2 3 -4 -3 -2 -1 0 1 2 3 -4 -3 -2 -1 0 1 2 \n";
+
+static const char array_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    int32_t o[62] = {0};\n"
+    "    run_args a = {.o = o, .o_shape = {62}};\n"
+    "    if (run(&a, nt)) return 2;\n"
+    "    for (int i = 0; i < 62; i++) printf(\"%d \", o[i]);\n"
+    "    printf(\"\\nwords %08x %08x %08x\\n\", qd_field_x_bits, qd_field_y_bits[0], qd_field_y_bits[2]);\n"
+    "    return 0;\n}\n";
+
+static const char array64_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int32_t o[4] = {0};\n"
+    "    run_args a = {.o = o, .o_shape = {4}};\n"
+    "    if (run(&a, atoi(argv[1]))) return 2;\n"
+    "    printf(\"%d %d %d %d %016llx\\n\", o[0], o[1], o[2], o[3], (unsigned long long)qd_field_x_bits);\n"
+    "    return 0;\n}\n";
+
+static void x86_threads(const char *rel, const char *host, const char *want) {
+    if (!x86_have_runtime()) return;
+    char *src = root_path(rel);
+    const char *threads[] = {"1", "2", "8"};
+    for (int t = 0; t < 3; t++) {
+        char *dir = make_temp_dir();
+        RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", host, threads[t], NULL);
+        cr_expect_eq(r.status, 0, "%s on %s threads: status %d\n%s%s", rel, threads[t], r.status, r.out, r.err);
+        cr_expect_str_eq(r.out, want, "%s on %s threads", rel, threads[t]);
+        run_free(&r);
+        remove_tree(dir);
+        free(dir);
+    }
+    free(src);
+}
+
+/* Words: bit i of x is element i; y's cell 0 holds (-3, -2, ..., -2) as 3-bit fields from bit 0. */
+Test(quant, quant_array_runs_on_x86, .timeout = 180) {
+    char *want = xasprintf("%swords 94a5294a 358d11f5 111f58d1\n", want_array);
+    x86_threads("testdata/quant/array.py", array_host, want);
+    free(want);
+}
+
+/* 100 + (0 + 3 + ... + 87) = 1405, 200 + 1435 = 1635, -300 + 1465 = 1165 (13 bits signed: in
+ * range), 4095 wraps to -1 in 13 bits, minus 90: -91. */
+Test(quant, quant_array_u64_runs_on_x86, .timeout = 180) {
+    x86_threads("testdata/quant/array64.py", array64_host, "1405 1635 1165 -91 000fd29234cc657d\n");
+}
+
+Test(quant, quant_array_on_lavapipe, .timeout = 180) {
+    char *path = root_path("testdata/quant/array.py"), *src = read_text(path, NULL);
+    cr_assert(src);
+    char *dir = make_temp_dir(), *spv = NULL;
+    char *meta = vk_compile(dir, "a", "vulkan1.3", src, &spv);
+    int32_t o[62];
+    memset(o, 0x55, sizeof o);
+    VkArray arr[1] = {{o, sizeof o, 62}};
+    const char *kernels[] = {"run"};
+    char *err = NULL;
+    int rc = vk_run(dir, spv, meta, kernels, 1, arr, 1, NULL, 32, VK_FULL, true, &err);
+    cr_expect_neq(rc, -1, "%s", err ? err : "");
+    if (rc == 1) {
+        char got[512] = "", *p = got;
+        for (int i = 0; i < 62; i++) p += sprintf(p, "%d ", o[i]);
+        sprintf(p, "\n");
+        cr_expect_str_eq(got, want_array);
+    }
+    free(err), free(meta), free(spv), free(src), free(path);
+    remove_tree(dir);
+    free(dir);
+}
