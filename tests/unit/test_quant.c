@@ -195,10 +195,10 @@ Test(quant, quant_array_runs_on_x86, .timeout = 180) {
     free(want);
 }
 
-/* 100 + (0 + 3 + ... + 87) = 1405, 200 + 1435 = 1635, -300 + 1465 = 1165 (13 bits signed: in
- * range), 4095 wraps to -1 in 13 bits, minus 90: -91. */
+/* 100 + (0 + 3 + ... + 87) = 1405, 200 + (1 + 4 + ... + 88) = 1535, -300 + (2 + ... + 89) =
+ * 1065, 4095 (the largest 13-bit value) - 90 = 4005; the word holds them from bit 0, 13 bits each. */
 Test(quant, quant_array_u64_runs_on_x86, .timeout = 180) {
-    x86_threads("testdata/quant/array64.py", array64_host, "1405 1635 1165 -91 000fd29234cc657d\n");
+    x86_threads("testdata/quant/array64.py", array64_host, "1405 1535 1065 4005 0007d290a4bfe57d\n");
 }
 
 Test(quant, quant_array_on_lavapipe, .timeout = 180) {
