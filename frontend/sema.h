@@ -551,6 +551,7 @@ IrExpr *sema_quant_load(Sema *S, IrRef *r, Span sp); /* NULL: not a member's ref
 bool sema_quant_store(Sema *S, IrRef *r, IrExpr *v, Span sp);
 bool sema_quant_augassign(Sema *S, const Stmt *st, IrRef *r);
 void sema_quant_finish(Sema *S);
+Val sema_quant_atomic(Sema *S, const Expr *call, IrRef *r, QdOp op, const char *opname); /* qd.atomic_<op> on a member */
 Val sema_quant_array(Sema *S, int node, int naxes, const int *axis, const int64_t *size, int64_t max_bits, Span span);
 void sema_snode_place_field(Sema *S, int node, int field); /* sema_snode.c: a field as a child of node */
 /* Autodiff (sema_ad.c): needs_grad=/needs_dual= of a field declaration that made fields first..

@@ -242,6 +242,7 @@ static Val atomic_scalar(Sema *S, const Expr *call, int row, Val tv, QdOrder ord
     const Expr *const *a = (const Expr *const *)call->call.args.items;
     IrRef *ref = target_ref(S, tv, a[0], opname);
     if (!ref) return val_err();
+    if (S->quant && sema_quant_is_ref(S, ref)) return sema_quant_atomic(S, call, ref, op, opname); /* a CAS loop on its word */
     if (atomics[row].int_only && !int_operand(opname, ref->type, a[0]->span, "")) return val_err();
     IrExpr *e = memop_new(S, op, ref, call->span);
     e->mem.order = ord, e->mem.scope = scope;

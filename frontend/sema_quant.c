@@ -500,8 +500,11 @@ static IrRef *word_ref(Sema *S, IrRef *r, int m, IrExpr **shift, Span sp) {
         r->idx[k] = sema_local(S, l, sp);
     }
     if (qm->qarray < 0) {
-        *shift = irb_int(S->arena, r->type, qm->shift, sp);
-        return r;
+        IrRef *w = ARENA_NEW(S->arena, IrRef);
+        *w = *r;
+        w->index = S->quant->packs.items[qm->pack].word, w->type = S->fields.items[w->index].type;
+        *shift = irb_int(S->arena, w->type, qm->shift, sp);
+        return w;
     }
     const QArray *qa = &S->quant->arrays.items[qm->qarray];
     const IrField *wf = &S->fields.items[qa->word];
@@ -547,7 +550,7 @@ static void assign(Sema *S, int l, IrExpr *v, Span sp) {
 
 /* One compare-and-swap loop on the member's word: new = old with the member's bits replaced by
  * encode(f(decode(old))); f is NULL for a store of v, else the operator token of `x[i] op= v`. */
-static void cas_loop(Sema *S, IrRef *r0, int m, IrExpr *v, int tok, Span sp) {
+static int cas_loop(Sema *S, IrRef *r0, int m, IrExpr *v, int tok, IrExpr **shift_out, Span sp) {
     const QMember *qm = &S->quant->members.items[m];
     IrExpr *shift;
     IrRef *r = word_ref(S, r0, m, &shift, sp);
@@ -568,7 +571,7 @@ static void cas_loop(Sema *S, IrRef *r0, int m, IrExpr *v, int tok, Span sp) {
     IrExpr *val = sema_local(S, lv, sp);
     if (tok) {
         IrExpr *cur = decode(S, qm, sema_local(S, lold, sp), shift, sp);
-        val = sema_binop_tok(S, tok, cur, val, sp);
+        val = tok == -1 || tok == -2 ? sema_binary(S, tok == -1 ? IR_MIN : IR_MAX, cur, val, sp) : sema_binop_tok(S, tok, cur, val, sp);
     }
     if (val) {
         uint64_t mask = t->bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << t->bits) - 1;
@@ -588,12 +591,15 @@ static void cas_loop(Sema *S, IrRef *r0, int m, IrExpr *v, int tok, Span sp) {
     w->while_.cond = nd;
     w->while_.body = sema_freeze(S, &body);
     if (val) sema_emit(S, w);
+    *shift_out = shift;
+    return val ? lold : -1;
 }
 
 bool sema_quant_store(Sema *S, IrRef *r, IrExpr *v, Span sp) {
     int m = ref_member(S, r);
     if (m < 0) return false;
-    if (v) cas_loop(S, r, m, v, 0, sp);
+    IrExpr *shift;
+    if (v) cas_loop(S, r, m, v, 0, &shift, sp);
     return true;
 }
 
@@ -601,8 +607,24 @@ bool sema_quant_augassign(Sema *S, const Stmt *st, IrRef *r) {
     int m = ref_member(S, r);
     if (m < 0) return false;
     IrExpr *v = sema_expr(S, st->aug.value);
-    if (v) cas_loop(S, r, m, v, st->aug.op, st->span);
+    IrExpr *shift;
+    if (v) cas_loop(S, r, m, v, st->aug.op, &shift, st->span);
     return true;
+}
+
+/* qd.atomic_<op>(x[i], v) on a member: the CAS loop of x[i] op= v; the value is the old one. */
+Val sema_quant_atomic(Sema *S, const Expr *call, IrRef *r, QdOp op, const char *opname) {
+    int m = ref_member(S, r);
+    int tok = op == QOP_ADD ? T_PLUS : op == QOP_SUB ? T_MINUS : op == QOP_MUL ? T_STAR : op == QOP_AND ? T_AMP : op == QOP_OR ? T_PIPE
+            : op == QOP_XOR ? T_CARET : op == QOP_MIN ? -1 : op == QOP_MAX ? -2 : 0;
+    if (!tok || call->call.args.n != 2)
+        return diag_error(call->span, QD2063, "'%s' on a field of a quantized type is not supported: qdc updates quantized fields "
+                          "with add, sub, mul, min, max, and, or and xor", opname), val_err();
+    IrExpr *v = sema_expr(S, call->call.args.items[1]), *shift;
+    if (!v) return val_err();
+    int old = cas_loop(S, r, m, v, tok, &shift, call->span);
+    if (old < 0) return val_err();
+    return val_expr(decode(S, &S->quant->members.items[m], sema_local(S, old, call->span), shift, call->span));
 }
 
 /* ---- the end: members leave the module, the other fields are renumbered ---- */
@@ -615,7 +637,10 @@ typedef struct Renum {
 static void renum_ref(Renum *rn, IrRef *r) {
     if (!r || r->kind != IR_REF_FIELD || ir_memo_get(&rn->done, r)) return;
     ir_memo_put(&rn->done, r, r);
-    r->index = rn->map[r->index];
+    if (rn->map[r->index] < 0) /* a member reached by an operation that does not decode it */
+        diag_error(r->span, QD2063, "this operation on a field of a quantized type is not supported: read it, assign it, "
+                   "or update it with op= or qd.atomic_<op>");
+    r->index = rn->map[r->index] < 0 ? 0 : rn->map[r->index];
 }
 
 static IrExpr *renum_expr(IrWalker *w, IrExpr *e) {
@@ -635,12 +660,6 @@ void sema_quant_finish(Sema *S) {
     bool *gone = xcalloc((size_t)n + 1, sizeof *gone);
     for (int k = 0; k < S->quant->members.len; k++) gone[S->quant->members.items[k].field] = true;
     for (int i = 0; i < n; i++) map[i] = gone[i] ? -1 : j++;
-    for (int k = 0; k < S->quant->members.len; k++) { /* a member's references: its word's */
-        const QMember *qm = &S->quant->members.items[k];
-        int w = qm->pack >= 0 ? S->quant->packs.items[qm->pack].word : -1;
-        if (qm->qarray >= 0) w = S->quant->arrays.items[qm->qarray].word;
-        map[qm->field] = w >= 0 ? map[w] : 0;
-    }
     for (int i = 0; i < n; i++) {
         IrField *f = &S->fields.items[i];
         if (f->grad > 0) f->grad = map[f->grad - 1] + 1;

@@ -18,5 +18,8 @@ def run(o: qd.types.ndarray(qd.i32, ndim=1)):
         x[i % 3] += i
     for i in range(90):
         x[3] -= 1
+    for _ in range(1):
+        o[4] = qd.atomic_add(x[0], 5)
+        o[5] = qd.atomic_min(x[1], -7)
     for i in range(4):
         o[i] = x[i]

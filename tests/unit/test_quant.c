@@ -166,10 +166,10 @@ static const char array_host[] =
 static const char array64_host[] =
     "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
     "int main(int argc, char **argv) {\n"
-    "    int32_t o[4] = {0};\n"
-    "    run_args a = {.o = o, .o_shape = {4}};\n"
+    "    int32_t o[6] = {0};\n"
+    "    run_args a = {.o = o, .o_shape = {6}};\n"
     "    if (run(&a, atoi(argv[1]))) return 2;\n"
-    "    printf(\"%d %d %d %d %016llx\\n\", o[0], o[1], o[2], o[3], (unsigned long long)qd_field_x_bits);\n"
+    "    printf(\"%d %d %d %d %d %d %016llx\\n\", o[0], o[1], o[2], o[3], o[4], o[5], (unsigned long long)qd_field_x_bits);\n"
     "    return 0;\n}\n";
 
 static void x86_threads(const char *rel, const char *host, const char *want) {
@@ -196,9 +196,11 @@ Test(quant, quant_array_runs_on_x86, .timeout = 180) {
 }
 
 /* 100 + (0 + 3 + ... + 87) = 1405, 200 + (1 + 4 + ... + 88) = 1535, -300 + (2 + ... + 89) =
- * 1065, 4095 (the largest 13-bit value) - 90 = 4005; the word holds them from bit 0, 13 bits each. */
+ * 1065, 4095 (the largest 13-bit value) - 90 = 4005; then qd.atomic_add(x[0], 5) returns 1405
+ * and leaves 1410, qd.atomic_min(x[1], -7) returns 1535 and leaves -7; the word holds them from
+ * bit 0, 13 bits each. */
 Test(quant, quant_array_u64_runs_on_x86, .timeout = 180) {
-    x86_threads("testdata/quant/array64.py", array64_host, "1405 1535 1065 4005 0007d290a4bfe57d\n");
+    x86_threads("testdata/quant/array64.py", array64_host, "1410 -7 1065 4005 1405 1535 0007d290a7ff2582\n");
 }
 
 Test(quant, quant_array_on_lavapipe, .timeout = 180) {
@@ -222,4 +224,30 @@ Test(quant, quant_array_on_lavapipe, .timeout = 180) {
     free(err), free(meta), free(spv), free(src), free(path);
     remove_tree(dir);
     free(dir);
+}
+
+/* Operations that would see the word, not the member: refused at the use. */
+Test(quant, word_operations_refused) {
+    const char *head = "import quadrants as qd\n\nx = qd.field(dtype=qd.types.quant.int(8, True))\n"
+                       "b = qd.BitpackedFields(max_num_bits=32)\nb.place(x)\nqd.root.place(b)\n\n@qd.kernel\ndef k() -> qd.i32:\n";
+    char *dir = make_temp_dir(), *src = xasprintf("%s/w.py", dir);
+    char *t1 = xasprintf("%s    return qd.atomic_cas(x[None], 0, 1)\n", head);
+    cr_assert(write_text(src, t1));
+    const char *argv[] = {"--color=never", "--target=x86_64", "--check", "w.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect_str_eq(r.err, "w.py:10:12: error[QD2063]: 'atomic_cas' on a field of a quantized type is not supported: qdc updates "
+                            "quantized fields with add, sub, mul, min, max, and, or and xor\n"
+                            " 10 |     return qd.atomic_cas(x[None], 0, 1)\n    |            ^~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+    run_free(&r);
+    char *t2 = xasprintf("%s    return qd.volatile_load(x[None])\n", head);
+    cr_assert(write_text(src, t2));
+    r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect_str_eq(r.err, "w.py:10:29: error[QD2063]: this operation on a field of a quantized type is not supported: read it, "
+                            "assign it, or update it with op= or qd.atomic_<op>\n"
+                            " 10 |     return qd.volatile_load(x[None])\n    |                             ^~~~~~~\n");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src), free(t1), free(t2);
 }
