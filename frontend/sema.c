@@ -1792,7 +1792,8 @@ static bool const_bool(Sema *S, const Expr *e, bool *out, const char *what) {
  * one thread, iterations in order, break allowed. parallelize=N > 1 is Quadrants' CPU thread
  * count; qdc's runtime takes the thread count at launch, so it warns (QD2103). block_dim is used
  * exactly as given, and the target's default otherwise, which is what block_dim_adaptive
- * allows either way. bit_vectorize needs quantized arrays: rejected. */
+ * allows either way. bit_vectorize (Quadrants: one iteration per word of a quant_array) runs one
+ * iteration per element, the same results. */
 static void loop_config(Sema *S, const Expr *call) {
     if (call->call.args.n) diag_error(call->span, QD2007, "qd.loop_config takes keyword arguments only");
     for (int k = 0; k < call->call.nkw; k++) {
@@ -1815,8 +1816,7 @@ static void loop_config(Sema *S, const Expr *call) {
         } else if (!strcmp(kw->name, "block_dim_adaptive")) {
             const_bool(S, kw->value, &b, "block_dim_adaptive");
         } else if (!strcmp(kw->name, "bit_vectorize")) {
-            if (const_bool(S, kw->value, &b, "bit_vectorize") && b)
-                diag_error(kw->span, QD2017, "bit_vectorize=True needs quantized arrays (qd.types.quant), which qdc does not support");
+            const_bool(S, kw->value, &b, "bit_vectorize"); /* a struct-for over a quant_array, one element per iteration */
         } else if (strcmp(kw->name, "name")) {
             static const char *const known[] = {"block_dim", "serialize", "parallelize", "block_dim_adaptive", "bit_vectorize", "name"};
             const char *near = closest_name(kw->name, known, (int)ARRAY_LEN(known));

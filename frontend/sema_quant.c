@@ -363,11 +363,21 @@ void sema_quant_mirror(Sema *S) {
             if (wf->ndim < 0) { f->ndim = 0, f->elems = 1; continue; }
             int nd = wf->ndim;
             for (int j = 0; j < qa->naxes; j++) nd = qa->axis[j] + 1 > nd ? qa->axis[j] + 1 : nd;
-            f->ndim = nd, f->elems = 1, f->storage = 0, f->nlevels = 0, f->type = wf->type;
+            const char *name = f->name;
+            Span span = f->span;
+            *f = *wf; /* the word's path (its sparse levels: a struct-for visits active cells), then one
+                         dense level of the array's axes */
+            f->name = name, f->span = span, f->grad = 0, f->dual = 0;
+            f->ndim = nd, f->elems = 1;
             for (int d = 0; d < nd; d++) {
                 f->shape[d] = d < wf->ndim ? wf->shape[d] : 1;
                 for (int j = 0; j < qa->naxes; j++) f->shape[d] *= qa->axis[j] == d ? qa->size[j] : 1;
                 f->elems *= f->shape[d];
+            }
+            if (f->nlevels < IR_MAX_DIMS) {
+                IrSnodeLevel lv = {.naxes = qa->naxes, .sparse = IR_SNODE_DENSE, .meta = -1};
+                for (int j = 0; j < qa->naxes; j++) lv.axis[j] = qa->axis[j], lv.size[j] = qa->size[j];
+                f->levels[f->nlevels++] = lv;
             }
             continue;
         }
