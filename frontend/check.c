@@ -35,6 +35,7 @@ static bool str_takes(Val f) { return is_path(f, "str"); }
 static Val str_call(Sema *S, const Expr *c, Val f) { return sema_str_call(S, c); }
 static bool sparse_takes(Val f) { return f.kind == V_NS && sema_is_sparse_builtin(f.path); }
 static bool quant_takes(Val f) { return f.kind == V_NS && sema_quant_path(f.path); }
+static bool hint_takes(Val f) { return f.kind == V_NS && sema_is_hint(f.path); }
 static bool chr_ord_takes(Val f) { return is_path(f, "chr") || is_path(f, "ord"); }
 static Val chr_ord_call(Sema *S, const Expr *c, Val f) { return sema_chr_ord(S, c, f.path[0] == 'c'); }
 
@@ -58,6 +59,7 @@ static const SemaFeature calls[] = {
     {"py/sema_pystr.c", chr_ord_takes, chr_ord_call},
     {"sema_sparse.c", sparse_takes, sema_sparse_call},
     {"sema_quant.c", quant_takes, sema_quant_call},
+    {"sema_hints.c", hint_takes, sema_hint_call},
 };
 
 static const SemaHooks features = {

@@ -251,3 +251,37 @@ Test(quant, word_operations_refused) {
     remove_tree(dir);
     free(dir), free(src), free(t1), free(t2);
 }
+
+static const char hints_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    run_args a = {0};\n"
+    "    if (run(&a, atoi(argv[1]))) return 2;\n"
+    "    for (int i = 0; i < 16; i++) printf(\"%d \", *qd_field_y_at(i));\n"
+    "    double t = 0;\n"
+    "    for (int i = 0; i < 64; i++) t += qd_field_s[i];\n"
+    "    printf(\"%g\\n\", t);\n"
+    "    return 0;\n}\n";
+
+/* x[i] = 5i mod 16 is a permutation, so y[5i mod 16] = i (y[k] = 13k mod 16), then + k (every
+ * cell of y is active after the first loop);
+ * s holds 2 x[i mod 16]: 4 * 2 * (0 + ... + 15) = 960. */
+Test(hints, loop_unique_block_local_run_on_x86, .timeout = 120) {
+    x86_threads("testdata/quant/hints.py", hints_host, "0 14 12 10 8 6 20 18 16 14 12 26 24 22 20 18 960\n");
+}
+
+Test(hints, misuse_diagnostics) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/h.py", dir);
+    cr_assert(write_text(src, "import quadrants as qd\n\nx = qd.field(qd.i32, shape=4)\n\n@qd.kernel\ndef k():\n"
+                              "    qd.block_local(3)\n    for i in range(4):\n        x[qd.loop_unique(i, covers=5)] = 1\n"));
+    const char *argv[] = {"--color=never", "--target=x86_64", "--check", "h.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect_str_eq(r.err, "h.py:7:20: error[QD2019]: qd.block_local takes fields, not a value\n"
+                            " 7 |     qd.block_local(3)\n   |                    ^\n"
+                            "h.py:9:36: error[QD2019]: covers= of qd.loop_unique takes fields, not a value\n"
+                            " 9 |         x[qd.loop_unique(i, covers=5)] = 1\n   |                                    ^\n");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
+}
