@@ -3,12 +3,26 @@
  * or the read-only cache: qdc reads the field itself), and qd.loop_unique(val, covers=None) /
  * qd.misc.loop_unique (val is the same in no two iterations, so Quadrants may make the updates
  * it indexes plain: qdc keeps them atomic). Each checks its arguments as Quadrants does and
- * returns what Quadrants returns. */
+ * returns what Quadrants returns. Also two small forms: qd.lang.ops.<op>(a, b) (the operator)
+ * and qd._lib.core.get_max_num_indices() (qdc's limit, IR_MAX_DIMS). */
 #include "sema.h"
 #include <string.h>
 
+static const struct { const char *name; int tok; } ops[] = { /* qd.lang.ops.<name>(a, b): a <op> b */
+    {"add", T_PLUS}, {"sub", T_MINUS}, {"mul", T_STAR}, {"truediv", T_SLASH}, {"floordiv", T_FDIV}, {"mod", T_PERCENT},
+    {"pow", T_POW}, {"bit_and", T_AMP}, {"bit_or", T_PIPE}, {"bit_xor", T_CARET}, {"bit_shl", T_SHL}, {"bit_sar", T_SHR},
+    {"cmp_eq", T_EQ}, {"cmp_ne", T_NE}, {"cmp_lt", T_LT}, {"cmp_le", T_LE}, {"cmp_gt", T_GT}, {"cmp_ge", T_GE},
+};
+
+static int op_tok(const char *p) {
+    const char *n = !strncmp(p, "qd.lang.ops.", 12) ? p + 12 : !strncmp(p, "qd.ops.", 7) ? p + 7 : NULL;
+    for (size_t k = 0; n && k < ARRAY_LEN(ops); k++)
+        if (!strcmp(ops[k].name, n)) return ops[k].tok;
+    return 0;
+}
+
 bool sema_is_hint(const char *p) {
-    return !strcmp(p, "qd.block_local") || !strcmp(p, "qd.cache_read_only") || !strcmp(p, "qd.loop_unique") ||
+    return op_tok(p) || !strcmp(p, "qd._lib.core.get_max_num_indices") || !strcmp(p, "qd.block_local") || !strcmp(p, "qd.cache_read_only") || !strcmp(p, "qd.loop_unique") ||
            !strcmp(p, "qd.misc.loop_unique") || !strcmp(p, "qd.lang.misc.loop_unique");
 }
 
@@ -24,6 +38,17 @@ static bool is_field(Val v) {
 
 Val sema_hint_call(Sema *S, const Expr *call, Val f) {
     const char *p = f.path, *name = strrchr(p, '.') + 1;
+    if (op_tok(p)) { /* the operator itself, on scalars, vectors and matrices alike */
+        if (call->call.args.n != 2 || call->call.nkw) return diag_error(call->span, QD2007, "'%s' takes 2 arguments (a, b)", p), val_err();
+        Expr *b = ARENA_NEW(S->arena, Expr);
+        *b = (Expr){.kind = E_BINARY, .span = call->span, .op = op_tok(p)};
+        b->bin.a = call->call.args.items[0], b->bin.b = call->call.args.items[1];
+        return sema_eval(S, b);
+    }
+    if (!strcmp(p, "qd._lib.core.get_max_num_indices")) { /* qdc's limit on a field's indices (Quadrants': 12) */
+        if (call->call.args.n || call->call.nkw) return diag_error(call->span, QD2007, "'%s' takes no arguments", p), val_err();
+        return val_expr(irb_int(S->arena, QT_I32, IR_MAX_DIMS, call->span));
+    }
     if (!S->k) return diag_error(call->span, QD2019, "'qd.%s' is a hint inside a kernel", name), val_err();
     if (strstr(p, "loop_unique")) {
         const Expr *covers = NULL;

@@ -23,3 +23,16 @@ def run():
         y[i] += qd.loop_unique(i)
     for i in range(64):
         s[i] = x[i % 16] * 2.0
+
+
+N = qd._lib.core.get_max_num_indices()
+
+
+@qd.kernel
+def ops(o: qd.types.ndarray(qd.i32, ndim=1)):
+    for _ in range(1):
+        v = qd.lang.ops.add(qd.Vector([1, 2]), qd.Vector([10, 20]))
+        o[0] = v[0]
+        o[1] = v[1]
+        o[2] = qd.lang.ops.mul(6, 7)
+        o[3] = N
