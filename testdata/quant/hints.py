@@ -36,3 +36,5 @@ def ops(o: qd.types.ndarray(qd.i32, ndim=1)):
         o[1] = v[1]
         o[2] = qd.lang.ops.mul(6, 7)
         o[3] = N
+        d = qd.Matrix.diag(dim=2, val=3)
+        o[4] = d[0, 0] + d[1, 1] * 10 + d[0, 1] * 100 + d[1, 0] * 1000

@@ -260,18 +260,18 @@ static const char hints_host[] =
     "    for (int i = 0; i < 16; i++) printf(\"%d \", *qd_field_y_at(i));\n"
     "    double t = 0;\n"
     "    for (int i = 0; i < 64; i++) t += qd_field_s[i];\n"
-    "    int32_t o[4] = {0};\n"
-    "    ops_args b = {.o = o, .o_shape = {4}};\n"
+    "    int32_t o[5] = {0};\n"
+    "    ops_args b = {.o = o, .o_shape = {5}};\n"
     "    if (ops(&b, 1)) return 2;\n"
-    "    printf(\"%g ops %d %d %d %d\\n\", t, o[0], o[1], o[2], o[3]);\n"
+    "    printf(\"%g ops %d %d %d %d %d\\n\", t, o[0], o[1], o[2], o[3], o[4]);\n"
     "    return 0;\n}\n";
 
 /* x[i] = 5i mod 16 is a permutation, so y[5i mod 16] = i (y[k] = 13k mod 16), then + k (every
  * cell of y is active after the first loop);
  * s holds 2 x[i mod 16]: 4 * 2 * (0 + ... + 15) = 960. qd.lang.ops.add of two vectors, mul of
- * two ints, and qd._lib.core.get_max_num_indices() (qdc's 8). */
+ * two ints, qd._lib.core.get_max_num_indices() (qdc's 8), qd.Matrix.diag(dim=2, val=3). */
 Test(hints, loop_unique_block_local_run_on_x86, .timeout = 120) {
-    x86_threads("testdata/quant/hints.py", hints_host, "0 14 12 10 8 6 20 18 16 14 12 26 24 22 20 18 960 ops 11 22 42 8\n");
+    x86_threads("testdata/quant/hints.py", hints_host, "0 14 12 10 8 6 20 18 16 14 12 26 24 22 20 18 960 ops 11 22 42 8 33\n");
 }
 
 Test(hints, misuse_diagnostics) {
