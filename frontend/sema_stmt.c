@@ -681,6 +681,13 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
     bool template_ = p->annotation && p->annotation->kind == E_CALL && sema_path(S, p->annotation->call.fn) &&
                      !strcmp(sema_path(S, p->annotation->call.fn), "qd.template");
     if (v.kind == V_ERR) return false;
+    const char *ann = p->annotation && p->annotation->kind == E_CALL ? sema_path(S, p->annotation->call.fn) : NULL;
+    if (ann && !strcmp(ann, "qd.ref")) { /* qd.ref(T): the caller's variable itself (Quadrants' pass by reference) */
+        if (v.kind != V_LOCAL)
+            return diag_error(sp, QD2019, "argument '%s' is declared qd.ref(...): pass a local variable, not %s", p->name,
+                              val_describe(v)), false;
+        return scope_bind(S, sc, p->name, v, p->span), true;
+    }
     if (v.kind == V_VEC && !template_) { /* passed by value */
         QdType t;
         int n = 0, m = 0;

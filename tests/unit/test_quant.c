@@ -289,3 +289,30 @@ Test(hints, misuse_diagnostics) {
     remove_tree(dir);
     free(dir), free(src);
 }
+
+static const char ref_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    float o[6] = {0};\n"
+    "    run_args a = {.o = o, .o_shape = {6}};\n"
+    "    if (run(&a, atoi(argv[1]))) return 2;\n"
+    "    for (int i = 0; i < 6; i++) printf(\"%g \", o[i]);\n"
+    "    printf(\"\\n\");\n"
+    "    return 0;\n}\n";
+
+/* seven(a) sets the caller's a; twice(b) doubles b, twice(c) each iteration's c; an element is
+ * not a variable (QD2019). */
+Test(hints, ref_parameters_run_on_x86, .timeout = 120) {
+    x86_threads("testdata/quant/ref.py", ref_host, "7 42 1 3 5 7 \n");
+    char *dir = make_temp_dir(), *src = xasprintf("%s/r.py", dir);
+    cr_assert(write_text(src, "import quadrants as qd\n\n@qd.real_func\ndef f(a: qd.ref(qd.f32)):\n    a = 7\n\n"
+                              "@qd.kernel\ndef k(o: qd.types.ndarray(qd.f32, ndim=1)):\n    f(o[0])\n"));
+    const char *argv[] = {"--color=never", "--target=x86_64", "--check", "r.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect_str_eq(r.err, "r.py:9:5: error[QD2019]: argument 'a' is declared qd.ref(...): pass a local variable, not a value\n"
+                            " 9 |     f(o[0])\n   |     ^~~~~~~\n");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
+}
