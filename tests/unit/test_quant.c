@@ -316,3 +316,17 @@ Test(hints, ref_parameters_run_on_x86, .timeout = 120) {
     remove_tree(dir);
     free(dir), free(src);
 }
+
+static const char sparse_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    run_args a = {0};\n"
+    "    if (run(&a, atoi(argv[1]))) return 2;\n"
+    "    printf(\"%d\\n\", qd_field_c);\n"
+    "    return 0;\n}\n";
+
+/* x[17] = 1 activates cell 2 (elements 16..23); the struct-for visits those 8:
+ * 8 + 2 * 100 + 1000 * (16 + ... + 23) = 156208. */
+Test(quant, quant_array_under_pointer_runs_on_x86, .timeout = 120) {
+    x86_threads("testdata/quant/sparse.py", sparse_host, "156208\n");
+}
