@@ -664,8 +664,16 @@ static void renum_stmt(IrWalker *w, IrStmt *s) {
     if (s->kind == IR_STORE) renum_ref(w->ctx, s->store.ref);
 }
 
+static void quant_free(Sema *S) {
+    vec_free(&S->quant->types), vec_free(&S->quant->members);
+    for (int k = 0; k < S->quant->packs.len; k++) vec_free(&S->quant->packs.items[k].members);
+    vec_free(&S->quant->packs), vec_free(&S->quant->arrays);
+    S->quant = NULL;
+}
+
 void sema_quant_finish(Sema *S) {
-    if (!S->quant || !S->quant->members.len) return;
+    if (!S->quant) return;
+    if (!S->quant->members.len) return quant_free(S);
     int n = S->fields.len, *map = xcalloc((size_t)n + 1, sizeof *map), j = 0;
     bool *gone = xcalloc((size_t)n + 1, sizeof *gone);
     for (int k = 0; k < S->quant->members.len; k++) gone[S->quant->members.items[k].field] = true;
@@ -690,8 +698,5 @@ void sema_quant_finish(Sema *S) {
     }
     ir_memo_free(&w.seen), ir_memo_free(&rn.done);
     free(map), free(gone);
-    vec_free(&S->quant->types), vec_free(&S->quant->members);
-    for (int k = 0; k < S->quant->packs.len; k++) vec_free(&S->quant->packs.items[k].members);
-    vec_free(&S->quant->packs), vec_free(&S->quant->arrays);
-    S->quant = NULL;
+    quant_free(S);
 }
