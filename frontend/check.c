@@ -37,6 +37,8 @@ static bool sparse_takes(Val f) { return f.kind == V_NS && sema_is_sparse_builti
 static bool class_takes(Val f) { return f.kind == V_CLASS; }
 static bool internal_takes(Val f) { return f.kind == V_NS && sema_is_internal_call(f.path); }
 static Val internal_call(Sema *S, const Expr *c, Val f) { return (void)f, sema_internal_call(S, c); }
+static bool quant_takes(Val f) { return f.kind == V_NS && sema_quant_path(f.path); }
+static bool hint_takes(Val f) { return f.kind == V_NS && sema_is_hint(f.path); }
 static bool chr_ord_takes(Val f) { return is_path(f, "chr") || is_path(f, "ord"); }
 static Val chr_ord_call(Sema *S, const Expr *c, Val f) { return sema_chr_ord(S, c, f.path[0] == 'c'); }
 
@@ -61,6 +63,8 @@ static const SemaFeature calls[] = {
     {"sema_sparse.c", sparse_takes, sema_sparse_call},
     {"py/sema_class.c", class_takes, sema_instance_call},
     {"sema_builder.c", internal_takes, internal_call},
+    {"sema_quant.c", quant_takes, sema_quant_call},
+    {"sema_hints.c", hint_takes, sema_hint_call},
 };
 
 static const SemaHooks features = {

@@ -358,6 +358,7 @@ static void vector_placed(Sema *S, const Expr *target, Span span, const IrField 
 
 /* A rejected declaration poisons its name: later uses are not reported again. */
 static void declare_field(Sema *S, const Expr *target, Span span, const Expr *call, bool soa) {
+    if (S->up->sema_quant_field(S, target, span, call)) return;
     IrField f = {.name = sema_field_name(S, target->name), .span = span};
     const Expr *dt = call->call.args.n > 0 ? call->call.args.items[0] : NULL, *shape = call->call.args.n > 1 ? call->call.args.items[1] : NULL;
     keyword(call, "dtype", &dt), keyword(call, "shape", &shape);
@@ -767,6 +768,7 @@ static void snode_stmt(Sema *S, const Expr *e) {
     Binding *rb = host_binding(S, r);
     if (rb && rb->v.kind == V_HOST)
         return placed_by_host(S, e, arena_printf(S->arena, "'%s' is %s", rb->name, rb->v.path));
+    if (rb && rb->v.kind == V_NS && !strncmp(rb->v.path, "qd.bitpacked.", 13)) return (void)sema_eval(S, e); /* bitpack.place(x, y) */
     if (!is_snode_chain(S, e)) return;
     const Expr *a = snode_host_arg(S, e);
     if (a) return placed_by_host(S, e, host_value_what(S, a));
@@ -1859,7 +1861,8 @@ static bool const_bool(Sema *S, const Expr *e, bool *out, const char *what) {
  * one thread, iterations in order, break allowed. parallelize=N > 1 is Quadrants' CPU thread
  * count; qdc's runtime takes the thread count at launch, so it warns (QD2103). block_dim is used
  * exactly as given, and the target's default otherwise, which is what block_dim_adaptive
- * allows either way. bit_vectorize needs quantized arrays: rejected. */
+ * allows either way. bit_vectorize (Quadrants: one iteration per word of a quant_array) runs one
+ * iteration per element, the same results. */
 static void loop_config(Sema *S, const Expr *call) {
     if (call->call.args.n) diag_error(call->span, QD2007, "qd.loop_config takes keyword arguments only");
     for (int k = 0; k < call->call.nkw; k++) {
@@ -1882,8 +1885,7 @@ static void loop_config(Sema *S, const Expr *call) {
         } else if (!strcmp(kw->name, "block_dim_adaptive")) {
             const_bool(S, kw->value, &b, "block_dim_adaptive");
         } else if (!strcmp(kw->name, "bit_vectorize")) {
-            if (const_bool(S, kw->value, &b, "bit_vectorize") && b)
-                diag_error(kw->span, QD2017, "bit_vectorize=True needs quantized arrays (qd.types.quant), which qdc does not support");
+            const_bool(S, kw->value, &b, "bit_vectorize"); /* a struct-for over a quant_array, one element per iteration */
         } else if (strcmp(kw->name, "name")) {
             static const char *const known[] = {"block_dim", "serialize", "parallelize", "block_dim_adaptive", "bit_vectorize", "name"};
             const char *near = closest_name(kw->name, known, (int)ARRAY_LEN(known));
@@ -2385,6 +2387,7 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
     up->sema_finish_classes(&S);
     if (!S.kernels.len && !diag_error_count())
         diag_warning(span_make(ast->src, 0, 0), QD2102, "the module defines no kernels");
+    up->sema_quant_finish(&S); /* the quantized members leave the fields */
     IrModule *m = ARENA_NEW(arena, IrModule);
     m->src = ast->src;
     m->ndarray_grads = S.ad_ndarray;

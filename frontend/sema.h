@@ -315,6 +315,7 @@ typedef struct Sema {
     int nkernel_names;
     struct FrontendFiles *files;   /* the modules read (FrontendOptions.files) */
     const struct SemaHooks *up;    /* the feature files the core calls up into (hooks.def, check.c) */
+    struct SemaQuant *quant;       /* quantized types and bit-packed fields (sema_quant.c) */
 } Sema;
 #define SEMA_REASSIGNED ((const IrExpr *)&sema_reassigned)
 extern const int sema_reassigned;
@@ -548,6 +549,24 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee); /* callee: V_SNODE m
 Val sema_snode_attr(Sema *S, Val obj, const char *name); /* also a field's .snode / .parent */
 Val sema_snode_builder(Sema *S, const Expr *call); /* qd.FieldsBuilder() */
 void sema_snode_finish(Sema *S);
+/* sema_hints.c: qd.block_local, qd.cache_read_only, qd.loop_unique */
+bool sema_is_hint(const char *p);
+Val sema_hint_call(Sema *S, const Expr *call, Val f);
+/* sema_quant.c: qd.types.quant.*, qd.BitpackedFields */
+bool sema_quant_path(const char *p);
+Val sema_quant_call(Sema *S, const Expr *call, Val f);
+bool sema_quant_field(Sema *S, const Expr *target, Span span, const Expr *call); /* x = qd.field(quant type) */
+int sema_quant_pack_word(Sema *S, Val v, Span at); /* place(bitpack): its word field; -1 reported; -2 not a pack */
+void sema_quant_mirror(Sema *S);
+void sema_quant_subscript(Sema *S, int field, IrRef *r);
+bool sema_quant_is_ref(Sema *S, const IrRef *r);
+IrExpr *sema_quant_load(Sema *S, IrRef *r, Span sp); /* NULL: not a member's reference */
+bool sema_quant_store(Sema *S, IrRef *r, IrExpr *v, Span sp);
+bool sema_quant_augassign(Sema *S, const Stmt *st, IrRef *r);
+void sema_quant_finish(Sema *S);
+Val sema_quant_atomic(Sema *S, const Expr *call, IrRef *r, QdOp op, const char *opname); /* qd.atomic_<op> on a member */
+Val sema_quant_array(Sema *S, int node, int naxes, const int *axis, const int64_t *size, int64_t max_bits, Span span);
+void sema_snode_place_field(Sema *S, int node, int field); /* sema_snode.c: a field as a child of node */
 /* Autodiff (sema_ad.c): needs_grad=/needs_dual= of a field declaration that made fields first..
  * (marks them), the adjoint fields made once shapes are known, and x.grad / x.dual. */
 void sema_ad_mark(Sema *S, const Expr *call, int first);

@@ -227,6 +227,8 @@ IrExpr *sema_rvalue(Sema *S, Val v, Span sp) {
         return NULL;
     case V_LOCAL: return sema_local(S, v.index, sp);
     case V_REF: {
+        IrExpr *q = S->quant ? S->up->sema_quant_load(S, v.ref, sp) : NULL; /* a quantized member: decoded */
+        if (q) return q;
         IrExpr *e = irb_new(S->arena, IR_LOAD, v.ref->type, sp);
         e->ref = v.ref;
         return e;
@@ -798,6 +800,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
         S->fields.items[o.index].levels[S->fields.items[o.index].nlevels - 1].sparse == IR_SNODE_DYNAMIC) /* x[i]: a list (x[i].append(v)) */
         return (Val){.kind = V_SNODE, .snode = {-(o.index + 1), NULL, 0, r->idx, r->nidx}};
     ndim -= edim;
+    if (o.kind == V_FIELD && S->quant) S->up->sema_quant_subscript(S, o.index, r);
     if (o.kind == V_FIELD && S->fields.items[o.index].storage && r->nidx == ndim)
         r->flat = S->up->sema_snode_flat(S, &S->fields.items[o.index], r->idx, e->span);
     if (r->nidx != ndim) {

@@ -242,6 +242,7 @@ static Val atomic_scalar(Sema *S, const Expr *call, int row, Val tv, QdOrder ord
     const Expr *const *a = (const Expr *const *)call->call.args.items;
     IrRef *ref = target_ref(S, tv, a[0], opname);
     if (!ref) return val_err();
+    if (S->quant && sema_quant_is_ref(S, ref)) return sema_quant_atomic(S, call, ref, op, opname); /* a CAS loop on its word */
     if (atomics[row].int_only && !int_operand(opname, ref->type, a[0]->span, "")) return val_err();
     IrExpr *e = memop_new(S, op, ref, call->span);
     e->mem.order = ord, e->mem.scope = scope;
@@ -380,6 +381,7 @@ Val sema_mem_call(Sema *S, const Expr *call, const char *p) {
 
 /* x[i] op= v on a global target: += -= &= |= ^= are atomic (result unused), the rest plain. */
 void sema_augassign_global(Sema *S, const Stmt *st, IrRef *ref) {
+    if (S->quant && sema_quant_augassign(S, st, ref)) return; /* a quantized member: one CAS loop */
     static const struct { int tok; QdOp op; const char *name; } atomic_ops[] = {
         {T_PLUS, QOP_ADD, "atomic_add"}, {T_MINUS, QOP_SUB, "atomic_sub"}, {T_AMP, QOP_AND, "atomic_and"},
         {T_PIPE, QOP_OR, "atomic_or"}, {T_CARET, QOP_XOR, "atomic_xor"},

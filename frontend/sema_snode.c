@@ -146,6 +146,9 @@ static Val place(Sema *S, const Expr *call, int node) {
             }
             continue;
         }
+        int word = sema_quant_pack_word(S, v, a->span); /* a qd.BitpackedFields: its word */
+        if (word == -1) continue;
+        if (word >= 0) v = (Val){.kind = V_FIELD, .index = word};
         if (v.kind != V_FIELD) {
             diag_error(a->span, QD2063, "place() takes fields declared with qd.field(dtype), not %s", val_describe(v));
             continue;
@@ -188,6 +191,31 @@ static Val builder_method(Sema *S, const Expr *call, int b, const char *m) {
     return (Val){.kind = V_HOST, .path = "an SNodeTree (the handle fb.finalize() returns; host code only)"};
 }
 
+void sema_snode_place_field(Sema *S, int node, int field) {
+    S->fields.items[field].ndim = 0;
+    vec_push(&S->snodes.items[node].ch, -(field + 1));
+}
+
+/* snode.quant_array(axes, shape, max_num_bits=N): its words are sema_quant.c's. */
+static Val quant_array(Sema *S, const Expr *call, int node) {
+    const Expr *mb = call->call.args.n == 3 ? call->call.args.items[2] : NULL;
+    for (int k = 0; k < call->call.nkw; k++)
+        if (!strcmp(call->call.kw[k].name, "max_num_bits")) mb = call->call.kw[k].value;
+        else return diag_error(call->call.kw[k].span, QD2063, "quant_array() has no parameter '%s'", call->call.kw[k].name), val_err();
+    if (call->call.args.n < 2 || call->call.args.n > 3 || !mb)
+        return diag_error(call->span, QD2063, "quant_array takes (axes, shape, max_num_bits=32)"), val_err();
+    int axis[IR_MAX_DIMS], n = axes_of(S, call->call.args.items[0], axis);
+    int64_t sizes[IR_MAX_DIMS], size[IR_MAX_DIMS], bits;
+    int ns = n < 0 ? -1 : sema_const_shape(S, call->call.args.items[1], sizes, IR_MAX_DIMS, "a quant_array shape");
+    if (n < 0 || ns < 0 || !sema_const_int(S, mb, &bits, "max_num_bits")) return val_err();
+    if (ns != 1 && ns != n) return diag_error(call->call.args.items[1]->span, QD2063, "%d axes but %d sizes", n, ns), val_err();
+    for (int k = 0; k < n; k++) {
+        size[k] = sizes[ns == 1 ? 0 : k];
+        if (size[k] <= 0 || size[k] > 64) return diag_error(call->call.args.items[1]->span, QD2063, "quant_array size %lld is out of range", (long long)size[k]), val_err();
+    }
+    return sema_quant_array(S, node, n, axis, size, bits, call->span);
+}
+
 Val sema_snode_call(Sema *S, const Expr *call, Val callee) {
     int node;
     const char *m;
@@ -209,7 +237,8 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee) {
     if (!strcmp(m, "bitmasked")) return dense(S, call, node, IR_SNODE_BITMASKED);
     if (!strcmp(m, "dynamic")) return dense(S, call, node, IR_SNODE_DYNAMIC);
     if (!strcmp(m, "place")) return place(S, call, node);
-    if (!strcmp(m, "hash") || !strcmp(m, "bit_struct") || !strcmp(m, "quant_array"))
+    if (!strcmp(m, "quant_array")) return quant_array(S, call, node);
+    if (!strcmp(m, "hash") || !strcmp(m, "bit_struct"))
         return diag_error(call->call.fn->span, QD2063, "'%s' SNodes are not supported: qdc compiles dense, pointer, bitmasked and dynamic layouts", m), val_err();
     if ((!strcmp(m, "lazy_grad") || !strcmp(m, "lazy_dual")) && !call->call.args.n && !call->call.nkw)
         return sema_ad_lazy(S, m[5] == 'd'), (Val){.kind = V_NONE};
@@ -423,6 +452,7 @@ void sema_snode_finish(Sema *S) {
         for (int i = 0; i < S->fields.len; i++) used |= S->fields.items[i].storage == S->storages.len;
         if (!used) S->storages.len--;
     }
+    sema_quant_mirror(S); /* quantized members take their word's geometry */
     for (int i = 0; i < S->fields.len; i++) {
         const char *tail = sema_field_written(S, S->fields.items[i].name);
         const char *why = i < S->unplaced_why.len ? S->unplaced_why.items[i] : NULL;

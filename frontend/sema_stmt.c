@@ -39,6 +39,7 @@ static bool is_scalar(Val v) { return v.kind == V_EXPR || v.kind == V_LOCAL || v
 static Val eval_target(Sema *S, const Expr *t) { return sema_eval(S, t); }
 
 static void store_ref(Sema *S, Val r, IrExpr *e, Span sp) {
+    if (S->quant && S->up->sema_quant_store(S, r.ref, e, sp)) return; /* a quantized member: a CAS loop on its word */
     IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
     st->store.ref = r.ref, st->store.value = irb_cast(S->arena, e, r.ref->type);
     sema_emit(S, st);
@@ -181,6 +182,7 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
                        val_describe(r));
             return;
         }
+        if (S->quant && S->up->sema_quant_store(S, r.ref, e, sp)) return; /* a quantized member: a CAS loop on its word */
         IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
         st->store.ref = r.ref, st->store.value = sema_convert(S, e, r.ref->type);
         sema_emit(S, st);
@@ -698,6 +700,13 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
     bool template_ = p->annotation && p->annotation->kind == E_CALL && sema_path(S, p->annotation->call.fn) &&
                      !strcmp(sema_path(S, p->annotation->call.fn), "qd.template");
     if (v.kind == V_ERR) return false;
+    const char *ann = p->annotation && p->annotation->kind == E_CALL ? sema_path(S, p->annotation->call.fn) : NULL;
+    if (ann && !strcmp(ann, "qd.ref")) { /* qd.ref(T): the caller's variable itself (Quadrants' pass by reference) */
+        if (v.kind != V_LOCAL)
+            return diag_error(sp, QD2019, "argument '%s' is declared qd.ref(...): pass a local variable, not %s", p->name,
+                              val_describe(v)), false;
+        return scope_bind(S, sc, p->name, v, p->span), true;
+    }
     if (v.kind == V_VEC && !template_) { /* passed by value */
         QdType t;
         int n = 0, m = 0;

@@ -695,8 +695,16 @@ static Val factory(Sema *S, const Expr *call, const char *p) {
     bool ok = true;
     Span sp = call->span;
     if (!strcmp(p, "qd.Matrix.diag")) {
-        if (na != 2 || !const_dim(S, a[0], &n, "the size of a matrix")) return na != 2 ? diag_error(sp, QD2007, "qd.Matrix.diag takes (dim, val)"), val_err() : val_err();
-        Val v = stable(S, sema_eval(S, a[1]), sp);
+        const Expr *dv[2] = {na > 0 ? a[0] : NULL, na > 1 ? a[1] : NULL}; /* diag(dim, val), diag(dim=3, val=1.4) */
+        bool kw_ok = true;
+        for (int k = 0; k < call->call.nkw; k++) {
+            int w = !strcmp(call->call.kw[k].name, "dim") ? 0 : !strcmp(call->call.kw[k].name, "val") ? 1 : -1;
+            if (w < 0 || dv[w]) kw_ok = false;
+            else dv[w] = call->call.kw[k].value;
+        }
+        if (na > 2 || !kw_ok || !dv[0] || !dv[1]) return diag_error(sp, QD2007, "qd.Matrix.diag takes (dim, val)"), val_err();
+        if (!const_dim(S, dv[0], &n, "the size of a matrix")) return val_err();
+        Val v = stable(S, sema_eval(S, dv[1]), sp);
         IrExpr *d = rv(S, v, sp);
         if (!d) return val_err();
         Val r = filled(S, n, n, irb_int(S->arena, d->type, 0, sp));
