@@ -539,7 +539,9 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             if (!strcmp(builtins[k], e->name)) return false;
         return true;
     }
-    case E_ATTR:
+    case E_ATTR: {
+        Val dt;
+        if (S->up->sema_host_dtype(e, &dt)) return false; /* np.float32, torch.bool: a dtype qdc knows */
         if (e->attr.name[0] == '_' && e->attr.obj->kind != E_CALL && !sema_is_host_expr(S, e->attr.obj)) {
             int mark = diag_quiet_begin(); /* k._primal.launch_stats: Quadrants' kernel object, a run-time value */
             IrStmtVec *cur = S->cur;
@@ -550,6 +552,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             if (o.kind == V_KERNEL) return true;
         }
         return sema_is_host_expr(S, e->attr.obj);
+    }
     case E_CALL: {
         const char *p = sema_path(S, e->call.fn);
         if (subgroup_size_call(S, e)) return !S->subgroup_width; /* N = subgroup.group_size(): the compile's width */

@@ -330,12 +330,13 @@ void sema_free_instances(Sema *S) {
 static const struct { const char *np, *qd; } np_types[] = {
     {"int8", "i8"}, {"int16", "i16"}, {"int32", "i32"}, {"int64", "i64"}, {"uint8", "u8"}, {"uint16", "u16"},
     {"uint32", "u32"}, {"uint64", "u64"}, {"float16", "f16"}, {"float32", "f32"}, {"float64", "f64"},
+    {"bool_", "u1"}, {"half", "f16"}, /* Quadrants' to_quadrants_type: np.bool_ is u1 */
 };
 
 static const struct { const char *torch, *qd; } torch_types[] = {
     {"float32", "f32"}, {"float", "f32"}, {"float64", "f64"}, {"double", "f64"}, {"float16", "f16"}, {"half", "f16"},
     {"int8", "i8"}, {"int16", "i16"}, {"short", "i16"}, {"int32", "i32"}, {"int", "i32"}, {"int64", "i64"},
-    {"long", "i64"}, {"uint8", "u8"},
+    {"long", "i64"}, {"uint8", "u8"}, {"bool", "u1"}, {"uint16", "u16"}, {"uint32", "u32"}, {"uint64", "u64"},
 };
 
 /* torch.float32 ... as a QdType; QT_VOID if it is none. */
@@ -362,6 +363,26 @@ static QdType numpy_type(const Expr *e) {
     return QT_VOID;
 }
 
+/* TABLE[KEY], TABLE a dict or tuple of dtypes (_NP = {qd.f32: np.float32, ...}, whose numpy and
+ * torch dtypes are the qd types they convert to, sema_host_dtype): the item Python's subscript
+ * gives, when qdc evaluates it (quietly); QT_VOID otherwise. */
+static QdType dtype_item(Sema *S, const Expr *e) {
+    int mark = diag_quiet_begin();
+    Val v = sema_eval(S, e);
+    bool bad = diag_quiet_end(mark);
+    return !bad && v.kind == V_TYPE ? v.type : QT_VOID;
+}
+
+/* np.float32, numpy.bool_, torch.float64 ... in host code: the qd type Quadrants converts it to
+ * (to_quadrants_type), as a V_TYPE; false if e is none of these. */
+bool sema_host_dtype(const Expr *e, Val *out) {
+    if (e->kind != E_ATTR || e->attr.obj->kind != E_NAME) return false;
+    const char *m = e->attr.obj->name;
+    QdType t = !strcmp(m, "np") || !strcmp(m, "numpy") ? numpy_type(e) : !strcmp(m, "torch") ? torch_type(e) : QT_VOID;
+    if (t == QT_VOID) return false;
+    return *out = (Val){.kind = V_TYPE, .type = t}, true;
+}
+
 /* A numpy dtype in host code: np.float32 (numpy_type), a name bound to one (a dtype variable, or
  * a parametrized qd type), or `A if COND else B` whose condition qdc evaluates (np_dtype =
  * np.float32 if dtype == qd.f32 else np.int32). QT_VOID if it is none of these. */
@@ -376,6 +397,7 @@ QdType sema_numpy_dtype(Sema *S, const Expr *e) {
         const char *p = sema_path(S, e);
         return p && !strchr(p + 3, '.') ? qt_from_name(p + 3) : QT_VOID;
     }
+    if (e->kind == E_SUBSCRIPT) return dtype_item(S, e);
     int c = e->kind == E_IFEXP ? sema_host_cond(S, e->ifexp.cond) : -1;
     return c < 0 ? QT_VOID : sema_numpy_dtype(S, c ? e->ifexp.a : e->ifexp.b);
 }
