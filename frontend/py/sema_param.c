@@ -943,6 +943,10 @@ static Val run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl
 /* A helper's argument: as a parametrized value, and a numpy scalar type (np.float32) as the qd
  * type it converts to, the dtype of the arrays the helper makes (with_data_type(np.float32)). */
 static Val helper_arg(Sema *S, const Expr *e) {
+    Val arr;
+    Binding *b = e->kind == E_NAME ? find(S, e->name) : NULL;
+    if (b && b->v.kind == V_HOSTARRAY) return b->v; /* an array the script made: its dtype and ndim, as a kernel call takes it */
+    if (!b && e->kind == E_CALL && sema_host_array(S, e, &arr)) return arr; /* helper(np.zeros(4, dtype=np.float32)) */
     if (e->kind == E_ATTR && e->attr.obj->kind == E_NAME && (!strcmp(e->attr.obj->name, "np") || !strcmp(e->attr.obj->name, "numpy"))) {
         QdType t = sema_numpy_dtype(S, e);
         if (t != QT_VOID) return (Val){.kind = V_TYPE, .type = t};
@@ -958,6 +962,7 @@ static void helper_spell(Sema *S, StrBuf *b, Val v, const char *name) {
         source_line_col(v.def->span.src, v.def->span.off, &line, &col);
         return (void)sb_puts(b, arena_printf(S->arena, "%s_l%uc%u", name, line, col));
     }
+    if (v.kind == V_HOSTARRAY) return sema_hostarray_spell(b, v); /* f32_2d: calls with other arrays run apart */
     if (v.kind != V_TUPLE) return (void)sb_puts(b, spell(S, v, name, 0));
     sb_putc(b, 't');
     for (int k = 0; k < v.tuple.n; k++) {
