@@ -346,13 +346,23 @@ static const char *spell(Sema *S, Val v, const char *name, int row) {
     return arena_printf(S->arena, "%s%d", name ? name : "p", row);
 }
 
-/* itertools.permutations(SEQ[, R]), also in list(...) / tuple(...): the tuple of tuples Python
+/* itertools.permutations(SEQ[, R]), also in list(...) / tuple(...) (nested), or one of its items
+ * (SEQ[i], a compile-time index): the tuple of tuples Python
  * gives (lexicographic in the positions of SEQ), SEQ a compile-time tuple or range(N); at most
  * 720 of them. False if e is not one or qdc cannot evaluate it. */
 bool sema_permutations(Sema *S, const Expr *e, Val *out) {
-    if (e->kind == E_CALL && e->call.fn->kind == E_NAME && e->call.args.n == 1 && !e->call.nkw && !find(S, e->call.fn->name) &&
-        (!strcmp(e->call.fn->name, "list") || !strcmp(e->call.fn->name, "tuple")))
-        e = e->call.args.items[0];
+    if (e->kind == E_SUBSCRIPT) { /* list(list(itertools.permutations(range(3))))[0]: one arrangement (a parametrize value) */
+        Val all, i;
+        if (e->sub.index->kind == E_SLICE || !sema_permutations(S, e->sub.obj, &all)) return false;
+        i = param_value(S, e->sub.index);
+        if (i.kind != V_EXPR || !ir_is_const(i.e) || !qt_is_integral(i.e->type) || i.e->type == QT_U1) return false;
+        int64_t k = i.e->c.i < 0 ? i.e->c.i + all.tuple.n : i.e->c.i; /* Python's negative index */
+        if (k < 0 || k >= all.tuple.n) return false;
+        return *out = all.tuple.items[k], true;
+    }
+    while (e->kind == E_CALL && e->call.fn->kind == E_NAME && e->call.args.n == 1 && !e->call.nkw && !find(S, e->call.fn->name) &&
+           (!strcmp(e->call.fn->name, "list") || !strcmp(e->call.fn->name, "tuple")))
+        e = e->call.args.items[0]; /* list(list(...)): the same items */
     const Expr *fn = e->kind == E_CALL ? e->call.fn : NULL;
     if (!fn || fn->kind != E_ATTR || fn->attr.obj->kind != E_NAME || strcmp(fn->attr.obj->name, "itertools") ||
         strcmp(fn->attr.name, "permutations") || e->call.nkw || e->call.args.n < 1 || e->call.args.n > 2)
