@@ -541,7 +541,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
     }
     case E_ATTR: {
         Val dt;
-        if (S->up->sema_host_dtype(e, &dt)) return false; /* np.float32, torch.bool: a dtype qdc knows */
+        if (S->up->sema_host_dtype(S, e, &dt)) return false; /* np.float32, torch.bool: a dtype qdc knows */
         if (e->attr.name[0] == '_' && e->attr.obj->kind != E_CALL && !sema_is_host_expr(S, e->attr.obj)) {
             int mark = diag_quiet_begin(); /* k._primal.launch_stats: Quadrants' kernel object, a run-time value */
             IrStmtVec *cur = S->cur;

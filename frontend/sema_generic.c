@@ -372,6 +372,9 @@ static QdType numpy_type(const Expr *e) {
  * torch dtypes are the qd types they convert to, sema_host_dtype): the item Python's subscript
  * gives, when qdc evaluates it (quietly); QT_VOID otherwise. */
 static QdType dtype_item(Sema *S, const Expr *e) {
+    Binding *b = e->sub.obj->kind == E_NAME ? sema_lookup(S, e->sub.obj->name) : NULL;
+    if (!b || (b->v.kind != V_DICT && b->v.kind != V_TUPLE) || sema_is_host_expr(S, e->sub.index))
+        return QT_VOID; /* not evaluated: reading a run-time name reports it (and forgets it) */
     int mark = diag_quiet_begin();
     Val v = sema_eval(S, e);
     bool bad = diag_quiet_end(mark);
@@ -380,9 +383,11 @@ static QdType dtype_item(Sema *S, const Expr *e) {
 
 /* np.float32, numpy.bool_, torch.float64 ... in host code: the qd type Quadrants converts it to
  * (to_quadrants_type), as a V_TYPE; false if e is none of these. */
-bool sema_host_dtype(const Expr *e, Val *out) {
+bool sema_host_dtype(Sema *S, const Expr *e, Val *out) {
     if (e->kind != E_ATTR || e->attr.obj->kind != E_NAME) return false;
     const char *m = e->attr.obj->name;
+    Binding *b = sema_lookup(S, m); /* the module the script imports (a run-time value to qdc), not a name of its own */
+    if (b && b->v.kind != V_HOST && b->v.kind != V_ERR) return false;
     QdType t = !strcmp(m, "np") || !strcmp(m, "numpy") ? numpy_type(e) : !strcmp(m, "torch") ? torch_type(e) : QT_VOID;
     if (t == QT_VOID) return false;
     return *out = (Val){.kind = V_TYPE, .type = t}, true;
