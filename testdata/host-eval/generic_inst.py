@@ -1,6 +1,7 @@
 # Generic kernels instantiated by calls qdc evaluates (tests/unit/test_generic_inst.c): an array
 # passed through a host helper, a dtype read from a dict of numpy dtypes (np.bool_ is u1), a
-# layout that is one item of itertools.permutations, and a generic kernel no call reaches (QD2108).
+# layout that is one item of itertools.permutations, a generic kernel no call reaches (QD2108),
+# and a numpy array of scalars for an ndarray of vec2 (its last axis is the element's).
 import itertools
 
 import numpy as np
@@ -51,3 +52,12 @@ fill(t)
 @qd.kernel
 def never(x: qd.types.ndarray()):
     x[0] = 1
+
+
+@qd.kernel
+def mix(p: qd.types.ndarray(dtype=qd.math.vec2), out: qd.types.ndarray()):
+    for i in range(p.shape[0]):
+        out[i] = p[i][0] + 10 * p[i][1]
+
+
+mix(np.zeros((4, 2), dtype=np.float32), np.zeros(4, dtype=np.float32))

@@ -3,7 +3,8 @@
  * parameter was a run-time value and the kernel it calls stayed uninstantiated), a numpy dtype
  * read from a dict of dtypes (_NP[qd.i32]; np.bool_ is Quadrants' u1), one item of
  * itertools.permutations as an ndarray's layout, and a generic kernel no call reaches: warning
- * QD2108 when other kernels compile (Python never compiles it), error QD2060 when none would. */
+ * QD2108 when other kernels compile (Python never compiles it), error QD2060 when none would; a
+ * numpy array of scalars for an ndarray of vectors (its last axes are the element's). */
 #include "harness.h"
 #include "test_x86.h"
 #include <criterion/criterion.h>
@@ -49,10 +50,15 @@ static const char generic_host[] =
     "    printf(\"%d\", sum[0]);\n"
     "    for (int i = 0; i < 24; i++) printf(\" %d\", x[i]);\n"
     "    printf(\"\\n\");\n"
+    "    float p[8] = {1, 2, 3, 4, 5, 6, 7, 8}, o[4] = {0};\n"
+    "    mix__f32_2d__f32_1d_args m = {.p = p, .p_shape = {4, 2}, .out = o, .out_shape = {4}};\n"
+    "    if (mix__f32_2d__f32_1d(&m, nt)) return 2;\n"
+    "    printf(\"%g %g %g %g\\n\", o[0], o[1], o[2], o[3]);\n"
     "    return 0;\n}\n";
 
 /* testdata/host-eval/generic_inst.py on 1, 2 and 4 threads: Python's values; the layout (2, 1, 0)
- * stores canonical x[i, j, k] at storage [k][j][i]. */
+ * stores canonical x[i, j, k] at storage [k][j][i]; a (4, 2) numpy array for an ndarray of vec2 is
+ * four vectors (before, QD2061 "declared with dtype vec2_f32, the instantiation gives f32"). */
 Test(generic_inst, helper_arrays_dtype_tables_and_layouts_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
     char *src = root_path("testdata/host-eval/generic_inst.py");
@@ -63,7 +69,8 @@ Test(generic_inst, helper_arrays_dtype_tables_and_layouts_run_on_x86, .timeout =
         cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
         cr_expect_str_eq(r.out,
                          "3 5 4 6 5 7 6 8 7 9 8 10 9 11 10 12\n"
-                         "10 0 100 10 110 20 120 1 101 11 111 21 121 2 102 12 112 22 122 3 103 13 113 23 123\n",
+                         "10 0 100 10 110 20 120 1 101 11 111 21 121 2 102 12 112 22 122 3 103 13 113 23 123\n"
+                         "21 43 65 87\n",
                          "%s threads", threads[t]);
         run_free(&r);
         remove_tree(dir);
@@ -82,10 +89,10 @@ Test(generic_inst, uncalled_generic_kernel_is_a_warning_beside_others) {
     int status = compile(text, &err, &wrote);
     cr_expect_eq(status, 0, "exit %d: %s", status, err);
     cr_expect(wrote, "no output");
-    cr_expect_str_eq(err, "g.py:52:14: warning[QD2108]: kernel 'never' is generic ('x' has no fixed type) and no call qdc can "
+    cr_expect_str_eq(err, "g.py:53:14: warning[QD2108]: kernel 'never' is generic ('x' has no fixed type) and no call qdc can "
                           "evaluate instantiates it: it is not compiled (as in Python, where a kernel is compiled at its first "
                           "call); compile it with --instantiate 'never(x=f32[1])' [-Wgeneric-uncalled]\n"
-                          " 52 | def never(x: qd.types.ndarray()):\n"
+                          " 53 | def never(x: qd.types.ndarray()):\n"
                           "    |              ^~~~~~~~~~~~~~~~~~\n");
     free(err), free(text), free(path);
 }
