@@ -292,7 +292,7 @@ void sema_missing_instance(Sema *S, const Stmt *def, const char *entry) {
         if (!first) first = ap;
         sb_printf(&ex, "%s%s=%s", ex.len ? ", " : "", ap->name, shape == PS_TEMPLATE ? "..." : "f32[1]");
     }
-    if (S->kernels.len) /* as in Python, where a kernel no call reaches is never compiled; the others are the output */
+    if (S->kernels.len && !diag_error_count()) /* as in Python, where a kernel no call reaches is never compiled; the others are the output */
         diag_warning(first->annotation->span, QD2108, "kernel '%s' is generic ('%s' has no fixed type) and no call qdc can "
                      "evaluate instantiates it: it is not compiled (as in Python, where a kernel is compiled at its first call); "
                      "compile it with --instantiate '%s(%s)'", def->def.name, first->name, entry, ex.data);
