@@ -550,7 +550,9 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             if (!strcmp(builtins[k], e->name)) return false;
         return true;
     }
-    case E_ATTR:
+    case E_ATTR: {
+        Val dt;
+        if (S->up->sema_host_dtype(S, e, &dt)) return false; /* np.float32, torch.bool: a dtype qdc knows */
         if (e->attr.name[0] == '_' && e->attr.obj->kind != E_CALL && !sema_is_host_expr(S, e->attr.obj)) {
             int mark = diag_quiet_begin(); /* k._primal.launch_stats: Quadrants' kernel object, a run-time value */
             IrStmtVec *cur = S->cur;
@@ -561,6 +563,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             if (o.kind == V_KERNEL) return true;
         }
         return sema_is_host_expr(S, e->attr.obj);
+    }
     case E_CALL: {
         if (sema_numpy_scalar(S, e) != QT_VOID) return sema_is_host_expr(S, e->call.args.items[0]); /* np.int64(0) */
         if (sema_pytest_param(S, e)) { /* pytest.param(v, ...): its values */
@@ -2282,8 +2285,9 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
 
 /* A kernel, or each of its instantiations when it is generic. */
 /* A generic kernel is instantiated by the --instantiate specs that name its entry name, else by
- * the calls in host code that qdc can evaluate (sema_generic.c). */
-static void check_kernels(Sema *S, int d) {
+ * the calls in host code that qdc can evaluate (sema_generic.c). One that nothing instantiates
+ * is returned true: sema_missing_instance reports it once every kernel is checked. */
+static bool check_kernels(Sema *S, int d) {
     const SemaDef *sd = &S->defs.items[d];
     const Stmt *def = sd->def;
     bool generic = false;
@@ -2291,7 +2295,7 @@ static void check_kernels(Sema *S, int d) {
     for (int k = 0; k < def->def.nparams; k++) generic |= S->up->sema_param_is_generic(S, &def->def.params[k]);
     S->hscope = &S->module;
     S->inst = -1, S->callinst = NULL;
-    if (!generic) return check_kernel(S, sd);
+    if (!generic) return check_kernel(S, sd), false;
     if (S->up->sema_next_instance(S, sd->entry, 0) < 0) {
         bool any = false;
         for (int c = 0; c < S->callinsts.len; c++) {
@@ -2311,13 +2315,7 @@ static void check_kernels(Sema *S, int d) {
             if (diag_quiet_end(mark)) S->kernels.len = nk; /* Quadrants raises there, as the script expects: no entry */
         }
         S->callinst = NULL;
-        if (!any && !(S->defs.items[d].called && diag_error_count())) { /* called: every call was refused (QD2069) */
-            /* its annotations name things of the scope it is defined in */
-            S->hscope = S->defs.items[d].scope;
-            S->up->sema_missing_instance(S, def, S->defs.items[d].entry);
-            S->hscope = &S->module;
-        }
-        return;
+        return !any && !(S->defs.items[d].called && diag_error_count()); /* called: every call was refused (QD2069) */
     }
     for (int i = S->up->sema_next_instance(S, sd->entry, 0); i >= 0; i = S->up->sema_next_instance(S, sd->entry, i + 1)) {
         S->inst = i;
@@ -2325,6 +2323,7 @@ static void check_kernels(Sema *S, int d) {
         check_kernel(S, sd);
     }
     S->inst = -1;
+    return false;
 }
 
 /* Entry names (kernels and instantiations) must be unique: they name symbols and structs. */
@@ -2378,8 +2377,17 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
     up->sema_ad_finish(&S, true);
     up->sema_parse_instances(&S, fo);
     sema_check_kernel_names(&S);
+    VEC(int) uncalled = {0};
     for (int d = 0; d < S.defs.len; d++)
-        if (S.defs.items[d].kernel && budget_ok(&S.budget) && sema_kernel_selected(&S, &S.defs.items[d])) check_kernels(&S, d);
+        if (S.defs.items[d].kernel && budget_ok(&S.budget) && sema_kernel_selected(&S, &S.defs.items[d]) && check_kernels(&S, d))
+            vec_push(&uncalled, d);
+    for (int k = 0; k < uncalled.len; k++) { /* after the others: whether any kernel compiles decides (QD2108) */
+        const SemaDef *sd = &S.defs.items[uncalled.items[k]];
+        S.hscope = sd->scope; /* its annotations name things of the scope it is defined in */
+        up->sema_missing_instance(&S, sd->def, sd->entry);
+        S.hscope = &S.module;
+    }
+    vec_free(&uncalled);
     budget_report(&S.budget);
     if (budget_ok(&S.budget)) up->sema_finish_instances(&S); /* unused specs: their kernels were not checked */
     check_entry_names(&S);

@@ -518,6 +518,7 @@ void sema_free_instances(Sema *S);
 void sema_call_site(Sema *S, const Expr *call, int def); /* a host call of a generic kernel */
 bool sema_host_array(Sema *S, const Expr *e, Val *out); /* qd.ndarray(...) / np.zeros(..., dtype=...) in host code */
 QdType sema_numpy_dtype(Sema *S, const Expr *e);         /* np.float32, a dtype variable, ...; QT_VOID if not one */
+bool sema_host_dtype(Sema *S, const Expr *e, Val *out); /* np.float32, torch.bool: the qd type (V_TYPE) */
 void sema_host_assert(Sema *S, const Stmt *s);            /* a host assert or raise the evaluator runs (sema_lang.c) */
 int sema_host_cond(Sema *S, const Expr *e);               /* a host if's condition: 1, 0, or -1 unknown (sema_param.c) */
 void sema_class(Sema *S, const Stmt *cls);               /* @qd.data_oriented (sema_class.c) */

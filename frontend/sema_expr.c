@@ -479,6 +479,8 @@ static bool is_python_object(Val v) {
 }
 
 static Val eval_attr(Sema *S, const Expr *e) {
+    Val dt;
+    if (!S->k && S->up->sema_host_dtype(S, e, &dt)) return dt; /* host code: np.float32 is the qd type it converts to */
     Val o = sema_eval(S, e->attr.obj);
     if (o.kind == V_ERR) return o;
     if (o.kind == V_NDARRAY && !strcmp(e->attr.name, "shape")) return (Val){.kind = V_SHAPE, .index = o.index};

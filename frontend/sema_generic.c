@@ -176,6 +176,10 @@ static GenericResult array_param(Sema *S, const Param *ap, const Expr *dt, const
     int n = 0, m = 0;
     if (dt && !(sema_vec_type_of(S, dt, &t, &n, &m) && n) && !sema_annotation_type(S, dt, &t)) return GP_ERR;
     if (nd && !sema_const_int(S, nd, &and, "ndim")) return GP_ERR;
+    if (n && !v.harr.en && v.harr.type == t && v.harr.ndim >= (m ? 2 : 1)) { /* np.zeros((N, 2), np.float32) for an ndarray of */
+        v.harr.en = (signed char)n, v.harr.em = (signed char)m; /* vec2: its last axes are the element's (Quadrants; callcheck.c) */
+        v.harr.ndim = (signed char)(v.harr.ndim - (m ? 2 : 1));
+    }
     StrBuf want, got;
     sb_init(&want), sb_init(&got);
     if (n) sb_printf(&want, m ? "mat%dx%d_" : "vec%d_", n, m);
@@ -289,8 +293,13 @@ void sema_missing_instance(Sema *S, const Stmt *def, const char *entry) {
         if (!first) first = ap;
         sb_printf(&ex, "%s%s=%s", ex.len ? ", " : "", ap->name, shape == PS_TEMPLATE ? "..." : "f32[1]");
     }
-    diag_error(first->annotation->span, QD2060, "kernel '%s' is generic ('%s' has no fixed type) and no call qdc can evaluate "
-               "instantiates it; compile it with --instantiate '%s(%s)'", def->def.name, first->name, entry, ex.data);
+    if (S->kernels.len && !diag_error_count()) /* as in Python, where a kernel no call reaches is never compiled; the others are the output */
+        diag_warning(first->annotation->span, QD2108, "kernel '%s' is generic ('%s' has no fixed type) and no call qdc can "
+                     "evaluate instantiates it: it is not compiled (as in Python, where a kernel is compiled at its first call); "
+                     "compile it with --instantiate '%s(%s)'", def->def.name, first->name, entry, ex.data);
+    else
+        diag_error(first->annotation->span, QD2060, "kernel '%s' is generic ('%s' has no fixed type) and no call qdc can evaluate "
+                   "instantiates it; compile it with --instantiate '%s(%s)'", def->def.name, first->name, entry, ex.data);
     sb_free(&ex);
 }
 
@@ -331,12 +340,13 @@ void sema_free_instances(Sema *S) {
 static const struct { const char *np, *qd; } np_types[] = {
     {"int8", "i8"}, {"int16", "i16"}, {"int32", "i32"}, {"int64", "i64"}, {"uint8", "u8"}, {"uint16", "u16"},
     {"uint32", "u32"}, {"uint64", "u64"}, {"float16", "f16"}, {"float32", "f32"}, {"float64", "f64"},
+    {"bool_", "u1"}, {"half", "f16"}, /* Quadrants' to_quadrants_type: np.bool_ is u1 */
 };
 
 static const struct { const char *torch, *qd; } torch_types[] = {
     {"float32", "f32"}, {"float", "f32"}, {"float64", "f64"}, {"double", "f64"}, {"float16", "f16"}, {"half", "f16"},
     {"int8", "i8"}, {"int16", "i16"}, {"short", "i16"}, {"int32", "i32"}, {"int", "i32"}, {"int64", "i64"},
-    {"long", "i64"}, {"uint8", "u8"},
+    {"long", "i64"}, {"uint8", "u8"}, {"bool", "u1"}, {"uint16", "u16"}, {"uint32", "u32"}, {"uint64", "u64"},
 };
 
 /* torch.float32 ... as a QdType; QT_VOID if it is none. */
@@ -363,6 +373,31 @@ static QdType numpy_type(const Expr *e) {
     return QT_VOID;
 }
 
+/* TABLE[KEY], TABLE a dict or tuple of dtypes (_NP = {qd.f32: np.float32, ...}, whose numpy and
+ * torch dtypes are the qd types they convert to, sema_host_dtype): the item Python's subscript
+ * gives, when qdc evaluates it (quietly); QT_VOID otherwise. */
+static QdType dtype_item(Sema *S, const Expr *e) {
+    Binding *b = e->sub.obj->kind == E_NAME ? sema_lookup(S, e->sub.obj->name) : NULL;
+    if (!b || (b->v.kind != V_DICT && b->v.kind != V_TUPLE) || sema_is_host_expr(S, e->sub.index))
+        return QT_VOID; /* not evaluated: reading a run-time name reports it (and forgets it) */
+    int mark = diag_quiet_begin();
+    Val v = sema_eval(S, e);
+    bool bad = diag_quiet_end(mark);
+    return !bad && v.kind == V_TYPE ? v.type : QT_VOID;
+}
+
+/* np.float32, numpy.bool_, torch.float64 ... in host code: the qd type Quadrants converts it to
+ * (to_quadrants_type), as a V_TYPE; false if e is none of these. */
+bool sema_host_dtype(Sema *S, const Expr *e, Val *out) {
+    if (e->kind != E_ATTR || e->attr.obj->kind != E_NAME) return false;
+    const char *m = e->attr.obj->name;
+    Binding *b = sema_lookup(S, m); /* the module the script imports (a run-time value to qdc), not a name of its own */
+    if (b && b->v.kind != V_HOST && b->v.kind != V_ERR) return false;
+    QdType t = !strcmp(m, "np") || !strcmp(m, "numpy") ? numpy_type(e) : !strcmp(m, "torch") ? torch_type(e) : QT_VOID;
+    if (t == QT_VOID) return false;
+    return *out = (Val){.kind = V_TYPE, .type = t}, true;
+}
+
 /* A numpy dtype in host code: np.float32 (numpy_type), a name bound to one (a dtype variable, or
  * a parametrized qd type), or `A if COND else B` whose condition qdc evaluates (np_dtype =
  * np.float32 if dtype == qd.f32 else np.int32). QT_VOID if it is none of these. */
@@ -377,6 +412,7 @@ QdType sema_numpy_dtype(Sema *S, const Expr *e) {
         const char *p = sema_path(S, e);
         return p && !strchr(p + 3, '.') ? qt_from_name(p + 3) : QT_VOID;
     }
+    if (e->kind == E_SUBSCRIPT) return dtype_item(S, e);
     int c = e->kind == E_IFEXP ? sema_host_cond(S, e->ifexp.cond) : -1;
     return c < 0 ? QT_VOID : sema_numpy_dtype(S, c ? e->ifexp.a : e->ifexp.b);
 }

@@ -700,7 +700,8 @@ Val sema_dict_call(Sema *S, const Expr *call) {
         const Expr *p = pairs->list.items[i];
         if ((p->kind != E_TUPLE && p->kind != E_LIST) || p->list.n != 2)
             return diag_error(p->span, QD2007, "dict takes (key, value) pairs"), val_err();
-        Val k = sema_eval(S, p->list.items[0]), v = sema_eval(S, p->list.items[1]);
+        Val k = sema_eval(S, p->list.items[0]), v;
+        if (!sema_host_dtype(S, p->list.items[1], &v)) v = sema_eval(S, p->list.items[1]); /* {qd.f32: np.float32} */
         if (k.kind == V_ERR || v.kind == V_ERR || !dict_key(S, k, p->list.items[0]->span)) return val_err();
         dict_put(S, &d, k, v);
     }

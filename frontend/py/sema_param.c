@@ -346,13 +346,23 @@ static const char *spell(Sema *S, Val v, const char *name, int row) {
     return arena_printf(S->arena, "%s%d", name ? name : "p", row);
 }
 
-/* itertools.permutations(SEQ[, R]), also in list(...) / tuple(...): the tuple of tuples Python
+/* itertools.permutations(SEQ[, R]), also in list(...) / tuple(...) (nested), or one of its items
+ * (SEQ[i], a compile-time index): the tuple of tuples Python
  * gives (lexicographic in the positions of SEQ), SEQ a compile-time tuple or range(N); at most
  * 720 of them. False if e is not one or qdc cannot evaluate it. */
 bool sema_permutations(Sema *S, const Expr *e, Val *out) {
-    if (e->kind == E_CALL && e->call.fn->kind == E_NAME && e->call.args.n == 1 && !e->call.nkw && !find(S, e->call.fn->name) &&
-        (!strcmp(e->call.fn->name, "list") || !strcmp(e->call.fn->name, "tuple")))
-        e = e->call.args.items[0];
+    if (e->kind == E_SUBSCRIPT) { /* list(list(itertools.permutations(range(3))))[0]: one arrangement (a parametrize value) */
+        Val all, i;
+        if (e->sub.index->kind == E_SLICE || !sema_permutations(S, e->sub.obj, &all)) return false;
+        i = param_value(S, e->sub.index);
+        if (i.kind != V_EXPR || !ir_is_const(i.e) || !qt_is_integral(i.e->type) || i.e->type == QT_U1) return false;
+        int64_t k = i.e->c.i < 0 ? i.e->c.i + all.tuple.n : i.e->c.i; /* Python's negative index */
+        if (k < 0 || k >= all.tuple.n) return false;
+        return *out = all.tuple.items[k], true;
+    }
+    while (e->kind == E_CALL && e->call.fn->kind == E_NAME && e->call.args.n == 1 && !e->call.nkw && !find(S, e->call.fn->name) &&
+           (!strcmp(e->call.fn->name, "list") || !strcmp(e->call.fn->name, "tuple")))
+        e = e->call.args.items[0]; /* list(list(...)): the same items */
     const Expr *fn = e->kind == E_CALL ? e->call.fn : NULL;
     if (!fn || fn->kind != E_ATTR || fn->attr.obj->kind != E_NAME || strcmp(fn->attr.obj->name, "itertools") ||
         strcmp(fn->attr.name, "permutations") || e->call.nkw || e->call.args.n < 1 || e->call.args.n > 2)
@@ -994,6 +1004,10 @@ static Val run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl
 /* A helper's argument: as a parametrized value, and a numpy scalar type (np.float32) as the qd
  * type it converts to, the dtype of the arrays the helper makes (with_data_type(np.float32)). */
 static Val helper_arg(Sema *S, const Expr *e) {
+    Val arr;
+    Binding *b = e->kind == E_NAME ? find(S, e->name) : NULL;
+    if (b && b->v.kind == V_HOSTARRAY) return b->v; /* an array the script made: its dtype and ndim, as a kernel call takes it */
+    if (!b && e->kind == E_CALL && sema_host_array(S, e, &arr)) return arr; /* helper(np.zeros(4, dtype=np.float32)) */
     if (e->kind == E_ATTR && e->attr.obj->kind == E_NAME && (!strcmp(e->attr.obj->name, "np") || !strcmp(e->attr.obj->name, "numpy"))) {
         QdType t = sema_numpy_dtype(S, e);
         if (t != QT_VOID) return (Val){.kind = V_TYPE, .type = t};
@@ -1009,6 +1023,7 @@ static void helper_spell(Sema *S, StrBuf *b, Val v, const char *name) {
         source_line_col(v.def->span.src, v.def->span.off, &line, &col);
         return (void)sb_puts(b, arena_printf(S->arena, "%s_l%uc%u", name, line, col));
     }
+    if (v.kind == V_HOSTARRAY) return sema_hostarray_spell(b, v); /* f32_2d: calls with other arrays run apart */
     if (v.kind != V_TUPLE) return (void)sb_puts(b, spell(S, v, name, 0));
     sb_putc(b, 't');
     for (int k = 0; k < v.tuple.n; k++) {

@@ -30,10 +30,12 @@ Reads the source with Python's ast; never imports it.
 import argparse
 import ast
 import fnmatch
+import io
 import json
 import os
 import sys
 import textwrap
+import tokenize
 
 
 def dotted(e):
@@ -82,12 +84,40 @@ def unwrap_raises(lines, fn):
     return lines
 
 
-def body_text(lines, fn, rejected=False):
+def string_inner_lines(text):
+    """Numbers (1-based) of the lines of TEXT that continue a multi-line string token: their
+    leading spaces are the string's own characters."""
+    inner = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+                inner.update(range(tok.start[0] + 1, tok.end[0] + 1))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return inner
+
+
+def body_text(lines, fn, rejected=False, inner=None):
+    """The body of FN as module-level code: each line less the body's indentation, except the lines
+    inside a multi-line string (a triple-quoted expected output at column 0 would otherwise leave
+    textwrap.dedent nothing to remove, and the indented body would continue the prelude's last
+    def, which is not what pytest runs)."""
     body = fn.body
     if rejected:
         lines = unwrap_raises(lines, fn)
     first = first_line(body[0])
-    return textwrap.dedent("".join(lines[first - 1:body[-1].end_lineno])).rstrip() + "\n"
+    chunk = lines[first - 1:body[-1].end_lineno]
+    indent = body[0].col_offset
+    if inner is None:
+        inner = string_inner_lines("".join(lines))
+    out = []
+    for n, ln in enumerate(chunk, start=first):
+        if n in inner:
+            out.append(ln)
+        else:
+            lead = len(ln) - len(ln.lstrip(" \t"))
+            out.append(ln[min(indent, lead):])
+    return "".join(out).rstrip() + "\n"
 
 
 def names_in(node):
@@ -199,6 +229,7 @@ def extract_file(path, outdir, every, counter, manifest):
         print(f"{path}: not parsed: {e}", file=sys.stderr)
         return
     stem = os.path.splitext(os.path.basename(path))[0]
+    inner = string_inner_lines(src)
     tests, prelude, module_defs = [], [], {}
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name.startswith("test"):
@@ -252,7 +283,7 @@ def extract_file(path, outdir, every, counter, manifest):
                   f"# written by tools/corpus/quadrants_tests.py; test_utils.test: "
                   f"{json.dumps(entry['test_utils'])}\n")
         text = header + prelude_text + "\n\n# --- the test's body ---\n"
-        text += "".join(p + "\n" for p in entry["params"]) + body_text(lines, fn, entry["category"] == "rejected")
+        text += "".join(p + "\n" for p in entry["params"]) + body_text(lines, fn, entry["category"] == "rejected", inner)
         with open(os.path.join(outdir, entry["input"]), "w", encoding="utf-8") as f:
             f.write(text)
         manifest.append(entry)
