@@ -201,3 +201,33 @@ bool tool_available(const char *name) {
     free(copy);
     return found;
 }
+
+/* text as k.py, compiled for x86_64 into k.o: status and stderr; *wrote: k.o exists */
+static RunResult compile_k_py(const char *text, bool *wrote) {
+    char *dir = make_temp_dir(), *src = NULL, *obj = NULL;
+    cr_assert(asprintf(&src, "%s/k.py", dir) > 0 && asprintf(&obj, "%s/k.o", dir) > 0 && write_text(src, text));
+    const char *argv[] = {"--color=never", "--target=x86_64", "-o", "k.o", "k.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    *wrote = file_exists(obj);
+    remove_tree(dir);
+    free(dir), free(src), free(obj);
+    return r;
+}
+
+void expect_k_py_refused(const char *text, const char *want) {
+    bool wrote;
+    RunResult r = compile_k_py(text, &wrote);
+    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    cr_expect_str_eq(r.err, want);
+    cr_expect(!wrote, "an output was written after an error");
+    run_free(&r);
+}
+
+void expect_k_py_compiles(const char *text) {
+    bool wrote;
+    RunResult r = compile_k_py(text, &wrote);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect(wrote, "no output");
+    run_free(&r);
+}

@@ -39,4 +39,8 @@ char *read_text(const char *path, size_t *len); /* NULL if unreadable */
 bool write_text(const char *path, const char *text);
 bool file_exists(const char *path);
 bool tool_available(const char *name);  /* an executable found in PATH or given by path */
+/* Compiles text as k.py for x86_64 into k.o in a new temporary directory: exit 1 with stderr
+ * exactly want and no k.o written, or exit 0 with nothing on stderr and k.o written. */
+void expect_k_py_refused(const char *text, const char *want);
+void expect_k_py_compiles(const char *text);
 #endif

@@ -55,18 +55,8 @@ static const char forms_host[] =
  * QD2062 or QD2019 (the comprehension QD1012, the rebound field QD2062 at its use). */
 Test(eval_forms, forms_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
-    char *src = root_path("testdata/eval-forms/forms.py");
-    const char *threads[] = {"1", "2", "4"};
-    for (int t = 0; t < 3; t++) {
-        char *dir = make_temp_dir();
-        RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", forms_host, threads[t], NULL);
-        cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
-        cr_expect_str_eq(r.out, "12 13 12 3 26 10 7 24 6 25 3 3 3 3 5 20 7 16 inf -100.05\n", "%s threads", threads[t]);
-        run_free(&r);
-        remove_tree(dir);
-        free(dir);
-    }
-    free(src);
+    x86_expect_on_threads("testdata/eval-forms/forms.py", forms_host,
+                          "12 13 12 3 26 10 7 24 6 25 3 3 3 3 5 20 7 16 inf -100.05\n");
 }
 
 /* What Python would raise stays an error at the string; an attribute the script sets after

@@ -61,22 +61,10 @@ static const char generic_host[] =
  * four vectors (before, QD2061 "declared with dtype vec2_f32, the instantiation gives f32"). */
 Test(generic_inst, helper_arrays_dtype_tables_and_layouts_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
-    char *src = root_path("testdata/host-eval/generic_inst.py");
-    const char *threads[] = {"1", "2", "4"};
-    for (int t = 0; t < 3; t++) {
-        char *dir = make_temp_dir();
-        RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", generic_host, threads[t], NULL);
-        cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
-        cr_expect_str_eq(r.out,
-                         "3 5 4 6 5 7 6 8 7 9 8 10 9 11 10 12\n"
-                         "10 0 100 10 110 20 120 1 101 11 111 21 121 2 102 12 112 22 122 3 103 13 113 23 123\n"
-                         "21 43 65 87\n",
-                         "%s threads", threads[t]);
-        run_free(&r);
-        remove_tree(dir);
-        free(dir);
-    }
-    free(src);
+    x86_expect_on_threads("testdata/host-eval/generic_inst.py", generic_host,
+                          "3 5 4 6 5 7 6 8 7 9 8 10 9 11 10 12\n"
+                          "10 0 100 10 110 20 120 1 101 11 111 21 121 2 102 12 112 22 122 3 103 13 113 23 123\n"
+                          "21 43 65 87\n");
 }
 
 /* The uncalled kernel of generic_inst.py is a warning beside the kernels that compile, exactly. */

@@ -210,18 +210,8 @@ static const char classes_host[] =
  * each use) and a recursive lambda in a kernel was QD2016. */
 Test(host_eval, classes_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
-    char *src = root_path("testdata/host-eval/classes.py");
-    const char *threads[] = {"1", "2", "4"};
-    for (int t = 0; t < 3; t++) {
-        char *dir = make_temp_dir();
-        RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", classes_host, threads[t], NULL);
-        cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
-        cr_expect_str_eq(r.out, "20 21 15 14 6 10 6 37 2 5 19 6 5 720 610 30\n8 9 10 11\n", "%s threads", threads[t]);
-        run_free(&r);
-        remove_tree(dir);
-        free(dir);
-    }
-    free(src);
+    x86_expect_on_threads("testdata/host-eval/classes.py", classes_host,
+                          "20 21 15 14 6 10 6 37 2 5 19 6 5 720 610 30\n8 9 10 11\n");
 }
 
 /* What a class cannot give is located: a method whose body does more than compute, an

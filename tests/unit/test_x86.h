@@ -15,5 +15,8 @@ RunResult x86_run_host(const char *dir, const char *a1, const char *a2, const ch
 /* Compiles src with `flag` to dir/d.o and its header dir/d.h, builds host_src against them and
  * runs it with a1, a2; status -1 (message on stderr) when qdc or cc fails. */
 RunResult x86_compile_and_run(const char *dir, const char *src, const char *flag, const char *host_src, const char *a1, const char *a2);
+/* Compiles QDC_ROOT/rel_src for x86_64 with host_src (which takes the thread count as argv[1]) and
+ * runs it on 1, 2 and 4 threads: each run must exit 0 and print exactly want. */
+void x86_expect_on_threads(const char *rel_src, const char *host_src, const char *want);
 bool x86_have_runtime(void); /* QDC_RT set and cc available; prints a skip notice if not */
 #endif

@@ -1,5 +1,6 @@
 /* Host-program plumbing for the x86 tests (see test_x86.h). */
 #include "test_x86.h"
+#include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,4 +80,19 @@ RunResult x86_compile_and_run(const char *dir, const char *src, const char *flag
     const char *objs[] = {"d.o", NULL};
     if (!compiled || !x86_build_host(dir, host_src, objs)) return (RunResult){.status = -1, .out = strdup(""), .err = strdup("qdc or cc failed")};
     return x86_run_host(dir, a1, a2, NULL);
+}
+
+void x86_expect_on_threads(const char *rel_src, const char *host_src, const char *want) {
+    char *src = root_path(rel_src);
+    const char *threads[] = {"1", "2", "4"};
+    for (int t = 0; t < 3; t++) {
+        char *dir = make_temp_dir();
+        RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", host_src, threads[t], NULL);
+        cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
+        cr_expect_str_eq(r.out, want, "%s threads", threads[t]);
+        run_free(&r);
+        remove_tree(dir);
+        free(dir);
+    }
+    free(src);
 }
