@@ -202,32 +202,41 @@ bool tool_available(const char *name) {
     return found;
 }
 
-/* text as k.py, compiled for x86_64 into k.o: status and stderr; *wrote: k.o exists */
-static RunResult compile_k_py(const char *text, bool *wrote) {
+int qdc_x86_text(const char *name, const char *text, char **err, bool *wrote) {
     char *dir = make_temp_dir(), *src = NULL, *obj = NULL;
-    cr_assert(asprintf(&src, "%s/k.py", dir) > 0 && asprintf(&obj, "%s/k.o", dir) > 0 && write_text(src, text));
-    const char *argv[] = {"--color=never", "--target=x86_64", "-o", "k.o", "k.py", NULL};
+    size_t stem = strcspn(name, ".");
+    cr_assert(asprintf(&src, "%s/%s", dir, name) > 0 && asprintf(&obj, "%s/%.*s.o", dir, (int)stem, name) > 0);
+    cr_assert(write_text(src, text));
+    const char *argv[] = {"--color=never", "--target=x86_64", "-o", obj, name, NULL};
     RunResult r = run_qdc_argv(argv, NULL, dir);
+    int status = r.status;
+    *err = strdup(r.err ? r.err : "");
     *wrote = file_exists(obj);
+    run_free(&r);
     remove_tree(dir);
     free(dir), free(src), free(obj);
-    return r;
+    return status;
 }
 
-void expect_k_py_refused(const char *text, const char *want) {
+void expect_py_refused(const char *name, const char *text, const char *want) {
+    char *err;
     bool wrote;
-    RunResult r = compile_k_py(text, &wrote);
-    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
-    cr_expect_str_eq(r.err, want);
+    int status = qdc_x86_text(name, text, &err, &wrote);
+    cr_expect_eq(status, 1, "exit %d: %s", status, err);
+    cr_expect_str_eq(err, want);
     cr_expect(!wrote, "an output was written after an error");
-    run_free(&r);
+    free(err);
 }
 
-void expect_k_py_compiles(const char *text) {
+void expect_py_compiles(const char *name, const char *text) {
+    char *err;
     bool wrote;
-    RunResult r = compile_k_py(text, &wrote);
-    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-    cr_expect_str_eq(r.err, "");
+    int status = qdc_x86_text(name, text, &err, &wrote);
+    cr_expect_eq(status, 0, "exit %d: %s", status, err);
+    cr_expect_str_eq(err, "");
     cr_expect(wrote, "no output");
-    run_free(&r);
+    free(err);
 }
+
+void expect_k_py_refused(const char *text, const char *want) { expect_py_refused("k.py", text, want); }
+void expect_k_py_compiles(const char *text) { expect_py_compiles("k.py", text); }

@@ -39,8 +39,13 @@ char *read_text(const char *path, size_t *len); /* NULL if unreadable */
 bool write_text(const char *path, const char *text);
 bool file_exists(const char *path);
 bool tool_available(const char *name);  /* an executable found in PATH or given by path */
-/* Compiles text as k.py for x86_64 into k.o in a new temporary directory: exit 1 with stderr
- * exactly want and no k.o written, or exit 0 with nothing on stderr and k.o written. */
+/* Compiles text as NAME (e.g. "g.py") for x86_64 into NAME's .o in a new temporary directory:
+ * the exit status, stderr in *err (malloc'd), *wrote: whether the .o was written. */
+int qdc_x86_text(const char *name, const char *text, char **err, bool *wrote);
+/* The same, expecting exit 1 with stderr exactly want and no .o, or exit 0 with nothing on
+ * stderr and the .o written; the k_py forms name the source k.py. */
+void expect_py_refused(const char *name, const char *text, const char *want);
+void expect_py_compiles(const char *name, const char *text);
 void expect_k_py_refused(const char *text, const char *want);
 void expect_k_py_compiles(const char *text);
 #endif

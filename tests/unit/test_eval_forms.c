@@ -9,32 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Compiles text as g.py for x86_64 into g.o: the exit status, stderr in *err (malloc'd). */
-static int compile(const char *text, char **err, bool *wrote) {
-    char *dir = make_temp_dir(), *src = NULL, *out = NULL;
-    cr_assert(asprintf(&src, "%s/g.py", dir) > 0 && asprintf(&out, "%s/g.o", dir) > 0);
-    cr_assert(write_text(src, text));
-    const char *argv[] = {"--color=never", "--target=x86_64", "-o", out, "g.py", NULL};
-    RunResult r = run_qdc_argv(argv, NULL, dir);
-    int status = r.status;
-    *err = strdup(r.err ? r.err : "");
-    *wrote = file_exists(out);
-    run_free(&r);
-    remove_tree(dir);
-    free(dir), free(src), free(out);
-    return status;
-}
-
 /* The script fails with exactly the diagnostics want (the whole of stderr), exit 1, no output. */
-static void expect_exactly(const char *text, const char *want) {
-    char *err;
-    bool wrote;
-    int status = compile(text, &err, &wrote);
-    cr_expect_eq(status, 1, "exit %d: %s", status, err);
-    cr_expect_str_eq(err, want);
-    cr_expect(!wrote, "an output was written after an error");
-    free(err);
-}
+static void expect_exactly(const char *text, const char *want) { expect_py_refused("g.py", text, want); }
 
 static const char forms_host[] =
     "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"

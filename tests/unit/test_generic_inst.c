@@ -12,22 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Compiles text as g.py for x86_64 into g.o: exit status, stderr in *err (malloc'd), whether g.o
- * was written. */
-static int compile(const char *text, char **err, bool *wrote) {
-    char *dir = make_temp_dir(), *src = NULL, *out = NULL;
-    cr_assert(asprintf(&src, "%s/g.py", dir) > 0 && asprintf(&out, "%s/g.o", dir) > 0);
-    cr_assert(write_text(src, text));
-    const char *argv[] = {"--color=never", "--target=x86_64", "-o", out, "g.py", NULL};
-    RunResult r = run_qdc_argv(argv, NULL, dir);
-    int status = r.status;
-    *err = strdup(r.err ? r.err : "");
-    *wrote = file_exists(out);
-    run_free(&r);
-    remove_tree(dir);
-    free(dir), free(src), free(out);
-    return status;
-}
+static int compile(const char *text, char **err, bool *wrote) { return qdc_x86_text("g.py", text, err, wrote); }
 
 static const char generic_host[] =
     "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
