@@ -48,4 +48,7 @@ void expect_py_refused(const char *name, const char *text, const char *want);
 void expect_py_compiles(const char *name, const char *text);
 void expect_k_py_refused(const char *text, const char *want);
 void expect_k_py_compiles(const char *text);
+/* text as g.py, compiled for the default target: exit 1, no output, stderr starts with want
+ * exactly, and there is one error. */
+void expect_g_py_first_error(const char *text, const char *want);
 #endif

@@ -17,17 +17,9 @@
 /* The source fails: exit 1, no output file, stderr starts with `want` (the first line of the
  * diagnostic, exactly), and there is one error. */
 static void expect_error(const char *body, const char *want) {
-    char *dir = make_temp_dir(), *src = xasprintf("%s/g.py", dir), *out = xasprintf("%s/g.o", dir), *text = xasprintf(HEAD "%s", body);
-    cr_assert(write_text(src, text));
-    const char *argv[] = {"--color=never", "-o", out, "g.py", NULL};
-    RunResult r = run_qdc_argv(argv, NULL, dir);
-    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
-    cr_expect(!strncmp(r.err, want, strlen(want)), "got:\n%s\nwant:\n%s", r.err, want);
-    cr_expect(strstr(r.err, "1 error") || !strstr(r.err + strlen(want), "error["), "more than one error:\n%s", r.err);
-    cr_expect(!file_exists(out), "an output was written after an error");
-    run_free(&r);
-    remove_tree(dir);
-    free(dir), free(src), free(out), free(text);
+    char *text = xasprintf(HEAD "%s", body);
+    expect_g_py_first_error(text, want);
+    free(text);
 }
 
 Test(dowhile, quadrants_errors) {
