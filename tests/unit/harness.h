@@ -51,4 +51,6 @@ void expect_k_py_compiles(const char *text);
 /* text as g.py, compiled for the default target: exit 1, no output, stderr starts with want
  * exactly, and there is one error. */
 void expect_g_py_first_error(const char *text, const char *want);
+/* The same without the one-error check: stderr starts with want. */
+void expect_g_py_error_prefix(const char *text, const char *want);
 #endif

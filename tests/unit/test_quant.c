@@ -173,19 +173,7 @@ static const char array64_host[] =
     "    return 0;\n}\n";
 
 static void x86_threads(const char *rel, const char *host, const char *want) {
-    if (!x86_have_runtime()) return;
-    char *src = root_path(rel);
-    const char *threads[] = {"1", "2", "8"};
-    for (int t = 0; t < 3; t++) {
-        char *dir = make_temp_dir();
-        RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", host, threads[t], NULL);
-        cr_expect_eq(r.status, 0, "%s on %s threads: status %d\n%s%s", rel, threads[t], r.status, r.out, r.err);
-        cr_expect_str_eq(r.out, want, "%s on %s threads", rel, threads[t]);
-        run_free(&r);
-        remove_tree(dir);
-        free(dir);
-    }
-    free(src);
+    if (x86_have_runtime()) x86_expect_on_thread_counts(rel, host, want, (const char *const[]){"1", "2", "8", NULL});
 }
 
 /* Words: bit i of x is element i; y's cell 0 holds (-3, -2, ..., -2) as 3-bit fields from bit 0. */

@@ -161,17 +161,9 @@ Test(sparse_builder, every_family) {
 }
 
 static void expect_error(const char *body, const char *want) {
-    char *dir = make_temp_dir(), *src = xasprintf("%s/g.py", dir), *out = xasprintf("%s/g.o", dir);
     char *text = xasprintf("import quadrants as qd\n\n@qd.kernel\ndef k(A: qd.types.sparse_matrix_builder()):\n%s", body);
-    cr_assert(write_text(src, text));
-    const char *argv[] = {"--color=never", "-o", out, "g.py", NULL};
-    RunResult r = run_qdc_argv(argv, NULL, dir);
-    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
-    cr_expect(!strncmp(r.err, want, strlen(want)), "got:\n%s\nwant:\n%s", r.err, want);
-    cr_expect(!file_exists(out), "an output was written after an error");
-    run_free(&r);
-    remove_tree(dir);
-    free(dir), free(src), free(out), free(text);
+    expect_g_py_error_prefix(text, want);
+    free(text);
 }
 
 Test(sparse_builder, misuse) {
@@ -189,17 +181,9 @@ Test(sparse_builder, misuse) {
  * computed (Quadrants' type check of their arguments, its messages); the others are located
  * errors. */
 static void expect_internal_error(const char *call, const char *want) {
-    char *dir = make_temp_dir(), *src = xasprintf("%s/g.py", dir), *out = xasprintf("%s/g.o", dir);
     char *text = xasprintf("import quadrants as qd\nfrom quadrants.lang import impl\n\n@qd.kernel\ndef k():\n    %s\n", call);
-    cr_assert(write_text(src, text));
-    const char *argv[] = {"--color=never", "-o", out, "g.py", NULL};
-    RunResult r = run_qdc_argv(argv, NULL, dir);
-    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
-    cr_expect(!strncmp(r.err, want, strlen(want)), "got:\n%s\nwant:\n%s", r.err, want);
-    cr_expect(!file_exists(out), "an output was written after an error");
-    run_free(&r);
-    remove_tree(dir);
-    free(dir), free(src), free(out), free(text);
+    expect_g_py_error_prefix(text, want);
+    free(text);
 }
 
 Test(sparse_builder, internal_functions) {

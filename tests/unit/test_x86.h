@@ -18,5 +18,7 @@ RunResult x86_compile_and_run(const char *dir, const char *src, const char *flag
 /* Compiles QDC_ROOT/rel_src for x86_64 with host_src (which takes the thread count as argv[1]) and
  * runs it on 1, 2 and 4 threads: each run must exit 0 and print exactly want. */
 void x86_expect_on_threads(const char *rel_src, const char *host_src, const char *want);
+/* The same on the given thread counts (NULL-terminated list of decimal strings). */
+void x86_expect_on_thread_counts(const char *rel_src, const char *host_src, const char *want, const char *const *threads);
 bool x86_have_runtime(void); /* QDC_RT set and cc available; prints a skip notice if not */
 #endif

@@ -83,13 +83,16 @@ RunResult x86_compile_and_run(const char *dir, const char *src, const char *flag
 }
 
 void x86_expect_on_threads(const char *rel_src, const char *host_src, const char *want) {
+    x86_expect_on_thread_counts(rel_src, host_src, want, (const char *const[]){"1", "2", "4", NULL});
+}
+
+void x86_expect_on_thread_counts(const char *rel_src, const char *host_src, const char *want, const char *const *threads) {
     char *src = root_path(rel_src);
-    const char *threads[] = {"1", "2", "4"};
-    for (int t = 0; t < 3; t++) {
+    for (int t = 0; threads[t]; t++) {
         char *dir = make_temp_dir();
         RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", host_src, threads[t], NULL);
-        cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
-        cr_expect_str_eq(r.out, want, "%s threads", threads[t]);
+        cr_expect_eq(r.status, 0, "%s on %s threads: status %d\n%s%s", rel_src, threads[t], r.status, r.out, r.err);
+        cr_expect_str_eq(r.out, want, "%s on %s threads", rel_src, threads[t]);
         run_free(&r);
         remove_tree(dir);
         free(dir);
