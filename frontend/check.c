@@ -39,6 +39,7 @@ static bool internal_takes(Val f) { return f.kind == V_NS && sema_is_internal_ca
 static Val internal_call(Sema *S, const Expr *c, Val f) { return (void)f, sema_internal_call(S, c); }
 static bool quant_takes(Val f) { return f.kind == V_NS && sema_quant_path(f.path); }
 static bool hint_takes(Val f) { return f.kind == V_NS && sema_is_hint(f.path); }
+static bool tile_takes(Val f) { return sema_is_tile_call(f); }
 static bool chr_ord_takes(Val f) { return is_path(f, "chr") || is_path(f, "ord"); }
 static Val chr_ord_call(Sema *S, const Expr *c, Val f) { return sema_chr_ord(S, c, f.path[0] == 'c'); }
 
@@ -49,6 +50,7 @@ static const SemaFeature calls[] = {
     {"py/sema_pyfunc.c", pyfunc_takes, pyfunc_call},
     {"py/sema_pystr.c", str_method_takes, str_method_call},
     {"py/sema_lang.c", dict_method_takes, dict_method_call},
+    {"sema_tile.c", tile_takes, sema_tile_call},
     {"sema_struct.c", struct_takes, sema_struct_call},
     {"sema_vec.c", vec_takes, sema_vec_call},
     {"sema_builtin.c", more_takes, more_call},

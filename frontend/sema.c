@@ -483,6 +483,13 @@ bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_NS && !strncmp(c->path, "qd.", 3)) return true; /* sg = qd.simt.subgroup */
     if (c->kind == V_NS && py_builtin(c->path)) return true; /* castor = float */
     if (c->kind == V_NS && !strcmp(c->path, "dataclasses.dataclass")) return true; /* DATA_ORIENTED = partial(dataclasses.dataclass, ...) */
+    if (c->kind == V_PYDC && !c->pydc.dc->anns[0] && !strcmp(c->pydc.dc->cls->class_.name, "SimpleNamespace")) { /* types.SimpleNamespace(a=1) */
+        for (int k = 0; k < c->pydc.dc->n; k++)
+            if (!sema_module_constant(S, &c->pydc.m[k])) return false;
+        return true;
+    }
+    if (c->kind == V_METHOD && !strcmp(c->method.name, "functools.partial")) /* functools.partial(f, 16): its parts */
+        return sema_module_constant(S, c->method.self);
     if (c->kind == V_TUPLE) { /* [T, T, T] shares T: a walk can take exponential time, so it is charged */
         if (!budget_charge(&S->budget, EB_STEPS, c->tuple.n, S->budget.at)) return false;
         for (int k = 0; k < c->tuple.n; k++)
@@ -588,6 +595,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             bool compile_time = rb && (rb->v.kind == V_SNODE || rb->v.kind == V_ERR || rb->v.kind == V_VECTYPE ||
                                        rb->v.kind == V_STRUCTTYPE || /* ... or a type's: vec3.field(...) */
                                        (rb->v.kind == V_NS && !strcmp(rb->v.path, "math")) ||
+                                       (rb->v.kind == V_NS && (!strcmp(rb->v.path, "types") || !strcmp(rb->v.path, "functools"))) ||
                                        (rb->v.kind == V_NS && !strcmp(rb->v.path, "qd.root")) || /* S0 = qd.root; S0.dense(...) */
                                        (rb->v.kind == V_NS && !strncmp(rb->v.path, "qd.", 3) && /* impl.get_runtime().default_fp */
                                         (!strcmp(e->call.fn->attr.name, "get_runtime") || !strcmp(e->call.fn->attr.name, "current_cfg"))) ||
@@ -598,6 +606,11 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
                 Val m = sema_eval(S, e->call.fn);
                 diag_quiet_end(mark);
                 if (m.kind == V_PYFUNC) return S->up->sema_pyfunc_is_host(S, e, m.def); /* a method qdc evaluates */
+                if (m.kind == V_METHOD && !strcmp(m.method.name, "functools.partial")) { /* ns.make(qd.f32): the partial's call */
+                    for (int k = 0; k < e->call.args.n; k++)
+                        if (sema_is_host_expr(S, e->call.args.items[k])) return true;
+                    return false;
+                }
             }
             if (!compile_time) return true;
         }
@@ -2095,7 +2108,7 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
         } else if (func_has_toplevel_for(S, s, &def)) {
             inline_toplevel(S, s, def, serial);
         } else {
-            if (S->block_dim) {
+            if (S->block_dim && s->kind != S_ASSIGN) { /* Quadrants keeps the setting for the next for loop across assignments */
                 diag_error(S->block_dim_span, QD2017, "qd.loop_config must directly precede a top-level for loop");
                 S->block_dim = 0, S->serialize = false;
             }

@@ -316,6 +316,7 @@ typedef struct Sema {
     struct FrontendFiles *files;   /* the modules read (FrontendOptions.files) */
     const struct SemaHooks *up;    /* the feature files the core calls up into (hooks.def, check.c) */
     struct SemaQuant *quant;       /* quantized types and bit-packed fields (sema_quant.c) */
+    struct SemaTile *tile;         /* the qd.simt tile types built so far (sema_tile.c) */
 } Sema;
 #define SEMA_REASSIGNED ((const IrExpr *)&sema_reassigned)
 extern const int sema_reassigned;
@@ -632,6 +633,11 @@ void sema_pydc_class(Sema *S, const Stmt *cls);
 bool sema_pylib_import(Sema *S, const Stmt *s, const char *module);
 bool sema_pylib_attr(Sema *S, Val o, const Expr *e, Val *out);
 bool sema_pylib_call(Sema *S, const Expr *call, Val f, Val *out);
+Val sema_namespace(Sema *S, const char *cls, const char *const *names, const Val *vals, int n); /* SimpleNamespace(names=vals) */
+/* sema_tile.c: qd.simt.Tile16x16 / Tile32x32, _make_tile, calls of functools.partial values */
+bool sema_is_tile_call(Val f);
+Val sema_tile_call(Sema *S, const Expr *call, Val f);
+bool sema_tile_attr(Sema *S, Val o, const Expr *e, Val *out);
 void sema_alias_class(Sema *S, const Stmt *cls);
 const PyDc *sema_pydc_of(Sema *S, const Expr *ann); /* the dataclass an annotation names, or NULL */
 bool sema_pydc_is_generic(Sema *S, const PyDc *dc);

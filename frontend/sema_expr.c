@@ -536,6 +536,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
         return math_const(S, path, e->span, &c) ? c : (Val){.kind = V_NS, .path = path};
     }
     Val lib;
+    if (S->up->sema_tile_attr(S, o, e, &lib)) return lib; /* T.zeros, T.SIZE of a qd.simt tile type (sema_tile.c) */
     if (S->up->sema_pylib_attr(S, o, e, &lib)) return lib; /* dataclasses.dataclass, functools.partial */
     if (o.kind != V_NS || strncmp(o.path, "qd", 2) != 0) {
         diag_error(e->span, QD2019, "%s has no attribute '%s' in the kernel language", val_describe(o), e->attr.name);

@@ -8,10 +8,26 @@
 #include "sema.h"
 #include <string.h>
 
-static bool pylib_module(const char *name) { return !strcmp(name, "dataclasses") || !strcmp(name, "functools"); }
+static bool pylib_module(const char *name) { return !strcmp(name, "dataclasses") || !strcmp(name, "functools") || !strcmp(name, "types"); }
 
 static bool pylib_name(const char *mod, const char *name) {
-    return (!strcmp(mod, "dataclasses") && !strcmp(name, "dataclass")) || (!strcmp(mod, "functools") && !strcmp(name, "partial"));
+    return (!strcmp(mod, "dataclasses") && !strcmp(name, "dataclass")) || (!strcmp(mod, "functools") && !strcmp(name, "partial")) ||
+           (!strcmp(mod, "types") && !strcmp(name, "SimpleNamespace"));
+}
+
+/* A namespace of named values (types.SimpleNamespace(a=1), pytest's request): a V_PYDC of a
+ * class of no methods named `cls`, whose members are the names in the order given. */
+Val sema_namespace(Sema *S, const char *cls, const char *const *names, const Val *vals, int n) {
+    Stmt *c = ARENA_NEW(S->arena, Stmt);
+    c->kind = S_CLASS, c->class_.name = cls;
+    PyDc *dc = ARENA_NEW(S->arena, PyDc);
+    dc->cls = c, dc->scope = S->hscope, dc->n = n;
+    dc->names = ARENA_ARRAY(S->arena, const char *, n ? n : 1);
+    dc->anns = ARENA_ARRAY(S->arena, const Expr *, n ? n : 1);
+    dc->dflts = ARENA_ARRAY(S->arena, const Expr *, n ? n : 1);
+    Val v = {.kind = V_PYDC, .pydc = {dc, ARENA_ARRAY(S->arena, Val, n ? n : 1)}};
+    for (int k = 0; k < n; k++) dc->names[k] = names[k], v.pydc.m[k] = vals[k];
+    return v;
 }
 
 /* import dataclasses [as d]; from dataclasses import dataclass; from functools import partial. */
@@ -37,6 +53,15 @@ static bool is_dataclass(Val v) { return v.kind == V_NS && !strcmp(v.path, "data
 /* dataclasses.dataclass(frozen=True, ...) and functools.partial(dataclasses.dataclass, ...): the
  * decorator itself (its options change nothing a kernel sees). */
 bool sema_pylib_call(Sema *S, const Expr *call, Val f, Val *out) {
+    if (f.kind == V_NS && !strcmp(f.path, "types.SimpleNamespace")) { /* types.SimpleNamespace(a=1, b=x): its keywords */
+        if (call->call.args.n)
+            return diag_error(call->call.args.items[0]->span, QD2007, "SimpleNamespace() takes no positional arguments"), *out = val_err(), true;
+        const char **names = ARENA_ARRAY(S->arena, const char *, call->call.nkw + 1);
+        Val *vals = ARENA_ARRAY(S->arena, Val, call->call.nkw + 1);
+        for (int k = 0; k < call->call.nkw; k++)
+            if (!(names[k] = call->call.kw[k].name) || (vals[k] = sema_eval(S, call->call.kw[k].value)).kind == V_ERR) return *out = val_err(), true;
+        return *out = sema_namespace(S, "SimpleNamespace", names, vals, call->call.nkw), true;
+    }
     if (f.kind != V_NS || (strcmp(f.path, "dataclasses.dataclass") && strcmp(f.path, "functools.partial"))) return false;
     if (is_dataclass(f)) {
         if (call->call.args.n)
@@ -46,10 +71,23 @@ bool sema_pylib_call(Sema *S, const Expr *call, Val f, Val *out) {
     }
     Val fn = call->call.args.n ? sema_eval(S, call->call.args.items[0]) : val_err();
     if (fn.kind == V_ERR) return *out = val_err(), true;
-    if (!is_dataclass(fn))
-        return diag_error(call->span, QD2062, "functools.partial(%s, ...) is known only when the script runs (qdc reads partial "
-                          "of dataclasses.dataclass)", val_describe(fn)), *out = val_err(), true;
-    return *out = fn, true;
+    if (is_dataclass(fn)) return *out = fn, true;
+    /* functools.partial(f, a, k=v): a V_METHOD "functools.partial" whose self is the tuple (f, (a, ...),
+     * {"k": v, ...}); calling it calls f with those arguments first (sema_partial_call) */
+    int na = call->call.args.n - 1, nk = call->call.nkw;
+    Val *parts = ARENA_ARRAY(S->arena, Val, 3), *args = ARENA_ARRAY(S->arena, Val, na + 1);
+    Val *keys = ARENA_ARRAY(S->arena, Val, nk + 1), *vals = ARENA_ARRAY(S->arena, Val, nk + 1);
+    for (int k = 0; k < na; k++)
+        if ((args[k] = sema_eval(S, call->call.args.items[k + 1])).kind == V_ERR) return *out = val_err(), true;
+    for (int k = 0; k < nk; k++) {
+        if (!call->call.kw[k].name) return diag_error(call->call.kw[k].span, QD2062, "functools.partial(f, **kw) is known only when the script runs"), *out = val_err(), true;
+        keys[k] = (Val){.kind = V_STR, .path = call->call.kw[k].name};
+        if ((vals[k] = sema_eval(S, call->call.kw[k].value)).kind == V_ERR) return *out = val_err(), true;
+    }
+    parts[0] = fn, parts[1] = (Val){.kind = V_TUPLE, .tuple = {args, na}}, parts[2] = (Val){.kind = V_DICT, .dict = {keys, vals, nk}};
+    Val *self = ARENA_NEW(S->arena, Val);
+    *self = (Val){.kind = V_TUPLE, .tuple = {parts, 3}};
+    return *out = (Val){.kind = V_METHOD, .method = {self, "functools.partial"}}, true;
 }
 
 /* @ALIAS class NAME: what ALIAS is when the definition runs decides (a dataclass, a

@@ -715,8 +715,68 @@ const Expr *sema_pyfunc_expand(Sema *S, const Expr *call) {
     return call;
 }
 
+/* ---- pytest fixtures ---- */
+
+/* @pytest.fixture / @pytest.fixture(params=[...], ...) (any root, as parametrize). */
+static const Expr *fixture_deco(const Stmt *s) {
+    if (s->def.decorators.n != 1) return NULL;
+    const Expr *d = s->def.decorators.items[0], *f = d->kind == E_CALL ? d->call.fn : d;
+    bool named = (f->kind == E_ATTR && !strcmp(f->attr.name, "fixture")) || (f->kind == E_NAME && !strcmp(f->name, "fixture"));
+    return named ? d : NULL;
+}
+
+/* A module-level @pytest.fixture: its name denotes the value pytest passes to a test that asks
+ * for it (the test bodies of a script run at module level): the function's result, each of its
+ * parameters the fixture of that name defined before it, `request.param` the first of its
+ * params (a pytest.param(v, id=...) row: v), as pytest's first parametrization. Evaluated where
+ * it is defined; what qdc cannot evaluate stays the script's. */
+static bool fixture_def(Sema *S, const Stmt *s) {
+    const Expr *d = fixture_deco(s);
+    if (!d || S->hscope != &S->module) return false;
+    const char *why = "a pytest fixture whose value qdc cannot evaluate";
+    Val none = {.kind = V_HOST, .path = why};
+    sema_pyfunc_add(S, s, S->hscope);
+    Scope *sc = xcalloc(1, sizeof *sc);
+    sc->parent = S->hscope;
+    vec_push(&S->host_scopes, sc);
+    int mark = diag_quiet_begin();
+    bool ok = true;
+    for (int k = 0; k < s->def.nparams && ok; k++) {
+        const Param *p = &s->def.params[k];
+        Val v = none;
+        if (!strcmp(p->name, "request")) {
+            const Expr *ps = d->kind == E_CALL ? arg_or_kw(d, 99, "params") : NULL;
+            if (ps && ps->kind == E_NAME) ps = module_list(S, ps);
+            if (ps && (ps->kind == E_LIST || ps->kind == E_TUPLE) && ps->list.n) {
+                const Expr *row = ps->list.items[0];
+                if (is_pytest_param(row)) row = row->call.args.n == 1 ? row->call.args.items[0] : NULL;
+                Val pv = row ? sema_eval(S, row) : none;
+                const char *name = "param";
+                v = sema_namespace(S, "FixtureRequest", &name, &pv, 1);
+            }
+        } else {
+            Binding *b = scope_find(S->hscope, p->name);
+            if (b) v = b->v;
+            else if (p->dflt) v = sema_eval(S, p->dflt);
+        }
+        ok = v.kind != V_HOST && v.kind != V_ERR;
+        scope_bind(S, sc, p->name, v, p->span);
+    }
+    Val r = none;
+    if (ok) {
+        const Expr *ret = sema_pyfunc_return(s);
+        Scope *h = S->hscope;
+        if (ret) S->hscope = sc, r = sema_eval(S, ret), S->hscope = h;
+        else if (sema_pyfunc_body_ok(s)) r = sema_pyfunc_body(S, s, sc);
+    }
+    if (diag_quiet_end(mark) || r.kind == V_ERR || r.kind == V_NONE || !sema_module_constant(S, &r)) r = none;
+    scope_bind(S, S->hscope, s->def.name, r, s->def.name_span);
+    return true;
+}
+
 void sema_param_host_function(Sema *S, const Stmt *s) {
     int np = s->def.nparams;
+    if (fixture_def(S, s)) return;
     if (!s->def.decorators.n && (sema_pyfunc_return(s) || sema_pyfunc_body_ok(s)) && strncmp(s->def.name, "test", 4)) {
         if (S->pyfunc_body) { /* defined by a call of a Python function: a closure over that call's scope, one per call */
             Stmt *c = ARENA_NEW(S->arena, Stmt);

@@ -1,0 +1,326 @@
+/* qd.simt register tiles (qdc-lang(7), "SIMT TILES"): qd.simt.Tile16x16 / qd.simt.Tile32x32 and
+ * the factory quadrants.lang.simt._tile._make_tile(N, dtype). A tile is an N x N matrix held by
+ * N lanes of one subgroup, lane i holding row i in N registers: a @qd.dataclass with one member
+ * r: qd.types.vector(N, dtype) and @qd.func methods, as Quadrants defines it. qdc builds that
+ * dataclass from its own source text below (one per (N, dtype), evaluated once per compile in a
+ * scope of its own), so every method is ordinary kernel code over the subgroup primitives
+ * (invocation_id, shuffle: sema_simt.c) and every backend compiles it as it compiles any qd.func.
+ *
+ * The proxies qd.simt.Tile16x16.zeros(dtype=) / .eye(dtype=) resolve the dtype where the kernel
+ * is compiled (qd.init's default_fp when omitted) and, as Quadrants, refuse a CPU target. A tile
+ * type's own attributes: T() and T.zeros() (a zero tile), T.eye() (the identity), T.SIZE.
+ * Also here: a call of functools.partial(f, a, k=v) (sema_pylib.c makes the value). */
+#include "sema.h"
+#include "../support/diag.h"
+#include <stdio.h>
+#include <string.h>
+
+struct SemaTile {
+    int n;
+    struct TileType { int size; QdType dt; Val type; const Stmt *eye; } items[16];
+};
+
+/* The tile's source: N and DT are bound in the scope it is evaluated in. Each lane owns row
+ * row_start + lane; rows and columns past the stops (clamped to the array's shape) are not
+ * read or written. */
+static const char tile_text[] =
+    "@qd.dataclass\n"
+    "class %s:\n"
+    "    r: qd.types.vector(N, DT)\n"
+    "\n"
+    "    @qd.func\n"
+    "    def _load(self, arr: qd.template(), row_start, row_stop, col_start, col_stop):\n"
+    "        stop = qd.min(row_stop, arr.shape[0])\n"
+    "        row = row_start + qd.i32(qd.simt.subgroup.invocation_id())\n"
+    "        if row < stop:\n"
+    "            cstop = qd.min(col_stop, arr.shape[1])\n"
+    "            for j in qd.static(range(N)):\n"
+    "                if col_start + j < cstop:\n"
+    "                    self.r[j] = arr[row, col_start + j]\n"
+    "\n"
+    "    @qd.func\n"
+    "    def _load3d(self, arr: qd.template(), batch, row_start, row_stop, col_start, col_stop):\n"
+    "        stop = qd.min(row_stop, arr.shape[1])\n"
+    "        row = row_start + qd.i32(qd.simt.subgroup.invocation_id())\n"
+    "        if row < stop:\n"
+    "            cstop = qd.min(col_stop, arr.shape[2])\n"
+    "            for j in qd.static(range(N)):\n"
+    "                if col_start + j < cstop:\n"
+    "                    self.r[j] = arr[batch, row, col_start + j]\n"
+    "\n"
+    "    @qd.func\n"
+    "    def _store(self, arr: qd.template(), row_start, row_stop, col_start, col_stop):\n"
+    "        stop = qd.min(row_stop, arr.shape[0])\n"
+    "        row = row_start + qd.i32(qd.simt.subgroup.invocation_id())\n"
+    "        if row < stop:\n"
+    "            cstop = qd.min(col_stop, arr.shape[1])\n"
+    "            for j in qd.static(range(N)):\n"
+    "                if col_start + j < cstop:\n"
+    "                    arr[row, col_start + j] = self.r[j]\n"
+    "\n"
+    "    @qd.func\n"
+    "    def _store3d(self, arr: qd.template(), batch, row_start, row_stop, col_start, col_stop):\n"
+    "        stop = qd.min(row_stop, arr.shape[1])\n"
+    "        row = row_start + qd.i32(qd.simt.subgroup.invocation_id())\n"
+    "        if row < stop:\n"
+    "            cstop = qd.min(col_stop, arr.shape[2])\n"
+    "            for j in qd.static(range(N)):\n"
+    "                if col_start + j < cstop:\n"
+    "                    arr[batch, row, col_start + j] = self.r[j]\n"
+    "\n"
+    "    @qd.func\n"
+    "    def eye_(self):\n"
+    "        lane = qd.i32(qd.simt.subgroup.invocation_id())\n"
+    "        for j in qd.static(range(N)):\n"
+    "            self.r[j] = qd.cast(1.0 if lane == j else 0.0, DT)\n"
+    "\n"
+    "    @qd.func\n"
+    "    def _ger_sub(self, a, b):\n"
+    "        for j in qd.static(range(N)):\n"
+    "            self.r[j] = self.r[j] - a * qd.simt.subgroup.shuffle(b, qd.u32(j))\n"
+    "\n"
+    "    @qd.func\n"
+    "    def cholesky_(self, eps):\n"
+    "        lane = qd.i32(qd.simt.subgroup.invocation_id())\n"
+    "        norm = qd.cast(0.0, DT)\n"
+    "        for k in qd.static(range(N)):\n"
+    "            d = qd.cast(0.0, DT)\n"
+    "            if lane == k:\n"
+    "                d = qd.sqrt(qd.max(self.r[k] - norm, eps))\n"
+    "                self.r[k] = d\n"
+    "            dk = qd.simt.subgroup.shuffle(d, qd.u32(k))\n"
+    "            s0 = qd.cast(0.0, DT)\n"
+    "            s1 = qd.cast(0.0, DT)\n"
+    "            for j in qd.static(range(k)):\n"
+    "                mine = self.r[j]\n"
+    "                lkj = qd.simt.subgroup.shuffle(mine, qd.u32(k))\n"
+    "                if qd.static(j %% 2 == 0):\n"
+    "                    s0 += lkj * mine\n"
+    "                else:\n"
+    "                    s1 += lkj * mine\n"
+    "            if lane > k:\n"
+    "                v = (self.r[k] - (s0 + s1)) / dk\n"
+    "                self.r[k] = v\n"
+    "                norm += v * v\n"
+    "\n"
+    "    @qd.func\n"
+    "    def _get_col(self, k):\n"
+    "        v = qd.cast(0.0, DT)\n"
+    "        for kk in qd.static(range(N)):\n"
+    "            if k == kk:\n"
+    "                v = self.r[kk]\n"
+    "        return v\n"
+    "\n"
+    "    @qd.func\n"
+    "    def _set_col(self, k, v):\n"
+    "        for kk in qd.static(range(N)):\n"
+    "            if k == kk:\n"
+    "                self.r[kk] = v\n"
+    "\n"
+    "    @qd.func\n"
+    "    def _trsm(self, L):\n"
+    "        for c in range(N):\n"
+    "            dot = qd.cast(0.0, DT)\n"
+    "            for j in range(N):\n"
+    "                if c > j:\n"
+    "                    lcj = qd.simt.subgroup.shuffle(L._get_col(j), qd.u32(c))\n"
+    "                    dot += self._get_col(j) * lcj\n"
+    "            dc = qd.simt.subgroup.shuffle(L._get_col(c), qd.u32(c))\n"
+    "            self._set_col(c, (self._get_col(c) - dot) / dc)\n"
+    "\n"
+    "    @qd.func\n"
+    "    def _resolve_vec2d(self, arr: qd.template(), row_start, row_stop, col):\n"
+    "        row = row_start + qd.i32(qd.simt.subgroup.invocation_id())\n"
+    "        v = qd.cast(0.0, DT)\n"
+    "        if row < qd.min(row_stop, arr.shape[0]):\n"
+    "            v = arr[row, col]\n"
+    "        return v\n"
+    "\n"
+    "    @qd.func\n"
+    "    def _resolve_vec3d(self, arr: qd.template(), batch, row_start, row_stop, col):\n"
+    "        row = row_start + qd.i32(qd.simt.subgroup.invocation_id())\n"
+    "        v = qd.cast(0.0, DT)\n"
+    "        if row < qd.min(row_stop, arr.shape[1]):\n"
+    "            v = arr[batch, row, col]\n"
+    "        return v\n"
+    "\n"
+    "    @qd.func\n"
+    "    def solve_triangular_(self, B, lower: qd.template() = True):\n"
+    "        qd.static_assert(lower, \"%s.solve_triangular_: only lower=True is supported\")\n"
+    "        B._trsm(self)\n"
+    "\n"
+    "\n"
+    "@qd.func\n"
+    "def _eye():\n"
+    "    t = %s()\n"
+    "    t.eye_()\n"
+    "    return t\n";
+
+static struct TileType *tile_of(Sema *S, Val t) {
+    for (int k = 0; S->tile && t.kind == V_STRUCTTYPE && k < S->tile->n; k++)
+        if (S->tile->items[k].type.strct.st == t.strct.st) return &S->tile->items[k];
+    return NULL;
+}
+
+/* The tile type of (size, dt), built on first use. */
+static struct TileType *tile_type(Sema *S, int size, QdType dt, Span at) {
+    if (!S->tile) S->tile = ARENA_NEW(S->arena, struct SemaTile);
+    for (int k = 0; k < S->tile->n; k++)
+        if (S->tile->items[k].size == size && S->tile->items[k].dt == dt) return &S->tile->items[k];
+    if (S->tile->n == (int)ARRAY_LEN(S->tile->items)) return diag_error(at, QD2026, "more than %d distinct tile types", (int)ARRAY_LEN(S->tile->items)), NULL;
+    char name[32], pub[32], label[64];
+    snprintf(name, sizeof name, "_Tile%dx%d", size, size);
+    snprintf(pub, sizeof pub, "Tile%dx%d", size, size);
+    snprintf(label, sizeof label, "<qd.simt.Tile%dx%d(%s)>", size, size, qt_name(dt));
+    int len = snprintf(NULL, 0, tile_text, name, pub, name);
+    char *text = xmalloc((size_t)len + 1);
+    snprintf(text, (size_t)len + 1, tile_text, name, pub, name);
+    Source *src = source_new(label, text, (size_t)len);
+    free(text);
+    if (S->files) vec_push(S->files, src);
+    else vec_push(&S->spec_sources, src);
+    AstModule *ast = frontend_parse(src, S->arena);
+    if (!ast) return NULL;
+    Scope *sc = xcalloc(1, sizeof *sc);
+    vec_push(&S->host_scopes, sc);
+    scope_bind(S, sc, "qd", (Val){.kind = V_NS, .path = "qd"}, at);
+    scope_bind(S, sc, "N", val_expr(irb_int(S->arena, QT_I32, size, at)), at);
+    scope_bind(S, sc, "DT", (Val){.kind = V_TYPE, .type = dt}, at);
+    Scope *hscope = S->hscope, *bind_to = S->bind_to, *scope = S->scope;
+    IrStmtVec *cur = S->cur;
+    const char *prefix = S->prefix;
+    bool returned = S->host_returned;
+    int loops = S->host_loops;
+    S->hscope = sc, S->bind_to = NULL, S->scope = NULL, S->cur = NULL, S->prefix = "", S->host_returned = false, S->host_loops = 0;
+    sema_module_body(S, &ast->body);
+    S->hscope = hscope, S->bind_to = bind_to, S->scope = scope, S->cur = cur, S->prefix = prefix;
+    S->host_returned = returned, S->host_loops = loops, S->host_jump = HJ_NONE;
+    Binding *b = scope_find(sc, name), *e = scope_find(sc, "_eye");
+    if (!b || b->v.kind != V_STRUCTTYPE || !e || e->v.kind != V_FUNC) return NULL;
+    struct TileType *t = &S->tile->items[S->tile->n++];
+    *t = (struct TileType){size, dt, b->v, e->v.def};
+    return t;
+}
+
+/* A call with no arguments of the same place (T(), _eye()). */
+static Expr *bare_call(Sema *S, const Expr *call, Val fn) {
+    Expr *c = ARENA_NEW(S->arena, Expr);
+    *c = *call;
+    c->call.fn = S->up->sema_value_expr(S, fn, call->call.fn->span);
+    c->call.args.n = 0, c->call.nkw = 0;
+    return c;
+}
+
+static Val make_zero(Sema *S, const Expr *call, struct TileType *t) { return sema_struct_call(S, bare_call(S, call, t->type), t->type); }
+static Val make_eye(Sema *S, const Expr *call, struct TileType *t) {
+    return sema_inline_call(S, bare_call(S, call, (Val){.kind = V_FUNC, .def = t->eye}), t->eye);
+}
+
+/* A dtype argument: a float type. */
+static bool tile_dtype(Sema *S, const Expr *e, QdType *dt) {
+    Val v = sema_eval(S, e);
+    if (v.kind == V_ERR) return false;
+    if (v.kind == V_TYPE && qt_is_float(v.type)) return *dt = v.type, true;
+    diag_error(e->span, QD2019, "a tile's dtype must be a float type (qd.f32 or qd.f64), got %s", val_describe(v));
+    return false;
+}
+
+static const Expr *kw_arg(const Expr *call, const char *name) {
+    for (int k = 0; k < call->call.nkw; k++)
+        if (call->call.kw[k].name && !strcmp(call->call.kw[k].name, name)) return call->call.kw[k].value;
+    return NULL;
+}
+
+static int proxy_size(const char *p) {
+    if (!strncmp(p, "qd.simt.Tile16x16", 17)) return 16;
+    if (!strncmp(p, "qd.simt.Tile32x32", 17)) return 32;
+    return 0;
+}
+
+bool sema_is_tile_call(Val f) {
+    if (f.kind == V_METHOD) return !strcmp(f.method.name, "functools.partial");
+    if (f.kind != V_NS) return false;
+    if (!strcmp(f.path, "qd.simt._tile._make_tile")) return true;
+    return proxy_size(f.path) && (!strcmp(f.path + 17, ".zeros") || !strcmp(f.path + 17, ".eye"));
+}
+
+/* functools.partial(f, a, k=v)(b, j=w): f(a, b, k=v, j=w). */
+static Val partial_call(Sema *S, const Expr *call, Val p) {
+    const Val *parts = p.method.self->tuple.items;
+    Val fn = parts[0], args = parts[1], kws = parts[2];
+    Expr *c = ARENA_NEW(S->arena, Expr);
+    *c = *call;
+    c->call.fn = S->up->sema_value_expr(S, fn, call->call.fn->span);
+    c->call.args.n = args.tuple.n + call->call.args.n;
+    c->call.args.items = ARENA_ARRAY(S->arena, Expr *, c->call.args.n + 1);
+    for (int k = 0; k < args.tuple.n; k++) c->call.args.items[k] = S->up->sema_value_expr(S, args.tuple.items[k], call->call.fn->span);
+    for (int k = 0; k < call->call.args.n; k++) c->call.args.items[args.tuple.n + k] = call->call.args.items[k];
+    c->call.nkw = kws.dict.n + call->call.nkw;
+    c->call.kw = ARENA_ARRAY(S->arena, Keyword, c->call.nkw + 1);
+    for (int k = 0; k < kws.dict.n; k++)
+        c->call.kw[k] = (Keyword){kws.dict.keys[k].path, S->up->sema_value_expr(S, kws.dict.vals[k], call->call.fn->span), call->call.fn->span};
+    for (int k = 0; k < call->call.nkw; k++) c->call.kw[kws.dict.n + k] = call->call.kw[k];
+    return sema_eval(S, c);
+}
+
+Val sema_tile_call(Sema *S, const Expr *call, Val f) {
+    if (f.kind == V_METHOD) return partial_call(S, call, f);
+    if (!strcmp(f.path, "qd.simt._tile._make_tile")) { /* _make_tile(N, dtype=None): dtype None is qd.f32 */
+        const Expr *ne = call->call.args.n ? call->call.args.items[0] : kw_arg(call, "N");
+        const Expr *de = call->call.args.n > 1 ? call->call.args.items[1] : kw_arg(call, "dtype");
+        if (!ne || call->call.args.n > 2)
+            return diag_error(call->span, QD2007, "_make_tile(N, dtype=None) takes the tile size and an optional dtype"), val_err();
+        Val n = sema_eval(S, ne);
+        if (n.kind == V_ERR) return n;
+        IrExpr *ni = n.kind == V_EXPR && ir_is_const(n.e) && qt_is_integral(n.e->type) ? n.e : NULL;
+        if (!ni || ni->c.i < 1 || ni->c.i > 64)
+            return diag_error(ne->span, QD2019, "a tile's size must be a compile-time integer from 1 to 64, got %s", val_describe(n)), val_err();
+        QdType dt = QT_F32;
+        if (de) {
+            Val d = sema_eval(S, de);
+            if (d.kind == V_ERR) return d;
+            if (d.kind != V_NONE && !tile_dtype(S, de, &dt)) return val_err();
+        }
+        struct TileType *t = tile_type(S, (int)ni->c.i, dt, call->span);
+        return t ? t->type : val_err();
+    }
+    int size = proxy_size(f.path);
+    bool eye = !strcmp(f.path + 17, ".eye");
+    if (call->call.args.n)
+        return diag_error(call->call.args.items[0]->span, QD2007, "Tile%dx%d.%s() takes only the keyword argument dtype", size, size, eye ? "eye" : "zeros"), val_err();
+    for (int k = 0; k < call->call.nkw; k++)
+        if (!call->call.kw[k].name || strcmp(call->call.kw[k].name, "dtype"))
+            return diag_error(call->call.kw[k].span, QD2007, "Tile%dx%d.%s() got an unexpected keyword argument '%s'", size, size,
+                              eye ? "eye" : "zeros", call->call.kw[k].name ? call->call.kw[k].name : "**"), val_err();
+    if (S->arch && (!strcmp(S->arch, "x64") || !strcmp(S->arch, "arm64") || !strcmp(S->arch, "cpu")))
+        return diag_error(call->call.fn->span, QD2075, "Tile%dx%d requires a GPU backend (cuda, metal, vulkan, amdgpu). Current arch is %s.",
+                          size, size, S->arch), val_err();
+    QdType dt = S->default_fp;
+    const Expr *de = kw_arg(call, "dtype");
+    if (de) {
+        Val d = sema_eval(S, de);
+        if (d.kind == V_ERR) return d;
+        if (d.kind != V_NONE && !tile_dtype(S, de, &dt)) return val_err();
+    }
+    struct TileType *t = tile_type(S, size, dt, call->span);
+    if (!t) return val_err();
+    return eye ? make_eye(S, call, t) : make_zero(S, call, t);
+}
+
+/* T.zeros, T.eye, T.SIZE of a tile type; qd.simt.Tile16x16.SIZE. False: not a tile's. */
+bool sema_tile_attr(Sema *S, Val o, const Expr *e, Val *out) {
+    const char *a = e->attr.name;
+    if (o.kind == V_NS && proxy_size(o.path) && !o.path[17]) {
+        if (!strcmp(a, "SIZE")) return *out = val_expr(irb_int(S->arena, QT_I32, proxy_size(o.path), e->span)), true;
+        if (strcmp(a, "zeros") && strcmp(a, "eye"))
+            return diag_error(e->span, QD2019, "'Tile%dx%d' has no attribute '%s' (it has zeros, eye and SIZE)", proxy_size(o.path),
+                              proxy_size(o.path), a), *out = val_err(), true;
+        return false;
+    }
+    struct TileType *t = tile_of(S, o);
+    if (!t) return false;
+    if (!strcmp(a, "SIZE")) return *out = val_expr(irb_int(S->arena, QT_I32, t->size, e->span)), true;
+    if (!strcmp(a, "zeros")) return *out = t->type, true;
+    if (!strcmp(a, "eye")) return *out = (Val){.kind = V_FUNC, .def = t->eye}, true;
+    return diag_error(e->span, QD2019, "'Tile%dx%d' has no attribute '%s'", t->size, t->size, a), *out = val_err(), true;
+}
