@@ -24,6 +24,9 @@ struct SemaTile {
  * row_start + lane; rows and columns past the stops (clamped to the array's shape) are not
  * read or written. */
 static const char tile_text[] =
+    "import quadrants as qd\n"
+    "\n"
+    "\n"
     "@qd.dataclass\n"
     "class %s:\n"
     "    r: qd.types.vector(N, DT)\n"
@@ -162,6 +165,13 @@ static struct TileType *tile_of(Sema *S, Val t) {
     return NULL;
 }
 
+/* A Python int (SIZE). */
+static Val py_int(Sema *S, int v, Span sp) {
+    IrExpr *e = irb_int(S->arena, QT_I32, v, sp);
+    e->literal = true;
+    return val_expr(e);
+}
+
 /* The tile type of (size, dt), built on first use. */
 static struct TileType *tile_type(Sema *S, int size, QdType dt, Span at) {
     if (!S->tile) S->tile = ARENA_NEW(S->arena, struct SemaTile);
@@ -184,7 +194,7 @@ static struct TileType *tile_type(Sema *S, int size, QdType dt, Span at) {
     Scope *sc = xcalloc(1, sizeof *sc);
     vec_push(&S->host_scopes, sc);
     scope_bind(S, sc, "qd", (Val){.kind = V_NS, .path = "qd"}, at);
-    scope_bind(S, sc, "N", val_expr(irb_int(S->arena, QT_I32, size, at)), at);
+    scope_bind(S, sc, "N", py_int(S, size, at), at);
     scope_bind(S, sc, "DT", (Val){.kind = V_TYPE, .type = dt}, at);
     Scope *hscope = S->hscope, *bind_to = S->bind_to, *scope = S->scope;
     IrStmtVec *cur = S->cur;
@@ -311,7 +321,7 @@ Val sema_tile_call(Sema *S, const Expr *call, Val f) {
 bool sema_tile_attr(Sema *S, Val o, const Expr *e, Val *out) {
     const char *a = e->attr.name;
     if (o.kind == V_NS && proxy_size(o.path) && !o.path[17]) {
-        if (!strcmp(a, "SIZE")) return *out = val_expr(irb_int(S->arena, QT_I32, proxy_size(o.path), e->span)), true;
+        if (!strcmp(a, "SIZE")) return *out = py_int(S, proxy_size(o.path), e->span), true;
         if (strcmp(a, "zeros") && strcmp(a, "eye"))
             return diag_error(e->span, QD2019, "'Tile%dx%d' has no attribute '%s' (it has zeros, eye and SIZE)", proxy_size(o.path),
                               proxy_size(o.path), a), *out = val_err(), true;
@@ -319,7 +329,7 @@ bool sema_tile_attr(Sema *S, Val o, const Expr *e, Val *out) {
     }
     struct TileType *t = tile_of(S, o);
     if (!t) return false;
-    if (!strcmp(a, "SIZE")) return *out = val_expr(irb_int(S->arena, QT_I32, t->size, e->span)), true;
+    if (!strcmp(a, "SIZE")) return *out = py_int(S, t->size, e->span), true;
     if (!strcmp(a, "zeros")) return *out = t->type, true;
     if (!strcmp(a, "eye")) return *out = (Val){.kind = V_FUNC, .def = t->eye}, true;
     return diag_error(e->span, QD2019, "'Tile%dx%d' has no attribute '%s'", t->size, t->size, a), *out = val_err(), true;
