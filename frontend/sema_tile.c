@@ -148,8 +148,7 @@ static const char tile_text[] =
     "        return v\n"
     "\n"
     "    @qd.func\n"
-    "    def solve_triangular_(self, B, lower: qd.template() = True):\n"
-    "        qd.static_assert(lower, \"%s.solve_triangular_: only lower=True is supported\")\n"
+    "    def solve_triangular_(self, B, lower=True):  # called as sema_tile.c's solve_triangular: B in place\n"
     "        B._trsm(self)\n"
     "\n"
     "\n"
@@ -178,13 +177,12 @@ static struct TileType *tile_type(Sema *S, int size, QdType dt, Span at) {
     for (int k = 0; k < S->tile->n; k++)
         if (S->tile->items[k].size == size && S->tile->items[k].dt == dt) return &S->tile->items[k];
     if (S->tile->n == (int)ARRAY_LEN(S->tile->items)) return diag_error(at, QD2026, "more than %d distinct tile types", (int)ARRAY_LEN(S->tile->items)), NULL;
-    char name[32], pub[32], label[64];
+    char name[32], label[64];
     snprintf(name, sizeof name, "_Tile%dx%d", size, size);
-    snprintf(pub, sizeof pub, "Tile%dx%d", size, size);
     snprintf(label, sizeof label, "<qd.simt.Tile%dx%d(%s)>", size, size, qt_name(dt));
-    int len = snprintf(NULL, 0, tile_text, name, pub, name);
+    int len = snprintf(NULL, 0, tile_text, name, name);
     char *text = xmalloc((size_t)len + 1);
-    snprintf(text, (size_t)len + 1, tile_text, name, pub, name);
+    snprintf(text, (size_t)len + 1, tile_text, name, name);
     Source *src = source_new(label, text, (size_t)len);
     free(text);
     if (S->files) vec_push(S->files, src);
@@ -248,6 +246,7 @@ static int proxy_size(const char *p) {
 }
 
 bool sema_is_tile_call(Val f) {
+    if (f.kind == V_METHOD && f.method.self->kind == V_STRUCT && !strcmp(f.method.name, "solve_triangular_")) return true;
     if (f.kind == V_METHOD) return !strcmp(f.method.name, "functools.partial");
     if (f.kind != V_NS) return false;
     if (!strcmp(f.path, "qd.simt._tile._make_tile")) return true;
@@ -273,7 +272,44 @@ static Val partial_call(Sema *S, const Expr *call, Val p) {
     return sema_eval(S, c);
 }
 
+static const Stmt *method_of(const QdStruct *st, const char *name) {
+    for (int k = 0; k < st->nmethods; k++)
+        if (!strcmp(st->methods[k]->def.name, name)) return st->methods[k];
+    return NULL;
+}
+
+/* L.solve_triangular_(B, lower=True): B._trsm(L), B updated in place (a Python method in
+ * Quadrants, so B is the caller's tile, not a copy as a qd.func argument would be). */
+static Val solve_triangular(Sema *S, const Expr *call, Val self) {
+    struct TileType *t = NULL;
+    for (int k = 0; S->tile && k < S->tile->n; k++)
+        if (S->tile->items[k].type.strct.st == self.strct.st) t = &S->tile->items[k];
+    if (!t) return diag_error(call->call.fn->span, QD2045, "the struct has no member 'solve_triangular_'"), val_err();
+    const Expr *be = call->call.args.n ? call->call.args.items[0] : kw_arg(call, "B");
+    const Expr *le = call->call.args.n > 1 ? call->call.args.items[1] : kw_arg(call, "lower");
+    if (!be || call->call.args.n > 2)
+        return diag_error(call->span, QD2007, "Tile%dx%d.solve_triangular_(B, lower=True) takes the tile to solve in place", t->size, t->size), val_err();
+    if (le) {
+        Val l = sema_eval(S, le);
+        if (l.kind == V_ERR) return l;
+        if (l.kind != V_EXPR || !ir_is_const(l.e))
+            return diag_error(le->span, QD2075, "Tile%dx%d.solve_triangular_: lower must be a compile-time bool", t->size, t->size), val_err();
+        if (!l.e->c.u) return diag_error(le->span, QD2075, "Tile%dx%d.solve_triangular_: only lower=True is supported", t->size, t->size), val_err();
+    }
+    Val b = sema_eval(S, be);
+    if (b.kind == V_ERR) return b;
+    if (b.kind != V_STRUCT || b.strct.st != self.strct.st)
+        return diag_error(be->span, QD2019, "Tile%dx%d.solve_triangular_ takes a tile of the same type, got %s", t->size, t->size, val_describe(b)), val_err();
+    Expr *c = ARENA_NEW(S->arena, Expr);
+    *c = *call;
+    c->call.args.n = 1, c->call.nkw = 0;
+    c->call.args.items = ARENA_ARRAY(S->arena, Expr *, 1);
+    c->call.args.items[0] = S->up->sema_value_expr(S, self, call->call.fn->span);
+    return sema_struct_method_call(S, c, b, method_of(self.strct.st, "_trsm"));
+}
+
 Val sema_tile_call(Sema *S, const Expr *call, Val f) {
+    if (f.kind == V_METHOD && f.method.self->kind == V_STRUCT) return solve_triangular(S, call, *f.method.self);
     if (f.kind == V_METHOD) return partial_call(S, call, f);
     if (!strcmp(f.path, "qd.simt._tile._make_tile")) { /* _make_tile(N, dtype=None): dtype None is qd.f32 */
         const Expr *ne = call->call.args.n ? call->call.args.items[0] : kw_arg(call, "N");

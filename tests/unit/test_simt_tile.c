@@ -1,0 +1,120 @@
+/* qd.simt tiles (sema_tile.c, qdc-lang(7) "SIMT tiles"): testdata/simt-tile/tile.py run on x86 on
+ * 1, 2 and 4 threads with results checked exactly against values the host computes in C (an
+ * integer Cholesky factor and triangular solve, eye() - outer product, loads and stores clamped
+ * to the array with partial rows and columns, a 32x32 tile stored into one batch of a 3-D array);
+ * the tile type comes from a pytest fixture holding a types.SimpleNamespace with
+ * functools.partial(_make_tile, 16). The Tile16x16 proxy on a CPU target (Quadrants' error),
+ * solve_triangular_(lower=False), and one tile kernel compiled for every family. */
+#include "harness.h"
+#include "test_x86.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char tile_host[] =
+    "#include \"d.h\"\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "static float A[16][16], B[16][16], L[16][16], X[16][16], Lk[16][16], Xk[16][16], G[16][16], S[20][20], D[12][16], E[2][32][32];\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]), bad = 0;\n"
+    "    for (int i = 0; i < 16; i++)\n"
+    "        for (int j = 0; j < 16; j++) {\n"
+    "            L[i][j] = j < i ? (float)((i * 7 + j * 3) % 3 - 1) : j == i ? (float)(1 + i % 2) : 0.0f;\n"
+    "            X[i][j] = (float)((i * 5 + j * 11) % 7 - 3);\n"
+    "        }\n"
+    "    for (int i = 0; i < 16; i++)\n"
+    "        for (int j = 0; j < 16; j++) {\n"
+    "            float a = 0, b = 0;\n"
+    "            for (int k = 0; k < 16; k++) a += L[i][k] * L[j][k], b += X[i][k] * L[j][k];\n"
+    "            A[i][j] = a, B[i][j] = b;\n"
+    "        }\n"
+    "    chol_args c = {.a = &A[0][0], .a_shape = {16, 16}, .b = &B[0][0], .b_shape = {16, 16}, .l = &Lk[0][0], .l_shape = {16, 16},\n"
+    "                   .x = &Xk[0][0], .x_shape = {16, 16}};\n"
+    "    if (chol(&c, nt)) return 2;\n"
+    "    for (int i = 0; i < 16; i++)\n"
+    "        for (int j = 0; j < 16; j++) { if (Lk[i][j] != (j <= i ? L[i][j] : A[i][j])) printf(\"L %d %d %g %g\\n\", i, j, Lk[i][j], j <= i ? L[i][j] : A[i][j]); bad += Xk[i][j] != X[i][j]; }\n"
+    "    printf(\"chol+trsm mismatches %d, L[15][14] %g, X[15][0] %g\\n\", bad, Lk[15][14], Xk[15][0]);\n"
+    "    ger_args g = {.out = &G[0][0], .out_shape = {16, 16}};\n"
+    "    if (ger(&g, nt)) return 2;\n"
+    "    bad = 0;\n"
+    "    for (int i = 0; i < 16; i++)\n"
+    "        for (int j = 0; j < 16; j++) bad += G[i][j] != (float)(i == j) - (float)(i + 1) * (float)(2 * j);\n"
+    "    printf(\"ger mismatches %d, G[3][5] %g\\n\", bad, G[3][5]);\n"
+    "    for (int i = 0; i < 20; i++)\n"
+    "        for (int j = 0; j < 20; j++) S[i][j] = (float)(100 * i + j);\n"
+    "    for (int i = 0; i < 12; i++)\n"
+    "        for (int j = 0; j < 16; j++) D[i][j] = -1;\n"
+    "    part_args p = {.src = &S[0][0], .src_shape = {20, 20}, .dst = &D[0][0], .dst_shape = {12, 16}};\n"
+    "    if (part(&p, nt)) return 2;\n"
+    "    bad = 0; /* tile row r = S[3 + r][2 .. 17] (rows past 19 stay 0), stored at D[1 + r][4 + c] for r < 8, c < 10 */\n"
+    "    for (int i = 0; i < 12; i++)\n"
+    "        for (int j = 0; j < 16; j++) {\n"
+    "            int r = i - 1, col = j - 4;\n"
+    "            float want = r >= 0 && r < 8 && col >= 0 && col < 10 ? S[3 + r][2 + col] : -1.0f;\n"
+    "            bad += D[i][j] != want;\n"
+    "        }\n"
+    "    printf(\"partial mismatches %d, D[1][4] %g, D[8][13] %g, D[9][4] %g\\n\", bad, D[1][4], D[8][13], D[9][4]);\n"
+    "    for (int b = 0; b < 2; b++)\n"
+    "        for (int i = 0; i < 32; i++)\n"
+    "            for (int j = 0; j < 32; j++) E[b][i][j] = 7;\n"
+    "    batch_args e = {.dst = &E[0][0][0], .dst_shape = {2, 32, 32}};\n"
+    "    if (batch(&e, nt)) return 2;\n"
+    "    bad = 0;\n"
+    "    for (int b = 0; b < 2; b++)\n"
+    "        for (int i = 0; i < 32; i++)\n"
+    "            for (int j = 0; j < 32; j++) bad += E[b][i][j] != (b == 0 ? 7.0f : (float)(i == j));\n"
+    "    printf(\"batch mismatches %d\\n\", bad);\n"
+    "    return 0;\n"
+    "}\n"
+;
+
+Test(simt_tile, kernels_run_on_x86_exactly, .timeout = 180) {
+    if (!x86_have_runtime()) return;
+    x86_expect_on_threads("testdata/simt-tile/tile.py", tile_host,
+                          "chol+trsm mismatches 0, L[15][14] -1, X[15][0] 2\n"
+                          "ger mismatches 0, G[3][5] -40\n"
+                          "partial mismatches 0, D[1][4] 302, D[8][13] 1011, D[9][4] -1\n"
+                          "batch mismatches 0\n");
+}
+
+#define PROXY_KERNEL                                                                                  \
+    "import quadrants as qd\n\n\n@qd.kernel\ndef k(dst: qd.types.NDArray[qd.f32, 2]):\n"              \
+    "    qd.loop_config(block_dim=16)\n    for _ in range(16):\n"                                       \
+    "        t = qd.simt.Tile16x16.eye(dtype=qd.f32)\n        t._store(dst, 0, 16, 0, 16)\n"
+
+/* Quadrants' proxies refuse a CPU arch when the kernel compiles. */
+Test(simt_tile, proxy_refused_on_cpu) {
+    expect_py_refused("g.py", PROXY_KERNEL,
+                      "g.py:8:13: error[QD2075]: Tile16x16 requires a GPU backend (cuda, metal, vulkan, amdgpu). Current arch is x64.\n"
+                      " 8 |         t = qd.simt.Tile16x16.eye(dtype=qd.f32)\n"
+                      "   |             ^~~~~~~~~~~~~~~~~~~~~\n");
+}
+
+/* The same kernel compiles for each GPU family (the proxy resolves f32 there). */
+Test(simt_tile, proxy_kernel_compiles_for_every_gpu_family, .timeout = 120) {
+    static const char *const fams[] = {"sm_90", "gfx942", "vulkan1.3", "apple9"};
+    for (size_t k = 0; k < sizeof fams / sizeof fams[0]; k++) {
+        char *dir = NULL;
+        char target[64];
+        snprintf(target, sizeof target, "--target=%s", fams[k]);
+        RunResult r = qdc_in_temp("g.py", PROXY_KERNEL, target, NULL, &dir);
+        cr_expect_eq(r.status, 0, "%s: status %d\n%s", fams[k], r.status, r.err);
+        cr_expect_str_eq(r.err, "", "%s", fams[k]);
+        run_free(&r);
+        remove_tree(dir);
+        free(dir);
+    }
+}
+
+/* lower=False: Quadrants' message, at the argument. */
+Test(simt_tile, solve_triangular_upper_refused) {
+    expect_py_refused("g.py",
+                      "import quadrants as qd\nfrom quadrants.lang.simt._tile import _make_tile\n\nT = _make_tile(16, qd.f32)\n\n\n"
+                      "@qd.kernel\ndef k():\n    for _ in range(16):\n        a = T()\n        b = T()\n"
+                      "        a.solve_triangular_(b, lower=False)\n",
+                      "g.py:12:38: error[QD2075]: Tile16x16.solve_triangular_: only lower=True is supported\n"
+                      " 12 |         a.solve_triangular_(b, lower=False)\n"
+                      "    |                                      ^~~~~\n");
+}
