@@ -638,6 +638,8 @@ Val sema_namespace(Sema *S, const char *cls, const char *const *names, const Val
 bool sema_is_tile_call(Val f);
 Val sema_tile_call(Sema *S, const Expr *call, Val f);
 bool sema_tile_attr(Sema *S, Val o, const Expr *e, Val *out);
+bool sema_tile_slice(Sema *S, Val arr, const Expr *e, Val *out); /* arr[r0:r1, c0:c1] ...: a proxy, once a tile type exists */
+bool sema_tile_stmt(Sema *S, const Stmt *s);                     /* t[:] = ..., arr[...] = t, t -= qd.outer(a, b) */
 void sema_alias_class(Sema *S, const Stmt *cls);
 const PyDc *sema_pydc_of(Sema *S, const Expr *ann); /* the dataclass an annotation names, or NULL */
 bool sema_pydc_is_generic(Sema *S, const PyDc *dc);

@@ -484,6 +484,12 @@ static Val eval_attr(Sema *S, const Expr *e) {
     Val o = sema_eval(S, e->attr.obj);
     if (o.kind == V_ERR) return o;
     if (o.kind == V_NDARRAY && !strcmp(e->attr.name, "shape")) return (Val){.kind = V_SHAPE, .index = o.index};
+    if (o.kind == V_SHARED && !strcmp(e->attr.name, "shape")) { /* SharedArray.shape: the shape it was made with */
+        const IrShared *sh = &S->shared.items[o.index];
+        Val t = {.kind = V_TUPLE, .tuple = {ARENA_ARRAY(S->arena, Val, sh->ndim + 1), sh->ndim - sh->elem_ndim}};
+        for (int d = 0; d < t.tuple.n; d++) t.tuple.items[d] = val_expr(irb_int(S->arena, QT_I32, sh->shape[d], e->span));
+        return t;
+    }
     if (o.kind == V_VEC && o.vec.c[0].kind == V_FIELD && !strcmp(e->attr.name, "shape")) o = o.vec.c[0]; /* a vector field as components */
     if (o.kind == V_FIELD && !strcmp(e->attr.name, "shape") && S->fields.items[o.index].ndim >= 0) { /* a tuple of constants */
         const IrField *f = &S->fields.items[o.index];

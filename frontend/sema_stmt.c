@@ -274,6 +274,7 @@ static bool static_element(Sema *S, const Expr *t) {
 }
 
 static void stmt_assign(Sema *S, const Stmt *s) {
+    if (S->up->sema_tile_stmt(S, s)) return; /* t[:] = arr[r0:r1, c0:c1], arr[...] = t (sema_tile.c) */
     if (s->assign.value->kind == E_CALL && is_static_call(S, s->assign.value))
         for (int k = 0; k < s->assign.targets.n; k++)
             if (static_element(S, s->assign.targets.items[k])) return;
@@ -356,6 +357,7 @@ static void stmt_annassign(Sema *S, const Stmt *s) {
 
 static void stmt_augassign(Sema *S, const Stmt *s) {
     const Expr *t = s->aug.target;
+    if (S->up->sema_tile_stmt(S, s)) return; /* t -= qd.outer(a, b) (sema_tile.c) */
     if (t->kind == E_ATTR && pydc_member(S, t)) return;
     if (t->kind == E_NAME) {
         Binding *b = scope_find(S->scope, t->name);

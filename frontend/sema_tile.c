@@ -249,7 +249,7 @@ bool sema_is_tile_call(Val f) {
     if (f.kind == V_METHOD && f.method.self->kind == V_STRUCT && !strcmp(f.method.name, "solve_triangular_")) return true;
     if (f.kind == V_METHOD) return !strcmp(f.method.name, "functools.partial");
     if (f.kind != V_NS) return false;
-    if (!strcmp(f.path, "qd.simt._tile._make_tile")) return true;
+    if (!strcmp(f.path, "qd.simt._tile._make_tile") || !strcmp(f.path, "qd.outer")) return true;
     return proxy_size(f.path) && (!strcmp(f.path + 17, ".zeros") || !strcmp(f.path + 17, ".eye"));
 }
 
@@ -308,9 +308,12 @@ static Val solve_triangular(Sema *S, const Expr *call, Val self) {
     return sema_struct_method_call(S, c, b, method_of(self.strct.st, "_trsm"));
 }
 
+static Val outer_call(Sema *S, const Expr *call);
+
 Val sema_tile_call(Sema *S, const Expr *call, Val f) {
     if (f.kind == V_METHOD && f.method.self->kind == V_STRUCT) return solve_triangular(S, call, *f.method.self);
     if (f.kind == V_METHOD) return partial_call(S, call, f);
+    if (!strcmp(f.path, "qd.outer")) return outer_call(S, call);
     if (!strcmp(f.path, "qd.simt._tile._make_tile")) { /* _make_tile(N, dtype=None): dtype None is qd.f32 */
         const Expr *ne = call->call.args.n ? call->call.args.items[0] : kw_arg(call, "N");
         const Expr *de = call->call.args.n > 1 ? call->call.args.items[1] : kw_arg(call, "dtype");
@@ -369,4 +372,187 @@ bool sema_tile_attr(Sema *S, Val o, const Expr *e, Val *out) {
     if (!strcmp(a, "zeros")) return *out = t->type, true;
     if (!strcmp(a, "eye")) return *out = (Val){.kind = V_FUNC, .def = t->eye}, true;
     return diag_error(e->span, QD2019, "'Tile%dx%d' has no attribute '%s'", t->size, t->size, a), *out = val_err(), true;
+}
+
+/* ---- slice syntax: t[:] = arr[r0:r1, c0:c1], arr[...] = t, t -= qd.outer(a, b) ----
+ * As Quadrants, once a tile type exists, a field, ndarray or SharedArray subscripted with
+ * slices in one of four patterns is a deferred proxy (not a value): arr[r0:r1, c0:c1] and
+ * arr[b, r0:r1, c0:c1] (a tile's rows and columns), arr[r0:r1, col] and arr[b, r0:r1, col] (one
+ * value per lane, 0 past the rows); qd.outer(a, b) is one too. A proxy may be bound to a name;
+ * it is consumed only by the three statements above. Each is a V_METHOD named after Quadrants'
+ * class, its self the tuple of its parts (array, batch or None, bounds). */
+
+#define SLICE_PROXY "qd.simt._tile._TileSliceProxy"
+#define VEC_PROXY "qd.simt._tile._VecSliceProxy"
+#define OUTER_PROXY "qd.simt._tile._OuterProduct"
+
+static Val proxy(Sema *S, const char *kind, const Val *parts, int n) {
+    Val *items = ARENA_ARRAY(S->arena, Val, n), *self = ARENA_NEW(S->arena, Val);
+    memcpy(items, parts, sizeof(Val) * (size_t)n);
+    *self = (Val){.kind = V_TUPLE, .tuple = {items, n}};
+    return (Val){.kind = V_METHOD, .method = {self, kind}};
+}
+
+static bool is_proxy(Val v, const char *kind) { return v.kind == V_METHOD && !strcmp(v.method.name, kind); }
+
+/* A bound's value, once (an rvalue), or V_ERR after an error. */
+static Val bound(Sema *S, const Expr *e) {
+    Val v = sema_eval(S, e);
+    if (v.kind == V_ERR) return v;
+    IrExpr *r = sema_rvalue(S, v, e->span);
+    return r ? val_expr(r) : val_err();
+}
+
+bool sema_tile_slice(Sema *S, Val arr, const Expr *e, Val *out) {
+    if (!S->tile || !S->tile->n) return false;
+    const Expr *ix = e->sub.index;
+    const Expr *const *items = ix->kind == E_TUPLE ? (const Expr *const *)ix->list.items : &ix;
+    int n = ix->kind == E_TUPLE ? ix->list.n : 1;
+    char pat[5] = {0};
+    if (n > 3) return false;
+    for (int k = 0; k < n; k++) pat[k] = items[k]->kind == E_SLICE ? 's' : 'i';
+    bool tile2 = !strcmp(pat, "ss"), tile3 = !strcmp(pat, "iss"), vec2 = !strcmp(pat, "si"), vec3 = !strcmp(pat, "isi");
+    if (!tile2 && !tile3 && !vec2 && !vec3) return false;
+    int base = tile3 || vec3;
+    for (int k = 0; k < n; k++) /* Quadrants' validate_subscript_index first */
+        for (int h = 0; h < 2; h++) {
+            const Expr *p = items[k]->kind == E_SLICE ? (h ? items[k]->slice.hi : items[k]->slice.lo) : h ? NULL : items[k];
+            Val v = p ? sema_eval(S, p) : (Val){.kind = V_NONE};
+            if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_signed(v.e->type) && v.e->c.i < 0)
+                return diag_error(p->span, QD2171, "Negative indices are not supported in Quadrants kernels."), *out = val_err(), true;
+        }
+    for (int k = base; k < n; k++)
+        if (items[k]->kind == E_SLICE && (!items[k]->slice.lo || !items[k]->slice.hi || items[k]->slice.step))
+            return diag_error(items[k]->span, QD2011, "Tile %s slice: both start and stop indices are required", k == base ? "row" : "col"),
+                   *out = val_err(), true;
+    Val parts[6] = {arr, {.kind = V_NONE}};
+    if (base && (parts[1] = bound(S, items[0])).kind == V_ERR) return *out = val_err(), true;
+    int np = 2;
+    for (int k = base; k < n; k++) {
+        const Expr *lo = items[k]->kind == E_SLICE ? items[k]->slice.lo : items[k];
+        if ((parts[np++] = bound(S, lo)).kind == V_ERR) return *out = val_err(), true;
+        if (items[k]->kind == E_SLICE && (parts[np++] = bound(S, items[k]->slice.hi)).kind == V_ERR) return *out = val_err(), true;
+    }
+    *out = proxy(S, tile2 || tile3 ? SLICE_PROXY : VEC_PROXY, parts, np);
+    return true;
+}
+
+/* self.NAME(args) of a tile, the arguments given as values. */
+static Val tile_method(Sema *S, Span sp, Val self, const char *name, const Val *args, int n) {
+    Expr *c = ARENA_NEW(S->arena, Expr);
+    *c = (Expr){.kind = E_CALL, .span = sp};
+    c->call.fn = S->up->sema_value_expr(S, (Val){.kind = V_NONE}, sp);
+    c->call.args.n = n;
+    c->call.args.items = ARENA_ARRAY(S->arena, Expr *, n + 1);
+    for (int k = 0; k < n; k++) c->call.args.items[k] = S->up->sema_value_expr(S, args[k], sp);
+    return sema_struct_method_call(S, c, self, method_of(self.strct.st, name));
+}
+
+/* Python's class of a value Quadrants would see, for its TypeError messages. */
+static const char *py_class(Val v) {
+    if (v.kind == V_METHOD && !strncmp(v.method.name, "qd.simt._tile.", 14)) return v.method.name + 14;
+    if (v.kind == V_STRUCT) return "Struct";
+    return "Expr";
+}
+
+static const char *aug_name(int op) {
+    switch (op) {
+    case T_PLUS: return "Add";
+    case T_MINUS: return "Sub";
+    case T_STAR: return "Mult";
+    case T_SLASH: return "Div";
+    case T_FDIV: return "FloorDiv";
+    case T_PERCENT: return "Mod";
+    case T_POW: return "Pow";
+    case T_SHL: return "LShift";
+    case T_SHR: return "RShift";
+    case T_PIPE: return "BitOr";
+    case T_CARET: return "BitXor";
+    case T_AMP: return "BitAnd";
+    default: return "MatMult";
+    }
+}
+
+/* One operand of an outer product: a vec slice proxy read by each lane, else the value. */
+static Val outer_operand(Sema *S, Span sp, Val tile, Val v) {
+    if (!is_proxy(v, VEC_PROXY)) return v;
+    const Val *p = v.method.self->tuple.items;
+    if (p[1].kind == V_NONE) return tile_method(S, sp, tile, "_resolve_vec2d", (Val[]){p[0], p[2], p[3], p[4]}, 4);
+    return tile_method(S, sp, tile, "_resolve_vec3d", (Val[]){p[0], p[1], p[2], p[3], p[4]}, 5);
+}
+
+static struct TileType *tile_value(Sema *S, Val v) {
+    for (int k = 0; v.kind == V_STRUCT && S->tile && k < S->tile->n; k++)
+        if (S->tile->items[k].type.strct.st == v.strct.st) return &S->tile->items[k];
+    return NULL;
+}
+
+static bool full_slice(const Expr *ix) { return ix->kind == E_SLICE && !ix->slice.lo && !ix->slice.hi && !ix->slice.step; }
+
+/* The tile statements; false for any other statement (checked as before). */
+bool sema_tile_stmt(Sema *S, const Stmt *s) {
+    if (!S->tile || !S->tile->n || !S->cur) return false;
+    if (s->kind == S_AUGASSIGN) {
+        int mark = diag_quiet_begin();
+        Val t = sema_eval(S, s->aug.target);
+        diag_quiet_end(mark);
+        struct TileType *tt = tile_value(S, t);
+        if (!tt) return false;
+        Val v = sema_eval(S, s->aug.value);
+        if (v.kind == V_ERR) return true;
+        if (!is_proxy(v, OUTER_PROXY))
+            return diag_error(s->aug.value->span, QD2075, "Tile%dx%d: unsupported augmented assignment with <class '%s'>", tt->size, tt->size, py_class(v)), true;
+        if (s->aug.op != T_MINUS)
+            return diag_error(s->span, QD2075, "Tile%dx%d: unsupported augmented assignment op '%s' with outer product", tt->size, tt->size, aug_name(s->aug.op)), true;
+        const Val *ab = v.method.self->tuple.items;
+        Val a = outer_operand(S, s->span, t, ab[0]);
+        Val b = ab[2].kind == V_NONE ? a : outer_operand(S, s->span, t, ab[1]); /* qd.outer(v, v): read once */
+        if (a.kind != V_ERR && b.kind != V_ERR) tile_method(S, s->span, t, "_ger_sub", (Val[]){a, b}, 2);
+        return true;
+    }
+    if (s->kind != S_ASSIGN || s->assign.targets.n != 1 || s->assign.targets.items[0]->kind != E_SUBSCRIPT) return false;
+    const Expr *target = s->assign.targets.items[0];
+    int mark = diag_quiet_begin();
+    Val o = sema_eval(S, target->sub.obj);
+    diag_quiet_end(mark);
+    struct TileType *tt = tile_value(S, o);
+    if (tt && full_slice(target->sub.index)) { /* t[:] = arr[...]: a load */
+        Val v = sema_eval(S, s->assign.value);
+        if (v.kind == V_ERR) return true;
+        if (!is_proxy(v, SLICE_PROXY))
+            return diag_error(s->assign.value->span, QD2075, "Tile[:] can only be assigned from an array slice, got <class '%s'>", py_class(v)), true;
+        const Val *p = v.method.self->tuple.items;
+        if (p[1].kind == V_NONE) tile_method(S, s->span, o, "_load", (Val[]){p[0], p[2], p[3], p[4], p[5]}, 5);
+        else tile_method(S, s->span, o, "_load3d", (Val[]){p[0], p[1], p[2], p[3], p[4], p[5]}, 6);
+        return true;
+    }
+    if (o.kind != V_FIELD && o.kind != V_NDARRAY && o.kind != V_SHARED) return false;
+    const Expr *ix = target->sub.index;
+    bool sliced = ix->kind == E_SLICE;
+    for (int k = 0; ix->kind == E_TUPLE && k < ix->list.n; k++) sliced |= ix->list.items[k]->kind == E_SLICE;
+    if (!sliced) return false;
+    Val dst = sema_eval(S, target); /* the proxy (or the slice's error) */
+    if (dst.kind == V_ERR) return true;
+    if (!is_proxy(dst, SLICE_PROXY)) return false;
+    Val v = sema_eval(S, s->assign.value);
+    if (v.kind == V_ERR) return true;
+    if (!tile_value(S, v))
+        return diag_error(s->assign.value->span, QD2075, "an array slice (arr[r0:r1, c0:c1]) can only be assigned a tile, got <class '%s'>", py_class(v)), true;
+    const Val *p = dst.method.self->tuple.items;
+    if (p[1].kind == V_NONE) tile_method(S, s->span, v, "_store", (Val[]){p[0], p[2], p[3], p[4], p[5]}, 5);
+    else tile_method(S, s->span, v, "_store3d", (Val[]){p[0], p[1], p[2], p[3], p[4], p[5]}, 6);
+    return true;
+}
+
+/* qd.outer(a, b): the deferred product (its third part: b is the same name as a). */
+static Val outer_call(Sema *S, const Expr *call) {
+    if (call->call.args.n != 2 || call->call.nkw)
+        return diag_error(call->span, QD2007, "qd.outer(a, b) takes two arguments"), val_err();
+    const Expr *ae = call->call.args.items[0], *be = call->call.args.items[1];
+    Val a = sema_eval(S, ae);
+    if (a.kind == V_ERR) return a;
+    bool same = ae->kind == E_NAME && be->kind == E_NAME && !strcmp(ae->name, be->name);
+    Val b = same ? a : sema_eval(S, be);
+    if (b.kind == V_ERR) return b;
+    return proxy(S, OUTER_PROXY, (Val[]){a, b, same ? (Val){.kind = V_NONE} : (Val){.kind = V_STR, .path = "distinct"}}, 3);
 }

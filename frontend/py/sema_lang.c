@@ -407,6 +407,8 @@ Val sema_slice_subscript(Sema *S, const Expr *e, bool *handled) {
     if (!*handled) return val_err();
     Val o = sema_eval(S, e->sub.obj);
     if (o.kind == V_ERR) return o;
+    Val tp;
+    if ((o.kind == V_FIELD || o.kind == V_NDARRAY || o.kind == V_SHARED) && sema_tile_slice(S, o, e, &tp)) return tp; /* a tile's slice proxy */
     if (o.kind == V_FIELD || o.kind == V_NDARRAY || o.kind == V_SHARED) {
         diag_error(e->sub.index->span, QD2011, "%s cannot be sliced; index its elements one at a time", val_describe(o));
         return val_err();
