@@ -67,3 +67,30 @@ def batch(dst: qd.types.NDArray[qd.f32, 3]):
     for _ in range(32):
         t = Tile32.eye()
         t._store3d(dst, 1, 0, 32, 0, 32)
+
+
+@qd.kernel
+def sliced(m: qd.types.NDArray[qd.f32, 2], v: qd.types.NDArray[qd.f32, 3], out: qd.types.NDArray[qd.f32, 2]):
+    qd.loop_config(block_dim=16)
+    for _ in range(16):
+        t = Tile()
+        t[:] = m[0:16, 0:16]
+        col = v[1, 4:12, 2]
+        t -= qd.outer(col, col)
+        lane = qd.i32(qd.simt.subgroup.invocation_id())
+        op = qd.outer(qd.f32(lane), m[0:16, 3])
+        t -= op
+        out[0:16, 0:16] = t
+
+
+@qd.kernel
+def shared(m: qd.types.NDArray[qd.f32, 2], out: qd.types.NDArray[qd.f32, 2]):
+    qd.loop_config(block_dim=16)
+    for i in range(16):
+        buf = qd.simt.block.SharedArray((16, 16), qd.f32)
+        for j in range(16):
+            buf[i, j] = m[i, j] * 2.0
+        qd.simt.block.sync()
+        t = Tile()
+        t[:] = buf[2:16, 0:8]
+        out[0:16, 0:16] = t
