@@ -121,6 +121,7 @@ struct Scope {
     Scope *parent;
     VEC(Binding) b;
     struct ScopeIndex *index; /* scope_bind's hash of b by name (in the arena; NULL: none yet) */
+    bool library; /* the globals of qdc's own source (sema_tile.c's tiles): not a kernel's captures */
 };
 
 typedef VEC(IrStmt *) IrStmtVec;

@@ -413,6 +413,7 @@ static Val py_math_call(Sema *S, const Expr *call, const char *p) {
 void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope *where) {
     bool host = where == &S->module;
     for (int k = 0; k < S->host_scopes.len && !host; k++) host = S->host_scopes.items[k] == where;
+    if (where->library) return; /* a tile method's own constants, as Quadrants' library closures */
     ValKind v = b->v.kind;
     if (!host || !(v == V_FIELD || v == V_STR || (v == V_EXPR && ir_is_const(b->v.e)))) return;
     bool upper = true;

@@ -20,7 +20,7 @@ struct SemaTile {
     struct TileType { int size; QdType dt; Val type; const Stmt *eye; } items[16];
 };
 
-/* The tile's source: N and DT are bound in the scope it is evaluated in. Each lane owns row
+/* The tile's source: _n (N) and _dt (the dtype) are bound in the scope it is evaluated in. Each lane owns row
  * row_start + lane; rows and columns past the stops (clamped to the array's shape) are not
  * read or written. */
 static const char tile_text[] =
@@ -29,7 +29,7 @@ static const char tile_text[] =
     "\n"
     "@qd.dataclass\n"
     "class %s:\n"
-    "    r: qd.types.vector(N, DT)\n"
+    "    r: qd.types.vector(_n, _dt)\n"
     "\n"
     "    @qd.func\n"
     "    def _load(self, arr: qd.template(), row_start, row_stop, col_start, col_stop):\n"
@@ -37,7 +37,7 @@ static const char tile_text[] =
     "        row = row_start + qd.i32(qd.simt.subgroup.invocation_id())\n"
     "        if row < stop:\n"
     "            cstop = qd.min(col_stop, arr.shape[1])\n"
-    "            for j in qd.static(range(N)):\n"
+    "            for j in qd.static(range(_n)):\n"
     "                if col_start + j < cstop:\n"
     "                    self.r[j] = arr[row, col_start + j]\n"
     "\n"
@@ -47,7 +47,7 @@ static const char tile_text[] =
     "        row = row_start + qd.i32(qd.simt.subgroup.invocation_id())\n"
     "        if row < stop:\n"
     "            cstop = qd.min(col_stop, arr.shape[2])\n"
-    "            for j in qd.static(range(N)):\n"
+    "            for j in qd.static(range(_n)):\n"
     "                if col_start + j < cstop:\n"
     "                    self.r[j] = arr[batch, row, col_start + j]\n"
     "\n"
@@ -57,7 +57,7 @@ static const char tile_text[] =
     "        row = row_start + qd.i32(qd.simt.subgroup.invocation_id())\n"
     "        if row < stop:\n"
     "            cstop = qd.min(col_stop, arr.shape[1])\n"
-    "            for j in qd.static(range(N)):\n"
+    "            for j in qd.static(range(_n)):\n"
     "                if col_start + j < cstop:\n"
     "                    arr[row, col_start + j] = self.r[j]\n"
     "\n"
@@ -67,33 +67,33 @@ static const char tile_text[] =
     "        row = row_start + qd.i32(qd.simt.subgroup.invocation_id())\n"
     "        if row < stop:\n"
     "            cstop = qd.min(col_stop, arr.shape[2])\n"
-    "            for j in qd.static(range(N)):\n"
+    "            for j in qd.static(range(_n)):\n"
     "                if col_start + j < cstop:\n"
     "                    arr[batch, row, col_start + j] = self.r[j]\n"
     "\n"
     "    @qd.func\n"
     "    def eye_(self):\n"
     "        lane = qd.i32(qd.simt.subgroup.invocation_id())\n"
-    "        for j in qd.static(range(N)):\n"
-    "            self.r[j] = qd.cast(1.0 if lane == j else 0.0, DT)\n"
+    "        for j in qd.static(range(_n)):\n"
+    "            self.r[j] = qd.cast(1.0 if lane == j else 0.0, _dt)\n"
     "\n"
     "    @qd.func\n"
     "    def _ger_sub(self, a, b):\n"
-    "        for j in qd.static(range(N)):\n"
+    "        for j in qd.static(range(_n)):\n"
     "            self.r[j] = self.r[j] - a * qd.simt.subgroup.shuffle(b, qd.u32(j))\n"
     "\n"
     "    @qd.func\n"
     "    def cholesky_(self, eps):\n"
     "        lane = qd.i32(qd.simt.subgroup.invocation_id())\n"
-    "        norm = qd.cast(0.0, DT)\n"
-    "        for k in qd.static(range(N)):\n"
-    "            d = qd.cast(0.0, DT)\n"
+    "        norm = qd.cast(0.0, _dt)\n"
+    "        for k in qd.static(range(_n)):\n"
+    "            d = qd.cast(0.0, _dt)\n"
     "            if lane == k:\n"
     "                d = qd.sqrt(qd.max(self.r[k] - norm, eps))\n"
     "                self.r[k] = d\n"
     "            dk = qd.simt.subgroup.shuffle(d, qd.u32(k))\n"
-    "            s0 = qd.cast(0.0, DT)\n"
-    "            s1 = qd.cast(0.0, DT)\n"
+    "            s0 = qd.cast(0.0, _dt)\n"
+    "            s1 = qd.cast(0.0, _dt)\n"
     "            for j in qd.static(range(k)):\n"
     "                mine = self.r[j]\n"
     "                lkj = qd.simt.subgroup.shuffle(mine, qd.u32(k))\n"
@@ -108,23 +108,23 @@ static const char tile_text[] =
     "\n"
     "    @qd.func\n"
     "    def _get_col(self, k):\n"
-    "        v = qd.cast(0.0, DT)\n"
-    "        for kk in qd.static(range(N)):\n"
+    "        v = qd.cast(0.0, _dt)\n"
+    "        for kk in qd.static(range(_n)):\n"
     "            if k == kk:\n"
     "                v = self.r[kk]\n"
     "        return v\n"
     "\n"
     "    @qd.func\n"
     "    def _set_col(self, k, v):\n"
-    "        for kk in qd.static(range(N)):\n"
+    "        for kk in qd.static(range(_n)):\n"
     "            if k == kk:\n"
     "                self.r[kk] = v\n"
     "\n"
     "    @qd.func\n"
     "    def _trsm(self, L):\n"
-    "        for c in range(N):\n"
-    "            dot = qd.cast(0.0, DT)\n"
-    "            for j in range(N):\n"
+    "        for c in range(_n):\n"
+    "            dot = qd.cast(0.0, _dt)\n"
+    "            for j in range(_n):\n"
     "                if c > j:\n"
     "                    lcj = qd.simt.subgroup.shuffle(L._get_col(j), qd.u32(c))\n"
     "                    dot += self._get_col(j) * lcj\n"
@@ -134,7 +134,7 @@ static const char tile_text[] =
     "    @qd.func\n"
     "    def _resolve_vec2d(self, arr: qd.template(), row_start, row_stop, col):\n"
     "        row = row_start + qd.i32(qd.simt.subgroup.invocation_id())\n"
-    "        v = qd.cast(0.0, DT)\n"
+    "        v = qd.cast(0.0, _dt)\n"
     "        if row < qd.min(row_stop, arr.shape[0]):\n"
     "            v = arr[row, col]\n"
     "        return v\n"
@@ -142,7 +142,7 @@ static const char tile_text[] =
     "    @qd.func\n"
     "    def _resolve_vec3d(self, arr: qd.template(), batch, row_start, row_stop, col):\n"
     "        row = row_start + qd.i32(qd.simt.subgroup.invocation_id())\n"
-    "        v = qd.cast(0.0, DT)\n"
+    "        v = qd.cast(0.0, _dt)\n"
     "        if row < qd.min(row_stop, arr.shape[1]):\n"
     "            v = arr[batch, row, col]\n"
     "        return v\n"
@@ -190,10 +190,11 @@ static struct TileType *tile_type(Sema *S, int size, QdType dt, Span at) {
     AstModule *ast = frontend_parse(src, S->arena);
     if (!ast) return NULL;
     Scope *sc = xcalloc(1, sizeof *sc);
+    sc->library = true;
     vec_push(&S->host_scopes, sc);
     scope_bind(S, sc, "qd", (Val){.kind = V_NS, .path = "qd"}, at);
-    scope_bind(S, sc, "N", py_int(S, size, at), at);
-    scope_bind(S, sc, "DT", (Val){.kind = V_TYPE, .type = dt}, at);
+    scope_bind(S, sc, "_n", py_int(S, size, at), at);
+    scope_bind(S, sc, "_dt", (Val){.kind = V_TYPE, .type = dt}, at);
     Scope *hscope = S->hscope, *bind_to = S->bind_to, *scope = S->scope;
     IrStmtVec *cur = S->cur;
     const char *prefix = S->prefix;
