@@ -634,7 +634,6 @@ void sema_pydc_class(Sema *S, const Stmt *cls);
 bool sema_pylib_import(Sema *S, const Stmt *s, const char *module);
 bool sema_pylib_attr(Sema *S, Val o, const Expr *e, Val *out);
 bool sema_pylib_call(Sema *S, const Expr *call, Val f, Val *out);
-Val sema_namespace(Sema *S, const char *cls, const char *const *names, const Val *vals, int n); /* SimpleNamespace(names=vals) */
 /* sema_tile.c: qd.simt.Tile16x16 / Tile32x32, _make_tile, calls of functools.partial values */
 bool sema_is_tile_call(Val f);
 Val sema_tile_call(Sema *S, const Expr *call, Val f);
@@ -644,6 +643,7 @@ bool sema_tile_stmt(Sema *S, const Stmt *s);                     /* t[:] = ..., 
 void sema_alias_class(Sema *S, const Stmt *cls);
 const PyDc *sema_pydc_of(Sema *S, const Expr *ann); /* the dataclass an annotation names, or NULL */
 bool sema_pydc_is_generic(Sema *S, const PyDc *dc);
+Val sema_namespace(Sema *S, const char *cls, const char *const *names, const Val *vals, int n); /* SimpleNamespace(names=vals) */
 bool sema_pydc_new(Sema *S, const Expr *target, const Expr *call, Scope *to, Span sp); /* NAME = State(...) in host code */
 bool sema_pydc_call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell); /* a host call's argument (*v V_ERR: unknown) */
 bool sema_pydc_param(Sema *S, const Param *ap, Val host); /* a kernel parameter annotated with a dataclass */

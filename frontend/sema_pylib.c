@@ -15,20 +15,6 @@ static bool pylib_name(const char *mod, const char *name) {
            (!strcmp(mod, "types") && !strcmp(name, "SimpleNamespace"));
 }
 
-/* A namespace of named values (types.SimpleNamespace(a=1), pytest's request): a V_PYDC of a
- * class of no methods named `cls`, whose members are the names in the order given. */
-Val sema_namespace(Sema *S, const char *cls, const char *const *names, const Val *vals, int n) {
-    Stmt *c = ARENA_NEW(S->arena, Stmt);
-    c->kind = S_CLASS, c->class_.name = cls;
-    PyDc *dc = ARENA_NEW(S->arena, PyDc);
-    dc->cls = c, dc->scope = S->hscope, dc->n = n;
-    dc->names = ARENA_ARRAY(S->arena, const char *, n ? n : 1);
-    dc->anns = ARENA_ARRAY(S->arena, const Expr *, n ? n : 1);
-    dc->dflts = ARENA_ARRAY(S->arena, const Expr *, n ? n : 1);
-    Val v = {.kind = V_PYDC, .pydc = {dc, ARENA_ARRAY(S->arena, Val, n ? n : 1)}};
-    for (int k = 0; k < n; k++) dc->names[k] = names[k], v.pydc.m[k] = vals[k];
-    return v;
-}
 
 /* import dataclasses [as d]; from dataclasses import dataclass; from functools import partial. */
 bool sema_pylib_import(Sema *S, const Stmt *s, const char *module) {
