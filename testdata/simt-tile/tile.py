@@ -30,7 +30,7 @@ Tile32 = _make_tile(32, dtype=qd.f32)
 @qd.kernel
 def chol(a: qd.types.NDArray[qd.f32, 2], b: qd.types.NDArray[qd.f32, 2], l: qd.types.NDArray[qd.f32, 2], x: qd.types.NDArray[qd.f32, 2]):
     qd.loop_config(block_dim=tdim)
-    n = tdim
+    n = Tile.SIZE
     for _ in range(n):
         t = Tile()
         t._load(a, 0, n, 0, n)
