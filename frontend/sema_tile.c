@@ -285,7 +285,7 @@ static Val solve_triangular(Sema *S, const Expr *call, Val self) {
     struct TileType *t = NULL;
     for (int k = 0; S->tile && k < S->tile->n; k++)
         if (S->tile->items[k].type.strct.st == self.strct.st) t = &S->tile->items[k];
-    if (!t) return diag_error(call->call.fn->span, QD2045, "the struct has no member 'solve_triangular_'"), val_err();
+    if (!t) return sema_struct_method_call(S, call, self, method_of(self.strct.st, "solve_triangular_")); /* another dataclass's own */
     const Expr *be = call->call.args.n ? call->call.args.items[0] : kw_arg(call, "B");
     const Expr *le = call->call.args.n > 1 ? call->call.args.items[1] : kw_arg(call, "lower");
     if (!be || call->call.args.n > 2)
@@ -490,10 +490,14 @@ static struct TileType *tile_value(Sema *S, Val v) {
 
 static bool full_slice(const Expr *ix) { return ix->kind == E_SLICE && !ix->slice.lo && !ix->slice.hi && !ix->slice.step; }
 
+/* A name or a dotted name: evaluating it twice emits nothing. */
+static bool simple(const Expr *e) { return e->kind == E_NAME || (e->kind == E_ATTR && simple(e->attr.obj)); }
+
 /* The tile statements; false for any other statement (checked as before). */
 bool sema_tile_stmt(Sema *S, const Stmt *s) {
     if (!S->tile || !S->tile->n || !S->cur) return false;
     if (s->kind == S_AUGASSIGN) {
+        if (!simple(s->aug.target)) return false;
         int mark = diag_quiet_begin();
         Val t = sema_eval(S, s->aug.target);
         diag_quiet_end(mark);
@@ -513,6 +517,7 @@ bool sema_tile_stmt(Sema *S, const Stmt *s) {
     }
     if (s->kind != S_ASSIGN || s->assign.targets.n != 1 || s->assign.targets.items[0]->kind != E_SUBSCRIPT) return false;
     const Expr *target = s->assign.targets.items[0];
+    if (!simple(target->sub.obj)) return false;
     int mark = diag_quiet_begin();
     Val o = sema_eval(S, target->sub.obj);
     diag_quiet_end(mark);

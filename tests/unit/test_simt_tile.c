@@ -227,3 +227,13 @@ Test(simt_tile, slice_syntax_errors) {
                       " 12 |         t -= qd.f32(1.0)\n"
                       "    |              ^~~~~~~~~~~\n");
 }
+
+/* Another dataclass's method named solve_triangular_ is its own; updates of subscripted targets
+ * and slices of a vector are not tile statements, in a module that has a tile type. */
+Test(simt_tile, other_forms_unchanged_beside_tiles) {
+    expect_py_compiles("g.py", "import quadrants as qd\nfrom quadrants.lang.simt._tile import _make_tile\n\nT = _make_tile(16, qd.f32)\n\n\n"
+                               "@qd.dataclass\nclass P:\n    x: qd.f32\n\n    @qd.func\n    def solve_triangular_(self, b):\n"
+                               "        self.x = b\n\n\n@qd.kernel\ndef k(a: qd.types.NDArray[qd.f32, 1]):\n    for i in range(4):\n"
+                               "        p = P()\n        p.solve_triangular_(2.0)\n        a[i] += p.x\n"
+                               "        v = qd.Vector([1.0, 2.0, 3.0])\n        a[i] += v[0:2].sum()\n");
+}
