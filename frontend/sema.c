@@ -842,6 +842,7 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
         return;
     }
     Binding *hb = v->kind == E_NAME ? host_find(S, v->name) : NULL;
+    if (hb && hb->v.kind == V_HOST && S->up->sema_helper_alias(S, t, hb, sp)) return; /* func = helper: calls of func run helper */
     if (hb && hb->v.kind == V_HOST) return sema_bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
     if (hb && hb->v.kind == V_HOSTARRAY && t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
     const Expr *ha = is_snode_chain(S, v) ? snode_host_arg(S, v) : NULL; /* blk = qd.root.dense(...).dense(...): its arguments decide */

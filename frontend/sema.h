@@ -349,6 +349,7 @@ void sema_host_function_once(Sema *S, const Stmt *def, const Val *params, const 
 /* sema_param.c: @pytest.mark.parametrize host functions, getattr, f-strings, str */
 void sema_param_host_function(Sema *S, const Stmt *def);
 bool sema_helper_call(Sema *S, const Expr *call, const Binding *b); /* a call of a host helper function */
+bool sema_helper_alias(Sema *S, const Expr *t, const Binding *hb, Span sp); /* t = helper: t names the same function */
 bool sema_uncalled_helper_kernel(Sema *S, const Stmt **kernel, const Stmt **fn);
 bool sema_fstring_known(Sema *S, const Expr *e);  /* every {field} names a compile-time str/int/bool/None */
 Val sema_fstring(Sema *S, const Expr *e);

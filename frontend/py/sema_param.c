@@ -1039,7 +1039,7 @@ bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
     SemaHelper *h = NULL;
     for (int k = S->helpers.len - 1; k >= 0 && !h; k--) {
         const Stmt *d = S->helpers.items[k].def;
-        if (d->def.name_span.off == b->decl.off && d->def.name_span.src == b->decl.src && !strcmp(d->def.name, b->name))
+        if (d->def.name_span.off == b->decl.off && d->def.name_span.src == b->decl.src) /* its name, or a name bound to it (sema_helper_alias) */
             h = &S->helpers.items[k];
     }
     if (!h) return false;
@@ -1080,6 +1080,21 @@ bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
     Val ret = run_helper(S, h, bound, decl, combo);
     S->helper_call = call, S->helper_ret = ret;
     return true;
+}
+
+/* `t = f` (module level or a host function), f a host helper function: as in Python, t names the
+ * same function, so a call t(args) runs f's body (sema_helper_call finds it by where f is
+ * defined, the binding's decl). False when f is not a helper. */
+bool sema_helper_alias(Sema *S, const Expr *t, const Binding *hb, Span sp) {
+    (void)sp;
+    if (t->kind != E_NAME) return false;
+    for (int k = S->helpers.len - 1; k >= 0; k--) {
+        const Stmt *d = S->helpers.items[k].def;
+        if (d->def.name_span.off != hb->decl.off || d->def.name_span.src != hb->decl.src) continue;
+        scope_bind(S, BIND_SCOPE(S), t->name, hb->v, hb->decl);
+        return true;
+    }
+    return false;
 }
 
 /* The first kernel a host function's body defines (nested functions included), or NULL. */
