@@ -539,6 +539,8 @@ static bool dict_view(Sema *S, const Expr *call) {
 /* True when a module-level expression can only be evaluated by running the script: it names
  * something host code binds or Python provides at run time (np.pi, len(x), a helper's
  * result), or allocates run-time data (qd.ndarray). Such values are bound as V_HOST. */
+static const Expr *host_name_in(Sema *S, const Expr *e);
+
 bool sema_is_host_expr(Sema *S, const Expr *e) {
     static const char *const builtins[] = {"int", "float", "bool", "min", "max", "abs", "pow", "getattr", "str", "tuple", "list", "chr", "ord", "len"};
     switch (e->kind) {
@@ -633,7 +635,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
     case E_COMP:
         for (const Expr *c = e; c; c = c->comp.next)
             if (sema_iter_is_host(S, c->comp.iter)) return true;
-        return false;
+        return host_name_in(S, e) != NULL; /* [i for i in range(n) if seen[i] == 0]: its element or a condition reads a run-time value */
     case E_STR: return e->fstr && !S->up->sema_fstring_known(S, e);
     default: return false;
     }
@@ -663,7 +665,12 @@ static const Expr *host_name_in(Sema *S, const Expr *e) {
         return r;
     case E_IFEXP: return (r = host_name_in(S, e->ifexp.cond)) ? r : (r = host_name_in(S, e->ifexp.a)) ? r : host_name_in(S, e->ifexp.b);
     case E_STARRED: return host_name_in(S, e->un.a);
-    case E_COMP: return host_name_in(S, e->comp.iter);
+    case E_COMP: /* its iterables, conditions and element (the loop's own names are not bound here) */
+        for (const Expr *c = e; !r && c; c = c->comp.next) {
+            r = host_name_in(S, c->comp.iter);
+            for (int k = 0; !r && k < c->comp.conds.n; k++) r = host_name_in(S, c->comp.conds.items[k]);
+        }
+        return r ? r : host_name_in(S, e->comp.elt);
     default: return NULL;
     }
 }
