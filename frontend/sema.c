@@ -849,7 +849,7 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
         return;
     }
     Binding *hb = v->kind == E_NAME ? host_find(S, v->name) : NULL;
-    if (hb && hb->v.kind == V_HOST && S->up->sema_helper_alias(S, t, hb, sp)) return; /* func = helper: calls of func run helper */
+    if (S->up->sema_helper_alias(S, t, v, sp)) return; /* func = helper, f = F.apply: calls of func run helper */
     if (hb && hb->v.kind == V_HOST) return sema_bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
     if (hb && hb->v.kind == V_HOSTARRAY && t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
     const Expr *ha = is_snode_chain(S, v) ? snode_host_arg(S, v) : NULL; /* blk = qd.root.dense(...).dense(...): its arguments decide */
@@ -1255,6 +1255,10 @@ static void host_calls(Sema *S, const Expr *e) {
         }
         if (!b && fn->kind == E_ATTR) b = sema_module_member(S, fn); /* mod.kernel(...) */
         if (b && b->v.kind == V_HOST && e->call.fn->kind == E_NAME) S->up->sema_helper_call(S, e, b);
+        if (!b && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME && !strcmp(fn->attr.name, "apply")) { /* F.apply(x): F.forward(ctx, x) */
+            Binding *cb = host_find(S, fn->attr.obj->name);
+            if (cb && cb->v.kind == V_HOST) S->up->sema_helper_call(S, e, cb);
+        }
         bool unparsed = false; /* an argument outside the grammar (host_call_stmt): not a kernel call site */
         for (int k = 0; k < e->call.args.n; k++) unparsed |= e->call.args.items[k]->kind == E_ERROR;
         for (int k = 0; k < e->call.nkw; k++) unparsed |= e->call.kw[k].value->kind == E_ERROR;

@@ -181,6 +181,9 @@ typedef struct SemaHelper {
     VEC(const char *) combos;  /* the calls evaluated so far, as spelled in entry names ("" for none) */
     VEC(Val) rets;             /* what each returns: an array or field it allocates, a kernel or qd.func it
                                   defines, else V_ERR */
+    bool apply;                /* the forward of a torch.autograd.Function subclass: F.apply(args) calls it
+                                  with ctx first (sema_autograd_class) */
+    Span cls;                  /* that class's name, where F is bound */
 } SemaHelper;
 
 typedef struct Sema {
@@ -349,7 +352,8 @@ void sema_host_function_once(Sema *S, const Stmt *def, const Val *params, const 
 /* sema_param.c: @pytest.mark.parametrize host functions, getattr, f-strings, str */
 void sema_param_host_function(Sema *S, const Stmt *def);
 bool sema_helper_call(Sema *S, const Expr *call, const Binding *b); /* a call of a host helper function */
-bool sema_helper_alias(Sema *S, const Expr *t, const Binding *hb, Span sp); /* t = helper: t names the same function */
+bool sema_autograd_class(Sema *S, const Stmt *cls); /* class F(torch.autograd.Function): F.apply runs forward */
+bool sema_helper_alias(Sema *S, const Expr *t, const Expr *v, Span sp); /* t = helper (or F.apply): t names the same function */
 bool sema_uncalled_helper_kernel(Sema *S, const Stmt **kernel, const Stmt **fn);
 bool sema_fstring_known(Sema *S, const Expr *e);  /* every {field} names a compile-time str/int/bool/None */
 Val sema_fstring(Sema *S, const Expr *e);
