@@ -1,0 +1,48 @@
+# Host code qdc follows (tests/unit/test_host_eval2.c): a torch.autograd.Function's forward run
+# by F.apply, arrays made like others (zeros_like, torch.tensor of a numpy array, 2 * array), a
+# host function called through another name, and comprehensions over run-time values.
+import numpy as np
+import torch
+
+import quadrants as qd
+
+n = 8
+
+
+@qd.kernel
+def square(t: qd.types.ndarray(), o: qd.types.ndarray()):
+    for i in range(n):
+        o[i] = t[i] * t[i]
+
+
+class Sqr(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        outp = torch.zeros_like(inp)
+        ctx.save_for_backward(inp)
+        square(inp, outp)
+        return outp
+
+
+sqr = Sqr.apply
+X = torch.tensor(2 * np.ones((n,), dtype=np.float32), requires_grad=True)
+sqr(X).sum().backward()
+Sqr.apply(torch.ones(n, dtype=torch.float64))
+
+
+def make(dt, k):
+    a = np.ones(n, dtype=dt) * 3
+
+    @qd.kernel
+    def scale(x: qd.types.ndarray(), y: qd.types.ndarray()):
+        for i in range(n):
+            y[i] = x[i] * k + i
+
+    scale(a, np.zeros_like(a))
+
+
+run = make
+run(np.int32, 5)
+
+seen = list(X.detach().numpy())
+positive = [i for i in range(n) if seen[i] > 0]

@@ -1,0 +1,80 @@
+/* Host code qdc follows to the kernel calls it makes (issue 30, the "qdc could not follow the
+ * host code" clusters of Quadrants' tests): a torch.autograd.Function subclass whose forward
+ * F.apply(x) runs with a run-time ctx (f = F.apply too), arrays made like another (np/torch
+ * zeros_like ...), torch.tensor of a numpy array, 2 * array, a host function called through
+ * another name (func = helper; func(args)), and a comprehension whose element or condition
+ * reads a run-time value: a run-time value itself, an error only where a kernel uses it. */
+#include "harness.h"
+#include "test_x86.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char host2[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    float t[8], o[8] = {0};\n"
+    "    double td[8], od[8] = {0};\n"
+    "    int32_t x[8], y[8] = {0};\n"
+    "    for (int i = 0; i < 8; i++) t[i] = 2.0f + i, td[i] = 0.5 * i, x[i] = 3;\n"
+    "    square__f32_1d__f32_1d_args a = {.t = t, .t_shape = {8}, .o = o, .o_shape = {8}};\n"
+    "    square__f64_1d__f64_1d_args b = {.t = td, .t_shape = {8}, .o = od, .o_shape = {8}};\n"
+    "    make__i32_5__scale__i32_1d__i32_1d_args c = {.x = x, .x_shape = {8}, .y = y, .y_shape = {8}};\n"
+    "    if (square__f32_1d__f32_1d(&a, nt) || square__f64_1d__f64_1d(&b, nt) || make__i32_5__scale__i32_1d__i32_1d(&c, nt)) return 2;\n"
+    "    for (int i = 0; i < 8; i++) printf(\"%g%s\", o[i], i == 7 ? \"\\n\" : \" \");\n"
+    "    for (int i = 0; i < 8; i++) printf(\"%g%s\", od[i], i == 7 ? \"\\n\" : \" \");\n"
+    "    for (int i = 0; i < 8; i++) printf(\"%d%s\", y[i], i == 7 ? \"\\n\" : \" \");\n"
+    "    return 0;\n}\n";
+
+/* testdata/host-eval/host_eval2.py on 1, 2 and 4 threads: forward's kernel instantiated from
+ * torch.tensor(2 * np.ones(8, float32)) (f32) and torch.ones(8, dtype=torch.float64) (f64), and
+ * the kernel of make(np.int32, 5) called as run(...): y = x * 5 + i. */
+Test(host_eval2, autograd_forward_like_arrays_and_aliases_run_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    x86_expect_on_threads("testdata/host-eval/host_eval2.py", host2,
+                          "4 9 16 25 36 49 64 81\n"
+                          "0 0.25 1 2.25 4 6.25 9 12.25\n"
+                          "15 16 17 18 19 20 21 22\n");
+}
+
+/* The kernels each host call instantiates, exactly, and nothing else (--stats). */
+Test(host_eval2, entries_are_the_calls_python_makes) {
+    char *path = root_path("testdata/host-eval/host_eval2.py");
+    RunResult r = run_qdc("--target=x86_64", "--check", "--stats", path, NULL);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect_str_eq(r.out, "host_eval2: 3 kernels (square__f32_1d__f32_1d, square__f64_1d__f64_1d, make__i32_5__scale__i32_1d__i32_1d), "
+                            "3 tasks, 0 atomics, 0 volatile loads, 0 fences\n");
+    run_free(&r);
+    free(path);
+}
+
+/* What stays unknowable is still located where a kernel uses it: a comprehension over a
+ * run-time list names the value it reads; F.apply with an argument qdc cannot type leaves the
+ * kernel forward calls uninstantiated (QD2060 at that call). */
+Test(host_eval2, run_time_values_stay_located) {
+    expect_py_refused("g.py",
+                      "import numpy as np\nimport quadrants as qd\n\nc = qd.field(qd.i32, shape=())\nseen = list(np.random.rand(4))\n"
+                      "hits = [i for i in range(4) if seen[i] > 0.5]\n\n@qd.kernel\ndef k():\n    c[None] = len(hits)\n\nk()\n",
+                      "g.py:10:19: error[QD2062]: 'hits' is a value computed from 'seen' (a module-level value computed by the script), "
+                      "known only when the script runs; kernels can use module constants, fields, qd.func and their own arguments\n"
+                      " 10 |     c[None] = len(hits)\n    |                   ^~~~\n"
+                      "g.py:6:1: note: 'hits' is set here\n 6 | hits = [i for i in range(4) if seen[i] > 0.5]\n   | ^~~~\n");
+    expect_py_refused("g.py",
+                      "import torch\nimport quadrants as qd\n\n@qd.kernel\ndef k(t: qd.types.ndarray()):\n    t[0] = 1\n\n"
+                      "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        k(x)\n        return x\n\n"
+                      "F.apply(load())\n",
+                      "g.py:11:11: error[QD2060]: kernel 'k' is generic and qdc cannot evaluate this call's argument for 't' (only "
+                      "fields, compile-time numbers and arrays made by qd.ndarray or numpy with a dtype are known); compile it with "
+                      "--instantiate 'k(...)'\n"
+                      " 11 |         k(x)\n    |           ^\n");
+}
+
+/* A comprehension over run-time values that no kernel reads is not an error (Python computes
+ * it when the script runs); a set literal and `in` over it in host code likewise. */
+Test(host_eval2, unused_run_time_comprehensions_compile) {
+    expect_py_compiles("g.py", "import numpy as np\nimport quadrants as qd\n\nc = qd.field(qd.i32, shape=4)\n\n@qd.kernel\ndef k():\n"
+                               "    for i in range(4):\n        c[i] = i\n\nk()\nolds = list(c.to_numpy())\n"
+                               "winners = [i for i in range(4) if olds[i] == 0]\nheads = {0, 3}\nflags = [1 if i in heads else 0 for i in range(4)]\n");
+}
