@@ -971,8 +971,28 @@ void sema_host_if(Sema *S, const Stmt *s) {
  * test runner) is not evaluated where it is defined but at each call qdc evaluates
  * (sema_helper_call). As in Python, a function no call reaches never runs: the kernels it would
  * define do not exist (sema_check_hollow names them when nothing else is compiled). */
+/* A statement of l (its loops' and ifs' blocks included, not nested definitions) that calls
+ * NAME(...) directly: the script runs the function itself. */
+static bool calls_by_name(const StmtList *l, const char *name) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        const Expr *e = s->kind == S_EXPR ? s->expr : s->kind == S_ASSIGN ? s->assign.value : NULL;
+        if (e && e->kind == E_CALL && e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, name)) return true;
+        if ((s->kind == S_FOR && calls_by_name(&s->for_.body, name)) || (s->kind == S_WHILE && calls_by_name(&s->while_.body, name)) ||
+            (s->kind == S_IF && (calls_by_name(&s->if_.then, name) || calls_by_name(&s->if_.els, name))))
+            return true;
+    }
+    return false;
+}
+
+/* def: an undecorated function the script's own top level calls by name (test_scan_for_dtype(qd.i32,
+ * 512) in the module body): a helper like any other, not a test pytest collects. */
+bool sema_script_calls(Sema *S, const Stmt *def) {
+    return S->hscope == &S->module && S->ast && !def->def.decorators.n && calls_by_name(&S->ast->body, def->def.name);
+}
+
 static bool defer_helper(Sema *S, const Stmt *s) {
-    bool collected = S->hscope == &S->module && !strncmp(s->def.name, "test", 4); /* pytest calls it */
+    bool collected = S->hscope == &S->module && !strncmp(s->def.name, "test", 4) && !sema_script_calls(S, s); /* pytest calls it */
     if (!s->def.nparams || collected || !S->ast) return false;
     scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
     SemaHelper h = {.def = s, .scope = S->hscope, .prefix = S->prefix};

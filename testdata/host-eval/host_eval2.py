@@ -46,3 +46,15 @@ run(np.int32, 5)
 
 seen = list(X.detach().numpy())
 positive = [i for i in range(n) if seen[i] > 0]
+
+
+def test_fill(dt, m):
+    @qd.kernel
+    def fill(a: qd.types.ndarray()):
+        for i in range(m):
+            a[i] = i * m
+
+    fill(np.zeros(m, dtype=dt))
+
+
+test_fill(np.float32, 4)

@@ -2,7 +2,8 @@
  * host code" clusters of Quadrants' tests): a torch.autograd.Function subclass whose forward
  * F.apply(x) runs with a run-time ctx (f = F.apply too), arrays made like another (np/torch
  * zeros_like ...), torch.tensor of a numpy array, 2 * array, a host function called through
- * another name (func = helper; func(args)), and a comprehension whose element or condition
+ * another name (func = helper; func(args)), a test_* function the script calls by name (a
+ * helper, not a test pytest collects), and a comprehension whose element or condition
  * reads a run-time value: a run-time value itself, an error only where a kernel uses it. */
 #include "harness.h"
 #include "test_x86.h"
@@ -26,17 +27,23 @@ static const char host2[] =
     "    for (int i = 0; i < 8; i++) printf(\"%g%s\", o[i], i == 7 ? \"\\n\" : \" \");\n"
     "    for (int i = 0; i < 8; i++) printf(\"%g%s\", od[i], i == 7 ? \"\\n\" : \" \");\n"
     "    for (int i = 0; i < 8; i++) printf(\"%d%s\", y[i], i == 7 ? \"\\n\" : \" \");\n"
+    "    float f[4] = {-1, -1, -1, -1};\n"
+    "    test_fill__f32_4__fill__f32_1d_args d = {.a = f, .a_shape = {4}};\n"
+    "    if (test_fill__f32_4__fill__f32_1d(&d, nt)) return 2;\n"
+    "    printf(\"%g %g %g %g\\n\", f[0], f[1], f[2], f[3]);\n"
     "    return 0;\n}\n";
 
 /* testdata/host-eval/host_eval2.py on 1, 2 and 4 threads: forward's kernel instantiated from
- * torch.tensor(2 * np.ones(8, float32)) (f32) and torch.ones(8, dtype=torch.float64) (f64), and
- * the kernel of make(np.int32, 5) called as run(...): y = x * 5 + i. */
+ * torch.tensor(2 * np.ones(8, float32)) (f32) and torch.ones(8, dtype=torch.float64) (f64), the
+ * kernel of make(np.int32, 5) called as run(...): y = x * 5 + i, and the kernel of
+ * test_fill(np.float32, 4), a test_* function the script calls itself (not pytest): a[i] = 4i. */
 Test(host_eval2, autograd_forward_like_arrays_and_aliases_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
     x86_expect_on_threads("testdata/host-eval/host_eval2.py", host2,
                           "4 9 16 25 36 49 64 81\n"
                           "0 0.25 1 2.25 4 6.25 9 12.25\n"
-                          "15 16 17 18 19 20 21 22\n");
+                          "15 16 17 18 19 20 21 22\n"
+                          "0 4 8 12\n");
 }
 
 /* The kernels each host call instantiates, exactly, and nothing else (--stats). */
@@ -44,8 +51,8 @@ Test(host_eval2, entries_are_the_calls_python_makes) {
     char *path = root_path("testdata/host-eval/host_eval2.py");
     RunResult r = run_qdc("--target=x86_64", "--check", "--stats", path, NULL);
     cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-    cr_expect_str_eq(r.out, "host_eval2: 3 kernels (square__f32_1d__f32_1d, square__f64_1d__f64_1d, make__i32_5__scale__i32_1d__i32_1d), "
-                            "3 tasks, 0 atomics, 0 volatile loads, 0 fences\n");
+    cr_expect_str_eq(r.out, "host_eval2: 4 kernels (square__f32_1d__f32_1d, square__f64_1d__f64_1d, make__i32_5__scale__i32_1d__i32_1d, "
+                            "test_fill__f32_4__fill__f32_1d), 4 tasks, 0 atomics, 0 volatile loads, 0 fences\n");
     run_free(&r);
     free(path);
 }
