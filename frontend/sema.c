@@ -568,6 +568,16 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
     }
     case E_CALL: {
         if (sema_numpy_scalar(S, e) != QT_VOID) return sema_is_host_expr(S, e->call.args.items[0]); /* np.int64(0) */
+        if (sema_numpy_math(S, e)) { /* np.cos(0): a number when its arguments are and math computes it (np.log(-1.0) is numpy's nan) */
+            for (int k = 0; k < e->call.args.n; k++)
+                if (sema_is_host_expr(S, e->call.args.items[k])) return true;
+            int mark = diag_quiet_begin();
+            IrStmtVec *cur = S->cur;
+            S->cur = NULL;
+            Val v = sema_eval(S, e);
+            S->cur = cur;
+            return diag_quiet_end(mark) || v.kind == V_ERR;
+        }
         if (sema_pytest_param(S, e)) { /* pytest.param(v, ...): its values */
             for (int k = 0; k < e->call.args.n; k++)
                 if (sema_is_host_expr(S, e->call.args.items[k])) return true;

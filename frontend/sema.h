@@ -340,6 +340,7 @@ Val sema_instance_call(Sema *S, const Expr *call, Val cls); /* py/sema_class.c: 
 void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp); /* py/sema_class.c: obj.NAME = v in host code */
 bool sema_unpack_row(Sema *S, const Expr *t, const Expr *v, Span sp); /* py/sema_param.c: a, b = list(CASES)[0] item by item */
 QdType sema_numpy_scalar(Sema *S, const Expr *call); /* np.int64(v) in host code: its type, QT_VOID if not one */
+const char *sema_numpy_math(Sema *S, const Expr *call); /* np.cos(0) in host code: "math.cos", else NULL */
 bool sema_pytest_param(Sema *S, const Expr *call); /* pytest.param(...) in host code: the values it gives the test */
 const char *sema_unique_name(Sema *S, const char *base); /* base, or base__defN when given already */
 /* where host statements bind: a class instance's attributes, else the host scope */

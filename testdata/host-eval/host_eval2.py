@@ -58,3 +58,15 @@ def test_fill(dt, m):
 
 
 test_fill(np.float32, 4)
+
+c0 = np.cos(0) + np.sqrt(4.0)
+ang = np.degrees(np.arctan2(1, 1))
+
+
+@qd.kernel
+def consts(o: qd.types.ndarray()):
+    o[0] = c0
+    o[1] = ang
+
+
+consts(np.zeros(2, dtype=np.float32))

@@ -3,7 +3,8 @@
  * F.apply(x) runs with a run-time ctx (f = F.apply too), arrays made like another (np/torch
  * zeros_like ...), torch.tensor of a numpy array, 2 * array, a host function called through
  * another name (func = helper; func(args)), a test_* function the script calls by name (a
- * helper, not a test pytest collects), and a comprehension whose element or condition
+ * helper, not a test pytest collects), numpy's math functions on numbers (np.cos(0)), and a
+ * comprehension whose element or condition
  * reads a run-time value: a run-time value itself, an error only where a kernel uses it. */
 #include "harness.h"
 #include "test_x86.h"
@@ -31,19 +32,25 @@ static const char host2[] =
     "    test_fill__f32_4__fill__f32_1d_args d = {.a = f, .a_shape = {4}};\n"
     "    if (test_fill__f32_4__fill__f32_1d(&d, nt)) return 2;\n"
     "    printf(\"%g %g %g %g\\n\", f[0], f[1], f[2], f[3]);\n"
+    "    float k[2] = {0};\n"
+    "    consts__f32_1d_args e = {.o = k, .o_shape = {2}};\n"
+    "    if (consts__f32_1d(&e, nt)) return 2;\n"
+    "    printf(\"%g %g\\n\", k[0], k[1]);\n"
     "    return 0;\n}\n";
 
 /* testdata/host-eval/host_eval2.py on 1, 2 and 4 threads: forward's kernel instantiated from
  * torch.tensor(2 * np.ones(8, float32)) (f32) and torch.ones(8, dtype=torch.float64) (f64), the
  * kernel of make(np.int32, 5) called as run(...): y = x * 5 + i, and the kernel of
- * test_fill(np.float32, 4), a test_* function the script calls itself (not pytest): a[i] = 4i. */
+ * test_fill(np.float32, 4), a test_* function the script calls itself (not pytest): a[i] = 4i,
+ * and numpy's math on numbers: np.cos(0) + np.sqrt(4.0) = 3, np.degrees(np.arctan2(1, 1)) = 45. */
 Test(host_eval2, autograd_forward_like_arrays_and_aliases_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
     x86_expect_on_threads("testdata/host-eval/host_eval2.py", host2,
                           "4 9 16 25 36 49 64 81\n"
                           "0 0.25 1 2.25 4 6.25 9 12.25\n"
                           "15 16 17 18 19 20 21 22\n"
-                          "0 4 8 12\n");
+                          "0 4 8 12\n"
+                          "3 45\n");
 }
 
 /* The kernels each host call instantiates, exactly, and nothing else (--stats). */
@@ -51,8 +58,8 @@ Test(host_eval2, entries_are_the_calls_python_makes) {
     char *path = root_path("testdata/host-eval/host_eval2.py");
     RunResult r = run_qdc("--target=x86_64", "--check", "--stats", path, NULL);
     cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-    cr_expect_str_eq(r.out, "host_eval2: 4 kernels (square__f32_1d__f32_1d, square__f64_1d__f64_1d, make__i32_5__scale__i32_1d__i32_1d, "
-                            "test_fill__f32_4__fill__f32_1d), 4 tasks, 0 atomics, 0 volatile loads, 0 fences\n");
+    cr_expect_str_eq(r.out, "host_eval2: 5 kernels (square__f32_1d__f32_1d, square__f64_1d__f64_1d, make__i32_5__scale__i32_1d__i32_1d, "
+                            "test_fill__f32_4__fill__f32_1d, consts__f32_1d), 5 tasks, 0 atomics, 0 volatile loads, 0 fences\n");
     run_free(&r);
     free(path);
 }
@@ -76,6 +83,18 @@ Test(host_eval2, run_time_values_stay_located) {
                       "fields, compile-time numbers and arrays made by qd.ndarray or numpy with a dtype are known); compile it with "
                       "--instantiate 'k(...)'\n"
                       " 11 |         k(x)\n    |           ^\n");
+}
+
+/* numpy's math on a number Python's math refuses (np.log(-1.0) is numpy's nan, with a warning):
+ * not evaluated, a run-time value located where a kernel uses it. */
+Test(host_eval2, numpy_math_outside_math_stays_run_time) {
+    expect_py_refused("g.py",
+                      "import numpy as np\nimport quadrants as qd\n\nc = qd.field(qd.f32, shape=())\nbad = np.log(-1.0)\n\n@qd.kernel\n"
+                      "def k():\n    c[None] = bad\n\nk()\n",
+                      "g.py:9:15: error[QD2062]: 'bad' is a module-level value computed by the script, known only when the script runs; "
+                      "kernels can use module constants, fields, qd.func and their own arguments\n"
+                      " 9 |     c[None] = bad\n   |               ^~~\n"
+                      "g.py:5:1: note: 'bad' is set here\n 5 | bad = np.log(-1.0)\n   | ^~~\n");
 }
 
 /* A comprehension over run-time values that no kernel reads is not an error (Python computes
