@@ -589,6 +589,15 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         if (p && (!strcmp(p, "qd.create_stream") || !strcmp(p, "qd.create_event"))) return true; /* run-time handles */
         if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "getattr") && (e->call.args.n != 2 || e->call.nkw))
             return true; /* getattr(obj, name, default): whether obj has it is a run-time question */
+        if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "getattr") && !sema_lookup(S, "getattr") && !S->k) {
+            int mark = diag_quiet_begin(); /* getattr(qd, qd.cfg.arch.name): a name only the running script knows */
+            IrStmtVec *cur = S->cur;
+            S->cur = NULL;
+            Val n = sema_eval(S, e->call.args.items[1]);
+            S->cur = cur;
+            diag_quiet_end(mark);
+            if (n.kind != V_STR) return true;
+        }
         if (e->call.fn->kind == E_ATTR && !p && str_expr(S, e->call.fn->attr.obj) && S->up->sema_str_method(e->call.fn->attr.name)) {
             /* "".join(...), "{}_{}".format(a, b): compile-time when the arguments are */
         } else if (e->call.fn->kind == E_ATTR && !p && dict_view(S, e)) {

@@ -1,11 +1,14 @@
 # Host code qdc follows (tests/unit/test_host_eval2.c): a torch.autograd.Function's forward run
 # by F.apply, arrays made like others (zeros_like, torch.tensor of a numpy array, 2 * array), a
-# host function called through another name, and comprehensions over run-time values.
+# host function called through another name, comprehensions over run-time values, getattr with a
+# run-time name, a test_* function the script calls, numpy's math on numbers.
 import numpy as np
 import torch
 
 import quadrants as qd
 
+arch = getattr(qd, qd.cfg.arch.name)  # a name only the running script knows: a run-time value
+qd.init(arch=arch)
 n = 8
 
 
