@@ -555,6 +555,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
     case E_ATTR: {
         Val dt;
         if (S->up->sema_host_dtype(S, e, &dt)) return false; /* np.float32, torch.bool: a dtype qdc knows */
+        if (S->up->sema_np_shape_value(S, e, &dt)) return false; /* a.size of an array whose shape qdc knows */
         if (e->attr.name[0] == '_' && e->attr.obj->kind != E_CALL && !sema_is_host_expr(S, e->attr.obj)) {
             int mark = diag_quiet_begin(); /* k._primal.launch_stats: Quadrants' kernel object, a run-time value */
             IrStmtVec *cur = S->cur;
@@ -567,6 +568,8 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         return sema_is_host_expr(S, e->attr.obj);
     }
     case E_CALL: {
+        Val shp;
+        if (S->up->sema_np_shape_value(S, e, &shp)) return false; /* len(a) of an array whose shape qdc knows */
         if (sema_numpy_scalar(S, e) != QT_VOID) return sema_is_host_expr(S, e->call.args.items[0]); /* np.int64(0) */
         if (sema_numpy_math(S, e)) { /* np.cos(0): a number when its arguments are and math computes it (np.log(-1.0) is numpy's nan) */
             for (int k = 0; k < e->call.args.n; k++)

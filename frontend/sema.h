@@ -93,7 +93,7 @@ struct Val {
         struct { Val *items; int n; } tuple;
         struct { int node; const char *method; int builder; IrExpr **idx; int nidx; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index;
                                                                                idx: x[i] of a field in a dynamic SNode (its list, sema_sparse.c) */
-        struct { QdType type; signed char ndim, en, em; const unsigned char *layout; } harr; /* V_HOSTARRAY: ndim array
+        struct { QdType type; signed char ndim, en, em; const unsigned char *layout; const int64_t *shape; } harr; /* V_HOSTARRAY: ndim array
                               axes of a scalar (en 0), vector (en) or matrix (en x em) type; layout: storage order
                               of the axes, outermost first (NULL: canonical), sema_tensor.c */
         struct SemaObject *obj;                         /* V_OBJECT */
@@ -355,6 +355,8 @@ void sema_param_host_function(Sema *S, const Stmt *def);
 bool sema_helper_call(Sema *S, const Expr *call, const Binding *b); /* a call of a host helper function */
 bool sema_script_calls(Sema *S, const Stmt *def); /* the module body calls def by name: a helper, not a pytest test */
 bool sema_autograd_class(Sema *S, const Stmt *cls); /* class F(torch.autograd.Function): F.apply runs forward */
+const int64_t *sema_np_shape(Sema *S, const Expr *e, int ndim); /* py/sema_npshape.c: np.zeros((2, 3)): its shape, else NULL */
+bool sema_np_shape_value(Sema *S, const Expr *v, Val *out); /* a.size, a.ndim, a.shape, len(a) of such an array in host code */
 bool sema_helper_alias(Sema *S, const Expr *t, const Expr *v, Span sp); /* t = helper (or F.apply): t names the same function */
 bool sema_uncalled_helper_kernel(Sema *S, const Stmt **kernel, const Stmt **fn);
 bool sema_fstring_known(Sema *S, const Expr *e);  /* every {field} names a compile-time str/int/bool/None */

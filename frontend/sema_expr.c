@@ -481,6 +481,7 @@ static bool is_python_object(Val v) {
 static Val eval_attr(Sema *S, const Expr *e) {
     Val dt;
     if (!S->k && S->up->sema_host_dtype(S, e, &dt)) return dt; /* host code: np.float32 is the qd type it converts to */
+    if (S->up->sema_np_shape_value(S, e, &dt)) return dt; /* a.size, a.shape of a numpy array whose shape qdc knows */
     Val o = sema_eval(S, e->attr.obj);
     if (o.kind == V_ERR) return o;
     if (o.kind == V_NDARRAY && !strcmp(e->attr.name, "shape")) return (Val){.kind = V_SHAPE, .index = o.index};
@@ -1079,6 +1080,8 @@ Val sema_eval(Sema *S, const Expr *e) {
             t.list = e->call.args;
             return eval_tuple(S, &t);
         }
+        Val shp;
+        if (S->up->sema_np_shape_value(S, e, &shp)) return shp; /* len(a) of a numpy array whose shape qdc knows */
         QdType npt = sema_numpy_scalar(S, e);
         if (npt != QT_VOID) { /* np.int64(0): a number of that type */
             Val v = sema_eval(S, e->call.args.items[0]);

@@ -558,11 +558,12 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
         else if (!sema_host_array(S, e->bin.a, out)) return false;
         return e->bin.b->kind == E_INT || (e->bin.b->kind == E_FLOAT && qt_is_float(out->harr.type));
     }
-    if (e->kind == E_ATTR && !strcmp(e->attr.name, "T")) return host_array_of(S, e->attr.obj, out); /* a.T */
+    if (e->kind == E_ATTR && !strcmp(e->attr.name, "T")) return host_array_of(S, e->attr.obj, out) && (out->harr.shape = NULL, true); /* a.T */
     if (e->kind == E_CALL && e->call.fn->kind == E_ATTR && !e->call.nkw) { /* a.copy(), a.transpose(), a.astype(np.f32) */
         const char *m = e->call.fn->attr.name;
         const Expr *obj = e->call.fn->attr.obj;
-        if ((!strcmp(m, "copy") || !strcmp(m, "transpose")) && !e->call.args.n) return host_array_of(S, obj, out);
+        if (!strcmp(m, "copy") && !e->call.args.n) return host_array_of(S, obj, out);
+        if (!strcmp(m, "transpose") && !e->call.args.n) return host_array_of(S, obj, out) && (out->harr.shape = NULL, true);
         if (!strcmp(m, "astype") && e->call.args.n == 1 && host_array_of(S, obj, out)) {
             out->harr.type = sema_numpy_dtype(S, e->call.args.items[0]);
             return out->harr.type != QT_VOID;
@@ -608,7 +609,7 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
         return false;
     }
     if (t == QT_VOID || nd < 0 || nd > IR_MAX_DIMS) return false;
-    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = t, .ndim = (signed char)nd}};
+    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = t, .ndim = (signed char)nd, .shape = sema_np_shape(S, e, nd)}};
     return true;
 }
 

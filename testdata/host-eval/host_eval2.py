@@ -73,3 +73,19 @@ def consts(o: qd.types.ndarray()):
 
 
 consts(np.zeros(2, dtype=np.float32))
+
+x_np = np.array([[0.5, 1.5, 2.5], [3.5, 4.5, 5.5]], dtype=np.float32)
+rows = len(x_np)
+cols = x_np.shape[1]
+total = x_np.size - 1 + x_np.ndim
+
+
+@qd.kernel
+def sizes(o: qd.types.ndarray()):
+    o[0] = rows
+    o[1] = cols
+    o[2] = total
+    o[3] = x_np.size
+
+
+sizes(np.zeros(4, dtype=np.int32))

@@ -3,7 +3,8 @@
  * F.apply(x) runs with a run-time ctx (f = F.apply too), arrays made like another (np/torch
  * zeros_like ...), torch.tensor of a numpy array, 2 * array, a host function called through
  * another name (func = helper; func(args)), a test_* function the script calls by name (a
- * helper, not a test pytest collects), numpy's math functions on numbers (np.cos(0)), and a
+ * helper, not a test pytest collects), numpy's math functions on numbers (np.cos(0)), the size,
+ * ndim, shape and len() of a numpy array whose shape the script makes evident, and a
  * comprehension whose element or condition
  * reads a run-time value: a run-time value itself, an error only where a kernel uses it. */
 #include "harness.h"
@@ -36,13 +37,18 @@ static const char host2[] =
     "    consts__f32_1d_args e = {.o = k, .o_shape = {2}};\n"
     "    if (consts__f32_1d(&e, nt)) return 2;\n"
     "    printf(\"%g %g\\n\", k[0], k[1]);\n"
+    "    int32_t z[4] = {0};\n"
+    "    sizes__i32_1d_args g = {.o = z, .o_shape = {4}};\n"
+    "    if (sizes__i32_1d(&g, nt)) return 2;\n"
+    "    printf(\"%d %d %d %d\\n\", z[0], z[1], z[2], z[3]);\n"
     "    return 0;\n}\n";
 
 /* testdata/host-eval/host_eval2.py on 1, 2 and 4 threads: forward's kernel instantiated from
  * torch.tensor(2 * np.ones(8, float32)) (f32) and torch.ones(8, dtype=torch.float64) (f64), the
  * kernel of make(np.int32, 5) called as run(...): y = x * 5 + i, and the kernel of
  * test_fill(np.float32, 4), a test_* function the script calls itself (not pytest): a[i] = 4i,
- * and numpy's math on numbers: np.cos(0) + np.sqrt(4.0) = 3, np.degrees(np.arctan2(1, 1)) = 45. */
+ * numpy's math on numbers: np.cos(0) + np.sqrt(4.0) = 3, np.degrees(np.arctan2(1, 1)) = 45, and
+ * a (2, 3) np.array's len, shape[1], size - 1 + ndim and size (read in the kernel): 2 3 7 6. */
 Test(host_eval2, autograd_forward_like_arrays_and_aliases_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
     x86_expect_on_threads("testdata/host-eval/host_eval2.py", host2,
@@ -50,7 +56,8 @@ Test(host_eval2, autograd_forward_like_arrays_and_aliases_run_on_x86, .timeout =
                           "0 0.25 1 2.25 4 6.25 9 12.25\n"
                           "15 16 17 18 19 20 21 22\n"
                           "0 4 8 12\n"
-                          "3 45\n");
+                          "3 45\n"
+                          "2 3 7 6\n");
 }
 
 /* The kernels each host call instantiates, exactly, and nothing else (--stats). */
@@ -58,8 +65,8 @@ Test(host_eval2, entries_are_the_calls_python_makes) {
     char *path = root_path("testdata/host-eval/host_eval2.py");
     RunResult r = run_qdc("--target=x86_64", "--check", "--stats", path, NULL);
     cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-    cr_expect_str_eq(r.out, "host_eval2: 5 kernels (square__f32_1d__f32_1d, square__f64_1d__f64_1d, make__i32_5__scale__i32_1d__i32_1d, "
-                            "test_fill__f32_4__fill__f32_1d, consts__f32_1d), 5 tasks, 0 atomics, 0 volatile loads, 0 fences\n");
+    cr_expect_str_eq(r.out, "host_eval2: 6 kernels (square__f32_1d__f32_1d, square__f64_1d__f64_1d, make__i32_5__scale__i32_1d__i32_1d, "
+                            "test_fill__f32_4__fill__f32_1d, consts__f32_1d, sizes__i32_1d), 6 tasks, 0 atomics, 0 volatile loads, 0 fences\n");
     run_free(&r);
     free(path);
 }
