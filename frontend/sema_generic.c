@@ -543,7 +543,24 @@ static bool like_array(Sema *S, const Expr *e, Val *out) {
     return true;
 }
 
+/* np.dot(a, b), np.matmul(a, b), a @ b of arrays of one dtype, at most 2-d: numpy's product has
+ * a.ndim + b.ndim - 2 axes (a 2-d by 2-d product is 2-d, by a 1-d one 1-d; 1-d by 1-d is a
+ * scalar, not an array). */
+static bool product_array(Sema *S, const Expr *a, const Expr *b, Val *out) {
+    Val x, y;
+    if (!host_array_of(S, a, &x) || !host_array_of(S, b, &y) || x.harr.en || y.harr.en || x.harr.type != y.harr.type ||
+        x.harr.ndim > 2 || y.harr.ndim > 2 || x.harr.ndim + y.harr.ndim - 2 < 1)
+        return false;
+    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = x.harr.type, .ndim = (signed char)(x.harr.ndim + y.harr.ndim - 2)}};
+    return true;
+}
+
 bool sema_host_array(Sema *S, const Expr *e, Val *out) {
+    if (e->kind == E_BINARY && e->op == T_AT) return product_array(S, e->bin.a, e->bin.b, out); /* a @ b */
+    if (e->kind == E_CALL && e->call.fn->kind == E_ATTR && e->call.fn->attr.obj->kind == E_NAME && e->call.args.n == 2 && !e->call.nkw &&
+        (!strcmp(e->call.fn->attr.obj->name, "np") || !strcmp(e->call.fn->attr.obj->name, "numpy")) &&
+        (!strcmp(e->call.fn->attr.name, "dot") || !strcmp(e->call.fn->attr.name, "matmul")))
+        return product_array(S, e->call.args.items[0], e->call.args.items[1], out); /* np.dot(a, b) */
     if (e->kind == E_BINARY && (e->op == T_STAR || e->op == T_PLUS) && (e->bin.a->kind == E_INT || e->bin.a->kind == E_FLOAT)) {
         Expr swapped = *e; /* 2 * np.ones(n, dtype=np.float32): as np.ones(...) * 2 (both commute) */
         swapped.bin.a = e->bin.b, swapped.bin.b = e->bin.a;

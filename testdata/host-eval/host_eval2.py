@@ -89,3 +89,17 @@ def sizes(o: qd.types.ndarray()):
 
 
 sizes(np.zeros(4, dtype=np.int32))
+
+A = np.ones((3, 2), dtype=np.float32)
+B = np.ones((2, 4), dtype=np.float32)
+
+
+@qd.kernel
+def prod(p: qd.types.ndarray(), q: qd.types.ndarray()):
+    for i, j in qd.ndrange(3, 4):
+        p[i, j] = i * 10 + j
+    for i in range(3):
+        q[i] = i * 2
+
+
+prod(np.dot(A, B), A @ np.ones(2, dtype=np.float32))

@@ -41,6 +41,10 @@ static const char host2[] =
     "    sizes__i32_1d_args g = {.o = z, .o_shape = {4}};\n"
     "    if (sizes__i32_1d(&g, nt)) return 2;\n"
     "    printf(\"%d %d %d %d\\n\", z[0], z[1], z[2], z[3]);\n"
+    "    float p[12] = {0}, q[3] = {0};\n"
+    "    prod__f32_2d__f32_1d_args h = {.p = p, .p_shape = {3, 4}, .q = q, .q_shape = {3}};\n"
+    "    if (prod__f32_2d__f32_1d(&h, nt)) return 2;\n"
+    "    printf(\"%g %g %g %g\\n\", p[6], p[11], q[1], q[2]);\n"
     "    return 0;\n}\n";
 
 /* testdata/host-eval/host_eval2.py on 1, 2 and 4 threads: forward's kernel instantiated from
@@ -48,7 +52,8 @@ static const char host2[] =
  * kernel of make(np.int32, 5) called as run(...): y = x * 5 + i, and the kernel of
  * test_fill(np.float32, 4), a test_* function the script calls itself (not pytest): a[i] = 4i,
  * numpy's math on numbers: np.cos(0) + np.sqrt(4.0) = 3, np.degrees(np.arctan2(1, 1)) = 45, and
- * a (2, 3) np.array's len, shape[1], size - 1 + ndim and size (read in the kernel): 2 3 7 6. */
+ * a (2, 3) np.array's len, shape[1], size - 1 + ndim and size (read in the kernel): 2 3 7 6, and
+ * the kernel np.dot(A, B) (2-d) and A @ v (1-d) of float32 arrays instantiate. */
 Test(host_eval2, autograd_forward_like_arrays_and_aliases_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
     x86_expect_on_threads("testdata/host-eval/host_eval2.py", host2,
@@ -57,7 +62,8 @@ Test(host_eval2, autograd_forward_like_arrays_and_aliases_run_on_x86, .timeout =
                           "15 16 17 18 19 20 21 22\n"
                           "0 4 8 12\n"
                           "3 45\n"
-                          "2 3 7 6\n");
+                          "2 3 7 6\n"
+                          "12 23 2 4\n");
 }
 
 /* The kernels each host call instantiates, exactly, and nothing else (--stats). */
@@ -65,8 +71,9 @@ Test(host_eval2, entries_are_the_calls_python_makes) {
     char *path = root_path("testdata/host-eval/host_eval2.py");
     RunResult r = run_qdc("--target=x86_64", "--check", "--stats", path, NULL);
     cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-    cr_expect_str_eq(r.out, "host_eval2: 6 kernels (square__f32_1d__f32_1d, square__f64_1d__f64_1d, make__i32_5__scale__i32_1d__i32_1d, "
-                            "test_fill__f32_4__fill__f32_1d, consts__f32_1d, sizes__i32_1d), 6 tasks, 0 atomics, 0 volatile loads, 0 fences\n");
+    cr_expect_str_eq(r.out, "host_eval2: 7 kernels (square__f32_1d__f32_1d, square__f64_1d__f64_1d, make__i32_5__scale__i32_1d__i32_1d, "
+                            "test_fill__f32_4__fill__f32_1d, consts__f32_1d, sizes__i32_1d, prod__f32_2d__f32_1d), 8 tasks, 0 atomics, "
+                            "0 volatile loads, 0 fences\n");
     run_free(&r);
     free(path);
 }
