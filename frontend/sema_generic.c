@@ -561,7 +561,8 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
         (!strcmp(e->call.fn->attr.obj->name, "np") || !strcmp(e->call.fn->attr.obj->name, "numpy")) &&
         (!strcmp(e->call.fn->attr.name, "dot") || !strcmp(e->call.fn->attr.name, "matmul")))
         return product_array(S, e->call.args.items[0], e->call.args.items[1], out); /* np.dot(a, b) */
-    if (e->kind == E_BINARY && (e->op == T_STAR || e->op == T_PLUS) && (e->bin.a->kind == E_INT || e->bin.a->kind == E_FLOAT)) {
+    if (e->kind == E_BINARY && (e->op == T_STAR || e->op == T_PLUS) && (e->bin.a->kind == E_INT || e->bin.a->kind == E_FLOAT) &&
+        e->bin.b->kind != E_INT && e->bin.b->kind != E_FLOAT) {
         Expr swapped = *e; /* 2 * np.ones(n, dtype=np.float32): as np.ones(...) * 2 (both commute) */
         swapped.bin.a = e->bin.b, swapped.bin.b = e->bin.a;
         return sema_host_array(S, &swapped, out);
