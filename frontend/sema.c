@@ -599,7 +599,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             Val n = sema_eval(S, e->call.args.items[1]);
             S->cur = cur;
             diag_quiet_end(mark);
-            if (n.kind != V_STR) return true;
+            if (n.kind == V_NS) return true; /* a Quadrants object's attribute qdc does not model; a number stays Python's TypeError */
         }
         if (e->call.fn->kind == E_ATTR && !p && str_expr(S, e->call.fn->attr.obj) && S->up->sema_str_method(e->call.fn->attr.name)) {
             /* "".join(...), "{}_{}".format(a, b): compile-time when the arguments are */
