@@ -1288,14 +1288,23 @@ static bool int_enum_class(Parser *P, StmtVec *out) {
 
 /* class NAME: / class NAME(): / class NAME(object): / class NAME(BASE): an undecorated Python
  * class whose body is parsed like a host function's; the evaluator runs its instances, methods,
- * properties (frontend/py/sema_class.c). Another header (several bases, a dotted base, keywords)
- * stays host code. */
+ * properties (frontend/py/sema_class.c). A dotted base (class F(torch.autograd.Function)) is kept
+ * as written, "torch.autograd.Function". Another header (several bases, keywords) stays host code. */
 static bool plain_class(Parser *P, StmtVec *out) {
     int c = P->pos, i = c + 2;
     if (i + 2 >= P->ntoks || P->toks[c + 1].kind != T_NAME) return false;
     Token *base = NULL;
+    const char *dotted = NULL;
     if (P->toks[i].kind == T_LPAREN) {
-        if (P->toks[i + 1].kind == T_NAME && P->toks[i + 2].kind == T_RPAREN) base = &P->toks[i + 1], i += 3;
+        int j = i + 1;
+        while (j + 2 < P->ntoks && P->toks[j].kind == T_NAME && P->toks[j + 1].kind == T_DOT) j += 2;
+        if (j > i + 1 && j + 1 < P->ntoks && P->toks[j].kind == T_NAME && P->toks[j + 1].kind == T_RPAREN) { /* a.b.C */
+            StrBuf b;
+            sb_init(&b);
+            for (int k = i + 1; k <= j; k += 2) sb_printf(&b, "%s%s", k > i + 1 ? "." : "", P->toks[k].s);
+            dotted = arena_strdup(P->strs, b.data), base = &P->toks[i + 1], i = j + 2;
+            sb_free(&b);
+        } else if (P->toks[i + 1].kind == T_NAME && P->toks[i + 2].kind == T_RPAREN) base = &P->toks[i + 1], i += 3;
         else if (P->toks[i + 1].kind == T_RPAREN) i += 2;
         else return false;
     }
@@ -1303,7 +1312,7 @@ static bool plain_class(Parser *P, StmtVec *out) {
     Stmt *s = new_stmt(P, S_CLASS, tspan(P, &P->toks[c]));
     s->class_.name = P->toks[c + 1].s, s->class_.name_span = tspan(P, &P->toks[c + 1]);
     s->class_.plain = true;
-    if (base && strcmp(base->s, "object")) s->class_.base = base->s, s->class_.base_span = tspan(P, base);
+    if (base && (dotted || strcmp(base->s, "object"))) s->class_.base = dotted ? dotted : base->s, s->class_.base_span = tspan(P, base);
     P->pos = i + 2;
     s->class_.body = host_block(P);
     vec_push(out, s);

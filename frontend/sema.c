@@ -546,6 +546,8 @@ static bool dict_view(Sema *S, const Expr *call) {
 /* True when a module-level expression can only be evaluated by running the script: it names
  * something host code binds or Python provides at run time (np.pi, len(x), a helper's
  * result), or allocates run-time data (qd.ndarray). Such values are bound as V_HOST. */
+static const Expr *host_name_in(Sema *S, const Expr *e);
+
 bool sema_is_host_expr(Sema *S, const Expr *e) {
     static const char *const builtins[] = {"int", "float", "bool", "min", "max", "abs", "pow", "getattr", "str", "tuple", "list", "chr", "ord", "len"};
     switch (e->kind) {
@@ -560,6 +562,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
     case E_ATTR: {
         Val dt;
         if (S->up->sema_host_dtype(S, e, &dt)) return false; /* np.float32, torch.bool: a dtype qdc knows */
+        if (S->up->sema_np_shape_value(S, e, &dt)) return false; /* a.size of an array whose shape qdc knows */
         if (e->attr.name[0] == '_' && e->attr.obj->kind != E_CALL && !sema_is_host_expr(S, e->attr.obj)) {
             int mark = diag_quiet_begin(); /* k._primal.launch_stats: Quadrants' kernel object, a run-time value */
             IrStmtVec *cur = S->cur;
@@ -572,7 +575,19 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         return sema_is_host_expr(S, e->attr.obj);
     }
     case E_CALL: {
+        Val shp;
+        if (S->up->sema_np_shape_value(S, e, &shp)) return false; /* len(a) of an array whose shape qdc knows */
         if (sema_numpy_scalar(S, e) != QT_VOID) return sema_is_host_expr(S, e->call.args.items[0]); /* np.int64(0) */
+        if (sema_numpy_math(S, e)) { /* np.cos(0): a number when its arguments are and math computes it (np.log(-1.0) is numpy's nan) */
+            for (int k = 0; k < e->call.args.n; k++)
+                if (sema_is_host_expr(S, e->call.args.items[k])) return true;
+            int mark = diag_quiet_begin();
+            IrStmtVec *cur = S->cur;
+            S->cur = NULL;
+            Val v = sema_eval(S, e);
+            S->cur = cur;
+            return diag_quiet_end(mark) || v.kind == V_ERR;
+        }
         if (sema_pytest_param(S, e)) { /* pytest.param(v, ...): its values */
             for (int k = 0; k < e->call.args.n; k++)
                 if (sema_is_host_expr(S, e->call.args.items[k])) return true;
@@ -584,6 +599,15 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
         if (p && (!strcmp(p, "qd.create_stream") || !strcmp(p, "qd.create_event"))) return true; /* run-time handles */
         if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "getattr") && (e->call.args.n != 2 || e->call.nkw))
             return true; /* getattr(obj, name, default): whether obj has it is a run-time question */
+        if (e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, "getattr") && !sema_lookup(S, "getattr") && !S->k) {
+            int mark = diag_quiet_begin(); /* getattr(qd, qd.cfg.arch.name): a name only the running script knows */
+            IrStmtVec *cur = S->cur;
+            S->cur = NULL;
+            Val n = sema_eval(S, e->call.args.items[1]);
+            S->cur = cur;
+            diag_quiet_end(mark);
+            if (n.kind == V_NS) return true; /* a Quadrants object's attribute qdc does not model; a number stays Python's TypeError */
+        }
         if (e->call.fn->kind == E_ATTR && !p && str_expr(S, e->call.fn->attr.obj) && S->up->sema_str_method(e->call.fn->attr.name)) {
             /* "".join(...), "{}_{}".format(a, b): compile-time when the arguments are */
         } else if (e->call.fn->kind == E_ATTR && !p && dict_view(S, e)) {
@@ -646,7 +670,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
     case E_COMP:
         for (const Expr *c = e; c; c = c->comp.next)
             if (sema_iter_is_host(S, c->comp.iter)) return true;
-        return false;
+        return host_name_in(S, e) != NULL; /* [i for i in range(n) if seen[i] == 0]: its element or a condition reads a run-time value */
     case E_STR: return e->fstr && !S->up->sema_fstring_known(S, e);
     default: return false;
     }
@@ -676,7 +700,12 @@ static const Expr *host_name_in(Sema *S, const Expr *e) {
         return r;
     case E_IFEXP: return (r = host_name_in(S, e->ifexp.cond)) ? r : (r = host_name_in(S, e->ifexp.a)) ? r : host_name_in(S, e->ifexp.b);
     case E_STARRED: return host_name_in(S, e->un.a);
-    case E_COMP: return host_name_in(S, e->comp.iter);
+    case E_COMP: /* its iterables, conditions and element (the loop's own names are not bound here) */
+        for (const Expr *c = e; !r && c; c = c->comp.next) {
+            r = host_name_in(S, c->comp.iter);
+            for (int k = 0; !r && k < c->comp.conds.n; k++) r = host_name_in(S, c->comp.conds.items[k]);
+        }
+        return r ? r : host_name_in(S, e->comp.elt);
     default: return NULL;
     }
 }
@@ -855,6 +884,7 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
         return;
     }
     Binding *hb = v->kind == E_NAME ? host_find(S, v->name) : NULL;
+    if (S->up->sema_helper_alias(S, t, v, sp)) return; /* func = helper, f = F.apply: calls of func run helper */
     if (hb && hb->v.kind == V_HOST) return sema_bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
     if (hb && hb->v.kind == V_HOSTARRAY && t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
     const Expr *ha = is_snode_chain(S, v) ? snode_host_arg(S, v) : NULL; /* blk = qd.root.dense(...).dense(...): its arguments decide */
@@ -1260,6 +1290,10 @@ static void host_calls(Sema *S, const Expr *e) {
         }
         if (!b && fn->kind == E_ATTR) b = sema_module_member(S, fn); /* mod.kernel(...) */
         if (b && b->v.kind == V_HOST && e->call.fn->kind == E_NAME) S->up->sema_helper_call(S, e, b);
+        if (!b && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME && !strcmp(fn->attr.name, "apply")) { /* F.apply(x): F.forward(ctx, x) */
+            Binding *cb = host_find(S, fn->attr.obj->name);
+            if (cb && cb->v.kind == V_HOST) S->up->sema_helper_call(S, e, cb);
+        }
         bool unparsed = false; /* an argument outside the grammar (host_call_stmt): not a kernel call site */
         for (int k = 0; k < e->call.args.n; k++) unparsed |= e->call.args.items[k]->kind == E_ERROR;
         for (int k = 0; k < e->call.nkw; k++) unparsed |= e->call.kw[k].value->kind == E_ERROR;
@@ -1350,7 +1384,7 @@ void sema_module_body(Sema *S, const StmtList *l) {
             break;
         case S_AUGASSIGN: S->up->sema_host_augassign(S, s); break;
         case S_DEF:
-            if (s->def.host && S->hscope == &S->module && !strncmp(s->def.name, "test", 4)) { /* run after the module body */
+            if (s->def.host && S->hscope == &S->module && !strncmp(s->def.name, "test", 4) && !S->up->sema_script_calls(S, s)) { /* run after the module body */
                 scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
                 vec_push(&S->tests, s);
             } else {

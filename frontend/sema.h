@@ -93,7 +93,7 @@ struct Val {
         struct { Val *items; int n; } tuple;
         struct { int node; const char *method; int builder; IrExpr **idx; int nidx; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index;
                                                                                idx: x[i] of a field in a dynamic SNode (its list, sema_sparse.c) */
-        struct { QdType type; signed char ndim, en, em; const unsigned char *layout; } harr; /* V_HOSTARRAY: ndim array
+        struct { QdType type; signed char ndim, en, em; const unsigned char *layout; const int64_t *shape; } harr; /* V_HOSTARRAY: ndim array
                               axes of a scalar (en 0), vector (en) or matrix (en x em) type; layout: storage order
                               of the axes, outermost first (NULL: canonical), sema_tensor.c */
         struct SemaObject *obj;                         /* V_OBJECT */
@@ -182,6 +182,9 @@ typedef struct SemaHelper {
     VEC(const char *) combos;  /* the calls evaluated so far, as spelled in entry names ("" for none) */
     VEC(Val) rets;             /* what each returns: an array or field it allocates, a kernel or qd.func it
                                   defines, else V_ERR */
+    bool apply;                /* the forward of a torch.autograd.Function subclass: F.apply(args) calls it
+                                  with ctx first (sema_autograd_class) */
+    Span cls;                  /* that class's name, where F is bound */
 } SemaHelper;
 
 typedef struct Sema {
@@ -339,6 +342,7 @@ Val sema_instance_call(Sema *S, const Expr *call, Val cls); /* py/sema_class.c: 
 void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp); /* py/sema_class.c: obj.NAME = v in host code */
 bool sema_unpack_row(Sema *S, const Expr *t, const Expr *v, Span sp); /* py/sema_param.c: a, b = list(CASES)[0] item by item */
 QdType sema_numpy_scalar(Sema *S, const Expr *call); /* np.int64(v) in host code: its type, QT_VOID if not one */
+const char *sema_numpy_math(Sema *S, const Expr *call); /* np.cos(0) in host code: "math.cos", else NULL */
 bool sema_pytest_param(Sema *S, const Expr *call); /* pytest.param(...) in host code: the values it gives the test */
 const char *sema_unique_name(Sema *S, const char *base); /* base, or base__defN when given already */
 /* where host statements bind: a class instance's attributes, else the host scope */
@@ -351,6 +355,11 @@ void sema_host_function_once(Sema *S, const Stmt *def, const Val *params, const 
 /* sema_param.c: @pytest.mark.parametrize host functions, getattr, f-strings, str */
 void sema_param_host_function(Sema *S, const Stmt *def);
 bool sema_helper_call(Sema *S, const Expr *call, const Binding *b); /* a call of a host helper function */
+bool sema_script_calls(Sema *S, const Stmt *def); /* the module body calls def by name: a helper, not a pytest test */
+bool sema_autograd_class(Sema *S, const Stmt *cls); /* class F(torch.autograd.Function): F.apply runs forward */
+const int64_t *sema_np_shape(Sema *S, const Expr *e, int ndim); /* py/sema_npshape.c: np.zeros((2, 3)): its shape, else NULL */
+bool sema_np_shape_value(Sema *S, const Expr *v, Val *out); /* a.size, a.ndim, a.shape, len(a) of such an array in host code */
+bool sema_helper_alias(Sema *S, const Expr *t, const Expr *v, Span sp); /* t = helper (or F.apply): t names the same function */
 bool sema_uncalled_helper_kernel(Sema *S, const Stmt **kernel, const Stmt **fn);
 bool sema_fstring_known(Sema *S, const Expr *e);  /* every {field} names a compile-time str/int/bool/None */
 Val sema_fstring(Sema *S, const Expr *e);

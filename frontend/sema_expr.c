@@ -482,6 +482,7 @@ static bool is_python_object(Val v) {
 static Val eval_attr(Sema *S, const Expr *e) {
     Val dt;
     if (!S->k && S->up->sema_host_dtype(S, e, &dt)) return dt; /* host code: np.float32 is the qd type it converts to */
+    if (S->up->sema_np_shape_value(S, e, &dt)) return dt; /* a.size, a.shape of a numpy array whose shape qdc knows */
     Val o = sema_eval(S, e->attr.obj);
     if (o.kind == V_ERR) return o;
     if (o.kind == V_NDARRAY && !strcmp(e->attr.name, "shape")) return (Val){.kind = V_SHAPE, .index = o.index};
@@ -1030,6 +1031,29 @@ QdType sema_numpy_scalar(Sema *S, const Expr *call) {
     return S->up->sema_numpy_dtype(S, fn);
 }
 
+/* np.cos(0), np.arctan2(y, x), np.sqrt(2) ... in host code, np a module the script imports: the
+ * math function numpy's ufunc computes on Python numbers ("math.cos", "math.atan2"), as a
+ * float64 (numpy's floor, ceil and rounding give floats, not ints: not these); NULL when call
+ * is not one. */
+const char *sema_numpy_math(Sema *S, const Expr *call) {
+    static const char *const fns[][2] = {
+        {"sin", "math.sin"}, {"cos", "math.cos"}, {"tan", "math.tan"}, {"arcsin", "math.asin"}, {"arccos", "math.acos"},
+        {"arctan", "math.atan"}, {"arctan2", "math.atan2"}, {"sinh", "math.sinh"}, {"cosh", "math.cosh"}, {"tanh", "math.tanh"},
+        {"exp", "math.exp"}, {"log", "math.log"}, {"log2", "math.log2"}, {"log10", "math.log10"}, {"sqrt", "math.sqrt"},
+        {"hypot", "math.hypot"}, {"fabs", "math.fabs"}, {"radians", "math.radians"}, {"degrees", "math.degrees"}};
+    const Expr *fn = call->call.fn;
+    if (S->k || call->call.nkw || fn->kind != E_ATTR || fn->attr.obj->kind != E_NAME) return NULL;
+    for (int k = 0; k < call->call.args.n; k++)
+        if (call->call.args.items[k]->kind == E_STARRED) return NULL;
+    Binding *b = sema_lookup(S, fn->attr.obj->name);
+    if (!b || b->v.kind != V_HOST || strcmp(b->v.path, "a module the script imports") ||
+        (strcmp(fn->attr.obj->name, "np") && strcmp(fn->attr.obj->name, "numpy")))
+        return NULL;
+    for (size_t k = 0; k < ARRAY_LEN(fns); k++)
+        if (!strcmp(fns[k][0], fn->attr.name)) return fns[k][1];
+    return NULL;
+}
+
 /* pytest.param(...) in host code, `pytest` being the module the script imports (an opaque one). */
 bool sema_pytest_param(Sema *S, const Expr *e) {
     const Expr *fn = e->call.fn;
@@ -1064,12 +1088,20 @@ Val sema_eval(Sema *S, const Expr *e) {
             t.list = e->call.args;
             return eval_tuple(S, &t);
         }
+        Val shp;
+        if (S->up->sema_np_shape_value(S, e, &shp)) return shp; /* len(a) of a numpy array whose shape qdc knows */
         QdType npt = sema_numpy_scalar(S, e);
         if (npt != QT_VOID) { /* np.int64(0): a number of that type */
             Val v = sema_eval(S, e->call.args.items[0]);
             if (v.kind == V_ERR) return v;
             IrExpr *x = sema_rvalue(S, v, e->call.args.items[0]->span);
             return x ? val_expr(explicit_cast(S, x, npt)) : val_err();
+        }
+        const char *npm = sema_numpy_math(S, e);
+        if (npm) { /* np.cos(0): math.cos's value; a number qdc cannot compute (an array, a domain error) stays numpy's */
+            int mark = diag_quiet_begin();
+            Val v = sema_call(S, e, (Val){.kind = V_NS, .path = npm});
+            if (!diag_quiet_end(mark) && v.kind != V_ERR) return v;
         }
         Val f = sema_eval(S, e->call.fn);
         for (int k = 0; f.kind == V_FUNC && S->cur && k < e->call.args.n; k++) /* Quadrants' pruning of a qd.func call's arguments */

@@ -506,6 +506,9 @@ static bool torch_array(Sema *S, const Expr *e, Val *out) {
     } else if (!strcmp(f, "full") && e->call.args.n == 2) {
         nd = sema_shape_ndim(S, a0);
         t = literal_list_type(e->call.args.items[1]) == QT_I64 ? QT_I64 : QT_F32;
+    } else if (!strcmp(f, "tensor") && e->call.args.n == 1 && a0->kind != E_LIST && a0->kind != E_TUPLE && host_array_of(S, a0, out)) {
+        if (dt != QT_VOID) out->harr.type = dt; /* torch.tensor(np_array): the array's dtype and ndim, unless dtype= */
+        return true;
     } else if (!strcmp(f, "tensor") && a0) {
         nd = list_depth(a0), t = literal_list_type(a0) == QT_I64 ? QT_I64 : QT_F32;
         if (literal_list_type(a0) == QT_VOID && !dte) return false;
@@ -522,7 +525,49 @@ static bool torch_array(Sema *S, const Expr *e, Val *out) {
     return true;
 }
 
+/* np.zeros_like(a), torch.ones_like(t, dtype=...), empty_like, full_like, rand_like, randn_like:
+ * a's shape and dtype (numpy's and torch's rule), or the dtype= given. */
+static bool like_array(Sema *S, const Expr *e, Val *out) {
+    const Expr *fn = e->call.fn, *dte = NULL;
+    const char *m = fn->attr.obj->kind == E_NAME ? fn->attr.obj->name : "", *f = fn->attr.name;
+    bool np = !strcmp(m, "np") || !strcmp(m, "numpy"), torch = !strcmp(m, "torch");
+    static const char *const likes[] = {"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like"};
+    bool like = false;
+    for (size_t k = 0; k < ARRAY_LEN(likes); k++) like |= !strcmp(f, likes[k]);
+    if (!like || (!np && !torch) || !e->call.args.n || !host_array_of(S, e->call.args.items[0], out)) return false;
+    keyword_of(e, "dtype", &dte);
+    if (!dte) return true;
+    QdType t = np ? sema_numpy_dtype(S, dte) : torch_type(dte);
+    if (t == QT_VOID) return false;
+    out->harr.type = t;
+    return true;
+}
+
+/* np.dot(a, b), np.matmul(a, b), a @ b of arrays of one dtype, at most 2-d: numpy's product has
+ * a.ndim + b.ndim - 2 axes (a 2-d by 2-d product is 2-d, by a 1-d one 1-d; 1-d by 1-d is a
+ * scalar, not an array). */
+static bool product_array(Sema *S, const Expr *a, const Expr *b, Val *out) {
+    Val x, y;
+    if (!host_array_of(S, a, &x) || !host_array_of(S, b, &y) || x.harr.en || y.harr.en || x.harr.type != y.harr.type ||
+        x.harr.ndim > 2 || y.harr.ndim > 2 || x.harr.ndim + y.harr.ndim - 2 < 1)
+        return false;
+    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = x.harr.type, .ndim = (signed char)(x.harr.ndim + y.harr.ndim - 2)}};
+    return true;
+}
+
 bool sema_host_array(Sema *S, const Expr *e, Val *out) {
+    if (e->kind == E_BINARY && e->op == T_AT) return product_array(S, e->bin.a, e->bin.b, out); /* a @ b */
+    if (e->kind == E_CALL && e->call.fn->kind == E_ATTR && e->call.fn->attr.obj->kind == E_NAME && e->call.args.n == 2 && !e->call.nkw &&
+        (!strcmp(e->call.fn->attr.obj->name, "np") || !strcmp(e->call.fn->attr.obj->name, "numpy")) &&
+        (!strcmp(e->call.fn->attr.name, "dot") || !strcmp(e->call.fn->attr.name, "matmul")))
+        return product_array(S, e->call.args.items[0], e->call.args.items[1], out); /* np.dot(a, b) */
+    if (e->kind == E_BINARY && (e->op == T_STAR || e->op == T_PLUS) && (e->bin.a->kind == E_INT || e->bin.a->kind == E_FLOAT) &&
+        e->bin.b->kind != E_INT && e->bin.b->kind != E_FLOAT) {
+        Expr swapped = *e; /* 2 * np.ones(n, dtype=np.float32): as np.ones(...) * 2 (both commute) */
+        swapped.bin.a = e->bin.b, swapped.bin.b = e->bin.a;
+        return sema_host_array(S, &swapped, out);
+    }
+    if (e->kind == E_CALL && e->call.fn->kind == E_ATTR && like_array(S, e, out)) return true;
     if (e->kind == E_BINARY && (e->op == T_STAR || e->op == T_PLUS || e->op == T_MINUS)) {
         /* np.ones(n, dtype=np.float32) * 10: numpy keeps the array's dtype for an int operand, and
          * a float array's for a float one */
@@ -531,11 +576,12 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
         else if (!sema_host_array(S, e->bin.a, out)) return false;
         return e->bin.b->kind == E_INT || (e->bin.b->kind == E_FLOAT && qt_is_float(out->harr.type));
     }
-    if (e->kind == E_ATTR && !strcmp(e->attr.name, "T")) return host_array_of(S, e->attr.obj, out); /* a.T */
+    if (e->kind == E_ATTR && !strcmp(e->attr.name, "T")) return host_array_of(S, e->attr.obj, out) && (out->harr.shape = NULL, true); /* a.T */
     if (e->kind == E_CALL && e->call.fn->kind == E_ATTR && !e->call.nkw) { /* a.copy(), a.transpose(), a.astype(np.f32) */
         const char *m = e->call.fn->attr.name;
         const Expr *obj = e->call.fn->attr.obj;
-        if ((!strcmp(m, "copy") || !strcmp(m, "transpose")) && !e->call.args.n) return host_array_of(S, obj, out);
+        if (!strcmp(m, "copy") && !e->call.args.n) return host_array_of(S, obj, out);
+        if (!strcmp(m, "transpose") && !e->call.args.n) return host_array_of(S, obj, out) && (out->harr.shape = NULL, true);
         if (!strcmp(m, "astype") && e->call.args.n == 1 && host_array_of(S, obj, out)) {
             out->harr.type = sema_numpy_dtype(S, e->call.args.items[0]);
             return out->harr.type != QT_VOID;
@@ -581,7 +627,7 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
         return false;
     }
     if (t == QT_VOID || nd < 0 || nd > IR_MAX_DIMS) return false;
-    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = t, .ndim = (signed char)nd}};
+    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = t, .ndim = (signed char)nd, .shape = sema_np_shape(S, e, nd)}};
     return true;
 }
 

@@ -107,6 +107,7 @@ static void class_attrs(Sema *S, int ci) {
 
 void sema_class(Sema *S, const Stmt *cls) {
     int base = 0;
+    if (sema_autograd_class(S, cls)) return; /* F.apply(x) runs F.forward (sema_param.c) */
     if (cls->class_.base) { /* a base qdc does not know (another module's, a library's): the class stays the script's */
         Binding *b = sema_lookup(S, cls->class_.base);
         if (!b || b->v.kind != V_CLASS || !S->classes.items[b->v.index].plain)

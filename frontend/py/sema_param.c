@@ -1031,8 +1031,28 @@ void sema_host_if(Sema *S, const Stmt *s) {
  * test runner) is not evaluated where it is defined but at each call qdc evaluates
  * (sema_helper_call). As in Python, a function no call reaches never runs: the kernels it would
  * define do not exist (sema_check_hollow names them when nothing else is compiled). */
+/* A statement of l (its loops' and ifs' blocks included, not nested definitions) that calls
+ * NAME(...) directly: the script runs the function itself. */
+static bool calls_by_name(const StmtList *l, const char *name) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        const Expr *e = s->kind == S_EXPR ? s->expr : s->kind == S_ASSIGN ? s->assign.value : NULL;
+        if (e && e->kind == E_CALL && e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, name)) return true;
+        if ((s->kind == S_FOR && calls_by_name(&s->for_.body, name)) || (s->kind == S_WHILE && calls_by_name(&s->while_.body, name)) ||
+            (s->kind == S_IF && (calls_by_name(&s->if_.then, name) || calls_by_name(&s->if_.els, name))))
+            return true;
+    }
+    return false;
+}
+
+/* def: an undecorated function the script's own top level calls by name (test_scan_for_dtype(qd.i32,
+ * 512) in the module body): a helper like any other, not a test pytest collects. */
+bool sema_script_calls(Sema *S, const Stmt *def) {
+    return S->hscope == &S->module && S->ast && !def->def.decorators.n && calls_by_name(&S->ast->body, def->def.name);
+}
+
 static bool defer_helper(Sema *S, const Stmt *s) {
-    bool collected = S->hscope == &S->module && !strncmp(s->def.name, "test", 4); /* pytest calls it */
+    bool collected = S->hscope == &S->module && !strncmp(s->def.name, "test", 4) && !sema_script_calls(S, s); /* pytest calls it */
     if (!s->def.nparams || collected || !S->ast) return false;
     scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
     SemaHelper h = {.def = s, .scope = S->hscope, .prefix = S->prefix};
@@ -1097,22 +1117,27 @@ static void helper_spell(Sema *S, StrBuf *b, Val v, const char *name) {
  * call's values spell the entry names of the kernels the body defines: HELPER__ARGS__KERNEL. */
 bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
     SemaHelper *h = NULL;
+    bool apply = call->call.fn->kind == E_ATTR; /* F.apply(args), b F's binding */
     for (int k = S->helpers.len - 1; k >= 0 && !h; k--) {
-        const Stmt *d = S->helpers.items[k].def;
-        if (d->def.name_span.off == b->decl.off && d->def.name_span.src == b->decl.src && !strcmp(d->def.name, b->name))
+        const SemaHelper *c = &S->helpers.items[k];
+        Span at = apply ? c->cls : c->def->def.name_span;
+        if (apply && !c->apply) continue;
+        if (at.off == b->decl.off && at.src == b->decl.src) /* its name, or a name bound to it (sema_helper_alias) */
             h = &S->helpers.items[k];
     }
     if (!h) return false;
     const Stmt *s = h->def;
+    int skip = h->apply; /* forward(ctx, ...): ctx is torch's, a run-time value */
     int np = s->def.nparams;
     Val *bound = ARENA_ARRAY(S->arena, Val, np);
     Span *decl = ARENA_ARRAY(S->arena, Span, np);
     bool *set = ARENA_ARRAY(S->arena, bool, np);
     const char *what = arena_printf(S->arena, "a parameter of the host function '%s' whose argument qdc cannot evaluate", s->def.name);
     for (int k = 0; k < np; k++) bound[k] = val_err(), decl[k] = s->def.params[k].span;
-    bool runtime = call->call.args.n > np;
-    for (int k = 0; k < call->call.args.n && k < np; k++)
-        bound[k] = helper_arg(S, call->call.args.items[k]), decl[k] = call->call.args.items[k]->span, set[k] = true;
+    bool runtime = call->call.args.n + skip > np;
+    if (skip) set[0] = true;
+    for (int k = 0; k < call->call.args.n && k + skip < np; k++)
+        bound[k + skip] = helper_arg(S, call->call.args.items[k]), decl[k + skip] = call->call.args.items[k]->span, set[k + skip] = true;
     for (int j = 0; j < call->call.nkw; j++) {
         int k = 0;
         while (k < np && (!call->call.kw[j].name || strcmp(s->def.params[k].name, call->call.kw[j].name))) k++;
@@ -1139,6 +1164,43 @@ bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
     sb_free(&id);
     Val ret = run_helper(S, h, bound, decl, combo);
     S->helper_call = call, S->helper_ret = ret;
+    return true;
+}
+
+/* `t = f` (module level or a host function), f a host helper function: as in Python, t names the
+ * same function, so a call t(args) runs f's body (sema_helper_call finds it by where f is
+ * defined, the binding's decl); `t = F.apply`, F a torch.autograd.Function subclass: t runs F's
+ * forward. False when v is neither. */
+bool sema_helper_alias(Sema *S, const Expr *t, const Expr *v, Span sp) {
+    (void)sp;
+    bool apply = v->kind == E_ATTR && v->attr.obj->kind == E_NAME && !strcmp(v->attr.name, "apply");
+    Binding *hb = v->kind == E_NAME ? sema_lookup(S, v->name) : apply ? sema_lookup(S, v->attr.obj->name) : NULL;
+    if (t->kind != E_NAME || !hb || hb->v.kind != V_HOST) return false;
+    for (int k = S->helpers.len - 1; k >= 0; k--) {
+        const SemaHelper *h = &S->helpers.items[k];
+        Span at = apply ? h->cls : h->def->def.name_span;
+        if ((apply && !h->apply) || at.off != hb->decl.off || at.src != hb->decl.src) continue;
+        scope_bind(S, BIND_SCOPE(S), t->name, hb->v, h->def->def.name_span);
+        return true;
+    }
+    return false;
+}
+
+/* class F(torch.autograd.Function) with a @staticmethod forward(ctx, ...): F.apply(args) runs
+ * forward with a run-time ctx first and the call's arguments after it (torch's rule), so the
+ * kernels it launches are instantiated from those arguments. False when cls is no such class. */
+bool sema_autograd_class(Sema *S, const Stmt *cls) {
+    if (!cls->class_.base || strcmp(cls->class_.base, "torch.autograd.Function")) return false;
+    const Stmt *fwd = NULL;
+    for (int k = 0; k < cls->class_.body.n; k++) {
+        const Stmt *d = cls->class_.body.stmts[k];
+        if (d->kind == S_DEF && d->def.host && !strcmp(d->def.name, "forward") && d->def.nparams >= 1) fwd = d;
+    }
+    scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_HOST, .path = "a Python class (a torch.autograd.Function)"},
+               cls->class_.name_span);
+    if (!fwd) return true;
+    SemaHelper h = {.def = fwd, .scope = S->hscope, .prefix = S->prefix, .apply = true, .cls = cls->class_.name_span};
+    vec_push(&S->helpers, h);
     return true;
 }
 
