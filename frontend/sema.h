@@ -58,6 +58,7 @@ typedef enum {
     V_MODULE,  /* a module of the program (mod), imported (module.c) */
     V_PYINT,   /* a Python int past 64 bits (big, frontend/py/pyint.h): exact in host arithmetic,
                   QD2050 where a kernel, a shape or an index would need it (sema_pyint.c) */
+    V_BVIEW,   /* a BufferView: elements offset .. offset+size-1 of ndarray parameter arr (sema_bview.c) */
 } ValKind;
 
 typedef struct PyDc { /* a @dataclasses.dataclass: its annotated members in declaration order */
@@ -106,6 +107,7 @@ struct Val {
         struct { Val *keys, *vals; int n; } dict;        /* V_DICT */
         struct SemaModule *mod;                          /* V_MODULE */
         const struct PyInt *big;                         /* V_PYINT */
+        struct { int arr; IrExpr *off, *size; } bview;   /* V_BVIEW: i32 offset and size */
     };
 };
 
@@ -638,6 +640,13 @@ bool sema_pydc_is_generic(Sema *S, const PyDc *dc);
 bool sema_pydc_new(Sema *S, const Expr *target, const Expr *call, Scope *to, Span sp); /* NAME = State(...) in host code */
 bool sema_pydc_call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell); /* a host call's argument (*v V_ERR: unknown) */
 bool sema_pydc_param(Sema *S, const Param *ap, Val host); /* a kernel parameter annotated with a dataclass */
+/* sema_bview.c: BufferView (a 1-D ndarray's sub-range) */
+bool sema_bview_annotation(Sema *S, const Expr *ann, const Expr **dt); /* BufferView[dt] or BufferView (*dt NULL) */
+bool sema_bview_param(Sema *S, const Param *ap, Val host); /* a kernel parameter annotated BufferView: false if not one */
+Val sema_bview_attr(Sema *S, Val o, const char *name, Span sp);
+Val sema_bview_subscript(Sema *S, Val o, const Expr *e); /* v[i], v[a:b] */
+bool sema_bview_takes(Val f);                            /* BufferView(...), v.subview(...) */
+Val sema_bview_call(Sema *S, const Expr *call, Val f);
 Val sema_pydc_attr(Sema *S, Val o, const Expr *attr);
 Val sema_pydc_flatten(Sema *S, Val host, const char *prefix, Span sp); /* a host instance's members as parameters PREFIX__NAME */
 bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p); /* sema.c */
