@@ -645,6 +645,7 @@ bool sema_bview_annotation(Sema *S, const Expr *ann, const Expr **dt); /* Buffer
 bool sema_bview_param(Sema *S, const Param *ap, Val host); /* a kernel parameter annotated BufferView: false if not one */
 Val sema_bview_attr(Sema *S, Val o, const char *name, Span sp);
 Val sema_bview_subscript(Sema *S, Val o, const Expr *e); /* v[i], v[a:b] */
+bool sema_bview_host(Sema *S, const Expr *a, Val *v); /* host code: a view of a 1-D array (*v: the array) */
 bool sema_bview_takes(Val f);                            /* BufferView(...), v.subview(...) */
 Val sema_bview_call(Sema *S, const Expr *call, Val f);
 Val sema_pydc_attr(Sema *S, Val o, const Expr *attr);

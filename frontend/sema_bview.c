@@ -199,3 +199,19 @@ Val sema_bview_call(Sema *S, const Expr *call, Val f) {
     IrExpr *off = count(S, a[0], "offset"), *size = count(S, a[1], "size");
     return off && size ? subview(S, *f.method.self, off, size, call->span) : val_err();
 }
+
+/* The array under a host-code view, for a call's argument: `data[8:16]` (a slice without a step
+ * of a 1-D array) or `BufferView(data, 8, 8)`. What types the kernel's parameter is the array
+ * (its offset and size are run-time values); false when e is no such view. */
+bool sema_bview_host(Sema *S, const Expr *e, Val *v) {
+    const Expr *base = NULL;
+    if (e->kind == E_SUBSCRIPT && e->sub.index->kind == E_SLICE && !e->sub.index->slice.step) base = e->sub.obj;
+    else if (e->kind == E_CALL && e->call.args.n >= 1 && (e->call.fn->kind == E_NAME || e->call.fn->kind == E_ATTR) &&
+             is_bview_ns(quiet_eval(S, e->call.fn)))
+        base = e->call.args.items[0];
+    if (!base) return false;
+    Binding *b = base->kind == E_NAME ? sema_lookup(S, base->name) : NULL;
+    if (b) *v = b->v;
+    else if (!sema_host_array(S, base, v)) return false;
+    return v->kind == V_HOSTARRAY && v->harr.ndim == 1;
+}
