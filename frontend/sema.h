@@ -642,7 +642,7 @@ bool sema_pydc_call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell); /* a h
 bool sema_pydc_param(Sema *S, const Param *ap, Val host); /* a kernel parameter annotated with a dataclass */
 /* sema_bview.c: BufferView (a 1-D ndarray's sub-range) */
 bool sema_bview_annotation(Sema *S, const Expr *ann, const Expr **dt); /* BufferView[dt] or BufferView (*dt NULL) */
-bool sema_bview_param(Sema *S, const Param *ap, Val host); /* a kernel parameter annotated BufferView: false if not one */
+bool sema_bview_param(Sema *S, const Param *ap, Val host, StrBuf *entry); /* a kernel parameter annotated BufferView: false if not one */
 Val sema_bview_attr(Sema *S, Val o, const char *name, Span sp);
 Val sema_bview_subscript(Sema *S, Val o, const Expr *e); /* v[i], v[a:b] */
 bool sema_bview_host(Sema *S, const Expr *a, Val *v); /* host code: a view of a 1-D array (*v: the array) */

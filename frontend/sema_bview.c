@@ -54,7 +54,23 @@ static IrExpr *i32_param(Sema *S, const char *name, Span sp) {
     return e;
 }
 
-bool sema_bview_param(Sema *S, const Param *ap, Val host) {
+/* `v: BufferView` under --instantiate 'k(v=f32[1])': the array the spec gives, as for an
+ * ndarray parameter of open dtype and ndim (sema_generic_param spells the entry name). */
+static bool instance_array(Sema *S, const Param *ap, IrParam *p, StrBuf *entry) {
+    if (!S->qd_alias) return false;
+    Expr *qd = ARENA_NEW(S->arena, Expr), *types = ARENA_NEW(S->arena, Expr), *fn = ARENA_NEW(S->arena, Expr), *ann = ARENA_NEW(S->arena, Expr);
+    *qd = (Expr){.kind = E_NAME, .span = ap->annotation->span, .name = S->qd_alias};
+    *types = (Expr){.kind = E_ATTR, .span = ap->annotation->span, .attr = {qd, "types"}};
+    *fn = (Expr){.kind = E_ATTR, .span = ap->annotation->span, .attr = {types, "ndarray"}};
+    *ann = (Expr){.kind = E_CALL, .span = ap->annotation->span};
+    ann->call.fn = fn;
+    Param q = *ap;
+    q.annotation = ann;
+    Val bound;
+    return sema_generic_param(S, &q, p, &bound, entry) == GP_PARAM;
+}
+
+bool sema_bview_param(Sema *S, const Param *ap, Val host, StrBuf *entry) {
     const Expr *dt;
     if (!sema_bview_annotation(S, ap->annotation, &dt)) return false;
     IrParam p = {.name = arena_printf(S->arena, "%s_buf", ap->name), .span = ap->span};
@@ -62,6 +78,7 @@ bool sema_bview_param(Sema *S, const Param *ap, Val host) {
     if (ap->dflt) ok = false, diag_error(ap->dflt->span, QD2005, "kernel parameters cannot have default values in v1");
     else if (dt) ok = element(S, dt, &p);
     else if (host.kind == V_HOSTARRAY) sema_hostarray_param(host, &p);
+    else if (S->inst >= 0 && !S->callinst) ok = instance_array(S, ap, &p, entry);
     else
         ok = false, diag_error(ap->annotation->span, QD2060, "BufferView parameter '%s' takes its dtype from the array a call "
                                "passes, and no call qdc can evaluate passes one; write BufferView[dtype]", ap->name);

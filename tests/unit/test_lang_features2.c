@@ -1,0 +1,130 @@
+/* Language features of Quadrants' tests that qdc lacked (issue 30, the compile cluster):
+ * BufferView (frontend/sema_bview.c): testdata/lang-features2/bview.py run on x86 with 1, 2 and
+ * 4 threads and a view kernel on lavapipe, each element the one Quadrants writes; and the
+ * refusals, exact and located. */
+#include "../../support/util.h"
+#include "harness.h"
+#include "test_x86.h"
+#include "vk_exec.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char bview_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    int32_t a[12], b[12] = {0};\n"
+    "    for (int i = 0; i < 12; i++) a[i] = -1;\n"
+    "    views_args v = {.v_buf = a, .v_buf_shape = {12}, .v_offset = 2, .v_size = 6, .base = 10};\n"
+    "    if (views(&v, nt)) return 2;\n"
+    "    made_args m = {.a = b, .a_shape = {12}, .off = 3, .n = 4};\n"
+    "    if (made(&m, nt)) return 2;\n"
+    "    for (int i = 0; i < 12; i++) printf(\"%d%s\", a[i], i == 11 ? \"\\n\" : \" \");\n"
+    "    for (int i = 0; i < 12; i++) printf(\"%d%s\", b[i], i == 11 ? \"\\n\" : \" \");\n"
+    "    float f[16], mt[16] = {0};\n"
+    "    for (int i = 0; i < 16; i++) f[i] = (float)i;\n"
+    "    scale__f32_1d_args s = {.v_buf = f, .v_buf_shape = {16}, .v_offset = 4, .v_size = 8, .f = 2.0f};\n"
+    "    if (scale__f32_1d(&s, nt)) return 2;\n"
+    "    diag_args d = {.m_buf = mt, .m_buf_shape = {4, 2, 2}, .m_offset = 1, .m_size = 2};\n"
+    "    if (diag(&d, nt)) return 2;\n"
+    "    for (int i = 0; i < 16; i++) printf(\"%g%s\", (double)f[i], i == 15 ? \"\\n\" : \" \");\n"
+    "    for (int i = 0; i < 16; i++) printf(\"%g%s\", (double)mt[i], i == 15 ? \"\\n\" : \" \");\n"
+    "    return 0;\n}\n";
+
+/* views(data[2:8], 10): v[i] = 10 + i on elements 2..7, v[1:3] (elements 3 and 4) += 100 * 2, the
+ * qd.func writes 7 * 1000 + 1 through v.subview(5, 1) (element 7); made(b, 3, 4): -1..-4 on
+ * elements 3..6, then the view's [3:] (element 6) gets 1 * 77; scale(data[4:12], 2) (the dtype
+ * from the call's array): element 4 + i becomes (4 + i) * 2 + i; diag(m[1:3]) of 2x2 matrices:
+ * m[1] = diag(1, 1.5), m[2] = diag(2, 2.5). Before, each kernel was QD2011 ("a module or builtin is
+ * not subscriptable") or QD2005/QD2008 for 'qd.BufferView'. */
+Test(lang_features2, bview_kernels_run_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    x86_expect_on_threads("testdata/lang-features2/bview.py", bview_host,
+                          "-1 -1 10 211 212 13 14 7001 -1 -1 -1 -1\n"
+                          "0 0 0 -1 -2 -3 77 0 0 0 0 0\n"
+                          "0 1 2 3 8 11 14 17 20 23 26 29 12 13 14 15\n"
+                          "0 0 0 0 1 0 0 1.5 2 0 0 2.5 0 0 0 0\n");
+}
+
+/* The views kernel on lavapipe (vulkan1.1): every scalar parameter gets the run's one value (4),
+ * so the view is elements 4..7 of 12 and base is 4: 4 5 6 7, then elements 5 and 6 += 200, the
+ * last element 7 * 1000 + 1; the rest keep the sentinel. */
+Test(lang_features2, bview_kernel_on_lavapipe, .timeout = 120) {
+    static const char src[] =
+        "import quadrants as qd\nfrom quadrants import BufferView\n\n"
+        "@qd.func\ndef put(w: BufferView[qd.i32], k: qd.i32, x: qd.i32):\n    w[k] = x\n\n"
+        "@qd.kernel\ndef views(v: BufferView[qd.i32], base: qd.i32):\n    for i in range(v.size):\n        v[i] = base + i\n"
+        "    sub = v[1:3]\n    for i in range(sub.size):\n        sub[i] += 100 * sub.shape[0]\n"
+        "    last = v.subview(v.size - 1, 1)\n    for i in range(last.size):\n        put(last, i, last.offset * 1000 + last.size)\n";
+    char *dir = make_temp_dir(), *spv = NULL;
+    char *meta = vk_compile(dir, "v", "vulkan1.1", src, &spv);
+    int32_t got[12];
+    for (int i = 0; i < 12; i++) got[i] = -7;
+    VkArray arr[1] = {{got, sizeof got, 12}};
+    const char *kernels[] = {"views"};
+    int32_t n = 4;
+    char *err = NULL;
+    int rc = vk_run(dir, spv, meta, kernels, 1, arr, 1, &n, 12, VK_FULL, true, &err);
+    cr_expect_neq(rc, -1, "%s", err ? err : "");
+    if (rc == 1) {
+        const int32_t want[12] = {-7, -7, -7, -7, 4, 205, 206, 7001, -7, -7, -7, -7};
+        for (int i = 0; i < 12; i++) cr_expect_eq(got[i], want[i], "o[%d] = %d, want %d", i, got[i], want[i]);
+    }
+    free(err), free(meta), free(spv);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* `v: BufferView` under --instantiate: the spec's array types the view (entry k__f32_1d); a 2-D
+ * one is Quadrants' "requires a 1D ndarray". */
+Test(lang_features2, bview_without_dtype_under_instantiate) {
+    static const char src[] = "import quadrants as qd\nfrom quadrants import BufferView\n\n"
+                              "@qd.kernel\ndef k(v: BufferView):\n    v[0] = 1.0\n";
+    char *dir = NULL;
+    RunResult r = qdc_in_temp("g.py", src, "--target=x86_64", "--instantiate=k(v=f32[1])", &dir);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    run_free(&r), remove_tree(dir), free(dir);
+    r = qdc_in_temp("g.py", src, "--target=x86_64", "--instantiate=k(v=f32[2])", &dir);
+    cr_expect_eq(r.status, 1);
+    char *want = xasprintf("%s/g.py:5:7: error[QD2005]: BufferView requires a 1D ndarray, got 2 dimensions (Quadrants: \"BufferView "
+                           "requires a 1D ndarray\")\n 5 | def k(v: BufferView):\n   |       ^\n", dir);
+    cr_expect_str_eq(r.err, want);
+    free(want);
+    run_free(&r), remove_tree(dir), free(dir);
+}
+
+#define HEAD "import quadrants as qd\nfrom quadrants import BufferView\n\n"
+
+/* What Quadrants rejects when it compiles the kernel, in its words where it has them; a view of
+ * a 2-D ndarray; a generic view no call instantiates. */
+Test(lang_features2, bview_refusals_are_located) {
+    expect_py_refused("g.py", HEAD "@qd.kernel\ndef k(v: BufferView[qd.f32]):\n    s = v[0:4:1]\n    s[0] = 1.0\n",
+                      "g.py:6:15: error[QD2011]: BufferView slice does not support an explicit step in kernels\n"
+                      " 6 |     s = v[0:4:1]\n   |               ^\n");
+    expect_py_refused("g.py", HEAD "@qd.kernel\ndef k(v: BufferView[qd.f32]):\n    v[0, 1:2] = 1.0\n",
+                      "g.py:6:6: error[QD2011]: BufferView only supports 1D slicing in kernels\n"
+                      " 6 |     v[0, 1:2] = 1.0\n   |      ^~~~~~~~\n");
+    expect_py_refused("g.py", HEAD "@qd.kernel\ndef k(a: qd.types.ndarray(qd.f32, ndim=2)):\n    v = BufferView(a, 0, 4)\n    v[0] = 1.0\n",
+                      "g.py:6:20: error[QD2019]: BufferView requires a 1D ndarray, got 'a' with 2 dimensions\n"
+                      " 6 |     v = BufferView(a, 0, 4)\n   |                    ^\n");
+    expect_py_refused("g.py", HEAD "@qd.kernel\ndef k(v: BufferView[qd.f32]):\n    w = BufferView(v, 0, 4)\n",
+                      "g.py:6:20: error[QD2019]: Cannot nest BufferView(view, ...); use view.subview(offset, size) instead\n"
+                      " 6 |     w = BufferView(v, 0, 4)\n   |                    ^\n");
+    expect_py_refused("g.py", HEAD "@qd.kernel\ndef k(v: BufferView[qd.f32]):\n    v[-1] = 2.0\n    v[0.5] = 1.0\n    v.data[0] = 1.0\n",
+                      "g.py:6:7: error[QD2171]: Negative indices are not supported in Quadrants kernels.\n"
+                      " 6 |     v[-1] = 2.0\n   |       ^~\n"
+                      "g.py:7:7: error[QD2011]: array index must be an integer, got f32\n"
+                      " 7 |     v[0.5] = 1.0\n   |       ^~~\n"
+                      "g.py:8:5: error[QD2019]: 'BufferView' object has no attribute 'data' (a view has size, offset, shape and subview)\n"
+                      " 8 |     v.data[0] = 1.0\n   |     ^~~~~~\n");
+    expect_py_refused("g.py", HEAD "@qd.kernel\ndef k(v: BufferView[qd.f32]):\n    s = v.subview(1)\n",
+                      "g.py:6:9: error[QD2007]: BufferView: takes 2 arguments (offset, size), got 1\n"
+                      " 6 |     s = v.subview(1)\n   |         ^~~~~~~~~~~~\n");
+    expect_py_refused("g.py", HEAD "@qd.kernel\ndef k(v: BufferView):\n    v[0] = 1.0\n",
+                      "g.py:5:10: error[QD2060]: kernel 'k' is generic ('v' has no fixed type) and no call qdc can evaluate "
+                      "instantiates it; compile it with --instantiate 'k(v=f32[1])'\n"
+                      " 5 | def k(v: BufferView):\n   |          ^~~~~~~~~~\n");
+}
