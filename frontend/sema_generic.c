@@ -77,7 +77,7 @@ bool sema_param_is_generic(Sema *S, const Param *ap) {
     const PyDc *dc = ap->annotation ? sema_pydc_of(S, ap->annotation) : NULL;
     if (dc) return sema_pydc_is_generic(S, dc);
     const Expr *dt, *nd;
-    if (sema_bview_annotation(S, ap->annotation, &dt)) return !dt; /* v: BufferView: the dtype of the array a call passes */
+    if (S->up->sema_bview_annotation(S, ap->annotation, &dt)) return !dt; /* v: BufferView: the dtype of the array a call passes */
     SemaParamShape k = sema_param_shape(S, ap->annotation, &dt, &nd);
     return k == PS_TEMPLATE || k == PS_TENSOR || (k == PS_ARRAY && (!dt || !nd));
 }
@@ -626,7 +626,7 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
         *v = sema_eval(S, a);
         S->scope = saved;
     } else if (sema_host_array(S, a, v)) {
-    } else if (sema_bview_host(S, a, v)) { /* data[8:16], BufferView(data, 8, 8): spelled as the array */
+    } else if (S->up->sema_bview_host(S, a, v)) { /* data[8:16], BufferView(data, 8, 8): spelled as the array */
     } else if (a->kind == E_INT || a->kind == E_FLOAT || a->kind == E_BOOL || (a->kind == E_UNARY && a->un.a->kind != E_NAME)) {
         *v = sema_eval(S, a);
         if (v->kind != V_ERR) sema_module_constant(S, v); /* a Python int or float literal: i32 / f32 as at module level */
