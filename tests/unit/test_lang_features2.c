@@ -96,6 +96,90 @@ Test(lang_features2, bview_without_dtype_under_instantiate) {
     run_free(&r), remove_tree(dir), free(dir);
 }
 
+static const char inverse_host[] =
+    "#include \"d.h\"\n#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "static void show(const double *x, int n) {\n"
+    "    for (int i = 0; i < n; i++) printf(\"%.6f%s\", fabs(x[i]) < 5e-7 ? 0.0 : x[i], i == n - 1 ? \"\\n\" : \" \");\n}\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    static const double m4[16] = {4, 1, 2, 1, 1, 5, 0, 1, 2, 0, 6, 1, 1, 1, 1, 3};\n"
+    "    for (int i = 0; i < 16; i++) qd_field_m4[i / 4][i % 4] = m4[i];\n"
+    "    for (int i = 0; i < 6; i++)\n"
+    "        for (int j = 0; j < 6; j++) {\n"
+    "            int u = 5 - i; /* the rows of an upper-triangular matrix, reversed: its first pivot is 0 */\n"
+    "            qd_field_m6[0][i][j] = u == j ? u + 1 : j > u ? (u + j) % 3 + 1 : 0;\n"
+    "            qd_field_m6[1][i][j] = (i * 7 + j * 3) % 5 + (i == j ? 10 : 0);\n"
+    "        }\n"
+    "    small_args s = {0};\n    large_args l = {0};\n"
+    "    if (small(&s, nt) || large(&l, nt)) return 2;\n"
+    "    show(&qd_field_i4[0][0], 16);\n    printf(\"%.6f\\n\", qd_field_d4);\n"
+    "    show(&qd_field_i6[0][0][0], 36);\n    show(&qd_field_i6[1][0][0], 36);\n"
+    "    return 0;\n}\n";
+
+/* inverse.py: each inverse is the exact one (Python's fractions) to 6 decimals, the 4x4
+ * determinant 241; the first 6x6 needs a row swap at every step. Before, QD2043 ("inverse is
+ * supported for 1x1, 2x2 and 3x3 matrices in qdc"). */
+Test(lang_features2, inverses_past_3x3_run_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    x86_expect_on_threads(
+        "testdata/lang-features2/inverse.py", inverse_host,
+        "0.327801 -0.053942 -0.099585 -0.058091 -0.053942 0.224066 0.029046 -0.066390 -0.099585 0.029046 0.207469 -0.045643 "
+        "-0.058091 -0.066390 -0.045643 0.390041\n"
+        "241.000000\n"
+        "-0.491667 0.033333 0.750000 -0.666667 -1.000000 1.000000 0.070833 -0.216667 -0.125000 -0.166667 0.500000 0.000000 "
+        "0.008333 0.033333 -0.250000 0.333333 0.000000 0.000000 -0.108333 -0.100000 0.250000 0.000000 0.000000 0.000000 "
+        "-0.033333 0.200000 0.000000 0.000000 0.000000 0.000000 0.166667 0.000000 0.000000 0.000000 0.000000 0.000000\n"
+        "0.107266 -0.016955 0.003806 -0.044637 -0.003114 0.007266 -0.003114 0.107266 -0.015917 0.004844 -0.041522 -0.003114 "
+        "-0.044637 0.004152 0.105190 0.002768 0.004844 -0.044637 0.003806 -0.042215 -0.002768 0.105190 -0.015917 0.003806 "
+        "-0.016955 0.006228 -0.042215 0.004152 0.107266 -0.016955 0.007266 -0.016955 0.003806 -0.044637 -0.003114 0.107266\n");
+}
+
+/* A 5x5 f32 inverse on lavapipe (vulkan1.1), of the reversed upper-triangular matrix (every step
+ * swaps rows at run time): within 1e-5 of the exact inverse. */
+Test(lang_features2, inverse_lu_on_lavapipe, .timeout = 120) {
+    static const char src[] =
+        "import quadrants as qd\n\n@qd.kernel\ndef inv5(a: qd.types.ndarray(qd.f32, ndim=1), o: qd.types.ndarray(qd.f32, ndim=1)):\n"
+        "    for _ in range(1):\n"
+        "        m = qd.Matrix([[a[i * 5 + j] for j in qd.static(range(5))] for i in qd.static(range(5))])\n"
+        "        r = m.inverse()\n        for i in qd.static(range(5)):\n            for j in qd.static(range(5)):\n"
+        "                o[i * 5 + j] = r[i, j]\n";
+    static const float want[25] = {1 / 30.0f, 0.75f, -2 / 3.0f, -1, 1, -13 / 60.0f, -0.125f, -1 / 6.0f, 0.5f, 0, 1 / 30.0f, -0.25f,
+                                   1 / 3.0f, 0, 0, -0.1f, 0.25f, 0, 0, 0, 0.2f, 0, 0, 0, 0};
+    float in[25], got[25];
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 5; j++) {
+            int u = 4 - i;
+            in[i * 5 + j] = (float)(u == j ? u + 1 : j > u ? (u + j) % 3 + 1 : 0);
+        }
+    for (int i = 0; i < 25; i++) got[i] = -99;
+    char *dir = make_temp_dir(), *spv = NULL;
+    char *meta = vk_compile(dir, "i", "vulkan1.1", src, &spv);
+    VkArray arr[2] = {{in, sizeof in, 25}, {got, sizeof got, 25}};
+    const char *kernels[] = {"inv5"};
+    char *err = NULL;
+    int rc = vk_run(dir, spv, meta, kernels, 1, arr, 2, NULL, 1, VK_FULL, true, &err);
+    cr_expect_neq(rc, -1, "%s", err ? err : "");
+    if (rc == 1)
+        for (int i = 0; i < 25; i++) cr_expect(got[i] > want[i] - 1e-5f && got[i] < want[i] + 1e-5f, "o[%d] = %g, want %g", i, got[i], want[i]);
+    free(err), free(meta), free(spv);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Past Quadrants' limits: a 13x13 inverse and a 5x5 determinant, in its words. */
+Test(lang_features2, inverse_and_determinant_limits) {
+    expect_py_refused("g.py", "import quadrants as qd\n\nm = qd.Matrix.field(13, 13, dtype=qd.f32, shape=())\n\n@qd.kernel\n"
+                              "def k():\n    m[None] = m[None].inverse()\n",
+                      "g.py:7:15: error[QD2043]: inverse is supported for square matrices up to 12x12 (Quadrants: only dimension < 13 "
+                      "is supported), got a 13x13 matrix\n"
+                      " 7 |     m[None] = m[None].inverse()\n   |               ^~~~~~~~~~~~~~~~~\n");
+    expect_py_refused("g.py", "import quadrants as qd\n\nm = qd.Matrix.field(5, 5, dtype=qd.f32, shape=())\nd = qd.field(qd.f32, shape=())\n\n"
+                              "@qd.kernel\ndef k():\n    d[None] = m[None].determinant()\n",
+                      "g.py:8:15: error[QD2043]: determinant is supported for square matrices up to 4x4 (Quadrants: only dimension < 5 "
+                      "is supported), got a 5x5 matrix\n"
+                      " 8 |     d[None] = m[None].determinant()\n   |               ^~~~~~~~~~~~~~~~~~~~~\n");
+}
+
 #define HEAD "import quadrants as qd\nfrom quadrants import BufferView\n\n"
 
 /* What Quadrants rejects when it compiles the kernel, in its words where it has them; a view of
