@@ -217,9 +217,9 @@ Val sema_bview_call(Sema *S, const Expr *call, Val f) {
     return off && size ? subview(S, *f.method.self, off, size, call->span) : val_err();
 }
 
-/* The array under a host-code view, for a call's argument: `data[8:16]` (a slice without a step
- * of a 1-D array) or `BufferView(data, 8, 8)`. What types the kernel's parameter is the array
- * (its offset and size are run-time values); false when e is no such view. */
+/* A host-code view, `data[8:16]` (a slice without a step of a 1-D array) or
+ * `BufferView(data, 8, 8)`: the array with harr.view set (what types a kernel's parameter is the
+ * array; the offset and size are run-time values); false when e is no such view. */
 bool sema_bview_host(Sema *S, const Expr *e, Val *v) {
     const Expr *base = NULL;
     if (e->kind == E_SUBSCRIPT && e->sub.index->kind == E_SLICE && !e->sub.index->slice.step) base = e->sub.obj;
@@ -230,5 +230,7 @@ bool sema_bview_host(Sema *S, const Expr *e, Val *v) {
     Binding *b = base->kind == E_NAME ? sema_lookup(S, base->name) : NULL;
     if (b) *v = b->v;
     else if (!sema_host_array(S, base, v)) return false;
-    return v->kind == V_HOSTARRAY && v->harr.ndim == 1;
+    if (v->kind != V_HOSTARRAY || v->harr.ndim != 1) return false;
+    v->harr.view = true;
+    return true;
 }

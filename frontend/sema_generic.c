@@ -524,6 +524,7 @@ static bool torch_array(Sema *S, const Expr *e, Val *out) {
 }
 
 bool sema_host_array(Sema *S, const Expr *e, Val *out) {
+    if (S->up->sema_bview_host(S, e, out)) return true; /* data[8:16], BufferView(data, 8, 8): a view of the array */
     if (e->kind == E_BINARY && (e->op == T_STAR || e->op == T_PLUS || e->op == T_MINUS)) {
         /* np.ones(n, dtype=np.float32) * 10: numpy keeps the array's dtype for an int operand, and
          * a float array's for a float one */
@@ -626,7 +627,6 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
         *v = sema_eval(S, a);
         S->scope = saved;
     } else if (sema_host_array(S, a, v)) {
-    } else if (S->up->sema_bview_host(S, a, v)) { /* data[8:16], BufferView(data, 8, 8): spelled as the array */
     } else if (a->kind == E_INT || a->kind == E_FLOAT || a->kind == E_BOOL || (a->kind == E_UNARY && a->un.a->kind != E_NAME)) {
         *v = sema_eval(S, a);
         if (v->kind != V_ERR) sema_module_constant(S, v); /* a Python int or float literal: i32 / f32 as at module level */

@@ -182,6 +182,17 @@ Test(lang_features2, inverse_and_determinant_limits) {
 
 #define HEAD "import quadrants as qd\nfrom quadrants import BufferView\n\n"
 
+/* Host code's views: a name bound to data[:16] or to BufferView(data, 2, 4) types a kernel's
+ * BufferView parameter like the slice written at the call; the whole array where a view is
+ * declared is Quadrants' run-time type error, located at the argument. */
+Test(lang_features2, bview_host_values) {
+    expect_py_compiles("g.py", HEAD "data = qd.ndarray(qd.f32, shape=(32,))\nview = data[:16]\nb = BufferView(data, 2, 4)\n\n"
+                               "@qd.kernel\ndef k(v: BufferView):\n    for i in range(v.size):\n        v[i] = 0.0\n\nk(view)\nk(b)\n");
+    expect_py_refused("g.py", HEAD "data = qd.ndarray(qd.f32, shape=(32,))\n\n@qd.kernel\ndef k(v: BufferView[qd.f32]):\n    v[0] = 0.0\n\nk(data)\n",
+                      "g.py:10:3: error[QD2069]: Argument v expects a BufferView, got an ndarray (pass a slice of it: data[a:b])\n"
+                      " 10 | k(data)\n    |   ^~~~\n");
+}
+
 /* What Quadrants rejects when it compiles the kernel, in its words where it has them; a view of
  * a 2-D ndarray; a generic view no call instantiates. */
 Test(lang_features2, bview_refusals_are_located) {
