@@ -48,6 +48,20 @@ Test(lang_features2, bview_kernels_run_on_x86, .timeout = 120) {
                           "0 0 0 0 1 0 0 1.5 2 0 0 2.5 0 0 0 0\n");
 }
 
+/* Compiles src for vulkan1.1 and runs its kernel once on lavapipe with arrays arr (read back):
+ * 1 when it ran, 0 when skipped (counted); an error fails the test. */
+static int run_on_lavapipe(const char *src, const char *kernel, VkArray *arr, int narr, const int32_t *scalar, int items) {
+    char *dir = make_temp_dir(), *spv = NULL, *err = NULL;
+    char *meta = vk_compile(dir, "k", "vulkan1.1", src, &spv);
+    const char *kernels[] = {kernel};
+    int rc = vk_run(dir, spv, meta, kernels, 1, arr, narr, scalar, items, VK_FULL, true, &err);
+    cr_expect_neq(rc, -1, "%s", err ? err : "");
+    free(err), free(meta), free(spv);
+    remove_tree(dir);
+    free(dir);
+    return rc;
+}
+
 /* The views kernel on lavapipe (vulkan1.1): every scalar parameter gets the run's one value (4),
  * so the view is elements 4..7 of 12 and base is 4: 4 5 6 7, then elements 5 and 6 += 200, the
  * last element 7 * 1000 + 1; the rest keep the sentinel. */
@@ -58,23 +72,14 @@ Test(lang_features2, bview_kernel_on_lavapipe, .timeout = 120) {
         "@qd.kernel\ndef views(v: BufferView[qd.i32], base: qd.i32):\n    for i in range(v.size):\n        v[i] = base + i\n"
         "    sub = v[1:3]\n    for i in range(sub.size):\n        sub[i] += 100 * sub.shape[0]\n"
         "    last = v.subview(v.size - 1, 1)\n    for i in range(last.size):\n        put(last, i, last.offset * 1000 + last.size)\n";
-    char *dir = make_temp_dir(), *spv = NULL;
-    char *meta = vk_compile(dir, "v", "vulkan1.1", src, &spv);
     int32_t got[12];
     for (int i = 0; i < 12; i++) got[i] = -7;
     VkArray arr[1] = {{got, sizeof got, 12}};
-    const char *kernels[] = {"views"};
     int32_t n = 4;
-    char *err = NULL;
-    int rc = vk_run(dir, spv, meta, kernels, 1, arr, 1, &n, 12, VK_FULL, true, &err);
-    cr_expect_neq(rc, -1, "%s", err ? err : "");
-    if (rc == 1) {
+    if (run_on_lavapipe(src, "views", arr, 1, &n, 12) == 1) {
         const int32_t want[12] = {-7, -7, -7, -7, 4, 205, 206, 7001, -7, -7, -7, -7};
         for (int i = 0; i < 12; i++) cr_expect_eq(got[i], want[i], "o[%d] = %d, want %d", i, got[i], want[i]);
     }
-    free(err), free(meta), free(spv);
-    remove_tree(dir);
-    free(dir);
 }
 
 /* `v: BufferView` under --instantiate: the spec's array types the view (entry k__f32_1d); a 2-D
@@ -152,18 +157,9 @@ Test(lang_features2, inverse_lu_on_lavapipe, .timeout = 120) {
             in[i * 5 + j] = (float)(u == j ? u + 1 : j > u ? (u + j) % 3 + 1 : 0);
         }
     for (int i = 0; i < 25; i++) got[i] = -99;
-    char *dir = make_temp_dir(), *spv = NULL;
-    char *meta = vk_compile(dir, "i", "vulkan1.1", src, &spv);
     VkArray arr[2] = {{in, sizeof in, 25}, {got, sizeof got, 25}};
-    const char *kernels[] = {"inv5"};
-    char *err = NULL;
-    int rc = vk_run(dir, spv, meta, kernels, 1, arr, 2, NULL, 1, VK_FULL, true, &err);
-    cr_expect_neq(rc, -1, "%s", err ? err : "");
-    if (rc == 1)
+    if (run_on_lavapipe(src, "inv5", arr, 2, NULL, 1) == 1)
         for (int i = 0; i < 25; i++) cr_expect(got[i] > want[i] - 1e-5f && got[i] < want[i] + 1e-5f, "o[%d] = %g, want %g", i, got[i], want[i]);
-    free(err), free(meta), free(spv);
-    remove_tree(dir);
-    free(dir);
 }
 
 /* Past Quadrants' limits: a 13x13 inverse and a 5x5 determinant, in its words. */
