@@ -39,6 +39,13 @@ static void check_arg(Sema *S, const Param *p, int pos, const Expr *a, const Val
     QdType dt, pt;
     int64_t nd;
     int elem;
+    const Expr *bdt;
+    if (S->up->sema_bview_annotation(S, p->annotation, &bdt)) { /* Quadrants' _template_mapper_hotpath */
+        if (v && v->kind == V_HOSTARRAY && !v->harr.view)
+            diag_error(a->span, QD2069, "Argument %s expects a BufferView, got an ndarray (pass a slice of it: %s[a:b])", p->name,
+                       a->kind == E_NAME ? a->name : "array");
+        return;
+    }
     if (v && v->kind == V_HOSTARRAY && !v->harr.en && array_decl(S, p, &dt, &nd, &elem)) {
         if (dt != QT_VOID && v->harr.type != dt)
             diag_error(a->span, QD2069, "Invalid value for argument %s - required element type: %s, but %s is provided", p->name,

@@ -52,6 +52,7 @@ static const SemaFeature calls[] = {
     {"py/sema_lang.c", dict_method_takes, dict_method_call},
     {"sema_tile.c", tile_takes, sema_tile_call},
     {"sema_struct.c", struct_takes, sema_struct_call},
+    {"sema_bview.c", sema_bview_takes, sema_bview_call},
     {"sema_vec.c", vec_takes, sema_vec_call},
     {"sema_builtin.c", more_takes, more_call},
     {"sema_glsl.c", glsl_takes, glsl_call},

@@ -2226,6 +2226,8 @@ static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
         Val v = {0};
         if (vector_param(S, ap) || S->up->sema_struct_param(S, ap)) continue;
         if (S->up->sema_pydc_param(S, ap, S->callinst ? S->callinst->args[k] : (Val){.kind = V_HOST, .path = "no call qdc can evaluate"})) continue;
+        if (S->up->sema_bview_param(S, ap, S->callinst ? S->callinst->args[k] : (Val){.kind = V_HOST, .path = "no call qdc can evaluate"}, &entry))
+            continue;
         GenericResult r = kernel_param(S, ap, &p, &v, &entry);
         if (r == GP_ERR) { /* poisoned: its uses are not reported again */
             scope_bind(S, S->scope, ap->name, val_err(), ap->span)->is_param = true;

@@ -58,6 +58,7 @@ typedef enum {
     V_MODULE,  /* a module of the program (mod), imported (module.c) */
     V_PYINT,   /* a Python int past 64 bits (big, frontend/py/pyint.h): exact in host arithmetic,
                   QD2050 where a kernel, a shape or an index would need it (sema_pyint.c) */
+    V_BVIEW,   /* a BufferView: elements offset .. offset+size-1 of ndarray parameter arr (sema_bview.c) */
 } ValKind;
 
 typedef struct PyDc { /* a @dataclasses.dataclass: its annotated members in declaration order */
@@ -93,9 +94,10 @@ struct Val {
         struct { Val *items; int n; } tuple;
         struct { int node; const char *method; int builder; IrExpr **idx; int nidx; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index;
                                                                                idx: x[i] of a field in a dynamic SNode (its list, sema_sparse.c) */
-        struct { QdType type; signed char ndim, en, em; const unsigned char *layout; const int64_t *shape; } harr; /* V_HOSTARRAY: ndim array
+        struct { QdType type; signed char ndim, en, em; const unsigned char *layout; const int64_t *shape; bool view; } harr; /* V_HOSTARRAY: ndim array
                               axes of a scalar (en 0), vector (en) or matrix (en x em) type; layout: storage order
-                              of the axes, outermost first (NULL: canonical), sema_tensor.c */
+                              of the axes, outermost first (NULL: canonical), sema_tensor.c; view: a BufferView
+                              of the 1-d array (sema_bview.c) */
         struct SemaObject *obj;                         /* V_OBJECT */
         struct { Val *c; int n, m; } vec;                 /* V_VEC */
         struct { int n, m; QdType dt; } vt;               /* V_VECTYPE (dt QT_VOID: inferred) */
@@ -106,6 +108,7 @@ struct Val {
         struct { Val *keys, *vals; int n; } dict;        /* V_DICT */
         struct SemaModule *mod;                          /* V_MODULE */
         const struct PyInt *big;                         /* V_PYINT */
+        struct { int arr; IrExpr *off, *size; } bview;   /* V_BVIEW: i32 offset and size */
     };
 };
 
@@ -656,6 +659,14 @@ Val sema_namespace(Sema *S, const char *cls, const char *const *names, const Val
 bool sema_pydc_new(Sema *S, const Expr *target, const Expr *call, Scope *to, Span sp); /* NAME = State(...) in host code */
 bool sema_pydc_call_value(Sema *S, const Expr *a, Val *v, StrBuf *spell); /* a host call's argument (*v V_ERR: unknown) */
 bool sema_pydc_param(Sema *S, const Param *ap, Val host); /* a kernel parameter annotated with a dataclass */
+/* sema_bview.c: BufferView (a 1-D ndarray's sub-range) */
+bool sema_bview_annotation(Sema *S, const Expr *ann, const Expr **dt); /* BufferView[dt] or BufferView (*dt NULL) */
+bool sema_bview_param(Sema *S, const Param *ap, Val host, StrBuf *entry); /* a kernel parameter annotated BufferView: false if not one */
+Val sema_bview_attr(Sema *S, Val o, const char *name, Span sp);
+Val sema_bview_subscript(Sema *S, Val o, const Expr *e); /* v[i], v[a:b] */
+bool sema_bview_host(Sema *S, const Expr *a, Val *v); /* host code: a view of a 1-D array (*v: the array) */
+bool sema_bview_takes(Val f);                            /* BufferView(...), v.subview(...) */
+Val sema_bview_call(Sema *S, const Expr *call, Val f);
 Val sema_pydc_attr(Sema *S, Val o, const Expr *attr);
 Val sema_pydc_flatten(Sema *S, Val host, const char *prefix, Span sp); /* a host instance's members as parameters PREFIX__NAME */
 bool sema_ndarray_annotation(Sema *S, const Expr *ann, IrParam *p); /* sema.c */

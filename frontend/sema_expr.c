@@ -34,6 +34,7 @@ const char *val_describe(Val v) {
     case V_STRUCT: return "a struct";
     case V_STRUCTTYPE: return "a struct type";
     case V_PYDC: return "a dataclass instance";
+    case V_BVIEW: return "a BufferView";
     case V_PYDCTYPE: return "a dataclass type";
     case V_ANNOT: return "a parameter annotation";
     case V_PYINT: return "an integer past 64 bits";
@@ -516,6 +517,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (o.kind == V_VEC) return S->up->sema_vec_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_STRUCT) return S->up->sema_struct_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_PYDC) return S->up->sema_pydc_attr(S, o, e);
+    if (o.kind == V_BVIEW) return S->up->sema_bview_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_DICT && (!strcmp(e->attr.name, "items") || !strcmp(e->attr.name, "keys") || !strcmp(e->attr.name, "values"))) {
         Val m = {.kind = V_METHOD}; /* d.items() ... (sema_lang.c) */
         m.method.self = ARENA_NEW(S->arena, Val);
@@ -774,6 +776,7 @@ static Val eval_subscript(Sema *S, const Expr *e) {
     if (o.kind == V_VEC) return S->up->sema_vec_subscript(S, o, e->sub.index, e->span);
     if (o.kind == V_STRUCT) return S->up->sema_struct_subscript(S, o, e);
     if (o.kind == V_DICT) return S->up->sema_dict_get(S, o, e->sub.index);
+    if (o.kind == V_BVIEW) return S->up->sema_bview_subscript(S, o, e);
     IrRef *r = ARENA_NEW(S->arena, IrRef);
     r->span = e->span;
     r->index = o.index;

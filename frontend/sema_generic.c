@@ -77,6 +77,7 @@ bool sema_param_is_generic(Sema *S, const Param *ap) {
     const PyDc *dc = ap->annotation ? sema_pydc_of(S, ap->annotation) : NULL;
     if (dc) return sema_pydc_is_generic(S, dc);
     const Expr *dt, *nd;
+    if (S->up->sema_bview_annotation(S, ap->annotation, &dt)) return !dt; /* v: BufferView: the dtype of the array a call passes */
     SemaParamShape k = sema_param_shape(S, ap->annotation, &dt, &nd);
     return k == PS_TEMPLATE || k == PS_TENSOR || (k == PS_ARRAY && (!dt || !nd));
 }
@@ -556,6 +557,7 @@ static bool product_array(Sema *S, const Expr *a, const Expr *b, Val *out) {
 }
 
 bool sema_host_array(Sema *S, const Expr *e, Val *out) {
+    if (S->up->sema_bview_host(S, e, out)) return true; /* data[8:16], BufferView(data, 8, 8): a view of the array */
     if (e->kind == E_BINARY && e->op == T_AT) return product_array(S, e->bin.a, e->bin.b, out); /* a @ b */
     if (e->kind == E_CALL && e->call.fn->kind == E_ATTR && e->call.fn->attr.obj->kind == E_NAME && e->call.args.n == 2 && !e->call.nkw &&
         (!strcmp(e->call.fn->attr.obj->name, "np") || !strcmp(e->call.fn->attr.obj->name, "numpy")) &&

@@ -823,15 +823,39 @@ static Val transpose(Sema *S, Val a) {
 
 static Val scale(Sema *S, Val v, IrExpr *s, int tok, Span sp) { return sema_vec_binary(S, tok, v, val_expr(s), sp); }
 
+/* Quadrants' 4x4 cofactor term (matrix_ops.py): E(x, y) is a[x % 4, y % 4]; row i, column j of
+ * the expansion, with the sign (-1) ** (i + j) applied by the caller. */
+static IrExpr *cof4(Sema *S, Val a, int i, int j, Span sp) {
+#define E4(x, y) rv(S, a.vec.c[((x) % 4) * 4 + ((y) % 4)], sp)
+#define M(x, y) sema_binop_tok(S, T_STAR, x, y, sp)
+#define D(x, y) sema_binary(S, IR_SUB, x, y, sp)
+    IrExpr *t1 = M(E4(i + 1, j + 1), D(M(E4(i + 2, j + 2), E4(i + 3, j + 3)), M(E4(i + 3, j + 2), E4(i + 2, j + 3))));
+    IrExpr *t2 = M(E4(i + 2, j + 1), D(M(E4(i + 1, j + 2), E4(i + 3, j + 3)), M(E4(i + 3, j + 2), E4(i + 1, j + 3))));
+    IrExpr *t3 = M(E4(i + 3, j + 1), D(M(E4(i + 1, j + 2), E4(i + 2, j + 3)), M(E4(i + 2, j + 2), E4(i + 1, j + 3))));
+    return sema_binary(S, IR_ADD, D(t1, t2), t3, sp);
+#undef D
+#undef M
+#undef E4
+}
+
 static IrExpr *det(Sema *S, Val a, Span sp) {
     int n = a.vec.n;
-    if (a.vec.m != n || n > 3) {
-        diag_error(sp, QD2043, "determinant is supported for 1x1, 2x2 and 3x3 matrices in qdc, got %s", shape_text(S, a));
+    if (a.vec.m != n || n > 4) { /* Quadrants' precondition dim_lt(0, 5) */
+        diag_error(sp, QD2043, "determinant is supported for square matrices up to 4x4 (Quadrants: only dimension < 5 is supported), got %s",
+                   shape_text(S, a));
         return NULL;
     }
 #define E(i, j) rv(S, a.vec.c[(i) * n + (j)], sp)
 #define M(x, y) sema_binop_tok(S, T_STAR, x, y, sp)
     if (n == 1) return E(0, 0);
+    if (n == 4) { /* det = m[0, 0] * 0, then + (-1) ** i * (m[i, 0] * cofactor) for each row, as Quadrants sums it */
+        IrExpr *r = M(E(0, 0), irb_int(S->arena, QT_I32, 0, sp));
+        for (int i = 0; i < 4; i++) {
+            IrExpr *t = M(E(i, 0), cof4(S, a, i, 0, sp));
+            r = sema_binop_tok(S, T_PLUS, r, M(irb_int(S->arena, QT_I32, i % 2 ? -1 : 1, sp), t), sp);
+        }
+        return r;
+    }
     if (n == 2) return sema_binary(S, IR_SUB, M(E(0, 0), E(1, 1)), M(E(0, 1), E(1, 0)), sp);
     IrExpr *r = NULL;
     for (int j = 0; j < 3; j++) {
@@ -842,12 +866,90 @@ static IrExpr *det(Sema *S, Val a, Span sp) {
     return r;
 }
 
+/* Quadrants' _inverse_lu (matrix_ops.py), for 5x5 .. 12x12: Gauss elimination with partial
+ * pivoting on a working copy a and an identity b, then back substitution column by column. The
+ * pivot row is a run-time value: each row swap is a select per element (the rows other than
+ * the pivot keep theirs), the same values Quadrants' `if pivot != k` swap moves. */
+static int lu_local(Sema *S, IrExpr *init, Span sp) {
+    int l = sema_new_local(S, "$lu", init->type);
+    IrStmt *st = sema_stmt_new(S, IR_ASSIGN, sp);
+    st->assign.local = l, st->assign.value = init;
+    sema_emit(S, st);
+    return l;
+}
+
+static void lu_set(Sema *S, int l, IrExpr *v, Span sp) {
+    IrStmt *st = sema_stmt_new(S, IR_ASSIGN, sp);
+    st->assign.local = l, st->assign.value = irb_cast(S->arena, v, S->locals.items[l].type);
+    sema_emit(S, st);
+}
+
+static Val inverse_lu(Sema *S, Val m, Span sp) {
+    int n = m.vec.n;
+    if (!S->cur) return diag_error(sp, QD2043, "the inverse of a %dx%d matrix is computed at run time, in a kernel", n, n), val_err();
+    IrExpr *first = rv(S, m.vec.c[0], sp);
+    if (!first) return val_err();
+    QdType t = qt_is_float(first->type) ? first->type : S->default_fp;
+    int *a = ARENA_ARRAY(S->arena, int, n * n), *b = ARENA_ARRAY(S->arena, int, n * n), *inv = ARENA_ARRAY(S->arena, int, n * n);
+#define L(l) sema_local(S, (l), sp)
+#define C(x) irb_cast(S->arena, (x), t)
+    for (int k = 0; k < n * n; k++) {
+        IrExpr *e = rv(S, m.vec.c[k], sp);
+        if (!e) return val_err();
+        a[k] = lu_local(S, C(e), sp);
+        b[k] = lu_local(S, irb_float(S->arena, t, k / n == k % n ? 1.0 : 0.0, sp), sp);
+    }
+    for (int k = 0; k < n; k++) {
+        int pivot = lu_local(S, irb_int(S->arena, QT_I32, k, sp), sp);
+        int pabs = lu_local(S, irb_math(S->arena, IR_ABS, L(a[k * n + k]), sp), sp);
+        for (int p = k + 1; p < n; p++) {
+            int cur = lu_local(S, irb_math(S->arena, IR_ABS, L(a[p * n + k]), sp), sp);
+            int gt = lu_local(S, irb_binary(S->arena, IR_GT, L(cur), L(pabs), sp), sp); /* if cur_abs > pivot_abs: both change */
+            lu_set(S, pabs, irb_select(S->arena, L(gt), L(cur), L(pabs), sp), sp);
+            lu_set(S, pivot, irb_select(S->arena, L(gt), irb_int(S->arena, QT_I32, p, sp), L(pivot), sp), sp);
+        }
+        for (int j = 0; j < n && k + 1 < n; j++)
+            for (int w = 0; w < 2; w++) {
+                int *x = w ? b : a;
+                int keep = lu_local(S, L(x[k * n + j]), sp);
+                IrExpr *row = L(x[k * n + j]);
+                for (int p = k + 1; p < n; p++)
+                    row = irb_select(S->arena, irb_binary(S->arena, IR_EQ, L(pivot), irb_int(S->arena, QT_I32, p, sp), sp), L(x[p * n + j]), row, sp);
+                lu_set(S, x[k * n + j], row, sp);
+                for (int p = k + 1; p < n; p++)
+                    lu_set(S, x[p * n + j], irb_select(S->arena, irb_binary(S->arena, IR_EQ, L(pivot), irb_int(S->arena, QT_I32, p, sp), sp), L(keep), L(x[p * n + j]), sp), sp);
+            }
+        for (int i = k + 1; i < n; i++) {
+            int f = lu_local(S, irb_binary(S->arena, IR_DIV, L(a[i * n + k]), L(a[k * n + k]), sp), sp);
+            lu_set(S, a[i * n + k], L(f), sp);
+            for (int j = k + 1; j < n; j++)
+                lu_set(S, a[i * n + j], irb_binary(S->arena, IR_SUB, L(a[i * n + j]), irb_binary(S->arena, IR_MUL, L(f), L(a[k * n + j]), sp), sp), sp);
+            for (int j = 0; j < n; j++)
+                lu_set(S, b[i * n + j], irb_binary(S->arena, IR_SUB, L(b[i * n + j]), irb_binary(S->arena, IR_MUL, L(f), L(b[k * n + j]), sp), sp), sp);
+        }
+    }
+    Val r = vec_make(S, n, n);
+    for (int col = 0; col < n; col++)
+        for (int i = n - 1; i >= 0; i--) {
+            int acc = lu_local(S, L(b[i * n + col]), sp);
+            for (int j = i + 1; j < n; j++)
+                lu_set(S, acc, irb_binary(S->arena, IR_SUB, L(acc), irb_binary(S->arena, IR_MUL, L(a[i * n + j]), L(inv[j * n + col]), sp), sp), sp);
+            inv[i * n + col] = lu_local(S, irb_binary(S->arena, IR_DIV, L(acc), L(a[i * n + i]), sp), sp);
+            r.vec.c[i * n + col] = (Val){.kind = V_LOCAL, .index = inv[i * n + col]};
+        }
+#undef C
+#undef L
+    return r;
+}
+
 static Val inverse(Sema *S, Val a, Span sp) {
     int n = a.vec.n;
-    if (a.vec.m != n || n > 3) {
-        diag_error(sp, QD2043, "inverse is supported for 1x1, 2x2 and 3x3 matrices in qdc, got %s", shape_text(S, a));
+    if (a.vec.m != n || n > 12) { /* Quadrants' preconditions: square_matrix, dim_lt(0, 13) */
+        diag_error(sp, QD2043, "inverse is supported for square matrices up to 12x12 (Quadrants: only dimension < 13 is supported), got %s",
+                   shape_text(S, a));
         return val_err();
     }
+    if (n >= 5) return inverse_lu(S, a, sp);
     Val s = vec_make(S, n, n);
     for (int k = 0; k < n * n; k++) s.vec.c[k] = stable(S, a.vec.c[k], sp);
     a = s;
@@ -861,6 +963,10 @@ static Val inverse(Sema *S, Val a, Span sp) {
         IrExpr *z = irb_int(S->arena, QT_I32, 0, sp);
         r.vec.c[1] = val_expr(sema_binop_tok(S, T_MINUS, z, E(0, 1), sp)), r.vec.c[2] = val_expr(sema_binop_tok(S, T_MINUS, z, E(1, 0), sp));
     }
+    if (n == 4) /* Quadrants' Matrix([[(-1) ** (i + j) * cofactor(i, j) for i] for j]): row j, column i */
+        for (int j = 0; j < 4; j++)
+            for (int i = 0; i < 4; i++)
+                r.vec.c[j * 4 + i] = val_expr(M(irb_int(S->arena, QT_I32, (i + j) % 2 ? -1 : 1, sp), cof4(S, a, i, j, sp)));
     if (n == 3) /* the adjugate: cofactor (j, i) at (i, j) */
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {

@@ -413,6 +413,7 @@ Val sema_slice_subscript(Sema *S, const Expr *e, bool *handled) {
         diag_error(e->sub.index->span, QD2011, "%s cannot be sliced; index its elements one at a time", val_describe(o));
         return val_err();
     }
+    if (o.kind == V_BVIEW) return S->up->sema_bview_subscript(S, o, e); /* v[a:b]: a view (sema_bview.c) */
     return slice_value(S, o, e->sub.index, e->span);
 }
 
