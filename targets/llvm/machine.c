@@ -133,6 +133,32 @@ static bool check_features(const CapTarget *t, LLVMTargetRef target, const char 
     return !errors;
 }
 
+/* A family's llvm.passes is parsed by LLVM's pass builder, here on an empty module (in process:
+ * an unknown pass or a malformed pipeline is an error LLVM returns, never an abort): what LLVM
+ * says becomes QD3012 at the line that sets the value. */
+static bool check_passes(const CapTarget *t, LLVMTargetRef target, const char *triple, const char *cpu) {
+    const char *passes = cap_str(t, "llvm.passes");
+    if (!passes || !*passes) return true;
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, "", LLVMCodeGenLevelDefault, LLVMRelocPIC,
+                                                      LLVMCodeModelDefault);
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("passes", ctx);
+    LLVMSetTarget(mod, triple);
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(mod, passes, tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (e) {
+        char *m = LLVMGetErrorMessage(e);
+        diag_error(cap_where(t, "llvm.passes"), QD3012, "llvm.passes of '%s': LLVM cannot run this pipeline: %s",
+                   cap_name(t), m);
+        LLVMDisposeErrorMessage(m);
+    }
+    LLVMDisposeModule(mod);
+    LLVMContextDispose(ctx);
+    if (tm) LLVMDisposeTargetMachine(tm);
+    return !e;
+}
+
 /* LLVM only warns about an unknown llvm.cpu or llvm.features and aborts later, so a family from
  * a user's capability file is first compiled for in a child process: what LLVM says there becomes
  * QD3012 at the line of the capability file that sets the value. The features a module with vector
@@ -155,7 +181,7 @@ bool backend_llvm_check(const CapTarget *t) {
     bool ok = check_features(t, target, triple, cpu, "llvm.features");
     if (ok && cap_str(t, "vector_atomics.llvm_features"))
         ok = check_features(t, target, triple, cpu, "vector_atomics.llvm_features");
-    return ok;
+    return ok && check_passes(t, target, triple, cpu);
 }
 
 /* LLVM errors raised while optimizing or emitting (unsupported constructs, inline asm the
@@ -221,12 +247,20 @@ static void verify(LlvmCg *cg) {
     LLVMDisposeMessage(msg);
 }
 
+/* The middle end: at -O2 (the default) the family's llvm.passes where it sets one, a function
+ * pipeline that gives the code of LLVM's default<O2> on qdc's IR without its inliner and
+ * interprocedural passes (qdc-capdb(5)); LLVM's default pipelines otherwise. At -O0 the allocas
+ * are still promoted, so the output is readable and CAS loops stay tight. */
+static const char *pipeline(const CapTarget *cap, int ol) {
+    static const char *const pipelines[] = {"mem2reg", "default<O1>", "default<O2>", "default<O3>"};
+    const char *passes = cap_str(cap, "llvm.passes");
+    return ol == 2 && passes && *passes ? passes : pipelines[ol];
+}
+
 static void optimize(LlvmCg *cg) {
-    static const char *const pipelines[] = {"default<O0>", "default<O1>", "default<O2>", "default<O3>"};
     int ol = cg->opts->opt_level < 0 ? 0 : cg->opts->opt_level > 3 ? 3 : cg->opts->opt_level;
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    /* at -O0 still promote the allocas so the output is readable and CAS loops stay tight */
-    LLVMErrorRef e = LLVMRunPasses(cg->mod, ol ? pipelines[ol] : "mem2reg", cg->tm, po);
+    LLVMErrorRef e = LLVMRunPasses(cg->mod, pipeline(cg->cap, ol), cg->tm, po);
     LLVMDisposePassBuilderOptions(po);
     if (e) {
         char *m = LLVMGetErrorMessage(e);

@@ -167,3 +167,40 @@ Test(llvm_family, unknown_triple_is_located) {
                    "of 'myt'): No available targets are compatible with triple \"bogus-triple-xyz\"\n"
                    " 5 |   triple: bogus-triple-xyz\n   |   ^~~~~~~~~~~~~~~~~~~~~~~~\n");
 }
+
+/* Issue 33: a family's llvm.passes replaces LLVM's default<O2> at -O2 (qdc-capdb(5)). A pipeline
+ * LLVM cannot parse is QD3012 at its line, before anything is compiled. */
+Test(llvm_family, unknown_pass_in_the_pipeline_is_located) {
+    expect_qd3012("myp", "x86_64", "  passes: \"function(sroa,nosuchpass)\"\n",
+                  "%s/myp.yaml:5:3: error[QD3012]: llvm.passes of 'myp': LLVM cannot run this pipeline: unknown "
+                  "function pass 'nosuchpass'\n 5 |   passes: \"function(sroa,nosuchpass)\"\n"
+                  "   |   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+}
+
+/* The pipeline is the family's at -O2 only: a family whose pipeline is mem2reg alone gives at -O2
+ * the IR x86_64 gives at -O0 (where qdc runs mem2reg alone), and at -O3 x86_64's own -O3 IR. */
+static char *llvm_ir(const char *capdb, const char *target, const char *olevel) {
+    char *dir = make_temp_dir(), *out = xasprintf("%s/k.ll", dir), *src = root_path("examples/histogram.qd");
+    char *tgt = xasprintf("--target=%s", target);
+    RunResult r = capdb ? run_qdc("--capdb-dir", capdb, tgt, olevel, "--emit=llvm-ir", src, "-o", out, NULL)
+                        : run_qdc(tgt, olevel, "--emit=llvm-ir", src, "-o", out, NULL);
+    cr_assert_eq(r.status, 0, "%s %s: %s", target, olevel, r.err);
+    char *ir = read_text(out, NULL);
+    cr_assert(ir);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(out), free(src), free(tgt);
+    return ir;
+}
+
+Test(llvm_family, the_familys_pipeline_runs_at_O2_only) {
+    char *dir = family_dir("myq", "x86_64", "  passes: \"mem2reg\"\n");
+    char *mine2 = llvm_ir(dir, "myq", "-O2"), *x86_0 = llvm_ir(NULL, "x86_64", "-O0"), *x86_2 = llvm_ir(NULL, "x86_64", "-O2");
+    char *mine3 = llvm_ir(dir, "myq", "-O3"), *x86_3 = llvm_ir(NULL, "x86_64", "-O3");
+    cr_expect_str_eq(mine2, x86_0);
+    cr_expect_str_neq(mine2, x86_2, "x86_64's own pipeline optimises");
+    cr_expect(strstr(x86_0, "alloca") == NULL && strstr(x86_0, "phi ") != NULL, "mem2reg ran");
+    cr_expect_str_eq(mine3, x86_3);
+    remove_tree(dir);
+    free(dir), free(mine2), free(x86_0), free(x86_2), free(mine3), free(x86_3);
+}
