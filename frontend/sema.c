@@ -2278,7 +2278,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     TAKE(k.checkpoints, k.ncheckpoints, S->cps);
     vec_free(&scope.b);
     S->scope = NULL, S->k = NULL, S->hscope = &S->module, S->pure = false;
-    k.grad_of = S->up->sema_ad_no_grad(S, def) ? -1 : S->up->sema_ad_grad_wanted(S, def) ? -2 : 0;
+    k.grad_of = S->up->sema_ad_no_grad(S, def) ? -1 : S->up->sema_ad_grad_wanted(S, def, &k) ? -2 : 0;
     k.fwd_of = k.grad_of != -1 && S->up->sema_ad_fwd_wanted(S, def) ? -2 : 0;
     vec_push(&S->kernels, k);
 }

@@ -183,44 +183,62 @@ static bool grad_call(const Expr *e, const char *name) {
     return o->kind == E_NAME && !strcmp(o->name, name);
 }
 
+typedef struct {
+    const char *name;
+    bool fwd;
+    const Expr *call; /* the first call asking (one outside raises blocks first), or NULL */
+    bool outside;     /* call is outside every block the script expects to raise */
+    bool validate;    /* NAME(...) runs in a qd.ad.Tape(..., validation=True) outside raises blocks */
+} Want;
+
 /* Whether statements l (host code) call NAME.grad(...), or NAME(...) inside `with qd.ad.Tape(...)`;
- * fwd: whether they call NAME(...) inside `with qd.ad.FwdMode(...)`. tape: l is such a block's;
- * nested blocks and host functions included. */
-static bool stmts_want(Sema *S, const StmtList *l, const char *name, bool tape, bool fwd) {
+ * fwd: whether they call NAME(...) inside `with qd.ad.FwdMode(...)`. tape: l is such a block's
+ * (validate: with validation=True); raises: l is inside a block the script expects to raise;
+ * nested blocks and host functions included. Records the call in w. */
+static void stmts_want(Want *w, const StmtList *l, bool tape, bool validate, bool raises) {
     for (int k = 0; k < l->n; k++) {
         const Stmt *s = l->stmts[k];
         const Expr *e = s->kind == S_EXPR ? s->expr : s->kind == S_ASSIGN ? s->assign.value : NULL;
-        if ((!fwd && grad_call(e, name)) || (tape && calls_named(e, name))) return true;
+        if ((!w->fwd && grad_call(e, w->name)) || (tape && calls_named(e, w->name))) {
+            if (!w->call || (!raises && !w->outside)) w->call = e, w->outside = !raises;
+            w->validate |= tape && validate && !raises;
+        }
         switch (s->kind) {
-        case S_IF:
-            if (stmts_want(S, &s->if_.then, name, tape || (fwd ? s->if_.fwd : s->if_.tape), fwd) || stmts_want(S, &s->if_.els, name, tape, fwd))
-                return true;
+        case S_IF: {
+            bool opens = w->fwd ? s->if_.fwd : s->if_.tape;
+            stmts_want(w, &s->if_.then, tape || opens, opens ? s->if_.validate : validate, raises || s->if_.raises);
+            stmts_want(w, &s->if_.els, tape, validate, raises);
             break;
-        case S_FOR:
-            if (stmts_want(S, &s->for_.body, name, tape, fwd)) return true;
-            break;
-        case S_WHILE:
-            if (stmts_want(S, &s->while_.body, name, tape, fwd)) return true;
-            break;
+        }
+        case S_FOR: stmts_want(w, &s->for_.body, tape, validate, raises); break;
+        case S_WHILE: stmts_want(w, &s->while_.body, tape, validate, raises); break;
         case S_DEF:
-            if (s->def.host && stmts_want(S, &s->def.body, name, false, fwd)) return true;
+            if (s->def.host) stmts_want(w, &s->def.body, false, false, raises);
             break;
         default: break;
         }
     }
-    return false;
 }
 
 /* Quadrants gives every kernel a gradient: K.grad() of a kernel that touches no field with an
  * adjoint runs and changes nothing. qdc makes companions for the kernels that need them, and for
- * a kernel the script differentiates by name (its kernels defined in host functions included). */
-bool sema_ad_grad_wanted(Sema *S, const Stmt *def) {
-    return S->ast && def->kind == S_DEF && stmts_want(S, &S->ast->body, def->def.name, false, false);
+ * a kernel the script differentiates by name (its kernels defined in host functions included).
+ * k: the kernel's IrKernel.grad_call and grad_validate are set. */
+bool sema_ad_grad_wanted(Sema *S, const Stmt *def, IrKernel *k) {
+    if (!S->ast || def->kind != S_DEF) return false;
+    Want w = {.name = def->def.name};
+    stmts_want(&w, &S->ast->body, false, false, false);
+    if (w.call && w.outside) k->grad_call = w.call->span;
+    k->grad_validate = w.validate;
+    return w.call != NULL;
 }
 
 /* The same for forward mode: a kernel run inside `with qd.ad.FwdMode(...)` gets its "<k>_fwd"
  * companion (IrKernel.fwd_of -2) even when it touches no field with a dual field (then it
  * computes what the kernel computes, as Quadrants' dual kernel of such a kernel does). */
 bool sema_ad_fwd_wanted(Sema *S, const Stmt *def) {
-    return S->ast && def->kind == S_DEF && stmts_want(S, &S->ast->body, def->def.name, false, true);
+    if (!S->ast || def->kind != S_DEF) return false;
+    Want w = {.name = def->def.name, .fwd = true};
+    stmts_want(&w, &S->ast->body, false, false, false);
+    return w.call != NULL;
 }
