@@ -1337,6 +1337,7 @@ void sema_module_body(Sema *S, const StmtList *l) {
             break;
         case S_AUGASSIGN: S->up->sema_host_augassign(S, s); break;
         case S_DEF:
+            if (s->def.host) S->up->sema_ad_grad_for(S, s);
             if (s->def.host && S->hscope == &S->module && !strncmp(s->def.name, "test", 4)) { /* run after the module body */
                 scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
                 vec_push(&S->tests, s);

@@ -35,7 +35,9 @@ void sema_ad_mark(Sema *S, const Expr *call, int first) {
                 diag_error(sp, QD2063, "%s=True needs a floating-point field; '%s' holds %s", kw, x->name, qt_name(x->type));
                 break;
             }
-            *(dual ? &x->dual : &x->grad) = -1;
+            /* -3: declared without a shape, so its own place() or qd.root.lazy_grad() must place the
+             * adjoint (Quadrants' materialize check, sema_ad_finish); -1: made with the primal's shape */
+            *(dual ? &x->dual : &x->grad) = x->ndim < 0 ? -3 : -1;
         }
     }
 }
@@ -62,7 +64,7 @@ static void copy_shape(IrField *g, const IrField *x) {
 static int make_grad(Sema *S, int f, bool wanted, bool dual) {
     IrField *x = &S->fields.items[f];
     if (*slot(x, dual) > 0) return *slot(x, dual) - 1;
-    if ((*slot(x, dual) == 0 && !wanted) || !qt_is_float(x->type) || is_adjoint(S, f)) return -1;
+    if (((*slot(x, dual) == 0 || *slot(x, dual) == -3) && !wanted) || !qt_is_float(x->type) || is_adjoint(S, f)) return -1;
     IrField g = {.name = arena_printf(S->arena, dual ? "%s_dual" : "%s_grad", x->name), .type = x->type, .ndim = -1, .span = x->span};
     if (x->ndim >= 0 && x->elems > 0) copy_shape(&g, x);
     for (int k = 0; k < S->fields.len; k++)
@@ -78,7 +80,8 @@ static int make_grad(Sema *S, int f, bool wanted, bool dual) {
 
 void sema_ad_lazy(Sema *S, bool dual) {
     for (int f = 0; f < S->fields.len; f++)
-        if (!*slot(&S->fields.items[f], dual) && qt_is_float(S->fields.items[f].type) && !is_adjoint(S, f)) *slot(&S->fields.items[f], dual) = -1;
+        if ((!*slot(&S->fields.items[f], dual) || *slot(&S->fields.items[f], dual) == -3) && qt_is_float(S->fields.items[f].type) && !is_adjoint(S, f))
+            *slot(&S->fields.items[f], dual) = -1;
 }
 
 /* Before the layout: adjoints nobody placed follow their placed primals (marked, 0-d for now);
@@ -88,6 +91,23 @@ void sema_ad_finish(Sema *S, bool laid_out) {
         for (int f = 0, n = S->fields.len; f < n; f++) {
             IrField *x = &S->fields.items[f];
             if (x->ndim < 0 || (!laid_out && *slot(x, dual) <= 0)) continue; /* never placed: reported as such */
+            if (laid_out && *slot(x, dual) == -3) { /* Quadrants' materialize check (impl.py _check_gradient_field_not_placed) */
+                bool seen = false; /* once per declaration (a vector field's components share it) */
+                for (int k = 0; k < f && !seen; k++)
+                    seen = S->fields.items[k].span.off == x->span.off && S->fields.items[k].span.src == x->span.src && *slot(&S->fields.items[k], dual) == 0;
+                const char *nm = sema_field_written(S, x->name);
+                const char *us = strrchr(nm, '_');
+                if (f + 1 < n && S->fields.items[f + 1].span.off == x->span.off && us) /* a vector's component "b_0": name b */
+                    nm = arena_printf(S->arena, "%.*s", (int)(us - nm), nm);
+                if (!seen)
+                    diag_error(x->span, QD2156, "These field(s) requrie `needs_%s=True`, however their %s field(s) are not placed: '%s'. Please consider "
+                                                "place the %s field(s), e.g. qd.root.dense(qd.i, 1).place(x.%s), or specify a shape for the field(s), "
+                                                "e.g. x = qd.field(float, shape=(2, 3), needs_%s=True)",
+                               dual ? "dual" : "grad", dual ? "dual" : "grad", nm, dual ? "dual" : "grad",
+                               dual ? "dual" : "grad", dual ? "dual" : "grad");
+                *slot(x, dual) = 0;
+                continue;
+            }
             int g = laid_out ? make_grad(S, f, false, dual) : *slot(x, dual) - 1;
             if (g < 0) continue;
             IrField *gf = &S->fields.items[g];
@@ -169,6 +189,25 @@ bool sema_ad_no_grad(Sema *S, const Stmt *def) {
         if (p && !strcmp(p, "qd.ad.no_grad")) return true;
     }
     return false;
+}
+
+/* @qd.ad.grad_for(P) on host function def: Quadrants raises RuntimeError when the decorator is
+ * applied where P is a kernel (its .grad is the kernel's own) or a Python function not decorated
+ * with @qd.ad.grad_replaced (it has no .grad); not inside a block the script expects to raise. */
+void sema_ad_grad_for(Sema *S, const Stmt *def) {
+    if (S->raises) return;
+    for (int k = 0; k < def->def.decorators.n; k++) {
+        const Expr *d = def->def.decorators.items[k];
+        if (d->kind != E_CALL || d->call.args.n != 1 || d->call.args.items[0]->kind != E_NAME) continue;
+        const char *p = sema_path(S, d->call.fn);
+        if (!p || strcmp(p, "qd.ad.grad_for")) continue;
+        const Binding *b = sema_lookup(S, d->call.args.items[0]->name);
+        if (b && b->v.kind == V_KERNEL)
+            diag_error(d->call.args.items[0]->span, QD2155, "Primal function must be a **python** function instead of a quadrants kernel. Please wrap "
+                                                      "the quadrants kernel in a @qd.ad.grad_replaced decorated python function instead.");
+        else if (b && b->v.kind == V_PYFUNC) /* a plain Python function: no decorator */
+            diag_error(d->call.args.items[0]->span, QD2155, "Primal function `%s` must be decorated by qd.ad.grad_replaced", d->call.args.items[0]->name);
+    }
 }
 
 /* ---- kernels whose gradient the script asks for (IrKernel.grad_of -2) ---- */

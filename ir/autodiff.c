@@ -25,7 +25,12 @@
  * loop once more for its final value); the others take Quadrants' ad stack (x_for_replay: the
  * values the stack would hold are recomputed, no storage, no capacity). What Quadrants refuses (while, break,
  * continue, a cross-iteration read after write of a needs_grad field) and what qdc does not do
- * yet get a QD2112 warning and no companion. */
+ * yet get a QD2112 warning and no companion. Where the script asks for the gradient outside a
+ * block it expects to raise (IrKernel.grad_call), the rules Quadrants enforces whatever its ad
+ * stack flag (qd.random, a read of a grad tensor, and under qd.ad.Tape(validation=True) its global
+ * data access rule) are errors QD2154 there, as Quadrants raises at that call (rule()); while,
+ * break, continue and the cross-iteration check stay warnings, as Quadrants with its ad stack
+ * (which qdc always enables) differentiates some of those kernels. */
 #include "autodiff.h"
 #include "snode.h"
 #include <limits.h>
@@ -198,7 +203,7 @@ static IrExpr *clone_load(Ad *ad, const IrExpr *e) {
         for (int k = ad->fwd.len - 1; k >= 0; k--)
             if (ad->fwd.items[k].field == mid_of(r) && same_ref(ad->fwd.items[k].ref, r)) return local_ref(ad, ad->fwd.items[k].version, e->span);
     if (has_grad(ad, r) && stored_here(ad, mid_of(r)))
-        rule(ad, e->span, arena_printf(ad->a, "Cross-iteration read-after-write on the `needs_grad` global %s `%s` at the offload-level "
+        refuse(ad, e->span, arena_printf(ad->a, "Cross-iteration read-after-write on the `needs_grad` global %s `%s` at the offload-level "
                                                 "loop body is not supported in reverse-mode autodiff (Quadrants' global data access rule)",
                                          r->kind == IR_REF_FIELD ? "field" : "ndarray", mid_name(ad, mid_of(r))));
     if (has_grad(ad, r)) vec_push(&ad->loads, r);
@@ -921,9 +926,9 @@ static void xform_stmt(Ad *ad, Blk *b, const IrStmt *s) {
         return;
     case IR_IF: x_if(ad, b, s); return;
     case IR_FOR: x_for(ad, b, s); return;
-    case IR_WHILE: return rule(ad, s->span, "WhileStmt is not supported in AutoDiff.");
-    case IR_BREAK: return rule(ad, s->span, "WhileControlStmt (break) is not supported in AutoDiff.");
-    case IR_CONTINUE: return rule(ad, s->span, "ContinueStmt is not supported in AutoDiff.");
+    case IR_WHILE: return refuse(ad, s->span, "WhileStmt is not supported in AutoDiff.");
+    case IR_BREAK: return refuse(ad, s->span, "WhileControlStmt (break) is not supported in AutoDiff.");
+    case IR_CONTINUE: return refuse(ad, s->span, "ContinueStmt is not supported in AutoDiff.");
     case IR_BARRIER: return refuse(ad, s->span, "qd.simt.block.sync() is not supported by qdc's autodiff yet");
     case IR_FENCE: case IR_PRINT: case IR_ASSERT: return; /* no adjoint; the companion does not repeat them */
     }
@@ -1029,7 +1034,7 @@ static void cross_iteration(Ad *ad) {
         for (int k = 0; k < ad->stores.len; k++) {
             const IrRef *ld = ad->loads.items[l], *st = ad->stores.items[k];
             if (mid_of(ld) != mid_of(st) || same_ref(ld, st) || !varies(ld) || !varies(st)) continue;
-            rule(ad, ld->span, arena_printf(ad->a, "Cross-iteration read-after-write on the `needs_grad` global %s `%s` at the "
+            refuse(ad, ld->span, arena_printf(ad->a, "Cross-iteration read-after-write on the `needs_grad` global %s `%s` at the "
                                                      "offload-level loop body is not supported in reverse-mode autodiff (Quadrants' "
                                                      "global data access rule)", ld->kind == IR_REF_FIELD ? "field" : "ndarray", mid_name(ad, mid_of(ld))));
             break;
