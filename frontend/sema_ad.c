@@ -263,10 +263,40 @@ static void stmts_want(Want *w, const StmtList *l, bool tape, bool validate, boo
  * adjoint runs and changes nothing. qdc makes companions for the kernels that need them, and for
  * a kernel the script differentiates by name (its kernels defined in host functions included).
  * k: the kernel's IrKernel.grad_call and grad_validate are set. */
+/* Whether statements l hold def (nested blocks and host functions included). */
+static bool holds(const StmtList *l, const Stmt *def) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        if (s == def) return true;
+        if ((s->kind == S_IF && (holds(&s->if_.then, def) || holds(&s->if_.els, def))) || (s->kind == S_FOR && holds(&s->for_.body, def)) ||
+            (s->kind == S_WHILE && holds(&s->while_.body, def)) || (s->kind == S_DEF && s->def.host && holds(&s->def.body, def)))
+            return true;
+    }
+    return false;
+}
+
+/* The body of the innermost host function whose statements hold def (a kernel defined in a test is
+ * named there only: another test's kernel of the same name is another kernel), or l (module level). */
+static const StmtList *enclosing(const StmtList *l, const Stmt *def) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        if (s->kind == S_DEF && s->def.host && holds(&s->def.body, def)) return enclosing(&s->def.body, def);
+        if (s->kind == S_IF && (holds(&s->if_.then, def) || holds(&s->if_.els, def))) {
+            const StmtList *t = enclosing(holds(&s->if_.then, def) ? &s->if_.then : &s->if_.els, def);
+            return t == &s->if_.then || t == &s->if_.els ? l : t; /* not in a function: the whole list */
+        }
+        if ((s->kind == S_FOR && holds(&s->for_.body, def)) || (s->kind == S_WHILE && holds(&s->while_.body, def))) {
+            const StmtList *b = s->kind == S_FOR ? &s->for_.body : &s->while_.body, *t = enclosing(b, def);
+            return t == b ? l : t;
+        }
+    }
+    return l;
+}
+
 bool sema_ad_grad_wanted(Sema *S, const Stmt *def, IrKernel *k) {
     if (!S->ast || def->kind != S_DEF) return false;
     Want w = {.name = def->def.name};
-    stmts_want(&w, &S->ast->body, false, false, false);
+    stmts_want(&w, enclosing(&S->ast->body, def), false, false, false);
     if (w.call && w.outside) k->grad_call = w.call->span;
     k->grad_validate = w.validate;
     return w.call != NULL;
@@ -278,6 +308,6 @@ bool sema_ad_grad_wanted(Sema *S, const Stmt *def, IrKernel *k) {
 bool sema_ad_fwd_wanted(Sema *S, const Stmt *def) {
     if (!S->ast || def->kind != S_DEF) return false;
     Want w = {.name = def->def.name, .fwd = true};
-    stmts_want(&w, &S->ast->body, false, false, false);
+    stmts_want(&w, enclosing(&S->ast->body, def), false, false, false);
     return w.call != NULL;
 }
