@@ -84,9 +84,35 @@ void sema_ad_lazy(Sema *S, bool dual) {
             *slot(&S->fields.items[f], dual) = -1;
 }
 
+/* A kernel launched with qd_stream= (not None) as K.grad(...) or inside a qd.ad.Tape: Quadrants'
+ * RuntimeError at the launch (its kernel.py), outside blocks the script expects to raise. */
+static void stream_calls(const StmtList *l, bool tape, bool raises) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        const Expr *e = s->kind == S_EXPR ? s->expr : s->kind == S_ASSIGN ? s->assign.value : NULL;
+        bool grad = e && e->kind == E_CALL && e->call.fn->kind == E_ATTR && !strcmp(e->call.fn->attr.name, "grad");
+        for (int j = 0; e && e->kind == E_CALL && (grad || tape) && !raises && j < e->call.nkw; j++)
+            if (!strcmp(e->call.kw[j].name, "qd_stream") && e->call.kw[j].value->kind != E_NONE)
+                diag_error(e->call.kw[j].span, QD2069, grad ? "qd_stream is not compatible with autodiff kernels. Streams cannot be used with "
+                                                              "reverse-mode or forward-mode differentiation."
+                                                            : "qd_stream is not compatible with autograd Tape. Launch the kernel outside the Tape "
+                                                              "context, or omit qd_stream.");
+        switch (s->kind) {
+        case S_IF: stream_calls(&s->if_.then, tape || s->if_.tape, raises || s->if_.raises), stream_calls(&s->if_.els, tape, raises); break;
+        case S_FOR: stream_calls(&s->for_.body, tape, raises); break;
+        case S_WHILE: stream_calls(&s->while_.body, tape, raises); break;
+        case S_DEF:
+            if (s->def.host) stream_calls(&s->def.body, false, raises);
+            break;
+        default: break;
+        }
+    }
+}
+
 /* Before the layout: adjoints nobody placed follow their placed primals (marked, 0-d for now);
  * after it: they take their primal's shape, and the wanted adjoints not made yet are made. */
 void sema_ad_finish(Sema *S, bool laid_out) {
+    if (laid_out && S->ast) stream_calls(&S->ast->body, false, false);
     for (int dual = 0; dual < 2; dual++)
         for (int f = 0, n = S->fields.len; f < n; f++) {
             IrField *x = &S->fields.items[f];

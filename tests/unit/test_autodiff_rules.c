@@ -162,3 +162,19 @@ Test(autodiff_rules, gradient_fields_must_be_placed) {
                                 "@qd.kernel\ndef foo():\n    a[0] = a[1] * 2.0\n");
     expect_py_compiles("ad.py", "import quadrants as qd\n\na = qd.field(qd.f32, shape=4, needs_grad=True)\n\n\n@qd.kernel\ndef foo():\n    a[0] = a[1] * 2.0\n");
 }
+
+/* qd_stream= on a gradient launch or inside a Tape: Quadrants' RuntimeError at the launch. */
+Test(autodiff_rules, streams_are_refused_for_autodiff_launches) {
+    expect_py_refused("ad.py", HEAD "@qd.kernel\ndef f():\n    loss[None] = x[0] ** 2\n\n\ns = qd.create_stream()\nf.grad(qd_stream=s)\n",
+                      "ad.py:12:8: error[QD2069]: qd_stream is not compatible with autodiff kernels. Streams cannot be used with reverse-mode "
+                      "or forward-mode differentiation.\n"
+                      " 12 | f.grad(qd_stream=s)\n"
+                      "    |        ^~~~~~~~~\n");
+    expect_py_refused("ad.py", HEAD "@qd.kernel\ndef f():\n    loss[None] = x[0] ** 2\n\n\ns = qd.create_stream()\nwith qd.ad.Tape(loss):\n    f(qd_stream=s)\n",
+                      "ad.py:13:7: error[QD2069]: qd_stream is not compatible with autograd Tape. Launch the kernel outside the Tape context, "
+                      "or omit qd_stream.\n"
+                      " 13 |     f(qd_stream=s)\n"
+                      "    |       ^~~~~~~~~\n");
+    /* outside a Tape, a stream is fine */
+    expect_py_compiles("ad.py", HEAD "@qd.kernel\ndef f():\n    loss[None] = x[0] ** 2\n\n\ns = qd.create_stream()\nf(qd_stream=s)\nf.grad()\n");
+}
