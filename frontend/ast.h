@@ -97,7 +97,7 @@ struct Stmt {
         struct { ExprList targets; Expr *value; } assign;     /* a = b = value */
         struct { Expr *target, *annotation, *value; } ann;    /* value may be NULL */
         struct { Expr *target; int op; Expr *value; } aug;    /* op: the binary operator token */
-        struct { Expr *cond; StmtList then, els; bool raises, tape, fwd; const Expr *with; int with_items; bool with_as; } if_;
+        struct { Expr *cond; StmtList then, els; bool raises, tape, fwd; const Expr *with; int with_items; bool with_as; bool validate; } if_;
             /* elif is a nested S_IF in els; raises: the block of a host `try:` or `with pytest.raises(...)` (cond
                True); with: a kernel's `with CALL:` (cond True, its body in then): the first context expression,
                with_items how many there are, with_as whether one has `as` (sema_graph.c checks Quadrants' forms);

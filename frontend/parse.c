@@ -1548,7 +1548,7 @@ static bool host_while(Parser *P, StmtVec *out) {
  * one-line block. */
 static bool host_once(Parser *P, StmtVec *out) {
     int from = P->pos, i = from + 1, depth = 0;
-    bool raises = P->toks[from].kind == T_KW_TRY, tape = false, fwd = false;
+    bool raises = P->toks[from].kind == T_KW_TRY, tape = false, fwd = false, validate = false;
     ExprVec names = {0};
     for (; i + 2 < P->ntoks; i++) {
         TokKind k = P->toks[i].kind;
@@ -1563,6 +1563,7 @@ static bool host_once(Parser *P, StmtVec *out) {
         raises |= k == T_NAME && !strcmp(P->toks[i].s, "raises") && P->toks[i + 1].kind == T_LPAREN;
         tape |= P->toks[from].kind == T_KW_WITH && k == T_NAME && !strcmp(P->toks[i].s, "Tape") && P->toks[i + 1].kind == T_LPAREN;
         fwd |= P->toks[from].kind == T_KW_WITH && k == T_NAME && !strcmp(P->toks[i].s, "FwdMode") && P->toks[i + 1].kind == T_LPAREN;
+        validate |= k == T_NAME && !strcmp(P->toks[i].s, "validation") && P->toks[i + 1].kind == T_ASSIGN && P->toks[i + 2].kind == T_KW_TRUE; /* qd.ad.Tape(..., validation=True) */
     }
     if (P->toks[i].kind != T_COLON || P->toks[i + 1].kind != T_NEWLINE || P->toks[i + 2].kind != T_INDENT) {
         vec_free(&names);
@@ -1580,7 +1581,7 @@ static bool host_once(Parser *P, StmtVec *out) {
     Stmt *s = new_stmt(P, S_IF, tspan(P, kw));
     s->if_.cond = new_expr(P, E_BOOL, tspan(P, kw));
     s->if_.cond->b = true;
-    s->if_.raises = raises, s->if_.tape = tape, s->if_.fwd = fwd;
+    s->if_.raises = raises, s->if_.tape = tape, s->if_.fwd = fwd, s->if_.validate = tape && validate;
     P->raises += raises;
     s->if_.then = host_block(P);
     P->raises -= raises;

@@ -1384,6 +1384,7 @@ void sema_module_body(Sema *S, const StmtList *l) {
             break;
         case S_AUGASSIGN: S->up->sema_host_augassign(S, s); break;
         case S_DEF:
+            if (s->def.host) S->up->sema_ad_grad_for(S, s);
             if (s->def.host && S->hscope == &S->module && !strncmp(s->def.name, "test", 4) && !S->up->sema_script_calls(S, s)) { /* run after the module body */
                 scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
                 vec_push(&S->tests, s);
@@ -2327,7 +2328,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     TAKE(k.checkpoints, k.ncheckpoints, S->cps);
     vec_free(&scope.b);
     S->scope = NULL, S->k = NULL, S->hscope = &S->module, S->pure = false;
-    k.grad_of = S->up->sema_ad_no_grad(S, def) ? -1 : S->up->sema_ad_grad_wanted(S, def) ? -2 : 0;
+    k.grad_of = S->up->sema_ad_no_grad(S, def) ? -1 : S->up->sema_ad_grad_wanted(S, def, &k) ? -2 : 0;
     k.fwd_of = k.grad_of != -1 && S->up->sema_ad_fwd_wanted(S, def) ? -2 : 0;
     vec_push(&S->kernels, k);
 }

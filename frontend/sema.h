@@ -587,7 +587,8 @@ void sema_snode_place_field(Sema *S, int node, int field); /* sema_snode.c: a fi
 void sema_ad_mark(Sema *S, const Expr *call, int first);
 void sema_ad_finish(Sema *S, bool laid_out); /* before and after sema_snode_finish */
 bool sema_ad_no_grad(Sema *S, const Stmt *def); /* @qd.ad.no_grad on a kernel */
-bool sema_ad_grad_wanted(Sema *S, const Stmt *def); /* the script calls K.grad() or runs K in a qd.ad.Tape */
+bool sema_ad_grad_wanted(Sema *S, const Stmt *def, IrKernel *k); /* the script calls K.grad() or runs K in a qd.ad.Tape (k: where) */
+void sema_ad_grad_for(Sema *S, const Stmt *def);  /* @qd.ad.grad_for(P) on a host function: Quadrants' checks of P */
 bool sema_ad_fwd_wanted(Sema *S, const Stmt *def);  /* the script runs K in a qd.ad.FwdMode */
 void sema_ad_lazy(Sema *S, bool dual); /* qd.root.lazy_grad() / lazy_dual(): every floating-point field gets its adjoint / dual field */
 Val sema_ad_attr(Sema *S, Val o, const Expr *e);

@@ -35,7 +35,9 @@ void sema_ad_mark(Sema *S, const Expr *call, int first) {
                 diag_error(sp, QD2063, "%s=True needs a floating-point field; '%s' holds %s", kw, x->name, qt_name(x->type));
                 break;
             }
-            *(dual ? &x->dual : &x->grad) = -1;
+            /* -3: declared without a shape, so its own place() or qd.root.lazy_grad() must place the
+             * adjoint (Quadrants' materialize check, sema_ad_finish); -1: made with the primal's shape */
+            *(dual ? &x->dual : &x->grad) = x->ndim < 0 ? -3 : -1;
         }
     }
 }
@@ -62,7 +64,7 @@ static void copy_shape(IrField *g, const IrField *x) {
 static int make_grad(Sema *S, int f, bool wanted, bool dual) {
     IrField *x = &S->fields.items[f];
     if (*slot(x, dual) > 0) return *slot(x, dual) - 1;
-    if ((*slot(x, dual) == 0 && !wanted) || !qt_is_float(x->type) || is_adjoint(S, f)) return -1;
+    if (((*slot(x, dual) == 0 || *slot(x, dual) == -3) && !wanted) || !qt_is_float(x->type) || is_adjoint(S, f)) return -1;
     IrField g = {.name = arena_printf(S->arena, dual ? "%s_dual" : "%s_grad", x->name), .type = x->type, .ndim = -1, .span = x->span};
     if (x->ndim >= 0 && x->elems > 0) copy_shape(&g, x);
     for (int k = 0; k < S->fields.len; k++)
@@ -78,16 +80,60 @@ static int make_grad(Sema *S, int f, bool wanted, bool dual) {
 
 void sema_ad_lazy(Sema *S, bool dual) {
     for (int f = 0; f < S->fields.len; f++)
-        if (!*slot(&S->fields.items[f], dual) && qt_is_float(S->fields.items[f].type) && !is_adjoint(S, f)) *slot(&S->fields.items[f], dual) = -1;
+        if ((!*slot(&S->fields.items[f], dual) || *slot(&S->fields.items[f], dual) == -3) && qt_is_float(S->fields.items[f].type) && !is_adjoint(S, f))
+            *slot(&S->fields.items[f], dual) = -1;
+}
+
+/* A kernel launched with qd_stream= (not None) as K.grad(...) or inside a qd.ad.Tape: Quadrants'
+ * RuntimeError at the launch (its kernel.py), outside blocks the script expects to raise. */
+static void stream_calls(const StmtList *l, bool tape, bool raises) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        const Expr *e = s->kind == S_EXPR ? s->expr : s->kind == S_ASSIGN ? s->assign.value : NULL;
+        bool grad = e && e->kind == E_CALL && e->call.fn->kind == E_ATTR && !strcmp(e->call.fn->attr.name, "grad");
+        for (int j = 0; e && e->kind == E_CALL && (grad || tape) && !raises && j < e->call.nkw; j++)
+            if (!strcmp(e->call.kw[j].name, "qd_stream") && e->call.kw[j].value->kind != E_NONE)
+                diag_error(e->call.kw[j].span, QD2069, grad ? "qd_stream is not compatible with autodiff kernels. Streams cannot be used with "
+                                                              "reverse-mode or forward-mode differentiation."
+                                                            : "qd_stream is not compatible with autograd Tape. Launch the kernel outside the Tape "
+                                                              "context, or omit qd_stream.");
+        switch (s->kind) {
+        case S_IF: stream_calls(&s->if_.then, tape || s->if_.tape, raises || s->if_.raises), stream_calls(&s->if_.els, tape, raises); break;
+        case S_FOR: stream_calls(&s->for_.body, tape, raises); break;
+        case S_WHILE: stream_calls(&s->while_.body, tape, raises); break;
+        case S_DEF:
+            if (s->def.host) stream_calls(&s->def.body, false, raises);
+            break;
+        default: break;
+        }
+    }
 }
 
 /* Before the layout: adjoints nobody placed follow their placed primals (marked, 0-d for now);
  * after it: they take their primal's shape, and the wanted adjoints not made yet are made. */
 void sema_ad_finish(Sema *S, bool laid_out) {
+    if (laid_out && S->ast) stream_calls(&S->ast->body, false, false);
     for (int dual = 0; dual < 2; dual++)
         for (int f = 0, n = S->fields.len; f < n; f++) {
             IrField *x = &S->fields.items[f];
             if (x->ndim < 0 || (!laid_out && *slot(x, dual) <= 0)) continue; /* never placed: reported as such */
+            if (laid_out && *slot(x, dual) == -3) { /* Quadrants' materialize check (impl.py _check_gradient_field_not_placed) */
+                bool seen = false; /* once per declaration (a vector field's components share it) */
+                for (int k = 0; k < f && !seen; k++)
+                    seen = S->fields.items[k].span.off == x->span.off && S->fields.items[k].span.src == x->span.src && *slot(&S->fields.items[k], dual) == 0;
+                const char *nm = sema_field_written(S, x->name);
+                const char *us = strrchr(nm, '_');
+                if (f + 1 < n && S->fields.items[f + 1].span.off == x->span.off && us) /* a vector's component "b_0": name b */
+                    nm = arena_printf(S->arena, "%.*s", (int)(us - nm), nm);
+                if (!seen)
+                    diag_error(x->span, QD2156, "These field(s) requrie `needs_%s=True`, however their %s field(s) are not placed: '%s'. Please consider "
+                                                "place the %s field(s), e.g. qd.root.dense(qd.i, 1).place(x.%s), or specify a shape for the field(s), "
+                                                "e.g. x = qd.field(float, shape=(2, 3), needs_%s=True)",
+                               dual ? "dual" : "grad", dual ? "dual" : "grad", nm, dual ? "dual" : "grad",
+                               dual ? "dual" : "grad", dual ? "dual" : "grad");
+                *slot(x, dual) = 0;
+                continue;
+            }
             int g = laid_out ? make_grad(S, f, false, dual) : *slot(x, dual) - 1;
             if (g < 0) continue;
             IrField *gf = &S->fields.items[g];
@@ -171,6 +217,25 @@ bool sema_ad_no_grad(Sema *S, const Stmt *def) {
     return false;
 }
 
+/* @qd.ad.grad_for(P) on host function def: Quadrants raises RuntimeError when the decorator is
+ * applied where P is a kernel (its .grad is the kernel's own) or a Python function not decorated
+ * with @qd.ad.grad_replaced (it has no .grad); not inside a block the script expects to raise. */
+void sema_ad_grad_for(Sema *S, const Stmt *def) {
+    if (S->raises) return;
+    for (int k = 0; k < def->def.decorators.n; k++) {
+        const Expr *d = def->def.decorators.items[k];
+        if (d->kind != E_CALL || d->call.args.n != 1 || d->call.args.items[0]->kind != E_NAME) continue;
+        const char *p = sema_path(S, d->call.fn);
+        if (!p || strcmp(p, "qd.ad.grad_for")) continue;
+        const Binding *b = sema_lookup(S, d->call.args.items[0]->name);
+        if (b && b->v.kind == V_KERNEL)
+            diag_error(d->call.args.items[0]->span, QD2155, "Primal function must be a **python** function instead of a quadrants kernel. Please wrap "
+                                                      "the quadrants kernel in a @qd.ad.grad_replaced decorated python function instead.");
+        else if (b && b->v.kind == V_PYFUNC) /* a plain Python function: no decorator */
+            diag_error(d->call.args.items[0]->span, QD2155, "Primal function `%s` must be decorated by qd.ad.grad_replaced", d->call.args.items[0]->name);
+    }
+}
+
 /* ---- kernels whose gradient the script asks for (IrKernel.grad_of -2) ---- */
 static bool calls_named(const Expr *e, const char *name) {
     return e && e->kind == E_CALL && e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, name);
@@ -183,44 +248,92 @@ static bool grad_call(const Expr *e, const char *name) {
     return o->kind == E_NAME && !strcmp(o->name, name);
 }
 
+typedef struct {
+    const char *name;
+    bool fwd;
+    const Expr *call; /* the first call asking (one outside raises blocks first), or NULL */
+    bool outside;     /* call is outside every block the script expects to raise */
+    bool validate;    /* NAME(...) runs in a qd.ad.Tape(..., validation=True) outside raises blocks */
+} Want;
+
 /* Whether statements l (host code) call NAME.grad(...), or NAME(...) inside `with qd.ad.Tape(...)`;
- * fwd: whether they call NAME(...) inside `with qd.ad.FwdMode(...)`. tape: l is such a block's;
- * nested blocks and host functions included. */
-static bool stmts_want(Sema *S, const StmtList *l, const char *name, bool tape, bool fwd) {
+ * fwd: whether they call NAME(...) inside `with qd.ad.FwdMode(...)`. tape: l is such a block's
+ * (validate: with validation=True); raises: l is inside a block the script expects to raise;
+ * nested blocks and host functions included. Records the call in w. */
+static void stmts_want(Want *w, const StmtList *l, bool tape, bool validate, bool raises) {
     for (int k = 0; k < l->n; k++) {
         const Stmt *s = l->stmts[k];
         const Expr *e = s->kind == S_EXPR ? s->expr : s->kind == S_ASSIGN ? s->assign.value : NULL;
-        if ((!fwd && grad_call(e, name)) || (tape && calls_named(e, name))) return true;
+        if ((!w->fwd && grad_call(e, w->name)) || (tape && calls_named(e, w->name))) {
+            if (!w->call || (!raises && !w->outside)) w->call = e, w->outside = !raises;
+            w->validate |= tape && validate && !raises;
+        }
         switch (s->kind) {
-        case S_IF:
-            if (stmts_want(S, &s->if_.then, name, tape || (fwd ? s->if_.fwd : s->if_.tape), fwd) || stmts_want(S, &s->if_.els, name, tape, fwd))
-                return true;
+        case S_IF: {
+            bool opens = w->fwd ? s->if_.fwd : s->if_.tape;
+            stmts_want(w, &s->if_.then, tape || opens, opens ? s->if_.validate : validate, raises || s->if_.raises);
+            stmts_want(w, &s->if_.els, tape, validate, raises);
             break;
-        case S_FOR:
-            if (stmts_want(S, &s->for_.body, name, tape, fwd)) return true;
-            break;
-        case S_WHILE:
-            if (stmts_want(S, &s->while_.body, name, tape, fwd)) return true;
-            break;
+        }
+        case S_FOR: stmts_want(w, &s->for_.body, tape, validate, raises); break;
+        case S_WHILE: stmts_want(w, &s->while_.body, tape, validate, raises); break;
         case S_DEF:
-            if (s->def.host && stmts_want(S, &s->def.body, name, false, fwd)) return true;
+            if (s->def.host) stmts_want(w, &s->def.body, false, false, raises);
             break;
         default: break;
         }
     }
-    return false;
 }
 
 /* Quadrants gives every kernel a gradient: K.grad() of a kernel that touches no field with an
  * adjoint runs and changes nothing. qdc makes companions for the kernels that need them, and for
- * a kernel the script differentiates by name (its kernels defined in host functions included). */
-bool sema_ad_grad_wanted(Sema *S, const Stmt *def) {
-    return S->ast && def->kind == S_DEF && stmts_want(S, &S->ast->body, def->def.name, false, false);
+ * a kernel the script differentiates by name (its kernels defined in host functions included).
+ * k: the kernel's IrKernel.grad_call and grad_validate are set. */
+/* Whether statements l hold def (nested blocks and host functions included). */
+static bool holds(const StmtList *l, const Stmt *def) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        if (s == def) return true;
+        if ((s->kind == S_IF && (holds(&s->if_.then, def) || holds(&s->if_.els, def))) || (s->kind == S_FOR && holds(&s->for_.body, def)) ||
+            (s->kind == S_WHILE && holds(&s->while_.body, def)) || (s->kind == S_DEF && s->def.host && holds(&s->def.body, def)))
+            return true;
+    }
+    return false;
+}
+
+/* The body of the innermost host function whose statements hold def (a kernel defined in a test is
+ * named there only: another test's kernel of the same name is another kernel), or l (module level). */
+static const StmtList *enclosing(const StmtList *l, const Stmt *def) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        if (s->kind == S_DEF && s->def.host && holds(&s->def.body, def)) return enclosing(&s->def.body, def);
+        if (s->kind == S_IF && (holds(&s->if_.then, def) || holds(&s->if_.els, def))) {
+            const StmtList *t = enclosing(holds(&s->if_.then, def) ? &s->if_.then : &s->if_.els, def);
+            return t == &s->if_.then || t == &s->if_.els ? l : t; /* not in a function: the whole list */
+        }
+        if ((s->kind == S_FOR && holds(&s->for_.body, def)) || (s->kind == S_WHILE && holds(&s->while_.body, def))) {
+            const StmtList *b = s->kind == S_FOR ? &s->for_.body : &s->while_.body, *t = enclosing(b, def);
+            return t == b ? l : t;
+        }
+    }
+    return l;
+}
+
+bool sema_ad_grad_wanted(Sema *S, const Stmt *def, IrKernel *k) {
+    if (!S->ast || def->kind != S_DEF) return false;
+    Want w = {.name = def->def.name};
+    stmts_want(&w, enclosing(&S->ast->body, def), false, false, false);
+    if (w.call && w.outside) k->grad_call = w.call->span;
+    k->grad_validate = w.validate;
+    return w.call != NULL;
 }
 
 /* The same for forward mode: a kernel run inside `with qd.ad.FwdMode(...)` gets its "<k>_fwd"
  * companion (IrKernel.fwd_of -2) even when it touches no field with a dual field (then it
  * computes what the kernel computes, as Quadrants' dual kernel of such a kernel does). */
 bool sema_ad_fwd_wanted(Sema *S, const Stmt *def) {
-    return S->ast && def->kind == S_DEF && stmts_want(S, &S->ast->body, def->def.name, false, true);
+    if (!S->ast || def->kind != S_DEF) return false;
+    Want w = {.name = def->def.name, .fwd = true};
+    stmts_want(&w, enclosing(&S->ast->body, def), false, false, false);
+    return w.call != NULL;
 }

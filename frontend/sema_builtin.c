@@ -385,6 +385,7 @@ static IrExpr *hash32(Sema *S, IrExpr *x, Span sp) {
 /* The task's generator state (a u32 local), created at the first qd.random of the task and
  * seeded at the start of each iteration from the iteration index, the task and the seed. */
 static int rng_state(Sema *S, Span sp) {
+    if (!S->k->random_at.src) S->k->random_at = sp; /* autodiff refuses it (IrKernel.random_at) */
     if (S->rng_local >= 0) return S->rng_local;
     S->rng_local = sema_new_local(S, "$rng", QT_U32);
     const IrTask *t = &S->tasks.items[S->task];

@@ -25,7 +25,12 @@
  * loop once more for its final value); the others take Quadrants' ad stack (x_for_replay: the
  * values the stack would hold are recomputed, no storage, no capacity). What Quadrants refuses (while, break,
  * continue, a cross-iteration read after write of a needs_grad field) and what qdc does not do
- * yet get a QD2112 warning and no companion. */
+ * yet get a QD2112 warning and no companion. Where the script asks for the gradient outside a
+ * block it expects to raise (IrKernel.grad_call), the rules Quadrants enforces whatever its ad
+ * stack flag (qd.random, a read of a grad tensor, and under qd.ad.Tape(validation=True) its global
+ * data access rule) are errors QD2154 there, as Quadrants raises at that call (rule()); while,
+ * break, continue and the cross-iteration check stay warnings, as Quadrants with its ad stack
+ * (which qdc always enables) differentiates some of those kernels. */
 #include "autodiff.h"
 #include "snode.h"
 #include <limits.h>
@@ -67,10 +72,16 @@ typedef struct {
     int budget;                /* statements left to unroll */
     const char *why;           /* the first refusal, and where */
     Span why_span;
+    bool why_rule;             /* it is a rule Quadrants enforces when it compiles the companion (not a qdc limit) */
 } Ad;
 
 static void refuse(Ad *ad, Span sp, const char *why) {
     if (!ad->why) ad->why = why, ad->why_span = sp;
+}
+/* A refusal that is Quadrants' own: an error where the script asks for the gradient (grad_kernel). */
+static void rule(Ad *ad, Span sp, const char *why) {
+    if (!ad->why) ad->why_rule = true;
+    refuse(ad, sp, why);
 }
 
 /* ---- building ---- */
@@ -185,7 +196,8 @@ static IrExpr *clone_load(Ad *ad, const IrExpr *e) {
     IrRef *r = clone_ref(ad, e->ref);
     if (r->kind == IR_REF_SHARED) refuse(ad, e->span, "a SharedArray in a kernel with gradients is not supported by qdc's autodiff yet");
     if (r->kind == IR_REF_NDARRAY && ad->pk->params[r->index].adjoint_of)
-        refuse(ad, e->span, arena_printf(ad->a, "Cannot automatically differentiate through a grad tensor ('%s' is the adjoint of '%s')",
+        rule(ad, e->span, arena_printf(ad->a, "Cannot automatically differentiate through a grad tensor, if you really want to do that, pass the "
+                                              "grad tensor into the kernel directly ('%s' is the adjoint of '%s')",
                                          ad->pk->params[r->index].name, ad->pk->params[ad->pk->params[r->index].adjoint_of - 1].name));
     if (r->kind == IR_REF_FIELD || r->kind == IR_REF_NDARRAY)
         for (int k = ad->fwd.len - 1; k >= 0; k--)
@@ -1029,6 +1041,75 @@ static void cross_iteration(Ad *ad) {
         }
 }
 
+/* Quadrants' global data access rule, as qd.ad.Tape(..., validation=True) checks it (its
+ * GloablDataAccessRuleChecker: a load of a field with an adjoint sets the element's check bit,
+ * a store or atomic to an element whose bit is set fails an assertion): an element of a field
+ * with an adjoint that the kernel reads and later overwrites. Statically, where it surely
+ * happens: the top-level statements of each task in order (of the kernel, in task order), a
+ * store or atomic at the subscripts of an earlier load of the same field, subscripts made of
+ * constants, scalar parameters and locals the task assigns once (its loop variables); across
+ * tasks, constant subscripts only. The store, or NULL. */
+typedef struct {
+    const IrModule *m;
+    const IrKernel *k;
+    const IrTask *t;
+    VEC(const IrRef *) loads;
+    VEC(int) task_of; /* per load: its task */
+    int task;
+} Gdar;
+
+static bool gdar_fixed(const Gdar *g, const IrExpr *e, bool across) {
+    switch (e->kind) {
+    case IR_CONST: return true;
+    case IR_PARAM: case IR_SHAPE: return true;
+    case IR_LOCAL: return !across && sets_of(&g->t->body, e->local) == 1;
+    case IR_UNARY: return gdar_fixed(g, e->un.a, across);
+    case IR_BINARY: return gdar_fixed(g, e->bin.a, across) && gdar_fixed(g, e->bin.b, across);
+    case IR_CAST: case IR_BITCAST: return gdar_fixed(g, e->arg, across);
+    default: return false;
+    }
+}
+static bool gdar_ref_fixed(const Gdar *g, const IrRef *r, bool across) {
+    for (int k = 0; k < r->nidx; k++)
+        if (!gdar_fixed(g, r->idx[k], across)) return false;
+    return !r->flat || gdar_fixed(g, r->flat, across);
+}
+static bool gdar_load(const IrExpr *e, void *ctx) {
+    Gdar *g = ctx;
+    if (e->kind == IR_LOAD && e->ref->kind == IR_REF_FIELD && e->ref->index >= 0 && g->m->fields[e->ref->index].grad > 0) {
+        vec_push(&g->loads, e->ref);
+        vec_push(&g->task_of, g->task);
+    }
+    return false;
+}
+static const IrStmt *gdar_check(const IrModule *m, const IrKernel *k, const char **field) {
+    Gdar g = {.m = m, .k = k};
+    const IrStmt *hit = NULL;
+    for (int t = 0; t < k->ntasks && !hit; t++) {
+        g.t = &k->tasks[t], g.task = t;
+        for (int i = 0; i < g.t->body.n && !hit; i++) {
+            const IrStmt *s = g.t->body.stmts[i];
+            IrBlock one = {.stmts = (IrStmt **)&g.t->body.stmts[i], .n = 1};
+            if (s->kind == IR_IF || s->kind == IR_FOR || s->kind == IR_WHILE) { /* loads under control flow: not surely made */
+                continue;
+            }
+            ir_block_any(&one, gdar_load, &g); /* the statement's loads come before its store */
+            const IrRef *w = s->kind == IR_STORE ? s->store.ref
+                             : s->kind == IR_EVAL && s->eval->kind == IR_MEMOP && !s->eval->mem.is_volatile && s->eval->mem.op != QOP_LOAD ? s->eval->mem.ref
+                                                                                                                                      : NULL;
+            if (!w || w->kind != IR_REF_FIELD || w->index < 0 || m->fields[w->index].grad <= 0) continue;
+            for (int l = 0; l < g.loads.len && !hit; l++) {
+                const IrRef *r = g.loads.items[l];
+                bool across = g.task_of.items[l] != t;
+                if (r->index == w->index && same_ref(r, w) && gdar_ref_fixed(&g, r, across) && gdar_ref_fixed(&g, w, across))
+                    hit = s, *field = m->fields[w->index].name;
+            }
+        }
+    }
+    vec_free(&g.loads), vec_free(&g.task_of);
+    return hit;
+}
+
 /* Whether an ndarray parameter of kernel k is differentiable: a floating-point array that is not
  * itself an adjoint, not annotated needs_grad=False, in a script that allocates an ndarray with
  * needs_grad=True (or annotated needs_grad=True). */
@@ -1119,6 +1200,11 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
     }
     free(used);
     out->tasks = ARENA_ARRAY(a, IrTask, pk->ntasks ? pk->ntasks : 1);
+    if (pk->random_at.src) rule(&ad, pk->random_at, "RandStmt not supported in AutoDiff for now.");
+    const char *gf = NULL;
+    const IrStmt *gs = pk->grad_validate ? gdar_check(m, pk, &gf) : NULL;
+    if (gs)
+        rule(&ad, gs->span, arena_printf(a, "(kernel=%s) Breaks the global data access rule. Snode %s is overwritten unexpectedly.", pk->name, gf));
     if (pk->nloops) refuse(&ad, pk->loops[0].span, "qd.graph.do_while is not supported by qdc's autodiff yet");
     if (name_taken(m, out->name, m->nkernels)) out->name = arena_printf(a, "%s__grad", pk->name); /* a kernel of the module has the name */
     if (name_taken(m, out->name, m->nkernels))
@@ -1146,7 +1232,10 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
         memcpy(gt->body.stmts + f.n, r.stmts, sizeof(IrStmt *) * (size_t)r.n);
     }
     bool ok = !ad.why;
-    if (!ok)
+    if (!ok && ad.why_rule && pk->grad_call.src) { /* Quadrants raises where the script asks for the gradient */
+        diag_error(ad.why_span, QD2154, "%s", ad.why);
+        diag_note(pk->grad_call, "the gradient of kernel '%s' is asked for here: Quadrants compiles it, and raises, at this call", pk->name);
+    } else if (!ok)
         diag_warning(ad.why_span, QD2112, "kernel '%s' gets no gradient kernel '%s': %s", pk->name, out->name, ad.why);
     else {
         out->nlocals = ad.locals.len;

@@ -377,6 +377,11 @@ typedef struct IrKernel {
     int fwd_of;  /* the forward-mode companion "<primal>_fwd" of kernel fwd_of - 1 (ir/autodiff_fwd.c); 0: a kernel
                     as written; -2: one the script runs in a qd.ad.FwdMode, which gets its companion even
                     when it touches no field with a dual field */
+    Span grad_call;     /* the host code's K.grad() (or K() in a qd.ad.Tape) outside any block the
+                           script expects to raise, where Quadrants compiles the companion (src NULL: none): a rule
+                           of Quadrants' autodiff the kernel breaks is an error there (ir/autodiff.c), else a warning */
+    bool grad_validate; /* K runs in a qd.ad.Tape(..., validation=True): the global data access rule is checked */
+    Span random_at;     /* the first qd.random / qd.randn of the kernel (src NULL: none); Quadrants' autodiff refuses it */
     Span span;
 } IrKernel;
 
