@@ -579,8 +579,8 @@ const Expr *sema_pyfunc_return(const Stmt *def) {
 static Scope *pyfunc_of(Sema *S, const Stmt *def) {
     Scope *py = sema_pyfunc_scope(S, def);
     if (py) return py;
-    for (int k = S->lambdas.len - 1; k >= 0; k--) /* as sema_def_scope finds a lambda's */
-        if (S->lambdas.items[k].def == def) return S->lambdas.items[k].scope;
+    int k = sema_lambda_at(S, def); /* as sema_def_scope finds a lambda's */
+    if (k >= 0) return S->lambdas.items[k].scope;
     die("V_PYFUNC %s without its scope", def->def.name);
 }
 
