@@ -1323,10 +1323,8 @@ static void iter_next(Sema *S, IterMem *m) {
     for (int k = 0; k < m->nnames && !keep; k++) {
         b[k] = scope_find(sc, m->names[k]);
         if (!b[k]) continue;
-        Binding t = *b[k];
-        t.v = (Val){.kind = V_NONE}; /* its value is checked below */
-        keep = iter_points_into(&t, sizeof t, cur);
-        if (keep || !iter_points_into(&b[k]->v, sizeof b[k]->v, cur)) continue;
+        keep = arena_contains(cur, b[k]->name) || arena_contains(cur, b[k]->decl.src);
+        if (keep || !iter_points_into(&b[k]->v, sizeof b[k]->v, cur)) continue; /* the whole union: a conservative scan */
         keep = !(b[k]->v.kind == V_EXPR && b[k]->v.e->kind == IR_CONST) && b[k]->v.kind != V_STR && b[k]->v.kind != V_HOST && b[k]->v.kind != V_NS;
     }
     if (keep) {
