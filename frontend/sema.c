@@ -180,13 +180,68 @@ static bool subgroup_size_call(Sema *S, const Expr *e) {
     return p && !strcmp(p, "qd.simt.subgroup");
 }
 
-Scope *sema_def_scope(Sema *S, const Stmt *def) {
-    for (int k = S->lambdas.len - 1; k >= 0; k--)
-        if (S->lambdas.items[k].def == def) return S->lambdas.items[k].scope;
-    for (int k = S->defs.len - 1; k >= 0; k--)
-        if (S->defs.items[k].def == def) return S->defs.items[k].scope;
+/* Sema.defs and Sema.lambdas by def (open addressing on the pointer): a module of 10^4 qd.funcs
+ * looked each one up by scanning them, at every inlined call and every method check. Both
+ * vectors only grow, so a position stays valid; a def added again points at its latest entry. */
+static uint32_t index_slot(const struct DefIndex *x, const Stmt *def) {
+    uint64_t h = (uint64_t)(uintptr_t)def * 0x9E3779B97F4A7C15ull;
+    uint32_t i = (uint32_t)(h >> 32) & (uint32_t)(x->cap - 1);
+    while (x->def[i] && x->def[i] != def) i = (i + 1) & (uint32_t)(x->cap - 1);
+    return i;
+}
+
+static void index_put(struct DefIndex *x, const Stmt *def, int at) {
+    if (2 * (x->n + 1) > x->cap) {
+        struct DefIndex old = *x;
+        x->cap = old.cap ? 2 * old.cap : 64, x->n = 0;
+        x->def = xcalloc((size_t)x->cap, sizeof *x->def), x->at = xcalloc((size_t)x->cap, sizeof *x->at);
+        for (int k = 0; k < old.cap; k++)
+            if (old.def[k]) {
+                uint32_t i = index_slot(x, old.def[k]);
+                x->def[i] = old.def[k], x->at[i] = old.at[k], x->n++;
+            }
+        free(old.def), free(old.at);
+    }
+    uint32_t i = index_slot(x, def);
+    if (!x->def[i]) x->def[i] = def, x->n++;
+    x->at[i] = at;
+}
+
+static int index_get(const struct DefIndex *x, const Stmt *def) {
+    if (!x->cap) return -1;
+    uint32_t i = index_slot(x, def);
+    return x->def[i] ? x->at[i] : -1;
+}
+
+void sema_def_push(Sema *S, SemaDef d) {
+    vec_push(&S->defs, d);
+    index_put(&S->def_index, d.def, S->defs.len - 1);
+}
+
+void sema_lambda_push(Sema *S, SemaDef d) {
+    vec_push(&S->lambdas, d);
+    index_put(&S->lambda_index, d.def, S->lambdas.len - 1);
+}
+
+int sema_def_at(const Sema *S, const Stmt *def) { return index_get(&S->def_index, def); }
+int sema_lambda_at(const Sema *S, const Stmt *def) { return index_get(&S->lambda_index, def); }
+
+static Scope *def_scope_of(Sema *S, const Stmt *def) {
+    int k = sema_lambda_at(S, def);
+    if (k >= 0) return S->lambdas.items[k].scope;
+    k = sema_def_at(S, def);
+    if (k >= 0) return S->defs.items[k].scope;
     Scope *py = sema_pyfunc_scope(S, def); /* a Python function made a qd.func in a kernel: qd.func(f) */
     return py ? py : &S->module;
+}
+
+/* The scope a qd.func's (or kernel's) body sees, as the kernel being checked sees it: Quadrants
+ * compiles a kernel at its first call and reads then the globals (and closure cells) of each
+ * qd.func it calls, so a qd.func defined where the kernel is reads the kernel's snapshot of
+ * that scope (SemaDef.live), not the names as the script leaves them. */
+Scope *sema_def_scope(Sema *S, const Stmt *def) {
+    Scope *sc = def_scope_of(S, def);
+    return S->snap_live && sc == S->snap_live && S->snap ? S->snap : sc;
 }
 
 /* Sema.pyfuncs grows by one entry per closure a script makes (a call of a function that defines
@@ -1222,7 +1277,7 @@ static void module_def(Sema *S, const Stmt *s) {
         d.entry = sema_unique_name(S, s->def.name);
     } else if (d.kernel)
         d.entry = *S->prefix ? sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, s->def.name)) : s->def.name;
-    vec_push(&S->defs, d);
+    sema_def_push(S, d);
     scope_bind(S, S->hscope, s->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = s}, s->def.name_span);
 }
 
@@ -1246,32 +1301,43 @@ static Scope *module_snapshot(Sema *S) {
     return snap;
 }
 
+/* A copy of a host function's scope (or of the module's, in a host loop) as it is now. */
+static Scope *scope_snapshot(Sema *S, const Scope *live) {
+    Scope *snap = xcalloc(1, sizeof *snap);
+    snap->parent = live->parent;
+    for (int k = 0; k < live->b.len; k++) vec_push(&snap->b, live->b.items[k]);
+    vec_push(&S->host_scopes, snap);
+    return snap;
+}
+
 /* A host call of kernel def: the first call of a kernel defined in a host function freezes the
  * scope it sees; a generic kernel gets the call's instantiation. */
 static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
     /* an imported module's host functions run only when the program calls them: the calls in
      * their bodies, read where they are defined, instantiate nothing (the input's calls do) */
     if (S->cur_mod) return;
-    int d = S->defs.len - 1;
-    while (d >= 0 && S->defs.items[d].def != def) d--;
+    int d = sema_def_at(S, def);
     if (d < 0) return;
     SemaDef *sd = &S->defs.items[d];
     sd->called = true;
     /* a kernel defined at module level in a loop is compiled, as in Python, with the names of the
      * iteration that first calls it (a later iteration may bind them, and the kernel's name, again) */
     bool loop = S->host_loops > 0 && sd->scope == &S->module;
-    if (!sd->frozen && sd->scope == S->hscope && (loop || !sema_is_module_scope(S, sd->scope))) {
-        Scope *snap = xcalloc(1, sizeof *snap);
-        snap->parent = sd->scope->parent;
-        for (int k = 0; k < sd->scope->b.len; k++) vec_push(&snap->b, sd->scope->b.items[k]);
-        vec_push(&S->host_scopes, snap);
-        sd->scope = snap;
-    } else if (!sd->frozen && sd->scope == S->hscope && sd->scope == &S->module)
-        sd->scope = module_snapshot(S);
+    if (!sd->frozen && sd->scope == S->hscope && (loop || !sema_is_module_scope(S, sd->scope)))
+        sd->live = sd->scope, sd->scope = scope_snapshot(S, sd->scope);
+    else if (!sd->frozen && sd->scope == S->hscope && sd->scope == &S->module)
+        sd->live = sd->scope, sd->scope = module_snapshot(S);
+    bool first = !sd->frozen;
     sd->frozen = true;
+    int ninst = S->callinsts.len;
     int errors = diag_error_count();
     sema_check_call(S, e, d); /* Quadrants' checks of the arguments (callcheck.c) */
     if (diag_error_count() == errors) S->up->sema_call_site(S, e, d); /* a call Quadrants rejects instantiates nothing */
+    /* a generic kernel's later instantiation is compiled at its own first call, reading the
+     * names as they are then (the first one reads the kernel's snapshot) */
+    sd = &S->defs.items[d];
+    if (S->callinsts.len > ninst && !first && sd->live && sd->live == S->hscope)
+        S->callinsts.items[S->callinsts.len - 1].scope = sd->live == &S->module && !S->host_loops ? module_snapshot(S) : scope_snapshot(S, sd->live);
 }
 
 static void host_calls(Sema *S, const Expr *e) {
@@ -2271,8 +2337,10 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     IrKernel k = {.name = sd->entry, .span = def->def.name_span};
     S->k = &k;
     S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = S->local_def.len = 0;
-    Scope scope = {.parent = sd->scope};
-    S->hscope = sd->scope, S->method = sd->method, S->pure = sd->pure;
+    Scope *own = S->callinst && S->callinst->scope ? S->callinst->scope : sd->scope; /* a later instantiation's snapshot */
+    Scope scope = {.parent = own};
+    S->hscope = own, S->method = sd->method, S->pure = sd->pure;
+    S->snap_live = sd->live, S->snap = own;
     S->scope = &scope;
     S->task = -1, S->block_dim = 0, S->serialize = false, S->loop = LOOP_NONE, S->ninline = 0;
     S->rng_local = -1, S->rng_init = NULL;
@@ -2327,7 +2395,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     TAKE(k.loops, k.nloops, S->loops);
     TAKE(k.checkpoints, k.ncheckpoints, S->cps);
     vec_free(&scope.b);
-    S->scope = NULL, S->k = NULL, S->hscope = &S->module, S->pure = false;
+    S->scope = NULL, S->k = NULL, S->hscope = &S->module, S->pure = false, S->snap_live = NULL, S->snap = NULL;
     k.grad_of = S->up->sema_ad_no_grad(S, def) ? -1 : S->up->sema_ad_grad_wanted(S, def, &k) ? -2 : 0;
     k.fwd_of = k.grad_of != -1 && S->up->sema_ad_fwd_wanted(S, def) ? -2 : 0;
     vec_push(&S->kernels, k);
@@ -2463,6 +2531,7 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
     vec_free(&S.helpers), vec_free(&S.tests);
     for (int k = 0; k < S.dispatchers.len; k++) vec_free(&S.dispatchers.items[k].impls);
     vec_free(&S.dispatchers), vec_free(&S.pyfuncs), free(S.pyfunc_index.def), free(S.pyfunc_index.scope);
+    free(S.def_index.def), free(S.def_index.at), free(S.lambda_index.def), free(S.lambda_index.at);
     vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.lambdas), vec_free(&S.used_names), vec_free(&S.callinsts);
     vec_free(&S.promoted), vec_free(&S.params), vec_free(&S.locals), vec_free(&S.local_task), vec_free(&S.local_def), vec_free(&S.shared), vec_free(&S.tasks), vec_free(&S.loops), vec_free(&S.cps);
     if (diag_error_count()) return NULL;

@@ -57,7 +57,7 @@ typedef enum {
                   a call evaluates EXPR with the parameters bound, as Python does when it compiles */
     V_MODULE,  /* a module of the program (mod), imported (module.c) */
     V_PYINT,   /* a Python int past 64 bits (big, frontend/py/pyint.h): exact in host arithmetic,
-                  QD2050 where a kernel, a shape or an index would need it (sema_pyint.c) */
+                  QD2050 where a kernel, a shape or an index would need it (py/sema_pyint.c) */
     V_BVIEW,   /* a BufferView: elements offset .. offset+size-1 of ndarray parameter arr (sema_bview.c) */
 } ValKind;
 
@@ -144,6 +144,7 @@ typedef struct SemaDef {
     bool method; /* of a data-oriented instance: its first parameter (self) is bound in scope */
     bool pure;   /* @qd.kernel(fastcache=True) / pure=True / @qd.pure: reads no captured values */
     bool imported, called; /* defined by an imported module (compiled only when called); host code calls it */
+    Scope *live; /* frozen into a snapshot: the scope scope copies (its qd.funcs read the snapshot, sema_def_scope) */
 } SemaDef;
 
 /* @qd.data_oriented (sema_class.c): a class, and each instance created in host code. */
@@ -174,6 +175,7 @@ typedef struct CallInst {
     const char *entry;
     Span span;
     bool raises; /* every such call is in a block the script expects to raise (with pytest.raises) */
+    Scope *scope; /* not the kernel's first call: the snapshot of SemaDef.live at this instantiation's first call */
 } CallInst;
 
 /* A host helper function (sema_param.c): evaluated once per distinct call qdc sees, its
@@ -246,6 +248,8 @@ typedef struct Sema {
     const char *prefix;           /* "" at module level, "f__" in host function f, "f__g__" in g inside f */
     VEC(SemaDef) defs;
     VEC(SemaDef) lambdas;         /* host-code lambdas evaluated so far and their scopes (sema_lang.c) */
+    /* defs and lambdas by def: the position of the latest entry for each (sema_def_push, sema_def_at) */
+    struct DefIndex { const Stmt **def; int *at; int cap, n; } def_index, lambda_index;
     VEC(Scope *) host_scopes;     /* owned: freed at the end */
     VEC(const char *) used_names; /* entry names and prefixes given so far */
     VEC(CallInst) callinsts;
@@ -269,6 +273,10 @@ typedef struct Sema {
     IrStmtVec *toplevel; /* a qd.static loop at a kernel's top level is being unrolled: its body is
                             split into tasks like the kernel's (sema.c), with this serial body */
     const Stmt *kernel_def; /* the kernel being checked */
+    /* the kernel being checked was frozen at its first call (SemaDef.live): the qd.funcs it calls
+     * that are defined in that scope read the kernel's snapshot of it (sema_def_scope) */
+    const Scope *snap_live;
+    Scope *snap;
     int rng_local;       /* the open task's qd.random state (a u32 local), -1 before its first use */
     int rng_field;       /* the kernel's launch counter qdc_rng_<kernel> (a 0-d u32 field), or -1 */
     IrStmt *rng_init;    /* ... and its seeding, put first in the task's body when it is closed */
@@ -339,6 +347,10 @@ const char *sema_path(Sema *S, const Expr *e); /* "qd.types.ndarray" for a dotte
 bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out);
 Scope *sema_def_scope(Sema *S, const Stmt *def); /* the scope a kernel's or qd.func's body sees */
 void sema_pyfunc_add(Sema *S, const Stmt *def, Scope *scope); /* Sema.pyfuncs and its index */
+void sema_def_push(Sema *S, SemaDef d);    /* appends to Sema.defs and indexes it */
+void sema_lambda_push(Sema *S, SemaDef d); /* appends to Sema.lambdas and indexes it */
+int sema_def_at(const Sema *S, const Stmt *def);    /* the latest Sema.defs entry for def, or -1 */
+int sema_lambda_at(const Sema *S, const Stmt *def); /* the latest Sema.lambdas entry for def, or -1 */
 Scope *sema_pyfunc_scope(Sema *S, const Stmt *def);           /* the latest scope added for def, or NULL */
 Binding *sema_lookup(Sema *S, const char *name); /* from the innermost scope outwards */
 Val sema_instance_call(Sema *S, const Expr *call, Val cls); /* py/sema_class.c: CLS(args) in an expression */
@@ -421,7 +433,7 @@ IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp); /* a Py
 /* Python ints (an int literal's exact value: IrExpr.literal) */
 bool sema_is_int_literal(const IrExpr *e);
 IrExpr *sema_int_literal(Sema *S, __int128 v, Span sp); /* typed by its value; QD2050 past 64 bits */
-/* sema_pyint.c: Python ints past 64 bits. An operator between Python ints (int literals and
+/* py/sema_pyint.c: Python ints past 64 bits. An operator between Python ints (int literals and
  * V_PYINT values) is evaluated exactly (false: not such an operator; a V_PYINT meeting a float
  * constant becomes a float first, as in Python); QD2050 where one is used as a kernel value. */
 bool sema_pyint_binary(Sema *S, int tok, Val *a, Val *b, Span sp, Val *out);
@@ -643,7 +655,7 @@ void sema_snode_place_ordered(Sema *S, const int *fields, int n, const int64_t *
 
 /* sema_pydc.c: @dataclasses.dataclass containers, flattened into kernel parameters */
 void sema_pydc_class(Sema *S, const Stmt *cls);
-/* sema_pylib.c: dataclasses.dataclass, functools.partial of it, classes decorated by an alias */
+/* py/sema_pylib.c: dataclasses.dataclass, functools.partial of it, classes decorated by an alias */
 bool sema_pylib_import(Sema *S, const Stmt *s, const char *module);
 bool sema_pylib_attr(Sema *S, Val o, const Expr *e, Val *out);
 bool sema_pylib_call(Sema *S, const Expr *call, Val f, Val *out);

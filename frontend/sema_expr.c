@@ -83,10 +83,10 @@ static IrExpr *try_fold(Sema *S, IrBinOp op, QdType t, IrExpr *a, IrExpr *b, Spa
  * Quadrants evaluates operators on Python ints in Python, exactly, and types the result only
  * where it meets a typed value (make_constant_expr: "Integer literal ... exceeded the range"). So
  * do we: a literal, and an operator on literals, is an exact value (past 64 bits a V_PYINT,
- * sema_pyint.c, QD2050 where a kernel needs it) typed by its value (i32 when it fits, else i64, else u64; module level: i64), never a
+ * py/sema_pyint.c, QD2050 where a kernel needs it) typed by its value (i32 when it fits, else i64, else u64; module level: i64), never a
  * value wrapped to 32 bits. Where it meets a type, range() bounds must fit (QD2012) and an
  * implicit conversion that changes it warns (QD2150, sema_convert). */
-typedef __int128 PyInt; /* up to 64 bits; past them, struct PyInt (frontend/py/pyint.h, sema_pyint.c) */
+typedef __int128 PyInt; /* up to 64 bits; past them, struct PyInt (frontend/py/pyint.h, py/sema_pyint.c) */
 
 static PyInt lit_value(const IrExpr *e) { return e->type == QT_U64 ? (PyInt)e->c.u : (PyInt)e->c.i; }
 

@@ -274,7 +274,7 @@ void sema_struct_dataclass(Sema *S, const Stmt *cls) {
     Scope *where = S->bind_to ? S->bind_to : S->hscope; /* a dataclass of a host function is its own */
     scope_bind(S, where, cls->class_.name, t, cls->class_.name_span);
     for (int k = 0; k < nm; k++) /* its methods' bodies see that scope (sema_def_scope) */
-        vec_push(&S->lambdas, ((SemaDef){.def = methods[k], .scope = where}));
+        sema_lambda_push(S, ((SemaDef){.def = methods[k], .scope = where}));
 }
 
 /* p.method(args): the method inlined like a qd.func, self bound to p itself (updates of

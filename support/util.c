@@ -133,6 +133,31 @@ void arena_free(Arena *a) {
     for (ArenaBlock *b = a->head, *next; b; b = next) next = b->next, free(b);
     a->head = NULL, a->total = 0;
 }
+bool arena_contains(const Arena *a, const void *p) {
+    for (const ArenaBlock *b = a->head; b; b = b->next)
+        if ((const unsigned char *)p >= b->data && (const unsigned char *)p < b->data + b->cap) return true;
+    return false;
+}
+bool arena_one_block(const Arena *a, const void **lo, const void **hi) {
+    if (!a->head || a->head->next) return false;
+    *lo = a->head->data, *hi = a->head->data + a->head->cap;
+    return true;
+}
+void arena_reset(Arena *a) {
+    if (!a->head) return;
+    for (ArenaBlock *b = a->head->next, *next; b; b = next) next = b->next, free(b);
+    a->head->next = NULL, a->head->used = 0, a->total = 0;
+}
+/* into keeps allocating in its own head block: from's blocks go behind it. */
+void arena_absorb(Arena *into, Arena *from) {
+    if (!from->head) return;
+    ArenaBlock *last = from->head;
+    while (last->next) last = last->next;
+    if (into->head) last->next = into->head->next, into->head->next = from->head;
+    else into->head = from->head;
+    into->total += from->total;
+    from->head = NULL, from->total = 0;
+}
 
 /* Optimal-string-alignment distance: Levenshtein (insert, delete, substitute) plus adjacent
  * transpositions, each cost 1; letters differing only in case cost nothing, so "SM_90" finds

@@ -68,6 +68,10 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void arena_free(Arena *a);
+bool arena_contains(const Arena *a, const void *p); /* p points into one of a's blocks */
+void arena_absorb(Arena *into, Arena *from);        /* from's blocks become into's; from is left empty */
+bool arena_one_block(const Arena *a, const void **lo, const void **hi); /* a has one block: its bytes [lo, hi) */
+void arena_reset(Arena *a); /* empty again, its newest block kept for what comes next */
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
 /* Edit distance for "did you mean": Levenshtein (insert, delete, substitute: cost 1) plus adjacent

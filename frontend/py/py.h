@@ -1,7 +1,8 @@
 /* The compile-time Python evaluator's files (frontend/py/sema_*.c): host code and its loops,
  * ifs and functions (sema_param.c, sema_pyfunc.c), Python forms (sema_lang.c), strings
  * (sema_pystr.c), dataclasses (sema_pydc.c), enums and data-oriented classes (sema_class.c),
- * with their budgets (budget.h). Their declarations are in ../sema.h, beside the checker's.
+ * Python ints past 64 bits (pyint.c, sema_pyint.c, which the core's arithmetic calls directly),
+ * the dataclasses/functools names (sema_pylib.c), with their budgets (budget.h). Their declarations are in ../sema.h, beside the checker's.
  *
  * What they may touch: the checker's core (sema.c, sema_expr.c, sema_stmt.c, module.c: values,
  * scopes, sema_eval), each other, budget.h, and of kernel semantics only what a value's type

@@ -395,7 +395,7 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
         scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
         SemaDef sd = {.def = m, .scope = ms, .kernel = kind == 'K', .method = true, .imported = S->cur_mod != NULL};
         if (sd.kernel) sd.entry = sema_unique_name(S, arena_printf(S->arena, "%s%s", o->prefix, d->def.name));
-        vec_push(&S->defs, sd);
+        sema_def_push(S, sd);
         scope_bind(S, &o->attrs, d->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = m}, d->def.name_span);
     }
     bool init = false;
@@ -585,14 +585,12 @@ void sema_int_enum(Sema *S, const Stmt *cls) {
 }
 
 bool sema_method_object(Sema *S, const Stmt *def, Val *obj) {
-    for (int k = S->defs.len - 1; k >= 0; k--) {
-        const SemaDef *d = &S->defs.items[k];
-        if (d->def != def) continue;
-        if (!d->method) return false;
-        *obj = d->scope->b.items[0].v;
-        return true;
-    }
-    return false;
+    int k = sema_def_at(S, def);
+    if (k < 0) return false;
+    const SemaDef *d = &S->defs.items[k];
+    if (!d->method) return false;
+    *obj = d->scope->b.items[0].v;
+    return true;
 }
 
 bool sema_class_has_kernels(Sema *S, const SemaClass *c) {

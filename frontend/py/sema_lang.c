@@ -627,7 +627,7 @@ static Val lambda_value(Sema *S, const Expr *e) {
         return val_err();
     }
     SemaDef d = {.def = e->lambda, .scope = S->scope ? S->scope : S->hscope};
-    vec_push(&S->lambdas, d);
+    sema_lambda_push(S, d);
     return (Val){.kind = V_FUNC, .def = e->lambda};
 }
 

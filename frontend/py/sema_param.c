@@ -579,8 +579,8 @@ const Expr *sema_pyfunc_return(const Stmt *def) {
 static Scope *pyfunc_of(Sema *S, const Stmt *def) {
     Scope *py = sema_pyfunc_scope(S, def);
     if (py) return py;
-    for (int k = S->lambdas.len - 1; k >= 0; k--) /* as sema_def_scope finds a lambda's */
-        if (S->lambdas.items[k].def == def) return S->lambdas.items[k].scope;
+    int k = sema_lambda_at(S, def); /* as sema_def_scope finds a lambda's */
+    if (k >= 0) return S->lambdas.items[k].scope;
     die("V_PYFUNC %s without its scope", def->def.name);
 }
 
@@ -1250,28 +1250,36 @@ bool sema_uncalled_helper_kernel(Sema *S, const Stmt **kernel, const Stmt **fn) 
  * compile-time iterable (zip, enumerate, a comprehension, a string ...); -1: unknown. More than
  * MAX_HOST_ITERS values: MAX_HOST_ITERS + 1, *out holding the first MAX_HOST_ITERS (a loop that
  * ends early, by break or return, is still evaluated). */
-static int loop_values(Sema *S, const Expr *it, Val **out) {
-    if (it->kind == E_CALL && it->call.fn->kind == E_NAME && !strcmp(it->call.fn->name, "range") && !it->call.nkw &&
-        it->call.args.n >= 1 && it->call.args.n <= 3) {
-        int64_t a[3] = {0, 0, 1};
-        int n = it->call.args.n;
-        for (int k = 0; k < n; k++) {
-            Val v = param_value(S, it->call.args.items[k]);
-            if (v.kind != V_EXPR || !ir_is_const(v.e) || !qt_is_integral(v.e->type)) return -1;
-            a[n == 1 ? 1 : k] = v.e->c.i;
-        }
-        if (!a[2]) return -1;
-        __int128 lo = a[0], hi = a[1], st = a[2]; /* Python ints: range(-2**63, 2**63 - 1) must not overflow */
-        __int128 wide = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
-        int64_t cnt = wide > MAX_HOST_ITERS ? MAX_HOST_ITERS : (int64_t)wide; /* the first values; a loop that needs more is unknown */
-        *out = ARENA_ARRAY(S->arena, Val, cnt ? cnt : 1);
-        for (int64_t k = 0; k < cnt; k++) {
-            (*out)[k] = (Val){.kind = V_EXPR, .e = irb_int(S->arena, QT_I64, a[0] + k * a[2], it->span)};
-            (*out)[k].e->literal = true; /* a Python int: exact in arithmetic */
-            sema_module_constant(S, &(*out)[k]); /* a Python int: i32 when it fits */
-        }
-        return wide > MAX_HOST_ITERS ? MAX_HOST_ITERS + 1 : (int)cnt;
+/* range(...) of compile-time ints: its start, stop and step, and how many values it has (at
+ * most MAX_HOST_ITERS + 1: a loop that needs more is unknown); false when it is not one. */
+static bool range_args(Sema *S, const Expr *it, int64_t a[3], int *n) {
+    if (it->kind != E_CALL || it->call.fn->kind != E_NAME || strcmp(it->call.fn->name, "range") || it->call.nkw ||
+        it->call.args.n < 1 || it->call.args.n > 3)
+        return false;
+    a[0] = 0, a[1] = 0, a[2] = 1;
+    int na = it->call.args.n;
+    for (int k = 0; k < na; k++) {
+        Val v = param_value(S, it->call.args.items[k]);
+        if (v.kind != V_EXPR || !ir_is_const(v.e) || !qt_is_integral(v.e->type)) return *n = -1, true;
+        a[na == 1 ? 1 : k] = v.e->c.i;
     }
+    if (!a[2]) return *n = -1, true;
+    __int128 lo = a[0], hi = a[1], st = a[2]; /* Python ints: range(-2**63, 2**63 - 1) must not overflow */
+    __int128 wide = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
+    *n = wide > MAX_HOST_ITERS ? MAX_HOST_ITERS + 1 : (int)wide;
+    return true;
+}
+
+/* Value k of such a range: a Python int (i32 when it fits). */
+static Val range_item(Sema *S, const Expr *it, const int64_t a[3], int64_t k) {
+    Val v = {.kind = V_EXPR, .e = irb_int(S->arena, QT_I64, a[0] + k * a[2], it->span)};
+    v.e->literal = true; /* a Python int: exact in arithmetic */
+    sema_module_constant(S, &v);
+    return v;
+}
+
+/* The values of a loop's iterable other than range(...) (sema_host_for makes those one by one). */
+static int loop_values(Sema *S, const Expr *it, Val **out) {
     if (it->kind == E_TUPLE || it->kind == E_LIST) {
         int n = it->list.n > MAX_HOST_ITERS ? MAX_HOST_ITERS : it->list.n;
         *out = ARENA_ARRAY(S->arena, Val, n ? n : 1);
@@ -1315,6 +1323,151 @@ static bool loop_body(Sema *S, const StmtList *body, bool *unknown, Span at) {
     return jump != HJ_BREAK && jump != HJ_UNKNOWN && !S->host_returned;
 }
 
+/* ---- memory of host-loop iterations (issue 29 item 3) ----
+ *
+ * Every value is arena-allocated and the arena is freed only with the compilation, so a host
+ * loop kept what each iteration made (about 580 B per `n += 1`). A loop whose body only
+ * rebinds names to values computed without calls (assignments and op= to names, if, pass,
+ * break, continue; operators on names and literals) runs each iteration in an arena of its own:
+ * at the iteration's end the values its names hold (IR constants, strings) are copied into the
+ * other of two such arenas and the iteration's is freed, so memory stays constant. Anything
+ * else pointing into the iteration's arena (a new name's scope index, a value of another kind,
+ * a new entry of Sema's tables) keeps the arena: its blocks join the compilation's. */
+#define ITER_NAMES 16
+typedef struct {
+    bool on;
+    Arena *main, a[2];
+    int cur;
+    const char *names[ITER_NAMES]; /* the names the body binds (and the loop's target) */
+    int nnames;
+    size_t tables;
+} IterMem;
+
+static bool iter_expr(const Expr *e) {
+    if (!e) return true;
+    switch (e->kind) {
+    case E_NAME: case E_INT: case E_FLOAT: case E_BOOL: case E_NONE: case E_STR: return true;
+    case E_UNARY: return iter_expr(e->un.a);
+    case E_BINARY: return iter_expr(e->bin.a) && iter_expr(e->bin.b);
+    case E_IFEXP: return iter_expr(e->ifexp.cond) && iter_expr(e->ifexp.a) && iter_expr(e->ifexp.b);
+    case E_BOOLOP:
+        for (int k = 0; k < e->list.n; k++)
+            if (!iter_expr(e->list.items[k])) return false;
+        return true;
+    case E_COMPARE:
+        for (int k = 0; k < e->cmp.items.n; k++)
+            if (!iter_expr(e->cmp.items.items[k])) return false;
+        return true;
+    default: return false;
+    }
+}
+
+static bool iter_name(IterMem *m, const Expr *t) {
+    if (!t || t->kind != E_NAME) return false;
+    for (int k = 0; k < m->nnames; k++)
+        if (!strcmp(m->names[k], t->name)) return true;
+    if (m->nnames == ITER_NAMES) return false;
+    m->names[m->nnames++] = t->name;
+    return true;
+}
+
+static bool iter_body(IterMem *m, const StmtList *l) {
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        switch (s->kind) {
+        case S_PASS: case S_BREAK: case S_CONTINUE: break;
+        case S_ASSIGN:
+            if (s->assign.targets.n != 1 || !iter_name(m, s->assign.targets.items[0]) || !iter_expr(s->assign.value)) return false;
+            break;
+        case S_AUGASSIGN:
+            if (!iter_name(m, s->aug.target) || !iter_expr(s->aug.value)) return false;
+            break;
+        case S_IF:
+            if (!iter_expr(s->if_.cond) || !iter_body(m, &s->if_.then) || !iter_body(m, &s->if_.els)) return false;
+            break;
+        default: return false;
+        }
+    }
+    return true;
+}
+
+/* Entries of Sema's tables: one more during an iteration may hold what it allocated. */
+static size_t iter_tables(const Sema *S) {
+    return (size_t)S->defs.len + S->lambdas.len + S->host_scopes.len + S->used_names.len + S->callinsts.len + S->classes.len +
+           S->objects.len + S->helpers.len + S->dispatchers.len + S->pyfuncs.len + S->tests.len + S->storages.len + S->snodes.len +
+           S->builders.len + S->unplaced_why.len + S->kernels.len + S->instances.len + (size_t)diag_error_count() + diag_warning_count();
+}
+
+static void iter_begin(Sema *S, IterMem *m, const Expr *target, const Expr *cond, const StmtList *body) {
+    *m = (IterMem){0};
+    if ((target && !iter_name(m, target)) || !iter_expr(cond) || !iter_body(m, body)) return;
+    m->on = true, m->main = S->arena, m->tables = iter_tables(S);
+    S->arena = &m->a[0];
+}
+
+/* Whether any pointer-sized word of [p, p + n) points into arena a (a conservative scan). */
+static bool iter_points_into(const void *p, size_t n, const Arena *a) {
+    const unsigned char *b = p;
+    const void *lo = NULL, *hi = NULL;
+    bool one = arena_one_block(a, &lo, &hi);
+    if (!one && !a->head) return false;
+    for (size_t k = 0; k + sizeof(void *) <= n; k += sizeof(void *)) {
+        uintptr_t w;
+        memcpy(&w, b + k, sizeof w);
+        if (one ? w >= (uintptr_t)lo && w < (uintptr_t)hi : arena_contains(a, (const void *)w)) return true;
+    }
+    return false;
+}
+
+/* The value v (in the iteration's arena) copied into arena to, or false when qdc cannot. */
+static bool iter_copy(Val *v, Arena *to) {
+    if (v->kind == V_EXPR && v->e->kind == IR_CONST) {
+        IrExpr *c = ARENA_NEW(to, IrExpr);
+        *c = *v->e;
+        v->e = c;
+        return true;
+    }
+    if (v->kind == V_STR || v->kind == V_HOST || v->kind == V_NS) {
+        v->path = arena_strdup(to, v->path);
+        return true;
+    }
+    return false;
+}
+
+/* The end of an iteration: its names' values move to the other arena and its own is freed,
+ * or, when something else may point into it, it joins the compilation's arena. */
+static void iter_next(Sema *S, IterMem *m) {
+    if (!m->on) return;
+    Arena *cur = &m->a[m->cur], *next = &m->a[1 - m->cur];
+    Scope *sc = BIND_SCOPE(S);
+    bool keep = iter_tables(S) != m->tables || iter_points_into(S, sizeof *S, cur) || arena_contains(cur, sc->index);
+    Binding *b[ITER_NAMES];
+    for (int k = 0; k < m->nnames && !keep; k++) {
+        b[k] = scope_find(sc, m->names[k]);
+        if (!b[k]) continue;
+        keep = arena_contains(cur, b[k]->name) || arena_contains(cur, b[k]->decl.src);
+        if (keep || !iter_points_into(&b[k]->v, sizeof b[k]->v, cur)) continue; /* the whole union: a conservative scan */
+        keep = !(b[k]->v.kind == V_EXPR && b[k]->v.e->kind == IR_CONST) && b[k]->v.kind != V_STR && b[k]->v.kind != V_HOST && b[k]->v.kind != V_NS;
+    }
+    if (keep) {
+        arena_absorb(m->main, cur);
+        m->tables = iter_tables(S);
+        return;
+    }
+    for (int k = 0; k < m->nnames; k++)
+        if (b[k] && iter_points_into(&b[k]->v, sizeof b[k]->v, cur)) iter_copy(&b[k]->v, next);
+    arena_reset(cur);
+    m->cur = 1 - m->cur;
+    S->arena = next;
+}
+
+static void iter_end(Sema *S, IterMem *m) {
+    if (!m->on) return;
+    arena_absorb(m->main, &m->a[0]); /* the values the loop leaves (an emptied arena's block too) */
+    arena_absorb(m->main, &m->a[1]);
+    S->arena = m->main;
+}
+
 /* After a host loop qdc could not evaluate to its end: its target and every name its body
  * binds are run-time values (kernels it defines are not compiled). */
 static void loop_unknown(Sema *S, const Expr *target, const StmtList *body, const char *what) {
@@ -1335,36 +1488,50 @@ static const char *too_many(Sema *S, const char *loop) {
  * cannot decide, the target and every name the body binds are run-time values. */
 void sema_host_for(Sema *S, const Stmt *s) {
     Val *vals = NULL;
-    int n = loop_values(S, s->for_.iter, &vals);
+    int64_t ra[3];
+    int n;
+    bool lazy = range_args(S, s->for_.iter, ra, &n); /* range(...): each value made in its own iteration */
+    if (!lazy) n = loop_values(S, s->for_.iter, &vals);
     bool unknown = n < 0;
     bool many = n > MAX_HOST_ITERS && !block_jumps(&s->for_.body) && !sema_may_return(&s->for_.body); /* cannot end early */
     unknown |= many;
+    IterMem mem;
+    iter_begin(S, &mem, s->for_.target, NULL, &s->for_.body);
     for (int k = 0; k < n && !unknown; k++) {
         if (k == MAX_HOST_ITERS) {
             unknown = many = true;
             break;
         }
-        if (!bind_target(S, s->for_.target, vals[k])) {
+        if (!bind_target(S, s->for_.target, lazy ? range_item(S, s->for_.iter, ra, k) : vals[k])) {
             unknown = true;
             break;
         }
-        if (!loop_body(S, &s->for_.body, &unknown, s->for_.iter->span)) break;
+        bool more = loop_body(S, &s->for_.body, &unknown, s->for_.iter->span);
+        iter_next(S, &mem);
+        if (!more) break;
     }
+    iter_end(S, &mem);
     if (unknown) loop_unknown(S, s->for_.target, &s->for_.body, many ? too_many(S, "for") : "set in a for loop whose values qdc cannot evaluate");
 }
 
 /* while COND: evaluated while qdc knows COND (sema_host_cond), at most MAX_HOST_ITERS times. */
 void sema_host_while(Sema *S, const Stmt *s) {
     bool unknown = false;
+    IterMem mem;
+    iter_begin(S, &mem, NULL, s->while_.cond, &s->while_.body);
     for (int k = 0;; k++) {
         int c = cond_value(S, s->while_.cond);
-        if (c == 0) return;
+        if (c == 0) return iter_end(S, &mem);
         if (c < 0 || k == MAX_HOST_ITERS) {
+            iter_end(S, &mem);
             loop_unknown(S, NULL, &s->while_.body, c < 0 ? "set in a while loop whose condition qdc cannot evaluate" : too_many(S, "while"));
             return;
         }
-        if (!loop_body(S, &s->while_.body, &unknown, s->while_.cond->span)) break;
+        bool more = loop_body(S, &s->while_.body, &unknown, s->while_.cond->span);
+        iter_next(S, &mem);
+        if (!more) break;
     }
+    iter_end(S, &mem);
     if (unknown) loop_unknown(S, NULL, &s->while_.body, "set in a while loop whose break or continue qdc cannot decide");
 }
 

@@ -5,7 +5,7 @@
  * (`@DATA_ORIENTED class StructX(metaclass=BASE_METACLASS)`), resolved when its definition runs.
  * Their values are V_NS paths outside qd ("dataclasses.dataclass"); anything else of these
  * modules stays the script's. */
-#include "sema.h"
+#include "py.h"
 #include <string.h>
 
 static bool pylib_module(const char *name) { return !strcmp(name, "dataclasses") || !strcmp(name, "functools") || !strcmp(name, "types"); }

@@ -5,8 +5,8 @@
  * is a V_PYINT, which host code computes with and a kernel cannot hold: where it meets a typed
  * value, a shape or an index it is QD2050 naming its range (sema_pyint_unfit). So
  * `(1 << 100) >> 95` is 32, and `1 << 100` is an error only where something needs its value. */
-#include "sema.h"
-#include "py/pyint.h"
+#include "py.h"
+#include "pyint.h"
 #include <inttypes.h>
 #include <math.h>
 
