@@ -2410,7 +2410,7 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
     for (int k = 0; k < S.objects.len; k++) vec_free(&S.objects.items[k]->attrs.b), free(S.objects.items[k]);
     vec_free(&S.objects), vec_free(&S.classes);
     for (int k = 0; k < S.helpers.len; k++) vec_free(&S.helpers.items[k].combos), vec_free(&S.helpers.items[k].rets);
-    vec_free(&S.helpers), vec_free(&S.tests);
+    vec_free(&S.helpers), vec_free(&S.tests), vec_free(&S.ad_manual);
     for (int k = 0; k < S.dispatchers.len; k++) vec_free(&S.dispatchers.items[k].impls);
     vec_free(&S.dispatchers), vec_free(&S.pyfuncs), free(S.pyfunc_index.def), free(S.pyfunc_index.scope);
     vec_free(&S.host_scopes), vec_free(&S.defs), vec_free(&S.lambdas), vec_free(&S.used_names), vec_free(&S.callinsts);

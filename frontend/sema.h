@@ -79,6 +79,8 @@ typedef struct QdStruct { /* a struct type: members in declaration order */
     int nmethods;
 } QdStruct;
 
+typedef struct AdManual { int first, last; Span span; bool dual, strct; } AdManual; /* Sema.ad_manual */
+
 typedef struct Val Val;
 typedef struct SemaModule SemaModule; /* module.c */
 struct Val {
@@ -289,6 +291,10 @@ typedef struct Sema {
     Val helper_ret;
     int raises;
     bool ad_ndarray; /* an ndarray with needs_grad=True was allocated (sema_tensor.c): IrModule.ndarray_grads */
+    /* fields declared needs_grad=/needs_dual=True without a shape (placed by host code): Quadrants
+     * wants their adjoint / dual fields placed too, or qd.root.lazy_grad() / lazy_dual() (sema_ad.c) */
+    VEC(AdManual) ad_manual;
+    bool ad_lazy[2]; /* qd.root.lazy_grad() (0) / lazy_dual() (1) was called */
     /* host loops being evaluated (sema_param.c): a break or continue met ends the body's
      * evaluation; one under an `if` qdc cannot decide makes the rest of the loop unknown */
     int host_loops;

@@ -29,15 +29,45 @@ void sema_ad_mark(Sema *S, const Expr *call, int first) {
         Span sp;
         const char *kw = dual ? "needs_dual" : "needs_grad";
         if (flag_kw(S, call, kw, &sp) <= 0) continue;
+        bool later = first < S->fields.len; /* no shape: placed by host code, which must place the adjoint too */
         for (int f = first; f < S->fields.len; f++) {
             IrField *x = &S->fields.items[f];
             if (!qt_is_float(x->type)) {
                 diag_error(sp, QD2063, "%s=True needs a floating-point field; '%s' holds %s", kw, x->name, qt_name(x->type));
+                later = false;
                 break;
             }
             *(dual ? &x->dual : &x->grad) = -1;
+            later &= x->ndim < 0;
         }
+        if (later) vec_push(&S->ad_manual, ((AdManual){first, S->fields.len - 1, sp, dual, false}));
     }
+}
+
+/* Quadrants' materialize check (impl.py, _check_gradient_field_not_placed): a field declared
+ * needs_grad=True (needs_dual=True) without a shape whose host code places it but neither its
+ * adjoint (dual) field nor calls qd.root.lazy_grad() (lazy_dual()). A struct field's gradients
+ * (which qdc does not compile) are refused here, where Quadrants' own check has passed. */
+static void placed_later_check(Sema *S) {
+    for (int k = 0; k < S->ad_manual.len; k++) {
+        const AdManual *m = &S->ad_manual.items[k];
+        const char *t = m->dual ? "dual" : "grad";
+        bool primal = true, adjoint = true;
+        for (int f = m->first; f <= m->last; f++) {
+            const IrField *x = &S->fields.items[f];
+            int g = *(m->dual ? &x->dual : &x->grad);
+            primal &= x->ndim >= 0;
+            adjoint &= g > 0 && S->fields.items[g - 1].ndim >= 0;
+        }
+        if (!primal) continue; /* never placed: reported as such (sema_snode_finish) */
+        if (!adjoint && !S->ad_lazy[m->dual])
+            diag_error(m->span, QD2063, "These field(s) requrie `needs_%s=True`, however their %s field(s) are not placed: host code "
+                       "places this field but not its %s field; place that too (qd.root.dense(qd.i, 1).place(x.%s)), call "
+                       "qd.root.lazy_%s(), or give the field a shape=", t, t, t, t, t);
+        else if (m->strct)
+            diag_error(m->span, QD2063, "needs_%s=... is not supported: qdc does not compile autodiff", t);
+    }
+    vec_free(&S->ad_manual);
 }
 
 /* The slot naming field x's adjoint (dual false) or dual field. */
@@ -77,6 +107,7 @@ static int make_grad(Sema *S, int f, bool wanted, bool dual) {
 }
 
 void sema_ad_lazy(Sema *S, bool dual) {
+    S->ad_lazy[dual] = true;
     for (int f = 0; f < S->fields.len; f++)
         if (!*slot(&S->fields.items[f], dual) && qt_is_float(S->fields.items[f].type) && !is_adjoint(S, f)) *slot(&S->fields.items[f], dual) = -1;
 }
@@ -84,6 +115,7 @@ void sema_ad_lazy(Sema *S, bool dual) {
 /* Before the layout: adjoints nobody placed follow their placed primals (marked, 0-d for now);
  * after it: they take their primal's shape, and the wanted adjoints not made yet are made. */
 void sema_ad_finish(Sema *S, bool laid_out) {
+    if (!laid_out) placed_later_check(S);
     for (int dual = 0; dual < 2; dual++)
         for (int f = 0, n = S->fields.len; f < n; f++) {
             IrField *x = &S->fields.items[f];

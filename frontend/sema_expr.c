@@ -1387,8 +1387,13 @@ static IrExpr *int_math(Sema *S, const Expr *call, const char *name, IrMathOp op
     return a ? math1(S, op, a, a->type, call->span) : NULL;
 }
 
-static IrExpr *float_math(Sema *S, const Expr *call, IrMathOp op) {
+static IrExpr *float_math(Sema *S, const Expr *call, IrMathOp op, const char *name) {
     IrExpr *a = arg(S, call, 0);
+    bool real_only = op == IR_FLOOR || op == IR_CEIL || op == IR_ROUND || op == IR_SIN || op == IR_ASIN || op == IR_COS ||
+                     op == IR_ACOS || op == IR_TAN || op == IR_TANH; /* Quadrants' frontend_ir.cpp, UnaryOpExpression */
+    if (a && real_only && !qt_is_float(a->type) && !ir_is_const(a) && a->type != QT_VOID) /* a constant is Python's: numpy's op */
+        return diag_error(call->call.args.items[0]->span, QD2006, "'%s' takes real inputs only, however '%s' is provided", name,
+                          qt_name(a->type)), NULL;
     return a ? math1(S, op, a, qt_is_float(a->type) ? a->type : QT_F32, call->span) : NULL;
 }
 
@@ -1442,7 +1447,7 @@ static Val float_builtin_call(Sema *S, const Expr *call, const char *p, int k) {
                    n + call->call.nkw);
         return val_err();
     }
-    IrExpr *r = float_math(S, call, float_builtins[k].op);
+    IrExpr *r = float_math(S, call, float_builtins[k].op, float_builtins[k].name);
     if (r && dt && !(dt->kind == E_NONE)) {
         QdType t;
         Expr fake = {.kind = E_CALL, .span = call->span};
