@@ -186,7 +186,15 @@ Val sema_ad_attr(Sema *S, Val o, const Expr *e) {
     if (o.kind == V_VEC) r.vec.c = arena_alloc(S->arena, sizeof(Val) * (size_t)vec_len(o)), memcpy(r.vec.c, o.vec.c, sizeof(Val) * (size_t)vec_len(o));
     for (int k = 0; k < (o.kind == V_VEC ? vec_len(o) : 1); k++) {
         Val *c = o.kind == V_VEC ? &r.vec.c[k] : &r;
-        int f = c->index, g = make_grad(S, f, true, dual);
+        int f = c->index;
+        if (S->k && !dual && !*slot(&S->fields.items[f], false) && qt_is_float(S->fields.items[f].type) && !is_adjoint(S, f)) {
+            /* neither needs_grad=True, nor qd.root.lazy_grad(), nor placed by host code (Quadrants' impl.py, subscript) */
+            const Expr *x = e->attr.obj;
+            diag_error(e->span, QD2044, "Gradient %s%s has not been placed, check whether `needs_grad=True`",
+                       x->kind == E_NAME ? x->name : "x", ".grad");
+            return val_err();
+        }
+        int g = make_grad(S, f, true, dual);
         if (g < 0)
             return diag_error(e->span, QD2044, "field '%s' has no %s: only floating-point fields have one", S->fields.items[f].name,
                               dual ? "dual" : "gradient"), val_err();

@@ -428,6 +428,23 @@ void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope 
     diag_note(b->decl, "'%s' is set here", name->name);
 }
 
+/* np.array([1]), np.zeros(3) ... in a kernel: Python makes the array and Quadrants refuses it
+ * as a value (expr.py); true when reported. */
+static bool numpy_array_in_kernel(Sema *S, const Expr *call) {
+    const Expr *fn = call->call.fn;
+    if (fn->kind != E_ATTR || fn->attr.obj->kind != E_NAME) return false;
+    Binding *b = sema_lookup(S, fn->attr.obj->name);
+    if (!b || b->v.kind != V_HOST || strcmp(b->v.path, "a module the script imports")) return false;
+    Val arr;
+    int mark = diag_quiet_begin();
+    bool ok = S->up->sema_host_array(S, call, &arr);
+    diag_quiet_end(mark);
+    if (!ok || arr.kind != V_HOSTARRAY || arr.harr.ndim < 1) return false;
+    diag_error(call->span, QD2062, "Only 0-dimensional numpy array can be used to initialize a scalar expression (this "
+               "%d-dimensional array is made by the script when it runs; a kernel takes an array as an ndarray argument)", arr.harr.ndim);
+    return true;
+}
+
 static Val eval_name(Sema *S, const Expr *e) {
     static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len", "dict",
                                            "all", "any", "sum", "tuple", "list", "enumerate", "zip", "reversed", "chr", "ord"};
@@ -1063,6 +1080,7 @@ Val sema_eval(Sema *S, const Expr *e) {
             IrExpr *x = sema_rvalue(S, v, e->call.args.items[0]->span);
             return x ? val_expr(explicit_cast(S, x, npt)) : val_err();
         }
+        if (S->k && numpy_array_in_kernel(S, e)) return val_err();
         Val f = sema_eval(S, e->call.fn);
         for (int k = 0; f.kind == V_FUNC && S->cur && k < e->call.args.n; k++) /* Quadrants' pruning of a qd.func call's arguments */
             if (e->call.args.items[k]->kind == E_STARRED && (k != e->call.args.n - 1 || e->call.nkw))
