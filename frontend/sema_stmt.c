@@ -831,6 +831,14 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
             vec_free(&sc->b);
             return NULL;
         }
+        const Expr *dte, *nde;
+        if (vals[k].kind == V_HOSTARRAY && p->annotation && sema_is_real_func(S, def) &&
+            S->up->sema_param_shape(S, p->annotation, &dte, &nde) == PS_ARRAY) { /* Quadrants' func.py, func_call_rvalue */
+            diag_error(call->span, QD2062, "Expected ndarray in the kernel argument for argument %s, got an array the script "
+                       "allocates (a qd.real_func takes an ndarray the kernel receives as its argument)", p->name);
+            ok = false;
+            continue;
+        }
         S->bind_shared = shared;
         ok &= bind_param(S, sc, p, vals[k], call->span);
         S->bind_shared = false;
