@@ -39,6 +39,15 @@ static void check_arg(Sema *S, const Param *p, int pos, const Expr *a, const Val
     QdType dt, pt;
     int64_t nd;
     int elem;
+    if (v && v->kind == V_HOSTARRAY && v->harr.en && v->harr.qd && array_decl(S, p, &dt, &nd, &elem) && dt != QT_VOID) {
+        if (v->harr.em) /* a Quadrants ndarray of vectors or matrices for a scalar element type (check_matched) */
+            diag_error(a->span, QD2069, "Expect element type %s for argument %s, but get [Tensor (%d, %d) %s]", qt_name(dt), p->name,
+                       v->harr.en, v->harr.em, qt_name(v->harr.type));
+        else
+            diag_error(a->span, QD2069, "Expect element type %s for argument %s, but get [Tensor (%d) %s]", qt_name(dt), p->name,
+                       v->harr.en, qt_name(v->harr.type));
+        return;
+    }
     if (v && v->kind == V_HOSTARRAY && !v->harr.en && array_decl(S, p, &dt, &nd, &elem)) {
         /* a Quadrants ndarray: ndarray_type.py check_matched; a numpy or torch array: _template_mapper_hotpath.py */
         if (dt != QT_VOID && v->harr.type != dt && v->harr.qd)

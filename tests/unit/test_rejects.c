@@ -524,3 +524,24 @@ Test(rejects, block_scopes) {
                          "            a += i\n"
                          "        x[0] = a + i\n");
 }
+
+/* A Quadrants ndarray of vectors or matrices passed for an ndarray parameter of a scalar element type
+ * (Quadrants' check_matched, a TypeError); the f32 ndarray passes. */
+Test(rejects, ndarray_of_vectors_for_a_scalar_type) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "@qd.kernel\n"
+                        "def k(a: qd.types.NDArray[qd.f32, 2]):\n"
+                        "    for I in qd.grouped(a):\n"
+                        "        a[I] = 2.0\n"
+                        "y = qd.ndarray(qd.types.vector(3, qd.i32), shape=(4, 4))\n"
+                        "k(y)\n"
+                        "z = qd.Matrix.ndarray(2, 2, qd.f32, shape=(4, 4))\n"
+                        "k(z)\n"
+                        "k(qd.ndarray(qd.f32, shape=(4, 4)))\n",
+                        "k.py:7:3: error[QD2069]: Expect element type f32 for argument a, but get [Tensor (3) i32]\n"
+                        " 7 | k(y)\n"
+                        "   |   ^\n"
+                        "k.py:9:3: error[QD2069]: Expect element type f32 for argument a, but get [Tensor (2, 2) f32]\n"
+                        " 9 | k(z)\n"
+                        "   |   ^\n");
+}
