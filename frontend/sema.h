@@ -295,6 +295,8 @@ typedef struct Sema {
     /* fields declared needs_grad=/needs_dual=True without a shape (placed by host code): Quadrants
      * wants their adjoint / dual fields placed too, or qd.root.lazy_grad() / lazy_dual() (sema_ad.c) */
     VEC(AdManual) ad_manual;
+    VEC(AdManual) members; /* a vector or matrix field declared without a shape: its component fields (first..last),
+                              which host code places one by one (Quadrants checks they get one shape, sema_snode.c) */
     bool ad_lazy[2]; /* qd.root.lazy_grad() (0) / lazy_dual() (1) was called */
     /* host loops being evaluated (sema_param.c): a break or continue met ends the body's
      * evaluation; one under an `if` qdc cannot decide makes the rest of the loop unknown */

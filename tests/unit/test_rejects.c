@@ -545,3 +545,26 @@ Test(rejects, ndarray_of_vectors_for_a_scalar_type) {
                         " 9 | k(z)\n"
                         "   |   ^\n");
 }
+
+/* A vector or matrix field declared without a shape whose components host code places under nodes of
+ * different shapes (Quadrants' materialize check); one shape compiles. */
+Test(rejects, matrix_field_member_shapes) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "a = qd.Vector.field(2, qd.i32)\n"
+                        "qd.root.dense(qd.i, 10).place(a.get_scalar_field(0))\n"
+                        "qd.root.dense(qd.ij, (2, 3)).place(a.get_scalar_field(1))\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    pass\n",
+                        "k.py:2:1: error[QD2063]: Members of the following field have different shapes [(10,), (2, 3)]: host code "
+                        "places its components under nodes of different shapes\n"
+                        " 2 | a = qd.Vector.field(2, qd.i32)\n"
+                        "   | ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "a = qd.Vector.field(2, qd.i32)\n"
+                         "qd.root.dense(qd.i, 10).place(a.get_scalar_field(0))\n"
+                         "qd.root.dense(qd.i, 10).place(a.get_scalar_field(1))\n"
+                         "@qd.kernel\n"
+                         "def k():\n"
+                         "    a[0][0] = 1\n");
+}
