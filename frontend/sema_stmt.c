@@ -15,34 +15,11 @@ IrBlock sema_freeze(Sema *S, IrStmtVec *v) {
 }
 
 /* Checks a nested block into a fresh statement vector. */
-/* Quadrants' variable scopes (ast_transformer.py build_stmts, variable_scope_guard): the body of
- * an if, else, while or for is a scope of its own. A name assigned there that no enclosing
- * scope of the kernel or qd.func declares is created in it and is gone after it (a use there is
- * Quadrants' `Name "a" is not defined`); a loop's variables are the loop's. block_begin marks
- * the function scope's bindings, sema_block_end hides those made since. */
-int sema_block_begin(Sema *S) { return S->k && S->scope ? S->scope->b.len : -1; }
-
-void sema_block_end(Sema *S, int mark) {
-    if (mark < 0 || !S->scope || mark >= S->scope->b.len) return;
-    for (int k = mark; k < S->scope->b.len; k++) S->scope->b.items[k].name = ""; /* no name is empty */
-    S->scope->index = NULL; /* rebuilt when wanted (scope_bind) */
-}
-
-/* A loop variable: a new binding even where the name is bound already (it shadows it in the loop). */
-void sema_bind_loop_name(Sema *S, const Expr *name, Val v) {
-    Binding *b = scope_find(S->scope, name->name);
-    if (!S->k || !b) return (void)scope_bind(S, S->scope, name->name, v, name->span);
-    vec_push(&S->scope->b, ((Binding){name->name, v, false, name->span}));
-    S->scope->index = NULL;
-}
-
 static IrBlock sub_block(Sema *S, const StmtList *l) {
     IrStmtVec v = {0}, *saved = S->cur;
     S->cur = &v;
     S->dyn++;
-    int mark = sema_block_begin(S);
     sema_block(S, l);
-    sema_block_end(S, mark);
     S->dyn--;
     S->cur = saved;
     return sema_freeze(S, &v);
@@ -432,9 +409,7 @@ static void stmt_if(Sema *S, const Stmt *s) {
         Val f = sema_eval(S, c->call.fn);
         if (f.kind == V_NS && !strcmp(f.path, "qd.static")) {
             IrExpr *v = sema_to_bool(S, sema_expr(S, c));
-            int mark = sema_block_begin(S);
             if (v) sema_block(S, v->c.u ? &s->if_.then : &s->if_.els);
-            sema_block_end(S, mark);
             return;
         }
     }
@@ -602,10 +577,10 @@ static int loop_var(Sema *S, const Expr *name) {
         diag_error(name->span, QD2038, "cannot use kernel argument '%s' as a loop variable", name->name);
         return -1;
     }
-    if (!S->k && b && b->v.kind == V_LOCAL && S->locals.items[b->v.index].type == QT_I32 && S->local_task.items[b->v.index] == S->task)
+    if (b && b->v.kind == V_LOCAL && S->locals.items[b->v.index].type == QT_I32 && S->local_task.items[b->v.index] == S->task)
         return b->v.index;
     int l = sema_new_local(S, name->name, QT_I32);
-    sema_bind_loop_name(S, name, (Val){.kind = V_LOCAL, .index = l});
+    scope_bind(S, S->scope, name->name, (Val){.kind = V_LOCAL, .index = l}, name->span);
     return l;
 }
 
@@ -624,8 +599,7 @@ static void static_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
         if (!budget_charge(&S->budget, EB_UNROLL, 1, s->for_.iter->span)) break; /* every kernel's unrolled iterations, nested ones included */
         for (int d = 0; d < ls->ndims; d++) {
             int64_t v = ls->begin[d]->c.i + idx[d] * ls->step[d];
-            if (it) scope_bind(S, S->scope, vars[d]->name, val_expr(irb_int(S->arena, QT_I32, v, vars[d]->span)), vars[d]->span);
-            else sema_bind_loop_name(S, vars[d], val_expr(irb_int(S->arena, QT_I32, v, vars[d]->span)));
+            scope_bind(S, S->scope, vars[d]->name, val_expr(irb_int(S->arena, QT_I32, v, vars[d]->span)), vars[d]->span);
         }
         if (!sema_static_iteration(S, &s->for_.body)) break;
         for (int lv = ls->ndims - 1; lv >= 0 && ++idx[LOOP_DIM(ls, lv)] == n[LOOP_DIM(ls, lv)]; lv--) idx[LOOP_DIM(ls, lv)] = 0; /* axes= */
@@ -712,17 +686,10 @@ static void stmt_for(Sema *S, const Stmt *s) {
             if (l < 0) return;
             g.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
         }
-        sema_bind_loop_name(S, t, ls.zero_d ? S->up->vec_make(S, 0, 0) : g);
+        scope_bind(S, S->scope, t->name, ls.zero_d ? S->up->vec_make(S, 0, 0) : g, t->span);
         return serial_for(S, s, &ls, vars, 0);
     }
     if (loop_targets(S, s, vars, ls.ndims) < 0) return;
-    bool range_or_struct = it->kind != E_CALL || (it->call.fn->kind == E_NAME && !strcmp(it->call.fn->name, "range"));
-    for (int d = 0; S->k && !ls.is_static && range_or_struct && d < ls.ndims; d++) { /* Quadrants' check_loop_var */
-        Binding *b = scope_find(S->scope, vars[d]->name);
-        if (b && !b->is_param)
-            return (void)diag_error(vars[d]->span, QD2012, "Variable '%s' is already declared in the outer scope and cannot be used as "
-                                    "loop variable", vars[d]->name);
-    }
     if (ls.is_static) static_for(S, s, &ls, vars);
     else serial_for(S, s, &ls, vars, 0);
 }
@@ -1291,18 +1258,8 @@ void sema_stmt(Sema *S, const Stmt *s) {
     case S_ANNASSIGN: stmt_annassign(S, s); return;
     case S_AUGASSIGN: stmt_augassign(S, s); return;
     case S_IF: stmt_if(S, s); return;
-    case S_WHILE: {
-        int mark = sema_block_begin(S);
-        stmt_while(S, s);
-        sema_block_end(S, mark);
-        return;
-    }
-    case S_FOR: {
-        int mark = sema_block_begin(S);
-        stmt_for(S, sema_loop_form(S, s));
-        sema_block_end(S, mark);
-        return;
-    }
+    case S_WHILE: stmt_while(S, s); return;
+    case S_FOR: stmt_for(S, sema_loop_form(S, s)); return;
     case S_BREAK: case S_CONTINUE: stmt_jump(S, s); return;
     case S_PASS: return;
     case S_ASSERT: stmt_assert(S, s); return;
