@@ -462,69 +462,6 @@ Test(rejects, real_func_ndarray_from_the_script) {
                         "   |            ^~~~~~\n");
 }
 
-/* Quadrants' block scopes: a name first assigned in an if, else, while or for body is gone after it, a loop's
- * variables are the loop's, and a range-for or struct-for cannot reuse a declared name; declared before the block,
- * or as an ndrange / static loop's variable (which shadows), it compiles. */
-Test(rejects, block_scopes) {
-    expect_k_py_refused("import quadrants as qd\n"
-                        "@qd.kernel\n"
-                        "def k(n: qd.i32) -> qd.i32:\n"
-                        "    if n > 0:\n"
-                        "        a = 0\n"
-                        "    else:\n"
-                        "        a = 1\n"
-                        "    return a\n",
-                        "k.py:8:12: error[QD2001]: Name \"a\" is not defined\n"
-                        " 8 |     return a\n"
-                        "   |            ^\n");
-    expect_k_py_refused("import quadrants as qd\n"
-                        "@qd.kernel\n"
-                        "def k(n: qd.i32) -> qd.i32:\n"
-                        "    s = 0\n"
-                        "    while s < n:\n"
-                        "        b = s\n"
-                        "        s += 1\n"
-                        "    for i in range(n):\n"
-                        "        c = i\n"
-                        "    for j in qd.static(range(3)):\n"
-                        "        s += j\n"
-                        "    return b + c + j\n",
-                        "k.py:12:12: error[QD2001]: Name \"b\" is not defined\n"
-                        " 12 |     return b + c + j\n"
-                        "    |            ^\n"
-                        "k.py:12:16: error[QD2001]: Name \"c\" is not defined\n"
-                        " 12 |     return b + c + j\n"
-                        "    |                ^\n"
-                        "k.py:12:20: error[QD2001]: Name \"j\" is not defined\n"
-                        " 12 |     return b + c + j\n"
-                        "    |                    ^\n");
-    expect_k_py_refused("import quadrants as qd\n"
-                        "x = qd.field(qd.i32, shape=8)\n"
-                        "@qd.kernel\n"
-                        "def k():\n"
-                        "    i = 0\n"
-                        "    for i in range(8):\n"
-                        "        x[i] = i\n",
-                        "k.py:6:9: error[QD2012]: Variable 'i' is already declared in the outer scope and cannot be used as "
-                        "loop variable\n"
-                        " 6 |     for i in range(8):\n"
-                        "   |         ^\n");
-    expect_k_py_compiles("import quadrants as qd\n"
-                         "x = qd.field(qd.i32, shape=8)\n"
-                         "@qd.kernel\n"
-                         "def k(n: qd.i32):\n"
-                         "    for t in range(1):\n"
-                         "        a = 0\n"
-                         "        if n > 0:\n"
-                         "            a = 1\n"
-                         "        i = 5\n"
-                         "        for i, j in qd.ndrange(2, 4):\n"
-                         "            x[i * 4 + j] = a\n"
-                         "        for i in qd.static(range(2)):\n"
-                         "            a += i\n"
-                         "        x[0] = a + i\n");
-}
-
 /* A Quadrants ndarray of vectors or matrices passed for an ndarray parameter of a scalar element type
  * (Quadrants' check_matched, a TypeError); the f32 ndarray passes. */
 Test(rejects, ndarray_of_vectors_for_a_scalar_type) {
