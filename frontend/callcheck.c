@@ -46,13 +46,31 @@ static void check_arg(Sema *S, const Param *p, int pos, const Expr *a, const Val
                        a->kind == E_NAME ? a->name : "array");
         return;
     }
+    if (v && v->kind == V_HOSTARRAY && v->harr.en && v->harr.qd && array_decl(S, p, &dt, &nd, &elem) && dt != QT_VOID) {
+        if (v->harr.em) /* a Quadrants ndarray of vectors or matrices for a scalar element type (check_matched) */
+            diag_error(a->span, QD2069, "Expect element type %s for argument %s, but get [Tensor (%d, %d) %s]", qt_name(dt), p->name,
+                       v->harr.en, v->harr.em, qt_name(v->harr.type));
+        else
+            diag_error(a->span, QD2069, "Expect element type %s for argument %s, but get [Tensor (%d) %s]", qt_name(dt), p->name,
+                       v->harr.en, qt_name(v->harr.type));
+        return;
+    }
     if (v && v->kind == V_HOSTARRAY && !v->harr.en && array_decl(S, p, &dt, &nd, &elem)) {
-        if (dt != QT_VOID && v->harr.type != dt)
-            diag_error(a->span, QD2069, "Invalid value for argument %s - required element type: %s, but %s is provided", p->name,
-                       qt_name(dt), qt_name(v->harr.type));
-        else if (nd >= 0 && v->harr.ndim >= 0 && v->harr.ndim != nd + elem)
+        /* a Quadrants ndarray: ndarray_type.py check_matched; a numpy or torch array: _template_mapper_hotpath.py */
+        if (dt != QT_VOID && v->harr.type != dt && v->harr.qd)
+            diag_error(a->span, QD2069, "Expect element type %s for argument %s, but get %s", qt_name(dt), p->name, qt_name(v->harr.type));
+        else if (dt != QT_VOID && v->harr.type != dt)
+            diag_error(a->span, QD2069, "Invalid value for argument %s - required array has dtype=%s, array with dtype=%s is provided",
+                       p->name, qt_name(dt), qt_name(v->harr.type));
+        else if (nd >= 0 && v->harr.ndim >= 0 && v->harr.ndim != nd + elem && v->harr.qd)
             diag_error(a->span, QD2069, "Invalid value for argument %s - required ndim=%lld, but %dd ndarray is provided", p->name,
                        (long long)nd, v->harr.ndim - elem); /* the array's dimensions less the element's */
+        else if (nd >= 0 && v->harr.ndim >= 0 && v->harr.ndim != nd + elem && elem)
+            diag_error(a->span, QD2069, "Invalid value for argument %s - required array has ndim=%lld element_dim=%d, array with %d "
+                       "dimensions is provided", p->name, (long long)nd, elem, v->harr.ndim);
+        else if (nd >= 0 && v->harr.ndim >= 0 && v->harr.ndim != nd && !elem)
+            diag_error(a->span, QD2069, "Invalid value for argument %s - required array has ndim=%lld, array with %d dimensions is provided",
+                       p->name, (long long)nd, v->harr.ndim);
         return;
     }
     if (!qd_type(S, p->annotation, &pt) || !qt_is_integral(pt)) return;

@@ -436,6 +436,7 @@ static void declare_field(Sema *S, const Expr *target, Span span, const Expr *ca
             vec_push(&S->fields, c);
             v.vec.c[k] = (Val){.kind = V_FIELD, .index = S->fields.len - 1};
         }
+        vec_push(&S->members, ((AdManual){S->fields.len - vec_len(v), S->fields.len - 1, span, false, false}));
         return (void)scope_bind(S, BIND_SCOPE(S), target->name, v, span);
     }
     if (ok && !shape) f.ndim = -1; /* placed later: qd.root.dense(...).place(x) */
@@ -2528,7 +2529,7 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
     for (int k = 0; k < S.objects.len; k++) vec_free(&S.objects.items[k]->attrs.b), free(S.objects.items[k]);
     vec_free(&S.objects), vec_free(&S.classes);
     for (int k = 0; k < S.helpers.len; k++) vec_free(&S.helpers.items[k].combos), vec_free(&S.helpers.items[k].rets);
-    vec_free(&S.helpers), vec_free(&S.tests);
+    vec_free(&S.helpers), vec_free(&S.tests), vec_free(&S.ad_manual), vec_free(&S.members);
     for (int k = 0; k < S.dispatchers.len; k++) vec_free(&S.dispatchers.items[k].impls);
     vec_free(&S.dispatchers), vec_free(&S.pyfuncs), free(S.pyfunc_index.def), free(S.pyfunc_index.scope);
     free(S.def_index.def), free(S.def_index.at), free(S.lambda_index.def), free(S.lambda_index.at);

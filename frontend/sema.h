@@ -80,6 +80,8 @@ typedef struct QdStruct { /* a struct type: members in declaration order */
     int nmethods;
 } QdStruct;
 
+typedef struct AdManual { int first, last; Span span; bool dual, strct; } AdManual; /* Sema.ad_manual */
+
 typedef struct Val Val;
 typedef struct SemaModule SemaModule; /* module.c */
 struct Val {
@@ -94,9 +96,10 @@ struct Val {
         struct { Val *items; int n; } tuple;
         struct { int node; const char *method; int builder; IrExpr **idx; int nidx; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index;
                                                                                idx: x[i] of a field in a dynamic SNode (its list, sema_sparse.c) */
-        struct { QdType type; signed char ndim, en, em; const unsigned char *layout; const int64_t *shape; bool view; } harr; /* V_HOSTARRAY: ndim array
+        struct { QdType type; signed char ndim, en, em, qd; const unsigned char *layout; const int64_t *shape; bool view; } harr; /* V_HOSTARRAY: ndim array
                               axes of a scalar (en 0), vector (en) or matrix (en x em) type; layout: storage order
-                              of the axes, outermost first (NULL: canonical), sema_tensor.c; view: a BufferView
+                              of the axes, outermost first (NULL: canonical), sema_tensor.c; qd: a Quadrants
+                              ndarray (qd.ndarray...), 0: an external (numpy, torch) array; view: a BufferView
                               of the 1-d array (sema_bview.c) */
         struct SemaObject *obj;                         /* V_OBJECT */
         struct { Val *c; int n, m; } vec;                 /* V_VEC */
@@ -304,6 +307,12 @@ typedef struct Sema {
     Val helper_ret;
     int raises;
     bool ad_ndarray; /* an ndarray with needs_grad=True was allocated (sema_tensor.c): IrModule.ndarray_grads */
+    /* fields declared needs_grad=/needs_dual=True without a shape (placed by host code): Quadrants
+     * wants their adjoint / dual fields placed too, or qd.root.lazy_grad() / lazy_dual() (sema_ad.c) */
+    VEC(AdManual) ad_manual;
+    VEC(AdManual) members; /* a vector or matrix field declared without a shape: its component fields (first..last),
+                              which host code places one by one (Quadrants checks they get one shape, sema_snode.c) */
+    bool ad_lazy[2]; /* qd.root.lazy_grad() (0) / lazy_dual() (1) was called */
     /* host loops being evaluated (sema_param.c): a break or continue met ends the body's
      * evaluation; one under an `if` qdc cannot decide makes the rest of the loop unknown */
     int host_loops;

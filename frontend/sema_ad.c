@@ -42,6 +42,33 @@ void sema_ad_mark(Sema *S, const Expr *call, int first) {
     }
 }
 
+/* Quadrants' materialize check (impl.py, _check_gradient_field_not_placed) for struct fields
+ * (sema_struct.c; a plain field's is QD2156 in sema_ad_finish): a struct field declared
+ * needs_grad=True (needs_dual=True) without a shape whose host code places it but neither its
+ * adjoint (dual) field nor calls qd.root.lazy_grad() (lazy_dual()). Where Quadrants' own check
+ * passes, the struct field's gradients (which qdc does not compile) are refused. */
+static void placed_later_check(Sema *S) {
+    for (int k = 0; k < S->ad_manual.len; k++) {
+        const AdManual *m = &S->ad_manual.items[k];
+        const char *t = m->dual ? "dual" : "grad";
+        bool primal = true, adjoint = true;
+        for (int f = m->first; f <= m->last; f++) {
+            const IrField *x = &S->fields.items[f];
+            int g = *(m->dual ? &x->dual : &x->grad);
+            primal &= x->ndim >= 0;
+            adjoint &= g > 0 && S->fields.items[g - 1].ndim >= 0;
+        }
+        if (!primal) continue; /* never placed: reported as such (sema_snode_finish) */
+        if (!adjoint && !S->ad_lazy[m->dual])
+            diag_error(m->span, QD2063, "These field(s) requrie `needs_%s=True`, however their %s field(s) are not placed: host code "
+                       "places this field but not its %s field; place that too (qd.root.dense(qd.i, 1).place(x.%s)), call "
+                       "qd.root.lazy_%s(), or give the field a shape=", t, t, t, t, t);
+        else if (m->strct)
+            diag_error(m->span, QD2063, "needs_%s=... is not supported: qdc does not compile autodiff", t);
+    }
+    vec_free(&S->ad_manual);
+}
+
 /* The slot naming field x's adjoint (dual false) or dual field. */
 static int *slot(IrField *x, bool dual) { return dual ? &x->dual : &x->grad; }
 
@@ -79,6 +106,7 @@ static int make_grad(Sema *S, int f, bool wanted, bool dual) {
 }
 
 void sema_ad_lazy(Sema *S, bool dual) {
+    S->ad_lazy[dual] = true;
     for (int f = 0; f < S->fields.len; f++)
         if ((!*slot(&S->fields.items[f], dual) || *slot(&S->fields.items[f], dual) == -3) && qt_is_float(S->fields.items[f].type) && !is_adjoint(S, f))
             *slot(&S->fields.items[f], dual) = -1;
@@ -112,6 +140,7 @@ static void stream_calls(const StmtList *l, bool tape, bool raises) {
 /* Before the layout: adjoints nobody placed follow their placed primals (marked, 0-d for now);
  * after it: they take their primal's shape, and the wanted adjoints not made yet are made. */
 void sema_ad_finish(Sema *S, bool laid_out) {
+    if (!laid_out) placed_later_check(S);
     if (laid_out && S->ast) stream_calls(&S->ast->body, false, false);
     for (int dual = 0; dual < 2; dual++)
         for (int f = 0, n = S->fields.len; f < n; f++) {
@@ -200,7 +229,15 @@ Val sema_ad_attr(Sema *S, Val o, const Expr *e) {
     if (o.kind == V_VEC) r.vec.c = arena_alloc(S->arena, sizeof(Val) * (size_t)vec_len(o)), memcpy(r.vec.c, o.vec.c, sizeof(Val) * (size_t)vec_len(o));
     for (int k = 0; k < (o.kind == V_VEC ? vec_len(o) : 1); k++) {
         Val *c = o.kind == V_VEC ? &r.vec.c[k] : &r;
-        int f = c->index, g = make_grad(S, f, true, dual);
+        int f = c->index;
+        if (S->k && !dual && !*slot(&S->fields.items[f], false) && qt_is_float(S->fields.items[f].type) && !is_adjoint(S, f)) {
+            /* neither needs_grad=True, nor qd.root.lazy_grad(), nor placed by host code (Quadrants' impl.py, subscript) */
+            const Expr *x = e->attr.obj;
+            diag_error(e->span, QD2044, "Gradient %s%s has not been placed, check whether `needs_grad=True`",
+                       x->kind == E_NAME ? x->name : "x", ".grad");
+            return val_err();
+        }
+        int g = make_grad(S, f, true, dual);
         if (g < 0)
             return diag_error(e->span, QD2044, "field '%s' has no %s: only floating-point fields have one", S->fields.items[f].name,
                               dual ? "dual" : "gradient"), val_err();

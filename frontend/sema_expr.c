@@ -430,6 +430,23 @@ void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope 
     diag_note(b->decl, "'%s' is set here", name->name);
 }
 
+/* np.array([1]), np.zeros(3) ... in a kernel: Python makes the array and Quadrants refuses it
+ * as a value (expr.py); true when reported. */
+static bool numpy_array_in_kernel(Sema *S, const Expr *call) {
+    const Expr *fn = call->call.fn;
+    if (fn->kind != E_ATTR || fn->attr.obj->kind != E_NAME) return false;
+    Binding *b = sema_lookup(S, fn->attr.obj->name);
+    if (!b || b->v.kind != V_HOST || strcmp(b->v.path, "a module the script imports")) return false;
+    Val arr;
+    int mark = diag_quiet_begin();
+    bool ok = S->up->sema_host_array(S, call, &arr);
+    diag_quiet_end(mark);
+    if (!ok || arr.kind != V_HOSTARRAY || arr.harr.ndim < 1) return false;
+    diag_error(call->span, QD2062, "Only 0-dimensional numpy array can be used to initialize a scalar expression (this "
+               "%d-dimensional array is made by the script when it runs; a kernel takes an array as an ndarray argument)", arr.harr.ndim);
+    return true;
+}
+
 static Val eval_name(Sema *S, const Expr *e) {
     static const char *const builtins[] = {"range", "int", "float", "bool", "min", "max", "abs", "pow", "print", "len", "dict",
                                            "all", "any", "sum", "tuple", "list", "enumerate", "zip", "reversed", "chr", "ord"};
@@ -1100,6 +1117,7 @@ Val sema_eval(Sema *S, const Expr *e) {
             IrExpr *x = sema_rvalue(S, v, e->call.args.items[0]->span);
             return x ? val_expr(explicit_cast(S, x, npt)) : val_err();
         }
+        if (S->k && numpy_array_in_kernel(S, e)) return val_err();
         const char *npm = sema_numpy_math(S, e);
         if (npm) { /* np.cos(0): math.cos's value; a number qdc cannot compute (an array, a domain error) stays numpy's */
             int mark = diag_quiet_begin();
@@ -1430,8 +1448,13 @@ static IrExpr *int_math(Sema *S, const Expr *call, const char *name, IrMathOp op
     return a ? math1(S, op, a, a->type, call->span) : NULL;
 }
 
-static IrExpr *float_math(Sema *S, const Expr *call, IrMathOp op) {
+static IrExpr *float_math(Sema *S, const Expr *call, IrMathOp op, const char *name) {
     IrExpr *a = arg(S, call, 0);
+    bool real_only = op == IR_FLOOR || op == IR_CEIL || op == IR_ROUND || op == IR_SIN || op == IR_ASIN || op == IR_COS ||
+                     op == IR_ACOS || op == IR_TAN || op == IR_TANH; /* Quadrants' frontend_ir.cpp, UnaryOpExpression */
+    if (a && real_only && !qt_is_float(a->type) && !ir_is_const(a) && a->type != QT_VOID) /* a constant is Python's: numpy's op */
+        return diag_error(call->call.args.items[0]->span, QD2006, "'%s' takes real inputs only, however '%s' is provided", name,
+                          qt_name(a->type)), NULL;
     return a ? math1(S, op, a, qt_is_float(a->type) ? a->type : QT_F32, call->span) : NULL;
 }
 
@@ -1485,7 +1508,7 @@ static Val float_builtin_call(Sema *S, const Expr *call, const char *p, int k) {
                    n + call->call.nkw);
         return val_err();
     }
-    IrExpr *r = float_math(S, call, float_builtins[k].op);
+    IrExpr *r = float_math(S, call, float_builtins[k].op, float_builtins[k].name);
     if (r && dt && !(dt->kind == E_NONE)) {
         QdType t;
         Expr fake = {.kind = E_CALL, .span = call->span};

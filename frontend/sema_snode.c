@@ -453,6 +453,27 @@ void sema_snode_finish(Sema *S) {
         if (!used) S->storages.len--;
     }
     sema_quant_mirror(S); /* quantized members take their word's geometry */
+    for (int g = 0; g < S->members.len; g++) { /* Quadrants' _check_matrix_field_member_shape (impl.py) */
+        const AdManual *m = &S->members.items[g];
+        bool placed = true, same = true;
+        for (int i = m->first; i <= m->last; i++) {
+            const IrField *f = &S->fields.items[i], *f0 = &S->fields.items[m->first];
+            placed &= f->ndim >= 0;
+            same &= f->ndim == f0->ndim && !memcmp(f->shape, f0->shape, sizeof(int64_t) * (size_t)(f->ndim > 0 ? f->ndim : 0));
+        }
+        if (!placed || same) continue; /* never placed: reported below */
+        StrBuf t;
+        sb_init(&t);
+        for (int i = m->first; i <= m->last; i++) {
+            const IrField *f = &S->fields.items[i];
+            sb_printf(&t, "%s(", i > m->first ? ", " : "");
+            for (int d = 0; d < f->ndim; d++) sb_printf(&t, "%s%lld", d ? ", " : "", (long long)f->shape[d]);
+            sb_printf(&t, "%s)", f->ndim == 1 ? "," : "");
+        }
+        diag_error(m->span, QD2063, "Members of the following field have different shapes [%s]: host code places its components "
+                   "under nodes of different shapes", t.data);
+        sb_free(&t);
+    }
     for (int i = 0; i < S->fields.len; i++) {
         const char *tail = sema_field_written(S, S->fields.items[i].name);
         const char *why = i < S->unplaced_why.len ? S->unplaced_why.items[i] : NULL;

@@ -698,6 +698,31 @@ static void stmt_for(Sema *S, const Stmt *s) {
 
 /* ---- qd.func inlining ---- */
 
+/* A kernel's ndarray passed to a qd.func parameter whose annotation fixes a vector or matrix
+ * element type: Quadrants' check_matched (ndarray_type.py), with its words. */
+static bool ndarray_matches(Sema *S, const Param *p, int index, Span sp) {
+    const Expr *dte = NULL, *nde = NULL;
+    if (S->up->sema_param_shape(S, p->annotation, &dte, &nde) != PS_ARRAY || !dte) return true;
+    QdType t;
+    int n = 0, m = 0;
+    int mark = diag_quiet_begin();
+    bool vec = S->up->sema_vec_type_of(S, dte, &t, &n, &m) && n;
+    diag_quiet_end(mark);
+    const IrParam *a = &S->params.items[index];
+    int an = a->elem_ndim ? a->elem_shape[0] : 0, am = a->elem_ndim == 2 ? a->elem_shape[1] : 0;
+    if (!vec || (an == n && am == m && a->type == t)) return true;
+    StrBuf want, got;
+    sb_init(&want), sb_init(&got);
+    if (m) sb_printf(&want, "MatrixType[%d,%d, %s]", n, m, qt_name(t));
+    else sb_printf(&want, "VectorType[%d, %s]", n, qt_name(t));
+    if (am) sb_printf(&got, "[Tensor (%d, %d) %s]", an, am, qt_name(a->type));
+    else if (an) sb_printf(&got, "[Tensor (%d) %s]", an, qt_name(a->type));
+    else sb_puts(&got, qt_name(a->type));
+    diag_error(sp, QD2007, "Invalid value for argument %s - required element type: %s, but %s is provided", p->name, want.data, got.data);
+    sb_free(&want), sb_free(&got);
+    return false;
+}
+
 static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
     bool template_ = p->annotation && p->annotation->kind == E_CALL && sema_path(S, p->annotation->call.fn) &&
                      !strcmp(sema_path(S, p->annotation->call.fn), "qd.template");
@@ -730,6 +755,7 @@ static bool bind_param(Sema *S, Scope *sc, const Param *p, Val v, Span sp) {
         Val r = S->up->sema_struct_materialize(S, v, p->name, sp);
         return r.kind == V_STRUCT && (scope_bind(S, sc, p->name, r, p->span), true);
     }
+    if (v.kind == V_NDARRAY && !template_ && p->annotation && !ndarray_matches(S, p, v.index, sp)) return false;
     if (template_ || !is_scalar(v)) return scope_bind(S, sc, p->name, v, p->span), true;
     IrExpr *e = sema_rvalue(S, v, sp);
     QdType t = e ? e->type : QT_I32;
@@ -806,6 +832,14 @@ Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def) {
             diag_note(p->span, "'%s' is declared here", p->name);
             vec_free(&sc->b);
             return NULL;
+        }
+        const Expr *dte, *nde;
+        if (vals[k].kind == V_HOSTARRAY && p->annotation && sema_is_real_func(S, def) &&
+            S->up->sema_param_shape(S, p->annotation, &dte, &nde) == PS_ARRAY) { /* Quadrants' func.py, func_call_rvalue */
+            diag_error(call->span, QD2062, "Expected ndarray in the kernel argument for argument %s, got an array the script "
+                       "allocates (a qd.real_func takes an ndarray the kernel receives as its argument)", p->name);
+            ok = false;
+            continue;
         }
         S->bind_shared = shared;
         ok &= bind_param(S, sc, p, vals[k], call->span);

@@ -382,6 +382,8 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
     }
     (void)first_kw;
     const Expr *offset = NULL;
+    const Keyword *ad[2];
+    int nad = 0;
     bool soa = false;
     for (int k = 0; k < call->call.nkw; k++) {
         const char *kw = call->call.kw[k].name;
@@ -396,12 +398,20 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
         } else if (!strcmp(kw, "needs_grad") || !strcmp(kw, "needs_dual")) {
             IrExpr *f = sema_expr(S, kv); /* needs_grad=False: Quadrants' default, no gradient storage */
             if (f && ir_is_const(f) && !qt_is_float(f->type) && !f->c.u) continue;
+            if (f && ir_is_const(f) && !qt_is_float(f->type) && nad < 2) { /* refused below (no shape: by sema_ad.c) */
+                ad[nad++] = &call->call.kw[k];
+                continue;
+            }
             scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span); /* later uses are not reported again */
             return diag_error(call->call.kw[k].span, QD2063, "%s=... is not supported: qdc does not compile autodiff", kw), true;
         } else if (strcmp(kw, "dtype") && strcmp(kw, "name"))
             return diag_error(call->call.kw[k].span, QD2045, "struct field argument '%s' is not supported", kw), true;
     }
     if (shape && shape->kind == E_NONE) shape = NULL;
+    if (nad && shape) { /* Quadrants places the gradients with the field: what qdc does not compile */
+        scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span);
+        return diag_error(ad[0]->span, QD2063, "%s=... is not supported: qdc does not compile autodiff", ad[0]->name), true;
+    }
     if (offset && !shape) return diag_error(offset->span, QD2004, "shape cannot be None when offset is set"), true;
     if (!st) return scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span), true;
     int64_t sh[IR_MAX_DIMS];
@@ -418,6 +428,8 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
                           "and offset must be the same)", no, no == 1 ? "" : "s", nd, nd == 1 ? "" : "s"), true;
     int idx[1024], n = 0;
     Val v = struct_fields(S, st, sema_field_name(S, target->name), idx, &n, span);
+    for (int k = 0; k < nad && n; k++) /* placed by host code: Quadrants first checks that its gradients are (sema_ad.c) */
+        vec_push(&S->ad_manual, ((AdManual){idx[0], idx[n - 1], ad[k]->span, ad[k]->name[6] == 'd', true}));
     for (int k = 0; k < n; k++)
         for (int d = 0; d < no; d++) S->fields.items[idx[k]].origin[d] = org[d];
     if (shape && !soa) sema_snode_place_together(S, idx, n, sh, nd, span);

@@ -148,7 +148,7 @@ static bool ndarray_value(Sema *S, const Expr *call, int lead, Val *out) {
     if (lead) out->harr.en = (signed char)nm[0], out->harr.em = (signed char)nm[1];
     int nd = sema_shape_ndim(S, shape), edim = out->harr.en ? (out->harr.em ? 2 : 1) : 0;
     if (nd < 0 || nd + edim > IR_MAX_DIMS) return false;
-    out->harr.ndim = (signed char)nd;
+    out->harr.ndim = (signed char)nd, out->harr.qd = 1;
     const Expr *ng = NULL;
     kw_of(call, "needs_grad", &ng);
     IrExpr *ngv = ng ? sema_expr(S, ng) : NULL;

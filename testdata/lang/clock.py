@@ -20,7 +20,7 @@ def time_loop(n: qd.i32):
     for _ in range(1):  # one iteration; the timed loop inside it is serial
         ticks[0] = qd.clock_counter()
         acc = 0.0
-        for _ in range(n):
+        for _k in range(n):  # a new name: Quadrants refuses an outer loop variable as a loop variable
             acc = acc * 0.5 + 1.0
         spin[None] = acc
         ticks[1] = qd.clock_counter()

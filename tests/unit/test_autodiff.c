@@ -47,7 +47,7 @@ static const AdOp ops[] = {
     {"ternary", "r = a * b if a > 0.52 else a - b", "a > 0.52 ? b : 1", "a > 0.52 ? a : -1"},
     {"floor", "r = qd.floor(a * 7.0 + 0.13) + a * b", "b", "a"},
     {"cast", "r = qd.cast(qd.cast(a, qd.f32), qd.f64) * b", "b", "(double)(float)a"}, /* through f32: analytic only */
-    {"if", "if a > 0.52:\n            t = a * a\n        else:\n            t = a * b\n        r = t * b", "a > 0.52 ? 2 * a * b : b * b",
+    {"if", "t = a\n        if a > 0.52:\n            t = a * a\n        else:\n            t = a * b\n        r = t * b", "a > 0.52 ? 2 * a * b : b * b",
      "a > 0.52 ? a * a : 2 * a * b"},
     {"func", "r = sq(a, b) + sq(b, a)", "2 * a * b + b * b", "a * a + 2 * a * b"},
     {"loop", "t = a\n        for j in range(3):\n            t = t * b + 1.0\n        r = t", "b * b * b", "3 * a * b * b + 2 * b + 1"},

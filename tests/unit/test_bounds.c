@@ -119,6 +119,7 @@ Test(bounds, uniform_local_keeps_the_launch_extent) {
                               "    m = n * 2\n"
                               "    for i in range(m - n):\n"
                               "        a[i] = 1\n"
+                              "    c = 0\n" /* declared before the if: a name first assigned in it is gone after it (Quadrants) */
                               "    if f > 0:\n"
                               "        c = 4\n"
                               "    for i in range(c):\n"

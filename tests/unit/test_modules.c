@@ -303,7 +303,7 @@ Test(calls, quadrants_call_checks) {
                                             "    k(z)\n    k(z, 3, 4)\n    k(z, 2.5)\n    k(z, n=1, m=2)\n    k(z, 1, a=z)\n"
                                             "    with pytest.raises(ValueError):\n        k(x, 3)\n", NULL};
     expect_error(files, none, 1,
-                 "main.py:11:7: error[QD2069]: Invalid value for argument a - required element type: f32, but i32 is provided\n"
+                 "main.py:11:7: error[QD2069]: Expect element type f32 for argument a, but get i32\n"
                  " 11 |     k(x, 3)\n    |       ^\n"
                  "main.py:13:7: error[QD2069]: Invalid value for argument a - required ndim=1, but 2d ndarray is provided\n"
                  " 13 |     k(y, 3)\n    |       ^\n"
@@ -513,7 +513,7 @@ Test(calls, generic_kernel_call_checks) {
                                             "    z = qd.ndarray(qd.f32, (4,))\n    k(x, z, 3)\n    k(z, y, 3)\n    k(z, z, 2.5)\n    k(z, z)\n"
                                             "    k(qd.ndarray(qd.i32, (4,)), z, 1)\n", NULL};
     expect_error(files, none, 1,
-                 "main.py:12:7: error[QD2069]: Invalid value for argument a - required element type: f32, but i32 is provided\n"
+                 "main.py:12:7: error[QD2069]: Expect element type f32 for argument a, but get i32\n"
                  " 12 |     k(x, z, 3)\n    |       ^\n"
                  "main.py:13:10: error[QD2069]: Invalid value for argument b - required ndim=1, but 2d ndarray is provided\n"
                  " 13 |     k(z, y, 3)\n    |          ^\n"
@@ -523,7 +523,7 @@ Test(calls, generic_kernel_call_checks) {
                  "main.py:4:71: note: 'n' is declared here\n"
                  " 4 | def k(a: qd.types.ndarray(dtype=qd.f32), b: qd.types.ndarray(ndim=1), n: qd.i32):\n"
                  "   |                                                                       ^\n"
-                 "main.py:16:7: error[QD2069]: Invalid value for argument a - required element type: f32, but i32 is provided\n"
+                 "main.py:16:7: error[QD2069]: Expect element type f32 for argument a, but get i32\n"
                  " 16 |     k(qd.ndarray(qd.i32, (4,)), z, 1)\n    |       ^~~~~~~~~~~~~~~~~~~~~~~~\n");
 }
 

@@ -247,13 +247,14 @@ Test(qtforms, vecstore_on_lavapipe, .timeout = 120) {
 
 /* A numpy array passed for an ndarray of vectors (Quadrants' test_ndarray.py
  * _test_compiled_functions): its trailing dimension is the element's, so (6, 10) is a 1-d array of
- * 10-vectors; (6, 10, 10) is 2-d and rejected with Quadrants' wording. */
+ * 10-vectors; (6, 10, 10) is 2-d and rejected with Quadrants' wording for a numpy array. */
 Test(qtforms, numpy_array_of_vectors_argument) {
     script_check("n", "import numpy as np\nimport quadrants as qd\n\n@qd.kernel\n"
                       "def func(a: qd.types.NDArray[qd.types.vector(10, qd.i32), 1]):\n    for i in range(5):\n"
                       "        a[i][3] = 1\n\nv = np.zeros((6, 10), dtype=np.int32)\nfunc(v)\n"
                       "w = np.zeros((6, 10, 10), dtype=np.int32)\nfunc(w)\n",
-                 1, "n.py:12:6: error[QD2069]: Invalid value for argument a - required ndim=1, but 2d ndarray is provided\n"
+                 1, "n.py:12:6: error[QD2069]: Invalid value for argument a - required array has ndim=1 element_dim=1, array with 3 "
+                    "dimensions is provided\n"
                     " 12 | func(w)\n    |      ^\n", NULL);
 }
 

@@ -300,3 +300,208 @@ Test(rejects, string_annotation) {
                         " 3 | def k(x: \"bar\"):\n"
                         "   |          ^~~~~\n");
 }
+
+/* A field declared needs_grad=True / needs_dual=True without a shape, placed by host code that places neither its
+ * adjoint or dual field nor calls qd.root.lazy_grad() / lazy_dual(): Quadrants' materialize check (impl.py),
+ * struct fields included; placing x.grad, lazy_dual() or a shape= compile. */
+Test(rejects, gradient_fields_host_code_places) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "a = qd.field(qd.f32, needs_grad=True)\n"
+                        "qd.root.dense(qd.i, 4).place(a)\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    for i in range(4):\n"
+                        "        a[i] = 1.0\n",
+                        "k.py:2:22: error[QD2063]: These field(s) requrie `needs_grad=True`, however their grad field(s) are "
+                        "not placed: host code places this field but not its grad field; place that too (qd.root.dense(qd.i, "
+                        "1).place(x.grad)), call qd.root.lazy_grad(), or give the field a shape=\n"
+                        " 2 | a = qd.field(qd.f32, needs_grad=True)\n"
+                        "   |                      ^~~~~~~~~~\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "d = qd.Struct.field({\"m\": qd.f32}, needs_dual=True)\n"
+                        "qd.root.dense(qd.i, 4).place(d)\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    for i in range(4):\n"
+                        "        d[i].m = 1.0\n",
+                        "k.py:2:36: error[QD2063]: These field(s) requrie `needs_dual=True`, however their dual field(s) are "
+                        "not placed: host code places this field but not its dual field; place that too (qd.root.dense(qd.i, "
+                        "1).place(x.dual)), call qd.root.lazy_dual(), or give the field a shape=\n"
+                        " 2 | d = qd.Struct.field({\"m\": qd.f32}, needs_dual=True)\n"
+                        "   |                                    ^~~~~~~~~~\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "a = qd.field(qd.f32, needs_grad=True)\n"
+                         "qd.root.dense(qd.i, 4).place(a, a.grad)\n"
+                         "b = qd.Vector.field(2, qd.f32, needs_dual=True)\n"
+                         "qd.root.dense(qd.i, 4).place(b)\n"
+                         "qd.root.lazy_dual()\n"
+                         "c = qd.field(qd.f32, shape=4, needs_grad=True)\n"
+                         "@qd.kernel\n"
+                         "def k():\n"
+                         "    for i in range(4):\n"
+                         "        a[i] = 1.0 + c[i] + b[i][0]\n");
+}
+
+/* qd.floor (ceil, round, the trigonometric functions) of an integer variable (Quadrants' UnaryOpExpression); of a
+ * constant it is numpy's, and of a float it compiles. */
+Test(rejects, real_inputs_only) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "@qd.kernel\n"
+                        "def k(n: qd.i32) -> qd.f32:\n"
+                        "    a = n + 1\n"
+                        "    return qd.floor(2) + qd.sin(qd.f32(a)) + qd.floor(a)\n",
+                        "k.py:5:55: error[QD2006]: 'floor' takes real inputs only, however 'i32' is provided\n"
+                        " 5 |     return qd.floor(2) + qd.sin(qd.f32(a)) + qd.floor(a)\n"
+                        "   |                                                       ^\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "@qd.kernel\n"
+                         "def k(n: qd.i32) -> qd.f32:\n"
+                         "    a = n + 1\n"
+                         "    return qd.floor(2) + qd.sin(qd.f32(a)) + qd.floor(a * 0.5) + qd.sqrt(a)\n");
+}
+
+/* A numpy array made in a kernel (Quadrants' expr.py: only a 0-d one is a value). */
+Test(rejects, numpy_array_in_a_kernel) {
+    expect_k_py_refused("import numpy as np\n"
+                        "import quadrants as qd\n"
+                        "@qd.kernel\n"
+                        "def k() -> qd.i32:\n"
+                        "    a = np.zeros((2, 3), dtype=np.int32)\n"
+                        "    return 1\n",
+                        "k.py:5:9: error[QD2062]: Only 0-dimensional numpy array can be used to initialize a scalar "
+                        "expression (this 2-dimensional array is made by the script when it runs; a kernel takes an array as "
+                        "an ndarray argument)\n"
+                        " 5 |     a = np.zeros((2, 3), dtype=np.int32)\n"
+                        "   |         ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+}
+
+/* x.grad in a kernel of a field with no gradient (no needs_grad=True, no lazy_grad()): Quadrants' subscript check
+ * (impl.py). */
+Test(rejects, gradient_not_placed) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "x = qd.field(qd.f32, shape=4)\n"
+                        "y = qd.field(qd.f32, shape=4, needs_grad=True)\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    for i in range(4):\n"
+                        "        y.grad[i] = x.grad[i]\n",
+                        "k.py:7:21: error[QD2044]: Gradient x.grad has not been placed, check whether `needs_grad=True`\n"
+                        " 7 |         y.grad[i] = x.grad[i]\n"
+                        "   |                     ^~~~~~\n");
+}
+
+/* numpy arrays passed to a kernel, in Quadrants' words for external arrays (_template_mapper_hotpath.py): dtype,
+ * ndim, ndim with the element's dimensions; the matching calls pass. */
+Test(rejects, numpy_arguments) {
+    expect_k_py_refused("import numpy as np\n"
+                        "import quadrants as qd\n"
+                        "@qd.kernel\n"
+                        "def k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                        "    for i in a:\n"
+                        "        a[i] = i\n"
+                        "@qd.kernel\n"
+                        "def m(a: qd.types.ndarray(dtype=qd.math.vec3, ndim=1)):\n"
+                        "    for i in a:\n"
+                        "        a[i][0] = 1.0\n"
+                        "k(np.zeros(4, dtype=np.int64))\n"
+                        "k(np.zeros((4, 2), dtype=np.int32))\n"
+                        "m(np.zeros((4, 3, 3), dtype=np.float32))\n"
+                        "k(np.zeros(4, dtype=np.int32))\n"
+                        "m(np.zeros((4, 3), dtype=np.float32))\n",
+                        "k.py:11:3: error[QD2069]: Invalid value for argument a - required array has dtype=i32, array with "
+                        "dtype=i64 is provided\n"
+                        " 11 | k(np.zeros(4, dtype=np.int64))\n"
+                        "    |   ^~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+                        "k.py:12:3: error[QD2069]: Invalid value for argument a - required array has ndim=1, array with 2 "
+                        "dimensions is provided\n"
+                        " 12 | k(np.zeros((4, 2), dtype=np.int32))\n"
+                        "    |   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+                        "k.py:13:3: error[QD2069]: Invalid value for argument a - required array has ndim=1 element_dim=1, "
+                        "array with 3 dimensions is provided\n"
+                        " 13 | m(np.zeros((4, 3, 3), dtype=np.float32))\n"
+                        "    |   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+}
+
+/* A kernel's ndarray passed to a qd.func whose ndarray annotation fixes another vector element type (Quadrants'
+ * check_matched). */
+Test(rejects, func_ndarray_element_type) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "@qd.func\n"
+                        "def f(a: qd.types.ndarray(dtype=qd.math.vec2, ndim=1)):\n"
+                        "    a[0] = [1.0, 2.0]\n"
+                        "@qd.kernel\n"
+                        "def k(x: qd.types.ndarray(dtype=qd.math.vec3, ndim=1)):\n"
+                        "    f(x)\n",
+                        "k.py:7:5: error[QD2007]: Invalid value for argument a - required element type: VectorType[2, f32], "
+                        "but [Tensor (3) f32] is provided\n"
+                        " 7 |     f(x)\n"
+                        "   |     ^~~~\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "@qd.func\n"
+                         "def f(a: qd.types.ndarray(dtype=qd.math.vec3, ndim=1)):\n"
+                         "    a[0] = [1.0, 2.0, 3.0]\n"
+                         "@qd.kernel\n"
+                         "def k(x: qd.types.ndarray(dtype=qd.math.vec3, ndim=1)):\n"
+                         "    f(x)\n");
+}
+
+/* A qd.real_func's ndarray parameter given an array the script allocates, not the kernel's argument (Quadrants'
+ * func.py). */
+Test(rejects, real_func_ndarray_from_the_script) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "w = qd.ndarray(dtype=qd.f32, shape=(2, 2))\n"
+                        "@qd.real_func\n"
+                        "def bar(w: qd.types.NDArray[qd.f32, 2]) -> qd.f32:\n"
+                        "    return w[1, 1]\n"
+                        "@qd.kernel\n"
+                        "def foo() -> qd.f32:\n"
+                        "    return bar(w)\n",
+                        "k.py:8:12: error[QD2062]: Expected ndarray in the kernel argument for argument w, got an array the "
+                        "script allocates (a qd.real_func takes an ndarray the kernel receives as its argument)\n"
+                        " 8 |     return bar(w)\n"
+                        "   |            ^~~~~~\n");
+}
+
+/* A Quadrants ndarray of vectors or matrices passed for an ndarray parameter of a scalar element type
+ * (Quadrants' check_matched, a TypeError); the f32 ndarray passes. */
+Test(rejects, ndarray_of_vectors_for_a_scalar_type) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "@qd.kernel\n"
+                        "def k(a: qd.types.NDArray[qd.f32, 2]):\n"
+                        "    for I in qd.grouped(a):\n"
+                        "        a[I] = 2.0\n"
+                        "y = qd.ndarray(qd.types.vector(3, qd.i32), shape=(4, 4))\n"
+                        "k(y)\n"
+                        "z = qd.Matrix.ndarray(2, 2, qd.f32, shape=(4, 4))\n"
+                        "k(z)\n"
+                        "k(qd.ndarray(qd.f32, shape=(4, 4)))\n",
+                        "k.py:7:3: error[QD2069]: Expect element type f32 for argument a, but get [Tensor (3) i32]\n"
+                        " 7 | k(y)\n"
+                        "   |   ^\n"
+                        "k.py:9:3: error[QD2069]: Expect element type f32 for argument a, but get [Tensor (2, 2) f32]\n"
+                        " 9 | k(z)\n"
+                        "   |   ^\n");
+}
+
+/* A vector or matrix field declared without a shape whose components host code places under nodes of
+ * different shapes (Quadrants' materialize check); one shape compiles. */
+Test(rejects, matrix_field_member_shapes) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "a = qd.Vector.field(2, qd.i32)\n"
+                        "qd.root.dense(qd.i, 10).place(a.get_scalar_field(0))\n"
+                        "qd.root.dense(qd.ij, (2, 3)).place(a.get_scalar_field(1))\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    pass\n",
+                        "k.py:2:1: error[QD2063]: Members of the following field have different shapes [(10,), (2, 3)]: host code "
+                        "places its components under nodes of different shapes\n"
+                        " 2 | a = qd.Vector.field(2, qd.i32)\n"
+                        "   | ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "a = qd.Vector.field(2, qd.i32)\n"
+                         "qd.root.dense(qd.i, 10).place(a.get_scalar_field(0))\n"
+                         "qd.root.dense(qd.i, 10).place(a.get_scalar_field(1))\n"
+                         "@qd.kernel\n"
+                         "def k():\n"
+                         "    a[0][0] = 1\n");
+}
