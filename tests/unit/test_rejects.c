@@ -312,11 +312,11 @@ Test(rejects, gradient_fields_host_code_places) {
                         "def k():\n"
                         "    for i in range(4):\n"
                         "        a[i] = 1.0\n",
-                        "k.py:2:22: error[QD2063]: These field(s) requrie `needs_grad=True`, however their grad field(s) are "
-                        "not placed: host code places this field but not its grad field; place that too (qd.root.dense(qd.i, "
-                        "1).place(x.grad)), call qd.root.lazy_grad(), or give the field a shape=\n"
+                        "k.py:2:1: error[QD2156]: These field(s) requrie `needs_grad=True`, however their grad field(s) are "
+                        "not placed: 'a'. Please consider place the grad field(s), e.g. qd.root.dense(qd.i, 1).place(x.grad), "
+                        "or specify a shape for the field(s), e.g. x = qd.field(float, shape=(2, 3), needs_grad=True)\n"
                         " 2 | a = qd.field(qd.f32, needs_grad=True)\n"
-                        "   |                      ^~~~~~~~~~\n");
+                        "   | ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
     expect_k_py_refused("import quadrants as qd\n"
                         "d = qd.Struct.field({\"m\": qd.f32}, needs_dual=True)\n"
                         "qd.root.dense(qd.i, 4).place(d)\n"
