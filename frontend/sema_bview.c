@@ -223,8 +223,9 @@ Val sema_bview_call(Sema *S, const Expr *call, Val f) {
 bool sema_bview_host(Sema *S, const Expr *e, Val *v) {
     const Expr *base = NULL;
     if (e->kind == E_SUBSCRIPT && e->sub.index->kind == E_SLICE && !e->sub.index->slice.step) base = e->sub.obj;
-    else if (e->kind == E_CALL && e->call.args.n >= 1 && (e->call.fn->kind == E_NAME || e->call.fn->kind == E_ATTR) &&
-             is_bview_ns(quiet_eval(S, e->call.fn)))
+    else if (e->kind == E_CALL && e->call.args.n >= 1 && /* a name (BufferView, an alias) or X.BufferView: never a method */
+             (e->call.fn->kind == E_NAME || (e->call.fn->kind == E_ATTR && !strcmp(e->call.fn->attr.name, "BufferView"))) &&
+             is_bview_ns(quiet_eval(S, e->call.fn))) /* call, whose quiet evaluation would run a.astype(...) for nothing */
         base = e->call.args.items[0];
     if (!base) return false;
     Binding *b = base->kind == E_NAME ? sema_lookup(S, base->name) : NULL;
