@@ -491,6 +491,14 @@ static struct TileType *tile_value(Sema *S, Val v) {
 static bool full_slice(const Expr *ix) { return ix->kind == E_SLICE && !ix->slice.lo && !ix->slice.hi && !ix->slice.step; }
 
 /* A name or a dotted name: evaluating it twice emits nothing. */
+/* A tile's load from or store to a slice proxy (array, [page,] r0, r1, c0, c1): the 2-d method when
+ * the proxy has no page index, the 3-d one otherwise. */
+static void slice_transfer(Sema *S, Span sp, Val tile, Val proxy, const char *m2, const char *m3) {
+    const Val *p = proxy.method.self->tuple.items;
+    if (p[1].kind == V_NONE) tile_method(S, sp, tile, m2, (Val[]){p[0], p[2], p[3], p[4], p[5]}, 5);
+    else tile_method(S, sp, tile, m3, (Val[]){p[0], p[1], p[2], p[3], p[4], p[5]}, 6);
+}
+
 static bool simple(const Expr *e) { return e->kind == E_NAME || (e->kind == E_ATTR && simple(e->attr.obj)); }
 
 /* The tile statements; false for any other statement (checked as before). */
@@ -527,9 +535,7 @@ bool sema_tile_stmt(Sema *S, const Stmt *s) {
         if (v.kind == V_ERR) return true;
         if (!is_proxy(v, SLICE_PROXY))
             return diag_error(s->assign.value->span, QD2075, "Tile[:] can only be assigned from an array slice, got <class '%s'>", py_class(v)), true;
-        const Val *p = v.method.self->tuple.items;
-        if (p[1].kind == V_NONE) tile_method(S, s->span, o, "_load", (Val[]){p[0], p[2], p[3], p[4], p[5]}, 5);
-        else tile_method(S, s->span, o, "_load3d", (Val[]){p[0], p[1], p[2], p[3], p[4], p[5]}, 6);
+        slice_transfer(S, s->span, o, v, "_load", "_load3d");
         return true;
     }
     if (o.kind != V_FIELD && o.kind != V_NDARRAY && o.kind != V_SHARED) return false;
@@ -544,9 +550,7 @@ bool sema_tile_stmt(Sema *S, const Stmt *s) {
     if (v.kind == V_ERR) return true;
     if (!tile_value(S, v))
         return diag_error(s->assign.value->span, QD2075, "an array slice (arr[r0:r1, c0:c1]) can only be assigned a tile, got <class '%s'>", py_class(v)), true;
-    const Val *p = dst.method.self->tuple.items;
-    if (p[1].kind == V_NONE) tile_method(S, s->span, v, "_store", (Val[]){p[0], p[2], p[3], p[4], p[5]}, 5);
-    else tile_method(S, s->span, v, "_store3d", (Val[]){p[0], p[1], p[2], p[3], p[4], p[5]}, 6);
+    slice_transfer(S, s->span, v, dst, "_store", "_store3d");
     return true;
 }
 
