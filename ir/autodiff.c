@@ -716,9 +716,6 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     for (int k = 0; k < carry.len; k++) vec_push(&body.f, carry.items[k]);
     vec_free(&carry);
     IrBlock iter = block_of(ad, &body.f), rev = blk_reverse(ad, &body);
-    IrBlock recompute = {.stmts = ARENA_ARRAY(ad->a, IrStmt *, iter.n + 1), .n = 0}; /* an iteration without the count */
-    for (int k = 0; k < iter.n; k++)
-        if (k != nfwd - 1) recompute.stmts[recompute.n++] = iter.stmts[k];
     /* the segment length S = max(1, ceil(trips / AD_CHECKPOINTS)), trips from the bounds */
     int64_t as = step > 0 ? step : -step;
     IrExpr *span_ = step > 0 ? bin(ad, IR_SUB, local_ref(ad, ev, sp), local_ref(ad, bv, sp)) : bin(ad, IR_SUB, local_ref(ad, bv, sp), local_ref(ad, ev, sp));
@@ -726,12 +723,10 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     int sv = new_local(ad, "$segment", ct, false);
     vec_push(&b->f, assign(ad, sv, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, trips, irb_int(ad->a, ct, AD_CHECKPOINTS - 1, sp)),
                                                                irb_int(ad->a, ct, AD_CHECKPOINTS, sp)), irb_int(ad->a, ct, 1, sp)), sp));
-    int *ck = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS + 1)), *seg = malloc(sizeof(int) * ((size_t)n + 1));
+    int *ck = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS + 1));
     for (int l = 0; l < n; l++) {
-        seg[l] = -1;
         if (hdr[l] < 0) continue;
         QdType t = ad->locals.items[hdr[l]].type;
-        seg[l] = new_local(ad, "$restart", t, false);
         for (int q = 0; q < AD_CHECKPOINTS; q++) ck[q * n + l] = new_local(ad, arena_printf(ad->a, "$checkpoint%d", q), t, false);
     }
     /* forward: for c in range(begin, end, step): if nit % S == 0: checkpoint[nit / S] = h; iteration */
@@ -742,27 +737,29 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     vec_push(&fb, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, local_ref(ad, nit, sp), local_ref(ad, sv, sp)), irb_int(ad->a, ct, 0, sp)), &keep, sp));
     for (int k = 0; k < iter.n; k++) vec_push(&fb, iter.stmts[k]);
     vec_push(&b->f, for_stmt(ad, c, local_ref(ad, bv, sp), local_ref(ad, ev, sp), step, block_of(ad, &fb), sp));
-    /* backwards, with a second level of checkpoints. Per segment q1 from the last: h = checkpoint[q1];
-     * s1 = q1 * S; e1 = min(s1 + S, nit); T = max(1, ceil((e1 - s1) / AD_CHECKPOINTS)); the segment
-     * runs forward once, keeping h at the start of every T-th of its iterations in sub[]; then per
-     * sub-segment q2 from the last: restart = sub[q2]; sb = s1 + q2 * T; se = min(sb + T, e1);
-     *   for k in range(se - sb): j = begin + (se - 1 - k) * step; h = restart;
-     *     for c in range(begin + sb * step, j, step): iteration; c = j; replay; sweep */
+    /* backwards, with a second level of checkpoints, the body's replay once: per segment q1 from the
+     * last: h = checkpoint[q1]; s1 = q1 * S; e1 = min(s1 + S, nit); T = max(1, ceil((e1 - s1) /
+     * AD_CHECKPOINTS)); then e1 - s1 + 1 runs of one loop over iterations m, each c = begin + m *
+     * step; replay; then, unless m is the run's swept iteration, the carries:
+     *   run 0 runs the segment forward (s1..e1), keeping h at the start of every T-th iteration in sub[];
+     *   run r > 0 sweeps iteration x = e1 - r: h = sub[(x - s1) / T], it replays from that
+     *   sub-segment's first iteration to x, then sweeps x backwards.
+     * One copy of the body per level for the sweep (a copy per run kind made the code of a nest of
+     * run-time loops grow with the square of its depth times four). */
     int *sub = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS + 1));
     for (int l = 0; l < n; l++)
         if (hdr[l] >= 0)
             for (int q = 0; q < AD_CHECKPOINTS; q++)
                 sub[q * n + l] = new_local(ad, arena_printf(ad->a, "$subcheckpoint%d", q), ad->locals.items[hdr[l]].type, false);
     int kq1 = new_local(ad, "$segrev", ct, false), s1 = new_local(ad, "$segfirst", ct, false), e1 = new_local(ad, "$segend", ct, false);
-    int tv = new_local(ad, "$subsegment", ct, false), ms = new_local(ad, "$subiter", ct, false), nsub = new_local(ad, "$subsegments", ct, false);
-    int qv2 = new_local(ad, "$subslot", ct, false), kq = new_local(ad, "$subrev", ct, false), sb = new_local(ad, "$subfirst", ct, false);
-    int se = new_local(ad, "$subend", ct, false), cb = new_local(ad, "$subbegin", ct, false);
-    int kk = new_local(ad, "$rev", ct, false), jv = new_local(ad, "$iter", ct, false);
+    int tv = new_local(ad, "$subsegment", ct, false), ms = new_local(ad, "$subiter", ct, false), qv2 = new_local(ad, "$subslot", ct, false);
+    int rv = new_local(ad, "$run", ct, false), xv = new_local(ad, "$iter", ct, false), stt = new_local(ad, "$runfirst", ct, false);
+    int stp = new_local(ad, "$runend", ct, false), sat = new_local(ad, "$runswept", ct, false);
     int nseg = new_local(ad, "$segments", ct, false);
     IrExpr *one = irb_int(ad->a, ct, 1, sp);
 #define L(x) local_ref(ad, x, sp)
 #define K(v) irb_int(ad->a, ct, v, sp)
-    StmtVec ch = {0}, s1body = {0}, fb2 = {0}, keep2 = {0}, sbody = {0}, rb = {0};
+    StmtVec ch = {0}, s1body = {0}, keep2 = {0}, rec = {0}, runb = {0}, pick = {0}, mb = {0}, cy = {0}, sw = {0};
     vec_push(&ch, assign(ad, nseg, bin(ad, IR_DIV, bin(ad, IR_ADD, L(nit), bin(ad, IR_SUB, L(sv), one)), L(sv)), sp));
     vec_push(&s1body, assign(ad, qv, bin(ad, IR_SUB, bin(ad, IR_SUB, L(nseg), K(1)), L(kq1)), sp));
     checkpoint_moves(ad, &s1body, qv, ck, hdr, hdr, n, false, sp);
@@ -770,36 +767,37 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     vec_push(&s1body, assign(ad, e1, bin(ad, IR_MIN, bin(ad, IR_ADD, L(s1), L(sv)), L(nit)), sp));
     vec_push(&s1body, assign(ad, tv, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), K(AD_CHECKPOINTS - 1)),
                                                           K(AD_CHECKPOINTS)), K(1)), sp));
-    /* the segment forward: for m in range(e1 - s1): if m % T == 0: sub[m / T] = h; c = begin + (s1 + m) * step; iteration */
-    vec_push(&keep2, assign(ad, qv2, bin(ad, IR_DIV, L(ms), L(tv)), sp));
+    /* run r: the segment forward (r = 0) or the sweep of iteration e1 - r */
+    vec_push(&runb, assign(ad, stt, L(s1), sp));
+    vec_push(&runb, assign(ad, stp, L(e1), sp));
+    vec_push(&runb, assign(ad, sat, K(-1), sp));
+    vec_push(&pick, assign(ad, xv, bin(ad, IR_SUB, L(e1), L(rv)), sp));
+    vec_push(&pick, assign(ad, qv2, bin(ad, IR_DIV, bin(ad, IR_SUB, L(xv), L(s1)), L(tv)), sp));
+    checkpoint_moves(ad, &pick, qv2, sub, hdr, hdr, n, false, sp);
+    vec_push(&pick, assign(ad, stt, bin(ad, IR_ADD, L(s1), bin(ad, IR_MUL, L(qv2), L(tv))), sp));
+    vec_push(&pick, assign(ad, stp, bin(ad, IR_ADD, L(xv), K(1)), sp));
+    vec_push(&pick, assign(ad, sat, L(xv), sp));
+    vec_push(&runb, if_stmt(ad, bin(ad, IR_GT, L(rv), K(0)), &pick, sp));
+    /* an iteration: in run 0, every T-th keeps h in sub[(m - s1) / T] first */
+    vec_push(&keep2, assign(ad, qv2, bin(ad, IR_DIV, bin(ad, IR_SUB, L(ms), L(s1)), L(tv)), sp));
     checkpoint_moves(ad, &keep2, qv2, sub, hdr, hdr, n, true, sp);
-    vec_push(&fb2, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, L(ms), L(tv)), K(0)), &keep2, sp));
-    vec_push(&fb2, assign(ad, c, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, bin(ad, IR_ADD, L(s1), L(ms)), K(step))), sp));
-    for (int k = 0; k < recompute.n; k++) vec_push(&fb2, recompute.stmts[k]);
-    vec_push(&s1body, for_stmt(ad, ms, K(0), bin(ad, IR_SUB, L(e1), L(s1)), 1, block_of(ad, &fb2), sp));
-    vec_push(&s1body, assign(ad, nsub, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), bin(ad, IR_SUB, L(tv), K(1))), L(tv)), sp));
-    /* per sub-segment */
-    vec_push(&sbody, assign(ad, qv2, bin(ad, IR_SUB, bin(ad, IR_SUB, L(nsub), K(1)), L(kq)), sp));
-    checkpoint_moves(ad, &sbody, qv2, sub, seg, hdr, n, false, sp);
-    vec_push(&sbody, assign(ad, sb, bin(ad, IR_ADD, L(s1), bin(ad, IR_MUL, L(qv2), L(tv))), sp));
-    vec_push(&sbody, assign(ad, se, bin(ad, IR_MIN, bin(ad, IR_ADD, L(sb), L(tv)), L(e1)), sp));
-    vec_push(&sbody, assign(ad, cb, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, L(sb), K(step))), sp));
-    IrExpr *back = bin(ad, IR_SUB, bin(ad, IR_SUB, L(se), K(1)), L(kk));
-    vec_push(&rb, assign(ad, jv, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, back, K(step))), sp));
-    for (int l = 0; l < n; l++)
-        if (hdr[l] >= 0) vec_push(&rb, assign(ad, hdr[l], L(seg[l]), sp));
-    vec_push(&rb, for_stmt(ad, c, L(cb), L(jv), step, recompute, sp));
-    vec_push(&rb, assign(ad, c, L(jv), sp));
-    for (int k = 0; k < nreplay; k++) vec_push(&rb, replay[k]);
-    for (int k = 0; k < rev.n; k++) vec_push(&rb, rev.stmts[k]);
-    vec_push(&sbody, for_stmt(ad, kk, K(0), bin(ad, IR_SUB, L(se), L(sb)), 1, block_of(ad, &rb), sp));
-    vec_push(&s1body, for_stmt(ad, kq, K(0), L(nsub), 1, block_of(ad, &sbody), sp));
+    vec_push(&rec, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, bin(ad, IR_SUB, L(ms), L(s1)), L(tv)), K(0)), &keep2, sp));
+    vec_push(&mb, if_stmt(ad, bin(ad, IR_EQ, L(rv), K(0)), &rec, sp));
+    vec_push(&mb, assign(ad, c, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, L(ms), K(step))), sp));
+    for (int k = 0; k < nreplay; k++) vec_push(&mb, replay[k]);
+    for (int k = nfwd; k < iter.n; k++) vec_push(&cy, iter.stmts[k]);
+    if (cy.len) vec_push(&mb, if_stmt(ad, bin(ad, IR_NE, L(ms), L(sat)), &cy, sp));
+    else vec_free(&cy);
+    vec_push(&runb, for_stmt(ad, ms, L(stt), L(stp), 1, block_of(ad, &mb), sp));
+    for (int k = 0; k < rev.n; k++) vec_push(&sw, rev.stmts[k]);
+    vec_push(&runb, if_stmt(ad, bin(ad, IR_GT, L(rv), K(0)), &sw, sp));
+    vec_push(&s1body, for_stmt(ad, rv, K(0), bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), K(1)), 1, block_of(ad, &runb), sp));
     vec_push(&ch, for_stmt(ad, kq1, K(0), L(nseg), 1, block_of(ad, &s1body), sp));
 #undef L
 #undef K
     chunk_push(b, ch);
     free(sub);
-    free(pre), free(ck), free(seg);
+    free(pre), free(ck);
 }
 
 static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
