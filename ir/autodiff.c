@@ -665,9 +665,11 @@ static void checkpoint_moves(Ad *ad, StmtVec *out, int sel, const int *ck, const
  * the same way, replaying a sub-segment's iterations up to j (about 3 nit + nit * T / 2 replayed
  * iterations in all: linear up to 256 trips, nit^2 / 512 past that), then replays iteration j and
  * sweeps it backwards, the adjoint of h carried into the adjoint of the iteration's end value
- * first. A checkpoint is chosen by a binary search on its number (4 comparisons). 16 checkpoints,
- * not more: the 4 copies of the body per run-time loop nest, and at 32 LLVM took 10x as long on
- * two nested loops. */
+ * first. A checkpoint is chosen by a binary search on its number (4 comparisons). The body is
+ * emitted twice: in the forward run, and in the one loop of the sweep whose runs are the
+ * segment's forward run and each swept iteration's replay (a nest of L run-time loops holds L + 1
+ * copies of its innermost body, bench/results.md section 9). 16 checkpoints, not more: at 32 LLVM
+ * took 10x as long on two nested loops (with 4 copies of the body per level). */
 static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr *end, int64_t step, const unsigned char *H) {
     int n = ad->pk->nlocals;
     Span sp = s->span;
@@ -739,27 +741,31 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     vec_push(&b->f, for_stmt(ad, c, local_ref(ad, bv, sp), local_ref(ad, ev, sp), step, block_of(ad, &fb), sp));
     /* backwards, with a second level of checkpoints, the body's replay once: per segment q1 from the
      * last: h = checkpoint[q1]; s1 = q1 * S; e1 = min(s1 + S, nit); T = max(1, ceil((e1 - s1) /
-     * AD_CHECKPOINTS)); then e1 - s1 + 1 runs of one loop over iterations m, each c = begin + m *
-     * step; replay; then, unless m is the run's swept iteration, the carries:
-     *   run 0 runs the segment forward (s1..e1), keeping h at the start of every T-th iteration in sub[];
-     *   run r > 0 sweeps iteration x = e1 - r: h = sub[(x - s1) / T], it replays from that
-     *   sub-segment's first iteration to x, then sweeps x backwards.
+     * AD_CHECKPOINTS)); U = ceil((e1 - s1) / T) sub-segments; then U + e1 - s1 runs of one loop
+     * over iterations m, each: saved = h; c = begin + m * step; replay; the carries:
+     *   run r < U keeps h in sub[r], then runs sub-segment r forward (s1 + r * T .. its end);
+     *   run r >= U sweeps iteration x = e1 - 1 - (r - U): h = sub[(x - s1) / T], it replays from
+     *   that sub-segment's first iteration to x, h = saved (its value when x began), then sweeps
+     *   x backwards.
      * One copy of the body per level for the sweep (a copy per run kind made the code of a nest of
-     * run-time loops grow with the square of its depth times four). */
-    int *sub = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS + 1));
-    for (int l = 0; l < n; l++)
-        if (hdr[l] >= 0)
-            for (int q = 0; q < AD_CHECKPOINTS; q++)
-                sub[q * n + l] = new_local(ad, arena_printf(ad->a, "$subcheckpoint%d", q), ad->locals.items[hdr[l]].type, false);
+     * run-time loops grow with the square of its depth times four), and no branch in the loop. */
+    int *sub = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS * 2 + 1)), *saved = sub + (size_t)n * AD_CHECKPOINTS;
+    for (int l = 0; l < n; l++) {
+        saved[l] = -1;
+        if (hdr[l] < 0) continue;
+        saved[l] = new_local(ad, "$saved", ad->locals.items[hdr[l]].type, false);
+        for (int q = 0; q < AD_CHECKPOINTS; q++)
+            sub[q * n + l] = new_local(ad, arena_printf(ad->a, "$subcheckpoint%d", q), ad->locals.items[hdr[l]].type, false);
+    }
     int kq1 = new_local(ad, "$segrev", ct, false), s1 = new_local(ad, "$segfirst", ct, false), e1 = new_local(ad, "$segend", ct, false);
     int tv = new_local(ad, "$subsegment", ct, false), ms = new_local(ad, "$subiter", ct, false), qv2 = new_local(ad, "$subslot", ct, false);
     int rv = new_local(ad, "$run", ct, false), xv = new_local(ad, "$iter", ct, false), stt = new_local(ad, "$runfirst", ct, false);
-    int stp = new_local(ad, "$runend", ct, false), sat = new_local(ad, "$runswept", ct, false);
+    int stp = new_local(ad, "$runend", ct, false), nsub = new_local(ad, "$subsegments", ct, false);
     int nseg = new_local(ad, "$segments", ct, false);
     IrExpr *one = irb_int(ad->a, ct, 1, sp);
 #define L(x) local_ref(ad, x, sp)
 #define K(v) irb_int(ad->a, ct, v, sp)
-    StmtVec ch = {0}, s1body = {0}, keep2 = {0}, rec = {0}, runb = {0}, pick = {0}, mb = {0}, cy = {0}, sw = {0};
+    StmtVec ch = {0}, s1body = {0}, fwdrun = {0}, runb = {0}, pick = {0}, mb = {0}, sw = {0};
     vec_push(&ch, assign(ad, nseg, bin(ad, IR_DIV, bin(ad, IR_ADD, L(nit), bin(ad, IR_SUB, L(sv), one)), L(sv)), sp));
     vec_push(&s1body, assign(ad, qv, bin(ad, IR_SUB, bin(ad, IR_SUB, L(nseg), K(1)), L(kq1)), sp));
     checkpoint_moves(ad, &s1body, qv, ck, hdr, hdr, n, false, sp);
@@ -767,31 +773,32 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     vec_push(&s1body, assign(ad, e1, bin(ad, IR_MIN, bin(ad, IR_ADD, L(s1), L(sv)), L(nit)), sp));
     vec_push(&s1body, assign(ad, tv, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), K(AD_CHECKPOINTS - 1)),
                                                           K(AD_CHECKPOINTS)), K(1)), sp));
-    /* run r: the segment forward (r = 0) or the sweep of iteration e1 - r */
-    vec_push(&runb, assign(ad, stt, L(s1), sp));
-    vec_push(&runb, assign(ad, stp, L(e1), sp));
-    vec_push(&runb, assign(ad, sat, K(-1), sp));
-    vec_push(&pick, assign(ad, xv, bin(ad, IR_SUB, L(e1), L(rv)), sp));
+    vec_push(&s1body, assign(ad, nsub, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), bin(ad, IR_SUB, L(tv), K(1))), L(tv)), sp));
+    /* run r: sub-segment r forward (r < U) or the sweep of iteration e1 - 1 - (r - U) */
+    vec_push(&fwdrun, assign(ad, qv2, L(rv), sp));
+    checkpoint_moves(ad, &fwdrun, qv2, sub, hdr, hdr, n, true, sp);
+    vec_push(&fwdrun, assign(ad, stt, bin(ad, IR_ADD, L(s1), bin(ad, IR_MUL, L(rv), L(tv))), sp));
+    vec_push(&fwdrun, assign(ad, stp, bin(ad, IR_MIN, bin(ad, IR_ADD, L(stt), L(tv)), L(e1)), sp));
+    vec_push(&pick, assign(ad, xv, bin(ad, IR_SUB, bin(ad, IR_SUB, L(e1), K(1)), bin(ad, IR_SUB, L(rv), L(nsub))), sp));
     vec_push(&pick, assign(ad, qv2, bin(ad, IR_DIV, bin(ad, IR_SUB, L(xv), L(s1)), L(tv)), sp));
     checkpoint_moves(ad, &pick, qv2, sub, hdr, hdr, n, false, sp);
     vec_push(&pick, assign(ad, stt, bin(ad, IR_ADD, L(s1), bin(ad, IR_MUL, L(qv2), L(tv))), sp));
     vec_push(&pick, assign(ad, stp, bin(ad, IR_ADD, L(xv), K(1)), sp));
-    vec_push(&pick, assign(ad, sat, L(xv), sp));
-    vec_push(&runb, if_stmt(ad, bin(ad, IR_GT, L(rv), K(0)), &pick, sp));
-    /* an iteration: in run 0, every T-th keeps h in sub[(m - s1) / T] first */
-    vec_push(&keep2, assign(ad, qv2, bin(ad, IR_DIV, bin(ad, IR_SUB, L(ms), L(s1)), L(tv)), sp));
-    checkpoint_moves(ad, &keep2, qv2, sub, hdr, hdr, n, true, sp);
-    vec_push(&rec, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, bin(ad, IR_SUB, L(ms), L(s1)), L(tv)), K(0)), &keep2, sp));
-    vec_push(&mb, if_stmt(ad, bin(ad, IR_EQ, L(rv), K(0)), &rec, sp));
+    IrStmt *which = if_stmt(ad, bin(ad, IR_LT, L(rv), L(nsub)), &fwdrun, sp);
+    which->if_.els = block_of(ad, &pick);
+    vec_push(&runb, which);
+    /* an iteration: h as it began kept in saved, the body, the carries */
+    for (int l = 0; l < n; l++)
+        if (hdr[l] >= 0) vec_push(&mb, assign(ad, saved[l], L(hdr[l]), sp));
     vec_push(&mb, assign(ad, c, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, L(ms), K(step))), sp));
     for (int k = 0; k < nreplay; k++) vec_push(&mb, replay[k]);
-    for (int k = nfwd; k < iter.n; k++) vec_push(&cy, iter.stmts[k]);
-    if (cy.len) vec_push(&mb, if_stmt(ad, bin(ad, IR_NE, L(ms), L(sat)), &cy, sp));
-    else vec_free(&cy);
+    for (int k = nfwd; k < iter.n; k++) vec_push(&mb, iter.stmts[k]);
     vec_push(&runb, for_stmt(ad, ms, L(stt), L(stp), 1, block_of(ad, &mb), sp));
+    for (int l = 0; l < n; l++)
+        if (hdr[l] >= 0) vec_push(&sw, assign(ad, hdr[l], L(saved[l]), sp));
     for (int k = 0; k < rev.n; k++) vec_push(&sw, rev.stmts[k]);
-    vec_push(&runb, if_stmt(ad, bin(ad, IR_GT, L(rv), K(0)), &sw, sp));
-    vec_push(&s1body, for_stmt(ad, rv, K(0), bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), K(1)), 1, block_of(ad, &runb), sp));
+    vec_push(&runb, if_stmt(ad, bin(ad, IR_GE, L(rv), L(nsub)), &sw, sp));
+    vec_push(&s1body, for_stmt(ad, rv, K(0), bin(ad, IR_ADD, L(nsub), bin(ad, IR_SUB, L(e1), L(s1))), 1, block_of(ad, &runb), sp));
     vec_push(&ch, for_stmt(ad, kq1, K(0), L(nseg), 1, block_of(ad, &s1body), sp));
 #undef L
 #undef K
