@@ -259,3 +259,68 @@ Test(autodiff_stack, x86_deep_nests_match_finite_differences, .timeout = 300) {
     remove_tree(dir);
     free(dir), free(qd);
 }
+
+/* The deep nests in f32 on lavapipe, against central differences of the C reference in f64 at the
+ * same (f32) inputs. */
+static double c3(double a, double b, int n) {
+    double t = a;
+    for (int j = 0; j < n; j++) {
+        t = t * b + 0.1;
+        for (int k = 0; k < n - j; k++) {
+            double u = sin(t) * a;
+            for (int l = 0; l < k % 5 + 1; l++) t = 0.5 * t + u * cos(t * b) * 0.3;
+            t = t + 0.01 * k;
+        }
+    }
+    return t;
+}
+static double c4(double a, double b, int n) {
+    double t = a;
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < n / 2 + 1; k++)
+            for (int l = 0; l < 2; l++) {
+                for (int m = 0; m < n % 4 + 1; m++) t = tanh(t * b) + 0.5 * t;
+                t = t * a + 0.05;
+            }
+    return t;
+}
+static double cfd(double (*f)(double, double, int), double a, double b, int n, int wrt) {
+    double h = 1e-5;
+    return wrt ? (f(a, b + h, n) - f(a, b - h, n)) / (2 * h) : (f(a + h, b, n) - f(a - h, b, n)) / (2 * h);
+}
+
+Test(autodiff_stack, lavapipe_deep_nests_match_finite_differences, .timeout = 300) {
+    char *dir = make_temp_dir(), *spv = NULL;
+    char *meta = vk_compile(dir, "d", "vulkan1.2", DEEP("f32"), &spv);
+    static const int32_t trips[ND] = {DEEP_TRIPS};
+    static const char *names[2] = {"deep3", "deep4"};
+    double (*ref[2])(double, double, int) = {c3, c4};
+    for (int k = 0; k < 2; k++) {
+        int32_t n[ND];
+        float a[ND], b[ND], o[ND], ag[ND], bg[ND], og[ND];
+        memcpy(n, trips, sizeof n);
+        for (int i = 0; i < ND; i++) a[i] = (float)(0.8 + 0.02 * i), b[i] = (float)(0.6 - 0.03 * i), o[i] = ag[i] = bg[i] = 0, og[i] = 1;
+        VkArray arr[7] = {{a, sizeof a, ND}, {b, sizeof b, ND}, {n, sizeof n, ND}, {o, sizeof o, ND}, {ag, sizeof ag, ND}, {bg, sizeof bg, ND}, {og, sizeof og, ND}};
+        char *kg = xasprintf("%s_grad", names[k]), *err = NULL;
+        const char *one[] = {names[k]}, *two[] = {kg};
+        int rc = vk_run(dir, spv, meta, one, 1, arr, 4, NULL, ND, VK_FULL, true, &err);
+        cr_expect_neq(rc, -1, "%s: %s", names[k], err ? err : "");
+        free(err), err = NULL;
+        if (rc == 1) {
+            rc = vk_run(dir, spv, meta, two, 1, arr, 7, NULL, ND, VK_FULL, true, &err);
+            cr_expect_neq(rc, -1, "%s: %s", kg, err ? err : "");
+            free(err);
+        }
+        if (rc == 1)
+            for (int i = 0; i < ND; i++) {
+                double v = ref[k](a[i], b[i], n[i]), da = cfd(ref[k], a[i], b[i], n[i], 0), db = cfd(ref[k], a[i], b[i], n[i], 1);
+                cr_expect(fabs(o[i] - v) <= 1e-3 * (1 + fabs(v)), "%s[%d] (%d trips): lavapipe %.7g, C %.9g", names[k], i, n[i], o[i], v);
+                cr_expect(fabs(ag[i] - da) <= 2e-3 * (1 + fabs(da)), "%s a_grad[%d] (%d trips): lavapipe %.7g, fd %.9g", names[k], i, n[i], ag[i], da);
+                cr_expect(fabs(bg[i] - db) <= 2e-3 * (1 + fabs(db)), "%s b_grad[%d] (%d trips): lavapipe %.7g, fd %.9g", names[k], i, n[i], bg[i], db);
+            }
+        free(kg);
+    }
+    free(meta), free(spv);
+    remove_tree(dir);
+    free(dir);
+}
