@@ -1206,6 +1206,7 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
     free(used);
     out->tasks = ARENA_ARRAY(a, IrTask, pk->ntasks ? pk->ntasks : 1);
     if (pk->random_at.src) rule(&ad, pk->random_at, "RandStmt not supported in AutoDiff for now.");
+    if (pk->nested_range_at.src) rule(&ad, pk->nested_range_at, "Cannot use non static range in Backwards mode");
     const char *gf = NULL;
     const IrStmt *gs = pk->grad_validate ? gdar_check(m, pk, &gf) : NULL;
     if (gs)
