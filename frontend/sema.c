@@ -1934,9 +1934,9 @@ static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
     S->cur = &body;
     LoopKind around = S->loop; /* LOOP_STATIC in an unrolled top-level qd.static loop */
     S->loop = LOOP_PARALLEL, S->parallel_continue = false;
-    S->dyn++;
+    S->dyn++, S->loop_nest++;
     sema_block(S, &loop->for_.body);
-    S->dyn--;
+    S->dyn--, S->loop_nest--;
     S->loop = around, S->cur = outer;
     IrExpr *active = ls.sparse ? S->up->sema_sparse_loop_cond(S, &ls, vars, iter->span) : NULL;
     IrStmtVec inactive = {0}, *around_cur = S->cur;

@@ -284,6 +284,8 @@ typedef struct Sema {
     int rng_field;       /* the kernel's launch counter qdc_rng_<kernel> (a 0-d u32 field), or -1 */
     IrStmt *rng_init;    /* ... and its seeding, put first in the task's body when it is closed */
     int64_t random_seed; /* qd.init(random_seed=N) */
+    bool ad_stack_off;   /* qd.init(ad_stack_experimental_enabled=False): Quadrants' reverse mode refuses nested run-time range loops */
+    int loop_nest;       /* run-time loops around the statement being checked, qd.func calls included (Quadrants' loop_depth) */
     QdType default_fp, default_ip; /* qd.init(default_fp=, default_ip=): Python's float and int */
     const char *arch; /* FrontendOptions.arch: NULL when the targets' archs differ */
     int max_shared_bytes; /* FrontendOptions.max_shared_bytes */

@@ -489,14 +489,15 @@ static void static_iteration_unless_returned(Sema *S, const StmtList *body) {
     sema_emit(S, if_then(S, returned_flag(S, false, sp), &v, sp));
 }
 
-static IrBlock loop_body(Sema *S, const StmtList *body, LoopKind kind, IrStmtVec *prefix) {
+/* nest: a for loop (S->loop_nest counts it; a while does not, as in Quadrants' loop_depth) */
+static IrBlock loop_body(Sema *S, const StmtList *body, LoopKind kind, IrStmtVec *prefix, int nest) {
     LoopKind saved = S->loop;
     S->loop = kind;
     IrStmtVec *outer = S->cur;
     S->cur = prefix;
-    S->dyn++, S->rf.loops++;
+    S->dyn++, S->rf.loops++, S->loop_nest += nest;
     sema_block(S, body);
-    S->dyn--, S->rf.loops--;
+    S->dyn--, S->rf.loops--, S->loop_nest -= nest;
     S->cur = outer;
     S->loop = saved;
     return sema_freeze(S, prefix);
@@ -525,7 +526,7 @@ static void stmt_while(Sema *S, const Stmt *s) {
     }
     vec_free(&pre);
     st->while_.cond = cond;
-    st->while_.body = loop_body(S, &s->while_.body, LOOP_SERIAL, &body);
+    st->while_.body = loop_body(S, &s->while_.body, LOOP_SERIAL, &body, 0);
     sema_emit(S, st);
 }
 
@@ -656,11 +657,11 @@ static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
         IrStmtVec inner = {0};
         IrStmt *cond = sema_stmt_new(S, IR_IF, s->span);
         cond->if_.cond = active;
-        cond->if_.then = loop_body(S, &s->for_.body, LOOP_SERIAL, &inner);
+        cond->if_.then = loop_body(S, &s->for_.body, LOOP_SERIAL, &inner, 1);
         vec_push(&body, cond);
         st->for_.body = sema_freeze(S, &body);
     } else {
-        st->for_.body = loop_body(S, &s->for_.body, LOOP_SERIAL, &body);
+        st->for_.body = loop_body(S, &s->for_.body, LOOP_SERIAL, &body, 1);
     }
     sema_emit(S, st);
 }
@@ -692,6 +693,9 @@ static void stmt_for(Sema *S, const Stmt *s) {
         return serial_for(S, s, &ls, vars, 0);
     }
     if (loop_targets(S, s, vars, ls.ndims) < 0) return;
+    if (!ls.is_static && S->ad_stack_off && S->loop_nest > 0 && S->k && !S->k->nested_range_at.src && it->kind == E_CALL &&
+        it->call.fn->kind == E_NAME && !strcmp(it->call.fn->name, "range"))
+        S->k->nested_range_at = s->span; /* Quadrants' build_For without its ad stack (IrKernel.nested_range_at) */
     if (ls.is_static) static_for(S, s, &ls, vars);
     else serial_for(S, s, &ls, vars, 0);
 }

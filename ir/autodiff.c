@@ -665,9 +665,11 @@ static void checkpoint_moves(Ad *ad, StmtVec *out, int sel, const int *ck, const
  * the same way, replaying a sub-segment's iterations up to j (about 3 nit + nit * T / 2 replayed
  * iterations in all: linear up to 256 trips, nit^2 / 512 past that), then replays iteration j and
  * sweeps it backwards, the adjoint of h carried into the adjoint of the iteration's end value
- * first. A checkpoint is chosen by a binary search on its number (4 comparisons). 16 checkpoints,
- * not more: the 4 copies of the body per run-time loop nest, and at 32 LLVM took 10x as long on
- * two nested loops. */
+ * first. A checkpoint is chosen by a binary search on its number (4 comparisons). The body is
+ * emitted twice: in the forward run, and in the one loop of the sweep whose runs are the
+ * segment's forward run and each swept iteration's replay (a nest of L run-time loops holds L + 1
+ * copies of its innermost body, bench/results.md section 9). 16 checkpoints, not more: at 32 LLVM
+ * took 10x as long on two nested loops (with 4 copies of the body per level). */
 static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr *end, int64_t step, const unsigned char *H) {
     int n = ad->pk->nlocals;
     Span sp = s->span;
@@ -716,9 +718,6 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     for (int k = 0; k < carry.len; k++) vec_push(&body.f, carry.items[k]);
     vec_free(&carry);
     IrBlock iter = block_of(ad, &body.f), rev = blk_reverse(ad, &body);
-    IrBlock recompute = {.stmts = ARENA_ARRAY(ad->a, IrStmt *, iter.n + 1), .n = 0}; /* an iteration without the count */
-    for (int k = 0; k < iter.n; k++)
-        if (k != nfwd - 1) recompute.stmts[recompute.n++] = iter.stmts[k];
     /* the segment length S = max(1, ceil(trips / AD_CHECKPOINTS)), trips from the bounds */
     int64_t as = step > 0 ? step : -step;
     IrExpr *span_ = step > 0 ? bin(ad, IR_SUB, local_ref(ad, ev, sp), local_ref(ad, bv, sp)) : bin(ad, IR_SUB, local_ref(ad, bv, sp), local_ref(ad, ev, sp));
@@ -726,12 +725,10 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     int sv = new_local(ad, "$segment", ct, false);
     vec_push(&b->f, assign(ad, sv, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, trips, irb_int(ad->a, ct, AD_CHECKPOINTS - 1, sp)),
                                                                irb_int(ad->a, ct, AD_CHECKPOINTS, sp)), irb_int(ad->a, ct, 1, sp)), sp));
-    int *ck = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS + 1)), *seg = malloc(sizeof(int) * ((size_t)n + 1));
+    int *ck = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS + 1));
     for (int l = 0; l < n; l++) {
-        seg[l] = -1;
         if (hdr[l] < 0) continue;
         QdType t = ad->locals.items[hdr[l]].type;
-        seg[l] = new_local(ad, "$restart", t, false);
         for (int q = 0; q < AD_CHECKPOINTS; q++) ck[q * n + l] = new_local(ad, arena_printf(ad->a, "$checkpoint%d", q), t, false);
     }
     /* forward: for c in range(begin, end, step): if nit % S == 0: checkpoint[nit / S] = h; iteration */
@@ -742,27 +739,33 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     vec_push(&fb, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, local_ref(ad, nit, sp), local_ref(ad, sv, sp)), irb_int(ad->a, ct, 0, sp)), &keep, sp));
     for (int k = 0; k < iter.n; k++) vec_push(&fb, iter.stmts[k]);
     vec_push(&b->f, for_stmt(ad, c, local_ref(ad, bv, sp), local_ref(ad, ev, sp), step, block_of(ad, &fb), sp));
-    /* backwards, with a second level of checkpoints. Per segment q1 from the last: h = checkpoint[q1];
-     * s1 = q1 * S; e1 = min(s1 + S, nit); T = max(1, ceil((e1 - s1) / AD_CHECKPOINTS)); the segment
-     * runs forward once, keeping h at the start of every T-th of its iterations in sub[]; then per
-     * sub-segment q2 from the last: restart = sub[q2]; sb = s1 + q2 * T; se = min(sb + T, e1);
-     *   for k in range(se - sb): j = begin + (se - 1 - k) * step; h = restart;
-     *     for c in range(begin + sb * step, j, step): iteration; c = j; replay; sweep */
-    int *sub = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS + 1));
-    for (int l = 0; l < n; l++)
-        if (hdr[l] >= 0)
-            for (int q = 0; q < AD_CHECKPOINTS; q++)
-                sub[q * n + l] = new_local(ad, arena_printf(ad->a, "$subcheckpoint%d", q), ad->locals.items[hdr[l]].type, false);
+    /* backwards, with a second level of checkpoints, the body's replay once: per segment q1 from the
+     * last: h = checkpoint[q1]; s1 = q1 * S; e1 = min(s1 + S, nit); T = max(1, ceil((e1 - s1) /
+     * AD_CHECKPOINTS)); U = ceil((e1 - s1) / T) sub-segments; then U + e1 - s1 runs of one loop
+     * over iterations m, each: saved = h; c = begin + m * step; replay; the carries:
+     *   run r < U keeps h in sub[r], then runs sub-segment r forward (s1 + r * T .. its end);
+     *   run r >= U sweeps iteration x = e1 - 1 - (r - U): h = sub[(x - s1) / T], it replays from
+     *   that sub-segment's first iteration to x, h = saved (its value when x began), then sweeps
+     *   x backwards.
+     * One copy of the body per level for the sweep (a copy per run kind made the code of a nest of
+     * run-time loops grow with the square of its depth times four), and no branch in the loop. */
+    int *sub = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS * 2 + 1)), *saved = sub + (size_t)n * AD_CHECKPOINTS;
+    for (int l = 0; l < n; l++) {
+        saved[l] = -1;
+        if (hdr[l] < 0) continue;
+        saved[l] = new_local(ad, "$saved", ad->locals.items[hdr[l]].type, false);
+        for (int q = 0; q < AD_CHECKPOINTS; q++)
+            sub[q * n + l] = new_local(ad, arena_printf(ad->a, "$subcheckpoint%d", q), ad->locals.items[hdr[l]].type, false);
+    }
     int kq1 = new_local(ad, "$segrev", ct, false), s1 = new_local(ad, "$segfirst", ct, false), e1 = new_local(ad, "$segend", ct, false);
-    int tv = new_local(ad, "$subsegment", ct, false), ms = new_local(ad, "$subiter", ct, false), nsub = new_local(ad, "$subsegments", ct, false);
-    int qv2 = new_local(ad, "$subslot", ct, false), kq = new_local(ad, "$subrev", ct, false), sb = new_local(ad, "$subfirst", ct, false);
-    int se = new_local(ad, "$subend", ct, false), cb = new_local(ad, "$subbegin", ct, false);
-    int kk = new_local(ad, "$rev", ct, false), jv = new_local(ad, "$iter", ct, false);
+    int tv = new_local(ad, "$subsegment", ct, false), ms = new_local(ad, "$subiter", ct, false), qv2 = new_local(ad, "$subslot", ct, false);
+    int rv = new_local(ad, "$run", ct, false), xv = new_local(ad, "$iter", ct, false), stt = new_local(ad, "$runfirst", ct, false);
+    int stp = new_local(ad, "$runend", ct, false), nsub = new_local(ad, "$subsegments", ct, false);
     int nseg = new_local(ad, "$segments", ct, false);
     IrExpr *one = irb_int(ad->a, ct, 1, sp);
 #define L(x) local_ref(ad, x, sp)
 #define K(v) irb_int(ad->a, ct, v, sp)
-    StmtVec ch = {0}, s1body = {0}, fb2 = {0}, keep2 = {0}, sbody = {0}, rb = {0};
+    StmtVec ch = {0}, s1body = {0}, fwdrun = {0}, runb = {0}, pick = {0}, mb = {0}, sw = {0};
     vec_push(&ch, assign(ad, nseg, bin(ad, IR_DIV, bin(ad, IR_ADD, L(nit), bin(ad, IR_SUB, L(sv), one)), L(sv)), sp));
     vec_push(&s1body, assign(ad, qv, bin(ad, IR_SUB, bin(ad, IR_SUB, L(nseg), K(1)), L(kq1)), sp));
     checkpoint_moves(ad, &s1body, qv, ck, hdr, hdr, n, false, sp);
@@ -770,36 +773,38 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     vec_push(&s1body, assign(ad, e1, bin(ad, IR_MIN, bin(ad, IR_ADD, L(s1), L(sv)), L(nit)), sp));
     vec_push(&s1body, assign(ad, tv, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), K(AD_CHECKPOINTS - 1)),
                                                           K(AD_CHECKPOINTS)), K(1)), sp));
-    /* the segment forward: for m in range(e1 - s1): if m % T == 0: sub[m / T] = h; c = begin + (s1 + m) * step; iteration */
-    vec_push(&keep2, assign(ad, qv2, bin(ad, IR_DIV, L(ms), L(tv)), sp));
-    checkpoint_moves(ad, &keep2, qv2, sub, hdr, hdr, n, true, sp);
-    vec_push(&fb2, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, L(ms), L(tv)), K(0)), &keep2, sp));
-    vec_push(&fb2, assign(ad, c, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, bin(ad, IR_ADD, L(s1), L(ms)), K(step))), sp));
-    for (int k = 0; k < recompute.n; k++) vec_push(&fb2, recompute.stmts[k]);
-    vec_push(&s1body, for_stmt(ad, ms, K(0), bin(ad, IR_SUB, L(e1), L(s1)), 1, block_of(ad, &fb2), sp));
     vec_push(&s1body, assign(ad, nsub, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), bin(ad, IR_SUB, L(tv), K(1))), L(tv)), sp));
-    /* per sub-segment */
-    vec_push(&sbody, assign(ad, qv2, bin(ad, IR_SUB, bin(ad, IR_SUB, L(nsub), K(1)), L(kq)), sp));
-    checkpoint_moves(ad, &sbody, qv2, sub, seg, hdr, n, false, sp);
-    vec_push(&sbody, assign(ad, sb, bin(ad, IR_ADD, L(s1), bin(ad, IR_MUL, L(qv2), L(tv))), sp));
-    vec_push(&sbody, assign(ad, se, bin(ad, IR_MIN, bin(ad, IR_ADD, L(sb), L(tv)), L(e1)), sp));
-    vec_push(&sbody, assign(ad, cb, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, L(sb), K(step))), sp));
-    IrExpr *back = bin(ad, IR_SUB, bin(ad, IR_SUB, L(se), K(1)), L(kk));
-    vec_push(&rb, assign(ad, jv, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, back, K(step))), sp));
+    /* run r: sub-segment r forward (r < U) or the sweep of iteration e1 - 1 - (r - U) */
+    vec_push(&fwdrun, assign(ad, qv2, L(rv), sp));
+    checkpoint_moves(ad, &fwdrun, qv2, sub, hdr, hdr, n, true, sp);
+    vec_push(&fwdrun, assign(ad, stt, bin(ad, IR_ADD, L(s1), bin(ad, IR_MUL, L(rv), L(tv))), sp));
+    vec_push(&fwdrun, assign(ad, stp, bin(ad, IR_MIN, bin(ad, IR_ADD, L(stt), L(tv)), L(e1)), sp));
+    vec_push(&pick, assign(ad, xv, bin(ad, IR_SUB, bin(ad, IR_SUB, L(e1), K(1)), bin(ad, IR_SUB, L(rv), L(nsub))), sp));
+    vec_push(&pick, assign(ad, qv2, bin(ad, IR_DIV, bin(ad, IR_SUB, L(xv), L(s1)), L(tv)), sp));
+    checkpoint_moves(ad, &pick, qv2, sub, hdr, hdr, n, false, sp);
+    vec_push(&pick, assign(ad, stt, bin(ad, IR_ADD, L(s1), bin(ad, IR_MUL, L(qv2), L(tv))), sp));
+    vec_push(&pick, assign(ad, stp, bin(ad, IR_ADD, L(xv), K(1)), sp));
+    IrStmt *which = if_stmt(ad, bin(ad, IR_LT, L(rv), L(nsub)), &fwdrun, sp);
+    which->if_.els = block_of(ad, &pick);
+    vec_push(&runb, which);
+    /* an iteration: h as it began kept in saved, the body, the carries */
     for (int l = 0; l < n; l++)
-        if (hdr[l] >= 0) vec_push(&rb, assign(ad, hdr[l], L(seg[l]), sp));
-    vec_push(&rb, for_stmt(ad, c, L(cb), L(jv), step, recompute, sp));
-    vec_push(&rb, assign(ad, c, L(jv), sp));
-    for (int k = 0; k < nreplay; k++) vec_push(&rb, replay[k]);
-    for (int k = 0; k < rev.n; k++) vec_push(&rb, rev.stmts[k]);
-    vec_push(&sbody, for_stmt(ad, kk, K(0), bin(ad, IR_SUB, L(se), L(sb)), 1, block_of(ad, &rb), sp));
-    vec_push(&s1body, for_stmt(ad, kq, K(0), L(nsub), 1, block_of(ad, &sbody), sp));
+        if (hdr[l] >= 0) vec_push(&mb, assign(ad, saved[l], L(hdr[l]), sp));
+    vec_push(&mb, assign(ad, c, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, L(ms), K(step))), sp));
+    for (int k = 0; k < nreplay; k++) vec_push(&mb, replay[k]);
+    for (int k = nfwd; k < iter.n; k++) vec_push(&mb, iter.stmts[k]);
+    vec_push(&runb, for_stmt(ad, ms, L(stt), L(stp), 1, block_of(ad, &mb), sp));
+    for (int l = 0; l < n; l++)
+        if (hdr[l] >= 0) vec_push(&sw, assign(ad, hdr[l], L(saved[l]), sp));
+    for (int k = 0; k < rev.n; k++) vec_push(&sw, rev.stmts[k]);
+    vec_push(&runb, if_stmt(ad, bin(ad, IR_GE, L(rv), L(nsub)), &sw, sp));
+    vec_push(&s1body, for_stmt(ad, rv, K(0), bin(ad, IR_ADD, L(nsub), bin(ad, IR_SUB, L(e1), L(s1))), 1, block_of(ad, &runb), sp));
     vec_push(&ch, for_stmt(ad, kq1, K(0), L(nseg), 1, block_of(ad, &s1body), sp));
 #undef L
 #undef K
     chunk_push(b, ch);
     free(sub);
-    free(pre), free(ck), free(seg);
+    free(pre), free(ck);
 }
 
 static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
@@ -1201,6 +1206,7 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
     free(used);
     out->tasks = ARENA_ARRAY(a, IrTask, pk->ntasks ? pk->ntasks : 1);
     if (pk->random_at.src) rule(&ad, pk->random_at, "RandStmt not supported in AutoDiff for now.");
+    if (pk->nested_range_at.src) rule(&ad, pk->nested_range_at, "Cannot use non static range in Backwards mode");
     const char *gf = NULL;
     const IrStmt *gs = pk->grad_validate ? gdar_check(m, pk, &gf) : NULL;
     if (gs)

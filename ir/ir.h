@@ -382,6 +382,7 @@ typedef struct IrKernel {
                            of Quadrants' autodiff the kernel breaks is an error there (ir/autodiff.c), else a warning */
     bool grad_validate; /* K runs in a qd.ad.Tape(..., validation=True): the global data access rule is checked */
     Span random_at;     /* the first qd.random / qd.randn of the kernel (src NULL: none); Quadrants' autodiff refuses it */
+    Span nested_range_at; /* under qd.init(ad_stack_experimental_enabled=False), the first non-static `for ... in range()` inside another run-time loop; Quadrants' reverse mode refuses it */
     Span span;
 } IrKernel;
 

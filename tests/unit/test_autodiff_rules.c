@@ -178,3 +178,58 @@ Test(autodiff_rules, streams_are_refused_for_autodiff_launches) {
     /* outside a Tape, a stream is fine */
     expect_py_compiles("ad.py", HEAD "@qd.kernel\ndef f():\n    loss[None] = x[0] ** 2\n\n\ns = qd.create_stream()\nf(qd_stream=s)\nf.grad()\n");
 }
+
+/* qd.init(ad_stack_experimental_enabled=False) (Quadrants' default; qdc's ad stack is on unless
+ * the script turns it off): a non-static `for ... in range()` inside another run-time loop, directly
+ * or in a qd.func called there, is Quadrants' build_For error when the gradient is compiled. */
+#define OFF "import quadrants as qd\n\nqd.init(arch=qd.cpu, ad_stack_experimental_enabled=%s)\n" \
+            "x = qd.field(qd.f32, shape=4, needs_grad=True)\ny = qd.field(qd.f32, shape=(), needs_grad=True)\n\n\n"
+Test(autodiff_rules, ad_stack_off_refuses_nested_range_in_backwards_mode) {
+    char *direct = xasprintf(OFF "@qd.kernel\ndef work(n: qd.i32):\n    for i in x:\n        v = x[i]\n        for j in range(n):\n"
+                                 "            v = v * 0.95 + 0.01\n        y[None] += v\n\n\nwork(3)\nwork.grad(3)\n", "False");
+    expect_py_refused("ad.py", direct,
+                      "ad.py:12:9: error[QD2154]: Cannot use non static range in Backwards mode\n"
+                      " 12 |         for j in range(n):\n"
+                      "    |         ^~~\n"
+                      "ad.py:18:1: note: the gradient of kernel 'work' is asked for here: Quadrants compiles it, and raises, at this call\n"
+                      " 18 | work.grad(3)\n"
+                      "    | ^~~~~~~~~~~~\n");
+    char *func = xasprintf(OFF "@qd.func\ndef inner(v_in: qd.f32) -> qd.f32:\n    v = v_in\n    for _ in range(2):\n"
+                               "        v = v * 0.95 + 0.01\n    return v\n\n\n@qd.kernel\ndef work():\n    for i in x:\n"
+                               "        y[None] += inner(x[i])\n\n\nwork()\nwork.grad()\n", "False");
+    expect_py_refused("ad.py", func,
+                      "ad.py:11:5: error[QD2154]: Cannot use non static range in Backwards mode\n"
+                      " 11 |     for _ in range(2):\n"
+                      "    |     ^~~\n"
+                      "ad.py:23:1: note: the gradient of kernel 'work' is asked for here: Quadrants compiles it, and raises, at this call\n"
+                      " 23 | work.grad()\n"
+                      "    | ^~~~~~~~~~~\n");
+    free(direct), free(func);
+}
+
+/* Differentiated: the flag on or left out, a range loop at the top of the kernel or under a while only,
+ * inner qd.ndrange and qd.static loops (Quadrants checks `range` only, and only in loops). */
+Test(autodiff_rules, ad_stack_on_or_loops_quadrants_allows_get_companions) {
+    static const char *const bodies[] = {
+        "    for i in x:\n        v = x[i]\n        for j in range(n):\n            v = v * 0.95 + 0.01\n        y[None] += v\n",
+        "    for j in range(n):\n        y[None] += x[j] * x[j]\n",
+        "    for i in x:\n        v = x[i]\n        for j in qd.ndrange(n):\n            v = v * 0.95 + 0.01\n        y[None] += v\n",
+        "    for i in x:\n        v = x[i]\n        for j in qd.static(range(3)):\n            v = v * 0.95 + 0.01\n        y[None] += v\n",
+    };
+    static const char *const flags[] = {"True", "False", "False", "False"};
+    for (int k = 0; k < 5; k++) {
+        char *src = k == 4 ? xasprintf("import quadrants as qd\n\nx = qd.field(qd.f32, shape=4, needs_grad=True)\n"
+                                       "y = qd.field(qd.f32, shape=(), needs_grad=True)\n\n\n@qd.kernel\ndef work(n: qd.i32):\n%s\n\nwork(3)\nwork.grad(3)\n",
+                                       bodies[0])
+                           : xasprintf(OFF "@qd.kernel\ndef work(n: qd.i32):\n%s\n\nwork(3)\nwork.grad(3)\n", flags[k], bodies[k]);
+        char *dir;
+        RunResult r = qdc_in_temp("ad.py", src, "--emit=header", "--target=x86_64", &dir);
+        cr_expect_eq(r.status, 0, "case %d: %s", k, r.err);
+        cr_expect_eq(diag_lines(r.err), 0, "case %d: %s", k, r.err);
+        char *hp = xasprintf("%s/out", dir), *h = read_text(hp, NULL);
+        cr_expect(h && strstr(h, " work_grad("), "case %d: %s", k, h ? h : "no header");
+        free(h), free(hp), free(src), run_free(&r);
+        remove_tree(dir);
+        free(dir);
+    }
+}

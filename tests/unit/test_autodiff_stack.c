@@ -171,3 +171,156 @@ Test(autodiff_stack, lavapipe_long_loops_match_exact, .timeout = 300) {
     remove_tree(dir);
     free(dir);
 }
+
+/* Nests of three and four run-time loops (x_for_replay inside x_for_replay: one replay of the
+ * body per level), trip counts per element from 0 to past the checkpoint count at the outer
+ * levels, statements before and after the inner loops, a bound that reads the outer counters. */
+#define DEEP(T)                                                                                                              \
+    "import quadrants as qd\n\n"                                                                                             \
+    "A = qd.types.ndarray(qd." T ", ndim=1, needs_grad=True)\n"                                                              \
+    "I = qd.types.ndarray(qd.i32, ndim=1)\n\n"                                                                               \
+    "@qd.kernel\n"                                                                                                           \
+    "def deep3(a: A, b: A, n: I, o: A):\n"                                                                                   \
+    "    for i in a:\n"                                                                                                      \
+    "        t = a[i]\n"                                                                                                     \
+    "        for j in range(n[i]):\n"                                                                                        \
+    "            t = t * b[i] + 0.1\n"                                                                                       \
+    "            for k in range(n[i] - j):\n"                                                                                \
+    "                u = qd.sin(t) * a[i]\n"                                                                                 \
+    "                for l in range(k % 5 + 1):\n"                                                                           \
+    "                    t = 0.5 * t + u * qd.cos(t * b[i]) * 0.3\n"                                                         \
+    "                t = t + 0.01 * k\n"                                                                                     \
+    "        o[i] = t\n\n"                                                                                                   \
+    "@qd.kernel\n"                                                                                                           \
+    "def deep4(a: A, b: A, n: I, o: A):\n"                                                                                   \
+    "    for i in a:\n"                                                                                                      \
+    "        t = a[i]\n"                                                                                                     \
+    "        for j in range(n[i]):\n"                                                                                        \
+    "            for k in range(n[i] // 2 + 1):\n"                                                                           \
+    "                for l in range(2):\n"                                                                                   \
+    "                    for m in range(n[i] % 4 + 1):\n"                                                                    \
+    "                        t = qd.tanh(t * b[i]) + 0.5 * t\n"                                                              \
+    "                    t = t * a[i] + 0.05\n"                                                                              \
+    "        o[i] = t\n"
+
+#define DEEP_TRIPS 0, 1, 2, 3, 5, 17, 20
+enum { ND = 7 };
+/* The same kernels in C (f64): the reference for finite differences. */
+#define DEEP_C                                                                                                               \
+    "static double c3(double a, double b, int n) { double t = a;\n"                                                          \
+    "    for (int j = 0; j < n; j++) { t = t * b + 0.1;\n"                                                                   \
+    "        for (int k = 0; k < n - j; k++) { double u = sin(t) * a; for (int l = 0; l < k % 5 + 1; l++) t = 0.5 * t + u * cos(t * b) * 0.3; t = t + 0.01 * k; } }\n" \
+    "    return t; }\n"                                                                                                      \
+    "static double c4(double a, double b, int n) { double t = a;\n"                                                          \
+    "    for (int j = 0; j < n; j++) for (int k = 0; k < n / 2 + 1; k++) for (int l = 0; l < 2; l++) {\n"                 \
+    "        for (int m = 0; m < n % 4 + 1; m++) t = tanh(t * b) + 0.5 * t;\n        t = t * a + 0.05; }\n"                          \
+    "    return t; }\n"
+
+static const char deep_host[] =
+    "#include \"d.h\"\n#include <math.h>\n#include <stdio.h>\n"
+    "#define N 7\n"
+    "static int n[N] = {" STR(DEEP_TRIPS) "};\n"
+    "static double a[N], b[N], o[N], ag[N], bg[N], og[N];\n"
+    "static int fails, checks;\n"
+    "#define A(x) .x = x, .x##_shape = {N}\n"
+    "#define G(x) .x##_grad = x##g, .x##_grad_shape = {N}\n" DEEP_C
+    "static double fd(double (*f)(double, double, int), int i, int wrt) { double s = wrt ? b[i] : a[i], h = 1e-5 * (1 + fabs(s)), v[4];\n"
+    "    for (int q = 0; q < 4; q++) { double x = s + (q < 2 ? (q ? -h : h) : (q == 2 ? 2 * h : -2 * h));\n"
+    "        v[q] = wrt ? f(a[i], x, n[i]) : f(x, b[i], n[i]); }\n"
+    "    return (8 * (v[0] - v[1]) - (v[2] - v[3])) / (12 * h); }\n"
+    "static void cmp(const char *what, int i, double got, double want) {\n"
+    "    checks++;\n"
+    "    if (!(fabs(got - want) <= 1e-6 * (1 + fabs(want)))) fails++, printf(\"FAIL %s[%d] (%d trips): %.12g, expected %.12g\\n\", what, i, n[i], got, want);\n}\n"
+    "int main(void) {\n"
+    "    for (int k = 0; k < 2; k++) {\n"
+    "        double (*f)(double, double, int) = k ? c4 : c3;\n"
+    "        for (int i = 0; i < N; i++) a[i] = 0.8 + 0.02 * i, b[i] = 0.6 - 0.03 * i, o[i] = ag[i] = bg[i] = 0, og[i] = 1;\n"
+    "        if (k) { deep4_args p = {A(a), A(b), A(n), A(o)}; deep4_grad_args g = {A(a), A(b), A(n), A(o), G(a), G(b), G(o)};\n"
+    "                 if (deep4(&p, 4) || deep4_grad(&g, 4)) return 3; }\n"
+    "        else { deep3_args p = {A(a), A(b), A(n), A(o)}; deep3_grad_args g = {A(a), A(b), A(n), A(o), G(a), G(b), G(o)};\n"
+    "               if (deep3(&p, 4) || deep3_grad(&g, 4)) return 3; }\n"
+    "        for (int i = 0; i < N; i++) {\n"
+    "            cmp(k ? \"deep4 value\" : \"deep3 value\", i, o[i], f(a[i], b[i], n[i]));\n"
+    "            cmp(k ? \"deep4 a fd\" : \"deep3 a fd\", i, ag[i], fd(f, i, 0)), cmp(k ? \"deep4 b fd\" : \"deep3 b fd\", i, bg[i], fd(f, i, 1));\n"
+    "        }\n"
+    "    }\n"
+    "    printf(\"%d checks, %d failed\\n\", checks, fails);\n"
+    "    return fails != 0;\n}\n";
+
+Test(autodiff_stack, x86_deep_nests_match_finite_differences, .timeout = 300) {
+    if (!x86_have_runtime()) return;
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/d.py", dir);
+    cr_assert(write_text(qd, DEEP("f64")));
+    RunResult r = x86_compile_and_run(dir, qd, "--target=x86_64", deep_host, NULL, NULL);
+    cr_expect_eq(r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
+    cr_expect(strstr(r.out, "42 checks, 0 failed"), "%s", r.out); /* 2 kernels x 7 elements x 3 */
+    cr_expect_str_empty(r.err, "%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(qd);
+}
+
+/* The deep nests in f32 on lavapipe, against central differences of the C reference in f64 at the
+ * same (f32) inputs. */
+static double c3(double a, double b, int n) {
+    double t = a;
+    for (int j = 0; j < n; j++) {
+        t = t * b + 0.1;
+        for (int k = 0; k < n - j; k++) {
+            double u = sin(t) * a;
+            for (int l = 0; l < k % 5 + 1; l++) t = 0.5 * t + u * cos(t * b) * 0.3;
+            t = t + 0.01 * k;
+        }
+    }
+    return t;
+}
+static double c4(double a, double b, int n) {
+    double t = a;
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < n / 2 + 1; k++)
+            for (int l = 0; l < 2; l++) {
+                for (int m = 0; m < n % 4 + 1; m++) t = tanh(t * b) + 0.5 * t;
+                t = t * a + 0.05;
+            }
+    return t;
+}
+static double cfd(double (*f)(double, double, int), double a, double b, int n, int wrt) {
+    double h = 1e-5;
+    return wrt ? (f(a, b + h, n) - f(a, b - h, n)) / (2 * h) : (f(a + h, b, n) - f(a - h, b, n)) / (2 * h);
+}
+
+Test(autodiff_stack, lavapipe_deep_nests_match_finite_differences, .timeout = 300) {
+    char *dir = make_temp_dir(), *spv = NULL;
+    char *meta = vk_compile(dir, "d", "vulkan1.2", DEEP("f32"), &spv);
+    static const int32_t trips[ND] = {DEEP_TRIPS};
+    static const char *names[2] = {"deep3", "deep4"};
+    double (*ref[2])(double, double, int) = {c3, c4};
+    for (int k = 0; k < 2; k++) {
+        int32_t n[ND];
+        float a[ND], b[ND], o[ND], ag[ND], bg[ND], og[ND];
+        memcpy(n, trips, sizeof n);
+        for (int i = 0; i < ND; i++) a[i] = (float)(0.8 + 0.02 * i), b[i] = (float)(0.6 - 0.03 * i), o[i] = ag[i] = bg[i] = 0, og[i] = 1;
+        VkArray arr[7] = {{a, sizeof a, ND}, {b, sizeof b, ND}, {n, sizeof n, ND}, {o, sizeof o, ND}, {ag, sizeof ag, ND}, {bg, sizeof bg, ND}, {og, sizeof og, ND}};
+        char *kg = xasprintf("%s_grad", names[k]), *err = NULL;
+        const char *one[] = {names[k]}, *two[] = {kg};
+        int rc = vk_run(dir, spv, meta, one, 1, arr, 4, NULL, ND, VK_FULL, true, &err);
+        cr_expect_neq(rc, -1, "%s: %s", names[k], err ? err : "");
+        free(err), err = NULL;
+        if (rc == 1) {
+            rc = vk_run(dir, spv, meta, two, 1, arr, 7, NULL, ND, VK_FULL, true, &err);
+            cr_expect_neq(rc, -1, "%s: %s", kg, err ? err : "");
+            free(err);
+        }
+        if (rc == 1)
+            for (int i = 0; i < ND; i++) {
+                double v = ref[k](a[i], b[i], n[i]), da = cfd(ref[k], a[i], b[i], n[i], 0), db = cfd(ref[k], a[i], b[i], n[i], 1);
+                cr_expect(fabs(o[i] - v) <= 1e-3 * (1 + fabs(v)), "%s[%d] (%d trips): lavapipe %.7g, C %.9g", names[k], i, n[i], o[i], v);
+                cr_expect(fabs(ag[i] - da) <= 2e-3 * (1 + fabs(da)), "%s a_grad[%d] (%d trips): lavapipe %.7g, fd %.9g", names[k], i, n[i], ag[i], da);
+                cr_expect(fabs(bg[i] - db) <= 2e-3 * (1 + fabs(db)), "%s b_grad[%d] (%d trips): lavapipe %.7g, fd %.9g", names[k], i, n[i], bg[i], db);
+            }
+        free(kg);
+    }
+    free(meta), free(spv);
+    remove_tree(dir);
+    free(dir);
+}
