@@ -341,6 +341,7 @@ typedef struct Sema {
     const struct SemaHooks *up;    /* the feature files the core calls up into (hooks.def, check.c) */
     struct SemaQuant *quant;       /* quantized types and bit-packed fields (sema_quant.c) */
     struct SemaTile *tile;         /* the qd.simt tile types built so far (sema_tile.c) */
+    struct AdWants *ad_wants;      /* the host calls that ask for gradients, scanned once per module (sema_ad.c) */
 } Sema;
 #define SEMA_REASSIGNED ((const IrExpr *)&sema_reassigned)
 extern const int sema_reassigned;
