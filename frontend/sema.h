@@ -559,6 +559,7 @@ void sema_host_assert(Sema *S, const Stmt *s);            /* a host assert or ra
 int sema_host_cond(Sema *S, const Expr *e);               /* a host if's condition: 1, 0, or -1 unknown (sema_param.c) */
 void sema_class(Sema *S, const Stmt *cls);               /* @qd.data_oriented (sema_class.c) */
 bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp); /* NAME = Class(...) */
+Val sema_object_value(Sema *S, const char *name, const Expr *call); /* Class(...) as a dataclass member's value */
 Val sema_object_attr(Sema *S, Val obj, const Expr *attr);  /* obj.name in a kernel or host code */
 Val sema_class_method(Sema *S, const StmtList *body, Scope *defined, Val obj, const Expr *attr, bool *found); /* obj.method of a class body */
 bool sema_method_object(Sema *S, const Stmt *def, Val *obj); /* def: a method of an instance */
