@@ -73,3 +73,25 @@ def put(p: qd.template()):
 
 
 put(pair)
+
+
+@dataclasses.dataclass(frozen=True)
+class Big:
+    a: qd.types.NDArray[qd.i32, 1]
+    b: qd.types.NDArray[qd.i32, 1]
+    c: qd.types.NDArray[qd.i32, 1]
+
+
+arrays = [qd.ndarray(qd.i32, shape=(N,)) for _ in range(3)]
+big = Big(*arrays)
+
+
+@qd.kernel
+def use_two(s: Big):
+    for i in range(N):
+        s.a[i] = i
+        s.c[i] = 7 - i
+
+
+use_two(big)
+assert big._qd_dc_unwrapped["a"] is arrays[0]
