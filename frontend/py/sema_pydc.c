@@ -158,7 +158,7 @@ static Val host_value(Sema *S, const Expr *e, const char *name) {
     if (construct(S, e, &v, name) || sema_host_array(S, e, &v)) return v;
     const char *p = e->kind == E_CALL ? sema_path(S, e->call.fn) : NULL;
     if (p && (!strcmp(p, "qd.Tensor") || !strcmp(p, "qd.types.Tensor")) && e->call.args.n == 1) return host_value(S, e->call.args.items[0], name);
-    if (name && e->kind == E_CALL && (v = sema_object_value(S, name, e)).kind == V_OBJECT) return v;
+    if (name && e->kind == E_CALL && (v = S->up->sema_object_value(S, name, e)).kind == V_OBJECT) return v;
     if (e->kind == E_NAME) {
         Binding *b = sema_lookup(S, e->name);
         if (b && (b->v.kind == V_FIELD || b->v.kind == V_HOSTARRAY || b->v.kind == V_PYDC || b->v.kind == V_OBJECT ||
