@@ -942,7 +942,8 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     Binding *hb = v->kind == E_NAME ? host_find(S, v->name) : NULL;
     if (S->up->sema_helper_alias(S, t, v, sp)) return; /* func = helper, f = F.apply: calls of func run helper */
     if (hb && hb->v.kind == V_HOST) return sema_bind_host(S, t, hb->v.path); /* y = x: the same run-time value */
-    if (hb && hb->v.kind == V_HOSTARRAY && t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
+    if (hb && (hb->v.kind == V_HOSTARRAY || hb->v.kind == V_PYDC) && t->kind == E_NAME) /* y = x: the same array, dataclass instance */
+        return (void)scope_bind(S, BIND_SCOPE(S), t->name, hb->v, sp);
     const Expr *ha = is_snode_chain(S, v) ? snode_host_arg(S, v) : NULL; /* blk = qd.root.dense(...).dense(...): its arguments decide */
     if (ha) return sema_bind_host(S, t, host_value_what(S, ha));
     if (!is_snode_chain(S, v) && sema_is_host_expr(S, v)) {

@@ -343,6 +343,7 @@ typedef struct Sema {
     const struct SemaHooks *up;    /* the feature files the core calls up into (hooks.def, check.c) */
     struct SemaQuant *quant;       /* quantized types and bit-packed fields (sema_quant.c) */
     struct SemaTile *tile;         /* the qd.simt tile types built so far (sema_tile.c) */
+    struct AdWants *ad_wants;      /* the host calls that ask for gradients, scanned once per module (sema_ad.c) */
 } Sema;
 #define SEMA_REASSIGNED ((const IrExpr *)&sema_reassigned)
 extern const int sema_reassigned;
@@ -560,6 +561,7 @@ void sema_host_assert(Sema *S, const Stmt *s);            /* a host assert or ra
 int sema_host_cond(Sema *S, const Expr *e);               /* a host if's condition: 1, 0, or -1 unknown (sema_param.c) */
 void sema_class(Sema *S, const Stmt *cls);               /* @qd.data_oriented (sema_class.c) */
 bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp); /* NAME = Class(...) */
+Val sema_object_value(Sema *S, const char *name, const Expr *call); /* Class(...) as a dataclass member's value */
 Val sema_object_attr(Sema *S, Val obj, const Expr *attr);  /* obj.name in a kernel or host code */
 Val sema_class_method(Sema *S, const StmtList *body, Scope *defined, Val obj, const Expr *attr, bool *found); /* obj.method of a class body */
 bool sema_method_object(Sema *S, const Stmt *def, Val *obj); /* def: a method of an instance */

@@ -8,6 +8,8 @@
  * is seen by sema_tensor.c (Sema.ad_ndarray). The gradient kernels are IR transforms
  * (ir/autodiff.c, ir/autodiff_fwd.c). */
 #include "sema.h"
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The value of keyword `name` of a call: 1 true, 0 false or absent, -1 after an error. */
@@ -274,95 +276,116 @@ void sema_ad_grad_for(Sema *S, const Stmt *def) {
 }
 
 /* ---- kernels whose gradient the script asks for (IrKernel.grad_of -2) ---- */
-static bool calls_named(const Expr *e, const char *name) {
-    return e && e->kind == E_CALL && e->call.fn->kind == E_NAME && !strcmp(e->call.fn->name, name);
-}
 
-/* NAME.grad(...) */
-static bool grad_call(const Expr *e, const char *name) {
-    if (!e || e->kind != E_CALL || e->call.fn->kind != E_ATTR || strcmp(e->call.fn->attr.name, "grad")) return false;
-    const Expr *o = e->call.fn->attr.obj;
-    return o->kind == E_NAME && !strcmp(o->name, name);
-}
-
+/* The host calls that may ask for a kernel's gradient or forward companion, found by one walk of
+ * the module (Sema.ad_wants; a walk per kernel was a third of the time of a big module): a
+ * statement whose expression (or assigned value) is NAME.grad(...) or NAME(...), with the blocks
+ * around it. Host functions are frames: a kernel defined in one is asked for by the calls of
+ * that function's body only (their calls are a contiguous run of calls[], in walk order). */
 typedef struct {
+    const Expr *e;
     const char *name;
-    bool fwd;
-    const Expr *call; /* the first call asking (one outside raises blocks first), or NULL */
-    bool outside;     /* call is outside every block the script expects to raise */
-    bool validate;    /* NAME(...) runs in a qd.ad.Tape(..., validation=True) outside raises blocks */
-} Want;
+    bool grad;                      /* NAME.grad(...); else NAME(...) */
+    bool tape, validate, fwd;       /* inside `with qd.ad.Tape(...)` (validation=True), `with qd.ad.FwdMode(...)` */
+    bool raises;                    /* inside a block the script expects to raise */
+} AdCall;
+typedef struct { const Stmt *def; int frame; } AdDef; /* a def and the frame whose body holds it */
+typedef struct { int lo, hi; } AdFrame;                 /* its calls: calls[lo..hi) */
+/* Arrays in the compilation's arena (they live as long as it): one that fills is copied into
+ * one twice its size. */
+#define AD_PUSH(S, v, x)                                                                    \
+    do {                                                                                    \
+        if ((v).len == (v).cap) {                                                           \
+            int cap_ = (v).cap ? 2 * (v).cap : 16;                                          \
+            void *p_ = arena_alloc((S)->arena, sizeof *(v).items * (size_t)cap_);           \
+            if ((v).len) memcpy(p_, (v).items, sizeof *(v).items * (size_t)(v).len);        \
+            (v).items = p_, (v).cap = cap_;                                                 \
+        }                                                                                   \
+        (v).items[(v).len++] = (x);                                                         \
+    } while (0)
+typedef struct AdWants {
+    const AstModule *ast;
+    struct { AdCall *items; int len, cap; } calls;
+    struct { AdDef *items; int len, cap; } defs; /* sorted by def after the walk */
+    struct { AdFrame *items; int len, cap; } frames; /* frame 0: the module */
+} AdWants;
 
-/* Whether statements l (host code) call NAME.grad(...), or NAME(...) inside `with qd.ad.Tape(...)`;
- * fwd: whether they call NAME(...) inside `with qd.ad.FwdMode(...)`. tape: l is such a block's
- * (validate: with validation=True); raises: l is inside a block the script expects to raise;
- * nested blocks and host functions included. Records the call in w. */
-static void stmts_want(Want *w, const StmtList *l, bool tape, bool validate, bool raises) {
+static void walk(Sema *S, AdWants *w, const StmtList *l, int frame, bool tape, bool validate, bool fwd, bool raises) {
     for (int k = 0; k < l->n; k++) {
         const Stmt *s = l->stmts[k];
         const Expr *e = s->kind == S_EXPR ? s->expr : s->kind == S_ASSIGN ? s->assign.value : NULL;
-        if ((!w->fwd && grad_call(e, w->name)) || (tape && calls_named(e, w->name))) {
-            if (!w->call || (!raises && !w->outside)) w->call = e, w->outside = !raises;
-            w->validate |= tape && validate && !raises;
+        if (e && e->kind == E_CALL && (e->call.fn->kind == E_NAME || (e->call.fn->kind == E_ATTR && !strcmp(e->call.fn->attr.name, "grad") &&
+                                                                     e->call.fn->attr.obj->kind == E_NAME))) {
+            bool grad = e->call.fn->kind == E_ATTR;
+            if (grad || tape || fwd) {
+                AdCall c = {e, grad ? e->call.fn->attr.obj->name : e->call.fn->name, grad, tape, validate, fwd, raises};
+                AD_PUSH(S, w->calls, c);
+            }
         }
         switch (s->kind) {
-        case S_IF: {
-            bool opens = w->fwd ? s->if_.fwd : s->if_.tape;
-            stmts_want(w, &s->if_.then, tape || opens, opens ? s->if_.validate : validate, raises || s->if_.raises);
-            stmts_want(w, &s->if_.els, tape, validate, raises);
+        case S_IF:
+            walk(S, w, &s->if_.then, frame, tape || s->if_.tape, s->if_.tape ? s->if_.validate : validate, fwd || s->if_.fwd, raises || s->if_.raises);
+            walk(S, w, &s->if_.els, frame, tape, validate, fwd, raises);
+            break;
+        case S_FOR: walk(S, w, &s->for_.body, frame, tape, validate, fwd, raises); break;
+        case S_WHILE: walk(S, w, &s->while_.body, frame, tape, validate, fwd, raises); break;
+        case S_DEF: {
+            AdDef d = {s, frame};
+            AD_PUSH(S, w->defs, d);
+            if (!s->def.host) break;
+            int f = w->frames.len;
+            AD_PUSH(S, w->frames, ((AdFrame){w->calls.len, 0}));
+            walk(S, w, &s->def.body, f, false, false, false, raises);
+            w->frames.items[f].hi = w->calls.len;
             break;
         }
-        case S_FOR: stmts_want(w, &s->for_.body, tape, validate, raises); break;
-        case S_WHILE: stmts_want(w, &s->while_.body, tape, validate, raises); break;
-        case S_DEF:
-            if (s->def.host) stmts_want(w, &s->def.body, false, false, raises);
-            break;
         default: break;
         }
     }
+}
+
+static int def_cmp(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)((const AdDef *)a)->def, y = (uintptr_t)((const AdDef *)b)->def;
+    return x < y ? -1 : x > y;
+}
+
+/* The module's calls (walked at the first kernel of each module), those of the frame holding def
+ * in *lo..*hi. */
+static const AdWants *wants(Sema *S, const Stmt *def, int *lo, int *hi) {
+    AdWants *w = S->ad_wants;
+    if (!w || w->ast != S->ast) {
+        w = S->ad_wants = ARENA_NEW(S->arena, AdWants);
+        w->ast = S->ast;
+        AD_PUSH(S, w->frames, ((AdFrame){0, 0}));
+        walk(S, w, &S->ast->body, 0, false, false, false, false);
+        w->frames.items[0].hi = w->calls.len;
+        if (w->defs.len) qsort(w->defs.items, w->defs.len, sizeof *w->defs.items, def_cmp);
+    }
+    AdDef key = {def, 0}, *d = w->defs.len ? bsearch(&key, w->defs.items, w->defs.len, sizeof key, def_cmp) : NULL;
+    int f = d ? d->frame : 0;
+    *lo = w->frames.items[f].lo, *hi = w->frames.items[f].hi;
+    return w;
 }
 
 /* Quadrants gives every kernel a gradient: K.grad() of a kernel that touches no field with an
  * adjoint runs and changes nothing. qdc makes companions for the kernels that need them, and for
  * a kernel the script differentiates by name (its kernels defined in host functions included).
  * k: the kernel's IrKernel.grad_call and grad_validate are set. */
-/* Whether statements l hold def (nested blocks and host functions included). */
-static bool holds(const StmtList *l, const Stmt *def) {
-    for (int k = 0; k < l->n; k++) {
-        const Stmt *s = l->stmts[k];
-        if (s == def) return true;
-        if ((s->kind == S_IF && (holds(&s->if_.then, def) || holds(&s->if_.els, def))) || (s->kind == S_FOR && holds(&s->for_.body, def)) ||
-            (s->kind == S_WHILE && holds(&s->while_.body, def)) || (s->kind == S_DEF && s->def.host && holds(&s->def.body, def)))
-            return true;
-    }
-    return false;
-}
-
-/* The body of the innermost host function whose statements hold def (a kernel defined in a test is
- * named there only: another test's kernel of the same name is another kernel), or l (module level). */
-static const StmtList *enclosing(const StmtList *l, const Stmt *def) {
-    for (int k = 0; k < l->n; k++) {
-        const Stmt *s = l->stmts[k];
-        if (s->kind == S_DEF && s->def.host && holds(&s->def.body, def)) return enclosing(&s->def.body, def);
-        if (s->kind == S_IF && (holds(&s->if_.then, def) || holds(&s->if_.els, def))) {
-            const StmtList *t = enclosing(holds(&s->if_.then, def) ? &s->if_.then : &s->if_.els, def);
-            return t == &s->if_.then || t == &s->if_.els ? l : t; /* not in a function: the whole list */
-        }
-        if ((s->kind == S_FOR && holds(&s->for_.body, def)) || (s->kind == S_WHILE && holds(&s->while_.body, def))) {
-            const StmtList *b = s->kind == S_FOR ? &s->for_.body : &s->while_.body, *t = enclosing(b, def);
-            return t == b ? l : t;
-        }
-    }
-    return l;
-}
-
 bool sema_ad_grad_wanted(Sema *S, const Stmt *def, IrKernel *k) {
     if (!S->ast || def->kind != S_DEF) return false;
-    Want w = {.name = def->def.name};
-    stmts_want(&w, enclosing(&S->ast->body, def), false, false, false);
-    if (w.call && w.outside) k->grad_call = w.call->span;
-    k->grad_validate = w.validate;
-    return w.call != NULL;
+    int lo, hi;
+    const AdWants *w = wants(S, def, &lo, &hi);
+    const AdCall *call = NULL; /* the first call asking, one outside raises blocks first */
+    bool outside = false, validate = false;
+    for (int i = lo; i < hi; i++) {
+        const AdCall *c = &w->calls.items[i];
+        if ((!c->grad && !c->tape) || strcmp(c->name, def->def.name)) continue;
+        if (!call || (!c->raises && !outside)) call = c, outside = !c->raises;
+        validate |= c->tape && c->validate && !c->raises;
+    }
+    if (call && outside) k->grad_call = call->e->span;
+    k->grad_validate = validate;
+    return call != NULL;
 }
 
 /* The same for forward mode: a kernel run inside `with qd.ad.FwdMode(...)` gets its "<k>_fwd"
@@ -370,7 +393,9 @@ bool sema_ad_grad_wanted(Sema *S, const Stmt *def, IrKernel *k) {
  * computes what the kernel computes, as Quadrants' dual kernel of such a kernel does). */
 bool sema_ad_fwd_wanted(Sema *S, const Stmt *def) {
     if (!S->ast || def->kind != S_DEF) return false;
-    Want w = {.name = def->def.name, .fwd = true};
-    stmts_want(&w, enclosing(&S->ast->body, def), false, false, false);
-    return w.call != NULL;
+    int lo, hi;
+    const AdWants *w = wants(S, def, &lo, &hi);
+    for (int i = lo; i < hi; i++)
+        if (!w->calls.items[i].grad && w->calls.items[i].fwd && !strcmp(w->calls.items[i].name, def->def.name)) return true;
+    return false;
 }

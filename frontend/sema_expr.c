@@ -1753,7 +1753,11 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         diag_error(call->span, QD2017, "qd.loop_config must be a statement directly before a top-level for loop of a kernel");
     else if (!strcmp(p, "qd.field"))
         diag_error(call->span, QD2004, "qd.field can only be declared at module level");
-    else if (!strncmp(p, "qd.algorithms.", 14)) /* a library of kernels and qd.funcs over its own scratch fields */
+    else if (!S->k && !S->cur && !strcmp(p, "qd.ndarray")) { /* host code ([qd.ndarray(...) for _ in range(n)]): the array the script allocates */
+        Val arr;
+        if (S->up->sema_host_array(S, call, &arr) && arr.kind == V_HOSTARRAY) return arr;
+        diag_error(call->call.fn->span, QD2008, "'%s' is not supported in v1 kernels", p);
+    } else if (!strncmp(p, "qd.algorithms.", 14)) /* a library of kernels and qd.funcs over its own scratch fields */
         diag_error(call->call.fn->span, QD2008, "'%s' is not supported: qdc does not compile Quadrants' algorithms library "
                    "(sort, scan, reduce, reduce_by_key, select and their *_scratch_slots helpers); write the loops in the kernel", p);
     else {

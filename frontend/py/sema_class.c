@@ -350,16 +350,19 @@ void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp) 
     vec_free(&tmp.b);
 }
 
-bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
-    if (call->kind != E_CALL || (call->call.fn->kind != E_NAME && call->call.fn->kind != E_ATTR)) return false;
+/* Class(...) in host code, Class a class qdc runs: a new instance named `name` (what its kernels
+ * and array parameters are named after), bound to that name in `to` first when `to` is given
+ * (__init__ may read it); NULL when the callee is no such class. */
+static SemaObject *make_object(Sema *S, const char *name, const Expr *call, Scope *to, Span sp) {
+    if (call->kind != E_CALL || (call->call.fn->kind != E_NAME && call->call.fn->kind != E_ATTR)) return NULL;
     Binding *b = call->call.fn->kind == E_NAME ? sema_lookup(S, call->call.fn->name) : sema_module_member(S, call->call.fn); /* mod.Class(...) */
-    if (!b || b->v.kind != V_CLASS) return false;
+    if (!b || b->v.kind != V_CLASS) return NULL;
     int ci = b->v.index;
     S->classes.items[ci].instantiated = true;
     const SemaClass c = S->classes.items[ci];
-    SemaObject *o = new_object(S, ci, target->name, call->span);
-    scope_bind(S, S->bind_to ? S->bind_to : S->hscope, target->name, (Val){.kind = V_OBJECT, .obj = o}, sp);
-    if (c.plain) return plain_init(S, o, call), true;
+    SemaObject *o = new_object(S, ci, name, call->span);
+    if (to) scope_bind(S, to, name, (Val){.kind = V_OBJECT, .obj = o}, sp);
+    if (c.plain) return plain_init(S, o, call), o;
     const StmtList *body = &c.cls->class_.body;
     for (int k = 0; k < body->n; k++) { /* class attributes (`flag: bool = True`): what self.flag is unless __init__ sets it */
         const Stmt *d = body->stmts[k];
@@ -406,7 +409,19 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
             run_init(S, o, d, call, c.scope, -1), budget_leave(&S->budget); /* an __init__ that creates its own class recurses */
     }
     if (!init) auto_init(S, o, body, call);
-    return true;
+    return o;
+}
+
+bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
+    return make_object(S, target->name, call, S->bind_to ? S->bind_to : S->hscope, sp) != NULL;
+}
+
+/* Class(...) as the value of a dataclass member (Outer(inner=Inner(x))): an instance named
+ * `name` (the dataclass instance's name and the member's, outer__inner), as a name binds one;
+ * V_ERR when the callee is no class qdc runs. */
+Val sema_object_value(Sema *S, const char *name, const Expr *call) {
+    SemaObject *o = make_object(S, name, call, NULL, call->span);
+    return o ? (Val){.kind = V_OBJECT, .obj = o} : val_err();
 }
 
 /* obj.NAME for a method NAME defined in a class body (a dataclass's: sema_pydc.c): a plain or

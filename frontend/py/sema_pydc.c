@@ -90,7 +90,7 @@ bool sema_pydc_is_generic(Sema *S, const PyDc *dc) {
 
 /* ---- host code: instances ---- */
 
-static Val host_value(Sema *S, const Expr *e);
+static Val host_value(Sema *S, const Expr *e, const char *name);
 
 /* __post_init__(self): its `self.NAME = value` statements set members (in order, each seeing
  * the ones before); a value qdc cannot compute is known only when the script runs. Other
@@ -125,8 +125,10 @@ static void post_init(Sema *S, const PyDc *dc, Val *v) {
     budget_leave(&S->budget);
 }
 
-/* State(a=x, b=y) / State(x, y) in host code; false if the callee is not a dataclass. */
-static bool construct(Sema *S, const Expr *call, Val *out) {
+/* State(a=x, b=y) / State(x, y) in host code; false if the callee is not a dataclass. name: the
+ * instance's (a data-oriented instance made for member m is named NAME__m; NULL: the
+ * construction is only looked at, and makes none). */
+static bool construct(Sema *S, const Expr *call, Val *out, const char *name) {
     if (call->kind != E_CALL) return false;
     const PyDc *dc = sema_pydc_of(S, call->call.fn);
     if (!dc) return false;
@@ -135,11 +137,12 @@ static bool construct(Sema *S, const Expr *call, Val *out) {
         const Expr *given = k < call->call.args.n ? call->call.args.items[k] : NULL;
         for (int j = 0; j < call->call.nkw; j++)
             if (!strcmp(call->call.kw[j].name, dc->names[k])) given = call->call.kw[j].value;
-        if (given) v.pydc.m[k] = host_value(S, given);
+        const char *mname = name ? arena_printf(S->arena, "%s__%s", name, dc->names[k]) : NULL;
+        if (given) v.pydc.m[k] = host_value(S, given, mname);
         else if (dc->dflts[k]) {
             Scope *hs = S->hscope;
             S->hscope = dc->scope;
-            v.pydc.m[k] = host_value(S, dc->dflts[k]);
+            v.pydc.m[k] = host_value(S, dc->dflts[k], mname);
             S->hscope = hs;
         } else v.pydc.m[k] = (Val){.kind = V_HOST, .path = "a member the construction does not give"};
     }
@@ -148,15 +151,18 @@ static bool construct(Sema *S, const Expr *call, Val *out) {
     return true;
 }
 
-/* A member's value as a host call passes it: what a generic member can be instantiated with. */
-static Val host_value(Sema *S, const Expr *e) {
+/* A member's value as a host call passes it: what a generic member can be instantiated with, a
+ * data-oriented instance (one made here is named `name`). */
+static Val host_value(Sema *S, const Expr *e, const char *name) {
     Val v;
-    if (construct(S, e, &v) || sema_host_array(S, e, &v)) return v;
+    if (construct(S, e, &v, name) || sema_host_array(S, e, &v)) return v;
     const char *p = e->kind == E_CALL ? sema_path(S, e->call.fn) : NULL;
-    if (p && (!strcmp(p, "qd.Tensor") || !strcmp(p, "qd.types.Tensor")) && e->call.args.n == 1) return host_value(S, e->call.args.items[0]);
+    if (p && (!strcmp(p, "qd.Tensor") || !strcmp(p, "qd.types.Tensor")) && e->call.args.n == 1) return host_value(S, e->call.args.items[0], name);
+    if (name && e->kind == E_CALL && (v = S->up->sema_object_value(S, name, e)).kind == V_OBJECT) return v;
     if (e->kind == E_NAME) {
         Binding *b = sema_lookup(S, e->name);
-        if (b && (b->v.kind == V_FIELD || b->v.kind == V_HOSTARRAY || b->v.kind == V_PYDC || (b->v.kind == V_EXPR && ir_is_const(b->v.e))))
+        if (b && (b->v.kind == V_FIELD || b->v.kind == V_HOSTARRAY || b->v.kind == V_PYDC || b->v.kind == V_OBJECT ||
+                  (b->v.kind == V_EXPR && ir_is_const(b->v.e))))
             return b->v;
         if (b && b->v.kind == V_HOST) return b->v;
         return (Val){.kind = V_HOST, .path = "a value qdc cannot compute"};
@@ -174,7 +180,7 @@ static Val host_value(Sema *S, const Expr *e) {
 
 bool sema_pydc_new(Sema *S, const Expr *target, const Expr *call, Scope *to, Span sp) {
     Val v;
-    if (!construct(S, call, &v)) return false;
+    if (!construct(S, call, &v, target->name)) return false;
     scope_bind(S, to, target->name, v, sp);
     return true;
 }
@@ -188,6 +194,11 @@ static bool spell(Sema *S, const PyDc *dc, Val v, const Expr *at, StrBuf *b, boo
         Val m = v.pydc.m[k];
         if (mk == M_DC && m.kind == V_PYDC && sub != dc) {
             if (!spell(S, sub, m, at, b, first)) return false;
+            continue;
+        }
+        if (mk == M_OBJECT && m.kind == V_OBJECT) { /* a data-oriented instance: one instantiation per instance, as Quadrants keys it */
+            sb_printf(b, "%s%s", *first ? "" : "_", m.obj->name);
+            *first = false;
             continue;
         }
         if (mk != M_GENERIC) continue;
@@ -214,7 +225,7 @@ static bool spell(Sema *S, const PyDc *dc, Val v, const Expr *at, StrBuf *b, boo
 bool sema_pydc_call_value(Sema *S, const Expr *a, Val *v, StrBuf *b) {
     Binding *bd = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL;
     if (bd && bd->v.kind == V_PYDC) *v = bd->v;
-    else if (!construct(S, a, v)) return false;
+    else if (!construct(S, a, v, NULL)) return false;
     sb_puts(b, v->pydc.dc->cls->class_.name);
     bool first = false;
     spell(S, v->pydc.dc, *v, a, b, &first); /* a member it cannot spell: flatten() reports it */
@@ -274,7 +285,8 @@ static Val generic_member(Sema *S, const PyDc *dc, int k, const char *name, Val 
     return val_err();
 }
 
-static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span sp) {
+/* typed: the kernel parameter when it is annotated with the dataclass (NULL: qd.template()). */
+static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span sp, const Param *typed) {
     if (!budget_charge(&S->budget, EB_DEPTH, 1, sp)) return val_err(); /* nested dataclasses: one level each (QD2026) */
     Val v = {.kind = V_PYDC, .pydc = {dc, ARENA_ARRAY(S->arena, Val, dc->n ? dc->n : 1)}};
     bool ok = true;
@@ -289,7 +301,7 @@ static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span s
         QdType t;
         int n = 0, m = 0;
         switch (mk) {
-        case M_DC: r = flatten(S, sub, name, h, sp); break;
+        case M_DC: r = flatten(S, sub, name, h, sp, typed); break;
         case M_GENERIC: r = generic_member(S, dc, k, name, h, sp); break;
         case M_ARRAY: {
             IrParam p = {.name = name, .span = sp};
@@ -314,10 +326,21 @@ static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span s
             break;
         }
         case M_BAD: break;
-        case M_OBJECT:
-            diag_error(dc->anns[k]->span, QD2005, "member '%s' of dataclass '%s' holds a @qd.data_oriented instance, which qdc "
-                       "does not support inside a dataclass; pass the instance as a qd.template() argument of its own",
-                       dc->names[k], dc->cls->class_.name);
+        case M_OBJECT: /* Quadrants walks a data-oriented member of a qd.template() argument by value, and
+                          refuses one in a typed-dataclass parameter, whose members come from annotations */
+            if (typed) {
+                diag_error(typed->span, QD2005, "Kernel arg '%s': field '%s' has @qd.data_oriented type '%s', which cannot be "
+                           "flattened into a typed-dataclass kernel arg. Use ``%s: qd.template()`` for the outer kernel arg "
+                           "annotation instead; data_oriented contents (including nested ndarrays) are walked at kernel-compile "
+                           "time via the template path.", typed->name, dc->names[k], dc->anns[k]->kind == E_NAME ? dc->anns[k]->name : "?",
+                           typed->name);
+                diag_note(dc->anns[k]->span, "member '%s' of dataclass '%s' is declared here", dc->names[k], dc->cls->class_.name);
+            } else if (h.kind == V_OBJECT) r = h;
+            else
+                diag_error(sp, QD2062, "member '%s' of dataclass '%s' holds an instance of @qd.data_oriented class '%s' that qdc "
+                           "cannot follow (%s); create it in the dataclass's construction or bind it to a name first",
+                           dc->names[k], dc->cls->class_.name, dc->anns[k]->kind == E_NAME ? dc->anns[k]->name : "?",
+                           h.kind == V_HOST ? h.path : "a value qdc cannot compute");
             break;
         }
         S->hscope = hs, S->scope = sc;
@@ -329,16 +352,17 @@ static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span s
     return v;
 }
 
-Val sema_pydc_flatten(Sema *S, Val host, const char *prefix, Span sp) { return flatten(S, host.pydc.dc, prefix, host, sp); }
+Val sema_pydc_flatten(Sema *S, Val host, const char *prefix, Span sp) { return flatten(S, host.pydc.dc, prefix, host, sp, NULL); }
 
 bool sema_pydc_param(Sema *S, const Param *ap, Val host) {
     const PyDc *dc = ap->annotation ? sema_pydc_of(S, ap->annotation) : NULL;
+    const Param *typed = dc ? ap : NULL;
     const Expr *dt, *nd;
     if (!dc && host.kind == V_PYDC && sema_param_shape(S, ap->annotation, &dt, &nd) == PS_TEMPLATE)
         dc = host.pydc.dc; /* deprecated in Quadrants (a DeprecationWarning), still accepted */
     if (!dc) return false;
     if (ap->dflt) diag_error(ap->dflt->span, QD2005, "kernel parameters cannot have default values in v1");
-    Val v = ap->dflt ? val_err() : flatten(S, dc, ap->name, host, ap->span);
+    Val v = ap->dflt ? val_err() : flatten(S, dc, ap->name, host, ap->span, typed);
     scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
     return true;
 }
@@ -350,6 +374,8 @@ Val sema_pydc_attr(Sema *S, Val o, const Expr *attr) {
     bool found;
     Val m = S->up->sema_class_method(S, &dc->cls->class_.body, dc->scope, o, attr, &found); /* s.total(), s.area (a property) */
     if (found) return m;
+    if (!S->k && !S->cur) /* host code: an attribute set where qdc does not look (Quadrants' _qd_dc_unwrapped cache), or Python's AttributeError */
+        return (Val){.kind = V_HOST, .path = "an attribute of a dataclass instance that its class does not declare"};
     diag_error(attr->span, QD2019, "dataclass '%s' has no member '%s'", dc->cls->class_.name, attr->attr.name);
     return val_err();
 }

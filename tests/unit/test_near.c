@@ -128,13 +128,21 @@ Test(near, class_attributes) {
                         "class attribute, or a kernel or qd.func method)\n 9 |         self.y[0] = 1\n   |         ^~~~~~\n");
 }
 
+/* Through qd.template() Quadrants walks the member (eval_dodc runs it); a parameter annotated with
+ * the dataclass is refused with Quadrants' message. */
 Test(near, data_oriented_member_of_a_dataclass) {
+    expect_k_py_compiles("import dataclasses\nimport quadrants as qd\n@qd.data_oriented\nclass In:\n    def __init__(self):\n"
+                         "        self.y = qd.field(qd.i32, shape=4)\n@dataclasses.dataclass(frozen=True)\nclass Out:\n    inner: In\n"
+                         "o = Out(inner=In())\n@qd.kernel\ndef k(s: qd.template()):\n    s.inner.y[0] = 1\nk(o)\n");
     expect_k_py_refused("import dataclasses\nimport quadrants as qd\n@qd.data_oriented\nclass In:\n    def __init__(self):\n"
                         "        self.y = qd.field(qd.i32, shape=4)\n@dataclasses.dataclass(frozen=True)\nclass Out:\n    inner: In\n"
-                        "o = Out(inner=In())\n@qd.kernel\ndef k(s: qd.template()):\n    s.inner.y[0] = 1\nk(o)\n",
-                        "k.py:9:12: error[QD2005]: member 'inner' of dataclass 'Out' holds a @qd.data_oriented instance, which qdc does "
-                        "not support inside a dataclass; pass the instance as a qd.template() argument of its own\n"
-                        " 9 |     inner: In\n   |            ^~\n");
+                        "o = Out(inner=In())\n@qd.kernel\ndef k(s: Out):\n    s.inner.y[0] = 1\nk(o)\n",
+                        "k.py:12:7: error[QD2005]: Kernel arg 's': field 'inner' has @qd.data_oriented type 'In', which cannot be "
+                        "flattened into a typed-dataclass kernel arg. Use ``s: qd.template()`` for the outer kernel arg annotation "
+                        "instead; data_oriented contents (including nested ndarrays) are walked at kernel-compile time via the "
+                        "template path.\n"
+                        " 12 | def k(s: Out):\n    |       ^\n"
+                        "k.py:9:12: note: member 'inner' of dataclass 'Out' is declared here\n 9 |     inner: In\n   |            ^~\n");
 }
 
 Test(near, make_spd_sizes) {
