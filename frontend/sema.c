@@ -459,6 +459,23 @@ void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call
     S->up->sema_ad_mark(S, call, first);
 }
 
+/* qd.field(...) (vec 1/2: qd.Vector.field/qd.Matrix.field) run by host code as an expression, not
+ * bound to a name by an assignment: a lambda's body (`scalar = lambda: qd.field(qd.f32)`), a
+ * comprehension's item (`[qd.field(qd.f32) for _ in range(2)]`), an argument. Python makes a
+ * field wherever the call runs (Quadrants allows it until the fields are materialized); its
+ * symbol is named after the assignment being run when there is one (S->field_hint), else
+ * "field", made unique as every field name is (qdc-abi(7)). */
+Val sema_field_value(Sema *S, const Expr *call, int vec) {
+    const char *name = S->field_hint ? S->field_hint : "field";
+    Scope *sc = ARENA_NEW(S->arena, Scope), *save = S->bind_to;
+    Expr t = {.kind = E_NAME, .span = call->span, .name = name};
+    S->bind_to = sc;
+    sema_declare_field(S, &t, call->span, call, vec);
+    S->bind_to = save;
+    Binding *b = scope_find(sc, name);
+    return b ? b->v : val_err();
+}
+
 /* qd.Vector.field(n, dtype, shape) / qd.Matrix.field(n, m, dtype, shape): a field of the
  * vector type (qd.field(qd.types.vector(n, dtype), shape)). */
 static void vector_field(Sema *S, const Expr *target, Span span, const Expr *call, bool matrix) {
@@ -969,14 +986,18 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     bool strings = v->kind == E_CALL && v->call.fn->kind == E_ATTR && S->up->sema_str_method(v->call.fn->attr.name); /* "{:>4}".format(n) */
     for (int k = 0; !strings && (v->kind == E_LIST || v->kind == E_TUPLE) && k < v->list.n; k++)
         strings = v->list.items[k]->kind == E_CALL && sema_pytest_param(S, v->list.items[k]); /* pytest.param rows: the test's values when qdc computes them */
+    const char *hint = S->field_hint;
+    if (t->kind == E_NAME) S->field_hint = t->name; /* pos = vec() with vec = lambda: qd.field(...): the field is 'pos' */
     if ((S->hscope != &S->module || strings) && !is_snode_chain(S, v)) { /* host function: what qdc cannot evaluate, Python computes when it runs */
         int mark = diag_quiet_begin();
         c = sema_eval(S, v);
+        S->field_hint = hint;
         if (diag_quiet_end(mark))
             return sema_bind_host(S, t, arena_printf(S->arena, "a value qdc cannot compute (%s)", diag_quiet_first()));
     } else {
         c = sema_eval(S, v);
     }
+    S->field_hint = hint;
     if (c.kind != V_ERR && !sema_module_constant(S, &c))
         return sema_bind_host(S, t, "a module-level value that is not a compile-time constant");
     if (t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, c, sp); /* V_ERR: later uses stay quiet */

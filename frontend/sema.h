@@ -258,6 +258,7 @@ typedef struct Sema {
     VEC(CallInst) callinsts;
     const CallInst *callinst;     /* the call-site instantiation being checked, or NULL */
     Scope *bind_to;               /* where module-level statements bind (NULL: hscope) */
+    const char *field_hint;       /* the name host code is assigning (a field made by an expression is named after it) */
     bool method;                  /* the kernel being checked is a method: its first parameter is self */
     VEC(SemaClass) classes;
     VEC(SemaObject *) objects;    /* owned */
@@ -400,6 +401,7 @@ bool sema_host_list_method(Sema *S, const Expr *e); /* NAME.append(v) / NAME.ext
 void sema_bind_host(Sema *S, const Expr *target, const char *what); /* NAME (or a tuple of them) := run-time value */
 void sema_module_value(Sema *S, const Expr *target, const Expr *value, Span sp);
 void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call, int vec); /* qd.field / vec 1: qd.Vector.field / 2: qd.Matrix.field */ /* NAME = value at module level or in a host function */
+Val sema_field_value(Sema *S, const Expr *call, int vec); /* qd.field(...) run by host code as an expression (a lambda, a comprehension) */
 void sema_module_body(Sema *S, const StmtList *l); /* module-level statements, in S->hscope */
 
 /* module.c: imports of the program's modules, -D, --kernel, nothing hollow */

@@ -1751,6 +1751,8 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         diag_error(call->span, QD2012, "'%s' can only be iterated by a for loop", p);
     else if (!strcmp(p, "qd.loop_config"))
         diag_error(call->span, QD2017, "qd.loop_config must be a statement directly before a top-level for loop of a kernel");
+    else if (!strcmp(p, "qd.field") && !S->cur && !S->kernel_def)
+        return sema_field_value(S, call, 0);
     else if (!strcmp(p, "qd.field"))
         diag_error(call->span, QD2004, "qd.field can only be declared at module level");
     else if (!strncmp(p, "qd.algorithms.", 14)) /* a library of kernels and qd.funcs over its own scratch fields */

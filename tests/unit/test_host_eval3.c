@@ -1,0 +1,64 @@
+/* Host code qdc follows to the kernels it compiles (issue 30, third round): a field made by a
+ * host expression — a lambda that returns qd.field(...) or qd.Vector.field(...), a list
+ * comprehension of fields — is a field as in Python (Quadrants allows one anywhere before the
+ * fields are materialized), named after the assignment that makes it; a field a host list holds
+ * (grid[1]) and a constant qd.Vector are values a qd.template() parameter takes. */
+#include "harness.h"
+#include "test_x86.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char host3[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    fill_args f = {0};\n"
+    "    layer__0_args l0 = {0};\n"
+    "    layer__1_args l1 = {0};\n"
+    "    weigh__w__grid__def2_args w = {0};\n"
+    "    if (fill(&f, nt) || layer__0(&l0, nt) || layer__1(&l1, nt) || weigh__w__grid__def2(&w, nt)) return 2;\n"
+    "    for (int i = 0; i < 8; i++) printf(\"%d,%d,%d \", *qd_field_s_at(i), *qd_field_v_0_at(i), *qd_field_v_1_at(i));\n"
+    "    printf(\"\\n\");\n"
+    "    for (int i = 0; i < 8; i++) printf(\"%d \", qd_field_grid[i]);\n"
+    "    printf(\"\\n\");\n"
+    "    for (int i = 0; i < 8; i++) printf(\"%d \", qd_field_grid__def2[i]);\n"
+    "    printf(\"\\n\");\n"
+    "    return 0;\n}\n";
+
+/* testdata/host-eval/host_eval3.py on 1, 2 and 4 threads: s = scalar() and v = vec() (lambdas)
+ * placed together: s[i] = 3i, v[i] = (i, -i); grid = [qd.field(...) for _ in range(2)], each
+ * placed by a host loop: layer(l) writes grid[l][i] = s[i] + v[i][1] + 100 l = 2i + 100 l;
+ * weigh(w, grid[1]) adds w[0] w[1] + w[2] i = 10 + 7i with w = qd.Vector([2, 5, 7]). */
+Test(host_eval3, fields_made_by_lambdas_and_comprehensions_run_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    x86_expect_on_threads("testdata/host-eval/host_eval3.py", host3,
+                          "0,0,0 3,1,-1 6,2,-2 9,3,-3 12,4,-4 15,5,-5 18,6,-6 21,7,-7 \n"
+                          "0 2 4 6 8 10 12 14 \n"
+                          "110 119 128 137 146 155 164 173 \n");
+}
+
+/* The kernels the host calls instantiate, exactly (--stats): one per template value. */
+Test(host_eval3, entries_are_the_calls_python_makes) {
+    char *path = root_path("testdata/host-eval/host_eval3.py");
+    RunResult r = run_qdc("--target=x86_64", "--check", "--stats", path, NULL);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect_str_eq(r.out, "host_eval3: 4 kernels (fill, layer__0, layer__1, weigh__w__grid__def2), 4 tasks, 1 atomic, "
+                            "0 volatile loads, 0 fences\n");
+    run_free(&r);
+    free(path);
+}
+
+/* Inside a kernel a field is still not made: Quadrants declares fields in Python scope only. */
+Test(host_eval3, field_in_a_kernel_is_refused) {
+    expect_py_refused("k.py",
+                      "import quadrants as qd\n"
+                      "@qd.kernel\n"
+                      "def k():\n"
+                      "    a = qd.field(qd.f32, shape=4)\n"
+                      "k()\n",
+                      "k.py:4:9: error[QD2004]: qd.field can only be declared at module level\n"
+                      " 4 |     a = qd.field(qd.f32, shape=4)\n"
+                      "   |         ^~~~~~~~~~~~~~~~~~~~~~~~~\n");
+}
