@@ -1031,6 +1031,7 @@ static void module_assign(Sema *S, const Stmt *s) {
         const Expr *t = s->assign.targets.items[k], *g = globals_target(S, t);
         if (g) sema_module_value(S, g, s->assign.value, s->span);
         if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) sema_module_value(S, t, s->assign.value, s->span);
+        if (t->kind == E_NAME && S->fixtures.len) S->up->sema_fixture_param(S, t->name); /* a test parameter a fixture asks for */
         else if (t->kind == E_ATTR) S->up->sema_host_setattr(S, t, s->assign.value, s->span); /* obj.attr = v of a plain instance */
         /* x[i] = v, another obj.attr = v: host code changing run-time data; kernels do not see it */
     }
@@ -1377,6 +1378,10 @@ static void host_calls(Sema *S, const Expr *e) {
             b = ob && ob->v.kind == V_OBJECT ? scope_find(&ob->v.obj->attrs, fn->attr.name) : NULL;
         }
         if (!b && fn->kind == E_ATTR) b = sema_module_member(S, fn); /* mod.kernel(...) */
+        if (!b && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME) { /* obj.step(...): a method that launches kernels */
+            Binding *ob = host_find(S, fn->attr.obj->name);
+            if (ob && ob->v.kind == V_OBJECT) S->up->sema_helper_call(S, e, NULL);
+        }
         if (b && b->v.kind == V_HOST && e->call.fn->kind == E_NAME) S->up->sema_helper_call(S, e, b);
         if (!b && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME && !strcmp(fn->attr.name, "apply")) { /* F.apply(x): F.forward(ctx, x) */
             Binding *cb = host_find(S, fn->attr.obj->name);
@@ -2550,7 +2555,7 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
     for (int k = 0; k < S.objects.len; k++) vec_free(&S.objects.items[k]->attrs.b), free(S.objects.items[k]);
     vec_free(&S.objects), vec_free(&S.classes);
     for (int k = 0; k < S.helpers.len; k++) vec_free(&S.helpers.items[k].combos), vec_free(&S.helpers.items[k].rets);
-    vec_free(&S.helpers), vec_free(&S.tests), vec_free(&S.ad_manual), vec_free(&S.members);
+    vec_free(&S.helpers), vec_free(&S.tests), vec_free(&S.ad_manual), vec_free(&S.members), vec_free(&S.fixtures);
     for (int k = 0; k < S.dispatchers.len; k++) vec_free(&S.dispatchers.items[k].impls);
     vec_free(&S.dispatchers), vec_free(&S.pyfuncs), free(S.pyfunc_index.def), free(S.pyfunc_index.scope);
     free(S.def_index.def), free(S.def_index.at), free(S.lambda_index.def), free(S.lambda_index.at);

@@ -675,13 +675,15 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
         *v = sema_eval(S, a);
         S->scope = saved;
     } else if (sema_host_array(S, a, v)) {
-    } else if (a->kind == E_SUBSCRIPT) { /* fields[1]: a field a host list holds */
+    } else if (a->kind == E_SUBSCRIPT || a->kind == E_ATTR) { /* fields[1], self.inner: a field a list holds, an object's member */
         Scope *saved = S->scope;
         S->scope = S->hscope;
         int mark = diag_quiet_begin();
         *v = sema_eval(S, a);
         S->scope = saved;
-        if (diag_quiet_end(mark) || v->kind != V_FIELD) return false;
+        if (diag_quiet_end(mark)) return false;
+        if (v->kind == V_OBJECT && a->kind == E_ATTR) return sb_puts(spell, a->attr.name), true;
+        if (v->kind != V_FIELD) return false;
         return field_spell(S, *v, kentry, spell);
     } else if (a->kind == E_INT || a->kind == E_FLOAT || a->kind == E_BOOL || (a->kind == E_UNARY && a->un.a->kind != E_NAME)) {
         *v = sema_eval(S, a);
@@ -690,6 +692,8 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
         return false;
     }
     if (v->kind == V_HOSTARRAY) return sema_hostarray_spell(spell, *v), true;
+    if (v->kind == V_OBJECT && a->kind == E_ATTR) return sb_puts(spell, a->attr.name), true; /* self.inner */
+    if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
     if (v->kind == V_TYPE) return sb_puts(spell, qt_name(v->type)), true; /* a dtype passed to a qd.template() */
     if (v->kind != V_EXPR || !ir_is_const(v->e)) return false;
     const IrExpr *c = v->e;

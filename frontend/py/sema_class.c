@@ -388,6 +388,17 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
             scope_bind(S, &o->attrs, d->def.name, (Val){.kind = V_PYFUNC, .def = m}, d->def.name_span);
             continue;
         }
+        if (!kind && d->kind == S_DEF && d->def.host && d->def.nparams && method_deco(d) == 0 && strncmp(d->def.name, "__", 2)) {
+            /* a method that does more than compute (self.step() launching kernels): run, as a host
+             * function, at each call obj.m(args) qdc sees (sema_helper_call), self bound to o */
+            Stmt *m = ARENA_NEW(S->arena, Stmt);
+            *m = *d;
+            m->def.params = d->def.params + 1, m->def.nparams = d->def.nparams - 1;
+            Scope *ms = new_scope(S, c.scope);
+            scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
+            vec_push(&S->helpers, ((SemaHelper){.def = m, .scope = ms, .prefix = S->prefix, .self = o}));
+            continue;
+        }
         if (!kind) continue;
         Stmt *m = ARENA_NEW(S->arena, Stmt); /* one definition per instance: its self differs */
         *m = *d;
