@@ -42,3 +42,71 @@ fill()
 layer(0)
 layer(1)
 weigh(w, grid[1])
+
+
+# A data-oriented instance whose plain methods launch its kernel (run -> step -> combine): each
+# call obj.m(args) runs the method with self bound, as Python does.
+@qd.data_oriented
+class Inner:
+    def __init__(self):
+        self.a = qd.field(qd.i32, shape=4)
+
+
+@qd.data_oriented
+class Outer:
+    def __init__(self):
+        self.inner = Inner()
+        self.c = qd.field(qd.i32, shape=4)
+
+    @qd.kernel
+    def combine(self, c: qd.template(), inner: qd.template()):
+        for i in c:
+            inner.a[i] += i + 1
+            c[i] = inner.a[i] * 10
+
+    def step(self):
+        self.combine(self.c, self.inner)
+
+    def run(self, n):
+        for _ in range(n):
+            self.step()
+
+
+obj = Outer()
+obj.run(2)
+
+
+# Fixtures that ask for a test parameter the script binds after them (pytest passes it).
+import pytest
+
+
+@pytest.fixture
+def ann(use_template):
+    if use_template:
+        return qd.template()
+    return qd.types.ndarray()
+
+
+@pytest.fixture
+def ann2(use_template):
+    return qd.template() if use_template else qd.types.ndarray()
+
+
+use_template = True
+t = qd.field(qd.i32, shape=4)
+
+
+@qd.kernel
+def bump(x: ann):
+    for i in x:
+        x[i] += i + 1
+
+
+@qd.kernel
+def twice(x: ann2):
+    for i in x:
+        x[i] *= 2
+
+
+bump(t)
+twice(t)

@@ -2,7 +2,9 @@
  * host expression — a lambda that returns qd.field(...) or qd.Vector.field(...), a list
  * comprehension of fields — is a field as in Python (Quadrants allows one anywhere before the
  * fields are materialized), named after the assignment that makes it; a field a host list holds
- * (grid[1]) and a constant qd.Vector are values a qd.template() parameter takes. */
+ * (grid[1]) and a constant qd.Vector are values a qd.template() parameter takes; a data-oriented
+ * instance's plain method runs at each call obj.m(args) (its kernel calls instantiate); a pytest
+ * fixture that asks for a test parameter the script binds after it is evaluated with it. */
 #include "harness.h"
 #include "test_x86.h"
 #include <criterion/criterion.h>
@@ -25,18 +27,30 @@ static const char host3[] =
     "    printf(\"\\n\");\n"
     "    for (int i = 0; i < 8; i++) printf(\"%d \", qd_field_grid__def2[i]);\n"
     "    printf(\"\\n\");\n"
+    "    obj__combine__obj__c__inner_args c = {0};\n"
+    "    bump__t_args b = {0};\n"
+    "    twice__t_args t = {0};\n"
+    "    for (int n = 0; n < 2; n++)\n"
+    "        if (obj__combine__obj__c__inner(&c, nt)) return 2;\n"
+    "    if (bump__t(&b, nt) || twice__t(&t, nt)) return 2;\n"
+    "    for (int i = 0; i < 4; i++) printf(\"%d,%d,%d \", qd_field_obj__inner__a[i], qd_field_obj__c[i], qd_field_t[i]);\n"
+    "    printf(\"\\n\");\n"
     "    return 0;\n}\n";
 
 /* testdata/host-eval/host_eval3.py on 1, 2 and 4 threads: s = scalar() and v = vec() (lambdas)
  * placed together: s[i] = 3i, v[i] = (i, -i); grid = [qd.field(...) for _ in range(2)], each
  * placed by a host loop: layer(l) writes grid[l][i] = s[i] + v[i][1] + 100 l = 2i + 100 l;
- * weigh(w, grid[1]) adds w[0] w[1] + w[2] i = 10 + 7i with w = qd.Vector([2, 5, 7]). */
+ * weigh(w, grid[1]) adds w[0] w[1] + w[2] i = 10 + 7i with w = qd.Vector([2, 5, 7]); obj.run(2)
+ * launches combine twice through step (the host runs it twice): inner.a[i] = 2(i + 1), c[i] =
+ * 10 inner.a[i]; bump(t) and twice(t) (parameters annotated by fixtures of use_template = True:
+ * qd.template()) make t[i] = 2(i + 1). */
 Test(host_eval3, fields_made_by_lambdas_and_comprehensions_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
     x86_expect_on_threads("testdata/host-eval/host_eval3.py", host3,
                           "0,0,0 3,1,-1 6,2,-2 9,3,-3 12,4,-4 15,5,-5 18,6,-6 21,7,-7 \n"
                           "0 2 4 6 8 10 12 14 \n"
-                          "110 119 128 137 146 155 164 173 \n");
+                          "110 119 128 137 146 155 164 173 \n"
+                          "2,20,2 4,40,4 6,60,6 8,80,8 \n");
 }
 
 /* The kernels the host calls instantiate, exactly (--stats): one per template value. */
@@ -44,8 +58,8 @@ Test(host_eval3, entries_are_the_calls_python_makes) {
     char *path = root_path("testdata/host-eval/host_eval3.py");
     RunResult r = run_qdc("--target=x86_64", "--check", "--stats", path, NULL);
     cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-    cr_expect_str_eq(r.out, "host_eval3: 4 kernels (fill, layer__0, layer__1, weigh__w__grid__def2), 4 tasks, 1 atomic, "
-                            "0 volatile loads, 0 fences\n");
+    cr_expect_str_eq(r.out, "host_eval3: 7 kernels (fill, layer__0, layer__1, weigh__w__grid__def2, obj__combine__obj__c__inner, bump__t, "
+                            "twice__t), 7 tasks, 3 atomics, 0 volatile loads, 0 fences\n");
     run_free(&r);
     free(path);
 }
