@@ -689,14 +689,18 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             const Expr *r = e->call.fn;
             while (r->kind == E_ATTR || r->kind == E_CALL) r = r->kind == E_ATTR ? r->attr.obj : r->call.fn;
             Binding *rb = r->kind == E_NAME ? host_find(S, r->name) : NULL;
-            bool compile_time = rb && (rb->v.kind == V_SNODE || rb->v.kind == V_ERR || rb->v.kind == V_VECTYPE ||
+            bool qd_root = (rb && rb->v.kind == V_NS && !strncmp(rb->v.path, "qd", 2)) ||
+                           (!rb && r->kind == E_NAME && S->qd_alias && !strcmp(r->name, S->qd_alias));
+            bool cfg = qd_root && !strcmp(e->call.fn->attr.name, "config") && e->call.fn->attr.obj->kind == E_ATTR &&
+                       !strcmp(e->call.fn->attr.obj->attr.name, "prog"); /* qd.lang.impl.get_runtime().prog.config() */
+            bool compile_time = cfg || (rb && (rb->v.kind == V_SNODE || rb->v.kind == V_ERR || rb->v.kind == V_VECTYPE ||
                                        rb->v.kind == V_STRUCTTYPE || /* ... or a type's: vec3.field(...) */
                                        (rb->v.kind == V_NS && !strcmp(rb->v.path, "math")) ||
                                        (rb->v.kind == V_NS && (!strcmp(rb->v.path, "types") || !strcmp(rb->v.path, "functools"))) ||
                                        (rb->v.kind == V_NS && !strcmp(rb->v.path, "qd.root")) || /* S0 = qd.root; S0.dense(...) */
                                        (rb->v.kind == V_NS && !strncmp(rb->v.path, "qd.", 3) && /* impl.get_runtime().default_fp */
                                         (!strcmp(e->call.fn->attr.name, "get_runtime") || !strcmp(e->call.fn->attr.name, "current_cfg"))) ||
-                                       (rb->v.kind == V_VEC && !strcmp(e->call.fn->attr.name, "get_scalar_field")));
+                                       (rb->v.kind == V_VEC && !strcmp(e->call.fn->attr.name, "get_scalar_field"))));
             bool evaluated = rb && (rb->v.kind == V_OBJECT || rb->v.kind == V_PYDC || (rb->v.kind == V_CLASS && S->classes.items[rb->v.index].plain));
             if (!compile_time && evaluated && r == e->call.fn->attr.obj) { /* obj.method(...), self.f(n - 1), Cls.make(...) */
                 int mark = diag_quiet_begin();

@@ -6,6 +6,7 @@
  * instance's plain method runs at each call obj.m(args) (its kernel calls instantiate); a pytest
  * fixture that asks for a test parameter the script binds after it is evaluated with it. */
 #include "harness.h"
+#include "support/util.h"
 #include "test_x86.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -75,4 +76,29 @@ Test(host_eval3, field_in_a_kernel_is_refused) {
                       "k.py:4:9: error[QD2004]: qd.field can only be declared at module level\n"
                       " 4 |     a = qd.field(qd.f32, shape=4)\n"
                       "   |         ^~~~~~~~~~~~~~~~~~~~~~~~~\n");
+}
+
+/* qd.lang.impl.get_runtime().prog.config() is the compile's configuration, as current_cfg():
+ * its arch picks the field's dtype per target (x86_64: x64, i64; vulkan1.3: vulkan, i32). */
+Test(host_eval3, runtime_prog_config_is_the_compile_config) {
+    static const char src[] = "import quadrants as qd\n"
+                              "arch = qd.lang.impl.get_runtime().prog.config().arch\n"
+                              "dtype = qd.i64 if arch in (qd.x64, qd.arm64) else qd.i32\n"
+                              "a = qd.field(dtype=dtype, shape=4)\n\n"
+                              "@qd.kernel\ndef k():\n    for i in a:\n        a[i] = i\n\nk()\n";
+    static const struct { const char *target, *want; } cases[] = {
+        {"--target=x86_64", "{\"name\": \"a\", \"symbol\": \"qd_field_a\", \"dtype\": \"i64\", \"shape\": [4]}"},
+        {"--target=vulkan1.3", "{\"name\": \"a\", \"dtype\": \"i32\", \"shape\": [4], \"set\": 1, \"binding\": 0}"},
+    };
+    for (size_t c = 0; c < ARRAY_LEN(cases); c++) {
+        char *dir = NULL;
+        RunResult r = qdc_in_temp("a.py", src, cases[c].target, "--emit=metadata", &dir);
+        char *out = xasprintf("%s/out", dir), *meta = read_text(out, NULL);
+        cr_expect_eq(r.status, 0, "%s: exit %d: %s", cases[c].target, r.status, r.err);
+        cr_expect(meta && strstr(meta, cases[c].want), "%s: no %s in:\n%s", cases[c].target, cases[c].want, meta ? meta : "(none)");
+        free(out), free(meta);
+        run_free(&r);
+        remove_tree(dir);
+        free(dir);
+    }
 }
