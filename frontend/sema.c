@@ -541,7 +541,7 @@ bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_STRUCT) return const_struct(*c);
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
         c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC || c->kind == V_PYFUNC || c->kind == V_ANNOT ||
-        c->kind == V_MODULE || c->kind == V_PYINT || c->kind == V_PYDCTYPE || c->kind == V_CLASS) /* classes: LinksState = StructLinksState if f else qd.template() */
+        c->kind == V_MODULE || c->kind == V_PYINT || c->kind == V_PYDCTYPE || c->kind == V_CLASS || c->kind == V_KERNEL) /* kernels: self.hook = hook; classes: LinksState = StructLinksState if f else qd.template() */
         return true;
     if (c->kind == V_DICT) { /* keys are compile-time by construction; the values must be constants too */
         for (int k = 0; k < c->dict.n; k++)

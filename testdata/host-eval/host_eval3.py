@@ -110,3 +110,25 @@ def twice(x: ann2):
 
 bump(t)
 twice(t)
+
+
+# A kernel is a value like any function: an instance keeps one (self.hook = hook) and a method
+# calls it with its own field.
+@qd.data_oriented
+class Solver:
+    def __init__(self, hook):
+        self.val = qd.field(qd.i32, shape=4)
+        self.hook = hook
+
+    def run_hook(self):
+        self.hook(self.val)
+
+
+@qd.kernel
+def hook(x: qd.template()):
+    for i in x:
+        x[i] = 7 * i
+
+
+solver = Solver(hook)
+solver.run_hook()
