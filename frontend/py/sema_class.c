@@ -13,8 +13,10 @@
 #include <string.h>
 
 /* 'K' for a @qd.kernel method, 'F' for @qd.func, 0 for anything else. */
+static bool static_kernel(const Stmt *d);
+
 static char method_kind(Sema *S, const Stmt *d) {
-    if (d->kind != S_DEF || d->def.host || !d->def.nparams) return 0;
+    if (d->kind != S_DEF || d->def.host || (!d->def.nparams && !static_kernel(d))) return 0;
     for (int k = 0; k < d->def.decorators.n; k++) {
         const Expr *e = d->def.decorators.items[k];
         const char *p = sema_path(S, e->kind == E_CALL ? e->call.fn : e);
@@ -22,6 +24,15 @@ static char method_kind(Sema *S, const Stmt *d) {
         if (p && (!strcmp(p, "qd.func") || !strcmp(p, "qd.real_func") || !strcmp(p, "qd.pyfunc"))) return 'F';
     }
     return 0;
+}
+
+/* @staticmethod over @qd.kernel (or under it): a kernel of the class without self. */
+static bool static_kernel(const Stmt *d) {
+    for (int k = 0; k < d->def.decorators.n; k++) {
+        const Expr *e = d->def.decorators.items[k];
+        if (e->kind == E_NAME && !strcmp(e->name, "staticmethod")) return true;
+    }
+    return false;
 }
 
 static Scope *new_scope(Sema *S, Scope *parent) {
@@ -337,10 +348,15 @@ void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp) 
     Val o = sema_eval(S, target->attr.obj);
     diag_quiet_end(mark);
     S->cur = cur;
-    if (o.kind != V_OBJECT || !S->classes.items[o.obj->cls].plain) return;
+    if (o.kind != V_OBJECT) return;
+    /* a data-oriented instance's attribute set by a method (self.x = qd.field(...) in init()):
+     * its fields take the instance's prefix, as those __init__ makes */
+    const char *prefix = S->prefix;
+    if (!S->classes.items[o.obj->cls].plain) S->prefix = o.obj->prefix;
     Scope tmp = {0};
     mark = diag_quiet_begin();
     bind_value(S, &tmp, S->hscope, target->attr.name, value, sp);
+    S->prefix = prefix;
     bool failed = diag_quiet_end(mark) > 0 || !tmp.b.len || tmp.b.items[0].v.kind == V_ERR;
     Val v = failed ? (Val){.kind = V_HOST, .path = "a value qdc cannot compute"} : tmp.b.items[0].v;
     if (v.kind == V_HOST || v.kind == V_HOSTARRAY)
@@ -403,8 +419,9 @@ bool sema_new_object(Sema *S, const Expr *target, const Expr *call, Span sp) {
         Stmt *m = ARENA_NEW(S->arena, Stmt); /* one definition per instance: its self differs */
         *m = *d;
         Scope *ms = new_scope(S, c.scope);
-        scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
-        SemaDef sd = {.def = m, .scope = ms, .kernel = kind == 'K', .method = true, .imported = S->cur_mod != NULL};
+        bool stat = static_kernel(d); /* @staticmethod: no self */
+        if (!stat) scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
+        SemaDef sd = {.def = m, .scope = ms, .kernel = kind == 'K', .method = !stat, .imported = S->cur_mod != NULL};
         if (sd.kernel) sd.entry = sema_unique_name(S, arena_printf(S->arena, "%s%s", o->prefix, d->def.name));
         sema_def_push(S, sd);
         scope_bind(S, &o->attrs, d->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = m}, d->def.name_span);

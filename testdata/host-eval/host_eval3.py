@@ -132,3 +132,20 @@ def hook(x: qd.template()):
 
 solver = Solver(hook)
 solver.run_hook()
+
+
+# @staticmethod over @qd.kernel: a kernel of the class without self, called through an instance.
+z = qd.field(qd.i32, shape=4)
+
+
+@qd.data_oriented
+class Static:
+    @staticmethod
+    @qd.kernel
+    def fill_z():
+        for i in z:
+            z[i] = 3 - i
+
+
+st = Static()
+st.fill_z()
