@@ -274,12 +274,14 @@ static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call,
         else if (p->dflt) bind_value(S, is, defined, p->name, p->dflt, p->span);
         else scope_bind(S, is, p->name, (Val){.kind = V_HOST, .path = "an argument the instance's creation does not give"}, p->span);
     }
-    Scope *hs = S->hscope;
+    Scope *hs = S->hscope, *bind_to = S->bind_to;
     const char *prefix = S->prefix;
     int loops = S->host_loops; /* __init__'s body is outside the caller's loops */
-    S->hscope = is, S->prefix = o->prefix, S->host_loops = 0;
+    /* its locals (fb = qd.FieldsBuilder()) bind in its own scope, also when the instance is made
+     * as an attribute's value (self.b = B(), whose binding goes elsewhere) */
+    S->hscope = is, S->prefix = o->prefix, S->host_loops = 0, S->bind_to = NULL;
     init_block(S, o, &init->def.body, self, is, ci);
-    S->hscope = hs, S->prefix = prefix, S->host_loops = loops, S->host_jump = HJ_NONE;
+    S->hscope = hs, S->prefix = prefix, S->host_loops = loops, S->host_jump = HJ_NONE, S->bind_to = bind_to;
 }
 
 /* A class without __init__ created with arguments: they set its annotated names, by keyword or

@@ -149,3 +149,33 @@ class Static:
 
 st = Static()
 st.fill_z()
+
+
+# Attributes a method sets (self.b = B() in init(), not __init__): the instance has them when its
+# kernel is compiled at its first call; B's __init__ places its field with its own FieldsBuilder.
+@qd.data_oriented
+class Leaf:
+    def __init__(self):
+        self.x = qd.field(int)
+        fb = qd.FieldsBuilder()
+        fb.dense(qd.i, 1).place(self.x)
+        self.tree = fb.finalize()
+
+
+@qd.data_oriented
+class Tree:
+    def __init__(self):
+        self.n = 6
+
+    def init(self):
+        self.leaf = Leaf()
+
+    @qd.kernel
+    def grow(self, m: int):
+        for i in range(self.n):
+            self.leaf.x[0] += m
+
+
+tree = Tree()
+tree.init()
+tree.grow(3)

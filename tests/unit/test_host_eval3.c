@@ -36,10 +36,11 @@ static const char host3[] =
     "    if (bump__t(&b, nt) || twice__t(&t, nt)) return 2;\n"
     "    hook__solver__val_args h = {0};\n"
     "    st__fill_z_args z = {0};\n"
-    "    if (hook__solver__val(&h, nt) || st__fill_z(&z, nt)) return 2;\n"
+    "    tree__grow_args g = {.m = 3};\n"
+    "    if (hook__solver__val(&h, nt) || st__fill_z(&z, nt) || tree__grow(&g, nt)) return 2;\n"
     "    for (int i = 0; i < 4; i++)\n"
     "        printf(\"%d,%d,%d,%d,%d \", qd_field_obj__inner__a[i], qd_field_obj__c[i], qd_field_t[i], qd_field_solver__val[i], qd_field_z[i]);\n"
-    "    printf(\"\\n\");\n"
+    "    printf(\"\\n%d\\n\", qd_field_tree__leaf__x[0]);\n"
     "    return 0;\n}\n";
 
 /* testdata/host-eval/host_eval3.py on 1, 2 and 4 threads: s = scalar() and v = vec() (lambdas)
@@ -49,14 +50,16 @@ static const char host3[] =
  * launches combine twice through step (the host runs it twice): inner.a[i] = 2(i + 1), c[i] =
  * 10 inner.a[i]; bump(t) and twice(t) (parameters annotated by fixtures of use_template = True:
  * qd.template()) make t[i] = 2(i + 1); solver.run_hook() calls the kernel the instance keeps
- * (self.hook = hook) on its field: val[i] = 7i; st.fill_z() (a @staticmethod kernel) z[i] = 3 - i. */
+ * (self.hook = hook) on its field: val[i] = 7i; st.fill_z() (a @staticmethod kernel) z[i] = 3 - i;
+ * tree.grow(3) adds 3 six times to the field of the Leaf that tree.init() made: 18. */
 Test(host_eval3, fields_made_by_lambdas_and_comprehensions_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
     x86_expect_on_threads("testdata/host-eval/host_eval3.py", host3,
                           "0,0,0 3,1,-1 6,2,-2 9,3,-3 12,4,-4 15,5,-5 18,6,-6 21,7,-7 \n"
                           "0 2 4 6 8 10 12 14 \n"
                           "110 119 128 137 146 155 164 173 \n"
-                          "2,20,2,0,3 4,40,4,7,2 6,60,6,14,1 8,80,8,21,0 \n");
+                          "2,20,2,0,3 4,40,4,7,2 6,60,6,14,1 8,80,8,21,0 \n"
+                          "18\n");
 }
 
 /* The kernels the host calls instantiate, exactly (--stats): one per template value. */
@@ -64,8 +67,8 @@ Test(host_eval3, entries_are_the_calls_python_makes) {
     char *path = root_path("testdata/host-eval/host_eval3.py");
     RunResult r = run_qdc("--target=x86_64", "--check", "--stats", path, NULL);
     cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-    cr_expect_str_eq(r.out, "host_eval3: 9 kernels (fill, layer__0, layer__1, weigh__w__grid__def2, obj__combine__obj__c__inner, bump__t, "
-                            "twice__t, hook__solver__val, st__fill_z), 9 tasks, 3 atomics, 0 volatile loads, 0 fences\n");
+    cr_expect_str_eq(r.out, "host_eval3: 10 kernels (fill, layer__0, layer__1, weigh__w__grid__def2, obj__combine__obj__c__inner, bump__t, "
+                            "twice__t, hook__solver__val, st__fill_z, tree__grow), 10 tasks, 4 atomics, 0 volatile loads, 0 fences\n");
     run_free(&r);
     free(path);
 }
