@@ -342,6 +342,8 @@ static const char set_after[] = "set by host code after the instance's creation 
 
 /* obj.NAME = value in host code, obj a plain instance (a name, or self.a.b): Python sets the
  * attribute, and what reads it afterwards (a kernel compiled later, a method) sees the new value.
+ * A data-oriented instance's attribute takes compile-time values (a field, an instance); an
+ * array it is given stays the one its kernels were typed with (ndarrays are arguments).
  * Another object's attribute is the script's data: nothing changes. */
 void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp) {
     IrStmtVec *cur = S->cur;
@@ -361,6 +363,10 @@ void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp) 
     S->prefix = prefix;
     bool failed = diag_quiet_end(mark) > 0 || !tmp.b.len || tmp.b.items[0].v.kind == V_ERR;
     Val v = failed ? (Val){.kind = V_HOST, .path = "a value qdc cannot compute"} : tmp.b.items[0].v;
+    if (!S->classes.items[o.obj->cls].plain && (failed || v.kind == V_HOST || v.kind == V_HOSTARRAY)) {
+        vec_free(&tmp.b); /* obj.x = qd.ndarray(...) of a data-oriented instance: an array its kernels take as an argument */
+        return;
+    }
     if (v.kind == V_HOST || v.kind == V_HOSTARRAY)
         v = (Val){.kind = V_HOST, .path = arena_printf(S->arena, "%s%s)", set_after,
                                                      v.kind == V_HOST ? v.path : "an array the script allocates")};

@@ -110,3 +110,20 @@ Test(host_eval3, runtime_prog_config_is_the_compile_config) {
         free(dir);
     }
 }
+
+/* obj.x = qd.ndarray(...) of a data-oriented instance after its creation: the kernel takes its
+ * ndarray as an argument, so the new array is no compile-time value it needs (a field or an
+ * instance set so is: tree.init() above). */
+Test(host_eval3, data_oriented_ndarray_reassigned_compiles) {
+    char *dir = NULL;
+    RunResult r = qdc_in_temp("re.py",
+                              "import quadrants as qd\n\n@qd.data_oriented\nclass S:\n    def __init__(self):\n"
+                              "        self.x = qd.ndarray(qd.f32, shape=(4,))\n\n@qd.kernel\ndef run(s: qd.template()):\n"
+                              "    for i in s.x:\n        s.x[i] = 1.0\n\nst = S()\nrun(st)\nst.x = qd.ndarray(qd.f32, shape=(8,))\nrun(st)\n",
+                              "--check", "--stats", &dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect_str_eq(r.out, "re: 1 kernel (run__st), 1 task, 0 atomics, 0 volatile loads, 0 fences\n");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
