@@ -467,13 +467,15 @@ void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call
  * "field", made unique as every field name is (qdc-abi(7)). */
 Val sema_field_value(Sema *S, const Expr *call, int vec) {
     const char *name = S->field_hint ? S->field_hint : "field";
-    Scope *sc = ARENA_NEW(S->arena, Scope), *save = S->bind_to;
+    Scope sc = {0}, *save = S->bind_to;
     Expr t = {.kind = E_NAME, .span = call->span, .name = name};
-    S->bind_to = sc;
+    S->bind_to = &sc;
     sema_declare_field(S, &t, call->span, call, vec);
     S->bind_to = save;
-    Binding *b = scope_find(sc, name);
-    return b ? b->v : val_err();
+    Binding *b = scope_find(&sc, name);
+    Val v = b ? b->v : val_err();
+    vec_free(&sc.b);
+    return v;
 }
 
 /* qd.Vector.field(n, dtype, shape) / qd.Matrix.field(n, m, dtype, shape): a field of the
