@@ -459,6 +459,25 @@ void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call
     S->up->sema_ad_mark(S, call, first);
 }
 
+/* qd.field(...) (vec 1/2: qd.Vector.field/qd.Matrix.field) run by host code as an expression, not
+ * bound to a name by an assignment: a lambda's body (`scalar = lambda: qd.field(qd.f32)`), a
+ * comprehension's item (`[qd.field(qd.f32) for _ in range(2)]`), an argument. Python makes a
+ * field wherever the call runs (Quadrants allows it until the fields are materialized); its
+ * symbol is named after the assignment being run when there is one (S->field_hint), else
+ * "field", made unique as every field name is (qdc-abi(7)). */
+Val sema_field_value(Sema *S, const Expr *call, int vec) {
+    const char *name = S->field_hint ? S->field_hint : "field";
+    Scope sc = {0}, *save = S->bind_to;
+    Expr t = {.kind = E_NAME, .span = call->span, .name = name};
+    S->bind_to = &sc;
+    sema_declare_field(S, &t, call->span, call, vec);
+    S->bind_to = save;
+    Binding *b = scope_find(&sc, name);
+    Val v = b ? b->v : val_err();
+    vec_free(&sc.b);
+    return v;
+}
+
 /* qd.Vector.field(n, dtype, shape) / qd.Matrix.field(n, m, dtype, shape): a field of the
  * vector type (qd.field(qd.types.vector(n, dtype), shape)). */
 static void vector_field(Sema *S, const Expr *target, Span span, const Expr *call, bool matrix) {
@@ -524,7 +543,7 @@ bool sema_module_constant(Sema *S, Val *c) {
     if (c->kind == V_STRUCT) return const_struct(*c);
     if (c->kind == V_TYPE || c->kind == V_STR || c->kind == V_NONE || c->kind == V_SNODE || c->kind == V_VECTYPE || c->kind == V_OBJECT ||
         c->kind == V_FIELD || c->kind == V_STRUCTTYPE || c->kind == V_FUNC || c->kind == V_PYFUNC || c->kind == V_ANNOT ||
-        c->kind == V_MODULE || c->kind == V_PYINT || c->kind == V_PYDCTYPE || c->kind == V_CLASS) /* classes: LinksState = StructLinksState if f else qd.template() */
+        c->kind == V_MODULE || c->kind == V_PYINT || c->kind == V_PYDCTYPE || c->kind == V_CLASS || c->kind == V_KERNEL) /* kernels: self.hook = hook; classes: LinksState = StructLinksState if f else qd.template() */
         return true;
     if (c->kind == V_DICT) { /* keys are compile-time by construction; the values must be constants too */
         for (int k = 0; k < c->dict.n; k++)
@@ -672,14 +691,18 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
             const Expr *r = e->call.fn;
             while (r->kind == E_ATTR || r->kind == E_CALL) r = r->kind == E_ATTR ? r->attr.obj : r->call.fn;
             Binding *rb = r->kind == E_NAME ? host_find(S, r->name) : NULL;
-            bool compile_time = rb && (rb->v.kind == V_SNODE || rb->v.kind == V_ERR || rb->v.kind == V_VECTYPE ||
+            bool qd_root = (rb && rb->v.kind == V_NS && !strncmp(rb->v.path, "qd", 2)) ||
+                           (!rb && r->kind == E_NAME && S->qd_alias && !strcmp(r->name, S->qd_alias));
+            bool cfg = qd_root && !strcmp(e->call.fn->attr.name, "config") && e->call.fn->attr.obj->kind == E_ATTR &&
+                       !strcmp(e->call.fn->attr.obj->attr.name, "prog"); /* qd.lang.impl.get_runtime().prog.config() */
+            bool compile_time = cfg || (rb && (rb->v.kind == V_SNODE || rb->v.kind == V_ERR || rb->v.kind == V_VECTYPE ||
                                        rb->v.kind == V_STRUCTTYPE || /* ... or a type's: vec3.field(...) */
                                        (rb->v.kind == V_NS && !strcmp(rb->v.path, "math")) ||
                                        (rb->v.kind == V_NS && (!strcmp(rb->v.path, "types") || !strcmp(rb->v.path, "functools"))) ||
                                        (rb->v.kind == V_NS && !strcmp(rb->v.path, "qd.root")) || /* S0 = qd.root; S0.dense(...) */
                                        (rb->v.kind == V_NS && !strncmp(rb->v.path, "qd.", 3) && /* impl.get_runtime().default_fp */
                                         (!strcmp(e->call.fn->attr.name, "get_runtime") || !strcmp(e->call.fn->attr.name, "current_cfg"))) ||
-                                       (rb->v.kind == V_VEC && !strcmp(e->call.fn->attr.name, "get_scalar_field")));
+                                       (rb->v.kind == V_VEC && !strcmp(e->call.fn->attr.name, "get_scalar_field"))));
             bool evaluated = rb && (rb->v.kind == V_OBJECT || rb->v.kind == V_PYDC || (rb->v.kind == V_CLASS && S->classes.items[rb->v.index].plain));
             if (!compile_time && evaluated && r == e->call.fn->attr.obj) { /* obj.method(...), self.f(n - 1), Cls.make(...) */
                 int mark = diag_quiet_begin();
@@ -970,14 +993,18 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     bool strings = v->kind == E_CALL && v->call.fn->kind == E_ATTR && S->up->sema_str_method(v->call.fn->attr.name); /* "{:>4}".format(n) */
     for (int k = 0; !strings && (v->kind == E_LIST || v->kind == E_TUPLE) && k < v->list.n; k++)
         strings = v->list.items[k]->kind == E_CALL && sema_pytest_param(S, v->list.items[k]); /* pytest.param rows: the test's values when qdc computes them */
+    const char *hint = S->field_hint;
+    if (t->kind == E_NAME) S->field_hint = t->name; /* pos = vec() with vec = lambda: qd.field(...): the field is 'pos' */
     if ((S->hscope != &S->module || strings) && !is_snode_chain(S, v)) { /* host function: what qdc cannot evaluate, Python computes when it runs */
         int mark = diag_quiet_begin();
         c = sema_eval(S, v);
+        S->field_hint = hint;
         if (diag_quiet_end(mark))
             return sema_bind_host(S, t, arena_printf(S->arena, "a value qdc cannot compute (%s)", diag_quiet_first()));
     } else {
         c = sema_eval(S, v);
     }
+    S->field_hint = hint;
     if (c.kind != V_ERR && !sema_module_constant(S, &c))
         return sema_bind_host(S, t, "a module-level value that is not a compile-time constant");
     if (t->kind == E_NAME) return (void)scope_bind(S, BIND_SCOPE(S), t->name, c, sp); /* V_ERR: later uses stay quiet */
@@ -1011,6 +1038,7 @@ static void module_assign(Sema *S, const Stmt *s) {
         const Expr *t = s->assign.targets.items[k], *g = globals_target(S, t);
         if (g) sema_module_value(S, g, s->assign.value, s->span);
         if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) sema_module_value(S, t, s->assign.value, s->span);
+        if (t->kind == E_NAME && S->fixtures.len) S->up->sema_fixture_param(S, t->name); /* a test parameter a fixture asks for */
         else if (t->kind == E_ATTR) S->up->sema_host_setattr(S, t, s->assign.value, s->span); /* obj.attr = v of a plain instance */
         /* x[i] = v, another obj.attr = v: host code changing run-time data; kernels do not see it */
     }
@@ -1357,6 +1385,10 @@ static void host_calls(Sema *S, const Expr *e) {
             b = ob && ob->v.kind == V_OBJECT ? scope_find(&ob->v.obj->attrs, fn->attr.name) : NULL;
         }
         if (!b && fn->kind == E_ATTR) b = sema_module_member(S, fn); /* mod.kernel(...) */
+        if (!b && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME) { /* obj.step(...): a method that launches kernels */
+            Binding *ob = host_find(S, fn->attr.obj->name);
+            if (ob && ob->v.kind == V_OBJECT) S->up->sema_helper_call(S, e, NULL);
+        }
         if (b && b->v.kind == V_HOST && e->call.fn->kind == E_NAME) S->up->sema_helper_call(S, e, b);
         if (!b && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME && !strcmp(fn->attr.name, "apply")) { /* F.apply(x): F.forward(ctx, x) */
             Binding *cb = host_find(S, fn->attr.obj->name);
@@ -2530,7 +2562,7 @@ IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *
     for (int k = 0; k < S.objects.len; k++) vec_free(&S.objects.items[k]->attrs.b), free(S.objects.items[k]);
     vec_free(&S.objects), vec_free(&S.classes);
     for (int k = 0; k < S.helpers.len; k++) vec_free(&S.helpers.items[k].combos), vec_free(&S.helpers.items[k].rets);
-    vec_free(&S.helpers), vec_free(&S.tests), vec_free(&S.ad_manual), vec_free(&S.members);
+    vec_free(&S.helpers), vec_free(&S.tests), vec_free(&S.ad_manual), vec_free(&S.members), vec_free(&S.fixtures);
     for (int k = 0; k < S.dispatchers.len; k++) vec_free(&S.dispatchers.items[k].impls);
     vec_free(&S.dispatchers), vec_free(&S.pyfuncs), free(S.pyfunc_index.def), free(S.pyfunc_index.scope);
     free(S.def_index.def), free(S.def_index.at), free(S.lambda_index.def), free(S.lambda_index.at);

@@ -193,6 +193,7 @@ typedef struct SemaHelper {
     bool apply;                /* the forward of a torch.autograd.Function subclass: F.apply(args) calls it
                                   with ctx first (sema_autograd_class) */
     Span cls;                  /* that class's name, where F is bound */
+    const struct SemaObject *self; /* a plain method of this data-oriented instance: obj.m(args) runs it, self bound */
 } SemaHelper;
 
 typedef struct Sema {
@@ -258,6 +259,8 @@ typedef struct Sema {
     VEC(CallInst) callinsts;
     const CallInst *callinst;     /* the call-site instantiation being checked, or NULL */
     Scope *bind_to;               /* where module-level statements bind (NULL: hscope) */
+    const char *field_hint;       /* the name host code is assigning (a field made by an expression is named after it) */
+    VEC(const Stmt *) fixtures;   /* @pytest.fixtures waiting for a parameter the script binds later (sema_fixture_param) */
     bool method;                  /* the kernel being checked is a method: its first parameter is self */
     VEC(SemaClass) classes;
     VEC(SemaObject *) objects;    /* owned */
@@ -387,6 +390,7 @@ bool sema_autograd_class(Sema *S, const Stmt *cls); /* class F(torch.autograd.Fu
 const int64_t *sema_np_shape(Sema *S, const Expr *e, int ndim); /* py/sema_npshape.c: np.zeros((2, 3)): its shape, else NULL */
 bool sema_np_shape_value(Sema *S, const Expr *v, Val *out); /* a.size, a.ndim, a.shape, len(a) of such an array in host code */
 bool sema_helper_alias(Sema *S, const Expr *t, const Expr *v, Span sp); /* t = helper (or F.apply): t names the same function */
+void sema_fixture_param(Sema *S, const char *name); /* the module bound NAME: the fixtures that take it are evaluated again */
 bool sema_uncalled_helper_kernel(Sema *S, const Stmt **kernel, const Stmt **fn);
 bool sema_fstring_known(Sema *S, const Expr *e);  /* every {field} names a compile-time str/int/bool/None */
 Val sema_fstring(Sema *S, const Expr *e);
@@ -403,6 +407,7 @@ bool sema_host_list_method(Sema *S, const Expr *e); /* NAME.append(v) / NAME.ext
 void sema_bind_host(Sema *S, const Expr *target, const char *what); /* NAME (or a tuple of them) := run-time value */
 void sema_module_value(Sema *S, const Expr *target, const Expr *value, Span sp);
 void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call, int vec); /* qd.field / vec 1: qd.Vector.field / 2: qd.Matrix.field */ /* NAME = value at module level or in a host function */
+Val sema_field_value(Sema *S, const Expr *call, int vec); /* qd.field(...) run by host code as an expression (a lambda, a comprehension) */
 void sema_module_body(Sema *S, const StmtList *l); /* module-level statements, in S->hscope */
 
 /* module.c: imports of the program's modules, -D, --kernel, nothing hollow */

@@ -557,6 +557,10 @@ static Val eval_attr(Sema *S, const Expr *e) {
         return S->up->sema_cfg_attr(S, e->attr.name, e->span); /* qd.cfg is the same object */
     if (o.kind == V_NS && !strcmp(o.path, "qd.lang.impl.get_runtime()") && (!strcmp(e->attr.name, "default_fp") || !strcmp(e->attr.name, "default_ip")))
         return S->up->sema_cfg_attr(S, e->attr.name, e->span); /* the runtime's default types are qd.init's, as the config's */
+    if (o.kind == V_NS && !strcmp(o.path, "qd.lang.impl.get_runtime()") && !strcmp(e->attr.name, "prog"))
+        return (Val){.kind = V_NS, .path = "qd.lang.impl.get_runtime().prog"};
+    if (o.kind == V_NS && !strcmp(o.path, "qd.lang.impl.get_runtime().prog") && !strcmp(e->attr.name, "config"))
+        return (Val){.kind = V_NS, .path = "qd.lang.impl.current_cfg"}; /* get_runtime().prog.config() is current_cfg() */
     if (o.kind == V_NS && !strcmp(o.path, "math")) { /* import math */
         char *path = arena_printf(S->arena, "math.%s", e->attr.name);
         Val c;
@@ -1751,6 +1755,8 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         diag_error(call->span, QD2012, "'%s' can only be iterated by a for loop", p);
     else if (!strcmp(p, "qd.loop_config"))
         diag_error(call->span, QD2017, "qd.loop_config must be a statement directly before a top-level for loop of a kernel");
+    else if (!strcmp(p, "qd.field") && !S->cur && !S->kernel_def)
+        return sema_field_value(S, call, 0);
     else if (!strcmp(p, "qd.field"))
         diag_error(call->span, QD2004, "qd.field can only be declared at module level");
     else if (!S->k && !S->cur && !strcmp(p, "qd.ndarray")) { /* host code ([qd.ndarray(...) for _ in range(n)]): the array the script allocates */

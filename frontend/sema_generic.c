@@ -662,6 +662,8 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
         }
         if (v->kind == V_VEC && v->vec.n > 0 && v->vec.c[0].kind == V_FIELD) /* a vector field placed as components (SOA, SNodes) */
             return sb_puts(spell, a->name), true;
+        if (v->kind == V_VEC && v->vec.n > 0 && sema_module_constant(S, v)) /* qd.Vector([1, 2]) of constants: its value, by its name */
+            return sb_puts(spell, a->name), true;
     } else if (sema_tensor_alias(S, a, v)) { /* qd.wrap(x), x._unwrap() */
         if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
     } else if (a->kind == E_NONE) { /* None for a qd.template() or qd.Tensor: qd.static(x is None) decides */
@@ -673,6 +675,16 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
         *v = sema_eval(S, a);
         S->scope = saved;
     } else if (sema_host_array(S, a, v)) {
+    } else if (a->kind == E_SUBSCRIPT || a->kind == E_ATTR) { /* fields[1], self.inner: a field a list holds, an object's member */
+        Scope *saved = S->scope;
+        S->scope = S->hscope;
+        int mark = diag_quiet_begin();
+        *v = sema_eval(S, a);
+        S->scope = saved;
+        if (diag_quiet_end(mark)) return false;
+        if (v->kind == V_OBJECT && a->kind == E_ATTR) return sb_puts(spell, a->attr.name), true;
+        if (v->kind != V_FIELD) return false;
+        return field_spell(S, *v, kentry, spell);
     } else if (a->kind == E_INT || a->kind == E_FLOAT || a->kind == E_BOOL || (a->kind == E_UNARY && a->un.a->kind != E_NAME)) {
         *v = sema_eval(S, a);
         if (v->kind != V_ERR) sema_module_constant(S, v); /* a Python int or float literal: i32 / f32 as at module level */
@@ -680,6 +692,8 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
         return false;
     }
     if (v->kind == V_HOSTARRAY) return sema_hostarray_spell(spell, *v), true;
+    if (v->kind == V_OBJECT && a->kind == E_ATTR) return sb_puts(spell, a->attr.name), true; /* self.inner */
+    if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
     if (v->kind == V_TYPE) return sb_puts(spell, qt_name(v->type)), true; /* a dtype passed to a qd.template() */
     if (v->kind != V_EXPR || !ir_is_const(v->e)) return false;
     const IrExpr *c = v->e;

@@ -1242,6 +1242,8 @@ Val sema_vec_call(Sema *S, const Expr *call, Val f) {
         Val m = call->call.args.n == 1 ? literal(S, &fake, true) : (diag_error(call->span, QD2007, "'%s' takes a list of vectors", p), val_err());
         return m.kind == V_VEC && p[10] == 'c' ? transpose(S, m) : m;
     }
+    if ((!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field")) && !S->cur && !S->kernel_def)
+        return sema_field_value(S, call, p[3] == 'M' ? 2 : 1);
     if (!strcmp(p, "qd.Vector.field") || !strcmp(p, "qd.Matrix.field"))
         diag_error(call->span, QD2004, "'%s' can only be declared at module level", p);
     else

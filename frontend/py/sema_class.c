@@ -13,8 +13,10 @@
 #include <string.h>
 
 /* 'K' for a @qd.kernel method, 'F' for @qd.func, 0 for anything else. */
+static bool static_kernel(const Stmt *d);
+
 static char method_kind(Sema *S, const Stmt *d) {
-    if (d->kind != S_DEF || d->def.host || !d->def.nparams) return 0;
+    if (d->kind != S_DEF || d->def.host || (!d->def.nparams && !static_kernel(d))) return 0;
     for (int k = 0; k < d->def.decorators.n; k++) {
         const Expr *e = d->def.decorators.items[k];
         const char *p = sema_path(S, e->kind == E_CALL ? e->call.fn : e);
@@ -22,6 +24,15 @@ static char method_kind(Sema *S, const Stmt *d) {
         if (p && (!strcmp(p, "qd.func") || !strcmp(p, "qd.real_func") || !strcmp(p, "qd.pyfunc"))) return 'F';
     }
     return 0;
+}
+
+/* @staticmethod over @qd.kernel (or under it): a kernel of the class without self. */
+static bool static_kernel(const Stmt *d) {
+    for (int k = 0; k < d->def.decorators.n; k++) {
+        const Expr *e = d->def.decorators.items[k];
+        if (e->kind == E_NAME && !strcmp(e->name, "staticmethod")) return true;
+    }
+    return false;
 }
 
 static Scope *new_scope(Sema *S, Scope *parent) {
@@ -263,12 +274,14 @@ static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call,
         else if (p->dflt) bind_value(S, is, defined, p->name, p->dflt, p->span);
         else scope_bind(S, is, p->name, (Val){.kind = V_HOST, .path = "an argument the instance's creation does not give"}, p->span);
     }
-    Scope *hs = S->hscope;
+    Scope *hs = S->hscope, *bind_to = S->bind_to;
     const char *prefix = S->prefix;
     int loops = S->host_loops; /* __init__'s body is outside the caller's loops */
-    S->hscope = is, S->prefix = o->prefix, S->host_loops = 0;
+    /* its locals (fb = qd.FieldsBuilder()) bind in its own scope, also when the instance is made
+     * as an attribute's value (self.b = B(), whose binding goes elsewhere) */
+    S->hscope = is, S->prefix = o->prefix, S->host_loops = 0, S->bind_to = NULL;
     init_block(S, o, &init->def.body, self, is, ci);
-    S->hscope = hs, S->prefix = prefix, S->host_loops = loops, S->host_jump = HJ_NONE;
+    S->hscope = hs, S->prefix = prefix, S->host_loops = loops, S->host_jump = HJ_NONE, S->bind_to = bind_to;
 }
 
 /* A class without __init__ created with arguments: they set its annotated names, by keyword or
@@ -329,6 +342,8 @@ static const char set_after[] = "set by host code after the instance's creation 
 
 /* obj.NAME = value in host code, obj a plain instance (a name, or self.a.b): Python sets the
  * attribute, and what reads it afterwards (a kernel compiled later, a method) sees the new value.
+ * A data-oriented instance's attribute takes compile-time values (a field, an instance); an
+ * array it is given stays the one its kernels were typed with (ndarrays are arguments).
  * Another object's attribute is the script's data: nothing changes. */
 void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp) {
     IrStmtVec *cur = S->cur;
@@ -337,12 +352,21 @@ void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp) 
     Val o = sema_eval(S, target->attr.obj);
     diag_quiet_end(mark);
     S->cur = cur;
-    if (o.kind != V_OBJECT || !S->classes.items[o.obj->cls].plain) return;
+    if (o.kind != V_OBJECT) return;
+    /* a data-oriented instance's attribute set by a method (self.x = qd.field(...) in init()):
+     * its fields take the instance's prefix, as those __init__ makes */
+    const char *prefix = S->prefix;
+    if (!S->classes.items[o.obj->cls].plain) S->prefix = o.obj->prefix;
     Scope tmp = {0};
     mark = diag_quiet_begin();
     bind_value(S, &tmp, S->hscope, target->attr.name, value, sp);
+    S->prefix = prefix;
     bool failed = diag_quiet_end(mark) > 0 || !tmp.b.len || tmp.b.items[0].v.kind == V_ERR;
     Val v = failed ? (Val){.kind = V_HOST, .path = "a value qdc cannot compute"} : tmp.b.items[0].v;
+    if (!S->classes.items[o.obj->cls].plain && (failed || v.kind == V_HOST || v.kind == V_HOSTARRAY)) {
+        vec_free(&tmp.b); /* obj.x = qd.ndarray(...) of a data-oriented instance: an array its kernels take as an argument */
+        return;
+    }
     if (v.kind == V_HOST || v.kind == V_HOSTARRAY)
         v = (Val){.kind = V_HOST, .path = arena_printf(S->arena, "%s%s)", set_after,
                                                      v.kind == V_HOST ? v.path : "an array the script allocates")};
@@ -391,12 +415,24 @@ static SemaObject *make_object(Sema *S, const char *name, const Expr *call, Scop
             scope_bind(S, &o->attrs, d->def.name, (Val){.kind = V_PYFUNC, .def = m}, d->def.name_span);
             continue;
         }
+        if (!kind && d->kind == S_DEF && d->def.host && d->def.nparams && method_deco(d) == 0 && strncmp(d->def.name, "__", 2)) {
+            /* a method that does more than compute (self.step() launching kernels): run, as a host
+             * function, at each call obj.m(args) qdc sees (sema_helper_call), self bound to o */
+            Stmt *m = ARENA_NEW(S->arena, Stmt);
+            *m = *d;
+            m->def.params = d->def.params + 1, m->def.nparams = d->def.nparams - 1;
+            Scope *ms = new_scope(S, c.scope);
+            scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
+            vec_push(&S->helpers, ((SemaHelper){.def = m, .scope = ms, .prefix = S->prefix, .self = o}));
+            continue;
+        }
         if (!kind) continue;
         Stmt *m = ARENA_NEW(S->arena, Stmt); /* one definition per instance: its self differs */
         *m = *d;
         Scope *ms = new_scope(S, c.scope);
-        scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
-        SemaDef sd = {.def = m, .scope = ms, .kernel = kind == 'K', .method = true, .imported = S->cur_mod != NULL};
+        bool stat = static_kernel(d); /* @staticmethod: no self */
+        if (!stat) scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
+        SemaDef sd = {.def = m, .scope = ms, .kernel = kind == 'K', .method = !stat, .imported = S->cur_mod != NULL};
         if (sd.kernel) sd.entry = sema_unique_name(S, arena_printf(S->arena, "%s%s", o->prefix, d->def.name));
         sema_def_push(S, sd);
         scope_bind(S, &o->attrs, d->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = m}, d->def.name_span);

@@ -740,7 +740,7 @@ static bool fixture_def(Sema *S, const Stmt *s) {
     sc->parent = S->hscope;
     vec_push(&S->host_scopes, sc);
     int mark = diag_quiet_begin();
-    bool ok = true;
+    bool ok = true, later = false;
     for (int k = 0; k < s->def.nparams && ok; k++) {
         const Param *p = &s->def.params[k];
         Val v = none;
@@ -758,6 +758,7 @@ static bool fixture_def(Sema *S, const Stmt *s) {
             Binding *b = scope_find(S->hscope, p->name);
             if (b) v = b->v;
             else if (p->dflt) v = sema_eval(S, p->dflt);
+            else later = true; /* a name the test's parametrization binds (use_ndarray): pytest passes its value */
         }
         ok = v.kind != V_HOST && v.kind != V_ERR;
         scope_bind(S, sc, p->name, v, p->span);
@@ -766,12 +767,30 @@ static bool fixture_def(Sema *S, const Stmt *s) {
     if (ok) {
         const Expr *ret = sema_pyfunc_return(s);
         Scope *h = S->hscope;
-        if (ret) S->hscope = sc, r = sema_eval(S, ret), S->hscope = h;
+        if (ret) S->hscope = sc, r = sema_pyfunc_result(S, ret), S->hscope = h; /* return qd.template(): an annotation */
         else if (sema_pyfunc_body_ok(s)) r = sema_pyfunc_body(S, s, sc);
     }
     if (diag_quiet_end(mark) || r.kind == V_ERR || r.kind == V_NONE || !sema_module_constant(S, &r)) r = none;
     scope_bind(S, S->hscope, s->def.name, r, s->def.name_span);
+    bool pending = false;
+    for (int k = 0; k < S->fixtures.len; k++) pending |= S->fixtures.items[k] == s;
+    if (later && !pending) vec_push(&S->fixtures, s);
     return true;
+}
+
+/* The module bound NAME (the parametrize values of the test body, `use_ndarray = False`, come
+ * after the fixtures in the script): a fixture that asks for NAME and could not be evaluated
+ * where it is defined is evaluated again with it, as pytest passes a test's parameter to the
+ * fixtures it requests. */
+void sema_fixture_param(Sema *S, const char *name) {
+    if (S->hscope != &S->module) return;
+    for (int k = 0; k < S->fixtures.len; k++) {
+        const Stmt *s = S->fixtures.items[k];
+        bool takes = false;
+        for (int j = 0; j < s->def.nparams; j++) takes |= !strcmp(s->def.params[j].name, name);
+        Binding *b = takes ? scope_find(S->hscope, s->def.name) : NULL;
+        if (b && b->v.kind == V_HOST) fixture_def(S, s);
+    }
 }
 
 void sema_param_host_function(Sema *S, const Stmt *s) {
@@ -1118,7 +1137,14 @@ static void helper_spell(Sema *S, StrBuf *b, Val v, const char *name) {
 bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
     SemaHelper *h = NULL;
     bool apply = call->call.fn->kind == E_ATTR; /* F.apply(args), b F's binding */
-    for (int k = S->helpers.len - 1; k >= 0 && !h; k--) {
+    if (!b) { /* obj.m(args): b NULL, obj a data-oriented instance (sema.c's host_calls) */
+        const Expr *fn = call->call.fn;
+        Binding *ob = fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME ? find(S, fn->attr.obj->name) : NULL;
+        for (int k = S->helpers.len - 1; ob && ob->v.kind == V_OBJECT && k >= 0 && !h; k--)
+            if (S->helpers.items[k].self == ob->v.obj && !strcmp(S->helpers.items[k].def->def.name, fn->attr.name)) h = &S->helpers.items[k];
+        apply = false;
+    }
+    for (int k = S->helpers.len - 1; b && k >= 0 && !h; k--) {
         const SemaHelper *c = &S->helpers.items[k];
         Span at = apply ? c->cls : c->def->def.name_span;
         if (apply && !c->apply) continue;

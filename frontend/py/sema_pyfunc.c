@@ -15,6 +15,7 @@ static bool effect_call(const Expr *e) {
                                           "update", "setdefault", "clear", "remove", "sort", "init", "sync", "reset"};
     const Expr *fn = e->call.fn;
     const char *name = fn->kind == E_ATTR ? fn->attr.name : fn->kind == E_NAME ? fn->name : NULL;
+    if (fn->kind == E_ATTR && fn->attr.obj->kind == E_ATTR && !strcmp(fn->attr.obj->attr.name, "types")) return false; /* qd.types.ndarray(): an annotation */
     for (size_t k = 0; name && k < ARRAY_LEN(effects); k++)
         if (!strcmp(effects[k], name)) return true;
     return false;
@@ -128,6 +129,12 @@ Expr *sema_bound_copy(Sema *S, const Expr *e) {
 /* `return e` in such a body: e's value, or V_HOST saying why qdc cannot compute it. */
 Val sema_pyfunc_result(Sema *S, const Expr *e) {
     if (!e) return (Val){.kind = V_NONE};
+    if (e->kind == E_IFEXP) { /* A if COND else B: the branch COND picks (each may be an annotation) */
+        int mark = diag_quiet_begin();
+        Val c = sema_eval(S, e->ifexp.cond);
+        bool bad = diag_quiet_end(mark) || c.kind != V_EXPR || !ir_is_const(c.e);
+        if (!bad) return sema_pyfunc_result(S, (qt_is_float(c.e->type) ? c.e->c.f != 0 : c.e->c.u != 0) ? e->ifexp.a : e->ifexp.b);
+    }
     if (sema_annotation_alias(S, e)) return (Val){.kind = V_ANNOT, .ann = sema_bound_copy(S, e)}; /* return qd.types.NDArray[dt, n] */
     if (sema_is_host_expr(S, e)) return (Val){.kind = V_HOST, .path = "a value known only when the script runs"};
     int mark = diag_quiet_begin();

@@ -283,7 +283,15 @@ def extract_file(path, outdir, every, counter, manifest):
                   f"# written by tools/corpus/quadrants_tests.py; test_utils.test: "
                   f"{json.dumps(entry['test_utils'])}\n")
         text = header + prelude_text + "\n\n# --- the test's body ---\n"
-        text += "".join(p + "\n" for p in entry["params"]) + body_text(lines, fn, entry["category"] == "rejected", inner)
+        text += "".join(p + "\n" for p in entry["params"])
+        kdeco = [d for d in fn.decorator_list if is_kernel_decorator(d)]
+        if kdeco and not (fn.args.args or fn.args.posonlyargs or fn.args.kwonlyargs) and entry["category"] == "compile":
+            # the test is itself a kernel (@test_utils.test() over @qd.kernel def test_x():): pytest
+            # calls it, so the input defines it and calls it (its body is kernel code, not host code)
+            text += "@" + ast.get_source_segment(src, kdeco[0]) + "\n"
+            text += "".join(lines[fn.lineno - 1:fn.end_lineno]).rstrip() + "\n\n" + f"{fn.name}()\n"
+        else:
+            text += body_text(lines, fn, entry["category"] == "rejected", inner)
         with open(os.path.join(outdir, entry["input"]), "w", encoding="utf-8") as f:
             f.write(text)
         manifest.append(entry)
