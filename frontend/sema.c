@@ -1943,6 +1943,7 @@ static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
     if (active) S->cur = &inactive; /* the body runs on active cells only */
     if (!S->parallel_continue) {
         for (int k = 0; k < body.len; k++) sema_emit(S, body.items[k]);
+        if (S->stop_grad) S->up->sema_stop_grad_move(S, &body, S->cur); /* the body's statements are the task's now */
         vec_free(&body);
     } else {
         vec_push(&body, sema_stmt_new(S, IR_BREAK, loop->span));

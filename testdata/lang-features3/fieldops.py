@@ -1,0 +1,34 @@
+# qd.get_addr and qd.stop_grad (tests/unit/test_lang_features3.c runs these kernels).
+import quadrants as qd
+
+N = 8
+x = qd.field(qd.f32, shape=N, needs_grad=True)
+loss = qd.field(qd.f32, shape=(), needs_grad=True)
+
+f = qd.field(qd.i32, shape=(5, 7), order="ji")  # column-major: f[i, j] at (j * 5 + i) * 4
+g = qd.field(qd.i64, shape=(5, 7))              # row-major: g[i, j] at (i * 7 + j) * 8
+
+
+@qd.kernel
+def stopped():
+    for i in range(N):
+        loss[None] += x[i] ** 2  # before the call, in its block: stopped as well
+        qd.stop_grad(x)
+    for i in range(N):
+        loss[None] += 3.0 * x[i]  # another block: x has its gradient here
+
+
+@qd.kernel
+def offsets(out: qd.types.ndarray(qd.u64, ndim=2)):
+    for i, j in qd.ndrange(5, 7):
+        out[i, j] = qd.get_addr(f, [i, j]) - qd.get_addr(f, [0, 0])
+
+
+@qd.kernel
+def goffset(i: qd.i32, j: qd.i32) -> qd.u64:
+    return qd.get_addr(g, [i, j]) - qd.get_addr(g, (0, 0))
+
+
+@qd.kernel
+def where(i: qd.i32, j: qd.i32) -> qd.u64:
+    return qd.get_addr(f, [i, j])
