@@ -1,7 +1,8 @@
 /* Two operations of Quadrants on a field as a whole (qdc-lang(7) "Field addresses and stopped
  * gradients"):
  *   qd.get_addr(f, indices): the u64 address of f[indices] (IR_ADDR), the element f[indices]
- *     names (a layout-tagged field's indices are canonical, as for f[...]); Quadrants provides
+ *     names (a layout-tagged field's indices are canonical, as for f[...]; a vector or matrix
+ *     field's is its first component's, as Quadrants' f._snode); Quadrants provides
  *     it on its LLVM backends only, and so does qdc (SPIR-V refuses it, QD5101).
  *   qd.stop_grad(f): in the block the call is in and the blocks inside it, loads of f are
  *     constants to autodiff (IrRef.stop_grad), before the call as after it: Quadrants keeps the
@@ -19,7 +20,7 @@ struct SemaStopGrad {
 
 bool sema_is_fieldop(const char *p) { return !strcmp(p, "qd.get_addr") || !strcmp(p, "qd.stop_grad"); }
 
-static bool one_field(Sema *S, const Expr *call, const char *name, int nargs, Val *out) {
+static bool one_field(Sema *S, const Expr *call, const char *name, int nargs, bool vec_ok, Val *out) {
     if (call->call.nkw || call->call.args.n != nargs) {
         diag_error(call->span, QD2007, "'%s' takes %d positional argument%s, got %d%s", name, nargs, nargs == 1 ? "" : "s",
                    call->call.args.n, call->call.nkw ? " and keywords" : "");
@@ -28,13 +29,12 @@ static bool one_field(Sema *S, const Expr *call, const char *name, int nargs, Va
     if (!S->cur) return diag_error(call->span, QD2019, "'%s' can only be called inside a kernel or qd.func", name), false;
     *out = sema_eval(S, call->call.args.items[0]);
     if (out->kind == V_ERR) return false;
-    if (out->kind == V_FIELD) {
-        if (S->fields.items[out->index].ndim >= 0) return true;
-        return false; /* never placed: reported at its declaration */
-    }
-    if (out->kind == V_VEC && out->vec.c[0].kind == V_FIELD)
-        diag_error(call->call.args.items[0]->span, QD2019, "'%s' takes a scalar field; Quadrants applies it to one SNode "
-                   "(a vector or matrix field's first component only): pass each component, x.get_scalar_field(k)", name);
+    if (out->kind == V_FIELD && S->fields.items[out->index].ndim < 0) return false; /* never placed: reported at its declaration */
+    if (out->kind == V_FIELD && (vec_ok || !S->fields.items[out->index].elem_ndim)) return true;
+    if (out->kind == V_VEC && vec_ok) return true;
+    if (out->kind == V_FIELD || (out->kind == V_VEC && out->vec.c[0].kind == V_FIELD))
+        diag_error(call->call.args.items[0]->span, QD2019, "'%s' takes a scalar field: Quadrants applies it to one SNode "
+                   "(a vector or matrix field's first component only)", name);
     else
         diag_error(call->call.args.items[0]->span, QD2019, "'%s' takes a field, got %s", name, val_describe(*out));
     return false;
@@ -43,7 +43,7 @@ static bool one_field(Sema *S, const Expr *call, const char *name, int nargs, Va
 /* qd.get_addr(f, [i, j]) / qd.get_addr(f, i): f[i, j] evaluated as a subscript, then its address. */
 static Val get_addr(Sema *S, const Expr *call) {
     Val f;
-    if (!one_field(S, call, "qd.get_addr", 2, &f)) return val_err();
+    if (!one_field(S, call, "qd.get_addr", 2, true, &f)) return val_err();
     const Expr *ix = call->call.args.items[1];
     Expr *sub = ARENA_NEW(S->arena, Expr), *tup = NULL;
     if (ix->kind == E_LIST) { /* [i, j]: the indices, as f[i, j] */
@@ -54,6 +54,7 @@ static Val get_addr(Sema *S, const Expr *call) {
     sub->sub.obj = call->call.args.items[0], sub->sub.index = tup ? tup : (Expr *)ix;
     Val r = sema_eval(S, sub);
     if (r.kind == V_ERR) return r;
+    if (r.kind == V_VEC) r = r.vec.c[0]; /* a vector or matrix field: its first component's (Quadrants: f._snode) */
     if (r.kind != V_REF || r.ref->kind != IR_REF_FIELD)
         return diag_error(ix->span, QD2011, "qd.get_addr needs one index per dimension of the field"), val_err();
     if (S->quant && sema_quant_is_ref(S, r.ref))
@@ -66,7 +67,7 @@ static Val get_addr(Sema *S, const Expr *call) {
 
 static Val stop_grad(Sema *S, const Expr *call) {
     Val f;
-    if (!one_field(S, call, "qd.stop_grad", 1, &f)) return val_err();
+    if (!one_field(S, call, "qd.stop_grad", 1, false, &f)) return val_err();
     struct SemaStopGrad *g = ARENA_NEW(S->arena, struct SemaStopGrad);
     *g = (struct SemaStopGrad){S->cur, f.index, S->stop_grad};
     S->stop_grad = g;

@@ -280,8 +280,11 @@ void sema_snode_place_ordered(Sema *S, const int *fields, int n, const int64_t *
         SNode *p = &S->snodes.items[node];
         p->naxes = 1, p->axis[0] = a, p->size[0] = shape[a], p->ncells = shape[a];
     }
-    for (int k = 0; k < n; k++) {
-        S->fields.items[fields[k]].ndim = 0; /* placed: sema_snode_finish computes the shape */
+    for (int k = 0; k < n; k++) { /* placed: sema_snode_finish computes the shape and levels; the
+                                     shape is known now, for host code that reads it before */
+        IrField *f = &S->fields.items[fields[k]];
+        f->ndim = ndim, f->elem_ndim = 0;
+        for (int a = 0; a < ndim; a++) f->shape[a] = shape[a];
         vec_push(&S->snodes.items[node].ch, -(fields[k] + 1));
     }
 }

@@ -32,3 +32,17 @@ def goffset(i: qd.i32, j: qd.i32) -> qd.u64:
 @qd.kernel
 def where(i: qd.i32, j: qd.i32) -> qd.u64:
     return qd.get_addr(f, [i, j])
+
+
+m = qd.Matrix.field(2, 2, qd.i32, shape=(4, 6), order="ji", offset=(1, 2))
+
+
+@qd.kernel
+def write_m():
+    m[1, 2] = qd.Matrix([[10, 20], [30, 40]])
+    m[4, 7] = qd.Matrix([[1, 2], [3, 4]])
+    m[2, 3][1, 0] = qd.get_addr(m, [2, 3]) - qd.get_addr(m, [1, 2]) == 4 * 4 * (1 * 4 + 1)  # 4 components of 4 bytes, column-major
+
+
+write_m()
+got = m[1, 2]  # host code reads the element before qdc computes the SNode layout (was QD2011)

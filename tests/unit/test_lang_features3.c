@@ -32,15 +32,64 @@ static const char fieldops_host[] =
     "            bad += o != (uint64_t)(i * 7 + j) * 8;\n"
     "        }\n"
     "    printf(\"\\noffsets %llu %llu bad %d\\n\", (unsigned long long)out[1][0], (unsigned long long)out[0][1], bad);\n"
+    "    if (write_m(&(write_m_args){0}, nt)) return 2;\n"
+    "    printf(\"m %d %d %d %d %d %d\\n\", *qd_field_m_0_at(0, 0), *qd_field_m_1_at(0, 0), *qd_field_m_3_at(0, 0), *qd_field_m_0_at(3, 5),\n"
+    "           *qd_field_m_3_at(3, 5), *qd_field_m_2_at(1, 1));\n"
     "    return 0;\n}\n";
 
 /* stopped(): loss = sum x[i]^2 (140; x stopped in that loop's block, the load before the call too)
  * + sum 3 x[i] (84) for x[i] = i; x.grad = 3 everywhere (2 x[i] + 3 without qd.stop_grad, Quadrants'
  * test_stop_grad2). offsets(): f (order="ji") element i, j lies (j * 5 + i) * 4 bytes after f[0, 0],
- * at the address the header's qd_field_f_at gives; g (row-major i64) at (i * 7 + j) * 8. Before,
+ * at the address the header's qd_field_f_at gives; g (row-major i64) at (i * 7 + j) * 8.
+ * write_m(): a 2x2 matrix field with order="ji" and offset=(1, 2), which host code reads before
+ * the layout is computed (QD2011 "'m_0' has 0 dimensions" before); m[1, 2] lies at storage
+ * element (0, 0), m[4, 7] at (3, 5), and qd.get_addr of a matrix field is its first component's:
+ * m[2, 3] is (1 * 4 + 1) * 4 * 4 bytes after m[1, 2] (m[2, 3][1, 0] = 1). Before,
  * both were QD2008 ("'qd.get_addr' / 'qd.stop_grad' is not supported in v1 kernels"). */
 Test(lang_features3, get_addr_and_stop_grad_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
     x86_expect_on_threads("testdata/lang-features3/fieldops.py", fieldops_host,
-                          "loss 224 grad 3 3 3 3 3 3 3 3\noffsets 4 20 bad 0\n");
+                          "loss 224 grad 3 3 3 3 3 3 3 3\noffsets 4 20 bad 0\nm 10 20 40 1 4 1\n");
+}
+
+/* What qd.get_addr and qd.stop_grad do not take, each located: an ndarray (Quadrants reads
+ * x.snode / f._snode, which an ndarray does not have), a vector field for qd.stop_grad (Quadrants
+ * would stop its first component's SNode only), a call outside a kernel. */
+Test(lang_features3, field_op_refusals) {
+    expect_py_refused("g.py", "import quadrants as qd\n\n@qd.kernel\ndef k(x: qd.types.ndarray(qd.f32, ndim=1)):\n"
+                              "    for i in range(4):\n        qd.stop_grad(x)\n",
+                      "g.py:6:22: error[QD2019]: 'qd.stop_grad' takes a field, got an ndarray\n"
+                      " 6 |         qd.stop_grad(x)\n   |                      ^\n");
+    expect_py_refused("g.py", "import quadrants as qd\n\n@qd.kernel\ndef k(x: qd.types.ndarray(qd.u64, ndim=1)):\n"
+                              "    for i in range(4):\n        x[i] = qd.get_addr(x, [i])\n",
+                      "g.py:6:28: error[QD2019]: 'qd.get_addr' takes a field, got an ndarray\n"
+                      " 6 |         x[i] = qd.get_addr(x, [i])\n   |                            ^\n");
+    expect_py_refused("g.py", "import quadrants as qd\n\nv = qd.Vector.field(2, qd.f32, shape=4, needs_grad=True)\n\n@qd.kernel\n"
+                              "def k():\n    for i in range(4):\n        qd.stop_grad(v)\n",
+                      "g.py:8:22: error[QD2019]: 'qd.stop_grad' takes a scalar field: Quadrants applies it to one SNode (a vector "
+                      "or matrix field's first component only)\n"
+                      " 8 |         qd.stop_grad(v)\n   |                      ^\n");
+    expect_py_refused("g.py", "import quadrants as qd\n\nf = qd.field(qd.i32, shape=(2, 3))\n\n@qd.kernel\n"
+                              "def k() -> qd.u64:\n    return qd.get_addr(f, [1])\n",
+                      "g.py:7:27: error[QD2011]: 'f' has 2 dimensions but 1 index was given\n"
+                      " 7 |     return qd.get_addr(f, [1])\n   |                           ^~~\n");
+}
+
+/* SPIR-V has no raw addresses: qd.get_addr is QD5101 on Vulkan (Quadrants has it on its LLVM
+ * backends only), with no output written; the same kernel compiles for x86_64. */
+Test(lang_features3, get_addr_refused_on_spirv) {
+    static const char src[] = "import quadrants as qd\n\nf = qd.field(qd.i32, shape=4)\n\n@qd.kernel\n"
+                              "def k(out: qd.types.ndarray(qd.u64, ndim=1)):\n    for i in range(4):\n        out[i] = qd.get_addr(f, i)\n";
+    char *dir;
+    RunResult r = qdc_in_temp("g.py", src, "--target=vulkan1.1", NULL, &dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    char *want = xasprintf("%s/g.py:8:18: error[QD5101]: qd.get_addr has no SPIR-V form: SPIR-V (Vulkan, Metal) has no raw memory "
+                           "addresses (Quadrants provides it on its LLVM backends: CPU, CUDA, AMDGPU)\n"
+                           " 8 |         out[i] = qd.get_addr(f, i)\n   |                  ^~~~~~~~~~~~~~~~~\n", dir);
+    cr_expect_str_eq(r.err, want);
+    char *out = xasprintf("%s/out", dir);
+    cr_expect(!file_exists(out), "an output was written after an error");
+    free(out), free(want);
+    run_free(&r), remove_tree(dir), free(dir);
+    expect_py_compiles("g.py", src);
 }
