@@ -680,7 +680,8 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
     return ok ? m : -1;
 }
 
-/* m[i, :], m[:, j], m[i, a:b] on a matrix variable with a run-time index i (a name) beside a
+/* m[i, :], m[:, j], m[i, a:b] on a matrix variable with a run-time index i (a name: a variable
+ * or a scalar argument) beside a
  * slice of compile-time bounds (Quadrants accepts a variable index beside a slice; only the
  * slice's own bounds must be constants): the number of positions the slice selects, in pos[],
  * *sa the sliced axis, *d the index; 0 when e is not of that form (a constant index: the slice
@@ -694,7 +695,8 @@ int sema_runtime_slice(Sema *S, const Expr *e, int *pos, int *sa, const Expr **d
     *d = ix->list.items[1 - *sa];
     if ((*d)->kind != E_NAME) return 0;
     Binding *b = sema_lookup(S, obj->name), *ib = sema_lookup(S, (*d)->name);
-    if (!b || b->v.kind != V_VEC || !b->v.vec.m || !ib || ib->v.kind != V_LOCAL) return 0;
+    bool runtime = ib && (ib->v.kind == V_LOCAL || (ib->v.kind == V_EXPR && !ir_is_const(ib->v.e))); /* a variable or an argument */
+    if (!b || b->v.kind != V_VEC || !b->v.vec.m || !runtime) return 0;
     int n = *sa == 0 ? b->v.vec.n : b->v.vec.m, cnt = 0;
     int64_t step = 1;
     if (sl->slice.step && !sema_const_int(S, sl->slice.step, &step, "a slice step")) return -1;

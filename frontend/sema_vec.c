@@ -307,7 +307,8 @@ bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, const Stmt *aug,
         else if (ix[k]->kind != E_NAME) break;
         else {
             Binding *ib = scope_find(S->scope, ix[k]->name);
-            if (!ib || ib->v.kind != V_LOCAL) return false; /* a constant or unknown: the static path */
+            if (!ib || !(ib->v.kind == V_LOCAL || (ib->v.kind == V_EXPR && !ir_is_const(ib->v.e))))
+                return false; /* a constant or unknown: the static path (a variable or an argument: dynamic) */
         }
     IrExpr *x[2] = {NULL, NULL};
     for (int k = 0; k < n; k++) {

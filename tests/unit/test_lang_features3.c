@@ -93,3 +93,29 @@ Test(lang_features3, get_addr_refused_on_spirv) {
     run_free(&r), remove_tree(dir), free(dir);
     expect_py_compiles("g.py", src);
 }
+
+static const char slices_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "static void show(const int32_t *v, int n) { for (int i = 0; i < n; i++) printf(\"%d%s\", v[i], i == n - 1 ? \"\\n\" : \" \"); }\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    int32_t r[12], out[3][3];\n"
+    "    for (int k = 0; k < 2; k++) { if (row_of(&(row_of_args){k}, nt, r)) return 2; show(r, 3); }\n"
+    "    for (int k = 0; k < 3; k += 2) { if (col_of(&(col_of_args){k}, nt, r)) return 2; show(r, 2); }\n"
+    "    for (int k = 1; k < 3; k++) { if (put_row(&(put_row_args){k}, nt, r)) return 2; show(r, 12); }\n"
+    "    if (grid(&(grid_args){.out = &out[0][0], .out_shape = {3, 3}, .k = 1}, nt)) return 2;\n"
+    "    show(&out[0][0], 9);\n"
+    "    return 0;\n}\n";
+
+/* A slice beside an index that is a kernel argument (Quadrants' test_matrix_slice_with_variable
+ * and test_matrix_slice_write_dynamic_index; QD2009 "an index beside a slice must be a
+ * compile-time integer constant" before): rows and columns read at the argument's index, a row
+ * written and one element updated there, and in a parallel loop row k of a local matrix set to
+ * column i, on 1, 2 and 4 threads. */
+Test(lang_features3, slice_beside_argument_index_runs_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    x86_expect_on_threads("testdata/lang-features3/slices.py", slices_host,
+                          "1 2 3\n4 5 6\n1 4\n3 6\n"
+                          "0 0 0 0 1 2 3 4 0 10 0 0\n0 0 0 0 0 0 0 0 1 2 13 4\n"
+                          "17 48 79 27 58 89 37 68 99\n");
+}
