@@ -586,6 +586,7 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee); /* callee: V_SNODE m
 Val sema_snode_attr(Sema *S, Val obj, const char *name); /* also a field's .snode / .parent */
 Val sema_snode_builder(Sema *S, const Expr *call); /* qd.FieldsBuilder() */
 void sema_snode_finish(Sema *S);
+Val sema_snode_dynamic_stride(Sema *S, const Val *comps, int n, Span sp); /* v._get_dynamic_index_stride(): bytes, or None */
 /* sema_hints.c: qd.block_local, qd.cache_read_only, qd.loop_unique */
 bool sema_is_hint(const char *p);
 Val sema_hint_call(Sema *S, const Expr *call, Val f);
