@@ -531,6 +531,11 @@ static Val eval_attr(Sema *S, const Expr *e) {
         return S->up->sema_snode_attr(S, o, e->attr.name); /* x.snode, x.parent() (sema_sparse.c) */
     if (o.kind == V_OBJECT || (o.kind == V_CLASS && S->classes.items[o.index].plain)) return S->up->sema_object_attr(S, o, e);
     if (o.kind == V_MODULE) return sema_module_attr(S, o, e);
+    Val list = o; /* x[i].append(v) of a vector, matrix or struct field in a dynamic SNode: its first component's list */
+    while ((list.kind == V_VEC && vec_len(list)) || (list.kind == V_STRUCT && list.strct.st->n)) list = list.kind == V_VEC ? list.vec.c[0] : list.strct.m[0];
+    if (list.kind == V_SNODE && list.snode.node < 0 && list.snode.idx && !list.snode.method && list.kind != o.kind &&
+        (!strcmp(e->attr.name, "append") || !strcmp(e->attr.name, "length") || !strcmp(e->attr.name, "deactivate")))
+        return list.snode.method = e->attr.name, list;
     if (o.kind == V_VEC) return S->up->sema_vec_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_STRUCT) return S->up->sema_struct_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_PYDC) return S->up->sema_pydc_attr(S, o, e);

@@ -164,3 +164,32 @@ Test(lang_features3, to_numpy_type_gives_the_dtype) {
     free(text), free(ir);
     run_free(&r), remove_tree(dir), free(dir);
 }
+
+static const char append_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    int32_t len[6];\n"
+    "    if (fill(&(fill_args){0}, nt) || lengths(&(lengths_args){0}, nt, len)) return 2;\n"
+    "    int bad = 0;\n"
+    "    for (int i = 0; i < 6; i++)\n"
+    "        for (int j = 0; j < 8 && j < i + 3; j++) {\n"
+    "            bad += *qd_field_f_a_at(i, j) != (uint64_t)(i * j) * 10000000000ull;\n"
+    "            bad += *qd_field_f_b_0_at(i, j) != i || *qd_field_f_b_1_at(i, j) != j || *qd_field_f_b_2_at(i, j) != i * j;\n"
+    "            bad += *qd_field_f_b_3_at(i, j) != (uint8_t)(200 + j) || *qd_field_f_c_at(i, j) != (uint16_t)(i * j * 5000);\n"
+    "            bad += *qd_field_g_0_at(i, j) != j || *qd_field_g_1_at(i, j) != i || *qd_field_g_2_at(i, j) != i + j || *qd_field_g_3_at(i, j) != i * j;\n"
+    "        }\n"
+    "    printf(\"lengths %d %d %d %d %d %d f[5, 7] %llu %u %u bad %d\\n\", len[0], len[1], len[2], len[3], len[4], len[5],\n"
+    "           (unsigned long long)*qd_field_f_a_at(5, 7), *qd_field_f_b_3_at(5, 7), *qd_field_f_c_at(5, 7), bad);\n"
+    "    return 0;\n}\n";
+
+/* x[i].append(v) of a struct field (with a matrix member) and of a matrix field in a dynamic
+ * SNode (Quadrants' test_append_struct / _matrix / _matrix_in_struct; was QD2045 "the struct
+ * has no member 'append'" and QD2007 "'append' takes no arguments"): one length per list, each
+ * component stored at the place the append took; rows 4 and 5 append past the 8 places and keep
+ * 8 (f[5, 7]: a = 35e10, b[1, 1] = 207, c = 175000 mod 65536). */
+Test(lang_features3, append_struct_and_matrix_run_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    x86_expect_on_threads("testdata/lang-features3/append.py", append_host,
+                          "lengths 303 404 505 606 707 808 f[5, 7] 350000000000 207 43928 bad 0\n");
+}
