@@ -5,6 +5,7 @@
 #include "../../support/util.h"
 #include "harness.h"
 #include "test_x86.h"
+#include "vk_exec.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,4 +193,27 @@ Test(lang_features3, append_struct_and_matrix_run_on_x86, .timeout = 120) {
     if (!x86_have_runtime()) return;
     x86_expect_on_threads("testdata/lang-features3/append.py", append_host,
                           "lengths 303 404 505 606 707 808 f[5, 7] 350000000000 207 43928 bad 0\n");
+}
+
+/* The slice kernel on lavapipe (vulkan1.1), k = 1 (every scalar parameter gets the run's one
+ * value): the grid x86 prints, row k of each iteration's matrix set to its column i. */
+Test(lang_features3, slice_beside_argument_index_on_lavapipe, .timeout = 120) {
+    char *dir = make_temp_dir(), *spv = NULL, *err = NULL, *path = root_path("testdata/lang-features3/slices.py");
+    char *src = read_text(path, NULL);
+    cr_assert(src);
+    char *meta = vk_compile(dir, "k", "vulkan1.1", src, &spv);
+    const char *kernels[] = {"grid"};
+    int32_t got[9];
+    for (int i = 0; i < 9; i++) got[i] = -7;
+    VkArray arr[1] = {{got, sizeof got, 3}};
+    int32_t k = 1;
+    int rc = vk_run(dir, spv, meta, kernels, 1, arr, 1, &k, 3, VK_FULL, true, &err);
+    cr_expect_neq(rc, -1, "%s", err ? err : "");
+    if (rc == 1) {
+        const int32_t want[9] = {17, 48, 79, 27, 58, 89, 37, 68, 99};
+        for (int i = 0; i < 9; i++) cr_expect_eq(got[i], want[i], "out[%d] = %d, want %d", i, got[i], want[i]);
+    }
+    free(err), free(meta), free(spv), free(src), free(path);
+    remove_tree(dir);
+    free(dir);
 }
