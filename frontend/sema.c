@@ -2339,6 +2339,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     IrKernel k = {.name = sd->entry, .span = def->def.name_span};
     S->k = &k;
     S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = S->local_def.len = 0;
+    S->stop_grad = NULL; /* qd.stop_grad calls of blocks an earlier kernel left unfinished (an error) */
     Scope *own = S->callinst && S->callinst->scope ? S->callinst->scope : sd->scope; /* a later instantiation's snapshot */
     Scope scope = {.parent = own};
     S->hscope = own, S->method = sd->method, S->pure = sd->pure;
