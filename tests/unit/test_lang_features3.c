@@ -217,3 +217,19 @@ Test(lang_features3, slice_beside_argument_index_on_lavapipe, .timeout = 120) {
     remove_tree(dir);
     free(dir);
 }
+
+static const char stopfwd_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    for (int i = 0; i < 4; i++) qd_field_x[i] = (float)(i + 1), qd_field_x_dual[i] = 1;\n"
+    "    if (k_fwd(&(k_fwd_args){0}, nt)) return 2;\n"
+    "    printf(\"loss %g dual %g\\n\", (double)qd_field_loss, (double)qd_field_loss_dual);\n"
+    "    return 0;\n}\n";
+
+/* qd.stop_grad in forward mode: with every x.dual 1, loss.dual is 3 * 4 = 12 from the second loop
+ * only (44 with the first loop's 2 x[i] tangents); loss = 30 + 30. */
+Test(lang_features3, stop_grad_forward_mode_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    x86_expect_on_threads("testdata/lang-features3/stopfwd.py", stopfwd_host, "loss 60 dual 12\n");
+}
