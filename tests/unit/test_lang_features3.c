@@ -1,7 +1,10 @@
 /* Language features of Quadrants' tests that qdc lacked (issue 30, third round):
- * qd.get_addr and qd.stop_grad (frontend/sema_fieldops.c, IR_ADDR, IrRef.stop_grad):
- * testdata/lang-features3/fieldops.py run on x86 with 1, 2 and 4 threads, each value the one
- * Quadrants gives; the refusals, exact and located. */
+ * qd.get_addr and qd.stop_grad (frontend/sema_fieldops.c, IR_ADDR, IrRef.stop_grad), a slice
+ * beside an argument index, dynamic components of vector fields and
+ * v._get_dynamic_index_stride(), struct and matrix appends to dynamic lists,
+ * qd.lang.util.to_numpy_type: the kernels of testdata/lang-features3/ run on x86 with 1, 2 and 4
+ * threads (and the slice kernel on lavapipe), each value the one Quadrants gives; the
+ * refusals, exact and located. */
 #include "../../support/util.h"
 #include "harness.h"
 #include "test_x86.h"
