@@ -39,6 +39,7 @@ static bool internal_takes(Val f) { return f.kind == V_NS && sema_is_internal_ca
 static Val internal_call(Sema *S, const Expr *c, Val f) { return (void)f, sema_internal_call(S, c); }
 static bool quant_takes(Val f) { return f.kind == V_NS && sema_quant_path(f.path); }
 static bool hint_takes(Val f) { return f.kind == V_NS && sema_is_hint(f.path); }
+static bool fieldop_takes(Val f) { return f.kind == V_NS && sema_is_fieldop(f.path); }
 static bool tile_takes(Val f) { return sema_is_tile_call(f); }
 static bool chr_ord_takes(Val f) { return is_path(f, "chr") || is_path(f, "ord"); }
 static Val chr_ord_call(Sema *S, const Expr *c, Val f) { return sema_chr_ord(S, c, f.path[0] == 'c'); }
@@ -68,6 +69,7 @@ static const SemaFeature calls[] = {
     {"sema_builder.c", internal_takes, internal_call},
     {"sema_quant.c", quant_takes, sema_quant_call},
     {"sema_hints.c", hint_takes, sema_hint_call},
+    {"sema_fieldops.c", fieldop_takes, sema_fieldop_call},
 };
 
 static const SemaHooks features = {

@@ -1976,6 +1976,7 @@ static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
     if (active) S->cur = &inactive; /* the body runs on active cells only */
     if (!S->parallel_continue) {
         for (int k = 0; k < body.len; k++) sema_emit(S, body.items[k]);
+        if (S->stop_grad) S->up->sema_stop_grad_move(S, &body, S->cur); /* the body's statements are the task's now */
         vec_free(&body);
     } else {
         vec_push(&body, sema_stmt_new(S, IR_BREAK, loop->span));
@@ -2371,6 +2372,7 @@ static void check_kernel(Sema *S, const SemaDef *sd) {
     IrKernel k = {.name = sd->entry, .span = def->def.name_span};
     S->k = &k;
     S->params.len = S->locals.len = S->shared.len = S->tasks.len = S->local_task.len = S->local_def.len = 0;
+    S->stop_grad = NULL; /* qd.stop_grad calls of blocks an earlier kernel left unfinished (an error) */
     Scope *own = S->callinst && S->callinst->scope ? S->callinst->scope : sd->scope; /* a later instantiation's snapshot */
     Scope scope = {.parent = own};
     S->hscope = own, S->method = sd->method, S->pure = sd->pure;

@@ -347,6 +347,7 @@ typedef struct Sema {
     struct SemaQuant *quant;       /* quantized types and bit-packed fields (sema_quant.c) */
     struct SemaTile *tile;         /* the qd.simt tile types built so far (sema_tile.c) */
     struct AdWants *ad_wants;      /* the host calls that ask for gradients, scanned once per module (sema_ad.c) */
+    struct SemaStopGrad *stop_grad; /* qd.stop_grad(x) calls of blocks not yet frozen (sema_fieldops.c) */
 } Sema;
 #define SEMA_REASSIGNED ((const IrExpr *)&sema_reassigned)
 extern const int sema_reassigned;
@@ -594,6 +595,7 @@ Val sema_snode_call(Sema *S, const Expr *call, Val callee); /* callee: V_SNODE m
 Val sema_snode_attr(Sema *S, Val obj, const char *name); /* also a field's .snode / .parent */
 Val sema_snode_builder(Sema *S, const Expr *call); /* qd.FieldsBuilder() */
 void sema_snode_finish(Sema *S);
+Val sema_snode_dynamic_stride(Sema *S, const Val *comps, int n, Span sp); /* v._get_dynamic_index_stride(): bytes, or None */
 /* sema_hints.c: qd.block_local, qd.cache_read_only, qd.loop_unique */
 bool sema_is_hint(const char *p);
 Val sema_hint_call(Sema *S, const Expr *call, Val f);
@@ -605,6 +607,11 @@ int sema_quant_pack_word(Sema *S, Val v, Span at); /* place(bitpack): its word f
 void sema_quant_mirror(Sema *S);
 void sema_quant_subscript(Sema *S, int field, IrRef *r);
 bool sema_quant_is_ref(Sema *S, const IrRef *r);
+/* sema_fieldops.c: qd.get_addr(field, indices), qd.stop_grad(field) */
+bool sema_is_fieldop(const char *p);
+Val sema_fieldop_call(Sema *S, const Expr *call, Val f);
+void sema_stop_grad_freeze(Sema *S, const IrStmtVec *v, IrBlock *b); /* marks b's loads of the fields stopped in v */
+void sema_stop_grad_move(Sema *S, const IrStmtVec *from, const IrStmtVec *to); /* from's statements were moved to the end of to */
 IrExpr *sema_quant_load(Sema *S, IrRef *r, Span sp); /* NULL: not a member's reference */
 bool sema_quant_store(Sema *S, IrRef *r, IrExpr *v, Span sp);
 bool sema_quant_augassign(Sema *S, const Stmt *st, IrRef *r);

@@ -531,6 +531,11 @@ static Val eval_attr(Sema *S, const Expr *e) {
         return S->up->sema_snode_attr(S, o, e->attr.name); /* x.snode, x.parent() (sema_sparse.c) */
     if (o.kind == V_OBJECT || (o.kind == V_CLASS && S->classes.items[o.index].plain)) return S->up->sema_object_attr(S, o, e);
     if (o.kind == V_MODULE) return sema_module_attr(S, o, e);
+    Val list = o; /* x[i].append(v) of a vector, matrix or struct field in a dynamic SNode: its first component's list */
+    while ((list.kind == V_VEC && vec_len(list)) || (list.kind == V_STRUCT && list.strct.st->n)) list = list.kind == V_VEC ? list.vec.c[0] : list.strct.m[0];
+    if (list.kind == V_SNODE && list.snode.node < 0 && list.snode.idx && !list.snode.method && list.kind != o.kind &&
+        (!strcmp(e->attr.name, "append") || !strcmp(e->attr.name, "length") || !strcmp(e->attr.name, "deactivate")))
+        return list.snode.method = e->attr.name, list;
     if (o.kind == V_VEC) return S->up->sema_vec_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_STRUCT) return S->up->sema_struct_attr(S, o, e->attr.name, e->span);
     if (o.kind == V_PYDC) return S->up->sema_pydc_attr(S, o, e);
@@ -684,7 +689,8 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
     return ok ? m : -1;
 }
 
-/* m[i, :], m[:, j], m[i, a:b] on a matrix variable with a run-time index i (a name) beside a
+/* m[i, :], m[:, j], m[i, a:b] on a matrix variable with a run-time index i (a name: a variable
+ * or a scalar argument) beside a
  * slice of compile-time bounds (Quadrants accepts a variable index beside a slice; only the
  * slice's own bounds must be constants): the number of positions the slice selects, in pos[],
  * *sa the sliced axis, *d the index; 0 when e is not of that form (a constant index: the slice
@@ -698,7 +704,8 @@ int sema_runtime_slice(Sema *S, const Expr *e, int *pos, int *sa, const Expr **d
     *d = ix->list.items[1 - *sa];
     if ((*d)->kind != E_NAME) return 0;
     Binding *b = sema_lookup(S, obj->name), *ib = sema_lookup(S, (*d)->name);
-    if (!b || b->v.kind != V_VEC || !b->v.vec.m || !ib || ib->v.kind != V_LOCAL) return 0;
+    bool runtime = ib && (ib->v.kind == V_LOCAL || (ib->v.kind == V_EXPR && !ir_is_const(ib->v.e))); /* a variable or an argument */
+    if (!b || b->v.kind != V_VEC || !b->v.vec.m || !runtime) return 0;
     int n = *sa == 0 ? b->v.vec.n : b->v.vec.m, cnt = 0;
     int64_t step = 1;
     if (sl->slice.step && !sema_const_int(S, sl->slice.step, &step, "a slice step")) return -1;

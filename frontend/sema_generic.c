@@ -414,6 +414,11 @@ QdType sema_numpy_dtype(Sema *S, const Expr *e) {
         return p && !strchr(p + 3, '.') ? qt_from_name(p + 3) : QT_VOID;
     }
     if (e->kind == E_SUBSCRIPT) return dtype_item(S, e);
+    if (e->kind == E_CALL && e->call.args.n == 1 && !e->call.nkw) { /* qd.lang.util.to_numpy_type(qd.f32): np.float32 */
+        const char *p = sema_path(S, e->call.fn);
+        if (p && (!strcmp(p, "qd.lang.util.to_numpy_type") || !strcmp(p, "qd.to_numpy_type")))
+            return sema_numpy_dtype(S, e->call.args.items[0]);
+    }
     int c = e->kind == E_IFEXP ? sema_host_cond(S, e->ifexp.cond) : -1;
     return c < 0 ? QT_VOID : sema_numpy_dtype(S, c ? e->ifexp.a : e->ifexp.b);
 }

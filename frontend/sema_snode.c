@@ -280,8 +280,11 @@ void sema_snode_place_ordered(Sema *S, const int *fields, int n, const int64_t *
         SNode *p = &S->snodes.items[node];
         p->naxes = 1, p->axis[0] = a, p->size[0] = shape[a], p->ncells = shape[a];
     }
-    for (int k = 0; k < n; k++) {
-        S->fields.items[fields[k]].ndim = 0; /* placed: sema_snode_finish computes the shape */
+    for (int k = 0; k < n; k++) { /* placed: sema_snode_finish computes the shape and levels; the
+                                     shape is known now, for host code that reads it before */
+        IrField *f = &S->fields.items[fields[k]];
+        f->ndim = ndim, f->elem_ndim = 0;
+        for (int a = 0; a < ndim; a++) f->shape[a] = shape[a];
         vec_push(&S->snodes.items[node].ch, -(fields[k] + 1));
     }
 }
@@ -549,4 +552,61 @@ static IrExpr *flat_bin(void *S, IrBinOp op, IrExpr *x, IrExpr *y, Span sp) { re
 /* The element index of x[idx...] in its storage (ir/snode.c), built with the frontend's folding. */
 IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp) {
     return ir_snode_flat(S->arena, flat_bin, S, S->storages.items[f->storage - 1].bytes, f, idx, sp);
+}
+
+/* The node a field is placed under (its place() parent), -1 when it is not in the tree. */
+static int placed_under(Sema *S, int field) {
+    for (int n = 0; n < S->snodes.len; n++)
+        for (int k = 0; k < S->snodes.items[n].ch.len; k++)
+            if (S->snodes.items[n].ch.items[k] == -(field + 1)) return n;
+    return -1;
+}
+
+/* v._get_dynamic_index_stride() of a vector or matrix field whose components are placed
+ * separately (Quadrants' MatrixField._calc_dynamic_index_stride, over qdc's layout): with the
+ * components' paths from the root (their place() last) of one length, below the deepest node
+ * they share each level must be a dense node of one cell size with the next level at one offset
+ * in its cell, and the offsets of the first differing level must step by one stride, which is
+ * the value in bytes (0 for one component); None otherwise (the layout is known: this runs in
+ * kernels, after sema_snode_finish). */
+Val sema_snode_dynamic_stride(Sema *S, const Val *comps, int n, Span sp) {
+    enum { MAXP = 64 };
+    int (*path)[MAXP] = xcalloc((size_t)n, sizeof *path), len = -1;
+    Val r = {.kind = V_NONE};
+    for (int c = 0; c < n; c++) {
+        int f = comps[c].index, node = placed_under(S, f), np = 0;
+        if (comps[c].kind != V_FIELD || node < 0) goto done;
+        int rev[MAXP];
+        rev[np++] = -(f + 1);
+        for (int x = node; x >= 0 && np < MAXP; x = x ? S->snodes.items[x].parent : -1) rev[np++] = x;
+        if (len >= 0 && np != len) goto done;
+        len = np;
+        for (int k = 0; k < np; k++) path[c][k] = rev[np - 1 - k]; /* root first */
+    }
+    if (n == 1) {
+        r = val_expr(sema_int_literal(S, 0, sp));
+        goto done;
+    }
+    int lca = -1;
+    for (int i = 0; i < len && lca < 0; i++)
+        for (int c = 1; c < n; c++)
+            if (path[c][i] != path[0][i]) {
+                lca = i;
+                break;
+            }
+    if (lca <= 0) goto done;
+    for (int i = lca; i < len - 1; i++)
+        for (int c = 0; c < n; c++) {
+            const SNode *p = &S->snodes.items[path[c][i]], *p0 = &S->snodes.items[path[0][i]];
+            if (p->kind != IR_SNODE_DENSE || p->cell_bytes != p0->cell_bytes ||
+                child_offset(S, path[c][i], path[c][i + 1]) != child_offset(S, path[0][i], path[0][i + 1]))
+                goto done;
+        }
+    int64_t off0 = child_offset(S, path[0][lca - 1], path[0][lca]), stride = child_offset(S, path[1][lca - 1], path[1][lca]) - off0;
+    for (int c = 2; c < n; c++)
+        if (child_offset(S, path[c][lca - 1], path[c][lca]) - child_offset(S, path[c - 1][lca - 1], path[c - 1][lca]) != stride) goto done;
+    r = val_expr(sema_int_literal(S, stride, sp)); /* a Python int */
+done:
+    free(path);
+    return r;
 }

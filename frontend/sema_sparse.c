@@ -201,6 +201,22 @@ Val sema_sparse_call(Sema *S, const Expr *call, Val f) {
     return node_op(S, fn, n, idx, is_app ? call->call.args.items[2] : NULL, sp);
 }
 
+/* A struct value's scalar components, members in order (vectors row-major, nested structs
+ * inside), as a struct field places its members: how many (past max: max + 1, reported by the
+ * caller as a count mismatch). */
+static int struct_leaves(Val v, Val *out, int n, int max) {
+    if (v.kind == V_STRUCT) {
+        for (int k = 0; k < v.strct.st->n; k++) n = struct_leaves(v.strct.m[k], out, n, max);
+        return n;
+    }
+    if (v.kind == V_VEC) {
+        for (int k = 0; k < vec_len(v); k++) n = struct_leaves(v.vec.c[k], out, n, max);
+        return n;
+    }
+    if (n < max) out[n] = v;
+    return n < max ? n + 1 : max + 1;
+}
+
 /* qd.<fn>(node n, idx[, value]) once checked. */
 static Val node_op(Sema *S, const char *fn, int n, IrExpr **idx, const Expr *value, Span sp) {
     const IrField *v = sema_snode_view(S, n);
@@ -221,10 +237,11 @@ static Val node_op(Sema *S, const char *fn, int n, IrExpr **idx, const Expr *val
     int fields[IR_MAX_DIMS * 8], nf = sema_snode_fields(S, n, fields, IR_MAX_DIMS * 8);
     Val val = sema_eval(S, value);
     if (val.kind == V_ERR) return val;
-    Val *comp = &val;
+    Val *comp = &val, leaves[IR_MAX_DIMS * 8];
     int nc = 1;
     if (val.kind == V_VEC) comp = val.vec.c, nc = vec_len(val);
     else if (val.kind == V_TUPLE) comp = val.tuple.items, nc = val.tuple.n;
+    else if (val.kind == V_STRUCT) comp = leaves, nc = struct_leaves(val, leaves, 0, IR_MAX_DIMS * 8); /* members in placement order */
     if (nc != nf)
         return diag_error(value->span, QD2040, "qd.append: the dynamic SNode holds %d field%s but the value has %d component%s",
                           nf, nf == 1 ? "" : "s", nc, nc == 1 ? "" : "s"), val_err();

@@ -10,6 +10,7 @@ const Expr *sema_discarded;
 IrBlock sema_freeze(Sema *S, IrStmtVec *v) {
     IrBlock b = {ARENA_ARRAY(S->arena, IrStmt *, v->len ? v->len : 1), v->len};
     if (v->len) memcpy(b.stmts, v->items, sizeof(IrStmt *) * (size_t)v->len);
+    if (S->stop_grad) S->up->sema_stop_grad_freeze(S, v, &b);
     vec_free(v);
     return b;
 }

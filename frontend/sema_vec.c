@@ -287,15 +287,33 @@ bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, const Stmt *aug,
     int n = 1;
     if (ix[0]->kind == E_TUPLE && ix[0]->list.n == 2) ix[1] = ix[0]->list.items[1], ix[0] = ix[0]->list.items[0], n = 2;
     else if (ix[0]->kind == E_TUPLE) return false;
-    if (n == 1 && obj->kind == E_SUBSCRIPT && obj->sub.index->kind != E_TUPLE) /* m[i][j] */
-        ix[1] = ix[0], ix[0] = obj->sub.index, obj = obj->sub.obj, n = 2;
-    if (obj->kind != E_NAME) return false;
-    Binding *b = scope_find(S->scope, obj->name);
-    if (!b || b->v.kind != V_VEC || (n == 2) != (b->v.vec.m != 0)) return false;
-    Val o = b->v;
+    Val o = val_err();
+    bool felem = false; /* o: an element of a vector field */
+    if (n == 1 && obj->kind == E_SUBSCRIPT && obj->sub.obj->kind == E_NAME && ix[0]->kind != E_INT && ix[0]->kind != E_SLICE) {
+        /* v[i][j] of a vector field, j a variable, an argument or an expression of them */
+        Binding *fb = sema_lookup(S, obj->sub.obj->name), *jb = ix[0]->kind == E_NAME ? sema_lookup(S, ix[0]->name) : NULL;
+        bool field = fb && ((fb->v.kind == V_FIELD && S->fields.items[fb->v.index].elem_ndim == 1) ||
+                            (fb->v.kind == V_VEC && !fb->v.vec.m && fb->v.vec.c[0].kind == V_FIELD));
+        if (field && (ix[0]->kind != E_NAME || (jb && (jb->v.kind == V_LOCAL || (jb->v.kind == V_EXPR && !ir_is_const(jb->v.e)))))) {
+            o = sema_eval(S, obj); /* the element: one reference per component, each stored under its own condition */
+            if (o.kind == V_ERR) return true;
+            if (o.kind != V_VEC || o.vec.m) return false;
+            for (int k = 0; k < vec_len(o); k++)
+                if (o.vec.c[k].kind != V_REF) return false;
+            felem = true;
+        }
+    }
+    if (o.kind == V_ERR) {
+        if (n == 1 && obj->kind == E_SUBSCRIPT && obj->sub.index->kind != E_TUPLE) /* m[i][j] */
+            ix[1] = ix[0], ix[0] = obj->sub.index, obj = obj->sub.obj, n = 2;
+        if (obj->kind != E_NAME) return false;
+        Binding *b = scope_find(S->scope, obj->name);
+        if (!b || b->v.kind != V_VEC || (n == 2) != (b->v.vec.m != 0)) return false;
+        o = b->v;
+    }
     int nref = 0;
     for (int k = 0; k < vec_len(o); k++) { /* locals, or a kernel-scope vector promoted to 0-d fields */
-        if (o.vec.c[k].kind != V_LOCAL && (o.vec.c[k].kind != V_REF || o.vec.c[k].ref->kind != IR_REF_FIELD || o.vec.c[k].ref->nidx))
+        if (o.vec.c[k].kind != V_LOCAL && (o.vec.c[k].kind != V_REF || o.vec.c[k].ref->kind != IR_REF_FIELD || (o.vec.c[k].ref->nidx && !felem)))
             return false;
         nref += o.vec.c[k].kind == V_REF;
     }
@@ -307,7 +325,8 @@ bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, const Stmt *aug,
         else if (ix[k]->kind != E_NAME) break;
         else {
             Binding *ib = scope_find(S->scope, ix[k]->name);
-            if (!ib || ib->v.kind != V_LOCAL) return false; /* a constant or unknown: the static path */
+            if (!ib || !(ib->v.kind == V_LOCAL || (ib->v.kind == V_EXPR && !ir_is_const(ib->v.e))))
+                return false; /* a constant or unknown: the static path (a variable or an argument: dynamic) */
         }
     IrExpr *x[2] = {NULL, NULL};
     for (int k = 0; k < n; k++) {
@@ -1014,6 +1033,8 @@ static Val method(Sema *S, const Expr *call, Val self, const char *name) {
         }
         return v.vec.c[want == 2 ? ij[0] * v.vec.m + ij[1] : ij[0]];
     }
+    if (!strcmp(name, "_get_dynamic_index_stride") && v.vec.c[0].kind == V_FIELD && no_args) /* Quadrants' layout query, a Python int */
+        return sema_snode_dynamic_stride(S, v.vec.c, vec_len(v), sp);
     if (!strcmp(name, "dot")) return a0 ? val_expr(dot(S, v, sema_eval(S, a0), sp)) : val_err();
     if (!strcmp(name, "cross")) return a0 ? cross(S, v, sema_eval(S, a0), sp) : val_err();
     if (!strcmp(name, "outer_product")) return a0 ? outer(S, v, sema_eval(S, a0), sp) : val_err();

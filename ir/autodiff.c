@@ -235,6 +235,7 @@ static IrExpr *clone(Ad *ad, const IrExpr *e) {
         case IR_SELECT: c->sel.cond = clone(ad, e->sel.cond), c->sel.a = clone(ad, e->sel.a), c->sel.b = clone(ad, e->sel.b); break;
         case IR_CAST: case IR_BITCAST: c->arg = clone(ad, e->arg); break;
         case IR_MATH: c->math.a = clone(ad, e->math.a), c->math.b = e->math.b ? clone(ad, e->math.b) : NULL; break;
+        case IR_ADDR: c->ref = clone_ref(ad, e->ref); break;
         default: break; /* constants, parameters, shapes, thread indexes, the clock */
         }
     }
@@ -256,7 +257,7 @@ static bool active(Ad *ad, const IrExpr *e) {
     bool r = false;
     switch (e->kind) {
     case IR_LOCAL: r = ad->active.items[e->local]; break;
-    case IR_LOAD: r = has_grad(ad, e->ref); break;
+    case IR_LOAD: r = has_grad(ad, e->ref) && !e->ref->stop_grad; break;
     case IR_UNARY: r = active(ad, e->un.a); break;
     case IR_BINARY: r = active(ad, e->bin.a) || active(ad, e->bin.b); break;
     case IR_SELECT: r = active(ad, e->sel.a) || active(ad, e->sel.b); break;

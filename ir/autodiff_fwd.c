@@ -43,7 +43,7 @@ static bool has_tan(Fw *f, const IrExpr *e) {
     if (!e || !qt_is_float(e->type)) return false;
     switch (e->kind) {
     case IR_LOCAL: return f->act[e->local];
-    case IR_LOAD: return dual_field(f, e->ref);
+    case IR_LOAD: return dual_field(f, e->ref) && !e->ref->stop_grad;
     case IR_MEMOP: return dual_field(f, e->mem.ref) || (e->mem.ref->kind == IR_REF_LOCAL && f->act[e->mem.ref->index]) || has_tan(f, e->mem.val);
     case IR_SUBGROUP: return has_tan(f, e->sg.a) || has_tan(f, e->sg.b);
     case IR_UNARY: return e->un.op == IR_NEG && has_tan(f, e->un.a);
@@ -103,7 +103,7 @@ static IrExpr *cp(Fw *f, IrExpr *e) {
     c = ARENA_NEW(f->a, IrExpr);
     *c = *e;
     switch (e->kind) {
-    case IR_LOAD: c->ref = cp_ref(f, e->ref); break;
+    case IR_LOAD: case IR_ADDR: c->ref = cp_ref(f, e->ref); break;
     case IR_UNARY: c->un.a = cp(f, e->un.a); break;
     case IR_BINARY: c->bin.a = cp(f, e->bin.a), c->bin.b = cp(f, e->bin.b); break;
     case IR_SELECT: c->sel.cond = cp(f, e->sel.cond), c->sel.a = cp(f, e->sel.a), c->sel.b = cp(f, e->sel.b); break;

@@ -128,7 +128,7 @@ typedef struct {
 
 static IrExpr *linearize_expr(IrWalker *w, IrExpr *e) {
     const Linear *l = w->ctx;
-    if (e->kind == IR_LOAD) linearize(l->a, l->m, w->k, e->ref);
+    if (e->kind == IR_LOAD || e->kind == IR_ADDR) linearize(l->a, l->m, w->k, e->ref);
     if (e->kind == IR_MEMOP) linearize(l->a, l->m, w->k, e->mem.ref);
     return e;
 }

@@ -100,6 +100,7 @@ static void dump_expr(const Dump *d, const IrExpr *e, StrBuf *out) {
     case IR_PARAM: sb_printf(out, "$%s", d->k && e->param < d->k->nparams ? d->k->params[e->param].name : "?"); return;
     case IR_SHAPE: sb_printf(out, "(shape %s %d)", d->k && e->shape.param < d->k->nparams ? d->k->params[e->shape.param].name : "?", e->shape.axis); return;
     case IR_LOAD: sb_puts(out, "(load "), dump_ref(d, e->ref, out), sb_putc(out, ')'); return;
+    case IR_ADDR: sb_puts(out, "(addr "), dump_ref(d, e->ref, out), sb_putc(out, ')'); return;
     case IR_UNARY: sb_printf(out, "(%s:%s ", unop_names[e->un.op], qt_name(e->type)), dump_expr(d, e->un.a, out); break;
     case IR_BINARY:
         sb_printf(out, "(%s:%s ", binop_names[e->bin.op], qt_name(e->type));

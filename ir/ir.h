@@ -108,6 +108,8 @@ typedef struct IrRef {
                       by ir_expand_module from idx. Backends address memory with flat only;
                       idx stays for readers of the subscripts. NULL: the buffer's start. */
     Span span;
+    bool stop_grad; /* a load in a block where qd.stop_grad(field) was called: autodiff takes
+                       its value as a constant (no adjoint, no tangent), as Quadrants does */
 } IrRef;
 
 /* ---- expressions ---- */
@@ -130,6 +132,8 @@ typedef enum {
     IR_GLOBAL_THREAD_IDX, /* i32 global linear thread index (block.global_thread_idx) */
     IR_SUBGROUP,   /* a subgroup collective: IrExpr.sg, ops in ir/simt.def */
     IR_CLOCK,      /* i64 qd.clock_counter(): read as IrLowered.clock says */
+    IR_ADDR,       /* u64 address of the element *ref names (qd.get_addr): a field element;
+                      targets with raw addresses only (LLVM), SPIR-V refuses it (QD5002) */
 } IrExprKind;
 
 typedef enum {
@@ -197,7 +201,7 @@ struct IrExpr {
         int local;                                     /* IR_LOCAL */
         int param;                                     /* IR_PARAM */
         struct { int param, axis; } shape;             /* IR_SHAPE */
-        IrRef *ref;                                    /* IR_LOAD */
+        IrRef *ref;                                    /* IR_LOAD, IR_ADDR */
         struct { IrUnOp op; IrExpr *a; } un;
         struct { IrBinOp op; IrExpr *a, *b; } bin;
         struct { IrExpr *cond, *a, *b; } sel;

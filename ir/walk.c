@@ -64,7 +64,7 @@ static IrExpr *walk_expr(IrWalker *w, IrExpr *e) {
     if (done) return done;
     if (w->enter && !w->enter(w, e)) return e;
     switch (e->kind) {
-    case IR_LOAD: walk_ref(w, e->ref); break;
+    case IR_LOAD: case IR_ADDR: walk_ref(w, e->ref); break;
     case IR_UNARY: e->un.a = walk_expr(w, e->un.a); break;
     case IR_BINARY: e->bin.a = walk_expr(w, e->bin.a), e->bin.b = walk_expr(w, e->bin.b); break;
     case IR_SELECT:

@@ -251,6 +251,7 @@ static LLVMValueRef expr(LlvmCg *cg, const IrExpr *e) {
     case IR_PARAM: return cg->param_vals[e->param];
     case IR_SHAPE: return cg->param_shape[e->shape.param][e->shape.axis];
     case IR_LOAD: return load_plain(cg, e->ref);
+    case IR_ADDR: return LLVMBuildPtrToInt(cg->b, cg_ref_ptr(cg, e->ref), cg_type(cg, QT_U64), "");
     case IR_UNARY: return unary(cg, e);
     case IR_BINARY: return cg_binary(cg, e->bin.op, e->bin.a->type, cg_expr(cg, e->bin.a), cg_expr(cg, e->bin.b));
     case IR_SELECT: {

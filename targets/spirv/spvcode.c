@@ -380,6 +380,10 @@ static uint32_t expr(SpvGen *g, const IrExpr *e) {
     case IR_PARAM: return g_push_load(g, e->param, -1);
     case IR_SHAPE: return g_push_load(g, e->shape.param, e->shape.axis);
     case IR_LOAD: return load_ref(g, e->ref);
+    case IR_ADDR:
+        g_fail(g, e->span, "qd.get_addr has no SPIR-V form: SPIR-V (Vulkan, Metal) has no raw memory addresses "
+                           "(Quadrants provides it on its LLVM backends: CPU, CUDA, AMDGPU)");
+        return g_const(g, QT_U64, 0);
     case IR_UNARY: return unop(g, e);
     case IR_BINARY: {
         uint32_t a = g_expr(g, e->bin.a), b = g_expr(g, e->bin.b);
