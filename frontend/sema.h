@@ -726,7 +726,12 @@ Val sema_named_expr(Sema *S, const Expr *e); /* NAME := value */
 const Stmt *sema_loop_form(Sema *S, const Stmt *s);
 void sema_assign(Sema *S, const Expr *target, Val v, Span sp);
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def);
-Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def); /* NULL after an error */
+Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def);
+/* Quadrants' block scopes in kernels and qd.funcs (sema_stmt.c): a mark of the function scope's
+ * bindings (-1: none, host code), the names made since hidden again; a loop variable's binding */
+int sema_block_begin(Sema *S);
+void sema_block_end(Sema *S, int mark);
+void sema_bind_loop_name(Sema *S, const Expr *name, Val v); /* NULL after an error */
 IrBlock sema_freeze(Sema *S, IrStmtVec *v);
 /* The iteration space of range(a, b, s) (one dimension) or qd.ndrange(...) (one per argument);
  * qd.static(...) around either sets is_static (and then every bound is a constant). */
