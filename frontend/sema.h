@@ -232,6 +232,7 @@ typedef struct Sema {
     int block_dim;    /* pending qd.loop_config(block_dim=...) */
     bool serialize;   /* pending qd.loop_config(serialize=True) / parallelize=1 */
     bool debug;       /* --debug: asserts are checked at run time */
+    bool init_debug;  /* qd.init(debug=True) in the script: only a certain out-of-bound access is an error (QD2172) */
     int subgroup_width; /* FrontendOptions.subgroup_width: 0 when not known at compile time */
     VEC(const char *) promoted; /* kernel-scope locals shared between tasks (sema_promote) */
     int promoted_depth;         /* the ninline those names belong to: 0 the kernel's, else a qd.func

@@ -561,7 +561,8 @@ Val sema_more_builtin_call(Sema *S, const Expr *call, const char *p) {
 }
 
 /* qd.init(..., random_seed=N, default_fp=T) at module level: qd.random's seed (default 0) and
- * the type of `float` in qd.random / qd.randn (default qd.f32). */
+ * the type of `float` in qd.random / qd.randn (default qd.f32); debug=True: a certain
+ * out-of-bound access is an error (QD2172, sema_expr.c). */
 void sema_init_call(Sema *S, const Expr *e) {
     const char *p = e->kind == E_CALL ? sema_path(S, e->call.fn) : NULL;
     if (!p || strcmp(p, "qd.init")) return;
@@ -569,6 +570,7 @@ void sema_init_call(Sema *S, const Expr *e) {
         int64_t seed;
         if (!strcmp(e->call.kw[k].name, "random_seed") && sema_const_int(S, e->call.kw[k].value, &seed, "qd.init's random_seed"))
             S->random_seed = seed;
+        if (!strcmp(e->call.kw[k].name, "debug") && e->call.kw[k].value->kind == E_BOOL) S->init_debug = e->call.kw[k].value->b;
         bool fp = !strcmp(e->call.kw[k].name, "default_fp"), ip = !strcmp(e->call.kw[k].name, "default_ip");
         QdType t;
         if ((!fp && !ip) || !sema_annotation_type(S, e->call.kw[k].value, &t)) continue;

@@ -142,7 +142,7 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
         char lit[32]; /* Quadrants' make_constant_expr: a Python int becomes a default_ip constant */
         if (e->type == QT_U64) snprintf(lit, sizeof lit, "%llu", (unsigned long long)e->c.u);
         else snprintf(lit, sizeof lit, "%lld", (long long)e->c.i);
-        diag_error(e->span, QD2050, "Integer literal %s exceeded the range of default_ip: %s, please specify the dtype via "
+        diag_error(e->span, QD2171, "Integer literal %s exceeded the range of default_ip: %s, please specify the dtype via "
                                  "e.g. `qd.u64(%s)` or set a different `default_ip` in `qd.init()`", lit, qt_name(S->default_ip), lit);
         scope_bind(S, S->scope, target->name, val_err(), target->span);
         return;
