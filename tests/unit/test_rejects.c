@@ -640,3 +640,40 @@ Test(rejects, debug_out_of_bound) {
                         " 10 |         x[8, 0] = 1\n"
                         "    |           ^\n");
 }
+
+/* A host call's argument of the wrong kind for a kernel parameter (Quadrants' _func_base.py): a dataclass
+ * instance for a scalar, an instance of another struct type for a struct; the matching ones compile. */
+Test(rejects, struct_and_dataclass_arguments) {
+    expect_k_py_refused("import dataclasses\n"
+                        "import quadrants as qd\n"
+                        "@dataclasses.dataclass(frozen=True)\n"
+                        "class State:\n"
+                        "    x: qd.Tensor\n"
+                        "@qd.kernel\n"
+                        "def k(val: qd.f32):\n"
+                        "    pass\n"
+                        "x = qd.field(qd.i32, shape=(4,))\n"
+                        "state = State(x=qd.Tensor(x))\n"
+                        "k(state)\n",
+                        "k.py:11:3: error[QD2069]: Argument (0,) (type=<class '__main__.State'>) cannot be converted into required type f32\n"
+                        " 11 | k(state)\n"
+                        "    |   ^~~~~\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "sphere = qd.types.struct(center=qd.math.vec3, radius=float)\n"
+                        "circle = qd.types.struct(center=qd.math.vec2, radius=float)\n"
+                        "@qd.kernel\n"
+                        "def k(s: sphere):\n"
+                        "    pass\n"
+                        "k(circle(center=qd.math.vec2([1, 2]), radius=2.5))\n",
+                        "k.py:7:3: error[QD2069]: Argument <class 'quadrants.lang.struct.Struct'> cannot be converted into required type "
+                        "<qd.StructType center=<quadrants.lang.matrix.VectorType object at 0x...>, radius=f32, struct_methods={}>\n"
+                        " 7 | k(circle(center=qd.math.vec2([1, 2]), radius=2.5))\n"
+                        "   |   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "sphere = qd.types.struct(center=qd.math.vec3, radius=float)\n"
+                         "out = qd.field(qd.f32, shape=())\n"
+                         "@qd.kernel\n"
+                         "def k(s: sphere):\n"
+                         "    out[None] = s.radius + s.center[2]\n"
+                         "k(sphere(center=qd.math.vec3([1, 2, 3]), radius=2.5))\n");
+}
