@@ -1333,7 +1333,7 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
     int ninst = S->callinsts.len;
     int errors = diag_error_count();
     sema_check_call(S, e, d); /* Quadrants' checks of the arguments (callcheck.c) */
-    if (diag_error_count() == errors) S->up->sema_call_site(S, e, d); /* a call Quadrants rejects instantiates nothing */
+    if (diag_error_count() == errors) S->defs.items[d].call_ok = true, S->up->sema_call_site(S, e, d); /* a call Quadrants rejects instantiates nothing */
     /* a generic kernel's later instantiation is compiled at its own first call, reading the
      * names as they are then (the first one reads the kernel's snapshot) */
     sd = &S->defs.items[d];
@@ -2421,6 +2421,7 @@ static bool check_kernels(Sema *S, int d) {
     for (int k = 0; k < def->def.nparams; k++) generic |= S->up->sema_param_is_generic(S, &def->def.params[k]);
     S->hscope = &S->module;
     S->inst = -1, S->callinst = NULL;
+    if (!generic && sd->called && !sd->call_ok && diag_error_count()) return false; /* every call refused (QD2069) */
     if (!generic) return check_kernel(S, sd), false;
     if (S->up->sema_next_instance(S, sd->entry, 0) < 0) {
         bool any = false;

@@ -147,6 +147,8 @@ typedef struct SemaDef {
     bool method; /* of a data-oriented instance: its first parameter (self) is bound in scope */
     bool pure;   /* @qd.kernel(fastcache=True) / pure=True / @qd.pure: reads no captured values */
     bool imported, called; /* defined by an imported module (compiled only when called); host code calls it */
+    bool call_ok; /* a host call passed Quadrants' argument checks (callcheck.c): none did, and one was refused:
+                     Quadrants never compiles the kernel, nor does qdc */
     Scope *live; /* frozen into a snapshot: the scope scope copies (its qd.funcs read the snapshot, sema_def_scope) */
 } SemaDef;
 

@@ -677,3 +677,18 @@ Test(rejects, struct_and_dataclass_arguments) {
                          "    out[None] = s.radius + s.center[2]\n"
                          "k(sphere(center=qd.math.vec3([1, 2, 3]), radius=2.5))\n");
 }
+
+/* A kernel whose every host call Quadrants refuses is never compiled there: only the call's error is reported,
+ * not the one its body would give (the loop over a 1-d array with two variables). */
+Test(rejects, refused_calls_compile_nothing) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "x = qd.ndarray(qd.f32, shape=(12, 13))\n"
+                        "@qd.kernel\n"
+                        "def k(arr: qd.types.NDArray[qd.f32, 1]):\n"
+                        "    for i, j in arr:\n"
+                        "        arr[i, j] = 0\n"
+                        "k(x)\n",
+                        "k.py:7:3: error[QD2069]: Invalid value for argument arr - required ndim=1, but 2d ndarray is provided\n"
+                        " 7 | k(x)\n"
+                        "   |   ^\n");
+}
