@@ -120,7 +120,8 @@ static void struct_str(const QdStruct *st, char *buf, size_t cap) {
 /* T(...) passed for a parameter annotated with another struct type U (Quadrants' _func_base.py:
  * `Argument <class 'Struct'> cannot be converted into required type U`). */
 static bool struct_mismatch(Sema *S, const SemaDef *sd, Scope *caller, const Param *p, const Expr *a) {
-    if (a->kind != E_CALL || !p->annotation) return false;
+    /* only a callee that is a name is evaluated (another, m.astype(...).copy, may not be: sema_bview.c) */
+    if (a->kind != E_CALL || a->call.fn->kind != E_NAME || !p->annotation) return false;
     int mark = diag_quiet_begin();
     Val f = sema_eval(S, a->call.fn);
     S->hscope = sd->scope;
