@@ -73,15 +73,71 @@ static void check_arg(Sema *S, const Param *p, int pos, const Expr *a, const Val
                        p->name, (long long)nd, v->harr.ndim);
         return;
     }
-    if (!qd_type(S, p->annotation, &pt) || !qt_is_integral(pt)) return;
+    if (!qd_type(S, p->annotation, &pt)) return;
+    if (v && v->kind == V_PYDC) { /* a dataclass instance for a scalar parameter (Quadrants' QuadrantsRuntimeTypeError.get) */
+        diag_error(a->span, QD2069, "Argument (%d,) (type=<class '__main__.%s'>) cannot be converted into required type %s", pos,
+                   v->pydc.dc->cls->class_.name, qt_name(pt));
+        return;
+    }
+    if (!qt_is_integral(pt)) return;
     bool is_float = a->kind == E_FLOAT || (a->kind == E_UNARY && a->un.a->kind == E_FLOAT) ||
                     (v && v->kind == V_EXPR && ir_is_const(v->e) && qt_is_float(v->e->type));
     if (is_float)
         diag_error(a->span, QD2069, "Argument (%d,) (type=<class 'float'>) cannot be converted into required type %s", pos, qt_name(pt));
 }
 
+/* Quadrants' StructType.__instancecheck__ for an instance made by another struct type: the same
+ * member names in order, each of the same type. */
+static bool same_struct(const QdStruct *a, const QdStruct *b) {
+    if (a == b) return true;
+    if (a->n != b->n) return false;
+    for (int k = 0; k < a->n; k++) {
+        if (strcmp(a->names[k], b->names[k]) || !a->sub[k] != !b->sub[k]) return false;
+        if (a->sub[k] ? !same_struct(a->sub[k], b->sub[k]) : a->dt[k] != b->dt[k] || a->vn[k] != b->vn[k] || a->vm[k] != b->vm[k])
+            return false;
+    }
+    return true;
+}
+
+/* str() of a Quadrants StructType: <qd.StructType a=f32, v=<...VectorType object at 0x...>, struct_methods={}>. */
+static void struct_str(const QdStruct *st, char *buf, size_t cap) {
+    size_t n = strlen(buf);
+    snprintf(buf + n, cap - n, "<qd.StructType ");
+    for (int k = 0; k < st->n; k++) {
+        n = strlen(buf);
+        snprintf(buf + n, cap - n, "%s=", st->names[k]);
+        n = strlen(buf);
+        if (st->sub[k]) struct_str(st->sub[k], buf, cap);
+        else if (st->vn[k]) snprintf(buf + n, cap - n, "<quadrants.lang.matrix.%sType object at 0x...>", st->vm[k] ? "Matrix" : "Vector");
+        else snprintf(buf + n, cap - n, "%s", qt_name(st->dt[k]));
+        n = strlen(buf);
+        snprintf(buf + n, cap - n, ", ");
+    }
+    n = strlen(buf);
+    snprintf(buf + n, cap - n, "struct_methods={%s}>", st->nmethods ? "..." : "");
+}
+
+/* T(...) passed for a parameter annotated with another struct type U (Quadrants' _func_base.py:
+ * `Argument <class 'Struct'> cannot be converted into required type U`). */
+static bool struct_mismatch(Sema *S, const SemaDef *sd, Scope *caller, const Param *p, const Expr *a) {
+    /* only a callee that is a name is evaluated (another, m.astype(...).copy, may not be: sema_bview.c) */
+    if (a->kind != E_CALL || a->call.fn->kind != E_NAME || !p->annotation) return false;
+    int mark = diag_quiet_begin();
+    Val f = sema_eval(S, a->call.fn);
+    S->hscope = sd->scope;
+    Val t = sema_eval(S, p->annotation);
+    S->hscope = caller;
+    diag_quiet_end(mark);
+    if (f.kind != V_STRUCTTYPE || t.kind != V_STRUCTTYPE || same_struct(f.strct.st, t.strct.st)) return false;
+    char want[1024] = "";
+    struct_str(t.strct.st, want, sizeof want);
+    diag_error(a->span, QD2069, "Argument <class 'quadrants.lang.struct.Struct'> cannot be converted into required type %s", want);
+    return true;
+}
+
 /* Checks argument a against parameter p (a generic one: against what its annotation fixes). */
 static void check_one(Sema *S, const SemaDef *sd, Scope *caller, const Param *p, int pos, const Expr *a) {
+    if (struct_mismatch(S, sd, caller, p, a)) return;
     Binding *b = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL; /* where the call is */
     Val v = b ? b->v : val_err();
     if (!b && a->kind == E_CALL) { /* k(qd.ndarray(qd.i32, (4,))): the placeholder made in the call */

@@ -1362,7 +1362,7 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
     int ninst = S->callinsts.len;
     int errors = diag_error_count();
     sema_check_call(S, e, d); /* Quadrants' checks of the arguments (callcheck.c) */
-    if (diag_error_count() == errors) S->up->sema_call_site(S, e, d); /* a call Quadrants rejects instantiates nothing */
+    if (diag_error_count() == errors) S->defs.items[d].call_ok = true, S->up->sema_call_site(S, e, d); /* a call Quadrants rejects instantiates nothing */
     /* a generic kernel's later instantiation is compiled at its own first call, reading the
      * names as they are then (the first one reads the kernel's snapshot) */
     sd = &S->defs.items[d];
@@ -1951,10 +1951,13 @@ static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
         if (v->kind != E_NAME) return (void)diag_error(v->span, QD2012, "a loop variable must be a name");
         Binding *pb = scope_find(S->scope, v->name);
         if (pb && pb->is_param) return (void)diag_error(v->span, QD2038, "cannot use kernel argument '%s' as a loop variable", v->name);
+        if (pb && !ls.grouped && (iter->kind != E_CALL || (iter->call.fn->kind == E_NAME && !strcmp(iter->call.fn->name, "range"))))
+            return (void)diag_error(v->span, QD2012, "Variable '%s' is already declared in the outer scope and cannot be used as "
+                                    "loop variable", v->name); /* Quadrants' check_loop_var: a range-for or struct-for */
         IrExpr *pos = lv > 0 ? sema_binary(S, IR_REM, rest, count[d], v->span) : rest;
         IrExpr *val = sema_binary(S, IR_ADD, ls.begin[d], sema_binary(S, IR_MUL, pos, irb_int(S->arena, QT_I32, ls.step[d], v->span), v->span), v->span);
         int l = sema_new_local(S, v->name, QT_I32);
-        scope_bind(S, S->scope, v->name, (Val){.kind = V_LOCAL, .index = l}, v->span);
+        sema_bind_loop_name(S, v, (Val){.kind = V_LOCAL, .index = l});
         IrStmt *as = sema_stmt_new(S, IR_ASSIGN, v->span);
         as->assign.local = l, as->assign.value = val;
         sema_emit(S, as);
@@ -1962,7 +1965,7 @@ static void for_body(Sema *S, const Stmt *loop, LoopSpace ls) {
         if (ls.grouped) group.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
         if (lv > 0) rest = sema_binary(S, IR_DIV, rest, count[d], v->span);
     }
-    if (ls.grouped) scope_bind(S, S->scope, t0->name, ls.zero_d ? S->up->vec_make(S, 0, 0) : group, t0->span);
+    if (ls.grouped) sema_bind_loop_name(S, t0, ls.zero_d ? S->up->vec_make(S, 0, 0) : group);
     IrStmtVec body = {0}, *outer = S->cur;
     S->cur = &body;
     LoopKind around = S->loop; /* LOOP_STATIC in an unrolled top-level qd.static loop */
@@ -2221,7 +2224,9 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
         checkpoint_boundary(S, s, serial);
         const StmtList *branch = static_branch(S, s);
         if (branch) {
+            int mark = sema_block_begin(S);
             split_tasks(S, branch, serial);
+            sema_block_end(S, mark);
         } else if (is_static_for(S, s)) { /* unrolled here: each iteration's body is top level (its loops parallel) */
             IrStmtVec *saved = S->toplevel;
             S->toplevel = serial;
@@ -2234,7 +2239,9 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
             if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
             sema_stmt(S, s);
         } else if (s->kind == S_FOR && !is_static_for(S, s)) {
+            int mark = sema_block_begin(S);
             parallel_for(S, s, serial);
+            sema_block_end(S, mark);
         } else if (S->up->sema_is_do_while(S, s)) {
             S->cp_wrap = wrap; /* Quadrants' auto-wrap recurses into the loop's body */
             S->up->sema_do_while(S, s, serial);
@@ -2449,6 +2456,7 @@ static bool check_kernels(Sema *S, int d) {
     for (int k = 0; k < def->def.nparams; k++) generic |= S->up->sema_param_is_generic(S, &def->def.params[k]);
     S->hscope = &S->module;
     S->inst = -1, S->callinst = NULL;
+    if (!generic && sd->called && !sd->call_ok && diag_error_count()) return false; /* every call refused (QD2069) */
     if (!generic) return check_kernel(S, sd), false;
     if (S->up->sema_next_instance(S, sd->entry, 0) < 0) {
         bool any = false;

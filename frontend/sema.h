@@ -147,6 +147,8 @@ typedef struct SemaDef {
     bool method; /* of a data-oriented instance: its first parameter (self) is bound in scope */
     bool pure;   /* @qd.kernel(fastcache=True) / pure=True / @qd.pure: reads no captured values */
     bool imported, called; /* defined by an imported module (compiled only when called); host code calls it */
+    bool call_ok; /* a host call passed Quadrants' argument checks (callcheck.c): none did, and one was refused:
+                     Quadrants never compiles the kernel, nor does qdc */
     Scope *live; /* frozen into a snapshot: the scope scope copies (its qd.funcs read the snapshot, sema_def_scope) */
 } SemaDef;
 
@@ -233,6 +235,7 @@ typedef struct Sema {
     int block_dim;    /* pending qd.loop_config(block_dim=...) */
     bool serialize;   /* pending qd.loop_config(serialize=True) / parallelize=1 */
     bool debug;       /* --debug: asserts are checked at run time */
+    bool init_debug;  /* qd.init(debug=True) in the script: only a certain out-of-bound access is an error (QD2172) */
     int subgroup_width; /* FrontendOptions.subgroup_width: 0 when not known at compile time */
     VEC(const char *) promoted; /* kernel-scope locals shared between tasks (sema_promote) */
     int promoted_depth;         /* the ninline those names belong to: 0 the kernel's, else a qd.func
@@ -742,7 +745,12 @@ Val sema_named_expr(Sema *S, const Expr *e); /* NAME := value */
 const Stmt *sema_loop_form(Sema *S, const Stmt *s);
 void sema_assign(Sema *S, const Expr *target, Val v, Span sp);
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def);
-Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def); /* NULL after an error */
+Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def);
+/* Quadrants' block scopes in kernels and qd.funcs (sema_stmt.c): a mark of the function scope's
+ * bindings (-1: none, host code), the names made since hidden again; a loop variable's binding */
+int sema_block_begin(Sema *S);
+void sema_block_end(Sema *S, int mark);
+void sema_bind_loop_name(Sema *S, const Expr *name, Val v); /* NULL after an error */
 IrBlock sema_freeze(Sema *S, IrStmtVec *v);
 /* The iteration space of range(a, b, s) (one dimension) or qd.ndrange(...) (one per argument);
  * qd.static(...) around either sets is_static (and then every bound is a constant). */

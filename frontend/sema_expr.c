@@ -604,17 +604,31 @@ static Val eval_attr(Sema *S, const Expr *e) {
  * memory outside it, and Quadrants has no negative indexing. Quadrants checks bounds at run time
  * in debug mode only, so code that never runs may hold such an index (`False and f()`): a
  * warning, and under --debug the run-time check (bounds_check) reports it when it runs. */
-static void check_const_index(const IrExpr *x, const Expr *src, const char *name, int axis, int64_t extent) {
+/* A constant index outside its axis (what: its description): warning QD2111, as the code may never
+ * run. In debug mode (--debug, or qd.init(debug=True) in the script) Quadrants checks every access
+ * when it runs, so one in code that always runs when the kernel does (its top level, outside any
+ * loop, run-time if or qd.func) fails every launch: error QD2172 then. */
+static void report_oob(Sema *S, Span sp, const char *what) {
+    if ((S->debug || S->init_debug) && S->k && !S->dyn && S->loop == LOOP_NONE && !S->ninline)
+        diag_error(sp, QD2172, "%s, and the access runs on every launch of kernel '%s': in debug mode Quadrants' bounds check "
+                               "raises there (Out of bound access)", what, S->k->name);
+    else
+        diag_warning(sp, QD2111, "%s", what);
+}
+
+static void check_const_index(Sema *S, const IrExpr *x, const Expr *src, const char *name, int axis, int64_t extent) {
     if (!ir_is_const(x)) return;
     bool neg = qt_is_signed(x->type) && x->c.i < 0;
     uint64_t v = x->c.u, lim = extent < 0 ? (uint64_t)INT32_MAX + 1 : (uint64_t)extent;
     if (!neg && v < lim) return;
+    char what[512];
     if (extent < 0)
-        diag_warning(src->span, QD2111, "index %s%llu is out of bounds for axis %d of '%s' (indices are 0 to 2147483647)",
-                     neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name);
+        snprintf(what, sizeof what, "index %s%llu is out of bounds for axis %d of '%s' (indices are 0 to 2147483647)",
+                 neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name);
     else
-        diag_warning(src->span, QD2111, "index %s%llu is out of bounds for axis %d of '%s' with size %lld",
-                     neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name, (long long)extent);
+        snprintf(what, sizeof what, "index %s%llu is out of bounds for axis %d of '%s' with size %lld",
+                 neg ? "-" : "", neg ? 0ull - (unsigned long long)v : (unsigned long long)v, axis, name, (long long)extent);
+    report_oob(S, src->span, what);
 }
 
 /* --debug: the index (already less the axis' origin) is checked where it is evaluated, like an
@@ -667,12 +681,15 @@ static int eval_indices(Sema *S, const Expr *ix, IrExpr ***out, const char *name
             }
             int64_t o = origin && m < ndim ? origin[m] : 0;
             if (x && o) {
-                if (ir_is_const(x) && (x->c.i < o || x->c.i >= o + shape[m]))
-                    diag_warning(items[k]->span, QD2111, "index %lld is out of bounds for axis %d of '%s' (offset=: indices %lld to %lld)",
-                                 (long long)x->c.i, m, name, (long long)o, (long long)(o + shape[m] - 1));
+                if (ir_is_const(x) && (x->c.i < o || x->c.i >= o + shape[m])) {
+                    char what[512];
+                    snprintf(what, sizeof what, "index %lld is out of bounds for axis %d of '%s' (offset=: indices %lld to %lld)",
+                             (long long)x->c.i, m, name, (long long)o, (long long)(o + shape[m] - 1));
+                    report_oob(S, items[k]->span, what);
+                }
                 x = sema_binary(S, IR_SUB, irb_cast(S->arena, x, QT_I32), irb_int(S->arena, QT_I32, o, items[k]->span), items[k]->span);
             } else if (x && m < ndim) {
-                check_const_index(x, items[k], name, m, shape ? shape[m] : -1);
+                check_const_index(S, x, items[k], name, m, shape ? shape[m] : -1);
             }
             if (x && m < ndim) {
                 IrExpr *ext = shape ? irb_int(S->arena, QT_I32, shape[m], items[k]->span) : NULL;

@@ -16,11 +16,34 @@ IrBlock sema_freeze(Sema *S, IrStmtVec *v) {
 }
 
 /* Checks a nested block into a fresh statement vector. */
+/* Quadrants' variable scopes (ast_transformer.py build_stmts, variable_scope_guard): the body of
+ * an if, else, while or for is a scope of its own. A name assigned there that no enclosing
+ * scope of the kernel or qd.func declares is created in it and is gone after it (a use there is
+ * Quadrants' `Name "a" is not defined`); a loop's variables are the loop's. block_begin marks
+ * the function scope's bindings, sema_block_end hides those made since. */
+int sema_block_begin(Sema *S) { return S->k && S->scope ? S->scope->b.len : -1; }
+
+void sema_block_end(Sema *S, int mark) {
+    if (mark < 0 || !S->scope || mark >= S->scope->b.len) return;
+    for (int k = mark; k < S->scope->b.len; k++) S->scope->b.items[k].name = ""; /* no name is empty */
+    S->scope->index = NULL; /* rebuilt when wanted (scope_bind) */
+}
+
+/* A loop variable: a new binding even where the name is bound already (it shadows it in the loop). */
+void sema_bind_loop_name(Sema *S, const Expr *name, Val v) {
+    Binding *b = scope_find(S->scope, name->name);
+    if (!S->k || !b) return (void)scope_bind(S, S->scope, name->name, v, name->span);
+    vec_push(&S->scope->b, ((Binding){name->name, v, false, name->span}));
+    S->scope->index = NULL;
+}
+
 static IrBlock sub_block(Sema *S, const StmtList *l) {
     IrStmtVec v = {0}, *saved = S->cur;
     S->cur = &v;
     S->dyn++;
+    int mark = sema_block_begin(S);
     sema_block(S, l);
+    sema_block_end(S, mark);
     S->dyn--;
     S->cur = saved;
     return sema_freeze(S, &v);
@@ -113,6 +136,15 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
     }
     IrExpr *e = sema_rvalue(S, v, sp);
     if (!e) {
+        scope_bind(S, S->scope, target->name, val_err(), target->span);
+        return;
+    }
+    if (S->k && sema_is_int_literal(e) && ((S->default_ip == QT_I32 && e->type != QT_I32) || (S->default_ip == QT_I64 && e->type == QT_U64))) {
+        char lit[32]; /* Quadrants' make_constant_expr: a Python int becomes a default_ip constant */
+        if (e->type == QT_U64) snprintf(lit, sizeof lit, "%llu", (unsigned long long)e->c.u);
+        else snprintf(lit, sizeof lit, "%lld", (long long)e->c.i);
+        diag_error(e->span, QD2171, "Integer literal %s exceeded the range of default_ip: %s, please specify the dtype via "
+                                 "e.g. `qd.u64(%s)` or set a different `default_ip` in `qd.init()`", lit, qt_name(S->default_ip), lit);
         scope_bind(S, S->scope, target->name, val_err(), target->span);
         return;
     }
@@ -412,7 +444,9 @@ static void stmt_if(Sema *S, const Stmt *s) {
         Val f = sema_eval(S, c->call.fn);
         if (f.kind == V_NS && !strcmp(f.path, "qd.static")) {
             IrExpr *v = sema_to_bool(S, sema_expr(S, c));
+            int mark = sema_block_begin(S);
             if (v) sema_block(S, v->c.u ? &s->if_.then : &s->if_.els);
+            sema_block_end(S, mark);
             return;
         }
     }
@@ -581,10 +615,10 @@ static int loop_var(Sema *S, const Expr *name) {
         diag_error(name->span, QD2038, "cannot use kernel argument '%s' as a loop variable", name->name);
         return -1;
     }
-    if (b && b->v.kind == V_LOCAL && S->locals.items[b->v.index].type == QT_I32 && S->local_task.items[b->v.index] == S->task)
+    if (!S->k && b && b->v.kind == V_LOCAL && S->locals.items[b->v.index].type == QT_I32 && S->local_task.items[b->v.index] == S->task)
         return b->v.index;
     int l = sema_new_local(S, name->name, QT_I32);
-    scope_bind(S, S->scope, name->name, (Val){.kind = V_LOCAL, .index = l}, name->span);
+    sema_bind_loop_name(S, name, (Val){.kind = V_LOCAL, .index = l});
     return l;
 }
 
@@ -603,7 +637,8 @@ static void static_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
         if (!budget_charge(&S->budget, EB_UNROLL, 1, s->for_.iter->span)) break; /* every kernel's unrolled iterations, nested ones included */
         for (int d = 0; d < ls->ndims; d++) {
             int64_t v = ls->begin[d]->c.i + idx[d] * ls->step[d];
-            scope_bind(S, S->scope, vars[d]->name, val_expr(irb_int(S->arena, QT_I32, v, vars[d]->span)), vars[d]->span);
+            if (it) scope_bind(S, S->scope, vars[d]->name, val_expr(irb_int(S->arena, QT_I32, v, vars[d]->span)), vars[d]->span);
+            else sema_bind_loop_name(S, vars[d], val_expr(irb_int(S->arena, QT_I32, v, vars[d]->span)));
         }
         if (!sema_static_iteration(S, &s->for_.body)) break;
         for (int lv = ls->ndims - 1; lv >= 0 && ++idx[LOOP_DIM(ls, lv)] == n[LOOP_DIM(ls, lv)]; lv--) idx[LOOP_DIM(ls, lv)] = 0; /* axes= */
@@ -626,10 +661,11 @@ bool sema_static_iteration(Sema *S, const StmtList *body) {
 }
 
 /* A serial loop nest: one IR_FOR per dimension (nesting level lv: the dimension axes= puts
- * there), innermost holds the body. */
-static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr **vars, int lv) {
+ * there), innermost holds the body. pre: the per-dimension locals a grouped loop made already
+ * (its vector holds them), NULL: made here. */
+static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr **vars, const int *pre, int lv) {
     int d = LOOP_DIM(ls, lv);
-    int var = loop_var(S, vars[d]);
+    int var = pre ? pre[d] : loop_var(S, vars[d]);
     if (var < 0) return;
     int counter = sema_new_local(S, arena_printf(S->arena, "$for_%s", vars[d]->name), QT_I32);
     IrStmt *st = sema_stmt_new(S, IR_FOR, s->span);
@@ -643,7 +679,7 @@ static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
         LoopKind saved = S->loop;
         S->loop = LOOP_SERIAL;
         S->cur = &body;
-        serial_for(S, s, ls, vars, lv + 1);
+        serial_for(S, s, ls, vars, pre, lv + 1);
         if (S->rf.on && sema_may_return(&s->for_.body)) leave_if_returned(S, s->span);
         S->cur = outer;
         S->loop = saved;
@@ -682,6 +718,7 @@ static void stmt_for(Sema *S, const Stmt *s) {
     if (ls.grouped && s->for_.target->kind == E_NAME) { /* one name: a vector of per-dimension variables */
         const Expr *t = s->for_.target;
         Val g = S->up->vec_make(S, ls.ndims, 0);
+        int pre[IR_MAX_DIMS];
         for (int d = 0; d < ls.ndims; d++) {
             Expr *v = ARENA_NEW(S->arena, Expr);
             *v = *t, v->name = arena_printf(S->arena, "%s_%d", t->name, d);
@@ -689,16 +726,24 @@ static void stmt_for(Sema *S, const Stmt *s) {
             int l = loop_var(S, v);
             if (l < 0) return;
             g.vec.c[d] = (Val){.kind = V_LOCAL, .index = l};
+            pre[d] = l;
         }
-        scope_bind(S, S->scope, t->name, ls.zero_d ? S->up->vec_make(S, 0, 0) : g, t->span);
-        return serial_for(S, s, &ls, vars, 0);
+        sema_bind_loop_name(S, t, ls.zero_d ? S->up->vec_make(S, 0, 0) : g);
+        return serial_for(S, s, &ls, vars, pre, 0);
     }
     if (loop_targets(S, s, vars, ls.ndims) < 0) return;
+    bool range_or_struct = it->kind != E_CALL || (it->call.fn->kind == E_NAME && !strcmp(it->call.fn->name, "range"));
+    for (int d = 0; S->k && !ls.is_static && range_or_struct && d < ls.ndims; d++) { /* Quadrants' check_loop_var */
+        Binding *b = scope_find(S->scope, vars[d]->name);
+        if (b && !b->is_param)
+            return (void)diag_error(vars[d]->span, QD2012, "Variable '%s' is already declared in the outer scope and cannot be used as "
+                                    "loop variable", vars[d]->name);
+    }
     if (!ls.is_static && S->ad_stack_off && S->loop_nest > 0 && S->k && !S->k->nested_range_at.src && it->kind == E_CALL &&
         it->call.fn->kind == E_NAME && !strcmp(it->call.fn->name, "range"))
         S->k->nested_range_at = s->span; /* Quadrants' build_For without its ad stack (IrKernel.nested_range_at) */
     if (ls.is_static) static_for(S, s, &ls, vars);
-    else serial_for(S, s, &ls, vars, 0);
+    else serial_for(S, s, &ls, vars, NULL, 0);
 }
 
 /* ---- qd.func inlining ---- */
@@ -1265,8 +1310,18 @@ void sema_stmt(Sema *S, const Stmt *s) {
     case S_ANNASSIGN: stmt_annassign(S, s); return;
     case S_AUGASSIGN: stmt_augassign(S, s); return;
     case S_IF: stmt_if(S, s); return;
-    case S_WHILE: stmt_while(S, s); return;
-    case S_FOR: stmt_for(S, sema_loop_form(S, s)); return;
+    case S_WHILE: {
+        int mark = sema_block_begin(S);
+        stmt_while(S, s);
+        sema_block_end(S, mark);
+        return;
+    }
+    case S_FOR: {
+        int mark = sema_block_begin(S);
+        stmt_for(S, sema_loop_form(S, s));
+        sema_block_end(S, mark);
+        return;
+    }
     case S_BREAK: case S_CONTINUE: stmt_jump(S, s); return;
     case S_PASS: return;
     case S_ASSERT: stmt_assert(S, s); return;

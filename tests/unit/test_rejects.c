@@ -2,6 +2,7 @@
  * kernel, as qdc reports it: exact diagnostic (location, code, Quadrants' sentence in the message,
  * caret), exit status 1, no output file. The forms next to them that compile stay accepted. */
 #include "harness.h"
+#include "test_x86.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -504,4 +505,190 @@ Test(rejects, matrix_field_member_shapes) {
                          "@qd.kernel\n"
                          "def k():\n"
                          "    a[0][0] = 1\n");
+}
+/* Quadrants' block scopes: a name first assigned in an if, else, while or for body is gone after it, a loop's
+ * variables are the loop's, and a range-for or struct-for cannot reuse a declared name; declared before the block,
+ * or as an ndrange / static loop's variable (which shadows), it compiles. */
+Test(rejects, block_scopes) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "@qd.kernel\n"
+                        "def k(n: qd.i32) -> qd.i32:\n"
+                        "    if n > 0:\n"
+                        "        a = 0\n"
+                        "    else:\n"
+                        "        a = 1\n"
+                        "    return a\n",
+                        "k.py:8:12: error[QD2001]: Name \"a\" is not defined\n"
+                        " 8 |     return a\n"
+                        "   |            ^\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "@qd.kernel\n"
+                        "def k(n: qd.i32) -> qd.i32:\n"
+                        "    s = 0\n"
+                        "    while s < n:\n"
+                        "        b = s\n"
+                        "        s += 1\n"
+                        "    for i in range(n):\n"
+                        "        c = i\n"
+                        "    for j in qd.static(range(3)):\n"
+                        "        s += j\n"
+                        "    return b + c + j\n",
+                        "k.py:12:12: error[QD2001]: Name \"b\" is not defined\n"
+                        " 12 |     return b + c + j\n"
+                        "    |            ^\n"
+                        "k.py:12:16: error[QD2001]: Name \"c\" is not defined\n"
+                        " 12 |     return b + c + j\n"
+                        "    |                ^\n"
+                        "k.py:12:20: error[QD2001]: Name \"j\" is not defined\n"
+                        " 12 |     return b + c + j\n"
+                        "    |                    ^\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "x = qd.field(qd.i32, shape=8)\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    i = 0\n"
+                        "    for i in range(8):\n"
+                        "        x[i] = i\n",
+                        "k.py:6:9: error[QD2012]: Variable 'i' is already declared in the outer scope and cannot be used as "
+                        "loop variable\n"
+                        " 6 |     for i in range(8):\n"
+                        "   |         ^\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "x = qd.field(qd.i32, shape=8)\n"
+                         "@qd.kernel\n"
+                         "def k(n: qd.i32):\n"
+                         "    for t in range(1):\n"
+                         "        a = 0\n"
+                         "        if n > 0:\n"
+                         "            a = 1\n"
+                         "        i = 5\n"
+                         "        for i, j in qd.ndrange(2, 4):\n"
+                         "            x[i * 4 + j] = a\n"
+                         "        for i in qd.static(range(2)):\n"
+                         "            a += i\n"
+                         "        x[0] = a + i\n");
+}
+
+static const char scopes_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    for (int n = 0; n < 2; n++) {\n"
+    "        for (int k = 0; k < 8; k++) qd_field_out[k] = 0;\n"
+    "        scopes_args a = {.n = n};\n"
+    "        if (scopes(&a, nt)) return 2;\n"
+    "        for (int k = 0; k < 6; k++) printf(\"%d \", qd_field_out[k]);\n"
+    "    }\n"
+    "    printf(\"\\n\");\n"
+    "    return 0;\n}\n";
+
+/* The values of testdata/rejects/block_scopes.py (an ndrange variable shadows the outer i, which stays 100;
+ * acc = 36; a = 1 or 2 + 7; k = 3; a + 0 + 1 + 2; g.fill(n + 5) under `if r == n` in a loop fills all of g),
+ * for n = 0 and n = 1, on 1, 2 and 4 threads. */
+Test(rejects, block_scopes_run_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    x86_expect_on_threads("testdata/rejects/block_scopes.py", scopes_host, "100 36 1 3 4 60 100 36 9 3 12 72 \n");
+}
+
+/* A Python int a kernel variable is given must fit default_ip (Quadrants' make_constant_expr); a typed
+ * literal, or default_ip=qd.i64, takes it. */
+Test(rejects, literal_past_default_ip) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    b = 0x80000000\n",
+                        "k.py:4:9: error[QD2171]: Integer literal 2147483648 exceeded the range of default_ip: i32, please specify the "
+                        "dtype via e.g. `qd.u64(2147483648)` or set a different `default_ip` in `qd.init()`\n"
+                        " 4 |     b = 0x80000000\n"
+                        "   |         ^~~~~~~~~~\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "@qd.kernel\n"
+                         "def k(y: qd.i64) -> qd.i64:\n"
+                         "    a = qd.i64(2**31)\n"
+                         "    c: qd.i64 = 2**40\n"
+                         "    return a + c + y * 0x80000000\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "qd.init(default_ip=qd.i64)\n"
+                         "@qd.kernel\n"
+                         "def k() -> qd.i64:\n"
+                         "    b = 0x80000000\n"
+                         "    return b\n");
+}
+
+/* In debug mode Quadrants checks every access when it runs: a constant index outside its axis at a kernel's
+ * top level fails every launch (QD2172); under a run-time if, in a loop, or without debug it stays warning QD2111. */
+Test(rejects, debug_out_of_bound) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "x = qd.field(qd.i32, shape=(8, 16))\n"
+                        "y = qd.field(qd.i32, shape=(8,), offset=(-8,))\n"
+                        "@qd.kernel\n"
+                        "def k(n: qd.i32):\n"
+                        "    x[3, 16] = 1\n"
+                        "    y[0] = 1\n"
+                        "    if n > 0:\n"
+                        "        x[8, 0] = 1\n",
+                        "k.py:7:10: error[QD2172]: index 16 is out of bounds for axis 1 of 'x' with size 16, and the access runs on "
+                        "every launch of kernel 'k': in debug mode Quadrants' bounds check raises there (Out of bound access)\n"
+                        " 7 |     x[3, 16] = 1\n"
+                        "   |          ^~\n"
+                        "k.py:8:7: error[QD2172]: index 0 is out of bounds for axis 0 of 'y' (offset=: indices -8 to -1), and the "
+                        "access runs on every launch of kernel 'k': in debug mode Quadrants' bounds check raises there (Out of bound access)\n"
+                        " 8 |     y[0] = 1\n"
+                        "   |       ^\n"
+                        "k.py:10:11: warning[QD2111]: index 8 is out of bounds for axis 0 of 'x' with size 8 [-Windex-out-of-bounds]\n"
+                        " 10 |         x[8, 0] = 1\n"
+                        "    |           ^\n");
+}
+
+/* A host call's argument of the wrong kind for a kernel parameter (Quadrants' _func_base.py): a dataclass
+ * instance for a scalar, an instance of another struct type for a struct; the matching ones compile. */
+Test(rejects, struct_and_dataclass_arguments) {
+    expect_k_py_refused("import dataclasses\n"
+                        "import quadrants as qd\n"
+                        "@dataclasses.dataclass(frozen=True)\n"
+                        "class State:\n"
+                        "    x: qd.Tensor\n"
+                        "@qd.kernel\n"
+                        "def k(val: qd.f32):\n"
+                        "    pass\n"
+                        "x = qd.field(qd.i32, shape=(4,))\n"
+                        "state = State(x=qd.Tensor(x))\n"
+                        "k(state)\n",
+                        "k.py:11:3: error[QD2069]: Argument (0,) (type=<class '__main__.State'>) cannot be converted into required type f32\n"
+                        " 11 | k(state)\n"
+                        "    |   ^~~~~\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "sphere = qd.types.struct(center=qd.math.vec3, radius=float)\n"
+                        "circle = qd.types.struct(center=qd.math.vec2, radius=float)\n"
+                        "@qd.kernel\n"
+                        "def k(s: sphere):\n"
+                        "    pass\n"
+                        "k(circle(center=qd.math.vec2([1, 2]), radius=2.5))\n",
+                        "k.py:7:3: error[QD2069]: Argument <class 'quadrants.lang.struct.Struct'> cannot be converted into required type "
+                        "<qd.StructType center=<quadrants.lang.matrix.VectorType object at 0x...>, radius=f32, struct_methods={}>\n"
+                        " 7 | k(circle(center=qd.math.vec2([1, 2]), radius=2.5))\n"
+                        "   |   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "sphere = qd.types.struct(center=qd.math.vec3, radius=float)\n"
+                         "out = qd.field(qd.f32, shape=())\n"
+                         "@qd.kernel\n"
+                         "def k(s: sphere):\n"
+                         "    out[None] = s.radius + s.center[2]\n"
+                         "k(sphere(center=qd.math.vec3([1, 2, 3]), radius=2.5))\n");
+}
+
+/* A kernel whose every host call Quadrants refuses is never compiled there: only the call's error is reported,
+ * not the one its body would give (the loop over a 1-d array with two variables). */
+Test(rejects, refused_calls_compile_nothing) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "x = qd.ndarray(qd.f32, shape=(12, 13))\n"
+                        "@qd.kernel\n"
+                        "def k(arr: qd.types.NDArray[qd.f32, 1]):\n"
+                        "    for i, j in arr:\n"
+                        "        arr[i, j] = 0\n"
+                        "k(x)\n",
+                        "k.py:7:3: error[QD2069]: Invalid value for argument arr - required ndim=1, but 2d ndarray is provided\n"
+                        " 7 | k(x)\n"
+                        "   |   ^\n");
 }

@@ -4,7 +4,8 @@
     measure_quadrants.py OUTDIR [--qdc=build/qdc] [--target=x86_64] [--jobs=2]
                          [--every=N] [--only=GLOB] [--exclude=GLOB] [--json=FILE] [--quiet]
 
-Runs `qdc INPUT --target=T --check --stats` for every input of OUTDIR/manifest.json and prints
+Runs `qdc INPUT --target=T --check --stats` (and --debug where the test is decorated
+@test_utils.test(debug=True)) for every input of OUTDIR/manifest.json and prints
 one line per test (PASS/FAIL, category, the first diagnostic), then totals per category and
 the failures clustered by their first diagnostic (code and message with names and numbers
 blanked).
@@ -38,6 +39,8 @@ def cluster_key(code, msg):
 
 def run_one(qdc, outdir, target, entry, timeout):
     cmd = [qdc, entry["input"], f"--target={target}", "--check", "--stats"]
+    if str((entry.get("test_utils") or {}).get("debug")) == "True":
+        cmd.append("--debug")  # @test_utils.test(debug=True): Quadrants runs the test with qd.init(debug=True)
     try:
         p = subprocess.run(cmd, cwd=outdir, capture_output=True, text=True, timeout=timeout)
         rc, out, err = p.returncode, p.stdout, p.stderr
