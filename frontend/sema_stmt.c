@@ -97,6 +97,16 @@ static void assign_vec_name(Sema *S, const Expr *target, Binding *b, Val v, Span
     scope_bind(S, S->scope, target->name, r, target->span);
 }
 
+/* Quadrants' make_constant_expr: a Python int in a kernel becomes a default_ip constant, so its
+ * value (not the type qdc gave the literal: one made at module level, an IntEnum member, is i64)
+ * must fit default_ip. */
+static bool literal_fits_default_ip(const Sema *S, const IrExpr *e) {
+    bool big = e->type == QT_U64 && e->c.u > (uint64_t)INT64_MAX;
+    if (S->default_ip == QT_I32) return !big && e->c.i >= INT32_MIN && e->c.i <= INT32_MAX;
+    if (S->default_ip == QT_I64) return !big;
+    return true;
+}
+
 static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
     Binding *b = scope_find(S->scope, target->name);
     if (b && b->is_param) {
@@ -139,7 +149,7 @@ static void assign_name(Sema *S, const Expr *target, Val v, Span sp) {
         scope_bind(S, S->scope, target->name, val_err(), target->span);
         return;
     }
-    if (S->k && sema_is_int_literal(e) && ((S->default_ip == QT_I32 && e->type != QT_I32) || (S->default_ip == QT_I64 && e->type == QT_U64))) {
+    if (S->k && sema_is_int_literal(e) && !literal_fits_default_ip(S, e)) {
         char lit[32]; /* Quadrants' make_constant_expr: a Python int becomes a default_ip constant */
         if (e->type == QT_U64) snprintf(lit, sizeof lit, "%llu", (unsigned long long)e->c.u);
         else snprintf(lit, sizeof lit, "%lld", (long long)e->c.i);

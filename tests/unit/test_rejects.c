@@ -592,7 +592,7 @@ Test(rejects, block_scopes_run_on_x86, .timeout = 120) {
 
 /* A Python int a kernel variable is given must fit default_ip (Quadrants' make_constant_expr); a typed
  * literal, or default_ip=qd.i64, takes it. */
-Test(rejects, literal_past_default_ip) {
+Test(rejects, literal_past_default_ip) { /* the value must fit default_ip, whatever type qdc gave the literal */
     expect_k_py_refused("import quadrants as qd\n"
                         "@qd.kernel\n"
                         "def k():\n"
@@ -613,6 +613,30 @@ Test(rejects, literal_past_default_ip) {
                          "def k() -> qd.i64:\n"
                          "    b = 0x80000000\n"
                          "    return b\n");
+    /* a module-level int (an IntEnum member, as Genesis' collider constants) that fits default_ip; one
+     * that does not is located at the literal */
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "from enum import IntEnum\n"
+                         "class RC(IntEnum):\n"
+                         "    OK = 0\n"
+                         "    BIG = 2**40\n"
+                         "N = -7\n"
+                         "@qd.kernel\n"
+                         "def k() -> qd.i32:\n"
+                         "    r = RC.OK\n"
+                         "    m = N\n"
+                         "    return r + m\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "from enum import IntEnum\n"
+                        "class RC(IntEnum):\n"
+                        "    BIG = 2**40\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    r = RC.BIG\n",
+                        "k.py:4:11: error[QD2171]: Integer literal 1099511627776 exceeded the range of default_ip: i32, please specify the "
+                        "dtype via e.g. `qd.u64(1099511627776)` or set a different `default_ip` in `qd.init()`\n"
+                        " 4 |     BIG = 2**40\n"
+                        "   |           ^~~~~\n");
 }
 
 /* In debug mode Quadrants checks every access when it runs: a constant index outside its axis at a kernel's
