@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compiles the inputs written by quadrants_tests.py and prints what happened.
 
-    measure_quadrants.py OUTDIR [--qdc=build/qdc] [--target=x86_64] [--jobs=2]
+    measure_quadrants.py OUTDIR [--qdc=build/qdc] [--target=x86_64|auto] [--jobs=2]
                          [--every=N] [--only=GLOB] [--exclude=GLOB] [--json=FILE] [--quiet]
 
 Runs `qdc INPUT --target=T --check --stats` (and --debug where the test is decorated
@@ -9,6 +9,14 @@ Runs `qdc INPUT --target=T --check --stats` (and --debug where the test is decor
 one line per test (PASS/FAIL, category, the first diagnostic), then totals per category and
 the failures clustered by their first diagnostic (code and message with names and numbers
 blanked).
+
+--target=auto compiles each test for a family it runs on in Quadrants: its
+@test_utils.test(arch=..., exclude=...) decides the architectures (qd.gpu is cuda, metal, vulkan,
+amdgpu; the names the test files define, such as supported_archs_quadrants_ndarray, are
+spelled out in ARCH_NAMES), and the first of x86_64 (cpu), sm_90 (cuda), vulkan1.3 (vulkan),
+gfx942 (amdgpu), apple9 (metal) that is left is used; a test with no arch runs on every
+architecture, so on x86_64. A test decorated arch=qd.gpu (Tile16x16, for instance) is not run
+on the CPU by Quadrants, and compiling it for x86_64 measures nothing Quadrants promises.
 
 What counts:
   compile   passes when qdc exits 0 and its --stats line names at least one kernel;
@@ -37,7 +45,56 @@ def cluster_key(code, msg):
     return f"{code} {msg[:110]}"
 
 
+# Architectures in the order --target=auto prefers them, with the qdc family each stands for.
+AUTO_ORDER = [("cpu", "x86_64"), ("cuda", "sm_90"), ("vulkan", "vulkan1.3"), ("amdgpu", "gfx942"),
+              ("metal", "apple9")]
+ALL_ARCHS = {a for a, _ in AUTO_ORDER}
+# Names the test files bind to architecture lists (read in Quadrants' tests and quadrants/lang/misc.py).
+ARCH_NAMES = {
+    "gpu": {"cuda", "metal", "vulkan", "amdgpu"},
+    "cpu": {"cpu"}, "x64": {"cpu"}, "arm64": {"cpu"},
+    "get_host_arch_list()": {"cpu"},
+    "archs_support_ndarray_ad": {"cpu", "cuda", "amdgpu", "metal"},
+    "supported_archs_quadrants_ndarray": {"cpu", "cuda", "vulkan", "metal", "amdgpu"},
+    "archs_with_physical_storage_buffer": {"metal", "vulkan"},
+}
+
+
+def arch_set(text):
+    """The architectures an arch=/exclude= keyword names, or None when it names something unknown."""
+    if text is None:
+        return None
+    out = set()
+    for item in re.split(r"[\[\],]", str(text)):
+        item = item.strip()
+        if not item or item.startswith(("vk_on_mac", "cuda_on_windows", "(")) or item.endswith(")") and "(" not in item:
+            continue
+        name = item[3:] if item.startswith("qd.") else item
+        if name in ALL_ARCHS:
+            out.add(name)
+        elif name in ARCH_NAMES:
+            out |= ARCH_NAMES[name]
+        else:
+            return None
+    return out
+
+
+def auto_target(entry):
+    tu = entry.get("test_utils") or {}
+    archs = arch_set(tu.get("arch")) if tu.get("arch") is not None else set(ALL_ARCHS)
+    if archs is None:
+        archs = set(ALL_ARCHS)
+    excluded = arch_set(tu.get("exclude")) if tu.get("exclude") is not None else set()
+    archs -= excluded or set()
+    for arch, family in AUTO_ORDER:
+        if arch in archs:
+            return family
+    return "x86_64"
+
+
 def run_one(qdc, outdir, target, entry, timeout):
+    if target == "auto":
+        target = auto_target(entry)
     cmd = [qdc, entry["input"], f"--target={target}", "--check", "--stats"]
     if str((entry.get("test_utils") or {}).get("debug")) == "True":
         cmd.append("--debug")  # @test_utils.test(debug=True): Quadrants runs the test with qd.init(debug=True)
@@ -63,14 +120,14 @@ def run_one(qdc, outdir, target, entry, timeout):
         ok = rc == 0 and kernels > 0
     return {"input": entry["input"], "category": cat, "rc": rc, "kernels": kernels,
             "first": first, "ok": ok, "raises": entry.get("raises"),
-            "test_utils": entry.get("test_utils")}
+            "test_utils": entry.get("test_utils"), "target": target}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("outdir")
     ap.add_argument("--qdc", default=os.path.join(os.path.dirname(__file__), "..", "..", "build", "qdc"))
-    ap.add_argument("--target", default="x86_64")
+    ap.add_argument("--target", default="x86_64", help="a family, or auto: one each test runs on")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--every", type=int, default=1)
     ap.add_argument("--only", default="*")
@@ -99,6 +156,7 @@ def main():
                 x = r["raises"][0]
                 extra = f"  [expects {x['exception']} {x['match'] or ''}]"
             print(f"{'PASS' if r['ok'] else 'FAIL'} {r['category']:9} rc={r['rc']} k={r['kernels']} "
+                  + (f"[{r['target']}] " if args.target == "auto" else "") +
                   f"{r['input']}  {diag}{extra}")
         if not r["ok"] and r["category"] in ("compile", "rejected"):
             key = ("crash/timeout rc=%s" % r["rc"]) if r["rc"] not in (0, 1, 2) else (
