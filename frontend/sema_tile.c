@@ -184,6 +184,7 @@ static struct TileType *tile_type(Sema *S, int size, QdType dt, Span at) {
     char *text = xmalloc((size_t)len + 1);
     snprintf(text, (size_t)len + 1, tile_text, name, name);
     Source *src = source_new(label, text, (size_t)len);
+    src->library = true;
     free(text);
     if (S->files) vec_push(S->files, src);
     else vec_push(&S->spec_sources, src);

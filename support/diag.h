@@ -15,6 +15,7 @@ typedef struct Source {
     size_t len;
     uint32_t *line_starts; /* computed lazily */
     uint32_t nlines;
+    bool library; /* qdc's own source text (the Tile types of sema_tile.c): code the user did not write */
 } Source;
 
 Source *source_new(const char *name, const char *text, size_t len); /* copies name and text */

@@ -131,6 +131,28 @@ Test(simt_tile, proxy_kernel_compiles_for_every_gpu_family, .timeout = 120) {
     }
 }
 
+/* A tile loaded from and stored to a field narrower than the tile: the library's load and store
+ * test each column against the field's shape at run time, so their constant indices past column
+ * 9 are dead code and no QD2111 comes from qdc's own text (it used to print six per access). */
+Test(simt_tile, narrow_field_no_library_warnings, .timeout = 120) {
+    static const char src[] = "import quadrants as qd\n\nqd.init(arch=qd.gpu)\n"
+                              "narrow = qd.field(dtype=qd.f32, shape=(16, 10))\n"
+                              "out = qd.field(dtype=qd.f32, shape=(16, 16))\n\n\n@qd.kernel\ndef k():\n"
+                              "    qd.loop_config(block_dim=16)\n    for _ in range(16):\n"
+                              "        t = qd.simt.Tile16x16.zeros(dtype=qd.f32)\n"
+                              "        t[:] = narrow[0:16, 0:10]\n        out[0:16, 0:10] = t\n\n\nk()\n";
+    static const char *const fams[] = {"--target=sm_90", "--target=vulkan1.3"};
+    for (size_t k = 0; k < sizeof fams / sizeof fams[0]; k++) {
+        char *dir = NULL;
+        RunResult r = qdc_in_temp("g.py", src, fams[k], NULL, &dir);
+        cr_expect_eq(r.status, 0, "%s: status %d\n%s", fams[k], r.status, r.err);
+        cr_expect_str_eq(r.err, "", "%s", fams[k]);
+        run_free(&r);
+        remove_tree(dir);
+        free(dir);
+    }
+}
+
 /* lower=False: Quadrants' message, at the argument. */
 Test(simt_tile, solve_triangular_upper_refused) {
     expect_py_refused("g.py",
