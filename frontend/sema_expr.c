@@ -497,6 +497,16 @@ static bool is_python_object(Val v) {
     return v.kind == V_TYPE || v.kind == V_NS || v.kind == V_STR || v.kind == V_NONE || v.kind == V_FUNC || v.kind == V_KERNEL;
 }
 
+/* The methods Quadrants marks @python_scope on ndarrays and fields (copying to and from numpy or
+ * torch, and an ndarray's fill, which a field has in kernels too): in a kernel, Quadrants' assert
+ * "NAME cannot be called in Quadrants-scope". */
+static bool python_scope_method(Val o, const char *name) {
+    static const char *const both[] = {"to_numpy", "from_numpy", "to_torch", "from_torch", "copy_from"};
+    for (size_t k = 0; k < ARRAY_LEN(both); k++)
+        if (!strcmp(name, both[k])) return true;
+    return o.kind == V_NDARRAY && !strcmp(name, "fill");
+}
+
 static Val eval_attr(Sema *S, const Expr *e) {
     Val dt;
     if (!S->k && S->up->sema_host_dtype(S, e, &dt)) return dt; /* host code: np.float32 is the qd type it converts to */
@@ -574,6 +584,11 @@ static Val eval_attr(Sema *S, const Expr *e) {
     Val lib;
     if (S->up->sema_tile_attr(S, o, e, &lib)) return lib; /* T.zeros, T.SIZE of a qd.simt tile type (sema_tile.c) */
     if (S->up->sema_pylib_attr(S, o, e, &lib)) return lib; /* dataclasses.dataclass, functools.partial */
+    if ((o.kind == V_NDARRAY || o.kind == V_FIELD) && python_scope_method(o, e->attr.name)) {
+        diag_error(e->span, QD2019, "%s cannot be called in Quadrants-scope (%s's %s runs in host code only)", e->attr.name,
+                   val_describe(o), e->attr.name);
+        return val_err();
+    }
     if (o.kind != V_NS || strncmp(o.path, "qd", 2) != 0) {
         diag_error(e->span, QD2019, "%s has no attribute '%s' in the kernel language", val_describe(o), e->attr.name);
         return val_err();

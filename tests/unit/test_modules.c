@@ -756,6 +756,21 @@ Test(patterns, star_in_index_of_a_matrix_refused) {
                  " 8 |         a[(i, *m)] = 1\n   |               ^~\n");
 }
 
+/* Methods Quadrants runs in host code only (@python_scope): an ndarray's fill (Genesis' mpr.py
+ * `clear` on a struct of ndarrays), a field's to_numpy. A field's fill is kernel code. */
+Test(patterns, python_scope_methods_in_kernels_refused) {
+    const char *const files[] = {"main.py",
+                                 "import quadrants as qd\n\nx = qd.field(qd.i32, shape=4)\n\n\n@qd.kernel\n"
+                                 "def k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n    x.fill(3)\n    a.fill(0)\n"
+                                 "    y = x.to_numpy()\n\n\nk(qd.ndarray(qd.i32, shape=3))\n",
+                                 NULL};
+    expect_error(files, none, 1,
+                 "main.py:9:5: error[QD2019]: fill cannot be called in Quadrants-scope (an ndarray's fill runs in host code only)\n"
+                 " 9 |     a.fill(0)\n   |     ^~~~~~\n"
+                 "main.py:10:9: error[QD2019]: to_numpy cannot be called in Quadrants-scope (a field's to_numpy runs in host code "
+                 "only)\n 10 |     y = x.to_numpy()\n    |         ^~~~~~~~~~\n");
+}
+
 /* `(j, i) if c else (i, j)` with c known at run time (Genesis' collision_pair_idx[(i_gb, i_ga)
  * if i_ga > i_gb else (i_ga, i_gb)]): Quadrants makes each tuple a vector and selects; used as
  * an index it is two indices. On x86 with 1, 2 and 4 threads: out[a, b] = idx[min, max]. */
