@@ -2065,15 +2065,34 @@ static bool static_iter(Sema *S, const Expr *it) {
 typedef struct { const Stmt *seen[64]; int n; } FuncWalk; /* qd.funcs already looked into (no loops found) */
 static bool body_has_toplevel_for(Sema *S, const StmtList *body, Scope *where, FuncWalk *w);
 
+/* The call of a statement that may inline a qd.func at the top level: the statement itself
+ * (`f(...)`), or the value of an assignment (`v = f(...)`, Genesis' `is_grad_valid =
+ * func_is_grad_valid(...)`). */
+static const Expr *toplevel_call(const Stmt *s) {
+    const Expr *c = s->kind == S_EXPR ? s->expr : s->kind == S_ASSIGN ? s->assign.value : NULL;
+    return c && c->kind == E_CALL && c->call.fn->kind == E_NAME ? c : NULL;
+}
+
+/* A qd.func body whose only top-level return is its last statement, `return VALUE`: the value
+ * an assignment of its call takes once its loops have run. */
+static const Stmt *final_value_return(const StmtList *body) {
+    for (int k = 0; k + 1 < body->n; k++)
+        if (body->stmts[k]->kind == S_RETURN) return NULL;
+    const Stmt *r = body->n ? body->stmts[body->n - 1] : NULL;
+    return r && r->kind == S_RETURN && r->expr ? r : NULL;
+}
+
 /* A statement calling a qd.func (a name looked up from `where`, NULL: the current scope) whose
  * body holds top-level loops, itself or through the qd.funcs it calls so (Genesis' forward
  * dynamics: kernel -> func_forward_dynamics -> func_compute_mass_matrix's loops). */
 static bool calls_toplevel_for(Sema *S, const Stmt *s, Scope *where, FuncWalk *w, const Stmt **def) {
-    if (s->kind != S_EXPR || s->expr->kind != E_CALL || s->expr->call.fn->kind != E_NAME) return false;
+    const Expr *call = toplevel_call(s);
+    if (!call) return false;
     Binding *b = NULL;
-    for (Scope *sc = where; sc && !b; sc = sc->parent) b = scope_find(sc, s->expr->call.fn->name);
-    if (!where) b = sema_lookup(S, s->expr->call.fn->name);
+    for (Scope *sc = where; sc && !b; sc = sc->parent) b = scope_find(sc, call->call.fn->name);
+    if (!where) b = sema_lookup(S, call->call.fn->name);
     if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
+    if (s->kind == S_ASSIGN && !final_value_return(&b->v.def->def.body)) return false;
     for (int k = 0; k < w->n; k++)
         if (w->seen[k] == b->v.def) return false; /* looked into (or being looked into: recursion) */
     if (w->n == (int)ARRAY_LEN(w->seen)) return false;
@@ -2104,6 +2123,11 @@ static bool body_has_toplevel_for(Sema *S, const StmtList *body, Scope *where, F
 static bool func_has_toplevel_for(Sema *S, const Stmt *s, const Stmt **def) {
     FuncWalk w = {.n = 0};
     return calls_toplevel_for(S, s, NULL, &w, def);
+}
+
+const Expr *sema_toplevel_func_call(Sema *S, const Stmt *s) {
+    const Stmt *def;
+    return func_has_toplevel_for(S, s, &def) ? toplevel_call(s) : NULL;
 }
 
 static bool is_static_for(Sema *S, const Stmt *s) {
@@ -2156,7 +2180,9 @@ static void parallel_for(Sema *S, const Stmt *s, IrStmtVec *serial) {
 /* A qd.func whose body holds top-level loops, called as a kernel statement: its loops stay
  * parallel (Quadrants inlines it at the kernel's top level). Arguments are evaluated in a
  * serial task; uniform ones (constants, arguments, shapes) are substituted, the others are
- * kernel-scope (kernel-owned fields, as promoted locals), so every loop may read them. */
+ * kernel-scope (kernel-owned fields, as promoted locals), so every loop may read them. Called
+ * as the value of an assignment, its final `return VALUE` is evaluated in serial code after
+ * its loops and assigned to the targets. */
 static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *serial) {
     for (int k = 0; k < S->ninline; k++)
         if (S->inline_stack[k] == def)
@@ -2164,10 +2190,12 @@ static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *
     if (!budget_fits(&S->budget, EB_DEPTH, 1, s->span)) return; /* QD2026, reported by budget_report */
     if (S->task < 0) open_task(S, IR_TASK_SERIAL, s->span, serial);
     S->bind_shared = true; /* its non-uniform arguments are kernel-scope: kernel-owned fields */
-    Scope *sc = sema_bind_args(S, s->expr, def);
+    const Expr *call = toplevel_call(s);
+    Scope *sc = sema_bind_args(S, call, def);
     if (!sc) return;
     const StmtList *b = &def->def.body;
-    StmtList body = {b->stmts, b->n && b->stmts[b->n - 1]->kind == S_RETURN && !b->stmts[b->n - 1]->expr ? b->n - 1 : b->n};
+    const Stmt *ret = s->kind == S_ASSIGN ? final_value_return(b) : NULL;
+    StmtList body = {b->stmts, b->n && b->stmts[b->n - 1]->kind == S_RETURN && (ret || !b->stmts[b->n - 1]->expr) ? b->n - 1 : b->n};
     Scope *saved = S->scope;
     S->scope = sc;
     sema_inline_push(S, def, s->span);
@@ -2177,15 +2205,24 @@ static void inline_toplevel(Sema *S, const Stmt *s, const Stmt *def, IrStmtVec *
     const char **kept = S->promoted.items;
     int kept_len = S->promoted.len, kept_cap = S->promoted.cap;
     S->promoted.items = NULL, S->promoted.len = S->promoted.cap = 0;
-    S->up->sema_find_promoted(S, &body);
+    S->up->sema_find_promoted(S, b); /* with the final return: a value it reads after the loops */
     S->promoted_depth = S->ninline;
     split_tasks(S, &body, serial);
+    Val result = {.kind = V_NONE};
+    if (ret && S->returned) {
+        result = S->fn_result; /* a return under qd.static ended it early */
+    } else if (ret) {
+        if (S->task < 0) open_task(S, IR_TASK_SERIAL, ret->span, serial);
+        result = sema_func_result(S, def, ret, call);
+    }
     vec_free(&S->promoted);
     S->promoted.items = kept, S->promoted.len = kept_len, S->promoted.cap = kept_cap, S->promoted_depth = depth;
     S->returned = false; /* a return under qd.static ended the qd.func, not the kernel */
     sema_inline_pop(S);
     S->scope = saved;
     vec_free(&sc->b);
+    if (ret && result.kind != V_ERR)
+        for (int k = 0; k < s->assign.targets.n; k++) sema_assign(S, s->assign.targets.items[k], result, ret->span);
 }
 
 /* `if qd.static(c):` at the top level: the chosen branch stays top level (its loops parallel). */

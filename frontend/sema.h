@@ -746,6 +746,10 @@ const Stmt *sema_loop_form(Sema *S, const Stmt *s);
 void sema_assign(Sema *S, const Expr *target, Val v, Span sp);
 Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def);
 Scope *sema_bind_args(Sema *S, const Expr *call, const Stmt *def);
+Val sema_func_result(Sema *S, const Stmt *def, const Stmt *ret, const Expr *call); /* `return VALUE` of an inlined qd.func */
+/* The call of a kernel-level statement `f(...)` or `v = f(...)` whose qd.func f has top-level
+ * loops (they become the kernel's tasks: sema.c inline_toplevel), else NULL. */
+const Expr *sema_toplevel_func_call(Sema *S, const Stmt *s);
 /* Quadrants' block scopes in kernels and qd.funcs (sema_stmt.c): a mark of the function scope's
  * bindings (-1: none, host code), the names made since hidden again; a loop variable's binding */
 int sema_block_begin(Sema *S);

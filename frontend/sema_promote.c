@@ -170,6 +170,14 @@ static void scan_top(Sema *S, UseVec *u, const StmtList *body, int *task) {
             scan_top(S, u, &s->if_.then, task);
             continue;
         }
+        const Expr *call = sema_toplevel_func_call(S, s);
+        if (call) { /* a qd.func whose loops are the kernel's: its arguments before them, its value after */
+            refs_expr(u, call, *task);
+            *task += 2;
+            if (s->kind == S_ASSIGN)
+                for (int t = 0; t < s->assign.targets.n; t++) set_name(u, s->assign.targets.items[t], *task, true);
+            continue;
+        }
         bool parallel = s->kind == S_FOR && !serial_config(S, k ? body->stmts[k - 1] : NULL);
         if (s->kind == S_IF && call_named(S, &(Stmt){.kind = S_EXPR, .expr = s->if_.cond}, "qd.static")) {
             refs_expr(u, s->if_.cond, *task); /* split_tasks keeps the branch taken top level: either may be */

@@ -1047,7 +1047,7 @@ static bool real_func_begin(Sema *S, const Stmt *def, Span sp) {
 }
 
 /* The value a qd.func's `return` gives its call (materialized into locals). */
-static Val func_result(Sema *S, const Stmt *def, const Stmt *ret, const Expr *call) {
+Val sema_func_result(Sema *S, const Stmt *def, const Stmt *ret, const Expr *call) {
     Val result = sema_eval(S, ret->expr);
     QdType t;
     int rn = 0, rm = 0;
@@ -1139,7 +1139,7 @@ static void stmt_return(Sema *S, const Stmt *s) {
     }
     if (S->ninline) {
         const Stmt *def = S->inline_stack[S->ninline - 1];
-        S->fn_result = s->expr ? func_result(S, def, s, s->expr) : (Val){.kind = V_NONE};
+        S->fn_result = s->expr ? sema_func_result(S, def, s, s->expr) : (Val){.kind = V_NONE};
         S->returned = true;
         return;
     }
@@ -1278,7 +1278,7 @@ Val sema_inline_call(Sema *S, const Expr *call, const Stmt *def) {
     } else {
         sema_block(S, &init);
         if (S->returned) result = S->fn_result; /* a return under qd.static control flow */
-        else if (ret && ret->expr) result = func_result(S, def, ret, call);
+        else if (ret && ret->expr) result = sema_func_result(S, def, ret, call);
         if (result.kind == V_NONE && def->def.returns && def->def.returns->kind != E_NONE && !value_return(body)) {
             diag_error(def->def.returns->span, QD2015, "qd.func '%s' declares a return type but has no 'return value' (Function has a "
                        "return type but does not have a return statement)", def->def.name);

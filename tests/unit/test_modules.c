@@ -756,6 +756,47 @@ Test(patterns, star_in_index_of_a_matrix_refused) {
                  " 8 |         a[(i, *m)] = 1\n   |               ^~\n");
 }
 
+/* `v = f(...)` where the qd.func f has top-level loops (Genesis' abd/diff.py: is_grad_valid =
+ * func_is_grad_valid(...), whose loops carry qd.loop_config): f's loops stay the kernel's
+ * parallel loops and its final `return ok` is read after them, in serial code; `base`, set before
+ * the call and read only in the serial code after it, is shared across the func's tasks. On x86 with
+ * 1, 2 and 4 threads: a finite input gives 1, one NaN gives 0; out[0] = 10 valid, out[i + 1] =
+ * 10 valid + i. */
+static const char *const valid_files[] = {
+    "main.py",
+    "import quadrants as qd\n\n\n@qd.func\ndef all_finite(a: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n    ok = 1\n"
+    "    qd.loop_config(serialize=False)\n    for i in range(a.shape[0]):\n        if qd.math.isnan(a[i]):\n            ok = 0\n"
+    "    return ok\n\n\n@qd.kernel\n"
+    "def k(a: qd.types.ndarray(dtype=qd.f32, ndim=1), out: qd.types.ndarray(dtype=qd.i32, ndim=1)) -> qd.i32:\n"
+    "    base = 10\n    valid = all_finite(a)\n    out[0] = valid * base\n    for i in range(a.shape[0]):\n        out[i + 1] = valid * 10 + i\n"
+    "    return valid\n",
+    NULL};
+
+Test(patterns, func_with_loops_as_an_assigned_value_runs_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    char *dir = program(valid_files);
+    bool wrote;
+    RunResult r = qdc_in(dir, (const char *const[]){"--target=x86_64", "--stats", NULL}, &wrote);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cr_expect_str_eq(r.out, "main: 1 kernel (k), 5 tasks, 0 atomics, 0 volatile loads, 0 fences\n");
+    run_free(&r);
+    RunResult h = run_qdc_argv((const char *const[]){"--emit=header", "-o", "main.h", "main.py", NULL}, NULL, dir);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    run_free(&h);
+    const char *host = "#include \"main.h\"\n#include \"common.h\"\n#include <math.h>\n\nint main(int argc, char **argv) {\n"
+                       "    int nt = host_threads(argc, argv), bad = 0;\n    float *a = host_alloc(100, 4);\n"
+                       "    int32_t *out = host_alloc(101, 4), ret = -1;\n    for (int i = 0; i < 100; i++) a[i] = (float)i;\n"
+                       "    for (int pass = 0; pass < 2; pass++) {\n        if (pass) a[37] = NAN;\n"
+                       "        k_args x = {a, {100}, out, {101}};\n        if (!host_launch_ok(k(&x, nt, &ret))) return 2;\n"
+                       "        int want = pass ? 0 : 1;\n        bad += ret != want || out[0] != 10 * want;\n"
+                       "        for (int i = 0; i < 100; i++) bad += out[i + 1] != 10 * want + i;\n"
+                       "        printf(\"pass %d: ret %d\\n\", pass, ret);\n    }\n"
+                       "    printf(\"valid: %d wrong\\n\", bad);\n    free(a), free(out);\n    return bad != 0;\n}\n";
+    run_host_src(dir, host, "pass 0: ret 1\npass 1: ret 0\nvalid: 0 wrong\n");
+    remove_tree(dir), free(dir);
+}
+
 /* Methods Quadrants runs in host code only (@python_scope): an ndarray's fill (Genesis' mpr.py
  * `clear` on a struct of ndarrays), a field's to_numpy. A field's fill is kernel code. */
 Test(patterns, python_scope_methods_in_kernels_refused) {
