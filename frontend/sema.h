@@ -150,6 +150,7 @@ typedef struct SemaDef {
     bool call_ok; /* a host call passed Quadrants' argument checks (callcheck.c): none did, and one was refused:
                      Quadrants never compiles the kernel, nor does qdc */
     Scope *live; /* frozen into a snapshot: the scope scope copies (its qd.funcs read the snapshot, sema_def_scope) */
+    Span call_at; /* its first host call (called) */
 } SemaDef;
 
 /* @qd.data_oriented (sema_class.c): a class, and each instance created in host code. */
@@ -236,6 +237,8 @@ typedef struct Sema {
     bool serialize;   /* pending qd.loop_config(serialize=True) / parallelize=1 */
     bool debug;       /* --debug: asserts are checked at run time */
     bool init_debug;  /* qd.init(debug=True) in the script: only a certain out-of-bound access is an error (QD2172) */
+    IrStmtVec *known_at; /* an assert at a kernel's top level is being checked: the straight-line block whose
+                            constant assignments sema_known_const reads (NULL: none, sema_stmt.c) */
     int subgroup_width; /* FrontendOptions.subgroup_width: 0 when not known at compile time */
     VEC(const char *) promoted; /* kernel-scope locals shared between tasks (sema_promote) */
     int promoted_depth;         /* the ninline those names belong to: 0 the kernel's, else a qd.func
@@ -369,6 +372,9 @@ void sema_pyfunc_add(Sema *S, const Stmt *def, Scope *scope); /* Sema.pyfuncs an
 void sema_def_push(Sema *S, SemaDef d);    /* appends to Sema.defs and indexes it */
 void sema_lambda_push(Sema *S, SemaDef d); /* appends to Sema.lambdas and indexes it */
 int sema_def_at(const Sema *S, const Stmt *def);    /* the latest Sema.defs entry for def, or -1 */
+/* e with the locals that Sema.known_at assigns a constant so far replaced by it, folded (e itself
+ * when known_at is NULL or nothing folds; sema_stmt.c) */
+IrExpr *sema_known_const(Sema *S, IrExpr *e);
 int sema_lambda_at(const Sema *S, const Stmt *def); /* the latest Sema.lambdas entry for def, or -1 */
 Scope *sema_pyfunc_scope(Sema *S, const Stmt *def);           /* the latest scope added for def, or NULL */
 Binding *sema_lookup(Sema *S, const char *name); /* from the innermost scope outwards */

@@ -716,3 +716,81 @@ Test(rejects, refused_calls_compile_nothing) {
                         " 7 | k(x)\n"
                         "   |   ^\n");
 }
+
+/* In debug mode an assert at the top level of a kernel the script calls, whose condition is false at compile time
+ * (a constant, or locals the straight-line code before it assigns constants), fails every launch: QD2173 with
+ * Quadrants' AssertionError text (the message, formatted, or the condition's source), a note at the call. */
+Test(rejects, debug_assert_always_fails) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    x = 20\n"
+                        "    assert 10 <= x < 20\n"
+                        "@qd.kernel\n"
+                        "def g(n: qd.i32):\n"
+                        "    y = 0.5\n"
+                        "    z = y * 2\n"
+                        "    assert n > 0 or z < 0, \"y = %f, z = %d\" % (y, 3)\n"
+                        "k()\n"
+                        "g(1)\n",
+                        "k.py:6:5: error[QD2173]: AssertionError: 10 <= x < 20 (the assert fails on every launch of kernel 'k': its "
+                        "condition is false at compile time, and in debug mode Quadrants checks asserts)\n"
+                        " 6 |     assert 10 <= x < 20\n"
+                        "   |     ^~~~~~\n"
+                        "k.py:12:1: note: kernel 'k' is called here\n"
+                        " 12 | k()\n"
+                        "    | ^~~\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "@qd.kernel\n"
+                        "def g():\n"
+                        "    y = 0.5\n"
+                        "    z = y * 2\n"
+                        "    assert z < 0, f\"y = {y}, z = {z}\"\n"
+                        "g()\n",
+                        "k.py:7:5: error[QD2173]: AssertionError: y = 0.5, z = 1.0 (the assert fails on every launch of kernel 'g': its "
+                        "condition is false at compile time, and in debug mode Quadrants checks asserts)\n"
+                        " 7 |     assert z < 0, f\"y = {y}, z = {z}\"\n"
+                        "   |     ^~~~~~\n"
+                        "k.py:8:1: note: kernel 'g' is called here\n"
+                        " 8 | g()\n"
+                        "   | ^~~\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    assert False, \"y = %f\" % 0.25\n"
+                        "k()\n",
+                        "k.py:5:5: error[QD2173]: AssertionError: y = 0.250000 (the assert fails on every launch of kernel 'k': its "
+                        "condition is false at compile time, and in debug mode Quadrants checks asserts)\n"
+                        " 5 |     assert False, \"y = %f\" % 0.25\n"
+                        "   |     ^~~~~~\n"
+                        "k.py:6:1: note: kernel 'k' is called here\n"
+                        " 6 | k()\n"
+                        "   | ^~~\n");
+    /* not certain: a run-time condition, an assert under a run-time if or in a loop, a local a run-time if may
+     * change, a kernel no host code calls, debug mode off */
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "qd.init(debug=True)\n"
+                         "@qd.kernel\n"
+                         "def k(n: qd.i32):\n"
+                         "    x = 20\n"
+                         "    assert n < 20\n"
+                         "    if n > 0:\n"
+                         "        assert x < 20\n"
+                         "    for i in range(n):\n"
+                         "        assert x < 20\n"
+                         "    if n > 1:\n"
+                         "        x = 0\n"
+                         "    assert x < 20\n"
+                         "@qd.kernel\n"
+                         "def never():\n"
+                         "    assert False\n"
+                         "k(1)\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "@qd.kernel\n"
+                         "def k():\n"
+                         "    assert False\n"
+                         "k()\n");
+}
