@@ -237,6 +237,8 @@ typedef struct Sema {
     bool serialize;   /* pending qd.loop_config(serialize=True) / parallelize=1 */
     bool debug;       /* --debug: asserts are checked at run time */
     bool init_debug;  /* qd.init(debug=True) in the script: only a certain out-of-bound access is an error (QD2172) */
+    bool raise_floats; /* qd.init(raise_on_templated_floats=True): Quadrants refuses floats as template arguments and
+                          globals a kernel reads (QD2174) */
     IrStmtVec *known_at; /* an assert at a kernel's top level is being checked: the straight-line block whose
                             constant assignments sema_known_const reads (NULL: none, sema_stmt.c) */
     int subgroup_width; /* FrontendOptions.subgroup_width: 0 when not known at compile time */
@@ -375,6 +377,7 @@ int sema_def_at(const Sema *S, const Stmt *def);    /* the latest Sema.defs entr
 /* e with the locals that Sema.known_at assigns a constant so far replaced by it, folded (e itself
  * when known_at is NULL or nothing folds; sema_stmt.c) */
 IrExpr *sema_known_const(Sema *S, IrExpr *e);
+bool sema_host_scope(const Sema *S, const Scope *where); /* the module's scope, or a host function's (a snapshot of one) */
 int sema_lambda_at(const Sema *S, const Stmt *def); /* the latest Sema.lambdas entry for def, or -1 */
 Scope *sema_pyfunc_scope(Sema *S, const Stmt *def);           /* the latest scope added for def, or NULL */
 Binding *sema_lookup(Sema *S, const char *name); /* from the innermost scope outwards */

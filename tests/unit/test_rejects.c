@@ -794,3 +794,62 @@ Test(rejects, debug_assert_always_fails) {
                          "    assert False\n"
                          "k()\n");
 }
+
+/* qd.init(raise_on_templated_floats=True) (a literal or a name bound to one): Quadrants refuses a float argument for a
+ * template parameter, a data-oriented object with a float member passed to a fastcache kernel's template parameter,
+ * and a float global read by a kernel (QD2174, its words); ints, and everything without the flag, compile. */
+Test(rejects, raise_on_templated_floats) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "flag = True\n"
+                        "qd.init(raise_on_templated_floats=flag)\n"
+                        "@qd.kernel\n"
+                        "def k1(a: qd.Template) -> None:\n"
+                        "    print(a)\n"
+                        "k1(123)\n"
+                        "k1(1.25)\n",
+                        "k.py:8:4: error[QD2174]: Floats not allowed as templated types. (argument 'a' of kernel 'k1'; "
+                        "qd.init(raise_on_templated_floats=True))\n"
+                        " 8 | k1(1.25)\n"
+                        "   |    ^~~~\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(raise_on_templated_floats=True)\n"
+                        "@qd.data_oriented\n"
+                        "class D:\n"
+                        "    def __init__(self):\n"
+                        "        self.n = 3\n"
+                        "        self.f = 1.5\n"
+                        "@qd.kernel(fastcache=True)\n"
+                        "def k1(a: qd.Template) -> None:\n"
+                        "    pass\n"
+                        "obj = D()\n"
+                        "k1(obj)\n",
+                        "k.py:12:4: error[QD2174]: Floats should not be used in template parameters. (member 'f' of the "
+                        "data-oriented object passed for 'a' of fastcache kernel 'k1'; qd.init(raise_on_templated_floats=True))\n"
+                        " 12 | k1(obj)\n"
+                        "    |    ^~~\n"
+                        "k.py:7:9: note: 'f' is set here\n"
+                        " 7 |         self.f = 1.5\n"
+                        "   |         ^~~~~~\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(raise_on_templated_floats=True)\n"
+                        "c = 123\n"
+                        "d = 1.25\n"
+                        "@qd.kernel\n"
+                        "def k() -> qd.f32:\n"
+                        "    return c + d\n"
+                        "k()\n",
+                        "k.py:7:16: error[QD2174]: Not permitted to access floats as global values ('d', read by kernel 'k'; "
+                        "qd.init(raise_on_templated_floats=True))\n"
+                        " 7 |     return c + d\n"
+                        "   |                ^\n"
+                        "k.py:4:1: note: 'd' is set here\n"
+                        " 4 | d = 1.25\n"
+                        "   | ^~~~~~~~\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "qd.init(raise_on_templated_floats=False)\n"
+                         "d = 1.25\n"
+                         "@qd.kernel\n"
+                         "def k(a: qd.Template) -> qd.f32:\n"
+                         "    return a + d\n"
+                         "k(1.5)\n");
+}
