@@ -5,6 +5,7 @@
  * bound by qd.ndarray(...), a literal or a module constant); calls in a block the script expects
  * to raise are not checked (Quadrants raises there, as the script expects). */
 #include "sema.h"
+#include <stdio.h>
 #include <string.h>
 
 /* A scalar type spelled qd.NAME (other spellings are not evaluated here: evaluating a name the
@@ -79,9 +80,14 @@ static void check_arg(Sema *S, const SemaDef *sd, const Param *p, int pos, const
         else if (dt != QT_VOID && v->harr.type != dt)
             diag_error(a->span, QD2069, "Invalid value for argument %s - required array has dtype=%s, array with dtype=%s is provided",
                        p->name, qt_name(dt), qt_name(v->harr.type));
-        else if (nd >= 0 && v->harr.ndim >= 0 && v->harr.ndim != nd + elem && v->harr.qd)
-            diag_error(a->span, QD2069, "Invalid value for argument %s - required ndim=%lld, but %dd ndarray is provided", p->name,
-                       (long long)nd, v->harr.ndim - elem); /* the array's dimensions less the element's */
+        else if (nd >= 0 && v->harr.ndim >= 0 && v->harr.ndim != nd + elem && v->harr.qd) {
+            char shape[256] = ""; /* Python's repr of the array's shape tuple, when qdc knows it */
+            for (int k = 0; v->harr.dims && k < v->harr.ndim - elem; k++)
+                snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", k ? ", " : " with shape (", (long long)v->harr.dims[k]);
+            if (shape[0]) snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s)", v->harr.ndim - elem == 1 ? "," : "");
+            diag_error(a->span, QD2069, "Invalid value for argument %s - required ndim=%lld, but %dd ndarray%s is provided", p->name,
+                       (long long)nd, v->harr.ndim - elem, shape); /* the array's dimensions less the element's */
+        }
         else if (nd >= 0 && v->harr.ndim >= 0 && v->harr.ndim != nd + elem && elem)
             diag_error(a->span, QD2069, "Invalid value for argument %s - required array has ndim=%lld element_dim=%d, array with %d "
                        "dimensions is provided", p->name, (long long)nd, elem, v->harr.ndim);

@@ -96,8 +96,9 @@ struct Val {
         struct { Val *items; int n; } tuple;
         struct { int node; const char *method; int builder; IrExpr **idx; int nidx; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index;
                                                                                idx: x[i] of a field in a dynamic SNode (its list, sema_sparse.c) */
-        struct { QdType type; signed char ndim, en, em, qd; const unsigned char *layout; const int64_t *shape; bool view; } harr; /* V_HOSTARRAY: ndim array
-                              axes of a scalar (en 0), vector (en) or matrix (en x em) type; layout: storage order
+        struct { QdType type; signed char ndim, en, em, qd; const unsigned char *layout; const int64_t *shape; bool view; const int64_t *dims; } harr; /* V_HOSTARRAY: ndim array
+                              axes of a scalar (en 0), vector (en) or matrix (en x em) type; dims: a qd.ndarray's constant
+                              shape, for messages only (NULL: not known); layout: storage order
                               of the axes, outermost first (NULL: canonical), sema_tensor.c; qd: a Quadrants
                               ndarray (qd.ndarray...), 0: an external (numpy, torch) array; view: a BufferView
                               of the 1-d array (sema_bview.c) */

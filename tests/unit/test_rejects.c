@@ -712,7 +712,7 @@ Test(rejects, refused_calls_compile_nothing) {
                         "    for i, j in arr:\n"
                         "        arr[i, j] = 0\n"
                         "k(x)\n",
-                        "k.py:7:3: error[QD2069]: Invalid value for argument arr - required ndim=1, but 2d ndarray is provided\n"
+                        "k.py:7:3: error[QD2069]: Invalid value for argument arr - required ndim=1, but 2d ndarray with shape (12, 13) is provided\n"
                         " 7 | k(x)\n"
                         "   |   ^\n");
 }
