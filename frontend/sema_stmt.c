@@ -324,7 +324,8 @@ static void stmt_assign(Sema *S, const Stmt *s) {
     for (int k = 0; k < s->assign.targets.n; k++) /* before the value: `s.a = other_array` is a rebinding */
         if (s->assign.targets.items[k]->kind == E_ATTR && pydc_member(S, s->assign.targets.items[k])) return;
     Val v = snapshot(S, sema_eval(S, s->assign.value), s->assign.value->span);
-    if (s->assign.targets.n > 1 && (v.kind == V_REF || (v.kind == V_EXPR && ir_has_effects(v.e)))) {
+    /* a = b = a + b: the value is computed once, before any target changes (it may read one) */
+    if (s->assign.targets.n > 1 && (v.kind == V_REF || (v.kind == V_EXPR && (ir_has_effects(v.e) || !ir_is_const(v.e))))) {
         IrExpr *e = sema_rvalue(S, v, s->span);
         if (!e) return;
         int l = sema_new_local(S, "$tmp", e->type);
