@@ -5,6 +5,7 @@
  * bound by qd.ndarray(...), a literal or a module constant); calls in a block the script expects
  * to raise are not checked (Quadrants raises there, as the script expects). */
 #include "sema.h"
+#include <stdio.h>
 #include <string.h>
 
 /* A scalar type spelled qd.NAME (other spellings are not evaluated here: evaluating a name the
@@ -34,12 +35,29 @@ static bool array_decl(Sema *S, const Param *p, QdType *dt, int64_t *nd, int *el
 
 /* Argument a (v: what its name is bound to where the call is, or NULL) for parameter p, number
  * pos; S->hscope is where the kernel is defined. */
-static void check_arg(Sema *S, const Param *p, int pos, const Expr *a, const Val *v) {
+static void check_arg(Sema *S, const SemaDef *sd, const Param *p, int pos, const Expr *a, const Val *v) {
     if (!p->annotation) return;
     QdType dt, pt;
     int64_t nd;
     int elem;
-    const Expr *bdt;
+    const Expr *bdt, *pdt, *pnd;
+    if (S->raise_floats && S->up->sema_param_shape(S, p->annotation, &pdt, &pnd) == PS_TEMPLATE) { /* qd.init(raise_on_templated_floats=True) */
+        if (a->kind == E_FLOAT || (a->kind == E_UNARY && a->un.a->kind == E_FLOAT) ||
+            (v && v->kind == V_EXPR && ir_is_const(v->e) && qt_is_float(v->e->type))) /* _template_mapper_hotpath.py */
+            diag_error(a->span, QD2174, "Floats not allowed as templated types. (argument '%s' of kernel '%s'; "
+                                        "qd.init(raise_on_templated_floats=True))", p->name, sd->def->def.name);
+        else if (v && v->kind == V_OBJECT && sd->pure) /* a fastcache kernel hashes the object's members (args_hasher.py) */
+            for (int k = 0; k < v->obj->attrs.b.len; k++) {
+                const Binding *m = &v->obj->attrs.b.items[k];
+                if (m->v.kind != V_EXPR || !ir_is_const(m->v.e) || !qt_is_float(m->v.e->type)) continue;
+                diag_error(a->span, QD2174, "Floats should not be used in template parameters. (member '%s' of the data-oriented "
+                                            "object passed for '%s' of fastcache kernel '%s'; qd.init(raise_on_templated_floats=True))",
+                           m->name, p->name, sd->def->def.name);
+                diag_note(m->decl, "'%s' is set here", m->name);
+                break;
+            }
+        return;
+    }
     if (S->up->sema_bview_annotation(S, p->annotation, &bdt)) { /* Quadrants' _template_mapper_hotpath */
         if (v && v->kind == V_HOSTARRAY && !v->harr.view)
             diag_error(a->span, QD2069, "Argument %s expects a BufferView, got an ndarray (pass a slice of it: %s[a:b])", p->name,
@@ -62,9 +80,14 @@ static void check_arg(Sema *S, const Param *p, int pos, const Expr *a, const Val
         else if (dt != QT_VOID && v->harr.type != dt)
             diag_error(a->span, QD2069, "Invalid value for argument %s - required array has dtype=%s, array with dtype=%s is provided",
                        p->name, qt_name(dt), qt_name(v->harr.type));
-        else if (nd >= 0 && v->harr.ndim >= 0 && v->harr.ndim != nd + elem && v->harr.qd)
-            diag_error(a->span, QD2069, "Invalid value for argument %s - required ndim=%lld, but %dd ndarray is provided", p->name,
-                       (long long)nd, v->harr.ndim - elem); /* the array's dimensions less the element's */
+        else if (nd >= 0 && v->harr.ndim >= 0 && v->harr.ndim != nd + elem && v->harr.qd) {
+            char shape[256] = ""; /* Python's repr of the array's shape tuple, when qdc knows it */
+            for (int k = 0; v->harr.dims && k < v->harr.ndim - elem; k++)
+                snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", k ? ", " : " with shape (", (long long)v->harr.dims[k]);
+            if (shape[0]) snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s)", v->harr.ndim - elem == 1 ? "," : "");
+            diag_error(a->span, QD2069, "Invalid value for argument %s - required ndim=%lld, but %dd ndarray%s is provided", p->name,
+                       (long long)nd, v->harr.ndim - elem, shape); /* the array's dimensions less the element's */
+        }
         else if (nd >= 0 && v->harr.ndim >= 0 && v->harr.ndim != nd + elem && elem)
             diag_error(a->span, QD2069, "Invalid value for argument %s - required array has ndim=%lld element_dim=%d, array with %d "
                        "dimensions is provided", p->name, (long long)nd, elem, v->harr.ndim);
@@ -146,7 +169,7 @@ static void check_one(Sema *S, const SemaDef *sd, Scope *caller, const Param *p,
         diag_quiet_end(mark);
     }
     S->hscope = sd->scope; /* the annotation: where the kernel is defined */
-    check_arg(S, p, pos, a, b || v.kind != V_ERR ? &v : NULL);
+    check_arg(S, sd, p, pos, a, b || v.kind != V_ERR ? &v : NULL);
     S->hscope = caller;
 }
 

@@ -1349,6 +1349,7 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
     int d = sema_def_at(S, def);
     if (d < 0) return;
     SemaDef *sd = &S->defs.items[d];
+    if (!sd->called) sd->call_at = e->span;
     sd->called = true;
     /* a kernel defined at module level in a loop is compiled, as in Python, with the names of the
      * iteration that first calls it (a later iteration may bind them, and the kernel's name, again) */

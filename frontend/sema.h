@@ -96,8 +96,9 @@ struct Val {
         struct { Val *items; int n; } tuple;
         struct { int node; const char *method; int builder; IrExpr **idx; int nidx; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index;
                                                                                idx: x[i] of a field in a dynamic SNode (its list, sema_sparse.c) */
-        struct { QdType type; signed char ndim, en, em, qd; const unsigned char *layout; const int64_t *shape; bool view; } harr; /* V_HOSTARRAY: ndim array
-                              axes of a scalar (en 0), vector (en) or matrix (en x em) type; layout: storage order
+        struct { QdType type; signed char ndim, en, em, qd; const unsigned char *layout; const int64_t *shape; bool view; const int64_t *dims; } harr; /* V_HOSTARRAY: ndim array
+                              axes of a scalar (en 0), vector (en) or matrix (en x em) type; dims: a qd.ndarray's constant
+                              shape, for messages only (NULL: not known); layout: storage order
                               of the axes, outermost first (NULL: canonical), sema_tensor.c; qd: a Quadrants
                               ndarray (qd.ndarray...), 0: an external (numpy, torch) array; view: a BufferView
                               of the 1-d array (sema_bview.c) */
@@ -150,6 +151,7 @@ typedef struct SemaDef {
     bool call_ok; /* a host call passed Quadrants' argument checks (callcheck.c): none did, and one was refused:
                      Quadrants never compiles the kernel, nor does qdc */
     Scope *live; /* frozen into a snapshot: the scope scope copies (its qd.funcs read the snapshot, sema_def_scope) */
+    Span call_at; /* its first host call (called) */
 } SemaDef;
 
 /* @qd.data_oriented (sema_class.c): a class, and each instance created in host code. */
@@ -236,6 +238,10 @@ typedef struct Sema {
     bool serialize;   /* pending qd.loop_config(serialize=True) / parallelize=1 */
     bool debug;       /* --debug: asserts are checked at run time */
     bool init_debug;  /* qd.init(debug=True) in the script: only a certain out-of-bound access is an error (QD2172) */
+    bool raise_floats; /* qd.init(raise_on_templated_floats=True): Quadrants refuses floats as template arguments and
+                          globals a kernel reads (QD2174) */
+    IrStmtVec *known_at; /* an assert at a kernel's top level is being checked: the straight-line block whose
+                            constant assignments sema_known_const reads (NULL: none, sema_stmt.c) */
     int subgroup_width; /* FrontendOptions.subgroup_width: 0 when not known at compile time */
     VEC(const char *) promoted; /* kernel-scope locals shared between tasks (sema_promote) */
     int promoted_depth;         /* the ninline those names belong to: 0 the kernel's, else a qd.func
@@ -369,6 +375,10 @@ void sema_pyfunc_add(Sema *S, const Stmt *def, Scope *scope); /* Sema.pyfuncs an
 void sema_def_push(Sema *S, SemaDef d);    /* appends to Sema.defs and indexes it */
 void sema_lambda_push(Sema *S, SemaDef d); /* appends to Sema.lambdas and indexes it */
 int sema_def_at(const Sema *S, const Stmt *def);    /* the latest Sema.defs entry for def, or -1 */
+/* e with the locals that Sema.known_at assigns a constant so far replaced by it, folded (e itself
+ * when known_at is NULL or nothing folds; sema_stmt.c) */
+IrExpr *sema_known_const(Sema *S, IrExpr *e);
+bool sema_host_scope(const Sema *S, const Scope *where); /* the module's scope, or a host function's (a snapshot of one) */
 int sema_lambda_at(const Sema *S, const Stmt *def); /* the latest Sema.lambdas entry for def, or -1 */
 Scope *sema_pyfunc_scope(Sema *S, const Stmt *def);           /* the latest scope added for def, or NULL */
 Binding *sema_lookup(Sema *S, const char *name); /* from the innermost scope outwards */

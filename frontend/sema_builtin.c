@@ -562,7 +562,8 @@ Val sema_more_builtin_call(Sema *S, const Expr *call, const char *p) {
 
 /* qd.init(..., random_seed=N, default_fp=T) at module level: qd.random's seed (default 0) and
  * the type of `float` in qd.random / qd.randn (default qd.f32); ad_stack_experimental_enabled=False
- * (Sema.ad_stack_off); debug=True: a certain out-of-bound access is an error (QD2172, sema_expr.c). */
+ * (Sema.ad_stack_off); debug=True: a certain out-of-bound access is an error (QD2172, sema_expr.c);
+ * raise_on_templated_floats=True (Sema.raise_floats, QD2174). */
 void sema_init_call(Sema *S, const Expr *e) {
     const char *p = e->kind == E_CALL ? sema_path(S, e->call.fn) : NULL;
     if (!p || strcmp(p, "qd.init")) return;
@@ -573,6 +574,12 @@ void sema_init_call(Sema *S, const Expr *e) {
         if (!strcmp(e->call.kw[k].name, "ad_stack_experimental_enabled")) /* only an explicit False turns qdc's ad stack off */
             S->ad_stack_off = e->call.kw[k].value->kind == E_BOOL && !e->call.kw[k].value->b;
         if (!strcmp(e->call.kw[k].name, "debug") && e->call.kw[k].value->kind == E_BOOL) S->init_debug = e->call.kw[k].value->b;
+        if (!strcmp(e->call.kw[k].name, "raise_on_templated_floats")) { /* a literal or a name bound to one */
+            int mark = diag_quiet_begin();
+            Val v = sema_eval(S, e->call.kw[k].value);
+            diag_quiet_end(mark);
+            S->raise_floats = v.kind == V_EXPR && ir_is_const(v.e) && v.e->c.u != 0;
+        }
         bool fp = !strcmp(e->call.kw[k].name, "default_fp"), ip = !strcmp(e->call.kw[k].name, "default_ip");
         QdType t;
         if ((!fp && !ip) || !sema_annotation_type(S, e->call.kw[k].value, &t)) continue;

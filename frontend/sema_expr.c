@@ -411,9 +411,14 @@ static Val py_math_call(Sema *S, const Expr *call, const char *p) {
  * function: Quadrants raises QuadrantsCompilationError, or only warns when the name is UPPERCASE
  * or inside qd.static(...) (its transition rule). qd types, namespaces, functions and
  * data-oriented objects are not captures. */
-void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope *where) {
+bool sema_host_scope(const Sema *S, const Scope *where) {
     bool host = where == &S->module;
     for (int k = 0; k < S->host_scopes.len && !host; k++) host = S->host_scopes.items[k] == where;
+    return host;
+}
+
+void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope *where) {
+    bool host = sema_host_scope(S, where);
     if (where->library) return; /* a tile method's own constants, as Quadrants' library closures */
     ValKind v = b->v.kind;
     if (!host || !(v == V_FIELD || v == V_STR || (v == V_EXPR && ir_is_const(b->v.e)))) return;
@@ -471,6 +476,13 @@ static Val eval_name(Sema *S, const Expr *e) {
         Val c;
         if (b && b->v.kind == V_NS && math_const(S, b->v.path, e->span, &c)) return c;
         if (b && S->pure && S->k) sema_pure_capture(S, e, b, s);
+        if (b && S->raise_floats && S->k && b->v.kind == V_EXPR && ir_is_const(b->v.e) && qt_is_float(b->v.e->type) && sema_host_scope(S, s)) {
+            /* Quadrants' ast_transformer_utils.py, with qd.init(raise_on_templated_floats=True) */
+            diag_error(e->span, QD2174, "Not permitted to access floats as global values ('%s', read by kernel '%s'; "
+                                        "qd.init(raise_on_templated_floats=True))", e->name, S->k->name);
+            diag_note(b->decl, "'%s' is set here", e->name);
+            return val_err();
+        }
         if (b) return S->up->sema_fresh_ref(S, b->v, e->span);
     }
     if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return (Val){.kind = V_NS, .path = "qd"};

@@ -338,6 +338,17 @@ Val sema_print_call(Sema *S, const Expr *call) {
  * decides whether they leave code); a compile-time value is formatted into the text, a run-time
  * one keeps its conversion (%d) there: an assert failure reports a fixed message. NULL
  * (reported) for another kind of message. */
+/* Python's repr of a float: the shortest digits that read back as it, with ".0" when integral. */
+static void float_repr(StrBuf *b, double f) {
+    char t[40];
+    for (int p = 1; p <= 17; p++) {
+        snprintf(t, sizeof t, "%.*g", p, f);
+        if (strtod(t, NULL) == f) break;
+    }
+    sb_puts(b, t);
+    if (!strpbrk(t, ".einf")) sb_puts(b, ".0");
+}
+
 /* An f-string message with run-time fields: each field is checked; a compile-time string or
  * integer is formatted into the text, a run-time one keeps its {field} text. */
 static const char *assert_fstring(Sema *S, const Expr *m) {
@@ -364,10 +375,11 @@ static const char *assert_fstring(Sema *S, const Expr *m) {
         Expr *e = frontend_parse_field(src, S->arena, m->span.off + (uint32_t)rf.start, (uint32_t)rf.len, &owned);
         if (owned) vec_push(&S->spec_sources, owned);
         Val v = e ? sema_eval(S, e) : val_err();
-        IrExpr *x = v.kind == V_EXPR || v.kind == V_LOCAL || v.kind == V_REF ? sema_rvalue(S, v, m->span) : NULL;
+        IrExpr *x = v.kind == V_EXPR || v.kind == V_LOCAL || v.kind == V_REF ? sema_known_const(S, sema_rvalue(S, v, m->span)) : NULL;
         if (!e || v.kind == V_ERR) ok = false;
         else if (v.kind == V_STR) sb_puts(&b, v.path);
         else if (x && ir_is_const(x) && qt_is_integral(x->type)) sb_printf(&b, "%lld", (long long)x->c.i);
+        else if (x && ir_is_const(x) && qt_is_float(x->type)) float_repr(&b, x->c.f);
         else sb_printf(&b, "{%.*s}", sf.len, str + sf.start);
         if (!ok) break;
     }
@@ -421,10 +433,15 @@ const char *sema_assert_message(Sema *S, const Expr *m) {
             break;
         }
         Val v = sema_eval(S, items[k++]);
-        IrExpr *e = v.kind == V_EXPR || v.kind == V_LOCAL || v.kind == V_REF ? sema_rvalue(S, v, m->span) : NULL;
+        IrExpr *e = v.kind == V_EXPR || v.kind == V_LOCAL || v.kind == V_REF ? sema_known_const(S, sema_rvalue(S, v, m->span)) : NULL;
         if (v.kind == V_ERR) ok = false;
         else if (v.kind == V_STR && strchr("sr", *c)) sb_puts(&b, v.path);
         else if (e && ir_is_const(e) && qt_is_integral(e->type) && strchr("di", *c)) sb_printf(&b, "%lld", (long long)e->c.i);
+        else if (e && ir_is_const(e) && qt_is_float(e->type) && strchr("fFeEgG", *c) && c - s < 16 && !memchr(s, '*', (size_t)(c - s))) {
+            char spec[24];
+            snprintf(spec, sizeof spec, "%.*s", (int)(c - s + 1), s); /* Python's %f, %e, %g are C's */
+            sb_printf(&b, spec, e->c.f);
+        }
         else sb_printf(&b, "%.*s", (int)(c - s + 1), s);
         s = c + 1;
     }

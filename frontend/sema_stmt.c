@@ -324,7 +324,8 @@ static void stmt_assign(Sema *S, const Stmt *s) {
     for (int k = 0; k < s->assign.targets.n; k++) /* before the value: `s.a = other_array` is a rebinding */
         if (s->assign.targets.items[k]->kind == E_ATTR && pydc_member(S, s->assign.targets.items[k])) return;
     Val v = snapshot(S, sema_eval(S, s->assign.value), s->assign.value->span);
-    if (s->assign.targets.n > 1 && (v.kind == V_REF || (v.kind == V_EXPR && ir_has_effects(v.e)))) {
+    /* a = b = a + b: the value is computed once, before any target changes (it may read one) */
+    if (s->assign.targets.n > 1 && (v.kind == V_REF || (v.kind == V_EXPR && (ir_has_effects(v.e) || !ir_is_const(v.e))))) {
         IrExpr *e = sema_rvalue(S, v, s->span);
         if (!e) return;
         int l = sema_new_local(S, "$tmp", e->type);
@@ -1352,17 +1353,90 @@ static const char *source_text(Sema *S, const Expr *e) {
     return arena_strndup(S->arena, src->text + e->span.off, e->span.len);
 }
 
+/* The constant local l holds after the first `upto` statements of b, or NULL: only a block read in
+ * order (straight-line code) is trusted, so any statement that may write a local other than a
+ * plain assignment (a nested block, an atomic or a store through a local's reference) forgets them
+ * all. An assigned expression folds with the constants before it (depth: a bound on that chain). */
+static IrExpr *known_const_at(Sema *S, IrExpr *e, int upto, int depth);
+
+static IrExpr *local_const(Sema *S, int l, int upto, int depth) {
+    const IrStmtVec *b = S->known_at;
+    for (int k = upto - 1; k >= 0; k--) {
+        const IrStmt *st = b->items[k];
+        switch (st->kind) {
+        case IR_ASSIGN:
+            if (st->assign.local != l) break;
+            IrExpr *v = depth < 64 ? known_const_at(S, st->assign.value, k, depth + 1) : st->assign.value;
+            return ir_is_const(v) ? v : NULL;
+        case IR_STORE:
+            if (st->store.ref->kind == IR_REF_LOCAL) return NULL;
+            break;
+        case IR_ASSERT: case IR_PRINT: case IR_FENCE: case IR_BARRIER: break;
+        default: return NULL;
+        }
+    }
+    return NULL;
+}
+
+static IrExpr *known_const_at(Sema *S, IrExpr *e, int upto, int depth) {
+    if (!e || ir_is_const(e)) return e;
+    IrExpr *a, *b, *r = NULL;
+    switch (e->kind) {
+    case IR_LOCAL:
+        r = local_const(S, e->local, upto, depth);
+        return r && r->type == e->type ? r : e;
+    case IR_CAST:
+        a = known_const_at(S, e->arg, upto, depth);
+        return ir_is_const(a) ? irb_cast(S->arena, a, e->type) : e;
+    case IR_UNARY:
+        a = known_const_at(S, e->un.a, upto, depth);
+        if (!ir_is_const(a)) return e;
+        if (e->un.op == IR_LNOT) return irb_int(S->arena, QT_U1, !a->c.u, e->span);
+        if (e->un.op == IR_NEG && qt_is_float(a->type)) return irb_float(S->arena, a->type, -a->c.f, e->span);
+        return e;
+    case IR_BINARY:
+        a = known_const_at(S, e->bin.a, upto, depth), b = known_const_at(S, e->bin.b, upto, depth);
+        if (!ir_is_const(a) || !ir_is_const(b)) return e;
+        r = ir_expand_binary(S->arena, e->bin.op, a, b, e->span);
+        return ir_is_const(r) ? r : e;
+    case IR_SELECT:
+        a = known_const_at(S, e->sel.cond, upto, depth);
+        return ir_is_const(a) ? known_const_at(S, a->c.u ? e->sel.a : e->sel.b, upto, depth) : e;
+    default: return e;
+    }
+}
+
+IrExpr *sema_known_const(Sema *S, IrExpr *e) {
+    return S->known_at ? known_const_at(S, e, S->known_at->len, 0) : e;
+}
+
 /* assert cond[, "message"]: Quadrants checks asserts only in debug mode (qd.init(debug=True)).
  * qdc checks the condition and message like any code and compiles the assert out: it has no
  * debug mode in which a target reports a failed assert (qdc-lang(7), "assert"). */
+/* In debug mode (--debug, qd.init(debug=True)) an assert at a called kernel's top level (outside
+ * loops, run-time ifs and qd.funcs: it runs on every launch) whose condition is false at compile
+ * time (a constant, or locals the straight-line code before it assigns constants) raises on every
+ * launch: error QD2173 with Quadrants' AssertionError message, a note at the host call. */
 static void stmt_assert(Sema *S, const Stmt *s) {
     IrStmtVec none = {0}, *saved = S->cur;
+    int d = S->kernel_def ? sema_def_at(S, S->kernel_def) : -1;
+    bool certain = (S->debug || S->init_debug) && S->k && saved && !S->dyn && S->loop == LOOP_NONE && !S->ninline && d >= 0 &&
+                   S->defs.items[d].called;
     if (!S->debug) S->cur = &none; /* evaluated for its diagnostics only: no code */
+    if (certain) S->known_at = saved;
     IrExpr *c = sema_to_bool(S, sema_expr(S, s->assert_.cond));
     const Expr *m = s->assert_.msg;
     const char *text = m ? S->up->sema_assert_message(S, m) : source_text(S, s->assert_.cond);
+    IrExpr *v = certain && c ? sema_known_const(S, c) : NULL;
+    S->known_at = NULL;
     S->cur = saved;
     vec_free(&none);
+    if (v && ir_is_const(v) && !v->c.u && text) {
+        diag_error(s->span, QD2173, "AssertionError: %s (the assert fails on every launch of kernel '%s': its condition is false "
+                                    "at compile time, and in debug mode Quadrants checks asserts)", text, S->k->name);
+        diag_note(S->callinst ? S->callinst->span : S->defs.items[d].call_at, "kernel '%s' is called here", S->kernel_def->def.name);
+        return;
+    }
     if (!S->debug || !c || !text) return;
     uint32_t line, col;
     const Source *src = s->span.src ? s->span.src : S->src;

@@ -149,6 +149,14 @@ static bool ndarray_value(Sema *S, const Expr *call, int lead, Val *out) {
     int nd = sema_shape_ndim(S, shape), edim = out->harr.en ? (out->harr.em ? 2 : 1) : 0;
     if (nd < 0 || nd + edim > IR_MAX_DIMS) return false;
     out->harr.ndim = (signed char)nd, out->harr.qd = 1;
+    int64_t dims[IR_MAX_DIMS];
+    int mark = diag_quiet_begin();
+    int dn = sema_const_shape(S, shape, dims, IR_MAX_DIMS, "a shape");
+    if (!diag_quiet_end(mark) && dn == nd && nd > 0) { /* Quadrants' messages show it (ndarray_type.py) */
+        int64_t *d = ARENA_ARRAY(S->arena, int64_t, nd);
+        memcpy(d, dims, sizeof(int64_t) * (size_t)nd);
+        out->harr.dims = d;
+    }
     const Expr *ng = NULL;
     kw_of(call, "needs_grad", &ng);
     IrExpr *ngv = ng ? sema_expr(S, ng) : NULL;

@@ -712,7 +712,144 @@ Test(rejects, refused_calls_compile_nothing) {
                         "    for i, j in arr:\n"
                         "        arr[i, j] = 0\n"
                         "k(x)\n",
-                        "k.py:7:3: error[QD2069]: Invalid value for argument arr - required ndim=1, but 2d ndarray is provided\n"
+                        "k.py:7:3: error[QD2069]: Invalid value for argument arr - required ndim=1, but 2d ndarray with shape (12, 13) is provided\n"
                         " 7 | k(x)\n"
                         "   |   ^\n");
+}
+
+/* In debug mode an assert at the top level of a kernel the script calls, whose condition is false at compile time
+ * (a constant, or locals the straight-line code before it assigns constants), fails every launch: QD2173 with
+ * Quadrants' AssertionError text (the message, formatted, or the condition's source), a note at the call. */
+Test(rejects, debug_assert_always_fails) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    x = 20\n"
+                        "    assert 10 <= x < 20\n"
+                        "@qd.kernel\n"
+                        "def g(n: qd.i32):\n"
+                        "    y = 0.5\n"
+                        "    z = y * 2\n"
+                        "    assert n > 0 or z < 0, \"y = %f, z = %d\" % (y, 3)\n"
+                        "k()\n"
+                        "g(1)\n",
+                        "k.py:6:5: error[QD2173]: AssertionError: 10 <= x < 20 (the assert fails on every launch of kernel 'k': its "
+                        "condition is false at compile time, and in debug mode Quadrants checks asserts)\n"
+                        " 6 |     assert 10 <= x < 20\n"
+                        "   |     ^~~~~~\n"
+                        "k.py:12:1: note: kernel 'k' is called here\n"
+                        " 12 | k()\n"
+                        "    | ^~~\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "@qd.kernel\n"
+                        "def g():\n"
+                        "    y = 0.5\n"
+                        "    z = y * 2\n"
+                        "    assert z < 0, f\"y = {y}, z = {z}\"\n"
+                        "g()\n",
+                        "k.py:7:5: error[QD2173]: AssertionError: y = 0.5, z = 1.0 (the assert fails on every launch of kernel 'g': its "
+                        "condition is false at compile time, and in debug mode Quadrants checks asserts)\n"
+                        " 7 |     assert z < 0, f\"y = {y}, z = {z}\"\n"
+                        "   |     ^~~~~~\n"
+                        "k.py:8:1: note: kernel 'g' is called here\n"
+                        " 8 | g()\n"
+                        "   | ^~~\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    assert False, \"y = %f\" % 0.25\n"
+                        "k()\n",
+                        "k.py:5:5: error[QD2173]: AssertionError: y = 0.250000 (the assert fails on every launch of kernel 'k': its "
+                        "condition is false at compile time, and in debug mode Quadrants checks asserts)\n"
+                        " 5 |     assert False, \"y = %f\" % 0.25\n"
+                        "   |     ^~~~~~\n"
+                        "k.py:6:1: note: kernel 'k' is called here\n"
+                        " 6 | k()\n"
+                        "   | ^~~\n");
+    /* not certain: a run-time condition, an assert under a run-time if or in a loop, a local a run-time if may
+     * change, a kernel no host code calls, debug mode off */
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "qd.init(debug=True)\n"
+                         "@qd.kernel\n"
+                         "def k(n: qd.i32):\n"
+                         "    x = 20\n"
+                         "    assert n < 20\n"
+                         "    if n > 0:\n"
+                         "        assert x < 20\n"
+                         "    for i in range(n):\n"
+                         "        assert x < 20\n"
+                         "    if n > 1:\n"
+                         "        x = 0\n"
+                         "    assert x < 20\n"
+                         "@qd.kernel\n"
+                         "def never():\n"
+                         "    assert False\n"
+                         "k(1)\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "@qd.kernel\n"
+                         "def k():\n"
+                         "    assert False\n"
+                         "k()\n");
+}
+
+/* qd.init(raise_on_templated_floats=True) (a literal or a name bound to one): Quadrants refuses a float argument for a
+ * template parameter, a data-oriented object with a float member passed to a fastcache kernel's template parameter,
+ * and a float global read by a kernel (QD2174, its words); ints, and everything without the flag, compile. */
+Test(rejects, raise_on_templated_floats) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "flag = True\n"
+                        "qd.init(raise_on_templated_floats=flag)\n"
+                        "@qd.kernel\n"
+                        "def k1(a: qd.Template) -> None:\n"
+                        "    print(a)\n"
+                        "k1(123)\n"
+                        "k1(1.25)\n",
+                        "k.py:8:4: error[QD2174]: Floats not allowed as templated types. (argument 'a' of kernel 'k1'; "
+                        "qd.init(raise_on_templated_floats=True))\n"
+                        " 8 | k1(1.25)\n"
+                        "   |    ^~~~\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(raise_on_templated_floats=True)\n"
+                        "@qd.data_oriented\n"
+                        "class D:\n"
+                        "    def __init__(self):\n"
+                        "        self.n = 3\n"
+                        "        self.f = 1.5\n"
+                        "@qd.kernel(fastcache=True)\n"
+                        "def k1(a: qd.Template) -> None:\n"
+                        "    pass\n"
+                        "obj = D()\n"
+                        "k1(obj)\n",
+                        "k.py:12:4: error[QD2174]: Floats should not be used in template parameters. (member 'f' of the "
+                        "data-oriented object passed for 'a' of fastcache kernel 'k1'; qd.init(raise_on_templated_floats=True))\n"
+                        " 12 | k1(obj)\n"
+                        "    |    ^~~\n"
+                        "k.py:7:9: note: 'f' is set here\n"
+                        " 7 |         self.f = 1.5\n"
+                        "   |         ^~~~~~\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(raise_on_templated_floats=True)\n"
+                        "c = 123\n"
+                        "d = 1.25\n"
+                        "@qd.kernel\n"
+                        "def k() -> qd.f32:\n"
+                        "    return c + d\n"
+                        "k()\n",
+                        "k.py:7:16: error[QD2174]: Not permitted to access floats as global values ('d', read by kernel 'k'; "
+                        "qd.init(raise_on_templated_floats=True))\n"
+                        " 7 |     return c + d\n"
+                        "   |                ^\n"
+                        "k.py:4:1: note: 'd' is set here\n"
+                        " 4 | d = 1.25\n"
+                        "   | ^~~~~~~~\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "qd.init(raise_on_templated_floats=False)\n"
+                         "d = 1.25\n"
+                         "@qd.kernel\n"
+                         "def k(a: qd.Template) -> qd.f32:\n"
+                         "    return a + d\n"
+                         "k(1.5)\n");
 }

@@ -195,8 +195,40 @@ def raises_of(src, fn):
     return out
 
 
-def first_params(src, deco):
-    """(names, first value set source) of a pytest.mark.parametrize decorator."""
+def raise_guards(fn):
+    """{name: truthiness} that the `if NAME:` / `if not NAME:` around FN's `with pytest.raises`
+    blocks need for the block to run (a parametrized test that raises under one value only)."""
+    want, bad = {}, set()
+
+    def visit(node, conds):
+        if (isinstance(node, ast.With) and len(node.items) == 1 and isinstance(node.items[0].context_expr, ast.Call)
+                and dotted(node.items[0].context_expr.func) in ("pytest.raises", "raises")):
+            for n, v in conds:
+                if want.get(n, v) != v:
+                    bad.add(n)
+                want[n] = v
+        if isinstance(node, ast.If):
+            t, neg = node.test, False
+            if isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not):
+                t, neg = t.operand, True
+            if isinstance(t, ast.Name):
+                for c in node.body:
+                    visit(c, conds + [(t.id, not neg)])
+                for c in node.orelse:
+                    visit(c, conds + [(t.id, neg)])
+                return
+        for c in ast.iter_child_nodes(node):
+            visit(c, conds)
+
+    for stmt in fn.body:
+        visit(stmt, [])
+    return {n: v for n, v in want.items() if n not in bad}
+
+
+def first_params(src, deco, guards=None):
+    """(names, first value set source) of a pytest.mark.parametrize decorator. GUARDS (from
+    raise_guards): a one-name parametrize takes its first literal value of the truthiness the
+    test's pytest.raises blocks need, so the input holds the code the test expects to fail."""
     if len(deco.args) < 2:
         return None
     names_node, values = deco.args[0], deco.args[1]
@@ -208,6 +240,14 @@ def first_params(src, deco):
         return None
     if isinstance(values, (ast.List, ast.Tuple)) and values.elts:
         first = values.elts[0]
+        if guards and len(names) == 1 and names[0] in guards:
+            for e in values.elts:
+                try:
+                    if bool(ast.literal_eval(e)) == guards[names[0]]:
+                        first = e
+                        break
+                except (ValueError, SyntaxError, TypeError):
+                    pass
         # pytest.param(v, ..., marks=...) -> its positional values
         if isinstance(first, ast.Call) and dotted(first.func) in ("pytest.param", "param"):
             vals = [ast.get_source_segment(src, a) for a in first.args]
@@ -252,7 +292,7 @@ def extract_file(path, outdir, every, counter, manifest):
             if name in ("test_utils.test", "test") and isinstance(d, ast.Call):
                 entry["test_utils"] = kw_text(src, d)
             elif name and name.endswith("mark.parametrize") and isinstance(d, ast.Call):
-                p = first_params(src, d)
+                p = first_params(src, d, raise_guards(fn) if entry["raises"] else None)
                 if p:
                     names, text = p
                     assigned += names
