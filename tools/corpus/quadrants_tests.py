@@ -13,6 +13,10 @@ functions), then the test function's body as module-level host code. Decorators 
     the body (`a, b = VALUES[0]`); parameters left over (pytest fixtures) are recorded;
   * `@pytest.mark.skip*` / `xfail` are recorded.
 
+What pytest runs is what an input holds: a test function defined twice in a file is its later
+definition (the earlier one is rebound, never collected), and a body is cut at its first top-level
+`return` (a test that returns at once compiles nothing: nokernel).
+
 A test that expects an error (`with pytest.raises(E, match=M)` anywhere in its body) goes to the
 "rejected" corpus: E and M are recorded, and each such `with` is replaced by its block (the
 code Quadrants rejects is compiled like the rest of the program; qdc must reject it). OUTDIR/manifest.json lists every input with these
@@ -252,6 +256,10 @@ def extract_file(path, outdir, every, counter, manifest):
         for name in module_level_names(stmt):
             module_defs.setdefault(name, []).append(stmt)
     prelude_text = "\n".join(prelude)
+    # a test function defined again later in the file is that later one (the def rebinds the
+    # module's name; pytest collects what the module holds): the earlier one never runs
+    last = {fn.name: fn for fn in tests}
+    tests = [fn for fn in tests if last[fn.name] is fn]
     for fn in tests:
         counter[0] += 1
         if every > 1 and (counter[0] - 1) % every:
