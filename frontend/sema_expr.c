@@ -1817,6 +1817,12 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
         Val arr;
         if (S->up->sema_host_array(S, call, &arr) && arr.kind == V_HOSTARRAY) return arr;
         diag_error(call->call.fn->span, QD2008, "'%s' is not supported in v1 kernels", p);
+    } else if (!S->k && !S->cur && (!strcmp(p, "qd.linalg.SparseSolver") || !strcmp(p, "qd.linalg.SparseMatrix") ||
+                                    !strcmp(p, "qd.linalg.SparseCG"))) {
+        /* Quadrants' host-side sparse linear algebra (Eigen, cuSPARSE, cuSOLVER on the host): an
+         * object only the running script has; the kernels that fill its builders are compiled */
+        return (Val){.kind = V_HOST, .path = arena_printf(S->arena, "a %s object (Quadrants' host-side sparse linear algebra, "
+                                                                    "which qdc does not compile)", p)};
     } else if (!strncmp(p, "qd.algorithms.", 14)) /* a library of kernels and qd.funcs over its own scratch fields */
         diag_error(call->call.fn->span, QD2008, "'%s' is not supported: qdc does not compile Quadrants' algorithms library "
                    "(sort, scan, reduce, reduce_by_key, select and their *_scratch_slots helpers); write the loops in the kernel", p);

@@ -439,6 +439,7 @@ static QdType literal_list_type(const Expr *e) {
 }
 
 static int list_depth(const Expr *e) {
+    if (e->kind == E_COMP && !e->comp.gen && !e->comp.next) return 1 + list_depth(e->comp.elt); /* [i + 1.0 for i in range(n)] */
     if (e->kind != E_LIST && e->kind != E_TUPLE) return 0;
     return 1 + (e->list.n ? list_depth(e->list.items[0]) : 0);
 }
@@ -561,6 +562,31 @@ static bool product_array(Sema *S, const Expr *a, const Expr *b, Val *out) {
     return true;
 }
 
+/* x + y, x - y, x * y of two plain arrays of one dtype (or float32 with float64: float64, numpy's
+ * promotion): numpy broadcasts them to the larger ndim; the shape is not followed. */
+static bool elementwise_array(Val *x, const Val *y) {
+    QdType a = x->harr.type, b = y->harr.type;
+    if (x->harr.en || y->harr.en || x->harr.layout || y->harr.layout || x->harr.qd || y->harr.qd || x->harr.view || y->harr.view) return false;
+    if (a != b && !(qt_is_float(a) && qt_is_float(b) && (a == QT_F64 || b == QT_F64))) return false;
+    if (y->harr.ndim > x->harr.ndim) x->harr.ndim = y->harr.ndim;
+    x->harr.type = a == QT_F64 || b == QT_F64 ? QT_F64 : a;
+    x->harr.shape = NULL;
+    return true;
+}
+
+/* np.eye(n), np.eye(n, m), np.identity(n), dtype= (float64 by default): a 2-d array. */
+static bool eye_array(Sema *S, const Expr *e, Val *out) {
+    const Expr *fn = e->call.fn, *dte = NULL;
+    if (fn->kind != E_ATTR || fn->attr.obj->kind != E_NAME || (strcmp(fn->attr.obj->name, "np") && strcmp(fn->attr.obj->name, "numpy")))
+        return false;
+    if ((strcmp(fn->attr.name, "eye") && strcmp(fn->attr.name, "identity")) || !e->call.args.n || e->call.args.n > 3) return false;
+    keyword_of(e, "dtype", &dte);
+    QdType t = dte ? sema_numpy_dtype(S, dte) : QT_F64;
+    if (t == QT_VOID) return false;
+    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = t, .ndim = 2}};
+    return true;
+}
+
 bool sema_host_array(Sema *S, const Expr *e, Val *out) {
     if (S->up->sema_bview_host(S, e, out)) return true; /* data[8:16], BufferView(data, 8, 8): a view of the array */
     if (e->kind == E_BINARY && e->op == T_AT) return product_array(S, e->bin.a, e->bin.b, out); /* a @ b */
@@ -581,6 +607,9 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
         Binding *b = e->bin.a->kind == E_NAME ? sema_lookup(S, e->bin.a->name) : NULL;
         if (b && b->v.kind == V_HOSTARRAY) *out = b->v;
         else if (!sema_host_array(S, e->bin.a, out)) return false;
+        Val y;
+        if (e->bin.b->kind != E_INT && e->bin.b->kind != E_FLOAT && host_array_of(S, e->bin.b, &y))
+            return elementwise_array(out, &y); /* a + np.eye(n): two arrays */
         return e->bin.b->kind == E_INT || (e->bin.b->kind == E_FLOAT && qt_is_float(out->harr.type));
     }
     if (e->kind == E_ATTR && !strcmp(e->attr.name, "T")) return host_array_of(S, e->attr.obj, out) && (out->harr.shape = NULL, true); /* a.T */
@@ -606,6 +635,7 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
         }
     }
     if (e->kind == E_CALL && e->call.fn->kind == E_ATTR && random_array(S, e, out)) return true;
+    if (e->kind == E_CALL && eye_array(S, e, out)) return true;
     if (e->kind != E_CALL || e->call.fn->kind != E_ATTR) return false;
     const Expr *fn = e->call.fn, *dt = NULL, *shape = e->call.args.n ? e->call.args.items[0] : NULL;
     keyword_of(e, "dtype", &dt);

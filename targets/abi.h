@@ -28,6 +28,9 @@ void abi_guard(StrBuf *out, const char *module, const char *suffix);
  * float, new, ...) to "<name>_", its spelling in the header, the metadata and the symbols
  * (qdc-abi(7), NAMES); before abi_check_names, which then checks the new spellings. */
 void abi_spell_params(IrModule *m, Arena *arena);
+/* Appends the name of a kernel's inline CPU launcher: the kernel's name, with a trailing '_' when
+ * that name is a C or C++ keyword, a standard macro or a C library function (qdc-abi(7), NAMES). */
+void abi_launcher(StrBuf *out, const char *kernel);
 /* False after a located QD5006 for every C-visible name that clashes or is reserved (names.c). */
 bool abi_check_names(const IrModule *m);
 /* "returns": {"dtype", "field", "symbol"} of a kernel with a return value (qdc-abi(7)). */

@@ -123,7 +123,8 @@ static const char *task_kind(const IrTask *t) {
     return t->kind == IR_TASK_SERIAL ? "QDRT_SERIAL" : t->uses_block ? "QDRT_BLOCK" : "QDRT_PARALLEL";
 }
 
-/* Entry points and the inline launcher `int <kernel>(const <kernel>_args *, int nthreads)`. */
+/* Entry points and the inline launcher `int <kernel>(const <kernel>_args *, int nthreads)` (`<kernel>_`
+ * for a kernel named like a C keyword or library function: abi_launcher). */
 static void cpu_launcher(StrBuf *b, const IrModule *m, const IrKernel *k, const CapTarget *cap) {
     for (int i = 0; i < k->ntasks; i++) {
         const char *s = k->tasks[i].name;
@@ -140,21 +141,25 @@ static void cpu_launcher(StrBuf *b, const IrModule *m, const IrKernel *k, const 
                   k->name, k->ret_m ? "matrix" : "vector", qt_name(k->ret_type), len, len - 1);
     else if (ret) sb_printf(b, "/* %s returns %s: stored in *ret when the launch succeeds (ret may be NULL) */\n", k->name, qt_name(k->ret_type));
     const char *rtype = agg ? xasprintf("%s_ret", k->name) : ret ? xstrdup(abi_c_type(k->ret_type)) : NULL;
+    StrBuf launcher; /* `double_` for a kernel named double (qdc-abi(7), NAMES) */
+    sb_init(&launcher);
+    abi_launcher(&launcher, k->name);
     if (k->ncheckpoints) { /* qd.checkpoint: <k> runs from the start, <k>_resume from a checkpoint, both through <k>_from */
         sb_printf(b, "static inline int %s_from(const %s_args *args, int nthreads, const int64_t *from_checkpoint, "
                      "qdrt_graph_status *status%s%s%s);\n", k->name, k->name, rtype ? ", " : "", rtype ? rtype : "", rtype ? " *ret" : "");
         sb_printf(b, "/* %s runs the kernel from its start, %s_resume from the checkpoint labelled from_checkpoint (EINVAL: no such\n"
                      "   label); *status (may be NULL) says whether a checkpoint yielded and which (qdc-abi(7), Checkpoints) */\n",
-                  k->name, k->name);
+                  launcher.data, k->name);
         sb_printf(b, "static inline int %s(const %s_args *args, int nthreads, qdrt_graph_status *status%s%s%s) {\n"
-                     "    return %s_from(args, nthreads, NULL, status%s);\n}\n", k->name, k->name, rtype ? ", " : "", rtype ? rtype : "",
-                  rtype ? " *ret" : "", k->name, rtype ? ", ret" : "");
+                     "    return %s_from(args, nthreads, NULL, status%s);\n}\n", launcher.data, k->name, rtype ? ", " : "",
+                  rtype ? rtype : "", rtype ? " *ret" : "", k->name, rtype ? ", ret" : "");
         sb_printf(b, "static inline int %s_resume(const %s_args *args, int nthreads, int64_t from_checkpoint, qdrt_graph_status *status%s%s%s) {\n"
                      "    return %s_from(args, nthreads, &from_checkpoint, status%s);\n}\n", k->name, k->name, rtype ? ", " : "",
                   rtype ? rtype : "", rtype ? " *ret" : "", k->name, rtype ? ", ret" : "");
         sb_printf(b, "static inline int %s_from(const %s_args *args, int nthreads, const int64_t *from_checkpoint, qdrt_graph_status *status",
                   k->name, k->name);
-    } else sb_printf(b, "static inline int %s(const %s_args *args, int nthreads", k->name, k->name);
+    } else sb_printf(b, "static inline int %s(const %s_args *args, int nthreads", launcher.data, k->name);
+    sb_free(&launcher);
     if (rtype) sb_printf(b, ", %s *ret", rtype);
     free((void *)rtype);
     sb_puts(b, ") {\n");

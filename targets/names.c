@@ -111,6 +111,16 @@ static bool is_listed(const char *s) {
     return false;
 }
 
+/* A kernel named like a C or C++ keyword, a standard macro or a C library function (Python
+ * allows `def double():`, `def static():`): its inline launcher is spelled "<kernel>_"; its
+ * derived names (<kernel>_args, _run, _t0) are ordinary identifiers and stay as they are. */
+void abi_launcher(StrBuf *out, const char *kernel) {
+    bool spelled = is_listed(kernel);
+    for (size_t i = 0; !spelled && i < ARRAY_LEN(library); i++) spelled = !strcmp(library[i], kernel);
+    sb_puts(out, kernel);
+    if (spelled) sb_putc(out, '_');
+}
+
 static void members(Names *ns, const IrKernel *k) {
     size_t from = (size_t)ns->syms.len;
     for (int i = 0; i < k->nparams; i++) {
@@ -148,7 +158,14 @@ bool abi_check_names(const IrModule *m) {
     }
     for (int k = 0; k < m->nkernels; k++) {
         const IrKernel *kn = &m->kernels[k];
-        add(&g, 0, xstrdup(kn->name), xasprintf("the launcher of kernel '%s'", kn->name), kn->span);
+        StrBuf ln;
+        sb_init(&ln);
+        abi_launcher(&ln, kn->name);
+        add(&g, 0, xstrdup(ln.data),
+            strcmp(ln.data, kn->name) ? xasprintf("the launcher of kernel '%s' (spelled '%s' in C)", kn->name, ln.data)
+                                      : xasprintf("the launcher of kernel '%s'", kn->name),
+            kn->span);
+        sb_free(&ln);
         add(&g, 0, xasprintf("%s_args", kn->name), xasprintf("the argument struct of kernel '%s'", kn->name), kn->span);
         add(&g, 0, xasprintf("%s_run", kn->name), xasprintf("the typed launcher of kernel '%s'", kn->name), kn->span);
         for (int t = 0; t < kn->ntasks; t++) {

@@ -47,8 +47,9 @@ Test(names, parameter_equal_to_shape_member) {
 }
 
 Test(names, reserved_names) {
-    static const char *const kernels[] = {"main", "memcpy", "printf", "int", "struct", "switch", "namespace", "qdrt_launch",
-                                          "int32_t", "INT32_MAX"};
+    /* a keyword or library name gets a launcher "<kernel>_" (reserved_kernel_names_take_an_underscore);
+     * these stay refused: their derived names (qdrt_launch_args, int32_t_args ...) are reserved too */
+    static const char *const kernels[] = {"qdrt_launch", "int32_t", "INT32_MAX", "__k", "_Kernel"};
     for (size_t i = 0; i < ARRAY_LEN(kernels); i++) {
         char *src = xasprintf("import quadrants as qd\n@qd.kernel\ndef %s():\n    for i in range(4):\n        pass\n", kernels[i]);
         char *want = xasprintf("%%s:3:5: error[QD5006]: the launcher of kernel '%s' is named '%s', which is reserved in C "
@@ -89,6 +90,40 @@ Test(names, reserved_parameter_names_take_an_underscore) {
     run_free(&r);
     remove_tree(dir);
     free(dir), free(in);
+}
+
+/* A kernel named like a C or C++ keyword or a C library function (Python allows `def double():`,
+ * Quadrants' test_oop.py and test_static.py have them): its inline launcher is "<kernel>_", the
+ * derived names and the metadata keep the kernel's name, and the header compiles as C and C++. */
+Test(names, reserved_kernel_names_take_an_underscore) {
+    static const char *const kernels[] = {"double", "static", "main", "memcpy", "printf", "int", "struct", "switch", "namespace", "floor"};
+    char *dir = make_temp_dir(), *in = xasprintf("%s/k.py", dir), *h = xasprintf("%s/k.h", dir);
+    for (size_t i = 0; i < ARRAY_LEN(kernels); i++) {
+        char *src = xasprintf("import quadrants as qd\n@qd.kernel\ndef %s(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                              "    for i in range(4):\n        a[i] = i\n",
+                              kernels[i]);
+        cr_assert(write_text(in, src));
+        RunResult r = run_qdc(in, "--target=x86_64", "--emit=header", "-o", h, NULL);
+        cr_expect_eq(r.status, 0, "%s: %s", kernels[i], r.err);
+        char *text = read_text(h, NULL), *launcher = xasprintf("static inline int %s_(const %s_args *args, int nthreads", kernels[i], kernels[i]),
+             *run = xasprintf("%s_run(qdrt_device *dev", kernels[i]), *plain = xasprintf("int %s(", kernels[i]);
+        cr_assert_not_null(text, "%s", kernels[i]);
+        cr_expect(strstr(text, launcher) && strstr(text, run) && !strstr(text, plain), "%s:\n%s", kernels[i], text);
+        if (tool_available("cc") && tool_available("c++")) compile_header(h, "c", kernels[i]), compile_header(h, "c++", kernels[i]);
+        run_free(&r);
+        RunResult m = run_qdc(in, "--target=x86_64", "--emit=metadata", "-o", "-", NULL);
+        char *name = xasprintf("\"name\": \"%s\"", kernels[i]);
+        cr_expect(m.status == 0 && strstr(m.out, name), "%s: %s", kernels[i], m.out);
+        run_free(&m);
+        free(src), free(text), free(launcher), free(run), free(plain), free(name);
+    }
+    /* the new spelling is checked like the others: kernels double and double_ clash */
+    remove_tree(dir);
+    free(dir), free(in), free(h);
+    expect_clash("import quadrants as qd\n@qd.kernel\ndef double():\n    for i in range(4):\n        pass\n"
+                 "@qd.kernel\ndef double_():\n    for i in range(4):\n        pass\n",
+                 "%s:7:5: error[QD5006]: the launcher of kernel 'double_' is named 'double_', which is already the launcher of "
+                 "kernel 'double' (spelled 'double_' in C); rename one of them\n");
 }
 
 /* A parameter may be named like a C library function: only file-scope names must avoid them. */

@@ -13,6 +13,10 @@ functions), then the test function's body as module-level host code. Decorators 
     the body (`a, b = VALUES[0]`); parameters left over (pytest fixtures) are recorded;
   * `@pytest.mark.skip*` / `xfail` are recorded.
 
+What pytest runs is what an input holds: a test function defined twice in a file is its later
+definition (the earlier one is rebound, never collected), and a body is cut at its first top-level
+`return` (a test that returns at once compiles nothing: nokernel).
+
 A test that expects an error (`with pytest.raises(E, match=M)` anywhere in its body) goes to the
 "rejected" corpus: E and M are recorded, and each such `with` is replaced by its block (the
 code Quadrants rejects is compiled like the rest of the program; qdc must reject it). OUTDIR/manifest.json lists every input with these
@@ -29,6 +33,7 @@ Reads the source with Python's ast; never imports it.
 """
 import argparse
 import ast
+import copy
 import fnmatch
 import io
 import json
@@ -170,6 +175,18 @@ def reaches_kernel(test, module_defs):
     return False
 
 
+def live_part(fn):
+    """FN with its body cut at its first top-level `return` (what follows is never run: pytest
+    runs the statements before it, and a test that returns at once compiles nothing); FN itself
+    when it has none."""
+    for k, stmt in enumerate(fn.body):
+        if isinstance(stmt, ast.Return):
+            cut = copy.copy(fn)
+            cut.body = fn.body[:k]
+            return cut
+    return fn
+
+
 def kw_text(src, call):
     out = {}
     for k in call.keywords:
@@ -279,6 +296,10 @@ def extract_file(path, outdir, every, counter, manifest):
         for name in module_level_names(stmt):
             module_defs.setdefault(name, []).append(stmt)
     prelude_text = "\n".join(prelude)
+    # a test function defined again later in the file is that later one (the def rebinds the
+    # module's name; pytest collects what the module holds): the earlier one never runs
+    last = {fn.name: fn for fn in tests}
+    tests = [fn for fn in tests if last[fn.name] is fn]
     for fn in tests:
         counter[0] += 1
         if every > 1 and (counter[0] - 1) % every:
@@ -310,7 +331,10 @@ def extract_file(path, outdir, every, counter, manifest):
                 entry["params"].append(f"{a.arg} = {ast.get_source_segment(src, defaults[a.arg])}")
             else:
                 entry["fixtures"].append(a.arg)
-        if not fn.body or (len(fn.body) == 1 and isinstance(fn.body[0], ast.Expr)
+        fn = live_part(fn)
+        if not fn.body:
+            entry["category"] = "nokernel"  # returns before it does anything
+        elif (len(fn.body) == 1 and isinstance(fn.body[0], ast.Expr)
                            and isinstance(fn.body[0].value, ast.Constant)):
             entry["category"] = "empty"
         elif entry["raises"]:
@@ -331,7 +355,7 @@ def extract_file(path, outdir, every, counter, manifest):
             text += "@" + ast.get_source_segment(src, kdeco[0]) + "\n"
             text += "".join(lines[fn.lineno - 1:fn.end_lineno]).rstrip() + "\n\n" + f"{fn.name}()\n"
         else:
-            text += body_text(lines, fn, entry["category"] == "rejected", inner)
+            text += body_text(lines, fn, entry["category"] == "rejected", inner) if fn.body else "pass\n"
         with open(os.path.join(outdir, entry["input"]), "w", encoding="utf-8") as f:
             f.write(text)
         manifest.append(entry)
