@@ -8,7 +8,9 @@ holds: the module's imports and module-level definitions (every statement but th
 functions), then the test function's body as module-level host code. Decorators are dropped:
 
   * `@test_utils.test(...)`: its keywords (arch=, require=, exclude=, debug=, default_fp=, ...)
-    are recorded in the manifest; an input is not changed by them;
+    are recorded in the manifest; default_fp= and default_ip= become `qd.init(...)` before the
+    body (test_utils.test calls qd.init with them before the test runs); debug=True is given
+    by measure_quadrants.py as --debug;
   * `@pytest.mark.parametrize(NAMES, VALUES)`: the first value set is assigned to NAMES before
     the body (`a, b = VALUES[0]`); parameters left over (pytest fixtures) are recorded;
   * `@pytest.mark.skip*` / `xfail` are recorded.
@@ -348,6 +350,12 @@ def extract_file(path, outdir, every, counter, manifest):
                   f"{json.dumps(entry['test_utils'])}\n")
         text = header + prelude_text + "\n\n# --- the test's body ---\n"
         text += "".join(p + "\n" for p in entry["params"])
+        # @test_utils.test(default_fp=..., default_ip=...) runs the test after qd.init(...) with them
+        # (--debug stands for its debug=True: measure_quadrants.py passes it)
+        init = [f"{k}={(entry['test_utils'] or {})[k]}" for k in ("default_fp", "default_ip")
+                if (entry["test_utils"] or {}).get(k)]
+        if init:
+            text += f"qd.init({', '.join(init)})\n"
         kdeco = [d for d in fn.decorator_list if is_kernel_decorator(d)]
         if kdeco and not (fn.args.args or fn.args.posonlyargs or fn.args.kwonlyargs) and entry["category"] == "compile":
             # the test is itself a kernel (@test_utils.test() over @qd.kernel def test_x():): pytest
