@@ -15,10 +15,13 @@
  * loop, so every value of it sank, piece by piece, into the last preheader piece and rebuilt one
  * block of thousands of instructions (2,000 statements 27 s, 8,000 statements 323 s on gfx942).
  * With a `pin` constraint, the side block of each cut also hands every value that is defined
- * before the cut, used after it and not used in its own piece (needs_pin) to its empty asm
- * statement (one statement per value, so only one register is demanded at a time): that use is
- * dominated only by the defining piece, which stays the nearest common dominator, and Sink leaves
- * the value, and with it every value of the piece that it uses, where it is. The side path
+ * before the cut and used after it to its empty asm statement (one statement per value, so only
+ * one register is demanded at a time): that use is dominated only by the defining piece, which
+ * stays the nearest common dominator, and Sink leaves the value where it is. (Pinning only the
+ * values that no instruction of their own piece uses is enough for Sink, one per cut in
+ * bench/gen.sh's kernel, but measured no better at 10^5 statements, 554 vs 561 MiB, and it moved
+ * 3x10^4-statement kernels under llvm.large_function, back to the quadratic machine scheduler:
+ * bench/scaling.md.) The side path
  * costs register copies only when the branch takes it. */
 #include "blocksplit.h"
 #include "../../support/util.h"
@@ -128,21 +131,13 @@ static bool piece_has(const Piece *p, LLVMValueRef v) {
     return false;
 }
 
-/* Whether `v` needs a pin: some use lies outside the piece (which is still inside block `bb`)
- * and no instruction of the piece other than a PHI uses it. A value that an instruction of its
- * own piece uses stays where it is as long as that user does (the piece is then the nearest
- * common dominator of its uses), and by induction from the bottom of the piece every user does:
- * it is pinned, used in the piece itself, has a side effect or is unused. So only the values
- * without a user in their piece are pinned: for bench/gen.sh's `statements` kernel, one per cut
- * instead of every loop-invariant value the loop uses (33,000 asm statements at 10^5). */
-static bool needs_pin(LLVMValueRef v, LLVMBasicBlockRef bb, const Piece *p) {
-    bool outside = false;
+/* Whether some use of `v` lies outside the piece (which is still inside block `bb`). */
+static bool used_outside(LLVMValueRef v, LLVMBasicBlockRef bb, const Piece *p) {
     for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
         LLVMValueRef user = LLVMGetUser(u);
-        if (LLVMGetInstructionParent(user) != bb || !piece_has(p, user)) outside = true;
-        else if (!LLVMIsAPHINode(user)) return false;
+        if (LLVMGetInstructionParent(user) != bb || !piece_has(p, user)) return true;
     }
-    return outside;
+    return false;
 }
 
 /* In `side` (the builder is positioned in it): one empty asm statement taking `v` for every
@@ -152,7 +147,7 @@ static void pin_values(LLVMBuilderRef b, LLVMContextRef ctx, LLVMBasicBlockRef b
     piece_fill(p, from, to);
     for (LLVMValueRef i = from; i != to; i = LLVMGetNextInstruction(i)) {
         LLVMTypeRef t = LLVMTypeOf(i);
-        if (LLVMIsAPHINode(i) || !pinnable(t) || !needs_pin(i, bb, p)) continue;
+        if (LLVMIsAPHINode(i) || !pinnable(t) || !used_outside(i, bb, p)) continue;
         LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(ctx), &t, 1, 0);
         LLVMValueRef use = LLVMGetInlineAsm(ft, "", 0, (char *)pin, strlen(pin), 1, 0, LLVMInlineAsmDialectATT, 0);
         LLVMBuildCall2(b, ft, use, &i, 1, "");

@@ -287,17 +287,13 @@ static int amd_ir_count(const char *src, const char *needle) {
     return n;
 }
 
-/* What keeps the pieces costs one asm statement per cut, not one per value (the values a piece
- * uses itself stay with it), and an atomic whose address is computed from the lane's id keeps its
- * plain address (LLVM sees it divergent; its atomic optimizer leaves it alone): 10^5 statements
- * on gfx942, see bench/scaling.md. Atomics on a lane-uniform address still get theirs.
- * Before: 666 pins and 666 opaque addresses in the first kernel. */
-Test(longblock, amdgpu_pins_and_opaque_addresses_only_where_needed, .timeout = 300) {
+/* An atomic whose address is computed from the lane's id keeps its plain address (LLVM sees it
+ * divergent; its atomic optimizer leaves it alone): 10^5 statements on gfx942 617 -> 561 MiB
+ * (bench/scaling.md). Atomics on a lane-uniform address still get the opaque asm statement.
+ * Before: 666 opaque addresses in the first kernel too. */
+Test(longblock, amdgpu_opaque_addresses_only_where_uniform, .timeout = 300) {
     char *src = amd_kernel(2000, false);
-    int cuts = amd_ir_count(src, "call void asm sideeffect \"\", \"\"()");
-    int pins = amd_ir_count(src, "call void asm sideeffect \"\", \"v\"(");
-    cr_expect_geq(cuts, 4, "the kernel is cut");
-    cr_expect_leq(pins, cuts, "%d pins for %d cuts", pins, cuts);
+    cr_expect_geq(amd_ir_count(src, "call void asm sideeffect \"\", \"\"()"), 4, "the kernel is cut");
     cr_expect_eq(amd_ir_count(src, "asm sideeffect \"\", \"=v,0\""), 0);
     free(src);
     src = amd_kernel(2000, true);
