@@ -6,6 +6,7 @@
  *   integer x / 0, x // 0 == x;  x % 0, raw_mod(x, 0) == 0         (divide by 1 instead)
  *   INT_MIN / -1, INT_MIN // -1 == INT_MIN;  INT_MIN % -1 == 0      (divide by 1 instead)
  *   x // y floors; x % y takes y's sign (Python); raw_div truncates; raw_mod takes x's sign
+ *   x // 2^k == x >> k, x % 2^k == x & (2^k - 1) for a constant positive power of two (any sign of x)
  *   x << n, x >> n use n mod width (the count's low bits, as x86 and PTX shf.wrap do)
  *   float x // y == floor(x / y); float x % y == x - y * floor(x / y), computed as fmod and a
  *   correction, so that x % inf and the sign of zero follow Python */
@@ -47,9 +48,29 @@ static IrExpr *signs_differ(Arena *a, IrExpr *r, IrExpr *y, Span sp) {
     return irb_binary(a, IR_AND, nz, differ, sp);
 }
 
+/* log2 of y where y is a constant positive power of two of type t, else -1. */
+static int power_of_two(const IrExpr *y, QdType t) {
+    if (y->kind != IR_CONST || y->type != t || t == QT_U1) return -1;
+    unsigned bits = (unsigned)qt_bits(t);
+    uint64_t v = bits == 64 ? y->c.u : y->c.u & ((UINT64_C(1) << bits) - 1);
+    if (qt_is_signed(t) && y->c.i < 0) return -1;
+    if (v == 0 || (v & (v - 1))) return -1;
+    int k = 0;
+    while (v >>= 1) k++;
+    return k;
+}
+
 static IrExpr *int_division(Arena *a, IrBinOp op, IrExpr *x, IrExpr *y, Span sp) {
     QdType t = x->type;
     bool python = op == IR_FLOORDIV || op == IR_MOD;
+    /* By a positive power of two 2^k, Python's floor rules are two's-complement bit operations for
+     * every sign of x: x // 2^k == x >> k (arithmetic where signed), x % 2^k == x & (2^k - 1);
+     * no division, no sign correction, nothing that traps (one meaning for every backend). */
+    int k = python ? power_of_two(y, t) : -1;
+    if (k >= 0) {
+        if (op == IR_MOD) return irb_binary(a, IR_AND, x, k_int(a, t, (int64_t)((UINT64_C(1) << k) - 1), sp), sp);
+        return irb_binary(a, IR_SHR, x, k_int(a, t, k, sp), sp);
+    }
     if (qt_is_signed(t)) share(x); /* compared with INT_MIN, then divided */
     share(y);
     IrExpr *d = safe_divisor(a, x, y, sp);

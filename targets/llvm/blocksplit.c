@@ -17,7 +17,11 @@
  * With a `pin` constraint, the side block of each cut also hands every value that is defined
  * before the cut and used after it to its empty asm statement (one statement per value, so only
  * one register is demanded at a time): that use is dominated only by the defining piece, which
- * stays the nearest common dominator, and Sink leaves the value where it is. The side path
+ * stays the nearest common dominator, and Sink leaves the value where it is. (Pinning only the
+ * values that no instruction of their own piece uses is enough for Sink, one per cut in
+ * bench/gen.sh's kernel, but measured no better at 10^5 statements, 554 vs 561 MiB, and it moved
+ * 3x10^4-statement kernels under llvm.large_function, back to the quadratic machine scheduler:
+ * bench/scaling.md.) The side path
  * costs register copies only when the branch takes it. */
 #include "blocksplit.h"
 #include "../../support/util.h"
@@ -217,8 +221,80 @@ static LLVMBasicBlockRef split_block(LLVMBuilderRef b, LLVMBasicBlockRef bb, con
 
 static bool is_atomic(LLVMValueRef i) { return LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i); }
 
+/* A growable open-addressing set of values (the lane-dependent values of one function). */
+typedef struct ValueSet {
+    LLVMValueRef *slot;
+    size_t mask, n;
+} ValueSet;
+
+static bool set_has(const ValueSet *s, LLVMValueRef v) {
+    if (!s->slot) return false;
+    for (size_t h = piece_hash(v) & s->mask; s->slot[h]; h = (h + 1) & s->mask)
+        if (s->slot[h] == v) return true;
+    return false;
+}
+
+static void set_put_slot(LLVMValueRef *slot, size_t mask, LLVMValueRef v) {
+    size_t h = piece_hash(v) & mask;
+    while (slot[h]) h = (h + 1) & mask;
+    slot[h] = v;
+}
+
+/* Adds v; false if it was there. */
+static bool set_add(ValueSet *s, LLVMValueRef v) {
+    if (set_has(s, v)) return false;
+    if (!s->slot || 2 * (s->n + 1) > s->mask + 1) {
+        size_t cap = s->slot ? 2 * (s->mask + 1) : 256;
+        LLVMValueRef *slot = xmalloc(cap * sizeof *slot);
+        memset(slot, 0, cap * sizeof *slot);
+        for (size_t k = 0; s->slot && k <= s->mask; k++)
+            if (s->slot[k]) set_put_slot(slot, cap - 1, s->slot[k]);
+        free(s->slot), s->slot = slot, s->mask = cap - 1;
+    }
+    set_put_slot(s->slot, s->mask, v);
+    s->n++;
+    return true;
+}
+
+static bool calls_named(LLVMValueRef i, const char *name) {
+    if (!LLVMIsACallInst(i)) return false;
+    LLVMValueRef f = LLVMGetCalledValue(i);
+    size_t len;
+    const char *n = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : NULL;
+    return n && !strcmp(n, name);
+}
+
+/* The values of `fn` computed, by data dependence alone, from the lane's own id: the result of
+ * llvm.amdgcn.workitem.id.x and every instruction that is not a call and has such an operand
+ * (PHIs included). LLVM's uniformity analysis calls each of them divergent too: it marks every
+ * user of a divergent value divergent, except the "always uniform" ones, which are calls and
+ * instructions that shift or mask the id itself (GCNTTIImpl::isAlwaysUniform), and those are not
+ * followed here. An under-approximation: a value not in the set may still be divergent. */
+static void lane_dependent(LLVMValueRef fn, ValueSet *set) {
+    VEC(LLVMValueRef) work = {0};
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+            if (calls_named(i, "llvm.amdgcn.workitem.id.x") && set_add(set, i)) vec_push(&work, i);
+    while (work.len) {
+        LLVMValueRef v = work.items[--work.len];
+        bool id = LLVMIsACallInst(v);
+        for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+            LLVMValueRef user = LLVMGetUser(u);
+            if (!LLVMIsAInstruction(user) || LLVMIsACallInst(user) || LLVMIsAInvokeInst(user)) continue;
+            LLVMOpcode op = LLVMGetInstructionOpcode(user);
+            if (id && (op == LLVMLShr || op == LLVMAShr || op == LLVMAnd || op == LLVMExtractValue)) continue;
+            if (LLVMGetTypeKind(LLVMTypeOf(user)) == LLVMVoidTypeKind) continue;
+            if (set_add(set, user)) vec_push(&work, user);
+        }
+    }
+    vec_free(&work);
+}
+
 /* In a function that was cut and holds more than ATOMIC_BUDGET atomics: the address of every
- * atomic read-modify-write or compare-exchange passes through an empty side-effecting asm
+ * atomic read-modify-write or compare-exchange that is not already lane-dependent by data
+ * (lane_dependent: LLVM sees it divergent and its optimizer leaves it alone; 10^5 statements of
+ * bench/gen.sh: 33,000 asm statements and their register copies fewer, and the atomic keeps its
+ * scalar-base address form) passes through an empty side-effecting asm
  * statement whose result is the address itself in a `pin`-class register. The target then
  * treats it as possibly different per lane; without it AMDGPU's atomic optimizer turns each
  * atomic on a lane-uniform address into its own small loop over the active lanes, and
@@ -230,18 +306,22 @@ static void opaque_atomic_addresses(LLVMBuilderRef b, LLVMValueRef fn, const cha
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) atomics += is_atomic(i);
     if (atomics <= ATOMIC_BUDGET) return;
+    ValueSet lane = {0};
+    lane_dependent(fn, &lane);
     char cons[16];
     snprintf(cons, sizeof cons, "=%s,0", pin);
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
             if (!is_atomic(i)) continue;
             LLVMValueRef ptr = LLVMGetOperand(i, 0);
+            if (set_has(&lane, ptr)) continue; /* divergent for LLVM too: the optimizer leaves it */
             LLVMTypeRef pt = LLVMTypeOf(ptr);
             LLVMTypeRef ft = LLVMFunctionType(pt, &pt, 1, 0);
             LLVMValueRef id = LLVMGetInlineAsm(ft, "", 0, cons, strlen(cons), 1, 0, LLVMInlineAsmDialectATT, 0);
             LLVMPositionBuilderBefore(b, i);
             LLVMSetOperand(i, 0, LLVMBuildCall2(b, ft, id, &ptr, 1, ""));
         }
+    free(lane.slot);
 }
 
 unsigned cg_split_long_blocks(LLVMModuleRef mod, const char *pin) {
