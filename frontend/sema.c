@@ -2001,6 +2001,14 @@ static bool is_loop_config(Sema *S, const Stmt *s) {
     return p && !strcmp(p, "qd.loop_config");
 }
 
+/* qd.block_local(...) / qd.cache_read_only(...): hints for the next loop, so they may stand
+ * between qd.loop_config and that loop (Quadrants keeps the config until the next for). */
+static bool is_loop_hint(Sema *S, const Stmt *s) {
+    if (s->kind != S_EXPR || s->expr->kind != E_CALL) return false;
+    const char *p = sema_path(S, s->expr->call.fn);
+    return p && (!strcmp(p, "qd.block_local") || !strcmp(p, "qd.cache_read_only"));
+}
+
 static bool const_bool(Sema *S, const Expr *e, bool *out, const char *what) {
     IrExpr *x = sema_expr(S, e);
     if (!x) return false;
@@ -2251,7 +2259,7 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
         } else if (func_has_toplevel_for(S, s, &def)) {
             inline_toplevel(S, s, def, serial);
         } else {
-            if (S->block_dim && s->kind != S_ASSIGN) { /* Quadrants keeps the setting for the next for loop across assignments */
+            if (S->block_dim && s->kind != S_ASSIGN && !is_loop_hint(S, s)) { /* Quadrants keeps the setting for the next for loop across assignments */
                 diag_error(S->block_dim_span, QD2017, "qd.loop_config must directly precede a top-level for loop");
                 S->block_dim = 0, S->serialize = false;
             }
