@@ -75,3 +75,48 @@ Test(lang_features4, shared_exponent_on_lavapipe, .timeout = 240) {
     remove_tree(dir);
     free(dir);
 }
+
+/* Quadrants' checks of a shared-exponent place(): floats of different exponent widths, one field
+ * alone; both located at the place() and no member reported again as never placed. The word
+ * holds exp + frac bits per float: two signed 5/10 floats sharing an exponent need
+ * 5 + 10 + 10 = 25 bits, so a third 8-bit int still fits 32 bits, a 16-bit one does not. */
+Test(lang_features4, shared_exponent_misuse) {
+    const char *head = "import quadrants as qd\n\n"
+                       "e5 = qd.types.quant.float(exp=5, frac=10)\ne6 = qd.types.quant.float(exp=6, frac=10)\n"
+                       "x = qd.field(dtype=e5)\ny = qd.field(dtype=e6)\nb = qd.BitpackedFields(max_num_bits=32)\n";
+    char *t1 = xasprintf("%sb.place(x, y, shared_exponent=True)\n", head);
+    expect_py_refused("s.py", t1,
+                      "s.py:8:12: error[QD2063]: QuantFloatTypes with shared exponents must have exactly the same exponent type: "
+                      "6 exponent bits here, 5 before\n 8 | b.place(x, y, shared_exponent=True)\n   |            ^\n");
+    char *t2 = xasprintf("%sb.place(x, shared_exponent=True)\nb.place(y)\nqd.root.place(b)\n", head);
+    expect_py_refused("s.py", t2,
+                      "s.py:8:1: error[QD2063]: At least 2 fields need to be placed when shared_exponent=True\n"
+                      " 8 | b.place(x, shared_exponent=True)\n   | ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+    const char *fit = "import quadrants as qd\n\n"
+                      "e5 = qd.types.quant.float(exp=5, frac=10)\nx = qd.field(dtype=e5)\ny = qd.field(dtype=e5)\n"
+                      "z = qd.field(dtype=qd.types.quant.int(%d, False))\nb = qd.BitpackedFields(max_num_bits=32)\n"
+                      "b.place(x, y, shared_exponent=True)\nb.place(z)\nqd.root.place(b)\n\n%s";
+    char *t3 = xasprintf(fit, 7, "@qd.kernel\ndef k(v: qd.f32):\n    x[None] = v\n    y[None] += v\n    z[None] = 1\n");
+    char *t4 = xasprintf(fit, 8, "");
+    expect_py_compiles("s.py", t3);
+    expect_py_refused("s.py", t4,
+                      "s.py:9:9: error[QD2063]: the fields placed need 33 bits, more than max_num_bits=32\n"
+                      " 9 | b.place(z)\n   |         ^\n");
+    free(t1), free(t2), free(t3), free(t4);
+}
+
+/* qd.block_local (and qd.cache_read_only) may stand between qd.loop_config and its loop, as in
+ * Quadrants; another statement there is still QD2017. */
+Test(lang_features4, loop_config_before_block_local) {
+    const char *src = "import quadrants as qd\n\n"
+                      "a = qd.field(dtype=qd.f32)\nb = qd.field(dtype=qd.f32)\n"
+                      "blk = qd.root.pointer(qd.ij, 4)\nblk.dense(qd.ij, 8).place(a)\nblk.dense(qd.ij, 8).place(b)\n\n"
+                      "@qd.kernel\ndef k():\n    qd.loop_config(block_dim=64)\n    qd.block_local(a)\n"
+                      "    for i, j in a:\n        b[i, j] += a[i + 1, j]\n";
+    expect_py_compiles("l.py", src);
+    expect_py_refused("l.py",
+                      "import quadrants as qd\n\nb = qd.field(dtype=qd.f32, shape=8)\n\n"
+                      "@qd.kernel\ndef k():\n    qd.loop_config(block_dim=64)\n    print(1)\n    for i in b:\n        b[i] = 1.0\n",
+                      "l.py:7:5: error[QD2017]: qd.loop_config must directly precede a top-level for loop\n"
+                      " 7 |     qd.loop_config(block_dim=64)\n   |     ^~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+}
