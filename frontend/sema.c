@@ -396,9 +396,10 @@ static bool field_args(Sema *S, const Expr *call) {
  * contiguous); SOA, each alone under its own nodes (one plain array per component when the
  * order is row-major). axes: the order (outermost first), NULL for row-major. */
 static void vector_placed(Sema *S, const Expr *target, Span span, const IrField *f, int n, int m, const int *axes, bool soa) {
-    int nd = f->ndim - f->elem_ndim, ids[64], row[IR_MAX_DIMS];
+    int nd = f->ndim - f->elem_ndim, row[IR_MAX_DIMS];
     for (int k = 0; k < nd; k++) row[k] = k;
     Val v = S->up->vec_make(S, n, m);
+    int *ids = ARENA_ARRAY(S->arena, int, vec_len(v));
     for (int k = 0; k < vec_len(v); k++) {
         IrField c = *f;
         c.name = arena_printf(S->arena, "%s_%d", f->name, k), c.ndim = -1, c.elem_ndim = 0;

@@ -385,9 +385,9 @@ static Val slice_value(Sema *S, Val o, const Expr *ix, Span sp) {
     }
     if (S->cur && negative_index(S, ix)) return val_err();
     int rows = o.vec.n, cols = matrix ? o.vec.m : 1;
-    int rp[64], cp[64] = {0}, nr, nc = 1;
+    int rp[QD_VEC_MAX], cp[QD_VEC_MAX] = {0}, nr, nc = 1;
     bool rs, cs = false;
-    if (rows > 64 || cols > 64) return diag_error(sp, QD2042, "slices of more than 64 rows or columns"), val_err();
+    if (rows > QD_VEC_MAX || cols > QD_VEC_MAX) return diag_error(sp, QD2042, "slices of more than %d rows or columns", QD_VEC_MAX), val_err();
     if (!axis_positions(S, axes[0], rows, rp, &nr, &rs)) return val_err();
     if (matrix && axes[1] && !axis_positions(S, axes[1], cols, cp, &nc, &cs)) return val_err();
     if (matrix && !axes[1]) { /* m[a:b]: whole rows */

@@ -120,3 +120,82 @@ Test(lang_features4, loop_config_before_block_local) {
                       "l.py:7:5: error[QD2017]: qd.loop_config must directly precede a top-level for loop\n"
                       " 7 |     qd.loop_config(block_dim=64)\n   |     ^~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
 }
+
+/* testdata/lang-features4/big_vectors.py: a 1024-component argument (sum of i * (i % 7) for
+ * a[i] = i: 1570304), a 1024-component return value (i * i + 5; sum 357394944), a
+ * 100-component vector field (2070 - 1069 = 1001), and the slice m[r, :] of a 2 x 100 matrix
+ * at a run-time row read past component 64 (1000 + j; 65..99 sum to 37870). */
+static const char big_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    total_args ta;\n"
+    "    int32_t *p = &ta.a_0, r = 0, sq[1024], o[4] = {0};\n"
+    "    for (int i = 0; i < 1024; i++) p[i] = i;\n"
+    "    if (sizeof ta != 4096 || &ta.a_1023 != p + 1023 || total(&ta, nt, &r)) return 2;\n"
+    "    squares_args sa = {.k = 5};\n"
+    "    if (squares(&sa, nt, sq)) return 3;\n"
+    "    long long s = 0;\n"
+    "    for (int i = 0; i < 1024; i++) s += sq[i];\n"
+    "    fields_args fa = {.o = o, .o_shape = {4}};\n"
+    "    slices_args la = {.o = o, .o_shape = {4}};\n"
+    "    if (fields(&fa, nt) || slices(&la, nt)) return 4;\n"
+    "    printf(\"%d %lld %d %d %d %d %d %d %d\\n\", r, s, sq[0], sq[64], sq[1023], o[0], o[1], o[2], o[3]);\n"
+    "    return 0;\n}\n";
+
+Test(lang_features4, vectors_past_64_components_on_x86, .timeout = 300) {
+    if (!x86_have_runtime()) return;
+    char *src = root_path("testdata/lang-features4/big_vectors.py");
+    const char *threads[] = {"1", "2", "8"};
+    for (int t = 0; t < 3; t++) {
+        char *dir = make_temp_dir();
+        RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", big_host, threads[t], NULL);
+        cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
+        cr_expect_str_eq(r.out, "1570304 357394944 5 4101 1046534 1099 1064 1001 37870\n", "%s threads", threads[t]);
+        run_free(&r);
+        remove_tree(dir);
+        free(dir);
+    }
+    free(src);
+}
+
+/* Its slice kernel alone (the module's 1028 fields are more than vk_exec.h holds) on lavapipe,
+ * with a 100-component local vector read at run-time indices past 64 (o[2]: 64 + 99 = 163). */
+static const char big_slices[] =
+    "import quadrants as qd\n\nm2x100 = qd.types.matrix(2, 100, qd.i32)\n\n\n"
+    "@qd.kernel\ndef slices(o: qd.types.ndarray(qd.i32, ndim=1)):\n"
+    "    for _ in range(1):\n        m = m2x100(0)\n        for j in range(100):\n            m[1, j] = 1000 + j\n"
+    "        r = 1\n        row = m[r, :]\n        o[0] = row[99]\n        o[1] = row[64]\n        s = 0\n"
+    "        for j in qd.static(range(65, 100)):\n            s += row[j]\n        o[3] = s\n"
+    "        v = qd.Vector([k for k in range(100)])\n        t = 0\n"
+    "        for j in range(2):\n            t += v[64 + j * 35]\n        o[2] = t\n";
+
+Test(lang_features4, vectors_past_64_components_on_lavapipe, .timeout = 300) {
+    char *dir = make_temp_dir(), *spv = NULL;
+    char *meta = vk_compile(dir, "b", "vulkan1.3", big_slices, &spv);
+    int32_t o[4];
+    memset(o, 0x55, sizeof o);
+    VkArray arr[1] = {{o, sizeof o, 4}};
+    const char *kernels[] = {"slices"};
+    char *err = NULL;
+    int rc = vk_run(dir, spv, meta, kernels, 1, arr, 1, NULL, 1, VK_FULL, true, &err);
+    cr_expect_neq(rc, -1, "%s", err ? err : "");
+    if (rc == 1) {
+        char got[128];
+        snprintf(got, sizeof got, "%d %d %d %d", o[0], o[1], o[2], o[3]);
+        cr_expect_str_eq(got, "1099 1064 163 37870");
+    }
+    free(err), free(meta), free(spv);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Past the limit: QD2043 with the limit, for one dimension and for a matrix's product. */
+Test(lang_features4, vector_size_limit) {
+    expect_py_refused("v.py", "import quadrants as qd\n\nv = qd.types.vector(4097, qd.f32)\n",
+                      "v.py:3:21: error[QD2043]: the size of a vector or matrix must be between 1 and 4096, got 4097\n"
+                      " 3 | v = qd.types.vector(4097, qd.f32)\n   |                     ^~~~\n");
+    expect_py_refused("v.py", "import quadrants as qd\n\nm = qd.types.matrix(65, 64, qd.f32)\n",
+                      "v.py:3:5: error[QD2043]: a 65 x 64 matrix has 4160 components; qdc supports at most 4096\n"
+                      " 3 | m = qd.types.matrix(65, 64, qd.f32)\n   |     ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+}
