@@ -648,6 +648,8 @@ Val sema_lang_eval(Sema *S, const Expr *e) {
 static bool dict_key(Sema *S, Val k, Span sp) {
     Val c = k;
     if (k.kind == V_EXPR && ir_is_const(k.e)) return true;
+    if (S->cur && (k.kind == V_EXPR || k.kind == V_LOCAL || k.kind == V_REF))
+        return true; /* a run-time key in a kernel: Quadrants hashes the expression, so it is a key of its own */
     if (k.kind == V_TYPE || k.kind == V_NS || k.kind == V_STR || k.kind == V_NONE || k.kind == V_TUPLE) return sema_module_constant(S, &c);
     diag_error(sp, QD2009, "a dict key must be a compile-time value (a number, string, type or tuple of them), got %s", val_describe(k));
     return false;
