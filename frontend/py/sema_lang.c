@@ -645,11 +645,11 @@ Val sema_lang_eval(Sema *S, const Expr *e) {
 
 /* ---- dicts ---- */
 
-static bool dict_key(Sema *S, Val k, Span sp) {
+static bool dict_key(Sema *S, Val k, Span sp, bool building) {
     Val c = k;
     if (k.kind == V_EXPR && ir_is_const(k.e)) return true;
-    if (S->cur && (k.kind == V_EXPR || k.kind == V_LOCAL || k.kind == V_REF))
-        return true; /* a run-time key in a kernel: Quadrants hashes the expression, so it is a key of its own */
+    if (building && S->cur && (k.kind == V_EXPR || k.kind == V_LOCAL || k.kind == V_REF))
+        return true; /* a run-time key put in a kernel's dict: Quadrants hashes the expression, so it is a key of its own */
     if (k.kind == V_TYPE || k.kind == V_NS || k.kind == V_STR || k.kind == V_NONE || k.kind == V_TUPLE) return sema_module_constant(S, &c);
     diag_error(sp, QD2009, "a dict key must be a compile-time value (a number, string, type or tuple of them), got %s", val_describe(k));
     return false;
@@ -681,7 +681,7 @@ static Val dict_of_items(Sema *S, const Expr *call, const Expr *arg) {
                 return diag_error(arg->span, QD2007, "dict takes (key, value) pairs, got %s as item %d", val_describe(p), i), val_err();
             k = p.tuple.items[0], v = p.tuple.items[1];
         }
-        if (!dict_key(S, k, arg->span)) return val_err();
+        if (!dict_key(S, k, arg->span, true)) return val_err();
         dict_put(S, &d, k, v);
     }
     for (int i = 0; i < call->call.nkw; i++) {
@@ -707,7 +707,7 @@ Val sema_dict_call(Sema *S, const Expr *call) {
             return diag_error(p->span, QD2007, "dict takes (key, value) pairs"), val_err();
         Val k = sema_eval(S, p->list.items[0]), v;
         if (!sema_host_dtype(S, p->list.items[1], &v)) v = sema_eval(S, p->list.items[1]); /* {qd.f32: np.float32} */
-        if (k.kind == V_ERR || v.kind == V_ERR || !dict_key(S, k, p->list.items[0]->span)) return val_err();
+        if (k.kind == V_ERR || v.kind == V_ERR || !dict_key(S, k, p->list.items[0]->span, true)) return val_err();
         dict_put(S, &d, k, v);
     }
     for (int i = 0; i < call->call.nkw; i++) {
@@ -731,7 +731,7 @@ Val sema_dict_method_call(Sema *S, const Expr *call, Val d, const char *name) {
 
 Val sema_dict_get(Sema *S, Val d, const Expr *key) {
     Val k = sema_eval(S, key);
-    if (k.kind == V_ERR || !dict_key(S, k, key->span)) return val_err();
+    if (k.kind == V_ERR || !dict_key(S, k, key->span, false)) return val_err();
     for (int i = 0; i < d.dict.n; i++)
         if (same_value(S, d.dict.keys[i], k) == 1) return d.dict.vals[i];
     diag_error(key->span, QD2011, "the key is not in the dict (Python raises KeyError)");
