@@ -359,9 +359,17 @@ static int field_order(Sema *S, const Expr *order, const IrField *f, int vn, int
     return permuted;
 }
 
+/* offset= given and not None (offset=None, written or computed, is no offset, as in Quadrants). */
+bool sema_offset_given(Sema *S, const Expr *offset) {
+    if (!offset || offset->kind == E_NONE) return false;
+    if (offset->kind != E_NAME && offset->kind != E_IFEXP) return true;
+    Val v = sema_eval(S, offset);
+    return v.kind != V_NONE;
+}
+
 /* offset=N or (N, M, ...): one per axis of shape (Quadrants' rule), f->origin. */
 static bool field_origin(Sema *S, const Expr *offset, IrField *f) {
-    if (!offset) return true;
+    if (!sema_offset_given(S, offset)) return true;
     int64_t o[IR_MAX_DIMS];
     int n = sema_const_shape(S, offset, o, IR_MAX_DIMS, "a field offset");
     if (n < 0) return false;

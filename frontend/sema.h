@@ -638,6 +638,7 @@ IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp);
 
 /* sema_vec.c: vectors and matrices, scalarized: a V_VEC is its components, so the IR, the
  * lowering and every backend see scalars only (atomics fan out per component). */
+bool sema_offset_given(Sema *S, const Expr *offset); /* offset= given, not None */
 static inline int vec_len(Val v) { return v.vec.m ? v.vec.n * v.vec.m : v.vec.n; }
 /* The most components of one vector or matrix type: Quadrants has no limit (it warns past 144);
  * qdc makes each component a scalar, so it stops at 4096 (a 64 x 64 matrix, a 4 KiB-word vector). */

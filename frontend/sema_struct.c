@@ -423,6 +423,7 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
         if (sh[k] <= 0 || sh[k] > INT32_MAX)
             return diag_error(sema_shape_span(shape, k), QD2004, "field extent %lld is out of range", (long long)sh[k]), true;
     int64_t org[IR_MAX_DIMS];
+    if (!sema_offset_given(S, offset)) offset = NULL;
     int no = offset ? sema_const_shape(S, offset, org, IR_MAX_DIMS, "a field offset") : 0;
     if (no < 0) return scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span), true;
     if (offset && no != nd)

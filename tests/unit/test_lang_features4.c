@@ -203,17 +203,18 @@ Test(lang_features4, vector_size_limit) {
 /* testdata/lang-features4/singles.py: {x[j]: x[j] + j ... if j > 2 if j < 5} with x[i] = 2i
  * holds x[3] + 3 and x[4] + 4 (21); an np.int32 (5, 2, 2) array for an ndarray of qd.math.mat2
  * makes an entry of i32 2x2 elements (Quadrants checks only the element shape of a numpy array):
- * a[i][j, k] = j^2 + k^2 + 10i. */
+ * a[i][j, k] = j^2 + k^2 + 10i; y with offset=None (computed) starts at 0: y[0] + y[2] = 1 + 7. */
 static const char singles_host[] =
     "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
     "int main(int argc, char **argv) {\n"
     "    int nt = atoi(argv[1]);\n"
     "    for (int i = 0; i < 8; i++) qd_field_x[i] = 2 * i;\n"
-    "    int32_t r = 0, m[20];\n"
+    "    int32_t r = 0, r2 = 0, m[20];\n"
     "    dictcomp_args da = {0};\n"
     "    mat_elems__i32_3d_args ma = {.a = m, .a_shape = {5, 2, 2}};\n"
-    "    if (dictcomp(&da, nt, &r) || mat_elems__i32_3d(&ma, nt)) return 2;\n"
-    "    printf(\"%d |\", r);\n"
+    "    no_offset_args na = {0};\n"
+    "    if (dictcomp(&da, nt, &r) || mat_elems__i32_3d(&ma, nt) || no_offset(&na, nt, &r2)) return 2;\n"
+    "    printf(\"%d %d |\", r, r2);\n"
     "    for (int i = 0; i < 20; i++) printf(\" %d\", m[i]);\n"
     "    printf(\"\\n\");\n"
     "    return 0;\n}\n";
@@ -221,5 +222,5 @@ static const char singles_host[] =
 Test(lang_features4, singles_on_x86, .timeout = 240) {
     if (!x86_have_runtime()) return;
     x86_expect_on_threads("testdata/lang-features4/singles.py", singles_host,
-                          "21 | 0 1 1 2 10 11 11 12 20 21 21 22 30 31 31 32 40 41 41 42\n");
+                          "21 8 | 0 1 1 2 10 11 11 12 20 21 21 22 30 31 31 32 40 41 41 42\n");
 }
