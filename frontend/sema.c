@@ -359,9 +359,17 @@ static int field_order(Sema *S, const Expr *order, const IrField *f, int vn, int
     return permuted;
 }
 
+/* offset= given and not None (offset=None, written or computed, is no offset, as in Quadrants). */
+bool sema_offset_given(Sema *S, const Expr *offset) {
+    if (!offset || offset->kind == E_NONE) return false;
+    if (offset->kind != E_NAME && offset->kind != E_IFEXP) return true;
+    Val v = sema_eval(S, offset);
+    return v.kind != V_NONE;
+}
+
 /* offset=N or (N, M, ...): one per axis of shape (Quadrants' rule), f->origin. */
 static bool field_origin(Sema *S, const Expr *offset, IrField *f) {
-    if (!offset) return true;
+    if (!sema_offset_given(S, offset)) return true;
     int64_t o[IR_MAX_DIMS];
     int n = sema_const_shape(S, offset, o, IR_MAX_DIMS, "a field offset");
     if (n < 0) return false;
@@ -396,9 +404,10 @@ static bool field_args(Sema *S, const Expr *call) {
  * contiguous); SOA, each alone under its own nodes (one plain array per component when the
  * order is row-major). axes: the order (outermost first), NULL for row-major. */
 static void vector_placed(Sema *S, const Expr *target, Span span, const IrField *f, int n, int m, const int *axes, bool soa) {
-    int nd = f->ndim - f->elem_ndim, ids[64], row[IR_MAX_DIMS];
+    int nd = f->ndim - f->elem_ndim, row[IR_MAX_DIMS];
     for (int k = 0; k < nd; k++) row[k] = k;
     Val v = S->up->vec_make(S, n, m);
+    int *ids = ARENA_ARRAY(S->arena, int, vec_len(v));
     for (int k = 0; k < vec_len(v); k++) {
         IrField c = *f;
         c.name = arena_printf(S->arena, "%s_%d", f->name, k), c.ndim = -1, c.elem_ndim = 0;
@@ -2002,6 +2011,14 @@ static bool is_loop_config(Sema *S, const Stmt *s) {
     return p && !strcmp(p, "qd.loop_config");
 }
 
+/* qd.block_local(...) / qd.cache_read_only(...): hints for the next loop, so they may stand
+ * between qd.loop_config and that loop (Quadrants keeps the config until the next for). */
+static bool is_loop_hint(Sema *S, const Stmt *s) {
+    if (s->kind != S_EXPR || s->expr->kind != E_CALL) return false;
+    const char *p = sema_path(S, s->expr->call.fn);
+    return p && (!strcmp(p, "qd.block_local") || !strcmp(p, "qd.cache_read_only"));
+}
+
 static bool const_bool(Sema *S, const Expr *e, bool *out, const char *what) {
     IrExpr *x = sema_expr(S, e);
     if (!x) return false;
@@ -2289,7 +2306,7 @@ static void split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial) {
         } else if (func_has_toplevel_for(S, s, &def)) {
             inline_toplevel(S, s, def, serial);
         } else {
-            if (S->block_dim && s->kind != S_ASSIGN) { /* Quadrants keeps the setting for the next for loop across assignments */
+            if (S->block_dim && s->kind != S_ASSIGN && !is_loop_hint(S, s)) { /* Quadrants keeps the setting for the next for loop across assignments */
                 diag_error(S->block_dim_span, QD2017, "qd.loop_config must directly precede a top-level for loop");
                 S->block_dim = 0, S->serialize = false;
             }

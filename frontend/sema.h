@@ -648,7 +648,11 @@ IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp);
 
 /* sema_vec.c: vectors and matrices, scalarized: a V_VEC is its components, so the IR, the
  * lowering and every backend see scalars only (atomics fan out per component). */
+bool sema_offset_given(Sema *S, const Expr *offset); /* offset= given, not None */
 static inline int vec_len(Val v) { return v.vec.m ? v.vec.n * v.vec.m : v.vec.n; }
+/* The most components of one vector or matrix type: Quadrants has no limit (it warns past 144);
+ * qdc makes each component a scalar, so it stops at 4096 (a 64 x 64 matrix, a 4 KiB-word vector). */
+enum { QD_VEC_MAX = 4096 };
 Val vec_make(Sema *S, int n, int m);                      /* components uninitialized */
 Val sema_vec_attr(Sema *S, Val o, const char *name, Span sp);
 Val sema_vec_call(Sema *S, const Expr *call, Val f);      /* V_METHOD, V_VECTYPE or a qd.* path; */

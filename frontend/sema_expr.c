@@ -766,7 +766,7 @@ int sema_runtime_slice(Sema *S, const Expr *e, int *pos, int *sa, const Expr **d
         if (bnd[k] < 0) bnd[k] = step > 0 ? 0 : -1;
         if (bnd[k] >= n) bnd[k] = step > 0 ? n : n - 1;
     }
-    for (int64_t i = bnd[0]; (step > 0 ? i < bnd[1] : i > bnd[1]) && cnt < 64; i += step) pos[cnt++] = (int)i;
+    for (int64_t i = bnd[0]; (step > 0 ? i < bnd[1] : i > bnd[1]) && cnt < QD_VEC_MAX; i += step) pos[cnt++] = (int)i;
     if (!cnt) return diag_error(ix->span, QD2042, "the slice selects no components"), -1;
     return cnt;
 }
@@ -782,7 +782,7 @@ void sema_runtime_slice_at(const Expr *e, int sa, const Expr *d, int pos, Expr *
 
 /* The value of that form: the row or column's selected components, each read at the run-time index. */
 static bool slice_beside_runtime_index(Sema *S, const Expr *e, Val *out) {
-    int pos[64], sa;
+    int pos[QD_VEC_MAX], sa;
     const Expr *d;
     int cnt = sema_runtime_slice(S, e, pos, &sa, &d);
     if (!cnt) return false;
@@ -1315,7 +1315,7 @@ static Val cond_expr(Sema *S, const Expr *e) {
     if (!ir_is_const(c)) /* (i, j) if c else (j, i) at run time: Quadrants makes each tuple of scalars a vector and selects */
         for (int k = 0; k < 2; k++) {
             Val *t = k ? &bv : &av;
-            bool scalars = t->kind == V_TUPLE && t->tuple.n > 0 && t->tuple.n <= 64;
+            bool scalars = t->kind == V_TUPLE && t->tuple.n > 0 && t->tuple.n <= QD_VEC_MAX;
             for (int j = 0; scalars && j < t->tuple.n; j++) {
                 ValKind q = t->tuple.items[j].kind;
                 scalars = q == V_EXPR || q == V_LOCAL || q == V_REF;

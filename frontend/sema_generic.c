@@ -177,9 +177,10 @@ static GenericResult array_param(Sema *S, const Param *ap, const Expr *dt, const
     int n = 0, m = 0;
     if (dt && !(sema_vec_type_of(S, dt, &t, &n, &m) && n) && !sema_annotation_type(S, dt, &t)) return GP_ERR;
     if (nd && !sema_const_int(S, nd, &and, "ndim")) return GP_ERR;
-    if (n && !v.harr.en && v.harr.type == t && v.harr.ndim >= (m ? 2 : 1)) { /* np.zeros((N, 2), np.float32) for an ndarray of */
-        v.harr.en = (signed char)n, v.harr.em = (signed char)m; /* vec2: its last axes are the element's (Quadrants; callcheck.c) */
+    if (n && !v.harr.en && (v.harr.type == t || !v.harr.qd) && v.harr.ndim >= (m ? 2 : 1)) { /* np.zeros((N, 2), np.float32) for */
+        v.harr.en = (signed char)n, v.harr.em = (signed char)m; /* an ndarray of vec2: its last axes are the element's (Quadrants; callcheck.c) */
         v.harr.ndim = (signed char)(v.harr.ndim - (m ? 2 : 1));
+        if (!v.harr.qd) t = v.harr.type; /* Quadrants checks an external array's element shape only: its dtype is the element's */
     }
     StrBuf want, got;
     sb_init(&want), sb_init(&got);

@@ -20,9 +20,10 @@ enum { QK_INT, QK_FIXED, QK_FLOAT };
 
 typedef struct QType {
     int kind;
-    int bits;      /* int / fixed: digits; float: exp + frac (+ sign) */
+    int bits;      /* int / fixed: digits; float: exp + frac (the sign is one of frac's bits) */
     bool sign;
     int exp, frac; /* float */
+    int mant;      /* float: mantissa bits, frac - sign (Quadrants' digit bits) */
     double scale;  /* fixed */
     QdType compute;
 } QType;
@@ -31,7 +32,9 @@ typedef struct QMember {
     int field;
     int type;
     int pack;  /* -1: not placed in a BitpackedFields yet */
-    int shift; /* bit offset in the word */
+    int shift; /* bit offset in the word (a float sharing an exponent: of its digits) */
+    int eshift; /* a float sharing an exponent: the exponent's bit offset */
+    int group;  /* a float placed with shared_exponent=True: the first such member of its place(), else -1 */
     bool reported; /* its place() was rejected: not reported again as never placed */
     int qarray; /* -1, or the quant_array it is placed in (bit offset: its index there times bits) */
 } QMember;
@@ -178,8 +181,10 @@ static Val quant_float(Sema *S, const Expr *call) {
         (sg && !const_bool(S, sg, &t.sign)))
         return val_err();
     if (exp < 1 || exp > 8) return diag_error(e->span, QD2005, "a quantized float has 1 to 8 exponent bits, got %lld", (long long)exp), val_err();
-    if (frac < 1 || frac > 23) return diag_error(f->span, QD2005, "a quantized float has 1 to 23 fraction bits, got %lld", (long long)frac), val_err();
-    t.exp = (int)exp, t.frac = (int)frac, t.bits = t.exp + t.frac + t.sign, t.compute = S->default_fp;
+    if (frac < 1 + t.sign || frac > 23 + t.sign) /* frac counts the sign bit, as in Quadrants */
+        return diag_error(f->span, QD2005, "a quantized %s float has %d to %d fraction bits, got %lld", t.sign ? "signed" : "unsigned",
+                          1 + t.sign, 23 + t.sign, (long long)frac), val_err();
+    t.exp = (int)exp, t.frac = (int)frac, t.mant = t.frac - t.sign, t.bits = t.exp + t.frac, t.compute = S->default_fp;
     if (!compute_type(S, cp, &t.compute)) return val_err();
     if (t.compute != QT_F32) return diag_error(cp ? cp->span : call->span, QD2005, "qdc computes quantized floats in qd.f32"), val_err();
     return new_type(S, t);
@@ -207,22 +212,32 @@ static int member_of(Sema *S, int field) {
     return -1;
 }
 
-/* bitpack.place(x, y, ...): members in order from bit 0. */
+/* bitpack.place(x, y, ..., shared_exponent=False): members in order from bit 0. With
+ * shared_exponent=True the quantized floats of this call share one exponent, as Quadrants'
+ * BitStructTypeBuilder lays them out: the exponent where the first float goes, then each
+ * float's digits (its frac bits, the sign on top). */
 static Val pack_place(Sema *S, const Expr *call, int pk) {
     QPack *p = &Q(S)->packs.items[pk];
+    bool shared = false;
     for (int k = 0; k < call->call.nkw; k++) {
+        if (!strcmp(call->call.kw[k].name, "shared_exponent") && const_bool(S, call->call.kw[k].value, &shared)) continue;
         for (int a = 0; a < call->call.args.n; a++) { /* the members stay unplaced, quietly */
             Binding *b = call->call.args.items[a]->kind == E_NAME ? sema_lookup(S, call->call.args.items[a]->name) : NULL;
             int m = b && b->v.kind == V_FIELD ? member_of(S, b->v.index) : -1;
             if (m >= 0) Q(S)->members.items[m].reported = true;
         }
-        if (!strcmp(call->call.kw[k].name, "shared_exponent"))
-            return diag_error(call->call.kw[k].span, QD2063, "BitpackedFields.place(..., shared_exponent=True) is not supported: "
-                              "qdc packs each quantized float with its own exponent"), val_err();
-        else
-            return diag_error(call->call.kw[k].span, QD2063, "BitpackedFields.place() has no parameter '%s'", call->call.kw[k].name), val_err();
+        if (strcmp(call->call.kw[k].name, "shared_exponent"))
+            diag_error(call->call.kw[k].span, QD2063, "BitpackedFields.place() has no parameter '%s'", call->call.kw[k].name);
+        return val_err();
     }
     if (p->word >= 0) return diag_error(call->span, QD2063, "this qd.BitpackedFields is placed already; place its fields before it"), val_err();
+    if (shared && call->call.args.n <= 1) { /* Quadrants' check and words */
+        Binding *b = call->call.args.n && call->call.args.items[0]->kind == E_NAME ? sema_lookup(S, call->call.args.items[0]->name) : NULL;
+        int m = b && b->v.kind == V_FIELD ? member_of(S, b->v.index) : -1;
+        if (m >= 0) Q(S)->members.items[m].reported = true;
+        return diag_error(call->span, QD2063, "At least 2 fields need to be placed when shared_exponent=True"), val_err();
+    }
+    int group = -1;
     for (int k = 0; k < call->call.args.n; k++) {
         const Expr *a = call->call.args.items[k];
         Val v = sema_eval(S, a);
@@ -237,15 +252,35 @@ static Val pack_place(Sema *S, const Expr *call, int pk) {
             diag_error(a->span, QD2063, "field '%s' is placed in a qd.BitpackedFields already", S->fields.items[qm->field].name);
             continue;
         }
-        int bits = Q(S)->types.items[qm->type].bits;
+        const QType *t = &Q(S)->types.items[qm->type];
+        bool joins = shared && t->kind == QK_FLOAT && group >= 0;
+        if (joins && Q(S)->types.items[Q(S)->members.items[group].type].exp != t->exp) {
+            qm->reported = true;
+            diag_error(a->span, QD2063, "QuantFloatTypes with shared exponents must have exactly the same exponent type: "
+                       "%d exponent bits here, %d before", t->exp, Q(S)->types.items[Q(S)->members.items[group].type].exp);
+            continue;
+        }
+        int bits = joins ? t->frac : t->bits;
         if (p->used + bits > p->max_bits) {
             qm->reported = true;
             diag_error(a->span, QD2063, "the fields placed need %d bits, more than max_num_bits=%d", p->used + bits, p->max_bits);
             continue;
         }
-        qm->pack = pk, qm->shift = p->used, p->used += bits;
+        qm->pack = pk, qm->group = -1;
+        if (shared && t->kind == QK_FLOAT) {
+            if (group < 0) group = m;
+            qm->group = group;
+            qm->eshift = joins ? Q(S)->members.items[group].eshift : p->used;
+            qm->shift = joins ? p->used : p->used + t->exp;
+        } else
+            qm->shift = p->used;
+        p->used += bits;
         vec_push(&p->members, m);
     }
+    int users = 0;
+    for (int k = 0; k < p->members.len; k++) users += group >= 0 && Q(S)->members.items[p->members.items[k]].group == group;
+    if (users == 1) /* one float alone keeps its own exponent: the layout is the same */
+        Q(S)->members.items[group].group = -1, Q(S)->members.items[group].shift = Q(S)->members.items[group].eshift;
     return (Val){.kind = V_NONE};
 }
 
@@ -331,7 +366,7 @@ bool sema_quant_field(Sema *S, const Expr *target, Span span, const Expr *call) 
                           "qd.BitpackedFields"), scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span), true;
     IrField f = {.name = sema_field_name(S, target->name), .span = span, .ndim = -1, .type = QT_U32};
     vec_push(&S->fields, f);
-    QMember m = {.field = S->fields.len - 1, .type = t, .pack = -1, .qarray = -1};
+    QMember m = {.field = S->fields.len - 1, .type = t, .pack = -1, .qarray = -1, .group = -1};
     vec_push(&Q(S)->members, m);
     scope_bind(S, BIND_SCOPE(S), target->name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
     return true;
@@ -431,6 +466,40 @@ static IrExpr *digits(Sema *S, IrExpr *word, int bits, bool sign, IrExpr *shift,
     return bitcast(S, bin(S, IR_SHR, up, irb_int(S->arena, wt, width - bits, sp), sp), st);
 }
 
+static IrExpr *u32c(Sema *S, uint32_t v, Span sp) { return irb_int(S->arena, QT_U32, v, sp); }
+
+static IrExpr *field_bits(Sema *S, IrExpr *word, int shift, int bits, Span sp) {
+    IrExpr *w = bin(S, IR_SHR, word, irb_int(S->arena, word->type, shift, sp), sp);
+    return bin(S, IR_AND, irb_cast(S->arena, w, QT_U32), u32c(S, bits >= 32 ? 0xffffffffu : (1u << bits) - 1, sp), sp);
+}
+
+/* A float that shares its exponent (Quadrants' reconstruct_quant_float with shared_exponent):
+ * its digits carry the leading 1, so the value is digits * 2^(exp - bias - mant) (unsigned: one
+ * more), found by normalising the digits with a count of leading zeros; zero exponent or zero
+ * digits read 0 (the sign kept). */
+static IrExpr *decode_shared(Sema *S, const QMember *m, IrExpr *word, Span sp) {
+    const QType *t = &S->quant->types.items[m->type];
+    IrExpr *dig = field_bits(S, word, m->shift, t->frac, sp), *exp = field_bits(S, word, m->eshift, t->exp, sp);
+    IrExpr *d = dig, *sbit = NULL;
+    if (t->sign) {
+        IrExpr *sg = bin(S, IR_AND, dig, u32c(S, 1u << t->mant, sp), sp);
+        d = bin(S, IR_SHL, bin(S, IR_XOR, dig, sg, sp), u32c(S, 1, sp), sp);
+        sbit = bin(S, IR_SHL, sg, u32c(S, 31 - t->mant, sp), sp);
+    }
+    IrExpr *dz = bin(S, IR_EQ, d, u32c(S, 0, sp), sp);
+    IrExpr *nlz = irb_math(S->arena, IR_CLZ, irb_select(S->arena, dz, u32c(S, 1, sp), d, sp), sp); /* d = 0 reads 0 below */
+    IrExpr *extra = bin(S, IR_SUB, irb_int(S->arena, QT_I32, 31 - t->mant, sp), bitcast(S, nlz, QT_I32), sp);
+    int conv = 127 - (1 << (t->exp - 1)) + 1 + (t->sign ? 0 : 1);
+    IrExpr *e = bin(S, IR_ADD, bin(S, IR_ADD, bitcast(S, exp, QT_I32), irb_int(S->arena, QT_I32, conv, sp), sp), extra, sp);
+    IrExpr *ds = bin(S, IR_SUB, irb_int(S->arena, QT_I32, 23 - t->mant, sp), extra, sp);
+    IrExpr *fr = bin(S, IR_AND, bin(S, IR_SHL, d, bitcast(S, ds, QT_U32), sp), u32c(S, 0x7fffffu, sp), sp);
+    IrExpr *bits = bin(S, IR_OR, bin(S, IR_SHL, bitcast(S, e, QT_U32), u32c(S, 23, sp), sp), fr, sp);
+    IrExpr *zero = bin(S, IR_LOR, bin(S, IR_EQ, exp, u32c(S, 0, sp), sp), bin(S, IR_EQ, dig, u32c(S, 0, sp), sp), sp);
+    bits = irb_select(S->arena, zero, u32c(S, 0, sp), bits, sp);
+    if (sbit) bits = bin(S, IR_OR, bits, sbit, sp);
+    return bitcast(S, bits, QT_F32);
+}
+
 /* Decoding: the member's value, of its compute type, from the whole word. */
 static IrExpr *decode(Sema *S, const QMember *m, IrExpr *word, IrExpr *shift, Span sp) {
     const QType *t = &S->quant->types.items[m->type];
@@ -438,20 +507,20 @@ static IrExpr *decode(Sema *S, const QMember *m, IrExpr *word, IrExpr *shift, Sp
     if (t->kind == QK_FIXED)
         return bin(S, IR_MUL, irb_cast(S->arena, digits(S, word, t->bits, t->sign, shift, sp), t->compute),
                    irb_float(S->arena, t->compute, t->scale, sp), sp);
-    /* float: [frac | exp | sign] from the member's low bit, as Quadrants packs it; exponent 0 is zero */
+    if (m->group >= 0) return decode_shared(S, m, word, sp);
+    /* float: [exp | frac - sign | sign] from the member's low bit, as Quadrants packs it (the
+     * exponent member first, then the digits); exponent 0 is zero */
     IrExpr *w32 = irb_cast(S->arena, bin(S, IR_SHR, word, shift, sp), QT_U32);
-    IrExpr *frac = bin(S, IR_AND, w32, irb_int(S->arena, QT_U32, (1u << t->frac) - 1, sp), sp);
-    IrExpr *exp = bin(S, IR_AND, bin(S, IR_SHR, w32, irb_int(S->arena, QT_U32, t->frac, sp), sp),
-                      irb_int(S->arena, QT_U32, (1u << t->exp) - 1, sp), sp);
+    IrExpr *exp = bin(S, IR_AND, w32, u32c(S, (1u << t->exp) - 1, sp), sp);
+    IrExpr *frac = bin(S, IR_AND, bin(S, IR_SHR, w32, u32c(S, t->exp, sp), sp), u32c(S, (1u << t->mant) - 1, sp), sp);
     int bias = (1 << (t->exp - 1)) - 1;
-    IrExpr *e32 = bin(S, IR_ADD, exp, irb_int(S->arena, QT_U32, 127 - bias, sp), sp);
-    IrExpr *bits = bin(S, IR_OR, bin(S, IR_SHL, e32, irb_int(S->arena, QT_U32, 23, sp), sp),
-                       bin(S, IR_SHL, frac, irb_int(S->arena, QT_U32, 23 - t->frac, sp), sp), sp);
+    IrExpr *e32 = bin(S, IR_ADD, exp, u32c(S, 127 - bias, sp), sp);
+    IrExpr *bits = bin(S, IR_OR, bin(S, IR_SHL, e32, u32c(S, 23, sp), sp), bin(S, IR_SHL, frac, u32c(S, 23 - t->mant, sp), sp), sp);
     if (t->sign) {
-        IrExpr *s = bin(S, IR_AND, bin(S, IR_SHR, w32, irb_int(S->arena, QT_U32, t->frac + t->exp, sp), sp), irb_int(S->arena, QT_U32, 1, sp), sp);
-        bits = bin(S, IR_OR, bits, bin(S, IR_SHL, s, irb_int(S->arena, QT_U32, 31, sp), sp), sp);
+        IrExpr *s = bin(S, IR_AND, bin(S, IR_SHR, w32, u32c(S, t->mant + t->exp, sp), sp), u32c(S, 1, sp), sp);
+        bits = bin(S, IR_OR, bits, bin(S, IR_SHL, s, u32c(S, 31, sp), sp), sp);
     }
-    IrExpr *zero = bin(S, IR_EQ, exp, irb_int(S->arena, QT_U32, 0, sp), sp);
+    IrExpr *zero = bin(S, IR_EQ, exp, u32c(S, 0, sp), sp);
     return irb_select(S->arena, zero, irb_float(S->arena, QT_F32, 0.0, sp), bitcast(S, bits, QT_F32), sp);
 }
 
@@ -466,28 +535,25 @@ static IrExpr *encode(Sema *S, const QMember *m, IrExpr *v, QdType wt, IrExpr *s
     } else if (t->kind == QK_FIXED) { /* Quadrants: int(v * (1 / scale) + 0.5 away from zero) */
         IrExpr *x = bin(S, IR_MUL, sema_convert(S, v, t->compute), irb_float(S->arena, t->compute, 1.0 / t->scale, sp), sp);
         d = irb_cast(S->arena, irb_math(S->arena, IR_ROUND, x, sp), st);
-    } else { /* float: round the f32 to frac bits (nearest, ties away), clamp the exponent */
+    } else { /* float: round the f32 to frac - sign bits (nearest, ties away), clamp the exponent */
         IrExpr *f = sema_convert(S, v, QT_F32);
         IrExpr *b = bitcast(S, f, QT_U32);
-        int drop = 23 - t->frac, bias = (1 << (t->exp - 1)) - 1;
+        int drop = 23 - t->mant, bias = (1 << (t->exp - 1)) - 1;
         IrExpr *mag = bin(S, IR_AND, b, irb_int(S->arena, QT_U32, 0x7fffffffu, sp), sp);
         mag = bin(S, IR_ADD, mag, irb_int(S->arena, QT_U32, drop ? 1u << (drop - 1) : 0, sp), sp); /* rounding carries into the exponent */
         IrExpr *e = bin(S, IR_SHR, mag, irb_int(S->arena, QT_U32, 23, sp), sp);
-        IrExpr *fr = bin(S, IR_AND, bin(S, IR_SHR, mag, irb_int(S->arena, QT_U32, drop, sp), sp), irb_int(S->arena, QT_U32, (1u << t->frac) - 1, sp), sp);
+        IrExpr *fr = bin(S, IR_AND, bin(S, IR_SHR, mag, irb_int(S->arena, QT_U32, drop, sp), sp), irb_int(S->arena, QT_U32, (1u << t->mant) - 1, sp), sp);
         IrExpr *es = bin(S, IR_SUB, bitcast(S, e, QT_I32), irb_int(S->arena, QT_I32, 127 - bias, sp), sp); /* the stored exponent */
         IrExpr *under = bin(S, IR_LE, es, irb_int(S->arena, QT_I32, 0, sp), sp);
         IrExpr *over = bin(S, IR_GT, es, irb_int(S->arena, QT_I32, (1 << t->exp) - 1, sp), sp);
         IrExpr *eu = bitcast(S, es, QT_U32);
-        IrExpr *packed = bin(S, IR_OR, fr, bin(S, IR_SHL, eu, irb_int(S->arena, QT_U32, t->frac, sp), sp), sp);
-        packed = irb_select(S->arena, over, irb_int(S->arena, QT_U32, ((1u << t->exp) - 1) << t->frac | ((1u << t->frac) - 1), sp), packed, sp);
+        IrExpr *packed = bin(S, IR_OR, eu, bin(S, IR_SHL, fr, irb_int(S->arena, QT_U32, t->exp, sp), sp), sp);
+        packed = irb_select(S->arena, over, irb_int(S->arena, QT_U32, ((1u << t->mant) - 1) << t->exp | ((1u << t->exp) - 1), sp), packed, sp);
         packed = irb_select(S->arena, under, irb_int(S->arena, QT_U32, 0, sp), packed, sp);
-        if (t->sign) {
+        if (t->sign) { /* unsigned: the magnitude is stored, as Quadrants does (its sign bit is dropped) */
             IrExpr *s = bin(S, IR_SHR, b, irb_int(S->arena, QT_U32, 31, sp), sp);
             s = irb_select(S->arena, under, irb_int(S->arena, QT_U32, 0, sp), s, sp);
-            packed = bin(S, IR_OR, packed, bin(S, IR_SHL, s, irb_int(S->arena, QT_U32, t->frac + t->exp, sp), sp), sp);
-        } else { /* unsigned: negative values store 0 */
-            IrExpr *neg = bin(S, IR_NE, bin(S, IR_SHR, b, irb_int(S->arena, QT_U32, 31, sp), sp), irb_int(S->arena, QT_U32, 0, sp), sp);
-            packed = irb_select(S->arena, neg, irb_int(S->arena, QT_U32, 0, sp), packed, sp);
+            packed = bin(S, IR_OR, packed, bin(S, IR_SHL, s, irb_int(S->arena, QT_U32, t->mant + t->exp, sp), sp), sp);
         }
         d = irb_cast(S->arena, packed, st);
     }
@@ -558,6 +624,52 @@ static void assign(Sema *S, int l, IrExpr *v, Span sp) {
     sema_emit(S, st);
 }
 
+/* A store of v to float member m of an exponent-sharing group (Quadrants'
+ * store_quant_floats_with_shared_exponents): the other members' values are read from the old
+ * word, the shared exponent becomes the largest of the f32 exponents, and every member's digits
+ * (the mantissa with its leading 1) are shifted right by the difference and rounded to nearest.
+ * The bits of the group, and in *mask the group's bits in the word. */
+static IrExpr *encode_group(Sema *S, const QMember *m, IrExpr *v, IrExpr *old, uint64_t *mask, Span sp) {
+    struct SemaQuant *q = S->quant;
+    QdType wt = old->type;
+    IrExpr *f[64] = {0}, *ef[64] = {0};
+    const QMember *us[64] = {0};
+    int n = 0;
+    for (int k = 0; k < q->members.len && n < 64; k++) {
+        const QMember *u = &q->members.items[k];
+        if (u->group != m->group || u->pack != m->pack) continue;
+        us[n] = u;
+        f[n] = u == m ? v : decode_shared(S, u, old, sp);
+        ef[n] = bin(S, IR_AND, bin(S, IR_SHR, bitcast(S, f[n], QT_U32), u32c(S, 23, sp), sp), u32c(S, 0xff, sp), sp);
+        n++;
+    }
+    IrExpr *maxe = ef[0];
+    for (int k = 1; k < n; k++) maxe = bin(S, IR_MAX, maxe, ef[k], sp);
+    int lmax = sema_new_local(S, "$qmaxe", QT_U32);
+    assign(S, lmax, maxe, sp);
+    maxe = sema_local(S, lmax, sp);
+    const QType *t0 = &q->types.items[m->type];
+    int conv = 127 - (1 << (t0->exp - 1)) + 1;
+    IrExpr *off = irb_select(S->arena, bin(S, IR_NE, maxe, u32c(S, 0, sp), sp), irb_int(S->arena, QT_I32, conv, sp), irb_int(S->arena, QT_I32, 0, sp), sp);
+    IrExpr *es = bin(S, IR_MAX, bin(S, IR_SUB, bitcast(S, maxe, QT_I32), off, sp), irb_int(S->arena, QT_I32, 0, sp), sp);
+    IrExpr *out = bin(S, IR_SHL, irb_cast(S->arena, bitcast(S, es, QT_U32), wt), irb_int(S->arena, wt, m->eshift, sp), sp);
+    *mask = ((UINT64_C(1) << t0->exp) - 1) << m->eshift;
+    for (int k = 0; k < n; k++) {
+        const QType *t = &q->types.items[us[k]->type];
+        IrExpr *b = bitcast(S, f[k], QT_U32);
+        IrExpr *full = bin(S, IR_OR, bin(S, IR_AND, b, u32c(S, 0x7fffffu, sp), sp), u32c(S, 1u << 23, sp), sp);
+        IrExpr *sh = bin(S, IR_MIN, bin(S, IR_SUB, maxe, ef[k], sp), u32c(S, 31, sp), sp);
+        IrExpr *d = bin(S, IR_SHR, full, sh, sp);
+        int rs = 24 - t->mant;
+        d = bin(S, IR_MIN, bin(S, IR_ADD, d, u32c(S, 1u << (rs - 1), sp), sp), u32c(S, (1u << 24) - 1, sp), sp);
+        d = bin(S, IR_SHR, d, u32c(S, rs, sp), sp);
+        if (t->sign) d = bin(S, IR_OR, d, bin(S, IR_SHR, bin(S, IR_AND, b, u32c(S, 0x80000000u, sp), sp), u32c(S, 31 - t->mant, sp), sp), sp);
+        out = bin(S, IR_OR, out, bin(S, IR_SHL, irb_cast(S->arena, d, wt), irb_int(S->arena, wt, us[k]->shift, sp), sp), sp);
+        *mask |= ((UINT64_C(1) << t->frac) - 1) << us[k]->shift;
+    }
+    return out;
+}
+
 /* One compare-and-swap loop on the member's word: new = old with the member's bits replaced by
  * encode(f(decode(old))); f is NULL for a store of v, else the operator token of `x[i] op= v`. */
 static int cas_loop(Sema *S, IrRef *r0, int m, IrExpr *v, int tok, IrExpr **shift_out, Span sp) {
@@ -586,8 +698,15 @@ static int cas_loop(Sema *S, IrRef *r0, int m, IrExpr *v, int tok, IrExpr **shif
     if (val) {
         uint64_t mask = t->bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << t->bits) - 1;
         IrExpr *hole = bin(S, IR_XOR, bin(S, IR_SHL, irb_int(S->arena, wt, (int64_t)mask, sp), shift, sp), irb_int(S->arena, wt, -1, sp), sp);
+        IrExpr *put;
+        if (qm->group >= 0) { /* the whole group: the exponent and every member's digits */
+            put = encode_group(S, qm, sema_convert(S, val, QT_F32), sema_local(S, lold, sp), &mask, sp);
+            hole = irb_int(S->arena, wt, (int64_t)(~mask & (wt == QT_U64 ? ~UINT64_C(0) : 0xffffffffu)), sp);
+            put = bin(S, IR_AND, put, irb_int(S->arena, wt, (int64_t)mask, sp), sp);
+        } else
+            put = encode(S, qm, val, wt, shift, sp);
         IrExpr *keep = bin(S, IR_AND, sema_local(S, lold, sp), hole, sp);
-        IrExpr *nw = bin(S, IR_OR, keep, encode(S, qm, val, wt, shift, sp), sp);
+        IrExpr *nw = bin(S, IR_OR, keep, put, sp);
         IrExpr *cas = memop(S, QOP_CAS, r, sp);
         cas->mem.val = sema_local(S, lold, sp), cas->mem.val2 = nw;
         assign(S, lprev, cas, sp);

@@ -191,7 +191,7 @@ void sema_assign(Sema *S, const Expr *target, Val v, Span sp) {
     if (target->kind == E_NAME) return assign_name(S, target, v, sp);
     if (target->kind == E_SUBSCRIPT || target->kind == E_ATTR) { /* x[i], v[0], v.x, v.xy, m[i, j] */
         if (target->kind == E_ATTR && pydc_member(S, target)) return;
-        int pos[64], sa, cnt;
+        int pos[QD_VEC_MAX], sa, cnt;
         const Expr *d;
         if (target->kind == E_SUBSCRIPT && (cnt = sema_runtime_slice(S, target, pos, &sa, &d))) { /* m[i, :] = v, i at run time */
             if (cnt < 0 || v.kind == V_ERR) return;

@@ -331,8 +331,10 @@ static int new_field(Sema *S, const char *name, QdType t, Span sp) {
     return S->fields.len - 1;
 }
 
+enum { LEAVES_MAX = 4 * QD_VEC_MAX }; /* scalar fields of one struct field (vector members of up to QD_VEC_MAX) */
+
 /* One scalar field per component of st, named BASE_member[_k] (nested: BASE_inner_member),
- * their indices appended to idx (at most 1024). */
+ * their indices appended to idx (at most LEAVES_MAX). */
 static Val struct_fields(Sema *S, const QdStruct *st, const char *name, int *idx, int *n, Span span) {
     Val v = struct_make(S, st);
     for (int k = 0; k < st->n; k++) {
@@ -343,14 +345,14 @@ static Val struct_fields(Sema *S, const QdStruct *st, const char *name, int *idx
         }
         if (!st->vn[k]) {
             int f = new_field(S, base, st->dt[k], span);
-            if (*n < 1024) idx[(*n)++] = f;
+            if (*n < LEAVES_MAX) idx[(*n)++] = f;
             v.strct.m[k] = (Val){.kind = V_FIELD, .index = f};
             continue;
         }
         v.strct.m[k] = vec_make(S, st->vn[k], st->vm[k]);
         for (int c = 0; c < member_len(st, k); c++) {
             int f = new_field(S, arena_printf(S->arena, "%s_%d", base, c), st->dt[k], span);
-            if (*n < 1024) idx[(*n)++] = f;
+            if (*n < LEAVES_MAX) idx[(*n)++] = f;
             v.strct.m[k].vec.c[c] = (Val){.kind = V_FIELD, .index = f};
         }
     }
@@ -421,12 +423,13 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
         if (sh[k] <= 0 || sh[k] > INT32_MAX)
             return diag_error(sema_shape_span(shape, k), QD2004, "field extent %lld is out of range", (long long)sh[k]), true;
     int64_t org[IR_MAX_DIMS];
+    if (!sema_offset_given(S, offset)) offset = NULL;
     int no = offset ? sema_const_shape(S, offset, org, IR_MAX_DIMS, "a field offset") : 0;
     if (no < 0) return scope_bind(S, BIND_SCOPE(S), target->name, val_err(), span), true;
     if (offset && no != nd)
         return diag_error(offset->span, QD2004, "offset= has %d value%s but the shape has %d dimension%s (the dimensionality of shape "
                           "and offset must be the same)", no, no == 1 ? "" : "s", nd, nd == 1 ? "" : "s"), true;
-    int idx[1024], n = 0;
+    int *idx = xcalloc(LEAVES_MAX, sizeof *idx), n = 0;
     Val v = struct_fields(S, st, sema_field_name(S, target->name), idx, &n, span);
     for (int k = 0; k < nad && n; k++) /* placed by host code: Quadrants first checks that its gradients are (sema_ad.c) */
         vec_push(&S->ad_manual, ((AdManual){idx[0], idx[n - 1], ad[k]->span, ad[k]->name[6] == 'd', true}));
@@ -435,10 +438,11 @@ bool sema_struct_field(Sema *S, const Expr *target, Span span, const Expr *call,
     if (shape && !soa) sema_snode_place_together(S, idx, n, sh, nd, span);
     for (int k = 0, at = 0; shape && soa && k < st->n; k++) { /* each member under its own dense node (a vector's components together) */
         Val m = v.strct.m[k];
-        int c = m.kind == V_STRUCT ? sema_struct_leaf_fields(m, idx + at, 1024 - at) : m.kind == V_VEC ? vec_len(m) : 1;
+        int c = m.kind == V_STRUCT ? sema_struct_leaf_fields(m, idx + at, LEAVES_MAX - at) : m.kind == V_VEC ? vec_len(m) : 1;
         sema_snode_place_together(S, idx + at, c, sh, nd, span);
         at += c;
     }
+    free(idx);
     scope_bind(S, BIND_SCOPE(S), target->name, v, span);
     return true;
 }

@@ -578,8 +578,14 @@ static bool const_dim(Sema *S, const Expr *e, int *out, const char *what) {
     if (!sema_const_int(S, e, &v, what)) {
         return false;
     }
-    if (v < 1 || v > 64) return diag_error(e->span, QD2043, "%s must be between 1 and 64, got %lld", what, (long long)v), false;
+    if (v < 1 || v > QD_VEC_MAX) return diag_error(e->span, QD2043, "%s must be between 1 and %d, got %lld", what, QD_VEC_MAX, (long long)v), false;
     return *out = (int)v, true;
+}
+
+/* n x m components (m 0: a vector) within QD_VEC_MAX. */
+static bool dims_fit(Span sp, int n, int m) {
+    if (!m || (int64_t)n * m <= QD_VEC_MAX) return true;
+    return diag_error(sp, QD2043, "a %d x %d matrix has %lld components; qdc supports at most %d", n, m, (long long)n * m, QD_VEC_MAX), false;
 }
 
 /* qd.types.vector(n, dtype), qd.types.matrix(n, m, dtype) */
@@ -599,6 +605,7 @@ static Val make_type(Sema *S, const Expr *call, bool matrix) {
     if (!a[0] || (matrix && !a[1])) return diag_error(call->span, QD2007, "%s", matrix ? "qd.types.matrix takes (n, m, dtype)" : "qd.types.vector takes (n, dtype)"), val_err();
     if (!const_dim(S, a[0], &t.vt.n, "the size of a vector or matrix")) return val_err();
     if (matrix && !const_dim(S, a[1], &t.vt.m, "the size of a vector or matrix")) return val_err();
+    if (!dims_fit(call->span, t.vt.n, t.vt.m)) return val_err();
     t.vt.dt = QT_VOID;
     bool ok = true;
     if (a[want - 1] && a[want - 1]->kind != E_NONE) t.vt.dt = type_value(S, a[want - 1], &ok);
@@ -722,7 +729,7 @@ static Val factory(Sema *S, const Expr *call, const char *p) {
             else dv[w] = call->call.kw[k].value;
         }
         if (na > 2 || !kw_ok || !dv[0] || !dv[1]) return diag_error(sp, QD2007, "qd.Matrix.diag takes (dim, val)"), val_err();
-        if (!const_dim(S, dv[0], &n, "the size of a matrix")) return val_err();
+        if (!const_dim(S, dv[0], &n, "the size of a matrix") || !dims_fit(sp, n, n)) return val_err();
         Val v = stable(S, sema_eval(S, dv[1]), sp);
         IrExpr *d = rv(S, v, sp);
         if (!d) return val_err();
@@ -750,6 +757,7 @@ static Val factory(Sema *S, const Expr *call, const char *p) {
     if (!vector) {
         m = n;
         if (na == 3 && !const_dim(S, a[2], &m, "the size of a matrix")) return val_err();
+        if (!dims_fit(sp, n, m)) return val_err();
     }
     bool one = strstr(p, ".one") != NULL, ident = strstr(p, ".identity") != NULL;
     Val r = filled(S, n, m, irb_int(S->arena, dt, one, sp));

@@ -385,9 +385,9 @@ static Val slice_value(Sema *S, Val o, const Expr *ix, Span sp) {
     }
     if (S->cur && negative_index(S, ix)) return val_err();
     int rows = o.vec.n, cols = matrix ? o.vec.m : 1;
-    int rp[64], cp[64] = {0}, nr, nc = 1;
+    int rp[QD_VEC_MAX], cp[QD_VEC_MAX] = {0}, nr, nc = 1;
     bool rs, cs = false;
-    if (rows > 64 || cols > 64) return diag_error(sp, QD2042, "slices of more than 64 rows or columns"), val_err();
+    if (rows > QD_VEC_MAX || cols > QD_VEC_MAX) return diag_error(sp, QD2042, "slices of more than %d rows or columns", QD_VEC_MAX), val_err();
     if (!axis_positions(S, axes[0], rows, rp, &nr, &rs)) return val_err();
     if (matrix && axes[1] && !axis_positions(S, axes[1], cols, cp, &nc, &cs)) return val_err();
     if (matrix && !axes[1]) { /* m[a:b]: whole rows */
@@ -645,9 +645,11 @@ Val sema_lang_eval(Sema *S, const Expr *e) {
 
 /* ---- dicts ---- */
 
-static bool dict_key(Sema *S, Val k, Span sp) {
+static bool dict_key(Sema *S, Val k, Span sp, bool building) {
     Val c = k;
     if (k.kind == V_EXPR && ir_is_const(k.e)) return true;
+    if (building && S->cur && (k.kind == V_EXPR || k.kind == V_LOCAL || k.kind == V_REF))
+        return true; /* a run-time key put in a kernel's dict: Quadrants hashes the expression, so it is a key of its own */
     if (k.kind == V_TYPE || k.kind == V_NS || k.kind == V_STR || k.kind == V_NONE || k.kind == V_TUPLE) return sema_module_constant(S, &c);
     diag_error(sp, QD2009, "a dict key must be a compile-time value (a number, string, type or tuple of them), got %s", val_describe(k));
     return false;
@@ -679,7 +681,7 @@ static Val dict_of_items(Sema *S, const Expr *call, const Expr *arg) {
                 return diag_error(arg->span, QD2007, "dict takes (key, value) pairs, got %s as item %d", val_describe(p), i), val_err();
             k = p.tuple.items[0], v = p.tuple.items[1];
         }
-        if (!dict_key(S, k, arg->span)) return val_err();
+        if (!dict_key(S, k, arg->span, true)) return val_err();
         dict_put(S, &d, k, v);
     }
     for (int i = 0; i < call->call.nkw; i++) {
@@ -705,7 +707,7 @@ Val sema_dict_call(Sema *S, const Expr *call) {
             return diag_error(p->span, QD2007, "dict takes (key, value) pairs"), val_err();
         Val k = sema_eval(S, p->list.items[0]), v;
         if (!sema_host_dtype(S, p->list.items[1], &v)) v = sema_eval(S, p->list.items[1]); /* {qd.f32: np.float32} */
-        if (k.kind == V_ERR || v.kind == V_ERR || !dict_key(S, k, p->list.items[0]->span)) return val_err();
+        if (k.kind == V_ERR || v.kind == V_ERR || !dict_key(S, k, p->list.items[0]->span, true)) return val_err();
         dict_put(S, &d, k, v);
     }
     for (int i = 0; i < call->call.nkw; i++) {
@@ -729,7 +731,7 @@ Val sema_dict_method_call(Sema *S, const Expr *call, Val d, const char *name) {
 
 Val sema_dict_get(Sema *S, Val d, const Expr *key) {
     Val k = sema_eval(S, key);
-    if (k.kind == V_ERR || !dict_key(S, k, key->span)) return val_err();
+    if (k.kind == V_ERR || !dict_key(S, k, key->span, false)) return val_err();
     for (int i = 0; i < d.dict.n; i++)
         if (same_value(S, d.dict.keys[i], k) == 1) return d.dict.vals[i];
     diag_error(key->span, QD2011, "the key is not in the dict (Python raises KeyError)");

@@ -17,9 +17,10 @@
  * signed) and g (float 5/10, unsigned) in one u32. */
 static const char want_ints[] =
     "-1 -2 -4 -8 -16 -32 -64 -128 -256 -512 -1024 -2048 0 1 3 7 15 31 63 127 255 511 1023 2047 -15 3 \n";
-/* 1.5 exact; -1/3 rounded to 10 fraction bits; 100000 to 100032; 1e-6 below the smallest
- * exponent: 0; g unsigned: negatives store 0, pi to 10 fraction bits */
-static const char want_floats[] = "0.46875 1.5 -0.333251953 100032 0 0 3.140625 0 0 \n";
+/* f signed: frac=10 counts the sign, as in Quadrants: 9 fraction bits: 1.5 exact; -1/3 rounded
+ * to 171/512 (-0.33349609375); 100000 to 99968; 1e-6 below the smallest exponent: 0; g unsigned
+ * (10 fraction bits) stores the magnitude, as Quadrants does: 1.5, pi to 3.140625, 100032, 0 */
+static const char want_floats[] = "0.46875 1.5 -0.333496094 99968 0 1.5 3.140625 100032 0 \n";
 
 static const char basic_host[] =
     "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
@@ -39,13 +40,16 @@ static const char basic_host[] =
 Test(quant, bitpacked_runs_on_x86, .timeout = 180) {
     if (!x86_have_runtime()) return;
     char *src = root_path("testdata/quant/basic.py");
-    char *want = xasprintf("%s%swords 00003ffe 00fff800 0001c478 000000004248b555 0000000000007e1b\n", want_ints, want_floats);
+    /* f[1] = -1/3: exponent 125 - 112 = 13, fraction 171 from bit 5, sign at bit 14; g[1] = pi from
+     * bit 15: exponent 16, fraction 584 (0x556d | 0x4910 << 15). f[2] = 100000: 31 | 269 << 5;
+     * g[2] = |-100000|: 31 | 539 << 5 (0x21bf | 0x437f << 15) */
+    char *want = xasprintf("%s%swords 00003ffe 00fff800 0001c478 000000002488556d 0000000021bfa1bf\n", want_ints, want_floats);
     const char *threads[] = {"1", "2", "8"};
     for (int t = 0; t < 3; t++) {
         char *dir = make_temp_dir();
         RunResult r = x86_compile_and_run(dir, src, "--target=x86_64", basic_host, threads[t], NULL);
         cr_expect_eq(r.status, 0, "%s threads: status %d\n%s%s", threads[t], r.status, r.out, r.err);
-        cr_expect_str_eq(r.out, want, "%s threads", threads[t]);
+        cr_expect_str_eq(r.out, want, "%s threads:\n%s", threads[t], r.out);
         run_free(&r);
         remove_tree(dir);
         free(dir);
@@ -119,8 +123,8 @@ Test(quant, misuse_diagnostics) {
           "m.py:4:18: error[QD2063]: a field of a quantized type is placed with qd.BitpackedFields; qd.field(shape=...) is not supported for it\n"
           " 4 | x = qd.field(q4, shape=4)\n   |                  ^~~~~\n");
     check("x = qd.field(q4)\nb = qd.BitpackedFields(max_num_bits=32)\nb.place(x, shared_exponent=True)\n",
-          "m.py:6:12: error[QD2063]: BitpackedFields.place(..., shared_exponent=True) is not supported: qdc packs each quantized float "
-          "with its own exponent\n 6 | b.place(x, shared_exponent=True)\n   |            ^~~~~~~~~~~~~~~\n");
+          "m.py:6:1: error[QD2063]: At least 2 fields need to be placed when shared_exponent=True\n"
+          " 6 | b.place(x, shared_exponent=True)\n   | ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
     check("x = qd.field(q4)\n", "m.py:4:1: error[QD2063]: field 'x' of a quantized type is never placed: place it with "
           "b = qd.BitpackedFields(max_num_bits=32); b.place(x); qd.root.place(b)\n 4 | x = qd.field(q4)\n   | ^~~~~~~~~~~~~~~~\n");
 }
