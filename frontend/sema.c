@@ -514,7 +514,7 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
 
 /* A struct value whose every leaf is a constant (already of its member's type). */
 static bool const_struct(Val v) {
-    if (v.kind == V_EXPR) return ir_is_const(v.e);
+    if (v.kind == V_EXPR) return val_is_host_scalar(v);
     if (v.kind == V_VEC) {
         for (int k = 0; k < vec_len(v); k++)
             if (!const_struct(v.vec.c[k])) return false;
@@ -571,13 +571,10 @@ bool sema_module_constant(Sema *S, Val *c) {
             if (!sema_module_constant(S, &c->tuple.items[k])) return false;
         return true;
     }
-    if (c->kind != V_EXPR || !ir_is_const(c->e)) return false;
-    if (qt_is_float(c->e->type)) c->e = irb_cast(S->arena, c->e, QT_F32); /* a Python float literal */
-    else if (qt_is_int(c->e->type) && qt_is_signed(c->e->type) && c->e->c.i >= INT32_MIN && c->e->c.i <= INT32_MAX) {
-        bool exact = c->e->literal; /* a Python int stays one: p * p is exact (sema_expr.c, PyInt) */
-        c->e = irb_cast(S->arena, c->e, QT_I32);
-        c->e->literal = exact;
-    }
+    if (!val_is_host_scalar(*c)) return false;
+    if (val_is_host_float(*c)) *c = val_host_cast(S, *c, QT_F32); /* a Python float literal */
+    else if (val_is_host_int(*c) && qt_is_signed(val_host_type(*c)) && val_host_i64(*c) >= INT32_MIN && val_host_i64(*c) <= INT32_MAX)
+        *c = val_host_cast(S, *c, QT_I32); /* a Python int stays one: p * p is exact (sema_expr.c, PyInt) */
     return true;
 }
 
@@ -1093,7 +1090,7 @@ static int kernel_flag(Sema *S, const Expr *d, const char *name) {
     }
     Val v = sema_eval(S, e);
     if (v.kind == V_ERR) return -1;
-    if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_integral(v.e->type)) return v.e->c.u != 0;
+    if (val_is_host_integral(v)) return val_host_u64(v) != 0;
     if (v.kind == V_NONE) return 0;
     diag_error(e->span, QD2020, "@qd.kernel(%s=...) needs a compile-time bool, got %s", name, val_describe(v));
     return -1;

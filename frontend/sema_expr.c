@@ -416,7 +416,7 @@ void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope 
     for (int k = 0; k < S->host_scopes.len && !host; k++) host = S->host_scopes.items[k] == where;
     if (where->library) return; /* a tile method's own constants, as Quadrants' library closures */
     ValKind v = b->v.kind;
-    if (!host || !(v == V_FIELD || v == V_STR || (v == V_EXPR && ir_is_const(b->v.e)))) return;
+    if (!host || !(v == V_FIELD || v == V_STR || val_is_host_scalar(b->v))) return;
     bool upper = true;
     for (const char *c = name->name; *c; c++) upper &= !(*c >= 'a' && *c <= 'z');
     const char *what = v == V_FIELD ? "a field" : v == V_STR ? "a string" : "a constant";
@@ -721,7 +721,7 @@ int sema_runtime_slice(Sema *S, const Expr *e, int *pos, int *sa, const Expr **d
     *d = ix->list.items[1 - *sa];
     if ((*d)->kind != E_NAME) return 0;
     Binding *b = sema_lookup(S, obj->name), *ib = sema_lookup(S, (*d)->name);
-    bool runtime = ib && (ib->v.kind == V_LOCAL || (ib->v.kind == V_EXPR && !ir_is_const(ib->v.e))); /* a variable or an argument */
+    bool runtime = ib && (ib->v.kind == V_LOCAL || (ib->v.kind == V_EXPR && !val_is_host_scalar(ib->v))); /* a variable or an argument */
     if (!b || b->v.kind != V_VEC || !b->v.vec.m || !runtime) return 0;
     int n = *sa == 0 ? b->v.vec.n : b->v.vec.m, cnt = 0;
     int64_t step = 1;
@@ -1200,7 +1200,7 @@ Val sema_eval(Sema *S, const Expr *e) {
         int op = e->cmp.ops[0];
         if ((op == T_EQ || op == T_NE) && (is_python_object(a) || is_python_object(b))) {
             /* dtype == qd.f32, arch == qd.cuda, s == "add": Python compares the objects when the kernel compiles */
-            bool runtime = (a.kind == V_EXPR && !ir_is_const(a.e)) || (b.kind == V_EXPR && !ir_is_const(b.e)) ||
+            bool runtime = (a.kind == V_EXPR && !val_is_host_scalar(a)) || (b.kind == V_EXPR && !val_is_host_scalar(b)) ||
                            a.kind == V_LOCAL || a.kind == V_REF || b.kind == V_LOCAL || b.kind == V_REF;
             int r = runtime ? -1 : S->up->sema_same_value(S, a, b);
             if (r < 0) {

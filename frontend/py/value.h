@@ -69,6 +69,15 @@ static inline bool val_host_copy(Val *v, Arena *to) {
     return true;
 }
 
+/* A host scalar converted to scalar type t as a kernel cast converts it; a Python int made an
+ * int type stays a Python int (exact in host arithmetic). */
+static inline Val val_host_cast(Sema *S, Val v, QdType t) {
+    bool exact = v.e->literal;
+    IrExpr *e = irb_cast(S->arena, v.e, t);
+    if (qt_is_int(t)) e->literal = exact;
+    return val_expr(e);
+}
+
 /* Constructors. val_int: a Python int typed by its value (QD2050 past 64 bits); val_int_typed: a
  * Python int given type t (exact in host arithmetic all the same); val_bool: True or False
  * (also what a host comparison gives). */
