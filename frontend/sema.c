@@ -1999,13 +1999,13 @@ static bool is_loop_config(Sema *S, const Stmt *s) {
 }
 
 static bool const_bool(Sema *S, const Expr *e, bool *out, const char *what) {
-    IrExpr *x = sema_expr(S, e);
-    if (!x) return false;
-    if (!ir_is_const(x) || !qt_is_integral(x->type)) {
+    Val x = val_expr(sema_expr(S, e));
+    if (x.kind == V_ERR) return false;
+    if (!val_is_host_integral(x)) {
         diag_error(e->span, QD2009, "%s must be a compile-time constant True or False", what);
         return false;
     }
-    return *out = x->c.u != 0, true;
+    return *out = val_host_u64(x) != 0, true;
 }
 
 /* qd.loop_config(block_dim=, serialize=, parallelize=, block_dim_adaptive=, name=) before a

@@ -254,13 +254,12 @@ IrExpr *sema_expr(Sema *S, const Expr *e) { return sema_rvalue(S, sema_eval(S, e
 bool sema_const_int(Sema *S, const Expr *e, int64_t *out, const char *what) {
     Val v = sema_eval(S, e);
     if (v.kind == V_PYINT) return S->up->sema_pyint_unfit(S, v, e->span, what), false;
-    IrExpr *x = sema_rvalue(S, v, e->span);
-    if (!x) return false;
-    if (!ir_is_const(x) || !qt_is_integral(x->type)) {
+    Val x = val_scalar(S, v, e->span);
+    if (x.kind == V_ERR) return false;
+    if (!val_host_int(x, out)) {
         diag_error(e->span, QD2009, "%s must be a compile-time integer constant", what);
         return false;
     }
-    *out = qt_is_signed(x->type) ? x->c.i : (int64_t)x->c.u;
     return true;
 }
 
@@ -282,14 +281,12 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
     if (v.kind == V_TUPLE) items = v.tuple.items, n = v.tuple.n;
     if (n > maxdims) return diag_error(e->span, QD2009, "%s has at most %d dimensions, got %d", what, maxdims, n), -1;
     for (int k = 0; k < n; k++) {
-        IrExpr *x = items[k].kind == V_EXPR ? items[k].e : NULL;
         if (items[k].kind == V_PYINT) return S->up->sema_pyint_unfit(S, items[k], sema_shape_span(e, k), what), -1;
-        if (!ir_is_const(x) || !qt_is_integral(x->type)) {
+        if (!val_host_int(items[k], &shape[k])) {
             diag_error(sema_shape_span(e, k), QD2009, "%s must be a compile-time integer or a tuple of them, got %s", what,
-                       x ? "a run-time value" : val_describe(items[k]));
+                       items[k].kind == V_EXPR ? "a run-time value" : val_describe(items[k]));
             return -1;
         }
-        shape[k] = qt_is_signed(x->type) ? x->c.i : (int64_t)x->c.u;
     }
     return n;
 }
