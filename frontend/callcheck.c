@@ -104,7 +104,7 @@ static void check_arg(Sema *S, const SemaDef *sd, const Param *p, int pos, const
     }
     if (!qt_is_integral(pt)) return;
     bool is_float = a->kind == E_FLOAT || (a->kind == E_UNARY && a->un.a->kind == E_FLOAT) ||
-                    (v && v->kind == V_EXPR && ir_is_const(v->e) && qt_is_float(v->e->type));
+                    (v && val_is_host_float(*v));
     if (is_float)
         diag_error(a->span, QD2069, "Argument (%d,) (type=<class 'float'>) cannot be converted into required type %s", pos, qt_name(pt));
 }

@@ -523,7 +523,7 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
 
 /* A struct value whose every leaf is a constant (already of its member's type). */
 static bool const_struct(Val v) {
-    if (v.kind == V_EXPR) return ir_is_const(v.e);
+    if (v.kind == V_EXPR) return val_is_host_scalar(v);
     if (v.kind == V_VEC) {
         for (int k = 0; k < vec_len(v); k++)
             if (!const_struct(v.vec.c[k])) return false;
@@ -580,13 +580,10 @@ bool sema_module_constant(Sema *S, Val *c) {
             if (!sema_module_constant(S, &c->tuple.items[k])) return false;
         return true;
     }
-    if (c->kind != V_EXPR || !ir_is_const(c->e)) return false;
-    if (qt_is_float(c->e->type)) c->e = irb_cast(S->arena, c->e, QT_F32); /* a Python float literal */
-    else if (qt_is_int(c->e->type) && qt_is_signed(c->e->type) && c->e->c.i >= INT32_MIN && c->e->c.i <= INT32_MAX) {
-        bool exact = c->e->literal; /* a Python int stays one: p * p is exact (sema_expr.c, PyInt) */
-        c->e = irb_cast(S->arena, c->e, QT_I32);
-        c->e->literal = exact;
-    }
+    if (!val_is_host_scalar(*c)) return false;
+    if (val_is_host_float(*c)) *c = val_host_cast(S, *c, QT_F32); /* a Python float literal */
+    else if (val_is_host_int(*c) && qt_is_signed(val_host_type(*c)) && val_host_i64(*c) >= INT32_MIN && val_host_i64(*c) <= INT32_MAX)
+        *c = val_host_cast(S, *c, QT_I32); /* a Python int stays one: p * p is exact (sema_expr.c, PyInt) */
     return true;
 }
 
@@ -1102,7 +1099,7 @@ static int kernel_flag(Sema *S, const Expr *d, const char *name) {
     }
     Val v = sema_eval(S, e);
     if (v.kind == V_ERR) return -1;
-    if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_integral(v.e->type)) return v.e->c.u != 0;
+    if (val_is_host_integral(v)) return val_host_u64(v) != 0;
     if (v.kind == V_NONE) return 0;
     diag_error(e->span, QD2020, "@qd.kernel(%s=...) needs a compile-time bool, got %s", name, val_describe(v));
     return -1;
@@ -2020,13 +2017,13 @@ static bool is_loop_hint(Sema *S, const Stmt *s) {
 }
 
 static bool const_bool(Sema *S, const Expr *e, bool *out, const char *what) {
-    IrExpr *x = sema_expr(S, e);
-    if (!x) return false;
-    if (!ir_is_const(x) || !qt_is_integral(x->type)) {
+    Val x = val_expr(sema_expr(S, e));
+    if (x.kind == V_ERR) return false;
+    if (!val_is_host_integral(x)) {
         diag_error(e->span, QD2009, "%s must be a compile-time constant True or False", what);
         return false;
     }
-    return *out = x->c.u != 0, true;
+    return *out = val_host_u64(x) != 0, true;
 }
 
 /* qd.loop_config(block_dim=, serialize=, parallelize=, block_dim_adaptive=, name=) before a

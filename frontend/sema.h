@@ -813,4 +813,5 @@ typedef struct SemaHooks {
 } SemaHooks;
 /* Checks a module with the features of up (sema.c; frontend_check_with in check.c calls it). */
 IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *fo, const SemaHooks *up);
+#include "py/value.h" /* the evaluator's host scalars: the accessors every reader uses */
 #endif

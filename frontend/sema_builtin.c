@@ -311,13 +311,13 @@ static Val static_print(Sema *S, const Expr *call) {
         Val v = arg_val(S, call, k);
         if (v.kind == V_ERR) return sb_free(&b), v;
         if (k) sb_puts(&b, sep);
-        IrExpr *c = v.kind == V_EXPR && ir_is_const(v.e) ? v.e : NULL;
+        bool c = val_is_host_scalar(v);
         if (v.kind == V_STR) sb_puts(&b, v.path);
         else if (v.kind == V_NONE) sb_puts(&b, "None");
-        else if (c && c->type == QT_U1) sb_puts(&b, c->c.u ? "True" : "False");
-        else if (c && qt_is_float(c->type)) sb_printf(&b, "%.17g", c->c.f);
-        else if (c && qt_is_signed(c->type)) sb_printf(&b, "%lld", (long long)c->c.i);
-        else if (c) sb_printf(&b, "%llu", (unsigned long long)c->c.u);
+        else if (c && val_is_host_bool(v)) sb_puts(&b, val_host_u64(v) ? "True" : "False");
+        else if (c && val_is_host_float(v)) sb_printf(&b, "%.17g", val_host_f64(v));
+        else if (c && qt_is_signed(val_host_type(v))) sb_printf(&b, "%lld", (long long)val_host_i64(v));
+        else if (c) sb_printf(&b, "%llu", (unsigned long long)val_host_u64(v));
         else if (v.kind == V_TYPE) sb_puts(&b, qt_name(v.type));
         else sb_printf(&b, "<%s>", val_describe(v));
     }

@@ -254,13 +254,12 @@ IrExpr *sema_expr(Sema *S, const Expr *e) { return sema_rvalue(S, sema_eval(S, e
 bool sema_const_int(Sema *S, const Expr *e, int64_t *out, const char *what) {
     Val v = sema_eval(S, e);
     if (v.kind == V_PYINT) return S->up->sema_pyint_unfit(S, v, e->span, what), false;
-    IrExpr *x = sema_rvalue(S, v, e->span);
-    if (!x) return false;
-    if (!ir_is_const(x) || !qt_is_integral(x->type)) {
+    Val x = val_scalar(S, v, e->span);
+    if (x.kind == V_ERR) return false;
+    if (!val_host_int(x, out)) {
         diag_error(e->span, QD2009, "%s must be a compile-time integer constant", what);
         return false;
     }
-    *out = qt_is_signed(x->type) ? x->c.i : (int64_t)x->c.u;
     return true;
 }
 
@@ -282,14 +281,12 @@ int sema_const_shape(Sema *S, const Expr *e, int64_t *shape, int maxdims, const 
     if (v.kind == V_TUPLE) items = v.tuple.items, n = v.tuple.n;
     if (n > maxdims) return diag_error(e->span, QD2009, "%s has at most %d dimensions, got %d", what, maxdims, n), -1;
     for (int k = 0; k < n; k++) {
-        IrExpr *x = items[k].kind == V_EXPR ? items[k].e : NULL;
         if (items[k].kind == V_PYINT) return S->up->sema_pyint_unfit(S, items[k], sema_shape_span(e, k), what), -1;
-        if (!ir_is_const(x) || !qt_is_integral(x->type)) {
+        if (!val_host_int(items[k], &shape[k])) {
             diag_error(sema_shape_span(e, k), QD2009, "%s must be a compile-time integer or a tuple of them, got %s", what,
-                       x ? "a run-time value" : val_describe(items[k]));
+                       items[k].kind == V_EXPR ? "a run-time value" : val_describe(items[k]));
             return -1;
         }
-        shape[k] = qt_is_signed(x->type) ? x->c.i : (int64_t)x->c.u;
     }
     return n;
 }
@@ -421,7 +418,7 @@ void sema_pure_capture(Sema *S, const Expr *name, const Binding *b, const Scope 
     bool host = sema_host_scope(S, where);
     if (where->library) return; /* a tile method's own constants, as Quadrants' library closures */
     ValKind v = b->v.kind;
-    if (!host || !(v == V_FIELD || v == V_STR || (v == V_EXPR && ir_is_const(b->v.e)))) return;
+    if (!host || !(v == V_FIELD || v == V_STR || val_is_host_scalar(b->v))) return;
     bool upper = true;
     for (const char *c = name->name; *c; c++) upper &= !(*c >= 'a' && *c <= 'z');
     const char *what = v == V_FIELD ? "a field" : v == V_STR ? "a string" : "a constant";
@@ -751,7 +748,7 @@ int sema_runtime_slice(Sema *S, const Expr *e, int *pos, int *sa, const Expr **d
     *d = ix->list.items[1 - *sa];
     if ((*d)->kind != E_NAME) return 0;
     Binding *b = sema_lookup(S, obj->name), *ib = sema_lookup(S, (*d)->name);
-    bool runtime = ib && (ib->v.kind == V_LOCAL || (ib->v.kind == V_EXPR && !ir_is_const(ib->v.e))); /* a variable or an argument */
+    bool runtime = ib && (ib->v.kind == V_LOCAL || (ib->v.kind == V_EXPR && !val_is_host_scalar(ib->v))); /* a variable or an argument */
     if (!b || b->v.kind != V_VEC || !b->v.vec.m || !runtime) return 0;
     int n = *sa == 0 ? b->v.vec.n : b->v.vec.m, cnt = 0;
     int64_t step = 1;
@@ -1230,7 +1227,7 @@ Val sema_eval(Sema *S, const Expr *e) {
         int op = e->cmp.ops[0];
         if ((op == T_EQ || op == T_NE) && (is_python_object(a) || is_python_object(b))) {
             /* dtype == qd.f32, arch == qd.cuda, s == "add": Python compares the objects when the kernel compiles */
-            bool runtime = (a.kind == V_EXPR && !ir_is_const(a.e)) || (b.kind == V_EXPR && !ir_is_const(b.e)) ||
+            bool runtime = (a.kind == V_EXPR && !val_is_host_scalar(a)) || (b.kind == V_EXPR && !val_is_host_scalar(b)) ||
                            a.kind == V_LOCAL || a.kind == V_REF || b.kind == V_LOCAL || b.kind == V_REF;
             int r = runtime ? -1 : S->up->sema_same_value(S, a, b);
             if (r < 0) {

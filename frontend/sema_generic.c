@@ -238,7 +238,7 @@ GenericResult sema_generic_param(Sema *S, const Param *ap, IrParam *p, Val *boun
         diag_error(kw->value->span, QD2061, "'%s' is a qd.Tensor: give a field's name or DTYPE[NDIM], not %s", ap->name, val_describe(*bound));
         return GP_ERR;
     }
-    if (bound->kind == V_EXPR && !ir_is_const(bound->e)) {
+    if (bound->kind == V_EXPR && !val_is_host_scalar(*bound)) {
         diag_error(kw->value->span, QD2061, "a template argument must be a compile-time value");
         return GP_ERR;
     }
@@ -731,15 +731,14 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
     if (v->kind == V_OBJECT && a->kind == E_ATTR) return sb_puts(spell, a->attr.name), true; /* self.inner */
     if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
     if (v->kind == V_TYPE) return sb_puts(spell, qt_name(v->type)), true; /* a dtype passed to a qd.template() */
-    if (v->kind != V_EXPR || !ir_is_const(v->e)) return false;
-    const IrExpr *c = v->e;
-    if (c->type == QT_U1) sb_puts(spell, c->c.u ? "True" : "False");
-    else if (qt_is_float(c->type)) {
+    if (!val_is_host_scalar(*v)) return false;
+    if (val_is_host_bool(*v)) sb_puts(spell, val_host_u64(*v) ? "True" : "False");
+    else if (val_is_host_float(*v)) {
         char buf[64];
-        snprintf(buf, sizeof buf, "%g", c->c.f);
+        snprintf(buf, sizeof buf, "%g", val_host_f64(*v));
         for (char *q = buf; *q; q++) sb_putc(spell, *q == '-' ? 'm' : *q == '.' ? 'p' : *q == '+' ? '_' : *q);
-    } else if (qt_is_signed(c->type) && c->c.i < 0) sb_printf(spell, "m%llu", 0ull - (unsigned long long)c->c.u);
-    else sb_printf(spell, "%llu", (unsigned long long)c->c.u);
+    } else if (qt_is_signed(val_host_type(*v)) && val_host_i64(*v) < 0) sb_printf(spell, "m%llu", 0ull - (unsigned long long)val_host_u64(*v));
+    else sb_printf(spell, "%llu", (unsigned long long)val_host_u64(*v));
     return true;
 }
 
@@ -794,16 +793,17 @@ void sema_bad_call_site(Sema *S, const CallInst *ci) {
 
 /* A compile-time number as Python's repr() writes it (1.2, 3), else what the value is. */
 static const char *arg_repr(Sema *S, Val v) {
-    if (v.kind != V_EXPR || v.e->kind != IR_CONST) return val_describe(v);
-    if (qt_is_float(v.e->type)) {
+    if (!val_is_host_scalar(v)) return val_describe(v);
+    if (val_is_host_float(v)) {
+        double f = val_host_f64(v);
         for (int prec = 1; prec <= 17; prec++) {
-            const char *t = arena_printf(S->arena, "%.*g", prec, v.e->c.f);
+            const char *t = arena_printf(S->arena, "%.*g", prec, f);
             double back = strtod(t, NULL);
-            if (v.e->type == QT_F32 ? (float)back == (float)v.e->c.f : back == v.e->c.f) return strpbrk(t, ".en") ? t : arena_printf(S->arena, "%s.0", t);
+            if (val_host_type(v) == QT_F32 ? (float)back == (float)f : back == f) return strpbrk(t, ".en") ? t : arena_printf(S->arena, "%s.0", t);
         }
     }
-    if (v.e->type == QT_U1) return v.e->c.u ? "True" : "False";
-    return qt_is_signed(v.e->type) ? arena_printf(S->arena, "%lld", (long long)v.e->c.i) : arena_printf(S->arena, "%llu", (unsigned long long)v.e->c.u);
+    if (val_is_host_bool(v)) return val_host_u64(v) ? "True" : "False";
+    return qt_is_signed(val_host_type(v)) ? arena_printf(S->arena, "%lld", (long long)val_host_i64(v)) : arena_printf(S->arena, "%llu", (unsigned long long)val_host_u64(v));
 }
 
 GenericResult sema_callsite_param(Sema *S, const Param *ap, IrParam *p, Val *bound, StrBuf *entry) {

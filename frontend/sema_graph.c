@@ -39,7 +39,7 @@ static bool kernel_keyword(Sema *S, const Stmt *def, const char *name, const cha
             Val v = sema_eval(S, d->call.kw[j].value);
             diag_quiet_end(mark);
             S->cur = cur;
-            return v.kind == V_EXPR && ir_is_const(v.e) && qt_is_integral(v.e->type) && v.e->c.u != 0;
+            return val_is_host_integral(v) && val_host_u64(v) != 0;
         }
     }
     return false;
@@ -413,8 +413,8 @@ static bool cp_label(Sema *S, const Expr *e, int64_t *label) {
         if (diag_quiet_end(mark)) v = val_err();
         S->cur = cur;
     }
-    if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_int(v.e->type)) {
-        *label = qt_is_signed(v.e->type) ? v.e->c.i : (int64_t)v.e->c.u;
+    if (val_is_host_int(v)) {
+        *label = val_host_i64(v);
         return true;
     }
     diag_error(e->span, QD2086, "qd.checkpoint() first argument must be an int literal or an IntEnum value (e.g. `Stage.SIM`). "
@@ -514,8 +514,8 @@ static bool host_label(Sema *S, const Expr *e, int64_t *out) {
     Val v = sema_eval(S, e);
     bool bad = diag_quiet_end(mark);
     S->cur = cur;
-    if (bad || v.kind != V_EXPR || !ir_is_const(v.e) || !qt_is_int(v.e->type)) return false;
-    *out = qt_is_signed(v.e->type) ? v.e->c.i : (int64_t)v.e->c.u;
+    if (bad || !val_is_host_int(v)) return false;
+    *out = val_host_i64(v);
     return true;
 }
 

@@ -286,7 +286,7 @@ static Val snapshot(Sema *S, Val v, Span sp) {
  * `BW = qd.static(is_backward)` before the loops it puts in the kernel). */
 static bool static_name(Sema *S, const Stmt *s, Val v) {
     const Expr *t = s->assign.targets.n == 1 ? s->assign.targets.items[0] : NULL, *e = s->assign.value;
-    if (!t || t->kind != E_NAME || e->kind != E_CALL || v.kind != V_EXPR || !ir_is_const(v.e)) return false;
+    if (!t || t->kind != E_NAME || e->kind != E_CALL || !val_is_host_scalar(v)) return false;
     const char *p = sema_path(S, e->call.fn);
     if (!p || strcmp(p, "qd.static")) return false;
     Binding *b = sema_lookup(S, t->name);
@@ -1197,7 +1197,7 @@ static bool requires_top_level(Sema *S, const Stmt *def) {
         for (int j = 0; j < d->call.nkw; j++)
             if (!strcmp(d->call.kw[j].name, "requires_top_level")) {
                 Val v = sema_eval(S, d->call.kw[j].value);
-                return v.kind == V_EXPR && ir_is_const(v.e) && v.e->c.u != 0;
+                return val_is_host_scalar(v) && val_host_u64(v) != 0;
             }
     }
     return false;
@@ -1212,7 +1212,7 @@ static bool lambda_args_known(Sema *S, const Expr *call) {
     bool ok = !call->call.nkw;
     for (int k = 0; ok && k < call->call.args.n; k++) {
         Val v = sema_eval(S, call->call.args.items[k]);
-        ok = (v.kind == V_EXPR && ir_is_const(v.e)) || v.kind == V_STR || v.kind == V_NONE;
+        ok = val_is_host_scalar(v) || v.kind == V_STR || v.kind == V_NONE;
     }
     ok &= !diag_quiet_end(mark);
     S->cur = saved;

@@ -33,9 +33,7 @@ static Val quiet_eval(Sema *S, const Expr *e) {
 
 static bool quiet_int(Sema *S, const Expr *e, int64_t *out) {
     Val v = quiet_eval(S, e);
-    if (v.kind != V_EXPR || !ir_is_const(v.e) || !qt_is_integral(v.e->type) || v.e->type == QT_U1) return false;
-    *out = v.e->c.i;
-    return true;
+    return val_is_host_int(v) && val_host_int(v, out);
 }
 
 /* The number of axes of a shape argument: a tuple's length, 1 for an integer; -1 unknown. */
@@ -123,8 +121,8 @@ static TensorBackend backend_of(Sema *S, const Expr *e) {
     const char *p = v.kind == V_NS ? v.path : e->kind == E_ATTR ? sema_path(S, e) : NULL;
     if (p && !strcmp(p, "qd.Backend.FIELD")) return TB_FIELD;
     if (p && !strcmp(p, "qd.Backend.NDARRAY")) return TB_NDARRAY;
-    if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_integral(v.e->type) && v.e->type != QT_U1)
-        return v.e->c.i == 0 ? TB_FIELD : v.e->c.i == 1 ? TB_NDARRAY : TB_BAD;
+    if (val_is_host_int(v))
+        return val_host_i64(v) == 0 ? TB_FIELD : val_host_i64(v) == 1 ? TB_NDARRAY : TB_BAD;
     return v.kind == V_ERR ? TB_UNKNOWN : TB_BAD;
 }
 

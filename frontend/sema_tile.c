@@ -165,11 +165,7 @@ static struct TileType *tile_of(Sema *S, Val t) {
 }
 
 /* A Python int (SIZE). */
-static Val py_int(Sema *S, int v, Span sp) {
-    IrExpr *e = irb_int(S->arena, QT_I32, v, sp);
-    e->literal = true;
-    return val_expr(e);
-}
+static Val py_int(Sema *S, int v, Span sp) { return val_int_typed(S, QT_I32, v, sp); }
 
 /* The tile type of (size, dt), built on first use. */
 static struct TileType *tile_type(Sema *S, int size, QdType dt, Span at) {
@@ -294,9 +290,9 @@ static Val solve_triangular(Sema *S, const Expr *call, Val self) {
     if (le) {
         Val l = sema_eval(S, le);
         if (l.kind == V_ERR) return l;
-        if (l.kind != V_EXPR || !ir_is_const(l.e))
+        if (!val_is_host_scalar(l))
             return diag_error(le->span, QD2075, "Tile%dx%d.solve_triangular_: lower must be a compile-time bool", t->size, t->size), val_err();
-        if (!l.e->c.u) return diag_error(le->span, QD2075, "Tile%dx%d.solve_triangular_: only lower=True is supported", t->size, t->size), val_err();
+        if (!val_host_u64(l)) return diag_error(le->span, QD2075, "Tile%dx%d.solve_triangular_: only lower=True is supported", t->size, t->size), val_err();
     }
     Val b = sema_eval(S, be);
     if (b.kind == V_ERR) return b;
@@ -323,8 +319,7 @@ Val sema_tile_call(Sema *S, const Expr *call, Val f) {
             return diag_error(call->span, QD2007, "_make_tile(N, dtype=None) takes the tile size and an optional dtype"), val_err();
         Val n = sema_eval(S, ne);
         if (n.kind == V_ERR) return n;
-        IrExpr *ni = n.kind == V_EXPR && ir_is_const(n.e) && qt_is_integral(n.e->type) ? n.e : NULL;
-        if (!ni || ni->c.i < 1 || ni->c.i > 64)
+        if (!val_is_host_integral(n) || val_host_i64(n) < 1 || val_host_i64(n) > 64)
             return diag_error(ne->span, QD2019, "a tile's size must be a compile-time integer from 1 to 64, got %s", val_describe(n)), val_err();
         QdType dt = QT_F32;
         if (de) {
@@ -332,7 +327,7 @@ Val sema_tile_call(Sema *S, const Expr *call, Val f) {
             if (d.kind == V_ERR) return d;
             if (d.kind != V_NONE && !tile_dtype(S, de, &dt)) return val_err();
         }
-        struct TileType *t = tile_type(S, (int)ni->c.i, dt, call->span);
+        struct TileType *t = tile_type(S, (int)val_host_i64(n), dt, call->span);
         return t ? t->type : val_err();
     }
     int size = proxy_size(f.path);
@@ -420,7 +415,7 @@ bool sema_tile_slice(Sema *S, Val arr, const Expr *e, Val *out) {
         for (int h = 0; h < 2; h++) {
             const Expr *p = items[k]->kind == E_SLICE ? (h ? items[k]->slice.hi : items[k]->slice.lo) : h ? NULL : items[k];
             Val v = p ? sema_eval(S, p) : (Val){.kind = V_NONE};
-            if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_signed(v.e->type) && v.e->c.i < 0)
+            if (val_is_host_scalar(v) && qt_is_signed(val_host_type(v)) && val_host_i64(v) < 0)
                 return diag_error(p->span, QD2171, "Negative indices are not supported in Quadrants kernels."), *out = val_err(), true;
         }
     for (int k = base; k < n; k++)

@@ -294,7 +294,7 @@ bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, const Stmt *aug,
         Binding *fb = sema_lookup(S, obj->sub.obj->name), *jb = ix[0]->kind == E_NAME ? sema_lookup(S, ix[0]->name) : NULL;
         bool field = fb && ((fb->v.kind == V_FIELD && S->fields.items[fb->v.index].elem_ndim == 1) ||
                             (fb->v.kind == V_VEC && !fb->v.vec.m && fb->v.vec.c[0].kind == V_FIELD));
-        if (field && (ix[0]->kind != E_NAME || (jb && (jb->v.kind == V_LOCAL || (jb->v.kind == V_EXPR && !ir_is_const(jb->v.e)))))) {
+        if (field && (ix[0]->kind != E_NAME || (jb && (jb->v.kind == V_LOCAL || (jb->v.kind == V_EXPR && !val_is_host_scalar(jb->v)))))) {
             o = sema_eval(S, obj); /* the element: one reference per component, each stored under its own condition */
             if (o.kind == V_ERR) return true;
             if (o.kind != V_VEC || o.vec.m) return false;
@@ -325,7 +325,7 @@ bool sema_vec_dynamic_store(Sema *S, const Expr *target, Val v, const Stmt *aug,
         else if (ix[k]->kind != E_NAME) break;
         else {
             Binding *ib = scope_find(S->scope, ix[k]->name);
-            if (!ib || !(ib->v.kind == V_LOCAL || (ib->v.kind == V_EXPR && !ir_is_const(ib->v.e))))
+            if (!ib || !(ib->v.kind == V_LOCAL || (ib->v.kind == V_EXPR && !val_is_host_scalar(ib->v))))
                 return false; /* a constant or unknown: the static path (a variable or an argument: dynamic) */
         }
     IrExpr *x[2] = {NULL, NULL};

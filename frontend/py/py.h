@@ -8,8 +8,10 @@
  * scopes, sema_eval), each other, budget.h, and of kernel semantics only what a value's type
  * needs (sema_generic.c's annotations, sema_tensor.c's ndarray types, sema_vec.c's vec_make
  * and vector types, sema_struct.c's struct types, sema_promote.c's fresh references). The
- * core calls them only through Sema.up (../hooks.def, ../check.c). Today they still share
- * Sema and Val with kernel semantics and build IR constants; docs/architecture.md says what
+ * core calls them only through Sema.up (../hooks.def, ../check.c). A compile-time int, float
+ * or bool is read and made only through value.h (never through IrExpr's fields or IR_*
+ * names). Today they still share Sema and Val with kernel semantics, and value.h's scalars
+ * are still IR constants underneath; docs/architecture.md says what
  * separating them further takes. */
 #ifndef QDC_PY_H
 #define QDC_PY_H

@@ -81,7 +81,7 @@ static bool range_items(Sema *S, const Expr *call, Val **items, int *n) {
     if (!items_fit(S, cnt, call->span)) return false;
     *n = (int)cnt;
     *items = ARENA_ARRAY(S->arena, Val, *n ? *n : 1);
-    for (int64_t k = 0; k < cnt; k++) (*items)[k] = val_expr(irb_int(S->arena, QT_I32, a[0] + k * a[2], call->span));
+    for (int64_t k = 0; k < cnt; k++) (*items)[k] = val_typed_int(S, QT_I32, a[0] + k * a[2], call->span);
     return true;
 }
 
@@ -110,7 +110,7 @@ static bool combinator_items(Sema *S, const Expr *call, const char *p, Val **ite
         }
         Val parts[8];
         int np = 0;
-        if (en) parts[np++] = val_expr(irb_int(S->arena, QT_I32, start + i, call->span));
+        if (en) parts[np++] = val_typed_int(S, QT_I32, start + i, call->span);
         for (int k = 0; k < m; k++) parts[np++] = in[k][i];
         (*items)[i] = tuple_of(S, parts, np);
     }
@@ -126,7 +126,7 @@ static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
         return diag_error(call->span, QD2012, "qd.static(qd.grouped(...)) takes qd.ndrange(...) or range(...)"), false;
     if (!(in = sema_unpack(S, in))) return false;
     int nd = in->call.args.n;
-    int64_t lo[IR_MAX_DIMS], hi[IR_MAX_DIMS], total = 1;
+    int64_t lo[PY_MAX_DIMS], hi[PY_MAX_DIMS], total = 1;
     if (!strcmp(p, "range")) {
         Val *r;
         int cnt;
@@ -136,17 +136,17 @@ static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
         for (int k = 0; k < cnt; k++) (*items)[k] = vec_make(S, 1, 0), (*items)[k].vec.c[0] = r[k];
         return true;
     }
-    if (nd > IR_MAX_DIMS) return diag_error(in->span, QD2012, "qd.ndrange takes at most %d dimensions", IR_MAX_DIMS), false;
+    if (nd > PY_MAX_DIMS) return diag_error(in->span, QD2012, "qd.ndrange takes at most %d dimensions", PY_MAX_DIMS), false;
     for (int d = 0; d < nd; d++) {
         const Expr *a = in->call.args.items[d];
         Val v = sema_eval(S, a);
         Val *b = v.kind == V_TUPLE ? v.tuple.items : &v;
         int nb = v.kind == V_TUPLE ? v.tuple.n : 1;
-        IrExpr *x[2] = {nb == 2 ? sema_rvalue(S, b[0], a->span) : NULL, sema_rvalue(S, b[nb - 1], a->span)};
-        if (v.kind == V_ERR || nb < 1 || nb > 2 || !x[1] || (nb == 2 && !x[0])) return false;
-        if ((x[0] && !ir_is_const(x[0])) || !ir_is_const(x[1]))
+        Val x[2] = {nb == 2 ? val_scalar(S, b[0], a->span) : (Val){.kind = V_NONE}, val_scalar(S, b[nb - 1], a->span)};
+        if (v.kind == V_ERR || nb < 1 || nb > 2 || x[1].kind == V_ERR || (nb == 2 && x[0].kind == V_ERR)) return false;
+        if ((nb == 2 && !val_is_host_scalar(x[0])) || !val_is_host_scalar(x[1]))
             return diag_error(a->span, QD2009, "the bounds of a qd.static loop must be compile-time constants"), false;
-        lo[d] = x[0] ? x[0]->c.i : 0, hi[d] = x[1]->c.i;
+        lo[d] = nb == 2 ? val_host_i64(x[0]) : 0, hi[d] = val_host_i64(x[1]);
         int64_t ext = hi[d] > lo[d] ? hi[d] - lo[d] : 0;
         total = ext && total > INT64_MAX / ext ? INT64_MAX : total * ext;
     }
@@ -157,7 +157,7 @@ static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
         Val v = vec_make(S, nd, 0);
         for (int64_t d = nd - 1, rest = k; d >= 0; d--) {
             int64_t ext = hi[d] - lo[d];
-            v.vec.c[d] = val_expr(irb_int(S->arena, QT_I32, lo[d] + rest % ext, call->span));
+            v.vec.c[d] = val_typed_int(S, QT_I32, lo[d] + rest % ext, call->span);
             rest /= ext;
         }
         (*items)[k] = v;
@@ -268,12 +268,11 @@ bool sema_tuple_binary(Sema *S, int op, Val a, Val b, Val *out, Span sp) {
         return *out = tuple_of(S, items, a.tuple.n + b.tuple.n), true;
     }
     Val t = a.kind == V_TUPLE ? a : b, n = a.kind == V_TUPLE ? b : a;
-    IrExpr *c = n.kind == V_EXPR ? n.e : NULL;
-    if (op != T_STAR || !ir_is_const(c) || !qt_is_integral(c->type)) {
+    if (op != T_STAR || !val_is_host_integral(n)) {
         diag_error(sp, QD2019, "a compile-time tuple or list takes only + (another one) and * (a compile-time integer)");
         return *out = val_err(), true;
     }
-    int64_t k = qt_is_signed(c->type) ? c->c.i : (int64_t)c->c.u;
+    int64_t k = val_host_i64(n);
     if (k < 0) k = 0;
     if (!items_fit(S, t.tuple.n && k > INT64_MAX / t.tuple.n ? INT64_MAX : k * t.tuple.n, sp)) return *out = val_err(), true;
     Val *items = ARENA_ARRAY(S->arena, Val, k * t.tuple.n + 1);
@@ -352,7 +351,7 @@ static bool negative_index(Sema *S, const Expr *ix) {
     const Expr *parts[2] = {ix->kind == E_SLICE ? ix->slice.lo : ix, ix->kind == E_SLICE ? ix->slice.hi : NULL};
     for (int k = 0; k < 2; k++) {
         Val v = parts[k] ? sema_eval(S, parts[k]) : (Val){.kind = V_NONE};
-        if (v.kind == V_EXPR && v.e && ir_is_const(v.e) && qt_is_signed(v.e->type) && v.e->c.i < 0)
+        if (val_is_host_scalar(v) && qt_is_signed(val_host_type(v)) && val_host_i64(v) < 0)
             return diag_error(parts[k]->span, QD2171, "Negative indices are not supported in Quadrants kernels."), true;
     }
     return false;
@@ -446,12 +445,12 @@ static bool comp_clause(Sema *S, const Expr *c, Scope *sc, ValVec *out) {
         bool keep = true;
         for (int k = 0; k < c->comp.conds.n && keep; k++) {
             S->in_static++; /* Quadrants builds a comprehension's conditions in static scope */
-            IrExpr *x = sema_to_bool(S, sema_expr(S, c->comp.conds.items[k]));
+            Val x = val_expr(sema_to_bool(S, sema_expr(S, c->comp.conds.items[k])));
             S->in_static--;
-            if (!x) return false;
-            if (!ir_is_const(x))
+            if (x.kind == V_ERR) return false;
+            if (!val_is_host_scalar(x))
                 return diag_error(c->comp.conds.items[k]->span, QD2009, "a comprehension's condition must be a compile-time value"), false;
-            keep = x->c.u != 0;
+            keep = val_host_u64(x) != 0;
         }
         if (!keep) continue;
         if (c->comp.next) {
@@ -486,9 +485,9 @@ static Val comprehension(Sema *S, const Expr *e) {
 /* Whether two compile-time values are equal: 1, 0, or -1 when one is a run-time value. */
 static int same_value(Sema *S, Val a, Val b) {
     if (a.kind == V_EXPR && b.kind == V_EXPR) {
-        if (!ir_is_const(a.e) || !ir_is_const(b.e)) return -1;
-        IrExpr *x = sema_binary(S, IR_EQ, a.e, b.e, a.e->span);
-        return x && ir_is_const(x) ? (int)x->c.u : -1;
+        if (!val_is_host_scalar(a) || !val_is_host_scalar(b)) return -1;
+        Val x = val_binop(S, T_EQ, a, b, S->budget.at); /* two constants: folded, never reported */
+        return val_is_host_scalar(x) ? (int)val_host_u64(x) : -1;
     }
     if (a.kind == V_LOCAL || a.kind == V_REF || b.kind == V_LOCAL || b.kind == V_REF) return -1;
     if (a.kind != b.kind) return 0;
@@ -565,7 +564,7 @@ static Val static_compare(Sema *S, const Expr *e) {
         int op = e->cmp.ops[k];
         if ((op == T_KW_IS || op == T_KW_NOT || op == T_KW_IN || op == CMP_NOT_IN) && !quadrants_allows(S, e, k)) return val_err();
     }
-    Val result = val_expr(irb_int(S->arena, QT_U1, 1, e->span));
+    Val result = val_bool(S, 1, e->span);
     Val a = sema_eval(S, e->cmp.items.items[0]);
     for (int k = 1; k < e->cmp.items.n && a.kind != V_ERR; k++) {
         int op = e->cmp.ops[k - 1];
@@ -577,7 +576,7 @@ static Val static_compare(Sema *S, const Expr *e) {
             r = a.kind == b.kind; /* a run-time value is not None either */
         } else if (op == T_KW_IS || op == T_KW_NOT) {
             r = same_value(S, a, b);
-            if (a.kind == V_EXPR && b.kind == V_EXPR && r >= 0 && a.e->type != b.e->type) r = 0;
+            if (a.kind == V_EXPR && b.kind == V_EXPR && r >= 0 && val_host_type(a) != val_host_type(b)) r = 0;
         } else if ((op == T_KW_IN || op == CMP_NOT_IN) && a.kind == V_STR && b.kind == V_STR) {
             r = strstr(b.path, a.path) != NULL; /* a substring */
         } else if (op == T_KW_IN || op == CMP_NOT_IN) {
@@ -590,9 +589,9 @@ static Val static_compare(Sema *S, const Expr *e) {
             r = 0;
             for (int j = 0; j < n && r == 0; j++) r = same_value(S, a, items[j]);
         } else {
-            IrExpr *x = sema_binop_tok(S, op, sema_rvalue(S, a, e->span), sema_rvalue(S, b, rhs->span), e->span);
-            if (!x) return val_err();
-            r = ir_is_const(x) ? (int)x->c.u : -1;
+            Val x = val_expr(sema_binop_tok(S, op, sema_rvalue(S, a, e->span), sema_rvalue(S, b, rhs->span), e->span));
+            if (x.kind == V_ERR) return val_err();
+            r = val_is_host_scalar(x) ? (int)val_host_u64(x) : -1;
         }
         if (r < 0) {
             diag_error(e->span, QD2009, "'%s' compares compile-time values only (Quadrants evaluates it in Python, inside qd.static)",
@@ -600,7 +599,7 @@ static Val static_compare(Sema *S, const Expr *e) {
             return val_err();
         }
         if (op == T_KW_NOT || op == CMP_NOT_IN) r = !r;
-        if (!r) return val_expr(irb_int(S->arena, QT_U1, 0, e->span));
+        if (!r) return val_bool(S, 0, e->span);
         a = b;
     }
     return a.kind == V_ERR ? a : result;
@@ -647,7 +646,7 @@ Val sema_lang_eval(Sema *S, const Expr *e) {
 
 static bool dict_key(Sema *S, Val k, Span sp, bool building) {
     Val c = k;
-    if (k.kind == V_EXPR && ir_is_const(k.e)) return true;
+    if (val_is_host_scalar(k)) return true;
     if (building && S->cur && (k.kind == V_EXPR || k.kind == V_LOCAL || k.kind == V_REF))
         return true; /* a run-time key put in a kernel's dict: Quadrants hashes the expression, so it is a key of its own */
     if (k.kind == V_TYPE || k.kind == V_NS || k.kind == V_STR || k.kind == V_NONE || k.kind == V_TUPLE) return sema_module_constant(S, &c);
@@ -745,8 +744,7 @@ Val sema_dict_get(Sema *S, Val d, const Expr *key) {
 static int known_truth(Val v) {
     switch (v.kind) {
     case V_EXPR:
-        if (!ir_is_const(v.e)) return -1;
-        return qt_is_float(v.e->type) ? v.e->c.f != 0 : v.e->c.u != 0;
+        return val_host_truth(v);
     case V_NONE: return 0;
     case V_STR: return *v.path != 0;
     case V_TUPLE: return v.tuple.n > 0;
@@ -800,7 +798,7 @@ static bool self_computed(Sema *S, const Expr *e) {
     case E_NAME: {
         Binding *b = sema_lookup(S, e->name);
         if (!b || rebound_elsewhere(e->span.src ? e->span.src : S->src, e->name)) return false;
-        return (b->v.kind == V_EXPR && ir_is_const(b->v.e)) || b->v.kind == V_STR || b->v.kind == V_NONE || b->v.kind == V_PYINT;
+        return val_is_host_scalar(b->v) || b->v.kind == V_STR || b->v.kind == V_NONE || b->v.kind == V_PYINT;
     }
     case E_ATTR: {
         if (e->attr.obj->kind != E_NAME) return false;

@@ -10,9 +10,9 @@
 /* The shape of a rectangular literal list (its items' lengths agree at each depth): ndim, or -1. */
 static int list_shape(const Expr *e, int64_t *shape, int d) {
     if (e->kind != E_LIST && e->kind != E_TUPLE) return d;
-    if (d >= IR_MAX_DIMS || !e->list.n) return -1;
+    if (d >= PY_MAX_DIMS || !e->list.n) return -1;
     shape[d] = e->list.n;
-    int64_t sub[IR_MAX_DIMS];
+    int64_t sub[PY_MAX_DIMS];
     int nd = list_shape(e->list.items[0], shape, d + 1);
     for (int k = 1; nd >= 0 && k < e->list.n; k++) {
         memcpy(sub, shape, sizeof sub);
@@ -22,16 +22,16 @@ static int list_shape(const Expr *e, int64_t *shape, int d) {
 }
 
 const int64_t *sema_np_shape(Sema *S, const Expr *e, int ndim) {
-    if (e->kind != E_CALL || e->call.fn->kind != E_ATTR || !e->call.args.n || ndim < 1 || ndim > IR_MAX_DIMS) return NULL;
+    if (e->kind != E_CALL || e->call.fn->kind != E_ATTR || !e->call.args.n || ndim < 1 || ndim > PY_MAX_DIMS) return NULL;
     const char *f = e->call.fn->attr.name;
     const Expr *a0 = e->call.args.items[0];
-    int64_t shape[IR_MAX_DIMS];
+    int64_t shape[PY_MAX_DIMS];
     int nd = -1;
     if (!strcmp(f, "array") || !strcmp(f, "asarray")) {
         nd = list_shape(a0, shape, 0);
     } else if (!strcmp(f, "zeros") || !strcmp(f, "ones") || !strcmp(f, "empty") || !strcmp(f, "full")) {
         int mark = diag_quiet_begin();
-        nd = sema_const_shape(S, a0, shape, IR_MAX_DIMS, "a shape");
+        nd = sema_const_shape(S, a0, shape, PY_MAX_DIMS, "a shape");
         if (diag_quiet_end(mark)) nd = -1;
     }
     if (nd != ndim) return NULL;
@@ -42,12 +42,7 @@ const int64_t *sema_np_shape(Sema *S, const Expr *e, int ndim) {
     return out;
 }
 
-static Val int_value(Sema *S, int64_t n, Span sp) {
-    QdType t = S->k && n >= INT32_MIN && n <= INT32_MAX && S->default_ip == QT_I32 ? QT_I32 : QT_I64; /* as an int literal */
-    IrExpr *x = irb_int(S->arena, t, n, sp);
-    x->literal = true; /* a Python int */
-    return val_expr(x);
-}
+static Val int_value(Sema *S, int64_t n, Span sp) { return val_int(S, n, sp); /* a Python int, typed as an int literal */ }
 
 bool sema_np_shape_value(Sema *S, const Expr *v, Val *out) {
     const Expr *a = v->kind == E_ATTR ? v->attr.obj : NULL;

@@ -17,10 +17,10 @@ static const char *py_str(Sema *S, Val v) {
     if (v.kind == V_STR) return v.path;
     if (v.kind == V_NONE) return "None";
     if (v.kind == V_PYINT) return sema_pyint_text(S, v, S->budget.at);
-    if (v.kind != V_EXPR || !ir_is_const(v.e) || !qt_is_integral(v.e->type)) return NULL;
-    if (v.e->type == QT_U1) return v.e->c.u ? "True" : "False";
-    if (qt_is_signed(v.e->type)) return arena_printf(S->arena, "%lld", (long long)v.e->c.i);
-    return arena_printf(S->arena, "%llu", (unsigned long long)v.e->c.u);
+    if (!val_is_host_integral(v)) return NULL;
+    if (val_is_host_bool(v)) return val_host_u64(v) ? "True" : "False";
+    if (qt_is_signed(val_host_type(v))) return arena_printf(S->arena, "%lld", (long long)val_host_i64(v));
+    return arena_printf(S->arena, "%llu", (unsigned long long)val_host_u64(v));
 }
 
 static bool ident_start(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -118,8 +118,8 @@ Val sema_fstring(Sema *S, const Expr *e) {
 /* STR * N and N * STR: N copies (none for N <= 0). The size is checked before the string is
  * made ('ab' * 10**9 would take 2 GB): the size budget, at the expression `at` (QD2026). */
 static bool str_repeat(Sema *S, Val s, Val n, Val *out, Span at) {
-    if (s.kind != V_STR || n.kind != V_EXPR || !ir_is_const(n.e) || !qt_is_integral(n.e->type)) return false;
-    int64_t k = qt_is_signed(n.e->type) ? n.e->c.i : (int64_t)(n.e->c.u > INT64_MAX ? INT64_MAX : n.e->c.u);
+    if (s.kind != V_STR || !val_is_host_integral(n)) return false;
+    int64_t k = qt_is_signed(val_host_type(n)) ? val_host_i64(n) : (int64_t)(val_host_u64(n) > INT64_MAX ? INT64_MAX : val_host_u64(n));
     int64_t len = (int64_t)strlen(s.path), total = k <= 0 || !len ? 0 : k > INT64_MAX / len ? INT64_MAX : k * len;
     if (!budget_fits(&S->budget, EB_SIZE, total == INT64_MAX ? total : total + 1, at)) return *out = val_err(), true;
     char *r = arena_alloc(S->arena, (size_t)total + 1);
@@ -270,7 +270,7 @@ static bool numeric(Sema *S, const Expr *e) {
     if (e->kind == E_INT || e->kind == E_FLOAT) return true;
     if (e->kind == E_UNARY && (e->op == T_MINUS || e->op == T_PLUS)) return numeric(S, e->un.a);
     Binding *b = e->kind == E_NAME ? find(S, e->name) : NULL;
-    return b && b->v.kind == V_EXPR && ir_is_const(b->v.e) && !qt_is_float(b->v.e->type);
+    return b && val_is_host_scalar(b->v) && !val_is_host_float(b->v);
 }
 
 /* A parametrized value qdc evaluates exactly and without a diagnostic: numbers, strings, bools,
@@ -336,9 +336,8 @@ static const char *spell(Sema *S, Val v, const char *name, int row) {
         bool ok = *v.path != 0;
         for (const char *c = v.path; *c; c++) ok &= ident_char(*c);
         if (ok) return v.path;
-    } else if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_integral(v.e->type) && v.e->type != QT_U1 && qt_is_signed(v.e->type) &&
-               v.e->c.i < 0) {
-        return arena_printf(S->arena, "m%llu", 0ull - (unsigned long long)v.e->c.i);
+    } else if (val_is_host_int(v) && qt_is_signed(val_host_type(v)) && val_host_i64(v) < 0) {
+        return arena_printf(S->arena, "m%llu", 0ull - (unsigned long long)val_host_i64(v));
     } else if (v.kind != V_ERR) {
         const char *s = py_str(S, v);
         if (s) return s;
@@ -355,8 +354,8 @@ bool sema_permutations(Sema *S, const Expr *e, Val *out) {
         Val all, i;
         if (e->sub.index->kind == E_SLICE || !sema_permutations(S, e->sub.obj, &all)) return false;
         i = param_value(S, e->sub.index);
-        if (i.kind != V_EXPR || !ir_is_const(i.e) || !qt_is_integral(i.e->type) || i.e->type == QT_U1) return false;
-        int64_t k = i.e->c.i < 0 ? i.e->c.i + all.tuple.n : i.e->c.i; /* Python's negative index */
+        if (!val_is_host_int(i)) return false;
+        int64_t k = val_host_i64(i) < 0 ? val_host_i64(i) + all.tuple.n : val_host_i64(i); /* Python's negative index */
         if (k < 0 || k >= all.tuple.n) return false;
         return *out = all.tuple.items[k], true;
     }
@@ -373,9 +372,9 @@ bool sema_permutations(Sema *S, const Expr *e, Val *out) {
     if (seq->kind == E_CALL && seq->call.fn->kind == E_NAME && !strcmp(seq->call.fn->name, "range") && seq->call.args.n == 1 &&
         !find(S, "range")) {
         Val c = param_value(S, seq->call.args.items[0]);
-        if (c.kind != V_EXPR || !ir_is_const(c.e) || !qt_is_integral(c.e->type) || c.e->c.i < 0 || c.e->c.i > 6) return false;
-        n = (int)c.e->c.i;
-        for (int k = 0; k < n; k++) items[k] = val_expr(irb_int(S->arena, QT_I32, k, seq->span));
+        if (!val_is_host_integral(c) || val_host_i64(c) < 0 || val_host_i64(c) > 6) return false;
+        n = (int)val_host_i64(c);
+        for (int k = 0; k < n; k++) items[k] = val_typed_int(S, QT_I32, k, seq->span);
     } else {
         Val t = param_value(S, seq);
         if (t.kind != V_TUPLE || t.tuple.n > 6) return false;
@@ -385,8 +384,8 @@ bool sema_permutations(Sema *S, const Expr *e, Val *out) {
     int64_t r = n;
     if (e->call.args.n == 2) {
         Val c = param_value(S, e->call.args.items[1]);
-        if (c.kind != V_EXPR || !ir_is_const(c.e) || !qt_is_integral(c.e->type) || c.e->c.i < 0) return false;
-        r = c.e->c.i;
+        if (!val_is_host_integral(c) || val_host_i64(c) < 0) return false;
+        r = val_host_i64(c);
     }
     VEC(Val) rows = {0};
     int idx[8];
@@ -890,7 +889,7 @@ static Val cond_atom(Sema *S, const Expr *e) {
         Binding *b = find(S, e->name);
         if (!b) return val_err();
         ValKind k = b->v.kind;
-        if ((k == V_EXPR && ir_is_const(b->v.e) && qt_is_integral(b->v.e->type)) || k == V_TYPE || k == V_STR || k == V_NONE ||
+        if (val_is_host_integral(b->v) || k == V_TYPE || k == V_STR || k == V_NONE ||
             (k == V_NS && !strncmp(b->v.path, "qd.", 3)))
             return b->v;
         return val_err();
@@ -901,7 +900,7 @@ static Val cond_atom(Sema *S, const Expr *e) {
 
 static int truth(Val v) {
     switch (v.kind) {
-    case V_EXPR: return v.e->c.u != 0;
+    case V_EXPR: return val_host_u64(v) != 0;
     case V_NONE: return 0;
     case V_STR: return *v.path != 0;
     case V_TYPE: case V_NS: return 1;
@@ -915,7 +914,7 @@ static int same(Val a, Val b) {
     if (a.kind == V_ERR || b.kind == V_ERR) return -1;
     if (a.kind != b.kind) return 0;
     switch (a.kind) {
-    case V_EXPR: return a.e->c.u == b.e->c.u;
+    case V_EXPR: return val_host_u64(a) == val_host_u64(b);
     case V_NONE: return 1;
     case V_STR: return !strcmp(a.path, b.path);
     case V_NS: return !strcmp(!strcmp(a.path, "qd.cpu") ? "qd.x64" : a.path, !strcmp(b.path, "qd.cpu") ? "qd.x64" : b.path);
@@ -933,8 +932,8 @@ static int eval_truth(Sema *S, const Expr *e) {
     if (diag_quiet_end(mark) || v.kind == V_ERR) return -1;
     if (v.kind == V_TUPLE) return v.tuple.n > 0;
     if (v.kind == V_DICT) return v.dict.n > 0;
-    if (v.kind == V_EXPR && ir_is_const(v.e) && qt_is_float(v.e->type)) return v.e->c.f != 0;
-    return v.kind == V_EXPR && !ir_is_const(v.e) ? -1 : truth(v);
+    if (val_is_host_float(v)) return val_host_f64(v) != 0;
+    return v.kind == V_EXPR && !val_is_host_scalar(v) ? -1 : truth(v);
 }
 
 static int cond_value(Sema *S, const Expr *e) {
@@ -963,7 +962,7 @@ static int cond_value(Sema *S, const Expr *e) {
             int found = 0;
             for (int k = 0; k < rhs->list.n && !found; k++) {
                 int eq = same(a, cond_atom(S, rhs->list.items[k]));
-                if (eq < 0 || (a.kind == V_EXPR && eq == 0 && !qt_is_integral(a.e->type))) return eval_truth(S, e);
+                if (eq < 0 || (val_is_host_scalar(a) && eq == 0 && !qt_is_integral(val_host_type(a)))) return eval_truth(S, e);
                 found = eq;
             }
             return op == T_KW_IN ? found : !found;
@@ -1286,8 +1285,7 @@ static bool range_args(Sema *S, const Expr *it, int64_t a[3], int *n) {
     int na = it->call.args.n;
     for (int k = 0; k < na; k++) {
         Val v = param_value(S, it->call.args.items[k]);
-        if (v.kind != V_EXPR || !ir_is_const(v.e) || !qt_is_integral(v.e->type)) return *n = -1, true;
-        a[na == 1 ? 1 : k] = v.e->c.i;
+        if (!val_host_int(v, &a[na == 1 ? 1 : k])) return *n = -1, true;
     }
     if (!a[2]) return *n = -1, true;
     __int128 lo = a[0], hi = a[1], st = a[2]; /* Python ints: range(-2**63, 2**63 - 1) must not overflow */
@@ -1298,8 +1296,7 @@ static bool range_args(Sema *S, const Expr *it, int64_t a[3], int *n) {
 
 /* Value k of such a range: a Python int (i32 when it fits). */
 static Val range_item(Sema *S, const Expr *it, const int64_t a[3], int64_t k) {
-    Val v = {.kind = V_EXPR, .e = irb_int(S->arena, QT_I64, a[0] + k * a[2], it->span)};
-    v.e->literal = true; /* a Python int: exact in arithmetic */
+    Val v = val_int_typed(S, QT_I64, a[0] + k * a[2], it->span); /* a Python int: exact in arithmetic */
     sema_module_constant(S, &v);
     return v;
 }
@@ -1447,12 +1444,7 @@ static bool iter_points_into(const void *p, size_t n, const Arena *a) {
 
 /* The value v (in the iteration's arena) copied into arena to, or false when qdc cannot. */
 static bool iter_copy(Val *v, Arena *to) {
-    if (v->kind == V_EXPR && v->e->kind == IR_CONST) {
-        IrExpr *c = ARENA_NEW(to, IrExpr);
-        *c = *v->e;
-        v->e = c;
-        return true;
-    }
+    if (val_host_copy(v, to)) return true;
     if (v->kind == V_STR || v->kind == V_HOST || v->kind == V_NS) {
         v->path = arena_strdup(to, v->path);
         return true;
@@ -1473,7 +1465,7 @@ static void iter_next(Sema *S, IterMem *m) {
         if (!b[k]) continue;
         keep = arena_contains(cur, b[k]->name) || arena_contains(cur, b[k]->decl.src);
         if (keep || !iter_points_into(&b[k]->v, sizeof b[k]->v, cur)) continue; /* the whole union: a conservative scan */
-        keep = !(b[k]->v.kind == V_EXPR && b[k]->v.e->kind == IR_CONST) && b[k]->v.kind != V_STR && b[k]->v.kind != V_HOST && b[k]->v.kind != V_NS;
+        keep = !val_is_host_scalar(b[k]->v) && b[k]->v.kind != V_STR && b[k]->v.kind != V_HOST && b[k]->v.kind != V_NS;
     }
     if (keep) {
         arena_absorb(m->main, cur);
@@ -1616,7 +1608,7 @@ void sema_host_augassign(Sema *S, const Stmt *s) {
         return S->up->sema_host_setattr(S, s->aug.target, v, s->span);
     }
     Binding *b = s->aug.target->kind == E_NAME ? find(S, s->aug.target->name) : NULL;
-    bool value = b && ((b->v.kind == V_EXPR && ir_is_const(b->v.e)) || b->v.kind == V_STR || b->v.kind == V_TUPLE);
+    bool value = b && (val_is_host_scalar(b->v) || b->v.kind == V_STR || b->v.kind == V_TUPLE);
     if (!value) return sema_bind_host(S, s->aug.target, "updated by host code");
     Expr *v = ARENA_NEW(S->arena, Expr);
     *v = (Expr){.kind = E_BINARY, .span = s->span, .op = s->aug.op};

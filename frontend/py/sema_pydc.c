@@ -117,7 +117,7 @@ static void post_init(Sema *S, const PyDc *dc, Val *v) {
         if (m == dc->n) continue;
         int mark = diag_quiet_begin();
         Val r = sema_is_host_expr(S, s->assign.value) ? val_err() : sema_eval(S, s->assign.value);
-        bool known = !diag_quiet_end(mark) && r.kind != V_ERR && (r.kind != V_EXPR || ir_is_const(r.e));
+        bool known = !diag_quiet_end(mark) && r.kind != V_ERR && (r.kind != V_EXPR || val_is_host_scalar(r));
         v->pydc.m[m] = known ? r : (Val){.kind = V_HOST, .path = "a member __post_init__ sets from a value qdc cannot compute"};
         scope_bind(S, sc, pi->def.params[0].name, *v, pi->def.params[0].span); /* self sees the members set so far */
     }
@@ -162,7 +162,7 @@ static Val host_value(Sema *S, const Expr *e, const char *name) {
     if (e->kind == E_NAME) {
         Binding *b = sema_lookup(S, e->name);
         if (b && (b->v.kind == V_FIELD || b->v.kind == V_HOSTARRAY || b->v.kind == V_PYDC || b->v.kind == V_OBJECT ||
-                  (b->v.kind == V_EXPR && ir_is_const(b->v.e))))
+                  val_is_host_scalar(b->v)))
             return b->v;
         if (b && b->v.kind == V_HOST) return b->v;
         return (Val){.kind = V_HOST, .path = "a value qdc cannot compute"};
@@ -173,7 +173,7 @@ static Val host_value(Sema *S, const Expr *e, const char *name) {
         S->scope = NULL;
         v = sema_eval(S, e);
         S->scope = sc;
-        if (!diag_quiet_end(mark) && v.kind == V_EXPR && ir_is_const(v.e)) return v;
+        if (!diag_quiet_end(mark) && val_is_host_scalar(v)) return v;
     }
     return (Val){.kind = V_HOST, .path = "a value qdc cannot compute"};
 }
@@ -208,14 +208,14 @@ static bool spell(Sema *S, const PyDc *dc, Val v, const Expr *at, StrBuf *b, boo
         if (fn && !strncmp(fn, S->prefix, strlen(S->prefix))) fn += strlen(S->prefix); /* a field of this host function */
         if (fn) sb_puts(b, fn);
         else if (m.kind == V_HOSTARRAY) sema_hostarray_spell(b, m);
-        else if (m.kind == V_EXPR && qt_is_float(m.e->type)) {
+        else if (val_is_host_float(m)) {
             char buf[64];
-            snprintf(buf, sizeof buf, "%g", m.e->c.f);
+            snprintf(buf, sizeof buf, "%g", val_host_f64(m));
             for (char *q = buf; *q; q++) sb_putc(b, *q == '-' ? 'm' : *q == '.' ? 'p' : *q == '+' ? '_' : *q);
         }
-        else if (m.kind == V_EXPR && m.e->type == QT_U1) sb_puts(b, m.e->c.u ? "True" : "False");
-        else if (m.kind == V_EXPR && m.e->c.i < 0) sb_printf(b, "m%lld", -(long long)m.e->c.i);
-        else if (m.kind == V_EXPR) sb_printf(b, "%lld", (long long)m.e->c.i);
+        else if (val_is_host_bool(m)) sb_puts(b, val_host_u64(m) ? "True" : "False");
+        else if (val_is_host_scalar(m) && val_host_i64(m) < 0) sb_printf(b, "m%lld", -(long long)val_host_i64(m));
+        else if (val_is_host_scalar(m)) sb_printf(b, "%lld", (long long)val_host_i64(m));
         else return false;
     }
     return true;
@@ -272,7 +272,7 @@ static Val ndarray_param(Sema *S, IrParam p) {
 static Val generic_member(Sema *S, const PyDc *dc, int k, const char *name, Val host, Span sp) {
     const Expr *dt, *nd;
     sema_param_shape(S, dc->anns[k], &dt, &nd);
-    if (host.kind == V_FIELD || (host.kind == V_EXPR && ir_is_const(host.e))) return host;
+    if (host.kind == V_FIELD || val_is_host_scalar(host)) return host;
     if (host.kind == V_HOSTARRAY) {
         IrParam p = {.name = name, .span = sp};
         sema_hostarray_param(host, &p);

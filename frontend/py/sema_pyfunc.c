@@ -132,8 +132,8 @@ Val sema_pyfunc_result(Sema *S, const Expr *e) {
     if (e->kind == E_IFEXP) { /* A if COND else B: the branch COND picks (each may be an annotation) */
         int mark = diag_quiet_begin();
         Val c = sema_eval(S, e->ifexp.cond);
-        bool bad = diag_quiet_end(mark) || c.kind != V_EXPR || !ir_is_const(c.e);
-        if (!bad) return sema_pyfunc_result(S, (qt_is_float(c.e->type) ? c.e->c.f != 0 : c.e->c.u != 0) ? e->ifexp.a : e->ifexp.b);
+        bool bad = diag_quiet_end(mark) || !val_is_host_scalar(c);
+        if (!bad) return sema_pyfunc_result(S, val_host_truth(c) ? e->ifexp.a : e->ifexp.b);
     }
     if (sema_annotation_alias(S, e)) return (Val){.kind = V_ANNOT, .ann = sema_bound_copy(S, e)}; /* return qd.types.NDArray[dt, n] */
     if (sema_is_host_expr(S, e)) return (Val){.kind = V_HOST, .path = "a value known only when the script runs"};

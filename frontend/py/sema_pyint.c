@@ -12,18 +12,18 @@
 
 static PyIntCtx ctx(Sema *S, Span at) { return (PyIntCtx){.arena = S->arena, .budget = &S->budget, .at = at}; }
 
-static bool is_pyint(Val v) { return v.kind == V_PYINT || (v.kind == V_EXPR && sema_is_int_literal(v.e)); }
+static bool is_pyint(Val v) { return v.kind == V_PYINT || val_is_py_int(v); }
 
 static PyInt *as_pyint(PyIntCtx *c, Val v) {
     if (v.kind == V_PYINT) return (PyInt *)v.big;
-    return v.e->type == QT_U64 ? pyint_from_u64(c, v.e->c.u) : pyint_from_i64(c, v.e->c.i);
+    return val_host_type(v) == QT_U64 ? pyint_from_u64(c, val_host_u64(v)) : pyint_from_i64(c, val_host_i64(v));
 }
 
 Val sema_pyint_value(Sema *S, const PyInt *v, Span sp) {
     int64_t i;
     uint64_t u;
-    if (pyint_to_i64(v, &i)) return val_expr(sema_int_literal(S, i, sp));
-    if (pyint_to_u64(v, &u)) return val_expr(sema_int_literal(S, u, sp));
+    if (pyint_to_i64(v, &i)) return val_int(S, i, sp);
+    if (pyint_to_u64(v, &u)) return val_int(S, u, sp);
     return (Val){.kind = V_PYINT, .big = v};
 }
 
@@ -65,11 +65,11 @@ static Val failed(Sema *S, PyIntCtx *c, const PyInt *count, Span sp) {
 static bool to_float(Sema *S, Val *v, Span sp) {
     double d;
     if (!pyint_to_double(v->big, &d)) return diag_error(sp, QD2050, "integer too large to convert to float (Python raises OverflowError)"), false;
-    *v = val_expr(irb_float(S->arena, S->k ? S->default_fp : QT_F64, d, sp));
+    *v = val_float(S, S->k ? S->default_fp : QT_F64, d, sp);
     return true;
 }
 
-static bool is_float_const(Val v) { return v.kind == V_EXPR && ir_is_const(v.e) && qt_is_float(v.e->type); }
+static bool is_float_const(Val v) { return val_is_host_float(v); }
 
 static const struct { int tok; PyInt *(*fn)(PyIntCtx *, const PyInt *, const PyInt *); } ops[] = {
     {T_PLUS, pyint_add}, {T_MINUS, pyint_sub}, {T_STAR, pyint_mul}, {T_FDIV, pyint_floordiv}, {T_PERCENT, pyint_mod}, {T_POW, pyint_pow},
@@ -92,7 +92,7 @@ bool sema_pyint_binary(Sema *S, int tok, Val *a, Val *b, Span sp, Val *out) {
         double dx, dy;
         if (!big) return false; /* the 64-bit path makes it */
         if (!pyint_to_double(x, &dx) || !pyint_to_double(y, &dy)) return c.err = PYINT_RANGE, *out = failed(S, &c, y, sp), true;
-        return *out = val_expr(irb_float(S->arena, S->k ? S->default_fp : QT_F64, pow(dx, dy), sp)), true;
+        return *out = val_float(S, S->k ? S->default_fp : QT_F64, pow(dx, dy), sp), true;
     }
     *out = r ? sema_pyint_value(S, r, sp) : failed(S, &c, y, sp);
     return true;
@@ -101,7 +101,7 @@ bool sema_pyint_binary(Sema *S, int tok, Val *a, Val *b, Span sp, Val *out) {
 bool sema_pyint_unary(Sema *S, int tok, Val a, Span sp, Val *out) {
     if (!is_pyint(a)) return false;
     if (a.kind == V_PYINT && tok == T_PLUS) return *out = a, true;
-    if (a.kind == V_PYINT && tok == T_KW_NOT) return *out = val_expr(irb_int(S->arena, QT_U1, 0, sp)), true; /* never 0 */
+    if (a.kind == V_PYINT && tok == T_KW_NOT) return *out = val_bool(S, 0, sp), true; /* never 0 */
     if (tok != T_MINUS && tok != T_TILDE) return false;
     PyIntCtx c = ctx(S, sp);
     PyInt *x = as_pyint(&c, a), *r = x ? (tok == T_MINUS ? pyint_neg(&c, x) : pyint_invert(&c, x)) : NULL;
@@ -125,5 +125,5 @@ bool sema_pyint_compare(Sema *S, int tok, Val a, Val b, Span sp, Val *out) {
     case T_GE: r = k >= 0; break;
     default: return false;
     }
-    return *out = val_expr(irb_int(S->arena, QT_U1, r, sp)), true;
+    return *out = val_bool(S, r, sp), true;
 }

@@ -10,16 +10,9 @@
 static Val str_val(const char *s) { return (Val){.kind = V_STR, .path = s}; }
 
 static Val int_val(Sema *S, int64_t v, Span sp) {
-    Val r = val_expr(irb_int(S->arena, QT_I64, v, sp));
-    r.e->literal = true; /* a Python int: exact in arithmetic */
+    Val r = val_int_typed(S, QT_I64, v, sp); /* a Python int: exact in arithmetic */
     sema_module_constant(S, &r); /* a Python int: i32 when it fits */
     return r;
-}
-
-static bool const_int(Val v, int64_t *out) {
-    if (v.kind != V_EXPR || !ir_is_const(v.e) || !qt_is_integral(v.e->type)) return false;
-    *out = v.e->type == QT_U1 || !qt_is_signed(v.e->type) ? (int64_t)v.e->c.u : v.e->c.i;
-    return true;
 }
 
 /* The text str() and format() give a compile-time string, integer, bool or None; NULL otherwise. */
@@ -28,15 +21,15 @@ static const char *text_of(Sema *S, Val v) {
     if (v.kind == V_STR) return v.path;
     if (v.kind == V_NONE) return "None";
     if (v.kind == V_PYINT) return sema_pyint_text(S, v, S->budget.at);
-    if (v.kind == V_EXPR && ir_is_const(v.e) && v.e->type == QT_U1) return v.e->c.u ? "True" : "False";
-    if (const_int(v, &i))
-        return qt_is_signed(v.e->type) ? arena_printf(S->arena, "%lld", (long long)i) : arena_printf(S->arena, "%llu", (unsigned long long)v.e->c.u);
+    if (val_is_host_bool(v)) return val_host_u64(v) ? "True" : "False";
+    if (val_host_int(v, &i))
+        return qt_is_signed(val_host_type(v)) ? arena_printf(S->arena, "%lld", (long long)i) : arena_printf(S->arena, "%llu", (unsigned long long)val_host_u64(v));
     return NULL;
 }
 
 /* What a value is, in a message about a str method's argument. */
 static const char *kind_of(Val v) {
-    if (v.kind == V_EXPR && ir_is_const(v.e)) return qt_is_float(v.e->type) ? "a float" : v.e->type == QT_U1 ? "a bool" : "an integer";
+    if (val_is_host_scalar(v)) return val_is_host_float(v) ? "a float" : val_is_host_bool(v) ? "a bool" : "an integer";
     return val_describe(v);
 }
 
@@ -265,7 +258,7 @@ Val sema_chr_ord(Sema *S, const Expr *call, bool chr) {
     Val v = sema_eval(S, a);
     int64_t i;
     if (v.kind == V_ERR) return v;
-    if (chr && (!const_int(v, &i) || v.e->type == QT_U1))
+    if (chr && (!val_host_int(v, &i) || val_is_host_bool(v)))
         return diag_error(a->span, QD2012, "chr needs a compile-time integer, got %s", val_describe(v)), val_err();
     if (chr && (i < 1 || i > 127)) /* qdc's strings are ASCII; chr(0) would end the C string */
         return diag_error(a->span, QD2012, "chr(%lld): qdc evaluates chr of ASCII code points 1 to 127", (long long)i), val_err();
