@@ -679,12 +679,10 @@ static IrStmt *for_stmt(Ad *ad, int counter, IrExpr *begin, IrExpr *end, int64_t
 }
 
 /* The moves of checkpoint q, q the value of local sel: ck[q][l] = other[l] (to_slots) or
- * other[l] = ck[q][l] (ck[q][l] at ck[q * n + l]), over the locals l with hdr[l] >= 0. A save
- * is a binary search on sel (4 comparisons), a restore a chain of selects: as branches, a
- * restore's joins needed phis of every slot of the loops nested in this one, which are live
- * across them (bench/ad/nest.sh, 4 levels: LLVM -O0 5,418 instructions with both as branches,
- * 5,058 with restores as selects; saves as selects too: 3,954 but 3,185 x86 instructions
- * against 2,406). */
+ * other[l] = ck[q][l] (ck[q][l] at ck[q * n + l]), over the locals l with hdr[l] >= 0; a binary
+ * search on sel, log2(AD_CHECKPOINTS) comparisons per move. Restores as a chain of selects made
+ * less LLVM code (bench/ad/nest.sh, 4 levels: 3,954 -O0 instructions against 5,058) but more x86
+ * code (3,185 against 2,406) and a gradient 1.5-2x slower (bench/ad/stack.sh, n = 10^4). */
 static void save_tree(Ad *ad, StmtVec *out, int sel, int lo, int hi, const int *ck, int n, int from, Span sp) {
     if (hi - lo == 1) {
         vec_push(out, assign(ad, ck[lo * n], local_ref(ad, from, sp), sp));
@@ -699,18 +697,28 @@ static void save_tree(Ad *ad, StmtVec *out, int sel, int lo, int hi, const int *
     vec_push(out, s);
 }
 
+static void restore_tree(Ad *ad, StmtVec *out, int sel, int lo, int hi, const int *ck, int n, int to, Span sp) {
+    if (hi - lo == 1) {
+        vec_push(out, assign(ad, to, local_ref(ad, ck[lo * n], sp), sp));
+        return;
+    }
+    int mid = lo + (hi - lo) / 2;
+    StmtVec low = {0}, high = {0};
+    restore_tree(ad, &low, sel, lo, mid, ck, n, to, sp);
+    restore_tree(ad, &high, sel, mid, hi, ck, n, to, sp);
+    IrStmt *s = if_stmt(ad, bin(ad, IR_LT, local_ref(ad, sel, sp), irb_int(ad->a, ad->locals.items[sel].type, mid, sp)), &low, sp);
+    s->if_.els = block_of(ad, &high);
+    vec_push(out, s);
+}
+
 static void checkpoint_moves(Ad *ad, StmtVec *out, int sel, const int *ck, const int *other, const int *hdr, int n, bool to_slots, Span sp) {
-    QdType ct = ad->locals.items[sel].type;
     for (int l = 0; l < n; l++) {
         if (hdr[l] < 0) continue;
         if (to_slots) {
             save_tree(ad, out, sel, 0, AD_CHECKPOINTS, ck + l, n, other[l], sp);
             continue;
         }
-        IrExpr *v = local_ref(ad, ck[l], sp);
-        for (int q = 1; q < AD_CHECKPOINTS; q++)
-            v = irb_select(ad->a, bin(ad, IR_EQ, local_ref(ad, sel, sp), irb_int(ad->a, ct, q, sp)), local_ref(ad, ck[q * n + l], sp), v, sp);
-        vec_push(out, assign(ad, other[l], v, sp));
+        restore_tree(ad, out, sel, 0, AD_CHECKPOINTS, ck + l, n, other[l], sp);
     }
 }
 
@@ -889,16 +897,21 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     /* an iteration: a checkpoint in the forward run, h as it began kept in saved, the body */
     vec_push(&keep, assign(ad, qv, bin(ad, IR_DIV, L(ms), L(sv)), sp));
     checkpoint_moves(ad, &keep, qv, ck, hdr, hdr, n, true, sp);
-    vec_push(&mb, if_stmt(ad, bin(ad, IR_LAND, bin(ad, IR_LT, L(kq), K(0)), bin(ad, IR_EQ, bin(ad, IR_REM, L(ms), L(sv)), K(0))), &keep, sp));
+    StmtVec keepif = {0}; /* nested, not `and`: the sweep's iterations compute no remainder */
+    vec_push(&keepif, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, L(ms), L(sv)), K(0)), &keep, sp));
+    vec_push(&mb, if_stmt(ad, bin(ad, IR_LT, L(kq), K(0)), &keepif, sp));
     for (int l = 0; l < n; l++)
         if (hdr[l] >= 0) {
             vec_push(&mb, assign(ad, saved[l], L(hdr[l]), sp));
             vec_push(&rest, assign(ad, hdr[l], L(saved[l]), sp));
         }
     vec_push(&mb, assign(ad, c, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, L(ms), K(step))), sp));
-    vec_push(&mb, assign(ad, isw, K(0), sp));
-    vec_push(&last, assign(ad, isw, L(swr), sp));
-    vec_push(&mb, if_stmt(ad, bin(ad, IR_EQ, L(ms), bin(ad, IR_SUB, L(stp), K(1))), &last, sp));
+    bool leaf = body.cuts.len == 0; /* no unit inside: the sweep of iteration x after the run's loop, out of its hot path */
+    if (!leaf) {
+        vec_push(&mb, assign(ad, isw, K(0), sp));
+        vec_push(&last, assign(ad, isw, L(swr), sp));
+        vec_push(&mb, if_stmt(ad, bin(ad, IR_EQ, L(ms), bin(ad, IR_SUB, L(stp), K(1))), &last, sp));
+    }
     StmtVec fo = {0}, fk = {0}; /* the forward run alone: checkpoints, the body forward */
     vec_push(&fk, assign(ad, qv, bin(ad, IR_DIV, L(ms), L(sv)), sp));
     checkpoint_moves(ad, &fk, qv, ck, hdr, hdr, n, true, sp);
@@ -907,9 +920,19 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     IrBlock bf = blk_forward(ad, &body, NULL, 0);
     for (int k = 0; k < bf.n; k++) vec_push(&fo, bf.stmts[k]);
     IrStmt *fwd = for_stmt(ad, ms, K(0), L(nit), 1, block_of(ad, &fo), sp);
-    blk_phases(ad, &body, isw, &rest, &mb, sp);
+    StmtVec after = {0};
+    if (leaf) { /* the run's last iteration is x: h = saved (x's start), x backwards */
+        for (int k = 0; k < body.f.len; k++) vec_push(&mb, body.f.items[k]);
+        for (int k = 0; k < rest.len; k++) vec_push(&after, rest.items[k]);
+        IrBlock rb = blk_reverse(ad, &body);
+        for (int k = 0; k < rb.n; k++) vec_push(&after, rb.stmts[k]);
+    } else {
+        blk_phases(ad, &body, isw, &rest, &mb, sp);
+    }
     vec_free(&rest);
     vec_push(&runb, for_stmt(ad, ms, L(stt), L(stp), 1, block_of(ad, &mb), sp));
+    if (leaf) vec_push(&runb, if_stmt(ad, bin(ad, IR_EQ, L(swr), K(1)), &after, sp));
+    else vec_free(&after);
     StmtVec kb = {0};
     vec_push(&kb, segif);
     vec_push(&kb, for_stmt(ad, rv, K(0), L(nruns), 1, block_of(ad, &runb), sp));
