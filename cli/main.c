@@ -587,7 +587,7 @@ static int compile(const Options *o, Job *jobs, int njobs, const char *dep_path,
         FrontendOptions fo = {o->instantiate, o->ninstantiate, o->debug, common_subgroup_width(o, jobs, njobs),
                               common_max_shared(jobs, njobs), binary_on_stdout, common_arch(jobs, njobs),
                               smallest_max_block_dim(jobs, njobs), o->eval_limits, o->include, o->ninclude, getenv("QDC_PATH"),
-                              o->defines, o->ndefines, o->kernels, o->nkernels, &modules};
+                              o->defines, o->ndefines, o->kernels, o->nkernels, &modules, o->ad_stack_off};
         IrModule *ir = frontend_check_with(ast, &arena, &fo);
         diag_hold(false);
         arena_free(&ast_arena), ast = NULL;

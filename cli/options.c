@@ -13,7 +13,7 @@ static const char *const option_names[] = {
     "--help", "--version", "--check", "--stats", "--print-output-names", "--list-targets", "--list-warnings",
     "--list-diagnostics", "--support-matrix", "--report-lowering", "--target", "--emit", "--cap", "--capdb-dir",
     "--print-caps", "--format", "--targets", "--error-limit", "--diagnostics-format", "--color", "--symbol-prefix", "--input-name",
-    "--emit-all", "--eval-limit", "--golden-check", "--time-report", "--keep-unchanged", "--embed", "-Wall", "-Wextra", "--arch",
+    "--emit-all", "--eval-limit", "--ad-stack", "--golden-check", "--time-report", "--keep-unchanged", "--embed", "-Wall", "-Wextra", "--arch",
     "--target-env", "--atomic-rewrite", "-Werror", "-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-o",
     "-O0", "-O1", "-O2", "-O3", "-g", "--lsp", "-fdiagnostics-parseable-fixits", "--kernel", "-j", "--jobs",
 };
@@ -116,6 +116,7 @@ static bool parse_one(int argc, char **argv, int *i, Options *o) {
     if (!strcmp(a, "--check")) return (o->check_only = true);
     if (!strcmp(a, "--stats")) return (o->stats = true);
     if (!strcmp(a, "--debug")) return (o->debug = true);
+    if (!strcmp(a, "--ad-stack=off") || !strcmp(a, "--ad-stack=on")) return (o->ad_stack_off = !strcmp(a, "--ad-stack=off")), true;
     if (!strcmp(a, "-g")) return (o->debug_lines = true);
     if (!strcmp(a, "--print-output-names")) return (o->print_outputs = true);
     if (!strcmp(a, "--list-targets")) return (o->list_targets = true);
@@ -417,6 +418,8 @@ void print_usage(FILE *out) {
           "  -O0 -O1 -O2 -O3         optimization level (default -O2)\n"
           "  -g                      source line information (DWARF, PTX .loc, SPIR-V OpLine)\n"
           "  --debug                 check asserts at run time (x86: message + abort; PTX: __assertfail)\n"
+          "  --ad-stack=off|on       off: Quadrants' default, no gradient through a run-time range loop nested in\n"
+          "                          another loop (qd.init(ad_stack_experimental_enabled=...) in the script wins)\n"
           "  --atomic-rewrite=all|reduce|none  reduce and aggregate loop-invariant atomics (all, the\n"
           "                          default), only reduce them, or keep one atomic per execution\n"
           "\n"

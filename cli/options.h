@@ -19,6 +19,7 @@ typedef struct Options {
     bool print_outputs;   /* --print-output-names: print the planned output paths, compile nothing */
     bool stats;           /* --stats: one summary line on stdout after checking */
     bool debug;           /* --debug: compile asserts in where the target can report (qdc-lang(7)) */
+    bool ad_stack_off;    /* --ad-stack=off: as qd.init(ad_stack_experimental_enabled=False) (qdc-lang(7) AUTODIFF) */
     bool debug_lines;     /* -g: source line information in the outputs (qdc(1), DEBUG INFORMATION) */
     int opt_level;
     int jobs;             /* -j N: targets compiled at once (0: the machine's cores) */

@@ -46,6 +46,7 @@ typedef struct FrontendOptions {
     const char *const *kernels; /* --kernel NAME: compile only these kernels of the input */
     int nkernels;
     struct FrontendFiles *files; /* out: every module read besides the input (caller frees: frontend_files_free) */
+    bool ad_stack_off; /* --ad-stack=off: Sema.ad_stack_off until the script's qd.init says otherwise */
 } FrontendOptions;
 /* The sources of the modules a check read: they outlive the IR (spans point into them). */
 typedef struct FrontendFiles { Source **items; int len, cap; } FrontendFiles;

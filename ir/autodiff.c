@@ -23,7 +23,9 @@
  * exact when no local carries a value from one iteration to the next, or when such a local only
  * accumulates (s += f(j): its adjoint is the same in every iteration; the forward replay runs the
  * loop once more for its final value); the others take Quadrants' ad stack (x_for_replay: the
- * values the stack would hold are recomputed, no storage, no capacity). What Quadrants refuses (while, break,
+ * values the stack would hold are recomputed, no storage, no capacity; such a loop is a unit
+ * (Cut) that its block emits once, run forward or backwards as a local says, so code grows
+ * linearly with the depth of a nest). What Quadrants refuses (while, break,
  * continue, a cross-iteration read after write of a needs_grad field) and what qdc does not do
  * yet get a QD2112 warning and no companion. Where the script asks for the gradient outside a
  * block it expects to raise (IrKernel.grad_call), the rules Quadrants enforces whatever its ad
@@ -46,10 +48,18 @@ typedef struct {      /* a store this iteration made, for the loads after it */
     int version;
 } Fwd;
 
+typedef struct {      /* a unit: one statement that runs forward or backwards as a local says */
+    int f_at, c_at;   /* where it stands in the block's forward statements and adjoint chunks */
+    IrStmt *unit;     /* the code, emitted once where the block runs both ways (blk_phases) */
+    IrStmt *fwd;      /* the forward run alone, for the blocks that only run forward (blk_forward) */
+    int mode;         /* the local it reads: 0 forward, 1 backwards */
+} Cut;
+
 typedef struct {
     StmtVec f;               /* forward replay */
     VEC(StmtVec) chunks;     /* adjoint code per statement, in program order (emitted reversed) */
     StmtVec init;            /* zeroes the adjoints of the versions made in this block */
+    VEC(Cut) cuts;           /* the units (run-time loops with an ad stack) among the statements */
 } Blk;
 
 typedef struct {
@@ -111,15 +121,56 @@ static IrBlock block_of(Ad *ad, StmtVec *v) {
     return b;
 }
 
+/* A block is cut by its units into K + 1 segments: segment i is forward statements
+ * [F(i), F(i + 1)) and chunks [C(i), C(i + 1)), unit i between segments i and i + 1. */
+static int seg_f(const Blk *b, int i) { return i == 0 ? 0 : i > b->cuts.len ? b->f.len : b->cuts.items[i - 1].f_at; }
+static int seg_c(const Blk *b, int i) { return i == 0 ? 0 : i > b->cuts.len ? b->chunks.len : b->cuts.items[i - 1].c_at; }
+
+/* Segment i forward, without the statements of skip[from..] (accumulations the sweep does not redo). */
+static void seg_fwd(const Blk *b, int i, StmtVec *out, const StmtVec *skip, int from) {
+    for (int k = seg_f(b, i); k < seg_f(b, i + 1); k++) {
+        bool drop = false;
+        for (int j = from; skip && j < skip->len; j++) drop |= skip->items[j] == b->f.items[k];
+        if (!drop) vec_push(out, b->f.items[k]);
+    }
+}
+
+static void seg_rev(const Blk *b, int i, StmtVec *out) {
+    for (int c = seg_c(b, i + 1) - 1; c >= seg_c(b, i); c--)
+        for (int k = 0; k < b->chunks.items[c].len; k++) vec_push(out, b->chunks.items[c].items[k]);
+}
+
+/* Unit i run forward (md 0) or backwards (md 1). */
+static void unit_run(Ad *ad, const Blk *b, int i, int md, StmtVec *out) {
+    const Cut *c = &b->cuts.items[i];
+    vec_push(out, assign(ad, c->mode, irb_int(ad->a, ad->locals.items[c->mode].type, md, c->unit->span), c->unit->span));
+    vec_push(out, c->unit);
+}
+
+static void blk_free(Blk *b) {
+    for (int c = 0; c < b->chunks.len; c++) vec_free(&b->chunks.items[c]);
+    vec_free(&b->chunks), vec_free(&b->init), vec_free(&b->f), vec_free(&b->cuts);
+}
+
+/* The forward replay of a block, units by their forward runs (any number of times before blk_reverse, which frees the block). */
+static IrBlock blk_forward(Ad *ad, Blk *b, const StmtVec *skip, int from) {
+    StmtVec r = {0};
+    for (int i = 0; i <= b->cuts.len; i++) {
+        seg_fwd(b, i, &r, skip, from);
+        if (i < b->cuts.len) vec_push(&r, b->cuts.items[i].fwd);
+    }
+    return block_of(ad, &r);
+}
+
 /* The adjoint sweep of a block: its zeroing, then its statements' chunks last to first. */
 static IrBlock blk_reverse(Ad *ad, Blk *b) {
     StmtVec r = {0};
     for (int k = 0; k < b->init.len; k++) vec_push(&r, b->init.items[k]);
-    for (int c = b->chunks.len - 1; c >= 0; c--) {
-        for (int k = 0; k < b->chunks.items[c].len; k++) vec_push(&r, b->chunks.items[c].items[k]);
-        vec_free(&b->chunks.items[c]);
+    for (int i = b->cuts.len; i >= 0; i--) {
+        seg_rev(b, i, &r);
+        if (i > 0) unit_run(ad, b, i - 1, 1, &r);
     }
-    vec_free(&b->chunks), vec_free(&b->init);
+    blk_free(b);
     return block_of(ad, &r);
 }
 
@@ -479,8 +530,8 @@ static void x_if(Ad *ad, Blk *b, const IrStmt *s) {
     IrStmt *fi = ARENA_NEW(ad->a, IrStmt), *ri = ARENA_NEW(ad->a, IrStmt);
     fi->kind = ri->kind = IR_IF, fi->span = ri->span = s->span;
     fi->if_.cond = local_ref(ad, c, s->span), ri->if_.cond = local_ref(ad, c, s->span);
+    fi->if_.then = blk_forward(ad, &bt, NULL, 0), fi->if_.els = blk_forward(ad, &be, NULL, 0);
     ri->if_.then = blk_reverse(ad, &bt), ri->if_.els = blk_reverse(ad, &be);
-    fi->if_.then = block_of(ad, &bt.f), fi->if_.els = block_of(ad, &be.f);
     vec_push(&b->f, fi);
     StmtVec ch = {0};
     vec_push(&ch, ri);
@@ -627,69 +678,139 @@ static IrStmt *for_stmt(Ad *ad, int counter, IrExpr *begin, IrExpr *end, int64_t
     return s;
 }
 
-/* The moves of checkpoint q in [lo, hi), q the value of local sel: ck[q][l] = other[l] (to_slots)
- * or other[l] = ck[q][l] (ck[q][l] at ck[q * n + l]), over the locals l with hdr[l] >= 0; a
- * binary search on sel, log2(AD_CHECKPOINTS) comparisons per move. */
-static void checkpoint_tree(Ad *ad, StmtVec *out, int sel, int lo, int hi, const int *ck, const int *other, const int *hdr, int n, bool to_slots, Span sp) {
+/* The moves of checkpoint q, q the value of local sel: ck[q][l] = other[l] (to_slots) or
+ * other[l] = ck[q][l] (ck[q][l] at ck[q * n + l]), over the locals l with hdr[l] >= 0; a binary
+ * search on sel, log2(AD_CHECKPOINTS) comparisons per move. Restores as a chain of selects made
+ * less LLVM code (bench/ad/nest.sh, 4 levels: 3,954 -O0 instructions against 5,058) but more x86
+ * code (3,185 against 2,406) and a gradient 1.5-2x slower (bench/ad/stack.sh, n = 10^4). */
+static void save_tree(Ad *ad, StmtVec *out, int sel, int lo, int hi, const int *ck, int n, int from, Span sp) {
     if (hi - lo == 1) {
-        for (int l = 0; l < n; l++)
-            if (hdr[l] >= 0)
-                vec_push(out, to_slots ? assign(ad, ck[lo * n + l], local_ref(ad, other[l], sp), sp)
-                                       : assign(ad, other[l], local_ref(ad, ck[lo * n + l], sp), sp));
+        vec_push(out, assign(ad, ck[lo * n], local_ref(ad, from, sp), sp));
         return;
     }
     int mid = lo + (hi - lo) / 2;
     StmtVec low = {0}, high = {0};
-    checkpoint_tree(ad, &low, sel, lo, mid, ck, other, hdr, n, to_slots, sp);
-    checkpoint_tree(ad, &high, sel, mid, hi, ck, other, hdr, n, to_slots, sp);
+    save_tree(ad, &low, sel, lo, mid, ck, n, from, sp);
+    save_tree(ad, &high, sel, mid, hi, ck, n, from, sp);
+    IrStmt *s = if_stmt(ad, bin(ad, IR_LT, local_ref(ad, sel, sp), irb_int(ad->a, ad->locals.items[sel].type, mid, sp)), &low, sp);
+    s->if_.els = block_of(ad, &high);
+    vec_push(out, s);
+}
+
+static void restore_tree(Ad *ad, StmtVec *out, int sel, int lo, int hi, const int *ck, int n, int to, Span sp) {
+    if (hi - lo == 1) {
+        vec_push(out, assign(ad, to, local_ref(ad, ck[lo * n], sp), sp));
+        return;
+    }
+    int mid = lo + (hi - lo) / 2;
+    StmtVec low = {0}, high = {0};
+    restore_tree(ad, &low, sel, lo, mid, ck, n, to, sp);
+    restore_tree(ad, &high, sel, mid, hi, ck, n, to, sp);
     IrStmt *s = if_stmt(ad, bin(ad, IR_LT, local_ref(ad, sel, sp), irb_int(ad->a, ad->locals.items[sel].type, mid, sp)), &low, sp);
     s->if_.els = block_of(ad, &high);
     vec_push(out, s);
 }
 
 static void checkpoint_moves(Ad *ad, StmtVec *out, int sel, const int *ck, const int *other, const int *hdr, int n, bool to_slots, Span sp) {
-    checkpoint_tree(ad, out, sel, 0, AD_CHECKPOINTS, ck, other, hdr, n, to_slots, sp);
+    for (int l = 0; l < n; l++) {
+        if (hdr[l] < 0) continue;
+        if (to_slots) {
+            save_tree(ad, out, sel, 0, AD_CHECKPOINTS, ck + l, n, other[l], sp);
+            continue;
+        }
+        restore_tree(ad, out, sel, 0, AD_CHECKPOINTS, ck + l, n, other[l], sp);
+    }
+}
+
+/* A block run forward, then backwards where local sw is 1, each unit emitted once (a nest of
+ * run-time loops then holds one copy of each level's body, not one per enclosing level): with K
+ * units there are P = 2K + 1 forward phases and P backwards, and a loop over the phases runs
+ * segment i forward at phase 2i, unit i at 2i + 1 (forward) and at P + 2(K - 1 - i) + 1
+ * (backwards), segment i backwards at P + 2(K - i); pre runs first backwards. Frees the block. */
+static void blk_phases(Ad *ad, Blk *b, int sw, const StmtVec *pre, StmtVec *out, Span sp) {
+    QdType ct = ad->locals.items[sw].type;
+    int nk = b->cuts.len, np = 2 * nk + 1;
+    if (nk == 0) {
+        for (int k = 0; k < b->f.len; k++) vec_push(out, b->f.items[k]);
+        StmtVec back = {0};
+        for (int k = 0; k < pre->len; k++) vec_push(&back, pre->items[k]);
+        IrBlock r = blk_reverse(ad, b);
+        for (int k = 0; k < r.n; k++) vec_push(&back, r.stmts[k]);
+        vec_push(out, if_stmt(ad, bin(ad, IR_EQ, local_ref(ad, sw, sp), irb_int(ad->a, ct, 1, sp)), &back, sp));
+        return;
+    }
+    int p = new_local(ad, "$phase", ct, false);
+#define PH(v) bin(ad, IR_EQ, local_ref(ad, p, sp), irb_int(ad->a, ct, v, sp))
+    StmtVec arms = {0};
+    for (int i = 0; i <= nk; i++) {
+        StmtVec fw = {0}, bw = {0};
+        seg_fwd(b, i, &fw, NULL, 0);
+        vec_push(&arms, if_stmt(ad, PH(2 * i), &fw, sp));
+        if (i == nk) {
+            for (int k = 0; k < pre->len; k++) vec_push(&bw, pre->items[k]);
+            for (int k = 0; k < b->init.len; k++) vec_push(&bw, b->init.items[k]);
+        }
+        seg_rev(b, i, &bw);
+        vec_push(&arms, if_stmt(ad, PH(np + 2 * (nk - i)), &bw, sp));
+        if (i == nk) break;
+        StmtVec u = {0};
+        const Cut *c = &b->cuts.items[i];
+        vec_push(&u, assign(ad, c->mode, bin(ad, IR_DIV, local_ref(ad, p, sp), irb_int(ad->a, ct, np, sp)), sp));
+        vec_push(&u, c->unit);
+        vec_push(&arms, if_stmt(ad, bin(ad, IR_LOR, PH(2 * i + 1), PH(np + 2 * (nk - 1 - i) + 1)), &u, sp));
+    }
+#undef PH
+    IrExpr *hi = bin(ad, IR_MUL, irb_int(ad->a, ct, np, sp), bin(ad, IR_ADD, local_ref(ad, sw, sp), irb_int(ad->a, ct, 1, sp)));
+    vec_push(out, for_stmt(ad, p, irb_int(ad->a, ct, 0, sp), hi, 1, block_of(ad, &arms), sp));
+    blk_free(b);
 }
 
 /* A loop whose trip count is known at run time only and which carries locals (H: per primal
  * local, carried from one iteration to the next or read after the loop) that do not only
  * accumulate: Quadrants' ad stack. Each local of H gets a header version h (h = its value before
- * the loop; every iteration ends with h = its value at the iteration's end). The forward replay
- * runs the loop (the final values of h, and the trip count nit). The adjoint sweep walks the
- * iterations last to first; for iteration j it recomputes the values h had when iteration j began
- * (what Quadrants pushes on its stack in the forward sweep and pops here, recomputed instead of
- * stored, so there is no capacity and no overflow): the forward replay keeps h at the start of
- * AD_CHECKPOINTS evenly spaced iterations (every S-th, S = ceil(trips / AD_CHECKPOINTS), in
- * private locals); the sweep walks the segments last to first, restores h from the segment's
- * checkpoint, runs the segment forward once keeping h at the start of AD_CHECKPOINTS evenly
- * spaced sub-segments (of T = ceil(S / AD_CHECKPOINTS) iterations), and walks those last to first
- * the same way, replaying a sub-segment's iterations up to j (about 3 nit + nit * T / 2 replayed
- * iterations in all: linear up to 256 trips, nit^2 / 512 past that), then replays iteration j and
- * sweeps it backwards, the adjoint of h carried into the adjoint of the iteration's end value
- * first. A checkpoint is chosen by a binary search on its number (4 comparisons). The body is
- * emitted twice: in the forward run, and in the one loop of the sweep whose runs are the
- * segment's forward run and each swept iteration's replay (a nest of L run-time loops holds L + 1
- * copies of its innermost body, bench/results.md section 9). 16 checkpoints, not more: at 32 LLVM
- * took 10x as long on two nested loops (with 4 copies of the body per level). */
+ * the loop; every iteration ends with h = its value at the iteration's end). The loop becomes a
+ * unit (Cut): one statement that runs forward or backwards as its mode local says, so that the
+ * enclosing block emits it once (blk_phases). Forward it runs the iterations (the final values of
+ * h). Backwards it walks the iterations last to first; for iteration j it recomputes the values h
+ * had when iteration j began (what Quadrants pushes on its stack in the forward sweep and pops
+ * here, recomputed instead of stored, so there is no capacity and no overflow): the forward run
+ * keeps h at the start of AD_CHECKPOINTS evenly spaced iterations (every S-th, S = ceil(trips /
+ * AD_CHECKPOINTS), in private locals); the sweep walks the segments last to first, restores h
+ * from the segment's checkpoint, runs the segment forward once keeping h at the start of
+ * AD_CHECKPOINTS evenly spaced sub-segments (of T = ceil(S / AD_CHECKPOINTS) iterations), and
+ * walks those last to first the same way, replaying a sub-segment's iterations up to j (about
+ * 3 trips + trips * T / 2 replayed iterations in all: linear up to 256 trips, trips^2 / 512 past
+ * that), then replays iteration j and sweeps it backwards, the adjoint of h carried into the
+ * adjoint of the iteration's end value first. A checkpoint is chosen by a binary search on its
+ * number (4 comparisons). Every run, forward or backwards, is one loop over (run, iteration)
+ * whose body is the loop body once, run forward or forward then backwards (blk_phases). The
+ * forward run alone is a second statement (Cut.fwd) for the blocks that only run forward (the
+ * task's forward replay, an `if`'s): a nest of L run-time loops holds each level's body twice
+ * whatever L (before: the innermost L + 1 times; bench/results.md section 9). 16 checkpoints,
+ * not more: at 32 LLVM took 10x as long on two nested loops (with 4 copies of the body per level). */
 static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr *end, int64_t step, const unsigned char *H) {
     int n = ad->pk->nlocals;
     Span sp = s->span;
     QdType ct = ad->pk->locals[s->for_.counter].type;
     int *pre = malloc(sizeof(int) * ((size_t)n * 3 + 1)), *hdr = pre + n, *before = hdr + n;
+#define L(x) local_ref(ad, x, sp)
+#define K(v) irb_int(ad->a, ct, v, sp)
     /* the bounds and the trip count, once */
     int bv = new_local(ad, "$begin", ct, false), ev = new_local(ad, "$end", ct, false), nit = new_local(ad, "$trips", ct, false);
     vec_push(&b->f, assign(ad, bv, begin, sp));
     vec_push(&b->f, assign(ad, ev, end, sp));
-    vec_push(&b->f, assign(ad, nit, irb_int(ad->a, ct, 0, sp), sp));
+    int64_t as = step > 0 ? step : -step;
+    IrExpr *span_ = step > 0 ? bin(ad, IR_SUB, L(ev), L(bv)) : bin(ad, IR_SUB, L(bv), L(ev));
+    vec_push(&b->f, assign(ad, nit, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, span_, K(as - 1)), K(as)), K(0)), sp));
     for (int l = 0; l < n; l++) {
         hdr[l] = -1;
         if (!H[l]) continue;
         QdType t = ad->pk->locals[l].type;
         pre[l] = ad->cur[l];
         hdr[l] = version(ad, b, -1, t, ad->pk->locals[l].name, qt_is_float(t), sp);
-        vec_push(&b->f, assign(ad, hdr[l], local_ref(ad, pre[l], sp), sp));
+        vec_push(&b->f, assign(ad, hdr[l], L(pre[l]), sp));
         StmtVec ch = {0};
-        if (ad->adj.items[hdr[l]] >= 0) backprop(ad, &ch, local_ref(ad, pre[l], sp), local_ref(ad, ad->adj.items[hdr[l]], sp));
+        if (ad->adj.items[hdr[l]] >= 0) backprop(ad, &ch, L(pre[l]), L(ad->adj.items[hdr[l]]));
         chunk_push(b, ch);
         ad->cur[l] = hdr[l];
     }
@@ -700,82 +821,59 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     xform_block(ad, &body, &s->for_.body);
     ad->fwd.len = nsaved;
     forget_stored(ad, &s->for_.body);
-    StmtVec carry = {0}, carry_rev = {0}; /* h = the iteration's end value; backwards: its adjoint moves there */
+    StmtVec carry_rev = {0}; /* h = the iteration's end value (the body's last forward statements); backwards: its adjoint moves there */
     for (int l = 0; l < n; l++) {
         if (hdr[l] < 0 || ad->cur[l] == hdr[l]) continue;
         int e = ad->cur[l], g = ad->adj.items[hdr[l]];
-        vec_push(&carry, assign(ad, hdr[l], local_ref(ad, e, sp), sp));
+        vec_push(&body.f, assign(ad, hdr[l], L(e), sp));
         if (g < 0) continue;
-        backprop(ad, &carry_rev, local_ref(ad, e, sp), local_ref(ad, g, sp));
+        backprop(ad, &carry_rev, L(e), L(g));
         vec_push(&carry_rev, assign(ad, g, irb_float(ad->a, ad->locals.items[g].type, 0, sp), sp));
     }
     memcpy(ad->cur, before, sizeof(int) * (size_t)n);
     chunk_push(&body, carry_rev); /* the last chunk: the first of the sweep, after the zeroing */
-    IrStmt **replay = ARENA_ARRAY(ad->a, IrStmt *, body.f.len + 1);
-    int nreplay = body.f.len;
-    if (nreplay) memcpy(replay, body.f.items, sizeof(IrStmt *) * (size_t)nreplay);
-    vec_push(&body.f, assign(ad, nit, bin(ad, IR_ADD, local_ref(ad, nit, sp), irb_int(ad->a, ct, 1, sp)), sp));
-    int nfwd = body.f.len; /* replay, the count, then the carries: one iteration of the forward replay */
-    for (int k = 0; k < carry.len; k++) vec_push(&body.f, carry.items[k]);
-    vec_free(&carry);
-    IrBlock iter = block_of(ad, &body.f), rev = blk_reverse(ad, &body);
-    /* the segment length S = max(1, ceil(trips / AD_CHECKPOINTS)), trips from the bounds */
-    int64_t as = step > 0 ? step : -step;
-    IrExpr *span_ = step > 0 ? bin(ad, IR_SUB, local_ref(ad, ev, sp), local_ref(ad, bv, sp)) : bin(ad, IR_SUB, local_ref(ad, bv, sp), local_ref(ad, ev, sp));
-    IrExpr *trips = bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, span_, irb_int(ad->a, ct, as - 1, sp)), irb_int(ad->a, ct, as, sp)), irb_int(ad->a, ct, 0, sp));
-    int sv = new_local(ad, "$segment", ct, false);
-    vec_push(&b->f, assign(ad, sv, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, trips, irb_int(ad->a, ct, AD_CHECKPOINTS - 1, sp)),
-                                                               irb_int(ad->a, ct, AD_CHECKPOINTS, sp)), irb_int(ad->a, ct, 1, sp)), sp));
-    int *ck = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS + 1));
-    for (int l = 0; l < n; l++) {
-        if (hdr[l] < 0) continue;
-        QdType t = ad->locals.items[hdr[l]].type;
-        for (int q = 0; q < AD_CHECKPOINTS; q++) ck[q * n + l] = new_local(ad, arena_printf(ad->a, "$checkpoint%d", q), t, false);
-    }
-    /* forward: for c in range(begin, end, step): if nit % S == 0: checkpoint[nit / S] = h; iteration */
-    int qv = new_local(ad, "$slot", ct, false);
-    StmtVec keep = {0}, fb = {0};
-    vec_push(&keep, assign(ad, qv, bin(ad, IR_DIV, local_ref(ad, nit, sp), local_ref(ad, sv, sp)), sp));
-    checkpoint_moves(ad, &keep, qv, ck, hdr, hdr, n, true, sp);
-    vec_push(&fb, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, local_ref(ad, nit, sp), local_ref(ad, sv, sp)), irb_int(ad->a, ct, 0, sp)), &keep, sp));
-    for (int k = 0; k < iter.n; k++) vec_push(&fb, iter.stmts[k]);
-    vec_push(&b->f, for_stmt(ad, c, local_ref(ad, bv, sp), local_ref(ad, ev, sp), step, block_of(ad, &fb), sp));
-    /* backwards, with a second level of checkpoints, the body's replay once: per segment q1 from the
-     * last: h = checkpoint[q1]; s1 = q1 * S; e1 = min(s1 + S, nit); T = max(1, ceil((e1 - s1) /
-     * AD_CHECKPOINTS)); U = ceil((e1 - s1) / T) sub-segments; then U + e1 - s1 runs of one loop
-     * over iterations m, each: saved = h; c = begin + m * step; replay; the carries:
-     *   run r < U keeps h in sub[r], then runs sub-segment r forward (s1 + r * T .. its end);
-     *   run r >= U sweeps iteration x = e1 - 1 - (r - U): h = sub[(x - s1) / T], it replays from
-     *   that sub-segment's first iteration to x, h = saved (its value when x began), then sweeps
-     *   x backwards.
-     * One copy of the body per level for the sweep (a copy per run kind made the code of a nest of
-     * run-time loops grow with the square of its depth times four), and no branch in the loop. */
-    int *sub = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS * 2 + 1)), *saved = sub + (size_t)n * AD_CHECKPOINTS;
+    /* S = max(1, ceil(trips / AD_CHECKPOINTS)) and the number of segments */
+    int sv = new_local(ad, "$segment", ct, false), nseg = new_local(ad, "$segments", ct, false);
+    vec_push(&b->f, assign(ad, sv, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, L(nit), K(AD_CHECKPOINTS - 1)), K(AD_CHECKPOINTS)), K(1)), sp));
+    vec_push(&b->f, assign(ad, nseg, bin(ad, IR_DIV, bin(ad, IR_ADD, L(nit), bin(ad, IR_SUB, L(sv), K(1))), L(sv)), sp));
+    int *ck = malloc(sizeof(int) * ((size_t)n * AD_CHECKPOINTS * 2 + 1)), *sub = ck + (size_t)n * AD_CHECKPOINTS;
+    int *saved = malloc(sizeof(int) * ((size_t)n + 1));
     for (int l = 0; l < n; l++) {
         saved[l] = -1;
         if (hdr[l] < 0) continue;
-        saved[l] = new_local(ad, "$saved", ad->locals.items[hdr[l]].type, false);
-        for (int q = 0; q < AD_CHECKPOINTS; q++)
-            sub[q * n + l] = new_local(ad, arena_printf(ad->a, "$subcheckpoint%d", q), ad->locals.items[hdr[l]].type, false);
+        QdType t = ad->locals.items[hdr[l]].type;
+        saved[l] = new_local(ad, "$saved", t, false);
+        for (int q = 0; q < AD_CHECKPOINTS; q++) {
+            ck[q * n + l] = new_local(ad, arena_printf(ad->a, "$checkpoint%d", q), t, false);
+            sub[q * n + l] = new_local(ad, arena_printf(ad->a, "$subcheckpoint%d", q), t, false);
+        }
     }
-    int kq1 = new_local(ad, "$segrev", ct, false), s1 = new_local(ad, "$segfirst", ct, false), e1 = new_local(ad, "$segend", ct, false);
-    int tv = new_local(ad, "$subsegment", ct, false), ms = new_local(ad, "$subiter", ct, false), qv2 = new_local(ad, "$subslot", ct, false);
-    int rv = new_local(ad, "$run", ct, false), xv = new_local(ad, "$iter", ct, false), stt = new_local(ad, "$runfirst", ct, false);
-    int stp = new_local(ad, "$runend", ct, false), nsub = new_local(ad, "$subsegments", ct, false);
-    int nseg = new_local(ad, "$segments", ct, false);
-    IrExpr *one = irb_int(ad->a, ct, 1, sp);
-#define L(x) local_ref(ad, x, sp)
-#define K(v) irb_int(ad->a, ct, v, sp)
-    StmtVec ch = {0}, s1body = {0}, fwdrun = {0}, runb = {0}, pick = {0}, mb = {0}, sw = {0};
-    vec_push(&ch, assign(ad, nseg, bin(ad, IR_DIV, bin(ad, IR_ADD, L(nit), bin(ad, IR_SUB, L(sv), one)), L(sv)), sp));
-    vec_push(&s1body, assign(ad, qv, bin(ad, IR_SUB, bin(ad, IR_SUB, L(nseg), K(1)), L(kq1)), sp));
-    checkpoint_moves(ad, &s1body, qv, ck, hdr, hdr, n, false, sp);
-    vec_push(&s1body, assign(ad, s1, bin(ad, IR_MUL, L(qv), L(sv)), sp));
-    vec_push(&s1body, assign(ad, e1, bin(ad, IR_MIN, bin(ad, IR_ADD, L(s1), L(sv)), L(nit)), sp));
-    vec_push(&s1body, assign(ad, tv, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), K(AD_CHECKPOINTS - 1)),
-                                                          K(AD_CHECKPOINTS)), K(1)), sp));
-    vec_push(&s1body, assign(ad, nsub, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), bin(ad, IR_SUB, L(tv), K(1))), L(tv)), sp));
-    /* run r: sub-segment r forward (r < U) or the sweep of iteration e1 - 1 - (r - U) */
+    int md = new_local(ad, "$mode", ct, false), kq = new_local(ad, "$segrev", ct, false), qv = new_local(ad, "$slot", ct, false);
+    int s1 = new_local(ad, "$segfirst", ct, false), e1 = new_local(ad, "$segend", ct, false), tv = new_local(ad, "$subsegment", ct, false);
+    int nsub = new_local(ad, "$subsegments", ct, false), nruns = new_local(ad, "$runs", ct, false), rv = new_local(ad, "$run", ct, false);
+    int swr = new_local(ad, "$sweeprun", ct, false), stt = new_local(ad, "$runfirst", ct, false), stp = new_local(ad, "$runend", ct, false);
+    int xv = new_local(ad, "$iter", ct, false), qv2 = new_local(ad, "$subslot", ct, false), ms = new_local(ad, "$subiter", ct, false);
+    int isw = new_local(ad, "$sweepiter", ct, false);
+    /* for kq in range(mode - 1, mode * segments): kq = -1 is the forward run (all iterations, one
+     * run); kq >= 0 sweeps segment segments - 1 - kq:
+     *   h = checkpoint[q]; s1 = q * S; e1 = min(s1 + S, trips); T = max(1, ceil((e1 - s1) /
+     *   AD_CHECKPOINTS)); U = ceil((e1 - s1) / T) sub-segments; U + e1 - s1 runs:
+     *   run r < U keeps h in sub[r], then runs sub-segment r forward (s1 + r * T .. its end);
+     *   run r >= U sweeps iteration x = e1 - 1 - (r - U): h = sub[(x - s1) / T], it replays from
+     *   that sub-segment's first iteration to x, then x forward and backwards. */
+    StmtVec seg = {0}, kfwd = {0}, fwdrun = {0}, pick = {0}, runb = {0}, mb = {0}, keep = {0}, rest = {0}, last = {0};
+    vec_push(&seg, assign(ad, qv, bin(ad, IR_SUB, bin(ad, IR_SUB, L(nseg), K(1)), L(kq)), sp));
+    checkpoint_moves(ad, &seg, qv, ck, hdr, hdr, n, false, sp);
+    vec_push(&seg, assign(ad, s1, bin(ad, IR_MUL, L(qv), L(sv)), sp));
+    vec_push(&seg, assign(ad, e1, bin(ad, IR_MIN, bin(ad, IR_ADD, L(s1), L(sv)), L(nit)), sp));
+    vec_push(&seg, assign(ad, tv, bin(ad, IR_MAX, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), K(AD_CHECKPOINTS - 1)), K(AD_CHECKPOINTS)), K(1)), sp));
+    vec_push(&seg, assign(ad, nsub, bin(ad, IR_DIV, bin(ad, IR_ADD, bin(ad, IR_SUB, L(e1), L(s1)), bin(ad, IR_SUB, L(tv), K(1))), L(tv)), sp));
+    vec_push(&seg, assign(ad, nruns, bin(ad, IR_ADD, L(nsub), bin(ad, IR_SUB, L(e1), L(s1))), sp));
+    vec_push(&kfwd, assign(ad, nruns, K(1), sp));
+    IrStmt *segif = if_stmt(ad, bin(ad, IR_GE, L(kq), K(0)), &seg, sp);
+    segif->if_.els = block_of(ad, &kfwd);
+    /* a run: its first and end iteration, and whether its last iteration is swept */
+    vec_push(&runb, assign(ad, swr, K(0), sp));
     vec_push(&fwdrun, assign(ad, qv2, L(rv), sp));
     checkpoint_moves(ad, &fwdrun, qv2, sub, hdr, hdr, n, true, sp);
     vec_push(&fwdrun, assign(ad, stt, bin(ad, IR_ADD, L(s1), bin(ad, IR_MUL, L(rv), L(tv))), sp));
@@ -785,27 +883,64 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     checkpoint_moves(ad, &pick, qv2, sub, hdr, hdr, n, false, sp);
     vec_push(&pick, assign(ad, stt, bin(ad, IR_ADD, L(s1), bin(ad, IR_MUL, L(qv2), L(tv))), sp));
     vec_push(&pick, assign(ad, stp, bin(ad, IR_ADD, L(xv), K(1)), sp));
+    vec_push(&pick, assign(ad, swr, K(1), sp));
     IrStmt *which = if_stmt(ad, bin(ad, IR_LT, L(rv), L(nsub)), &fwdrun, sp);
     which->if_.els = block_of(ad, &pick);
-    vec_push(&runb, which);
-    /* an iteration: h as it began kept in saved, the body, the carries */
+    StmtVec whole = {0};
+    vec_push(&whole, assign(ad, stt, K(0), sp));
+    vec_push(&whole, assign(ad, stp, L(nit), sp));
+    StmtVec swept = {0};
+    vec_push(&swept, which);
+    IrStmt *kind = if_stmt(ad, bin(ad, IR_LT, L(kq), K(0)), &whole, sp);
+    kind->if_.els = block_of(ad, &swept);
+    vec_push(&runb, kind);
+    /* an iteration: a checkpoint in the forward run, h as it began kept in saved, the body */
+    vec_push(&keep, assign(ad, qv, bin(ad, IR_DIV, L(ms), L(sv)), sp));
+    checkpoint_moves(ad, &keep, qv, ck, hdr, hdr, n, true, sp);
+    StmtVec keepif = {0}; /* nested, not `and`: the sweep's iterations compute no remainder */
+    vec_push(&keepif, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, L(ms), L(sv)), K(0)), &keep, sp));
+    vec_push(&mb, if_stmt(ad, bin(ad, IR_LT, L(kq), K(0)), &keepif, sp));
     for (int l = 0; l < n; l++)
-        if (hdr[l] >= 0) vec_push(&mb, assign(ad, saved[l], L(hdr[l]), sp));
+        if (hdr[l] >= 0) {
+            vec_push(&mb, assign(ad, saved[l], L(hdr[l]), sp));
+            vec_push(&rest, assign(ad, hdr[l], L(saved[l]), sp));
+        }
     vec_push(&mb, assign(ad, c, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, L(ms), K(step))), sp));
-    for (int k = 0; k < nreplay; k++) vec_push(&mb, replay[k]);
-    for (int k = nfwd; k < iter.n; k++) vec_push(&mb, iter.stmts[k]);
+    bool leaf = body.cuts.len == 0; /* no unit inside: the sweep of iteration x after the run's loop, out of its hot path */
+    if (!leaf) {
+        vec_push(&mb, assign(ad, isw, K(0), sp));
+        vec_push(&last, assign(ad, isw, L(swr), sp));
+        vec_push(&mb, if_stmt(ad, bin(ad, IR_EQ, L(ms), bin(ad, IR_SUB, L(stp), K(1))), &last, sp));
+    }
+    StmtVec fo = {0}, fk = {0}; /* the forward run alone: checkpoints, the body forward */
+    vec_push(&fk, assign(ad, qv, bin(ad, IR_DIV, L(ms), L(sv)), sp));
+    checkpoint_moves(ad, &fk, qv, ck, hdr, hdr, n, true, sp);
+    vec_push(&fo, if_stmt(ad, bin(ad, IR_EQ, bin(ad, IR_REM, L(ms), L(sv)), K(0)), &fk, sp));
+    vec_push(&fo, assign(ad, c, bin(ad, IR_ADD, L(bv), bin(ad, IR_MUL, L(ms), K(step))), sp));
+    IrBlock bf = blk_forward(ad, &body, NULL, 0);
+    for (int k = 0; k < bf.n; k++) vec_push(&fo, bf.stmts[k]);
+    IrStmt *fwd = for_stmt(ad, ms, K(0), L(nit), 1, block_of(ad, &fo), sp);
+    StmtVec after = {0};
+    if (leaf) { /* the run's last iteration is x: h = saved (x's start), x backwards */
+        for (int k = 0; k < body.f.len; k++) vec_push(&mb, body.f.items[k]);
+        for (int k = 0; k < rest.len; k++) vec_push(&after, rest.items[k]);
+        IrBlock rb = blk_reverse(ad, &body);
+        for (int k = 0; k < rb.n; k++) vec_push(&after, rb.stmts[k]);
+    } else {
+        blk_phases(ad, &body, isw, &rest, &mb, sp);
+    }
+    vec_free(&rest);
     vec_push(&runb, for_stmt(ad, ms, L(stt), L(stp), 1, block_of(ad, &mb), sp));
-    for (int l = 0; l < n; l++)
-        if (hdr[l] >= 0) vec_push(&sw, assign(ad, hdr[l], L(saved[l]), sp));
-    for (int k = 0; k < rev.n; k++) vec_push(&sw, rev.stmts[k]);
-    vec_push(&runb, if_stmt(ad, bin(ad, IR_GE, L(rv), L(nsub)), &sw, sp));
-    vec_push(&s1body, for_stmt(ad, rv, K(0), bin(ad, IR_ADD, L(nsub), bin(ad, IR_SUB, L(e1), L(s1))), 1, block_of(ad, &runb), sp));
-    vec_push(&ch, for_stmt(ad, kq1, K(0), L(nseg), 1, block_of(ad, &s1body), sp));
+    if (leaf) vec_push(&runb, if_stmt(ad, bin(ad, IR_EQ, L(swr), K(1)), &after, sp));
+    else vec_free(&after);
+    StmtVec kb = {0};
+    vec_push(&kb, segif);
+    vec_push(&kb, for_stmt(ad, rv, K(0), L(nruns), 1, block_of(ad, &runb), sp));
+    IrStmt *unit = for_stmt(ad, kq, bin(ad, IR_SUB, L(md), K(1)), bin(ad, IR_MUL, L(md), L(nseg)), 1, block_of(ad, &kb), sp);
 #undef L
 #undef K
-    chunk_push(b, ch);
-    free(sub);
-    free(pre), free(ck);
+    vec_push(&b->cuts, ((Cut){.f_at = b->f.len, .c_at = b->chunks.len, .unit = unit, .fwd = fwd, .mode = md}));
+    free(pre), free(ck), free(saved);
 }
 
 static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
@@ -874,30 +1009,33 @@ static void x_for(Ad *ad, Blk *b, const IrStmt *s) {
     for (int l = 0; l < n; l++)
         if (acc[l]) any_acc = true, ad->acc[l] = -1; /* an enclosing loop's accumulators stay */
     free(set);
-    StmtVec replay = {0}; /* the adjoint sweep's replay: the body without the accumulations */
-    for (int k = 0; k < body.f.len; k++) {
-        bool skip = false;
-        for (int j = nskip; j < ad->acc_updates.len; j++) skip |= ad->acc_updates.items[j] == body.f.items[k];
-        if (!skip) vec_push(&replay, body.f.items[k]);
-    }
-    ad->acc_updates.len = nskip;
-    IrBlock fwd = block_of(ad, &replay), rev = blk_reverse(ad, &body);
-    if (any_acc) { /* the forward replay runs the loop for the accumulators' final values */
-        IrStmt *fl = ARENA_NEW(ad->a, IrStmt);
-        fl->kind = IR_FOR, fl->span = s->span;
-        fl->for_.counter = c, fl->for_.begin = begin, fl->for_.end = end, fl->for_.step = step;
-        fl->for_.body = block_of(ad, &body.f);
-        vec_push(&b->f, fl);
-    } else {
-        vec_free(&body.f);
-    }
     IrStmt *loop = ARENA_NEW(ad->a, IrStmt);
     loop->kind = IR_FOR, loop->span = s->span;
     loop->for_.counter = c, loop->for_.begin = begin, loop->for_.end = end, loop->for_.step = step;
-    loop->for_.body.n = fwd.n + rev.n;
-    loop->for_.body.stmts = ARENA_ARRAY(ad->a, IrStmt *, fwd.n + rev.n + 1);
-    memcpy(loop->for_.body.stmts, fwd.stmts, sizeof(IrStmt *) * (size_t)fwd.n);
-    memcpy(loop->for_.body.stmts + fwd.n, rev.stmts, sizeof(IrStmt *) * (size_t)rev.n);
+    if (body.cuts.len && !any_acc) { /* units in the body: each emitted once, the body run forward then backwards */
+        QdType ct = ad->pk->locals[s->for_.counter].type;
+        int both = new_local(ad, "$sweepiter", ct, false);
+        StmtVec lb = {0}, none = {0};
+        vec_push(&lb, assign(ad, both, irb_int(ad->a, ct, 1, s->span), s->span));
+        blk_phases(ad, &body, both, &none, &lb, s->span);
+        loop->for_.body = block_of(ad, &lb);
+    } else {
+        /* the adjoint sweep's replay: the body without the accumulations */
+        IrBlock fwd = blk_forward(ad, &body, &ad->acc_updates, nskip);
+        if (any_acc) { /* the forward replay runs the loop for the accumulators' final values */
+            IrStmt *fl = ARENA_NEW(ad->a, IrStmt);
+            fl->kind = IR_FOR, fl->span = s->span;
+            fl->for_.counter = c, fl->for_.begin = begin, fl->for_.end = end, fl->for_.step = step;
+            fl->for_.body = blk_forward(ad, &body, NULL, 0);
+            vec_push(&b->f, fl);
+        }
+        IrBlock rev = blk_reverse(ad, &body);
+        loop->for_.body.n = fwd.n + rev.n;
+        loop->for_.body.stmts = ARENA_ARRAY(ad->a, IrStmt *, fwd.n + rev.n + 1);
+        memcpy(loop->for_.body.stmts, fwd.stmts, sizeof(IrStmt *) * (size_t)fwd.n);
+        memcpy(loop->for_.body.stmts + fwd.n, rev.stmts, sizeof(IrStmt *) * (size_t)rev.n);
+    }
+    ad->acc_updates.len = nskip;
     StmtVec ch = {0};
     vec_push(&ch, loop);
     chunk_push(b, ch);
@@ -1232,7 +1370,7 @@ static bool grad_kernel(IrModule *m, Arena *a, int ki, IrKernel *out) {
         ad.loads.len = ad.stores.len = 0;
         xform_block(&ad, &b, &pt->body);
         cross_iteration(&ad);
-        IrBlock f = block_of(&ad, &b.f), r = blk_reverse(&ad, &b);
+        IrBlock f = blk_forward(&ad, &b, NULL, 0), r = blk_reverse(&ad, &b);
         gt->body.n = f.n + r.n;
         gt->body.stmts = ARENA_ARRAY(a, IrStmt *, f.n + r.n + 1);
         memcpy(gt->body.stmts, f.stmts, sizeof(IrStmt *) * (size_t)f.n);

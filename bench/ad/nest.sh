@@ -4,6 +4,7 @@
 # stack at every level), compiled by qdc for x86_64. Per L: CPU s (user + system, median of REPS
 # runs) of `qdc --target=x86_64 -o x.o`, the LLVM instructions of --emit=llvm-ir at -O0 and -O2,
 # and the x86 instructions of the object (llvm-objdump-19 -d).
+# STMTS=k repeats the statement k times per level (default 1), a larger body per level.
 # usage: bench/ad/nest.sh [REPS] [LEVELS...]   (QDC=... to measure another binary)
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -11,6 +12,7 @@ REPS=${1:-3}
 [ $# -ge 1 ] && shift
 [ $# -eq 0 ] && set -- 1 2 3 4
 QDC=${QDC:-$ROOT/build/qdc}
+STMTS=${STMTS:-1}
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 echo "| levels | qdc CPU s (median of $REPS) | LLVM instructions -O0 | LLVM instructions -O2 | x86 instructions |"
@@ -27,7 +29,11 @@ for L in "$@"; do
         while [ $k -lt "$L" ]; do
             printf '%sfor j%d in range(n):\n' "$ind" $k
             ind="$ind    "
-            printf '%sv = v * y[i] + qd.sin(v) * 0.5\n' "$ind"
+            r=0
+            while [ $r -lt "$STMTS" ]; do
+                printf '%sv = v * y[i] + qd.sin(v) * 0.5\n' "$ind"
+                r=$((r + 1))
+            done
             k=$((k + 1))
         done
         printf '        loss[None] += v\n\n\nnest(3)\nnest.grad(3)\n'

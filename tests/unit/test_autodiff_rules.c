@@ -233,3 +233,31 @@ Test(autodiff_rules, ad_stack_on_or_loops_quadrants_allows_get_companions) {
         free(dir);
     }
 }
+
+/* --ad-stack=off: Quadrants' default (its ad stack is opt-in) from the command line; the script's
+ * qd.init(ad_stack_experimental_enabled=...) wins over it. */
+Test(autodiff_rules, ad_stack_off_flag_refuses_unless_the_script_enables_it) {
+    static const char body[] = "x = qd.field(qd.f32, shape=4, needs_grad=True)\ny = qd.field(qd.f32, shape=(), needs_grad=True)\n\n\n"
+                               "@qd.kernel\ndef work(n: qd.i32):\n    for i in x:\n        v = x[i]\n        for j in range(n):\n"
+                               "            v = v * 0.95 + 0.01\n        y[None] += v\n\n\nwork(3)\nwork.grad(3)\n";
+    char *plain = xasprintf("import quadrants as qd\n\n%s", body), *on = xasprintf("import quadrants as qd\n\nqd.init(ad_stack_experimental_enabled=True)\n%s", body);
+    char *dir;
+    RunResult r = qdc_in_temp("ad.py", plain, "--ad-stack=off", "--check", &dir);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    char *want = xasprintf("%s/ad.py:11:9: error[QD2154]: Cannot use non static range in Backwards mode\n"
+                           " 11 |         for j in range(n):\n"
+                           "    |         ^~~\n"
+                           "%s/ad.py:17:1: note: the gradient of kernel 'work' is asked for here: Quadrants compiles it, and raises, at this call\n"
+                           " 17 | work.grad(3)\n"
+                           "    | ^~~~~~~~~~~~\n", dir, dir);
+    cr_expect_str_eq(r.err, want);
+    free(want), run_free(&r), remove_tree(dir), free(dir);
+    static const char *const cases[][2] = {{"plain", "--ad-stack=on"}, {"on", "--ad-stack=off"}};
+    for (int k = 0; k < 2; k++) {
+        r = qdc_in_temp("ad.py", k ? on : plain, cases[k][1], "--check", &dir);
+        cr_expect_eq(r.status, 0, "%s %s: %s", cases[k][0], cases[k][1], r.err);
+        cr_expect_str_empty(r.err, "%s %s: %s", cases[k][0], cases[k][1], r.err);
+        run_free(&r), remove_tree(dir), free(dir);
+    }
+    free(plain), free(on);
+}

@@ -324,3 +324,181 @@ Test(autodiff_stack, lavapipe_deep_nests_match_finite_differences, .timeout = 30
     remove_tree(dir);
     free(dir);
 }
+
+/* Run-time loops with an ad stack (units, emitted once: blk_phases) in every kind of block: two in
+ * one body of a run-time loop, one in a branch of an `if` in a run-time loop, one in a run-time loop
+ * that carries nothing, one in a loop that accumulates, two in a qd.static loop at the task's top. */
+#define UNITS(T)                                                                                                             \
+    "import quadrants as qd\n\n"                                                                                             \
+    "A = qd.types.ndarray(qd." T ", ndim=1, needs_grad=True)\n"                                                              \
+    "I = qd.types.ndarray(qd.i32, ndim=1)\n\n"                                                                               \
+    "@qd.kernel\n"                                                                                                           \
+    "def two(a: A, b: A, n: I, o: A):\n"                                                                                     \
+    "    for i in a:\n"                                                                                                      \
+    "        t = a[i]\n"                                                                                                     \
+    "        for j in range(n[i]):\n"                                                                                        \
+    "            for k in range(j % 3 + 1):\n"                                                                               \
+    "                t = qd.sin(t * b[i]) + 0.5 * t\n"                                                                       \
+    "            t = t * a[i] + 0.1\n"                                                                                       \
+    "            for k in range(n[i] - j):\n"                                                                                \
+    "                t = qd.tanh(t + b[i]) * 0.7 + 0.2 * t\n"                                                                \
+    "        o[i] = t\n\n"                                                                                                   \
+    "@qd.kernel\n"                                                                                                           \
+    "def branch(a: A, b: A, n: I, o: A):\n"                                                                                  \
+    "    for i in a:\n"                                                                                                      \
+    "        t = a[i]\n"                                                                                                     \
+    "        for j in range(n[i]):\n"                                                                                        \
+    "            if j % 2 == 0:\n"                                                                                           \
+    "                for k in range(j + 1):\n"                                                                               \
+    "                    t = qd.sin(t * b[i]) + 0.5 * t\n"                                                                   \
+    "            else:\n"                                                                                                    \
+    "                t = t * a[i] + 0.1\n"                                                                                   \
+    "        o[i] = t\n\n"                                                                                                   \
+    "@qd.kernel\n"                                                                                                           \
+    "def plain(a: A, b: A, n: I, o: A):\n"                                                                                   \
+    "    for i in a:\n"                                                                                                      \
+    "        for j in range(n[i]):\n"                                                                                        \
+    "            t = a[i] * (j + 1)\n"                                                                                       \
+    "            for k in range(n[i] - j):\n"                                                                                \
+    "                t = qd.sin(t * b[i]) + 0.5 * t\n"                                                                       \
+    "            o[i] += t\n\n"                                                                                              \
+    "@qd.kernel\n"                                                                                                           \
+    "def acc(a: A, b: A, n: I, o: A):\n"                                                                                     \
+    "    for i in a:\n"                                                                                                      \
+    "        s = qd." T "(0.0)\n"                                                                                            \
+    "        for j in range(n[i]):\n"                                                                                        \
+    "            t = a[i] + 0.1 * j\n"                                                                                       \
+    "            for k in range(j % 4 + 1):\n"                                                                               \
+    "                t = qd.sin(t * b[i]) + 0.5 * t\n"                                                                       \
+    "            s += t * t\n"                                                                                               \
+    "        o[i] = s\n\n"                                                                                                   \
+    "@qd.kernel\n"                                                                                                           \
+    "def stat(a: A, b: A, n: I, o: A):\n"                                                                                    \
+    "    for i in a:\n"                                                                                                      \
+    "        t = a[i]\n"                                                                                                     \
+    "        for q in qd.static(range(2)):\n"                                                                                \
+    "            for k in range(n[i] + q):\n"                                                                                \
+    "                t = qd.sin(t * b[i]) + 0.5 * t\n"                                                                       \
+    "            t = t * b[i]\n"                                                                                             \
+    "        o[i] = t\n"
+
+/* The same kernels in C (f64): code here, and a string in the x86 host. */
+#define UNITS_C                                                                                                              \
+    static double u_two(double a, double b, int n) {                                                                         \
+        double t = a;                                                                                                        \
+        for (int j = 0; j < n; j++) {                                                                                        \
+            for (int k = 0; k < j % 3 + 1; k++) t = sin(t * b) + 0.5 * t;                                                   \
+            t = t * a + 0.1;                                                                                                 \
+            for (int k = 0; k < n - j; k++) t = tanh(t + b) * 0.7 + 0.2 * t;                                                \
+        }                                                                                                                    \
+        return t;                                                                                                            \
+    }                                                                                                                        \
+    static double u_branch(double a, double b, int n) {                                                                      \
+        double t = a;                                                                                                        \
+        for (int j = 0; j < n; j++) {                                                                                        \
+            if (j % 2 == 0) {                                                                                                \
+                for (int k = 0; k < j + 1; k++) t = sin(t * b) + 0.5 * t;                                                   \
+            } else {                                                                                                         \
+                t = t * a + 0.1;                                                                                             \
+            }                                                                                                                \
+        }                                                                                                                    \
+        return t;                                                                                                            \
+    }                                                                                                                        \
+    static double u_plain(double a, double b, int n) {                                                                       \
+        double o = 0;                                                                                                        \
+        for (int j = 0; j < n; j++) {                                                                                        \
+            double t = a * (j + 1);                                                                                          \
+            for (int k = 0; k < n - j; k++) t = sin(t * b) + 0.5 * t;                                                       \
+            o += t;                                                                                                          \
+        }                                                                                                                    \
+        return o;                                                                                                            \
+    }                                                                                                                        \
+    static double u_acc(double a, double b, int n) {                                                                         \
+        double s = 0;                                                                                                        \
+        for (int j = 0; j < n; j++) {                                                                                        \
+            double t = a + 0.1 * j;                                                                                          \
+            for (int k = 0; k < j % 4 + 1; k++) t = sin(t * b) + 0.5 * t;                                                   \
+            s += t * t;                                                                                                      \
+        }                                                                                                                    \
+        return s;                                                                                                            \
+    }                                                                                                                        \
+    static double u_stat(double a, double b, int n) {                                                                        \
+        double t = a;                                                                                                        \
+        for (int q = 0; q < 2; q++) {                                                                                        \
+            for (int k = 0; k < n + q; k++) t = sin(t * b) + 0.5 * t;                                                       \
+            t = t * b;                                                                                                       \
+        }                                                                                                                    \
+        return t;                                                                                                            \
+    }                                                                                                                        \
+    static double fd4(double (*f)(double, double, int), double a, double b, int n, int wrt) {                               \
+        double s = wrt ? b : a, h = 1e-5 * (1 + fabs(s)), v[4];                                                              \
+        for (int q = 0; q < 4; q++) {                                                                                        \
+            double x = s + (q < 2 ? (q ? -h : h) : (q == 2 ? 2 * h : -2 * h));                                               \
+            v[q] = wrt ? f(a, x, n) : f(x, b, n);                                                                            \
+        }                                                                                                                    \
+        return (8 * (v[0] - v[1]) - (v[2] - v[3])) / (12 * h);                                                               \
+    }
+
+UNITS_C
+
+/* x86, f64, 4 threads: each kernel's value and both gradients against fourth-order central
+ * differences of its C twin, per element (tolerance 1e-6 relative). */
+static const char units_host[] =
+    "#include \"d.h\"\n#include <math.h>\n#include <stdio.h>\n#define N 7\n" STR(UNITS_C) "\n"
+    "static int n[N] = {" STR(DEEP_TRIPS) "};\n"
+    "static double a[N], b[N], o[N], ag[N], bg[N], og[N];\n"
+    "static int fails, checks;\n"
+    "#define A(x) .x = x, .x##_shape = {N}\n"
+    "#define G(x) .x##_grad = x##g, .x##_grad_shape = {N}\n"
+    "static void cmp(const char *k, const char *what, int i, double got, double want) {\n"
+    "    checks++;\n"
+    "    if (!(fabs(got - want) <= 1e-6 * (1 + fabs(want)))) fails++, printf(\"FAIL %s %s[%d] (%d trips): %.12g, expected %.12g\\n\", k, what, i, n[i], got, want);\n}\n"
+    "#define RUN(K) { for (int i = 0; i < N; i++) a[i] = 0.8 + 0.02 * i, b[i] = 0.6 - 0.03 * i, o[i] = ag[i] = bg[i] = 0, og[i] = 1;\\\n"
+    "    K##_args p = {A(a), A(b), A(n), A(o)}; K##_grad_args g = {A(a), A(b), A(n), A(o), G(a), G(b), G(o)};\\\n"
+    "    if (K(&p, 4) || K##_grad(&g, 4)) return 3;\\\n"
+    "    for (int i = 0; i < N; i++) cmp(#K, \"value\", i, o[i], u_##K(a[i], b[i], n[i])), cmp(#K, \"a fd\", i, ag[i], fd4(u_##K, a[i], b[i], n[i], 0)),\\\n"
+    "        cmp(#K, \"b fd\", i, bg[i], fd4(u_##K, a[i], b[i], n[i], 1)); }\n"
+    "int main(void) {\n"
+    "    RUN(two) RUN(branch) RUN(plain) RUN(acc) RUN(stat)\n"
+    "    printf(\"%d checks, %d failed\\n\", checks, fails);\n"
+    "    return fails != 0;\n}\n";
+
+Test(autodiff_stack, x86_units_in_every_block_match_finite_differences, .timeout = 300) {
+    if (!x86_have_runtime()) return;
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/d.py", dir);
+    cr_assert(write_text(qd, UNITS("f64")));
+    RunResult r = x86_compile_and_run(dir, qd, "--target=x86_64", units_host, NULL, NULL);
+    cr_expect_eq(r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
+    cr_expect(strstr(r.out, "105 checks, 0 failed"), "%s", r.out); /* 5 kernels x 7 elements x 3 */
+    cr_expect_str_empty(r.err, "%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(qd);
+}
+
+/* The same kernels in f32 on lavapipe, against central differences of the C twins in f64 at the
+ * same (f32) inputs. */
+Test(autodiff_stack, lavapipe_units_in_every_block_match_finite_differences, .timeout = 300) {
+    char *dir = make_temp_dir(), *spv = NULL;
+    char *meta = vk_compile(dir, "d", "vulkan1.2", UNITS("f32"), &spv);
+    static const int32_t trips[ND] = {DEEP_TRIPS};
+    static const char *names[5] = {"two", "branch", "plain", "acc", "stat"};
+    double (*ref[5])(double, double, int) = {u_two, u_branch, u_plain, u_acc, u_stat};
+    for (int k = 0; k < 5; k++) {
+        int32_t n[ND];
+        float a[ND], b[ND], o[ND], ag[ND], bg[ND], og[ND];
+        memcpy(n, trips, sizeof n);
+        for (int i = 0; i < ND; i++) a[i] = (float)(0.8 + 0.02 * i), b[i] = (float)(0.6 - 0.03 * i), o[i] = ag[i] = bg[i] = 0, og[i] = 1;
+        VkArray arr[7] = {{a, sizeof a, ND}, {b, sizeof b, ND}, {n, sizeof n, ND}, {o, sizeof o, ND}, {ag, sizeof ag, ND}, {bg, sizeof bg, ND}, {og, sizeof og, ND}};
+        if (vk_grad(dir, spv, meta, names[k], arr, 7, 4) != 1) continue;
+        for (int i = 0; i < ND; i++) {
+            double v = ref[k](a[i], b[i], n[i]), da = fd4(ref[k], a[i], b[i], n[i], 0), db = fd4(ref[k], a[i], b[i], n[i], 1);
+            cr_expect(fabs(o[i] - v) <= 1e-3 * (1 + fabs(v)), "%s[%d] (%d trips): lavapipe %.7g, C %.9g", names[k], i, n[i], o[i], v);
+            cr_expect(fabs(ag[i] - da) <= 2e-3 * (1 + fabs(da)), "%s a_grad[%d] (%d trips): lavapipe %.7g, fd %.9g", names[k], i, n[i], ag[i], da);
+            cr_expect(fabs(bg[i] - db) <= 2e-3 * (1 + fabs(db)), "%s b_grad[%d] (%d trips): lavapipe %.7g, fd %.9g", names[k], i, n[i], bg[i], db);
+        }
+    }
+    free(meta), free(spv);
+    remove_tree(dir);
+    free(dir);
+}
