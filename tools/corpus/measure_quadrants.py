@@ -5,7 +5,8 @@
                          [--every=N] [--only=GLOB] [--exclude=GLOB] [--json=FILE] [--quiet]
 
 Runs `qdc INPUT --target=T --check --stats` (and --debug where the test is decorated
-@test_utils.test(debug=True)) for every input of OUTDIR/manifest.json and prints
+@test_utils.test(debug=True); --ad-stack=off, Quadrants' default, unless it has
+require=qd.extension.adstack or ad_stack_experimental_enabled=True) for every input of OUTDIR/manifest.json and prints
 one line per test (PASS/FAIL, category, the first diagnostic), then totals per category and
 the failures clustered by their first diagnostic (code and message with names and numbers
 blanked).
@@ -96,8 +97,11 @@ def run_one(qdc, outdir, target, entry, timeout):
     if target == "auto":
         target = auto_target(entry)
     cmd = [qdc, entry["input"], f"--target={target}", "--check", "--stats"]
-    if str((entry.get("test_utils") or {}).get("debug")) == "True":
+    tu = entry.get("test_utils") or {}
+    if str(tu.get("debug")) == "True":
         cmd.append("--debug")  # @test_utils.test(debug=True): Quadrants runs the test with qd.init(debug=True)
+    if "adstack" not in str(tu.get("require")) and str(tu.get("ad_stack_experimental_enabled")) != "True":
+        cmd.append("--ad-stack=off")  # Quadrants' default; its harness enables the stack for require=qd.extension.adstack
     try:
         p = subprocess.run(cmd, cwd=outdir, capture_output=True, text=True, timeout=timeout)
         rc, out, err = p.returncode, p.stdout, p.stderr
