@@ -305,7 +305,7 @@ Test(calls, quadrants_call_checks) {
     expect_error(files, none, 1,
                  "main.py:11:7: error[QD2069]: Expect element type f32 for argument a, but get i32\n"
                  " 11 |     k(x, 3)\n    |       ^\n"
-                 "main.py:13:7: error[QD2069]: Invalid value for argument a - required ndim=1, but 2d ndarray is provided\n"
+                 "main.py:13:7: error[QD2069]: Invalid value for argument a - required ndim=1, but 2d ndarray with shape (4, 4) is provided\n"
                  " 13 |     k(y, 3)\n    |       ^\n"
                  "main.py:15:5: error[QD2069]: Missing argument 'n'. (calling kernel 'k')\n 15 |     k(z)\n    |     ^~~~\n"
                  "main.py:5:50: note: 'n' is declared here\n"
@@ -515,7 +515,7 @@ Test(calls, generic_kernel_call_checks) {
     expect_error(files, none, 1,
                  "main.py:12:7: error[QD2069]: Expect element type f32 for argument a, but get i32\n"
                  " 12 |     k(x, z, 3)\n    |       ^\n"
-                 "main.py:13:10: error[QD2069]: Invalid value for argument b - required ndim=1, but 2d ndarray is provided\n"
+                 "main.py:13:10: error[QD2069]: Invalid value for argument b - required ndim=1, but 2d ndarray with shape (4, 4) is provided\n"
                  " 13 |     k(z, y, 3)\n    |          ^\n"
                  "main.py:14:13: error[QD2069]: Argument (2,) (type=<class 'float'>) cannot be converted into required type i32\n"
                  " 14 |     k(z, z, 2.5)\n    |             ^~~\n"
