@@ -565,6 +565,11 @@ void sema_check_hollow(Sema *S) {
                    "nothing); call %s(...) in host code with arguments qdc can evaluate", kernel->def.name, fn->def.name, fn->def.name);
         return;
     }
+    if (S->loop_kernel) {
+        diag_error(S->loop_kernel->def.name_span, QD2068, "the input defines kernels but compiles none: '%s' is defined in a "
+                   "host loop qdc does not run (its names are %s)", S->loop_kernel->def.name, S->loop_kernel_why);
+        return;
+    }
     for (int k = 0; k < S->classes.len; k++) {
         SemaClass *c = &S->classes.items[k];
         if (c->instantiated || c->imported || !S->up->sema_class_has_kernels(S, c)) continue;

@@ -304,6 +304,8 @@ typedef struct Sema {
     int max_block_dim;    /* FrontendOptions.max_block_dim (0: none known) */
     bool print_to_stderr; /* FrontendOptions.print_to_stderr */
     VEC(SemaHelper) helpers;
+    const Stmt *loop_kernel;     /* the first kernel defined in a host loop qdc could not run (sema_host_for) */
+    const char *loop_kernel_why; /* ... and why: "set in a for loop that runs more than 64 times (...)" */
     VEC(struct SemaDispatch { const Stmt *proto; VEC(const Stmt *) impls; }) dispatchers; /* @qd.perf_dispatch */
     VEC(struct PyFunc { const Stmt *def; struct Scope *scope; }) pyfuncs; /* V_PYFUNC: where each is defined */
     struct PyFuncIndex { const Stmt **def; struct Scope **scope; int cap, n; } pyfunc_index; /* pyfuncs by def (the latest) */

@@ -1487,8 +1487,10 @@ static void iter_end(Sema *S, IterMem *m) {
 }
 
 /* After a host loop qdc could not evaluate to its end: its target and every name its body
- * binds are run-time values (kernels it defines are not compiled). */
+ * binds are run-time values (kernels it defines are not compiled: an input that compiles none
+ * then says where the first one is). */
 static void loop_unknown(Sema *S, const Expr *target, const StmtList *body, const char *what) {
+    if (!S->loop_kernel && (S->loop_kernel = first_kernel_in(body))) S->loop_kernel_why = what; /* for sema_check_hollow */
     sema_pyfunc_unknown_return(S, body, arena_printf(S->arena, "from inside a loop qdc cannot follow (its names are %s)", what));
     if (target) sema_bind_host(S, target, what);
     bind_block_host(S, body, what);

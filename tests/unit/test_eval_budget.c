@@ -622,3 +622,16 @@ Test(eval_budget, host_loop_memory_is_constant, .timeout = 120) {
     remove_tree(dir);
     free(dir), free(src), free(t);
 }
+
+/* A kernel defined in a host loop longer than the loop budget: the loop is not run, so the
+ * kernel is never defined; an input whose kernels all sit there says so (QD2068 at the kernel,
+ * naming the budget), instead of "the module defines no kernels" and exit 0. */
+Test(eval_budget, kernel_in_a_loop_past_the_budget) {
+    expect_py_refused("g.py",
+                      "import quadrants as qd\n\nx = qd.field(qd.i32, shape=4)\n\nfor i in range(100):\n"
+                      "    @qd.kernel\n    def k():\n        x[0] = 1\n\n    k()\n",
+                      "g.py:7:9: error[QD2068]: the input defines kernels but compiles none: 'k' is defined in a host loop qdc "
+                      "does not run (its names are set in a for loop that runs more than 64 times (qdc evaluates at most 64 "
+                      "iterations of a host loop, its loop budget: raise it with --eval-limit=loop=N))\n"
+                      " 7 |     def k():\n   |         ^\n");
+}
