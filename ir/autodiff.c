@@ -683,43 +683,23 @@ static IrStmt *for_stmt(Ad *ad, int counter, IrExpr *begin, IrExpr *end, int64_t
  * search on sel, log2(AD_CHECKPOINTS) comparisons per move. Restores as a chain of selects made
  * less LLVM code (bench/ad/nest.sh, 4 levels: 3,954 -O0 instructions against 5,058) but more x86
  * code (3,185 against 2,406) and a gradient 1.5-2x slower (bench/ad/stack.sh, n = 10^4). */
-static void save_tree(Ad *ad, StmtVec *out, int sel, int lo, int hi, const int *ck, int n, int from, Span sp) {
+static void move_tree(Ad *ad, StmtVec *out, int sel, int lo, int hi, const int *ck, int n, int other, bool to_slots, Span sp) {
     if (hi - lo == 1) {
-        vec_push(out, assign(ad, ck[lo * n], local_ref(ad, from, sp), sp));
+        vec_push(out, to_slots ? assign(ad, ck[lo * n], local_ref(ad, other, sp), sp) : assign(ad, other, local_ref(ad, ck[lo * n], sp), sp));
         return;
     }
     int mid = lo + (hi - lo) / 2;
     StmtVec low = {0}, high = {0};
-    save_tree(ad, &low, sel, lo, mid, ck, n, from, sp);
-    save_tree(ad, &high, sel, mid, hi, ck, n, from, sp);
-    IrStmt *s = if_stmt(ad, bin(ad, IR_LT, local_ref(ad, sel, sp), irb_int(ad->a, ad->locals.items[sel].type, mid, sp)), &low, sp);
-    s->if_.els = block_of(ad, &high);
-    vec_push(out, s);
-}
-
-static void restore_tree(Ad *ad, StmtVec *out, int sel, int lo, int hi, const int *ck, int n, int to, Span sp) {
-    if (hi - lo == 1) {
-        vec_push(out, assign(ad, to, local_ref(ad, ck[lo * n], sp), sp));
-        return;
-    }
-    int mid = lo + (hi - lo) / 2;
-    StmtVec low = {0}, high = {0};
-    restore_tree(ad, &low, sel, lo, mid, ck, n, to, sp);
-    restore_tree(ad, &high, sel, mid, hi, ck, n, to, sp);
+    move_tree(ad, &low, sel, lo, mid, ck, n, other, to_slots, sp);
+    move_tree(ad, &high, sel, mid, hi, ck, n, other, to_slots, sp);
     IrStmt *s = if_stmt(ad, bin(ad, IR_LT, local_ref(ad, sel, sp), irb_int(ad->a, ad->locals.items[sel].type, mid, sp)), &low, sp);
     s->if_.els = block_of(ad, &high);
     vec_push(out, s);
 }
 
 static void checkpoint_moves(Ad *ad, StmtVec *out, int sel, const int *ck, const int *other, const int *hdr, int n, bool to_slots, Span sp) {
-    for (int l = 0; l < n; l++) {
-        if (hdr[l] < 0) continue;
-        if (to_slots) {
-            save_tree(ad, out, sel, 0, AD_CHECKPOINTS, ck + l, n, other[l], sp);
-            continue;
-        }
-        restore_tree(ad, out, sel, 0, AD_CHECKPOINTS, ck + l, n, other[l], sp);
-    }
+    for (int l = 0; l < n; l++)
+        if (hdr[l] >= 0) move_tree(ad, out, sel, 0, AD_CHECKPOINTS, ck + l, n, other[l], to_slots, sp);
 }
 
 /* A block run forward, then backwards where local sw is 1, each unit emitted once (a nest of
