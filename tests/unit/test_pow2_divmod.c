@@ -107,22 +107,17 @@ static const char host[] = "#include \"d.h\"\n#include <stdio.h>\n#include <stdl
 
 Test(pow2_divmod, x86_follows_python_on_every_thread_count, .timeout = 120) {
     if (!x86_have_runtime()) return;
-    char *dir = make_temp_dir(), *qd = xasprintf("%s/dm.py", dir);
-    cr_assert(write_text(qd, src));
+    char *dir = make_temp_dir();
     const char *threads[] = {"1", "4"};
     for (int t = 0; t < 2; t++) {
-        RunResult r = x86_compile_and_run(dir, qd, "--target=x86_64", host, threads[t], NULL);
-        cr_assert_eq(r.status, 0, "status %d\n%s", r.status, r.err);
         int64_t got[NOUT];
-        char *p = r.out;
-        for (int i = 0; i < NOUT; i++) got[i] = strtoll(p, &p, 10);
+        x86_run_ints(dir, "dm.py", src, host, threads[t], got, NOUT);
         char where[32];
         snprintf(where, sizeof where, "x86_64, %s threads", threads[t]);
         expect_all(got, where);
-        run_free(&r);
     }
     remove_tree(dir);
-    free(dir), free(qd);
+    free(dir);
 }
 
 Test(pow2_divmod, spirv_follows_python_on_lavapipe, .timeout = 120) {

@@ -3,6 +3,7 @@
 #ifndef QDC_TEST_X86_H
 #define QDC_TEST_X86_H
 #include "harness.h"
+#include <stdint.h>
 
 /* Writes dir/host.c, compiles it with `cc -std=c11 -Wall -Werror` against dir/<objs...> (a
  * NULL-terminated list of file names in dir) and the runtime, to dir/host. False + message on
@@ -20,5 +21,9 @@ RunResult x86_compile_and_run(const char *dir, const char *src, const char *flag
 void x86_expect_on_threads(const char *rel_src, const char *host_src, const char *want);
 /* The same on the given thread counts (NULL-terminated list of decimal strings). */
 void x86_expect_on_thread_counts(const char *rel_src, const char *host_src, const char *want, const char *const *threads);
+/* Writes text to dir/<name>, compiles it for x86_64 with host_src (which takes the thread count
+ * as argv[1] and prints n integers, one per line) and runs it on `threads` threads: asserts exit
+ * 0 and parses the integers into got. */
+void x86_run_ints(const char *dir, const char *name, const char *text, const char *host_src, const char *threads, int64_t *got, int n);
 bool x86_have_runtime(void); /* QDC_RT set and cc available; prints a skip notice if not */
 #endif

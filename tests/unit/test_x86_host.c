@@ -82,6 +82,18 @@ RunResult x86_compile_and_run(const char *dir, const char *src, const char *flag
     return x86_run_host(dir, a1, a2, NULL);
 }
 
+void x86_run_ints(const char *dir, const char *name, const char *text, const char *host_src, const char *threads, int64_t *got, int n) {
+    char *qd = NULL;
+    if (asprintf(&qd, "%s/%s", dir, name) < 0) abort();
+    cr_assert(write_text(qd, text));
+    RunResult r = x86_compile_and_run(dir, qd, "--target=x86_64", host_src, threads, NULL);
+    cr_assert_eq(r.status, 0, "%s on %s threads: status %d\n%s", name, threads, r.status, r.err);
+    char *p = r.out;
+    for (int i = 0; i < n; i++) got[i] = strtoll(p, &p, 10);
+    run_free(&r);
+    free(qd);
+}
+
 void x86_expect_on_threads(const char *rel_src, const char *host_src, const char *want) {
     x86_expect_on_thread_counts(rel_src, host_src, want, (const char *const[]){"1", "2", "4", NULL});
 }
