@@ -6,6 +6,7 @@
  * the first and the last of many kernels. */
 #include "harness.h"
 #include "support/util.h"
+#include "targets/spirv/spvtools.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,4 +128,83 @@ Test(scaling, scopes_of_many_names_find_the_latest_binding) {
     }
     remove_tree(dir);
     free(dir), free(qd), free(src);
+}
+
+/* A module of more than 64 entry points is validated as pieces of 64 (targets/spirv/validate.c:
+ * SPIRV-Tools' entry-point name check compares every pair). Every error the whole module's
+ * validation finds must still be found: in a late piece's function, in a module-scope
+ * instruction or a function that no entry point reaches, in a decoration, and across pieces (two
+ * entry points of one name). `fault` picks one; 0 is the valid module. */
+static char *pieces_module(int n, int fault) {
+    StrBuf b;
+    sb_init(&b);
+    sb_puts(&b, "OpCapability Shader\nOpMemoryModel Logical GLSL450\n");
+    for (int k = 0; k < n; k++)
+        sb_printf(&b, "OpEntryPoint GLCompute %%f%d \"e%d\" %%v%d\n", k, fault == 2 && k == n - 1 ? 0 : k, k);
+    for (int k = 0; k < n; k++) sb_printf(&b, "OpExecutionMode %%f%d LocalSize 1 1 1\n", k);
+    sb_puts(&b, "OpDecorate %S Block\nOpMemberDecorate %S 0 Offset 0\n");
+    for (int k = 0; k < n; k++)
+        sb_printf(&b, "OpDecorate %%v%d DescriptorSet 0\nOpDecorate %%v%d Binding 0\n", k, k);
+    if (fault == 5) sb_puts(&b, "OpDecorate %v150 BuiltIn GlobalInvocationId\n");
+    sb_puts(&b, "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%int = OpTypeInt 32 1\n"
+                "%S = OpTypeStruct %int\n%pS = OpTypePointer StorageBuffer %S\n"
+                "%pi = OpTypePointer StorageBuffer %int\n%c0 = OpConstant %int 0\n");
+    if (fault == 3) sb_puts(&b, "%bad = OpTypeVector %int 1\n");
+    for (int k = 0; k < n; k++) sb_printf(&b, "%%v%d = OpVariable %%pS StorageBuffer\n%%c%d_ = OpConstant %%int %d\n", k, k, k);
+    for (int k = 0; k < n; k++)
+        sb_printf(&b, "%%f%d = OpFunction %%void None %%fn\n%%l%d = OpLabel\n%%p%d = OpAccessChain %%pi %%v%d %%c0\n"
+                      "OpStore %%p%d %s%d%s\nOpReturn\nOpFunctionEnd\n",
+                  k, k, k, k, k, fault == 1 && k == 150 ? "%v" : "%c", k, fault == 1 && k == 150 ? "" : "_");
+    if (fault == 4)
+        sb_puts(&b, "%g = OpFunction %void None %fn\n%lg = OpLabel\n%pg = OpAccessChain %pi %v0 %c0\n"
+                    "OpStore %pg %v0\nOpReturn\nOpFunctionEnd\n");
+    return sb_take(&b);
+}
+
+/* Assembles text with spirv-as (SPIRV-Tools' C header cannot be included beside libqdc) and
+ * validates it as qdc does. */
+static bool validate_text(const char *text, StrBuf *err) {
+    char *dir = make_temp_dir(), *in = xasprintf("%s/m.spvasm", dir), *out = xasprintf("%s/m.spv", dir);
+    cr_assert(write_text(in, text));
+    const char *argv[] = {"spirv-as", "--target-env", "vulkan1.3", in, "-o", out, NULL};
+    RunResult r = run_argv(argv, NULL, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    size_t len;
+    char *bin = read_text(out, &len);
+    cr_assert(bin && len % 4 == 0);
+    uint32_t *words = xmalloc(len);
+    memcpy(words, bin, len);
+    bool ok = spv_validate(words, len / 4, "vulkan1.3", err);
+    run_free(&r);
+    remove_tree(dir);
+    free(words), free(bin), free(dir), free(in), free(out);
+    return ok;
+}
+
+Test(scaling, validation_by_pieces_finds_every_error) {
+    if (!tool_available("spirv-as")) cr_skip_test("spirv-as not installed");
+    /* the whole module's messages (word offsets in it), not a piece's */
+    const char *want[] = {
+        NULL,
+        "word 2115: OpStore Pointer <id> '909[%909]'s type does not match Object <id> '302[%302]'s type.\n"
+        "  OpStore %909 %302\n",
+        "word 202: 2 Entry points cannot share the same name and ExecutionMode.\n"
+        "  OpEntryPoint GLCompute %399 \"e0\" %400\n",
+        "word 812: Illegal number of components (1) for TypeVector\n  %v1int = OpTypeVector %int 1\n",
+        "word 2415: OpStore Pointer <id> '1010[%1010]'s type does not match Object <id> '2[%2]'s type.\n"
+        "  OpStore %1010 %2\n",
+        "word 1113: [VUID-GlobalInvocationId-GlobalInvocationId-04238] According to the Vulkan spec BuiltIn "
+        "GlobalInvocationId variable needs to be a 3-component 32-bit int vector. ID <302> (OpVariable) is not an "
+        "int vector.\n  %gl_GlobalInvocationID = OpVariable %_ptr_StorageBuffer__struct_401 StorageBuffer\n",
+    };
+    for (int fault = 0; fault <= 5; fault++) {
+        char *text = pieces_module(200, fault);
+        StrBuf err;
+        sb_init(&err);
+        bool ok = validate_text(text, &err);
+        if (!want[fault]) cr_expect(ok, "fault %d: %s", fault, err.data);
+        else cr_expect(!ok && !strcmp(err.data, want[fault]), "fault %d: %s", fault, err.data);
+        sb_free(&err);
+        free(text);
+    }
 }
