@@ -279,7 +279,10 @@ static void pieces_free(Pieces *p) {
 /* False where the module is validated whole; else *r is the pieces' result. */
 static bool validate_by_pieces(spv_context ctx, const uint32_t *w, size_t n, spv_result_t *r,
                                spv_diagnostic *d) {
-    if (n < 5) return false;
+    size_t entries = 0; /* a module of few entry points takes the whole path at once */
+    for (size_t i = 5; i < n && entries <= PIECE_ENTRIES; i += w[i] >> 16 ? w[i] >> 16 : n)
+        entries += (w[i] & 0xffff) == SpvOpEntryPoint;
+    if (entries <= PIECE_ENTRIES) return false;
     Pieces p = {.m = {.words = w}};
     bool split = spvBinaryParse(ctx, &p.m, w, n, NULL, on_inst, NULL) == SPV_SUCCESS &&
                  index_module(&p) && p.entries.len > PIECE_ENTRIES;
