@@ -174,7 +174,8 @@ static spv_result_t validate_piece(Pieces *p, spv_context ctx, int lo, int hi, b
     if (last) {
         for (int i = 0; i < p->m.insts.len; i++) {
             const SpvInst *in = &p->m.insts.items[i];
-            if (in->sec == SEC_GLOBAL && !in->result) vec_push(&p->kept, i);
+            if (in->sec == SEC_GLOBAL && !in->result && in->op != SpvOpTypeForwardPointer)
+                vec_push(&p->kept, i); /* OpLine and the like; a forward pointer comes with its type */
             else if ((in->sec == SEC_GLOBAL || in->op == SpvOpFunction) && !p->reached[i]) need(p, in->result);
         }
         close_over(p);
