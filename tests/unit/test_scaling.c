@@ -208,3 +208,18 @@ Test(scaling, validation_by_pieces_finds_every_error) {
         free(text);
     }
 }
+
+/* Validation by pieces on qdc's own output with -g: OpString and OpLine go with every piece's
+ * functions (a piece without the file's OpString would fail validation: exit status 3). */
+Test(scaling, many_kernels_with_line_info_validate_by_pieces) {
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/many.qd", dir), *src = many_kernels(200, -1);
+    cr_assert(write_text(qd, src));
+    RunResult r = run_qdc(qd, "--target=vulkan1.3", "-g", "--emit=spirv-asm", "-o", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count(r.out, "OpEntryPoint GLCompute"), 200);
+    cr_expect_eq(count(r.out, "OpString"), 1, "%s", r.out);
+    cr_expect_geq(count(r.out, "OpLine"), 200);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(qd), free(src);
+}
