@@ -659,7 +659,7 @@ Val vec_make(Sema *S, int n, int m);                      /* components uninitia
 Val sema_vec_attr(Sema *S, Val o, const char *name, Span sp);
 Val sema_vec_call(Sema *S, const Expr *call, Val f);      /* V_METHOD, V_VECTYPE or a qd.* path; */
 bool sema_vec_path(const char *path);                     /* ... the paths it takes */
-bool sema_vec_alias(const char *path, Val *type);         /* qd.math.vec3 ... mat4 */
+bool sema_vec_alias(const Sema *S, const char *path, Val *type); /* qd.math.vec3 ... mat4 (qd.init's default_fp/ip) */
 Val sema_vec_subscript(Sema *S, Val o, const Expr *ix, Span sp);
 Val sema_vec_binary(Sema *S, int tok, Val a, Val b, Span sp); /* either side a V_VEC */
 Val sema_vec_unary(Sema *S, const Expr *e, Val a);

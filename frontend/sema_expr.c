@@ -620,7 +620,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
             return set;
         }
     }
-    return S->up->sema_vec_alias(r.path, &t) ? t : r;
+    return S->up->sema_vec_alias(S, r.path, &t) ? t : r;
 }
 
 /* A constant index should lie in its axis (extent < 0: an ndarray, whose extent is known at run
