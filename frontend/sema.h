@@ -709,6 +709,8 @@ bool sema_is_tile_call(Val f);
 Val sema_tile_call(Sema *S, const Expr *call, Val f);
 /* sema_algo.c: qd.algorithms' composable qd.funcs and sizing helpers, from qdc's own source. */
 bool sema_is_algo_call(Val f);
+bool sema_is_to_numpy_type(Val f);                        /* sema_generic.c: quadrants.lang.util.to_numpy_type */
+Val sema_to_numpy_type_call(Sema *S, const Expr *call, Val f);
 Val sema_algo_call(Sema *S, const Expr *call, Val f);
 bool sema_tile_attr(Sema *S, Val o, const Expr *e, Val *out);
 bool sema_tile_slice(Sema *S, Val arr, const Expr *e, Val *out); /* arr[r0:r1, c0:c1] ...: a proxy, once a tile type exists */

@@ -158,3 +158,29 @@ Test(qtfeat, is_none_on_a_number_in_a_helper, .timeout = 120) {
     static const int64_t want[3] = {6, 3, 0};
     run_k(src, want, 3);
 }
+
+/* quadrants.lang.util.to_numpy_type in host code (test_algorithms.py's `val_np =
+ * to_numpy_type(val_dtype)` at module level, then numpy arrays of that dtype): the numpy dtype of
+ * qd.f64, so the generic kernel is instantiated for an f64 array as k__f64_1d (the host reads
+ * doubles: i / 3 to 17 digits). */
+Test(qtfeat, to_numpy_type_in_host_code, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    static const char src[] = "import numpy as np\n\nimport quadrants as qd\nfrom quadrants.lang.util import to_numpy_type\n\n"
+                              "np_t = to_numpy_type(qd.f64)\n\n\n"
+                              "@qd.kernel\ndef k(x: qd.types.ndarray()):\n    for i in x:\n        x[i] = qd.f64(i) / qd.f64(3.0)\n\n\n"
+                              "k(np.zeros(4, dtype=np_t))\n";
+    static const char host[] = "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+                               "int main(int argc, char **argv) {\n    (void)argc;\n    static double x[4];\n"
+                               "    k__f64_1d_args a = {x, {4}};\n    if (k__f64_1d(&a, atoi(argv[1])) != 0) return 2;\n"
+                               "    for (int i = 0; i < 4; i++) printf(\"%lld\\n\", (long long)(x[i] * 1e17));\n    return 0;\n}\n";
+    const char *threads[] = {"1", "3"};
+    char *dir = make_temp_dir();
+    for (int t = 0; t < 2; t++) {
+        int64_t got[4];
+        x86_run_ints(dir, "k.py", src, host, threads[t], got, 4);
+        const int64_t want[4] = {0, 33333333333333332LL, 66666666666666664LL, 100000000000000000LL};
+        for (int i = 0; i < 4; i++) cr_expect_eq(got[i], want[i], "%s threads, x[%d]: got %lld, want %lld", threads[t], i, (long long)got[i], (long long)want[i]);
+    }
+    remove_tree(dir);
+    free(dir);
+}
