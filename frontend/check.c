@@ -52,6 +52,8 @@ static const SemaFeature calls[] = {
     {"py/sema_pystr.c", str_method_takes, str_method_call},
     {"py/sema_lang.c", dict_method_takes, dict_method_call},
     {"sema_tile.c", tile_takes, sema_tile_call},
+    {"sema_algo.c", sema_is_algo_call, sema_algo_call},
+    {"sema_generic.c", sema_is_to_numpy_type, sema_to_numpy_type_call},
     {"sema_struct.c", struct_takes, sema_struct_call},
     {"sema_bview.c", sema_bview_takes, sema_bview_call},
     {"sema_vec.c", vec_takes, sema_vec_call},

@@ -357,6 +357,7 @@ typedef struct Sema {
     const struct SemaHooks *up;    /* the feature files the core calls up into (hooks.def, check.c) */
     struct SemaQuant *quant;       /* quantized types and bit-packed fields (sema_quant.c) */
     struct SemaTile *tile;         /* the qd.simt tile types built so far (sema_tile.c) */
+    struct Scope *algo;            /* qd.algorithms' scope once evaluated (sema_algo.c; in host_scopes) */
     struct AdWants *ad_wants;      /* the host calls that ask for gradients, scanned once per module (sema_ad.c) */
     struct SemaStopGrad *stop_grad; /* qd.stop_grad(x) calls of blocks not yet frozen (sema_fieldops.c) */
 } Sema;
@@ -659,7 +660,7 @@ Val vec_make(Sema *S, int n, int m);                      /* components uninitia
 Val sema_vec_attr(Sema *S, Val o, const char *name, Span sp);
 Val sema_vec_call(Sema *S, const Expr *call, Val f);      /* V_METHOD, V_VECTYPE or a qd.* path; */
 bool sema_vec_path(const char *path);                     /* ... the paths it takes */
-bool sema_vec_alias(const char *path, Val *type);         /* qd.math.vec3 ... mat4 */
+bool sema_vec_alias(const Sema *S, const char *path, Val *type); /* qd.math.vec3 ... mat4 (qd.init's default_fp/ip) */
 Val sema_vec_subscript(Sema *S, Val o, const Expr *ix, Span sp);
 Val sema_vec_binary(Sema *S, int tok, Val a, Val b, Span sp); /* either side a V_VEC */
 Val sema_vec_unary(Sema *S, const Expr *e, Val a);
@@ -706,6 +707,11 @@ bool sema_pylib_call(Sema *S, const Expr *call, Val f, Val *out);
 /* sema_tile.c: qd.simt.Tile16x16 / Tile32x32, _make_tile, calls of functools.partial values */
 bool sema_is_tile_call(Val f);
 Val sema_tile_call(Sema *S, const Expr *call, Val f);
+/* sema_algo.c: qd.algorithms' composable qd.funcs and sizing helpers, from qdc's own source. */
+bool sema_is_algo_call(Val f);
+bool sema_is_to_numpy_type(Val f);                        /* sema_generic.c: quadrants.lang.util.to_numpy_type */
+Val sema_to_numpy_type_call(Sema *S, const Expr *call, Val f);
+Val sema_algo_call(Sema *S, const Expr *call, Val f);
 bool sema_tile_attr(Sema *S, Val o, const Expr *e, Val *out);
 bool sema_tile_slice(Sema *S, Val arr, const Expr *e, Val *out); /* arr[r0:r1, c0:c1] ...: a proxy, once a tile type exists */
 bool sema_tile_stmt(Sema *S, const Stmt *s);                     /* t[:] = ..., arr[...] = t, t -= qd.outer(a, b) */

@@ -620,7 +620,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
             return set;
         }
     }
-    return S->up->sema_vec_alias(r.path, &t) ? t : r;
+    return S->up->sema_vec_alias(S, r.path, &t) ? t : r;
 }
 
 /* A constant index should lie in its axis (extent < 0: an ndarray, whose extent is known at run
@@ -1820,9 +1820,9 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
          * object only the running script has; the kernels that fill its builders are compiled */
         return (Val){.kind = V_HOST, .path = arena_printf(S->arena, "a %s object (Quadrants' host-side sparse linear algebra, "
                                                                     "which qdc does not compile)", p)};
-    } else if (!strncmp(p, "qd.algorithms.", 14)) /* a library of kernels and qd.funcs over its own scratch fields */
-        diag_error(call->call.fn->span, QD2008, "'%s' is not supported: qdc does not compile Quadrants' algorithms library "
-                   "(sort, scan, reduce, reduce_by_key, select and their *_scratch_slots helpers); write the loops in the kernel", p);
+    } else if (!strncmp(p, "qd.algorithms.", 14)) /* not one of the names sema_algo.c defines: Quadrants' internals */
+        diag_error(call->call.fn->span, QD2008, "'%s' is not supported: qdc provides qd.algorithms' composable functions (reduce_*, "
+                   "exclusive_scan_*, select, reduce_by_key_add, sort) and their *_scratch_slots helpers, not its internal kernels", p);
     else {
         const char *near = closest_builtin(S, p);
         if (near) diag_fixit(call->call.fn->span, near);

@@ -400,6 +400,10 @@ bool sema_host_dtype(Sema *S, const Expr *e, Val *out) {
     return *out = (Val){.kind = V_TYPE, .type = t}, true;
 }
 
+static bool is_to_numpy_type(const char *p) {
+    return !strcmp(p, "qd.lang.util.to_numpy_type") || !strcmp(p, "qd.util.to_numpy_type") || !strcmp(p, "qd.to_numpy_type");
+}
+
 /* A numpy dtype in host code: np.float32 (numpy_type), a name bound to one (a dtype variable, or
  * a parametrized qd type), or `A if COND else B` whose condition qdc evaluates (np_dtype =
  * np.float32 if dtype == qd.f32 else np.int32). QT_VOID if it is none of these. */
@@ -417,11 +421,25 @@ QdType sema_numpy_dtype(Sema *S, const Expr *e) {
     if (e->kind == E_SUBSCRIPT) return dtype_item(S, e);
     if (e->kind == E_CALL && e->call.args.n == 1 && !e->call.nkw) { /* qd.lang.util.to_numpy_type(qd.f32): np.float32 */
         const char *p = sema_path(S, e->call.fn);
-        if (p && (!strcmp(p, "qd.lang.util.to_numpy_type") || !strcmp(p, "qd.to_numpy_type")))
+        if (p && is_to_numpy_type(p))
             return sema_numpy_dtype(S, e->call.args.items[0]);
     }
     int c = e->kind == E_IFEXP ? sema_host_cond(S, e->ifexp.cond) : -1;
     return c < 0 ? QT_VOID : sema_numpy_dtype(S, c ? e->ifexp.a : e->ifexp.b);
+}
+
+/* quadrants.lang.util.to_numpy_type(dtype) (imported from there, or qd.lang.util.*) in host code:
+ * the numpy dtype of a Quadrants type, held as that type, so numpy calls given it read it as they
+ * read qd.f32 (sema_numpy_dtype) and `np_t = to_numpy_type(dtype)` is a known value. */
+bool sema_is_to_numpy_type(Val f) { return f.kind == V_NS && is_to_numpy_type(f.path); }
+
+Val sema_to_numpy_type_call(Sema *S, const Expr *call, Val f) {
+    (void)f;
+    if (call->call.args.n != 1 || call->call.nkw) return diag_error(call->span, QD2007, "to_numpy_type takes 1 positional argument"), val_err();
+    Val t = sema_eval(S, call->call.args.items[0]);
+    if (t.kind == V_TYPE) return t;
+    if (t.kind != V_ERR) diag_error(call->call.args.items[0]->span, QD2019, "to_numpy_type takes a Quadrants dtype such as qd.f32, got %s", val_describe(t));
+    return val_err();
 }
 
 /* numpy's own choice for np.array([...]) of literals: int64 for ints, float64 if any is a float. */

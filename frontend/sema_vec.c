@@ -527,14 +527,14 @@ bool sema_vec_type_of(Sema *S, const Expr *ann, QdType *dt, int *n, int *m) {
         if (v.kind != V_VECTYPE) return false;
     } else if (ann->kind == E_NAME) {
         Binding *b = sema_lookup(S, ann->name); /* module level or the host function defining the kernel */
-        if (b && b->v.kind == V_NS && sema_vec_alias(b->v.path, &v)) return *dt = v.vt.dt, *n = v.vt.n, *m = v.vt.m, true; /* from quadrants.math import ivec3 */
+        if (b && b->v.kind == V_NS && sema_vec_alias(S, b->v.path, &v)) return *dt = v.vt.dt, *n = v.vt.n, *m = v.vt.m, true; /* from quadrants.math import ivec3 */
         if (!b || b->v.kind != V_VECTYPE) return false;
         v = b->v;
     } else {
         const char *p = sema_path(S, ann->kind == E_CALL ? ann->call.fn : ann);
         if (!p && ann->kind != E_ATTR) return false;
         if (ann->kind == E_CALL && strcmp(p, "qd.types.vector") && strcmp(p, "qd.types.matrix")) return false;
-        if (ann->kind == E_ATTR && (!p || !sema_vec_alias(p, &v))) { /* gs.qd_vec3: a module's vector type (-D, a global) */
+        if (ann->kind == E_ATTR && (!p || !sema_vec_alias(S, p, &v))) { /* gs.qd_vec3: a module's vector type (-D, a global) */
             Scope *saved = S->scope;
             IrStmtVec *cur = S->cur;
             S->scope = S->hscope, S->cur = NULL;
@@ -543,7 +543,7 @@ bool sema_vec_type_of(Sema *S, const Expr *ann, QdType *dt, int *n, int *m) {
             diag_quiet_end(mark);
             S->scope = saved, S->cur = cur;
             if (v.kind != V_VECTYPE) return false;
-        } else if (ann->kind != E_CALL && !sema_vec_alias(p, &v)) return false;
+        } else if (ann->kind != E_CALL && !sema_vec_alias(S, p, &v)) return false;
         if (ann->kind == E_CALL) {
             Scope *saved = S->scope;
             IrStmtVec *cur = S->cur;
@@ -765,12 +765,15 @@ static Val factory(Sema *S, const Expr *call, const char *p) {
     return r;
 }
 
-/* qd.math.vec2 ... mat4: Quadrants' aliases (f32 by default, i32 for ivec, u32 for uvec). */
-bool sema_vec_alias(const char *p, Val *out) {
+/* qd.math.vec2 ... mat4: Quadrants' aliases. Their dtype is qd.init's default_fp (vec, mat),
+ * default_ip (ivec) or its unsigned type (uvec), as the program sets it, not f32/i32/u32: Quadrants
+ * builds them at import from a reference to the default config's field, which qd.init overwrites
+ * (impl.set_default_fp/ip), so they follow the last qd.init. S NULL: the defaults. */
+bool sema_vec_alias(const Sema *S, const char *p, Val *out) {
     if (strncmp(p, "qd.math.", 8)) return false;
     const char *q = p + 8;
-    QdType dt = QT_F32;
-    if (*q == 'i' || *q == 'u' || *q == 'd') dt = *q == 'i' ? QT_I32 : *q == 'u' ? QT_U32 : QT_F64, q++;
+    QdType fp = S ? S->default_fp : QT_F32, ip = S ? S->default_ip : QT_I32, dt = fp;
+    if (*q == 'i' || *q == 'u' || *q == 'd') dt = *q == 'i' ? ip : *q == 'u' ? (ip == QT_I64 ? QT_U64 : QT_U32) : QT_F64, q++;
     bool mat = !strncmp(q, "mat", 3);
     if (!mat && strncmp(q, "vec", 3)) return false;
     if (q[3] < '2' || q[3] > '4' || q[4]) return false;
@@ -784,7 +787,7 @@ static bool is_transform(const char *f);
 bool sema_vec_path(const char *p) {
     Val t;
     return !strcmp(p, "len") || !strcmp(p, "qd.Vector") || !strcmp(p, "qd.Matrix") || !strcmp(p, "qd.types.vector") || !strcmp(p, "qd.types.matrix") ||
-           !strncmp(p, "qd.Matrix.", 10) || !strncmp(p, "qd.Vector.", 10) || sema_vec_alias(p, &t) ||
+           !strncmp(p, "qd.Matrix.", 10) || !strncmp(p, "qd.Vector.", 10) || sema_vec_alias(NULL, p, &t) ||
            !strcmp(p, "qd.math.dot") || !strcmp(p, "qd.math.cross") || !strcmp(p, "qd.math.normalize") ||
            !strcmp(p, "qd.math.length") || !strcmp(p, "qd.math.distance") || !strcmp(p, "qd.math.mix") ||
            (!strncmp(p, "qd.math.", 8) && is_transform(p + 8)) ||
@@ -1250,7 +1253,7 @@ Val sema_vec_call(Sema *S, const Expr *call, Val f) {
         return n < 0 ? val_err() : val_expr(irb_int(S->arena, QT_I32, n, call->span));
     }
     Val t;
-    if (sema_vec_alias(p, &t)) return construct(S, call, t.vt.n, t.vt.m, t.vt.dt);
+    if (sema_vec_alias(S, p, &t)) return construct(S, call, t.vt.n, t.vt.m, t.vt.dt);
     if (!strcmp(p, "qd.types.vector") || !strcmp(p, "qd.types.matrix")) return make_type(S, call, p[9] == 'm');
     if (!strcmp(p, "qd.Vector") || !strcmp(p, "qd.Matrix")) return literal(S, call, p[3] == 'M');
     if (!strcmp(p, "qd.grad") || !strncmp(p, "qd.ad.", 6) || !strcmp(p, "qd.Tape")) {

@@ -971,7 +971,7 @@ static int cond_value(Sema *S, const Expr *e) {
         Val a = cond_atom(S, e->cmp.items.items[0]), b = cond_atom(S, e->cmp.items.items[1]);
         int eq = same(a, b);
         if (eq < 0) return op == T_EQ || op == T_NE ? eval_truth(S, e) : -1;
-        if ((op == T_KW_IS || op == T_KW_NOT) && a.kind == V_EXPR) return -1; /* `is` on integers: identity */
+        if ((op == T_KW_IS || op == T_KW_NOT) && a.kind == V_EXPR && b.kind != V_NONE) return -1; /* `is` on integers: identity */
         return op == T_EQ || op == T_KW_IS ? eq : op == T_NE || op == T_KW_NOT ? !eq : -1;
     }
     default: {

@@ -527,15 +527,21 @@ Test(calls, generic_kernel_call_checks) {
                  " 16 |     k(qd.ndarray(qd.i32, (4,)), z, 1)\n    |       ^~~~~~~~~~~~~~~~~~~~~~~~\n");
 }
 
-/* qd.algorithms (Quadrants' sort/scan/reduce library) is refused where a kernel calls it, by name. */
+/* qd.algorithms' internal kernels (not its composable functions, sema_algo.c) are refused where a
+ * kernel calls them, by name; so is the host object PrefixSumExecutor. */
 Test(calls, algorithms_library_refused) {
     const char *const files[] = {"main.py", "import quadrants as qd\n\n@qd.kernel\n"
                                             "def k(keys: qd.types.ndarray(dtype=qd.i32, ndim=1), scratch: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
-                                            "    qd.algorithms.sort(keys, scratch, keys.shape[0])\n", NULL};
+                                            "    qd.algorithms._scan._scan_pass3(keys, scratch, keys.shape[0])\n"
+                                            "    qd.algorithms.PrefixSumExecutor(4)\n", NULL};
     expect_error(files, none, 1,
-                 "main.py:5:5: error[QD2008]: 'qd.algorithms.sort' is not supported: qdc does not compile Quadrants' algorithms "
-                 "library (sort, scan, reduce, reduce_by_key, select and their *_scratch_slots helpers); write the loops in the kernel\n"
-                 " 5 |     qd.algorithms.sort(keys, scratch, keys.shape[0])\n   |     ^~~~~~~~~~~~~~~~~~\n");
+                 "main.py:5:5: error[QD2008]: 'qd.algorithms._scan._scan_pass3' is not supported: qdc provides qd.algorithms' composable "
+                 "functions (reduce_*, exclusive_scan_*, select, reduce_by_key_add, sort) and their *_scratch_slots helpers, not its "
+                 "internal kernels\n"
+                 " 5 |     qd.algorithms._scan._scan_pass3(keys, scratch, keys.shape[0])\n   |     ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+                 "main.py:6:5: error[QD2008]: 'qd.algorithms.PrefixSumExecutor' is Quadrants' host-side algorithms API; call it outside "
+                 "kernels, or use qd.algorithms.exclusive_scan_add in a kernel\n"
+                 " 6 |     qd.algorithms.PrefixSumExecutor(4)\n   |     ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
 }
 
 /* qdc ARGS... main.py -o main.o (--emit=ir among ARGS) in a new program of one file: the IR. */
