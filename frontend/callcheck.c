@@ -173,8 +173,11 @@ static void check_one(Sema *S, const SemaDef *sd, Scope *caller, const Param *p,
     S->hscope = caller;
 }
 
+static void oob_call(Sema *S, const Expr *call, const SemaDef *sd, Scope *caller);
+
 void sema_check_call(Sema *S, const Expr *call, int d) {
     const SemaDef *sd = &S->defs.items[d];
+    int errors = diag_error_count();
     const Stmt *def = sd->def;
     int self = sd->method ? 1 : 0, np = def->def.nparams - self, na = call->call.args.n;
     if (S->raises || np < 0) return;
@@ -219,4 +222,463 @@ void sema_check_call(Sema *S, const Expr *call, int d) {
             if (!strcmp(def->def.params[k + self].name, call->call.kw[j].name))
                 check_one(S, sd, caller, &def->def.params[k + self], k, call->call.kw[j].value);
     S->hscope = caller;
+    if ((S->debug || S->init_debug) && sd->kernel && diag_error_count() == errors) oob_call(S, call, sd, caller);
+}
+
+/* Debug mode (--debug, qd.init(debug=True)): Quadrants checks every array and vector access when
+ * it runs and raises at the first one out of bounds. A host call fixes what the compiled kernel
+ * does not: its scalar arguments' values and its arrays' shapes. An access whose index these
+ * values make certainly out of bounds on the call's launch (in code that always runs: the
+ * kernel's top level, the loops over constant ranges around it, a do-while body, not a run-time
+ * if nor after a break) is the error Quadrants raises there: QD2172 at the index, with a note at
+ * the call. An index is followed as an affine form of the loops' variables, whose extremes every
+ * loop reaches; anything else (a value read from memory, a qd.func's body) stays a run-time check. */
+
+enum { OOB_VARS = 8, OOB_NAMES = 256 };
+
+typedef struct { /* c + sum coef[k] * loop variable var[k]; ok false: not known */
+    bool ok, runtime; /* runtime: depends on a scalar argument or a run-time loop's variable */
+    int64_t c;
+    int nv, var[OOB_VARS];
+    int64_t coef[OOB_VARS];
+} OobAff;
+
+typedef enum { OB_UNKNOWN, OB_INT, OB_ARRAY, OB_VEC } OobKind;
+
+typedef struct {
+    const char *name;
+    OobKind kind;
+    OobAff a;              /* OB_INT */
+    int ndim, en, em;      /* OB_ARRAY: its axes and element (en x em; 0: scalar); OB_VEC: n x m (m 0: a vector) */
+    const int64_t *dims;   /* OB_ARRAY */
+} OobName;
+
+typedef struct {
+    Sema *S;
+    const Expr *call;
+    const char *kernel;
+    OobName names[OOB_NAMES];
+    int nn;
+    int64_t lo[OOB_VARS * 2], hi[OOB_VARS * 2]; /* each loop variable's first and last value */
+    bool rt[OOB_VARS * 2];
+    int nvars;
+    bool found; /* one error a call: Quadrants raises at the first */
+} Oob;
+
+static void oob_bind(Oob *O, const char *name, OobName v) {
+    if (O->nn == OOB_NAMES) { /* full: forget the oldest binding (conservative: unknown) */
+        for (int k = 0; k < O->nn; k++) O->names[k].kind = OB_UNKNOWN;
+        O->nn = 0;
+    }
+    v.name = name;
+    O->names[O->nn++] = v;
+}
+
+static const OobName *oob_find(const Oob *O, const char *name) {
+    for (int k = O->nn - 1; k >= 0; k--)
+        if (!strcmp(O->names[k].name, name)) return &O->names[k];
+    return NULL;
+}
+
+static OobAff aff_const(int64_t c) { return (OobAff){.ok = true, .c = c}; }
+
+static bool small(int64_t v) { return v > -((int64_t)1 << 40) && v < ((int64_t)1 << 40); }
+
+static OobAff aff_add(OobAff a, OobAff b, int64_t sb) { /* a + sb * b */
+    if (!a.ok || !b.ok) return (OobAff){0};
+    a.c += sb * b.c;
+    a.runtime |= b.runtime;
+    for (int k = 0; k < b.nv; k++) {
+        int j = 0;
+        while (j < a.nv && a.var[j] != b.var[k]) j++;
+        if (j == a.nv) {
+            if (a.nv == OOB_VARS) return (OobAff){0};
+            a.var[a.nv] = b.var[k], a.coef[a.nv++] = 0;
+        }
+        a.coef[j] += sb * b.coef[k];
+        if (!small(a.coef[j])) return (OobAff){0};
+    }
+    return small(a.c) ? a : (OobAff){0};
+}
+
+static OobAff aff_scale(OobAff a, int64_t s) {
+    if (!a.ok || !small(s)) return (OobAff){0};
+    a.c *= s;
+    for (int k = 0; k < a.nv; k++) a.coef[k] *= s;
+    return a;
+}
+
+/* The least and greatest values the form takes over every loop's whole range (each reached). */
+static void aff_range(const Oob *O, OobAff a, int64_t *lo, int64_t *hi) {
+    *lo = *hi = a.c;
+    for (int k = 0; k < a.nv; k++) {
+        int64_t x = a.coef[k] * O->lo[a.var[k]], y = a.coef[k] * O->hi[a.var[k]];
+        *lo += x < y ? x : y, *hi += x < y ? y : x;
+    }
+}
+
+static OobAff oob_int(Oob *O, const Expr *e) {
+    switch (e->kind) {
+    case E_INT: return e->i < ((uint64_t)1 << 40) ? aff_const((int64_t)e->i) : (OobAff){0};
+    case E_NAME: {
+        const OobName *n = oob_find(O, e->name);
+        return n && n->kind == OB_INT ? n->a : (OobAff){0};
+    }
+    case E_UNARY:
+        if (e->op == T_MINUS) return aff_scale(oob_int(O, e->un.a), -1);
+        if (e->op == T_PLUS) return oob_int(O, e->un.a);
+        return (OobAff){0};
+    case E_BINARY: {
+        OobAff a = oob_int(O, e->bin.a), b = oob_int(O, e->bin.b);
+        if (!a.ok || !b.ok) return (OobAff){0};
+        if (e->op == T_PLUS) return aff_add(a, b, 1);
+        if (e->op == T_MINUS) return aff_add(a, b, -1);
+        if (e->op == T_STAR && (!a.nv || !b.nv)) {
+            OobAff r = a.nv ? aff_scale(a, b.c) : aff_scale(b, a.c);
+            r.runtime = a.runtime || b.runtime;
+            return r;
+        }
+        return (OobAff){0};
+    }
+    default: return (OobAff){0};
+    }
+}
+
+/* The index items of a subscript (false: a slice or more than fit). */
+static bool oob_items(const Expr *ix, const Expr **items, int *n) {
+    *n = 0;
+    if (ix->kind == E_TUPLE) {
+        if (ix->list.n > IR_MAX_DIMS) return false;
+        for (int k = 0; k < ix->list.n; k++) items[(*n)++] = ix->list.items[k];
+    } else {
+        items[(*n)++] = ix;
+    }
+    for (int k = 0; k < *n; k++)
+        if (items[k]->kind == E_SLICE || items[k]->kind == E_STARRED) return false;
+    return true;
+}
+
+/* Index ix of axis `axis` (size extent) of what (a quoted name, or "an element of 'a'"); need_rt:
+ * only an index that depends on a run-time value (a constant one into a kernel's vector is
+ * already the checker's). */
+static void oob_check(Oob *O, const Expr *ix, int axis, int64_t extent, const char *what, bool need_rt) {
+    OobAff a = oob_int(O, ix);
+    if (O->found || !a.ok || (need_rt && !a.runtime)) return;
+    int64_t lo, hi;
+    aff_range(O, a, &lo, &hi);
+    if (lo >= 0 && hi < extent) return;
+    long long bad = lo < 0 ? (long long)lo : (long long)hi;
+    char idx[64];
+    if (a.nv) snprintf(idx, sizeof idx, "index reaches %lld in its loop, out of bounds", bad);
+    else snprintf(idx, sizeof idx, "index %lld is out of bounds", bad);
+    diag_error(ix->span, QD2172, "%s for axis %d of %s with size %lld, and the access runs on every launch of kernel '%s' with "
+                                 "this call's arguments: in debug mode Quadrants' bounds check raises there (Out of bound access)",
+               idx, axis, what, (long long)extent, O->kernel);
+    diag_note(O->call->span, "the call whose arguments make the index %lld", bad);
+    O->found = true;
+}
+
+static void oob_subscript(Oob *O, const Expr *e) {
+    const Expr *items[IR_MAX_DIMS], *inner[IR_MAX_DIMS];
+    int n, ni;
+    if (!oob_items(e->sub.index, items, &n)) return;
+    const Expr *obj = e->sub.obj;
+    char what[160];
+    if (obj->kind == E_NAME) {
+        const OobName *b = oob_find(O, obj->name);
+        snprintf(what, sizeof what, "'%s'", obj->name);
+        if (b && b->kind == OB_ARRAY && n == b->ndim && b->dims)
+            for (int k = 0; k < n; k++) oob_check(O, items[k], k, b->dims[k], what, false);
+        else if (b && b->kind == OB_VEC && (n == 1 || (n == 2 && b->em)))
+            for (int k = 0; k < n; k++) oob_check(O, items[k], k, k ? b->em : b->en, what, true);
+    } else if (obj->kind == E_SUBSCRIPT && obj->sub.obj->kind == E_NAME && oob_items(obj->sub.index, inner, &ni)) {
+        const OobName *b = oob_find(O, obj->sub.obj->name); /* a[i, j][r, c]: an element of an ndarray of matrices */
+        snprintf(what, sizeof what, "an element of '%s'", obj->sub.obj->name);
+        if (b && b->kind == OB_ARRAY && ni == b->ndim && b->en && (n == 1 || (n == 2 && b->em)))
+            for (int k = 0; k < n; k++) oob_check(O, items[k], k, k ? b->em : b->en, what, true);
+    }
+}
+
+/* The subexpressions of e that are evaluated whenever e is (not the right of `and`, the branches
+ * of `a if c else b`, a lambda's or comprehension's body, qd.static's compile-time argument). */
+static void oob_expr(Oob *O, const Expr *e) {
+    if (!e || O->found) return;
+    switch (e->kind) {
+    case E_SUBSCRIPT:
+        oob_expr(O, e->sub.obj);
+        oob_expr(O, e->sub.index);
+        if (!O->found) oob_subscript(O, e);
+        return;
+    case E_ATTR: oob_expr(O, e->attr.obj); return;
+    case E_CALL:
+        if (e->call.fn->kind == E_ATTR && !strcmp(e->call.fn->attr.name, "static")) return;
+        oob_expr(O, e->call.fn);
+        for (int k = 0; k < e->call.args.n; k++) oob_expr(O, e->call.args.items[k]);
+        for (int k = 0; k < e->call.nkw; k++) oob_expr(O, e->call.kw[k].value);
+        return;
+    case E_TUPLE:
+    case E_LIST:
+        for (int k = 0; k < e->list.n; k++) oob_expr(O, e->list.items[k]);
+        return;
+    case E_BOOLOP: oob_expr(O, e->list.n ? e->list.items[0] : NULL); return;
+    case E_COMPARE:
+        oob_expr(O, e->cmp.items.items[0]);
+        oob_expr(O, e->cmp.items.items[1]);
+        return;
+    case E_UNARY:
+    case E_STARRED: oob_expr(O, e->un.a); return;
+    case E_BINARY:
+        oob_expr(O, e->bin.a);
+        oob_expr(O, e->bin.b);
+        return;
+    case E_NAMED: oob_expr(O, e->bin.b); return;
+    case E_IFEXP: oob_expr(O, e->ifexp.cond); return;
+    default: return;
+    }
+}
+
+/* What a statement list may do to leave it early: 1 return (or raise), 2 break or continue of
+ * the loop it is the body of (loop). */
+static int oob_jumps(const StmtList *b, bool loop) {
+    int r = 0;
+    for (int k = 0; k < b->n; k++) {
+        const Stmt *s = b->stmts[k];
+        if (s->kind == S_RETURN || (s->kind == S_ASSERT && !s->assert_.cond)) r |= 1;
+        else if ((s->kind == S_BREAK || s->kind == S_CONTINUE) && loop) r |= 2;
+        else if (s->kind == S_IF) r |= oob_jumps(&s->if_.then, loop) | oob_jumps(&s->if_.els, loop);
+        else if (s->kind == S_WHILE) r |= oob_jumps(&s->while_.body, false) & 1;
+        else if (s->kind == S_FOR) r |= oob_jumps(&s->for_.body, false) & 1;
+    }
+    return r;
+}
+
+static void oob_kill(Oob *O, const Expr *t) {
+    if (t->kind == E_NAME) oob_bind(O, t->name, (OobName){.kind = OB_UNKNOWN});
+    else if (t->kind == E_TUPLE || t->kind == E_LIST)
+        for (int k = 0; k < t->list.n; k++) oob_kill(O, t->list.items[k]);
+    else if (t->kind == E_STARRED) oob_kill(O, t->un.a);
+}
+
+/* Every name a statement list may bind: not known after it (nor in a loop's later iterations). */
+static void oob_kill_block(Oob *O, const StmtList *b) {
+    for (int k = 0; k < b->n; k++) {
+        const Stmt *s = b->stmts[k];
+        switch (s->kind) {
+        case S_ASSIGN:
+            for (int t = 0; t < s->assign.targets.n; t++) oob_kill(O, s->assign.targets.items[t]);
+            break;
+        case S_ANNASSIGN: oob_kill(O, s->ann.target); break;
+        case S_AUGASSIGN: oob_kill(O, s->aug.target); break;
+        case S_IF:
+            oob_kill_block(O, &s->if_.then);
+            oob_kill_block(O, &s->if_.els);
+            break;
+        case S_WHILE: oob_kill_block(O, &s->while_.body); break;
+        case S_FOR:
+            oob_kill(O, s->for_.target);
+            oob_kill_block(O, &s->for_.body);
+            break;
+        default: break;
+        }
+    }
+}
+
+/* What a kernel-local name is bound to: an integer form, or a qd.Vector([...]) / qd.Matrix([[...]])
+ * of literal lists (its shape). */
+static OobName oob_value(Oob *O, const Expr *v) {
+    OobAff a = oob_int(O, v);
+    if (a.ok) return (OobName){.kind = OB_INT, .a = a};
+    const Expr *fn = v->kind == E_CALL ? v->call.fn : NULL;
+    if (fn && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME && (!strcmp(fn->attr.obj->name, "qd") || !strcmp(fn->attr.obj->name, "ti")) &&
+        (!strcmp(fn->attr.name, "Vector") || !strcmp(fn->attr.name, "Matrix")) && v->call.args.n == 1 && !v->call.nkw) {
+        const Expr *l = v->call.args.items[0];
+        if ((l->kind != E_LIST && l->kind != E_TUPLE) || !l->list.n) return (OobName){.kind = OB_UNKNOWN};
+        const Expr *r0 = l->list.items[0];
+        bool rows = r0->kind == E_LIST || r0->kind == E_TUPLE;
+        int m = rows ? r0->list.n : 0;
+        for (int k = 0; k < l->list.n; k++) {
+            const Expr *r = l->list.items[k];
+            bool row = r->kind == E_LIST || r->kind == E_TUPLE;
+            if (row != rows || (row && r->list.n != m) || r->kind == E_STARRED) return (OobName){.kind = OB_UNKNOWN};
+            for (int j = 0; row && j < r->list.n; j++)
+                if (r->list.items[j]->kind == E_LIST || r->list.items[j]->kind == E_TUPLE || r->list.items[j]->kind == E_STARRED)
+                    return (OobName){.kind = OB_UNKNOWN};
+        }
+        if (rows && !strcmp(fn->attr.name, "Vector")) return (OobName){.kind = OB_UNKNOWN};
+        return (OobName){.kind = OB_VEC, .en = l->list.n, .em = m};
+    }
+    return (OobName){.kind = OB_UNKNOWN};
+}
+
+static bool oob_block(Oob *O, const StmtList *b);
+
+/* range(...) / qd.static(range(...)) / qd.ndrange(...) over constant bounds: the loop runs every
+ * point; its variables take each value from the first to the last. */
+static bool oob_for(Oob *O, const Stmt *s) {
+    const Expr *it = s->for_.iter, *t = s->for_.target;
+    bool stat = false;
+    if (it->kind == E_CALL && it->call.fn->kind == E_ATTR && !strcmp(it->call.fn->attr.name, "static") && it->call.args.n == 1)
+        it = it->call.args.items[0], stat = true;
+    int nd = 0;
+    int64_t first[OOB_VARS], last[OOB_VARS];
+    bool ok = it->kind == E_CALL && !it->call.nkw;
+    const Expr *fn = ok ? it->call.fn : NULL;
+    if (ok && fn->kind == E_NAME && !strcmp(fn->name, "range") && it->call.args.n >= 1 && it->call.args.n <= 3) {
+        int64_t v[3] = {0, 0, 1};
+        for (int k = 0; ok && k < it->call.args.n; k++) {
+            OobAff a = oob_int(O, it->call.args.items[k]);
+            ok = a.ok && !a.nv;
+            v[it->call.args.n == 1 ? 1 : k] = a.c;
+        }
+        if (ok && v[2] != 0) {
+            int64_t n = v[2] > 0 ? (v[1] - v[0] + v[2] - 1) / v[2] : (v[0] - v[1] - v[2] - 1) / -v[2];
+            ok = n >= 1, first[0] = v[0], last[0] = v[0] + (n - 1) * v[2], nd = 1;
+        } else {
+            ok = false;
+        }
+    } else if (ok && fn->kind == E_ATTR && !strcmp(fn->attr.name, "ndrange") && it->call.args.n >= 1 && it->call.args.n <= OOB_VARS) {
+        for (int k = 0; ok && k < it->call.args.n; k++) {
+            const Expr *a = it->call.args.items[k];
+            OobAff lo = aff_const(0), hi;
+            if (a->kind == E_TUPLE && a->list.n == 2) lo = oob_int(O, a->list.items[0]), hi = oob_int(O, a->list.items[1]);
+            else hi = oob_int(O, a);
+            ok = lo.ok && hi.ok && !lo.nv && !hi.nv && hi.c > lo.c;
+            first[k] = lo.c, last[k] = hi.c - 1, nd++;
+        }
+    } else {
+        ok = false;
+    }
+    if (ok && nd == 1) ok = t->kind == E_NAME;
+    else if (ok) ok = t->kind == E_TUPLE && t->list.n == nd;
+    for (int k = 0; ok && nd > 1 && k < nd; k++) ok = t->list.items[k]->kind == E_NAME;
+    int j = oob_jumps(&s->for_.body, true);
+    if (!ok || j || O->nvars + nd > OOB_VARS * 2) {
+        oob_kill(O, t);
+        oob_kill_block(O, &s->for_.body);
+        return !(j & 1);
+    }
+    int saved = O->nvars;
+    oob_kill_block(O, &s->for_.body); /* what an earlier iteration binds */
+    for (int k = 0; k < nd; k++) {
+        int v = O->nvars++;
+        O->lo[v] = first[k] < last[k] ? first[k] : last[k], O->hi[v] = first[k] < last[k] ? last[k] : first[k];
+        OobAff a = {.ok = true, .runtime = !stat, .nv = 1, .var = {v}, .coef = {1}};
+        oob_bind(O, nd == 1 ? t->name : t->list.items[k]->name, (OobName){.kind = OB_INT, .a = a});
+    }
+    oob_block(O, &s->for_.body);
+    O->nvars = saved;
+    oob_kill(O, t);
+    oob_kill_block(O, &s->for_.body);
+    return true;
+}
+
+/* False when what follows may not run. */
+static bool oob_block(Oob *O, const StmtList *b) {
+    for (int k = 0; k < b->n && !O->found; k++) {
+        const Stmt *s = b->stmts[k];
+        switch (s->kind) {
+        case S_EXPR: oob_expr(O, s->expr); break;
+        case S_ASSIGN:
+            oob_expr(O, s->assign.value);
+            for (int t = 0; t < s->assign.targets.n; t++) {
+                const Expr *x = s->assign.targets.items[t];
+                if (x->kind == E_NAME) oob_bind(O, x->name, oob_value(O, s->assign.value));
+                else if (x->kind == E_SUBSCRIPT) oob_expr(O, x);
+                else oob_kill(O, x);
+            }
+            break;
+        case S_ANNASSIGN:
+            oob_expr(O, s->ann.value);
+            if (s->ann.target->kind == E_NAME && s->ann.value) oob_bind(O, s->ann.target->name, oob_value(O, s->ann.value));
+            else if (s->ann.target->kind == E_SUBSCRIPT) oob_expr(O, s->ann.target);
+            else oob_kill(O, s->ann.target);
+            break;
+        case S_AUGASSIGN:
+            oob_expr(O, s->aug.value);
+            if (s->aug.target->kind == E_SUBSCRIPT) oob_expr(O, s->aug.target);
+            else oob_kill(O, s->aug.target);
+            break;
+        case S_RETURN: oob_expr(O, s->expr); return false;
+        case S_ASSERT:
+            if (!s->assert_.cond) return false;
+            oob_expr(O, s->assert_.cond);
+            break;
+        case S_PASS: break;
+        case S_IF:
+            if (!s->if_.with && !s->if_.raises) oob_expr(O, s->if_.cond);
+            oob_kill_block(O, &s->if_.then);
+            oob_kill_block(O, &s->if_.els);
+            if (oob_jumps(&s->if_.then, true) || oob_jumps(&s->if_.els, true)) return false;
+            break;
+        case S_WHILE: {
+            const Expr *c = s->while_.cond;
+            bool dowhile = c->kind == E_CALL && c->call.fn->kind == E_ATTR && !strcmp(c->call.fn->attr.name, "do_while");
+            if (dowhile) oob_block(O, &s->while_.body); /* qd.graph.do_while: its body runs at least once */
+            else oob_expr(O, c);
+            oob_kill_block(O, &s->while_.body);
+            if (oob_jumps(&s->while_.body, false) & 1) return false;
+            break;
+        }
+        case S_FOR:
+            if (!oob_for(O, s)) return false;
+            break;
+        default: return false;
+        }
+    }
+    return !O->found;
+}
+
+/* A scalar argument's value: a literal, its negation, or a name bound to a compile-time int. */
+static bool oob_arg_int(Sema *S, const Expr *a, int64_t *v) {
+    if (a->kind == E_INT) return a->i < ((uint64_t)1 << 40) && (*v = (int64_t)a->i, true);
+    if (a->kind == E_UNARY && a->op == T_MINUS && a->un.a->kind == E_INT) return a->un.a->i < ((uint64_t)1 << 40) && (*v = -(int64_t)a->un.a->i, true);
+    Binding *b = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL;
+    return b && val_is_host_int(b->v) && (*v = val_host_i64(b->v), small(*v));
+}
+
+static void oob_call(Sema *S, const Expr *call, const SemaDef *sd, Scope *caller) {
+    const Stmt *def = sd->def;
+    int self = sd->method ? 1 : 0, np = def->def.nparams - self;
+    Oob *O = xcalloc(1, sizeof *O);
+    O->S = S, O->call = call, O->kernel = def->def.name;
+    for (int k = 0; k < np; k++) {
+        const Param *p = &def->def.params[k + self];
+        const Expr *a = k < call->call.args.n ? call->call.args.items[k] : NULL;
+        for (int j = 0; j < call->call.nkw; j++)
+            if (!strcmp(call->call.kw[j].name, p->name)) a = call->call.kw[j].value;
+        OobName n = {.kind = OB_UNKNOWN};
+        if (a && p->annotation) {
+            S->hscope = sd->scope;
+            QdType pt, dt;
+            int64_t nd, v;
+            int elem;
+            bool scalar = qd_type(S, p->annotation, &pt) && qt_is_integral(pt) && pt != QT_U1;
+            bool array = !scalar && array_decl(S, p, &dt, &nd, &elem);
+            if (!scalar && !array) { /* qd.types.ndarray() / NDArray: open element type and ndim */
+                const Expr *dte, *nde;
+                array = S->up->sema_param_shape(S, p->annotation, &dte, &nde) == PS_ARRAY && !dte;
+                elem = 0;
+            }
+            S->hscope = caller;
+            if (scalar && oob_arg_int(S, a, &v)) {
+                n = (OobName){.kind = OB_INT, .a = {.ok = true, .runtime = true, .c = v}};
+            } else if (array) {
+                Binding *b = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL;
+                Val hv = b ? b->v : val_err();
+                if (!b && a->kind == E_CALL) {
+                    int mark = diag_quiet_begin();
+                    if (!S->up->sema_host_array(S, a, &hv)) hv = val_err();
+                    diag_quiet_end(mark);
+                }
+                if (hv.kind == V_HOSTARRAY && !hv.harr.view && hv.harr.qd && hv.harr.dims && hv.harr.ndim > 0)
+                    n = (OobName){.kind = OB_ARRAY, .ndim = hv.harr.ndim, .dims = hv.harr.dims, .en = hv.harr.en, .em = hv.harr.em};
+                else if (hv.kind == V_HOSTARRAY && !hv.harr.view && !hv.harr.qd && hv.harr.shape && !elem && hv.harr.ndim > 0)
+                    n = (OobName){.kind = OB_ARRAY, .ndim = hv.harr.ndim, .dims = hv.harr.shape};
+            }
+        }
+        oob_bind(O, p->name, n);
+    }
+    S->hscope = caller;
+    oob_block(O, &def->def.body);
+    free(O);
 }

@@ -486,7 +486,7 @@ static bool random_array(Sema *S, const Expr *e, Val *out) {
         nd = size && size->kind != E_NONE ? sema_shape_ndim(S, size) : -1;
     }
     if (nd < 1 || nd > IR_MAX_DIMS) return false;
-    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = t, .ndim = (signed char)nd}};
+    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = t, .ndim = (signed char)nd, .shape = sema_np_shape(S, e, nd)}};
     return true;
 }
 
