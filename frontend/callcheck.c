@@ -174,6 +174,7 @@ static void check_one(Sema *S, const SemaDef *sd, Scope *caller, const Param *p,
 }
 
 static void oob_call(Sema *S, const Expr *call, const SemaDef *sd, Scope *caller);
+static void lifted_check(Sema *S, const Expr *call, int d);
 
 void sema_check_call(Sema *S, const Expr *call, int d) {
     const SemaDef *sd = &S->defs.items[d];
@@ -222,6 +223,7 @@ void sema_check_call(Sema *S, const Expr *call, int d) {
             if (!strcmp(def->def.params[k + self].name, call->call.kw[j].name))
                 check_one(S, sd, caller, &def->def.params[k + self], k, call->call.kw[j].value);
     S->hscope = caller;
+    if (sd->kernel && diag_error_count() == errors) lifted_check(S, call, d);
     if ((S->debug || S->init_debug) && sd->kernel && diag_error_count() == errors) oob_call(S, call, sd, caller);
 }
 
@@ -681,4 +683,120 @@ static void oob_call(Sema *S, const Expr *call, const SemaDef *sd, Scope *caller
     S->hscope = caller;
     oob_block(O, &def->def.body);
     free(O);
+}
+
+/* e reads NAME.member (any depth of e; a lambda's or comprehension's body included). */
+static bool reads_member(const Expr *e, const char *name, const char *member) {
+    if (!e) return false;
+    switch (e->kind) {
+    case E_ATTR:
+        return (e->attr.obj->kind == E_NAME && !strcmp(e->attr.obj->name, name) && !strcmp(e->attr.name, member)) ||
+               reads_member(e->attr.obj, name, member);
+    case E_CALL:
+        if (reads_member(e->call.fn, name, member)) return true;
+        for (int k = 0; k < e->call.args.n; k++)
+            if (reads_member(e->call.args.items[k], name, member)) return true;
+        for (int k = 0; k < e->call.nkw; k++)
+            if (reads_member(e->call.kw[k].value, name, member)) return true;
+        return false;
+    case E_SUBSCRIPT: return reads_member(e->sub.obj, name, member) || reads_member(e->sub.index, name, member);
+    case E_TUPLE:
+    case E_LIST:
+    case E_BOOLOP:
+        for (int k = 0; k < e->list.n; k++)
+            if (reads_member(e->list.items[k], name, member)) return true;
+        return false;
+    case E_COMPARE:
+        for (int k = 0; k < e->cmp.items.n; k++)
+            if (reads_member(e->cmp.items.items[k], name, member)) return true;
+        return false;
+    case E_UNARY:
+    case E_STARRED: return reads_member(e->un.a, name, member);
+    case E_BINARY:
+    case E_NAMED: return reads_member(e->bin.a, name, member) || reads_member(e->bin.b, name, member);
+    case E_IFEXP: return reads_member(e->ifexp.cond, name, member) || reads_member(e->ifexp.a, name, member) || reads_member(e->ifexp.b, name, member);
+    case E_SLICE: return reads_member(e->slice.lo, name, member) || reads_member(e->slice.hi, name, member) || reads_member(e->slice.step, name, member);
+    case E_COMP: return reads_member(e->comp.elt, name, member) || reads_member(e->comp.iter, name, member);
+    default: return false;
+    }
+}
+
+static bool block_reads_member(const StmtList *b, const char *name, const char *member) {
+    for (int k = 0; k < b->n; k++) {
+        const Stmt *s = b->stmts[k];
+        bool r = false;
+        switch (s->kind) {
+        case S_EXPR:
+        case S_RETURN: r = reads_member(s->expr, name, member); break;
+        case S_ASSIGN:
+            r = reads_member(s->assign.value, name, member);
+            for (int t = 0; t < s->assign.targets.n && !r; t++) r = reads_member(s->assign.targets.items[t], name, member);
+            break;
+        case S_ANNASSIGN: r = reads_member(s->ann.value, name, member) || reads_member(s->ann.target, name, member); break;
+        case S_AUGASSIGN: r = reads_member(s->aug.value, name, member) || reads_member(s->aug.target, name, member); break;
+        case S_IF:
+            r = reads_member(s->if_.cond, name, member) || block_reads_member(&s->if_.then, name, member) ||
+                block_reads_member(&s->if_.els, name, member);
+            break;
+        case S_WHILE: r = reads_member(s->while_.cond, name, member) || block_reads_member(&s->while_.body, name, member); break;
+        case S_FOR: r = reads_member(s->for_.iter, name, member) || block_reads_member(&s->for_.body, name, member); break;
+        case S_ASSERT: r = reads_member(s->assert_.cond, name, member) || reads_member(s->assert_.msg, name, member); break;
+        default: break;
+        }
+        if (r) return true;
+    }
+    return false;
+}
+
+/* Python's repr() of a float (the shortest digits that read back, with a ".0" when integral). */
+static void float_repr(double f, char *buf, size_t cap) {
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, f);
+        if (strtod(buf, NULL) == f) break;
+    }
+    if (!strpbrk(buf, ".eni")) snprintf(buf + strlen(buf), cap - strlen(buf), ".0");
+}
+
+/* A template parameter given an object of a @qd.data_oriented(template_primitives=False) class:
+ * each primitive member the kernel reads (NAME.member in its body) is a run-time argument whose kind
+ * (integer or float) the first launch fixes; a later launch whose member is now a float where it
+ * was an integer raises in Quadrants (kernel.py's TypeError: "coercing it would truncate"). */
+static void lifted_check(Sema *S, const Expr *call, int d) {
+    const SemaDef *sd = &S->defs.items[d];
+    const Stmt *def = sd->def;
+    int self = sd->method ? 1 : 0, np = def->def.nparams - self;
+    for (int k = 0; k < np; k++) {
+        const Param *p = &def->def.params[k + self];
+        const Expr *a = k < call->call.args.n ? call->call.args.items[k] : NULL, *dt, *nd;
+        for (int j = 0; j < call->call.nkw; j++)
+            if (!strcmp(call->call.kw[j].name, p->name)) a = call->call.kw[j].value;
+        Binding *b = a && a->kind == E_NAME ? sema_lookup(S, a->name) : NULL;
+        if (!b || b->v.kind != V_OBJECT || !p->annotation || !S->classes.items[b->v.obj->cls].cls->class_.lifted) continue;
+        Scope *caller = S->hscope;
+        S->hscope = sd->scope;
+        bool tmpl = S->up->sema_param_shape(S, p->annotation, &dt, &nd) == PS_TEMPLATE;
+        S->hscope = caller;
+        if (!tmpl) continue;
+        const SemaObject *o = b->v.obj;
+        for (int m = 0; m < o->attrs.b.len; m++) {
+            const Binding *mb = &o->attrs.b.items[m];
+            if (!val_is_host_scalar(mb->v) || !block_reads_member(&def->def.body, p->name, mb->name)) continue;
+            const SemaLifted *seen = NULL;
+            for (int j = 0; j < S->lifted.len && !seen; j++)
+                if (S->lifted.items[j].def == d && S->lifted.items[j].obj == o && !strcmp(S->lifted.items[j].member, mb->name)) seen = &S->lifted.items[j];
+            if (!seen) {
+                vec_push(&S->lifted, ((SemaLifted){.def = d, .obj = o, .member = mb->name, .is_int = !val_is_host_float(mb->v)}));
+                continue;
+            }
+            if (!seen->is_int || !val_is_host_float(mb->v)) continue;
+            char f[64];
+            float_repr(val_host_f64(mb->v), f, sizeof f);
+            diag_error(a->span, QD2069, "Primitive member '%s' of a @qd.data_oriented(template_primitives=False) object was lifted as an "
+                                        "integer kernel argument (its type at first compile), but is now a float (%s); coercing it would "
+                                        "truncate. Keep the member's type stable across launches, or use the default "
+                                        "template_primitives=True to re-specialise the kernel per type.", mb->name, f);
+            diag_note(mb->decl, "'%s' is set to a float here", mb->name);
+            return;
+        }
+    }
 }

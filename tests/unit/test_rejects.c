@@ -665,6 +665,169 @@ Test(rejects, debug_out_of_bound) {
                         "    |           ^\n");
 }
 
+/* In debug mode a host call fixes what the compiled kernel does not: its integer arguments and its ndarrays' shapes.
+ * An index they make certainly out of bounds on that launch (an ndarray's axis, an element of an ndarray of
+ * matrices, a kernel vector; at the top level or in loops over constant ranges, whose extremes are reached) is
+ * QD2172 at the index with a note at the call; the valid call beside it compiles. */
+Test(rejects, debug_out_of_bound_from_call_arguments) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "a = qd.ndarray(qd.f32, shape=(4, 6))\n"
+                        "m = qd.ndarray(qd.types.matrix(2, 3, qd.f32), shape=(5,))\n"
+                        "@qd.kernel\n"
+                        "def rd(x: qd.types.ndarray(qd.f32, ndim=2), i: qd.i32) -> qd.f32:\n"
+                        "    return x[i, 1]\n"
+                        "@qd.kernel\n"
+                        "def el(x: qd.types.ndarray(qd.types.matrix(2, 3, qd.f32), ndim=1), r: qd.i32, c: qd.i32) -> qd.f32:\n"
+                        "    return x[0][r, c]\n"
+                        "@qd.kernel\n"
+                        "def vec(i: qd.i32):\n"
+                        "    v = qd.Vector([1, 2, 3])\n"
+                        "    v[i + 1] = 0\n"
+                        "@qd.kernel\n"
+                        "def fill(x: qd.types.ndarray(qd.f32, ndim=2)):\n"
+                        "    for i, j in qd.ndrange(4, 7):\n"
+                        "        x[i, j] = 1.0\n"
+                        "rd(a, 3)\n"
+                        "rd(a, 4)\n"
+                        "el(m, 1, 3)\n"
+                        "vec(2)\n"
+                        "fill(a)\n",
+                        "k.py:7:14: error[QD2172]: index 4 is out of bounds for axis 0 of 'x' with size 4, and the access runs on every "
+                        "launch of kernel 'rd' with this call's arguments: in debug mode Quadrants' bounds check raises there (Out of "
+                        "bound access)\n"
+                        " 7 |     return x[i, 1]\n"
+                        "   |              ^\n"
+                        "k.py:20:1: note: the call whose arguments make the index 4\n"
+                        " 20 | rd(a, 4)\n"
+                        "    | ^~~~~~~~\n"
+                        "k.py:10:20: error[QD2172]: index 3 is out of bounds for axis 1 of an element of 'x' with size 3, and the access "
+                        "runs on every launch of kernel 'el' with this call's arguments: in debug mode Quadrants' bounds check raises "
+                        "there (Out of bound access)\n"
+                        " 10 |     return x[0][r, c]\n"
+                        "    |                    ^\n"
+                        "k.py:21:1: note: the call whose arguments make the index 3\n"
+                        " 21 | el(m, 1, 3)\n"
+                        "    | ^~~~~~~~~~~\n"
+                        "k.py:14:7: error[QD2172]: index 3 is out of bounds for axis 0 of 'v' with size 3, and the access runs on every "
+                        "launch of kernel 'vec' with this call's arguments: in debug mode Quadrants' bounds check raises there (Out of "
+                        "bound access)\n"
+                        " 14 |     v[i + 1] = 0\n"
+                        "    |       ^~~~~\n"
+                        "k.py:22:1: note: the call whose arguments make the index 3\n"
+                        " 22 | vec(2)\n"
+                        "    | ^~~~~~\n"
+                        "k.py:18:14: error[QD2172]: index reaches 6 in its loop, out of bounds for axis 1 of 'x' with size 6, and the "
+                        "access runs on every launch of kernel 'fill' with this call's arguments: in debug mode Quadrants' bounds check "
+                        "raises there (Out of bound access)\n"
+                        " 18 |         x[i, j] = 1.0\n"
+                        "    |              ^\n"
+                        "k.py:23:1: note: the call whose arguments make the index 6\n"
+                        " 23 | fill(a)\n"
+                        "    | ^~~~~~~\n");
+    /* a qd.graph.do_while body runs at least once; a static range with a step reaches its last value (8) */
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "arr = qd.ndarray(qd.f32, shape=(4,))\n"
+                        "c = qd.ndarray(qd.i32, shape=())\n"
+                        "@qd.kernel(graph=True)\n"
+                        "def k(a: qd.types.ndarray(qd.f32, ndim=1), c: qd.types.ndarray(qd.i32, ndim=0)):\n"
+                        "    while qd.graph.do_while(c):\n"
+                        "        for i in qd.static(range(2, 10, 3)):\n"
+                        "            a[i] = 1.0\n"
+                        "        for i in range(1):\n"
+                        "            c[()] = c[()] - 1\n"
+                        "k(arr, c)\n",
+                        "k.py:9:15: error[QD2172]: index reaches 8 in its loop, out of bounds for axis 0 of 'a' with size 4, and the "
+                        "access runs on every launch of kernel 'k' with this call's arguments: in debug mode Quadrants' bounds check "
+                        "raises there (Out of bound access)\n"
+                        " 9 |             a[i] = 1.0\n"
+                        "   |               ^\n"
+                        "k.py:12:1: note: the call whose arguments make the index 8\n"
+                        " 12 | k(arr, c)\n"
+                        "    | ^~~~~~~~~\n");
+}
+
+/* Not certain, so left to the run-time check: an access under a run-time if, in a loop that may break first or
+ * whose range is read from memory, in a loop that never runs, an index read from memory or bound under a run-time
+ * if, the right of `and`; an affine index whose loop terms cancel (j - j + i) stays in bounds; and without debug
+ * mode nothing is refused. */
+Test(rejects, debug_out_of_bound_not_certain) {
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "qd.init(debug=True)\n"
+                         "a = qd.ndarray(qd.f32, shape=(4,))\n"
+                         "@qd.kernel\n"
+                         "def k(x: qd.types.ndarray(qd.f32, ndim=1), n: qd.i32, i: qd.i32):\n"
+                         "    if n > 0:\n"
+                         "        x[i + 4] = 1.0\n"
+                         "    for r in range(1):\n"
+                         "        for j in range(8):\n"
+                         "            if j >= 4:\n"
+                         "                break\n"
+                         "            x[j] = 2.0\n"
+                         "        for j in range(qd.i32(x[1])):\n"
+                         "            x[j + 4] = 3.0\n"
+                         "    for j in range(0):\n"
+                         "        x[j + 9] = 3.0\n"
+                         "    for j in range(6):\n"
+                         "        x[j - j + i] = 4.0\n"
+                         "    t = i + 1\n"
+                         "    if x[2] > 0:\n"
+                         "        t = 0\n"
+                         "    x[t] = 5.0\n"
+                         "    x[qd.i32(x[0]) + 7] = 6.0\n"
+                         "    y = n > 0 and x[i + 6] > 0\n"
+                         "    v = qd.Vector([1, 2, 3, 4])\n"
+                         "    v[i] = 0\n"
+                         "    x[i] = 7.0\n"
+                         "k(a, 0, 3)\n"
+                         "k(a, 9, 0)\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "a = qd.ndarray(qd.f32, shape=(4, 6))\n"
+                         "@qd.kernel\n"
+                         "def rd(x: qd.types.ndarray(qd.f32, ndim=2), i: qd.i32) -> qd.f32:\n"
+                         "    return x[i, 1]\n"
+                         "rd(a, 4)\n");
+}
+
+static const char oob_valid_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    (void)argc;\n"
+    "    for (int i = 0; i < 3; i++) {\n"
+    "        k_args a = {.i = i};\n"
+    "        if (k(&a, atoi(argv[1]))) return 2;\n"
+    "        for (int j = 0; j < 4; j++) printf(\"%d\\n\", qd_field_out[j]);\n"
+    "    }\n"
+    "    return 0;\n}\n";
+
+/* The in-bounds calls of a kernel that debug mode checks against the calls' values compile, and the kernel
+ * computes what Python does for each index (v = [10, 20, 30]: out = v + v[i], then v[2 - i]) on 1 and 4 threads. */
+Test(rejects, debug_in_bounds_calls_run_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    static const char src[] = "import quadrants as qd\n"
+                              "qd.init(debug=True)\n"
+                              "out = qd.field(qd.i32, shape=(4,))\n"
+                              "@qd.kernel\n"
+                              "def k(i: qd.i32):\n"
+                              "    v = qd.Vector([10, 20, 30])\n"
+                              "    for j in range(3):\n"
+                              "        out[j] = v[j] + v[i]\n"
+                              "    out[3] = v[2 - i]\n"
+                              "k(0)\n"
+                              "k(2)\n";
+    static const int64_t want[12] = {20, 30, 40, 30, 30, 40, 50, 20, 40, 50, 60, 10};
+    const char *threads[] = {"1", "4"};
+    for (int t = 0; t < 2; t++) {
+        char *dir = make_temp_dir();
+        int64_t got[12];
+        x86_run_ints(dir, "oob.py", src, oob_valid_host, threads[t], got, 12);
+        for (int k = 0; k < 12; k++) cr_expect_eq(got[k], want[k], "%s threads: value %d: got %lld, want %lld", threads[t], k, (long long)got[k], (long long)want[k]);
+        remove_tree(dir);
+        free(dir);
+    }
+}
+
 /* A host call's argument of the wrong kind for a kernel parameter (Quadrants' _func_base.py): a dataclass
  * instance for a scalar, an instance of another struct type for a struct; the matching ones compile. */
 Test(rejects, struct_and_dataclass_arguments) {
