@@ -245,12 +245,12 @@ typedef struct { /* c + sum coef[k] * loop variable var[k]; ok false: not known 
     int64_t coef[OOB_VARS];
 } OobAff;
 
-typedef enum { OB_UNKNOWN, OB_INT, OB_ARRAY, OB_VEC } OobKind;
+typedef enum { OB_UNKNOWN, OB_INT, OB_ARRAY, OB_VEC, OB_BVIEW } OobKind;
 
 typedef struct {
     const char *name;
     OobKind kind;
-    OobAff a;              /* OB_INT */
+    OobAff a;              /* OB_INT; OB_BVIEW: its size */
     int ndim, en, em;      /* OB_ARRAY: its axes and element (en x em; 0: scalar); OB_VEC: n x m (m 0: a vector) */
     const int64_t *dims;   /* OB_ARRAY */
 } OobName;
@@ -326,6 +326,10 @@ static OobAff oob_int(Oob *O, const Expr *e) {
         const OobName *n = oob_find(O, e->name);
         return n && n->kind == OB_INT ? n->a : (OobAff){0};
     }
+    case E_ATTR: { /* view.size of a BufferView */
+        const OobName *n = e->attr.obj->kind == E_NAME ? oob_find(O, e->attr.obj->name) : NULL;
+        return n && n->kind == OB_BVIEW && !strcmp(e->attr.name, "size") ? n->a : (OobAff){0};
+    }
     case E_UNARY:
         if (e->op == T_MINUS) return aff_scale(oob_int(O, e->un.a), -1);
         if (e->op == T_PLUS) return oob_int(O, e->un.a);
@@ -380,6 +384,77 @@ static void oob_check(Oob *O, const Expr *ix, int axis, int64_t extent, const ch
     O->found = true;
 }
 
+static const char oob_tail[] = "the access runs on every launch of kernel '%s' with this call's arguments: in debug mode "
+                                "Quadrants' BufferView check raises there";
+
+/* The form's value where every loop variable is at the end that makes `by` greatest. */
+static int64_t aff_at_max_of(const Oob *O, OobAff a, OobAff by) {
+    int64_t v = a.c;
+    for (int k = 0; k < a.nv; k++) {
+        int64_t c = 0;
+        for (int j = 0; j < by.nv; j++)
+            if (by.var[j] == a.var[k]) c = by.coef[j];
+        v += a.coef[k] * (c >= 0 ? O->hi[a.var[k]] : O->lo[a.var[k]]);
+    }
+    return v;
+}
+
+/* view[ix] of a BufferView of `size` elements (Quadrants' BufferView.subscript). */
+static void oob_view(Oob *O, const Expr *ix, const char *name, OobAff size) {
+    OobAff a = oob_int(O, ix);
+    if (O->found || !a.ok || !size.ok || size.nv) return;
+    int64_t lo, hi;
+    aff_range(O, a, &lo, &hi);
+    if (lo >= 0 && hi < size.c) return;
+    long long bad = lo < 0 ? (long long)lo : (long long)hi;
+    char msg[256];
+    snprintf(msg, sizeof msg, oob_tail, O->kernel);
+    diag_error(ix->span, QD2172, "BufferView Out Of Range: index %s%lld of view '%s' with size %lld, and %s", a.nv ? "reaching " : "", bad,
+               name, (long long)size.c, msg);
+    diag_note(O->call->span, "the call whose arguments make the index %lld", bad);
+    O->found = true;
+}
+
+/* A view of `size` elements at `off` in something of `len` (BufferView(arr, off, size) of a 1-d
+ * ndarray, view.subview(off, size)): what Quadrants' debug check asserts (off >= 0, size >= 0,
+ * off + size <= len). */
+static void oob_range(Oob *O, const Expr *at, const char *what, const char *lenname, OobAff off, OobAff size, int64_t len) {
+    OobAff end = aff_add(off, size, 1);
+    if (O->found || !off.ok || !size.ok || !end.ok) return;
+    int64_t olo, ohi, slo, shi, elo, ehi;
+    aff_range(O, off, &olo, &ohi);
+    aff_range(O, size, &slo, &shi);
+    aff_range(O, end, &elo, &ehi);
+    if (olo >= 0 && slo >= 0 && ehi <= len) return;
+    OobAff by = olo < 0 ? aff_scale(off, -1) : slo < 0 ? aff_scale(size, -1) : end;
+    long long o = (long long)aff_at_max_of(O, off, by), z = (long long)aff_at_max_of(O, size, by);
+    char msg[256];
+    snprintf(msg, sizeof msg, oob_tail, O->kernel);
+    diag_error(at->span, QD2172, "%s: offset=%lld, size=%lld, %s=%lld%s, and %s", what, o, z, lenname, (long long)len,
+               off.nv || size.nv ? " (in its loop)" : "", msg);
+    diag_note(O->call->span, "the call whose arguments make the offset %lld and the size %lld", o, z);
+    O->found = true;
+}
+
+/* BufferView(arr, off, size) / view.subview(off, size): checked, and the view it makes (kind
+ * OB_UNKNOWN when e is neither). */
+static OobName oob_view_call(Oob *O, const Expr *e) {
+    const Expr *fn = e->call.fn;
+    bool ctor = (fn->kind == E_NAME && !strcmp(fn->name, "BufferView")) || (fn->kind == E_ATTR && !strcmp(fn->attr.name, "BufferView"));
+    bool sub = fn->kind == E_ATTR && !strcmp(fn->attr.name, "subview") && fn->attr.obj->kind == E_NAME;
+    if ((!ctor && !sub) || e->call.nkw || e->call.args.n != 2 + ctor) return (OobName){.kind = OB_UNKNOWN};
+    const Expr *base = ctor ? e->call.args.items[0] : fn->attr.obj;
+    const OobName *b = base->kind == E_NAME ? oob_find(O, base->name) : NULL;
+    OobAff off = oob_int(O, e->call.args.items[ctor]), size = oob_int(O, e->call.args.items[ctor + 1]);
+    if (ctor && b && b->kind == OB_ARRAY && b->ndim == 1 && !b->en && b->dims)
+        oob_range(O, e, "BufferView construction out of range", "ndarray length", off, size, b->dims[0]);
+    else if (sub && b && b->kind == OB_BVIEW && b->a.ok && !b->a.nv)
+        oob_range(O, e, "BufferView subview Out Of Range", "parent size", off, size, b->a.c);
+    else
+        return (OobName){.kind = OB_UNKNOWN};
+    return size.ok ? (OobName){.kind = OB_BVIEW, .a = size} : (OobName){.kind = OB_UNKNOWN};
+}
+
 static void oob_subscript(Oob *O, const Expr *e) {
     const Expr *items[IR_MAX_DIMS], *inner[IR_MAX_DIMS];
     int n, ni;
@@ -393,6 +468,8 @@ static void oob_subscript(Oob *O, const Expr *e) {
             for (int k = 0; k < n; k++) oob_check(O, items[k], k, b->dims[k], what, false);
         else if (b && b->kind == OB_VEC && (n == 1 || (n == 2 && b->em)))
             for (int k = 0; k < n; k++) oob_check(O, items[k], k, k ? b->em : b->en, what, true);
+        else if (b && b->kind == OB_BVIEW && n == 1)
+            oob_view(O, items[0], obj->name, b->a);
     } else if (obj->kind == E_SUBSCRIPT && obj->sub.obj->kind == E_NAME && oob_items(obj->sub.index, inner, &ni)) {
         const OobName *b = oob_find(O, obj->sub.obj->name); /* a[i, j][r, c]: an element of an ndarray of matrices */
         snprintf(what, sizeof what, "an element of '%s'", obj->sub.obj->name);
@@ -417,6 +494,7 @@ static void oob_expr(Oob *O, const Expr *e) {
         oob_expr(O, e->call.fn);
         for (int k = 0; k < e->call.args.n; k++) oob_expr(O, e->call.args.items[k]);
         for (int k = 0; k < e->call.nkw; k++) oob_expr(O, e->call.kw[k].value);
+        if (!O->found) oob_view_call(O, e);
         return;
     case E_TUPLE:
     case E_LIST:
@@ -490,6 +568,10 @@ static void oob_kill_block(Oob *O, const StmtList *b) {
 static OobName oob_value(Oob *O, const Expr *v) {
     OobAff a = oob_int(O, v);
     if (a.ok) return (OobName){.kind = OB_INT, .a = a};
+    if (v->kind == E_CALL) { /* checked where it was evaluated, in bounds then: this reports nothing */
+        OobName view = oob_view_call(O, v);
+        if (view.kind == OB_BVIEW) return view;
+    }
     const Expr *fn = v->kind == E_CALL ? v->call.fn : NULL;
     if (fn && fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME && (!strcmp(fn->attr.obj->name, "qd") || !strcmp(fn->attr.obj->name, "ti")) &&
         (!strcmp(fn->attr.name, "Vector") || !strcmp(fn->attr.name, "Matrix")) && v->call.args.n == 1 && !v->call.nkw) {
@@ -638,6 +720,31 @@ static bool oob_arg_int(Sema *S, const Expr *a, int64_t *v) {
     return b && val_is_host_int(b->v) && (*v = val_host_i64(b->v), small(*v));
 }
 
+/* The size of a host view of a 1-d Quadrants ndarray of known length: data[lo:hi] (Python's slice
+ * rules, as BufferView.__getitem__ applies them) or BufferView(data, offset, size). */
+static bool oob_host_view(Sema *S, const Expr *a, int64_t *size) {
+    const Expr *base = a->kind == E_SUBSCRIPT ? a->sub.obj : a->kind == E_CALL && a->call.args.n == 3 && !a->call.nkw ? a->call.args.items[0] : NULL;
+    Binding *b = base && base->kind == E_NAME ? sema_lookup(S, base->name) : NULL;
+    if (!b || b->v.kind != V_HOSTARRAY || !b->v.harr.qd || b->v.harr.ndim != 1 || !b->v.harr.dims || b->v.harr.en) return false;
+    int64_t len = b->v.harr.dims[0];
+    if (a->kind == E_CALL) {
+        const Expr *fn = a->call.fn;
+        int64_t off;
+        if (!((fn->kind == E_NAME && !strcmp(fn->name, "BufferView")) || (fn->kind == E_ATTR && !strcmp(fn->attr.name, "BufferView"))))
+            return false;
+        return oob_arg_int(S, a->call.args.items[1], &off) && oob_arg_int(S, a->call.args.items[2], size) && off >= 0 && *size >= 0 &&
+               off + *size <= len; /* else Quadrants' host ValueError, not this check */
+    }
+    const Expr *sl = a->sub.index;
+    if (sl->kind != E_SLICE || sl->slice.step) return false;
+    int64_t lo = 0, hi = len;
+    if ((sl->slice.lo && !oob_arg_int(S, sl->slice.lo, &lo)) || (sl->slice.hi && !oob_arg_int(S, sl->slice.hi, &hi))) return false;
+    lo = lo < 0 ? (lo + len < 0 ? 0 : lo + len) : lo > len ? len : lo;
+    hi = hi < 0 ? (hi + len < 0 ? 0 : hi + len) : hi > len ? len : hi;
+    *size = hi > lo ? hi - lo : 0;
+    return true;
+}
+
 static void oob_call(Sema *S, const Expr *call, const SemaDef *sd, Scope *caller) {
     const Stmt *def = sd->def;
     int self = sd->method ? 1 : 0, np = def->def.nparams - self;
@@ -654,9 +761,11 @@ static void oob_call(Sema *S, const Expr *call, const SemaDef *sd, Scope *caller
             QdType pt, dt;
             int64_t nd, v;
             int elem;
-            bool scalar = qd_type(S, p->annotation, &pt) && qt_is_integral(pt) && pt != QT_U1;
-            bool array = !scalar && array_decl(S, p, &dt, &nd, &elem);
-            if (!scalar && !array) { /* qd.types.ndarray() / NDArray: open element type and ndim */
+            const Expr *bdt;
+            bool view = S->up->sema_bview_annotation(S, p->annotation, &bdt);
+            bool scalar = !view && qd_type(S, p->annotation, &pt) && qt_is_integral(pt) && pt != QT_U1;
+            bool array = !view && !scalar && array_decl(S, p, &dt, &nd, &elem);
+            if (!view && !scalar && !array) { /* qd.types.ndarray() / NDArray: open element type and ndim */
                 const Expr *dte, *nde;
                 array = S->up->sema_param_shape(S, p->annotation, &dte, &nde) == PS_ARRAY && !dte;
                 elem = 0;
@@ -664,6 +773,8 @@ static void oob_call(Sema *S, const Expr *call, const SemaDef *sd, Scope *caller
             S->hscope = caller;
             if (scalar && oob_arg_int(S, a, &v)) {
                 n = (OobName){.kind = OB_INT, .a = {.ok = true, .runtime = true, .c = v}};
+            } else if (view && oob_host_view(S, a, &v)) {
+                n = (OobName){.kind = OB_BVIEW, .a = {.ok = true, .runtime = true, .c = v}};
             } else if (array) {
                 Binding *b = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL;
                 Val hv = b ? b->v : val_err();

@@ -661,7 +661,8 @@ bool sema_class_has_kernels(Sema *S, const SemaClass *c) {
 void sema_finish_classes(Sema *S) {
     for (int k = 0; k < S->classes.len; k++) {
         const SemaClass *c = &S->classes.items[k];
-        if (!c->instantiated && !c->imported && !c->hollow && sema_class_has_kernels(S, c))
+        /* a plain class's kernel methods are never compiled: Quadrants refuses their calls (sema_helper_call) */
+        if (!c->instantiated && !c->imported && !c->hollow && !c->plain && sema_class_has_kernels(S, c))
             diag_warning(c->cls->class_.name_span, QD2104, "@qd.data_oriented class '%s' has kernels, but no instance of it is created "
                          "where qdc can see it (NAME = %s(...) at module level or in a host function); they are not compiled",
                          c->cls->class_.name, c->cls->class_.name);

@@ -828,6 +828,231 @@ Test(rejects, debug_in_bounds_calls_run_on_x86, .timeout = 120) {
     }
 }
 
+/* Debug mode, BufferView (Quadrants' buffer_view.py asserts): an index outside a view whose size the call's slice
+ * fixes, a subview past its parent, a view constructed in the kernel past its ndarray; an in-bounds kernel beside
+ * them compiles. */
+Test(rejects, debug_buffer_view_out_of_range) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "from quadrants import BufferView\n"
+                        "qd.init(debug=True)\n"
+                        "data = qd.ndarray(qd.f32, shape=(32,))\n"
+                        "@qd.kernel\n"
+                        "def k(v: BufferView[qd.f32]):\n"
+                        "    for i in range(1):\n"
+                        "        v[v.size + i] = 1.0\n"
+                        "@qd.kernel\n"
+                        "def sub(v: BufferView[qd.f32]):\n"
+                        "    for i in range(3):\n"
+                        "        s = v.subview(v.size - 2 + i, 1)\n"
+                        "        s[0] = 1.0\n"
+                        "@qd.kernel\n"
+                        "def ctor(arr: qd.types.ndarray(qd.f32, ndim=1)):\n"
+                        "    view = BufferView(arr, 28, 8)\n"
+                        "    view[0] = 1.0\n"
+                        "@qd.kernel\n"
+                        "def ok(v: BufferView[qd.f32], arr: qd.types.ndarray(qd.f32, ndim=1)):\n"
+                        "    v[v.size - 1] = 1.0\n"
+                        "    w = v.subview(2, v.size - 2)\n"
+                        "    w[w.size - 1] = 2.0\n"
+                        "    view = BufferView(arr, 24, 8)\n"
+                        "    view[7] = 3.0\n"
+                        "k(data[:16])\n"
+                        "sub(data[-8:])\n"
+                        "ctor(data)\n"
+                        "ok(data[4:12], data)\n",
+                        "k.py:8:11: error[QD2172]: BufferView Out Of Range: index reaching 16 of view 'v' with size 16, and the access "
+                        "runs on every launch of kernel 'k' with this call's arguments: in debug mode Quadrants' BufferView check "
+                        "raises there\n"
+                        " 8 |         v[v.size + i] = 1.0\n"
+                        "   |           ^~~~~~~~~~\n"
+                        "k.py:25:1: note: the call whose arguments make the index 16\n"
+                        " 25 | k(data[:16])\n"
+                        "    | ^~~~~~~~~~~~\n"
+                        "k.py:12:13: error[QD2172]: BufferView subview Out Of Range: offset=8, size=1, parent size=8 (in its loop), and "
+                        "the access runs on every launch of kernel 'sub' with this call's arguments: in debug mode Quadrants' "
+                        "BufferView check raises there\n"
+                        " 12 |         s = v.subview(v.size - 2 + i, 1)\n"
+                        "    |             ^~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+                        "k.py:26:1: note: the call whose arguments make the offset 8 and the size 1\n"
+                        " 26 | sub(data[-8:])\n"
+                        "    | ^~~~~~~~~~~~~~\n"
+                        "k.py:16:12: error[QD2172]: BufferView construction out of range: offset=28, size=8, ndarray length=32, and "
+                        "the access runs on every launch of kernel 'ctor' with this call's arguments: in debug mode Quadrants' "
+                        "BufferView check raises there\n"
+                        " 16 |     view = BufferView(arr, 28, 8)\n"
+                        "    |            ^~~~~~~~~~~~~~~~~~~~~~\n"
+                        "k.py:27:1: note: the call whose arguments make the offset 28 and the size 8\n"
+                        " 27 | ctor(data)\n"
+                        "    | ^~~~~~~~~~\n");
+}
+
+/* A constant index out of a field's bounds at the top level of a kernel the script calls: QD2172 notes the call. */
+Test(rejects, debug_out_of_bound_notes_the_call) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "x = qd.field(qd.i32, shape=(8,))\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    x[8] = 1\n"
+                        "k()\n",
+                        "k.py:6:7: error[QD2172]: index 8 is out of bounds for axis 0 of 'x' with size 8, and the access runs on "
+                        "every launch of kernel 'k': in debug mode Quadrants' bounds check raises there (Out of bound access)\n"
+                        " 6 |     x[8] = 1\n"
+                        "   |       ^\n"
+                        "k.py:7:1: note: kernel 'k' is called here\n"
+                        " 7 | k()\n"
+                        "   | ^~~\n");
+    /* np.random.randn(4): a numpy array of shape (4,) */
+    expect_k_py_refused("import numpy as np\n"
+                        "import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "@qd.kernel\n"
+                        "def rd(a: qd.types.NDArray, i: qd.i32) -> qd.f32:\n"
+                        "    return a[i]\n"
+                        "a = np.random.randn(4)\n"
+                        "rd(a, 3)\n"
+                        "rd(a, -1)\n",
+                        "k.py:6:14: error[QD2172]: index -1 is out of bounds for axis 0 of 'a' with size 4, and the access runs on "
+                        "every launch of kernel 'rd' with this call's arguments: in debug mode Quadrants' bounds check raises there "
+                        "(Out of bound access)\n"
+                        " 6 |     return a[i]\n"
+                        "   |              ^\n"
+                        "k.py:9:1: note: the call whose arguments make the index -1\n"
+                        " 9 | rd(a, -1)\n"
+                        "   | ^~~~~~~~~\n");
+}
+
+/* @qd.data_oriented(template_primitives=False): a primitive member is a run-time kernel argument (Quadrants'
+ * ast_transformer_utils.py), so qd.static of it is QD2062; its kind (integer or float) is fixed by the first launch
+ * of each kernel that reads it, and a later launch with an integer member now a float is QD2069 (kernel.py's
+ * TypeError). A kernel that does not read the member, a float member made an int, and the default class compile. */
+Test(rejects, template_primitives_false_members) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "@qd.data_oriented(template_primitives=False)\n"
+                        "class Sim:\n"
+                        "    def __init__(self):\n"
+                        "        self.n = 4\n"
+                        "        self.out = qd.field(qd.i32, shape=8)\n"
+                        "sim = Sim()\n"
+                        "@qd.kernel\n"
+                        "def step(s: qd.template()):\n"
+                        "    for i in range(qd.static(s.n)):\n"
+                        "        s.out[i] = i\n"
+                        "step(sim)\n",
+                        "k.py:10:30: error[QD2062]: 'n' is a primitive member of a @qd.data_oriented(template_primitives=False) "
+                        "object, so it is a runtime kernel argument and cannot be used inside qd.static(). Either remove "
+                        "qd.static(), or decorate the class @qd.data_oriented (the default, template_primitives=True) to bake 'n' "
+                        "as a compile-time constant.\n"
+                        " 10 |     for i in range(qd.static(s.n)):\n"
+                        "    |                              ^~~\n"
+                        "k.py:5:9: note: 'n' is set here\n"
+                        " 5 |         self.n = 4\n"
+                        "   |         ^~~~~~\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "@qd.data_oriented(template_primitives=False)\n"
+                        "class Sim:\n"
+                        "    def __init__(self):\n"
+                        "        self.k = 2\n"
+                        "        self.f = 0.5\n"
+                        "        self.out = qd.field(qd.f32, shape=1)\n"
+                        "sim = Sim()\n"
+                        "@qd.kernel\n"
+                        "def step(s: qd.template()):\n"
+                        "    s.out[0] = s.k + s.f\n"
+                        "@qd.kernel\n"
+                        "def other(s: qd.template()):\n"
+                        "    s.out[0] = 1.0\n"
+                        "step(sim)\n"
+                        "sim.f = 2\n"
+                        "sim.k = 1.5\n"
+                        "other(sim)\n"
+                        "step(sim)\n",
+                        "k.py:19:6: error[QD2069]: Primitive member 'k' of a @qd.data_oriented(template_primitives=False) object "
+                        "was lifted as an integer kernel argument (its type at first compile), but is now a float (1.5); coercing "
+                        "it would truncate. Keep the member's type stable across launches, or use the default "
+                        "template_primitives=True to re-specialise the kernel per type.\n"
+                        " 19 | step(sim)\n"
+                        "    |      ^~~\n"
+                        "k.py:17:1: note: 'k' is set to a float here\n"
+                        " 17 | sim.k = 1.5\n"
+                        "    | ^~~~~\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "@qd.data_oriented\n"
+                         "class Sim:\n"
+                         "    def __init__(self):\n"
+                         "        self.n = 4\n"
+                         "        self.k = 2\n"
+                         "        self.out = qd.field(qd.f32, shape=8)\n"
+                         "sim = Sim()\n"
+                         "@qd.kernel\n"
+                         "def step(s: qd.template()):\n"
+                         "    for i in range(qd.static(s.n)):\n"
+                         "        s.out[i] = s.k\n"
+                         "step(sim)\n"
+                         "sim.k = 1.5\n"
+                         "step(sim)\n");
+}
+
+/* A @qd.kernel method called on an instance of a class without @qd.data_oriented: Quadrants' "Please decorate
+ * class ... with @qd.data_oriented" (kernel_impl.py) at the call, a note at the class; also through a base class. */
+Test(rejects, kernel_method_of_an_undecorated_class) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "class Base:\n"
+                        "    @qd.kernel\n"
+                        "    def reduce(self):\n"
+                        "        pass\n"
+                        "class Array1D(Base):\n"
+                        "    def __init__(self, n):\n"
+                        "        self.n = n\n"
+                        "arr = Array1D(128)\n"
+                        "arr.reduce()\n",
+                        "k.py:10:1: error[QD2069]: Please decorate class Array1D with @qd.data_oriented (kernel 'reduce' is its "
+                        "method, called here)\n"
+                        " 10 | arr.reduce()\n"
+                        "    | ^~~~~~~~~~\n"
+                        "k.py:2:7: note: 'Base' is defined here without @qd.data_oriented\n"
+                        " 2 | class Base:\n"
+                        "   |       ^~~~\n");
+}
+
+static const char str_template_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    (void)argc;\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    k__s_neg_5Frow_args a = {0};\n"
+    "    if (k__s_neg_5Frow(&a, nt)) return 2;\n"
+    "    printf(\"%d\\n%d\\n\", qd_field_x[0], qd_field_x[1]);\n"
+    "    k__s_a_20b_args b = {0};\n"
+    "    if (k__s_a_20b(&b, nt)) return 2;\n"
+    "    printf(\"%d\\n%d\\n\", qd_field_x[0], qd_field_x[1]);\n"
+    "    return 0;\n}\n";
+
+/* A str passed to a qd.template() parameter (a literal, or a name bound to one) instantiates the kernel once per
+ * value, spelled s_ then letters and digits and _XX for other bytes; qd.static(m == "...") picks the branch. */
+Test(rejects, str_template_arguments_run_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    static const char src[] = "import quadrants as qd\n"
+                              "mode = \"neg_row\"\n"
+                              "x = qd.field(qd.i32, shape=(2,))\n"
+                              "@qd.kernel\n"
+                              "def k(m: qd.template()):\n"
+                              "    if qd.static(m == \"neg_row\"):\n"
+                              "        x[0] = 1\n"
+                              "    else:\n"
+                              "        x[1] = 2\n"
+                              "k(mode)\n"
+                              "k(\"a b\")\n"
+                              "k(mode)\n";
+    char *dir = make_temp_dir();
+    int64_t got[4];
+    x86_run_ints(dir, "s.py", src, str_template_host, "2", got, 4);
+    cr_expect(got[0] == 1 && got[1] == 0 && got[2] == 1 && got[3] == 2, "got %lld %lld %lld %lld", (long long)got[0], (long long)got[1],
+              (long long)got[2], (long long)got[3]);
+    remove_tree(dir);
+    free(dir);
+}
+
 /* A host call's argument of the wrong kind for a kernel parameter (Quadrants' _func_base.py): a dataclass
  * instance for a scalar, an instance of another struct type for a struct; the matching ones compile. */
 Test(rejects, struct_and_dataclass_arguments) {
