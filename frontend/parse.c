@@ -1240,9 +1240,12 @@ static const Expr *decorator_alias(Parser *P, int i, int cls) {
  * function's. */
 static bool data_oriented_class(Parser *P, StmtVec *out) {
     int from = P->pos, cls = after_decorators(P);
-    bool marked = false, dataclass = false, py_dataclass = false;
+    bool marked = false, dataclass = false, py_dataclass = false, lifted = false;
     const Expr *alias = NULL;
     for (int i = from; i + 2 < cls; i++) {
+        if (P->toks[i].kind == T_NAME && !strcmp(P->toks[i].s, "template_primitives") && P->toks[i + 1].kind == T_ASSIGN &&
+            P->toks[i + 2].kind == T_KW_FALSE)
+            lifted = true; /* @qd.data_oriented(template_primitives=False) */
         if (i + 3 < cls && P->toks[i].kind == T_AT && P->toks[i + 1].kind == T_NAME && P->qd_alias && !strcmp(P->toks[i + 1].s, P->qd_alias) &&
             P->toks[i + 2].kind == T_DOT && P->toks[i + 3].kind == T_NAME &&
             (!strcmp(P->toks[i + 3].s, "data_oriented") || !strcmp(P->toks[i + 3].s, "dataclass")))
@@ -1260,7 +1263,7 @@ static bool data_oriented_class(Parser *P, StmtVec *out) {
     Stmt *s = new_stmt(P, S_CLASS, tspan(P, &P->toks[cls]));
     s->class_.name = P->toks[cls + 1].s, s->class_.name_span = tspan(P, &P->toks[cls + 1]);
     s->class_.dataclass = dataclass && !py_dataclass, s->class_.py_dataclass = py_dataclass;
-    s->class_.deco = alias;
+    s->class_.deco = alias, s->class_.lifted = lifted && !dataclass && !py_dataclass;
     s->class_.body = host_block(P);
     vec_push(out, s);
     return true;

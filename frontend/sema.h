@@ -174,6 +174,10 @@ typedef struct SemaObject {
     Scope attrs;        /* self.NAME as __init__ set them, and the kernel and func methods */
 } SemaObject;
 
+/* A primitive member of a @qd.data_oriented(template_primitives=False) object that a kernel reads:
+ * Quadrants lifts it to a run-time argument of the kind (integer or float) it had at the first launch. */
+typedef struct SemaLifted { int def; const struct SemaObject *obj; const char *member; bool is_int; } SemaLifted;
+
 /* A generic kernel's instantiation inferred from a call in host code: one value per parameter
  * (V_ERR for the non-generic ones). */
 typedef struct CallInst {
@@ -266,6 +270,7 @@ typedef struct Sema {
     VEC(Scope *) host_scopes;     /* owned: freed at the end */
     VEC(const char *) used_names; /* entry names and prefixes given so far */
     VEC(CallInst) callinsts;
+    VEC(SemaLifted) lifted; /* primitive members of template_primitives=False objects as their kernels' first launches saw them (callcheck.c) */
     const CallInst *callinst;     /* the call-site instantiation being checked, or NULL */
     Scope *bind_to;               /* where module-level statements bind (NULL: hscope) */
     const char *field_hint;       /* the name host code is assigning (a field made by an expression is named after it) */

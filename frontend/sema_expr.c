@@ -631,15 +631,19 @@ static Val eval_attr(Sema *S, const Expr *e) {
 /* A constant index outside its axis (what: its description): warning QD2111, as the code may never
  * run. In debug mode (--debug, or qd.init(debug=True) in the script) Quadrants checks every access
  * when it runs, so one in code that always runs when the kernel does (its top level, outside any
- * loop, run-time if or qd.func) fails every launch: error QD2172 then. qdc's own library text
+ * loop, run-time if or qd.func) fails every launch: error QD2172 then, with a note at the host call
+ * that launches it (when the script calls it). qdc's own library text
  * (a Tile's load and store) guards each access with a run-time test against the array's shape, so
  * its constant indices past a small array are dead code, not the user's mistake: no warning. */
 static void report_oob(Sema *S, Span sp, const char *what) {
     if (sp.src && sp.src->library) return;
-    if ((S->debug || S->init_debug) && S->k && !S->dyn && S->loop == LOOP_NONE && !S->ninline)
+    if ((S->debug || S->init_debug) && S->k && !S->dyn && S->loop == LOOP_NONE && !S->ninline) {
         diag_error(sp, QD2172, "%s, and the access runs on every launch of kernel '%s': in debug mode Quadrants' bounds check "
                                "raises there (Out of bound access)", what, S->k->name);
-    else
+        int d = S->kernel_def ? sema_def_at(S, S->kernel_def) : -1; /* the host call that launches it */
+        if (d >= 0 && S->defs.items[d].called)
+            diag_note(S->callinst ? S->callinst->span : S->defs.items[d].call_at, "kernel '%s' is called here", S->kernel_def->def.name);
+    } else
         diag_warning(sp, QD2111, "%s", what);
 }
 

@@ -504,7 +504,7 @@ static bool random_array(Sema *S, const Expr *e, Val *out) {
         nd = size && size->kind != E_NONE ? sema_shape_ndim(S, size) : -1;
     }
     if (nd < 1 || nd > IR_MAX_DIMS) return false;
-    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = t, .ndim = (signed char)nd}};
+    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = t, .ndim = (signed char)nd, .shape = sema_np_shape(S, e, nd)}};
     return true;
 }
 
@@ -697,6 +697,14 @@ static bool field_spell(Sema *S, Val v, const char *kentry, StrBuf *spell) {
     return sb_puts(spell, f), true;
 }
 
+/* A str argument in an entry name: s_ then its letters and digits, any other byte as _XX (hex). */
+static void str_spell(StrBuf *spell, const char *str) {
+    sb_puts(spell, "s_");
+    for (const unsigned char *p = (const unsigned char *)str; *p; p++)
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) sb_putc(spell, (char)*p);
+        else sb_printf(spell, "_%02X", *p);
+}
+
 /* The value of a call's argument for a generic parameter, and its spelling in entry names;
  * false if qdc cannot evaluate it. */
 static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBuf *spell) {
@@ -707,6 +715,7 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
         *v = b->v;
         if (v->kind == V_OBJECT) return sb_puts(spell, a->name), true;
         if (v->kind == V_NONE) return sb_puts(spell, "None"), true;
+        if (v->kind == V_STR) return str_spell(spell, v->path), true;
         if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
         if (v->kind == V_STRUCT && v->strct.st->n) { /* a struct field: spelled by its first component field */
             int leaves[64], n = sema_struct_leaf_fields(*v, leaves, 64);
@@ -720,6 +729,9 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
             return sb_puts(spell, a->name), true;
     } else if (sema_tensor_alias(S, a, v)) { /* qd.wrap(x), x._unwrap() */
         if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
+    } else if (a->kind == E_STR && !a->fstr) { /* "neg_row" for a qd.template(): qd.static(mode == "neg_row") decides */
+        *v = (Val){.kind = V_STR, .path = a->str};
+        return str_spell(spell, a->str), true;
     } else if (a->kind == E_NONE) { /* None for a qd.template() or qd.Tensor: qd.static(x is None) decides */
         *v = (Val){.kind = V_NONE};
         return sb_puts(spell, "None"), true;

@@ -559,6 +559,14 @@ Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
         return (Val){.kind = V_NDARRAY, .index = S->params.len - 1};
     }
     if (b->v.kind == V_PYDC && S->k) return sema_pydc_flatten(S, b->v, arena_printf(S->arena, "%s__%s", o->name, attr->attr.name), attr->span);
+    if (S->in_static && (S->k || S->cur) && S->classes.items[o->cls].cls->class_.lifted && val_is_host_scalar(b->v)) {
+        diag_error(attr->span, QD2062, "'%s' is a primitive member of a @qd.data_oriented(template_primitives=False) object, so it is a "
+                   "runtime kernel argument and cannot be used inside qd.static(). Either remove qd.static(), or decorate the class "
+                   "@qd.data_oriented (the default, template_primitives=True) to bake '%s' as a compile-time constant.",
+                   attr->attr.name, attr->attr.name);
+        diag_note(b->decl, "'%s' is set here", attr->attr.name);
+        return val_err();
+    }
     if (b->v.kind == V_HOST || b->v.kind == V_HOSTARRAY) {
         if ((S->cur || S->k) && b->v.kind == V_HOST && !strncmp(b->v.path, set_after, sizeof set_after - 1)) {
             diag_error(attr->span, QD2062, "'%s.%s' is %s, known only when the script runs; kernels can use fields and "
@@ -653,7 +661,8 @@ bool sema_class_has_kernels(Sema *S, const SemaClass *c) {
 void sema_finish_classes(Sema *S) {
     for (int k = 0; k < S->classes.len; k++) {
         const SemaClass *c = &S->classes.items[k];
-        if (!c->instantiated && !c->imported && !c->hollow && sema_class_has_kernels(S, c))
+        /* a plain class's kernel methods are never compiled: Quadrants refuses their calls (sema_helper_call) */
+        if (!c->instantiated && !c->imported && !c->hollow && !c->plain && sema_class_has_kernels(S, c))
             diag_warning(c->cls->class_.name_span, QD2104, "@qd.data_oriented class '%s' has kernels, but no instance of it is created "
                          "where qdc can see it (NAME = %s(...) at module level or in a host function); they are not compiled",
                          c->cls->class_.name, c->cls->class_.name);

@@ -1,5 +1,5 @@
 /* Numpy arrays whose shape host code makes evident (issue 30): np.array of a rectangular literal
- * list, np.zeros/ones/empty/full of a compile-time shape, and what keeps their shape (astype,
+ * list, np.zeros/ones/empty/full of a compile-time shape, np.random.randn/rand of compile-time extents, and what keeps their shape (astype,
  * copy, arithmetic with a number, *_like, torch.tensor of one). Their .size, .ndim, .shape and
  * len() are compile-time integers in host code (n = x_np.size), as Python computes them; the
  * arrays themselves stay what sema_generic.c makes of them (a dtype and ndim for kernel calls). */
@@ -32,6 +32,12 @@ const int64_t *sema_np_shape(Sema *S, const Expr *e, int ndim) {
     } else if (!strcmp(f, "zeros") || !strcmp(f, "ones") || !strcmp(f, "empty") || !strcmp(f, "full")) {
         int mark = diag_quiet_begin();
         nd = sema_const_shape(S, a0, shape, PY_MAX_DIMS, "a shape");
+        if (diag_quiet_end(mark)) nd = -1;
+    } else if ((!strcmp(f, "randn") || !strcmp(f, "rand")) && !e->call.nkw && e->call.args.n <= PY_MAX_DIMS) { /* np.random.randn(4, 3) */
+        int mark = diag_quiet_begin();
+        nd = e->call.args.n;
+        for (int k = 0; k < e->call.args.n; k++)
+            if (e->call.args.items[k]->kind == E_TUPLE || sema_const_shape(S, e->call.args.items[k], &shape[k], 1, "a shape") != 1) nd = -1;
         if (diag_quiet_end(mark)) nd = -1;
     }
     if (nd != ndim) return NULL;

@@ -1133,6 +1133,34 @@ static void helper_spell(Sema *S, StrBuf *b, Val v, const char *name) {
 /* helper(args...): each parameter is bound to its argument (or default) when qdc evaluates it
  * exactly (the values @pytest.mark.parametrize accepts); the others stay run-time values. The
  * call's values spell the entry names of the kernels the body defines: HELPER__ARGS__KERNEL. */
+/* obj.m(args), m a @qd.kernel method of obj's undecorated class (or a base of it): Quadrants binds
+ * the kernel to its instance only for a @qd.data_oriented class, and raises at the call
+ * (kernel_impl.py's QuadrantsSyntaxError). Not in a block the script expects to raise. */
+static bool undecorated_kernel_method(Sema *S, const Expr *call, const SemaObject *o) {
+    const Expr *fn = call->call.fn;
+    for (int ci = o->cls; ci >= 0 && !S->raises; ci = S->classes.items[ci].base - 1) {
+        const SemaClass *c = &S->classes.items[ci];
+        if (!c->plain) return false;
+        const StmtList *body = &c->cls->class_.body;
+        for (int k = body->n - 1; k >= 0; k--) {
+            const Stmt *d = body->stmts[k];
+            if (d->kind != S_DEF || strcmp(d->def.name, fn->attr.name)) continue;
+            for (int j = 0; j < d->def.decorators.n; j++) {
+                const Expr *e = d->def.decorators.items[j];
+                const char *p = sema_path(S, e->kind == E_CALL ? e->call.fn : e);
+                if (!p || strcmp(p, "qd.kernel")) continue;
+                diag_error(fn->span, QD2069, "Please decorate class %s with @qd.data_oriented (kernel '%s' is its method, called here)",
+                           S->classes.items[o->cls].cls->class_.name, fn->attr.name);
+                diag_note(c->cls->class_.name_span, "'%s' is defined here without @qd.data_oriented", c->cls->class_.name);
+                return true;
+            }
+            return false; /* the most derived definition of the name decides */
+        }
+        if (!c->base) break;
+    }
+    return false;
+}
+
 bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
     SemaHelper *h = NULL;
     bool apply = call->call.fn->kind == E_ATTR; /* F.apply(args), b F's binding */
@@ -1141,6 +1169,7 @@ bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
         Binding *ob = fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME ? find(S, fn->attr.obj->name) : NULL;
         for (int k = S->helpers.len - 1; ob && ob->v.kind == V_OBJECT && k >= 0 && !h; k--)
             if (S->helpers.items[k].self == ob->v.obj && !strcmp(S->helpers.items[k].def->def.name, fn->attr.name)) h = &S->helpers.items[k];
+        if (!h && ob && ob->v.kind == V_OBJECT && undecorated_kernel_method(S, call, ob->v.obj)) return true;
         apply = false;
     }
     for (int k = S->helpers.len - 1; b && k >= 0 && !h; k--) {

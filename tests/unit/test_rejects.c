@@ -665,6 +665,394 @@ Test(rejects, debug_out_of_bound) {
                         "    |           ^\n");
 }
 
+/* In debug mode a host call fixes what the compiled kernel does not: its integer arguments and its ndarrays' shapes.
+ * An index they make certainly out of bounds on that launch (an ndarray's axis, an element of an ndarray of
+ * matrices, a kernel vector; at the top level or in loops over constant ranges, whose extremes are reached) is
+ * QD2172 at the index with a note at the call; the valid call beside it compiles. */
+Test(rejects, debug_out_of_bound_from_call_arguments) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "a = qd.ndarray(qd.f32, shape=(4, 6))\n"
+                        "m = qd.ndarray(qd.types.matrix(2, 3, qd.f32), shape=(5,))\n"
+                        "@qd.kernel\n"
+                        "def rd(x: qd.types.ndarray(qd.f32, ndim=2), i: qd.i32) -> qd.f32:\n"
+                        "    return x[i, 1]\n"
+                        "@qd.kernel\n"
+                        "def el(x: qd.types.ndarray(qd.types.matrix(2, 3, qd.f32), ndim=1), r: qd.i32, c: qd.i32) -> qd.f32:\n"
+                        "    return x[0][r, c]\n"
+                        "@qd.kernel\n"
+                        "def vec(i: qd.i32):\n"
+                        "    v = qd.Vector([1, 2, 3])\n"
+                        "    v[i + 1] = 0\n"
+                        "@qd.kernel\n"
+                        "def fill(x: qd.types.ndarray(qd.f32, ndim=2)):\n"
+                        "    for i, j in qd.ndrange(4, 7):\n"
+                        "        x[i, j] = 1.0\n"
+                        "rd(a, 3)\n"
+                        "rd(a, 4)\n"
+                        "el(m, 1, 3)\n"
+                        "vec(2)\n"
+                        "fill(a)\n",
+                        "k.py:7:14: error[QD2172]: index 4 is out of bounds for axis 0 of 'x' with size 4, and the access runs on every "
+                        "launch of kernel 'rd' with this call's arguments: in debug mode Quadrants' bounds check raises there (Out of "
+                        "bound access)\n"
+                        " 7 |     return x[i, 1]\n"
+                        "   |              ^\n"
+                        "k.py:20:1: note: the call whose arguments make the index 4\n"
+                        " 20 | rd(a, 4)\n"
+                        "    | ^~~~~~~~\n"
+                        "k.py:10:20: error[QD2172]: index 3 is out of bounds for axis 1 of an element of 'x' with size 3, and the access "
+                        "runs on every launch of kernel 'el' with this call's arguments: in debug mode Quadrants' bounds check raises "
+                        "there (Out of bound access)\n"
+                        " 10 |     return x[0][r, c]\n"
+                        "    |                    ^\n"
+                        "k.py:21:1: note: the call whose arguments make the index 3\n"
+                        " 21 | el(m, 1, 3)\n"
+                        "    | ^~~~~~~~~~~\n"
+                        "k.py:14:7: error[QD2172]: index 3 is out of bounds for axis 0 of 'v' with size 3, and the access runs on every "
+                        "launch of kernel 'vec' with this call's arguments: in debug mode Quadrants' bounds check raises there (Out of "
+                        "bound access)\n"
+                        " 14 |     v[i + 1] = 0\n"
+                        "    |       ^~~~~\n"
+                        "k.py:22:1: note: the call whose arguments make the index 3\n"
+                        " 22 | vec(2)\n"
+                        "    | ^~~~~~\n"
+                        "k.py:18:14: error[QD2172]: index reaches 6 in its loop, out of bounds for axis 1 of 'x' with size 6, and the "
+                        "access runs on every launch of kernel 'fill' with this call's arguments: in debug mode Quadrants' bounds check "
+                        "raises there (Out of bound access)\n"
+                        " 18 |         x[i, j] = 1.0\n"
+                        "    |              ^\n"
+                        "k.py:23:1: note: the call whose arguments make the index 6\n"
+                        " 23 | fill(a)\n"
+                        "    | ^~~~~~~\n");
+    /* a qd.graph.do_while body runs at least once; a static range with a step reaches its last value (8) */
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "arr = qd.ndarray(qd.f32, shape=(4,))\n"
+                        "c = qd.ndarray(qd.i32, shape=())\n"
+                        "@qd.kernel(graph=True)\n"
+                        "def k(a: qd.types.ndarray(qd.f32, ndim=1), c: qd.types.ndarray(qd.i32, ndim=0)):\n"
+                        "    while qd.graph.do_while(c):\n"
+                        "        for i in qd.static(range(2, 10, 3)):\n"
+                        "            a[i] = 1.0\n"
+                        "        for i in range(1):\n"
+                        "            c[()] = c[()] - 1\n"
+                        "k(arr, c)\n",
+                        "k.py:9:15: error[QD2172]: index reaches 8 in its loop, out of bounds for axis 0 of 'a' with size 4, and the "
+                        "access runs on every launch of kernel 'k' with this call's arguments: in debug mode Quadrants' bounds check "
+                        "raises there (Out of bound access)\n"
+                        " 9 |             a[i] = 1.0\n"
+                        "   |               ^\n"
+                        "k.py:12:1: note: the call whose arguments make the index 8\n"
+                        " 12 | k(arr, c)\n"
+                        "    | ^~~~~~~~~\n");
+}
+
+/* Not certain, so left to the run-time check: an access under a run-time if, in a loop that may break first or
+ * whose range is read from memory, in a loop that never runs, an index read from memory or bound under a run-time
+ * if, the right of `and`; an affine index whose loop terms cancel (j - j + i) stays in bounds; and without debug
+ * mode nothing is refused. */
+Test(rejects, debug_out_of_bound_not_certain) {
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "qd.init(debug=True)\n"
+                         "a = qd.ndarray(qd.f32, shape=(4,))\n"
+                         "@qd.kernel\n"
+                         "def k(x: qd.types.ndarray(qd.f32, ndim=1), n: qd.i32, i: qd.i32):\n"
+                         "    if n > 0:\n"
+                         "        x[i + 4] = 1.0\n"
+                         "    for r in range(1):\n"
+                         "        for j in range(8):\n"
+                         "            if j >= 4:\n"
+                         "                break\n"
+                         "            x[j] = 2.0\n"
+                         "        for j in range(qd.i32(x[1])):\n"
+                         "            x[j + 4] = 3.0\n"
+                         "    for j in range(0):\n"
+                         "        x[j + 9] = 3.0\n"
+                         "    for j in range(6):\n"
+                         "        x[j - j + i] = 4.0\n"
+                         "    t = i + 1\n"
+                         "    if x[2] > 0:\n"
+                         "        t = 0\n"
+                         "    x[t] = 5.0\n"
+                         "    x[qd.i32(x[0]) + 7] = 6.0\n"
+                         "    y = n > 0 and x[i + 6] > 0\n"
+                         "    v = qd.Vector([1, 2, 3, 4])\n"
+                         "    v[i] = 0\n"
+                         "    x[i] = 7.0\n"
+                         "k(a, 0, 3)\n"
+                         "k(a, 9, 0)\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "a = qd.ndarray(qd.f32, shape=(4, 6))\n"
+                         "@qd.kernel\n"
+                         "def rd(x: qd.types.ndarray(qd.f32, ndim=2), i: qd.i32) -> qd.f32:\n"
+                         "    return x[i, 1]\n"
+                         "rd(a, 4)\n");
+}
+
+static const char oob_valid_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    (void)argc;\n"
+    "    for (int i = 0; i < 3; i++) {\n"
+    "        k_args a = {.i = i};\n"
+    "        if (k(&a, atoi(argv[1]))) return 2;\n"
+    "        for (int j = 0; j < 4; j++) printf(\"%d\\n\", qd_field_out[j]);\n"
+    "    }\n"
+    "    return 0;\n}\n";
+
+/* The in-bounds calls of a kernel that debug mode checks against the calls' values compile, and the kernel
+ * computes what Python does for each index (v = [10, 20, 30]: out = v + v[i], then v[2 - i]) on 1 and 4 threads. */
+Test(rejects, debug_in_bounds_calls_run_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    static const char src[] = "import quadrants as qd\n"
+                              "qd.init(debug=True)\n"
+                              "out = qd.field(qd.i32, shape=(4,))\n"
+                              "@qd.kernel\n"
+                              "def k(i: qd.i32):\n"
+                              "    v = qd.Vector([10, 20, 30])\n"
+                              "    for j in range(3):\n"
+                              "        out[j] = v[j] + v[i]\n"
+                              "    out[3] = v[2 - i]\n"
+                              "k(0)\n"
+                              "k(2)\n";
+    static const int64_t want[12] = {20, 30, 40, 30, 30, 40, 50, 20, 40, 50, 60, 10};
+    const char *threads[] = {"1", "4"};
+    for (int t = 0; t < 2; t++) {
+        char *dir = make_temp_dir();
+        int64_t got[12];
+        x86_run_ints(dir, "oob.py", src, oob_valid_host, threads[t], got, 12);
+        for (int k = 0; k < 12; k++) cr_expect_eq(got[k], want[k], "%s threads: value %d: got %lld, want %lld", threads[t], k, (long long)got[k], (long long)want[k]);
+        remove_tree(dir);
+        free(dir);
+    }
+}
+
+/* Debug mode, BufferView (Quadrants' buffer_view.py asserts): an index outside a view whose size the call's slice
+ * fixes, a subview past its parent, a view constructed in the kernel past its ndarray; an in-bounds kernel beside
+ * them compiles. */
+Test(rejects, debug_buffer_view_out_of_range) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "from quadrants import BufferView\n"
+                        "qd.init(debug=True)\n"
+                        "data = qd.ndarray(qd.f32, shape=(32,))\n"
+                        "@qd.kernel\n"
+                        "def k(v: BufferView[qd.f32]):\n"
+                        "    for i in range(1):\n"
+                        "        v[v.size + i] = 1.0\n"
+                        "@qd.kernel\n"
+                        "def sub(v: BufferView[qd.f32]):\n"
+                        "    for i in range(3):\n"
+                        "        s = v.subview(v.size - 2 + i, 1)\n"
+                        "        s[0] = 1.0\n"
+                        "@qd.kernel\n"
+                        "def ctor(arr: qd.types.ndarray(qd.f32, ndim=1)):\n"
+                        "    view = BufferView(arr, 28, 8)\n"
+                        "    view[0] = 1.0\n"
+                        "@qd.kernel\n"
+                        "def ok(v: BufferView[qd.f32], arr: qd.types.ndarray(qd.f32, ndim=1)):\n"
+                        "    v[v.size - 1] = 1.0\n"
+                        "    w = v.subview(2, v.size - 2)\n"
+                        "    w[w.size - 1] = 2.0\n"
+                        "    view = BufferView(arr, 24, 8)\n"
+                        "    view[7] = 3.0\n"
+                        "k(data[:16])\n"
+                        "sub(data[-8:])\n"
+                        "ctor(data)\n"
+                        "ok(data[4:12], data)\n",
+                        "k.py:8:11: error[QD2172]: BufferView Out Of Range: index reaching 16 of view 'v' with size 16, and the access "
+                        "runs on every launch of kernel 'k' with this call's arguments: in debug mode Quadrants' BufferView check "
+                        "raises there\n"
+                        " 8 |         v[v.size + i] = 1.0\n"
+                        "   |           ^~~~~~~~~~\n"
+                        "k.py:25:1: note: the call whose arguments make the index 16\n"
+                        " 25 | k(data[:16])\n"
+                        "    | ^~~~~~~~~~~~\n"
+                        "k.py:12:13: error[QD2172]: BufferView subview Out Of Range: offset=8, size=1, parent size=8 (in its loop), and "
+                        "the access runs on every launch of kernel 'sub' with this call's arguments: in debug mode Quadrants' "
+                        "BufferView check raises there\n"
+                        " 12 |         s = v.subview(v.size - 2 + i, 1)\n"
+                        "    |             ^~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+                        "k.py:26:1: note: the call whose arguments make the offset 8 and the size 1\n"
+                        " 26 | sub(data[-8:])\n"
+                        "    | ^~~~~~~~~~~~~~\n"
+                        "k.py:16:12: error[QD2172]: BufferView construction out of range: offset=28, size=8, ndarray length=32, and "
+                        "the access runs on every launch of kernel 'ctor' with this call's arguments: in debug mode Quadrants' "
+                        "BufferView check raises there\n"
+                        " 16 |     view = BufferView(arr, 28, 8)\n"
+                        "    |            ^~~~~~~~~~~~~~~~~~~~~~\n"
+                        "k.py:27:1: note: the call whose arguments make the offset 28 and the size 8\n"
+                        " 27 | ctor(data)\n"
+                        "    | ^~~~~~~~~~\n");
+}
+
+/* A constant index out of a field's bounds at the top level of a kernel the script calls: QD2172 notes the call. */
+Test(rejects, debug_out_of_bound_notes_the_call) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "x = qd.field(qd.i32, shape=(8,))\n"
+                        "@qd.kernel\n"
+                        "def k():\n"
+                        "    x[8] = 1\n"
+                        "k()\n",
+                        "k.py:6:7: error[QD2172]: index 8 is out of bounds for axis 0 of 'x' with size 8, and the access runs on "
+                        "every launch of kernel 'k': in debug mode Quadrants' bounds check raises there (Out of bound access)\n"
+                        " 6 |     x[8] = 1\n"
+                        "   |       ^\n"
+                        "k.py:7:1: note: kernel 'k' is called here\n"
+                        " 7 | k()\n"
+                        "   | ^~~\n");
+    /* np.random.randn(4): a numpy array of shape (4,) */
+    expect_k_py_refused("import numpy as np\n"
+                        "import quadrants as qd\n"
+                        "qd.init(debug=True)\n"
+                        "@qd.kernel\n"
+                        "def rd(a: qd.types.NDArray, i: qd.i32) -> qd.f32:\n"
+                        "    return a[i]\n"
+                        "a = np.random.randn(4)\n"
+                        "rd(a, 3)\n"
+                        "rd(a, -1)\n",
+                        "k.py:6:14: error[QD2172]: index -1 is out of bounds for axis 0 of 'a' with size 4, and the access runs on "
+                        "every launch of kernel 'rd' with this call's arguments: in debug mode Quadrants' bounds check raises there "
+                        "(Out of bound access)\n"
+                        " 6 |     return a[i]\n"
+                        "   |              ^\n"
+                        "k.py:9:1: note: the call whose arguments make the index -1\n"
+                        " 9 | rd(a, -1)\n"
+                        "   | ^~~~~~~~~\n");
+}
+
+/* @qd.data_oriented(template_primitives=False): a primitive member is a run-time kernel argument (Quadrants'
+ * ast_transformer_utils.py), so qd.static of it is QD2062; its kind (integer or float) is fixed by the first launch
+ * of each kernel that reads it, and a later launch with an integer member now a float is QD2069 (kernel.py's
+ * TypeError). A kernel that does not read the member, a float member made an int, and the default class compile. */
+Test(rejects, template_primitives_false_members) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "@qd.data_oriented(template_primitives=False)\n"
+                        "class Sim:\n"
+                        "    def __init__(self):\n"
+                        "        self.n = 4\n"
+                        "        self.out = qd.field(qd.i32, shape=8)\n"
+                        "sim = Sim()\n"
+                        "@qd.kernel\n"
+                        "def step(s: qd.template()):\n"
+                        "    for i in range(qd.static(s.n)):\n"
+                        "        s.out[i] = i\n"
+                        "step(sim)\n",
+                        "k.py:10:30: error[QD2062]: 'n' is a primitive member of a @qd.data_oriented(template_primitives=False) "
+                        "object, so it is a runtime kernel argument and cannot be used inside qd.static(). Either remove "
+                        "qd.static(), or decorate the class @qd.data_oriented (the default, template_primitives=True) to bake 'n' "
+                        "as a compile-time constant.\n"
+                        " 10 |     for i in range(qd.static(s.n)):\n"
+                        "    |                              ^~~\n"
+                        "k.py:5:9: note: 'n' is set here\n"
+                        " 5 |         self.n = 4\n"
+                        "   |         ^~~~~~\n");
+    expect_k_py_refused("import quadrants as qd\n"
+                        "@qd.data_oriented(template_primitives=False)\n"
+                        "class Sim:\n"
+                        "    def __init__(self):\n"
+                        "        self.k = 2\n"
+                        "        self.f = 0.5\n"
+                        "        self.out = qd.field(qd.f32, shape=1)\n"
+                        "sim = Sim()\n"
+                        "@qd.kernel\n"
+                        "def step(s: qd.template()):\n"
+                        "    s.out[0] = s.k + s.f\n"
+                        "@qd.kernel\n"
+                        "def other(s: qd.template()):\n"
+                        "    s.out[0] = 1.0\n"
+                        "step(sim)\n"
+                        "sim.f = 2\n"
+                        "sim.k = 1.5\n"
+                        "other(sim)\n"
+                        "step(sim)\n",
+                        "k.py:19:6: error[QD2069]: Primitive member 'k' of a @qd.data_oriented(template_primitives=False) object "
+                        "was lifted as an integer kernel argument (its type at first compile), but is now a float (1.5); coercing "
+                        "it would truncate. Keep the member's type stable across launches, or use the default "
+                        "template_primitives=True to re-specialise the kernel per type.\n"
+                        " 19 | step(sim)\n"
+                        "    |      ^~~\n"
+                        "k.py:17:1: note: 'k' is set to a float here\n"
+                        " 17 | sim.k = 1.5\n"
+                        "    | ^~~~~\n");
+    expect_k_py_compiles("import quadrants as qd\n"
+                         "@qd.data_oriented\n"
+                         "class Sim:\n"
+                         "    def __init__(self):\n"
+                         "        self.n = 4\n"
+                         "        self.k = 2\n"
+                         "        self.out = qd.field(qd.f32, shape=8)\n"
+                         "sim = Sim()\n"
+                         "@qd.kernel\n"
+                         "def step(s: qd.template()):\n"
+                         "    for i in range(qd.static(s.n)):\n"
+                         "        s.out[i] = s.k\n"
+                         "step(sim)\n"
+                         "sim.k = 1.5\n"
+                         "step(sim)\n");
+}
+
+/* A @qd.kernel method called on an instance of a class without @qd.data_oriented: Quadrants' "Please decorate
+ * class ... with @qd.data_oriented" (kernel_impl.py) at the call, a note at the class; also through a base class. */
+Test(rejects, kernel_method_of_an_undecorated_class) {
+    expect_k_py_refused("import quadrants as qd\n"
+                        "class Base:\n"
+                        "    @qd.kernel\n"
+                        "    def reduce(self):\n"
+                        "        pass\n"
+                        "class Array1D(Base):\n"
+                        "    def __init__(self, n):\n"
+                        "        self.n = n\n"
+                        "arr = Array1D(128)\n"
+                        "arr.reduce()\n",
+                        "k.py:10:1: error[QD2069]: Please decorate class Array1D with @qd.data_oriented (kernel 'reduce' is its "
+                        "method, called here)\n"
+                        " 10 | arr.reduce()\n"
+                        "    | ^~~~~~~~~~\n"
+                        "k.py:2:7: note: 'Base' is defined here without @qd.data_oriented\n"
+                        " 2 | class Base:\n"
+                        "   |       ^~~~\n");
+}
+
+static const char str_template_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    (void)argc;\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    k__s_neg_5Frow_args a = {0};\n"
+    "    if (k__s_neg_5Frow(&a, nt)) return 2;\n"
+    "    printf(\"%d\\n%d\\n\", qd_field_x[0], qd_field_x[1]);\n"
+    "    k__s_a_20b_args b = {0};\n"
+    "    if (k__s_a_20b(&b, nt)) return 2;\n"
+    "    printf(\"%d\\n%d\\n\", qd_field_x[0], qd_field_x[1]);\n"
+    "    return 0;\n}\n";
+
+/* A str passed to a qd.template() parameter (a literal, or a name bound to one) instantiates the kernel once per
+ * value, spelled s_ then letters and digits and _XX for other bytes; qd.static(m == "...") picks the branch. */
+Test(rejects, str_template_arguments_run_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    static const char src[] = "import quadrants as qd\n"
+                              "mode = \"neg_row\"\n"
+                              "x = qd.field(qd.i32, shape=(2,))\n"
+                              "@qd.kernel\n"
+                              "def k(m: qd.template()):\n"
+                              "    if qd.static(m == \"neg_row\"):\n"
+                              "        x[0] = 1\n"
+                              "    else:\n"
+                              "        x[1] = 2\n"
+                              "k(mode)\n"
+                              "k(\"a b\")\n"
+                              "k(mode)\n";
+    char *dir = make_temp_dir();
+    int64_t got[4];
+    x86_run_ints(dir, "s.py", src, str_template_host, "2", got, 4);
+    cr_expect(got[0] == 1 && got[1] == 0 && got[2] == 1 && got[3] == 2, "got %lld %lld %lld %lld", (long long)got[0], (long long)got[1],
+              (long long)got[2], (long long)got[3]);
+    remove_tree(dir);
+    free(dir);
+}
+
 /* A host call's argument of the wrong kind for a kernel parameter (Quadrants' _func_base.py): a dataclass
  * instance for a scalar, an instance of another struct type for a struct; the matching ones compile. */
 Test(rejects, struct_and_dataclass_arguments) {
