@@ -1291,7 +1291,8 @@ Test(qdrt, examples_typed_launchers_vulkan, .timeout = 300) { typed_everywhere(Q
  * refused) and, with the scale and the extent, a 408-byte argument block: over vulkan1.2's 128
  * push-constant bytes (limits.max_push_constant_bytes), so qdc puts it in a read-only storage
  * buffer at set 0, the binding after the ndarrays' (metadata "buffer", qdc-spirv(7)), and libqdrt
- * fills and binds it. Both devices give the exact values, every component in its place. */
+ * fills and binds it. Both devices give the exact values, every component in its place, through
+ * the API and through qdrun (which also refused more than 64 parameters). */
 Test(qdrt, big_vector_argument_in_a_buffer) {
     char *dir = make_temp_dir(), *src = xasprintf("%s/bv.qd", dir);
     write_text(src, "import quadrants as qd\n\n@qd.kernel\n"
@@ -1310,13 +1311,13 @@ Test(qdrt, big_vector_argument_in_a_buffer) {
         if (dev) {
             qdrt_module *mm;
             qdrt_array *arr;
-            int64_t n = N;
+            int64_t len = N;
             float out[N];
             qdrt_value args[102];
             for (int j = 0; j < 100; j++) args[j] = qdrt_f64(j * 0.25 - 7);
             args[100] = qdrt_f64(3.0);
             cr_assert_eq(qdrt_module_load(dev, mod, NULL, &mm), QDRT_OK, "%s", qdrt_error());
-            cr_assert_eq(qdrt_array_new(dev, QDRT_F32, 1, &n, &arr), QDRT_OK);
+            cr_assert_eq(qdrt_array_new(dev, QDRT_F32, 1, &len, &arr), QDRT_OK);
             args[101] = qdrt_arr(arr);
             cr_assert_eq(qdrt_launch_kernel(mm, "k", args, 102, NULL, 0), QDRT_OK, "%s: %s", both[f][2], qdrt_error());
             cr_assert_eq(qdrt_array_read(arr, out, sizeof out), QDRT_OK);
@@ -1327,6 +1328,25 @@ Test(qdrt, big_vector_argument_in_a_buffer) {
             cr_assert_eq(qdrt_launch_kernel(mm, "k", args, 101, NULL, 0), QDRT_E_ARGUMENT);
             cr_expect_str_eq(qdrt_error(), "kernel k takes 102 arguments, 101 given");
             qdrt_device_close(dev);
+            /* qdrun takes the 102 arguments too: v_0=... v_99=..., s=3, out=@FILE.npy */
+            const char *argv[108] = {qdrun_bin()}; /* 106 words and the NULL */
+            char *owned[102], *npy = xasprintf("%s/out.npy", dir), *dv = xasprintf("--device=%s", both[f][2]);
+            float zero[N] = {0};
+            write_npy(npy, "<f4", N, zero, sizeof zero);
+            int n = 1;
+            argv[n++] = mod, argv[n++] = "k", argv[n++] = dv;
+            for (int j = 0; j < 100; j++) argv[n++] = owned[j] = xasprintf("v_%d=%g", j, j * 0.25 - 7);
+            argv[n++] = owned[100] = xstrdup("s=3"), argv[n++] = owned[101] = xasprintf("out=@%s", npy);
+            RunResult r = vk_spawn(argv);
+            cr_expect_eq(r.status, 0, "qdrun %s: %s", both[f][2], r.err);
+            read_npy(npy, "<f4", N, out, sizeof out);
+            for (int i = 0; i < N; i++) {
+                float want = i < 100 ? (float)(i * 0.25 - 7) * 3.0f : 3.0f * (float)i;
+                cr_expect_eq(out[i], want, "qdrun %s: out[%d] = %g, want %g", both[f][2], i, (double)out[i], (double)want);
+            }
+            run_free(&r);
+            for (int j = 0; j < 102; j++) free(owned[j]);
+            free(npy), free(dv);
         }
         free(mod), free(meta), free(json);
     }
