@@ -386,6 +386,7 @@ static const struct { CapKey key; long min, max; bool pow2; const char *why; } i
     {CAPK_DEFAULT_BLOCK,  1, 1 << 20, false, "threads of a block"},
     {CAPK_MAX_BLOCK,      1, 1 << 20, false, "threads of a block"},
     {CAPK_MAX_SHARED,     1, 1L << 30, false, "bytes of shared memory per block"},
+    {CAPK_MAX_PUSH,       128, 1L << 20, false, "bytes of a push-constant block; Vulkan guarantees 128"},
     {CAPK_CLOCK_BITS,     16, 64, false, "bits of a cycle counter"},
 };
 
@@ -806,7 +807,7 @@ static bool apply_file(Ld *L) {
     /* facts backends read with no default in C: every selectable family states them */
     static const struct { const char *backend; CapKey key; } required[] = {
         {NULL, CAPK_DEFAULT_BLOCK}, {NULL, CAPK_MAX_BLOCK}, {NULL, CAPK_SUBGROUP_WIDTH},
-        {"spirv", CAPK_SPIRV_ENV},  {"msl", CAPK_SPIRV_ENV},
+        {"spirv", CAPK_SPIRV_ENV},  {"msl", CAPK_SPIRV_ENV}, {"spirv", CAPK_MAX_PUSH},
     };
     for (size_t i = 0; i < ARRAY_LEN(required) && !L->t->abstract; i++)
         if ((!required[i].backend || !strcmp(required[i].backend, be)) && !L->t->facts[required[i].key].value) {

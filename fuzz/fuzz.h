@@ -17,6 +17,13 @@ void fuzz_quiet_diagnostics(void);
 CapDb *fuzz_open_capdb(const char *user_dir, bool lazy);
 /* Every family of db, in the database's order (malloc'ed; *n set). Dies when there is none. */
 const CapTarget **fuzz_all_targets(CapDb *db, unsigned *n);
-/* Runs the pipeline on text; t == NULL stops after the checker. Returns true if it compiled. */
+/* Runs the pipeline on text; t == NULL stops after the checker. Returns true if it compiled.
+ * fuzz_compile is at -O2 (qdc's default); fuzz_compile_at at opt_level (0-3). */
 bool fuzz_compile(const char *name, const uint8_t *text, size_t len, const CapTarget *t);
+bool fuzz_compile_at(const char *name, const uint8_t *text, size_t len, const CapTarget *t, int opt_level);
+/* An input's FNV-1a hash (the per-input choices that must replay: family, -O level). */
+uint32_t fuzz_hash(const uint8_t *data, size_t size);
+/* The -O level of an input with hash h for the targets that run LLVM's code generation: -O2 one
+ * input in eight, -O0 the others (fuzz/README, "Cost per execution"). */
+int fuzz_opt_level(uint32_t h);
 #endif

@@ -51,7 +51,20 @@ static EmitKind fuzz_emit_kind(const CapTarget *t) {
     return be->in_process;
 }
 
-static bool emit(const IrModule *ir, const CapTarget *t, Arena *arena) {
+uint32_t fuzz_hash(const uint8_t *data, size_t size) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < size; i++) h = (h ^ data[i]) * 16777619u;
+    return h;
+}
+
+/* -O0 is most of an input's cost saved (no optimization pipeline, LLVM's fast instruction
+ * selection and register allocation) and reaches the same qdc code: the frontend, lowering, IR
+ * emission and LLVM's verifier run identically; only LLVM's own optimizers, which libFuzzer's
+ * coverage does not see (libLLVM is not instrumented), wait for the eighth input. The hash's
+ * high bits choose, so the low bits' family choices (fuzz_kernel) are independent of it. */
+int fuzz_opt_level(uint32_t h) { return (h >> 29) == 0 ? 2 : 0; }
+
+static bool emit(const IrModule *ir, const CapTarget *t, Arena *arena, int opt_level) {
     LowerOptions lo = {NULL, 0, false, false};
     int before = diag_error_count();
     const IrLowered *low = lower_module(ir, t, &lo, arena);
@@ -61,13 +74,17 @@ static bool emit(const IrModule *ir, const CapTarget *t, Arena *arena) {
     lower_report(ir, low, t, true, &rep);
     const Backend *be = backend_find(cap_backend(t));
     if (!be) die("no backend for '%s'", cap_backend(t));
-    TargetOptions to = {.emit = fuzz_emit_kind(t), .opt_level = 2, .module_name = "fuzz"};
+    TargetOptions to = {.emit = fuzz_emit_kind(t), .opt_level = opt_level, .module_name = "fuzz"};
     bool ok = be->emit(ir, low, t, &to, &out) && diag_error_count() == before;
     sb_free(&rep), sb_free(&out);
     return ok;
 }
 
 bool fuzz_compile(const char *name, const uint8_t *text, size_t len, const CapTarget *t) {
+    return fuzz_compile_at(name, text, len, t, 2);
+}
+
+bool fuzz_compile_at(const char *name, const uint8_t *text, size_t len, const CapTarget *t, int opt_level) {
     diag_reset_counts();
     Source *src = source_new(name, (const char *)text, len);
     Arena arena = {0};
@@ -82,7 +99,7 @@ bool fuzz_compile(const char *name, const uint8_t *text, size_t len, const CapTa
         if (ir && diag_error_count() == before) {
             ir_expand_module(ir, &arena);
             ir_dump(ir, NULL, &dump);
-            ok = t ? emit(ir, t, &arena) : true;
+            ok = t ? emit(ir, t, &arena, opt_level) : true;
         }
         sb_free(&dump);
     }

@@ -3,9 +3,10 @@
  * the way a user would write them; libFuzzer's byte mutations run one time in eight. An input
  * that checks is compiled for one family of one backend kind (x86_64, PTX, AMDGPU, SPIR-V, MSL),
  * both chosen by a hash of the input so that a crash replays: the kinds take turns over the
- * inputs. (Compiling every input for all five kinds made the target 7 executions/s, five LLVM or
- * SPIR-V runs per input; one per input tries five times as many kernels in the same time, and
- * coverage feedback still comes from every backend.) */
+ * inputs; the hash also picks -O0 or (one input in eight) -O2 (fuzz_opt_level). (Compiling
+ * every input for all five kinds made the target 7 executions/s, five LLVM or SPIR-V runs per
+ * input; one per input tries five times as many kernels in the same time, and coverage feedback
+ * still comes from every backend.) */
 #include "fuzz.h"
 #include "kernel_mutator.h"
 #include "../capdb/capdb.h"
@@ -42,11 +43,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     return 0;
 }
 
+/* One run of the pipeline per input: a kernel the checker rejects stops there, as the separate
+ * check-only run before the compile (which parsed and checked every accepted input twice) did. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (!fuzz_compile("fuzz.qd", data, size, NULL)) return 0; /* rejected by the checker */
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < size; i++) h = (h ^ data[i]) * 16777619u;
+    uint32_t h = fuzz_hash(data, size);
     unsigned k = h % nkinds;
-    fuzz_compile("fuzz.qd", data, size, by_kind[k][(h >> 8) % nkind[k]]);
+    fuzz_compile_at("fuzz.qd", data, size, by_kind[k][(h >> 8) % nkind[k]], fuzz_opt_level(h));
     return 0;
 }

@@ -1,7 +1,8 @@
 /* libFuzzer target: the whole pipeline on generated kernels. The input bytes drive a small
  * generator of valid-looking Quadrants modules (fields, ndarrays, shared arrays, every atomic op
  * with dtypes, orders and scopes, volatile loads, fences, nested control flow), compiled for one
- * family of the database chosen by the first byte: every backend is reached. */
+ * family of the database chosen by the first byte: every backend is reached; at -O0, or -O2 for
+ * one input in eight (fuzz_opt_level). */
 #include "fuzz.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,7 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const CapTarget *t = targets[pick(&g, 255) % ntargets];
     module(&g);
     if (getenv("QDC_FUZZ_PRINT")) fprintf(stderr, "--- %s ---\n%s", cap_name(t), g.out.data);
-    fuzz_compile("gen.qd", (const uint8_t *)g.out.data, g.out.len, t);
+    fuzz_compile_at("gen.qd", (const uint8_t *)g.out.data, g.out.len, t, fuzz_opt_level(fuzz_hash(data, size)));
     sb_free(&g.out);
     return 0;
 }

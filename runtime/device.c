@@ -301,6 +301,7 @@ static bool parse_kernel(qdrt_module *m, const J *jk, Kernel *k, qdrt_status *st
     const J *ps = jget(jk, "params"), *ts = jget(jk, "tasks"), *ls = jget(jk, "loops"), *pc = jget(jk, "push_constants");
     const char *name = jstr(jk, "name");
     bool ok = true;
+    k->args_binding = -1;
     if (!name || !ps || ps->kind != J_ARR || !ts || ts->kind != J_ARR || !ts->nkids) ok = BAD("metadata: a kernel without name, params or tasks");
     if (ok) k->name = dup(name);
     k->params = calloc((size_t)(ps ? ps->nkids : 0) + 1, sizeof *k->params);
@@ -352,6 +353,10 @@ static bool parse_kernel(qdrt_module *m, const J *jk, Kernel *k, qdrt_status *st
     if (ok && pc) {
         const J *mem = jget(pc, "members");
         k->push_size = (int)jnum(pc, "size", 0);
+        const J *buf = jget(pc, "buffer"); /* a block larger than the family's push constants (qdc-spirv(7)) */
+        k->args_binding = buf ? (int)jnum(buf, "binding", -1) : -1;
+        if (buf && (jnum(buf, "set", -1) != 0 || k->args_binding < 0))
+            ok = BAD("metadata: kernel %s: malformed push-constant buffer", name);
         k->push = calloc((size_t)(mem ? mem->nkids : 0) + 1, sizeof *k->push);
         for (int i = 0; ok && mem && i < mem->nkids; i++) {
             const J *jm = &mem->kids[i];
@@ -849,14 +854,10 @@ static qdrt_status scalar_bits(const Kernel *k, const Param *p, const qdrt_value
     return QDRT_OK;
 }
 
-qdrt_status qdrt_launch_kernel(qdrt_module *m, const char *kernel, const qdrt_value *args, int nargs, void *ret, size_t ret_bytes) {
-    Kernel *k = kernel_of(m, kernel);
-    if (!k) return qdrt_fail(QDRT_E_ARGUMENT, "module %s has no kernel %s", m->name, kernel);
-    if (nargs != k->nparams)
-        return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s takes %d argument%s, %d given", kernel, k->nparams, k->nparams == 1 ? "" : "s", nargs);
-    qdrt_array *arr[64] = {0};
-    uint64_t sc[64] = {0};
-    if (k->nparams > 64) return qdrt_fail(QDRT_E_UNSUPPORTED, "kernel %s has more than 64 parameters", kernel);
+/* The arguments checked against the parameters: arrays in arr[], scalars' bits in sc[]. */
+static qdrt_status launch_args(const qdrt_module *m, const Kernel *k, const qdrt_value *args, qdrt_array **arr, uint64_t *sc) {
+    const char *kernel = k->name;
+    int nargs = k->nparams;
     for (int i = 0; i < nargs; i++) {
         const Param *p = &k->params[i];
         const qdrt_array *a = args[i].array;
@@ -877,6 +878,11 @@ qdrt_status qdrt_launch_kernel(qdrt_module *m, const char *kernel, const qdrt_va
                              a->ndim, a->ndim == 1 ? "" : "s", p->ndim);
         arr[i] = (qdrt_array *)a;
     }
+    return QDRT_OK;
+}
+
+static qdrt_status launch_checked(qdrt_module *m, Kernel *k, qdrt_array **arr, const uint64_t *sc, void *ret, size_t ret_bytes) {
+    const char *kernel = k->name;
     for (int l = 0; l < k->nloops; l++)
         if (!arr[k->loops[l].param]->bytes)
             return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s: the loop condition %s is an empty array", kernel, k->params[k->loops[l].param].name);
@@ -889,6 +895,20 @@ qdrt_status qdrt_launch_kernel(qdrt_module *m, const char *kernel, const qdrt_va
         const RetMember *rm = &k->rets[r];
         st = qdrt_field_read(m, m->fields[rm->field].name, (char *)ret + rm->offset, (size_t)rm->count * qdrt_dtype_size(rm->dtype));
     }
+    return st;
+}
+
+qdrt_status qdrt_launch_kernel(qdrt_module *m, const char *kernel, const qdrt_value *args, int nargs, void *ret, size_t ret_bytes) {
+    Kernel *k = kernel_of(m, kernel);
+    if (!k) return qdrt_fail(QDRT_E_ARGUMENT, "module %s has no kernel %s", m->name, kernel);
+    if (nargs != k->nparams)
+        return qdrt_fail(QDRT_E_ARGUMENT, "kernel %s takes %d argument%s, %d given", kernel, k->nparams, k->nparams == 1 ? "" : "s", nargs);
+    /* as many parameters as the metadata lists (a vector argument is one per component) */
+    qdrt_array **arr = calloc((size_t)nargs + 1, sizeof *arr);
+    uint64_t *sc = calloc((size_t)nargs + 1, sizeof *sc);
+    qdrt_status st = arr && sc ? launch_args(m, k, args, arr, sc) : qdrt_fail(QDRT_E_MEMORY, "out of memory");
+    if (!st) st = launch_checked(m, k, arr, sc, ret, ret_bytes);
+    free(arr), free(sc);
     return st;
 }
 

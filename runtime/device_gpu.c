@@ -185,13 +185,11 @@ static qdrt_status gpu_load(qdrt_module *m, const void *code, size_t size) {
     return st;
 }
 
-static qdrt_status gpu_launch(qdrt_module *m, Kernel *k, qdrt_array *const *a, const uint64_t *s) {
+/* params[] and shapes[]: one word per scalar, an ndarray's pointer and each of its extents. */
+static qdrt_status gpu_run(qdrt_module *m, Kernel *k, qdrt_array *const *a, const uint64_t *s, void **fns, void **params, int32_t *shapes) {
     Gpu *g = m->dev->impl;
-    void **fns = k->impl, *params[256];
-    int32_t shapes[256];
     int np = 0, ns = 0;
     for (int i = 0; i < k->nparams; i++) { /* qdc-abi(7): scalars by value, an ndarray's pointer then its extents */
-        if (np + 1 + k->params[i].ndim > 256) return qdrt_fail(QDRT_E_UNSUPPORTED, "kernel %s: more than 256 parameter words", k->name);
         if (!a[i]) {
             params[np++] = (void *)&s[i];
             continue;
@@ -218,6 +216,18 @@ static qdrt_status gpu_launch(qdrt_module *m, Kernel *k, qdrt_array *const *a, c
     GCHECK(g, g->sync(), g->api->sync);
     m->dev->last_run_ms = (qdrt_now() - t0) * 1e3;
     return QDRT_OK;
+}
+
+static qdrt_status gpu_launch(qdrt_module *m, Kernel *k, qdrt_array *const *a, const uint64_t *s) {
+    void **fns = k->impl;
+    size_t words = 1;
+    for (int i = 0; i < k->nparams; i++) words += 1 + (size_t)k->params[i].ndim;
+    void **params = calloc(words, sizeof *params);
+    int32_t *shapes = calloc(words, sizeof *shapes);
+    if (!params || !shapes) return free(params), free(shapes), qdrt_fail(QDRT_E_MEMORY, "out of memory");
+    qdrt_status st = gpu_run(m, k, a, s, fns, params, shapes);
+    free(params), free(shapes);
+    return st;
 }
 
 const Backend qdrt_cuda_backend = {"cuda", "ptx", cuda_open, gpu_close, gpu_alloc, gpu_release, gpu_write, gpu_read,

@@ -701,24 +701,28 @@ static void vk_unload(qdrt_module *m) {
     m->impl = NULL;
 }
 
-/* A kernel's slots: its ndarray parameters at set 0, the module's fields at set 1. */
-static int kernel_bindings(const qdrt_module *m, const Kernel *k, qdrt_array *const *a, qdrt_binding *b) {
+/* A kernel's slots: its ndarray parameters at set 0 (and its argument block where it is a buffer,
+ * qdc-spirv(7)), the module's fields at set 1. */
+static int kernel_bindings(const qdrt_module *m, const Kernel *k, qdrt_array *const *a, qdrt_array *args, qdrt_binding *b) {
     int nb = 0;
     for (int i = 0; i < k->nparams; i++)
         if (k->params[i].array) b[nb++] = (qdrt_binding){0, (uint32_t)k->params[i].binding, a ? a[i] : NULL};
+    if (k->args_binding >= 0) b[nb++] = (qdrt_binding){0, (uint32_t)k->args_binding, args};
     for (int i = 0; i < m->nfields; i++) b[nb++] = (qdrt_binding){1, (uint32_t)m->fields[i].binding, m->fields[i].store};
     return nb;
 }
 
 static qdrt_status vk_kernel(Vk *v, qdrt_module *m, Kernel *k) {
-    if ((uint32_t)k->push_size > v->max_push)
+    bool in_buffer = k->args_binding >= 0;
+    if (!in_buffer && (uint32_t)k->push_size > v->max_push)
         return qdrt_fail(QDRT_E_FEATURE, "kernel %s has %d push-constant bytes; %s allows %u", k->name, k->push_size, m->dev->name, v->max_push);
     Pipes *p = calloc(1, sizeof *p);
-    qdrt_binding *b = calloc((size_t)(k->nparams + m->nfields) + 1, sizeof *b);
+    qdrt_binding *b = calloc((size_t)(k->nparams + m->nfields) + 2, sizeof *b);
     const char **names = calloc((size_t)k->ntasks + 1, sizeof *names);
     qdrt_status st = p && b && names ? QDRT_OK : qdrt_fail(QDRT_E_MEMORY, "out of memory");
     for (int t = 0; !st && t < k->ntasks; t++) names[t] = k->tasks[t].name;
-    if (!st) st = pipes_make(v, m->impl, b, kernel_bindings(m, k, NULL, b), (size_t)k->push_size, names, k->ntasks, p);
+    if (!st)
+        st = pipes_make(v, m->impl, b, kernel_bindings(m, k, NULL, NULL, b), in_buffer ? 0 : (size_t)k->push_size, names, k->ntasks, p);
     if (st && p) pipes_free(v, p), free(p), p = NULL;
     k->impl = p;
     free(b), free(names);
@@ -796,21 +800,28 @@ static void push_bytes(const Kernel *k, qdrt_array *const *a, const uint64_t *s,
 static qdrt_status vk_launch(qdrt_module *m, Kernel *k, qdrt_array *const *a, const uint64_t *s) {
     Vk *v = m->dev->impl;
     const Pipes *p = k->impl;
-    unsigned char *push = calloc(1, p->push + 8u);
-    qdrt_binding *b = calloc((size_t)(k->nparams + m->nfields) + 1, sizeof *b);
+    unsigned char *push = calloc(1, (size_t)k->push_size + 8u);
+    qdrt_binding *b = calloc((size_t)(k->nparams + m->nfields) + 2, sizeof *b);
     uint32_t *groups = calloc((size_t)k->ntasks, sizeof *groups);
     qdrt_repeat *loops = calloc((size_t)k->nloops + 1, sizeof *loops);
+    qdrt_array *args = NULL; /* the block as a buffer (qdc-spirv(7)): written before the run, freed after */
     qdrt_status st = push && b && groups && loops ? QDRT_OK : qdrt_fail(QDRT_E_MEMORY, "out of memory");
+    if (!st) push_bytes(k, a, s, push);
+    if (!st && k->args_binding >= 0) {
+        int64_t bytes = k->push_size;
+        st = qdrt_array_new(m->dev, QDRT_U8, 1, &bytes, &args);
+        if (!st) st = qdrt_array_write(args, push, (size_t)bytes);
+    }
     if (!st) {
-        push_bytes(k, a, s, push);
         int64_t items = qdrt_items(k, a);
         for (int t = 0; t < k->ntasks; t++) groups[t] = qdrt_groups(m->dev, &k->tasks[t], items, v->max_groups < 65535 ? v->max_groups : 65535);
         for (int l = 0; l < k->nloops; l++) {
             const qdrt_array *c = a[k->loops[l].param];
             loops[l] = (qdrt_repeat){k->loops[l].first, k->loops[l].last, c, c->dtype};
         }
-        st = run(m->dev, p, b, kernel_bindings(m, k, a, b), push, groups, loops, k->nloops);
+        st = run(m->dev, p, b, kernel_bindings(m, k, a, args, b), push, groups, loops, k->nloops);
     }
+    if (args) qdrt_array_free(args);
     free(push), free(b), free(groups), free(loops);
     return st;
 }

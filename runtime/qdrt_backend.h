@@ -45,6 +45,7 @@ typedef struct Kernel {
     int nloops;
     PushMember *push;
     int npush, push_size;
+    int args_binding;  /* SPIR-V: the push-constant block is a storage buffer at set 0, this binding; -1: push constants */
     RetMember *rets; /* the return value's members (one for a scalar, vector or matrix) */
     int nrets;
     size_t ret_size;   /* 0: no return value; else its C size */

@@ -21,6 +21,7 @@ static SpvTarget target_of(const CapTarget *t) {
     if (!ver || sscanf(ver, "%d.%d", &major, &st.minor) != 2 || major != 1) st.minor = -1;
     st.default_block_dim = (int)cap_int(t, "default_block_dim", 0);
     st.subgroup_width = (int)cap_int(t, "subgroup_width", 0);
+    st.max_push = st.for_msl ? 0 : (int)cap_int(t, "max_push_constant_bytes", 0); /* required for spirv */
     return st;
 }
 

@@ -44,7 +44,7 @@ static void need_stmt(IrWalker *w, IrStmt *s) {
 /* coherent[b] for every Metal buffer b of the task (nbuf entries). */
 static bool *coherent_buffers(const IrModule *m, const IrLowered *low, const IrKernel *k, const IrTask *task, int *nbuf) {
     SpvLayout lay;
-    spv_layout_kernel(k, &lay);
+    spv_layout_kernel(k, 0, &lay); /* MSL: the block is always the argument buffer */
     *nbuf = lay.nndarray + m->nfields;
     Need n = {low, &lay, false, xcalloc((size_t)*nbuf + 1, sizeof(bool))};
     IrWalker w = {.expr = need_expr, .stmt = need_stmt, .ctx = &n};

@@ -33,7 +33,7 @@ static void push_member(SpvLayout *l, int param, int axis, QdType t) {
     l->push_size = off + size;
 }
 
-void spv_layout_kernel(const IrKernel *k, SpvLayout *l) {
+void spv_layout_kernel(const IrKernel *k, int max_push, SpvLayout *l) {
     memset(l, 0, sizeof *l);
     int n = 0;
     for (int i = 0; i < k->nparams; i++) n += k->params[i].kind == IR_PARAM_SCALAR ? 1 : k->params[i].ndim;
@@ -47,6 +47,7 @@ void spv_layout_kernel(const IrKernel *k, SpvLayout *l) {
     for (int i = 0; i < k->nparams; i++)
         for (int a = 0; k->params[i].kind == IR_PARAM_NDARRAY && a < k->params[i].ndim; a++)
             push_member(l, i, a, QT_I32);
+    l->args_binding = max_push > 0 && l->push_size > (uint32_t)max_push ? l->nndarray : -1;
 }
 
 void spv_layout_free(SpvLayout *l) {
@@ -219,6 +220,10 @@ uint32_t g_res_var(SpvGen *g, const IrRef *r, int view) {
     return res->var[view];
 }
 
+static SpvStorageClass push_class(const SpvGen *g) {
+    return g->lay.args_binding >= 0 ? SpvStorageClassStorageBuffer : SpvStorageClassPushConstant;
+}
+
 static uint32_t push_block(SpvGen *g) {
     if (g->push_var) return g->push_var;
     uint32_t *mt = xcalloc((size_t)g->lay.npush + 1, sizeof *mt);
@@ -240,7 +245,13 @@ static uint32_t push_block(SpvGen *g) {
         name(g, st, n);
         free(n);
     }
-    g->push_var = global_var(g, g_ptr(g, SpvStorageClassPushConstant, st), SpvStorageClassPushConstant, "args");
+    SpvStorageClass sc = push_class(g);
+    g->push_var = global_var(g, g_ptr(g, sc, st), sc, "args");
+    if (g->lay.args_binding >= 0) { /* too big for push constants: a read-only buffer (spvgen.h) */
+        SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, g->push_var, SpvDecorationDescriptorSet, SPV_SET_NDARRAY);
+        SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, g->push_var, SpvDecorationBinding, (uint32_t)g->lay.args_binding);
+        SPV_OP(&g->b, SPV_SEC_ANNOT, SpvOpDecorate, g->push_var, SpvDecorationNonWritable);
+    }
     return g->push_var;
 }
 
@@ -252,7 +263,7 @@ uint32_t g_push_load(SpvGen *g, int param, int axis) {
         uint32_t var = push_block(g);
         g_use(g, var);
         uint32_t ty = g_ty(g, pm->type);
-        uint32_t p = G_OP(g, SpvOpAccessChain, g_ptr(g, SpvStorageClassPushConstant, ty), var, g_i32(g, i));
+        uint32_t p = G_OP(g, SpvOpAccessChain, g_ptr(g, push_class(g), ty), var, g_i32(g, i));
         uint32_t v = G_OP(g, SpvOpLoad, ty, p);
         QdType want = axis < 0 ? g->k->params[param].type : QT_I32;
         return g_convert(g, v, pm->type, want);
@@ -404,7 +415,7 @@ static void emit_task(SpvGen *g, const IrTask *task) {
 
 static void begin_kernel(SpvGen *g, const IrKernel *k) {
     g->k = k;
-    spv_layout_kernel(k, &g->lay);
+    spv_layout_kernel(k, g->t->max_push, &g->lay);
     g->nd = xcalloc((size_t)k->nparams + 1, sizeof *g->nd);
     g->shared = xcalloc((size_t)k->nshared + 1, sizeof *g->shared);
     g->local_var = xcalloc((size_t)k->nlocals + 1, sizeof *g->local_var);

@@ -15,6 +15,7 @@ typedef struct SpvTarget {
     int default_block_dim; /* LocalSize when loop_config gives none */
     int subgroup_width;    /* limits.subgroup_width: MSL scans SPIRV-Cross lacks unroll over it */
     bool debug_lines;      /* -g: OpString/OpSource for the input and an OpLine per statement */
+    int max_push;          /* limits.max_push_constant_bytes (0: no limit, MSL) */
 } SpvTarget;
 
 /* ---- binding layout (version 1) ----
@@ -22,7 +23,9 @@ typedef struct SpvTarget {
  * set 1, binding f: module field f, in module order;
  * one push-constant block per kernel: every scalar parameter in order, then the extents (i32)
  * of each ndarray parameter, axis by axis. Scalars narrower than 32 bits are widened to 32
- * (u1 -> u32, f16 -> f32); members are aligned to their own size.
+ * (u1 -> u32, f16 -> f32); members are aligned to their own size. A block larger than the
+ * family's limits.max_push_constant_bytes is instead a read-only storage buffer with the same
+ * layout at set 0, binding nndarray (the binding after the ndarrays': SpvLayout.args_binding).
  * MSL: [[buffer(b)]] for ndarray b, [[buffer(nndarray + f)]] for field f, push constants at
  * [[buffer(nndarray + nfields)]]. */
 #define SPV_LAYOUT_VERSION 1
@@ -42,9 +45,11 @@ typedef struct SpvLayout {
     uint32_t push_size;
     int *binding; /* per parameter: ndarray binding, -1 for scalars */
     int nndarray;
+    int args_binding; /* the block is a storage buffer at set 0, this binding; -1: push constants */
 } SpvLayout;
 
-void spv_layout_kernel(const IrKernel *k, SpvLayout *l);
+/* max_push: SpvTarget.max_push (0: any size stays push constants). */
+void spv_layout_kernel(const IrKernel *k, int max_push, SpvLayout *l);
 void spv_layout_free(SpvLayout *l);
 QdType spv_push_type(QdType t);
 

@@ -7,7 +7,7 @@
 
 int spv_msl_bindings(const IrModule *m, const IrKernel *k, SpvMslBinding **out) {
     SpvLayout l;
-    spv_layout_kernel(k, &l);
+    spv_layout_kernel(k, 0, &l); /* MSL */
     SpvMslBinding *b = xcalloc((size_t)(l.nndarray + m->nfields + 1), sizeof *b);
     int n = 0;
     for (int i = 0; i < k->nparams; i++)
@@ -49,6 +49,7 @@ static void json_params(StrBuf *o, const IrKernel *k, const SpvLayout *l, bool m
 static void json_push(StrBuf *o, const IrKernel *k, const SpvLayout *l, int msl_buffer) {
     sb_printf(o, "      \"push_constants\": {\"size\": %u", l->push_size);
     if (msl_buffer >= 0) sb_printf(o, ", \"msl_buffer\": %d", msl_buffer);
+    if (l->args_binding >= 0) sb_printf(o, ", \"buffer\": {\"set\": %d, \"binding\": %d}", SPV_SET_NDARRAY, l->args_binding);
     sb_puts(o, ", \"members\": [");
     for (int i = 0; i < l->npush; i++) {
         const SpvPushMember *pm = &l->push[i];
@@ -105,7 +106,7 @@ static void meta_kernel(StrBuf *o, const IrModule *m, int k, const void *ctx) {
     const SpvTarget *st = ctx;
     const IrKernel *kn = &m->kernels[k];
     SpvLayout l;
-    spv_layout_kernel(kn, &l);
+    spv_layout_kernel(kn, st->max_push, &l);
     sb_puts(o, "    {\n      ");
     kv_str(o, "name", kn->name);
     if (kn->grad_of > 0) sb_puts(o, ", "), kv_str(o, "grad_of", m->kernels[kn->grad_of - 1].name); /* a reverse-mode companion */
@@ -129,10 +130,10 @@ static const char *c_type(QdType t) {
 
 /* One struct per kernel mirroring its push-constant block (explicit padding). */
 static void args_struct(StrBuf *o, const IrModule *m, int k, const void *ctx) {
-    (void)ctx;
+    const SpvTarget *st = ctx;
     const IrKernel *kn = &m->kernels[k];
     SpvLayout l;
-    spv_layout_kernel(kn, &l);
+    spv_layout_kernel(kn, st->max_push, &l);
     sb_printf(o, "typedef struct %s_args {\n", kn->name);
     uint32_t at = 0;
     for (int i = 0; i < l.npush; i++) {
@@ -143,7 +144,10 @@ static void args_struct(StrBuf *o, const IrModule *m, int k, const void *ctx) {
         at = pm->offset + (uint32_t)qt_bits(pm->type) / 8;
     }
     if (!l.npush) sb_puts(o, "    uint8_t qdc_unused_;\n");
-    sb_printf(o, "} %s_args; /* %u bytes */\n", kn->name, l.push_size);
+    if (l.args_binding >= 0)
+        sb_printf(o, "} %s_args; /* %u bytes: a storage buffer at set %d, binding %d (larger than push constants) */\n", kn->name,
+                  l.push_size, SPV_SET_NDARRAY, l.args_binding);
+    else sb_printf(o, "} %s_args; /* %u bytes */\n", kn->name, l.push_size);
     spv_layout_free(&l);
 }
 

@@ -1286,3 +1286,70 @@ static void typed_everywhere(qdrt_device_kind kind, const char *family, const ch
 
 Test(qdrt, examples_typed_launchers_cpu, .timeout = 300) { typed_everywhere(QDRT_DEVICE_CPU, "x86_64", "o", "cpu"); }
 Test(qdrt, examples_typed_launchers_vulkan, .timeout = 300) { typed_everywhere(QDRT_DEVICE_VULKAN, "vulkan1.2", "spv", "vulkan"); }
+
+/* A vector argument of 100 components is 100 scalar parameters (more than the 64 the runtime once
+ * refused) and, with the scale and the extent, a 408-byte argument block: over vulkan1.2's 128
+ * push-constant bytes (limits.max_push_constant_bytes), so qdc puts it in a read-only storage
+ * buffer at set 0, the binding after the ndarrays' (metadata "buffer", qdc-spirv(7)), and libqdrt
+ * fills and binds it. Both devices give the exact values, every component in its place, through
+ * the API and through qdrun (which also refused more than 64 parameters). */
+Test(qdrt, big_vector_argument_in_a_buffer) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/bv.qd", dir);
+    write_text(src, "import quadrants as qd\n\n@qd.kernel\n"
+                    "def k(v: qd.types.vector(100, qd.f32), s: qd.f32, out: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                    "    for j in qd.static(range(100)):\n        out[j] = v[j] * s\n"
+                    "    for i in range(100, out.shape[0]):\n        out[i] = s * i\n");
+    enum { N = 300 };
+    for (int f = 0; f < 2; f++) {
+        char *mod = compile_file(dir, src, "bv", both[f][0], both[f][1]);
+        char *meta = xasprintf("%s/bv-%s.json", dir, both[f][0]), *json = read_text(meta, NULL);
+        cr_assert(json);
+        const char *buffer = "\"push_constants\": {\"size\": 408, \"buffer\": {\"set\": 0, \"binding\": 1}, \"members\": [";
+        if (f) cr_expect(strstr(json, buffer), "%s", json);
+        else cr_expect_null(strstr(json, "\"buffer\""));
+        qdrt_device *dev = open_dev(f ? QDRT_DEVICE_VULKAN : QDRT_DEVICE_CPU);
+        if (dev) {
+            qdrt_module *mm;
+            qdrt_array *arr;
+            int64_t len = N;
+            float out[N];
+            qdrt_value args[102];
+            for (int j = 0; j < 100; j++) args[j] = qdrt_f64(j * 0.25 - 7);
+            args[100] = qdrt_f64(3.0);
+            cr_assert_eq(qdrt_module_load(dev, mod, NULL, &mm), QDRT_OK, "%s", qdrt_error());
+            cr_assert_eq(qdrt_array_new(dev, QDRT_F32, 1, &len, &arr), QDRT_OK);
+            args[101] = qdrt_arr(arr);
+            cr_assert_eq(qdrt_launch_kernel(mm, "k", args, 102, NULL, 0), QDRT_OK, "%s: %s", both[f][2], qdrt_error());
+            cr_assert_eq(qdrt_array_read(arr, out, sizeof out), QDRT_OK);
+            for (int i = 0; i < N; i++) {
+                float want = i < 100 ? (float)(i * 0.25 - 7) * 3.0f : 3.0f * (float)i;
+                cr_expect_eq(out[i], want, "%s: out[%d] = %g, want %g", both[f][2], i, (double)out[i], (double)want);
+            }
+            cr_assert_eq(qdrt_launch_kernel(mm, "k", args, 101, NULL, 0), QDRT_E_ARGUMENT);
+            cr_expect_str_eq(qdrt_error(), "kernel k takes 102 arguments, 101 given");
+            qdrt_device_close(dev);
+            /* qdrun takes the 102 arguments too: v_0=... v_99=..., s=3, out=@FILE.npy */
+            const char *argv[108] = {qdrun_bin()}; /* 106 words and the NULL */
+            char *owned[102], *npy = xasprintf("%s/out.npy", dir), *dv = xasprintf("--device=%s", both[f][2]);
+            float zero[N] = {0};
+            write_npy(npy, "<f4", N, zero, sizeof zero);
+            int n = 1;
+            argv[n++] = mod, argv[n++] = "k", argv[n++] = dv;
+            for (int j = 0; j < 100; j++) argv[n++] = owned[j] = xasprintf("v_%d=%g", j, j * 0.25 - 7);
+            argv[n++] = owned[100] = xstrdup("s=3"), argv[n++] = owned[101] = xasprintf("out=@%s", npy);
+            RunResult r = vk_spawn(argv);
+            cr_expect_eq(r.status, 0, "qdrun %s: %s", both[f][2], r.err);
+            read_npy(npy, "<f4", N, out, sizeof out);
+            for (int i = 0; i < N; i++) {
+                float want = i < 100 ? (float)(i * 0.25 - 7) * 3.0f : 3.0f * (float)i;
+                cr_expect_eq(out[i], want, "qdrun %s: out[%d] = %g, want %g", both[f][2], i, (double)out[i], (double)want);
+            }
+            run_free(&r);
+            for (int j = 0; j < 102; j++) free(owned[j]);
+            free(npy), free(dv);
+        }
+        free(mod), free(meta), free(json);
+    }
+    remove_tree(dir);
+    free(dir), free(src);
+}

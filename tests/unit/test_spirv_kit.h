@@ -82,10 +82,10 @@ static inline void kit_init(Kit *t, QdType dtype) {
 static inline void kit_add(Kit *t, IrStmt *s) { t->task.body.stmts[t->task.body.n++] = s; }
 static inline IrExpr *kit_i(void) { return klocal(0, QT_I32); }
 
-static const SpvTarget kit_vk12 = {"vulkan1.2", 5, false, 64, 32, false};
-static const SpvTarget kit_vk11 = {"vulkan1.1", 3, false, 64, 32, false};
-static const SpvTarget kit_vk13 = {"vulkan1.3", 6, false, 64, 32, false};
-static const SpvTarget kit_msl_target = {"vulkan1.1", 3, true, 64, 32, false};
+static const SpvTarget kit_vk12 = {"vulkan1.2", 5, false, 64, 32, false, 128};
+static const SpvTarget kit_vk11 = {"vulkan1.1", 3, false, 64, 32, false, 128};
+static const SpvTarget kit_vk13 = {"vulkan1.3", 6, false, 64, 32, false, 128};
+static const SpvTarget kit_msl_target = {"vulkan1.1", 3, true, 64, 32, false, 0};
 
 /* Disassembly of the module (spirv_build dies if the validator rejects it). The kit is a
  * frontend: it runs the expansion pass the driver runs (ir/expand.c) before the backend. */

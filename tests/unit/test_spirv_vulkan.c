@@ -216,3 +216,67 @@ Test(spirv_vulkan, vkrun_enables_exactly_what_the_module_uses) {
     remove_tree(dir);
     free(dir), free(hist), free(fsum), free(h), free(fs);
 }
+
+/* An argument block over the family's limits.max_push_constant_bytes (128 for vulkan1.1, the
+ * smallest maxPushConstantsSize Vulkan guarantees) is a NonWritable storage buffer at set 0, the
+ * binding after the ndarrays' (qdc-spirv(7)): 31 f32 components and one extent are exactly 128
+ * bytes and stay push constants; 40 components are 164 bytes, given to vkrun as --buffer 0,1. */
+Test(spirv_vulkan, argument_block_past_the_push_constant_limit_is_a_buffer) {
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/v.qd", dir), *spv = xasprintf("%s/v.spv", dir);
+    char *out = xasprintf("%s/out", dir), *args = xasprintf("%s/args", dir);
+    static const char *const fmt = "import quadrants as qd\n\n@qd.kernel\n"
+                                   "def k(v: qd.types.vector(%d, qd.f32), out: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                                   "    for j in qd.static(range(%d)):\n        out[j] = v[j] * 2.0\n";
+    char src[512];
+    snprintf(src, sizeof src, fmt, 31, 31);
+    cr_assert(write_text(qd, src));
+    RunResult m = run_qdc(qd, "--target=vulkan1.1", "--emit=metadata", "-o", "-", NULL);
+    cr_assert_eq(m.status, 0, "%s", m.err);
+    cr_expect(strstr(m.out, "\"push_constants\": {\"size\": 128, \"members\": ["), "%s", m.out);
+    run_free(&m);
+    snprintf(src, sizeof src, fmt, 40, 40);
+    cr_assert(write_text(qd, src));
+    m = run_qdc(qd, "--target=vulkan1.1", "--emit=metadata", "-o", "-", NULL);
+    cr_assert_eq(m.status, 0, "%s", m.err);
+    cr_expect(strstr(m.out, "\"push_constants\": {\"size\": 164, \"buffer\": {\"set\": 0, \"binding\": 1}, \"members\": ["), "%s", m.out);
+    RunResult a = run_qdc(qd, "--target=vulkan1.1", "--emit=spirv-asm", "-o", "-", NULL);
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    cr_expect(strstr(a.out, "OpDecorate %args Binding 1\n") && strstr(a.out, "OpDecorate %args NonWritable\n") &&
+                  strstr(a.out, "%args = OpVariable %_ptr_StorageBuffer_") && !strstr(a.out, "PushConstant"),
+              "%s", a.out);
+    RunResult h = run_qdc(qd, "--target=vulkan1.1", "--emit=header", "-o", "-", NULL);
+    cr_expect(strstr(h.out, "} k_args; /* 164 bytes: a storage buffer at set 0, binding 1 (larger than push constants) */\n"), "%s", h.out);
+    RunResult c = run_qdc(qd, "--target=vulkan1.1", "-o", spv, NULL);
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    const char *vk = getenv("QDC_VKRUN");
+    if (!vk || !file_exists(vk)) vk_count_skip(1, "QDC_VKRUN not built (make vulkan-deps)");
+    else {
+        unsigned char block[164] = {0};
+        float o[40];
+        for (int j = 0; j < 40; j++) {
+            float v = (float)j * 0.75f - 9.0f;
+            memcpy(block + 4 * j, &v, 4), o[j] = -1.0f;
+        }
+        int32_t extent = 40;
+        memcpy(block + 160, &extent, 4);
+        FILE *f = fopen(args, "wb");
+        cr_assert(f && fwrite(block, 1, sizeof block, f) == sizeof block && fclose(f) == 0);
+        f = fopen(out, "wb");
+        cr_assert(f && fwrite(o, 1, sizeof o, f) == sizeof o && fclose(f) == 0);
+        char *b0 = xasprintf("0,0,%s", out), *b1 = xasprintf("0,1,%s", args);
+        RunResult r = vk_spawn((const char *[]){vk, "--validate", spv, "--buffer", b0, "--buffer", b1, "k_t0:1", NULL});
+        if (r.status == 77) vk_count_skip(1, r.out);
+        else {
+            cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+            size_t len = 0;
+            char *got = read_text(out, &len);
+            cr_assert(got && len == sizeof o);
+            memcpy(o, got, sizeof o);
+            for (int j = 0; j < 40; j++) cr_expect_eq(o[j], ((float)j * 0.75f - 9.0f) * 2.0f, "out[%d] = %g", j, (double)o[j]);
+            free(got);
+        }
+        run_free(&r), free(b0), free(b1);
+    }
+    run_free(&m), run_free(&a), run_free(&h), run_free(&c), remove_tree(dir);
+    free(dir), free(qd), free(spv), free(out), free(args);
+}

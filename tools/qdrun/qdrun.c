@@ -202,8 +202,10 @@ static int parse_scalar(const char *name, const char *s, qdrt_value *v) {
 
 int main(int argc, char **argv) {
     const char *module = NULL, *kernel = NULL, *metadata = NULL, *device = NULL;
-    Arg args[64];
+    static Arg *args; /* at most one per command-line word; static: reachable on the early exits */
+    args = calloc((size_t)argc, sizeof *args);
     int nargs = 0;
+    if (!args) return fail(EXIT_INTERNAL, "out of memory");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *eq = strchr(a, '=');
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(), 0;
@@ -213,7 +215,6 @@ int main(int argc, char **argv) {
         else if (!module) module = a;
         else if (!kernel) kernel = a;
         else if (!eq || eq == a) return fail(EXIT_USAGE, "argument '%s' is not NAME=FILE.npy, NAME=@FILE.npy or NAME=VALUE", a);
-        else if (nargs == 64) return fail(EXIT_USAGE, "more than 64 arguments");
         else {
             char *name = strndup(a, (size_t)(eq - a));
             for (int j = 0; j < nargs; j++)
@@ -235,12 +236,14 @@ int main(int argc, char **argv) {
         return rc;
     }
     int np = qdrt_kernel_params(mod, kernel);
-    qdrt_value vals[64];
-    qdrt_array *arrays[64] = {0};
-    const char *writeback[64] = {0};
-    int64_t shapes[64][QDRT_MAX_NDIM];
-    if (np < 0) rc = fail(EXIT_INPUT, "module %s has no kernel %s", module, kernel);
-    else if (np > 64) rc = fail(EXIT_INPUT, "kernel %s has more than 64 parameters", kernel);
+    /* any number of parameters (a vector argument is one per component) */
+    size_t slots = np > 0 ? (size_t)np : 1;
+    qdrt_value *vals = calloc(slots, sizeof *vals);
+    qdrt_array **arrays = calloc(slots, sizeof *arrays);
+    const char **writeback = calloc(slots, sizeof *writeback);
+    int64_t (*shapes)[QDRT_MAX_NDIM] = calloc(slots, sizeof *shapes);
+    if (!vals || !arrays || !writeback || !shapes) rc = fail(EXIT_INTERNAL, "out of memory");
+    else if (np < 0) rc = fail(EXIT_INPUT, "module %s has no kernel %s", module, kernel);
     for (int i = 0; !rc && i < np; i++) {
         const char *pname;
         int is_array, ndim;
@@ -301,6 +304,7 @@ int main(int argc, char **argv) {
     }
     free(ret);
     for (int j = 0; j < nargs; j++) free((char *)args[j].name);
+    free(args), free(vals), free(arrays), free(writeback), free(shapes);
     qdrt_device_close(dev);
     return rc;
 }
