@@ -2395,7 +2395,7 @@ static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
             continue;
         }
         if (r == GP_PARAM) {
-            if (p.kind == IR_PARAM_NDARRAY) S->up->sema_ad_param(S, ap->annotation, &p);
+            if (p.kind == IR_PARAM_NDARRAY) S->up->sema_ad_param(S, ap->annotation, &p, def, k);
             vec_push(&S->params, p);
             int idx = S->params.len - 1;
             v = (Val){.kind = V_NDARRAY, .index = idx};

@@ -71,6 +71,12 @@ static const AdOp ops[] = {
                 "        r = u * b", NULL, NULL},
     {"vec", "v = qd.Vector([a, b])\n        m = qd.Matrix([[a, b], [b, a]])\n        r = (m @ v).dot(v)", "3 * a * a + 3 * b * b", "6 * a * b"},
     {"store", "y[i] = a * b\n        r = y[i] * y[i]", "2 * a * b * b", "2 * a * a * b"},
+    /* qd.stop_grad(f): loads of f in the block of the call and the blocks inside it are constants to
+     * autodiff, before the call as after it (Quadrants' Block::stop_gradients, make_adjoint.cpp and
+     * make_dual.cpp gradients_stopped): w's gradient is 0, and x loaded in the branch adds none;
+     * the finite difference of the stopped field is not the gradient, so only the other's is compared */
+    {"stop", "r = a * b * b\n        qd.stop_grad(w)", "b * b", "0"},
+    {"stopif", "r = a * b\n        if a > 0.52:\n            qd.stop_grad(x)\n            r += x[i] * b", "b", "a > 0.52 ? 2 * a : a"},
 };
 #define NOPS ((int)(sizeof ops / sizeof ops[0]))
 
@@ -128,9 +134,10 @@ static char *host_source(void) {
                 "    for (int i = 0; i < N; i++) {\n        double a = qd_field_x[i], b = qd_field_w[i]; (void)a, (void)b;\n"
                 "        double gx = qd_field_x_grad[i], gw = qd_field_w_grad[i];\n",
             o->name, o->name, o->name, o->name, o->name);
-        if (strcmp(o->name, "cast")) /* through f32: the analytic value only */
-            add(&s, "        cmp(\"%s fd\", i, \"x\", gx, fd(&qd_field_x[i], f_%s));\n        cmp(\"%s fd\", i, \"w\", gw, fd(&qd_field_w[i], f_%s));\n",
-                o->name, o->name, o->name, o->name);
+        if (strcmp(o->name, "cast") && strcmp(o->name, "stopif")) /* through f32, x stopped: the analytic value only */
+            add(&s, "        cmp(\"%s fd\", i, \"x\", gx, fd(&qd_field_x[i], f_%s));\n", o->name, o->name);
+        if (strcmp(o->name, "cast") && strcmp(o->name, "stop"))
+            add(&s, "        cmp(\"%s fd\", i, \"w\", gw, fd(&qd_field_w[i], f_%s));\n", o->name, o->name);
         if (o->da) add(&s, "        cmp(\"%s\", i, \"x\", gx, %s);\n        cmp(\"%s\", i, \"w\", gw, %s);\n", o->name, o->da, o->name, o->db);
         add(&s, "        printf(\"G %s %%d %%.17g %%.17g\\n\", i, gx, gw);\n", o->name);
         add(&s, "    }\n}\n");
@@ -491,7 +498,8 @@ static char *fwd_host_source(void) {
                 "    for (int c = 0; c < 3; c++) {\n        double cx = c != 1, cw = c != 0;\n"
                 "        double got = seeded(r_%s, cx, cw);\n        cmp(\"%s fwd primal\", c, \"loss\", qd_field_loss, primal);\n",
             o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name);
-        if (strcmp(o->name, "cast")) add(&s, "        cmp(\"%s fwd fd\", c, \"loss\", got, along(f_%s, cx, cw));\n", o->name, o->name);
+        if (strcmp(o->name, "cast") && strncmp(o->name, "stop", 4)) /* stopped: the analytic value only */
+            add(&s, "        cmp(\"%s fwd fd\", c, \"loss\", got, along(f_%s, cx, cw));\n", o->name, o->name);
         if (o->da)
             add(&s, "        double want = 0;\n        for (int i = 0; i < N; i++) {\n            double a = qd_field_x[i], b = qd_field_w[i]; (void)a, (void)b;\n"
                     "            want += cx * S1[i] * (%s) + cw * S2[i] * (%s);\n        }\n        cmp(\"%s fwd\", c, \"loss\", got, want);\n",
