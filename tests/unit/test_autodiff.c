@@ -846,3 +846,61 @@ Test(autodiff, ndarray_dual_is_quadrants_attribute_error) {
     remove_tree(dir);
     free(dir);
 }
+
+/* qd.ad.Tape's contract for a C host (qdc-abi(7), "Launch contract") with @qd.ad.grad_replaced /
+ * @qd.ad.grad_for and @qd.ad.no_grad, run on x86-64 (4 threads) in f64: the forward launches in
+ * order, then in reverse the companions, the grad_for function's kernels in place of the
+ * replaced function's, nothing for the no_grad kernel (it has no companion). x.grad against the
+ * central finite difference of the loss without the no_grad kernel's share (Quadrants leaves
+ * it out) and against the analytic 2 x cos(x^2) + 3 (the hand-written adjoint adds 3 per
+ * element, so that a replaced gradient is told from the companion's). */
+Test(autodiff, grad_replaced_and_no_grad_follow_the_tape_contract, .timeout = 180) {
+    if (!x86_have_runtime()) return;
+    static const char src[] =
+        "import quadrants as qd\n\nN = 12\nx = qd.field(qd.f64, shape=N, needs_grad=True)\ny = qd.field(qd.f64, shape=N, needs_grad=True)\n"
+        "loss = qd.field(qd.f64, shape=(), needs_grad=True)\n\n\n"
+        "@qd.kernel\ndef square():\n    for i in x:\n        y[i] = x[i] * x[i]\n\n\n"
+        "@qd.kernel\ndef square_back():\n    for i in x:\n        x.grad[i] += (2.0 * x[i] * y.grad[i] + 3.0) * loss.grad[None]\n\n\n"
+        "@qd.kernel\ndef total():\n    for i in y:\n        loss[None] += qd.sin(y[i])\n\n\n"
+        "@qd.ad.no_grad\n@qd.kernel\ndef count():\n    for i in x:\n        loss[None] += x[i] * x[i] * x[i]\n\n\n"
+        "@qd.ad.grad_replaced\ndef forward():\n    square()\n\n\n@qd.ad.grad_for(forward)\ndef backward():\n    square_back()\n\n\n"
+        "with qd.ad.Tape(loss=loss):\n    forward()\n    total()\n    count()\n";
+    static const char host[] =
+        "#include \"d.h\"\n#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+        "#define N 12\n#define H 1e-6\n"
+        "#define RUN(k) do { k##_args args_; memset(&args_, 0, sizeof args_); if (k(&args_, 4)) exit(2); } while (0)\n"
+        "static double f(void) { qd_field_loss = 0; RUN(square); RUN(total); return qd_field_loss; }\n"
+        "int main(void) {\n    int fails = 0;\n    for (int i = 0; i < N; i++) qd_field_x[i] = 0.2 + 0.07 * i;\n"
+        "    memset(qd_field_x_grad, 0, sizeof qd_field_x_grad), memset(qd_field_y_grad, 0, sizeof qd_field_y_grad);\n"
+        "    qd_field_loss = 0, qd_field_loss_grad = 1;\n"
+        "    RUN(square); RUN(total); RUN(count);\n" /* the Tape's block */
+        "    RUN(total_grad); RUN(square_back);\n"    /* in reverse: count is no_grad, forward's gradient is backward's */
+        "    for (int i = 0; i < N; i++) {\n        double a = qd_field_x[i], s = qd_field_x[i], lp, lm;\n"
+        "        qd_field_x[i] = s + H; lp = f(); qd_field_x[i] = s - H; lm = f(); qd_field_x[i] = s;\n"
+        "        double fd = (lp - lm) / (2 * H) + 3, want = 2 * a * cos(a * a) + 3, got = qd_field_x_grad[i];\n"
+        "        if (!(fabs(got - fd) <= 1e-6 * (1 + fabs(fd))) || !(fabs(got - want) <= 1e-9 * (1 + fabs(want))))\n"
+        "            fails++, printf(\"FAIL x.grad[%d] = %.12g, finite difference %.12g, analytic %.12g\\n\", i, got, fd, want);\n"
+        "        if (qd_field_y_grad[i] != cos(a * a)) fails++, printf(\"FAIL y.grad[%d] = %.12g\\n\", i, qd_field_y_grad[i]);\n    }\n"
+        "    printf(\"%d failed\\n\", fails);\n    return fails != 0;\n}\n";
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/ad.py", dir);
+    cr_assert(write_text(qd, src));
+    RunResult r = x86_compile_and_run(dir, qd, "--target=x86_64", host, NULL, NULL);
+    cr_expect_eq(r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
+    cr_expect(strstr(r.out, "0 failed"), "%s%s", r.out, r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(qd);
+    /* the no_grad kernel has no companion; the others have theirs */
+    char *h;
+    r = qdc_in_temp("ad.py", src, "--emit=header", "--target=x86_64", &dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *hp = xasprintf("%s/out", dir);
+    h = read_text(hp, NULL);
+    free(hp);
+    cr_assert(h);
+    cr_expect(!strstr(h, "count_grad") && strstr(h, "total_grad_args") && strstr(h, "square_grad_args"), "%s", h);
+    free(h);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
