@@ -153,6 +153,7 @@ typedef struct SemaDef {
                      Quadrants never compiles the kernel, nor does qdc */
     Scope *live; /* frozen into a snapshot: the scope scope copies (its qd.funcs read the snapshot, sema_def_scope) */
     Span call_at; /* its first host call (called) */
+    bool plain_call; /* a host call outside the blocks the script expects to raise (with pytest.raises, try) */
     unsigned char *arg_grad; /* per parameter, what host calls pass an ndarray parameter (callcheck.c): 1 an array with
                                 a gradient (needs_grad=True, requires_grad=True), 2 one without, 4 one qdc does not know
                                 (NULL: no call seen) */

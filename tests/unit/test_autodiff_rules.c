@@ -308,3 +308,27 @@ Test(autodiff_rules, tape_loss_is_checked_as_the_tape_is_entered) {
                        "@qd.kernel\ndef f():\n    for i in x:\n        l[None] += x[i]\n\n\nwith qd.ad.Tape(loss=l):\n    f()\n");
 #undef K
 }
+
+/* A kernel the script calls only inside blocks it expects to raise (Quadrants' test_gdar_mpm: its
+ * validation raises before the last kernel of the Tape is compiled): its errors are Quadrants'
+ * expected exception, not reported, and it has no entry; called outside too, they are errors. */
+Test(autodiff_rules, kernel_called_only_where_a_raise_is_expected_is_not_reported) {
+#define BAD "import pytest\nimport quadrants as qd\n\nx = qd.field(qd.f32, shape=4, needs_grad=True)\nloss = qd.field(qd.f32, shape=(), needs_grad=True)\n\n\n" \
+            "@qd.kernel\ndef bad():\n    v = qd.Vector([x[0], x[1]])\n    loss[None] = v(0)\n\n\n" \
+            "@qd.kernel\ndef good():\n    for i in x:\n        loss[None] += x[i]\n\n\n" \
+            "with pytest.raises(qd.QuadrantsAssertionError):\n    with qd.ad.Tape(loss=loss, validation=True):\n        good()\n        bad()\n"
+    char *dir;
+    RunResult r = qdc_in_temp("ad.py", BAD, "--emit=header", NULL, &dir);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *hp = xasprintf("%s/out", dir), *h = read_text(hp, NULL);
+    cr_expect(h && strstr(h, "good_grad") && !strstr(h, "bad"), "%s", h ? h : "");
+    free(hp), free(h);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+    expect_py_refused("ad.py", BAD "bad()\n",
+                      "ad.py:11:18: error[QD2019]: a vector is not callable\n"
+                      " 11 |     loss[None] = v(0)\n"
+                      "    |                  ^\n");
+#undef BAD
+}
