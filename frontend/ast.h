@@ -97,11 +97,12 @@ struct Stmt {
         struct { ExprList targets; Expr *value; } assign;     /* a = b = value */
         struct { Expr *target, *annotation, *value; } ann;    /* value may be NULL */
         struct { Expr *target; int op; Expr *value; } aug;    /* op: the binary operator token */
-        struct { Expr *cond; StmtList then, els; bool raises, tape, fwd; const Expr *with; int with_items; bool with_as; bool validate; } if_;
+        struct { Expr *cond; StmtList then, els; bool raises, tape, fwd; const Expr *with; int with_items; bool with_as; bool validate; const Expr *loss; } if_;
             /* elif is a nested S_IF in els; raises: the block of a host `try:` or `with pytest.raises(...)` (cond
                True); with: a kernel's `with CALL:` (cond True, its body in then): the first context expression,
                with_items how many there are, with_as whether one has `as` (sema_graph.c checks Quadrants' forms);
-               tape: a host `with ...Tape(...)` block (sema_ad.c: its kernels' gradients are wanted); fwd: a host
+               tape: a host `with ...Tape(...)` block (sema_ad.c: its kernels' gradients are wanted), loss its loss
+               argument (NULL: none, or not parsed); fwd: a host
                `with ...FwdMode(...)` block (its kernels' forward-mode companions are wanted) */
         struct { Expr *cond; StmtList body; } while_;
         struct { Expr *target; Expr *iter; StmtList body; } for_;

@@ -171,6 +171,12 @@ static void check_one(Sema *S, const SemaDef *sd, Scope *caller, const Param *p,
     S->hscope = sd->scope; /* the annotation: where the kernel is defined */
     check_arg(S, sd, p, pos, a, b || v.kind != V_ERR ? &v : NULL);
     S->hscope = caller;
+    /* whether the argument has a gradient: Quadrants passes its adjoint to the kernel's gradient
+     * (_template_mapper_hotpath.py: arg.grad is not None, a tensor's requires_grad; sema_ad.c) */
+    SemaDef *w = &S->defs.items[sd - S->defs.items];
+    int k = (int)(p - sd->def->def.params);
+    if (!w->arg_grad) w->arg_grad = ARENA_ARRAY(S->arena, unsigned char, sd->def->def.nparams + 1);
+    w->arg_grad[k] |= v.kind == V_HOSTARRAY && (v.harr.qd || v.harr.torch) ? (v.harr.grad ? 1 : 2) : 4;
 }
 
 static void oob_call(Sema *S, const Expr *call, const SemaDef *sd, Scope *caller);

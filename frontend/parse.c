@@ -1552,6 +1552,7 @@ static bool host_while(Parser *P, StmtVec *out) {
 static bool host_once(Parser *P, StmtVec *out) {
     int from = P->pos, i = from + 1, depth = 0;
     bool raises = P->toks[from].kind == T_KW_TRY, tape = false, fwd = false, validate = false;
+    int loss_at = -1; /* the token starting the Tape's loss argument (loss=X, or its first positional argument) */
     ExprVec names = {0};
     for (; i + 2 < P->ntoks; i++) {
         TokKind k = P->toks[i].kind;
@@ -1564,7 +1565,18 @@ static bool host_once(Parser *P, StmtVec *out) {
         }
         if (depth == 0 && k == T_COLON) break;
         raises |= k == T_NAME && !strcmp(P->toks[i].s, "raises") && P->toks[i + 1].kind == T_LPAREN;
-        tape |= P->toks[from].kind == T_KW_WITH && k == T_NAME && !strcmp(P->toks[i].s, "Tape") && P->toks[i + 1].kind == T_LPAREN;
+        if (P->toks[from].kind == T_KW_WITH && k == T_NAME && !strcmp(P->toks[i].s, "Tape") && P->toks[i + 1].kind == T_LPAREN && !tape) {
+            tape = true;
+            bool kw = P->toks[i + 2].kind == T_NAME && P->toks[i + 3].kind == T_ASSIGN;
+            if (!kw && P->toks[i + 2].kind != T_RPAREN) loss_at = i + 2; /* qd.ad.Tape(loss, ...) */
+            for (int j = i + 2, d = 1; kw && j + 2 < P->ntoks && d > 0 && P->toks[j].kind != T_NEWLINE; j++) {
+                TokKind kj = P->toks[j].kind;
+                d += kj == T_LPAREN || kj == T_LBRACKET || kj == T_LBRACE ? 1 : kj == T_RPAREN || kj == T_RBRACKET || kj == T_RBRACE ? -1 : 0;
+                if (d == 1 && kj == T_NAME && !strcmp(P->toks[j].s, "loss") && P->toks[j + 1].kind == T_ASSIGN &&
+                    (P->toks[j - 1].kind == T_LPAREN || P->toks[j - 1].kind == T_COMMA))
+                    loss_at = j + 2;
+            }
+        }
         fwd |= P->toks[from].kind == T_KW_WITH && k == T_NAME && !strcmp(P->toks[i].s, "FwdMode") && P->toks[i + 1].kind == T_LPAREN;
         validate |= k == T_NAME && !strcmp(P->toks[i].s, "validation") && P->toks[i + 1].kind == T_ASSIGN && P->toks[i + 2].kind == T_KW_TRUE; /* qd.ad.Tape(..., validation=True) */
     }
@@ -1580,8 +1592,17 @@ static bool host_once(Parser *P, StmtVec *out) {
         vec_push(out, h);
     }
     vec_free(&names);
+    Expr *loss = NULL;
+    if (loss_at >= 0) { /* kept for Quadrants' checks of the loss as the Tape is entered (sema_ad.c) */
+        P->pos = loss_at;
+        P->speculative = true, P->failed = false;
+        loss = parse_binary(P, 0);
+        if (P->failed || (!at(P, T_COMMA) && !at(P, T_RPAREN))) loss = NULL;
+        P->speculative = false, P->failed = P->quiet = false;
+    }
     P->pos = i + 2;
     Stmt *s = new_stmt(P, S_IF, tspan(P, kw));
+    s->if_.loss = loss;
     s->if_.cond = new_expr(P, E_BOOL, tspan(P, kw));
     s->if_.cond->b = true;
     s->if_.raises = raises, s->if_.tape = tape, s->if_.fwd = fwd, s->if_.validate = tape && validate;

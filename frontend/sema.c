@@ -1357,6 +1357,7 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
     SemaDef *sd = &S->defs.items[d];
     if (!sd->called) sd->call_at = e->span;
     sd->called = true;
+    sd->plain_call |= !S->raises;
     /* a kernel defined at module level in a loop is compiled, as in Python, with the names of the
      * iteration that first calls it (a later iteration may bind them, and the kernel's name, again) */
     bool loop = S->host_loops > 0 && sd->scope == &S->module;
@@ -2395,7 +2396,7 @@ static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
             continue;
         }
         if (r == GP_PARAM) {
-            if (p.kind == IR_PARAM_NDARRAY) S->up->sema_ad_param(S, ap->annotation, &p);
+            if (p.kind == IR_PARAM_NDARRAY) S->up->sema_ad_param(S, ap->annotation, &p, def, k);
             vec_push(&S->params, p);
             int idx = S->params.len - 1;
             v = (Val){.kind = V_NDARRAY, .index = idx};
@@ -2509,6 +2510,12 @@ static bool check_kernels(Sema *S, int d) {
     S->hscope = &S->module;
     S->inst = -1, S->callinst = NULL;
     if (!generic && sd->called && !sd->call_ok && diag_error_count()) return false; /* every call refused (QD2069) */
+    if (!generic && sd->called && !sd->plain_call) { /* only calls the script expects to raise */
+        int mark = diag_quiet_begin(), nk = S->kernels.len;
+        check_kernel(S, sd);
+        if (diag_quiet_end(mark)) S->kernels.len = nk; /* Quadrants raises there, as the script expects: no entry */
+        return false;
+    }
     if (!generic) return check_kernel(S, sd), false;
     if (S->up->sema_next_instance(S, sd->entry, 0) < 0) {
         bool any = false;

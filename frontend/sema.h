@@ -96,12 +96,13 @@ struct Val {
         struct { Val *items; int n; } tuple;
         struct { int node; const char *method; int builder; IrExpr **idx; int nidx; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index;
                                                                                idx: x[i] of a field in a dynamic SNode (its list, sema_sparse.c) */
-        struct { QdType type; signed char ndim, en, em, qd; const unsigned char *layout; const int64_t *shape; bool view; const int64_t *dims; } harr; /* V_HOSTARRAY: ndim array
+        struct { QdType type; signed char ndim, en, em, qd; const unsigned char *layout; const int64_t *shape; bool view, torch, grad; const int64_t *dims; } harr; /* V_HOSTARRAY: ndim array
                               axes of a scalar (en 0), vector (en) or matrix (en x em) type; dims: a qd.ndarray's constant
                               shape, for messages only (NULL: not known); layout: storage order
                               of the axes, outermost first (NULL: canonical), sema_tensor.c; qd: a Quadrants
                               ndarray (qd.ndarray...), 0: an external (numpy, torch) array; view: a BufferView
-                              of the 1-d array (sema_bview.c) */
+                              of the 1-d array (sema_bview.c); torch: a torch tensor torch.* made (its dims
+                              known where constant); grad: made with needs_grad=True (qd) or requires_grad=True (torch) */
         struct SemaObject *obj;                         /* V_OBJECT */
         struct { Val *c; int n, m; } vec;                 /* V_VEC */
         struct { int n, m; QdType dt; } vt;               /* V_VECTYPE (dt QT_VOID: inferred) */
@@ -152,6 +153,10 @@ typedef struct SemaDef {
                      Quadrants never compiles the kernel, nor does qdc */
     Scope *live; /* frozen into a snapshot: the scope scope copies (its qd.funcs read the snapshot, sema_def_scope) */
     Span call_at; /* its first host call (called) */
+    bool plain_call; /* a host call outside the blocks the script expects to raise (with pytest.raises, try) */
+    unsigned char *arg_grad; /* per parameter, what host calls pass an ndarray parameter (callcheck.c): 1 an array with
+                                a gradient (needs_grad=True, requires_grad=True), 2 one without, 4 one qdc does not know
+                                (NULL: no call seen) */
 } SemaDef;
 
 /* @qd.data_oriented (sema_class.c): a class, and each instance created in host code. */
@@ -647,10 +652,11 @@ void sema_ad_finish(Sema *S, bool laid_out); /* before and after sema_snode_fini
 bool sema_ad_no_grad(Sema *S, const Stmt *def); /* @qd.ad.no_grad on a kernel */
 bool sema_ad_grad_wanted(Sema *S, const Stmt *def, IrKernel *k); /* the script calls K.grad() or runs K in a qd.ad.Tape (k: where) */
 void sema_ad_grad_for(Sema *S, const Stmt *def);  /* @qd.ad.grad_for(P) on a host function: Quadrants' checks of P */
+void sema_ad_tape(Sema *S, const Stmt *with);     /* `with qd.ad.Tape(loss=X):` entered: Quadrants' checks of X */
 bool sema_ad_fwd_wanted(Sema *S, const Stmt *def);  /* the script runs K in a qd.ad.FwdMode */
 void sema_ad_lazy(Sema *S, bool dual); /* qd.root.lazy_grad() / lazy_dual(): every floating-point field gets its adjoint / dual field */
 Val sema_ad_attr(Sema *S, Val o, const Expr *e);
-void sema_ad_param(Sema *S, const Expr *annotation, IrParam *p); /* qd.types.ndarray(needs_grad=...) */
+void sema_ad_param(Sema *S, const Expr *annotation, IrParam *p, const Stmt *def, int k); /* qd.types.ndarray(needs_grad=...), the calls' arrays */
 void sema_snode_free(Sema *S); /* the SNode tree's memory (the layout is in the fields by then) */
 IrExpr *sema_snode_flat(Sema *S, const IrField *f, IrExpr **idx, Span sp);
 

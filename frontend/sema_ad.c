@@ -195,22 +195,43 @@ static Val ndarray_grad(Sema *S, int p, const Expr *e) {
     return (Val){.kind = V_NDARRAY, .index = S->params.len - 1};
 }
 
-/* needs_grad= of an ndarray annotation, qd.types.ndarray(needs_grad=False): -1, True: 1. */
-void sema_ad_param(Sema *S, const Expr *ann, IrParam *p) {
-    if (!ann) return;
+/* Whether ndarray parameter p (number k of kernel def) is differentiable, Quadrants' rule
+ * (_template_mapper_hotpath.py): the annotation's needs_grad= where it gives one
+ * (qd.types.ndarray(needs_grad=False): -1, True: 1), else whether the array passed has a
+ * gradient (a qd.ndarray with needs_grad=True, a torch tensor with requires_grad=True): 1 where
+ * the host calls qdc sees pass one with, -1 where they all pass arrays without; 0 (the
+ * module's rule, IrModule.ndarray_grads) where no call, or an argument qdc does not know,
+ * decides. */
+static bool ann_needs_grad(Sema *S, const Expr *ann, IrParam *p);
+
+static void param_by_calls(Sema *S, IrParam *p, const Stmt *def, int k) {
+    int d = sema_def_at(S, def);
+    unsigned char seen = d >= 0 && S->defs.items[d].arg_grad ? S->defs.items[d].arg_grad[k] : 0;
+    if (seen & 1) p->needs_grad = 1; /* one specialization per launch in Quadrants; one entry here, for both */
+    else if (seen == 2) p->needs_grad = -1;
+}
+
+void sema_ad_param(Sema *S, const Expr *ann, IrParam *p, const Stmt *def, int k) {
+    if (!ann || !ann_needs_grad(S, ann, p)) param_by_calls(S, p, def, k);
+}
+
+/* needs_grad= of an ndarray annotation: false where it gives none. */
+static bool ann_needs_grad(Sema *S, const Expr *ann, IrParam *p) {
     Binding *alias = ann->kind == E_NAME ? sema_lookup(S, ann->name) : sema_module_member(S, ann); /* A = qd.types.ndarray(...); x: A */
     if (alias && alias->v.kind == V_ANNOT) ann = alias->v.ann;
-    if (ann->kind != E_CALL) return;
+    if (ann->kind != E_CALL) return false;
     for (int k = 0; k < ann->call.nkw; k++) {
         if (strcmp(ann->call.kw[k].name, "needs_grad")) continue;
-        if (ann->call.kw[k].value->kind == E_NAME && !strcmp(ann->call.kw[k].value->name, "None")) return;
+        if (ann->call.kw[k].value->kind == E_NAME && !strcmp(ann->call.kw[k].value->name, "None")) return false;
         Span sp;
         int v = flag_kw(S, ann, "needs_grad", &sp);
-        if (v < 0) return;
+        if (v < 0) return true;
         p->needs_grad = v ? 1 : -1;
         if (v && !qt_is_float(p->type))
             diag_error(sp, QD2152, "%s is not supported for ndarray with `needs_grad=True` or `needs_dual=True`.", qt_name(p->type));
+        return true;
     }
+    return false;
 }
 
 /* x.grad or x.dual (of a field or a vector field's components); V_NONE: not ours, look further. */
@@ -218,8 +239,8 @@ Val sema_ad_attr(Sema *S, Val o, const Expr *e) {
     bool dual = !strcmp(e->attr.name, "dual");
     bool field = o.kind == V_FIELD || (o.kind == V_VEC && o.vec.c[0].kind == V_FIELD);
     if (!field && o.kind != V_NDARRAY && o.kind != V_HOSTARRAY) return (Val){.kind = V_NONE};
-    if (!dual && o.kind == V_HOSTARRAY) /* a.grad in host code: an array of a's element type and shape */
-        return qt_is_float(o.harr.type) ? o
+    if (!dual && o.kind == V_HOSTARRAY) /* a.grad in host code: an array of a's element type and shape, without a gradient */
+        return qt_is_float(o.harr.type) ? (o.harr.grad = false, o)
                                         : (diag_error(e->span, QD2152, "%s is not supported for ndarray with `needs_grad=True` or `needs_dual=True`.",
                                                       qt_name(o.harr.type)), val_err());
     if (!dual && o.kind == V_NDARRAY) return ndarray_grad(S, o.index, e);
@@ -246,6 +267,35 @@ Val sema_ad_attr(Sema *S, Val o, const Expr *e) {
         c->index = g;
     }
     return r;
+}
+
+/* Quadrants' checks of a Tape's loss as the `with qd.ad.Tape(loss=X):` block is entered (its
+ * _ad.py, Tape.__enter__), where qdc knows X: a field must be 0-D and have its adjoint, a
+ * Quadrants ndarray one element and needs_grad=True, a torch tensor one element and
+ * requires_grad=True. A RuntimeError the script expects (pytest.raises) is no error here. */
+void sema_ad_tape(Sema *S, const Stmt *with) {
+    const Expr *e = with->if_.loss;
+    Binding *b = e && e->kind == E_NAME ? sema_lookup(S, e->name) : NULL;
+    if (!b || S->raises) return;
+    const char *msg = NULL;
+    int64_t n = 1;
+    if (b->v.kind == V_FIELD) {
+        const IrField *x = &S->fields.items[b->v.index];
+        if (x->ndim > 0)
+            msg = "The loss of `Tape` must be a 0-D field, i.e. scalar";
+        else if (!x->grad && !S->ad_lazy[0] && qt_is_float(x->type) && !is_adjoint(S, b->v.index))
+            msg = "Gradients of loss are not allocated, please use qd.field(..., needs_grad=True) for all fields that are required by autodiff.";
+    } else if (b->v.kind == V_HOSTARRAY && (b->v.harr.qd || b->v.harr.torch)) {
+        for (int k = 0; b->v.harr.dims && k < b->v.harr.ndim; k++) n *= b->v.harr.dims[k];
+        n *= b->v.harr.en ? b->v.harr.en * (b->v.harr.em ? b->v.harr.em : 1) : 1;
+        bool qd = b->v.harr.qd;
+        if (b->v.harr.dims && n != 1)
+            msg = qd ? "The loss of `Tape` must be an ndarray with only one element" : "The loss of `Tape` must be a tensor only contains one element";
+        else if (!b->v.harr.grad)
+            msg = qd ? "Gradients of loss are not allocated, please set needs_grad=True for all ndarrays that are required by autodiff."
+                     : "Gradients of loss are not allocated, please set requires_grad=True for all tensors that are required by autodiff.";
+    }
+    if (msg) diag_error(e->span, QD2157, "%s", msg);
 }
 
 bool sema_ad_no_grad(Sema *S, const Stmt *def) {

@@ -547,7 +547,21 @@ static bool torch_array(Sema *S, const Expr *e, Val *out) {
         return false;
     }
     if (nd < 1 || nd > IR_MAX_DIMS) return false;
-    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = dt != QT_VOID ? dt : t, .ndim = (signed char)nd}};
+    *out = (Val){.kind = V_HOSTARRAY, .harr = {.type = dt != QT_VOID ? dt : t, .ndim = (signed char)nd, .torch = true}};
+    const Expr *rg = NULL;
+    keyword_of(e, "requires_grad", &rg);
+    out->harr.grad = rg && rg->kind == E_BOOL && rg->b;
+    int64_t dims[IR_MAX_DIMS];
+    int dn = -1, mark = diag_quiet_begin();
+    if (sized && e->call.args.n == nd && nd > 1) /* torch.ones(2, 3) */
+        for (dn = 0; dn < nd && sema_const_shape(S, e->call.args.items[dn], &dims[dn], 1, "a shape") == 1; dn++) {}
+    else if (sized && e->call.args.n == 1)
+        dn = sema_const_shape(S, a0, dims, IR_MAX_DIMS, "a shape");
+    if (!diag_quiet_end(mark) && dn == nd) { /* Tape(loss=t) checks its size (sema_ad.c) */
+        int64_t *d = ARENA_ARRAY(S->arena, int64_t, nd);
+        memcpy(d, dims, sizeof(int64_t) * (size_t)nd);
+        out->harr.dims = d;
+    }
     return true;
 }
 

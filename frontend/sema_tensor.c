@@ -165,6 +165,7 @@ static bool ndarray_value(Sema *S, const Expr *call, int lead, Val *out) {
             return false;
         }
         S->ad_ndarray = true;
+        out->harr.grad = true;
     }
     return true;
 }

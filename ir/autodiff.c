@@ -53,6 +53,8 @@ typedef struct {      /* a unit: one statement that runs forward or backwards as
     IrStmt *unit;     /* the code, emitted once where the block runs both ways (blk_phases) */
     IrStmt *fwd;      /* the forward run alone, for the blocks that only run forward (blk_forward) */
     int mode;         /* the local it reads: 0 forward, 1 backwards */
+    int *kill, nkill; /* the locals its forward run sets for its backward run (checkpoints, bounds): the block's
+                         phase loop assigns them first, so that they are not live across the loops around it */
 } Cut;
 
 typedef struct {
@@ -145,6 +147,14 @@ static void unit_run(Ad *ad, const Blk *b, int i, int md, StmtVec *out) {
     const Cut *c = &b->cuts.items[i];
     vec_push(out, assign(ad, c->mode, irb_int(ad->a, ad->locals.items[c->mode].type, md, c->unit->span), c->unit->span));
     vec_push(out, c->unit);
+}
+
+/* l = 0: ends the live range of a local whose value is not read before it is set again (to
+ * LLVM, a local read on a path that does not set it first is live at every loop header above:
+ * a phi per loop and join around it). */
+static IrStmt *kill_local(Ad *ad, int l, Span sp) {
+    QdType t = ad->locals.items[l].type;
+    return assign(ad, l, qt_is_float(t) ? irb_float(ad->a, t, 0, sp) : irb_int(ad->a, t, 0, sp), sp);
 }
 
 static void blk_free(Blk *b) {
@@ -741,6 +751,8 @@ static void blk_phases(Ad *ad, Blk *b, int sw, const StmtVec *pre, StmtVec *out,
     }
 #undef PH
     IrExpr *hi = bin(ad, IR_MUL, irb_int(ad->a, ct, np, sp), bin(ad, IR_ADD, local_ref(ad, sw, sp), irb_int(ad->a, ct, 1, sp)));
+    for (int i = 0; i < nk; i++) /* what a unit's forward phase keeps for its backward phase lives in this loop only */
+        for (int k = 0; k < b->cuts.items[i].nkill; k++) vec_push(out, kill_local(ad, b->cuts.items[i].kill[k], sp));
     vec_push(out, for_stmt(ad, p, irb_int(ad->a, ct, 0, sp), hi, 1, block_of(ad, &arms), sp));
     blk_free(b);
 }
@@ -767,7 +779,12 @@ static void blk_phases(Ad *ad, Blk *b, int sw, const StmtVec *pre, StmtVec *out,
  * forward run alone is a second statement (Cut.fwd) for the blocks that only run forward (the
  * task's forward replay, an `if`'s): a nest of L run-time loops holds each level's body twice
  * whatever L (before: the innermost L + 1 times; bench/results.md section 9). 16 checkpoints,
- * not more: at 32 LLVM took 10x as long on two nested loops (with 4 copies of the body per level). */
+ * not more: at 32 LLVM took 10x as long on two nested loops (with 4 copies of the body per level).
+ * What the forward run keeps for the backward run (checkpoints, bounds) is set to 0 before the
+ * enclosing block's phase loop (Cut.kill), and what a sweep's runs keep for each other
+ * (sub-checkpoints, the segment) at the start of each sweep: to LLVM those locals would
+ * otherwise be live at every loop and join around the unit, a phi each, which grew with the
+ * square of the nest's depth (bench/results.md section 9c). */
 static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr *end, int64_t step, const unsigned char *H) {
     int n = ad->pk->nlocals;
     Span sp = s->span;
@@ -914,12 +931,23 @@ static void x_for_replay(Ad *ad, Blk *b, const IrStmt *s, IrExpr *begin, IrExpr 
     if (leaf) vec_push(&runb, if_stmt(ad, bin(ad, IR_EQ, L(swr), K(1)), &after, sp));
     else vec_free(&after);
     StmtVec kb = {0};
+    /* what one sweep's runs keep for the later runs (sub-checkpoints, the segment) lives in one kq iteration */
+    for (int l = 0; l < n; l++)
+        for (int q = 0; hdr[l] >= 0 && q < AD_CHECKPOINTS; q++) vec_push(&kb, kill_local(ad, sub[q * n + l], sp));
+    int segl[] = {s1, e1, tv, nsub};
+    for (size_t k = 0; k < sizeof segl / sizeof *segl; k++) vec_push(&kb, kill_local(ad, segl[k], sp));
     vec_push(&kb, segif);
     vec_push(&kb, for_stmt(ad, rv, K(0), L(nruns), 1, block_of(ad, &runb), sp));
     IrStmt *unit = for_stmt(ad, kq, bin(ad, IR_SUB, L(md), K(1)), bin(ad, IR_MUL, L(md), L(nseg)), 1, block_of(ad, &kb), sp);
 #undef L
 #undef K
-    vec_push(&b->cuts, ((Cut){.f_at = b->f.len, .c_at = b->chunks.len, .unit = unit, .fwd = fwd, .mode = md}));
+    Cut cut = {.f_at = b->f.len, .c_at = b->chunks.len, .unit = unit, .fwd = fwd, .mode = md};
+    cut.kill = ARENA_ARRAY(ad->a, int, (size_t)n * AD_CHECKPOINTS + 5);
+    int kl[] = {bv, ev, nit, sv, nseg};
+    for (size_t k = 0; k < sizeof kl / sizeof *kl; k++) cut.kill[cut.nkill++] = kl[k];
+    for (int l = 0; l < n; l++)
+        for (int q = 0; hdr[l] >= 0 && q < AD_CHECKPOINTS; q++) cut.kill[cut.nkill++] = ck[q * n + l];
+    vec_push(&b->cuts, cut);
     free(pre), free(ck), free(saved);
 }
 

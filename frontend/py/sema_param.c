@@ -1038,6 +1038,7 @@ void sema_host_if(Sema *S, const Stmt *s) {
         bind_block_host(S, &s->if_.els, "set in an if statement whose condition qdc cannot evaluate");
         return;
     }
+    if (s->if_.tape) S->up->sema_ad_tape(S, s);
     S->raises += s->if_.raises;
     sema_module_body(S, v ? &s->if_.then : &s->if_.els);
     S->raises -= s->if_.raises;

@@ -71,6 +71,12 @@ static const AdOp ops[] = {
                 "        r = u * b", NULL, NULL},
     {"vec", "v = qd.Vector([a, b])\n        m = qd.Matrix([[a, b], [b, a]])\n        r = (m @ v).dot(v)", "3 * a * a + 3 * b * b", "6 * a * b"},
     {"store", "y[i] = a * b\n        r = y[i] * y[i]", "2 * a * b * b", "2 * a * a * b"},
+    /* qd.stop_grad(f): loads of f in the block of the call and the blocks inside it are constants to
+     * autodiff, before the call as after it (Quadrants' Block::stop_gradients, make_adjoint.cpp and
+     * make_dual.cpp gradients_stopped): w's gradient is 0, and x loaded in the branch adds none;
+     * the finite difference of the stopped field is not the gradient, so only the other's is compared */
+    {"stop", "r = a * b * b\n        qd.stop_grad(w)", "b * b", "0"},
+    {"stopif", "r = a * b\n        if a > 0.52:\n            qd.stop_grad(x)\n            r += x[i] * b", "b", "a > 0.52 ? 2 * a : a"},
 };
 #define NOPS ((int)(sizeof ops / sizeof ops[0]))
 
@@ -128,9 +134,10 @@ static char *host_source(void) {
                 "    for (int i = 0; i < N; i++) {\n        double a = qd_field_x[i], b = qd_field_w[i]; (void)a, (void)b;\n"
                 "        double gx = qd_field_x_grad[i], gw = qd_field_w_grad[i];\n",
             o->name, o->name, o->name, o->name, o->name);
-        if (strcmp(o->name, "cast")) /* through f32: the analytic value only */
-            add(&s, "        cmp(\"%s fd\", i, \"x\", gx, fd(&qd_field_x[i], f_%s));\n        cmp(\"%s fd\", i, \"w\", gw, fd(&qd_field_w[i], f_%s));\n",
-                o->name, o->name, o->name, o->name);
+        if (strcmp(o->name, "cast") && strcmp(o->name, "stopif")) /* through f32, x stopped: the analytic value only */
+            add(&s, "        cmp(\"%s fd\", i, \"x\", gx, fd(&qd_field_x[i], f_%s));\n", o->name, o->name);
+        if (strcmp(o->name, "cast") && strcmp(o->name, "stop"))
+            add(&s, "        cmp(\"%s fd\", i, \"w\", gw, fd(&qd_field_w[i], f_%s));\n", o->name, o->name);
         if (o->da) add(&s, "        cmp(\"%s\", i, \"x\", gx, %s);\n        cmp(\"%s\", i, \"w\", gw, %s);\n", o->name, o->da, o->name, o->db);
         add(&s, "        printf(\"G %s %%d %%.17g %%.17g\\n\", i, gx, gw);\n", o->name);
         add(&s, "    }\n}\n");
@@ -491,7 +498,8 @@ static char *fwd_host_source(void) {
                 "    for (int c = 0; c < 3; c++) {\n        double cx = c != 1, cw = c != 0;\n"
                 "        double got = seeded(r_%s, cx, cw);\n        cmp(\"%s fwd primal\", c, \"loss\", qd_field_loss, primal);\n",
             o->name, o->name, o->name, o->name, o->name, o->name, o->name, o->name);
-        if (strcmp(o->name, "cast")) add(&s, "        cmp(\"%s fwd fd\", c, \"loss\", got, along(f_%s, cx, cw));\n", o->name, o->name);
+        if (strcmp(o->name, "cast") && strncmp(o->name, "stop", 4)) /* stopped: the analytic value only */
+            add(&s, "        cmp(\"%s fwd fd\", c, \"loss\", got, along(f_%s, cx, cw));\n", o->name, o->name);
         if (o->da)
             add(&s, "        double want = 0;\n        for (int i = 0; i < N; i++) {\n            double a = qd_field_x[i], b = qd_field_w[i]; (void)a, (void)b;\n"
                     "            want += cx * S1[i] * (%s) + cw * S2[i] * (%s);\n        }\n        cmp(\"%s fwd\", c, \"loss\", got, want);\n",
@@ -834,6 +842,64 @@ Test(autodiff, ndarray_dual_is_quadrants_attribute_error) {
     char *o = xasprintf("%s/out", dir);
     cr_expect(access(o, F_OK) != 0, "an output file was written");
     free(o);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
+
+/* qd.ad.Tape's contract for a C host (qdc-abi(7), "Launch contract") with @qd.ad.grad_replaced /
+ * @qd.ad.grad_for and @qd.ad.no_grad, run on x86-64 (4 threads) in f64: the forward launches in
+ * order, then in reverse the companions, the grad_for function's kernels in place of the
+ * replaced function's, nothing for the no_grad kernel (it has no companion). x.grad against the
+ * central finite difference of the loss without the no_grad kernel's share (Quadrants leaves
+ * it out) and against the analytic 2 x cos(x^2) + 3 (the hand-written adjoint adds 3 per
+ * element, so that a replaced gradient is told from the companion's). */
+Test(autodiff, grad_replaced_and_no_grad_follow_the_tape_contract, .timeout = 180) {
+    if (!x86_have_runtime()) return;
+    static const char src[] =
+        "import quadrants as qd\n\nN = 12\nx = qd.field(qd.f64, shape=N, needs_grad=True)\ny = qd.field(qd.f64, shape=N, needs_grad=True)\n"
+        "loss = qd.field(qd.f64, shape=(), needs_grad=True)\n\n\n"
+        "@qd.kernel\ndef square():\n    for i in x:\n        y[i] = x[i] * x[i]\n\n\n"
+        "@qd.kernel\ndef square_back():\n    for i in x:\n        x.grad[i] += (2.0 * x[i] * y.grad[i] + 3.0) * loss.grad[None]\n\n\n"
+        "@qd.kernel\ndef total():\n    for i in y:\n        loss[None] += qd.sin(y[i])\n\n\n"
+        "@qd.ad.no_grad\n@qd.kernel\ndef count():\n    for i in x:\n        loss[None] += x[i] * x[i] * x[i]\n\n\n"
+        "@qd.ad.grad_replaced\ndef forward():\n    square()\n\n\n@qd.ad.grad_for(forward)\ndef backward():\n    square_back()\n\n\n"
+        "with qd.ad.Tape(loss=loss):\n    forward()\n    total()\n    count()\n";
+    static const char host[] =
+        "#include \"d.h\"\n#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+        "#define N 12\n#define H 1e-6\n"
+        "#define RUN(k) do { k##_args args_; memset(&args_, 0, sizeof args_); if (k(&args_, 4)) exit(2); } while (0)\n"
+        "static double f(void) { qd_field_loss = 0; RUN(square); RUN(total); return qd_field_loss; }\n"
+        "int main(void) {\n    int fails = 0;\n    for (int i = 0; i < N; i++) qd_field_x[i] = 0.2 + 0.07 * i;\n"
+        "    memset(qd_field_x_grad, 0, sizeof qd_field_x_grad), memset(qd_field_y_grad, 0, sizeof qd_field_y_grad);\n"
+        "    qd_field_loss = 0, qd_field_loss_grad = 1;\n"
+        "    RUN(square); RUN(total); RUN(count);\n" /* the Tape's block */
+        "    RUN(total_grad); RUN(square_back);\n"    /* in reverse: count is no_grad, forward's gradient is backward's */
+        "    for (int i = 0; i < N; i++) {\n        double a = qd_field_x[i], s = qd_field_x[i], lp, lm;\n"
+        "        qd_field_x[i] = s + H; lp = f(); qd_field_x[i] = s - H; lm = f(); qd_field_x[i] = s;\n"
+        "        double fd = (lp - lm) / (2 * H) + 3, want = 2 * a * cos(a * a) + 3, got = qd_field_x_grad[i];\n"
+        "        if (!(fabs(got - fd) <= 1e-6 * (1 + fabs(fd))) || !(fabs(got - want) <= 1e-9 * (1 + fabs(want))))\n"
+        "            fails++, printf(\"FAIL x.grad[%d] = %.12g, finite difference %.12g, analytic %.12g\\n\", i, got, fd, want);\n"
+        "        if (qd_field_y_grad[i] != cos(a * a)) fails++, printf(\"FAIL y.grad[%d] = %.12g\\n\", i, qd_field_y_grad[i]);\n    }\n"
+        "    printf(\"%d failed\\n\", fails);\n    return fails != 0;\n}\n";
+    char *dir = make_temp_dir(), *qd = xasprintf("%s/ad.py", dir);
+    cr_assert(write_text(qd, src));
+    RunResult r = x86_compile_and_run(dir, qd, "--target=x86_64", host, NULL, NULL);
+    cr_expect_eq(r.status, 0, "status %d\n%s%s", r.status, r.out, r.err);
+    cr_expect(strstr(r.out, "0 failed"), "%s%s", r.out, r.err);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(qd);
+    /* the no_grad kernel has no companion; the others have theirs */
+    char *h;
+    r = qdc_in_temp("ad.py", src, "--emit=header", "--target=x86_64", &dir);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *hp = xasprintf("%s/out", dir);
+    h = read_text(hp, NULL);
+    free(hp);
+    cr_assert(h);
+    cr_expect(!strstr(h, "count_grad") && strstr(h, "total_grad_args") && strstr(h, "square_grad_args"), "%s", h);
+    free(h);
     run_free(&r);
     remove_tree(dir);
     free(dir);

@@ -392,3 +392,45 @@ Test(autodiff_ndarray, every_family_compiles_companions, .timeout = 120) {
                               "        loss[0] += qd.sin(x[i]) * x[i // 2]\n"; /* not loop-unique: atomic adjoints */
     expect_lowering_report(src, fam, sizeof fam / sizeof *fam);
 }
+
+/* Which ndarray parameters get an adjoint array in <kernel>_grad: Quadrants' rule per launch
+ * (_template_mapper_hotpath.py: the annotation's needs_grad= where given, else whether the array
+ * passed has a gradient, a qd.ndarray's needs_grad=True or a torch tensor's requires_grad=True);
+ * where no call qdc evaluates decides, every float ndarray of a script that allocates one with
+ * needs_grad=True. */
+static char *grad_header(const char *src) {
+    char *dir;
+    RunResult r = qdc_in_temp("ad.py", src, "--emit=header", "--target=x86_64", &dir);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *h = r.status == 0 ? out_text(dir) : xstrdup("");
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+    return h;
+}
+
+Test(autodiff_ndarray, companion_arrays_follow_the_arguments_gradients, .timeout = 120) {
+#define KSRC(ann) "import quadrants as qd\nimport torch\n\n@qd.kernel\ndef k(a: qd.types.ndarray(), b: " ann ", p: qd.types.ndarray()):\n" \
+                  "    for i in a:\n        p[0] += a[i] * b[i]\n\n\n"
+    char *h = grad_header(KSRC("qd.types.ndarray()") "a = qd.ndarray(qd.f32, shape=4, needs_grad=True)\nb = qd.ndarray(qd.f32, shape=4)\n"
+                          "p = qd.ndarray(qd.f32, shape=1, needs_grad=True)\nk(a, b, p)\nk.grad(a, b, p)\n");
+    cr_expect(strstr(h, "float *a_grad;") && strstr(h, "float *p_grad;") && !strstr(h, "b_grad"), "%s", h); /* b has no gradient */
+    free(h);
+    h = grad_header(KSRC("qd.types.ndarray()") "a = torch.ones(4, requires_grad=True)\nb = torch.ones(4)\np = torch.zeros(1, requires_grad=True)\n"
+                    "k(a, b, p)\nk.grad(a, b, p)\n");
+    cr_expect(strstr(h, "float *a_grad;") && strstr(h, "float *p_grad;") && !strstr(h, "b_grad"), "%s", h); /* torch's requires_grad */
+    free(h);
+    h = grad_header(KSRC("qd.types.ndarray(needs_grad=False)") "a = qd.ndarray(qd.f32, shape=4, needs_grad=True)\n"
+                    "b = qd.ndarray(qd.f32, shape=4, needs_grad=True)\np = qd.ndarray(qd.f32, shape=1, needs_grad=True)\nk(a, b, p)\nk.grad(a, b, p)\n");
+    cr_expect(strstr(h, "float *a_grad;") && strstr(h, "float *p_grad;") && !strstr(h, "b_grad"), "%s", h); /* the annotation decides */
+    free(h);
+    h = grad_header(KSRC("qd.types.ndarray()") "a = qd.ndarray(qd.f32, shape=4, needs_grad=True)\nb = qd.ndarray(qd.f32, shape=4)\n"
+                    "p = qd.ndarray(qd.f32, shape=1, needs_grad=True)\nk(a, b, p)\nk(b, a, p)\nk.grad(a, b, p)\n");
+    cr_expect(strstr(h, "float *a_grad;") && strstr(h, "float *b_grad;") && strstr(h, "float *p_grad;"), "%s", h); /* one call each way */
+    free(h);
+    h = grad_header("import quadrants as qd\n\n@qd.kernel\ndef k(a: qd.types.ndarray(qd.f32, ndim=1), b: qd.types.ndarray(qd.f32, ndim=1)):\n"
+                    "    for i in a:\n        b[0] += a[i]\n\n\nx = qd.ndarray(qd.f32, shape=4, needs_grad=True)\n");
+    cr_expect(strstr(h, "float *a_grad;") && strstr(h, "float *b_grad;"), "%s", h); /* no call: the module's rule */
+    free(h);
+#undef KSRC
+}

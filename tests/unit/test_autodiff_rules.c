@@ -261,3 +261,74 @@ Test(autodiff_rules, ad_stack_off_flag_refuses_unless_the_script_enables_it) {
     }
     free(plain), free(on);
 }
+
+/* Quadrants' checks of a Tape's loss as the block is entered (Tape.__enter__): QD2157 at the
+ * loss, in its words, for a field, a Quadrants ndarray and a torch tensor; none inside
+ * pytest.raises, where the script expects the RuntimeError. */
+Test(autodiff_rules, tape_loss_is_checked_as_the_tape_is_entered) {
+#define K "@qd.kernel\ndef k(a: qd.types.ndarray(), p: qd.types.ndarray()):\n    for i in a:\n        p[0] += a[i] * 2.0\n\n\n"
+    expect_py_refused("ad.py", HEAD "@qd.kernel\ndef f():\n    for i in x:\n        loss[None] += x[i]\n\n\nwith qd.ad.Tape(loss=x):\n    f()\n",
+                      "ad.py:12:22: error[QD2157]: The loss of `Tape` must be a 0-D field, i.e. scalar\n"
+                      " 12 | with qd.ad.Tape(loss=x):\n"
+                      "    |                      ^\n");
+    expect_py_refused("ad.py", HEAD "l2 = qd.field(qd.f32, shape=())\n\n\n@qd.kernel\ndef f():\n    for i in x:\n        l2[None] += x[i]\n\n\n"
+                                    "with qd.ad.Tape(l2, clear_gradients=True):\n    f()\n",
+                      "ad.py:15:17: error[QD2157]: Gradients of loss are not allocated, please use qd.field(..., needs_grad=True) for all "
+                      "fields that are required by autodiff.\n"
+                      " 15 | with qd.ad.Tape(l2, clear_gradients=True):\n"
+                      "    |                 ^~\n");
+    expect_py_refused("ad.py", "import quadrants as qd\nimport torch\n\n" K "a = torch.ones(4, requires_grad=True)\n"
+                      "p = torch.ones(2, requires_grad=True)\nwith qd.ad.Tape(loss=p):\n    k(a, p)\n"
+                      "m = torch.ones(1, requires_grad=False)\nwith qd.ad.Tape(loss=m):\n    k(a, m)\n",
+                      "ad.py:12:22: error[QD2157]: The loss of `Tape` must be a tensor only contains one element\n"
+                      " 12 | with qd.ad.Tape(loss=p):\n"
+                      "    |                      ^\n"
+                      "ad.py:15:22: error[QD2157]: Gradients of loss are not allocated, please set requires_grad=True for all tensors "
+                      "that are required by autodiff.\n"
+                      " 15 | with qd.ad.Tape(loss=m):\n"
+                      "    |                      ^\n");
+    expect_py_refused("ad.py", "import quadrants as qd\n\n" K "b = qd.ndarray(qd.f32, shape=(4), needs_grad=True)\n"
+                      "q = qd.ndarray(qd.f32, shape=3, needs_grad=True)\nwith qd.ad.Tape(loss=q):\n    k(b, q)\n"
+                      "n = qd.ndarray(qd.f32, shape=(1,))\nwith qd.ad.Tape(loss=n):\n    k(b, n)\n",
+                      "ad.py:11:22: error[QD2157]: The loss of `Tape` must be an ndarray with only one element\n"
+                      " 11 | with qd.ad.Tape(loss=q):\n"
+                      "    |                      ^\n"
+                      "ad.py:14:22: error[QD2157]: Gradients of loss are not allocated, please set needs_grad=True for all ndarrays "
+                      "that are required by autodiff.\n"
+                      " 14 | with qd.ad.Tape(loss=n):\n"
+                      "    |                      ^\n");
+    /* the RuntimeError the script expects; losses Quadrants accepts */
+    expect_py_compiles("ad.py", "import pytest\nimport quadrants as qd\n\n" K "b = qd.ndarray(qd.f32, shape=(4), needs_grad=True)\n"
+                       "q = qd.ndarray(qd.f32, shape=(2,), needs_grad=True)\nwith pytest.raises(RuntimeError, match=r\"only one element\"):\n"
+                       "    with qd.ad.Tape(loss=q):\n        k(b, q)\n");
+    expect_py_compiles("ad.py", "import quadrants as qd\n\n" K "b = qd.ndarray(qd.f32, shape=(4), needs_grad=True)\n"
+                       "q = qd.ndarray(qd.f32, shape=(1,), needs_grad=True)\nwith qd.ad.Tape(loss=q):\n    k(b, q)\n");
+    expect_py_compiles("ad.py", HEAD "@qd.kernel\ndef f():\n    for i in x:\n        loss[None] += x[i]\n\n\nwith qd.ad.Tape(loss=loss):\n    f()\n");
+    expect_py_compiles("ad.py", "import quadrants as qd\n\nx = qd.field(qd.f32, shape=8)\nl = qd.field(qd.f32, shape=())\nqd.root.lazy_grad()\n\n\n"
+                       "@qd.kernel\ndef f():\n    for i in x:\n        l[None] += x[i]\n\n\nwith qd.ad.Tape(loss=l):\n    f()\n");
+#undef K
+}
+
+/* A kernel the script calls only inside blocks it expects to raise (Quadrants' test_gdar_mpm: its
+ * validation raises before the last kernel of the Tape is compiled): its errors are Quadrants'
+ * expected exception, not reported, and it has no entry; called outside too, they are errors. */
+Test(autodiff_rules, kernel_called_only_where_a_raise_is_expected_is_not_reported) {
+#define BAD "import pytest\nimport quadrants as qd\n\nx = qd.field(qd.f32, shape=4, needs_grad=True)\nloss = qd.field(qd.f32, shape=(), needs_grad=True)\n\n\n" \
+            "@qd.kernel\ndef bad():\n    v = qd.Vector([x[0], x[1]])\n    loss[None] = v(0)\n\n\n" \
+            "@qd.kernel\ndef good():\n    for i in x:\n        loss[None] += x[i]\n\n\n" \
+            "with pytest.raises(qd.QuadrantsAssertionError):\n    with qd.ad.Tape(loss=loss, validation=True):\n        good()\n        bad()\n"
+    char *dir;
+    RunResult r = qdc_in_temp("ad.py", BAD, "--emit=header", NULL, &dir);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    char *hp = xasprintf("%s/out", dir), *h = read_text(hp, NULL);
+    cr_expect(h && strstr(h, "good_grad") && !strstr(h, "bad"), "%s", h ? h : "");
+    free(hp), free(h);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+    expect_py_refused("ad.py", BAD "bad()\n",
+                      "ad.py:11:18: error[QD2019]: a vector is not callable\n"
+                      " 11 |     loss[None] = v(0)\n"
+                      "    |                  ^\n");
+#undef BAD
+}
