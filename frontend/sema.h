@@ -372,6 +372,8 @@ void sema_emit(Sema *S, IrStmt *st);
 IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp);
 const char *sema_path(Sema *S, const Expr *e); /* "qd.types.ndarray" for a dotted name under qd */
 bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out);
+Val sema_param_value(Sema *S, int k, Span sp); /* kernel parameter k (a scalar one) as a value */
+Val sema_scalar_param(Sema *S, const char *name, QdType t, Span sp); /* a new scalar kernel parameter, as a value */
 Scope *sema_def_scope(Sema *S, const Stmt *def); /* the scope a kernel's or qd.func's body sees */
 void sema_pyfunc_add(Sema *S, const Stmt *def, Scope *scope); /* Sema.pyfuncs and its index */
 void sema_def_push(Sema *S, SemaDef d);    /* appends to Sema.defs and indexes it */

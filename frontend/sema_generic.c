@@ -731,15 +731,7 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
     if (v->kind == V_OBJECT && a->kind == E_ATTR) return sb_puts(spell, a->attr.name), true; /* self.inner */
     if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
     if (v->kind == V_TYPE) return sb_puts(spell, qt_name(v->type)), true; /* a dtype passed to a qd.template() */
-    if (!val_is_host_scalar(*v)) return false;
-    if (val_is_host_bool(*v)) sb_puts(spell, val_host_u64(*v) ? "True" : "False");
-    else if (val_is_host_float(*v)) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%g", val_host_f64(*v));
-        for (char *q = buf; *q; q++) sb_putc(spell, *q == '-' ? 'm' : *q == '.' ? 'p' : *q == '+' ? '_' : *q);
-    } else if (qt_is_signed(val_host_type(*v)) && val_host_i64(*v) < 0) sb_printf(spell, "m%llu", 0ull - (unsigned long long)val_host_u64(*v));
-    else sb_printf(spell, "%llu", (unsigned long long)val_host_u64(*v));
-    return true;
+    return val_host_spell(spell, *v);
 }
 
 void sema_call_site(Sema *S, const Expr *call, int d) {
