@@ -468,6 +468,13 @@ IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp); /* a Py
 /* Python ints (an int literal's exact value: IrExpr.literal) */
 bool sema_is_int_literal(const IrExpr *e);
 IrExpr *sema_int_literal(Sema *S, __int128 v, Span sp); /* typed by its value; QD2050 past 64 bits */
+/* py/value.c: exact arithmetic on Python ints that fit 64 bits. sema_py_fold: a OP b for two int
+ * literals (tok a Python operator), reporting what Python raises (QD2023, QD2050); false where
+ * Python's answer is not an int (true division, a negative power) or tok is no arithmetic.
+ * sema_py_literal_tree: the value of a tree of int literals and operators (2**64 - 1), its
+ * intermediate values exact up to 2**120; false for anything else or a step with no int answer. */
+bool sema_py_fold(Sema *S, int tok, Val a, Val b, Span sp, Val *out);
+bool sema_py_literal_tree(const Expr *e, __int128 *out);
 /* py/sema_pyint.c: Python ints past 64 bits. An operator between Python ints (int literals and
  * V_PYINT values) is evaluated exactly (false: not such an operator; a V_PYINT meeting a float
  * constant becomes a float first, as in Python); QD2050 where one is used as a kernel value. */

@@ -74,8 +74,8 @@ SemaParamShape sema_param_shape(Sema *S, const Expr *ann, const Expr **dt, const
 }
 
 bool sema_param_is_generic(Sema *S, const Param *ap) {
-    const PyDc *dc = ap->annotation ? sema_pydc_of(S, ap->annotation) : NULL;
-    if (dc) return sema_pydc_is_generic(S, dc);
+    const PyDc *dc = ap->annotation ? S->up->sema_pydc_of(S, ap->annotation) : NULL;
+    if (dc) return S->up->sema_pydc_is_generic(S, dc);
     const Expr *dt, *nd;
     if (S->up->sema_bview_annotation(S, ap->annotation, &dt)) return !dt; /* v: BufferView: the dtype of the array a call passes */
     SemaParamShape k = sema_param_shape(S, ap->annotation, &dt, &nd);
@@ -420,7 +420,7 @@ QdType sema_numpy_dtype(Sema *S, const Expr *e) {
         if (p && (!strcmp(p, "qd.lang.util.to_numpy_type") || !strcmp(p, "qd.to_numpy_type")))
             return sema_numpy_dtype(S, e->call.args.items[0]);
     }
-    int c = e->kind == E_IFEXP ? sema_host_cond(S, e->ifexp.cond) : -1;
+    int c = e->kind == E_IFEXP ? S->up->sema_host_cond(S, e->ifexp.cond) : -1;
     return c < 0 ? QT_VOID : sema_numpy_dtype(S, c ? e->ifexp.a : e->ifexp.b);
 }
 
@@ -682,7 +682,7 @@ static bool field_spell(Sema *S, Val v, const char *kentry, StrBuf *spell) {
 /* The value of a call's argument for a generic parameter, and its spelling in entry names;
  * false if qdc cannot evaluate it. */
 static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBuf *spell) {
-    if (sema_pydc_call_value(S, a, v, spell)) return true;
+    if (S->up->sema_pydc_call_value(S, a, v, spell)) return true;
     if (a->kind == E_NAME) {
         Binding *b = sema_lookup(S, a->name);
         if (!b) return false;
