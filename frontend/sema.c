@@ -2353,6 +2353,18 @@ static GenericResult kernel_param(Sema *S, const Param *ap, IrParam *p, Val *bou
     return sema_annotation_type(S, ann, &p->type) ? GP_PARAM : GP_ERR;
 }
 
+Val sema_param_value(Sema *S, int k, Span sp) {
+    IrExpr *e = irb_new(S->arena, IR_PARAM, S->params.items[k].type, sp);
+    e->param = k;
+    return val_expr(e);
+}
+
+Val sema_scalar_param(Sema *S, const char *name, QdType t, Span sp) {
+    IrParam p = {.name = name, .kind = IR_PARAM_SCALAR, .type = t, .span = sp};
+    vec_push(&S->params, p);
+    return sema_param_value(S, S->params.len - 1, sp);
+}
+
 /* A parameter of a vector or matrix type (v: qd.types.vector(3, qd.f32)): one scalar parameter
  * per component, named <v>_<k> (row-major), in the argument struct (qdc-abi(7)); each carries the
  * type's shape in elem_shape (elem_ndim stays 0: a scalar), for the typed launcher's const T v[n]. */
@@ -2366,9 +2378,7 @@ static bool vector_param(Sema *S, const Param *ap) {
         IrParam p = {.name = arena_printf(S->arena, "%s_%d", ap->name, k), .kind = IR_PARAM_SCALAR, .type = t, .span = ap->span,
                      .elem_shape = {n, m}};
         vec_push(&S->params, p);
-        IrExpr *e = irb_new(S->arena, IR_PARAM, t, ap->span);
-        e->param = S->params.len - 1;
-        v.vec.c[k] = val_expr(e);
+        v.vec.c[k] = sema_param_value(S, S->params.len - 1, ap->span);
     }
     scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
     return true;
@@ -2400,11 +2410,7 @@ static const char *kernel_params(Sema *S, const Stmt *def, const char *base) {
             vec_push(&S->params, p);
             int idx = S->params.len - 1;
             v = (Val){.kind = V_NDARRAY, .index = idx};
-            if (p.kind == IR_PARAM_SCALAR) {
-                IrExpr *e = irb_new(S->arena, IR_PARAM, p.type, ap->span);
-                e->param = idx;
-                v = val_expr(e);
-            }
+            if (p.kind == IR_PARAM_SCALAR) v = sema_param_value(S, idx, ap->span);
         }
         scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
     }

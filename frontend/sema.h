@@ -383,6 +383,8 @@ void sema_emit(Sema *S, IrStmt *st);
 IrStmt *sema_stmt_new(Sema *S, IrStmtKind k, Span sp);
 const char *sema_path(Sema *S, const Expr *e); /* "qd.types.ndarray" for a dotted name under qd */
 bool sema_annotation_type(Sema *S, const Expr *ann, QdType *out);
+Val sema_param_value(Sema *S, int k, Span sp); /* kernel parameter k (a scalar one) as a value */
+Val sema_scalar_param(Sema *S, const char *name, QdType t, Span sp); /* a new scalar kernel parameter, as a value */
 Scope *sema_def_scope(Sema *S, const Stmt *def); /* the scope a kernel's or qd.func's body sees */
 void sema_pyfunc_add(Sema *S, const Stmt *def, Scope *scope); /* Sema.pyfuncs and its index */
 void sema_def_push(Sema *S, SemaDef d);    /* appends to Sema.defs and indexes it */
@@ -477,6 +479,13 @@ IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp); /* a Py
 /* Python ints (an int literal's exact value: IrExpr.literal) */
 bool sema_is_int_literal(const IrExpr *e);
 IrExpr *sema_int_literal(Sema *S, __int128 v, Span sp); /* typed by its value; QD2050 past 64 bits */
+/* py/value.c: exact arithmetic on Python ints that fit 64 bits. sema_py_fold: a OP b for two int
+ * literals (tok a Python operator), reporting what Python raises (QD2023, QD2050); false where
+ * Python's answer is not an int (true division, a negative power) or tok is no arithmetic.
+ * sema_py_literal_tree: the value of a tree of int literals and operators (2**64 - 1), its
+ * intermediate values exact up to 2**120; false for anything else or a step with no int answer. */
+bool sema_py_fold(Sema *S, int tok, Val a, Val b, Span sp, Val *out);
+bool sema_py_literal_tree(const Expr *e, __int128 *out);
 /* py/sema_pyint.c: Python ints past 64 bits. An operator between Python ints (int literals and
  * V_PYINT values) is evaluated exactly (false: not such an operator; a V_PYINT meeting a float
  * constant becomes a float first, as in Python); QD2050 where one is used as a kernel value. */

@@ -85,7 +85,9 @@ static IrExpr *try_fold(Sema *S, IrBinOp op, QdType t, IrExpr *a, IrExpr *b, Spa
  * do we: a literal, and an operator on literals, is an exact value (past 64 bits a V_PYINT,
  * py/sema_pyint.c, QD2050 where a kernel needs it) typed by its value (i32 when it fits, else i64, else u64; module level: i64), never a
  * value wrapped to 32 bits. Where it meets a type, range() bounds must fit (QD2012) and an
- * implicit conversion that changes it warns (QD2150, sema_convert). */
+ * implicit conversion that changes it warns (QD2150, sema_convert). The arithmetic itself is the
+ * evaluator's (py/value.c, through Sema.up): sema_binary asks sema_py_fold for two int literals,
+ * and a tree of int literals (2**64 - 1) is sema_py_literal_tree's. */
 typedef __int128 PyInt; /* up to 64 bits; past them, struct PyInt (frontend/py/pyint.h, py/sema_pyint.c) */
 
 static PyInt lit_value(const IrExpr *e) { return e->type == QT_U64 ? (PyInt)e->c.u : (PyInt)e->c.i; }
@@ -106,62 +108,6 @@ static IrExpr *lit_const(Sema *S, PyInt v, Span sp) {
 }
 
 IrExpr *sema_int_literal(Sema *S, PyInt v, Span sp) { return lit_const(S, v, sp); }
-
-#define PYINT_TOO_BIG (((PyInt)1) << 120) /* any value past 64 bits: lit_const reports it */
-
-static PyInt lit_pow(PyInt x, PyInt y) {
-    if (x == 0 || x == 1) return y == 0 ? 1 : x;
-    if (x == -1) return y % 2 ? -1 : 1;
-    if (y > 128) return PYINT_TOO_BIG;
-    PyInt r = 1;
-    for (PyInt k = 0; k < y; k++)
-        if (__builtin_mul_overflow(r, x, &r) || r > (PyInt)UINT64_MAX || r < INT64_MIN) return PYINT_TOO_BIG;
-    return r;
-}
-
-/* A tree of integer literals and arithmetic on them (2**64 - 1), folded as Python folds it:
- * exactly, its intermediate values unbounded (here: up to 2**120), so only the result has to fit
- * in 64 bits. False for anything else or a step with no int answer: the operators then run one
- * at a time (fold_literal) and report what Python would raise. */
-static bool fold_py(IrBinOp op, PyInt x, PyInt y, PyInt *r);
-static bool literal_tree(const Expr *e, PyInt *out, int depth);
-
-/* op on two Python int constants, exactly; NULL where Python's answer is not an int (true
- * division, a negative power) or the operator is not arithmetic (left to ir_binary). */
-static IrExpr *fold_literal(Sema *S, IrBinOp op, const IrExpr *a, const IrExpr *b, Span sp) {
-    PyInt x = lit_value(a), y = lit_value(b), r;
-    switch (op) {
-    case IR_ADD: r = x + y; break;
-    case IR_SUB: r = x - y; break;
-    case IR_MUL: if (__builtin_mul_overflow(x, y, &r)) r = PYINT_TOO_BIG; break;
-    case IR_FLOORDIV: case IR_MOD:
-        if (y == 0) {
-            diag_error(sp, QD2023, "integer division by zero in a constant expression");
-            return lit_const(S, 0, sp);
-        }
-        r = op == IR_FLOORDIV ? x / y - ((x % y != 0) && ((x < 0) != (y < 0)))
-                              : x % y + ((x % y != 0 && ((x % y < 0) != (y < 0))) ? y : 0);
-        break;
-    case IR_POW:
-        if (y < 0) return NULL;
-        r = lit_pow(x, y);
-        break;
-    case IR_SHL: case IR_SHR:
-        if (y < 0) {
-            diag_error(sp, QD2050, "negative shift count %lld in a constant expression", (long long)y);
-            return lit_const(S, 0, sp);
-        }
-        if (op == IR_SHR) r = y >= 127 ? (x < 0 ? -1 : 0) : x >> (int)y;
-        else if (x == 0) r = 0;
-        else if (y >= 120 || __builtin_mul_overflow(x, (PyInt)1 << (int)y, &r)) r = PYINT_TOO_BIG;
-        break;
-    case IR_AND: r = x & y; break;
-    case IR_OR: r = x | y; break;
-    case IR_XOR: r = x ^ y; break;
-    default: return NULL;
-    }
-    return lit_const(S, r, sp);
-}
 
 /* An implicit conversion of e to t (assignment, store): ir_cast, with a warning when e is a
  * Python int constant whose value t cannot hold (x[0] = 4294967301 stores 5 in an i32). */
@@ -190,12 +136,14 @@ static IrExpr *explicit_cast(Sema *S, IrExpr *e, QdType t) {
     return irb_cast(S->arena, e, t);
 }
 
+static bool op_token(IrBinOp op, int *tok);
+
 IrExpr *sema_binary(Sema *S, IrBinOp op, IrExpr *a, IrExpr *b, Span sp) {
     if (!a || !b) return NULL;
-    if (is_literal(a) && is_literal(b)) {
-        IrExpr *r = fold_literal(S, op, a, b, sp);
-        if (r) return r;
-    }
+    int tok;
+    Val exact;
+    if (is_literal(a) && is_literal(b) && op_token(op, &tok) && S->up->sema_py_fold(S, tok, val_expr(a), val_expr(b), sp, &exact))
+        return sema_rvalue(S, exact, sp); /* two Python ints: exact (py/value.c) */
     QdType t = op == IR_SHL || op == IR_SHR ? a->type : qt_promote(a->type, b->type);
     if (op == IR_LAND || op == IR_LOR) t = QT_U1, a = sema_to_bool(S, a), b = sema_to_bool(S, b);
     a = irb_cast(S->arena, a, t), b = irb_cast(S->arena, b, t);
@@ -912,46 +860,10 @@ static const struct { int tok; IrBinOp op; const char *spelling; } binops[] = {
     {T_GT, IR_GT, ">"}, {T_GE, IR_GE, ">="},
 };
 
-static bool fold_py(IrBinOp op, PyInt x, PyInt y, PyInt *r) {
-    switch (op) {
-    case IR_ADD: *r = x + y; break;
-    case IR_SUB: *r = x - y; break;
-    case IR_MUL: if (__builtin_mul_overflow(x, y, r)) return false; break;
-    case IR_FLOORDIV: case IR_MOD:
-        if (y == 0) return false;
-        *r = op == IR_FLOORDIV ? x / y - ((x % y != 0) && ((x < 0) != (y < 0)))
-                               : x % y + ((x % y != 0 && ((x % y < 0) != (y < 0))) ? y : 0);
-        break;
-    case IR_POW:
-        if (y < 0) return false;
-        if (x == 0 || x == 1 || x == -1) {
-            *r = x == 0 ? y == 0 : x == 1 ? 1 : y % 2 ? -1 : 1;
-            break;
-        }
-        if (y > 128) return false;
-        *r = 1;
-        for (PyInt k = 0; k < y; k++)
-            if (__builtin_mul_overflow(*r, x, r) || *r >= PYINT_TOO_BIG || *r <= -PYINT_TOO_BIG) return false;
-        break;
-    case IR_SHL: if (y < 0 || y >= 120 || (x && __builtin_mul_overflow(x, (PyInt)1 << (int)y, r))) return false; if (!x) *r = 0; break;
-    case IR_SHR: if (y < 0) return false; *r = y >= 127 ? (x < 0 ? -1 : 0) : x >> (int)y; break;
-    case IR_AND: *r = x & y; break;
-    case IR_OR: *r = x | y; break;
-    case IR_XOR: *r = x ^ y; break;
-    default: return false;
-    }
-    return *r > -PYINT_TOO_BIG && *r < PYINT_TOO_BIG;
-}
-
-static bool literal_tree(const Expr *e, PyInt *out, int depth) {
-    PyInt a, b;
-    if (depth > 32) return false;
-    if (e->kind == E_INT) return *out = (PyInt)e->i, true;
-    if (e->kind == E_UNARY && (e->op == T_MINUS || e->op == T_PLUS || e->op == T_TILDE) && literal_tree(e->un.a, &a, depth + 1))
-        return *out = e->op == T_MINUS ? -a : e->op == T_PLUS ? a : ~a, true;
-    if (e->kind != E_BINARY || !literal_tree(e->bin.a, &a, depth + 1) || !literal_tree(e->bin.b, &b, depth + 1)) return false;
+/* The Python operator whose IR operator op is (false: none, such as IR_REM or IR_MAX). */
+static bool op_token(IrBinOp op, int *tok) {
     for (size_t k = 0; k < ARRAY_LEN(binops); k++)
-        if (binops[k].tok == e->op) return fold_py(binops[k].op, a, b, out);
+        if (binops[k].op == op) return *tok = binops[k].tok, true;
     return false;
 }
 
@@ -967,7 +879,7 @@ static bool literal_annotation(Sema *S, const Expr *a, QdType t) {
                                     "`qd.cast`. (qd.%s of a float literal)", qt_name(t));
         return false;
     }
-    if (!literal_tree(a, &v, 0)) return true;
+    if (!S->up->sema_py_literal_tree(a, &v)) return true;
     if (qt_is_float(t)) {
         diag_error(a->span, QD2171, "Integer literals must be annotated with a integer type. For type casting, use `qd.cast`. "
                                     "(qd.%s of an integer literal; write a float literal such as 1.0)", qt_name(t));
@@ -1205,7 +1117,7 @@ Val sema_eval(Sema *S, const Expr *e) {
     }
     case E_BINARY: {
         PyInt exact;
-        if (literal_tree(e, &exact, 0) && exact >= INT64_MIN && exact <= (PyInt)UINT64_MAX)
+        if (S->up->sema_py_literal_tree(e, &exact) && exact >= INT64_MIN && exact <= (PyInt)UINT64_MAX)
             return val_expr(lit_const(S, exact, e->span)); /* 2**64 - 1 */
         Val a = sema_eval(S, e->bin.a), b = sema_eval(S, e->bin.b), str;
         if (a.kind == V_ERR || b.kind == V_ERR) return val_err();
@@ -1776,7 +1688,7 @@ Val sema_call(Sema *S, const Expr *call, Val f) {
     }
     PyInt big; /* float(2**64): Python converts its exact int, past 64 bits too (rounded to a double) */
     if (f.kind == V_NS && !strcmp(f.path, "float") && call->call.args.n == 1 && !call->call.nkw &&
-        literal_tree(call->call.args.items[0], &big, 0) && (big < INT64_MIN || big > (PyInt)UINT64_MAX))
+        S->up->sema_py_literal_tree(call->call.args.items[0], &big) && (big < INT64_MIN || big > (PyInt)UINT64_MAX))
         return val_expr(explicit_cast(S, irb_float(S->arena, QT_F64, (double)big, call->span), S->default_fp));
     Val ew;
     if (f.kind == V_TYPE && call->call.args.n == 1 && !call->call.nkw && !literal_annotation(S, call->call.args.items[0], f.type))

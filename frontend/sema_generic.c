@@ -74,8 +74,8 @@ SemaParamShape sema_param_shape(Sema *S, const Expr *ann, const Expr **dt, const
 }
 
 bool sema_param_is_generic(Sema *S, const Param *ap) {
-    const PyDc *dc = ap->annotation ? sema_pydc_of(S, ap->annotation) : NULL;
-    if (dc) return sema_pydc_is_generic(S, dc);
+    const PyDc *dc = ap->annotation ? S->up->sema_pydc_of(S, ap->annotation) : NULL;
+    if (dc) return S->up->sema_pydc_is_generic(S, dc);
     const Expr *dt, *nd;
     if (S->up->sema_bview_annotation(S, ap->annotation, &dt)) return !dt; /* v: BufferView: the dtype of the array a call passes */
     SemaParamShape k = sema_param_shape(S, ap->annotation, &dt, &nd);
@@ -424,7 +424,7 @@ QdType sema_numpy_dtype(Sema *S, const Expr *e) {
         if (p && is_to_numpy_type(p))
             return sema_numpy_dtype(S, e->call.args.items[0]);
     }
-    int c = e->kind == E_IFEXP ? sema_host_cond(S, e->ifexp.cond) : -1;
+    int c = e->kind == E_IFEXP ? S->up->sema_host_cond(S, e->ifexp.cond) : -1;
     return c < 0 ? QT_VOID : sema_numpy_dtype(S, c ? e->ifexp.a : e->ifexp.b);
 }
 
@@ -722,7 +722,7 @@ static void str_spell(StrBuf *spell, const char *str) {
 /* The value of a call's argument for a generic parameter, and its spelling in entry names;
  * false if qdc cannot evaluate it. */
 static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBuf *spell) {
-    if (sema_pydc_call_value(S, a, v, spell)) return true;
+    if (S->up->sema_pydc_call_value(S, a, v, spell)) return true;
     if (a->kind == E_NAME) {
         Binding *b = sema_lookup(S, a->name);
         if (!b) return false;
@@ -775,15 +775,7 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
     if (v->kind == V_OBJECT && a->kind == E_ATTR) return sb_puts(spell, a->attr.name), true; /* self.inner */
     if (v->kind == V_FIELD) return field_spell(S, *v, kentry, spell);
     if (v->kind == V_TYPE) return sb_puts(spell, qt_name(v->type)), true; /* a dtype passed to a qd.template() */
-    if (!val_is_host_scalar(*v)) return false;
-    if (val_is_host_bool(*v)) sb_puts(spell, val_host_u64(*v) ? "True" : "False");
-    else if (val_is_host_float(*v)) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%g", val_host_f64(*v));
-        for (char *q = buf; *q; q++) sb_putc(spell, *q == '-' ? 'm' : *q == '.' ? 'p' : *q == '+' ? '_' : *q);
-    } else if (qt_is_signed(val_host_type(*v)) && val_host_i64(*v) < 0) sb_printf(spell, "m%llu", 0ull - (unsigned long long)val_host_u64(*v));
-    else sb_printf(spell, "%llu", (unsigned long long)val_host_u64(*v));
-    return true;
+    return val_host_spell(spell, *v);
 }
 
 void sema_call_site(Sema *S, const Expr *call, int d) {

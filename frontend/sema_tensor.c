@@ -357,7 +357,7 @@ bool sema_with_layout(Sema *S, const Expr *call, Val *out) {
 bool sema_tensor_alias(Sema *S, const Expr *e, Val *out) {
     const Expr *a = NULL;
     if (e->kind == E_IFEXP) { /* later = None if kind == "none" else bias */
-        int c = sema_host_cond(S, e->ifexp.cond);
+        int c = S->up->sema_host_cond(S, e->ifexp.cond);
         const Expr *br = c < 0 ? NULL : c ? e->ifexp.a : e->ifexp.b;
         if (br && br->kind == E_NONE) return *out = (Val){.kind = V_NONE}, true;
         if (!br || br->kind != E_NAME) return br && sema_tensor_alias(S, br, out);

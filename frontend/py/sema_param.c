@@ -336,8 +336,13 @@ static const char *spell(Sema *S, Val v, const char *name, int row) {
         bool ok = *v.path != 0;
         for (const char *c = v.path; *c; c++) ok &= ident_char(*c);
         if (ok) return v.path;
-    } else if (val_is_host_int(v) && qt_is_signed(val_host_type(v)) && val_host_i64(v) < 0) {
-        return arena_printf(S->arena, "m%llu", 0ull - (unsigned long long)val_host_i64(v));
+    } else if (val_is_host_integral(v)) { /* a float is NAME<row>, as pytest's id */
+        StrBuf b;
+        sb_init(&b);
+        val_host_spell(&b, v);
+        const char *s = arena_strdup(S->arena, b.data);
+        sb_free(&b);
+        return s;
     } else if (v.kind != V_ERR) {
         const char *s = py_str(S, v);
         if (s) return s;

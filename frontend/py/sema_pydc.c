@@ -208,15 +208,7 @@ static bool spell(Sema *S, const PyDc *dc, Val v, const Expr *at, StrBuf *b, boo
         if (fn && !strncmp(fn, S->prefix, strlen(S->prefix))) fn += strlen(S->prefix); /* a field of this host function */
         if (fn) sb_puts(b, fn);
         else if (m.kind == V_HOSTARRAY) sema_hostarray_spell(b, m);
-        else if (val_is_host_float(m)) {
-            char buf[64];
-            snprintf(buf, sizeof buf, "%g", val_host_f64(m));
-            for (char *q = buf; *q; q++) sb_putc(b, *q == '-' ? 'm' : *q == '.' ? 'p' : *q == '+' ? '_' : *q);
-        }
-        else if (val_is_host_bool(m)) sb_puts(b, val_host_u64(m) ? "True" : "False");
-        else if (val_is_host_scalar(m) && val_host_i64(m) < 0) sb_printf(b, "m%lld", -(long long)val_host_i64(m));
-        else if (val_is_host_scalar(m)) sb_printf(b, "%lld", (long long)val_host_i64(m));
-        else return false;
+        else if (!val_host_spell(b, m)) return false;
     }
     return true;
 }
@@ -245,19 +237,11 @@ static int param_named(Sema *S, const char *name, Span sp) {
     return -1;
 }
 
+/* A dataclass member's scalar kernel parameter (kernel semantics makes it, sema_scalar_param). */
 static Val scalar_param(Sema *S, const char *name, QdType t, Span sp) {
     int have = param_named(S, name, sp);
     if (have == -2) return val_err();
-    if (have >= 0) {
-        IrExpr *e = irb_new(S->arena, IR_PARAM, S->params.items[have].type, sp);
-        e->param = have;
-        return val_expr(e);
-    }
-    IrParam p = {.name = name, .kind = IR_PARAM_SCALAR, .type = t, .span = sp};
-    vec_push(&S->params, p);
-    IrExpr *e = irb_new(S->arena, IR_PARAM, t, sp);
-    e->param = S->params.len - 1;
-    return val_expr(e);
+    return have >= 0 ? sema_param_value(S, have, sp) : sema_scalar_param(S, name, t, sp);
 }
 
 static Val ndarray_param(Sema *S, IrParam p) {

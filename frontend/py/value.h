@@ -48,6 +48,10 @@ static inline int val_host_truth(Val v) {
     return qt_is_float(v.e->type) ? v.e->c.f != 0 : v.e->c.u != 0;
 }
 
+/* Appends v's spelling in an instantiation name (value.c; the one spelling of sema_generic.c,
+ * sema_pydc.c and sema_param.c): false, appending nothing, when v is not a host scalar. */
+bool val_host_spell(StrBuf *b, Val v);
+
 /* v as a scalar value (sema_rvalue, the boundary where kernel semantics takes a value: a load
  * for a kernel variable, an error for a non-scalar): V_EXPR, or V_ERR after an error. */
 static inline Val val_scalar(Sema *S, Val v, Span sp) { return val_expr(sema_rvalue(S, v, sp)); }

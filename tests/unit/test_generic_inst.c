@@ -98,3 +98,27 @@ Test(generic_inst, refusals_stay_errors) {
                           " 10 |     k(arr)\n    |       ^~~\n");
     free(err);
 }
+
+/* One spelling of a host scalar in an instantiation's name, for a qd.template() argument and a
+ * generic dataclass member alike (val_host_spell): an unsigned int past INT64_MAX is positive
+ * (before, the dataclass member spelled 2**64 - 1 as m1 and -2**63 as m-9223372036854775808),
+ * "m" for a minus, a float's '.' as 'p', True. */
+Test(generic_inst, host_scalars_spell_one_way) {
+    char *dir = make_temp_dir(), *src = NULL;
+    cr_assert(asprintf(&src, "%s/g.py", dir) > 0);
+    cr_assert(write_text(src, "import dataclasses\nimport quadrants as qd\n\nx = qd.field(qd.i32, shape=4)\n\n"
+                              "@dataclasses.dataclass\nclass S:\n    n: qd.template()\n\n"
+                              "@qd.kernel\ndef k(t: qd.template()):\n    x[0] = 1\n\n"
+                              "@qd.kernel\ndef d(s: qd.template()):\n    x[0] = 2\n\n"
+                              "BIG = 18446744073709551615\n"
+                              "k(BIG)\nk(-9223372036854775808)\nk(-3)\nk(2.5)\nk(True)\n"
+                              "d(S(n=BIG))\nd(S(n=-9223372036854775808))\nd(S(n=-3))\nd(S(n=2.5))\nd(S(n=True))\n"));
+    const char *argv[] = {"--target=x86_64", "--check", "--stats", "g.py", NULL};
+    RunResult r = run_qdc_argv(argv, NULL, dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect_str_eq(r.out, "g: 10 kernels (k__18446744073709551615, k__m9223372036854775808, k__m3, k__2p5, k__True, "
+                            "d__S_18446744073709551615, d__S_m9223372036854775808, d__S_m3, d__S_2p5, d__S_True), 10 tasks, "
+                            "0 atomics, 0 volatile loads, 0 fences\n");
+    run_free(&r);
+    free(src), free(dir);
+}
