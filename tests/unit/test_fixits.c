@@ -107,7 +107,7 @@ Test(fixits, sarif_notes_are_related_locations) {
     cr_assert(results, "%s", r.err);
     cr_expect_str_eq(results,
         "\"results\":[{\"ruleId\":\"QD4001\",\"level\":\"error\",\"message\":{\"text\":\"atomic max on f64 in global memory is "
-        "not supported on target 'vulkan1.1' (capability-db/vulkan1.1.yaml:90)\"},\"locations\":[{\"physicalLocation\":"
+        "not supported on target 'vulkan1.1' (capability-db/vulkan1.1.yaml:92)\"},\"locations\":[{\"physicalLocation\":"
         "{\"artifactLocation\":{\"uri\":\"k.qd\"},\"region\":{\"startLine\":6,\"startColumn\":9,\"endLine\":6,\"endColumn\":33,"
         "\"byteOffset\":116,\"byteLength\":24}}}],\"relatedLocations\":[{\"id\":0,\"message\":{\"text\":\"pass "
         "--cap=+float64-atomic-min-max if the device has it: shaderBufferFloat64AtomicMinMax + "

@@ -67,7 +67,7 @@ Test(lsp, diagnostics_hover_definition_shutdown) {
         "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":\"%s\",\"diagnostics\":["
         "{\"range\":{\"start\":{\"line\":5,\"character\":8},\"end\":{\"line\":5,\"character\":32}},\"severity\":1,"
         "\"code\":\"QD4001\",\"source\":\"qdc\",\"message\":\"atomic max on f64 in global memory is not supported on target "
-        "'vulkan1.1' (capability-db/vulkan1.1.yaml:90)\",\"relatedInformation\":[{\"location\":{\"uri\":\"%s\",\"range\":"
+        "'vulkan1.1' (capability-db/vulkan1.1.yaml:92)\",\"relatedInformation\":[{\"location\":{\"uri\":\"%s\",\"range\":"
         "{\"start\":{\"line\":5,\"character\":8},\"end\":{\"line\":5,\"character\":32}}},\"message\":\"pass "
         "--cap=+float64-atomic-min-max if the device has it: shaderBufferFloat64AtomicMinMax + "
         "shaderSharedFloat64AtomicMinMax (VK_EXT_shader_atomic_float2)\"}]}]}}", doc, doc);
@@ -75,7 +75,7 @@ Test(lsp, diagnostics_hover_definition_shutdown) {
         "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"contents\":{\"kind\":\"markdown\",\"value\":\"**max** `f64` (global)\\n\\n"
         "| family | lowering | decided by |\\n|---|---|---|\\n| gfx906 | cas (max) | capability-db/gfx906.yaml:ops.max.f64.global |\\n"
         "\\nrefused: atomic max on f64 in global memory is not supported on target 'vulkan1.1' "
-        "(capability-db/vulkan1.1.yaml:90)\\n\"}}}";
+        "(capability-db/vulkan1.1.yaml:92)\\n\"}}}";
     char *def_reply = xasprintf("{\"jsonrpc\":\"2.0\",\"id\":\"d\",\"result\":{\"uri\":\"%s\",\"range\":{\"start\":{\"line\":3,"
                                 "\"character\":6},\"end\":{\"line\":3,\"character\":7}}}}", doc);
     /* the version in serverInfo comes from VERSION: compare up to it, then from its end */
@@ -177,7 +177,7 @@ Test(lsp, project_config_change_and_close) {
         "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":\"%s\",\"diagnostics\":["
         "{\"range\":{\"start\":{\"line\":3,\"character\":4},\"end\":{\"line\":3,\"character\":28}},\"severity\":1,"
         "\"code\":\"QD4001\",\"source\":\"qdc\",\"message\":\"atomic max on f64 in global memory is not supported on target "
-        "'vulkan1.1' (capability-db/vulkan1.1.yaml:90)\",\"relatedInformation\":[{\"location\":{\"uri\":\"%s\",\"range\":"
+        "'vulkan1.1' (capability-db/vulkan1.1.yaml:92)\",\"relatedInformation\":[{\"location\":{\"uri\":\"%s\",\"range\":"
         "{\"start\":{\"line\":3,\"character\":4},\"end\":{\"line\":3,\"character\":28}}},\"message\":\"pass "
         "--cap=+float64-atomic-min-max if the device has it: shaderBufferFloat64AtomicMinMax + "
         "shaderSharedFloat64AtomicMinMax (VK_EXT_shader_atomic_float2)\"}]}]}}", doc, doc);
