@@ -1469,6 +1469,33 @@ void sema_host_function_once(Sema *S, const Stmt *s, const Val *params, const Sp
     S->hscope = saved, S->prefix = prefix, S->host_returned = returned, S->host_ret = ret, S->host_loops = loops, S->host_jump = HJ_NONE;
 }
 
+/* Runs a library written in qdc's own Python source (qd.simt's tiles, qd.algorithms) as a module
+ * of its own: src is recorded for diagnostics, parsed and evaluated in a new library scope with
+ * `qd` and the n (names[k], vals[k]) bound, the checker's state saved around it. NULL when it
+ * does not parse. */
+Scope *sema_library_module(Sema *S, Source *src, int n, const char *const names[], const Val vals[], Span at) {
+    src->library = true;
+    if (S->files) vec_push(S->files, src);
+    else vec_push(&S->spec_sources, src);
+    AstModule *ast = frontend_parse(src, S->arena);
+    if (!ast) return NULL;
+    Scope *sc = xcalloc(1, sizeof *sc);
+    sc->library = true;
+    vec_push(&S->host_scopes, sc);
+    scope_bind(S, sc, "qd", (Val){.kind = V_NS, .path = "qd"}, at);
+    for (int k = 0; k < n; k++) scope_bind(S, sc, names[k], vals[k], at);
+    Scope *hscope = S->hscope, *bind_to = S->bind_to, *scope = S->scope;
+    IrStmtVec *cur = S->cur;
+    const char *prefix = S->prefix;
+    bool returned = S->host_returned;
+    int loops = S->host_loops;
+    S->hscope = sc, S->bind_to = NULL, S->scope = NULL, S->cur = NULL, S->prefix = "", S->host_returned = false, S->host_loops = 0;
+    sema_module_body(S, &ast->body);
+    S->hscope = hscope, S->bind_to = bind_to, S->scope = scope, S->cur = cur, S->prefix = prefix;
+    S->host_returned = returned, S->host_loops = loops, S->host_jump = HJ_NONE;
+    return sc;
+}
+
 void sema_module_body(Sema *S, const StmtList *l) {
     bool host = S->hscope != &S->module;
     for (int k = 0; k < l->n && !S->host_returned && !S->host_jump; k++) {

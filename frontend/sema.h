@@ -438,6 +438,7 @@ void sema_module_value(Sema *S, const Expr *target, const Expr *value, Span sp);
 void sema_declare_field(Sema *S, const Expr *target, Span span, const Expr *call, int vec); /* qd.field / vec 1: qd.Vector.field / 2: qd.Matrix.field */ /* NAME = value at module level or in a host function */
 Val sema_field_value(Sema *S, const Expr *call, int vec); /* qd.field(...) run by host code as an expression (a lambda, a comprehension) */
 void sema_module_body(Sema *S, const StmtList *l); /* module-level statements, in S->hscope */
+Scope *sema_library_module(Sema *S, Source *src, int n, const char *const names[], const Val vals[], Span at);
 
 /* module.c: imports of the program's modules, -D, --kernel, nothing hollow */
 void sema_modules_begin(Sema *S, const FrontendOptions *fo, const AstModule *ast);

@@ -316,26 +316,7 @@ bool sema_is_algo_call(Val f) {
 /* The library's scope, evaluated on first use. */
 static Scope *library(Sema *S, Span at) {
     if (S->algo) return S->algo;
-    Source *src = source_new("<qd.algorithms>", algo_text, sizeof algo_text - 1);
-    src->library = true;
-    if (S->files) vec_push(S->files, src);
-    else vec_push(&S->spec_sources, src);
-    AstModule *ast = frontend_parse(src, S->arena);
-    if (!ast) return NULL;
-    Scope *sc = xcalloc(1, sizeof *sc);
-    sc->library = true;
-    vec_push(&S->host_scopes, sc);
-    scope_bind(S, sc, "qd", (Val){.kind = V_NS, .path = "qd"}, at);
-    Scope *hscope = S->hscope, *bind_to = S->bind_to, *scope = S->scope;
-    IrStmtVec *cur = S->cur;
-    const char *prefix = S->prefix;
-    bool returned = S->host_returned;
-    int loops = S->host_loops;
-    S->hscope = sc, S->bind_to = NULL, S->scope = NULL, S->cur = NULL, S->prefix = "", S->host_returned = false, S->host_loops = 0;
-    sema_module_body(S, &ast->body);
-    S->hscope = hscope, S->bind_to = bind_to, S->scope = scope, S->cur = cur, S->prefix = prefix;
-    S->host_returned = returned, S->host_loops = loops, S->host_jump = HJ_NONE;
-    return S->algo = sc;
+    return S->algo = sema_library_module(S, source_new("<qd.algorithms>", algo_text, sizeof algo_text - 1), 0, NULL, NULL, at);
 }
 
 Val sema_algo_call(Sema *S, const Expr *call, Val f) {
