@@ -382,6 +382,7 @@ static bool apply_ops(Ld *L, yaml_node_t *m) {
  * empty block or a width that does not fit an int. */
 static const struct { CapKey key; long min, max; bool pow2; const char *why; } int_ranges[] = {
     {CAPK_LLVM_LARGE_FN,  0, 2147483647, false, "0 turns the check off"},
+    {CAPK_LLVM_LARGE_PASSES_FN, 0, 2147483647, false, "0: llvm.passes at every size"},
     {CAPK_SUBGROUP_WIDTH, 1, 128, true, "lanes of a subgroup"},
     {CAPK_DEFAULT_BLOCK,  1, 1 << 20, false, "threads of a block"},
     {CAPK_MAX_BLOCK,      1, 1 << 20, false, "threads of a block"},

@@ -133,11 +133,12 @@ static bool check_features(const CapTarget *t, LLVMTargetRef target, const char 
     return !errors;
 }
 
-/* A family's llvm.passes is parsed by LLVM's pass builder, here on an empty module (in process:
- * an unknown pass or a malformed pipeline is an error LLVM returns, never an abort): what LLVM
- * says becomes QD3012 at the line that sets the value. */
-static bool check_passes(const CapTarget *t, LLVMTargetRef target, const char *triple, const char *cpu) {
-    const char *passes = cap_str(t, "llvm.passes");
+/* A family's llvm.passes (and llvm.large_passes) is parsed by LLVM's pass builder, here on an
+ * empty module (in process: an unknown pass or a malformed pipeline is an error LLVM returns,
+ * never an abort): what LLVM says becomes QD3012 at the line that sets the value. */
+static bool check_pipeline(const CapTarget *t, LLVMTargetRef target, const char *triple, const char *cpu,
+                           const char *key) {
+    const char *passes = cap_str(t, key);
     if (!passes || !*passes) return true;
     LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, "", LLVMCodeGenLevelDefault, LLVMRelocPIC,
                                                       LLVMCodeModelDefault);
@@ -149,8 +150,7 @@ static bool check_passes(const CapTarget *t, LLVMTargetRef target, const char *t
     LLVMDisposePassBuilderOptions(po);
     if (e) {
         char *m = LLVMGetErrorMessage(e);
-        diag_error(cap_where(t, "llvm.passes"), QD3012, "llvm.passes of '%s': LLVM cannot run this pipeline: %s",
-                   cap_name(t), m);
+        diag_error(cap_where(t, key), QD3012, "%s of '%s': LLVM cannot run this pipeline: %s", key, cap_name(t), m);
         LLVMDisposeErrorMessage(m);
     }
     LLVMDisposeModule(mod);
@@ -181,7 +181,8 @@ bool backend_llvm_check(const CapTarget *t) {
     bool ok = check_features(t, target, triple, cpu, "llvm.features");
     if (ok && cap_str(t, "vector_atomics.llvm_features"))
         ok = check_features(t, target, triple, cpu, "vector_atomics.llvm_features");
-    return ok && check_passes(t, target, triple, cpu);
+    return ok && check_pipeline(t, target, triple, cpu, "llvm.passes") &&
+           check_pipeline(t, target, triple, cpu, "llvm.large_passes");
 }
 
 /* LLVM errors raised while optimizing or emitting (unsupported constructs, inline asm the
@@ -247,27 +248,6 @@ static void verify(LlvmCg *cg) {
     LLVMDisposeMessage(msg);
 }
 
-/* The middle end: at -O2 (the default) the family's llvm.passes where it sets one, a function
- * pipeline that gives the code of LLVM's default<O2> on qdc's IR without its inliner and
- * interprocedural passes (qdc-capdb(5)); LLVM's default pipelines otherwise. At -O0 the allocas
- * are still promoted, so the output is readable and CAS loops stay tight. */
-static const char *pipeline(const CapTarget *cap, int ol) {
-    static const char *const pipelines[] = {"mem2reg", "default<O1>", "default<O2>", "default<O3>"};
-    const char *passes = cap_str(cap, "llvm.passes");
-    return ol == 2 && passes && *passes ? passes : pipelines[ol];
-}
-
-static void optimize(LlvmCg *cg) {
-    int ol = cg->opts->opt_level < 0 ? 0 : cg->opts->opt_level > 3 ? 3 : cg->opts->opt_level;
-    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(cg->mod, pipeline(cg->cap, ol), cg->tm, po);
-    LLVMDisposePassBuilderOptions(po);
-    if (e) {
-        char *m = LLVMGetErrorMessage(e);
-        die("LLVM pass pipeline failed: %s", m);
-    }
-}
-
 /* The instruction count of the module's largest function. */
 static long largest_function(LLVMModuleRef mod) {
     long most = 0;
@@ -278,6 +258,32 @@ static long largest_function(LLVMModuleRef mod) {
         if (n > most) most = n;
     }
     return most;
+}
+
+/* The middle end: at -O2 (the default) the family's llvm.passes where it sets one, a function
+ * pipeline that gives the code of LLVM's default<O2> on qdc's IR without its inliner and
+ * interprocedural passes (qdc-capdb(5)); LLVM's default pipelines otherwise. A module whose
+ * largest function has more than llvm.large_passes_function instructions before the pipeline gets
+ * llvm.large_passes instead, where the family sets both: fewer InstCombine runs, each of which
+ * tries anew to prove every add and mul of a long wrapping chain free of signed overflow. At -O0
+ * the allocas are still promoted, so the output is readable and CAS loops stay tight. */
+static const char *pipeline(const CapTarget *cap, LLVMModuleRef mod, int ol) {
+    static const char *const pipelines[] = {"mem2reg", "default<O1>", "default<O2>", "default<O3>"};
+    const char *passes = cap_str(cap, "llvm.passes"), *large = cap_str(cap, "llvm.large_passes");
+    long from = cap_int(cap, "llvm.large_passes_function", 0);
+    if (ol == 2 && large && *large && from > 0 && largest_function(mod) > from) return large;
+    return ol == 2 && passes && *passes ? passes : pipelines[ol];
+}
+
+static void optimize(LlvmCg *cg) {
+    int ol = cg->opts->opt_level < 0 ? 0 : cg->opts->opt_level > 3 ? 3 : cg->opts->opt_level;
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(cg->mod, pipeline(cg->cap, cg->mod, ol), cg->tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (e) {
+        char *m = LLVMGetErrorMessage(e);
+        die("LLVM pass pipeline failed: %s", m);
+    }
 }
 
 /* Emission of a module holding a function larger than the family's llvm.large_function

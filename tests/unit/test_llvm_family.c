@@ -204,3 +204,26 @@ Test(llvm_family, the_familys_pipeline_runs_at_O2_only) {
     remove_tree(dir);
     free(dir), free(mine2), free(x86_0), free(x86_2), free(mine3), free(x86_3);
 }
+
+/* A module whose largest function has more than llvm.large_passes_function instructions before
+ * the pipeline gets llvm.large_passes at -O2 instead of llvm.passes (the shipped NVIDIA and x86
+ * families: fewer InstCombine runs on long kernels); at or under the size, and at -O3, it does
+ * not. histogram's task functions have between 2 and 2147483647 instructions. */
+Test(llvm_family, the_large_pipeline_runs_above_its_size_only) {
+    char *small = family_dir("mys", "x86_64", "  large_passes: \"mem2reg\"\n  large_passes_function: 2\n");
+    char *huge = family_dir("myh", "x86_64", "  large_passes: \"mem2reg\"\n  large_passes_function: 2147483647\n");
+    char *s2 = llvm_ir(small, "mys", "-O2"), *s3 = llvm_ir(small, "mys", "-O3"), *h2 = llvm_ir(huge, "myh", "-O2");
+    char *x86_0 = llvm_ir(NULL, "x86_64", "-O0"), *x86_2 = llvm_ir(NULL, "x86_64", "-O2"), *x86_3 = llvm_ir(NULL, "x86_64", "-O3");
+    cr_expect_str_eq(s2, x86_0, "above the size: mem2reg alone");
+    cr_expect_str_eq(h2, x86_2, "under the size: llvm.passes");
+    cr_expect_str_eq(s3, x86_3, "-O3 keeps LLVM's pipeline");
+    remove_tree(small), remove_tree(huge);
+    free(small), free(huge), free(s2), free(s3), free(h2), free(x86_0), free(x86_2), free(x86_3);
+}
+
+Test(llvm_family, unknown_pass_in_the_large_pipeline_is_located) {
+    expect_qd3012("myl", "sm_90", "  large_passes: \"function(nosuchpass)\"\n",
+                  "%s/myl.yaml:5:3: error[QD3012]: llvm.large_passes of 'myl': LLVM cannot run this pipeline: "
+                  "unknown function pass 'nosuchpass'\n 5 |   large_passes: \"function(nosuchpass)\"\n"
+                  "   |   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+}
