@@ -11,6 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+static char *path_join_tmp(const char *dir) { /* qdc_in_temp's output, <dir>/out */
+    size_t n = strlen(dir) + 5;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/out", dir);
+    return p;
+}
+
 static const char host5[] =
     "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
     "int main(int argc, char **argv) {\n"
@@ -90,4 +97,35 @@ Test(host_eval5, growing_a_parameter_list_is_not_evaluated) {
                       "g.py:6:1: note: 'N' is set here\n"
                       " 6 | N = grow([1], 2)\n"
                       "   | ^\n");
+}
+
+/* Quadrants cooks `float` when a vector type is made (MatrixType.__init__ -> cook_dtype ->
+ * impl.get_runtime().default_fp): a type made before qd.init(default_fp=qd.f64) is f32, one made
+ * after it f64; `real = float` stays float itself, f64 where the kernel uses it. */
+Test(host_eval5, a_type_made_before_init_keeps_the_default_of_then) {
+    char *dir = NULL;
+    RunResult r = qdc_in_temp("t.py",
+                              "import quadrants as qd\n"
+                              "real = float\n"
+                              "vec_before = qd.types.vector(2, real)\n"
+                              "qd.init(arch=qd.cpu, default_fp=qd.f64)\n"
+                              "vec_after = qd.types.vector(2, float)\n"
+                              "@qd.kernel\n"
+                              "def k(out: qd.types.ndarray(qd.f64, ndim=1), x: real):\n"
+                              "    a = vec_before(1.5, 2.5)\n"
+                              "    b = vec_after(1.5, 2.5)\n"
+                              "    out[0] = a[0] + b[1] + x\n"
+                              "k(qd.ndarray(qd.f64, (1,)), 1.0)\n",
+                              "--emit=ir", NULL, &dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    char *out = path_join_tmp(dir);
+    char *ir = read_text(out, NULL);
+    cr_assert(ir, "no IR written");
+    cr_expect(strstr(ir, "kernel k(out: ndarray(f64, 1), x: f64)\n") != NULL, "%s", ir);
+    cr_expect(strstr(ir, "  local %0 a_0: f32\n  local %1 a_1: f32\n  local %2 b_0: f64\n  local %3 b_1: f64\n") != NULL, "%s", ir);
+    free(ir);
+    free(out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
 }
