@@ -129,3 +129,30 @@ Test(host_eval5, a_type_made_before_init_keeps_the_default_of_then) {
     remove_tree(dir);
     free(dir);
 }
+
+/* Python's max(iterable) / min(iterable) in host code, of a compile-time list (it was QD2007
+ * "'max' takes at least 2 arguments", a false refusal of valid Python): folded to 9 and 2. */
+Test(host_eval5, max_and_min_of_one_iterable_in_host_code) {
+    char *dir = NULL;
+    RunResult r = qdc_in_temp("m.py",
+                              "import quadrants as qd\n"
+                              "out = qd.field(qd.i32, shape=1)\n"
+                              "S = [4, 9, 2]\n"
+                              "V = max(S)\n"
+                              "W = min(S)\n"
+                              "@qd.kernel\n"
+                              "def k():\n"
+                              "    out[0] = V * 10 + W\n"
+                              "k()\n",
+                              "--emit=ir", NULL, &dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    char *out = path_join_tmp(dir);
+    char *ir = read_text(out, NULL);
+    cr_assert(ir, "no IR written");
+    cr_expect(strstr(ir, "    store field out[0:i32]:i32 = 92:i32\n") != NULL, "%s", ir);
+    free(ir);
+    free(out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir);
+}
