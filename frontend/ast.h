@@ -115,6 +115,7 @@ struct Stmt {
             StmtList body;
             Span name_span;
             bool host; /* an undecorated (or not qd-decorated) host function: body parsed like module level */
+            int kwonly; /* host: 1 + the index of its first keyword-only parameter (after a bare '*'), 0 for none */
         } def;
         struct { const char *name; Span name_span; StmtList body; bool dataclass, py_dataclass, int_enum, int_flag, plain, lifted; const struct Expr *deco; const char *base; Span base_span; } class_; /* @qd.dataclass; @dataclasses.dataclass; (IntEnum); (IntFlag); plain: an undecorated class the evaluator runs (base: its one base class's name, NULL for none or object); lifted: @qd.data_oriented(template_primitives=False), its primitive members are run-time kernel arguments; deco: a decorator alias sema resolves (@DATA_ORIENTED) */
         struct { const char *module, *alias; /* alias NULL without 'as' (quadrants, math) */

@@ -327,6 +327,8 @@ Binding *sema_module_member(Sema *S, const Expr *e) {
     return scope_find(o.mod->scope, e->attr.name);
 }
 
+Binding *sema_module_find(Val mod, const char *name) { return mod.kind == V_MODULE ? scope_find(mod.mod->scope, name) : NULL; }
+
 bool sema_is_module_scope(const Sema *S, const Scope *sc) {
     if (sc == &S->module) return true;
     for (int k = 0; k < S->modules.len; k++)

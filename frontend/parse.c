@@ -16,6 +16,7 @@ typedef struct {
     int pos, ntoks;
     int depth;
     bool quiet; /* an error was reported in this statement: stay quiet until resynchronised */
+    bool kwstar; /* host_call_stmt: **NAME is a keyword without a name (a dict's items) */
     bool fatal; /* nesting limit hit: unwind without further work */
     bool speculative; /* module level: a statement that does not parse is host code, not an error */
     int hostfn;       /* depth of host function bodies being parsed (their `if` blocks are kept) */
@@ -736,11 +737,17 @@ static Stmt *parse_loop(Parser *P, Token *kw) {
     return s;
 }
 
-/* params = '(' (param (',' param)* [','])? ')'     param = NAME [':' test] ['=' test] */
-static void parse_params(Parser *P, Stmt *s) {
+/* params = '(' (param (',' param)* [','])? ')'     param = NAME [':' test] ['=' test]
+ * A host function's may have a bare '*': the parameters after it are keyword-only. */
+static void parse_params(Parser *P, Stmt *s, bool host) {
     VEC(Param) v = {0};
     expect(P, T_LPAREN);
     while (!at(P, T_RPAREN) && !at(P, T_EOF) && !P->quiet) {
+        if (host && !s->def.kwonly && at(P, T_STAR) && peek2(P)->kind == T_COMMA) {
+            next(P), next(P);
+            s->def.kwonly = v.len + 1;
+            continue;
+        }
         if (at(P, T_STAR) || at(P, T_POW) || at(P, T_SLASH)) {
             syntax_error(P, peek(P), QD1012, "'*', '**' and '/' parameters are not supported in kernels");
             break;
@@ -768,7 +775,7 @@ static Stmt *parse_def(Parser *P, Token *kw, ExprList decorators) {
     if (!expect(P, T_NAME)) return s;
     s->def.name = n->s;
     s->def.name_span = tspan(P, n);
-    parse_params(P, s);
+    parse_params(P, s, false);
     if (accept(P, T_ARROW)) s->def.returns = parse_test(P);
     s->def.body = parse_block(P);
     return s;
@@ -1132,6 +1139,16 @@ static Expr *host_decorator_call(Parser *P) {
     while (!at(P, T_RPAREN) && !at(P, T_EOF) && !at(P, T_NEWLINE)) {
         Token *name = NULL;
         if (at(P, T_NAME) && peek2(P)->kind == T_ASSIGN) name = next(P), next(P);
+        if (!name && P->kwstar && fn->kind == E_NAME && at(P, T_POW) && peek2(P)->kind == T_NAME && P->pos + 2 < P->ntoks &&
+            (P->toks[P->pos + 2].kind == T_COMMA || P->toks[P->pos + 2].kind == T_RPAREN)) { /* **d: a keyword without a name */
+            Token *pow = next(P), *n = next(P);
+            Expr *d = new_expr(P, E_NAME, tspan(P, n));
+            d->name = n->s;
+            Keyword k = {NULL, d, span_join(tspan(P, pow), tspan(P, n))};
+            vec_push(&kws, k);
+            if (!accept(P, T_COMMA)) break;
+            continue;
+        }
         int start = P->pos;
         P->speculative = true, P->failed = false;
         Expr *e = parse_test(P);
@@ -1190,7 +1207,7 @@ static bool host_def(Parser *P, StmtVec *out) {
     Token *n = peek(P);
     if (expect(P, T_NAME)) {
         s->def.name = n->s, s->def.name_span = tspan(P, n);
-        parse_params(P, s);
+        parse_params(P, s, true);
         if (!P->failed && accept(P, T_ARROW)) s->def.returns = parse_test(P);
         if (!P->failed) expect(P, T_COLON);
         if (!P->failed) expect(P, T_NEWLINE);
@@ -1619,7 +1636,9 @@ static bool host_once(Parser *P, StmtVec *out) {
  * still binds the others (sema_helper_call). False, nothing consumed, for any other shape. */
 static bool host_call_stmt(Parser *P, StmtVec *out) {
     int from = P->pos;
+    P->kwstar = true; /* f(**d), f a name: the helper call binds d's items (sema_helper_call) */
     Expr *e = at(P, T_NAME) ? host_decorator_call(P) : NULL;
+    P->kwstar = false;
     if (!e || !accept(P, T_RPAREN) || !at(P, T_NEWLINE)) return P->pos = from, P->failed = P->quiet = false, false;
     next(P);
     Stmt *s = new_stmt(P, S_EXPR, e->span);

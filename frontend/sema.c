@@ -1404,7 +1404,7 @@ static void host_calls(Sema *S, const Expr *e) {
         }
         bool unparsed = false; /* an argument outside the grammar (host_call_stmt): not a kernel call site */
         for (int k = 0; k < e->call.args.n; k++) unparsed |= e->call.args.items[k]->kind == E_ERROR;
-        for (int k = 0; k < e->call.nkw; k++) unparsed |= e->call.kw[k].value->kind == E_ERROR;
+        for (int k = 0; k < e->call.nkw; k++) unparsed |= e->call.kw[k].value->kind == E_ERROR || !e->call.kw[k].name; /* **d */
         if (b && b->v.kind == V_DISPATCH && !unparsed) { /* op(args): a call of whichever implementation wins */
             struct SemaDispatch *sd = &S->dispatchers.items[b->v.index];
             for (int k = 0; k < sd->impls.len; k++) kernel_call_site(S, e, sd->impls.items[k]);
@@ -2109,11 +2109,25 @@ typedef struct { const Stmt *seen[64]; int n; } FuncWalk; /* qd.funcs already lo
 static bool body_has_toplevel_for(Sema *S, const StmtList *body, Scope *where, FuncWalk *w);
 
 /* The call of a statement that may inline a qd.func at the top level: the statement itself
- * (`f(...)`), or the value of an assignment (`v = f(...)`, Genesis' `is_grad_valid =
- * func_is_grad_valid(...)`). */
+ * (`f(...)`, `module.f(...)`), or the value of an assignment (`v = f(...)`, Genesis'
+ * `is_grad_valid = func_is_grad_valid(...)`). */
 static const Expr *toplevel_call(const Stmt *s) {
     const Expr *c = s->kind == S_EXPR ? s->expr : s->kind == S_ASSIGN ? s->assign.value : NULL;
-    return c && c->kind == E_CALL && c->call.fn->kind == E_NAME ? c : NULL;
+    if (!c || c->kind != E_CALL) return NULL;
+    const Expr *fn = c->call.fn;
+    return fn->kind == E_NAME || (fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME) ? c : NULL;
+}
+
+/* What the callee of toplevel_call names, looked up from `where` (NULL: the current scope):
+ * NAME, or MODULE.NAME of an imported module of the program (Genesis' solver_breakdown.py calls
+ * solver.func_hessian_direct_tiled(...), whose loops are the kernel's). */
+static Binding *toplevel_callee(Sema *S, const Expr *fn, Scope *where) {
+    const char *name = fn->kind == E_NAME ? fn->name : fn->attr.obj->name;
+    Binding *b = NULL;
+    for (Scope *sc = where; sc && !b; sc = sc->parent) b = scope_find(sc, name);
+    if (!where) b = sema_lookup(S, name);
+    if (fn->kind == E_NAME || !b) return b;
+    return sema_module_find(b->v, fn->attr.name);
 }
 
 /* A qd.func body whose only top-level return is its last statement, `return VALUE`: the value
@@ -2131,9 +2145,7 @@ static const Stmt *final_value_return(const StmtList *body) {
 static bool calls_toplevel_for(Sema *S, const Stmt *s, Scope *where, FuncWalk *w, const Stmt **def) {
     const Expr *call = toplevel_call(s);
     if (!call) return false;
-    Binding *b = NULL;
-    for (Scope *sc = where; sc && !b; sc = sc->parent) b = scope_find(sc, call->call.fn->name);
-    if (!where) b = sema_lookup(S, call->call.fn->name);
+    Binding *b = toplevel_callee(S, call->call.fn, where);
     if (!b || b->v.kind != V_FUNC || sema_is_real_func(S, b->v.def)) return false; /* a real_func's loops are its own */
     if (s->kind == S_ASSIGN && !final_value_return(&b->v.def->def.body)) return false;
     for (int k = 0; k < w->n; k++)

@@ -446,6 +446,7 @@ void sema_modules_end(Sema *S);
 void sema_import(Sema *S, const Stmt *s);             /* a user import statement (s->import.user) */
 Val sema_module_attr(Sema *S, Val o, const Expr *e); /* o.mod's NAME */
 Binding *sema_module_member(Sema *S, const Expr *e);  /* mod.NAME in host code, or NULL */
+Binding *sema_module_find(Val mod, const char *name); /* NAME in the module mod (a V_MODULE) */
 bool sema_is_module_scope(const Sema *S, const Scope *sc);
 bool sema_defined(Sema *S, const char *name);          /* a -D value overrides this top-level NAME = ... */
 bool sema_kernel_selected(Sema *S, const SemaDef *sd);

@@ -1386,6 +1386,16 @@ static IrExpr *math1(Sema *S, IrMathOp op, IrExpr *a, QdType t, Span sp) {
 }
 
 static IrExpr *min_max(Sema *S, const Expr *call, const char *name, IrBinOp op) {
+    Val *items;
+    int n;
+    if (call->call.args.n == 1 && !call->call.nkw && !S->cur) { /* host code: Python's max(iterable) of a compile-time one */
+        int mark = diag_quiet_begin();
+        bool ok = sema_iter_items(S, call->call.args.items[0], &items, &n);
+        if (diag_quiet_end(mark)) ok = false;
+        IrExpr *r = ok && n ? sema_rvalue(S, items[0], call->span) : NULL;
+        for (int k = 1; r && k < n; k++) r = sema_binary(S, op, r, sema_rvalue(S, items[k], call->span), call->span);
+        if (r) return r;
+    }
     if (call->call.args.n < 2) {
         diag_error(call->span, QD2007, "'%s' takes at least 2 arguments, got %d", name, call->call.args.n);
         return NULL;

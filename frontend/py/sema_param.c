@@ -299,6 +299,15 @@ static bool quiet_constant(Sema *S, const Expr *e) {
         Binding *b = e->sub.obj->kind == E_NAME ? find(S, e->sub.obj->name) : NULL;
         return b && b->v.kind == V_TUPLE && e->sub.index->kind == E_INT && e->sub.index->i < (uint64_t)b->v.tuple.n;
     }
+    case E_CALL: { /* f(N): a helper function the evaluator runs (one that only computes), of such arguments */
+        Binding *b = e->call.fn->kind == E_NAME ? find(S, e->call.fn->name) : NULL;
+        if (!b || b->v.kind != V_PYFUNC) return false;
+        for (int k = 0; k < e->call.args.n; k++)
+            if (e->call.args.items[k]->kind == E_STARRED || !quiet_constant(S, e->call.args.items[k])) return false;
+        for (int k = 0; k < e->call.nkw; k++)
+            if (!e->call.kw[k].name || !quiet_constant(S, e->call.kw[k].value)) return false;
+        return true;
+    }
     case E_ATTR: {
         const char *p = sema_path(S, e);
         if (p) return !strncmp(p, "qd.", 3); /* a qd type, a qd.math constant, or a qd name (qd.ndarray): param_value */
@@ -322,6 +331,12 @@ static Val param_value(Sema *S, const Expr *e) {
         bool mathc = !strcmp(p, "qd.math.pi") || !strcmp(p, "qd.math.e") || !strcmp(p, "qd.math.inf") || !strcmp(p, "qd.math.nan");
         QdType t = strchr(p + 3, '.') ? QT_VOID : qt_from_name(p + 3);
         if (!mathc) return t != QT_VOID ? (Val){.kind = V_TYPE, .type = t} : (Val){.kind = V_NS, .path = p};
+    }
+    if (e->kind == E_CALL) { /* a helper's result; one qdc cannot compute leaves the value the script's */
+        int mark = diag_quiet_begin();
+        Val v = sema_eval(S, e);
+        bool bad = diag_quiet_end(mark);
+        return !bad && v.kind != V_ERR && v.kind != V_HOST && sema_module_constant(S, &v) ? v : val_err();
     }
     Val v = sema_eval(S, e);
     return v.kind != V_ERR && sema_module_constant(S, &v) ? v : val_err();
@@ -1194,15 +1209,29 @@ bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
     bool *set = ARENA_ARRAY(S->arena, bool, np);
     const char *what = arena_printf(S->arena, "a parameter of the host function '%s' whose argument qdc cannot evaluate", s->def.name);
     for (int k = 0; k < np; k++) bound[k] = val_err(), decl[k] = s->def.params[k].span;
-    bool runtime = call->call.args.n + skip > np;
+    int npos = s->def.kwonly ? s->def.kwonly - 1 : np; /* def f(a, *, b): b only by keyword */
+    bool runtime = call->call.args.n + skip > npos; /* a TypeError when the script runs */
     if (skip) set[0] = true;
-    for (int k = 0; k < call->call.args.n && k + skip < np; k++)
+    for (int k = 0; k < call->call.args.n && k + skip < npos; k++)
         bound[k + skip] = helper_arg(S, call->call.args.items[k]), decl[k + skip] = call->call.args.items[k]->span, set[k + skip] = true;
     for (int j = 0; j < call->call.nkw; j++) {
+        const Keyword *kw = &call->call.kw[j];
+        if (!kw->name) { /* **d: a dict qdc evaluates passes its str keys as keywords */
+            Binding *db = kw->value->kind == E_NAME ? find(S, kw->value->name) : NULL;
+            Val d = db ? db->v : val_err();
+            for (int i = 0; d.kind == V_DICT && i < d.dict.n && !runtime; i++) {
+                int k = 0;
+                while (d.dict.keys[i].kind == V_STR && k < np && strcmp(s->def.params[k].name, d.dict.keys[i].path)) k++;
+                if (d.dict.keys[i].kind != V_STR || k == np || set[k]) runtime = true;
+                else bound[k] = d.dict.vals[i], decl[k] = kw->value->span, set[k] = true;
+            }
+            runtime |= d.kind != V_DICT;
+            continue;
+        }
         int k = 0;
-        while (k < np && (!call->call.kw[j].name || strcmp(s->def.params[k].name, call->call.kw[j].name))) k++;
-        if (k == np || set[k]) { runtime = true; continue; } /* **kwargs, or a TypeError when the script runs */
-        bound[k] = helper_arg(S, call->call.kw[j].value), decl[k] = call->call.kw[j].value->span, set[k] = true;
+        while (k < np && strcmp(s->def.params[k].name, kw->name)) k++;
+        if (k == np || set[k]) { runtime = true; continue; } /* a TypeError when the script runs */
+        bound[k] = helper_arg(S, kw->value), decl[k] = kw->value->span, set[k] = true;
     }
     Scope *caller = S->hscope;
     S->hscope = h->scope; /* defaults: evaluated where the function is defined */

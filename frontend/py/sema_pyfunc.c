@@ -65,21 +65,74 @@ static bool name_targets(const Expr *t) {
     return true;
 }
 
-static bool pure_block(const StmtList *l) {
+/* A new list: [..], [x for ..], list(..), sorted(..). */
+static bool new_list(const Expr *v) {
+    if (v->kind == E_LIST || (v->kind == E_COMP && !v->comp.gen)) return true;
+    return v->kind == E_CALL && v->call.fn->kind == E_NAME && (!strcmp(v->call.fn->name, "list") || !strcmp(v->call.fn->name, "sorted"));
+}
+
+/* Whether every assignment to NAME in l (its blocks included, not nested definitions) binds a
+ * new list, and there is one: NAME is a list of this call's own, which no caller sees. */
+static int own_list(const StmtList *l, const char *name) {
+    int n = 0;
+    for (int k = 0; k < l->n; k++) {
+        const Stmt *s = l->stmts[k];
+        if (s->kind == S_ASSIGN)
+            for (int j = 0; j < s->assign.targets.n; j++) {
+                const Expr *t = s->assign.targets.items[j];
+                if (t->kind == E_NAME && !strcmp(t->name, name)) {
+                    if (!new_list(s->assign.value)) return -1;
+                    n++;
+                }
+                for (int i = 0; (t->kind == E_TUPLE || t->kind == E_LIST) && i < t->list.n; i++) /* a, xs = ...: any value */
+                    if (t->list.items[i]->kind == E_NAME && !strcmp(t->list.items[i]->name, name)) return -1;
+            }
+        if ((s->kind == S_ANNASSIGN || s->kind == S_AUGASSIGN) && (s->kind == S_ANNASSIGN ? s->ann.target : s->aug.target)->kind == E_NAME &&
+            !strcmp((s->kind == S_ANNASSIGN ? s->ann.target : s->aug.target)->name, name))
+            return -1;
+        if (s->kind == S_FOR && name_targets(s->for_.target)) {
+            const Expr *t = s->for_.target;
+            if (t->kind == E_NAME && !strcmp(t->name, name)) return -1;
+            for (int i = 0; t->kind != E_NAME && i < t->list.n; i++)
+                if (t->list.items[i]->kind == E_NAME && !strcmp(t->list.items[i]->name, name)) return -1;
+        }
+        const StmtList *sub[2] = {s->kind == S_IF ? &s->if_.then : s->kind == S_FOR ? &s->for_.body : s->kind == S_WHILE ? &s->while_.body : NULL,
+                                  s->kind == S_IF ? &s->if_.els : NULL};
+        for (int i = 0; i < 2; i++) {
+            int m = sub[i] ? own_list(sub[i], name) : 0;
+            if (m < 0) return -1;
+            n += m;
+        }
+    }
+    return n;
+}
+
+/* A statement NAME.append(v) / NAME.extend(seq) of values that only compute, NAME a list of the
+ * call's own (own_list): the evaluator grows it (sema_host_list_method), as Python does. */
+static bool own_list_growth(const Expr *e, const Stmt *def) {
+    if (e->kind != E_CALL || e->call.fn->kind != E_ATTR || e->call.fn->attr.obj->kind != E_NAME || e->call.args.n != 1 || e->call.nkw) return false;
+    const char *m = e->call.fn->attr.name, *name = e->call.fn->attr.obj->name;
+    if ((strcmp(m, "append") && strcmp(m, "extend")) || !pure_expr(e->call.args.items[0])) return false;
+    for (int k = 0; k < def->def.nparams; k++)
+        if (!strcmp(def->def.params[k].name, name)) return false;
+    return own_list(&def->def.body, name) > 0;
+}
+
+static bool pure_block(const StmtList *l, const Stmt *def) {
     for (int k = 0; k < l->n; k++) {
         const Stmt *s = l->stmts[k];
         bool ok;
         switch (s->kind) {
-        case S_EXPR: ok = s->expr->kind == E_STR; break; /* a docstring */
+        case S_EXPR: ok = s->expr->kind == E_STR || own_list_growth(s->expr, def); break; /* a docstring; xs.append(v) */
         case S_ASSIGN:
             ok = pure_expr(s->assign.value);
             for (int j = 0; j < s->assign.targets.n; j++) ok &= name_targets(s->assign.targets.items[j]);
             break;
         case S_ANNASSIGN: ok = s->ann.value && name_targets(s->ann.target) && pure_expr(s->ann.value); break;
         case S_AUGASSIGN: ok = s->aug.target->kind == E_NAME && pure_expr(s->aug.value); break;
-        case S_IF: ok = pure_expr(s->if_.cond) && !s->if_.raises && pure_block(&s->if_.then) && pure_block(&s->if_.els); break;
-        case S_FOR: ok = name_targets(s->for_.target) && pure_expr(s->for_.iter) && pure_block(&s->for_.body); break;
-        case S_WHILE: ok = pure_expr(s->while_.cond) && pure_block(&s->while_.body); break;
+        case S_IF: ok = pure_expr(s->if_.cond) && !s->if_.raises && pure_block(&s->if_.then, def) && pure_block(&s->if_.els, def); break;
+        case S_FOR: ok = name_targets(s->for_.target) && pure_expr(s->for_.iter) && pure_block(&s->for_.body, def); break;
+        case S_WHILE: ok = pure_expr(s->while_.cond) && pure_block(&s->while_.body, def); break;
         case S_RETURN: ok = pure_expr(s->expr); break;
         case S_BREAK: case S_CONTINUE: case S_PASS: ok = true; break;
         case S_ASSERT: ok = pure_expr(s->assert_.cond) && pure_expr(s->assert_.msg); break; /* checks; a raise ends the call */
@@ -95,7 +148,7 @@ static bool pure_block(const StmtList *l) {
 
 /* A host function qdc evaluates at each call: one whose body only computes (pure_block) and
  * returns somewhere. */
-bool sema_pyfunc_body_ok(const Stmt *def) { return sema_may_return(&def->def.body) && pure_block(&def->def.body); }
+bool sema_pyfunc_body_ok(const Stmt *def) { return sema_may_return(&def->def.body) && pure_block(&def->def.body, def); }
 
 /* A copy of e with each name the function's scopes bind replaced by its value (E_VALUE), so an
  * annotation it returns (qd.types.NDArray[dtype, ndim]) means the same outside the function. */

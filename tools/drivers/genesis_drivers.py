@@ -18,6 +18,8 @@ a driver that imports the module and calls the kernel once with placeholder argu
     template flags keep (`if qd.static(flag == 0)`); a vector ndarray when subscripted twice
     (a[i][j]); its element type bool when an element is the operand of `not`, int when its name
     says index (idx, _start, _n, ...) or its values index arrays, else gs.qd_float;
+  * the static configs' solver_type: Genesis's default, gs.constraint_solver.Newton;
+  * bvh_nodes / bvh_morton_codes (qd.template()): fields declared as LBVH declares them;
   * a qd.template() parameter the kernel subscripts: a field of the driver (a vector field when
     subscripted twice); other qd.template() flags: False; scalars: 0 / 0.5.
 
@@ -172,7 +174,7 @@ class ArrayClass:
             if dflt is not None:
                 continue
             t = dotted(ann)
-            args.append(f"{name}={'False' if t == 'bool' else '0'}")
+            args.append(f"{name}={CONFIG_DEFAULTS.get(name, 'False' if t == 'bool' else '0')}")
         return f"array_class.{cls}(" + ", ".join(args) + ")"
 
 
@@ -401,6 +403,26 @@ class Classes:
         return var
 
 
+# Config members whose placeholder is Genesis's default option rather than 0: solver_type is
+# RigidOptions.constraint_solver, gs.constraint_solver.Newton (0 is CG, whose branch of
+# backward.py's kernel_solve_adjoint_u reads static_rigid_sim_config.iterations, a member
+# StructRigidSimStaticConfig does not have: Quadrants raises AttributeError there too).
+CONFIG_DEFAULTS = {"solver_type": "gs.constraint_solver.Newton"}
+
+# qd.template() fields Genesis passes from its LBVH (genesis/engine/bvh.py: raycaster.py passes
+# self._bvh.nodes, self._bvh.morton_codes), declared as LBVH.__init__ declares them: a field of
+# Node structs (left, right, parent, an AABB bound of two vec3) and a field of (morton code,
+# index) u32 pairs. qdc does not evaluate LBVH(AABB(...)) itself (its Node dataclass is made in
+# __init__ from the AABB object's dataclass).
+TEMPLATE_FIELDS = {
+    "bvh_nodes": "BvhNode.field(shape=(2, 3))",
+    "bvh_morton_codes": "qd.field(qd.types.vector(2, qd.u32), shape=(2, 2))",
+}
+TEMPLATE_TYPES = {  # the struct types those fields need, declared before them
+    "bvh_nodes": ["BvhAABB = qd.types.struct(min=gs.qd_vec3, max=gs.qd_vec3)",
+                  "BvhNode = qd.types.struct(left=qd.i32, right=qd.i32, parent=qd.i32, bound=BvhAABB)"],
+}
+
 CONFIGS = {"static_rigid_sim_config": "StructRigidSimStaticConfig", "collider_static_config": "StructColliderStaticConfig",
            "gjk_static_config": "StructGJKStaticConfig"}
 
@@ -451,6 +473,9 @@ def argument(ac, fn, p, configs, funcs=None, fields=None, classes=None, objects=
             obj = classes.build(attrs_read(fn, p.arg, funcs), objects)
             if obj:
                 return obj
+        if p.arg in TEMPLATE_FIELDS and fields is not None:
+            fields[f"field_{p.arg}"] = TEMPLATE_FIELDS[p.arg]
+            return f"field_{p.arg}"
         ndim = subscript_ndim(fn, p.arg, funcs, 1)
         if ndim and fields is not None:  # subscripted: a field (Genesis passes its fields as templates)
             width, shape = element_width(fn, p.arg), "(" + ", ".join(["2"] * ndim) + ("," if ndim == 1 else "") + ")"
@@ -491,6 +516,7 @@ def main(root, module, outdir):
         for name, cls in configs.items():
             lines.append(f"{name} = {ac.config(cls)}")
         for name, decl in fields.items():
+            lines += TEMPLATE_TYPES.get(name[len("field_"):], [])
             lines.append(f"{name} = {decl}")
         for var, mod, cls, cargs in objects:
             lines += [f"from {mod} import {cls}", f"{var} = {cls}({cargs})"]
