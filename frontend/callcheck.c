@@ -981,7 +981,7 @@ static const char *zero_copy_refused(Sema *S, int k, int n, bool vec, int *node)
     const IrField *f = &S->fields.items[k];
     QdType t = f->type;
     if (t != QT_F32 && t != QT_F64 && t != QT_I32 && t != QT_I64 && t != QT_U1) return "its dtype is not one DLPack exports (f32, f64, i32, i64, u1)";
-    int nch = sema_snode_num_ch(S, k, node);
+    int nch = S->up->sema_snode_num_ch(S, k, node);
     if (nch < 0) return !vec && !f->elem_ndim && f->ndim == 0 ? "it is a 0-d scalar field" : NULL; /* its own row-major array */
     if (*node == 0) return vec ? NULL : "it is a 0-d scalar field";
     if (nch != n) return vec ? "its components are not alone in their cell (an AoS struct member, or SoA layout)"
