@@ -58,6 +58,15 @@ static void check_arg(Sema *S, const SemaDef *sd, const Param *p, int pos, const
             }
         return;
     }
+    if (v && v->kind == V_HOSTARRAY && v->harr.strided && !v->harr.qd && S->up->sema_param_shape(S, p->annotation, &pdt, &pnd) == PS_ARRAY &&
+        (!array_decl(S, p, &dt, &nd, &elem) || ((dt == QT_VOID || dt == v->harr.type) && (nd < 0 || nd + elem == v->harr.ndim)))) {
+        /* a view the template mapper accepts, which the launch refuses (_func_base.py) */
+        diag_error(a->span, QD2069, v->harr.torch ? "Non contiguous tensors are not supported, please call tensor.contiguous() before passing "
+                                                    "it into quadrants kernel."
+                                                  : "Non contiguous numpy arrays are not supported, please call np.ascontiguousarray(arr) before "
+                                                    "passing it into quadrants kernel.");
+        return;
+    }
     if (S->up->sema_bview_annotation(S, p->annotation, &bdt)) { /* Quadrants' _template_mapper_hotpath */
         if (v && v->kind == V_HOSTARRAY && !v->harr.view)
             diag_error(a->span, QD2069, "Argument %s expects a BufferView, got an ndarray (pass a slice of it: %s[a:b])", p->name,
@@ -163,7 +172,8 @@ static void check_one(Sema *S, const SemaDef *sd, Scope *caller, const Param *p,
     if (struct_mismatch(S, sd, caller, p, a)) return;
     Binding *b = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL; /* where the call is */
     Val v = b ? b->v : val_err();
-    if (!b && a->kind == E_CALL) { /* k(qd.ndarray(qd.i32, (4,))): the placeholder made in the call */
+    if (!b && (a->kind == E_CALL || a->kind == E_SUBSCRIPT || (a->kind == E_ATTR && !strcmp(a->attr.name, "T")))) {
+        /* k(qd.ndarray(qd.i32, (4,))): the placeholder made in the call; k(a[:, 0]), k(t.T): a view */
         int mark = diag_quiet_begin();
         if (!S->up->sema_host_array(S, a, &v)) v = val_err();
         diag_quiet_end(mark);
@@ -242,7 +252,7 @@ void sema_check_call(Sema *S, const Expr *call, int d) {
  * the call. An index is followed as an affine form of the loops' variables, whose extremes every
  * loop reaches; anything else (a value read from memory, a qd.func's body) stays a run-time check. */
 
-enum { OOB_VARS = 8, OOB_NAMES = 256 };
+enum { OOB_VARS = 8, OOB_NAMES = 256, OOB_DEPTH = 4, OOB_CALLS = 64 };
 
 typedef struct { /* c + sum coef[k] * loop variable var[k]; ok false: not known */
     bool ok, runtime; /* runtime: depends on a scalar argument or a run-time loop's variable */
@@ -271,19 +281,23 @@ typedef struct {
     bool rt[OOB_VARS * 2];
     int nvars;
     bool found; /* one error a call: Quadrants raises at the first */
+    Scope *scope; /* where the kernel is defined: its qd.funcs' names */
+    int base;     /* the first name of the innermost qd.func's frame (its body sees only its own) */
+    const Expr *fcall[OOB_DEPTH]; /* the qd.func calls being followed, outermost first */
+    int depth, calls;
 } Oob;
 
 static void oob_bind(Oob *O, const char *name, OobName v) {
-    if (O->nn == OOB_NAMES) { /* full: forget the oldest binding (conservative: unknown) */
-        for (int k = 0; k < O->nn; k++) O->names[k].kind = OB_UNKNOWN;
-        O->nn = 0;
+    if (O->nn == OOB_NAMES) { /* full: forget the frame's bindings (conservative: unknown) */
+        for (int k = O->base; k < O->nn; k++) O->names[k].kind = OB_UNKNOWN;
+        O->nn = O->base;
     }
     v.name = name;
     O->names[O->nn++] = v;
 }
 
 static const OobName *oob_find(const Oob *O, const char *name) {
-    for (int k = O->nn - 1; k >= 0; k--)
+    for (int k = O->nn - 1; k >= O->base; k--)
         if (!strcmp(O->names[k].name, name)) return &O->names[k];
     return NULL;
 }
@@ -370,6 +384,14 @@ static bool oob_items(const Expr *ix, const Expr **items, int *n) {
     return true;
 }
 
+/* Notes at the qd.func calls that lead to an access, innermost first (Quadrants' callstack). */
+static void oob_frames(const Oob *O) {
+    for (int k = O->depth - 1; k >= 0; k--) {
+        const Expr *fn = O->fcall[k]->call.fn;
+        diag_note(O->fcall[k]->span, "in qd.func '%s', called here", fn->kind == E_NAME ? fn->name : "?");
+    }
+}
+
 /* Index ix of axis `axis` (size extent) of what (a quoted name, or "an element of 'a'"); need_rt:
  * only an index that depends on a run-time value (a constant one into a kernel's vector is
  * already the checker's). */
@@ -386,6 +408,7 @@ static void oob_check(Oob *O, const Expr *ix, int axis, int64_t extent, const ch
     diag_error(ix->span, QD2172, "%s for axis %d of %s with size %lld, and the access runs on every launch of kernel '%s' with "
                                  "this call's arguments: in debug mode Quadrants' bounds check raises there (Out of bound access)",
                idx, axis, what, (long long)extent, O->kernel);
+    oob_frames(O);
     diag_note(O->call->span, "the call whose arguments make the index %lld", bad);
     O->found = true;
 }
@@ -417,6 +440,7 @@ static void oob_view(Oob *O, const Expr *ix, const char *name, OobAff size) {
     snprintf(msg, sizeof msg, oob_tail, O->kernel);
     diag_error(ix->span, QD2172, "BufferView Out Of Range: index %s%lld of view '%s' with size %lld, and %s", a.nv ? "reaching " : "", bad,
                name, (long long)size.c, msg);
+    oob_frames(O);
     diag_note(O->call->span, "the call whose arguments make the index %lld", bad);
     O->found = true;
 }
@@ -438,6 +462,7 @@ static void oob_range(Oob *O, const Expr *at, const char *what, const char *lenn
     snprintf(msg, sizeof msg, oob_tail, O->kernel);
     diag_error(at->span, QD2172, "%s: offset=%lld, size=%lld, %s=%lld%s, and %s", what, o, z, lenname, (long long)len,
                off.nv || size.nv ? " (in its loop)" : "", msg);
+    oob_frames(O);
     diag_note(O->call->span, "the call whose arguments make the offset %lld and the size %lld", o, z);
     O->found = true;
 }
@@ -484,6 +509,8 @@ static void oob_subscript(Oob *O, const Expr *e) {
     }
 }
 
+static void oob_func(Oob *O, const Expr *e);
+
 /* The subexpressions of e that are evaluated whenever e is (not the right of `and`, the branches
  * of `a if c else b`, a lambda's or comprehension's body, qd.static's compile-time argument). */
 static void oob_expr(Oob *O, const Expr *e) {
@@ -501,6 +528,7 @@ static void oob_expr(Oob *O, const Expr *e) {
         for (int k = 0; k < e->call.args.n; k++) oob_expr(O, e->call.args.items[k]);
         for (int k = 0; k < e->call.nkw; k++) oob_expr(O, e->call.kw[k].value);
         if (!O->found) oob_view_call(O, e);
+        if (!O->found) oob_func(O, e);
         return;
     case E_TUPLE:
     case E_LIST:
@@ -601,6 +629,35 @@ static OobName oob_value(Oob *O, const Expr *v) {
 }
 
 static bool oob_block(Oob *O, const StmtList *b);
+
+/* A call of a qd.func the kernel's scope names: its body is followed with its parameters bound to
+ * what the arguments are (an integer form, an array, a view, a vector; anything else unknown), in
+ * a frame of its own, up to OOB_DEPTH calls deep and OOB_CALLS calls per host call. */
+static void oob_func(Oob *O, const Expr *e) {
+    const Expr *fn = e->call.fn;
+    if (fn->kind != E_NAME || O->depth == OOB_DEPTH || O->calls == OOB_CALLS || O->nn > OOB_NAMES / 2) return;
+    Binding *b = NULL;
+    for (Scope *s = O->scope; s && !b; s = s->parent) b = scope_find(s, fn->name);
+    if (!b || b->v.kind != V_FUNC || b->v.def->def.nparams > OOB_NAMES / 4) return;
+    const Stmt *def = b->v.def;
+    for (int k = 0; k < e->call.args.n; k++)
+        if (e->call.args.items[k]->kind == E_STARRED) return;
+    if (e->call.args.n > def->def.nparams) return;
+    OobName *args = xcalloc((size_t)def->def.nparams + 1, sizeof *args);
+    for (int k = 0; k < def->def.nparams; k++) {
+        const Expr *a = k < e->call.args.n ? e->call.args.items[k] : NULL;
+        for (int j = 0; j < e->call.nkw; j++)
+            if (!strcmp(e->call.kw[j].name, def->def.params[k].name)) a = e->call.kw[j].value;
+        const OobName *n = a && a->kind == E_NAME ? oob_find(O, a->name) : NULL;
+        args[k] = n ? *n : a ? oob_value(O, a) : (OobName){.kind = OB_UNKNOWN};
+    }
+    int base = O->base, nn = O->nn;
+    O->base = O->nn, O->fcall[O->depth++] = e, O->calls++;
+    for (int k = 0; k < def->def.nparams; k++) oob_bind(O, def->def.params[k].name, args[k]);
+    oob_block(O, &def->def.body);
+    O->depth--, O->base = base, O->nn = nn;
+    free(args);
+}
 
 /* range(...) / qd.static(range(...)) / qd.ndrange(...) over constant bounds: the loop runs every
  * point; its variables take each value from the first to the last. */
@@ -755,7 +812,7 @@ static void oob_call(Sema *S, const Expr *call, const SemaDef *sd, Scope *caller
     const Stmt *def = sd->def;
     int self = sd->method ? 1 : 0, np = def->def.nparams - self;
     Oob *O = xcalloc(1, sizeof *O);
-    O->S = S, O->call = call, O->kernel = def->def.name;
+    O->S = S, O->call = call, O->kernel = def->def.name, O->scope = sd->scope;
     for (int k = 0; k < np; k++) {
         const Param *p = &def->def.params[k + self];
         const Expr *a = k < call->call.args.n ? call->call.args.items[k] : NULL;
@@ -916,4 +973,72 @@ static void lifted_check(Sema *S, const Expr *call, int d) {
             return;
         }
     }
+}
+
+/* Why Quadrants' _can_zerocopy_field refuses field k (a component of a vector of n components
+ * when vec, else a scalar field), or NULL when it allows it or qdc cannot tell. */
+static const char *zero_copy_refused(Sema *S, int k, int n, bool vec, int *node) {
+    const IrField *f = &S->fields.items[k];
+    QdType t = f->type;
+    if (t != QT_F32 && t != QT_F64 && t != QT_I32 && t != QT_I64 && t != QT_U1) return "its dtype is not one DLPack exports (f32, f64, i32, i64, u1)";
+    int nch = S->up->sema_snode_num_ch(S, k, node);
+    if (nch < 0) return !vec && !f->elem_ndim && f->ndim == 0 ? "it is a 0-d scalar field" : NULL; /* its own row-major array */
+    if (*node == 0) return vec ? NULL : "it is a 0-d scalar field";
+    if (nch != n) return vec ? "its components are not alone in their cell (an AoS struct member, or SoA layout)"
+                             : "it shares its cell with other members (an AoS struct member)";
+    return NULL;
+}
+
+/* field.to_torch(copy=False) / field.to_numpy(copy=False) in host code, outside a block the
+ * script expects to raise: Quadrants' ValueError where zero-copy export is not available
+ * (field.py _try_zerocopy_torch / _try_zerocopy_numpy): a dtype DLPack does not export, a 0-d
+ * scalar field, a member of a struct field laid out AoS (its cell interleaves the members), a
+ * vector field whose components are not together in one cell (SoA); to_numpy also on a GPU
+ * arch, to_torch on Vulkan. */
+void sema_check_zero_copy(Sema *S, const Expr *call) {
+    const Expr *fn = call->call.fn;
+    if (S->raises || S->k || fn->kind != E_ATTR) return;
+    bool torch = !strcmp(fn->attr.name, "to_torch"), np = !strcmp(fn->attr.name, "to_numpy");
+    const Keyword *copy = NULL;
+    for (int j = 0; j < call->call.nkw; j++)
+        if (!strcmp(call->call.kw[j].name, "copy")) copy = &call->call.kw[j];
+    if ((!torch && !np) || !copy || copy->value->kind != E_BOOL || copy->value->b) return;
+    const Expr *o = fn->attr.obj; /* x, or s.m of a struct field (looked up: evaluating host names is not free of effects) */
+    const Expr *base = o->kind == E_ATTR ? o->attr.obj : o;
+    Binding *b = base->kind == E_NAME ? sema_lookup(S, base->name) : NULL;
+    if (!b) return;
+    Val v = b->v;
+    if (o->kind == E_ATTR) {
+        if (v.kind != V_STRUCT || !v.strct.m) return;
+        int k = 0;
+        while (k < v.strct.st->n && strcmp(v.strct.st->names[k], o->attr.name)) k++;
+        if (k == v.strct.st->n) return;
+        v = v.strct.m[k];
+    }
+    int n = v.kind == V_VEC && v.vec.c[0].kind == V_FIELD ? vec_len(v) : v.kind == V_FIELD ? 1 : 0;
+    if (!n) return;
+    for (int c = 0; c < n; c++)
+        if (v.kind == V_VEC && v.vec.c[c].kind != V_FIELD) return;
+    bool cpu = S->arch && (!strcmp(S->arch, "x64") || !strcmp(S->arch, "arm64"));
+    int k0 = v.kind == V_VEC ? v.vec.c[0].index : v.index, node0 = -1;
+    const char *why = NULL;
+    if (np && S->arch && !cpu) {
+        diag_error(call->span, QD2175, "Zero-copy numpy requires a CPU backend (numpy arrays cannot reference GPU memory)");
+        return;
+    }
+    if (torch && S->arch && !strcmp(S->arch, "vulkan")) why = "Vulkan exports no field by DLPack";
+    for (int c = 0; c < n && !why; c++) {
+        int k = v.kind == V_VEC ? v.vec.c[c].index : v.index, node = -1;
+        why = zero_copy_refused(S, k, n, v.kind == V_VEC, &node);
+        if (!why && c && node != node0) why = "its components are not together in one cell (SoA layout)";
+        if (!c) node0 = node;
+    }
+    if (!why) return;
+    const char *dt = qt_name(S->fields.items[k0].type);
+    const char *x = o->kind == E_ATTR ? arena_printf(S->arena, "%s.%s", base->name, o->attr.name) : base->name;
+    if (torch && S->arch)
+        diag_error(call->span, QD2175, "Zero-copy not available for arch=%s, dtype=%s (%s.to_torch(copy=False): %s)", S->arch, dt, x, why);
+    else
+        diag_error(call->span, QD2175, "Zero-copy not available for dtype=%s (%s.%s(copy=False): %s)", dt, x, fn->attr.name, why);
+    diag_note(S->fields.items[k0].span, "the field is declared here");
 }

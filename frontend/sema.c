@@ -1386,6 +1386,7 @@ static void host_calls(Sema *S, const Expr *e) {
         host_calls(S, e->call.fn);
         for (int k = 0; k < e->call.args.n; k++) host_calls(S, e->call.args.items[k]);
         for (int k = 0; k < e->call.nkw; k++) host_calls(S, e->call.kw[k].value);
+        sema_check_zero_copy(S, e); /* x.to_torch(copy=False) (callcheck.c) */
         Binding *b = e->call.fn->kind == E_NAME ? host_find(S, e->call.fn->name) : NULL;
         const Expr *fn = e->call.fn;
         if (fn->kind == E_ATTR && fn->attr.obj->kind == E_NAME) { /* instance.kernel(...) */

@@ -96,13 +96,15 @@ struct Val {
         struct { Val *items; int n; } tuple;
         struct { int node; const char *method; int builder; IrExpr **idx; int nidx; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index;
                                                                                idx: x[i] of a field in a dynamic SNode (its list, sema_sparse.c) */
-        struct { QdType type; signed char ndim, en, em, qd; const unsigned char *layout; const int64_t *shape; bool view, torch, grad; const int64_t *dims; } harr; /* V_HOSTARRAY: ndim array
+        struct { QdType type; signed char ndim, en, em, qd; const unsigned char *layout; const int64_t *shape; bool view, torch, grad, strided; const int64_t *dims; } harr; /* V_HOSTARRAY: ndim array
                               axes of a scalar (en 0), vector (en) or matrix (en x em) type; dims: a qd.ndarray's constant
                               shape, for messages only (NULL: not known); layout: storage order
                               of the axes, outermost first (NULL: canonical), sema_tensor.c; qd: a Quadrants
                               ndarray (qd.ndarray...), 0: an external (numpy, torch) array; view: a BufferView
                               of the 1-d array (sema_bview.c); torch: a torch tensor torch.* made (its dims
-                              known where constant); grad: made with needs_grad=True (qd) or requires_grad=True (torch) */
+                              known where constant); grad: made with needs_grad=True (qd) or requires_grad=True (torch);
+                              strided: a numpy view neither C- nor F-contiguous, a torch view not contiguous
+                              (Quadrants' launch refuses it, _func_base.py) */
         struct SemaObject *obj;                         /* V_OBJECT */
         struct { Val *c; int n, m; } vec;                 /* V_VEC */
         struct { int n, m; QdType dt; } vt;               /* V_VECTYPE (dt QT_VOID: inferred) */
@@ -454,6 +456,7 @@ void sema_check_kernel_names(Sema *S);
 void sema_check_hollow(Sema *S);
 bool sema_class_has_kernels(Sema *S, const SemaClass *c); /* sema_class.c */
 void sema_check_call(Sema *S, const Expr *call, int d);   /* callcheck.c: Quadrants' checks of a host call's arguments */
+void sema_check_zero_copy(Sema *S, const Expr *call); /* callcheck.c: x.to_torch(copy=False) / x.to_numpy(copy=False) */
 
 /* sema_promote.c: kernel-scope locals that more than one task uses live in a kernel-owned 0-d
  * field (Quadrants' global temporaries); the kernel's return value too. */
@@ -719,6 +722,7 @@ bool sema_struct_param(Sema *S, const Param *ap); /* a kernel parameter of a str
 Val sema_struct_params(Sema *S, const QdStruct *st, const char *name, Span sp); /* one scalar parameter per component, NAME_member[_k] */ /* the component fields of a struct field, in order */
 void sema_snode_place_together(Sema *S, const int *fields, int n, const int64_t *shape, int ndim, Span sp);
 void sema_snode_place_ordered(Sema *S, const int *fields, int n, const int64_t *shape, const int *axes, int ndim, Span sp); /* order= */
+int sema_snode_num_ch(Sema *S, int k, int *node); /* the children of the node field k is placed under (Quadrants' get_num_ch), -1: none */
 
 /* sema_pydc.c: @dataclasses.dataclass containers, flattened into kernel parameters */
 void sema_pydc_class(Sema *S, const Stmt *cls);

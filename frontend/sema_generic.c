@@ -551,6 +551,8 @@ static bool torch_array(Sema *S, const Expr *e, Val *out) {
     const Expr *rg = NULL;
     keyword_of(e, "requires_grad", &rg);
     out->harr.grad = rg && rg->kind == E_BOOL && rg->b;
+    if (!strcmp(f, "Tensor") || !strcmp(f, "tensor")) /* of a literal list: its shape */
+        return out->harr.dims = sema_np_shape(S, e, nd), true;
     int64_t dims[IR_MAX_DIMS];
     int dn = -1, mark = diag_quiet_begin();
     if (sized && e->call.args.n == nd && nd > 1) /* torch.ones(2, 3) */
@@ -620,6 +622,87 @@ static bool eye_array(Sema *S, const Expr *e, Val *out) {
     return true;
 }
 
+/* A compile-time int, nothing reported. */
+static bool quiet_int(Sema *S, const Expr *e, int64_t *v) {
+    int mark = diag_quiet_begin();
+    bool ok = sema_const_int(S, e, v, "an index");
+    return !diag_quiet_end(mark) && ok;
+}
+
+/* a[i, lo:hi:step, ...] of a numpy array whose shape qdc knows, with compile-time ints and slices
+ * (numpy's basic indexing): the view's shape, and whether it is strided, neither C- nor
+ * F-contiguous (numpy's flags: axes of extent 1 do not count). False for anything else (an
+ * index out of range, an array index, None, ...). */
+static bool np_subscript(Sema *S, const Expr *e, Val *out) {
+    Val b;
+    if (!host_array_of(S, e->sub.obj, &b) || b.harr.qd || b.harr.torch || b.harr.en || b.harr.layout || b.harr.view || b.harr.strided ||
+        !b.harr.shape || b.harr.ndim < 1 || b.harr.ndim > IR_MAX_DIMS)
+        return false;
+    int nd = b.harr.ndim, n = e->sub.index->kind == E_TUPLE ? e->sub.index->list.n : 1, m = 0;
+    if (n > nd) return false;
+    int64_t st[IR_MAX_DIMS], sh[IR_MAX_DIMS], nst[IR_MAX_DIMS];
+    st[nd - 1] = 1;
+    for (int k = nd - 2; k >= 0; k--) st[k] = st[k + 1] * b.harr.shape[k + 1];
+    for (int k = 0; k < nd; k++) {
+        int64_t len = b.harr.shape[k];
+        const Expr *it = k >= n ? NULL : e->sub.index->kind == E_TUPLE ? e->sub.index->list.items[k] : e->sub.index;
+        if (!it) {
+            sh[m] = len, nst[m++] = st[k];
+            continue;
+        }
+        if (it->kind != E_SLICE) { /* an int: the axis goes */
+            int64_t i;
+            if (!quiet_int(S, it, &i)) return false;
+            if (i < 0) i += len;
+            if (i < 0 || i >= len) return false; /* Python's IndexError, not this */
+            continue;
+        }
+        int64_t lo, hi, step = 1, cnt; /* Python's slice.indices(len) */
+        if (it->slice.step && (!quiet_int(S, it->slice.step, &step) || !step)) return false;
+        if (it->slice.lo && !quiet_int(S, it->slice.lo, &lo)) return false;
+        if (it->slice.hi && !quiet_int(S, it->slice.hi, &hi)) return false;
+        if (step > 0) {
+            lo = !it->slice.lo ? 0 : lo < 0 ? (lo + len < 0 ? 0 : lo + len) : lo > len ? len : lo;
+            hi = !it->slice.hi ? len : hi < 0 ? (hi + len < 0 ? 0 : hi + len) : hi > len ? len : hi;
+            cnt = hi > lo ? (hi - lo + step - 1) / step : 0;
+        } else {
+            lo = !it->slice.lo ? len - 1 : lo < 0 ? (lo + len < 0 ? -1 : lo + len) : lo >= len ? len - 1 : lo;
+            hi = !it->slice.hi ? -1 : hi < 0 ? (hi + len < 0 ? -1 : hi + len) : hi >= len ? len - 1 : hi;
+            cnt = lo > hi ? (lo - hi - step - 1) / -step : 0;
+        }
+        sh[m] = cnt, nst[m++] = st[k] * step;
+    }
+    if (!m) return false; /* one element: a scalar */
+    bool c = true, f = true, empty = false;
+    for (int d = m - 1, x = 1; d >= 0; d--)
+        if (sh[d] != 1) c &= nst[d] == x, x *= (int)sh[d];
+    for (int d = 0, x = 1; d < m; d++)
+        if (sh[d] != 1) f &= nst[d] == x, x *= (int)sh[d];
+    for (int d = 0; d < m; d++) empty |= !sh[d];
+    int64_t *shape = ARENA_ARRAY(S->arena, int64_t, m);
+    memcpy(shape, sh, sizeof(int64_t) * (size_t)m);
+    *out = b;
+    out->harr.ndim = (signed char)m, out->harr.shape = shape, out->harr.dims = NULL, out->harr.strided = !c && !f && !empty;
+    return true;
+}
+
+/* a.T, a.transpose(): numpy's is F-contiguous where a is C-contiguous (Quadrants copies it);
+ * torch's is not contiguous where two or more axes have extent above 1 (its dims known). */
+static bool transposed(Sema *S, const Expr *obj, Val *out) {
+    if (!host_array_of(S, obj, out)) return false;
+    const int64_t *d = out->harr.torch ? out->harr.dims : NULL;
+    int big = 0;
+    for (int k = 0; d && k < out->harr.ndim; k++) big += d[k] > 1;
+    if (big > 1) out->harr.strided = true;
+    out->harr.shape = NULL;
+    if (d) {
+        int64_t *r = ARENA_ARRAY(S->arena, int64_t, out->harr.ndim);
+        for (int k = 0; k < out->harr.ndim; k++) r[k] = d[out->harr.ndim - 1 - k];
+        out->harr.dims = r;
+    }
+    return true;
+}
+
 bool sema_host_array(Sema *S, const Expr *e, Val *out) {
     if (S->up->sema_bview_host(S, e, out)) return true; /* data[8:16], BufferView(data, 8, 8): a view of the array */
     if (e->kind == E_BINARY && e->op == T_AT) return product_array(S, e->bin.a, e->bin.b, out); /* a @ b */
@@ -645,12 +728,14 @@ bool sema_host_array(Sema *S, const Expr *e, Val *out) {
             return elementwise_array(out, &y); /* a + np.eye(n): two arrays */
         return e->bin.b->kind == E_INT || (e->bin.b->kind == E_FLOAT && qt_is_float(out->harr.type));
     }
-    if (e->kind == E_ATTR && !strcmp(e->attr.name, "T")) return host_array_of(S, e->attr.obj, out) && (out->harr.shape = NULL, true); /* a.T */
+    if (e->kind == E_ATTR && !strcmp(e->attr.name, "T")) return transposed(S, e->attr.obj, out); /* a.T */
+    if (e->kind == E_SUBSCRIPT) return np_subscript(S, e, out); /* a[:, 0] */
     if (e->kind == E_CALL && e->call.fn->kind == E_ATTR && !e->call.nkw) { /* a.copy(), a.transpose(), a.astype(np.f32) */
         const char *m = e->call.fn->attr.name;
         const Expr *obj = e->call.fn->attr.obj;
-        if (!strcmp(m, "copy") && !e->call.args.n) return host_array_of(S, obj, out);
-        if (!strcmp(m, "transpose") && !e->call.args.n) return host_array_of(S, obj, out) && (out->harr.shape = NULL, true);
+        if (!strcmp(m, "copy") && !e->call.args.n) return host_array_of(S, obj, out) && (out->harr.strided = false, true); /* C order */
+        if (!strcmp(m, "contiguous") && !e->call.args.n) return host_array_of(S, obj, out) && (out->harr.strided = false, true);
+        if (!strcmp(m, "transpose") && !e->call.args.n) return transposed(S, obj, out);
         if (!strcmp(m, "astype") && e->call.args.n == 1 && host_array_of(S, obj, out)) {
             out->harr.type = sema_numpy_dtype(S, e->call.args.items[0]);
             return out->harr.type != QT_VOID;

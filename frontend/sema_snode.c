@@ -610,3 +610,16 @@ done:
     free(path);
     return r;
 }
+
+/* Quadrants' get_num_ch() of the node field k is placed under: how many places and nodes that
+ * node holds (the members of a struct field placed together, a vector field's components, the
+ * fields of one place(...) call), its index in *node (0: qd.root, a 0-d field); -1 when k is in
+ * no node (a field declared with shape=, its own row-major array). */
+int sema_snode_num_ch(Sema *S, int k, int *node) {
+    for (int n = 0; n < S->snodes.len; n++) {
+        const SNode *p = &S->snodes.items[n];
+        for (int c = 0; c < p->ch.len; c++)
+            if (p->ch.items[c] == -(k + 1)) return *node = n, p->ch.len;
+    }
+    return -1;
+}

@@ -22,12 +22,15 @@ static int list_shape(const Expr *e, int64_t *shape, int d) {
 }
 
 const int64_t *sema_np_shape(Sema *S, const Expr *e, int ndim) {
-    if (e->kind != E_CALL || e->call.fn->kind != E_ATTR || !e->call.args.n || ndim < 1 || ndim > PY_MAX_DIMS) return NULL;
+    if (e->kind != E_CALL || e->call.fn->kind != E_ATTR || ndim < 1 || ndim > PY_MAX_DIMS) return NULL;
     const char *f = e->call.fn->attr.name;
-    const Expr *a0 = e->call.args.items[0];
+    const Expr *a0 = e->call.args.n ? e->call.args.items[0] : NULL;
+    for (int k = 0; k < e->call.nkw; k++) /* np.zeros(shape=(2, 2)) */
+        if (!strcmp(e->call.kw[k].name, "shape")) a0 = e->call.kw[k].value;
+    if (!a0) return NULL;
     int64_t shape[PY_MAX_DIMS];
     int nd = -1;
-    if (!strcmp(f, "array") || !strcmp(f, "asarray")) {
+    if (!strcmp(f, "array") || !strcmp(f, "asarray") || !strcmp(f, "Tensor") || !strcmp(f, "tensor")) {
         nd = list_shape(a0, shape, 0);
     } else if (!strcmp(f, "zeros") || !strcmp(f, "ones") || !strcmp(f, "empty") || !strcmp(f, "full")) {
         int mark = diag_quiet_begin();

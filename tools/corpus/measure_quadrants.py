@@ -123,7 +123,7 @@ def run_one(qdc, outdir, target, entry, timeout):
     else:
         ok = rc == 0 and kernels > 0
     return {"input": entry["input"], "category": cat, "rc": rc, "kernels": kernels,
-            "first": first, "ok": ok, "raises": entry.get("raises"),
+            "first": first, "ok": ok, "raises": entry.get("raises"), "params": entry.get("params"),
             "test_utils": entry.get("test_utils"), "target": target}
 
 

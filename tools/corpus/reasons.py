@@ -6,7 +6,8 @@
 RESULTS.json is written by measure_quadrants.py --json. Of the inputs of category `rejected`
 (a kernel is reachable and the test expects an exception) that qdc rejects, those whose
 pytest.raises has a match= text are judged mechanically: the match text (a Python string literal,
-r"..." or re.escape("...") as written in the test) is searched as a regular expression in the
+r"..." or re.escape("...") as written in the test, or a name the test's parametrize combination
+binds, read from the result's params) is searched as a regular expression in the
 message of qdc's first error, as pytest.raises(match=) searches str(exception). Inputs whose
 test gives no match text are counted apart (their reason is judged by hand, if at all). -v lists
 the misses and the inputs without a match text. The rejected inputs are also counted by the
@@ -33,6 +34,27 @@ def pattern(text):
             return re.escape(ast.literal_eval(text[10:-1]))
         except (ValueError, SyntaxError):
             pass
+    return None
+
+
+def bound(name, params):
+    """The value a parametrize combination (the manifest's `params`, lines such as
+    'bad_slice, match = ("neg_row", "Negative indices")') binds to name: pytest.raises(match=match)."""
+    for line in params or []:
+        try:
+            node = ast.parse(line).body[0]
+            value = ast.literal_eval(node.value)
+        except (SyntaxError, ValueError, IndexError, AttributeError):
+            continue
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        t = node.targets[0]
+        if isinstance(t, ast.Name) and t.id == name:
+            return value
+        if isinstance(t, ast.Tuple) and isinstance(value, tuple) and len(value) == len(t.elts):
+            for e, v in zip(t.elts, value):
+                if isinstance(e, ast.Name) and e.id == name:
+                    return v
     return None
 
 
@@ -72,6 +94,8 @@ def main():
         found = False
         for t in texts(r):
             p = pattern(t)
+            if p is None and t.isidentifier():  # match=NAME, a parametrize value (results of measure_quadrants.py carry params)
+                p = bound(t, r.get("params"))
             if isinstance(p, str):
                 try:
                     found = found or re.search(p, msg) is not None
