@@ -634,7 +634,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
     switch (e->kind) {
     case E_NAME: {
         Binding *b = host_find(S, e->name);
-        if (b) return b->v.kind == V_HOST || b->v.kind == V_HOSTARRAY;
+        if (b) return b->v.kind == V_HOST || (b->v.kind == V_HOSTARRAY && !S->up->sema_np_known(b->v));
         if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return false;
         for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
             if (!strcmp(builtins[k], e->name)) return false;
@@ -658,6 +658,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
     case E_CALL: {
         Val shp;
         if (S->up->sema_np_shape_value(S, e, &shp)) return false; /* len(a) of an array whose shape qdc knows */
+        if (S->up->sema_np_static(S, e, NULL)) return false; /* np.prod(shape), a.astype(np.int32): numpy values qdc computes */
         if (sema_numpy_scalar(S, e) != QT_VOID) return sema_is_host_expr(S, e->call.args.items[0]); /* np.int64(0) */
         if (sema_numpy_math(S, e)) { /* np.cos(0): a number when its arguments are and math computes it (np.log(-1.0) is numpy's nan) */
             for (int k = 0; k < e->call.args.n; k++)
@@ -943,6 +944,8 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     if (t->kind == E_NAME && S->up->sema_pydc_new(S, t, v, BIND_SCOPE(S), sp)) return;
     if (t->kind == E_NAME && S->up->sema_tensor_alias(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp); /* before qd.Tensor as an annotation */
     if (t->kind == E_NAME && S->up->sema_annotation_alias(S, v)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, (Val){.kind = V_ANNOT, .ann = v}, sp);
+    if (t->kind == E_NAME && S->up->sema_np_static(S, v, &arr) && (S->up->sema_np_known(arr) || sema_module_constant(S, &arr)))
+        return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp); /* n = np.array([5] * 3): its elements (py/sema_npvalue.c) */
     if (t->kind == E_NAME && S->up->sema_host_array(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
     if (t->kind == E_NAME && v == S->helper_call &&
         (S->helper_ret.kind == V_HOSTARRAY || S->helper_ret.kind == V_FIELD || S->helper_ret.kind == V_KERNEL || S->helper_ret.kind == V_FUNC))
@@ -1046,6 +1049,7 @@ static void module_assign(Sema *S, const Stmt *s) {
         if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) sema_module_value(S, t, s->assign.value, s->span);
         if (t->kind == E_NAME && S->fixtures.len) S->up->sema_fixture_param(S, t->name); /* a test parameter a fixture asks for */
         else if (t->kind == E_ATTR) S->up->sema_host_setattr(S, t, s->assign.value, s->span); /* obj.attr = v of a plain instance */
+        else if (t->kind == E_SUBSCRIPT) S->up->sema_np_store(S, t, s->assign.value); /* a[i] = v of a numpy array qdc computed */
         /* x[i] = v, another obj.attr = v: host code changing run-time data; kernels do not see it */
     }
 }
