@@ -37,6 +37,11 @@ static bool array_decl(Sema *S, const Param *p, QdType *dt, int64_t *nd, int *el
  * pos; S->hscope is where the kernel is defined. */
 static void check_arg(Sema *S, const SemaDef *sd, const Param *p, int pos, const Expr *a, const Val *v) {
     if (!p->annotation) return;
+    if (v && S->up->sema_np_strided(*v)) { /* a[:, 0]: numpy's view of every other element (_func_base.py) */
+        diag_error(a->span, QD2069, "Non contiguous numpy arrays are not supported, please call np.ascontiguousarray(arr) before "
+                                    "passing it into quadrants kernel.");
+        return;
+    }
     QdType dt, pt;
     int64_t nd;
     int elem;

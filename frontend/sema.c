@@ -1336,6 +1336,7 @@ static Scope *module_snapshot(Sema *S) {
         const Binding *b = &S->module.b.items[k];
         Binding *c = scope_bind(S, snap, b->name, b->v, b->decl);
         c->is_param = b->is_param;
+        S->up->sema_np_snapshot(S, &c->v); /* a numpy array's elements as they are now */
     }
     vec_push(&S->host_scopes, snap);
     return snap;
@@ -1345,7 +1346,10 @@ static Scope *module_snapshot(Sema *S) {
 static Scope *scope_snapshot(Sema *S, const Scope *live) {
     Scope *snap = xcalloc(1, sizeof *snap);
     snap->parent = live->parent;
-    for (int k = 0; k < live->b.len; k++) vec_push(&snap->b, live->b.items[k]);
+    for (int k = 0; k < live->b.len; k++) {
+        vec_push(&snap->b, live->b.items[k]);
+        S->up->sema_np_snapshot(S, &snap->b.items[k].v); /* a numpy array's elements as they are now */
+    }
     vec_push(&S->host_scopes, snap);
     return snap;
 }
@@ -1373,6 +1377,11 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
     sd->frozen = true;
     int ninst = S->callinsts.len;
     int errors = diag_error_count();
+    for (int k = 0; k < e->call.args.n + e->call.nkw; k++) { /* the kernel may write an array it is given */
+        const Expr *a = k < e->call.args.n ? e->call.args.items[k] : e->call.kw[k - e->call.args.n].value;
+        Binding *ab = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL;
+        if (ab) S->up->sema_np_forget(ab->v);
+    }
     sema_check_call(S, e, d); /* Quadrants' checks of the arguments (callcheck.c) */
     if (diag_error_count() == errors) S->defs.items[d].call_ok = true, S->up->sema_call_site(S, e, d); /* a call Quadrants rejects instantiates nothing */
     /* a generic kernel's later instantiation is compiled at its own first call, reading the

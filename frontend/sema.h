@@ -421,6 +421,7 @@ const int64_t *sema_np_shape(Sema *S, const Expr *e, int ndim); /* py/sema_npsha
 bool sema_np_shape_value(Sema *S, const Expr *v, Val *out); /* a.size, a.ndim, a.shape, len(a) of such an array in host code */
 /* py/sema_npvalue.c: numpy arrays whose elements the evaluator computes (V_HOSTARRAY with harr.np) */
 bool sema_np_known(Val v);                          /* an array with contents */
+bool sema_np_strided(Val v);                        /* numpy's non-contiguous view (a[:, 0]) */
 void sema_np_forget(Val v);                         /* its contents may change unseen: forget them */
 bool sema_np_rooted(Sema *S, const Expr *e);        /* a numpy call, an array with contents, or an operation on one */
 bool sema_np_call(Sema *S, const Expr *call, Val *out); /* np.NAME(...) or a method of such an array */
@@ -431,6 +432,7 @@ bool sema_np_subscript(Sema *S, Val a, const Expr *index, Span sp, Val *out);
 void sema_np_store(Sema *S, const Expr *target, const Expr *value); /* host a[i] = x */
 bool sema_np_items(Sema *S, Val a, Span sp, Val **items, int *n);
 bool sema_np_static(Sema *S, const Expr *e, Val *out); /* e's value when this model computes it (quietly) */
+void sema_np_snapshot(Sema *S, Val *v);             /* a copy of v's elements, as a kernel's snapshot of the scope keeps them */
 bool sema_helper_alias(Sema *S, const Expr *t, const Expr *v, Span sp); /* t = helper (or F.apply): t names the same function */
 void sema_fixture_param(Sema *S, const char *name); /* the module bound NAME: the fixtures that take it are evaluated again */
 bool sema_uncalled_helper_kernel(Sema *S, const Stmt **kernel, const Stmt **fn);

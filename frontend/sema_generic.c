@@ -755,7 +755,6 @@ static bool call_value(Sema *S, const Expr *a, const char *kentry, Val *v, StrBu
         *v = sema_eval(S, a);
         S->scope = saved;
     } else if (sema_host_array(S, a, v)) {
-        sema_np_forget(*v); /* the kernel may write the array: qdc no longer knows its elements */
     } else if (a->kind == E_SUBSCRIPT || a->kind == E_ATTR) { /* fields[1], self.inner: a field a list holds, an object's member */
         Scope *saved = S->scope;
         S->scope = S->hscope;

@@ -18,7 +18,9 @@
 #include <string.h>
 
 typedef union { int64_t i; double f; } NpNum;
-struct NpData { int64_t n; NpNum *v; bool lost; };
+/* shared: v is also a kernel's snapshot's (copied before a store); strided: numpy's view a slice
+ * makes is neither C- nor Fortran-contiguous (kernels refuse it) */
+struct NpData { int64_t n; NpNum *v; bool lost, shared, strided; };
 
 typedef struct { /* an operand: an array with contents, or a scalar (a Python one: py) */
     QdType t;
@@ -29,6 +31,8 @@ typedef struct { /* an operand: an array with contents, or a scalar (a Python on
     bool py;
     NpNum one;
 } Operand;
+
+bool sema_np_strided(Val v) { return v.kind == V_HOSTARRAY && v.harr.np && v.harr.np->strided; }
 
 bool sema_np_known(Val v) { return v.kind == V_HOSTARRAY && v.harr.np && !v.harr.np->lost && !v.harr.en && v.harr.shape; }
 
@@ -134,6 +138,18 @@ static bool operand(Val v, Operand *o) {
 static Val result(Sema *S, Val a, Span sp) {
     if (!a.harr.np || a.harr.ndim) return a;
     return scalar_val(S, a.harr.type, a.harr.np->v[0], sp);
+}
+
+/* The array's elements, ready for a store: copied first when a kernel's snapshot shares them
+ * (charged to the size budget; false, the contents forgotten, when it has no room). */
+static bool writable(Sema *S, struct NpData *d, Span sp) {
+    if (!d->shared) return true;
+    EvalBudget *b = &S->budget;
+    if (b->exhausted || d->n > b->limit[EB_SIZE] - b->used[EB_SIZE] || !budget_charge(b, EB_SIZE, d->n, sp)) return d->lost = true, false;
+    NpNum *v = ARENA_ARRAY(S->arena, NpNum, d->n ? d->n : 1);
+    memcpy(v, d->v, sizeof(NpNum) * (size_t)d->n);
+    d->v = v, d->shared = false;
+    return true;
 }
 
 /* ---- dtypes ---- */
@@ -526,6 +542,7 @@ static bool method(Sema *S, Val a, const Expr *call, Val *out) {
         Operand o;
         if (!scalar_operand(arg(S, call, 0, NULL, &ok), &o)) return sema_np_forget(a), false;
         NpNum c = conv(o.one, qt_is_float(o.t), a.harr.type);
+        if (!writable(S, a.harr.np, sp)) return false;
         for (int64_t k = 0; k < a.harr.np->n; k++) a.harr.np->v[k] = c;
         return *out = (Val){.kind = V_NONE}, true;
     }
@@ -539,7 +556,7 @@ static bool np_function(Sema *S, const Expr *call, Val *out) {
     Span sp = call->span;
     bool ok = true;
     int64_t shape[PY_MAX_DIMS];
-    if (!strcmp(f, "array") || !strcmp(f, "asarray")) {
+    if (!strcmp(f, "array") || !strcmp(f, "asarray") || !strcmp(f, "ascontiguousarray")) {
         Val x = arg(S, call, 0, "object", &ok);
         QdType t = dtype_arg(S, call, 1, &ok);
         if (!ok || x.kind == V_NONE) return false;
@@ -754,6 +771,13 @@ bool sema_np_subscript(Sema *S, Val a, const Expr *index, Span sp, Val *out) {
     NpNum *v;
     Val r = make(S, a.harr.type, rnd, shape, sp, &v);
     if (!v) return false;
+    int64_t st[PY_MAX_DIMS], src = 1; /* the view's strides, in elements */
+    for (int d = nd - 1, j = rnd - 1; d >= 0; src *= a.harr.shape[d--])
+        if (!ax[d].take) st[j--] = ax[d].step * src;
+    bool c_order = true, f_order = true;
+    for (int64_t j = rnd - 1, want = 1; j >= 0; want *= shape[j--]) c_order &= shape[j] <= 1 || st[j] == want;
+    for (int64_t j = 0, want = 1; j < rnd; want *= shape[j++]) f_order &= shape[j] <= 1 || st[j] == want;
+    r.harr.np->strided = a.harr.np->strided || (r.harr.np->n > 1 && !c_order && !f_order);
     for (int64_t k = 0; k < r.harr.np->n; k++) {
         int64_t rest = k, idx = 0, stride = 1, c[PY_MAX_DIMS];
         for (int d = rnd - 1; d >= 0; d--) c[d] = rest % shape[d], rest /= shape[d];
@@ -789,6 +813,7 @@ void sema_np_store(Sema *S, const Expr *target, const Expr *value) {
     if (diag_quiet_end(mark) || !ok) return sema_np_forget(a);
     int64_t idx = 0;
     for (int d = 0; d < nd; d++) idx = idx * a.harr.shape[d] + ax[d].lo;
+    if (!writable(S, a.harr.np, target->span)) return;
     a.harr.np->v[idx] = conv(o.one, qt_is_float(o.t), a.harr.type);
 }
 
@@ -826,4 +851,14 @@ bool sema_np_static(Sema *S, const Expr *e, Val *out) {
     if (!sema_np_known(v) && !val_is_host_scalar(v) && v.kind != V_TUPLE && v.kind != V_TYPE) return false;
     if (out) *out = v;
     return true;
+}
+
+/* A kernel's snapshot of the scope at its first call (sema.c): the elements of an array as they
+ * are then, apart from the script's later changes to the array. */
+void sema_np_snapshot(Sema *S, Val *v) {
+    if (!sema_np_known(*v)) return;
+    struct NpData *d = ARENA_NEW(S->arena, struct NpData);
+    v->harr.np->shared = true;
+    *d = *v->harr.np; /* the elements are copied when the script stores into the array (writable) */
+    v->harr.np = d;
 }
