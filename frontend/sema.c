@@ -511,6 +511,16 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
             fkw[fcall.call.nkw++] = *kw;
         }
     }
+    int64_t qn = 0, qm = 0; /* a quantized dtype: one member per component (sema_quant.c) */
+    const Expr *qdt = tcall.call.args.n == want ? targs[want - 1] : NULL;
+    for (int k = 0; k < tcall.call.nkw; k++)
+        if (!strcmp(tkw[k].name, "dtype") || !strcmp(tkw[k].name, "dt")) qdt = tkw[k].value;
+    if (qdt && !fcall.call.args.n && !fcall.call.nkw && tcall.call.args.n >= want - 1) {
+        int mark = diag_quiet_begin();
+        bool dims = sema_const_int(S, targs[0], &qn, "n") && qn > 0 && qn <= INT32_MAX && (!matrix || (sema_const_int(S, targs[1], &qm, "m") && qm > 0 && qm <= INT32_MAX));
+        if (diag_quiet_end(mark)) dims = false;
+        if (dims && S->up->sema_quant_vec_field(S, target, span, qdt, (int)qn, (int)qm)) return;
+    }
     Expr fn = {.kind = E_NAME, .span = call->span, .name = "$vectype"};
     tcall.call.fn = &fn;
     Val ty = S->up->sema_vec_type_call(S, &tcall, matrix);

@@ -654,6 +654,7 @@ Val sema_hint_call(Sema *S, const Expr *call, Val f);
 bool sema_quant_path(const char *p);
 Val sema_quant_call(Sema *S, const Expr *call, Val f);
 bool sema_quant_field(Sema *S, const Expr *target, Span span, const Expr *call); /* x = qd.field(quant type) */
+bool sema_quant_vec_field(Sema *S, const Expr *target, Span span, const Expr *dt, int n, int m); /* qd.Matrix.field(n, m, dtype=quant type) */
 int sema_quant_pack_word(Sema *S, Val v, Span at); /* place(bitpack): its word field; -1 reported; -2 not a pack */
 void sema_quant_mirror(Sema *S);
 void sema_quant_subscript(Sema *S, int field, IrRef *r);
