@@ -99,3 +99,20 @@ Test(npvalue, index_outside_the_shape) {
                         " 7 |     out[0] = a[4]\n"
                         "   |                ^\n");
 }
+
+static const char alias_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int32_t a[4] = {1, 1, 1, 1};\n"
+    "    float b[4] = {0};\n"
+    "    k_args s = {.s__a = a, .s__a_shape = {4}, .s__b = b, .s__b_shape = {2, 2}};\n"
+    "    if (k(&s, atoi(argv[1]))) return 2;\n"
+    "    printf(\"%d %d %d %d %g\\n\", a[0], a[1], a[2], a[3], b[2]);\n"
+    "    return 0;\n}\n";
+
+/* testdata/host-eval/annotation_alias.py: the members annotated qd_anno[qd.i32, 1] and
+ * qd_anno[qd.f32, 2] are an i32 1-d and an f32 2-d ndarray: a[i] += 3 i from 1, b[1, 0] = 2.5. */
+Test(npvalue, annotation_through_a_name_runs_on_x86, .timeout = 120) {
+    if (!x86_have_runtime()) return;
+    x86_expect_on_threads("testdata/host-eval/annotation_alias.py", alias_host, "1 4 7 10 2.5\n");
+}
