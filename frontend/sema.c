@@ -511,6 +511,16 @@ static void vector_field(Sema *S, const Expr *target, Span span, const Expr *cal
             fkw[fcall.call.nkw++] = *kw;
         }
     }
+    int64_t qn = 0, qm = 0; /* a quantized dtype: one member per component (sema_quant.c) */
+    const Expr *qdt = tcall.call.args.n == want ? targs[want - 1] : NULL;
+    for (int k = 0; k < tcall.call.nkw; k++)
+        if (!strcmp(tkw[k].name, "dtype") || !strcmp(tkw[k].name, "dt")) qdt = tkw[k].value;
+    if (qdt && !fcall.call.args.n && !fcall.call.nkw && tcall.call.args.n >= want - 1) {
+        int mark = diag_quiet_begin();
+        bool dims = sema_const_int(S, targs[0], &qn, "n") && qn > 0 && qn <= INT32_MAX && (!matrix || (sema_const_int(S, targs[1], &qm, "m") && qm > 0 && qm <= INT32_MAX));
+        if (diag_quiet_end(mark)) dims = false;
+        if (dims && S->up->sema_quant_vec_field(S, target, span, qdt, (int)qn, (int)qm)) return;
+    }
     Expr fn = {.kind = E_NAME, .span = call->span, .name = "$vectype"};
     tcall.call.fn = &fn;
     Val ty = S->up->sema_vec_type_call(S, &tcall, matrix);
@@ -634,7 +644,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
     switch (e->kind) {
     case E_NAME: {
         Binding *b = host_find(S, e->name);
-        if (b) return b->v.kind == V_HOST || b->v.kind == V_HOSTARRAY;
+        if (b) return b->v.kind == V_HOST || (b->v.kind == V_HOSTARRAY && !S->up->sema_np_known(b->v));
         if (S->qd_alias && !strcmp(e->name, S->qd_alias)) return false;
         for (size_t k = 0; k < ARRAY_LEN(builtins); k++)
             if (!strcmp(builtins[k], e->name)) return false;
@@ -658,6 +668,7 @@ bool sema_is_host_expr(Sema *S, const Expr *e) {
     case E_CALL: {
         Val shp;
         if (S->up->sema_np_shape_value(S, e, &shp)) return false; /* len(a) of an array whose shape qdc knows */
+        if (S->up->sema_np_static(S, e, NULL)) return false; /* np.prod(shape), a.astype(np.int32): numpy values qdc computes */
         if (sema_numpy_scalar(S, e) != QT_VOID) return sema_is_host_expr(S, e->call.args.items[0]); /* np.int64(0) */
         if (sema_numpy_math(S, e)) { /* np.cos(0): a number when its arguments are and math computes it (np.log(-1.0) is numpy's nan) */
             for (int k = 0; k < e->call.args.n; k++)
@@ -943,6 +954,8 @@ void sema_module_value(Sema *S, const Expr *t, const Expr *v, Span sp) {
     if (t->kind == E_NAME && S->up->sema_pydc_new(S, t, v, BIND_SCOPE(S), sp)) return;
     if (t->kind == E_NAME && S->up->sema_tensor_alias(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp); /* before qd.Tensor as an annotation */
     if (t->kind == E_NAME && S->up->sema_annotation_alias(S, v)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, (Val){.kind = V_ANNOT, .ann = v}, sp);
+    if (t->kind == E_NAME && S->up->sema_np_static(S, v, &arr) && (S->up->sema_np_known(arr) || sema_module_constant(S, &arr)))
+        return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp); /* n = np.array([5] * 3): its elements (py/sema_npvalue.c) */
     if (t->kind == E_NAME && S->up->sema_host_array(S, v, &arr)) return (void)scope_bind(S, BIND_SCOPE(S), t->name, arr, sp);
     if (t->kind == E_NAME && v == S->helper_call &&
         (S->helper_ret.kind == V_HOSTARRAY || S->helper_ret.kind == V_FIELD || S->helper_ret.kind == V_KERNEL || S->helper_ret.kind == V_FUNC))
@@ -1046,6 +1059,7 @@ static void module_assign(Sema *S, const Stmt *s) {
         if (t->kind == E_NAME || t->kind == E_TUPLE || t->kind == E_LIST) sema_module_value(S, t, s->assign.value, s->span);
         if (t->kind == E_NAME && S->fixtures.len) S->up->sema_fixture_param(S, t->name); /* a test parameter a fixture asks for */
         else if (t->kind == E_ATTR) S->up->sema_host_setattr(S, t, s->assign.value, s->span); /* obj.attr = v of a plain instance */
+        else if (t->kind == E_SUBSCRIPT) S->up->sema_np_store(S, t, s->assign.value); /* a[i] = v of a numpy array qdc computed */
         /* x[i] = v, another obj.attr = v: host code changing run-time data; kernels do not see it */
     }
 }
@@ -1332,6 +1346,7 @@ static Scope *module_snapshot(Sema *S) {
         const Binding *b = &S->module.b.items[k];
         Binding *c = scope_bind(S, snap, b->name, b->v, b->decl);
         c->is_param = b->is_param;
+        S->up->sema_np_snapshot(S, &c->v); /* a numpy array's elements as they are now */
     }
     vec_push(&S->host_scopes, snap);
     return snap;
@@ -1341,7 +1356,10 @@ static Scope *module_snapshot(Sema *S) {
 static Scope *scope_snapshot(Sema *S, const Scope *live) {
     Scope *snap = xcalloc(1, sizeof *snap);
     snap->parent = live->parent;
-    for (int k = 0; k < live->b.len; k++) vec_push(&snap->b, live->b.items[k]);
+    for (int k = 0; k < live->b.len; k++) {
+        vec_push(&snap->b, live->b.items[k]);
+        S->up->sema_np_snapshot(S, &snap->b.items[k].v); /* a numpy array's elements as they are now */
+    }
     vec_push(&S->host_scopes, snap);
     return snap;
 }
@@ -1369,6 +1387,11 @@ static void kernel_call_site(Sema *S, const Expr *e, const Stmt *def) {
     sd->frozen = true;
     int ninst = S->callinsts.len;
     int errors = diag_error_count();
+    for (int k = 0; k < e->call.args.n + e->call.nkw; k++) { /* the kernel may write an array it is given */
+        const Expr *a = k < e->call.args.n ? e->call.args.items[k] : e->call.kw[k - e->call.args.n].value;
+        Binding *ab = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL;
+        if (ab) S->up->sema_np_forget(ab->v);
+    }
     sema_check_call(S, e, d); /* Quadrants' checks of the arguments (callcheck.c) */
     if (diag_error_count() == errors) S->defs.items[d].call_ok = true, S->up->sema_call_site(S, e, d); /* a call Quadrants rejects instantiates nothing */
     /* a generic kernel's later instantiation is compiled at its own first call, reading the

@@ -96,7 +96,7 @@ struct Val {
         struct { Val *items; int n; } tuple;
         struct { int node; const char *method; int builder; IrExpr **idx; int nidx; } snode; /* V_SNODE; builder: 1 + a qd.FieldsBuilder's index;
                                                                                idx: x[i] of a field in a dynamic SNode (its list, sema_sparse.c) */
-        struct { QdType type; signed char ndim, en, em, qd; const unsigned char *layout; const int64_t *shape; bool view, torch, grad, strided; const int64_t *dims; } harr; /* V_HOSTARRAY: ndim array
+        struct { QdType type; signed char ndim, en, em, qd; const unsigned char *layout; const int64_t *shape; bool view, torch, grad, strided; const int64_t *dims; struct NpData *np; } harr; /* V_HOSTARRAY: ndim array
                               axes of a scalar (en 0), vector (en) or matrix (en x em) type; dims: a qd.ndarray's constant
                               shape, for messages only (NULL: not known); layout: storage order
                               of the axes, outermost first (NULL: canonical), sema_tensor.c; qd: a Quadrants
@@ -104,7 +104,8 @@ struct Val {
                               of the 1-d array (sema_bview.c); torch: a torch tensor torch.* made (its dims
                               known where constant); grad: made with needs_grad=True (qd) or requires_grad=True (torch);
                               strided: a numpy view neither C- nor F-contiguous, a torch view not contiguous
-                              (Quadrants' launch refuses it, _func_base.py) */
+                              (Quadrants' launch refuses it, _func_base.py);
+                              np: a numpy array's elements the evaluator computed (py/sema_npvalue.c), NULL: unknown */
         struct SemaObject *obj;                         /* V_OBJECT */
         struct { Val *c; int n, m; } vec;                 /* V_VEC */
         struct { int n, m; QdType dt; } vt;               /* V_VECTYPE (dt QT_VOID: inferred) */
@@ -420,6 +421,19 @@ bool sema_script_calls(Sema *S, const Stmt *def); /* the module body calls def b
 bool sema_autograd_class(Sema *S, const Stmt *cls); /* class F(torch.autograd.Function): F.apply runs forward */
 const int64_t *sema_np_shape(Sema *S, const Expr *e, int ndim); /* py/sema_npshape.c: np.zeros((2, 3)): its shape, else NULL */
 bool sema_np_shape_value(Sema *S, const Expr *v, Val *out); /* a.size, a.ndim, a.shape, len(a) of such an array in host code */
+/* py/sema_npvalue.c: numpy arrays whose elements the evaluator computes (V_HOSTARRAY with harr.np) */
+bool sema_np_known(Val v);                          /* an array with contents */
+void sema_np_forget(Val v);                         /* its contents may change unseen: forget them */
+bool sema_np_rooted(Sema *S, const Expr *e);        /* a numpy call, an array with contents, or an operation on one */
+bool sema_np_call(Sema *S, const Expr *call, Val *out); /* np.NAME(...) or a method of such an array */
+bool sema_np_binary(Sema *S, int op, Val a, Val b, Span sp, Val *out);
+bool sema_np_unary(Sema *S, int op, Val a, Span sp, Val *out);
+bool sema_np_attr(Sema *S, Val a, const char *name, Span sp, Val *out); /* shape, size, ndim, dtype, T */
+bool sema_np_subscript(Sema *S, Val a, const Expr *index, Span sp, Val *out);
+void sema_np_store(Sema *S, const Expr *target, const Expr *value); /* host a[i] = x */
+bool sema_np_items(Sema *S, Val a, Span sp, Val **items, int *n);
+bool sema_np_static(Sema *S, const Expr *e, Val *out); /* e's value when this model computes it (quietly) */
+void sema_np_snapshot(Sema *S, Val *v);             /* a copy of v's elements, as a kernel's snapshot of the scope keeps them */
 bool sema_helper_alias(Sema *S, const Expr *t, const Expr *v, Span sp); /* t = helper (or F.apply): t names the same function */
 void sema_fixture_param(Sema *S, const char *name); /* the module bound NAME: the fixtures that take it are evaluated again */
 bool sema_uncalled_helper_kernel(Sema *S, const Stmt **kernel, const Stmt **fn);
@@ -643,6 +657,7 @@ Val sema_hint_call(Sema *S, const Expr *call, Val f);
 bool sema_quant_path(const char *p);
 Val sema_quant_call(Sema *S, const Expr *call, Val f);
 bool sema_quant_field(Sema *S, const Expr *target, Span span, const Expr *call); /* x = qd.field(quant type) */
+bool sema_quant_vec_field(Sema *S, const Expr *target, Span span, const Expr *dt, int n, int m); /* qd.Matrix.field(n, m, dtype=quant type) */
 int sema_quant_pack_word(Sema *S, Val v, Span at); /* place(bitpack): its word field; -1 reported; -2 not a pack */
 void sema_quant_mirror(Sema *S);
 void sema_quant_subscript(Sema *S, int field, IrRef *r);

@@ -405,7 +405,7 @@ static Val eval_name(Sema *S, const Expr *e) {
     for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent) {
         Binding *b = scope_find(s, e->name);
         if (b && b->v.kind == V_LOCAL && !sema_local_visible(S, b->v.index, e->span)) return val_err();
-        if (b && b->v.kind == V_HOSTARRAY) b->v = (Val){.kind = V_HOST, .path = "an array the script allocates"};
+        if (b && b->v.kind == V_HOSTARRAY && !S->up->sema_np_known(b->v)) b->v = (Val){.kind = V_HOST, .path = "an array the script allocates"};
         if (b && b->v.kind == V_HOST) {
             diag_error(e->span, QD2062, "'%s' is %s, known only when the script runs; kernels can use module "
                                           "constants, fields, qd.func and their own arguments", e->name, b->v.path);
@@ -470,6 +470,7 @@ static Val eval_attr(Sema *S, const Expr *e) {
     if (S->up->sema_np_shape_value(S, e, &dt)) return dt; /* a.size, a.shape of a numpy array whose shape qdc knows */
     Val o = sema_eval(S, e->attr.obj);
     if (o.kind == V_ERR) return o;
+    if (S->up->sema_np_attr(S, o, e->attr.name, e->span, &dt)) return dt; /* a.T, a.dtype of a numpy array qdc computed */
     if (o.kind == V_NDARRAY && !strcmp(e->attr.name, "shape")) return (Val){.kind = V_SHAPE, .index = o.index};
     if (o.kind == V_SHARED && !strcmp(e->attr.name, "shape")) { /* SharedArray.shape: the shape it was made with */
         const IrShared *sh = &S->shared.items[o.index];
@@ -749,6 +750,19 @@ static bool slice_beside_runtime_index(Sema *S, const Expr *e, Val *out) {
 static Val eval_subscript(Sema *S, const Expr *e) {
     bool sliced;
     Val dv;
+    if (S->up->sema_np_rooted(S, e->sub.obj)) { /* a[2], a[1:] of a numpy array qdc computed (py/sema_npvalue.c) */
+        Val o = sema_eval(S, e->sub.obj);
+        if (o.kind == V_ERR) return o;
+        if (S->up->sema_np_subscript(S, o, e->sub.index, e->span, &dv)) return dv;
+        if (S->up->sema_np_known(o)) {
+            diag_error(e->sub.index->span, QD2011, "a numpy array's index must be compile-time integers or slices within its shape");
+            return val_err();
+        }
+        Expr *c = ARENA_NEW(S->arena, Expr);
+        *c = *e;
+        c->sub.obj = S->up->sema_value_expr(S, o, e->sub.obj->span);
+        e = c;
+    }
     if (slice_beside_runtime_index(S, e, &dv)) return dv;
     Val sv = S->up->sema_slice_subscript(S, e, &sliced);
     if (sliced) return sv;
@@ -1089,6 +1103,7 @@ Val sema_eval(Sema *S, const Expr *e) {
             return x ? val_expr(explicit_cast(S, x, npt)) : val_err();
         }
         if (S->k && numpy_array_in_kernel(S, e)) return val_err();
+        if (S->up->sema_np_call(S, e, &shp)) return shp; /* np.array(...), a.reshape(...): numpy's value (py/sema_npvalue.c) */
         const char *npm = sema_numpy_math(S, e);
         if (npm) { /* np.cos(0): math.cos's value; a number qdc cannot compute (an array, a domain error) stays numpy's */
             int mark = diag_quiet_begin();
@@ -1106,8 +1121,9 @@ Val sema_eval(Sema *S, const Expr *e) {
         return f.kind == V_ERR ? f : sema_call(S, e, f);
     }
     case E_UNARY: {
-        Val a = sema_eval(S, e->un.a);
+        Val a = sema_eval(S, e->un.a), npv;
         if (a.kind == V_ERR) return a;
+        if (S->up->sema_np_unary(S, e->op, a, e->span, &npv)) return npv; /* -a of a numpy array qdc computed */
         if (a.kind == V_VEC) return S->up->sema_vec_unary(S, e, a); /* `not v` too: element-wise, Quadrants' logical_not */
         Val exact;
         if (S->up->sema_pyint_unary(S, e->op, a, e->span, &exact)) return exact;
@@ -1128,6 +1144,7 @@ Val sema_eval(Sema *S, const Expr *e) {
                        k < ARRAY_LEN(binops) ? binops[k].spelling : "@", val_describe(a), val_describe(b));
             return val_err();
         }
+        if (S->up->sema_np_binary(S, e->op, a, b, e->span, &str)) return str; /* numpy arrays qdc computed: element-wise */
         if (S->up->sema_pyint_binary(S, e->op, &a, &b, e->span, &str)) return str; /* Python ints: exact */
         a = S->up->sema_list_as_vec(S, a, b), b = S->up->sema_list_as_vec(S, b, a);
         if (S->up->sema_str_binary(S, e->op, a, b, &str, e->span) || S->up->sema_tuple_binary(S, e->op, a, b, &str, e->span)) return sema_new_value(S, str, e->span);

@@ -32,8 +32,13 @@ static bool is_template_path(const char *p) {
 
 static bool is_tensor_path(const char *p) { return p && (!strcmp(p, "qd.Tensor") || !strcmp(p, "qd.types.Tensor")); }
 
+/* The qd path an annotation names; a name host code bound to one counts as the path
+ * (qd_anno = qd.types.ndarray ... a: qd_anno[qd.i32, 1]). */
 static const char *ann_path(Sema *S, const Expr *ann) {
-    return sema_path(S, ann->kind == E_CALL ? ann->call.fn : ann->kind == E_SUBSCRIPT ? ann->sub.obj : ann);
+    const Expr *e = ann->kind == E_CALL ? ann->call.fn : ann->kind == E_SUBSCRIPT ? ann->sub.obj : ann;
+    Binding *b = e->kind == E_NAME ? sema_lookup(S, e->name) : NULL;
+    if (b && b->v.kind == V_NS && !strncmp(b->v.path, "qd.", 3)) return b->v.path;
+    return sema_path(S, e);
 }
 
 static bool keyword_of(const Expr *call, const char *name, const Expr **out) {

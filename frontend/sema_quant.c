@@ -1,12 +1,13 @@
 /* Quantized types (qd.types.quant.int / fixed / float) packed into one word by
- * qd.BitpackedFields(max_num_bits=32|64), as Quadrants defines them (qdc-lang(7) "Quantized
+ * qd.BitpackedFields(max_num_bits=8|16|32|64), as Quadrants defines them (qdc-lang(7) "Quantized
  * types", qdc-abi(7) "Bit-packed fields").
  *
  * A quant type is a V_NS "qd.quant_type.<k>", a BitpackedFields a V_NS "qd.bitpacked.<k>". A field of a
  * quant type is a member: its IrField stands in for it while the module is checked (it takes
  * the geometry of its word once placed, so x[i], `for i in x` and x.shape read as for any
  * field) and is removed at the end (sema_quant_finish), every remaining field index renumbered.
- * The word is an ordinary u32/u64 field "<first member>_bits" that place(bitpack) places where
+ * The word is an ordinary u32/u64 field "<first member>_bits" (u32 for max_num_bits 8 and 16: their
+ * members use its low bits, the values read and written are the same) that place(bitpack) places where
  * the pack goes. In a kernel x[i] is a reference to the member (the word's, once finished): a read
  * decodes its bits (shift, mask, sign extension; times the scale for fixed; exponent and
  * mantissa for float), a store and every `x[i] op= v` are one compare-and-swap loop on the word
@@ -197,8 +198,8 @@ static Val bitpacked(Sema *S, const Expr *call) {
     if (!m) return diag_error(call->span, QD2007, "qd.BitpackedFields takes (max_num_bits=32 or 64)"), val_err();
     int64_t bits;
     if (!sema_const_int(S, m, &bits, "max_num_bits")) return val_err();
-    if (bits != 32 && bits != 64)
-        return diag_error(m->span, QD2063, "max_num_bits of qd.BitpackedFields must be 32 or 64 (the word's width), got %lld", (long long)bits), val_err();
+    if (bits != 8 && bits != 16 && bits != 32 && bits != 64) /* Quadrants' BitStructTypeBuilder: a primitive int type of that width */
+        return diag_error(m->span, QD2063, "max_num_bits of qd.BitpackedFields must be 8, 16, 32 or 64 (the word's width), got %lld", (long long)bits), val_err();
     if (S->k) return diag_error(call->span, QD2063, "qd.BitpackedFields is declared at module level, not in a kernel"), val_err();
     QPack p = {.max_bits = (int)bits, .word = -1, .span = call->span};
     vec_push(&Q(S)->packs, p);
@@ -369,6 +370,29 @@ bool sema_quant_field(Sema *S, const Expr *target, Span span, const Expr *call) 
     QMember m = {.field = S->fields.len - 1, .type = t, .pack = -1, .qarray = -1, .group = -1};
     vec_push(&Q(S)->members, m);
     scope_bind(S, BIND_SCOPE(S), target->name, (Val){.kind = V_FIELD, .index = S->fields.len - 1}, span);
+    return true;
+}
+
+/* qd.Vector.field(n, dtype=q) / qd.Matrix.field(n, m, dtype=q) of a quantized type q, without a
+ * shape: one member per component, as Quadrants makes one scalar field per component (placed
+ * with bitpack.place(x.get_scalar_field(i, j), ...)). False when dt is not a quantized type. */
+bool sema_quant_vec_field(Sema *S, const Expr *target, Span span, const Expr *dt, int n, int m) {
+    if (!dt || (dt->kind != E_NAME && dt->kind != E_CALL)) return false;
+    int mark = diag_quiet_begin();
+    Val tv = sema_eval(S, dt);
+    diag_quiet_end(mark);
+    int t = val_index(tv, "qd.quant_type.");
+    if (t < 0) return false;
+    Val v = vec_make(S, n, m);
+    const char *name = sema_field_name(S, target->name);
+    for (int k = 0; k < vec_len(v); k++) {
+        IrField f = {.name = arena_printf(S->arena, "%s_%d", name, k), .span = span, .ndim = -1, .type = QT_U32};
+        vec_push(&S->fields, f);
+        QMember qm = {.field = S->fields.len - 1, .type = t, .pack = -1, .qarray = -1, .group = -1};
+        vec_push(&Q(S)->members, qm);
+        v.vec.c[k] = (Val){.kind = V_FIELD, .index = S->fields.len - 1};
+    }
+    scope_bind(S, BIND_SCOPE(S), target->name, v, span);
     return true;
 }
 
@@ -760,13 +784,14 @@ Val sema_quant_atomic(Sema *S, const Expr *call, IrRef *r, QdOp op, const char *
 
 typedef struct Renum {
     const int *map;
+    const bool *quiet; /* members already reported (never placed, place() refused) */
     IrMemo done;
 } Renum;
 
 static void renum_ref(Renum *rn, IrRef *r) {
     if (!r || r->kind != IR_REF_FIELD || ir_memo_get(&rn->done, r)) return;
     ir_memo_put(&rn->done, r, r);
-    if (rn->map[r->index] < 0) /* a member reached by an operation that does not decode it */
+    if (rn->map[r->index] < 0 && !rn->quiet[r->index]) /* a placed member reached by an operation that does not decode it */
         diag_error(r->span, QD2063, "this operation on a field of a quantized type is not supported: read it, assign it, "
                    "or update it with op= or qd.atomic_<op>");
     r->index = rn->map[r->index] < 0 ? 0 : rn->map[r->index];
@@ -794,9 +819,13 @@ void sema_quant_finish(Sema *S) {
     if (!S->quant) return;
     if (!S->quant->members.len) return quant_free(S);
     int n = S->fields.len, *map = xcalloc((size_t)n + 1, sizeof *map), j = 0;
-    bool *gone = xcalloc((size_t)n + 1, sizeof *gone);
+    bool *gone = xcalloc((size_t)n + 1, sizeof *gone), *quiet = xcalloc((size_t)n + 1, sizeof *quiet);
     for (int k = 0; k < S->quant->members.len; k++) gone[S->quant->members.items[k].field] = true;
     for (int i = 0; i < n; i++) map[i] = gone[i] ? -1 : j++;
+    for (int k = 0; k < S->quant->members.len; k++) { /* never placed, or its place() refused: reported once there, not at each use */
+        const QMember *qm = &S->quant->members.items[k];
+        if (qm->pack < 0 && qm->qarray < 0) quiet[qm->field] = true;
+    }
     for (int i = 0; i < n; i++) {
         IrField *f = &S->fields.items[i];
         if (f->grad > 0) f->grad = map[f->grad - 1] + 1;
@@ -806,7 +835,7 @@ void sema_quant_finish(Sema *S) {
         if (!gone[i]) S->fields.items[map[i]] = *f;
     }
     S->fields.len = j;
-    Renum rn = {map, {0}};
+    Renum rn = {map, quiet, {0}};
     IrWalker w = {.expr = renum_expr, .stmt = renum_stmt, .ctx = &rn};
     for (int k = 0; k < S->kernels.len; k++) {
         IrKernel *kn = &S->kernels.items[k];
@@ -816,6 +845,6 @@ void sema_quant_finish(Sema *S) {
         for (int r = 0; r < kn->ret_nmembers; r++) kn->ret_members[r].field = map[kn->ret_members[r].field];
     }
     ir_memo_free(&w.seen), ir_memo_free(&rn.done);
-    free(map), free(gone);
+    free(map), free(gone), free(quiet);
     quant_free(S);
 }

@@ -98,6 +98,7 @@ static void store_comp(Sema *S, Val t, IrExpr *e, Span sp) {
         st->assign.local = t.index, st->assign.value = sema_convert(S, e, S->locals.items[t.index].type);
         sema_emit(S, st);
     } else if (t.kind == V_REF) {
+        if (S->quant && S->up->sema_quant_store(S, t.ref, e, sp)) return; /* a quantized member: a CAS loop on its word */
         IrStmt *st = sema_stmt_new(S, IR_STORE, sp);
         st->store.ref = t.ref, st->store.value = sema_convert(S, e, t.ref->type);
         sema_emit(S, st);

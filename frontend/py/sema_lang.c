@@ -43,6 +43,7 @@ static bool seq_items(Sema *S, Val v, Span sp, Val **items, int *n) {
         }
         return true;
     }
+    if (sema_np_items(S, v, sp, items, n)) return true; /* a numpy array qdc computed: its elements or rows */
     if (v.kind == V_SHAPE) {
         const IrParam *p = &S->params.items[v.index];
         *n = p->ndim - p->elem_ndim;

@@ -1126,6 +1126,7 @@ static Val helper_arg(Sema *S, const Expr *e) {
     Val arr;
     Binding *b = e->kind == E_NAME ? find(S, e->name) : NULL;
     if (b && b->v.kind == V_HOSTARRAY) return b->v; /* an array the script made: its dtype and ndim, as a kernel call takes it */
+    if (!b && sema_np_static(S, e, &arr) && sema_np_known(arr)) return arr; /* helper(np.array([2**2 - 1, 7])): its elements too */
     if (!b && e->kind == E_CALL && sema_host_array(S, e, &arr)) return arr; /* helper(np.zeros(4, dtype=np.float32)) */
     if (e->kind == E_ATTR && e->attr.obj->kind == E_NAME && (!strcmp(e->attr.obj->name, "np") || !strcmp(e->attr.obj->name, "numpy"))) {
         QdType t = sema_numpy_dtype(S, e);

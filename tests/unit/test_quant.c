@@ -110,13 +110,18 @@ static void check(const char *body, const char *err) {
 }
 
 Test(quant, misuse_diagnostics) {
-    check("b = qd.BitpackedFields(max_num_bits=16)\n",
-          "m.py:4:37: error[QD2063]: max_num_bits of qd.BitpackedFields must be 32 or 64 (the word's width), got 16\n"
-          " 4 | b = qd.BitpackedFields(max_num_bits=16)\n   |                                     ^~\n");
+    check("b = qd.BitpackedFields(max_num_bits=24)\n",
+          "m.py:4:37: error[QD2063]: max_num_bits of qd.BitpackedFields must be 8, 16, 32 or 64 (the word's width), got 24\n"
+          " 4 | b = qd.BitpackedFields(max_num_bits=24)\n   |                                     ^~\n");
     check("w = qd.types.quant.int(33)\n",
           "m.py:4:24: error[QD2005]: a quantized int has 1 to 32 bits, got 33\n"
           " 4 | w = qd.types.quant.int(33)\n   |                        ^~\n");
     check("x = qd.field(q4)\ny = qd.field(qd.types.quant.int(30, False))\nb = qd.BitpackedFields(max_num_bits=32)\nb.place(x, y)\n",
+          "m.py:7:12: error[QD2063]: the fields placed need 34 bits, more than max_num_bits=32\n"
+          " 7 | b.place(x, y)\n   |            ^\n");
+    /* a member whose place() was refused is reported there only, not again at each use in a kernel */
+    check("x = qd.field(q4)\ny = qd.field(qd.types.quant.int(30, False))\nb = qd.BitpackedFields(max_num_bits=32)\nb.place(x, y)\n"
+          "qd.root.place(b)\n@qd.kernel\ndef k():\n    y[None] = 3\n    x[None] = y[None] + 1\nk()\n",
           "m.py:7:12: error[QD2063]: the fields placed need 34 bits, more than max_num_bits=32\n"
           " 7 | b.place(x, y)\n   |            ^\n");
     check("x = qd.field(q4, shape=4)\n",
@@ -321,4 +326,27 @@ static const char sparse_host[] =
  * 8 + 2 * 100 + 1000 * (16 + ... + 23) = 156208. */
 Test(quant, quant_array_under_pointer_runs_on_x86, .timeout = 120) {
     x86_threads("testdata/quant/sparse.py", sparse_host, "156208\n");
+}
+
+static const char packs_host[] =
+    "#include \"d.h\"\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    int nt = atoi(argv[1]);\n"
+    "    init_args i = {0};\n"
+    "    rotate_args r = {0};\n"
+    "    dump_args d = {0};\n"
+    "    if (init(&i, nt)) return 2;\n"
+    "    for (int k = 0; k < 5; k++)\n"
+    "        if (rotate(&r, nt)) return 2;\n"
+    "    if (dump(&d, nt)) return 2;\n"
+    "    for (int k = 0; k < 7; k++) printf(\"%d \", qd_field_out[k]);\n"
+    "    printf(\"word %02x\\n\", qd_field_a_bits);\n"
+    "    return 0;\n}\n";
+
+/* testdata/quant/packs.py (Quadrants' test_bitpacked_fields.py and test_quant_fixed.py): the
+ * 8-bit pack holds a = 3, b = 7, c = -2 as 3, 3 and 2 bits from bit 0 (0b10'111'011 = 0xbb, in the
+ * low bits of its 32-bit word); the quantized 2x2 matrix, the identity rotated 5 times by 18
+ * degrees, is [[0, 1], [-1, 0]] within the fixed type's precision (times 1000, rounded). */
+Test(quant, pack_of_8_bits_and_quantized_matrix_run_on_x86, .timeout = 180) {
+    x86_threads("testdata/quant/packs.py", packs_host, "3 7 -2 0 1000 -1000 0 word bb\n");
 }
