@@ -132,4 +132,8 @@ struct AstModule {
     const Source *src;
     StmtList body;
 };
+/* A return anywhere in s or l, nested blocks too (parse.c): a question on the tree that kernel
+ * semantics (qd.real_func's returns) and the evaluator (which host functions it runs) both ask. */
+bool ast_stmt_may_return(const Stmt *s);
+bool ast_may_return(const StmtList *l);
 #endif

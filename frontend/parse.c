@@ -1738,3 +1738,21 @@ Expr *frontend_parse_field(const Source *src, Arena *arena, uint32_t off, uint32
     free(tl.toks);
     return diag_error_count() > errors || P.fatal ? NULL : e;
 }
+
+/* ---- questions on the tree ---- */
+
+bool ast_stmt_may_return(const Stmt *s) {
+    switch (s->kind) {
+    case S_RETURN: return true;
+    case S_IF: return ast_may_return(&s->if_.then) || ast_may_return(&s->if_.els);
+    case S_WHILE: return ast_may_return(&s->while_.body);
+    case S_FOR: return ast_may_return(&s->for_.body);
+    default: return false;
+    }
+}
+
+bool ast_may_return(const StmtList *l) {
+    for (int k = 0; k < l->n; k++)
+        if (ast_stmt_may_return(l->stmts[k])) return true;
+    return false;
+}

@@ -2627,8 +2627,15 @@ static void check_entry_names(Sema *S) {
             }
 }
 
+/* What py/ asks of the core (py/core.def). */
+static const SemaCore core = {
+#define C(name) .name = name,
+#include "py/core.def"
+#undef C
+};
+
 IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *fo, const SemaHooks *up) {
-    Sema S = {.up = up, .arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .ad_stack_off = fo && fo->ad_stack_off, .prefix = "",
+    Sema S = {.up = up, .core = &core, .arena = arena, .src = ast->src, .task = -1, .inst = -1, .debug = fo && fo->debug, .ad_stack_off = fo && fo->ad_stack_off, .prefix = "",
               .subgroup_width = fo ? fo->subgroup_width : 0, .max_shared_bytes = fo ? fo->max_shared_bytes : -1,
               .max_block_dim = fo ? fo->max_block_dim : 0,
               .print_to_stderr = fo && fo->print_to_stderr, .rng_local = -1, .rng_field = -1,

@@ -367,7 +367,8 @@ typedef struct Sema {
     const char *const *kernel_names; /* --kernel NAME */
     int nkernel_names;
     struct FrontendFiles *files;   /* the modules read (FrontendOptions.files) */
-    const struct SemaHooks *up;    /* the feature files the core calls up into (hooks.def, check.c) */
+    const struct SemaHooks *up;    /* the feature files the core and py/ call up into (hooks.def, check.c) */
+    const struct SemaCore *core;   /* the core's functions py/ calls down into (py/core.def, sema.c) */
     struct SemaQuant *quant;       /* quantized types and bit-packed fields (sema_quant.c) */
     struct SemaTile *tile;         /* the qd.simt tile types built so far (sema_tile.c) */
     struct Scope *algo;            /* qd.algorithms' scope once evaluated (sema_algo.c; in host_scopes) */
@@ -498,15 +499,15 @@ IrExpr *sema_binop_tok(Sema *S, int tok, IrExpr *a, IrExpr *b, Span sp); /* a Py
 /* Python ints (an int literal's exact value: IrExpr.literal) */
 bool sema_is_int_literal(const IrExpr *e);
 IrExpr *sema_int_literal(Sema *S, __int128 v, Span sp); /* typed by its value; QD2050 past 64 bits */
-/* py/value.c: exact arithmetic on Python ints that fit 64 bits. sema_py_fold: a OP b for two int
+/* py/sema_pyint.c: Python's integer operators (one implementation). sema_py_fold: a OP b for two int
  * literals (tok a Python operator), reporting what Python raises (QD2023, QD2050); false where
  * Python's answer is not an int (true division, a negative power) or tok is no arithmetic.
  * sema_py_literal_tree: the value of a tree of int literals and operators (2**64 - 1), its
  * intermediate values exact up to 2**120; false for anything else or a step with no int answer. */
 bool sema_py_fold(Sema *S, int tok, Val a, Val b, Span sp, Val *out);
 bool sema_py_literal_tree(const Expr *e, __int128 *out);
-/* py/sema_pyint.c: Python ints past 64 bits. An operator between Python ints (int literals and
- * V_PYINT values) is evaluated exactly (false: not such an operator; a V_PYINT meeting a float
+/* py/sema_pyint.c: an operator between Python ints (int literals and V_PYINT values, past 64
+ * bits) is evaluated exactly (false: not such an operator; a V_PYINT meeting a float
  * constant becomes a float first, as in Python); QD2050 where one is used as a kernel value. */
 bool sema_pyint_binary(Sema *S, int tok, Val *a, Val *b, Span sp, Val *out);
 bool sema_pyint_unary(Sema *S, int tok, Val a, Span sp, Val *out);
@@ -516,8 +517,8 @@ void sema_pyint_unfit(Sema *S, Val v, Span sp, const char *what); /* QD2050: v d
 const char *sema_pyint_text(Sema *S, Val v, Span sp); /* str() of a V_PYINT (NULL: a budget ran out) */
 IrExpr *sema_to_bool(Sema *S, IrExpr *e);
 bool ir_is_const(const IrExpr *e);
-Val val_expr(IrExpr *e);
-Val val_err(void);
+static inline Val val_err(void) { return (Val){.kind = V_ERR}; }
+static inline Val val_expr(IrExpr *e) { return e ? (Val){.kind = V_EXPR, .e = e} : val_err(); }
 const char *val_describe(Val v);
 Val sema_call(Sema *S, const Expr *call, Val callee);
 /* A string or list the evaluator just made: charged to the size budget (py/budget.h) by its
@@ -796,7 +797,6 @@ void sema_open_serial(Sema *S, Span sp, IrStmtVec *serial); /* sema.c: a serial 
 /* sema_stmt.c */
 void sema_block(Sema *S, const StmtList *l);
 bool sema_static_iteration(Sema *S, const StmtList *body);            /* false when a break ends the unrolling */
-bool sema_may_return(const StmtList *l);                                /* a return anywhere in l (nested blocks too) */
 bool sema_is_real_func(Sema *S, const Stmt *def);                       /* decorated @qd.real_func */
 void sema_split_tasks(Sema *S, const StmtList *l, IrStmtVec *serial);   /* sema.c: top-level statements into tasks */
 Val sema_print_call(Sema *S, const Expr *call);                         /* sema_format.c: print(...) */
@@ -860,6 +860,12 @@ typedef struct SemaHooks {
 #include "hooks.def"
 #undef H
 } SemaHooks;
+/* What py/ calls in the core (py/core.def): one pointer per row, filled by sema.c. */
+typedef struct SemaCore {
+#define C(name) __typeof__(name) *name;
+#include "py/core.def"
+#undef C
+} SemaCore;
 /* Checks a module with the features of up (sema.c; frontend_check_with in check.c calls it). */
 IrModule *sema_check(const AstModule *ast, Arena *arena, const FrontendOptions *fo, const SemaHooks *up);
 #include "py/value.h" /* the evaluator's host scalars: the accessors every reader uses */

@@ -6,8 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-Val val_err(void) { return (Val){.kind = V_ERR}; }
-Val val_expr(IrExpr *e) { return e ? (Val){.kind = V_EXPR, .e = e} : val_err(); }
 
 const char *val_describe(Val v) {
     switch (v.kind) {

@@ -479,22 +479,6 @@ static void stmt_if(Sema *S, const Stmt *s) {
 
 /* ---- return under run-time control flow (qd.real_func) ---- */
 
-static bool stmt_may_return(const Stmt *s) {
-    switch (s->kind) {
-    case S_RETURN: return true;
-    case S_IF: return sema_may_return(&s->if_.then) || sema_may_return(&s->if_.els);
-    case S_WHILE: return sema_may_return(&s->while_.body);
-    case S_FOR: return sema_may_return(&s->for_.body);
-    default: return false;
-    }
-}
-
-bool sema_may_return(const StmtList *l) {
-    for (int k = 0; k < l->n; k++)
-        if (stmt_may_return(l->stmts[k])) return true;
-    return false;
-}
-
 static IrExpr *returned_flag(Sema *S, bool set, Span sp) {
     IrExpr *f = sema_local(S, S->rf.flag, sp);
     return set ? f : sema_binary(S, IR_EQ, f, irb_int(S->arena, QT_U1, 0, sp), sp);
@@ -663,7 +647,7 @@ bool sema_static_iteration(Sema *S, const StmtList *body) {
     IrStmtVec *top = S->toplevel;
     S->toplevel = NULL; /* only this loop's own body is top level */
     if (top) sema_split_tasks(S, body, top);
-    else if (S->rf.on && S->cur && sema_may_return(body)) static_iteration_unless_returned(S, body);
+    else if (S->rf.on && S->cur && ast_may_return(body)) static_iteration_unless_returned(S, body);
     else sema_block(S, body);
     S->toplevel = top;
     bool more = S->static_jump != JUMP_BREAK && !S->returned;
@@ -691,7 +675,7 @@ static void serial_for(Sema *S, const Stmt *s, const LoopSpace *ls, const Expr *
         S->loop = LOOP_SERIAL;
         S->cur = &body;
         serial_for(S, s, ls, vars, pre, lv + 1);
-        if (S->rf.on && sema_may_return(&s->for_.body)) leave_if_returned(S, s->span);
+        if (S->rf.on && ast_may_return(&s->for_.body)) leave_if_returned(S, s->span);
         S->cur = outer;
         S->loop = saved;
         st->for_.body = sema_freeze(S, &body);
@@ -1463,7 +1447,7 @@ void sema_block(Sema *S, const StmtList *l) {
     for (int k = 0; k < l->n && !S->returned && !S->static_jump && !S->rf.dead; k++) {
         if (nested_loop_config(S, l, k)) continue;
         sema_stmt(S, l->stmts[k]);
-        if (!S->rf.on || !S->cur || S->returned || S->rf.dead || S->static_jump || !stmt_may_return(l->stmts[k])) continue;
+        if (!S->rf.on || !S->cur || S->returned || S->rf.dead || S->static_jump || !ast_stmt_may_return(l->stmts[k])) continue;
         if (S->rf.loops) leave_if_returned(S, l->stmts[k]->span);
         else if (k + 1 < l->n) return unless_returned(S, l, k + 1);
     }

@@ -345,6 +345,13 @@ bool pyint_to_i64(const PyInt *a, int64_t *out) {
     return *out = a->sign < 0 ? (int64_t)(0 - m) : (int64_t)m, true;
 }
 
+bool pyint_to_i128(const PyInt *a, __int128 *out) {
+    if (pyint_bit_length(a) > 126) return false;
+    unsigned __int128 m = 0;
+    for (uint32_t i = a->n; i-- > 0;) m = m << 32 | a->d[i];
+    return *out = a->sign < 0 ? -(__int128)m : (__int128)m, true;
+}
+
 /* The top 55 bits with every bit below them or-ed into the last, converted by the hardware:
  * rounding 55 bits to 53 then gives the correctly rounded double (CPython does the same). */
 bool pyint_to_double(const PyInt *a, double *out) {

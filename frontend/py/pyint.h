@@ -63,6 +63,7 @@ int pyint_sign(const PyInt *a);                /* -1, 0, 1 */
 uint64_t pyint_bit_length(const PyInt *a);     /* of |a|, as int.bit_length() */
 bool pyint_to_i64(const PyInt *a, int64_t *out); /* false when it does not fit */
 bool pyint_to_u64(const PyInt *a, uint64_t *out);
+bool pyint_to_i128(const PyInt *a, __int128 *out); /* false past 126 bits */
 /* float(a), correctly rounded (half to even); false when |a| is too large for a double. */
 bool pyint_to_double(const PyInt *a, double *out);
 #endif

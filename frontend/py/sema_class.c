@@ -19,7 +19,7 @@ static char method_kind(Sema *S, const Stmt *d) {
     if (d->kind != S_DEF || d->def.host || (!d->def.nparams && !static_kernel(d))) return 0;
     for (int k = 0; k < d->def.decorators.n; k++) {
         const Expr *e = d->def.decorators.items[k];
-        const char *p = sema_path(S, e->kind == E_CALL ? e->call.fn : e);
+        const char *p = S->core->sema_path(S, e->kind == E_CALL ? e->call.fn : e);
         if (p && !strcmp(p, "qd.kernel")) return 'K';
         if (p && (!strcmp(p, "qd.func") || !strcmp(p, "qd.real_func") || !strcmp(p, "qd.pyfunc"))) return 'F';
     }
@@ -47,7 +47,7 @@ static void bind_value(Sema *S, Scope *to, Scope *in, const char *name, const Ex
     Expr t = {.kind = E_NAME, .span = sp, .name = name};
     Scope *hs = S->hscope, *bt = S->bind_to;
     S->hscope = in, S->bind_to = to;
-    sema_module_value(S, &t, e, sp);
+    S->core->sema_module_value(S, &t, e, sp);
     S->hscope = hs, S->bind_to = bt;
 }
 
@@ -73,8 +73,8 @@ static Val bound_method(Sema *S, const Stmt *d, Scope *defined, Val v) {
     *m = *d;
     m->def.params = d->def.params + 1, m->def.nparams = d->def.nparams - 1;
     Scope *ms = new_scope(S, defined);
-    scope_bind(S, ms, d->def.params[0].name, v, d->def.params[0].span);
-    sema_pyfunc_add(S, m, ms);
+    S->core->scope_bind(S, ms, d->def.params[0].name, v, d->def.params[0].span);
+    S->core->sema_pyfunc_add(S, m, ms);
     return (Val){.kind = V_PYFUNC, .def = m};
 }
 
@@ -89,8 +89,8 @@ static void class_attrs(Sema *S, int ci) {
         const StmtList *bb = &S->classes.items[b].cls->class_.body;
         for (int k = 0; k < bb->n; k++) {
             const Stmt *d = bb->stmts[k];
-            if (d->kind == S_DEF && d->def.host && method_deco(d) == 'c' && evaluable(d) && d->def.nparams && !scope_find(a, d->def.name))
-                scope_bind(S, a, d->def.name, bound_method(S, d, S->classes.items[b].scope, (Val){.kind = V_CLASS, .index = ci}), d->def.name_span);
+            if (d->kind == S_DEF && d->def.host && method_deco(d) == 'c' && evaluable(d) && d->def.nparams && !S->core->scope_find(a, d->def.name))
+                S->core->scope_bind(S, a, d->def.name, bound_method(S, d, S->classes.items[b].scope, (Val){.kind = V_CLASS, .index = ci}), d->def.name_span);
         }
     }
     const StmtList *body = &S->classes.items[ci].cls->class_.body;
@@ -98,19 +98,19 @@ static void class_attrs(Sema *S, int ci) {
         const Stmt *d = body->stmts[k];
         const Expr *t = d->kind == S_ASSIGN && d->assign.targets.n == 1 ? d->assign.targets.items[0] : d->kind == S_ANNASSIGN ? d->ann.target : NULL;
         const Expr *v = d->kind == S_ASSIGN ? d->assign.value : d->kind == S_ANNASSIGN ? d->ann.value : NULL;
-        const char *p = v && v->kind == E_CALL ? sema_path(S, v->call.fn) : NULL;
+        const char *p = v && v->kind == E_CALL ? S->core->sema_path(S, v->call.fn) : NULL;
         if (t && v && t->kind == E_NAME && (v->kind != E_CALL || !p || strncmp(p, "qd.", 3))) /* scale = int(3), make(4): evaluated */
             bind_value(S, a, a, t->name, v, t->span);
-        else if (t && v && t->kind == E_NAME) scope_bind(S, a, t->name, (Val){.kind = V_HOST, .path = "a class attribute made by a call"}, t->span);
+        else if (t && v && t->kind == E_NAME) S->core->scope_bind(S, a, t->name, (Val){.kind = V_HOST, .path = "a class attribute made by a call"}, t->span);
         if (d->kind != S_DEF || !d->def.host) continue;
         char deco = method_deco(d);
         if (evaluable(d) && (deco == 0 || deco == 's')) {
-            sema_pyfunc_add(S, d, defined);
-            scope_bind(S, a, d->def.name, (Val){.kind = V_PYFUNC, .def = d}, d->def.name_span);
+            S->core->sema_pyfunc_add(S, d, defined);
+            S->core->scope_bind(S, a, d->def.name, (Val){.kind = V_PYFUNC, .def = d}, d->def.name_span);
         } else if (evaluable(d) && deco == 'c' && d->def.nparams) {
-            scope_bind(S, a, d->def.name, bound_method(S, d, defined, (Val){.kind = V_CLASS, .index = ci}), d->def.name_span);
+            S->core->scope_bind(S, a, d->def.name, bound_method(S, d, defined, (Val){.kind = V_CLASS, .index = ci}), d->def.name_span);
         } else if (strcmp(d->def.name, "__init__")) {
-            scope_bind(S, a, d->def.name, (Val){.kind = V_HOST, .path = unevaluable_method}, d->def.name_span);
+            S->core->scope_bind(S, a, d->def.name, (Val){.kind = V_HOST, .path = unevaluable_method}, d->def.name_span);
         }
     }
     S->classes.items[ci].attrs = a;
@@ -120,16 +120,16 @@ void sema_class(Sema *S, const Stmt *cls) {
     int base = 0;
     if (sema_autograd_class(S, cls)) return; /* F.apply(x) runs F.forward (sema_param.c) */
     if (cls->class_.base) { /* a base qdc does not know (another module's, a library's): the class stays the script's */
-        Binding *b = sema_lookup(S, cls->class_.base);
+        Binding *b = S->core->sema_lookup(S, cls->class_.base);
         if (!b || b->v.kind != V_CLASS || !S->classes.items[b->v.index].plain)
-            return (void)scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_HOST, .path = "a Python class"}, cls->class_.name_span);
+            return (void)S->core->scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_HOST, .path = "a Python class"}, cls->class_.name_span);
         base = b->v.index + 1;
     }
     SemaClass c = {.cls = cls, .scope = S->hscope, .imported = S->cur_mod != NULL, .plain = cls->class_.plain, .base = base};
     vec_push(&S->classes, c);
     int ci = S->classes.len - 1;
     if (c.plain) class_attrs(S, ci);
-    scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_CLASS, .index = ci}, cls->class_.name_span);
+    S->core->scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_CLASS, .index = ci}, cls->class_.name_span);
 }
 
 /* The classes of ci's chain of bases, the root first; their number. */
@@ -154,14 +154,14 @@ static void plain_instance(Sema *S, SemaObject *o) {
         const SemaClass *c = &S->classes.items[ch[i]];
         for (int k = 0; k < c->attrs->b.len; k++) {
             const Binding *b = &c->attrs->b.items[k];
-            scope_bind(S, &o->attrs, b->name, b->v, b->decl);
+            S->core->scope_bind(S, &o->attrs, b->name, b->v, b->decl);
         }
         const StmtList *body = &c->cls->class_.body;
         for (int k = 0; k < body->n; k++) {
             const Stmt *d = body->stmts[k];
             char deco = d->kind == S_DEF ? method_deco(d) : '?';
             if ((deco == 0 || deco == 'p') && evaluable(d) && d->def.nparams)
-                scope_bind(S, &o->attrs, d->def.name, bound_method(S, d, c->scope, (Val){.kind = V_OBJECT, .obj = o}), d->def.name_span);
+                S->core->scope_bind(S, &o->attrs, d->def.name, bound_method(S, d, c->scope, (Val){.kind = V_OBJECT, .obj = o}), d->def.name_span);
         }
     }
 }
@@ -198,7 +198,7 @@ static void init_block(Sema *S, SemaObject *o, const StmtList *body, const char 
         if (pairs) { /* the values first, as Python evaluates the right side before it assigns */
             Scope *tmp = new_scope(S, is);
             for (int j = 0; j < t->list.n; j++) bind_value(S, tmp, is, t->list.items[j]->attr.name, v->list.items[j], t->list.items[j]->span);
-            for (int j = 0; j < tmp->b.len; j++) scope_bind(S, &o->attrs, tmp->b.items[j].name, tmp->b.items[j].v, tmp->b.items[j].decl);
+            for (int j = 0; j < tmp->b.len; j++) S->core->scope_bind(S, &o->attrs, tmp->b.items[j].name, tmp->b.items[j].v, tmp->b.items[j].decl);
             continue;
         }
         int side = s->kind == S_IF && !s->if_.raises ? S->up->sema_host_cond(S, s->if_.cond) : -1;
@@ -207,7 +207,7 @@ static void init_block(Sema *S, SemaObject *o, const StmtList *body, const char 
             continue;
         }
         StmtList one = {(Stmt **)&body->stmts[k], 1};
-        sema_module_body(S, &one);
+        S->core->sema_module_body(S, &one);
     }
 }
 
@@ -245,7 +245,7 @@ static bool base_init(Sema *S, SemaObject *o, const Stmt *s, const char *self, i
                  (r->call.args.n == 0 || r->call.args.n == 2);
     int named = -1; /* BASE.__init__(self, ...): BASE one of ci's bases */
     if (!super && r->kind == E_NAME && c->call.args.n && c->call.args.items[0]->kind == E_NAME && !strcmp(c->call.args.items[0]->name, self)) {
-        Binding *b = sema_lookup(S, r->name);
+        Binding *b = S->core->sema_lookup(S, r->name);
         for (int k = S->classes.items[ci].base - 1; b && b->v.kind == V_CLASS && k >= 0 && named < 0; k = S->classes.items[k].base - 1)
             if (k == b->v.index) named = k;
     }
@@ -263,7 +263,7 @@ static bool base_init(Sema *S, SemaObject *o, const Stmt *s, const char *self, i
 static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call, Scope *defined, int ci) {
     Scope *is = new_scope(S, defined);
     const char *self = init->def.params[0].name;
-    scope_bind(S, is, self, (Val){.kind = V_OBJECT, .obj = o}, init->def.params[0].span);
+    S->core->scope_bind(S, is, self, (Val){.kind = V_OBJECT, .obj = o}, init->def.params[0].span);
     int np = init->def.nparams;
     for (int k = 1; k < np; k++) {
         const Param *p = &init->def.params[k];
@@ -272,7 +272,7 @@ static void run_init(Sema *S, SemaObject *o, const Stmt *init, const Expr *call,
             if (!strcmp(call->call.kw[j].name, p->name)) given = call->call.kw[j].value;
         if (given) bind_value(S, is, S->hscope, p->name, given, p->span);
         else if (p->dflt) bind_value(S, is, defined, p->name, p->dflt, p->span);
-        else scope_bind(S, is, p->name, (Val){.kind = V_HOST, .path = "an argument the instance's creation does not give"}, p->span);
+        else S->core->scope_bind(S, is, p->name, (Val){.kind = V_HOST, .path = "an argument the instance's creation does not give"}, p->span);
     }
     Scope *hs = S->hscope, *bind_to = S->bind_to;
     const char *prefix = S->prefix;
@@ -305,7 +305,7 @@ static SemaObject *new_object(Sema *S, int ci, const char *name, Span at) {
     SemaObject *o = xcalloc(1, sizeof *o);
     vec_push(&S->objects, o);
     o->cls = ci, o->name = name, o->at = at;
-    o->prefix = arena_printf(S->arena, "%s__", sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, name)));
+    o->prefix = arena_printf(S->arena, "%s__", S->core->sema_unique_name(S, arena_printf(S->arena, "%s%s", S->prefix, name)));
     return o;
 }
 
@@ -349,7 +349,7 @@ void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp) 
     IrStmtVec *cur = S->cur;
     S->cur = NULL;
     int mark = diag_quiet_begin();
-    Val o = sema_eval(S, target->attr.obj);
+    Val o = S->core->sema_eval(S, target->attr.obj);
     diag_quiet_end(mark);
     S->cur = cur;
     if (o.kind != V_OBJECT) return;
@@ -370,7 +370,7 @@ void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp) 
     if (v.kind == V_HOST || v.kind == V_HOSTARRAY)
         v = (Val){.kind = V_HOST, .path = arena_printf(S->arena, "%s%s)", set_after,
                                                      v.kind == V_HOST ? v.path : "an array the script allocates")};
-    scope_bind(S, &o.obj->attrs, target->attr.name, v, target->span);
+    S->core->scope_bind(S, &o.obj->attrs, target->attr.name, v, target->span);
     vec_free(&tmp.b);
 }
 
@@ -379,13 +379,13 @@ void sema_host_setattr(Sema *S, const Expr *target, const Expr *value, Span sp) 
  * (__init__ may read it); NULL when the callee is no such class. */
 static SemaObject *make_object(Sema *S, const char *name, const Expr *call, Scope *to, Span sp) {
     if (call->kind != E_CALL || (call->call.fn->kind != E_NAME && call->call.fn->kind != E_ATTR)) return NULL;
-    Binding *b = call->call.fn->kind == E_NAME ? sema_lookup(S, call->call.fn->name) : sema_module_member(S, call->call.fn); /* mod.Class(...) */
+    Binding *b = call->call.fn->kind == E_NAME ? S->core->sema_lookup(S, call->call.fn->name) : S->core->sema_module_member(S, call->call.fn); /* mod.Class(...) */
     if (!b || b->v.kind != V_CLASS) return NULL;
     int ci = b->v.index;
     S->classes.items[ci].instantiated = true;
     const SemaClass c = S->classes.items[ci];
     SemaObject *o = new_object(S, ci, name, call->span);
-    if (to) scope_bind(S, to, name, (Val){.kind = V_OBJECT, .obj = o}, sp);
+    if (to) S->core->scope_bind(S, to, name, (Val){.kind = V_OBJECT, .obj = o}, sp);
     if (c.plain) return plain_init(S, o, call), o;
     const StmtList *body = &c.cls->class_.body;
     for (int k = 0; k < body->n; k++) { /* class attributes (`flag: bool = True`): what self.flag is unless __init__ sets it */
@@ -399,8 +399,8 @@ static SemaObject *make_object(Sema *S, const char *name, const Expr *call, Scop
         const Stmt *d = body->stmts[k];
         char kind = method_kind(S, d);
         if (!kind && d->kind == S_DEF && method_deco(d) == 's' && evaluable(d)) { /* @staticmethod */
-            sema_pyfunc_add(S, d, c.scope);
-            scope_bind(S, &o->attrs, d->def.name, (Val){.kind = V_PYFUNC, .def = d}, d->def.name_span);
+            S->core->sema_pyfunc_add(S, d, c.scope);
+            S->core->scope_bind(S, &o->attrs, d->def.name, (Val){.kind = V_PYFUNC, .def = d}, d->def.name_span);
             continue;
         }
         if (!kind && d->kind == S_DEF && d->def.host && d->def.nparams && (method_deco(d) == 0 || method_deco(d) == 'p') && evaluable(d)) {
@@ -410,9 +410,9 @@ static SemaObject *make_object(Sema *S, const char *name, const Expr *call, Scop
             *m = *d;
             m->def.params = d->def.params + 1, m->def.nparams = d->def.nparams - 1;
             Scope *ms = new_scope(S, c.scope);
-            scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
-            sema_pyfunc_add(S, m, ms);
-            scope_bind(S, &o->attrs, d->def.name, (Val){.kind = V_PYFUNC, .def = m}, d->def.name_span);
+            S->core->scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
+            S->core->sema_pyfunc_add(S, m, ms);
+            S->core->scope_bind(S, &o->attrs, d->def.name, (Val){.kind = V_PYFUNC, .def = m}, d->def.name_span);
             continue;
         }
         if (!kind && d->kind == S_DEF && d->def.host && d->def.nparams && method_deco(d) == 0 && strncmp(d->def.name, "__", 2)) {
@@ -422,7 +422,7 @@ static SemaObject *make_object(Sema *S, const char *name, const Expr *call, Scop
             *m = *d;
             m->def.params = d->def.params + 1, m->def.nparams = d->def.nparams - 1;
             Scope *ms = new_scope(S, c.scope);
-            scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
+            S->core->scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
             vec_push(&S->helpers, ((SemaHelper){.def = m, .scope = ms, .prefix = S->prefix, .self = o}));
             continue;
         }
@@ -431,11 +431,11 @@ static SemaObject *make_object(Sema *S, const char *name, const Expr *call, Scop
         *m = *d;
         Scope *ms = new_scope(S, c.scope);
         bool stat = static_kernel(d); /* @staticmethod: no self */
-        if (!stat) scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
+        if (!stat) S->core->scope_bind(S, ms, d->def.params[0].name, (Val){.kind = V_OBJECT, .obj = o}, d->def.params[0].span);
         SemaDef sd = {.def = m, .scope = ms, .kernel = kind == 'K', .method = !stat, .imported = S->cur_mod != NULL};
-        if (sd.kernel) sd.entry = sema_unique_name(S, arena_printf(S->arena, "%s%s", o->prefix, d->def.name));
-        sema_def_push(S, sd);
-        scope_bind(S, &o->attrs, d->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = m}, d->def.name_span);
+        if (sd.kernel) sd.entry = S->core->sema_unique_name(S, arena_printf(S->arena, "%s%s", o->prefix, d->def.name));
+        S->core->sema_def_push(S, sd);
+        S->core->scope_bind(S, &o->attrs, d->def.name, (Val){.kind = kind == 'K' ? V_KERNEL : V_FUNC, .def = m}, d->def.name_span);
     }
     bool init = false;
     for (int k = 0; k < body->n; k++) {
@@ -476,7 +476,7 @@ Val sema_class_method(Sema *S, const StmtList *body, Scope *defined, Val obj, co
             return diag_note(b.decl, "'%s' is defined here", attr->attr.name), val_err();
         }
         if (deco == 's') {
-            sema_pyfunc_add(S, d, defined);
+            S->core->sema_pyfunc_add(S, d, defined);
             return (Val){.kind = V_PYFUNC, .def = d};
         }
         Val m = bound_method(S, d, defined, obj);
@@ -501,7 +501,7 @@ static Val unevaluable(Sema *S, const char *what, const Expr *attr, const Bindin
 static Val class_attr(Sema *S, Val cls, const Expr *attr) {
     Binding *b = NULL;
     for (int ci = cls.index; !b; ci = S->classes.items[ci].base - 1) {
-        b = scope_find(S->classes.items[ci].attrs, attr->attr.name);
+        b = S->core->scope_find(S->classes.items[ci].attrs, attr->attr.name);
         if (!S->classes.items[ci].base) break;
     }
     const char *name = S->classes.items[cls.index].cls->class_.name;
@@ -512,13 +512,13 @@ static Val class_attr(Sema *S, Val cls, const Expr *attr) {
         diag_error(attr->span, QD2062, "'%s.%s' is %s, known only when the script runs", name, attr->attr.name, b->v.path);
         return diag_note(b->decl, "'%s' is set here", attr->attr.name), val_err();
     }
-    return sema_fresh_ref(S, b->v, attr->span);
+    return S->up->sema_fresh_ref(S, b->v, attr->span);
 }
 
 Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
     if (obj.kind == V_CLASS) return class_attr(S, obj, attr);
     SemaObject *o = obj.obj;
-    Binding *b = scope_find(&o->attrs, attr->attr.name);
+    Binding *b = S->core->scope_find(&o->attrs, attr->attr.name);
     if (b && b->v.kind == V_PYFUNC && method_deco(b->v.def) == 'p') { /* a property: reading it calls it */
         Expr *call = ARENA_NEW(S->arena, Expr);
         *call = (Expr){.kind = E_CALL, .span = attr->span};
@@ -554,7 +554,7 @@ Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
         for (int k = 0; k < S->params.len; k++)
             if (!strcmp(S->params.items[k].name, name)) return (Val){.kind = V_NDARRAY, .index = k};
         IrParam p = {.name = name, .span = attr->span};
-        sema_hostarray_param(b->v, &p);
+        S->up->sema_hostarray_param(b->v, &p);
         vec_push(&S->params, p);
         return (Val){.kind = V_NDARRAY, .index = S->params.len - 1};
     }
@@ -583,7 +583,7 @@ Val sema_object_attr(Sema *S, Val obj, const Expr *attr) {
         }
         return val_err();
     }
-    return sema_fresh_ref(S, b->v, attr->span);
+    return S->up->sema_fresh_ref(S, b->v, attr->span);
 }
 
 /* class NAME(IntEnum) / (IntFlag): an object whose attributes are its members, int constants (as
@@ -610,12 +610,12 @@ void sema_int_enum(Sema *S, const Stmt *cls) {
         if (callee && !strcmp(callee, "auto") && cls->class_.int_flag && high >= 63) { /* 2**64 and up: a Python int past 64 bits */
             PyIntCtx pc = {.arena = S->arena, .budget = &S->budget, .at = v->span};
             PyInt *one = pyint_from_i64(&pc, 1), *bit = one ? pyint_shl(&pc, one, pyint_from_i64(&pc, ++high)) : NULL;
-            scope_bind(S, &o->attrs, t->name, bit ? sema_pyint_value(S, bit, v->span) : val_err(), t->span);
+            S->core->scope_bind(S, &o->attrs, t->name, bit ? sema_pyint_value(S, bit, v->span) : val_err(), t->span);
             continue;
         }
         if (callee && !strcmp(callee, "auto") && cls->class_.int_flag) {
             lit->i = (uint64_t)1 << ++high; /* 2**63 is a u64 constant */
-            scope_bind(S, &o->attrs, t->name, sema_eval(S, lit), t->span);
+            S->core->scope_bind(S, &o->attrs, t->name, S->core->sema_eval(S, lit), t->span);
             last = (int64_t)lit->i;
             continue;
         }
@@ -625,10 +625,10 @@ void sema_int_enum(Sema *S, const Stmt *cls) {
             Scope *sc = S->scope;
             S->scope = NULL;
             int mark = diag_quiet_begin();
-            bool ok = sema_const_int(S, v, &n, "an enum member");
+            bool ok = S->core->sema_const_int(S, v, &n, "an enum member");
             S->scope = sc;
             if (diag_quiet_end(mark) || !ok) {
-                scope_bind(S, &o->attrs, t->name, (Val){.kind = V_HOST, .path = "an enum member qdc cannot compute"}, t->span);
+                S->core->scope_bind(S, &o->attrs, t->name, (Val){.kind = V_HOST, .path = "an enum member qdc cannot compute"}, t->span);
                 continue;
             }
         }
@@ -638,13 +638,13 @@ void sema_int_enum(Sema *S, const Stmt *cls) {
         lit->i = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
         Expr neg = {.kind = E_UNARY, .span = v->span, .op = T_MINUS};
         neg.un.a = lit;
-        scope_bind(S, &o->attrs, t->name, sema_eval(S, n < 0 ? &neg : lit), t->span);
+        S->core->scope_bind(S, &o->attrs, t->name, S->core->sema_eval(S, n < 0 ? &neg : lit), t->span);
     }
-    scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_OBJECT, .obj = o}, cls->class_.name_span);
+    S->core->scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_OBJECT, .obj = o}, cls->class_.name_span);
 }
 
 bool sema_method_object(Sema *S, const Stmt *def, Val *obj) {
-    int k = sema_def_at(S, def);
+    int k = S->core->sema_def_at(S, def);
     if (k < 0) return false;
     const SemaDef *d = &S->defs.items[k];
     if (!d->method) return false;

@@ -38,7 +38,7 @@ static bool seq_items(Sema *S, Val v, Span sp, Val **items, int *n) {
         *n = v.vec.n;
         *items = ARENA_ARRAY(S->arena, Val, *n);
         for (int r = 0; r < *n; r++) {
-            (*items)[r] = vec_make(S, v.vec.m, 0);
+            (*items)[r] = S->up->vec_make(S, v.vec.m, 0);
             for (int c = 0; c < v.vec.m; c++) (*items)[r].vec.c[c] = v.vec.c[r * v.vec.m + c];
         }
         return true;
@@ -49,7 +49,7 @@ static bool seq_items(Sema *S, Val v, Span sp, Val **items, int *n) {
         *n = p->ndim - p->elem_ndim;
         *items = ARENA_ARRAY(S->arena, Val, *n ? *n : 1);
         for (int k = 0; k < *n; k++) {
-            (*items)[k] = val_expr(sema_ndarray_shape(S, v.index, k, sp));
+            (*items)[k] = val_expr(S->up->sema_ndarray_shape(S, v.index, k, sp));
         }
         return true;
     }
@@ -58,12 +58,12 @@ static bool seq_items(Sema *S, Val v, Span sp, Val **items, int *n) {
 
 static const char *call_path(Sema *S, const Expr *e) {
     if (e->kind != E_CALL) return NULL;
-    if (e->call.fn->kind == E_NAME && !sema_lookup(S, e->call.fn->name)) {
+    if (e->call.fn->kind == E_NAME && !S->core->sema_lookup(S, e->call.fn->name)) {
         static const char *const py[] = {"range", "enumerate", "zip", "reversed"};
         for (size_t k = 0; k < ARRAY_LEN(py); k++)
             if (!strcmp(py[k], e->call.fn->name)) return py[k];
     }
-    const char *p = sema_path(S, e->call.fn);
+    const char *p = S->core->sema_path(S, e->call.fn);
     return p && (!strcmp(p, "qd.static") || !strcmp(p, "qd.grouped")) ? p : NULL;
 }
 
@@ -76,7 +76,7 @@ static bool range_items(Sema *S, const Expr *call, Val **items, int *n) {
     if (na < 1 || na > 3 || call->call.nkw)
         return diag_error(call->span, QD2007, "range takes 1 to 3 positional arguments, got %d", na + call->call.nkw), false;
     for (int k = 0; k < na; k++)
-        if (!sema_const_int(S, call->call.args.items[k], &a[na == 1 ? 1 : k], "a range bound in a comprehension")) return false;
+        if (!S->core->sema_const_int(S, call->call.args.items[k], &a[na == 1 ? 1 : k], "a range bound in a comprehension")) return false;
     if (!a[2]) return diag_error(call->call.args.items[2]->span, QD2012, "range step must not be zero"), false;
     int64_t cnt = a[2] > 0 ? (a[1] > a[0] ? (a[1] - a[0] + a[2] - 1) / a[2] : 0) : (a[0] > a[1] ? (a[0] - a[1] - a[2] - 1) / -a[2] : 0);
     if (!items_fit(S, cnt, call->span)) return false;
@@ -91,9 +91,9 @@ static bool combinator_items(Sema *S, const Expr *call, const char *p, Val **ite
     int na = call->call.args.n;
     bool en = !strcmp(p, "enumerate"), zip = !strcmp(p, "zip");
     int64_t start = 0;
-    if (en && na == 2 && !sema_const_int(S, call->call.args.items[1], &start, "enumerate's start")) return false;
+    if (en && na == 2 && !S->core->sema_const_int(S, call->call.args.items[1], &start, "enumerate's start")) return false;
     for (int k = 0; en && k < call->call.nkw; k++)
-        if (strcmp(call->call.kw[k].name, "start") || !sema_const_int(S, call->call.kw[k].value, &start, "enumerate's start")) return false;
+        if (strcmp(call->call.kw[k].name, "start") || !S->core->sema_const_int(S, call->call.kw[k].value, &start, "enumerate's start")) return false;
     if (na < 1 || (!zip && na > (en ? 2 : 1)) || (!en && call->call.nkw))
         return diag_error(call->span, QD2007, "'%s' takes %s, got %d arguments", p, zip ? "sequences" : "one sequence", na), false;
     Val *in[8];
@@ -122,7 +122,7 @@ static bool combinator_items(Sema *S, const Expr *call, const char *p, Val **ite
  * indices per point, the last axis fastest (the order of qd.ndrange). */
 static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
     const Expr *in = call->call.args.n == 1 ? sema_pyfunc_expand(S, call->call.args.items[0]) : NULL;
-    const char *p = in && in->kind == E_CALL ? (in->call.fn->kind == E_NAME ? in->call.fn->name : sema_path(S, in->call.fn)) : NULL;
+    const char *p = in && in->kind == E_CALL ? (in->call.fn->kind == E_NAME ? in->call.fn->name : S->core->sema_path(S, in->call.fn)) : NULL;
     if (!p || (strcmp(p, "qd.ndrange") && strcmp(p, "range")))
         return diag_error(call->span, QD2012, "qd.static(qd.grouped(...)) takes qd.ndrange(...) or range(...)"), false;
     if (!(in = sema_unpack(S, in))) return false;
@@ -134,13 +134,13 @@ static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
         if (!range_items(S, in, &r, &cnt)) return false;
         *n = cnt;
         *items = ARENA_ARRAY(S->arena, Val, cnt ? cnt : 1);
-        for (int k = 0; k < cnt; k++) (*items)[k] = vec_make(S, 1, 0), (*items)[k].vec.c[0] = r[k];
+        for (int k = 0; k < cnt; k++) (*items)[k] = S->up->vec_make(S, 1, 0), (*items)[k].vec.c[0] = r[k];
         return true;
     }
     if (nd > PY_MAX_DIMS) return diag_error(in->span, QD2012, "qd.ndrange takes at most %d dimensions", PY_MAX_DIMS), false;
     for (int d = 0; d < nd; d++) {
         const Expr *a = in->call.args.items[d];
-        Val v = sema_eval(S, a);
+        Val v = S->core->sema_eval(S, a);
         Val *b = v.kind == V_TUPLE ? v.tuple.items : &v;
         int nb = v.kind == V_TUPLE ? v.tuple.n : 1;
         Val x[2] = {nb == 2 ? val_scalar(S, b[0], a->span) : (Val){.kind = V_NONE}, val_scalar(S, b[nb - 1], a->span)};
@@ -155,7 +155,7 @@ static bool grouped_items(Sema *S, const Expr *call, Val **items, int *n) {
     *n = (int)total;
     *items = ARENA_ARRAY(S->arena, Val, total ? total : 1);
     for (int64_t k = 0; k < total; k++) {
-        Val v = vec_make(S, nd, 0);
+        Val v = S->up->vec_make(S, nd, 0);
         for (int64_t d = nd - 1, rest = k; d >= 0; d--) {
             int64_t ext = hi[d] - lo[d];
             v.vec.c[d] = val_typed_int(S, QT_I32, lo[d] + rest % ext, call->span);
@@ -176,12 +176,12 @@ static bool iter_items(Sema *S, const Expr *iter, Val **items, int *n) {
     if (p && !strcmp(p, "range")) return range_items(S, iter, items, n);
     if (p && !strcmp(p, "qd.grouped")) return grouped_items(S, iter, items, n);
     if (p) return combinator_items(S, iter, p, items, n);
-    Val v = sema_eval(S, iter);
+    Val v = S->core->sema_eval(S, iter);
     if (v.kind == V_ERR) return false;
     if (seq_items(S, v, iter->span, items, n)) return true;
     bool scalar = v.kind == V_EXPR || v.kind == V_LOCAL || v.kind == V_REF;
     diag_error(iter->span, QD2012, "%s is not a compile-time sequence; a comprehension or unpacking in a kernel iterates "
-                                     "range(), a tuple or list, a vector or an ndarray shape", scalar ? "a scalar" : val_describe(v));
+                                     "range(), a tuple or list, a vector or an ndarray shape", scalar ? "a scalar" : S->core->val_describe(v));
     return false;
 }
 
@@ -191,10 +191,10 @@ bool sema_iter_items(Sema *S, const Expr *iter, Val **items, int *n) { return it
  * (not range/ndrange, which sema_loop_space takes): the body unrolled once per item. */
 bool sema_static_seq_for(Sema *S, const Stmt *s) {
     const Expr *it = s->for_.iter;
-    const char *p = it->kind == E_CALL ? sema_path(S, it->call.fn) : NULL;
+    const char *p = it->kind == E_CALL ? S->core->sema_path(S, it->call.fn) : NULL;
     if (!p || strcmp(p, "qd.static") || it->call.args.n != 1) return false;
     const Expr *in = it->call.args.items[0];
-    const char *q = in->kind != E_CALL ? NULL : in->call.fn->kind == E_NAME ? in->call.fn->name : sema_path(S, in->call.fn);
+    const char *q = in->kind != E_CALL ? NULL : in->call.fn->kind == E_NAME ? in->call.fn->name : S->core->sema_path(S, in->call.fn);
     if (q && (!strcmp(q, "range") || !strcmp(q, "qd.ndrange"))) return false;
     Val *items;
     int n;
@@ -204,7 +204,7 @@ bool sema_static_seq_for(Sema *S, const Stmt *s) {
     S->loop = LOOP_STATIC, S->static_dyn = S->dyn;
     for (int k = 0, errs = diag_error_count(); k < n && diag_error_count() == errs; k++) {
         if (!budget_charge(&S->budget, EB_UNROLL, 1, it->span)) break; /* QD2022, reported by budget_report */
-        if (!bind_target(S, S->scope, s->for_.target, items[k]) || !sema_static_iteration(S, &s->for_.body)) break;
+        if (!bind_target(S, S->scope, s->for_.target, items[k]) || !S->core->sema_static_iteration(S, &s->for_.body)) break;
     }
     S->loop = saved, S->static_dyn = dyn;
     return true;
@@ -288,7 +288,7 @@ Val sema_list_as_vec(Sema *S, Val t, Val other) {
     bool rows = t.tuple.items[0].kind == V_TUPLE || t.tuple.items[0].kind == V_VEC;
     int n = t.tuple.n, m = 0;
     if (rows) m = t.tuple.items[0].kind == V_TUPLE ? t.tuple.items[0].tuple.n : vec_len(t.tuple.items[0]);
-    Val r = vec_make(S, n, m);
+    Val r = S->up->vec_make(S, n, m);
     for (int i = 0; i < n; i++) {
         Val row = t.tuple.items[i];
         int len = !rows ? 1 : row.kind == V_TUPLE ? row.tuple.n : row.kind == V_VEC ? vec_len(row) : -1;
@@ -304,14 +304,14 @@ Val sema_list_as_vec(Sema *S, Val t, Val other) {
 /* Python's slice.indices(n): the selected positions of a sequence of n items. */
 static bool slice_positions(Sema *S, const Expr *sl, int n, int *pos, int *count) {
     int64_t step = 1, lo, hi;
-    if (sl->slice.step && !sema_const_int(S, sl->slice.step, &step, "a slice step")) return false;
+    if (sl->slice.step && !S->core->sema_const_int(S, sl->slice.step, &step, "a slice step")) return false;
     if (!step) return diag_error(sl->slice.step->span, QD2042, "slice step cannot be zero"), false;
     lo = step > 0 ? 0 : n - 1, hi = step > 0 ? n : -1;
     int64_t b[2] = {lo, hi};
     const Expr *parts[2] = {sl->slice.lo, sl->slice.hi};
     for (int k = 0; k < 2; k++) {
         if (!parts[k]) continue;
-        if (!sema_const_int(S, parts[k], &b[k], "Quadrants does not support variables in slice now: a slice bound")) return false;
+        if (!S->core->sema_const_int(S, parts[k], &b[k], "Quadrants does not support variables in slice now: a slice bound")) return false;
         if (b[k] < 0) b[k] += n;
         if (b[k] < 0) b[k] = step > 0 ? 0 : -1;
         if (b[k] >= n) b[k] = step > 0 ? n : n - 1;
@@ -326,7 +326,7 @@ static bool axis_positions(Sema *S, const Expr *ix, int n, int *pos, int *count,
     *sliced = ix->kind == E_SLICE;
     if (*sliced) return slice_positions(S, ix, n, pos, count);
     int64_t k;
-    if (!sema_const_int(S, ix, &k, "an index beside a slice")) return false;
+    if (!S->core->sema_const_int(S, ix, &k, "an index beside a slice")) return false;
     if (k < 0) k += n;
     if (k < 0 || k >= n) return diag_error(ix->span, QD2042, "index %lld is out of range for %d items", (long long)k, n), false;
     pos[0] = (int)k, *count = 1;
@@ -351,7 +351,7 @@ static bool negative_index(Sema *S, const Expr *ix) {
     }
     const Expr *parts[2] = {ix->kind == E_SLICE ? ix->slice.lo : ix, ix->kind == E_SLICE ? ix->slice.hi : NULL};
     for (int k = 0; k < 2; k++) {
-        Val v = parts[k] ? sema_eval(S, parts[k]) : (Val){.kind = V_NONE};
+        Val v = parts[k] ? S->core->sema_eval(S, parts[k]) : (Val){.kind = V_NONE};
         if (val_is_host_scalar(v) && qt_is_signed(val_host_type(v)) && val_host_i64(v) < 0)
             return diag_error(parts[k]->span, QD2171, "Negative indices are not supported in Quadrants kernels."), true;
     }
@@ -365,11 +365,11 @@ static Val slice_value(Sema *S, Val o, const Expr *ix, Span sp) {
     int nix = ix->kind == E_TUPLE ? ix->list.n : 1;
     const Expr *axes[2] = {ix->kind == E_TUPLE ? ix->list.items[0] : ix, nix == 2 ? ix->list.items[1] : NULL};
     if (nix > (matrix ? 2 : 1))
-        return diag_error(ix->span, QD2042, "%s takes %d index%s, got %d", val_describe(o), matrix ? 2 : 1, matrix ? "es" : "", nix), val_err();
+        return diag_error(ix->span, QD2042, "%s takes %d index%s, got %d", S->core->val_describe(o), matrix ? 2 : 1, matrix ? "es" : "", nix), val_err();
     if (o.kind != V_VEC) {
         Val *items;
         int n;
-        if (!seq_items(S, o, sp, &items, &n)) return diag_error(sp, QD2011, "%s cannot be sliced", val_describe(o)), val_err();
+        if (!seq_items(S, o, sp, &items, &n)) return diag_error(sp, QD2011, "%s cannot be sliced", S->core->val_describe(o)), val_err();
         int *pos = ARENA_ARRAY(S->arena, int, n + 1), cnt;
         bool sl;
         if (!axis_positions(S, axes[0], n, pos, &cnt, &sl)) return val_err();
@@ -396,7 +396,7 @@ static Val slice_value(Sema *S, Val o, const Expr *ix, Span sp) {
     }
     if (!nr || !nc) return diag_error(ix->span, QD2042, "the slice selects no components"), val_err();
     bool two = rs && cs;
-    Val r = vec_make(S, two ? nr : rs ? nr : nc, two ? nc : 0);
+    Val r = S->up->vec_make(S, two ? nr : rs ? nr : nc, two ? nc : 0);
     for (int i = 0, k = 0; i < nr; i++)
         for (int j = 0; j < nc; j++) r.vec.c[k++] = o.vec.c[rp[i] * cols + cp[j]];
     return r;
@@ -405,12 +405,12 @@ static Val slice_value(Sema *S, Val o, const Expr *ix, Span sp) {
 Val sema_slice_subscript(Sema *S, const Expr *e, bool *handled) {
     *handled = has_slice(e->sub.index);
     if (!*handled) return val_err();
-    Val o = sema_eval(S, e->sub.obj);
+    Val o = S->core->sema_eval(S, e->sub.obj);
     if (o.kind == V_ERR) return o;
     Val tp;
-    if ((o.kind == V_FIELD || o.kind == V_NDARRAY || o.kind == V_SHARED) && sema_tile_slice(S, o, e, &tp)) return tp; /* a tile's slice proxy */
+    if ((o.kind == V_FIELD || o.kind == V_NDARRAY || o.kind == V_SHARED) && S->up->sema_tile_slice(S, o, e, &tp)) return tp; /* a tile's slice proxy */
     if (o.kind == V_FIELD || o.kind == V_NDARRAY || o.kind == V_SHARED) {
-        diag_error(e->sub.index->span, QD2011, "%s cannot be sliced; index its elements one at a time", val_describe(o));
+        diag_error(e->sub.index->span, QD2011, "%s cannot be sliced; index its elements one at a time", S->core->val_describe(o));
         return val_err();
     }
     if (o.kind == V_BVIEW) return S->up->sema_bview_subscript(S, o, e); /* v[a:b]: a view (sema_bview.c) */
@@ -420,13 +420,13 @@ Val sema_slice_subscript(Sema *S, const Expr *e, bool *handled) {
 /* ---- comprehensions ---- */
 
 static bool bind_target(Sema *S, Scope *sc, const Expr *t, Val v) {
-    if (t->kind == E_NAME) return scope_bind(S, sc, t->name, v, t->span), true;
+    if (t->kind == E_NAME) return S->core->scope_bind(S, sc, t->name, v, t->span), true;
     if (t->kind != E_TUPLE && t->kind != E_LIST)
         return diag_error(t->span, QD2010, "a comprehension binds names or tuples of names"), false;
     Val *items;
     int n;
     if (!seq_items(S, v, t->span, &items, &n) || n != t->list.n)
-        return diag_error(t->span, QD2010, "cannot unpack %s into %d names", val_describe(v), t->list.n), false;
+        return diag_error(t->span, QD2010, "cannot unpack %s into %d names", S->core->val_describe(v), t->list.n), false;
     for (int k = 0; k < n; k++)
         if (!bind_target(S, sc, t->list.items[k], items[k])) return false;
     return true;
@@ -446,7 +446,7 @@ static bool comp_clause(Sema *S, const Expr *c, Scope *sc, ValVec *out) {
         bool keep = true;
         for (int k = 0; k < c->comp.conds.n && keep; k++) {
             S->in_static++; /* Quadrants builds a comprehension's conditions in static scope */
-            Val x = val_expr(sema_to_bool(S, sema_expr(S, c->comp.conds.items[k])));
+            Val x = val_expr(S->core->sema_to_bool(S, S->core->sema_expr(S, c->comp.conds.items[k])));
             S->in_static--;
             if (x.kind == V_ERR) return false;
             if (!val_is_host_scalar(x))
@@ -458,7 +458,7 @@ static bool comp_clause(Sema *S, const Expr *c, Scope *sc, ValVec *out) {
             if (!comp_clause(S, c->comp.next, sc, out)) return false;
             continue;
         }
-        Val v = sema_eval(S, c->comp.elt);
+        Val v = S->core->sema_eval(S, c->comp.elt);
         if (v.kind == V_ERR) return false;
         if (!items_fit(S, out->len == INT32_MAX / 2 ? INT64_MAX : 1, c->span)) return false; /* nested comprehensions share the one budget */
         vec_push(out, v);
@@ -518,14 +518,14 @@ static int same_value(Sema *S, Val a, Val b) {
  * inlined into it), named by e. */
 static bool template_param(Sema *S, const Expr *e) {
     if (e->kind != E_NAME || S->ninline || !S->kernel_def) return false;
-    Binding *b = sema_lookup(S, e->name);
+    Binding *b = S->core->sema_lookup(S, e->name);
     if (!b || !b->is_param) return false;
     const Stmt *def = S->kernel_def;
     for (int k = 0; k < def->def.nparams; k++) {
         const Param *p = &def->def.params[k];
         const Expr *dt, *nd;
         if (!strcmp(p->name, e->name) && p->annotation) {
-            SemaParamShape sh = sema_param_shape(S, p->annotation, &dt, &nd);
+            SemaParamShape sh = S->up->sema_param_shape(S, p->annotation, &dt, &nd);
             return sh == PS_TEMPLATE || sh == PS_TENSOR;
         }
     }
@@ -566,11 +566,11 @@ static Val static_compare(Sema *S, const Expr *e) {
         if ((op == T_KW_IS || op == T_KW_NOT || op == T_KW_IN || op == CMP_NOT_IN) && !quadrants_allows(S, e, k)) return val_err();
     }
     Val result = val_bool(S, 1, e->span);
-    Val a = sema_eval(S, e->cmp.items.items[0]);
+    Val a = S->core->sema_eval(S, e->cmp.items.items[0]);
     for (int k = 1; k < e->cmp.items.n && a.kind != V_ERR; k++) {
         int op = e->cmp.ops[k - 1];
         const Expr *rhs = e->cmp.items.items[k];
-        Val b = sema_eval(S, rhs);
+        Val b = S->core->sema_eval(S, rhs);
         if (b.kind == V_ERR) return b;
         int r;
         if ((op == T_KW_IS || op == T_KW_NOT) && (a.kind == V_NONE || b.kind == V_NONE)) {
@@ -584,13 +584,13 @@ static Val static_compare(Sema *S, const Expr *e) {
             Val *items;
             int n;
             if (!seq_items(S, b, rhs->span, &items, &n)) {
-                diag_error(rhs->span, QD2019, "'in' needs a compile-time tuple, list or vector on its right, got %s", val_describe(b));
+                diag_error(rhs->span, QD2019, "'in' needs a compile-time tuple, list or vector on its right, got %s", S->core->val_describe(b));
                 return val_err();
             }
             r = 0;
             for (int j = 0; j < n && r == 0; j++) r = same_value(S, a, items[j]);
         } else {
-            Val x = val_expr(sema_binop_tok(S, op, sema_rvalue(S, a, e->span), sema_rvalue(S, b, rhs->span), e->span));
+            Val x = val_expr(S->core->sema_binop_tok(S, op, S->core->sema_rvalue(S, a, e->span), S->core->sema_rvalue(S, b, rhs->span), e->span));
             if (x.kind == V_ERR) return val_err();
             r = val_is_host_scalar(x) ? (int)val_host_u64(x) : -1;
         }
@@ -627,7 +627,7 @@ static Val lambda_value(Sema *S, const Expr *e) {
         return val_err();
     }
     SemaDef d = {.def = e->lambda, .scope = S->scope ? S->scope : S->hscope};
-    sema_lambda_push(S, d);
+    S->core->sema_lambda_push(S, d);
     return (Val){.kind = V_FUNC, .def = e->lambda};
 }
 
@@ -650,8 +650,8 @@ static bool dict_key(Sema *S, Val k, Span sp, bool building) {
     if (val_is_host_scalar(k)) return true;
     if (building && S->cur && (k.kind == V_EXPR || k.kind == V_LOCAL || k.kind == V_REF))
         return true; /* a run-time key put in a kernel's dict: Quadrants hashes the expression, so it is a key of its own */
-    if (k.kind == V_TYPE || k.kind == V_NS || k.kind == V_STR || k.kind == V_NONE || k.kind == V_TUPLE) return sema_module_constant(S, &c);
-    diag_error(sp, QD2009, "a dict key must be a compile-time value (a number, string, type or tuple of them), got %s", val_describe(k));
+    if (k.kind == V_TYPE || k.kind == V_NS || k.kind == V_STR || k.kind == V_NONE || k.kind == V_TUPLE) return S->core->sema_module_constant(S, &c);
+    diag_error(sp, QD2009, "a dict key must be a compile-time value (a number, string, type or tuple of them), got %s", S->core->val_describe(k));
     return false;
 }
 
@@ -664,10 +664,10 @@ static void dict_put(Sema *S, Val *d, Val k, Val v) {
 /* dict(ITERABLE, **kw) with ITERABLE not written as a list of pairs: a comprehension ({k: v for
  * ...} is dict([(k, v) for ...])), a name bound to a sequence of pairs, another dict (copied). */
 static Val dict_of_items(Sema *S, const Expr *call, const Expr *arg) {
-    Val it = sema_eval(S, arg);
+    Val it = S->core->sema_eval(S, arg);
     if (it.kind == V_ERR) return it;
     int n = it.kind == V_DICT ? it.dict.n : it.kind == V_TUPLE ? it.tuple.n : -1;
-    if (n < 0) return diag_error(arg->span, QD2007, "dict takes (key, value) pairs, got %s", val_describe(it)), val_err();
+    if (n < 0) return diag_error(arg->span, QD2007, "dict takes (key, value) pairs, got %s", S->core->val_describe(it)), val_err();
     int max = n + call->call.nkw;
     Val d = {.kind = V_DICT};
     d.dict.keys = ARENA_ARRAY(S->arena, Val, max ? max : 1), d.dict.vals = ARENA_ARRAY(S->arena, Val, max ? max : 1);
@@ -678,14 +678,14 @@ static Val dict_of_items(Sema *S, const Expr *call, const Expr *arg) {
         } else {
             Val p = it.tuple.items[i];
             if (p.kind != V_TUPLE || p.tuple.n != 2)
-                return diag_error(arg->span, QD2007, "dict takes (key, value) pairs, got %s as item %d", val_describe(p), i), val_err();
+                return diag_error(arg->span, QD2007, "dict takes (key, value) pairs, got %s as item %d", S->core->val_describe(p), i), val_err();
             k = p.tuple.items[0], v = p.tuple.items[1];
         }
         if (!dict_key(S, k, arg->span, true)) return val_err();
         dict_put(S, &d, k, v);
     }
     for (int i = 0; i < call->call.nkw; i++) {
-        Val v = sema_eval(S, call->call.kw[i].value);
+        Val v = S->core->sema_eval(S, call->call.kw[i].value);
         if (v.kind == V_ERR) return v;
         dict_put(S, &d, (Val){.kind = V_STR, .path = call->call.kw[i].name}, v);
     }
@@ -705,13 +705,13 @@ Val sema_dict_call(Sema *S, const Expr *call) {
         const Expr *p = pairs->list.items[i];
         if ((p->kind != E_TUPLE && p->kind != E_LIST) || p->list.n != 2)
             return diag_error(p->span, QD2007, "dict takes (key, value) pairs"), val_err();
-        Val k = sema_eval(S, p->list.items[0]), v;
-        if (!sema_host_dtype(S, p->list.items[1], &v)) v = sema_eval(S, p->list.items[1]); /* {qd.f32: np.float32} */
+        Val k = S->core->sema_eval(S, p->list.items[0]), v;
+        if (!S->up->sema_host_dtype(S, p->list.items[1], &v)) v = S->core->sema_eval(S, p->list.items[1]); /* {qd.f32: np.float32} */
         if (k.kind == V_ERR || v.kind == V_ERR || !dict_key(S, k, p->list.items[0]->span, true)) return val_err();
         dict_put(S, &d, k, v);
     }
     for (int i = 0; i < call->call.nkw; i++) {
-        Val v = sema_eval(S, call->call.kw[i].value);
+        Val v = S->core->sema_eval(S, call->call.kw[i].value);
         if (v.kind == V_ERR) return v;
         dict_put(S, &d, (Val){.kind = V_STR, .path = call->call.kw[i].name}, v);
     }
@@ -730,7 +730,7 @@ Val sema_dict_method_call(Sema *S, const Expr *call, Val d, const char *name) {
 }
 
 Val sema_dict_get(Sema *S, Val d, const Expr *key) {
-    Val k = sema_eval(S, key);
+    Val k = S->core->sema_eval(S, key);
     if (k.kind == V_ERR || !dict_key(S, k, key->span, false)) return val_err();
     for (int i = 0; i < d.dict.n; i++)
         if (same_value(S, d.dict.keys[i], k) == 1) return d.dict.vals[i];
@@ -758,7 +758,7 @@ static int known_truth(Val v) {
  * its source text when qdc cannot compute it. */
 static const char *message_text(Sema *S, const Expr *m) {
     int mark = diag_quiet_begin();
-    Val v = sema_is_host_expr(S, m) ? val_err() : sema_eval(S, m);
+    Val v = S->core->sema_is_host_expr(S, m) ? val_err() : S->core->sema_eval(S, m);
     bool failed = diag_quiet_end(mark) > 0;
     if (!failed && v.kind == V_STR) return v.path;
     const Source *src = m->span.src ? m->span.src : S->src;
@@ -797,13 +797,13 @@ static bool self_computed(Sema *S, const Expr *e) {
         if (!e->fstr) return true;
         return sema_fstring_known(S, e);
     case E_NAME: {
-        Binding *b = sema_lookup(S, e->name);
+        Binding *b = S->core->sema_lookup(S, e->name);
         if (!b || rebound_elsewhere(e->span.src ? e->span.src : S->src, e->name)) return false;
         return val_is_host_scalar(b->v) || b->v.kind == V_STR || b->v.kind == V_NONE || b->v.kind == V_PYINT;
     }
     case E_ATTR: {
         if (e->attr.obj->kind != E_NAME) return false;
-        Binding *b = sema_lookup(S, e->attr.obj->name);
+        Binding *b = S->core->sema_lookup(S, e->attr.obj->name);
         if (!b) return false;
         return b->v.kind == V_PYDC || (b->v.kind == V_OBJECT && S->classes.items[b->v.obj->cls].plain) ||
                (b->v.kind == V_CLASS && S->classes.items[b->v.index].plain);
@@ -825,7 +825,7 @@ static bool self_computed(Sema *S, const Expr *e) {
         const Expr *fn = e->call.fn;
         bool ok = false;
         if (fn->kind == E_NAME) {
-            Binding *b = sema_lookup(S, fn->name);
+            Binding *b = S->core->sema_lookup(S, fn->name);
             ok = b && b->v.kind == V_PYFUNC;
             for (size_t k = 0; !b && k < ARRAY_LEN(builtins); k++) ok |= !strcmp(fn->name, builtins[k]);
         } else {
@@ -849,9 +849,9 @@ void sema_host_assert(Sema *S, const Stmt *s) {
     if (S->raises || S->pyfunc_trying) return;
     if (s->assert_.cond) {
         const Expr *c = s->assert_.cond;
-        if (!self_computed(S, c) || sema_is_host_expr(S, c)) return;
+        if (!self_computed(S, c) || S->core->sema_is_host_expr(S, c)) return;
         int mark = diag_quiet_begin();
-        Val v = sema_eval(S, c);
+        Val v = S->core->sema_eval(S, c);
         if (diag_quiet_end(mark) || known_truth(v) != 0) return;
         const char *text = message_text(S, s->assert_.msg ? s->assert_.msg : c);
         diag_error(s->span, QD2180, "assertion failed at compile time: %s", text);
@@ -862,7 +862,7 @@ void sema_host_assert(Sema *S, const Stmt *s) {
         if (e->kind == E_CALL && e->call.args.n) diag_error(s->span, QD2180, "%s raised at compile time: %s", name, message_text(S, e->call.args.items[0]));
         else diag_error(s->span, QD2180, "%s raised at compile time", name);
         if (S->pyfunc_call) /* where the script calls the function that raises */
-            diag_note(S->pyfunc_call->span, "raised in this call of '%s'", sema_path(S, S->pyfunc_call->call.fn) ? sema_path(S, S->pyfunc_call->call.fn)
+            diag_note(S->pyfunc_call->span, "raised in this call of '%s'", S->core->sema_path(S, S->pyfunc_call->call.fn) ? S->core->sema_path(S, S->pyfunc_call->call.fn)
                       : S->pyfunc_call->call.fn->kind == E_NAME ? S->pyfunc_call->call.fn->name : "a function");
     }
     if (S->pyfunc_body) S->host_returned = true, S->host_ret = val_err(); /* the call ends there */

@@ -34,13 +34,13 @@ const int64_t *sema_np_shape(Sema *S, const Expr *e, int ndim) {
         nd = list_shape(a0, shape, 0);
     } else if (!strcmp(f, "zeros") || !strcmp(f, "ones") || !strcmp(f, "empty") || !strcmp(f, "full")) {
         int mark = diag_quiet_begin();
-        nd = sema_const_shape(S, a0, shape, PY_MAX_DIMS, "a shape");
+        nd = S->core->sema_const_shape(S, a0, shape, PY_MAX_DIMS, "a shape");
         if (diag_quiet_end(mark)) nd = -1;
     } else if ((!strcmp(f, "randn") || !strcmp(f, "rand")) && !e->call.nkw && e->call.args.n <= PY_MAX_DIMS) { /* np.random.randn(4, 3) */
         int mark = diag_quiet_begin();
         nd = e->call.args.n;
         for (int k = 0; k < e->call.args.n; k++)
-            if (e->call.args.items[k]->kind == E_TUPLE || sema_const_shape(S, e->call.args.items[k], &shape[k], 1, "a shape") != 1) nd = -1;
+            if (e->call.args.items[k]->kind == E_TUPLE || S->core->sema_const_shape(S, e->call.args.items[k], &shape[k], 1, "a shape") != 1) nd = -1;
         if (diag_quiet_end(mark)) nd = -1;
     }
     if (nd != ndim) return NULL;
@@ -55,10 +55,10 @@ static Val int_value(Sema *S, int64_t n, Span sp) { return val_int(S, n, sp); /*
 
 bool sema_np_shape_value(Sema *S, const Expr *v, Val *out) {
     const Expr *a = v->kind == E_ATTR ? v->attr.obj : NULL;
-    bool len = v->kind == E_CALL && v->call.fn->kind == E_NAME && !strcmp(v->call.fn->name, "len") && !sema_lookup(S, "len") &&
+    bool len = v->kind == E_CALL && v->call.fn->kind == E_NAME && !strcmp(v->call.fn->name, "len") && !S->core->sema_lookup(S, "len") &&
                v->call.args.n == 1 && !v->call.nkw;
     if (len) a = v->call.args.items[0];
-    Binding *b = a && a->kind == E_NAME ? sema_lookup(S, a->name) : NULL;
+    Binding *b = a && a->kind == E_NAME ? S->core->sema_lookup(S, a->name) : NULL;
     if (!b || b->v.kind != V_HOSTARRAY || !b->v.harr.shape || b->v.harr.en) return false;
     int nd = b->v.harr.ndim;
     const int64_t *shape = b->v.harr.shape;

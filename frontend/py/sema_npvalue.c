@@ -41,7 +41,7 @@ void sema_np_forget(Val v) {
 
 static bool np_module(Sema *S, const Expr *e) {
     if (e->kind != E_NAME || (strcmp(e->name, "np") && strcmp(e->name, "numpy"))) return false;
-    Binding *b = sema_lookup(S, e->name);
+    Binding *b = S->core->sema_lookup(S, e->name);
     return b && b->v.kind == V_HOST && !strcmp(b->v.path, "a module the script imports");
 }
 
@@ -50,7 +50,7 @@ static bool np_module(Sema *S, const Expr *e) {
 bool sema_np_rooted(Sema *S, const Expr *e) {
     switch (e->kind) {
     case E_NAME: {
-        Binding *b = sema_lookup(S, e->name);
+        Binding *b = S->core->sema_lookup(S, e->name);
         return b && sema_np_known(b->v);
     }
     case E_CALL:
@@ -366,7 +366,7 @@ static Val arg(Sema *S, const Expr *call, int k, const char *name, bool *ok) {
     const Expr *e = k >= 0 && k < call->call.args.n ? call->call.args.items[k] : name ? kwarg(call, name) : NULL;
     if (!e) return (Val){.kind = V_NONE};
     if (e->kind == E_STARRED) return *ok = false, val_err();
-    Val v = sema_eval(S, e);
+    Val v = S->core->sema_eval(S, e);
     if (v.kind == V_ERR) *ok = false;
     return v;
 }
@@ -374,9 +374,9 @@ static Val arg(Sema *S, const Expr *call, int k, const char *name, bool *ok) {
 static QdType dtype_arg(Sema *S, const Expr *call, int k, bool *ok) {
     const Expr *e = k >= 0 && k < call->call.args.n ? call->call.args.items[k] : kwarg(call, "dtype");
     if (!e || e->kind == E_NONE) return QT_VOID;
-    QdType t = sema_numpy_dtype(S, e);
+    QdType t = S->up->sema_numpy_dtype(S, e);
     if (t == QT_VOID) {
-        Val v = sema_eval(S, e); /* qd.f32, float, int, bool */
+        Val v = S->core->sema_eval(S, e); /* qd.f32, float, int, bool */
         if (v.kind == V_TYPE) t = v.type;
         else if (v.kind == V_NS && !strcmp(v.path, "float")) t = QT_F64;
         else if (v.kind == V_NS && !strcmp(v.path, "int")) t = QT_I64;
@@ -677,13 +677,13 @@ bool sema_np_call(Sema *S, const Expr *call, Val *out) {
         if (ok) return *out = r, true;
         for (int k = 0; k < call->call.args.n; k++) { /* np.copyto(a, b), np.random.shuffle(a) */
             const Expr *a = call->call.args.items[k];
-            Binding *b = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL;
+            Binding *b = a->kind == E_NAME ? S->core->sema_lookup(S, a->name) : NULL;
             if (b) sema_np_forget(b->v);
         }
         return false;
     }
     if (!sema_np_rooted(S, obj)) return false;
-    Val a = sema_eval(S, obj);
+    Val a = S->core->sema_eval(S, obj);
     if (a.kind == V_ERR) return *out = a, true;
     int mark = diag_quiet_begin();
     IrStmtVec *cur = S->cur;
@@ -719,7 +719,7 @@ typedef struct { bool take; int64_t lo, step, n; } Axis;
 static bool slice_bound(Sema *S, const Expr *e, int64_t *out) {
     if (!e) return false;
     Operand o;
-    Val v = sema_eval(S, e);
+    Val v = S->core->sema_eval(S, e);
     if (!scalar_operand(v, &o) || !qt_is_integral(o.t)) return false;
     return *out = o.one.i, true;
 }
@@ -792,7 +792,7 @@ bool sema_np_subscript(Sema *S, Val a, const Expr *index, Span sp, Val *out) {
 /* a[i] = x, a[i, j] = x in host code: the element stored when index and value are compile-time,
  * else the array's contents are forgotten. */
 void sema_np_store(Sema *S, const Expr *target, const Expr *value) {
-    Binding *b = target->kind == E_SUBSCRIPT && target->sub.obj->kind == E_NAME ? sema_lookup(S, target->sub.obj->name) : NULL;
+    Binding *b = target->kind == E_SUBSCRIPT && target->sub.obj->kind == E_NAME ? S->core->sema_lookup(S, target->sub.obj->name) : NULL;
     if (!b || !sema_np_known(b->v)) return;
     Val a = b->v;
     const Expr *index = target->sub.index;
@@ -807,7 +807,7 @@ void sema_np_store(Sema *S, const Expr *target, const Expr *value) {
         ok = ok && ax[d].take;
     }
     Operand o;
-    ok = ok && scalar_operand(sema_eval(S, value), &o);
+    ok = ok && scalar_operand(S->core->sema_eval(S, value), &o);
     S->cur = cur;
     if (diag_quiet_end(mark) || !ok) return sema_np_forget(a);
     int64_t idx = 0;
@@ -844,7 +844,7 @@ bool sema_np_static(Sema *S, const Expr *e, Val *out) {
     int mark = diag_quiet_begin();
     IrStmtVec *cur = S->cur;
     S->cur = NULL;
-    Val v = sema_eval(S, e);
+    Val v = S->core->sema_eval(S, e);
     S->cur = cur;
     if (diag_quiet_end(mark)) return false;
     if (!sema_np_known(v) && !val_is_host_scalar(v) && v.kind != V_TUPLE && v.kind != V_TYPE) return false;

@@ -50,7 +50,7 @@ static bool field_known(void *ctx, const char *name, size_t n) {
     if (n >= sizeof buf) return false;
     memcpy(buf, name, n), buf[n] = 0;
     for (Scope *s = S->scope ? S->scope : S->hscope; s; s = s->parent) {
-        Binding *b = scope_find(s, buf);
+        Binding *b = S->core->scope_find(s, buf);
         if (b) return py_str(S, b->v) != NULL;
     }
     return false;
@@ -69,12 +69,12 @@ static bool field_format(void *ctx, const char *name, size_t n) {
     FormatCtx *f = ctx;
     Expr *ne = ARENA_NEW(f->S->arena, Expr);
     ne->kind = E_NAME, ne->span = f->e->span, ne->name = arena_strndup(f->S->arena, name, n);
-    Val v = sema_eval(f->S, ne);
+    Val v = f->S->core->sema_eval(f->S, ne);
     if (v.kind == V_ERR) return f->ok = false;
     const char *s = py_str(f->S, v);
     if (!s) {
         diag_error(f->e->span, QD2062, "the f-string field {%s} is %s; qdc formats compile-time strings, integers, "
-                                         "bools and None", ne->name, val_describe(v));
+                                         "bools and None", ne->name, f->S->core->val_describe(v));
         return f->ok = false;
     }
     sb_puts(&f->out, s);
@@ -112,7 +112,7 @@ Val sema_fstring(Sema *S, const Expr *e) {
                                       "evaluates f-strings whose fields are names of compile-time values");
         return val_err();
     }
-    return f.ok ? sema_new_value(S, r, e->span) : val_err();
+    return f.ok ? S->core->sema_new_value(S, r, e->span) : val_err();
 }
 
 /* STR * N and N * STR: N copies (none for N <= 0). The size is checked before the string is
@@ -141,12 +141,12 @@ Val sema_str_call(Sema *S, const Expr *call) {
         diag_error(call->span, QD2012, "str takes one positional argument here, got %d", call->call.args.n + call->call.nkw);
         return val_err();
     }
-    Val v = sema_eval(S, call->call.args.items[0]);
+    Val v = S->core->sema_eval(S, call->call.args.items[0]);
     if (v.kind == V_ERR) return v;
     const char *s = py_str(S, v);
     if (!s) {
         diag_error(call->call.args.items[0]->span, QD2062, "str() of %s; qdc converts compile-time strings, integers, bools and None",
-                   val_describe(v));
+                   S->core->val_describe(v));
         return val_err();
     }
     return (Val){.kind = V_STR, .path = s};
@@ -159,10 +159,10 @@ Val sema_getattr(Sema *S, const Expr *call) {
                    call->call.args.n == 3 ? " (a default needs to know at run time whether the attribute exists)" : "");
         return val_err();
     }
-    Val n = sema_eval(S, call->call.args.items[1]);
+    Val n = S->core->sema_eval(S, call->call.args.items[1]);
     if (n.kind == V_ERR) return n;
     if (n.kind != V_STR) {
-        diag_error(call->call.args.items[1]->span, QD2012, "getattr needs a compile-time string as the name, got %s", val_describe(n));
+        diag_error(call->call.args.items[1]->span, QD2012, "getattr needs a compile-time string as the name, got %s", S->core->val_describe(n));
         return val_err();
     }
     if (!*n.path) {
@@ -171,7 +171,7 @@ Val sema_getattr(Sema *S, const Expr *call) {
     }
     Expr *a = ARENA_NEW(S->arena, Expr);
     a->kind = E_ATTR, a->span = call->span, a->attr.obj = call->call.args.items[0], a->attr.name = n.path;
-    return sema_eval(S, a);
+    return S->core->sema_eval(S, a);
 }
 
 /* ---- @pytest.mark.parametrize ---- */
@@ -260,7 +260,7 @@ static bool contains_error(const Expr *e) {
 
 static Binding *find(Sema *S, const char *name) {
     for (Scope *s = S->hscope; s; s = s->parent) {
-        Binding *b = scope_find(s, name);
+        Binding *b = S->core->scope_find(s, name);
         if (b) return b;
     }
     return NULL;
@@ -309,13 +309,13 @@ static bool quiet_constant(Sema *S, const Expr *e) {
         return true;
     }
     case E_ATTR: {
-        const char *p = sema_path(S, e);
+        const char *p = S->core->sema_path(S, e);
         if (p) return !strncmp(p, "qd.", 3); /* a qd type, a qd.math constant, or a qd name (qd.ndarray): param_value */
         Binding *b = e->attr.obj->kind == E_NAME ? find(S, e->attr.obj->name) : NULL; /* subgroup.reduce_add */
         if (b && (b->v.kind == V_OBJECT || b->v.kind == V_PYDC || b->v.kind == V_CLASS)) { /* self.n: when qdc knows it */
             int mark = diag_quiet_begin();
-            Val v = sema_eval(S, e);
-            return !diag_quiet_end(mark) && v.kind != V_ERR && sema_module_constant(S, &v);
+            Val v = S->core->sema_eval(S, e);
+            return !diag_quiet_end(mark) && v.kind != V_ERR && S->core->sema_module_constant(S, &v);
         }
         return b && b->v.kind == V_NS && !strncmp(b->v.path, "qd.", 3);
     }
@@ -326,20 +326,20 @@ static bool quiet_constant(Sema *S, const Expr *e) {
 /* One parametrized value in the enclosing scope: V_ERR when qdc cannot evaluate it. */
 static Val param_value(Sema *S, const Expr *e) {
     if (contains_error(e) || !quiet_constant(S, e)) return val_err();
-    if (e->kind == E_ATTR && sema_path(S, e)) { /* qd.NAME... as cond_atom reads it: a type, else the namespace path */
-        const char *p = sema_path(S, e);
+    if (e->kind == E_ATTR && S->core->sema_path(S, e)) { /* qd.NAME... as cond_atom reads it: a type, else the namespace path */
+        const char *p = S->core->sema_path(S, e);
         bool mathc = !strcmp(p, "qd.math.pi") || !strcmp(p, "qd.math.e") || !strcmp(p, "qd.math.inf") || !strcmp(p, "qd.math.nan");
         QdType t = strchr(p + 3, '.') ? QT_VOID : qt_from_name(p + 3);
         if (!mathc) return t != QT_VOID ? (Val){.kind = V_TYPE, .type = t} : (Val){.kind = V_NS, .path = p};
     }
     if (e->kind == E_CALL) { /* a helper's result; one qdc cannot compute leaves the value the script's */
         int mark = diag_quiet_begin();
-        Val v = sema_eval(S, e);
+        Val v = S->core->sema_eval(S, e);
         bool bad = diag_quiet_end(mark);
-        return !bad && v.kind != V_ERR && v.kind != V_HOST && sema_module_constant(S, &v) ? v : val_err();
+        return !bad && v.kind != V_ERR && v.kind != V_HOST && S->core->sema_module_constant(S, &v) ? v : val_err();
     }
-    Val v = sema_eval(S, e);
-    return v.kind != V_ERR && sema_module_constant(S, &v) ? v : val_err();
+    Val v = S->core->sema_eval(S, e);
+    return v.kind != V_ERR && S->core->sema_module_constant(S, &v) ? v : val_err();
 }
 
 /* How a value spells in an entry name: a qd type's name, an integer (m for minus), True/False/None,
@@ -489,7 +489,7 @@ bool sema_unpack_row(Sema *S, const Expr *t, const Expr *v, Span sp) {
         return false;
     const Expr *name = v->sub.obj;
     if (name->kind == E_CALL && name->call.fn->kind == E_NAME && (!strcmp(name->call.fn->name, "list") || !strcmp(name->call.fn->name, "tuple")) &&
-        name->call.args.n == 1 && !name->call.nkw && !sema_lookup(S, name->call.fn->name))
+        name->call.args.n == 1 && !name->call.nkw && !S->core->sema_lookup(S, name->call.fn->name))
         name = name->call.args.items[0];
     if (name->kind != E_NAME) return false;
     const Expr *lit = module_list(S, name);
@@ -503,7 +503,7 @@ bool sema_unpack_row(Sema *S, const Expr *t, const Expr *v, Span sp) {
     if (n != t->list.n) return false;
     for (int k = 0; k < n; k++)
         if (items[k]->kind == E_STARRED || t->list.items[k]->kind == E_STARRED) return false;
-    for (int k = 0; k < n; k++) sema_module_value(S, t->list.items[k], items[k], sp);
+    for (int k = 0; k < n; k++) S->core->sema_module_value(S, t->list.items[k], items[k], sp);
     return true;
 }
 
@@ -530,7 +530,7 @@ static void parse_values(Sema *S, Deco *d, const Expr *e) {
         }
     } else if (sema_permutations(S, e, &listed)) { /* list(itertools.permutations(range(3))) */
         rows = NULL, n = listed.tuple.n;
-    } else if (!sema_is_host_expr(S, e)) { /* qd.types.primitive_types.all_types, [x for x in ...], range(3) ... */
+    } else if (!S->core->sema_is_host_expr(S, e)) { /* qd.types.primitive_types.all_types, [x for x in ...], range(3) ... */
         int mark = diag_quiet_begin();
         Val *items = NULL;
         n = 0;
@@ -596,9 +596,9 @@ const Expr *sema_pyfunc_return(const Stmt *def) {
 
 /* The scope a Python function (or a lambda host code calls) sees besides its parameters. */
 static Scope *pyfunc_of(Sema *S, const Stmt *def) {
-    Scope *py = sema_pyfunc_scope(S, def);
+    Scope *py = S->core->sema_pyfunc_scope(S, def);
     if (py) return py;
-    int k = sema_lambda_at(S, def); /* as sema_def_scope finds a lambda's */
+    int k = S->core->sema_lambda_at(S, def); /* as sema_def_scope finds a lambda's */
     if (k >= 0) return S->lambdas.items[k].scope;
     die("V_PYFUNC %s without its scope", def->def.name);
 }
@@ -610,12 +610,12 @@ static Scope *pyfunc_scope(Sema *S, const Expr *call, const Stmt *def) {
     if (call->call.args.n > np) return NULL;
     Val *v = ARENA_ARRAY(S->arena, Val, np + 1);
     bool *set = ARENA_ARRAY(S->arena, bool, np + 1);
-    for (int k = 0; k < call->call.args.n; k++) v[k] = sema_eval(S, call->call.args.items[k]), set[k] = true;
+    for (int k = 0; k < call->call.args.n; k++) v[k] = S->core->sema_eval(S, call->call.args.items[k]), set[k] = true;
     for (int j = 0; j < call->call.nkw; j++) {
         int k = 0;
         while (k < np && (!call->call.kw[j].name || strcmp(def->def.params[k].name, call->call.kw[j].name))) k++;
         if (k == np || set[k]) return NULL;
-        v[k] = sema_eval(S, call->call.kw[j].value), set[k] = true;
+        v[k] = S->core->sema_eval(S, call->call.kw[j].value), set[k] = true;
     }
     Scope *def_scope = pyfunc_of(S, def);
     Scope *sc = xcalloc(1, sizeof *sc), *caller_h = S->hscope, *caller = S->scope;
@@ -624,8 +624,8 @@ static Scope *pyfunc_scope(Sema *S, const Expr *call, const Stmt *def) {
     S->hscope = def_scope, S->scope = NULL; /* defaults: evaluated where the function is defined */
     for (int k = 0; k < np; k++) {
         if (!set[k] && !def->def.params[k].dflt) { S->hscope = caller_h, S->scope = caller; return NULL; }
-        if (!set[k]) v[k] = sema_eval(S, def->def.params[k].dflt);
-        scope_bind(S, sc, def->def.params[k].name, v[k], def->def.params[k].span);
+        if (!set[k]) v[k] = S->core->sema_eval(S, def->def.params[k].dflt);
+        S->core->scope_bind(S, sc, def->def.params[k].name, v[k], def->def.params[k].span);
     }
     S->hscope = caller_h, S->scope = caller;
     return sc;
@@ -653,9 +653,9 @@ struct PyShape { const Stmt *def; struct PyShape *up; };
 
 bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def) {
     for (int k = 0; k < call->call.args.n; k++)
-        if (sema_is_host_expr(S, call->call.args.items[k])) return true;
+        if (S->core->sema_is_host_expr(S, call->call.args.items[k])) return true;
     for (int k = 0; k < call->call.nkw; k++)
-        if (sema_is_host_expr(S, call->call.kw[k].value)) return true;
+        if (S->core->sema_is_host_expr(S, call->call.kw[k].value)) return true;
     if (!sema_pyfunc_return(def)) { /* a body of several statements: whether qdc can run it (runaway recursion: the depth budget) */
         if (S->pyfunc_trying) return false; /* inside such a trial: the outer one decides (2**depth trials otherwise) */
         int mark = diag_quiet_begin();
@@ -677,7 +677,7 @@ bool sema_pyfunc_is_host(Sema *S, const Expr *call, const Stmt *def) {
         struct PyShape me = {def, S->pyfunc_shape};
         Scope *h = S->hscope;
         S->hscope = sc, S->pyfunc_depth++, S->pyfunc_shape = &me;
-        host = sema_is_host_expr(S, sema_pyfunc_return(def));
+        host = S->core->sema_is_host_expr(S, sema_pyfunc_return(def));
         S->hscope = h, S->pyfunc_depth--, S->pyfunc_shape = me.up;
         scope_drop(S, sc, sm);
     }
@@ -707,7 +707,7 @@ Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
     if (S->scope) S->scope = sc; /* in a kernel: the function sees its own scope, not the kernel's locals */
     else S->hscope = sc;
     S->pyfunc_depth++;
-    Val r = sema_eval(S, sema_pyfunc_return(def));
+    Val r = S->core->sema_eval(S, sema_pyfunc_return(def));
     S->hscope = h, S->scope = k, S->pyfunc_depth--;
     budget_leave(&S->budget);
     scope_drop(S, sc, sm);
@@ -720,7 +720,7 @@ Val sema_pyfunc_call(Sema *S, const Expr *call, const Stmt *def) {
 const Expr *sema_pyfunc_expand(Sema *S, const Expr *call) {
     for (int depth = 0; call->kind == E_CALL && depth < 16; depth++) {
         int mark = diag_quiet_begin();
-        Val f = sema_eval(S, call->call.fn);
+        Val f = S->core->sema_eval(S, call->call.fn);
         diag_quiet_end(mark);
         const Expr *ret = f.kind == V_PYFUNC ? sema_pyfunc_return(f.def) : NULL;
         Scope *sc = ret ? pyfunc_scope(S, call, f.def) : NULL;
@@ -754,7 +754,7 @@ static bool fixture_def(Sema *S, const Stmt *s) {
     if (!d || S->hscope != &S->module) return false;
     const char *why = "a pytest fixture whose value qdc cannot evaluate";
     Val none = {.kind = V_HOST, .path = why};
-    sema_pyfunc_add(S, s, S->hscope);
+    S->core->sema_pyfunc_add(S, s, S->hscope);
     Scope *sc = xcalloc(1, sizeof *sc);
     sc->parent = S->hscope;
     vec_push(&S->host_scopes, sc);
@@ -769,18 +769,18 @@ static bool fixture_def(Sema *S, const Stmt *s) {
             if (ps && (ps->kind == E_LIST || ps->kind == E_TUPLE) && ps->list.n) {
                 const Expr *row = ps->list.items[0];
                 if (is_pytest_param(row)) row = row->call.args.n == 1 ? row->call.args.items[0] : NULL;
-                Val pv = row ? sema_eval(S, row) : none;
+                Val pv = row ? S->core->sema_eval(S, row) : none;
                 const char *name = "param";
                 v = sema_namespace(S, "FixtureRequest", &name, &pv, 1);
             }
         } else {
-            Binding *b = scope_find(S->hscope, p->name);
+            Binding *b = S->core->scope_find(S->hscope, p->name);
             if (b) v = b->v;
-            else if (p->dflt) v = sema_eval(S, p->dflt);
+            else if (p->dflt) v = S->core->sema_eval(S, p->dflt);
             else later = true; /* a name the test's parametrization binds (use_ndarray): pytest passes its value */
         }
         ok = v.kind != V_HOST && v.kind != V_ERR;
-        scope_bind(S, sc, p->name, v, p->span);
+        S->core->scope_bind(S, sc, p->name, v, p->span);
     }
     Val r = none;
     if (ok) {
@@ -789,8 +789,8 @@ static bool fixture_def(Sema *S, const Stmt *s) {
         if (ret) S->hscope = sc, r = sema_pyfunc_result(S, ret), S->hscope = h; /* return qd.template(): an annotation */
         else if (sema_pyfunc_body_ok(s)) r = sema_pyfunc_body(S, s, sc);
     }
-    if (diag_quiet_end(mark) || r.kind == V_ERR || r.kind == V_NONE || !sema_module_constant(S, &r)) r = none;
-    scope_bind(S, S->hscope, s->def.name, r, s->def.name_span);
+    if (diag_quiet_end(mark) || r.kind == V_ERR || r.kind == V_NONE || !S->core->sema_module_constant(S, &r)) r = none;
+    S->core->scope_bind(S, S->hscope, s->def.name, r, s->def.name_span);
     bool pending = false;
     for (int k = 0; k < S->fixtures.len; k++) pending |= S->fixtures.items[k] == s;
     if (later && !pending) vec_push(&S->fixtures, s);
@@ -807,7 +807,7 @@ void sema_fixture_param(Sema *S, const char *name) {
         const Stmt *s = S->fixtures.items[k];
         bool takes = false;
         for (int j = 0; j < s->def.nparams; j++) takes |= !strcmp(s->def.params[j].name, name);
-        Binding *b = takes ? scope_find(S->hscope, s->def.name) : NULL;
+        Binding *b = takes ? S->core->scope_find(S->hscope, s->def.name) : NULL;
         if (b && b->v.kind == V_HOST) fixture_def(S, s);
     }
 }
@@ -820,8 +820,8 @@ void sema_param_host_function(Sema *S, const Stmt *s) {
             Stmt *c = ARENA_NEW(S->arena, Stmt);
             *c = *s, s = c;
         }
-        sema_pyfunc_add(S, s, S->hscope);
-        scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_PYFUNC, .def = s}, s->def.name_span);
+        S->core->sema_pyfunc_add(S, s, S->hscope);
+        S->core->scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_PYFUNC, .def = s}, s->def.name_span);
         return;
     }
     Val *bound = ARENA_ARRAY(S->arena, Val, np ? np : 1);
@@ -883,7 +883,7 @@ void sema_param_host_function(Sema *S, const Stmt *s) {
                 decl[pi] = d->spans[r * d->nnames + j];
             }
         }
-        sema_host_function_once(S, s, bound, decl, id.len ? id.data : NULL, c == 0);
+        S->core->sema_host_function_once(S, s, bound, decl, id.len ? id.data : NULL, c == 0);
         sb_free(&id);
     }
 }
@@ -894,13 +894,13 @@ void sema_param_host_function(Sema *S, const Stmt *s) {
 static Val cond_atom(Sema *S, const Expr *e) {
     if (e->kind == E_ATTR && !strcmp(e->attr.name, "arch")) { /* qd.lang.impl.current_cfg().arch, qd.cfg.arch: the compile's */
         const Expr *o = e->attr.obj;
-        const char *p = o->kind == E_CALL && !o->call.args.n ? sema_path(S, o->call.fn) : sema_path(S, o);
+        const char *p = o->kind == E_CALL && !o->call.args.n ? S->core->sema_path(S, o->call.fn) : S->core->sema_path(S, o);
         if (S->arch && p && (!strcmp(p, "qd.lang.impl.current_cfg") || !strcmp(p, "qd.impl.current_cfg") || (o->kind != E_CALL && !strcmp(p, "qd.cfg"))))
             return (Val){.kind = V_NS, .path = arena_printf(S->arena, "qd.%s", S->arch)};
         if (p && (!strcmp(p, "qd.cfg") || !strcmp(p, "qd.lang.impl.current_cfg") || !strcmp(p, "qd.impl.current_cfg"))) return val_err();
     }
     if (e->kind == E_ATTR || e->kind == E_NAME) { /* qd.ndarray, qd.f32, a bound name */
-        const char *p = e->kind == E_ATTR ? sema_path(S, e) : NULL;
+        const char *p = e->kind == E_ATTR ? S->core->sema_path(S, e) : NULL;
         if (p && !strncmp(p, "qd.", 3)) {
             QdType t = strchr(p + 3, '.') ? QT_VOID : qt_from_name(p + 3);
             return t != QT_VOID ? (Val){.kind = V_TYPE, .type = t} : (Val){.kind = V_NS, .path = p};
@@ -914,7 +914,7 @@ static Val cond_atom(Sema *S, const Expr *e) {
             return b->v;
         return val_err();
     }
-    if (e->kind == E_INT || e->kind == E_BOOL || e->kind == E_NONE || (e->kind == E_STR && !e->fstr)) return sema_eval(S, e);
+    if (e->kind == E_INT || e->kind == E_BOOL || e->kind == E_NONE || (e->kind == E_STR && !e->fstr)) return S->core->sema_eval(S, e);
     return val_err();
 }
 
@@ -946,9 +946,9 @@ static int same(Val a, Val b) {
 /* Any other condition whose operands are compile-time values (i < n, len(s) > 2, "x" in name):
  * evaluated quietly, with Python's truth of the result; -1 when qdc cannot. */
 static int eval_truth(Sema *S, const Expr *e) {
-    if (sema_is_host_expr(S, e)) return -1;
+    if (S->core->sema_is_host_expr(S, e)) return -1;
     int mark = diag_quiet_begin();
-    Val v = sema_eval(S, e);
+    Val v = S->core->sema_eval(S, e);
     if (diag_quiet_end(mark) || v.kind == V_ERR) return -1;
     if (v.kind == V_TUPLE) return v.tuple.n > 0;
     if (v.kind == V_DICT) return v.dict.n > 0;
@@ -1007,15 +1007,15 @@ static void bind_block_host(Sema *S, const StmtList *l, const char *what) {
         const Stmt *s = l->stmts[k];
         switch (s->kind) {
         case S_ASSIGN:
-            for (int j = 0; j < s->assign.targets.n; j++) sema_bind_host(S, s->assign.targets.items[j], what);
+            for (int j = 0; j < s->assign.targets.n; j++) S->core->sema_bind_host(S, s->assign.targets.items[j], what);
             break;
-        case S_ANNASSIGN: sema_bind_host(S, s->ann.target, what); break;
-        case S_AUGASSIGN: sema_bind_host(S, s->aug.target, what); break;
+        case S_ANNASSIGN: S->core->sema_bind_host(S, s->ann.target, what); break;
+        case S_AUGASSIGN: S->core->sema_bind_host(S, s->aug.target, what); break;
         case S_HOST:
-            for (int j = 0; j < s->host.names.n; j++) sema_bind_host(S, s->host.names.items[j], what);
+            for (int j = 0; j < s->host.names.n; j++) S->core->sema_bind_host(S, s->host.names.items[j], what);
             break;
         case S_IF: bind_block_host(S, &s->if_.then, what), bind_block_host(S, &s->if_.els, what); break;
-        case S_FOR: sema_bind_host(S, s->for_.target, what), bind_block_host(S, &s->for_.body, what); break;
+        case S_FOR: S->core->sema_bind_host(S, s->for_.target, what), bind_block_host(S, &s->for_.body, what); break;
         case S_WHILE: bind_block_host(S, &s->while_.body, what); break;
         case S_DEF: case S_CLASS: case S_IMPORT: {
             const char *n = s->kind == S_DEF ? s->def.name : s->kind == S_CLASS ? s->class_.name : s->import.alias;
@@ -1023,7 +1023,7 @@ static void bind_block_host(Sema *S, const StmtList *l, const char *what) {
             Expr *e = ARENA_NEW(S->arena, Expr);
             e->kind = E_NAME, e->span = s->kind == S_DEF ? s->def.name_span : s->kind == S_CLASS ? s->class_.name_span : s->span;
             e->name = n;
-            sema_bind_host(S, e, what);
+            S->core->sema_bind_host(S, e, what);
             break;
         }
         default: break;
@@ -1060,7 +1060,7 @@ void sema_host_if(Sema *S, const Stmt *s) {
     }
     if (s->if_.tape) S->up->sema_ad_tape(S, s);
     S->raises += s->if_.raises;
-    sema_module_body(S, v ? &s->if_.then : &s->if_.els);
+    S->core->sema_module_body(S, v ? &s->if_.then : &s->if_.els);
     S->raises -= s->if_.raises;
 }
 
@@ -1093,7 +1093,7 @@ bool sema_script_calls(Sema *S, const Stmt *def) {
 static bool defer_helper(Sema *S, const Stmt *s) {
     bool collected = S->hscope == &S->module && !strncmp(s->def.name, "test", 4) && !sema_script_calls(S, s); /* pytest calls it */
     if (!s->def.nparams || collected || !S->ast) return false;
-    scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
+    S->core->scope_bind(S, S->hscope, s->def.name, (Val){.kind = V_HOST, .path = "a Python function (not a qd.func)"}, s->def.name_span);
     SemaHelper h = {.def = s, .scope = S->hscope, .prefix = S->prefix};
     vec_push(&S->helpers, h);
     return true;
@@ -1112,7 +1112,7 @@ static Val run_helper(Sema *S, SemaHelper *h, const Val *bound, const Span *decl
     int idx = h->combos.len - 1;
     ptrdiff_t hi = h - S->helpers.items; /* evaluating the body may add helpers (and move the vector) */
     S->hscope = h->scope, S->prefix = h->prefix, S->bind_to = NULL, S->helper_depth++;
-    sema_host_function_once(S, def, bound, decl, combo, false);
+    S->core->sema_host_function_once(S, def, bound, decl, combo, false);
     Val ret = S->host_ret;
     S->hscope = hscope, S->prefix = prefix, S->bind_to = bind_to, S->helper_depth--, S->host_ret = val_err();
     budget_leave(&S->budget);
@@ -1127,9 +1127,9 @@ static Val helper_arg(Sema *S, const Expr *e) {
     Binding *b = e->kind == E_NAME ? find(S, e->name) : NULL;
     if (b && b->v.kind == V_HOSTARRAY) return b->v; /* an array the script made: its dtype and ndim, as a kernel call takes it */
     if (!b && sema_np_static(S, e, &arr) && sema_np_known(arr)) return arr; /* helper(np.array([2**2 - 1, 7])): its elements too */
-    if (!b && e->kind == E_CALL && sema_host_array(S, e, &arr)) return arr; /* helper(np.zeros(4, dtype=np.float32)) */
+    if (!b && e->kind == E_CALL && S->up->sema_host_array(S, e, &arr)) return arr; /* helper(np.zeros(4, dtype=np.float32)) */
     if (e->kind == E_ATTR && e->attr.obj->kind == E_NAME && (!strcmp(e->attr.obj->name, "np") || !strcmp(e->attr.obj->name, "numpy"))) {
-        QdType t = sema_numpy_dtype(S, e);
+        QdType t = S->up->sema_numpy_dtype(S, e);
         if (t != QT_VOID) return (Val){.kind = V_TYPE, .type = t};
     }
     return param_value(S, e);
@@ -1143,7 +1143,7 @@ static void helper_spell(Sema *S, StrBuf *b, Val v, const char *name) {
         source_line_col(v.def->span.src, v.def->span.off, &line, &col);
         return (void)sb_puts(b, arena_printf(S->arena, "%s_l%uc%u", name, line, col));
     }
-    if (v.kind == V_HOSTARRAY) return sema_hostarray_spell(b, v); /* f32_2d: calls with other arrays run apart */
+    if (v.kind == V_HOSTARRAY) return S->up->sema_hostarray_spell(b, v); /* f32_2d: calls with other arrays run apart */
     if (v.kind != V_TUPLE) return (void)sb_puts(b, spell(S, v, name, 0));
     sb_putc(b, 't');
     for (int k = 0; k < v.tuple.n; k++) {
@@ -1169,7 +1169,7 @@ static bool undecorated_kernel_method(Sema *S, const Expr *call, const SemaObjec
             if (d->kind != S_DEF || strcmp(d->def.name, fn->attr.name)) continue;
             for (int j = 0; j < d->def.decorators.n; j++) {
                 const Expr *e = d->def.decorators.items[j];
-                const char *p = sema_path(S, e->kind == E_CALL ? e->call.fn : e);
+                const char *p = S->core->sema_path(S, e->kind == E_CALL ? e->call.fn : e);
                 if (!p || strcmp(p, "qd.kernel")) continue;
                 diag_error(fn->span, QD2069, "Please decorate class %s with @qd.data_oriented (kernel '%s' is its method, called here)",
                            S->classes.items[o->cls].cls->class_.name, fn->attr.name);
@@ -1264,13 +1264,13 @@ bool sema_helper_call(Sema *S, const Expr *call, const Binding *b) {
 bool sema_helper_alias(Sema *S, const Expr *t, const Expr *v, Span sp) {
     (void)sp;
     bool apply = v->kind == E_ATTR && v->attr.obj->kind == E_NAME && !strcmp(v->attr.name, "apply");
-    Binding *hb = v->kind == E_NAME ? sema_lookup(S, v->name) : apply ? sema_lookup(S, v->attr.obj->name) : NULL;
+    Binding *hb = v->kind == E_NAME ? S->core->sema_lookup(S, v->name) : apply ? S->core->sema_lookup(S, v->attr.obj->name) : NULL;
     if (t->kind != E_NAME || !hb || hb->v.kind != V_HOST) return false;
     for (int k = S->helpers.len - 1; k >= 0; k--) {
         const SemaHelper *h = &S->helpers.items[k];
         Span at = apply ? h->cls : h->def->def.name_span;
         if ((apply && !h->apply) || at.off != hb->decl.off || at.src != hb->decl.src) continue;
-        scope_bind(S, BIND_SCOPE(S), t->name, hb->v, h->def->def.name_span);
+        S->core->scope_bind(S, BIND_SCOPE(S), t->name, hb->v, h->def->def.name_span);
         return true;
     }
     return false;
@@ -1286,7 +1286,7 @@ bool sema_autograd_class(Sema *S, const Stmt *cls) {
         const Stmt *d = cls->class_.body.stmts[k];
         if (d->kind == S_DEF && d->def.host && !strcmp(d->def.name, "forward") && d->def.nparams >= 1) fwd = d;
     }
-    scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_HOST, .path = "a Python class (a torch.autograd.Function)"},
+    S->core->scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_HOST, .path = "a Python class (a torch.autograd.Function)"},
                cls->class_.name_span);
     if (!fwd) return true;
     SemaHelper h = {.def = fwd, .scope = S->hscope, .prefix = S->prefix, .apply = true, .cls = cls->class_.name_span};
@@ -1362,7 +1362,7 @@ static bool range_args(Sema *S, const Expr *it, int64_t a[3], int *n) {
 /* Value k of such a range: a Python int (i32 when it fits). */
 static Val range_item(Sema *S, const Expr *it, const int64_t a[3], int64_t k) {
     Val v = val_int_typed(S, QT_I64, a[0] + k * a[2], it->span); /* a Python int: exact in arithmetic */
-    sema_module_constant(S, &v);
+    S->core->sema_module_constant(S, &v);
     return v;
 }
 
@@ -1379,7 +1379,7 @@ static int loop_values(Sema *S, const Expr *it, Val **out) {
     int n = -1;
     if (v.kind == V_TUPLE) {
         *out = v.tuple.items, n = v.tuple.n;
-    } else if (!sema_iter_is_host(S, it)) {
+    } else if (!S->core->sema_iter_is_host(S, it)) {
         int mark = diag_quiet_begin();
         if (!sema_iter_items(S, it, out, &n)) n = -1;
         if (diag_quiet_end(mark)) n = -1;
@@ -1388,7 +1388,7 @@ static int loop_values(Sema *S, const Expr *it, Val **out) {
 }
 
 static bool bind_target(Sema *S, const Expr *t, Val v) {
-    if (t->kind == E_NAME) return scope_bind(S, S->bind_to ? S->bind_to : S->hscope, t->name, v, t->span), true;
+    if (t->kind == E_NAME) return S->core->scope_bind(S, S->bind_to ? S->bind_to : S->hscope, t->name, v, t->span), true;
     if ((t->kind == E_TUPLE || t->kind == E_LIST) && v.kind == V_TUPLE && v.tuple.n == t->list.n) {
         for (int k = 0; k < t->list.n; k++)
             if (!bind_target(S, t->list.items[k], v.tuple.items[k])) return false;
@@ -1403,7 +1403,7 @@ static bool loop_body(Sema *S, const StmtList *body, bool *unknown, Span at) {
     *unknown = false;
     if (!budget_charge(&S->budget, EB_STEPS, 1, at)) return false; /* nested loops multiply: one budget for all */
     S->host_loops++;
-    sema_module_body(S, body);
+    S->core->sema_module_body(S, body);
     S->host_loops--;
     int jump = S->host_jump;
     S->host_jump = HJ_NONE;
@@ -1526,7 +1526,7 @@ static void iter_next(Sema *S, IterMem *m) {
     bool keep = iter_tables(S) != m->tables || iter_points_into(S, sizeof *S, cur) || arena_contains(cur, sc->index);
     Binding *b[ITER_NAMES];
     for (int k = 0; k < m->nnames && !keep; k++) {
-        b[k] = scope_find(sc, m->names[k]);
+        b[k] = S->core->scope_find(sc, m->names[k]);
         if (!b[k]) continue;
         keep = arena_contains(cur, b[k]->name) || arena_contains(cur, b[k]->decl.src);
         if (keep || !iter_points_into(&b[k]->v, sizeof b[k]->v, cur)) continue; /* the whole union: a conservative scan */
@@ -1557,7 +1557,7 @@ static void iter_end(Sema *S, IterMem *m) {
 static void loop_unknown(Sema *S, const Expr *target, const StmtList *body, const char *what) {
     if (!S->loop_kernel && (S->loop_kernel = first_kernel_in(body))) S->loop_kernel_why = what; /* for sema_check_hollow */
     sema_pyfunc_unknown_return(S, body, arena_printf(S->arena, "from inside a loop qdc cannot follow (its names are %s)", what));
-    if (target) sema_bind_host(S, target, what);
+    if (target) S->core->sema_bind_host(S, target, what);
     bind_block_host(S, body, what);
 }
 
@@ -1578,7 +1578,7 @@ void sema_host_for(Sema *S, const Stmt *s) {
     bool lazy = range_args(S, s->for_.iter, ra, &n); /* range(...): each value made in its own iteration */
     if (!lazy) n = loop_values(S, s->for_.iter, &vals);
     bool unknown = n < 0;
-    bool many = n > MAX_HOST_ITERS && !block_jumps(&s->for_.body) && !sema_may_return(&s->for_.body); /* cannot end early */
+    bool many = n > MAX_HOST_ITERS && !block_jumps(&s->for_.body) && !ast_may_return(&s->for_.body); /* cannot end early */
     unknown |= many;
     IterMem mem;
     iter_begin(S, &mem, s->for_.target, NULL, &s->for_.body);
@@ -1647,11 +1647,11 @@ bool sema_host_list_method(Sema *S, const Expr *e) {
     Val v = val_err(), *add = &v;
     int n = 1;
     const char *why = "a list host code fills with values qdc cannot compute";
-    if (!sema_is_host_expr(S, a)) {
+    if (!S->core->sema_is_host_expr(S, a)) {
         int mark = diag_quiet_begin();
-        bool ok = extend ? sema_iter_items(S, a, &add, &n) : (v = sema_eval(S, a)).kind != V_ERR;
+        bool ok = extend ? sema_iter_items(S, a, &add, &n) : (v = S->core->sema_eval(S, a)).kind != V_ERR;
         if (diag_quiet_end(mark) || !ok) v = val_err(), add = &v, n = 1;
-        for (int k = 0; k < n && ok; k++) ok = sema_module_constant(S, &add[k]);
+        for (int k = 0; k < n && ok; k++) ok = S->core->sema_module_constant(S, &add[k]);
         if (!ok) add = &v, v = val_err(), n = 1;
     }
     unshare(S, S->hscope, b, b->v.tuple.items);
@@ -1676,9 +1676,9 @@ void sema_host_augassign(Sema *S, const Stmt *s) {
     }
     Binding *b = s->aug.target->kind == E_NAME ? find(S, s->aug.target->name) : NULL;
     bool value = b && (val_is_host_scalar(b->v) || b->v.kind == V_STR || b->v.kind == V_TUPLE);
-    if (!value) return sema_bind_host(S, s->aug.target, "updated by host code");
+    if (!value) return S->core->sema_bind_host(S, s->aug.target, "updated by host code");
     Expr *v = ARENA_NEW(S->arena, Expr);
     *v = (Expr){.kind = E_BINARY, .span = s->span, .op = s->aug.op};
     v->bin.a = s->aug.target, v->bin.b = s->aug.value;
-    sema_module_value(S, s->aug.target, v, s->span);
+    S->core->sema_module_value(S, s->aug.target, v, s->span);
 }

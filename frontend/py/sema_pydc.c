@@ -19,11 +19,11 @@ typedef enum { M_BAD, M_DC, M_ARRAY, M_GENERIC, M_VEC, M_STRUCT, M_SCALAR, M_OBJ
 /* The dataclass an annotation (a name or a dotted name) denotes, NULL if none. */
 const PyDc *sema_pydc_of(Sema *S, const Expr *ann) {
     if (ann && ann->kind == E_ATTR) { /* array_class.State: a module's */
-        Binding *b = sema_module_member(S, ann);
+        Binding *b = S->core->sema_module_member(S, ann);
         return b && b->v.kind == V_PYDCTYPE ? b->v.pydc.dc : NULL;
     }
     if (!ann || (ann->kind != E_NAME && ann->kind != E_STR)) return NULL;
-    Binding *b = sema_lookup(S, ann->kind == E_NAME ? ann->name : ann->str); /* "State": a forward reference */
+    Binding *b = S->core->sema_lookup(S, ann->kind == E_NAME ? ann->name : ann->str); /* "State": a forward reference */
     return b && b->v.kind == V_PYDCTYPE ? b->v.pydc.dc : NULL;
 }
 
@@ -40,7 +40,7 @@ void sema_pydc_class(Sema *S, const Stmt *cls) {
         dc->names[dc->n] = s->ann.target->name, dc->anns[dc->n] = s->ann.annotation, dc->dflts[dc->n] = s->ann.value;
         dc->n++;
     }
-    scope_bind(S, dc->scope, cls->class_.name, (Val){.kind = V_PYDCTYPE, .pydc = {dc, NULL}}, cls->class_.name_span);
+    S->core->scope_bind(S, dc->scope, cls->class_.name, (Val){.kind = V_PYDCTYPE, .pydc = {dc, NULL}}, cls->class_.name_span);
 }
 
 /* What member k's annotation declares; annotations name things of the scope the class is in. */
@@ -52,17 +52,17 @@ static MemberKind member_kind(Sema *S, const PyDc *dc, int k, const PyDc **sub) 
     int n = 0, m = 0;
     const QdStruct *st;
     MemberKind r = M_SCALAR;
-    SemaParamShape shape = sema_param_shape(S, ann, &dt, &nd);
+    SemaParamShape shape = S->up->sema_param_shape(S, ann, &dt, &nd);
     bool any = (ann->kind == E_NAME && (!strcmp(ann->name, "object") || !strcmp(ann->name, "Any"))) ||
                (ann->kind == E_ATTR && !strcmp(ann->attr.name, "Any")); /* the value decides, as for qd.template() */
     if ((*sub = sema_pydc_of(S, ann))) r = M_DC;
     else if (any) r = M_GENERIC;
     else if (shape == PS_TEMPLATE || shape == PS_TENSOR || (shape == PS_ARRAY && (!dt || !nd))) r = M_GENERIC;
     else if (shape == PS_ARRAY) r = M_ARRAY;
-    else if (sema_vec_type_of(S, ann, &t, &n, &m)) r = n ? M_VEC : M_BAD;
-    else if (sema_struct_type_of(S, ann, &st)) r = M_STRUCT;
+    else if (S->up->sema_vec_type_of(S, ann, &t, &n, &m)) r = n ? M_VEC : M_BAD;
+    else if (S->up->sema_struct_type_of(S, ann, &st)) r = M_STRUCT;
     else if (ann->kind == E_NAME) { /* a @qd.data_oriented class */
-        Binding *b = sema_lookup(S, ann->name);
+        Binding *b = S->core->sema_lookup(S, ann->name);
         if (b && b->v.kind == V_CLASS) r = M_OBJECT;
     }
     S->hscope = hs, S->scope = sc;
@@ -106,7 +106,7 @@ static void post_init(Sema *S, const PyDc *dc, Val *v) {
     Scope *sc = xcalloc(1, sizeof *sc), *hs = S->hscope, *ks = S->scope;
     sc->parent = dc->scope;
     vec_push(&S->host_scopes, sc);
-    scope_bind(S, sc, pi->def.params[0].name, *v, pi->def.params[0].span);
+    S->core->scope_bind(S, sc, pi->def.params[0].name, *v, pi->def.params[0].span);
     S->hscope = sc, S->scope = NULL;
     for (int k = 0; k < pi->def.body.n; k++) {
         const Stmt *s = pi->def.body.stmts[k];
@@ -116,10 +116,10 @@ static void post_init(Sema *S, const PyDc *dc, Val *v) {
         while (m < dc->n && strcmp(dc->names[m], t->attr.name)) m++;
         if (m == dc->n) continue;
         int mark = diag_quiet_begin();
-        Val r = sema_is_host_expr(S, s->assign.value) ? val_err() : sema_eval(S, s->assign.value);
+        Val r = S->core->sema_is_host_expr(S, s->assign.value) ? val_err() : S->core->sema_eval(S, s->assign.value);
         bool known = !diag_quiet_end(mark) && r.kind != V_ERR && (r.kind != V_EXPR || val_is_host_scalar(r));
         v->pydc.m[m] = known ? r : (Val){.kind = V_HOST, .path = "a member __post_init__ sets from a value qdc cannot compute"};
-        scope_bind(S, sc, pi->def.params[0].name, *v, pi->def.params[0].span); /* self sees the members set so far */
+        S->core->scope_bind(S, sc, pi->def.params[0].name, *v, pi->def.params[0].span); /* self sees the members set so far */
     }
     S->hscope = hs, S->scope = ks;
     budget_leave(&S->budget);
@@ -155,12 +155,12 @@ static bool construct(Sema *S, const Expr *call, Val *out, const char *name) {
  * data-oriented instance (one made here is named `name`). */
 static Val host_value(Sema *S, const Expr *e, const char *name) {
     Val v;
-    if (construct(S, e, &v, name) || sema_host_array(S, e, &v)) return v;
-    const char *p = e->kind == E_CALL ? sema_path(S, e->call.fn) : NULL;
+    if (construct(S, e, &v, name) || S->up->sema_host_array(S, e, &v)) return v;
+    const char *p = e->kind == E_CALL ? S->core->sema_path(S, e->call.fn) : NULL;
     if (p && (!strcmp(p, "qd.Tensor") || !strcmp(p, "qd.types.Tensor")) && e->call.args.n == 1) return host_value(S, e->call.args.items[0], name);
     if (name && e->kind == E_CALL && (v = S->up->sema_object_value(S, name, e)).kind == V_OBJECT) return v;
     if (e->kind == E_NAME) {
-        Binding *b = sema_lookup(S, e->name);
+        Binding *b = S->core->sema_lookup(S, e->name);
         if (b && (b->v.kind == V_FIELD || b->v.kind == V_HOSTARRAY || b->v.kind == V_PYDC || b->v.kind == V_OBJECT ||
                   val_is_host_scalar(b->v)))
             return b->v;
@@ -171,7 +171,7 @@ static Val host_value(Sema *S, const Expr *e, const char *name) {
         int mark = diag_quiet_begin();
         Scope *sc = S->scope;
         S->scope = NULL;
-        v = sema_eval(S, e);
+        v = S->core->sema_eval(S, e);
         S->scope = sc;
         if (!diag_quiet_end(mark) && val_is_host_scalar(v)) return v;
     }
@@ -181,7 +181,7 @@ static Val host_value(Sema *S, const Expr *e, const char *name) {
 bool sema_pydc_new(Sema *S, const Expr *target, const Expr *call, Scope *to, Span sp) {
     Val v;
     if (!construct(S, call, &v, target->name)) return false;
-    scope_bind(S, to, target->name, v, sp);
+    S->core->scope_bind(S, to, target->name, v, sp);
     return true;
 }
 
@@ -207,7 +207,7 @@ static bool spell(Sema *S, const PyDc *dc, Val v, const Expr *at, StrBuf *b, boo
         const char *fn = m.kind == V_FIELD ? S->fields.items[m.index].name : NULL;
         if (fn && !strncmp(fn, S->prefix, strlen(S->prefix))) fn += strlen(S->prefix); /* a field of this host function */
         if (fn) sb_puts(b, fn);
-        else if (m.kind == V_HOSTARRAY) sema_hostarray_spell(b, m);
+        else if (m.kind == V_HOSTARRAY) S->up->sema_hostarray_spell(b, m);
         else if (!val_host_spell(b, m)) return false;
     }
     return true;
@@ -215,7 +215,7 @@ static bool spell(Sema *S, const PyDc *dc, Val v, const Expr *at, StrBuf *b, boo
 
 /* A host call's argument that is a dataclass instance (a name bound to one, or State(...)). */
 bool sema_pydc_call_value(Sema *S, const Expr *a, Val *v, StrBuf *b) {
-    Binding *bd = a->kind == E_NAME ? sema_lookup(S, a->name) : NULL;
+    Binding *bd = a->kind == E_NAME ? S->core->sema_lookup(S, a->name) : NULL;
     if (bd && bd->v.kind == V_PYDC) *v = bd->v;
     else if (!construct(S, a, v, NULL)) return false;
     sb_puts(b, v->pydc.dc->cls->class_.name);
@@ -241,7 +241,7 @@ static int param_named(Sema *S, const char *name, Span sp) {
 static Val scalar_param(Sema *S, const char *name, QdType t, Span sp) {
     int have = param_named(S, name, sp);
     if (have == -2) return val_err();
-    return have >= 0 ? sema_param_value(S, have, sp) : sema_scalar_param(S, name, t, sp);
+    return have >= 0 ? S->core->sema_param_value(S, have, sp) : S->core->sema_scalar_param(S, name, t, sp);
 }
 
 static Val ndarray_param(Sema *S, IrParam p) {
@@ -255,11 +255,11 @@ static Val ndarray_param(Sema *S, IrParam p) {
 /* A generic member: the value the call site passes. */
 static Val generic_member(Sema *S, const PyDc *dc, int k, const char *name, Val host, Span sp) {
     const Expr *dt, *nd;
-    sema_param_shape(S, dc->anns[k], &dt, &nd);
+    S->up->sema_param_shape(S, dc->anns[k], &dt, &nd);
     if (host.kind == V_FIELD || val_is_host_scalar(host)) return host;
     if (host.kind == V_HOSTARRAY) {
         IrParam p = {.name = name, .span = sp};
-        sema_hostarray_param(host, &p);
+        S->up->sema_hostarray_param(host, &p);
         return ndarray_param(S, p);
     }
     diag_error(sp, QD2060, "member '%s' of dataclass '%s' is generic and qdc cannot evaluate what a call passes for it (%s); "
@@ -289,24 +289,24 @@ static Val flatten(Sema *S, const PyDc *dc, const char *prefix, Val host, Span s
         case M_GENERIC: r = generic_member(S, dc, k, name, h, sp); break;
         case M_ARRAY: {
             IrParam p = {.name = name, .span = sp};
-            if (sema_ndarray_annotation(S, dc->anns[k], &p)) r = ndarray_param(S, p);
+            if (S->core->sema_ndarray_annotation(S, dc->anns[k], &p)) r = ndarray_param(S, p);
             break;
         }
         case M_VEC:
-            sema_vec_type_of(S, dc->anns[k], &t, &n, &m);
-            r = vec_make(S, n, m);
+            S->up->sema_vec_type_of(S, dc->anns[k], &t, &n, &m);
+            r = S->up->vec_make(S, n, m);
             int first = S->params.len;
             for (int c = 0; c < vec_len(r); c++) r.vec.c[c] = scalar_param(S, arena_printf(S->arena, "%s_%d", name, c), t, sp);
             for (int c = first; S->params.len - first == vec_len(r) && c < S->params.len; c++) /* new components: the shape, as vector_param's */
                 S->params.items[c].elem_shape[0] = n, S->params.items[c].elem_shape[1] = m;
             break;
         case M_SCALAR:
-            if (sema_annotation_type(S, dc->anns[k], &t)) r = scalar_param(S, name, t, sp);
+            if (S->core->sema_annotation_type(S, dc->anns[k], &t)) r = scalar_param(S, name, t, sp);
             break;
         case M_STRUCT: { /* a qd.types.struct / @qd.dataclass member: by value, NAME_member[_k] */
             const QdStruct *st;
-            sema_struct_type_of(S, dc->anns[k], &st);
-            r = sema_struct_params(S, st, name, sp);
+            S->up->sema_struct_type_of(S, dc->anns[k], &st);
+            r = S->up->sema_struct_params(S, st, name, sp);
             break;
         }
         case M_BAD: break;
@@ -342,12 +342,12 @@ bool sema_pydc_param(Sema *S, const Param *ap, Val host) {
     const PyDc *dc = ap->annotation ? sema_pydc_of(S, ap->annotation) : NULL;
     const Param *typed = dc ? ap : NULL;
     const Expr *dt, *nd;
-    if (!dc && host.kind == V_PYDC && sema_param_shape(S, ap->annotation, &dt, &nd) == PS_TEMPLATE)
+    if (!dc && host.kind == V_PYDC && S->up->sema_param_shape(S, ap->annotation, &dt, &nd) == PS_TEMPLATE)
         dc = host.pydc.dc; /* deprecated in Quadrants (a DeprecationWarning), still accepted */
     if (!dc) return false;
     if (ap->dflt) diag_error(ap->dflt->span, QD2005, "kernel parameters cannot have default values in v1");
     Val v = ap->dflt ? val_err() : flatten(S, dc, ap->name, host, ap->span, typed);
-    scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
+    S->core->scope_bind(S, S->scope, ap->name, v, ap->span)->is_param = true;
     return true;
 }
 

@@ -148,7 +148,7 @@ static bool pure_block(const StmtList *l, const Stmt *def) {
 
 /* A host function qdc evaluates at each call: one whose body only computes (pure_block) and
  * returns somewhere. */
-bool sema_pyfunc_body_ok(const Stmt *def) { return sema_may_return(&def->def.body) && pure_block(&def->def.body, def); }
+bool sema_pyfunc_body_ok(const Stmt *def) { return ast_may_return(&def->def.body) && pure_block(&def->def.body, def); }
 
 /* A copy of e with each name the function's scopes bind replaced by its value (E_VALUE), so an
  * annotation it returns (qd.types.NDArray[dtype, ndim]) means the same outside the function. */
@@ -157,7 +157,7 @@ Expr *sema_bound_copy(Sema *S, const Expr *e) {
     *c = *e;
     switch (e->kind) {
     case E_NAME: {
-        Binding *b = sema_lookup(S, e->name);
+        Binding *b = S->core->sema_lookup(S, e->name);
         return b ? sema_value_expr(S, b->v, e->span) : c;
     }
     case E_ATTR: c->attr.obj = sema_bound_copy(S, e->attr.obj); return c;
@@ -184,14 +184,14 @@ Val sema_pyfunc_result(Sema *S, const Expr *e) {
     if (!e) return (Val){.kind = V_NONE};
     if (e->kind == E_IFEXP) { /* A if COND else B: the branch COND picks (each may be an annotation) */
         int mark = diag_quiet_begin();
-        Val c = sema_eval(S, e->ifexp.cond);
+        Val c = S->core->sema_eval(S, e->ifexp.cond);
         bool bad = diag_quiet_end(mark) || !val_is_host_scalar(c);
         if (!bad) return sema_pyfunc_result(S, val_host_truth(c) ? e->ifexp.a : e->ifexp.b);
     }
-    if (sema_annotation_alias(S, e)) return (Val){.kind = V_ANNOT, .ann = sema_bound_copy(S, e)}; /* return qd.types.NDArray[dt, n] */
-    if (sema_is_host_expr(S, e)) return (Val){.kind = V_HOST, .path = "a value known only when the script runs"};
+    if (S->up->sema_annotation_alias(S, e)) return (Val){.kind = V_ANNOT, .ann = sema_bound_copy(S, e)}; /* return qd.types.NDArray[dt, n] */
+    if (S->core->sema_is_host_expr(S, e)) return (Val){.kind = V_HOST, .path = "a value known only when the script runs"};
     int mark = diag_quiet_begin();
-    Val v = sema_eval(S, e);
+    Val v = S->core->sema_eval(S, e);
     if (diag_quiet_end(mark)) return (Val){.kind = V_HOST, .path = arena_printf(S->arena, "a value qdc cannot compute (%s)", diag_quiet_first())};
     return v;
 }
@@ -206,7 +206,7 @@ Val sema_pyfunc_body(Sema *S, const Stmt *def, Scope *sc) {
     int loops = S->host_loops;
     S->hscope = sc, S->scope = NULL, S->cur = NULL, S->bind_to = NULL, S->host_loops = 0;
     S->host_returned = false, S->host_ret = val_err(), S->pyfunc_body++;
-    sema_module_body(S, &def->def.body);
+    S->core->sema_module_body(S, &def->def.body);
     Val r = S->host_returned ? S->host_ret : (Val){.kind = V_NONE};
     S->hscope = h, S->scope = k, S->bind_to = bind_to, S->cur = cur, S->host_loops = loops, S->host_jump = HJ_NONE;
     S->host_returned = returned, S->host_ret = ret, S->pyfunc_body--;
@@ -216,6 +216,6 @@ Val sema_pyfunc_body(Sema *S, const Stmt *def, Scope *sc) {
 /* In a body being evaluated, a return qdc cannot tell whether it happens (under an `if` or in
  * a loop it cannot decide): the call's value is unknown. */
 void sema_pyfunc_unknown_return(Sema *S, const StmtList *l, const char *why) {
-    if (!S->pyfunc_body || S->host_returned || !sema_may_return(l)) return;
+    if (!S->pyfunc_body || S->host_returned || !ast_may_return(l)) return;
     S->host_returned = true, S->host_ret = (Val){.kind = V_HOST, .path = why};
 }

@@ -21,7 +21,7 @@ bool sema_pylib_import(Sema *S, const Stmt *s, const char *module) {
     if (s->import.star || !pylib_module(module)) return false;
     if (s->import.name && !pylib_name(module, s->import.name)) return false;
     const char *path = s->import.name ? arena_printf(S->arena, "%s.%s", module, s->import.name) : module;
-    scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_NS, .path = path}, s->import.bound);
+    S->core->scope_bind(S, BIND_SCOPE(S), s->import.alias, (Val){.kind = V_NS, .path = path}, s->import.bound);
     return true;
 }
 
@@ -45,7 +45,7 @@ bool sema_pylib_call(Sema *S, const Expr *call, Val f, Val *out) {
         const char **names = ARENA_ARRAY(S->arena, const char *, call->call.nkw + 1);
         Val *vals = ARENA_ARRAY(S->arena, Val, call->call.nkw + 1);
         for (int k = 0; k < call->call.nkw; k++)
-            if (!(names[k] = call->call.kw[k].name) || (vals[k] = sema_eval(S, call->call.kw[k].value)).kind == V_ERR) return *out = val_err(), true;
+            if (!(names[k] = call->call.kw[k].name) || (vals[k] = S->core->sema_eval(S, call->call.kw[k].value)).kind == V_ERR) return *out = val_err(), true;
         return *out = sema_namespace(S, "SimpleNamespace", names, vals, call->call.nkw), true;
     }
     if (f.kind != V_NS || (strcmp(f.path, "dataclasses.dataclass") && strcmp(f.path, "functools.partial"))) return false;
@@ -55,7 +55,7 @@ bool sema_pylib_call(Sema *S, const Expr *call, Val f, Val *out) {
                    *out = val_err(), true;
         return *out = f, true;
     }
-    Val fn = call->call.args.n ? sema_eval(S, call->call.args.items[0]) : val_err();
+    Val fn = call->call.args.n ? S->core->sema_eval(S, call->call.args.items[0]) : val_err();
     if (fn.kind == V_ERR) return *out = val_err(), true;
     if (is_dataclass(fn)) return *out = fn, true;
     /* functools.partial(f, a, k=v): a V_METHOD "functools.partial" whose self is the tuple (f, (a, ...),
@@ -64,11 +64,11 @@ bool sema_pylib_call(Sema *S, const Expr *call, Val f, Val *out) {
     Val *parts = ARENA_ARRAY(S->arena, Val, 3), *args = ARENA_ARRAY(S->arena, Val, na + 1);
     Val *keys = ARENA_ARRAY(S->arena, Val, nk + 1), *vals = ARENA_ARRAY(S->arena, Val, nk + 1);
     for (int k = 0; k < na; k++)
-        if ((args[k] = sema_eval(S, call->call.args.items[k + 1])).kind == V_ERR) return *out = val_err(), true;
+        if ((args[k] = S->core->sema_eval(S, call->call.args.items[k + 1])).kind == V_ERR) return *out = val_err(), true;
     for (int k = 0; k < nk; k++) {
         if (!call->call.kw[k].name) return diag_error(call->call.kw[k].span, QD2062, "functools.partial(f, **kw) is known only when the script runs"), *out = val_err(), true;
         keys[k] = (Val){.kind = V_STR, .path = call->call.kw[k].name};
-        if ((vals[k] = sema_eval(S, call->call.kw[k].value)).kind == V_ERR) return *out = val_err(), true;
+        if ((vals[k] = S->core->sema_eval(S, call->call.kw[k].value)).kind == V_ERR) return *out = val_err(), true;
     }
     parts[0] = fn, parts[1] = (Val){.kind = V_TUPLE, .tuple = {args, na}}, parts[2] = (Val){.kind = V_DICT, .dict = {keys, vals, nk}};
     Val *self = ARENA_NEW(S->arena, Val);
@@ -82,10 +82,10 @@ void sema_alias_class(Sema *S, const Stmt *cls) {
     IrStmtVec *cur = S->cur;
     S->cur = NULL;
     int mark = diag_quiet_begin();
-    Val d = sema_eval(S, cls->class_.deco);
+    Val d = S->core->sema_eval(S, cls->class_.deco);
     diag_quiet_end(mark);
     S->cur = cur;
     if (is_dataclass(d)) return sema_pydc_class(S, cls);
     if (d.kind == V_NS && !strcmp(d.path, "qd.data_oriented")) return sema_class(S, cls);
-    scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_HOST, .path = "a decorated Python definition"}, cls->class_.name_span);
+    S->core->scope_bind(S, BIND_SCOPE(S), cls->class_.name, (Val){.kind = V_HOST, .path = "a decorated Python definition"}, cls->class_.name_span);
 }

@@ -11,7 +11,7 @@ static Val str_val(const char *s) { return (Val){.kind = V_STR, .path = s}; }
 
 static Val int_val(Sema *S, int64_t v, Span sp) {
     Val r = val_int_typed(S, QT_I64, v, sp); /* a Python int: exact in arithmetic */
-    sema_module_constant(S, &r); /* a Python int: i32 when it fits */
+    S->core->sema_module_constant(S, &r); /* a Python int: i32 when it fits */
     return r;
 }
 
@@ -28,9 +28,9 @@ static const char *text_of(Sema *S, Val v) {
 }
 
 /* What a value is, in a message about a str method's argument. */
-static const char *kind_of(Val v) {
+static const char *kind_of(Sema *S, Val v) {
     if (val_is_host_scalar(v)) return val_is_host_float(v) ? "a float" : val_is_host_bool(v) ? "a bool" : "an integer";
-    return val_describe(v);
+    return S->core->val_describe(v);
 }
 
 static bool nargs(const Expr *call, const char *name, int min, int max) {
@@ -45,10 +45,10 @@ static bool nargs(const Expr *call, const char *name, int min, int max) {
 
 /* The k-th argument as a compile-time string (reported when it is something else). */
 static const char *str_arg(Sema *S, const Expr *call, int k, const char *name) {
-    Val v = sema_eval(S, call->call.args.items[k]);
+    Val v = S->core->sema_eval(S, call->call.args.items[k]);
     if (v.kind == V_ERR) return NULL;
     if (v.kind != V_STR)
-        return diag_error(call->call.args.items[k]->span, QD2012, "str.%s needs a string here, got %s", name, kind_of(v)), NULL;
+        return diag_error(call->call.args.items[k]->span, QD2012, "str.%s needs a string here, got %s", name, kind_of(S, v)), NULL;
     return v.path;
 }
 
@@ -62,7 +62,7 @@ static Val join(Sema *S, const Expr *call, const char *sep) {
     sb_init(&b);
     for (int k = 0; k < n; k++) {
         if (items[k].kind != V_STR) {
-            diag_error(call->call.args.items[0]->span, QD2012, "str.join: sequence item %d: expected a string, got %s", k, kind_of(items[k]));
+            diag_error(call->call.args.items[0]->span, QD2012, "str.join: sequence item %d: expected a string, got %s", k, kind_of(S, items[k]));
             sb_free(&b);
             return val_err();
         }
@@ -111,11 +111,11 @@ static Val format(Sema *S, const Expr *call, const char *fmt) {
             diag_error(call->span, QD2007, "str.format has no argument for the field {%s}", key);
             goto out;
         }
-        Val v = sema_eval(S, a);
+        Val v = S->core->sema_eval(S, a);
         if (v.kind == V_ERR) goto out;
         const char *t = text_of(S, v);
         if (!t) {
-            diag_error(a->span, QD2062, "str.format of %s; qdc formats compile-time strings, integers, bools and None", kind_of(v));
+            diag_error(a->span, QD2062, "str.format of %s; qdc formats compile-time strings, integers, bools and None", kind_of(S, v));
             goto out;
         }
         sb_puts(&b, t);
@@ -246,7 +246,7 @@ static Val str_method(Sema *S, const Expr *call, const char *s, const char *name
 }
 
 Val sema_str_method_call(Sema *S, const Expr *call, const char *s, const char *name) {
-    return sema_new_value(S, str_method(S, call, s, name), call->span);
+    return S->core->sema_new_value(S, str_method(S, call, s, name), call->span);
 }
 
 /* chr(i) and ord(c) (host code). */
@@ -255,15 +255,15 @@ Val sema_chr_ord(Sema *S, const Expr *call, bool chr) {
     if (call->call.args.n != 1 || call->call.nkw)
         return diag_error(call->span, QD2007, "%s takes 1 argument, got %d", name, call->call.args.n + call->call.nkw), val_err();
     const Expr *a = call->call.args.items[0];
-    Val v = sema_eval(S, a);
+    Val v = S->core->sema_eval(S, a);
     int64_t i;
     if (v.kind == V_ERR) return v;
     if (chr && (!val_host_int(v, &i) || val_is_host_bool(v)))
-        return diag_error(a->span, QD2012, "chr needs a compile-time integer, got %s", val_describe(v)), val_err();
+        return diag_error(a->span, QD2012, "chr needs a compile-time integer, got %s", S->core->val_describe(v)), val_err();
     if (chr && (i < 1 || i > 127)) /* qdc's strings are ASCII; chr(0) would end the C string */
         return diag_error(a->span, QD2012, "chr(%lld): qdc evaluates chr of ASCII code points 1 to 127", (long long)i), val_err();
     if (chr) return str_val(arena_printf(S->arena, "%c", (char)i));
     if (v.kind != V_STR || strlen(v.path) != 1)
-        return diag_error(a->span, QD2012, "ord needs a string of one character, got %s", v.kind == V_STR ? "a longer string" : val_describe(v)), val_err();
+        return diag_error(a->span, QD2012, "ord needs a string of one character, got %s", v.kind == V_STR ? "a longer string" : S->core->val_describe(v)), val_err();
     return int_val(S, (unsigned char)v.path[0], call->span);
 }

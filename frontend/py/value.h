@@ -54,13 +54,13 @@ bool val_host_spell(StrBuf *b, Val v);
 
 /* v as a scalar value (sema_rvalue, the boundary where kernel semantics takes a value: a load
  * for a kernel variable, an error for a non-scalar): V_EXPR, or V_ERR after an error. */
-static inline Val val_scalar(Sema *S, Val v, Span sp) { return val_expr(sema_rvalue(S, v, sp)); }
+static inline Val val_scalar(Sema *S, Val v, Span sp) { return val_expr(S->core->sema_rvalue(S, v, sp)); }
 /* a OP b for a Python operator token on two scalars, as kernel semantics defines it
  * (sema_binop_tok: folded when both are compile-time; a scalar's own span is kept for its
  * diagnostics): V_ERR after an error. */
 static inline Val val_binop(Sema *S, int tok, Val a, Val b, Span sp) {
-    IrExpr *x = sema_rvalue(S, a, sp), *y = x ? sema_rvalue(S, b, sp) : NULL;
-    return val_expr(sema_binop_tok(S, tok, x, y, sp));
+    IrExpr *x = S->core->sema_rvalue(S, a, sp), *y = x ? S->core->sema_rvalue(S, b, sp) : NULL;
+    return val_expr(S->core->sema_binop_tok(S, tok, x, y, sp));
 }
 
 /* Moves a host scalar's storage into arena `to` (a host loop frees each iteration's arena);
@@ -85,7 +85,7 @@ static inline Val val_host_cast(Sema *S, Val v, QdType t) {
 /* Constructors. val_int: a Python int typed by its value (QD2050 past 64 bits); val_int_typed: a
  * Python int given type t (exact in host arithmetic all the same); val_bool: True or False
  * (also what a host comparison gives). */
-static inline Val val_int(Sema *S, __int128 v, Span sp) { return val_expr(sema_int_literal(S, v, sp)); }
+static inline Val val_int(Sema *S, __int128 v, Span sp) { return val_expr(S->core->sema_int_literal(S, v, sp)); }
 static inline Val val_int_typed(Sema *S, QdType t, int64_t v, Span sp) {
     IrExpr *e = irb_int(S->arena, t, v, sp);
     e->literal = true;

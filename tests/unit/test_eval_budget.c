@@ -297,6 +297,24 @@ Test(pyint, str_of_big_ints) {
     free(dir), free(src);
 }
 
+/* One integer arithmetic (py/sema_pyint.c): a comparison of two Python ints is exact whatever
+ * their types (-1 < 2**64 - 1 compared -1 as a u64, False, before), and the core's folding of two
+ * int literals, a literal tree and host arithmetic give Python's floor division, modulo and
+ * shifts, in host code and in a kernel alike. */
+Test(pyint, one_arithmetic_compares_exactly) {
+    char *dir = make_temp_dir(), *src = xasprintf("%s/g.py", dir);
+    cr_assert(write_text(src, P "lt = -1 < 18446744073709551615\nge = 18446744073709551615 >= -1\nc = -7 // 2, -7 % 2, 7 % -2, "
+                              "(1 << 70) >> 69\n\n\n@qd.kernel\ndef k():\n    print(lt, ge, c[0], c[1], c[2], c[3])\n"
+                              "    print(-1 < 18446744073709551615, 2 ** 64 - 1 > -1, -5 // 2 * 3, 2 ** 63 - 1)\n"));
+    RunResult r = run_qdc_argv((const char *const[]){"--emit=ir", "-o", "-", "g.py", NULL}, NULL, dir);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.out, "    print \"%d %d %d %d %d %d\\n\" 1:i32 1:i32 -4:i32 1:i32 -1:i32 2:i32\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "    print \"%d %d %d %lld\\n\" 1:i32 1:i32 -9:i32 9223372036854775807:i64\n"), "%s", r.out);
+    run_free(&r);
+    remove_tree(dir);
+    free(dir), free(src);
+}
+
 /* Issue 29 item 3's variants: each ends in one exact diagnostic (exit 1, no output). These
  * assert the diagnostic, not the time (expect_budget above measures the first round's cases). */
 static void expect_diag(const char *text, const char *extra, const char *want) {

@@ -34,6 +34,24 @@ Test(layers, compiler_within_limit) {
     run_free(&r), free(objs);
 }
 
+/* The compile-time Python evaluator (frontend/py/) is a layer below kernel semantics: it reaches
+ * the core only through Sema.core (py/core.def) and the features only through Sema.up
+ * (hooks.def), so a py/ object calls no frontend object but py/'s and the syntax's (lex, parse)
+ * (issue 29 item 1). */
+Test(layers, evaluator_calls_no_frontend_file_above_it) {
+    char *objs = obj_dir(), *tool = root_path("tools/layers/circles.py");
+    RunResult r = run_argv((const char *[]){"python3", tool, "--edges", "--root", qdc_root(), objs, NULL}, NULL, NULL);
+    cr_expect(strstr(r.out, "frontend/py/sema_lang.o -> frontend/py/"), "the evaluator was not measured:\n%s", r.out);
+    for (const char *line = r.out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        const char *end = strchr(line, '\n'), *arrow = strstr(line, " -> frontend/");
+        if (strncmp(line, "frontend/py/", 12) || !arrow || (end && arrow > end)) continue;
+        bool below = !strncmp(arrow, " -> frontend/py/", 16) || !strncmp(arrow, " -> frontend/parse.o:", 21) ||
+                     !strncmp(arrow, " -> frontend/lex.o:", 19);
+        cr_expect(below, "%.*s", end ? (int)(end - line) : (int)strlen(line), line);
+    }
+    run_free(&r), free(objs), free(tool);
+}
+
 /* Three files: a and b call each other, c calls a; a stale d.o without its source is ignored. */
 Test(layers, finds_a_circle) {
     char *tmp = make_temp_dir(), path[4200];
